@@ -1,0 +1,236 @@
+"""What every agent is: the ``Agent`` protocol, its ``Budget`` and
+``Analysis``, and the registry behind agent specs (``NAME[:key=value,...]``).
+
+An agent gets a ``Position`` and a ``Budget`` and returns a legal ``Move``;
+search agents also return an ``Analysis`` (per-move statistics, expected
+value, principal variation) so that UIs can show hints and evaluations.
+Agents register themselves by name with their parameters; ``make_agent``
+builds one from a spec string, checking every key and value.
+"""
+
+from __future__ import annotations
+
+import inspect
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+from c4lab.rules import Move, Position
+
+
+class SpecError(ValueError):
+    """An agent spec that names no agent, or has a bad key or value."""
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How much an agent may think about one move.
+
+    ``time`` is in seconds of wall-clock time, ``iterations`` counts the
+    agent's own unit of work (playouts, nodes); ``None`` means "no limit from
+    this side".  An agent with neither uses its own default.
+    """
+
+    time: float | None = None
+    iterations: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.time is not None and not self.time > 0:
+            raise ValueError(f"a time budget must be positive, not {self.time!r}")
+        if self.iterations is not None and self.iterations < 1:
+            raise ValueError(f"an iteration budget must be at least 1, not {self.iterations!r}")
+
+
+@dataclass(frozen=True)
+class MoveStats:
+    """What a search learnt about one legal move."""
+
+    move: Move
+    visits: int | None = None
+    value: float | None = None  # expected score for the side to move, in [0, 1]
+    score: int | None = None  # exact or heuristic score, when the agent has one
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """An agent's view of the position it was asked about.
+
+    ``value`` is the expected score of the side to move in [0, 1] (win 1,
+    draw 0.5, loss 0), when the agent estimates one.
+    """
+
+    moves: tuple[MoveStats, ...] = ()
+    value: float | None = None
+    pv: tuple[Move, ...] = ()
+    iterations: int | None = None
+    seconds: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "value": self.value,
+            "pv": [m.token for m in self.pv],
+            "iterations": self.iterations,
+            "seconds": self.seconds,
+            "moves": [
+                {"move": s.move.token, "visits": s.visits, "value": s.value, "score": s.score}
+                for s in self.moves
+            ],
+        }
+
+
+class Agent(ABC):
+    """A player.  Subclasses implement ``choose``; the rest has defaults."""
+
+    #: The spec that built this agent (set by ``make_agent``).
+    spec: str = ""
+
+    @abstractmethod
+    def choose(self, position: Position, budget: Budget | None = None) -> Move:
+        """A legal move for ``position`` (which must not be over)."""
+
+    def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
+        """The move ``choose`` would play, with what the agent knows about it."""
+        return self.choose(position, budget), Analysis()
+
+    def new_game(self) -> None:
+        """Forget anything tied to the previous game (trees, histories)."""
+
+    @property
+    def is_human(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.spec or '?'}>"
+
+
+# ---------------------------------------------------------------------------
+# The registry of agent specs
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Param:
+    """One ``key=value`` an agent spec accepts."""
+
+    name: str
+    type: type
+    default: Any
+    help: str
+    choices: tuple[Any, ...] = ()
+
+    def convert(self, agent: str, raw: str) -> Any:
+        try:
+            if self.type is bool:
+                if raw.lower() in ("1", "true", "yes", "on"):
+                    value: Any = True
+                elif raw.lower() in ("0", "false", "no", "off"):
+                    value = False
+                else:
+                    raise ValueError(raw)
+            else:
+                value = self.type(raw)
+        except ValueError:
+            raise SpecError(
+                f"agent {agent!r}: {self.name}={raw!r} is not a valid {self.type.__name__}"
+            ) from None
+        if self.choices and value not in self.choices:
+            allowed = ", ".join(str(c) for c in self.choices)
+            raise SpecError(f"agent {agent!r}: {self.name} must be one of {allowed}, not {raw!r}")
+        return value
+
+
+@dataclass(frozen=True)
+class AgentInfo:
+    """A registered agent: its name, what it is, its parameters, its factory."""
+
+    name: str
+    help: str
+    params: tuple[Param, ...]
+    factory: Callable[..., Agent]
+    defaults: dict[str, str] = field(default_factory=dict)  # for named presets
+
+
+_REGISTRY: dict[str, AgentInfo] = {}
+
+
+def register(
+    name: str, help: str, params: Iterable[Param] = (), presets: dict[str, tuple[str, dict[str, str]]] | None = None
+) -> Callable[[Callable[..., Agent]], Callable[..., Agent]]:
+    """Class or function decorator: make ``factory(**params)`` reachable as
+    the spec ``name``.  ``presets`` adds more names that fix some parameters
+    (``{"hard": ("UCT, 750 iterations", {"iterations": "750"})}``)."""
+
+    def wrap(factory: Callable[..., Agent]) -> Callable[..., Agent]:
+        params_tuple = tuple(params)
+        _add(AgentInfo(name, help, params_tuple, factory))
+        for preset, (preset_help, values) in (presets or {}).items():
+            _add(AgentInfo(preset, preset_help, params_tuple, factory, dict(values)))
+        return factory
+
+    return wrap
+
+
+def _add(info: AgentInfo) -> None:
+    if info.name in _REGISTRY:
+        raise ValueError(f"agent name {info.name!r} is registered twice")
+    _REGISTRY[info.name] = info
+
+
+def _load_builtin_agents() -> None:
+    # Importing the package registers the built-in agents.
+    import c4lab.agents  # noqa: F401
+
+
+def agent_infos() -> list[AgentInfo]:
+    """Every registered agent, by name."""
+    _load_builtin_agents()
+    return [_REGISTRY[name] for name in sorted(_REGISTRY)]
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
+    """Split ``NAME[:key=value,...]`` into the name and its raw values."""
+    if not isinstance(spec, str) or not spec:
+        raise SpecError("an agent spec must be a non-empty string like 'random:seed=3'")
+    name, _, rest = spec.partition(":")
+    if not name:
+        raise SpecError(f"agent spec {spec!r} has no agent name before ':'")
+    values: dict[str, str] = {}
+    if rest or spec.endswith(":"):
+        for i, item in enumerate(rest.split(",")):
+            key, eq, value = item.partition("=")
+            if not key or not eq:
+                raise SpecError(
+                    f"agent spec {spec!r}: item {i} ({item!r}) is not key=value"
+                )
+            if key in values:
+                raise SpecError(f"agent spec {spec!r}: {key!r} is given twice")
+            values[key] = value
+    return name, values
+
+
+def make_agent(spec: str, **context: Any) -> Agent:
+    """The agent named by ``spec``, e.g. ``make_agent("random:seed=3")``.
+
+    ``context`` passes things that are not parameters but that some agents
+    need (the human agent's input and output functions); agents that do not
+    take them ignore them.
+    """
+    _load_builtin_agents()
+    name, raw = parse_spec(spec)
+    info = _REGISTRY.get(name)
+    if info is None:
+        known = ", ".join(sorted(_REGISTRY))
+        raise SpecError(f"unknown agent {name!r} (known agents: {known})")
+    known_params = {p.name: p for p in info.params}
+    values: dict[str, Any] = {p.name: p.default for p in info.params}
+    for key, value in {**info.defaults, **raw}.items():
+        param = known_params.get(key)
+        if param is None:
+            allowed = ", ".join(known_params) or "none"
+            raise SpecError(f"agent {name!r} has no parameter {key!r} (parameters: {allowed})")
+        values[key] = param.convert(name, value)
+    accepted = inspect.signature(info.factory).parameters
+    extra = {k: v for k, v in context.items() if k in accepted}
+    agent = info.factory(**values, **extra)
+    agent.spec = spec
+    return agent

@@ -1,0 +1,103 @@
+"""``human``: a person at a keyboard, asked for each move.
+
+The agent only asks and checks; what the person sees (the board) is the
+interface's business.  Input: a column letter or number, then, when the
+piece lands on the bonus cell, a ban column or Enter to decline; ``e`` or
+``exit`` quits at any prompt (``QuitGame``), so column e is typed as 5 (the
+prompt says so).  A bad entry is explained and asked again.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from c4lab.agents.base import Agent, Budget, register
+from c4lab.rules import Move, Position
+from c4lab.rules.variant import column_letter
+
+QUIT_WORDS = ("e", "exit")
+
+
+class QuitGame(Exception):
+    """The person asked to leave the game."""
+
+
+def _read_column(entry: str, width: int) -> int | None:
+    """A column from a letter (``d``) or a 1-based number (``4``), else None."""
+    entry = entry.strip().lower()
+    if len(entry) == 1 and "a" <= entry <= "z":
+        col = ord(entry) - ord("a")
+    elif entry.isdigit() and entry.isascii():
+        col = int(entry) - 1
+    else:
+        return None
+    return col if 0 <= col < width else None
+
+
+@register("human", "a person at the keyboard (terminal game)")
+class HumanAgent(Agent):
+    """Asks through ``ask(prompt) -> str`` and explains through ``say(text)``."""
+
+    def __init__(
+        self,
+        ask: Callable[[str], str] = input,
+        say: Callable[[str], None] = print,
+    ) -> None:
+        self._ask = ask
+        self._say = say
+
+    @property
+    def is_human(self) -> bool:
+        return True
+
+    def _prompt(self, prompt: str) -> str:
+        try:
+            entry = self._ask(prompt)
+        except EOFError:
+            raise QuitGame() from None
+        if entry.strip().lower() in QUIT_WORDS:
+            raise QuitGame()
+        return entry
+
+    def choose(self, position: Position, budget: Budget | None = None) -> Move:
+        variant = position.variant
+        legal = position.legal_moves()
+        last = column_letter(variant.width - 1)
+        side = position.to_move
+        # 'e' means exit, so column e is typed as its number.
+        e_note = " (column e: 5)" if variant.width >= 5 else ""
+        while True:
+            entry = self._prompt(
+                f"{side} to move: column a-{last} or 1-{variant.width}{e_note}, e to exit: "
+            )
+            col = _read_column(entry, variant.width)
+            if col is None:
+                self._say(
+                    f"{entry.strip()!r} is not a column: type a letter a-{last} "
+                    f"or a number 1-{variant.width}."
+                )
+                continue
+            options = [m for m in legal if m.column == col]
+            if not options:
+                self._say(f"Column {column_letter(col)} is full: choose another one.")
+                continue
+            if len(options) == 1:
+                return options[0]
+            return self._choose_ban(position, options)
+
+    def _choose_ban(self, position: Position, options: list[Move]) -> Move:
+        bans = {m.ban: m for m in options if m.ban is not None}
+        letters = ", ".join(column_letter(b) for b in sorted(bans))
+        self._say(
+            f"Your piece lands on the bonus cell {position.variant.bonus}: you may drop a "
+            "ban piece (it blocks both players)."
+        )
+        while True:
+            e_note = " (column e: 5)" if 4 in bans else ""
+            entry = self._prompt(f"Ban column ({letters}){e_note}, or Enter to decline: ")
+            if not entry.strip():
+                return options[0]
+            col = _read_column(entry, position.variant.width)
+            if col in bans:
+                return bans[col]
+            self._say(f"{entry.strip()!r} is not a column that can take the ban piece: choose one of {letters}, or Enter.")

@@ -1,0 +1,34 @@
+"""``random``: a uniformly random legal move (the baseline of every experiment)."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from c4lab.agents.base import Agent, Budget, Param, register
+from c4lab.rules import Move, Position
+from c4lab.rules import kernels as K
+
+
+@register(
+    "random",
+    "uniformly random: a column among the non-full ones, then, at a bonus "
+    "landing, declining or each ban column with equal chance",
+    [Param("seed", int, None, "random seed (default: fresh each run)")],
+)
+class RandomAgent(Agent):
+    """Plays like one step of a random playout (the same kernel draws it)."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        if seed is None:
+            seed = int.from_bytes(os.urandom(8), "little")
+        self._rng = np.uint64(K.seed_rng(np.uint64(seed % 2**64)))
+
+    def choose(self, position: Position, budget: Budget | None = None) -> Move:
+        if position.is_over:
+            raise ValueError(f"the game is over in {position.notation}: there is no move to choose")
+        geo, state = position.kernel_arrays()
+        code, rng = K.random_code(geo, state, self._rng)
+        self._rng = np.uint64(rng)
+        return Move.from_code(code)

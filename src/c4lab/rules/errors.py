@@ -1,0 +1,73 @@
+"""The errors of the rules package: bad position strings, bad boards, illegal moves.
+
+All are ``ValueError`` subclasses, so a caller that only wants "bad input" can
+catch ``ValueError``.  Each carries the facts a program needs to point at the
+problem (the offending token, its index), not only a message.
+"""
+
+from __future__ import annotations
+
+_SHOWN = 60  # characters of a long input quoted in a message
+
+
+def quote(text: str) -> str:
+    """``text`` quoted for a message, cut short if it is long."""
+    if len(text) > _SHOWN:
+        return repr(text[:_SHOWN] + "...") + f" ({len(text)} characters)"
+    return repr(text)
+
+
+class VariantError(ValueError):
+    """A board that RULES.md does not allow (size, cells off the board, ...)."""
+
+
+class PositionError(ValueError):
+    """A position string that breaks the notation or the rules.
+
+    Attributes:
+        text: the string that was parsed.
+        reason: what is wrong, in words.
+        token: the offending token (a size, a ``/X`` or ``/B`` part, a move
+            token, or a single character).
+        index: the token's 0-based character offset in ``text``.
+        move_index: the 0-based index of the offending move token, when the
+            problem is a move.
+    """
+
+    def __init__(
+        self,
+        text: str,
+        reason: str,
+        *,
+        token: str | None = None,
+        index: int | None = None,
+        move_index: int | None = None,
+    ) -> None:
+        self.text = text
+        self.reason = reason
+        self.token = token
+        self.index = index
+        self.move_index = move_index
+        where = []
+        if move_index is not None:
+            where.append(f"move {move_index}")
+        if token is not None:
+            where.append(repr(token))
+        if index is not None:
+            where.append(f"at character {index}")
+        location = " ".join(where)
+        super().__init__(
+            f"invalid position {quote(text)}: "
+            + (f"{location}: " if location else "")
+            + reason
+        )
+
+
+class IllegalMoveError(ValueError):
+    """A move that is not legal in a position (or not a move at all)."""
+
+    def __init__(self, position: str, move: str, reason: str) -> None:
+        self.position = position
+        self.move = move
+        self.reason = reason
+        super().__init__(f"illegal move {move!r} in {quote(position)}: {reason}")

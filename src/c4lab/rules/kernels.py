@@ -1,0 +1,593 @@
+"""The rules engine: numba-compiled kernels over two flat int64 arrays.
+
+This module is the one place where the rules of ``RULES.md`` are written down
+as code.  Everything else (``Position``, the agents, the solver, the server)
+calls these kernels; nothing re-implements gravity, the bonus or the win test.
+
+Data model
+----------
+``geo`` (read-only, one per :class:`~c4lab.rules.variant.Variant`)
+    The board's shape: width, height, bonus cell, number of playable cells and
+    the *gravity table* ``next[c*16 + r]``: the lowest row ``>= r`` of column
+    ``c`` that is not forbidden, or ``H`` if there is none.  With that table a
+    forbidden cell is skipped in O(1) and costs nothing in the hot loop.
+
+``state`` (one per position; the kernels mutate it in place, ``Position``
+copies before it calls them)
+    A header (tokens played, side to move, result, empty cells, last piece,
+    number of non-full columns), the landing row of every column, the list of
+    non-full columns (so a random move is one array read), the board (one code
+    per cell), and for each player one 12-bit mask per line of the board:
+    every row, column, diagonal and anti-diagonal.  Dropping a piece sets one
+    bit in four masks; the move wins iff one of those four masks now holds four
+    adjacent bits (``m & m>>1 & m>>2 & m>>3``).  Forbidden cells and ban
+    pieces set no bit, so they break lines for free.
+
+Cells are numbered ``col * 16 + row`` (0-based).  A *move code* packs a whole
+move token into one integer: ``col + 16 * (ban + 1)``, where ``ban = -1``
+means no ban piece (a plain move, or a declined bonus).
+
+Unsigned 64-bit integers are used for random numbers (numba assumes signed
+arithmetic never overflows) and for hot-loop indices (no negative-index
+wrap-around code).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+U = np.uint64
+U0 = U(0)
+U1 = U(1)
+U2 = U(2)
+U3 = U(3)
+
+MAX_SIDE = 12
+MIN_SIDE = 4
+STRIDE = U(16)
+NCELLS = 12 * 16
+NO_CELL = 255  # "no bonus cell" in the geometry
+NO_LAST = 0xFFFF  # "no piece yet" in the state
+
+# Board cell codes.
+EMPTY = 0
+PIECE_A = 1
+PIECE_B = 2
+BAN = 3
+FORBIDDEN = 4
+
+# Results.
+ONGOING = 0
+WIN_A = 1
+WIN_B = 2
+DRAW = 3
+
+# Geometry layout (np.uint8).
+G_W = U(0)
+G_H = U(1)
+G_BONUS = U(2)
+G_PLAYABLE = U(3)
+G_NEXT = U(8)
+GEO_LEN = 8 + NCELLS
+
+# Line masks, per player: rows, columns, diagonals (index c - r + 11) and
+# anti-diagonals (index c + r); bit c (bit r for columns) marks a piece.
+L_ROW = U(0)
+L_COL = U(12)
+L_DIAG = U(24)
+L_ANTI = U(47)
+LINES_PER_SIDE = U(70)
+
+# State layout (np.uint16).
+S_PLY = U(0)
+S_TURN = U(1)
+S_RESULT = U(2)
+S_EMPTY = U(3)
+S_LAST = U(4)
+S_NAVAIL = U(5)
+S_HEIGHT = U(8)
+S_AVAIL = U(20)
+S_LINES = U(32)
+S_BOARD = U(32 + 2 * 70)
+STATE_LEN = 32 + 2 * 70 + NCELLS
+
+# Error codes of check() / play(); OK means legal.
+OK = 0
+ERR_GAME_OVER = 1
+ERR_COLUMN_RANGE = 2
+ERR_COLUMN_FULL = 3
+ERR_BAN_RANGE = 4
+ERR_BAN_NOT_BONUS = 5
+ERR_BAN_AFTER_WIN = 6
+ERR_BAN_BOARD_FULL = 7
+ERR_BAN_COLUMN_FULL = 8
+
+NO_BAN = -1
+MAX_LEGAL = MAX_SIDE * (MAX_SIDE + 1)
+
+
+def move_code(col: int, ban: int = NO_BAN) -> int:
+    """Pack a move token (column, optional ban column) into a move code."""
+    return col + 16 * (ban + 1)
+
+
+def code_column(code: int) -> int:
+    """The column a move code drops its piece in."""
+    return int(code) & 15
+
+
+def code_ban(code: int) -> int:
+    """The ban column of a move code, or ``NO_BAN``."""
+    return (int(code) >> 4) - 1
+
+
+# --------------------------------------------------------------------------
+# Construction
+# --------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def new_geometry(width, height, forbidden, bonus):
+    """The geometry of a ``width`` x ``height`` board.
+
+    ``forbidden`` holds cell indices (``col * 16 + row``); ``bonus`` is a cell
+    index or ``NO_CELL``.
+    """
+    geo = np.zeros(GEO_LEN, dtype=np.uint8)
+    geo[G_W] = width
+    geo[G_H] = height
+    geo[G_BONUS] = bonus
+    geo[G_PLAYABLE] = width * height - forbidden.shape[0]
+    for c in range(12):
+        nxt = height
+        for r in range(15, -1, -1):
+            if r < height:
+                blocked = False
+                for f in forbidden:
+                    if f == c * 16 + r:
+                        blocked = True
+                if not blocked:
+                    nxt = r
+                geo[G_NEXT + U(c * 16 + r)] = nxt
+            else:
+                geo[G_NEXT + U(c * 16 + r)] = height
+    return geo
+
+
+@njit(cache=True)
+def new_state(geo, forbidden):
+    """The state of the empty board of ``geo``."""
+    st = np.zeros(STATE_LEN, dtype=np.uint16)
+    width = U(geo[G_W])
+    height = U(geo[G_H])
+    st[S_EMPTY] = geo[G_PLAYABLE]
+    st[S_LAST] = NO_LAST
+    for f in forbidden:
+        st[S_BOARD + U(f)] = FORBIDDEN
+    n = U0
+    for c in range(12):
+        c = U(c)
+        h = U(geo[G_NEXT + c * STRIDE]) if c < width else height
+        st[S_HEIGHT + c] = h
+        if h < height:
+            st[S_AVAIL + n] = c
+            n += U1
+    st[S_NAVAIL] = n
+    if st[S_EMPTY] == 0:
+        st[S_RESULT] = DRAW
+    return st
+
+
+# --------------------------------------------------------------------------
+# The rules, as inlined helpers shared by every kernel below.  Arguments
+# named c, r, side are uint64.
+#
+# Inlined helpers: numba inlines them at the IR level and gives each array
+# argument an extra reference for the helper's body.  When an array's last use
+# is inside a branch, the matching release lands in several blocks, numba's
+# reference-count pruning gives up, and every call pays two atomic operations
+# (measured: 10x slower playouts).  A helper that branches on array contents
+# therefore ends with ``geo, st = geo, st``, which keeps both arrays alive to
+# its single exit so the pair is pruned.
+# --------------------------------------------------------------------------
+
+
+@njit(inline="always")
+def _four(m):
+    """Does the uint64 mask ``m`` hold four adjacent bits?"""
+    return (m & (m >> U1) & (m >> U2) & (m >> U3)) != U0
+
+
+@njit(inline="always")
+def _would_win(st, side, c, r):
+    """Would a piece of ``side`` at (c, r) complete four in a line?"""
+    base = S_LINES + side * LINES_PER_SIDE
+    bc = U1 << c
+    if _four(U(st[base + L_ROW + r]) | bc):
+        return True
+    if _four(U(st[base + L_COL + c]) | (U1 << r)):
+        return True
+    if _four(U(st[base + L_DIAG + U(11) + c - r]) | bc):
+        return True
+    return _four(U(st[base + L_ANTI + c + r]) | bc)
+
+
+@njit(inline="always")
+def _fill(geo, st, c, k, r, code, empty, navail):
+    """Occupy (c, r) with ``code``: the board, the column's landing row and
+    the list of non-full columns (``k`` is the index of ``c`` in that list).
+    Returns the cell and the updated counts of empty cells and non-full
+    columns."""
+    cell = c * STRIDE + r
+    st[S_BOARD + cell] = code
+    h = U(geo[G_NEXT + cell + U1])
+    st[S_HEIGHT + c] = h
+    if h >= U(geo[G_H]):
+        navail -= U1
+        st[S_AVAIL + k] = st[S_AVAIL + navail]
+    geo, st = geo, st  # see "Inlined helpers" above
+    return cell, empty - U1, navail
+
+
+@njit(inline="always")
+def _drop(geo, st, side, c, k, empty, navail):
+    """Drop a piece of ``side`` in column ``c`` (assumed legal; ``k`` is its
+    index in the list of non-full columns).
+
+    Returns ``(cell, won, empty, navail)``.
+    """
+    r = U(st[S_HEIGHT + c])
+    cell, empty, navail = _fill(geo, st, c, k, r, U(PIECE_A) + side, empty, navail)
+    base = S_LINES + side * LINES_PER_SIDE
+    bc = U1 << c
+    i0 = base + L_ROW + r
+    i1 = base + L_COL + c
+    i2 = base + L_DIAG + U(11) + c - r
+    i3 = base + L_ANTI + c + r
+    m0 = U(st[i0]) | bc
+    m1 = U(st[i1]) | (U1 << r)
+    m2 = U(st[i2]) | bc
+    m3 = U(st[i3]) | bc
+    st[i0] = m0
+    st[i1] = m1
+    st[i2] = m2
+    st[i3] = m3
+    # Each mask holds at most 12 bits: packed in 16-bit lanes, one test
+    # covers the four lines (no run of bits can cross a lane's empty top).
+    won = _four(m0 | (m1 << U(16)) | (m2 << U(32)) | (m3 << U(48)))
+    return cell, won, empty, navail
+
+
+@njit(inline="always")
+def _ban(geo, st, c, k, empty, navail):
+    """Drop a neutral ban piece in column ``c`` (assumed not full; ``k`` is its
+    index in the list of non-full columns).
+
+    Returns ``(empty, navail)``.
+    """
+    _, empty, navail = _fill(geo, st, c, k, U(st[S_HEIGHT + c]), U(BAN), empty, navail)
+    return empty, navail
+
+
+@njit(inline="always")
+def _avail_index(st, c):
+    """The index of column ``c`` in the list of non-full columns."""
+    k = U0
+    while U(st[S_AVAIL + k]) != c:
+        k += U1
+    return k
+
+
+@njit(inline="always")
+def _outcome(side, won, empty):
+    """The result after a token of ``side``: a win, a full board, or neither."""
+    if won:
+        return U(WIN_A) + side
+    if empty == U0:
+        return U(DRAW)
+    return U(ONGOING)
+
+
+@njit(inline="always")
+def _store_header(st, side, cell, empty, navail, result, tokens):
+    """Write back the scalars a token changed (``side`` is the side that moved)."""
+    st[S_TURN] = U1 - side
+    st[S_LAST] = cell
+    st[S_EMPTY] = empty
+    st[S_NAVAIL] = navail
+    st[S_RESULT] = result
+    st[S_PLY] += tokens
+
+
+@njit(inline="always")
+def _ban_ok(geo, st, side, c, ban):
+    """Why a ban in column ``ban`` after a piece in column ``c`` is illegal."""
+    height = U(geo[G_H])
+    if ban >= U(geo[G_W]):
+        return ERR_BAN_RANGE
+    r = U(st[S_HEIGHT + c])
+    cell = c * STRIDE + r
+    if cell != U(geo[G_BONUS]):
+        return ERR_BAN_NOT_BONUS
+    if _would_win(st, side, c, r):
+        return ERR_BAN_AFTER_WIN
+    if st[S_EMPTY] == 1:
+        return ERR_BAN_BOARD_FULL
+    h = U(st[S_HEIGHT + ban])
+    if ban == c:
+        h = U(geo[G_NEXT + cell + U1])
+    if h >= height:
+        return ERR_BAN_COLUMN_FULL
+    return OK
+
+
+# --------------------------------------------------------------------------
+# Kernels used by Position and by the agents
+# --------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def check(geo, st, code):
+    """Why move ``code`` is illegal in ``st`` (an ``ERR_*`` code), or ``OK``."""
+    if st[S_RESULT] != ONGOING:
+        return ERR_GAME_OVER
+    code = U(code)
+    c = code & U(15)
+    if c >= U(geo[G_W]):
+        return ERR_COLUMN_RANGE
+    if U(st[S_HEIGHT + c]) >= U(geo[G_H]):
+        return ERR_COLUMN_FULL
+    if code >= STRIDE:
+        return _ban_ok(geo, st, U(st[S_TURN]), c, (code >> U(4)) - U1)
+    return OK
+
+
+@njit(cache=True)
+def play(geo, st, code):
+    """Apply move ``code`` to ``st`` in place if it is legal.
+
+    Returns ``OK`` or the ``ERR_*`` code; on an error ``st`` is untouched.
+    """
+    err = check(geo, st, code)
+    if err != OK:
+        return err
+    code = U(code)
+    side = U(st[S_TURN])
+    empty = U(st[S_EMPTY])
+    navail = U(st[S_NAVAIL])
+    c = code & U(15)
+    cell, won, empty, navail = _drop(geo, st, side, c, _avail_index(st, c), empty, navail)
+    if code >= STRIDE:
+        b = (code >> U(4)) - U1
+        empty, navail = _ban(geo, st, b, _avail_index(st, b), empty, navail)
+    _store_header(st, side, cell, empty, navail, _outcome(side, won, empty), U1)
+    return OK
+
+
+@njit(cache=True)
+def play_all(geo, st, codes):
+    """Apply ``codes`` in order; stop at the first illegal one.
+
+    Returns ``(number applied, error code of the next one or OK)``.
+    """
+    for i in range(codes.shape[0]):
+        err = play(geo, st, codes[i])
+        if err != OK:
+            return i, err
+    return codes.shape[0], OK
+
+
+@njit(cache=True)
+def legal_codes(geo, st, out):
+    """Write the legal move codes into ``out``; return how many.
+
+    Order: by column; a move that lands on the bonus cell (when it neither
+    wins nor fills the board) comes as the plain code (the decline) followed by
+    one code per ban column, by column.
+    """
+    if st[S_RESULT] != ONGOING:
+        return 0
+    width = U(geo[G_W])
+    height = U(geo[G_H])
+    side = U(st[S_TURN])
+    bonus = U(geo[G_BONUS])
+    n = 0
+    for c in range(width):
+        r = U(st[S_HEIGHT + c])
+        if r >= height:
+            continue
+        out[n] = c
+        n += 1
+        if c * STRIDE + r == bonus:
+            for b in range(width):
+                if _ban_ok(geo, st, side, c, b) == OK:
+                    out[n] = c + STRIDE * (b + U1)
+                    n += 1
+    return n
+
+
+@njit(cache=True)
+def win_cells(geo, st, out):
+    """Cells of every line of four or more through the winning piece.
+
+    Writes the distinct cells, sorted by column then row, into ``out`` and
+    returns how many (0 when nobody has won).
+    """
+    result = st[S_RESULT]
+    if result != WIN_A and result != WIN_B:
+        return 0
+    last = np.int64(st[S_LAST])
+    code = PIECE_A if result == WIN_A else PIECE_B
+    width = np.int64(geo[G_W])
+    height = np.int64(geo[G_H])
+    c0 = last // 16
+    r0 = last % 16
+    mark = np.zeros(NCELLS, dtype=np.bool_)
+    for dc, dr in ((1, 0), (0, 1), (1, 1), (1, -1)):
+        run = [0, 0]
+        for k, sign in enumerate((-1, 1)):
+            while True:
+                c = c0 + sign * (run[k] + 1) * dc
+                r = r0 + sign * (run[k] + 1) * dr
+                if c < 0 or c >= width or r < 0 or r >= height:
+                    break
+                if st[S_BOARD + U(c * 16 + r)] != code:
+                    break
+                run[k] += 1
+        if run[0] + run[1] + 1 >= 4:
+            for k in range(-run[0], run[1] + 1):
+                mark[(c0 + k * dc) * 16 + r0 + k * dr] = True
+    n = 0
+    for cell in range(NCELLS):
+        if mark[cell]:
+            out[n] = cell
+            n += 1
+    return n
+
+
+# --------------------------------------------------------------------------
+# Random playouts
+# --------------------------------------------------------------------------
+
+
+@njit(inline="always")
+def _rand(s):
+    """xorshift64*: the next state and a 64-bit output (all unsigned)."""
+    s ^= s >> U(12)
+    s ^= s << U(25)
+    s ^= s >> U(27)
+    return s, s * U(0x2545F4914F6CDD1D)
+
+
+@njit(inline="always")
+def _below(x, n):
+    """A uniform integer in [0, n) from the high 32 bits of ``x`` (no division)."""
+    return ((x >> U(32)) * n) >> U(32)
+
+
+@njit(cache=True)
+def seed_rng(seed):
+    """A non-zero xorshift state from any integer seed (splitmix64 finaliser)."""
+    z = U(seed) + U(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> U(30))) * U(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> U(27))) * U(0x94D049BB133111EB)
+    z = z ^ (z >> U(31))
+    if z == U0:
+        z = U(0x2545F4914F6CDD1D)
+    return z
+
+
+@njit(inline="always")
+def _random_token(geo, st, s, side, empty, navail):
+    """Play one random token of ``side`` in place.
+
+    The column is uniform among the non-full ones; after a bonus landing
+    (that neither won nor filled the board) the choice between declining and
+    each ban column is uniform.  Returns ``(rng, cell, won, banned, empty,
+    navail)``.
+    """
+    s, x = _rand(s)
+    k = _below(x, navail)
+    cell, won, empty, navail = _drop(geo, st, side, U(st[S_AVAIL + k]), k, empty, navail)
+    banned = False
+    if cell == U(geo[G_BONUS]) and not won and empty != U0:
+        s, x = _rand(s)
+        k = _below(x, navail + U1)
+        if k < navail:
+            empty, navail = _ban(geo, st, U(st[S_AVAIL + k]), k, empty, navail)
+            banned = True
+    geo, st = geo, st  # see "Inlined helpers" above
+    return s, cell, won, banned, empty, navail
+
+
+@njit(inline="always")
+def _playout(geo, st, s):
+    """Random tokens in place until the game ends; returns ``(result, rng)``.
+
+    The header scalars live in registers during the loop (the compiler cannot
+    keep them there across stores into the same array) and are written back
+    once at the end.  The loop plays two tokens per pass so that the side to
+    move is a constant in each half; tokens are counted from the empty cells
+    used (minus the ban pieces) rather than by a counter.
+    """
+    result = U(st[S_RESULT])
+    if result != U(ONGOING):
+        return result, s
+    side = U(st[S_TURN])
+    empty = U(st[S_EMPTY])
+    navail = U(st[S_NAVAIL])
+    empty_before = empty
+    bans = U0
+    while True:
+        if side == U0:
+            s, cell, won, banned, empty, navail = _random_token(geo, st, s, U0, empty, navail)
+            bans += banned
+            result = _outcome(U0, won, empty)
+            if result != U(ONGOING):
+                break
+            side = U1
+        s, cell, won, banned, empty, navail = _random_token(geo, st, s, U1, empty, navail)
+        bans += banned
+        result = _outcome(U1, won, empty)
+        if result != U(ONGOING):
+            break
+        side = U0
+    _store_header(st, side, cell, empty, navail, result, empty_before - empty - bans)
+    return result, s
+
+
+@njit(cache=True)
+def random_playout(geo, st, s):
+    """Play random tokens in place until the game ends.
+
+    Returns ``(result, rng state)``.
+    """
+    return _playout(geo, st, U(s))
+
+
+@njit(cache=True)
+def random_code(geo, st, s):
+    """A random legal move code for ``st`` (not applied), and the rng state.
+
+    Same distribution as one token of a random playout: a column uniformly
+    among the non-full ones, then, if that piece earns the bonus, declining
+    or each ban column uniformly.
+    """
+    s = U(s)
+    codes = np.empty(MAX_LEGAL, dtype=np.uint8)
+    n = legal_codes(geo, st, codes)
+    s, x = _rand(s)
+    col = st[S_AVAIL + _below(x, U(st[S_NAVAIL]))]
+    first = 0
+    while codes[first] != col:
+        first += 1
+    last = first + 1
+    while last < n and (codes[last] & 15) == col:
+        last += 1
+    s, x = _rand(s)
+    return codes[first + np.int64(_below(x, U(last - first)))], s
+
+
+# The playout only reads and writes the state before S_BOARD (it writes the
+# board too, but never reads it), so a batch copies only that prefix.
+PLAYOUT_PREFIX = S_BOARD
+
+
+@njit(cache=True)
+def playout_batch(geo, start, n, seed):
+    """Run ``n`` random playouts from ``start``: the benchmark's inner loop.
+
+    Returns ``(wins of A, wins of B, draws, tokens played)``.
+    """
+    st = start.copy()
+    s = seed_rng(seed)
+    counts = np.zeros(4, dtype=np.int64)
+    tokens = 0
+    for _ in range(n):
+        for i in range(PLAYOUT_PREFIX):
+            st[i] = start[i]
+        result, s = _playout(geo, st, s)
+        counts[result] += 1
+        tokens += np.int64(st[S_PLY]) - np.int64(start[S_PLY])
+    return counts[WIN_A], counts[WIN_B], counts[DRAW], tokens

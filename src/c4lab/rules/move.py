@@ -1,0 +1,70 @@
+"""``Move``: one whole move token (``d``, or ``d+a`` with a ban piece)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from c4lab.rules.variant import COLUMN_LETTERS, MAX_SIDE
+
+
+@dataclass(frozen=True, order=True, slots=True)
+class Move:
+    """A piece dropped in ``column`` and, after a bonus landing, a ban piece
+    dropped in ``ban`` (``None``: no ban, which at a bonus landing means the
+    bonus was declined).  Columns are 0-based.
+
+    >>> Move.parse("d+a")
+    Move.parse('d+a')
+    >>> str(Move(3))
+    'd'
+    """
+
+    column: int
+    ban: int | None = None
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.column, int) and 0 <= self.column < MAX_SIDE):
+            raise ValueError(f"a move's column must be in 0..{MAX_SIDE - 1}, not {self.column!r}")
+        if self.ban is not None and not (isinstance(self.ban, int) and 0 <= self.ban < MAX_SIDE):
+            raise ValueError(f"a ban column must be in 0..{MAX_SIDE - 1}, not {self.ban!r}")
+
+    @property
+    def token(self) -> str:
+        """The move in the notation: ``'d'`` or ``'d+a'``."""
+        if self.ban is None:
+            return COLUMN_LETTERS[self.column]
+        return f"{COLUMN_LETTERS[self.column]}+{COLUMN_LETTERS[self.ban]}"
+
+    def __str__(self) -> str:
+        return self.token
+
+    def __repr__(self) -> str:
+        return f"Move.parse({self.token!r})"
+
+    @property
+    def code(self) -> int:
+        """The kernels' integer code for this move."""
+        return self.column + 16 * (0 if self.ban is None else self.ban + 1)
+
+    @classmethod
+    def from_code(cls, code: int) -> "Move":
+        """The move with kernel code ``code``."""
+        code = int(code)
+        ban = (code >> 4) - 1
+        return cls(code & 15, None if ban < 0 else ban)
+
+    @classmethod
+    def parse(cls, token: str) -> "Move":
+        """The move written ``token``: a column letter, optionally ``+`` and a
+        ban column letter.  Raises ``ValueError`` for anything else."""
+        if (
+            len(token) in (1, 3)
+            and token[0] in COLUMN_LETTERS
+            and (len(token) == 1 or (token[1] == "+" and token[2] in COLUMN_LETTERS))
+        ):
+            ban = COLUMN_LETTERS.index(token[2]) if len(token) == 3 else None
+            return cls(COLUMN_LETTERS.index(token[0]), ban)
+        raise ValueError(
+            f"{token!r} is not a move token: a column letter a..l, "
+            "optionally followed by '+' and a ban column letter (like 'd' or 'd+a')"
+        )

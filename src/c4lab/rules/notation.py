@@ -1,0 +1,199 @@
+"""Strict reading of the position notation of RULES.md.
+
+``<W>x<H>[/X<cell>]...[/B<cell>][:<moves>]`` -- this module reads the text into
+a ``Variant`` and a list of move tokens, checking everything that can be
+checked without playing the moves (characters, syntax, sizes, cells).  Whether
+the moves are legal is the rules engine's business: ``Position.parse`` plays
+them through the kernels and reports the first illegal one.
+
+Every error is a ``PositionError`` naming the offending token and its
+character offset.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from c4lab.rules.errors import PositionError, VariantError
+from c4lab.rules.variant import MAX_SIDE, MIN_SIDE, Cell, Variant
+
+_LOWER = "abcdefghijklmnopqrstuvwxyz"
+
+
+@dataclass(frozen=True, slots=True)
+class MoveToken:
+    """A move token as written: its text, its character offset, and its
+    columns as letter indices (``a`` = 0; may exceed the board's width)."""
+
+    text: str
+    index: int
+    column: int
+    ban: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedPosition:
+    """What the text says, before any move is played."""
+
+    variant: Variant
+    moves: tuple[MoveToken, ...]
+
+
+class _Reader:
+    """A cursor over the text that raises precise errors."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.pos = 0
+
+    def fail(self, reason: str, token: str | None = None, index: int | None = None) -> PositionError:
+        return PositionError(
+            self.text, reason, token=token, index=self.pos if index is None else index
+        )
+
+    def peek(self) -> str:
+        return self.text[self.pos] if self.pos < len(self.text) else ""
+
+    def found(self) -> str:
+        char = self.peek()
+        return f"found {char!r}" if char else "found the end of the text"
+
+    def number(self, what: str) -> int:
+        start = self.pos
+        while self.peek().isdigit():
+            self.pos += 1
+        digits = self.text[start : self.pos]
+        if not digits:
+            raise self.fail(f"expected {what}, {self.found()}", token=self.peek() or None)
+        if digits[0] == "0":
+            raise self.fail(
+                f"{what} {digits!r} has a leading zero", token=digits, index=start
+            )
+        return int(digits)
+
+    def cell(self, marker: str, start: int) -> tuple[Cell | None, str]:
+        """Read a cell name after a ``/X`` or ``/B`` marker.
+
+        Returns the cell (``None`` if it is off every board) and the part's
+        token (``'Xd3'``).
+        """
+        letter = self.peek()
+        if not letter or letter not in _LOWER:
+            raise self.fail(f"expected a cell (like 'd3') after '/{marker}', {self.found()}")
+        self.pos += 1
+        row = self.number("a row number")
+        token = self.text[start + 1 : self.pos]
+        col = _LOWER.index(letter)
+        if col >= MAX_SIDE or row > MAX_SIDE:
+            return None, token
+        return Cell(col, row - 1), token
+
+
+def _check_characters(text: str) -> None:
+    for i, char in enumerate(text):
+        if not char.isascii():
+            raise PositionError(
+                text, f"non-ASCII character U+{ord(char):04X}", token=char, index=i
+            )
+        if char.isspace() or not char.isprintable():
+            raise PositionError(
+                text, "whitespace or a control character (the notation has none)",
+                token=char, index=i,
+            )
+
+
+def parse_position(text: str) -> ParsedPosition:
+    """Read ``text``; raise ``PositionError`` at the first thing that is wrong."""
+    if not isinstance(text, str):
+        raise TypeError(f"a position string must be a str, not {type(text).__name__}")
+    _check_characters(text)
+    reader = _Reader(text)
+    if not reader.peek().isdigit():
+        raise reader.fail(
+            f"expected the board size (like '7x6'), {reader.found()}", token=reader.peek() or None
+        )
+    width = reader.number("the width")
+    if reader.peek() != "x":
+        raise reader.fail(f"expected 'x' after the width, {reader.found()}", token=reader.peek() or None)
+    reader.pos += 1
+    height = reader.number("the height")
+    size = text[: reader.pos]
+    if not (MIN_SIDE <= width <= MAX_SIDE and MIN_SIDE <= height <= MAX_SIDE):
+        raise reader.fail(
+            f"size {size} out of range: width and height go from {MIN_SIDE} to {MAX_SIDE}",
+            token=size, index=0,
+        )
+
+    forbidden: list[Cell] = []
+    bonus: Cell | None = None
+    shape = Variant(width, height)
+    while reader.peek() == "/":
+        start = reader.pos
+        reader.pos += 1
+        marker = reader.peek()
+        if marker not in ("X", "B"):
+            raise reader.fail(
+                f"expected 'X' (a forbidden cell) or 'B' (the bonus cell) after '/', {reader.found()}",
+                token=marker or None,
+            )
+        reader.pos += 1
+        cell, token = reader.cell(marker, start)
+        index = start + 1
+        if cell is None or not shape.contains(cell):
+            raise reader.fail(f"cell {token[1:]} is off the {size} board", token=token, index=index)
+        if marker == "X":
+            if bonus is not None:
+                raise reader.fail(
+                    "forbidden cells come before the bonus cell", token=token, index=index
+                )
+            if cell in forbidden:
+                raise reader.fail(f"forbidden cell {cell} is repeated", token=token, index=index)
+            forbidden.append(cell)
+        else:
+            if bonus is not None:
+                raise reader.fail(
+                    f"a second bonus cell (the first is {bonus})", token=token, index=index
+                )
+            if cell in forbidden:
+                raise reader.fail(
+                    f"the bonus cell {cell} is a forbidden cell", token=token, index=index
+                )
+            bonus = cell
+    try:
+        variant = Variant(width, height, tuple(forbidden), bonus)
+    except VariantError as exc:  # pragma: no cover - everything is checked above
+        raise reader.fail(str(exc), index=0) from exc
+
+    moves: list[MoveToken] = []
+    if reader.peek():
+        if reader.peek() != ":":
+            raise reader.fail(
+                f"expected '/' or ':' after the board, {reader.found()}", token=reader.peek()
+            )
+        reader.pos += 1
+        if not reader.peek():
+            raise reader.fail(
+                "':' must be followed by at least one move", token=":", index=reader.pos - 1
+            )
+        while reader.peek():
+            start = reader.pos
+            letter = reader.peek()
+            if letter not in _LOWER:
+                raise reader.fail(
+                    f"expected a column letter (a move), {reader.found()}", token=letter
+                )
+            reader.pos += 1
+            ban: int | None = None
+            if reader.peek() == "+":
+                reader.pos += 1
+                ban_letter = reader.peek()
+                if not ban_letter or ban_letter not in _LOWER:
+                    raise reader.fail(
+                        f"'+' must be followed by a ban column letter, {reader.found()}",
+                        token=text[start : reader.pos + 1],
+                        index=start,
+                    )
+                reader.pos += 1
+                ban = _LOWER.index(ban_letter)
+            moves.append(MoveToken(text[start : reader.pos], start, _LOWER.index(letter), ban))
+    return ParsedPosition(variant, tuple(moves))

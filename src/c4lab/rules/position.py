@@ -1,0 +1,345 @@
+"""``Position``: an immutable game position, a thin wrapper over the kernels.
+
+A position is a ``Variant`` plus the move tokens played from its empty board.
+Its board state lives in a read-only kernel state array; every rule (gravity,
+the bonus, wins, draws, legality) is answered by ``c4lab.rules.kernels``.
+
+>>> p = Position.parse("7x6:dd")
+>>> p.to_move, p.play("c").notation
+('A', '7x6:ddc')
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, Iterable, Literal
+
+import numpy as np
+
+from c4lab.rules import kernels as K
+from c4lab.rules.errors import IllegalMoveError, PositionError
+from c4lab.rules.move import Move
+from c4lab.rules.notation import MoveToken, parse_position
+from c4lab.rules.variant import Cell, Variant, column_letter
+
+Side = Literal["A", "B"]
+Result = Literal["A", "B", "draw"]
+Piece = Literal["A", "B", "ban"]
+
+_RESULTS: dict[int, Result | None] = {K.ONGOING: None, K.WIN_A: "A", K.WIN_B: "B", K.DRAW: "draw"}
+_PIECES: dict[int, Piece] = {K.PIECE_A: "A", K.PIECE_B: "B", K.BAN: "ban"}
+_MOVES = [Move.from_code(code) if (code & 15) < 12 and (code >> 4) <= 12 else None for code in range(256)]
+
+
+def _cell_index(cell: Cell) -> int:
+    return cell.col * 16 + cell.row
+
+
+def _cell_at(index: int) -> Cell:
+    return Cell(int(index) // 16, int(index) % 16)
+
+
+def _readonly(array: np.ndarray) -> np.ndarray:
+    array.flags.writeable = False
+    return array
+
+
+@lru_cache(maxsize=512)
+def _tables(variant: Variant) -> tuple[np.ndarray, np.ndarray]:
+    """The kernels' geometry and empty-board state of ``variant`` (cached)."""
+    forbidden = np.array([_cell_index(c) for c in variant.forbidden], dtype=np.int64)
+    bonus = K.NO_CELL if variant.bonus is None else _cell_index(variant.bonus)
+    geo = K.new_geometry(variant.width, variant.height, forbidden, bonus)
+    start = K.new_state(geo, forbidden)
+    return _readonly(geo), _readonly(start)
+
+
+class Position:
+    """A position: a board (``Variant``) and the moves played on it.
+
+    Immutable and hashable; two positions are equal when they have the same
+    board and the same moves.  Build one with ``Position(variant)`` (the empty
+    board; the classic one by default), ``Position.parse(text)`` or ``play``.
+    """
+
+    __slots__ = ("_variant", "_moves", "_state")
+
+    _variant: Variant
+    _moves: tuple[Move, ...]
+    _state: np.ndarray
+
+    def __init__(self, variant: Variant | None = None) -> None:
+        variant = Variant.classic() if variant is None else variant
+        object.__setattr__(self, "_variant", variant)
+        object.__setattr__(self, "_moves", ())
+        object.__setattr__(self, "_state", _tables(variant)[1])
+
+    @classmethod
+    def _make(cls, variant: Variant, moves: tuple[Move, ...], state: np.ndarray) -> "Position":
+        self = cls.__new__(cls)
+        object.__setattr__(self, "_variant", variant)
+        object.__setattr__(self, "_moves", moves)
+        object.__setattr__(self, "_state", _readonly(state))
+        return self
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("Position is immutable: play() returns a new position")
+
+    __delattr__ = __setattr__  # type: ignore[assignment]
+
+    # -- reading and writing the notation ----------------------------------
+
+    @classmethod
+    def parse(cls, text: str) -> "Position":
+        """The position written ``text`` (RULES.md notation).
+
+        Raises ``PositionError`` naming the offending token and its index
+        for anything malformed or illegal.
+        """
+        parsed = parse_position(text)
+        variant = parsed.variant
+        geo, start = _tables(variant)
+        tokens = parsed.moves
+        # Letters beyond 'l' clamp to 15: still beyond every board, so the
+        # kernel reports them in order, as any other out-of-range column.
+        codes = np.array(
+            [min(t.column, 15) + 16 * (0 if t.ban is None else min(t.ban, 15) + 1) for t in tokens],
+            dtype=np.int64,
+        )
+        state = start.copy()
+        done, err = K.play_all(geo, state, codes)
+        if err != K.OK:
+            token = tokens[done]
+            before = start.copy()
+            K.play_all(geo, before, codes[:done])
+            raise PositionError(
+                text,
+                _reason(err, variant, before, token),
+                token=token.text,
+                index=token.index,
+                move_index=done,
+            )
+        moves = tuple(_MOVES[c] for c in codes)  # type: ignore[misc]
+        return cls._make(variant, moves, state)
+
+    @property
+    def notation(self) -> str:
+        """The canonical position string."""
+        if not self._moves:
+            return self._variant.notation
+        return self._variant.notation + ":" + "".join(m.token for m in self._moves)
+
+    def __str__(self) -> str:
+        return self.notation
+
+    def __repr__(self) -> str:
+        return f"Position.parse({self.notation!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Position):
+            return NotImplemented
+        return self._variant == other._variant and self._moves == other._moves
+
+    def __hash__(self) -> int:
+        return hash((self._variant, self._moves))
+
+    # -- the game -----------------------------------------------------------
+
+    @property
+    def variant(self) -> Variant:
+        """The board: shape, forbidden cells, bonus cell."""
+        return self._variant
+
+    @property
+    def moves(self) -> tuple[Move, ...]:
+        """The move tokens played from the empty board."""
+        return self._moves
+
+    @property
+    def ply(self) -> int:
+        """How many move tokens have been played."""
+        return len(self._moves)
+
+    @property
+    def result(self) -> Result | None:
+        """``'A'`` or ``'B'`` (who won), ``'draw'``, or ``None`` while the game goes on."""
+        return _RESULTS[int(self._state[K.S_RESULT])]
+
+    @property
+    def is_over(self) -> bool:
+        return int(self._state[K.S_RESULT]) != K.ONGOING
+
+    @property
+    def to_move(self) -> Side | None:
+        """The side to move, or ``None`` when the game is over."""
+        if self.is_over:
+            return None
+        return "B" if self._state[K.S_TURN] else "A"
+
+    @property
+    def empty_cells(self) -> int:
+        """E: the cells that are empty and not forbidden."""
+        return int(self._state[K.S_EMPTY])
+
+    def legal_moves(self) -> tuple[Move, ...]:
+        """Every legal move token, by column; at a bonus landing the plain
+        move (the decline) comes first, then one move per ban column."""
+        geo = _tables(self._variant)[0]
+        out = np.empty(K.MAX_LEGAL, dtype=np.uint8)
+        n = K.legal_codes(geo, self._state, out)
+        return tuple(_MOVES[c] for c in out[:n])  # type: ignore[misc]
+
+    def is_legal(self, move: Move | str) -> bool:
+        try:
+            move = _as_move(move)
+        except ValueError:
+            return False
+        return K.check(_tables(self._variant)[0], self._state, move.code) == K.OK
+
+    def play(self, *moves: Move | str) -> "Position":
+        """The position after ``moves`` (``Move`` objects or tokens like ``'d+a'``).
+
+        Raises ``IllegalMoveError``, and leaves nothing changed, if any of
+        them is not legal.
+        """
+        position = self
+        for move in moves:
+            position = position._play_one(move)
+        return position
+
+    def _play_one(self, move: Move | str) -> "Position":
+        try:
+            parsed = _as_move(move)
+        except ValueError as exc:
+            raise IllegalMoveError(self.notation, str(move), str(exc)) from None
+        geo = _tables(self._variant)[0]
+        state = self._state.copy()
+        err = K.play(geo, state, parsed.code)
+        if err != K.OK:
+            token = MoveToken(parsed.token, 0, parsed.column, parsed.ban)
+            raise IllegalMoveError(
+                self.notation, parsed.token, _reason(err, self._variant, self._state, token)
+            )
+        return Position._make(self._variant, self._moves + (parsed,), state)
+
+    @property
+    def last_cell(self) -> Cell | None:
+        """The cell of the last piece dropped (not of a ban piece)."""
+        last = int(self._state[K.S_LAST])
+        return None if last == K.NO_LAST else _cell_at(last)
+
+    @property
+    def win_line(self) -> tuple[Cell, ...]:
+        """Every cell of every line of four or more through the winning
+        piece, sorted by column then row; empty unless someone has won."""
+        out = np.empty(K.NCELLS, dtype=np.int64)
+        n = K.win_cells(_tables(self._variant)[0], self._state, out)
+        return tuple(_cell_at(i) for i in out[:n])
+
+    def piece_at(self, cell: Cell | str) -> Piece | None:
+        """``'A'``, ``'B'``, ``'ban'``, or ``None`` for an empty or forbidden cell."""
+        cell = cell if isinstance(cell, Cell) else Cell.parse(cell)
+        if not self._variant.contains(cell):
+            raise ValueError(f"cell {cell} is off the {self._variant.size} board")
+        return _PIECES.get(int(self._state[K.S_BOARD + _cell_index(cell)]))
+
+    @property
+    def cells(self) -> dict[Cell, Piece]:
+        """The occupied cells and what each holds."""
+        board = self._state[K.S_BOARD :]
+        out: dict[Cell, Piece] = {}
+        for c in range(self._variant.width):
+            for r in range(self._variant.height):
+                piece = _PIECES.get(int(board[c * 16 + r]))
+                if piece is not None:
+                    out[Cell(c, r)] = piece
+        return out
+
+    # -- presentation -------------------------------------------------------
+
+    def render(self) -> str:
+        """The board as plain text, top row first.
+
+        ``A`` and ``B`` are the players' pieces, ``#`` a ban piece, ``X`` a
+        forbidden cell, ``*`` the empty bonus cell, ``.`` an empty cell.
+        """
+        variant = self._variant
+        cells = self.cells
+        forbidden = set(variant.forbidden)
+        symbol = {"A": "A", "B": "B", "ban": "#"}
+        lines = []
+        for r in range(variant.height - 1, -1, -1):
+            row = []
+            for c in range(variant.width):
+                cell = Cell(c, r)
+                if cell in cells:
+                    row.append(symbol[cells[cell]])
+                elif cell in forbidden:
+                    row.append("X")
+                elif cell == variant.bonus:
+                    row.append("*")
+                else:
+                    row.append(".")
+            lines.append(f"{r + 1:>2} " + " ".join(row))
+        lines.append("   " + " ".join(column_letter(c) for c in range(variant.width)))
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready description (the ``c4lab show --json`` record)."""
+        variant = self._variant
+        return {
+            "position": self.notation,
+            "width": variant.width,
+            "height": variant.height,
+            "forbidden": [c.name for c in variant.forbidden],
+            "bonus": None if variant.bonus is None else variant.bonus.name,
+            "ply": self.ply,
+            "to_move": self.to_move,
+            "result": self.result,
+            "win_line": [c.name for c in self.win_line],
+            "legal_moves": [m.token for m in self.legal_moves()],
+            "empty_cells": self.empty_cells,
+            "cells": {c.name: p for c, p in sorted(self.cells.items())},
+        }
+
+    # -- access for agents that run their own kernels -------------------------
+
+    def kernel_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """The read-only ``(geometry, state)`` arrays for kernel calls."""
+        return _tables(self._variant)[0], self._state
+
+
+def _as_move(move: Move | str) -> Move:
+    return move if isinstance(move, Move) else Move.parse(move)
+
+
+def _letters(variant: Variant) -> str:
+    return f"columns a..{column_letter(variant.width - 1)}"
+
+
+def _reason(err: int, variant: Variant, state: np.ndarray, token: MoveToken) -> str:
+    """Words for kernel error ``err`` on ``token`` in ``state`` (the state before it)."""
+    letter = token.text[0]
+    ban = token.text[2:] if token.ban is not None else ""
+    if err == K.ERR_GAME_OVER:
+        result = _RESULTS[int(state[K.S_RESULT])]
+        over = "a draw" if result == "draw" else f"{result} won"
+        return f"the game is already over ({over})"
+    if err == K.ERR_COLUMN_RANGE:
+        return f"column {letter} is beyond the board's width {variant.width} ({_letters(variant)})"
+    if err == K.ERR_COLUMN_FULL:
+        return f"column {letter} is full"
+    if err == K.ERR_BAN_RANGE:
+        return f"ban column {ban} is beyond the board's width {variant.width} ({_letters(variant)})"
+    if err == K.ERR_BAN_NOT_BONUS:
+        row = int(state[K.S_HEIGHT + token.column])
+        landing = Cell(token.column, row).name
+        where = "this board has no bonus cell" if variant.bonus is None else f"the bonus cell is {variant.bonus}"
+        return f"'+{ban}' but the piece lands on {landing}, not on the bonus cell ({where})"
+    if err == K.ERR_BAN_AFTER_WIN:
+        return f"the piece wins on the bonus cell, so no '+{ban}' ban is allowed"
+    if err == K.ERR_BAN_BOARD_FULL:
+        return f"the piece fills the last playable cell, so no '+{ban}' ban is allowed"
+    if err == K.ERR_BAN_COLUMN_FULL:
+        return f"ban column {ban} is full"
+    raise AssertionError(f"unknown kernel error {err}")  # pragma: no cover

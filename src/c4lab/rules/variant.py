@@ -1,0 +1,186 @@
+"""Boards: cells, and the ``Variant`` (shape, forbidden cells, bonus cell).
+
+A ``Variant`` is a plain immutable value.  It knows the board's shape and its
+special cells, validates them against RULES.md, and prints its part of the
+position notation (``9x8/Xd3/Bb1``).  It knows nothing about pieces or moves.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from c4lab.rules.errors import VariantError
+
+MIN_SIDE = 4
+MAX_SIDE = 12
+COLUMN_LETTERS = "abcdefghijkl"
+
+
+def column_letter(col: int) -> str:
+    """The letter of 0-based column ``col`` (``0 -> 'a'``)."""
+    return COLUMN_LETTERS[col]
+
+
+@dataclass(frozen=True, order=True, slots=True)
+class Cell:
+    """A cell, by 0-based column and row (row 0 is the bottom).
+
+    Cells sort column first, then row: the canonical order of RULES.md
+    (``a2 < a10 < b1``).
+    """
+
+    col: int
+    row: int
+
+    def __post_init__(self) -> None:
+        if not (0 <= self.col < MAX_SIDE and 0 <= self.row < MAX_SIDE):
+            raise VariantError(f"no cell at column {self.col}, row {self.row}")
+
+    @property
+    def name(self) -> str:
+        """The cell's name in the notation: column letter then row, ``'d3'``."""
+        return f"{COLUMN_LETTERS[self.col]}{self.row + 1}"
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return f"Cell.parse({self.name!r})"
+
+    @classmethod
+    def parse(cls, name: str) -> "Cell":
+        """The cell named ``name`` (``'d3'``); strict: no spaces, no leading zeros."""
+        if (
+            len(name) < 2
+            or name[0] not in COLUMN_LETTERS
+            or not name[1:].isdigit()
+            or not name[1:].isascii()
+            or name[1] == "0"
+        ):
+            raise VariantError(f"{name!r} is not a cell name (like 'd3')")
+        row = int(name[1:])
+        if row > MAX_SIDE:
+            raise VariantError(f"{name!r} is not a cell name: rows go from 1 to {MAX_SIDE}")
+        return cls(COLUMN_LETTERS.index(name[0]), row - 1)
+
+
+def _cells(cells: object) -> tuple[Cell, ...]:
+    """Cells given as ``Cell`` objects or names, as a tuple (order kept)."""
+    if isinstance(cells, (str, Cell)):
+        cells = [cells]
+    return tuple(c if isinstance(c, Cell) else Cell.parse(c) for c in cells)  # type: ignore[union-attr]
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A board: ``width`` x ``height``, its forbidden cells, its bonus cell.
+
+    ``forbidden`` may be given in any order, as cells or names; it is stored
+    sorted (the canonical order).  ``bonus`` is ``None`` outside bonus mode.
+
+    >>> Variant(9, 8, forbidden=["d3"], bonus="b1").notation
+    '9x8/Xd3/Bb1'
+    """
+
+    width: int = 7
+    height: int = 6
+    forbidden: tuple[Cell, ...] = field(default=())
+    bonus: Cell | None = None
+
+    def __post_init__(self) -> None:
+        for label, side in (("width", self.width), ("height", self.height)):
+            if not isinstance(side, int) or isinstance(side, bool):
+                raise VariantError(f"the {label} must be an integer, not {side!r}")
+        if not (MIN_SIDE <= self.width <= MAX_SIDE and MIN_SIDE <= self.height <= MAX_SIDE):
+            raise VariantError(
+                f"size {self.width}x{self.height} out of range: width and height "
+                f"go from {MIN_SIDE} to {MAX_SIDE}"
+            )
+        forbidden = _cells(self.forbidden)
+        for cell in forbidden:
+            self._check_on_board(cell, "forbidden cell")
+        if len(set(forbidden)) != len(forbidden):
+            seen: set[Cell] = set()
+            repeated = next(c for c in forbidden if c in seen or seen.add(c))  # type: ignore[func-returns-value]
+            raise VariantError(f"forbidden cell {repeated} is repeated")
+        object.__setattr__(self, "forbidden", tuple(sorted(forbidden)))
+        if self.bonus is not None:
+            bonus = self.bonus if isinstance(self.bonus, Cell) else Cell.parse(self.bonus)
+            self._check_on_board(bonus, "bonus cell")
+            if bonus in forbidden:
+                raise VariantError(f"the bonus cell {bonus} is a forbidden cell")
+            object.__setattr__(self, "bonus", bonus)
+
+    def _check_on_board(self, cell: Cell, what: str) -> None:
+        if not self.contains(cell):
+            raise VariantError(f"{what} {cell} is off the {self.size} board")
+
+    # -- constructors -----------------------------------------------------
+
+    @classmethod
+    def classic(cls) -> "Variant":
+        """The classic 7 x 6 board, no forbidden cell, no bonus."""
+        return cls(7, 6)
+
+    @classmethod
+    def enhanced(
+        cls,
+        seed: int | random.Random | None = None,
+        *,
+        width: tuple[int, int] = (MIN_SIDE, MAX_SIDE),
+        height: tuple[int, int] = (MIN_SIDE, MAX_SIDE),
+        forbidden: int = 1,
+        bonus: bool = False,
+    ) -> "Variant":
+        """The "enhanced" random setup of RULES.md, reproducible from ``seed``.
+
+        Width and height are uniform over the inclusive ranges given; then
+        ``forbidden`` distinct cells (one by default) uniform over all cells;
+        then, if ``bonus``, a bonus cell uniform over the other cells.
+        """
+        rng = seed if isinstance(seed, random.Random) else random.Random(seed)
+        for label, (lo, hi) in (("width", width), ("height", height)):
+            if not (MIN_SIDE <= lo <= hi <= MAX_SIDE):
+                raise VariantError(
+                    f"{label} range {lo}..{hi} must lie within {MIN_SIDE}..{MAX_SIDE}"
+                )
+        w = rng.randint(*width)
+        h = rng.randint(*height)
+        cells = [Cell(c, r) for c in range(w) for r in range(h)]
+        if not 0 <= forbidden < len(cells):
+            raise VariantError(f"cannot forbid {forbidden} of the {len(cells)} cells of {w}x{h}")
+        picked = rng.sample(cells, forbidden + (1 if bonus else 0))
+        return cls(w, h, tuple(picked[:forbidden]), picked[forbidden] if bonus else None)
+
+    # -- queries ----------------------------------------------------------
+
+    @property
+    def size(self) -> str:
+        """``'WxH'``."""
+        return f"{self.width}x{self.height}"
+
+    @property
+    def notation(self) -> str:
+        """The board part of the position notation, canonical (``9x8/Xd3/Bb1``)."""
+        parts = [self.size]
+        parts += [f"X{c}" for c in self.forbidden]
+        if self.bonus is not None:
+            parts.append(f"B{self.bonus}")
+        return "/".join(parts)
+
+    @property
+    def playable_cells(self) -> int:
+        """Cells that can ever hold a piece: all but the forbidden ones."""
+        return self.width * self.height - len(self.forbidden)
+
+    def contains(self, cell: Cell) -> bool:
+        """Is ``cell`` on this board?"""
+        return cell.col < self.width and cell.row < self.height
+
+    def cells(self) -> list[Cell]:
+        """Every cell of the board, column by column, bottom up."""
+        return [Cell(c, r) for c in range(self.width) for r in range(self.height)]
+
+    def __str__(self) -> str:
+        return self.notation

@@ -1,0 +1,225 @@
+"""The terminal game: a coloured board, people and agents taking turns.
+
+Who plays each side is an agent spec (``human`` for a person, so two people
+can share a keyboard and two agents can play each other).  The game moves
+``Position``s and move tokens only; the board is drawn with rich when the
+output is a terminal and as plain text otherwise (pipes, tests).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from rich.console import Console
+from rich.text import Text
+
+from c4lab.agents import Agent, QuitGame, make_agent
+from c4lab.rules import Cell, Position, Variant
+from c4lab.rules.variant import column_letter
+
+SIDE_NAMES = {"A": "A (white)", "B": "B (black)"}
+
+
+@dataclass(frozen=True)
+class GameSettings:
+    """What ``c4lab play --tui`` was asked for."""
+
+    board: str = "7x6"
+    bonus: bool = False
+    players: tuple[str, str] = ("human", "random")
+    first: str = "random"  # "1", "2" or "random": which player plays A
+    seed: int | None = None
+    delay: float | None = None  # pause after an agent's move; None: automatic
+    color: bool | None = None  # None: colours when the output is a terminal
+
+
+# ---------------------------------------------------------------------------
+# Drawing
+# ---------------------------------------------------------------------------
+
+_STYLE = {
+    "A": ("●", "bold bright_white on blue"),
+    "B": ("●", "bold black on blue"),
+    "ban": ("■", "grey62 on blue"),
+    "forbidden": ("X", "bold red on blue"),
+    "bonus": ("◆", "bold yellow on blue"),
+    "empty": ("·", "bright_blue on blue"),
+}
+_WIN_STYLE = {"A": "bold bright_white on green", "B": "bold black on green"}
+
+
+def board_text(position: Position) -> Text:
+    """The board in colour: white and black pieces on a blue board, the
+    forbidden cell a red X, the bonus cell a yellow diamond, ban pieces grey
+    squares, the winning line on green, column letters below."""
+    variant = position.variant
+    cells = position.cells
+    win = set(position.win_line)
+    forbidden = set(variant.forbidden)
+    text = Text()
+    for r in range(variant.height - 1, -1, -1):
+        text.append(f"{r + 1:>2} ", style="dim")
+        for c in range(variant.width):
+            cell = Cell(c, r)
+            piece = cells.get(cell)
+            if piece is not None:
+                symbol, style = _STYLE[piece]
+                if cell in win:
+                    style = _WIN_STYLE[piece]
+            elif cell in forbidden:
+                symbol, style = _STYLE["forbidden"]
+            elif cell == variant.bonus:
+                symbol, style = _STYLE["bonus"]
+            else:
+                symbol, style = _STYLE["empty"]
+            text.append(f" {symbol} ", style=style)
+        text.append("\n")
+    text.append("   " + "".join(f" {column_letter(c)} " for c in range(variant.width)), style="bold")
+    return text
+
+
+def legend(position: Position) -> Text:
+    text = Text()
+    for key, label in (("A", "A"), ("B", "B"), ("forbidden", "forbidden"), ("bonus", "bonus"), ("ban", "ban")):
+        if key == "bonus" and position.variant.bonus is None:
+            continue
+        if key == "forbidden" and not position.variant.forbidden:
+            continue
+        symbol, style = _STYLE[key]
+        text.append(f" {symbol} ", style=style)
+        text.append(f" {label}  ")
+    return text
+
+
+# ---------------------------------------------------------------------------
+# The game
+# ---------------------------------------------------------------------------
+
+
+_SIZE = re.compile(r"^(\d+)x(\d+)$")
+
+
+def starting_position(board: str, bonus: bool, rng: random.Random) -> Position:
+    """The position a game starts from: ``random`` draws the enhanced setup;
+    anything else is a position string (``7x6``, ``9x8/Xd3:dd``); ``bonus``
+    adds a random bonus cell to a board that has none and no moves yet."""
+    if board == "random":
+        return Position(Variant.enhanced(rng, bonus=bonus))
+    position = Position.parse(board)
+    variant = position.variant
+    if bonus and variant.bonus is None:
+        if position.ply:
+            raise ValueError("--bonus adds a bonus cell to an empty board only")
+        free = [c for c in variant.cells() if c not in variant.forbidden]
+        variant = Variant(variant.width, variant.height, variant.forbidden, rng.choice(free))
+        position = Position(variant)
+    return position
+
+
+class TerminalGame:
+    """One session of games at a terminal (``play again?`` loops here)."""
+
+    def __init__(
+        self,
+        settings: GameSettings,
+        console: Console | None = None,
+        read: Callable[[str], str] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.console = console or Console(
+            force_terminal=settings.color, no_color=settings.color is False, highlight=False
+        )
+        self.color = self.console.is_terminal and not self.console.no_color
+        self.read = read or (lambda prompt: self.console.input(prompt, markup=False))
+        self.rng = random.Random(settings.seed)
+        self.players: list[Agent] = [
+            make_agent(spec, ask=self.read, say=self.say) for spec in settings.players
+        ]
+        self.labels = [
+            f"player {i + 1} ({'you' if p.is_human and not all(q.is_human for q in self.players) else spec})"
+            for i, (p, spec) in enumerate(zip(self.players, settings.players))
+        ]
+        starting_position(settings.board, settings.bonus, random.Random(0))  # fail early on a bad board
+
+    def say(self, message: str) -> None:
+        self.console.print(message, highlight=False, markup=False, soft_wrap=True)
+
+    def show(self, position: Position) -> None:
+        if self.color:
+            self.console.print(board_text(position))
+            self.console.print(legend(position))
+        else:
+            self.console.print(position.render(), highlight=False, markup=False)
+
+    def ask_yes_no(self, prompt: str) -> bool:
+        while True:
+            try:
+                entry = self.read(prompt).strip().lower()
+            except EOFError:
+                return False
+            if entry in ("y", "yes"):
+                return True
+            if entry in ("n", "no", "e", "exit"):
+                return False
+            self.say("Please answer y or n.")
+
+    def run(self) -> int:
+        """Play games until the person declines another one; exit status."""
+        number = 1
+        while True:
+            finished = self.play_one(number)
+            if not finished or not self.ask_yes_no("Play again? [y/n] "):
+                return 0
+            number += 1
+
+    def play_one(self, number: int) -> bool:
+        """One game; False if a person quit in the middle."""
+        position = starting_position(self.settings.board, self.settings.bonus, self.rng)
+        first = self.settings.first
+        a_index = self.rng.randrange(2) if first == "random" else int(first) - 1
+        by_side = {"A": a_index, "B": 1 - a_index}
+        for agent in self.players:
+            agent.new_game()
+        self.say(
+            f"\nGame {number} on {position.notation}: "
+            f"{SIDE_NAMES['A']} is {self.labels[by_side['A']]} and moves first; "
+            f"{SIDE_NAMES['B']} is {self.labels[by_side['B']]}."
+        )
+        delay = self.settings.delay
+        if delay is None:
+            delay = 0.5 if self.color and not any(p.is_human for p in self.players) else 0.0
+        while not position.is_over:
+            self.show(position)
+            side = position.to_move
+            assert side is not None
+            index = by_side[side]
+            agent = self.players[index]
+            try:
+                move = agent.choose(position)
+            except QuitGame:
+                self.say(f"Game abandoned. The moves so far: {position.notation}")
+                return False
+            position = position.play(move)
+            if not agent.is_human:
+                self.say(f"{SIDE_NAMES[side]}, {self.labels[index]}, plays {move.token}.")
+                if delay:
+                    time.sleep(delay)
+        self.show(position)
+        if position.result == "draw":
+            self.say("The game is a draw: the board is full.")
+        else:
+            winner = position.result
+            assert winner is not None
+            line = " ".join(c.name for c in position.win_line)
+            self.say(f"{SIDE_NAMES[winner]}, {self.labels[by_side[winner]]}, wins with {line}!")
+        self.say(f"The game in notation: {position.notation}")
+        return True
+
+
+def run_terminal_game(settings: GameSettings) -> int:
+    """``c4lab play --tui``."""
+    return TerminalGame(settings).run()

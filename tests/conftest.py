@@ -1,0 +1,42 @@
+"""Shared fixtures: the public cases and benchmarks in ../shared (read in
+place, never copied into the project)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+CASES = SHARED / "cases"
+BENCH_CLASSIC = SHARED / "bench" / "classic"
+
+
+def _need(path: Path) -> Path:
+    if not path.exists():
+        pytest.fail(f"{path} is missing: the tests read ../shared beside the project checkout")
+    return path
+
+
+def load_traces() -> list[dict]:
+    with _need(CASES / "rules_traces.jsonl").open(encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def load_bad_positions() -> list[tuple[str, str, str]]:
+    """``(string, category, why)`` for every line of bad_positions.txt.
+
+    Lines are split on the tab only: the strings may start or end with spaces.
+    """
+    rows = []
+    with _need(CASES / "bad_positions.txt").open(encoding="utf-8", newline="\n") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if not line:
+                continue
+            text, _, note = line.partition("\t")
+            category = note[1 : note.index("]")]
+            rows.append((text, category, note[note.index("]") + 1 :].strip()))
+    return rows

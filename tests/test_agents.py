@@ -1,0 +1,131 @@
+"""Agent specs, the random agent and the human agent."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from c4lab.agents import (
+    Agent,
+    Budget,
+    HumanAgent,
+    QuitGame,
+    RandomAgent,
+    SpecError,
+    agent_infos,
+    make_agent,
+    parse_spec,
+)
+from c4lab.rules import Move, Position, Variant
+
+
+def test_specs_read_name_then_key_values() -> None:
+    assert parse_spec("random") == ("random", {})
+    assert parse_spec("uct:iterations=100,c=0.5") == ("uct", {"iterations": "100", "c": "0.5"})
+    for bad in ["", ":seed=1", "random:", "random:seed", "random:seed=1,seed=2", "random:=1"]:
+        with pytest.raises(SpecError):
+            parse_spec(bad)
+
+
+def test_make_agent_checks_names_keys_and_values() -> None:
+    agent = make_agent("random:seed=3")
+    assert isinstance(agent, RandomAgent) and agent.spec == "random:seed=3"
+    with pytest.raises(SpecError, match="unknown agent 'uct2'"):
+        make_agent("uct2")
+    with pytest.raises(SpecError, match="no parameter 'depth'"):
+        make_agent("random:depth=3")
+    with pytest.raises(SpecError, match="not a valid int"):
+        make_agent("random:seed=three")
+
+
+def test_the_registry_lists_every_agent() -> None:
+    names = {info.name for info in agent_infos()}
+    assert {"random", "human"} <= names
+
+
+def play_out(agent: Agent, position: Position) -> Position:
+    while not position.is_over:
+        move = agent.choose(position, Budget(iterations=1))
+        assert move in position.legal_moves()
+        position = position.play(move)
+    return position
+
+
+def test_the_random_agent_always_plays_legal_moves_on_every_kind_of_board() -> None:
+    rng = random.Random(0)
+    agent = make_agent("random:seed=11")
+    for _ in range(300):
+        play_out(agent, Position(Variant.enhanced(rng, bonus=rng.random() < 0.5)))
+
+
+def test_the_random_agent_is_reproducible_from_its_seed() -> None:
+    board = Position.parse("9x8/Xd3/Bb1")
+    assert play_out(make_agent("random:seed=4"), board) == play_out(make_agent("random:seed=4"), board)
+    games = {play_out(make_agent(f"random:seed={s}"), board).notation for s in range(20)}
+    assert len(games) == 20
+
+
+def test_the_random_agent_takes_and_declines_bans() -> None:
+    position = Position.parse("5x5/Bb1")
+    agent = RandomAgent(seed=2)
+    seen = {agent.choose(position).token for _ in range(600)}
+    assert seen == {m.token for m in position.legal_moves()}
+
+
+def test_the_random_agent_refuses_a_finished_game() -> None:
+    with pytest.raises(ValueError, match="game is over"):
+        RandomAgent(seed=1).choose(Position.parse("7x6:aabbccd"))
+
+
+class Script:
+    """Answers prompts from a list and records what was said."""
+
+    def __init__(self, *answers: str) -> None:
+        self.answers = list(answers)
+        self.prompts: list[str] = []
+        self.said: list[str] = []
+
+    def ask(self, prompt: str) -> str:
+        self.prompts.append(prompt)
+        if not self.answers:
+            raise EOFError
+        return self.answers.pop(0)
+
+    def say(self, text: str) -> None:
+        self.said.append(text)
+
+
+def human(script: Script) -> HumanAgent:
+    agent = make_agent("human", ask=script.ask, say=script.say)
+    assert isinstance(agent, HumanAgent) and agent.is_human
+    return agent
+
+
+def test_a_person_types_a_column_letter_or_number() -> None:
+    assert human(Script("d")).choose(Position()) == Move(3)
+    assert human(Script("4")).choose(Position()) == Move(3)
+    assert human(Script(" G ")).choose(Position()) == Move(6)
+
+
+def test_a_bad_entry_is_explained_and_asked_again() -> None:
+    script = Script("z", "0", "", "aa", "a", "b")
+    move = human(script).choose(Position.parse("4x4:aaaa"))
+    assert move == Move(1)
+    assert len(script.prompts) == 6
+    assert "'z' is not a column" in script.said[0]
+    assert "Column a is full" in script.said[-1]
+
+
+def test_a_person_on_the_bonus_cell_chooses_a_ban_or_declines() -> None:
+    position = Position.parse("5x5/Bb1")
+    script = Script("b", "q", "e2", "c")
+    assert human(script).choose(position) == Move(1, 2)
+    assert any("bonus cell b1" in s for s in script.said)
+    assert human(Script("b", "")).choose(position) == Move(1)
+
+
+@pytest.mark.parametrize("answers", [("e",), ("exit",), ("b", "E"), ()])
+def test_e_or_exit_or_end_of_input_quits(answers: tuple[str, ...]) -> None:
+    with pytest.raises(QuitGame):
+        human(Script(*answers)).choose(Position.parse("5x5/Bb1"))

@@ -1,0 +1,78 @@
+"""Every malformed or illegal position string is rejected with an error that
+names the offending token and its index (../shared/cases/bad_positions.txt)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from c4lab.rules import Position, PositionError
+
+from conftest import load_bad_positions
+
+BAD = load_bad_positions()
+
+
+def test_the_public_bad_strings_are_all_there() -> None:
+    assert len(BAD) == 30
+
+
+@pytest.mark.parametrize("text,category,why", BAD, ids=[f"{c}:{t[:30]}" for t, c, _ in BAD])
+def test_a_bad_string_is_rejected_with_its_token_and_index(text: str, category: str, why: str) -> None:
+    with pytest.raises(PositionError) as caught:
+        Position.parse(text)
+    error = caught.value
+    assert error.text == text
+    assert error.token is not None and error.index is not None
+    # The token is really at that index of the string.
+    assert text[error.index : error.index + len(error.token)] == error.token
+    message = str(error)
+    assert repr(error.token) in message and f"character {error.index}" in message
+    if len(text) > 200:
+        assert len(message) < 400, "a long input is quoted short"
+    move = re.match(r"move (\d+)", why)
+    if move:
+        assert error.move_index == int(move.group(1))
+        assert f"move {error.move_index}" in message
+    elif category in HEADER_CATEGORIES:
+        assert error.move_index is None
+
+
+HEADER_CATEGORIES = {
+    "size", "syntax", "off-board", "duplicate-forbidden", "bonus-on-forbidden", "two-bonus",
+    "empty-moves", "whitespace", "unicode",
+}
+
+
+EXPECTED_WORDS = {
+    "size": "out of range",
+    "syntax": "expected",
+    "off-board": "off the",
+    "duplicate-forbidden": "repeated",
+    "bonus-on-forbidden": "is a forbidden cell",
+    "two-bonus": "second bonus",
+    "full-column": "is full",
+    "after-end": "already over",
+    "ban-not-on-bonus": "not on the bonus cell",
+    "ban-after-win": "wins on the bonus cell",
+    "ban-full-column": "ban column",
+    "beyond-width": "beyond the board's width",
+    "empty-moves": "at least one move",
+    "whitespace": "whitespace",
+    "unicode": "non-ASCII",
+    "long": "column a is full|the game is already over",
+}
+
+
+@pytest.mark.parametrize("text,category,why", BAD, ids=[f"{c}:{t[:30]}" for t, c, _ in BAD])
+def test_the_message_says_what_is_wrong(text: str, category: str, why: str) -> None:
+    with pytest.raises(PositionError, match=EXPECTED_WORDS[category]):
+        Position.parse(text)
+
+
+def test_the_first_problem_in_reading_order_is_the_one_reported() -> None:
+    # Move 2 goes past the end of the game only after move 1 already failed.
+    with pytest.raises(PositionError) as caught:
+        Position.parse("4x4:aaaaab")
+    assert caught.value.move_index == 4

@@ -1,0 +1,26 @@
+"""``c4lab bench`` prints real rates (the numbers are measured, not asserted)."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from c4lab.cli import main
+
+
+def test_bench_json_reports_rates_for_both_boards() -> None:
+    result = CliRunner().invoke(main, ["bench", "--json", "--seconds", "0.05"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert set(data["playouts_per_s"]) == {"7x6", "12x12/Xf4"}
+    assert all(rate > 0 for rate in data["playouts_per_s"].values())
+    assert set(data["position_ops_per_s"]) == {"7x6", "12x12/Xf4"}
+    details = data["details"]["playouts"]["12x12/Xf4"]
+    assert details["cpu_s"] >= 0.05 and details["wall_s"] > 0
+
+
+def test_bench_text_report() -> None:
+    result = CliRunner().invoke(main, ["bench", "--seconds", "0.02"])
+    assert result.exit_code == 0
+    assert "M playouts/s" in result.output and "12x12/Xf4" in result.output

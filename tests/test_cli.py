@@ -1,0 +1,126 @@
+"""The ``c4lab`` command-line contract: show, move, streaming, exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from c4lab.cli import main
+
+CONTRACT_FIELDS = {
+    "position", "width", "height", "forbidden", "bonus", "to_move", "result",
+    "win_line", "legal_moves", "empty_cells", "cells",
+}
+
+
+def run(*args: str, input: str | None = None):
+    return CliRunner().invoke(main, list(args), input=input)
+
+
+def test_show_json_prints_one_record_per_position() -> None:
+    result = run("show", "--json", "7x6:dddc", "7x6/Xb2:aabbccd")
+    assert result.exit_code == 0, result.output
+    records = [json.loads(line) for line in result.output.splitlines()]
+    assert len(records) == 2
+    assert CONTRACT_FIELDS <= set(records[0])
+    assert records[0]["cells"] == {"c1": "B", "d1": "A", "d2": "B", "d3": "A"}
+    assert records[1]["result"] == "A" and records[1]["to_move"] is None
+    assert records[1]["win_line"] == ["a1", "b1", "c1", "d1"]
+    assert records[1]["legal_moves"] == []
+
+
+def test_show_prints_the_canonical_position_and_the_board() -> None:
+    result = run("show", "12x12/Xb1/Xa2")
+    assert result.exit_code == 0
+    assert result.output.splitlines()[0] == "12x12/Xa2/Xb1"
+    assert "A to move" in result.output
+
+
+def test_a_bad_position_answers_an_error_and_the_run_goes_on() -> None:
+    result = run("show", "--json", "7x6:4453", "7x6:d")
+    assert result.exit_code == 2
+    bad, good = [json.loads(line) for line in result.output.splitlines()]
+    assert bad["input"] == "7x6:4453" and "character 4" in bad["error"]
+    assert good["position"] == "7x6:d"
+    text = run("show", "7x6:z")
+    assert text.exit_code == 2 and text.output.startswith("error: invalid position '7x6:z'")
+
+
+def test_dash_reads_positions_from_stdin() -> None:
+    result = run("show", "--json", "-", input="7x6\n8x8:zz\n9x8/Xd3:ddde\n")
+    assert result.exit_code == 2
+    lines = [json.loads(line) for line in result.output.splitlines()]
+    assert [("error" in line) for line in lines] == [False, True, False]
+    assert lines[1]["input"] == "8x8:zz"
+
+
+def test_streaming_answers_each_line_as_soon_as_it_is_read() -> None:
+    """A program can keep the command open and talk to it line by line."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "c4lab", "move", "-", "--agent", "random:seed=3"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert proc.stdin and proc.stdout
+        for text in ["7x6", "9x8/Xd3/Bb1:b+ac", "7x6:zz", "4x4:aabbccdd"]:
+            proc.stdin.write(text + "\n")
+            proc.stdin.flush()
+            answer = proc.stdout.readline().strip()  # would hang if not flushed
+            if text == "7x6:zz":
+                assert answer.startswith("error:")
+            elif text == "4x4:aabbccdd":
+                assert "over" in answer
+            else:
+                assert answer in [m.token for m in __import__("c4lab").Position.parse(text).legal_moves()]
+        proc.stdin.close()
+        assert proc.wait(timeout=30) == 2
+    finally:
+        proc.kill()
+
+
+def test_move_prints_a_legal_move_and_is_reproducible_with_a_seed() -> None:
+    first = run("move", "9x8/Xd3/Bb1", "7x6:dd", "--agent", "random:seed=5")
+    again = run("move", "9x8/Xd3/Bb1", "7x6:dd", "--agent", "random:seed=5")
+    assert first.exit_code == 0 and first.output == again.output
+    assert len(first.output.split()) == 2
+
+
+def test_move_json_carries_the_move_and_the_analysis() -> None:
+    result = run("move", "--json", "7x6", "--agent", "random:seed=1")
+    record = json.loads(result.output)
+    assert record["position"] == "7x6" and record["agent"] == "random:seed=1"
+    assert record["move"] in list("abcdefg") and "analysis" in record
+
+
+@pytest.mark.parametrize("spec", ["nobody", "random:seed=x", "random:colour=red"])
+def test_a_bad_agent_spec_is_a_usage_error(spec: str) -> None:
+    result = run("move", "7x6", "--agent", spec)
+    assert result.exit_code == 2 and "agent" in result.output
+
+
+def test_agents_lists_names_and_parameters() -> None:
+    result = run("agents")
+    assert result.exit_code == 0
+    assert "random:" in result.output and "seed=None" in result.output and "human:" in result.output
+
+
+def test_help_does_not_import_the_engine() -> None:
+    code = (
+        "import sys; from click.testing import CliRunner; from c4lab.cli import main; "
+        "r = CliRunner().invoke(main, ['--help']); assert r.exit_code == 0; "
+        "heavy = [m for m in ('numba', 'numpy', 'rich', 'c4lab.rules') if m in sys.modules]; "
+        "print(heavy)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_the_console_script_and_module_entry_point_work() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "c4lab", "show", "--json", "7x6:d"], capture_output=True, text=True
+    )
+    assert out.returncode == 0 and json.loads(out.stdout)["position"] == "7x6:d"

@@ -1,0 +1,74 @@
+"""The compiled kernels behind Position: random playouts end in positions
+that an independent, naive check of the rules agrees with."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from c4lab.rules import Cell, Position, Variant
+from c4lab.rules import kernels as K
+
+
+def naive_winner(cells: dict[Cell, str]) -> set[str]:
+    """Every side that owns four in a line somewhere (a slow, obvious check)."""
+    owner = {(c.col, c.row): p for c, p in cells.items() if p in ("A", "B")}
+    return {
+        piece
+        for (col, row), piece in owner.items()
+        for dc, dr in ((1, 0), (0, 1), (1, 1), (1, -1))
+        if all(owner.get((col + k * dc, row + k * dr)) == piece for k in range(4))
+    }
+
+
+def board_of(variant: Variant, state: np.ndarray) -> dict[Cell, str]:
+    names = {K.PIECE_A: "A", K.PIECE_B: "B", K.BAN: "ban"}
+    return {
+        c: names[int(state[K.S_BOARD + c.col * 16 + c.row])]
+        for c in variant.cells()
+        if int(state[K.S_BOARD + c.col * 16 + c.row]) in names
+    }
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_playouts_end_where_the_rules_say(seed: int) -> None:
+    rng = random.Random(seed)
+    s = np.uint64(K.seed_rng(seed))
+    for _ in range(150):
+        variant = Variant.enhanced(rng, forbidden=rng.randint(0, 2), bonus=rng.random() < 0.5)
+        geo, start = Position(variant).kernel_arrays()
+        state = start.copy()
+        result, s = K.random_playout(geo, state, s)
+        s = np.uint64(s)
+        cells = board_of(variant, state)
+        winners = naive_winner(cells)
+        assert len(winners) <= 1
+        if result == K.DRAW:
+            assert not winners and len(cells) == variant.playable_cells
+            assert int(state[K.S_EMPTY]) == 0
+        else:
+            assert winners == {"A" if result == K.WIN_A else "B"}
+        # The header written back at the end is consistent with the board.
+        a = sum(p == "A" for p in cells.values())
+        b = sum(p == "B" for p in cells.values())
+        assert int(state[K.S_PLY]) == a + b
+        assert int(state[K.S_EMPTY]) == variant.playable_cells - len(cells)
+        assert int(state[K.S_TURN]) == (1 if a > b else 0)
+
+
+def test_a_playout_from_a_finished_position_changes_nothing() -> None:
+    geo, start = Position.parse("7x6:aabbccd").kernel_arrays()
+    state = start.copy()
+    result, _ = K.random_playout(geo, state, np.uint64(5))
+    assert result == K.WIN_A and (state == start).all()
+
+
+def test_playout_batches_count_every_game() -> None:
+    geo, start = Position.parse("7x6").kernel_arrays()
+    a, b, d, tokens = K.playout_batch(geo, start, 20_000, 3)
+    assert a + b + d == 20_000
+    assert 0.5 < a / 20_000 < 0.62  # the first player wins more random games
+    assert 18 < tokens / 20_000 < 25
+    assert K.playout_batch(geo, start, 1000, 9) == K.playout_batch(geo, start, 1000, 9)

@@ -1,0 +1,88 @@
+"""Reading and writing positions: strict, canonical, round-tripping."""
+
+from __future__ import annotations
+
+import pytest
+
+from c4lab.rules import Move, Position, PositionError, Variant
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["7x6", "7x6:dddc", "9x8/Xd3:ddde", "9x8/Xd3/Bb1:b+ac", "12x12/Xa2/Xa10/Xb1/Bl12", "4x4/Ba1:a+a"],
+)
+def test_canonical_strings_read_back_to_themselves(text: str) -> None:
+    assert Position.parse(text).notation == text
+    assert str(Position.parse(text)) == text
+
+
+def test_forbidden_cells_print_column_then_row() -> None:
+    position = Position.parse("12x12/Xb1/Xa10/Xa2")
+    assert position.notation == "12x12/Xa2/Xa10/Xb1"
+    assert position == Position.parse("12x12/Xa2/Xa10/Xb1")
+
+
+def test_the_examples_of_the_rules_page() -> None:
+    assert Position.parse("9x8/Xd3:ddde").piece_at("d4") == "A"
+    position = Position.parse("9x8/Xd3/Bb1:b+ac")
+    assert {c.name: p for c, p in position.cells.items()} == {"b1": "A", "a1": "ban", "c1": "B"}
+    assert position.to_move == "A"
+
+
+def test_other_tools_column_numbers_are_not_our_notation() -> None:
+    assert Position.parse("7x6:ddec") == Position(Variant.classic()).play("d", "d", "e", "c")
+    with pytest.raises(PositionError):
+        Position.parse("7x6:4453")
+
+
+@pytest.mark.parametrize(
+    "text,token,index",
+    [
+        ("", None, 0),
+        ("07x6", "07", 0),
+        ("7x06", "06", 2),
+        ("7X6", "X", 1),
+        ("7x6/Xd03", "03", 6),
+        ("7x6/Yd3", "Y", 4),
+        ("7x6/XD3", None, 5),
+        ("7x6/Bd3/Xa1", "Xa1", 8),
+        ("7x6/Xm1", "Xm1", 4),
+        ("7x6/Xa13", "Xa13", 4),
+        ("7x6:D", "D", 4),
+        ("7x6:d+", "d+", 4),
+        ("7x6:d+D", "d+D", 4),
+        ("7x6:dd:d", ":", 6),
+        ("7x6/", None, 4),
+        ("7x6:z", "z", 4),
+        ("7x6\n", "\n", 3),
+        ("7x6:d\t", "\t", 5),
+    ],
+)
+def test_strict_reading_points_at_the_token(text: str, token: str | None, index: int) -> None:
+    with pytest.raises(PositionError) as caught:
+        Position.parse(text)
+    assert caught.value.index == index
+    if token is not None:
+        assert caught.value.token == token
+
+
+def test_a_position_string_must_be_a_string() -> None:
+    with pytest.raises(TypeError):
+        Position.parse(b"7x6")  # type: ignore[arg-type]
+
+
+def test_move_tokens_are_strict() -> None:
+    assert Move.parse("d") == Move(3)
+    assert Move.parse("d+a") == Move(3, 0)
+    assert Move(3, 0).token == "d+a"
+    for bad in ["", "D", "d+", "+a", "dd", "m", "d-a", " d", "4"]:
+        with pytest.raises(ValueError):
+            Move.parse(bad)
+
+
+def test_moves_round_trip_through_their_kernel_codes() -> None:
+    for col in range(12):
+        for ban in [None, *range(12)]:
+            move = Move(col, ban)
+            assert Move.from_code(move.code) == move
+            assert Move.parse(move.token) == move

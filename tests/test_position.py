@@ -1,0 +1,195 @@
+"""The rules of RULES.md, as the Position API shows them."""
+
+from __future__ import annotations
+
+import pytest
+
+from c4lab.rules import Cell, IllegalMoveError, Move, Position, Variant
+
+
+def names(cells) -> list[str]:
+    return [c.name for c in cells]
+
+
+def test_the_empty_classic_board() -> None:
+    start = Position()
+    assert start.notation == "7x6"
+    assert start.to_move == "A" and start.result is None and not start.is_over
+    assert names_of(start.legal_moves()) == list("abcdefg")
+    assert start.empty_cells == 42 and start.ply == 0 and start.cells == {}
+
+
+def names_of(moves) -> list[str]:
+    return [m.token for m in moves]
+
+
+def test_pieces_fall_to_the_lowest_empty_cell_and_sides_alternate() -> None:
+    p = Position().play("d", "d", "d")
+    assert [p.piece_at(c) for c in ["d1", "d2", "d3", "d4"]] == ["A", "B", "A", None]
+    assert p.to_move == "B" and p.ply == 3 and p.empty_cells == 39
+
+
+def test_gravity_skips_a_forbidden_cell() -> None:
+    p = Position.parse("9x8/Xd3:ddde")
+    assert p.piece_at("d4") == "A" and p.piece_at("d3") is None
+    bottom = Position.parse("7x6/Xa1:a")
+    assert bottom.piece_at("a2") == "A" and bottom.last_cell == Cell.parse("a2")
+
+
+def test_a_forbidden_top_cell_makes_the_column_shorter() -> None:
+    p = Position.parse("7x6/Xa6:aaaaa")
+    assert "a" not in names_of(p.legal_moves())
+    with pytest.raises(IllegalMoveError, match="column a is full"):
+        p.play("a")
+
+
+def test_a_forbidden_cell_breaks_a_line() -> None:
+    # A holds a1 b1 d1 e1 around the forbidden c1: no four.
+    p = Position.parse("7x6/Xc1:agbgdfe")
+    assert [p.piece_at(c) for c in ["a1", "b1", "d1", "e1"]] == ["A"] * 4
+    assert p.result is None
+    p = p.play("g", "c", "g")  # A's c lands on c2; B completes g1..g4
+    assert p.piece_at("c2") == "A"
+    assert p.result == "B" and names(p.win_line) == ["g1", "g2", "g3", "g4"]
+
+
+def test_four_in_a_row_wins_in_every_direction() -> None:
+    assert Position.parse("7x6:aabbccd").result == "A"  # horizontal
+    assert Position.parse("7x6:ababab" + "a").result == "A"  # vertical
+    assert Position.parse("7x6:abbccdcddgd").result == "A"  # diagonal a1 b2 c3 d4
+    assert names(Position.parse("7x6:abbccdcddgd").win_line) == ["a1", "b2", "c3", "d4"]
+    assert Position.parse("7x6:gffeededdad").result == "A"  # anti-diagonal g1 f2 e3 d4
+
+
+def test_the_win_line_lists_every_line_through_the_winning_piece() -> None:
+    # d1 completes a1-e1 minus d1 (five in a row) for A.
+    p = Position.parse("7x6:aabbcceed")
+    assert p.result == "A"
+    assert names(p.win_line) == ["a1", "b1", "c1", "d1", "e1"]
+
+
+DRAWN_4X4 = "4x4:ababcdcdbabadcdc"  # rows AB AB / AB AB / BA BA / BA BA: no four anywhere
+
+
+def test_a_full_board_without_a_four_is_a_draw() -> None:
+    p = Position.parse(DRAWN_4X4)
+    assert p.result == "draw" and p.is_over and p.empty_cells == 0 and p.to_move is None
+    assert p.legal_moves() == () and p.win_line == ()
+
+
+def test_a_win_with_the_last_playable_cell_is_a_win() -> None:
+    before = Position.parse("4x4/Xd4:bacadddcbaacbc")
+    assert before.empty_cells == 1 and before.result is None
+    after = before.play("b")
+    assert after.empty_cells == 0
+    assert after.result == "A" and names(after.win_line) == ["b1", "b2", "b3", "b4"]
+
+
+def test_landing_on_the_bonus_cell_offers_a_ban_in_any_open_column() -> None:
+    p = Position.parse("5x5/Bb1")
+    assert names_of(p.legal_moves()) == ["a", "b", "b+a", "b+b", "b+c", "b+d", "b+e", "c", "d", "e"]
+    banned = p.play("b+b")  # the ban may go in the column just played
+    assert banned.piece_at("b1") == "A" and banned.piece_at("b2") == "ban"
+    assert banned.to_move == "B" and banned.empty_cells == 23
+    declined = p.play("b")
+    assert declined.piece_at("b2") is None and declined.to_move == "B"
+
+
+def test_the_bonus_is_earned_once() -> None:
+    p = Position.parse("5x5/Bb1:b+a")
+    assert all(m.ban is None for m in p.legal_moves())
+    with pytest.raises(IllegalMoveError, match="not on the bonus cell"):
+        p.play("b+c")
+
+
+def test_a_winning_bonus_landing_has_no_ban() -> None:
+    p = Position.parse("7x6/Bd1:aabbcc")
+    assert p.to_move == "A"
+    tokens = names_of(p.legal_moves())
+    assert "d" in tokens and not any(t.startswith("d+") for t in tokens)
+    with pytest.raises(IllegalMoveError, match="wins on the bonus cell"):
+        p.play("d+a")
+    assert p.play("d").result == "A"
+
+
+def test_a_bonus_landing_that_fills_the_board_has_no_ban() -> None:
+    p = Position.parse("4x4/Bc4:ababcdcdbabadcd")
+    assert p.empty_cells == 1
+    assert names_of(p.legal_moves()) == ["c"]
+    with pytest.raises(IllegalMoveError, match="fills the last playable cell"):
+        p.play("c+a")
+    assert p.play("c").result == "draw"
+
+
+def test_a_ban_never_goes_into_a_full_column() -> None:
+    p = Position.parse("4x4/Bb1:aaa")
+    assert "b+a" in names_of(p.legal_moves())
+    p = Position.parse("4x4/Bb1:aaaa")
+    assert "b+a" not in names_of(p.legal_moves())
+    with pytest.raises(IllegalMoveError, match="ban column a is full"):
+        p.play("b+a")
+
+
+def test_play_refuses_illegal_moves_and_changes_nothing() -> None:
+    p = Position.parse("4x4:aaaa")
+    with pytest.raises(IllegalMoveError, match="column a is full"):
+        p.play("b", "a")
+    assert p.notation == "4x4:aaaa"
+    with pytest.raises(IllegalMoveError, match="beyond the board's width"):
+        p.play("e")
+    with pytest.raises(IllegalMoveError, match="not a move token"):
+        p.play("A")
+    with pytest.raises(IllegalMoveError, match="already over"):
+        Position.parse("7x6:aabbccd").play("e")
+    assert not p.is_legal("e") and not p.is_legal("zz") and p.is_legal("b")
+
+
+def test_positions_are_immutable_values() -> None:
+    p = Position.parse("7x6:dd")
+    with pytest.raises(AttributeError):
+        p.foo = 1  # type: ignore[attr-defined]
+    with pytest.raises(AttributeError):
+        p._moves = ()  # type: ignore[misc]
+    q = p.play("c")
+    assert p.notation == "7x6:dd" and q.notation == "7x6:ddc"
+    assert p == Position.parse("7x6:dd") and hash(p) == hash(Position.parse("7x6:dd"))
+    assert p != q
+    geo, state = p.kernel_arrays()
+    with pytest.raises(ValueError):
+        state[0] = 5
+
+
+def test_the_json_record_has_every_contract_field() -> None:
+    record = Position.parse("9x8/Xd3/Bb1:b+ac").to_dict()
+    assert record == {
+        "position": "9x8/Xd3/Bb1:b+ac",
+        "width": 9,
+        "height": 8,
+        "forbidden": ["d3"],
+        "bonus": "b1",
+        "ply": 2,
+        "to_move": "A",
+        "result": None,
+        "win_line": [],
+        "legal_moves": list("abcdefghi"),
+        "empty_cells": 68,
+        "cells": {"a1": "ban", "b1": "A", "c1": "B"},
+    }
+
+
+def test_the_text_board_shows_pieces_bans_and_special_cells() -> None:
+    assert Position.parse("5x4/Xc2/Be1:a").render().splitlines() == [
+        " 4 . . . . .",
+        " 3 . . . . .",
+        " 2 . . X . .",
+        " 1 A . . . *",
+        "   a b c d e",
+    ]
+    assert Position.parse("5x4/Xc2/Ba1:a+b").render().splitlines()[-2] == " 1 A # . . ."
+
+
+def test_a_position_can_be_built_from_a_variant() -> None:
+    variant = Variant(8, 7, ["c3"], "a1")
+    p = Position(variant)
+    assert p.notation == "8x7/Xc3/Ba1" and p.variant == variant
+    assert p.play(Move(0, 1)).notation == "8x7/Xc3/Ba1:a+b"

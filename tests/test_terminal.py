@@ -1,0 +1,139 @@
+"""The terminal game, driven by scripted keyboard input."""
+
+from __future__ import annotations
+
+import io
+import random
+import subprocess
+import sys
+
+import pytest
+from rich.console import Console
+
+from c4lab.rules import Position
+from c4lab.ui.terminal import GameSettings, TerminalGame, board_text, starting_position
+
+
+class Keyboard:
+    def __init__(self, *lines: str) -> None:
+        self.lines = list(lines)
+        self.prompts: list[str] = []
+
+    def __call__(self, prompt: str) -> str:
+        self.prompts.append(prompt)
+        if not self.lines:
+            raise EOFError
+        return self.lines.pop(0)
+
+
+def game(settings: GameSettings, *keys: str, color: bool = False) -> tuple[str, int, Keyboard]:
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=color, no_color=not color, width=100)
+    keyboard = Keyboard(*keys)
+    status = TerminalGame(settings, console=console, read=keyboard).run()
+    return out.getvalue(), status, keyboard
+
+
+def test_a_game_can_start_from_a_position_string() -> None:
+    # Three moves are already played, so B is to move: the person (player 1)
+    # plays B because player 2 was asked to play A.
+    settings = GameSettings(board="7x6:aaa", players=("human", "random:seed=1"), first="2", seed=1)
+    out, status, keys = game(settings, "d")
+    assert status == 0
+    assert "B (black) is player 1 (you)" in out
+    assert keys.prompts[0].startswith("B to move")
+    abandoned = out.split("The moves so far: ")[1].split()[0]
+    assert abandoned.startswith("7x6:aaad") and len(abandoned) == len("7x6:aaad") + 1
+
+
+def test_two_people_share_a_keyboard_and_the_game_is_printed_at_the_end() -> None:
+    settings = GameSettings(board="7x6", players=("human", "human"), first="1")
+    out, status, keys = game(settings, "a", "b", "a", "b", "a", "b", "1", "n")
+    assert "A (white), player 1 (human), wins with a1 a2 a3 a4!" in out
+    assert "The game in notation: 7x6:abababa" in out
+    assert keys.prompts[-1] == "Play again? [y/n] "
+
+
+def test_invalid_entries_are_explained_and_asked_again() -> None:
+    settings = GameSettings(board="4x4:aaaa", players=("human", "human"), first="1")
+    out, _, keys = game(settings, "x", "9", "a", "b", "e")
+    assert "'x' is not a column" in out
+    assert "'9' is not a column" in out
+    assert "Column a is full" in out
+    assert "Game abandoned. The moves so far: 4x4:aaaab" in out
+
+
+def test_play_again_starts_a_new_game_and_ends_on_no() -> None:
+    settings = GameSettings(board="7x6", players=("human", "human"), first="1")
+    winning = ["a", "b", "a", "b", "a", "b", "a"]
+    out, status, _ = game(settings, *winning, "maybe", "y", *winning, "n")
+    assert out.count("wins with a1 a2 a3 a4") == 2
+    assert "Please answer y or n." in out
+    assert "Game 2 on 7x6" in out and status == 0
+
+
+def test_two_agents_play_each_other_to_the_end() -> None:
+    settings = GameSettings(board="random", bonus=True, players=("random:seed=1", "random:seed=2"), seed=4)
+    out, status, keys = game(settings, "n")
+    assert "The game in notation:" in out and status == 0
+    final = out.split("The game in notation: ")[1].split()[0]
+    assert Position.parse(final).is_over
+
+
+def test_the_first_player_is_drawn_at_random_unless_asked() -> None:
+    firsts = set()
+    for seed in range(12):
+        out, _, _ = game(GameSettings(players=("random:seed=1", "random:seed=2"), seed=seed), "n")
+        firsts.add(out.split("A (white) is ")[1].split(" ")[1])
+    assert firsts == {"1", "2"}
+
+
+def test_a_bonus_landing_asks_the_person_for_a_ban() -> None:
+    settings = GameSettings(board="5x5/Bb1", players=("human", "human"), first="1")
+    out, _, keys = game(settings, "b", "c", "e")
+    assert any(p.startswith("Ban column") for p in keys.prompts)
+    assert "The moves so far: 5x5/Bb1:b+c" in out
+
+
+def test_the_colour_board_marks_the_forbidden_bonus_ban_and_winning_cells() -> None:
+    position = Position.parse("7x6/Xg1/Bf1:aabbccd")
+    text = board_text(position)
+    plain = text.plain.splitlines()
+    assert plain[-1].split() == list("abcdefg")
+    assert plain[-2].split()[-2:] == ["◆", "X"]
+    spans = {text.plain[s.start : s.end].strip(): str(s.style) for s in text.spans}
+    assert "red" in spans["X"] and "yellow" in spans["◆"]
+    win_styles = [str(s.style) for s in text.spans if "green" in str(s.style)]
+    assert len(win_styles) == 4
+    out, _, _ = game(GameSettings(board="7x6/Xg1/Ba1", players=("human", "human"), first="1"), "a+b", "e", color=True)
+    assert "\x1b[" in out  # colours when asked for
+
+
+def test_starting_positions() -> None:
+    rng = random.Random(3)
+    assert starting_position("7x6", False, rng).notation == "7x6"
+    bonus = starting_position("7x6", True, rng)
+    assert bonus.variant.bonus is not None
+    random_board = starting_position("random", False, rng)
+    assert len(random_board.variant.forbidden) == 1
+    with pytest.raises(ValueError):
+        starting_position("7x6:d", True, rng)
+    with pytest.raises(ValueError):
+        starting_position("7x99", False, rng)
+
+
+def test_the_command_runs_the_game_from_a_pipe() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "c4lab", "play", "--tui", "-1", "human", "-2", "human", "--first", "1"],
+        input="a\nb\na\nb\na\nb\na\nn\n", capture_output=True, text=True, timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "The game in notation: 7x6:abababa" in out.stdout
+
+
+def test_a_bad_board_or_agent_is_a_usage_error() -> None:
+    for args in (["--board", "7x6:4453"], ["-2", "nobody"]):
+        out = subprocess.run(
+            [sys.executable, "-m", "c4lab", "play", "--tui", *args], capture_output=True, text=True, timeout=60
+        )
+        assert out.returncode == 2 and "Error" in out.stderr

@@ -1,0 +1,76 @@
+"""Boards: the classic one, the enhanced random setup, and bad boards."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from c4lab.rules import Cell, Variant, VariantError
+
+
+def test_the_classic_board_is_7_by_6_and_plain() -> None:
+    classic = Variant.classic()
+    assert (classic.width, classic.height, classic.forbidden, classic.bonus) == (7, 6, (), None)
+    assert classic.notation == "7x6"
+    assert classic.playable_cells == 42
+
+
+def test_the_enhanced_setup_is_reproducible_from_a_seed() -> None:
+    assert Variant.enhanced(7) == Variant.enhanced(7)
+    assert Variant.enhanced(7, bonus=True) == Variant.enhanced(7, bonus=True)
+    assert len({Variant.enhanced(seed) for seed in range(50)}) > 40
+
+
+def test_the_enhanced_setup_draws_sizes_in_range_and_one_forbidden_cell() -> None:
+    rng = random.Random(1)
+    sizes = Counter()
+    for _ in range(2000):
+        v = Variant.enhanced(rng, bonus=True)
+        assert 4 <= v.width <= 12 and 4 <= v.height <= 12
+        assert len(v.forbidden) == 1 and v.contains(v.forbidden[0])
+        assert v.bonus is not None and v.bonus not in v.forbidden and v.contains(v.bonus)
+        sizes[v.width] += 1
+    assert set(sizes) == set(range(4, 13))
+
+
+def test_the_enhanced_ranges_and_options_are_configurable() -> None:
+    v = Variant.enhanced(3, width=(7, 7), height=(6, 6), forbidden=0)
+    assert (v.width, v.height, v.forbidden, v.bonus) == (7, 6, (), None)
+    v = Variant.enhanced(3, forbidden=2)
+    assert len(v.forbidden) == 2
+    with pytest.raises(VariantError):
+        Variant.enhanced(3, width=(3, 8))
+    with pytest.raises(VariantError):
+        Variant.enhanced(3, width=(9, 8))
+
+
+@pytest.mark.parametrize(
+    "kwargs,words",
+    [
+        ({"width": 3, "height": 6}, "out of range"),
+        ({"width": 7, "height": 13}, "out of range"),
+        ({"width": 7, "height": 6, "forbidden": ["h1"]}, "off the 7x6 board"),
+        ({"width": 7, "height": 6, "forbidden": ["a1", "a1"]}, "repeated"),
+        ({"width": 7, "height": 6, "forbidden": ["a1"], "bonus": "a1"}, "is a forbidden cell"),
+        ({"width": 7, "height": 6, "bonus": "a7"}, "off the 7x6 board"),
+        ({"width": 7.0, "height": 6}, "integer"),
+    ],
+)
+def test_bad_boards_are_refused_with_a_reason(kwargs: dict, words: str) -> None:
+    with pytest.raises(VariantError, match=words):
+        Variant(**kwargs)
+
+
+def test_cells_are_named_column_then_row_and_sort_that_way() -> None:
+    assert Cell.parse("d3") == Cell(3, 2)
+    assert Cell(3, 2).name == "d3"
+    assert sorted(Cell.parse(n) for n in ["b1", "a10", "a2"]) == [Cell.parse(n) for n in ["a2", "a10", "b1"]]
+    for bad in ["d0", "d03", "D3", "3d", "m1", "a13", "", "a"]:
+        with pytest.raises(VariantError):
+            Cell.parse(bad)
+
+
+def test_forbidden_cells_are_kept_in_canonical_order() -> None:
+    assert Variant(12, 12, ["b1", "a10", "a2"]).notation == "12x12/Xa2/Xa10/Xb1"
