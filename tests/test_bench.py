@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import shutil
+
+import pytest
 
 from click.testing import CliRunner
 
@@ -17,10 +20,20 @@ def test_bench_json_reports_rates_for_both_boards() -> None:
     assert all(rate > 0 for rate in data["playouts_per_s"].values())
     assert set(data["position_ops_per_s"]) == {"7x6", "12x12/Xf4"}
     details = data["details"]["playouts"]["12x12/Xf4"]
-    assert details["cpu_s"] >= 0.05 and details["wall_s"] > 0
+    assert details["cpu_s"] > 0 and details["wall_s"] > 0 and len(details["runs_per_s"]) == 3
 
 
 def test_bench_text_report() -> None:
     result = CliRunner().invoke(main, ["bench", "--seconds", "0.02"])
     assert result.exit_code == 0
     assert "M playouts/s" in result.output and "12x12/Xf4" in result.output
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None and shutil.which("cc") is None, reason="needs a C compiler")
+def test_bench_can_time_the_c_reference_beside_the_kernel() -> None:
+    result = CliRunner().invoke(main, ["bench", "--json", "--seconds", "0.05", "--c"])
+    assert result.exit_code == 0, result.output
+    reference = json.loads(result.output)["c_reference_playouts_per_s"]
+    assert set(reference) == {"7x6", "12x12/Xf4"}
+    assert set(reference["7x6"]) == {"lines", "bitboard"}
+    assert all(rate > 0 for engines in reference.values() for rate in engines.values())

@@ -9,7 +9,8 @@ Two measurements per board (the classic 7x6, and 12x12 with f4 forbidden):
   ``Position`` API (what a pure-Python caller gets).
 
 Rates use the process's CPU time (``time.process_time``), so a busy machine
-does not skew them; wall time is reported beside it.
+does not skew them; wall time is reported beside it.  Each rate is the median
+of three timed runs.
 """
 
 from __future__ import annotations
@@ -17,7 +18,11 @@ from __future__ import annotations
 import os
 import platform
 import random
+import shutil
+import subprocess
+import tempfile
 import time
+from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
@@ -28,17 +33,30 @@ from c4lab.rules import kernels as K
 BOARDS = ("7x6", "12x12/Xf4")
 
 
-def _timed(run: Callable[[int], int], seconds: float, first: int) -> dict[str, float]:
-    """Call ``run(n)`` with growing ``n`` until it used ``seconds`` of CPU;
-    return the totals of the final call (units counted by ``run``)."""
+def _timed(run: Callable[[int], int], seconds: float, first: int, repeats: int = 3) -> dict[str, float]:
+    """Measure ``run(n)`` (which does ``n`` units of work).
+
+    ``n`` grows until one call uses about ``seconds / repeats`` of CPU time;
+    then ``repeats`` calls are timed and the median rate is kept, so one
+    unlucky run (another process, a frequency change) does not decide.
+    """
+    share = seconds / repeats
     n = first
     while True:
+        cpu0 = time.process_time()
+        run(n)
+        cpu = time.process_time() - cpu0
+        if cpu >= share / 2 or n >= 1 << 40:
+            break
+        n = max(n * 2, int(n * 1.1 * share / max(cpu, 1e-6)))
+    n = max(1, int(n * share / max(cpu, 1e-6)))
+    runs = []
+    for _ in range(repeats):
         cpu0, wall0 = time.process_time(), time.perf_counter()
-        units = run(n)
-        cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
-        if cpu >= seconds or n >= 1 << 40:
-            return {"n": n, "units": units, "cpu_s": cpu, "wall_s": wall}
-        n = max(n * 2, int(n * 1.2 * seconds / max(cpu, 1e-6)))
+        run(n)
+        runs.append((time.process_time() - cpu0, time.perf_counter() - wall0))
+    cpu, wall = sorted(runs)[repeats // 2]
+    return {"n": n, "cpu_s": cpu, "wall_s": wall, "rates": [n / c for c, _ in runs]}
 
 
 def bench_playouts(board: str, seconds: float, seed: int = 1) -> dict[str, float]:
@@ -53,6 +71,7 @@ def bench_playouts(board: str, seconds: float, seed: int = 1) -> dict[str, float
         return n
 
     m = _timed(run, seconds, 10_000)
+    run(m["n"])  # the counts of a run of the measured size (same seed: same games)
     return {
         "playouts": m["n"],
         "playouts_per_s": m["n"] / m["cpu_s"],
@@ -63,6 +82,7 @@ def bench_playouts(board: str, seconds: float, seed: int = 1) -> dict[str, float
         "draws": tokens["d"] / m["n"],
         "cpu_s": m["cpu_s"],
         "wall_s": m["wall_s"],
+        "runs_per_s": m["rates"],
     }
 
 
@@ -82,14 +102,57 @@ def bench_position_api(board: str, seconds: float, seed: int = 1) -> dict[str, f
 
     run(100)
     m = _timed(run, seconds, 2_000)
-    return {"ops": m["n"], "ops_per_s": m["n"] / m["cpu_s"], "cpu_s": m["cpu_s"], "wall_s": m["wall_s"]}
+    return {
+        "ops": m["n"],
+        "ops_per_s": m["n"] / m["cpu_s"],
+        "cpu_s": m["cpu_s"],
+        "wall_s": m["wall_s"],
+        "runs_per_s": m["rates"],
+    }
 
 
-def run_benchmarks(seconds: float = 2.0) -> dict[str, Any]:
+# The C yardstick: (engine, W, H, forbidden column, forbidden row) per board.
+C_RUNS = {
+    "7x6": [("lines", 7, 6, -1, -1), ("bitboard", 7, 6, -1, -1)],
+    "12x12/Xf4": [("lines", 12, 12, 5, 3)],
+}
+
+
+def bench_c_reference(seconds: float) -> dict[str, dict[str, float]]:
+    """Compile ``bench_reference.c`` (gcc -O3 -march=native) and time the same
+    random playouts in C: the median of three runs per engine and board."""
+    compiler = shutil.which("gcc") or shutil.which("cc")
+    if compiler is None:
+        raise RuntimeError("--c needs a C compiler (gcc or cc) on the PATH")
+    source = Path(__file__).with_name("bench_reference.c")
+    out: dict[str, dict[str, float]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        exe = Path(tmp) / "bench_reference"
+        subprocess.run(
+            [compiler, "-O3", "-march=native", "-o", str(exe), str(source)], check=True, capture_output=True
+        )
+        for board, runs in C_RUNS.items():
+            for engine, w, h, fc, fr in runs:
+                def run(n: int) -> float:
+                    line = subprocess.run(
+                        [str(exe), engine, str(w), str(h), str(fc), str(fr), str(n)],
+                        check=True, capture_output=True, text=True,
+                    ).stdout.split()
+                    return float(line[0])
+
+                n = 100_000
+                while n / max(run(n), 1.0) < seconds / 6:
+                    n *= 4
+                rates = sorted(run(n) for _ in range(3))
+                out.setdefault(board, {})[engine] = rates[1]
+    return out
+
+
+def run_benchmarks(seconds: float = 2.0, c_reference: bool = False) -> dict[str, Any]:
     """Every measurement, as the JSON object ``c4lab bench --json`` prints."""
     playouts = {board: bench_playouts(board, seconds) for board in BOARDS}
     api = {board: bench_position_api(board, seconds / 2) for board in BOARDS}
-    return {
+    results: dict[str, Any] = {
         "playouts_per_s": {b: round(r["playouts_per_s"]) for b, r in playouts.items()},
         "position_ops_per_s": {b: round(r["ops_per_s"]) for b, r in api.items()},
         "details": {"playouts": playouts, "position_api": api},
@@ -101,6 +164,9 @@ def run_benchmarks(seconds: float = 2.0) -> dict[str, Any]:
             "cpus": os.cpu_count(),
         },
     }
+    if c_reference:
+        results["c_reference_playouts_per_s"] = bench_c_reference(seconds)
+    return results
 
 
 def _numba_version() -> str:
@@ -117,14 +183,24 @@ def report(results: dict[str, Any]) -> str:
             f"  {board:<10} {r['playouts_per_s'] / 1e6:7.2f} M playouts/s  "
             f"{r['moves_per_s'] / 1e6:7.1f} M moves/s  mean length {r['mean_length']:5.1f}  "
             f"A {r['wins_a']:.1%} B {r['wins_b']:.1%} draw {r['draws']:.1%}  "
-            f"({r['playouts']:,} playouts, {r['cpu_s']:.2f} s CPU, {r['wall_s']:.2f} s wall)"
+            f"(median of 3 runs of {r['playouts']:,}: {r['cpu_s']:.2f} s CPU, {r['wall_s']:.2f} s wall)"
         )
     lines.append("Position API (legal_moves + play, pure Python caller):")
     for board, r in results["details"]["position_api"].items():
         lines.append(
             f"  {board:<10} {r['ops_per_s'] / 1e3:7.1f} k ops/s  "
-            f"({r['ops']:,} ops, {r['cpu_s']:.2f} s CPU, {r['wall_s']:.2f} s wall)"
+            f"(median of 3 runs of {r['ops']:,}: {r['cpu_s']:.2f} s CPU, {r['wall_s']:.2f} s wall)"
         )
+    reference = results.get("c_reference_playouts_per_s")
+    if reference:
+        lines.append("C reference (bench_reference.c, gcc -O3 -march=native), the same playouts:")
+        for board, engines in reference.items():
+            ours = results["playouts_per_s"][board]
+            for engine, rate in engines.items():
+                lines.append(
+                    f"  {board:<10} {engine:<9} {rate / 1e6:6.2f} M playouts/s   "
+                    f"numba kernel / C = {ours / rate:.2f}"
+                )
     m = results["machine"]
     lines.append(f"Python {m['python']}, numba {m['numba']}, numpy {m['numpy']}, {m['cpus']} CPUs")
     return "\n".join(lines)

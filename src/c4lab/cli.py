@@ -188,11 +188,15 @@ def play(
 @main.command()
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--seconds", type=float, default=2.0, show_default=True, help="CPU seconds per measurement.")
-def bench(as_json: bool, seconds: float) -> None:
+@click.option("--c", "c_reference", is_flag=True, help="Also time the C reference playouts (needs gcc).")
+def bench(as_json: bool, seconds: float, c_reference: bool) -> None:
     """Measure the rules engine: random playouts and Position API speed."""
     from c4lab.bench import report, run_benchmarks
 
-    results = run_benchmarks(seconds)
+    try:
+        results = run_benchmarks(seconds, c_reference=c_reference)
+    except RuntimeError as exc:
+        raise click.ClickException(str(exc)) from None
     click.echo(json.dumps(results) if as_json else report(results))
 
 

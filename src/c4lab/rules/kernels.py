@@ -479,19 +479,20 @@ def seed_rng(seed):
 
 
 @njit(inline="always")
-def _random_token(geo, st, s, side, empty, navail):
+def _random_token(geo, st, r32, s, side, empty, navail, bonus_open):
     """Play one random token of ``side`` in place.
 
-    The column is uniform among the non-full ones; after a bonus landing
-    (that neither won nor filled the board) the choice between declining and
-    each ban column is uniform.  Returns ``(rng, cell, won, banned, empty,
-    navail)``.
+    The column is uniform among the non-full ones (drawn from ``r32``, 32
+    random bits); after a bonus landing (that neither won nor filled the
+    board) the choice between declining and each ban column is uniform.
+    ``bonus_open`` is a compile-time constant: False when the bonus cell is
+    absent or taken, which removes the bonus test from the loop.
+    Returns ``(rng, cell, won, banned, empty, navail)``.
     """
-    s, x = _rand(s)
-    k = _below(x, navail)
+    k = (r32 * navail) >> U(32)
     cell, won, empty, navail = _drop(geo, st, side, U(st[S_AVAIL + k]), k, empty, navail)
     banned = False
-    if cell == U(geo[G_BONUS]) and not won and empty != U0:
+    if bonus_open and cell == U(geo[G_BONUS]) and not won and empty != U0:
         s, x = _rand(s)
         k = _below(x, navail + U1)
         if k < navail:
@@ -502,14 +503,45 @@ def _random_token(geo, st, s, side, empty, navail):
 
 
 @njit(inline="always")
+def _playout_loop(geo, st, s, side, empty, navail, bonus_open):
+    """The playout loop; returns ``(rng, result, side, cell, empty, navail, bans)``.
+
+    Two tokens per pass, so that the side to move is a constant in each half,
+    and one 64-bit random number serves both column choices: the high half
+    for A, the low half for B (xorshift64*'s 32-bit halves are both good in
+    their top bits, which the multiply-shift mapping uses).
+    """
+    bans = U0
+    while True:
+        s, x = _rand(s)
+        if side == U0:
+            s, cell, won, banned, empty, navail = _random_token(
+                geo, st, x >> U(32), s, U0, empty, navail, bonus_open
+            )
+            bans += U(banned)
+            result = _outcome(U0, won, empty)
+            if result != U(ONGOING):
+                break
+            side = U1
+        s, cell, won, banned, empty, navail = _random_token(
+            geo, st, x & U(0xFFFFFFFF), s, U1, empty, navail, bonus_open
+        )
+        bans += U(banned)
+        result = _outcome(U1, won, empty)
+        if result != U(ONGOING):
+            break
+        side = U0
+    return s, result, side, cell, empty, navail, bans
+
+
+@njit(inline="always")
 def _playout(geo, st, s):
     """Random tokens in place until the game ends; returns ``(result, rng)``.
 
     The header scalars live in registers during the loop (the compiler cannot
     keep them there across stores into the same array) and are written back
-    once at the end.  The loop plays two tokens per pass so that the side to
-    move is a constant in each half; tokens are counted from the empty cells
-    used (minus the ban pieces) rather than by a counter.
+    once at the end; tokens are counted from the empty cells used (minus the
+    ban pieces) rather than by a counter.
     """
     result = U(st[S_RESULT])
     if result != U(ONGOING):
@@ -517,23 +549,16 @@ def _playout(geo, st, s):
     side = U(st[S_TURN])
     empty = U(st[S_EMPTY])
     navail = U(st[S_NAVAIL])
-    empty_before = empty
-    bans = U0
-    while True:
-        if side == U0:
-            s, cell, won, banned, empty, navail = _random_token(geo, st, s, U0, empty, navail)
-            bans += banned
-            result = _outcome(U0, won, empty)
-            if result != U(ONGOING):
-                break
-            side = U1
-        s, cell, won, banned, empty, navail = _random_token(geo, st, s, U1, empty, navail)
-        bans += banned
-        result = _outcome(U1, won, empty)
-        if result != U(ONGOING):
-            break
-        side = U0
-    _store_header(st, side, cell, empty, navail, result, empty_before - empty - bans)
+    bonus = U(geo[G_BONUS])
+    if bonus != U(NO_CELL) and st[S_BOARD + bonus] == EMPTY:
+        s, result, side, cell, empty_after, navail, bans = _playout_loop(
+            geo, st, s, side, empty, navail, True
+        )
+    else:
+        s, result, side, cell, empty_after, navail, bans = _playout_loop(
+            geo, st, s, side, empty, navail, False
+        )
+    _store_header(st, side, cell, empty_after, navail, result, empty - empty_after - bans)
     return result, s
 
 
