@@ -1,4 +1,4 @@
-"""The rules engine: numba-compiled kernels over two flat int64 arrays.
+"""The rules engine: numba-compiled kernels over two small flat arrays.
 
 This module is the one place where the rules of ``RULES.md`` are written down
 as code.  Everything else (``Position``, the agents, the solver, the server)
@@ -6,14 +6,14 @@ calls these kernels; nothing re-implements gravity, the bonus or the win test.
 
 Data model
 ----------
-``geo`` (read-only, one per :class:`~c4lab.rules.variant.Variant`)
+``geo`` (``uint8``, read-only, one per :class:`~c4lab.rules.variant.Variant`)
     The board's shape: width, height, bonus cell, number of playable cells and
     the *gravity table* ``next[c*16 + r]``: the lowest row ``>= r`` of column
     ``c`` that is not forbidden, or ``H`` if there is none.  With that table a
     forbidden cell is skipped in O(1) and costs nothing in the hot loop.
 
-``state`` (one per position; the kernels mutate it in place, ``Position``
-copies before it calls them)
+``state`` (``uint16``, one per position; the kernels mutate it in place,
+``Position`` copies before it calls them)
     A header (tokens played, side to move, result, empty cells, last piece,
     number of non-full columns), the landing row of every column, the list of
     non-full columns (so a random move is one array read), the board (one code
@@ -24,12 +24,14 @@ copies before it calls them)
     pieces set no bit, so they break lines for free.
 
 Cells are numbered ``col * 16 + row`` (0-based).  A *move code* packs a whole
-move token into one integer: ``col + 16 * (ban + 1)``, where ``ban = -1``
-means no ban piece (a plain move, or a declined bonus).
+move token into one integer: ``col + 16 * (ban + 1)``, no ban being ``ban =
+-1`` (a plain move, or a declined bonus); ``Move.code`` and ``Move.from_code``
+convert.
 
-Unsigned 64-bit integers are used for random numbers (numba assumes signed
-arithmetic never overflows) and for hot-loop indices (no negative-index
-wrap-around code).
+All arithmetic in the kernels is unsigned 64-bit (``U(...)``): numba compiles
+signed arithmetic assuming it never overflows (wrong for random numbers),
+signed indices carry negative-index wrap-around code, and mixing signed with
+unsigned integers gives floats in numba.  Hence the ``U(...)`` everywhere.
 """
 
 from __future__ import annotations
@@ -44,7 +46,6 @@ U2 = U(2)
 U3 = U(3)
 
 MAX_SIDE = 12
-MIN_SIDE = 4
 STRIDE = U(16)
 NCELLS = 12 * 16
 NO_CELL = 255  # "no bonus cell" in the geometry
@@ -103,23 +104,7 @@ ERR_BAN_AFTER_WIN = 6
 ERR_BAN_BOARD_FULL = 7
 ERR_BAN_COLUMN_FULL = 8
 
-NO_BAN = -1
-MAX_LEGAL = MAX_SIDE * (MAX_SIDE + 1)
-
-
-def move_code(col: int, ban: int = NO_BAN) -> int:
-    """Pack a move token (column, optional ban column) into a move code."""
-    return col + 16 * (ban + 1)
-
-
-def code_column(code: int) -> int:
-    """The column a move code drops its piece in."""
-    return int(code) & 15
-
-
-def code_ban(code: int) -> int:
-    """The ban column of a move code, or ``NO_BAN``."""
-    return (int(code) >> 4) - 1
+MAX_LEGAL = 2 * MAX_SIDE  # legal move codes: one per column, plus the bans of one bonus landing
 
 
 # --------------------------------------------------------------------------
@@ -200,17 +185,35 @@ def _four(m):
 
 
 @njit(inline="always")
-def _would_win(st, side, c, r):
-    """Would a piece of ``side`` at (c, r) complete four in a line?"""
+def _lines_through(st, side, c, r):
+    """The four lines of ``side`` through (c, r): their indices in ``st`` and
+    their masks with (c, r) added."""
     base = S_LINES + side * LINES_PER_SIDE
     bc = U1 << c
-    if _four(U(st[base + L_ROW + r]) | bc):
-        return True
-    if _four(U(st[base + L_COL + c]) | (U1 << r)):
-        return True
-    if _four(U(st[base + L_DIAG + U(11) + c - r]) | bc):
-        return True
-    return _four(U(st[base + L_ANTI + c + r]) | bc)
+    i0 = base + L_ROW + r
+    i1 = base + L_COL + c
+    i2 = base + L_DIAG + U(11) + c - r
+    i3 = base + L_ANTI + c + r
+    m0 = U(st[i0]) | bc
+    m1 = U(st[i1]) | (U1 << r)
+    m2 = U(st[i2]) | bc
+    m3 = U(st[i3]) | bc
+    return i0, i1, i2, i3, m0, m1, m2, m3
+
+
+@njit(inline="always")
+def _any_four(m0, m1, m2, m3):
+    """Does one of four line masks hold four adjacent bits?  Each holds at
+    most 12 bits: packed in 16-bit lanes, one test covers the four lines (no
+    run of bits can cross a lane's empty top)."""
+    return _four(m0 | (m1 << U(16)) | (m2 << U(32)) | (m3 << U(48)))
+
+
+@njit(inline="always")
+def _would_win(st, side, c, r):
+    """Would a piece of ``side`` at (c, r) complete four in a line?"""
+    _, _, _, _, m0, m1, m2, m3 = _lines_through(st, side, c, r)
+    return _any_four(m0, m1, m2, m3)
 
 
 @njit(inline="always")
@@ -239,23 +242,12 @@ def _drop(geo, st, side, c, k, empty, navail):
     """
     r = U(st[S_HEIGHT + c])
     cell, empty, navail = _fill(geo, st, c, k, r, U(PIECE_A) + side, empty, navail)
-    base = S_LINES + side * LINES_PER_SIDE
-    bc = U1 << c
-    i0 = base + L_ROW + r
-    i1 = base + L_COL + c
-    i2 = base + L_DIAG + U(11) + c - r
-    i3 = base + L_ANTI + c + r
-    m0 = U(st[i0]) | bc
-    m1 = U(st[i1]) | (U1 << r)
-    m2 = U(st[i2]) | bc
-    m3 = U(st[i3]) | bc
+    i0, i1, i2, i3, m0, m1, m2, m3 = _lines_through(st, side, c, r)
     st[i0] = m0
     st[i1] = m1
     st[i2] = m2
     st[i3] = m3
-    # Each mask holds at most 12 bits: packed in 16-bit lanes, one test
-    # covers the four lines (no run of bits can cross a lane's empty top).
-    won = _four(m0 | (m1 << U(16)) | (m2 << U(32)) | (m3 << U(48)))
+    won = _any_four(m0, m1, m2, m3)
     return cell, won, empty, navail
 
 

@@ -55,7 +55,8 @@ _WIN_STYLE = {"A": "bold bright_white on green", "B": "bold black on green"}
 def board_text(position: Position) -> Text:
     """The board in colour: white and black pieces on a blue board, the
     forbidden cell a red X, the bonus cell a yellow diamond, ban pieces grey
-    squares, the winning line on green, column letters below."""
+    squares, the winning line on green, the last piece underlined, column
+    letters below."""
     variant = position.variant
     cells = position.cells
     win = set(position.win_line)
@@ -70,6 +71,8 @@ def board_text(position: Position) -> Text:
                 symbol, style = _STYLE[piece]
                 if cell in win:
                     style = _WIN_STYLE[piece]
+                if cell == position.last_cell:
+                    style += " underline"
             elif cell in forbidden:
                 symbol, style = _STYLE["forbidden"]
             elif cell == variant.bonus:
@@ -148,11 +151,18 @@ class TerminalGame:
     def say(self, message: str) -> None:
         self.console.print(message, highlight=False, markup=False, soft_wrap=True)
 
-    def show(self, position: Position) -> None:
+    def show(self, position: Position, header: str, note: str) -> None:
+        """Draw the board; on a terminal, redraw the screen in place."""
         if self.color:
+            self.console.clear()
+            self.say(header)
             self.console.print(board_text(position))
             self.console.print(legend(position))
+            if note:
+                self.say(note)
         else:
+            if note:
+                self.say(note)
             self.console.print(position.render(), highlight=False, markup=False)
 
     def ask_yes_no(self, prompt: str) -> bool:
@@ -184,16 +194,19 @@ class TerminalGame:
         by_side = {"A": a_index, "B": 1 - a_index}
         for agent in self.players:
             agent.new_game()
-        self.say(
-            f"\nGame {number} on {position.notation}: "
+        header = (
+            f"Game {number} on {position.notation}: "
             f"{SIDE_NAMES['A']} is {self.labels[by_side['A']]} and moves first; "
             f"{SIDE_NAMES['B']} is {self.labels[by_side['B']]}."
         )
+        if not self.color:
+            self.say("\n" + header)
         delay = self.settings.delay
         if delay is None:
             delay = 0.5 if self.color and not any(p.is_human for p in self.players) else 0.0
+        note = ""
         while not position.is_over:
-            self.show(position)
+            self.show(position, header, note)
             side = position.to_move
             assert side is not None
             index = by_side[side]
@@ -204,11 +217,10 @@ class TerminalGame:
                 self.say(f"Game abandoned. The moves so far: {position.notation}")
                 return False
             position = position.play(move)
-            if not agent.is_human:
-                self.say(f"{SIDE_NAMES[side]}, {self.labels[index]}, plays {move.token}.")
-                if delay:
-                    time.sleep(delay)
-        self.show(position)
+            note = f"{SIDE_NAMES[side]}, {self.labels[index]}, plays {move.token}."
+            if delay and not agent.is_human:
+                time.sleep(delay)
+        self.show(position, header, note)
         if position.result == "draw":
             self.say("The game is a draw: the board is full.")
         else:
