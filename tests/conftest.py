@@ -40,3 +40,24 @@ def load_bad_positions() -> list[tuple[str, str, str]]:
             category = note[1 : note.index("]")]
             rows.append((text, category, note[note.index("]") + 1 :].strip()))
     return rows
+
+
+class Script:
+    """A person at the keyboard, scripted: answers prompts from a list (end
+    of input after the last one) and records the prompts and what was said."""
+
+    def __init__(self, *answers: str) -> None:
+        self.answers = list(answers)
+        self.prompts: list[str] = []
+        self.said: list[str] = []
+
+    def ask(self, prompt: str) -> str:
+        self.prompts.append(prompt)
+        if not self.answers:
+            raise EOFError
+        return self.answers.pop(0)
+
+    __call__ = ask
+
+    def say(self, text: str) -> None:
+        self.said.append(text)

@@ -19,6 +19,8 @@ from c4lab.agents import (
 )
 from c4lab.rules import Move, Position, Variant
 
+from conftest import Script
+
 
 def test_specs_read_name_then_key_values() -> None:
     assert parse_spec("random") == ("random", {})
@@ -76,24 +78,6 @@ def test_the_random_agent_takes_and_declines_bans() -> None:
 def test_the_random_agent_refuses_a_finished_game() -> None:
     with pytest.raises(ValueError, match="game is over"):
         RandomAgent(seed=1).choose(Position.parse("7x6:aabbccd"))
-
-
-class Script:
-    """Answers prompts from a list and records what was said."""
-
-    def __init__(self, *answers: str) -> None:
-        self.answers = list(answers)
-        self.prompts: list[str] = []
-        self.said: list[str] = []
-
-    def ask(self, prompt: str) -> str:
-        self.prompts.append(prompt)
-        if not self.answers:
-            raise EOFError
-        return self.answers.pop(0)
-
-    def say(self, text: str) -> None:
-        self.said.append(text)
 
 
 def human(script: Script) -> HumanAgent:

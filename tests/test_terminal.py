@@ -13,23 +13,13 @@ from rich.console import Console
 from c4lab.rules import Position
 from c4lab.ui.terminal import GameSettings, TerminalGame, board_text, starting_position
 
-
-class Keyboard:
-    def __init__(self, *lines: str) -> None:
-        self.lines = list(lines)
-        self.prompts: list[str] = []
-
-    def __call__(self, prompt: str) -> str:
-        self.prompts.append(prompt)
-        if not self.lines:
-            raise EOFError
-        return self.lines.pop(0)
+from conftest import Script
 
 
-def game(settings: GameSettings, *keys: str, color: bool = False) -> tuple[str, int, Keyboard]:
+def game(settings: GameSettings, *keys: str, color: bool = False) -> tuple[str, int, Script]:
     out = io.StringIO()
     console = Console(file=out, force_terminal=color, no_color=not color, width=100)
-    keyboard = Keyboard(*keys)
+    keyboard = Script(*keys)
     status = TerminalGame(settings, console=console, read=keyboard).run()
     return out.getvalue(), status, keyboard
 

@@ -9,7 +9,6 @@ output is a terminal and as plain text otherwise (pipes, tests).
 from __future__ import annotations
 
 import random
-import re
 import time
 from dataclasses import dataclass
 from typing import Callable
@@ -103,9 +102,6 @@ def legend(position: Position) -> Text:
 # ---------------------------------------------------------------------------
 
 
-_SIZE = re.compile(r"^(\d+)x(\d+)$")
-
-
 def starting_position(board: str, bonus: bool, rng: random.Random) -> Position:
     """The position a game starts from: ``random`` draws the enhanced setup;
     anything else is a position string (``7x6``, ``9x8/Xd3:dd``); ``bonus``
@@ -142,9 +138,11 @@ class TerminalGame:
         self.players: list[Agent] = [
             make_agent(spec, ask=self.read, say=self.say) for spec in settings.players
         ]
+        # "you" when one person plays an agent; the spec otherwise.
+        one_person = sum(p.is_human for p in self.players) == 1
         self.labels = [
-            f"player {i + 1} ({'you' if p.is_human and not all(q.is_human for q in self.players) else spec})"
-            for i, (p, spec) in enumerate(zip(self.players, settings.players))
+            f"player {i + 1} ({'you' if agent.is_human and one_person else spec})"
+            for i, (agent, spec) in enumerate(zip(self.players, settings.players))
         ]
         starting_position(settings.board, settings.bonus, random.Random(0))  # fail early on a bad board
 
@@ -169,7 +167,7 @@ class TerminalGame:
         while True:
             try:
                 entry = self.read(prompt).strip().lower()
-            except EOFError:
+            except (EOFError, KeyboardInterrupt):
                 return False
             if entry in ("y", "yes"):
                 return True
@@ -213,8 +211,8 @@ class TerminalGame:
             agent = self.players[index]
             try:
                 move = agent.choose(position)
-            except QuitGame:
-                self.say(f"Game abandoned. The moves so far: {position.notation}")
+            except (QuitGame, KeyboardInterrupt):
+                self.say(f"\nGame abandoned. The moves so far: {position.notation}")
                 return False
             position = position.play(move)
             note = f"{SIDE_NAMES[side]}, {self.labels[index]}, plays {move.token}."
