@@ -72,3 +72,37 @@ def test_playout_batches_count_every_game() -> None:
     assert 0.5 < a / 20_000 < 0.62  # the first player wins more random games
     assert 18 < tokens / 20_000 < 25
     assert K.playout_batch(geo, start, 1000, 9) == K.playout_batch(geo, start, 1000, 9)
+
+
+def test_small_boards_use_the_bitboard_encoding_and_large_ones_the_line_masks() -> None:
+    for width in range(4, 13):
+        for height in range(4, 13):
+            geo, _ = Position(Variant(width, height)).kernel_arrays()
+            assert bool(geo[K.G_BITBOARD]) == (width * (height + 1) <= 64)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_both_win_test_encodings_agree_move_by_move(seed: int) -> None:
+    """Force the line masks on boards that would use a bitboard: the same
+    random games must give the same legal moves and results at every step."""
+    rng = random.Random(seed)
+    out_a = np.empty(K.MAX_LEGAL, dtype=np.uint8)
+    out_b = np.empty(K.MAX_LEGAL, dtype=np.uint8)
+    for _ in range(200):
+        while True:
+            variant = Variant.enhanced(rng, forbidden=rng.randint(0, 2), bonus=rng.random() < 0.5)
+            if variant.width * (variant.height + 1) <= 64:
+                break
+        geo_bits, start = Position(variant).kernel_arrays()
+        geo_lines = geo_bits.copy()
+        geo_lines[K.G_BITBOARD] = 0
+        a, b = start.copy(), start.copy()
+        while a[K.S_RESULT] == K.ONGOING:
+            n = K.legal_codes(geo_bits, a, out_a)
+            assert K.legal_codes(geo_lines, b, out_b) == n
+            assert (out_a[:n] == out_b[:n]).all()
+            code = int(out_a[rng.randrange(n)])
+            assert K.play(geo_bits, a, code) == K.OK
+            assert K.play(geo_lines, b, code) == K.OK
+            assert a[K.S_RESULT] == b[K.S_RESULT]
+        assert (a[K.S_BOARD:] == b[K.S_BOARD:]).all()

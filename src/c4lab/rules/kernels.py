@@ -17,11 +17,20 @@ Data model
     A header (tokens played, side to move, result, empty cells, last piece,
     number of non-full columns), the landing row of every column, the list of
     non-full columns (so a random move is one array read), the board (one code
-    per cell), and for each player one 12-bit mask per line of the board:
-    every row, column, diagonal and anti-diagonal.  Dropping a piece sets one
-    bit in four masks; the move wins iff one of those four masks now holds four
-    adjacent bits (``m & m>>1 & m>>2 & m>>3``).  Forbidden cells and ban
-    pieces set no bit, so they break lines for free.
+    per cell), and the players' pieces in the board's *win-test encoding*:
+
+    * a one-word bitboard per player (bit ``c * (H + 1) + r``, an always-empty
+      guard bit on top of every column) when the board fits in 64 bits,
+      ``W * (H + 1) <= 64`` (7x6 among them): a move sets one bit and wins iff
+      ``m & m >> d`` then ``& >> 2d`` leaves a bit for one of the four
+      directions ``d`` (1, H + 1, H, H + 2);
+    * otherwise, for each player one 12-bit mask per line of the board (every
+      row, column, diagonal and anti-diagonal): a move sets one bit in four
+      masks and wins iff one of them holds four adjacent bits.
+
+    Forbidden cells and ban pieces set no bit in either, so they break lines
+    for free.  Only ``_drop`` and ``_would_win`` know the encodings; a test
+    forces the line masks on small boards and checks both agree move by move.
 
 Cells are numbered ``col * 16 + row`` (0-based).  A *move code* packs a whole
 move token into one integer: ``col + 16 * (ban + 1)``, no ban being ``ban =
@@ -69,6 +78,7 @@ G_W = U(0)
 G_H = U(1)
 G_BONUS = U(2)
 G_PLAYABLE = U(3)
+G_BITBOARD = U(4)  # 1: the board fits a one-word bitboard (W * (H + 1) <= 64)
 G_NEXT = U(8)
 GEO_LEN = 8 + NCELLS
 
@@ -89,9 +99,10 @@ S_LAST = U(4)
 S_NAVAIL = U(5)
 S_HEIGHT = U(8)
 S_AVAIL = U(20)
-S_LINES = U(32)
-S_BOARD = U(32 + 2 * 70)
-STATE_LEN = 32 + 2 * 70 + NCELLS
+S_BITBOARDS = U(32)  # two uint64 bitboards, four uint16 lanes each
+S_LINES = U(40)
+S_BOARD = U(40 + 2 * 70)
+STATE_LEN = 40 + 2 * 70 + NCELLS
 
 # Error codes of check() / play(); OK means legal.
 OK = 0
@@ -124,6 +135,7 @@ def new_geometry(width, height, forbidden, bonus):
     geo[G_H] = height
     geo[G_BONUS] = bonus
     geo[G_PLAYABLE] = width * height - forbidden.shape[0]
+    geo[G_BITBOARD] = 1 if width * (height + 1) <= 64 else 0
     for c in range(12):
         nxt = height
         for r in range(15, -1, -1):
@@ -210,10 +222,49 @@ def _any_four(m0, m1, m2, m3):
 
 
 @njit(inline="always")
-def _would_win(st, side, c, r):
+def _bb_four(m, stride):
+    """Does the one-word bitboard ``m`` (bit ``c * stride + r``; ``stride`` is
+    H + 1, so every column has an always-empty guard bit on top) hold four
+    in a line: vertical, horizontal, or either diagonal?"""
+    y0 = m & (m >> U1)
+    y1 = m & (m >> stride)
+    y2 = m & (m >> (stride - U1))
+    y3 = m & (m >> (stride + U1))
+    return (
+        (y0 & (y0 >> U2))
+        | (y1 & (y1 >> (stride + stride)))
+        | (y2 & (y2 >> (stride + stride - U2)))
+        | (y3 & (y3 >> (stride + stride + U2)))
+    ) != U0
+
+
+@njit(inline="always")
+def _load_bb(st, side):
+    """The bitboard of ``side`` from its four 16-bit lanes in the state."""
+    i = S_BITBOARDS + U(4) * side
+    return U(st[i]) | (U(st[i + U1]) << U(16)) | (U(st[i + U2]) << U(32)) | (U(st[i + U3]) << U(48))
+
+
+@njit(inline="always")
+def _store_bb(st, side, bb):
+    i = S_BITBOARDS + U(4) * side
+    st[i] = bb & U(0xFFFF)
+    st[i + U1] = (bb >> U(16)) & U(0xFFFF)
+    st[i + U2] = (bb >> U(32)) & U(0xFFFF)
+    st[i + U3] = bb >> U(48)
+
+
+@njit(inline="always")
+def _would_win(geo, st, side, c, r):
     """Would a piece of ``side`` at (c, r) complete four in a line?"""
-    _, _, _, _, m0, m1, m2, m3 = _lines_through(st, side, c, r)
-    return _any_four(m0, m1, m2, m3)
+    if geo[G_BITBOARD]:
+        stride = U(geo[G_H]) + U1
+        won = _bb_four(_load_bb(st, side) | (U1 << (c * stride + r)), stride)
+    else:
+        _, _, _, _, m0, m1, m2, m3 = _lines_through(st, side, c, r)
+        won = _any_four(m0, m1, m2, m3)
+    geo, st = geo, st  # see "Inlined helpers" above
+    return won
 
 
 @njit(inline="always")
@@ -234,21 +285,29 @@ def _fill(geo, st, c, k, r, code, empty, navail):
 
 
 @njit(inline="always")
-def _drop(geo, st, side, c, k, empty, navail):
+def _drop(geo, st, side, c, k, empty, navail, bb, stride, bitboard):
     """Drop a piece of ``side`` in column ``c`` (assumed legal; ``k`` is its
     index in the list of non-full columns).
 
-    Returns ``(cell, won, empty, navail)``.
+    ``bitboard`` (a compile-time constant in the playout loops) selects the
+    win-test encoding: the side's one-word bitboard ``bb`` with column stride
+    ``stride`` (kept in a register by the caller), or the line masks in
+    ``st``.  Returns ``(cell, won, empty, navail, bb)``.
     """
     r = U(st[S_HEIGHT + c])
     cell, empty, navail = _fill(geo, st, c, k, r, U(PIECE_A) + side, empty, navail)
-    i0, i1, i2, i3, m0, m1, m2, m3 = _lines_through(st, side, c, r)
-    st[i0] = m0
-    st[i1] = m1
-    st[i2] = m2
-    st[i3] = m3
-    won = _any_four(m0, m1, m2, m3)
-    return cell, won, empty, navail
+    if bitboard:
+        bb = bb | (U1 << (c * stride + r))
+        won = _bb_four(bb, stride)
+    else:
+        i0, i1, i2, i3, m0, m1, m2, m3 = _lines_through(st, side, c, r)
+        st[i0] = m0
+        st[i1] = m1
+        st[i2] = m2
+        st[i3] = m3
+        won = _any_four(m0, m1, m2, m3)
+    geo, st = geo, st  # see "Inlined helpers" above
+    return cell, won, empty, navail, bb
 
 
 @njit(inline="always")
@@ -302,7 +361,7 @@ def _ban_ok(geo, st, side, c, ban):
     cell = c * STRIDE + r
     if cell != U(geo[G_BONUS]):
         return ERR_BAN_NOT_BONUS
-    if _would_win(st, side, c, r):
+    if _would_win(geo, st, side, c, r):
         return ERR_BAN_AFTER_WIN
     if st[S_EMPTY] == 1:
         return ERR_BAN_BOARD_FULL
@@ -349,7 +408,11 @@ def play(geo, st, code):
     empty = U(st[S_EMPTY])
     navail = U(st[S_NAVAIL])
     c = code & U(15)
-    cell, won, empty, navail = _drop(geo, st, side, c, _avail_index(st, c), empty, navail)
+    cell, won, empty, navail, bb = _drop(
+        geo, st, side, c, _avail_index(st, c), empty, navail,
+        _load_bb(st, side), U(geo[G_H]) + U1, geo[G_BITBOARD] != 0,
+    )
+    _store_bb(st, side, bb)
     if code >= STRIDE:
         b = (code >> U(4)) - U1
         empty, navail = _ban(geo, st, b, _avail_index(st, b), empty, navail)
@@ -471,86 +534,89 @@ def seed_rng(seed):
 
 
 @njit(inline="always")
-def _random_token(geo, st, r32, s, side, empty, navail, bonus_open):
+def _random_token(geo, st, r32, s, side, empty, navail, bb, stride, has_bonus, bitboard):
     """Play one random token of ``side`` in place.
 
     The column is uniform among the non-full ones (drawn from ``r32``, 32
     random bits); after a bonus landing (that neither won nor filled the
     board) the choice between declining and each ban column is uniform.
-    ``bonus_open`` is a compile-time constant: False when the bonus cell is
-    absent or taken, which removes the bonus test from the loop.
-    Returns ``(rng, cell, won, banned, empty, navail)``.
+    ``has_bonus`` and ``bitboard`` are compile-time constants: the first is
+    False when the board has no bonus cell, which removes the bonus test from
+    the loop; the second selects the win-test encoding (see ``_drop``).  Returns ``(rng, cell, won, banned, empty, navail, bb)``.
     """
     k = (r32 * navail) >> U(32)
-    cell, won, empty, navail = _drop(geo, st, side, U(st[S_AVAIL + k]), k, empty, navail)
+    cell, won, empty, navail, bb = _drop(
+        geo, st, side, U(st[S_AVAIL + k]), k, empty, navail, bb, stride, bitboard
+    )
     banned = False
-    if bonus_open and cell == U(geo[G_BONUS]) and not won and empty != U0:
+    if has_bonus and cell == U(geo[G_BONUS]) and not won and empty != U0:
         s, x = _rand(s)
         k = _below(x, navail + U1)
         if k < navail:
             empty, navail = _ban(geo, st, U(st[S_AVAIL + k]), k, empty, navail)
             banned = True
     geo, st = geo, st  # see "Inlined helpers" above
-    return s, cell, won, banned, empty, navail
+    return s, cell, won, banned, empty, navail, bb
 
 
 @njit(inline="always")
-def _playout_loop(geo, st, s, side, empty, navail, bonus_open):
-    """The playout loop; returns ``(rng, result, side, cell, empty, navail, bans)``.
+def _playout_loop(geo, st, s, side, empty, navail, bb0, bb1, stride, has_bonus, bitboard):
+    """The playout loop.
 
-    Two tokens per pass, so that the side to move is a constant in each half,
-    and one 64-bit random number serves both column choices: the high half
-    for A, the low half for B (xorshift64*'s 32-bit halves are both good in
-    their top bits, which the multiply-shift mapping uses).
+    Two tokens per pass, so that the side to move (and its bitboard) is a
+    constant in each half, and one 64-bit random number serves both column
+    choices: the high half for A, the low half for B (xorshift64*'s 32-bit
+    halves are both good in their top bits, which the multiply-shift mapping
+    uses).  Returns ``(rng, result, side, cell, empty, navail, bans, bb0, bb1)``.
     """
     bans = U0
     while True:
         s, x = _rand(s)
         if side == U0:
-            s, cell, won, banned, empty, navail = _random_token(
-                geo, st, x >> U(32), s, U0, empty, navail, bonus_open
+            s, cell, won, banned, empty, navail, bb0 = _random_token(
+                geo, st, x >> U(32), s, U0, empty, navail, bb0, stride, has_bonus, bitboard
             )
             bans += U(banned)
             result = _outcome(U0, won, empty)
             if result != U(ONGOING):
                 break
             side = U1
-        s, cell, won, banned, empty, navail = _random_token(
-            geo, st, x & U(0xFFFFFFFF), s, U1, empty, navail, bonus_open
+        s, cell, won, banned, empty, navail, bb1 = _random_token(
+            geo, st, x & U(0xFFFFFFFF), s, U1, empty, navail, bb1, stride, has_bonus, bitboard
         )
         bans += U(banned)
         result = _outcome(U1, won, empty)
         if result != U(ONGOING):
             break
         side = U0
-    return s, result, side, cell, empty, navail, bans
+    return s, result, side, cell, empty, navail, bans, bb0, bb1
 
 
 @njit(inline="always")
-def _playout(geo, st, s):
+def _playout(geo, st, s, has_bonus, bitboard):
     """Random tokens in place until the game ends; returns ``(result, rng)``.
 
-    The header scalars live in registers during the loop (the compiler cannot
-    keep them there across stores into the same array) and are written back
-    once at the end; tokens are counted from the empty cells used (minus the
-    ban pieces) rather than by a counter.
+    ``has_bonus`` (the board has a bonus cell) and ``bitboard`` (the board's
+    win-test encoding) are compile-time constants: callers choose the
+    specialisation once per board, not once per playout.  (A bonus cell that
+    is already taken only costs a needless test.)  The header scalars and the
+    bitboards live in registers during the loop (the compiler cannot keep
+    them there across stores into the same array) and are written back once
+    at the end; tokens are counted from the empty cells used (minus the ban
+    pieces) rather than by a counter.
     """
     result = U(st[S_RESULT])
-    if result != U(ONGOING):
-        return result, s
-    side = U(st[S_TURN])
-    empty = U(st[S_EMPTY])
-    navail = U(st[S_NAVAIL])
-    bonus = U(geo[G_BONUS])
-    if bonus != U(NO_CELL) and st[S_BOARD + bonus] == EMPTY:
-        s, result, side, cell, empty_after, navail, bans = _playout_loop(
-            geo, st, s, side, empty, navail, True
+    if result == U(ONGOING):
+        side = U(st[S_TURN])
+        empty = U(st[S_EMPTY])
+        s, result, side, cell, empty_after, navail, bans, bb0, bb1 = _playout_loop(
+            geo, st, s, side, empty, U(st[S_NAVAIL]), _load_bb(st, U0), _load_bb(st, U1),
+            U(geo[G_H]) + U1, has_bonus, bitboard,
         )
-    else:
-        s, result, side, cell, empty_after, navail, bans = _playout_loop(
-            geo, st, s, side, empty, navail, False
-        )
-    _store_header(st, side, cell, empty_after, navail, result, empty - empty_after - bans)
+        _store_bb(st, U0, bb0)
+        _store_bb(st, U1, bb1)
+        _store_header(st, side, cell, empty_after, navail, result, empty - empty_after - bans)
+    geo, st = geo, st  # see "Inlined helpers" above: one exit
     return result, s
 
 
@@ -560,7 +626,15 @@ def random_playout(geo, st, s):
 
     Returns ``(result, rng state)``.
     """
-    return _playout(geo, st, U(s))
+    s = U(s)
+    has_bonus = geo[G_BONUS] != NO_CELL
+    if geo[G_BITBOARD]:
+        if has_bonus:
+            return _playout(geo, st, s, True, True)
+        return _playout(geo, st, s, False, True)
+    if has_bonus:
+        return _playout(geo, st, s, True, False)
+    return _playout(geo, st, s, False, False)
 
 
 @njit(cache=True)
@@ -586,9 +660,23 @@ def random_code(geo, st, s):
     return codes[first + np.int64(_below(x, U(last - first)))], s
 
 
-# The playout only reads and writes the state before S_BOARD (it writes the
-# board too, but never reads it), so a batch copies only that prefix.
-PLAYOUT_PREFIX = S_BOARD
+@njit(inline="always")
+def _playout_batch(geo, start, st, n, s, has_bonus, bitboard):
+    """``n`` playouts from ``start`` in the scratch state ``st``; returns
+    ``(rng, counts by result, tokens played)``."""
+    counts = np.zeros(4, dtype=np.int64)
+    tokens = 0
+    # A playout reads and writes only the state before the board (it writes
+    # the board too, but never reads it), and before the line masks when the
+    # board uses bitboards: each playout copies only that prefix.
+    prefix = S_LINES if bitboard else S_BOARD
+    for _ in range(n):
+        for i in range(prefix):
+            st[i] = start[i]
+        result, s = _playout(geo, st, s, has_bonus, bitboard)
+        counts[result] += 1
+        tokens += np.int64(st[S_PLY]) - np.int64(start[S_PLY])
+    return s, counts, tokens
 
 
 @njit(cache=True)
@@ -599,12 +687,14 @@ def playout_batch(geo, start, n, seed):
     """
     st = start.copy()
     s = seed_rng(seed)
-    counts = np.zeros(4, dtype=np.int64)
-    tokens = 0
-    for _ in range(n):
-        for i in range(PLAYOUT_PREFIX):
-            st[i] = start[i]
-        result, s = _playout(geo, st, s)
-        counts[result] += 1
-        tokens += np.int64(st[S_PLY]) - np.int64(start[S_PLY])
+    has_bonus = geo[G_BONUS] != NO_CELL
+    if geo[G_BITBOARD]:
+        if has_bonus:
+            s, counts, tokens = _playout_batch(geo, start, st, n, s, True, True)
+        else:
+            s, counts, tokens = _playout_batch(geo, start, st, n, s, False, True)
+    elif has_bonus:
+        s, counts, tokens = _playout_batch(geo, start, st, n, s, True, False)
+    else:
+        s, counts, tokens = _playout_batch(geo, start, st, n, s, False, False)
     return counts[WIN_A], counts[WIN_B], counts[DRAW], tokens
