@@ -18,7 +18,6 @@ from c4lab.agents import (
     parse_spec,
 )
 from c4lab.rules import Move, Position, Variant
-
 from conftest import Script
 
 

@@ -6,7 +6,6 @@ import json
 import shutil
 
 import pytest
-
 from click.testing import CliRunner
 
 from c4lab.cli import main

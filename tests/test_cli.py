@@ -121,6 +121,6 @@ def test_help_does_not_import_the_engine() -> None:
 
 def test_the_console_script_and_module_entry_point_work() -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "c4lab", "show", "--json", "7x6:d"], capture_output=True, text=True
+        [sys.executable, "-m", "c4lab", "show", "--json", "7x6:d"], check=False, capture_output=True, text=True
     )
     assert out.returncode == 0 and json.loads(out.stdout)["position"] == "7x6:d"

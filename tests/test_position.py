@@ -154,7 +154,7 @@ def test_positions_are_immutable_values() -> None:
     assert p.notation == "7x6:dd" and q.notation == "7x6:ddc"
     assert p == Position.parse("7x6:dd") and hash(p) == hash(Position.parse("7x6:dd"))
     assert p != q
-    geo, state = p.kernel_arrays()
+    _geo, state = p.kernel_arrays()
     with pytest.raises(ValueError):
         state[0] = 5
 

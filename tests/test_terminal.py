@@ -12,7 +12,6 @@ from rich.console import Console
 
 from c4lab.rules import Position
 from c4lab.ui.terminal import GameSettings, TerminalGame, board_text, starting_position
-
 from conftest import Script
 
 
@@ -38,7 +37,7 @@ def test_a_game_can_start_from_a_position_string() -> None:
 
 def test_two_people_share_a_keyboard_and_the_game_is_printed_at_the_end() -> None:
     settings = GameSettings(board="7x6", players=("human", "human"), first="1")
-    out, status, keys = game(settings, "a", "b", "a", "b", "a", "b", "1", "n")
+    out, _status, keys = game(settings, "a", "b", "a", "b", "a", "b", "1", "n")
     assert "A (white), player 1 (human), wins with a1 a2 a3 a4!" in out
     assert "The game in notation: 7x6:abababa" in out
     assert keys.prompts[-1] == "Play again? [y/n] "
@@ -46,7 +45,7 @@ def test_two_people_share_a_keyboard_and_the_game_is_printed_at_the_end() -> Non
 
 def test_invalid_entries_are_explained_and_asked_again() -> None:
     settings = GameSettings(board="4x4:aaaa", players=("human", "human"), first="1")
-    out, _, keys = game(settings, "x", "9", "a", "b", "e")
+    out, _, _keys = game(settings, "x", "9", "a", "b", "e")
     assert "'x' is not a column" in out
     assert "'9' is not a column" in out
     assert "Column a is full" in out
@@ -64,7 +63,7 @@ def test_play_again_starts_a_new_game_and_ends_on_no() -> None:
 
 def test_two_agents_play_each_other_to_the_end() -> None:
     settings = GameSettings(board="random", bonus=True, players=("random:seed=1", "random:seed=2"), seed=4)
-    out, status, keys = game(settings, "n")
+    out, status, _keys = game(settings, "n")
     assert "The game in notation:" in out and status == 0
     final = out.split("The game in notation: ")[1].split()[0]
     assert Position.parse(final).is_over
@@ -115,7 +114,7 @@ def test_starting_positions() -> None:
 def test_the_command_runs_the_game_from_a_pipe() -> None:
     out = subprocess.run(
         [sys.executable, "-m", "c4lab", "play", "--tui", "-1", "human", "-2", "human", "--first", "1"],
-        input="a\nb\na\nb\na\nb\na\nn\n", capture_output=True, text=True, timeout=60,
+        input="a\nb\na\nb\na\nb\na\nn\n", check=False, capture_output=True, text=True, timeout=60,
     )
     assert out.returncode == 0, out.stderr
     assert "The game in notation: 7x6:abababa" in out.stdout
@@ -124,6 +123,6 @@ def test_the_command_runs_the_game_from_a_pipe() -> None:
 def test_a_bad_board_or_agent_is_a_usage_error() -> None:
     for args in (["--board", "7x6:4453"], ["-2", "nobody"]):
         out = subprocess.run(
-            [sys.executable, "-m", "c4lab", "play", "--tui", *args], capture_output=True, text=True, timeout=60
+            [sys.executable, "-m", "c4lab", "play", "--tui", *args], check=False, capture_output=True, text=True, timeout=60
         )
         assert out.returncode == 2 and "Error" in out.stderr

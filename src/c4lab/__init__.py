@@ -22,10 +22,19 @@ _RULES_NAMES = {
     "VariantError",
 }
 
-__all__ = sorted(_RULES_NAMES) + ["__version__"]
+__all__ = [
+    "Cell",
+    "IllegalMoveError",
+    "Move",
+    "Position",
+    "PositionError",
+    "Variant",
+    "VariantError",
+    "__version__",
+]
 
 if TYPE_CHECKING:  # pragma: no cover
-    from c4lab.rules import (  # noqa: F401
+    from c4lab.rules import (
         Cell,
         IllegalMoveError,
         Move,

@@ -22,8 +22,9 @@ import shutil
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -33,7 +34,7 @@ from c4lab.rules import kernels as K
 BOARDS = ("7x6", "12x12/Xf4")
 
 
-def _timed(run: Callable[[int], int], seconds: float, first: int, repeats: int = 3) -> dict[str, float]:
+def _timed(run: Callable[[int], int], seconds: float, first: int, repeats: int = 3) -> dict[str, Any]:
     """Measure ``run(n)`` (which does ``n`` units of work).
 
     ``n`` grows until one call uses about ``seconds / repeats`` of CPU time;
@@ -63,7 +64,7 @@ def bench_playouts(board: str, seconds: float, seed: int = 1) -> dict[str, float
     """Random playouts from the empty ``board`` through the kernel."""
     geo, start = Position.parse(board).kernel_arrays()
     K.playout_batch(geo, start, 10, seed)  # compile / load from the cache
-    tokens = {}
+    tokens: dict[str, int] = {}
 
     def run(n: int) -> int:
         a, b, d, t = K.playout_batch(geo, start, n, seed)
@@ -118,6 +119,12 @@ C_RUNS = {
 }
 
 
+def _run_c(args: list[str], n: int) -> float:
+    """One run of the compiled C reference: its playouts per CPU second."""
+    line = subprocess.run([*args, str(n)], check=True, capture_output=True, text=True).stdout
+    return float(line.split()[0])
+
+
 def bench_c_reference(seconds: float) -> dict[str, dict[str, float]]:
     """Compile ``bench_reference.c`` (gcc -O3 -march=native) and time the same
     random playouts in C: the median of three runs per engine and board."""
@@ -132,18 +139,12 @@ def bench_c_reference(seconds: float) -> dict[str, dict[str, float]]:
             [compiler, "-O3", "-march=native", "-o", str(exe), str(source)], check=True, capture_output=True
         )
         for board, runs in C_RUNS.items():
-            for engine, w, h, fc, fr in runs:
-                def run(n: int) -> float:
-                    line = subprocess.run(
-                        [str(exe), engine, str(w), str(h), str(fc), str(fr), str(n)],
-                        check=True, capture_output=True, text=True,
-                    ).stdout.split()
-                    return float(line[0])
-
+            for engine, *shape in runs:
+                args = [str(exe), engine, *map(str, shape)]
                 n = 100_000
-                while n / max(run(n), 1.0) < seconds / 6:
+                while n / max(_run_c(args, n), 1.0) < seconds / 6:
                     n *= 4
-                rates = sorted(run(n) for _ in range(3))
+                rates = sorted(_run_c(args, n) for _ in range(3))
                 out.setdefault(board, {})[engine] = rates[1]
     return out
 

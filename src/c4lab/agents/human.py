@@ -9,7 +9,7 @@ prompt says so).  A bad entry is explained and asked again.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from c4lab.agents.base import Agent, Budget, register
 from c4lab.rules import Move, Position

@@ -263,7 +263,7 @@ def _would_win(geo, st, side, c, r):
     else:
         _, _, _, _, m0, m1, m2, m3 = _lines_through(st, side, c, r)
         won = _any_four(m0, m1, m2, m3)
-    geo, st = geo, st  # see "Inlined helpers" above
+    geo, st = geo, st  # noqa: PLW0127  (see "Inlined helpers" above)
     return won
 
 
@@ -280,7 +280,7 @@ def _fill(geo, st, c, k, r, code, empty, navail):
     if h >= U(geo[G_H]):
         navail -= U1
         st[S_AVAIL + k] = st[S_AVAIL + navail]
-    geo, st = geo, st  # see "Inlined helpers" above
+    geo, st = geo, st  # noqa: PLW0127  (see "Inlined helpers" above)
     return cell, empty - U1, navail
 
 
@@ -306,7 +306,7 @@ def _drop(geo, st, side, c, k, empty, navail, bb, stride, bitboard):
         st[i2] = m2
         st[i3] = m3
         won = _any_four(m0, m1, m2, m3)
-    geo, st = geo, st  # see "Inlined helpers" above
+    geo, st = geo, st  # noqa: PLW0127  (see "Inlined helpers" above)
     return cell, won, empty, navail, bb
 
 
@@ -555,7 +555,7 @@ def _random_token(geo, st, r32, s, side, empty, navail, bb, stride, has_bonus, b
         if k < navail:
             empty, navail = _ban(geo, st, U(st[S_AVAIL + k]), k, empty, navail)
             banned = True
-    geo, st = geo, st  # see "Inlined helpers" above
+    geo, st = geo, st  # noqa: PLW0127  (see "Inlined helpers" above)
     return s, cell, won, banned, empty, navail, bb
 
 
@@ -616,7 +616,7 @@ def _playout(geo, st, s, has_bonus, bitboard):
         _store_bb(st, U0, bb0)
         _store_bb(st, U1, bb1)
         _store_header(st, side, cell, empty_after, navail, result, empty - empty_after - bans)
-    geo, st = geo, st  # see "Inlined helpers" above: one exit
+    geo, st = geo, st  # noqa: PLW0127  (see "Inlined helpers" above: one exit)
     return result, s
 
 

@@ -47,14 +47,14 @@ class Move:
         return self.column + 16 * (0 if self.ban is None else self.ban + 1)
 
     @classmethod
-    def from_code(cls, code: int) -> "Move":
+    def from_code(cls, code: int) -> Move:
         """The move with kernel code ``code``."""
         code = int(code)
         ban = (code >> 4) - 1
         return cls(code & 15, None if ban < 0 else ban)
 
     @classmethod
-    def parse(cls, token: str) -> "Move":
+    def parse(cls, token: str) -> Move:
         """The move written ``token``: a column letter, optionally ``+`` and a
         ban column letter.  Raises ``ValueError`` for anything else."""
         if (

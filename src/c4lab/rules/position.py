@@ -12,7 +12,7 @@ the bonus, wins, draws, legality) is answered by ``c4lab.rules.kernels``.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Iterable, Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -62,7 +62,7 @@ class Position:
     board; the classic one by default), ``Position.parse(text)`` or ``play``.
     """
 
-    __slots__ = ("_variant", "_moves", "_state")
+    __slots__ = ("_moves", "_state", "_variant")
 
     _variant: Variant
     _moves: tuple[Move, ...]
@@ -75,7 +75,7 @@ class Position:
         object.__setattr__(self, "_state", _tables(variant)[1])
 
     @classmethod
-    def _make(cls, variant: Variant, moves: tuple[Move, ...], state: np.ndarray) -> "Position":
+    def _make(cls, variant: Variant, moves: tuple[Move, ...], state: np.ndarray) -> Position:
         self = cls.__new__(cls)
         object.__setattr__(self, "_variant", variant)
         object.__setattr__(self, "_moves", moves)
@@ -90,7 +90,7 @@ class Position:
     # -- reading and writing the notation ----------------------------------
 
     @classmethod
-    def parse(cls, text: str) -> "Position":
+    def parse(cls, text: str) -> Position:
         """The position written ``text`` (RULES.md notation).
 
         Raises ``PositionError`` naming the offending token and its index
@@ -196,7 +196,7 @@ class Position:
             return False
         return K.check(_tables(self._variant)[0], self._state, move.code) == K.OK
 
-    def play(self, *moves: Move | str) -> "Position":
+    def play(self, *moves: Move | str) -> Position:
         """The position after ``moves`` (``Move`` objects or tokens like ``'d+a'``).
 
         Raises ``IllegalMoveError``, and leaves nothing changed, if any of
@@ -207,7 +207,7 @@ class Position:
             position = position._play_one(move)
         return position
 
-    def _play_one(self, move: Move | str) -> "Position":
+    def _play_one(self, move: Move | str) -> Position:
         try:
             parsed = _as_move(move)
         except ValueError as exc:

@@ -8,6 +8,7 @@ position notation (``9x8/Xd3/Bb1``).  It knows nothing about pieces or moves.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from c4lab.rules.errors import VariantError
@@ -49,7 +50,7 @@ class Cell:
         return f"Cell.parse({self.name!r})"
 
     @classmethod
-    def parse(cls, name: str) -> "Cell":
+    def parse(cls, name: str) -> Cell:
         """The cell named ``name`` (``'d3'``); strict: no spaces, no leading zeros."""
         if (
             len(name) < 2
@@ -65,11 +66,11 @@ class Cell:
         return cls(COLUMN_LETTERS.index(name[0]), row - 1)
 
 
-def _cells(cells: object) -> tuple[Cell, ...]:
+def _cells(cells: Iterable[Cell | str] | Cell | str) -> tuple[Cell, ...]:
     """Cells given as ``Cell`` objects or names, as a tuple (order kept)."""
     if isinstance(cells, (str, Cell)):
         cells = [cells]
-    return tuple(c if isinstance(c, Cell) else Cell.parse(c) for c in cells)  # type: ignore[union-attr]
+    return tuple(c if isinstance(c, Cell) else Cell.parse(c) for c in cells)
 
 
 @dataclass(frozen=True)
@@ -119,7 +120,7 @@ class Variant:
     # -- constructors -----------------------------------------------------
 
     @classmethod
-    def classic(cls) -> "Variant":
+    def classic(cls) -> Variant:
         """The classic 7 x 6 board, no forbidden cell, no bonus."""
         return cls(7, 6)
 
@@ -132,7 +133,7 @@ class Variant:
         height: tuple[int, int] = (MIN_SIDE, MAX_SIDE),
         forbidden: int = 1,
         bonus: bool = False,
-    ) -> "Variant":
+    ) -> Variant:
         """The "enhanced" random setup of RULES.md, reproducible from ``seed``.
 
         Width and height are uniform over the inclusive ranges given; then
