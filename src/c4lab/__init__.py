@@ -12,16 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-_RULES_NAMES = {
-    "Cell",
-    "IllegalMoveError",
-    "Move",
-    "Position",
-    "PositionError",
-    "Variant",
-    "VariantError",
-}
-
 __all__ = [
     "Cell",
     "IllegalMoveError",
@@ -46,7 +36,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def __getattr__(name: str) -> Any:
-    if name in _RULES_NAMES:
+    if name in __all__:
         from c4lab import rules
 
         return getattr(rules, name)
