@@ -315,10 +315,9 @@ def _ban(geo, st, c, k, empty, navail):
     """Drop a neutral ban piece in column ``c`` (assumed not full; ``k`` is its
     index in the list of non-full columns).
 
-    Returns ``(empty, navail)``.
+    Returns ``(cell, empty, navail)``.
     """
-    _, empty, navail = _fill(geo, st, c, k, U(st[S_HEIGHT + c]), U(BAN), empty, navail)
-    return empty, navail
+    return _fill(geo, st, c, k, U(st[S_HEIGHT + c]), U(BAN), empty, navail)
 
 
 @njit(inline="always")
@@ -394,15 +393,13 @@ def check(geo, st, code):
     return OK
 
 
-@njit(cache=True)
-def play(geo, st, code):
-    """Apply move ``code`` to ``st`` in place if it is legal.
+@njit(inline="always")
+def _apply(geo, st, code):
+    """Apply move ``code``, assumed legal, to ``st`` in place.
 
-    Returns ``OK`` or the ``ERR_*`` code; on an error ``st`` is untouched.
+    Returns ``(piece cell, ban cell or NO_CELL, result)``: what a search needs
+    to update its own keys (see ``ZOBRIST``) without reading the board.
     """
-    err = check(geo, st, code)
-    if err != OK:
-        return err
     code = U(code)
     side = U(st[S_TURN])
     empty = U(st[S_EMPTY])
@@ -413,11 +410,33 @@ def play(geo, st, code):
         _load_bb(st, side), U(geo[G_H]) + U1, geo[G_BITBOARD] != 0,
     )
     _store_bb(st, side, bb)
+    ban_cell = U(NO_CELL)
     if code >= STRIDE:
         b = (code >> U(4)) - U1
-        empty, navail = _ban(geo, st, b, _avail_index(st, b), empty, navail)
-    _store_header(st, side, cell, empty, navail, _outcome(side, won, empty), U1)
-    return OK
+        ban_cell, empty, navail = _ban(geo, st, b, _avail_index(st, b), empty, navail)
+    result = _outcome(side, won, empty)
+    _store_header(st, side, cell, empty, navail, result, U1)
+    geo, st = geo, st  # noqa: PLW0127  (see "Inlined helpers" above)
+    return cell, ban_cell, result
+
+
+@njit(cache=True)
+def apply(geo, st, code):
+    """``_apply`` as a kernel: apply legal move ``code`` in place; returns
+    ``(piece cell, ban cell or NO_CELL, result)``."""
+    return _apply(geo, st, code)
+
+
+@njit(cache=True)
+def play(geo, st, code):
+    """Apply move ``code`` to ``st`` in place if it is legal.
+
+    Returns ``OK`` or the ``ERR_*`` code; on an error ``st`` is untouched.
+    """
+    err = check(geo, st, code)
+    if err == OK:
+        _apply(geo, st, code)
+    return err
 
 
 @njit(cache=True)
@@ -502,6 +521,47 @@ def win_cells(geo, st, out):
 
 
 # --------------------------------------------------------------------------
+# Position keys
+# --------------------------------------------------------------------------
+
+
+def _zobrist_table() -> np.ndarray:
+    """Fixed pseudo-random keys ``[piece code][cell]`` (splitmix64 from a
+    constant seed, so keys are the same in every process)."""
+    table = np.zeros((4, NCELLS), dtype=np.uint64)
+    x = 0x243F6A8885A308D3
+    mask = (1 << 64) - 1
+    for piece in (PIECE_A, PIECE_B, BAN):
+        for cell in range(NCELLS):
+            x = (x + 0x9E3779B97F4A7C15) & mask
+            z = x
+            z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+            table[piece, cell] = z ^ (z >> 31)
+    return table
+
+
+#: Zobrist keys: the key of a position is the XOR of ``ZOBRIST[piece][cell]``
+#: over its occupied cells.  The board alone fixes the side to move (A has
+#: as many pieces as B, or one more) and whether the bonus is still to take,
+#: so this key identifies the whole position.  A search updates it with the
+#: cells ``apply`` returns: ``key ^= ZOBRIST[piece][cell]``.
+ZOBRIST = _zobrist_table()
+
+
+@njit(cache=True)
+def board_key(geo, st):
+    """The Zobrist key of ``st``, computed from its board (O(cells))."""
+    key = U0
+    for c in range(U(geo[G_W])):
+        for r in range(U(geo[G_H])):
+            piece = st[S_BOARD + c * STRIDE + r]
+            if piece == PIECE_A or piece == PIECE_B or piece == BAN:
+                key ^= ZOBRIST[piece, c * STRIDE + r]
+    return key
+
+
+# --------------------------------------------------------------------------
 # Random playouts
 # --------------------------------------------------------------------------
 
@@ -553,7 +613,7 @@ def _random_token(geo, st, r32, s, side, empty, navail, bb, stride, has_bonus, b
         s, x = _rand(s)
         k = _below(x, navail + U1)
         if k < navail:
-            empty, navail = _ban(geo, st, U(st[S_AVAIL + k]), k, empty, navail)
+            _, empty, navail = _ban(geo, st, U(st[S_AVAIL + k]), k, empty, navail)
             banned = True
     geo, st = geo, st  # noqa: PLW0127  (see "Inlined helpers" above)
     return s, cell, won, banned, empty, navail, bb
