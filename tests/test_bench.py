@@ -18,6 +18,9 @@ def test_bench_json_reports_rates_for_both_boards() -> None:
     assert set(data["playouts_per_s"]) == {"7x6", "12x12/Xf4"}
     assert all(rate > 0 for rate in data["playouts_per_s"].values())
     assert set(data["position_ops_per_s"]) == {"7x6", "12x12/Xf4"}
+    assert set(data["uct_iterations_per_s"]) == {"7x6", "12x12/Xf4"}
+    assert data["minimax_nodes_per_s"] > 0
+    assert all(rate > 0 for rate in data["minimax_nodes_per_s_by_board"].values())
     details = data["details"]["playouts"]["12x12/Xf4"]
     assert details["cpu_s"] > 0 and details["wall_s"] > 0 and len(details["runs_per_s"]) == 3
 

@@ -6,7 +6,11 @@ Two measurements per board (the classic 7x6, and 12x12 with f4 forbidden):
   kernel (one core; a uniformly random non-full column each move; a win test
   after every move);
 * play-plus-legal-moves operations per second through the public
-  ``Position`` API (what a pure-Python caller gets).
+  ``Position`` API (what a pure-Python caller gets);
+* UCT iterations per second (whole iterations: selection, expansion,
+  playout, backup) from the empty board;
+* minimax nodes per second (positions visited, interior or leaf) in an
+  iterative-deepening search from the empty board.
 
 Rates use the process's CPU time (``time.process_time``), so a busy machine
 does not skew them; wall time is reported beside it.  Each rate is the median
@@ -28,6 +32,8 @@ from typing import Any
 
 import numpy as np
 
+from c4lab.agents.minimax import bench_minimax
+from c4lab.agents.uct import bench_uct
 from c4lab.rules import Position
 from c4lab.rules import kernels as K
 
@@ -153,10 +159,16 @@ def run_benchmarks(seconds: float = 2.0, c_reference: bool = False) -> dict[str,
     """Every measurement, as the JSON object ``c4lab bench --json`` prints."""
     playouts = {board: bench_playouts(board, seconds) for board in BOARDS}
     api = {board: bench_position_api(board, seconds / 2) for board in BOARDS}
+    uct = {board: bench_uct(board) for board in BOARDS}
+    minimax = {board: bench_minimax(board, seconds / 2) for board in BOARDS}
     results: dict[str, Any] = {
         "playouts_per_s": {b: round(r["playouts_per_s"]) for b, r in playouts.items()},
         "position_ops_per_s": {b: round(r["ops_per_s"]) for b, r in api.items()},
-        "details": {"playouts": playouts, "position_api": api},
+        "uct_iterations_per_s": {b: round(r["iterations_per_s"]) for b, r in uct.items()},
+        # One number (the classic board), and per board beside it.
+        "minimax_nodes_per_s": round(minimax["7x6"]["nodes_per_s"]),
+        "minimax_nodes_per_s_by_board": {b: round(r["nodes_per_s"]) for b, r in minimax.items()},
+        "details": {"playouts": playouts, "position_api": api, "uct": uct, "minimax": minimax},
         "machine": {
             "python": platform.python_version(),
             "numpy": np.__version__,
@@ -191,6 +203,18 @@ def report(results: dict[str, Any]) -> str:
         lines.append(
             f"  {board:<10} {r['ops_per_s'] / 1e3:7.1f} k ops/s  "
             f"(median of 3 runs of {r['ops']:,}: {r['cpu_s']:.2f} s CPU, {r['wall_s']:.2f} s wall)"
+        )
+    lines.append("UCT iterations (plain UCT, random playouts, 100,000 iterations from the empty board):")
+    for board, r in results["details"]["uct"].items():
+        lines.append(
+            f"  {board:<10} {r['iterations_per_s'] / 1e6:7.2f} M iterations/s  "
+            f"(median of 3 runs: {r['cpu_s']:.3f} s CPU, {r['wall_s']:.3f} s wall)"
+        )
+    lines.append("Minimax (alpha-beta, iterative deepening from the empty board):")
+    for board, r in results["details"]["minimax"].items():
+        lines.append(
+            f"  {board:<10} {r['nodes_per_s'] / 1e6:7.2f} M nodes/s  depth {r['depth']}  "
+            f"({r['nodes']:,} nodes, {r['cpu_s']:.2f} s CPU, {r['wall_s']:.2f} s wall)"
         )
     reference = results.get("c_reference_playouts_per_s")
     if reference:

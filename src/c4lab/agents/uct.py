@@ -1,0 +1,369 @@
+"""``uct`` and its variants: the agents around the compiled search of
+``uct_search.py``.
+
+One agent class, ``UCTAgent``, with every variant behind a parameter, and
+names for the usual combinations (``uct-tt``, ``uct-lgr``, ``hybrid``,
+``mcts-solver``, ...) and for the difficulty levels (``normal``, ``hard``,
+``impossible``).  The agent owns the tree arrays, runs the search in chunks
+(so that a time budget is kept without a clock inside the compiled loop),
+picks the final move, reports its analysis, and can keep the tree from one
+move of a game to the next.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from c4lab.agents import uct_search as S
+from c4lab.agents.base import Agent, Analysis, Budget, MoveStats, Param, register
+from c4lab.rules import Move, Position
+from c4lab.rules import kernels as K
+
+#: How late a time-budgeted search may return, beyond its budget: the last
+#: chunk of iterations (sized to about 10 ms) and the bookkeeping after it.
+TIME_MARGIN = 0.02
+
+DEFAULT_ITERATIONS = 1000
+DEFAULT_NODES = 2_000_000
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """The variant of UCT an agent runs."""
+
+    c: float = 1 / math.sqrt(2)
+    final: str = "mean"  # or "visits"
+    tt: bool = False
+    solver: bool = False
+    policy: str = "random"  # or "smart"
+    lgr: int = 0  # 0, 1 or 2
+    reuse: bool = False
+
+    def flags(self) -> np.ndarray:
+        flags = np.zeros(S.FLAGS_LEN, dtype=np.int64)
+        flags[S.FL_TT] = int(self.tt)
+        flags[S.FL_SOLVER] = int(self.solver)
+        flags[S.FL_SMART] = int(self.policy == "smart")
+        flags[S.FL_LGR] = self.lgr
+        return flags
+
+
+class Tree:
+    """The search tree's arrays, sized once for a number of nodes.
+
+    Memory is about 100 bytes a node.  When the arrays are full the search
+    goes on without growing the tree (its leaves keep gaining playouts).
+    """
+
+    def __init__(self, nodes: int) -> None:
+        nodes = max(16, nodes)
+        edges = 3 * nodes + 64
+        tt_size = 1 << max(4, (2 * nodes - 1).bit_length())
+        self.capacity = nodes
+        self.nf = np.empty((nodes, S.NF_FIELDS), dtype=np.float64)
+        self.ni = np.empty((nodes, S.NI_FIELDS), dtype=np.int32)
+        self.nkey = np.empty(nodes, dtype=np.uint64)
+        self.emove = np.empty(edges, dtype=np.uint8)
+        self.echild = np.empty(edges, dtype=np.int32)
+        self.meta = np.zeros(S.META_LEN, dtype=np.int64)
+        self.tt_keys = np.empty(tt_size, dtype=np.uint64)
+        self.tt_nodes = np.empty(tt_size, dtype=np.int32)
+        self.st = np.empty(K.STATE_LEN, dtype=np.uint16)
+        self.path = np.empty(S.MAX_PATH, dtype=np.int64)
+        self.moves = np.empty(S.MAX_PATH, dtype=np.uint8)
+        self.lgr1 = np.full((2, 256), S.NO_MOVE, dtype=np.uint8)
+        self.lgr2 = np.full((2, 256, 256), S.NO_MOVE, dtype=np.uint8)
+
+    @property
+    def root(self) -> int:
+        return int(self.meta[S.M_ROOT])
+
+    @property
+    def nodes_used(self) -> int:
+        return int(self.meta[S.M_NODES])
+
+    def reset(self, position: Position, use_tt: bool) -> None:
+        """Make ``position`` the root of an empty tree."""
+        geo, state = position.kernel_arrays()
+        S.new_root(
+            self.nf, self.ni, self.nkey, self.meta, self.tt_keys, self.tt_nodes,
+            int(state[K.S_TURN]), int(state[K.S_RESULT]), np.uint64(K.board_key(geo, state)), use_tt,
+        )
+
+    def forget_replies(self) -> None:
+        self.lgr1.fill(S.NO_MOVE)
+        self.lgr2.fill(S.NO_MOVE)
+
+    def children(self, node: int) -> list[tuple[Move, int]]:
+        """The expanded children of ``node``: (move, child node)."""
+        first = int(self.ni[node, S.I_FIRST_EDGE])
+        if self.ni[node, S.I_N_EDGES] < 0:
+            return []
+        return [
+            (Move.from_code(int(self.emove[e])), int(self.echild[e]))
+            for e in range(first, first + int(self.ni[node, S.I_EXPANDED]))
+        ]
+
+    def child(self, node: int, move: Move) -> int | None:
+        for m, child in self.children(node):
+            if m == move:
+                return child
+        return None
+
+
+class UCTAgent(Agent):
+    """UCT with optional transposition table, Last-Good-Reply, MCTS-Solver,
+    smart playouts and tree reuse.  See ``uct_search.py`` for the algorithm."""
+
+    def __init__(
+        self,
+        iterations: int | None = None,
+        time: float | None = None,
+        c: float = 1 / math.sqrt(2),
+        final: str = "mean",
+        tt: bool = False,
+        solver: bool = False,
+        policy: str = "random",
+        lgr: int = 0,
+        reuse: bool = False,
+        nodes: int = DEFAULT_NODES,
+        seed: int | None = None,
+    ) -> None:
+        if iterations is not None and iterations < 1:
+            raise ValueError(f"iterations must be at least 1, not {iterations}")
+        if time is not None and not time > 0:
+            raise ValueError(f"time must be positive, not {time}")
+        self.iterations = iterations
+        self.time = time
+        self.config = SearchConfig(c, final, tt, solver, policy, lgr, reuse)
+        self.max_nodes = nodes
+        seed = int.from_bytes(os.urandom(8), "little") if seed is None else seed
+        self._rng = np.array([K.seed_rng(np.uint64(seed % 2**64))], dtype=np.uint64)
+        self._tree: Tree | None = None
+        self._root_position: Position | None = None
+        self.last_iterations = 0
+
+    # -- the budget -----------------------------------------------------------
+
+    def _limits(self, budget: Budget | None) -> tuple[int | None, float | None]:
+        iterations, seconds = self.iterations, self.time
+        if budget is not None and (budget.iterations is not None or budget.time is not None):
+            iterations, seconds = budget.iterations, budget.time
+        if iterations is None and seconds is None:
+            iterations = DEFAULT_ITERATIONS
+        return iterations, seconds
+
+    def _tree_for(self, iterations: int | None, seconds: float | None) -> Tree:
+        """A tree with room for this move's search (reused when it fits)."""
+        if iterations is not None:
+            wanted = iterations + 2
+        else:
+            wanted = int(3_000_000 * (seconds or 0.0)) + 1024
+        if self.config.reuse:
+            wanted *= 3
+        wanted = min(wanted, self.max_nodes)
+        tree = self._tree
+        if tree is None or tree.capacity < wanted:
+            tree = self._tree = Tree(wanted)
+            self._root_position = None
+        return tree
+
+    # -- the search -------------------------------------------------------------
+
+    def new_game(self) -> None:
+        self._root_position = None
+        if self._tree is not None:
+            self._tree.forget_replies()
+
+    def _place_root(self, tree: Tree, position: Position, room: int) -> None:
+        """Make ``position`` the root: the node the previous search reached
+        for it when the tree is kept between moves, else a new tree."""
+        previous = self._root_position
+        node = None
+        if (
+            self.config.reuse
+            and previous is not None
+            and previous.variant == position.variant
+            and position.moves[: previous.ply] == previous.moves
+            and tree.nodes_used + room <= tree.capacity
+        ):
+            if self.config.tt:
+                geo, state = position.kernel_arrays()
+                found = int(S.tt_lookup(tree.tt_keys, tree.tt_nodes, np.uint64(K.board_key(geo, state))))
+                node = found if found >= 0 else None
+            else:
+                node = tree.root
+                for move in position.moves[previous.ply :]:
+                    node = tree.child(node, move) if node is not None else None
+        if node is None:
+            if previous is None or previous.variant != position.variant:
+                tree.forget_replies()
+            tree.reset(position, self.config.tt)
+        else:
+            tree.meta[S.M_ROOT] = node
+        self._root_position = position
+
+    def search(self, position: Position, budget: Budget | None = None) -> Tree:
+        """Run the search for ``position`` within the budget; the tree."""
+        if position.is_over:
+            raise ValueError(f"the game is over in {position.notation}: there is no move to choose")
+        iterations, seconds = self._limits(budget)
+        start = time.perf_counter()
+        tree = self._tree_for(iterations, seconds)
+        self._place_root(tree, position, iterations + 2 if iterations is not None else 1024)
+        geo, state = position.kernel_arrays()
+        flags = self.config.flags()
+        left = iterations if iterations is not None else 1 << 62
+        deadline = None if seconds is None else start + seconds - TIME_MARGIN / 2
+        chunk = 256 if deadline is not None else left
+        done = 0
+        while left > 0:
+            n = min(chunk, left)
+            ran = S.search(
+                geo, state, tree.nf, tree.ni, tree.nkey, tree.emove, tree.echild, tree.meta,
+                tree.tt_keys, tree.tt_nodes, tree.lgr1, tree.lgr2, tree.st, tree.path, tree.moves,
+                self._rng, n, self.config.c, flags,
+            )
+            done += ran
+            left -= ran
+            if ran < n or deadline is None:
+                break
+            now = time.perf_counter()
+            if now >= deadline:
+                break
+            rate = done / max(now - start, 1e-6)
+            chunk = max(16, int(rate * min(0.01, (deadline - now) / 2)))
+        self.last_iterations = done
+        return tree
+
+    # -- the answer ---------------------------------------------------------------
+
+    def _ranked(self, tree: Tree) -> list[tuple[Move, int]]:
+        """The root's children, best first, by the final-move rule."""
+        children = tree.children(tree.root)
+        solver = self.config.solver
+
+        def key(item: tuple[Move, int]) -> tuple[float, ...]:
+            _, node = item
+            visits = float(tree.nf[node, S.F_VISITS])
+            mean = float(tree.nf[node, S.F_MEAN])
+            proven = int(tree.ni[node, S.I_PROVEN]) if solver else S.UNPROVEN
+            # Proven wins first (an immediate one before a later one), proven
+            # losses last; then the final-move rule.
+            rank = {S.PROVEN_WIN: 2, S.PROVEN_LOSS: 0}.get(proven, 1)
+            immediate = float(tree.ni[node, S.I_RESULT] != K.ONGOING)
+            if self.config.final == "visits":
+                return (rank, immediate, visits, mean)
+            return (rank, immediate, mean, visits)
+
+        return sorted(children, key=key, reverse=True)
+
+    def choose(self, position: Position, budget: Budget | None = None) -> Move:
+        return self.analyse(position, budget)[0]
+
+    def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
+        start = time.perf_counter()
+        tree = self.search(position, budget)
+        ranked = self._ranked(tree)
+        if ranked:
+            move = ranked[0][0]
+        else:  # not a single child expanded (a tree with no room at all)
+            move = position.legal_moves()[0]
+        stats = tuple(
+            MoveStats(
+                move=m,
+                visits=int(tree.nf[node, S.F_VISITS]),
+                value=float(tree.nf[node, S.F_MEAN]),
+                score=_proven_score(int(tree.ni[node, S.I_PROVEN])) if self.config.solver else None,
+            )
+            for m, node in ranked
+        )
+        value = stats[0].value if stats else None
+        if stats and self.config.solver and stats[0].score is not None:
+            value = (stats[0].score + 1) / 2
+        return move, Analysis(
+            moves=stats,
+            value=value,
+            pv=tuple(self._principal_variation(tree)),
+            iterations=self.last_iterations,
+            seconds=time.perf_counter() - start,
+        )
+
+    def _principal_variation(self, tree: Tree, length: int = 12) -> list[Move]:
+        """The most visited line from the root."""
+        pv: list[Move] = []
+        node = tree.root
+        while len(pv) < length:
+            children = tree.children(node)
+            if not children:
+                break
+            move, node = max(children, key=lambda mc: tree.nf[mc[1], S.F_VISITS])
+            pv.append(move)
+        return pv
+
+
+def _proven_score(proven: int) -> int | None:
+    """A proven value as a score for the mover: 1 win, 0 draw, -1 loss."""
+    return {S.PROVEN_WIN: 1, S.PROVEN_DRAW: 0, S.PROVEN_LOSS: -1}.get(proven)
+
+
+_PARAMS = [
+    Param("iterations", int, None, f"iterations per move (default {DEFAULT_ITERATIONS} when no time is given)"),
+    Param("time", float, None, "seconds per move"),
+    Param("c", float, 1 / math.sqrt(2), "exploration constant of UCB1 (default 1/sqrt 2)"),
+    Param("final", str, "mean", "final move: best mean (BESTCHILD(root, 0)) or most visits", ("mean", "visits")),
+    Param("tt", bool, False, "transposition table: statistics shared by transpositions"),
+    Param("solver", bool, False, "MCTS-Solver: back up proven wins, losses and draws"),
+    Param("policy", str, "random", "playouts: random, or smart (take wins, block losses)", ("random", "smart")),
+    Param("lgr", int, 0, "Last-Good-Reply playouts: 0 off, 1 or 2 previous moves", (0, 1, 2)),
+    Param("reuse", bool, False, "keep the tree between the moves of a game"),
+    Param("nodes", int, DEFAULT_NODES, "most tree nodes kept (about 100 bytes each)"),
+    Param("seed", int, None, "random seed (default: fresh each run)"),
+]
+
+
+register(
+    "uct",
+    "UCT as the classic pseudo-code; variants by parameter (rewards: win 1, draw 0.5, loss 0)",
+    _PARAMS,
+    presets={
+        "uct-tt": ("UCT with a transposition table", {"tt": "1"}),
+        "uct-lgr": ("UCT with Last-Good-Reply playouts (previous move)", {"lgr": "1"}),
+        "uct-lgr2": ("UCT with Last-Good-Reply playouts (two previous moves)", {"lgr": "2"}),
+        "hybrid": ("UCT with a transposition table and Last-Good-Reply playouts", {"tt": "1", "lgr": "1"}),
+        "mcts-solver": ("MCTS-Solver: UCT that proves wins and losses", {"solver": "1"}),
+        "uct-smart": ("UCT with playouts that take wins and block losses", {"policy": "smart"}),
+        "normal": ("level normal: UCT, 250 iterations", {"iterations": "250"}),
+        "hard": ("level hard: UCT, 750 iterations", {"iterations": "750"}),
+        "impossible": ("level impossible: UCT, 1500 iterations", {"iterations": "1500"}),
+    },
+)(UCTAgent)
+
+
+def bench_uct(board: str, iterations: int = 100_000, repeats: int = 3, seed: int = 1) -> dict[str, float]:
+    """UCT iterations per second from the empty ``board``: plain UCT, default
+    ``c``, random playouts, one core, a fresh tree of ``iterations``
+    iterations each run; the median of ``repeats`` runs (CPU time; wall time
+    beside it)."""
+    position = Position.parse(board)
+    agent = UCTAgent(iterations=iterations, seed=seed)
+    agent.search(position, Budget(iterations=1000))  # compile / load from the cache
+    runs = []
+    for _ in range(repeats):
+        agent.new_game()
+        cpu0, wall0 = time.process_time(), time.perf_counter()
+        agent.search(position)
+        runs.append((time.process_time() - cpu0, time.perf_counter() - wall0))
+    cpu, wall = sorted(runs)[repeats // 2]
+    return {
+        "iterations": iterations,
+        "iterations_per_s": iterations / cpu,
+        "cpu_s": cpu,
+        "wall_s": wall,
+        "runs_per_s": [iterations / c for c, _ in runs],
+    }

@@ -1,0 +1,489 @@
+"""The UCT search core: one compiled loop over a tree kept in flat arrays.
+
+UCT as the classic pseudo-code (``../shared/reference/rules-and-uct.md``):
+
+* TREEPOLICY: from the root, while the node is not terminal: if it has an
+  untried action, EXPAND it (untried actions are taken in a random order,
+  shuffled when the node is first reached); otherwise descend to
+  BESTCHILD(v, c) = argmax Q(v')/N(v') + c * sqrt(2 ln N(v) / N(v')).
+* DEFAULTPOLICY: uniformly random moves from the new node to the end.
+* BACKUP: every node on the path gains a visit and the reward, seen from the
+  player who made the move into that node: win 1, draw 0.5, loss 0; going
+  up one level the reward becomes 1 - reward (the [0, 1] form of the
+  pseudo-code's negation).
+
+Variants on the same loop, switched by flags:
+
+* ``tt``: nodes are positions, found through a transposition table (Zobrist
+  keys), so every path to a position shares its statistics (UCT on a graph;
+  BESTCHILD reads the child position's N and Q and the parent's N);
+* ``solver`` (MCTS-Solver): terminal wins and draws are proven and proofs
+  are backed up (a move to a proven win proves the parent lost for the
+  player who moved into it; a node whose moves all lose is a proven win,
+  all lose or draw a proven draw); BESTCHILD skips moves proven to lose and a
+  proven node is a leaf that returns its value without a playout;
+* ``policy``: random playouts, or "smart" ones that take an immediate win and
+  block the opponent's immediate win;
+* ``lgr`` 1 or 2: Last-Good-Reply with forgetting: after a won playout, each
+  move of the winner becomes the stored reply to the move before it (lgr=1)
+  or to the two moves before it (lgr=2, with the lgr=1 table as fallback);
+  a stored reply that the loser played is forgotten; playouts try the stored
+  reply first when it is legal.
+
+Data layout (all preallocated by the caller, see ``Tree`` in ``uct.py``):
+
+``nf`` float64 [nodes, 4]: visits, reward sum, mean, 1/sqrt(visits) -- the
+    mean and the inverse square root are kept up to date by BACKUP so that
+    BESTCHILD is one multiply-add per child.
+``ni`` int32 [nodes, 6]: first edge, number of edges (-1 until the node is
+    first reached), edges expanded so far, side to move, result of the
+    position (kernel result code), proven value.
+``nkey`` uint64 [nodes]: the position key (transposition table).
+``emove`` uint8 / ``echild`` int32 [edges]: an edge's move code and child.
+``meta`` int64: counters (nodes, edges, root, iterations run, ...).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from c4lab.rules import kernels as K
+from c4lab.rules.kernels import U0, U1, U
+
+# Node float fields.
+F_VISITS = 0
+F_QSUM = 1
+F_MEAN = 2
+F_INVSQRT = 3
+NF_FIELDS = 4
+
+# Node int fields.
+I_FIRST_EDGE = 0
+I_N_EDGES = 1
+I_EXPANDED = 2
+I_TURN = 3
+I_RESULT = 4
+I_PROVEN = 5
+NI_FIELDS = 6
+
+# Proven values, for the player who made the move into the node.
+UNPROVEN = 0
+PROVEN_WIN = 1
+PROVEN_LOSS = 2
+PROVEN_DRAW = 3
+
+# meta fields.
+M_NODES = 0
+M_EDGES = 1
+M_ROOT = 2
+M_ITERATIONS = 3  # iterations run since the tree was made
+M_FULL = 4  # 1 once a node or an edge could not be allocated
+M_TT_USED = 5
+META_LEN = 8
+
+# Flags (an int64 array).
+FL_TT = 0
+FL_SOLVER = 1
+FL_SMART = 2
+FL_LGR = 3
+FLAGS_LEN = 4
+
+NO_MOVE = 255
+MAX_PATH = 160  # longer than any game: 144 cells, one token each
+
+
+# ---------------------------------------------------------------------------
+# Allocation
+# ---------------------------------------------------------------------------
+
+
+@njit(inline="always")
+def _new_node(nf, ni, nkey, meta, turn, result, key):
+    """A fresh node (or -1 if the arrays are full)."""
+    n = meta[M_NODES]
+    if n >= ni.shape[0]:
+        meta[M_FULL] = 1
+        return -1
+    meta[M_NODES] = n + 1
+    nf[n, F_VISITS] = 0.0
+    nf[n, F_QSUM] = 0.0
+    nf[n, F_MEAN] = 0.0
+    nf[n, F_INVSQRT] = 0.0
+    ni[n, I_FIRST_EDGE] = 0
+    ni[n, I_N_EDGES] = -1
+    ni[n, I_EXPANDED] = 0
+    ni[n, I_TURN] = turn
+    ni[n, I_RESULT] = result
+    proven = UNPROVEN
+    if result == K.DRAW:
+        proven = PROVEN_DRAW
+    elif result != K.ONGOING:
+        proven = PROVEN_WIN  # only the move's own side can win by it
+    ni[n, I_PROVEN] = proven
+    nkey[n] = key
+    return n
+
+
+@njit(cache=True)
+def new_root(nf, ni, nkey, meta, tt_keys, tt_nodes, turn, result, key, use_tt):
+    """Start a tree: a root node for a position (returns its index)."""
+    meta[:] = 0
+    tt_keys[:] = U0
+    tt_nodes[:] = -1
+    root = _new_node(nf, ni, nkey, meta, turn, result, U(key))
+    if use_tt:
+        _tt_insert(tt_keys, tt_nodes, meta, U(key), root)
+    meta[M_ROOT] = root
+    return root
+
+
+@njit(inline="always")
+def _tt_find(tt_keys, tt_nodes, key):
+    """The node of ``key``, or -1 (open addressing, linear probing)."""
+    mask = U(tt_keys.shape[0] - 1)
+    i = key & mask
+    while True:
+        node = tt_nodes[i]
+        if node < 0:
+            return -1
+        if tt_keys[i] == key:
+            return node
+        i = (i + U1) & mask
+
+
+@njit(inline="always")
+def _tt_insert(tt_keys, tt_nodes, meta, key, node):
+    """Add ``key -> node``; False if the table is too full (over 3/4)."""
+    size = tt_keys.shape[0]
+    if 4 * (meta[M_TT_USED] + 1) > 3 * size:
+        meta[M_FULL] = 1
+        return False
+    mask = U(size - 1)
+    i = key & mask
+    while tt_nodes[i] >= 0:
+        i = (i + U1) & mask
+    tt_keys[i] = key
+    tt_nodes[i] = node
+    meta[M_TT_USED] += 1
+    return True
+
+
+@njit(cache=True)
+def tt_lookup(tt_keys, tt_nodes, key):
+    """``_tt_find`` as a kernel (tree reuse looks positions up by key)."""
+    return _tt_find(tt_keys, tt_nodes, U(key))
+
+
+@njit(inline="always")
+def _init_edges(geo, st, ni, emove, echild, meta, node, s, legal):
+    """Give ``node`` one edge per legal move, in a random order (the order in
+    which EXPAND tries them).  False if the edge arrays are full."""
+    n = K.legal_codes(geo, st, legal)
+    first = meta[M_EDGES]
+    if first + n > emove.shape[0]:
+        meta[M_FULL] = 1
+        return False, s
+    meta[M_EDGES] = first + n
+    for i in range(n):
+        emove[first + i] = legal[i]
+        echild[first + i] = -1
+    for i in range(n - 1, 0, -1):  # Fisher-Yates
+        s, x = K._rand(s)
+        j = np.int64(K._below(x, U(i + 1)))
+        tmp = emove[first + i]
+        emove[first + i] = emove[first + j]
+        emove[first + j] = tmp
+    ni[node, I_FIRST_EDGE] = first
+    ni[node, I_N_EDGES] = n
+    return True, s
+
+
+# ---------------------------------------------------------------------------
+# Playouts with a policy (smart and/or Last-Good-Reply)
+# ---------------------------------------------------------------------------
+
+
+@njit(inline="always")
+def _random_move_code(geo, st, s):
+    """A random legal move code, drawn like a random playout's token: a
+    column uniformly among the non-full ones; after a bonus landing,
+    declining or each legal ban column uniformly."""
+    s, x = K._rand(s)
+    side = U(st[K.S_TURN])
+    c = U(st[K.S_AVAIL + K._below(x, U(st[K.S_NAVAIL]))])
+    code = c
+    if c * K.STRIDE + U(st[K.S_HEIGHT + c]) == U(geo[K.G_BONUS]):
+        n = U0
+        for b in range(U(geo[K.G_W])):
+            n += U(K._ban_ok(geo, st, side, c, b) == K.OK)
+        s, x = K._rand(s)
+        k = K._below(x, n + U1)  # 0: decline; k: the k-th legal ban column
+        if k > U0:
+            for b in range(U(geo[K.G_W])):
+                if K._ban_ok(geo, st, side, c, b) == K.OK:
+                    k -= U1
+                    if k == U0:
+                        code = c + K.STRIDE * (b + U1)
+                        break
+    geo, st = geo, st  # noqa: PLW0127  (see "Inlined helpers" in kernels.py)
+    return code, s
+
+
+@njit(inline="always")
+def _tactical_code(geo, st):
+    """A column that wins now for the side to move, else one that blocks the
+    opponent's immediate win, else ``NO_MOVE``."""
+    side = U(st[K.S_TURN])
+    block = U(NO_MOVE)
+    for k in range(U(st[K.S_NAVAIL])):
+        c = U(st[K.S_AVAIL + k])
+        r = U(st[K.S_HEIGHT + c])
+        if K._would_win(geo, st, side, c, r):
+            return c
+        if block == U(NO_MOVE) and K._would_win(geo, st, U1 - side, c, r):
+            block = c
+    return block
+
+
+@njit(cache=True)
+def policy_playout(geo, st, s, smart, lgr, lgr1, lgr2, moves, nmoves):
+    """A playout that records its moves in ``moves`` (after the ``nmoves``
+    moves of the tree path).  Each move: with ``smart``, an immediate win,
+    else a block of the opponent's immediate win; with ``lgr``, the stored
+    reply to the last two moves (lgr=2) or the last move, when legal; else
+    random.  Returns ``(result, rng, nmoves)``."""
+    result = U(st[K.S_RESULT])
+    while result == U(K.ONGOING):
+        code = U(NO_MOVE)
+        if smart:
+            code = _tactical_code(geo, st)
+        side = np.int64(st[K.S_TURN])
+        if code == U(NO_MOVE) and lgr >= 2 and nmoves >= 2:
+            reply = lgr2[side, moves[nmoves - 2], moves[nmoves - 1]]
+            if reply != NO_MOVE and K.check(geo, st, reply) == K.OK:
+                code = U(reply)
+        if code == U(NO_MOVE) and lgr >= 1 and nmoves >= 1:
+            reply = lgr1[side, moves[nmoves - 1]]
+            if reply != NO_MOVE and K.check(geo, st, reply) == K.OK:
+                code = U(reply)
+        if code == U(NO_MOVE):
+            code, s = _random_move_code(geo, st, s)
+        _, _, result = K._apply(geo, st, code)
+        if nmoves < moves.shape[0]:
+            moves[nmoves] = code
+            nmoves += 1
+    return result, s, nmoves
+
+
+@njit(inline="always")
+def _learn_replies(lgr, lgr1, lgr2, moves, nmoves, first_side, result):
+    """Last-Good-Reply with forgetting, after one simulated game whose moves
+    (tree path and playout) are ``moves[:nmoves]``, the first made by
+    ``first_side``."""
+    if result != U(K.WIN_A) and result != U(K.WIN_B):
+        return
+    winner = np.int64(result - U(K.WIN_A))
+    for t in range(1, nmoves):
+        side = (first_side + t) % 2
+        prev = moves[t - 1]
+        move = moves[t]
+        if side == winner:
+            lgr1[side, prev] = move
+            if lgr >= 2 and t >= 2:
+                lgr2[side, moves[t - 2], prev] = move
+        else:
+            if lgr1[side, prev] == move:
+                lgr1[side, prev] = NO_MOVE
+            if lgr >= 2 and t >= 2 and lgr2[side, moves[t - 2], prev] == move:
+                lgr2[side, moves[t - 2], prev] = NO_MOVE
+
+
+# ---------------------------------------------------------------------------
+# The search loop
+# ---------------------------------------------------------------------------
+
+
+@njit(inline="always")
+def _reward(result, turn):
+    """The reward of a finished game for the player who moved into a node
+    whose side to move is ``turn``: win 1, draw 0.5, loss 0."""
+    if result == U(K.DRAW):
+        return 0.5
+    mover = U1 - U(turn)
+    return 1.0 if result == U(K.WIN_A) + mover else 0.0
+
+
+@njit(inline="always")
+def _best_child(nf, ni, echild, node, c, solver):
+    """BESTCHILD(node, c): the edge maximising mean + c * sqrt(2 ln N / n)
+    over the expanded children; with the solver, never a child proven lost
+    for the mover.  -1 if there is none."""
+    first = ni[node, I_FIRST_EDGE]
+    k = c * np.sqrt(2.0 * np.log(nf[node, F_VISITS]))
+    best = -1
+    best_score = -np.inf
+    for e in range(first, first + ni[node, I_EXPANDED]):
+        child = echild[e]
+        if solver and ni[child, I_PROVEN] == PROVEN_LOSS:
+            continue
+        score = nf[child, F_MEAN] + k * nf[child, F_INVSQRT]
+        if score > best_score:
+            best_score = score
+            best = e
+    return best
+
+
+@njit(inline="always")
+def _prove(ni, emove, echild, node):
+    """MCTS-Solver: the proven value of ``node`` from its children, if any
+    (for the player who moved into ``node``)."""
+    n = ni[node, I_N_EDGES]
+    if n < 0:
+        return UNPROVEN
+    first = ni[node, I_FIRST_EDGE]
+    all_proven = ni[node, I_EXPANDED] == n
+    any_draw = False
+    for e in range(first, first + ni[node, I_EXPANDED]):
+        p = ni[echild[e], I_PROVEN]
+        if p == PROVEN_WIN:
+            return PROVEN_LOSS  # the side to move here has a winning move
+        if p == PROVEN_DRAW:
+            any_draw = True
+        elif p == UNPROVEN:
+            all_proven = False
+    if not all_proven:
+        return UNPROVEN
+    return PROVEN_DRAW if any_draw else PROVEN_WIN
+
+
+@njit(cache=True)
+def search(
+    geo, root_state, nf, ni, nkey, emove, echild, meta, tt_keys, tt_nodes,
+    lgr1, lgr2, st, path, moves, rng, iterations, c, flags,
+):
+    """Run up to ``iterations`` UCT iterations from ``meta[M_ROOT]`` (whose
+    position is ``root_state``); returns how many ran (fewer only when the
+    solver has proven the root).  ``rng[0]`` carries the random state.
+    """
+    s = U(rng[0])
+    legal = np.empty(K.MAX_LEGAL, dtype=np.uint8)
+    bitboard = geo[K.G_BITBOARD] != 0
+    use_tt = flags[FL_TT] != 0
+    solver = flags[FL_SOLVER] != 0
+    smart = flags[FL_SMART] != 0
+    lgr = flags[FL_LGR]
+    plain = not smart and lgr == 0
+    prefix = K.S_LINES if bitboard else K.S_BOARD
+    root = meta[M_ROOT]
+    root_key = nkey[root]
+    first_side = np.int64(root_state[K.S_TURN])
+    done = 0
+    for _ in range(iterations):
+        if solver and ni[root, I_PROVEN] != UNPROVEN:
+            break  # the root is solved: nothing left to learn
+        for i in range(prefix):
+            st[i] = root_state[i]
+        node = root
+        key = root_key
+        depth = 0
+        path[0] = root
+        nmoves = 0
+        # TREEPOLICY
+        while ni[node, I_RESULT] == K.ONGOING and not (solver and ni[node, I_PROVEN] != UNPROVEN):
+            if ni[node, I_N_EDGES] < 0:
+                ok, s = _init_edges(geo, st, ni, emove, echild, meta, node, s, legal)
+                if not ok:
+                    break  # no room: this node stays a leaf
+            first = ni[node, I_FIRST_EDGE]
+            expanded = ni[node, I_EXPANDED]
+            if expanded < ni[node, I_N_EDGES]:
+                # EXPAND the next untried action (unless the tree is full:
+                # then this node is the leaf the playout starts from).
+                if meta[M_NODES] >= ni.shape[0]:
+                    meta[M_FULL] = 1
+                    break
+                e = first + expanded
+                code = emove[e]
+                piece = K.PIECE_A + np.int64(st[K.S_TURN])
+                cell, ban_cell, result = K._apply(geo, st, code)
+                if nmoves < moves.shape[0]:
+                    moves[nmoves] = code
+                    nmoves += 1
+                child = -1
+                if use_tt:
+                    key ^= K.ZOBRIST[piece, cell]
+                    if ban_cell != U(K.NO_CELL):
+                        key ^= K.ZOBRIST[K.BAN, ban_cell]
+                    child = _tt_find(tt_keys, tt_nodes, key)
+                if child < 0:
+                    child = _new_node(nf, ni, nkey, meta, np.int32(st[K.S_TURN]), np.int32(result), key)
+                    if use_tt:
+                        # A full table leaves the node unreachable by its
+                        # key, which only costs sharing.
+                        _tt_insert(tt_keys, tt_nodes, meta, key, child)
+                echild[e] = child
+                ni[node, I_EXPANDED] = expanded + 1
+                depth += 1
+                path[depth] = child
+                node = child
+                break
+            e = _best_child(nf, ni, echild, node, c, solver)
+            if e < 0:
+                # Every move loses (reached through another path of the
+                # graph before this node was re-proven): prove it now.
+                ni[node, I_PROVEN] = _prove(ni, emove, echild, node)
+                break
+            code = emove[e]
+            piece = K.PIECE_A + np.int64(st[K.S_TURN])
+            cell, ban_cell, result = K._apply(geo, st, code)
+            if nmoves < moves.shape[0]:
+                moves[nmoves] = code
+                nmoves += 1
+            if use_tt:
+                key ^= K.ZOBRIST[piece, cell]
+                if ban_cell != U(K.NO_CELL):
+                    key ^= K.ZOBRIST[K.BAN, ban_cell]
+            node = echild[e]
+            depth += 1
+            path[depth] = node
+        # DEFAULTPOLICY
+        proven = ni[node, I_PROVEN] if solver else UNPROVEN
+        turn = ni[node, I_TURN]
+        if ni[node, I_RESULT] != K.ONGOING:
+            result = U(ni[node, I_RESULT])
+            reward = _reward(result, turn)
+        elif proven != UNPROVEN:
+            result = U(K.ONGOING)
+            reward = 1.0 if proven == PROVEN_WIN else (0.0 if proven == PROVEN_LOSS else 0.5)
+        elif plain:
+            result, s = K.random_playout(geo, st, s)
+            reward = _reward(result, turn)
+        else:
+            result, s, nmoves = policy_playout(geo, st, s, smart, lgr, lgr1, lgr2, moves, nmoves)
+            reward = _reward(result, turn)
+            if lgr > 0:
+                _learn_replies(lgr, lgr1, lgr2, moves, nmoves, first_side, result)
+        # BACKUP
+        for d in range(depth, -1, -1):
+            v = path[d]
+            visits = nf[v, F_VISITS] + 1.0
+            qsum = nf[v, F_QSUM] + reward
+            nf[v, F_VISITS] = visits
+            nf[v, F_QSUM] = qsum
+            nf[v, F_MEAN] = qsum / visits
+            nf[v, F_INVSQRT] = 1.0 / np.sqrt(visits)
+            reward = 1.0 - reward
+        if solver:
+            for d in range(depth - 1, -1, -1):
+                v = path[d]
+                if ni[v, I_PROVEN] != UNPROVEN:
+                    break
+                p = _prove(ni, emove, echild, v)
+                if p == UNPROVEN:
+                    break
+                ni[v, I_PROVEN] = p
+        done += 1
+    meta[M_ITERATIONS] += done
+    rng[0] = s
+    return done

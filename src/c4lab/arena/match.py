@@ -1,0 +1,98 @@
+"""Playing agents against each other: one game, and paired matches.
+
+A *paired* match plays every opening twice, sides swapped, so that neither
+agent profits from a lucky board or from moving first.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from c4lab.agents import Agent, Budget, make_agent
+from c4lab.rules import Position, Variant
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """A finished game: who played A and B, the final position."""
+
+    a: str
+    b: str
+    final: Position
+
+    @property
+    def winner(self) -> str | None:
+        """The spec that won, or None for a draw."""
+        result = self.final.result
+        return self.a if result == "A" else self.b if result == "B" else None
+
+
+@dataclass
+class MatchResult:
+    """Scores of a match between two specs (win 1, draw 0.5)."""
+
+    first: str
+    second: str
+    games: list[GameRecord] = field(default_factory=list)
+
+    def score(self, spec: str) -> float:
+        return sum(1.0 if g.winner == spec else 0.5 if g.winner is None else 0.0 for g in self.games)
+
+    @property
+    def wins(self) -> tuple[int, int, int]:
+        """(wins of the first spec, draws, wins of the second)."""
+        first = sum(g.winner == self.first for g in self.games)
+        second = sum(g.winner == self.second for g in self.games)
+        return first, len(self.games) - first - second, second
+
+    def rate(self, spec: str) -> float:
+        """The score of ``spec`` as a fraction of the games."""
+        return self.score(spec) / len(self.games) if self.games else 0.0
+
+
+def play_game(
+    a: Agent, b: Agent, start: Position, budget: Budget | None = None, a_spec: str = "", b_spec: str = ""
+) -> GameRecord:
+    """Play ``start`` to the end, ``a`` moving for A and ``b`` for B."""
+    for agent in (a, b):
+        agent.new_game()
+    position = start
+    while not position.is_over:
+        agent = a if position.to_move == "A" else b
+        position = position.play(agent.choose(position, budget))
+    return GameRecord(a_spec or a.spec, b_spec or b.spec, position)
+
+
+def paired_match(
+    first: str,
+    second: str,
+    openings: list[Position],
+    budget: Budget | None = None,
+) -> MatchResult:
+    """Every opening twice, ``first`` playing A then B."""
+    agents = {first: make_agent(first), second: make_agent(second)} if first != second else None
+    if agents is None:
+        raise ValueError("a match needs two different specs")
+    result = MatchResult(first, second)
+    for opening in openings:
+        for a_spec, b_spec in ((first, second), (second, first)):
+            result.games.append(play_game(agents[a_spec], agents[b_spec], opening, budget, a_spec, b_spec))
+    return result
+
+
+def random_openings(n: int, seed: int, *, boards: list[str] | None = None, plies: int = 0) -> list[Position]:
+    """``n`` starting positions: boards drawn from ``boards`` (position
+    strings) or the enhanced setup, then ``plies`` random moves."""
+    rng = random.Random(seed)
+    openings = []
+    while len(openings) < n:
+        start = Position.parse(rng.choice(boards)) if boards else Position(Variant.enhanced(rng))
+        position = start
+        for _ in range(plies):
+            if position.is_over:
+                break
+            position = position.play(rng.choice(position.legal_moves()))
+        if not position.is_over:
+            openings.append(position)
+    return openings

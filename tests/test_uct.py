@@ -1,0 +1,250 @@
+"""UCT and its variants: legal play, budgets, tactics, proofs, strength."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import numpy as np
+import pytest
+
+from c4lab.agents import Budget, make_agent
+from c4lab.agents import uct_search as S
+from c4lab.agents.uct import TIME_MARGIN, UCTAgent
+from c4lab.arena.match import paired_match, random_openings
+from c4lab.rules import Move, Position, Variant
+from c4lab.rules import kernels as K
+
+VARIANTS = ["uct", "uct-tt", "uct-lgr", "uct-lgr2", "hybrid", "mcts-solver", "uct-smart",
+            "uct:reuse=1", "uct:tt=1,solver=1,policy=smart,lgr=2,reuse=1,final=visits"]
+
+
+def spec(name: str, **params: object) -> str:
+    extra = ",".join(f"{k}={v}" for k, v in params.items())
+    return f"{name}{',' if ':' in name else ':'}{extra}" if extra else name
+
+
+def winning_moves(position: Position) -> list[str]:
+    """Moves that win at once for the side to move."""
+    return [m.token for m in position.legal_moves() if position.play(m).result == position.to_move]
+
+
+def safe_moves(position: Position) -> list[str]:
+    """Moves after which the opponent cannot win at once."""
+    return [m.token for m in position.legal_moves() if not winning_moves(position.play(m))]
+
+
+# Boards of several sizes, with and without forbidden cells.
+WIN_NOW = {  # position: its only winning move
+    "7x6:aabbcc": "d",
+    "9x8/Xd3:ababab": "a",
+    "12x12/Xf4:lalblc": "l",
+    "5x4/Xe1:aabbcc": "d",
+    "6x7/Xa1:bbccdd": "e",
+}
+BLOCK = {  # position: the only move that stops the opponent's immediate win
+    "7x6:aabbc": "d",
+    "9x8/Xd3:iaiai": "i",
+    "12x12/Xf4:lalbl": "l",
+    "6x7/Xa1:bbccd": "e",
+}
+# The side to move wins by force in three of its own moves, not fewer
+# (found by an exhaustive search; test_the_forced_wins_are_what_they_claim
+# checks it again).
+WIN_IN_3 = [
+    "7x6/Xd1:eccdaddfdcf",
+    "7x6:cacbeccgfaad",
+    "6x5/Xc3:cfcbfbdacaddcfaa",
+    "10x8/Xb2:gfjeggdjcafabd",
+    "8x7/Xe4:fgbdeedgfhgbhagc",
+    "9x6:fdgaaiffga",
+]
+
+
+def forced_win_within(position: Position, own_moves: int) -> bool:
+    """Can the side to move force a win within ``own_moves`` of its moves?"""
+    if winning_moves(position):
+        return True
+    if own_moves <= 1:
+        return False
+    for move in position.legal_moves():
+        after = position.play(move)
+        if after.is_over:
+            continue
+        replies = [after.play(r) for r in after.legal_moves()]
+        if all(not r.is_over and forced_win_within(r, own_moves - 1) for r in replies):
+            return True
+    return False
+
+
+def test_the_tactical_positions_are_what_they_claim() -> None:
+    for text, move in WIN_NOW.items():
+        assert winning_moves(Position.parse(text)) == [move], text
+    for text, move in BLOCK.items():
+        position = Position.parse(text)
+        assert winning_moves(position) == [], text
+        assert safe_moves(position) == [move], text
+
+
+@pytest.mark.parametrize("text", WIN_IN_3)
+def test_the_forced_wins_are_what_they_claim(text: str) -> None:
+    position = Position.parse(text)
+    assert forced_win_within(position, 3) and not forced_win_within(position, 2)
+
+
+def test_every_name_and_level_is_registered() -> None:
+    assert make_agent("normal").iterations == 250
+    assert make_agent("hard").iterations == 750
+    assert make_agent("impossible").iterations == 1500
+    assert make_agent("uct-tt").config.tt and make_agent("hybrid").config.lgr == 1
+    assert make_agent("mcts-solver").config.solver
+    assert make_agent("uct:c=0.3,final=visits").config.c == 0.3
+    with pytest.raises(ValueError, match="lgr must be one of"):
+        make_agent("uct:lgr=3")
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_every_variant_plays_legal_moves_on_every_kind_of_board(name: str) -> None:
+    rng = random.Random(5)
+    agent = make_agent(spec(name, seed=3))
+    for game in range(6):
+        position = Position(Variant.enhanced(rng, forbidden=rng.randint(0, 2), bonus=game % 2 == 0))
+        agent.new_game()
+        while not position.is_over:
+            move = agent.choose(position, Budget(iterations=200))
+            assert move in position.legal_moves()
+            position = position.play(move)
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+@pytest.mark.parametrize("text", sorted(WIN_NOW))
+def test_every_variant_takes_an_immediate_win(name: str, text: str) -> None:
+    agent = make_agent(spec(name, iterations=2000, seed=1))
+    assert agent.choose(Position.parse(text)).token == WIN_NOW[text]
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+@pytest.mark.parametrize("text", sorted(BLOCK))
+def test_every_variant_blocks_an_immediate_loss(name: str, text: str) -> None:
+    agent = make_agent(spec(name, iterations=3000, seed=1))
+    assert agent.choose(Position.parse(text)).token == BLOCK[text]
+
+
+@pytest.mark.parametrize("text", WIN_IN_3)
+def test_the_solver_proves_a_win_in_three_and_plays_it(text: str) -> None:
+    position = Position.parse(text)
+    move, analysis = make_agent("mcts-solver:iterations=100000,seed=2").analyse(position)
+    assert analysis.moves[0].score == 1, "the root is proven won"
+    after = position.play(move)
+    # Every reply still loses within two more moves.
+    assert all(forced_win_within(after.play(r), 2) for r in after.legal_moves())
+    assert analysis.iterations < 100000, "the search stops once the root is proven"
+
+
+def test_the_solver_never_plays_into_a_proven_loss() -> None:
+    # B to move must block at d1; every other move loses at once.
+    move, analysis = make_agent("mcts-solver:iterations=5000,seed=1").analyse(Position.parse("7x6:aabbc"))
+    assert move.token == "d"
+    proven = {s.move.token: s.score for s in analysis.moves}
+    assert all(proven[t] == -1 for t in proven if t != "d")
+
+
+def test_iterations_are_exact() -> None:
+    for name in ("uct", "uct-tt", "uct-lgr", "uct-smart"):
+        agent = make_agent(spec(name, seed=1))
+        _, analysis = agent.analyse(Position(), Budget(iterations=777))
+        assert analysis.iterations == 777
+        assert sum(s.visits for s in analysis.moves) == 777  # each iteration goes through one child
+
+
+def test_a_time_budget_is_kept() -> None:
+    agent = make_agent("uct:time=0.2,seed=1")
+    agent.choose(Position())  # compile or load the search first
+    for board in ("7x6", "12x12/Xf4"):
+        start = time.perf_counter()
+        _, analysis = agent.analyse(Position.parse(board))
+        elapsed = time.perf_counter() - start
+        assert elapsed < 0.2 + TIME_MARGIN + 0.05  # generous: a shared machine
+        assert analysis.iterations > 1000
+
+
+def test_the_analysis_reports_visits_values_and_a_principal_variation() -> None:
+    move, analysis = make_agent("uct:iterations=3000,seed=4,final=visits").analyse(Position())
+    assert analysis.moves[0].move == move
+    assert [s.visits for s in analysis.moves] == sorted((s.visits for s in analysis.moves), reverse=True)
+    assert all(0.0 <= s.value <= 1.0 for s in analysis.moves)
+    assert analysis.value == analysis.moves[0].value and analysis.pv[0] == move
+    Position().play(*analysis.pv)  # the principal variation is a legal line
+
+
+def test_tree_reuse_keeps_the_subtree_of_the_position_reached() -> None:
+    agent = make_agent("uct:reuse=1,iterations=4000,seed=2")
+    position = Position()
+    mine = agent.choose(position)
+    tree = agent._tree
+    assert tree is not None
+    expected = tree.child(tree.child(tree.root, mine), Move.parse("d"))
+    assert expected is not None
+    visits_before = tree.nf[expected, S.F_VISITS]
+    _, _analysis = agent.analyse(position.play(mine, "d"))
+    assert tree.root == expected
+    assert tree.nf[expected, S.F_VISITS] == visits_before + 4000
+    agent.new_game()
+    agent.choose(position)
+    assert tree.nf[tree.root, S.F_VISITS] == 4000
+
+
+def test_transposition_nodes_are_positions() -> None:
+    """With tt=1 every node's key is the key of the position its path reaches,
+    and two paths to one position share one node."""
+    agent = make_agent("uct-tt:iterations=20000,seed=3")
+    root_position = Position.parse("8x7/Xc3/Bd1")
+    tree = agent.search(root_position)
+    seen: dict[int, str] = {}
+    frontier = [(tree.root, root_position)]
+    shared = 0
+    while frontier and len(seen) < 3000:
+        node, position = frontier.pop()
+        geo, state = position.kernel_arrays()
+        assert tree.nkey[node] == K.board_key(geo, state)
+        assert tree.ni[node, S.I_TURN] == state[K.S_TURN]
+        if node in seen:
+            shared += 1
+            continue
+        seen[node] = position.notation
+        frontier.extend((child, position.play(move)) for move, child in tree.children(node))
+    assert shared > 0, "some transpositions were found and shared"
+
+
+def test_last_good_reply_tables_fill_up() -> None:
+    agent = make_agent("uct-lgr2:iterations=5000,seed=1")
+    agent.choose(Position())
+    tree = agent._tree
+    assert tree is not None
+    # 7x6 has 7 move codes: up to 2 x 7 replies to one move, 2 x 49 to two.
+    assert (tree.lgr1 != S.NO_MOVE).sum() >= 5 and (tree.lgr2 != S.NO_MOVE).sum() >= 20
+
+
+def test_a_finished_game_is_refused() -> None:
+    with pytest.raises(ValueError, match="game is over"):
+        make_agent("uct").choose(Position.parse("7x6:aabbccd"))
+
+
+def test_seeded_searches_are_reproducible() -> None:
+    a = make_agent("uct:iterations=3000,seed=9").analyse(Position())[1]
+    b = make_agent("uct:iterations=3000,seed=9").analyse(Position())[1]
+    assert a.moves == b.moves
+
+
+def test_uct_at_1000_iterations_beats_random() -> None:
+    openings = random_openings(10, 3, plies=1)
+    result = paired_match("uct:iterations=1000,seed=1", "random:seed=2", openings)
+    assert result.rate("uct:iterations=1000,seed=1") >= 0.95
+
+
+def test_uct_agent_rejects_bad_budgets() -> None:
+    with pytest.raises(ValueError):
+        UCTAgent(iterations=0)
+    with pytest.raises(ValueError):
+        UCTAgent(time=-1.0)
+    assert np.isfinite(UCTAgent().config.c)
