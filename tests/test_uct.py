@@ -16,7 +16,8 @@ from c4lab.rules import Move, Position, Variant
 from c4lab.rules import kernels as K
 
 VARIANTS = ["uct", "uct-tt", "uct-lgr", "uct-lgr2", "hybrid", "mcts-solver", "uct-smart",
-            "uct:reuse=1", "uct:tt=1,solver=1,policy=smart,lgr=2,reuse=1,final=visits"]
+            "uct:reuse=1", "uct:tt=1,solver=1,policy=smart,lgr=2,reuse=1,final=visits",
+            "master:time=none"]
 
 
 def spec(name: str, **params: object) -> str:
@@ -177,21 +178,27 @@ def test_the_analysis_reports_visits_values_and_a_principal_variation() -> None:
     Position().play(*analysis.pv)  # the principal variation is a legal line
 
 
-def test_tree_reuse_keeps_the_subtree_of_the_position_reached() -> None:
-    agent = make_agent("uct:reuse=1,iterations=4000,seed=2")
+@pytest.mark.parametrize("name", ["uct:reuse=1", "uct-tt:reuse=1"])
+def test_tree_reuse_keeps_the_subtree_of_the_position_reached(name: str) -> None:
+    agent = make_agent(spec(name, iterations=4000, seed=2))
     position = Position()
     mine = agent.choose(position)
     tree = agent._tree
     assert tree is not None
-    expected = tree.child(tree.child(tree.root, mine), Move.parse("d"))
-    assert expected is not None
-    visits_before = tree.nf[expected, S.F_VISITS]
-    _, _analysis = agent.analyse(position.play(mine, "d"))
-    assert tree.root == expected
-    assert tree.nf[expected, S.F_VISITS] == visits_before + 4000
+    kept = tree.child(tree.child(tree.root, mine), Move.parse("d"))
+    assert kept is not None
+    visits_before = tree.nf[kept, S.F_VISITS]
+    children_before = [(m, tree.nf[c, S.F_VISITS]) for m, c in tree.children(kept)]
+    agent.choose(position.play(mine, "d"))
+    compacted = agent._tree
+    assert compacted is not None and compacted.root == 0
+    assert compacted.nf[0, S.F_VISITS] == visits_before + 4000
+    assert compacted.nodes_used < tree.nodes_used + 4000, "the branches the game left are dropped"
+    after = dict((m, compacted.nf[c, S.F_VISITS]) for m, c in compacted.children(0))
+    assert all(after[m] >= v for m, v in children_before)
     agent.new_game()
     agent.choose(position)
-    assert tree.nf[tree.root, S.F_VISITS] == 4000
+    assert agent._tree.nf[agent._tree.root, S.F_VISITS] == 4000
 
 
 def test_transposition_nodes_are_positions() -> None:
@@ -248,3 +255,22 @@ def test_uct_agent_rejects_bad_budgets() -> None:
     with pytest.raises(ValueError):
         UCTAgent(time=-1.0)
     assert np.isfinite(UCTAgent().config.c)
+
+
+# Strength, reproducible: iteration budgets and seeds, not time.
+MASTER = "master:time=none,iterations=20000,seed=1"
+
+
+def test_master_beats_the_impossible_level() -> None:
+    openings = random_openings(4, 8, plies=2) + random_openings(1, 8, boards=["7x6"], plies=2)
+    result = paired_match(MASTER, "impossible:seed=2", openings)
+    assert result.rate(MASTER) > 0.5
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("opponent", ["impossible:seed=3", "minimax:depth=4"])
+def test_master_wins_95_percent_against_impossible_and_minimax_depth_4(opponent: str) -> None:
+    master = "master:time=none,iterations=150000,seed=4"
+    openings = random_openings(8, 13, plies=2) + random_openings(2, 13, boards=["7x6"], plies=2)
+    result = paired_match(master, opponent, openings)
+    assert result.score(master) >= 0.95 * len(result.games)

@@ -138,7 +138,9 @@ def agents() -> None:
     for info in agent_infos():
         click.echo(f"{info.name}: {info.help}")
         for param in info.params:
-            default = info.defaults.get(param.name, param.default)
+            default = param.default
+            if param.name in info.defaults:
+                default = param.convert(info.name, info.defaults[param.name])
             click.echo(f"    {param.name}={default}  ({param.type.__name__}) {param.help}")
 
 
@@ -152,7 +154,7 @@ def agents() -> None:
 )
 @click.option("--bonus", is_flag=True, help="With --board random: add a bonus cell.")
 @click.option("--player1", "-1", "player1", default="human", show_default=True, help="Agent spec or 'human'.")
-@click.option("--player2", "-2", "player2", default="random", show_default=True, help="Agent spec or 'human'.")
+@click.option("--player2", "-2", "player2", default="hard", show_default=True, help="Agent spec or 'human' (levels: normal, hard, impossible, master).")
 @click.option(
     "--first",
     type=click.Choice(["1", "2", "random"]),

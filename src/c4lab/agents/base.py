@@ -120,6 +120,8 @@ class Param:
     choices: tuple[Any, ...] = ()
 
     def convert(self, agent: str, raw: str) -> Any:
+        if self.default is None and raw.lower() == "none":
+            return None  # e.g. master:time=none,iterations=20000
         try:
             if self.type is bool:
                 if raw.lower() in ("1", "true", "yes", "on"):

@@ -175,6 +175,55 @@ def tt_lookup(tt_keys, tt_nodes, key):
     return _tt_find(tt_keys, tt_nodes, U(key))
 
 
+@njit(cache=True)
+def compact(nf, ni, nkey, emove, echild, root, dnf, dni, dnkey, demove, dechild, dmeta,
+            dtt_keys, dtt_nodes, use_tt, remap):
+    """Copy the part of a tree below ``root`` into fresh arrays (``d...``),
+    so that a tree kept between moves drops the branches the game left and
+    starts again with room to grow.  ``remap`` (one entry per source node)
+    maps source nodes to copies; in a graph (``use_tt``) a shared node is
+    copied once.  The copy's root is node 0."""
+    dmeta[:] = 0
+    dtt_keys[:] = U0
+    dtt_nodes[:] = -1
+    remap[:] = -1
+    stack = np.empty(ni.shape[0], dtype=np.int64)
+    top = 0
+    remap[root] = 0
+    dmeta[M_NODES] = 1
+    stack[top] = root
+    top += 1
+    while top > 0:
+        top -= 1
+        v = stack[top]
+        nv = remap[v]
+        dnf[nv, :] = nf[v, :]
+        dni[nv, :] = ni[v, :]
+        dnkey[nv] = nkey[v]
+        if use_tt:
+            _tt_insert(dtt_keys, dtt_nodes, dmeta, nkey[v], nv)
+        n = ni[v, I_N_EDGES]
+        if n < 0:
+            continue
+        first = ni[v, I_FIRST_EDGE]
+        dfirst = dmeta[M_EDGES]
+        dmeta[M_EDGES] = dfirst + n
+        dni[nv, I_FIRST_EDGE] = dfirst
+        for i in range(n):
+            demove[dfirst + i] = emove[first + i]
+            dechild[dfirst + i] = -1
+            if i < ni[v, I_EXPANDED]:
+                child = echild[first + i]
+                if remap[child] < 0:
+                    remap[child] = dmeta[M_NODES]
+                    dmeta[M_NODES] += 1
+                    stack[top] = child
+                    top += 1
+                dechild[dfirst + i] = remap[child]
+    dmeta[M_ROOT] = 0
+    return dmeta[M_NODES]
+
+
 @njit(inline="always")
 def _init_edges(geo, st, ni, emove, echild, meta, node, s, legal):
     """Give ``node`` one edge per legal move, in a random order (the order in

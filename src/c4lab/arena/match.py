@@ -85,7 +85,7 @@ def random_openings(n: int, seed: int, *, boards: list[str] | None = None, plies
     """``n`` starting positions: boards drawn from ``boards`` (position
     strings) or the enhanced setup, then ``plies`` random moves."""
     rng = random.Random(seed)
-    openings = []
+    openings: list[Position] = []
     while len(openings) < n:
         start = Position.parse(rng.choice(boards)) if boards else Position(Variant.enhanced(rng))
         position = start

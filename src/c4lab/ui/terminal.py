@@ -29,7 +29,7 @@ class GameSettings:
 
     board: str = "7x6"
     bonus: bool = False
-    players: tuple[str, str] = ("human", "random")
+    players: tuple[str, str] = ("human", "hard")
     first: str = "random"  # "1", "2" or "random": which player plays A
     seed: int | None = None
     delay: float | None = None  # pause after an agent's move; None: automatic
