@@ -106,3 +106,24 @@ def test_both_win_test_encodings_agree_move_by_move(seed: int) -> None:
             assert K.play(geo_lines, b, code) == K.OK
             assert a[K.S_RESULT] == b[K.S_RESULT]
         assert (a[K.S_BOARD:] == b[K.S_BOARD:]).all()
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_winning_columns_agree_with_the_win_test_of_each_column(seed: int) -> None:
+    """The all-at-once bitboard test and the column-by-column test agree."""
+    rng = random.Random(seed)
+    for _ in range(80):
+        position = Position(Variant.enhanced(rng, forbidden=rng.randint(0, 2), bonus=rng.random() < 0.3))
+        while not position.is_over:
+            geo, st = position.kernel_arrays()
+            for side in (0, 1):
+                expected = 0
+                for c in range(position.variant.width):
+                    r = int(st[K.S_HEIGHT + c])
+                    if r < position.variant.height and position.variant.contains(Cell(c, r)):
+                        board = dict(position.cells)
+                        board[Cell(c, r)] = "A" if side == 0 else "B"
+                        if naive_winner(board) & {"A" if side == 0 else "B"}:
+                            expected |= 1 << c
+                assert K.winning_columns(geo, st, side) == expected, (position.notation, side)
+            position = position.play(rng.choice(position.legal_moves()))

@@ -82,13 +82,12 @@ def _store(tt_key, tt_val, tt_depth, tt_flag, tt_move, slot, key, value, depth, 
 def _winning_column(geo, st, side):
     """A column where ``side`` wins at once (its landing cell completes four
     by the kernels' win test), or -1."""
+    columns = K._winning_columns(geo, st, U(side))
     found = -1
-    for c in range(U(geo[K.G_W])):
-        r = U(st[K.S_HEIGHT + c])
-        if r < U(geo[K.G_H]) and K._would_win(geo, st, side, c, r):
-            found = np.int64(c)
+    for c in range(np.int64(geo[K.G_W])):
+        if (columns >> U(c)) & K.U1:
+            found = c
             break
-    geo, st = geo, st  # noqa: PLW0127  (keep-alive, see "Inlined helpers" in kernels.py)
     return found
 
 

@@ -280,19 +280,26 @@ def _random_move_code(geo, st, s):
 
 
 @njit(inline="always")
+def _lowest_column(columns):
+    """The lowest set bit of a column mask, as a column."""
+    c = U0
+    while not (columns >> c) & U1:
+        c += U1
+    return c
+
+
+@njit(inline="always")
 def _tactical_code(geo, st):
     """A column that wins now for the side to move, else one that blocks the
     opponent's immediate win, else ``NO_MOVE``."""
     side = U(st[K.S_TURN])
-    block = U(NO_MOVE)
-    for k in range(U(st[K.S_NAVAIL])):
-        c = U(st[K.S_AVAIL + k])
-        r = U(st[K.S_HEIGHT + c])
-        if K._would_win(geo, st, side, c, r):
-            return c
-        if block == U(NO_MOVE) and K._would_win(geo, st, U1 - side, c, r):
-            block = c
-    return block
+    wins = K._winning_columns(geo, st, side)
+    if wins != U0:
+        return _lowest_column(wins)
+    threats = K._winning_columns(geo, st, U1 - side)
+    if threats != U0:
+        return _lowest_column(threats)
+    return U(NO_MOVE)
 
 
 @njit(cache=True)

@@ -268,6 +268,52 @@ def _would_win(geo, st, side, c, r):
 
 
 @njit(inline="always")
+def _bb_completing(p, stride):
+    """The cells (bits) of a one-word bitboard where one more piece of the
+    player whose pieces are ``p`` would complete four in a line.  Occupied
+    cells and cells off the board are not removed: callers intersect."""
+    # Vertical: three pieces right below.
+    r = (p << U1) & (p << U2) & (p << U3)
+    for d in (stride, stride - U1, stride + U1):
+        a = (p << d) & (p << (d + d))
+        r |= a & (p << (d + d + d))  # the three pieces on one side
+        r |= a & (p >> d)  # two on one side, one on the other
+        b = (p >> d) & (p >> (d + d))
+        r |= b & (p << d)
+        r |= b & (p >> (d + d + d))
+    return r
+
+
+@njit(inline="always")
+def _winning_columns(geo, st, side):
+    """The columns (a bit per column) where a piece of ``side`` dropped now
+    would win.  On bitboard boards all landing cells are tested at once."""
+    columns = U0
+    if geo[G_BITBOARD]:
+        stride = U(geo[G_H]) + U1
+        wins = _bb_completing(_load_bb(st, side), stride)
+        if wins != U0:
+            for k in range(U(st[S_NAVAIL])):
+                c = U(st[S_AVAIL + k])
+                if wins & (U1 << (c * stride + U(st[S_HEIGHT + c]))):
+                    columns |= U1 << c
+    else:
+        for k in range(U(st[S_NAVAIL])):
+            c = U(st[S_AVAIL + k])
+            if _would_win(geo, st, side, c, U(st[S_HEIGHT + c])):
+                columns |= U1 << c
+    geo, st = geo, st  # noqa: PLW0127  (see "Inlined helpers" above)
+    return columns
+
+
+@njit(cache=True)
+def winning_columns(geo, st, side):
+    """``_winning_columns`` as a kernel: a bit per column where ``side``
+    would win at once."""
+    return _winning_columns(geo, st, U(side))
+
+
+@njit(inline="always")
 def _fill(geo, st, c, k, r, code, empty, navail):
     """Occupy (c, r) with ``code``: the board, the column's landing row and
     the list of non-full columns (``k`` is the index of ``c`` in that list).
