@@ -194,7 +194,7 @@ def test_tree_reuse_keeps_the_subtree_of_the_position_reached(name: str) -> None
     assert compacted is not None and compacted.root == 0
     assert compacted.nf[0, S.F_VISITS] == visits_before + 4000
     assert compacted.nodes_used < tree.nodes_used + 4000, "the branches the game left are dropped"
-    after = dict((m, compacted.nf[c, S.F_VISITS]) for m, c in compacted.children(0))
+    after = {m: compacted.nf[c, S.F_VISITS] for m, c in compacted.children(0)}
     assert all(after[m] >= v for m, v in children_before)
     agent.new_game()
     agent.choose(position)

@@ -363,8 +363,8 @@ register(
         "hard": ("level hard: UCT, 750 iterations", {"iterations": "750"}),
         "impossible": ("level impossible: UCT, 1500 iterations", {"iterations": "1500"}),
         "master": (
-            "our strongest: MCTS-Solver, smart and Last-Good-Reply-2 playouts, c=0.5, "
-            "most-visited final move, tree reuse; 1 s a move",
+            ("our strongest: MCTS-Solver, smart and Last-Good-Reply-2 playouts, c=0.5, "
+            "most-visited final move, tree reuse; 1 s a move"),
             MASTER,
         ),
     },
