@@ -17,7 +17,7 @@ from c4lab.rules import kernels as K
 
 VARIANTS = ["uct", "uct-tt", "uct-lgr", "uct-lgr2", "hybrid", "mcts-solver", "uct-smart",
             "uct:reuse=1", "uct:tt=1,solver=1,policy=smart,lgr=2,reuse=1,final=visits",
-            "master:time=none"]
+            "master:time=none,depth=4"]
 
 
 def spec(name: str, **params: object) -> str:
@@ -258,7 +258,7 @@ def test_uct_agent_rejects_bad_budgets() -> None:
 
 
 # Strength, reproducible: iteration budgets and seeds, not time.
-MASTER = "master:time=none,iterations=20000,seed=1"
+MASTER = "master:time=none,iterations=20000,depth=6,seed=1"
 
 
 def test_master_beats_the_impossible_level() -> None:
@@ -270,7 +270,7 @@ def test_master_beats_the_impossible_level() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("opponent", ["impossible:seed=3", "minimax:depth=4"])
 def test_master_wins_95_percent_against_impossible_and_minimax_depth_4(opponent: str) -> None:
-    master = "master:time=none,iterations=150000,seed=4"
+    master = "master:time=none,iterations=150000,depth=8,seed=4"
     openings = random_openings(8, 13, plies=2) + random_openings(2, 13, boards=["7x6"], plies=2)
     result = paired_match(master, opponent, openings)
     assert result.score(master) >= 0.95 * len(result.games)

@@ -118,10 +118,11 @@ class Param:
     default: Any
     help: str
     choices: tuple[Any, ...] = ()
+    nullable: bool = False  # "none" is a value (always so when the default is None)
 
     def convert(self, agent: str, raw: str) -> Any:
-        if self.default is None and raw.lower() == "none":
-            return None  # e.g. master:time=none,iterations=20000
+        if (self.nullable or self.default is None) and raw.lower() == "none":
+            return None  # e.g. master:time=none,iterations=20000,depth=6
         try:
             if self.type is bool:
                 if raw.lower() in ("1", "true", "yes", "on"):

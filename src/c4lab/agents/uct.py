@@ -324,15 +324,6 @@ def _proven_score(proven: int) -> int | None:
     return {S.PROVEN_WIN: 1, S.PROVEN_DRAW: 0, S.PROVEN_LOSS: -1}.get(proven)
 
 
-#: ``master``: chosen by paired matches at equal time (0.05 s a move, 50
-#: games on random enhanced boards each): smart playouts beat random ones
-#: 0.66, adding Last-Good-Reply-2 scored 0.70 against smart alone, c=0.5
-#: 0.62 against 1/sqrt 2 (c=1.0: 0.34), a transposition table 0.38 (worse).
-MASTER = {
-    "solver": "1", "policy": "smart", "lgr": "2", "c": "0.5",
-    "final": "visits", "reuse": "1", "time": "1.0",
-}
-
 _PARAMS = [
     Param("iterations", int, None, f"iterations per move (default {DEFAULT_ITERATIONS} when no time is given)"),
     Param("time", float, None, "seconds per move"),
@@ -362,11 +353,6 @@ register(
         "normal": ("level normal: UCT, 250 iterations", {"iterations": "250"}),
         "hard": ("level hard: UCT, 750 iterations", {"iterations": "750"}),
         "impossible": ("level impossible: UCT, 1500 iterations", {"iterations": "1500"}),
-        "master": (
-            ("our strongest: MCTS-Solver, smart and Last-Good-Reply-2 playouts, c=0.5, "
-            "most-visited final move, tree reuse; 1 s a move"),
-            MASTER,
-        ),
     },
 )(UCTAgent)
 
