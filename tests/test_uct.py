@@ -10,6 +10,7 @@ import pytest
 
 from c4lab.agents import Budget, make_agent
 from c4lab.agents import uct_search as S
+from c4lab.agents.master import TIME_MARGIN as MASTER_MARGIN
 from c4lab.agents.uct import TIME_MARGIN, UCTAgent
 from c4lab.arena.match import paired_match, random_openings
 from c4lab.rules import Move, Position, Variant
@@ -270,7 +271,28 @@ def test_master_beats_the_impossible_level() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("opponent", ["impossible:seed=3", "minimax:depth=4"])
 def test_master_wins_95_percent_against_impossible_and_minimax_depth_4(opponent: str) -> None:
+    """Enhanced boards of 6 to 12 a side (on smaller ones many games are
+    drawn or decided by who moves first, see the README), each twice."""
     master = "master:time=none,iterations=150000,depth=8,seed=4"
-    openings = random_openings(8, 13, plies=2) + random_openings(2, 13, boards=["7x6"], plies=2)
-    result = paired_match(master, opponent, openings)
+    rng = random.Random(17)
+    boards = [Position(Variant.enhanced(rng, width=(6, 12), height=(6, 12))) for _ in range(10)]
+    result = paired_match(master, opponent, boards)
     assert result.score(master) >= 0.95 * len(result.games)
+
+
+def test_master_keeps_its_time_budget() -> None:
+    agent = make_agent("master:time=0.3,seed=1")
+    agent.choose(Position())  # compile or load both searches first
+    for board in ("7x6", "9x8/Xd3/Bb1", "12x12/Xf4"):
+        start = time.perf_counter()
+        move, _ = agent.analyse(Position.parse(board))
+        assert time.perf_counter() - start < 0.3 + MASTER_MARGIN + 0.05
+        assert move in Position.parse(board).legal_moves()
+
+
+def test_master_plays_a_proven_win_at_once() -> None:
+    for text in WIN_IN_3:
+        position = Position.parse(text)
+        move = make_agent("master:time=none,depth=6,iterations=2000,seed=1").choose(position)
+        after = position.play(move)
+        assert all(forced_win_within(after.play(r), 2) for r in after.legal_moves())

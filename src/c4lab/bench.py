@@ -208,7 +208,7 @@ def report(results: dict[str, Any]) -> str:
     for board, r in results["details"]["uct"].items():
         lines.append(
             f"  {board:<10} {r['iterations_per_s'] / 1e6:7.2f} M iterations/s  "
-            f"(median of 3 runs: {r['cpu_s']:.3f} s CPU, {r['wall_s']:.3f} s wall)"
+            f"(median of 5 runs: {r['cpu_s']:.3f} s CPU, {r['wall_s']:.3f} s wall)"
         )
     lines.append("Minimax (alpha-beta, iterative deepening from the empty board):")
     for board, r in results["details"]["minimax"].items():

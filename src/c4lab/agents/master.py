@@ -28,6 +28,10 @@ from c4lab.agents.uct import DEFAULT_ITERATIONS, UCTAgent
 from c4lab.rules import Move, Position
 
 DEFAULT_TIME = 1.0
+#: How late a timed move may come back: minimax's last depth overruns by a
+#: few milliseconds (up to about 20 ms on a busy machine), UCT's last chunk
+#: by up to ``uct.TIME_MARGIN``.
+TIME_MARGIN = 0.05
 DEFAULT_SHARE = 0.3
 #: The minimax depth when master runs on iterations rather than time.
 FIXED_DEPTH = 6
@@ -86,14 +90,14 @@ class MasterAgent(Agent):
         if budget is not None and (budget.time is not None or budget.iterations is not None):
             seconds, iterations = budget.time, budget.iterations
         timed = seconds is not None and iterations is None
-        _, proofs = self.minimax.analyse(position, Budget(time=self.share * seconds) if timed else None)
+        tactics = Budget(time=self.share * seconds) if seconds is not None and timed else None
+        _, proofs = self.minimax.analyse(position, tactics)
         scores = {s.move: s.score for s in proofs.moves if s.score is not None}
         best = max(scores, key=lambda m: scores[m])
         if scores[best] >= WIN:  # a proven win: no need to look further
             return best, proofs
         losing = {m for m, score in scores.items() if score <= -WIN}
-        if timed:
-            assert seconds is not None
+        if seconds is not None and timed:
             rest = Budget(time=max(seconds - (time.perf_counter() - start), 0.01))
         else:
             rest = Budget(iterations=iterations or DEFAULT_ITERATIONS)

@@ -357,7 +357,7 @@ register(
 )(UCTAgent)
 
 
-def bench_uct(board: str, iterations: int = 100_000, repeats: int = 3, seed: int = 1) -> dict[str, Any]:
+def bench_uct(board: str, iterations: int = 100_000, repeats: int = 5, seed: int = 1) -> dict[str, Any]:
     """UCT iterations per second from the empty ``board``: plain UCT, default
     ``c``, random playouts, one core, a fresh tree of ``iterations``
     iterations each run; the median of ``repeats`` runs (CPU time; wall time
