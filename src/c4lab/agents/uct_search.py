@@ -371,6 +371,23 @@ def _reward(result, turn):
 
 
 @njit(inline="always")
+def _step(geo, st, code, moves, nmoves, key, use_tt):
+    """Play ``code`` on the way down: apply it, record it for the playout's
+    replies, and update the position key.  Returns ``(result, nmoves, key)``."""
+    piece = K.PIECE_A + np.int64(st[K.S_TURN])
+    cell, ban_cell, result = K._apply(geo, st, code)
+    if nmoves < moves.shape[0]:
+        moves[nmoves] = code
+        nmoves += 1
+    if use_tt:
+        key ^= K.ZOBRIST[piece, cell]
+        if ban_cell != U(K.NO_CELL):
+            key ^= K.ZOBRIST[K.BAN, ban_cell]
+    geo, st, moves = geo, st, moves  # noqa: PLW0127  (see "Inlined helpers" in kernels.py)
+    return result, nmoves, key
+
+
+@njit(inline="always")
 def _best_child(nf, ni, echild, node, c, solver):
     """BESTCHILD(node, c): the edge maximising mean + c * sqrt(2 ln N / n)
     over the expanded children; with the solver, never a child proven lost
@@ -460,17 +477,9 @@ def search(
                     meta[M_FULL] = 1
                     break
                 e = first + expanded
-                code = emove[e]
-                piece = K.PIECE_A + np.int64(st[K.S_TURN])
-                cell, ban_cell, result = K._apply(geo, st, code)
-                if nmoves < moves.shape[0]:
-                    moves[nmoves] = code
-                    nmoves += 1
+                result, nmoves, key = _step(geo, st, emove[e], moves, nmoves, key, use_tt)
                 child = -1
                 if use_tt:
-                    key ^= K.ZOBRIST[piece, cell]
-                    if ban_cell != U(K.NO_CELL):
-                        key ^= K.ZOBRIST[K.BAN, ban_cell]
                     child = _tt_find(tt_keys, tt_nodes, key)
                 if child < 0:
                     child = _new_node(nf, ni, nkey, meta, np.int32(st[K.S_TURN]), np.int32(result), key)
@@ -490,16 +499,7 @@ def search(
                 # graph before this node was re-proven): prove it now.
                 ni[node, I_PROVEN] = _prove(ni, emove, echild, node)
                 break
-            code = emove[e]
-            piece = K.PIECE_A + np.int64(st[K.S_TURN])
-            cell, ban_cell, result = K._apply(geo, st, code)
-            if nmoves < moves.shape[0]:
-                moves[nmoves] = code
-                nmoves += 1
-            if use_tt:
-                key ^= K.ZOBRIST[piece, cell]
-                if ban_cell != U(K.NO_CELL):
-                    key ^= K.ZOBRIST[K.BAN, ban_cell]
+            result, nmoves, key = _step(geo, st, emove[e], moves, nmoves, key, use_tt)
             node = echild[e]
             depth += 1
             path[depth] = node
