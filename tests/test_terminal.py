@@ -11,7 +11,8 @@ import pytest
 from rich.console import Console
 
 from c4lab.rules import Position
-from c4lab.ui.terminal import GameSettings, TerminalGame, board_text, starting_position
+from c4lab.rules.setup import starting_position
+from c4lab.ui.terminal import GameSettings, TerminalGame, board_text
 from conftest import Script
 
 

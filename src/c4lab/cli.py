@@ -145,28 +145,37 @@ def agents() -> None:
 
 
 @main.command()
-@click.option("--tui", is_flag=True, help="The terminal game (the only interface so far).")
+@click.option("--tui", is_flag=True, help="Play in the terminal instead of the browser.")
+@click.option("--no-browser", is_flag=True, help="Do not open a browser (print the address only).")
+@click.option("--port", type=int, default=None, help="Port of the local server (default: a free one).")
+@click.option("--db", type=click.Path(dir_okay=False), default=None, help="Game database (SQLite file).")
 @click.option(
     "--board",
     default="7x6",
     show_default=True,
-    help="7x6, WxH, 'random' (the enhanced setup), or a full position string to start from.",
+    help="Terminal game: 7x6, WxH, 'random' (the enhanced setup), or a position string to start from.",
 )
-@click.option("--bonus", is_flag=True, help="With --board random: add a bonus cell.")
+@click.option("--bonus", is_flag=True, help="Terminal game with --board random: add a bonus cell.")
 @click.option("--player1", "-1", "player1", default="human", show_default=True, help="Agent spec or 'human'.")
-@click.option("--player2", "-2", "player2", default="hard", show_default=True, help="Agent spec or 'human' (levels: normal, hard, impossible, master).")
+@click.option(
+    "--player2", "-2", "player2", default="hard", show_default=True,
+    help="Agent spec or 'human' (levels: normal, hard, impossible, master).",
+)
 @click.option(
     "--first",
     type=click.Choice(["1", "2", "random"]),
     default="random",
     show_default=True,
-    help="Which player plays A (moves first).",
+    help="Terminal game: which player plays A (moves first).",
 )
 @click.option("--seed", type=int, default=None, help="Seed for the draws (first player, random boards).")
 @click.option("--delay", type=float, default=None, help="Seconds to pause after an agent's move.")
 @click.option("--color/--no-color", default=None, help="Force colours on or off (default: when a terminal).")
 def play(
     tui: bool,
+    no_browser: bool,
+    port: int | None,
+    db: str | None,
     board: str,
     bonus: bool,
     player1: str,
@@ -176,16 +185,93 @@ def play(
     delay: float | None,
     color: bool | None,
 ) -> None:
-    """Play a game in the terminal."""
-    from c4lab.ui.terminal import GameSettings, run_terminal_game
+    """Play: in the browser (a local server on 127.0.0.1), or with --tui in
+    the terminal."""
+    if tui:
+        from c4lab.ui.terminal import GameSettings, run_terminal_game
 
-    settings = GameSettings(
-        board=board, bonus=bonus, players=(player1, player2), first=first, seed=seed, delay=delay, color=color
-    )
+        settings = GameSettings(
+            board=board, bonus=bonus, players=(player1, player2), first=first, seed=seed, delay=delay,
+            color=color,
+        )
+        try:
+            sys.exit(run_terminal_game(settings))
+        except ValueError as exc:
+            raise click.UsageError(str(exc)) from None
+    _serve(host="127.0.0.1", port=port, db=db, forfeit_after=120.0, open_browser=not no_browser, local=True)
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (0.0.0.0: every one).")
+@click.option("--port", type=int, default=8000, show_default=True)
+@click.option("--db", type=click.Path(dir_okay=False), default=None, help="Game database (SQLite file).")
+@click.option(
+    "--forfeit-after", type=float, default=120.0, show_default=True,
+    help="Seconds an absent player has to come back before forfeiting.",
+)
+def serve(host: str, port: int, db: str | None, forfeit_after: float) -> None:
+    """Host rooms for online play (and local games) on HOST:PORT."""
+    _serve(host=host, port=port, db=db, forfeit_after=forfeit_after, open_browser=False, local=False)
+
+
+def _serve(host: str, port: int | None, db: str | None, forfeit_after: float, open_browser: bool, local: bool) -> None:
+    import webbrowser
+
+    from c4lab.server.run import DEFAULT_DB, free_port, make_server
+    from c4lab.server.storage import GameStore, StorageError
+
     try:
-        sys.exit(run_terminal_game(settings))
-    except ValueError as exc:
-        raise click.UsageError(str(exc)) from None
+        store = GameStore(db or DEFAULT_DB)
+    except StorageError as exc:
+        raise click.ClickException(str(exc)) from None
+    port = port or free_port(host)
+    server = make_server(store, host, port, forfeit_after=forfeit_after)
+    url = f"http://{host}:{port}/"
+    click.echo(f"c4lab {'game' if local else 'server'} at {url}  (games stored in {store.path}; Ctrl-C stops)")
+    if open_browser:
+        try:
+            webbrowser.open(url)
+        except webbrowser.Error:
+            pass
+    try:
+        server.run()
+    finally:
+        store.close()
+
+
+@main.command()
+@click.option("--db", type=click.Path(dir_okay=False), default=None, help="Game database (SQLite file).")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per game.")
+@click.option("--limit", type=int, default=50, show_default=True)
+def games(db: str | None, as_json: bool, limit: int) -> None:
+    """List the games stored by `c4lab play` or `c4lab serve` (newest first)."""
+    import datetime
+
+    from c4lab.server.run import DEFAULT_DB
+    from c4lab.server.storage import GameStore, StorageError
+
+    path = db or DEFAULT_DB
+    try:
+        store = GameStore(path)
+    except StorageError as exc:
+        raise click.ClickException(str(exc)) from None
+    try:
+        for row in store.all(limit):
+            names = {side: seat["name"] or "-" for side, seat in row.seats.items()}
+            if as_json:
+                click.echo(json.dumps({
+                    "code": row.code, "mode": row.mode, "position": row.position, "status": row.status,
+                    "result": row.result, "reason": row.reason, "names": names, "updated": row.updated,
+                }))
+            else:
+                when = datetime.datetime.fromtimestamp(row.updated).strftime("%Y-%m-%d %H:%M")
+                outcome = row.result and (f"{row.result} ({row.reason})" if row.result != "draw" else "draw")
+                click.echo(
+                    f"{when}  {row.code}  {row.mode:<6} {names['A']} vs {names['B']}: "
+                    f"{outcome or row.status}  {row.position}"
+                )
+    finally:
+        store.close()
 
 
 @main.command()

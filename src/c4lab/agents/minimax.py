@@ -91,7 +91,7 @@ def _winning_column(geo, st, side):
     return found
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _search(geo, root, depth, node_limit, full_root, root_key, root_eval,
             codes, through, count, centre, tt_key, tt_val, tt_depth, tt_flag, tt_move,
             history, root_moves, root_scores):

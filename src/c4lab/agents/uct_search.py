@@ -175,7 +175,7 @@ def tt_lookup(tt_keys, tt_nodes, key):
     return _tt_find(tt_keys, tt_nodes, U(key))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def compact(nf, ni, nkey, emove, echild, root, dnf, dni, dnkey, demove, dechild, dmeta,
             dtt_keys, dtt_nodes, use_tt, remap):
     """Copy the part of a tree below ``root`` into fresh arrays (``d...``),
@@ -302,7 +302,7 @@ def _tactical_code(geo, st):
     return U(NO_MOVE)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def policy_playout(geo, st, s, smart, lgr, lgr1, lgr2, moves, nmoves):
     """A playout that records its moves in ``moves`` (after the ``nmoves``
     moves of the tree path).  Each move: with ``smart``, an immediate win,
@@ -430,7 +430,7 @@ def _prove(ni, emove, echild, node):
     return PROVEN_DRAW if any_draw else PROVEN_WIN
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def search(
     geo, root_state, nf, ni, nkey, emove, echild, meta, tt_keys, tt_nodes,
     lgr1, lgr2, st, path, moves, rng, iterations, c, flags,

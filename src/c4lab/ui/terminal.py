@@ -17,7 +17,8 @@ from rich.console import Console
 from rich.text import Text
 
 from c4lab.agents import Agent, QuitGame, make_agent
-from c4lab.rules import Cell, Position, Variant
+from c4lab.rules import Cell, Position
+from c4lab.rules.setup import starting_position
 from c4lab.rules.variant import column_letter
 
 SIDE_NAMES = {"A": "A (white)", "B": "B (black)"}
@@ -100,23 +101,6 @@ def legend(position: Position) -> Text:
 # ---------------------------------------------------------------------------
 # The game
 # ---------------------------------------------------------------------------
-
-
-def starting_position(board: str, bonus: bool, rng: random.Random) -> Position:
-    """The position a game starts from: ``random`` draws the enhanced setup;
-    anything else is a position string (``7x6``, ``9x8/Xd3:dd``); ``bonus``
-    adds a random bonus cell to a board that has none and no moves yet."""
-    if board == "random":
-        return Position(Variant.enhanced(rng, bonus=bonus))
-    position = Position.parse(board)
-    variant = position.variant
-    if bonus and variant.bonus is None:
-        if position.ply:
-            raise ValueError("--bonus adds a bonus cell to an empty board only")
-        free = [c for c in variant.cells() if c not in variant.forbidden]
-        variant = Variant(variant.width, variant.height, variant.forbidden, rng.choice(free))
-        position = Position(variant)
-    return position
 
 
 class TerminalGame:

@@ -1,0 +1,1 @@
+"""The game server: the web page, rooms for local and online play, storage."""

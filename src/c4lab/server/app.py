@@ -1,0 +1,202 @@
+"""The web application: the page, the REST API, a WebSocket per room.
+
+See ``docs/protocol.md`` for the protocol.  ``create_app`` builds the app
+around a ``GameStore``; ``c4lab play`` and ``c4lab serve`` run it on uvicorn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
+from importlib import resources
+from typing import Any, AsyncIterator, Literal
+
+from fastapi import FastAPI, HTTPException, WebSocket
+from fastapi.responses import HTMLResponse
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, Field
+from starlette.websockets import WebSocketDisconnect
+
+from c4lab.server.protocol import RateLimit, parse
+from c4lab.server.rooms import HINT_SPEC, RoomError, RoomManager
+from c4lab.server.storage import GameStore
+
+STATUS = {"room-full": 409, "unknown-room": 404}
+
+
+class CreateRoom(BaseModel):
+    """A new room (every field optional)."""
+
+    mode: Literal["local", "online"] = "local"
+    board: str | None = Field(None, description="'7x6', 'random' or a position string")
+    width: int | None = None
+    height: int | None = None
+    forbidden: str | None = Field(None, description="a cell name, with width and height")
+    bonus: bool = False
+    players: dict[str, str] | None = Field(None, description="local: {'A': 'human' | spec, 'B': ...}")
+    first: Literal["A", "B", "random"] = "A"
+    seat: Literal["A", "B", "random"] = "random"
+    name: str | None = None
+    public: bool = False
+
+
+class JoinRoom(BaseModel):
+    name: str | None = None
+
+
+class Ticket(BaseModel):
+    """What the creator or the second player keeps: the room and a token."""
+
+    code: str
+    url: str
+    token: str
+    seats: list[str]
+
+
+class SocketConnection:
+    """A room connection over a WebSocket (sends are serialised)."""
+
+    def __init__(self, socket: WebSocket) -> None:
+        self.socket = socket
+        self._lock = asyncio.Lock()
+
+    async def send_json(self, data: Any) -> None:
+        async with self._lock:
+            await self.socket.send_json(data)
+
+
+def _page() -> str:
+    return resources.files("c4lab.server").joinpath("static/index.html").read_text(encoding="utf-8")
+
+
+def create_app(
+    store: GameStore,
+    *,
+    forfeit_after: float = 120.0,
+    agent_workers: int = 2,
+    hint_spec: str = HINT_SPEC,
+) -> FastAPI:
+    """The application over ``store`` (the caller opens and closes it)."""
+    executor = ThreadPoolExecutor(max_workers=agent_workers, thread_name_prefix="c4lab-agent")
+    manager = RoomManager(store, executor, forfeit_after=forfeit_after, hint_spec=hint_spec)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        yield
+        await manager.close()
+        executor.shutdown(wait=False, cancel_futures=True)
+
+    app = FastAPI(
+        title="c4lab",
+        description="Connect Four on variant boards: rooms, games and live play (see docs/protocol.md).",
+        lifespan=lifespan,
+    )
+    app.state.manager = manager
+    static = resources.files("c4lab.server").joinpath("static")
+    app.mount("/static", StaticFiles(directory=str(static)), name="static")
+
+    def fail(exc: RoomError) -> HTTPException:
+        return HTTPException(STATUS.get(exc.code, 400), exc.message)
+
+    def room_or_404(code: str) -> Any:
+        room = manager.get(code)
+        if room is None:
+            raise HTTPException(404, f"no room {code!r}")
+        return room
+
+    @app.post("/api/rooms", response_model=Ticket)
+    async def create_room(body: CreateRoom) -> Ticket:
+        """Create a room: local (you and/or agents) or online (you and a guest)."""
+        try:
+            room, token, seats = manager.create(body.model_dump(exclude_none=True))
+        except RoomError as exc:
+            raise fail(exc) from None
+        return Ticket(code=room.code, url=f"/r/{room.code}", token=token, seats=seats)
+
+    @app.post("/api/rooms/{code}/join", response_model=Ticket)
+    async def join_room(code: str, body: JoinRoom) -> Ticket:
+        """Take the free seat of an online room."""
+        room = room_or_404(code)
+        try:
+            token, seats = manager.join(room, body.name)
+        except RoomError as exc:
+            raise fail(exc) from None
+        return Ticket(code=room.code, url=f"/r/{room.code}", token=token, seats=seats)
+
+    @app.get("/api/rooms/{code}")
+    async def get_room(code: str) -> dict[str, Any]:
+        """A room's public state."""
+        return room_or_404(code).state()
+
+    @app.get("/api/agents")
+    async def list_agents() -> list[dict[str, str]]:
+        """The computer players a seat can take (name and description)."""
+        from c4lab.agents import agent_infos
+
+        return [{"name": i.name, "help": i.help} for i in agent_infos() if i.name != "human"]
+
+    @app.get("/api/games")
+    async def list_games() -> list[dict[str, Any]]:
+        """Finished games whose host made them public, newest first."""
+        return [
+            {
+                "code": row.code,
+                "position": row.position,
+                "result": row.result,
+                "reason": row.reason,
+                "finished": row.finished,
+                "names": {side: seat["name"] for side, seat in row.seats.items()},
+            }
+            for row in store.finished_public()
+        ]
+
+    @app.get("/api/games/{code}")
+    async def get_game(code: str) -> dict[str, Any]:
+        """One stored game, for replay (you need its code)."""
+        return room_or_404(code).state()
+
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    @app.get("/r/{code}", response_class=HTMLResponse, include_in_schema=False)
+    @app.get("/games", response_class=HTMLResponse, include_in_schema=False)
+    @app.get("/games/{code}", response_class=HTMLResponse, include_in_schema=False)
+    async def page(code: str | None = None) -> str:
+        return _page()
+
+    @app.websocket("/ws/{code}")
+    async def room_socket(socket: WebSocket, code: str) -> None:
+        await socket.accept()
+        conn = SocketConnection(socket)
+        room = manager.get(code)
+        if room is None:
+            await conn.send_json({"type": "error", "code": "unknown-room", "message": f"no room {code!r}"})
+            await socket.close(code=4404)
+            return
+        limiter = RateLimit()
+        await manager.connect(room, conn, None)
+        try:
+            while True:
+                frame = await socket.receive()
+                if frame["type"] == "websocket.disconnect":
+                    break
+                if not limiter.allow():
+                    if limiter.should_warn():
+                        await conn.send_json(
+                            {"type": "error", "code": "rate-limited", "message": "too many messages: slow down"}
+                        )
+                    continue
+                try:
+                    text = frame.get("text")
+                    message = parse(text if text is not None else frame.get("bytes") or b"")
+                    if message["type"] == "hello":
+                        await manager.connect(room, conn, message.get("token"))
+                    else:
+                        await manager.handle(room, conn, message)
+                except RoomError as exc:
+                    await conn.send_json({"type": "error", "code": exc.code, "message": exc.message})
+        except WebSocketDisconnect:
+            pass
+        finally:
+            await manager.disconnect(room, conn)
+
+    return app

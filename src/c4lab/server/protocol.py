@@ -1,0 +1,78 @@
+"""Reading client messages: strict, with an error code and a reason for
+anything that is not a message of ``docs/protocol.md``."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from c4lab.server.rooms import RoomError
+
+MAX_MESSAGE = 4096
+#: Rate limit: a bucket of this many messages, refilled at RATE a second.
+BURST = 40
+RATE = 20.0
+
+# type -> {field: type} of the required fields
+MESSAGES: dict[str, dict[str, type]] = {
+    "hello": {},
+    "move": {"move": str},
+    "undo": {},
+    "hint": {},
+    "resign": {},
+    "ping": {},
+}
+
+
+def parse(text: str | bytes) -> dict[str, Any]:
+    """The message in ``text``; ``RoomError`` if it is not a valid one."""
+    if isinstance(text, bytes):
+        raise RoomError("bad-message", "messages are JSON text frames, not binary")
+    if len(text) > MAX_MESSAGE:
+        raise RoomError("too-large", f"a message has at most {MAX_MESSAGE} bytes, this one {len(text)}")
+    try:
+        message = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RoomError("bad-json", f"not JSON: {exc.msg} at character {exc.pos}") from None
+    if not isinstance(message, dict):
+        raise RoomError("bad-message", "a message is a JSON object with a 'type'")
+    kind = message.get("type")
+    if kind not in MESSAGES:
+        known = ", ".join(MESSAGES)
+        raise RoomError("bad-message", f"unknown message type {kind!r} (known: {known})")
+    for name, expected in MESSAGES[kind].items():
+        if not isinstance(message.get(name), expected):
+            raise RoomError("bad-message", f"'{kind}' needs a {expected.__name__} field {name!r}")
+    if kind == "hello" and message.get("token") is not None and not isinstance(message["token"], str):
+        raise RoomError("bad-message", "'hello' takes a string 'token' (or none, to watch)")
+    return message
+
+
+class RateLimit:
+    """A token bucket per connection; ``allow()`` says whether the next
+    message may be handled."""
+
+    def __init__(self, burst: int = BURST, rate: float = RATE) -> None:
+        self.burst = burst
+        self.rate = rate
+        self.tokens = float(burst)
+        self.stamp = time.monotonic()
+        self.last_warning = 0.0
+
+    def allow(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        return False
+
+    def should_warn(self) -> bool:
+        """At most one rate-limit error a second, so warnings do not flood."""
+        now = time.monotonic()
+        if now - self.last_warning >= 1.0:
+            self.last_warning = now
+            return True
+        return False

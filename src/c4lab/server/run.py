@@ -1,0 +1,58 @@
+"""Running the application on uvicorn: in the foreground (``c4lab serve``,
+``c4lab play``) or in a background thread (tests, the local game)."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from pathlib import Path
+
+import uvicorn
+
+from c4lab.server.app import create_app
+from c4lab.server.storage import GameStore
+
+DEFAULT_DB = Path.home() / ".c4lab" / "games.sqlite"
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port nobody listens on right now."""
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return int(s.getsockname()[1])
+
+
+def make_server(store: GameStore, host: str, port: int, **options: float | int | str) -> uvicorn.Server:
+    """A uvicorn server for the app over ``store`` (not started)."""
+    app = create_app(store, **options)  # type: ignore[arg-type]
+    config = uvicorn.Config(app, host=host, port=port, ws="websockets-sansio", log_level="warning", lifespan="on")
+    return uvicorn.Server(config)
+
+
+class BackgroundServer:
+    """A server in a thread: ``start()`` waits until it listens, ``stop()``
+    until it has shut down."""
+
+    def __init__(self, store: GameStore, host: str = "127.0.0.1", port: int | None = None, **options: float | int | str) -> None:
+        self.host = host
+        self.port = port or free_port(host)
+        self.server = make_server(store, self.host, self.port, **options)
+        self.thread = threading.Thread(target=self.server.run, name="c4lab-server", daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def start(self, timeout: float = 30.0) -> "BackgroundServer":
+        self.thread.start()
+        deadline = time.monotonic() + timeout
+        while not self.server.started:
+            if not self.thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError(f"the server did not start on {self.url}")
+            time.sleep(0.01)
+        return self
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout)

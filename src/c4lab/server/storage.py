@@ -1,0 +1,120 @@
+"""Games on disk: one SQLite table, one row per room.
+
+A row is written in the same step as the change it records (a move, a seat
+taken, the end of the game), inside a transaction, so a crash loses nothing
+that a client was told about.  The store is used from the server's event
+loop only (every call is short), through one connection in WAL mode.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (
+    code      TEXT PRIMARY KEY,
+    mode      TEXT NOT NULL,
+    position  TEXT NOT NULL,
+    start_ply INTEGER NOT NULL,
+    seats     TEXT NOT NULL,
+    public    INTEGER NOT NULL,
+    status    TEXT NOT NULL,
+    result    TEXT,
+    reason    TEXT,
+    created   REAL NOT NULL,
+    updated   REAL NOT NULL,
+    finished  REAL
+);
+CREATE INDEX IF NOT EXISTS games_public ON games (public, status, finished);
+"""
+
+
+@dataclass
+class GameRow:
+    """One stored game (see ``docs/protocol.md``)."""
+
+    code: str
+    mode: str
+    position: str
+    start_ply: int
+    seats: dict[str, dict[str, Any]]
+    public: bool = False
+    status: str = "playing"
+    result: str | None = None
+    reason: str | None = None
+    created: float = field(default_factory=time.time)
+    updated: float = field(default_factory=time.time)
+    finished: float | None = None
+
+
+class StorageError(RuntimeError):
+    """The database file is not a c4lab game store (or is damaged)."""
+
+
+class GameStore:
+    """The ``games`` table of a SQLite file (``":memory:"`` for tests)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        try:
+            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.executescript(SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            raise StorageError(f"{self.path} is not a usable c4lab game database: {exc}") from None
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def save(self, row: GameRow) -> None:
+        """Insert or replace ``row`` (one transaction)."""
+        row.updated = time.time()
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    row.code, row.mode, row.position, row.start_ply, json.dumps(row.seats),
+                    int(row.public), row.status, row.result, row.reason,
+                    row.created, row.updated, row.finished,
+                ),
+            )
+
+    def load(self, code: str) -> GameRow | None:
+        with self._lock:
+            found = self._db.execute("SELECT * FROM games WHERE code = ?", (code,)).fetchone()
+        return None if found is None else _row(found)
+
+    def finished_public(self, limit: int = 100) -> list[GameRow]:
+        """Finished games whose host marked them public, newest first."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT * FROM games WHERE public = 1 AND status = 'over' ORDER BY finished DESC LIMIT ?",
+                (limit,),
+            ).fetchall()
+        return [_row(r) for r in rows]
+
+    def all(self, limit: int | None = None) -> list[GameRow]:
+        """Every stored game, newest first (the ``c4lab games`` listing)."""
+        query = "SELECT * FROM games ORDER BY updated DESC"
+        with self._lock:
+            rows = self._db.execute(query + (" LIMIT ?" if limit else ""), (limit,) if limit else ()).fetchall()
+        return [_row(r) for r in rows]
+
+
+def _row(values: tuple[Any, ...]) -> GameRow:
+    (code, mode, position, start_ply, seats, public, status, result, reason, created, updated, finished) = values
+    return GameRow(
+        code, mode, position, start_ply, json.loads(seats), bool(public), status, result, reason,
+        created, updated, finished,
+    )
