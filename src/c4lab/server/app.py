@@ -7,10 +7,11 @@ around a ``GameStore``; ``c4lab play`` and ``c4lab serve`` run it on uvicorn.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from importlib import resources
-from typing import Any, AsyncIterator, Literal
+from typing import Any, Literal
 
 from fastapi import FastAPI, HTTPException, WebSocket
 from fastapi.responses import HTMLResponse
@@ -167,7 +168,7 @@ def create_app(
     async def room_socket(socket: WebSocket, code: str) -> None:
         await socket.accept()
         conn = SocketConnection(socket)
-        room = manager.get(code)
+        room = await manager.attach(code, conn)
         if room is None:
             await conn.send_json({"type": "error", "code": "unknown-room", "message": f"no room {code!r}"})
             await socket.close(code=4404)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import random
 import secrets
 import time
@@ -26,6 +27,8 @@ from c4lab.agents import Agent, make_agent
 from c4lab.rules import IllegalMoveError, Position
 from c4lab.rules.setup import starting_position
 from c4lab.server.storage import GameRow, GameStore
+
+log = logging.getLogger(__name__)
 
 SIDES = ("A", "B")
 NAME_MAX = 24
@@ -65,11 +68,11 @@ def check_name(name: str | None, default: str) -> str:
     if not isinstance(name, str):
         raise RoomError("bad-message", "a name must be a string")
     name = name.strip()
-    if not 1 <= len(name) <= NAME_MAX:
-        raise RoomError("bad-name", f"a name has 1 to {NAME_MAX} characters, not {len(name)}")
     bad = sorted({c for c in name if c in "<>&\"'`" or not c.isprintable()})
     if bad:
         raise RoomError("bad-name", f"a name must be plain text: {''.join(bad)!r} not allowed")
+    if not 1 <= len(name) <= NAME_MAX:
+        raise RoomError("bad-name", f"a name has 1 to {NAME_MAX} characters, not {len(name)}")
     return name
 
 
@@ -303,6 +306,19 @@ class RoomManager:
 
     # -- connections ---------------------------------------------------------------
 
+    async def attach(self, code: str, conn: Connection) -> Room | None:
+        """The live room of ``code`` with ``conn`` registered as a spectator
+        (None if there is no such room).  Registering under the room's lock
+        keeps a room that just emptied from being dropped under us."""
+        while True:
+            room = self.get(code)
+            if room is None:
+                return None
+            async with room.lock:
+                if self.rooms.get(code) is room:
+                    room.connections.setdefault(conn, set())
+                    return room
+
     async def connect(self, room: Room, conn: Connection, token: str | None) -> set[str]:
         """Register ``conn`` for the seats of ``token`` (none: a spectator)."""
         async with room.lock:
@@ -330,6 +346,10 @@ class RoomManager:
             seats = room.connections.pop(conn, set())
             for side in seats:
                 self._leave_seat(room, side)
+            if not room.connections and room.thinking is None and room.forfeit_task is None:
+                # Nobody is here and nothing is pending: the row on disk is
+                # the room; ``get`` loads it again when someone comes back.
+                self.rooms.pop(room.code, None)
         if seats:
             await self.broadcast(room)
 
@@ -359,8 +379,8 @@ class RoomManager:
             message = extra if extra is not None else {"type": "state", "room": state, "you": sorted(seats)}
             try:
                 await conn.send_json(message)
-            except Exception:  # noqa: BLE001  (a dead socket: its handler cleans up)
-                pass
+            except Exception as exc:  # noqa: BLE001  (a dead socket: its handler cleans up)
+                log.debug("room %s: a send failed: %s", room.code, exc)
 
     # -- moves -------------------------------------------------------------------------
 
@@ -494,7 +514,7 @@ class RoomManager:
                 raise RoomError("not-your-seat", "you hold no seat of this room")
             # In a local game against the computer, or with both seats, the
             # side to move (or else A) is the one that resigns.
-            loser = room.position.to_move if room.position.to_move in human else sorted(human)[0]
+            loser = room.position.to_move if room.position.to_move in human else min(human)
             self._finish(room, _other(loser), "resign")
             room.generation += 1
             self.store.save(room.row())

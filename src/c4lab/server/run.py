@@ -23,7 +23,7 @@ def free_port(host: str = "127.0.0.1") -> int:
         return int(s.getsockname()[1])
 
 
-def make_server(store: GameStore, host: str, port: int, **options: float | int | str) -> uvicorn.Server:
+def make_server(store: GameStore, host: str, port: int, **options: float | str) -> uvicorn.Server:
     """A uvicorn server for the app over ``store`` (not started)."""
     app = create_app(store, **options)  # type: ignore[arg-type]
     config = uvicorn.Config(app, host=host, port=port, ws="websockets-sansio", log_level="warning", lifespan="on")
@@ -34,7 +34,7 @@ class BackgroundServer:
     """A server in a thread: ``start()`` waits until it listens, ``stop()``
     until it has shut down."""
 
-    def __init__(self, store: GameStore, host: str = "127.0.0.1", port: int | None = None, **options: float | int | str) -> None:
+    def __init__(self, store: GameStore, host: str = "127.0.0.1", port: int | None = None, **options: float | str) -> None:
         self.host = host
         self.port = port or free_port(host)
         self.server = make_server(store, self.host, self.port, **options)
@@ -44,7 +44,7 @@ class BackgroundServer:
     def url(self) -> str:
         return f"http://{self.host}:{self.port}"
 
-    def start(self, timeout: float = 30.0) -> "BackgroundServer":
+    def start(self, timeout: float = 30.0) -> BackgroundServer:
         self.thread.start()
         deadline = time.monotonic() + timeout
         while not self.server.started:

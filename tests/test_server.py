@@ -1,0 +1,427 @@
+"""The game server on a real uvicorn on loopback: rooms, the protocol, bad
+input, reconnection, forfeits, a restart in the middle of a game, load."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import websockets
+
+from c4lab.rules import Position
+from c4lab.server.run import BackgroundServer
+from c4lab.server.storage import GameStore
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    return tmp_path / "games.sqlite"
+
+
+@pytest.fixture
+def server(db: Path) -> Iterator[BackgroundServer]:
+    store = GameStore(db)
+    running = BackgroundServer(store, forfeit_after=1.0).start()
+    try:
+        yield running
+    finally:
+        running.stop()
+        store.close()
+
+
+def create(server: BackgroundServer, **body: Any) -> dict[str, Any]:
+    answer = httpx.post(server.url + "/api/rooms", json=body)
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
+def ws_url(server: BackgroundServer, code: str) -> str:
+    return server.url.replace("http://", "ws://") + f"/ws/{code}"
+
+
+class Client:
+    """A protocol client over one WebSocket, with a queue of what it got."""
+
+    def __init__(self, socket: Any) -> None:
+        self.socket = socket
+        self.received: list[dict[str, Any]] = []
+
+    @classmethod
+    async def open(cls, url: str, token: str | None = None) -> Client:
+        client = cls(await websockets.connect(url, max_size=2**20))
+        await client.expect("state")
+        if token is not None:
+            await client.send({"type": "hello", "token": token})
+            await client.expect("state")
+        return client
+
+    async def send(self, message: dict[str, Any] | str) -> None:
+        await self.socket.send(message if isinstance(message, str) else json.dumps(message))
+
+    async def expect(self, kind: str, timeout: float = 10.0, **fields: Any) -> dict[str, Any]:
+        """The next message of ``kind`` (others are kept in ``received``)."""
+        async with asyncio.timeout(timeout):
+            while True:
+                message = json.loads(await self.socket.recv())
+                self.received.append(message)
+                if message["type"] == kind and all(message.get(k) == v for k, v in fields.items()):
+                    return message
+
+    async def state_at(self, position: str, timeout: float = 10.0) -> dict[str, Any]:
+        """Wait for a state whose position is ``position``."""
+        async with asyncio.timeout(timeout):
+            while True:
+                message = await self.expect("state", timeout)
+                if message["room"]["position"] == position:
+                    return message
+
+    async def close(self) -> None:
+        await self.socket.close()
+
+
+def stored(db: Path, code: str) -> dict[str, Any]:
+    with sqlite3.connect(db) as connection:
+        connection.row_factory = sqlite3.Row
+        row = connection.execute("SELECT * FROM games WHERE code = ?", (code,)).fetchone()
+        return dict(row)
+
+
+# ---------------------------------------------------------------------------
+# REST
+# ---------------------------------------------------------------------------
+
+
+def test_rooms_are_created_with_unguessable_codes_and_secret_tokens(server: BackgroundServer, db: Path) -> None:
+    local = create(server, mode="local", players={"A": "human", "B": "human"})
+    assert len(local["code"]) == 16 and local["seats"] == ["A", "B"] and len(local["token"]) >= 32
+    online = create(server, mode="online", seat="B", name="Ann", board="9x8/Xd3")
+    assert online["seats"] == ["B"]
+    state = httpx.get(server.url + f"/api/rooms/{online['code']}").json()
+    assert state["status"] == "waiting" and state["position"] == "9x8/Xd3"
+    assert state["seats"]["B"]["name"] == "Ann" and not state["seats"]["A"]["taken"]
+    row = stored(db, online["code"])
+    assert online["token"] not in row["seats"], "only a hash of the token is stored"
+
+
+@pytest.mark.parametrize(
+    "body,words",
+    [
+        ({"board": "7x6:4453"}, "character 4"),
+        ({"board": "13x6"}, "out of range"),
+        ({"width": 7, "height": 6, "forbidden": "h9"}, "off the 7x6 board"),
+        ({"players": {"A": "human", "B": "nobody"}}, "unknown agent 'nobody'"),
+        ({"players": {"A": "human", "B": "uct:iterations=x"}}, "not a valid int"),
+        ({"name": "<script>alert(1)</script>", "mode": "online"}, "plain text"),
+        ({"name": "x" * 40, "mode": "online"}, "1 to 24 characters"),
+        ({"mode": "chess"}, "mode"),
+    ],
+)
+def test_a_bad_room_request_is_refused_with_a_reason(server: BackgroundServer, body: dict, words: str) -> None:
+    answer = httpx.post(server.url + "/api/rooms", json=body)
+    assert answer.status_code in (400, 422)
+    assert words in answer.text
+
+
+def test_the_free_seat_is_taken_once(server: BackgroundServer) -> None:
+    room = create(server, mode="online", seat="A", name="Ann")
+    joined = httpx.post(server.url + f"/api/rooms/{room['code']}/join", json={"name": "Bob"})
+    assert joined.status_code == 200 and joined.json()["seats"] == ["B"]
+    again = httpx.post(server.url + f"/api/rooms/{room['code']}/join", json={"name": "Cy"})
+    assert again.status_code == 409 and "both seats are taken" in again.text
+    assert httpx.get(server.url + "/api/rooms/nosuchroom").status_code == 404
+
+
+def test_the_api_is_described_and_the_page_is_served(server: BackgroundServer) -> None:
+    schema = httpx.get(server.url + "/openapi.json").json()
+    assert {"/api/rooms", "/api/rooms/{code}/join", "/api/games"} <= set(schema["paths"])
+    for path in ("/", "/r/abc", "/games"):
+        assert "<html" in httpx.get(server.url + path).text
+
+
+# ---------------------------------------------------------------------------
+# Playing
+# ---------------------------------------------------------------------------
+
+
+def test_two_players_and_a_spectator_play_an_online_game_to_the_end(server: BackgroundServer, db: Path) -> None:
+    async def game() -> None:
+        room = create(server, mode="online", seat="A", name="Ann", public=True)
+        code = room["code"]
+        guest = httpx.post(server.url + f"/api/rooms/{code}/join", json={"name": "Bob"}).json()
+        ann = await Client.open(ws_url(server, code), room["token"])
+        bob = await Client.open(ws_url(server, code), guest["token"])
+        watcher = await Client.open(ws_url(server, code))
+        position = "7x6"
+        for token in "ababab" + "a":
+            player = ann if Position.parse(position).to_move == "A" else bob
+            await player.send({"type": "move", "move": token})
+            position = Position.parse(position).play(token).notation
+            for client in (ann, bob, watcher):
+                state = (await client.state_at(position))["room"]
+            assert stored(db, code)["position"] == position, "stored before it is broadcast"
+        assert state["status"] == "over" and state["result"] == "A" and state["reason"] == "four"
+        assert state["win_line"] == ["a1", "a2", "a3", "a4"]
+        seen = [m["room"]["position"] for m in watcher.received if m["type"] == "state"]
+        assert all(p in seen for p in ("7x6:a", "7x6:ab", "7x6:aba", "7x6:ababab"))
+        listed = httpx.get(server.url + "/api/games").json()
+        assert [g["code"] for g in listed] == [code] and listed[0]["names"] == {"A": "Ann", "B": "Bob"}
+        for client in (ann, bob, watcher):
+            await client.close()
+
+    asyncio.run(game())
+
+
+def test_a_player_who_drops_out_comes_back_to_the_same_game(server: BackgroundServer) -> None:
+    async def game() -> None:
+        room = create(server, mode="online", seat="A", name="Ann")
+        code = room["code"]
+        guest = httpx.post(server.url + f"/api/rooms/{code}/join", json={"name": "Bob"}).json()
+        ann = await Client.open(ws_url(server, code), room["token"])
+        bob = await Client.open(ws_url(server, code), guest["token"])
+        await ann.send({"type": "move", "move": "d"})
+        await bob.state_at("7x6:d")
+        await bob.close()
+        gone = await ann.expect("state")
+        while gone["room"]["seats"]["B"]["connected"]:
+            gone = await ann.expect("state")
+        bob = await Client.open(ws_url(server, code), guest["token"])
+        assert bob.received[-1]["room"]["position"] == "7x6:d" and bob.received[-1]["you"] == ["B"]
+        back = await ann.expect("state")
+        assert back["room"]["seats"]["B"]["connected"]
+        await bob.send({"type": "move", "move": "c"})
+        await ann.state_at("7x6:dc")
+        await ann.close()
+        await bob.close()
+
+    asyncio.run(game())
+
+
+def test_an_absent_player_forfeits_after_the_configured_time(server: BackgroundServer) -> None:
+    async def game() -> None:
+        room = create(server, mode="online", seat="A", name="Ann")
+        code = room["code"]
+        guest = httpx.post(server.url + f"/api/rooms/{code}/join", json={"name": "Bob"}).json()
+        ann = await Client.open(ws_url(server, code), room["token"])
+        bob = await Client.open(ws_url(server, code), guest["token"])
+        await bob.close()
+        over = await ann.expect("state", timeout=5.0)
+        while over["room"]["status"] != "over":
+            over = await ann.expect("state", timeout=5.0)
+        assert over["room"]["result"] == "A" and over["room"]["reason"] == "forfeit"
+        await ann.close()
+
+    asyncio.run(game())
+
+
+def test_a_local_game_against_an_agent_with_undo_hint_and_resign(server: BackgroundServer) -> None:
+    async def game() -> None:
+        room = create(server, mode="local", players={"A": "human", "B": "random:seed=1"})
+        me = await Client.open(ws_url(server, room["code"]), room["token"])
+        await me.send({"type": "move", "move": "d"})
+        await me.expect("thinking", seat="B")
+        reply = await me.expect("state")
+        while reply["room"]["thinking"] or reply["room"]["position"] == "7x6:d":
+            reply = await me.expect("state")
+        assert len(Position.parse(reply["room"]["position"]).moves) == 2
+        await me.send({"type": "hint"})
+        hint = await me.expect("hint", timeout=30)
+        assert hint["move"] in reply["room"]["legal_moves"] and -1 <= hint["evaluation"] <= 1
+        await me.send({"type": "undo"})
+        await me.state_at("7x6")  # my move and the agent's reply are taken back
+        await me.send({"type": "resign"})
+        over = await me.expect("state")
+        assert over["room"]["result"] == "B" and over["room"]["reason"] == "resign"
+        await me.close()
+
+    asyncio.run(game())
+
+
+def test_agents_play_each_other_in_a_local_room(server: BackgroundServer) -> None:
+    async def game() -> None:
+        room = create(server, mode="local", board="random", players={"A": "random:seed=3", "B": "normal"})
+        watcher = await Client.open(ws_url(server, room["code"]))
+        state = watcher.received[-1]
+        while state["room"]["status"] != "over":
+            state = await watcher.expect("state", timeout=30)
+        assert Position.parse(state["room"]["position"]).is_over
+        await watcher.close()
+
+    asyncio.run(game())
+
+
+# ---------------------------------------------------------------------------
+# Bad input
+# ---------------------------------------------------------------------------
+
+
+def test_every_bad_message_gets_a_clear_error_and_changes_nothing(server: BackgroundServer, db: Path) -> None:
+    async def game() -> None:
+        room = create(server, mode="online", seat="A", name="Ann")
+        code = room["code"]
+        guest = httpx.post(server.url + f"/api/rooms/{code}/join", json={"name": "Bob"}).json()
+        ann = await Client.open(ws_url(server, code), room["token"])
+        bob = await Client.open(ws_url(server, code), guest["token"])
+        spectator = await Client.open(ws_url(server, code))
+        await ann.send({"type": "move", "move": "d"})
+        await bob.state_at("7x6:d")
+        before = stored(db, code)
+        cases = [
+            (bob, "{not json", "bad-json"),
+            (bob, "[1, 2]", "bad-message"),
+            (bob, {"type": "teleport"}, "bad-message"),
+            (bob, {"type": "move"}, "bad-message"),
+            (bob, {"type": "move", "move": 3}, "bad-message"),
+            (bob, json.dumps({"type": "move", "move": "d", "pad": "x" * 5000}), "too-large"),
+            (bob, {"type": "hello", "token": "forged"}, "bad-token"),
+            (ann, {"type": "move", "move": "c"}, "not-your-turn"),
+            (spectator, {"type": "move", "move": "c"}, "not-your-seat"),
+            (bob, {"type": "move", "move": "q"}, "illegal-move"),
+            (bob, {"type": "move", "move": "d+a"}, "illegal-move"),
+            (bob, {"type": "undo"}, "not-allowed"),
+            (bob, {"type": "hint"}, "not-allowed"),
+        ]
+        for client, message, code_expected in cases:
+            await client.send(message)
+            error = await client.expect("error")
+            assert error["code"] == code_expected, (message, error)
+            assert error["message"]
+        # The forged token made Bob a spectator; his real one gives his seat back.
+        await bob.send({"type": "hello", "token": guest["token"]})
+        state = await bob.expect("state")
+        assert state["you"] == ["B"] and state["room"]["position"] == "7x6:d"
+        after = stored(db, code)
+        assert after["position"] == before["position"] and after["status"] == before["status"]
+        await bob.send({"type": "move", "move": "c"})
+        await ann.state_at("7x6:dc")  # the room still works
+        for client in (ann, bob, spectator):
+            await client.close()
+
+    asyncio.run(game())
+
+
+def test_a_message_flood_is_rate_limited_and_the_server_keeps_running(server: BackgroundServer) -> None:
+    async def game() -> None:
+        room = create(server, mode="local", players={"A": "human", "B": "human"})
+        me = await Client.open(ws_url(server, room["code"]), room["token"])
+        for _ in range(200):
+            await me.send({"type": "ping"})
+        error = await me.expect("error")
+        assert error["code"] == "rate-limited"
+        pongs = sum(1 for m in me.received if m["type"] == "pong")
+        assert pongs < 200
+        await asyncio.sleep(1.5)  # the bucket refills
+        await me.send({"type": "move", "move": "d"})
+        await me.state_at("7x6:d")
+        await me.close()
+
+    asyncio.run(game())
+
+
+def test_an_unknown_room_is_an_error_and_a_closed_socket(server: BackgroundServer) -> None:
+    async def attempt() -> None:
+        async with websockets.connect(ws_url(server, "guessedcode12345")) as socket:
+            error = json.loads(await socket.recv())
+            assert error["type"] == "error" and error["code"] == "unknown-room"
+            with pytest.raises(websockets.ConnectionClosed) as closed:
+                await socket.recv()
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 4404
+
+    asyncio.run(attempt())
+
+
+def test_a_corrupt_database_file_is_refused_with_a_clear_error(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.sqlite"
+    bad.write_bytes(b"this is not sqlite" * 100)
+    from c4lab.server.storage import StorageError
+
+    with pytest.raises(StorageError, match="not a usable c4lab game database"):
+        GameStore(bad)
+
+
+# ---------------------------------------------------------------------------
+# Restart and load
+# ---------------------------------------------------------------------------
+
+
+def test_a_game_goes_on_after_a_server_restart(db: Path) -> None:
+    async def half(server: BackgroundServer, code: str, tokens: dict[str, str], moves: str, start: str) -> str:
+        ann = await Client.open(ws_url(server, code), tokens["A"])
+        bob = await Client.open(ws_url(server, code), tokens["B"])
+        position = start
+        for token in moves:
+            player = ann if Position.parse(position).to_move == "A" else bob
+            await player.send({"type": "move", "move": token})
+            position = Position.parse(position).play(token).notation
+            await ann.state_at(position)
+        await ann.close()
+        await bob.close()
+        return position
+
+    store = GameStore(db)
+    first = BackgroundServer(store).start()
+    room = create(first, mode="online", seat="A", name="Ann", board="8x7/Xc1")
+    guest = httpx.post(first.url + f"/api/rooms/{room['code']}/join", json={"name": "Bob"}).json()
+    tokens = {"A": room["token"], "B": guest["token"]}
+    middle = asyncio.run(half(first, room["code"], tokens, "abab", "8x7/Xc1"))
+    first.stop()
+    store.close()
+
+    store = GameStore(db)
+    second = BackgroundServer(store).start()  # a new process would do the same: only the file is shared
+    try:
+        state = httpx.get(second.url + f"/api/rooms/{room['code']}").json()
+        assert state["position"] == middle and state["status"] == "playing"
+        final = asyncio.run(half(second, room["code"], tokens, "aba", middle))
+        state = httpx.get(second.url + f"/api/rooms/{room['code']}").json()
+        assert state["position"] == final and state["result"] == "A"
+    finally:
+        second.stop()
+        store.close()
+
+
+@pytest.mark.slow
+def test_200_concurrent_rooms_play_random_moves_without_losing_any(server: BackgroundServer, db: Path) -> None:
+    rooms = 200
+    moves_per_room = 12
+
+    async def one_room(index: int) -> tuple[str, str]:
+        rng = random.Random(index)
+        room = create_async_result[index]
+        code = room["code"]
+        ann = await Client.open(ws_url(server, code), room["token"])
+        bob = await Client.open(ws_url(server, code), room["guest"])
+        position = Position.parse(room["board"])
+        for _ in range(moves_per_room):
+            if position.is_over:
+                break
+            move = rng.choice(position.legal_moves())
+            player = ann if position.to_move == "A" else bob
+            await player.send({"type": "move", "move": move.token})
+            position = position.play(move)
+            await player.state_at(position.notation, timeout=60)
+        await ann.close()
+        await bob.close()
+        return code, position.notation
+
+    async def load() -> list[tuple[str, str]]:
+        async with httpx.AsyncClient(base_url=server.url, timeout=60) as http:
+            for i in range(rooms):
+                board = random.Random(i).choice(["7x6", "9x8/Xd3", "6x5/Bb1", "12x12/Xf4"])
+                made = (await http.post("/api/rooms", json={"mode": "online", "seat": "A", "board": board})).json()
+                guest = (await http.post(f"/api/rooms/{made['code']}/join", json={})).json()
+                create_async_result.append({**made, "guest": guest["token"], "board": board})
+        return await asyncio.gather(*(one_room(i) for i in range(rooms)))
+
+    create_async_result: list[dict[str, Any]] = []
+    results = asyncio.run(load())
+    assert len({code for code, _ in results}) == rooms
+    for code, position in results:
+        assert stored(db, code)["position"] == position, "no lost or corrupted game"
+        assert httpx.get(server.url + f"/api/rooms/{code}").json()["position"] == position
