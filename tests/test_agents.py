@@ -18,7 +18,7 @@ from c4lab.agents import (
     parse_spec,
 )
 from c4lab.rules import Move, Position, Variant
-from conftest import Script
+from testkit import Script
 
 
 def test_specs_read_name_then_key_values() -> None:

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from c4lab.rules import Position, PositionError
-from conftest import load_bad_positions
+from testkit import load_bad_positions
 
 BAD = load_bad_positions()
 

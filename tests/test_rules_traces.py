@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from c4lab.rules import Cell, Move, Position
-from conftest import load_traces
+from testkit import load_traces
 
 TRACES = load_traces()
 

@@ -13,7 +13,7 @@ from rich.console import Console
 from c4lab.rules import Position
 from c4lab.rules.setup import starting_position
 from c4lab.ui.terminal import GameSettings, TerminalGame, board_text
-from conftest import Script
+from testkit import Script
 
 
 def game(settings: GameSettings, *keys: str, color: bool = False) -> tuple[str, int, Script]:

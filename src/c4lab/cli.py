@@ -240,6 +240,26 @@ def _serve(host: str, port: int | None, db: str | None, forfeit_after: float, op
 
 
 @main.command()
+@click.argument("url")
+@click.option("--name", default=None, help="Your display name when you take a free seat (1-24 characters).")
+@click.option("--token", default=None, help="The token of your seat: come back to a game you left.")
+@click.option("--watch", is_flag=True, help="Watch as a spectator, even if a seat is free.")
+@click.option("--color/--no-color", default=None, help="Force colours on or off (default: when a terminal).")
+def connect(url: str, name: str | None, token: str | None, watch: bool, color: bool | None) -> None:
+    """Play or watch an online room in the terminal.
+
+    URL is the room's link, http://HOST:PORT/r/CODE (or ws://HOST:PORT/ws/CODE).
+    Without --token you take the free seat (the token to come back is
+    printed), or watch if there is none. Type a column letter or number;
+    r resigns, e exits. Exit status: 0 at the end of the game, 2 for a bad
+    link or an unknown room, 1 for a connection lost for good.
+    """
+    from c4lab.ui.online import run_online
+
+    sys.exit(run_online(url, name=name, token=token, watch=watch, color=color))
+
+
+@main.command()
 @click.option("--db", type=click.Path(dir_okay=False), default=None, help="Game database (SQLite file).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per game.")
 @click.option("--limit", type=int, default=50, show_default=True)

@@ -128,7 +128,7 @@ def create_app(
     @app.get("/api/rooms/{code}")
     async def get_room(code: str) -> dict[str, Any]:
         """A room's public state."""
-        return room_or_404(code).state()
+        return room_or_404(code).state(manager.forfeit_after)
 
     @app.get("/api/agents")
     async def list_agents() -> list[dict[str, str]]:
@@ -155,7 +155,7 @@ def create_app(
     @app.get("/api/games/{code}")
     async def get_game(code: str) -> dict[str, Any]:
         """One stored game, for replay (you need its code)."""
-        return room_or_404(code).state()
+        return room_or_404(code).state(manager.forfeit_after)
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     @app.get("/r/{code}", response_class=HTMLResponse, include_in_schema=False)
@@ -195,6 +195,8 @@ def create_app(
                         await manager.handle(room, conn, message)
                 except RoomError as exc:
                     await conn.send_json({"type": "error", "code": exc.code, "message": exc.message})
+                    if exc.code == "bad-token":  # the connection keeps what it had: say what
+                        await manager.send_state(room, conn)
         except WebSocketDisconnect:
             pass
         finally:

@@ -102,6 +102,7 @@ class Seat:
             "spec": self.spec,
             "taken": self.taken,
             "connected": self.kind == "agent" or self.connections > 0,
+            "absent_since": self.absent_since if self.taken and self.kind == "human" else None,
         }
 
 
@@ -127,7 +128,7 @@ class Room:
 
     # -- views ------------------------------------------------------------------
 
-    def state(self) -> dict[str, Any]:
+    def state(self, forfeit_after: float | None = None) -> dict[str, Any]:
         """The public ``room`` object of the protocol."""
         record = self.position.to_dict()
         record.pop("ply", None)
@@ -142,6 +143,7 @@ class Room:
             seats={side: seat.public() for side, seat in self.seats.items()},
             thinking=self.thinking,
             evaluation=self.evaluation,
+            forfeit_after=forfeit_after if self.mode == "online" else None,
         )
         if self.status == "over":
             record["to_move"] = None
@@ -372,9 +374,14 @@ class RoomManager:
             self.store.save(room.row())
         await self.broadcast(room)
 
+    async def send_state(self, room: Room, conn: Connection) -> None:
+        """The room's state to one connection."""
+        seats = sorted(room.connections.get(conn, set()))
+        await conn.send_json({"type": "state", "room": room.state(self.forfeit_after), "you": seats})
+
     async def broadcast(self, room: Room, extra: dict[str, Any] | None = None) -> None:
         """Send the room's state (or ``extra``) to every connection."""
-        state = room.state()
+        state = room.state(self.forfeit_after)
         for conn, seats in list(room.connections.items()):
             message = extra if extra is not None else {"type": "state", "room": state, "you": sorted(seats)}
             try:

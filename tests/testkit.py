@@ -1,5 +1,7 @@
-"""Shared fixtures: the public cases and benchmarks in ../shared (read in
-place, never copied into the project)."""
+"""Helpers shared by the tests: the public cases and benchmarks in
+../shared (read in place, never copied into the project), and a scripted
+keyboard.  (Not in conftest.py: tests/browser has a conftest of its own,
+and ``import conftest`` would be ambiguous.)"""
 
 from __future__ import annotations
 

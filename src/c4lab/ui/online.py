@@ -1,0 +1,747 @@
+"""``c4lab connect URL``: play or watch an online room from the terminal.
+
+The client speaks the protocol of ``docs/protocol.md``: it looks the room up
+(``GET /api/rooms/{code}``), takes the free seat if asked to play (``POST
+/api/rooms/{code}/join``), then holds the room's WebSocket: ``hello`` with
+the seat's token, a board for every new position (drawn like the terminal
+game), a line for every other change (a player who leaves or comes back, an
+agent thinking, an error), and the result at the end.
+
+The keyboard is read in a daemon thread, one line at a time, so that the
+socket is served while a person thinks: "your opponent left" shows up under
+the prompt.  The client checks an entry against the state's legal moves only
+to explain a mistake at once; the server decides.
+
+Exit status: 0 when the game is over (or the person left it), 2 for a link
+that is not a room (bad URL, unknown room, not a c4lab server), 1 when the
+connection is lost and cannot be made again after a few attempts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import sys
+import threading
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import websockets
+from rich.console import Console
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus, InvalidURI
+
+from c4lab.agents.human import QUIT_WORDS, _read_column
+from c4lab.rules import Position
+from c4lab.rules.variant import column_letter
+from c4lab.ui.terminal import SIDE_NAMES, board_text, legend
+
+SIDES = ("A", "B")
+RESIGN_WORDS = ("r", "resign")
+EXIT_OK, EXIT_LOST, EXIT_BAD_ROOM = 0, 1, 2
+EXIT_INTERRUPTED = 130
+_CODE = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_ROOM_PATHS = ("r", "ws", "games")
+_REASONS = {"four": "four in a row", "full": "the board is full", "resign": "resignation", "forfeit": "forfeit"}
+
+
+class ConnectError(Exception):
+    """The client cannot go on; ``status`` is the exit status to return."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
+class _Unreachable(Exception):
+    """The server did not answer (worth another try)."""
+
+
+# ---------------------------------------------------------------------------
+# Addresses and the REST calls
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RoomAddress:
+    """A room of a server: ``base`` is ``http(s)://host[:port][/prefix]``."""
+
+    base: str
+    code: str
+
+    @classmethod
+    def parse(cls, url: str) -> RoomAddress:
+        """The room of a link: ``http://host:port/r/CODE`` (the page),
+        ``ws://host:port/ws/CODE`` (the socket) or ``.../games/CODE``; a
+        missing scheme means http."""
+        text = url.strip()
+        if "://" not in text:
+            text = "http://" + text
+        try:
+            parts = urllib.parse.urlsplit(text)
+            parts.port  # noqa: B018  (raises on a bad port)
+        except ValueError as exc:
+            raise ConnectError(f"{url!r} is not a room link: {exc}", EXIT_BAD_ROOM) from None
+        scheme = {"http": "http", "https": "https", "ws": "http", "wss": "https"}.get(parts.scheme.lower())
+        if scheme is None or not parts.hostname:
+            raise ConnectError(
+                f"{url!r} is not a room link: expected http://HOST:PORT/r/CODE (or ws://HOST:PORT/ws/CODE)",
+                EXIT_BAD_ROOM,
+            )
+        segments = parts.path.rstrip("/").split("/")
+        if len(segments) < 3 or segments[-2] not in _ROOM_PATHS or not _CODE.fullmatch(segments[-1]):
+            raise ConnectError(
+                f"{url!r} is not a room link: its path should end in /r/CODE (the link of the room's page)",
+                EXIT_BAD_ROOM,
+            )
+        prefix = "/".join(segments[:-2])
+        return cls(f"{scheme}://{parts.netloc}{prefix}", segments[-1])
+
+    @property
+    def link(self) -> str:
+        """The room's page: what people share."""
+        return f"{self.base}/r/{self.code}"
+
+    @property
+    def socket(self) -> str:
+        return "ws" + self.base[len("http"):] + f"/ws/{self.code}"
+
+    def api(self, *parts: str) -> str:
+        return "/".join((f"{self.base}/api/rooms", self.code, *parts))
+
+
+def http_json(method: str, url: str, body: Any = None, timeout: float = 10.0) -> tuple[int, Any]:
+    """``(status, JSON answer)`` of one request; ``_Unreachable`` if the
+    server does not answer, ``ConnectError`` if it is not a JSON API."""
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(
+        url, data=data, method=method, headers={"Content-Type": "application/json", "Accept": "application/json"}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            status, raw = response.status, response.read()
+    except urllib.error.HTTPError as exc:
+        status, raw = exc.code, exc.read()
+    except (urllib.error.URLError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise _Unreachable(str(reason)) from None
+    try:
+        return status, json.loads(raw or b"null")
+    except ValueError:
+        raise ConnectError(
+            f"{url} answered HTTP {status} with something that is not JSON: is this a c4lab server?", EXIT_BAD_ROOM
+        ) from None
+
+
+# ---------------------------------------------------------------------------
+# The keyboard
+# ---------------------------------------------------------------------------
+
+
+class KeyboardLines:
+    """``read(prompt) -> line`` on standard input, for a reader thread.
+
+    It reads the file descriptor itself (``os.read``) rather than
+    ``input()``: a thread left blocked in ``input()`` on a pipe holds the lock
+    of ``sys.stdin``'s buffer, and the interpreter aborts at exit.  A
+    terminal in its usual line mode still edits the line (backspace)."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self._pending = b""
+        self.line_open = False  # a prompt is on screen, its line not ended
+
+    def show_prompt(self, prompt: str) -> None:
+        self.console.print(prompt, end="", markup=False, highlight=False)
+        self.console.file.flush()
+        self.line_open = True
+
+    def __call__(self, prompt: str) -> str:
+        self.show_prompt(prompt)
+        try:
+            return self._line()
+        finally:
+            self.line_open = False
+
+    def _line(self) -> str:
+        try:
+            fd = sys.stdin.fileno()
+        except (AttributeError, OSError, ValueError):  # a replaced stdin (tests): no descriptor
+            line = sys.stdin.readline()
+            if not line:
+                raise EOFError from None
+            return line.rstrip("\r\n")
+        while b"\n" not in self._pending:
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                if not self._pending:
+                    raise EOFError
+                break
+            self._pending += chunk
+        line, _, self._pending = self._pending.partition(b"\n")
+        return line.decode("utf-8", errors="replace").rstrip("\r")
+
+
+def _read_in_thread(read: Callable[[str], str], prompt: str) -> asyncio.Future[tuple[bool, Any]]:
+    """Run ``read(prompt)`` in a daemon thread: a future of ``(True, line)``
+    or ``(False, exception)``.  The thread may outlive the game (a person who
+    never presses Enter); being a daemon, it does not keep the program up."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[tuple[bool, Any]] = loop.create_future()
+
+    def work() -> None:
+        try:
+            outcome: tuple[bool, Any] = (True, read(prompt))
+        except BaseException as exc:  # noqa: BLE001  (EOF, Ctrl-C, a broken terminal: all end the entry)
+            outcome = (False, exc)
+
+        def deliver() -> None:
+            if not future.done():
+                future.set_result(outcome)
+
+        try:
+            loop.call_soon_threadsafe(deliver)
+        except RuntimeError:  # the loop is closed: the game ended meanwhile
+            pass
+
+    threading.Thread(target=work, name="c4lab-keyboard", daemon=True).start()
+    return future
+
+
+# ---------------------------------------------------------------------------
+# The client
+# ---------------------------------------------------------------------------
+
+
+class OnlineClient:
+    """One person at a terminal in one room: a player or a spectator.
+
+    ``read(prompt) -> str`` is called in a worker thread (default: standard
+    input); everything shown goes to ``console``.  ``run()`` returns the exit
+    status."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        name: str | None = None,
+        token: str | None = None,
+        watch: bool = False,
+        console: Console | None = None,
+        read: Callable[[str], str] | None = None,
+        color: bool | None = None,
+        retries: int = 5,
+        retry_delay: float = 1.0,
+        timeout: float = 10.0,
+    ) -> None:
+        self.url = url
+        self.name = name
+        self.token = token
+        self.watch = watch
+        self.console = console or Console(force_terminal=color, no_color=color is False, highlight=False)
+        self.color = self.console.is_terminal and not self.console.no_color
+        self.read = read or KeyboardLines(self.console)
+        self.retries = retries
+        self.retry_delay = retry_delay
+        self.timeout = timeout
+        self.address: RoomAddress | None = None
+        self.room: dict[str, Any] | None = None
+        self.you: set[str] = set()
+        self._entry: asyncio.Future[tuple[bool, Any]] | None = None
+        self._asking: tuple[str, str, list[str]] = ("column", "", [])  # kind, position, options
+        self._in_flight = False  # a move or resignation sent, no answer yet
+        self._asking_prompt = ""
+        self._received = False  # a message came on the current connection
+        self._hello_pending = False  # a hello with a token sent, its answer not yet come
+        self._reconnecting = False  # the connection was lost: say so when it is back
+
+    # -- output ------------------------------------------------------------------
+
+    def say(self, message: str) -> None:
+        if isinstance(self.read, KeyboardLines) and self.read.line_open:
+            self.read.line_open = False
+            self.console.print()  # end the prompt's line first
+        self.console.print(message, highlight=False, markup=False, soft_wrap=True)
+
+    def _note(self, message: str) -> None:
+        """A line about the room; under an open prompt, the prompt again
+        (on a terminal: what was typed so far is still taken)."""
+        self.say(message)
+        if self._entry is not None and isinstance(self.read, KeyboardLines) and _is_tty(self.console):
+            self.read.show_prompt(self._asking_prompt)
+
+    def _name(self, side: str) -> str:
+        assert self.room is not None
+        seat = self.room["seats"][side]
+        return seat["name"] or f"seat {side} (free)"
+
+    def _label(self, side: str) -> str:
+        label = f"{SIDE_NAMES[side]}, {self._name(side)}"
+        return label + (" (you)" if side in self.you and len(self.you) == 1 else "")
+
+    def _comeback(self, holding: bool = False) -> str:
+        """How to come back to this seat ("" for a spectator)."""
+        assert self.address is not None
+        if not (self.you or holding) or not self.token:
+            return ""
+        return f"To come back to this game: c4lab connect {self.address.link} --token {self.token}"
+
+    # -- running ---------------------------------------------------------------------
+
+    def run(self) -> int:
+        """Play or watch until the game is over; the exit status."""
+        try:
+            return asyncio.run(self.run_async())
+        except KeyboardInterrupt:
+            self.say("\nInterrupted.")
+            if self.room is not None and self.room["status"] != "over" and self._comeback():
+                self.say(self._comeback() + " (an absent player forfeits after the server's time limit)")
+            return EXIT_INTERRUPTED
+
+    async def run_async(self) -> int:
+        try:
+            self.address = RoomAddress.parse(self.url)
+            room = await self._retrying(self._fetch_room)
+            if self.token is None and not self.watch:
+                await self._take_seat(room)
+            elif self.watch:
+                self.token = None
+            return await self._play()
+        except ConnectError as exc:
+            self.say(exc.message)
+            return exc.status
+
+    async def _retrying(self, call: Callable[[], Any]) -> Any:
+        """``call()`` in a thread, again after a pause while the server does
+        not answer."""
+        assert self.address is not None
+        for attempt in range(self.retries + 1):
+            try:
+                return await asyncio.to_thread(call)
+            except _Unreachable as exc:
+                reason = str(exc)
+            if attempt < self.retries:
+                self.say(f"No answer from {self.address.base} ({reason}); trying again ({attempt + 1}/{self.retries})...")
+                await asyncio.sleep(self._delay(attempt))
+        raise ConnectError(f"Cannot reach {self.address.base}: {reason}.", EXIT_LOST)
+
+    def _delay(self, attempt: int) -> float:
+        return self.retry_delay * min(2**attempt, 4)
+
+    def _fetch_room(self) -> dict[str, Any]:
+        assert self.address is not None
+        status, answer = http_json("GET", self.address.api(), timeout=self.timeout)
+        if status == 404:
+            raise ConnectError(
+                f"There is no room {self.address.code!r} at {self.address.base}: check the link "
+                "(the code is case-sensitive).",
+                EXIT_BAD_ROOM,
+            )
+        if status != 200 or not isinstance(answer, dict) or "seats" not in answer:
+            detail = answer.get("detail") if isinstance(answer, dict) else None
+            raise ConnectError(
+                f"{self.address.api()} answered HTTP {status}{': ' + str(detail) if detail else ''}; "
+                "is this a c4lab server?",
+                EXIT_BAD_ROOM,
+            )
+        return answer
+
+    async def _take_seat(self, room: dict[str, Any]) -> None:
+        """Take the free seat of an online room, if there is one; else watch."""
+        assert self.address is not None
+        free = [side for side, seat in room["seats"].items() if not seat["taken"]]
+        if room.get("mode") != "online" or not free or room.get("status") == "over":
+            why = "the game is over" if room.get("status") == "over" else "no seat is free"
+            self.say(f"You are watching: {why}.")
+            return
+        try:  # once: a retried join could take the seat twice and lose the first token
+            status, answer = await asyncio.to_thread(
+                http_json, "POST", self.address.api("join"), {"name": self.name}, self.timeout
+            )
+        except _Unreachable as exc:
+            raise ConnectError(f"Cannot reach {self.address.base} to take the seat: {exc}.", EXIT_LOST) from None
+        if status == 409:
+            self.say("The free seat was just taken: you are watching.")
+            return
+        if status != 200:
+            detail = answer.get("detail") if isinstance(answer, dict) else answer
+            raise ConnectError(f"Cannot take the free seat: {detail}", EXIT_BAD_ROOM)
+        self.token = answer["token"]
+        seats = " and ".join(SIDE_NAMES[s] for s in answer["seats"])
+        self.say(f"You took seat {seats}. Your token (keep it): {self.token}")
+        self.say(self._comeback(holding=True))
+
+    async def _play(self) -> int:
+        """Hold the socket; after a loss, connect again a few times."""
+        assert self.address is not None
+        failures = 0
+        while True:
+            self._received = False
+            try:
+                async with websockets.connect(self.address.socket, open_timeout=self.timeout) as ws:
+                    self._in_flight = False
+                    outcome = await self._session(ws)
+                    if outcome is not None:
+                        return outcome
+                reason = "the server closed the connection"
+            except ConnectionClosed as exc:
+                reason = _closed_reason(exc)
+            except InvalidStatus as exc:
+                raise ConnectError(
+                    f"{self.address.socket} refused the WebSocket (HTTP {exc.response.status_code}): "
+                    "is this a c4lab server?",
+                    EXIT_BAD_ROOM,
+                ) from None
+            except InvalidURI as exc:
+                raise ConnectError(f"{self.address.socket} is not a WebSocket address: {exc}", EXIT_BAD_ROOM) from None
+            except (OSError, InvalidHandshake, TimeoutError) as exc:
+                reason = str(exc) or type(exc).__name__
+            if self.room is not None and self.room["status"] == "over":
+                return EXIT_OK
+            failures = 1 if self._received else failures + 1
+            if failures > self.retries:
+                self.say(f"Lost the connection to {self.address.base} ({reason}); giving up.")
+                if self._comeback():
+                    self.say(self._comeback())
+                return EXIT_LOST
+            delay = self._delay(failures - 1)
+            self._reconnecting = True
+            self._note(f"Connection lost ({reason}); connecting again in {delay:g} s ({failures}/{self.retries})...")
+            await asyncio.sleep(delay)
+
+    async def _session(self, ws: Any) -> int | None:
+        """One connection: hello, then messages and entries as they come.
+        The exit status when the game is over (or the person left), None if
+        the connection closed."""
+        hello: dict[str, Any] = {"type": "hello"}
+        if self.token:
+            hello["token"] = self.token
+        # The server sends a spectator's state as soon as the socket opens,
+        # before it reads the hello: with a token, wait for the answer.
+        self._hello_pending = bool(self.token)
+        self._skipped: dict[str, Any] | None = None
+        await ws.send(json.dumps(hello))
+        receiving: asyncio.Future[Any] = asyncio.ensure_future(ws.recv())
+        try:
+            while True:
+                self._maybe_ask()
+                waiting: set[asyncio.Future[Any]] = {receiving}
+                if self._entry is not None:
+                    waiting.add(self._entry)
+                done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+                if receiving in done:
+                    text = receiving.result()  # ConnectionClosed: the caller connects again
+                    self._received = True
+                    outcome = self._on_message(text)
+                    if outcome is not None:
+                        return outcome
+                    receiving = asyncio.ensure_future(ws.recv())
+                if self._entry is not None and self._entry in done:
+                    outcome = await self._on_entry(ws)
+                    if outcome is not None:
+                        return outcome
+        finally:
+            if not receiving.done():
+                receiving.cancel()
+
+    # -- messages from the server ----------------------------------------------------
+
+    def _on_message(self, text: str | bytes) -> int | None:
+        try:
+            message = json.loads(text)
+            kind = message["type"]
+        except (ValueError, TypeError, KeyError):
+            self._note(f"(an unreadable message from the server was ignored: {str(text)[:80]!r})")
+            return None
+        if kind == "state":
+            if self._hello_pending and not message.get("you"):
+                self._skipped = message
+                return None
+            self._hello_pending = False
+            return self._on_state(message["room"], message.get("you") or [])
+        if kind == "thinking":
+            if self.room is not None:
+                self._note(f"{self._label(message['seat'])} is thinking...")
+            return None
+        if kind == "error":
+            return self._on_error(str(message.get("code")), str(message.get("message")))
+        return None  # pong, hint: nothing to show
+
+    def _on_error(self, code: str, text: str) -> int | None:
+        if code == "unknown-room":
+            assert self.address is not None
+            raise ConnectError(f"There is no room {self.address.code!r} at {self.address.base}: {text}.", EXIT_BAD_ROOM)
+        if code == "bad-token":
+            self.token = None
+            self._hello_pending = False
+            self._note(f"The server did not accept the token: {text}.")
+            skipped, self._skipped = self._skipped, None
+            if skipped is not None:  # what a spectator sees: show it now
+                return self._on_state(skipped["room"], [])
+            return None
+        words = {
+            "illegal-move": "The server refused the move",
+            "not-your-turn": "Not your turn",
+            "not-your-seat": "You cannot move here",
+            "game-over": "The game is over",
+            "rate-limited": "Too many messages",
+        }.get(code, f"The server answered an error ({code})")
+        self._in_flight = False
+        self._note(f"{words}: {text}")
+        return None
+
+    def _on_state(self, room: dict[str, Any], you: list[str]) -> int | None:
+        old = self.room
+        self.room = room
+        self.you = {side for side in you if room["seats"][side]["kind"] == "human"}
+        position = Position.parse(room["position"])
+        if self._reconnecting:
+            self._reconnecting = False
+            self._note("Connected again." if old is not None else "Connected.")
+        if old is None:
+            self._introduce(room, position)
+        else:
+            self._report_changes(old, room, position)
+        new_board = old is None or old["position"] != room["position"] or old["status"] != room["status"]
+        if old is not None and old["position"] != room["position"]:
+            self._in_flight = False
+        if new_board:
+            self._draw(position)
+        if room["status"] == "over":
+            self._announce_result(room)
+            return EXIT_OK
+        if new_board:
+            self._note(self._whose_turn(room))
+        return None
+
+    def _introduce(self, room: dict[str, Any], position: Position) -> None:
+        assert self.address is not None
+        variant = position.variant
+        board = f"{variant.width}x{variant.height}"
+        extras = []
+        if variant.forbidden:
+            extras.append("forbidden " + " ".join(c.name for c in variant.forbidden))
+        if variant.bonus is not None:
+            extras.append(f"bonus cell {variant.bonus.name}")
+        self.say(
+            f"Room {room['code']} ({room['mode']}), {board} board" + (f" ({', '.join(extras)})" if extras else "")
+            + f": {self._players()}."
+        )
+        if self.you:
+            self.say(f"You play {' and '.join(SIDE_NAMES[s] for s in sorted(self.you))}.")
+        else:
+            self.say("You are watching.")
+
+    def _players(self) -> str:
+        assert self.room is not None
+        parts = []
+        for side in SIDES:
+            seat = self.room["seats"][side]
+            who = self._label(side) if seat["taken"] else f"{SIDE_NAMES[side]}, free"
+            if seat["kind"] == "agent":
+                who += " (computer)"
+            elif seat["taken"] and not seat["connected"]:
+                who += " (not connected)"
+            parts.append(who)
+        return "; ".join(parts)
+
+    def _report_changes(self, old: dict[str, Any], room: dict[str, Any], position: Position) -> None:
+        for side in SIDES:
+            before, now = old["seats"][side], room["seats"][side]
+            if not before["taken"] and now["taken"]:
+                self._note(f"{now['name']} took seat {SIDE_NAMES[side]}.")
+            elif side not in self.you and now["kind"] == "human" and now["taken"]:
+                if before["connected"] and not now["connected"] and room["status"] == "playing":
+                    self._note(
+                        f"{self._label(side)} disconnected: they can come back; "
+                        "if they stay away too long they forfeit."
+                    )
+                elif before["connected"] and not now["connected"]:
+                    self._note(f"{self._label(side)} disconnected.")
+                elif not before["connected"] and now["connected"]:
+                    self._note(f"{self._label(side)} is connected.")
+        if old["status"] == "waiting" and room["status"] == "playing":
+            self._note("Both seats are taken: the game starts.")
+        old_moves = Position.parse(old["position"]).moves
+        moves = position.moves
+        if moves[: len(old_moves)] != old_moves:
+            self._note("Moves were taken back.")
+        else:
+            for index in range(len(old_moves), len(moves)):
+                side = SIDES[index % 2]
+                self._note(f"{self._label(side)} plays {moves[index].token}.")
+
+    def _draw(self, position: Position) -> None:
+        if self.color:
+            self.console.print(board_text(position))
+            self.console.print(legend(position))
+        else:
+            self.console.print(position.render(), highlight=False, markup=False)
+
+    def _whose_turn(self, room: dict[str, Any]) -> str:
+        assert self.address is not None
+        if room["status"] == "waiting":
+            return f"Waiting for a second player: share the link {self.address.link}"
+        side = room["to_move"]
+        if self._my_turn():
+            return f"Your move, {SIDE_NAMES[side]}."
+        seat = room["seats"][side]
+        away = "" if seat["connected"] else " (not connected)"
+        return f"{self._label(side)}{away} to move."
+
+    def _announce_result(self, room: dict[str, Any]) -> None:
+        result, reason = room["result"], room["reason"]
+        if result == "draw":
+            self.say("The game is a draw: the board is full.")
+        elif result in SIDES:
+            loser = "B" if result == "A" else "A"
+            if reason == "four":
+                self.say(f"{self._label(result)} wins with {' '.join(room['win_line'])}!")
+            elif reason == "resign":
+                self.say(f"{self._label(loser)} resigned: {self._label(result)} wins.")
+            elif reason == "forfeit":
+                self.say(f"{self._label(loser)} stayed away too long and forfeits: {self._label(result)} wins.")
+            else:
+                self.say(f"{self._label(result)} wins ({_REASONS.get(reason, reason)}).")
+            if len(self.you) == 1:
+                self.say("You won." if result in self.you else "You lost.")
+        self.say(f"The game in notation: {room['position']}")
+
+    # -- the person's entries ---------------------------------------------------------
+
+    def _my_turn(self) -> bool:
+        room = self.room
+        return (
+            room is not None
+            and room["status"] == "playing"
+            and room["to_move"] in self.you
+            and room["seats"][room["to_move"]]["kind"] == "human"
+        )
+
+    def _ask(self, kind: str, prompt: str, options: list[str]) -> None:
+        assert self.room is not None
+        self._asking = (kind, self.room["position"], options)
+        self._asking_prompt = prompt
+        self._entry = _read_in_thread(self.read, prompt)
+
+    def _maybe_ask(self) -> None:
+        """Open the column prompt when it is this client's move."""
+        if self._entry is not None or self._in_flight or not self._my_turn():
+            return
+        assert self.room is not None
+        width = self.room["width"]
+        last = column_letter(width - 1)
+        e_note = " (column e: 5)" if width >= 5 else ""
+        self._ask(
+            "column",
+            f"{self.room['to_move']} to move: column a-{last} or 1-{width}{e_note}, r to resign, e to exit: ",
+            [],
+        )
+
+    async def _on_entry(self, ws: Any) -> int | None:
+        assert self._entry is not None and self.room is not None
+        ok, value = self._entry.result()
+        self._entry = None
+        kind, asked_at, options = self._asking
+        if not ok:
+            if isinstance(value, (EOFError, KeyboardInterrupt)):
+                return await self._leave(ws)
+            self.say(f"Cannot read the keyboard: {value}")
+            return await self._leave(ws)
+        entry = str(value).strip()
+        word = entry.lower()
+        if word in QUIT_WORDS:
+            return await self._leave(ws)
+        if word in RESIGN_WORDS:
+            if self.room["status"] != "playing" or not self.you:
+                self.say("There is nothing to resign.")
+                return None
+            await ws.send(json.dumps({"type": "resign"}))
+            self._in_flight = True
+            return None
+        if not self._my_turn() or self.room["position"] != asked_at:
+            self.say("The game moved on meanwhile: look at the board again.")
+            return None
+        width = self.room["width"]
+        legal: list[str] = list(self.room["legal_moves"])
+        if kind == "column":
+            column = _read_column(entry, width)
+            if column is None:
+                last = column_letter(width - 1)
+                self.say(f"{entry!r} is not a column: type a letter a-{last} or a number 1-{width}.")
+                return None
+            letter = column_letter(column)
+            choices = [m for m in legal if m == letter or m.startswith(letter + "+")]
+            if not choices:
+                self.say(f"Column {letter} is full: choose another one.")
+                return None
+            if len(choices) == 1:
+                await self._send_move(ws, choices[0])
+                return None
+            self.say(
+                f"Your piece lands on the bonus cell {self.room['bonus']}: you may drop a "
+                "ban piece (it blocks both players)."
+            )
+            self._ask_ban(choices)
+            return None
+        # kind == "ban": options are the tokens of one column (plain and with a ban)
+        if not entry:
+            await self._send_move(ws, min(options, key=len))
+            return None
+        column = _read_column(entry, width)
+        played = min(options, key=len)
+        token = f"{played}+{column_letter(column)}" if column is not None else None
+        if token in options:
+            await self._send_move(ws, token)
+            return None
+        bans = ", ".join(o.split("+")[1] for o in options if "+" in o)
+        self.say(f"{entry!r} is not a column that can take the ban piece: choose one of {bans}, or Enter.")
+        self._ask_ban(options)
+        return None
+
+    def _ask_ban(self, options: list[str]) -> None:
+        bans = [o.split("+")[1] for o in options if "+" in o]
+        e_note = " (column e: 5)" if "e" in bans else ""
+        self._ask("ban", f"Ban column ({', '.join(bans)}){e_note}, or Enter to decline: ", options)
+
+    async def _send_move(self, ws: Any, token: str) -> None:
+        await ws.send(json.dumps({"type": "move", "move": token}))
+        self._in_flight = True
+
+    async def _leave(self, ws: Any) -> int:
+        self.say("You left the game.")
+        if self.room is not None and self.room["status"] == "playing" and self._comeback():
+            self.say(self._comeback() + " (an absent player forfeits after the server's time limit)")
+        await ws.close()
+        return EXIT_OK
+
+
+def _is_tty(console: Console) -> bool:
+    try:
+        return bool(console.file.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+_CLOSE_CODES = {1001: "the server is going away", 1006: "the connection dropped", 1012: "the server is restarting"}
+
+
+def _closed_reason(exc: ConnectionClosed) -> str:
+    frame = exc.rcvd or exc.sent
+    if frame is None:
+        return "the connection dropped"
+    words = _CLOSE_CODES.get(frame.code, "closed")
+    return f"{words}, code {frame.code}" + (f": {frame.reason}" if frame.reason else "")
+
+
+def run_online(
+    url: str, *, name: str | None = None, token: str | None = None, watch: bool = False, color: bool | None = None
+) -> int:
+    """``c4lab connect``: the exit status."""
+    return OnlineClient(url, name=name, token=token, watch=watch, color=color).run()

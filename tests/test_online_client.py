@@ -1,0 +1,364 @@
+"""``c4lab connect``: the terminal client of online rooms, against a real
+server (uvicorn in a thread), with scripted keyboards and a second player
+driven over the WebSocket by the test."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import httpx
+import pytest
+from click.testing import CliRunner
+from rich.console import Console
+from websockets.sync.client import ClientConnection, connect
+
+from c4lab.cli import main
+from c4lab.server.run import BackgroundServer
+from c4lab.server.storage import GameStore
+from c4lab.ui.online import ConnectError, OnlineClient, RoomAddress
+
+WAIT = 15.0  # seconds: a generous bound for anything the tests wait for
+
+
+class Script:
+    """A person at the keyboard, scripted: answers prompts from a list (end
+    of input after the last one) and records the prompts."""
+
+    def __init__(self, *answers: str) -> None:
+        self.answers = list(answers)
+        self.prompts: list[str] = []
+
+    def __call__(self, prompt: str) -> str:
+        self.prompts.append(prompt)
+        if not self.answers:
+            raise EOFError
+        return self.answers.pop(0)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BackgroundServer]:
+    store = GameStore(tmp_path_factory.mktemp("online") / "g.sqlite")
+    srv = BackgroundServer(store).start()
+    try:
+        yield srv
+    finally:
+        srv.stop()
+        store.close()
+
+
+def new_room(server: BackgroundServer, **body: Any) -> tuple[str, str]:
+    """An online room with Ann in seat A: its code and Ann's token."""
+    body = {"mode": "online", "seat": "A", "name": "Ann", **body}
+    answer = httpx.post(f"{server.url}/api/rooms", json=body, timeout=WAIT)
+    assert answer.status_code == 200, answer.text
+    return answer.json()["code"], answer.json()["token"]
+
+
+def join(server: BackgroundServer, code: str, name: str) -> str:
+    answer = httpx.post(f"{server.url}/api/rooms/{code}/join", json={"name": name}, timeout=WAIT)
+    assert answer.status_code == 200, answer.text
+    return answer.json()["token"]
+
+
+def room_state(server: BackgroundServer, code: str) -> dict[str, Any]:
+    return httpx.get(f"{server.url}/api/rooms/{code}", timeout=WAIT).json()
+
+
+class Player:
+    """The other side, on the WebSocket: plays its moves when it is to move."""
+
+    def __init__(self, server: BackgroundServer, code: str, token: str) -> None:
+        self._opened = connect(f"ws://{server.host}:{server.port}/ws/{code}")
+        self.ws: ClientConnection = self._opened.__enter__()
+        self.ws.send(json.dumps({"type": "hello", "token": token}))
+        self.room: dict[str, Any] = {}
+        self.you: list[str] = []
+
+    def next_state(self, check: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+        deadline = time.monotonic() + WAIT
+        while True:
+            message = json.loads(self.ws.recv(timeout=max(0.01, deadline - time.monotonic())))
+            if message["type"] == "state":
+                self.room, self.you = message["room"], message["you"]
+                if check(self.room):
+                    return self.room
+
+    def play(self, *moves: str) -> dict[str, Any]:
+        """Play ``moves`` one by one, each when it is this side's turn (and
+        after each, wait for its state: a state is also sent again when
+        someone connects); the state after the last one, or the end."""
+        for move in moves:
+            def ready(room: dict[str, Any]) -> bool:
+                return room["status"] == "over" or (room["status"] == "playing" and room["to_move"] in self.you)
+
+            room = self.room if self.room and ready(self.room) else self.next_state(ready)
+            if room["status"] == "over":
+                return room
+            self.ws.send(json.dumps({"type": "move", "move": move}))
+            self.next_state(lambda room, at=room["position"]: room["position"] != at)
+        return self.room
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.ws.send(json.dumps(message))
+
+    def close(self) -> None:
+        self._opened.__exit__(None, None, None)
+
+
+class Running:
+    """An ``OnlineClient`` in a thread, its output in a string."""
+
+    def __init__(
+        self,
+        url: str,
+        read: Callable[[str], str] | None = None,
+        retry_delay: float = 0.05,
+        color: bool = False,
+        **options: Any,
+    ) -> None:
+        self.out = io.StringIO()
+        console = Console(file=self.out, force_terminal=color, no_color=not color, width=120)
+        self.read = read or Script()
+        self.client = OnlineClient(url, console=console, read=self.read, retry_delay=retry_delay, **options)
+        self.status: int | None = None
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        self.status = self.client.run()
+
+    @property
+    def output(self) -> str:
+        return self.out.getvalue()
+
+    def wait_for(self, text: str) -> None:
+        deadline = time.monotonic() + WAIT
+        while text not in self.output:
+            assert time.monotonic() < deadline, f"{text!r} never came; output:\n{self.output}"
+            assert self.thread.is_alive() or text in self.output, f"ended without {text!r}:\n{self.output}"
+            time.sleep(0.01)
+
+    def finish(self) -> int:
+        self.thread.join(WAIT)
+        assert not self.thread.is_alive(), f"the client did not end; output:\n{self.output}"
+        assert self.status is not None
+        return self.status
+
+
+def test_a_full_game_with_a_spectator_ends_in_a_win(server: BackgroundServer) -> None:
+    code, ann = new_room(server)
+    link = f"{server.url}/r/{code}"
+    spectator = Running(link, watch=True)
+    spectator.wait_for("Waiting for a second player")
+    ann_socket = Player(server, code, ann)
+    try:
+        keyboard = Script("d", "d", "d", "d")
+        bob = Running(link, keyboard, name="Bob")
+        ann_socket.play("a", "a", "g", "g")
+        final = ann_socket.next_state(lambda room: room["status"] == "over")
+    finally:
+        ann_socket.close()
+    assert final["status"] == "over" and final["result"] == "B" and final["reason"] == "four"
+    assert bob.finish() == 0
+    out = bob.output
+    token = out.split("Your token (keep it): ")[1].split()[0]
+    assert f"c4lab connect {link} --token {token}" in out
+    assert "You play B (black)." in out
+    assert "A (white), Ann plays g." in out
+    assert "B (black), Bob (you) wins with d1 d2 d3 d4!" in out
+    assert "You won." in out
+    assert "The game in notation: 7x6:adadgdgd" in out
+    assert len(keyboard.prompts) == 4 and keyboard.prompts[0].startswith("B to move: column a-g")
+    # The spectator saw the seat taken, every move, every board and the result.
+    assert spectator.finish() == 0
+    seen = spectator.output
+    assert "You are watching." in seen
+    assert "Bob took seat B (black)." in seen
+    for index, (side, move) in enumerate(zip("ABABABAB", "adadgdgd")):
+        label = "A (white), Ann" if side == "A" else "B (black), Bob"
+        assert f"{label} plays {move}." in seen, (index, seen)
+    assert "Both seats are taken: the game starts." in seen
+    assert seen.count("   a b c d e f g") == 10  # the empty board, at the start, after each move
+    assert "B (black), Bob wins with d1 d2 d3 d4!" in seen
+    assert "You won." not in seen
+    assert "The game in notation: 7x6:adadgdgd" in seen
+
+
+def test_bad_entries_are_explained_and_asked_again(server: BackgroundServer) -> None:
+    code, ann = new_room(server, board="7x6:aaaaaa")
+    bob = Player(server, code, join(server, code, "Bob"))
+    try:
+        keyboard = Script("x", "9", "a", "", "b", "e")
+        client = Running(f"{server.url}/r/{code}", keyboard, token=ann)
+        room = bob.play("c")
+        assert room["position"] == "7x6:aaaaaabc"
+        assert client.finish() == 0
+    finally:
+        bob.close()
+    out = client.output
+    assert "'x' is not a column: type a letter a-g or a number 1-7." in out
+    assert "'9' is not a column" in out
+    assert "Column a is full: choose another one." in out
+    assert "'' is not a column" in out
+    assert "A (white), Ann (you) plays b." in out
+    assert "You left the game." in out
+    assert f"--token {ann}" in out
+    assert len(keyboard.prompts) == 6
+    assert room_state(server, code)["status"] == "playing"  # leaving is not resigning
+
+
+def test_the_ban_is_asked_for_on_the_bonus_cell_and_resigning_ends_the_game(server: BackgroundServer) -> None:
+    code, ann = new_room(server, board="9x8/Xd3/Bb1")
+    bob = Player(server, code, join(server, code, "Bob"))
+    try:
+        keyboard = Script("b", "z", "a", "r")
+        client = Running(f"{server.url}/r/{code}", keyboard, token=ann)
+        room = bob.next_state(lambda r: r["position"] != "9x8/Xd3/Bb1")
+        assert room["position"] == "9x8/Xd3/Bb1:b+a"
+        bob.play("c")
+        assert client.finish() == 0
+    finally:
+        bob.close()
+    out = client.output
+    assert "Your piece lands on the bonus cell b1" in out
+    assert keyboard.prompts[1].startswith("Ban column (a, b, c, d, e, f, g, h, i) (column e: 5), or Enter")
+    assert "'z' is not a column that can take the ban piece" in out
+    assert "A (white), Ann (you) plays b+a." in out
+    assert "A (white), Ann (you) resigned: B (black), Bob wins." in out
+    assert "You lost." in out
+    assert "The game in notation: 9x8/Xd3/Bb1:b+ac" in out
+    assert room_state(server, code)["reason"] == "resign"
+
+
+def test_the_keyboard_does_not_block_updates_from_the_server(server: BackgroundServer) -> None:
+    code, ann = new_room(server)
+    bob = Player(server, code, join(server, code, "Bob"))
+    asked = threading.Event()
+    answer = threading.Event()
+
+    def read(prompt: str) -> str:
+        asked.set()
+        assert answer.wait(WAIT)
+        return "resign"
+
+    client = Running(f"{server.url}/r/{code}", read, token=ann)
+    try:
+        assert asked.wait(WAIT)
+        bob.close()  # Bob leaves while Ann is at the prompt: she is told at once
+        client.wait_for("B (black), Bob disconnected")
+    finally:
+        answer.set()
+    assert client.finish() == 0
+    assert "A (white), Ann (you) resigned: B (black), Bob wins." in client.output
+
+
+def test_a_wrong_token_is_explained_and_the_client_watches(server: BackgroundServer) -> None:
+    code, ann = new_room(server)
+    client = Running(f"{server.url}/r/{code}", token="not-a-token")
+    client.wait_for("The server did not accept the token: this token holds no seat of this room")
+    client.wait_for("You are watching.")
+    ann_socket = Player(server, code, ann)
+    try:
+        ann_socket.send({"type": "resign"})
+        assert client.finish() == 0
+    finally:
+        ann_socket.close()
+    assert "A (white), Ann resigned: B (black), seat B (free) wins." in client.output
+
+
+def test_a_finished_game_is_shown_in_colour_and_the_client_ends(server: BackgroundServer) -> None:
+    code, ann = new_room(server, board="4x4:abab")
+    ann_socket = Player(server, code, ann)
+    try:
+        ann_socket.send({"type": "resign"})
+        ann_socket.next_state(lambda room: room["status"] == "over")
+    finally:
+        ann_socket.close()
+    client = Running(f"{server.url}/r/{code}", name="Bob", color=True)
+    assert client.finish() == 0
+    out = client.output
+    assert "You are watching: the game is over." in out
+    assert "\x1b[" in out and "●" in out  # the coloured board of the terminal game
+    assert "A (white), Ann resigned" in out
+    assert "The game in notation: 4x4:abab" in out
+
+
+def test_the_client_comes_back_after_a_server_restart_and_gives_up_when_it_is_gone(tmp_path) -> None:
+    store = GameStore(tmp_path / "g.sqlite")
+    first = BackgroundServer(store).start()
+    second: BackgroundServer | None = None
+    try:
+        code, ann = new_room(first)
+        bob_token = join(first, code, "Bob")
+        client = Running(f"{first.url}/r/{code}", Script("d", "d"), token=ann, retries=6, retry_delay=0.2)
+        client.wait_for("B (black), Bob (not connected) to move.")
+        first.stop()
+        client.wait_for("Connection lost")
+        second = BackgroundServer(store, port=first.port).start()
+        bob = Player(second, code, bob_token)
+        try:
+            bob.play("a")
+            bob.next_state(lambda room: room["position"] == "7x6:dad")
+        finally:
+            bob.close()
+        client.wait_for("A (white), Ann (you) plays d.\n")
+        assert client.client.room is not None and client.client.room["position"] == "7x6:dad"
+        client.client.retries = 2  # (fewer attempts: a quicker test)
+        second.stop()  # for good: a few attempts, then exit status 1
+        assert client.finish() == 1
+    finally:
+        for srv in (first, second):
+            if srv is not None:
+                srv.stop()
+        store.close()
+    out = client.output
+    assert "Connection lost (the server is restarting" in out and "Connected again." in out
+    assert "Lost the connection to" in out and "giving up" in out
+    assert f"c4lab connect {first.url}/r/{code} --token {ann}" in out.split("giving up")[1]
+
+
+def test_an_unknown_room_or_a_bad_link_exits_with_status_2(server: BackgroundServer) -> None:
+    runner = CliRunner()
+    result = runner.invoke(main, ["connect", f"{server.url}/r/NoSuchRoom123"])
+    assert result.exit_code == 2
+    assert f"There is no room 'NoSuchRoom123' at {server.url}" in result.output
+    result = runner.invoke(main, ["connect", f"ws://{server.host}:{server.port}/ws/NoSuchRoom123"])
+    assert result.exit_code == 2 and "There is no room" in result.output
+    code, _ann = new_room(server)
+    result = runner.invoke(main, ["connect", f"{server.url}/r/{code}", "--name", "<b>Bob</b>"])
+    assert result.exit_code == 2 and "Cannot take the free seat: a name must be plain text" in result.output
+    for bad in ("ftp://example.org/r/abc", f"{server.url}/", f"{server.url}/r/bad code", "http://:80/r/abc"):
+        result = runner.invoke(main, ["connect", bad])
+        assert result.exit_code == 2, (bad, result.output)
+        assert "is not a room link" in result.output
+
+
+def test_room_links_are_read_in_every_form() -> None:
+    for url in ("http://h:8000/r/Ab-c_9", "h:8000/r/Ab-c_9/", "ws://h:8000/ws/Ab-c_9", "http://h:8000/games/Ab-c_9"):
+        address = RoomAddress.parse(url)
+        assert (address.base, address.code) == ("http://h:8000", "Ab-c_9"), url
+        assert address.socket == "ws://h:8000/ws/Ab-c_9"
+        assert address.link == "http://h:8000/r/Ab-c_9"
+    behind = RoomAddress.parse("wss://example.org/c4/r/XYZ?x=1")
+    assert behind.base == "https://example.org/c4" and behind.socket == "wss://example.org/c4/ws/XYZ"
+    with pytest.raises(ConnectError) as info:
+        RoomAddress.parse("http://h:notaport/r/x")
+    assert info.value.status == 2
+
+
+def test_connect_help() -> None:
+    result = CliRunner().invoke(main, ["connect", "--help"])
+    assert result.exit_code == 0
+    for option in ("URL", "--name", "--token", "--watch", "--color / --no-color"):
+        assert option in result.output
+    out = subprocess.run(
+        [sys.executable, "-m", "c4lab", "connect", "--help"], capture_output=True, text=True, check=True
+    )
+    assert "Play or watch an online room" in out.stdout
