@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+import urllib.parse
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
@@ -153,9 +154,9 @@ def agents() -> None:
     "--board",
     default="7x6",
     show_default=True,
-    help="Terminal game: 7x6, WxH, 'random' (the enhanced setup), or a position string to start from.",
+    help="7x6, WxH, 'random' (the enhanced setup), or a position string to start from.",
 )
-@click.option("--bonus", is_flag=True, help="Terminal game with --board random: add a bonus cell.")
+@click.option("--bonus", is_flag=True, help="Add a random bonus cell to the board.")
 @click.option("--player1", "-1", "player1", default="human", show_default=True, help="Agent spec or 'human'.")
 @click.option(
     "--player2", "-2", "player2", default="hard", show_default=True,
@@ -166,7 +167,7 @@ def agents() -> None:
     type=click.Choice(["1", "2", "random"]),
     default="random",
     show_default=True,
-    help="Terminal game: which player plays A (moves first).",
+    help="Which player plays A (moves first).",
 )
 @click.option("--seed", type=int, default=None, help="Seed for the draws (first player, random boards).")
 @click.option("--delay", type=float, default=None, help="Seconds to pause after an agent's move.")
@@ -198,7 +199,14 @@ def play(
             sys.exit(run_terminal_game(settings))
         except ValueError as exc:
             raise click.UsageError(str(exc)) from None
-    _serve(host="127.0.0.1", port=port, db=db, forfeit_after=120.0, open_browser=not no_browser, local=True)
+    # The page's new-game form starts filled in with the options given here.
+    query = {"board": board, "p1": player1, "p2": player2, "first": {"1": "A", "2": "B"}.get(first, "random")}
+    if bonus:
+        query["bonus"] = "1"
+    _serve(
+        host="127.0.0.1", port=port, db=db, forfeit_after=120.0, open_browser=not no_browser, local=True,
+        query=urllib.parse.urlencode(query),
+    )
 
 
 @main.command()
@@ -214,7 +222,10 @@ def serve(host: str, port: int, db: str | None, forfeit_after: float) -> None:
     _serve(host=host, port=port, db=db, forfeit_after=forfeit_after, open_browser=False, local=False)
 
 
-def _serve(host: str, port: int | None, db: str | None, forfeit_after: float, open_browser: bool, local: bool) -> None:
+def _serve(
+    host: str, port: int | None, db: str | None, forfeit_after: float, open_browser: bool, local: bool,
+    query: str = "",
+) -> None:
     import webbrowser
 
     from c4lab.server.run import DEFAULT_DB, free_port, make_server
@@ -226,7 +237,7 @@ def _serve(host: str, port: int | None, db: str | None, forfeit_after: float, op
         raise click.ClickException(str(exc)) from None
     port = port or free_port(host)
     server = make_server(store, host, port, forfeit_after=forfeit_after)
-    url = f"http://{host}:{port}/"
+    url = f"http://{host}:{port}/" + (f"?{query}" if query else "")
     click.echo(f"c4lab {'game' if local else 'server'} at {url}  (games stored in {store.path}; Ctrl-C stops)")
     if open_browser:
         try:

@@ -55,6 +55,17 @@ class Ticket(BaseModel):
     seats: list[str]
 
 
+class RevalidatedStatic(StaticFiles):
+    """Static files that browsers re-check on each load (``no-cache``): the
+    page has no build step to put versions in its script addresses, so this
+    is what keeps a browser from running an old ``app.js`` after an upgrade."""
+
+    def file_response(self, *args: Any, **kwargs: Any) -> Any:
+        response = super().file_response(*args, **kwargs)
+        response.headers["Cache-Control"] = "no-cache"
+        return response
+
+
 class SocketConnection:
     """A room connection over a WebSocket (sends are serialised)."""
 
@@ -95,7 +106,7 @@ def create_app(
     )
     app.state.manager = manager
     static = resources.files("c4lab.server").joinpath("static")
-    app.mount("/static", StaticFiles(directory=str(static)), name="static")
+    app.mount("/static", RevalidatedStatic(directory=str(static)), name="static")
 
     def fail(exc: RoomError) -> HTTPException:
         return HTTPException(STATUS.get(exc.code, 400), exc.message)

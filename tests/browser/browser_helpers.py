@@ -1,0 +1,105 @@
+"""Small helpers shared by the browser tests."""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.error
+import urllib.request
+
+from playwright.sync_api import Page, expect
+
+
+def api(server, method: str, path: str, body: dict | None = None) -> dict:
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(
+        server.url + path, data=data, method=method, headers={"Content-Type": "application/json"}
+    )
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.load(response)
+
+
+def create_room(server, **body) -> dict:
+    """POST /api/rooms: the ticket (code, url, token, seats)."""
+    return api(server, "POST", "/api/rooms", body)
+
+
+def open_room(page: Page, server, ticket: dict) -> None:
+    """Open a room page holding the ticket's token, as the page would have
+    kept it after creating the room."""
+    page.goto(server.url + "/games")
+    page.evaluate("([k, v]) => localStorage.setItem(k, v)", [f"c4lab:{ticket['code']}", ticket["token"]])
+    page.goto(server.url + ticket["url"])
+    expect(page.locator("#board")).to_have_attribute("data-live", "1")
+
+
+def board(page: Page):
+    return page.locator("#board")
+
+
+def position(page: Page) -> str:
+    return board(page).get_attribute("data-position") or ""
+
+
+def wait_position(page: Page, value: str) -> None:
+    expect(board(page)).to_have_attribute("data-position", value)
+
+
+def wait_my_turn(page: Page) -> None:
+    expect(board(page)).to_have_class(re.compile(r"\bmy-turn\b"))
+
+
+def wait_over(page: Page) -> None:
+    expect(board(page)).to_have_attribute("data-status", "over", timeout=30_000)
+
+
+def click_cell(page: Page, cell: str) -> None:
+    """Click the centre of one cell of the board (any cell of a column plays
+    that column)."""
+    page.locator(f'#board [data-cell="{cell}"]').click()
+
+
+def moves(page: Page, list_id: str = "moves") -> list[str]:
+    return page.locator(f"#{list_id} .mv").all_text_contents()
+
+
+def tokens_of(position_string: str) -> list[str]:
+    """The move tokens of a position string."""
+    text = position_string.partition(":")[2]
+    out, i = [], 0
+    while i < len(text):
+        if i + 1 < len(text) and text[i + 1] == "+":
+            out.append(text[i : i + 3])
+            i += 3
+        else:
+            out.append(text[i])
+            i += 1
+    return out
+
+
+def piece(page: Page, cell: str):
+    return page.locator(f'#board [data-piece="{cell}"]')
+
+
+def play_online_game(server, moves_: str, *, public: bool = True, board: str = "7x6") -> str:
+    """An online game played to its end through the protocol (no browser):
+    Ann (A) and Bob (B) play ``moves_``, one letter each. Returns the code."""
+    from websockets.sync.client import connect
+
+    ticket = create_room(server, mode="online", board=board, seat="A", name="Ann", public=public)
+    guest = api(server, "POST", f"/api/rooms/{ticket['code']}/join", {"name": "Bob"})
+    ws_url = server.url.replace("http", "ws", 1) + f"/ws/{ticket['code']}"
+    with connect(ws_url) as a, connect(ws_url) as b:
+        for sock, token in ((a, ticket["token"]), (b, guest["token"])):
+            sock.send(json.dumps({"type": "hello", "token": token}))
+        for ply, move in enumerate(moves_):
+            sock = a if ply % 2 == 0 else b
+            sock.send(json.dumps({"type": "move", "move": move}))
+            while True:  # until this move is on the board
+                message = json.loads(sock.recv(timeout=10))
+                if message["type"] == "error":
+                    raise AssertionError(message)
+                if message["type"] == "state" and len(tokens_of(message["room"]["position"])) == ply + 1:
+                    break
+    assert message["room"]["status"] == "over", message["room"]
+    return ticket["code"]

@@ -1,0 +1,80 @@
+"""The bonus cell: a ban chosen by click, a ban chosen by keyboard, a
+declined ban."""
+
+from __future__ import annotations
+
+from browser_helpers import click_cell, create_room, moves, open_room, piece, wait_position
+from playwright.sync_api import expect
+
+
+def start_from_paste(page, server, text: str) -> None:
+    """A local game for two people at this screen, from the paste box."""
+    page.goto(server.url + "/")
+    page.locator("#board-paste").check()
+    page.locator("#paste-position").fill(text)
+    page.locator("#player1").select_option("human")
+    page.locator("#player2").select_option("human")
+    page.locator("#start").click()
+    wait_position(page, text)
+
+
+def test_a_ban_piece_is_placed_and_drawn(server, new_page):
+    page = new_page()
+    start_from_paste(page, server, "5x5/Bc1")
+    expect(page.locator('#board [data-bonus="c1"]')).to_be_visible()
+    # A plays c: the piece lands on the bonus cell, the page asks for a ban
+    click_cell(page, "c4")
+    expect(page.locator("#ban-panel")).to_be_visible()
+    expect(page.locator("#ban-text")).to_contain_text("bonus cell c1")
+    expect(page.locator('#board [data-pending="c1"]')).to_be_visible()
+    expect(page.locator("#board [data-ban-target]")).to_have_count(5)
+    wait_position(page, "5x5/Bc1")  # nothing sent yet
+    # the ban goes into column a (a click in the middle of it)
+    click_cell(page, "a3")
+    wait_position(page, "5x5/Bc1:c+a")
+    expect(page.locator("#ban-panel")).to_be_hidden()
+    expect(piece(page, "c1")).to_have_attribute("data-owner", "A")
+    expect(piece(page, "a1")).to_have_attribute("data-owner", "ban")
+    expect(page.locator('#board [data-piece="a1"] .ban-bar')).to_have_count(1)
+    assert moves(page) == ["c+a"]
+    # B's next piece in column a lands on the ban piece
+    click_cell(page, "a1")
+    wait_position(page, "5x5/Bc1:c+aa")
+    expect(piece(page, "a2")).to_have_attribute("data-owner", "B")
+
+
+def test_ban_by_keyboard_and_cancel(server, new_page):
+    page = new_page()
+    start_from_paste(page, server, "6x5/Xb1/Bb2")
+    page.locator("#board").focus()
+    page.keyboard.press("b")  # lands on b2 (b1 is forbidden): the bonus
+    expect(page.locator("#ban-panel")).to_be_visible()
+    page.keyboard.press("Escape")  # changed my mind
+    expect(page.locator("#ban-panel")).to_be_hidden()
+    expect(page.locator("#board [data-pending]")).to_have_count(0)
+    page.keyboard.press("2")  # column b again, by its number
+    expect(page.locator("#ban-panel")).to_be_visible()
+    page.keyboard.press("b")  # the ban into the column just played
+    wait_position(page, "6x5/Xb1/Bb2:b+b")
+    expect(piece(page, "b2")).to_have_attribute("data-owner", "A")
+    expect(piece(page, "b3")).to_have_attribute("data-owner", "ban")
+
+
+def test_declining_the_ban(server, new_page):
+    page = new_page()
+    ticket = create_room(server, board="5x5/Bc2:c", players={"A": "human", "B": "human"})
+    open_room(page, server, ticket)
+    click_cell(page, "c5")  # B lands on c2, the bonus cell
+    expect(page.locator("#ban-panel")).to_be_visible()
+    page.locator("#decline-ban").click()
+    wait_position(page, "5x5/Bc2:cc")
+    expect(piece(page, "c2")).to_have_attribute("data-owner", "B")
+    expect(page.locator('#board [data-owner="ban"]')).to_have_count(0)
+    # by keyboard: N declines (a fresh game where A lands on the bonus)
+    ticket = create_room(server, board="5x5/Bd1", players={"A": "human", "B": "human"})
+    open_room(page, server, ticket)
+    page.keyboard.press("d")
+    expect(page.locator("#ban-panel")).to_be_visible()
+    page.keyboard.press("n")
+    wait_position(page, "5x5/Bd1:d")
+    expect(page.locator('#board [data-owner="ban"]')).to_have_count(0)

@@ -1,0 +1,85 @@
+"""A full column refuses a click visibly; keyboard play; the server's
+errors in plain words."""
+
+from __future__ import annotations
+
+import re
+
+from browser_helpers import board, click_cell, create_room, open_room, piece, position, wait_position
+from playwright.sync_api import expect
+
+
+def test_full_column_refuses_a_click(server, new_page):
+    page = new_page()
+    ticket = create_room(server, board="4x4:aaaa", players={"A": "human", "B": "human"})
+    open_room(page, server, ticket)
+    for row in range(1, 5):
+        expect(piece(page, f"a{row}")).to_be_visible()
+    click_cell(page, "a2")
+    expect(page.locator("#message")).to_contain_text("Column a is full")
+    expect(page.locator('#board [data-refused="a"]')).to_have_count(1)
+    expect(board(page)).to_have_class(re.compile(r"\bshake\b"))
+    page.wait_for_timeout(300)
+    assert position(page) == "4x4:aaaa"
+    # another column still plays
+    click_cell(page, "b3")
+    wait_position(page, "4x4:aaaab")
+
+
+def test_keyboard_play(server, new_page):
+    page = new_page()
+    ticket = create_room(server, board="7x6", players={"A": "human", "B": "human"})
+    open_room(page, server, ticket)
+    page.locator("#board").focus()
+    page.keyboard.press("d")  # a letter
+    wait_position(page, "7x6:d")
+    page.keyboard.press("4")  # a digit: column 4 = d
+    wait_position(page, "7x6:dd")
+    expect(piece(page, "d2")).to_have_attribute("data-owner", "B")
+    page.keyboard.press("ArrowRight")  # the cursor moves from d to e
+    expect(page.locator('#board [data-preview="e"]')).to_be_visible()
+    page.keyboard.press("Enter")
+    wait_position(page, "7x6:dde")
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press(" ")
+    wait_position(page, "7x6:ddec")
+    page.keyboard.press("z")  # not a column: nothing happens
+    page.keyboard.press("9")  # no column 9 on this board
+    page.wait_for_timeout(300)
+    assert position(page) == "7x6:ddec"
+
+
+def test_not_your_turn_and_server_errors_in_plain_words(server, new_page):
+    page = new_page()
+    # a bad position string: the form says what is wrong
+    page.goto(server.url + "/")
+    page.locator("#board-paste").check()
+    page.locator("#paste-position").fill("7x6:dddddddd")
+    page.locator("#start").click()
+    expect(page.locator("#form-error")).to_contain_text("could not start")
+    expect(page.locator("#form-error")).to_contain_text("d")
+    assert page.url.rstrip("/") == server.url
+    # an error message of the socket is shown as it comes
+    ticket = create_room(server, board="7x6", players={"A": "human", "B": "human"})
+    open_room(page, server, ticket)
+    page.evaluate("() => window.c4lab.ws.send(JSON.stringify({type: 'move', move: 'z'}))")
+    expect(page.locator("#message")).to_contain_text("That move is not allowed")
+    expect(page.locator("#message")).to_contain_text("illegal move 'z'")
+    # names with markup are refused by the server; the page says why
+    page.goto(server.url + "/")
+    page.locator("#mode-online").check()
+    page.locator("#name").fill("<b>Eve</b>")
+    page.locator("#start").click()
+    expect(page.locator("#form-error")).to_contain_text("plain text")
+
+
+def test_unknown_rooms_and_games_are_explained(server, new_page):
+    page = new_page()
+    page.goto(server.url + "/r/nosuchroom000000")
+    expect(page.locator("#view-missing")).to_be_visible()
+    expect(page.locator("#missing-text")).to_contain_text("There is no room nosuchroom000000")
+    page.goto(server.url + "/games/nosuchgame")
+    expect(page.locator("#missing-text")).to_contain_text("There is no game nosuchgame")
+    page.goto(server.url + "/games")
+    expect(page.locator("#games-empty")).to_be_visible()

@@ -1,0 +1,119 @@
+"""A whole local game against an agent, started from the new-game form and
+played by clicks in the middle and at the bottom of columns; a game between
+two agents, watched."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from browser_helpers import board, click_cell, moves, piece, position, tokens_of, wait_my_turn
+from playwright.sync_api import expect
+
+PREFERENCE = "cebfagd"  # our columns, in order, when one is full
+
+
+@pytest.mark.slow
+def test_full_game_against_an_agent_on_a_board_with_a_forbidden_cell(server, new_page):
+    page = new_page()
+    page.goto(server.url + "/")
+    # the form: chosen size 7x6 with d1 forbidden; player 2 a seeded random agent
+    page.locator("#board-custom").check()
+    page.locator("#width").select_option("7")
+    page.locator("#height").select_option("6")
+    page.locator("#forbidden").fill("")
+    page.locator('#forbidden-picker [data-mini="d1"]').click()  # the picture sets the cell
+    expect(page.locator("#forbidden")).to_have_value("d1")
+    page.locator("#player1").select_option("human")
+    page.locator("#player2").select_option("random")
+    page.locator("#player2-options").fill("seed=1")
+    page.locator("#first").select_option("A")
+    page.locator("#name").fill("Ann")
+    page.locator("#start").click()
+    expect(page).to_have_url(re.compile(r"/r/[\w-]{16}$"))
+    wait_my_turn(page)
+    assert position(page) == "7x6/Xd1"
+    expect(page.locator('#board [data-forbidden="d1"]')).to_be_visible()
+    expect(page.locator("#seat-A .seat-name")).to_have_text("Ann")
+    expect(page.locator("#seat-B .seat-kind")).to_contain_text("random:seed=1")
+
+    # first move: a click in the middle of column d; the piece skips the X
+    click_cell(page, "d4")
+    expect(piece(page, "d2")).to_have_attribute("data-owner", "A")
+    expect(piece(page, "d1")).to_have_count(0)
+    page.wait_for_timeout(600)  # the fall is over
+    x_box = page.locator('#board [data-forbidden="d1"]').bounding_box()
+    piece_box = piece(page, "d2").bounding_box()
+    assert piece_box["y"] + piece_box["height"] <= x_box["y"] + 2, (
+        "the piece must sit above the forbidden cell"
+    )
+
+    # then play on, clicking the bottom cell or a middle cell, until the end
+    clicks = 1
+    while board(page).get_attribute("data-status") == "playing":
+        wait_my_turn_or_over(page)
+        if board(page).get_attribute("data-status") != "playing":
+            break
+        before = position(page)
+        cells = page.evaluate("() => window.c4lab.R.state.cells")
+        for letter in PREFERENCE:
+            height_used = sum(1 for name in cells if name[0] == letter)
+            if height_used < 6 - (letter == "d"):
+                break
+        row = 1 if clicks % 2 else 3  # the bottom cell, or the middle one
+        click_cell(page, f"{letter}{row}")
+        clicks += 1
+        expect(board(page)).not_to_have_attribute("data-position", before)
+        assert clicks < 30
+
+    expect(board(page)).to_have_attribute("data-status", "over")
+    status = page.locator("#status").inner_text()
+    assert re.search(r"wins|Draw", status), status
+    result = board(page).get_attribute("data-result")
+    assert result in ("A", "B", "draw")
+    if result != "draw":
+        expect(page.locator("#board .win-line")).to_have_count(1)
+        expect(page.locator(f"#seat-{result}")).to_have_class(re.compile("winner"))
+    # the move list is the game in notation
+    assert moves(page) == tokens_of(position(page))
+    expect(page.locator("#position")).to_have_value(position(page))
+
+
+def wait_my_turn_or_over(page) -> None:
+    expect(board(page)).to_have_attribute("data-to-move", re.compile(r"^(A|)$"), timeout=15_000)
+    if board(page).get_attribute("data-status") == "playing":
+        wait_my_turn(page)
+
+
+@pytest.mark.slow
+def test_two_agents_can_be_watched(server, new_page):
+    page = new_page()
+    page.goto(server.url + "/")
+    page.locator("#board-custom").check()
+    page.locator("#width").select_option("4")
+    page.locator("#height").select_option("4")
+    page.locator("#forbidden").fill("b2")
+    page.locator("#player1").select_option("random")
+    page.locator("#player1-options").fill("seed=3")
+    page.locator("#player2").select_option("random")
+    page.locator("#player2-options").fill("seed=4")
+    # record every position the page shows
+    page.add_init_script(
+        """
+        window.__seen = [];
+        new MutationObserver(() => {
+          const b = document.getElementById('board');
+          if (b && b.dataset.position && window.__seen[window.__seen.length - 1] !== b.dataset.position)
+            window.__seen.push(b.dataset.position);
+        }).observe(document, {attributes: true, subtree: true, attributeFilter: ['data-position']});
+        """
+    )
+    page.locator("#start").click()
+    expect(board(page)).to_have_attribute("data-status", "over", timeout=30_000)
+    seen = page.evaluate("window.__seen")
+    final = position(page)
+    n = len(tokens_of(final))
+    # the game unfolds move by move on screen, although the agents played it at once
+    assert len(seen) >= n, seen
+    assert seen[-1] == final
+    expect(page.locator("#status")).to_contain_text(re.compile(r"wins|Draw"))

@@ -1,0 +1,141 @@
+"""An online game between two browser contexts, watched from a third; a
+player who reloads or leaves and comes back; the finished game on /games and
+its replay."""
+
+from __future__ import annotations
+
+import re
+
+from browser_helpers import board, click_cell, moves, piece, wait_position
+from playwright.sync_api import expect
+
+RECORD_POSITIONS = """
+window.__seen = [];
+new MutationObserver(() => {
+  const b = document.getElementById('board');
+  if (b && b.dataset.position && window.__seen[window.__seen.length - 1] !== b.dataset.position)
+    window.__seen.push(b.dataset.position);
+}).observe(document, {attributes: true, subtree: true, attributeFilter: ['data-position']});
+"""
+
+
+def play(page, cell: str, expected: str, *others) -> None:
+    """Click ``cell`` on ``page``; every page of ``others`` sees ``expected``."""
+    expect(board(page)).to_have_class(re.compile(r"\bmy-turn\b"))
+    click_cell(page, cell)
+    for p in (page, *others):
+        wait_position(p, expected)
+
+
+def test_online_game_with_a_spectator_a_reload_and_a_replay(server, new_page):
+    ann = new_page()
+    ann.goto(server.url + "/")
+    ann.locator("#mode-online").check()
+    ann.locator("#seat").select_option("A")
+    ann.locator("#public").check()
+    ann.locator("#name").fill("Ann")
+    ann.locator("#start").click()
+    expect(ann).to_have_url(re.compile(r"/r/[\w-]{16}$"))
+    code = ann.url.rsplit("/", 1)[1]
+    expect(ann.locator("#share-panel")).to_be_visible()
+    link = ann.locator("#share-link").input_value()
+    assert link == f"{server.url}/r/{code}"
+    expect(ann.locator("#status")).to_contain_text("Waiting for an opponent")
+    expect(board(ann)).to_have_attribute("data-you", "A")
+    expect(ann.locator("#seat-B .seat-name")).to_have_text("free seat")
+
+    # Bob opens the link: he is offered the free seat
+    bob_context_page = new_page()
+    bob = bob_context_page
+    bob.goto(link)
+    expect(bob.locator("#join-panel")).to_be_visible()
+    expect(bob.locator("#join-text")).to_contain_text("Ann (white) is waiting")
+    bob.locator("#join-name").fill("Bob")
+    bob.locator("#join-seat").click()
+    expect(board(bob)).to_have_attribute("data-you", "B")
+    expect(bob.locator("#join-panel")).to_be_hidden()
+    expect(ann.locator("#seat-B .seat-name")).to_have_text("Bob")
+    expect(ann.locator("#seat-B .seat-conn")).to_have_attribute("data-state", "online")
+    expect(ann.locator("#status")).to_contain_text("Your move")
+
+    # a spectator: no seat to take, every move seen
+    watcher = new_page()
+    watcher.add_init_script(RECORD_POSITIONS)
+    watcher.goto(link)
+    expect(board(watcher)).to_have_attribute("data-live", "1")
+    expect(board(watcher)).to_have_attribute("data-role", "spectator")
+    expect(watcher.locator("#join-panel")).to_be_hidden()
+    expect(watcher.locator("#seat-A .seat-name")).to_have_text("Ann")
+    expect(watcher.locator("#seat-B .seat-name")).to_have_text("Bob")
+    click_cell(watcher, "c1")  # a spectator cannot move
+    expect(watcher.locator("#message")).to_contain_text("watching")
+
+    play(ann, "a1", "7x6:a", bob, watcher)
+    click_cell(ann, "b1")  # not Ann's turn: refused on the page
+    expect(ann.locator("#message")).to_contain_text("turn")
+    play(bob, "b3", "7x6:ab", ann, watcher)
+    play(ann, "a4", "7x6:aba", bob, watcher)
+
+    # Ann reloads: same position, still her seat
+    ann.reload()
+    wait_position(ann, "7x6:aba")
+    expect(board(ann)).to_have_attribute("data-you", "A")
+    play(bob, "b2", "7x6:abab", ann, watcher)
+    play(ann, "a2", "7x6:ababa", bob, watcher)
+
+    # Bob leaves (Ann and the spectator see him away), then comes back with
+    # the link: the page finds his seat in localStorage
+    bob_context = bob.context
+    bob.close()
+    expect(ann.locator("#seat-B .seat-conn")).to_have_attribute("data-state", "away")
+    expect(watcher.locator("#seat-B .seat-conn")).to_have_text("away")
+    bob = bob_context.new_page()
+    bob.goto(link)
+    wait_position(bob, "7x6:ababa")
+    expect(board(bob)).to_have_attribute("data-you", "B")
+    expect(ann.locator("#seat-B .seat-conn")).to_have_attribute("data-state", "online")
+    play(bob, "b6", "7x6:ababab", ann, watcher)
+    play(ann, "a5", "7x6:abababa", bob, watcher)
+
+    for p in (ann, bob, watcher):
+        expect(board(p)).to_have_attribute("data-status", "over")
+        expect(board(p)).to_have_attribute("data-result", "A")
+        expect(p.locator("#board .win-line")).to_have_attribute("data-win", "a1 a2 a3 a4")
+    expect(ann.locator("#status")).to_contain_text("You win!")
+    expect(bob.locator("#status")).to_contain_text("You lose.")
+    expect(watcher.locator("#status")).to_have_text("White (Ann) wins: four in a row")
+    expected = list("abababa")
+    assert moves(ann) == moves(bob) == moves(watcher) == expected
+    seen = watcher.evaluate("window.__seen")
+    assert seen == ["7x6"] + [f"7x6:{'abababa'[:n]}" for n in range(1, 8)]
+
+    # the public game is listed on /games, and replays
+    watcher.locator("#nav-games").click()
+    row = watcher.locator(f'#games-list tr[data-code="{code}"]')
+    expect(row).to_contain_text("Ann vs Bob")
+    expect(row).to_contain_text("White (Ann) wins")
+    row.locator(".replay-link").click()
+    expect(watcher).to_have_url(f"{server.url}/games/{code}")
+    replay_board = watcher.locator("#replay-board")
+    expect(replay_board).to_have_attribute("data-ply", "7")
+    expect(watcher.locator("#replay-board .win-line")).to_have_count(1)
+    watcher.locator("#replay-first").click()
+    expect(replay_board).to_have_attribute("data-ply", "0")
+    expect(watcher.locator("#replay-board [data-piece]")).to_have_count(0)
+    expect(watcher.locator("#replay-prev")).to_be_disabled()
+    watcher.locator("#replay-next").click()
+    expect(replay_board).to_have_attribute("data-ply", "1")
+    expect(watcher.locator('#replay-board [data-piece="a1"]')).to_have_attribute("data-owner", "A")
+    watcher.locator("#replay-next").click()
+    watcher.locator("#replay-next").click()
+    expect(replay_board).to_have_attribute("data-position", "7x6:aba")
+    watcher.locator("#replay-prev").click()
+    expect(replay_board).to_have_attribute("data-ply", "2")
+    expect(watcher.locator("#replay-status")).to_contain_text("Move 2: Black plays b")
+    watcher.keyboard.press("End")
+    expect(replay_board).to_have_attribute("data-ply", "7")
+    expect(watcher.locator("#replay-next")).to_be_disabled()
+    expect(watcher.locator("#replay-status")).to_contain_text("wins")
+    watcher.locator('#replay-moves .mv[data-ply="3"]').click()
+    expect(replay_board).to_have_attribute("data-position", "7x6:aba")
+    assert piece(watcher, "a2").count() == 0

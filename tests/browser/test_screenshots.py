@@ -1,0 +1,84 @@
+"""Screenshots of the page at desktop (1280x800) and phone (390x844) sizes,
+saved under artifacts/screenshots/ for people to look at. The test also
+checks that nothing sticks out sideways on a phone."""
+
+from __future__ import annotations
+
+import pytest
+from browser_helpers import board, create_room, open_room, play_online_game, wait_my_turn, wait_over
+from playwright.sync_api import expect
+
+SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
+# a 9x8 board with a forbidden cell, a bonus cell taken and a ban piece; A to move
+IN_PROGRESS = "9x8/Xd3/Bb1:ecdb+addcfef"
+
+
+def no_sideways_scroll(page) -> None:
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= page.viewport_size["width"], f"the page is {width}px wide"
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_screenshots(server, new_page, artifacts, size):
+    width, height = SIZES[size]
+    page = new_page(width, height)
+
+    page.goto(server.url + "/")
+    expect(page.locator("#player2 optgroup option")).not_to_have_count(0)
+    no_sideways_scroll(page)
+    page.screenshot(path=str(artifacts / f"{size}-home.png"), full_page=True)
+
+    # a game in progress against the computer, with a hint on the board
+    ticket = create_room(server, board=IN_PROGRESS, players={"A": "human", "B": "hard"}, name="Ann")
+    open_room(page, server, ticket)
+    wait_my_turn(page)
+    page.locator("#hint").click()
+    expect(page.locator("#board .hint[data-hint]")).to_have_count(1, timeout=60_000)
+    page.mouse.move(0, 0)
+    page.wait_for_timeout(700)
+    no_sideways_scroll(page)
+    board_box = board(page).bounding_box()
+    assert board_box["x"] >= 0 and board_box["x"] + board_box["width"] <= width
+    if size == "phone":
+        assert board_box["width"] >= 0.9 * width - 20, "the board takes the phone's width"
+    page.screenshot(path=str(artifacts / f"{size}-game.png"))
+    page.screenshot(path=str(artifacts / f"{size}-game-full.png"), full_page=True)
+
+    # choosing where the ban piece goes
+    bonus = create_room(server, board="8x7/Xe2/Bd2:dc", players={"A": "human", "B": "human"})
+    open_room(page, server, bonus)
+    page.locator('#board [data-cell="d4"]').click()
+    expect(page.locator("#ban-panel")).to_be_visible()
+    page.locator('#board [data-cell="f3"]').hover()
+    page.wait_for_timeout(300)
+    no_sideways_scroll(page)
+    page.screenshot(path=str(artifacts / f"{size}-ban-choice.png"))
+
+    # an online room waiting for its guest
+    online = create_room(server, mode="online", board="random", bonus=True, seat="A", name="Ann")
+    open_room(page, server, online)
+    expect(page.locator("#share-panel")).to_be_visible()
+    page.wait_for_timeout(300)
+    no_sideways_scroll(page)
+    page.screenshot(path=str(artifacts / f"{size}-online-waiting.png"), full_page=True)
+
+    # a finished game: the winning line
+    over = create_room(server, board="7x6/Xd1:cdcdcec", players={"A": "human", "B": "human"})
+    open_room(page, server, over)
+    wait_over(page)
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(artifacts / f"{size}-game-over.png"))
+
+    # the finished games and a replay
+    code = play_online_game(server, "dcdcded")
+    page.goto(server.url + "/games")
+    expect(page.locator(f'#games-list tr[data-code="{code}"]')).to_be_visible()
+    no_sideways_scroll(page)
+    page.screenshot(path=str(artifacts / f"{size}-games.png"))
+    page.goto(server.url + f"/games/{code}")
+    expect(page.locator("#replay-board")).to_have_attribute("data-ply", "7")
+    page.locator("#replay-prev").click()
+    page.locator("#replay-prev").click()
+    page.wait_for_timeout(300)
+    no_sideways_scroll(page)
+    page.screenshot(path=str(artifacts / f"{size}-replay.png"), full_page=True)

@@ -1,0 +1,106 @@
+"""Undo, hint, the evaluation bar, copying and pasting positions, and the
+socket coming back after the server restarts."""
+
+from __future__ import annotations
+
+import re
+
+from browser_helpers import board, click_cell, create_room, open_room, position, wait_my_turn, wait_position
+from playwright.sync_api import expect
+
+from c4lab.server.run import BackgroundServer
+
+
+def test_undo_hint_and_evaluation_bar(server, new_page):
+    page = new_page()
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.url)
+    ticket = create_room(server, board="7x6", players={"A": "human", "B": "random:seed=1"})
+    open_room(page, server, ticket)
+    expect(page.locator("#evalbar")).to_be_visible()
+    expect(page.locator("#eval-label")).to_contain_text("No evaluation yet")
+    expect(page.locator("#undo")).to_be_disabled()
+
+    click_cell(page, "d2")
+    expect(board(page)).to_have_attribute("data-position", re.compile(r"^7x6:d[a-g]$"))
+    wait_my_turn(page)
+    expect(page.locator("#undo")).to_be_enabled()
+    page.locator("#undo").click()  # takes back the agent's reply and my move
+    wait_position(page, "7x6")
+    expect(page.locator("#board [data-piece]")).to_have_count(0)
+
+    # a hint: shown on the board, in words, and on the evaluation bar
+    page.locator("#hint").click()
+    hint = page.locator("#board .hint[data-hint]")
+    expect(hint).to_have_count(1, timeout=60_000)
+    token = hint.get_attribute("data-hint")
+    assert re.fullmatch(r"[a-g]", token), token
+    expect(page.locator("#message")).to_contain_text(f"Hint: drop in column {token}")
+    value = page.locator("#evalbar").get_attribute("data-value")
+    assert value and -1 <= float(value) <= 1
+    expect(page.locator("#eval-label")).to_contain_text(re.compile(r"even|better|winning"))
+    # playing the hinted move clears the hint
+    click_cell(page, f"{token}1")
+    expect(page.locator("#board .hint")).to_have_count(0)
+    wait_my_turn(page)
+
+    # copy the position string; paste one to start a new game from it
+    page.locator("#copy-position").click()
+    expect(page.locator("#toast")).to_have_text("Position copied")
+    assert page.evaluate("navigator.clipboard.readText()") == position(page)
+    page.locator("#paste-here").fill("7x6/Xd1:cc")
+    page.locator("#paste-start").click()
+    expect(page).not_to_have_url(server.url + ticket["url"])
+    wait_position(page, "7x6/Xd1:cc")
+    expect(page.locator("#seat-B .seat-kind")).to_contain_text("random:seed=1")  # the same players
+    wait_my_turn(page)
+    page.locator("#paste-here").fill("7x6:zz")
+    page.locator("#paste-start").click()
+    expect(page.locator("#paste-error")).to_contain_text("cannot start a game")
+
+
+def test_page_reconnects_after_the_server_restarts(tmp_path, new_page):
+    from c4lab.server.storage import GameStore
+
+    store = GameStore(tmp_path / "games.sqlite")
+    first = BackgroundServer(store).start()
+    try:
+        ticket = create_room(first, board="7x6", players={"A": "human", "B": "human"})
+        page = new_page()
+        open_room(page, first, ticket)
+        click_cell(page, "d1")
+        wait_position(page, "7x6:d")
+    finally:
+        first.stop()
+    expect(page.locator("#conn-banner")).to_contain_text("reconnecting")
+    second = BackgroundServer(store, port=first.port).start()
+    try:
+        expect(page.locator("#conn-banner")).to_be_hidden(timeout=20_000)
+        wait_position(page, "7x6:d")
+        expect(board(page)).to_have_attribute("data-you", "AB")
+        click_cell(page, "e1")
+        wait_position(page, "7x6:de")
+    finally:
+        second.stop()
+        store.close()
+
+
+def test_thinking_is_shown_and_the_page_stays_responsive(server, new_page):
+    page = new_page()
+    ticket = create_room(server, board="7x6", players={"A": "human", "B": "uct:time=2"})
+    open_room(page, server, ticket)
+    click_cell(page, "d3")
+    expect(page.locator("#status")).to_have_attribute("data-kind", "thinking")
+    expect(page.locator("#status")).to_contain_text("Black (uct:time=2) is thinking")
+    expect(page.locator("#seat-B .seat-badge")).to_have_text("thinking…")
+    expect(board(page)).to_have_attribute("data-thinking", "B")
+    # the page answers at once meanwhile
+    started = page.evaluate("performance.now()")
+    click_cell(page, "a1")
+    expect(page.locator("#message")).to_contain_text("is thinking: wait for its move")
+    assert page.evaluate("performance.now()") - started < 1000
+    assert position(page) == "7x6:d"
+    # then the agent's move arrives and it is my turn again
+    expect(board(page)).to_have_attribute("data-position", re.compile(r"^7x6:d[a-g]$"), timeout=15_000)
+    wait_my_turn(page)
+    expect(page.locator("#status")).to_contain_text("Your move")
+    expect(page.locator("#seat-B .seat-badge")).to_have_text("")
