@@ -86,6 +86,17 @@ class Client:
         await self.socket.close()
 
 
+async def online_game(server: BackgroundServer, **body: Any) -> tuple[str, dict[str, str], Client, Client]:
+    """An online room with both seats taken and both players connected:
+    the code, the tokens by seat, Ann's (A) and Bob's (B) clients."""
+    room = create(server, mode="online", seat="A", name="Ann", **body)
+    code = room["code"]
+    guest = httpx.post(server.url + f"/api/rooms/{code}/join", json={"name": "Bob"}).json()
+    ann = await Client.open(ws_url(server, code), room["token"])
+    bob = await Client.open(ws_url(server, code), guest["token"])
+    return code, {"A": room["token"], "B": guest["token"]}, ann, bob
+
+
 def stored(db: Path, code: str) -> dict[str, Any]:
     with sqlite3.connect(db) as connection:
         connection.row_factory = sqlite3.Row
@@ -152,11 +163,7 @@ def test_the_api_is_described_and_the_page_is_served(server: BackgroundServer) -
 
 def test_two_players_and_a_spectator_play_an_online_game_to_the_end(server: BackgroundServer, db: Path) -> None:
     async def game() -> None:
-        room = create(server, mode="online", seat="A", name="Ann", public=True)
-        code = room["code"]
-        guest = httpx.post(server.url + f"/api/rooms/{code}/join", json={"name": "Bob"}).json()
-        ann = await Client.open(ws_url(server, code), room["token"])
-        bob = await Client.open(ws_url(server, code), guest["token"])
+        code, _, ann, bob = await online_game(server, public=True)
         watcher = await Client.open(ws_url(server, code))
         position = "7x6"
         for token in "ababab" + "a":
@@ -180,18 +187,14 @@ def test_two_players_and_a_spectator_play_an_online_game_to_the_end(server: Back
 
 def test_a_player_who_drops_out_comes_back_to_the_same_game(server: BackgroundServer) -> None:
     async def game() -> None:
-        room = create(server, mode="online", seat="A", name="Ann")
-        code = room["code"]
-        guest = httpx.post(server.url + f"/api/rooms/{code}/join", json={"name": "Bob"}).json()
-        ann = await Client.open(ws_url(server, code), room["token"])
-        bob = await Client.open(ws_url(server, code), guest["token"])
+        code, tokens, ann, bob = await online_game(server)
         await ann.send({"type": "move", "move": "d"})
         await bob.state_at("7x6:d")
         await bob.close()
         gone = await ann.expect("state")
         while gone["room"]["seats"]["B"]["connected"]:
             gone = await ann.expect("state")
-        bob = await Client.open(ws_url(server, code), guest["token"])
+        bob = await Client.open(ws_url(server, code), tokens["B"])
         assert bob.received[-1]["room"]["position"] == "7x6:d" and bob.received[-1]["you"] == ["B"]
         back = await ann.expect("state")
         assert back["room"]["seats"]["B"]["connected"]
@@ -205,11 +208,7 @@ def test_a_player_who_drops_out_comes_back_to_the_same_game(server: BackgroundSe
 
 def test_an_absent_player_forfeits_after_the_configured_time(server: BackgroundServer) -> None:
     async def game() -> None:
-        room = create(server, mode="online", seat="A", name="Ann")
-        code = room["code"]
-        guest = httpx.post(server.url + f"/api/rooms/{code}/join", json={"name": "Bob"}).json()
-        ann = await Client.open(ws_url(server, code), room["token"])
-        bob = await Client.open(ws_url(server, code), guest["token"])
+        _, _, ann, bob = await online_game(server)
         await bob.close()
         over = await ann.expect("state", timeout=5.0)
         while over["room"]["status"] != "over":
@@ -263,11 +262,7 @@ def test_agents_play_each_other_in_a_local_room(server: BackgroundServer) -> Non
 
 def test_every_bad_message_gets_a_clear_error_and_changes_nothing(server: BackgroundServer, db: Path) -> None:
     async def game() -> None:
-        room = create(server, mode="online", seat="A", name="Ann")
-        code = room["code"]
-        guest = httpx.post(server.url + f"/api/rooms/{code}/join", json={"name": "Bob"}).json()
-        ann = await Client.open(ws_url(server, code), room["token"])
-        bob = await Client.open(ws_url(server, code), guest["token"])
+        code, _, ann, bob = await online_game(server)
         spectator = await Client.open(ws_url(server, code))
         await ann.send({"type": "move", "move": "d"})
         await bob.state_at("7x6:d")

@@ -103,3 +103,15 @@ def play_online_game(server, moves_: str, *, public: bool = True, board: str = "
                     break
     assert message["room"]["status"] == "over", message["room"]
     return ticket["code"]
+
+
+#: A page script that records, in ``window.__seen``, every position the
+#: board shows (for comparing what players and spectators saw).
+RECORD_POSITIONS = """
+window.__seen = [];
+new MutationObserver(() => {
+  const b = document.getElementById('board');
+  if (b && b.dataset.position && window.__seen[window.__seen.length - 1] !== b.dataset.position)
+    window.__seen.push(b.dataset.position);
+}).observe(document, {attributes: true, subtree: true, attributeFilter: ['data-position']});
+"""

@@ -7,7 +7,16 @@ from __future__ import annotations
 import re
 
 import pytest
-from browser_helpers import board, click_cell, moves, piece, position, tokens_of, wait_my_turn
+from browser_helpers import (
+    RECORD_POSITIONS,
+    board,
+    click_cell,
+    moves,
+    piece,
+    position,
+    tokens_of,
+    wait_my_turn,
+)
 from playwright.sync_api import expect
 
 PREFERENCE = "cebfagd"  # our columns, in order, when one is full
@@ -98,16 +107,7 @@ def test_two_agents_can_be_watched(server, new_page):
     page.locator("#player2").select_option("random")
     page.locator("#player2-options").fill("seed=4")
     # record every position the page shows
-    page.add_init_script(
-        """
-        window.__seen = [];
-        new MutationObserver(() => {
-          const b = document.getElementById('board');
-          if (b && b.dataset.position && window.__seen[window.__seen.length - 1] !== b.dataset.position)
-            window.__seen.push(b.dataset.position);
-        }).observe(document, {attributes: true, subtree: true, attributeFilter: ['data-position']});
-        """
-    )
+    page.add_init_script(RECORD_POSITIONS)
     page.locator("#start").click()
     expect(board(page)).to_have_attribute("data-status", "over", timeout=30_000)
     seen = page.evaluate("window.__seen")

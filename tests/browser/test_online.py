@@ -6,17 +6,8 @@ from __future__ import annotations
 
 import re
 
-from browser_helpers import board, click_cell, moves, piece, wait_position
+from browser_helpers import RECORD_POSITIONS, board, click_cell, moves, piece, wait_position
 from playwright.sync_api import expect
-
-RECORD_POSITIONS = """
-window.__seen = [];
-new MutationObserver(() => {
-  const b = document.getElementById('board');
-  if (b && b.dataset.position && window.__seen[window.__seen.length - 1] !== b.dataset.position)
-    window.__seen.push(b.dataset.position);
-}).observe(document, {attributes: true, subtree: true, attributeFilter: ['data-position']});
-"""
 
 
 def play(page, cell: str, expected: str, *others) -> None:
