@@ -135,7 +135,7 @@ def test_every_variant_blocks_an_immediate_loss(name: str, text: str) -> None:
 @pytest.mark.parametrize("text", WIN_IN_3)
 def test_the_solver_proves_a_win_in_three_and_plays_it(text: str) -> None:
     position = Position.parse(text)
-    move, analysis = make_agent("mcts-solver:iterations=100000,seed=2").analyse(position)
+    move, analysis = make_agent("mcts-solver:iterations=100000,seed=2,endgame=0").analyse(position)
     assert analysis.moves[0].score == 1, "the root is proven won"
     after = position.play(move)
     # Every reply still loses within two more moves.

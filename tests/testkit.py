@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from c4lab.rules import Cell, Position
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 CASES = SHARED / "cases"
@@ -63,3 +65,34 @@ class Script:
 
     def say(self, text: str) -> None:
         self.said.append(text)
+
+
+def brute_score(position: Position) -> int:
+    """RULES.md's score, straight from its definition: the best over every
+    legal move token of (E + 1) // 2 for a win, 0 for a draw, else minus the
+    child's score.  Memoised on what the cells that are empty now hold."""
+    cells = [
+        Cell(c, r)
+        for c in range(position.variant.width)
+        for r in range(position.variant.height)
+        if position.piece_at(Cell(c, r)) is None and Cell(c, r) not in position.variant.forbidden
+    ]
+
+    memo: dict[tuple, int] = {}
+
+    def score(p: Position) -> int:
+        key = (tuple(p.piece_at(c) for c in cells), p.to_move)
+        if key not in memo:
+            win = (p.empty_cells + 1) // 2
+            best = -1000
+            for move in p.legal_moves():
+                child = p.play(move)
+                if child.is_over:
+                    value = 0 if child.result == "draw" else win
+                else:
+                    value = -score(child)
+                best = max(best, value)
+            memo[key] = best
+        return memo[key]
+
+    return score(position)

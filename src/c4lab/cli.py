@@ -10,7 +10,7 @@ import json
 import sys
 import urllib.parse
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -129,6 +129,53 @@ def move(
         return record, chosen.token
 
     _answer_each(positions, as_json, answer)
+
+
+@main.command()
+@click.argument("positions", nargs=-1, required=True, metavar="POSITION...")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per position: score, best_moves, nodes, time_s.")
+@click.option("--weak", is_flag=True, help="Only decide win, draw or loss (prints 1, 0 or -1); faster.")
+@click.option("--analyze", is_flag=True, help="Also score every legal move.")
+@click.option("--timeout", type=float, default=None, help="Give up on a position after this many seconds.")
+def solve(positions: tuple[str, ...], as_json: bool, weak: bool, analyze: bool, timeout: float | None) -> None:
+    """Print the exact score of each POSITION (``-``: read them from stdin).
+
+    The score is RULES.md's, for the side to move: positive wins (the larger,
+    the sooner), 0 draws, negative loses.  A position given up at --timeout
+    prints ``timeout`` (JSON: "score": null) and the exit status is 3; no
+    answer is ever a guess.
+    """
+    import time
+
+    from c4lab.rules import Position
+    from c4lab.solver import Solver
+
+    if timeout is not None and timeout <= 0:
+        raise click.UsageError(f"--timeout must be positive, not {timeout}")
+    solver = Solver()
+    timed_out = 0
+
+    def answer(text: str) -> tuple[dict, str]:
+        nonlocal timed_out
+        position = Position.parse(text)
+        start = time.monotonic()
+        solution = solver.solve(position, weak=weak, timeout=timeout, best_moves=as_json)
+        record = solution.to_dict()
+        plain = "timeout" if solution.timed_out else str(solution.score)
+        if analyze and not solution.timed_out:
+            left = None if timeout is None else max(timeout - (time.monotonic() - start), 1e-3)
+            scores = solver.analyze(position, timeout=left)
+            record["analysis"] = {m.token: v for m, v in scores.items()}
+            plain += "  " + " ".join(f"{m.token}:{'?' if v is None else v}" for m, v in scores.items())
+            record["time_s"] = round(time.monotonic() - start, 6)
+        if solution.timed_out:
+            timed_out += 1
+            plain = f"timeout ({position.notation}: not solved in {timeout} s)"
+        return record, plain
+
+    _answer_each(positions, as_json, answer)
+    if timed_out:
+        sys.exit(3)
 
 
 @main.command()
@@ -305,12 +352,72 @@ def games(db: str | None, as_json: bool, limit: int) -> None:
         store.close()
 
 
-@main.command()
+@main.group()
+def book() -> None:
+    """The classic 7x6 opening book of the solver and the perfect player."""
+
+
+@book.command("build")
+@click.option("--depth", type=click.IntRange(0, 41), required=True, help="Last ply the book covers.")
+@click.option("--out", type=click.Path(dir_okay=False), default=None,
+              help="Book file (default: $C4LAB_BOOK or ~/.c4lab/classic-book.npz); resumed if it exists.")
+@click.option("--from", "start", default=None, help="Start the strategies at this classic position.")
+@click.option("--timeout", type=float, default=None, help="Give up on a position after this many seconds.")
+@click.option("--budget", type=float, default=None, help="Stop after this many seconds in all (resume later).")
+def book_build(depth: int, out: str | None, start: str | None, timeout: float | None, budget: float | None) -> None:
+    """Solve the book's positions and write them (saved after each one).
+
+    For the side to move at the start (the empty board by default) and for
+    the other side after each first move: the positions where that side is
+    to move, their exact scores and one best reply, against every answer,
+    down to --depth plies.
+    """
+    from pathlib import Path
+
+    from c4lab.rules import Position
+    from c4lab.solver import book as B
+
+    path = Path(out) if out else B.book_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        root = Position.parse(start) if start else None
+        made = B.build(depth, path, start=root, timeout=timeout, budget=budget,
+                       log=lambda line: click.echo(line, err=True))
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"{path}: {len(made)} positions, depth {made.depth}, {made.info.get('unsolved', 0)} left unsolved")
+
+
+@book.command("info")
+@click.argument("path", type=click.Path(dir_okay=False), required=False)
+def book_info(path: str | None) -> None:
+    """Describe a book file (default: the one the agents use)."""
+    from pathlib import Path
+
+    from c4lab.solver import book as B
+
+    where = Path(path) if path else B.book_path()
+    if not where.exists():
+        raise click.ClickException(f"no opening book at {where} (build one with `c4lab book build`)")
+    try:
+        made = B.OpeningBook.load(where)
+    except B.BookError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"{where}: {len(made)} positions, depth {made.depth}, {json.dumps(made.info)}")
+
+
+@main.group(invoke_without_command=True)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--seconds", type=float, default=2.0, show_default=True, help="CPU seconds per measurement.")
 @click.option("--c", "c_reference", is_flag=True, help="Also time the C reference playouts (needs gcc).")
-def bench(as_json: bool, seconds: float, c_reference: bool) -> None:
-    """Measure the rules engine: random playouts and Position API speed."""
+@click.pass_context
+def bench(ctx: click.Context, as_json: bool, seconds: float, c_reference: bool) -> None:
+    """Measure the rules engine: random playouts and Position API speed.
+
+    `c4lab bench solver` measures the exact solver instead.
+    """
+    if ctx.invoked_subcommand is not None:
+        return
     from c4lab.bench import report, run_benchmarks
 
     try:
@@ -318,6 +425,49 @@ def bench(as_json: bool, seconds: float, c_reference: bool) -> None:
     except RuntimeError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(json.dumps(results) if as_json else report(results))
+
+
+@bench.command("solver")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object keyed by set name.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N positions of each set.")
+@click.option("--sets", default=None, help="Comma-separated set names (default: all but Test_L1_R3).")
+@click.option("--weak", is_flag=True, help="Weak solve: compare the sign of the score only.")
+@click.option("--dir", "directory", type=click.Path(file_okay=False), default=None,
+              help="Where the sets are (default: ../shared/bench/classic).")
+def bench_solver(as_json: bool, limit: int | None, sets: str | None, weak: bool, directory: str | None) -> None:
+    """Solve the classic benchmark sets: per set, positions solved exactly,
+    mean CPU time and mean nodes per position."""
+    from pathlib import Path
+
+    from rich.progress import Progress
+
+    from c4lab.solver import bench as B
+
+    names = B.DEFAULT_SETS if sets is None else tuple(n.strip() for n in sets.split(",") if n.strip())
+    unknown = [n for n in names if n not in B.SETS]
+    if unknown or not names:
+        raise click.UsageError(f"unknown set {', '.join(unknown) or '(none)'}; the sets: {', '.join(B.SETS)}")
+    folder = Path(directory) if directory else B.default_directory()
+    try:
+        loaded = {name: B.read_set(folder / name, limit) for name in names}
+    except B.BenchSetError as exc:
+        raise click.ClickException(f"{exc} (give the folder with --dir or $C4LAB_BENCH_DIR)") from None
+    results = {}
+    with Progress(transient=True, disable=not sys.stderr.isatty(), console=_stderr_console()) as progress:
+        for name, positions in loaded.items():
+            task = progress.add_task(name, total=len(positions))
+
+            def step(good: bool, task: Any = task) -> None:
+                progress.advance(task)
+
+            results[name] = B.run_set(positions, weak, step)
+    click.echo(json.dumps(results) if as_json else B.report(results, weak))
+
+
+def _stderr_console() -> Any:
+    from rich.console import Console
+
+    return Console(stderr=True)
 
 
 if __name__ == "__main__":  # pragma: no cover

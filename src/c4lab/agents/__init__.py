@@ -3,7 +3,7 @@
 ``make_agent("random:seed=3")`` builds one; ``agent_infos()`` lists them.
 """
 
-from c4lab.agents import heuristic, human, master, minimax, random_agent, uct  # noqa: F401  (registers them)
+from c4lab.agents import heuristic, human, master, minimax, random_agent, solver_agent, uct  # noqa: F401  (registers them)
 from c4lab.agents.base import (
     Agent,
     AgentInfo,

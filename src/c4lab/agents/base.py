@@ -65,9 +65,11 @@ class Analysis:
     pv: tuple[Move, ...] = ()
     iterations: int | None = None
     seconds: float | None = None
+    note: str | None = None  # how the move was found, when it matters (a fallback, a book move)
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "note": self.note,
             "value": self.value,
             "pv": [m.token for m in self.pv],
             "iterations": self.iterations,

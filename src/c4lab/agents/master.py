@@ -24,7 +24,7 @@ import time
 
 from c4lab.agents.base import Agent, Analysis, Budget, Param, register
 from c4lab.agents.minimax import WIN, MinimaxAgent
-from c4lab.agents.uct import DEFAULT_ITERATIONS, UCTAgent
+from c4lab.agents.uct import DEFAULT_ITERATIONS, ENDGAME_CELLS, ENDGAME_NODES, ENDGAME_TABLE, UCTAgent
 from c4lab.rules import Move, Position
 
 DEFAULT_TIME = 1.0
@@ -85,6 +85,12 @@ class MasterAgent(Agent):
         of iterations): minimax to ``depth`` (6 by default), then that many
         UCT iterations -- reproducible with a seed."""
         start = time.perf_counter()
+        if position.empty_cells <= ENDGAME_CELLS:  # the end game: exact, when cheap
+            from c4lab.agents.solver_agent import solved_move
+
+            found = solved_move(position, max_nodes=ENDGAME_NODES, book=False, table_size=ENDGAME_TABLE)
+            if found is not None:
+                return found
         seconds = self.time
         iterations = self.iterations
         if budget is not None and (budget.time is not None or budget.iterations is not None):

@@ -135,6 +135,7 @@ class UCTAgent(Agent):
         reuse: bool = False,
         nodes: int = DEFAULT_NODES,
         seed: int | None = None,
+        endgame: int = 0,
     ) -> None:
         if iterations is not None and iterations < 1:
             raise ValueError(f"iterations must be at least 1, not {iterations}")
@@ -144,6 +145,9 @@ class UCTAgent(Agent):
         self.time = time
         self.config = SearchConfig(c, final, tt, solver, policy, lgr, reuse)
         self.max_nodes = nodes
+        if endgame < 0:
+            raise ValueError(f"endgame must be at least 0, not {endgame}")
+        self.endgame = endgame
         seed = int.from_bytes(os.urandom(8), "little") if seed is None else seed
         self._rng = np.array([K.seed_rng(np.uint64(seed % 2**64))], dtype=np.uint64)
         self._tree: Tree | None = None
@@ -280,6 +284,14 @@ class UCTAgent(Agent):
 
     def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
         start = time.perf_counter()
+        if position.empty_cells <= self.endgame:
+            # The end game: the exact solver, when it is cheap (a node limit
+            # keeps it so, and keeps the agent reproducible).
+            from c4lab.agents.solver_agent import solved_move
+
+            found = solved_move(position, max_nodes=ENDGAME_NODES, book=False, table_size=ENDGAME_TABLE)
+            if found is not None:
+                return found
         tree = self.search(position, budget)
         ranked = self._ranked(tree)
         if ranked:
@@ -324,6 +336,14 @@ def _proven_score(proven: int) -> int | None:
     return {S.PROVEN_WIN: 1, S.PROVEN_DRAW: 0, S.PROVEN_LOSS: -1}.get(proven)
 
 
+#: The end game of the MCTS variants: the solver is tried with this many
+#: empty cells or fewer, and gives up after ``ENDGAME_NODES`` nodes (a few
+#: milliseconds).  Plain ``uct`` stays the classic pseudo-code (endgame=0).
+ENDGAME_CELLS = 14
+ENDGAME_NODES = 100_000
+ENDGAME_TABLE = 1 << 17  # entries (4 MB a thread)
+_EG = str(ENDGAME_CELLS)
+
 _PARAMS = [
     Param("iterations", int, None, f"iterations per move (default {DEFAULT_ITERATIONS} when no time is given)"),
     Param("time", float, None, "seconds per move"),
@@ -336,6 +356,8 @@ _PARAMS = [
     Param("reuse", bool, False, "keep the tree between the moves of a game"),
     Param("nodes", int, DEFAULT_NODES, "most tree nodes kept (about 100 bytes each)"),
     Param("seed", int, None, "random seed (default: fresh each run)"),
+    Param("endgame", int, 0, "with this many empty cells or fewer, play the exact solver's move when it "
+          f"proves one within {ENDGAME_NODES} nodes (0: never)"),
 ]
 
 
@@ -344,15 +366,17 @@ register(
     "UCT as the classic pseudo-code; variants by parameter (rewards: win 1, draw 0.5, loss 0)",
     _PARAMS,
     presets={
-        "uct-tt": ("UCT with a transposition table", {"tt": "1"}),
-        "uct-lgr": ("UCT with Last-Good-Reply playouts (previous move)", {"lgr": "1"}),
-        "uct-lgr2": ("UCT with Last-Good-Reply playouts (two previous moves)", {"lgr": "2"}),
-        "hybrid": ("UCT with a transposition table and Last-Good-Reply playouts", {"tt": "1", "lgr": "1"}),
-        "mcts-solver": ("MCTS-Solver: UCT that proves wins and losses", {"solver": "1"}),
-        "uct-smart": ("UCT with playouts that take wins and block losses", {"policy": "smart"}),
+        "uct-tt": ("UCT with a transposition table", {"tt": "1", "endgame": _EG}),
+        "uct-lgr": ("UCT with Last-Good-Reply playouts (previous move)", {"lgr": "1", "endgame": _EG}),
+        "uct-lgr2": ("UCT with Last-Good-Reply playouts (two previous moves)", {"lgr": "2", "endgame": _EG}),
+        "hybrid": ("UCT with a transposition table and Last-Good-Reply playouts",
+                   {"tt": "1", "lgr": "1", "endgame": _EG}),
+        "mcts-solver": ("MCTS-Solver: UCT that proves wins and losses", {"solver": "1", "endgame": _EG}),
+        "uct-smart": ("UCT with playouts that take wins and block losses", {"policy": "smart", "endgame": _EG}),
         "normal": ("level normal: UCT, 250 iterations", {"iterations": "250"}),
-        "hard": ("level hard: UCT, 750 iterations", {"iterations": "750"}),
-        "impossible": ("level impossible: UCT, 1500 iterations", {"iterations": "1500"}),
+        "hard": ("level hard: UCT, 750 iterations, exact end game", {"iterations": "750", "endgame": _EG}),
+        "impossible": ("level impossible: UCT, 1500 iterations, exact end game",
+                       {"iterations": "1500", "endgame": _EG}),
     },
 )(UCTAgent)
 

@@ -1,0 +1,258 @@
+"""The solver's Python API: exact scores, best moves and move analysis.
+
+>>> from c4lab import Position
+>>> from c4lab.solver import Solver
+>>> Solver().solve(Position.parse("4x4:dacd")).score
+0
+
+A score is RULES.md's: positive, the side to move wins (the larger, the
+sooner), 0 a draw, negative a loss.  A search that runs out of time gives no
+score at all (``score is None``, ``timed_out``): never a wrong one.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from c4lab.rules.move import Move
+from c4lab.rules.position import Position
+from c4lab.solver import search
+from c4lab.solver.bitboard import Bitboards
+
+#: Transposition-table entries (32 bytes each: 128 MB), one table per thread.
+DEFAULT_TABLE_SIZE = 1 << 22
+
+_NO_LIMIT = (1 << 63) - 1
+
+
+class SolverTimeout(Exception):
+    """Raised inside the API when a search hits its deadline."""
+
+
+@dataclass(frozen=True)
+class Solution:
+    """What the solver found out about one position.
+
+    ``score`` is the exact score (with ``weak``: 1, 0 or -1), ``None`` when
+    the search gave up at its time limit.  ``best_moves`` are the move tokens
+    that keep the score (empty unless asked for, or when timed out).
+    """
+
+    position: Position
+    score: int | None
+    weak: bool = False
+    best_moves: tuple[Move, ...] = ()
+    nodes: int = 0
+    time_s: float = 0.0
+    cpu_s: float = 0.0  # CPU time of the searches themselves (what benchmarks compare)
+
+    @property
+    def timed_out(self) -> bool:
+        return self.score is None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``c4lab solve --json`` record."""
+        return {
+            "position": self.position.notation,
+            "score": self.score,
+            "weak": self.weak,
+            "timed_out": self.timed_out,
+            "best_moves": [m.token for m in self.best_moves],
+            "nodes": self.nodes,
+            "time_s": round(self.time_s, 6),
+        }
+
+
+@dataclass
+class _Table:
+    """One thread's transposition table and the variant its entries are for."""
+
+    size: int
+    array: np.ndarray | None = None
+    wide: bool = False
+    generation: int = 0
+    variant: object = None
+
+    def for_variant(self, variant: object, wide: bool, backend: ModuleType) -> np.ndarray:
+        """The table, ready for a search on ``variant`` (entries of another
+        board are dropped by starting a new generation)."""
+        if self.array is None or self.wide != wide:
+            self.array = backend.new_table(self.size)
+            self.array.fill(0)  # touch every page now, not during the first searches
+            self.wide = wide
+            self.generation = 0
+        if variant != self.variant:
+            self.generation += 1
+            self.variant = variant
+        return self.array
+
+
+_tables = threading.local()
+
+
+def _table(size: int) -> _Table:
+    tables: dict[int, _Table] = getattr(_tables, "by_size", None) or {}
+    _tables.by_size = tables
+    if size not in tables:
+        tables[size] = _Table(size)
+    return tables[size]
+
+
+def _backend(b: Bitboards) -> ModuleType:
+    if not b.wide:
+        return search
+    from c4lab.solver import wide
+
+    return wide
+
+
+@dataclass
+class Solver:
+    """Solves positions of any variant.
+
+    The transposition table (``table_size`` entries, a power of two) belongs
+    to the thread and is shared by the solvers of that thread: what it has
+    learnt about a board stays valid until a position of another board is
+    solved, so solving the positions of one game in turn is cheap.
+    ``clear()`` forgets everything (benchmarks call it before each position).
+    """
+
+    table_size: int = DEFAULT_TABLE_SIZE
+    _cleared: bool = field(default=False, repr=False)
+    _cpu: float = field(default=0.0, repr=False)
+    _nodes_left: int | None = field(default=None, repr=False)
+
+    def clear(self) -> None:
+        """Forget every stored result (costs nothing: a new generation)."""
+        self._cleared = True
+
+    # -- internals -----------------------------------------------------------
+
+    def _run(self, b: Bitboards, deadline: float | None, call: Any) -> tuple[int, int]:
+        """Run ``call(backend, X, tt)`` on ``b`` under ``deadline``; (value,
+        nodes).  Adds the search's CPU time to ``self._cpu``."""
+        backend = _backend(b)
+        table = _table(self.table_size)
+        tt = table.for_variant(b.variant, b.wide, backend)
+        if self._cleared:
+            table.generation += 1
+            self._cleared = False
+        X = backend.context(b)
+        X[backend.X_GEN] = table.generation
+        X[backend.X_LIMIT] = _NO_LIMIT if self._nodes_left is None else max(self._nodes_left, 0)
+        timer = None
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise SolverTimeout
+            timer = threading.Timer(left, _stop, (X, backend))
+            timer.daemon = True
+            timer.start()
+        cpu = time.process_time()
+        try:
+            value = call(backend, X, tt)
+        finally:
+            self._cpu += time.process_time() - cpu
+            if timer is not None:
+                timer.cancel()
+        nodes = int(X[backend.X_NODES])
+        if self._nodes_left is not None:
+            self._nodes_left -= nodes
+        if value == search.ABORTED:
+            raise SolverTimeout
+        return value, nodes
+
+    # -- the API ---------------------------------------------------------------
+
+    def solve(
+        self,
+        position: Position,
+        *,
+        weak: bool = False,
+        timeout: float | None = None,
+        best_moves: bool = False,
+        max_nodes: int | None = None,
+    ) -> Solution:
+        """The exact score of ``position`` (``weak``: 1, 0 or -1), and with
+        ``best_moves`` every move token that keeps it.  ``timeout`` (seconds)
+        or ``max_nodes`` (the whole call) give up with ``score = None``; a
+        node limit is reproducible, a timeout is not."""
+        start = time.monotonic()
+        deadline = None if timeout is None else start + timeout
+        b = Bitboards.of(position)
+        nodes = 0
+        self._cpu = 0.0
+        self._nodes_left = max_nodes
+        try:
+            score, nodes = self._run(b, deadline, lambda k, X, tt: k.solve(b, weak, X, tt))
+            best: tuple[Move, ...] = ()
+            if best_moves:
+                best, more = self._best_moves(position, score, weak, deadline)
+                nodes += more
+        except SolverTimeout:
+            return Solution(position, None, weak, (), nodes, time.monotonic() - start, self._cpu)
+        return Solution(position, score, weak, best, nodes, time.monotonic() - start, self._cpu)
+
+    def _best_moves(
+        self, position: Position, score: int, weak: bool, deadline: float | None
+    ) -> tuple[tuple[Move, ...], int]:
+        """The moves that keep ``score``: those whose child scores at most
+        ``-score`` (weak: a loss, a draw, anything for the side to move)."""
+        if weak and score < 0:
+            return position.legal_moves(), 0
+        bound = -score if not weak else (-1 if score > 0 else 0)
+        win = (position.empty_cells + 1) // 2
+        best = []
+        nodes = 0
+        for move in position.legal_moves():
+            child = position.play(move)
+            if child.is_over:
+                worth = 0 if child.result == "draw" else (1 if weak else win)
+                keeps = worth == score
+            else:
+                cb = Bitboards.of(child)
+                value, used = self._run(cb, deadline, lambda k, X, tt, cb=cb: k.window(cb, bound, bound + 1, X, tt))
+                nodes += used
+                keeps = value <= bound
+            if keeps:
+                best.append(move)
+        return tuple(best), nodes
+
+    def analyze(self, position: Position, *, timeout: float | None = None) -> dict[Move, int | None]:
+        """The exact score of every legal move (RULES.md: the move's worth to
+        the side to move).  Moves not scored before ``timeout`` map to
+        ``None``."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        self._nodes_left = None
+        win = (position.empty_cells + 1) // 2
+        out: dict[Move, int | None] = {}
+        for move in position.legal_moves():
+            child = position.play(move)
+            if child.is_over:
+                out[move] = 0 if child.result == "draw" else win
+                continue
+            cb = Bitboards.of(child)
+            try:
+                value, _ = self._run(cb, deadline, lambda k, X, tt, cb=cb: k.solve(cb, False, X, tt))
+                out[move] = -value
+            except SolverTimeout:
+                out[move] = None
+        return out
+
+
+def _stop(X: np.ndarray, backend: ModuleType) -> None:
+    """Stop the search running on context ``X`` (from the timer thread)."""
+    X[backend.X_LIMIT] = 0
+
+
+def solve(position: Position | str, *, weak: bool = False, timeout: float | None = None) -> Solution:
+    """The exact score of ``position`` with its best moves (see ``Solver.solve``)."""
+    if isinstance(position, str):
+        position = Position.parse(position)
+    return Solver().solve(position, weak=weak, timeout=timeout, best_moves=True)

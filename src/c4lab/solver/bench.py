@@ -1,0 +1,133 @@
+"""``c4lab bench solver``: the solver on the public classic benchmark sets.
+
+The sets (Pascal Pons' ``Test_L?_R?`` files, ../shared/bench/classic) hold
+1000 classic 7x6 positions each, as moves ``1``..``7`` from the empty board,
+with their exact scores.  Per set the benchmark reports how many positions
+were solved exactly, and the mean CPU time and nodes per position; the
+transposition table is cleared before each position (outside the timing:
+a new table generation, which costs nothing) and the time is the search's own
+CPU time, as Pons' benchmark times his solve call.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from c4lab.rules.position import Position
+from c4lab.rules.variant import Variant
+
+#: The sets, easiest first (``Test_L1_R3`` takes hours without a book).
+SETS = ("Test_L3_R1", "Test_L2_R1", "Test_L2_R2", "Test_L1_R1", "Test_L1_R2", "Test_L1_R3")
+DEFAULT_SETS = SETS[:5]
+
+
+class BenchSetError(ValueError):
+    """A benchmark file that cannot be read: says which file and line."""
+
+
+@dataclass(frozen=True)
+class BenchPosition:
+    position: Position
+    score: int
+    line: int
+
+
+def default_directory() -> Path:
+    """``$C4LAB_BENCH_DIR``, else ../shared/bench/classic beside the checkout
+    (or beside the current directory)."""
+    if "C4LAB_BENCH_DIR" in os.environ:
+        return Path(os.environ["C4LAB_BENCH_DIR"])
+    checkout = Path(__file__).resolve().parents[3]
+    for base in (checkout, Path.cwd()):
+        candidate = base.parent / "shared" / "bench" / "classic"
+        if candidate.is_dir():
+            return candidate
+    return checkout.parent / "shared" / "bench" / "classic"
+
+
+def read_set(path: Path, limit: int | None = None) -> list[BenchPosition]:
+    """The positions of one benchmark file (the first ``limit`` ones)."""
+    classic = Variant.classic()
+    out: list[BenchPosition] = []
+    try:
+        lines = path.read_text(encoding="ascii").split("\n")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BenchSetError(f"cannot read benchmark set {path}: {exc}") from None
+    for number, line in enumerate(lines, 1):
+        if limit is not None and len(out) >= limit:
+            break
+        if not line:
+            continue
+        fields = line.split(" ")
+        if len(fields) != 2 or not fields[0].isdigit() or not fields[1].lstrip("-").isdigit():
+            raise BenchSetError(f"{path}:{number}: expected '<moves> <score>', got {line!r}")
+        moves, score = fields
+        if any(ch not in "1234567" for ch in moves):
+            raise BenchSetError(f"{path}:{number}: moves must be digits 1..7, got {moves!r}")
+        try:
+            position = Position(classic).play(*("abcdefg"[int(ch) - 1] for ch in moves))
+        except ValueError as exc:
+            raise BenchSetError(f"{path}:{number}: {exc}") from None
+        out.append(BenchPosition(position, int(score), number))
+    return out
+
+
+def run_set(
+    positions: list[BenchPosition], weak: bool = False, step: Callable[[bool], None] | None = None
+) -> dict[str, Any]:
+    """Solve every position (table cleared before each); the set's numbers."""
+    from c4lab.solver.api import Solver
+
+    solver = Solver()
+    correct = 0
+    cpu = 0.0
+    nodes = 0
+    worst = 0.0
+    wrong: list[int] = []
+    for item in positions:
+        solver.clear()
+        solution = solver.solve(item.position, weak=weak)
+        expected = (item.score > 0) - (item.score < 0) if weak else item.score
+        good = solution.score == expected
+        correct += good
+        if not good:
+            wrong.append(item.line)
+        cpu += solution.cpu_s
+        worst = max(worst, solution.cpu_s)
+        nodes += solution.nodes
+        if step is not None:
+            step(good)
+    n = max(len(positions), 1)
+    return {
+        "positions": len(positions),
+        "correct": correct,
+        "mean_cpu_s": cpu / n,
+        "mean_nodes": nodes / n,
+        "max_cpu_s": worst,
+        "total_cpu_s": cpu,
+        "wrong_lines": wrong[:20],
+    }
+
+
+def report(results: dict[str, dict[str, Any]], weak: bool) -> str:
+    """The results as a table."""
+    head = f"{'set':<12} {'positions':>9} {'correct':>8} {'mean time':>12} {'mean nodes':>12} {'max time':>10}"
+    rows = [f"classic 7x6 benchmark sets, {'weak' if weak else 'strong'} solve, table cleared per position", head]
+    for name, r in results.items():
+        rows.append(
+            f"{name:<12} {r['positions']:>9} {r['correct']:>8} {_time(r['mean_cpu_s']):>12} "
+            f"{r['mean_nodes']:>12.0f} {_time(r['max_cpu_s']):>10}"
+        )
+    return "\n".join(rows)
+
+
+def _time(seconds: float) -> str:
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.1f} µs"
+    if seconds < 1:
+        return f"{seconds * 1e3:.2f} ms"
+    return f"{seconds:.2f} s"

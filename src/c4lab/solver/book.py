@@ -1,0 +1,272 @@
+"""The classic 7x6 opening book: exact scores computed by this solver.
+
+The early positions of the classic board are the expensive ones to solve, so
+their scores are computed once, ahead of time, and shipped as a compact data
+file (``data/classic-book.npz``: two sorted arrays, 9 bytes a position, no
+pickle).  A position's key is Pons' ``cur + mask + bottom`` (unique on the
+classic board), the smaller of the key of the position and of its mirror
+image: the board is symmetric, so a mirrored position shares its entry.
+
+What the book holds is a *strategy* for each side: starting from the empty
+board (for the first player) and from each first move (for the second), the
+position where that side is to move, its exact score, and the score of one
+best reply; then every answer of the opponent to that reply, and so on down
+to ``depth`` plies.  ``book_move`` finds, for a position in the book, the
+moves that keep its score.
+
+Regenerate (or deepen) it with ``c4lab book build``; the builder can resume
+from the file it is writing, and saves as it goes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from c4lab.rules.move import Move
+from c4lab.rules.position import Position
+from c4lab.rules.variant import Variant
+from c4lab.solver.bitboard import Bitboards
+
+#: Where ``c4lab book build`` writes and the agents look (``$C4LAB_BOOK`` first).
+USER_BOOK = Path.home() / ".c4lab" / "classic-book.npz"
+FORMAT = "c4lab-book-1"
+#: The builder saves what it has every this many seconds (and at the end).
+SAVE_EVERY = 30.0
+
+
+def book_path() -> Path:
+    """The book the agents use: ``$C4LAB_BOOK``, else ``~/.c4lab/classic-book.npz``."""
+    return Path(os.environ["C4LAB_BOOK"]) if os.environ.get("C4LAB_BOOK") else USER_BOOK
+
+
+class BookError(ValueError):
+    """A book file that cannot be used: says which file and why."""
+
+
+def _mirror(x: int, width: int, stride: int) -> int:
+    column = (1 << stride) - 1
+    out = 0
+    for c in range(width):
+        out |= ((x >> (c * stride)) & column) << ((width - 1 - c) * stride)
+    return out
+
+
+def book_key(position: Position) -> int:
+    """The key of a classic position (shared with its mirror image)."""
+    b = Bitboards.of(position)
+    key = b.cur + b.mask + b.bottom
+    mirrored = _mirror(b.cur, b.width, b.stride) + _mirror(b.mask, b.width, b.stride) + b.bottom
+    return min(key, mirrored)
+
+
+@dataclass(frozen=True)
+class OpeningBook:
+    """Exact scores of classic positions, looked up by ``book_key``."""
+
+    keys: np.ndarray  # uint64, sorted
+    scores: np.ndarray  # int8
+    depth: int
+    info: dict
+
+    def __len__(self) -> int:
+        return int(self.keys.shape[0])
+
+    def score(self, position: Position) -> int | None:
+        """The exact score of ``position`` if the book has it."""
+        if position.variant != Variant.classic() or position.is_over or position.ply > self.depth:
+            return None
+        key = np.uint64(book_key(position))
+        i = int(np.searchsorted(self.keys, key))
+        if i < len(self.keys) and self.keys[i] == key:
+            return int(self.scores[i])
+        return None
+
+    @classmethod
+    def from_entries(cls, entries: dict[int, int], depth: int, info: dict) -> OpeningBook:
+        keys = np.array(sorted(entries), dtype=np.uint64)
+        scores = np.array([entries[int(k)] for k in keys], dtype=np.int8)
+        return cls(keys, scores, depth, info)
+
+    def entries(self) -> dict[int, int]:
+        return {int(k): int(s) for k, s in zip(self.keys, self.scores)}
+
+    def save(self, path: Path) -> None:
+        """Write the book (atomically: a temporary file, then a rename)."""
+        header = json.dumps({"format": FORMAT, "depth": self.depth, **self.info})
+        tmp = path.with_name(path.name + ".tmp")
+        with tmp.open("wb") as f:
+            np.savez_compressed(f, keys=self.keys, scores=self.scores, header=np.array(header))
+        tmp.replace(path)
+
+    @classmethod
+    def load(cls, path: Path) -> OpeningBook:
+        """Read a book file; ``BookError`` if it is missing or damaged."""
+        try:
+            with path.open("rb") as f:
+                if f.read(2) != b"PK":
+                    raise BookError(f"{path} is not a c4lab opening book (not an .npz archive)")
+            with np.load(path, allow_pickle=False) as data:
+                header = json.loads(str(data["header"]))
+                keys, scores = data["keys"], data["scores"]
+        except BookError:
+            raise
+        except (OSError, ValueError, KeyError, json.JSONDecodeError) as exc:
+            raise BookError(f"cannot read opening book {path}: {exc}") from None
+        if header.get("format") != FORMAT:
+            raise BookError(f"{path} is not a c4lab opening book (format {header.get('format')!r})")
+        if keys.dtype != np.uint64 or scores.dtype != np.int8 or keys.shape != scores.shape:
+            raise BookError(f"opening book {path} is damaged: bad arrays")
+        if keys.size and not bool(np.all(keys[1:] > keys[:-1])):
+            raise BookError(f"opening book {path} is damaged: keys not sorted")
+        depth = int(header.pop("depth"))
+        header.pop("format")
+        return cls(keys, scores, depth, header)
+
+
+@lru_cache(maxsize=4)
+def _load_cached(path: Path, mtime: float) -> OpeningBook:
+    return OpeningBook.load(path)
+
+
+def default_book() -> OpeningBook | None:
+    """The agents' book (see ``book_path``), ``None`` if there is none yet.
+    A damaged file raises ``BookError`` (it is never silently ignored)."""
+    path = book_path()
+    try:
+        mtime = path.stat().st_mtime
+    except OSError:
+        return None
+    return _load_cached(path, mtime)
+
+
+def book_move(position: Position, book: OpeningBook | None = None) -> tuple[int, dict[Move, int]] | None:
+    """``(score, {move: score})`` for a position in the book: its exact score
+    and the moves the book proves keep it (a move's score is what it is
+    worth to the side to move).  ``None`` when the book cannot tell."""
+    book = book or default_book()
+    if book is None:
+        return None
+    score = book.score(position)
+    if score is None:
+        return None
+    win = (position.empty_cells + 1) // 2
+    best: dict[Move, int] = {}
+    for move in position.legal_moves():
+        child = position.play(move)
+        if child.is_over:
+            worth: int | None = 0 if child.result == "draw" else win
+        else:
+            child_score = book.score(child)
+            worth = None if child_score is None else -child_score
+        if worth == score:
+            best[move] = worth
+    return (score, best) if best else None
+
+
+# -- building -------------------------------------------------------------------
+
+
+def _replies(position: Position) -> Iterator[Position]:
+    for move in position.legal_moves():
+        child = position.play(move)
+        if not child.is_over:
+            yield child
+
+
+def build(
+    depth: int,
+    path: Path,
+    *,
+    start: Position | None = None,
+    timeout: float | None = None,
+    budget: float | None = None,
+    log: Callable[[str], None] = print,
+) -> OpeningBook:
+    """Build (or resume) the strategy book down to ``depth`` plies, saving to
+    ``path`` as it goes (every ``SAVE_EVERY`` seconds).  The strategies start at ``start``
+    (default: the empty board) for the side to move and at each of its
+    children for the other side.  ``timeout``: give up on a position after
+    that many seconds (it and what lies below it stay out of the book);
+    ``budget``: stop after that many seconds in all."""
+    from c4lab.solver.api import Solver
+
+    began = saved = time.monotonic()
+    entries: dict[int, int] = {}
+    info: dict = {"variant": "7x6", "start": (start or Position(Variant.classic())).notation, "unsolved": 0}
+    if path.exists():
+        old = OpeningBook.load(path)
+        entries = old.entries()
+        log(f"resuming from {path}: {len(old)} positions")
+    solver = Solver()
+    root = start if start is not None else Position(Variant.classic())
+    if root.variant != Variant.classic():
+        raise BookError(f"the opening book is for the classic 7x6 board, not {root.variant.notation}")
+    if root.is_over:
+        raise BookError(f"the game is over in {root.notation}")
+    # The side to move's positions, and the other side's (one ply later).
+    queue = [root, *list(_replies(root))]
+    seen: set[int] = set()
+    unsolved = 0
+    try:
+        while queue:
+            queue.sort(key=lambda p: p.ply)
+            position = queue.pop(0)
+            key = book_key(position)
+            if position.ply > depth or key in seen:
+                continue
+            seen.add(key)
+            if key in entries:
+                score: int | None = entries[key]
+                solution = None
+            else:
+                if budget is not None and time.monotonic() - began > budget:
+                    log("time budget spent: stopping")
+                    break
+                solution = solver.solve(position, timeout=timeout, best_moves=True)
+                score = solution.score
+                if score is None:
+                    unsolved += 1
+                    log(f"ply {position.ply} {position.notation}: not solved in {timeout} s, left out")
+                    continue
+                entries[key] = score
+            assert score is not None
+            # One best reply (the book's choice) and every answer to it.
+            best = solution.best_moves if solution is not None else _known_best(position, score, entries)
+            if not best:
+                best = solver.solve(position, best_moves=True).best_moves
+            width = position.variant.width
+            move = min(best, key=lambda m: (abs(2 * m.column - (width - 1)), m.column))
+            child = position.play(move)
+            if child.is_over or child.ply > depth:
+                continue
+            entries[book_key(child)] = -score
+            queue.extend(reply for reply in _replies(child) if reply.ply <= depth)
+            if solution is not None:
+                if time.monotonic() - saved > SAVE_EVERY:
+                    info["unsolved"] = unsolved
+                    OpeningBook.from_entries(entries, depth, info).save(path)
+                    saved = time.monotonic()
+                log(f"ply {position.ply} {position.notation}: score {score} "
+                    f"({solution.time_s:.1f} s, {solution.nodes} nodes); {len(entries)} positions")
+    finally:  # also on Ctrl-C: keep what was solved
+        info["unsolved"] = unsolved
+        OpeningBook.from_entries(entries, depth, info).save(path)
+    return OpeningBook.from_entries(entries, depth, info)
+
+
+def _known_best(position: Position, score: int | None, entries: dict[int, int]) -> tuple[Move, ...]:
+    """The moves of ``position`` whose child's stored score keeps ``score``."""
+    out = []
+    for move in position.legal_moves():
+        child = position.play(move)
+        if not child.is_over and entries.get(book_key(child)) == (None if score is None else -score):
+            out.append(move)
+    return tuple(out)

@@ -1,0 +1,146 @@
+"""The exact solver: scores as RULES.md defines them, on the public cases and
+the classic benchmark sets (read in place from ../shared)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from c4lab.rules import Position
+from c4lab.solver import Solver, solve
+from c4lab.solver.bench import read_set
+from testkit import BENCH_CLASSIC, CASES, brute_score
+
+
+def _solve_small() -> list[dict]:
+    with (CASES / "solve_small.jsonl").open(encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+# -- the public cases ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", _solve_small(), ids=lambda c: c["position"])
+def test_every_small_case_gets_exactly_its_score(case: dict) -> None:
+    position = Position.parse(case["position"])
+    assert position.empty_cells == case["E"]
+    assert Solver().solve(position).score == case["score"]
+
+
+def test_weak_solving_gives_the_sign_of_every_small_case() -> None:
+    solver = Solver()
+    for case in _solve_small():
+        sign = (case["score"] > 0) - (case["score"] < 0)
+        assert solver.solve(Position.parse(case["position"]), weak=True).score == sign, case["position"]
+
+
+# -- the classic benchmark sets (a sample of each; `c4lab bench solver` runs them whole)
+
+SAMPLES = {"Test_L3_R1": 60, "Test_L2_R1": 60, "Test_L2_R2": 25, "Test_L1_R1": 40, "Test_L1_R2": 3}
+
+
+@pytest.mark.parametrize("name", list(SAMPLES))
+def test_a_sample_of_each_classic_set_gets_exactly_its_listed_scores(name: str) -> None:
+    solver = Solver()
+    for item in read_set(BENCH_CLASSIC / name, SAMPLES[name]):
+        solver.clear()
+        assert solver.solve(item.position).score == item.score, f"{name} line {item.line}"
+
+
+@pytest.mark.parametrize("name", list(SAMPLES))
+def test_weak_solving_gets_the_sign_on_each_classic_set(name: str) -> None:
+    solver = Solver()
+    for item in read_set(BENCH_CLASSIC / name, max(SAMPLES[name] // 3, 2)):
+        solver.clear()
+        sign = (item.score > 0) - (item.score < 0)
+        assert solver.solve(item.position, weak=True).score == sign, f"{name} line {item.line}"
+
+
+@pytest.mark.slow
+def test_the_hardest_classic_set_beginning_positions() -> None:
+    solver = Solver()
+    for item in read_set(BENCH_CLASSIC / "Test_L1_R3", 2):
+        solver.clear()
+        assert solver.solve(item.position).score == item.score, f"Test_L1_R3 line {item.line}"
+
+
+# -- empty boards: the values known from the literature (Tromp; Steininger's table)
+
+# first player: +1 wins, 0 draw, -1 loses
+KNOWN = {"4x4": 0, "5x4": 0, "6x4": -1, "4x5": 0, "5x5": 0, "6x5": 0}
+
+
+@pytest.mark.parametrize("board", list(KNOWN))
+def test_empty_plain_boards_up_to_6x5_have_their_known_value(board: str) -> None:
+    solution = Solver().solve(Position.parse(board), weak=True)
+    assert solution.score == KNOWN[board]
+
+
+def test_on_6x4_every_first_move_loses() -> None:
+    position = Position.parse("6x4")
+    assert all(score < 0 for score in Solver().analyze(position).values())
+
+
+# -- best moves, analysis, timeouts ---------------------------------------------------
+
+
+def _random_position(board: str, plies: int, rng: np.random.Generator) -> Position:
+    while True:
+        position = Position.parse(board)
+        for _ in range(plies):
+            moves = position.legal_moves()
+            position = position.play(moves[rng.integers(len(moves))])
+            if position.is_over:
+                break
+        if not position.is_over:
+            return position
+
+
+@pytest.mark.parametrize("board", ["5x4", "5x4/Xc2", "4x4/Bb2", "5x4/Xa1/Bd2"])
+def test_analysis_and_best_moves_agree_with_the_definition(board: str) -> None:
+    rng = np.random.default_rng(5)
+    solver = Solver()
+    for _ in range(5):
+        position = _random_position(board, int(rng.integers(9, 12)), rng)
+        scores = solver.analyze(position)
+        expected = {}
+        for move in position.legal_moves():
+            child = position.play(move)
+            win = (position.empty_cells + 1) // 2
+            expected[move] = (0 if child.result == "draw" else win) if child.is_over else -brute_score(child)
+        assert scores == expected, position.notation
+        solution = solver.solve(position, best_moves=True)
+        assert solution.score == max(expected.values()) == brute_score(position)
+        assert set(solution.best_moves) == {m for m, s in expected.items() if s == solution.score}
+
+
+def test_a_bonus_cell_makes_each_ban_a_separate_move() -> None:
+    position = Position.parse("4x4/Bb1:a")
+    scores = Solver().analyze(position)
+    assert {m.token for m in scores} == {m.token for m in position.legal_moves()}
+    assert any(m.ban is not None for m in scores)
+
+
+def test_a_timeout_gives_no_score_never_a_wrong_one() -> None:
+    solution = Solver().solve(Position.parse("7x6:dc"), timeout=0.05)
+    assert solution.score is None and solution.timed_out and solution.best_moves == ()
+
+
+def test_a_node_limit_gives_no_score_either() -> None:
+    solution = Solver().solve(Position.parse("7x6:dc"), max_nodes=1000)
+    assert solution.timed_out and solution.nodes <= 1000
+
+
+def test_the_python_api_takes_a_string_and_gives_the_best_moves() -> None:
+    solution = solve("7x6:ddddddcc")
+    assert solution.score == 16
+    assert [m.token for m in solution.best_moves] == ["b", "e"]  # both win with the next piece
+    record = solution.to_dict()
+    assert record["score"] == 16 and record["best_moves"] == ["b", "e"] and record["nodes"] > 0
+
+
+def test_a_finished_game_has_nothing_to_solve() -> None:
+    with pytest.raises(ValueError, match="game is over"):
+        Solver().solve(Position.parse("4x4:abababa"))

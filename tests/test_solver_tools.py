@@ -1,0 +1,225 @@
+"""The solver's tools: `c4lab solve`, `c4lab bench solver`, the `solver` and
+`perfect` agents, the MCTS end game and the opening book."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from c4lab.agents import make_agent
+from c4lab.cli import main
+from c4lab.rules import Position
+from c4lab.solver import Solver
+from c4lab.solver.bench import read_set
+from c4lab.solver.book import BookError, OpeningBook, book_key, book_move, build
+from testkit import BENCH_CLASSIC
+
+
+def run(*args: str, input: str | None = None, env: dict | None = None):
+    return CliRunner().invoke(main, list(args), input=input, env=env)
+
+
+def _classic(line: int, name: str = "Test_L2_R1") -> tuple[Position, int]:
+    item = read_set(BENCH_CLASSIC / name, line)[line - 1]
+    return item.position, item.score
+
+
+# -- c4lab solve --------------------------------------------------------------------
+
+
+def test_solve_prints_one_score_per_position() -> None:
+    result = run("solve", "4x4:dacd", "7x6:ddddddcc")
+    assert result.exit_code == 0
+    assert result.output.split() == ["0", "16"]
+
+
+def test_solve_json_has_score_best_moves_nodes_and_time() -> None:
+    record = json.loads(run("solve", "--json", "7x6:ddddddcc").output)
+    assert record["score"] == 16 and record["best_moves"] == ["b", "e"]
+    assert record["nodes"] > 0 and record["time_s"] >= 0 and record["timed_out"] is False
+
+
+def test_weak_solve_prints_win_draw_or_loss() -> None:
+    result = run("solve", "--weak", "4x4:dacd", "7x6:ddddddcc", "6x4")
+    assert result.output.split() == ["0", "1", "-1"]
+
+
+def test_analyze_scores_every_legal_move() -> None:
+    record = json.loads(run("solve", "--json", "--analyze", "7x6:ddddddcc").output)
+    assert record["analysis"] == {"a": 0, "b": 16, "c": 2, "e": 16, "f": 0, "g": 2}
+    plain = run("solve", "--analyze", "7x6:ddddddcc").output
+    assert plain.split()[0] == "16" and "b:16" in plain and "a:0" in plain
+
+
+def test_a_timeout_says_so_and_the_run_goes_on() -> None:
+    result = run("solve", "--timeout", "0.05", "7x6:dc", "4x4:dacd")
+    lines = result.output.splitlines()
+    assert lines[0].startswith("timeout") and "7x6:dc" in lines[0]
+    assert lines[1] == "0"
+    assert result.exit_code == 3
+    record = json.loads(run("solve", "--json", "--timeout", "0.05", "7x6:dc").output)
+    assert record["score"] is None and record["timed_out"] is True
+
+
+def test_bad_positions_get_an_error_that_says_where_and_the_run_goes_on() -> None:
+    result = run("solve", "-", input="4x4:dacd\n7x6:zz\n4x4:abababa\n6x4\n")
+    lines = result.output.splitlines()
+    assert lines[0] == "0" and lines[3] == "-1"
+    assert lines[1].startswith("error:") and "character 4" in lines[1]
+    assert lines[2].startswith("error:") and "over" in lines[2]
+    assert result.exit_code == 2
+
+
+def test_solve_streams_answers_line_by_line() -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "c4lab", "solve", "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert proc.stdin and proc.stdout
+        for text, answer in [("4x4:dacd", "0"), ("7x6:ddddddcc", "16")]:
+            proc.stdin.write(text + "\n")
+            proc.stdin.flush()
+            assert proc.stdout.readline().strip() == answer  # would hang without a flush
+        proc.stdin.close()
+        assert proc.wait(timeout=60) == 0
+    finally:
+        proc.kill()
+
+
+# -- c4lab bench solver -------------------------------------------------------------------
+
+
+def test_bench_solver_json_is_keyed_by_set_name() -> None:
+    result = run("bench", "solver", "--json", "--limit", "3", "--sets", "Test_L3_R1,Test_L2_R1")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert list(data) == ["Test_L3_R1", "Test_L2_R1"]
+    for numbers in data.values():
+        assert numbers["positions"] == 3 and numbers["correct"] == 3
+        assert numbers["mean_cpu_s"] > 0 and numbers["mean_nodes"] > 0
+
+
+def test_bench_solver_text_and_bad_set_names() -> None:
+    text = run("bench", "solver", "--limit", "2", "--sets", "Test_L3_R1").output
+    assert "Test_L3_R1" in text and "mean time" in text
+    bad = run("bench", "solver", "--sets", "Test_L9")
+    assert bad.exit_code == 2 and "Test_L9" in bad.output
+
+
+def test_bench_solver_reports_an_unreadable_set_with_its_line(tmp_path: Path) -> None:
+    (tmp_path / "Test_L3_R1").write_text("4453 1\n44x 2\n")
+    result = run("bench", "solver", "--dir", str(tmp_path), "--sets", "Test_L3_R1")
+    assert result.exit_code == 1 and "Test_L3_R1:2" in result.output
+
+
+# -- the agents ---------------------------------------------------------------------------
+
+
+def test_the_solver_agent_keeps_the_exact_score() -> None:
+    agent = make_agent("solver:book=0")
+    for line in (1, 2, 3, 4):
+        position, score = _classic(line)
+        move, analysis = agent.analyse(position)
+        scores = Solver().analyze(position)
+        assert scores[move] == score == max(scores.values())
+        assert analysis.note and analysis.note.startswith("solved")
+
+
+def test_the_solver_agent_takes_the_fastest_win() -> None:
+    # c wins in two own moves, b and e win at once: only b and e keep the score.
+    move = make_agent("solver").choose(Position.parse("7x6:ddddddcc"))
+    assert move.token in ("b", "e")
+
+
+def test_perfect_falls_back_to_master_and_says_so() -> None:
+    move, analysis = make_agent("perfect:time=0.2,seed=1").analyse(Position.parse("7x6"))
+    assert move in Position.parse("7x6").legal_moves()
+    assert analysis.note is not None and "master" in analysis.note
+
+
+@pytest.mark.parametrize("spec", ["mcts-solver:iterations=200", "hard", "master:time=0.2"])
+def test_mcts_agents_play_the_solved_move_in_the_end_game(spec: str) -> None:
+    position, score = _classic(2, "Test_L3_R1")
+    assert position.empty_cells <= 14
+    move, analysis = make_agent(spec).analyse(position)
+    assert analysis.note and analysis.note.startswith("solved")
+    assert Solver().analyze(position)[move] == score
+
+
+def test_plain_uct_stays_the_classic_algorithm() -> None:
+    position, _ = _classic(2, "Test_L3_R1")
+    _, analysis = make_agent("uct:iterations=50,seed=1").analyse(position)
+    assert analysis.note is None and analysis.iterations == 50
+
+
+# -- the opening book -----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def small_book(tmp_path_factory: pytest.TempPathFactory) -> tuple[OpeningBook, Position, Path]:
+    start, _ = _classic(5)  # ply 28
+    path = tmp_path_factory.mktemp("book") / "book.npz"
+    return build(start.ply + 6, path, start=start, log=lambda line: None), start, path
+
+
+def test_the_book_holds_exact_scores(small_book: tuple[OpeningBook, Position, Path]) -> None:
+    book, start, _ = small_book
+    assert len(book) > 20
+    assert book.score(start) == Solver().solve(start).score
+    # every stored score is the solver's, mirror images included
+    position = start
+    while not position.is_over and position.ply <= book.depth:
+        stored = book.score(position)
+        if stored is not None:
+            assert stored == Solver().solve(position).score
+        position = position.play(position.legal_moves()[-1])
+
+
+def test_the_book_moves_keep_the_score(small_book: tuple[OpeningBook, Position, Path]) -> None:
+    book, start, _ = small_book
+    score, best = book_move(start, book)
+    scores = Solver().analyze(start)
+    assert score == max(scores.values())
+    assert best and all(scores[m] == score for m in best)
+
+
+def test_a_position_and_its_mirror_share_a_key() -> None:
+    assert book_key(Position.parse("7x6:ab")) == book_key(Position.parse("7x6:gf"))
+    assert book_key(Position.parse("7x6:ab")) != book_key(Position.parse("7x6:ba"))
+
+
+def test_the_book_file_round_trips_and_the_agent_uses_it(
+    small_book: tuple[OpeningBook, Position, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    book, start, path = small_book
+    again = OpeningBook.load(path)
+    assert again.entries() == book.entries() and again.depth == book.depth
+    monkeypatch.setenv("C4LAB_BOOK", str(path))
+    move, analysis = make_agent("perfect").analyse(start)
+    assert analysis.note and analysis.note.startswith("opening book")
+    assert Solver().analyze(start)[move] == book.score(start)
+
+
+def test_a_damaged_book_is_a_clear_error(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"not a book")
+    with pytest.raises(BookError, match="not a c4lab opening book"):
+        OpeningBook.load(bad)
+    result = run("book", "info", str(bad))
+    assert result.exit_code == 1 and "bad.npz" in result.output
+
+
+def test_book_build_resumes_from_its_file(tmp_path: Path) -> None:
+    start, _ = _classic(5)
+    path = tmp_path / "b.npz"
+    first = run("book", "build", "--depth", str(start.ply + 2), "--from", start.notation, "--out", str(path))
+    assert first.exit_code == 0, first.output
+    deeper = run("book", "build", "--depth", str(start.ply + 4), "--from", start.notation, "--out", str(path))
+    assert "resuming" in deeper.output
+    assert len(OpeningBook.load(path)) > int(first.output.splitlines()[-1].split(": ")[1].split()[0])
+    assert run("book", "build", "--depth", "3", "--from", "6x4", "--out", str(path)).exit_code == 1
