@@ -129,6 +129,7 @@ def test_rooms_are_created_with_unguessable_codes_and_secret_tokens(server: Back
         ({"width": 7, "height": 6, "forbidden": "h9"}, "off the 7x6 board"),
         ({"players": {"A": "human", "B": "nobody"}}, "unknown agent 'nobody'"),
         ({"players": {"A": "human", "B": "uct:iterations=x"}}, "not a valid int"),
+        ({"players": {"A": "human", "B": "engine:cmd=touch /tmp/pwned"}}, "only the local command line"),
         ({"name": "<script>alert(1)</script>", "mode": "online"}, "plain text"),
         ({"name": "x" * 40, "mode": "online"}, "1 to 24 characters"),
         ({"mode": "chess"}, "mode"),

@@ -106,6 +106,7 @@ def move(
     positions: tuple[str, ...], spec: str, seconds: float | None, iterations: int | None, as_json: bool
 ) -> None:
     """Print the move the agent chooses in each POSITION (``-``: stdin)."""
+    import c4lab.engine  # noqa: F401  (registers 'engine:cmd=...' on the local command line)
     from c4lab.agents import Budget, make_agent
     from c4lab.rules import Position
 
@@ -352,6 +353,98 @@ def games(db: str | None, as_json: bool, limit: int) -> None:
         store.close()
 
 
+@main.command()
+@click.option("--agent", "spec", default="master", show_default=True, help="Agent spec NAME[:key=value,...].")
+def engine(spec: str) -> None:
+    """Run an agent as an engine: the c4lab engine protocol on stdin/stdout.
+
+    Commands come one a line (c4lab, isready, setoption, newgame, position,
+    go, stop, quit; see docs/engine-protocol.md); the agent's parameters are
+    its options.  Bad lines answer 'error ...' and the engine goes on.
+    """
+    import contextlib
+    import io
+    import os
+
+    from c4lab.agents import SpecError
+    from c4lab.engine.serve import serve
+
+    stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
+    # The protocol gets its own handle on standard output; a stray print()
+    # of an agent goes to stderr instead of into the conversation.
+    stdout = open(os.dup(sys.stdout.fileno()), "w", encoding="utf-8", newline="\n")  # noqa: SIM115
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            status = serve(spec, stdin, stdout)
+    except SpecError as exc:
+        raise click.UsageError(str(exc)) from None
+    except (KeyboardInterrupt, BrokenPipeError):
+        status = 0
+    finally:
+        with contextlib.suppress(OSError):
+            stdout.close()
+    sys.exit(status)
+
+
+@main.group()
+def train() -> None:
+    """Train learning agents by self-play (tabular Q-learning, small boards)."""
+
+
+@train.command("qlearning")
+@click.option("--board", default="4x4", show_default=True, help="Start position to train from: 4x4, 5x4, 4x4/Xb2...")
+@click.option("--episodes", type=click.IntRange(min=1), default=200_000, show_default=True, help="Self-play games.")
+@click.option("--alpha", "--learning-rate", "alpha", type=click.FloatRange(0, 1, min_open=True), default=0.9,
+              show_default=True, help="Learning rate.")
+@click.option("--discount", type=click.FloatRange(0, 1), default=0.95, show_default=True,
+              help="Discount per ply (toward the draw reward).")
+@click.option("--epsilon", "epsilon_start", type=click.FloatRange(0, 1), default=1.0, show_default=True,
+              help="Exploration rate at the start (epsilon-greedy).")
+@click.option("--epsilon-end", type=click.FloatRange(0, 1), default=0.05, show_default=True,
+              help="Exploration rate at the end.")
+@click.option("--epsilon-decay", type=click.FloatRange(0, 1), default=0.8, show_default=True,
+              help="Fraction of the episodes over which epsilon falls linearly to --epsilon-end.")
+@click.option("--slip", type=click.FloatRange(0, 1), default=0.1, show_default=True,
+              help="Chance the opponent's value assumes a random move (0: plain max, minimax values).")
+@click.option("--rewards", default="1,0.5,0", show_default=True, help="Rewards for a win, a draw and a loss.")
+@click.option("--no-symmetry", is_flag=True, help="Do not share positions with their mirror images.")
+@click.option("--eval-every", type=click.IntRange(min=0), default=None,
+              help="Evaluate every N episodes (default: episodes/20; 0: only at the end).")
+@click.option("--eval-games", type=click.IntRange(min=0), default=100, show_default=True,
+              help="Games per evaluation against random and minimax:depth=2 (half as A, half as B).")
+@click.option("--out", type=click.Path(dir_okay=False), default=None, help="Table file (default: qlearning-BOARD.npz).")
+@click.option("--curve", type=click.Path(dir_okay=False), default=None,
+              help="Learning curve: writes CURVE.csv and CURVE.png (default: the table's name + '-curve').")
+@click.option("--seed", type=int, default=0, show_default=True)
+def train_qlearning(board: str, episodes: int, alpha: float, discount: float, epsilon_start: float,
+                    epsilon_end: float, epsilon_decay: float, slip: float, rewards: str, no_symmetry: bool,
+                    eval_every: int | None, eval_games: int, out: str | None, curve: str | None, seed: int) -> None:
+    """Learn a Q-table by self-play and save it for the agent qlearning:table=FILE.
+
+    A table covers small boards only: 4x4 fully (about a second for the
+    default 200,000 episodes), 5x4 and 5x5 partially; 7x6 is far beyond it.
+    """
+    from pathlib import Path
+
+    from c4lab.learning import qlearning as Q
+
+    try:
+        r_win, r_draw, r_loss = Q.parse_rewards(rewards)
+        config = Q.TrainConfig(
+            board=board, episodes=episodes, alpha=alpha, discount=discount, epsilon_start=epsilon_start,
+            epsilon_end=epsilon_end, epsilon_decay=epsilon_decay, reward_win=r_win, reward_draw=r_draw,
+            reward_loss=r_loss, slip=slip, symmetry=not no_symmetry, seed=seed,
+        )
+        table_path = Path(out) if out else Q.default_table_path(config.board)
+        prefix = curve or str(table_path.with_suffix("")) + "-curve"
+        table, points, paths = Q.run_with_progress(config, table_path, prefix, eval_every=eval_every,
+                                                   eval_games=eval_games, console=_stderr_console(),
+                                                   show_progress=sys.stderr.isatty())
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(Q.summary(table, points, paths))
+
+
 @main.group()
 def book() -> None:
     """The classic 7x6 opening book of the solver and the perfect player."""
@@ -462,6 +555,113 @@ def bench_solver(as_json: bool, limit: int | None, sets: str | None, weak: bool,
 
             results[name] = B.run_set(positions, weak, step)
     click.echo(json.dumps(results) if as_json else B.report(results, weak))
+
+
+@main.command()
+@click.argument("specs", nargs=-1, required=True, metavar="SPEC SPEC [SPEC...]")
+@click.option("--games", type=int, default=10, show_default=True, help="Games per pairing (even: two per start).")
+@click.option("--gauntlet", is_flag=True, help="The first agent against each of the others (default: round robin).")
+@click.option("--board", default="classic", show_default=True,
+              help="classic, random (a new enhanced board per pair) or a position string (9x8, 9x8/Xd3).")
+@click.option("--bonus", is_flag=True, help="With --board random: a bonus cell too.")
+@click.option("--opening-moves", "plies", type=click.IntRange(min=0), default=2, show_default=True,
+              help="Random opening moves played from each start (the same for both games of a pair).")
+@click.option("--openings", "openings_file", type=click.Path(dir_okay=False), default=None,
+              help="A file of start positions (one position string per line), used in turn.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Boards and openings follow from it.")
+@click.option("--limit", type=float, default=30.0, show_default=True, help="Enforced seconds per move.")
+@click.option("--margin", type=float, default=1.0, show_default=True,
+              help="A move over limit + margin loses the game.")
+@click.option("--jobs", type=click.IntRange(min=1), default=None, help="Parallel games (default: all cores).")
+@click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True)
+@click.option("--ray-address", default=None, help="A Ray cluster to join (default: start a local one).")
+@click.option("--sprt", default=None, help="Stop a two-agent match when decided: elo0=0,elo1=20,alpha=0.05,beta=0.05")
+@click.option("--out", type=click.Path(dir_okay=False), default="arena.jsonl", show_default=True,
+              help="Results file (JSON lines); an unfinished run with the same settings is resumed.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
+def arena(
+    specs: tuple[str, ...], games: int, gauntlet: bool, board: str, bonus: bool, plies: int,
+    openings_file: str | None, seed: int, limit: float, margin: float, jobs: int | None, executor: str,
+    ray_address: str | None, sprt: str | None, out: str, as_json: bool,
+) -> None:
+    """Play agents against each other in pairs of games (same start, sides
+    swapped) and rank them: score, W/D/L, Elo with its 95% interval,
+    likelihood of superiority, p-value of "equal"."""
+    import time
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from c4lab.arena import report as R
+    from c4lab.arena.executors import make_executor
+    from c4lab.arena.results import ResultsError
+    from c4lab.arena.runner import run_arena
+    from c4lab.arena.schedule import ArenaConfig, ArenaError, read_openings
+    from c4lab.arena.stats import SPRT
+
+    try:
+        openings = read_openings(openings_file) if openings_file else ()
+        config = ArenaConfig(
+            specs, games=games, gauntlet=gauntlet, board=board, bonus=bonus, plies=plies,
+            openings=openings, seed=seed, limit=limit, margin=margin,
+        )
+        test = SPRT.parse(sprt) if sprt else None
+        runner = make_executor(executor, jobs, ray_address)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    columns = (
+        TextColumn("[bold]games"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[summary]}"),
+        TimeRemainingColumn(),
+    )
+    began = time.perf_counter()
+    with Progress(*columns, console=_stderr_console(), disable=not sys.stderr.isatty()) as bar:
+        task = bar.add_task("games", total=config.total_games, summary="")
+
+        def progress(done: int, total: int, summary: str) -> None:
+            bar.update(task, completed=done, total=total, summary=summary)
+
+        try:
+            outcome = run_arena(config, out, executor=runner, sprt=test, progress=progress)
+        except (ArenaError, ResultsError, ValueError) as exc:
+            raise click.ClickException(str(exc)) from None
+    summary = R.summarise(outcome.config, outcome.games)
+    if as_json:
+        data = summary.to_dict()
+        data.update(played=outcome.played, stopped=outcome.stopped, seconds=round(time.perf_counter() - began, 2))
+        click.echo(json.dumps(data))
+        return
+    click.echo(R.render_text(summary))
+    if outcome.stopped:
+        click.echo(outcome.stopped)
+    click.echo(f"{outcome.played} games played now, {len(outcome.games)} in {out}")
+
+
+@main.command("report")
+@click.argument("results", type=click.Path(dir_okay=False))
+@click.option("--out-dir", type=click.Path(file_okay=False), default=None,
+              help="Where to write the plots and report.html (default: RESULTS without .jsonl, plus -report).")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
+def report_command(results: str, out_dir: str | None, as_json: bool) -> None:
+    """Print an arena run's tables again and write its plots (cross table,
+    Elo with error bars, score by board size) and a self-contained HTML report."""
+    from pathlib import Path
+
+    from c4lab.arena import report as R
+    from c4lab.arena.results import ResultsError, read_results
+
+    try:
+        saved = read_results(results)
+    except ResultsError as exc:
+        raise click.ClickException(str(exc)) from None
+    summary = R.summarise(saved.config, saved.games)
+    path = Path(results)
+    folder = Path(out_dir) if out_dir else path.with_name(path.stem + "-report")
+    files = R.write_report(summary, folder)
+    if as_json:
+        click.echo(json.dumps({**summary.to_dict(), "files": [str(f) for f in files]}))
+        return
+    click.echo(R.render_text(summary))
+    for f in files:
+        click.echo(f"wrote {f}")
 
 
 def _stderr_console() -> Any:

@@ -3,7 +3,8 @@
 ``make_agent("random:seed=3")`` builds one; ``agent_infos()`` lists them.
 """
 
-from c4lab.agents import heuristic, human, master, minimax, random_agent, solver_agent, uct  # noqa: F401  (registers them)
+from c4lab.adapters import kaggle  # noqa: F401  (registers 'kaggle'; imports kaggle_environments lazily)
+from c4lab.agents import heuristic, human, master, minimax, qlearning, random_agent, solver_agent, uct  # noqa: F401  (registers them)
 from c4lab.agents.base import (
     Agent,
     AgentInfo,

@@ -98,6 +98,10 @@ class Agent(ABC):
     def new_game(self) -> None:
         """Forget anything tied to the previous game (trees, histories)."""
 
+    def close(self) -> None:
+        """Let go of what the agent holds outside this process (an engine's
+        program); the agent is not used afterwards."""
+
     @property
     def is_human(self) -> bool:
         return False

@@ -23,7 +23,7 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from c4lab.agents import Agent, make_agent
+from c4lab.agents import Agent, make_agent, parse_spec
 from c4lab.rules import IllegalMoveError, Position
 from c4lab.rules.setup import starting_position
 from c4lab.server.storage import GameRow, GameStore
@@ -33,6 +33,8 @@ log = logging.getLogger(__name__)
 SIDES = ("A", "B")
 NAME_MAX = 24
 HINT_SPEC = "master:time=0.5"
+#: Agents that start programs on this machine: never from a network request.
+LOCAL_ONLY = frozenset({"engine"})
 
 
 class RoomError(ValueError):
@@ -258,6 +260,8 @@ class RoomManager:
         if spec == "human":
             raise AssertionError("not an agent")
         try:
+            if parse_spec(spec)[0] in LOCAL_ONLY:
+                raise RoomError("bad-agent", f"{spec!r} runs a program: only the local command line may use it")
             agent = make_agent(spec)
         except ValueError as exc:
             raise RoomError("bad-agent", str(exc)) from None

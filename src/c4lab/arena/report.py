@@ -1,0 +1,401 @@
+"""What an arena run found: tables, plots and a self-contained HTML page.
+
+``summarise`` turns the saved games into a ``Summary`` (numbers only);
+``render_text`` prints it as tables (rich); ``write_report`` draws the plots
+(matplotlib, PNG) and an HTML page that embeds them, so the page can be
+mailed or archived on its own.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from c4lab.arena import stats
+from c4lab.arena.referee import Game
+from c4lab.arena.schedule import ArenaConfig
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """One pairing, from the first spec's side: its games (W/D/L, Elo with
+    its interval, LOS, p-value of "equal") and its pairs (pentanomial)."""
+
+    first: str
+    second: str
+    games: stats.Trinomial
+    pairs: stats.Pentanomial
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Everything the tables and plots show.  ``table`` is the ranking and
+    the cross table (``stats.rank``); the rest is what only the arena
+    knows: forfeits, move times, board sizes."""
+
+    config: ArenaConfig
+    games: int
+    table: stats.Table
+    pairings: tuple[Pairing, ...]
+    by_size: dict[str, dict[str, tuple[float, int]]]  # spec -> "WxH" -> (score, games)
+    forfeits: tuple[dict[str, Any], ...] = ()
+    forfeit_counts: dict[str, int] = field(default_factory=dict)  # spec -> games it lost by forfeit
+    move_times: dict[str, tuple[float, float]] = field(default_factory=dict)  # spec -> (mean, max) s
+
+    def to_dict(self) -> dict[str, Any]:
+        def number(x: float) -> float | None:
+            return None if math.isnan(x) else (x if math.isfinite(x) else math.copysign(1e9, x))
+
+        def interval(ends: tuple[float, float]) -> list[float | None] | None:
+            return None if ends[0] == ends[1] else [number(ends[0]), number(ends[1])]  # None: see NOTE
+
+        return {
+            "games": self.games,
+            "standings": [
+                {
+                    "spec": s.agent, "games": s.games, "score": s.score, "wins": s.wins, "draws": s.draws,
+                    "losses": s.losses, "forfeits": self.forfeit_counts.get(s.agent, 0), "elo": number(s.elo),
+                    "elo_ci": interval((s.elo_low, s.elo_high)),
+                    "mean_move_s": round(self.move_times.get(s.agent, (0.0, 0.0))[0], 5),
+                    "max_move_s": round(self.move_times.get(s.agent, (0.0, 0.0))[1], 5),
+                }
+                for s in self.table.standings
+            ],
+            "pairings": [
+                {
+                    "first": p.first, "second": p.second, "games": p.games.games, "wins": p.games.wins,
+                    "draws": p.games.draws, "losses": p.games.losses, "score": p.games.score,
+                    "pentanomial": list(p.pairs.counts), "elo": number(p.games.elo),
+                    "elo_ci": interval(p.games.elo_interval()), "pentanomial_elo_ci": interval(p.pairs.elo_interval()),
+                    "los": number(p.games.los),
+                    "p_value": None if p.games.variance == 0 else number(p.games.p_value),
+                }
+                for p in self.pairings
+            ],
+            "cross": {
+                r: {c.column: {"score": c.score, "games": c.games} for c in self.table.cells if c.row == r}
+                for r in self.table.agents
+            },
+            "by_size": {s: {b: {"score": v[0], "games": v[1]} for b, v in row.items()} for s, row in self.by_size.items()},
+            "forfeits": list(self.forfeits),
+        }
+
+
+def summarise(config: ArenaConfig, games: Sequence[Game]) -> Summary:
+    """The numbers behind the report, from the saved games."""
+    by_size: dict[str, dict[str, list[float]]] = {s: {} for s in config.specs}
+    forfeit_counts = dict.fromkeys(config.specs, 0)
+    times: dict[str, list[float]] = {s: [] for s in config.specs}
+    forfeits = []
+    for game in games:
+        size = f"{game.width}x{game.height}"
+        for spec, side in ((game.a, "A"), (game.b, "B")):
+            cell = by_size[spec].setdefault(size, [0.0, 0])
+            cell[0] += game.score_of(spec)
+            cell[1] += 1
+            times[spec].extend(game.times.get(side, []))
+        if game.forfeit:
+            loser = game.a if game.forfeit.side == "A" else game.b
+            forfeit_counts[loser] += 1
+            forfeits.append({
+                "pairing": game.pairing, "pair": game.pair, "game": game.game, "agent": loser,
+                "reason": game.forfeit.reason, "detail": game.forfeit.detail,
+            })
+    pairings = []
+    for index, (first, second) in enumerate(config.pairings()):
+        by_pair: dict[int, list[float]] = {}
+        for g in games:
+            if g.pairing == index:
+                by_pair.setdefault(g.pair, []).append(g.score_of(first))
+        scores = [s for pair in by_pair.values() for s in pair]
+        pairings.append(Pairing(
+            first, second, stats.Trinomial.from_scores(scores),
+            stats.Pentanomial.from_pairs(p for p in by_pair.values() if len(p) == 2),
+        ))
+    return Summary(
+        config,
+        len(games),
+        stats.rank((g.a, g.b, g.result) for g in games),
+        tuple(pairings),
+        {s: {b: (v[0], int(v[1])) for b, v in sorted(row.items(), key=_size_order)} for s, row in by_size.items()},
+        tuple(forfeits),
+        forfeit_counts,
+        {s: (sum(t) / len(t), max(t)) if t else (0.0, 0.0) for s, t in times.items()},
+    )
+
+
+def _size_order(item: tuple[str, Any]) -> tuple[int, int, int]:
+    w, h = (int(x) for x in item[0].split("x"))
+    return (w * h, w, h)
+
+
+def _elo(x: float) -> str:
+    if math.isnan(x):
+        return "-"
+    if math.isinf(x):
+        return "+inf" if x > 0 else "-inf"
+    return f"{x:+.0f}"
+
+
+#: Shown for an interval or p-value of a sample whose games all ended alike
+#: (a sweep, all draws): the normal approximation has zero variance there
+#: and would print a point as if it were certain.
+NOT_AVAILABLE = "n/a"
+NOTE = f"{NOT_AVAILABLE}: every game ended alike, so the normal approximation gives no interval or p-value."
+
+
+def _interval(low: float, high: float) -> str:
+    if low == high:
+        return NOT_AVAILABLE
+    return f"[{_elo(low)}, {_elo(high)}]"
+
+
+def _p(x: float) -> str:
+    """A p-value; below double precision's resolution near 1 it is shown as a bound."""
+    return f"{x:.3g}" if x >= 1e-15 or math.isnan(x) else "<1e-15"
+
+
+def _percent(x: float) -> str:
+    return "-" if math.isnan(x) else f"{100 * x:.1f}%"
+
+
+STANDING_COLUMNS = ("#", "agent", "games", "score", "%", "W", "D", "L", "forfeits", "Elo vs field", "95% CI",
+                    "mean s/move")
+PAIRING_COLUMNS = ("first", "second", "games", "W-D-L", "pairs 0/½/1/1½/2", "Elo diff", "95% CI", "CI (pairs)",
+                   "LOS", "p (equal)")
+FORFEIT_COLUMNS = ("agent", "pairing", "pair", "game", "reason", "detail")
+
+
+def standing_rows(summary: Summary) -> list[list[str]]:
+    """The ranking as text cells (``STANDING_COLUMNS``), best first."""
+    return [
+        [
+            str(rank), s.agent, str(s.games), f"{s.score:g}", f"{100 * s.fraction:.1f}", str(s.wins), str(s.draws),
+            str(s.losses), str(summary.forfeit_counts.get(s.agent, 0)), _elo(s.elo), _interval(s.elo_low, s.elo_high),
+            f"{summary.move_times.get(s.agent, (0.0, 0.0))[0]:.3f}",
+        ]
+        for rank, s in enumerate(summary.table.standings, 1)
+    ]
+
+
+def pairing_rows(summary: Summary) -> list[list[str]]:
+    """The pairings as text cells (``PAIRING_COLUMNS``)."""
+    return [
+        [
+            p.first, p.second, str(p.games.games), f"{p.games.wins}-{p.games.draws}-{p.games.losses}",
+            "/".join(map(str, p.pairs.counts)), _elo(p.games.elo), _interval(*p.games.elo_interval()),
+            _interval(*p.pairs.elo_interval()), _percent(p.games.los),
+            NOT_AVAILABLE if p.games.variance == 0 else _p(p.games.p_value),
+        ]
+        for p in summary.pairings
+    ]
+
+
+def forfeit_rows(summary: Summary) -> list[list[str]]:
+    """The games lost by forfeit as text cells (``FORFEIT_COLUMNS``)."""
+    return [[f["agent"], str(f["pairing"]), str(f["pair"]), str(f["game"]), f["reason"], f["detail"]]
+            for f in summary.forfeits]
+
+
+def cross_rows(summary: Summary) -> list[list[str]]:
+    """The cross table: a header row of agents, then each agent's score/games
+    against each column (ranking order)."""
+    order = summary.table.agents
+    rows = [["", *order]]
+    for r in order:
+        cells = []
+        for c in order:
+            cell = summary.table.cell(r, c) if r != c else None
+            cells.append("" if cell is None else f"{cell.score:g}/{cell.games}" if cell.games else "-")
+        rows.append([r, *cells])
+    return rows
+
+
+def _has_gaps(summary: Summary) -> bool:
+    """Whether a table shows ``NOT_AVAILABLE`` (and needs ``NOTE``)."""
+    return any(NOT_AVAILABLE in row for row in (*standing_rows(summary), *pairing_rows(summary)))
+
+
+def render_text(summary: Summary) -> str:
+    """The ranking, the pairings, the cross table and the forfeits, as
+    plain-text tables."""
+    from rich.console import Console
+    from rich.table import Table
+
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=140, force_terminal=False, color_system=None)
+
+    def table(title: str, columns: Sequence[str], rows: list[list[str]], left: Sequence[str]) -> None:
+        shown = Table(title=title)
+        for name in columns:
+            shown.add_column(name, justify="left" if name in left else "right")
+        for row in rows:
+            shown.add_row(*row)
+        console.print(shown)
+
+    table(f"Ranking ({summary.games} games)", STANDING_COLUMNS, standing_rows(summary), ("agent",))
+    table("Pairings (first agent's view)", PAIRING_COLUMNS, pairing_rows(summary), ("first", "second"))
+    if _has_gaps(summary):
+        console.print(NOTE)
+    if len(summary.table.agents) > 2:
+        header, *rows = cross_rows(summary)
+        table("Cross table (row's score against column)", header, rows, ("",))
+    if summary.forfeits:
+        table("Games lost by forfeit", FORFEIT_COLUMNS, forfeit_rows(summary), FORFEIT_COLUMNS)
+    return buffer.getvalue().rstrip("\n")
+
+
+# -- plots and the HTML page ------------------------------------------------
+
+
+def _figure_png(fig: Any) -> bytes:
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
+    return buffer.getvalue()
+
+
+def plot_cross_table(summary: Summary) -> bytes:
+    """Heat map of the row agent's score fraction against the column agent."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    order = summary.table.agents
+    n = len(order)
+    grid = [[math.nan if r == c else summary.table.cell(r, c).fraction for c in order] for r in order]
+    fig, ax = plt.subplots(figsize=(1.6 + 1.1 * n, 1.2 + 0.9 * n))
+    image = ax.imshow(grid, cmap="RdYlGn", vmin=0, vmax=1)
+    ax.set_xticks(range(n), order, rotation=30, ha="right")
+    ax.set_yticks(range(n), order)
+    for i in range(n):
+        for j in range(n):
+            if not math.isnan(grid[i][j]):
+                ax.text(j, i, f"{100 * grid[i][j]:.0f}%", ha="center", va="center", fontsize=9)
+    ax.set_title("Score of the row against the column")
+    fig.colorbar(image, ax=ax, fraction=0.046)
+    data = _figure_png(fig)
+    plt.close(fig)
+    return data
+
+
+def plot_elo(summary: Summary) -> bytes:
+    """Each agent's Elo against the field, with its 95% interval."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    standings = summary.table.standings
+    shown = [s for s in standings if math.isfinite(s.elo)]
+    fig, ax = plt.subplots(figsize=(7, 1 + 0.5 * max(1, len(standings))))
+    labels = [s.agent for s in shown]
+    values = [s.elo for s in shown]
+    lows = [s.elo - s.elo_low if math.isfinite(s.elo_low) else 0 for s in shown]
+    highs = [s.elo_high - s.elo if math.isfinite(s.elo_high) else 0 for s in shown]
+    ax.errorbar(values, range(len(shown)), xerr=[lows, highs], fmt="o", capsize=4)
+    ax.set_yticks(range(len(shown)), labels)
+    ax.invert_yaxis()
+    ax.axvline(0, color="grey", linewidth=0.8)
+    ax.set_xlabel("Elo against the rest of the field (95% interval)")
+    hidden = [s.agent for s in standings if not math.isfinite(s.elo)]
+    ax.set_title("Elo" + (f" (not shown, all won or all lost: {', '.join(hidden)})" if hidden else ""))
+    data = _figure_png(fig)
+    plt.close(fig)
+    return data
+
+
+def plot_by_size(summary: Summary) -> bytes:
+    """Each agent's score fraction by board size (cells, smallest first)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    sizes = sorted({b for row in summary.by_size.values() for b in row}, key=lambda b: _size_order((b, None)))
+    fig, ax = plt.subplots(figsize=(max(6.0, 0.5 * len(sizes) + 3), 4))
+    for spec, row in summary.by_size.items():
+        xs = [i for i, b in enumerate(sizes) if b in row]
+        ys = [row[sizes[i]][0] / row[sizes[i]][1] for i in xs]
+        ax.plot(xs, ys, marker="o", label=spec)
+    ax.set_xticks(range(len(sizes)), sizes, rotation=45)
+    ax.set_ylim(-0.05, 1.05)
+    ax.set_ylabel("score")
+    ax.set_xlabel("board (W x H, fewest cells first)")
+    ax.set_title("Score by board size")
+    ax.legend(fontsize=8)
+    data = _figure_png(fig)
+    plt.close(fig)
+    return data
+
+
+def write_report(summary: Summary, folder: str | Path) -> list[Path]:
+    """Write ``cross-table.png``, ``elo.png``, ``by-size.png`` and
+    ``report.html`` (which embeds the three) into ``folder``."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    images = {
+        "cross-table.png": plot_cross_table(summary),
+        "elo.png": plot_elo(summary),
+        "by-size.png": plot_by_size(summary),
+    }
+    written = []
+    for name, data in images.items():
+        path = folder / name
+        path.write_bytes(data)
+        written.append(path)
+    page = folder / "report.html"
+    page.write_text(_html(summary, images), encoding="utf-8")
+    written.append(page)
+    return written
+
+
+def _html(summary: Summary, images: dict[str, bytes]) -> str:
+    esc = html.escape
+    config = summary.config
+
+    def table(columns: Sequence[str], rows: list[list[str]]) -> str:
+        head = "".join(f"<th>{esc(c)}</th>" for c in columns)
+        body = "".join("<tr>" + "".join(f"<td>{esc(cell)}</td>" for cell in row) + "</tr>" for row in rows)
+        return f"<table><tr>{head}</tr>{body}</table>"
+
+    figures = "".join(
+        f'<figure><img alt="{esc(name)}" src="data:image/png;base64,{base64.b64encode(data).decode()}"></figure>'
+        for name, data in images.items()
+    )
+    setting = (
+        f"board {esc(config.board)}{' with bonus' if config.bonus else ''}, {config.games} games per pairing"
+        f" ({'gauntlet' if config.gauntlet else 'round robin'}), {config.plies} random opening moves,"
+        f" seed {config.seed}, limit {config.limit:g} s + {config.margin:g} s per move"
+    )
+    header, *rows = cross_rows(summary)
+    cross = f"<h2>Cross table</h2>\n{table(header, rows)}" if len(summary.table.agents) > 2 else ""
+    lost = f"<h2>Forfeits</h2>\n{table(FORFEIT_COLUMNS, forfeit_rows(summary))}" if summary.forfeits else ""
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>c4lab arena report</title>
+<style>
+body {{ font-family: system-ui, sans-serif; margin: 2em; color: #222; }}
+table {{ border-collapse: collapse; margin: 1em 0; }}
+th, td {{ border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }}
+td:nth-child(2), td:first-child {{ text-align: left; }}
+figure {{ display: inline-block; margin: 1em; }} img {{ max-width: 100%; }}
+</style></head><body>
+<h1>c4lab arena report</h1>
+<p>{summary.games} games: {setting}.</p>
+<h2>Ranking</h2>
+{table(STANDING_COLUMNS, standing_rows(summary))}
+<h2>Pairings</h2>
+{table(PAIRING_COLUMNS, pairing_rows(summary))}
+{f"<p>{esc(NOTE)}</p>" if _has_gaps(summary) else ""}
+{cross}
+{lost}
+<h2>Plots</h2>
+{figures}
+</body></html>
+"""

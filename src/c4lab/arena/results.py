@@ -1,0 +1,147 @@
+"""The results file: JSON lines, one experiment per file.
+
+The first line is a header (``{"c4lab_arena": 1, "config": {...}}``), every
+other line one game (``Game.to_dict``).  Games are appended a pair at a time
+and flushed to disk, so an interrupted run loses at most the pairs in
+flight; started again with the same file, it plays only what is missing.
+A last line cut short by the interruption (no newline at its end) is
+dropped and its pair played again; any other bad line is an error that
+names the file and line, and nothing is written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from c4lab.arena.referee import Game
+from c4lab.arena.schedule import ArenaConfig, ArenaError
+
+FORMAT = 1
+HEADER_KEY = "c4lab_arena"
+
+
+class ResultsError(ValueError):
+    """A results file that cannot be read, or that holds another experiment."""
+
+
+@dataclass(frozen=True)
+class Results:
+    """What a results file holds: the experiment and its games so far."""
+
+    config: ArenaConfig
+    games: tuple[Game, ...]
+    cut_line: bool = False  # a last line was cut short (and ignored)
+
+    def done_pairs(self) -> set[tuple[int, int]]:
+        """``(pairing, pair)`` of every pair whose two games are saved."""
+        seen: dict[tuple[int, int], set[int]] = {}
+        for game in self.games:
+            seen.setdefault((game.pairing, game.pair), set()).add(game.game)
+        return {key for key, games in seen.items() if games == {0, 1}}
+
+    def whole_pairs(self) -> tuple[Game, ...]:
+        """The games of the pairs played to the end (a lone game of a pair
+        cut short is played again, with its partner)."""
+        done = self.done_pairs()
+        return tuple(g for g in self.games if (g.pairing, g.pair) in done)
+
+
+def read_results(path: str | Path) -> Results:
+    """Read and check a results file."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as err:
+        raise ResultsError(f"cannot read {path}: {err.strerror or err}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ResultsError(f"{path}: not UTF-8 text (byte {err.start})") from None
+    lines = text.split("\n")
+    cut = False
+    if lines and lines[-1] == "":
+        lines.pop()
+    elif lines:
+        cut = True  # no newline at the end: the last write was interrupted
+        lines.pop()
+    if not lines:
+        raise ResultsError(f"{path} is empty: not an arena results file")
+    try:
+        header = json.loads(lines[0])
+        config = ArenaConfig.from_dict(header["config"])
+        if header.get(HEADER_KEY) != FORMAT:
+            raise ValueError(f"format {header.get(HEADER_KEY)!r}, expected {FORMAT}")
+    except (ValueError, KeyError, TypeError, ArenaError) as err:
+        raise ResultsError(f"{path}:1: not an arena results header ({err})") from None
+    games: list[Game] = []
+    keys: set[tuple[int, int, int]] = set()
+    for number, line in enumerate(lines[1:], 2):
+        try:
+            game = Game.from_dict(json.loads(line))
+        except (ValueError, KeyError, TypeError) as err:
+            raise ResultsError(f"{path}:{number}: not a game record ({type(err).__name__}: {err})") from None
+        key = (game.pairing, game.pair, game.game)
+        if key in keys:
+            raise ResultsError(f"{path}:{number}: game {key} is recorded twice")
+        keys.add(key)
+        games.append(game)
+    return Results(config, tuple(games), cut)
+
+
+class ResultsWriter:
+    """Appends games to a results file, creating it (with its header) or
+    continuing it after ``read_results`` has checked it."""
+
+    def __init__(self, path: str | Path, config: ArenaConfig, *, resume: Results | None = None) -> None:
+        self.path = Path(path)
+        self._file: IO[str]
+        if resume is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = self.path.open("x", encoding="utf-8")
+            self._write([{HEADER_KEY: FORMAT, "config": config.to_dict()}])
+        else:
+            whole = resume.whole_pairs()
+            if resume.cut_line or len(whole) != len(resume.games):
+                # Drop a cut last line and the lone game of an unfinished
+                # pair (that pair is played again): rewrite the file with
+                # what stays, then swap it in, so a crash here loses nothing.
+                spare = self.path.with_name(self.path.name + ".tmp")
+                with spare.open("w", encoding="utf-8") as file:
+                    self._file = file
+                    self._write([{HEADER_KEY: FORMAT, "config": config.to_dict()}, *(g.to_dict() for g in whole)])
+                os.replace(spare, self.path)
+            self._file = self.path.open("a", encoding="utf-8")
+
+    def _write(self, records: Iterable[dict[str, Any]]) -> None:
+        self._file.write("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records))
+        self._file.flush()
+        os.fsync(self._file.fileno())
+
+    def add(self, games: Iterable[dict[str, Any]]) -> None:
+        """Append the games of one pair, together."""
+        self._write(games)
+
+    def close(self) -> None:
+        self._file.close()
+
+
+def open_results(path: str | Path, config: ArenaConfig) -> tuple[ResultsWriter, Results | None]:
+    """Start ``path`` for ``config``, or continue it if it holds the same
+    experiment (an error if it holds another one)."""
+    path = Path(path)
+    if not path.exists():
+        return ResultsWriter(path, config), None
+    previous = read_results(path)
+    if previous.config.to_dict() != config.to_dict():
+        ours, theirs = config.to_dict(), previous.config.to_dict()
+        differ = ", ".join(k for k in ours if ours[k] != theirs.get(k))
+        raise ResultsError(
+            f"{path} holds another experiment (different {differ}): "
+            "give another --out, or the same settings to resume it"
+        )
+    return ResultsWriter(path, config, resume=previous), previous

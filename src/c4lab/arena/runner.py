@@ -1,0 +1,105 @@
+"""Running an experiment: schedule, execute, save, stop early, show progress.
+
+``run_arena`` is what ``c4lab arena`` calls: it works out which pairs are
+still to play (all of them, or the ones a previous run of the same file did
+not finish), hands them to an executor, appends each finished pair to the
+results file, and stops early when a sequential test has decided.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from c4lab.arena.executors import Executor, LocalExecutor
+from c4lab.arena.referee import Game
+from c4lab.arena.results import ResultsWriter, open_results
+from c4lab.arena.schedule import ArenaConfig
+from c4lab.arena.stats import SPRT, pentanomial_counts
+
+#: ``progress(games done, games in all, running summary)``
+ProgressHook = Callable[[int, int, str], None]
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """What a run did: every game of the experiment so far (previous runs
+    included), how many this run played, and why it stopped early, if it did."""
+
+    config: ArenaConfig
+    games: tuple[Game, ...]
+    played: int
+    stopped: str | None = None
+
+
+def running_summary(config: ArenaConfig, games: list[Game]) -> str:
+    """A short line for the progress bar: the match score for two agents,
+    the leader otherwise."""
+    scores = {spec: 0.0 for spec in config.specs}
+    for game in games:
+        scores[game.a] += game.score_of(game.a)
+        scores[game.b] += game.score_of(game.b)
+    if len(config.specs) == 2:
+        first, second = config.specs
+        return f"{scores[first]:g} - {scores[second]:g}"
+    leader = max(scores, key=lambda s: scores[s])
+    return f"leader {leader} ({scores[leader]:g})"
+
+
+def sprt_verdict(sprt: SPRT, config: ArenaConfig, games: list[Game]) -> str | None:
+    """The sequential test on the first spec's pairs: ``None`` while it
+    goes on, else a sentence saying what it accepted."""
+    first = config.specs[0]
+    by_pair: dict[int, list[float]] = {}
+    for game in games:
+        by_pair.setdefault(game.pair, []).append(game.score_of(first))
+    pairs = [scores for scores in by_pair.values() if len(scores) == 2]
+    counts = pentanomial_counts(pairs)
+    decision = sprt.decide(counts)
+    if decision is None:
+        return None
+    llr = sprt.llr(counts)
+    which = f"elo1={sprt.elo1:g}" if decision == "H1" else f"elo0={sprt.elo0:g}"
+    return f"SPRT accepted {decision} ({which}) after {len(pairs)} pairs, LLR {llr:.2f}"
+
+
+def run_arena(
+    config: ArenaConfig,
+    out: str | Path,
+    *,
+    executor: Executor | None = None,
+    sprt: SPRT | None = None,
+    progress: ProgressHook | None = None,
+) -> RunOutcome:
+    """Play what ``out`` does not hold yet of ``config``'s experiment."""
+    if sprt is not None and len(config.specs) != 2:
+        raise ValueError("--sprt needs exactly two agents")
+    config.check_agents()
+    writer: ResultsWriter
+    writer, previous = open_results(out, config)
+    done = previous.done_pairs() if previous else set()
+    games = list(previous.whole_pairs()) if previous else []
+    tasks = [t for t in config.tasks() if t.key not in done]
+    executor = executor or LocalExecutor()
+    total = config.total_games
+    played = 0
+    stopped = sprt_verdict(sprt, config, games) if sprt else None
+    if progress:
+        progress(len(games), total, running_summary(config, games))
+    try:
+        if stopped is None:
+            for _task, records in executor.run(tasks):
+                writer.add(records)
+                games.extend(Game.from_dict(r) for r in records)
+                played += len(records)
+                if progress:
+                    progress(len(games), total, running_summary(config, games))
+                if sprt is not None:
+                    stopped = sprt_verdict(sprt, config, games)
+                    if stopped:
+                        break
+    finally:
+        executor.close()
+        writer.close()
+    return RunOutcome(config, tuple(games), played, stopped)

@@ -1,0 +1,194 @@
+"""What an arena run plays: the pairings, the boards and the openings.
+
+Everything here is a pure function of the ``ArenaConfig``: the same config
+(and seed) always gives the same list of ``PairTask``s, the same boards and
+the same opening moves, which is what makes a run reproducible and
+resumable.  Games come in pairs: one start position, played twice with the
+sides swapped, so that neither agent profits from a lucky board or from
+moving first.  Pair ``k`` of every pairing starts from the same position, so
+all agents meet the same boards.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import c4lab.engine  # noqa: F401  (registers 'engine:cmd=...': the arena is local, programs may play)
+from c4lab.agents import SpecError, make_agent
+from c4lab.rules import Position, PositionError, Variant
+
+#: ``--board`` values that are not a position string.
+BOARD_CLASSIC = "classic"
+BOARD_RANDOM = "random"
+
+
+class ArenaError(ValueError):
+    """A bad arena setting: an unknown agent spec, an odd number of games,
+    a broken openings file."""
+
+
+@dataclass(frozen=True)
+class ArenaConfig:
+    """One experiment.  ``games`` counts the games of each pairing (an even
+    number: two per start position).  ``board``: ``"classic"``, ``"random"``
+    (the enhanced setup, a new size and forbidden cell for each pair, plus a
+    bonus cell if ``bonus``) or a position string (``"9x8"``,
+    ``"9x8/Xd3"``).  ``plies`` random opening moves are played from each
+    start; ``openings`` (position strings) replace the board and those
+    moves, used in turn.  ``limit`` is the enforced time per move: a move
+    that takes more than ``limit + margin`` seconds loses the game."""
+
+    specs: tuple[str, ...]
+    games: int = 2
+    gauntlet: bool = False
+    board: str = BOARD_CLASSIC
+    bonus: bool = False
+    plies: int = 0
+    openings: tuple[str, ...] = ()
+    seed: int = 0
+    limit: float = 30.0
+    margin: float = 1.0
+    extra: dict[str, Any] = field(default_factory=dict)  # free-form, saved with the results
+
+    def __post_init__(self) -> None:
+        if len(self.specs) < 2:
+            raise ArenaError("an arena needs at least two agent specs")
+        if len(set(self.specs)) != len(self.specs):
+            raise ArenaError(f"an agent spec is given twice: {', '.join(self.specs)}")
+        if self.games < 2 or self.games % 2:
+            raise ArenaError(f"--games must be a positive even number (games come in pairs), not {self.games}")
+        if self.plies < 0:
+            raise ArenaError(f"the number of random opening moves must be >= 0, not {self.plies}")
+        if not self.limit > 0 or self.margin < 0:
+            raise ArenaError(f"bad time limit {self.limit} s (margin {self.margin} s)")
+        if self.board not in (BOARD_CLASSIC, BOARD_RANDOM):
+            try:
+                start = Position.parse(self.board)
+            except PositionError as err:
+                raise ArenaError(f"--board {self.board!r}: {err}") from None
+            if start.is_over:
+                raise ArenaError(f"--board {self.board!r} is a finished game")
+        if self.bonus and self.board != BOARD_RANDOM:
+            raise ArenaError("--bonus goes with --board random (give a bonus cell in the position string otherwise)")
+
+    def check_agents(self) -> None:
+        """Build each agent once, so that a bad spec fails before any game."""
+        for spec in self.specs:
+            try:
+                agent = make_agent(spec)
+            except SpecError as err:
+                raise ArenaError(str(err)) from None
+            except Exception as err:  # noqa: BLE001  (any agent that cannot start: a missing package, a bad file)
+                raise ArenaError(f"agent {spec!r} cannot start: {err}") from None
+            agent.close()
+            if agent.is_human:
+                raise ArenaError(f"agent {spec!r} is a human: the arena plays agents only")
+
+    # -- (de)serialisation, for the results file's header -------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["specs"] = list(self.specs)
+        data["openings"] = list(self.openings)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ArenaConfig:
+        data = dict(data)
+        data["specs"] = tuple(data["specs"])
+        data["openings"] = tuple(data.get("openings", ()))
+        return cls(**data)
+
+    # -- the schedule ------------------------------------------------------
+
+    def pairings(self) -> list[tuple[str, str]]:
+        """Who meets whom: every two specs (round robin), or the first
+        against each of the others (gauntlet)."""
+        s = self.specs
+        if self.gauntlet:
+            return [(s[0], other) for other in s[1:]]
+        return [(s[i], s[j]) for i in range(len(s)) for j in range(i + 1, len(s))]
+
+    @property
+    def pairs_per_pairing(self) -> int:
+        return self.games // 2
+
+    def start(self, pair: int) -> Position:
+        """The start position of pair ``pair`` (the same in every pairing)."""
+        rng = random.Random(f"c4lab-arena/{self.seed}/{pair}")
+        if self.openings:
+            return Position.parse(self.openings[pair % len(self.openings)])
+        for _attempt in range(1000):
+            if self.board == BOARD_CLASSIC:
+                position = Position(Variant.classic())
+            elif self.board == BOARD_RANDOM:
+                position = Position(Variant.enhanced(rng, bonus=self.bonus))
+            else:
+                position = Position.parse(self.board)
+            for _ in range(self.plies):
+                if position.is_over:
+                    break
+                position = position.play(rng.choice(position.legal_moves()))
+            if not position.is_over:
+                return position
+        raise ArenaError(f"{self.plies} random opening moves end every game on {self.board!r}")
+
+    def tasks(self) -> list[PairTask]:
+        """Every pair of games of the run, pair by pair across the pairings
+        (so that an early stop leaves every pairing with about as many)."""
+        starts = [self.start(k).notation for k in range(self.pairs_per_pairing)]
+        return [
+            PairTask(index, first, second, k, starts[k], self.limit, self.margin)
+            for k in range(self.pairs_per_pairing)
+            for index, (first, second) in enumerate(self.pairings())
+        ]
+
+    @property
+    def total_games(self) -> int:
+        return self.games * len(self.pairings())
+
+
+@dataclass(frozen=True)
+class PairTask:
+    """Two games from ``start``: ``first`` plays A in game 0, B in game 1."""
+
+    pairing: int
+    first: str
+    second: str
+    pair: int
+    start: str
+    limit: float
+    margin: float
+
+    @property
+    def key(self) -> tuple[int, int]:
+        return (self.pairing, self.pair)
+
+
+def read_openings(path: str | Path) -> tuple[str, ...]:
+    """Position strings, one per line (blank lines and ``#`` comments
+    skipped), each checked: a bad one is reported with its file and line."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise ArenaError(f"cannot read the openings file {path}: {err}") from None
+    openings: list[str] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        try:
+            position = Position.parse(line)
+        except PositionError as err:
+            raise ArenaError(f"{path}:{number}: {err}") from None
+        if position.is_over:
+            raise ArenaError(f"{path}:{number}: {line!r} is a finished game")
+        openings.append(position.notation)
+    if not openings:
+        raise ArenaError(f"the openings file {path} holds no position")
+    return tuple(openings)
+

@@ -1,0 +1,562 @@
+"""Match statistics: how much a set of games says about who is stronger.
+
+* ``Trinomial``: one agent's wins, draws and losses against another; its
+  score, Elo difference with a confidence interval, likelihood of
+  superiority (LOS) and the p-value of "the two are equal".
+* ``Pentanomial``: the same games read as pairs (one opening, sides
+  swapped).  Pairing cancels most of the luck of the opening and of moving
+  first, so its interval is the honest one for a paired match.
+* ``SPRT``: the sequential test fishtest runs, to stop a match as soon as
+  it has decided between two Elo hypotheses.
+* ``rank``: a whole tournament: totals, cross table, ranking, and each
+  agent's Elo against the field.
+
+Elo is the logistic scale throughout: an expected score ``s`` is
+``-400·log10(1/s - 1)`` Elo, and ``score_from_elo`` is its inverse.  The
+intervals and tests use the normal approximation of a mean score, as
+cutechess and fishtest do; they are good for dozens of games and more, not
+for a handful.  Standard library only (``math``, ``statistics.NormalDist``).
+
+Edges, chosen so that a report never shows an invented number:
+
+* A score of exactly 1 is ``+inf`` Elo (0 is ``-inf``), never clamped to
+  some finite value: a sweep shows no finite difference to report.  An
+  interval end whose score falls outside [0, 1] is likewise infinite.
+* No games at all: the score, Elo and interval are ``nan``; the LOS is 0.5
+  and the p-value 1 (no evidence either way).
+* The normal approximation has nothing to say when every game ended the
+  same way (zero variance): the interval shrinks to the point and the
+  p-value is 0 (1 when that outcome is a draw).  The LOS and the SPRT do
+  not have this flaw (see ``los`` and ``SPRT.llr``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import ClassVar, Literal
+
+__all__ = [
+    "SPRT",
+    "Cell",
+    "Pentanomial",
+    "Standing",
+    "Table",
+    "Trinomial",
+    "elo",
+    "elo_from_score",
+    "elo_interval",
+    "los",
+    "p_value",
+    "pentanomial_counts",
+    "pentanomial_elo_interval",
+    "rank",
+    "score_from_elo",
+]
+
+_NORMAL = NormalDist()
+
+#: Per-game scores of a win, a draw and a loss, in the order of the counts.
+_GAME_SCORES = (1.0, 0.5, 0.0)
+#: A pair's mean score for pair totals 0, 0.5, 1, 1.5 and 2, in the order of the counts.
+_PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
+
+
+# -- the Elo scale ---------------------------------------------------------------------
+
+
+def elo_from_score(score: float) -> float:
+    """The Elo difference whose expected score is ``score`` (a fraction in
+    [0, 1]): ``-400·log10(1/s - 1)``; ``±inf`` at 1 and 0, ``nan`` for ``nan``."""
+    if math.isnan(score):
+        return math.nan
+    if not 0.0 <= score <= 1.0:
+        raise ValueError(f"a score fraction is between 0 and 1, not {score}")
+    if score == 0.0:
+        return -math.inf
+    if score == 1.0:
+        return math.inf
+    return -400.0 * math.log10(1.0 / score - 1.0)
+
+
+def score_from_elo(elo: float) -> float:
+    """The expected score of a player ``elo`` points stronger: ``1 / (1 + 10^(-elo/400))``."""
+    if math.isnan(elo):
+        return math.nan
+    exponent = -elo / 400.0
+    if exponent > 300:  # 10**exponent would overflow; the score is 0 to double precision
+        return 0.0
+    return 1.0 / (1.0 + 10.0**exponent)
+
+
+def _z(level: float) -> float:
+    """The two-sided normal quantile of a confidence level (1.96 for 0.95)."""
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"a confidence level is between 0 and 1 (exclusive), not {level}")
+    return _NORMAL.inv_cdf(0.5 + level / 2.0)
+
+
+def _moments(values: Sequence[float], counts: Sequence[float]) -> tuple[float, float, float]:
+    """Size, mean and (population) variance of a sample given as counts of values."""
+    n = float(sum(counts))
+    if n == 0:
+        return 0.0, math.nan, math.nan
+    mean = sum(v * c for v, c in zip(values, counts, strict=True)) / n
+    variance = sum(c * (v - mean) ** 2 for v, c in zip(values, counts, strict=True)) / n
+    return n, mean, variance
+
+
+def _elo_interval(n: float, mean: float, variance: float, level: float) -> tuple[float, float]:
+    """``mean ± z·sqrt(variance/n)`` on the score, each end mapped to Elo."""
+    z = _z(level)
+    if n == 0:
+        return math.nan, math.nan
+    half = z * math.sqrt(variance / n)
+    return elo_from_score(max(0.0, mean - half)), elo_from_score(min(1.0, mean + half))
+
+
+def _check_counts(counts: Sequence[object], size: int, what: str) -> tuple[int, ...]:
+    if len(counts) != size:
+        raise ValueError(f"{what} counts are {size} numbers, not {len(counts)}: {tuple(counts)}")
+    checked: list[int] = []
+    for c in counts:
+        if isinstance(c, bool) or not isinstance(c, int) or c < 0:
+            raise ValueError(f"{what} counts are whole numbers >= 0, not {c!r}")
+        checked.append(c)
+    return tuple(checked)
+
+
+# -- one agent against another: wins, draws, losses ----------------------------------------
+
+
+@dataclass(frozen=True)
+class Trinomial:
+    """One agent's wins, draws and losses against another, and what they say.
+
+    The games are taken as independent: each scores 1, 0.5 or 0, and the
+    mean score has the standard error ``sqrt(variance/n)``, where
+    ``variance`` is that of the per-game scores."""
+
+    wins: int
+    draws: int
+    losses: int
+
+    def __post_init__(self) -> None:
+        _check_counts((self.wins, self.draws, self.losses), 3, "win/draw/loss")
+
+    @classmethod
+    def from_scores(cls, scores: Iterable[float]) -> Trinomial:
+        """Count per-game scores (1 a win, 0.5 a draw, 0 a loss)."""
+        counts = [0, 0, 0]
+        for score in scores:
+            if score not in _GAME_SCORES:
+                raise ValueError(f"a game scores 1, 0.5 or 0, not {score!r}")
+            counts[_GAME_SCORES.index(score)] += 1
+        return cls(*counts)
+
+    @property
+    def counts(self) -> tuple[int, int, int]:
+        return (self.wins, self.draws, self.losses)
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def score(self) -> float:
+        """Points: a win 1, a draw a half."""
+        return self.wins + 0.5 * self.draws
+
+    @property
+    def fraction(self) -> float:
+        """The score fraction ``s`` (``nan`` without games)."""
+        return self.score / self.games if self.games else math.nan
+
+    @property
+    def variance(self) -> float:
+        """The variance of one game's score (``nan`` without games)."""
+        return _moments(_GAME_SCORES, self.counts)[2]
+
+    @property
+    def elo(self) -> float:
+        """The Elo difference of the score fraction (``±inf`` for a sweep)."""
+        return elo_from_score(self.fraction)
+
+    def elo_interval(self, level: float = 0.95) -> tuple[float, float]:
+        """The ``level`` confidence interval of the Elo difference: the normal
+        interval ``s ± z·sd/sqrt(n)`` of the score, both ends mapped to Elo
+        (so it is not symmetric around ``elo``)."""
+        return _elo_interval(*_moments(_GAME_SCORES, self.counts), level)
+
+    @property
+    def los(self) -> float:
+        """Likelihood of superiority, cutechess's formula ``Phi((W-L)/sqrt(W+L))``:
+        draws carry no information about which side is stronger.  0.5 when
+        no game was decisive."""
+        decisive = self.wins + self.losses
+        if decisive == 0:
+            return 0.5
+        return _NORMAL.cdf((self.wins - self.losses) / math.sqrt(decisive))
+
+    @property
+    def p_value(self) -> float:
+        """Two-sided p-value of "equal strength" (expected score 0.5).
+
+        A Wald z-test on the mean score: ``z = (s - 0.5) / (sd/sqrt(n))``
+        with the observed per-game standard deviation ``sd``, and
+        ``p = 2·Phi(-|z|)``.  It is the test dual to ``elo_interval``: p is
+        below ``1 - level`` exactly when the interval excludes 0 Elo.  With
+        zero variance it degenerates to 0 (1 if every game was drawn); 1
+        without games."""
+        n, mean, variance = _moments(_GAME_SCORES, self.counts)
+        if n == 0:
+            return 1.0
+        if variance == 0:
+            return 1.0 if mean == 0.5 else 0.0
+        z = (mean - 0.5) / math.sqrt(variance / n)
+        return 2.0 * _NORMAL.cdf(-abs(z))
+
+    def swapped(self) -> Trinomial:
+        """The same games from the opponent's side."""
+        return Trinomial(self.losses, self.draws, self.wins)
+
+
+def elo(wins: int, draws: int, losses: int) -> float:
+    """``Trinomial(wins, draws, losses).elo``."""
+    return Trinomial(wins, draws, losses).elo
+
+
+def elo_interval(wins: int, draws: int, losses: int, level: float = 0.95) -> tuple[float, float]:
+    """``Trinomial(wins, draws, losses).elo_interval(level)``."""
+    return Trinomial(wins, draws, losses).elo_interval(level)
+
+
+def los(wins: int, draws: int, losses: int) -> float:
+    """``Trinomial(wins, draws, losses).los``."""
+    return Trinomial(wins, draws, losses).los
+
+
+def p_value(wins: int, draws: int, losses: int) -> float:
+    """``Trinomial(wins, draws, losses).p_value``."""
+    return Trinomial(wins, draws, losses).p_value
+
+
+# -- game pairs ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Pentanomial:
+    """A paired match: how many pairs the agent scored 0, 0.5, 1, 1.5 and 2
+    points in (``counts``, in that order; a pair is two games on one opening
+    with the sides swapped).
+
+    The pairs, not the games, are the independent samples: the variance is
+    that of a pair's mean score and the standard error is
+    ``sqrt(variance/pairs)``.  When the opening or the first move decides a
+    lot, the two games of a pair are correlated and this interval is
+    narrower (truer) than the trinomial one on the same games."""
+
+    counts: tuple[int, int, int, int, int]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "counts", _check_counts(tuple(self.counts), 5, "pentanomial"))
+
+    @classmethod
+    def from_pairs(cls, pairs: Iterable[Sequence[float]]) -> Pentanomial:
+        """Count pairs given as two per-game scores each (1, 0.5 or 0)."""
+        return cls(pentanomial_counts(pairs))
+
+    @property
+    def pairs(self) -> int:
+        return sum(self.counts)
+
+    @property
+    def games(self) -> int:
+        return 2 * self.pairs
+
+    @property
+    def score(self) -> float:
+        """Points over all the games."""
+        return sum(0.5 * i * c for i, c in enumerate(self.counts))
+
+    @property
+    def fraction(self) -> float:
+        """The score fraction (the same as the games' trinomial one)."""
+        return self.score / self.games if self.pairs else math.nan
+
+    @property
+    def variance(self) -> float:
+        """The variance of one pair's mean score (``nan`` without pairs)."""
+        return _moments(_PAIR_SCORES, self.counts)[2]
+
+    @property
+    def elo(self) -> float:
+        return elo_from_score(self.fraction)
+
+    def elo_interval(self, level: float = 0.95) -> tuple[float, float]:
+        """The ``level`` confidence interval of the Elo difference from the
+        pentanomial variance: ``s ± z·sd_pair/sqrt(pairs)``, mapped to Elo."""
+        return _elo_interval(*_moments(_PAIR_SCORES, self.counts), level)
+
+    def swapped(self) -> Pentanomial:
+        """The same pairs from the opponent's side."""
+        c = self.counts
+        return Pentanomial((c[4], c[3], c[2], c[1], c[0]))
+
+
+def pentanomial_counts(pairs: Iterable[Sequence[float]]) -> tuple[int, int, int, int, int]:
+    """How many pairs total 0, 0.5, 1, 1.5 and 2 points; each pair is the
+    agent's two per-game scores (1, 0.5 or 0)."""
+    counts = [0, 0, 0, 0, 0]
+    for pair in pairs:
+        if len(pair) != 2:
+            raise ValueError(f"a pair is two game scores, not {tuple(pair)!r}")
+        for score in pair:
+            if score not in _GAME_SCORES:
+                raise ValueError(f"a game scores 1, 0.5 or 0, not {score!r} (pair {tuple(pair)!r})")
+        counts[round(2 * (pair[0] + pair[1]))] += 1
+    return (counts[0], counts[1], counts[2], counts[3], counts[4])
+
+
+def pentanomial_elo_interval(
+    counts: Sequence[int], level: float = 0.95
+) -> tuple[float, float]:
+    """``Pentanomial(counts).elo_interval(level)``."""
+    return Pentanomial(tuple(counts)).elo_interval(level)  # type: ignore[arg-type]
+
+
+# -- the sequential test --------------------------------------------------------------------
+
+Verdict = Literal["H0", "H1"]
+#: What the test reads: W/D/L counts or pentanomial pair counts, as objects or plain numbers.
+Counts = Trinomial | Pentanomial | Sequence[int]
+_SPRT_KEYS = ("elo0", "elo1", "alpha", "beta")
+_SPRT_FORMAT = "elo0=0,elo1=20,alpha=0.05,beta=0.05"
+
+
+@dataclass(frozen=True)
+class SPRT:
+    """Wald's sequential probability ratio test between two Elo differences,
+    as fishtest runs it: H0 "the agent is ``elo0`` stronger" against H1
+    "``elo1`` stronger" (logistic Elo), with false-positive rate ``alpha``
+    and false-negative rate ``beta``.
+
+    After each game (or pair) the log-likelihood ratio ``llr`` is compared
+    with Wald's bounds ``log(beta/(1-alpha))`` and ``log((1-beta)/alpha)``:
+    below the first accepts H0, above the second accepts H1, in between the
+    match goes on."""
+
+    elo0: float
+    elo1: float
+    alpha: float
+    beta: float
+
+    #: Half a game (or pair) added to every count before the LLR: see ``llr``.
+    PRIOR: ClassVar[float] = 0.5
+
+    def __post_init__(self) -> None:
+        for key in _SPRT_KEYS:
+            if not math.isfinite(getattr(self, key)):
+                raise ValueError(f"SPRT: {key} must be a finite number, not {getattr(self, key)}")
+        for key, value in (("alpha", self.alpha), ("beta", self.beta)):
+            if not 0.0 < value < 1.0:
+                raise ValueError(f"SPRT: {key} is a probability strictly between 0 and 1, not {value:g}")
+        if self.alpha + self.beta >= 1.0:
+            raise ValueError(f"SPRT: alpha + beta must be below 1 (got {self.alpha:g} + {self.beta:g})")
+        if self.elo1 <= self.elo0:
+            raise ValueError(f"SPRT: elo1 must be above elo0 (got elo0={self.elo0:g}, elo1={self.elo1:g})")
+
+    @classmethod
+    def parse(cls, text: str) -> SPRT:
+        """Read ``elo0=0,elo1=20,alpha=0.05,beta=0.05``: all four keys, once
+        each, in any order; anything else is a ``ValueError`` that says what
+        is wrong."""
+        values: dict[str, float] = {}
+        for item in text.split(","):
+            key, sep, value = (part.strip() for part in item.partition("="))
+            if not sep or not key:
+                raise ValueError(f"SPRT: {item.strip()!r} is not key=value (expected {_SPRT_FORMAT})")
+            if key not in _SPRT_KEYS:
+                raise ValueError(f"SPRT: unknown key {key!r} (the keys are {', '.join(_SPRT_KEYS)})")
+            if key in values:
+                raise ValueError(f"SPRT: {key} is given twice")
+            try:
+                number = float(value)
+            except ValueError:
+                raise ValueError(f"SPRT: {key}={value!r} is not a number") from None
+            values[key] = number
+        missing = [key for key in _SPRT_KEYS if key not in values]
+        if missing:
+            raise ValueError(f"SPRT: missing {', '.join(missing)} (expected {_SPRT_FORMAT})")
+        return cls(**values)
+
+    def __str__(self) -> str:
+        return f"elo0={self.elo0:g},elo1={self.elo1:g},alpha={self.alpha:g},beta={self.beta:g}"
+
+    @property
+    def lower(self) -> float:
+        """Accept H0 at or below this LLR: ``log(beta / (1 - alpha))``."""
+        return math.log(self.beta / (1.0 - self.alpha))
+
+    @property
+    def upper(self) -> float:
+        """Accept H1 at or above this LLR: ``log((1 - beta) / alpha)``."""
+        return math.log((1.0 - self.beta) / self.alpha)
+
+    def llr(self, counts: Counts) -> float:
+        """The log-likelihood ratio of H1 against H0 given the results so far:
+        3 counts (wins, draws, losses: games) or 5 (pentanomial: pairs).
+
+        The generalized SPRT's normal approximation (fishtest's "GSPRT"):
+        the mean score ``s`` of the samples (games, or pairs' mean scores) is
+        taken as normal with its observed variance ``var/n``, so
+
+            LLR = (s1 - s0) · (2s - s0 - s1) / (2 · var/n),
+
+        the log ratio of the two normal densities at ``s``, where ``s0`` and
+        ``s1`` are the expected scores of ``elo0`` and ``elo1``.  Before
+        that, ``PRIOR`` (half a sample) is added to every count: without it
+        a first game won would have zero variance and an infinite LLR; with
+        it a sweep has to last before it decides (eight straight pairs
+        won for elo1=50), and a real match moves by O(1/n)."""
+        values, raw = _sprt_sample(counts)
+        n, mean, variance = _moments(values, [c + self.PRIOR for c in raw])
+        s0, s1 = score_from_elo(self.elo0), score_from_elo(self.elo1)
+        return (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * variance / n)
+
+    def decide(self, counts: Counts) -> Verdict | None:
+        """``"H1"`` (accept elo1), ``"H0"`` (accept elo0) or ``None`` (play
+        on).  Never a verdict without a single game."""
+        if sum(_sprt_sample(counts)[1]) == 0:
+            return None
+        llr = self.llr(counts)
+        if llr >= self.upper:
+            return "H1"
+        if llr <= self.lower:
+            return "H0"
+        return None
+
+
+def _sprt_sample(counts: Counts) -> tuple[tuple[float, ...], tuple[int, ...]]:
+    """The values and checked counts of an SPRT sample: games or pairs."""
+    if isinstance(counts, Trinomial | Pentanomial):
+        counts = counts.counts
+    if len(counts) == 3:
+        return _GAME_SCORES, _check_counts(counts, 3, "win/draw/loss")
+    if len(counts) == 5:
+        return _PAIR_SCORES, _check_counts(counts, 5, "pentanomial")
+    raise ValueError(f"SPRT counts are 3 (wins, draws, losses) or 5 (pentanomial), not {len(counts)}")
+
+
+# -- a tournament -------------------------------------------------------------------------
+
+#: ``(agent playing A, agent playing B, result)`` with result "A", "B" or "draw".
+Outcome = tuple[str, str, str]
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A cell of the cross table: ``row``'s score against ``column``."""
+
+    row: str
+    column: str
+    score: float
+    games: int
+
+    @property
+    def fraction(self) -> float:
+        return self.score / self.games if self.games else math.nan
+
+
+@dataclass(frozen=True)
+class Standing:
+    """One agent's totals over all its games, and its Elo against the field.
+
+    ``elo`` is the Elo of its overall score fraction: its strength relative
+    to the average of the opponents it met (a performance, not a fitted
+    rating: in a gauntlet or an unbalanced schedule the fields differ).
+    The interval is the trinomial one of its pooled games."""
+
+    agent: str
+    wins: int
+    draws: int
+    losses: int
+    elo: float
+    elo_low: float
+    elo_high: float
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def score(self) -> float:
+        return self.wins + 0.5 * self.draws
+
+    @property
+    def fraction(self) -> float:
+        return self.score / self.games if self.games else math.nan
+
+
+@dataclass(frozen=True)
+class Table:
+    """A tournament's standings (best first) and its cross table (every
+    ordered pair of distinct agents, rows and columns in ranking order;
+    pairs that never met have 0 games)."""
+
+    standings: tuple[Standing, ...]
+    cells: tuple[Cell, ...]
+
+    @property
+    def agents(self) -> tuple[str, ...]:
+        """The agents in ranking order."""
+        return tuple(s.agent for s in self.standings)
+
+    def standing(self, agent: str) -> Standing:
+        for s in self.standings:
+            if s.agent == agent:
+                return s
+        raise KeyError(agent)
+
+    def cell(self, row: str, column: str) -> Cell:
+        """``row``'s score against ``column``."""
+        for c in self.cells:
+            if c.row == row and c.column == column:
+                return c
+        raise KeyError((row, column))
+
+
+def rank(outcomes: Iterable[Outcome], *, level: float = 0.95) -> Table:
+    """Totals, cross table and ranking of a list of games.
+
+    Agents are ranked by score fraction, highest first; equal fractions by
+    name, so the order never depends on the order of the games."""
+    records: dict[str, list[int]] = {}  # wins, draws, losses
+    cross: dict[tuple[str, str], list[float]] = {}  # score, games
+    for outcome in outcomes:
+        a, b, result = outcome
+        if result not in ("A", "B", "draw"):
+            raise ValueError(f"a result is 'A', 'B' or 'draw', not {result!r} in {outcome!r}")
+        if a == b:
+            raise ValueError(f"an agent does not play itself: {outcome!r}")
+        score_a = 1.0 if result == "A" else 0.0 if result == "B" else 0.5
+        for me, other, score in ((a, b, score_a), (b, a, 1.0 - score_a)):
+            records.setdefault(me, [0, 0, 0])[_GAME_SCORES.index(score)] += 1
+            cell = cross.setdefault((me, other), [0.0, 0])
+            cell[0] += score
+            cell[1] += 1
+    standings = []
+    for agent, (wins, draws, losses) in records.items():
+        record = Trinomial(wins, draws, losses)
+        standings.append(Standing(agent, wins, draws, losses, record.elo, *record.elo_interval(level)))
+    standings.sort(key=lambda s: (-s.fraction, s.agent))
+    order = [s.agent for s in standings]
+    cells = []
+    for row in order:
+        for column in order:
+            if row != column:
+                score, games = cross.get((row, column), (0.0, 0))
+                cells.append(Cell(row, column, score, int(games)))
+    return Table(tuple(standings), tuple(cells))

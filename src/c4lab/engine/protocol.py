@@ -1,0 +1,480 @@
+"""The messages of the c4lab engine protocol (docs/engine-protocol.md), as
+values: parsing a line into a message and formatting a message into a line.
+
+Two directions, two vocabularies: the *driver* (an arena, a GUI) sends
+commands (``c4lab``, ``isready``, ``setoption``, ``newgame``, ``position``,
+``go``, ``stop``, ``quit``); the *engine* (a player) sends replies (``id``,
+``option``, ``c4labok``, ``readyok``, ``info``, ``bestmove``, ``error``).
+``parse_command`` and ``parse_reply`` read one line each and raise
+``ProtocolError`` -- which says what is wrong and at which character -- for
+anything that is not exactly a message of the protocol; ``str(message)`` is
+the line to send (without the newline).
+
+Nothing here talks to a process or knows the rules beyond the move tokens:
+the position string of ``position`` stays text, for ``Position.parse`` to
+judge with RULES.md's own messages.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from c4lab.rules.errors import quote
+from c4lab.rules.move import Move
+
+#: Option names are one word: letters, digits, ``_``, ``-`` and ``.``.
+OPTION_NAME = re.compile(r"[A-Za-z0-9_.-]+")
+#: The types an ``option`` line may declare.
+OPTION_TYPES = ("int", "float", "bool", "str")
+
+
+class ProtocolError(ValueError):
+    """A line that is not a message of the protocol.
+
+    Attributes:
+        line: the line as received (without its newline).
+        reason: what is wrong, in words.
+        index: the 0-based character offset of the offending token in
+            ``line``, when one token is to blame.
+    """
+
+    def __init__(self, line: str, reason: str, index: int | None = None) -> None:
+        self.line = line
+        self.reason = reason
+        self.index = index
+        where = f" at character {index}" if index is not None else ""
+        super().__init__(f"bad message {quote(line)}{where}: {reason}")
+
+
+# ---------------------------------------------------------------------------
+# Commands: driver -> engine
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Hello:
+    """``c4lab``: start the handshake (the engine answers ``id``, ``option``
+    lines and ``c4labok``)."""
+
+    def __str__(self) -> str:
+        return "c4lab"
+
+
+@dataclass(frozen=True)
+class IsReady:
+    """``isready``: the engine answers ``readyok`` once every earlier command
+    is done (so any ``error`` they caused comes before it)."""
+
+    def __str__(self) -> str:
+        return "isready"
+
+
+@dataclass(frozen=True)
+class SetOption:
+    """``setoption name NAME value VALUE``: VALUE runs to the end of the line."""
+
+    name: str
+    value: str
+
+    def __post_init__(self) -> None:
+        if not OPTION_NAME.fullmatch(self.name):
+            raise ValueError(f"an option name is one word of letters, digits, '_', '-' or '.', not {self.name!r}")
+        _check_text("an option value", self.value)
+
+    def __str__(self) -> str:
+        return f"setoption name {self.name} value {self.value}"
+
+
+@dataclass(frozen=True)
+class NewGame:
+    """``newgame``: the next positions belong to a new game (forget trees)."""
+
+    def __str__(self) -> str:
+        return "newgame"
+
+
+@dataclass(frozen=True)
+class SetPosition:
+    """``position TEXT``: TEXT is a full position string of RULES.md (board,
+    forbidden and bonus cells, and the moves so far), kept as text here."""
+
+    text: str
+
+    def __post_init__(self) -> None:
+        if not self.text or any(c.isspace() for c in self.text):
+            raise ValueError(f"a position string is one non-empty word, not {self.text!r}")
+
+    def __str__(self) -> str:
+        return f"position {self.text}"
+
+
+@dataclass(frozen=True)
+class Go:
+    """``go [time S] [iterations N]``: choose a move for the last position.
+    No limit at all lets the engine use its own default."""
+
+    time: float | None = None
+    iterations: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.time is not None and not (math.isfinite(self.time) and self.time > 0):
+            raise ValueError(f"go: time must be a positive number of seconds, not {self.time!r}")
+        if self.iterations is not None and self.iterations < 1:
+            raise ValueError(f"go: iterations must be a positive integer, not {self.iterations!r}")
+
+    def __str__(self) -> str:
+        parts = ["go"]
+        if self.time is not None:
+            parts += ["time", repr(float(self.time))]
+        if self.iterations is not None:
+            parts += ["iterations", str(self.iterations)]
+        return " ".join(parts)
+
+
+@dataclass(frozen=True)
+class Stop:
+    """``stop``: finish the current search at once (engines that search
+    synchronously may ignore it; ``go`` still ends with ``bestmove``)."""
+
+    def __str__(self) -> str:
+        return "stop"
+
+
+@dataclass(frozen=True)
+class Quit:
+    """``quit``: exit."""
+
+    def __str__(self) -> str:
+        return "quit"
+
+
+Command = Hello | IsReady | SetOption | NewGame | SetPosition | Go | Stop | Quit
+
+
+# ---------------------------------------------------------------------------
+# Replies: engine -> driver
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Id:
+    """``id name TEXT`` or ``id author TEXT`` (TEXT runs to the end of the line)."""
+
+    key: str
+    value: str
+
+    def __post_init__(self) -> None:
+        if self.key not in ("name", "author"):
+            raise ValueError(f"an id line gives 'name' or 'author', not {self.key!r}")
+        _check_text(f"id {self.key}", self.value, allow_empty=False)
+
+    def __str__(self) -> str:
+        return f"id {self.key} {self.value}"
+
+
+@dataclass(frozen=True)
+class Option:
+    """``option name NAME type TYPE default VALUE``: a setting ``setoption``
+    may change.  TYPE is one of ``OPTION_TYPES``; VALUE runs to the end of
+    the line (``none`` when the setting has no value by default)."""
+
+    name: str
+    type: str
+    default: str
+
+    def __post_init__(self) -> None:
+        if not OPTION_NAME.fullmatch(self.name):
+            raise ValueError(f"an option name is one word of letters, digits, '_', '-' or '.', not {self.name!r}")
+        if self.type not in OPTION_TYPES:
+            raise ValueError(f"an option type is one of {', '.join(OPTION_TYPES)}, not {self.type!r}")
+        _check_text("an option default", self.default, allow_empty=False)
+
+    def __str__(self) -> str:
+        return f"option name {self.name} type {self.type} default {self.default}"
+
+
+@dataclass(frozen=True)
+class HelloOk:
+    """``c4labok``: the end of the handshake."""
+
+    def __str__(self) -> str:
+        return "c4labok"
+
+
+@dataclass(frozen=True)
+class ReadyOk:
+    """``readyok``: the answer to ``isready``."""
+
+    def __str__(self) -> str:
+        return "readyok"
+
+
+@dataclass(frozen=True)
+class Info:
+    """``info [value V] [iterations N] [time S] [pv TOKEN...] [string TEXT]``:
+    what the search found, before its ``bestmove``.
+
+    ``value`` is the expected score of the side to move in [0, 1] (win 1,
+    draw 0.5, loss 0), ``time`` the seconds spent, ``pv`` the principal
+    variation from the position, ``string`` free text (last on the line).
+    """
+
+    value: float | None = None
+    iterations: int | None = None
+    time: float | None = None
+    pv: tuple[Move, ...] = ()
+    string: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.value is not None and not 0.0 <= self.value <= 1.0:
+            raise ValueError(f"info: value must be in [0, 1], not {self.value!r}")
+        if self.iterations is not None and self.iterations < 0:
+            raise ValueError(f"info: iterations must not be negative, not {self.iterations!r}")
+        if self.time is not None and not (math.isfinite(self.time) and self.time >= 0):
+            raise ValueError(f"info: time must be a number of seconds, not {self.time!r}")
+        if self.string is not None:
+            _check_text("info string", self.string, allow_empty=False)
+
+    def __str__(self) -> str:
+        parts = ["info"]
+        if self.value is not None:
+            parts += ["value", f"{self.value:.4f}"]
+        if self.iterations is not None:
+            parts += ["iterations", str(self.iterations)]
+        if self.time is not None:
+            parts += ["time", f"{self.time:.3f}"]
+        if self.pv:
+            parts += ["pv", *(m.token for m in self.pv)]
+        if self.string is not None:
+            parts += ["string", self.string]
+        return " ".join(parts)
+
+
+@dataclass(frozen=True)
+class BestMove:
+    """``bestmove TOKEN``: the move chosen, a whole move token (``d``, ``b+a``)."""
+
+    move: Move
+
+    def __str__(self) -> str:
+        return f"bestmove {self.move.token}"
+
+
+@dataclass(frozen=True)
+class Error:
+    """``error TEXT``: a command could not be carried out; the engine goes on."""
+
+    message: str
+
+    def __post_init__(self) -> None:
+        _check_text("an error message", self.message, allow_empty=False)
+
+    def __str__(self) -> str:
+        return f"error {self.message}"
+
+    @classmethod
+    def about(cls, problem: object) -> Error:
+        """An error line for ``problem`` (an exception or text), made one line."""
+        text = " ".join(str(problem).split()) or type(problem).__name__
+        return cls(text)
+
+
+Reply = Id | Option | HelloOk | ReadyOk | Info | BestMove | Error
+
+
+# ---------------------------------------------------------------------------
+# Parsing
+# ---------------------------------------------------------------------------
+
+
+def _check_text(what: str, text: str, allow_empty: bool = True) -> None:
+    if not allow_empty and not text.strip():
+        raise ValueError(f"{what} must not be empty")
+    if any(c in text for c in "\r\n"):
+        raise ValueError(f"{what} must fit on one line, not {text!r}")
+
+
+class _Words:
+    """The words of a line with their character offsets, read left to right."""
+
+    def __init__(self, line: str) -> None:
+        self.line = line
+        self.words = [(m.group(), m.start()) for m in re.finditer(r"\S+", line)]
+        self.i = 0
+
+    def fail(self, reason: str, at: int | None = None) -> ProtocolError:
+        return ProtocolError(self.line, reason, at)
+
+    def at_end(self) -> bool:
+        return self.i >= len(self.words)
+
+    def peek(self) -> str | None:
+        return None if self.at_end() else self.words[self.i][0]
+
+    def offset(self) -> int:
+        """Where the next word starts (the end of the line when none is left)."""
+        return len(self.line) if self.at_end() else self.words[self.i][1]
+
+    def next(self, what: str) -> tuple[str, int]:
+        if self.at_end():
+            raise self.fail(f"{what} is missing", len(self.line))
+        word = self.words[self.i]
+        self.i += 1
+        return word
+
+    def expect(self, keyword: str, after: str) -> None:
+        word, at = self.next(f"'{keyword}' after '{after}'")
+        if word != keyword:
+            raise self.fail(f"expected '{keyword}' after '{after}', got {word!r}", at)
+
+    def rest(self, what: str) -> str:
+        """The rest of the line from the next word on (inner spaces kept)."""
+        if self.at_end():
+            raise self.fail(f"{what} is missing", len(self.line))
+        text = self.line[self.offset():].rstrip()
+        self.i = len(self.words)
+        return text
+
+    def done(self, command: str) -> None:
+        if not self.at_end():
+            word, at = self.words[self.i]
+            raise self.fail(f"unexpected {word!r} after '{command}'", at)
+
+
+def _number(words: _Words, key: str, kind: type, positive: bool) -> tuple[float | int, int]:
+    word, at = words.next(f"a number after '{key}'")
+    try:
+        value = kind(word)
+    except ValueError:
+        value = None
+    if value is None or not math.isfinite(value) or (value <= 0 if positive else value < 0):
+        need = "a positive" if positive else "a non-negative"
+        noun = "integer" if kind is int else "number"
+        raise words.fail(f"{key} needs {need} {noun}, not {word!r}", at)
+    return value, at
+
+
+_COMMANDS: dict[str, type[Hello | IsReady | NewGame | Stop | Quit]] = {"c4lab": Hello, "isready": IsReady, "newgame": NewGame, "stop": Stop, "quit": Quit}
+_REPLIES: dict[str, type[HelloOk | ReadyOk]] = {"c4labok": HelloOk, "readyok": ReadyOk}
+
+
+def parse_command(line: str) -> Command:
+    """The command written on ``line`` (a driver's message to an engine).
+
+    >>> parse_command("go time 0.5")
+    Go(time=0.5, iterations=None)
+    """
+    words = _Words(line.rstrip("\r\n"))
+    if words.at_end():
+        raise words.fail("the line is empty")
+    head, at = words.next("a command")
+    if head in _COMMANDS:
+        words.done(head)
+        return _COMMANDS[head]()
+    if head == "position":
+        text, _ = words.next("a position string after 'position'")
+        words.done("position " + text)
+        return SetPosition(text)
+    if head == "setoption":
+        words.expect("name", "setoption")
+        name, name_at = words.next("an option name after 'name'")
+        if not OPTION_NAME.fullmatch(name):
+            raise words.fail(f"an option name is one word of letters, digits, '_', '-' or '.', not {name!r}", name_at)
+        words.expect("value", f"setoption name {name}")
+        return SetOption(name, words.rest(f"the value of option {name!r}"))
+    if head == "go":
+        limits: dict[str, float | int] = {}
+        while not words.at_end():
+            key, key_at = words.next("a limit")
+            if key not in ("time", "iterations"):
+                raise words.fail(f"'go' takes 'time S' and 'iterations N', not {key!r}", key_at)
+            if key in limits:
+                raise words.fail(f"'{key}' is given twice", key_at)
+            limits[key], _ = _number(words, key, float if key == "time" else int, positive=True)
+        return Go(**limits)  # type: ignore[arg-type]
+    raise words.fail(
+        f"unknown command {head!r} (commands: c4lab, isready, setoption, newgame, position, go, stop, quit)", at
+    )
+
+
+def parse_reply(line: str) -> Reply:
+    """The reply written on ``line`` (an engine's message to its driver).
+
+    >>> parse_reply("bestmove b+a")
+    BestMove(move=Move.parse('b+a'))
+    """
+    words = _Words(line.rstrip("\r\n"))
+    if words.at_end():
+        raise words.fail("the line is empty")
+    head, at = words.next("a reply")
+    if head in _REPLIES:
+        words.done(head)
+        return _REPLIES[head]()
+    if head == "id":
+        key, key_at = words.next("'name' or 'author' after 'id'")
+        if key not in ("name", "author"):
+            raise words.fail(f"an id line gives 'name' or 'author', not {key!r}", key_at)
+        return Id(key, words.rest(f"the {key} after 'id {key}'"))
+    if head == "option":
+        words.expect("name", "option")
+        name, name_at = words.next("an option name after 'name'")
+        if not OPTION_NAME.fullmatch(name):
+            raise words.fail(f"an option name is one word of letters, digits, '_', '-' or '.', not {name!r}", name_at)
+        words.expect("type", f"option name {name}")
+        kind, kind_at = words.next("an option type after 'type'")
+        if kind not in OPTION_TYPES:
+            raise words.fail(f"an option type is one of {', '.join(OPTION_TYPES)}, not {kind!r}", kind_at)
+        words.expect("default", f"option name {name} type {kind}")
+        return Option(name, kind, words.rest(f"the default of option {name!r}"))
+    if head == "bestmove":
+        token, token_at = words.next("a move token after 'bestmove'")
+        try:
+            move = Move.parse(token)
+        except ValueError as exc:
+            raise words.fail(str(exc), token_at) from None
+        words.done("bestmove " + token)
+        return BestMove(move)
+    if head == "error":
+        return Error(words.rest("the message after 'error'"))
+    if head == "info":
+        return _parse_info(words)
+    raise words.fail(
+        f"unknown reply {head!r} (replies: id, option, c4labok, readyok, info, bestmove, error)", at
+    )
+
+
+def _parse_info(words: _Words) -> Info:
+    fields: dict[str, object] = {}
+    while not words.at_end():
+        key, key_at = words.next("an info field")
+        if key in fields:
+            raise words.fail(f"'{key}' is given twice", key_at)
+        if key == "value":
+            value, value_at = _number(words, key, float, positive=False)
+            if value > 1:
+                raise words.fail(f"value must be in [0, 1], not {value!r}", value_at)
+            fields[key] = float(value)
+        elif key == "iterations":
+            fields[key], _ = _number(words, key, int, positive=False)
+        elif key == "time":
+            fields[key], _ = _number(words, key, float, positive=False)
+        elif key == "pv":
+            pv = []
+            while (word := words.peek()) is not None and word not in ("value", "iterations", "time", "string"):
+                token, token_at = words.next("a move token")
+                try:
+                    pv.append(Move.parse(token))
+                except ValueError as exc:
+                    raise words.fail(f"pv: {exc}", token_at) from None
+            if not pv:
+                raise words.fail("'pv' needs at least one move token", words.offset())
+            fields[key] = tuple(pv)
+        elif key == "string":
+            fields[key] = words.rest("the text after 'string'")
+        else:
+            raise words.fail(
+                f"unknown info field {key!r} (fields: value, iterations, time, pv, string)", key_at
+            )
+    return Info(**fields)  # type: ignore[arg-type]

@@ -1,0 +1,180 @@
+"""One of our agents behind the engine protocol: ``serve(spec, stdin, stdout)``.
+
+The loop reads one command a line and answers it (docs/engine-protocol.md).
+It never dies on bad input: a line that is not a command, a position string
+that RULES.md rejects, a ``go`` without a position, an agent that fails --
+each answers one ``error`` line and the loop reads on.  It ends at ``quit``
+or at the end of the input.
+
+The agent's parameters are the engine's options: ``setoption name seed
+value 3`` rebuilds the agent from its spec with ``seed=3``.  Commands are
+handled in order, one at a time: ``go`` answers ``bestmove`` before the
+next line is read, so ``stop`` never interrupts a search (our agents keep
+to their budget) and is accepted and ignored.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TextIO
+
+from c4lab.agents.base import Agent, AgentInfo, Budget, agent_infos, make_agent, parse_spec
+from c4lab.engine.protocol import (
+    BestMove,
+    Error,
+    Go,
+    Hello,
+    HelloOk,
+    Id,
+    Info,
+    IsReady,
+    NewGame,
+    Option,
+    ProtocolError,
+    Quit,
+    ReadyOk,
+    Reply,
+    SetOption,
+    SetPosition,
+    Stop,
+    parse_command,
+)
+from c4lab.rules import Position
+
+AUTHOR = "c4lab"
+
+
+class _Engine:
+    """The state of one serving session: the agent, its spec, the position."""
+
+    def __init__(self, spec: str, stdout: TextIO) -> None:
+        self.out = stdout
+        name, values = parse_spec(spec)
+        self.agent: Agent = make_agent(spec)  # raises SpecError before any output
+        self.info: AgentInfo = next(i for i in agent_infos() if i.name == name)
+        self.values = values  # the spec's key=value pairs, updated by setoption
+        self.position: Position | None = None
+
+    @property
+    def spec(self) -> str:
+        name = self.info.name
+        return name + (":" + ",".join(f"{k}={v}" for k, v in self.values.items()) if self.values else "")
+
+    def send(self, reply: Reply) -> None:
+        self.out.write(f"{reply}\n")
+        self.out.flush()
+
+    def error(self, problem: object) -> None:
+        self.send(Error.about(problem))
+
+    # -- the commands -----------------------------------------------------
+
+    def hello(self) -> None:
+        self.send(Id("name", f"c4lab {self.spec}"))
+        self.send(Id("author", AUTHOR))
+        for param in self.info.params:
+            raw = self.values.get(param.name, self.info.defaults.get(param.name))
+            default = param.convert(self.info.name, raw) if raw is not None else param.default
+            kind = param.type.__name__ if param.type.__name__ in ("int", "float", "bool") else "str"
+            shown = "none" if default is None else str(int(default) if kind == "bool" else default)
+            self.send(Option(param.name, kind, shown))
+        self.send(HelloOk())
+
+    def set_option(self, command: SetOption) -> None:
+        if command.name not in {p.name for p in self.info.params}:
+            known = ", ".join(p.name for p in self.info.params) or "none"
+            self.error(f"setoption: unknown option {command.name!r} (options: {known})")
+            return
+        value = command.value.strip()
+        if not value or any(c in value for c in ",=") or any(c.isspace() for c in value):
+            self.error(f"setoption: option {command.name!r} cannot take the value {value!r}")
+            return
+        values = {**self.values, command.name: value}
+        old = self.values
+        self.values = values
+        try:
+            agent = make_agent(self.spec)
+        except ValueError as exc:  # SpecError: a value of the wrong type
+            self.values = old
+            self.error(f"setoption: {exc}")
+            return
+        self.agent = agent
+
+    def set_position(self, command: SetPosition) -> None:
+        self.position = None  # a bad position string leaves no position, not the previous one
+        try:
+            self.position = Position.parse(command.text)
+        except ValueError as exc:  # PositionError, with RULES.md's message
+            self.error(exc)
+
+    def go(self, command: Go) -> None:
+        if self.position is None:
+            self.error("go: no position (send 'position <position string>' first)")
+            return
+        if self.position.is_over:
+            self.error(f"go: the game is over in {self.position.notation}: there is no move to choose")
+            return
+        budget = Budget(command.time, command.iterations) if command.time or command.iterations else None
+        start = time.monotonic()
+        try:
+            move, analysis = self.agent.analyse(self.position, budget)
+        except Exception as exc:  # noqa: BLE001  (the engine never dies of its agent)
+            self.error(f"go: the agent failed: {type(exc).__name__}: {exc}")
+            return
+        if not self.position.is_legal(move):
+            self.error(f"go: the agent chose {move.token!r}, which is illegal in {self.position.notation}")
+            return
+        seconds = analysis.seconds if analysis.seconds is not None else time.monotonic() - start
+        value = analysis.value
+        self.send(Info(
+            value=None if value is None else min(max(float(value), 0.0), 1.0),
+            iterations=analysis.iterations,
+            time=max(float(seconds), 0.0),
+            pv=tuple(analysis.pv),
+            string=" ".join(analysis.note.split()) if analysis.note and analysis.note.strip() else None,
+        ))
+        self.send(BestMove(move))
+
+    def handle(self, line: str) -> bool:
+        """Answer one line; False once the engine should exit."""
+        try:
+            command = parse_command(line)
+        except ProtocolError as exc:
+            self.error(exc)
+            return True
+        if isinstance(command, Quit):
+            return False
+        if isinstance(command, Hello):
+            self.hello()
+        elif isinstance(command, IsReady):
+            self.send(ReadyOk())
+        elif isinstance(command, SetOption):
+            self.set_option(command)
+        elif isinstance(command, NewGame):
+            self.agent.new_game()
+            self.position = None
+        elif isinstance(command, SetPosition):
+            self.set_position(command)
+        elif isinstance(command, Go):
+            self.go(command)
+        elif isinstance(command, Stop):
+            pass  # searches are synchronous: by the time we read 'stop', 'bestmove' is sent
+        return True
+
+
+def serve(agent_spec: str, stdin: TextIO, stdout: TextIO) -> int:
+    """Run the agent ``agent_spec`` as an engine: read commands from
+    ``stdin`` until ``quit`` or the end of input, answer on ``stdout``
+    (one line each, flushed).  Returns the exit status, 0.
+
+    A bad ``agent_spec`` raises ``SpecError`` before anything is written.
+    Blank lines are ignored; every other bad line answers ``error ...``.
+    """
+    engine = _Engine(agent_spec, stdout)
+    for line in stdin:
+        line = line.rstrip("\r\n")
+        if not line.strip():
+            continue
+        if not engine.handle(line):
+            break
+    return 0

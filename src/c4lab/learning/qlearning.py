@@ -1,0 +1,774 @@
+"""Tabular Q-learning by self-play: the trainer, the table and its file.
+
+What is learnt
+--------------
+One table row per position met in training, one value per action: ``Q(s, a)``
+is the expected reward, *for the side to move in s*, of playing ``a`` then
+following the greedy policy (win 1, draw 0.5, loss 0 by default).  One table
+serves both players: the side to move is part of the position.
+
+The update (negamax Q-learning)
+-------------------------------
+Both sides are the same learner, moving in turn.  After a move that ends the
+game the target is the mover's reward.  Otherwise the next position belongs
+to the opponent, whose value ``v'`` is read from its row; what is good for one
+side is bad for the other, so the target is that value seen from our side,
+discounted toward the draw reward::
+
+    v'     = (1 - slip) * max_a' Q(s', a') + slip * mean_a' Q(s', a')
+    target = r_draw + discount * ((r_win + r_loss - v') - r_draw)
+    Q(s, a) += alpha * (target - Q(s, a))
+
+over the opponent's legal actions ``a'`` (with the default rewards, ``target
+= 0.5 + discount * (0.5 - v')``).  With ``slip = 0`` this is plain negamax
+Q-learning, which learns the game-theoretic values; on 4x4, a draw, every
+drawing move is then worth 0.5 and the greedy agent picks among them blindly
+(measured: it beats ``random`` in only about 60 % of the games, drawing the
+rest).  ``slip`` (0.1 by default) is the chance that the opponent makes a
+random move instead of its best one (an Expected-SARSA-style target for
+that part): among equally safe moves the agent then prefers those that give
+an imperfect opponent more ways to go wrong, and beats ``random`` in about
+92 % of the 4x4 games while still never losing to ``minimax:depth=2``.
+Discounting toward the draw rather than toward zero keeps a draw worth a draw
+however long it takes, while a quick win beats a slow one and a slow loss
+beats a quick one.  The discount applies once per ply.  Updates run at the
+end of each episode, from the last move back to the first, so one game
+carries its final reward all the way back to the opening (every target uses
+the next position's values, not the move played there: exploratory moves do
+not teach that they were good).
+
+Exploration is epsilon-greedy: with probability epsilon a uniformly random
+legal move, otherwise the best-valued one (ties broken at random).  Epsilon
+falls linearly from ``epsilon_start`` (1.0) to ``epsilon_end`` (0.05) over the
+first ``epsilon_decay`` (80 %) of the episodes, then stays there.
+
+Keys and symmetry
+-----------------
+A position's key is a uint64 built from its board: per column, the pieces
+from the bottom (forbidden cells skipped) as bits (1 for B; A and a ban piece
+0) under a sentinel bit, ``H + 1`` bits a column, plus the ban piece's cell
+in the top 8 bits when the board has a bonus cell.  The board alone fixes the
+side to move (A has as many pieces as B, or one more) and whether the bonus
+is still to take, so the key identifies the position.  It needs ``W * (H + 1)
+<= 64`` bits (``<= 56`` with a bonus cell).  When the variant is mirror-
+symmetric (its forbidden cells and bonus cell, if any, are their own mirror
+images) a position and its mirror image share one row: the smaller of the two
+keys is used, and the actions of a mirrored row are mirrored columns.
+
+Actions are numbered ``0 .. W - 1`` for a piece in a column and ``W + b`` for
+a piece on the bonus cell followed by a ban in column ``b`` (only one column
+can land on the bonus cell at a time, so the ban column identifies the move).
+
+What a table can cover
+----------------------
+4x4 has 134,289 positions where the game goes on, 67,163 up to mirror
+images: 200,000 episodes (about a second) meet more than 60,000 of them,
+nearly all that matter, and the file is about a megabyte.  5x4 and 5x5 have
+far more: a million episodes meet 1.1 million (5x4) and 3.3 million (5x5)
+positions, still growing, so a table covers the openings and the lines
+training plays, and the agent falls back to a win/block check elsewhere.
+The classic 7x6 board has about 4.5 * 10^12 positions: no table can cover
+it (use the search agents).
+
+The file
+--------
+An ``.npz`` archive read with ``allow_pickle=False``: ``header`` (JSON: format,
+variant, start position, symmetry, rewards, options, episodes, states),
+``keys`` (uint64, sorted), ``q`` (float32, one row of ``2 W`` values per key)
+and ``visits`` (uint32, how often training met each position).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import time
+import zipfile
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numba import njit, types
+from numba.typed import Dict
+
+from c4lab.rules import Move, Position, Variant
+from c4lab.rules import kernels as K
+
+FORMAT = "c4lab-qtable-1"
+INITIAL_Q = 0.5  # an action never tried is worth a draw (with the default rewards)
+_TIE = 1e-6  # values this close are equal when choosing the best action
+_FIRST_CAPACITY = 1 << 14
+
+
+class TableError(ValueError):
+    """A Q-table file that is missing, damaged, not a Q-table, or for another board."""
+
+
+# ---------------------------------------------------------------------------
+# Keys and actions (compiled: the training loop calls them on every move)
+# ---------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def position_keys(geo, st):
+    """The key of ``st`` and the key of its mirror image (see the module docstring)."""
+    w = np.uint64(geo[K.G_W])
+    h = np.uint64(geo[K.G_H])
+    stride = h + K.U1
+    key = K.U0
+    mirror = K.U0
+    ban = K.U0
+    mirror_ban = K.U0
+    for ci in range(geo[K.G_W]):
+        c = np.uint64(ci)
+        code = K.U0
+        n = K.U0
+        for ri in range(geo[K.G_H]):
+            r = np.uint64(ri)
+            piece = st[K.S_BOARD + c * K.STRIDE + r]
+            if piece == K.PIECE_B:
+                code |= K.U1 << n
+            elif piece == K.BAN:
+                ban = c * K.STRIDE + r + K.U1
+                mirror_ban = (w - K.U1 - c) * K.STRIDE + r + K.U1
+            elif piece != K.PIECE_A:
+                continue  # empty or forbidden: no slot
+            n += K.U1
+        code |= K.U1 << n
+        key |= code << (c * stride)
+        mirror |= code << ((w - K.U1 - c) * stride)
+    return key | (ban << np.uint64(56)), mirror | (mirror_ban << np.uint64(56))
+
+
+@njit(inline="always")
+def _action(code, w, mirrored):
+    """The action index of move ``code`` in a row stored mirrored or not."""
+    c = np.int64(code & 15)
+    if code < 16:
+        return w - 1 - c if mirrored else c
+    b = np.int64(code >> 4) - 1
+    return w + (w - 1 - b if mirrored else b)
+
+
+@njit(cache=True)
+def action_indices(geo, codes, n, mirrored, out):
+    """Write the action index of each of the ``n`` move ``codes`` into ``out``."""
+    w = np.int64(geo[K.G_W])
+    for i in range(n):
+        out[i] = _action(codes[i], w, mirrored)
+
+
+@njit(inline="always")
+def _uniform(x):
+    """A float in [0, 1) from the top 53 bits of a 64-bit random number."""
+    return np.float64(x >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True)
+def _train_episodes(
+    geo, start, index, keys, q, visits, n_states, epsilons, alpha, discount, rewards, symmetric, rng, slip
+):
+    """Play ``len(epsilons)`` self-play episodes from ``start`` and learn from them.
+
+    ``index`` (a typed dict key -> row) is updated in place; ``keys``, ``q``
+    and ``visits`` grow by doubling, so they are returned with the number of
+    rows used, the random state and the number of moves played.
+    """
+    r_win, r_draw, r_loss = rewards[0], rewards[1], rewards[2]
+    w = np.int64(geo[K.G_W])
+    nact = 2 * w
+    st = start.copy()
+    codes = np.empty(K.MAX_LEGAL, dtype=np.uint8)
+    acts = np.empty(K.MAX_LEGAL, dtype=np.int64)
+    max_plies = np.int64(geo[K.G_PLAYABLE]) + 1
+    hist_row = np.empty(max_plies, dtype=np.int64)
+    hist_act = np.empty(max_plies, dtype=np.int64)
+    hist_legal = np.zeros((max_plies, 2 * K.MAX_SIDE), dtype=np.bool_)
+    moves = 0
+    for e in range(epsilons.shape[0]):
+        eps = epsilons[e]
+        st[:] = start
+        ply = 0
+        while True:
+            n = K.legal_codes(geo, st, codes)
+            key, mirror = position_keys(geo, st)
+            mirrored = symmetric and mirror < key
+            if mirrored:
+                key = mirror
+            if key in index:
+                row = index[key]
+            else:
+                if n_states == keys.shape[0]:
+                    grown_keys = np.empty(2 * keys.shape[0], dtype=np.uint64)
+                    grown_keys[:n_states] = keys
+                    grown_q = np.empty((2 * keys.shape[0], nact), dtype=np.float32)
+                    grown_q[:n_states] = q
+                    grown_visits = np.zeros(2 * keys.shape[0], dtype=np.uint32)
+                    grown_visits[:n_states] = visits
+                    keys, q, visits = grown_keys, grown_q, grown_visits
+                row = n_states
+                n_states += 1
+                index[key] = row
+                keys[row] = key
+                q[row, :] = INITIAL_Q
+                visits[row] = 0
+            visits[row] += 1
+            legal = hist_legal[ply]
+            legal[:] = False
+            for i in range(n):
+                acts[i] = _action(codes[i], w, mirrored)
+                legal[acts[i]] = True
+            rng, x = K._rand(rng)
+            if _uniform(x) < eps:
+                rng, x = K._rand(rng)
+                pick = np.int64(K._below(x, np.uint64(n)))
+            else:
+                best = -np.inf
+                for i in range(n):
+                    best = max(best, q[row, acts[i]])
+                pick = 0
+                ties = 0
+                for i in range(n):
+                    if q[row, acts[i]] >= best - _TIE:
+                        ties += 1
+                        rng, x = K._rand(rng)
+                        if K._below(x, np.uint64(ties)) == K.U0:
+                            pick = i
+            hist_row[ply] = row
+            hist_act[ply] = acts[pick]
+            ply += 1
+            K.apply(geo, st, codes[pick])
+            if st[K.S_RESULT] != K.ONGOING:
+                break
+        moves += ply
+        target = r_draw if st[K.S_RESULT] == K.DRAW else r_win
+        for i in range(ply - 1, -1, -1):
+            row = hist_row[i]
+            a = hist_act[i]
+            q[row, a] += alpha * (target - q[row, a])
+            best = -np.inf
+            total = 0.0
+            count = 0
+            for j in range(nact):
+                if hist_legal[i, j]:
+                    total += q[row, j]
+                    count += 1
+                    best = max(best, q[row, j])
+            value = (1.0 - slip) * best + slip * (total / count)
+            target = r_draw + discount * ((r_win + r_loss - value) - r_draw)
+    return keys, q, visits, n_states, rng, moves
+
+
+@njit(cache=True)
+def _fill_index(index, keys):
+    for row in range(keys.shape[0]):
+        index[keys[row]] = row
+
+
+# ---------------------------------------------------------------------------
+# The table
+# ---------------------------------------------------------------------------
+
+
+def is_mirror_symmetric(variant: Variant) -> bool:
+    """Is the board its own mirror image (forbidden cells and bonus cell included)?
+
+    Then a position and its mirror image have the same value, with mirrored moves.
+    """
+    w = variant.width
+    forbidden = {(c.col, c.row) for c in variant.forbidden}
+    if forbidden != {(w - 1 - col, row) for col, row in forbidden}:
+        return False
+    return variant.bonus is None or variant.bonus.col == w - 1 - variant.bonus.col
+
+
+def check_board(variant: Variant) -> None:
+    """Raise ``TableError`` if positions of ``variant`` do not fit a 64-bit key."""
+    bits = variant.width * (variant.height + 1) + (8 if variant.bonus is not None else 0)
+    if bits > 64:
+        raise TableError(
+            f"{variant.notation} is too large for a Q-table: its keys need {bits} bits, at most 64 fit "
+            "(W * (H + 1), plus 8 with a bonus cell); a table covers small boards only (4x4, 5x4, 5x5)"
+        )
+
+
+@dataclass
+class QTable:
+    """A learnt table: ``keys`` (sorted uint64), ``q`` (float32, ``2 W`` values a
+    key) and ``visits`` (uint32), for positions of ``variant``.
+
+    ``info`` holds what the file header says about the training (options,
+    episodes, start position, rewards).
+    """
+
+    variant: Variant
+    keys: np.ndarray
+    q: np.ndarray
+    visits: np.ndarray
+    symmetric: bool
+    rewards: tuple[float, float, float] = (1.0, 0.5, 0.0)
+    info: dict[str, Any] = field(default_factory=dict)
+    path: str = "(in memory)"
+
+    def __len__(self) -> int:
+        return int(self.keys.shape[0])
+
+    def lookup(self, position: Position) -> tuple[int, bool]:
+        """The row of ``position`` (``-1`` when training never met it) and
+        whether that row is stored mirrored."""
+        if position.variant != self.variant:
+            raise TableError(
+                f"the Q-table {self.path} was trained on {self.variant.notation} boards; "
+                f"it cannot play {position.notation} (train a table for that board)"
+            )
+        geo, st = position.kernel_arrays()
+        key, mirror = position_keys(geo, st)
+        mirrored = self.symmetric and mirror < key
+        key = mirror if mirrored else key
+        i = int(np.searchsorted(self.keys, key))
+        if i < len(self.keys) and self.keys[i] == key:
+            return i, mirrored
+        return -1, mirrored
+
+    def values(self, position: Position) -> dict[Move, float] | None:
+        """``Q`` of every legal move of ``position`` (for the side to move), or
+        ``None`` when the table does not know the position."""
+        row, mirrored = self.lookup(position)
+        if row < 0:
+            return None
+        w = self.variant.width
+        out = {}
+        for move in position.legal_moves():
+            if move.ban is None:
+                a = w - 1 - move.column if mirrored else move.column
+            else:
+                a = w + (w - 1 - move.ban if mirrored else move.ban)
+            out[move] = float(self.q[row, a])
+        return out
+
+    def header(self) -> dict[str, Any]:
+        return {
+            **self.info,
+            "format": FORMAT,
+            "variant": self.variant.notation,
+            "symmetric": self.symmetric,
+            "rewards": list(self.rewards),
+            "states": len(self),
+        }
+
+    def save(self, path: str | Path) -> None:
+        """Write the table (atomically: a temporary file, then a rename)."""
+        path = Path(path)
+        tmp = path.with_name(path.name + ".tmp")
+        with tmp.open("wb") as f:
+            np.savez_compressed(
+                f, header=np.array(json.dumps(self.header())), keys=self.keys, q=self.q, visits=self.visits
+            )
+        tmp.replace(path)
+
+    @classmethod
+    def load(cls, path: str | Path) -> QTable:
+        """Read a table file; ``TableError`` saying what is wrong and where."""
+        path = Path(path)
+        if not path.exists():
+            raise TableError(
+                f"no Q-table at {path}: train one first, e.g. `c4lab train qlearning --board 4x4 --out {path}`"
+            )
+        try:
+            with path.open("rb") as f:
+                if f.read(2) != b"PK":
+                    raise TableError(f"{path} is not a c4lab Q-table (not an .npz archive)")
+            with np.load(path, allow_pickle=False) as data:
+                header = json.loads(str(data["header"]))
+                keys, q, visits = data["keys"], data["q"], data["visits"]
+        except TableError:
+            raise
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
+            raise TableError(f"cannot read Q-table {path}: {exc}") from None
+        if not isinstance(header, dict) or header.get("format") != FORMAT:
+            found = header.get("format") if isinstance(header, dict) else None
+            raise TableError(f"{path} is not a c4lab Q-table (format {found!r}, expected {FORMAT!r})")
+        try:
+            variant = Position.parse(str(header["variant"])).variant
+            symmetric = bool(header["symmetric"])
+            r_win, r_draw, r_loss = (float(r) for r in header["rewards"])
+        except (KeyError, ValueError, TypeError) as exc:
+            raise TableError(f"Q-table {path} is damaged: bad header ({exc})") from None
+        n, w = keys.shape[0] if keys.ndim == 1 else -1, variant.width
+        if (
+            keys.dtype != np.uint64
+            or keys.ndim != 1
+            or q.dtype != np.float32
+            or q.shape != (n, 2 * w)
+            or visits.dtype != np.uint32
+            or visits.shape != (n,)
+        ):
+            raise TableError(f"Q-table {path} is damaged: its arrays do not match a {variant.notation} table")
+        if n and not bool(np.all(keys[1:] > keys[:-1])):
+            raise TableError(f"Q-table {path} is damaged: keys not sorted")
+        if not bool(np.all(np.isfinite(q))):
+            raise TableError(f"Q-table {path} is damaged: values that are not finite numbers")
+        if symmetric and not is_mirror_symmetric(variant):
+            raise TableError(f"Q-table {path} is damaged: mirrored keys on the asymmetric {variant.notation}")
+        info = {k: v for k, v in header.items() if k not in ("format", "variant", "symmetric", "rewards", "states")}
+        return cls(variant, keys, q, visits, symmetric, (r_win, r_draw, r_loss), info, str(path))
+
+
+# ---------------------------------------------------------------------------
+# Training
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Everything a training run depends on (saved in the table's header)."""
+
+    board: str = "4x4"  # the start position (usually an empty board)
+    episodes: int = 200_000
+    alpha: float = 0.9  # learning rate
+    discount: float = 0.95  # per ply, toward the draw reward
+    epsilon_start: float = 1.0
+    epsilon_end: float = 0.05
+    epsilon_decay: float = 0.8  # fraction of the episodes over which epsilon falls linearly
+    reward_win: float = 1.0
+    reward_draw: float = 0.5
+    reward_loss: float = 0.0
+    slip: float = 0.1  # chance the opponent's value assumes a random move (0: plain max)
+    symmetry: bool = True  # share rows between mirror images when the board allows
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.episodes < 0:
+            raise ValueError(f"episodes must be at least 0, not {self.episodes}")
+        if not 0 < self.alpha <= 1:
+            raise ValueError(f"the learning rate must be in (0, 1], not {self.alpha}")
+        if not 0 <= self.discount <= 1:
+            raise ValueError(f"the discount must be in [0, 1], not {self.discount}")
+        for name in ("epsilon_start", "epsilon_end", "epsilon_decay"):
+            if not 0 <= getattr(self, name) <= 1:
+                raise ValueError(f"{name} must be in [0, 1], not {getattr(self, name)}")
+        if not 0 <= self.slip <= 1:
+            raise ValueError(f"the slip must be in [0, 1], not {self.slip}")
+        if not self.reward_loss <= self.reward_draw <= self.reward_win or self.reward_loss == self.reward_win:
+            raise ValueError("rewards must satisfy loss <= draw <= win, with loss < win")
+
+    def epsilons(self, first: int, count: int) -> np.ndarray:
+        """The exploration rate of episodes ``first .. first + count - 1``."""
+        span = self.epsilon_decay * self.episodes
+        e = np.arange(first, first + count, dtype=np.float64)
+        frac = np.minimum(e / span, 1.0) if span > 0 else np.ones_like(e)
+        return self.epsilon_start + (self.epsilon_end - self.epsilon_start) * frac
+
+
+class QLearner:
+    """A training run in progress: the table being learnt and the random state.
+
+    ``run(n)`` plays the next ``n`` episodes; ``table()`` is a snapshot that
+    an agent can play from or that can be saved.
+    """
+
+    def __init__(self, config: TrainConfig) -> None:
+        self.config = config
+        self.start = Position.parse(config.board)
+        if self.start.is_over:
+            raise ValueError(f"the start position {self.start.notation} is already over")
+        self.variant = self.start.variant
+        check_board(self.variant)
+        self.symmetric = config.symmetry and is_mirror_symmetric(self.variant)
+        self._geo, start_state = self.start.kernel_arrays()
+        self._start_state = start_state.copy()
+        self._index = Dict.empty(key_type=types.uint64, value_type=types.int64)
+        width = self.variant.width
+        self._keys = np.empty(_FIRST_CAPACITY, dtype=np.uint64)
+        self._q = np.empty((_FIRST_CAPACITY, 2 * width), dtype=np.float32)
+        self._visits = np.zeros(_FIRST_CAPACITY, dtype=np.uint32)
+        self._rewards = np.array([config.reward_win, config.reward_draw, config.reward_loss])
+        self.states = 0
+        self.episodes = 0
+        self.moves = 0
+        self.seconds = 0.0
+        self._rng = np.uint64(K.seed_rng(np.uint64(config.seed % 2**64)))
+
+    @property
+    def epsilon(self) -> float:
+        """The exploration rate of the next episode."""
+        return float(self.config.epsilons(self.episodes, 1)[0])
+
+    def run(self, episodes: int) -> None:
+        """Play and learn from the next ``episodes`` self-play games."""
+        began = time.perf_counter()
+        c = self.config
+        keys, q, visits, states, rng, moves = _train_episodes(
+            self._geo, self._start_state, self._index, self._keys, self._q, self._visits, self.states,
+            self.config.epsilons(self.episodes, episodes), c.alpha, c.discount, self._rewards,
+            self.symmetric, self._rng, c.slip,
+        )
+        self._keys, self._q, self._visits, self.states = keys, q, visits, int(states)
+        self._rng = np.uint64(rng)
+        self.episodes += episodes
+        self.moves += int(moves)
+        self.seconds += time.perf_counter() - began
+
+    def table(self) -> QTable:
+        """A snapshot of the table learnt so far, sorted by key."""
+        n = self.states
+        order = np.argsort(self._keys[:n], kind="stable")
+        info = {
+            "start": self.start.notation,
+            "episodes": self.episodes,
+            "moves": self.moves,
+            "train_seconds": round(self.seconds, 3),
+            "options": asdict(self.config),
+        }
+        c = self.config
+        return QTable(
+            self.variant, self._keys[:n][order], self._q[:n][order], self._visits[:n][order],
+            self.symmetric, (c.reward_win, c.reward_draw, c.reward_loss), info,
+        )
+
+
+@dataclass(frozen=True)
+class EvalPoint:
+    """One point of the learning curve: the greedy agent against each opponent."""
+
+    episodes: int
+    seconds: float
+    states: int
+    epsilon: float
+    results: dict[str, tuple[int, int, int]]  # opponent spec -> (wins, draws, losses)
+
+    def win_rate(self, opponent: str) -> float:
+        w, d, lo = self.results[opponent]
+        return w / max(1, w + d + lo)
+
+    def score_rate(self, opponent: str) -> float:
+        w, d, lo = self.results[opponent]
+        return (w + 0.5 * d) / max(1, w + d + lo)
+
+
+def evaluate(table: QTable, opponent: str, games: int, seed: int = 0, start: Position | None = None
+             ) -> tuple[int, int, int]:
+    """``(wins, draws, losses)`` of the greedy table agent over ``games``
+    games against ``opponent`` (an agent spec), playing A in the first half
+    and B in the second.  ``random`` opponents get a seed from ``seed``."""
+    from c4lab.agents import make_agent
+    from c4lab.agents.qlearning import QLearningAgent
+    from c4lab.arena.match import play_game
+
+    start = start or Position.parse(str(table.info.get("start", table.variant.notation)))
+    agent = QLearningAgent(table, seed=seed)
+    spec = f"{opponent}:seed={seed}" if opponent == "random" else opponent
+    other = make_agent(spec)
+    wins = draws = losses = 0
+    for g in range(games):
+        as_a = g < (games + 1) // 2
+        record = play_game(agent, other, start) if as_a else play_game(other, agent, start)
+        result = record.final.result
+        if result == "draw":
+            draws += 1
+        elif (result == "A") == as_a:
+            wins += 1
+        else:
+            losses += 1
+    return wins, draws, losses
+
+
+DEFAULT_OPPONENTS = ("random", "minimax:depth=2")
+
+
+def train(
+    config: TrainConfig,
+    *,
+    eval_every: int | None = None,
+    eval_games: int = 100,
+    opponents: Sequence[str] = DEFAULT_OPPONENTS,
+    chunk: int = 2000,
+    on_progress: Callable[[QLearner], None] | None = None,
+    on_eval: Callable[[EvalPoint], None] | None = None,
+) -> tuple[QTable, list[EvalPoint]]:
+    """Train for ``config.episodes`` episodes; evaluate every ``eval_every``
+    (and at the end) with ``eval_games`` games against each opponent.
+
+    Returns the final table and the learning curve.  ``on_progress`` is
+    called after every ``chunk`` episodes, ``on_eval`` after each evaluation.
+    ``eval_every=0`` evaluates only at the end; ``eval_games=0`` never.
+    """
+    learner = QLearner(config)
+    if eval_every is None:
+        eval_every = max(1, config.episodes // 20)
+    curve: list[EvalPoint] = []
+
+    def evaluation() -> None:
+        if eval_games <= 0:
+            return
+        table = learner.table()
+        seed = config.seed + learner.episodes
+        results = {o: evaluate(table, o, eval_games, seed, learner.start) for o in opponents}
+        point = EvalPoint(learner.episodes, round(learner.seconds, 3), learner.states, learner.epsilon, results)
+        curve.append(point)
+        if on_eval:
+            on_eval(point)
+
+    next_eval = eval_every if eval_every > 0 else math.inf
+    while learner.episodes < config.episodes:
+        n = min(chunk, config.episodes - learner.episodes)
+        if next_eval < math.inf:
+            n = min(n, int(next_eval) - learner.episodes)
+        learner.run(n)
+        if on_progress:
+            on_progress(learner)
+        if learner.episodes >= next_eval and learner.episodes < config.episodes:
+            evaluation()
+            next_eval += eval_every
+    evaluation()
+    return learner.table(), curve
+
+
+# ---------------------------------------------------------------------------
+# The learning curve and the command's driver
+# ---------------------------------------------------------------------------
+
+
+def write_curve(curve: list[EvalPoint], prefix: str | Path, title: str = "") -> tuple[Path, Path]:
+    """Write ``PREFIX.csv`` (one row per evaluation) and ``PREFIX.png`` (win and
+    score rates against each opponent over the episodes)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    prefix = Path(prefix)
+    csv_path = prefix.with_name(prefix.name + ".csv")
+    png_path = prefix.with_name(prefix.name + ".png")
+    opponents = list(curve[0].results) if curve else []
+    with csv_path.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        header = ["episodes", "train_seconds", "states", "epsilon"]
+        for o in opponents:
+            header += [f"{o} wins", f"{o} draws", f"{o} losses", f"{o} win_rate", f"{o} score_rate"]
+        writer.writerow(header)
+        for p in curve:
+            row: list[Any] = [p.episodes, p.seconds, p.states, round(p.epsilon, 4)]
+            for o in opponents:
+                row += [*p.results[o], round(p.win_rate(o), 4), round(p.score_rate(o), 4)]
+            writer.writerow(row)
+    fig, ax = plt.subplots(figsize=(8, 4.5), dpi=100)
+    xs = [p.episodes for p in curve]
+    for o in opponents:
+        line = ax.plot(xs, [p.win_rate(o) for p in curve], marker="o", markersize=3, label=f"wins vs {o}")
+        ax.plot(xs, [p.score_rate(o) for p in curve], linestyle="--", color=line[0].get_color(),
+                label=f"score vs {o} (draw = 1/2)")
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel("training episodes")
+    ax.set_ylabel("fraction of evaluation games")
+    ax.grid(alpha=0.3)
+    ax.set_title(title or "Q-learning: greedy agent against fixed opponents")
+    ax2 = ax.twinx()
+    ax2.plot(xs, [p.states for p in curve], color="grey", alpha=0.5, linewidth=1, label="positions in table")
+    ax2.set_ylabel("positions in table", color="grey")
+    handles = ax.get_legend_handles_labels()
+    extra = ax2.get_legend_handles_labels()
+    ax.legend(handles[0] + extra[0], handles[1] + extra[1], loc="lower right", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(png_path)
+    plt.close(fig)
+    return csv_path, png_path
+
+
+def run_with_progress(
+    config: TrainConfig,
+    out: str | Path,
+    curve_prefix: str | Path,
+    *,
+    eval_every: int | None,
+    eval_games: int,
+    console: Any = None,
+    show_progress: bool = True,
+) -> tuple[QTable, list[EvalPoint], tuple[Path, Path]]:
+    """``train`` with a rich progress bar (episodes, speed, positions, epsilon,
+    the last evaluation), then save the table and the learning curve."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    # Load (or compile) the kernels before the clock and the bar start.
+    QLearner(TrainConfig(board=config.board, episodes=1, seed=config.seed)).run(1)
+    columns = (
+        TextColumn("[bold]{task.description}"),
+        BarColumn(bar_width=24),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        TextColumn("{task.fields[speed]:,.0f} ep/s, {task.fields[states]:,} positions, "
+                   "eps {task.fields[eps]:.2f}{task.fields[last]}"),
+    )
+    last = ""
+    with Progress(*columns, console=console, disable=not show_progress) as progress:
+        task = progress.add_task(config.board, total=config.episodes, speed=0.0, states=0, eps=1.0, last="")
+
+        def on_progress(learner: QLearner) -> None:
+            speed = learner.episodes / learner.seconds if learner.seconds else 0.0
+            progress.update(task, completed=learner.episodes, speed=speed, states=learner.states,
+                            eps=learner.epsilon, last=last)
+
+        def on_eval(point: EvalPoint) -> None:
+            nonlocal last
+            last = ", wins " + ", ".join(f"{point.win_rate(o):.0%} vs {o}" for o in point.results)
+            progress.update(task, last=last)
+
+        table, curve = train(config, eval_every=eval_every, eval_games=eval_games,
+                             on_progress=on_progress, on_eval=on_eval)
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    table.path = str(out)
+    table.save(out)
+    Path(curve_prefix).parent.mkdir(parents=True, exist_ok=True)
+    paths = write_curve(curve, curve_prefix, f"Q-learning on {config.board}, {config.episodes:,} episodes")
+    return table, curve, paths
+
+
+def parse_rewards(text: str) -> tuple[float, float, float]:
+    """``"1,0.5,0"`` -> ``(1.0, 0.5, 0.0)``: the rewards of a win, a draw and a loss."""
+    parts = text.split(",")
+    try:
+        if len(parts) != 3:
+            raise ValueError
+        win, draw, loss = (float(p) for p in parts)
+    except ValueError:
+        raise ValueError(f"rewards must be three numbers WIN,DRAW,LOSS like 1,0.5,0, not {text!r}") from None
+    return win, draw, loss
+
+
+def default_table_path(board: str) -> Path:
+    """``qlearning-4x4.npz`` for ``4x4``; ``/`` and ``:`` become ``_``."""
+    return Path("qlearning-" + board.replace("/", "_").replace(":", "_") + ".npz")
+
+
+def summary(table: QTable, curve: list[EvalPoint], paths: Sequence[Path]) -> str:
+    """What ``c4lab train qlearning`` prints at the end."""
+    info = table.info
+    lines = [
+        (
+            f"{table.path}: {len(table):,} positions of {table.variant.notation}"
+            f"{' (mirror images shared)' if table.symmetric else ''}, {info.get('episodes', 0):,} episodes "
+            f"in {info.get('train_seconds', 0):.1f} s of training"
+        ),
+    ]
+    if curve:
+        last = curve[-1]
+        for opponent, (w, d, lo) in last.results.items():
+            lines.append(
+                f"  against {opponent}: {w} wins, {d} draws, {lo} losses "
+                f"({last.win_rate(opponent):.1%} wins, score {last.score_rate(opponent):.1%})"
+            )
+    lines.append("learning curve: " + ", ".join(str(p) for p in paths))
+    lines.append(f"play it: c4lab move {info.get('start', table.variant.notation)} --agent qlearning:table={table.path}")
+    return "\n".join(lines)

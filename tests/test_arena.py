@@ -1,0 +1,291 @@
+"""The arena: schedules, refereed games, the results file, runs, reports."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from click.testing import CliRunner
+
+from c4lab.agents import Agent, Budget, make_agent
+from c4lab.arena.executors import LocalExecutor, play_pair
+from c4lab.arena.referee import Game, referee_game
+from c4lab.arena.report import (
+    NOT_AVAILABLE,
+    NOTE,
+    PAIRING_COLUMNS,
+    pairing_rows,
+    render_text,
+    summarise,
+    write_report,
+)
+from c4lab.arena.results import ResultsError, read_results
+from c4lab.arena.runner import run_arena
+from c4lab.arena.schedule import ArenaConfig, ArenaError, read_openings
+from c4lab.arena.stats import SPRT
+from c4lab.cli import main
+from c4lab.rules import Move, Position
+
+RANDOMS = ("random:seed=1", "random:seed=2")
+
+
+# -- the schedule ---------------------------------------------------------------
+
+
+def test_round_robin_meets_every_two_agents_and_gauntlet_only_the_first():
+    specs = ("random:seed=1", "random:seed=2", "heuristic")
+    assert ArenaConfig(specs).pairings() == [(specs[0], specs[1]), (specs[0], specs[2]), (specs[1], specs[2])]
+    assert ArenaConfig(specs, gauntlet=True).pairings() == [(specs[0], specs[1]), (specs[0], specs[2])]
+
+
+def test_every_pairing_gets_the_same_starts_and_the_seed_decides_them():
+    config = ArenaConfig(("random:seed=1", "random:seed=2", "heuristic"), games=6, board="random", plies=2, seed=5)
+    tasks = config.tasks()
+    assert len(tasks) == 3 * 3
+    for pair in range(3):
+        assert len({t.start for t in tasks if t.pair == pair}) == 1
+    again = ArenaConfig(config.specs, games=6, board="random", plies=2, seed=5).tasks()
+    assert [t.start for t in again] == [t.start for t in tasks]
+    other = ArenaConfig(config.specs, games=6, board="random", plies=2, seed=6).tasks()
+    assert [t.start for t in other] != [t.start for t in tasks]
+
+
+def test_random_boards_are_enhanced_boards_with_two_opening_moves():
+    config = ArenaConfig(RANDOMS, games=20, board="random", bonus=True, plies=2, seed=1)
+    starts = [config.start(k) for k in range(10)]
+    assert len({s.variant.size for s in starts}) > 3
+    assert all(len(s.variant.forbidden) == 1 and s.variant.bonus is not None for s in starts)
+    assert all(s.ply == 2 for s in starts)
+
+
+def test_classic_and_explicit_boards():
+    assert ArenaConfig(RANDOMS, plies=0).start(0).notation == "7x6"
+    assert ArenaConfig(RANDOMS, board="9x8/Xd3", plies=0).start(3).notation == "9x8/Xd3"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"specs": ("random",)}, "at least two"),
+        ({"specs": ("random", "random")}, "twice"),
+        ({"specs": RANDOMS, "games": 3}, "even"),
+        ({"specs": RANDOMS, "board": "7x6:q"}, "--board"),
+        ({"specs": RANDOMS, "bonus": True}, "--bonus goes with --board random"),
+        ({"specs": RANDOMS, "limit": 0}, "limit"),
+    ],
+)
+def test_bad_settings_are_refused_with_a_reason(kwargs, message):
+    with pytest.raises(ArenaError, match=message):
+        ArenaConfig(**kwargs)
+
+
+def test_bad_agent_specs_fail_before_any_game():
+    with pytest.raises(ArenaError, match="nosuchagent"):
+        ArenaConfig(("random", "nosuchagent")).check_agents()
+    with pytest.raises(ArenaError, match="human"):
+        ArenaConfig(("random", "human")).check_agents()
+
+
+def test_openings_file_is_read_strictly(tmp_path):
+    good = tmp_path / "good.txt"
+    good.write_text("# starts\n7x6:dd\n\n9x8/Xd3:a\n")
+    assert read_openings(good) == ("7x6:dd", "9x8/Xd3:a")
+    config = ArenaConfig(RANDOMS, games=6, openings=read_openings(good))
+    assert [config.start(k).notation for k in range(3)] == ["7x6:dd", "9x8/Xd3:a", "7x6:dd"]
+    bad = tmp_path / "bad.txt"
+    bad.write_text("7x6:dd\n7x6:dq\n")
+    with pytest.raises(ArenaError, match=r"bad\.txt:2"):
+        read_openings(bad)
+
+
+# -- refereed games ---------------------------------------------------------------
+
+
+class Crasher(Agent):
+    def choose(self, position: Position, budget: Budget | None = None) -> Move:
+        raise RuntimeError("out of ideas")
+
+
+class Cheater(Agent):
+    def choose(self, position: Position, budget: Budget | None = None) -> Move:
+        return Move.parse("a+b") if position.variant.bonus is None else position.legal_moves()[0]
+
+
+class Sleeper(Agent):
+    def choose(self, position: Position, budget: Budget | None = None) -> Move:
+        time.sleep(0.3)
+        return position.legal_moves()[0]
+
+
+@pytest.mark.parametrize(
+    ("culprit", "reason", "detail"),
+    [(Crasher(), "crash", "RuntimeError: out of ideas"), (Cheater(), "illegal", "a+b"), (Sleeper(), "time", "took")],
+)
+@pytest.mark.parametrize("side", ["A", "B"])
+def test_an_agent_that_crashes_cheats_or_overruns_loses_and_the_record_says_why(culprit, reason, detail, side):
+    other = make_agent("random:seed=3")
+    other.choose(Position.parse("7x6"))  # loads the compiled kernels before the clock runs
+    a, b = (culprit, other) if side == "A" else (other, culprit)
+    game = referee_game(a, b, Position.parse("7x6"), limit=0.1, margin=0.1, a_spec="a", b_spec="b")
+    assert game.forfeit is not None
+    assert (game.forfeit.side, game.forfeit.reason) == (side, reason)
+    assert detail in game.forfeit.detail
+    assert game.result == ("B" if side == "A" else "A")
+    record = game.to_dict()
+    assert record["forfeit"]["reason"] == reason
+    assert Game.from_dict(json.loads(json.dumps(record))) == game
+
+
+def test_a_normal_game_is_recorded_as_one_position_string_with_its_result_and_times():
+    game = referee_game(
+        make_agent("heuristic:seed=1"), make_agent("random:seed=2"), Position.parse("7x6:d"), limit=5, margin=1,
+        a_spec="heuristic:seed=1", b_spec="random:seed=2",
+    )
+    position = Position.parse(game.position)
+    assert position.is_over and position.result == game.result
+    assert game.position.startswith("7x6:d")
+    assert game.forfeit is None
+    assert len(game.times["A"]) + len(game.times["B"]) == position.ply - 1
+    assert game.to_dict()["A"] == "heuristic:seed=1"
+
+
+def test_a_pair_swaps_the_sides_on_the_same_start():
+    config = ArenaConfig(("heuristic:seed=1", "random:seed=2"), games=2, plies=2, seed=3)
+    task, records = play_pair(config.tasks()[0])
+    assert [(r["A"], r["B"]) for r in records] == [("heuristic:seed=1", "random:seed=2"), ("random:seed=2", "heuristic:seed=1")]
+    assert records[0]["start"] == records[1]["start"] == task.start
+    assert all(r["position"].startswith(task.start) for r in records)
+
+
+# -- runs, the results file and resuming ---------------------------------------------
+
+
+def test_a_round_robin_run_saves_every_game_and_ranks_the_agents(tmp_path):
+    out = tmp_path / "run.jsonl"
+    config = ArenaConfig(("heuristic:seed=1", "random:seed=1", "random:seed=2"), games=4, board="random", seed=2)
+    outcome = run_arena(config, out, executor=LocalExecutor(2))
+    assert outcome.played == len(outcome.games) == 12
+    saved = read_results(out)
+    assert saved.config == config
+    assert sorted((g.pairing, g.pair, g.game) for g in saved.games) == sorted(
+        (g.pairing, g.pair, g.game) for g in outcome.games
+    )
+    summary = summarise(config, saved.games)
+    assert summary.table.standings[0].agent == "heuristic:seed=1"
+    assert sum(s.games for s in summary.table.standings) == 24
+    text = render_text(summary)
+    assert "Ranking" in text and "heuristic:seed=1" in text and "95% CI" in text
+
+
+@pytest.mark.parametrize("cut", [40, None], ids=["half a line", "a lone game of a pair"])
+def test_an_interrupted_run_resumes_and_plays_only_what_is_missing(tmp_path, cut):
+    out = tmp_path / "run.jsonl"
+    config = ArenaConfig(RANDOMS, games=8, seed=4)
+    full = run_arena(config, tmp_path / "full.jsonl", executor=LocalExecutor(1))
+    # Keep the header and two pairs, then half of a line (or the first game
+    # of the third pair), as a killed run leaves it.
+    lines = (tmp_path / "full.jsonl").read_text().splitlines(keepends=True)
+    out.write_text("".join(lines[:5]) + lines[5][:cut])
+    assert read_results(out).cut_line == (cut is not None)
+    again = run_arena(config, out, executor=LocalExecutor(1))
+    assert again.played == 4
+    assert len(read_results(out).games) == 8
+    # Seeded random agents: the resumed run plays exactly the same games.
+    assert sorted(g.position for g in again.games) == sorted(g.position for g in full.games)
+    assert run_arena(config, out, executor=LocalExecutor(1)).played == 0
+
+
+def test_a_results_file_of_another_experiment_is_not_touched(tmp_path):
+    out = tmp_path / "run.jsonl"
+    run_arena(ArenaConfig(RANDOMS, games=2, seed=1), out, executor=LocalExecutor(1))
+    before = out.read_bytes()
+    with pytest.raises(ResultsError, match="another experiment.*seed"):
+        run_arena(ArenaConfig(RANDOMS, games=2, seed=2), out, executor=LocalExecutor(1))
+    assert out.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    ("damage", "where"),
+    [
+        (lambda lines: ["not json\n", *lines[1:]], ":1:"),
+        (lambda lines: [*lines[:2], "{\"position\": 3}\n", *lines[2:]], ":3:"),
+        (lambda lines: [*lines[:2], lines[1]], ":3: game .* twice"),
+        (lambda lines: [lines[0], lines[1].replace('"result":"', '"result":"x')], ":2:"),
+    ],
+)
+def test_a_damaged_results_file_is_an_error_naming_its_line(tmp_path, damage, where):
+    out = tmp_path / "run.jsonl"
+    run_arena(ArenaConfig(RANDOMS, games=2, seed=1), out, executor=LocalExecutor(1))
+    out.write_text("".join(damage(out.read_text().splitlines(keepends=True))))
+    with pytest.raises(ResultsError, match=where):
+        read_results(out)
+
+
+def test_sprt_stops_a_lopsided_match_early(tmp_path):
+    config = ArenaConfig(("heuristic:seed=1", "random:seed=1"), games=400, board="6x5", plies=1, seed=1)
+    sprt = SPRT.parse("elo0=0,elo1=50,alpha=0.05,beta=0.05")
+    outcome = run_arena(config, tmp_path / "sprt.jsonl", executor=LocalExecutor(2), sprt=sprt)
+    assert outcome.stopped is not None and "H1" in outcome.stopped
+    assert len(outcome.games) < 400
+
+
+# -- reports -----------------------------------------------------------------------
+
+
+def test_report_writes_three_plots_and_a_self_contained_page(tmp_path):
+    out = tmp_path / "run.jsonl"
+    config = ArenaConfig(("heuristic:seed=1", "random:seed=1", "random:seed=2"), games=2, board="random", seed=2)
+    run_arena(config, out, executor=LocalExecutor(1))
+    files = write_report(summarise(config, read_results(out).games), tmp_path / "rep")
+    names = sorted(f.name for f in files)
+    assert names == ["by-size.png", "cross-table.png", "elo.png", "report.html"]
+    for f in files:
+        if f.suffix == ".png":
+            assert f.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    page = (tmp_path / "rep" / "report.html").read_text()
+    assert page.count("data:image/png;base64,") == 3 and "heuristic:seed=1" in page
+
+
+# -- the command line ------------------------------------------------------------------
+
+
+def test_cli_arena_then_report(tmp_path):
+    out = tmp_path / "cli.jsonl"
+    runner = CliRunner()
+    result = runner.invoke(
+        main,
+        ["arena", "heuristic:seed=1", "random:seed=1", "--games", "4", "--board", "random", "--seed", "3",
+         "--jobs", "1", "--out", str(out), "--json"],
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["played"] == 4 and data["games"] == 4
+    assert data["pairings"][0]["first"] == "heuristic:seed=1"
+    report = runner.invoke(main, ["report", str(out), "--out-dir", str(tmp_path / "r")])
+    assert report.exit_code == 0, report.output
+    assert "Ranking" in report.output and (tmp_path / "r" / "report.html").exists()
+
+
+def test_cli_arena_refuses_bad_input_clearly(tmp_path):
+    runner = CliRunner()
+    result = runner.invoke(main, ["arena", "random", "--out", str(tmp_path / "x.jsonl")])
+    assert result.exit_code == 2 and "at least two" in result.output
+    result = runner.invoke(main, ["arena", "random", "random:seed=1", "--sprt", "elo0=0", "--out", str(tmp_path / "x.jsonl")])
+    assert result.exit_code == 2 and "elo1" in result.output
+    (tmp_path / "bad.jsonl").write_text("garbage\n")
+    result = runner.invoke(main, ["report", str(tmp_path / "bad.jsonl")])
+    assert result.exit_code == 1 and "bad.jsonl:1" in result.output
+
+
+def test_a_sweep_shows_no_invented_interval_or_p_value(tmp_path):
+    config = ArenaConfig(("heuristic:seed=1", "random:seed=1"), games=4, board="6x5", plies=0, seed=1)
+    outcome = run_arena(config, tmp_path / "sweep.jsonl", executor=LocalExecutor(1))
+    summary = summarise(config, outcome.games)
+    assert summary.pairings[0].games.counts == (4, 0, 0)  # seeded: the same four wins every run
+    row = dict(zip(PAIRING_COLUMNS, pairing_rows(summary)[0], strict=True))
+    assert row["95% CI"] == row["CI (pairs)"] == row["p (equal)"] == NOT_AVAILABLE
+    assert row["Elo diff"] == "+inf"
+    assert NOTE in render_text(summary)
+    data = summary.to_dict()["pairings"][0]
+    assert data["elo_ci"] is None and data["p_value"] is None

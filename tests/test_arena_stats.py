@@ -1,0 +1,401 @@
+"""Match statistics (c4lab.arena.stats): every number is checked against one
+worked out here, by hand in the comments or with scipy/numpy, never by
+calling the module twice."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+from scipy.stats import norm
+
+from c4lab.arena import stats
+from c4lab.arena.stats import SPRT, Cell, Pentanomial, Trinomial, rank
+
+Z95 = norm.ppf(0.975)  # 1.959964...
+
+
+def logistic_elo(score: float) -> float:
+    return 400 * math.log10(score / (1 - score))
+
+
+# -- the Elo scale -------------------------------------------------------------------
+
+
+def test_elo_of_a_score_fraction_is_the_logistic_formula():
+    assert stats.elo_from_score(0.5) == 0
+    assert stats.elo_from_score(0.75) == pytest.approx(400 * math.log10(3))  # 190.85
+    assert stats.elo_from_score(10 / 11) == pytest.approx(400)  # 10 : 1 odds is 400 Elo
+    assert stats.score_from_elo(400) == pytest.approx(10 / 11)
+    assert stats.score_from_elo(-400) == pytest.approx(1 / 11)
+
+
+def test_a_sweep_is_an_infinite_elo_difference_not_a_clamped_one():
+    assert stats.elo_from_score(1.0) == math.inf and stats.elo_from_score(0.0) == -math.inf
+    assert stats.score_from_elo(math.inf) == 1.0 and stats.score_from_elo(-math.inf) == 0.0
+    assert stats.score_from_elo(-1e6) == 0.0  # no overflow
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        stats.elo_from_score(1.5)
+
+
+@given(st.floats(-2000, 2000))
+def test_score_from_elo_inverts_elo_from_score(elo):
+    assert stats.elo_from_score(stats.score_from_elo(elo)) == pytest.approx(elo, abs=1e-6)
+
+
+# -- wins, draws, losses ----------------------------------------------------------------
+
+
+def test_60_20_20_by_hand():
+    t = Trinomial(60, 20, 20)
+    # s = (60 + 20/2) / 100 = 0.7; Elo = 400·log10(0.7/0.3) = 147.19
+    assert (t.games, t.score, t.fraction) == (100, 70.0, pytest.approx(0.7))
+    assert t.elo == pytest.approx(147.1907, abs=1e-4)
+    # per-game variance: 0.6·0.3² + 0.2·0.2² + 0.2·0.7² = 0.054 + 0.008 + 0.098 = 0.16,
+    # so sd = 0.4 and the standard error of s is 0.4/sqrt(100) = 0.04
+    assert t.variance == pytest.approx(0.16)
+    # 95%: 0.7 ± 1.959964·0.04 = [0.621601, 0.778399] -> [86.23, 218.25] Elo
+    low, high = t.elo_interval()
+    assert low == pytest.approx(logistic_elo(0.7 - Z95 * 0.04)) and low == pytest.approx(86.225, abs=1e-3)
+    assert high == pytest.approx(logistic_elo(0.7 + Z95 * 0.04)) and high == pytest.approx(218.252, abs=1e-3)
+    # LOS = Phi((60 - 20)/sqrt(60 + 20)) = Phi(4.4721)
+    assert t.los == pytest.approx(norm.cdf(40 / math.sqrt(80)))
+    # z = (0.7 - 0.5)/0.04 = 5, p = 2·(1 - Phi(5)) = 5.733e-7
+    assert t.p_value == pytest.approx(2 * norm.sf(5)) and t.p_value == pytest.approx(5.733e-7, rel=1e-3)
+
+
+def test_the_interval_is_mean_plus_minus_z_standard_errors_of_the_per_game_scores():
+    wins, draws, losses = 37, 41, 22
+    games = np.array([1.0] * wins + [0.5] * draws + [0.0] * losses)
+    se = games.std() / math.sqrt(len(games))  # population sd, as cutechess and fishtest
+    for level in (0.9, 0.95, 0.99):
+        z = norm.ppf(0.5 + level / 2)
+        low, high = Trinomial(wins, draws, losses).elo_interval(level)
+        assert low == pytest.approx(logistic_elo(games.mean() - z * se))
+        assert high == pytest.approx(logistic_elo(games.mean() + z * se))
+        p = 2 * norm.sf(abs(games.mean() - 0.5) / se)
+        assert Trinomial(wins, draws, losses).p_value == pytest.approx(p)
+    with pytest.raises(ValueError, match="confidence level"):
+        Trinomial(1, 0, 1).elo_interval(1.0)
+
+
+def test_an_interval_end_past_a_score_of_0_or_1_is_infinite():
+    # 9-0-1: s = 0.9, sd = 0.3, se = 0.0949; 0.9 + 1.96·0.0949 = 1.086 > 1
+    low, high = Trinomial(9, 0, 1).elo_interval()
+    assert high == math.inf and low == pytest.approx(logistic_elo(0.9 - Z95 * 0.3 / math.sqrt(10)))
+
+
+def test_equal_wins_and_losses_are_even():
+    t = Trinomial(30, 40, 30)
+    assert t.elo == 0 and t.los == 0.5 and t.p_value == pytest.approx(1.0)
+    low, high = t.elo_interval()
+    assert low == pytest.approx(-high)
+
+
+def test_degenerate_samples_say_so_rather_than_invent_a_number():
+    sweep = Trinomial(10, 0, 0)
+    assert sweep.elo == math.inf and sweep.elo_interval() == (math.inf, math.inf)
+    assert sweep.p_value == 0.0  # zero variance: the z-test's limit
+    assert sweep.los == pytest.approx(norm.cdf(10 / math.sqrt(10)))  # the LOS still weighs the 10 games
+    assert Trinomial(0, 0, 3).elo == -math.inf
+    draws = Trinomial(0, 12, 0)
+    assert draws.elo == 0 and draws.elo_interval() == (0.0, 0.0) and draws.p_value == 1.0 and draws.los == 0.5
+    empty = Trinomial(0, 0, 0)
+    assert math.isnan(empty.elo) and all(math.isnan(x) for x in empty.elo_interval())
+    assert empty.p_value == 1.0 and empty.los == 0.5
+
+
+def test_counts_are_whole_numbers():
+    for bad in ((-1, 0, 0), (1.5, 0, 0), (True, 0, 0)):
+        with pytest.raises(ValueError, match="whole numbers"):
+            Trinomial(*bad)
+
+
+def test_trinomial_from_per_game_scores():
+    assert Trinomial.from_scores([1, 0.5, 0, 1, 1]) == Trinomial(3, 1, 1)
+    with pytest.raises(ValueError, match="1, 0.5 or 0"):
+        Trinomial.from_scores([0.25])
+
+
+def test_the_module_shortcuts_the_report_uses_are_the_trinomial_ones():
+    t = Trinomial(12, 5, 7)
+    assert stats.elo(12, 5, 7) == t.elo and stats.elo_interval(12, 5, 7) == t.elo_interval()
+    assert stats.los(12, 5, 7) == t.los and stats.p_value(12, 5, 7) == t.p_value
+
+
+counts = st.integers(0, 500)
+
+
+@given(counts, counts, counts)
+def test_the_interval_contains_the_point_estimate(wins, draws, losses):
+    assume(wins + draws + losses > 0)
+    t = Trinomial(wins, draws, losses)
+    low, high = t.elo_interval()
+    assert low <= t.elo <= high
+
+
+@given(counts, counts, counts)
+def test_swapping_sides_negates_elo_and_mirrors_everything(wins, draws, losses):
+    assume(wins + draws + losses > 0)
+    t, u = Trinomial(wins, draws, losses), Trinomial(losses, draws, wins)
+    assert u == t.swapped()
+    assert u.elo == pytest.approx(-t.elo, abs=1e-9)
+    low, high = t.elo_interval()
+    assert u.elo_interval() == (pytest.approx(-high, abs=1e-9), pytest.approx(-low, abs=1e-9))
+    assert t.los + u.los == pytest.approx(1.0)
+    assert t.p_value == pytest.approx(u.p_value)
+
+
+@given(counts, counts, counts)
+def test_the_p_value_is_below_5_percent_exactly_when_the_95_percent_interval_excludes_0(wins, draws, losses):
+    assume(wins + draws + losses > 0)
+    t = Trinomial(wins, draws, losses)
+    assume(abs(t.p_value - 0.05) > 1e-9)
+    low, high = t.elo_interval(0.95)
+    assert (t.p_value < 0.05) == (low > 0 or high < 0)
+
+
+# -- game pairs ------------------------------------------------------------------------------
+
+
+def test_pentanomial_counts_from_pairs():
+    pairs = [(1, 1), (1, 0.5), (0.5, 0.5), (0, 1), (0, 0), (1.0, 1.0), (0.5, 0)]
+    # pair totals: 2, 1.5, 1, 1, 0, 2, 0.5  ->  0:1  0.5:1  1:2  1.5:1  2:2
+    assert stats.pentanomial_counts(pairs) == (1, 1, 2, 1, 2)
+    assert Pentanomial.from_pairs(pairs) == Pentanomial((1, 1, 2, 1, 2))
+    assert stats.pentanomial_counts([]) == (0, 0, 0, 0, 0)
+    with pytest.raises(ValueError, match="two game scores"):
+        stats.pentanomial_counts([(1,)])
+    with pytest.raises(ValueError, match="1, 0.5 or 0"):
+        stats.pentanomial_counts([(1, 0.7)])
+
+
+def test_pentanomial_interval_by_hand():
+    p = Pentanomial((0, 25, 50, 25, 0))
+    # pair mean scores 0.25, 0.5, 0.75 with weights 1/4, 1/2, 1/4: s = 0.5,
+    # var = 2·0.25·0.25² = 0.03125, se = sqrt(0.03125/100) = 0.0176777
+    assert (p.pairs, p.games, p.score, p.fraction) == (100, 200, 100.0, 0.5)
+    assert p.variance == pytest.approx(0.03125)
+    # 0.5 ± 1.959964·0.0176777 = 0.5 ± 0.0346476 -> ±24.11 Elo
+    low, high = p.elo_interval()
+    assert high == pytest.approx(logistic_elo(0.5 + Z95 * math.sqrt(0.03125 / 100)))
+    assert high == pytest.approx(24.11, abs=0.01) and low == pytest.approx(-high)
+
+
+def test_pentanomial_interval_against_numpy():
+    c = (7, 18, 41, 23, 11)
+    pair_means = np.repeat([0, 0.25, 0.5, 0.75, 1], c)
+    se = pair_means.std() / math.sqrt(len(pair_means))
+    p = Pentanomial(c)
+    assert p.elo == pytest.approx(logistic_elo(pair_means.mean()))
+    for level in (0.9, 0.95):
+        z = norm.ppf(0.5 + level / 2)
+        low, high = stats.pentanomial_elo_interval(c, level)
+        assert (low, high) == p.elo_interval(level)
+        assert low == pytest.approx(logistic_elo(pair_means.mean() - z * se))
+        assert high == pytest.approx(logistic_elo(pair_means.mean() + z * se))
+
+
+def test_pairs_cancel_the_luck_of_moving_first():
+    # Whoever moves first always wins: 50-0-50 looks like noise game by game,
+    # but every pair is a 1-1 split, so the pairs prove the agents equal.
+    pairs = [(1, 0)] * 50
+    assert Trinomial.from_scores(s for pair in pairs for s in pair) == Trinomial(50, 0, 50)
+    trinomial_low, _ = Trinomial(50, 0, 50).elo_interval()
+    assert trinomial_low == pytest.approx(logistic_elo(0.5 - Z95 * 0.5 / 10))  # about -100 Elo
+    assert Pentanomial.from_pairs(pairs).elo_interval() == (0.0, 0.0)
+
+
+@given(st.lists(st.tuples(st.sampled_from([0, 0.5, 1]), st.sampled_from([0, 0.5, 1])), max_size=40))
+def test_pentanomial_from_the_other_side_is_the_reverse_and_scores_like_the_games(pairs):
+    p = Pentanomial.from_pairs(pairs)
+    other = Pentanomial.from_pairs([(1 - x, 1 - y) for x, y in pairs])
+    assert other.counts == p.counts[::-1] == p.swapped().counts
+    games = Trinomial.from_scores(s for pair in pairs for s in pair)
+    assert p.games == games.games and p.score == games.score
+    if pairs:
+        assert p.elo == pytest.approx(games.elo) or p.elo == games.elo  # also ±inf
+
+
+# -- SPRT ---------------------------------------------------------------------------------
+
+
+def test_sprt_bounds_are_walds():
+    t = SPRT.parse("elo0=0,elo1=20,alpha=0.05,beta=0.1")
+    assert t == SPRT(0, 20, 0.05, 0.1)
+    assert t.lower == pytest.approx(math.log(0.1 / 0.95))  # -2.251
+    assert t.upper == pytest.approx(math.log(0.9 / 0.05))  # 2.890
+    assert SPRT.parse(str(t)) == t
+    assert SPRT.parse(" beta=0.05 , alpha=0.05, elo1=5, elo0=-1.5 ") == SPRT(-1.5, 5, 0.05, 0.05)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("elo0=0", "missing elo1, alpha, beta"),
+        ("elo0=0,elo1=20,alpha=0.05", "missing beta"),
+        ("elo0=0,elo1=20,alpha=0.05,beta=0.05,gamma=1", "unknown key 'gamma'"),
+        ("elo0=0,elo1=twenty,alpha=0.05,beta=0.05", "elo1='twenty' is not a number"),
+        ("elo0=0,elo1=20,alpha=,beta=0.05", "alpha='' is not a number"),
+        ("elo0=0,elo1=20,elo1=30,alpha=0.05,beta=0.05", "elo1 is given twice"),
+        ("elo0 0,elo1=20,alpha=0.05,beta=0.05", "'elo0 0' is not key=value"),
+        ("elo0=0,elo1=20,alpha=0.05,beta=0.05,", "'' is not key=value"),
+        ("", "is not key=value"),
+        ("elo0=nan,elo1=20,alpha=0.05,beta=0.05", "elo0 must be a finite number"),
+        ("elo0=0,elo1=20,alpha=0,beta=0.05", "alpha is a probability strictly between 0 and 1"),
+        ("elo0=0,elo1=20,alpha=0.05,beta=1", "beta is a probability strictly between 0 and 1"),
+        ("elo0=0,elo1=20,alpha=1.5,beta=0.05", "alpha is a probability"),
+        ("elo0=0,elo1=20,alpha=0.6,beta=0.5", "alpha \\+ beta must be below 1"),
+        ("elo0=0,elo1=0,alpha=0.05,beta=0.05", "elo1 must be above elo0"),
+        ("elo0=10,elo1=5,alpha=0.05,beta=0.05", "elo1 must be above elo0"),
+    ],
+)
+def test_sprt_parser_says_what_is_wrong(text, message):
+    with pytest.raises(ValueError, match=message):
+        SPRT.parse(text)
+
+
+def gaussian_llr(values, counts, elo0: float, elo1: float) -> float:
+    """The GSPRT written the other way: log N(mean; s1, se) - log N(mean; s0, se),
+    after half an observation more of every value (SPRT.PRIOR)."""
+    weights = np.array(counts) + 0.5
+    mean = np.average(values, weights=weights)
+    se = math.sqrt(np.average((np.array(values) - mean) ** 2, weights=weights) / weights.sum())
+    s0, s1 = (1 / (1 + 10 ** (-e / 400)) for e in (elo0, elo1))
+    return norm.logpdf(mean, s1, se) - norm.logpdf(mean, s0, se)
+
+
+def test_sprt_llr_is_the_normal_approximation_for_games_and_for_pairs():
+    t = SPRT(0, 20, 0.05, 0.05)
+    wdl = (60, 20, 20)
+    assert t.llr(wdl) == pytest.approx(gaussian_llr([1, 0.5, 0], wdl, 0, 20))
+    assert t.llr(Trinomial(*wdl)) == t.llr(wdl)
+    penta = (3, 10, 30, 12, 5)
+    assert t.llr(penta) == pytest.approx(gaussian_llr([0, 0.25, 0.5, 0.75, 1], penta, 0, 20))
+    assert t.llr(Pentanomial(penta)) == t.llr(penta)
+    with pytest.raises(ValueError, match="3 .* or 5"):
+        t.llr((1, 2, 3, 4))
+    with pytest.raises(ValueError, match="3 .* or 5"):
+        t.decide((0, 0, 0, 0))
+    with pytest.raises(ValueError, match="whole numbers"):
+        t.decide((1, -1, 0))
+
+
+def test_sprt_llr_by_hand_on_a_large_even_match():
+    # 500-0-500 with the half-game prior: 500.5-0.5-500.5, n = 1001.5, s = 0.5,
+    # var = 1001·0.25/1001.5 = 0.249875; s1 = 1/(1 + 10^(-20/400)) = 0.5287505, so
+    # LLR = 0.0287505·(1 - 1.0287505)/(2·0.249875/1001.5) = -0.00082659/0.00049900 = -1.6565
+    assert SPRT(0, 20, 0.05, 0.05).llr((500, 0, 500)) == pytest.approx(-1.6565, abs=1e-4)
+
+
+def test_sprt_stops_a_lopsided_match_with_h1():
+    test = SPRT.parse("elo0=0,elo1=20,alpha=0.05,beta=0.05")
+    games = [1, 1, 0, 1, 1, 0, 1, 1, 1, 0] * 30  # 70% wins, 147 Elo
+    verdicts = [test.decide(Trinomial.from_scores(games[:n])) for n in range(len(games) + 1)]
+    first = next(n for n, v in enumerate(verdicts) if v is not None)
+    assert verdicts[first] == "H1" and 20 < first < 200
+
+
+def test_sprt_does_not_stop_an_even_match_early():
+    test = SPRT.parse("elo0=0,elo1=20,alpha=0.05,beta=0.05")
+    games = [1, 0] * 100
+    assert all(test.decide(Trinomial.from_scores(games[:n])) is None for n in range(201))
+    # ...but it does accept H0 in the end: LLR ≈ -(s1-s0)²·n/(2·0.25) = -0.00165·n
+    # crosses -2.944 after about 1780 games.
+    longer = Trinomial.from_scores([1, 0] * 1000)
+    assert test.llr(longer) == pytest.approx(-(0.028751**2) * 2001.5 / 0.5, rel=1e-3)
+    assert test.decide(longer) == "H0"
+
+
+def test_sprt_on_pairs():
+    test = SPRT.parse("elo0=0,elo1=50,alpha=0.05,beta=0.05")
+    assert test.decide((0, 0, 0, 0, 0)) is None  # no verdict without a game
+    assert test.decide((0, 0, 0, 0, 1)) is None  # one pair won proves nothing
+    sweep = next(n for n in range(1, 100) if test.decide((0, 0, 0, 0, n)) is not None)
+    assert test.decide((0, 0, 0, 0, sweep)) == "H1" and 3 <= sweep <= 20
+    assert test.decide((sweep, 0, 0, 0, 0)) == "H0"
+
+
+def test_sprt_does_not_stop_an_even_paired_match_early():
+    # Pair totals 2, 0, 1, 1.5, 0.5 in turn: s = 0.5, per-pair variance
+    # (0.25 + 0.25 + 0 + 0.0625 + 0.0625)/5 = 0.125, so LLR ≈ -0.028751²·N/(2·0.125)
+    # = -0.0033·N: H0 only after about 890 pairs.
+    test = SPRT.parse("elo0=0,elo1=20,alpha=0.05,beta=0.05")
+    cycle = itertools.cycle([4, 0, 2, 3, 1])
+    counts = [0] * 5
+    for _ in range(200):
+        counts[next(cycle)] += 1
+        assert test.decide(tuple(counts)) is None
+    assert test.llr(tuple(counts)) == pytest.approx(-(0.028751**2) * 200 / 0.25, rel=0.02)
+
+
+# -- a tournament -----------------------------------------------------------------------------
+
+OUTCOMES = [
+    ("x", "y", "A"),  # x beats y
+    ("y", "x", "A"),  # y beats x
+    ("x", "z", "A"),  # x beats z
+    ("z", "x", "draw"),
+    ("y", "z", "B"),  # z beats y
+    ("z", "y", "draw"),
+]
+
+
+def test_standings_and_cross_table_by_hand():
+    table = rank(OUTCOMES)
+    # x: W2 D1 L1 = 2.5/4; z: W1 D2 L1 = 2/4; y: W1 D1 L2 = 1.5/4
+    assert table.agents == ("x", "z", "y")
+    x, z, y = table.standings
+    assert (x.games, x.score, x.wins, x.draws, x.losses) == (4, 2.5, 2, 1, 1)
+    assert (z.games, z.score, z.wins, z.draws, z.losses) == (4, 2.0, 1, 2, 1)
+    assert (y.games, y.score, y.wins, y.draws, y.losses) == (4, 1.5, 1, 1, 2)
+    # x's Elo against the field: 400·log10(0.625/0.375) = 88.74
+    assert x.elo == pytest.approx(88.74, abs=0.01) and z.elo == 0 and y.elo == pytest.approx(-88.74, abs=0.01)
+    assert x.elo_low < x.elo < x.elo_high
+    # x's per-game variance: (2·0.375² + 0.125² + 0.625²)/4 = 0.171875, se = sqrt(0.171875/4)
+    # = 0.2073: 0.625 ± 0.4063 reaches past a score of 1
+    assert x.elo_low == pytest.approx(logistic_elo(0.625 - Z95 * math.sqrt(0.171875 / 4)))
+    assert x.elo_high == math.inf
+    assert table.cell("x", "z") == Cell("x", "z", 1.5, 2)
+    assert table.cell("z", "x") == Cell("z", "x", 0.5, 2)
+    assert table.cell("x", "y") == Cell("x", "y", 1.0, 2)
+    assert table.cell("z", "y").fraction == 0.75
+    assert [(c.row, c.column) for c in table.cells] == [
+        ("x", "z"), ("x", "y"), ("z", "x"), ("z", "y"), ("y", "x"), ("y", "z"),
+    ]
+    assert table.standing("y") == y
+    with pytest.raises(KeyError):
+        table.cell("x", "w")
+
+
+def test_agents_that_never_met_have_an_empty_cell_and_ties_rank_by_name():
+    table = rank([("b", "c", "draw"), ("a", "d", "draw")])
+    assert table.agents == ("a", "b", "c", "d")
+    cell = table.cell("a", "b")
+    assert (cell.games, cell.score) == (0, 0.0) and math.isnan(cell.fraction)
+
+
+agent = st.sampled_from("pqrs")
+
+
+@given(st.lists(st.tuples(agent, agent, st.sampled_from(["A", "B", "draw"]))))
+def test_every_point_is_counted_once_from_each_side(outcomes):
+    outcomes = [o for o in outcomes if o[0] != o[1]]
+    table = rank(outcomes)
+    assert sum(s.games for s in table.standings) == 2 * len(outcomes)
+    assert sum(s.score for s in table.standings) == len(outcomes)
+    for c in table.cells:
+        assert c.score + table.cell(c.column, c.row).score == c.games
+    fractions = [s.fraction for s in table.standings]
+    assert fractions == sorted(fractions, reverse=True)
+
+
+def test_bad_outcomes_are_refused():
+    with pytest.raises(ValueError, match="'A', 'B' or 'draw'"):
+        rank([("x", "y", "win")])
+    with pytest.raises(ValueError, match="does not play itself"):
+        rank([("x", "x", "A")])

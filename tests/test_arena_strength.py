@@ -1,0 +1,36 @@
+"""The arena at scale: the Ray executor, and our strongest agent's gauntlet."""
+
+from __future__ import annotations
+
+import pytest
+
+from c4lab.arena.executors import LocalExecutor, RayExecutor
+from c4lab.arena.report import summarise
+from c4lab.arena.runner import run_arena
+from c4lab.arena.schedule import ArenaConfig
+
+MASTER = "master:time=0.2,seed=1"
+
+
+@pytest.mark.slow
+def test_the_ray_executor_plays_the_same_games_as_local_processes(tmp_path):
+    pytest.importorskip("ray")
+    config = ArenaConfig(("random:seed=1", "random:seed=2"), games=6, board="random", seed=9)
+    local = run_arena(config, tmp_path / "local.jsonl", executor=LocalExecutor(2))
+    ray = run_arena(config, tmp_path / "ray.jsonl", executor=RayExecutor(jobs=2))
+    assert ray.played == 6
+    # Seeded random agents on the same boards: the very same games.
+    assert sorted(g.position for g in ray.games) == sorted(g.position for g in local.games)
+
+
+@pytest.mark.slow
+def test_master_scores_at_least_90_percent_against_each_strong_opponent(tmp_path, kaggle):
+    """The issue's gauntlet: 20 pairs against each, random enhanced boards."""
+    opponents = ("impossible:seed=2", "minimax:depth=4", "heuristic:seed=3", "kaggle:agent=negamax")
+    config = ArenaConfig((MASTER, *opponents), games=40, gauntlet=True, board="random", plies=0, seed=2026)
+    outcome = run_arena(config, tmp_path / "gauntlet.jsonl", executor=LocalExecutor(2))
+    summary = summarise(config, outcome.games)
+    assert not summary.forfeits
+    for pairing in summary.pairings:
+        assert pairing.games.games == 40
+        assert pairing.games.fraction >= 0.9, (pairing.second, pairing.games.counts)

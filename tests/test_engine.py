@@ -1,0 +1,336 @@
+"""The engine protocol (docs/engine-protocol.md): its messages, our agents
+served behind it (``c4lab engine``), and external engines as agents
+(``EngineAgent``, the spec ``engine:cmd=...``)."""
+
+from __future__ import annotations
+
+import gc
+import io
+import shlex
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from c4lab.agents import Budget, SpecError, make_agent
+from c4lab.arena.match import play_game
+from c4lab.engine import EngineAgent, EngineError, ProtocolError, parse_command, parse_reply, serve
+from c4lab.engine.protocol import BestMove, Error, Go, Info, Option, SetOption, SetPosition
+from c4lab.rules import Move, Position
+
+ENGINE = [sys.executable, "-m", "c4lab", "engine"]
+
+
+def engine_cmd(spec: str) -> str:
+    """The command line of our own engine serving ``spec``."""
+    return shlex.join([*ENGINE, "--agent", spec])
+
+
+def converse(spec: str, *commands: str) -> list[str]:
+    """Run ``c4lab engine --agent spec``, send ``commands``, return its lines."""
+    done = subprocess.run(
+        [*ENGINE, "--agent", spec], input="".join(c + "\n" for c in commands),
+        capture_output=True, text=True, timeout=60, check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
+def fake_engine(tmp_path: Path, on_go: str, on_hello: str = "print('id name fake'); print('c4labok')") -> str:
+    """The command line of a tiny engine: ``on_hello`` answers ``c4lab``,
+    ``on_go`` answers ``go`` (Python statements; ``position`` holds the
+    last position string); ``isready`` answers ``readyok``."""
+    script = tmp_path / "fake_engine.py"
+    script.write_text(textwrap.dedent(f"""\
+        import sys, time
+        sys.stdout.reconfigure(line_buffering=True)
+        position = None
+        for line in sys.stdin:
+            word, _, rest = line.strip().partition(" ")
+            if word == "c4lab":
+                {on_hello}
+            elif word == "isready":
+                print("readyok")
+            elif word == "position":
+                position = rest
+            elif word == "go":
+                {on_go}
+            elif word == "quit":
+                break
+        """))
+    return shlex.join([sys.executable, str(script)])
+
+
+# ---------------------------------------------------------------------------
+# The messages
+# ---------------------------------------------------------------------------
+
+
+def test_commands_read_back_to_the_line_they_were_written_as() -> None:
+    for line in [
+        "c4lab", "isready", "newgame", "stop", "quit", "position 9x8/Xd3/Bb1:b+ac",
+        "go", "go time 0.5", "go iterations 1200", "go time 2.0 iterations 30", "setoption name seed value 3",
+    ]:
+        assert str(parse_command(line)) == line
+    assert parse_command("go iterations 5 time 1") == Go(time=1.0, iterations=5)
+    assert parse_command("setoption name note value two words") == SetOption("note", "two words")
+
+
+def test_replies_read_back_to_the_line_they_were_written_as() -> None:
+    for line in [
+        "c4labok", "readyok", "id name c4lab master", "id author c4lab",
+        "option name time type float default 1.0", "option name seed type int default none",
+        "bestmove d", "bestmove b+a", "error invalid position '7x6:z'",
+        "info value 0.6200 iterations 1200 time 0.510 pv d c+a d string from the book",
+    ]:
+        assert str(parse_reply(line)) == line
+    info = parse_reply("info pv d c+a d value 0.25")
+    assert info == Info(value=0.25, pv=(Move(3), Move(2, 0), Move(3)))
+    assert parse_reply("bestmove b+a") == BestMove(Move(1, 0))
+
+
+@pytest.mark.parametrize(
+    ("line", "index", "what"),
+    [
+        ("", None, "empty"),
+        ("hello", 0, "unknown command 'hello'"),
+        ("isready now", 8, "unexpected 'now'"),
+        ("position", 8, "position string"),
+        ("position 7x6 dd", 13, "unexpected 'dd'"),
+        ("go time", 7, "a number after 'time' is missing"),
+        ("go time -1", 8, "time needs a positive number, not '-1'"),
+        ("go time nan", 8, "time needs a positive number"),
+        ("go iterations 1.5", 14, "iterations needs a positive integer, not '1.5'"),
+        ("go depth 3", 3, "'go' takes 'time S' and 'iterations N', not 'depth'"),
+        ("go time 1 time 2", 10, "'time' is given twice"),
+        ("setoption seed value 3", 10, "expected 'name' after 'setoption', got 'seed'"),
+        ("setoption name seed", 19, "'value' after 'setoption name seed' is missing"),
+    ],
+)
+def test_a_bad_command_is_rejected_saying_what_and_where(line: str, index: int | None, what: str) -> None:
+    with pytest.raises(ProtocolError, match="bad message") as caught:
+        parse_command(line)
+    assert caught.value.index == index
+    assert what in caught.value.reason
+
+
+@pytest.mark.parametrize(
+    ("line", "index", "what"),
+    [
+        ("bestmove", 8, "a move token after 'bestmove' is missing"),
+        ("bestmove 4", 9, "'4' is not a move token"),
+        ("bestmove d e", 11, "unexpected 'e'"),
+        ("info value 1.5", 11, "value must be in [0, 1]"),
+        ("info pv d 7", 10, "pv: '7' is not a move token"),
+        ("info pv", 7, "'pv' needs at least one move token"),
+        ("info depth 3", 5, "unknown info field 'depth'"),
+        ("option name x type list default a", 19, "an option type is one of int, float, bool, str"),
+        ("id version 2", 3, "'name' or 'author'"),
+        ("Traceback (most recent call last):", 0, "unknown reply 'Traceback'"),
+    ],
+)
+def test_a_bad_reply_is_rejected_saying_what_and_where(line: str, index: int, what: str) -> None:
+    with pytest.raises(ProtocolError) as caught:
+        parse_reply(line)
+    assert caught.value.index == index
+    assert what in caught.value.reason
+
+
+def test_messages_refuse_values_that_would_not_fit_on_one_line() -> None:
+    with pytest.raises(ValueError):
+        SetPosition("7x6 dd")
+    with pytest.raises(ValueError):
+        Option("two words", "int", "3")
+    with pytest.raises(ValueError):
+        Error("two\nlines")
+    assert str(Error.about(ValueError("two\nlines"))) == "error two lines"
+
+
+# ---------------------------------------------------------------------------
+# Our agents behind the protocol
+# ---------------------------------------------------------------------------
+
+
+def test_the_handshake_names_the_engine_and_lists_the_agents_parameters_as_options() -> None:
+    lines = converse("random:seed=1", "c4lab", "isready", "quit")
+    assert lines == [
+        "id name c4lab random:seed=1",
+        "id author c4lab",
+        "option name seed type int default 1",
+        "c4labok",
+        "readyok",
+    ]
+
+
+def test_go_answers_info_then_a_legal_bestmove() -> None:
+    lines = converse("random:seed=1", "c4lab", "position 7x6:dddc", "go time 0.5", "quit")
+    info, best = (parse_reply(line) for line in lines[-2:])
+    assert isinstance(info, Info) and info.time is not None  # random knows no value, no line
+    assert isinstance(best, BestMove) and Position.parse("7x6:dddc").is_legal(best.move)
+
+
+def test_bad_input_answers_an_error_line_and_the_engine_goes_on() -> None:
+    lines = converse(
+        "random:seed=1",
+        "position 7x6:4453",  # RULES.md's message, relayed
+        "go",  # the bad position left no position
+        "fly away",
+        "go time soon",
+        "setoption name depth value 3",
+        "setoption name seed value three",
+        "position 7x6/Xb2:aabbccd",  # a finished game is a position (A has won) ...
+        "go",  # ... but not one to move in
+        "position 7x6:dd",
+        "go iterations 1",
+        "quit",
+        "isready",  # never read: the engine has quit
+    )
+    errors, last = lines[:-2], lines[-2:]
+    assert [line.split(" ", 1)[0] for line in errors] == ["error"] * 7
+    assert errors[0] == f"error {_message(lambda: Position.parse('7x6:4453'))}"
+    assert "character 4" in errors[0]
+    assert errors[1] == "error go: no position (send 'position <position string>' first)"
+    assert "unknown command 'fly'" in errors[2]
+    assert "time needs a positive number, not 'soon'" in errors[3]
+    assert "unknown option 'depth' (options: seed)" in errors[4]
+    assert "seed='three' is not a valid int" in errors[5]
+    assert "the game is over in 7x6/Xb2:aabbccd" in errors[6]
+    assert last[0].startswith("info") and Position.parse("7x6:dd").is_legal(Move.parse(last[1].split()[1]))
+
+
+def _message(action) -> str:  # type: ignore[no-untyped-def]
+    with pytest.raises(ValueError) as caught:
+        action()
+    return str(caught.value)
+
+
+def test_setoption_rebuilds_the_agent_with_the_new_parameter() -> None:
+    def moves_with(*setup: str) -> list[str]:
+        out = io.StringIO()
+        positions = ("9x8/Xd3/Bb1:b+ac", "9x8/Xd3/Bb1:e", "7x6", "7x6:dd")
+        script = "".join(f"{line}\n" for line in setup) + "".join(f"position {p}\ngo\n" for p in positions)
+        serve("random:seed=1", io.StringIO(script), out)
+        return [line for line in out.getvalue().splitlines() if line.startswith("bestmove")]
+
+    assert moves_with("setoption name seed value 7") == moves_with("setoption name seed value 7")
+    assert any(moves_with(f"setoption name seed value {s}") != moves_with() for s in range(2, 6))
+
+
+def test_a_ban_move_goes_out_as_a_whole_token() -> None:
+    landing = Position.parse("4x4/Ba1")  # A's piece in a lands on the bonus cell
+    seed, move = next(
+        (s, m) for s in range(100) if (m := make_agent(f"random:seed={s}").choose(landing)).ban is not None
+    )
+    out = io.StringIO()
+    serve(f"random:seed={seed}", io.StringIO("position 4x4/Ba1\ngo\n"), out)
+    assert out.getvalue().splitlines()[-1] == f"bestmove {move.token}"
+
+
+def test_a_bad_agent_spec_is_refused_before_the_protocol_starts() -> None:
+    with pytest.raises(SpecError):
+        serve("nope", io.StringIO("c4lab\n"), io.StringIO())
+    done = subprocess.run(
+        [*ENGINE, "--agent", "nope"], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 2 and "unknown agent 'nope'" in done.stderr and done.stdout == ""
+
+
+# ---------------------------------------------------------------------------
+# External engines as agents
+# ---------------------------------------------------------------------------
+
+
+def test_an_engine_plays_a_whole_game_through_play_game() -> None:
+    engine = make_agent(f"engine:cmd={engine_cmd('heuristic:seed=1')}")
+    assert isinstance(engine, EngineAgent)
+    try:
+        assert engine.engine_name == "c4lab heuristic:seed=1"
+        assert set(engine.engine_options) == {"seed"}
+        for start in (Position.parse("7x6"), Position.parse("9x8/Xd3/Bb5")):
+            record = play_game(engine, make_agent("random:seed=2"), start, Budget(time=1.0))
+            final = record.final
+            assert final.is_over
+            replay = start
+            for move in final.moves[start.ply:]:
+                assert replay.is_legal(move)
+                replay = replay.play(move)
+        # the heuristic engine does not lose to random play
+        assert record.final.result in ("A", "draw")
+    finally:
+        engine.close()
+
+
+def test_the_engine_sees_positions_with_ban_tokens_and_may_answer_one(tmp_path: Path) -> None:
+    cmd = fake_engine(
+        tmp_path, "print('info value 0.5 pv b+a c string ' + position); print('bestmove b+a')"
+    )
+    with EngineAgent(cmd) as engine:
+        position = Position.parse("9x8/Xd3/Bb1")
+        move, analysis = engine.analyse(position, Budget(time=1))
+        assert move == Move.parse("b+a")
+        assert analysis.pv == (Move(1, 0), Move(2)) and analysis.value == 0.5
+        assert analysis.note == "9x8/Xd3/Bb1"  # the position went out as written
+    with EngineAgent(engine_cmd("random:seed=1")) as ours:
+        after_ban = Position.parse("9x8/Xd3/Bb1:b+ac")
+        assert after_ban.is_legal(ours.choose(after_ban))
+
+
+def test_a_spec_without_cmd_or_a_program_that_cannot_start_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(SpecError, match="needs cmd="):
+        make_agent("engine")
+    with pytest.raises(EngineError, match="cannot start engine '/no/such/engine'"):
+        EngineAgent("/no/such/engine")
+
+
+def test_an_engine_printing_garbage_is_an_error_naming_what_it_printed(tmp_path: Path) -> None:
+    with pytest.raises(EngineError, match=r"sent 'Hello, world!' during the handshake: unknown reply 'Hello,'"):
+        EngineAgent(fake_engine(tmp_path, "pass", on_hello="print('Hello, world!')"))
+    garbage = pytest.raises(EngineError, match=r"sent 'bestmove 4' during 'go time 1.0'.*not a move token")
+    with EngineAgent(fake_engine(tmp_path, "print('bestmove 4')")) as engine, garbage:
+        engine.choose(Position.parse("7x6"), Budget(time=1))
+
+
+def test_an_engine_that_hangs_is_given_up_and_killed(tmp_path: Path) -> None:
+    engine = EngineAgent(fake_engine(tmp_path, "time.sleep(60)"), margin=0.5)
+    popen = engine._process.popen  # type: ignore[union-attr]
+    start = time.monotonic()
+    with pytest.raises(EngineError, match=r"sent no 'bestmove' for 7x6 \(within 0.7 s\)"):
+        engine.choose(Position.parse("7x6"), Budget(time=0.2))
+    assert time.monotonic() - start < 5
+    assert popen.poll() is not None
+    with pytest.raises(EngineError, match="not running"):
+        engine.choose(Position.parse("7x6"), Budget(time=0.2))
+
+
+def test_an_engine_that_exits_is_an_error_with_its_status_and_last_words(tmp_path: Path) -> None:
+    with EngineAgent(fake_engine(tmp_path, "print('out of ideas', file=sys.stderr); sys.exit(3)")) as engine:
+        with pytest.raises(EngineError, match=r"exited with status 3 \(its stderr: out of ideas\)"):
+            engine.choose(Position.parse("7x6"), Budget(time=1))
+        engine.new_game()  # starts it again
+        assert engine._process is not None and engine._process.alive()
+
+
+def test_an_engine_error_or_an_illegal_move_is_an_error_and_the_engine_stays(tmp_path: Path) -> None:
+    cmd = fake_engine(tmp_path, "print('error not today') if position == '7x6' else print('bestmove a')")
+    with EngineAgent(cmd) as engine:
+        with pytest.raises(EngineError, match="answered 'go' for 7x6 with an error: not today"):
+            engine.choose(Position.parse("7x6"))
+        with pytest.raises(EngineError, match=r"chose 'a', which is illegal in 4x4:aaaa \(legal: b c d\)"):
+            engine.choose(Position.parse("4x4:aaaa"))
+        assert engine.choose(Position.parse("4x4:b")) == Move(0)
+
+
+def test_the_program_ends_on_close_and_at_garbage_collection() -> None:
+    engine = EngineAgent(engine_cmd("random"))
+    popen = engine._process.popen  # type: ignore[union-attr]
+    engine.close()
+    engine.close()
+    assert popen.poll() is not None
+    engine = EngineAgent(engine_cmd("random"))
+    popen = engine._process.popen  # type: ignore[union-attr]
+    del engine
+    gc.collect()
+    assert popen.wait(timeout=5) is not None

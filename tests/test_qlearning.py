@@ -1,0 +1,310 @@
+"""Tabular Q-learning: what it learns, its keys, its table file, its agent, its command."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import zipfile
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from c4lab.agents import SpecError, make_agent
+from c4lab.agents.qlearning import QLearningAgent
+from c4lab.cli import main
+from c4lab.learning.qlearning import (
+    FORMAT,
+    QLearner,
+    QTable,
+    TableError,
+    TrainConfig,
+    check_board,
+    evaluate,
+    is_mirror_symmetric,
+    position_keys,
+    train,
+)
+from c4lab.rules import Move, Position
+from c4lab.rules import kernels as K
+
+
+@cache
+def trained_4x4(seed: int = 1, episodes: int = 200_000, slip: float = 0.1) -> QTable:
+    """A 4x4 table from the default training (about a second once compiled)."""
+    table, _ = train(TrainConfig(board="4x4", episodes=episodes, seed=seed, slip=slip), eval_games=0)
+    return table
+
+
+def keys(text: str) -> tuple[int, int]:
+    geo, st = Position.parse(text).kernel_arrays()
+    key, mirror = position_keys(geo, st)
+    return int(key), int(mirror)
+
+
+def mirrored(text: str) -> str:
+    """The mirror image of a position on a board without special cells."""
+    board, _, moves = text.partition(":")
+    width = int(board.split("x")[0])
+    return board + (":" + "".join(chr(ord("a") + width - 1 - (ord(m) - ord("a"))) for m in moves) if moves else "")
+
+
+# -- what it learns ----------------------------------------------------------
+
+
+def test_self_play_on_4x4_learns_to_beat_random_in_at_least_90_percent_of_the_games() -> None:
+    table = trained_4x4()
+    wins, draws, losses = evaluate(table, "random", 200, seed=7)  # 100 games as A, 100 as B
+    assert wins >= 180, (wins, draws, losses)
+    assert losses == 0
+
+
+def test_the_4x4_agent_never_loses_to_minimax_depth_2() -> None:
+    wins, _, losses = evaluate(trained_4x4(), "minimax:depth=2", 20, seed=7)
+    assert losses == 0 and wins >= 5
+
+
+def test_plain_q_learning_learns_that_4x4_is_a_draw_and_that_a_win_in_one_is_worth_a_win() -> None:
+    table = trained_4x4(slip=0.0)
+    start = table.values(Position.parse("4x4"))
+    assert start is not None and all(v == pytest.approx(0.5, abs=1e-3) for v in start.values())
+    # A to move has three on the bottom row (a1 b1 c1): d1 wins.
+    values = table.values(Position.parse("4x4:aabbcc"))
+    assert values is not None and values[Move(3)] == pytest.approx(1.0, abs=1e-3)
+    assert max(v for m, v in values.items() if m != Move(3)) < 1.0
+
+
+def test_training_is_reproducible_from_its_seed() -> None:
+    def run(seed: int) -> QTable:
+        learner = QLearner(TrainConfig(board="4x4", episodes=3000, seed=seed))
+        learner.run(3000)
+        return learner.table()
+
+    one, again, other = run(5), run(5), run(6)
+    assert np.array_equal(one.keys, again.keys) and np.array_equal(one.q, again.q)
+    assert not np.array_equal(one.keys, other.keys) or not np.array_equal(one.q, other.q)
+
+
+def test_epsilon_falls_linearly_from_its_start_to_its_end_then_stays() -> None:
+    config = TrainConfig(episodes=1000, epsilon_start=1.0, epsilon_end=0.05, epsilon_decay=0.8)
+    eps = config.epsilons(0, 1000)
+    assert eps[0] == 1.0 and eps[400] == pytest.approx(1.0 - 0.95 / 2)
+    assert np.all(eps[800:] == pytest.approx(0.05)) and np.all(np.diff(eps) <= 0)
+
+
+def test_bad_options_are_refused() -> None:
+    for bad in ({"alpha": 0.0}, {"discount": 1.5}, {"epsilon_end": -0.1}, {"slip": 2.0},
+                {"reward_win": 0.0, "reward_draw": 0.0, "reward_loss": 0.0}):
+        with pytest.raises(ValueError):
+            TrainConfig(**bad)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="already over"):
+        QLearner(TrainConfig(board="4x4:aabbccd"))
+
+
+# -- keys and mirror symmetry ----------------------------------------------------
+
+
+def test_a_position_and_its_mirror_image_swap_their_two_keys() -> None:
+    for text in ("4x4:a", "4x4:abbc", "5x4:aeedc", "5x5:cbdaae"):
+        key, mirror = keys(text)
+        assert keys(mirrored(text)) == (mirror, key)
+    assert keys("4x4:abcd") == keys("4x4:cbad")  # the same board reached in another order
+    key, mirror = keys("4x4:ad")
+    assert keys("4x4:da") == (mirror, key) and key != mirror
+    assert keys("4x4:ab") != keys("4x4:ba") and keys("4x4") == keys("4x4")
+
+
+def test_keys_tell_apart_every_4x4_position_with_a_bonus_cell_up_to_six_plies() -> None:
+    # Ban pieces included: the key must hold the ban's cell.
+    board_of: dict[int, tuple[int, ...]] = {}
+    frontier = [Position.parse("4x4/Bb1")]
+    for _ in range(6):
+        following = []
+        for position in frontier:
+            for move in position.legal_moves():
+                after = position.play(move)
+                geo, st = after.kernel_arrays()
+                board = tuple(int(x) for x in st[K.S_BOARD:])
+                key = int(position_keys(geo, st)[0])
+                assert board_of.setdefault(key, board) == board, after.notation
+                if not after.is_over:
+                    following.append(after)
+        frontier = following
+    assert len(board_of) > 1000
+
+
+def test_mirror_symmetry_is_used_only_when_the_special_cells_are_their_own_mirror_images() -> None:
+    symmetric = ["4x4", "5x4/Xc1", "4x4/Xa1/Xd1", "5x5/Bc3", "6x5/Xa2/Xf2"]
+    asymmetric = ["4x4/Xb2", "5x5/Bb3", "4x4/Xa1", "5x4/Xc1/Bd2"]
+    for text in symmetric:
+        assert is_mirror_symmetric(Position.parse(text).variant), text
+    for text in asymmetric:
+        assert not is_mirror_symmetric(Position.parse(text).variant), text
+    assert QLearner(TrainConfig(board="4x4")).symmetric
+    assert not QLearner(TrainConfig(board="4x4", symmetry=False)).symmetric
+    assert not QLearner(TrainConfig(board="4x4/Xb2")).symmetric
+
+
+def test_a_mirrored_position_reads_the_same_values_on_mirrored_moves() -> None:
+    table = trained_4x4()
+    for text in ("4x4:a", "4x4:abbc", "4x4:aab"):
+        values, images = table.values(Position.parse(text)), table.values(Position.parse(mirrored(text)))
+        assert values is not None and images is not None
+        assert {m.column: v for m, v in values.items()} == {3 - m.column: v for m, v in images.items()}
+
+
+def test_boards_whose_keys_do_not_fit_64_bits_are_refused() -> None:
+    check_board(Position.parse("7x6").variant)  # fits (49 bits), though no table could cover it
+    with pytest.raises(TableError, match="too large for a Q-table"):
+        check_board(Position.parse("8x8").variant)
+    check_board(Position.parse("7x8").variant)  # 63 bits
+    with pytest.raises(TableError, match="too large"):  # 63 + 8 for the ban piece's cell
+        QLearner(TrainConfig(board="7x8/Bd1"))
+
+
+# -- the table file -------------------------------------------------------------
+
+
+def test_a_saved_table_loads_back_with_the_same_values(tmp_path: Path) -> None:
+    table = trained_4x4()
+    path = tmp_path / "q.npz"
+    table.save(path)
+    loaded = QTable.load(path)
+    assert np.array_equal(loaded.keys, table.keys) and loaded.keys.dtype == np.uint64
+    assert np.array_equal(loaded.q, table.q) and loaded.q.dtype == np.float32
+    assert np.array_equal(loaded.visits, table.visits)
+    assert (loaded.variant, loaded.symmetric, loaded.rewards) == (table.variant, True, (1.0, 0.5, 0.0))
+    assert loaded.info["episodes"] == 200_000 and loaded.info["options"]["alpha"] == 0.9
+    with zipfile.ZipFile(path) as archive:  # no pickled objects: plain arrays and a JSON header
+        assert sorted(archive.namelist()) == ["header.npy", "keys.npy", "q.npy", "visits.npy"]
+    header = json.loads(str(np.load(path, allow_pickle=False)["header"]))
+    assert header["format"] == FORMAT and header["variant"] == "4x4" and header["states"] == len(table)
+    a, b = make_agent(f"qlearning:table={path},seed=3"), QLearningAgent(table, seed=3)
+    for text in ("4x4", "4x4:bc", "4x4:abca"):
+        assert a.choose(Position.parse(text)) == b.choose(Position.parse(text))
+
+
+def test_a_missing_table_says_to_train_one_first(tmp_path: Path) -> None:
+    with pytest.raises(TableError, match=r"no Q-table at .*nope\.npz: train one first"):
+        make_agent(f"qlearning:table={tmp_path / 'nope.npz'}")
+    with pytest.raises(SpecError, match="needs a table: train one with `c4lab train qlearning"):
+        make_agent("qlearning")
+
+
+def test_a_damaged_table_says_what_is_wrong_and_where(tmp_path: Path) -> None:
+    good = tmp_path / "good.npz"
+    trained_4x4().save(good)
+    text = tmp_path / "text.npz"
+    text.write_text("not a table")
+    truncated = tmp_path / "truncated.npz"
+    truncated.write_bytes(good.read_bytes()[: good.stat().st_size // 2])
+    arrays = dict(np.load(good, allow_pickle=False))
+
+    def variant(name: str, **changes: object) -> Path:
+        path = tmp_path / name
+        np.savez(path, **{**arrays, **changes})  # type: ignore[arg-type]
+        return path
+
+    header = json.loads(str(arrays["header"]))
+    cases = {
+        text: "not a c4lab Q-table (not an .npz archive)",
+        truncated: "cannot read Q-table",
+        variant("book.npz", header=np.array(json.dumps({**header, "format": "c4lab-book-1"}))):
+            "not a c4lab Q-table (format 'c4lab-book-1'",
+        variant("short.npz", q=arrays["q"][:-1]): "damaged: its arrays do not match a 4x4 table",
+        variant("wide.npz", q=np.zeros((len(arrays["keys"]), 9), dtype=np.float32)): "damaged",
+        variant("unsorted.npz", keys=arrays["keys"][::-1].copy()): "damaged: keys not sorted",
+        variant("nan.npz", q=np.full_like(arrays["q"], np.nan)): "not finite",
+        variant("board.npz", header=np.array(json.dumps({**header, "variant": "4x"}))): "damaged: bad header",
+        variant("pickled.npz", keys=np.array([None])): "cannot read Q-table",  # never unpickled
+    }
+    for path, message in cases.items():
+        with pytest.raises(TableError, match=re.escape(message)) as info:
+            QTable.load(path)
+        assert str(path) in str(info.value)
+
+
+def test_a_table_refuses_positions_of_another_board(tmp_path: Path) -> None:
+    path = tmp_path / "q.npz"
+    trained_4x4().save(path)
+    agent = make_agent(f"qlearning:table={path}")
+    for text in ("5x4", "4x4/Xb2", "4x4/Bb1:a"):
+        with pytest.raises(TableError, match=rf"q\.npz was trained on 4x4 boards; it cannot play {text}"):
+            agent.choose(Position.parse(text))
+
+
+# -- the agent ------------------------------------------------------------------
+
+
+def test_the_agent_plays_the_best_learnt_move_and_reports_every_value() -> None:
+    agent = QLearningAgent(trained_4x4(), seed=1)
+    move, analysis = agent.analyse(Position.parse("4x4:aabbcc"))  # A wins in d
+    assert move == Move(3) and analysis.note == "Q-table"
+    assert {s.move for s in analysis.moves} == set(Position.parse("4x4:aabbcc").legal_moves())
+    move, _ = agent.analyse(Position.parse("4x4:aabbc"))  # B must block d1
+    assert move == Move(3)
+    assert analysis.value == max(s.value for s in analysis.moves if s.value is not None)
+
+
+def test_unknown_positions_fall_back_to_win_block_or_random_and_are_counted() -> None:
+    empty = QTable(Position.parse("4x4").variant, np.zeros(0, np.uint64), np.zeros((0, 8), np.float32),
+                   np.zeros(0, np.uint32), True)
+    agent = QLearningAgent(empty, seed=1)
+    move, analysis = agent.analyse(Position.parse("4x4:aabbcc"))  # A wins in d
+    assert move == Move(3) and "won at once" in (analysis.note or "")
+    move, analysis = agent.analyse(Position.parse("4x4:aabbc"))  # B blocks A's d1
+    assert move == Move(3) and "blocked an immediate win" in (analysis.note or "")
+    move, analysis = agent.analyse(Position.parse("4x4:ab"))  # no threat anywhere
+    assert move in Position.parse("4x4:ab").legal_moves() and "random legal move" in (analysis.note or "")
+    assert "3 of 3 positions asked so far were not in it" in (analysis.note or "")
+
+
+def test_trained_on_a_bonus_board_the_agent_plays_legal_moves_bans_included() -> None:
+    table, _ = train(TrainConfig(board="4x4/Bb1", episodes=20_000, seed=2), eval_games=0)
+    assert not table.symmetric and table.q.shape[1] == 8
+    agent = QLearningAgent(table, seed=4)
+    random_player = make_agent("random:seed=4")
+    played_bans = False
+    for game in range(40):
+        position = Position.parse("4x4/Bb1")
+        while not position.is_over:
+            player = agent if (position.ply % 2 == 0) == (game % 2 == 0) else random_player
+            move = player.choose(position)
+            assert move in position.legal_moves()
+            played_bans |= move.ban is not None
+            position = position.play(move)
+    assert played_bans
+
+
+# -- the command -------------------------------------------------------------------
+
+
+def test_train_qlearning_writes_the_table_the_curve_and_its_plot(tmp_path: Path) -> None:
+    out, curve = tmp_path / "t.npz", tmp_path / "curve"
+    result = CliRunner().invoke(main, [
+        "train", "qlearning", "--board", "4x4", "--episodes", "3000", "--eval-every", "1000",
+        "--eval-games", "4", "--out", str(out), "--curve", str(curve), "--seed", "3", "--learning-rate", "0.5",
+    ])
+    assert result.exit_code == 0, result.output
+    assert "3,000 episodes" in result.output and "against random:" in result.output
+    table = QTable.load(out)
+    assert table.info["episodes"] == 3000 and table.info["options"]["alpha"] == 0.5
+    with (tmp_path / "curve.csv").open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [int(r["episodes"]) for r in rows] == [1000, 2000, 3000]
+    assert {"random win_rate", "minimax:depth=2 win_rate", "states", "epsilon"} <= set(rows[0])
+    assert (tmp_path / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    move = CliRunner().invoke(main, ["move", "4x4", "--agent", f"qlearning:table={out}"])
+    assert move.exit_code == 0 and move.output.strip() in "abcd"
+
+
+def test_train_qlearning_explains_bad_boards_and_options(tmp_path: Path) -> None:
+    runner = CliRunner()
+    big = runner.invoke(main, ["train", "qlearning", "--board", "9x9", "--out", str(tmp_path / "x.npz")])
+    assert big.exit_code == 1 and "too large for a Q-table" in big.output
+    bad = runner.invoke(main, ["train", "qlearning", "--rewards", "1,0.5", "--out", str(tmp_path / "x.npz")])
+    assert bad.exit_code == 1 and "rewards must be three numbers WIN,DRAW,LOSS" in bad.output
+    assert not (tmp_path / "x.npz").exists()
