@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -212,6 +213,20 @@ def test_a_damaged_book_is_a_clear_error(tmp_path: Path) -> None:
         OpeningBook.load(bad)
     result = run("book", "info", str(bad))
     assert result.exit_code == 1 and "bad.npz" in result.output
+
+
+def test_a_book_cut_short_or_of_another_format_is_a_clear_error(
+    small_book: tuple[OpeningBook, Position, Path], tmp_path: Path
+) -> None:
+    _book, _start, path = small_book
+    cut = tmp_path / "cut.npz"
+    cut.write_bytes(path.read_bytes()[:100])
+    with pytest.raises(BookError, match=r"cannot read opening book .*cut\.npz"):
+        OpeningBook.load(cut)
+    table = tmp_path / "table.npz"
+    np.savez(table, header=np.array('{"format": "c4lab-qtable-1"}'), keys=np.zeros(1, np.uint64))
+    with pytest.raises(BookError, match=r"not a c4lab opening book \(format 'c4lab-qtable-1'"):
+        OpeningBook.load(table)
 
 
 def test_book_build_resumes_from_its_file(tmp_path: Path) -> None:

@@ -81,10 +81,8 @@ and ``visits`` (uint32, how often training met each position).
 from __future__ import annotations
 
 import csv
-import json
 import math
 import time
-import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -94,6 +92,7 @@ import numpy as np
 from numba import njit, types
 from numba.typed import Dict
 
+from c4lab.arrayfile import load_arrays, save_arrays
 from c4lab.rules import Move, Position, Variant
 from c4lab.rules import kernels as K
 
@@ -361,13 +360,7 @@ class QTable:
 
     def save(self, path: str | Path) -> None:
         """Write the table (atomically: a temporary file, then a rename)."""
-        path = Path(path)
-        tmp = path.with_name(path.name + ".tmp")
-        with tmp.open("wb") as f:
-            np.savez_compressed(
-                f, header=np.array(json.dumps(self.header())), keys=self.keys, q=self.q, visits=self.visits
-            )
-        tmp.replace(path)
+        save_arrays(Path(path), self.header(), keys=self.keys, q=self.q, visits=self.visits)
 
     @classmethod
     def load(cls, path: str | Path) -> QTable:
@@ -377,20 +370,8 @@ class QTable:
             raise TableError(
                 f"no Q-table at {path}: train one first, e.g. `c4lab train qlearning --board 4x4 --out {path}`"
             )
-        try:
-            with path.open("rb") as f:
-                if f.read(2) != b"PK":
-                    raise TableError(f"{path} is not a c4lab Q-table (not an .npz archive)")
-            with np.load(path, allow_pickle=False) as data:
-                header = json.loads(str(data["header"]))
-                keys, q, visits = data["keys"], data["q"], data["visits"]
-        except TableError:
-            raise
-        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
-            raise TableError(f"cannot read Q-table {path}: {exc}") from None
-        if not isinstance(header, dict) or header.get("format") != FORMAT:
-            found = header.get("format") if isinstance(header, dict) else None
-            raise TableError(f"{path} is not a c4lab Q-table (format {found!r}, expected {FORMAT!r})")
+        header, arrays = load_arrays(path, ("keys", "q", "visits"), fmt=FORMAT, what="Q-table", error=TableError)
+        keys, q, visits = arrays["keys"], arrays["q"], arrays["visits"]
         try:
             variant = Position.parse(str(header["variant"])).variant
             symmetric = bool(header["symmetric"])

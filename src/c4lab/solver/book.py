@@ -20,7 +20,6 @@ from the file it is writing, and saves as it goes.
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -30,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from c4lab.arrayfile import load_arrays, save_arrays
 from c4lab.rules.move import Move
 from c4lab.rules.position import Position
 from c4lab.rules.variant import Variant
@@ -100,33 +100,21 @@ class OpeningBook:
 
     def save(self, path: Path) -> None:
         """Write the book (atomically: a temporary file, then a rename)."""
-        header = json.dumps({"format": FORMAT, "depth": self.depth, **self.info})
-        tmp = path.with_name(path.name + ".tmp")
-        with tmp.open("wb") as f:
-            np.savez_compressed(f, keys=self.keys, scores=self.scores, header=np.array(header))
-        tmp.replace(path)
+        save_arrays(path, {"format": FORMAT, "depth": self.depth, **self.info}, keys=self.keys, scores=self.scores)
 
     @classmethod
     def load(cls, path: Path) -> OpeningBook:
         """Read a book file; ``BookError`` if it is missing or damaged."""
-        try:
-            with path.open("rb") as f:
-                if f.read(2) != b"PK":
-                    raise BookError(f"{path} is not a c4lab opening book (not an .npz archive)")
-            with np.load(path, allow_pickle=False) as data:
-                header = json.loads(str(data["header"]))
-                keys, scores = data["keys"], data["scores"]
-        except BookError:
-            raise
-        except (OSError, ValueError, KeyError, json.JSONDecodeError) as exc:
-            raise BookError(f"cannot read opening book {path}: {exc}") from None
-        if header.get("format") != FORMAT:
-            raise BookError(f"{path} is not a c4lab opening book (format {header.get('format')!r})")
+        header, arrays = load_arrays(path, ("keys", "scores"), fmt=FORMAT, what="opening book", error=BookError)
+        keys, scores = arrays["keys"], arrays["scores"]
         if keys.dtype != np.uint64 or scores.dtype != np.int8 or keys.shape != scores.shape:
             raise BookError(f"opening book {path} is damaged: bad arrays")
         if keys.size and not bool(np.all(keys[1:] > keys[:-1])):
             raise BookError(f"opening book {path} is damaged: keys not sorted")
-        depth = int(header.pop("depth"))
+        try:
+            depth = int(header.pop("depth"))
+        except (KeyError, TypeError, ValueError):
+            raise BookError(f"opening book {path} is damaged: no depth in its header") from None
         header.pop("format")
         return cls(keys, scores, depth, header)
 

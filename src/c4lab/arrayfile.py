@@ -1,0 +1,51 @@
+"""Data files of NumPy arrays with a JSON header: the opening book, Q-tables.
+
+One ``.npz`` archive (compressed) holding the named arrays and ``header``,
+a JSON object with at least ``format``.  Written atomically (a temporary
+file, then a rename: a crash leaves the old file or the new one, never half
+of one) and read strictly: never unpickled, and every way a file can be
+wrong (missing, not an archive, cut short, another format, a missing array)
+is raised as the caller's own error class, saying what and which file.
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+def save_arrays(path: Path, header: dict[str, Any], **arrays: np.ndarray) -> None:
+    """Write ``arrays`` and ``header`` (which holds the format) to ``path``."""
+    tmp = path.with_name(path.name + ".tmp")
+    with tmp.open("wb") as f:
+        np.savez_compressed(f, header=np.array(json.dumps(header)), **arrays)  # type: ignore[arg-type]
+    tmp.replace(path)
+
+
+def load_arrays(
+    path: Path, names: Sequence[str], *, fmt: str, what: str, error: type[Exception]
+) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """The header and the arrays ``names`` of a file of format ``fmt``;
+    anything else raises ``error`` naming ``what`` the file should be
+    ("opening book", "Q-table") and the file.  The arrays' shapes and types
+    are the caller's to check."""
+    try:
+        with path.open("rb") as f:
+            if f.read(2) != b"PK":
+                raise error(f"{path} is not a c4lab {what} (not an .npz archive)")
+        with np.load(path, allow_pickle=False) as data:
+            header = json.loads(str(data["header"]))
+            if not isinstance(header, dict) or header.get("format") != fmt:
+                found = header.get("format") if isinstance(header, dict) else None
+                raise error(f"{path} is not a c4lab {what} (format {found!r}, expected {fmt!r})")
+            arrays = {name: data[name] for name in names}
+    except error:
+        raise
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
+        raise error(f"cannot read {what} {path}: {exc}") from None
+    return header, arrays
