@@ -121,7 +121,7 @@ def test_trinomial_from_per_game_scores():
         Trinomial.from_scores([0.25])
 
 
-def test_the_module_shortcuts_the_report_uses_are_the_trinomial_ones():
+def test_the_module_shortcuts_are_the_trinomial_ones():
     t = Trinomial(12, 5, 7)
     assert stats.elo(12, 5, 7) == t.elo and stats.elo_interval(12, 5, 7) == t.elo_interval()
     assert stats.los(12, 5, 7) == t.los and stats.p_value(12, 5, 7) == t.p_value
