@@ -81,18 +81,26 @@ def paired_match(
     return result
 
 
+def random_start(rng: random.Random, board: str | None = None, plies: int = 0, *, bonus: bool = False) -> Position:
+    """A start position drawn from ``rng``: ``board`` (a position string)
+    or, when it is ``None``, a new enhanced board (with a bonus cell if
+    ``bonus``); then ``plies`` random moves, fewer if the game ends (the
+    caller decides whether to draw again)."""
+    position = Position.parse(board) if board else Position(Variant.enhanced(rng, bonus=bonus))
+    for _ in range(plies):
+        if position.is_over:
+            break
+        position = position.play(rng.choice(position.legal_moves()))
+    return position
+
+
 def random_openings(n: int, seed: int, *, boards: list[str] | None = None, plies: int = 0) -> list[Position]:
     """``n`` starting positions: boards drawn from ``boards`` (position
     strings) or the enhanced setup, then ``plies`` random moves."""
     rng = random.Random(seed)
     openings: list[Position] = []
     while len(openings) < n:
-        start = Position.parse(rng.choice(boards)) if boards else Position(Variant.enhanced(rng))
-        position = start
-        for _ in range(plies):
-            if position.is_over:
-                break
-            position = position.play(rng.choice(position.legal_moves()))
+        position = random_start(rng, rng.choice(boards) if boards else None, plies)
         if not position.is_over:
             openings.append(position)
     return openings

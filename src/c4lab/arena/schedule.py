@@ -18,6 +18,7 @@ from typing import Any
 
 import c4lab.engine  # noqa: F401  (registers 'engine:cmd=...': the arena is local, programs may play)
 from c4lab.agents import SpecError, make_agent
+from c4lab.arena.match import random_start
 from c4lab.rules import Position, PositionError, Variant
 
 #: ``--board`` values that are not a position string.
@@ -121,17 +122,9 @@ class ArenaConfig:
         rng = random.Random(f"c4lab-arena/{self.seed}/{pair}")
         if self.openings:
             return Position.parse(self.openings[pair % len(self.openings)])
+        board = None if self.board == BOARD_RANDOM else Variant.classic().notation if self.board == BOARD_CLASSIC else self.board
         for _attempt in range(1000):
-            if self.board == BOARD_CLASSIC:
-                position = Position(Variant.classic())
-            elif self.board == BOARD_RANDOM:
-                position = Position(Variant.enhanced(rng, bonus=self.bonus))
-            else:
-                position = Position.parse(self.board)
-            for _ in range(self.plies):
-                if position.is_over:
-                    break
-                position = position.play(rng.choice(position.legal_moves()))
+            position = random_start(rng, board, self.plies, bonus=self.bonus)
             if not position.is_over:
                 return position
         raise ArenaError(f"{self.plies} random opening moves end every game on {self.board!r}")
