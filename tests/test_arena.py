@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
 import time
 
 import pytest
@@ -289,3 +293,23 @@ def test_a_sweep_shows_no_invented_interval_or_p_value(tmp_path):
     assert NOTE in render_text(summary)
     data = summary.to_dict()["pairings"][0]
     assert data["elo_ci"] is None and data["p_value"] is None
+
+
+def test_ctrl_c_stops_the_workers_keeps_the_saved_pairs_and_the_run_resumes(tmp_path):
+    out = tmp_path / "run.jsonl"
+    command = [sys.executable, "-m", "c4lab", "arena", "master:time=0.05,seed=1", "heuristic:seed=1",
+               "--games", "40", "--board", "random", "--jobs", "2", "--out", str(out)]
+    # Its own process group, as a terminal gives it: Ctrl-C reaches the workers too.
+    run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while (not out.exists() or len(out.read_text().splitlines()) < 5) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    os.killpg(run.pid, signal.SIGINT)
+    _, err = run.communicate(timeout=60)
+    assert run.returncode == 130, err
+    saved = len(read_results(out).games)
+    assert f"interrupted: {saved} games saved in {out}" in err
+    assert 4 <= saved < 40
+    resumed = subprocess.run(command, check=False, capture_output=True, text=True, timeout=600)
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"{40 - saved} games played now, 40 in {out}" in resumed.stdout

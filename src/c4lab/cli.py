@@ -588,12 +588,13 @@ def arena(
     swapped) and rank them: score, W/D/L, Elo with its 95% interval,
     likelihood of superiority, p-value of "equal"."""
     import time
+    from pathlib import Path
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from c4lab.arena import report as R
     from c4lab.arena.executors import make_executor
-    from c4lab.arena.results import ResultsError
+    from c4lab.arena.results import ResultsError, read_results
     from c4lab.arena.runner import run_arena
     from c4lab.arena.schedule import ArenaConfig, ArenaError, read_openings
     from c4lab.arena.stats import SPRT
@@ -623,6 +624,11 @@ def arena(
             outcome = run_arena(config, out, executor=runner, sprt=test, progress=progress)
         except (ArenaError, ResultsError, ValueError) as exc:
             raise click.ClickException(str(exc)) from None
+        except KeyboardInterrupt:
+            bar.stop()
+            saved = len(read_results(out).whole_pairs()) if Path(out).exists() else 0
+            click.echo(f"interrupted: {saved} games saved in {out}; the same command resumes the run", err=True)
+            sys.exit(130)
     summary = R.summarise(outcome.config, outcome.games)
     if as_json:
         data = summary.to_dict()

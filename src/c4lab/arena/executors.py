@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 from collections.abc import Iterable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from multiprocessing.pool import Pool
+from queue import SimpleQueue
 from typing import Any, Protocol
 
 from c4lab.agents import make_agent
@@ -58,6 +60,12 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
+def _worker_start() -> None:
+    """Workers leave Ctrl-C to the parent, which stops them (``close``):
+    otherwise each would die in the middle of its own game with a traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 class LocalExecutor:
     """A pool of ``jobs`` local processes (``jobs=1``: this process, which
     keeps tracebacks and debuggers simple)."""
@@ -66,31 +74,45 @@ class LocalExecutor:
         self.jobs = jobs or default_jobs()
         if self.jobs < 1:
             raise ValueError(f"--jobs must be at least 1, not {self.jobs}")
-        self._pool: ProcessPoolExecutor | None = None
-        self._pending: set[Future] = set()
+        self._pool: Pool | None = None
+        self._finished = False
 
     def run(self, tasks: Iterable[PairTask]) -> Iterator[tuple[PairTask, list[dict[str, Any]]]]:
         if self.jobs == 1:
             for task in tasks:
                 yield play_pair(task)
             return
-        self._pool = ProcessPoolExecutor(max_workers=self.jobs)
+        self._pool = pool = Pool(self.jobs, initializer=_worker_start)
+        done: SimpleQueue[tuple[bool, Any]] = SimpleQueue()
         queue = list(tasks)
         queue.reverse()
+        in_flight = 0
         # Keep a few tasks per worker in flight, not the whole run: an early
         # stop (SPRT, Ctrl-C) then wastes little.
-        while queue or self._pending:
-            while queue and len(self._pending) < 2 * self.jobs:
-                self._pending.add(self._pool.submit(play_pair, queue.pop()))
-            done, self._pending = wait(self._pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                yield future.result()
+        while queue or in_flight:
+            while queue and in_flight < 2 * self.jobs:
+                pool.apply_async(
+                    play_pair, (queue.pop(),),
+                    callback=lambda result: done.put((True, result)),
+                    error_callback=lambda error: done.put((False, error)),
+                )
+                in_flight += 1
+            ok, value = done.get()
+            in_flight -= 1
+            if not ok:
+                raise value
+            yield value
+        self._finished = True
 
     def close(self) -> None:
+        """Stop the workers: at once if the run did not finish (an early
+        stop, Ctrl-C, an error), since the games in flight are not wanted."""
         if self._pool is not None:
-            for future in self._pending:
-                future.cancel()
-            self._pool.shutdown(wait=True, cancel_futures=True)
+            if self._finished:
+                self._pool.close()
+            else:
+                self._pool.terminate()
+            self._pool.join()
             self._pool = None
 
 
