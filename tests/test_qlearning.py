@@ -24,7 +24,6 @@ from c4lab.learning.qlearning import (
     TrainConfig,
     check_board,
     evaluate,
-    is_mirror_symmetric,
     position_keys,
     train,
 )
@@ -140,9 +139,9 @@ def test_mirror_symmetry_is_used_only_when_the_special_cells_are_their_own_mirro
     symmetric = ["4x4", "5x4/Xc1", "4x4/Xa1/Xd1", "5x5/Bc3", "6x5/Xa2/Xf2"]
     asymmetric = ["4x4/Xb2", "5x5/Bb3", "4x4/Xa1", "5x4/Xc1/Bd2"]
     for text in symmetric:
-        assert is_mirror_symmetric(Position.parse(text).variant), text
+        assert Position.parse(text).variant.is_mirror_symmetric, text
     for text in asymmetric:
-        assert not is_mirror_symmetric(Position.parse(text).variant), text
+        assert not Position.parse(text).variant.is_mirror_symmetric, text
     assert QLearner(TrainConfig(board="4x4")).symmetric
     assert not QLearner(TrainConfig(board="4x4", symmetry=False)).symmetric
     assert not QLearner(TrainConfig(board="4x4/Xb2")).symmetric

@@ -272,18 +272,6 @@ def _fill_index(index, keys):
 # ---------------------------------------------------------------------------
 
 
-def is_mirror_symmetric(variant: Variant) -> bool:
-    """Is the board its own mirror image (forbidden cells and bonus cell included)?
-
-    Then a position and its mirror image have the same value, with mirrored moves.
-    """
-    w = variant.width
-    forbidden = {(c.col, c.row) for c in variant.forbidden}
-    if forbidden != {(w - 1 - col, row) for col, row in forbidden}:
-        return False
-    return variant.bonus is None or variant.bonus.col == w - 1 - variant.bonus.col
-
-
 def check_board(variant: Variant) -> None:
     """Raise ``TableError`` if positions of ``variant`` do not fit a 64-bit key."""
     bits = variant.width * (variant.height + 1) + (8 if variant.bonus is not None else 0)
@@ -392,7 +380,7 @@ class QTable:
             raise TableError(f"Q-table {path} is damaged: keys not sorted")
         if not bool(np.all(np.isfinite(q))):
             raise TableError(f"Q-table {path} is damaged: values that are not finite numbers")
-        if symmetric and not is_mirror_symmetric(variant):
+        if symmetric and not variant.is_mirror_symmetric:
             raise TableError(f"Q-table {path} is damaged: mirrored keys on the asymmetric {variant.notation}")
         info = {k: v for k, v in header.items() if k not in ("format", "variant", "symmetric", "rewards", "states")}
         return cls(variant, keys, q, visits, symmetric, (r_win, r_draw, r_loss), info, str(path))
@@ -458,7 +446,7 @@ class QLearner:
             raise ValueError(f"the start position {self.start.notation} is already over")
         self.variant = self.start.variant
         check_board(self.variant)
-        self.symmetric = config.symmetry and is_mirror_symmetric(self.variant)
+        self.symmetric = config.symmetry and self.variant.is_mirror_symmetric
         self._geo, start_state = self.start.kernel_arrays()
         self._start_state = start_state.copy()
         self._index = Dict.empty(key_type=types.uint64, value_type=types.int64)

@@ -171,6 +171,17 @@ class Variant:
         return "/".join(parts)
 
     @property
+    def is_mirror_symmetric(self) -> bool:
+        """Is the board its own mirror image (left to right), its forbidden
+        cells and bonus cell included?  Then a position and its mirror image
+        have the same value, with mirrored moves."""
+        w = self.width
+        forbidden = {(c.col, c.row) for c in self.forbidden}
+        if forbidden != {(w - 1 - col, row) for col, row in forbidden}:
+            return False
+        return self.bonus is None or self.bonus.col == w - 1 - self.bonus.col
+
+    @property
     def playable_cells(self) -> int:
         """Cells that can ever hold a piece: all but the forbidden ones."""
         return self.width * self.height - len(self.forbidden)
