@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from c4lab.agents import make_agent
+from c4lab.agents.solver_agent import solved_move
 from c4lab.cli import main
 from c4lab.rules import Position
 from c4lab.solver import Solver
@@ -150,6 +151,19 @@ def test_mcts_agents_play_the_solved_move_in_the_end_game(spec: str) -> None:
     move, analysis = make_agent(spec).analyse(position)
     assert analysis.note and analysis.note.startswith("solved")
     assert Solver().analyze(position)[move] == score
+
+
+def test_a_node_limited_solve_answers_the_same_however_warm_the_table() -> None:
+    """The agents' node limits make them reproducible: what earlier solves
+    left in the thread's table must not let the same call finish sooner."""
+    position = Position.parse("6x6/Xa3:ccdebadd")  # 200 000 to 400 000 nodes from an empty table
+    limited = {"book": False, "weak": True, "table_size": 1 << 20}
+    assert solved_move(position, max_nodes=200_000, **limited) is None
+    for move in position.legal_moves():  # every child solved: a warm table
+        Solver(1 << 20).solve(position.play(move), weak=True)
+    assert solved_move(position, max_nodes=200_000, **limited) is None
+    found = solved_move(position, max_nodes=400_000, **limited)
+    assert found is not None and found[1].value == 0.5
 
 
 def test_plain_uct_stays_the_classic_algorithm() -> None:

@@ -9,12 +9,14 @@ import numpy as np
 import pytest
 
 from c4lab.agents import Budget, make_agent
+from c4lab.agents import master as master_module
 from c4lab.agents import uct_search as S
 from c4lab.agents.master import TIME_MARGIN as MASTER_MARGIN
 from c4lab.agents.uct import TIME_MARGIN, UCTAgent
 from c4lab.arena.match import paired_match, random_openings
 from c4lab.rules import Move, Position, Variant
 from c4lab.rules import kernels as K
+from c4lab.solver import solve
 
 VARIANTS = ["uct", "uct-tt", "uct-lgr", "uct-lgr2", "hybrid", "mcts-solver", "uct-smart",
             "uct:reuse=1", "uct:tt=1,solver=1,policy=smart,lgr=2,reuse=1,final=visits",
@@ -296,3 +298,33 @@ def test_master_plays_a_proven_win_at_once() -> None:
         move = make_agent("master:time=none,depth=6,iterations=2000,seed=1").choose(position)
         after = position.play(move)
         assert all(forced_win_within(after.play(r), 2) for r in after.legal_moves())
+
+
+def weak_value(position: Position) -> int:
+    """Win (1), draw (0) or loss (-1) for the side to move, proven."""
+    if position.is_over:
+        return 0 if position.result == "draw" else -1
+    score = solve(position, weak=True).score
+    assert score is not None
+    return score
+
+
+# Positions from the gauntlet's games (20 to 30 empty cells) that the
+# solver settles within master's probe, but where master's searches alone,
+# on a small budget, pick a move that gives the result away.
+PROVEN = [("7x6/Xd1:ddddgdgaaaggffegc", 1), ("7x6/Xd1:dddddfffgggffbcc", 1),
+          ("6x6/Xa3:ccccdeabbed", 0), ("6x6/Xa3:ccccdeabbedee", 0)]
+SMALL_MASTER = "master:time=none,iterations=2000,depth=4,seed=1"
+
+
+@pytest.mark.parametrize(("text", "value"), PROVEN)
+def test_master_keeps_a_proven_win_or_draw_that_its_searches_alone_give_away(
+    text: str, value: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    position = Position.parse(text)
+    assert weak_value(position) == value
+    move = make_agent(SMALL_MASTER).choose(position)
+    assert -weak_value(position.play(move)) == value
+    monkeypatch.setattr(master_module, "PROBE_CELLS", 0)  # no solver probe
+    unprobed = make_agent(SMALL_MASTER).choose(position)
+    assert -weak_value(position.play(unprobed)) < value

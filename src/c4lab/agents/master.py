@@ -1,7 +1,13 @@
 """``master``: our strongest player under a time budget (1 s a move).
 
-Two searches, each doing what it is best at:
+Three searches, each doing what it is best at:
 
+0. The exact solver, in the middle game as soon as it is cheap (a weak
+   solve -- win, draw or loss -- with a node or time limit): a proven win is
+   played at once, and in a proven draw only the moves that keep the draw
+   are left to the searches below.  (In a proven loss every move loses
+   against perfect play; the searches below pick the one that is hardest to
+   answer.)
 1. ``minimax`` (alpha-beta, exact wins) for a share of the time, with every
    root move searched to an exact score: a proven win is played at once, and
    moves proven to lose within its horizon are ruled out.  Alpha-beta sees
@@ -24,6 +30,7 @@ import time
 
 from c4lab.agents.base import Agent, Analysis, Budget, Param, register
 from c4lab.agents.minimax import WIN, MinimaxAgent
+from c4lab.agents.solver_agent import solved_move
 from c4lab.agents.uct import DEFAULT_ITERATIONS, ENDGAME_CELLS, ENDGAME_NODES, ENDGAME_TABLE, UCTAgent
 from c4lab.rules import Move, Position
 
@@ -35,6 +42,13 @@ TIME_MARGIN = 0.05
 DEFAULT_SHARE = 0.3
 #: The minimax depth when master runs on iterations rather than time.
 FIXED_DEPTH = 6
+#: The solver probe: tried with this many empty cells or fewer (beyond that
+#: it seldom finishes within a move), with a node limit when master runs on
+#: iterations (reproducible) and a share of the time when it runs on time.
+PROBE_CELLS = 32
+PROBE_NODES = 200_000
+PROBE_SHARE = 0.25
+PROBE_TABLE = 1 << 20  # entries (32 MB a thread)
 
 
 @register(
@@ -86,8 +100,6 @@ class MasterAgent(Agent):
         UCT iterations -- reproducible with a seed."""
         start = time.perf_counter()
         if position.empty_cells <= ENDGAME_CELLS:  # the end game: exact, when cheap
-            from c4lab.agents.solver_agent import solved_move
-
             found = solved_move(position, max_nodes=ENDGAME_NODES, book=False, table_size=ENDGAME_TABLE)
             if found is not None:
                 return found
@@ -95,21 +107,40 @@ class MasterAgent(Agent):
         iterations = self.iterations
         if budget is not None and (budget.time is not None or budget.iterations is not None):
             seconds, iterations = budget.time, budget.iterations
-        timed = seconds is not None and iterations is None
-        tactics = Budget(time=self.share * seconds) if seconds is not None and timed else None
+        clock = seconds if iterations is None else None  # None: run on iterations
+        ruled_out: set[Move] = set()  # moves proven worse than another
+        if position.empty_cells <= PROBE_CELLS:
+            limit = PROBE_SHARE * clock if clock is not None else None
+            found = solved_move(
+                position, book=False, table_size=PROBE_TABLE, weak=True,
+                timeout=limit, max_nodes=PROBE_NODES if limit is None else None,
+            )
+            if found is not None:
+                verdict = found[1]
+                if verdict.value == 1.0:
+                    return found
+                if verdict.value == 0.5:
+                    drawing = {s.move for s in verdict.moves}
+                    ruled_out = {m for m in position.legal_moves() if m not in drawing}
+        tactics = None
+        if clock is not None:
+            tactics = Budget(time=max(self.share * (clock - (time.perf_counter() - start)), 0.005))
         _, proofs = self.minimax.analyse(position, tactics)
         scores = {s.move: s.score for s in proofs.moves if s.score is not None}
         best = max(scores, key=lambda m: scores[m])
         if scores[best] >= WIN:  # a proven win: no need to look further
             return best, proofs
-        losing = {m for m, score in scores.items() if score <= -WIN}
-        if seconds is not None and timed:
-            rest = Budget(time=max(seconds - (time.perf_counter() - start), 0.01))
+        ruled_out |= {m for m, score in scores.items() if score <= -WIN}
+        if clock is not None:
+            rest = Budget(time=max(clock - (time.perf_counter() - start), 0.01))
         else:
             rest = Budget(iterations=iterations or DEFAULT_ITERATIONS)
         _, judgement = self.uct.analyse(position, rest)
         for stats in judgement.moves:
-            if stats.move not in losing:
+            if stats.move not in ruled_out:
                 return stats.move, judgement
-        # Every move UCT looked at loses by force: resist the longest.
+        kept = [m for m in position.legal_moves() if m not in ruled_out]
+        if kept:  # a drawing move UCT did not rank (its tree had no room)
+            return max(kept, key=lambda m: scores.get(m, -WIN)), proofs
+        # Every move loses by force: resist the longest.
         return best, proofs

@@ -39,10 +39,14 @@ def solved_move(
     max_nodes: int | None = None,
     book: bool = True,
     table_size: int = DEFAULT_TABLE_SIZE,
+    weak: bool = False,
 ) -> tuple[Move, Analysis] | None:
     """A best move of ``position`` with its exact score, or ``None`` if the
     solver did not finish within ``timeout`` seconds / ``max_nodes`` nodes.
-    (A small search needs a small table: ``table_size`` entries.)"""
+    (A small search needs a small table: ``table_size`` entries.)  With
+    ``max_nodes`` the answer depends on the position alone.  With
+    ``weak`` only win, draw or loss is proven (much cheaper), and the
+    analysis lists every move that keeps it."""
     from c4lab.solver import Solver
     from c4lab.solver.book import book_move
 
@@ -55,7 +59,14 @@ def solved_move(
             moves=tuple(MoveStats(m, score=s) for m, s in best.items()), value=_value(score), pv=(move,),
             seconds=time.perf_counter() - start, note=f"opening book: exact score {score}",
         )
-    solution = Solver(table_size).solve(position, timeout=timeout, max_nodes=max_nodes, best_moves=True)
+    solver = Solver(table_size)
+    if max_nodes is not None:
+        # A node limit promises the same answer every time, so the search
+        # starts from an empty table: what earlier solves (this game's, or
+        # the other agent's in the same process) left there would let it
+        # finish sooner on one run than on another.
+        solver.clear()
+    solution = solver.solve(position, weak=weak, timeout=timeout, max_nodes=max_nodes, best_moves=True)
     if solution.score is None or not solution.best_moves:
         return None
     move = _centre_first(position, solution.best_moves)
@@ -65,7 +76,7 @@ def solved_move(
         pv=(move,),
         iterations=solution.nodes,
         seconds=time.perf_counter() - start,
-        note=f"solved: exact score {solution.score} ({solution.nodes} nodes)",
+        note=f"solved: {'weak' if weak else 'exact'} score {solution.score} ({solution.nodes} nodes)",
     )
 
 
