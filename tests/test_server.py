@@ -130,6 +130,7 @@ def test_rooms_are_created_with_unguessable_codes_and_secret_tokens(server: Back
         ({"players": {"A": "human", "B": "nobody"}}, "unknown agent 'nobody'"),
         ({"players": {"A": "human", "B": "uct:iterations=x"}}, "not a valid int"),
         ({"players": {"A": "human", "B": "engine:cmd=touch /tmp/pwned"}}, "only the local command line"),
+        ({"players": {"A": "human", "B": "qlearning:table=/etc/passwd"}}, "only the local command line"),
         ({"name": "<script>alert(1)</script>", "mode": "online"}, "plain text"),
         ({"name": "x" * 40, "mode": "online"}, "1 to 24 characters"),
         ({"mode": "chess"}, "mode"),
@@ -139,6 +140,12 @@ def test_a_bad_room_request_is_refused_with_a_reason(server: BackgroundServer, b
     answer = httpx.post(server.url + "/api/rooms", json=body)
     assert answer.status_code in (400, 422)
     assert words in answer.text
+
+
+def test_the_agent_list_offers_only_what_a_seat_may_take(server: BackgroundServer) -> None:
+    names = {agent["name"] for agent in httpx.get(server.url + "/api/agents").json()}
+    assert {"random", "master", "minimax", "perfect"} <= names
+    assert not names & {"human", "engine", "qlearning"}
 
 
 def test_the_free_seat_is_taken_once(server: BackgroundServer) -> None:

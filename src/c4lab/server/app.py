@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 from starlette.websockets import WebSocketDisconnect
 
 from c4lab.server.protocol import RateLimit, parse
-from c4lab.server.rooms import HINT_SPEC, RoomError, RoomManager
+from c4lab.server.rooms import HINT_SPEC, LOCAL_ONLY, RoomError, RoomManager
 from c4lab.server.storage import GameStore
 
 STATUS = {"room-full": 409, "unknown-room": 404}
@@ -143,10 +143,11 @@ def create_app(
 
     @app.get("/api/agents")
     async def list_agents() -> list[dict[str, str]]:
-        """The computer players a seat can take (name and description)."""
+        """The computer players a seat can take (name and description): not
+        the human, nor the agents only the local command line may use."""
         from c4lab.agents import agent_infos
 
-        return [{"name": i.name, "help": i.help} for i in agent_infos() if i.name != "human"]
+        return [{"name": i.name, "help": i.help} for i in agent_infos() if i.name not in {"human", *LOCAL_ONLY}]
 
     @app.get("/api/games")
     async def list_games() -> list[dict[str, Any]]:

@@ -33,8 +33,10 @@ log = logging.getLogger(__name__)
 SIDES = ("A", "B")
 NAME_MAX = 24
 HINT_SPEC = "master:time=0.5"
-#: Agents that start programs on this machine: never from a network request.
-LOCAL_ONLY = frozenset({"engine"})
+#: Agents that start programs (``engine``) or open files (``qlearning``'s
+#: table) on this machine: never from a network request, which could run
+#: anything or probe the server's files.
+LOCAL_ONLY = frozenset({"engine", "qlearning"})
 
 
 class RoomError(ValueError):
@@ -261,7 +263,7 @@ class RoomManager:
             raise AssertionError("not an agent")
         try:
             if parse_spec(spec)[0] in LOCAL_ONLY:
-                raise RoomError("bad-agent", f"{spec!r} runs a program: only the local command line may use it")
+                raise RoomError("bad-agent", f"{spec!r} runs a program or opens a file: only the local command line may use it")
             agent = make_agent(spec)
         except ValueError as exc:
             raise RoomError("bad-agent", str(exc)) from None
