@@ -323,8 +323,10 @@ def test_master_keeps_a_proven_win_or_draw_that_its_searches_alone_give_away(
 ) -> None:
     position = Position.parse(text)
     assert weak_value(position) == value
-    move = make_agent(SMALL_MASTER).choose(position)
+    move, analysis = make_agent(SMALL_MASTER).analyse(position)
     assert -weak_value(position.play(move)) == value
+    assert analysis.note is not None  # and it says how the move was found
+    assert analysis.note.startswith("solved: weak score 1" if value == 1 else "proven draw")
     monkeypatch.setattr(master_module, "PROBE_CELLS", 0)  # no solver probe
     unprobed = make_agent(SMALL_MASTER).choose(position)
     assert -weak_value(position.play(unprobed)) < value

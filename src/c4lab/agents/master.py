@@ -27,6 +27,7 @@ which the tactical check is there to stop.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 from c4lab.agents.base import Agent, Analysis, Budget, Param, register
 from c4lab.agents.minimax import WIN, MinimaxAgent
@@ -109,6 +110,7 @@ class MasterAgent(Agent):
             seconds, iterations = budget.time, budget.iterations
         clock = seconds if iterations is None else None  # None: run on iterations
         ruled_out: set[Move] = set()  # moves proven worse than another
+        drawn = False
         if position.empty_cells <= PROBE_CELLS:
             limit = PROBE_SHARE * clock if clock is not None else None
             found = solved_move(
@@ -120,6 +122,7 @@ class MasterAgent(Agent):
                 if verdict.value == 1.0:
                     return found
                 if verdict.value == 0.5:
+                    drawn = True
                     drawing = {s.move for s in verdict.moves}
                     ruled_out = {m for m in position.legal_moves() if m not in drawing}
         tactics = None
@@ -136,6 +139,8 @@ class MasterAgent(Agent):
         else:
             rest = Budget(iterations=iterations or DEFAULT_ITERATIONS)
         _, judgement = self.uct.analyse(position, rest)
+        if drawn:
+            judgement = replace(judgement, note="proven draw (weak solve): UCT's choice among the drawing moves")
         for stats in judgement.moves:
             if stats.move not in ruled_out:
                 return stats.move, judgement
