@@ -15,18 +15,9 @@ from click.testing import CliRunner
 
 from c4lab.agents import SpecError, make_agent
 from c4lab.agents.qlearning import QLearningAgent
+from c4lab.agents.qtable import FORMAT, QTable, TableError, check_board, position_keys
 from c4lab.cli import main
-from c4lab.learning.qlearning import (
-    FORMAT,
-    QLearner,
-    QTable,
-    TableError,
-    TrainConfig,
-    check_board,
-    evaluate,
-    position_keys,
-    train,
-)
+from c4lab.learning.qlearning import QLearner, TrainConfig, evaluate, train
 from c4lab.rules import Move, Position
 from c4lab.rules import kernels as K
 

@@ -106,7 +106,7 @@ def move(
     positions: tuple[str, ...], spec: str, seconds: float | None, iterations: int | None, as_json: bool
 ) -> None:
     """Print the move the agent chooses in each POSITION (``-``: stdin)."""
-    import c4lab.engine  # noqa: F401  (registers 'engine:cmd=...' on the local command line)
+    import c4lab.engine.client  # noqa: F401  (registers 'engine:cmd=...' on the local command line)
     from c4lab.agents import Budget, make_agent
     from c4lab.rules import Position
 

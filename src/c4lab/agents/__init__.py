@@ -1,10 +1,18 @@
 """The agents: one module per family, each registering its spec names.
 
 ``make_agent("random:seed=3")`` builds one; ``agent_infos()`` lists them.
+The registry (``c4lab.agents.base``) imports the agent families itself, on
+first use, from the ``c4lab.agents`` entry points of the installed packages:
+the built-in families, the adapters (``c4lab.adapters.kaggle``) and any
+other package's agents.  Nothing here imports a family, so importing the
+registry stays light.
 """
 
-from c4lab.adapters import kaggle  # noqa: F401  (registers 'kaggle'; imports kaggle_environments lazily)
-from c4lab.agents import heuristic, human, master, minimax, qlearning, random_agent, solver_agent, uct  # noqa: F401  (registers them)
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
 from c4lab.agents.base import (
     Agent,
     AgentInfo,
@@ -18,8 +26,14 @@ from c4lab.agents.base import (
     parse_spec,
     register,
 )
-from c4lab.agents.human import HumanAgent, QuitGame
-from c4lab.agents.random_agent import RandomAgent
+
+if TYPE_CHECKING:  # pragma: no cover
+    from c4lab.agents.human import HumanAgent, QuitGame
+    from c4lab.agents.random_agent import RandomAgent
+
+#: Agent classes re-exported here, loaded on first use (they need the
+#: compiled rules engine; the registry does not).
+_LAZY = {"HumanAgent": "human", "QuitGame": "human", "RandomAgent": "random_agent"}
 
 __all__ = [
     "Agent",
@@ -37,3 +51,10 @@ __all__ = [
     "parse_spec",
     "register",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    home = _LAZY.get(name)
+    if home is None:
+        raise AttributeError(f"module 'c4lab.agents' has no attribute {name!r}")
+    return getattr(import_module(f"c4lab.agents.{home}"), name)

@@ -5,7 +5,11 @@ An agent gets a ``Position`` and a ``Budget`` and returns a legal ``Move``;
 search agents also return an ``Analysis`` (per-move statistics, expected
 value, principal variation) so that UIs can show hints and evaluations.
 Agents register themselves by name with their parameters; ``make_agent``
-builds one from a spec string, checking every key and value.
+builds one from a spec string, checking every key and value.  The registry
+finds the agent families through the ``c4lab.agents`` entry points (see
+``pyproject.toml``): it imports each listed module once, on first use, and
+the module registers its agents.  So the registry depends on no agent, and
+an adapter or another package adds agents by declaring an entry point.
 """
 
 from __future__ import annotations
@@ -14,9 +18,13 @@ import inspect
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from importlib.metadata import entry_points
+from typing import TYPE_CHECKING, Any
 
-from c4lab.rules import Move, Position
+from c4lab.rules.move import Move
+
+if TYPE_CHECKING:  # pragma: no cover
+    from c4lab.rules.position import Position
 
 
 class SpecError(ValueError):
@@ -186,14 +194,30 @@ def _add(info: AgentInfo) -> None:
     _REGISTRY[info.name] = info
 
 
-def _load_builtin_agents() -> None:
-    # Importing the package registers the built-in agents.
-    import c4lab.agents  # noqa: F401
+#: The entry-point group that lists the modules registering agents.
+ENTRY_POINT_GROUP = "c4lab.agents"
+_families_loaded = False
+
+
+def _load_agent_families() -> None:
+    """Import every module of the ``c4lab.agents`` entry points (once)."""
+    global _families_loaded
+    if _families_loaded:
+        return
+    found = entry_points(group=ENTRY_POINT_GROUP)
+    if not any(ep.value.startswith("c4lab.") for ep in found):
+        raise RuntimeError(
+            "c4lab's agents are not registered: its package metadata is missing; "
+            "install it (python3 -m pip install -e .) rather than running it from the source folder"
+        )
+    for ep in sorted(found, key=lambda ep: ep.name):
+        ep.load()  # the module registers its agents as it is imported
+    _families_loaded = True
 
 
 def agent_infos() -> list[AgentInfo]:
     """Every registered agent, by name."""
-    _load_builtin_agents()
+    _load_agent_families()
     return [_REGISTRY[name] for name in sorted(_REGISTRY)]
 
 
@@ -225,7 +249,7 @@ def make_agent(spec: str, **context: Any) -> Agent:
     need (the human agent's input and output functions); agents that do not
     take them ignore them.
     """
-    _load_builtin_agents()
+    _load_agent_families()
     name, raw = parse_spec(spec)
     info = _REGISTRY.get(name)
     if info is None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 
 from c4lab.agents.base import Agent, Analysis, Budget, MoveStats, Param, SpecError, register
-from c4lab.learning.qlearning import QTable
+from c4lab.agents.qtable import QTable
 from c4lab.rules import Move, Position
 from c4lab.rules import kernels as K
 

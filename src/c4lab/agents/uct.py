@@ -22,6 +22,7 @@ import numpy as np
 
 from c4lab.agents import uct_search as S
 from c4lab.agents.base import Agent, Analysis, Budget, MoveStats, Param, register
+from c4lab.agents.solver_agent import solved_move
 from c4lab.rules import Move, Position
 from c4lab.rules import kernels as K
 
@@ -287,8 +288,6 @@ class UCTAgent(Agent):
         if position.empty_cells <= self.endgame:
             # The end game: the exact solver, when it is cheap (a node limit
             # keeps it so, and keeps the agent reproducible).
-            from c4lab.agents.solver_agent import solved_move
-
             found = solved_move(position, max_nodes=ENDGAME_NODES, book=False, table_size=ENDGAME_TABLE)
             if found is not None:
                 return found

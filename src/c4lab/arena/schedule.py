@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import c4lab.engine  # noqa: F401  (registers 'engine:cmd=...': the arena is local, programs may play)
+import c4lab.engine.client  # noqa: F401  (registers 'engine:cmd=...': the arena is local, programs may play)
 from c4lab.agents import SpecError, make_agent
 from c4lab.arena.match import random_start
 from c4lab.rules import Position, PositionError, Variant

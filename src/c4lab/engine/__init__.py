@@ -2,15 +2,48 @@
 lets any program, in any language, be an agent in the arena, and lets other
 programs drive our agents (docs/engine-protocol.md).  UCI is the model.
 
-- ``c4lab.engine.protocol``: the messages, parsed from and formatted to lines;
+- ``c4lab.engine.protocol``: the messages, parsed from and formatted to lines
+  (it knows move tokens only: no agents, no compiled engine);
 - ``c4lab.engine.serve``: ``serve(spec, stdin, stdout)`` runs one of our
   agents behind the protocol (the ``c4lab engine --agent SPEC`` command);
 - ``c4lab.engine.client``: ``EngineAgent``, an external engine program as an
-  agent, registered as the spec ``engine:cmd=...`` by importing this package.
+  agent, registered as the spec ``engine:cmd=...`` by importing that module
+  (only local commands do: a server must never start programs).
+
+The names below are loaded on first use (``__getattr__``), so that importing
+``c4lab.engine.protocol`` loads the protocol alone.  (``serve`` is imported
+from its module: the package attribute ``serve`` is that module.)
 """
 
-from c4lab.engine.client import EngineAgent, EngineError
-from c4lab.engine.protocol import ProtocolError, parse_command, parse_reply
-from c4lab.engine.serve import serve
+from __future__ import annotations
 
-__all__ = ["EngineAgent", "EngineError", "ProtocolError", "parse_command", "parse_reply", "serve"]
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from c4lab.engine.client import EngineAgent, EngineError
+    from c4lab.engine.protocol import ProtocolError, parse_command, parse_reply
+
+#: Each public name and the module that defines it.
+_HOMES = {
+    "EngineAgent": "client",
+    "EngineError": "client",
+    "ProtocolError": "protocol",
+    "parse_command": "protocol",
+    "parse_reply": "protocol",
+}
+
+__all__ = [
+    "EngineAgent",
+    "EngineError",
+    "ProtocolError",
+    "parse_command",
+    "parse_reply",
+]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'c4lab.engine' has no attribute {name!r}")
+    return getattr(import_module(f"c4lab.engine.{home}"), name)

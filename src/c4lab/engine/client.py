@@ -15,9 +15,9 @@ The program is ended on ``close()``, at garbage collection, and at exit.
 An ``EngineAgent`` holds a process, so it cannot be pickled or shared
 between processes; within one process its calls are serialised by a lock.
 
-Importing this module registers the ``engine`` spec (``import c4lab.engine``
-does).  It is deliberately not among the built-in agents imported by
-``c4lab.agents``: a spec that runs a command must not be reachable from
+Importing this module registers the ``engine`` spec.  It is deliberately
+not among the agent families that the registry loads by itself (the
+``c4lab.agents`` entry points): a spec that runs a command must not be reachable from
 specs that come over the network (the room server builds agents from its
 clients' specs).
 """

@@ -1,4 +1,7 @@
-"""Tabular Q-learning by self-play: the trainer, the table and its file.
+"""Tabular Q-learning by self-play: the trainer.
+
+The table it learns, its keys and its file live in ``c4lab.agents.qtable``,
+with the ``qlearning`` agent that reads it.
 
 What is learnt
 --------------
@@ -42,23 +45,6 @@ legal move, otherwise the best-valued one (ties broken at random).  Epsilon
 falls linearly from ``epsilon_start`` (1.0) to ``epsilon_end`` (0.05) over the
 first ``epsilon_decay`` (80 %) of the episodes, then stays there.
 
-Keys and symmetry
------------------
-A position's key is a uint64 built from its board: per column, the pieces
-from the bottom (forbidden cells skipped) as bits (1 for B; A and a ban piece
-0) under a sentinel bit, ``H + 1`` bits a column, plus the ban piece's cell
-in the top 8 bits when the board has a bonus cell.  The board alone fixes the
-side to move (A has as many pieces as B, or one more) and whether the bonus
-is still to take, so the key identifies the position.  It needs ``W * (H + 1)
-<= 64`` bits (``<= 56`` with a bonus cell).  When the variant is mirror-
-symmetric (its forbidden cells and bonus cell, if any, are their own mirror
-images) a position and its mirror image share one row: the smaller of the two
-keys is used, and the actions of a mirrored row are mirrored columns.
-
-Actions are numbered ``0 .. W - 1`` for a piece in a column and ``W + b`` for
-a piece on the bonus cell followed by a ban in column ``b`` (only one column
-can land on the bonus cell at a time, so the ban column identifies the move).
-
 What a table can cover
 ----------------------
 4x4 has 134,289 positions where the game goes on, 67,163 up to mirror
@@ -69,13 +55,6 @@ positions, still growing, so a table covers the openings and the lines
 training plays, and the agent falls back to a win/block check elsewhere.
 The classic 7x6 board has about 4.5 * 10^12 positions: no table can cover
 it (use the search agents).
-
-The file
---------
-An ``.npz`` archive read with ``allow_pickle=False``: ``header`` (JSON: format,
-variant, start position, symmetry, rewards, options, episodes, states),
-``keys`` (uint64, sorted), ``q`` (float32, one row of ``2 W`` values per key)
-and ``visits`` (uint32, how often training met each position).
 """
 
 from __future__ import annotations
@@ -84,7 +63,7 @@ import csv
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -92,72 +71,16 @@ import numpy as np
 from numba import njit, types
 from numba.typed import Dict
 
-from c4lab.arrayfile import load_arrays, save_arrays
-from c4lab.rules import Move, Position, Variant
+from c4lab.agents import make_agent
+from c4lab.agents.qlearning import QLearningAgent
+from c4lab.agents.qtable import QTable, action_index, check_board, position_keys
+from c4lab.rules import Position
 from c4lab.rules import kernels as K
 
-FORMAT = "c4lab-qtable-1"
 INITIAL_Q = 0.5  # an action never tried is worth a draw (with the default rewards)
 _TIE = 1e-6  # values this close are equal when choosing the best action
 _FIRST_CAPACITY = 1 << 14
 
-
-class TableError(ValueError):
-    """A Q-table file that is missing, damaged, not a Q-table, or for another board."""
-
-
-# ---------------------------------------------------------------------------
-# Keys and actions (compiled: the training loop calls them on every move)
-# ---------------------------------------------------------------------------
-
-
-@njit(cache=True)
-def position_keys(geo, st):
-    """The key of ``st`` and the key of its mirror image (see the module docstring)."""
-    w = np.uint64(geo[K.G_W])
-    h = np.uint64(geo[K.G_H])
-    stride = h + K.U1
-    key = K.U0
-    mirror = K.U0
-    ban = K.U0
-    mirror_ban = K.U0
-    for ci in range(geo[K.G_W]):
-        c = np.uint64(ci)
-        code = K.U0
-        n = K.U0
-        for ri in range(geo[K.G_H]):
-            r = np.uint64(ri)
-            piece = st[K.S_BOARD + c * K.STRIDE + r]
-            if piece == K.PIECE_B:
-                code |= K.U1 << n
-            elif piece == K.BAN:
-                ban = c * K.STRIDE + r + K.U1
-                mirror_ban = (w - K.U1 - c) * K.STRIDE + r + K.U1
-            elif piece != K.PIECE_A:
-                continue  # empty or forbidden: no slot
-            n += K.U1
-        code |= K.U1 << n
-        key |= code << (c * stride)
-        mirror |= code << ((w - K.U1 - c) * stride)
-    return key | (ban << np.uint64(56)), mirror | (mirror_ban << np.uint64(56))
-
-
-@njit(inline="always")
-def _action(code, w, mirrored):
-    """The action index of move ``code`` in a row stored mirrored or not."""
-    c = np.int64(code & 15)
-    if code < 16:
-        return w - 1 - c if mirrored else c
-    b = np.int64(code >> 4) - 1
-    return w + (w - 1 - b if mirrored else b)
-
-
-@njit(cache=True)
-def action_indices(geo, codes, n, mirrored, out):
-    """Write the action index of each of the ``n`` move ``codes`` into ``out``."""
-    w = np.int64(geo[K.G_W])
-    for i in range(n):
-        out[i] = _action(codes[i], w, mirrored)
 
 
 @njit(inline="always")
@@ -218,7 +141,7 @@ def _train_episodes(
             legal = hist_legal[ply]
             legal[:] = False
             for i in range(n):
-                acts[i] = _action(codes[i], w, mirrored)
+                acts[i] = action_index(codes[i], w, mirrored)
                 legal[acts[i]] = True
             rng, x = K._rand(rng)
             if _uniform(x) < eps:
@@ -266,124 +189,6 @@ def _fill_index(index, keys):
     for row in range(keys.shape[0]):
         index[keys[row]] = row
 
-
-# ---------------------------------------------------------------------------
-# The table
-# ---------------------------------------------------------------------------
-
-
-def check_board(variant: Variant) -> None:
-    """Raise ``TableError`` if positions of ``variant`` do not fit a 64-bit key."""
-    bits = variant.width * (variant.height + 1) + (8 if variant.bonus is not None else 0)
-    if bits > 64:
-        raise TableError(
-            f"{variant.notation} is too large for a Q-table: its keys need {bits} bits, at most 64 fit "
-            "(W * (H + 1), plus 8 with a bonus cell); a table covers small boards only (4x4, 5x4, 5x5)"
-        )
-
-
-@dataclass
-class QTable:
-    """A learnt table: ``keys`` (sorted uint64), ``q`` (float32, ``2 W`` values a
-    key) and ``visits`` (uint32), for positions of ``variant``.
-
-    ``info`` holds what the file header says about the training (options,
-    episodes, start position, rewards).
-    """
-
-    variant: Variant
-    keys: np.ndarray
-    q: np.ndarray
-    visits: np.ndarray
-    symmetric: bool
-    rewards: tuple[float, float, float] = (1.0, 0.5, 0.0)
-    info: dict[str, Any] = field(default_factory=dict)
-    path: str = "(in memory)"
-
-    def __len__(self) -> int:
-        return int(self.keys.shape[0])
-
-    def lookup(self, position: Position) -> tuple[int, bool]:
-        """The row of ``position`` (``-1`` when training never met it) and
-        whether that row is stored mirrored."""
-        if position.variant != self.variant:
-            raise TableError(
-                f"the Q-table {self.path} was trained on {self.variant.notation} boards; "
-                f"it cannot play {position.notation} (train a table for that board)"
-            )
-        geo, st = position.kernel_arrays()
-        key, mirror = position_keys(geo, st)
-        mirrored = self.symmetric and mirror < key
-        key = mirror if mirrored else key
-        i = int(np.searchsorted(self.keys, key))
-        if i < len(self.keys) and self.keys[i] == key:
-            return i, mirrored
-        return -1, mirrored
-
-    def values(self, position: Position) -> dict[Move, float] | None:
-        """``Q`` of every legal move of ``position`` (for the side to move), or
-        ``None`` when the table does not know the position."""
-        row, mirrored = self.lookup(position)
-        if row < 0:
-            return None
-        w = self.variant.width
-        out = {}
-        for move in position.legal_moves():
-            if move.ban is None:
-                a = w - 1 - move.column if mirrored else move.column
-            else:
-                a = w + (w - 1 - move.ban if mirrored else move.ban)
-            out[move] = float(self.q[row, a])
-        return out
-
-    def header(self) -> dict[str, Any]:
-        return {
-            **self.info,
-            "format": FORMAT,
-            "variant": self.variant.notation,
-            "symmetric": self.symmetric,
-            "rewards": list(self.rewards),
-            "states": len(self),
-        }
-
-    def save(self, path: str | Path) -> None:
-        """Write the table (atomically: a temporary file, then a rename)."""
-        save_arrays(Path(path), self.header(), keys=self.keys, q=self.q, visits=self.visits)
-
-    @classmethod
-    def load(cls, path: str | Path) -> QTable:
-        """Read a table file; ``TableError`` saying what is wrong and where."""
-        path = Path(path)
-        if not path.exists():
-            raise TableError(
-                f"no Q-table at {path}: train one first, e.g. `c4lab train qlearning --board 4x4 --out {path}`"
-            )
-        header, arrays = load_arrays(path, ("keys", "q", "visits"), fmt=FORMAT, what="Q-table", error=TableError)
-        keys, q, visits = arrays["keys"], arrays["q"], arrays["visits"]
-        try:
-            variant = Position.parse(str(header["variant"])).variant
-            symmetric = bool(header["symmetric"])
-            r_win, r_draw, r_loss = (float(r) for r in header["rewards"])
-        except (KeyError, ValueError, TypeError) as exc:
-            raise TableError(f"Q-table {path} is damaged: bad header ({exc})") from None
-        n, w = keys.shape[0] if keys.ndim == 1 else -1, variant.width
-        if (
-            keys.dtype != np.uint64
-            or keys.ndim != 1
-            or q.dtype != np.float32
-            or q.shape != (n, 2 * w)
-            or visits.dtype != np.uint32
-            or visits.shape != (n,)
-        ):
-            raise TableError(f"Q-table {path} is damaged: its arrays do not match a {variant.notation} table")
-        if n and not bool(np.all(keys[1:] > keys[:-1])):
-            raise TableError(f"Q-table {path} is damaged: keys not sorted")
-        if not bool(np.all(np.isfinite(q))):
-            raise TableError(f"Q-table {path} is damaged: values that are not finite numbers")
-        if symmetric and not variant.is_mirror_symmetric:
-            raise TableError(f"Q-table {path} is damaged: mirrored keys on the asymmetric {variant.notation}")
-        info = {k: v for k, v in header.items() if k not in ("format", "variant", "symmetric", "rewards", "states")}
-        return cls(variant, keys, q, visits, symmetric, (r_win, r_draw, r_loss), info, str(path))
 
 
 # ---------------------------------------------------------------------------
@@ -523,8 +328,6 @@ def evaluate(table: QTable, opponent: str, games: int, seed: int = 0, start: Pos
     """``(wins, draws, losses)`` of the greedy table agent over ``games``
     games against ``opponent`` (an agent spec), playing A in the first half
     and B in the second.  ``random`` opponents get a seed from ``seed``."""
-    from c4lab.agents import make_agent
-    from c4lab.agents.qlearning import QLearningAgent
     from c4lab.arena.match import play_game
 
     start = start or Position.parse(str(table.info.get("start", table.variant.notation)))

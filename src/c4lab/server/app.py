@@ -19,6 +19,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 from starlette.websockets import WebSocketDisconnect
 
+from c4lab.agents import agent_infos
 from c4lab.server.protocol import RateLimit, parse
 from c4lab.server.rooms import HINT_SPEC, LOCAL_ONLY, RoomError, RoomManager
 from c4lab.server.storage import GameStore
@@ -145,8 +146,6 @@ def create_app(
     async def list_agents() -> list[dict[str, str]]:
         """The computer players a seat can take (name and description): not
         the human, nor the agents only the local command line may use."""
-        from c4lab.agents import agent_infos
-
         return [{"name": i.name, "help": i.help} for i in agent_infos() if i.name not in {"human", *LOCAL_ONLY}]
 
     @app.get("/api/games")

@@ -19,6 +19,7 @@ from typing import Any
 
 from c4lab.rules.position import Position
 from c4lab.rules.variant import Variant
+from c4lab.solver.api import Solver
 
 #: The sets, easiest first (``Test_L1_R3`` takes hours without a book).
 SETS = ("Test_L3_R1", "Test_L2_R1", "Test_L2_R2", "Test_L1_R1", "Test_L1_R2", "Test_L1_R3")
@@ -80,8 +81,6 @@ def run_set(
     positions: list[BenchPosition], weak: bool = False, step: Callable[[bool], None] | None = None
 ) -> dict[str, Any]:
     """Solve every position (table cleared before each); the set's numbers."""
-    from c4lab.solver.api import Solver
-
     solver = Solver()
     correct = 0
     cpu = 0.0

@@ -33,6 +33,7 @@ from c4lab.arrayfile import load_arrays, save_arrays
 from c4lab.rules.move import Move
 from c4lab.rules.position import Position
 from c4lab.rules.variant import Variant
+from c4lab.solver.api import Solver
 from c4lab.solver.bitboard import Bitboards
 
 #: Where ``c4lab book build`` writes and the agents look (``$C4LAB_BOOK`` first).
@@ -184,8 +185,6 @@ def build(
     children for the other side.  ``timeout``: give up on a position after
     that many seconds (it and what lies below it stay out of the book);
     ``budget``: stop after that many seconds in all."""
-    from c4lab.solver.api import Solver
-
     began = saved = time.monotonic()
     entries: dict[int, int] = {}
     info: dict = {"variant": "7x6", "start": (start or Position(Variant.classic())).notation, "unsolved": 0}
