@@ -141,7 +141,7 @@ def _three_word_ops(a, b, s, stride):
 
 
 def test_three_word_arithmetic_matches_python_integers() -> None:
-    """Carries and shifts cross the words; the win test is K._bb_completing
+    """Carries and shifts cross the words; the win test is K.completing_cells
     on 192 bits (vertical, horizontal and both diagonals, 3 + 1 and 2 + 2)."""
     rng = np.random.default_rng(1)
 

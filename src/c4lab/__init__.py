@@ -37,7 +37,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 def __getattr__(name: str) -> Any:
     if name in __all__:
-        from c4lab import rules
+        from c4lab import rules  # lazy: ``import c4lab`` must not load numba
 
         return getattr(rules, name)
     raise AttributeError(f"module 'c4lab' has no attribute {name!r}")

@@ -16,6 +16,9 @@ import click
 
 from c4lab import __version__
 
+# lazy imports: every command imports the parts it uses, so that ``c4lab
+# --help`` and the light commands never load numba or the rules engine.
+
 if TYPE_CHECKING:  # pragma: no cover
     from c4lab.rules import Position
 

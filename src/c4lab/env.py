@@ -168,9 +168,8 @@ class raw_env(AECEnv, EzPickle):
         """The planes and the action mask, as ``agent`` sees them."""
         variant = self.position.variant
         w, h = variant.width, variant.height
-        _, state = self.position.kernel_arrays()
-        # The kernels' board: index column * 16 + row, row 0 at the bottom.
-        cells = np.asarray(state[K.S_BOARD : K.S_BOARD + K.NCELLS]).reshape(MAX_SIDE, 16)[:w, :h]
+        geo, state = self.position.kernel_arrays()
+        cells = K.board_grid(geo, state)  # column, then row from the bottom
         cells = cells.T[::-1]  # rows top first, then columns
         own = K.PIECE_A if agent == AGENTS[0] else K.PIECE_B
         opponent = K.PIECE_B if own == K.PIECE_A else K.PIECE_A

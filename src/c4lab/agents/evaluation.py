@@ -73,8 +73,9 @@ class Windows:
 def windows(geo: np.ndarray, st: np.ndarray) -> Windows:
     """The windows of the board of ``geo``; ``st`` is any state of that board
     (its forbidden cells are read from it)."""
-    forbidden = tuple(int(i) for i in np.flatnonzero(st[K.S_BOARD :] == K.FORBIDDEN))
-    return _build(int(geo[K.G_W]), int(geo[K.G_H]), forbidden)
+    grid = K.board_grid(geo, st)
+    forbidden = tuple(int(c * K.STRIDE + r) for c, r in zip(*np.nonzero(grid == K.FORBIDDEN), strict=True))
+    return _build(int(K.board_width(geo)), int(K.board_height(geo)), forbidden)
 
 
 @lru_cache(maxsize=512)
@@ -108,13 +109,13 @@ def load_codes(st, cells, centre, codes):
     for w in range(cells.shape[0]):
         code = 0
         for k in range(4):
-            piece = st[K.S_BOARD + K.U(cells[w, k])]
+            piece = K.cell_code(st, K.U(cells[w, k]))
             if piece != K.FORBIDDEN:
                 code += INC[piece]
         codes[w] = code
         score += SCORE[code]
     for cell in range(K.NCELLS):
-        piece = st[K.S_BOARD + K.U(cell)]
+        piece = K.cell_code(st, K.U(cell))
         if piece == K.PIECE_A:
             score += centre[cell]
         elif piece == K.PIECE_B:

@@ -52,12 +52,12 @@ def _threats(geo, st, side, out):
     cell, a win at once, else 0)``; returns how many."""
     n = 0
     side = K.U(side)
-    for c in range(K.U(geo[K.G_W])):
-        for r in range(K.U(geo[K.G_H])):
+    for c in range(K.U(K.board_width(geo))):
+        for r in range(K.U(K.board_height(geo))):
             cell = c * K.STRIDE + r
-            if st[K.S_BOARD + cell] == K.EMPTY and K._would_win(geo, st, side, c, r):
+            if K.cell_code(st, cell) == K.EMPTY and K.would_win(geo, st, side, c, r):
                 out[n, 0] = cell
-                out[n, 1] = K.U(st[K.S_HEIGHT + c]) == r
+                out[n, 1] = K.U(K.landing_row(st, c)) == r
                 n += 1
     return n
 

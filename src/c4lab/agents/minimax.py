@@ -5,12 +5,12 @@ Search
     ``_search`` is one depth-limited negamax, written as a loop over an
     explicit stack (numba calls are not free, and a loop keeps every array in
     registers).  Each ply copies the state before it plays a move (copy-make
-    through ``K._apply``; a node's state is saved once and restored before
-    each further child), updates the Zobrist key from the cells ``_apply``
+    through ``K.apply``; a node's state is saved once and restored before
+    each further child), updates the Zobrist key from the cells ``apply``
     returns, and updates the window evaluation incrementally (see
     ``evaluation``).  Rules come only from the kernels: ``legal_codes`` for
-    the moves (ban moves are ordinary moves), ``_apply`` for playing them,
-    ``_would_win`` on each column's landing cell for "the side to move wins
+    the moves (ban moves are ordinary moves), ``apply`` for playing them,
+    ``would_win`` on each column's landing cell for "the side to move wins
     at once", which is scored exactly without searching further.
 
 Scores
@@ -82,9 +82,9 @@ def _store(tt_key, tt_val, tt_depth, tt_flag, tt_move, slot, key, value, depth, 
 def _winning_column(geo, st, side):
     """A column where ``side`` wins at once (its landing cell completes four
     by the kernels' win test), or -1."""
-    columns = K._winning_columns(geo, st, U(side))
+    columns = K.winning_columns(geo, st, U(side))
     found = -1
-    for c in range(np.int64(geo[K.G_W])):
+    for c in range(np.int64(K.board_width(geo))):
         if (columns >> U(c)) & K.U1:
             found = c
             break
@@ -104,7 +104,7 @@ def _search(geo, root, depth, node_limit, full_root, root_key, root_eval,
     Returns ``(score, best move code, number of root moves, nodes, aborted)``;
     the search aborts rather than visit more than ``node_limit`` nodes.
     """
-    width = np.int64(geo[K.G_W])
+    width = np.int64(K.board_width(geo))
     mask = K.U(tt_key.shape[0] - 1)
     n_ply = depth + 1
     cur = root.copy()
@@ -145,15 +145,15 @@ def _search(geo, root, depth, node_limit, full_root, root_key, root_eval,
                 aborted = True
                 break
             nodes += 1
-            side = U(cur[K.S_TURN])
+            side = U(K.to_move(cur))
             remaining = depth - ply
             phase = RETURN
-            over = cur[K.S_RESULT] != K.ONGOING
+            over = K.result_of(cur) != K.ONGOING
             win_col = -1 if over else _winning_column(geo, cur, side)
             if over:  # a draw: a winning move is caught on entering its parent
                 value = np.int64(0)
             elif win_col >= 0:
-                value = WIN + (np.int64(cur[K.S_EMPTY]) + 1) // 2
+                value = WIN + (np.int64(K.empty_cells(cur)) + 1) // 2
                 if ply == 0:
                     root_best = win_col
                     n_root = 1
@@ -244,7 +244,7 @@ def _search(geo, root, depth, node_limit, full_root, root_key, root_eval,
                     cur[k] = saved[ply, k]
             code = moves[ply, i]
             side = sides[ply]
-            cell, banned, _ = K._apply(geo, cur, code)
+            cell, banned, _ = K.apply(geo, cur, code)
             piece_cell[ply] = cell
             ban_cell[ply] = banned
             k1 = key[ply] ^ K.ZOBRIST[K.U(K.PIECE_A) + side, cell]

@@ -58,20 +58,20 @@ class TableError(ValueError):
 @njit(cache=True)
 def position_keys(geo, st):
     """The key of ``st`` and the key of its mirror image (see the module docstring)."""
-    w = np.uint64(geo[K.G_W])
-    h = np.uint64(geo[K.G_H])
+    w = np.uint64(K.board_width(geo))
+    h = np.uint64(K.board_height(geo))
     stride = h + K.U1
     key = K.U0
     mirror = K.U0
     ban = K.U0
     mirror_ban = K.U0
-    for ci in range(geo[K.G_W]):
+    for ci in range(K.board_width(geo)):
         c = np.uint64(ci)
         code = K.U0
         n = K.U0
-        for ri in range(geo[K.G_H]):
+        for ri in range(K.board_height(geo)):
             r = np.uint64(ri)
-            piece = st[K.S_BOARD + c * K.STRIDE + r]
+            piece = K.cell_code(st, c * K.STRIDE + r)
             if piece == K.PIECE_B:
                 code |= K.U1 << n
             elif piece == K.BAN:

@@ -95,7 +95,7 @@ class Tree:
         geo, state = position.kernel_arrays()
         S.new_root(
             self.nf, self.ni, self.nkey, self.meta, self.tt_keys, self.tt_nodes,
-            int(state[K.S_TURN]), int(state[K.S_RESULT]), np.uint64(K.board_key(geo, state)), use_tt,
+            int(K.to_move(state)), int(K.result_of(state)), np.uint64(K.board_key(geo, state)), use_tt,
         )
 
     def forget_replies(self) -> None:

@@ -238,8 +238,8 @@ def _init_edges(geo, st, ni, emove, echild, meta, node, s, legal):
         emove[first + i] = legal[i]
         echild[first + i] = -1
     for i in range(n - 1, 0, -1):  # Fisher-Yates
-        s, x = K._rand(s)
-        j = np.int64(K._below(x, U(i + 1)))
+        s, x = K.next_random(s)
+        j = np.int64(K.random_below(x, U(i + 1)))
         tmp = emove[first + i]
         emove[first + i] = emove[first + j]
         emove[first + j] = tmp
@@ -258,19 +258,19 @@ def _random_move_code(geo, st, s):
     """A random legal move code, drawn like a random playout's token: a
     column uniformly among the non-full ones; after a bonus landing,
     declining or each legal ban column uniformly."""
-    s, x = K._rand(s)
-    side = U(st[K.S_TURN])
-    c = U(st[K.S_AVAIL + K._below(x, U(st[K.S_NAVAIL]))])
+    s, x = K.next_random(s)
+    side = U(K.to_move(st))
+    c = U(K.open_column(st, K.random_below(x, U(K.open_count(st)))))
     code = c
-    if c * K.STRIDE + U(st[K.S_HEIGHT + c]) == U(geo[K.G_BONUS]):
+    if c * K.STRIDE + U(K.landing_row(st, c)) == U(K.bonus_cell(geo)):
         n = U0
-        for b in range(U(geo[K.G_W])):
-            n += U(K._ban_ok(geo, st, side, c, b) == K.OK)
-        s, x = K._rand(s)
-        k = K._below(x, n + U1)  # 0: decline; k: the k-th legal ban column
+        for b in range(U(K.board_width(geo))):
+            n += U(K.ban_error(geo, st, side, c, b) == K.OK)
+        s, x = K.next_random(s)
+        k = K.random_below(x, n + U1)  # 0: decline; k: the k-th legal ban column
         if k > U0:
-            for b in range(U(geo[K.G_W])):
-                if K._ban_ok(geo, st, side, c, b) == K.OK:
+            for b in range(U(K.board_width(geo))):
+                if K.ban_error(geo, st, side, c, b) == K.OK:
                     k -= U1
                     if k == U0:
                         code = c + K.STRIDE * (b + U1)
@@ -292,11 +292,11 @@ def _lowest_column(columns):
 def _tactical_code(geo, st):
     """A column that wins now for the side to move, else one that blocks the
     opponent's immediate win, else ``NO_MOVE``."""
-    side = U(st[K.S_TURN])
-    wins = K._winning_columns(geo, st, side)
+    side = U(K.to_move(st))
+    wins = K.winning_columns(geo, st, side)
     if wins != U0:
         return _lowest_column(wins)
-    threats = K._winning_columns(geo, st, U1 - side)
+    threats = K.winning_columns(geo, st, U1 - side)
     if threats != U0:
         return _lowest_column(threats)
     return U(NO_MOVE)
@@ -309,12 +309,12 @@ def policy_playout(geo, st, s, smart, lgr, lgr1, lgr2, moves, nmoves):
     else a block of the opponent's immediate win; with ``lgr``, the stored
     reply to the last two moves (lgr=2) or the last move, when legal; else
     random.  Returns ``(result, rng, nmoves)``."""
-    result = U(st[K.S_RESULT])
+    result = U(K.result_of(st))
     while result == U(K.ONGOING):
         code = U(NO_MOVE)
         if smart:
             code = _tactical_code(geo, st)
-        side = np.int64(st[K.S_TURN])
+        side = np.int64(K.to_move(st))
         if code == U(NO_MOVE) and lgr >= 2 and nmoves >= 2:
             reply = lgr2[side, moves[nmoves - 2], moves[nmoves - 1]]
             if reply != NO_MOVE and K.check(geo, st, reply) == K.OK:
@@ -325,7 +325,7 @@ def policy_playout(geo, st, s, smart, lgr, lgr1, lgr2, moves, nmoves):
                 code = U(reply)
         if code == U(NO_MOVE):
             code, s = _random_move_code(geo, st, s)
-        _, _, result = K._apply(geo, st, code)
+        _, _, result = K.apply(geo, st, code)
         if nmoves < moves.shape[0]:
             moves[nmoves] = code
             nmoves += 1
@@ -374,8 +374,8 @@ def _reward(result, turn):
 def _step(geo, st, code, moves, nmoves, key, use_tt):
     """Play ``code`` on the way down: apply it, record it for the playout's
     replies, and update the position key.  Returns ``(result, nmoves, key)``."""
-    piece = K.PIECE_A + np.int64(st[K.S_TURN])
-    cell, ban_cell, result = K._apply(geo, st, code)
+    piece = K.PIECE_A + np.int64(K.to_move(st))
+    cell, ban_cell, result = K.apply(geo, st, code)
     if nmoves < moves.shape[0]:
         moves[nmoves] = code
         nmoves += 1
@@ -441,22 +441,19 @@ def search(
     """
     s = U(rng[0])
     legal = np.empty(K.MAX_LEGAL, dtype=np.uint8)
-    bitboard = geo[K.G_BITBOARD] != 0
     use_tt = flags[FL_TT] != 0
     solver = flags[FL_SOLVER] != 0
     smart = flags[FL_SMART] != 0
     lgr = flags[FL_LGR]
     plain = not smart and lgr == 0
-    prefix = K.S_LINES if bitboard else K.S_BOARD
     root = meta[M_ROOT]
     root_key = nkey[root]
-    first_side = np.int64(root_state[K.S_TURN])
+    first_side = np.int64(K.to_move(root_state))
     done = 0
     for _ in range(iterations):
         if solver and ni[root, I_PROVEN] != UNPROVEN:
             break  # the root is solved: nothing left to learn
-        for i in range(prefix):
-            st[i] = root_state[i]
+        K.restore(geo, st, root_state)
         node = root
         key = root_key
         depth = 0
@@ -482,7 +479,7 @@ def search(
                 if use_tt:
                     child = _tt_find(tt_keys, tt_nodes, key)
                 if child < 0:
-                    child = _new_node(nf, ni, nkey, meta, np.int32(st[K.S_TURN]), np.int32(result), key)
+                    child = _new_node(nf, ni, nkey, meta, np.int32(K.to_move(st)), np.int32(result), key)
                     if use_tt:
                         # A full table leaves the node unreachable by its
                         # key, which only costs sharing.

@@ -74,6 +74,7 @@ from numba.typed import Dict
 from c4lab.agents import make_agent
 from c4lab.agents.qlearning import QLearningAgent
 from c4lab.agents.qtable import QTable, action_index, check_board, position_keys
+from c4lab.arena.match import play_game
 from c4lab.rules import Position
 from c4lab.rules import kernels as K
 
@@ -100,12 +101,12 @@ def _train_episodes(
     rows used, the random state and the number of moves played.
     """
     r_win, r_draw, r_loss = rewards[0], rewards[1], rewards[2]
-    w = np.int64(geo[K.G_W])
+    w = np.int64(K.board_width(geo))
     nact = 2 * w
     st = start.copy()
     codes = np.empty(K.MAX_LEGAL, dtype=np.uint8)
     acts = np.empty(K.MAX_LEGAL, dtype=np.int64)
-    max_plies = np.int64(geo[K.G_PLAYABLE]) + 1
+    max_plies = np.int64(K.playable_cells(geo)) + 1
     hist_row = np.empty(max_plies, dtype=np.int64)
     hist_act = np.empty(max_plies, dtype=np.int64)
     hist_legal = np.zeros((max_plies, 2 * K.MAX_SIDE), dtype=np.bool_)
@@ -143,10 +144,10 @@ def _train_episodes(
             for i in range(n):
                 acts[i] = action_index(codes[i], w, mirrored)
                 legal[acts[i]] = True
-            rng, x = K._rand(rng)
+            rng, x = K.next_random(rng)
             if _uniform(x) < eps:
-                rng, x = K._rand(rng)
-                pick = np.int64(K._below(x, np.uint64(n)))
+                rng, x = K.next_random(rng)
+                pick = np.int64(K.random_below(x, np.uint64(n)))
             else:
                 best = -np.inf
                 for i in range(n):
@@ -156,17 +157,17 @@ def _train_episodes(
                 for i in range(n):
                     if q[row, acts[i]] >= best - _TIE:
                         ties += 1
-                        rng, x = K._rand(rng)
-                        if K._below(x, np.uint64(ties)) == K.U0:
+                        rng, x = K.next_random(rng)
+                        if K.random_below(x, np.uint64(ties)) == K.U0:
                             pick = i
             hist_row[ply] = row
             hist_act[ply] = acts[pick]
             ply += 1
             K.apply(geo, st, codes[pick])
-            if st[K.S_RESULT] != K.ONGOING:
+            if K.result_of(st) != K.ONGOING:
                 break
         moves += ply
-        target = r_draw if st[K.S_RESULT] == K.DRAW else r_win
+        target = r_draw if K.result_of(st) == K.DRAW else r_win
         for i in range(ply - 1, -1, -1):
             row = hist_row[i]
             a = hist_act[i]
@@ -328,8 +329,6 @@ def evaluate(table: QTable, opponent: str, games: int, seed: int = 0, start: Pos
     """``(wins, draws, losses)`` of the greedy table agent over ``games``
     games against ``opponent`` (an agent spec), playing A in the first half
     and B in the second.  ``random`` opponents get a seed from ``seed``."""
-    from c4lab.arena.match import play_game
-
     start = start or Position.parse(str(table.info.get("start", table.variant.notation)))
     agent = QLearningAgent(table, seed=seed)
     spec = f"{opponent}:seed={seed}" if opponent == "random" else opponent

@@ -29,7 +29,7 @@ Data model
       masks and wins iff one of them holds four adjacent bits.
 
     Forbidden cells and ban pieces set no bit in either, so they break lines
-    for free.  Only ``_drop`` and ``_would_win`` know the encodings; a test
+    for free.  Only ``_drop`` and ``would_win`` know the encodings; a test
     forces the line masks on small boards and checks both agree move by move.
 
 Cells are numbered ``col * 16 + row`` (0-based).  A *move code* packs a whole
@@ -116,6 +116,103 @@ ERR_BAN_BOARD_FULL = 7
 ERR_BAN_COLUMN_FULL = 8
 
 MAX_LEGAL = 2 * MAX_SIDE  # legal move codes: one per column, plus the bans of one bonus landing
+
+
+# --------------------------------------------------------------------------
+# Reading a board and a state.  Code outside ``rules/`` reads them through
+# these (inlined: free in a compiled loop), never through the layout
+# constants above, so that the layout can change here alone.
+# --------------------------------------------------------------------------
+
+
+@njit(inline="always")
+def board_width(geo):
+    return geo[G_W]
+
+
+@njit(inline="always")
+def board_height(geo):
+    return geo[G_H]
+
+
+@njit(inline="always")
+def bonus_cell(geo):
+    """The bonus cell's index, ``NO_CELL`` if the board has none."""
+    return geo[G_BONUS]
+
+
+@njit(inline="always")
+def playable_cells(geo):
+    """The cells that are not forbidden."""
+    return geo[G_PLAYABLE]
+
+
+@njit(inline="always")
+def fits_one_word(geo):
+    """Whether the board's win test uses one-word bitboards."""
+    return geo[G_BITBOARD] != 0
+
+
+@njit(inline="always")
+def to_move(st):
+    """The side to move: 0 for A, 1 for B."""
+    return st[S_TURN]
+
+
+@njit(inline="always")
+def result_of(st):
+    """``ONGOING``, ``WIN_A``, ``WIN_B`` or ``DRAW``."""
+    return st[S_RESULT]
+
+
+@njit(inline="always")
+def empty_cells(st):
+    """The empty playable cells."""
+    return st[S_EMPTY]
+
+
+@njit(inline="always")
+def cell_code(st, cell):
+    """What lies on ``cell``: ``EMPTY``, ``PIECE_A``, ``PIECE_B``, ``BAN`` or ``FORBIDDEN``."""
+    return st[S_BOARD + cell]
+
+
+@njit(inline="always")
+def landing_row(st, c):
+    """The row where a piece dropped in column ``c`` lands (``H`` when full)."""
+    return st[S_HEIGHT + c]
+
+
+@njit(inline="always")
+def open_count(st):
+    """How many columns are not full."""
+    return st[S_NAVAIL]
+
+
+@njit(inline="always")
+def open_column(st, k):
+    """The ``k``-th column that is not full (``k < open_count(st)``)."""
+    return st[S_AVAIL + k]
+
+
+@njit(inline="always")
+def restore(geo, st, saved):
+    """Copy back into ``st`` the part of ``saved`` (an earlier copy of it, on
+    the same board) that moves change and searches read: a search that
+    plays moves on ``st`` undoes them all at once with this.  On one-word
+    boards the cell codes are not copied (no kernel a search calls reads
+    them there)."""
+    n = S_LINES if geo[G_BITBOARD] != 0 else S_BOARD
+    for i in range(n):
+        st[i] = saved[i]
+    geo, st, saved = geo, st, saved  # noqa: PLW0127  (see "Inlined helpers" below)
+
+
+def board_grid(geo: np.ndarray, st: np.ndarray) -> np.ndarray:
+    """The cell codes as a ``(W, H)`` array (a view: column, then row from
+    the bottom)."""
+    cells = st[S_BOARD : S_BOARD + NCELLS].reshape(MAX_SIDE, int(STRIDE))
+    return cells[: int(geo[G_W]), : int(geo[G_H])]
 
 
 # --------------------------------------------------------------------------
@@ -255,7 +352,7 @@ def _store_bb(st, side, bb):
 
 
 @njit(inline="always")
-def _would_win(geo, st, side, c, r):
+def would_win(geo, st, side, c, r):
     """Would a piece of ``side`` at (c, r) complete four in a line?"""
     if geo[G_BITBOARD]:
         stride = U(geo[G_H]) + U1
@@ -268,7 +365,7 @@ def _would_win(geo, st, side, c, r):
 
 
 @njit(inline="always")
-def _bb_completing(p, stride):
+def completing_cells(p, stride):
     """The cells (bits) of a one-word bitboard where one more piece of the
     player whose pieces are ``p`` would complete four in a line.  Occupied
     cells and cells off the board are not removed: callers intersect."""
@@ -284,14 +381,15 @@ def _bb_completing(p, stride):
     return r
 
 
-@njit(inline="always")
-def _winning_columns(geo, st, side):
+@njit(inline="always", cache=True)
+def winning_columns(geo, st, side):
     """The columns (a bit per column) where a piece of ``side`` dropped now
     would win.  On bitboard boards all landing cells are tested at once."""
+    side = U(side)
     columns = U0
     if geo[G_BITBOARD]:
         stride = U(geo[G_H]) + U1
-        wins = _bb_completing(_load_bb(st, side), stride)
+        wins = completing_cells(_load_bb(st, side), stride)
         if wins != U0:
             for k in range(U(st[S_NAVAIL])):
                 c = U(st[S_AVAIL + k])
@@ -300,17 +398,10 @@ def _winning_columns(geo, st, side):
     else:
         for k in range(U(st[S_NAVAIL])):
             c = U(st[S_AVAIL + k])
-            if _would_win(geo, st, side, c, U(st[S_HEIGHT + c])):
+            if would_win(geo, st, side, c, U(st[S_HEIGHT + c])):
                 columns |= U1 << c
     geo, st = geo, st  # noqa: PLW0127  (see "Inlined helpers" above)
     return columns
-
-
-@njit(cache=True)
-def winning_columns(geo, st, side):
-    """``_winning_columns`` as a kernel: a bit per column where ``side``
-    would win at once."""
-    return _winning_columns(geo, st, U(side))
 
 
 @njit(inline="always")
@@ -397,7 +488,7 @@ def _store_header(st, side, cell, empty, navail, result, tokens):
 
 
 @njit(inline="always")
-def _ban_ok(geo, st, side, c, ban):
+def ban_error(geo, st, side, c, ban):
     """Why a ban in column ``ban`` after a piece in column ``c`` is illegal."""
     height = U(geo[G_H])
     if ban >= U(geo[G_W]):
@@ -406,7 +497,7 @@ def _ban_ok(geo, st, side, c, ban):
     cell = c * STRIDE + r
     if cell != U(geo[G_BONUS]):
         return ERR_BAN_NOT_BONUS
-    if _would_win(geo, st, side, c, r):
+    if would_win(geo, st, side, c, r):
         return ERR_BAN_AFTER_WIN
     if st[S_EMPTY] == 1:
         return ERR_BAN_BOARD_FULL
@@ -435,12 +526,12 @@ def check(geo, st, code):
     if U(st[S_HEIGHT + c]) >= U(geo[G_H]):
         return ERR_COLUMN_FULL
     if code >= STRIDE:
-        return _ban_ok(geo, st, U(st[S_TURN]), c, (code >> U(4)) - U1)
+        return ban_error(geo, st, U(st[S_TURN]), c, (code >> U(4)) - U1)
     return OK
 
 
-@njit(inline="always")
-def _apply(geo, st, code):
+@njit(inline="always", cache=True)
+def apply(geo, st, code):
     """Apply move ``code``, assumed legal, to ``st`` in place.
 
     Returns ``(piece cell, ban cell or NO_CELL, result)``: what a search needs
@@ -467,13 +558,6 @@ def _apply(geo, st, code):
 
 
 @njit(cache=True)
-def apply(geo, st, code):
-    """``_apply`` as a kernel: apply legal move ``code`` in place; returns
-    ``(piece cell, ban cell or NO_CELL, result)``."""
-    return _apply(geo, st, code)
-
-
-@njit(cache=True)
 def play(geo, st, code):
     """Apply move ``code`` to ``st`` in place if it is legal.
 
@@ -481,7 +565,7 @@ def play(geo, st, code):
     """
     err = check(geo, st, code)
     if err == OK:
-        _apply(geo, st, code)
+        apply(geo, st, code)
     return err
 
 
@@ -521,7 +605,7 @@ def legal_codes(geo, st, out):
         n += 1
         if c * STRIDE + r == bonus:
             for b in range(width):
-                if _ban_ok(geo, st, side, c, b) == OK:
+                if ban_error(geo, st, side, c, b) == OK:
                     out[n] = c + STRIDE * (b + U1)
                     n += 1
     return n
@@ -613,7 +697,7 @@ def board_key(geo, st):
 
 
 @njit(inline="always")
-def _rand(s):
+def next_random(s):
     """xorshift64*: the next state and a 64-bit output (all unsigned)."""
     s ^= s >> U(12)
     s ^= s << U(25)
@@ -622,7 +706,7 @@ def _rand(s):
 
 
 @njit(inline="always")
-def _below(x, n):
+def random_below(x, n):
     """A uniform integer in [0, n) from the high 32 bits of ``x`` (no division)."""
     return ((x >> U(32)) * n) >> U(32)
 
@@ -656,8 +740,8 @@ def _random_token(geo, st, r32, s, side, empty, navail, bb, stride, has_bonus, b
     )
     banned = False
     if has_bonus and cell == U(geo[G_BONUS]) and not won and empty != U0:
-        s, x = _rand(s)
-        k = _below(x, navail + U1)
+        s, x = next_random(s)
+        k = random_below(x, navail + U1)
         if k < navail:
             _, empty, navail = _ban(geo, st, U(st[S_AVAIL + k]), k, empty, navail)
             banned = True
@@ -677,7 +761,7 @@ def _playout_loop(geo, st, s, side, empty, navail, bb0, bb1, stride, has_bonus, 
     """
     bans = U0
     while True:
-        s, x = _rand(s)
+        s, x = next_random(s)
         if side == U0:
             s, cell, won, banned, empty, navail, bb0 = _random_token(
                 geo, st, x >> U(32), s, U0, empty, navail, bb0, stride, has_bonus, bitboard
@@ -754,16 +838,16 @@ def random_code(geo, st, s):
     s = U(s)
     codes = np.empty(MAX_LEGAL, dtype=np.uint8)
     n = legal_codes(geo, st, codes)
-    s, x = _rand(s)
-    col = st[S_AVAIL + _below(x, U(st[S_NAVAIL]))]
+    s, x = next_random(s)
+    col = st[S_AVAIL + random_below(x, U(st[S_NAVAIL]))]
     first = 0
     while codes[first] != col:
         first += 1
     last = first + 1
     while last < n and (codes[last] & 15) == col:
         last += 1
-    s, x = _rand(s)
-    return codes[first + np.int64(_below(x, U(last - first)))], s
+    s, x = next_random(s)
+    return codes[first + np.int64(random_below(x, U(last - first)))], s
 
 
 @njit(inline="always")

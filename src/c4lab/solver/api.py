@@ -107,7 +107,7 @@ def _table(size: int) -> _Table:
 def _backend(b: Bitboards) -> ModuleType:
     if not b.wide:
         return search
-    from c4lab.solver import wide
+    from c4lab.solver import wide  # lazy: its kernel loads only when a wide board is solved
 
     return wide
 

@@ -73,8 +73,7 @@ class Bitboards:
         variant = position.variant
         width, height = variant.width, variant.height
         stride = height + 1
-        _, state = position.kernel_arrays()
-        board = state[K.S_BOARD :]
+        board = K.board_grid(*position.kernel_arrays())
         to_move = K.PIECE_A if position.to_move == "A" else K.PIECE_B
         cur = mask = neutral = playable = bottom = 0
         columns = []
@@ -83,7 +82,7 @@ class Bitboards:
             columns.append(((1 << height) - 1) << (c * stride))
             for r in range(height):
                 bit = 1 << (c * stride + r)
-                code = int(board[c * 16 + r])
+                code = int(board[c, r])
                 if code != K.FORBIDDEN:
                     playable |= bit
                 if code != K.EMPTY:

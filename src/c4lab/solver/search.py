@@ -9,7 +9,7 @@ boards are solved by ``wide.py``):
   (forbidden cells and bans), plus ``E``, the empty playable cells;
 * the landing cells of all columns at once are ``(mask + bottom) & ~mask``
   on the playable cells (a carry steps over a forbidden cell); wins are
-  found with the kernels' bitboard tests (``K._bb_completing``);
+  found with the kernels' bitboard tests (``K.completing_cells``);
 * a win now is scored at once; moves that hand the opponent an immediate win
   are pruned, two opponent threats mean a loss; the score is bounded by what
   the number of empty cells still allows;
@@ -88,7 +88,7 @@ def _landings(mask, X):
 @njit(inline="always")
 def _threats(stones, mask, X):
     """Empty playable cells where ``stones``' owner would complete four."""
-    return K._bb_completing(stones, X[X_STRIDE]) & X[X_PLAYABLE] & ~mask
+    return K.completing_cells(stones, X[X_STRIDE]) & X[X_PLAYABLE] & ~mask
 
 
 @njit(inline="always")

@@ -197,7 +197,7 @@ def _load(X, i):
 
 @njit(inline="always")
 def _completing(p, stride):
-    """``K._bb_completing`` on three words: the cells where one more piece
+    """``K.completing_cells`` on three words: the cells where one more piece
     of ``p``'s owner would complete four (occupied and off-board cells not
     removed)."""
     r = _and(_and(_shl(p, U1), _shl(p, U(2))), _shl(p, U(3)))
