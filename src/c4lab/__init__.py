@@ -8,7 +8,9 @@ loads on first use.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from c4lab.lazy import lazy_names
 
 __version__ = "0.1.0"
 
@@ -35,9 +37,4 @@ if TYPE_CHECKING:  # pragma: no cover
     )
 
 
-def __getattr__(name: str) -> Any:
-    if name in __all__:
-        from c4lab import rules  # lazy: ``import c4lab`` must not load numba
-
-        return getattr(rules, name)
-    raise AttributeError(f"module 'c4lab' has no attribute {name!r}")
+__getattr__ = lazy_names(__name__, {name: "c4lab.rules" for name in __all__ if name != "__version__"})

@@ -10,8 +10,7 @@ registry stays light.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from c4lab.agents.base import (
     Agent,
@@ -26,6 +25,7 @@ from c4lab.agents.base import (
     parse_spec,
     register,
 )
+from c4lab.lazy import lazy_names
 
 if TYPE_CHECKING:  # pragma: no cover
     from c4lab.agents.human import HumanAgent, QuitGame
@@ -33,7 +33,11 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: Agent classes re-exported here, loaded on first use (they need the
 #: compiled rules engine; the registry does not).
-_LAZY = {"HumanAgent": "human", "QuitGame": "human", "RandomAgent": "random_agent"}
+_LAZY = {
+    "HumanAgent": "c4lab.agents.human",
+    "QuitGame": "c4lab.agents.human",
+    "RandomAgent": "c4lab.agents.random_agent",
+}
 
 __all__ = [
     "Agent",
@@ -53,8 +57,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    home = _LAZY.get(name)
-    if home is None:
-        raise AttributeError(f"module 'c4lab.agents' has no attribute {name!r}")
-    return getattr(import_module(f"c4lab.agents.{home}"), name)
+__getattr__ = lazy_names(__name__, _LAZY)

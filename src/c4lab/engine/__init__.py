@@ -17,8 +17,9 @@ from its module: the package attribute ``serve`` is that module.)
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from c4lab.lazy import lazy_names
 
 if TYPE_CHECKING:  # pragma: no cover
     from c4lab.engine.client import EngineAgent, EngineError
@@ -26,11 +27,11 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: Each public name and the module that defines it.
 _HOMES = {
-    "EngineAgent": "client",
-    "EngineError": "client",
-    "ProtocolError": "protocol",
-    "parse_command": "protocol",
-    "parse_reply": "protocol",
+    "EngineAgent": "c4lab.engine.client",
+    "EngineError": "c4lab.engine.client",
+    "ProtocolError": "c4lab.engine.protocol",
+    "parse_command": "c4lab.engine.protocol",
+    "parse_reply": "c4lab.engine.protocol",
 }
 
 __all__ = [
@@ -42,8 +43,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'c4lab.engine' has no attribute {name!r}")
-    return getattr(import_module(f"c4lab.engine.{home}"), name)
+__getattr__ = lazy_names(__name__, _HOMES)

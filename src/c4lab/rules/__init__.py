@@ -8,8 +8,9 @@ compiled engine and numba, which only ``Position`` needs.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from c4lab.lazy import lazy_names
 
 if TYPE_CHECKING:  # pragma: no cover
     from c4lab.rules.errors import IllegalMoveError, PositionError, VariantError
@@ -19,16 +20,16 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: Each public name and the module that defines it.
 _HOMES = {
-    "IllegalMoveError": "errors",
-    "PositionError": "errors",
-    "VariantError": "errors",
-    "Move": "move",
-    "Piece": "position",
-    "Position": "position",
-    "Result": "position",
-    "Side": "position",
-    "Cell": "variant",
-    "Variant": "variant",
+    "IllegalMoveError": "c4lab.rules.errors",
+    "PositionError": "c4lab.rules.errors",
+    "VariantError": "c4lab.rules.errors",
+    "Move": "c4lab.rules.move",
+    "Piece": "c4lab.rules.position",
+    "Position": "c4lab.rules.position",
+    "Result": "c4lab.rules.position",
+    "Side": "c4lab.rules.position",
+    "Cell": "c4lab.rules.variant",
+    "Variant": "c4lab.rules.variant",
 }
 
 __all__ = [
@@ -45,8 +46,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'c4lab.rules' has no attribute {name!r}")
-    return getattr(import_module(f"c4lab.rules.{home}"), name)
+__getattr__ = lazy_names(__name__, _HOMES)
