@@ -1,0 +1,154 @@
+"""The published 12-ply classic database (``bitbully-databases``), read by
+c4lab's own reader: its values are RULES.md's scores, as c4lab's solver
+finds them, and a damaged file is refused with a message that says where."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from c4lab.rules import Position
+from c4lab.solver import Solver
+from c4lab.solver import database as D
+
+
+@pytest.fixture(scope="module")
+def db() -> D.Database:
+    found = D.default()
+    assert found is not None, "bitbully-databases is a dependency: it must be installed"
+    return found
+
+
+# -- the format's documented examples ---------------------------------------------
+
+DOCUMENTED = {"7x6:bdbfccdccddg": -10, "7x6:acbbcbbedeec": 2, "7x6:bdccdccddfee": 0}
+
+
+@pytest.mark.parametrize(("notation", "score"), DOCUMENTED.items())
+def test_the_documented_examples_get_their_scores(db: D.Database, notation: str, score: int) -> None:
+    assert db.score(Position.parse(notation)) == score
+
+
+@pytest.mark.parametrize(("notation", "score"), DOCUMENTED.items())
+def test_c4lab_s_own_solver_agrees_on_the_documented_examples(notation: str, score: int) -> None:
+    assert Solver().solve(Position.parse(notation)).score == score
+
+
+def test_a_stored_value_is_a_distance_to_the_end_turned_into_rules_md_s_score() -> None:
+    assert D.score_of_value(0) == 0
+    # the first player wins with the last piece of the board (ply 41): E = 2 before it
+    assert D.score_of_value(100 - 29) == 1
+    # the second player wins with the 24th piece: E = 19 before it, (19 + 1) // 2
+    assert D.score_of_value(-(100 - 12)) == -10
+    # the fastest possible: the first player's next piece wins (E = 30)
+    assert D.score_of_value(100 - 1) == 15
+
+
+def test_a_position_and_its_mirror_image_read_the_same_value(db: D.Database) -> None:
+    position = Position.parse("7x6:bdbfccdccddg")
+    mirror = Position.parse("7x6:" + "".join("abcdefg"[6 - "abcdefg".index(m.token)] for m in position.moves))
+    assert db.value(mirror) == db.value(position) == -88
+
+
+def test_what_the_database_does_not_hold_reads_none(db: D.Database) -> None:
+    assert db.value(Position.parse("7x6:dddd")) is None  # not 12 pieces
+    assert db.value(Position.parse("8x7:bdbfccdccddg")) is None  # another board
+    # the side to move wins at once: such positions are not stored
+    assert db.value(Position.parse("7x6:egfbccedgede")) is None
+
+
+def test_the_default_database_says_where_it_comes_from(db: D.Database) -> None:
+    assert len(db) == 4_200_899
+    assert "bitbully-databases" in db.describe() and str(db.path) in db.describe()
+
+
+def test_a_missing_package_is_reported_as_missing(monkeypatch: pytest.MonkeyPatch) -> None:
+    def missing(name: str) -> None:
+        raise D.importlib.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(D.importlib.metadata, "distribution", missing)
+    assert D.locate() is None
+
+
+# -- damaged files -----------------------------------------------------------------
+
+
+def _write(path: Path, keys: list[int], values: list[int]) -> Path:
+    records = np.zeros(len(keys), dtype=[("key", ">i4"), ("value", "i1")])
+    records["key"], records["value"] = keys, values
+    path.write_bytes(records.tobytes())
+    return path
+
+
+def test_a_file_that_is_not_whole_records_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "cut.dat"
+    path.write_bytes(b"\x00" * 12)
+    with pytest.raises(D.DatabaseError, match=r"cut\.dat.*12 bytes.*5-byte records"):
+        D.load(path)
+
+
+def test_an_unsorted_file_is_refused_naming_the_record(tmp_path: Path) -> None:
+    path = _write(tmp_path / "unsorted.dat", [-5, 3, 2, 9], [0, 0, 0, 0])
+    with pytest.raises(D.DatabaseError, match=r"record 2 \(byte 10\)"):
+        D.load(path)
+
+
+def test_an_impossible_value_is_refused_naming_the_record(tmp_path: Path) -> None:
+    path = _write(tmp_path / "value.dat", [1, 2, 3], [0, 71, 40])
+    with pytest.raises(D.DatabaseError, match=r"record 2 \(byte 10\).*impossible value 40"):
+        D.load(path)
+
+
+def test_a_missing_file_is_refused_naming_it(tmp_path: Path) -> None:
+    with pytest.raises(D.DatabaseError, match=r"cannot read the database .*nothing\.dat"):
+        D.load(tmp_path / "nothing.dat")
+
+
+# -- random entries against the solver ---------------------------------------------
+
+
+def _position_of(key: int) -> Position:
+    """The position a key stands for, decoded independently of the reader's
+    encoder: the columns from the key's bits, then any order of play that
+    alternates the players and respects gravity."""
+    bits = format(key & 0xFFFF_FFFF, "032b")
+    columns: list[list[str]] = []
+    i = 0
+    for _ in range(7):
+        column = []
+        while bits[i] == "1":
+            column.append("A" if bits[i + 1] == "0" else "B")
+            i += 2
+        i += 1
+        columns.append(column)
+
+    def order(placed: list[int], moves: str) -> str | None:
+        if len(moves) == 12:
+            return moves
+        side = "AB"[len(moves) % 2]
+        for c, column in enumerate(columns):
+            if placed[c] < len(column) and column[placed[c]] == side:
+                placed[c] += 1
+                found = order(placed, moves + "abcdefg"[c])
+                placed[c] -= 1
+                if found:
+                    return found
+        return None
+
+    moves = order([0] * 7, "")
+    assert moves is not None, f"key {key} decodes to no reachable position"
+    return Position.parse("7x6:" + moves)
+
+
+@pytest.mark.slow
+def test_two_hundred_random_entries_match_c4lab_s_solver(db: D.Database) -> None:
+    rng = random.Random(12)
+    solver = Solver()
+    for index in rng.sample(range(len(db)), 200):
+        position = _position_of(int(db.keys[index]))
+        expected = D.score_of_value(int(db.values[index]))
+        assert db.score(position) == expected, position.notation
+        assert solver.solve(position).score == expected, f"entry {index}: {position.notation}"
