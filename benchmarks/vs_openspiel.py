@@ -16,29 +16,9 @@ import argparse
 import random
 import time
 
-import pyspiel
-
-from c4lab.agents import Agent, Budget, make_agent
-from c4lab.rules import Move, Position
-
-
-class OpenSpielMCTS(Agent):
-    """OpenSpiel's MCTSBot behind the c4lab Agent protocol."""
-
-    def __init__(self, width: int, height: int, seconds: float, seed: int) -> None:
-        self.game = pyspiel.load_game(f"connect_four(rows={height},columns={width})")
-        evaluator = pyspiel.RandomRolloutEvaluator(1, seed)
-        self.bot = pyspiel.MCTSBot(
-            self.game, evaluator, 2.0, 10**9, 1000, False, seed, False,
-            pyspiel.ChildSelectionPolicy.UCT, seconds,
-        )
-        self.spec = f"openspiel-mcts:time={seconds}"
-
-    def choose(self, position: Position, budget: Budget | None = None) -> Move:
-        state = self.game.new_initial_state()
-        for move in position.moves:
-            state.apply_action(move.column)
-        return Move(self.bot.step(state))
+from c4lab.adapters.openspiel import OpenSpielMCTS
+from c4lab.agents import make_agent
+from c4lab.rules import Position
 
 
 def main() -> None:
@@ -53,9 +33,8 @@ def main() -> None:
     rng = random.Random(args.seed)
     total = games = 0.0
     for board in args.boards.split(","):
-        width, height = map(int, board.split("x"))
         ours = make_agent(args.agent)
-        theirs = OpenSpielMCTS(width, height, args.seconds, args.seed)
+        theirs = OpenSpielMCTS(args.seconds, args.seed)
         score = played = 0.0
         started = time.time()
         for _ in range(args.pairs):

@@ -1,0 +1,203 @@
+"""``c4lab bench accuracy``: how often an agent's move keeps the position's value.
+
+A move is *right* when it keeps the result that the best move keeps: a win
+stays a win, a draw a draw (a loss is lost whatever is played, so every move
+of a lost position is right, as in the usual definition).  The exact value
+of every legal move comes from the solver (:meth:`Solver.analyze`); a
+position whose every move the solver cannot score within its limit is left
+out of the set, so a figure is never computed against a guess.
+
+The sets:
+
+* ``classic-begin`` and ``classic-middle``: the first positions of Pascal
+  Pons' ``Test_L1_R2`` and ``Test_L2_R2`` (hard positions at the beginning
+  and the middle of the classic game; ../shared/bench/classic);
+* ``variants``: positions at ply 6 to 12 of random small boards (5x4 to
+  7x6) with a forbidden cell and a bonus cell, reached by seeded random
+  play.
+
+OpenSpiel's C++ MCTS (``pyspiel.MCTSBot``: random rollouts, UCT) is the
+yardstick where it is installed: it plays the plain classic sets at the
+same time a move (it has no forbidden cells nor bonus).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from c4lab.adapters.openspiel import OpenSpielMCTS
+from c4lab.adapters.openspiel import available as openspiel_available
+from c4lab.agents.base import Agent, Budget, make_agent, parse_spec
+from c4lab.rules.move import Move
+from c4lab.rules.position import Position
+from c4lab.rules.variant import Variant
+from c4lab.solver.api import Solver
+from c4lab.solver.bench import default_directory, read_set
+
+#: The classic sets: name -> benchmark file.
+CLASSIC_SETS = {"classic-begin": "Test_L1_R2", "classic-middle": "Test_L2_R2"}
+SETS = (*CLASSIC_SETS, "variants")
+
+#: The solver's limit for one move of a candidate position (seconds).
+SCORING_TIMEOUT = 20.0
+
+
+@dataclass(frozen=True)
+class ScoredPosition:
+    """A position with the exact score of each of its legal moves."""
+
+    position: Position
+    scores: dict[Move, int]
+
+    @property
+    def best(self) -> int:
+        return max(self.scores.values())
+
+    def keeps_value(self, move: Move) -> bool:
+        """Whether ``move`` keeps the result (win, draw or loss) of the best move."""
+        return _sign(self.scores[move]) == _sign(self.best)
+
+
+@dataclass
+class Tally:
+    """One agent on one set."""
+
+    right: int = 0
+    played: int = 0
+    wrong: list[str] = field(default_factory=list)  # "position: move" of the wrong ones
+
+    @property
+    def share(self) -> float:
+        return self.right / self.played if self.played else float("nan")
+
+
+def _sign(score: int) -> int:
+    return (score > 0) - (score < 0)
+
+
+def scored(position: Position, solver: Solver, timeout: float = SCORING_TIMEOUT) -> ScoredPosition | None:
+    """``position`` with every move's exact score, ``None`` if one of them
+    could not be scored within ``timeout`` seconds (for the whole position)."""
+    scores = solver.analyze(position, timeout=timeout)
+    if any(score is None for score in scores.values()):
+        return None
+    return ScoredPosition(position, {move: score for move, score in scores.items() if score is not None})
+
+
+def classic_positions(name: str, count: int, directory: Path | None = None) -> list[Position]:
+    """The first ``count`` positions of a classic set (whose every move is
+    not already decided: positions with one legal move are skipped)."""
+    path = (directory or default_directory()) / CLASSIC_SETS[name]
+    out = []
+    for item in read_set(path):
+        if len(item.position.legal_moves()) > 1:
+            out.append(item.position)
+        if len(out) == count:
+            break
+    return out
+
+
+def variant_positions(count: int, seed: int) -> Iterator[Position]:
+    """Positions at ply 6 to 12 of random boards from 5x4 to 7x6 with a
+    forbidden cell and a bonus cell, reached by random play (seeded); as
+    many as asked for, finished games and single-move positions skipped."""
+    rng = random.Random(seed)
+    made = 0
+    while made < count:
+        variant = Variant.enhanced(rng, width=(5, 7), height=(4, 6), bonus=True)
+        position = Position(variant)
+        plies = rng.randint(6, 12)
+        while position.ply < plies and not position.is_over:
+            position = position.play(rng.choice(position.legal_moves()))
+        if position.is_over or len(position.legal_moves()) < 2:
+            continue
+        made += 1
+        yield position
+
+
+def build_set(
+    name: str, count: int, seed: int, solver: Solver, progress: Callable[[str], None] | None = None
+) -> list[ScoredPosition]:
+    """The positions of set ``name`` with their exact move scores."""
+    candidates: Iterator[Position]
+    if name == "variants":
+        candidates = variant_positions(10 * count, seed)
+    else:
+        candidates = iter(classic_positions(name, 10 * count))
+    out: list[ScoredPosition] = []
+    for position in candidates:
+        item = scored(position, solver)
+        if item is not None:
+            out.append(item)
+            if progress is not None:
+                progress(f"{name}: scored {len(out)}/{count}")
+        if len(out) == count:
+            break
+    return out
+
+
+def measure(agent: Agent, positions: list[ScoredPosition], budget: Budget | None = None) -> Tally:
+    """How many of ``positions`` ``agent`` answers with a value-keeping move."""
+    tally = Tally()
+    for item in positions:
+        agent.new_game()
+        move = agent.choose(item.position, budget)
+        tally.played += 1
+        if item.keeps_value(move):
+            tally.right += 1
+        else:
+            tally.wrong.append(f"{item.position.notation}: {move.token}")
+    return tally
+
+
+def run_accuracy(
+    specs: list[str],
+    *,
+    sets: tuple[str, ...] = SETS,
+    count: int = 50,
+    seed: int = 1,
+    openspiel: bool = True,
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """Every agent of ``specs`` on every set; OpenSpiel at the time of the
+    first timed agent on the classic sets (when installed and ``openspiel``)."""
+    solver = Solver()
+    built = {name: build_set(name, count, seed, solver, progress) for name in sets}
+    results: dict[str, dict[str, Tally]] = {}
+    for spec in specs:
+        agent = make_agent(spec)
+        results[spec] = {}
+        for name, positions in built.items():
+            if progress is not None:
+                progress(f"{spec} on {name}")
+            results[spec][name] = measure(agent, positions)
+    seconds = next((float(p["time"]) for _, p in map(parse_spec, specs) if "time" in p), None)
+    if openspiel and seconds is not None and openspiel_available():
+        player = OpenSpielMCTS(seconds, seed)
+        results[player.spec] = {}
+        for name, positions in built.items():
+            if name in CLASSIC_SETS:
+                if progress is not None:
+                    progress(f"{player.spec} on {name}")
+                results[player.spec][name] = measure(player, positions)
+    return {"sets": {name: len(positions) for name, positions in built.items()}, "results": results}
+
+
+def report(measured: dict[str, Any]) -> str:
+    """A table: one row per agent, the share of value-keeping moves per set."""
+    names = list(measured["sets"])
+    lines = [
+        "share of moves that keep the value (exact move scores from the solver)",
+        f"{'agent':<28}" + "".join(f"{n + ' (' + str(measured['sets'][n]) + ')':>22}" for n in names),
+    ]
+    for spec, per_set in measured["results"].items():
+        cells = []
+        for name in names:
+            tally = per_set.get(name)
+            cells.append(f"{'n/a':>22}" if tally is None else f"{tally.share:>21.1%} ")
+        lines.append(f"{spec:<28}" + "".join(cells))
+    return "\n".join(lines)

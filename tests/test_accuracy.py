@@ -1,0 +1,62 @@
+"""``c4lab bench accuracy``: a move is right when it keeps the value the best
+move keeps, judged against the solver's exact move scores."""
+
+from __future__ import annotations
+
+import pytest
+
+from c4lab.adapters.openspiel import OpenSpielMCTS
+from c4lab.arena import accuracy as A
+from c4lab.rules import Move, Position
+from c4lab.solver import Solver
+
+
+def test_a_move_is_right_when_it_keeps_the_result_of_the_best_move() -> None:
+    item = A.ScoredPosition(Position.parse("7x6"), {Move(0): -2, Move(1): 0, Move(2): 0, Move(3): 1})
+    assert item.keeps_value(Move(3))  # the win
+    assert not item.keeps_value(Move(2))  # a draw gives the win away
+    drawn = A.ScoredPosition(Position.parse("7x6"), {Move(0): -2, Move(1): 0, Move(2): 0})
+    assert drawn.keeps_value(Move(1)) and drawn.keeps_value(Move(2)) and not drawn.keeps_value(Move(0))
+    lost = A.ScoredPosition(Position.parse("7x6"), {Move(0): -2, Move(1): -5})
+    assert lost.keeps_value(Move(0)) and lost.keeps_value(Move(1))  # a lost position is lost
+
+
+def test_every_move_of_a_scored_position_has_its_exact_score() -> None:
+    position = Position.parse("7x6:bdbfccdccdd")  # 11 pieces
+    item = A.scored(position, Solver())
+    assert item is not None
+    assert set(item.scores) == set(position.legal_moves())
+    assert item.scores[Move.parse("g")] == -Solver().solve(position.play("g")).score  # type: ignore[operator]
+
+
+def test_the_variant_set_holds_small_boards_with_a_forbidden_and_a_bonus_cell_from_ply_6_to_12() -> None:
+    positions = list(A.variant_positions(20, seed=3))
+    assert len(positions) == 20
+    for position in positions:
+        variant = position.variant
+        assert 5 <= variant.width <= 7 and 4 <= variant.height <= 6
+        assert len(variant.forbidden) == 1 and variant.bonus is not None
+        assert 6 <= position.ply <= 12 and not position.is_over
+    assert [p.notation for p in A.variant_positions(5, seed=3)] == [p.notation for p in positions[:5]]
+
+
+def test_the_exact_solver_keeps_every_value_and_a_random_player_does_not() -> None:
+    measured = A.run_accuracy(["solver", "random:seed=1"], sets=("variants",), count=12, openspiel=False)
+    assert measured["sets"] == {"variants": 12}
+    assert measured["results"]["solver"]["variants"].share == 1.0
+    assert measured["results"]["random:seed=1"]["variants"].share < 1.0
+    table = A.report(measured)
+    assert "variants (12)" in table and "100.0%" in table
+
+
+def test_the_classic_sets_come_from_the_public_benchmark_files() -> None:
+    begin = A.classic_positions("classic-begin", 3)
+    assert len(begin) == 3 and all(p.variant.size == "7x6" for p in begin)
+
+
+def test_openspiel_s_mcts_answers_with_a_legal_move_on_plain_boards_only() -> None:
+    bot = OpenSpielMCTS(0.02)
+    position = Position.parse("7x6:ddc")
+    assert bot.choose(position) in position.legal_moves()
+    with pytest.raises(ValueError, match="no forbidden or bonus cells"):
+        bot.choose(Position.parse("7x6/Xa1"))
