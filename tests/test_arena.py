@@ -300,7 +300,10 @@ def test_ctrl_c_stops_the_workers_keeps_the_saved_pairs_and_the_run_resumes(tmp_
     command = [sys.executable, "-m", "c4lab", "arena", "master:time=0.05,seed=1", "heuristic:seed=1",
                "--games", "40", "--board", "random", "--jobs", "2", "--out", str(out)]
     # Its own process group, as a terminal gives it: Ctrl-C reaches the workers too.
-    run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    # And SIGINT ignored, as a non-interactive shell starts a background job:
+    # the arena must not depend on the disposition it inherits.
+    run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
     deadline = time.monotonic() + 120
     while (not out.exists() or len(out.read_text().splitlines()) < 5) and time.monotonic() < deadline:
         time.sleep(0.1)

@@ -10,7 +10,9 @@ from __future__ import annotations
 import logging
 import os
 import signal
+import threading
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from multiprocessing.pool import Pool
 from queue import SimpleQueue
 from typing import Any, Protocol
@@ -58,6 +60,24 @@ def default_jobs() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         return os.cpu_count() or 1
+
+
+@contextmanager
+def ctrl_c_interrupts() -> Iterator[None]:
+    """Within the block, Ctrl-C raises ``KeyboardInterrupt`` in this process,
+    whatever SIGINT disposition it inherited: a non-interactive shell starts
+    a background job with SIGINT ignored, and Python then installs no handler
+    of its own, so a run started that way could not be stopped (nor its
+    results saved) by Ctrl-C.  Outside the main thread signals cannot be
+    handled, and nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _worker_start() -> None:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from c4lab.arena.executors import Executor, LocalExecutor
+from c4lab.arena.executors import Executor, LocalExecutor, ctrl_c_interrupts
 from c4lab.arena.referee import Game
 from c4lab.arena.results import ResultsWriter, open_results
 from c4lab.arena.schedule import ArenaConfig
@@ -87,19 +87,20 @@ def run_arena(
     stopped = sprt_verdict(sprt, config, games) if sprt else None
     if progress:
         progress(len(games), total, running_summary(config, games))
-    try:
-        if stopped is None:
-            for _task, records in executor.run(tasks):
-                writer.add(records)
-                games.extend(Game.from_dict(r) for r in records)
-                played += len(records)
-                if progress:
-                    progress(len(games), total, running_summary(config, games))
-                if sprt is not None:
-                    stopped = sprt_verdict(sprt, config, games)
-                    if stopped:
-                        break
-    finally:
-        executor.close()
-        writer.close()
+    with ctrl_c_interrupts():
+        try:
+            if stopped is None:
+                for _task, records in executor.run(tasks):
+                    writer.add(records)
+                    games.extend(Game.from_dict(r) for r in records)
+                    played += len(records)
+                    if progress:
+                        progress(len(games), total, running_summary(config, games))
+                    if sprt is not None:
+                        stopped = sprt_verdict(sprt, config, games)
+                        if stopped:
+                            break
+        finally:
+            executor.close()
+            writer.close()
     return RunOutcome(config, tuple(games), played, stopped)
