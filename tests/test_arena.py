@@ -302,8 +302,12 @@ def test_ctrl_c_stops_the_workers_keeps_the_saved_pairs_and_the_run_resumes(tmp_
     # Its own process group, as a terminal gives it: Ctrl-C reaches the workers too.
     # And SIGINT ignored, as a non-interactive shell starts a background job:
     # the arena must not depend on the disposition it inherits.
-    run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    # (An ignored signal stays ignored across exec.)
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     deadline = time.monotonic() + 120
     while (not out.exists() or len(out.read_text().splitlines()) < 5) and time.monotonic() < deadline:
         time.sleep(0.1)
