@@ -1,7 +1,8 @@
-"""The wide solver (``c4lab.solver.wide``: bitboards of three 64-bit words,
-boards up to 12x12) gives RULES.md's scores: on the public small cases, in
-agreement with the one-word solver wherever both apply, and against a plain
-negamax straight from RULES.md near the end of big boards.  A search stopped
+"""The solver's three-word instance (``c4lab.solver.negamax`` over bitboards
+of three 64-bit words, boards up to 12x12) gives RULES.md's scores: on the
+public small cases, in agreement with the one-word instance wherever both
+apply (the same scores and the same nodes), and against a plain negamax
+straight from RULES.md near the end of big boards.  A search stopped
 by its node limit says so (``ABORTED``) and never gives a wrong score."""
 
 from __future__ import annotations
@@ -17,28 +18,29 @@ import pytest
 from numba import njit
 
 from c4lab.rules import Cell, Position
-from c4lab.solver import search, wide
+from c4lab.solver import negamax
+from c4lab.solver import words as ops
+from c4lab.solver.bench import read_set
 from c4lab.solver.bitboard import Bitboards, words
-from testkit import CASES, brute_score
+from testkit import BENCH_CLASSIC, CASES, brute_score
 
 NO_LIMIT = (1 << 63) - 1
 
 
+def searched(position: Position, *, three_words: bool, weak: bool = False,
+             table: np.ndarray | None = None, generation: int = 1) -> tuple[int, int]:
+    """(score, nodes) of the instance of one width."""
+    b = Bitboards.of(position)
+    X = negamax.context(b)
+    X[negamax.X_LIMIT] = NO_LIMIT
+    X[negamax.X_GEN] = generation
+    table = negamax.new_table(1 << 16) if table is None else table
+    score = negamax.solve(b, weak, X, table, three_words=three_words)
+    return score, int(X[negamax.X_NODES])
+
+
 def wide_score(position: Position, *, weak: bool = False, table: np.ndarray | None = None, generation: int = 1) -> int:
-    b = Bitboards.of(position)
-    X = wide.context(b)
-    X[wide.X_LIMIT] = NO_LIMIT
-    X[wide.X_GEN] = generation
-    return wide.solve(b, weak, X, wide.new_table(1 << 16) if table is None else table)
-
-
-def one_word_score(position: Position, *, weak: bool = False) -> int:
-    b = Bitboards.of(position)
-    assert not b.wide
-    X = search.context(b)
-    X[search.X_LIMIT] = NO_LIMIT
-    X[search.X_GEN] = 1
-    return search.solve(b, weak, X, search.new_table(1 << 16))
+    return searched(position, three_words=True, weak=weak, table=table, generation=generation)[0]
 
 
 def sign(x: int) -> int:
@@ -137,7 +139,7 @@ FULL = (1 << 192) - 1
 
 @njit
 def _three_word_ops(a, b, s, stride):
-    return wide._add(a, b), wide._shl(a, s), wide._shr(a, s), wide._completing(a, stride)
+    return ops.add(a, b), ops.shl(a, s), ops.shr(a, s), ops.completing(a, stride)
 
 
 def test_three_word_arithmetic_matches_python_integers() -> None:
@@ -180,7 +182,10 @@ def test_three_word_arithmetic_matches_python_integers() -> None:
 ONE_WORD_BOARDS = [(4, 4), (5, 4), (6, 5), (7, 6), (8, 7), (9, 6), (4, 12), (5, 10), (6, 8)]
 
 
-def test_wide_and_one_word_solvers_agree_on_random_positions() -> None:
+def test_both_widths_give_the_same_scores_and_search_the_same_nodes() -> None:
+    """One search, two instances: on boards that fit one word, the three-word
+    instance finds every score, and with a one-entry table (where the two
+    widths' different slot hashes cannot matter) with exactly as many nodes."""
     rng = np.random.default_rng(2024)
     checked = 0
     scores = set()
@@ -188,16 +193,36 @@ def test_wide_and_one_word_solvers_agree_on_random_positions() -> None:
         width, height = ONE_WORD_BOARDS[round_ % len(ONE_WORD_BOARDS)]
         assert width * (height + 1) <= 64
         start = random_start(rng, width, height, bonus=round_ % 2 == 1)
-        table = wide.new_table(1 << 14)  # shared by the positions of one board
         for _ in range(8):
             position = near_end(start, int(rng.integers(8, 21)), rng, quiet=rng.random(), keep_bonus=rng.random())
-            expected = one_word_score(position)
-            assert wide_score(position, table=table) == expected, position.notation
-            assert wide_score(position, weak=True, table=table) == sign(expected), position.notation
+            for weak in (True, False):
+                one = searched(position, three_words=False, weak=weak)
+                assert one[0] == wide_score(position, weak=weak), (position.notation, weak)
+                tiny = [searched(position, three_words=three, weak=weak, table=negamax.new_table(1)) for three in (False, True)]
+                assert tiny[0] == tiny[1] and tiny[0][0] == one[0], (position.notation, weak)
+            scores.add(one[0])
             checked += 1
-            scores.add(expected)
     assert checked == 288
     assert {-1, 0, 1} <= {sign(s) for s in scores}
+
+
+def test_both_widths_agree_on_classic_positions_and_windows() -> None:
+    for item in read_set(BENCH_CLASSIC / "Test_L2_R2", 12):
+        assert searched(item.position, three_words=False)[0] == item.score
+        assert searched(item.position, three_words=True)[0] == item.score
+        b = Bitboards.of(item.position)
+        for three in (False, True):
+            X = negamax.context(b)
+            X[negamax.X_LIMIT] = NO_LIMIT
+            X[negamax.X_GEN] = 1
+            value = negamax.window(b, item.score - 1, item.score + 1, X, negamax.new_table(1 << 16), three_words=three)
+            assert value == item.score
+
+
+def test_a_board_too_big_for_one_word_is_refused_for_it() -> None:
+    b = Bitboards.of(Position.parse("9x8"))
+    with pytest.raises(ValueError, match="does not fit one word"):
+        negamax.solve(b, False, negamax.context(b), negamax.new_table(8), three_words=False)
 
 
 # -- big boards against RULES.md itself ----------------------------------------
@@ -214,8 +239,8 @@ def test_big_boards_near_the_end_get_rules_md_scores(start: str) -> None:
         expected = brute_score(position)
         assert wide_score(position) == expected, position.notation
         # a table of one or two entries: every probe collides, no score changes
-        assert wide_score(position, table=wide.new_table(1)) == expected, position.notation
-        assert wide_score(position, table=wide.new_table(2), weak=True) == sign(expected), position.notation
+        assert wide_score(position, table=negamax.new_table(1)) == expected, position.notation
+        assert wide_score(position, table=negamax.new_table(2), weak=True) == sign(expected), position.notation
 
 
 @pytest.mark.parametrize(
@@ -268,9 +293,9 @@ def test_window_is_fail_soft_negamax_around_the_score() -> None:
             b = Bitboards.of(position)
             score = wide_score(position)
             for alpha, beta in [(score - 1, score + 1), (score, score + 1), (score - 1, score), (-99, 99)]:
-                X = wide.context(b)
-                X[wide.X_LIMIT] = NO_LIMIT
-                value = wide.window(b, alpha, beta, X, wide.new_table(1 << 12))
+                X = negamax.context(b)
+                X[negamax.X_LIMIT] = NO_LIMIT
+                value = negamax.window(b, alpha, beta, X, negamax.new_table(1 << 12), three_words=True)
                 if alpha < score < beta:
                     assert value == score
                 elif score >= beta:
@@ -282,10 +307,10 @@ def test_window_is_fail_soft_negamax_around_the_score() -> None:
 def test_window_sees_an_immediate_win_at_the_root() -> None:
     position = Position.parse("12x12:ababab")  # A wins at a4
     b = Bitboards.of(position)
-    X = wide.context(b)
-    X[wide.X_LIMIT] = NO_LIMIT
+    X = negamax.context(b)
+    X[negamax.X_LIMIT] = NO_LIMIT
     win = (position.empty_cells + 1) // 2
-    assert wide.window(b, win - 1, win + 1, X, wide.new_table(1 << 10)) == win
+    assert negamax.window(b, win - 1, win + 1, X, negamax.new_table(1 << 10), three_words=True) == win
     assert wide_score(position) == win
 
 
@@ -296,64 +321,62 @@ def test_a_node_limit_aborts_and_never_gives_a_wrong_score() -> None:
     position = Position.parse("9x8/Xd3/Bh6:ed")  # far from solved in 5000 nodes
     b = Bitboards.of(position)
     assert not has_win(position)
-    X = wide.context(b)
-    assert X[wide.X_LIMIT] == 0  # the context comes with no node budget
-    assert wide.solve(b, False, X, wide.new_table(1 << 10)) == wide.ABORTED
-    assert X[wide.X_ABORTED] == 1
+    X = negamax.context(b)
+    assert X[negamax.X_LIMIT] == 0  # the context comes with no node budget
+    assert negamax.solve(b, False, X, negamax.new_table(1 << 10), three_words=True) == negamax.ABORTED
+    assert X[negamax.X_ABORTED] == 1
     for limit in [1, 2, 10, 100, 1000, 5000]:
-        X = wide.context(b)
-        X[wide.X_LIMIT] = limit
-        assert wide.solve(b, False, X, wide.new_table(1 << 10)) == wide.ABORTED
-        assert X[wide.X_NODES] == limit + 1
+        X = negamax.context(b)
+        X[negamax.X_LIMIT] = limit
+        assert negamax.solve(b, False, X, negamax.new_table(1 << 10), three_words=True) == negamax.ABORTED
+        assert X[negamax.X_NODES] == limit + 1
     rng = np.random.default_rng(3)
     for _ in range(6):
         position = near_end("12x12/Xe3/Xj12/Be10", 14, rng, quiet=0.5)
         b = Bitboards.of(position)
         exact = wide_score(position)
         for limit in [3, 30, 300, 3000]:
-            X = wide.context(b)
-            X[wide.X_LIMIT] = limit
-            assert wide.solve(b, False, X, wide.new_table(1 << 10)) in (wide.ABORTED, exact)
+            X = negamax.context(b)
+            X[negamax.X_LIMIT] = limit
+            assert negamax.solve(b, False, X, negamax.new_table(1 << 10), three_words=True) in (negamax.ABORTED, exact)
 
 
 def test_another_thread_stops_a_running_search() -> None:
     b = Bitboards.of(Position.parse("12x12:fg"))  # far too hard to finish
-    X = wide.context(b)
-    X[wide.X_LIMIT] = NO_LIMIT
-    stopper = threading.Timer(0.3, lambda: X.__setitem__(wide.X_LIMIT, 0))
+    X = negamax.context(b)
+    X[negamax.X_LIMIT] = NO_LIMIT
+    stopper = threading.Timer(0.3, lambda: X.__setitem__(negamax.X_LIMIT, 0))
     start = time.monotonic()
     stopper.start()
-    assert wide.solve(b, False, X, wide.new_table(1 << 16)) == wide.ABORTED
+    assert negamax.solve(b, False, X, negamax.new_table(1 << 16), three_words=True) == negamax.ABORTED
     assert time.monotonic() - start < 5
-    assert X[wide.X_NODES] > 0
+    assert X[negamax.X_NODES] > 0
 
 
 # -- interface -----------------------------------------------------------------
 
 
-def test_the_interface_mirrors_the_one_word_solver() -> None:
-    for name in ["X_NODES", "X_LIMIT", "X_ABORTED", "X_WEAK", "X_GEN"]:
-        assert getattr(wide, name) == getattr(search, name)
-    assert wide.ABORTED == search.ABORTED
-    X = wide.context(Bitboards.of(Position.parse("12x12")))
-    assert X.dtype == np.uint64 and X.shape == (wide.X_LEN,)
-    assert wide.new_table(8).shape == (8, 4)
+def test_the_context_and_the_table_have_their_shapes() -> None:
+    X = negamax.context(Bitboards.of(Position.parse("12x12")))
+    assert X.dtype == np.uint64 and X.shape == (negamax.X_LEN,)
+    assert negamax.new_table(8).shape == (8, 4)
     for size in [0, 3, 12]:
         with pytest.raises(ValueError):
-            wide.new_table(size)
+            negamax.new_table(size)
 
 
 def test_the_compiled_search_reloads_from_numba_s_cache_in_a_new_process() -> None:
     # numba crashed reloading a recursion compiled as several versions.
     code = (
         "from c4lab.rules import Position\n"
-        "from c4lab.solver import wide\n"
+        "from c4lab.solver import negamax\n"
         "from c4lab.solver.bitboard import Bitboards\n"
         "b = Bitboards.of(Position.parse('4x4:dacd'))\n"
-        "X = wide.context(b); X[wide.X_LIMIT] = 1 << 40\n"
-        "print(wide.solve(b, False, X, wide.new_table(1 << 10)))\n"
+        "for three in (False, True):\n"
+        "    X = negamax.context(b); X[negamax.X_LIMIT] = 1 << 40\n"
+        "    print(negamax.solve(b, False, X, negamax.new_table(1 << 10), three_words=three))\n"
     )
     for _ in range(2):
         run = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=120)
         assert run.returncode == 0, run.stderr
-        assert run.stdout.strip() == "0"
+        assert run.stdout.split() == ["0", "0"]

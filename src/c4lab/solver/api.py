@@ -15,14 +15,13 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
-from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 from c4lab.rules.move import Move
 from c4lab.rules.position import Position
-from c4lab.solver import search
+from c4lab.solver import negamax
 from c4lab.solver.bitboard import Bitboards
 
 #: Transposition-table entries (32 bytes each: 128 MB), one table per thread.
@@ -79,11 +78,11 @@ class _Table:
     generation: int = 0
     variant: object = None
 
-    def for_variant(self, variant: object, wide: bool, backend: ModuleType) -> np.ndarray:
+    def for_variant(self, variant: object, wide: bool) -> np.ndarray:
         """The table, ready for a search on ``variant`` (entries of another
         board are dropped by starting a new generation)."""
         if self.array is None or self.wide != wide:
-            self.array = backend.new_table(self.size)
+            self.array = negamax.new_table(self.size)
             self.array.fill(0)  # touch every page now, not during the first searches
             self.wide = wide
             self.generation = 0
@@ -102,14 +101,6 @@ def _table(size: int) -> _Table:
     if size not in tables:
         tables[size] = _Table(size)
     return tables[size]
-
-
-def _backend(b: Bitboards) -> ModuleType:
-    if not b.wide:
-        return search
-    from c4lab.solver import wide  # lazy: its kernel loads only when a wide board is solved
-
-    return wide
 
 
 @dataclass
@@ -135,36 +126,35 @@ class Solver:
     # -- internals -----------------------------------------------------------
 
     def _run(self, b: Bitboards, deadline: float | None, call: Any) -> tuple[int, int]:
-        """Run ``call(backend, X, tt)`` on ``b`` under ``deadline``; (value,
+        """Run ``call(X, tt)`` on ``b`` under ``deadline``; (value,
         nodes).  Adds the search's CPU time to ``self._cpu``."""
-        backend = _backend(b)
         table = _table(self.table_size)
-        tt = table.for_variant(b.variant, b.wide, backend)
+        tt = table.for_variant(b.variant, b.wide)
         if self._cleared:
             table.generation += 1
             self._cleared = False
-        X = backend.context(b)
-        X[backend.X_GEN] = table.generation
-        X[backend.X_LIMIT] = _NO_LIMIT if self._nodes_left is None else max(self._nodes_left, 0)
+        X = negamax.context(b)
+        X[negamax.X_GEN] = table.generation
+        X[negamax.X_LIMIT] = _NO_LIMIT if self._nodes_left is None else max(self._nodes_left, 0)
         timer = None
         if deadline is not None:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise SolverTimeout
-            timer = threading.Timer(left, _stop, (X, backend))
+            timer = threading.Timer(left, _stop, (X,))
             timer.daemon = True
             timer.start()
         cpu = time.process_time()
         try:
-            value = call(backend, X, tt)
+            value = call(X, tt)
         finally:
             self._cpu += time.process_time() - cpu
             if timer is not None:
                 timer.cancel()
-        nodes = int(X[backend.X_NODES])
+        nodes = int(X[negamax.X_NODES])
         if self._nodes_left is not None:
             self._nodes_left -= nodes
-        if value == search.ABORTED:
+        if value == negamax.ABORTED:
             raise SolverTimeout
         return value, nodes
 
@@ -190,7 +180,7 @@ class Solver:
         self._cpu = 0.0
         self._nodes_left = max_nodes
         try:
-            score, nodes = self._run(b, deadline, lambda k, X, tt: k.solve(b, weak, X, tt))
+            score, nodes = self._run(b, deadline, lambda X, tt: negamax.solve(b, weak, X, tt))
             best: tuple[Move, ...] = ()
             if best_moves:
                 best, more = self._best_moves(position, score, weak, deadline)
@@ -217,7 +207,7 @@ class Solver:
                 keeps = worth == score
             else:
                 cb = Bitboards.of(child)
-                value, used = self._run(cb, deadline, lambda k, X, tt, cb=cb: k.window(cb, bound, bound + 1, X, tt))
+                value, used = self._run(cb, deadline, lambda X, tt, cb=cb: negamax.window(cb, bound, bound + 1, X, tt))
                 nodes += used
                 keeps = value <= bound
             if keeps:
@@ -239,16 +229,16 @@ class Solver:
                 continue
             cb = Bitboards.of(child)
             try:
-                value, _ = self._run(cb, deadline, lambda k, X, tt, cb=cb: k.solve(cb, False, X, tt))
+                value, _ = self._run(cb, deadline, lambda X, tt, cb=cb: negamax.solve(cb, False, X, tt))
                 out[move] = -value
             except SolverTimeout:
                 out[move] = None
         return out
 
 
-def _stop(X: np.ndarray, backend: ModuleType) -> None:
+def _stop(X: np.ndarray) -> None:
     """Stop the search running on context ``X`` (from the timer thread)."""
-    X[backend.X_LIMIT] = 0
+    X[negamax.X_LIMIT] = 0
 
 
 def solve(position: Position | str, *, weak: bool = False, timeout: float | None = None) -> Solution:

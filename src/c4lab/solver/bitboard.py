@@ -15,9 +15,9 @@ while it is empty) make the landing cells of all columns one addition:
 ``(mask + bottom) & playable & ~mask`` (the carry steps over filled and
 forbidden cells).
 
-Boards with ``W * (H + 1) <= 64`` (7x6 among them) fit one 64-bit word and are
-searched by :mod:`c4lab.solver.search`; larger ones (up to 12x12: 156 bits) use
-three words and :mod:`c4lab.solver.wide`.  This module turns a
+Boards with ``W * (H + 1) <= 64`` (7x6 among them) fit one 64-bit word; larger
+ones (up to 12x12: 156 bits) use three words (:mod:`c4lab.solver.negamax`
+compiles one instance of its search per width).  This module turns a
 :class:`~c4lab.rules.position.Position` into those numbers, as Python integers
 first (any width) and then as the words the kernels take.
 """

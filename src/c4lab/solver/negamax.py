@@ -1,0 +1,405 @@
+"""The exact solver's search: negamax with alpha-beta over bitboards, written once.
+
+In the spirit of the best known classic-board solvers (Pascal Pons'), for
+every variant:
+
+* a position is three bitboards -- ``cur`` (the side to move's pieces),
+  ``mask`` (every filled cell: pieces, bans and forbidden cells) and
+  ``neutral`` (forbidden cells and bans) -- plus ``empty``, the number of
+  empty playable cells (``E`` of RULES.md);
+* the landing cells of all columns at once are ``(mask + bottom) & playable
+  & ~mask`` (the carry steps over a forbidden cell); wins are found with the
+  shifts of the win test (:func:`~c4lab.solver.words.completing`);
+* a win now is scored at once; moves that hand the opponent an immediate win
+  are pruned, two opponent threats mean a loss; the score is bounded by what
+  the number of empty cells still allows;
+* moves are tried in the order of the threats they create (then centre
+  first); a transposition table keeps upper and lower bounds;
+* the root narrows the score with null-window searches (iterative deepening
+  on the score, not on depth).
+
+The bonus: when a move can land on the (empty) bonus cell, the node is
+searched without the pruning shortcuts (a ban can block a threat, and a ban
+changes the scores), with the decline and every ban as separate moves.  The
+score is RULES.md's: a win is worth ``(E + 1) // 2`` to the player who makes
+it, ``E`` counted before the move.
+
+The search is generic over the bitboard's type: one ``uint64`` for boards
+with ``W * (H + 1) <= 64`` (7x6 among them), a tuple of three for larger
+ones (up to 12x12).  :mod:`c4lab.solver.words` holds the operations that
+differ by width; numba compiles one instance of :func:`negamax` per width
+(its two signatures), each with the operations inlined.  Either instance
+solves a board that fits it (the tests solve small boards with both and
+compare the scores and node counts).
+
+The recursion takes raw pointers to the context array and the table (numba
+reference-counts array arguments with atomic operations on every call), and
+a node asks the CPU to fetch its children's table entries while it orders
+the moves (the table is far larger than the caches).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import carray, njit
+
+from c4lab.rules.kernels import U0, U1, U
+from c4lab.solver.bitboard import WIDE_WORDS, Bitboards, order_centre_first, words
+from c4lab.solver.words import (
+    add,
+    and_,
+    andnot,
+    completing,
+    data_pointer,
+    equal,
+    load,
+    nonzero,
+    or_,
+    popcount,
+    prefetch,
+    several,
+    shr,
+    table_entry,
+    xor,
+    zero,
+)
+
+# The context array (uint64): the board's constants, the counters and the
+# move-ordering scratch rows, in one array so that a recursive call passes
+# few arguments.  A bitboard constant takes three words (one-word boards use
+# the first), so that one context serves both widths.
+X_W = 0
+X_H = 1
+X_STRIDE = 2
+X_NODES = 6
+X_LIMIT = 7  # give up (ABORTED) after this many nodes; set to 0 to stop a search
+X_ABORTED = 8
+X_WEAK = 9  # the root decides only win, draw or loss
+X_GEN = 10  # the table's generation: entries of older ones count as empty
+X_BOTTOM = 16  # 3 words: row 0 of every column
+X_PLAYABLE = 19  # 3 words: the cells of the board that are not forbidden
+X_BONUS = 22  # 3 words: the empty bonus cell's bit, 0 if none
+X_ORDER = 25  # columns, centre first (12 entries)
+X_COLUMN = 40  # each column's cells (12 x 3 words)
+X_BUF = 80  # scratch rows, one per ply: 12 columns, then 12 scores
+MAX_DEPTH = 160
+X_LEN = X_BUF + 24 * MAX_DEPTH
+
+#: The largest board the search takes, in bits (``W * (H + 1)``).
+MAX_BITS = 64 * WIDE_WORDS
+
+# Transposition table: one row of four words per entry (32 bytes: one cache
+# line holds two): the three words that identify the position
+# (:func:`~c4lab.solver.words.table_entry`), then ``flag | (value + 128) << 8
+# | tag << 16``, the tag holding the table generation.  Clearing the table is
+# starting a new generation (``X[X_GEN]``), which costs nothing and leaves
+# the caches alone.
+UPPER = 1
+LOWER = 2
+
+ABORTED = -10_000  # returned (and propagated) when the search is stopped
+
+
+def new_table(size: int) -> np.ndarray:
+    """An empty transposition table of ``size`` entries (a power of two)."""
+    if size <= 0 or size & (size - 1):
+        raise ValueError(f"the table size must be a power of two, not {size}")
+    return np.zeros((size, 4), dtype=np.uint64)
+
+
+@njit(inline="always")
+def _landings(mask, bottom, playable):
+    """The cell where a piece dropped in each column lands (one bit a column)."""
+    return andnot(and_(add(mask, bottom), playable), mask)
+
+
+@njit(inline="always")
+def _threats(stones, mask, playable, stride):
+    """Empty playable cells where ``stones``' owner would complete four."""
+    return andnot(and_(completing(stones, stride), playable), mask)
+
+
+@njit(inline="always")
+def _below(danger, mask):
+    """The landing cells right below the cells of ``danger`` (each a cell
+    where the next piece of its column lands after the current landing,
+    past any forbidden cells in between)."""
+    below = zero(danger)
+    x = shr(danger, U1)
+    while nonzero(x):
+        below = or_(below, andnot(x, mask))
+        x = shr(and_(x, mask), U1)  # a forbidden cell: one more down
+    return below
+
+
+@njit(inline="always")
+def _next_probe(low, high):
+    """The next null window of the root loop: the middle, pulled towards 0."""
+    mid = low + (high - low) // 2
+    if mid <= 0 and low // 2 < mid:
+        mid = low // 2
+    elif mid >= 0 and high // 2 > mid:
+        mid = high // 2
+    return mid
+
+
+# One explicit signature per width, every recursive call in negamax's own
+# body, and no literal constant as an argument of a recursive call (numba
+# types ``False`` as ``Literal[bool]``): a recursion whose calls infer other
+# argument types compiles more versions, and numba cannot reload those from
+# its cache (the process crashes).
+# Each width's signature is compiled (or loaded from the cache) on its first
+# use (:func:`_instance`), so that a 7x6 game never waits for the three-word
+# instance.
+_ARGS = "int64, int64, int64, int64, boolean, CPointer(uint64), CPointer(uint64), int64"
+_ROOT_ARGS = "int64, int64, int64, int64, boolean, uint64[::1], uint64[:, ::1]"
+_WORD = {False: "uint64", True: "UniTuple(uint64, 3)"}
+
+
+@njit(cache=True, nogil=True)
+def negamax(cur, mask, neutral, empty, alpha, beta, depth, check, Xp, ttp, size):
+    """The score of the position for the side to move if it lies in
+    (alpha, beta); else a bound on the right side of the window.
+    ``ABORTED`` if the search was stopped.  ``depth < 0``: the root, which
+    narrows the exact score with null windows.
+
+    ``check``: whether the side to move may have an immediate win.  A parent
+    never plays a move that hands one over, so only the children of bonus
+    nodes (which prune nothing) need the test."""
+    X = carray(Xp, (X_LEN,))
+    tt = carray(ttp, (size, 4))
+    bottom = load(X, X_BOTTOM, cur)
+    playable = load(X, X_PLAYABLE, cur)
+    stride = X[X_STRIDE]
+    if depth < 0:
+        # Weak: stop as soon as the sign is known; after two probes of the
+        # strong sequence (which settle the quick wins and losses cheaply)
+        # test 0 directly.  Measured on the classic sets, this beats both
+        # the strong sequence and a first window at 0.
+        low, high = -(empty // 2), (empty + 1) // 2
+        if empty == 0:
+            return 0
+        if nonzero(and_(_threats(cur, mask, playable, stride), _landings(mask, bottom, playable))):
+            return 1 if X[X_WEAK] else (empty + 1) // 2
+        probes = 0
+        while low < high and not (X[X_WEAK] and (low > 0 or high < 0)):
+            mid = _next_probe(low, high)
+            if X[X_WEAK] and probes >= 2:
+                mid = -1 if high <= 0 else 0
+            probes += 1
+            value = negamax(cur, mask, neutral, empty, mid, mid + 1, np.int64(0), np.bool_(False), Xp, ttp, size)
+            if value == ABORTED:
+                return ABORTED
+            if value <= mid:
+                high = value
+            else:
+                low = value
+        if X[X_WEAK]:
+            return 1 if low > 0 else (-1 if low < 0 else 0)
+        return low
+    X[X_NODES] += U1
+    if X[X_NODES] > X[X_LIMIT]:
+        X[X_ABORTED] = U1
+        return ABORTED
+    possible = _landings(mask, bottom, playable)
+    if check:
+        if empty == 0:
+            return 0
+        if nonzero(and_(_threats(cur, mask, playable, stride), possible)):
+            return (empty + 1) // 2
+    next_cur = xor(andnot(mask, neutral), cur)  # the opponent's stones: the side to move next
+    bonus = load(X, X_BONUS, cur)
+    width = np.int64(X[X_W])
+    if nonzero(and_(possible, bonus)):
+        # A move can take the bonus: every move token (the decline and each
+        # ban) is searched, without the pruning shortcuts below (a ban can
+        # block a threat).
+        if nonzero(and_(_threats(cur, mask, playable, stride), possible)):
+            return (empty + 1) // 2
+        best = np.int64(-1000)
+        for k in range(width):
+            move = and_(possible, load(X, X_COLUMN + 3 * np.int64(X[X_ORDER + k]), cur))
+            if not nonzero(move):
+                continue
+            after = or_(mask, move)
+            bans = zero(cur)
+            tokens = 1
+            if equal(move, bonus) and empty > 1:
+                bans = _landings(after, bottom, playable)
+                tokens = 1 + width
+            for t in range(tokens):
+                ban = zero(cur)  # t == 0: no ban (at the bonus cell: the decline)
+                if t > 0:
+                    ban = and_(bans, load(X, X_COLUMN + 3 * np.int64(X[X_ORDER + t - 1]), cur))
+                    if not nonzero(ban):
+                        continue
+                left = empty - 1 - (1 if nonzero(ban) else 0)
+                value = np.int64(0)
+                if left > 0:
+                    value = -negamax(next_cur, or_(after, ban), or_(neutral, ban), left, -beta, -max(alpha, best),
+                                     depth + 1, np.bool_(True), Xp, ttp, size)
+                    if X[X_ABORTED]:
+                        return ABORTED
+                if value > best:
+                    best = value
+                    if best >= beta:
+                        return best
+        return best
+
+    # Moves that do not hand the opponent a win at once.
+    opponent = andnot(andnot(mask, cur), neutral)
+    opp_wins = _threats(opponent, mask, playable, stride)
+    forced = and_(possible, opp_wins)
+    moves = possible
+    if nonzero(forced):
+        if several(forced):
+            return -(empty // 2)  # two threats: the opponent wins next move
+        moves = forced
+    above = _landings(or_(mask, possible), bottom, playable)  # where the next piece of each column would land
+    danger = and_(above, opp_wins)
+    if nonzero(danger):  # not below an opponent's winning cell (forbidden cells may lie between)
+        moves = andnot(moves, _below(danger, mask))
+    if not nonzero(moves):
+        return -(empty // 2)
+    if empty <= 2:
+        return 0  # no win now, none for the opponent after our move: the board fills up
+
+    low = -((empty - 2) // 2)
+    if alpha < low:
+        alpha = low
+        if alpha >= beta:
+            return alpha
+    high = (empty - 1) // 2
+    slot, k0, k1, k2, tag = table_entry(cur, mask, neutral, bottom, playable, X[X_GEN], size)
+    meta = tt[slot, 3]
+    flag = np.int64(0)
+    if meta >> U(16) == tag and tt[slot, 0] == k0 and tt[slot, 1] == k1 and tt[slot, 2] == k2:
+        flag = np.int64(meta & U(0xFF))
+        stored = np.int64((meta >> U(8)) & U(0xFF)) - 128
+        if flag == UPPER and stored < high:
+            high = stored
+        elif flag == LOWER and stored > alpha:
+            alpha = stored
+    beta = min(beta, high)
+    if alpha >= beta:
+        return alpha if flag == LOWER else beta
+
+    # Order: the moves that create the most threats first, centre first on
+    # ties (with one move there is nothing to order).
+    row = X_BUF + 24 * depth
+    n = 0
+    ordered = several(moves)
+    for k in range(width):
+        c = X[X_ORDER + k]
+        move = and_(moves, load(X, X_COLUMN + 3 * np.int64(c), cur))
+        if nonzero(move):
+            child = table_entry(next_cur, or_(mask, move), neutral, bottom, playable, X[X_GEN], size)
+            prefetch(ttp, 4 * np.int64(child[0]))
+            score = U0
+            if ordered:
+                score = popcount(_threats(or_(cur, move), or_(mask, move), playable, stride))
+            i = n
+            while i > 0 and X[row + 12 + i - 1] < score:
+                X[row + i] = X[row + i - 1]
+                X[row + 12 + i] = X[row + 12 + i - 1]
+                i -= 1
+            X[row + i] = c
+            X[row + 12 + i] = score
+            n += 1
+    for i in range(n):
+        move = and_(moves, load(X, X_COLUMN + 3 * np.int64(X[row + i]), cur))
+        value = -negamax(next_cur, or_(mask, move), neutral, empty - 1, -beta, -alpha, depth + 1, np.bool_(False),
+                         Xp, ttp, size)
+        if X[X_ABORTED]:
+            return ABORTED
+        if value >= beta:
+            tt[slot, 0], tt[slot, 1], tt[slot, 2] = k0, k1, k2
+            tt[slot, 3] = U(LOWER) | (U(value + 128) << U(8)) | (tag << U(16))
+            return value
+        alpha = max(alpha, value)
+    tt[slot, 0], tt[slot, 1], tt[slot, 2] = k0, k1, k2
+    tt[slot, 3] = U(UPPER) | (U(alpha + 128) << U(8)) | (tag << U(16))
+    return alpha
+
+
+@njit(cache=True, nogil=True)
+def _search(cur, mask, neutral, empty, alpha, beta, depth, check, X, tt):
+    """:func:`negamax` on arrays (the recursion takes raw pointers)."""
+    return negamax(cur, mask, neutral, empty, alpha, beta, depth, check, data_pointer(X), data_pointer(tt), tt.shape[0])
+
+
+_compiled: set[bool] = set()
+
+
+def _instance(three: bool) -> Any:
+    """The root search of one width, compiled (or loaded from numba's cache)
+    with its explicit signatures the first time it is needed."""
+    if three not in _compiled:
+        w = _WORD[three]
+        negamax.compile(f"int64({w}, {w}, {w}, {_ARGS})")
+        _search.compile(f"int64({w}, {w}, {w}, {_ROOT_ARGS})")
+        _compiled.add(three)
+    return _search
+
+
+def context(b: Bitboards) -> np.ndarray:
+    """The context array of the position ``b`` (its node limit unset: 0)."""
+    if b.width > 12 or b.width * b.stride > MAX_BITS or 3 * (b.stride + 1) >= 64:
+        raise ValueError(f"a {b.width}x{b.height} board does not fit the solver")
+    if (b.neutral & b.playable).bit_count() > 1:
+        raise ValueError("more than one ban piece: a game has at most one")
+    X = np.zeros(X_LEN, dtype=np.uint64)
+    X[X_W] = b.width
+    X[X_H] = b.height
+    X[X_STRIDE] = b.stride
+    X[X_BOTTOM : X_BOTTOM + 3] = words(b.bottom)
+    X[X_PLAYABLE : X_PLAYABLE + 3] = words(b.playable)
+    X[X_BONUS : X_BONUS + 3] = words(b.bonus)
+    for k, c in enumerate(order_centre_first(b.width)):
+        X[X_ORDER + k] = c
+    for c, column in enumerate(b.columns):
+        X[X_COLUMN + 3 * c : X_COLUMN + 3 * c + 3] = words(column)
+    return X
+
+
+def _args(b: Bitboards, three: bool) -> tuple[Any, Any, Any]:
+    """The position's bitboards as the instance of that width takes them."""
+    if three:
+        cur, mask, neutral = (tuple(U(w) for w in words(x)) for x in (b.cur, b.mask, b.neutral))
+        return cur, mask, neutral
+    return U(b.cur), U(b.mask), U(b.neutral)
+
+
+def _three(b: Bitboards, three_words: bool | None) -> bool:
+    """Whether to search ``b`` with three words (forced by ``three_words``,
+    else when the board needs them)."""
+    if three_words is None:
+        return b.wide
+    if not three_words and b.wide:
+        raise ValueError(f"a {b.width}x{b.height} board does not fit one word")
+    return three_words
+
+
+def solve(b: Bitboards, weak: bool, X: np.ndarray, tt: np.ndarray, *, three_words: bool | None = None) -> int:
+    """The exact score (``weak``: only its sign: 1, 0 or -1) of the position
+    ``b``, narrowed by null-window searches; ``ABORTED`` if the search was
+    stopped.  (The root loop runs inside ``negamax``, at ``depth = -1``.)
+    ``three_words`` forces a width (the default: the narrowest that fits)."""
+    X[X_WEAK] = 1 if weak else 0
+    three = _three(b, three_words)
+    cur, mask, neutral = _args(b, three)
+    return int(_instance(three)(cur, mask, neutral, b.empty, 0, 0, -1, True, X, tt))
+
+
+def window(
+    b: Bitboards, alpha: int, beta: int, X: np.ndarray, tt: np.ndarray, *, three_words: bool | None = None
+) -> int:
+    """The score of ``b`` if it lies in (alpha, beta), else a bound on the
+    right side of the window; ``ABORTED`` if the search was stopped."""
+    if b.empty == 0:
+        return 0
+    three = _three(b, three_words)
+    cur, mask, neutral = _args(b, three)
+    return int(_instance(three)(cur, mask, neutral, b.empty, alpha, beta, 0, True, X, tt))

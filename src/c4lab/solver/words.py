@@ -1,0 +1,328 @@
+"""The word operations of the solver's search, for one 64-bit word and for three.
+
+The search (:mod:`c4lab.solver.negamax`) is written once, over bitboards of
+either type: a ``uint64`` (boards with ``W * (H + 1) <= 64``, 7x6 among
+them) or a tuple of three ``uint64`` words, lowest first (up to 192 bits:
+12x12 is 156).  Each operation here is a generic function that numba
+resolves by the type of its first argument when it compiles the search, so
+each width gets its own machine code with the operation inlined: nothing is
+decided at run time.  Bit ``c * (H + 1) + r`` is cell (column ``c``, row
+``r``) in both; with three words a column may straddle two words, so the
+addition carries across words and the shifts move bits between words.
+
+What truly differs by width lives here, not in the search:
+
+* the arithmetic (``add``, ``shl``, ``shr``, ``popcount``...);
+* the cells that complete four (``completing``: on one word the rules
+  kernels' own :func:`~c4lab.rules.kernels.completing_cells`);
+* the transposition table's entry (:func:`table_entry`): on one word the
+  whole position (``cur``, ``mask``, ``neutral``) with the table generation
+  as its tag; on three words the key ``cur | (mask + bottom)`` (in each
+  column the side to move's pieces below a marker bit on the landing cell:
+  with the board's forbidden cells it gives ``cur`` and ``mask`` back) and a
+  tag holding the ban piece's cell and the generation.  Each width keeps its
+  own slot hash, so that each searches exactly the nodes it always did.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from llvmlite import ir
+from numba import njit, types
+from numba.core.dispatcher import Dispatcher
+from numba.extending import intrinsic, overload
+
+from c4lab.rules.kernels import U0, U1, U, completing_cells
+
+U64 = U(64)
+
+#: The three-word table tag keeps the generation modulo 2**40.
+GEN_MASK = U((1 << 40) - 1)
+
+
+def _by_width(word: Any, one: Callable[..., Any], three: Callable[..., Any]) -> Callable[..., Any]:
+    """The implementation for the type of ``word`` (a numba type), as the
+    plain function numba compiles into the caller."""
+    chosen = one if isinstance(word, types.Integer) else three
+    return chosen.py_func if isinstance(chosen, Dispatcher) else chosen
+
+
+# -- bit arithmetic ----------------------------------------------------------------
+
+
+def and_(a, b):
+    """``a & b``."""
+
+
+@overload(and_)
+def _and(a, b):
+    return _by_width(a, lambda a, b: a & b, lambda a, b: (a[0] & b[0], a[1] & b[1], a[2] & b[2]))
+
+
+def or_(a, b):
+    """``a | b``."""
+
+
+@overload(or_)
+def _or(a, b):
+    return _by_width(a, lambda a, b: a | b, lambda a, b: (a[0] | b[0], a[1] | b[1], a[2] | b[2]))
+
+
+def xor(a, b):
+    """``a ^ b``."""
+
+
+@overload(xor)
+def _xor(a, b):
+    return _by_width(a, lambda a, b: a ^ b, lambda a, b: (a[0] ^ b[0], a[1] ^ b[1], a[2] ^ b[2]))
+
+
+def andnot(a, b):
+    """``a & ~b``."""
+
+
+@overload(andnot)
+def _andnot(a, b):
+    return _by_width(a, lambda a, b: a & ~b, lambda a, b: (a[0] & ~b[0], a[1] & ~b[1], a[2] & ~b[2]))
+
+
+def nonzero(a):
+    """Whether any bit of ``a`` is set."""
+
+
+@overload(nonzero)
+def _nonzero(a):
+    return _by_width(a, lambda a: a != U0, lambda a: (a[0] | a[1] | a[2]) != U0)
+
+
+def equal(a, b):
+    """``a == b``."""
+
+
+@overload(equal)
+def _equal(a, b):
+    return _by_width(a, lambda a, b: a == b, lambda a, b: ((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2])) == U0)
+
+
+def zero(like):
+    """The empty bitboard of ``like``'s width."""
+
+
+@overload(zero)
+def _zero(like):
+    return _by_width(like, lambda like: U0, lambda like: (U0, U0, U0))
+
+
+def load(X, i, like):
+    """The bitboard of ``like``'s width stored at ``X[i]`` (and ``X[i + 1]``,
+    ``X[i + 2]`` for three words)."""
+
+
+@overload(load)
+def _load(X, i, like):
+    return _by_width(like, lambda X, i, like: X[i], lambda X, i, like: (X[i], X[i + 1], X[i + 2]))
+
+
+def shl(a, s):
+    """``a << s`` for 0 < s < 64."""
+
+
+@njit(inline="always")
+def _shl3(a, s):
+    t = U64 - s
+    return (a[0] << s, (a[1] << s) | (a[0] >> t), (a[2] << s) | (a[1] >> t))
+
+
+@overload(shl)
+def _shl(a, s):
+    return _by_width(a, lambda a, s: a << s, _shl3)
+
+
+def shr(a, s):
+    """``a >> s`` for 0 < s < 64."""
+
+
+@njit(inline="always")
+def _shr3(a, s):
+    t = U64 - s
+    return ((a[0] >> s) | (a[1] << t), (a[1] >> s) | (a[2] << t), a[2] >> s)
+
+
+@overload(shr)
+def _shr(a, s):
+    return _by_width(a, lambda a, s: a >> s, _shr3)
+
+
+def add(a, b):
+    """``a + b`` (with three words the carries cross the words; the top carry
+    is dropped)."""
+
+
+@njit(inline="always")
+def _add3(a, b):
+    r0 = a[0] + b[0]
+    c0 = U1 if r0 < a[0] else U0
+    t1 = a[1] + b[1]
+    r1 = t1 + c0
+    c1 = U1 if (t1 < a[1]) | (r1 < t1) else U0
+    return (r0, r1, a[2] + b[2] + c1)
+
+
+@overload(add)
+def _add(a, b):
+    return _by_width(a, lambda a, b: a + b, _add3)
+
+
+@njit(inline="always")
+def _popcount1(x):
+    x = x - ((x >> U1) & U(0x5555555555555555))
+    x = (x & U(0x3333333333333333)) + ((x >> U(2)) & U(0x3333333333333333))
+    x = (x + (x >> U(4))) & U(0x0F0F0F0F0F0F0F0F)
+    return (x * U(0x0101010101010101)) >> U(56)
+
+
+def popcount(a):
+    """The number of bits set in ``a``."""
+
+
+@overload(popcount)
+def _popcount(a):
+    def three(a):
+        return _popcount1(a[0]) + _popcount1(a[1]) + _popcount1(a[2])
+
+    return _by_width(a, lambda a: _popcount1(a), three)
+
+
+def several(a):
+    """Whether ``a`` holds two bits or more."""
+
+
+@overload(several)
+def _several(a):
+    def three(a):
+        return _popcount1(a[0]) + _popcount1(a[1]) + _popcount1(a[2]) > U1
+
+    return _by_width(a, lambda a: (a & (a - U1)) != U0, three)
+
+
+# -- the game on bitboards ------------------------------------------------------
+
+
+def completing(p, stride):
+    """The cells where one more piece of ``p``'s owner would complete four
+    (occupied and off-board cells not removed: callers intersect)."""
+
+
+@njit(inline="always")
+def _completing3(p, stride):
+    r = _and3(_and3(_shl3(p, U1), _shl3(p, U(2))), _shl3(p, U(3)))
+    for d in (stride, stride - U1, stride + U1):
+        l1 = _shl3(p, d)
+        l2 = _shl3(p, d + d)
+        l3 = _shl3(p, d + d + d)
+        r1 = _shr3(p, d)
+        r2 = _shr3(p, d + d)
+        r3 = _shr3(p, d + d + d)
+        # three on one side, or two on one side and one on the other
+        r = _or3(r, _and3(_and3(l1, l2), _or3(l3, r1)))
+        r = _or3(r, _and3(_and3(r1, r2), _or3(r3, l1)))
+    return r
+
+
+@njit(inline="always")
+def _and3(a, b):
+    return (a[0] & b[0], a[1] & b[1], a[2] & b[2])
+
+
+@njit(inline="always")
+def _or3(a, b):
+    return (a[0] | b[0], a[1] | b[1], a[2] | b[2])
+
+
+@overload(completing)
+def _completing(p, stride):
+    return _by_width(p, lambda p, stride: completing_cells(p, stride), _completing3)
+
+
+# -- the transposition table's entry -------------------------------------------------
+
+
+@njit(inline="always")
+def _low_index(a):
+    """The index of the lowest bit of three words plus one, 0 if none."""
+    index = U0
+    if a[0]:
+        index = _popcount1((a[0] & (~a[0] + U1)) - U1) + U1
+    elif a[1]:
+        index = _popcount1((a[1] & (~a[1] + U1)) - U1) + U(65)
+    elif a[2]:
+        index = _popcount1((a[2] & (~a[2] + U1)) - U1) + U(129)
+    return index
+
+
+def table_entry(cur, mask, neutral, bottom, playable, generation, size):
+    """Where the position goes in a table of ``size`` entries (a power of
+    two) and what identifies it there: ``(slot, k0, k1, k2, tag)``.  An
+    entry matches when its first three words are ``k0, k1, k2`` and its
+    last word, shifted right by 16, is ``tag`` (which holds the table
+    generation: older entries never match)."""
+
+
+@njit(inline="always")
+def _entry1(cur, mask, neutral, bottom, playable, generation, size):
+    # With bans, a cell of ``mask`` outside ``cur`` may be a ban or an
+    # opponent's piece, so ``neutral`` is part of the key.
+    h = cur * U(0x9E3779B97F4A7C15) ^ (mask + U(0x632BE59BD9B4E019)) * U(0xC2B2AE3D27D4EB4F)
+    slot = (h ^ (h >> U(29))) & U(size - 1)
+    return slot, cur, mask, neutral, generation
+
+
+@njit(inline="always")
+def _entry3(cur, mask, neutral, bottom, playable, generation, size):
+    key = _or3(cur, _add3(mask, bottom))
+    tag = _low_index(_and3(neutral, playable)) | ((generation & GEN_MASK) << U(8))
+    h = key[0] * U(0x9E3779B97F4A7C15) ^ (key[1] + U(0x632BE59BD9B4E019)) * U(0xC2B2AE3D27D4EB4F)
+    h ^= (key[2] + tag) * U(0x165667B19E3779F9)
+    h ^= h >> U(32)
+    h *= U(0xD6E8FEB86659FD93)
+    h ^= h >> U(29)
+    return h & U(size - 1), key[0], key[1], key[2], tag
+
+
+@overload(table_entry)
+def _table_entry(cur, mask, neutral, bottom, playable, generation, size):
+    return _by_width(cur, _entry1, _entry3)
+
+
+# -- raw memory ----------------------------------------------------------------------
+
+
+@intrinsic
+def data_pointer(typingctx, arr):
+    """The address of an array's first element (a raw pointer: no reference
+    count, so passing it down a recursion costs no atomic operations)."""
+    sig = types.CPointer(arr.dtype)(arr)
+
+    def codegen(context, builder, signature, args):
+        return context.make_array(signature.args[0])(context, builder, args[0]).data
+
+    return sig, codegen
+
+
+@intrinsic
+def prefetch(typingctx, ptr, index):
+    """Ask the CPU to load ``ptr[index]``'s cache line (a hint: no effect on
+    the result)."""
+    sig = types.void(ptr, index)
+
+    def codegen(context, builder, signature, args):
+        address = builder.gep(args[0], [args[1]])
+        i8p = ir.IntType(8).as_pointer()
+        i32 = ir.IntType(32)
+        fn = builder.module.declare_intrinsic("llvm.prefetch", [i8p], ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]))
+        builder.call(fn, [builder.bitcast(address, i8p), i32(0), i32(3), i32(1)])
+        return context.get_dummy_value()
+
+    return sig, codegen
