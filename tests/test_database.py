@@ -10,9 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from c4lab.rules import Position
+from c4lab.rules import Move, Position
 from c4lab.solver import Solver
 from c4lab.solver import database as D
+from c4lab.solver.bitboard import Bitboards
 
 
 @pytest.fixture(scope="module")
@@ -152,3 +153,37 @@ def test_two_hundred_random_entries_match_c4lab_s_solver(db: D.Database) -> None
         expected = D.score_of_value(int(db.values[index]))
         assert db.score(position) == expected, position.notation
         assert solver.solve(position).score == expected, f"entry {index}: {position.notation}"
+
+
+# -- the search down to the database --------------------------------------------
+
+
+def test_the_empty_board_s_first_moves_get_their_exact_scores() -> None:
+    scores = Solver().analyze(Position.parse("7x6"))
+    assert [scores[Move(c)] for c in range(7)] == [-2, -1, 0, 1, 0, -1, -2]
+
+
+def test_a_search_down_to_the_database_agrees_with_a_search_to_the_end() -> None:
+    rng = random.Random(5)
+    with_book, without = Solver(), Solver(book=False)
+    checked = 0
+    while checked < 12:
+        position = Position.parse("7x6")
+        for _ in range(rng.randint(9, 12)):
+            position = position.play(rng.choice(position.legal_moves()))
+            if position.is_over:
+                break
+        if position.is_over:
+            continue
+        with_book.clear()
+        without.clear()
+        assert with_book.solve(position).score == without.solve(position).score, position.notation
+        checked += 1
+
+
+def test_the_database_is_used_only_for_the_classic_board_and_can_be_turned_off() -> None:
+    position = Position.parse("7x6:dddd")
+    assert Solver().solve(position).nodes < 100_000  # the database answers at ply 12
+    other = Position.parse("7x6/Xa1:dd")
+    assert Solver()._database(Bitboards.of(other)) is None
+    assert Solver(book=False)._database(Bitboards.of(position)) is None

@@ -12,8 +12,10 @@ score at all (``score is None``, ``timed_out``): never a wrong one.
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,7 +23,8 @@ import numpy as np
 
 from c4lab.rules.move import Move
 from c4lab.rules.position import Position
-from c4lab.solver import negamax
+from c4lab.rules.variant import Variant
+from c4lab.solver import database, negamax
 from c4lab.solver.bitboard import Bitboards
 
 #: Transposition-table entries (32 bytes each: 128 MB), one table per thread.
@@ -112,9 +115,16 @@ class Solver:
     learnt about a board stays valid until a position of another board is
     solved, so solving the positions of one game in turn is cheap.
     ``clear()`` forgets everything (benchmarks call it before each position).
+
+    With ``book`` (the default), a classic position with at most 12 pieces is
+    searched down to the 12-piece positions of the published database
+    (:mod:`c4lab.solver.database`, loaded on the first such position) and
+    scored there; without the package, or with ``book=False``, it is searched
+    to the end like any other.
     """
 
     table_size: int = DEFAULT_TABLE_SIZE
+    book: bool = True
     _cleared: bool = field(default=False, repr=False)
     _cpu: float = field(default=0.0, repr=False)
     _nodes_left: int | None = field(default=None, repr=False)
@@ -125,6 +135,16 @@ class Solver:
 
     # -- internals -----------------------------------------------------------
 
+    def _database(self, b: Bitboards) -> database.Database | None:
+        """The classic database if the search of ``b`` can use it."""
+        if not self.book or b.variant != Variant.classic() or b.empty < database.WIDTH * database.HEIGHT - database.PLY:
+            return None
+        try:
+            return database.default()
+        except database.DatabaseError as exc:
+            _warn_once(f"{exc}; solving without it")
+            return None
+
     def _run(self, b: Bitboards, deadline: float | None, call: Any) -> tuple[int, int]:
         """Run ``call(X, tt)`` on ``b`` under ``deadline``; (value,
         nodes).  Adds the search's CPU time to ``self._cpu``."""
@@ -133,7 +153,7 @@ class Solver:
         if self._cleared:
             table.generation += 1
             self._cleared = False
-        X = negamax.context(b)
+        X = negamax.context(b, self._database(b))
         X[negamax.X_GEN] = table.generation
         X[negamax.X_LIMIT] = _NO_LIMIT if self._nodes_left is None else max(self._nodes_left, 0)
         timer = None
@@ -234,6 +254,11 @@ class Solver:
             except SolverTimeout:
                 out[move] = None
         return out
+
+
+@functools.cache
+def _warn_once(message: str) -> None:
+    warnings.warn(message, stacklevel=3)
 
 
 def _stop(X: np.ndarray) -> None:

@@ -84,6 +84,17 @@ class Database:
         return int(self.keys.size)
 
     @property
+    def empty(self) -> int:
+        """The empty cells of every stored position (30)."""
+        return WIDTH * HEIGHT - PLY
+
+    def covers(self, variant: Variant, empty: int) -> bool:
+        """Whether a search of a position of ``variant`` with ``empty`` empty
+        cells can end on the database's positions (a classic position with at
+        most 12 pieces)."""
+        return variant == Variant.classic() and empty >= self.empty
+
+    @property
     def nbytes(self) -> int:
         """The memory the arrays take."""
         return int(self.keys.nbytes + self.values.nbytes)
@@ -115,11 +126,7 @@ class Database:
 def score_of_value(value: int, ply: int = PLY) -> int:
     """RULES.md's score, for the side to move, of a stored ``value`` of a
     position with ``ply`` pieces on the classic board."""
-    if value == 0:
-        return 0
-    distance = 100 - abs(value)
-    winner_score = (WIDTH * HEIGHT - (ply + distance - 1) + 1) // 2
-    return winner_score if value > 0 else -winner_score
+    return int(score_at.py_func(value, WIDTH * HEIGHT - ply))
 
 
 @njit(inline="always")
@@ -128,7 +135,6 @@ def _key(first, mask, mirror):
     ``mask``: every piece; the bitboard layout of :mod:`c4lab.solver.bitboard`
     with 7 bits a column), read left to right or (``mirror``) right to left."""
     key = np.uint64(0)
-    bits = 0
     for i in range(WIDTH):
         col = WIDTH - 1 - i if mirror else i
         for row in range(HEIGHT):
@@ -136,17 +142,14 @@ def _key(first, mask, mirror):
             if not (mask & bit):
                 break
             key = (key << np.uint64(2)) | (np.uint64(2) if first & bit else np.uint64(3))
-            bits += 2
         key = key << np.uint64(1)
-        bits += 1
     key = key << np.uint64(1)
-    bits += 1
     # 12 pieces give exactly 32 bits; the key is their signed 32-bit value.
     return np.int64(key) - (np.int64(1) << np.int64(32)) if key >> np.uint64(31) else np.int64(key)
 
 
-@njit(cache=True)
-def lookup(keys, values, first, mask):
+@njit(inline="always")
+def find(keys, values, first, mask):
     """The stored value of the 12-piece classic position (``first``,
     ``mask``) or of its mirror image; :data:`NOT_FOUND` otherwise."""
     for mirror in (False, True):
@@ -155,6 +158,24 @@ def lookup(keys, values, first, mask):
         if i < keys.size and keys[i] == key:
             return np.int64(values[i])
     return np.int64(NOT_FOUND)
+
+
+@njit(cache=True)
+def lookup(keys, values, first, mask):
+    """:func:`find`, called from Python."""
+    return find(keys, values, first, mask)
+
+
+@njit(inline="always")
+def score_at(value, empty):
+    """RULES.md's score, for the side to move, of a stored ``value`` of a
+    position with ``empty`` empty cells (the win comes ``100 - |value|``
+    plies later: the winner's ``E`` before it is ``empty - (d - 1)``)."""
+    if value == 0:
+        return np.int64(0)
+    distance = 100 - abs(value)
+    winner = (empty - distance + 2) // 2
+    return winner if value > 0 else -winner
 
 
 def _bitboards(position: Position) -> tuple[int, int]:

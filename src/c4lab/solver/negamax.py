@@ -43,10 +43,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import carray, njit
+from numba import carray, njit, types
+from numba.extending import overload
 
 from c4lab.rules.kernels import U0, U1, U
 from c4lab.solver.bitboard import WIDE_WORDS, Bitboards, order_centre_first, words
+from c4lab.solver.database import NOT_FOUND, Database, find, score_at
 from c4lab.solver.words import (
     add,
     and_,
@@ -54,6 +56,8 @@ from c4lab.solver.words import (
     completing,
     data_pointer,
     equal,
+    int8_at,
+    int32_at,
     load,
     nonzero,
     or_,
@@ -78,6 +82,10 @@ X_LIMIT = 7  # give up (ABORTED) after this many nodes; set to 0 to stop a searc
 X_ABORTED = 8
 X_WEAK = 9  # the root decides only win, draw or loss
 X_GEN = 10  # the table's generation: entries of older ones count as empty
+X_BOOK_EMPTY = 11  # the empty cells of the database's positions (NO_BOOK: none)
+X_BOOK_KEYS = 12  # the database's keys (address of int32s)
+X_BOOK_VALUES = 13  # and values (address of int8s)
+X_BOOK_SIZE = 14  # its number of entries
 X_BOTTOM = 16  # 3 words: row 0 of every column
 X_PLAYABLE = 19  # 3 words: the cells of the board that are not forbidden
 X_BONUS = 22  # 3 words: the empty bonus cell's bit, 0 if none
@@ -100,6 +108,10 @@ UPPER = 1
 LOWER = 2
 
 ABORTED = -10_000  # returned (and propagated) when the search is stopped
+
+#: ``X[X_BOOK_EMPTY]`` when no database is used (no position has so many
+#: empty cells).
+NO_BOOK = 255
 
 
 def new_table(size: int) -> np.ndarray:
@@ -132,6 +144,29 @@ def _below(danger, mask):
         below = or_(below, andnot(x, mask))
         x = shr(and_(x, mask), U1)  # a forbidden cell: one more down
     return below
+
+
+def _book_score(cur, mask, empty, X):  # type: ignore[no-untyped-def]
+    """The exact score of a position of the classic database, from the
+    database; :data:`~c4lab.solver.database.NOT_FOUND` if it does not hold it
+    (never on three words: the database is for 7x6)."""
+
+
+@overload(_book_score)
+def _book_score_impl(cur, mask, empty, X):  # type: ignore[no-untyped-def]
+    def one(cur, mask, empty, X):  # type: ignore[no-untyped-def]
+        size = np.int64(X[X_BOOK_SIZE])
+        keys = carray(int32_at(X[X_BOOK_KEYS]), (size,))
+        values = carray(int8_at(X[X_BOOK_VALUES]), (size,))
+        # The database's positions have an even number of pieces: the side to
+        # move is the first player, whose values it stores.
+        value = find(keys, values, cur, mask)
+        return value if value == NOT_FOUND else score_at(value, empty)
+
+    def three(cur, mask, empty, X):  # type: ignore[no-untyped-def]
+        return np.int64(NOT_FOUND)
+
+    return one if isinstance(cur, types.Integer) else three
 
 
 @njit(inline="always")
@@ -209,6 +244,12 @@ def negamax(cur, mask, neutral, empty, alpha, beta, depth, check, Xp, ttp, size)
             return 0
         if nonzero(and_(_threats(cur, mask, playable, stride), possible)):
             return (empty + 1) // 2
+    if empty == np.int64(X[X_BOOK_EMPTY]):
+        # The database's frontier: its score is exact (a position it does not
+        # hold, if any, is searched).
+        known = _book_score(cur, mask, empty, X)
+        if known != NOT_FOUND:
+            return known
     next_cur = xor(andnot(mask, neutral), cur)  # the opponent's stones: the side to move next
     bonus = load(X, X_BONUS, cur)
     width = np.int64(X[X_W])
@@ -344,8 +385,11 @@ def _instance(three: bool) -> Any:
     return _search
 
 
-def context(b: Bitboards) -> np.ndarray:
-    """The context array of the position ``b`` (its node limit unset: 0)."""
+def context(b: Bitboards, book: Database | None = None) -> np.ndarray:
+    """The context array of the position ``b`` (its node limit unset: 0).
+    With ``book`` (the classic database; the caller keeps it alive), a
+    classic position with at most its number of pieces is searched down to
+    the database's positions and scored there."""
     if b.width > 12 or b.width * b.stride > MAX_BITS or 3 * (b.stride + 1) >= 64:
         raise ValueError(f"a {b.width}x{b.height} board does not fit the solver")
     if (b.neutral & b.playable).bit_count() > 1:
@@ -361,6 +405,12 @@ def context(b: Bitboards) -> np.ndarray:
         X[X_ORDER + k] = c
     for c, column in enumerate(b.columns):
         X[X_COLUMN + 3 * c : X_COLUMN + 3 * c + 3] = words(column)
+    X[X_BOOK_EMPTY] = NO_BOOK
+    if book is not None and book.covers(b.variant, b.empty):
+        X[X_BOOK_EMPTY] = book.empty
+        X[X_BOOK_KEYS] = book.keys.ctypes.data
+        X[X_BOOK_VALUES] = book.values.ctypes.data
+        X[X_BOOK_SIZE] = book.keys.size
     return X
 
 

@@ -326,3 +326,23 @@ def prefetch(typingctx, ptr, index):
         return context.get_dummy_value()
 
     return sig, codegen
+
+
+def _pointer_at(dtype: Any) -> Any:
+    """An intrinsic that turns an address (a ``uint64``) into a pointer to
+    ``dtype`` (for arrays that a context array refers to by address)."""
+
+    @intrinsic
+    def pointer_at(typingctx, address):  # type: ignore[no-untyped-def]
+        sig = types.CPointer(dtype)(address)
+
+        def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+            return builder.inttoptr(args[0], context.get_value_type(signature.return_type))
+
+        return sig, codegen
+
+    return pointer_at
+
+
+int32_at = _pointer_at(types.int32)
+int8_at = _pointer_at(types.int8)
