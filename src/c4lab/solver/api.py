@@ -153,6 +153,7 @@ class Solver:
         if self._cleared:
             table.generation += 1
             self._cleared = False
+        negamax.prepare(b)
         X = negamax.context(b, self._database(b))
         X[negamax.X_GEN] = table.generation
         X[negamax.X_LIMIT] = _NO_LIMIT if self._nodes_left is None else max(self._nodes_left, 0)

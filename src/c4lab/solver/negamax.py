@@ -65,7 +65,9 @@ from c4lab.solver.words import (
     prefetch,
     several,
     shr,
-    table_entry,
+    table_get,
+    table_put,
+    table_slot,
     xor,
     zero,
 )
@@ -98,12 +100,10 @@ X_LEN = X_BUF + 24 * MAX_DEPTH
 #: The largest board the search takes, in bits (``W * (H + 1)``).
 MAX_BITS = 64 * WIDE_WORDS
 
-# Transposition table: one row of four words per entry (32 bytes: one cache
-# line holds two): the three words that identify the position
-# (:func:`~c4lab.solver.words.table_entry`), then ``flag | (value + 128) << 8
-# | tag << 16``, the tag holding the table generation.  Clearing the table is
-# starting a new generation (``X[X_GEN]``), which costs nothing and leaves
-# the caches alone.
+# Transposition table: rows of four words (32 bytes: one cache line holds
+# two), laid out by :mod:`c4lab.solver.words` (two entries a row on one
+# word, one on three).  Clearing the table is starting a new generation
+# (``X[X_GEN]``), which costs nothing and leaves the caches alone.
 UPPER = 1
 LOWER = 2
 
@@ -313,16 +313,12 @@ def negamax(cur, mask, neutral, empty, alpha, beta, depth, check, Xp, ttp, size)
         if alpha >= beta:
             return alpha
     high = (empty - 1) // 2
-    slot, k0, k1, k2, tag = table_entry(cur, mask, neutral, bottom, playable, X[X_GEN], size)
-    meta = tt[slot, 3]
-    flag = np.int64(0)
-    if meta >> U(16) == tag and tt[slot, 0] == k0 and tt[slot, 1] == k1 and tt[slot, 2] == k2:
-        flag = np.int64(meta & U(0xFF))
-        stored = np.int64((meta >> U(8)) & U(0xFF)) - 128
-        if flag == UPPER and stored < high:
-            high = stored
-        elif flag == LOWER and stored > alpha:
-            alpha = stored
+    slot, key, tag = table_slot(cur, mask, neutral, bottom, playable, X[X_GEN], size)
+    flag, stored = table_get(tt, slot, key, tag)
+    if flag == UPPER and stored < high:
+        high = stored
+    elif flag == LOWER and stored > alpha:
+        alpha = stored
     beta = min(beta, high)
     if alpha >= beta:
         return alpha if flag == LOWER else beta
@@ -336,7 +332,7 @@ def negamax(cur, mask, neutral, empty, alpha, beta, depth, check, Xp, ttp, size)
         c = X[X_ORDER + k]
         move = and_(moves, load(X, X_COLUMN + 3 * np.int64(c), cur))
         if nonzero(move):
-            child = table_entry(next_cur, or_(mask, move), neutral, bottom, playable, X[X_GEN], size)
+            child = table_slot(next_cur, or_(mask, move), neutral, bottom, playable, X[X_GEN], size)
             prefetch(ttp, 4 * np.int64(child[0]))
             score = U0
             if ordered:
@@ -356,12 +352,10 @@ def negamax(cur, mask, neutral, empty, alpha, beta, depth, check, Xp, ttp, size)
         if X[X_ABORTED]:
             return ABORTED
         if value >= beta:
-            tt[slot, 0], tt[slot, 1], tt[slot, 2] = k0, k1, k2
-            tt[slot, 3] = U(LOWER) | (U(value + 128) << U(8)) | (tag << U(16))
+            table_put(tt, slot, key, tag, LOWER, value, empty)
             return value
         alpha = max(alpha, value)
-    tt[slot, 0], tt[slot, 1], tt[slot, 2] = k0, k1, k2
-    tt[slot, 3] = U(UPPER) | (U(alpha + 128) << U(8)) | (tag << U(16))
+    table_put(tt, slot, key, tag, UPPER, alpha, empty)
     return alpha
 
 
@@ -371,18 +365,28 @@ def _search(cur, mask, neutral, empty, alpha, beta, depth, check, X, tt):
     return negamax(cur, mask, neutral, empty, alpha, beta, depth, check, data_pointer(X), data_pointer(tt), tt.shape[0])
 
 
-_compiled: set[bool] = set()
+_compiled: dict[bool, Any] = {}
 
 
 def _instance(three: bool) -> Any:
     """The root search of one width, compiled (or loaded from numba's cache)
-    with its explicit signatures the first time it is needed."""
+    with its explicit signatures the first time it is needed.  It is called
+    through its compiled entry point: with two signatures, the dispatcher's
+    choice by argument types costs microseconds, as much as a small search."""
     if three not in _compiled:
         w = _WORD[three]
         negamax.compile(f"int64({w}, {w}, {w}, {_ARGS})")
         _search.compile(f"int64({w}, {w}, {w}, {_ROOT_ARGS})")
-        _compiled.add(three)
-    return _search
+        word = types.UniTuple(types.uint64, 3) if three else types.uint64
+        (compiled,) = (c for args, c in _search.overloads.items() if args[0] == word)
+        _compiled[three] = compiled.entry_point
+    return _compiled[three]
+
+
+def prepare(b: Bitboards) -> None:
+    """Compile (or load from the cache) the instance that will search ``b``
+    now, so that a timed search measures the search alone."""
+    _instance(b.wide)
 
 
 def context(b: Bitboards, book: Database | None = None) -> np.ndarray:

@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 from llvmlite import ir
 from numba import njit, types
 from numba.core.dispatcher import Dispatcher
@@ -246,7 +247,28 @@ def _completing(p, stride):
     return _by_width(p, lambda p, stride: completing_cells(p, stride), _completing3)
 
 
-# -- the transposition table's entry -------------------------------------------------
+# -- the transposition table -----------------------------------------------------------
+#
+# A table is ``size`` rows of four words (32 bytes), ``size`` a power of two.
+# The position's key is ``cur | (mask + bottom)``: in each column the side to
+# move's pieces below a marker bit on the landing cell (the guard bit when the
+# column is full), and the forbidden cells above it; with the board's
+# forbidden cells it gives ``cur`` and ``mask`` back, so it is unique on one
+# board (one table generation holds positions of one board only).  A tag
+# adds the ban piece's cell (index + 1, 0: none) and the table generation
+# (older entries never match).  A flag (upper or lower bound) and the bound
+# are stored with them.
+#
+# One word: a row holds two entries of two words (key; flag, value + 128,
+# the entry's empty cells, tag): the first keeps the entry with more empty
+# cells (a bigger search to save), the second takes the others.  Three
+# words: a row is one entry (three key words; flag, value + 128, tag).
+
+
+@njit(inline="always")
+def _low_index1(x):
+    """The index of the lowest bit of ``x`` plus one, 0 if none."""
+    return _popcount1((x & (~x + U1)) - U1) + U1 if x else U0
 
 
 @njit(inline="always")
@@ -254,33 +276,32 @@ def _low_index(a):
     """The index of the lowest bit of three words plus one, 0 if none."""
     index = U0
     if a[0]:
-        index = _popcount1((a[0] & (~a[0] + U1)) - U1) + U1
+        index = _low_index1(a[0])
     elif a[1]:
-        index = _popcount1((a[1] & (~a[1] + U1)) - U1) + U(65)
+        index = _low_index1(a[1]) + U64
     elif a[2]:
-        index = _popcount1((a[2] & (~a[2] + U1)) - U1) + U(129)
+        index = _low_index1(a[2]) + U(128)
     return index
 
 
-def table_entry(cur, mask, neutral, bottom, playable, generation, size):
-    """Where the position goes in a table of ``size`` entries (a power of
-    two) and what identifies it there: ``(slot, k0, k1, k2, tag)``.  An
-    entry matches when its first three words are ``k0, k1, k2`` and its
-    last word, shifted right by 16, is ``tag`` (which holds the table
-    generation: older entries never match)."""
+@njit(inline="always")
+def _row1(key, size):
+    h = key * U(0x9E3779B97F4A7C15)
+    h ^= h >> U(32)
+    h *= U(0xD6E8FEB86659FD93)
+    h ^= h >> U(29)
+    return h & U(size - 1)
 
 
 @njit(inline="always")
-def _entry1(cur, mask, neutral, bottom, playable, generation, size):
-    # With bans, a cell of ``mask`` outside ``cur`` may be a ban or an
-    # opponent's piece, so ``neutral`` is part of the key.
-    h = cur * U(0x9E3779B97F4A7C15) ^ (mask + U(0x632BE59BD9B4E019)) * U(0xC2B2AE3D27D4EB4F)
-    slot = (h ^ (h >> U(29))) & U(size - 1)
-    return slot, cur, mask, neutral, generation
+def _slot1(cur, mask, neutral, bottom, playable, generation, size):
+    key = cur | (mask + bottom)
+    tag = _low_index1(neutral & playable) | ((generation & U(0xFFFFFFFF)) << U(8))
+    return _row1(key, size), key, tag
 
 
 @njit(inline="always")
-def _entry3(cur, mask, neutral, bottom, playable, generation, size):
+def _slot3(cur, mask, neutral, bottom, playable, generation, size):
     key = _or3(cur, _add3(mask, bottom))
     tag = _low_index(_and3(neutral, playable)) | ((generation & GEN_MASK) << U(8))
     h = key[0] * U(0x9E3779B97F4A7C15) ^ (key[1] + U(0x632BE59BD9B4E019)) * U(0xC2B2AE3D27D4EB4F)
@@ -288,12 +309,77 @@ def _entry3(cur, mask, neutral, bottom, playable, generation, size):
     h ^= h >> U(32)
     h *= U(0xD6E8FEB86659FD93)
     h ^= h >> U(29)
-    return h & U(size - 1), key[0], key[1], key[2], tag
+    return h & U(size - 1), key, tag
 
 
-@overload(table_entry)
-def _table_entry(cur, mask, neutral, bottom, playable, generation, size):
-    return _by_width(cur, _entry1, _entry3)
+def table_slot(cur, mask, neutral, bottom, playable, generation, size):
+    """Where the position goes in a table of ``size`` rows, and what
+    identifies it there: ``(row, key, tag)``."""
+
+
+@overload(table_slot)
+def _table_slot(cur, mask, neutral, bottom, playable, generation, size):
+    return _by_width(cur, _slot1, _slot3)
+
+
+@njit(inline="always")
+def _get1(tt, row, key, tag):
+    for e in (0, 2):
+        meta = tt[row, e + 1]
+        if tt[row, e] == key and meta >> U(24) == tag:
+            return np.int64(meta & U(0xFF)), np.int64((meta >> U(8)) & U(0xFF)) - 128
+    return np.int64(0), np.int64(0)
+
+
+@njit(inline="always")
+def _get3(tt, row, key, tag):
+    meta = tt[row, 3]
+    if meta >> U(16) == tag and tt[row, 0] == key[0] and tt[row, 1] == key[1] and tt[row, 2] == key[2]:
+        return np.int64(meta & U(0xFF)), np.int64((meta >> U(8)) & U(0xFF)) - 128
+    return np.int64(0), np.int64(0)
+
+
+def table_get(tt, row, key, tag):
+    """``(flag, value)`` stored for the position at ``row`` (flag 0: none)."""
+
+
+@overload(table_get)
+def _table_get(tt, row, key, tag):
+    return _by_width(key, _get1, _get3)
+
+
+@njit(inline="always")
+def _put1(tt, row, key, tag, flag, value, empty):
+    meta = U(flag) | (U(value + 128) << U(8)) | (U(empty) << U(16)) | (tag << U(24))
+    first = tt[row, 1]
+    if tt[row, 0] == key and first >> U(24) == tag:
+        tt[row, 1] = meta
+    elif tt[row, 2] == key and tt[row, 3] >> U(24) == tag:
+        tt[row, 3] = meta
+    elif first >> U(32) != tag >> U(8) or U(empty) >= (first >> U(16)) & U(0xFF):
+        tt[row, 0] = key  # an older generation's, or a smaller search's: replaced
+        tt[row, 1] = meta
+    else:
+        tt[row, 2] = key
+        tt[row, 3] = meta
+
+
+@njit(inline="always")
+def _put3(tt, row, key, tag, flag, value, empty):
+    tt[row, 0] = key[0]
+    tt[row, 1] = key[1]
+    tt[row, 2] = key[2]
+    tt[row, 3] = U(flag) | (U(value + 128) << U(8)) | (tag << U(16))
+
+
+def table_put(tt, row, key, tag, flag, value, empty):
+    """Store ``flag`` and ``value`` for the position (``empty``: its empty
+    cells, which the one-word table's replacement weighs)."""
+
+
+@overload(table_put)
+def _table_put(tt, row, key, tag, flag, value, empty):
+    return _by_width(key, _put1, _put3)
 
 
 # -- raw memory ----------------------------------------------------------------------
