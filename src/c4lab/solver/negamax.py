@@ -379,7 +379,7 @@ def _instance(three: bool) -> Any:
         _search.compile(f"int64({w}, {w}, {w}, {_ROOT_ARGS})")
         word = types.UniTuple(types.uint64, 3) if three else types.uint64
         (compiled,) = (c for args, c in _search.overloads.items() if args[0] == word)
-        _compiled[three] = compiled.entry_point
+        _compiled[three] = compiled.entry_point  # type: ignore[attr-defined]
     return _compiled[three]
 
 
