@@ -45,6 +45,8 @@ unsigned integers gives floats in numba.  Hence the ``U(...)`` everywhere.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
 
@@ -530,13 +532,11 @@ def check(geo, st, code):
     return OK
 
 
-@njit(inline="always", cache=True)
-def apply(geo, st, code):
-    """Apply move ``code``, assumed legal, to ``st`` in place.
-
-    Returns ``(piece cell, ban cell or NO_CELL, result)``: what a search needs
-    to update its own keys (see ``ZOBRIST``) without reading the board.
-    """
+@njit(inline="always")
+def apply_encoded(geo, st, code, bitboard):
+    """``apply`` for a kernel specialised to one kind of board: ``bitboard``
+    (``fits_one_word(geo)``, see ``board_kind``) is a compile-time constant
+    there, so only one win-test encoding is compiled in."""
     code = U(code)
     side = U(st[S_TURN])
     empty = U(st[S_EMPTY])
@@ -544,7 +544,7 @@ def apply(geo, st, code):
     c = code & U(15)
     cell, won, empty, navail, bb = _drop(
         geo, st, side, c, _avail_index(st, c), empty, navail,
-        _load_bb(st, side), U(geo[G_H]) + U1, geo[G_BITBOARD] != 0,
+        _load_bb(st, side), U(geo[G_H]) + U1, bitboard,
     )
     _store_bb(st, side, bb)
     ban_cell = U(NO_CELL)
@@ -555,6 +555,16 @@ def apply(geo, st, code):
     _store_header(st, side, cell, empty, navail, result, U1)
     geo, st = geo, st  # noqa: PLW0127  (see "Inlined helpers" above)
     return cell, ban_cell, result
+
+
+@njit(inline="always", cache=True)
+def apply(geo, st, code):
+    """Apply move ``code``, assumed legal, to ``st`` in place.
+
+    Returns ``(piece cell, ban cell or NO_CELL, result)``: what a search needs
+    to update its own keys (see ``ZOBRIST``) without reading the board.
+    """
+    return apply_encoded(geo, st, code, geo[G_BITBOARD] != 0)
 
 
 @njit(cache=True)
@@ -810,21 +820,23 @@ def _playout(geo, st, s, has_bonus, bitboard):
     return result, s
 
 
-@njit(cache=True)
-def random_playout(geo, st, s):
+def board_kind(geo: np.ndarray) -> tuple[bool, bool]:
+    """``(has_bonus, bitboard)``: whether the board has a bonus cell and
+    whether its win test uses one-word bitboards.  The kernels whose inner
+    loop depends on these are compiled once per kind (see ``random_playout``)
+    and the caller, in Python, picks the one for its board."""
+    return bool(geo[G_BONUS] != NO_CELL), bool(geo[G_BITBOARD] != 0)
+
+
+def random_playout(geo: np.ndarray, st: np.ndarray, s: int | np.uint64) -> tuple[int, int]:
     """Play random tokens in place until the game ends.
 
-    Returns ``(result, rng state)``.
+    Returns ``(result, rng state)``.  Runs the compiled playout of the
+    board's kind (``board_kind``): only the kinds a process plays on are
+    compiled, and the loop tests neither the encoding nor, without a bonus
+    cell, the bonus.
     """
-    s = U(s)
-    has_bonus = geo[G_BONUS] != NO_CELL
-    if geo[G_BITBOARD]:
-        if has_bonus:
-            return _playout(geo, st, s, True, True)
-        return _playout(geo, st, s, False, True)
-    if has_bonus:
-        return _playout(geo, st, s, True, False)
-    return _playout(geo, st, s, False, False)
+    return _PLAYOUT_KERNELS[board_kind(geo)][0](geo, st, s)
 
 
 @njit(cache=True)
@@ -869,22 +881,58 @@ def _playout_batch(geo, start, st, n, s, has_bonus, bitboard):
     return s, counts, tokens
 
 
-@njit(cache=True)
-def playout_batch(geo, start, n, seed):
+def playout_batch(geo: np.ndarray, start: np.ndarray, n: int, seed: int) -> tuple[int, int, int, int]:
     """Run ``n`` random playouts from ``start``: the benchmark's inner loop.
 
-    Returns ``(wins of A, wins of B, draws, tokens played)``.
+    Returns ``(wins of A, wins of B, draws, tokens played)``.  Compiled per
+    kind of board, like ``random_playout``.
     """
-    st = start.copy()
-    s = seed_rng(seed)
-    has_bonus = geo[G_BONUS] != NO_CELL
-    if geo[G_BITBOARD]:
+    return _PLAYOUT_KERNELS[board_kind(geo)][1](geo, start, n, seed)
+
+
+def _playout_kernels(has_bonus: bool, bitboard: bool) -> tuple[Any, Any]:
+    """The compiled ``random_playout`` and ``playout_batch`` of one kind of
+    board.  ``has_bonus`` and ``bitboard`` are constants of the closures, so
+    each kind is its own small compilation (numba caches each one under a
+    key that includes them), made on first use only: compiling the four
+    kinds in one function took four times as long, mostly in numba's
+    inlining, and the first move paid for all of them."""
+
+    @njit(cache=True, nogil=True)
+    def random_playout_kernel(geo, st, s):
+        return _playout(geo, st, U(s), has_bonus, bitboard)
+
+    @njit(cache=True)
+    def playout_batch_kernel(geo, start, n, seed):
+        st = start.copy()
+        _, counts, tokens = _playout_batch(geo, start, st, n, seed_rng(seed), has_bonus, bitboard)
+        return counts[WIN_A], counts[WIN_B], counts[DRAW], tokens
+
+    return random_playout_kernel, playout_batch_kernel
+
+
+_random_playout_bb, _playout_batch_bb = _playout_kernels(False, True)
+_random_playout_bb_bonus, _playout_batch_bb_bonus = _playout_kernels(True, True)
+_random_playout_lines, _playout_batch_lines = _playout_kernels(False, False)
+_random_playout_lines_bonus, _playout_batch_lines_bonus = _playout_kernels(True, False)
+_PLAYOUT_KERNELS = {
+    (False, True): (_random_playout_bb, _playout_batch_bb),
+    (True, True): (_random_playout_bb_bonus, _playout_batch_bb_bonus),
+    (False, False): (_random_playout_lines, _playout_batch_lines),
+    (True, False): (_random_playout_lines_bonus, _playout_batch_lines_bonus),
+}
+
+
+@njit(inline="always")
+def random_playout_encoded(geo, st, s, has_bonus, bitboard):
+    """``random_playout`` from a kernel specialised to one kind of board
+    (``board_kind(geo)``, constants there): numba drops the branches of the
+    other kinds before it types anything, so the kernel calls (and compiles)
+    the playout of its kind only."""
+    if bitboard:
         if has_bonus:
-            s, counts, tokens = _playout_batch(geo, start, st, n, s, True, True)
-        else:
-            s, counts, tokens = _playout_batch(geo, start, st, n, s, False, True)
-    elif has_bonus:
-        s, counts, tokens = _playout_batch(geo, start, st, n, s, True, False)
-    else:
-        s, counts, tokens = _playout_batch(geo, start, st, n, s, False, False)
-    return counts[WIN_A], counts[WIN_B], counts[DRAW], tokens
+            return _random_playout_bb_bonus(geo, st, s)
+        return _random_playout_bb(geo, st, s)
+    if has_bonus:
+        return _random_playout_lines_bonus(geo, st, s)
+    return _random_playout_lines(geo, st, s)

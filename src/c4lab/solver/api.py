@@ -22,7 +22,6 @@ import numpy as np
 
 from c4lab.rules.move import Move
 from c4lab.rules.position import Position
-from c4lab.solver import search
 from c4lab.solver.bitboard import Bitboards
 
 #: Transposition-table entries (32 bytes each: 128 MB), one table per thread.
@@ -105,7 +104,13 @@ def _table(size: int) -> _Table:
 
 
 def _backend(b: Bitboards) -> ModuleType:
+    """The compiled search for ``b``'s board."""
     if not b.wide:
+        # The search kernel has an explicit signature, so importing it
+        # compiles it (3 s with an empty cache), and the agents that import
+        # this module need it only in the end game: lazy, on first solve.
+        from c4lab.solver import search
+
         return search
     from c4lab.solver import wide  # lazy: its kernel loads only when a wide board is solved
 
@@ -164,7 +169,7 @@ class Solver:
         nodes = int(X[backend.X_NODES])
         if self._nodes_left is not None:
             self._nodes_left -= nodes
-        if value == search.ABORTED:
+        if value == backend.ABORTED:
             raise SolverTimeout
         return value, nodes
 
