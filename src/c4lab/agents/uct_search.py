@@ -513,39 +513,44 @@ def _search_kernel(has_bonus: bool, bitboard: bool, plain: bool, use_tt: bool, s
                         break  # no room: this node stays a leaf
                 first = ni[node, I_FIRST_EDGE]
                 expanded = ni[node, I_EXPANDED]
-                if expanded < ni[node, I_N_EDGES]:
+                expanding = expanded < ni[node, I_N_EDGES]
+                if expanding:
                     # EXPAND the next untried action (unless the tree is full:
                     # then this node is the leaf the playout starts from).
                     if meta[M_NODES] >= ni.shape[0]:
                         meta[M_FULL] = 1
                         break
                     e = first + expanded
-                    result, nmoves, key = _step(geo, st, emove[e], moves, nmoves, key, use_tt, bitboard)
-                    child = -1
-                    if use_tt:
-                        child = _tt_find(tt_keys, tt_nodes, key)
-                    if child < 0:
-                        child = _new_node(nf, ni, nkey, meta, np.int32(K.to_move(st)), np.int32(result), key)
-                        if use_tt:
-                            # A full table leaves the node unreachable by its
-                            # key, which only costs sharing.
-                            _tt_insert(tt_keys, tt_nodes, meta, key, child)
-                    echild[e] = child
-                    ni[node, I_EXPANDED] = expanded + 1
-                    depth += 1
-                    path[depth] = child
-                    node = child
-                    break
-                e = _best_child(nf, ni, echild, node, c, solver)
-                if e < 0:
-                    # Every move loses (reached through another path of the
-                    # graph before this node was re-proven): prove it now.
-                    ni[node, I_PROVEN] = _prove(ni, emove, echild, node)
-                    break
+                else:
+                    e = _best_child(nf, ni, echild, node, c, solver)
+                    if e < 0:
+                        # Every move loses (reached through another path of the
+                        # graph before this node was re-proven): prove it now.
+                        ni[node, I_PROVEN] = _prove(ni, emove, echild, node)
+                        break
+                # One call site for both (each inlined copy of a move costs
+                # compilation time).
                 result, nmoves, key = _step(geo, st, emove[e], moves, nmoves, key, use_tt, bitboard)
-                node = echild[e]
+                if not expanding:
+                    node = echild[e]
+                    depth += 1
+                    path[depth] = node
+                    continue
+                child = -1
+                if use_tt:
+                    child = _tt_find(tt_keys, tt_nodes, key)
+                if child < 0:
+                    child = _new_node(nf, ni, nkey, meta, np.int32(K.to_move(st)), np.int32(result), key)
+                    if use_tt:
+                        # A full table leaves the node unreachable by its
+                        # key, which only costs sharing.
+                        _tt_insert(tt_keys, tt_nodes, meta, key, child)
+                echild[e] = child
+                ni[node, I_EXPANDED] = expanded + 1
                 depth += 1
-                path[depth] = node
+                path[depth] = child
+                node = child
+                break
             # DEFAULTPOLICY
             proven = ni[node, I_PROVEN] if solver else UNPROVEN
             turn = ni[node, I_TURN]

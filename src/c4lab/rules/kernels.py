@@ -222,8 +222,11 @@ def board_grid(geo: np.ndarray, st: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------
 
 
-@njit(cache=True)
-def new_geometry(width, height, forbidden, bonus):
+# Built once per board, in plain Python and numpy: compiling them cost more
+# than a first move's worth of time with an empty cache.
+
+
+def new_geometry(width: int, height: int, forbidden: np.ndarray, bonus: int) -> np.ndarray:
     """The geometry of a ``width`` x ``height`` board.
 
     ``forbidden`` holds cell indices (``col * 16 + row``); ``bonus`` is a cell
@@ -233,42 +236,36 @@ def new_geometry(width, height, forbidden, bonus):
     geo[G_W] = width
     geo[G_H] = height
     geo[G_BONUS] = bonus
-    geo[G_PLAYABLE] = width * height - forbidden.shape[0]
+    geo[G_PLAYABLE] = width * height - len(forbidden)
     geo[G_BITBOARD] = 1 if width * (height + 1) <= 64 else 0
-    for c in range(12):
+    blocked = {int(f) for f in forbidden}
+    table = geo[int(G_NEXT) :].reshape(MAX_SIDE, int(STRIDE))
+    for c in range(MAX_SIDE):
         nxt = height
-        for r in range(15, -1, -1):
-            if r < height:
-                blocked = False
-                for f in forbidden:
-                    if f == c * 16 + r:
-                        blocked = True
-                if not blocked:
-                    nxt = r
-                geo[G_NEXT + U(c * 16 + r)] = nxt
-            else:
-                geo[G_NEXT + U(c * 16 + r)] = height
+        table[c, height:] = height
+        for r in range(height - 1, -1, -1):
+            if c * 16 + r not in blocked:
+                nxt = r
+            table[c, r] = nxt
     return geo
 
 
-@njit(cache=True)
-def new_state(geo, forbidden):
+def new_state(geo: np.ndarray, forbidden: np.ndarray) -> np.ndarray:
     """The state of the empty board of ``geo``."""
     st = np.zeros(STATE_LEN, dtype=np.uint16)
-    width = U(geo[G_W])
-    height = U(geo[G_H])
+    width = int(geo[G_W])
+    height = int(geo[G_H])
     st[S_EMPTY] = geo[G_PLAYABLE]
     st[S_LAST] = NO_LAST
     for f in forbidden:
-        st[S_BOARD + U(f)] = FORBIDDEN
-    n = U0
-    for c in range(12):
-        c = U(c)
-        h = U(geo[G_NEXT + c * STRIDE]) if c < width else height
-        st[S_HEIGHT + c] = h
+        st[int(S_BOARD) + int(f)] = FORBIDDEN
+    n = 0
+    for c in range(MAX_SIDE):
+        h = int(geo[int(G_NEXT) + c * int(STRIDE)]) if c < width else height
+        st[int(S_HEIGHT) + c] = h
         if h < height:
-            st[S_AVAIL + n] = c
-            n += U1
+            st[int(S_AVAIL) + n] = c
+            n += 1
     st[S_NAVAIL] = n
     if st[S_EMPTY] == 0:
         st[S_RESULT] = DRAW
@@ -689,15 +686,15 @@ def _zobrist_table() -> np.ndarray:
 ZOBRIST = _zobrist_table()
 
 
-@njit(cache=True)
-def board_key(geo, st):
-    """The Zobrist key of ``st``, computed from its board (O(cells))."""
-    key = U0
-    for c in range(U(geo[G_W])):
-        for r in range(U(geo[G_H])):
-            piece = st[S_BOARD + c * STRIDE + r]
-            if piece == PIECE_A or piece == PIECE_B or piece == BAN:
-                key ^= ZOBRIST[piece, c * STRIDE + r]
+def board_key(geo: np.ndarray, st: np.ndarray) -> np.uint64:
+    """The Zobrist key of ``st``, computed from its board (O(cells); plain
+    numpy: called once per search, not worth a compilation)."""
+    grid = board_grid(geo, st)
+    key = np.uint64(0)
+    for piece in (PIECE_A, PIECE_B, BAN):
+        cols, rows = np.nonzero(grid == piece)
+        if len(cols):
+            key ^= np.bitwise_xor.reduce(ZOBRIST[piece, cols * int(STRIDE) + rows])
     return key
 
 
