@@ -45,6 +45,9 @@ Data layout (all preallocated by the caller, see ``Tree`` in ``uct.py``):
 
 from __future__ import annotations
 
+from functools import cache
+from typing import Any
+
 import numpy as np
 from numba import njit
 
@@ -302,13 +305,14 @@ def _tactical_code(geo, st):
     return U(NO_MOVE)
 
 
-@njit(cache=True, nogil=True)
-def policy_playout(geo, st, s, smart, lgr, lgr1, lgr2, moves, nmoves):
+@njit(inline="always")
+def policy_playout(geo, st, s, smart, lgr, lgr1, lgr2, moves, nmoves, bitboard):
     """A playout that records its moves in ``moves`` (after the ``nmoves``
     moves of the tree path).  Each move: with ``smart``, an immediate win,
     else a block of the opponent's immediate win; with ``lgr``, the stored
     reply to the last two moves (lgr=2) or the last move, when legal; else
-    random.  Returns ``(result, rng, nmoves)``."""
+    random.  ``bitboard`` is the board's encoding (a constant of the search
+    kernel, see ``K.apply_encoded``).  Returns ``(result, rng, nmoves)``."""
     result = U(K.result_of(st))
     while result == U(K.ONGOING):
         code = U(NO_MOVE)
@@ -325,11 +329,26 @@ def policy_playout(geo, st, s, smart, lgr, lgr1, lgr2, moves, nmoves):
                 code = U(reply)
         if code == U(NO_MOVE):
             code, s = _random_move_code(geo, st, s)
-        _, _, result = K.apply(geo, st, code)
+        _, _, result = K.apply_encoded(geo, st, code, bitboard)
         if nmoves < moves.shape[0]:
             moves[nmoves] = code
             nmoves += 1
     return result, s, nmoves
+
+
+def _policy_playout_kernel(bitboard: bool) -> Any:
+    """``policy_playout`` compiled for one win-test encoding (a constant of
+    the closure; numba caches each under a key that includes it)."""
+
+    @njit(cache=True, nogil=True)
+    def policy_playout_kernel(geo, st, s, smart, lgr, lgr1, lgr2, moves, nmoves):
+        return policy_playout(geo, st, s, smart, lgr, lgr1, lgr2, moves, nmoves, bitboard)
+
+    return policy_playout_kernel
+
+
+_policy_playout_bb = _policy_playout_kernel(True)
+_policy_playout_lines = _policy_playout_kernel(False)
 
 
 @njit(inline="always")
@@ -371,11 +390,11 @@ def _reward(result, turn):
 
 
 @njit(inline="always")
-def _step(geo, st, code, moves, nmoves, key, use_tt):
+def _step(geo, st, code, moves, nmoves, key, use_tt, bitboard):
     """Play ``code`` on the way down: apply it, record it for the playout's
     replies, and update the position key.  Returns ``(result, nmoves, key)``."""
     piece = K.PIECE_A + np.int64(K.to_move(st))
-    cell, ban_cell, result = K.apply(geo, st, code)
+    cell, ban_cell, result = K.apply_encoded(geo, st, code, bitboard)
     if nmoves < moves.shape[0]:
         moves[nmoves] = code
         nmoves += 1
@@ -430,51 +449,93 @@ def _prove(ni, emove, echild, node):
     return PROVEN_DRAW if any_draw else PROVEN_WIN
 
 
-@njit(cache=True, nogil=True)
 def search(
-    geo, root_state, nf, ni, nkey, emove, echild, meta, tt_keys, tt_nodes,
-    lgr1, lgr2, st, path, moves, rng, iterations, c, flags,
-):
+    geo: np.ndarray, root_state: np.ndarray, nf: np.ndarray, ni: np.ndarray, nkey: np.ndarray,
+    emove: np.ndarray, echild: np.ndarray, meta: np.ndarray, tt_keys: np.ndarray, tt_nodes: np.ndarray,
+    lgr1: np.ndarray, lgr2: np.ndarray, st: np.ndarray, path: np.ndarray, moves: np.ndarray,
+    rng: np.ndarray, iterations: int, c: float, flags: np.ndarray,
+) -> int:
     """Run up to ``iterations`` UCT iterations from ``meta[M_ROOT]`` (whose
     position is ``root_state``); returns how many ran (fewer only when the
     solver has proven the root).  ``rng[0]`` carries the random state.
+
+    Runs the search compiled for the board's kind (``K.board_kind``) and
+    for the playouts (random, or with a policy): only what a process uses is
+    compiled, which is most of the time of a first move with an empty cache.
     """
-    s = U(rng[0])
-    legal = np.empty(K.MAX_LEGAL, dtype=np.uint8)
-    use_tt = flags[FL_TT] != 0
-    solver = flags[FL_SOLVER] != 0
-    smart = flags[FL_SMART] != 0
-    lgr = flags[FL_LGR]
-    plain = not smart and lgr == 0
-    root = meta[M_ROOT]
-    root_key = nkey[root]
-    first_side = np.int64(K.to_move(root_state))
-    done = 0
-    for _ in range(iterations):
-        if solver and ni[root, I_PROVEN] != UNPROVEN:
-            break  # the root is solved: nothing left to learn
-        K.restore(geo, st, root_state)
-        node = root
-        key = root_key
-        depth = 0
-        path[0] = root
-        nmoves = 0
-        # TREEPOLICY
-        while ni[node, I_RESULT] == K.ONGOING and not (solver and ni[node, I_PROVEN] != UNPROVEN):
-            if ni[node, I_N_EDGES] < 0:
-                ok, s = _init_edges(geo, st, ni, emove, echild, meta, node, s, legal)
-                if not ok:
-                    break  # no room: this node stays a leaf
-            first = ni[node, I_FIRST_EDGE]
-            expanded = ni[node, I_EXPANDED]
-            if expanded < ni[node, I_N_EDGES]:
-                # EXPAND the next untried action (unless the tree is full:
-                # then this node is the leaf the playout starts from).
-                if meta[M_NODES] >= ni.shape[0]:
-                    meta[M_FULL] = 1
-                    break
-                e = first + expanded
-                result, nmoves, key = _step(geo, st, emove[e], moves, nmoves, key, use_tt)
+    has_bonus, bitboard = K.board_kind(geo)
+    plain = flags[FL_SMART] == 0 and flags[FL_LGR] == 0
+    kernel = _search_kernel(has_bonus, bitboard, bool(plain), bool(flags[FL_TT]), bool(flags[FL_SOLVER]))
+    return int(kernel(
+        geo, root_state, nf, ni, nkey, emove, echild, meta, tt_keys, tt_nodes,
+        lgr1, lgr2, st, path, moves, rng, iterations, c, flags,
+    ))
+
+
+@cache
+def _search_kernel(has_bonus: bool, bitboard: bool, plain: bool, use_tt: bool, solver: bool) -> Any:
+    """The search loop compiled for one kind of board and one kind of
+    playout: ``has_bonus`` and ``bitboard`` (``K.board_kind``) select the
+    random playout and the win-test encoding, ``plain`` random playouts
+    (else the policy playouts).  They are constants of the closure: numba
+    compiles (and caches) each combination on its own, and drops the
+    branches of the others (playouts, table, solver) before it types
+    anything.  The playouts are calls to kernels compiled once per kind, as
+    before, so the search variants of one board share them."""
+
+    @njit(cache=True, nogil=True)
+    def search_kernel(
+        geo, root_state, nf, ni, nkey, emove, echild, meta, tt_keys, tt_nodes,
+        lgr1, lgr2, st, path, moves, rng, iterations, c, flags,
+    ):
+        s = U(rng[0])
+        legal = np.empty(K.MAX_LEGAL, dtype=np.uint8)
+        smart = flags[FL_SMART] != 0
+        lgr = flags[FL_LGR]
+        root = meta[M_ROOT]
+        root_key = nkey[root]
+        first_side = np.int64(K.to_move(root_state))
+        done = 0
+        for _ in range(iterations):
+            if solver and ni[root, I_PROVEN] != UNPROVEN:
+                break  # the root is solved: nothing left to learn
+            K.restore(geo, st, root_state)
+            node = root
+            key = root_key
+            depth = 0
+            path[0] = root
+            nmoves = 0
+            # TREEPOLICY
+            while ni[node, I_RESULT] == K.ONGOING and not (solver and ni[node, I_PROVEN] != UNPROVEN):
+                if ni[node, I_N_EDGES] < 0:
+                    ok, s = _init_edges(geo, st, ni, emove, echild, meta, node, s, legal)
+                    if not ok:
+                        break  # no room: this node stays a leaf
+                first = ni[node, I_FIRST_EDGE]
+                expanded = ni[node, I_EXPANDED]
+                expanding = expanded < ni[node, I_N_EDGES]
+                if expanding:
+                    # EXPAND the next untried action (unless the tree is full:
+                    # then this node is the leaf the playout starts from).
+                    if meta[M_NODES] >= ni.shape[0]:
+                        meta[M_FULL] = 1
+                        break
+                    e = first + expanded
+                else:
+                    e = _best_child(nf, ni, echild, node, c, solver)
+                    if e < 0:
+                        # Every move loses (reached through another path of the
+                        # graph before this node was re-proven): prove it now.
+                        ni[node, I_PROVEN] = _prove(ni, emove, echild, node)
+                        break
+                # One call site for both (each inlined copy of a move costs
+                # compilation time).
+                result, nmoves, key = _step(geo, st, emove[e], moves, nmoves, key, use_tt, bitboard)
+                if not expanding:
+                    node = echild[e]
+                    depth += 1
+                    path[depth] = node
+                    continue
                 child = -1
                 if use_tt:
                     child = _tt_find(tt_keys, tt_nodes, key)
@@ -490,53 +551,48 @@ def search(
                 path[depth] = child
                 node = child
                 break
-            e = _best_child(nf, ni, echild, node, c, solver)
-            if e < 0:
-                # Every move loses (reached through another path of the
-                # graph before this node was re-proven): prove it now.
-                ni[node, I_PROVEN] = _prove(ni, emove, echild, node)
-                break
-            result, nmoves, key = _step(geo, st, emove[e], moves, nmoves, key, use_tt)
-            node = echild[e]
-            depth += 1
-            path[depth] = node
-        # DEFAULTPOLICY
-        proven = ni[node, I_PROVEN] if solver else UNPROVEN
-        turn = ni[node, I_TURN]
-        if ni[node, I_RESULT] != K.ONGOING:
-            result = U(ni[node, I_RESULT])
-            reward = _reward(result, turn)
-        elif proven != UNPROVEN:
-            result = U(K.ONGOING)
-            reward = 1.0 if proven == PROVEN_WIN else (0.0 if proven == PROVEN_LOSS else 0.5)
-        elif plain:
-            result, s = K.random_playout(geo, st, s)
-            reward = _reward(result, turn)
-        else:
-            result, s, nmoves = policy_playout(geo, st, s, smart, lgr, lgr1, lgr2, moves, nmoves)
-            reward = _reward(result, turn)
-            if lgr > 0:
-                _learn_replies(lgr, lgr1, lgr2, moves, nmoves, first_side, result)
-        # BACKUP
-        for d in range(depth, -1, -1):
-            v = path[d]
-            visits = nf[v, F_VISITS] + 1.0
-            qsum = nf[v, F_QSUM] + reward
-            nf[v, F_VISITS] = visits
-            nf[v, F_QSUM] = qsum
-            nf[v, F_MEAN] = qsum / visits
-            nf[v, F_INVSQRT] = 1.0 / np.sqrt(visits)
-            reward = 1.0 - reward
-        if solver:
-            for d in range(depth - 1, -1, -1):
+            # DEFAULTPOLICY
+            proven = ni[node, I_PROVEN] if solver else UNPROVEN
+            turn = ni[node, I_TURN]
+            if ni[node, I_RESULT] != K.ONGOING:
+                result = U(ni[node, I_RESULT])
+                reward = _reward(result, turn)
+            elif proven != UNPROVEN:
+                result = U(K.ONGOING)
+                reward = 1.0 if proven == PROVEN_WIN else (0.0 if proven == PROVEN_LOSS else 0.5)
+            elif plain:
+                result, s = K.random_playout_encoded(geo, st, s, has_bonus, bitboard)
+                reward = _reward(result, turn)
+            else:
+                if bitboard:
+                    result, s, nmoves = _policy_playout_bb(geo, st, s, smart, lgr, lgr1, lgr2, moves, nmoves)
+                else:
+                    result, s, nmoves = _policy_playout_lines(geo, st, s, smart, lgr, lgr1, lgr2, moves, nmoves)
+                reward = _reward(result, turn)
+                if lgr > 0:
+                    _learn_replies(lgr, lgr1, lgr2, moves, nmoves, first_side, result)
+            # BACKUP
+            for d in range(depth, -1, -1):
                 v = path[d]
-                if ni[v, I_PROVEN] != UNPROVEN:
-                    break
-                p = _prove(ni, emove, echild, v)
-                if p == UNPROVEN:
-                    break
-                ni[v, I_PROVEN] = p
-        done += 1
-    meta[M_ITERATIONS] += done
-    rng[0] = s
-    return done
+                visits = nf[v, F_VISITS] + 1.0
+                qsum = nf[v, F_QSUM] + reward
+                nf[v, F_VISITS] = visits
+                nf[v, F_QSUM] = qsum
+                nf[v, F_MEAN] = qsum / visits
+                nf[v, F_INVSQRT] = 1.0 / np.sqrt(visits)
+                reward = 1.0 - reward
+            if solver:
+                for d in range(depth - 1, -1, -1):
+                    v = path[d]
+                    if ni[v, I_PROVEN] != UNPROVEN:
+                        break
+                    p = _prove(ni, emove, echild, v)
+                    if p == UNPROVEN:
+                        break
+                    ni[v, I_PROVEN] = p
+            done += 1
+        meta[M_ITERATIONS] += done
+        rng[0] = s
+        return done
+
+    return search_kernel

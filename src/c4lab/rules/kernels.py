@@ -45,6 +45,8 @@ unsigned integers gives floats in numba.  Hence the ``U(...)`` everywhere.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
 
@@ -220,8 +222,11 @@ def board_grid(geo: np.ndarray, st: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------
 
 
-@njit(cache=True)
-def new_geometry(width, height, forbidden, bonus):
+# Built once per board, in plain Python and numpy: compiling them cost more
+# than a first move's worth of time with an empty cache.
+
+
+def new_geometry(width: int, height: int, forbidden: np.ndarray, bonus: int) -> np.ndarray:
     """The geometry of a ``width`` x ``height`` board.
 
     ``forbidden`` holds cell indices (``col * 16 + row``); ``bonus`` is a cell
@@ -231,42 +236,36 @@ def new_geometry(width, height, forbidden, bonus):
     geo[G_W] = width
     geo[G_H] = height
     geo[G_BONUS] = bonus
-    geo[G_PLAYABLE] = width * height - forbidden.shape[0]
+    geo[G_PLAYABLE] = width * height - len(forbidden)
     geo[G_BITBOARD] = 1 if width * (height + 1) <= 64 else 0
-    for c in range(12):
+    blocked = {int(f) for f in forbidden}
+    table = geo[int(G_NEXT) :].reshape(MAX_SIDE, int(STRIDE))
+    for c in range(MAX_SIDE):
         nxt = height
-        for r in range(15, -1, -1):
-            if r < height:
-                blocked = False
-                for f in forbidden:
-                    if f == c * 16 + r:
-                        blocked = True
-                if not blocked:
-                    nxt = r
-                geo[G_NEXT + U(c * 16 + r)] = nxt
-            else:
-                geo[G_NEXT + U(c * 16 + r)] = height
+        table[c, height:] = height
+        for r in range(height - 1, -1, -1):
+            if c * 16 + r not in blocked:
+                nxt = r
+            table[c, r] = nxt
     return geo
 
 
-@njit(cache=True)
-def new_state(geo, forbidden):
+def new_state(geo: np.ndarray, forbidden: np.ndarray) -> np.ndarray:
     """The state of the empty board of ``geo``."""
     st = np.zeros(STATE_LEN, dtype=np.uint16)
-    width = U(geo[G_W])
-    height = U(geo[G_H])
+    width = int(geo[G_W])
+    height = int(geo[G_H])
     st[S_EMPTY] = geo[G_PLAYABLE]
     st[S_LAST] = NO_LAST
     for f in forbidden:
-        st[S_BOARD + U(f)] = FORBIDDEN
-    n = U0
-    for c in range(12):
-        c = U(c)
-        h = U(geo[G_NEXT + c * STRIDE]) if c < width else height
-        st[S_HEIGHT + c] = h
+        st[int(S_BOARD) + int(f)] = FORBIDDEN
+    n = 0
+    for c in range(MAX_SIDE):
+        h = int(geo[int(G_NEXT) + c * int(STRIDE)]) if c < width else height
+        st[int(S_HEIGHT) + c] = h
         if h < height:
-            st[S_AVAIL + n] = c
-            n += U1
+            st[int(S_AVAIL) + n] = c
+            n += 1
     st[S_NAVAIL] = n
     if st[S_EMPTY] == 0:
         st[S_RESULT] = DRAW
@@ -530,13 +529,11 @@ def check(geo, st, code):
     return OK
 
 
-@njit(inline="always", cache=True)
-def apply(geo, st, code):
-    """Apply move ``code``, assumed legal, to ``st`` in place.
-
-    Returns ``(piece cell, ban cell or NO_CELL, result)``: what a search needs
-    to update its own keys (see ``ZOBRIST``) without reading the board.
-    """
+@njit(inline="always")
+def apply_encoded(geo, st, code, bitboard):
+    """``apply`` for a kernel specialised to one kind of board: ``bitboard``
+    (``fits_one_word(geo)``, see ``board_kind``) is a compile-time constant
+    there, so only one win-test encoding is compiled in."""
     code = U(code)
     side = U(st[S_TURN])
     empty = U(st[S_EMPTY])
@@ -544,7 +541,7 @@ def apply(geo, st, code):
     c = code & U(15)
     cell, won, empty, navail, bb = _drop(
         geo, st, side, c, _avail_index(st, c), empty, navail,
-        _load_bb(st, side), U(geo[G_H]) + U1, geo[G_BITBOARD] != 0,
+        _load_bb(st, side), U(geo[G_H]) + U1, bitboard,
     )
     _store_bb(st, side, bb)
     ban_cell = U(NO_CELL)
@@ -555,6 +552,16 @@ def apply(geo, st, code):
     _store_header(st, side, cell, empty, navail, result, U1)
     geo, st = geo, st  # noqa: PLW0127  (see "Inlined helpers" above)
     return cell, ban_cell, result
+
+
+@njit(inline="always", cache=True)
+def apply(geo, st, code):
+    """Apply move ``code``, assumed legal, to ``st`` in place.
+
+    Returns ``(piece cell, ban cell or NO_CELL, result)``: what a search needs
+    to update its own keys (see ``ZOBRIST``) without reading the board.
+    """
+    return apply_encoded(geo, st, code, geo[G_BITBOARD] != 0)
 
 
 @njit(cache=True)
@@ -679,15 +686,15 @@ def _zobrist_table() -> np.ndarray:
 ZOBRIST = _zobrist_table()
 
 
-@njit(cache=True)
-def board_key(geo, st):
-    """The Zobrist key of ``st``, computed from its board (O(cells))."""
-    key = U0
-    for c in range(U(geo[G_W])):
-        for r in range(U(geo[G_H])):
-            piece = st[S_BOARD + c * STRIDE + r]
-            if piece == PIECE_A or piece == PIECE_B or piece == BAN:
-                key ^= ZOBRIST[piece, c * STRIDE + r]
+def board_key(geo: np.ndarray, st: np.ndarray) -> np.uint64:
+    """The Zobrist key of ``st``, computed from its board (O(cells); plain
+    numpy: called once per search, not worth a compilation)."""
+    grid = board_grid(geo, st)
+    key = np.uint64(0)
+    for piece in (PIECE_A, PIECE_B, BAN):
+        cols, rows = np.nonzero(grid == piece)
+        if len(cols):
+            key ^= np.bitwise_xor.reduce(ZOBRIST[piece, cols * int(STRIDE) + rows])
     return key
 
 
@@ -810,21 +817,23 @@ def _playout(geo, st, s, has_bonus, bitboard):
     return result, s
 
 
-@njit(cache=True)
-def random_playout(geo, st, s):
+def board_kind(geo: np.ndarray) -> tuple[bool, bool]:
+    """``(has_bonus, bitboard)``: whether the board has a bonus cell and
+    whether its win test uses one-word bitboards.  The kernels whose inner
+    loop depends on these are compiled once per kind (see ``random_playout``)
+    and the caller, in Python, picks the one for its board."""
+    return bool(geo[G_BONUS] != NO_CELL), bool(geo[G_BITBOARD] != 0)
+
+
+def random_playout(geo: np.ndarray, st: np.ndarray, s: int | np.uint64) -> tuple[int, int]:
     """Play random tokens in place until the game ends.
 
-    Returns ``(result, rng state)``.
+    Returns ``(result, rng state)``.  Runs the compiled playout of the
+    board's kind (``board_kind``): only the kinds a process plays on are
+    compiled, and the loop tests neither the encoding nor, without a bonus
+    cell, the bonus.
     """
-    s = U(s)
-    has_bonus = geo[G_BONUS] != NO_CELL
-    if geo[G_BITBOARD]:
-        if has_bonus:
-            return _playout(geo, st, s, True, True)
-        return _playout(geo, st, s, False, True)
-    if has_bonus:
-        return _playout(geo, st, s, True, False)
-    return _playout(geo, st, s, False, False)
+    return _PLAYOUT_KERNELS[board_kind(geo)][0](geo, st, s)
 
 
 @njit(cache=True)
@@ -869,22 +878,58 @@ def _playout_batch(geo, start, st, n, s, has_bonus, bitboard):
     return s, counts, tokens
 
 
-@njit(cache=True)
-def playout_batch(geo, start, n, seed):
+def playout_batch(geo: np.ndarray, start: np.ndarray, n: int, seed: int) -> tuple[int, int, int, int]:
     """Run ``n`` random playouts from ``start``: the benchmark's inner loop.
 
-    Returns ``(wins of A, wins of B, draws, tokens played)``.
+    Returns ``(wins of A, wins of B, draws, tokens played)``.  Compiled per
+    kind of board, like ``random_playout``.
     """
-    st = start.copy()
-    s = seed_rng(seed)
-    has_bonus = geo[G_BONUS] != NO_CELL
-    if geo[G_BITBOARD]:
+    return _PLAYOUT_KERNELS[board_kind(geo)][1](geo, start, n, seed)
+
+
+def _playout_kernels(has_bonus: bool, bitboard: bool) -> tuple[Any, Any]:
+    """The compiled ``random_playout`` and ``playout_batch`` of one kind of
+    board.  ``has_bonus`` and ``bitboard`` are constants of the closures, so
+    each kind is its own small compilation (numba caches each one under a
+    key that includes them), made on first use only: compiling the four
+    kinds in one function took four times as long, mostly in numba's
+    inlining, and the first move paid for all of them."""
+
+    @njit(cache=True, nogil=True)
+    def random_playout_kernel(geo, st, s):
+        return _playout(geo, st, U(s), has_bonus, bitboard)
+
+    @njit(cache=True)
+    def playout_batch_kernel(geo, start, n, seed):
+        st = start.copy()
+        _, counts, tokens = _playout_batch(geo, start, st, n, seed_rng(seed), has_bonus, bitboard)
+        return counts[WIN_A], counts[WIN_B], counts[DRAW], tokens
+
+    return random_playout_kernel, playout_batch_kernel
+
+
+_random_playout_bb, _playout_batch_bb = _playout_kernels(False, True)
+_random_playout_bb_bonus, _playout_batch_bb_bonus = _playout_kernels(True, True)
+_random_playout_lines, _playout_batch_lines = _playout_kernels(False, False)
+_random_playout_lines_bonus, _playout_batch_lines_bonus = _playout_kernels(True, False)
+_PLAYOUT_KERNELS = {
+    (False, True): (_random_playout_bb, _playout_batch_bb),
+    (True, True): (_random_playout_bb_bonus, _playout_batch_bb_bonus),
+    (False, False): (_random_playout_lines, _playout_batch_lines),
+    (True, False): (_random_playout_lines_bonus, _playout_batch_lines_bonus),
+}
+
+
+@njit(inline="always")
+def random_playout_encoded(geo, st, s, has_bonus, bitboard):
+    """``random_playout`` from a kernel specialised to one kind of board
+    (``board_kind(geo)``, constants there): numba drops the branches of the
+    other kinds before it types anything, so the kernel calls (and compiles)
+    the playout of its kind only."""
+    if bitboard:
         if has_bonus:
-            s, counts, tokens = _playout_batch(geo, start, st, n, s, True, True)
-        else:
-            s, counts, tokens = _playout_batch(geo, start, st, n, s, False, True)
-    elif has_bonus:
-        s, counts, tokens = _playout_batch(geo, start, st, n, s, True, False)
-    else:
-        s, counts, tokens = _playout_batch(geo, start, st, n, s, False, False)
-    return counts[WIN_A], counts[WIN_B], counts[DRAW], tokens
+            return _random_playout_bb_bonus(geo, st, s)
+        return _random_playout_bb(geo, st, s)
+    if has_bonus:
+        return _random_playout_lines_bonus(geo, st, s)
+    return _random_playout_lines(geo, st, s)

@@ -107,7 +107,9 @@ class Position:
             dtype=np.int64,
         )
         state = start.copy()
-        done, err = K.play_all(geo, state, codes)
+        # A board with no moves needs no kernel (nor its compilation, on a
+        # first run with an empty cache).
+        done, err = K.play_all(geo, state, codes) if tokens else (0, K.OK)
         if err != K.OK:
             token = tokens[done]
             before = start.copy()
