@@ -17,6 +17,7 @@ from c4lab.agents import (
     make_agent,
     parse_spec,
 )
+from c4lab.game import play_game
 from c4lab.rules import Move, Position, Variant
 from testkit import Script
 
@@ -46,11 +47,8 @@ def test_the_registry_lists_every_agent() -> None:
 
 
 def play_out(agent: Agent, position: Position) -> Position:
-    while not position.is_over:
-        move = agent.choose(position, Budget(iterations=1))
-        assert move in position.legal_moves()
-        position = position.play(move)
-    return position
+    """``agent`` against itself to the end (an illegal move raises)."""
+    return play_game(agent, agent, position, Budget(iterations=1)).final
 
 
 def test_the_random_agent_always_plays_legal_moves_on_every_kind_of_board() -> None:

@@ -13,8 +13,8 @@ import pytest
 from click.testing import CliRunner
 
 from c4lab.agents import Agent, Budget, make_agent
-from c4lab.arena.executors import LocalExecutor, play_pair
-from c4lab.arena.referee import Game, referee_game
+from c4lab.arena.executors import LocalExecutor
+from c4lab.arena.referee import Game, play_pair
 from c4lab.arena.report import (
     NOT_AVAILABLE,
     NOTE,
@@ -29,6 +29,7 @@ from c4lab.arena.runner import run_arena
 from c4lab.arena.schedule import ArenaConfig, ArenaError, read_openings
 from c4lab.arena.stats import SPRT
 from c4lab.cli import main
+from c4lab.game import play_game
 from c4lab.rules import Move, Position
 
 RANDOMS = ("random:seed=1", "random:seed=2")
@@ -131,7 +132,7 @@ def test_an_agent_that_crashes_cheats_or_overruns_loses_and_the_record_says_why(
     other = make_agent("random:seed=3")
     other.choose(Position.parse("7x6"))  # loads the compiled kernels before the clock runs
     a, b = (culprit, other) if side == "A" else (other, culprit)
-    game = referee_game(a, b, Position.parse("7x6"), limit=0.1, margin=0.1, a_spec="a", b_spec="b")
+    game = Game.of(play_game(a, b, Position.parse("7x6"), a_spec="a", b_spec="b", policy="judge", limit=0.1, margin=0.1))
     assert game.forfeit is not None
     assert (game.forfeit.side, game.forfeit.reason) == (side, reason)
     assert detail in game.forfeit.detail
@@ -142,10 +143,10 @@ def test_an_agent_that_crashes_cheats_or_overruns_loses_and_the_record_says_why(
 
 
 def test_a_normal_game_is_recorded_as_one_position_string_with_its_result_and_times():
-    game = referee_game(
-        make_agent("heuristic:seed=1"), make_agent("random:seed=2"), Position.parse("7x6:d"), limit=5, margin=1,
-        a_spec="heuristic:seed=1", b_spec="random:seed=2",
-    )
+    game = Game.of(play_game(
+        make_agent("heuristic:seed=1"), make_agent("random:seed=2"), Position.parse("7x6:d"),
+        a_spec="heuristic:seed=1", b_spec="random:seed=2", policy="judge", limit=5, margin=1,
+    ))
     position = Position.parse(game.position)
     assert position.is_over and position.result == game.result
     assert game.position.startswith("7x6:d")

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 from c4lab.agents import Budget, SpecError, make_agent
-from c4lab.arena.match import play_game
 from c4lab.engine import EngineAgent, EngineError, ProtocolError, parse_command, parse_reply
 from c4lab.engine.protocol import BestMove, Error, Go, Info, Option, SetOption, SetPosition
 from c4lab.engine.serve import serve
+from c4lab.game import play_game
 from c4lab.rules import Move, Position
 
 ENGINE = [sys.executable, "-m", "c4lab", "engine"]

@@ -8,8 +8,9 @@ import pytest
 
 from c4lab.agents import agent_infos, make_agent
 from c4lab.agents.heuristic import HeuristicAgent, threats
+from c4lab.game import play_game
 from c4lab.rules import Position, Variant
-from test_minimax import play_game, random_positions, safe_moves, winning_moves
+from test_minimax import random_positions, safe_moves, winning_moves
 
 
 def heuristic(seed: int = 0) -> HeuristicAgent:
@@ -33,7 +34,7 @@ def test_heuristic_always_plays_a_legal_move_on_every_kind_of_board() -> None:
 
 def test_the_same_seed_plays_the_same_game() -> None:
     board = Position.parse("8x8/Xd4/Bc2")
-    games = [play_game(heuristic(s), heuristic(s + 100), board).notation for s in (1, 1, 2, 3)]
+    games = [play_game(heuristic(s), heuristic(s + 100), board).final.notation for s in (1, 1, 2, 3)]
     assert games[0] == games[1] and len(set(games)) >= 2
 
 

@@ -20,7 +20,7 @@ from c4lab.adapters.kaggle import (
     to_connectx,
 )
 from c4lab.agents import Agent, Budget, make_agent
-from c4lab.arena.match import play_game
+from c4lab.game import play_game
 from c4lab.rules import Cell, Move, Piece, Position, Variant
 
 

@@ -8,9 +8,10 @@ import time
 
 import pytest
 
-from c4lab.agents import Agent, Budget, agent_infos, make_agent
+from c4lab.agents import Budget, agent_infos, make_agent
 from c4lab.agents.evaluation import WEIGHTS, evaluate
 from c4lab.agents.minimax import WIN, MinimaxAgent, SearchTable, bench_minimax, exact_score, search
+from c4lab.game import play_game
 from c4lab.rules import Move, Position, Variant
 
 
@@ -237,21 +238,12 @@ def test_ban_pieces_and_forbidden_cells_break_windows() -> None:
     assert evaluate(Position.parse("5x5/Xd1:b")) == evaluate(Position.parse("5x5:b")) + 2 * WEIGHTS[1]
 
 
-def play_game(first: Agent, second: Agent, position: Position) -> Position:
-    agents = {"A": first, "B": second}
-    while not position.is_over:
-        move = agents[position.to_move].choose(position)  # type: ignore[index]
-        assert move in position.legal_moves()
-        position = position.play(move)
-    return position
-
-
 def test_minimax_beats_random_in_nearly_every_game() -> None:
     wins = 0
     for seed in range(5):
         board = Position(Variant.enhanced(seed, bonus=seed % 2 == 1))
         agent = minimax("minimax:depth=4")
-        wins += play_game(agent, make_agent(f"random:seed={seed}"), board).result == "A"
+        wins += play_game(agent, make_agent(f"random:seed={seed}"), board).result == "A"  # an illegal move raises
         wins += play_game(make_agent(f"random:seed={seed}"), agent, board).result == "B"
     assert wins >= 9
 

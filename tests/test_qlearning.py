@@ -17,6 +17,7 @@ from c4lab.agents import SpecError, make_agent
 from c4lab.agents.qlearning import QLearningAgent
 from c4lab.agents.qtable import FORMAT, QTable, TableError, check_board, position_keys
 from c4lab.cli import main
+from c4lab.game import play_game
 from c4lab.learning.qlearning import QLearner, TrainConfig, evaluate, train
 from c4lab.rules import Move, Position
 from c4lab.rules import kernels as K
@@ -259,13 +260,9 @@ def test_trained_on_a_bonus_board_the_agent_plays_legal_moves_bans_included() ->
     random_player = make_agent("random:seed=4")
     played_bans = False
     for game in range(40):
-        position = Position.parse("4x4/Bb1")
-        while not position.is_over:
-            player = agent if (position.ply % 2 == 0) == (game % 2 == 0) else random_player
-            move = player.choose(position)
-            assert move in position.legal_moves()
-            played_bans |= move.ban is not None
-            position = position.play(move)
+        sides = (agent, random_player) if game % 2 == 0 else (random_player, agent)
+        final = play_game(*sides, Position.parse("4x4/Bb1")).final  # an illegal move raises
+        played_bans |= any(move.ban is not None for move in final.moves)
     assert played_bans
 
 

@@ -14,6 +14,7 @@ from c4lab.agents import uct_search as S
 from c4lab.agents.master import TIME_MARGIN as MASTER_MARGIN
 from c4lab.agents.uct import TIME_MARGIN, UCTAgent
 from c4lab.arena.match import paired_match, random_openings
+from c4lab.game import play_game
 from c4lab.rules import Move, Position, Variant
 from c4lab.rules import kernels as K
 from c4lab.solver import solve
@@ -113,11 +114,7 @@ def test_every_variant_plays_legal_moves_on_every_kind_of_board(name: str) -> No
     agent = make_agent(spec(name, seed=3))
     for game in range(6):
         position = Position(Variant.enhanced(rng, forbidden=rng.randint(0, 2), bonus=game % 2 == 0))
-        agent.new_game()
-        while not position.is_over:
-            move = agent.choose(position, Budget(iterations=200))
-            assert move in position.legal_moves()
-            position = position.play(move)
+        play_game(agent, agent, position, Budget(iterations=200))  # an illegal move raises
 
 
 @pytest.mark.parametrize("name", VARIANTS)

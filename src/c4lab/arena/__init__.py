@@ -1,13 +1,14 @@
 """Agents against agents.
 
-``match``: single games and quick paired matches (``play_game``,
-``paired_match``).  The arena proper (``c4lab arena``) is in its own
-modules, imported where used: ``schedule`` (``ArenaConfig``), ``referee``,
-``executors``, ``results``, ``runner`` (``run_arena``), ``stats`` and
-``report``.  They are not imported here because ``schedule`` registers the
-``engine:cmd=...`` agent, which only local commands may offer.
+``match``: quick paired matches (``paired_match``; one game is
+``c4lab.game.play_game``).  The arena proper (``c4lab arena``) is in its
+own modules, imported where used: ``schedule`` (``ArenaConfig``),
+``referee`` (judged games, the ``Game`` record), ``executors``,
+``results``, ``runner`` (``run_arena``), ``stats`` and ``report``.  They are
+not imported here because ``schedule`` registers the ``engine:cmd=...``
+agent, which only local commands may offer.
 """
 
-from c4lab.arena.match import GameRecord, MatchResult, paired_match, play_game
+from c4lab.arena.match import MatchResult, paired_match
 
-__all__ = ["GameRecord", "MatchResult", "paired_match", "play_game"]
+__all__ = ["MatchResult", "paired_match"]

@@ -2,7 +2,7 @@
 
 An executor takes ``PairTask``s and yields each task's two games as soon as
 they are done (in whatever order they finish).  Both run the same
-``play_pair`` in their workers.
+``play_pair`` (``c4lab.arena.referee``) in their workers.
 """
 
 from __future__ import annotations
@@ -17,33 +17,8 @@ from multiprocessing.pool import Pool
 from queue import SimpleQueue
 from typing import Any, Protocol
 
-from c4lab.agents import make_agent
-from c4lab.arena.referee import referee_game
+from c4lab.arena.referee import play_pair
 from c4lab.arena.schedule import PairTask
-from c4lab.rules import Position
-
-
-def play_pair(task: PairTask) -> tuple[PairTask, list[dict[str, Any]]]:
-    """The two games of ``task`` (as JSON-ready dicts): ``first`` plays A,
-    then the sides are swapped.  Every game gets freshly built agents, so
-    a game depends only on the two specs and the start, not on which worker
-    played what before (seeded agents with a fixed budget replay it
-    exactly).  Building an agent costs well under a millisecond: the
-    compiled kernels are loaded once per process."""
-    start = Position.parse(task.start)
-    games = []
-    for game, (a, b) in enumerate(((task.first, task.second), (task.second, task.first))):
-        agents = (make_agent(a), make_agent(b))
-        try:
-            record = referee_game(
-                *agents, start, limit=task.limit, margin=task.margin,
-                a_spec=a, b_spec=b, pairing=task.pairing, pair=task.pair, game=game,
-            )
-        finally:
-            for agent in agents:
-                agent.close()
-        games.append(record.to_dict())
-    return task, games
 
 
 class Executor(Protocol):

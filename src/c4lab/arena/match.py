@@ -1,7 +1,8 @@
-"""Playing agents against each other: one game, and paired matches.
+"""Quick paired matches, and the random starts they (and the arena) use.
 
 A *paired* match plays every opening twice, sides swapped, so that neither
-agent profits from a lucky board or from moving first.
+agent profits from a lucky board or from moving first.  Each game is played
+by the one game loop (``c4lab.game.play_game``), errors raised.
 """
 
 from __future__ import annotations
@@ -9,23 +10,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from c4lab.agents import Agent, Budget, make_agent
+from c4lab.agents import Budget, make_agent
+from c4lab.game import GameRecord, play_game
 from c4lab.rules import Position, Variant
-
-
-@dataclass(frozen=True)
-class GameRecord:
-    """A finished game: who played A and B, the final position."""
-
-    a: str
-    b: str
-    final: Position
-
-    @property
-    def winner(self) -> str | None:
-        """The spec that won, or None for a draw."""
-        result = self.final.result
-        return self.a if result == "A" else self.b if result == "B" else None
 
 
 @dataclass
@@ -49,19 +36,6 @@ class MatchResult:
     def rate(self, spec: str) -> float:
         """The score of ``spec`` as a fraction of the games."""
         return self.score(spec) / len(self.games) if self.games else 0.0
-
-
-def play_game(
-    a: Agent, b: Agent, start: Position, budget: Budget | None = None, a_spec: str = "", b_spec: str = ""
-) -> GameRecord:
-    """Play ``start`` to the end, ``a`` moving for A and ``b`` for B."""
-    for agent in (a, b):
-        agent.new_game()
-    position = start
-    while not position.is_over:
-        agent = a if position.to_move == "A" else b
-        position = position.play(agent.choose(position, budget))
-    return GameRecord(a_spec or a.spec, b_spec or b.spec, position)
 
 
 def paired_match(

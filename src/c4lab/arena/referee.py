@@ -1,37 +1,23 @@
-"""One refereed game: the agents move in turn, the referee checks and times
-every move.
+"""The arena's referee: a task's two games, judged, and the record of each.
 
-An agent loses the game (a *forfeit*) when it raises an error, returns a
-move that is not legal, or takes longer than the enforced limit plus its
-margin.  The limit is measured, not imposed: the referee cannot interrupt a
-compiled search in the middle, so a slow move is played out and then
-judged.  (Engines in other processes have their own hard timeout: see
-``c4lab.engine``.)
+Every game is played by the one game loop (``c4lab.game.play_game``) under
+the ``"judge"`` policy: an agent loses the game (a *forfeit*) when it raises
+an error, answers something that is not a legal move, or takes longer than
+the enforced limit plus its margin.  ``Game`` is the record the arena keeps:
+one JSON line of the results file.
 """
 
 from __future__ import annotations
 
-import time
-import traceback
 from dataclasses import dataclass, field
 from typing import Any
 
-from c4lab.agents import Agent
-from c4lab.rules import IllegalMoveError, Move, Position
+from c4lab.agents import make_agent
+from c4lab.arena.schedule import PairTask
+from c4lab.game import Forfeit, GameRecord, play_game
+from c4lab.rules import Position
 
 RESULTS = ("A", "B", "draw")
-
-
-@dataclass(frozen=True)
-class Forfeit:
-    """Who lost the game without finishing it, and why."""
-
-    side: str  # "A" or "B"
-    reason: str  # "crash", "illegal", "time"
-    detail: str
-
-    def to_dict(self) -> dict[str, str]:
-        return {"side": self.side, "reason": self.reason, "detail": self.detail}
 
 
 @dataclass(frozen=True)
@@ -91,6 +77,23 @@ class Game:
             forfeit=Forfeit(str(forfeit["side"]), str(forfeit["reason"]), str(forfeit["detail"])) if forfeit else None,
         )
 
+    @classmethod
+    def of(cls, record: GameRecord, pairing: int = 0, pair: int = 0, game: int = 0) -> Game:
+        """The arena's record of a game the loop played, placed in the
+        schedule (``pairing``, ``pair``, ``game``)."""
+        return cls(
+            position=record.final.notation,
+            result=record.result,
+            a=record.a,
+            b=record.b,
+            start=record.start.notation,
+            pairing=pairing,
+            pair=pair,
+            game=game,
+            times=record.times,
+            forfeit=record.forfeit,
+        )
+
     @property
     def width(self) -> int:
         return Position.parse(self.start).variant.width
@@ -107,63 +110,24 @@ class Game:
         return 0.5 if self.result == "draw" else 1.0 if self.result == side else 0.0
 
 
-def referee_game(
-    a: Agent,
-    b: Agent,
-    start: Position,
-    *,
-    limit: float,
-    margin: float,
-    a_spec: str = "",
-    b_spec: str = "",
-    pairing: int = 0,
-    pair: int = 0,
-    game: int = 0,
-) -> Game:
-    """Play ``start`` to the end, ``a`` moving for A and ``b`` for B, and
-    judge every move."""
-    for agent in (a, b):
-        agent.new_game()
-    position = start
-    times: dict[str, list[float]] = {"A": [], "B": []}
-    forfeit: Forfeit | None = None
-    while not position.is_over:
-        side = position.to_move
-        assert side is not None
-        agent = a if side == "A" else b
-        began = time.perf_counter()
+def play_pair(task: PairTask) -> tuple[PairTask, list[dict[str, Any]]]:
+    """The two games of ``task`` (as JSON-ready dicts), judged: ``first``
+    plays A, then the sides are swapped.  Every game gets freshly built
+    agents, so a game depends only on the two specs and the start, not on
+    which worker played what before (seeded agents with a fixed budget
+    replay it exactly).  Building an agent costs well under a millisecond:
+    the compiled kernels are loaded once per process.  The executors run
+    this in their workers."""
+    start = Position.parse(task.start)
+    games = []
+    for game, (a, b) in enumerate(((task.first, task.second), (task.second, task.first))):
+        agents = (make_agent(a), make_agent(b))
         try:
-            move = agent.choose(position)
-        except Exception as err:  # noqa: BLE001  (any failure of the agent loses its game)
-            last = traceback.extract_tb(err.__traceback__)[-1:]
-            where = f" at {last[0].filename}:{last[0].lineno}" if last else ""
-            forfeit = Forfeit(side, "crash", f"{type(err).__name__}: {err}{where}")
-            break
-        elapsed = time.perf_counter() - began
-        times[side].append(round(elapsed, 5))  # 10 µs: as saved, so a record reads back equal
-        if elapsed > limit + margin:
-            forfeit = Forfeit(side, "time", f"move {position.ply + 1} took {elapsed:.2f} s (limit {limit:g} s + {margin:g} s)")
-            break
-        try:
-            if not isinstance(move, Move | str):
-                raise IllegalMoveError(f"{move!r} is not a move")
-            position = position.play(move)
-        except (IllegalMoveError, ValueError) as err:
-            forfeit = Forfeit(side, "illegal", f"move {position.ply + 1}: {move!s}: {err}")
-            break
-    if forfeit is not None:
-        result = "B" if forfeit.side == "A" else "A"
-    else:
-        result = position.result or "draw"
-    return Game(
-        position=position.notation,
-        result=result,
-        a=a_spec or a.spec,
-        b=b_spec or b.spec,
-        start=start.notation,
-        pairing=pairing,
-        pair=pair,
-        game=game,
-        times=times,
-        forfeit=forfeit,
-    )
+            record = play_game(
+                *agents, start, a_spec=a, b_spec=b, policy="judge", limit=task.limit, margin=task.margin
+            )
+        finally:
+            for agent in agents:
+                agent.close()
+        games.append(Game.of(record, task.pairing, task.pair, game).to_dict())
+    return task, games

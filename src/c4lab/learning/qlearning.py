@@ -74,7 +74,7 @@ from numba.typed import Dict
 from c4lab.agents import make_agent
 from c4lab.agents.qlearning import QLearningAgent
 from c4lab.agents.qtable import QTable, action_index, check_board, position_keys
-from c4lab.arena.match import play_game
+from c4lab.game import play_game
 from c4lab.rules import Position
 from c4lab.rules import kernels as K
 
@@ -337,7 +337,7 @@ def evaluate(table: QTable, opponent: str, games: int, seed: int = 0, start: Pos
     for g in range(games):
         as_a = g < (games + 1) // 2
         record = play_game(agent, other, start) if as_a else play_game(other, agent, start)
-        result = record.final.result
+        result = record.result
         if result == "draw":
             draws += 1
         elif (result == "A") == as_a:

@@ -2,8 +2,10 @@
 
 Who plays each side is an agent spec (``human`` for a person, so two people
 can share a keyboard and two agents can play each other).  The game moves
-``Position``s and move tokens only; the board is drawn with rich when the
-output is a terminal and as plain text otherwise (pipes, tests).
+``Position``s and move tokens only, through the one game loop
+(``c4lab.game.play_game``: its hooks draw the board and pause between
+moves); the board is drawn with rich when the output is a terminal and as
+plain text otherwise (pipes, tests).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from rich.console import Console
 from rich.text import Text
 
 from c4lab.agents import Agent, QuitGame, make_agent
+from c4lab.game import Turn, play_game
 from c4lab.rules import Cell, Position
 from c4lab.rules.setup import starting_position
 from c4lab.rules.variant import column_letter
@@ -170,14 +173,12 @@ class TerminalGame:
 
     def play_one(self, number: int) -> bool:
         """One game; False if a person quit in the middle."""
-        position = starting_position(self.settings.board, self.settings.bonus, self.rng)
+        start = starting_position(self.settings.board, self.settings.bonus, self.rng)
         first = self.settings.first
         a_index = self.rng.randrange(2) if first == "random" else int(first) - 1
         by_side = {"A": a_index, "B": 1 - a_index}
-        for agent in self.players:
-            agent.new_game()
         header = (
-            f"Game {number} on {position.notation}: "
+            f"Game {number} on {start.notation}: "
             f"{SIDE_NAMES['A']} is {self.labels[by_side['A']]} and moves first; "
             f"{SIDE_NAMES['B']} is {self.labels[by_side['B']]}."
         )
@@ -186,23 +187,17 @@ class TerminalGame:
         delay = self.settings.delay
         if delay is None:
             delay = 0.5 if self.color and not any(p.is_human for p in self.players) else 0.0
-        note = ""
-        while not position.is_over:
-            self.show(position, header, note)
-            side = position.to_move
-            assert side is not None
-            index = by_side[side]
-            agent = self.players[index]
-            try:
-                move = agent.choose(position)
-            except (QuitGame, KeyboardInterrupt):
-                self.say(f"\nGame abandoned. The moves so far: {position.notation}")
-                return False
-            position = position.play(move)
-            note = f"{SIDE_NAMES[side]}, {self.labels[index]}, plays {move.token}."
-            if delay and not agent.is_human:
-                time.sleep(delay)
-        self.show(position, header, note)
+        screen = _Screen(self, header, by_side, delay, start)
+        try:
+            record = play_game(
+                self.players[by_side["A"]], self.players[by_side["B"]], start,
+                on_turn=screen.before_move, on_move=screen.after_move,
+            )
+        except (QuitGame, KeyboardInterrupt):
+            self.say(f"\nGame abandoned. The moves so far: {screen.position.notation}")
+            return False
+        position = record.final
+        self.show(position, header, screen.note)
         if position.result == "draw":
             self.say("The game is a draw: the board is full.")
         else:
@@ -212,6 +207,30 @@ class TerminalGame:
             self.say(f"{SIDE_NAMES[winner]}, {self.labels[by_side[winner]]}, wins with {line}!")
         self.say(f"The game in notation: {position.notation}")
         return True
+
+
+class _Screen:
+    """What one game shows between moves, as hooks of the game loop: the
+    board before each move, a note on the move just played, a pause after
+    an agent's move so that people can follow it."""
+
+    def __init__(self, game: TerminalGame, header: str, by_side: dict[str, int], delay: float, start: Position) -> None:
+        self.game = game
+        self.header = header
+        self.by_side = by_side
+        self.delay = delay
+        self.position = start  # the last position shown: where an abandoned game stopped
+        self.note = ""
+
+    def before_move(self, position: Position) -> None:
+        self.position = position
+        self.game.show(position, self.header, self.note)
+
+    def after_move(self, turn: Turn) -> None:
+        index = self.by_side[turn.side]
+        self.note = f"{SIDE_NAMES[turn.side]}, {self.game.labels[index]}, plays {turn.move.token}."
+        if self.delay and not self.game.players[index].is_human:
+            time.sleep(self.delay)
 
 
 def run_terminal_game(settings: GameSettings) -> int:

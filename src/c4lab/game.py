@@ -1,0 +1,182 @@
+"""The one game loop: two agents move in turn from a start position to the
+end of the game.
+
+The arena, the terminal game, the Q-learning evaluation and the tests all
+play through ``play_game``; what differs between them is a parameter:
+
+- the *policy* for a bad answer of an agent: ``"raise"`` lets the error
+  propagate (the agent's own exception, ``IllegalMoveError`` for an answer
+  that is no move or not a legal one, ``SlowMoveError`` for a move over the
+  time limit), for callers that trust their agents and want a traceback;
+  ``"judge"`` turns it into a lost game, a *forfeit*, whose record says
+  which side lost it and why (the arena: one broken agent must not stop a
+  run);
+- the time ``limit`` (with a ``margin``) a move may take, if any.  It is
+  measured, not imposed: a compiled search cannot be interrupted in the
+  middle, so a slow move is played out and then judged.  (Engines in other
+  processes have their own hard timeout: see ``c4lab.engine``.)
+- hooks: ``on_turn(position)`` before an agent is asked for a move (the
+  terminal game draws the board there) and ``on_move(turn)`` after a move
+  is played.  An error in a hook is the caller's and always propagates.
+
+Every move is timed, under either policy, and the record keeps the times.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from c4lab.agents import Agent, Budget
+from c4lab.rules import IllegalMoveError, Move, Position
+
+#: What a bad answer of an agent does: end the game with a forfeit, or raise.
+Policy = Literal["judge", "raise"]
+POLICIES: tuple[Policy, ...] = ("judge", "raise")
+
+
+class SlowMoveError(TimeoutError):
+    """A move that took longer than the limit plus its margin (raised under
+    the ``"raise"`` policy; ``"judge"`` records a forfeit instead)."""
+
+
+@dataclass(frozen=True)
+class Forfeit:
+    """Who lost the game without finishing it, and why."""
+
+    side: str  # "A" or "B"
+    reason: str  # "crash", "illegal", "time"
+    detail: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"side": self.side, "reason": self.reason, "detail": self.detail}
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One move as ``on_move`` sees it: ``side`` played ``move`` in
+    ``before``, which gave ``after``; the agent thought ``seconds``."""
+
+    before: Position
+    side: str
+    move: Move
+    after: Position
+    seconds: float
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """A finished game: who played A and B (their specs), where it started
+    and ended, the seconds each side took per move, and the forfeit that
+    ended it early, if one did."""
+
+    a: str
+    b: str
+    start: Position
+    final: Position
+    times: dict[str, list[float]] = field(default_factory=dict)
+    forfeit: Forfeit | None = None
+
+    @property
+    def result(self) -> str:
+        """"A", "B" or "draw"; a forfeit gives the game to the other side."""
+        if self.forfeit is not None:
+            return "B" if self.forfeit.side == "A" else "A"
+        return self.final.result or "draw"
+
+    @property
+    def winner(self) -> str | None:
+        """The spec that won, or None for a draw."""
+        result = self.result
+        return self.a if result == "A" else self.b if result == "B" else None
+
+
+def play_game(
+    a: Agent,
+    b: Agent,
+    start: Position,
+    budget: Budget | None = None,
+    a_spec: str = "",
+    b_spec: str = "",
+    *,
+    policy: Policy = "raise",
+    limit: float | None = None,
+    margin: float = 0.0,
+    on_turn: Callable[[Position], None] | None = None,
+    on_move: Callable[[Turn], None] | None = None,
+) -> GameRecord:
+    """Play ``start`` to the end, ``a`` moving for A and ``b`` for B (each
+    asked with ``budget``), and deal with a bad answer as ``policy`` says.
+    ``a_spec`` and ``b_spec`` name the sides in the record (the agents'
+    own specs by default)."""
+    if policy not in POLICIES:
+        raise ValueError(f"policy must be one of {', '.join(POLICIES)}, not {policy!r}")
+    agents = {"A": a, "B": b}
+    specs = {"A": a_spec or a.spec, "B": b_spec or b.spec}
+    for agent in (a, b):
+        agent.new_game()
+    position = start
+    times: dict[str, list[float]] = {"A": [], "B": []}
+    forfeit: Forfeit | None = None
+    while not position.is_over:
+        side = position.to_move
+        assert side is not None
+        agent = agents[side]
+        who = f"player {side} ({specs[side] or type(agent).__name__})"
+        if on_turn is not None:
+            on_turn(position)
+        began = time.perf_counter()
+        try:
+            answer = agent.choose(position, budget)
+        except Exception as err:  # any failure of the agent: raised, or it loses its game
+            if policy == "raise":
+                raise
+            forfeit = Forfeit(side, "crash", _crash_detail(err, who))
+            break
+        elapsed = time.perf_counter() - began
+        times[side].append(round(elapsed, 5))  # 10 µs: as the arena saves it, so a record reads back equal
+        try:
+            after = _judge(position, answer, who, elapsed, limit, margin)
+        except SlowMoveError as err:
+            if policy == "raise":
+                raise
+            forfeit = Forfeit(side, "time", str(err))
+            break
+        except IllegalMoveError as err:
+            if policy == "raise":
+                raise
+            forfeit = Forfeit(side, "illegal", f"move {position.ply + 1}: {err}")
+            break
+        if on_move is not None:
+            on_move(Turn(position, side, after.moves[-1], after, elapsed))
+        position = after
+    return GameRecord(specs["A"], specs["B"], start, position, times, forfeit)
+
+
+def _judge(position: Position, answer: object, who: str, elapsed: float, limit: float | None, margin: float) -> Position:
+    """The position after ``answer``, or the error that makes it a bad one:
+    ``SlowMoveError`` over the time limit, ``IllegalMoveError`` for an
+    answer that is not a move (``None``, a number, ...) or not a legal one.
+    ``who`` names the agent in the message."""
+    if limit is not None and elapsed > limit + margin:
+        raise SlowMoveError(
+            f"move {position.ply + 1} of {who} took {elapsed:.2f} s (limit {limit:g} s + {margin:g} s)"
+        )
+    if not isinstance(answer, Move | str):
+        raise IllegalMoveError(
+            position.notation, repr(answer), f"{who} answered {answer!r}, which is not a move"
+        )
+    try:
+        return position.play(answer)
+    except IllegalMoveError as err:
+        raise IllegalMoveError(err.position, err.move, f"{err.reason} (played by {who})") from None
+
+
+def _crash_detail(err: Exception, who: str) -> str:
+    """The error ``who`` raised and where (its innermost frame)."""
+    last = traceback.extract_tb(err.__traceback__)[-1:]
+    where = f" at {last[0].filename}:{last[0].lineno}" if last else ""
+    return f"{who} raised {type(err).__name__}: {err}{where}"
