@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from c4lab.agents import make_agent
 from c4lab.rules import Move, Position
 from c4lab.solver import Solver
 from c4lab.solver import database as D
@@ -187,3 +188,25 @@ def test_the_database_is_used_only_for_the_classic_board_and_can_be_turned_off()
     other = Position.parse("7x6/Xa1:dd")
     assert Solver()._database(Bitboards.of(other)) is None
     assert Solver(book=False)._database(Bitboards.of(position)) is None
+
+
+# -- the agents that use it --------------------------------------------------------
+
+
+@pytest.mark.parametrize("spec", ["perfect", "master"])
+def test_perfect_and_master_play_the_exact_move_of_the_classic_opening(spec: str) -> None:
+    agent = make_agent(spec)
+    move, analysis = agent.analyse(Position.parse("7x6"))
+    assert move == Move.parse("d")  # the only winning first move
+    assert analysis.note is not None and analysis.note.startswith("solved")
+    rng = random.Random(9)
+    solver = Solver()
+    for _ in range(6):
+        position = Position.parse("7x6")
+        for _ in range(rng.randint(1, 11)):
+            position = position.play(rng.choice(position.legal_moves()))
+        if position.is_over:
+            continue
+        scores = solver.analyze(position)
+        move = agent.choose(position)
+        assert scores[move] == max(scores.values()), position.notation

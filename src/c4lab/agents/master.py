@@ -2,8 +2,10 @@
 
 Three searches, each doing what it is best at:
 
-0. The exact solver, in the middle game as soon as it is cheap (a weak
-   solve -- win, draw or loss -- with a node or time limit): a proven win is
+0. The exact solver: in the classic opening (at most 12 pieces) its exact
+   move, read from the published 12-ply database at the search's frontier;
+   in the middle game as soon as it is cheap, a weak
+   solve (win, draw or loss) with a node or time limit: a proven win is
    played at once, and in a proven draw only the moves that keep the draw
    are left to the searches below.  (In a proven loss every move loses
    against perfect play; the searches below pick the one that is hardest to
@@ -34,6 +36,7 @@ from c4lab.agents.minimax import WIN, MinimaxAgent
 from c4lab.agents.solver_agent import solved_move
 from c4lab.agents.uct import DEFAULT_ITERATIONS, ENDGAME_CELLS, ENDGAME_NODES, ENDGAME_TABLE, UCTAgent
 from c4lab.rules import Move, Position
+from c4lab.solver.database import reaches
 
 DEFAULT_TIME = 1.0
 #: How late a timed move may come back: minimax's last depth overruns by a
@@ -111,7 +114,11 @@ class MasterAgent(Agent):
         clock = seconds if iterations is None else None  # None: run on iterations
         ruled_out: set[Move] = set()  # moves proven worse than another
         drawn = False
-        if position.empty_cells <= PROBE_CELLS:
+        if reaches(position):  # the classic opening: exact from the database, at once
+            found = solved_move(position, book=False, table_size=PROBE_TABLE, timeout=PROBE_SHARE * clock if clock else None)
+            if found is not None:
+                return found
+        elif position.empty_cells <= PROBE_CELLS:
             limit = PROBE_SHARE * clock if clock is not None else None
             found = solved_move(
                 position, book=False, table_size=PROBE_TABLE, weak=True,

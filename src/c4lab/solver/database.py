@@ -189,6 +189,18 @@ def _bitboards(position: Position) -> tuple[int, int]:
     return first, mask
 
 
+def reaches(position: Position) -> bool:
+    """Whether a search of ``position`` ends on the database's positions (a
+    classic position with at most 12 pieces, the package installed): such a
+    position is solved exactly in a fraction of a second."""
+    return (
+        position.variant == Variant.classic()
+        and position.ply <= PLY
+        and not position.is_over
+        and locate() is not None
+    )
+
+
 def locate() -> tuple[Path, str] | None:
     """The installed data file and the package's version, ``None`` when
     ``bitbully-databases`` is not installed."""
