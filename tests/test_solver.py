@@ -145,3 +145,15 @@ def test_the_python_api_takes_a_string_and_gives_the_best_moves() -> None:
 def test_a_finished_game_has_nothing_to_solve() -> None:
     with pytest.raises(ValueError, match="game is over"):
         Solver().solve(Position.parse("4x4:abababa"))
+
+
+def test_a_long_search_reports_its_progress() -> None:
+    reports = []
+    solver = Solver(progress=reports.append, progress_every=0.05)
+    assert solver.solve(Position.parse("9x8:dc"), timeout=0.6).timed_out
+    assert reports, "no progress reported during a 0.6 s search"
+    assert [r.nodes for r in reports] == sorted(r.nodes for r in reports) and reports[-1].nodes > 0
+    for report in reports:
+        if report.low is not None:
+            assert report.low <= report.probe <= report.high  # type: ignore[operator]
+        assert "nodes" in report.describe()

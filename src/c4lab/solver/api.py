@@ -16,6 +16,7 @@ import functools
 import threading
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -125,6 +126,10 @@ class Solver:
 
     table_size: int = DEFAULT_TABLE_SIZE
     book: bool = True
+    #: Called from another thread every ``progress_every`` seconds while a
+    #: search runs (after the first such period): the :class:`Progress`.
+    progress: Callable[[Progress], None] | None = None
+    progress_every: float = 1.0
     _cleared: bool = field(default=False, repr=False)
     _cpu: float = field(default=0.0, repr=False)
     _nodes_left: int | None = field(default=None, repr=False)
@@ -165,6 +170,7 @@ class Solver:
             timer = threading.Timer(left, _stop, (X,))
             timer.daemon = True
             timer.start()
+        reporter = _Reporter(X, self.progress, self.progress_every) if self.progress is not None else None
         cpu = time.process_time()
         try:
             value = call(X, tt)
@@ -172,6 +178,8 @@ class Solver:
             self._cpu += time.process_time() - cpu
             if timer is not None:
                 timer.cancel()
+            if reporter is not None:
+                reporter.stop()
         nodes = int(X[negamax.X_NODES])
         if self._nodes_left is not None:
             self._nodes_left -= nodes
@@ -255,6 +263,47 @@ class Solver:
             except SolverTimeout:
                 out[move] = None
         return out
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A running search: its nodes so far, the seconds since it started, and
+    what the root knows of the score (``low <= score <= high``; ``probe``:
+    the value it is testing), ``None`` before the first test."""
+
+    nodes: int
+    seconds: float
+    low: int | None
+    high: int | None
+    probe: int | None
+
+    def describe(self) -> str:
+        """One line: ``12.3 s  1,234,567 nodes  score in [-2, 3], testing 0``."""
+        known = "" if self.low is None else f"  score in [{self.low}, {self.high}], testing {self.probe}"
+        return f"{self.seconds:.1f} s  {self.nodes:,} nodes{known}"
+
+
+class _Reporter:
+    """Calls ``report`` with the search's progress every ``every`` seconds."""
+
+    def __init__(self, X: np.ndarray, report: Callable[[Progress], None], every: float) -> None:
+        self._X = X
+        self._report = report
+        self._every = every
+        self._start = time.monotonic()
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._done.wait(self._every):
+            window = negamax.window_of(self._X)
+            low, high, probe = window if window is not None else (None, None, None)
+            self._report(Progress(int(self._X[negamax.X_NODES]), time.monotonic() - self._start, low, high, probe))
+
+    def stop(self) -> None:
+        self._done.set()
+        self._thread.join()
 
 
 @functools.cache

@@ -88,6 +88,7 @@ X_BOOK_EMPTY = 11  # the empty cells of the database's positions (NO_BOOK: none)
 X_BOOK_KEYS = 12  # the database's keys (address of int32s)
 X_BOOK_VALUES = 13  # and values (address of int8s)
 X_BOOK_SIZE = 14  # its number of entries
+X_WINDOW = 15  # the root's bounds on the score and its current probe (see negamax)
 X_BOTTOM = 16  # 3 words: row 0 of every column
 X_PLAYABLE = 19  # 3 words: the cells of the board that are not forbidden
 X_BONUS = 22  # 3 words: the empty bonus cell's bit, 0 if none
@@ -224,6 +225,9 @@ def negamax(cur, mask, neutral, empty, alpha, beta, depth, check, Xp, ttp, size)
             if X[X_WEAK] and probes >= 2:
                 mid = -1 if high <= 0 else 0
             probes += 1
+            # What is known so far, for a progress display: low, high and the
+            # probe, each + 128, a byte each.
+            X[X_WINDOW] = U(low + 128) | (U(high + 128) << U(8)) | (U(mid + 128) << U(16))
             value = negamax(cur, mask, neutral, empty, mid, mid + 1, np.int64(0), np.bool_(False), Xp, ttp, size)
             if value == ABORTED:
                 return ABORTED
@@ -381,6 +385,16 @@ def _instance(three: bool) -> Any:
         (compiled,) = (c for args, c in _search.overloads.items() if args[0] == word)
         _compiled[three] = compiled.entry_point  # type: ignore[attr-defined]
     return _compiled[three]
+
+
+def window_of(X: np.ndarray) -> tuple[int, int, int] | None:
+    """What the root of a running search knows: ``(low, high, probe)`` (the
+    score lies in ``[low, high]``; it is testing ``probe``), ``None`` before
+    its first probe."""
+    packed = int(X[X_WINDOW])
+    if packed == 0:
+        return None
+    return (packed & 0xFF) - 128, ((packed >> 8) & 0xFF) - 128, ((packed >> 16) & 0xFF) - 128
 
 
 def prepare(b: Bitboards) -> None:
