@@ -202,9 +202,10 @@ class Solver:
         ``best_moves`` every move token that keeps it.  ``timeout`` (seconds)
         or ``max_nodes`` (the whole call) give up with ``score = None``; a
         node limit is reproducible, a timeout is not."""
+        b = Bitboards.of(position)
+        negamax.prepare(b)  # a first search compiles (or loads) its code: not part of the timeout
         start = time.monotonic()
         deadline = None if timeout is None else start + timeout
-        b = Bitboards.of(position)
         nodes = 0
         self._cpu = 0.0
         self._nodes_left = max_nodes
@@ -247,6 +248,8 @@ class Solver:
         """The exact score of every legal move (RULES.md: the move's worth to
         the side to move).  Moves not scored before ``timeout`` map to
         ``None``."""
+        if not position.is_over:
+            negamax.prepare(Bitboards.of(position))  # outside the timeout, as in solve
         deadline = None if timeout is None else time.monotonic() + timeout
         self._nodes_left = None
         win = (position.empty_cells + 1) // 2
