@@ -73,6 +73,10 @@ def test_a_missing_package_is_reported_as_missing(monkeypatch: pytest.MonkeyPatc
 
     monkeypatch.setattr(D.importlib.metadata, "distribution", missing)
     assert D.locate() is None
+    assert not D.reaches(Position.parse("7x6:dd"))
+    monkeypatch.setattr(D, "default", lambda: None)
+    assert "not installed (pip install bitbully-databases)" in D.status()
+    assert Solver()._database(Bitboards.of(Position.parse("7x6:dd"))) is None  # the search alone
 
 
 # -- damaged files -----------------------------------------------------------------

@@ -249,6 +249,22 @@ def load(path: Path | str, version: str = "unknown") -> Database:
     return Database(keys, values, path, version)
 
 
+MISSING = (
+    f"the classic database is not installed (pip install {DISTRIBUTION}): classic positions "
+    "are solved by search alone, which takes minutes in the opening"
+)
+
+
+def status() -> str:
+    """One line on the classic database: what is loaded and where it comes
+    from, or that it is missing or damaged (``c4lab book info``)."""
+    try:
+        found = default()
+    except DatabaseError as exc:
+        return f"the classic database is damaged: {exc}"
+    return MISSING if found is None else found.describe()
+
+
 @functools.cache
 def default() -> Database | None:
     """The installed database, loaded once (``None`` when the package is
