@@ -13,8 +13,6 @@ addition carries across words and the shifts move bits between words.
 What truly differs by width lives here, not in the search:
 
 * the arithmetic (``add``, ``shl``, ``shr``, ``popcount``...);
-* the cells that complete four (``completing``: on one word the rules
-  kernels' own :func:`~c4lab.rules.kernels.completing_cells`);
 * the transposition table's entry (:func:`table_entry`): on one word the
   whole position (``cur``, ``mask``, ``neutral``) with the table generation
   as its tag; on three words the key ``cur | (mask + bottom)`` (in each
@@ -35,7 +33,7 @@ from numba import njit, types
 from numba.core.dispatcher import Dispatcher
 from numba.extending import intrinsic, overload
 
-from c4lab.rules.kernels import U0, U1, U, completing_cells
+from c4lab.rules.kernels import U0, U1, U
 
 U64 = U(64)
 
@@ -211,24 +209,23 @@ def _several(a):
 # -- the game on bitboards ------------------------------------------------------
 
 
+@njit(inline="always")
 def completing(p, stride):
     """The cells where one more piece of ``p``'s owner would complete four
-    (occupied and off-board cells not removed: callers intersect)."""
-
-
-@njit(inline="always")
-def _completing3(p, stride):
-    r = _and3(_and3(_shl3(p, U1), _shl3(p, U(2))), _shl3(p, U(3)))
+    (occupied and off-board cells not removed: callers intersect): three in
+    a line below (vertical), or on one side, or two on one side and one on
+    the other, in the three other directions.  Written with the generic
+    operations, so numba inlines it whole into each width's search."""
+    r = and_(and_(shl(p, U1), shl(p, U(2))), shl(p, U(3)))
     for d in (stride, stride - U1, stride + U1):
-        l1 = _shl3(p, d)
-        l2 = _shl3(p, d + d)
-        l3 = _shl3(p, d + d + d)
-        r1 = _shr3(p, d)
-        r2 = _shr3(p, d + d)
-        r3 = _shr3(p, d + d + d)
-        # three on one side, or two on one side and one on the other
-        r = _or3(r, _and3(_and3(l1, l2), _or3(l3, r1)))
-        r = _or3(r, _and3(_and3(r1, r2), _or3(r3, l1)))
+        l1 = shl(p, d)
+        l2 = shl(p, d + d)
+        l3 = shl(p, d + d + d)
+        r1 = shr(p, d)
+        r2 = shr(p, d + d)
+        r3 = shr(p, d + d + d)
+        r = or_(r, and_(and_(l1, l2), or_(l3, r1)))
+        r = or_(r, and_(and_(r1, r2), or_(r3, l1)))
     return r
 
 
@@ -240,11 +237,6 @@ def _and3(a, b):
 @njit(inline="always")
 def _or3(a, b):
     return (a[0] | b[0], a[1] | b[1], a[2] | b[2])
-
-
-@overload(completing)
-def _completing(p, stride):
-    return _by_width(p, lambda p, stride: completing_cells(p, stride), _completing3)
 
 
 # -- the transposition table -----------------------------------------------------------
