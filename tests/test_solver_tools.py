@@ -253,3 +253,28 @@ def test_book_build_resumes_from_its_file(tmp_path: Path) -> None:
     assert "resuming" in deeper.output
     assert len(OpeningBook.load(path)) > int(first.output.splitlines()[-1].split(": ")[1].split()[0])
     assert run("book", "build", "--depth", "3", "--from", "6x4", "--out", str(path)).exit_code == 1
+
+
+def test_solve_reads_the_classic_database_unless_told_not_to() -> None:
+    assert run("solve", "7x6:dddd").output.strip() == "1"  # seconds, not minutes
+    result = run("solve", "--no-book", "--json", "7x6:bdbfccdccddg")
+    assert json.loads(result.output)["score"] == -10
+
+
+def test_book_info_says_which_database_is_loaded_and_where_from() -> None:
+    result = run("book", "info")
+    assert result.exit_code == 0, result.output
+    assert "classic database: bitbully-databases" in result.output and "book_12ply_distances.dat" in result.output
+
+
+def test_move_says_when_the_agent_fell_back_to_another() -> None:
+    result = run("move", "9x8", "--agent", "perfect:time=0.2,seed=1")
+    assert result.exit_code == 0, result.output
+    assert "master's move" in result.output
+
+
+def test_bench_accuracy_measures_the_share_of_value_keeping_moves() -> None:
+    result = run("bench", "accuracy", "solver", "--positions", "3", "--sets", "variants", "--no-openspiel")
+    assert result.exit_code == 0, result.output
+    assert "variants (3)" in result.output and "100.0%" in result.output
+    assert run("bench", "accuracy", "nobody", "--sets", "variants").exit_code == 2

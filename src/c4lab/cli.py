@@ -130,6 +130,8 @@ def move(
             "move": chosen.token,
             "analysis": analysis.to_dict(),
         }
+        if analysis.note and not as_json:  # how the move was found (a fallback, the solver, a book)
+            click.echo(f"{spec}: {analysis.note}", err=True)
         return record, chosen.token
 
     _answer_each(positions, as_json, answer)
@@ -141,13 +143,18 @@ def move(
 @click.option("--weak", is_flag=True, help="Only decide win, draw or loss (prints 1, 0 or -1); faster.")
 @click.option("--analyze", is_flag=True, help="Also score every legal move.")
 @click.option("--timeout", type=float, default=None, help="Give up on a position after this many seconds.")
-def solve(positions: tuple[str, ...], as_json: bool, weak: bool, analyze: bool, timeout: float | None) -> None:
+@click.option("--no-book", is_flag=True, help="Search classic openings to the end instead of reading the 12-ply database.")
+def solve(
+    positions: tuple[str, ...], as_json: bool, weak: bool, analyze: bool, timeout: float | None, no_book: bool
+) -> None:
     """Print the exact score of each POSITION (``-``: read them from stdin).
 
     The score is RULES.md's, for the side to move: positive wins (the larger,
     the sooner), 0 draws, negative loses.  A position given up at --timeout
     prints ``timeout`` (JSON: "score": null) and the exit status is 3; no
-    answer is ever a guess.
+    answer is ever a guess.  A classic position with at most 12 pieces is
+    searched down to the published 12-ply database (`c4lab book info`); a
+    search longer than a second shows its progress on a terminal's stderr.
     """
     import time
 
@@ -156,7 +163,7 @@ def solve(positions: tuple[str, ...], as_json: bool, weak: bool, analyze: bool, 
 
     if timeout is not None and timeout <= 0:
         raise click.UsageError(f"--timeout must be positive, not {timeout}")
-    solver = Solver()
+    solver = Solver(book=not no_book, progress=_progress_line() if sys.stderr.isatty() else None)
     timed_out = 0
 
     def answer(text: str) -> tuple[dict, str]:
@@ -178,8 +185,19 @@ def solve(positions: tuple[str, ...], as_json: bool, weak: bool, analyze: bool, 
         return record, plain
 
     _answer_each(positions, as_json, answer)
+    if sys.stderr.isatty():
+        click.echo("\r\033[K", nl=False, err=True)  # clear the progress line
     if timed_out:
         sys.exit(3)
+
+
+def _progress_line() -> Callable[[Any], None]:
+    """Shows a search's progress on one line of stderr (rewritten in place)."""
+
+    def show(progress: Any) -> None:
+        click.echo(f"\r\033[Ksolving: {progress.describe()}", nl=False, err=True)
+
+    return show
 
 
 @main.command()
@@ -487,12 +505,19 @@ def book_build(depth: int, out: str | None, start: str | None, timeout: float | 
 @book.command("info")
 @click.argument("path", type=click.Path(dir_okay=False), required=False)
 def book_info(path: str | None) -> None:
-    """Describe a book file (default: the one the agents use)."""
+    """Say which books are loaded and where they come from: the classic
+    12-ply database, and a book file (PATH, default: the one the agents use)."""
     from pathlib import Path
 
     from c4lab.solver import book as B
+    from c4lab.solver import database
 
     where = Path(path) if path else B.book_path()
+    if not path:
+        click.echo(f"classic database: {database.status()}")
+        if not where.exists():
+            click.echo(f"book file: none at {where} (`c4lab book build` makes one, e.g. for other boards)")
+            return
     if not where.exists():
         raise click.ClickException(f"no opening book at {where} (build one with `c4lab book build`)")
     try:
@@ -558,6 +583,48 @@ def bench_solver(as_json: bool, limit: int | None, sets: str | None, weak: bool,
 
             results[name] = B.run_set(positions, weak, step)
     click.echo(json.dumps(results) if as_json else B.report(results, weak))
+
+
+@bench.command("accuracy")
+@click.argument("specs", nargs=-1, metavar="[SPEC...]")
+@click.option("--positions", "count", type=click.IntRange(min=1), default=50, show_default=True,
+              help="Positions per set.")
+@click.option("--sets", default=None, help="Comma-separated sets (default: classic-begin,classic-middle,variants).")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the variant positions and OpenSpiel.")
+@click.option("--no-openspiel", is_flag=True, help="Do not measure OpenSpiel's MCTS as a yardstick.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def bench_accuracy(
+    specs: tuple[str, ...], count: int, sets: str | None, seed: int, no_openspiel: bool, as_json: bool
+) -> None:
+    """The share of moves that keep the position's value (win, draw or loss),
+    judged by the exact solver's score of every move, for each SPEC (default:
+    master:time=1); OpenSpiel's C++ MCTS at the same time a move where it is
+    installed."""
+    from c4lab.arena import accuracy as A
+
+    names = A.SETS if sets is None else tuple(n.strip() for n in sets.split(",") if n.strip())
+    unknown = [n for n in names if n not in A.SETS]
+    if unknown or not names:
+        raise click.UsageError(f"unknown set {', '.join(unknown) or '(none)'}; the sets: {', '.join(A.SETS)}")
+    chosen = list(specs) or ["master:time=1"]
+
+    def say(text: str) -> None:
+        if sys.stderr.isatty():
+            click.echo(f"\r\033[K{text}", nl=False, err=True)
+
+    try:
+        measured = A.run_accuracy(chosen, sets=names, count=count, seed=seed, openspiel=not no_openspiel, progress=say)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    say("")
+    if as_json:
+        click.echo(json.dumps({
+            "sets": measured["sets"],
+            "results": {spec: {name: {"right": t.right, "played": t.played, "share": t.share, "wrong": t.wrong}
+                               for name, t in per.items()} for spec, per in measured["results"].items()},
+        }))
+    else:
+        click.echo(A.report(measured))
 
 
 @main.command()

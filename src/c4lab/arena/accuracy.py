@@ -165,11 +165,11 @@ def run_accuracy(
 ) -> dict[str, Any]:
     """Every agent of ``specs`` on every set; OpenSpiel at the time of the
     first timed agent on the classic sets (when installed and ``openspiel``)."""
+    agents = {spec: make_agent(spec) for spec in specs}  # a bad spec fails before the long part
     solver = Solver()
     built = {name: build_set(name, count, seed, solver, progress) for name in sets}
     results: dict[str, dict[str, Tally]] = {}
-    for spec in specs:
-        agent = make_agent(spec)
+    for spec, agent in agents.items():
         results[spec] = {}
         for name, positions in built.items():
             if progress is not None:
