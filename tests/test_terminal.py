@@ -127,3 +127,10 @@ def test_a_bad_board_or_agent_is_a_usage_error() -> None:
             [sys.executable, "-m", "c4lab", "play", "--tui", *args], check=False, capture_output=True, text=True, timeout=60
         )
         assert out.returncode == 2 and "Error" in out.stderr
+
+
+def test_on_a_terminal_an_agent_s_turn_says_that_it_is_thinking() -> None:
+    settings = GameSettings(board="5x4", players=("human", "minimax:depth=3"), first="1", seed=3, delay=0)
+    out, status, _ = game(settings, *("abcdeabcdeabcdeabcde" * 2), "n", color=True)
+    assert status == 0
+    assert "is thinking" in out or "preparing the engine" in out

@@ -10,7 +10,10 @@ plain text otherwise (pipes, tests).
 
 from __future__ import annotations
 
+import contextlib
 import random
+import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,7 +21,7 @@ from dataclasses import dataclass
 from rich.console import Console
 from rich.text import Text
 
-from c4lab.agents import Agent, QuitGame, make_agent
+from c4lab.agents import Agent, Budget, QuitGame, make_agent
 from c4lab.game import Turn, play_game
 from c4lab.rules import Cell, Position
 from c4lab.rules.setup import starting_position
@@ -132,6 +135,23 @@ class TerminalGame:
             for i, (agent, spec) in enumerate(zip(self.players, settings.players))
         ]
         starting_position(settings.board, settings.bonus, random.Random(0))  # fail early on a bad board
+        self.warmup: threading.Thread | None = None
+
+    def prepare_engines(self, start: Position) -> None:
+        """Compile the agents' code (numba's first start; later starts load it
+        from the cache) in the background while the person thinks: one move
+        of a throwaway copy of each agent, on the starting board."""
+        specs = [spec for agent, spec in zip(self.players, self.settings.players) if not agent.is_human]
+        if not specs or self.warmup is not None:
+            return
+
+        def warm() -> None:
+            for spec in specs:
+                with contextlib.suppress(Exception):  # a warm-up only: the real move reports any error
+                    make_agent(spec).choose(start, Budget(iterations=1))
+
+        self.warmup = threading.Thread(target=warm, name="prepare-engines", daemon=True)
+        self.warmup.start()
 
     def say(self, message: str) -> None:
         self.console.print(message, highlight=False, markup=False, soft_wrap=True)
@@ -188,6 +208,8 @@ class TerminalGame:
         if delay is None:
             delay = 0.5 if self.color and not any(p.is_human for p in self.players) else 0.0
         screen = _Screen(self, header, by_side, delay, start)
+        if self.color:
+            self.prepare_engines(start)
         try:
             record = play_game(
                 self.players[by_side["A"]], self.players[by_side["B"]], start,
@@ -196,6 +218,8 @@ class TerminalGame:
         except (QuitGame, KeyboardInterrupt):
             self.say(f"\nGame abandoned. The moves so far: {screen.position.notation}")
             return False
+        finally:
+            screen.stop_thinking()
         position = record.final
         self.show(position, header, screen.note)
         if position.result == "draw":
@@ -221,16 +245,73 @@ class _Screen:
         self.delay = delay
         self.position = start  # the last position shown: where an abandoned game stopped
         self.note = ""
+        self.thinking: _Thinking | None = None
 
     def before_move(self, position: Position) -> None:
         self.position = position
         self.game.show(position, self.header, self.note)
+        assert position.to_move is not None
+        index = self.by_side[position.to_move]
+        if self.game.color and not self.game.players[index].is_human:
+            self.thinking = _Thinking(self.game, self.game.labels[index])
+
+    def stop_thinking(self) -> None:
+        if self.thinking is not None:
+            self.thinking.stop()
+            self.thinking = None
 
     def after_move(self, turn: Turn) -> None:
         index = self.by_side[turn.side]
+        self.stop_thinking()
         self.note = f"{SIDE_NAMES[turn.side]}, {self.game.labels[index]}, plays {turn.move.token}."
-        if self.delay and not self.game.players[index].is_human:
-            time.sleep(self.delay)
+        if not self.game.players[index].is_human:
+            if self.delay:
+                time.sleep(self.delay)
+            _discard_typed_keys()  # keys pressed while the agent thought do not count
+
+
+class _Thinking:
+    """A status line while an agent thinks: who, and for how long; while the
+    engine is still being prepared (a first start), it says so."""
+
+    def __init__(self, game: TerminalGame, label: str) -> None:
+        self.game = game
+        self.label = label
+        self.start = time.monotonic()
+        self.status = game.console.status(self.text(), spinner="dots")
+        self.status.start()
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self.tick, daemon=True)
+        self.thread.start()
+
+    def text(self) -> str:
+        elapsed = time.monotonic() - self.start
+        warmup = self.game.warmup
+        if warmup is not None and warmup.is_alive():
+            return f"preparing the engine, first start only... {elapsed:.0f} s"
+        return f"{self.label} is thinking... {elapsed:.1f} s (keys typed meanwhile do not count)"
+
+    def tick(self) -> None:
+        while not self.done.wait(0.1):
+            self.status.update(self.text())
+
+    def stop(self) -> None:
+        self.done.set()
+        self.thread.join()
+        self.status.stop()
+
+
+def _discard_typed_keys() -> None:
+    """Drop what was typed at the terminal while an agent thought, so that a
+    key pressed too early is not read as the next move."""
+    if not sys.stdin.isatty():
+        return
+    try:
+        import termios  # lazy: not on every platform
+
+        termios.tcflush(sys.stdin, termios.TCIFLUSH)
+    except (ImportError, OSError):
+        pass
 
 
 def run_terminal_game(settings: GameSettings) -> int:
