@@ -130,8 +130,8 @@ def move(
             "move": chosen.token,
             "analysis": analysis.to_dict(),
         }
-        if analysis.note and not as_json:  # how the move was found (a fallback, the solver, a book)
-            click.echo(f"{spec}: {analysis.note}", err=True)
+        if analysis.fallback and not as_json:  # the JSON analysis says it in its note
+            click.echo(f"{spec} fell back to {analysis.fallback}: {analysis.note}", err=True)
         return record, chosen.token
 
     _answer_each(positions, as_json, answer)

@@ -74,6 +74,7 @@ class Analysis:
     iterations: int | None = None
     seconds: float | None = None
     note: str | None = None  # how the move was found, when it matters (a fallback, a book move)
+    fallback: str | None = None  # the agent that chose the move instead, when this one could not
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -93,7 +93,9 @@ class SolverAgent(Agent):
             return found
         left = max(seconds - (time.perf_counter() - start), 0.02)
         move, analysis = self.fallback.analyse(position, Budget(time=left))
-        note = f"not solved in {SOLVE_SHARE * seconds:.2f} s: {self.fallback.spec.partition(':')[0] or 'the fallback'}'s move"
+        name = self.fallback.spec.partition(":")[0] or "the fallback"
+        note = f"not solved in {SOLVE_SHARE * seconds:.2f} s: {name}'s move"
         return move, Analysis(
-            analysis.moves, analysis.value, analysis.pv, analysis.iterations, time.perf_counter() - start, note
+            analysis.moves, analysis.value, analysis.pv, analysis.iterations, time.perf_counter() - start, note,
+            fallback=self.fallback.spec or name,
         )
