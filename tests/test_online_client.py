@@ -22,7 +22,8 @@ from websockets.sync.client import ClientConnection, connect
 from c4lab.cli import main
 from c4lab.server.run import BackgroundServer
 from c4lab.server.storage import GameStore
-from c4lab.ui.online import ConnectError, OnlineClient, RoomAddress
+from c4lab.ui.online import OnlineClient
+from c4lab.ui.room_link import ConnectError, RoomAddress
 
 WAIT = 15.0  # seconds: a generous bound for anything the tests wait for
 

@@ -15,128 +15,34 @@ to explain a mistake at once; the server decides.
 Exit status: 0 when the game is over (or the person left it), 2 for a link
 that is not a room (bad URL, unknown room, not a c4lab server), 1 when the
 connection is lost and cannot be made again after a few attempts.
+
+This module is the display and the keyboard; the transport (addresses, the
+REST calls, the socket, the messages, what a failure means) is
+``ui/room_link.py``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import os
-import re
 import sys
 import threading
-import urllib.error
-import urllib.parse
-import urllib.request
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
-import websockets
 from rich.console import Console
-from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus, InvalidURI
 
 from c4lab.agents.human import QUIT_WORDS, _read_column
 from c4lab.rules import Position
 from c4lab.rules.variant import column_letter
+from c4lab.ui import room_link as link
+from c4lab.ui.room_link import EXIT_BAD_ROOM, EXIT_LOST, EXIT_OK, ConnectError, RoomAddress
 from c4lab.ui.terminal import SIDE_NAMES, board_text, legend
 
 SIDES = ("A", "B")
 RESIGN_WORDS = ("r", "resign")
-EXIT_OK, EXIT_LOST, EXIT_BAD_ROOM = 0, 1, 2
 EXIT_INTERRUPTED = 130
-_CODE = re.compile(r"[A-Za-z0-9_-]{1,64}")
-_ROOM_PATHS = ("r", "ws", "games")
 _REASONS = {"four": "four in a row", "full": "the board is full", "resign": "resignation", "forfeit": "forfeit"}
-
-
-class ConnectError(Exception):
-    """The client cannot go on; ``status`` is the exit status to return."""
-
-    def __init__(self, message: str, status: int) -> None:
-        super().__init__(message)
-        self.message = message
-        self.status = status
-
-
-class _Unreachable(Exception):
-    """The server did not answer (worth another try)."""
-
-
-# ---------------------------------------------------------------------------
-# Addresses and the REST calls
-# ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class RoomAddress:
-    """A room of a server: ``base`` is ``http(s)://host[:port][/prefix]``."""
-
-    base: str
-    code: str
-
-    @classmethod
-    def parse(cls, url: str) -> RoomAddress:
-        """The room of a link: ``http://host:port/r/CODE`` (the page),
-        ``ws://host:port/ws/CODE`` (the socket) or ``.../games/CODE``; a
-        missing scheme means http."""
-        text = url.strip()
-        if "://" not in text:
-            text = "http://" + text
-        try:
-            parts = urllib.parse.urlsplit(text)
-            parts.port  # noqa: B018  (raises on a bad port)
-        except ValueError as exc:
-            raise ConnectError(f"{url!r} is not a room link: {exc}", EXIT_BAD_ROOM) from None
-        scheme = {"http": "http", "https": "https", "ws": "http", "wss": "https"}.get(parts.scheme.lower())
-        if scheme is None or not parts.hostname:
-            raise ConnectError(
-                f"{url!r} is not a room link: expected http://HOST:PORT/r/CODE (or ws://HOST:PORT/ws/CODE)",
-                EXIT_BAD_ROOM,
-            )
-        segments = parts.path.rstrip("/").split("/")
-        if len(segments) < 3 or segments[-2] not in _ROOM_PATHS or not _CODE.fullmatch(segments[-1]):
-            raise ConnectError(
-                f"{url!r} is not a room link: its path should end in /r/CODE (the link of the room's page)",
-                EXIT_BAD_ROOM,
-            )
-        prefix = "/".join(segments[:-2])
-        return cls(f"{scheme}://{parts.netloc}{prefix}", segments[-1])
-
-    @property
-    def link(self) -> str:
-        """The room's page: what people share."""
-        return f"{self.base}/r/{self.code}"
-
-    @property
-    def socket(self) -> str:
-        return "ws" + self.base[len("http"):] + f"/ws/{self.code}"
-
-    def api(self, *parts: str) -> str:
-        return "/".join((f"{self.base}/api/rooms", self.code, *parts))
-
-
-def http_json(method: str, url: str, body: Any = None, timeout: float = 10.0) -> tuple[int, Any]:
-    """``(status, JSON answer)`` of one request; ``_Unreachable`` if the
-    server does not answer, ``ConnectError`` if it is not a JSON API."""
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(
-        url, data=data, method=method, headers={"Content-Type": "application/json", "Accept": "application/json"}
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            status, raw = response.status, response.read()
-    except urllib.error.HTTPError as exc:
-        status, raw = exc.code, exc.read()
-    except (urllib.error.URLError, OSError) as exc:
-        reason = getattr(exc, "reason", exc)
-        raise _Unreachable(str(reason)) from None
-    try:
-        return status, json.loads(raw or b"null")
-    except ValueError:
-        raise ConnectError(
-            f"{url} answered HTTP {status} with something that is not JSON: is this a c4lab server?", EXIT_BAD_ROOM
-        ) from None
 
 
 # ---------------------------------------------------------------------------
@@ -324,7 +230,7 @@ class OnlineClient:
         for attempt in range(self.retries + 1):
             try:
                 return await asyncio.to_thread(call)
-            except _Unreachable as exc:
+            except link.Unreachable as exc:
                 reason = str(exc)
             if attempt < self.retries:
                 self.say(f"No answer from {self.address.base} ({reason}); trying again ({attempt + 1}/{self.retries})...")
@@ -336,21 +242,7 @@ class OnlineClient:
 
     def _fetch_room(self) -> dict[str, Any]:
         assert self.address is not None
-        status, answer = http_json("GET", self.address.api(), timeout=self.timeout)
-        if status == 404:
-            raise ConnectError(
-                f"There is no room {self.address.code!r} at {self.address.base}: check the link "
-                "(the code is case-sensitive).",
-                EXIT_BAD_ROOM,
-            )
-        if status != 200 or not isinstance(answer, dict) or "seats" not in answer:
-            detail = answer.get("detail") if isinstance(answer, dict) else None
-            raise ConnectError(
-                f"{self.address.api()} answered HTTP {status}{': ' + str(detail) if detail else ''}; "
-                "is this a c4lab server?",
-                EXIT_BAD_ROOM,
-            )
-        return answer
+        return link.fetch_room(self.address, self.timeout)
 
     async def _take_seat(self, room: dict[str, Any]) -> None:
         """Take the free seat of an online room, if there is one; else watch."""
@@ -360,18 +252,10 @@ class OnlineClient:
             why = "the game is over" if room.get("status") == "over" else "no seat is free"
             self.say(f"You are watching: {why}.")
             return
-        try:  # once: a retried join could take the seat twice and lose the first token
-            status, answer = await asyncio.to_thread(
-                http_json, "POST", self.address.api("join"), {"name": self.name}, self.timeout
-            )
-        except _Unreachable as exc:
-            raise ConnectError(f"Cannot reach {self.address.base} to take the seat: {exc}.", EXIT_LOST) from None
-        if status == 409:
+        answer = await asyncio.to_thread(link.join_room, self.address, self.name, self.timeout)
+        if answer is None:
             self.say("The free seat was just taken: you are watching.")
             return
-        if status != 200:
-            detail = answer.get("detail") if isinstance(answer, dict) else answer
-            raise ConnectError(f"Cannot take the free seat: {detail}", EXIT_BAD_ROOM)
         self.token = answer["token"]
         seats = " and ".join(SIDE_NAMES[s] for s in answer["seats"])
         self.say(f"You took seat {seats}. Your token (keep it): {self.token}")
@@ -384,24 +268,14 @@ class OnlineClient:
         while True:
             self._received = False
             try:
-                async with websockets.connect(self.address.socket, open_timeout=self.timeout) as ws:
+                async with link.open_socket(self.address, self.timeout) as ws:
                     self._in_flight = False
                     outcome = await self._session(ws)
                     if outcome is not None:
                         return outcome
                 reason = "the server closed the connection"
-            except ConnectionClosed as exc:
-                reason = _closed_reason(exc)
-            except InvalidStatus as exc:
-                raise ConnectError(
-                    f"{self.address.socket} refused the WebSocket (HTTP {exc.response.status_code}): "
-                    "is this a c4lab server?",
-                    EXIT_BAD_ROOM,
-                ) from None
-            except InvalidURI as exc:
-                raise ConnectError(f"{self.address.socket} is not a WebSocket address: {exc}", EXIT_BAD_ROOM) from None
-            except (OSError, InvalidHandshake, TimeoutError) as exc:
-                reason = str(exc) or type(exc).__name__
+            except link.SOCKET_ERRORS as exc:
+                reason = link.lost_because(exc, self.address)  # or ConnectError: not worth another try
             if self.room is not None and self.room["status"] == "over":
                 return EXIT_OK
             failures = 1 if self._received else failures + 1
@@ -419,14 +293,11 @@ class OnlineClient:
         """One connection: hello, then messages and entries as they come.
         The exit status when the game is over (or the person left), None if
         the connection closed."""
-        hello: dict[str, Any] = {"type": "hello"}
-        if self.token:
-            hello["token"] = self.token
         # The server sends a spectator's state as soon as the socket opens,
         # before it reads the hello: with a token, wait for the answer.
         self._hello_pending = bool(self.token)
         self._skipped: dict[str, Any] | None = None
-        await ws.send(json.dumps(hello))
+        await ws.send(link.hello(self.token))
         receiving: asyncio.Future[Any] = asyncio.ensure_future(ws.recv())
         try:
             while True:
@@ -453,12 +324,11 @@ class OnlineClient:
     # -- messages from the server ----------------------------------------------------
 
     def _on_message(self, text: str | bytes) -> int | None:
-        try:
-            message = json.loads(text)
-            kind = message["type"]
-        except (ValueError, TypeError, KeyError):
+        message = link.read_message(text)
+        if message is None:
             self._note(f"(an unreadable message from the server was ignored: {str(text)[:80]!r})")
             return None
+        kind = message["type"]
         if kind == "state":
             if self._hello_pending and not message.get("you"):
                 self._skipped = message
@@ -662,7 +532,7 @@ class OnlineClient:
             if self.room["status"] != "playing" or not self.you:
                 self.say("There is nothing to resign.")
                 return None
-            await ws.send(json.dumps({"type": "resign"}))
+            await ws.send(link.resign())
             self._in_flight = True
             return None
         if not self._my_turn() or self.room["position"] != asked_at:
@@ -711,7 +581,7 @@ class OnlineClient:
         self._ask("ban", f"Ban column ({', '.join(bans)}){e_note}, or Enter to decline: ", options)
 
     async def _send_move(self, ws: Any, token: str) -> None:
-        await ws.send(json.dumps({"type": "move", "move": token}))
+        await ws.send(link.move(token))
         self._in_flight = True
 
     async def _leave(self, ws: Any) -> int:
@@ -727,17 +597,6 @@ def _is_tty(console: Console) -> bool:
         return bool(console.file.isatty())
     except (AttributeError, ValueError, OSError):
         return False
-
-
-_CLOSE_CODES = {1001: "the server is going away", 1006: "the connection dropped", 1012: "the server is restarting"}
-
-
-def _closed_reason(exc: ConnectionClosed) -> str:
-    frame = exc.rcvd or exc.sent
-    if frame is None:
-        return "the connection dropped"
-    words = _CLOSE_CODES.get(frame.code, "closed")
-    return f"{words}, code {frame.code}" + (f": {frame.reason}" if frame.reason else "")
 
 
 def run_online(

@@ -1,0 +1,203 @@
+"""The transport of ``c4lab connect``: a room's address, its REST calls and
+its WebSocket, and what each failure means.  Nothing here prints: the
+display (``ui/online.py``) says what happens, in words for the person.
+
+The protocol is ``docs/protocol.md``: ``GET /api/rooms/{code}`` looks a
+room up, ``POST /api/rooms/{code}/join`` takes its free seat, and
+``/ws/{code}`` carries JSON messages both ways (``hello``, ``move``,
+``resign`` from the client; ``state``, ``thinking``, ``error`` from the
+server).  A failure is either worth another try (:class:`Unreachable`, a
+dropped connection) or final (:class:`ConnectError`, with the exit status
+the command returns).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass
+from typing import Any
+
+import websockets
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus, InvalidURI
+
+EXIT_OK, EXIT_LOST, EXIT_BAD_ROOM = 0, 1, 2
+_CODE = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_ROOM_PATHS = ("r", "ws", "games")
+
+
+class ConnectError(Exception):
+    """The client cannot go on; ``status`` is the exit status to return."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
+class Unreachable(Exception):
+    """The server did not answer (worth another try)."""
+
+
+@dataclass(frozen=True)
+class RoomAddress:
+    """A room of a server: ``base`` is ``http(s)://host[:port][/prefix]``."""
+
+    base: str
+    code: str
+
+    @classmethod
+    def parse(cls, url: str) -> RoomAddress:
+        """The room of a link: ``http://host:port/r/CODE`` (the page),
+        ``ws://host:port/ws/CODE`` (the socket) or ``.../games/CODE``; a
+        missing scheme means http."""
+        text = url.strip()
+        if "://" not in text:
+            text = "http://" + text
+        try:
+            parts = urllib.parse.urlsplit(text)
+            parts.port  # noqa: B018  (raises on a bad port)
+        except ValueError as exc:
+            raise ConnectError(f"{url!r} is not a room link: {exc}", EXIT_BAD_ROOM) from None
+        scheme = {"http": "http", "https": "https", "ws": "http", "wss": "https"}.get(parts.scheme.lower())
+        if scheme is None or not parts.hostname:
+            raise ConnectError(
+                f"{url!r} is not a room link: expected http://HOST:PORT/r/CODE (or ws://HOST:PORT/ws/CODE)",
+                EXIT_BAD_ROOM,
+            )
+        segments = parts.path.rstrip("/").split("/")
+        if len(segments) < 3 or segments[-2] not in _ROOM_PATHS or not _CODE.fullmatch(segments[-1]):
+            raise ConnectError(
+                f"{url!r} is not a room link: its path should end in /r/CODE (the link of the room's page)",
+                EXIT_BAD_ROOM,
+            )
+        prefix = "/".join(segments[:-2])
+        return cls(f"{scheme}://{parts.netloc}{prefix}", segments[-1])
+
+    @property
+    def link(self) -> str:
+        """The room's page: what people share."""
+        return f"{self.base}/r/{self.code}"
+
+    @property
+    def socket(self) -> str:
+        return "ws" + self.base[len("http"):] + f"/ws/{self.code}"
+
+    def api(self, *parts: str) -> str:
+        return "/".join((f"{self.base}/api/rooms", self.code, *parts))
+
+
+def http_json(method: str, url: str, body: Any = None, timeout: float = 10.0) -> tuple[int, Any]:
+    """``(status, JSON answer)`` of one request; ``Unreachable`` if the
+    server does not answer, ``ConnectError`` if it is not a JSON API."""
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(
+        url, data=data, method=method, headers={"Content-Type": "application/json", "Accept": "application/json"}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            status, raw = response.status, response.read()
+    except urllib.error.HTTPError as exc:
+        status, raw = exc.code, exc.read()
+    except (urllib.error.URLError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise Unreachable(str(reason)) from None
+    try:
+        return status, json.loads(raw or b"null")
+    except ValueError:
+        raise ConnectError(
+            f"{url} answered HTTP {status} with something that is not JSON: is this a c4lab server?", EXIT_BAD_ROOM
+        ) from None
+
+
+def fetch_room(address: RoomAddress, timeout: float) -> dict[str, Any]:
+    """The room's public state (``GET /api/rooms/{code}``); ``Unreachable``
+    if the server does not answer, ``ConnectError`` if there is no such room
+    or the server is not a c4lab server."""
+    status, answer = http_json("GET", address.api(), timeout=timeout)
+    if status == 404:
+        raise ConnectError(
+            f"There is no room {address.code!r} at {address.base}: check the link (the code is case-sensitive).",
+            EXIT_BAD_ROOM,
+        )
+    if status != 200 or not isinstance(answer, dict) or "seats" not in answer:
+        detail = answer.get("detail") if isinstance(answer, dict) else None
+        raise ConnectError(
+            f"{address.api()} answered HTTP {status}{': ' + str(detail) if detail else ''}; is this a c4lab server?",
+            EXIT_BAD_ROOM,
+        )
+    return answer
+
+
+def join_room(address: RoomAddress, name: str | None, timeout: float) -> dict[str, Any] | None:
+    """Take the room's free seat (``POST /api/rooms/{code}/join``): the
+    ticket (``token``, ``seats``), ``None`` if someone took it first.  Sent
+    once: a retried join could take the seat twice and lose the first token."""
+    try:
+        status, answer = http_json("POST", address.api("join"), {"name": name}, timeout)
+    except Unreachable as exc:
+        raise ConnectError(f"Cannot reach {address.base} to take the seat: {exc}.", EXIT_LOST) from None
+    if status == 409:
+        return None
+    if status != 200:
+        detail = answer.get("detail") if isinstance(answer, dict) else answer
+        raise ConnectError(f"Cannot take the free seat: {detail}", EXIT_BAD_ROOM)
+    return answer
+
+
+def open_socket(address: RoomAddress, timeout: float) -> Any:
+    """The room's WebSocket, to use as ``async with open_socket(...) as ws``."""
+    return websockets.connect(address.socket, open_timeout=timeout)
+
+
+def lost_because(exc: BaseException, address: RoomAddress) -> str:
+    """Why a connection failed or ended, in words, when it is worth another
+    try; ``ConnectError`` when it is not (the address is no c4lab room
+    socket)."""
+    if isinstance(exc, ConnectionClosed):
+        frame = exc.rcvd or exc.sent
+        if frame is None:
+            return "the connection dropped"
+        words = _CLOSE_CODES.get(frame.code, "closed")
+        return f"{words}, code {frame.code}" + (f": {frame.reason}" if frame.reason else "")
+    if isinstance(exc, InvalidStatus):
+        raise ConnectError(
+            f"{address.socket} refused the WebSocket (HTTP {exc.response.status_code}): is this a c4lab server?",
+            EXIT_BAD_ROOM,
+        ) from None
+    if isinstance(exc, InvalidURI):
+        raise ConnectError(f"{address.socket} is not a WebSocket address: {exc}", EXIT_BAD_ROOM) from None
+    return str(exc) or type(exc).__name__
+
+
+#: What can end a connection (worth another try unless ``lost_because`` says not).
+SOCKET_ERRORS = (ConnectionClosed, InvalidStatus, InvalidURI, OSError, InvalidHandshake, TimeoutError)
+
+_CLOSE_CODES = {1001: "the server is going away", 1006: "the connection dropped", 1012: "the server is restarting"}
+
+
+def hello(token: str | None) -> str:
+    """The first message on a connection (with the seat's token, if any)."""
+    return json.dumps({"type": "hello", "token": token} if token else {"type": "hello"})
+
+
+def move(token: str) -> str:
+    return json.dumps({"type": "move", "move": token})
+
+
+def resign() -> str:
+    return json.dumps({"type": "resign"})
+
+
+def read_message(text: str | bytes) -> dict[str, Any] | None:
+    """A server message (a JSON object with a ``type``), ``None`` if it is
+    unreadable."""
+    try:
+        message = json.loads(text)
+        message["type"]
+    except (ValueError, TypeError, KeyError):
+        return None
+    return message if isinstance(message, dict) else None
