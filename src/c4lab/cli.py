@@ -92,8 +92,9 @@ def _describe(position: Position) -> str:
         state = f"{position.result} wins ({' '.join(c.name for c in position.win_line)})"
     else:
         state = f"{position.to_move} to move"
+    legend = position.legend()
     return (
-        f"{position.notation}\n{position.render()}\n"
+        f"{position.notation}\n{position.render()}\n" + (f"{legend}\n" if legend else "") +
         f"{state}; {position.empty_cells} empty cells; legal: "
         f"{' '.join(m.token for m in position.legal_moves()) or '-'}\n"
     )

@@ -286,6 +286,14 @@ class Position:
         lines.append("   " + " ".join(column_letter(c) for c in range(variant.width)))
         return "\n".join(lines)
 
+    def legend(self) -> str:
+        """What :meth:`render`'s symbols mean, for the ones on this board
+        ("" when only pieces and empty cells are shown)."""
+        shown = set(self.render().split())
+        words = [(sym, text) for sym, text in (("X", "forbidden cell"), ("*", "bonus cell (empty)"), ("#", "ban piece"))
+                 if sym in shown]
+        return "; ".join(f"{sym} {text}" for sym, text in words)
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready description (the ``c4lab show --json`` record)."""
         variant = self._variant
