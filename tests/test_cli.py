@@ -129,7 +129,7 @@ def test_the_console_script_and_module_entry_point_work() -> None:
 def test_show_explains_the_symbols_of_the_board_it_prints() -> None:
     result = run("show", "7x6/Xd3/Bb1:b+ac", "9x8/Xd3/Bb1", "7x6:dd")
     assert result.exit_code == 0, result.output
-    first, second, third = result.output.split("\n\n")
+    first, second, third = result.output.strip().split("\n\n")
     assert "X forbidden cell; # ban piece" in first
     assert "X forbidden cell; * bonus cell (empty)" in second
     assert "forbidden" not in third and "bonus" not in third
