@@ -65,6 +65,7 @@ from c4lab.solver.words import (
     prefetch,
     several,
     shr,
+    store,
     table_get,
     table_put,
     table_slot,
@@ -94,9 +95,17 @@ X_PLAYABLE = 19  # 3 words: the cells of the board that are not forbidden
 X_BONUS = 22  # 3 words: the empty bonus cell's bit, 0 if none
 X_ORDER = 25  # columns, centre first (12 entries)
 X_COLUMN = 40  # each column's cells (12 x 3 words)
-X_BUF = 80  # scratch rows, one per ply: 12 columns, then 12 scores
+X_BUF = 80  # scratch rows, one per ply (X_ROW words), see below
 MAX_DEPTH = 160
-X_LEN = X_BUF + 24 * MAX_DEPTH
+# A ply's row: its moves' columns in the order they are searched, their
+# scores, the threats each move makes (by column, three words each), and the
+# threats of the side that has just moved, written by the parent: a child's
+# opponent threats are the ones its parent computed to order that move.
+X_ROW = 64
+R_SCORES = 12
+R_THREATS = 24
+R_IN = 60
+X_LEN = X_BUF + X_ROW * MAX_DEPTH
 
 #: The largest board the search takes, in bits (``W * (H + 1)``).
 MAX_BITS = 64 * WIDE_WORDS
@@ -294,8 +303,11 @@ def negamax(cur, mask, neutral, empty, alpha, beta, depth, check, Xp, ttp, size)
         return best
 
     # Moves that do not hand the opponent a win at once.
-    opponent = andnot(andnot(mask, cur), neutral)
-    opp_wins = _threats(opponent, mask, playable, stride)
+    row = X_BUF + X_ROW * depth
+    if not check and depth > 0:  # the parent computed them to order its moves
+        opp_wins = load(X, row + R_IN, cur)
+    else:
+        opp_wins = _threats(andnot(andnot(mask, cur), neutral), mask, playable, stride)
     forced = and_(possible, opp_wins)
     moves = possible
     if nonzero(forced):
@@ -329,28 +341,29 @@ def negamax(cur, mask, neutral, empty, alpha, beta, depth, check, Xp, ttp, size)
 
     # Order: the moves that create the most threats first, centre first on
     # ties (with one move there is nothing to order).
-    row = X_BUF + 24 * depth
     n = 0
     ordered = several(moves)
     for k in range(width):
-        c = X[X_ORDER + k]
-        move = and_(moves, load(X, X_COLUMN + 3 * np.int64(c), cur))
+        c = np.int64(X[X_ORDER + k])
+        move = and_(moves, load(X, X_COLUMN + 3 * c, cur))
         if nonzero(move):
             child = table_slot(next_cur, or_(mask, move), neutral, bottom, playable, X[X_GEN], size)
             prefetch(ttp, 4 * np.int64(child[0]))
-            score = U0
-            if ordered:
-                score = popcount(_threats(or_(cur, move), or_(mask, move), playable, stride))
+            made = _threats(or_(cur, move), or_(mask, move), playable, stride)
+            store(X, row + R_THREATS + 3 * c, made)
+            score = popcount(made) if ordered else U0
             i = n
-            while i > 0 and X[row + 12 + i - 1] < score:
+            while i > 0 and X[row + R_SCORES + i - 1] < score:
                 X[row + i] = X[row + i - 1]
-                X[row + 12 + i] = X[row + 12 + i - 1]
+                X[row + R_SCORES + i] = X[row + R_SCORES + i - 1]
                 i -= 1
             X[row + i] = c
-            X[row + 12 + i] = score
+            X[row + R_SCORES + i] = score
             n += 1
     for i in range(n):
-        move = and_(moves, load(X, X_COLUMN + 3 * np.int64(X[row + i]), cur))
+        c = np.int64(X[row + i])
+        move = and_(moves, load(X, X_COLUMN + 3 * c, cur))
+        store(X, row + X_ROW + R_IN, load(X, row + R_THREATS + 3 * c, cur))
         value = -negamax(next_cur, or_(mask, move), neutral, empty - 1, -beta, -alpha, depth + 1, np.bool_(False),
                          Xp, ttp, size)
         if X[X_ABORTED]:

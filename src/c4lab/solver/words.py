@@ -124,6 +124,25 @@ def _load(X, i, like):
     return _by_width(like, lambda X, i, like: X[i], lambda X, i, like: (X[i], X[i + 1], X[i + 2]))
 
 
+def store(X, i, word):
+    """Write ``word`` at ``X[i]`` (and ``X[i + 1]``, ``X[i + 2]`` for three words)."""
+
+
+def _store3(X, i, word):
+    X[i] = word[0]
+    X[i + 1] = word[1]
+    X[i + 2] = word[2]
+
+
+def _store1(X, i, word):
+    X[i] = word
+
+
+@overload(store)
+def _store(X, i, word):
+    return _by_width(word, _store1, _store3)
+
+
 def shl(a, s):
     """``a << s`` for 0 < s < 64."""
 
