@@ -30,7 +30,7 @@ winner (:func:`score_of_value`).
 
 The table is loaded lazily, on the first classic position that asks for it
 (about 21 MB: ``int32`` keys and ``int8`` values); lookups run inside the
-compiled search (:func:`lookup`), so that a search down to the 12-piece
+compiled search (:func:`find`), so that a search down to the 12-piece
 frontier reads it at its leaves.
 
 >>> score_of_value(0), score_of_value(71), score_of_value(-88)
@@ -60,7 +60,7 @@ PLY = 12
 #: The classic board's size (the only one the database knows).
 WIDTH, HEIGHT = 7, 6
 
-#: What :func:`lookup` returns for a position the database does not hold.
+#: What :func:`find` returns for a position the database does not hold.
 NOT_FOUND = -128
 
 _RECORD = np.dtype([("key", ">i4"), ("value", "i1")])

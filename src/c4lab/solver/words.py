@@ -12,14 +12,13 @@ addition carries across words and the shifts move bits between words.
 
 What truly differs by width lives here, not in the search:
 
-* the arithmetic (``add``, ``shl``, ``shr``, ``popcount``...);
-* the transposition table's entry (:func:`table_entry`): on one word the
-  whole position (``cur``, ``mask``, ``neutral``) with the table generation
-  as its tag; on three words the key ``cur | (mask + bottom)`` (in each
-  column the side to move's pieces below a marker bit on the landing cell:
-  with the board's forbidden cells it gives ``cur`` and ``mask`` back) and a
-  tag holding the ban piece's cell and the generation.  Each width keeps its
-  own slot hash, so that each searches exactly the nodes it always did.
+* the arithmetic (``add``, ``shl``, ``shr``, ``popcount``...); what is
+  built on it (the win test :func:`completing`) is written once;
+* the transposition table (:func:`table_slot`, :func:`table_get`,
+  :func:`table_put`): both widths key a position by ``cur | (mask +
+  bottom)`` with a tag for the ban piece and the table generation; one word
+  keeps two 16-byte entries a 32-byte row (the first for the bigger search),
+  three words one entry a row.
 """
 
 from __future__ import annotations
