@@ -164,7 +164,8 @@ def solve(
 
     if timeout is not None and timeout <= 0:
         raise click.UsageError(f"--timeout must be positive, not {timeout}")
-    solver = Solver(book=not no_book, progress=_progress_line() if sys.stderr.isatty() else None)
+    line = _ProgressLine() if sys.stderr.isatty() else None
+    solver = Solver(book=not no_book, progress=line)
     timed_out = 0
 
     def answer(text: str) -> tuple[dict, str]:
@@ -183,22 +184,32 @@ def solve(
         if solution.timed_out:
             timed_out += 1
             plain = f"timeout ({position.notation}: not solved in {timeout} s)"
+        if line is not None:
+            line.clear()
         return record, plain
 
     _answer_each(positions, as_json, answer)
-    if sys.stderr.isatty():
-        click.echo("\r\033[K", nl=False, err=True)  # clear the progress line
+    if line is not None:
+        line.clear()
     if timed_out:
         sys.exit(3)
 
 
-def _progress_line() -> Callable[[Any], None]:
-    """Shows a search's progress on one line of stderr (rewritten in place)."""
+class _ProgressLine:
+    """A search's progress on one line of a terminal's stderr, rewritten in
+    place, and cleared before an answer is printed."""
 
-    def show(progress: Any) -> None:
+    def __init__(self) -> None:
+        self.shown = False
+
+    def __call__(self, progress: Any) -> None:
         click.echo(f"\r\033[Ksolving: {progress.describe()}", nl=False, err=True)
+        self.shown = True
 
-    return show
+    def clear(self) -> None:
+        if self.shown:
+            click.echo("\r\033[K", nl=False, err=True)
+            self.shown = False
 
 
 @main.command()
