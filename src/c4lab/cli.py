@@ -60,7 +60,30 @@ def _answer_each(
         sys.exit(2)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def _in_existing_folder(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """A file option's folder must exist: a typo is an error, not new folders."""
+    if value is not None:
+        from pathlib import Path  # lazy: start-up time
+
+        folder = Path(value).expanduser().parent
+        if not folder.is_dir():
+            raise click.BadParameter(f"the folder {str(folder)!r} does not exist")
+    return value
+
+
+class _Commands(click.Group):
+    """The command group: Ctrl-C in any command is one line and status 130
+    (click's own handling prints "Aborted!" and exits 1)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo("\ninterrupted", err=True)
+            sys.exit(130)
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="c4lab")
 def main() -> None:
     """Connect Four on variant boards: play it, watch AIs play it, study it.
@@ -116,9 +139,11 @@ def move(
 
     try:
         agent = make_agent(spec)
-        budget = Budget(seconds, iterations) if (seconds or iterations) else None
+        budget = Budget(seconds, iterations) if (seconds is not None or iterations is not None) else None
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
+    except RuntimeError as exc:  # an engine program that cannot start
+        raise click.ClickException(str(exc)) from None
 
     def answer(text: str) -> tuple[dict, str]:
         position = Position.parse(text)
@@ -135,7 +160,15 @@ def move(
             click.echo(f"{spec} fell back to {analysis.fallback}: {analysis.note}", err=True)
         return record, chosen.token
 
-    _answer_each(positions, as_json, answer)
+    from c4lab.agents import QuitGame
+    from c4lab.engine.client import EngineError
+
+    try:
+        _answer_each(positions, as_json, answer)
+    except QuitGame:
+        raise click.ClickException("the human agent reads its moves from the keyboard, and there is no input") from None
+    except EngineError as exc:
+        raise click.ClickException(str(exc)) from None
 
 
 @main.command()
@@ -229,8 +262,8 @@ def agents() -> None:
 @main.command()
 @click.option("--tui", is_flag=True, help="Play in the terminal instead of the browser.")
 @click.option("--no-browser", is_flag=True, help="Do not open a browser (print the address only).")
-@click.option("--port", type=int, default=None, help="Port of the local server (default: a free one).")
-@click.option("--db", type=click.Path(dir_okay=False), default=None, help="Game database (SQLite file).")
+@click.option("--port", type=click.IntRange(1, 65535), default=None, help="Port of the local server (default: a free one).")
+@click.option("--db", type=click.Path(dir_okay=False), callback=_in_existing_folder, default=None, help="Game database (SQLite file).")
 @click.option(
     "--board",
     default="7x6",
@@ -292,8 +325,8 @@ def play(
 
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (0.0.0.0: every one).")
-@click.option("--port", type=int, default=8000, show_default=True)
-@click.option("--db", type=click.Path(dir_okay=False), default=None, help="Game database (SQLite file).")
+@click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True)
+@click.option("--db", type=click.Path(dir_okay=False), callback=_in_existing_folder, default=None, help="Game database (SQLite file).")
 @click.option(
     "--forfeit-after", type=float, default=120.0, show_default=True,
     help="Seconds an absent player has to come back before forfeiting.",
@@ -352,17 +385,20 @@ def connect(url: str, name: str | None, token: str | None, watch: bool, color: b
 
 
 @main.command()
-@click.option("--db", type=click.Path(dir_okay=False), default=None, help="Game database (SQLite file).")
+@click.option("--db", type=click.Path(dir_okay=False), callback=_in_existing_folder, default=None, help="Game database (SQLite file).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per game.")
 @click.option("--limit", type=int, default=50, show_default=True)
 def games(db: str | None, as_json: bool, limit: int) -> None:
     """List the games stored by `c4lab play` or `c4lab serve` (newest first)."""
     import datetime
+    from pathlib import Path
 
     from c4lab.server.run import DEFAULT_DB
     from c4lab.server.storage import GameStore, StorageError
 
     path = db or DEFAULT_DB
+    if not Path(path).is_file():  # a listing creates no file
+        raise click.ClickException(f"no game database at {path} (`c4lab play` and `c4lab serve` make one)")
     try:
         store = GameStore(path)
     except StorageError as exc:
@@ -399,9 +435,13 @@ def engine(spec: str) -> None:
     import io
     import os
 
-    from c4lab.agents import SpecError
+    from c4lab.agents import SpecError, make_agent
     from c4lab.engine.serve import serve
 
+    try:
+        make_agent(spec).close()  # a bad spec is a usage error before the conversation starts
+    except SpecError as exc:
+        raise click.UsageError(str(exc)) from None
     stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
     # The protocol gets its own handle on standard output; a stray print()
     # of an agent goes to stderr instead of into the conversation.
@@ -445,7 +485,7 @@ def train() -> None:
               help="Evaluate every N episodes (default: episodes/20; 0: only at the end).")
 @click.option("--eval-games", type=click.IntRange(min=0), default=100, show_default=True,
               help="Games per evaluation against random and minimax:depth=2 (half as A, half as B).")
-@click.option("--out", type=click.Path(dir_okay=False), default=None, help="Table file (default: qlearning-BOARD.npz).")
+@click.option("--out", type=click.Path(dir_okay=False), callback=_in_existing_folder, default=None, help="Table file (default: qlearning-BOARD.npz).")
 @click.option("--curve", type=click.Path(dir_okay=False), default=None,
               help="Learning curve: writes CURVE.csv and CURVE.png (default: the table's name + '-curve').")
 @click.option("--seed", type=int, default=0, show_default=True)
@@ -485,7 +525,7 @@ def book() -> None:
 
 @book.command("build")
 @click.option("--depth", type=click.IntRange(0, 41), required=True, help="Last ply the book covers.")
-@click.option("--out", type=click.Path(dir_okay=False), default=None,
+@click.option("--out", type=click.Path(dir_okay=False), callback=_in_existing_folder, default=None,
               help="Book file (default: $C4LAB_BOOK or ~/.c4lab/classic-book.npz); resumed if it exists.")
 @click.option("--from", "start", default=None, help="Start the strategies at this classic position.")
 @click.option("--timeout", type=float, default=None, help="Give up on a position after this many seconds.")
@@ -658,7 +698,7 @@ def bench_accuracy(
 @click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True)
 @click.option("--ray-address", default=None, help="A Ray cluster to join (default: start a local one).")
 @click.option("--sprt", default=None, help="Stop a two-agent match when decided: elo0=0,elo1=20,alpha=0.05,beta=0.05")
-@click.option("--out", type=click.Path(dir_okay=False), default="arena.jsonl", show_default=True,
+@click.option("--out", type=click.Path(dir_okay=False), callback=_in_existing_folder, default="arena.jsonl", show_default=True,
               help="Results file (JSON lines); an unfinished run with the same settings is resumed.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
 def arena(

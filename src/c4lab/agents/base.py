@@ -15,6 +15,7 @@ an adapter or another package adds agents by declaring an entry point.
 from __future__ import annotations
 
 import inspect
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -44,8 +45,8 @@ class Budget:
     iterations: int | None = None
 
     def __post_init__(self) -> None:
-        if self.time is not None and not self.time > 0:
-            raise ValueError(f"a time budget must be positive, not {self.time!r}")
+        if self.time is not None and not 0 < self.time < math.inf:
+            raise ValueError(f"a time budget must be a positive number of seconds, not {self.time!r}")
         if self.iterations is not None and self.iterations < 1:
             raise ValueError(f"an iteration budget must be at least 1, not {self.iterations!r}")
 
@@ -134,6 +135,8 @@ class Param:
     help: str
     choices: tuple[Any, ...] = ()
     nullable: bool = False  # "none" is a value (always so when the default is None)
+    minimum: float | None = None  # the smallest value allowed (numbers)
+    above: bool = False  # ``minimum`` itself is not allowed (a time must be > 0)
 
     def convert(self, agent: str, raw: str) -> Any:
         if (self.nullable or self.default is None) and raw.lower() == "none":
@@ -152,6 +155,12 @@ class Param:
             raise SpecError(
                 f"agent {agent!r}: {self.name}={raw!r} is not a valid {self.type.__name__}"
             ) from None
+        if isinstance(value, float) and not math.isfinite(value):
+            raise SpecError(f"agent {agent!r}: {self.name} must be a finite number, not {raw!r}")
+        low = self.minimum
+        if low is not None and isinstance(value, (int, float)) and (value < low or (self.above and value == low)):
+            bound = f"greater than {low:g}" if self.above else f"at least {low:g}"
+            raise SpecError(f"agent {agent!r}: {self.name} must be {bound}, not {raw!r}")
         if self.choices and value not in self.choices:
             allowed = ", ".join(str(c) for c in self.choices)
             raise SpecError(f"agent {agent!r}: {self.name} must be one of {allowed}, not {raw!r}")

@@ -60,9 +60,10 @@ PROBE_TABLE = 1 << 20  # entries (32 MB a thread)
     "our strongest: minimax for proven wins and losses, then UCT (MCTS-Solver, "
     "smart + Last-Good-Reply-2 playouts, tree reuse); 1 s a move",
     [
-        Param("time", float, DEFAULT_TIME, "seconds per move (none: use iterations and depth)", nullable=True),
-        Param("iterations", int, None, "UCT iterations per move instead of a time share"),
-        Param("depth", int, None, "minimax depth instead of a time share"),
+        Param("time", float, DEFAULT_TIME, "seconds per move (none: use iterations and depth)", nullable=True,
+              minimum=0, above=True),
+        Param("iterations", int, None, "UCT iterations per move instead of a time share", minimum=1),
+        Param("depth", int, None, "minimax depth instead of a time share", minimum=1),
         Param("share", float, DEFAULT_SHARE, "share of the time given to minimax"),
         Param("seed", int, None, "random seed of the UCT part"),
     ],

@@ -405,8 +405,8 @@ def _warm_up() -> None:
     "negamax alpha-beta with a transposition table and iterative deepening; "
     f"{DEFAULT_TIME:g} s per move unless depth= or time= is given",
     [
-        Param("depth", int, None, "maximum depth in plies (alone: a fixed-depth search)"),
-        Param("time", float, None, f"seconds per move (default {DEFAULT_TIME:g} without depth=)"),
+        Param("depth", int, None, "maximum depth in plies (alone: a fixed-depth search)", minimum=1),
+        Param("time", float, None, f"seconds per move (default {DEFAULT_TIME:g} without depth=)", minimum=0, above=True),
     ],
 )
 class MinimaxAgent(Agent):

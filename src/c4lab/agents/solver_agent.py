@@ -59,7 +59,7 @@ def solved_move(
     "plays a move that keeps the exact score (fastest win, slowest loss) when the position "
     "solves in time, else master's move (the analysis says which)",
     [
-        Param("time", float, DEFAULT_TIME, "seconds per move"),
+        Param("time", float, DEFAULT_TIME, "seconds per move", minimum=0, above=True),
         Param("book", bool, True, "use the classic opening book"),
         Param("seed", int, None, "random seed of the fallback (master)"),
     ],

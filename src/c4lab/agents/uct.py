@@ -344,16 +344,17 @@ ENDGAME_TABLE = 1 << 17  # entries (4 MB a thread)
 _EG = str(ENDGAME_CELLS)
 
 _PARAMS = [
-    Param("iterations", int, None, f"iterations per move (default {DEFAULT_ITERATIONS} when no time is given)"),
-    Param("time", float, None, "seconds per move"),
-    Param("c", float, 1 / math.sqrt(2), "exploration constant of UCB1 (default 1/sqrt 2)"),
+    Param("iterations", int, None, f"iterations per move (default {DEFAULT_ITERATIONS} when no time is given)",
+          minimum=1),
+    Param("time", float, None, "seconds per move", minimum=0, above=True),
+    Param("c", float, 1 / math.sqrt(2), "exploration constant of UCB1 (default 1/sqrt 2)", minimum=0),
     Param("final", str, "mean", "final move: best mean (BESTCHILD(root, 0)) or most visits", ("mean", "visits")),
     Param("tt", bool, False, "transposition table: statistics shared by transpositions"),
     Param("solver", bool, False, "MCTS-Solver: back up proven wins, losses and draws"),
     Param("policy", str, "random", "playouts: random, or smart (take wins, block losses)", ("random", "smart")),
     Param("lgr", int, 0, "Last-Good-Reply playouts: 0 off, 1 or 2 previous moves", (0, 1, 2)),
     Param("reuse", bool, False, "keep the tree between the moves of a game"),
-    Param("nodes", int, DEFAULT_NODES, "most tree nodes kept (about 100 bytes each)"),
+    Param("nodes", int, DEFAULT_NODES, "most tree nodes kept (about 100 bytes each)", minimum=1),
     Param("seed", int, None, "random seed (default: fresh each run)"),
     Param("endgame", int, 0, "with this many empty cells or fewer, play the exact solver's move when it "
           f"proves one within {ENDGAME_NODES} nodes (0: never)"),
