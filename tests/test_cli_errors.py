@@ -52,3 +52,17 @@ def test_a_listing_creates_no_file(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["games", "--db", str(missing)])
     assert result.exit_code != 0 and "no game database" in result.output
     assert not missing.exists()
+
+
+def test_an_agent_whose_package_is_missing_is_listed_as_unavailable_with_its_install_command(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "kaggle_environments" else real(name, *a))
+    listing = CliRunner().invoke(main, ["agents"])
+    line = next(x for x in listing.output.splitlines() if x.startswith("kaggle:"))
+    assert "[unavailable: needs kaggle_environments" in line and "pip install" in line
+    result = CliRunner().invoke(main, ["move", "7x6", "--agent", "kaggle"])
+    assert result.exit_code == 2 and "pip install" in result.output and "Traceback" not in result.output

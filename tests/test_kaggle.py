@@ -19,7 +19,7 @@ from c4lab.adapters.kaggle import (
     position_from_cells,
     to_connectx,
 )
-from c4lab.agents import Agent, Budget, make_agent
+from c4lab.agents import Agent, Budget, SpecError, make_agent
 from c4lab.game import play_game
 from c4lab.rules import Cell, Move, Piece, Position, Variant
 
@@ -166,7 +166,7 @@ def test_the_kaggle_spec_is_registered_without_importing_kaggle_environments() -
 
 def test_a_missing_kaggle_environments_is_explained(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "kaggle_environments", None)
-    with pytest.raises(ImportError, match="pip install --no-deps kaggle-environments==1.33.2"):
+    with pytest.raises(SpecError, match="pip install --no-deps kaggle-environments==1.33.2"):
         make_agent("kaggle:agent=random")
 
 

@@ -251,7 +251,8 @@ def agents() -> None:
     from c4lab.agents import agent_infos
 
     for info in agent_infos():
-        click.echo(f"{info.name}: {info.help}")
+        missing = info.unavailable
+        click.echo(f"{info.name}: {info.help}" + (f"  [unavailable: {missing}]" if missing else ""))
         for param in info.params:
             default = param.default
             if param.name in info.defaults:

@@ -358,11 +358,12 @@ def kaggle_agent_function(name: str) -> ConnectXAgent:
 @register(
     "kaggle",
     "Kaggle ConnectX's built-in agents (random; negamax: depth 4), on any variant; "
-    "needs kaggle-environments (" + INSTALL_HINT + ")",
+    "needs kaggle-environments",
     [
         Param("agent", str, "negamax", "which Kaggle agent", choices=KAGGLE_AGENTS),
         Param("seed", int, None, "seed for the Kaggle agent's random tie-breaks (default: unseeded)"),
     ],
+    requires=("kaggle_environments", INSTALL_HINT),
 )
 class KaggleAgent(Agent):
     """Asks one of Kaggle's ConnectX agents for a column.

@@ -14,6 +14,7 @@ an adapter or another package adds agents by declaring an entry point.
 
 from __future__ import annotations
 
+import importlib.util
 import inspect
 import math
 from abc import ABC, abstractmethod
@@ -176,21 +177,42 @@ class AgentInfo:
     params: tuple[Param, ...]
     factory: Callable[..., Agent]
     defaults: dict[str, str] = field(default_factory=dict)  # for named presets
+    requires: tuple[str, str] | None = None  # (a module it imports, how to install it)
+
+    @property
+    def unavailable(self) -> str | None:
+        """Why the agent cannot be made here (its package is missing, and how
+        to install it), ``None`` when it can."""
+        if self.requires is None:
+            return None
+        module, install = self.requires
+        try:
+            if importlib.util.find_spec(module) is not None:
+                return None
+        except (ImportError, ValueError):  # a module blocked or broken: not usable either
+            pass
+        return f"needs {module}, which is not installed ({install})"
 
 
 _REGISTRY: dict[str, AgentInfo] = {}
 
 
 def register(
-    name: str, help: str, params: Iterable[Param] = (), presets: dict[str, tuple[str, dict[str, str]]] | None = None
+    name: str,
+    help: str,
+    params: Iterable[Param] = (),
+    presets: dict[str, tuple[str, dict[str, str]]] | None = None,
+    requires: tuple[str, str] | None = None,
 ) -> Callable[[Callable[..., Agent]], Callable[..., Agent]]:
     """Class or function decorator: make ``factory(**params)`` reachable as
     the spec ``name``.  ``presets`` adds more names that fix some parameters
-    (``{"hard": ("UCT, 750 iterations", {"iterations": "750"})}``)."""
+    (``{"hard": ("UCT, 750 iterations", {"iterations": "750"})}``);
+    ``requires`` names an optional module the agent needs and how to install
+    it (the agent is listed as unavailable without it)."""
 
     def wrap(factory: Callable[..., Agent]) -> Callable[..., Agent]:
         params_tuple = tuple(params)
-        _add(AgentInfo(name, help, params_tuple, factory))
+        _add(AgentInfo(name, help, params_tuple, factory, requires=requires))
         for preset, (preset_help, values) in (presets or {}).items():
             _add(AgentInfo(preset, preset_help, params_tuple, factory, dict(values)))
         return factory
@@ -265,6 +287,8 @@ def make_agent(spec: str, **context: Any) -> Agent:
     if info is None:
         known = ", ".join(sorted(_REGISTRY))
         raise SpecError(f"unknown agent {name!r} (known agents: {known})")
+    if info.unavailable:
+        raise SpecError(f"agent {name!r} {info.unavailable}")
     known_params = {p.name: p for p in info.params}
     values: dict[str, Any] = {p.name: p.default for p in info.params}
     for key, value in {**info.defaults, **raw}.items():

@@ -145,8 +145,13 @@ def create_app(
     @app.get("/api/agents")
     async def list_agents() -> list[dict[str, str]]:
         """The computer players a seat can take (name and description): not
-        the human, nor the agents only the local command line may use."""
-        return [{"name": i.name, "help": i.help} for i in agent_infos() if i.name not in {"human", *LOCAL_ONLY}]
+        the human, nor the agents only the local command line may use, nor
+        one whose optional package is missing here."""
+        return [
+            {"name": i.name, "help": i.help}
+            for i in agent_infos()
+            if i.name not in {"human", *LOCAL_ONLY} and not i.unavailable  # never offered if it cannot play
+        ]
 
     @app.get("/api/games")
     async def list_games() -> list[dict[str, Any]]:
