@@ -134,3 +134,22 @@ def test_on_a_terminal_an_agent_s_turn_says_that_it_is_thinking() -> None:
     out, status, _ = game(settings, *("abcdeabcdeabcdeabcde" * 2), "n", color=True)
     assert status == 0
     assert "is thinking" in out or "preparing the engine" in out
+
+
+def test_the_piece_on_the_bonus_cell_is_drawn_before_the_ban_question() -> None:
+    from c4lab.agents import make_agent
+
+    shown: list[Position] = []
+    asked: list[str] = []
+    keys = iter(["b", "c"])
+
+    def ask(prompt: str) -> str:
+        asked.append(prompt)
+        return next(keys)
+
+    human = make_agent("human", ask=ask, say=lambda _: None, show=shown.append)
+    position = Position.parse("7x6/Bb1")
+    move = human.choose(position)
+    assert move.token == "b+c"
+    assert len(shown) == 1 and shown[0].piece_at("b1") == "A" and shown[0].piece_at("c1") is None
+    assert asked[1].startswith("Ban column")

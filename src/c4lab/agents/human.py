@@ -42,9 +42,11 @@ class HumanAgent(Agent):
         self,
         ask: Callable[[str], str] = input,
         say: Callable[[str], None] = print,
+        show: Callable[[Position], None] | None = None,
     ) -> None:
         self._ask = ask
         self._say = say
+        self._show = show  # draws a position (the piece on the bonus cell before the ban question)
 
     @property
     def is_human(self) -> bool:
@@ -88,6 +90,8 @@ class HumanAgent(Agent):
     def _choose_ban(self, position: Position, options: list[Move]) -> Move:
         bans = {m.ban: m for m in options if m.ban is not None}
         letters = ", ".join(column_letter(b) for b in sorted(bans))
+        if self._show is not None:
+            self._show(position.play(options[0]))  # the piece on the bonus cell, no ban yet
         self._say(
             f"Your piece lands on the bonus cell {position.variant.bonus}: you may drop a "
             "ban piece (it blocks both players)."

@@ -126,7 +126,7 @@ class TerminalGame:
         self.read = read or (lambda prompt: self.console.input(prompt, markup=False))
         self.rng = random.Random(settings.seed)
         self.players: list[Agent] = [
-            make_agent(spec, ask=self.read, say=self.say) for spec in settings.players
+            make_agent(spec, ask=self.read, say=self.say, show=self.draw_board) for spec in settings.players
         ]
         # "you" when one person plays an agent; the spec otherwise.
         one_person = sum(p.is_human for p in self.players) == 1
@@ -152,6 +152,12 @@ class TerminalGame:
 
         self.warmup = threading.Thread(target=warm, name="prepare-engines", daemon=True)
         self.warmup.start()
+
+    def draw_board(self, position: Position) -> None:
+        """The board alone (on a terminal; piped output shows the boards of
+        the game loop only)."""
+        if self.color:
+            self.console.print(board_text(position))
 
     def say(self, message: str) -> None:
         self.console.print(message, highlight=False, markup=False, soft_wrap=True)
