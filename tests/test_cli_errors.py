@@ -66,3 +66,22 @@ def test_an_agent_whose_package_is_missing_is_listed_as_unavailable_with_its_ins
     assert "[unavailable: needs kaggle_environments" in line and "pip install" in line
     result = CliRunner().invoke(main, ["move", "7x6", "--agent", "kaggle"])
     assert result.exit_code == 2 and "pip install" in result.output and "Traceback" not in result.output
+
+
+def test_a_first_start_says_that_the_engine_is_being_prepared() -> None:
+    import io
+
+    from numba import njit
+    from rich.console import Console
+
+    from c4lab.ui.preparing import MESSAGE, announce_preparation
+
+    out = io.StringIO()
+    with announce_preparation(Console(file=out, force_terminal=True)):
+
+        @njit
+        def fresh(x: int) -> int:  # compiled here, never cached
+            return x + 1
+
+        assert fresh(1) == 2
+    assert MESSAGE in out.getvalue()

@@ -164,7 +164,8 @@ def move(
     from c4lab.engine.client import EngineError
 
     try:
-        _answer_each(positions, as_json, answer)
+        with _preparing():
+            _answer_each(positions, as_json, answer)
     except QuitGame:
         raise click.ClickException("the human agent reads its moves from the keyboard, and there is no input") from None
     except EngineError as exc:
@@ -221,7 +222,8 @@ def solve(
             line.clear()
         return record, plain
 
-    _answer_each(positions, as_json, answer)
+    with _preparing():
+        _answer_each(positions, as_json, answer)
     if line is not None:
         line.clear()
     if timed_out:
@@ -791,6 +793,18 @@ def report_command(results: str, out_dir: str | None, as_json: bool) -> None:
     click.echo(R.render_text(summary))
     for f in files:
         click.echo(f"wrote {f}")
+
+
+def _preparing() -> Any:
+    """On a terminal, a status line on stderr while numba compiles (a first
+    start); nothing otherwise."""
+    import contextlib
+
+    if not sys.stderr.isatty():
+        return contextlib.nullcontext()
+    from c4lab.ui.preparing import announce_preparation
+
+    return announce_preparation(_stderr_console())
 
 
 def _stderr_console() -> Any:

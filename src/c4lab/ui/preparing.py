@@ -1,0 +1,76 @@
+"""Say so while numba compiles: "preparing the engine, first start only".
+
+The first run after an install compiles the compiled kernels (later runs load
+them from numba's cache on disk), which can take seconds; a command that
+stays silent meanwhile looks hung.  :func:`announce_preparation` listens to
+numba's compile events and, from the first compilation on, shows a status
+line with the elapsed time on the given console until the compiling is over.
+Loading from the cache raises no such event, so a warm start shows nothing.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from rich.console import Console
+
+MESSAGE = "preparing the engine, first start only"
+
+
+@contextmanager
+def announce_preparation(console: Console) -> Iterator[None]:
+    """Within the block, a status line on ``console`` while numba compiles."""
+    from numba.core import event  # lazy: only the commands that run kernels load numba
+
+    lock = threading.Lock()
+    state: dict[str, Any] = {"depth": 0, "start": None, "status": None}
+
+    def text() -> str:
+        return f"{MESSAGE}... {time.monotonic() - state['start']:.0f} s"
+
+    def tick(done: threading.Event) -> None:
+        while not done.wait(0.2):
+            with lock:
+                if state["status"] is not None:
+                    state["status"].update(text())
+
+    class Listener(event.Listener):  # type: ignore[misc]
+        def on_start(self, _event: Any) -> None:
+            if threading.current_thread() is not threading.main_thread():
+                return
+            with lock:
+                state["depth"] += 1
+                if state["status"] is None:
+                    state["start"] = state["start"] or time.monotonic()
+                    status = console.status(text(), spinner="dots")
+                    status.start()
+                    state["status"] = status
+
+        def on_end(self, _event: Any) -> None:
+            if threading.current_thread() is not threading.main_thread():
+                return
+            with lock:
+                state["depth"] -= 1
+                if state["depth"] == 0 and state["status"] is not None:
+                    state["status"].stop()
+                    state["status"] = None
+
+    listener = Listener()
+    done = threading.Event()
+    ticker = threading.Thread(target=tick, args=(done,), daemon=True)
+    ticker.start()
+    event.register("numba:compile", listener)
+    try:
+        yield
+    finally:
+        event.unregister("numba:compile", listener)
+        done.set()
+        ticker.join()
+        with lock:
+            if state["status"] is not None:
+                state["status"].stop()
+                state["status"] = None
