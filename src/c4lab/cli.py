@@ -10,7 +10,7 @@ import json
 import sys
 import urllib.parse
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
@@ -18,9 +18,6 @@ from c4lab import __version__
 
 # lazy imports: every command imports the parts it uses, so that ``c4lab
 # --help`` and the light commands never load numba or the rules engine.
-
-if TYPE_CHECKING:  # pragma: no cover
-    from c4lab.rules import Position
 
 
 def _inputs(positions: tuple[str, ...]) -> Iterator[str]:
@@ -101,26 +98,9 @@ def show(positions: tuple[str, ...], as_json: bool) -> None:
 
     def answer(text: str) -> tuple[dict, str]:
         position = Position.parse(text)
-        record = position.to_dict()
-        return record, _describe(position)
+        return position.to_dict(), position.describe()
 
     _answer_each(positions, as_json, answer)
-
-
-def _describe(position: Position) -> str:
-    """The text answer of ``show``: the board and one line of facts."""
-    if position.result == "draw":
-        state = "draw"
-    elif position.result:
-        state = f"{position.result} wins ({' '.join(c.name for c in position.win_line)})"
-    else:
-        state = f"{position.to_move} to move"
-    legend = position.legend()
-    return (
-        f"{position.notation}\n{position.render()}\n" + (f"{legend}\n" if legend else "") +
-        f"{state}; {position.empty_cells} empty cells; legal: "
-        f"{' '.join(m.token for m in position.legal_moves()) or '-'}\n"
-    )
 
 
 @main.command()
@@ -162,9 +142,10 @@ def move(
 
     from c4lab.agents import QuitGame
     from c4lab.engine.client import EngineError
+    from c4lab.ui.preparing import preparing_on_stderr
 
     try:
-        with _preparing():
+        with preparing_on_stderr():
             _answer_each(positions, as_json, answer)
     except QuitGame:
         raise click.ClickException("the human agent reads its moves from the keyboard, and there is no input") from None
@@ -191,60 +172,31 @@ def solve(
     searched down to the published 12-ply database (`c4lab book info`); a
     search longer than a second shows its progress on a terminal's stderr.
     """
-    import time
-
     from c4lab.rules import Position
-    from c4lab.solver import Solver
+    from c4lab.solver import Solver, api
+    from c4lab.ui.preparing import preparing_on_stderr
+    from c4lab.ui.status import StatusLine
 
     if timeout is not None and timeout <= 0:
         raise click.UsageError(f"--timeout must be positive, not {timeout}")
-    line = _ProgressLine() if sys.stderr.isatty() else None
-    solver = Solver(book=not no_book, progress=line)
+    line = StatusLine("solving: ")
+    solver = Solver(book=not no_book, progress=line if line.enabled else None)
     timed_out = 0
 
     def answer(text: str) -> tuple[dict, str]:
         nonlocal timed_out
-        position = Position.parse(text)
-        start = time.monotonic()
-        solution = solver.solve(position, weak=weak, timeout=timeout, best_moves=as_json)
-        record = solution.to_dict()
-        plain = "timeout" if solution.timed_out else str(solution.score)
-        if analyze and not solution.timed_out:
-            left = None if timeout is None else max(timeout - (time.monotonic() - start), 1e-3)
-            scores = solver.analyze(position, timeout=left)
-            record["analysis"] = {m.token: v for m, v in scores.items()}
-            plain += "  " + " ".join(f"{m.token}:{'?' if v is None else v}" for m, v in scores.items())
-            record["time_s"] = round(time.monotonic() - start, 6)
-        if solution.timed_out:
-            timed_out += 1
-            plain = f"timeout ({position.notation}: not solved in {timeout} s)"
-        if line is not None:
-            line.clear()
+        record, plain = api.answer(
+            solver, Position.parse(text), weak=weak, analyze=analyze, timeout=timeout, best_moves=as_json
+        )
+        timed_out += record["timed_out"]
+        line.clear()
         return record, plain
 
-    with _preparing():
+    with preparing_on_stderr():
         _answer_each(positions, as_json, answer)
-    if line is not None:
-        line.clear()
+    line.clear()
     if timed_out:
         sys.exit(3)
-
-
-class _ProgressLine:
-    """A search's progress on one line of a terminal's stderr, rewritten in
-    place, and cleared before an answer is printed."""
-
-    def __init__(self) -> None:
-        self.shown = False
-
-    def __call__(self, progress: Any) -> None:
-        click.echo(f"\r\033[Ksolving: {progress.describe()}", nl=False, err=True)
-        self.shown = True
-
-    def clear(self) -> None:
-        if self.shown:
-            click.echo("\r\033[K", nl=False, err=True)
-            self.shown = False
 
 
 @main.command()
@@ -343,28 +295,16 @@ def _serve(
     host: str, port: int | None, db: str | None, forfeit_after: float, open_browser: bool, local: bool,
     query: str = "",
 ) -> None:
-    import webbrowser
-
-    from c4lab.server.run import DEFAULT_DB, free_port, make_server
-    from c4lab.server.storage import GameStore, StorageError
+    from c4lab.server.run import run_in_foreground
+    from c4lab.server.storage import StorageError
 
     try:
-        store = GameStore(db or DEFAULT_DB)
+        run_in_foreground(
+            db, host, port, forfeit_after=forfeit_after, local=local, open_browser=open_browser, query=query,
+            say=click.echo,
+        )
     except StorageError as exc:
         raise click.ClickException(str(exc)) from None
-    port = port or free_port(host)
-    server = make_server(store, host, port, forfeit_after=forfeit_after)
-    url = f"http://{host}:{port}/" + (f"?{query}" if query else "")
-    click.echo(f"c4lab {'game' if local else 'server'} at {url}  (games stored in {store.path}; Ctrl-C stops)")
-    if open_browser:
-        try:
-            webbrowser.open(url)
-        except webbrowser.Error:
-            pass
-    try:
-        server.run()
-    finally:
-        store.close()
 
 
 @main.command()
@@ -393,36 +333,15 @@ def connect(url: str, name: str | None, token: str | None, watch: bool, color: b
 @click.option("--limit", type=int, default=50, show_default=True)
 def games(db: str | None, as_json: bool, limit: int) -> None:
     """List the games stored by `c4lab play` or `c4lab serve` (newest first)."""
-    import datetime
-    from pathlib import Path
-
     from c4lab.server.run import DEFAULT_DB
-    from c4lab.server.storage import GameStore, StorageError
+    from c4lab.server.storage import StorageError, read_games
 
-    path = db or DEFAULT_DB
-    if not Path(path).is_file():  # a listing creates no file
-        raise click.ClickException(f"no game database at {path} (`c4lab play` and `c4lab serve` make one)")
     try:
-        store = GameStore(path)
+        rows = read_games(db or DEFAULT_DB, limit)  # a listing creates no file
     except StorageError as exc:
         raise click.ClickException(str(exc)) from None
-    try:
-        for row in store.all(limit):
-            names = {side: seat["name"] or "-" for side, seat in row.seats.items()}
-            if as_json:
-                click.echo(json.dumps({
-                    "code": row.code, "mode": row.mode, "position": row.position, "status": row.status,
-                    "result": row.result, "reason": row.reason, "names": names, "updated": row.updated,
-                }))
-            else:
-                when = datetime.datetime.fromtimestamp(row.updated).strftime("%Y-%m-%d %H:%M")
-                outcome = row.result and (f"{row.result} ({row.reason})" if row.result != "draw" else "draw")
-                click.echo(
-                    f"{when}  {row.code}  {row.mode:<6} {names['A']} vs {names['B']}: "
-                    f"{outcome or row.status}  {row.position}"
-                )
-    finally:
-        store.close()
+    for row in rows:
+        click.echo(json.dumps(row.listing()) if as_json else row.listing_line())
 
 
 @main.command()
@@ -434,31 +353,13 @@ def engine(spec: str) -> None:
     go, stop, quit; see docs/engine-protocol.md); the agent's parameters are
     its options.  Bad lines answer 'error ...' and the engine goes on.
     """
-    import contextlib
-    import io
-    import os
-
-    from c4lab.agents import SpecError, make_agent
-    from c4lab.engine.serve import serve
+    from c4lab.agents import SpecError
+    from c4lab.engine.serve import run_on_stdio
 
     try:
-        make_agent(spec).close()  # a bad spec is a usage error before the conversation starts
+        status = run_on_stdio(spec)  # a bad spec is a usage error before the conversation starts
     except SpecError as exc:
         raise click.UsageError(str(exc)) from None
-    stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
-    # The protocol gets its own handle on standard output; a stray print()
-    # of an agent goes to stderr instead of into the conversation.
-    stdout = open(os.dup(sys.stdout.fileno()), "w", encoding="utf-8", newline="\n")  # noqa: SIM115
-    try:
-        with contextlib.redirect_stdout(sys.stderr):
-            status = serve(spec, stdin, stdout)
-    except SpecError as exc:
-        raise click.UsageError(str(exc)) from None
-    except (KeyboardInterrupt, BrokenPipeError):
-        status = 0
-    finally:
-        with contextlib.suppress(OSError):
-            stdout.close()
     sys.exit(status)
 
 
@@ -503,6 +404,7 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
     from pathlib import Path
 
     from c4lab.learning import qlearning as Q
+    from c4lab.ui.status import stderr_console
 
     try:
         r_win, r_draw, r_loss = Q.parse_rewards(rewards)
@@ -514,7 +416,7 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
         table_path = Path(out) if out else Q.default_table_path(config.board)
         prefix = curve or str(table_path.with_suffix("")) + "-curve"
         table, points, paths = Q.run_with_progress(config, table_path, prefix, eval_every=eval_every,
-                                                   eval_games=eval_games, console=_stderr_console(),
+                                                   eval_games=eval_games, console=stderr_console(),
                                                    show_progress=sys.stderr.isatty())
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
@@ -565,21 +467,12 @@ def book_info(path: str | None) -> None:
     from pathlib import Path
 
     from c4lab.solver import book as B
-    from c4lab.solver import database
 
-    where = Path(path) if path else B.book_path()
-    if not path:
-        click.echo(f"classic database: {database.status()}")
-        if not where.exists():
-            click.echo(f"book file: none at {where} (`c4lab book build` makes one, e.g. for other boards)")
-            return
-    if not where.exists():
-        raise click.ClickException(f"no opening book at {where} (build one with `c4lab book build`)")
     try:
-        made = B.OpeningBook.load(where)
+        for line in B.describe_books(Path(path) if path else None):
+            click.echo(line)
     except B.BookError as exc:
         raise click.ClickException(str(exc)) from None
-    click.echo(f"{where}: {len(made)} positions, depth {made.depth}, {json.dumps(made.info)}")
 
 
 @main.group(invoke_without_command=True)
@@ -618,18 +511,16 @@ def bench_solver(as_json: bool, limit: int | None, sets: str | None, weak: bool,
     from rich.progress import Progress
 
     from c4lab.solver import bench as B
+    from c4lab.ui.status import stderr_console
 
-    names = B.DEFAULT_SETS if sets is None else tuple(n.strip() for n in sets.split(",") if n.strip())
-    unknown = [n for n in names if n not in B.SETS]
-    if unknown or not names:
-        raise click.UsageError(f"unknown set {', '.join(unknown) or '(none)'}; the sets: {', '.join(B.SETS)}")
+    names = _set_names(sets, B.DEFAULT_SETS, B.SETS)
     folder = Path(directory) if directory else B.default_directory()
     try:
         loaded = {name: B.read_set(folder / name, limit) for name in names}
     except B.BenchSetError as exc:
         raise click.ClickException(f"{exc} (give the folder with --dir or $C4LAB_BENCH_DIR)") from None
     results = {}
-    with Progress(transient=True, disable=not sys.stderr.isatty(), console=_stderr_console()) as progress:
+    with Progress(transient=True, disable=not sys.stderr.isatty(), console=stderr_console()) as progress:
         for name, positions in loaded.items():
             task = progress.add_task(name, total=len(positions))
 
@@ -656,30 +547,29 @@ def bench_accuracy(
     master:time=1); OpenSpiel's C++ MCTS at the same time a move where it is
     installed."""
     from c4lab.arena import accuracy as A
+    from c4lab.ui.status import StatusLine
 
-    names = A.SETS if sets is None else tuple(n.strip() for n in sets.split(",") if n.strip())
-    unknown = [n for n in names if n not in A.SETS]
-    if unknown or not names:
-        raise click.UsageError(f"unknown set {', '.join(unknown) or '(none)'}; the sets: {', '.join(A.SETS)}")
-    chosen = list(specs) or ["master:time=1"]
-
-    def say(text: str) -> None:
-        if sys.stderr.isatty():
-            click.echo(f"\r\033[K{text}", nl=False, err=True)
-
+    names = _set_names(sets, A.SETS, A.SETS)
+    line = StatusLine()
     try:
-        measured = A.run_accuracy(chosen, sets=names, count=count, seed=seed, openspiel=not no_openspiel, progress=say)
+        measured = A.run_accuracy(
+            list(specs) or ["master:time=1"], sets=names, count=count, seed=seed, openspiel=not no_openspiel,
+            progress=line.show,
+        )
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
-    say("")
-    if as_json:
-        click.echo(json.dumps({
-            "sets": measured["sets"],
-            "results": {spec: {name: {"right": t.right, "played": t.played, "share": t.share, "wrong": t.wrong}
-                               for name, t in per.items()} for spec, per in measured["results"].items()},
-        }))
-    else:
-        click.echo(A.report(measured))
+    finally:
+        line.clear()
+    click.echo(json.dumps(A.to_dict(measured)) if as_json else A.report(measured))
+
+
+def _set_names(text: str | None, default: tuple[str, ...], known: tuple[str, ...]) -> tuple[str, ...]:
+    """The benchmark sets a ``--sets`` option names (comma-separated)."""
+    names = default if text is None else tuple(n.strip() for n in text.split(",") if n.strip())
+    unknown = [n for n in names if n not in known]
+    if unknown or not names:
+        raise click.UsageError(f"unknown set {', '.join(unknown) or '(none)'}; the sets: {', '.join(known)}")
+    return names
 
 
 @main.command()
@@ -715,14 +605,13 @@ def arena(
     import time
     from pathlib import Path
 
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
     from c4lab.arena import report as R
     from c4lab.arena.executors import make_executor
     from c4lab.arena.results import ResultsError, read_results
     from c4lab.arena.runner import run_arena
     from c4lab.arena.schedule import ArenaConfig, ArenaError, read_openings
     from c4lab.arena.stats import SPRT
+    from c4lab.ui.status import games_bar
 
     try:
         openings = read_openings(openings_file) if openings_file else ()
@@ -734,26 +623,16 @@ def arena(
         runner = make_executor(executor, jobs, ray_address)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
-    columns = (
-        TextColumn("[bold]games"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[summary]}"),
-        TimeRemainingColumn(),
-    )
     began = time.perf_counter()
-    with Progress(*columns, console=_stderr_console(), disable=not sys.stderr.isatty()) as bar:
-        task = bar.add_task("games", total=config.total_games, summary="")
-
-        def progress(done: int, total: int, summary: str) -> None:
-            bar.update(task, completed=done, total=total, summary=summary)
-
-        try:
+    try:
+        with games_bar(config.total_games) as progress:
             outcome = run_arena(config, out, executor=runner, sprt=test, progress=progress)
-        except (ArenaError, ResultsError, ValueError) as exc:
-            raise click.ClickException(str(exc)) from None
-        except KeyboardInterrupt:
-            bar.stop()
-            saved = len(read_results(out).whole_pairs()) if Path(out).exists() else 0
-            click.echo(f"interrupted: {saved} games saved in {out}; the same command resumes the run", err=True)
-            sys.exit(130)
+    except (ArenaError, ResultsError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from None
+    except KeyboardInterrupt:
+        saved = len(read_results(out).whole_pairs()) if Path(out).exists() else 0
+        click.echo(f"interrupted: {saved} games saved in {out}; the same command resumes the run", err=True)
+        sys.exit(130)
     summary = R.summarise(outcome.config, outcome.games)
     if as_json:
         data = summary.to_dict()
@@ -793,24 +672,6 @@ def report_command(results: str, out_dir: str | None, as_json: bool) -> None:
     click.echo(R.render_text(summary))
     for f in files:
         click.echo(f"wrote {f}")
-
-
-def _preparing() -> Any:
-    """On a terminal, a status line on stderr while numba compiles (a first
-    start); nothing otherwise."""
-    import contextlib
-
-    if not sys.stderr.isatty():
-        return contextlib.nullcontext()
-    from c4lab.ui.preparing import announce_preparation
-
-    return announce_preparation(_stderr_console())
-
-
-def _stderr_console() -> Any:
-    from rich.console import Console
-
-    return Console(stderr=True)
 
 
 if __name__ == "__main__":  # pragma: no cover

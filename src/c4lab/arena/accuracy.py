@@ -201,3 +201,16 @@ def report(measured: dict[str, Any]) -> str:
             cells.append(f"{'n/a':>22}" if tally is None else f"{tally.share:>21.1%} ")
         lines.append(f"{spec:<28}" + "".join(cells))
     return "\n".join(lines)
+
+
+def to_dict(measured: dict[str, Any]) -> dict[str, Any]:
+    """The ``c4lab bench accuracy --json`` record: per agent and set, the
+    moves that kept the value, the moves played, the share and the wrong ones."""
+    return {
+        "sets": measured["sets"],
+        "results": {
+            spec: {name: {"right": t.right, "played": t.played, "share": t.share, "wrong": t.wrong}
+                   for name, t in per.items()}
+            for spec, per in measured["results"].items()
+        },
+    }

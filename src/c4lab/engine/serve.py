@@ -15,6 +15,10 @@ to their budget) and is accepted and ignored.
 
 from __future__ import annotations
 
+import contextlib
+import io
+import os
+import sys
 import time
 from typing import TextIO
 
@@ -178,3 +182,22 @@ def serve(agent_spec: str, stdin: TextIO, stdout: TextIO) -> int:
         if not engine.handle(line):
             break
     return 0
+
+
+def run_on_stdio(agent_spec: str) -> int:
+    """``c4lab engine``: :func:`serve` on this process's standard input and
+    output.  The protocol gets its own handle on standard output, so that a
+    stray ``print()`` of an agent goes to stderr instead of into the
+    conversation.  Ctrl-C or a closed pipe ends the conversation (status 0).
+    A bad ``agent_spec`` raises ``SpecError`` before anything is written."""
+    make_agent(agent_spec).close()
+    stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
+    stdout = open(os.dup(sys.stdout.fileno()), "w", encoding="utf-8", newline="\n")  # noqa: SIM115
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            return serve(agent_spec, stdin, stdout)
+    except (KeyboardInterrupt, BrokenPipeError):
+        return 0
+    finally:
+        with contextlib.suppress(OSError):
+            stdout.close()

@@ -294,6 +294,23 @@ class Position:
                  if sym in shown]
         return "; ".join(f"{sym} {text}" for sym, text in words)
 
+    def describe(self) -> str:
+        """The board with its legend and one line of facts: who is to move
+        (or the result and the winning line), the empty cells, the legal
+        moves.  The text answer of ``c4lab show``."""
+        if self.result == "draw":
+            state = "draw"
+        elif self.result:
+            state = f"{self.result} wins ({' '.join(c.name for c in self.win_line)})"
+        else:
+            state = f"{self.to_move} to move"
+        legend = self.legend()
+        return (
+            f"{self.notation}\n{self.render()}\n" + (f"{legend}\n" if legend else "") +
+            f"{state}; {self.empty_cells} empty cells; legal: "
+            f"{' '.join(m.token for m in self.legal_moves()) or '-'}\n"
+        )
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready description (the ``c4lab show --json`` record)."""
         variant = self._variant

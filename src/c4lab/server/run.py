@@ -6,6 +6,7 @@ from __future__ import annotations
 import socket
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import uvicorn
@@ -56,3 +57,28 @@ class BackgroundServer:
     def stop(self, timeout: float = 10.0) -> None:
         self.server.should_exit = True
         self.thread.join(timeout)
+
+
+def run_in_foreground(
+    db: str | Path | None, host: str, port: int | None, *, forfeit_after: float, local: bool,
+    open_browser: bool = False, query: str = "", say: Callable[[str], None] = print,
+) -> None:
+    """``c4lab serve`` and ``c4lab play``: open the game database (a
+    ``StorageError`` if it is not usable), say where the server listens,
+    open the page if asked, and serve until Ctrl-C."""
+    import webbrowser
+
+    store = GameStore(db or DEFAULT_DB)
+    port = port or free_port(host)
+    server = make_server(store, host, port, forfeit_after=forfeit_after)
+    url = f"http://{host}:{port}/" + (f"?{query}" if query else "")
+    say(f"c4lab {'game' if local else 'server'} at {url}  (games stored in {store.path}; Ctrl-C stops)")
+    if open_browser:
+        try:
+            webbrowser.open(url)
+        except webbrowser.Error:
+            pass
+    try:
+        server.run()
+    finally:
+        store.close()

@@ -8,6 +8,7 @@ loop only (every call is short), through one connection in WAL mode.
 
 from __future__ import annotations
 
+import datetime
 import json
 import sqlite3
 import threading
@@ -51,6 +52,36 @@ class GameRow:
     created: float = field(default_factory=time.time)
     updated: float = field(default_factory=time.time)
     finished: float | None = None
+
+    def names(self) -> dict[str, str]:
+        """The players' names by side ("-" for an empty seat)."""
+        return {side: seat["name"] or "-" for side, seat in self.seats.items()}
+
+    def listing(self) -> dict[str, Any]:
+        """The ``c4lab games --json`` record."""
+        return {
+            "code": self.code, "mode": self.mode, "position": self.position, "status": self.status,
+            "result": self.result, "reason": self.reason, "names": self.names(), "updated": self.updated,
+        }
+
+    def listing_line(self) -> str:
+        """One line of ``c4lab games``: when, code, mode, players, outcome, position."""
+        names = self.names()
+        when = datetime.datetime.fromtimestamp(self.updated).strftime("%Y-%m-%d %H:%M")
+        outcome = self.result and (f"{self.result} ({self.reason})" if self.result != "draw" else "draw")
+        return f"{when}  {self.code}  {self.mode:<6} {names['A']} vs {names['B']}: {outcome or self.status}  {self.position}"
+
+
+def read_games(path: str | Path, limit: int | None = None) -> list[GameRow]:
+    """The games stored in ``path``, newest first, creating nothing: a
+    missing file is a :class:`StorageError`."""
+    if not Path(path).is_file():
+        raise StorageError(f"no game database at {path} (`c4lab play` and `c4lab serve` make one)")
+    store = GameStore(path)
+    try:
+        return store.all(limit)
+    finally:
+        store.close()
 
 
 class StorageError(RuntimeError):

@@ -319,6 +319,31 @@ def _stop(X: np.ndarray) -> None:
     X[negamax.X_LIMIT] = 0
 
 
+def answer(
+    solver: Solver, position: Position, *, weak: bool = False, analyze: bool = False,
+    timeout: float | None = None, best_moves: bool = False,
+) -> tuple[dict[str, Any], str]:
+    """One answer of ``c4lab solve``: the JSON record and the text line.
+
+    With ``analyze`` every legal move is scored too, in what is left of
+    ``timeout``.  A position given up at the timeout answers
+    ``timeout (POSITION: not solved in T s)`` and its record's score is null.
+    """
+    start = time.monotonic()
+    solution = solver.solve(position, weak=weak, timeout=timeout, best_moves=best_moves)
+    record = solution.to_dict()
+    if solution.timed_out:
+        return record, f"timeout ({position.notation}: not solved in {timeout} s)"
+    plain = str(solution.score)
+    if analyze:
+        left = None if timeout is None else max(timeout - (time.monotonic() - start), 1e-3)
+        scores = solver.analyze(position, timeout=left)
+        record["analysis"] = {m.token: v for m, v in scores.items()}
+        plain += "  " + " ".join(f"{m.token}:{'?' if v is None else v}" for m, v in scores.items())
+        record["time_s"] = round(time.monotonic() - start, 6)
+    return record, plain
+
+
 def solve(position: Position | str, *, weak: bool = False, timeout: float | None = None) -> Solution:
     """The exact score of ``position`` with its best moves (see ``Solver.solve``)."""
     if isinstance(position, str):

@@ -20,6 +20,7 @@ from the file it is writing, and saves as it goes.
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -33,6 +34,7 @@ from c4lab.arrayfile import load_arrays, save_arrays
 from c4lab.rules.move import Move
 from c4lab.rules.position import Position
 from c4lab.rules.variant import Variant
+from c4lab.solver import database
 from c4lab.solver.api import Solver
 from c4lab.solver.bitboard import Bitboards
 
@@ -134,6 +136,25 @@ def default_book() -> OpeningBook | None:
     except OSError:
         return None
     return _load_cached(path, mtime)
+
+
+def describe_books(path: Path | None = None) -> list[str]:
+    """``c4lab book info``: which books are in use and where they come from.
+
+    Without ``path``: the classic 12-ply database and the book file the
+    agents use (if there is one).  With ``path``: that book file, which must
+    exist.  A missing or damaged file raises :class:`BookError`.
+    """
+    lines = []
+    where = path or book_path()
+    if path is None:
+        lines.append(f"classic database: {database.status()}")
+        if not where.exists():
+            return [*lines, f"book file: none at {where} (`c4lab book build` makes one, e.g. for other boards)"]
+    if not where.exists():
+        raise BookError(f"no opening book at {where} (build one with `c4lab book build`)")
+    made = OpeningBook.load(where)
+    return [*lines, f"{where}: {len(made)} positions, depth {made.depth}, {json.dumps(made.info)}"]
 
 
 def book_move(position: Position, book: OpeningBook | None = None) -> tuple[int, dict[Move, int]] | None:

@@ -10,6 +10,8 @@ Loading from the cache raises no such event, so a warm start shows nothing.
 
 from __future__ import annotations
 
+import contextlib
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -17,6 +19,8 @@ from contextlib import contextmanager
 from typing import Any
 
 from rich.console import Console
+
+from c4lab.ui.status import stderr_console
 
 MESSAGE = "preparing the engine, first start only"
 
@@ -74,3 +78,11 @@ def announce_preparation(console: Console) -> Iterator[None]:
             if state["status"] is not None:
                 state["status"].stop()
                 state["status"] = None
+
+
+def preparing_on_stderr() -> Any:
+    """On a terminal, :func:`announce_preparation` on stderr; nothing
+    otherwise (a pipe gets no status lines)."""
+    if not sys.stderr.isatty():
+        return contextlib.nullcontext()
+    return announce_preparation(stderr_console())

@@ -1,0 +1,66 @@
+"""What a command shows on stderr while it works: a line rewritten in place
+(a search's progress, a measurement's current position) and the console
+that rich's progress bars and status lines draw on.
+
+Standard output keeps the answers only, so that a pipe gets clean lines;
+on a terminal, stderr shows what is going on meanwhile.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import click
+from rich.console import Console
+
+
+def stderr_console() -> Console:
+    """A rich console on standard error."""
+    return Console(stderr=True)
+
+
+class StatusLine:
+    """One line of a terminal's stderr, rewritten in place and cleared
+    before an answer is printed.  Silent when stderr is not a terminal."""
+
+    def __init__(self, prefix: str = "") -> None:
+        self.prefix = prefix
+        self.shown = False
+        self.enabled = sys.stderr.isatty()
+
+    def show(self, text: str) -> None:
+        if self.enabled:
+            click.echo(f"\r\033[K{self.prefix}{text}", nl=False, err=True)
+            self.shown = True
+
+    def __call__(self, progress: Any) -> None:
+        """Show a search's progress (anything with ``describe()``)."""
+        self.show(progress.describe())
+
+    def clear(self) -> None:
+        if self.shown:
+            click.echo("\r\033[K", nl=False, err=True)
+            self.shown = False
+
+
+@contextmanager
+def games_bar(total: int) -> Iterator[Callable[[int, int, str], None]]:
+    """A progress bar of games on a terminal's stderr (games done, the
+    running score, the time left); yields the function that moves it:
+    ``progress(done, total, summary)``."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    columns = (
+        TextColumn("[bold]games"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[summary]}"),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=stderr_console(), disable=not sys.stderr.isatty()) as bar:
+        task = bar.add_task("games", total=total, summary="")
+
+        def progress(done: int, total: int, summary: str) -> None:
+            bar.update(task, completed=done, total=total, summary=summary)
+
+        yield progress
