@@ -1,6 +1,9 @@
 // The board, drawn with SVG. No network, no game logic beyond gravity:
 // the server decides what is legal; this module only draws and reports
-// which column was clicked.
+// which column was clicked. Also the small static board of the home form
+// (miniBoard) and the piece shapes used elsewhere on the page.
+//
+// May import: notation.js only (never the views, the state or the client).
 //
 // Layers, bottom to top: the back of the holes, the pieces, the frame (a
 // rectangle with the holes cut out by a mask, so a falling piece passes
@@ -8,9 +11,13 @@
 // the preview row above the board, and on top the click targets: one
 // transparent column per board column (`data-col`) holding one transparent
 // circle per cell (`data-cell`), so a click anywhere in a column plays it.
+//
+// Everything that comes from the server or from a person is inserted with
+// textContent or setAttribute, never as HTML.
+
+import { LETTERS, cellName, parseCell } from "./notation.js";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
-export const LETTERS = "abcdefghijkl";
 const S = 64; // cell size in SVG units
 const PAD = 10; // frame border around the holes
 const LEFT = 26; // room for the row numbers
@@ -27,67 +34,6 @@ export function el(name, attrs = {}, parent = null) {
   }
   if (parent) parent.appendChild(node);
   return node;
-}
-
-export function cellName(col, row) {
-  return LETTERS[col] + String(row);
-}
-
-export function parseCell(name) {
-  return { col: LETTERS.indexOf(name[0]), row: parseInt(name.slice(1), 10) };
-}
-
-/** The move tokens of a position string ("7x6:dd+ac" -> ["d", "d+a", "c"]). */
-export function moveTokens(position) {
-  const colon = position.indexOf(":");
-  if (colon < 0) return [];
-  const text = position.slice(colon + 1);
-  const tokens = [];
-  for (let i = 0; i < text.length; i++) {
-    if (text[i + 1] === "+") {
-      tokens.push(text.slice(i, i + 3));
-      i += 2;
-    } else {
-      tokens.push(text[i]);
-    }
-  }
-  return tokens;
-}
-
-/** The row a piece dropped in `col` lands on (gravity skips forbidden
- * cells), or null if the column is full. */
-export function landingRow(geometry, cells, col) {
-  for (let row = 1; row <= geometry.height; row++) {
-    const name = cellName(col, row);
-    if (geometry.forbidden.includes(name)) continue;
-    if (!cells[name]) return row;
-  }
-  return null;
-}
-
-/** The cells after each move of `tokens`, replayed with gravity only (for
- * the replay view and for the order of the falling animations). Returns the
- * list of boards, the first one empty, and the order in which cells filled. */
-export function replay(geometry, tokens) {
-  const boards = [{}];
-  const order = [];
-  let cells = {};
-  tokens.forEach((token, ply) => {
-    cells = { ...cells };
-    const side = ply % 2 === 0 ? "A" : "B";
-    const drops = [[token[0], side]];
-    if (token.length === 3) drops.push([token[2], "ban"]);
-    for (const [letter, owner] of drops) {
-      const col = LETTERS.indexOf(letter);
-      const row = landingRow(geometry, cells, col);
-      if (row === null) continue;
-      const name = cellName(col, row);
-      cells[name] = owner;
-      order.push(name);
-    }
-    boards.push(cells);
-  });
-  return { boards, order };
 }
 
 function centre(geometry, col, row) {

@@ -1,0 +1,84 @@
+// Words and small pieces shared by the views that show a game (the room,
+// the recent games, the finished games, the replay): colour names, seat
+// labels, the result sentence, the position header, the geometry of a room
+// or game object, and the move list.
+//
+// May import: util.js (no view, no state, no client).
+//
+// Everything that comes from the server or from a person is inserted with
+// textContent or setAttribute, never as HTML.
+
+import { setText } from "./util.js";
+
+export const COLOUR = { A: "White", B: "Black" };
+export const OTHER = { A: "B", B: "A" };
+
+export function seatLabel(room, side) {
+  const seat = room.seats[side];
+  const name = seat && seat.taken ? (seat.name || `Player ${side}`) : "free seat";
+  return `${COLOUR[side]} (${name})`;
+}
+
+const REASONS = {
+  four: "four in a row",
+  full: "the board is full",
+  resign: "resigned",
+  forfeit: "forfeited (away too long)",
+};
+
+/** "White (Ann) wins: four in a row" and the like. */
+export function resultText(room) {
+  if (room.result === "draw") return "Draw: the board is full";
+  if (room.result === "A" || room.result === "B") {
+    const winner = seatLabel(room, room.result);
+    if (room.reason === "resign" || room.reason === "forfeit") {
+      return `${winner} wins: ${COLOUR[OTHER[room.result]]} ${REASONS[room.reason]}`;
+    }
+    return `${winner} wins: ${REASONS[room.reason] || "four in a row"}`;
+  }
+  return "The game is over";
+}
+
+export function positionHeader(position) {
+  const colon = position.indexOf(":");
+  return colon < 0 ? position : position.slice(0, colon);
+}
+
+export function geometryOf(room) {
+  return { width: room.width, height: room.height, forbidden: room.forbidden || [], bonus: room.bonus || null };
+}
+
+/** The move list: one <li> per move pair, one .mv per move (data-ply). */
+export function renderMoves(list, tokens, { startPly = 0, current = tokens.length, onPick = null } = {}) {
+  list.replaceChildren();
+  for (let i = 0; i < tokens.length; i += 2) {
+    const li = document.createElement("li");
+    const num = document.createElement("span");
+    num.className = "num";
+    setText(num, `${i / 2 + 1}.`);
+    li.appendChild(num);
+    for (const ply of [i, i + 1]) {
+      if (ply >= tokens.length) break;
+      const mv = document.createElement(onPick ? "button" : "span");
+      mv.className = "mv";
+      if (onPick) mv.type = "button";
+      mv.dataset.ply = String(ply + 1);
+      mv.dataset.side = ply % 2 === 0 ? "A" : "B";
+      setText(mv, tokens[ply]);
+      if (ply < startPly) {
+        mv.classList.add("pre");
+        mv.title = "part of the starting position";
+      }
+      if (ply + 1 === current) mv.classList.add("current");
+      if (onPick) mv.addEventListener("click", () => onPick(ply + 1));
+      li.appendChild(mv);
+    }
+    list.appendChild(li);
+  }
+  const cur = list.querySelector(".current");
+  if (cur) {
+    const box = list;
+    const top = cur.offsetTop - box.offsetTop;
+    if (top < box.scrollTop || top > box.scrollTop + box.clientHeight - 30) box.scrollTop = top - box.clientHeight / 2;
+  }
+}

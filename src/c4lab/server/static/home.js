@@ -1,0 +1,217 @@
+// The home page (/): the new-game form (board choice with the forbidden-cell
+// picker, the player picker filled from /api/agents, who moves first, online
+// seat and listing), prefilled from the address, and the list of this
+// browser's recent games.
+//
+// May import: util.js, settings.js, describe.js, board.js (miniBoard).
+// Only app.js imports it.
+//
+// Everything that comes from the server or from a person is inserted with
+// textContent or setAttribute, never as HTML.
+
+import { miniBoard } from "./board.js";
+import { COLOUR, positionHeader, resultText } from "./describe.js";
+import { recentRooms, saveName, saveToken, savedName, tokenFor, watchFromStart } from "./settings.js";
+import { $, api, setText, show } from "./util.js";
+
+export async function showHome() {
+  show("view-home");
+  document.title = "c4lab: new game";
+  const params = new URLSearchParams(location.search);
+  const form = $("new-game-form");
+  for (const id of ["width", "height"]) {
+    const select = $(id);
+    for (let n = 4; n <= 12; n++) {
+      const option = document.createElement("option");
+      option.value = String(n);
+      setText(option, String(n));
+      select.appendChild(option);
+    }
+  }
+  $("width").value = "9";
+  $("height").value = "8";
+  $("forbidden").value = "d3";
+  $("name").value = savedName();
+
+  const boardChoice = () => form.querySelector("input[name=board]:checked").value;
+  const modeChoice = () => form.querySelector("input[name=mode]:checked").value;
+
+  function forbiddenCell() {
+    const text = $("forbidden").value.trim();
+    return text === "" ? null : text;
+  }
+
+  let drawnPicker = "";
+  function drawPicker() {
+    const width = Number($("width").value);
+    const height = Number($("height").value);
+    const f = forbiddenCell();
+    const key = `${width}x${height}/${f}`;
+    if (key === drawnPicker) return; // redrawing under a click would swallow it
+    drawnPicker = key;
+    miniBoard($("forbidden-picker"), { width, height, forbidden: f ? [f] : [] }, {
+      onCell: (name) => {
+        $("forbidden").value = forbiddenCell() === name ? "" : name;
+        drawPicker();
+      },
+    });
+  }
+
+  function sync() {
+    $("custom-board").hidden = boardChoice() !== "custom";
+    $("paste-board").hidden = boardChoice() !== "paste";
+    $("local-options").hidden = modeChoice() !== "local";
+    $("online-options").hidden = modeChoice() !== "online";
+    for (const n of [1, 2]) {
+      const value = $(`player${n}`).value;
+      const human = value === "human";
+      $(`player${n}-options`).hidden = human;
+      const agent = agents.find((a) => a.name === value);
+      setText($(`player${n}-help`), human ? "a person at this screen" : agent ? agent.help : "");
+    }
+    if (boardChoice() === "custom") drawPicker();
+    for (const label of form.querySelectorAll(".choice")) {
+      label.classList.toggle("checked", label.querySelector("input").checked);
+    }
+  }
+
+  let agents = [];
+  for (const n of [1, 2]) {
+    const select = $(`player${n}`);
+    const human = document.createElement("option");
+    human.value = "human";
+    setText(human, "Human (at this screen)");
+    select.appendChild(human);
+  }
+  form.addEventListener("change", sync);
+  $("forbidden").addEventListener("input", () => { if (boardChoice() === "custom") drawPicker(); });
+
+  // prefill from the address: /?board=...&bonus=1&mode=online&p1=human&p2=master&first=B&seat=A
+  const board = params.get("board");
+  if (board) {
+    if (board === "7x6") $("board-classic").checked = true;
+    else if (board === "random") $("board-random").checked = true;
+    else {
+      $("board-paste").checked = true;
+      $("paste-position").value = board;
+    }
+  }
+  if (params.get("bonus") === "1") $("bonus").checked = true;
+  if (params.get("mode") === "online") $("mode-online").checked = true;
+  for (const key of ["first", "seat"]) {
+    const value = params.get(key);
+    if (value && ["A", "B", "random"].includes(value)) $(key).value = value;
+  }
+  sync();
+
+  try {
+    agents = await api("GET", "/api/agents");
+  } catch (err) {
+    setText($("form-error"), `The list of computer players is not available: ${err.message}`);
+  }
+  for (const n of [1, 2]) {
+    const select = $(`player${n}`);
+    const group = document.createElement("optgroup");
+    group.label = "Computer";
+    for (const agent of agents) {
+      const option = document.createElement("option");
+      option.value = agent.name;
+      setText(option, agent.name);
+      option.title = agent.help;
+      group.appendChild(option);
+    }
+    select.appendChild(group);
+  }
+  const names = agents.map((a) => a.name);
+  const defaults = { 1: "human", 2: names.includes("hard") ? "hard" : names[0] || "human" };
+  for (const n of [1, 2]) {
+    const wanted = params.get(`p${n}`);
+    let value = defaults[n];
+    let options = "";
+    if (wanted) {
+      const [name, ...rest] = wanted.split(":");
+      if (name === "human" || names.includes(name)) {
+        value = name;
+        options = rest.join(":");
+      }
+    }
+    $(`player${n}`).value = value;
+    $(`player${n}-options`).value = options;
+  }
+  sync();
+
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    setText($("form-error"), "");
+    const body = { mode: modeChoice(), bonus: $("bonus").checked };
+    const choice = boardChoice();
+    if (choice === "classic") body.board = "7x6";
+    else if (choice === "random") body.board = "random";
+    else if (choice === "custom") {
+      body.width = Number($("width").value);
+      body.height = Number($("height").value);
+      const f = forbiddenCell();
+      if (f) body.forbidden = f;
+    } else {
+      const text = $("paste-position").value.trim();
+      if (!text) {
+        setText($("form-error"), "Paste a position string first (for example 9x8/Xd3:dd).");
+        $("paste-position").focus();
+        return;
+      }
+      body.board = text;
+    }
+    const name = $("name").value.trim();
+    if (name) body.name = name;
+    if (body.mode === "local") {
+      const spec = (n) => {
+        const value = $(`player${n}`).value;
+        const extra = $(`player${n}-options`).value.trim();
+        return value === "human" || !extra ? value : `${value}:${extra}`;
+      };
+      body.players = { A: spec(1), B: spec(2) };
+      body.first = $("first").value;
+    } else {
+      body.seat = $("seat").value;
+      body.public = $("public").checked;
+    }
+    const button = $("start");
+    button.disabled = true;
+    try {
+      const ticket = await api("POST", "/api/rooms", body);
+      saveName(name);
+      saveToken(ticket.code, ticket.token);
+      if (body.mode === "local" && body.players.A !== "human" && body.players.B !== "human") {
+        watchFromStart(ticket.code);
+      }
+      location.assign(ticket.url);
+    } catch (err) {
+      setText($("form-error"), `The game could not start: ${err.message}`);
+      button.disabled = false;
+    }
+  });
+
+  showRecent();
+}
+
+async function showRecent() {
+  const recent = recentRooms().filter((r) => tokenFor(r.code)).slice(0, 6);
+  if (!recent.length) return;
+  const rooms = await Promise.all(recent.map((r) => api("GET", `/api/rooms/${encodeURIComponent(r.code)}`).catch(() => null)));
+  const list = $("recent");
+  list.replaceChildren();
+  rooms.forEach((room) => {
+    if (!room) return;
+    const li = document.createElement("li");
+    const a = document.createElement("a");
+    a.href = `/r/${encodeURIComponent(room.code)}`;
+    setText(a, `${room.seats.A.name || "free seat"} vs ${room.seats.B.name || "free seat"}`);
+    const meta = document.createElement("span");
+    meta.className = "hint-text";
+    const state = room.status === "over" ? resultText(room) : room.status === "waiting" ? "waiting for a player" : `${COLOUR[room.to_move]} to move`;
+    setText(meta, ` · ${positionHeader(room.position)} · ${room.mode} · ${state}`);
+    li.append(a, meta);
+    list.appendChild(li);
+  });
+  $("recent-panel").hidden = !list.children.length;
+}

@@ -1,0 +1,69 @@
+// The notation of RULES.md, with no DOM and no network: column letters,
+// cell names ("d3"), the move tokens of a position string, where a piece
+// lands (gravity only) and a replay of the moves. The server decides what
+// is legal; these only help draw and describe.
+//
+// May import: nothing.
+
+export const LETTERS = "abcdefghijkl";
+
+export function cellName(col, row) {
+  return LETTERS[col] + String(row);
+}
+
+export function parseCell(name) {
+  return { col: LETTERS.indexOf(name[0]), row: parseInt(name.slice(1), 10) };
+}
+
+/** The move tokens of a position string ("7x6:dd+ac" -> ["d", "d+a", "c"]). */
+export function moveTokens(position) {
+  const colon = position.indexOf(":");
+  if (colon < 0) return [];
+  const text = position.slice(colon + 1);
+  const tokens = [];
+  for (let i = 0; i < text.length; i++) {
+    if (text[i + 1] === "+") {
+      tokens.push(text.slice(i, i + 3));
+      i += 2;
+    } else {
+      tokens.push(text[i]);
+    }
+  }
+  return tokens;
+}
+
+/** The row a piece dropped in `col` lands on (gravity skips forbidden
+ * cells), or null if the column is full. */
+export function landingRow(geometry, cells, col) {
+  for (let row = 1; row <= geometry.height; row++) {
+    const name = cellName(col, row);
+    if (geometry.forbidden.includes(name)) continue;
+    if (!cells[name]) return row;
+  }
+  return null;
+}
+
+/** The cells after each move of `tokens`, replayed with gravity only (for
+ * the replay view and for the order of the falling animations). Returns the
+ * list of boards, the first one empty, and the order in which cells filled. */
+export function replay(geometry, tokens) {
+  const boards = [{}];
+  const order = [];
+  let cells = {};
+  tokens.forEach((token, ply) => {
+    cells = { ...cells };
+    const side = ply % 2 === 0 ? "A" : "B";
+    const drops = [[token[0], side]];
+    if (token.length === 3) drops.push([token[2], "ban"]);
+    for (const [letter, owner] of drops) {
+      const col = LETTERS.indexOf(letter);
+      const row = landingRow(geometry, cells, col);
+      if (row === null) continue;
+      const name = cellName(col, row);
+      cells[name] = owner;
+      order.push(name);
+    }
+    boards.push(cells);
+  });
+  return { boards, order };
+}

@@ -1,0 +1,215 @@
+// The room page (/r/<code>): a local game or an online room, both played
+// through a server room. Sets up the board, binds the buttons and keys,
+// turns a column click into a move (or a refusal, or the bonus ban choice),
+// joins a free seat, starts a new game from a pasted position, and starts
+// the client with this page's drawing functions.
+//
+// May import: state.js, client.js, analysis.js, roomview.js, describe.js,
+// notation.js, board.js, settings.js, util.js. Only app.js imports it.
+//
+// Everything that comes from the server or from a person is inserted with
+// textContent or setAttribute, never as HTML.
+
+import { R, columnAction } from "./state.js";
+import { send, startClient } from "./client.js";
+import { askHint, onHint } from "./analysis.js";
+import { render, renderControls, renderPreview } from "./roomview.js";
+import { COLOUR } from "./describe.js";
+import { LETTERS } from "./notation.js";
+import { Board } from "./board.js";
+import { saveName, saveToken, savedName, takeWatchFromStart, tokenFor } from "./settings.js";
+import { $, api, copyText, say, setText, show } from "./util.js";
+
+export function showRoom(code) {
+  show("view-room");
+  R.code = code;
+  R.token = tokenFor(code);
+  R.catchUp = takeWatchFromStart(code);
+  R.board = new Board($("board"), {
+    onColumn: (col) => {
+      R.cursor = null;
+      tryColumn(col);
+    },
+    onHover: (col) => {
+      R.hover = col;
+      renderPreview();
+    },
+  });
+  $("join-name").value = savedName();
+  bindRoomControls();
+  document.addEventListener("keydown", roomKey);
+  startClient({ render, renderControls, onHint: (message) => onHint(message, render) });
+}
+
+/** A click or key on column `col`: play it, refuse it, or ask for the ban. */
+function tryColumn(col) {
+  const action = columnAction(col);
+  if (!action) return;
+  if ("refuse" in action) {
+    refuse(col, action.refuse);
+    return;
+  }
+  if (action.pending) {
+    R.pending = action.pending;
+    setText($("ban-text"), action.text);
+    render();
+    $("decline-ban").focus({ preventScroll: true });
+    return;
+  }
+  sendMove(action.move);
+}
+
+function sendMove(token) {
+  if (!send({ type: "move", move: token })) return;
+  R.awaiting = true;
+  R.pending = null;
+  clearTimeout(R.awaitTimer);
+  R.awaitTimer = setTimeout(() => { R.awaiting = false; }, 5000);
+  say("");
+  render();
+}
+
+function refuse(col, message) {
+  R.board.refuse(col);
+  say(message, "error");
+}
+
+function roomKey(event) {
+  if (document.body.dataset.view !== "room" || !R.state) return;
+  if (event.ctrlKey || event.metaKey || event.altKey) return;
+  const target = event.target;
+  if (target.closest && target.closest("input, textarea, select")) return;
+  const key = event.key;
+  const width = R.state.width;
+  let col = null;
+  if (/^[a-l]$/.test(key) && LETTERS.indexOf(key) < width) col = LETTERS.indexOf(key);
+  else if (/^[1-9]$/.test(key) && Number(key) <= width) col = Number(key) - 1;
+  if (col !== null) {
+    event.preventDefault();
+    R.cursor = col;
+    tryColumn(col);
+    renderPreview();
+    return;
+  }
+  if (key === "ArrowLeft" || key === "ArrowRight") {
+    event.preventDefault();
+    const start = R.cursor ?? R.hover ?? Math.floor((width - 1) / 2);
+    R.cursor = R.cursor === null && R.hover === null ? start : (start + (key === "ArrowLeft" ? width - 1 : 1)) % width;
+    renderPreview();
+    return;
+  }
+  const onControl = target.closest && target.closest("button, a");
+  if ((key === "Enter" || key === " ") && !onControl && R.cursor !== null) {
+    event.preventDefault();
+    tryColumn(R.cursor);
+    return;
+  }
+  if (key === "Escape" && R.pending) {
+    event.preventDefault();
+    cancelBan();
+    return;
+  }
+  if ((key === "n" || key === "N") && R.pending) {
+    event.preventDefault();
+    sendMove(R.pending.letter);
+  }
+}
+
+function cancelBan() {
+  R.pending = null;
+  say("");
+  render();
+}
+
+function bindRoomControls() {
+  $("undo").addEventListener("click", () => {
+    R.pending = null;
+    send({ type: "undo" });
+  });
+  $("hint").addEventListener("click", () => askHint(renderControls));
+  $("resign").addEventListener("click", () => {
+    const button = $("resign");
+    if (R.resignArmed) {
+      clearTimeout(R.resignArmed);
+      R.resignArmed = null;
+      setText(button, "Resign");
+      send({ type: "resign" });
+      return;
+    }
+    setText(button, "Really resign?");
+    button.classList.add("armed");
+    R.resignArmed = setTimeout(() => {
+      R.resignArmed = null;
+      setText(button, "Resign");
+      button.classList.remove("armed");
+    }, 3500);
+  });
+  $("decline-ban").addEventListener("click", () => { if (R.pending) sendMove(R.pending.letter); });
+  $("cancel-ban").addEventListener("click", cancelBan);
+  $("copy-link").addEventListener("click", () => copyText($("share-link").value, "Link"));
+  $("copy-position").addEventListener("click", () => copyText($("position").value, "Position"));
+  $("share-link").addEventListener("focus", (e) => e.target.select());
+  $("position").addEventListener("focus", (e) => e.target.select());
+  $("join-seat").addEventListener("click", joinSeat);
+  $("watch").addEventListener("click", () => {
+    R.watching = true;
+    render();
+  });
+  $("paste-start").addEventListener("click", pasteStart);
+  $("paste-here").addEventListener("keydown", (e) => {
+    if (e.key === "Enter") {
+      e.preventDefault();
+      pasteStart();
+    }
+  });
+  $("board").addEventListener("focus", () => {
+    if (R.cursor === null && R.state) {
+      R.cursor = R.hover ?? Math.floor((R.state.width - 1) / 2);
+      renderPreview();
+    }
+  });
+  $("board").addEventListener("blur", () => {
+    R.cursor = null;
+    renderPreview();
+  });
+}
+
+async function joinSeat() {
+  const name = $("join-name").value.trim();
+  const button = $("join-seat");
+  button.disabled = true;
+  try {
+    const ticket = await api("POST", `/api/rooms/${encodeURIComponent(R.code)}/join`, name ? { name } : {});
+    saveName(name);
+    saveToken(R.code, ticket.token);
+    R.token = ticket.token;
+    send({ type: "hello", token: ticket.token });
+    say(`You took seat ${ticket.seats.join(", ")} (${ticket.seats.map((s) => COLOUR[s].toLowerCase()).join(", ")}).`, "info");
+  } catch (err) {
+    say(`You could not take the seat: ${err.message}`, "error");
+    R.watching = true;
+    render();
+  } finally {
+    button.disabled = false;
+  }
+}
+
+async function pasteStart() {
+  const text = $("paste-here").value.trim();
+  setText($("paste-error"), "");
+  if (!text) {
+    setText($("paste-error"), "Paste a position string first (for example 7x6:dd).");
+    return;
+  }
+  const room = R.state;
+  const players = room && room.mode === "local"
+    ? { A: room.seats.A.kind === "agent" ? room.seats.A.spec : "human", B: room.seats.B.kind === "agent" ? room.seats.B.spec : "human" }
+    : { A: "human", B: "hard" };
+  try {
+    const ticket = await api("POST", "/api/rooms", { mode: "local", board: text, players });
+    saveToken(ticket.code, ticket.token);
+    location.assign(ticket.url);
+  } catch (err) {
+    setText($("paste-error"), `That position cannot start a game: ${err.message}`);
+  }
+}

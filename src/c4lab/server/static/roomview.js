@@ -1,0 +1,216 @@
+// Drawing the room page from the state R: the status line, the board's
+// overlays and preview, the seat cards, the controls, the side panels and
+// the move list. Reads R; changes nothing in it; sends nothing.
+//
+// May import: state.js, analysis.js (evaluation bar, hint overlay),
+// describe.js, notation.js, board.js, util.js. Never room.js or app.js.
+//
+// Everything that comes from the server or from a person is inserted with
+// textContent or setAttribute, never as HTML.
+
+import { R, myTurn } from "./state.js";
+import { hintOverlay, renderEval } from "./analysis.js";
+import { COLOUR, geometryOf, positionHeader, renderMoves, resultText, seatLabel } from "./describe.js";
+import { LETTERS, cellName, landingRow, moveTokens, replay } from "./notation.js";
+import { el, pieceShape } from "./board.js";
+import { $, setText } from "./util.js";
+
+/** Redraw the whole room page (nothing before the first state). */
+export function render() {
+  const room = R.state;
+  if (!room) return;
+  const board = $("board");
+  board.dataset.position = room.position;
+  board.dataset.status = room.status;
+  board.dataset.toMove = room.to_move || "";
+  board.dataset.result = room.result || "";
+  board.dataset.you = R.you.join("");
+  board.dataset.thinking = room.thinking || "";
+  board.classList.toggle("my-turn", myTurn(room));
+  renderStatus();
+  renderOverlays();
+  renderPreview();
+  renderSeats();
+  renderEval();
+  renderControls();
+  renderPanels();
+  const tokens = moveTokens(room.position);
+  renderMoves($("moves"), tokens, { startPly: room.start_ply });
+  $("position").value = room.position;
+  setText($("last-key"), LETTERS[room.width - 1]);
+  $("ban-panel").hidden = !R.pending;
+  $("evalbar").hidden = Boolean(R.pending);
+  $("moves-note").hidden = !room.start_ply;
+  if (R.pending) {
+    $("message").dataset.kind = "info";
+  }
+}
+
+function renderStatus() {
+  const room = R.state;
+  const status = $("status");
+  let text;
+  let kind = "wait";
+  if (room.status === "over") {
+    text = resultText(room);
+    if (room.result && R.you.length === 1) {
+      if (room.result === R.you[0]) text = `You win! ${text}`;
+      else if (room.result !== "draw") text = `You lose. ${text}`;
+    }
+    kind = "over";
+  } else if (room.status === "waiting") {
+    const free = ["A", "B"].filter((s) => !room.seats[s].taken);
+    text = R.you.length
+      ? `Waiting for an opponent to take seat ${free.join(", ")}: share the link.`
+      : `Waiting for a second player to take seat ${free.join(", ")}.`;
+  } else if (room.thinking) {
+    text = `${seatLabel(room, room.thinking)} is thinking`;
+    kind = "thinking";
+  } else if (myTurn(room)) {
+    text = R.you.length > 1 ? `${seatLabel(room, room.to_move)} to move` : `Your move (${COLOUR[room.to_move].toLowerCase()})`;
+    if (R.pending) text = "Bonus! Choose where the ban piece goes";
+    kind = "turn";
+  } else {
+    text = `${seatLabel(room, room.to_move)} to move`;
+  }
+  const words = document.createElement("span");
+  words.className = "status-text";
+  setText(words, text);
+  status.replaceChildren(words);
+  status.dataset.kind = kind;
+  if (kind === "thinking") {
+    const dots = document.createElement("span");
+    dots.className = "dots";
+    dots.setAttribute("aria-hidden", "true");
+    for (let i = 0; i < 3; i++) dots.appendChild(document.createElement("i"));
+    words.appendChild(dots);
+  }
+  if (kind === "turn" || kind === "over" || kind === "thinking") {
+    const piece = room.status === "over" ? (room.result === "draw" ? null : room.result) : room.to_move;
+    if (piece) {
+      const svg = el("svg", { viewBox: "-30 -30 60 60", class: "status-piece", "aria-hidden": "true" });
+      pieceShape(piece, svg, 26);
+      status.prepend(svg);
+    }
+  }
+  document.title = `${text} · c4lab`;
+}
+
+function renderOverlays() {
+  const room = R.state;
+  const tokens = moveTokens(room.position);
+  const { boards } = replay(geometryOf(room), tokens);
+  const n = tokens.length;
+  let last = [];
+  if (n > room.start_ply || n > 0) {
+    const before = boards[n - 1] || {};
+    last = Object.keys(boards[n] || {}).filter((name) => !before[name]);
+  }
+  const hint = hintOverlay(room);
+  let banTargets = null;
+  if (R.pending) {
+    banTargets = room.legal_moves.filter((m) => m[0] === R.pending.letter && m.length === 3).map((m) => LETTERS.indexOf(m[2]));
+  }
+  R.board.setOverlays({ last, winLine: room.win_line || [], hint, pending: R.pending, banTargets });
+}
+
+export function renderPreview() {
+  const room = R.state;
+  if (!room) return;
+  const col = R.cursor ?? R.hover;
+  let owner = null;
+  if (R.pending) owner = "ban";
+  else if (myTurn(room) && !R.awaiting) owner = room.to_move;
+  let landing = null;
+  if (col !== null && col !== undefined && owner) {
+    const cells = R.pending ? { ...room.cells, [cellName(R.pending.col, R.pending.row)]: R.pending.owner } : room.cells;
+    landing = landingRow(geometryOf(room), cells, col);
+    if (landing === null) owner = null;
+  }
+  R.board.setPreview(col, owner, { focus: R.cursor !== null, landing });
+}
+
+function renderSeats() {
+  const room = R.state;
+  for (const side of ["A", "B"]) {
+    const seat = room.seats[side];
+    const card = $(`seat-${side}`);
+    const swatch = card.querySelector(".swatch");
+    if (!swatch.firstChild) drawSwatch(swatch, side);
+    setText(card.querySelector(".seat-name"), seat.taken ? (seat.name || `Player ${side}`) : "free seat");
+    const kind = seat.kind === "agent" ? `computer · ${seat.spec}` : seat.taken ? "person" : "nobody yet";
+    setText(card.querySelector(".seat-kind"), `${COLOUR[side]} (${side}) · ${kind}`);
+    const conn = card.querySelector(".seat-conn");
+    if (seat.kind === "human" && seat.taken) {
+      setText(conn, seat.connected ? "online" : "away");
+      conn.dataset.state = seat.connected ? "online" : "away";
+    } else {
+      setText(conn, "");
+      conn.dataset.state = "";
+    }
+    const badge = card.querySelector(".seat-badge");
+    const thinking = room.thinking === side && room.status === "playing";
+    setText(badge, thinking ? "thinking…" : R.you.includes(side) ? "you" : room.status === "over" && room.result === side ? "winner" : "");
+    badge.dataset.kind = thinking ? "thinking" : R.you.includes(side) ? "you" : room.result === side ? "winner" : "";
+    card.classList.toggle("turn", room.status === "playing" && room.to_move === side);
+    card.classList.toggle("winner", room.status === "over" && room.result === side);
+    card.dataset.connected = seat.connected ? "1" : "0";
+    card.dataset.taken = seat.taken ? "1" : "0";
+  }
+}
+
+export function renderControls() {
+  const room = R.state;
+  const local = room.mode === "local";
+  const tokens = moveTokens(room.position);
+  $("undo").hidden = !local;
+  $("hint").hidden = !local;
+  $("undo").disabled = !R.you.length || tokens.length <= room.start_ply ||
+    !tokens.some((_, ply) => ply >= room.start_ply && room.seats[ply % 2 === 0 ? "A" : "B"].kind === "human");
+  $("hint").disabled = room.status !== "playing" || R.hintWaiting;
+  setText($("hint").querySelector(".label"), R.hintWaiting ? "Thinking…" : "Hint");
+  const resign = $("resign");
+  resign.hidden = !R.you.length || room.status !== "playing";
+  resign.disabled = room.status !== "playing";
+  if (!R.resignArmed) resign.classList.remove("armed");
+  const rematch = $("rematch");
+  rematch.hidden = room.status !== "over";
+  const params = new URLSearchParams({ board: positionHeader(room.position), mode: room.mode });
+  if (local) {
+    params.set("p1", room.seats.A.kind === "agent" ? room.seats.A.spec : "human");
+    params.set("p2", room.seats.B.kind === "agent" ? room.seats.B.spec : "human");
+  }
+  rematch.href = `/?${params}`;
+}
+
+function renderPanels() {
+  const room = R.state;
+  const online = room.mode === "online";
+  const share = $("share-panel");
+  share.hidden = !online;
+  $("share-link").value = `${location.origin}/r/${R.code}`;
+  setText($("share-text"), room.status === "waiting" && R.you.length
+    ? "Send this link to your opponent: the first to open it takes the free seat. Anyone else watches."
+    : "Anyone who opens this link watches the game.");
+  const free = ["A", "B"].filter((s) => !room.seats[s].taken);
+  const join = $("join-panel");
+  const canJoin = online && !R.you.length && !R.token && !R.watching && free.length > 0 && room.status !== "over";
+  join.hidden = !canJoin;
+  if (canJoin) {
+    const host = ["A", "B"].find((s) => room.seats[s].taken);
+    const side = free[0];
+    const who = host ? `${room.seats[host].name || "Your host"} (${COLOUR[host].toLowerCase()})` : "Nobody";
+    setText($("join-text"), `${who} is waiting for an opponent. Take seat ${side} (${COLOUR[side].toLowerCase()}, ` +
+      `${side === "A" ? "moves first" : "moves second"}) to play, or just watch.`);
+    setText($("join-seat"), `Take seat ${side}`);
+  }
+  $("view-room").classList.toggle("aside-first", canJoin || (room.status === "waiting" && R.you.length > 0));
+  const watching = !R.you.length && !canJoin;
+  document.body.classList.toggle("watching", watching);
+  $("board").dataset.role = R.you.length ? "player" : "spectator";
+}
+
+function drawSwatch(svg, owner) {
+  svg.replaceChildren();
+  pieceShape(owner, svg, 26);
+}

@@ -1,0 +1,156 @@
+// The game state of the room page and its rules calls: the room state `R`
+// (the room object on screen, this page's seats, pending bonus choice,
+// hint, evaluation, connection flags), the frames that show several agent
+// moves one by one, applying a state from the server, whose turn it is, and
+// what a click on a column means (or why it is refused). The server decides
+// what is legal (room.legal_moves); nothing here draws beyond the board's
+// own calls, and nothing here sends.
+//
+// May import: notation.js, describe.js, util.js (never the client or views).
+//
+// Everything that comes from the server or from a person is inserted with
+// textContent or setAttribute, never as HTML.
+
+import { LETTERS, cellName, landingRow, moveTokens, replay } from "./notation.js";
+import { geometryOf, positionHeader, resultText, seatLabel } from "./describe.js";
+import { $ } from "./util.js";
+
+export const R = {
+  code: null,
+  token: null,
+  ws: null,
+  retries: 0,
+  reconnectTimer: null,
+  pingTimer: null,
+  state: null, // the room object on screen
+  you: [],
+  board: null,
+  queue: [],
+  pumpTimer: null,
+  lastChange: 0,
+  hover: null,
+  cursor: null,
+  pending: null, // {col, row, letter, owner}: a move on the bonus cell, ban not chosen yet
+  hint: null, // {token, position, evaluation}
+  hintWaiting: false,
+  evaluation: null, // {value, position}
+  awaiting: false,
+  awaitTimer: null,
+  watching: false,
+  gone: false,
+  everConnected: false,
+  catchUp: false,
+  resignArmed: null,
+};
+
+/** When agents made several moves at once (a game between agents), the
+ * positions in between, so that they can be watched. */
+export function catchUpFrames(room) {
+  const allAgents = room.seats.A.kind === "agent" && room.seats.B.kind === "agent";
+  if (!R.catchUp && !(allAgents && R.state)) return [];
+  const first = !R.state;
+  R.catchUp = false;
+  const tokens = moveTokens(room.position);
+  const shown = first ? tokens.slice(0, room.start_ply) : moveTokens(R.state.position);
+  if (!first && (R.state.position.split(":")[0] !== room.position.split(":")[0])) return [];
+  if (shown.some((t, i) => tokens[i] !== t) || tokens.length - shown.length < 2) return [];
+  const { boards } = replay(geometryOf(room), tokens);
+  const header = positionHeader(room.position);
+  const frames = [];
+  for (let ply = shown.length; ply < tokens.length; ply++) {
+    frames.push({
+      ...room,
+      position: ply ? `${header}:${tokens.slice(0, ply).join("")}` : header,
+      cells: boards[ply],
+      to_move: ply % 2 === 0 ? "A" : "B",
+      legal_moves: [],
+      win_line: [],
+      status: "playing",
+      result: null,
+      reason: null,
+      thinking: ply % 2 === 0 ? "A" : "B",
+      evaluation: null,
+    });
+  }
+  return frames;
+}
+
+/** Show `room` (a state message's room) on the board; the caller renders
+ * the rest of the page. A frame (isFrame) is an in-between position. */
+export function applyState(room, you, isFrame = false) {
+  const prev = R.state;
+  R.state = room;
+  R.you = you || [];
+  const fresh = R.board.setup(geometryOf(room));
+  const positionChanged = !prev || prev.position !== room.position;
+  const tokens = moveTokens(room.position);
+  const { order } = replay(geometryOf(room), tokens);
+  R.board.setCells(room.cells, { animate: Boolean(prev) && !fresh, order });
+  if (positionChanged) {
+    R.pending = null;
+    R.awaiting = false;
+    clearTimeout(R.awaitTimer);
+    if (R.hint && R.hint.position !== room.position) R.hint = null;
+  }
+  if (room.evaluation !== null && room.evaluation !== undefined) {
+    R.evaluation = { value: room.evaluation, position: room.position };
+  }
+  if (!isFrame) $("board").dataset.live = "1";
+}
+
+export function myTurn(room = R.state) {
+  return Boolean(room) && room.status === "playing" && room.to_move &&
+    R.you.includes(room.to_move) && room.seats[room.to_move].kind === "human";
+}
+
+/** Why the person at this page cannot move now (null: they can). */
+export function whyNot(room) {
+  if (room.status === "over") return `The game is over: ${resultText(room)}.`;
+  if (room.status === "waiting") {
+    return R.you.length ? "Wait for your opponent to open the link and take the free seat." : "The game has not started: a seat is still free.";
+  }
+  if (!R.you.length) return "You are watching this game.";
+  const side = room.to_move;
+  if (room.thinking || room.seats[side].kind === "agent") return `${seatLabel(room, side)} is thinking: wait for its move.`;
+  if (!R.you.includes(side)) return `It is ${seatLabel(room, side)}'s turn.`;
+  return null;
+}
+
+/** What a click (or key) on column `col` means now, without doing it:
+ * null (ignore it), {refuse: why}, {move: token} to send, or
+ * {pending, text}: the piece lands on the bonus cell and the ban column is
+ * still to choose (pending = {col, row, letter, owner}). */
+export function columnAction(col) {
+  const room = R.state;
+  if (!room || col >= room.width) return null;
+  const letter = LETTERS[col];
+  if (R.pending) {
+    const token = `${R.pending.letter}+${letter}`;
+    if (!room.legal_moves.includes(token)) {
+      return { refuse: `Column ${letter} is full: the ban piece cannot go there. Choose another column, or decline.` };
+    }
+    return { move: token };
+  }
+  if (R.awaiting) return null;
+  if (room.status === "over" || (room.status === "playing" && !R.you.length)) {
+    return { refuse: whyNot(room) };
+  }
+  const geometry = geometryOf(room);
+  if (landingRow(geometry, room.cells, col) === null) {
+    return { refuse: `Column ${letter} is full: choose another column.` };
+  }
+  const why = whyNot(room);
+  if (why) return { refuse: why };
+  const options = room.legal_moves.filter((m) => m[0] === letter);
+  if (!options.length) return { refuse: `Column ${letter} cannot take a piece now.` };
+  if (options.some((m) => m.length === 3)) {
+    const row = landingRow(geometry, room.cells, col);
+    const targets = options.filter((m) => m.length === 3).map((m) => m[2]);
+    const where = targets.length === room.width ? "any column" : `a column (${targets.join(", ")})`;
+    return {
+      pending: { col, row, letter, owner: room.to_move },
+      text: `Your piece takes the bonus cell ${cellName(col, row)}: pick ${where} for a neutral ban piece, or decline.`,
+    };
+  }
+  return { move: letter };
+}

@@ -1,0 +1,114 @@
+// Small helpers shared by every view: DOM shortcuts, the JSON API client
+// (api, ApiError, detailText), the toast, copying to the clipboard and the
+// room's message line (say).
+//
+// May import: nothing (browser globals only).
+//
+// Everything that comes from the server or from a person is inserted with
+// textContent or setAttribute, never as HTML.
+
+export const $ = (id) => document.getElementById(id);
+
+export function setText(node, value) {
+  node.textContent = value === null || value === undefined ? "" : String(value);
+}
+
+export function show(viewId) {
+  for (const view of document.querySelectorAll(".view")) view.hidden = view.id !== viewId;
+  document.body.dataset.view = viewId.replace("view-", "");
+  for (const link of document.querySelectorAll(".topbar nav a")) {
+    const here = (viewId === "view-home" && link.id === "nav-new") ||
+      ((viewId === "view-games" || viewId === "view-replay") && link.id === "nav-games");
+    link.classList.toggle("current", here);
+  }
+}
+
+/** Plain words for an HTTP error body ({"detail": ...}). */
+export function detailText(detail, status) {
+  if (typeof detail === "string") return detail;
+  if (Array.isArray(detail)) {
+    return detail.map((d) => {
+      const where = (d.loc || []).filter((p) => p !== "body").join(".");
+      return where ? `${where}: ${d.msg}` : d.msg;
+    }).join("; ");
+  }
+  return `the server answered ${status}`;
+}
+
+export class ApiError extends Error {
+  constructor(message, status) {
+    super(message);
+    this.status = status;
+  }
+}
+
+export async function api(method, path, body) {
+  let response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers: body === undefined ? {} : { "Content-Type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (err) {
+    throw new ApiError("Cannot reach the server: is it still running?", 0);
+  }
+  let data = null;
+  try {
+    data = await response.json();
+  } catch (err) {
+    data = null;
+  }
+  if (!response.ok) {
+    throw new ApiError(detailText(data && data.detail, response.status), response.status);
+  }
+  return data;
+}
+
+let toastTimer = null;
+export function toast(message) {
+  const node = $("toast");
+  setText(node, message);
+  node.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { node.hidden = true; }, 2200);
+}
+
+export async function copyText(value, what) {
+  let done = false;
+  if (navigator.clipboard && window.isSecureContext) {
+    try {
+      await navigator.clipboard.writeText(value);
+      done = true;
+    } catch (err) {
+      done = false;
+    }
+  }
+  if (!done) {
+    const area = document.createElement("textarea");
+    area.value = value;
+    area.setAttribute("readonly", "");
+    area.style.position = "fixed";
+    area.style.opacity = "0";
+    document.body.appendChild(area);
+    area.select();
+    try {
+      done = document.execCommand("copy");
+    } catch (err) {
+      done = false;
+    }
+    area.remove();
+  }
+  toast(done ? `${what} copied` : `Select the ${what.toLowerCase()} and copy it by hand`);
+}
+
+/** The message line under the room board: kind "info", "error", "hint" or
+ * "sticky" (stays); the others fade after a few seconds. */
+let sayTimer = null;
+export function say(text, kind = "info") {
+  const node = $("message");
+  setText(node, text);
+  node.dataset.kind = kind;
+  clearTimeout(sayTimer);
+  if (text && kind !== "sticky") sayTimer = setTimeout(() => { setText(node, ""); }, kind === "error" ? 6000 : 4000);
+}
