@@ -220,3 +220,36 @@ def test_only_rules_uses_private_kernel_names() -> None:
             if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("c4lab.rules"):
                 offences += [f"{module}:{node.lineno} imports {a.name}" for a in node.names if _private(a.name)]
     assert offences == []
+
+
+def test_the_page_is_small_es_modules_that_import_no_cycle() -> None:
+    """The page's scripts: none over 400 lines, each reached from app.js by
+    relative ES-module imports of files that exist, with no circle."""
+    static = SRC / "c4lab" / "server" / "static"
+    imports: dict[str, set[str]] = {}
+    for path in sorted(static.glob("*.js")):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        assert len(lines) <= 400, f"{path.name} has {len(lines)} lines"
+        text = "\n".join(lines)
+        imports[path.name] = set(re.findall(r"""^\s*(?:import|export)\b[^;]*?\bfrom\s+["']\./([\w.-]+)["']""", text, re.M | re.S))
+        for target in imports[path.name]:
+            assert (static / target).is_file(), f"{path.name} imports ./{target}, which is missing"
+    seen: set[str] = set()
+    stack = ["app.js"]
+    while stack:
+        name = stack.pop()
+        if name not in seen:
+            seen.add(name)
+            stack.extend(imports[name])
+    assert seen == set(imports), f"not reached from app.js: {sorted(set(imports) - seen)}"
+
+    def cycle_from(name: str, path: tuple[str, ...]) -> tuple[str, ...] | None:
+        for target in imports[name]:
+            if target in path:
+                return (*path, target)
+            found = cycle_from(target, (*path, target))
+            if found:
+                return found
+        return None
+
+    assert cycle_from("app.js", ("app.js",)) is None
