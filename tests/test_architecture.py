@@ -18,7 +18,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 
 #: Bottom to top.  A module may import its own layer and the layers below.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("foundations", ("c4lab.arrayfile", "c4lab.lazy")),
+    ("foundations", ("c4lab.arrayfile", "c4lab.lazy", "c4lab.jitcache")),
     ("rules", ("c4lab.rules",)),
     ("solver", ("c4lab.solver",)),
     ("agents", ("c4lab.agents",)),
@@ -231,7 +231,7 @@ def test_the_page_is_small_es_modules_that_import_no_cycle() -> None:
         lines = path.read_text(encoding="utf-8").splitlines()
         assert len(lines) <= 400, f"{path.name} has {len(lines)} lines"
         text = "\n".join(lines)
-        imports[path.name] = set(re.findall(r"""^\s*(?:import|export)\b[^;]*?\bfrom\s+["']\./([\w.-]+)["']""", text, re.M | re.S))
+        imports[path.name] = set(re.findall(r"""^\s*(?:import|export)\b[^;]*?\bfrom\s+["']\./([\w.-]+)["']""", text, re.MULTILINE | re.DOTALL))
         for target in imports[path.name]:
             assert (static / target).is_file(), f"{path.name} imports ./{target}, which is missing"
     seen: set[str] = set()
@@ -253,3 +253,15 @@ def test_the_page_is_small_es_modules_that_import_no_cycle() -> None:
         return None
 
     assert cycle_from("app.js", ("app.js",)) is None
+
+
+def test_every_module_that_caches_compiled_code_makes_the_cache_safe_first() -> None:
+    """A module with ``cache=True`` imports ``c4lab.jitcache`` (numba's
+    cache under a lock) itself, not only through another module."""
+    missing = [
+        module_name(path)
+        for path in sorted((SRC / "c4lab").rglob("*.py"))
+        if re.search(r"@njit\([^)]*cache=True", text := path.read_text(encoding="utf-8"))
+        and "import c4lab.jitcache" not in text
+    ]
+    assert missing == []

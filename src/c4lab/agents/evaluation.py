@@ -26,6 +26,7 @@ from functools import lru_cache
 import numpy as np
 from numba import njit
 
+import c4lab.jitcache  # noqa: F401  (numba's cache made safe for concurrent processes)
 from c4lab.rules import Position
 from c4lab.rules import kernels as K
 

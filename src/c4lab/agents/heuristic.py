@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+import c4lab.jitcache  # noqa: F401  (numba's cache made safe for concurrent processes)
 from c4lab.agents.base import Agent, Analysis, Budget, MoveStats, Param, register
 from c4lab.agents.evaluation import evaluate
 from c4lab.rules import Move, Position

@@ -44,6 +44,7 @@ from functools import lru_cache
 import numpy as np
 from numba import njit
 
+import c4lab.jitcache  # noqa: F401  (numba's cache made safe for concurrent processes)
 from c4lab.agents.base import Agent, Analysis, Budget, MoveStats, Param, register
 from c4lab.agents.evaluation import INC, _add, _remove, load_codes, windows
 from c4lab.rules import Move, Position

@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+import c4lab.jitcache  # noqa: F401  (numba's cache made safe for concurrent processes)
 from c4lab.arrayfile import load_arrays, save_arrays
 from c4lab.rules import Move, Position, Variant
 from c4lab.rules import kernels as K

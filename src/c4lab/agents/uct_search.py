@@ -51,6 +51,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+import c4lab.jitcache  # noqa: F401  (numba's cache made safe for concurrent processes)
 from c4lab.rules import kernels as K
 from c4lab.rules.kernels import U0, U1, U
 

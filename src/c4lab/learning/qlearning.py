@@ -71,6 +71,7 @@ import numpy as np
 from numba import njit, types
 from numba.typed import Dict
 
+import c4lab.jitcache  # noqa: F401  (numba's cache made safe for concurrent processes)
 from c4lab.agents import make_agent
 from c4lab.agents.qlearning import QLearningAgent
 from c4lab.agents.qtable import QTable, action_index, check_board, position_keys

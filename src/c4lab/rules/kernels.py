@@ -50,6 +50,8 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+import c4lab.jitcache  # noqa: F401  (numba's cache made safe for concurrent processes)
+
 U = np.uint64
 U0 = U(0)
 U1 = U(1)

@@ -47,6 +47,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
+import c4lab.jitcache  # noqa: F401  (numba's cache made safe for concurrent processes)
 from c4lab.rules.position import Position
 from c4lab.rules.variant import Variant
 

@@ -46,6 +46,7 @@ import numpy as np
 from numba import carray, njit, types
 from numba.extending import overload
 
+import c4lab.jitcache  # noqa: F401  (numba's cache made safe for concurrent processes)
 from c4lab.rules.kernels import U0, U1, U
 from c4lab.solver.bitboard import WIDE_WORDS, Bitboards, order_centre_first, words
 from c4lab.solver.database import NOT_FOUND, Database, find, score_at
