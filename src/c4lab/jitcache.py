@@ -10,8 +10,8 @@ same moment (the arena's workers, on a first run) can pick the same number:
 the index then sends one version's key to the other version's code, and
 every later run loads the wrong kernel.  For closures with the same argument
 types that is silent: a search compiled for another kind of board plays on,
-and plays badly.  (Seen here: a fixed-budget gauntlet scored 0.64 instead of
-0.93 after a first run with two workers.)
+and plays badly.  (Seen here: a fixed-budget gauntlet scored 0.64 with the
+cache a loaded first run of two workers had written, 0.93 with it deleted.)
 
 Importing this module makes numba's save hold an exclusive ``flock`` on a
 lock file beside the index while it reads the index, picks the number and
