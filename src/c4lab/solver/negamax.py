@@ -118,6 +118,12 @@ MAX_BITS = 64 * WIDE_WORDS
 UPPER = 1
 LOWER = 2
 
+#: Nodes with at least this many empty cells look up their children in the
+#: table for a cut before searching any (enhanced transposition cutoff).
+ETC_EMPTY = 18
+#: ... once the search has visited this many nodes.
+ETC_AFTER = 1 << 20
+
 ABORTED = -10_000  # returned (and propagated) when the search is stopped
 
 #: ``X[X_BOOK_EMPTY]`` when no database is used (no position has so many
@@ -361,6 +367,20 @@ def negamax(cur, mask, neutral, empty, alpha, beta, depth, check, Xp, ttp, size)
             X[row + i] = c
             X[row + R_SCORES + i] = score
             n += 1
+    if empty >= ETC_EMPTY and n > 1 and X[X_NODES] > U(ETC_AFTER):
+        # Enhanced transposition cutoff: a child whose stored upper bound
+        # already refutes it proves this node's cut before any child is
+        # searched (its entry was prefetched above).  Only in a big search
+        # (a quarter fewer nodes on 7x6:dddd): in a small one the children's
+        # entries are mostly misses on a cold table, and cost more than they save.
+        for i in range(n):
+            c = np.int64(X[row + i])
+            move = and_(moves, load(X, X_COLUMN + 3 * c, cur))
+            cslot, ckey, ctag = table_slot(next_cur, or_(mask, move), neutral, bottom, playable, X[X_GEN], size)
+            cflag, cstored = table_get(tt, cslot, ckey, ctag)
+            if cflag == UPPER and -cstored >= beta:
+                table_put(tt, slot, key, tag, LOWER, -cstored, empty)
+                return -cstored
     for i in range(n):
         c = np.int64(X[row + i])
         move = and_(moves, load(X, X_COLUMN + 3 * c, cur))
