@@ -428,3 +428,15 @@ def test_200_concurrent_rooms_play_random_moves_without_losing_any(server: Backg
     for code, position in results:
         assert stored(db, code)["position"] == position, "no lost or corrupted game"
         assert httpx.get(server.url + f"/api/rooms/{code}").json()["position"] == position
+
+
+def test_the_agent_list_puts_the_levels_first_weakest_first_and_experimental_agents_last(
+    server: BackgroundServer,
+) -> None:
+    agents = httpx.get(server.url + "/api/agents").json()
+    groups = [a["group"] for a in agents]
+    assert groups == sorted(groups, key=["level", "agent", "experimental"].index)
+    levels = [a["name"] for a in agents if a["group"] == "level"]
+    assert levels == ["random", "normal", "hard", "impossible", "master", "perfect"]
+    assert {"uct-lgr2", "hybrid"} <= {a["name"] for a in agents if a["group"] == "experimental"}
+    assert all(a["summary"] and "\n" not in a["summary"] and a["help"] for a in agents)

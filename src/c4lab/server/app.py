@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field
 from starlette.websockets import WebSocketDisconnect
 
 from c4lab.agents import agent_infos
+from c4lab.agents.catalogue import catalogue
 from c4lab.server.protocol import RateLimit, parse
 from c4lab.server.rooms import HINT_SPEC, LOCAL_ONLY, RoomError, RoomManager
 from c4lab.server.storage import GameStore
@@ -144,13 +145,17 @@ def create_app(
 
     @app.get("/api/agents")
     async def list_agents() -> list[dict[str, str]]:
-        """The computer players a seat can take (name and description): not
-        the human, nor the agents only the local command line may use, nor
-        one whose optional package is missing here."""
-        return [
-            {"name": i.name, "help": i.help}
-            for i in agent_infos()
+        """The computer players a seat can take, in the picker's order (the
+        levels weakest first, the research agents, the experimental ones):
+        name, group, a one-line summary and the full description.  Not the
+        human, nor the agents only the local command line may use, nor one
+        whose optional package is missing here."""
+        offered = [
+            i for i in agent_infos()
             if i.name not in {"human", *LOCAL_ONLY} and not i.unavailable  # never offered if it cannot play
+        ]
+        return [
+            {"name": o.name, "group": o.group, "summary": o.summary, "help": o.help} for o in catalogue(offered)
         ]
 
     @app.get("/api/games")

@@ -14,6 +14,13 @@ import { COLOUR, positionHeader, resultText } from "./describe.js";
 import { recentRooms, saveName, saveToken, savedName, tokenFor, watchFromStart } from "./settings.js";
 import { $, api, setText, show } from "./util.js";
 
+/** The picker's groups, in order: [group key of /api/agents, label]. */
+const PICKER_GROUPS = [
+  ["level", "Levels (weakest first)"],
+  ["agent", "Game-AI agents"],
+  ["experimental", "Experimental"],
+];
+
 export async function showHome() {
   show("view-home");
   document.title = "c4lab: new game";
@@ -78,10 +85,14 @@ export async function showHome() {
   let agents = [];
   for (const n of [1, 2]) {
     const select = $(`player${n}`);
+    const people = document.createElement("optgroup");
+    people.label = "People";
+    people.dataset.group = "people";
     const human = document.createElement("option");
     human.value = "human";
     setText(human, "Human (at this screen)");
-    select.appendChild(human);
+    people.appendChild(human);
+    select.appendChild(people);
   }
   form.addEventListener("change", sync);
   $("forbidden").addEventListener("input", () => { if (boardChoice() === "custom") drawPicker(); });
@@ -109,18 +120,25 @@ export async function showHome() {
   } catch (err) {
     setText($("form-error"), `The list of computer players is not available: ${err.message}`);
   }
+  // The server lists them in the picker's order: levels weakest first,
+  // then the research agents, then the experimental ones.
   for (const n of [1, 2]) {
     const select = $(`player${n}`);
-    const group = document.createElement("optgroup");
-    group.label = "Computer";
-    for (const agent of agents) {
-      const option = document.createElement("option");
-      option.value = agent.name;
-      setText(option, agent.name);
-      option.title = agent.help;
-      group.appendChild(option);
+    for (const [key, label] of PICKER_GROUPS) {
+      const members = agents.filter((a) => (a.group || "experimental") === key);
+      if (!members.length) continue;
+      const group = document.createElement("optgroup");
+      group.label = label;
+      group.dataset.group = key;
+      for (const agent of members) {
+        const option = document.createElement("option");
+        option.value = agent.name;
+        setText(option, `${agent.name} - ${agent.summary || agent.help}`);
+        option.title = agent.help;
+        group.appendChild(option);
+      }
+      select.appendChild(group);
     }
-    select.appendChild(group);
   }
   const names = agents.map((a) => a.name);
   const defaults = { 1: "human", 2: names.includes("hard") ? "hard" : names[0] || "human" };
