@@ -23,3 +23,49 @@ def test_the_picker_groups_people_and_levels_first(server, new_page, size):
     expect(first).to_contain_text("random - ")
     picker.select_option("master")
     expect(page.locator("#player2-options")).to_be_visible()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_rematch_and_swap_sides_start_a_new_game_from_the_same_start(server, new_page, size):
+    from browser_helpers import click_cell, create_room, open_room, position, wait_over, wait_position
+
+    page = new_page(*SIZES[size])
+    # A (human) wins at once: the game is over after one click
+    ticket = create_room(server, board="5x4:abacac", players={"A": "human", "B": "random:seed=1"})
+    open_room(page, server, ticket)
+    expect(page.locator("#play-again")).to_be_hidden()
+    click_cell(page, "a4")
+    wait_over(page)
+    for button in ("#play-again", "#swap-sides"):
+        expect(page.locator(button)).to_be_visible()
+        assert page.locator(button).bounding_box()["y"] + 20 < SIZES[size][1] or size == "phone"
+    first_room = page.url
+    page.locator("#play-again").click()
+    page.wait_for_url(lambda url: url != first_room)
+    wait_position(page, "5x4:abacac")
+    seats = page.evaluate("window.c4lab.R.state.seats")
+    assert (seats["A"]["kind"], seats["B"].get("spec")) == ("human", "random:seed=1")
+    # swap sides: the agent takes A, the person B
+    click_cell(page, "a4")
+    wait_over(page)
+    second_room = page.url
+    page.locator("#swap-sides").click()
+    page.wait_for_url(lambda url: url != second_room)
+    page.wait_for_function("window.c4lab && window.c4lab.R.state && window.c4lab.R.state.seats.A.kind === 'agent'")
+    seats = page.evaluate("window.c4lab.R.state.seats")
+    assert (seats["A"].get("spec"), seats["B"]["kind"]) == ("random:seed=1", "human")
+    assert position(page).startswith("5x4:abacac")
+
+
+@pytest.mark.parametrize("board_size", ["4x4", "7x6", "12x8", "12x12", "4x12", "12x4"])
+def test_every_control_is_visible_without_scrolling_at_1280x800(server, new_page, board_size):
+    from browser_helpers import create_room, open_room
+
+    page = new_page(1280, 800)
+    ticket = create_room(server, board=board_size, players={"A": "human", "B": "human"})
+    open_room(page, server, ticket)
+    for control in ("#undo", "#hint", "#resign"):
+        box = page.locator(control).bounding_box()
+        assert box is not None, control
+        assert box["y"] + box["height"] <= 800, f"{control} ends at {box['y'] + box['height']:.0f}px on {board_size}"
+    assert page.evaluate("window.scrollY") == 0

@@ -14,8 +14,8 @@ import { R, columnAction } from "./state.js";
 import { send, startClient } from "./client.js";
 import { askHint, onHint } from "./analysis.js";
 import { render, renderControls, renderPreview } from "./roomview.js";
-import { COLOUR } from "./describe.js";
-import { LETTERS } from "./notation.js";
+import { COLOUR, positionHeader } from "./describe.js";
+import { LETTERS, moveTokens } from "./notation.js";
 import { Board } from "./board.js";
 import { saveName, saveToken, savedName, takeWatchFromStart, tokenFor } from "./settings.js";
 import { $, api, copyText, say, setText, show } from "./util.js";
@@ -127,6 +127,8 @@ function bindRoomControls() {
     send({ type: "undo" });
   });
   $("hint").addEventListener("click", () => askHint(renderControls));
+  $("play-again").addEventListener("click", () => playAgain(false));
+  $("swap-sides").addEventListener("click", () => playAgain(true));
   $("resign").addEventListener("click", () => {
     const button = $("resign");
     if (R.resignArmed) {
@@ -202,14 +204,41 @@ async function pasteStart() {
     return;
   }
   const room = R.state;
-  const players = room && room.mode === "local"
-    ? { A: room.seats.A.kind === "agent" ? room.seats.A.spec : "human", B: room.seats.B.kind === "agent" ? room.seats.B.spec : "human" }
-    : { A: "human", B: "hard" };
+  const players = room && room.mode === "local" ? roomPlayers(room) : { A: "human", B: "hard" };
   try {
-    const ticket = await api("POST", "/api/rooms", { mode: "local", board: text, players });
-    saveToken(ticket.code, ticket.token);
-    location.assign(ticket.url);
+    await startLocal(text, players);
   } catch (err) {
     setText($("paste-error"), `That position cannot start a game: ${err.message}`);
+  }
+}
+
+/** Who plays each side of a local room, as /api/rooms takes it. */
+function roomPlayers(room) {
+  const spec = (side) => (room.seats[side].kind === "agent" ? room.seats[side].spec : "human");
+  return { A: spec("A"), B: spec("B") };
+}
+
+/** The position this room's game started from (its first start_ply moves). */
+function startPosition(room) {
+  const tokens = moveTokens(room.position).slice(0, room.start_ply);
+  const header = positionHeader(room.position);
+  return tokens.length ? `${header}:${tokens.join("")}` : header;
+}
+
+/** A new local room on `board` with `players`, opened in this tab. */
+async function startLocal(board, players) {
+  const ticket = await api("POST", "/api/rooms", { mode: "local", board, players });
+  saveToken(ticket.code, ticket.token);
+  location.assign(ticket.url);
+}
+
+/** Rematch (the same start and players) or swap sides (A and B exchanged). */
+async function playAgain(swap) {
+  const room = R.state;
+  const players = roomPlayers(room);
+  try {
+    await startLocal(startPosition(room), swap ? { A: players.B, B: players.A } : players);
+  } catch (err) {
+    say(`A new game could not start: ${err.message}`, "error");
   }
 }

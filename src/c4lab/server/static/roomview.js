@@ -165,6 +165,9 @@ export function renderControls() {
   const tokens = moveTokens(room.position);
   $("undo").hidden = !local;
   $("hint").hidden = !local;
+  // A new game from the same start: after the end, at this screen's games.
+  $("play-again").hidden = !(local && room.status === "over");
+  $("swap-sides").hidden = $("play-again").hidden;
   $("undo").disabled = !R.you.length || tokens.length <= room.start_ply ||
     !tokens.some((_, ply) => ply >= room.start_ply && room.seats[ply % 2 === 0 ? "A" : "B"].kind === "human");
   $("hint").disabled = room.status !== "playing" || R.hintWaiting;
