@@ -245,6 +245,11 @@ def test_a_local_game_against_an_agent_with_undo_hint_and_resign(server: Backgro
         await me.send({"type": "resign"})
         over = await me.expect("state")
         assert over["room"]["result"] == "B" and over["room"]["reason"] == "resign"
+        await me.send({"type": "undo"})  # a resigned game stays over
+        refused = await me.expect("error")
+        assert refused["code"] == "game-over"
+        state = httpx.get(f"{server.url}/api/rooms/{room['code']}").json()
+        assert state["status"] == "over" and state["reason"] == "resign"
         await me.close()
 
     asyncio.run(game())

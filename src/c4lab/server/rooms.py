@@ -487,6 +487,9 @@ class RoomManager:
                 raise RoomError("not-allowed", "undo is for local games only")
             if not seats:
                 raise RoomError("not-your-seat", "you hold no seat of this room")
+            if room.status == "over" and room.reason in ("resign", "forfeit"):
+                # A game someone gave up stays over: only a move on the board can be taken back.
+                raise RoomError("game-over", f"the game is over ({room.reason}): start a new one")
             moves = room.position.moves
             keep = len(moves)
             # Take back moves until a person is to move again, at least one

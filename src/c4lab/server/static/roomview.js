@@ -168,7 +168,8 @@ export function renderControls() {
   // A new game from the same start: after the end, at this screen's games.
   $("play-again").hidden = !(local && room.status === "over");
   $("swap-sides").hidden = $("play-again").hidden;
-  $("undo").disabled = !R.you.length || tokens.length <= room.start_ply ||
+  const givenUp = room.status === "over" && (room.reason === "resign" || room.reason === "forfeit");
+  $("undo").disabled = !R.you.length || givenUp || tokens.length <= room.start_ply ||
     !tokens.some((_, ply) => ply >= room.start_ply && room.seats[ply % 2 === 0 ? "A" : "B"].kind === "human");
   $("hint").disabled = room.status !== "playing" || R.hintWaiting;
   setText($("hint").querySelector(".label"), R.hintWaiting ? "Thinking…" : "Hint");

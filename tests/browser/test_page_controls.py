@@ -1,5 +1,5 @@
-"""The player picker: people first, then the levels weakest first, the
-game-AI agents, and the experimental ones last, each with one line."""
+"""The page's controls: the grouped player picker, Rematch and Swap sides,
+every control on screen at 1280x800, Undo after Resign, the evaluation bar."""
 
 from __future__ import annotations
 
@@ -69,3 +69,37 @@ def test_every_control_is_visible_without_scrolling_at_1280x800(server, new_page
         assert box is not None, control
         assert box["y"] + box["height"] <= 800, f"{control} ends at {box['y'] + box['height']:.0f}px on {board_size}"
     assert page.evaluate("window.scrollY") == 0
+
+
+def test_undo_after_resign_does_not_reopen_the_game(server, new_page):
+    from browser_helpers import click_cell, create_room, open_room, wait_over, wait_position
+
+    page = new_page()
+    ticket = create_room(server, board="7x6", players={"A": "human", "B": "human"})
+    open_room(page, server, ticket)
+    click_cell(page, "d1")
+    wait_position(page, "7x6:d")
+    expect(page.locator("#undo")).to_be_enabled()
+    page.locator("#resign").click()
+    page.locator("#resign").click()  # confirm
+    wait_over(page)
+    expect(page.locator("#undo")).to_be_disabled()
+
+
+@pytest.mark.parametrize("size", {**SIZES, "tablet": (800, 1000)})
+def test_the_evaluation_bar_keeps_its_width_whatever_its_label_says(server, new_page, size):
+    from browser_helpers import click_cell, create_room, open_room, wait_over, wait_position
+
+    page = new_page(*({**SIZES, "tablet": (800, 1000)}[size]))
+    ticket = create_room(server, board="5x4:abacac", players={"A": "human", "B": "human"})
+    open_room(page, server, ticket)
+    track = page.locator(".eval-track")
+    empty = track.bounding_box()["width"]
+    click_cell(page, "a4")  # four in a row: "White won (+1.00)"
+    wait_over(page)
+    expect(page.locator("#eval-label")).to_contain_text("won")
+    assert track.bounding_box()["width"] == pytest.approx(empty, abs=1)
+    page.locator("#undo").click()
+    wait_position(page, "5x4:abacac")
+    expect(page.locator("#eval-label")).to_contain_text("No evaluation")
+    assert track.bounding_box()["width"] == pytest.approx(empty, abs=1)
