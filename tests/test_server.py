@@ -219,6 +219,10 @@ def test_an_absent_player_forfeits_after_the_configured_time(server: BackgroundS
         _, _, ann, bob = await online_game(server)
         await bob.close()
         over = await ann.expect("state", timeout=5.0)
+        while over["room"]["seats"]["B"]["absent_since"] is None:
+            over = await ann.expect("state", timeout=5.0)
+        assert 0 < over["room"]["seats"]["B"]["forfeit_in"] <= 1.0  # the countdown Ann sees
+        assert "forfeit_in" not in over["room"]["seats"]["A"]
         while over["room"]["status"] != "over":
             over = await ann.expect("state", timeout=5.0)
         assert over["room"]["result"] == "A" and over["room"]["reason"] == "forfeit"

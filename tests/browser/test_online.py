@@ -79,7 +79,12 @@ def test_online_game_with_a_spectator_a_reload_and_a_replay(server, new_page):
     bob_context = bob.context
     bob.close()
     expect(ann.locator("#seat-B .seat-conn")).to_have_attribute("data-state", "away")
-    expect(watcher.locator("#seat-B .seat-conn")).to_have_text("away")
+    # ... with the time he has left before forfeiting, counting down
+    expect(watcher.locator("#seat-B .seat-conn")).to_have_text(re.compile(r"^away · forfeits in [12]:\d\d$"))
+    expect(ann.locator("#seat-B .seat-conn")).to_contain_text("forfeits in")
+    first = ann.locator("#seat-B .seat-conn").text_content()
+    ann.wait_for_timeout(2100)
+    assert ann.locator("#seat-B .seat-conn").text_content() != first, "the countdown runs"
     bob = bob_context.new_page()
     bob.goto(link)
     wait_position(bob, "7x6:ababa")

@@ -149,6 +149,14 @@ class Room:
             evaluation=self.evaluation,
             forfeit_after=forfeit_after if self.mode == "online" else None,
         )
+        if self.mode == "online" and self.status == "playing" and forfeit_after is not None:
+            # The seconds an absent player has left before forfeiting, as of
+            # this message (a page counts down from it: no clocks compared).
+            now = time.time()
+            for side, seat in self.seats.items():
+                if seat.kind == "human" and seat.taken and seat.connections == 0 and seat.absent_since:
+                    left = max(0.0, seat.absent_since + forfeit_after - now)
+                    record["seats"][side]["forfeit_in"] = round(left, 1)
         if self.status == "over":
             record["to_move"] = None
             record["legal_moves"] = []

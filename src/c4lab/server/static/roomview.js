@@ -130,6 +130,34 @@ export function renderPreview() {
   R.board.setPreview(col, owner, { focus: R.cursor !== null, landing });
 }
 
+// An absent player's forfeit countdown: the server says how many seconds
+// were left when it sent the state; the page counts down from when it got it.
+const deadlines = new WeakMap();
+let countdown = null;
+
+function forfeitLeft(room, side) {
+  const seat = room.seats[side];
+  if (seat.forfeit_in === undefined || seat.forfeit_in === null || room.status !== "playing") return null;
+  if (!deadlines.has(seat)) deadlines.set(seat, performance.now() + seat.forfeit_in * 1000);
+  if (countdown === null) {
+    countdown = setInterval(() => {
+      const seats = R.state && R.state.seats;
+      const ticking = seats && ["A", "B"].some((s) => forfeitLeft(R.state, s) !== null);
+      if (ticking) renderSeats();
+      else {
+        clearInterval(countdown);
+        countdown = null;
+      }
+    }, 1000);
+  }
+  return Math.max(0, (deadlines.get(seat) - performance.now()) / 1000);
+}
+
+function clock(seconds) {
+  const s = Math.ceil(seconds);
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+
 function renderSeats() {
   const room = R.state;
   for (const side of ["A", "B"]) {
@@ -142,7 +170,8 @@ function renderSeats() {
     setText(card.querySelector(".seat-kind"), `${COLOUR[side]} (${side}) · ${kind}`);
     const conn = card.querySelector(".seat-conn");
     if (seat.kind === "human" && seat.taken) {
-      setText(conn, seat.connected ? "online" : "away");
+      const left = forfeitLeft(room, side);
+      setText(conn, seat.connected ? "online" : left === null ? "away" : `away · forfeits in ${clock(left)}`);
       conn.dataset.state = seat.connected ? "online" : "away";
     } else {
       setText(conn, "");
