@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -133,3 +135,22 @@ def test_show_explains_the_symbols_of_the_board_it_prints() -> None:
     assert "X forbidden cell; # ban piece" in first
     assert "X forbidden cell; * bonus cell (empty)" in second
     assert "forbidden" not in third and "bonus" not in third
+
+
+def test_a_local_game_left_open_is_listed_as_abandoned(tmp_path: Path) -> None:
+    from c4lab.server.storage import LEFT_OPEN, GameRow, GameStore
+
+    path = tmp_path / "games.sqlite"
+    store = GameStore(path)
+    seats = {"A": {"name": "Ann"}, "B": {"name": None}}
+    store.save(GameRow("OLD", "local", "7x6:d", 0, seats))
+    store.save(GameRow("NEW", "local", "7x6:dd", 0, seats))
+    store.save(GameRow("ONLINE", "online", "7x6:ddd", 0, seats))
+    long_ago = time.time() - LEFT_OPEN - 60
+    store._db.execute("UPDATE games SET updated = ? WHERE code IN ('OLD', 'ONLINE')", (long_ago,))
+    store.close()
+    result = CliRunner().invoke(main, ["games", "--db", str(path), "--json"])
+    status = {r["code"]: r["status"] for r in map(json.loads, result.output.splitlines())}
+    assert status == {"OLD": "abandoned", "NEW": "playing", "ONLINE": "playing"}
+    text = CliRunner().invoke(main, ["games", "--db", str(path)]).output
+    assert "Ann vs -: abandoned  7x6:d" in text

@@ -85,3 +85,4 @@ def test_a_first_start_says_that_the_engine_is_being_prepared() -> None:
 
         assert fresh(1) == 2
     assert MESSAGE in out.getvalue()
+

@@ -36,6 +36,10 @@ CREATE INDEX IF NOT EXISTS games_public ON games (public, status, finished);
 """
 
 
+#: A local game untouched this long (seconds) is listed as abandoned.
+LEFT_OPEN = 3600.0
+
+
 @dataclass
 class GameRow:
     """One stored game (see ``docs/protocol.md``)."""
@@ -57,10 +61,19 @@ class GameRow:
         """The players' names by side ("-" for an empty seat)."""
         return {side: seat["name"] or "-" for side, seat in self.seats.items()}
 
+    def shown_status(self, now: float | None = None) -> str:
+        """The status a listing shows: a local game still being played but
+        untouched for :data:`LEFT_OPEN` seconds was left open -- "abandoned"
+        (its page can still take it up again)."""
+        now = time.time() if now is None else now
+        if self.mode == "local" and self.status == "playing" and now - self.updated > LEFT_OPEN:
+            return "abandoned"
+        return self.status
+
     def listing(self) -> dict[str, Any]:
         """The ``c4lab games --json`` record."""
         return {
-            "code": self.code, "mode": self.mode, "position": self.position, "status": self.status,
+            "code": self.code, "mode": self.mode, "position": self.position, "status": self.shown_status(),
             "result": self.result, "reason": self.reason, "names": self.names(), "updated": self.updated,
         }
 
@@ -69,7 +82,8 @@ class GameRow:
         names = self.names()
         when = datetime.datetime.fromtimestamp(self.updated).strftime("%Y-%m-%d %H:%M")
         outcome = self.result and (f"{self.result} ({self.reason})" if self.result != "draw" else "draw")
-        return f"{when}  {self.code}  {self.mode:<6} {names['A']} vs {names['B']}: {outcome or self.status}  {self.position}"
+        return (f"{when}  {self.code}  {self.mode:<6} {names['A']} vs {names['B']}: "
+                f"{outcome or self.shown_status()}  {self.position}")
 
 
 def read_games(path: str | Path, limit: int | None = None) -> list[GameRow]:
