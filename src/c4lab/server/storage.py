@@ -86,18 +86,6 @@ class GameRow:
                 f"{outcome or self.shown_status()}  {self.position}")
 
 
-def read_games(path: str | Path, limit: int | None = None) -> list[GameRow]:
-    """The games stored in ``path``, newest first, creating nothing: a
-    missing file is a :class:`StorageError`."""
-    if not Path(path).is_file():
-        raise StorageError(f"no game database at {path} (`c4lab play` and `c4lab serve` make one)")
-    store = GameStore(path)
-    try:
-        return store.all(limit)
-    finally:
-        store.close()
-
-
 class StorageError(RuntimeError):
     """The database file is not a c4lab game store (or is damaged)."""
 
@@ -155,6 +143,18 @@ class GameStore:
         with self._lock:
             rows = self._db.execute(query + (" LIMIT ?" if limit else ""), (limit,) if limit else ()).fetchall()
         return [_row(r) for r in rows]
+
+
+def read_games(path: str | Path, limit: int | None = None) -> list[GameRow]:
+    """The games stored in ``path``, newest first, creating nothing: a
+    missing file is a :class:`StorageError`."""
+    if not Path(path).is_file():
+        raise StorageError(f"no game database at {path} (`c4lab play` and `c4lab serve` make one)")
+    store = GameStore(path)
+    try:
+        return store.all(limit)
+    finally:
+        store.close()
 
 
 def _row(values: tuple[Any, ...]) -> GameRow:

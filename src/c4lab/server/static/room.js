@@ -10,7 +10,7 @@
 // Everything that comes from the server or from a person is inserted with
 // textContent or setAttribute, never as HTML.
 
-import { R, columnAction } from "./state.js";
+import { R, columnAction, roomPlayers } from "./state.js";
 import { send, startClient } from "./client.js";
 import { askHint, onHint } from "./analysis.js";
 import { render, renderControls, renderPreview } from "./roomview.js";
@@ -210,12 +210,6 @@ async function pasteStart() {
   } catch (err) {
     setText($("paste-error"), `That position cannot start a game: ${err.message}`);
   }
-}
-
-/** Who plays each side of a local room, as /api/rooms takes it. */
-function roomPlayers(room) {
-  const spec = (side) => (room.seats[side].kind === "agent" ? room.seats[side].spec : "human");
-  return { A: spec("A"), B: spec("B") };
 }
 
 /** The position this room's game started from (its first start_ply moves). */

@@ -8,7 +8,7 @@
 // Everything that comes from the server or from a person is inserted with
 // textContent or setAttribute, never as HTML.
 
-import { R, myTurn } from "./state.js";
+import { R, myTurn, roomPlayers } from "./state.js";
 import { hintOverlay, renderEval } from "./analysis.js";
 import { COLOUR, geometryOf, positionHeader, renderMoves, resultText, seatLabel } from "./describe.js";
 import { LETTERS, cellName, landingRow, moveTokens, replay } from "./notation.js";
@@ -210,8 +210,9 @@ export function renderControls() {
   rematch.hidden = room.status !== "over";
   const params = new URLSearchParams({ board: positionHeader(room.position), mode: room.mode });
   if (local) {
-    params.set("p1", room.seats.A.kind === "agent" ? room.seats.A.spec : "human");
-    params.set("p2", room.seats.B.kind === "agent" ? room.seats.B.spec : "human");
+    const players = roomPlayers(room);
+    params.set("p1", players.A);
+    params.set("p2", players.B);
   }
   rematch.href = `/?${params}`;
 }

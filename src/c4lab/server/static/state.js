@@ -98,6 +98,12 @@ export function applyState(room, you, isFrame = false) {
   if (!isFrame) $("board").dataset.live = "1";
 }
 
+/** Who plays each side of a local room, as /api/rooms takes it. */
+export function roomPlayers(room) {
+  const spec = (side) => (room.seats[side].kind === "agent" ? room.seats[side].spec : "human");
+  return { A: spec("A"), B: spec("B") };
+}
+
 export function myTurn(room = R.state) {
   return Boolean(room) && room.status === "playing" && room.to_move &&
     R.you.includes(room.to_move) && room.seats[room.to_move].kind === "human";
