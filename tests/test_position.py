@@ -68,6 +68,19 @@ def test_the_win_line_lists_every_line_through_the_winning_piece() -> None:
     assert names(p.win_line) == ["a1", "b1", "c1", "d1", "e1"]
 
 
+def test_win_lines_gives_each_line_of_a_double_win_end_to_end() -> None:
+    # d1 completes d1-g1 and d1-g4 for A at once
+    p = Position.parse("7x6:fcgffgeggggcecd")
+    assert p.result == "A"
+    assert [names(line) for line in p.win_lines] == [["d1", "e1", "f1", "g1"], ["d1", "e2", "f3", "g4"]]
+    assert sorted({c for line in p.win_lines for c in line}) == list(p.win_line)
+    assert p.to_dict()["win_lines"] == [["d1", "e1", "f1", "g1"], ["d1", "e2", "f3", "g4"]]
+    # one line: the anti-diagonal, from its smaller column; a five counts once
+    assert [names(line) for line in Position.parse("7x6:gffeededdad").win_lines] == [["d4", "e3", "f2", "g1"]]
+    assert [names(line) for line in Position.parse("7x6:aabbcceed").win_lines] == [["a1", "b1", "c1", "d1", "e1"]]
+    assert Position.parse("7x6:dd").win_lines == () and Position.parse(DRAWN_4X4).win_lines == ()
+
+
 DRAWN_4X4 = "4x4:ababcdcdbabadcdc"  # rows AB AB / AB AB / BA BA / BA BA: no four anywhere
 
 
@@ -171,6 +184,7 @@ def test_the_json_record_has_every_contract_field() -> None:
         "to_move": "A",
         "result": None,
         "win_line": [],
+        "win_lines": [],
         "legal_moves": list("abcdefghi"),
         "empty_cells": 68,
         "cells": {"a1": "ban", "b1": "A", "c1": "B"},

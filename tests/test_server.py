@@ -16,8 +16,8 @@ import pytest
 import websockets
 
 from c4lab.rules import Position
-from c4lab.server.run import BackgroundServer
-from c4lab.server.storage import GameStore
+from c4lab.server.run import BackgroundServer, shown_host
+from c4lab.server.storage import GameRow, GameStore, read_games
 
 
 @pytest.fixture
@@ -231,6 +231,152 @@ def test_an_absent_player_forfeits_after_the_configured_time(server: BackgroundS
     asyncio.run(game())
 
 
+async def room_over(server: BackgroundServer, code: str, timeout: float = 6.0) -> dict[str, Any]:
+    """The room's state once it is over (polled over REST: nobody is connected)."""
+    async with asyncio.timeout(timeout):
+        while True:
+            state = httpx.get(f"{server.url}/api/rooms/{code}").json()
+            if state["status"] == "over":
+                return state
+            await asyncio.sleep(0.1)
+
+
+def listed(db: Path, code: str) -> str:
+    """The status ``c4lab games`` shows for ``code``."""
+    return next(row.shown_status() for row in read_games(db) if row.code == code)
+
+
+def test_a_room_both_players_left_ends_by_the_forfeit_of_the_first_to_leave(server: BackgroundServer, db: Path) -> None:
+    async def game() -> None:
+        code, _, ann, bob = await online_game(server, public=True)
+        await ann.send({"type": "move", "move": "d"})
+        await bob.state_at("7x6:d")
+        await bob.close()  # Bob leaves first, then Ann
+        await asyncio.sleep(0.3)
+        await ann.close()
+        state = await room_over(server, code)
+        assert (state["result"], state["reason"]) == ("A", "forfeit")
+        assert stored(db, code)["status"] == "over" and listed(db, code) == "over"
+        games = httpx.get(f"{server.url}/api/games").json()
+        assert [g["reason"] for g in games if g["code"] == code] == ["forfeit"]
+
+    asyncio.run(game())
+
+
+def test_the_countdown_of_a_player_still_away_runs_when_the_other_comes_back(server: BackgroundServer) -> None:
+    # Ann leaves, Bob leaves, Ann comes back: Bob's time runs out, not Ann's.
+    async def game() -> None:
+        code, tokens, ann, bob = await online_game(server)
+        await ann.send({"type": "move", "move": "d"})
+        await bob.state_at("7x6:d")
+        await ann.close()
+        await asyncio.sleep(0.2)
+        await bob.close()
+        await asyncio.sleep(0.2)
+        ann = await Client.open(ws_url(server, code), tokens["A"])
+        state = ann.received[-1]["room"]
+        assert state["status"] == "playing" and "forfeit_in" in state["seats"]["B"]
+        while state["status"] != "over":
+            state = (await ann.expect("state", timeout=5.0))["room"]
+        assert (state["result"], state["reason"]) == ("A", "forfeit")
+        await ann.close()
+
+    asyncio.run(game())
+
+
+def test_a_room_both_players_left_before_a_move_ends_abandoned(server: BackgroundServer, db: Path) -> None:
+    async def game() -> None:
+        code, _, ann, bob = await online_game(server, public=True)
+        await ann.close()
+        await bob.close()
+        state = await room_over(server, code)
+        assert (state["result"], state["reason"]) == (None, "abandoned")
+        assert listed(db, code) == "abandoned"
+        games = httpx.get(f"{server.url}/api/games").json()
+        assert [(g["result"], g["reason"]) for g in games if g["code"] == code] == [(None, "abandoned")]
+
+    asyncio.run(game())
+
+
+def test_a_waiting_room_whose_host_left_ends_abandoned(server: BackgroundServer, db: Path) -> None:
+    async def game() -> None:
+        room = create(server, mode="online", seat="A", name="Ann")
+        ann = await Client.open(ws_url(server, room["code"]), room["token"])
+        await ann.close()
+        state = await room_over(server, room["code"])
+        assert (state["status"], state["result"], state["reason"]) == ("over", None, "abandoned")
+        assert listed(db, room["code"]) == "abandoned"
+        join = httpx.post(server.url + f"/api/rooms/{room['code']}/join", json={"name": "Late"})
+        assert join.status_code == 409 and "over" in join.json()["detail"]  # too late: the game stays over
+        assert httpx.get(f"{server.url}/api/rooms/{room['code']}").json()["status"] == "over"
+
+    asyncio.run(game())
+
+
+def test_rooms_left_open_when_the_server_stopped_end_on_time_after_a_restart(db: Path) -> None:
+    async def left(server: BackgroundServer) -> tuple[str, Client]:
+        code, _, ann, bob = await online_game(server)
+        await ann.send({"type": "move", "move": "d"})
+        await bob.state_at("7x6:d")
+        await ann.close()  # Ann leaves first; Bob is still there when the server stops
+        await asyncio.sleep(0.2)
+        return code, bob
+
+    store = GameStore(db)
+    first = BackgroundServer(store).start()  # forfeits after 120 s: nothing ends here
+    played, _bob = asyncio.run(left(first))
+    unplayed = create(first, mode="online", seat="A", name="Ann")["code"]  # never opened, never joined
+    httpx.post(first.url + f"/api/rooms/{unplayed}/join", json={"name": "Bob"})
+    waiting = create(first, mode="online", seat="B", name="Cy")["code"]
+    first.stop()
+    store.close()
+    assert {stored(db, code)["status"] for code in (played, unplayed)} == {"playing"}
+
+    store = GameStore(db)
+    second = BackgroundServer(store, forfeit_after=1.0).start()  # nobody comes back
+    try:
+        async def ended() -> None:
+            state = await room_over(second, played)
+            assert (state["result"], state["reason"]) == ("B", "forfeit")  # Ann left first
+            for code in (unplayed, waiting):
+                state = await room_over(second, code)
+                assert (state["result"], state["reason"]) == (None, "abandoned")
+
+        asyncio.run(ended())
+        assert {stored(db, code)["status"] for code in (played, unplayed, waiting)} == {"over"}
+        assert [listed(db, code) for code in (played, unplayed, waiting)] == ["over", "abandoned", "abandoned"]
+    finally:
+        second.stop()
+        store.close()
+
+
+def test_a_listing_without_a_server_shows_an_online_room_left_for_an_hour_as_abandoned() -> None:
+    seat = {"kind": "human", "name": "Ann", "spec": None, "token_hash": "x"}
+    now = 10_000_000.0
+    gone = GameRow("G", "online", "7x6:d", 0, {"A": {**seat, "absent_since": now - 4000}, "B": {**seat, "absent_since": now - 3700}})
+    here = GameRow("H", "online", "7x6:d", 0, {"A": {**seat, "absent_since": now - 4000}, "B": {**seat, "absent_since": None}})
+    assert gone.shown_status(now) == "abandoned" and here.shown_status(now) == "playing"
+
+
+def test_the_state_of_a_double_win_gives_each_line(server: BackgroundServer) -> None:
+    room = create(server, mode="local", board="7x6:fcgffgeggggcecd", players={"A": "human", "B": "human"})
+    state = httpx.get(f"{server.url}/api/rooms/{room['code']}").json()
+    assert state["status"] == "over" and state["result"] == "A"
+    assert state["win_lines"] == [["d1", "e1", "f1", "g1"], ["d1", "e2", "f3", "g4"]]
+    assert state["win_line"] == ["d1", "e1", "e2", "f1", "f3", "g1", "g4"]  # as before: every cell, sorted
+
+
+def test_the_room_link_uses_the_address_the_request_reached(server: BackgroundServer) -> None:
+    port = server.url.rsplit(":", 1)[1]
+    for host in ("games.example.org:8443", f"192.0.2.7:{port}", f"localhost:{port}"):
+        ticket = httpx.post(server.url + "/api/rooms", json={"mode": "online"}, headers={"Host": host}).json()
+        assert ticket["link"] == f"http://{host}/r/{ticket['code']}" and ticket["url"] == f"/r/{ticket['code']}"
+        joined = httpx.post(server.url + f"/api/rooms/{ticket['code']}/join", json={}, headers={"Host": host}).json()
+        assert joined["link"] == ticket["link"]
+    assert shown_host("0.0.0.0") not in ("0.0.0.0", "") and shown_host("::") != "::"
+    assert shown_host("127.0.0.1") == "127.0.0.1" and shown_host("games.example.org") == "games.example.org"
+
+
 def test_a_local_game_against_an_agent_with_undo_hint_and_resign(server: BackgroundServer) -> None:
     async def game() -> None:
         room = create(server, mode="local", players={"A": "human", "B": "random:seed=1"})
@@ -298,6 +444,7 @@ def test_every_bad_message_gets_a_clear_error_and_changes_nothing(server: Backgr
             (bob, {"type": "move", "move": "d+a"}, "illegal-move"),
             (bob, {"type": "undo"}, "not-allowed"),
             (bob, {"type": "hint"}, "not-allowed"),
+            (bob, {"type": "review"}, "not-allowed"),  # the game is not over
         ]
         for client, message, code_expected in cases:
             await client.send(message)
@@ -449,3 +596,94 @@ def test_the_agent_list_puts_the_levels_first_weakest_first_and_experimental_age
     assert levels == ["random", "normal", "hard", "impossible", "master", "perfect"]
     assert {"uct-lgr2", "hybrid"} <= {a["name"] for a in agents if a["group"] == "experimental"}
     assert all(a["summary"] and "\n" not in a["summary"] and a["help"] for a in agents)
+
+
+# ---------------------------------------------------------------------------
+# Analysis: every column's score in the hint, the review after the game
+# ---------------------------------------------------------------------------
+
+#: 7x6:adcdcdcd, scored with ``c4lab solve --analyze``: White's first move
+#: (a, -2 where d was +1) turns a win into a loss; Black then plays best
+#: moves to a vertical four in d.
+BLUNDER_GAME = "7x6:adcdcdcd"
+
+
+def test_the_hint_gives_every_column_its_exact_score(server: BackgroundServer) -> None:
+    async def game() -> None:
+        room = create(server, mode="local", board="7x6:dd", players={"A": "human", "B": "human"})
+        me = await Client.open(ws_url(server, room["code"]), room["token"])
+        await me.send({"type": "hint"})
+        hint = await me.expect("hint", timeout=60)
+        # c4lab solve --analyze 7x6:dd
+        assert {c["column"]: c["score"] for c in hint["columns"]} == {
+            "a": -3, "b": -3, "c": -2, "d": 1, "e": -2, "f": -3, "g": -3,
+        }
+        assert all(c["exact"] and c["estimate"] is None for c in hint["columns"])
+        assert hint["best"] == ["d"] and hint["move"] == "d"
+        assert hint["value"] == 1.0 and hint["evaluation"] == 1.0  # A to move, and A wins
+        await me.close()
+
+    asyncio.run(game())
+
+
+def test_the_review_marks_the_blunder_and_the_best_moves_of_a_finished_game(server: BackgroundServer) -> None:
+    async def game() -> None:
+        room = create(server, mode="local", board=BLUNDER_GAME[:-1], players={"A": "human", "B": "human"})
+        code = room["code"]
+        refused = httpx.get(f"{server.url}/api/games/{code}/review")
+        assert refused.status_code == 409 and "finished" in refused.json()["detail"]
+        me = await Client.open(ws_url(server, code), room["token"])
+        await me.send({"type": "review"})
+        error = await me.expect("error")
+        assert error["code"] == "not-allowed" and "finished" in error["message"]
+        await me.send({"type": "move", "move": "d"})
+        await me.state_at(BLUNDER_GAME)
+        watcher = await Client.open(ws_url(server, code))  # a spectator may ask too
+        await watcher.send({"type": "review"})
+        review = await watcher.expect("review", timeout=60)
+        assert review["position"] == BLUNDER_GAME and review["complete"]
+        entries = review["entries"]
+        assert [e["move"] for e in entries] == list("adcdcdcd")
+        assert [e["side"] for e in entries] == ["A", "B"] * 4
+        first = entries[0]
+        assert (first["before"], first["played"], first["after"]) == (1, -2, 2)
+        assert first["best"] == ["d"] and first["verdict"] == "blunder"
+        assert first["scores"] == {"a": -2, "b": -1, "c": 0, "d": 1, "e": 0, "f": -1, "g": -2}
+        assert [e["verdict"] for e in entries if e["side"] == "B"] == ["best"] * 4
+        assert [e["verdict"] for e in entries].count("blunder") == 1
+        last = entries[-1]
+        assert last["played"] == 18 and last["after"] is None  # the winning move ends the game
+        assert all(e["played"] == -e["after"] for e in entries[:-1])
+        # the same review over REST (for the finished-game viewer), from the cache
+        again = httpx.get(f"{server.url}/api/games/{code}/review", timeout=60).json()
+        assert again["entries"] == entries
+        await me.close()
+        await watcher.close()
+
+    asyncio.run(game())
+
+
+def test_a_review_off_the_classic_board_keeps_to_its_time_budget() -> None:
+    from c4lab.server.review import VERDICTS, column_scores, review_game, verdict
+
+    big = Position.parse("12x12:" + "fgfgfgefhe")
+    review_game(Position.parse("12x12:f"), total=0.1)  # the first search of a board compiles (outside any budget)
+    done = review_game(big, per_position=0.05, total=0.3)
+    assert done["seconds"] < 5 and len(done["entries"]) == 10
+    assert {e["verdict"] for e in done["entries"]} <= set(VERDICTS)
+    unknown = [e for e in done["entries"] if e["played"] is None]
+    assert not done["complete"] or not unknown
+    assert all(e["verdict"] == "unknown" for e in unknown)
+    # the hint's columns: B threatens g4, so every other column loses at once
+    # (solved at once); whether g is solved in time or not, it is the column to highlight
+    columns = column_scores(big, None, timeout=0.5, favourite="g")
+    assert [c["column"] for c in columns["columns"]] == list("abcdefghijkl")
+    assert columns["columns"][0] == {"column": "a", "score": -67, "exact": True, "estimate": None}
+    assert columns["best"] == ["g"]
+    # the verdict rules: a change of result is a blunder, whatever else is known
+    assert verdict(1, -2, {"a": -2, "d": 1}) == "blunder"
+    assert verdict(None, 0, {"a": 0, "b": None, "c": 2}) == "blunder"
+    assert verdict(3, 1, {"a": 1, "b": 3}) == "inaccuracy"
+    assert verdict(3, 3, {"a": 1, "b": 3}) == "best"
+    assert verdict(None, 1, {"a": 1, "b": None}) == "unknown"
+    assert verdict(2, None, {"a": None, "b": 2}) == "unknown"

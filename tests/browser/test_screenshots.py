@@ -69,6 +69,37 @@ def test_screenshots(server, new_page, artifacts, size):
     page.wait_for_timeout(300)
     page.screenshot(path=str(artifacts / f"{size}-game-over.png"))
 
+    # the hint's exact score above every column, then stepping back through the game
+    classic = create_room(server, board="7x6:ddcc", players={"A": "human", "B": "human"})
+    open_room(page, server, classic)
+    page.locator("#hint").click()
+    expect(page.locator("#board .col-note")).to_have_count(7, timeout=60_000)
+    page.mouse.move(0, 0)
+    page.wait_for_timeout(300)
+    no_sideways_scroll(page)
+    page.screenshot(path=str(artifacts / f"{size}-hint-scores.png"))
+    page.locator("#step-back").click()
+    page.locator("#step-back").click()
+    expect(board(page)).to_have_attribute("data-view", "2")
+    page.wait_for_timeout(300)
+    no_sideways_scroll(page)
+    page.screenshot(path=str(artifacts / f"{size}-stepping.png"))
+
+    # the review after the game: White's blunder (a) marked, and a reviewed
+    # position with the score of every column
+    reviewed = create_room(server, board="7x6:adcdcdc", players={"A": "human", "B": "human"})
+    open_room(page, server, reviewed)
+    page.locator('#board [data-cell="d4"]').click()
+    wait_over(page)
+    page.locator("#review").click()
+    expect(page.locator("#review-list .review-row")).to_have_count(8, timeout=60_000)
+    page.locator('#review-list .review-row[data-ply="1"]').click()
+    expect(board(page)).to_have_attribute("data-view", "1")
+    page.wait_for_timeout(300)
+    no_sideways_scroll(page)
+    page.screenshot(path=str(artifacts / f"{size}-review.png"))
+    page.screenshot(path=str(artifacts / f"{size}-review-full.png"), full_page=True)
+
     # the finished games and a replay
     code = play_online_game(server, "dcdcded")
     page.goto(server.url + "/games")
@@ -82,3 +113,35 @@ def test_screenshots(server, new_page, artifacts, size):
     page.wait_for_timeout(300)
     no_sideways_scroll(page)
     page.screenshot(path=str(artifacts / f"{size}-replay.png"), full_page=True)
+    page.locator("#replay-review").click()
+    expect(page.locator("#replay-review-list .review-row")).to_have_count(7, timeout=60_000)
+    page.wait_for_timeout(300)
+    no_sideways_scroll(page)
+    page.screenshot(path=str(artifacts / f"{size}-replay-review.png"), full_page=True)
+
+
+LOOKS = [("contrast", "light"), ("classic", "light"), ("contrast", "dark"), ("classic", "dark")]
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_theme_screenshots(server, new_page, artifacts, size):
+    """Each theme, light and dark, on a finished double win (both lines
+    drawn) with a forbidden cell; and the settings panel open."""
+    width, height = SIZES[size]
+    page = new_page(width, height)
+    over = create_room(server, board="7x6/Xa3:fcgffgeggggcecd", players={"A": "human", "B": "human"}, name="Ann")
+    for pieces, mode in LOOKS:
+        page.goto(server.url + "/games")
+        page.evaluate("([p, m]) => { localStorage.setItem('c4lab.pieces', p); localStorage.setItem('c4lab.mode', m); }", [pieces, mode])
+        open_room(page, server, over)
+        wait_over(page)
+        expect(page.locator("#board .win-line")).to_have_count(2)
+        assert page.evaluate("document.documentElement.dataset.scheme") == mode
+        page.wait_for_timeout(300)
+        no_sideways_scroll(page)
+        page.screenshot(path=str(artifacts / f"{size}-theme-{pieces}-{mode}.png"))
+    page.locator("#settings-button").click()
+    expect(page.locator("#settings-panel")).to_be_visible()
+    page.wait_for_timeout(200)
+    no_sideways_scroll(page)
+    page.screenshot(path=str(artifacts / f"{size}-settings.png"))

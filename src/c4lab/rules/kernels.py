@@ -621,11 +621,15 @@ def legal_codes(geo, st, out):
 
 
 @njit(cache=True)
-def win_cells(geo, st, out):
-    """Cells of every line of four or more through the winning piece.
+def win_runs(geo, st, out):
+    """The ends of every line of four or more through the winning piece.
 
-    Writes the distinct cells, sorted by column then row, into ``out`` and
-    returns how many (0 when nobody has won).
+    For line ``k`` (in the order horizontal, vertical, diagonal,
+    anti-diagonal) writes its two end cells into ``out[2k]`` and
+    ``out[2k + 1]``, the one with the smaller column first (the lower one
+    for a vertical line), and returns how many lines (0 when nobody has
+    won; up to 4, so ``out`` holds 8).  A move that completes two lines at
+    once (a double win) has two.
     """
     result = st[S_RESULT]
     if result != WIN_A and result != WIN_B:
@@ -636,7 +640,7 @@ def win_cells(geo, st, out):
     height = np.int64(geo[G_H])
     c0 = last // 16
     r0 = last % 16
-    mark = np.zeros(NCELLS, dtype=np.bool_)
+    n = 0
     for dc, dr in ((1, 0), (0, 1), (1, 1), (1, -1)):
         run = [0, 0]
         for k, sign in enumerate((-1, 1)):
@@ -649,8 +653,30 @@ def win_cells(geo, st, out):
                     break
                 run[k] += 1
         if run[0] + run[1] + 1 >= 4:
-            for k in range(-run[0], run[1] + 1):
-                mark[(c0 + k * dc) * 16 + r0 + k * dr] = True
+            out[2 * n] = (c0 - run[0] * dc) * 16 + r0 - run[0] * dr
+            out[2 * n + 1] = (c0 + run[1] * dc) * 16 + r0 + run[1] * dr
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def win_cells(geo, st, out):
+    """Cells of every line of four or more through the winning piece.
+
+    Writes the distinct cells, sorted by column then row, into ``out`` and
+    returns how many (0 when nobody has won).
+    """
+    ends = np.empty(8, dtype=np.int64)
+    lines = win_runs(geo, st, ends)
+    mark = np.zeros(NCELLS, dtype=np.bool_)
+    for k in range(lines):
+        a = ends[2 * k]
+        b = ends[2 * k + 1]
+        dc = np.sign(b // 16 - a // 16)
+        dr = np.sign(b % 16 - a % 16)
+        steps = max(abs(b // 16 - a // 16), abs(b % 16 - a % 16))
+        for s in range(steps + 1):
+            mark[a + s * (dc * 16 + dr)] = True
     n = 0
     for cell in range(NCELLS):
         if mark[cell]:

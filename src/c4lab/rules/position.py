@@ -238,6 +238,22 @@ class Position:
         n = K.win_cells(_tables(self._variant)[0], self._state, out)
         return tuple(_cell_at(i) for i in out[:n])
 
+    @property
+    def win_lines(self) -> tuple[tuple[Cell, ...], ...]:
+        """Each line of four or more through the winning piece, its cells
+        from one end to the other (the end with the smaller column, or row,
+        first): one line, or two or more for a move that completes several
+        at once (a double win).  Empty unless someone has won."""
+        ends = np.empty(8, dtype=np.int64)
+        n = K.win_runs(_tables(self._variant)[0], self._state, ends)
+        lines = []
+        for k in range(n):
+            a, b = _cell_at(int(ends[2 * k])), _cell_at(int(ends[2 * k + 1]))
+            dc, dr = (b.col > a.col) - (b.col < a.col), (b.row > a.row) - (b.row < a.row)
+            steps = max(abs(b.col - a.col), abs(b.row - a.row))
+            lines.append(tuple(Cell(a.col + s * dc, a.row + s * dr) for s in range(steps + 1)))
+        return tuple(lines)
+
     def piece_at(self, cell: Cell | str) -> Piece | None:
         """``'A'``, ``'B'``, ``'ban'``, or ``None`` for an empty or forbidden cell."""
         cell = cell if isinstance(cell, Cell) else Cell.parse(cell)
@@ -324,6 +340,7 @@ class Position:
             "to_move": self.to_move,
             "result": self.result,
             "win_line": [c.name for c in self.win_line],
+            "win_lines": [[c.name for c in line] for line in self.win_lines],
             "legal_moves": [m.token for m in self.legal_moves()],
             "empty_cells": self.empty_cells,
             "cells": {c.name: p for c, p in sorted(self.cells.items())},

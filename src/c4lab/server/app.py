@@ -13,7 +13,7 @@ from contextlib import asynccontextmanager
 from importlib import resources
 from typing import Any, Literal
 
-from fastapi import FastAPI, HTTPException, WebSocket
+from fastapi import FastAPI, HTTPException, Request, WebSocket
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
@@ -25,7 +25,7 @@ from c4lab.server.protocol import RateLimit, parse
 from c4lab.server.rooms import HINT_SPEC, LOCAL_ONLY, RoomError, RoomManager
 from c4lab.server.storage import GameStore
 
-STATUS = {"room-full": 409, "unknown-room": 404}
+STATUS = {"room-full": 409, "game-over": 409, "unknown-room": 404}
 
 
 class CreateRoom(BaseModel):
@@ -55,6 +55,7 @@ class Ticket(BaseModel):
     url: str
     token: str
     seats: list[str]
+    link: str | None = Field(None, description="the room's full address, on the host and port the request was sent to")
 
 
 class RevalidatedStatic(StaticFiles):
@@ -80,6 +81,12 @@ class SocketConnection:
             await self.socket.send_json(data)
 
 
+def link_to(request: Request, code: str) -> str:
+    """The room's address on the host the request reached (its Host header),
+    not the address the server listens on (0.0.0.0 or 127.0.0.1)."""
+    return f"{str(request.base_url).rstrip('/')}/r/{code}"
+
+
 def _page() -> str:
     return resources.files("c4lab.server").joinpath("static/index.html").read_text(encoding="utf-8")
 
@@ -97,6 +104,7 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        manager.resume()  # online rooms left open by a previous run end on time
         yield
         await manager.close()
         executor.shutdown(wait=False, cancel_futures=True)
@@ -120,23 +128,23 @@ def create_app(
         return room
 
     @app.post("/api/rooms", response_model=Ticket)
-    async def create_room(body: CreateRoom) -> Ticket:
+    async def create_room(body: CreateRoom, request: Request) -> Ticket:
         """Create a room: local (you and/or agents) or online (you and a guest)."""
         try:
             room, token, seats = manager.create(body.model_dump(exclude_none=True))
         except RoomError as exc:
             raise fail(exc) from None
-        return Ticket(code=room.code, url=f"/r/{room.code}", token=token, seats=seats)
+        return Ticket(code=room.code, url=f"/r/{room.code}", token=token, seats=seats, link=link_to(request, room.code))
 
     @app.post("/api/rooms/{code}/join", response_model=Ticket)
-    async def join_room(code: str, body: JoinRoom) -> Ticket:
+    async def join_room(code: str, body: JoinRoom, request: Request) -> Ticket:
         """Take the free seat of an online room."""
         room = room_or_404(code)
         try:
             token, seats = manager.join(room, body.name)
         except RoomError as exc:
             raise fail(exc) from None
-        return Ticket(code=room.code, url=f"/r/{room.code}", token=token, seats=seats)
+        return Ticket(code=room.code, url=f"/r/{room.code}", token=token, seats=seats, link=link_to(request, room.code))
 
     @app.get("/api/rooms/{code}")
     async def get_room(code: str) -> dict[str, Any]:
@@ -177,6 +185,15 @@ def create_app(
     async def get_game(code: str) -> dict[str, Any]:
         """One stored game, for replay (you need its code)."""
         return room_or_404(code).state(manager.forfeit_after)
+
+    @app.get("/api/games/{code}/review")
+    async def review_game(code: str) -> dict[str, Any]:
+        """The exact solver's verdict on every move of a finished game (the
+        ``review`` message's answer); 409 while the game is still going on."""
+        try:
+            return await manager.review(room_or_404(code))
+        except RoomError as exc:
+            raise HTTPException(409 if exc.code == "not-allowed" else 503, exc.message) from None
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     @app.get("/r/{code}", response_class=HTMLResponse, include_in_schema=False)

@@ -22,6 +22,7 @@ MESSAGES: dict[str, dict[str, type]] = {
     "hint": {},
     "resign": {},
     "ping": {},
+    "review": {},
 }
 
 

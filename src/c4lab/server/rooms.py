@@ -26,11 +26,14 @@ from typing import Any, Protocol
 from c4lab.agents import Agent, make_agent, parse_spec
 from c4lab.rules import IllegalMoveError, Position
 from c4lab.rules.setup import starting_position
+from c4lab.server import review as reviews
 from c4lab.server.storage import GameRow, GameStore
 
 log = logging.getLogger(__name__)
 
 SIDES = ("A", "B")
+#: The statuses of a room still open (an online one has a countdown for absent players).
+OPEN = ("waiting", "playing")
 NAME_MAX = 24
 HINT_SPEC = "master:time=0.5"
 #: Agents that start programs (``engine``) or open files (``qlearning``'s
@@ -97,7 +100,12 @@ class Seat:
         return self.kind == "agent" or self.token_hash is not None
 
     def stored(self) -> dict[str, Any]:
-        return {"kind": self.kind, "name": self.name, "spec": self.spec, "token_hash": self.token_hash}
+        # absent_since is kept so that a restarted server ends an online room
+        # on time (a row without it: the seat counts as absent from the load)
+        return {
+            "kind": self.kind, "name": self.name, "spec": self.spec, "token_hash": self.token_hash,
+            "absent_since": self.absent_since,
+        }
 
     def public(self) -> dict[str, Any]:
         return {
@@ -197,6 +205,9 @@ class RoomManager:
         self.rng = rng or random.Random()
         self.rooms: dict[str, Room] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
+        #: Reviews of finished games by position (and those being computed),
+        #: so that asking again, or from another page, costs nothing.
+        self._reviews: dict[tuple[str, int], asyncio.Future[dict[str, Any]]] = {}
 
     # -- creating and finding rooms -------------------------------------------------
 
@@ -295,6 +306,10 @@ class RoomManager:
                 seat = self._agent_seat(stored["spec"])
             else:
                 seat = Seat("human", stored["name"], token_hash=stored["token_hash"])
+                if row.mode == "online" and row.status in OPEN and seat.taken:
+                    # nobody is connected to a room just loaded: absent since
+                    # they left, or since now (the server stopped under them)
+                    seat.absent_since = stored.get("absent_since") or time.time()
             seats[side] = seat
         room = Room(
             row.code, row.mode, Position.parse(row.position), row.start_ply, seats, row.public,
@@ -302,12 +317,23 @@ class RoomManager:
         )
         self.rooms[code] = room
         self._settle(room)  # an agent to move (the server stopped while it thought) starts again
+        self._schedule_expiry(room)
         return room
+
+    def resume(self) -> int:
+        """Load every online room left open in the store (a restart), so
+        that each ends on time even if nobody comes back; how many."""
+        rows = self.store.open_rooms("online")
+        for row in rows:
+            self.get(row.code)
+        return len(rows)
 
     def join(self, room: Room, name: str | None) -> tuple[str, list[str]]:
         """Take the free seat of an online room: the token and the seat."""
         if room.mode != "online":
             raise RoomError("not-allowed", "only online rooms have a seat to take")
+        if room.status == "over":
+            raise RoomError("game-over", "this game is over (its players left): open the link to see it")
         free = [side for side, seat in room.seats.items() if not seat.taken]
         if not free:
             raise RoomError("room-full", "both seats are taken; open the link to watch")
@@ -316,7 +342,12 @@ class RoomManager:
         room.seats[side].token_hash = token_hash(token)
         room.seats[side].name = check_name(name, f"Player {side}")
         room.status = "playing"
+        now = time.time()
+        for seat in room.seats.values():  # an absent host's countdown starts with the game
+            if seat.absent_since is not None:
+                seat.absent_since = now
         self.store.save(room.row())
+        self._schedule_expiry(room)
         self._spawn(self.broadcast(room))
         return token, [side]
 
@@ -344,16 +375,17 @@ class RoomManager:
             old = room.connections.get(conn, set())
             for side in old - seats:
                 self._leave_seat(room, side)
+            came_back = False
             for side in seats - old:
                 seat = room.seats[side]
                 seat.connections += 1
+                came_back = came_back or seat.absent_since is not None
                 seat.absent_since = None
             room.connections[conn] = seats
-            if seats and room.forfeit_task is not None and all(
-                s.connections > 0 for s in room.seats.values() if s.kind == "human" and s.taken
-            ):
-                room.forfeit_task.cancel()
-                room.forfeit_task = None
+            if seats != old:
+                self._schedule_expiry(room)
+            if came_back and room.mode == "online" and room.status in OPEN:
+                self.store.save(room.row())  # a restart must not count them absent since before
         await self.broadcast(room)
         return seats
 
@@ -374,19 +406,75 @@ class RoomManager:
         seat.connections = max(0, seat.connections - 1)
         if seat.connections == 0:
             seat.absent_since = time.time()
-            if room.mode == "online" and room.status == "playing" and room.forfeit_task is None:
-                room.forfeit_task = self._spawn(self._forfeit_later(room, side))
+            if room.mode == "online" and room.status in OPEN:
+                self.store.save(room.row())
+                self._schedule_expiry(room)
 
-    async def _forfeit_later(self, room: Room, side: str) -> None:
-        await asyncio.sleep(self.forfeit_after)
+    # -- absent players: forfeits and abandoned rooms ----------------------------------
+
+    def _absent(self, room: Room) -> list[tuple[float, str]]:
+        """The absent players of a room, (since when, side), first to leave first."""
+        return sorted(
+            (seat.absent_since, side) for side, seat in room.seats.items()
+            if seat.kind == "human" and seat.taken and seat.connections == 0 and seat.absent_since is not None
+        )
+
+    def _schedule_expiry(self, room: Room) -> None:
+        """(Re)start the room's countdown: an online room being played, or
+        waiting for its guest, wakes when the first absent player's
+        ``forfeit_after`` seconds run out (no absent player: no countdown)."""
+        if room.forfeit_task is not None:
+            room.forfeit_task.cancel()
+            room.forfeit_task = None
+        absent = self._absent(room)
+        if room.mode != "online" or room.status not in OPEN or not absent:
+            return
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # no event loop here: the room is scheduled when it is next loaded or left
+            return
+        room.forfeit_task = self._spawn(self._expire_at(room, absent[0][0] + self.forfeit_after))
+
+    async def _expire_at(self, room: Room, deadline: float) -> None:
+        await asyncio.sleep(max(0.0, deadline - time.time()))
         async with room.lock:
             room.forfeit_task = None
-            seat = room.seats[side]
-            if room.status != "playing" or seat.connections > 0:
-                return
-            self._finish(room, _other(side), "forfeit")
-            self.store.save(room.row())
-        await self.broadcast(room)
+            ended = self._expire(room)
+            if ended:
+                self.store.save(room.row())
+                if not room.connections and room.thinking is None:
+                    self.rooms.pop(room.code, None)  # over: the row on disk is the room
+            else:
+                self._schedule_expiry(room)
+        if ended:
+            await self.broadcast(room)
+
+    def _expire(self, room: Room) -> bool:
+        """End the room if an absent player's time has run out (True if so).
+
+        A room waiting for its guest whose host has left ends *abandoned*.
+        In a game, the player whose countdown ran out first loses by
+        forfeit -- unless both have left and no move was played in the
+        room, or both left at the same moment (a server restart), which
+        ends it abandoned (no result)."""
+        if room.mode != "online" or room.status not in OPEN:
+            return False
+        absent = self._absent(room)
+        now = time.time()
+        if not absent or absent[0][0] + self.forfeit_after > now + 0.01:
+            return False
+        if room.status == "waiting":
+            self._finish(room, None, "abandoned")
+            return True
+        humans = [seat for seat in room.seats.values() if seat.kind == "human" and seat.taken]
+        everyone_left = len(absent) == len(humans)
+        unplayed = room.position.ply == room.start_ply
+        tied = len(absent) > 1 and absent[1][0] == absent[0][0]
+        if everyone_left and (unplayed or tied):
+            self._finish(room, None, "abandoned")
+        else:
+            self._finish(room, _other(absent[0][1]), "forfeit")
+        return True
 
     async def send_state(self, room: Room, conn: Connection) -> None:
         """The room's state to one connection."""
@@ -415,6 +503,8 @@ class RoomManager:
             await self._undo(room, seats)
         elif kind == "hint":
             await self._hint(room, conn, seats)
+        elif kind == "review":
+            await conn.send_json({"type": "review", **await self.review(room)})
         elif kind == "resign":
             await self._resign(room, seats)
         elif kind == "ping":
@@ -524,10 +614,44 @@ class RoomManager:
         position = room.position
         loop = asyncio.get_running_loop()
         adviser = make_agent(self.hint_spec)
-        move, analysis = await loop.run_in_executor(self.executor, adviser.analyse, position, None)
+        move, analysis, columns = await loop.run_in_executor(self.executor, _advise, adviser, position)
         value = 0.5 if analysis.value is None else analysis.value
+        exact = columns["score"]
+        if exact is not None:
+            # Every column is solved: the hint is a best move, the value exact.
+            value = 1.0 if exact > 0 else 0.5 if exact == 0 else 0.0
+            if columns["moves"].get(move.token) != exact:
+                move = min(
+                    (m for m in position.legal_moves() if columns["moves"].get(m.token) == exact),
+                    key=lambda m: (abs(2 * m.column - (position.variant.width - 1)), m.column, m.token),
+                )
         evaluation = (2 * value - 1) * (1 if position.to_move == "A" else -1)
-        await conn.send_json({"type": "hint", "move": move.token, "value": value, "evaluation": evaluation})
+        await conn.send_json({
+            "type": "hint", "move": move.token, "value": value, "evaluation": evaluation,
+            "columns": columns["columns"], "best": columns["best"],
+        })
+
+    async def review(self, room: Room) -> dict[str, Any]:
+        """The review of a finished game (``docs/protocol.md``): computed once
+        in the executor, within ``reviews.REVIEW_TOTAL`` seconds, then kept."""
+        if room.status != "over":
+            raise RoomError("not-allowed", "the review is for finished games: this one is still going on")
+        position = room.position
+        key = (position.notation, 0)  # every move, those of a pasted start too
+        future = self._reviews.get(key)
+        if future is None or (future.done() and (future.cancelled() or future.exception() is not None)):
+            loop = asyncio.get_running_loop()
+            future = asyncio.ensure_future(
+                loop.run_in_executor(self.executor, reviews.review_game, position, 0)
+            )
+            self._reviews[key] = future
+            while len(self._reviews) > 64:  # forget the oldest
+                self._reviews.pop(next(iter(self._reviews)))
+        try:
+            return await asyncio.shield(future)
+        except Exception as exc:  # noqa: BLE001  (the solver failed: say so, keep the server up)
+            log.warning("room %s: the review failed: %s", room.code, exc)
+            raise RoomError("review-failed", f"the review could not be computed: {exc}") from None
 
     async def _resign(self, room: Room, seats: set[str]) -> None:
         async with room.lock:
@@ -555,6 +679,13 @@ class RoomManager:
     async def close(self) -> None:
         for task in list(self._tasks):
             task.cancel()
+
+
+def _advise(adviser: Agent, position: Position) -> tuple[Any, Any, dict[str, Any]]:
+    """The hint's work, in a worker thread: the adviser's move and analysis,
+    and the exact score of every column (``reviews.column_scores``)."""
+    move, analysis = adviser.analyse(position, None)
+    return move, analysis, reviews.column_scores(position, analysis, favourite=move.token)
 
 
 def _other(side: str | None) -> str:

@@ -24,6 +24,24 @@ def free_port(host: str = "127.0.0.1") -> int:
         return int(s.getsockname()[1])
 
 
+#: Listening on these means every interface: no one can open them.
+EVERY_INTERFACE = ("0.0.0.0", "::", "")
+
+
+def shown_host(host: str) -> str:
+    """The host to print for a server on ``host``: itself, or for one on
+    every interface (0.0.0.0, ::) this machine's address on its network --
+    the one a visitor from elsewhere reaches it on (127.0.0.1 if none)."""
+    if host not in EVERY_INTERFACE:
+        return host
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("192.0.2.1", 9))  # sends nothing: only picks the outgoing address
+            return str(s.getsockname()[0])
+    except OSError:
+        return "127.0.0.1"
+
+
 def make_server(store: GameStore, host: str, port: int, **options: float | str) -> uvicorn.Server:
     """A uvicorn server for the app over ``store`` (not started)."""
     app = create_app(store, **options)  # type: ignore[arg-type]
@@ -71,8 +89,9 @@ def run_in_foreground(
     store = GameStore(db or DEFAULT_DB)
     port = port or free_port(host)
     server = make_server(store, host, port, forfeit_after=forfeit_after)
-    url = f"http://{host}:{port}/" + (f"?{query}" if query else "")
-    say(f"c4lab {'game' if local else 'server'} at {url}  (games stored in {store.path}; Ctrl-C stops)")
+    url = f"http://{shown_host(host)}:{port}/" + (f"?{query}" if query else "")
+    where = " (listening on every interface)" if host in EVERY_INTERFACE else ""
+    say(f"c4lab {'game' if local else 'server'} at {url}{where}  (games stored in {store.path}; Ctrl-C stops)")
     if open_browser:
         try:
             webbrowser.open(url)

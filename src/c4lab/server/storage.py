@@ -64,10 +64,20 @@ class GameRow:
     def shown_status(self, now: float | None = None) -> str:
         """The status a listing shows: a local game still being played but
         untouched for :data:`LEFT_OPEN` seconds was left open -- "abandoned"
-        (its page can still take it up again)."""
+        (its page can still take it up again); so is an online room that
+        ended abandoned, or that every player left :data:`LEFT_OPEN` seconds
+        ago (a running server ends it sooner: this is for a stopped one)."""
         now = time.time() if now is None else now
         if self.mode == "local" and self.status == "playing" and now - self.updated > LEFT_OPEN:
             return "abandoned"
+        if self.status == "over" and self.reason == "abandoned":
+            return "abandoned"  # an online room both players left (or whose host left before a guest came)
+        if self.mode == "online" and self.status in ("waiting", "playing"):
+            # a server that is not running cannot end it: gone for an hour is abandoned
+            taken = [seat for seat in self.seats.values() if seat.get("token_hash")]
+            left = [float(seat["absent_since"]) for seat in taken if seat.get("absent_since")]
+            if taken and len(left) == len(taken) and now - max(left) > LEFT_OPEN:
+                return "abandoned"
         return self.status
 
     def listing(self) -> dict[str, Any]:
@@ -134,6 +144,14 @@ class GameStore:
             rows = self._db.execute(
                 "SELECT * FROM games WHERE public = 1 AND status = 'over' ORDER BY finished DESC LIMIT ?",
                 (limit,),
+            ).fetchall()
+        return [_row(r) for r in rows]
+
+    def open_rooms(self, mode: str) -> list[GameRow]:
+        """The rooms of ``mode`` still open: waiting for a player or being played."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT * FROM games WHERE mode = ? AND status IN ('waiting', 'playing')", (mode,)
             ).fetchall()
         return [_row(r) for r in rows]
 

@@ -247,21 +247,28 @@ class Solver:
     def analyze(self, position: Position, *, timeout: float | None = None) -> dict[Move, int | None]:
         """The exact score of every legal move (RULES.md: the move's worth to
         the side to move).  Moves not scored before ``timeout`` map to
-        ``None``."""
+        ``None``.  The time is shared out: each move may use an equal part of
+        what is left, so that one hard move does not leave the others
+        unscored (a move solved early leaves its part to the next ones)."""
         if not position.is_over:
             negamax.prepare(Bitboards.of(position))  # outside the timeout, as in solve
         deadline = None if timeout is None else time.monotonic() + timeout
         self._nodes_left = None
         win = (position.empty_cells + 1) // 2
         out: dict[Move, int | None] = {}
-        for move in position.legal_moves():
+        moves = position.legal_moves()
+        for i, move in enumerate(moves):
             child = position.play(move)
             if child.is_over:
                 out[move] = 0 if child.result == "draw" else win
                 continue
             cb = Bitboards.of(child)
+            mine = None
+            if deadline is not None:
+                now = time.monotonic()
+                mine = now + (deadline - now) / (len(moves) - i)
             try:
-                value, _ = self._run(cb, deadline, lambda X, tt, cb=cb: negamax.solve(cb, False, X, tt))
+                value, _ = self._run(cb, mine, lambda X, tt, cb=cb: negamax.solve(cb, False, X, tt))
                 out[move] = -value
             except SolverTimeout:
                 out[move] = None

@@ -481,6 +481,8 @@ class OnlineClient:
                 self.say(f"{self._label(result)} wins ({_REASONS.get(reason, reason)}).")
             if len(self.you) == 1:
                 self.say("You won." if result in self.you else "You lost.")
+        elif reason == "abandoned":
+            self.say("The game was abandoned: the players left before it was decided.")
         self.say(f"The game in notation: {room['position']}")
 
     # -- the person's entries ---------------------------------------------------------

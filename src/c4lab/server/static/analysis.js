@@ -1,8 +1,10 @@
 // Analysis on the room page: the hint (asking the server's engine for a
-// move, saying it, and the ghost piece it draws) and the evaluation bar.
-// A post-game review will live here too.
+// move, saying it, the ghost piece it draws and every column's score), the
+// evaluation bar, and the review after the game (asked of the server, drawn
+// by review.js).
 //
-// May import: state.js, client.js (send), describe.js, notation.js, util.js.
+// May import: state.js, client.js (send), history.js, review.js,
+// describe.js, notation.js, util.js.
 // Never a view: the room page passes render / renderControls in.
 //
 // Everything that comes from the server or from a person is inserted with
@@ -12,6 +14,8 @@ import { R } from "./state.js";
 import { send } from "./client.js";
 import { COLOUR, geometryOf } from "./describe.js";
 import { LETTERS, cellName, landingRow } from "./notation.js";
+import { goTo } from "./history.js";
+import { columnNote, markMoves, renderReview, reviewNotes } from "./review.js";
 import { $, say, setText } from "./util.js";
 
 /** The Hint button: ask the server (one question at a time). */
@@ -28,7 +32,10 @@ export function askHint(renderControls) {
 export function onHint(message, render) {
   R.hintWaiting = false;
   if (!R.state) return;
-  R.hint = { token: message.move, position: R.state.position, evaluation: message.evaluation };
+  R.hint = {
+    token: message.move, position: R.state.position, evaluation: message.evaluation,
+    columns: message.columns || [], best: message.best || [],
+  };
   if (typeof message.evaluation === "number") R.evaluation = { value: message.evaluation, position: R.state.position };
   const token = message.move;
   let words = `Hint: drop in column ${token[0]}`;
@@ -37,8 +44,64 @@ export function onHint(message, render) {
   else if (R.state.bonus && landing !== null && cellName(LETTERS.indexOf(token[0]), landing) === R.state.bonus) {
     words += " and decline the ban";
   }
-  say(`${words}.`, "hint");
+  const exact = R.hint.columns.length && R.hint.columns.every((c) => c.exact);
+  const key = exact
+    ? "Above each column: its exact score (+ a win, the larger the sooner; 0 a draw; \u2212 a loss)"
+    : "Above each column: its exact score where the solver answered in time, else the engine's estimate (%)";
+  say(`${words}. ${key}.`, "hint");
   render();
+}
+
+/** The labels above the columns: the hint's scores while the hint stands,
+ * the review's for a viewed position ([] for none). */
+export function columnNotes(room) {
+  if (R.view !== null) return reviewNotes(R.review, R.view);
+  if (!R.hint || R.hint.position !== room.position || room.status !== "playing") return [];
+  return R.hint.columns.map((c) => columnNote(c.column, {
+    score: c.exact ? c.score : null, estimate: c.estimate, best: R.hint.best.includes(c.column),
+  }));
+}
+
+/** The Review button: ask the server for the exact verdict on every move. */
+export function askReview(renderControls) {
+  if (R.reviewWaiting) return;
+  if (R.review && R.review.position === R.state.position) {
+    $("review-panel").hidden = false;
+    $("review-panel").scrollIntoView({ block: "nearest" });
+    return;
+  }
+  if (send({ type: "review" })) {
+    R.reviewWaiting = true;
+    say("Reviewing the game with the exact solver\u2026", "info");
+    renderControls();
+  }
+}
+
+/** A "review" message from the server. */
+export function onReview(message, render) {
+  R.reviewWaiting = false;
+  if (!R.state || message.position !== R.state.position) {
+    render();
+    return;
+  }
+  R.review = message;
+  const blunders = message.entries.filter((e) => e.verdict === "blunder").length;
+  say(`Review ready: ${blunders} blunder${blunders === 1 ? "" : "s"}. Click a move to see its position and every column's score.`, "info");
+  render();
+  const panel = $("review-panel");
+  if (panel.scrollIntoView && window.innerWidth <= 900) panel.scrollIntoView({ block: "nearest" });
+}
+
+/** The review panel of the room page, and the verdicts in the move list. */
+export function renderRoomReview() {
+  const room = R.state;
+  const review = R.review && R.review.position === room.position ? R.review : null;
+  $("review-panel").hidden = !review;
+  markMoves($("moves"), review);
+  if (!review) return;
+  renderReview({ summary: $("review-summary"), list: $("review-list") }, review, {
+    current: R.view, onPick: (ply) => goTo(ply),
+  });
 }
 
 /** The hint's ghost pieces for Board.setOverlays (null: no hint to show). */
@@ -93,7 +156,7 @@ export function renderEval() {
   if (room.status === "over") words = room.result === "draw" ? "Draw" : `${COLOUR[room.result]} won`;
   else if (Math.abs(v) < 0.08) words = "About even";
   else {
-    const who = v > 0 ? "White" : "Black";
+    const who = v > 0 ? COLOUR.A : COLOUR.B;
     words = Math.abs(v) > 0.9 ? `${who} is winning` : Math.abs(v) > 0.4 ? `${who} is clearly better` : `${who} is better`;
   }
   setText(label, `${words} (${v > 0 ? "+" : ""}${v.toFixed(2)})${stale ? " · before the last move" : ""}`);

@@ -8,16 +8,19 @@
 //   home.js      the new-game form, the player picker, recent games
 //   room.js      the room page: input, buttons, joining (a view)
 //   roomview.js  drawing the room page from the state
-//   analysis.js  hint and evaluation bar
+//   analysis.js  hint (with every column's score), evaluation bar, review requests
+//   history.js   stepping through the room's game (back, forward, a move of the list)
+//   review.js    drawing the solver's scores above the columns and a game's review
 //   client.js    the WebSocket room client (local and online games)
 //   state.js     the room state R and its rules calls
 //   games.js     finished games and the replay
 //   describe.js  shared game words and the move list
-//   settings.js  name, saved tokens, recent rooms (browser storage)
+//   settings.js  name, saved tokens, recent rooms, the look and the sound (browser storage)
+//   prefs.js     the settings panel; theme.js the look (themes, dark mode); sound.js drops
 //   board.js     the SVG board; notation.js  cell names, move tokens
 //   util.js      api(), ApiError, toast, setText, show, say...
 //
-// May import: the views (home, room, games), state.js and util.js.
+// May import: the views (home, room, games), prefs.js, state.js and util.js.
 //
 // Everything that comes from the server or from a person is inserted with
 // textContent or setAttribute, never as HTML.
@@ -25,6 +28,7 @@
 import { showHome } from "./home.js";
 import { showRoom } from "./room.js";
 import { showGames, showReplay } from "./games.js";
+import { startPrefs } from "./prefs.js";
 import { R } from "./state.js";
 import { show } from "./util.js";
 
@@ -42,4 +46,5 @@ function route() {
 // for the browser tests and for curious people
 window.c4lab = { R, get ws() { return R.ws; } };
 
+startPrefs();
 route();

@@ -226,13 +226,26 @@ export class Board {
           { duration, delay: index * 230, fill: "backwards" },
         );
         this.settleAt = Math.max(this.settleAt, performance.now() + index * 230 + duration * 0.78);
+        this.landed(name, owner, index * 230 + duration * 0.78);
+      } else if (index >= 0) {
+        this.landed(name, owner, 0);
       }
     });
   }
 
-  /** Overlays that follow the game: the last move, the win line, the hint,
-   * a pending bonus choice. */
-  setOverlays({ last = [], winLine = [], hint = null, pending = null, banTargets = null } = {}) {
+  /** Announce that a falling piece lands, in `ms` (the sound listens). */
+  landed(cell, owner, ms) {
+    setTimeout(() => {
+      if (this.drawn[cell] !== owner) return; // undone meanwhile
+      this.svg.dispatchEvent(new CustomEvent("c4lab:land", { bubbles: true, detail: { cell, owner } }));
+    }, Math.round(ms));
+  }
+
+  /** Overlays that follow the game: the last move, the winning lines
+   * (winLines: each line's cells end to end, two or more after a double
+   * win; without it, winLine: the cells of one line), the hint, a pending
+   * bonus choice. */
+  setOverlays({ last = [], winLine = [], winLines = null, hint = null, pending = null, banTargets = null } = {}) {
     const g = this.overlays;
     g.replaceChildren();
     // marks on a piece that is still falling appear when it lands
@@ -247,10 +260,11 @@ export class Board {
       const c = centre(this.geometry, col, row);
       later(el("circle", { cx: c.x, cy: c.y, r: 5, class: `last-move on-${this.drawn[name]}`, "data-last": name }, g));
     }
-    if (winLine.length) {
-      const pts = winLine.map((name) => {
+    const ringed = new Set();
+    for (const cells of winLines && winLines.length ? winLines : [winLine].filter((l) => l.length)) {
+      const pts = cells.map((name) => {
         const { col, row } = parseCell(name);
-        return centre(this.geometry, col, row);
+        return { name, ...centre(this.geometry, col, row) };
       });
       let a = pts[0];
       let b = pts[0];
@@ -259,10 +273,11 @@ export class Board {
         const d = (p.x - q.x) ** 2 + (p.y - q.y) ** 2;
         if (d > best) { best = d; a = p; b = q; }
       }
-      const line = later(el("g", { class: "win-line", "data-win": winLine.join(" ") }, g));
+      const line = later(el("g", { class: "win-line", "data-win": cells.join(" ") }, g));
       el("line", { x1: a.x, y1: a.y, x2: b.x, y2: b.y, class: "win-stroke-halo" }, line);
       el("line", { x1: a.x, y1: a.y, x2: b.x, y2: b.y, class: "win-stroke" }, line);
-      for (const p of pts) {
+      for (const p of pts.filter((q) => !ringed.has(q.name))) {
+        ringed.add(p.name);
         el("circle", { cx: p.x, cy: p.y, r: PIECE_R + 1, class: "win-ring-halo" }, line);
         el("circle", { cx: p.x, cy: p.y, r: PIECE_R + 1, class: "win-ring" }, line);
       }

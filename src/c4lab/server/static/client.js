@@ -7,7 +7,7 @@
 //
 // May import: state.js, settings.js, util.js. It never imports a view: the
 // room page passes its drawing functions to startClient (render,
-// renderControls, onHint), so that nothing imports in a circle.
+// renderControls, onHint, onReview), so that nothing imports in a circle.
 //
 // Everything that comes from the server or from a person is inserted with
 // textContent or setAttribute, never as HTML.
@@ -19,9 +19,9 @@ import { $, say, setText, show } from "./util.js";
 const GAP_MS = 360; // least time between two moves on screen (agents move fast)
 
 // what the room page draws with (set by startClient)
-let hooks = { render() {}, renderControls() {}, onHint() {} };
+let hooks = { render() {}, renderControls() {}, onHint() {}, onReview() {} };
 
-/** Connect the room R.code: `given` = {render, renderControls, onHint(message)}. */
+/** Connect the room R.code: `given` = {render, renderControls, onHint(message), onReview(message)}. */
 export function startClient(given) {
   hooks = given;
   window.addEventListener("online", () => { if (!R.ws && !R.gone) connectNow(); });
@@ -112,6 +112,7 @@ const ERROR_WORDS = {
   "bad-token": "Your saved seat for this room is not valid",
   "rate-limited": "Too many actions at once",
   "unknown-room": "This room does not exist",
+  "review-failed": "No review",
 };
 
 function onMessage(message) {
@@ -123,6 +124,9 @@ function onMessage(message) {
       break;
     case "hint":
       hooks.onHint(message);
+      break;
+    case "review":
+      hooks.onReview(message);
       break;
     case "error":
       onError(message);
@@ -144,8 +148,9 @@ function onError(message) {
     setText($("missing-text"), `There is no room ${R.code}: check the link, or start a new game.`);
     return;
   }
-  if (R.hintWaiting) {
+  if (R.hintWaiting || R.reviewWaiting) {
     R.hintWaiting = false;
+    R.reviewWaiting = false;
     hooks.renderControls();
   }
   const lead = ERROR_WORDS[message.code] || "The server refused";

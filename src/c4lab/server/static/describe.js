@@ -10,7 +10,12 @@
 
 import { setText } from "./util.js";
 
-export const COLOUR = { A: "White", B: "Black" };
+// the pieces' colour words follow the theme (theme.js): red and yellow in the classic one
+const CLASSIC = () => document.documentElement.dataset.pieces === "classic";
+export const COLOUR = {
+  get A() { return CLASSIC() ? "Red" : "White"; },
+  get B() { return CLASSIC() ? "Yellow" : "Black"; },
+};
 export const OTHER = { A: "B", B: "A" };
 
 export function seatLabel(room, side) {
@@ -36,6 +41,7 @@ export function resultText(room) {
     }
     return `${winner} wins: ${REASONS[room.reason] || "four in a row"}`;
   }
+  if (room.reason === "abandoned") return "Abandoned: the players left";
   return "The game is over";
 }
 

@@ -1,8 +1,8 @@
 // The finished games: the list of public games (/games) and the replay of
 // one game move by move (/games/<code>), with its own read-only board.
 //
-// May import: util.js, describe.js, notation.js, board.js. Only app.js
-// imports it.
+// May import: util.js, describe.js, notation.js, board.js, review.js. Only
+// app.js imports it.
 //
 // Everything that comes from the server or from a person is inserted with
 // textContent or setAttribute, never as HTML.
@@ -10,6 +10,7 @@
 import { Board } from "./board.js";
 import { COLOUR, geometryOf, positionHeader, renderMoves, resultText } from "./describe.js";
 import { moveTokens, replay } from "./notation.js";
+import { drawColumnNotes, markMoves, renderReview, reviewNotes } from "./review.js";
 import { $, api, copyText, setText, show } from "./util.js";
 
 export async function showGames() {
@@ -79,9 +80,25 @@ export async function showReplay(code) {
   const slider = $("replay-slider");
   slider.max = String(tokens.length);
   slider.addEventListener("input", () => go(Number(slider.value), false));
-  setText($("replay-names"), `White (A): ${game.seats.A.name || "?"} · Black (B): ${game.seats.B.name || "?"}`);
+  setText($("replay-names"), `${COLOUR.A} (A): ${game.seats.A.name || "?"} · ${COLOUR.B} (B): ${game.seats.B.name || "?"}`);
   setText($("replay-result"), game.status === "over" ? resultText(game) : "This game is still going on.");
   let ply = -1;
+  let review = null; // the exact solver's verdicts, once asked for
+  $("replay-review-panel").hidden = game.status !== "over";
+  $("replay-review").addEventListener("click", async () => {
+    const button = $("replay-review");
+    button.disabled = true;
+    setText(button, "Reviewing…");
+    try {
+      review = await api("GET", `/api/games/${encodeURIComponent(code)}/review`);
+      button.hidden = true;
+      go(ply, false);
+    } catch (err) {
+      setText($("replay-error"), `The review is not available: ${err.message}`);
+      button.disabled = false;
+      setText(button, "Review");
+    }
+  });
 
   function go(target, animate) {
     const next = Math.max(0, Math.min(tokens.length, target));
@@ -91,7 +108,7 @@ export async function showReplay(code) {
     const before = boards[ply - 1] || {};
     const last = ply ? Object.keys(boards[ply]).filter((n) => !before[n]) : [];
     const end = ply === tokens.length;
-    board.setOverlays({ last, winLine: end ? game.win_line || [] : [] });
+    board.setOverlays({ last, winLine: end ? game.win_line || [] : [], winLines: end ? game.win_lines : null });
     const position = ply ? `${header}:${tokens.slice(0, ply).join("")}` : header;
     $("replay-position").value = position;
     $("replay-from-here").href = `/?board=${encodeURIComponent(position)}`;
@@ -113,6 +130,12 @@ export async function showReplay(code) {
     $("replay-next").disabled = end;
     $("replay-last").disabled = end;
     renderMoves($("replay-moves"), tokens, { startPly: game.start_ply, current: ply, onPick: (p) => go(p, false) });
+    if (review) {
+      const parts = { summary: $("replay-review-summary"), list: $("replay-review-list") };
+      renderReview(parts, review, { current: ply, onPick: (p) => go(p, false) });
+      markMoves($("replay-moves"), review);
+      drawColumnNotes(board, reviewNotes(review, ply));
+    }
   }
 
   $("replay-first").addEventListener("click", () => go(0, false));

@@ -4,15 +4,17 @@
 // joins a free seat, starts a new game from a pasted position, and starts
 // the client with this page's drawing functions.
 //
-// May import: state.js, client.js, analysis.js, roomview.js, describe.js,
-// notation.js, board.js, settings.js, util.js. Only app.js imports it.
+// May import: state.js, client.js, analysis.js, history.js, roomview.js,
+// describe.js, notation.js, board.js, settings.js, util.js. Only app.js
+// imports it.
 //
 // Everything that comes from the server or from a person is inserted with
 // textContent or setAttribute, never as HTML.
 
 import { R, columnAction, roomPlayers } from "./state.js";
 import { send, startClient } from "./client.js";
-import { askHint, onHint } from "./analysis.js";
+import { askHint, askReview, onHint, onReview } from "./analysis.js";
+import { bindHistory, goLive, goTo, stepBy } from "./history.js";
 import { render, renderControls, renderPreview } from "./roomview.js";
 import { COLOUR, positionHeader } from "./describe.js";
 import { LETTERS, moveTokens } from "./notation.js";
@@ -37,12 +39,23 @@ export function showRoom(code) {
   });
   $("join-name").value = savedName();
   bindRoomControls();
+  bindHistory(render);
   document.addEventListener("keydown", roomKey);
-  startClient({ render, renderControls, onHint: (message) => onHint(message, render) });
+  startClient({
+    render, renderControls,
+    onHint: (message) => onHint(message, render),
+    onReview: (message) => onReview(message, render),
+  });
 }
 
 /** A click or key on column `col`: play it, refuse it, or ask for the ban. */
 function tryColumn(col) {
+  if (R.view !== null) {
+    // an earlier position is on the board: a click there comes back to the game
+    goLive();
+    say("Back to the game: the board shows the live position again.", "info");
+    return;
+  }
   const action = columnAction(col);
   if (!action) return;
   if ("refuse" in action) {
@@ -91,6 +104,7 @@ function roomKey(event) {
     renderPreview();
     return;
   }
+  if (historyKey(event)) return;
   if (key === "ArrowLeft" || key === "ArrowRight") {
     event.preventDefault();
     const start = R.cursor ?? R.hover ?? Math.floor((width - 1) / 2);
@@ -115,6 +129,27 @@ function roomKey(event) {
   }
 }
 
+/** Stepping through the game by keys: Shift+arrows always; plain arrows
+ * while an earlier position is shown or when this page cannot move (the game
+ * is over, or it watches); Home and End: the start and the live game. */
+function historyKey(event) {
+  const key = event.key;
+  const room = R.state;
+  const canPlay = room.status === "playing" && R.you.length > 0;
+  if ((key === "ArrowLeft" || key === "ArrowRight") && (event.shiftKey || R.view !== null || !canPlay) && !R.pending) {
+    event.preventDefault();
+    stepBy(key === "ArrowLeft" ? -1 : 1);
+    return true;
+  }
+  if ((key === "Home" || key === "End" || (key === "Escape" && R.view !== null)) && !R.pending) {
+    event.preventDefault();
+    if (key === "Home") goTo(0);
+    else goLive();
+    return true;
+  }
+  return false;
+}
+
 function cancelBan() {
   R.pending = null;
   say("");
@@ -126,7 +161,14 @@ function bindRoomControls() {
     R.pending = null;
     send({ type: "undo" });
   });
-  $("hint").addEventListener("click", () => askHint(renderControls));
+  $("hint").addEventListener("click", () => {
+    goLive(); // the hint is for the live position
+    askHint(renderControls);
+  });
+  $("review").addEventListener("click", () => askReview(renderControls));
+  $("step-back").addEventListener("click", () => stepBy(-1));
+  $("step-forward").addEventListener("click", () => stepBy(1));
+  $("back-to-live").addEventListener("click", goLive);
   $("play-again").addEventListener("click", () => playAgain(false));
   $("swap-sides").addEventListener("click", () => playAgain(true));
   $("resign").addEventListener("click", () => {

@@ -2,18 +2,21 @@
 // overlays and preview, the seat cards, the controls, the side panels and
 // the move list. Reads R; changes nothing in it; sends nothing.
 //
-// May import: state.js, analysis.js (evaluation bar, hint overlay),
+// May import: state.js, analysis.js (evaluation bar, hint overlay, review),
+// history.js (a viewed earlier position), review.js (column scores),
 // describe.js, notation.js, board.js, util.js. Never room.js or app.js.
 //
 // Everything that comes from the server or from a person is inserted with
 // textContent or setAttribute, never as HTML.
 
 import { R, myTurn, roomPlayers } from "./state.js";
-import { hintOverlay, renderEval } from "./analysis.js";
+import { columnNotes, hintOverlay, renderEval, renderRoomReview } from "./analysis.js";
+import { goTo, renderHistory, viewOverlays } from "./history.js";
+import { drawColumnNotes } from "./review.js";
 import { COLOUR, geometryOf, positionHeader, renderMoves, resultText, seatLabel } from "./describe.js";
 import { LETTERS, cellName, landingRow, moveTokens, replay } from "./notation.js";
 import { el, pieceShape } from "./board.js";
-import { $, setText } from "./util.js";
+import { $, inviteLink, reachedLocally, setText } from "./util.js";
 
 /** Redraw the whole room page (nothing before the first state). */
 export function render() {
@@ -35,11 +38,13 @@ export function render() {
   renderControls();
   renderPanels();
   const tokens = moveTokens(room.position);
-  renderMoves($("moves"), tokens, { startPly: room.start_ply });
+  renderMoves($("moves"), tokens, { startPly: room.start_ply, current: R.view ?? tokens.length, onPick: goTo });
+  renderHistory();
+  renderRoomReview();
   $("position").value = room.position;
   setText($("last-key"), LETTERS[room.width - 1]);
   $("ban-panel").hidden = !R.pending;
-  $("evalbar").hidden = Boolean(R.pending);
+  $("evalbar").hidden = Boolean(R.pending) || R.view !== null;
   $("moves-note").hidden = !room.start_ply;
   if (R.pending) {
     $("message").dataset.kind = "info";
@@ -98,6 +103,11 @@ function renderStatus() {
 
 function renderOverlays() {
   const room = R.state;
+  drawColumnNotes(R.board, columnNotes(room));
+  if (R.view !== null) {
+    R.board.setOverlays(viewOverlays(room)); // an earlier position: its last move only
+    return;
+  }
   const tokens = moveTokens(room.position);
   const { boards } = replay(geometryOf(room), tokens);
   const n = tokens.length;
@@ -111,7 +121,7 @@ function renderOverlays() {
   if (R.pending) {
     banTargets = room.legal_moves.filter((m) => m[0] === R.pending.letter && m.length === 3).map((m) => LETTERS.indexOf(m[2]));
   }
-  R.board.setOverlays({ last, winLine: room.win_line || [], hint, pending: R.pending, banTargets });
+  R.board.setOverlays({ last, winLine: room.win_line || [], winLines: room.win_lines, hint, pending: R.pending, banTargets });
 }
 
 export function renderPreview() {
@@ -120,7 +130,7 @@ export function renderPreview() {
   const col = R.cursor ?? R.hover;
   let owner = null;
   if (R.pending) owner = "ban";
-  else if (myTurn(room) && !R.awaiting) owner = room.to_move;
+  else if (myTurn(room) && !R.awaiting && R.view === null) owner = room.to_move;
   let landing = null;
   if (col !== null && col !== undefined && owner) {
     const cells = R.pending ? { ...room.cells, [cellName(R.pending.col, R.pending.row)]: R.pending.owner } : room.cells;
@@ -202,6 +212,10 @@ export function renderControls() {
     !tokens.some((_, ply) => ply >= room.start_ply && room.seats[ply % 2 === 0 ? "A" : "B"].kind === "human");
   $("hint").disabled = room.status !== "playing" || R.hintWaiting;
   setText($("hint").querySelector(".label"), R.hintWaiting ? "Thinking…" : "Hint");
+  const review = $("review");
+  review.hidden = room.status !== "over";
+  review.disabled = R.reviewWaiting;
+  setText(review.querySelector(".label"), R.reviewWaiting ? "Reviewing…" : "Review");
   const resign = $("resign");
   resign.hidden = !R.you.length || room.status !== "playing";
   resign.disabled = room.status !== "playing";
@@ -222,7 +236,8 @@ function renderPanels() {
   const online = room.mode === "online";
   const share = $("share-panel");
   share.hidden = !online;
-  $("share-link").value = `${location.origin}/r/${R.code}`;
+  $("share-link").value = inviteLink(R.code);
+  $("share-local").hidden = !reachedLocally();
   setText($("share-text"), room.status === "waiting" && R.you.length
     ? "Send this link to your opponent: the first to open it takes the free seat. Anyone else watches."
     : "Anyone who opens this link watches the game.");

@@ -2,7 +2,9 @@
 // this browser holds a seat in, the list of recent rooms (localStorage) and
 // the "watch a game between agents from its first move" flag a new game
 // leaves for its room page (sessionStorage). Storage can be missing (private
-// mode): then the page still works until it is closed. Themes will live here.
+// mode): then the page still works until it is closed. Also the look (theme
+// and light or dark; index.html reads the same keys before the first paint)
+// and whether a drop makes a sound.
 //
 // May import: nothing (browser globals only).
 
@@ -83,4 +85,47 @@ export function takeWatchFromStart(code) {
   } catch (err) {
     return false;
   }
+}
+
+// the look: keys also read by the script in index.html's <head>
+const PIECES_KEY = "c4lab.pieces"; // "contrast" (colour-blind safe, the default) or "classic"
+const MODE_KEY = "c4lab.mode"; // "auto" (follow the system, the default), "light" or "dark"
+const SOUND_KEY = "c4lab.sound"; // "1": a sound when a piece lands (off by default)
+export const PIECES = ["contrast", "classic"];
+export const MODES = ["auto", "light", "dark"];
+
+function read(key) {
+  try {
+    return localStorage.getItem(key);
+  } catch (err) {
+    return null;
+  }
+}
+
+function write(key, value) {
+  try {
+    localStorage.setItem(key, value);
+  } catch (err) {
+    /* kept until the page is closed */
+  }
+}
+
+/** The chosen look: {pieces, mode}, the defaults for anything unknown. */
+export function savedLook() {
+  const pieces = read(PIECES_KEY);
+  const mode = read(MODE_KEY);
+  return { pieces: PIECES.includes(pieces) ? pieces : PIECES[0], mode: MODES.includes(mode) ? mode : MODES[0] };
+}
+
+export function saveLook({ pieces, mode }) {
+  if (PIECES.includes(pieces)) write(PIECES_KEY, pieces);
+  if (MODES.includes(mode)) write(MODE_KEY, mode);
+}
+
+export function soundWanted() {
+  return read(SOUND_KEY) === "1";
+}
+
+export function saveSound(on) {
+  write(SOUND_KEY, on ? "1" : "0");
 }

@@ -41,6 +41,10 @@ export const R = {
   everConnected: false,
   catchUp: false,
   resignArmed: null,
+  view: null, // null: the live game; else the number of moves shown (history.js)
+  viewSince: 0, // the live game's length when the stepping began
+  review: null, // the review message of this game (analysis.js)
+  reviewWaiting: false,
 };
 
 /** When agents made several moves at once (a game between agents), the
@@ -65,6 +69,7 @@ export function catchUpFrames(room) {
       to_move: ply % 2 === 0 ? "A" : "B",
       legal_moves: [],
       win_line: [],
+      win_lines: [],
       status: "playing",
       result: null,
       reason: null,
@@ -85,12 +90,15 @@ export function applyState(room, you, isFrame = false) {
   const positionChanged = !prev || prev.position !== room.position;
   const tokens = moveTokens(room.position);
   const { order } = replay(geometryOf(room), tokens);
-  R.board.setCells(room.cells, { animate: Boolean(prev) && !fresh, order });
+  if (R.view !== null && (fresh || R.view >= tokens.length)) R.view = null; // an undo went past the view
+  // while an earlier position is viewed the board keeps it (history.js)
+  if (R.view === null) R.board.setCells(room.cells, { animate: Boolean(prev) && !fresh, order });
   if (positionChanged) {
     R.pending = null;
     R.awaiting = false;
     clearTimeout(R.awaitTimer);
     if (R.hint && R.hint.position !== room.position) R.hint = null;
+    if (R.review && R.review.position !== room.position) R.review = null;
   }
   if (room.evaluation !== null && room.evaluation !== undefined) {
     R.evaluation = { value: room.evaluation, position: room.position };

@@ -112,3 +112,18 @@ export function say(text, kind = "info") {
   clearTimeout(sayTimer);
   if (text && kind !== "sticky") sayTimer = setTimeout(() => { setText(node, ""); }, kind === "error" ? 6000 : 4000);
 }
+
+/** The link to give an opponent: the room on the address this page was
+ * reached on (location.origin: the host and port typed or followed, never
+ * an address the server was started with). */
+export function inviteLink(code) {
+  return `${location.origin}/r/${encodeURIComponent(code)}`;
+}
+
+/** Whether that address only works on this computer (127.x, localhost,
+ * ::1, or 0.0.0.0, which a server listening on every interface prints). */
+export function reachedLocally() {
+  const host = location.hostname.replace(/^\[|\]$/g, "");
+  return host === "localhost" || host.endsWith(".localhost") || host === "::1" || host === "0.0.0.0" ||
+    /^127\./.test(host);
+}

@@ -1,0 +1,186 @@
+"""The exact solver's verdicts for the page: the score of every column (the
+hint) and the review of a finished game, move by move.
+
+Scores are RULES.md's, for the side to move: positive a win (the larger,
+the sooner), 0 a draw, negative a loss.  On the classic board the opening
+database and a search answer every position, quickly; on other boards
+each position has a time budget, and what the solver did not finish in it
+is ``None`` ("unknown"), never a guess.  These functions block: the server
+runs them in its executor, off the event loop.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from c4lab.agents.base import Analysis
+from c4lab.rules import Position
+from c4lab.rules.variant import Variant
+from c4lab.solver import Solver
+
+#: Transposition-table entries of the page's solver (32 bytes each: 32 MB a
+#: worker thread): enough with the opening book, and for 0.5 s searches.
+TABLE_SIZE = 1 << 20
+#: Seconds the solver may spend on one position off the classic board.
+PER_POSITION = 0.5
+#: Seconds for one classic position (the book and a search answer far sooner).
+CLASSIC_PER_POSITION = 10.0
+#: Seconds a whole review may take; positions left then are "unknown".
+REVIEW_TOTAL = 20.0
+
+VERDICTS = ("best", "inaccuracy", "blunder", "unknown")
+
+
+def _sign(value: int) -> int:
+    return (value > 0) - (value < 0)
+
+
+def budget_for(position: Position) -> float:
+    """The solver's seconds for one position of this board."""
+    return CLASSIC_PER_POSITION if position.variant == Variant.classic() else PER_POSITION
+
+
+def warm_up(solver: Solver, position: Position) -> None:
+    """Compile (or load) the search of this board, and load the opening
+    book if it applies, before any clock starts: a one-node search."""
+    if not position.is_over:
+        solver.solve(position, max_nodes=1)
+
+
+def move_scores(position: Position, timeout: float, solver: Solver | None = None) -> dict[str, int | None]:
+    """The exact score of every legal move of ``position`` by its token (its
+    worth to the side to move, RULES.md), ``None`` for those not solved in
+    ``timeout`` seconds (shared out among the moves: :meth:`Solver.analyze`)."""
+    solver = solver or Solver(TABLE_SIZE)
+    warm_up(solver, position)
+    scores = solver.analyze(position, timeout=max(timeout, 1e-3))
+    return {move.token: score for move, score in scores.items()}
+
+
+def column_scores(
+    position: Position, analysis: Analysis | None, timeout: float | None = None, favourite: str | None = None
+) -> dict[str, Any]:
+    """What the hint shows above each column: the best exact score of the
+    column's moves (with the bonus, a column has one move per ban choice),
+    else the engine's estimate from ``analysis`` (its expected result for the
+    side to move, 0..1), else nothing.  ``best``: the columns to highlight,
+    those with the best exact score when every column is solved (or when the
+    best known score is a win: nothing beats a win), else the engine's
+    favourite (the best estimate, or the column of its move ``favourite``)."""
+    scores = move_scores(position, budget_for(position) if timeout is None else timeout)
+    estimates: dict[str, float] = {}
+    for stats in analysis.moves if analysis is not None else ():
+        value = stats.value
+        if value is None and stats.score is not None:
+            value = 1.0 if stats.score > 0 else 0.5 if stats.score == 0 else 0.0
+        if value is not None:
+            letter = stats.move.token[0]
+            estimates[letter] = max(value, estimates.get(letter, 0.0))
+    columns: list[dict[str, Any]] = []
+    for letter in sorted({token[0] for token in scores}):
+        mine = [v for t, v in scores.items() if t[0] == letter]
+        exact = all(v is not None for v in mine)
+        score = max(v for v in mine if v is not None) if exact else None
+        columns.append({
+            "column": letter,
+            "score": score,
+            "exact": exact,
+            "estimate": None if exact else estimates.get(letter),
+        })
+    if columns and all(c["exact"] for c in columns):
+        top = max(c["score"] for c in columns)
+        best = [c["column"] for c in columns if c["score"] == top]
+        best_score: int | None = top
+    else:
+        best_score = None
+        solved = [c["score"] for c in columns if c["exact"]]
+        estimated = [c for c in columns if c["estimate"] is not None]
+        if solved and max(solved) > 0:
+            best = [c["column"] for c in columns if c["exact"] and c["score"] == max(solved)]
+        elif estimated:
+            best = [max(estimated, key=lambda c: c["estimate"])["column"]]
+        else:
+            best = [favourite[0]] if favourite else []
+    return {"columns": columns, "best": best, "score": best_score, "moves": scores}
+
+
+def verdict(before: int | None, played: int | None, scores: dict[str, int | None]) -> str:
+    """``best`` (keeps the exact score), ``inaccuracy`` (keeps the result but
+    wins later or loses sooner), ``blunder`` (changes the result: a win into
+    a draw or a loss, a draw into a loss) or ``unknown``."""
+    if played is None:
+        return "unknown"
+    known = [v for v in scores.values() if v is not None]
+    if any(_sign(v) > _sign(played) for v in known):
+        return "blunder"
+    if before is None:
+        return "unknown"
+    return "best" if played >= before else "inaccuracy"
+
+
+def review_game(
+    position: Position,
+    start_ply: int = 0,
+    *,
+    per_position: float | None = None,
+    total: float = REVIEW_TOTAL,
+) -> dict[str, Any]:
+    """The review of the moves ``start_ply`` .. the end of ``position``: one
+    entry a move (see ``docs/protocol.md``, the ``review`` message).  The
+    positions are solved from the last one back (the end game is cheap, and
+    what is learnt there helps earlier), within ``total`` seconds."""
+    solver = Solver(TABLE_SIZE)
+    warm_up(solver, Position(position.variant))
+    started = time.monotonic()
+    deadline = started + total
+    each = budget_for(position) if per_position is None else per_position
+    moves = position.moves
+    prefixes = [Position(position.variant)]
+    for move in moves:
+        prefixes.append(prefixes[-1].play(move))
+    analysed: dict[int, dict[str, int | None]] = {}
+    complete = True
+    for ply in range(len(moves) - 1, start_ply - 1, -1):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            complete = False
+            break
+        analysed[ply] = move_scores(prefixes[ply], min(each, left), solver)
+    entries = []
+    for ply in range(start_ply, len(moves)):
+        scores = analysed.get(ply, {t.token: None for t in prefixes[ply].legal_moves()})
+        token = moves[ply].token
+        played = scores.get(token)
+        known = [v for v in scores.values() if v is not None]
+        before = max(known) if known and len(known) == len(scores) else None
+        after_position = prefixes[ply + 1]
+        after: int | None = None
+        if not after_position.is_over:
+            following = analysed.get(ply + 1)
+            if played is not None:
+                after = -played
+            elif following is not None and all(v is not None for v in following.values()):
+                after = -max(v for v in following.values() if v is not None)
+                played = -after
+        best = sorted(t for t, v in scores.items() if before is not None and v == before)
+        entries.append({
+            "ply": ply + 1,
+            "move": token,
+            "side": "A" if ply % 2 == 0 else "B",
+            "before": before,
+            "played": played,
+            "after": after,
+            "best": best,
+            "scores": scores,
+            "verdict": verdict(before, played, scores),
+        })
+        complete = complete and None not in scores.values()
+    return {
+        "position": position.notation,
+        "start_ply": start_ply,
+        "entries": entries,
+        "complete": complete,
+        "seconds": round(time.monotonic() - started, 3),
+    }
+

@@ -1,0 +1,192 @@
+// The exact solver's verdicts, drawn: the scores above the columns (for the
+// hint and for a reviewed position) and the review of a finished game (a
+// summary, one row a move, marks in the move list). Used by the room page
+// and by the replay of a finished game; it asks nothing of the server
+// itself (analysis.js and games.js do, and pass the answer in).
+//
+// A score is RULES.md's, for the player to move: positive a win (the
+// larger, the sooner), 0 a draw, negative a loss. Verdicts: "best" (keeps
+// the exact score), "inaccuracy" (keeps the result, but wins later or loses
+// sooner), "blunder" (changes the result: a win into a draw or a loss, a
+// draw into a loss), "unknown" (not solved in time).
+//
+// May import: board.js (el), describe.js, notation.js, util.js.
+//
+// Everything that comes from the server or from a person is inserted with
+// textContent or setAttribute, never as HTML.
+
+import { el } from "./board.js";
+import { COLOUR } from "./describe.js";
+import { LETTERS } from "./notation.js";
+import { setText } from "./util.js";
+
+const MINUS = "\u2212";
+
+/** "+3", "0", "−2" (null: "?"). */
+export function scoreText(score) {
+  if (score === null || score === undefined) return "?";
+  if (score > 0) return `+${score}`;
+  if (score < 0) return `${MINUS}${-score}`;
+  return "0";
+}
+
+/** What a score means, in words. */
+export function scoreWords(score) {
+  if (score === null || score === undefined) return "not solved in time";
+  if (score > 0) return "a win";
+  if (score < 0) return "a loss";
+  return "a draw";
+}
+
+function kindOf(score) {
+  if (score === null || score === undefined) return "unknown";
+  return score > 0 ? "win" : score < 0 ? "loss" : "draw";
+}
+
+/** One label above column `letter`: an exact score, else an estimate
+ * (0..1, the engine's expected result for the player to move), else "?". */
+export function columnNote(letter, { score = null, estimate = null, best = false } = {}) {
+  const col = LETTERS.indexOf(letter);
+  if (score !== null && score !== undefined) {
+    return { col, text: scoreText(score), kind: kindOf(score), best, title: `${letter}: ${scoreText(score)}, ${scoreWords(score)}` };
+  }
+  if (estimate !== null && estimate !== undefined) {
+    const pct = `${Math.round(estimate * 100)}%`;
+    return { col, text: pct, kind: "estimate", best, title: `${letter}: about ${pct} (the engine's estimate)` };
+  }
+  return { col, text: "?", kind: "unknown", best, title: `${letter}: not solved in time` };
+}
+
+/** Column labels from per-move scores {token: score|null} (with the bonus a
+ * column has a move per ban choice: the column shows its best one). */
+export function notesFromScores(scores) {
+  const byColumn = {};
+  for (const [token, score] of Object.entries(scores)) {
+    const letter = token[0];
+    const old = byColumn[letter];
+    if (old === undefined) byColumn[letter] = score;
+    else if (old !== null) byColumn[letter] = score === null ? null : Math.max(old, score);
+  }
+  const known = Object.values(byColumn);
+  const top = known.every((s) => s !== null) && known.length ? Math.max(...known) : null;
+  return Object.entries(byColumn).map(([letter, score]) => columnNote(letter, { score, best: top !== null && score === top }));
+}
+
+/** The review's entry for the move played from the position after `ply`
+ * moves (null: none, e.g. the last position). */
+export function entryFrom(review, ply) {
+  if (!review) return null;
+  return review.entries.find((e) => e.ply === ply + 1) || null;
+}
+
+/** The column labels of the position after `ply` moves, from a review. */
+export function reviewNotes(review, ply) {
+  const entry = entryFrom(review, ply);
+  return entry ? notesFromScores(entry.scores) : [];
+}
+
+const VERDICT_WORDS = { best: "best", inaccuracy: "inaccuracy", blunder: "blunder", unknown: "not solved" };
+const VERDICT_MARK = { best: "\u2713", inaccuracy: "?!", blunder: "??", unknown: "\u00b7" };
+
+function summary(review) {
+  const parts = [];
+  for (const side of ["A", "B"]) {
+    const mine = review.entries.filter((e) => e.side === side);
+    if (!mine.length) continue;
+    const count = (v) => mine.filter((e) => e.verdict === v).length;
+    const blunders = count("blunder");
+    parts.push(`${COLOUR[side]}: ${blunders} blunder${blunders === 1 ? "" : "s"}, ${count("best")} best of ${mine.length}`);
+  }
+  const unknown = review.entries.filter((e) => e.verdict === "unknown").length;
+  let text = parts.join(" \u00b7 ") || "No moves to review.";
+  if (unknown) text += ` \u00b7 ${unknown} not solved in time`;
+  return text;
+}
+
+function cell(className, text) {
+  const span = document.createElement("span");
+  span.className = className;
+  setText(span, text);
+  return span;
+}
+
+/** Fill a review panel: `parts` = {summary, list} elements; `current` the
+ * number of moves on the board; `onPick(ply)` jumps to the position after
+ * move `ply`. */
+export function renderReview(parts, review, { current = null, onPick = null } = {}) {
+  setText(parts.summary, summary(review));
+  parts.list.replaceChildren();
+  for (const entry of review.entries) {
+    const row = document.createElement(onPick ? "button" : "div");
+    row.className = "review-row";
+    if (onPick) {
+      row.type = "button";
+      row.addEventListener("click", () => onPick(entry.ply));
+    }
+    row.dataset.ply = String(entry.ply);
+    row.dataset.verdict = entry.verdict;
+    row.dataset.side = entry.side;
+    if (entry.ply === current) row.classList.add("current");
+    const before = scoreText(entry.before);
+    const played = scoreText(entry.played);
+    const best = entry.verdict !== "best" && entry.best.length ? `best ${entry.best.join(", ")}` : "";
+    row.append(
+      cell("rv-num", `${entry.ply}.`),
+      cell(`rv-side side-${entry.side}`, COLOUR[entry.side]),
+      cell("rv-move", entry.move),
+      cell("rv-scores", `${before} \u2192 ${played}`),
+      cell("rv-verdict", `${VERDICT_MARK[entry.verdict]} ${VERDICT_WORDS[entry.verdict]}`),
+      cell("rv-best", best),
+    );
+    row.title = `Move ${entry.ply}, ${COLOUR[entry.side]} ${entry.move}: the position was ${scoreWords(entry.before)} ` +
+      `(${before}), the move is ${scoreWords(entry.played)} (${played}) for ${COLOUR[entry.side]}` +
+      (best ? `; ${best}` : "");
+    parts.list.appendChild(row);
+  }
+  const cur = parts.list.querySelector(".current");
+  if (cur && cur.scrollIntoView) cur.scrollIntoView({ block: "nearest" });
+}
+
+/** Mark the moves of a move list (.mv[data-ply]) with their verdicts. */
+export function markMoves(list, review) {
+  for (const mv of list.querySelectorAll(".mv")) {
+    const entry = review ? review.entries.find((e) => e.ply === Number(mv.dataset.ply)) : null;
+    if (entry) mv.dataset.verdict = entry.verdict;
+    else delete mv.dataset.verdict;
+  }
+}
+
+/** Draw `notes` ([{col, text, kind, best, title}]) in the row above the
+ * columns of `board` (a Board), under its click targets; [] clears them.
+ * The places come from the board's own drawing: each column's click target
+ * (x, width) and the frame (its top is the bottom of that row). */
+export function drawColumnNotes(board, notes) {
+  const svg = board.svg;
+  let layer = svg.querySelector(":scope > g.column-notes");
+  if (!notes.length) {
+    if (layer) layer.replaceChildren();
+    return;
+  }
+  if (!layer || layer.nextSibling !== board.hits) {
+    if (layer) layer.remove();
+    layer = el("g", { class: "column-notes" });
+    svg.insertBefore(layer, board.hits);
+  }
+  layer.replaceChildren();
+  const frame = svg.querySelector("rect.frame");
+  const top = frame ? Number(frame.getAttribute("y")) : 60;
+  for (const note of notes) {
+    const hit = board.columns && board.columns[note.col] ? board.columns[note.col].querySelector(".col-hit") : null;
+    if (!hit) continue;
+    const width = Number(hit.getAttribute("width"));
+    const x = Number(hit.getAttribute("x")) + width / 2;
+    const g = el("g", {
+      class: `col-note note-${note.kind}${note.best ? " best" : ""}`, transform: `translate(${x} ${top / 2})`,
+      "data-note": LETTERS[note.col], "data-score": note.text, "data-kind": note.kind, "data-best": note.best ? "1" : "0",
+    }, layer);
+    el("rect", { x: -width / 2 + 4, y: -16, width: width - 8, height: 32, rx: 10, class: "note-pill" }, g);
+    const text = el("text", { y: 7, class: "note-text" }, g);
+    text.textContent = note.text;
+    if (note.title) el("title", {}, g).textContent = note.title;
+  }
+}

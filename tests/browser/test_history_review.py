@@ -1,0 +1,242 @@
+"""Stepping through the game on the room page (back, forward, a move of the
+list, the keys) without losing it, in a local and an online room; the
+review after the game (the exact solver's verdicts, a known blunder), on the
+room page and in the finished-game viewer; the hint's score above every
+column. At 1280x800 and 390x844."""
+
+from __future__ import annotations
+
+import json
+import re
+from contextlib import contextmanager
+
+import pytest
+from browser_helpers import api, board, click_cell, create_room, open_room, piece, wait_over, wait_position
+from playwright.sync_api import expect
+
+from c4lab.rules import Position
+from c4lab.solver import Solver
+
+SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
+MINUS = "\u2212"
+#: Scored with ``c4lab solve --analyze``: White's first move a (-2, where d
+#: was +1) turns a win into a loss, the only blunder; Black's moves are all
+#: best, to a vertical four in column d.
+BLUNDER_GAME = "7x6:adcdcdcd"
+
+
+def score_text(score: int) -> str:
+    return f"+{score}" if score > 0 else f"{MINUS}{-score}" if score < 0 else "0"
+
+
+def notes(page, board_id: str = "board") -> dict[str, str]:
+    """The labels above the columns: column letter -> text."""
+    found = page.locator(f"#{board_id} .col-note").evaluate_all(
+        "ns => ns.map(n => [n.dataset.note, n.dataset.score, n.dataset.best])"
+    )
+    return {letter: text for letter, text, _ in found}
+
+
+def best_notes(page, board_id: str = "board") -> list[str]:
+    return page.locator(f'#{board_id} .col-note[data-best="1"]').evaluate_all("ns => ns.map(n => n.dataset.note)")
+
+
+def viewed(page) -> str | None:
+    return board(page).get_attribute("data-view")
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_stepping_through_a_local_game_does_not_lose_it(server, new_page, size):
+    page = new_page(*SIZES[size])
+    ticket = create_room(server, board="7x6:ddcc", players={"A": "human", "B": "human"})
+    open_room(page, server, ticket)
+    expect(page.locator("#history-bar")).to_be_hidden()
+    expect(page.locator("#step-forward")).to_be_disabled()
+    expect(piece(page, "c2")).to_have_count(1)
+
+    # back one move: c2 (the fourth move) leaves the board, the bar says where we are
+    page.locator("#step-back").click()
+    expect(board(page)).to_have_attribute("data-view", "3")
+    expect(page.locator("#history-bar")).to_be_visible()
+    expect(page.locator("#history-text")).to_contain_text("move 3 of 4")
+    expect(piece(page, "c2")).to_have_count(0)
+    expect(piece(page, "c1")).to_have_count(1)
+    expect(page.locator("#moves .mv.current")).to_have_attribute("data-ply", "3")
+    wait_position(page, "7x6:ddcc")  # the live game is unchanged
+    # the arrow keys step while an earlier position is shown
+    page.keyboard.press("ArrowLeft")
+    expect(board(page)).to_have_attribute("data-view", "2")
+    expect(piece(page, "c1")).to_have_count(0)
+    # a move of the list jumps to its position; Home to the start
+    page.locator('#moves .mv[data-ply="1"]').click()
+    expect(board(page)).to_have_attribute("data-view", "1")
+    expect(page.locator("#board [data-piece]")).to_have_count(1)
+    page.keyboard.press("Home")
+    expect(board(page)).to_have_attribute("data-view", "0")
+    expect(page.locator("#step-back")).to_be_disabled()
+    expect(page.locator("#history-text")).to_contain_text("the start position")
+    page.locator("#step-forward").click()
+    page.keyboard.press("ArrowRight")
+    expect(board(page)).to_have_attribute("data-view", "2")
+
+    # the board is read-only meanwhile: a click there comes back to the game, and plays nothing
+    click_cell(page, "e1")
+    expect(page.locator("#history-bar")).to_be_hidden()
+    assert viewed(page) is None
+    expect(page.locator("#message")).to_contain_text("Back to the game")
+    expect(piece(page, "c2")).to_have_count(1)
+    expect(piece(page, "e1")).to_have_count(0)
+    wait_position(page, "7x6:ddcc")
+    # ... and now the click plays
+    click_cell(page, "e1")
+    wait_position(page, "7x6:ddcce")
+    expect(piece(page, "e1")).to_have_count(1)
+
+    # while playing, Shift+arrows step; the "back to the game" button and End come back
+    page.keyboard.press("Shift+ArrowLeft")
+    expect(board(page)).to_have_attribute("data-view", "4")
+    page.locator("#back-to-live").click()
+    expect(page.locator("#history-bar")).to_be_hidden()
+    page.keyboard.press("Shift+ArrowLeft")
+    page.keyboard.press("Shift+ArrowLeft")
+    expect(board(page)).to_have_attribute("data-view", "3")
+    page.keyboard.press("End")
+    expect(page.locator("#history-bar")).to_be_hidden()
+    expect(piece(page, "e1")).to_have_count(1)
+
+
+@contextmanager
+def bob_plays(server, code: str, token: str):
+    """Bob (seat B) over the protocol: ``play(move, before)`` sends ``move``
+    once the server's position is ``before``."""
+    from websockets.sync.client import connect
+
+    url = server.url.replace("http", "ws", 1) + f"/ws/{code}"
+    with connect(url) as socket:
+        socket.send(json.dumps({"type": "hello", "token": token}))
+
+        def play(move: str, before: str) -> None:
+            while True:
+                message = json.loads(socket.recv(timeout=15))
+                if message["type"] == "state" and message["room"]["position"] == before:
+                    break
+            socket.send(json.dumps({"type": "move", "move": move}))
+
+        yield play
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_stepping_in_an_online_room_keeps_the_opponents_new_moves(server, new_page, size):
+    page = new_page(*SIZES[size])
+    ticket = create_room(server, mode="online", board="7x6", seat="A", name="Ann")
+    guest = api(server, "POST", f"/api/rooms/{ticket['code']}/join", {"name": "Bob"})
+    open_room(page, server, ticket)
+    with bob_plays(server, ticket["code"], guest["token"]) as bob:
+        click_cell(page, "d1")
+        bob("c", "7x6:d")
+        wait_position(page, "7x6:dc")
+        click_cell(page, "d2")
+        wait_position(page, "7x6:dcd")
+        # Ann looks back at the first move while Bob thinks
+        page.locator('#moves .mv[data-ply="1"]').click()
+        expect(board(page)).to_have_attribute("data-view", "1")
+        expect(page.locator("#history-text")).to_contain_text("move 1 of 3")
+        bob("e", "7x6:dcd")
+        wait_position(page, "7x6:dcde")  # the live game went on ...
+        expect(board(page)).to_have_attribute("data-view", "1")  # ... and the view stays
+        expect(page.locator("#history-text")).to_contain_text("move 1 of 4")
+        expect(page.locator("#history-text")).to_contain_text("went on")
+        expect(page.locator("#history-bar")).to_have_attribute("data-moved", "1")
+        expect(piece(page, "e1")).to_have_count(0)
+        expect(page.locator("#status")).to_contain_text("Your move")
+        page.locator("#back-to-live").click()
+        expect(piece(page, "e1")).to_have_count(1)
+        expect(piece(page, "d2")).to_have_count(1)
+        click_cell(page, "d3")
+        wait_position(page, "7x6:dcded")
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_review_marks_the_blunder_and_shows_every_columns_score(server, new_page, size):
+    page = new_page(*SIZES[size])
+    ticket = create_room(server, board=BLUNDER_GAME[:-1], players={"A": "human", "B": "human"})
+    open_room(page, server, ticket)
+    expect(page.locator("#review")).to_be_hidden()  # not before the end
+    click_cell(page, "d4")
+    wait_over(page)
+    page.locator("#review").click()
+    rows = page.locator("#review-list .review-row")
+    expect(rows).to_have_count(8, timeout=60_000)
+    expect(page.locator("#review-summary")).to_contain_text("1 blunder")
+    verdicts = rows.evaluate_all("rs => rs.map(r => r.dataset.verdict)")
+    assert verdicts[0] == "blunder" and verdicts.count("blunder") == 1
+    assert [v for i, v in enumerate(verdicts) if i % 2 == 1] == ["best"] * 4
+    blunder = rows.first
+    expect(blunder).to_contain_text(f"+1 \u2192 {MINUS}2")
+    expect(blunder).to_contain_text("best d")
+    expect(page.locator('#moves .mv[data-ply="1"]')).to_have_attribute("data-verdict", "blunder")
+    expect(page.locator('#moves .mv[data-ply="2"]')).to_have_attribute("data-verdict", "best")
+
+    # a row jumps to the position after that move, with the solver's score of every column
+    blunder.click()
+    expect(board(page)).to_have_attribute("data-view", "1")
+    expect(blunder).to_have_class(re.compile(r"\bcurrent\b"))
+    after_a = Solver().analyze(Position.parse("7x6:a"))
+    expected = {m.token: score_text(v) for m, v in after_a.items()}
+    expect(page.locator("#board .col-note")).to_have_count(7)
+    assert notes(page) == expected
+    assert best_notes(page) == ["b", "d"]  # both +2 for Black
+    page.keyboard.press("ArrowLeft")  # the start: White's own choice, d the best
+    expect(board(page)).to_have_attribute("data-view", "0")
+    assert best_notes(page) == ["d"] and notes(page)["a"] == f"{MINUS}2"
+    page.keyboard.press("End")  # the final position: the game is over, no scores
+    expect(page.locator("#board .col-note")).to_have_count(0)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_finished_game_viewer_has_the_review_too(server, new_page, size):
+    from browser_helpers import play_online_game
+
+    page = new_page(*SIZES[size])
+    code = play_online_game(server, BLUNDER_GAME.split(":")[1])
+    page.goto(server.url + f"/games/{code}")
+    expect(page.locator("#replay-board")).to_have_attribute("data-ply", "8")
+    page.locator("#replay-review").click()
+    rows = page.locator("#replay-review-list .review-row")
+    expect(rows).to_have_count(8, timeout=60_000)
+    expect(rows.first).to_have_attribute("data-verdict", "blunder")
+    expect(page.locator('#replay-moves .mv[data-ply="1"]')).to_have_attribute("data-verdict", "blunder")
+    rows.nth(2).click()
+    expect(page.locator("#replay-board")).to_have_attribute("data-ply", "3")
+    expect(page.locator("#replay-board .col-note")).to_have_count(7)
+    assert notes(page, "replay-board")["d"] == "+5"  # 7x6:adc, Black to move: d wins
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_hint_shows_every_columns_score(server, new_page, size):
+    page = new_page(*SIZES[size])
+    ticket = create_room(server, board="7x6:dd", players={"A": "human", "B": "human"})
+    open_room(page, server, ticket)
+    page.locator("#hint").click()
+    expect(page.locator("#board .col-note")).to_have_count(7, timeout=60_000)
+    exact = Solver().analyze(Position.parse("7x6:dd"))
+    assert notes(page) == {m.token: score_text(v) for m, v in exact.items()}
+    assert best_notes(page) == ["d"]
+    expect(page.locator("#board .hint[data-hint]")).to_have_attribute("data-hint", "d")
+    expect(page.locator("#message")).to_contain_text("exact score")
+    # the scores go with the position: a move clears them
+    click_cell(page, "c1")
+    wait_position(page, "7x6:ddc")
+    expect(page.locator("#board .col-note")).to_have_count(0)
+
+    # off the classic board: a score or the engine's estimate above every column
+    other = create_room(server, board="9x8/Xd3:ddde", players={"A": "human", "B": "human"})
+    open_room(page, server, other)
+    page.locator("#hint").click()
+    labels = page.locator("#board .col-note")
+    expect(labels).to_have_count(9, timeout=60_000)
+    kinds = labels.evaluate_all("ns => ns.map(n => n.dataset.kind)")
+    assert set(kinds) <= {"win", "draw", "loss", "estimate", "unknown"}
+    texts = list(notes(page).values())
+    assert all(re.fullmatch(rf"[+{MINUS}]?\d+|\d+%|\?", t) for t in texts), texts
+    assert len(best_notes(page)) >= 1
