@@ -15,6 +15,10 @@ every variant:
   the number of empty cells still allows;
 * moves are tried in the order of the threats they create (then centre
   first); a transposition table keeps upper and lower bounds;
+* near the leaves (at most 8 empty cells) a node neither counts threats
+  to order its moves nor, on one-word boards, uses the table: there the
+  work saved is less than what it costs (the table is far bigger than the
+  caches: an access is a cache miss);
 * the root narrows the score with null-window searches (iterative deepening
   on the score, not on depth).
 
@@ -81,6 +85,8 @@ from c4lab.solver.words import (
 X_W = 0
 X_H = 1
 X_STRIDE = 2
+X_TT_SKIP = 3  # positions with at most this many empty cells skip the table
+X_ORDER_SKIP = 4  # nodes with at most this many empty cells do not count threats
 X_NODES = 6
 X_LIMIT = 7  # give up (ABORTED) after this many nodes; set to 0 to stop a search
 X_ABORTED = 8
@@ -117,6 +123,22 @@ MAX_BITS = 64 * WIDE_WORDS
 # (``X[X_GEN]``), which costs nothing and leaves the caches alone.
 UPPER = 1
 LOWER = 2
+
+#: Positions with at most this many empty cells are not looked up in the
+#: table nor stored there: they are many and their searches are small, so a
+#: table access (a cache miss, more often than not) costs more than it
+#: saves; the table keeps the bigger searches.  On 7x6:ddddd: 17.0 -> 14.5 s
+#: (178 -> 242 M nodes at 10.4 -> 16.7 M nodes/s).
+TT_MAX_SKIPPED = 8
+#: The same on boards of three words: there a node costs more than a cache
+#: miss, and the table is used everywhere (9x8 near the end: three times
+#: the nodes and twice the time with the limit at 8).
+TT_MAX_SKIPPED_THREE = 0
+#: Nodes with at most this many empty cells try their moves centre first,
+#: without counting the threats each move makes (the parent's count is an
+#: ordering that pays in the big searches; near the leaves most nodes cut at
+#: their first move); their children then compute their opponent's threats.
+ORDER_MAX_SKIPPED = 8
 
 #: Nodes with at least this many empty cells look up their children in the
 #: table for a cut before searching any (enhanced transposition cutoff).
@@ -311,7 +333,7 @@ def negamax(cur, mask, neutral, empty, alpha, beta, depth, check, Xp, ttp, size)
 
     # Moves that do not hand the opponent a win at once.
     row = X_BUF + X_ROW * depth
-    if not check and depth > 0:  # the parent computed them to order its moves
+    if not check and depth > 0 and empty + 1 > np.int64(X[X_ORDER_SKIP]):  # the parent computed them to order its moves
         opp_wins = load(X, row + R_IN, cur)
     else:
         opp_wins = _threats(andnot(andnot(mask, cur), neutral), mask, playable, stride)
@@ -336,8 +358,11 @@ def negamax(cur, mask, neutral, empty, alpha, beta, depth, check, Xp, ttp, size)
         if alpha >= beta:
             return alpha
     high = (empty - 1) // 2
+    stored_here = empty > np.int64(X[X_TT_SKIP])
     slot, key, tag = table_slot(cur, mask, neutral, bottom, playable, X[X_GEN], size)
-    flag, stored = table_get(tt, slot, key, tag)
+    flag, stored = np.int64(0), np.int64(0)
+    if stored_here:
+        flag, stored = table_get(tt, slot, key, tag)
     if flag == UPPER and stored < high:
         high = stored
     elif flag == LOWER and stored > alpha:
@@ -347,18 +372,24 @@ def negamax(cur, mask, neutral, empty, alpha, beta, depth, check, Xp, ttp, size)
         return alpha if flag == LOWER else beta
 
     # Order: the moves that create the most threats first, centre first on
-    # ties (with one move there is nothing to order).
+    # ties (with one move there is nothing to order; near the leaves, centre
+    # first only).
     n = 0
-    ordered = several(moves)
+    counted = empty > np.int64(X[X_ORDER_SKIP])
+    ordered = counted and several(moves)
     for k in range(width):
         c = np.int64(X[X_ORDER + k])
         move = and_(moves, load(X, X_COLUMN + 3 * c, cur))
         if nonzero(move):
-            child = table_slot(next_cur, or_(mask, move), neutral, bottom, playable, X[X_GEN], size)
-            prefetch(ttp, 4 * np.int64(child[0]))
-            made = _threats(or_(cur, move), or_(mask, move), playable, stride)
-            store(X, row + R_THREATS + 3 * c, made)
-            score = popcount(made) if ordered else U0
+            if empty - 1 > np.int64(X[X_TT_SKIP]):
+                child = table_slot(next_cur, or_(mask, move), neutral, bottom, playable, X[X_GEN], size)
+                prefetch(ttp, 4 * np.int64(child[0]))
+            score = U0
+            if counted:
+                made = _threats(or_(cur, move), or_(mask, move), playable, stride)
+                store(X, row + R_THREATS + 3 * c, made)
+                if ordered:
+                    score = popcount(made)
             i = n
             while i > 0 and X[row + R_SCORES + i - 1] < score:
                 X[row + i] = X[row + i - 1]
@@ -384,16 +415,19 @@ def negamax(cur, mask, neutral, empty, alpha, beta, depth, check, Xp, ttp, size)
     for i in range(n):
         c = np.int64(X[row + i])
         move = and_(moves, load(X, X_COLUMN + 3 * c, cur))
-        store(X, row + X_ROW + R_IN, load(X, row + R_THREATS + 3 * c, cur))
+        if counted:
+            store(X, row + X_ROW + R_IN, load(X, row + R_THREATS + 3 * c, cur))
         value = -negamax(next_cur, or_(mask, move), neutral, empty - 1, -beta, -alpha, depth + 1, np.bool_(False),
                          Xp, ttp, size)
         if X[X_ABORTED]:
             return ABORTED
         if value >= beta:
-            table_put(tt, slot, key, tag, LOWER, value, empty)
+            if stored_here:
+                table_put(tt, slot, key, tag, LOWER, value, empty)
             return value
         alpha = max(alpha, value)
-    table_put(tt, slot, key, tag, UPPER, alpha, empty)
+    if stored_here:
+        table_put(tt, slot, key, tag, UPPER, alpha, empty)
     return alpha
 
 
@@ -450,6 +484,8 @@ def context(b: Bitboards, book: Database | None = None) -> np.ndarray:
     X[X_W] = b.width
     X[X_H] = b.height
     X[X_STRIDE] = b.stride
+    X[X_TT_SKIP] = TT_MAX_SKIPPED_THREE if b.wide else TT_MAX_SKIPPED
+    X[X_ORDER_SKIP] = ORDER_MAX_SKIPPED
     X[X_BOTTOM : X_BOTTOM + 3] = words(b.bottom)
     X[X_PLAYABLE : X_PLAYABLE + 3] = words(b.playable)
     X[X_BONUS : X_BONUS + 3] = words(b.bonus)
