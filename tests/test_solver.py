@@ -157,3 +157,54 @@ def test_a_long_search_reports_its_progress() -> None:
         if report.low is not None:
             assert report.low <= report.probe <= report.high  # type: ignore[operator]
         assert "nodes" in report.describe()
+
+
+def _search(position: Position, *, mirror: bool, table: np.ndarray, generation: int = 1) -> tuple[int, int]:
+    """(score, nodes) of the one-word search with mirror sharing forced on
+    from the first node at every position, or off."""
+    from c4lab.solver import negamax
+    from c4lab.solver.bitboard import Bitboards
+
+    b = Bitboards.of(position)
+    X = negamax.context(b)
+    X[negamax.X_LIMIT] = (1 << 63) - 1
+    X[negamax.X_GEN] = generation
+    if mirror:
+        assert X[negamax.X_MIRROR] == negamax.MIRROR_EMPTY  # a symmetric board
+        X[negamax.X_MIRROR] = 0
+        X[negamax.X_MIRROR_AFTER] = 0
+    else:
+        X[negamax.X_MIRROR] = negamax.NO_MIRROR
+    return negamax.solve(b, False, X, table), int(X[negamax.X_NODES])
+
+
+@pytest.mark.parametrize("name", ["Test_L2_R2", "Test_L1_R1"])
+def test_sharing_entries_with_mirror_images_keeps_every_score(name: str) -> None:
+    from c4lab.solver import negamax
+
+    table = negamax.new_table(1 << 16)
+    for generation, item in enumerate(read_set(BENCH_CLASSIC / name, limit=40), start=1):
+        shared, _ = _search(item.position, mirror=True, table=table, generation=2 * generation)
+        own, _ = _search(item.position, mirror=False, table=table, generation=2 * generation + 1)
+        assert shared == own == item.score, item.position.notation
+
+
+def test_a_position_finds_what_its_mirror_image_stored() -> None:
+    from c4lab.solver import negamax
+
+    position = Position.parse("7x6:cdcde")
+    mirror = Position.parse("7x6:ededc")
+    table = negamax.new_table(1 << 18)
+    score, first = _search(position, mirror=True, table=table)
+    again, second = _search(mirror, mirror=True, table=table)
+    assert again == score
+    assert second < first / 10  # most of its tree is in the table already
+
+
+def test_boards_that_are_not_symmetric_do_not_share() -> None:
+    from c4lab.solver import negamax
+    from c4lab.solver.bitboard import Bitboards
+
+    for text, shares in [("7x6", True), ("7x6/Xd2", True), ("7x6/Xa1", False), ("6x5/Bb2", False), ("9x8", False)]:
+        X = negamax.context(Bitboards.of(Position.parse(text)))
+        assert (X[negamax.X_MIRROR] != negamax.NO_MIRROR) == shares, text

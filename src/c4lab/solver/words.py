@@ -322,6 +322,41 @@ def _slot3(cur, mask, neutral, bottom, playable, generation, size):
     return h & U(size - 1), key, tag
 
 
+@njit(inline="always")
+def _mirror1(key, width, stride):
+    """``key`` with its columns in the reverse order (one word)."""
+    column = (U1 << stride) - U1
+    out = U0
+    for c in range(width):
+        out |= ((key >> (U(c) * stride)) & column) << (U(width - 1 - c) * stride)
+    return out
+
+
+@njit(inline="always")
+def _canonical_slot1(cur, mask, neutral, bottom, playable, generation, size, width, stride):
+    key = cur | (mask + bottom)
+    if not (neutral & playable):
+        mirrored = _mirror1(key, width, stride)
+        key = min(key, mirrored)
+    tag = _low_index1(neutral & playable) | ((generation & U(0xFFFFFFFF)) << U(8))
+    return _row1(key, size), key, tag
+
+
+def _canonical_slot3(cur, mask, neutral, bottom, playable, generation, size, width, stride):
+    return _slot3(cur, mask, neutral, bottom, playable, generation, size)
+
+
+def canonical_slot(cur, mask, neutral, bottom, playable, generation, size, width, stride):
+    """:func:`table_slot` of the smaller of the position and its mirror image
+    (a position with a ban piece: its own); one word only (three words: its
+    own slot)."""
+
+
+@overload(canonical_slot)
+def _canonical_slot(cur, mask, neutral, bottom, playable, generation, size, width, stride):
+    return _by_width(cur, _canonical_slot1, _canonical_slot3)
+
+
 def table_slot(cur, mask, neutral, bottom, playable, generation, size):
     """Where the position goes in a table of ``size`` rows, and what
     identifies it there: ``(row, key, tag)``."""
