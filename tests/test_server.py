@@ -418,6 +418,66 @@ def test_agents_play_each_other_in_a_local_room(server: BackgroundServer) -> Non
     asyncio.run(game())
 
 
+def test_a_move_that_waits_for_numba_to_compile_says_so_and_the_notice_goes(server: BackgroundServer) -> None:
+    """While an agent's move waits and numba compiles (simulated here with the
+    compile event numba sends), the room's state carries ``preparing``: the
+    seconds waited, sent every second; once the move is played it is gone."""
+    from numba.core import event
+
+    async def game() -> None:
+        event.start_event("numba:compile", data={})
+        try:
+            room = create(server, mode="local", players={"A": "uct:time=2.5,seed=1", "B": "human"})
+            me = await Client.open(ws_url(server, room["code"]), room["token"])
+            state = me.received[-1]
+            while state["room"].get("preparing") is None:
+                state = await me.expect("state", timeout=5)
+            first = state["room"]["preparing"]
+            assert state["room"]["thinking"] == "A" and 0 < first < 2.5
+            state = await me.expect("state", timeout=5)
+            assert state["room"]["preparing"] > first  # the seconds so far, sent again
+        finally:
+            event.end_event("numba:compile", data={})
+        while state["room"]["thinking"]:
+            state = await me.expect("state", timeout=10)
+        assert state["room"]["position"] != "7x6" and state["room"]["preparing"] is None
+        await me.close()
+
+    asyncio.run(game())
+
+
+def test_a_new_room_prepares_its_agent_while_the_person_thinks(server: BackgroundServer) -> None:
+    """The agent of a new room that does not move first plays a throwaway
+    move in the pool at once (numba compiles, or loads, its kernels), once
+    per agent and kind of board (its name and the board's size: a visitor
+    who varies the options or the cells queues no more warm-ups)."""
+    from c4lab.server import warmup
+
+    create(server, mode="local", players={"A": "human", "B": "uct:iterations=7,seed=3"})
+    assert "uct@7x6" in warmup._warmed
+    assert not warmup.claim("uct@7x6")  # not again in this process
+    create(server, mode="local", players={"A": "human", "B": "uct:iterations=7,seed=4"}, start="7x6/Xa1")
+    assert {k for k in warmup._warmed if k.startswith("uct@")} == {"uct@7x6"}
+
+
+def test_a_move_without_a_compile_never_says_preparing(server: BackgroundServer) -> None:
+    from c4lab.agents import Budget, make_agent
+
+    make_agent("uct").choose(Position.parse("7x6"), Budget(iterations=1))  # compiled in this process already
+
+    async def game() -> None:
+        room = create(server, mode="local", players={"A": "uct:time=1.2,seed=1", "B": "human"})
+        me = await Client.open(ws_url(server, room["code"]), room["token"])
+        state = me.received[-1]
+        while state["room"]["thinking"]:
+            assert state["room"]["preparing"] is None
+            state = await me.expect("state", timeout=10)
+        assert state["room"]["preparing"] is None
+        await me.close()
+
+    asyncio.run(game())
+
+
 # ---------------------------------------------------------------------------
 # Bad input
 # ---------------------------------------------------------------------------

@@ -6,7 +6,10 @@ and ``import conftest`` would be ambiguous.)"""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -96,3 +99,20 @@ def brute_score(position: Position) -> int:
         return memo[key]
 
     return score(position)
+
+
+@contextmanager
+def cheap_server(tmp_path: Path) -> Iterator[Any]:
+    """The game server in-process (a ``TestClient``) on a fresh database in
+    ``tmp_path``, one agent thread and a hint that costs nothing."""
+    from fastapi.testclient import TestClient
+
+    from c4lab.server.app import create_app
+    from c4lab.server.storage import GameStore
+
+    store = GameStore(tmp_path / "games.sqlite")
+    try:
+        with TestClient(create_app(store, hint_spec="random", agent_workers=1)) as client:
+            yield client
+    finally:
+        store.close()

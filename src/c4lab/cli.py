@@ -272,9 +272,12 @@ def play(
     query = {"board": board, "p1": player1, "p2": player2, "first": {"1": "A", "2": "B"}.get(first, "random")}
     if bonus:
         query["bonus"] = "1"
+    from c4lab.server.guard import UNLIMITED
+    from c4lab.server.limits import PERSONAL
+
     _serve(
         host="127.0.0.1", port=port, db=db, forfeit_after=120.0, open_browser=not no_browser, local=True,
-        query=urllib.parse.urlencode(query),
+        query=urllib.parse.urlencode(query), limits=PERSONAL, guard=UNLIMITED, idle_after=None,
     )
 
 
@@ -286,14 +289,64 @@ def play(
     "--forfeit-after", type=float, default=120.0, show_default=True,
     help="Seconds an absent player has to come back before forfeiting.",
 )
-def serve(host: str, port: int, db: str | None, forfeit_after: float) -> None:
-    """Host rooms for online play (and local games) on HOST:PORT."""
-    _serve(host=host, port=port, db=db, forfeit_after=forfeit_after, open_browser=False, local=False)
+@click.option("--max-think", type=click.FloatRange(1.0), default=5.0, show_default=True,
+              help="Most seconds an agent may think about one move (time=).")
+@click.option("--max-iterations", type=click.IntRange(min=1), default=500_000, show_default=True,
+              help="Most iterations an agent may run for one move (iterations=).")
+@click.option("--max-depth", type=click.IntRange(min=1), default=10, show_default=True,
+              help="Deepest search an agent may ask for (depth=).")
+@click.option("--agent-threads", type=click.IntRange(min=1), default=2, show_default=True,
+              help="Worker threads for agents, hints and reviews (one room uses one at most).")
+@click.option("--allow-agent", "allow_agents", multiple=True, metavar="NAME",
+              help="Also let rooms use this agent (repeatable; engine and qlearning run programs or open files).")
+@click.option("--rooms-per-minute", type=click.FloatRange(0), default=10.0, show_default=True,
+              help="New rooms a minute from one client address (0: no limit).")
+@click.option("--joins-per-minute", type=click.FloatRange(0), default=30.0, show_default=True,
+              help="Seats taken a minute from one client address (0: no limit).")
+@click.option("--rooms-per-client", type=click.IntRange(min=0), default=20, show_default=True,
+              help="Open rooms one client address may have made (0: no limit).")
+@click.option("--max-rooms", type=click.IntRange(min=0), default=10_000, show_default=True,
+              help="Open rooms in all (0: no limit).")
+@click.option("--expire-idle", type=click.FloatRange(1.0), default=600.0, show_default=True,
+              help="Seconds before a room nobody has connected to ends (online) or leaves memory (local).")
+@click.option("--allow-origin", "allow_origins", multiple=True, metavar="ORIGIN",
+              help="Also accept browser requests from this page origin, e.g. https://c4.example.com (repeatable; * any).")
+def serve(
+    host: str, port: int, db: str | None, forfeit_after: float, max_think: float, max_iterations: int,
+    max_depth: int, agent_threads: int, allow_agents: tuple[str, ...], rooms_per_minute: float,
+    joins_per_minute: float, rooms_per_client: int, max_rooms: int, expire_idle: float,
+    allow_origins: tuple[str, ...],
+) -> None:
+    """Host rooms for online play (and local games) on HOST:PORT.
+
+    Agents are bounded (a room asking for more is refused, never cut down),
+    each client address is rate-limited, and browsers may act only from
+    this server's own pages (or --allow-origin): see docs/protocol.md.
+    """
+    from c4lab.server.guard import GuardOptions, normal_origin
+    from c4lab.server.limits import AgentLimits
+
+    try:
+        for origin in allow_origins:
+            normal_origin(origin)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--allow-origin") from None
+    limits = AgentLimits.with_agents(
+        allow_agents, max_time=max_think, max_iterations=max_iterations, max_depth=max_depth, threads=agent_threads,
+    )
+    guard = GuardOptions(
+        rooms_per_minute=rooms_per_minute or None, joins_per_minute=joins_per_minute or None,
+        rooms_per_client=rooms_per_client or None, max_rooms=max_rooms or None, allow_origins=allow_origins,
+    )
+    _serve(
+        host=host, port=port, db=db, forfeit_after=forfeit_after, open_browser=False, local=False,
+        limits=limits, guard=guard, idle_after=expire_idle,
+    )
 
 
 def _serve(
     host: str, port: int | None, db: str | None, forfeit_after: float, open_browser: bool, local: bool,
-    query: str = "",
+    query: str = "", **options: Any,
 ) -> None:
     from c4lab.server.run import run_in_foreground
     from c4lab.server.storage import StorageError
@@ -301,30 +354,45 @@ def _serve(
     try:
         run_in_foreground(
             db, host, port, forfeit_after=forfeit_after, local=local, open_browser=open_browser, query=query,
-            say=click.echo,
+            say=click.echo, **options,
         )
     except StorageError as exc:
+        raise click.ClickException(str(exc)) from None
+    except ValueError as exc:  # a limit the hints or a stored setting do not fit
         raise click.ClickException(str(exc)) from None
 
 
 @main.command()
 @click.argument("url")
 @click.option("--name", default=None, help="Your display name when you take a free seat (1-24 characters).")
-@click.option("--token", default=None, help="The token of your seat: come back to a game you left.")
+@click.option("--token", default=None, envvar="C4LAB_TOKEN", show_envvar=True,
+              help="The token of your seat: come back to a game you left (visible to others in ps: "
+                   "prefer --token-file or C4LAB_TOKEN).")
+@click.option("--token-file", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="Read the token from this file (its first line).")
 @click.option("--watch", is_flag=True, help="Watch as a spectator, even if a seat is free.")
 @click.option("--color/--no-color", default=None, help="Force colours on or off (default: when a terminal).")
-def connect(url: str, name: str | None, token: str | None, watch: bool, color: bool | None) -> None:
+def connect(
+    url: str, name: str | None, token: str | None, token_file: str | None, watch: bool, color: bool | None
+) -> None:
     """Play or watch an online room in the terminal.
 
     URL is the room's link, http://HOST:PORT/r/CODE (or ws://HOST:PORT/ws/CODE).
-    Without --token you take the free seat (the token to come back is
-    printed), or watch if there is none. Type a column letter or number;
-    r resigns, e exits. Exit status: 0 at the end of the game, 2 for a bad
-    link or an unknown room, 1 for a connection lost for good.
+    Without a token you take the free seat (the token to come back is
+    printed), or watch if there is none. The token comes from --token-file,
+    the C4LAB_TOKEN environment variable or --token (which other users of
+    this machine can see in ps). Type a column letter or number; r resigns,
+    e exits. Exit status: 0 at the end of the game, 2 for a bad link or an
+    unknown room, 1 for a connection lost for good.
     """
     from c4lab.ui.online import run_online
 
-    sys.exit(run_online(url, name=name, token=token, watch=watch, color=color))
+    if token_file is not None:
+        with open(token_file, encoding="utf-8") as lines:
+            token = lines.readline().strip()
+        if not token:
+            raise click.BadParameter("the file holds no token", param_hint="--token-file")
+    sys.exit(run_online(url, name=name, token=token or None, watch=watch, color=color))
 
 
 @main.command()

@@ -103,3 +103,28 @@ def test_the_evaluation_bar_keeps_its_width_whatever_its_label_says(server, new_
     wait_position(page, "5x4:abacac")
     expect(page.locator("#eval-label")).to_contain_text("No evaluation")
     assert track.bounding_box()["width"] == pytest.approx(empty, abs=1)
+
+
+def test_the_page_says_the_engine_is_being_prepared_while_numba_compiles(server, new_page):
+    """The first start after an install: while the agent's move waits for
+    numba's compiler (simulated with the compile event numba sends), the
+    page says "preparing the engine, first start only" with the seconds so
+    far; the notice goes with the move."""
+    from browser_helpers import create_room, open_room, wait_my_turn
+    from numba.core import event
+
+    page = new_page(1280, 800)
+    event.start_event("numba:compile", data={})
+    try:
+        ticket = create_room(server, players={"A": "uct:time=3,seed=1", "B": "human"})
+        open_room(page, server, ticket)
+        notice = page.locator("#preparing")
+        expect(notice).to_be_visible(timeout=2500)
+        expect(notice).to_contain_text("preparing the engine, first start only")
+        expect(notice).to_contain_text(" s")
+        box, board = notice.bounding_box(), page.locator("#board").bounding_box()
+        assert box["y"] < board["y"] + board["height"] and box["y"] + box["height"] < 800  # by the board, on screen
+    finally:
+        event.end_event("numba:compile", data={})
+    wait_my_turn(page)
+    expect(page.locator("#preparing")).to_have_count(0)

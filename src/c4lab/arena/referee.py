@@ -20,6 +20,14 @@ from c4lab.rules import Position
 RESULTS = ("A", "B", "draw")
 
 
+def _count(data: dict[str, Any], key: str) -> int:
+    """``data[key]``, a whole number >= 0 (JSON's 1.5, true or 1e999 are not)."""
+    value = data[key]
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{key} must be a whole number >= 0, not {value!r}")
+    return value
+
+
 @dataclass(frozen=True)
 class Game:
     """A finished game as the arena records it: one JSON line of the
@@ -60,7 +68,10 @@ class Game:
         result = data["result"]
         if result not in RESULTS:
             raise ValueError(f"result must be one of {', '.join(RESULTS)}, not {result!r}")
+        if not isinstance(data["position"], str) or not isinstance(data["start"], str):
+            raise TypeError("position and start must be position strings")
         position = Position.parse(data["position"])  # PositionError is a ValueError
+        Position.parse(data["start"])
         forfeit = data.get("forfeit")
         if forfeit is None and position.result != result:
             raise ValueError(f"result {result!r} does not match the position {data['position']!r}")
@@ -69,10 +80,10 @@ class Game:
             result=result,
             a=str(data["A"]),
             b=str(data["B"]),
-            start=str(data["start"]),
-            pairing=int(data["pairing"]),
-            pair=int(data["pair"]),
-            game=int(data["game"]),
+            start=data["start"],
+            pairing=_count(data, "pairing"),
+            pair=_count(data, "pair"),
+            game=_count(data, "game"),
             times={str(k): [float(t) for t in v] for k, v in dict(data.get("times", {})).items()},
             forfeit=Forfeit(str(forfeit["side"]), str(forfeit["reason"]), str(forfeit["detail"])) if forfeit else None,
         )

@@ -5,8 +5,9 @@ other line one game (``Game.to_dict``).  Games are appended a pair at a time
 and flushed to disk, so an interrupted run loses at most the pairs in
 flight; started again with the same file, it plays only what is missing.
 A last line cut short by the interruption (no newline at its end) is
-dropped and its pair played again; any other bad line is an error that
-names the file and line, and nothing is written.
+dropped and its pair played again; any other bad line (not UTF-8, not JSON,
+not a record, a value of the wrong type, a game outside the experiment's
+schedule) is an error that names the file and line, and nothing is written.
 """
 
 from __future__ import annotations
@@ -27,6 +28,11 @@ HEADER_KEY = "c4lab_arena"
 
 class ResultsError(ValueError):
     """A results file that cannot be read, or that holds another experiment."""
+
+
+#: What reading a record that is not one may raise: JSON's own errors, a
+#: number too large for an integer, arrays nested too deep, wrong types.
+BAD_RECORD = (ValueError, KeyError, TypeError, AttributeError, OverflowError, RecursionError)
 
 
 @dataclass(frozen=True)
@@ -58,33 +64,46 @@ def read_results(path: str | Path) -> Results:
         raw = path.read_bytes()
     except OSError as err:
         raise ResultsError(f"cannot read {path}: {err.strerror or err}") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise ResultsError(f"{path}: not UTF-8 text (byte {err.start})") from None
-    lines = text.split("\n")
+    chunks = raw.split(b"\n")  # lines of bytes: a cut last line may end inside a character
     cut = False
-    if lines and lines[-1] == "":
-        lines.pop()
-    elif lines:
+    if chunks and chunks[-1] == b"":
+        chunks.pop()
+    elif chunks:
         cut = True  # no newline at the end: the last write was interrupted
-        lines.pop()
-    if not lines:
+        chunks.pop()
+    if not chunks:
         raise ResultsError(f"{path} is empty: not an arena results file")
+    lines = []
+    for number, chunk in enumerate(chunks, 1):
+        try:
+            lines.append(chunk.decode("utf-8"))
+        except UnicodeDecodeError as err:
+            raise ResultsError(f"{path}:{number}: not UTF-8 text (byte {err.start} of the line)") from None
     try:
         header = json.loads(lines[0])
         config = ArenaConfig.from_dict(header["config"])
         if header.get(HEADER_KEY) != FORMAT:
             raise ValueError(f"format {header.get(HEADER_KEY)!r}, expected {FORMAT}")
-    except (ValueError, KeyError, TypeError, ArenaError) as err:
-        raise ResultsError(f"{path}:1: not an arena results header ({err})") from None
+    except (*BAD_RECORD, ArenaError) as err:
+        raise ResultsError(f"{path}:1: not an arena results header ({type(err).__name__}: {err})") from None
+    pairings = config.pairings()
     games: list[Game] = []
     keys: set[tuple[int, int, int]] = set()
     for number, line in enumerate(lines[1:], 2):
         try:
             game = Game.from_dict(json.loads(line))
-        except (ValueError, KeyError, TypeError) as err:
+        except BAD_RECORD as err:
             raise ResultsError(f"{path}:{number}: not a game record ({type(err).__name__}: {err})") from None
+        if game.pairing >= len(pairings) or game.pair >= config.pairs_per_pairing or game.game > 1:
+            raise ResultsError(
+                f"{path}:{number}: game {(game.pairing, game.pair, game.game)} is not in this experiment's schedule"
+            )
+        first, second = pairings[game.pairing]
+        if (game.a, game.b) != ((first, second) if game.game == 0 else (second, first)):
+            raise ResultsError(
+                f"{path}:{number}: game {(game.pairing, game.pair, game.game)} is not played by "
+                f"{game.a!r} and {game.b!r} in this experiment"
+            )
         key = (game.pairing, game.pair, game.game)
         if key in keys:
             raise ResultsError(f"{path}:{number}: game {key} is recorded twice")

@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from c4lab.rules.errors import quote
 from c4lab.rules.move import Move
@@ -360,13 +361,34 @@ _COMMANDS: dict[str, type[Hello | IsReady | NewGame | Stop | Quit]] = {"c4lab": 
 _REPLIES: dict[str, type[HelloOk | ReadyOk]] = {"c4labok": HelloOk, "readyok": ReadyOk}
 
 
+def _one_line(line: str) -> _Words:
+    """The words of ``line`` without its line end; a ``ProtocolError`` if
+    a line break is left inside it (it would be two lines, or a message
+    that could not be written back on one)."""
+    line = line.rstrip("\r\n")
+    for at, char in enumerate(line):
+        if char in "\r\n":
+            raise ProtocolError(line, "a line break inside the line", at)
+    return _Words(line)
+
+
+def _checked(words: _Words, build: Any, *args: Any) -> Any:
+    """``build(*args)``, its ValueError (a value the message refuses) made a ProtocolError."""
+    try:
+        return build(*args)
+    except ProtocolError:
+        raise
+    except ValueError as exc:
+        raise words.fail(str(exc)) from None
+
+
 def parse_command(line: str) -> Command:
     """The command written on ``line`` (a driver's message to an engine).
 
     >>> parse_command("go time 0.5")
     Go(time=0.5, iterations=None)
     """
-    words = _Words(line.rstrip("\r\n"))
+    words = _one_line(line)
     if words.at_end():
         raise words.fail("the line is empty")
     head, at = words.next("a command")
@@ -376,14 +398,14 @@ def parse_command(line: str) -> Command:
     if head == "position":
         text, _ = words.next("a position string after 'position'")
         words.done("position " + text)
-        return SetPosition(text)
+        return _checked(words, SetPosition, text)
     if head == "setoption":
         words.expect("name", "setoption")
         name, name_at = words.next("an option name after 'name'")
         if not OPTION_NAME.fullmatch(name):
             raise words.fail(f"an option name is one word of letters, digits, '_', '-' or '.', not {name!r}", name_at)
         words.expect("value", f"setoption name {name}")
-        return SetOption(name, words.rest(f"the value of option {name!r}"))
+        return _checked(words, SetOption, name, words.rest(f"the value of option {name!r}"))
     if head == "go":
         limits: dict[str, float | int] = {}
         while not words.at_end():
@@ -393,7 +415,7 @@ def parse_command(line: str) -> Command:
             if key in limits:
                 raise words.fail(f"'{key}' is given twice", key_at)
             limits[key], _ = _number(words, key, float if key == "time" else int, positive=True)
-        return Go(**limits)  # type: ignore[arg-type]
+        return _checked(words, lambda: Go(**limits))  # type: ignore[arg-type]
     raise words.fail(
         f"unknown command {head!r} (commands: c4lab, isready, setoption, newgame, position, go, stop, quit)", at
     )
@@ -405,7 +427,7 @@ def parse_reply(line: str) -> Reply:
     >>> parse_reply("bestmove b+a")
     BestMove(move=Move.parse('b+a'))
     """
-    words = _Words(line.rstrip("\r\n"))
+    words = _one_line(line)
     if words.at_end():
         raise words.fail("the line is empty")
     head, at = words.next("a reply")
@@ -416,7 +438,7 @@ def parse_reply(line: str) -> Reply:
         key, key_at = words.next("'name' or 'author' after 'id'")
         if key not in ("name", "author"):
             raise words.fail(f"an id line gives 'name' or 'author', not {key!r}", key_at)
-        return Id(key, words.rest(f"the {key} after 'id {key}'"))
+        return _checked(words, Id, key, words.rest(f"the {key} after 'id {key}'"))
     if head == "option":
         words.expect("name", "option")
         name, name_at = words.next("an option name after 'name'")
@@ -427,7 +449,7 @@ def parse_reply(line: str) -> Reply:
         if kind not in OPTION_TYPES:
             raise words.fail(f"an option type is one of {', '.join(OPTION_TYPES)}, not {kind!r}", kind_at)
         words.expect("default", f"option name {name} type {kind}")
-        return Option(name, kind, words.rest(f"the default of option {name!r}"))
+        return _checked(words, Option, name, kind, words.rest(f"the default of option {name!r}"))
     if head == "bestmove":
         token, token_at = words.next("a move token after 'bestmove'")
         try:
@@ -437,7 +459,7 @@ def parse_reply(line: str) -> Reply:
         words.done("bestmove " + token)
         return BestMove(move)
     if head == "error":
-        return Error(words.rest("the message after 'error'"))
+        return _checked(words, Error, words.rest("the message after 'error'"))
     if head == "info":
         return _parse_info(words)
     raise words.fail(
@@ -477,4 +499,4 @@ def _parse_info(words: _Words) -> Info:
             raise words.fail(
                 f"unknown info field {key!r} (fields: value, iterations, time, pv, string)", key_at
             )
-    return Info(**fields)  # type: ignore[arg-type]
+    return _checked(words, lambda: Info(**fields))  # type: ignore[arg-type]

@@ -7,6 +7,7 @@ around a ``GameStore``; ``c4lab play`` and ``c4lab serve`` run it on uvicorn.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
@@ -14,18 +15,25 @@ from importlib import resources
 from typing import Any, Literal
 
 from fastapi import FastAPI, HTTPException, Request, WebSocket
-from fastapi.responses import HTMLResponse
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 from starlette.websockets import WebSocketDisconnect
 
 from c4lab.agents import agent_infos
 from c4lab.agents.catalogue import catalogue
+from c4lab.rules import Position, Variant
+from c4lab.server.guard import UNLIMITED, Guard, GuardOptions, RoomOwners, Throttle, client_of, too_many
+from c4lab.server.limits import AgentLimits
 from c4lab.server.protocol import RateLimit, parse
-from c4lab.server.rooms import HINT_SPEC, LOCAL_ONLY, RoomError, RoomManager
-from c4lab.server.storage import GameStore
+from c4lab.server.rooms import HINT_SPEC, IDLE_AFTER, RoomError, RoomManager
+from c4lab.server.storage import GameStore, StorageError
 
-STATUS = {"room-full": 409, "game-over": 409, "unknown-room": 404}
+log = logging.getLogger(__name__)
+
+STATUS = {"room-full": 409, "game-over": 409, "unknown-room": 404, "storage-failed": 503, "over-limit": 422}
 
 
 class CreateRoom(BaseModel):
@@ -46,6 +54,10 @@ class CreateRoom(BaseModel):
 
 class JoinRoom(BaseModel):
     name: str | None = None
+    request_id: str | None = Field(
+        None, min_length=8, max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$",
+        description="chosen by the client: the same join again (its answer was lost) gets the same seat and token",
+    )
 
 
 class Ticket(BaseModel):
@@ -95,16 +107,38 @@ def create_app(
     store: GameStore,
     *,
     forfeit_after: float = 120.0,
-    agent_workers: int = 2,
+    agent_workers: int | None = None,
     hint_spec: str = HINT_SPEC,
+    limits: AgentLimits | None = None,
+    guard: GuardOptions = UNLIMITED,
+    idle_after: float | None = IDLE_AFTER,
+    warm_up: bool = False,
 ) -> FastAPI:
-    """The application over ``store`` (the caller opens and closes it)."""
-    executor = ThreadPoolExecutor(max_workers=agent_workers, thread_name_prefix="c4lab-agent")
-    manager = RoomManager(store, executor, forfeit_after=forfeit_after, hint_spec=hint_spec)
+    """The application over ``store`` (the caller opens and closes it).
+
+    ``limits`` bound the agents (``AgentLimits()`` if none; ``agent_workers``
+    overrides its thread count); ``guard`` sets the abuse limits (none by
+    default: ``c4lab serve`` passes its options; the Origin check and the
+    body cap always apply); ``idle_after``: ``rooms.IDLE_AFTER``; ``warm_up``:
+    at start, compile (or load) the default level's kernels for the classic
+    board in the background, before anyone asks (``c4lab serve`` and
+    ``play``: a new room's agents are prepared when it is made anyway)."""
+    limits = limits or AgentLimits()
+    threads = agent_workers or limits.threads
+    executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="c4lab-agent")
+    manager = RoomManager(
+        store, executor, forfeit_after=forfeit_after, hint_spec=hint_spec, limits=limits, idle_after=idle_after
+    )
+    creations = Throttle(guard.rooms_per_minute) if guard.rooms_per_minute else None
+    joins = Throttle(guard.joins_per_minute) if guard.joins_per_minute else None
+    owners = RoomOwners()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         manager.resume()  # online rooms left open by a previous run end on time
+        manager.start_sweeping()  # rooms nobody uses end (online) or leave memory (local)
+        if warm_up and "hard" in limits.allowed:
+            manager.prepare("hard", Position(Variant(7, 6)))
         yield
         await manager.close()
         executor.shutdown(wait=False, cancel_futures=True)
@@ -115,6 +149,25 @@ def create_app(
         lifespan=lifespan,
     )
     app.state.manager = manager
+    app.add_middleware(Guard, options=guard)  # the Origin check and the body cap, before anything is read
+
+    @app.exception_handler(StorageError)
+    async def storage_failed(request: Request, exc: StorageError) -> JSONResponse:
+        """A read of the database that failed (a damaged row, a lock held
+        too long): 503 and one line in the log, never a traceback; the
+        client is not told the server's file names."""
+        log.warning("%s %s: %s", request.method, request.url.path, exc)
+        return JSONResponse({"detail": "the game database cannot be read right now: try again later"}, 503)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_body(request: Request, exc: RequestValidationError) -> JSONResponse:
+        """A body of the wrong shape: 422 with where and what, as FastAPI
+        says it, but without echoing the input back (it may be large, or a
+        value JSON cannot write, such as ``Infinity``: FastAPI's own
+        handler then failed with a 500)."""
+        errors = [{"loc": list(e.get("loc", ())), "msg": str(e.get("msg", "")), "type": str(e.get("type", ""))}
+                  for e in exc.errors()]
+        return JSONResponse({"detail": jsonable_encoder(errors)}, 422)
     static = resources.files("c4lab.server").joinpath("static")
     app.mount("/static", RevalidatedStatic(directory=str(static)), name="static")
 
@@ -130,18 +183,31 @@ def create_app(
     @app.post("/api/rooms", response_model=Ticket)
     async def create_room(body: CreateRoom, request: Request) -> Ticket:
         """Create a room: local (you and/or agents) or online (you and a guest)."""
+        client = client_of(request.scope)
+        if creations is not None and (wait := creations.wait(client)):
+            raise too_many(wait, f"too many new rooms from your address: at most {guard.rooms_per_minute:g} a minute")
+        if guard.rooms_per_client is not None and owners.open_count(client, manager.is_open) >= guard.rooms_per_client:
+            raise too_many(60, f"your address has {guard.rooms_per_client} open rooms, the most allowed: "
+                               "finish or leave one first (a room nobody uses ends by itself)")
+        if guard.max_rooms is not None and manager.open_count() >= guard.max_rooms:
+            raise HTTPException(503, "this server is full: try again later", headers={"Retry-After": "60"})
         try:
             room, token, seats = manager.create(body.model_dump(exclude_none=True))
         except RoomError as exc:
             raise fail(exc) from None
+        owners.add(client, room.code)
         return Ticket(code=room.code, url=f"/r/{room.code}", token=token, seats=seats, link=link_to(request, room.code))
 
     @app.post("/api/rooms/{code}/join", response_model=Ticket)
     async def join_room(code: str, body: JoinRoom, request: Request) -> Ticket:
-        """Take the free seat of an online room."""
+        """Take the free seat of an online room (a ``request_id`` makes a
+        retry safe: the same id from the same address gets the same seat)."""
+        client = client_of(request.scope)
+        if joins is not None and (wait := joins.wait(client)):
+            raise too_many(wait, f"too many joins from your address: at most {guard.joins_per_minute:g} a minute")
         room = room_or_404(code)
         try:
-            token, seats = manager.join(room, body.name)
+            token, seats = manager.join(room, body.name, body.request_id, client)
         except RoomError as exc:
             raise fail(exc) from None
         return Ticket(code=room.code, url=f"/r/{room.code}", token=token, seats=seats, link=link_to(request, room.code))
@@ -152,19 +218,25 @@ def create_app(
         return room_or_404(code).state(manager.forfeit_after)
 
     @app.get("/api/agents")
-    async def list_agents() -> list[dict[str, str]]:
+    async def list_agents() -> list[dict[str, Any]]:
         """The computer players a seat can take, in the picker's order (the
         levels weakest first, the research agents, the experimental ones):
-        name, group, a one-line summary and the full description.  Not the
-        human, nor the agents only the local command line may use, nor one
-        whose optional package is missing here."""
-        offered = [
-            i for i in agent_infos()
-            if i.name not in {"human", *LOCAL_ONLY} and not i.unavailable  # never offered if it cannot play
-        ]
+        name, group, a one-line summary, the full description and this
+        server's ``limits`` on its parameters (``{"time": 5.0, ...}``).  Only
+        the server's allowlist, never the human, nor one whose optional
+        package is missing here."""
+        infos = {i.name: i for i in agent_infos() if limits.offered(i)}  # never offered if it cannot play
         return [
-            {"name": o.name, "group": o.group, "summary": o.summary, "help": o.help} for o in catalogue(offered)
+            {"name": o.name, "group": o.group, "summary": o.summary, "help": o.help,
+             "limits": limits.agent_bounds(infos[o.name])}
+            for o in catalogue(list(infos.values()))
         ]
+
+    @app.get("/api/limits")
+    async def list_limits() -> dict[str, Any]:
+        """This server's limits: on agents (think time, iterations, depth,
+        threads, the allowed agents) and on each client (see docs/protocol.md)."""
+        return {**limits.public(), **guard.public(), "idle_after": idle_after, "forfeit_after": forfeit_after}
 
     @app.get("/api/games")
     async def list_games() -> list[dict[str, Any]]:
@@ -206,7 +278,13 @@ def create_app(
     async def room_socket(socket: WebSocket, code: str) -> None:
         await socket.accept()
         conn = SocketConnection(socket)
-        room = await manager.attach(code, conn)
+        try:
+            room = await manager.attach(code, conn)
+        except StorageError as exc:  # a stored room that cannot be read: say so, close cleanly
+            log.warning("/ws/%s: %s", code, exc)
+            await conn.send_json({"type": "error", "code": "storage-failed", "message": "this room cannot be read right now"})
+            await socket.close(code=1011)
+            return
         if room is None:
             await conn.send_json({"type": "error", "code": "unknown-room", "message": f"no room {code!r}"})
             await socket.close(code=4404)

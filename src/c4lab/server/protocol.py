@@ -36,10 +36,12 @@ def parse(text: str | bytes) -> dict[str, Any]:
         message = json.loads(text)
     except json.JSONDecodeError as exc:
         raise RoomError("bad-json", f"not JSON: {exc.msg} at character {exc.pos}") from None
+    except (ValueError, RecursionError) as exc:  # a number too long to convert, arrays nested too deep
+        raise RoomError("bad-json", f"not JSON this server reads: {exc}") from None
     if not isinstance(message, dict):
         raise RoomError("bad-message", "a message is a JSON object with a 'type'")
     kind = message.get("type")
-    if kind not in MESSAGES:
+    if not isinstance(kind, str) or kind not in MESSAGES:  # an object or a list is no type (nor hashable)
         known = ", ".join(MESSAGES)
         raise RoomError("bad-message", f"unknown message type {kind!r} (known: {known})")
     for name, expected in MESSAGES[kind].items():

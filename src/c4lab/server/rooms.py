@@ -7,6 +7,12 @@ always on disk.  Agents think in worker threads (the search kernels release
 the GIL) and their move is applied only if the room has not changed since
 they started (an undo or a resignation cancels it).
 
+A change whose write fails (a full disk, a database locked too long: a
+``StorageError``) is not kept: the room is put back as it was, the client
+gets the error ``storage-failed`` and the server goes on (``_change``).  A
+presence stamp that cannot be written (a player leaving or coming back) is
+only logged: it is kept in memory and written with the next change.
+
 Connections are anything with ``async send_json(obj)``: the WebSocket
 handler in ``app.py`` wraps Starlette's socket, tests may pass fakes.
 """
@@ -14,11 +20,14 @@ handler in ``app.py`` wraps Starlette's socket, tests may pass fakes.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import hashlib
 import logging
 import random
 import secrets
 import time
+from collections.abc import Iterator
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -27,7 +36,9 @@ from c4lab.agents import Agent, make_agent, parse_spec
 from c4lab.rules import IllegalMoveError, Position
 from c4lab.rules.setup import starting_position
 from c4lab.server import review as reviews
-from c4lab.server.storage import GameRow, GameStore
+from c4lab.server import warmup
+from c4lab.server.limits import AgentLimits, LimitError
+from c4lab.server.storage import GameRow, GameStore, StorageError
 
 log = logging.getLogger(__name__)
 
@@ -36,10 +47,19 @@ SIDES = ("A", "B")
 OPEN = ("waiting", "playing")
 NAME_MAX = 24
 HINT_SPEC = "master:time=0.5"
-#: Agents that start programs (``engine``) or open files (``qlearning``'s
-#: table) on this machine: never from a network request, which could run
-#: anything or probe the server's files.
-LOCAL_ONLY = frozenset({"engine", "qlearning"})
+#: Seconds a room nobody has connected to since it was made (or since the
+#: guest took their seat) stays open (``--expire-idle``): then an online
+#: room ends abandoned, a local one leaves memory (its row stays, and its
+#: page can take it up again).
+IDLE_AFTER = 600.0
+#: Seconds into an agent's move when, if numba is compiling, the room says
+#: it is preparing the engine; then how often it says how long so far.
+PREPARING_FIRST = 0.3
+PREPARING_EVERY = 1.0
+#: Seconds before an agent whose move could not be saved tries again.
+STORAGE_RETRY = 5.0
+#: What a client is told when a change could not be saved (the log has the details).
+STORAGE_FAILED = "the server could not save this change (its disk may be full): nothing changed, try again later"
 
 
 class RoomError(ValueError):
@@ -133,10 +153,20 @@ class Room:
     finished: float | None = None
     evaluation: float | None = None
     thinking: str | None = None
+    #: While the thinking agent waits for numba to compile (the first start
+    #: after an install): the seconds it has waited so far, else None.
+    preparing: float | None = None
     generation: int = 0
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     connections: dict[Connection, set[str]] = field(default_factory=dict)
     forfeit_task: asyncio.Task[None] | None = None
+    #: When the room last changed or was sent to anyone (``broadcast``): idle rooms expire.
+    touched: float = field(default_factory=time.time)
+    #: One job of the room in the agent pool at a time (a move, a hint):
+    #: a room never holds more than one worker thread, so none starves the others.
+    work: asyncio.Lock = field(default_factory=asyncio.Lock)
+    #: Answers to joins by (client, request id): the same seat and token again.
+    joins: dict[tuple[str, str], tuple[str, list[str]]] = field(default_factory=dict)
 
     # -- views ------------------------------------------------------------------
 
@@ -154,6 +184,7 @@ class Room:
             reason=self.reason,
             seats={side: seat.public() for side, seat in self.seats.items()},
             thinking=self.thinking,
+            preparing=self.preparing if self.thinking else None,
             evaluation=self.evaluation,
             forfeit_after=forfeit_after if self.mode == "online" else None,
         )
@@ -197,7 +228,11 @@ class RoomManager:
         forfeit_after: float = 120.0,
         hint_spec: str = HINT_SPEC,
         rng: random.Random | None = None,
+        limits: AgentLimits | None = None,
+        idle_after: float | None = IDLE_AFTER,
     ) -> None:
+        """``limits`` bound the agents of rooms and hints (``AgentLimits``'
+        defaults if none); ``idle_after``: see ``IDLE_AFTER`` (None: never)."""
         self.store = store
         self.executor = executor
         self.forfeit_after = forfeit_after
@@ -208,6 +243,12 @@ class RoomManager:
         #: Reviews of finished games by position (and those being computed),
         #: so that asking again, or from another page, costs nothing.
         self._reviews: dict[tuple[str, int], asyncio.Future[dict[str, Any]]] = {}
+        self.limits = limits or AgentLimits()
+        self.limits.make(hint_spec, listed=False)  # the hints keep the same limits: a bad one stops the server at start
+        self.idle_after = idle_after
+        #: Reviews at once: at most half the pool, so that agents always find a thread.
+        self._reviewing = asyncio.Semaphore(max(1, self.limits.threads // 2))
+        warmup.COMPILING.install()  # a move that waits for numba's compiler says so (``preparing``)
 
     # -- creating and finding rooms -------------------------------------------------
 
@@ -255,9 +296,35 @@ class RoomManager:
             public=bool(options.get("public", False)) and mode == "online", status=status,
         )
         self._settle(room)
-        self.store.save(room.row())
+        try:
+            self.store.save(room.row())
+        except StorageError as exc:
+            room.generation += 1  # an agent that started on the first move has nothing to play in
+            raise self._unsaved(room, exc) from None
         self.rooms[room.code] = room
+        for side, seat in seats.items():
+            if seat.kind == "agent" and room.thinking != side:  # an agent to move warms up by moving
+                self.prepare(seat.spec or seat.name, position)
         return room, token, held
+
+    def prepare(self, spec: str, start: Position) -> None:
+        """Compile ``spec``'s kernels (numba's first start; later starts load
+        them from the cache) in the agent pool, off the event loop, while the
+        person thinks: once per agent and kind of board in this process (the
+        agent's name, not its options, and the board's size and bonus, not its
+        cells: a visitor varying a seed or a cell queues no more warm-ups)."""
+        variant = start.variant
+        kind = f"{spec.split(':', 1)[0]}@{variant.width}x{variant.height}{'B' if variant.bonus else ''}"
+        if not warmup.claim(kind):
+            return
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # no event loop here (a test): nothing to hide the compile behind
+            return
+        self._spawn(self._warm_up(spec, start))
+
+    async def _warm_up(self, spec: str, start: Position) -> None:
+        await asyncio.get_running_loop().run_in_executor(self.executor, warmup.warm_up, spec, start)
 
     def _start(self, options: dict[str, Any]) -> Position:
         bonus = bool(options.get("bonus", False))
@@ -277,13 +344,18 @@ class RoomManager:
         except ValueError as exc:
             raise RoomError("bad-board", str(exc)) from None
 
-    def _agent_seat(self, spec: str) -> Seat:
+    def _agent_seat(self, spec: str, stored: bool = False) -> Seat:
+        """An agent's seat, if the server's limits allow ``spec`` (a room
+        ``stored`` under other limits keeps its agent, if still allowed)."""
         if spec == "human":
             raise AssertionError("not an agent")
         try:
-            if parse_spec(spec)[0] in LOCAL_ONLY:
-                raise RoomError("bad-agent", f"{spec!r} runs a program or opens a file: only the local command line may use it")
-            agent = make_agent(spec)
+            if stored and parse_spec(spec)[0] in self.limits.allowed:
+                agent = make_agent(spec)
+            else:
+                agent = self.limits.make(spec)
+        except LimitError as exc:
+            raise RoomError("over-limit" if exc.limit != "agent" else "bad-agent", exc.message) from None
         except ValueError as exc:
             raise RoomError("bad-agent", str(exc)) from None
         if agent.is_human:
@@ -300,10 +372,23 @@ class RoomManager:
         row = self.store.load(code)
         if row is None:
             return None
+        try:
+            room = self._from_row(row)
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:  # RoomError is a ValueError
+            detail = exc.message if isinstance(exc, RoomError) else f"{type(exc).__name__}: {exc}"
+            raise StorageError(f"{self.store.path}: the stored room {code!r} cannot be loaded ({detail})") from None
+        self.rooms[code] = room
+        self._settle(room)  # an agent to move (the server stopped while it thought) starts again
+        self._schedule_expiry(room)
+        return room
+
+    def _from_row(self, row: GameRow) -> Room:
+        """The live room of a stored row (a ValueError, KeyError or
+        TypeError if the row is damaged)."""
         seats = {}
         for side, stored in row.seats.items():
             if stored["kind"] == "agent":
-                seat = self._agent_seat(stored["spec"])
+                seat = self._agent_seat(stored["spec"], stored=True)
             else:
                 seat = Seat("human", stored["name"], token_hash=stored["token_hash"])
                 if row.mode == "online" and row.status in OPEN and seat.taken:
@@ -311,25 +396,43 @@ class RoomManager:
                     # they left, or since now (the server stopped under them)
                     seat.absent_since = stored.get("absent_since") or time.time()
             seats[side] = seat
-        room = Room(
+        if set(seats) != set(SIDES):
+            raise ValueError(f"the seats are {sorted(seats)}, not A and B")
+        return Room(
             row.code, row.mode, Position.parse(row.position), row.start_ply, seats, row.public,
             row.status, row.result, row.reason, row.created, row.finished,
         )
-        self.rooms[code] = room
-        self._settle(room)  # an agent to move (the server stopped while it thought) starts again
-        self._schedule_expiry(room)
-        return room
 
     def resume(self) -> int:
         """Load every online room left open in the store (a restart), so
-        that each ends on time even if nobody comes back; how many."""
-        rows = self.store.open_rooms("online")
+        that each ends on time even if nobody comes back; how many.  A
+        stored room that cannot be loaded is logged and left on disk."""
+        try:
+            rows = self.store.open_rooms("online")
+        except StorageError as exc:  # a damaged row among them: each loads (or fails) when it is opened
+            log.warning("the open rooms were not resumed: %s", exc)
+            return 0
         for row in rows:
-            self.get(row.code)
+            try:
+                self.get(row.code)
+            except StorageError as exc:
+                log.warning("not resumed: %s", exc)
         return len(rows)
 
-    def join(self, room: Room, name: str | None) -> tuple[str, list[str]]:
-        """Take the free seat of an online room: the token and the seat."""
+    def join(
+        self, room: Room, name: str | None, request_id: str | None = None, client: str = ""
+    ) -> tuple[str, list[str]]:
+        """Take the free seat of an online room: the token and the seat.
+
+        With a ``request_id`` (chosen by the client), the same request again
+        from the same ``client`` -- its answer was lost -- gets the same token
+        and seat, as long as that token still holds it (while the room is in
+        memory: not across a restart)."""
+        key = (client, request_id) if request_id else None
+        if key is not None and key in room.joins:
+            token, held = room.joins[key]
+            if room.seats_of(token) == set(held):
+                return token, list(held)
         if room.mode != "online":
             raise RoomError("not-allowed", "only online rooms have a seat to take")
         if room.status == "over":
@@ -339,16 +442,20 @@ class RoomManager:
             raise RoomError("room-full", "both seats are taken; open the link to watch")
         side = free[0]
         token = new_token()
-        room.seats[side].token_hash = token_hash(token)
-        room.seats[side].name = check_name(name, f"Player {side}")
-        room.status = "playing"
-        now = time.time()
-        for seat in room.seats.values():  # an absent host's countdown starts with the game
-            if seat.absent_since is not None:
-                seat.absent_since = now
-        self.store.save(room.row())
+        shown = check_name(name, f"Player {side}")
+        with self._change(room):
+            room.seats[side].token_hash = token_hash(token)
+            room.seats[side].name = shown
+            room.status = "playing"
+            now = time.time()
+            for seat in room.seats.values():  # an absent host's countdown starts with the game
+                if seat.absent_since is not None:
+                    seat.absent_since = now
+            self.store.save(room.row())
         self._schedule_expiry(room)
         self._spawn(self.broadcast(room))
+        if key is not None:
+            room.joins[key] = (token, [side])
         return token, [side]
 
     # -- connections ---------------------------------------------------------------
@@ -385,7 +492,7 @@ class RoomManager:
             if seats != old:
                 self._schedule_expiry(room)
             if came_back and room.mode == "online" and room.status in OPEN:
-                self.store.save(room.row())  # a restart must not count them absent since before
+                self._save_presence(room)  # a restart must not count them absent since before
         await self.broadcast(room)
         return seats
 
@@ -407,7 +514,7 @@ class RoomManager:
         if seat.connections == 0:
             seat.absent_since = time.time()
             if room.mode == "online" and room.status in OPEN:
-                self.store.save(room.row())
+                self._save_presence(room)
                 self._schedule_expiry(room)
 
     # -- absent players: forfeits and abandoned rooms ----------------------------------
@@ -441,7 +548,7 @@ class RoomManager:
             room.forfeit_task = None
             ended = self._expire(room)
             if ended:
-                self.store.save(room.row())
+                self._save_presence(room)  # kept in memory if not on disk: a restart ends it again
                 if not room.connections and room.thinking is None:
                     self.rooms.pop(room.code, None)  # over: the row on disk is the room
             else:
@@ -483,6 +590,7 @@ class RoomManager:
 
     async def broadcast(self, room: Room, extra: dict[str, Any] | None = None) -> None:
         """Send the room's state (or ``extra``) to every connection."""
+        room.touched = time.time()
         state = room.state(self.forfeit_after)
         for conn, seats in list(room.connections.items()):
             message = extra if extra is not None else {"type": "state", "room": state, "you": sorted(seats)}
@@ -514,12 +622,14 @@ class RoomManager:
         async with room.lock:
             self._turn_of(room, seats)
             try:
-                room.position = room.position.play(token)
+                position = room.position.play(token)
             except IllegalMoveError as exc:
                 raise RoomError("illegal-move", str(exc)) from None
-            room.evaluation = None
-            self._settle(room)
-            self.store.save(room.row())
+            with self._change(room):
+                room.position = position
+                room.evaluation = None
+                self._settle(room)
+                self.store.save(room.row())
         await self.broadcast(room)
 
     def _turn_of(self, room: Room, seats: set[str]) -> str:
@@ -541,6 +651,7 @@ class RoomManager:
     def _settle(self, room: Room) -> None:
         """After a change: the end of the game, or the next agent's move."""
         room.generation += 1
+        room.preparing = None  # said by the move that waits (``_while_preparing``)
         if room.position.is_over and room.status != "over":
             result = room.position.result
             self._finish(room, result, "full" if result == "draw" else "four")
@@ -568,15 +679,61 @@ class RoomManager:
         assert agent is not None
         position = room.position
         loop = asyncio.get_running_loop()
-        move, analysis = await loop.run_in_executor(self.executor, agent.analyse, position, None)
+        async with room.work:  # one thread a room at most
+            thought = loop.run_in_executor(self.executor, agent.analyse, position, None)
+            move, analysis = await self._while_preparing(room, generation, thought)
         async with room.lock:
             if room.generation != generation or room.status != "playing":
                 return  # undone, resigned or forfeited meanwhile
-            room.position = position.play(move)
-            if analysis.value is not None:
-                room.evaluation = (2 * analysis.value - 1) * (1 if side == "A" else -1)
+            failed: dict[str, Any] | None = None
+            try:
+                with self._change(room, resettle=False):
+                    room.position = position.play(move)
+                    if analysis.value is not None:
+                        room.evaluation = (2 * analysis.value - 1) * (1 if side == "A" else -1)
+                    self._settle(room)
+                    self.store.save(room.row())
+            except RoomError as exc:  # not saved: the room is as it was; the agent tries again later
+                room.thinking = None
+                self._spawn(self._retry_agent(room, room.generation))
+                failed = {"type": "error", "code": exc.code, "message": exc.message}
+        if failed is not None:
+            await self.broadcast(room, failed)
+        await self.broadcast(room)
+
+    async def _while_preparing(self, room: Room, generation: int, thought: asyncio.Future[Any]) -> Any:
+        """The agent's answer.  Meanwhile, from a compile of numba's seen
+        on (the first start after an install), the room's ``preparing`` says
+        how long the move has waited, sent to everyone every second."""
+        started = time.monotonic()
+        compiles = warmup.COMPILING.started
+        wait = PREPARING_FIRST
+        try:
+            while True:
+                done, _ = await asyncio.wait({thought}, timeout=wait)
+                if done:
+                    return thought.result()
+                wait = PREPARING_EVERY
+                if room.generation != generation:
+                    continue  # undone meanwhile: this move will not be played
+                if room.preparing is None and not (
+                    warmup.COMPILING.active or warmup.COMPILING.started != compiles
+                ):
+                    continue
+                room.preparing = warmup.waited(started)
+                await self.broadcast(room)
+        finally:
+            if room.generation == generation:
+                room.preparing = None
+
+    async def _retry_agent(self, room: Room, generation: int) -> None:
+        """An agent whose move could not be saved thinks again after
+        ``STORAGE_RETRY`` seconds, unless the room changed meanwhile."""
+        await asyncio.sleep(STORAGE_RETRY)
+        async with room.lock:
+            if room.generation != generation or room.status != "playing" or room.thinking is not None:
+                return
             self._settle(room)
-            self.store.save(room.row())
         await self.broadcast(room)
 
     async def _undo(self, room: Room, seats: set[str]) -> None:
@@ -599,11 +756,12 @@ class RoomManager:
                     break
             else:
                 raise RoomError("not-allowed", "there is no move of yours to take back")
-            room.position = Position(room.position.variant).play(*moves[:keep])
-            room.status, room.result, room.reason, room.finished = "playing", None, None, None
-            room.evaluation = None
-            self._settle(room)
-            self.store.save(room.row())
+            with self._change(room):
+                room.position = Position(room.position.variant).play(*moves[:keep])
+                room.status, room.result, room.reason, room.finished = "playing", None, None, None
+                room.evaluation = None
+                self._settle(room)
+                self.store.save(room.row())
         await self.broadcast(room)
 
     async def _hint(self, room: Room, conn: Connection, seats: set[str]) -> None:
@@ -613,8 +771,10 @@ class RoomManager:
             raise RoomError("game-over", "the game is over")
         position = room.position
         loop = asyncio.get_running_loop()
-        adviser = make_agent(self.hint_spec)
-        move, analysis, columns = await loop.run_in_executor(self.executor, _advise, adviser, position)
+        adviser = make_agent(self.hint_spec)  # within the limits: checked at start
+        timeout = min(reviews.budget_for(position), self.limits.max_time)
+        async with room.work:  # one thread a room at most
+            move, analysis, columns = await loop.run_in_executor(self.executor, _advise, adviser, position, timeout)
         value = 0.5 if analysis.value is None else analysis.value
         exact = columns["score"]
         if exact is not None:
@@ -640,10 +800,7 @@ class RoomManager:
         key = (position.notation, 0)  # every move, those of a pasted start too
         future = self._reviews.get(key)
         if future is None or (future.done() and (future.cancelled() or future.exception() is not None)):
-            loop = asyncio.get_running_loop()
-            future = asyncio.ensure_future(
-                loop.run_in_executor(self.executor, reviews.review_game, position, 0)
-            )
+            future = asyncio.ensure_future(self._review_in_pool(position))
             self._reviews[key] = future
             while len(self._reviews) > 64:  # forget the oldest
                 self._reviews.pop(next(iter(self._reviews)))
@@ -652,6 +809,16 @@ class RoomManager:
         except Exception as exc:  # noqa: BLE001  (the solver failed: say so, keep the server up)
             log.warning("room %s: the review failed: %s", room.code, exc)
             raise RoomError("review-failed", f"the review could not be computed: {exc}") from None
+
+    async def _review_in_pool(self, position: Position) -> dict[str, Any]:
+        """A review in the agent pool, each position within the think-time
+        limit, never more reviews at once than half the pool."""
+        each = min(reviews.budget_for(position), self.limits.max_time)
+        async with self._reviewing:
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(
+                self.executor, functools.partial(reviews.review_game, position, 0, per_position=each)
+            )
 
     async def _resign(self, room: Room, seats: set[str]) -> None:
         async with room.lock:
@@ -663,10 +830,96 @@ class RoomManager:
             # In a local game against the computer, or with both seats, the
             # side to move (or else A) is the one that resigns.
             loser = room.position.to_move if room.position.to_move in human else min(human)
-            self._finish(room, _other(loser), "resign")
-            room.generation += 1
-            self.store.save(room.row())
+            with self._change(room):
+                self._finish(room, _other(loser), "resign")
+                room.generation += 1
+                self.store.save(room.row())
         await self.broadcast(room)
+
+    # -- saving -----------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _change(self, room: Room, resettle: bool = True) -> Iterator[None]:
+        """A change to ``room`` that is kept only if it is saved.
+
+        The body changes the room in memory and ends with ``store.save``.
+        If anything in it fails -- a ``StorageError`` (a full disk, a lock
+        held too long) above all -- the room is put back as it was: what the
+        players see is what is on disk, never half a change.  The agent move
+        the change may have started is cancelled; with ``resettle`` the
+        agent of the restored position (if it is to move) starts again.  A
+        ``StorageError`` becomes the client's ``storage-failed`` error."""
+        before = _snapshot(room)
+        try:
+            yield
+        except BaseException as exc:
+            _restore(room, before)
+            room.generation += 1  # void any agent move the change started
+            if resettle:
+                room.thinking = None
+                self._settle(room)
+            self._schedule_expiry(room)  # a countdown the change stopped runs again
+            if isinstance(exc, StorageError):
+                raise self._unsaved(room, exc) from None
+            raise
+
+    def _unsaved(self, room: Room, exc: StorageError) -> RoomError:
+        """The client's error for a change of ``room`` that could not be saved (logged, one line)."""
+        log.warning("room %s: a change was not saved, the room is kept as it was: %s", room.code, exc)
+        return RoomError("storage-failed", STORAGE_FAILED)
+
+    def _save_presence(self, room: Room) -> None:
+        """Write a presence stamp (who left or came back, and when, or a
+        room that ended by the clock); if the write fails it is logged and
+        kept in memory: the next change writes it."""
+        try:
+            self.store.save(room.row())
+        except StorageError as exc:
+            log.warning("room %s: a presence change was not saved (kept in memory): %s", room.code, exc)
+
+    # -- open rooms and idle ones ----------------------------------------------------------
+
+    def open_count(self) -> int:
+        """The rooms open now (waiting or being played, in memory: an online
+        room stays there until it ends; a local one while someone is there)."""
+        return sum(1 for room in self.rooms.values() if room.status in OPEN)
+
+    def is_open(self, code: str) -> bool:
+        room = self.rooms.get(code)
+        return room is not None and room.status in OPEN
+
+    def sweep(self, now: float | None = None) -> int:
+        """Rooms nobody has used for ``idle_after`` seconds -- nobody connected,
+        no agent thinking, no countdown running (a player who left has one) --
+        leave memory; an online one ends abandoned first (a room made, or
+        joined, by a client that never connected).  How many."""
+        if self.idle_after is None:
+            return 0
+        now = time.time() if now is None else now
+        idle = [
+            room for room in self.rooms.values()
+            if not room.connections and room.thinking is None and room.forfeit_task is None
+            and not room.lock.locked() and not room.work.locked() and now - room.touched >= self.idle_after
+        ]
+        for room in idle:
+            if room.mode == "online" and room.status in OPEN:
+                self._finish(room, None, "abandoned")
+                self._save_presence(room)
+            self.rooms.pop(room.code, None)
+        return len(idle)
+
+    def start_sweeping(self) -> None:
+        """Sweep idle rooms now and then (from the server's start-up)."""
+        if self.idle_after is not None:
+            self._spawn(self._sweep_every(min(60.0, max(0.05, self.idle_after / 4))))
+
+    async def _sweep_every(self, seconds: float) -> None:
+        while True:
+            await asyncio.sleep(seconds)
+            try:
+                self.sweep()
+            except Exception:  # the sweeper must outlive one bad room
+                log.exception("sweeping idle rooms failed")
 
     # -- housekeeping ---------------------------------------------------------------------
 
@@ -681,11 +934,28 @@ class RoomManager:
             task.cancel()
 
 
-def _advise(adviser: Agent, position: Position) -> tuple[Any, Any, dict[str, Any]]:
+def _advise(adviser: Agent, position: Position, timeout: float | None = None) -> tuple[Any, Any, dict[str, Any]]:
     """The hint's work, in a worker thread: the adviser's move and analysis,
-    and the exact score of every column (``reviews.column_scores``)."""
+    and the exact score of every column (``reviews.column_scores``, within
+    ``timeout`` seconds)."""
     move, analysis = adviser.analyse(position, None)
-    return move, analysis, reviews.column_scores(position, analysis, favourite=move.token)
+    return move, analysis, reviews.column_scores(position, analysis, timeout, favourite=move.token)
+
+
+def _snapshot(room: Room) -> dict[str, Any]:
+    """What a change may alter in ``room`` (``_restore`` puts it back)."""
+    return {
+        "fields": (room.position, room.status, room.result, room.reason, room.finished, room.evaluation, room.thinking),
+        "seats": {side: (seat.name, seat.token_hash, seat.absent_since) for side, seat in room.seats.items()},
+    }
+
+
+def _restore(room: Room, before: dict[str, Any]) -> None:
+    (room.position, room.status, room.result, room.reason, room.finished, room.evaluation,
+     room.thinking) = before["fields"]
+    for side, (name, digest, absent_since) in before["seats"].items():
+        seat = room.seats[side]
+        seat.name, seat.token_hash, seat.absent_since = name, digest, absent_since
 
 
 def _other(side: str | None) -> str:

@@ -8,10 +8,14 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import uvicorn
 
 from c4lab.server.app import create_app
+from c4lab.server.guard import UNLIMITED, GuardOptions
+from c4lab.server.limits import AgentLimits
+from c4lab.server.rooms import IDLE_AFTER
 from c4lab.server.storage import GameStore
 
 DEFAULT_DB = Path.home() / ".c4lab" / "games.sqlite"
@@ -42,10 +46,19 @@ def shown_host(host: str) -> str:
         return "127.0.0.1"
 
 
-def make_server(store: GameStore, host: str, port: int, **options: float | str) -> uvicorn.Server:
-    """A uvicorn server for the app over ``store`` (not started)."""
-    app = create_app(store, **options)  # type: ignore[arg-type]
-    config = uvicorn.Config(app, host=host, port=port, ws="websockets-sansio", log_level="warning", lifespan="on")
+#: The largest WebSocket frame uvicorn reads: above it the connection is
+#: closed (1009) before the frame is read in full.  Messages between the
+#: protocol's 4096 bytes and this get the ``too-large`` error instead.
+MAX_FRAME = 16 * 1024
+
+
+def make_server(store: GameStore, host: str, port: int, **options: Any) -> uvicorn.Server:
+    """A uvicorn server for the app over ``store`` (not started); ``options``
+    are ``create_app``'s."""
+    app = create_app(store, **options)
+    config = uvicorn.Config(
+        app, host=host, port=port, ws="websockets-sansio", log_level="warning", lifespan="on", ws_max_size=MAX_FRAME,
+    )
     return uvicorn.Server(config)
 
 
@@ -53,7 +66,7 @@ class BackgroundServer:
     """A server in a thread: ``start()`` waits until it listens, ``stop()``
     until it has shut down."""
 
-    def __init__(self, store: GameStore, host: str = "127.0.0.1", port: int | None = None, **options: float | str) -> None:
+    def __init__(self, store: GameStore, host: str = "127.0.0.1", port: int | None = None, **options: Any) -> None:
         self.host = host
         self.port = port or free_port(host)
         self.server = make_server(store, self.host, self.port, **options)
@@ -80,18 +93,27 @@ class BackgroundServer:
 def run_in_foreground(
     db: str | Path | None, host: str, port: int | None, *, forfeit_after: float, local: bool,
     open_browser: bool = False, query: str = "", say: Callable[[str], None] = print,
+    limits: AgentLimits | None = None, guard: GuardOptions = UNLIMITED, idle_after: float | None = IDLE_AFTER,
 ) -> None:
     """``c4lab serve`` and ``c4lab play``: open the game database (a
-    ``StorageError`` if it is not usable), say where the server listens,
-    open the page if asked, and serve until Ctrl-C."""
+    ``StorageError`` if it is not usable), say where the server listens and
+    with which limits, open the page if asked, and serve until Ctrl-C."""
     import webbrowser
 
     store = GameStore(db or DEFAULT_DB)
     port = port or free_port(host)
-    server = make_server(store, host, port, forfeit_after=forfeit_after)
+    limits = limits or AgentLimits()
+    server = make_server(
+        store, host, port, forfeit_after=forfeit_after, limits=limits, guard=guard, idle_after=idle_after,
+        warm_up=True,
+    )
     url = f"http://{shown_host(host)}:{port}/" + (f"?{query}" if query else "")
     where = " (listening on every interface)" if host in EVERY_INTERFACE else ""
     say(f"c4lab {'game' if local else 'server'} at {url}{where}  (games stored in {store.path}; Ctrl-C stops)")
+    if not local:
+        say(f"  {limits.describe()}")
+        idle = "never" if idle_after is None else f"after {idle_after:g} s"
+        say(f"  {guard.describe()}; absent players forfeit after {forfeit_after:g} s; rooms nobody uses end {idle}")
     if open_browser:
         try:
             webbrowser.open(url)

@@ -4,18 +4,35 @@ A row is written in the same step as the change it records (a move, a seat
 taken, the end of the game), inside a transaction, so a crash loses nothing
 that a client was told about.  The store is used from the server's event
 loop only (every call is short), through one connection in WAL mode.
+
+A file that cannot serve is refused when it is opened, with a
+:class:`StorageError` of one line: an empty (truncated to nothing) file, a
+file that is not SQLite, a damaged one (``PRAGMA quick_check``), another
+program's database, one locked by another program, a full disk.  A server's
+store also holds an exclusive lock on a file beside the database
+(``games.sqlite.lock``) for as long as it is open, so a second server on the
+same file refuses to start rather than serve the same rooms twice.  A write
+that fails later (a full disk, a lock held too long) is a ``StorageError``
+too: the room server turns it into an error for the client and keeps the
+room as it was.
 """
 
 from __future__ import annotations
 
 import datetime
 import json
+import os
 import sqlite3
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+try:  # the lock beside the database: POSIX only (elsewhere two servers are not kept apart)
+    import fcntl
+except ImportError:  # pragma: no cover
+    fcntl = None  # type: ignore[assignment]
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -38,6 +55,13 @@ CREATE INDEX IF NOT EXISTS games_public ON games (public, status, finished);
 
 #: A local game untouched this long (seconds) is listed as abandoned.
 LEFT_OPEN = 3600.0
+#: Seconds a statement waits for a lock another program holds before it fails.
+BUSY_TIMEOUT = 5.0
+#: The columns of the ``games`` table, in order.
+COLUMNS = (
+    "code", "mode", "position", "start_ply", "seats", "public", "status", "result", "reason",
+    "created", "updated", "finished",
+)
 
 
 @dataclass
@@ -97,78 +121,213 @@ class GameRow:
 
 
 class StorageError(RuntimeError):
-    """The database file is not a c4lab game store (or is damaged)."""
+    """The game database cannot be used: not a c4lab game store, damaged,
+    locked by another program or server, or a write that failed (a full
+    disk).  Its message is one line that names the file."""
+
+
+def explain(exc: sqlite3.Error) -> str:
+    """SQLite's complaint in words a server's operator can act on."""
+    text = str(exc)
+    low = text.lower()
+    if "file is not a database" in low:
+        return "it is not a SQLite database (garbage, or another kind of file)"
+    if "malformed" in low or "corrupt" in low:
+        return f"it is damaged, truncated or overwritten ({text})"
+    if "locked" in low or "busy" in low:
+        return f"it is locked by another program ({text})"
+    if "full" in low:
+        return f"the disk (or the database's size limit) is full ({text})"
+    if "i/o error" in low:
+        return f"the disk refused to read or write it ({text}): is it full, or failing?"
+    if "readonly" in low or "read-only" in low:
+        return f"it cannot be written ({text})"
+    return text
+
+
+def _refusal(path: str, exc: sqlite3.Error) -> str:
+    """Why ``path`` cannot be opened, in one line."""
+    why = explain(exc)
+    if why.startswith(("the disk", "it is locked")):
+        return f"cannot open the game database {path}: {why}"
+    return f"{path} is not a usable c4lab game database: {why}"
 
 
 class GameStore:
-    """The ``games`` table of a SQLite file (``":memory:"`` for tests)."""
+    """The ``games`` table of a SQLite file (``":memory:"`` for tests).
 
-    def __init__(self, path: str | Path) -> None:
+    ``exclusive`` (a server's store) takes the lock file beside the
+    database, so that no second server opens it; a listing passes False.
+    ``timeout``: seconds a statement waits for another program's lock.
+    """
+
+    def __init__(self, path: str | Path, *, exclusive: bool = True, timeout: float = BUSY_TIMEOUT) -> None:
         self.path = str(path)
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
+        self._holder: int | None = None  # the lock file's descriptor
+        existed = False
+        if self.path != ":memory:":
+            file = Path(self.path)
+            file.parent.mkdir(parents=True, exist_ok=True)
+            existed = file.exists()
+            if existed and file.is_file() and file.stat().st_size == 0 and not Path(self.path + "-wal").exists():
+                raise StorageError(
+                    f"{self.path} is empty (0 bytes): not a c4lab game database -- a truncated file? "
+                    "Move it away to start a new database there"
+                )
+            if exclusive:
+                self._holder = _hold(self.path + ".lock", self.path)
         try:
-            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            self._db = sqlite3.connect(self.path, timeout=timeout, check_same_thread=False, isolation_level=None)
+        except sqlite3.Error as exc:
+            self._release()
+            raise StorageError(_refusal(self.path, exc)) from None
+        try:
+            if existed:
+                self._check()
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(SCHEMA)
-        except sqlite3.DatabaseError as exc:
-            raise StorageError(f"{self.path} is not a usable c4lab game database: {exc}") from None
+        except (sqlite3.Error, StorageError) as exc:
+            self._db.close()
+            if not existed and self.path != ":memory:":  # a file we began (a full disk): leave no empty one behind
+                for leftover in ("", "-wal", "-shm"):
+                    Path(self.path + leftover).unlink(missing_ok=True)
+            self._release()
+            if isinstance(exc, StorageError):
+                raise
+            raise StorageError(_refusal(self.path, exc)) from None
+
+    def _check(self) -> None:
+        """An existing file: whole (``quick_check``), and either empty or a
+        c4lab game store (never a ``games`` table added to another
+        program's database)."""
+        problems = [r[0] for r in self._db.execute("PRAGMA quick_check").fetchall()]
+        if problems != ["ok"]:
+            first = " ".join(str(problems[0]).split())
+            more = f" (and {len(problems) - 1} more problems)" if len(problems) > 1 else ""
+            raise StorageError(f"{self.path} is not a usable c4lab game database: it is damaged: {first}{more}")
+        tables = sorted(r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'"))
+        if tables and "games" not in tables:
+            raise StorageError(
+                f"{self.path} is not a usable c4lab game database: it is another program's "
+                f"(tables: {', '.join(tables[:5])}{', ...' if len(tables) > 5 else ''})"
+            )
+        if tables:
+            columns = tuple(r[1] for r in self._db.execute("PRAGMA table_info(games)"))
+            if columns != COLUMNS:
+                raise StorageError(
+                    f"{self.path} is not a usable c4lab game database: its games table has the columns "
+                    f"{', '.join(columns)}, not {', '.join(COLUMNS)}"
+                )
+
+    def _release(self) -> None:
+        if self._holder is not None:
+            os.close(self._holder)  # closing the descriptor drops the lock
+            self._holder = None
 
     def close(self) -> None:
         with self._lock:
             self._db.close()
+            self._release()
+
+    def _run(self, doing: str, query: str, parameters: tuple[Any, ...] = ()) -> list[Any]:
+        """One statement (its own transaction); a failure is a StorageError."""
+        try:
+            with self._lock:
+                return self._db.execute(query, parameters).fetchall()
+        except sqlite3.Error as exc:
+            raise StorageError(f"cannot {doing} {self.path}: {explain(exc)}") from None
 
     def save(self, row: GameRow) -> None:
-        """Insert or replace ``row`` (one transaction)."""
-        row.updated = time.time()
-        with self._lock:
-            self._db.execute(
-                "INSERT OR REPLACE INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    row.code, row.mode, row.position, row.start_ply, json.dumps(row.seats),
-                    int(row.public), row.status, row.result, row.reason,
-                    row.created, row.updated, row.finished,
-                ),
-            )
+        """Insert or replace ``row`` (one transaction); ``StorageError`` if
+        the write fails (nothing is written then)."""
+        updated = time.time()
+        self._run(
+            "save a game to",
+            "INSERT OR REPLACE INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                row.code, row.mode, row.position, row.start_ply, json.dumps(row.seats),
+                int(row.public), row.status, row.result, row.reason,
+                row.created, updated, row.finished,
+            ),
+        )
+        row.updated = updated
 
     def load(self, code: str) -> GameRow | None:
-        with self._lock:
-            found = self._db.execute("SELECT * FROM games WHERE code = ?", (code,)).fetchone()
-        return None if found is None else _row(found)
+        found = self._run("read a game from", "SELECT * FROM games WHERE code = ?", (code,))
+        return None if not found else self._row(found[0])
 
     def finished_public(self, limit: int = 100) -> list[GameRow]:
         """Finished games whose host marked them public, newest first."""
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT * FROM games WHERE public = 1 AND status = 'over' ORDER BY finished DESC LIMIT ?",
-                (limit,),
-            ).fetchall()
-        return [_row(r) for r in rows]
+        rows = self._run(
+            "read the games of",
+            "SELECT * FROM games WHERE public = 1 AND status = 'over' ORDER BY finished DESC LIMIT ?",
+            (limit,),
+        )
+        return [self._row(r) for r in rows]
 
     def open_rooms(self, mode: str) -> list[GameRow]:
         """The rooms of ``mode`` still open: waiting for a player or being played."""
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT * FROM games WHERE mode = ? AND status IN ('waiting', 'playing')", (mode,)
-            ).fetchall()
-        return [_row(r) for r in rows]
+        rows = self._run(
+            "read the open rooms of",
+            "SELECT * FROM games WHERE mode = ? AND status IN ('waiting', 'playing')", (mode,),
+        )
+        return [self._row(r) for r in rows]
 
     def all(self, limit: int | None = None) -> list[GameRow]:
         """Every stored game, newest first (the ``c4lab games`` listing)."""
         query = "SELECT * FROM games ORDER BY updated DESC"
-        with self._lock:
-            rows = self._db.execute(query + (" LIMIT ?" if limit else ""), (limit,) if limit else ()).fetchall()
-        return [_row(r) for r in rows]
+        rows = self._run("read the games of", query + (" LIMIT ?" if limit else ""), (limit,) if limit else ())
+        return [self._row(r) for r in rows]
+
+    def _row(self, values: tuple[Any, ...]) -> GameRow:
+        try:
+            return _row(values)
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            raise StorageError(
+                f"{self.path}: the row of game {values[0]!r} is damaged ({type(exc).__name__}: {exc})"
+            ) from None
+
+
+def _hold(lock_path: str, path: str) -> int:
+    """Take the exclusive lock beside the database (a descriptor of the lock
+    file, which records our process id); a StorageError naming the process
+    that holds it if another one does.  The system drops the lock when the
+    process ends, however it ends: no stale lock after a crash."""
+    if fcntl is None:  # pragma: no cover
+        return os.open(os.devnull, os.O_RDONLY)
+    try:
+        holder = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise StorageError(f"cannot create the lock file {lock_path} beside {path}: {exc.strerror or exc}") from None
+    try:
+        fcntl.flock(holder, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        try:
+            other = os.read(holder, 32).decode("ascii", "replace").strip()
+        except OSError:
+            other = ""
+        os.close(holder)
+        who = f" (process {other})" if other.isdigit() else ""
+        raise StorageError(
+            f"{path} is in use by another c4lab server{who}: stop it, or give this one another --db"
+        ) from None
+    try:  # who holds it, for the message of the next one (only a courtesy: a full disk may refuse it)
+        os.ftruncate(holder, 0)
+        os.write(holder, f"{os.getpid()}\n".encode())
+    except OSError:
+        pass
+    return holder
 
 
 def read_games(path: str | Path, limit: int | None = None) -> list[GameRow]:
     """The games stored in ``path``, newest first, creating nothing: a
-    missing file is a :class:`StorageError`."""
+    missing file is a :class:`StorageError`.  It reads beside a running
+    server (no lock file is taken)."""
     if not Path(path).is_file():
         raise StorageError(f"no game database at {path} (`c4lab play` and `c4lab serve` make one)")
-    store = GameStore(path)
+    store = GameStore(path, exclusive=False)
     try:
         return store.all(limit)
     finally:
@@ -177,7 +336,10 @@ def read_games(path: str | Path, limit: int | None = None) -> list[GameRow]:
 
 def _row(values: tuple[Any, ...]) -> GameRow:
     (code, mode, position, start_ply, seats, public, status, result, reason, created, updated, finished) = values
+    stored = json.loads(seats)
+    if not isinstance(stored, dict) or not all(isinstance(seat, dict) for seat in stored.values()):
+        raise ValueError("the seats are not an object of seats")
     return GameRow(
-        code, mode, position, start_ply, json.loads(seats), bool(public), status, result, reason,
+        code, mode, position, start_ply, stored, bool(public), status, result, reason,
         created, updated, finished,
     )

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+import secrets
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -132,14 +133,23 @@ def fetch_room(address: RoomAddress, timeout: float) -> dict[str, Any]:
     return answer
 
 
+#: Tries of a join whose answer does not come (the same request id each time).
+JOIN_TRIES = 3
+
+
 def join_room(address: RoomAddress, name: str | None, timeout: float) -> dict[str, Any] | None:
     """Take the room's free seat (``POST /api/rooms/{code}/join``): the
-    ticket (``token``, ``seats``), ``None`` if someone took it first.  Sent
-    once: a retried join could take the seat twice and lose the first token."""
-    try:
-        status, answer = http_json("POST", address.api("join"), {"name": name}, timeout)
-    except Unreachable as exc:
-        raise ConnectError(f"Cannot reach {address.base} to take the seat: {exc}.", EXIT_LOST) from None
+    ticket (``token``, ``seats``), ``None`` if someone took it first.  A
+    join whose answer is lost is sent again with the same ``request_id``:
+    the server answers it with the same seat and token, never a second seat."""
+    body = {"name": name, "request_id": secrets.token_urlsafe(18)}
+    for attempt in range(JOIN_TRIES):
+        try:
+            status, answer = http_json("POST", address.api("join"), body, timeout)
+            break
+        except Unreachable as exc:
+            if attempt + 1 == JOIN_TRIES:
+                raise ConnectError(f"Cannot reach {address.base} to take the seat: {exc}.", EXIT_LOST) from None
     if status == 409:
         return None
     if status != 200:

@@ -74,12 +74,23 @@ export async function showHome() {
       const human = value === "human";
       $(`player${n}-options`).hidden = human;
       const agent = agents.find((a) => a.name === value);
-      setText($(`player${n}-help`), human ? "a person at this screen" : agent ? agent.help : "");
+      setText($(`player${n}-help`), human ? "a person at this screen" : agent ? agent.help + limitsText(agent) : "");
     }
     if (boardChoice() === "custom") drawPicker();
     for (const label of form.querySelectorAll(".choice")) {
       label.classList.toggle("checked", label.querySelector("input").checked);
     }
+  }
+
+  /** This server's bounds on an agent's options, for its help text (a
+   *  room asking for more is refused: /api/agents gives them). */
+  function limitsText(agent) {
+    const limits = agent.limits || {};
+    const parts = [];
+    if (limits.time !== undefined) parts.push(`${limits.time} s a move`);
+    if (limits.iterations !== undefined) parts.push(`${limits.iterations.toLocaleString("en")} iterations`);
+    if (limits.depth !== undefined) parts.push(`depth ${limits.depth}`);
+    return parts.length ? ` (This server allows at most ${parts.join(", ")}.)` : "";
   }
 
   let agents = [];

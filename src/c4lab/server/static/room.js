@@ -22,6 +22,9 @@ import { Board } from "./board.js";
 import { saveName, saveToken, savedName, takeWatchFromStart, tokenFor } from "./settings.js";
 import { $, api, copyText, say, setText, show } from "./util.js";
 
+/** This page's join request id (random, sent with every try of a join). */
+const JOIN_ID = Array.from(crypto.getRandomValues(new Uint8Array(18)), (b) => b.toString(16).padStart(2, "0")).join("");
+
 export function showRoom(code) {
   show("view-room");
   R.code = code;
@@ -223,7 +226,8 @@ async function joinSeat() {
   const button = $("join-seat");
   button.disabled = true;
   try {
-    const ticket = await api("POST", `/api/rooms/${encodeURIComponent(R.code)}/join`, name ? { name } : {});
+    // The same request id on every try: a join whose answer was lost gets the same seat again.
+    const ticket = await api("POST", `/api/rooms/${encodeURIComponent(R.code)}/join`, { ...(name ? { name } : {}), request_id: JOIN_ID });
     saveName(name);
     saveToken(R.code, ticket.token);
     R.token = ticket.token;

@@ -89,6 +89,14 @@ function renderStatus() {
     dots.setAttribute("aria-hidden", "true");
     for (let i = 0; i < 3; i++) dots.appendChild(document.createElement("i"));
     words.appendChild(dots);
+    if (room.preparing != null) {
+      // numba compiles the engine on its first start after an install: say so (the server resends every second)
+      const note = document.createElement("span");
+      note.id = "preparing";
+      note.className = "preparing";
+      setText(note, `preparing the engine, first start only — ${Math.round(room.preparing)} s`);
+      status.appendChild(note);
+    }
   }
   if (kind === "turn" || kind === "over" || kind === "thinking") {
     const piece = room.status === "over" ? (room.result === "draw" ? null : room.result) : room.to_move;

@@ -1,0 +1,259 @@
+"""The server's door: per-client rate limits and room caps, the ``Origin``
+check, and the size cap on request bodies.
+
+``Throttle`` is a token bucket per client address (rooms made, seats
+taken): over it, HTTP 429 with ``Retry-After``.  ``Guard`` is ASGI
+middleware in front of the application: it refuses a browser request from
+a foreign page (an ``Origin`` that is neither the address the server was
+reached on nor one of ``--allow-origin``) -- 403 for a state-changing REST
+call, close code 1008 (HTTP 403) for a WebSocket -- and a request body
+above the cap (413), from its ``Content-Length`` before reading anything,
+or as soon as a streamed body goes over.  A request without ``Origin``
+(``c4lab connect``, scripts: not a browser) is let through.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from starlette.exceptions import HTTPException
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+#: The largest request body (the REST bodies are a few hundred bytes).
+MAX_BODY = 64 * 1024
+#: Methods that change something: they need a trusted ``Origin`` (or none).
+STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+#: Clients whose buckets are kept before the idle ones are forgotten.
+MAX_CLIENTS = 100_000
+
+
+@dataclass(frozen=True)
+class GuardOptions:
+    """The abuse limits of a server (``None``: no such limit)."""
+
+    rooms_per_minute: float | None = 10.0
+    joins_per_minute: float | None = 30.0
+    rooms_per_client: int | None = 20
+    max_rooms: int | None = 10_000
+    allow_origins: tuple[str, ...] = ()
+    max_body: int = MAX_BODY
+
+    def describe(self) -> str:
+        """One line for the server's start-up message."""
+
+        def per(value: float | None, unit: str) -> str:
+            return "no limit" if value is None else f"{value:g}{unit}"
+
+        origins = ", ".join(self.allow_origins) or "none"
+        return (
+            f"each client: {per(self.rooms_per_minute, ' rooms')} and {per(self.joins_per_minute, ' joins')} a minute, "
+            f"{per(self.rooms_per_client, '')} open rooms; {per(self.max_rooms, '')} open rooms in all; "
+            f"bodies up to {self.max_body:,} bytes; other origins allowed: {origins}"
+        )
+
+    def public(self) -> dict[str, Any]:
+        return {
+            "rooms_per_minute": self.rooms_per_minute, "joins_per_minute": self.joins_per_minute,
+            "rooms_per_client": self.rooms_per_client, "max_rooms": self.max_rooms, "max_body": self.max_body,
+        }
+
+
+#: No rate limits, no caps: tests and ``c4lab play`` (one person).
+UNLIMITED = GuardOptions(rooms_per_minute=None, joins_per_minute=None, rooms_per_client=None, max_rooms=None)
+
+
+class Throttle:
+    """A token bucket per client: ``per_minute`` requests a minute, up to
+    that many in a burst."""
+
+    def __init__(self, per_minute: float, clock: Callable[[], float] = time.monotonic) -> None:
+        if not per_minute > 0:
+            raise ValueError(f"a rate must be positive, not {per_minute}")
+        self.rate = per_minute / 60.0
+        self.burst = max(1.0, per_minute)
+        self.clock = clock
+        self.buckets: dict[str, tuple[float, float]] = {}  # client -> (tokens, when)
+
+    def wait(self, client: str) -> float:
+        """Take a token for ``client``: 0 if there was one, else the seconds
+        until there is (nothing is taken then)."""
+        now = self.clock()
+        tokens, stamp = self.buckets.get(client, (self.burst, now))
+        tokens = min(self.burst, tokens + (now - stamp) * self.rate)
+        if tokens >= 1.0:
+            self.buckets[client] = (tokens - 1.0, now)
+            if len(self.buckets) > MAX_CLIENTS:
+                self._forget(now)
+            return 0.0
+        self.buckets[client] = (tokens, now)
+        return (1.0 - tokens) / self.rate
+
+    def _forget(self, now: float) -> None:
+        """Drop the buckets that are full again (those clients left)."""
+        full = self.burst / self.rate
+        self.buckets = {c: (t, s) for c, (t, s) in self.buckets.items() if now - s < full}
+
+
+def too_many(seconds: float, message: str) -> HTTPException:
+    """HTTP 429 with ``Retry-After`` (whole seconds, at least 1)."""
+    return HTTPException(429, message, headers={"Retry-After": str(max(1, math.ceil(seconds)))})
+
+
+class RoomOwners:
+    """The rooms each client made, to cap those still open."""
+
+    def __init__(self) -> None:
+        self.codes: dict[str, list[str]] = {}
+
+    def open_count(self, client: str, is_open: Callable[[str], bool]) -> int:
+        """How many of ``client``'s rooms are open (forgetting the others)."""
+        mine = [code for code in self.codes.get(client, []) if is_open(code)]
+        if mine:
+            self.codes[client] = mine
+        else:
+            self.codes.pop(client, None)
+        return len(mine)
+
+    def add(self, client: str, code: str) -> None:
+        self.codes.setdefault(client, []).append(code)
+
+
+def client_of(scope: Scope) -> str:
+    """The client's address (uvicorn puts a trusted proxy's
+    ``X-Forwarded-For`` there: ``--forwarded-allow-ips``)."""
+    client = scope.get("client")
+    return str(client[0]) if client else "unknown"
+
+
+# -- the Origin check -------------------------------------------------------------------
+
+_DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
+
+
+def _origin(text: str) -> tuple[str, str, int] | None:
+    """``(scheme, host, port)`` of an origin or ``None`` if it is not one."""
+    try:
+        parts = urlsplit(text.strip().lower())
+        port = parts.port
+    except ValueError:
+        return None
+    if parts.scheme not in _DEFAULT_PORTS or not parts.hostname:
+        return None
+    return parts.scheme, parts.hostname, port or _DEFAULT_PORTS[parts.scheme]
+
+
+def normal_origin(text: str) -> str:
+    """``--allow-origin`` values: ``*`` or ``scheme://host[:port]``."""
+    if text.strip() == "*":
+        return "*"
+    parsed = _origin(text)
+    if parsed is None or urlsplit(text.strip()).path not in ("", "/"):
+        raise ValueError(f"{text!r} is not an origin: give scheme://host[:port], e.g. https://c4.example.com")
+    return "{}://{}:{}".format(*parsed)
+
+
+def origin_allowed(origin: str | None, host: str | None, allowed: Iterable[str] = ()) -> bool:
+    """Whether a request with this ``Origin`` header may act: none (not a
+    browser), the address it was sent to (its ``Host``), or an allowed one."""
+    if origin is None:
+        return True
+    parsed = _origin(origin)
+    if parsed is None:  # "null" (a sandboxed page, a file): never trusted
+        return False
+    scheme, hostname, port = parsed
+    allowed = set(allowed)
+    if "*" in allowed or "{}://{}:{}".format(*parsed) in allowed:
+        return True
+    if not host:
+        return False
+    try:
+        reached = urlsplit(f"//{host.strip().lower()}")
+        reached_port = reached.port or _DEFAULT_PORTS[scheme]
+    except ValueError:
+        return False
+    return reached.hostname == hostname and reached_port == port
+
+
+class BodyTooLarge(HTTPException):
+    """A request body over the cap (HTTP 413)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(413, f"a request body has at most {limit:,} bytes")
+
+
+class Guard:
+    """ASGI middleware: the ``Origin`` check and the body cap (see the
+    module's docstring)."""
+
+    def __init__(self, app: ASGIApp, options: GuardOptions) -> None:
+        self.app = app
+        self.options = options
+        self.allowed = frozenset(normal_origin(o) for o in options.allow_origins)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        trusted = origin_allowed(headers.get("origin"), headers.get("host"), self.allowed)
+        if scope["type"] == "websocket":
+            if not trusted:
+                await receive()  # websocket.connect
+                await send({"type": "websocket.close", "code": 1008, "reason": "foreign origin"})
+                return
+            await self.app(scope, receive, send)
+            return
+        if not trusted and scope.get("method") in STATE_CHANGING:
+            await _answer(send, 403, f"requests from {headers.get('origin')!r} are not allowed here")
+            return
+        limit = self.options.max_body
+        length = headers.get("content-length")
+        if length is not None and not length.isdigit():
+            await _answer(send, 400, "Content-Length is not a number")
+            return
+        if length is not None and int(length) > limit:
+            await _answer(send, 413, BodyTooLarge(limit).detail)
+            return
+        started = False
+        seen = 0
+
+        async def counted() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > limit:
+                    raise BodyTooLarge(limit)
+            return message
+
+        async def watched(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, counted, watched)
+        except BodyTooLarge as exc:  # read outside a route (none of ours): answer it here
+            if not started:
+                await _answer(send, 413, exc.detail)
+
+
+async def _answer(send: Send, status: int, detail: str) -> None:
+    """A JSON error answer, as FastAPI gives them (``{"detail": ...}``)."""
+    body = json.dumps({"detail": detail}).encode()
+    await send({
+        "type": "http.response.start", "status": status,
+        "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+    })
+    await send({"type": "http.response.body", "body": body})

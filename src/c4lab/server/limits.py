@@ -1,0 +1,159 @@
+"""What the agents of a room may cost the server: which agents a room may
+use (an allowlist) and how much one move may think (time, iterations,
+depth, tree nodes).
+
+A spec above a limit is refused with the limit's name; it is never clipped
+to fit, so what a room plays is always what its creator asked for.  The
+limits are ``c4lab serve`` options; ``/api/agents`` shows them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from c4lab.agents import Agent, AgentInfo, agent_infos, make_agent, parse_spec
+
+#: The agents a room may use by default: the built-in players, none of
+#: which starts a program, opens a file or needs an optional package.
+#: An agent registered later (another package's) is *not* reachable from
+#: the network until the server's ``--allow-agent`` names it.
+DEFAULT_AGENTS = frozenset({
+    "random", "normal", "hard", "impossible", "master", "perfect",
+    "heuristic", "minimax", "uct", "mcts-solver", "solver",
+    "hybrid", "uct-tt", "uct-lgr", "uct-lgr2", "uct-smart",
+})
+#: Agents that start programs (``engine``) or open files (``qlearning``'s
+#: table) on this machine: refused with that reason unless allowed.
+LOCAL_ONLY = frozenset({"engine", "qlearning"})
+
+#: Defaults, measured on this project's 2-core machine: UCT does about a
+#: million iterations a second; minimax to depth 10 takes under 1 s on an
+#: empty 12x12 board (depth 12: 10 s, depth 14: three minutes).
+MAX_TIME = 5.0
+MAX_ITERATIONS = 500_000
+MAX_DEPTH = 10
+#: UCT's tree (about 100 bytes a node): its default, 200 MB at most.
+MAX_NODES = 2_000_000
+AGENT_THREADS = 2
+
+
+class LimitError(ValueError):
+    """A spec the server refuses: ``limit`` names the limit it broke."""
+
+    def __init__(self, limit: str, message: str) -> None:
+        super().__init__(message)
+        self.limit = limit
+        self.message = message
+
+
+@dataclass(frozen=True)
+class AgentLimits:
+    """The bounds on a room's agents (``check`` applies them)."""
+
+    max_time: float = MAX_TIME
+    max_iterations: int = MAX_ITERATIONS
+    max_depth: int = MAX_DEPTH
+    threads: int = AGENT_THREADS
+    allowed: frozenset[str] = DEFAULT_AGENTS
+    max_nodes: int = MAX_NODES
+    #: The option that sets each bounded parameter, for the messages.
+    options: dict[str, str] = field(default_factory=lambda: {
+        "time": "--max-think", "iterations": "--max-iterations", "depth": "--max-depth", "nodes": "",
+    })
+
+    def __post_init__(self) -> None:
+        if not self.max_time >= 1.0:
+            raise ValueError(f"the think-time limit must be at least 1 s (the levels think 1 s), not {self.max_time}")
+        for name in ("max_iterations", "max_depth", "threads", "max_nodes"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name.replace('_', ' ')} must be at least 1, not {getattr(self, name)}")
+
+    @classmethod
+    def with_agents(cls, extra: Iterable[str] = (), **bounds: Any) -> AgentLimits:
+        """The default allowlist extended by ``extra`` (``--allow-agent``)."""
+        return cls(allowed=DEFAULT_AGENTS | frozenset(extra), **bounds)
+
+    def bounds(self) -> dict[str, float | int]:
+        """Each bounded spec parameter and its largest value."""
+        return {"time": self.max_time, "iterations": self.max_iterations, "depth": self.max_depth,
+                "nodes": self.max_nodes}
+
+    def offered(self, info: AgentInfo) -> bool:
+        """Whether a room may use this agent here."""
+        return info.name in self.allowed and info.name != "human" and not info.unavailable
+
+    def agent_bounds(self, info: AgentInfo) -> dict[str, float | int]:
+        """The bounds that apply to this agent's parameters."""
+        names = {p.name for p in info.params}
+        return {name: value for name, value in self.bounds().items() if name in names}
+
+    def make(self, spec: str, listed: bool = True) -> Agent:
+        """The agent of ``spec`` if a room may use it, else ``LimitError``
+        naming the limit (a malformed spec: the registry's ``ValueError``).
+        Not ``listed``: the server's own agent (the hints'), held to the
+        numbers but not to the allowlist."""
+        name, raw = parse_spec(spec)
+        if listed and name in LOCAL_ONLY and name not in self.allowed:
+            raise LimitError("agent", f"{spec!r} runs a program or opens a file: only the local command line may use it")
+        info = _infos().get(name)
+        if info is None:
+            return make_agent(spec)  # the registry's error: unknown agent, and the known ones
+        if listed and name not in self.allowed:
+            allowed = ", ".join(sorted(self.allowed))
+            raise LimitError("agent", f"agent {name!r} is not offered by this server (allowed: {allowed})")
+        values = _values(info, raw)  # before making it: nothing is allocated for a refused spec
+        for param, limit in self.agent_bounds(info).items():
+            value = values.get(param)
+            if value is not None and value > limit:
+                option = self.options.get(param)
+                where = f" ({option})" if option else ""
+                unit = " s a move" if param == "time" else ""
+                raise LimitError(
+                    param,
+                    f"{spec!r}: {param}={_number(value)} is above this server's limit of {_number(limit)}{unit}{where}",
+                )
+        agent = make_agent(spec)  # checks every key and value
+        if agent.is_human:
+            raise LimitError("agent", f"{spec!r} is not a computer player")
+        return agent
+
+    def public(self) -> dict[str, Any]:
+        """The limits as ``/api/limits`` shows them."""
+        return {
+            "max_time": self.max_time, "max_iterations": self.max_iterations, "max_depth": self.max_depth,
+            "max_nodes": self.max_nodes, "agent_threads": self.threads, "agents": sorted(self.allowed),
+        }
+
+    def describe(self) -> str:
+        """One line for the server's start-up message."""
+        return (
+            f"agents: at most {self.max_time:g} s, {self.max_iterations:,} iterations or depth "
+            f"{self.max_depth} a move, {self.threads} thread{'s' if self.threads != 1 else ''}; "
+            f"allowed: {', '.join(sorted(self.allowed))}"
+        )
+
+
+#: ``c4lab play``: one person on their own machine, who may ask an agent
+#: for a long think (the allowlist still applies: the page is a web page).
+PERSONAL = AgentLimits(max_time=3600.0, max_iterations=10**9, max_depth=64)
+
+
+def _number(value: float) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _infos() -> dict[str, AgentInfo]:
+    return {info.name: info for info in agent_infos()}
+
+
+def _values(info: AgentInfo, raw: dict[str, str]) -> dict[str, Any]:
+    """The parameters an agent is made with: its defaults, its preset's,
+    then the spec's (already checked by ``make_agent``)."""
+    params = {p.name: p for p in info.params}
+    values: dict[str, Any] = {name: p.default for name, p in params.items()}
+    for key, text in {**info.defaults, **raw}.items():
+        if key in params:
+            values[key] = params[key].convert(info.name, text)
+    return values

@@ -1,0 +1,94 @@
+"""numba's first start on the server: compile in the background, and say so.
+
+The first run after an install compiles the agents' kernels (later runs load
+them from numba's cache on disk), which takes seconds.  The server hides it
+as well as it can and says so when it cannot:
+
+- :func:`warm_up` plays one throwaway move of an agent on a board, in the
+  agent pool, so that the kernels are compiled (or loaded from the cache)
+  while the person thinks about their first move.  Each agent spec is warmed
+  once per process: numba keeps what it compiled for the process's lifetime.
+- :data:`COMPILING` listens to numba's compile events, from any thread: while
+  an agent's move waits and a compile is going on, the room's state carries
+  ``preparing`` (the seconds the move has waited) and the page shows
+  "preparing the engine, first start only".  Loading from the cache raises
+  no compile event, so a warm server never shows it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from typing import Any
+
+from c4lab.agents import Budget, make_agent
+from c4lab.rules import Position
+
+MESSAGE = "preparing the engine, first start only"
+
+
+class CompileWatch:
+    """Whether numba is compiling now, in any thread of the process."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._depth = 0
+        self._installed = False
+        #: Compilations started so far (a move that saw this change was delayed by one).
+        self.started = 0
+
+    def install(self) -> None:
+        """Listen to numba's compile events (once; imports numba)."""
+        with self._lock:
+            if self._installed:
+                return
+            self._installed = True
+        from numba.core import event  # lazy: numba only for a server that runs agents
+
+        watch = self
+
+        class Listener(event.Listener):  # type: ignore[misc]
+            def on_start(self, _event: Any) -> None:
+                with watch._lock:
+                    watch._depth += 1
+                    watch.started += 1
+
+            def on_end(self, _event: Any) -> None:
+                with watch._lock:
+                    watch._depth = max(0, watch._depth - 1)
+
+        event.register("numba:compile", Listener())
+
+    @property
+    def active(self) -> bool:
+        """True while a compilation is under way."""
+        return self._depth > 0
+
+
+COMPILING = CompileWatch()
+
+_warmed: set[str] = set()
+_warmed_lock = threading.Lock()
+
+
+def claim(spec: str) -> bool:
+    """True the first time ``spec`` is claimed for a warm-up in this process."""
+    with _warmed_lock:
+        if spec in _warmed:
+            return False
+        _warmed.add(spec)
+        return True
+
+
+def warm_up(spec: str, start: Position) -> None:
+    """One throwaway move of a fresh ``spec`` agent on ``start``: its
+    kernels are compiled, or loaded from numba's cache (run it in a worker
+    thread).  A warm-up only: any error is left to the real move."""
+    with contextlib.suppress(Exception):
+        make_agent(spec).choose(start, Budget(iterations=1))
+
+
+def waited(since: float) -> float:
+    """The seconds since ``since`` (``time.monotonic``), to one decimal."""
+    return round(time.monotonic() - since, 1)

@@ -1,0 +1,119 @@
+"""Fuzzing the REST API's request bodies with hypothesis.
+
+Every POST endpoint of the app (found from its routes, so one added later
+is fuzzed too), given any JSON value, a body of the right shape with fields
+of any type, or bytes that are not JSON at all, answers 2xx or 4xx with a
+JSON body -- for an error ``{"detail": ...}`` -- and never 500: in-process,
+an exception in a route reaches the test, and no error is logged.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.routing import APIRoute
+from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from testkit import cheap_server
+
+FUZZ = settings(
+    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=30),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+#: The fields the bodies know, with values a client might send and any others.
+FIELDS = ["mode", "board", "width", "height", "forbidden", "bonus", "players", "first", "seat", "name", "public"]
+plausible = st.sampled_from([
+    "local", "online", "7x6", "random", "4x4", "9x8/Xd3", "13x13", "7x6:dddd", "A", "B", "human", "random",
+    "easy", "d3", "z99", "", "Ann", "<b>", 0, 1, -1, 4, 99, 10**30, True, None,
+    {"A": "human", "B": "random"}, {"A": "human"}, {"A": "random", "B": "random"}, {"A": 1, "B": []},
+])
+shaped = st.dictionaries(st.sampled_from(FIELDS), plausible | json_values, max_size=6)
+bodies = st.one_of(
+    st.tuples(st.just("json"), shaped | json_values),
+    st.tuples(st.just("raw"), st.binary(max_size=40)),
+)
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    with cheap_server(tmp_path) as test_client:
+        yield test_client
+
+
+def post_paths(client: TestClient, code: str) -> list[str]:
+    """Every POST route of the app, its path parameters filled with ``code``."""
+    paths = []
+    for route in client.app.routes:  # type: ignore[attr-defined]
+        if isinstance(route, APIRoute) and "POST" in route.methods:
+            path = route.path
+            for name in route.param_convertors:
+                path = path.replace("{" + name + "}", code)
+            paths.append(path)
+    assert "/api/rooms" in paths
+    return paths
+
+
+def post(client: TestClient, path: str, body: tuple[str, Any]) -> Any:
+    """POST a JSON value (Python's JSON: ``Infinity`` and ``NaN`` too, as
+    any client may send them) or raw bytes, labelled as JSON."""
+    kind, value = body
+    content = json.dumps(value).encode() if kind == "json" else value
+    return client.post(path, content=content, headers={"content-type": "application/json"})
+
+
+def check(answer: Any, what: str) -> None:
+    assert answer.status_code < 500, f"{what}: {answer.status_code} {answer.text}"
+    data = answer.json()  # always JSON
+    if answer.status_code >= 400:
+        assert isinstance(data, dict) and data.get("detail"), f"{what}: {answer.text}"
+
+
+@pytest.mark.parametrize("room", ["online", "unknown"])
+def test_every_post_endpoint_answers_any_body_without_a_server_error(
+    client: TestClient, caplog: pytest.LogCaptureFixture, room: str
+) -> None:
+    if room == "online":  # a room with a free seat: a join may succeed (once)
+        code = client.post("/api/rooms", json={"mode": "online", "seat": "A", "name": "Ann"}).json()["code"]
+    else:
+        code = "no-such-room-000"
+    paths = post_paths(client, code)
+
+    @FUZZ
+    @given(path=st.sampled_from(paths), body=bodies)
+    def one(path: str, body: tuple[str, Any]) -> None:
+        check(post(client, path, body), f"POST {path} {body!r}")
+
+    with caplog.at_level(logging.WARNING):
+        one()
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info], caplog.text
+
+
+def test_a_refused_join_leaves_the_seat_free(client: TestClient) -> None:
+    """A name the join refuses (bad-name) must not take the seat anyway."""
+    code = client.post("/api/rooms", json={"mode": "online", "seat": "A", "name": "Ann"}).json()["code"]
+    for name in ("<script>", "x" * 200, "a\nb"):
+        assert client.post(f"/api/rooms/{code}/join", json={"name": name}).status_code == 400
+    assert not client.get(f"/api/rooms/{code}").json()["seats"]["B"]["taken"]
+    assert client.post(f"/api/rooms/{code}/join", json={"name": "Bob"}).status_code == 200
+
+
+@pytest.mark.slow
+def test_many_more_room_bodies(client: TestClient) -> None:
+    @settings(FUZZ, max_examples=2000)
+    @given(body=bodies)
+    def one(body: tuple[str, Any]) -> None:
+        check(post(client, "/api/rooms", body), repr(body))
+
+    one()

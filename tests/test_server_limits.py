@@ -1,0 +1,492 @@
+"""A server that can face the public (issue 19, points 1 and 2): bounded
+agent work, an allowlist of agents, one room never starving the others,
+per-client rate limits and room caps, rooms nobody uses ending, the Origin
+check, capped bodies and frames, a join that is safe to retry, and the
+token of ``c4lab connect`` kept out of ``ps``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import statistics
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import websockets
+from click.testing import CliRunner
+from fastapi.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
+
+from c4lab.agents import Analysis
+from c4lab.cli import main
+from c4lab.server.app import create_app
+from c4lab.server.guard import UNLIMITED, GuardOptions, Throttle, normal_origin, origin_allowed
+from c4lab.server.limits import AgentLimits
+from c4lab.server.run import MAX_FRAME, BackgroundServer
+from c4lab.server.storage import GameStore
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[GameStore]:
+    opened = GameStore(tmp_path / "games.sqlite")
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+def client_for(store: GameStore, address: str = "203.0.113.7", **options: Any) -> TestClient:
+    """A test client of a new app over ``store``, from ``address``."""
+    return TestClient(create_app(store, **options), client=(address, 50000))
+
+
+def local_room(http: Any, b: str, a: str = "human") -> Any:
+    return http.post("/api/rooms", json={"mode": "local", "players": {"A": a, "B": b}})
+
+
+# ---------------------------------------------------------------------------
+# 1. Bounded work
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("spec", "limit", "words"),
+    [
+        ("master:time=100000", "time", "--max-think"),
+        ("uct:iterations=1000000000000", "iterations", "--max-iterations"),
+        ("minimax:depth=99", "depth", "--max-depth"),
+        ("perfect:time=99999", "time", "--max-think"),
+        ("uct:nodes=1000000000", "nodes", "limit of 2000000"),
+    ],
+)
+def test_a_spec_above_a_limit_is_refused_naming_the_limit(store: GameStore, spec: str, limit: str, words: str) -> None:
+    with client_for(store) as http:
+        answer = local_room(http, spec)
+        assert answer.status_code == 422, answer.text
+        detail = answer.json()["detail"]
+        assert f"{limit}=" in detail and "above this server's limit" in detail and words in detail
+        assert http.app.state.manager.open_count() == 0  # type: ignore[attr-defined]  (nothing was made)
+
+
+def test_a_spec_at_the_limit_is_played_as_asked_not_clipped(store: GameStore) -> None:
+    limits = AgentLimits(max_time=2.0, max_iterations=1000, max_depth=3)
+    with client_for(store, limits=limits) as http:
+        for spec in ("master:time=2", "uct:iterations=1000", "minimax:depth=3", "master:time=none,iterations=1000,depth=3"):
+            answer = local_room(http, spec)
+            assert answer.status_code == 200, answer.text
+            room = http.get(f"/api/rooms/{answer.json()['code']}").json()
+            assert room["seats"]["B"]["spec"] == spec
+        assert local_room(http, "uct:iterations=1001").status_code == 422
+        assert local_room(http, "minimax:depth=4").status_code == 422
+        assert local_room(http, "master:time=2.5").status_code == 422
+
+
+def test_rooms_may_use_only_the_allowlist_and_an_option_extends_it(store: GameStore) -> None:
+    only_random = AgentLimits(allowed=frozenset({"random"}))
+    with client_for(store, limits=only_random) as http:
+        assert [a["name"] for a in http.get("/api/agents").json()] == ["random"]
+        refused = local_room(http, "hard")
+        assert refused.status_code == 400
+        assert "not offered by this server" in refused.json()["detail"]
+        assert local_room(http, "random").status_code == 200
+    with client_for(store, limits=AgentLimits.with_agents(["hard"], max_time=2.0)) as http:
+        names = {a["name"] for a in http.get("/api/agents").json()}
+        assert {"hard", "master", "random"} <= names
+        assert not names & {"engine", "qlearning", "kaggle", "human"}
+    # engine and qlearning are not in the default list, and say why
+    with client_for(store) as http:
+        for spec in ("engine:cmd=touch /tmp/pwned", "qlearning:table=/etc/passwd"):
+            answer = local_room(http, spec)
+            assert answer.status_code == 400 and "only the local command line" in answer.json()["detail"]
+
+
+def test_the_agent_list_and_the_limits_endpoint_give_the_limits(store: GameStore) -> None:
+    limits = AgentLimits(max_time=3.0, max_iterations=1234, max_depth=7, threads=3)
+    guard = GuardOptions(rooms_per_minute=5, joins_per_minute=9, rooms_per_client=4, max_rooms=99)
+    with client_for(store, limits=limits, guard=guard) as http:
+        agents = {a["name"]: a for a in http.get("/api/agents").json()}
+        assert agents["master"]["limits"] == {"time": 3.0, "iterations": 1234, "depth": 7}
+        assert agents["minimax"]["limits"] == {"time": 3.0, "depth": 7}
+        assert agents["random"]["limits"] == {}
+        shown = http.get("/api/limits").json()
+        assert shown["max_time"] == 3.0 and shown["max_iterations"] == 1234 and shown["max_depth"] == 7
+        assert shown["agent_threads"] == 3 and shown["rooms_per_minute"] == 5 and shown["max_rooms"] == 99
+        assert "master" in shown["agents"] and "engine" not in shown["agents"]
+
+
+def test_the_hints_keep_the_same_limits(store: GameStore) -> None:
+    with pytest.raises(ValueError, match="limit"):
+        create_app(store, hint_spec="master:time=30", limits=AgentLimits(max_time=5.0))
+
+
+def test_the_limits_are_printed_at_start(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    class Idle:
+        def run(self) -> None:
+            pass
+
+    monkeypatch.setattr("c4lab.server.run.make_server", lambda *args, **kwargs: Idle())
+    result = CliRunner().invoke(main, [
+        "serve", "--db", str(tmp_path / "g.sqlite"), "--max-think", "3", "--max-iterations", "1000",
+        "--max-depth", "8", "--agent-threads", "4", "--rooms-per-minute", "6", "--max-rooms", "50",
+        "--allow-origin", "https://c4.example.com",
+    ])
+    assert result.exit_code == 0, result.output
+    for words in ("3 s", "1,000 iterations", "depth 8", "4 threads", "6 rooms", "50 open rooms in all",
+                  "https://c4.example.com", "allowed: "):
+        assert words in result.output
+    bad = CliRunner().invoke(main, ["serve", "--db", str(tmp_path / "g.sqlite"), "--allow-origin", "not a url"])
+    assert bad.exit_code == 2 and "--allow-origin" in bad.output
+
+
+async def _round_trips(server: BackgroundServer, moves: int) -> list[float]:
+    """Seconds from sending a move in a human room to its new state."""
+    base = server.url
+    async with httpx.AsyncClient(base_url=base) as http:
+        room = (await http.post("/api/rooms", json={"mode": "online", "seat": "A"})).json()
+        guest = (await http.post(f"/api/rooms/{room['code']}/join", json={})).json()
+    socket_url = base.replace("http://", "ws://") + f"/ws/{room['code']}"
+    times = []
+    async with websockets.connect(socket_url) as ann, websockets.connect(socket_url) as bob:
+        for player, token in ((ann, room["token"]), (bob, guest["token"])):
+            await player.recv()
+            await player.send(json.dumps({"type": "hello", "token": token}))
+        for i in range(moves):
+            player = ann if i % 2 == 0 else bob
+            column = "abcdefg"[i % 7]  # no four in twelve moves
+            # drain what came before (the other player's move)
+            while True:
+                try:
+                    await asyncio.wait_for(player.recv(), 0.05)
+                except TimeoutError:
+                    break
+            started = time.perf_counter()
+            await player.send(json.dumps({"type": "move", "move": column}))
+            while True:
+                message = json.loads(await asyncio.wait_for(player.recv(), 10))
+                if message["type"] == "state" and len(message["room"]["cells"]) == i + 1:
+                    break
+            times.append(time.perf_counter() - started)
+    return times
+
+
+def test_a_room_thinking_at_the_limit_does_not_slow_a_human_room(store: GameStore) -> None:
+    """Two rooms of agents thinking at the limit (2 s a move) on a pool of
+    one thread: the pool is full and has a queue.  A move in a human room
+    is still answered at once: it never waits for the pool (agents think
+    in worker threads whose kernels release the GIL; each room holds one
+    thread at most).  The goal is 100 ms; on two shared cores a single
+    round trip may be delayed by the machine, so the median must be under
+    it and the slowest of twelve under 250 ms."""
+    limits = AgentLimits(max_time=2.0, threads=1)
+    server = BackgroundServer(store, limits=limits).start()
+    try:
+        for _ in range(2):
+            made = httpx.post(server.url + "/api/rooms", json={
+                "mode": "local", "players": {"A": "master:time=2", "B": "master:time=2"},
+            })
+            assert made.status_code == 200, made.text
+        time.sleep(0.3)  # both rooms' agents are thinking (one in the thread, one queued)
+        times = asyncio.run(_round_trips(server, 12))
+        manager = server.server.config.app.state.manager  # type: ignore[attr-defined]
+        thinking = [room for room in manager.rooms.values() if room.thinking]
+        assert len(thinking) == 2, "the agents were still thinking while the human room played"
+    finally:
+        server.stop()
+    assert statistics.median(times) < 0.1, times
+    assert max(times) < 0.25, times
+
+
+def test_a_room_holds_one_agent_thread_at_most(store: GameStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hints asked for over and over in one room run one after the other
+    (the room's other jobs wait), while another room's run beside them."""
+    running: dict[str, int] = {}
+    most: dict[str, int] = {}
+    lock = threading.Lock()
+
+    def slow_advice(adviser: Any, position: Any, timeout: float | None = None) -> tuple[Any, Any, dict[str, Any]]:
+        key = position.notation
+        with lock:
+            running[key] = running.get(key, 0) + 1
+            most[key] = max(most.get(key, 0), running[key])
+        time.sleep(0.2)
+        with lock:
+            running[key] -= 1
+        return position.legal_moves()[0], Analysis(), {"score": None, "columns": [], "best": [], "moves": {}}
+
+    monkeypatch.setattr("c4lab.server.rooms._advise", slow_advice)
+    with client_for(store, limits=AgentLimits(threads=4)) as http:
+        rooms = [
+            http.post("/api/rooms", json={"mode": "local", "board": board, "players": {"A": "human", "B": "human"}}).json()
+            for board in ("7x6:d", "7x6:dd")
+        ]
+        with (  # two pages of each room: each asks for hints at once
+            http.websocket_connect(f"/ws/{rooms[0]['code']}") as one,
+            http.websocket_connect(f"/ws/{rooms[0]['code']}") as one_again,
+            http.websocket_connect(f"/ws/{rooms[1]['code']}") as two,
+            http.websocket_connect(f"/ws/{rooms[1]['code']}") as two_again,
+        ):
+            pages = ((one, rooms[0]), (one_again, rooms[0]), (two, rooms[1]), (two_again, rooms[1]))
+            for ws, room in pages:
+                ws.receive_json()
+                ws.send_json({"type": "hello", "token": room["token"]})
+            for _ in range(2):
+                for ws, _room in pages:
+                    ws.send_json({"type": "hint"})
+            for ws, _room in pages:
+                hints = 0
+                while hints < 2:
+                    hints += ws.receive_json()["type"] == "hint"
+    assert most == {"7x6:d": 1, "7x6:dd": 1}
+
+
+# ---------------------------------------------------------------------------
+# 2. Abuse limits
+# ---------------------------------------------------------------------------
+
+
+def test_room_creation_is_rate_limited_per_client_with_retry_after(store: GameStore) -> None:
+    guard = GuardOptions(rooms_per_minute=3, rooms_per_client=None)
+    app = create_app(store, guard=guard)
+    with TestClient(app, client=("198.51.100.1", 1)) as one, TestClient(app, client=("198.51.100.2", 1)) as two:
+        for _ in range(3):
+            assert local_room(one, "random").status_code == 200
+        refused = local_room(one, "random")
+        assert refused.status_code == 429
+        assert 1 <= int(refused.headers["Retry-After"]) <= 20
+        assert "a minute" in refused.json()["detail"]
+        assert local_room(two, "random").status_code == 200  # another client is not held back
+
+
+def test_joins_are_rate_limited_per_client(store: GameStore) -> None:
+    guard = GuardOptions(rooms_per_minute=None, joins_per_minute=2, rooms_per_client=None)
+    with client_for(store, guard=guard) as http:
+        codes = [http.post("/api/rooms", json={"mode": "online"}).json()["code"] for _ in range(3)]
+        assert http.post(f"/api/rooms/{codes[0]}/join", json={}).status_code == 200
+        assert http.post(f"/api/rooms/{codes[1]}/join", json={}).status_code == 200
+        refused = http.post(f"/api/rooms/{codes[2]}/join", json={})
+        assert refused.status_code == 429 and int(refused.headers["Retry-After"]) >= 1
+
+
+def test_open_rooms_are_capped_per_client_and_in_all(store: GameStore) -> None:
+    guard = GuardOptions(rooms_per_minute=None, rooms_per_client=2, max_rooms=3)
+    app = create_app(store, guard=guard)
+    with TestClient(app, client=("198.51.100.1", 1)) as one, TestClient(app, client=("198.51.100.2", 1)) as two:
+        first = one.post("/api/rooms", json={"mode": "online"}).json()
+        assert one.post("/api/rooms", json={"mode": "online"}).status_code == 200
+        capped = one.post("/api/rooms", json={"mode": "online"})
+        assert capped.status_code == 429 and "open rooms" in capped.json()["detail"] and capped.headers["Retry-After"]
+        assert two.post("/api/rooms", json={"mode": "online"}).status_code == 200
+        full = two.post("/api/rooms", json={"mode": "online"})
+        assert full.status_code == 503 and full.headers["Retry-After"]
+        # a room that ends frees its place: the host resigns the first one
+        with one.websocket_connect(f"/ws/{first['code']}") as ws:
+            ws.receive_json()
+            ws.send_json({"type": "hello", "token": first["token"]})
+            ws.receive_json()
+            joined = one.post(f"/api/rooms/{first['code']}/join", json={})
+            assert joined.status_code == 200
+            ws.send_json({"type": "resign"})
+            while ws.receive_json()["room"]["status"] != "over":
+                pass
+        assert one.post("/api/rooms", json={"mode": "online"}).status_code == 200
+
+
+def test_rooms_nobody_uses_end_or_leave_memory(store: GameStore) -> None:
+    with client_for(store, idle_after=0.3) as http:
+        waiting = http.post("/api/rooms", json={"mode": "online"}).json()["code"]
+        joined = http.post("/api/rooms", json={"mode": "online"}).json()["code"]
+        assert http.post(f"/api/rooms/{joined}/join", json={}).status_code == 200
+        local = local_room(http, "random").json()["code"]
+        manager = http.app.state.manager  # type: ignore[attr-defined]
+        assert manager.open_count() == 3
+        deadline = time.monotonic() + 5
+        while manager.open_count() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert manager.open_count() == 0
+        for code in (waiting, joined):
+            room = http.get(f"/api/rooms/{code}").json()
+            assert (room["status"], room["result"], room["reason"]) == ("over", None, "abandoned")
+        # a local room is only out of memory: its page takes it up again
+        assert http.get(f"/api/rooms/{local}").json()["status"] == "playing"
+
+
+def test_a_room_someone_uses_does_not_expire(store: GameStore) -> None:
+    with client_for(store, idle_after=0.3) as http:
+        room = http.post("/api/rooms", json={"mode": "online"}).json()
+        with http.websocket_connect(f"/ws/{room['code']}") as ws:
+            ws.receive_json()
+            ws.send_json({"type": "hello", "token": room["token"]})
+            ws.receive_json()
+            time.sleep(1.0)
+            assert http.get(f"/api/rooms/{room['code']}").json()["status"] == "waiting"
+
+
+def test_the_origin_check_of_rest_calls(store: GameStore) -> None:
+    with client_for(store, guard=GuardOptions(allow_origins=("https://c4.example.com",))) as http:
+        body = {"mode": "online"}
+        assert http.post("/api/rooms", json=body).status_code == 200  # no Origin: not a browser
+        assert http.post("/api/rooms", json=body, headers={"Origin": "http://testserver"}).status_code == 200
+        assert http.post("/api/rooms", json=body, headers={"Origin": "https://c4.example.com"}).status_code == 200
+        for foreign in ("http://evil.example", "null", "http://testserver.evil.example", "https://testserver:8443"):
+            refused = http.post("/api/rooms", json=body, headers={"Origin": foreign})
+            assert refused.status_code == 403, foreign
+            assert "not allowed" in refused.json()["detail"]
+        # reading is not changing anything
+        assert http.get("/api/agents", headers={"Origin": "http://evil.example"}).status_code == 200
+
+
+def test_the_origin_check_of_websockets(store: GameStore) -> None:
+    with client_for(store) as http:
+        code = http.post("/api/rooms", json={"mode": "online"}).json()["code"]
+        with (
+            pytest.raises(WebSocketDisconnect) as refused,
+            http.websocket_connect(f"/ws/{code}", headers={"Origin": "http://evil.example"}) as ws,
+        ):
+            ws.receive_json()
+        assert refused.value.code == 1008
+        with http.websocket_connect(f"/ws/{code}", headers={"Origin": "http://testserver"}) as ws:
+            assert ws.receive_json()["type"] == "state"
+
+
+def test_origins_compare_host_and_port() -> None:
+    assert origin_allowed(None, "example.com")
+    assert origin_allowed("https://Example.com", "example.com")
+    assert origin_allowed("https://example.com", "example.com:443")
+    assert origin_allowed("http://127.0.0.1:8000", "127.0.0.1:8000")
+    assert not origin_allowed("http://127.0.0.1:8001", "127.0.0.1:8000")
+    assert not origin_allowed("http://evil.example", "example.com")
+    assert not origin_allowed("null", "example.com")
+    assert origin_allowed("http://evil.example", "example.com", {"*"})
+    assert origin_allowed("https://a.example", "b.example", {normal_origin("https://a.example")})
+    with pytest.raises(ValueError):
+        normal_origin("https://a.example/path")
+
+
+def test_the_throttle_says_when_to_come_back() -> None:
+    now = [0.0]
+    throttle = Throttle(6, clock=lambda: now[0])  # 6 a minute: one every 10 s, 6 at once
+    assert [throttle.wait("x") for _ in range(6)] == [0.0] * 6
+    assert throttle.wait("x") == pytest.approx(10.0)
+    now[0] = 10.0
+    assert throttle.wait("x") == 0.0
+    assert throttle.wait("y") == 0.0
+
+
+def _raw_post(url: str, head: str, body: bytes = b"") -> tuple[int, float]:
+    """Send a request by hand; its status and the seconds it took."""
+    host, port = url.removeprefix("http://").split(":")
+    started = time.perf_counter()
+    with socket.create_connection((host, int(port)), timeout=10) as conn:
+        conn.sendall(head.encode() + body)
+        answer = conn.recv(4096).decode("latin-1")
+    return int(answer.split()[1]), time.perf_counter() - started
+
+
+@pytest.fixture
+def server(store: GameStore) -> Iterator[BackgroundServer]:
+    running = BackgroundServer(store).start()
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+def test_a_10_mb_body_is_refused_before_it_is_read(server: BackgroundServer) -> None:
+    head = (
+        "POST /api/rooms HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {10 * 1024 * 1024}\r\n\r\n"
+    )
+    status, seconds = _raw_post(server.url, head, b'{"name": "')  # the rest is never sent
+    assert status == 413 and seconds < 5
+
+
+def test_a_streamed_body_is_cut_off_at_the_cap(server: BackgroundServer) -> None:
+    def chunks() -> Iterator[bytes]:
+        yield b'{"name": "'
+        for _ in range(200):
+            yield b"x" * 1024
+
+    answer = httpx.post(server.url + "/api/rooms", content=chunks(), headers={"Content-Type": "application/json"})
+    assert answer.status_code == 413
+    assert "at most" in answer.json()["detail"]
+    assert httpx.post(server.url + "/api/rooms", json={"name": "x" * 30}).status_code == 400  # small: read, refused
+
+
+def test_a_huge_websocket_frame_closes_the_socket_before_it_is_read(server: BackgroundServer) -> None:
+    async def run() -> tuple[dict[str, Any], int | None]:
+        code = httpx.post(server.url + "/api/rooms", json={"mode": "online"}).json()["code"]
+        url = server.url.replace("http://", "ws://") + f"/ws/{code}"
+        async with websockets.connect(url, max_size=2**20) as ws:
+            await ws.recv()
+            await ws.send("x" * 5000)  # over the protocol's 4096 bytes: an error, the socket stays
+            error = json.loads(await ws.recv())
+            await ws.send("x" * (MAX_FRAME + 1))  # over the frame cap: closed (1009, message too big)
+            with pytest.raises(websockets.ConnectionClosed) as closed:
+                await asyncio.wait_for(ws.recv(), 5)
+            return error, closed.value.rcvd.code if closed.value.rcvd else None
+
+    error, code = asyncio.run(run())
+    assert error["code"] == "too-large"
+    assert code == 1009
+
+
+def test_a_websocket_from_a_foreign_page_is_refused_with_403(server: BackgroundServer) -> None:
+    code = httpx.post(server.url + "/api/rooms", json={"mode": "online"}).json()["code"]
+    url = server.url.replace("http://", "ws://") + f"/ws/{code}"
+
+    async def refused() -> int:
+        with pytest.raises(websockets.InvalidStatus) as failed:
+            async with websockets.connect(url, origin="http://evil.example"):  # type: ignore[arg-type]
+                pass
+        return failed.value.response.status_code
+
+    async def welcome() -> str:
+        async with websockets.connect(url, origin=server.url) as ws:  # type: ignore[arg-type]
+            return json.loads(await ws.recv())["type"]
+
+    assert asyncio.run(refused()) == 403
+    assert asyncio.run(welcome()) == "state"
+
+
+def test_a_join_with_a_request_id_is_safe_to_retry(store: GameStore) -> None:
+    app = create_app(store, guard=UNLIMITED)
+    with TestClient(app, client=("198.51.100.1", 1)) as guest, TestClient(app, client=("198.51.100.2", 1)) as other:
+        code = guest.post("/api/rooms", json={"mode": "online", "seat": "A"}).json()["code"]
+        body = {"name": "Bob", "request_id": "retry-me-0001"}
+        first = guest.post(f"/api/rooms/{code}/join", json=body)
+        again = guest.post(f"/api/rooms/{code}/join", json=body)  # the first answer was "lost"
+        assert first.status_code == again.status_code == 200
+        assert (again.json()["token"], again.json()["seats"]) == (first.json()["token"], ["B"])
+        # another request id, or the same id from another address: the seat is taken
+        assert guest.post(f"/api/rooms/{code}/join", json={"request_id": "another-id-01"}).status_code == 409
+        assert other.post(f"/api/rooms/{code}/join", json=body).status_code == 409
+        assert guest.post(f"/api/rooms/{code}/join", json={"request_id": "short"}).status_code == 422
+
+
+def test_connect_reads_the_token_from_a_file_or_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    seen: list[str | None] = []
+
+    def fake_run_online(url: str, **options: Any) -> int:
+        seen.append(options["token"])
+        return 0
+
+    monkeypatch.setattr("c4lab.ui.online.run_online", fake_run_online)
+    link = "http://127.0.0.1:8000/r/abc"
+    secret = tmp_path / "token"
+    secret.write_text("from-the-file\n")
+    runner = CliRunner()
+    assert runner.invoke(main, ["connect", link, "--token-file", str(secret)]).exit_code == 0
+    assert runner.invoke(main, ["connect", link], env={"C4LAB_TOKEN": "from-the-env"}).exit_code == 0
+    assert runner.invoke(main, ["connect", link, "--token", "on-the-line"]).exit_code == 0
+    assert runner.invoke(main, ["connect", link], env={"C4LAB_TOKEN": ""}).exit_code == 0
+    assert seen == ["from-the-file", "from-the-env", "on-the-line", None]
+    empty = tmp_path / "empty"
+    empty.write_text("")
+    assert runner.invoke(main, ["connect", link, "--token-file", str(empty)]).exit_code == 2
+    assert "ps" in runner.invoke(main, ["connect", "--help"]).output

@@ -1,0 +1,442 @@
+"""A damaged game database: truncated, full of garbage, another program's,
+locked by another program or another server, on a full disk.
+
+At start (``c4lab serve --db``, ``c4lab games --db``) each is refused with
+one clear line that names the file and a non-zero exit status -- never a
+traceback, never a server that starts empty over the games it could not
+read (the file is left as it was).  On a write (a full disk, a lock held
+too long), the client gets the protocol's error, the server goes on, and
+the room stays as it was, in memory and on disk.  A second server on the
+same file refuses to start.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import resource
+import shutil
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from click.testing import CliRunner
+from fastapi.testclient import TestClient
+
+from c4lab.cli import main
+from c4lab.server import rooms
+from c4lab.server.app import create_app
+from c4lab.server.run import free_port
+from c4lab.server.storage import GameRow, GameStore, StorageError, read_games
+
+SEATS = {"A": {"kind": "human", "name": "Ann", "spec": None, "token_hash": None, "absent_since": None},
+         "B": {"kind": "human", "name": "Bob", "spec": None, "token_hash": None, "absent_since": None}}
+
+
+@pytest.fixture
+def good(tmp_path: Path) -> Path:
+    """A database of 300 finished games (several pages), closed."""
+    path = tmp_path / "good.sqlite"
+    store = GameStore(path)
+    for i in range(300):
+        store.save(GameRow(f"game{i:04d}", "local", "7x6:dddd", 0, SEATS, status="over", result="draw", reason="full"))
+    store.close()
+    assert not Path(str(path) + "-wal").exists() or Path(str(path) + "-wal").stat().st_size == 0
+    return path
+
+
+def serve(db: Path, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """``c4lab serve --db db`` run until it ends (a refused start ends at once)."""
+    return subprocess.run(
+        [sys.executable, "-m", "c4lab", "serve", "--db", str(db), "--port", str(free_port())],
+        capture_output=True, text=True, timeout=timeout, check=False,
+    )
+
+
+def refused(done: subprocess.CompletedProcess[str], db: Path, *words: str) -> str:
+    """The one line of a refused start; checks the status and the words."""
+    output = done.stdout + done.stderr
+    assert done.returncode != 0, output
+    assert "Traceback" not in output, output
+    lines = [line for line in output.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("Error: "), output
+    assert str(db) in lines[0], output
+    for word in words:
+        assert word in lines[0], output
+    return lines[0]
+
+
+def games(db: Path) -> Any:
+    return CliRunner().invoke(main, ["games", "--db", str(db)])
+
+
+def games_refused(db: Path, *words: str) -> None:
+    result = games(db)
+    assert result.exit_code == 1, result.output
+    assert isinstance(result.exception, SystemExit), result.exception  # not an exception of ours
+    assert "Traceback" not in result.output and str(db) in result.output, result.output
+    for word in words:
+        assert word in result.output, result.output
+
+
+# ---------------------------------------------------------------------------
+# At start
+# ---------------------------------------------------------------------------
+
+
+def damage_garbage(path: Path) -> None:
+    path.write_bytes(os.urandom(64 * 1024))
+
+
+def damage_truncated(path: Path) -> None:
+    with path.open("r+b") as file:
+        file.truncate(path.stat().st_size // 2)
+
+
+def damage_empty(path: Path) -> None:
+    path.write_bytes(b"")
+
+
+def damage_overwritten(path: Path) -> None:
+    """Pages in the middle overwritten with garbage; the header is intact."""
+    with path.open("r+b") as file:
+        file.seek(3 * 4096)
+        file.write(os.urandom(4 * 4096))
+
+
+def damage_other_program(path: Path) -> None:
+    path.unlink()
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)")
+        db.execute("INSERT INTO notes (text) VALUES ('keep me')")
+    db.close()
+
+
+def damage_other_columns(path: Path) -> None:
+    path.unlink()
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE games (id INTEGER PRIMARY KEY, winner TEXT)")
+    db.close()
+
+
+@pytest.mark.parametrize(
+    ("damage", "words"),
+    [
+        (damage_garbage, ["not a SQLite database"]),
+        (damage_truncated, ["damaged"]),
+        (damage_empty, ["empty"]),
+        (damage_overwritten, ["damaged"]),
+        (damage_other_program, ["another program's", "notes"]),
+        (damage_other_columns, ["columns"]),
+    ],
+    ids=["garbage", "truncated", "empty", "overwritten", "another program's", "other columns"],
+)
+def test_a_damaged_database_is_refused_at_start_and_left_as_it_was(good: Path, damage: Any, words: list[str]) -> None:
+    damage(good)
+    before = good.read_bytes()
+    refused(serve(good), good, *words)
+    games_refused(good, *words)
+    assert good.read_bytes() == before  # never started empty over it, never "repaired"
+    with pytest.raises(StorageError):
+        GameStore(good)
+
+
+def test_a_database_locked_by_another_program_is_refused_at_start(good: Path) -> None:
+    other = sqlite3.connect(good, isolation_level=None)
+    other.execute("PRAGMA locking_mode=EXCLUSIVE")
+    other.execute("BEGIN EXCLUSIVE")
+    other.execute("DELETE FROM games WHERE code = 'game0000'")  # holds the write lock: nobody may read
+    try:
+        started = time.monotonic()
+        server = subprocess.Popen(
+            [sys.executable, "-m", "c4lab", "serve", "--db", str(good), "--port", str(free_port())],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        listing = games(good)
+        out, err = server.communicate(timeout=60)
+        assert time.monotonic() - started < 30
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    refused(subprocess.CompletedProcess(server.args, server.returncode, out, err), good, "locked by another program")
+    assert listing.exit_code == 1 and "locked by another program" in listing.output, listing.output
+    assert len(read_games(good)) == 300  # nothing lost
+
+
+def test_a_full_disk_at_start_is_refused_and_leaves_no_empty_file(tmp_path: Path) -> None:
+    db = tmp_path / "new.sqlite"
+
+    def no_room() -> None:  # writes beyond 0 bytes fail, as on a full disk
+        resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
+
+    done = subprocess.run(
+        [sys.executable, "-m", "c4lab", "serve", "--db", str(db), "--port", str(free_port())],
+        capture_output=True, text=True, timeout=60, check=False, preexec_fn=no_room,
+    )
+    refused(done, db, "disk")
+    assert not db.exists()  # the next start (with room on the disk) makes it afresh
+
+
+def test_a_second_server_on_the_same_file_refuses_to_start_and_the_first_goes_on(good: Path) -> None:
+    port = free_port()
+    first = subprocess.Popen(
+        [sys.executable, "-m", "c4lab", "serve", "--db", str(good), "--port", str(port)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                httpx.get(url + "/api/games", timeout=1)
+                break
+            except httpx.TransportError:
+                assert first.poll() is None and time.monotonic() < deadline, first.communicate()
+                time.sleep(0.1)
+        line = refused(serve(good), good, "in use by another c4lab server", f"process {first.pid}")
+        assert "--db" in line
+        assert len(read_games(good)) == 300  # a listing reads beside the running server
+        code = httpx.post(url + "/api/rooms", json={"players": {"A": "human", "B": "human"}}).json()["code"]
+        assert httpx.get(url + f"/api/rooms/{code}").status_code == 200
+    finally:
+        first.terminate()
+        first.communicate(timeout=30)
+    with sqlite3.connect(good) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        assert db.execute("SELECT count(*) FROM games").fetchone() == (301,)
+    db.close()
+
+
+def test_two_stores_in_one_process_the_second_is_refused_until_the_first_closes(good: Path) -> None:
+    first = GameStore(good)
+    with pytest.raises(StorageError, match=f"in use by another c4lab server \\(process {os.getpid()}\\)"):
+        GameStore(good)
+    assert len(read_games(good)) == 300
+    first.close()
+    GameStore(good).close()
+
+
+# ---------------------------------------------------------------------------
+# On a write
+# ---------------------------------------------------------------------------
+
+
+class FailingWrites:
+    """A store connection whose writes fail with ``error`` while ``failing``
+    (SQLite's own exception, as a full disk raises it); reads go on."""
+
+    def __init__(self, db: sqlite3.Connection, error: str = "database or disk is full") -> None:
+        self.db = db
+        self.error = error
+        self.failing = False
+        self.writes = 0
+
+    def execute(self, query: str, parameters: Any = ()) -> Any:
+        if query.lstrip().upper().startswith(("INSERT", "UPDATE", "DELETE")):
+            if self.failing:
+                raise sqlite3.OperationalError(self.error)
+            self.writes += 1
+        return self.db.execute(query, parameters)
+
+    def close(self) -> None:
+        self.db.close()
+
+
+@pytest.fixture
+def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[TestClient, GameStore, FailingWrites]]:
+    monkeypatch.setattr(rooms, "STORAGE_RETRY", 0.2)
+    store = GameStore(tmp_path / "games.sqlite")
+    disk = FailingWrites(store._db)
+    store._db = disk  # type: ignore[assignment]
+    try:
+        with TestClient(create_app(store, hint_spec="random", agent_workers=1)) as client:
+            yield client, store, disk
+    finally:
+        store.close()
+
+
+def no_errors_logged(caplog: pytest.LogCaptureFixture) -> None:
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info], caplog.text
+    for record in caplog.records:
+        assert "\n" not in record.getMessage(), record.getMessage()
+
+
+def snapshot(client: TestClient, store: GameStore, code: str) -> tuple[Any, Any]:
+    manager = client.app.state.manager  # type: ignore[attr-defined]
+    row = store.load(code)
+    return manager.rooms[code].state(manager.forfeit_after), row and {**row.__dict__, "updated": None}
+
+
+def test_a_move_undo_or_resignation_that_cannot_be_saved_changes_nothing(
+    app: tuple[TestClient, GameStore, FailingWrites], caplog: pytest.LogCaptureFixture
+) -> None:
+    client, store, disk = app
+    room = client.post("/api/rooms", json={"players": {"A": "human", "B": "human"}}).json()
+    code = room["code"]
+    with caplog.at_level(logging.WARNING), client.websocket_connect(f"/ws/{code}") as socket:
+        socket.receive_json()
+        socket.send_json({"type": "hello", "token": room["token"]})
+        socket.receive_json()
+        socket.send_json({"type": "move", "move": "d"})
+        assert socket.receive_json()["room"]["position"] == "7x6:d"
+        before = snapshot(client, store, code)
+        disk.failing = True
+        for message in ({"type": "move", "move": "c"}, {"type": "undo"}, {"type": "resign"}):
+            socket.send_json(message)
+            error = socket.receive_json()
+            assert error["type"] == "error" and error["code"] == "storage-failed", error
+            assert "full" in error["message"] and str(store.path) not in error["message"]
+            assert snapshot(client, store, code) == before, message
+        socket.send_json({"type": "ping"})
+        assert socket.receive_json() == {"type": "pong"}  # the connection is still there
+        disk.failing = False
+        socket.send_json({"type": "move", "move": "c"})
+        assert socket.receive_json()["room"]["position"] == "7x6:dc"
+    row = store.load(code)
+    assert row is not None and row.position == "7x6:dc"
+    assert "was not saved" in caplog.text
+    no_errors_logged(caplog)
+
+
+def test_an_agent_move_that_cannot_be_saved_is_played_again_later(
+    app: tuple[TestClient, GameStore, FailingWrites], caplog: pytest.LogCaptureFixture
+) -> None:
+    client, store, disk = app
+    room = client.post("/api/rooms", json={"board": "5x4", "players": {"A": "human", "B": "random"}}).json()
+    code = room["code"]
+    with caplog.at_level(logging.WARNING), client.websocket_connect(f"/ws/{code}") as socket:
+        socket.receive_json()
+        socket.send_json({"type": "hello", "token": room["token"]})
+        socket.receive_json()
+        writes = disk.writes
+
+        def fail_after_the_human_move(query: str, parameters: Any = ()) -> Any:
+            disk.failing = disk.writes > writes  # the human's move is saved, the agent's is not
+            return FailingWrites.execute(disk, query, parameters)
+
+        disk.execute = fail_after_the_human_move  # type: ignore[method-assign]
+        socket.send_json({"type": "move", "move": "a"})
+        seen = []
+        while True:
+            message = socket.receive_json()
+            seen.append(message)
+            if message["type"] == "error":
+                break
+        assert message["code"] == "storage-failed"
+        state = socket.receive_json()
+        assert state["room"]["position"] == "5x4:a" and state["room"]["thinking"] is None
+        row = store.load(code)
+        assert row is not None and row.position == "5x4:a"
+        disk.execute = FailingWrites.execute.__get__(disk)  # type: ignore[method-assign]
+        disk.failing = False
+        while True:  # the agent tries again after STORAGE_RETRY seconds
+            message = socket.receive_json()
+            if message["type"] == "state" and len(message["room"]["position"]) > len("5x4:a"):
+                break
+    row = store.load(code)
+    assert row is not None and len(row.position) == len("5x4:ab")
+    no_errors_logged(caplog)
+
+
+def test_a_room_or_a_join_that_cannot_be_saved_is_a_503_and_nothing(
+    app: tuple[TestClient, GameStore, FailingWrites], caplog: pytest.LogCaptureFixture
+) -> None:
+    client, store, disk = app
+    online = client.post("/api/rooms", json={"mode": "online", "seat": "A", "name": "Ann"}).json()
+    with caplog.at_level(logging.WARNING):
+        disk.failing = True
+        answer = client.post("/api/rooms", json={"players": {"A": "random", "B": "random"}})
+        assert answer.status_code == 503 and "full" in answer.json()["detail"], answer.text
+        answer = client.post(f"/api/rooms/{online['code']}/join", json={"name": "Bob"})
+        assert answer.status_code == 503 and "full" in answer.json()["detail"], answer.text
+        state = client.get(f"/api/rooms/{online['code']}").json()
+        assert not state["seats"]["B"]["taken"] and state["status"] == "waiting"
+        disk.failing = False
+        assert client.post(f"/api/rooms/{online['code']}/join", json={"name": "Bob"}).status_code == 200
+    assert [row.code for row in store.all()] == [online["code"]]  # the room refused was not stored
+    no_errors_logged(caplog)
+
+
+def test_a_real_full_disk_refuses_new_rooms_and_the_server_goes_on(tmp_path: Path) -> None:
+    """SQLite's own limit (``max_page_count``) stands for a full disk."""
+    store = GameStore(tmp_path / "games.sqlite")
+    try:
+        with TestClient(create_app(store, hint_spec="random", agent_workers=1)) as client:
+            made = [client.post("/api/rooms", json={"name": "Ann"}).json()["code"]]
+            pages = store._db.execute("PRAGMA page_count").fetchone()[0]
+            store._db.execute(f"PRAGMA max_page_count = {pages}")
+            statuses = []
+            for _ in range(200):
+                answer = client.post("/api/rooms", json={"name": "Ann" * 8, "players": {"A": "human", "B": "human"}})
+                statuses.append(answer.status_code)
+                if answer.status_code != 200:
+                    break
+                made.append(answer.json()["code"])
+            assert statuses[-1] == 503, statuses
+            assert "full" in answer.json()["detail"]
+            assert client.get(f"/api/rooms/{made[0]}").status_code == 200  # the server goes on
+            store._db.execute("PRAGMA max_page_count = 1073741823")
+            made.append(client.post("/api/rooms", json={}).json()["code"])
+            assert sorted(row.code for row in store.all()) == sorted(made)  # every room saved, no other
+    finally:
+        store.close()
+
+
+def test_a_lock_held_by_another_program_fails_the_write_not_the_server(tmp_path: Path) -> None:
+    store = GameStore(tmp_path / "games.sqlite", timeout=0.2)
+    try:
+        with TestClient(create_app(store, hint_spec="random", agent_workers=1)) as client:
+            room = client.post("/api/rooms", json={"players": {"A": "human", "B": "human"}}).json()
+            other = sqlite3.connect(store.path, isolation_level=None)
+            other.execute("BEGIN IMMEDIATE")  # another program's write transaction
+            try:
+                with client.websocket_connect(f"/ws/{room['code']}") as socket:
+                    socket.receive_json()
+                    socket.send_json({"type": "hello", "token": room["token"]})
+                    socket.receive_json()
+                    socket.send_json({"type": "move", "move": "d"})
+                    error = socket.receive_json()
+                    assert error["code"] == "storage-failed", error
+                    other.execute("ROLLBACK")
+                    socket.send_json({"type": "move", "move": "d"})
+                    assert socket.receive_json()["room"]["position"] == "7x6:d"
+            finally:
+                other.close()
+    finally:
+        store.close()
+
+
+def test_a_damaged_row_is_a_clear_error_and_the_other_rooms_go_on(tmp_path: Path) -> None:
+    db = tmp_path / "games.sqlite"
+    store = GameStore(db)
+    try:
+        with TestClient(create_app(store, hint_spec="random", agent_workers=1)) as client:
+            bad = client.post("/api/rooms", json={}).json()["code"]
+            fine = client.post("/api/rooms", json={"players": {"A": "human", "B": "human"}}).json()["code"]
+            client.app.state.manager.rooms.clear()  # type: ignore[attr-defined]  # as after a restart
+            store._db.execute("UPDATE games SET position = 'not a position' WHERE code = ?", (bad,))
+            answer = client.get(f"/api/rooms/{bad}")
+            assert answer.status_code == 503 and "detail" in answer.json()
+            with client.websocket_connect(f"/ws/{bad}") as socket:
+                assert socket.receive_json()["code"] == "storage-failed"
+            assert client.get(f"/api/rooms/{fine}").status_code == 200
+            store._db.execute("UPDATE games SET seats = 'garbage' WHERE code = ?", (bad,))
+            assert client.get(f"/api/rooms/{bad}").status_code == 503
+            assert client.get("/api/games").status_code == 200
+    finally:
+        store.close()
+    games_refused(db, "damaged", bad)
+
+
+def test_a_copy_of_a_good_database_still_serves_its_games(good: Path, tmp_path: Path) -> None:
+    """The checks at start refuse nothing whole: a copy (with its WAL) opens."""
+    copy = tmp_path / "copy.sqlite"
+    shutil.copy(good, copy)
+    assert len(read_games(copy)) == 300
+    GameStore(copy).close()
