@@ -24,6 +24,8 @@ from urllib.parse import urlsplit
 
 from starlette.exceptions import HTTPException
 
+from c4lab.server.protocol import TokenBucket
+
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -83,26 +85,24 @@ class Throttle:
         self.rate = per_minute / 60.0
         self.burst = max(1.0, per_minute)
         self.clock = clock
-        self.buckets: dict[str, tuple[float, float]] = {}  # client -> (tokens, when)
+        self.buckets: dict[str, TokenBucket] = {}
 
     def wait(self, client: str) -> float:
         """Take a token for ``client``: 0 if there was one, else the seconds
         until there is (nothing is taken then)."""
         now = self.clock()
-        tokens, stamp = self.buckets.get(client, (self.burst, now))
-        tokens = min(self.burst, tokens + (now - stamp) * self.rate)
-        if tokens >= 1.0:
-            self.buckets[client] = (tokens - 1.0, now)
-            if len(self.buckets) > MAX_CLIENTS:
-                self._forget(now)
-            return 0.0
-        self.buckets[client] = (tokens, now)
-        return (1.0 - tokens) / self.rate
+        bucket = self.buckets.get(client)
+        if bucket is None:
+            bucket = self.buckets[client] = TokenBucket.full(self.burst, self.rate, now)
+        seconds = bucket.take(now)
+        if seconds == 0.0 and len(self.buckets) > MAX_CLIENTS:
+            self._forget(now)
+        return seconds
 
     def _forget(self, now: float) -> None:
         """Drop the buckets that are full again (those clients left)."""
         full = self.burst / self.rate
-        self.buckets = {c: (t, s) for c, (t, s) in self.buckets.items() if now - s < full}
+        self.buckets = {c: b for c, b in self.buckets.items() if now - b.stamp < full}
 
 
 def too_many(seconds: float, message: str) -> HTTPException:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from c4lab.server.rooms import RoomError
@@ -52,25 +53,41 @@ def parse(text: str | bytes) -> dict[str, Any]:
     return message
 
 
+@dataclass
+class TokenBucket:
+    """At most ``burst`` tokens, refilled at ``rate`` a second: the rate
+    limits of a connection's messages and of a client's rooms and joins."""
+
+    burst: float
+    rate: float
+    tokens: float
+    stamp: float  # when ``tokens`` was counted
+
+    @classmethod
+    def full(cls, burst: float, rate: float, now: float) -> TokenBucket:
+        return cls(float(burst), rate, float(burst), now)
+
+    def take(self, now: float) -> float:
+        """Take a token: 0 if there was one, else the seconds until there
+        is (nothing is taken then)."""
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            return 0.0
+        return (1.0 - self.tokens) / self.rate
+
+
 class RateLimit:
     """A token bucket per connection; ``allow()`` says whether the next
     message may be handled."""
 
     def __init__(self, burst: int = BURST, rate: float = RATE) -> None:
-        self.burst = burst
-        self.rate = rate
-        self.tokens = float(burst)
-        self.stamp = time.monotonic()
+        self.bucket = TokenBucket.full(burst, rate, time.monotonic())
         self.last_warning = 0.0
 
     def allow(self) -> bool:
-        now = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
-        self.stamp = now
-        if self.tokens >= 1:
-            self.tokens -= 1
-            return True
-        return False
+        return self.bucket.take(time.monotonic()) == 0.0
 
     def should_warn(self) -> bool:
         """At most one rate-limit error a second, so warnings do not flood."""
