@@ -198,7 +198,10 @@ def test_a_position_finds_what_its_mirror_image_stored() -> None:
     score, first = _search(position, mirror=True, table=table)
     again, second = _search(mirror, mirror=True, table=table)
     assert again == score
-    assert second < first / 10  # most of its tree is in the table already
+    # The positions with many empty cells are found (the smaller ones are
+    # stored under their own key): without sharing, the mirror image takes
+    # about as long as the first search.
+    assert second < first / 3
 
 
 def test_boards_that_are_not_symmetric_do_not_share() -> None:

@@ -381,3 +381,56 @@ def test_the_compiled_search_reloads_from_numba_s_cache_in_a_new_process() -> No
         run = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=120)
         assert run.returncode == 0, run.stderr
         assert run.stdout.split() == ["0", "0"]
+
+
+
+def _four_with(position: Position, target: Cell) -> bool:
+    """Whether a piece of the side to move on ``target`` would complete four
+    in a line with its pieces on the board now."""
+    mine = {(cell.col, cell.row) for cell, piece in position.cells.items() if piece == position.to_move}
+    for dc, dr in ((1, 0), (0, 1), (1, 1), (1, -1)):
+        run = 1
+        for way in (1, -1):
+            k = 1
+            while (target.col + way * k * dc, target.row + way * k * dr) in mine:
+                run += 1
+                k += 1
+        if run >= 4:
+            return True
+    return False
+
+
+def has_stacked_threats(position: Position) -> bool:
+    """Whether the side to move has a move right below two empty cells, one
+    on the other, where it would complete four: where the solver's shortcut
+    (a win in two, without a search) can apply."""
+    height = position.variant.height
+    for move in position.legal_moves():
+        cell = position.play(move).last_cell
+        assert cell is not None
+        if cell.row + 2 < height and all(_four_with(position, Cell(cell.col, cell.row + k)) for k in (1, 2)):
+            return True
+    return False
+
+
+@pytest.mark.parametrize("start", ["6x5/Bc3", "7x6/Xd1/Bd4", "6x6/Bb4", "7x6/Xc3"])
+def test_stacked_threats_next_to_bonus_and_forbidden_cells_get_rules_md_scores(start: str) -> None:
+    # The shortcut must not fire where a bonus cell lets the opponent ban the
+    # upper threat, nor miss a forbidden cell between them.
+    rng = np.random.default_rng(5)
+    found = 0
+    for _ in range(5000):
+        position = Position.parse(start)
+        left = 12 + int(rng.integers(0, 4))
+        while position.empty_cells > left and not position.is_over:
+            moves = position.legal_moves()
+            position = position.play(moves[int(rng.integers(len(moves)))])
+        if position.is_over or has_win(position) or not has_stacked_threats(position):
+            continue
+        found += 1
+        expected = brute_score(position)
+        assert searched(position, three_words=False)[0] == expected, position.notation
+        assert searched(position, three_words=True)[0] == expected, position.notation
+        if found == 6:
+            break
+    assert found >= 3, "too few positions with stacked threats to test"

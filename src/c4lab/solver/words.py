@@ -294,6 +294,15 @@ def _low_index(a):
     return index
 
 
+def low_index(a):
+    """The index of the lowest set bit of ``a`` plus one (0 if none)."""
+
+
+@overload(low_index)
+def _low_index_any(a):
+    return _by_width(a, lambda a: _low_index1(a), lambda a: _low_index(a))
+
+
 @njit(inline="always")
 def _row1(key, size):
     h = key * U(0x9E3779B97F4A7C15)
