@@ -14,11 +14,12 @@ every variant:
   are pruned, two opponent threats mean a loss; the score is bounded by what
   the number of empty cells still allows;
 * moves are tried in the order of the threats they create, then those that
-  do not fill the cell below one of the mover's own threats (which would let
-  the opponent block it), then by the lines of four through their cell
-  (high in the tree) or centre first; a safe move below two of the mover's
-  threats stacked one on the other wins at once (the opponent can block only
-  the lower); a transposition table keeps upper and lower bounds;
+  do not fill the cell below one of the mover's own threats (which would
+  let the opponent block it), then by the lines of four through their cell
+  (classic board, high in the tree) or centre first; a safe move below two
+  of the mover's threats stacked one on the other wins at once (the
+  opponent can block only the lower); a transposition table keeps upper
+  and lower bounds;
 * near the leaves (at most 8 empty cells) a node neither counts threats
   to order its moves nor, on one-word boards, uses the table: there the
   work saved is less than what it costs (the table is far bigger than the
@@ -58,6 +59,7 @@ from numba.extending import overload
 
 import c4lab.jitcache  # noqa: F401  (numba's cache made safe for concurrent processes)
 from c4lab.rules.kernels import U0, U1, U
+from c4lab.rules.variant import Variant
 from c4lab.solver.bitboard import WIDE_WORDS, Bitboards, order_centre_first, words
 from c4lab.solver.database import NOT_FOUND, Database, find, score_at
 from c4lab.solver.words import (
@@ -111,6 +113,7 @@ X_PLAYABLE = 19  # 3 words: the cells of the board that are not forbidden
 X_BONUS = 22  # 3 words: the empty bonus cell's bit, 0 if none
 X_ORDER = 25  # columns, centre first (12 entries)
 X_MIRROR_AFTER = 37  # ... once the search has visited this many nodes
+X_LINES_FROM = 38  # nodes with at least this many empty cells break ties by lines of four
 X_COLUMN = 40  # each column's cells (12 x 3 words)
 X_BUF = 80  # scratch rows, one per ply (X_ROW words), see below
 MAX_DEPTH = 160
@@ -172,11 +175,15 @@ NO_MIRROR = 255
 #: The size of a huge page (x86-64 and most arm64 kernels).
 HUGE_PAGE = 2 << 20
 
-#: Nodes with at least this many empty cells break ties in the move order
-#: by the lines of four through each move's cell, the others centre first
-#: (7x6:dddd 156 -> 93 M nodes; everywhere, 102 M: near the leaves the
-#: columns' order does better).
+#: On the classic board, nodes with at least this many empty cells break
+#: ties in the move order by the lines of four through each move's cell, the
+#: others centre first (7x6:dddd 156 -> 93 M nodes; everywhere, 102 M: near
+#: the leaves the columns' order does better).  On the variant boards
+#: measured (6x5 to 10x7 with forbidden and bonus cells, 22 to 34 empty
+#: cells) it cost 15-30 %, so they keep centre first.
 LINES_EMPTY = 24
+#: ``X[X_LINES_FROM]`` where no node breaks ties by lines.
+NO_LINES = 255
 
 ABORTED = -10_000  # returned (and propagated) when the search is stopped
 
@@ -478,7 +485,7 @@ def negamax(cur, mask, neutral, empty, alpha, beta, depth, check, Xp, ttp, size)
                     # spoil one of ours; then, high in the tree, the most
                     # lines of four through its cell (at most 16).
                     score = (U(2) * popcount(made) + (U0 if nonzero(and_(move, spoil)) else U1)) << U(5)
-                    if empty >= LINES_EMPTY:
+                    if empty >= np.int64(X[X_LINES_FROM]):
                         score += X[X_LINES + low_index(move) - U1]
             i = n
             while i > 0 and X[row + R_SCORES + i - 1] < score:
@@ -578,6 +585,7 @@ def context(b: Bitboards, book: Database | None = None) -> np.ndarray:
     X[X_ORDER_SKIP] = ORDER_MAX_SKIPPED
     X[X_MIRROR] = MIRROR_EMPTY if b.variant.is_mirror_symmetric and not b.wide else NO_MIRROR
     X[X_MIRROR_AFTER] = MIRROR_AFTER
+    X[X_LINES_FROM] = LINES_EMPTY if b.variant == Variant.classic() else NO_LINES
     X[X_BOTTOM : X_BOTTOM + 3] = words(b.bottom)
     X[X_PLAYABLE : X_PLAYABLE + 3] = words(b.playable)
     X[X_BONUS : X_BONUS + 3] = words(b.bonus)
