@@ -41,11 +41,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import multiprocessing
 import os
 import random
 import resource
+import shutil
 import signal
 import socket
 import sqlite3
@@ -359,7 +361,7 @@ class Driver:
                         if self.kill:
                             self.stats.error("stalled")
                             return
-                        if self.playing:
+                        if self.playing or (pending is not None and time.monotonic() < pending[2] + GRACE):
                             continue
                         break  # the run is over (and the grace period of our move too)
                     message = json.loads(raw)
@@ -427,7 +429,11 @@ class Driver:
 
 
 def drive(url: str, rooms: int, seed: int, kill: bool, pipe: Connection) -> None:
-    """A driver process: play, then send back its ``Stats``."""
+    """A driver process: play, then send back its ``Stats``.  Its garbage
+    collector is off: a full collection over thousands of sockets pauses the
+    process for hundreds of milliseconds, which would count as round trips
+    of the server's (the run is short: its cyclic garbage waits)."""
+    gc.disable()
     raise_file_limit()
     try:
         stats = asyncio.run(Driver(url, rooms, seed, kill, pipe).run())
@@ -498,7 +504,24 @@ def missing_from_store(stats: Stats, db: Path) -> int:
     return missing
 
 
-def run_load(rooms: int, duration: float, drivers: int, workdir: Path, extra: list[str], seed: int) -> dict[str, Any]:
+def profile(pid: int, seconds: float, output: Path) -> subprocess.Popen[bytes]:
+    """py-spy (``pip install py-spy``) sampling the server for ``seconds``,
+    without pausing it: its stacks, collapsed (one line each, with a count)."""
+    output.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        return subprocess.Popen(
+            [shutil.which("py-spy", path=str(Path(sys.executable).parent)) or "py-spy", "record", "--pid", str(pid), "--duration", str(int(seconds)), "--rate", "200",
+             "--nonblocking", "--format", "raw", "--output", str(output)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+    except FileNotFoundError:
+        raise SystemExit("--profile needs py-spy: pip install py-spy") from None
+
+
+def run_load(
+    rooms: int, duration: float, drivers: int, workdir: Path, extra: list[str], seed: int,
+    profile_dir: Path | None = None,
+) -> dict[str, Any]:
     """One N: a fresh server, ``rooms`` rooms played for ``duration`` seconds."""
     db = workdir / f"load-{rooms}.sqlite"
     server = Server(db, free_port(), workdir / f"server-{rooms}.log", extra)
@@ -511,14 +534,20 @@ def run_load(rooms: int, duration: float, drivers: int, workdir: Path, extra: li
         end = window_start + duration
         for _, pipe in started:
             pipe.send(("go", end))
+        spy = profile(server.pid, duration, profile_dir / f"server-{rooms}.txt") if profile_dir else None
         while time.monotonic() < end:
             time.sleep(min(1.0, max(0.0, end - time.monotonic())))
+        if spy is not None:
+            spy.wait()
         server_cpu = server.cpu_seconds() - cpu
         rss, peak = server.memory_mib()
         stats = merge([receive(pipe, "done") for _, pipe in started])
         for process, _ in started:
             process.join(10)
-        lost = stats.unacknowledged + missing_from_store(stats, db)
+        missing = missing_from_store(stats, db)
+        lost = stats.unacknowledged + missing
+        if lost:
+            stats.errors[f"lost: {stats.unacknowledged} never acknowledged, {missing} acknowledged not stored"] = 0
     finally:
         server.stop()
     return {
@@ -576,6 +605,8 @@ def main() -> None:
     parser.add_argument("--kill", action="store_true", help="SIGKILL the server mid-game and restart it")
     parser.add_argument("--kill-after", type=float, default=20.0, help="--kill: seconds into the games")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--profile", type=Path, metavar="DIR",
+                        help="sample the server with py-spy over each window: DIR/server-N.txt (collapsed stacks)")
     parser.add_argument("--server-option", action="append", default=[], metavar="OPTION",
                         help="pass this on to c4lab serve (repeatable, e.g. --server-option=--agent-threads=1)")
     args = parser.parse_args()
@@ -599,7 +630,7 @@ def main() -> None:
               f"{'peak':>6} {'srv CPU':>7} {'drv CPU':>7} {'errors':>6} {'lost':>5} {'games':>6} {'setup s':>7}",
               flush=True)
         for rooms in args.rooms:
-            r = run_load(rooms, args.duration, args.drivers, workdir, args.server_option, args.seed)
+            r = run_load(rooms, args.duration, args.drivers, workdir, args.server_option, args.seed, args.profile)
             print(f"{r['rooms']:>6} {r['moves/s']:>8.0f} {r['p50']:>7.1f} {r['p99']:>7.1f} {r['max']:>7.0f} "
                   f"{r['rss']:>8.0f} {r['peak']:>6.0f} {r['server_cpu']:>6.0f}% {r['driver_cpu']:>6.0f}% "
                   f"{r['errors']:>6} {r['lost']:>5} {r['games']:>6} {r['setup']:>7.1f}", flush=True)
