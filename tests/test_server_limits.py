@@ -7,6 +7,7 @@ token of ``c4lab connect`` kept out of ``ps``."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import socket
 import statistics
@@ -28,7 +29,7 @@ from c4lab.cli import main
 from c4lab.server.app import create_app
 from c4lab.server.guard import UNLIMITED, GuardOptions, Throttle, normal_origin, origin_allowed
 from c4lab.server.limits import AgentLimits
-from c4lab.server.run import MAX_FRAME, BackgroundServer
+from c4lab.server.run import GC_THRESHOLDS, MAX_FRAME, BackgroundServer, LongRunningServer, make_server
 from c4lab.server.storage import GameStore
 
 
@@ -142,6 +143,29 @@ def test_the_limits_are_printed_at_start(monkeypatch: pytest.MonkeyPatch, tmp_pa
         assert words in result.output
     bad = CliRunner().invoke(main, ["serve", "--db", str(tmp_path / "g.sqlite"), "--allow-origin", "not a url"])
     assert bad.exit_code == 2 and "--allow-origin" in bad.output
+
+
+def test_a_served_process_settles_the_collector_before_it_starts(
+    monkeypatch: pytest.MonkeyPatch, store: GameStore
+) -> None:
+    """``c4lab serve``'s server freezes what it holds at start out of the
+    garbage collector's walks and collects the oldest generation less
+    often; a test's server (in a thread of the test process) leaves the
+    collector alone."""
+    assert type(make_server(store, "127.0.0.1", 0)) is not LongRunningServer
+    server = make_server(store, "127.0.0.1", 0, long_running=True)
+    assert isinstance(server, LongRunningServer)
+    started: list[tuple[int, tuple[int, int, int]]] = []
+    monkeypatch.setattr("uvicorn.Server.run", lambda self, sockets=None: started.append(
+        (gc.get_freeze_count(), gc.get_threshold())))
+    thresholds = gc.get_threshold()
+    try:
+        server.run()
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*thresholds)
+    [(frozen, settled)] = started
+    assert frozen > 1000 and settled == GC_THRESHOLDS
 
 
 async def _round_trips(server: BackgroundServer, moves: int) -> list[float]:
