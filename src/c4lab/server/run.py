@@ -92,6 +92,7 @@ def make_server(
     app = create_app(store, **options)
     config = uvicorn.Config(
         app, host=host, port=port, ws="websockets-sansio", log_level="warning", lifespan="on", ws_max_size=MAX_FRAME,
+        loop="auto", http="auto",  # uvloop and httptools (dependencies), asyncio's loop and h11 where they are missing
     )
     return (LongRunningServer if long_running else uvicorn.Server)(config)
 
