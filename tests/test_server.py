@@ -366,6 +366,40 @@ def test_the_state_of_a_double_win_gives_each_line(server: BackgroundServer) -> 
     assert state["win_line"] == ["d1", "e1", "e2", "f1", "f3", "g1", "g4"]  # as before: every cell, sorted
 
 
+def test_a_broadcast_sends_each_connection_the_text_of_its_own_state_message(server: BackgroundServer) -> None:
+    """The room is written as JSON once per broadcast: each connection's
+    text is still exactly that of its whole message (its own ``you``)."""
+    room = create(server, mode="online", seat="A", name="Ann")
+    guest = httpx.post(f"{server.url}/api/rooms/{room['code']}/join", json={"name": "Bob"}).json()
+
+    async def play() -> list[tuple[str, str]]:
+        url = ws_url(server, room["code"])
+        async with websockets.connect(url) as ann, websockets.connect(url) as bob, websockets.connect(url) as eve:
+            for socket in (ann, bob, eve):
+                await socket.recv()
+            for socket, token in ((ann, room["token"]), (bob, guest["token"])):
+                await socket.send(json.dumps({"type": "hello", "token": token}))
+            await asyncio.sleep(0.3)
+            for socket in (ann, bob, eve):  # what the hellos broadcast
+                while True:
+                    try:
+                        async with asyncio.timeout(0.1):
+                            await socket.recv()
+                    except TimeoutError:
+                        break
+            await ann.send(json.dumps({"type": "move", "move": "d"}))
+            return [(name, await socket.recv()) for name, socket in (("A", ann), ("B", bob), ("eve", eve))]
+
+    texts = asyncio.run(play())
+    rooms = []
+    for name, text in texts:
+        message = json.loads(text)
+        assert text == json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+        assert message["type"] == "state" and message["you"] == ([] if name == "eve" else [name])
+        rooms.append(message["room"])
+    assert rooms[0] == rooms[1] == rooms[2] and rooms[0]["position"] == "7x6:d"
+
+
 def test_the_room_link_uses_the_address_the_request_reached(server: BackgroundServer) -> None:
     port = server.url.rsplit(":", 1)[1]
     for host in ("games.example.org:8443", f"192.0.2.7:{port}", f"localhost:{port}"):

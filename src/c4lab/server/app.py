@@ -92,6 +92,10 @@ class SocketConnection:
         async with self._lock:
             await self.socket.send_json(data)
 
+    async def send_text(self, text: str) -> None:
+        async with self._lock:
+            await self.socket.send_text(text)
+
 
 def link_to(request: Request, code: str) -> str:
     """The room's address on the host the request reached (its Host header),

@@ -13,8 +13,10 @@ gets the error ``storage-failed`` and the server goes on (``_change``).  A
 presence stamp that cannot be written (a player leaving or coming back) is
 only logged: it is kept in memory and written with the next change.
 
-Connections are anything with ``async send_json(obj)``: the WebSocket
-handler in ``app.py`` wraps Starlette's socket, tests may pass fakes.
+Connections are anything with ``async send_json(obj)`` and ``async
+send_text(text)`` (a broadcast writes the room as JSON once and sends
+text): the WebSocket handler in ``app.py`` wraps Starlette's socket, tests
+may pass fakes.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import asyncio
 import contextlib
 import functools
 import hashlib
+import json
 import logging
 import random
 import secrets
@@ -73,6 +76,26 @@ class RoomError(ValueError):
 
 class Connection(Protocol):
     async def send_json(self, data: Any) -> None: ...
+
+    async def send_text(self, text: str) -> None: ...
+
+
+def to_json(data: Any) -> str:
+    """``data`` as the server writes JSON on a WebSocket (Starlette's
+    ``send_json``: compact, UTF-8 as is)."""
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+
+
+def state_message(room_json: str, seats: set[str]) -> str:
+    """The ``state`` message of a room already written as JSON, for a
+    connection holding ``seats``: the text ``to_json`` gives the message
+    ``{"type": "state", "room": ..., "you": [...]}``, without writing the
+    room again for each connection.
+
+    >>> state_message('{"code":"x"}', {"B", "A"})
+    '{"type":"state","room":{"code":"x"},"you":["A","B"]}'
+    """
+    return f'{{"type":"state","room":{room_json},"you":{to_json(sorted(seats))}}}'
 
 
 def new_code() -> str:
@@ -585,17 +608,18 @@ class RoomManager:
 
     async def send_state(self, room: Room, conn: Connection) -> None:
         """The room's state to one connection."""
-        seats = sorted(room.connections.get(conn, set()))
-        await conn.send_json({"type": "state", "room": room.state(self.forfeit_after), "you": seats})
+        await conn.send_text(state_message(to_json(room.state(self.forfeit_after)), room.connections.get(conn, set())))
 
     async def broadcast(self, room: Room, extra: dict[str, Any] | None = None) -> None:
-        """Send the room's state (or ``extra``) to every connection."""
+        """Send the room's state (or ``extra``) to every connection.  The
+        room is written as JSON once, not once per connection (each gets
+        its own ``you``)."""
         room.touched = time.time()
-        state = room.state(self.forfeit_after)
+        text = to_json(extra) if extra is not None else None
+        room_json = to_json(room.state(self.forfeit_after)) if extra is None else ""
         for conn, seats in list(room.connections.items()):
-            message = extra if extra is not None else {"type": "state", "room": state, "you": sorted(seats)}
             try:
-                await conn.send_json(message)
+                await conn.send_text(text if text is not None else state_message(room_json, seats))
             except Exception as exc:  # noqa: BLE001  (a dead socket: its handler cleans up)
                 log.debug("room %s: a send failed: %s", room.code, exc)
 
