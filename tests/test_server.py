@@ -603,6 +603,57 @@ def test_a_corrupt_database_file_is_refused_with_a_clear_error(tmp_path: Path) -
 # ---------------------------------------------------------------------------
 
 
+def test_a_move_writes_only_the_position_and_the_time(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A save of a row the store remembers updates the columns that
+    changed; a row it does not remember, or that is not there, is written
+    whole; what is on disk is the row every time."""
+    seat = {"kind": "human", "name": "Ann", "spec": None, "token_hash": "h", "absent_since": None}
+    row = GameRow("R1", "online", "7x6", 0, {"A": seat, "B": {**seat, "name": "Bob"}})
+    store = GameStore(db)
+    statements: list[str] = []
+    store._db.set_trace_callback(statements.append)
+
+    def on_disk(code: str) -> dict[str, Any]:
+        found = read_games(db)
+        return dict(next(r for r in found if r.code == code).__dict__)
+
+    try:
+        store.save(row)
+        row.position = "7x6:d"
+        store.save(row)
+        assert statements[-1].startswith("UPDATE games SET position = '7x6:d', updated = ")
+        assert on_disk("R1") == row.__dict__
+        row.position, row.status, row.result, row.reason, row.finished = "7x6:dcdcdcd", "over", "A", "four", 5.0
+        store.save(row)
+        assert statements[-1].startswith("UPDATE games SET position = '7x6:dcdcdcd', status = 'over', result = 'A', "
+                                         "reason = 'four', updated = ")
+        assert statements[-1].endswith(", finished = 5.0 WHERE code = 'R1'")
+        assert on_disk("R1") == row.__dict__
+        store._db.execute("DELETE FROM games")  # not there: written whole again
+        store.save(row)
+        assert on_disk("R1") == row.__dict__
+        monkeypatch.setattr("c4lab.server.storage.REMEMBERED", 1)
+        other = GameRow("R2", "online", "7x6:a", 0, row.seats)
+        for position in ("7x6:ab", "7x6:abc"):
+            store.save(other)  # R1 forgotten
+            row.position, other.position = position + "d", position
+            store.save(row)
+            assert on_disk("R1") == row.__dict__ and on_disk("R2")["position"] == other.position[:-1]
+    finally:
+        store.close()
+    reopened = GameStore(db)
+    try:
+        loaded = reopened.load("R1")
+        assert loaded is not None
+        loaded.position += "e"
+        statements.clear()
+        reopened._db.set_trace_callback(statements.append)
+        reopened.save(loaded)  # read, so remembered: only what changed
+        assert statements[0].startswith("UPDATE games SET position = ")
+    finally:
+        reopened.close()
+
+
 def test_a_game_goes_on_after_a_server_restart(db: Path) -> None:
     async def half(server: BackgroundServer, code: str, tokens: dict[str, str], moves: str, start: str) -> str:
         ann = await Client.open(ws_url(server, code), tokens["A"])
