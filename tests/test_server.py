@@ -375,20 +375,18 @@ def test_a_broadcast_sends_each_connection_the_text_of_its_own_state_message(ser
     async def play() -> list[tuple[str, str]]:
         url = ws_url(server, room["code"])
         async with websockets.connect(url) as ann, websockets.connect(url) as bob, websockets.connect(url) as eve:
-            for socket in (ann, bob, eve):
-                await socket.recv()
-            for socket, token in ((ann, room["token"]), (bob, guest["token"])):
+            for socket, token, side in ((ann, room["token"], "A"), (bob, guest["token"], "B")):
                 await socket.send(json.dumps({"type": "hello", "token": token}))
-            await asyncio.sleep(0.3)
-            for socket in (ann, bob, eve):  # what the hellos broadcast
-                while True:
-                    try:
-                        async with asyncio.timeout(0.1):
-                            await socket.recv()
-                    except TimeoutError:
-                        break
+                while json.loads(await socket.recv())["you"] != [side]:
+                    pass
             await ann.send(json.dumps({"type": "move", "move": "d"}))
-            return [(name, await socket.recv()) for name, socket in (("A", ann), ("B", bob), ("eve", eve))]
+
+            async def the_move(socket: Any) -> str:
+                while '"position":"7x6:d"' not in (text := await socket.recv()):
+                    pass
+                return text
+
+            return [(name, await the_move(socket)) for name, socket in (("A", ann), ("B", bob), ("eve", eve))]
 
     texts = asyncio.run(play())
     rooms = []

@@ -28,6 +28,7 @@ import hashlib
 import json
 import logging
 import random
+import re
 import secrets
 import time
 from collections.abc import Iterator
@@ -98,9 +99,24 @@ def state_message(room_json: str, seats: set[str]) -> str:
     return f'{{"type":"state","room":{room_json},"you":{to_json(sorted(seats))}}}'
 
 
-def new_code() -> str:
-    """An unguessable room code: 96 random bits, 16 URL-safe characters."""
-    return secrets.token_urlsafe(12)
+#: A server's room-code prefix (``--room-prefix``): letters and digits.
+PREFIX = re.compile(r"[A-Za-z0-9]{1,16}")
+
+
+def check_prefix(prefix: str) -> str:
+    """A room-code prefix, if it is one (else a ValueError saying what is)."""
+    if not PREFIX.fullmatch(prefix):
+        raise ValueError(f"a room-code prefix has 1 to 16 letters and digits, not {prefix!r}")
+    return prefix
+
+
+def new_code(prefix: str = "") -> str:
+    """An unguessable room code: 96 random bits, 16 URL-safe characters;
+    after ``prefix`` and a dash if there is one (``east-...``), so that a
+    proxy in front of several servers knows from the code which one holds
+    the room (the random part has dashes too, the prefix none: ``a-`` is
+    never the start of a code of prefix ``ab``)."""
+    return f"{prefix}-{secrets.token_urlsafe(12)}" if prefix else secrets.token_urlsafe(12)
 
 
 def new_token() -> str:
@@ -253,10 +269,13 @@ class RoomManager:
         rng: random.Random | None = None,
         limits: AgentLimits | None = None,
         idle_after: float | None = IDLE_AFTER,
+        room_prefix: str = "",
     ) -> None:
         """``limits`` bound the agents of rooms and hints (``AgentLimits``'
-        defaults if none); ``idle_after``: see ``IDLE_AFTER`` (None: never)."""
+        defaults if none); ``idle_after``: see ``IDLE_AFTER`` (None: never);
+        ``room_prefix``: the start of every new room's code (``new_code``)."""
         self.store = store
+        self.room_prefix = check_prefix(room_prefix) if room_prefix else ""
         self.executor = executor
         self.forfeit_after = forfeit_after
         self.hint_spec = hint_spec
@@ -315,7 +334,7 @@ class RoomManager:
             held = [mine]
             status = "waiting"
         room = Room(
-            new_code(), mode, position, position.ply, seats,
+            new_code(self.room_prefix), mode, position, position.ply, seats,
             public=bool(options.get("public", False)) and mode == "online", status=status,
         )
         self._settle(room)

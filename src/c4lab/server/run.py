@@ -129,6 +129,7 @@ def run_in_foreground(
     db: str | Path | None, host: str, port: int | None, *, forfeit_after: float, local: bool,
     open_browser: bool = False, query: str = "", say: Callable[[str], None] = print,
     limits: AgentLimits | None = None, guard: GuardOptions = UNLIMITED, idle_after: float | None = IDLE_AFTER,
+    room_prefix: str = "",
 ) -> None:
     """``c4lab serve`` and ``c4lab play``: open the game database (a
     ``StorageError`` if it is not usable), say where the server listens and
@@ -140,7 +141,7 @@ def run_in_foreground(
     limits = limits or AgentLimits()
     server = make_server(
         store, host, port, forfeit_after=forfeit_after, limits=limits, guard=guard, idle_after=idle_after,
-        warm_up=True, long_running=True,
+        warm_up=True, long_running=True, room_prefix=room_prefix,
     )
     url = f"http://{shown_host(host)}:{port}/" + (f"?{query}" if query else "")
     where = " (listening on every interface)" if host in EVERY_INTERFACE else ""
@@ -149,6 +150,8 @@ def run_in_foreground(
         say(f"  {limits.describe()}")
         idle = "never" if idle_after is None else f"after {idle_after:g} s"
         say(f"  {guard.describe()}; absent players forfeit after {forfeit_after:g} s; rooms nobody uses end {idle}")
+        if room_prefix:
+            say(f"  room codes start with {room_prefix}-")
     if open_browser:
         try:
             webbrowser.open(url)
