@@ -184,6 +184,7 @@ class Stats:
     # --kill
     acked_before_kill: int = 0
     found_after_restart: int = 0
+    players_cut: int = 0  # players whose connection dropped under a game still going on
     players_back: int = 0
     stored_unacknowledged: int = 0  # sent, not acknowledged before the kill, yet stored
 
@@ -425,6 +426,8 @@ class Driver:
             if gone_since is None:
                 gone_since = time.monotonic()
                 self.stats.acked_before_kill += sum(1 for p, _ in acked if mine(p))
+                if not came_back:
+                    self.stats.players_cut += 1
             await asyncio.sleep(0.2 + self.rng.random() * 0.3)
 
 
@@ -485,7 +488,8 @@ def merge(all_stats: list[Stats]) -> Stats:
     for s in all_stats:
         total.rtts += s.rtts
         for name in ("moves", "sent", "unacknowledged", "games_finished", "games_started", "cpu",
-                     "acked_before_kill", "found_after_restart", "players_back", "stored_unacknowledged"):
+                     "acked_before_kill", "found_after_restart", "players_cut", "players_back",
+                     "stored_unacknowledged"):
             setattr(total, name, getattr(total, name) + getattr(s, name))
         total.setup = max(total.setup, s.setup)
         for kind, count in s.errors.items():
@@ -591,7 +595,8 @@ def run_kill(rooms: int, kill_after: float, drivers: int, workdir: Path, extra: 
           f"in the state each player got on coming back: {stats.found_after_restart}")
     print(f"moves acknowledged in all: {acked}; in the stored games at the end: {acked - missing} (missing {missing})")
     print(f"sent but not acknowledged before the kill, yet stored: {stats.stored_unacknowledged}")
-    print(f"players back with their token: {stats.players_back} of {2 * rooms}")
+    print(f"players back with their token: {stats.players_back} of the {stats.players_cut} cut off by the kill "
+          f"({2 * rooms - stats.players_cut} had finished their game before it)")
     print(f"games finished (four in a row or a full board): {by_result} of {rooms} "
           f"(players saw {stats.games_finished} end)")
     print(f"errors: {sum(stats.errors.values())} {stats.errors or ''}")
