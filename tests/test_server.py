@@ -366,6 +366,38 @@ def test_the_state_of_a_double_win_gives_each_line(server: BackgroundServer) -> 
     assert state["win_line"] == ["d1", "e1", "e2", "f1", "f3", "g1", "g4"]  # as before: every cell, sorted
 
 
+def test_a_broadcast_sends_each_connection_the_text_of_its_own_state_message(server: BackgroundServer) -> None:
+    """The room is written as JSON once per broadcast: each connection's
+    text is still exactly that of its whole message (its own ``you``)."""
+    room = create(server, mode="online", seat="A", name="Ann")
+    guest = httpx.post(f"{server.url}/api/rooms/{room['code']}/join", json={"name": "Bob"}).json()
+
+    async def play() -> list[tuple[str, str]]:
+        url = ws_url(server, room["code"])
+        async with websockets.connect(url) as ann, websockets.connect(url) as bob, websockets.connect(url) as eve:
+            for socket, token, side in ((ann, room["token"], "A"), (bob, guest["token"], "B")):
+                await socket.send(json.dumps({"type": "hello", "token": token}))
+                while json.loads(await socket.recv())["you"] != [side]:
+                    pass
+            await ann.send(json.dumps({"type": "move", "move": "d"}))
+
+            async def the_move(socket: Any) -> str:
+                while '"position":"7x6:d"' not in (text := await socket.recv()):
+                    pass
+                return text
+
+            return [(name, await the_move(socket)) for name, socket in (("A", ann), ("B", bob), ("eve", eve))]
+
+    texts = asyncio.run(play())
+    rooms = []
+    for name, text in texts:
+        message = json.loads(text)
+        assert text == json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+        assert message["type"] == "state" and message["you"] == ([] if name == "eve" else [name])
+        rooms.append(message["room"])
+    assert rooms[0] == rooms[1] == rooms[2] and rooms[0]["position"] == "7x6:d"
+
+
 def test_the_room_link_uses_the_address_the_request_reached(server: BackgroundServer) -> None:
     port = server.url.rsplit(":", 1)[1]
     for host in ("games.example.org:8443", f"192.0.2.7:{port}", f"localhost:{port}"):
@@ -567,6 +599,57 @@ def test_a_corrupt_database_file_is_refused_with_a_clear_error(tmp_path: Path) -
 # ---------------------------------------------------------------------------
 # Restart and load
 # ---------------------------------------------------------------------------
+
+
+def test_a_move_writes_only_the_position_and_the_time(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A save of a row the store remembers updates the columns that
+    changed; a row it does not remember, or that is not there, is written
+    whole; what is on disk is the row every time."""
+    seat = {"kind": "human", "name": "Ann", "spec": None, "token_hash": "h", "absent_since": None}
+    row = GameRow("R1", "online", "7x6", 0, {"A": seat, "B": {**seat, "name": "Bob"}})
+    store = GameStore(db)
+    statements: list[str] = []
+    store._db.set_trace_callback(statements.append)
+
+    def on_disk(code: str) -> dict[str, Any]:
+        found = read_games(db)
+        return dict(next(r for r in found if r.code == code).__dict__)
+
+    try:
+        store.save(row)
+        row.position = "7x6:d"
+        store.save(row)
+        assert statements[-1].startswith("UPDATE games SET position = '7x6:d', updated = ")
+        assert on_disk("R1") == row.__dict__
+        row.position, row.status, row.result, row.reason, row.finished = "7x6:dcdcdcd", "over", "A", "four", 5.0
+        store.save(row)
+        assert statements[-1].startswith("UPDATE games SET position = '7x6:dcdcdcd', status = 'over', result = 'A', "
+                                         "reason = 'four', updated = ")
+        assert statements[-1].endswith(", finished = 5.0 WHERE code = 'R1'")
+        assert on_disk("R1") == row.__dict__
+        store._db.execute("DELETE FROM games")  # not there: written whole again
+        store.save(row)
+        assert on_disk("R1") == row.__dict__
+        monkeypatch.setattr("c4lab.server.storage.REMEMBERED", 1)
+        other = GameRow("R2", "online", "7x6:a", 0, row.seats)
+        for position in ("7x6:ab", "7x6:abc"):
+            store.save(other)  # R1 forgotten
+            row.position, other.position = position + "d", position
+            store.save(row)
+            assert on_disk("R1") == row.__dict__ and on_disk("R2")["position"] == other.position[:-1]
+    finally:
+        store.close()
+    reopened = GameStore(db)
+    try:
+        loaded = reopened.load("R1")
+        assert loaded is not None
+        loaded.position += "e"
+        statements.clear()
+        reopened._db.set_trace_callback(statements.append)
+        reopened.save(loaded)  # read, so remembered: only what changed
+        assert statements[0].startswith("UPDATE games SET position = ")
+    finally:
+        reopened.close()
 
 
 def test_a_game_goes_on_after_a_server_restart(db: Path) -> None:

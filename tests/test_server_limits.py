@@ -7,6 +7,7 @@ token of ``c4lab connect`` kept out of ``ps``."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import socket
 import statistics
@@ -28,7 +29,7 @@ from c4lab.cli import main
 from c4lab.server.app import create_app
 from c4lab.server.guard import UNLIMITED, GuardOptions, Throttle, normal_origin, origin_allowed
 from c4lab.server.limits import AgentLimits
-from c4lab.server.run import MAX_FRAME, BackgroundServer
+from c4lab.server.run import GC_THRESHOLDS, MAX_FRAME, BackgroundServer, LongRunningServer, make_server
 from c4lab.server.storage import GameStore
 
 
@@ -134,14 +135,82 @@ def test_the_limits_are_printed_at_start(monkeypatch: pytest.MonkeyPatch, tmp_pa
     result = CliRunner().invoke(main, [
         "serve", "--db", str(tmp_path / "g.sqlite"), "--max-think", "3", "--max-iterations", "1000",
         "--max-depth", "8", "--agent-threads", "4", "--rooms-per-minute", "6", "--max-rooms", "50",
-        "--allow-origin", "https://c4.example.com",
+        "--allow-origin", "https://c4.example.com", "--room-prefix", "east",
     ])
     assert result.exit_code == 0, result.output
     for words in ("3 s", "1,000 iterations", "depth 8", "4 threads", "6 rooms", "50 open rooms in all",
-                  "https://c4.example.com", "allowed: "):
+                  "https://c4.example.com", "allowed: ", "room codes start with east-"):
         assert words in result.output
     bad = CliRunner().invoke(main, ["serve", "--db", str(tmp_path / "g.sqlite"), "--allow-origin", "not a url"])
     assert bad.exit_code == 2 and "--allow-origin" in bad.output
+
+
+def test_a_room_prefix_starts_every_code_and_the_rooms_play_as_before(tmp_path: Path) -> None:
+    """``--room-prefix east``: every code is ``east-`` and 16 random
+    characters (a proxy routes /r/east-..., /ws/east-... to this server),
+    and such a room is joined, played and looked up like any other."""
+    store = GameStore(tmp_path / "east.sqlite")
+    server = BackgroundServer(store, room_prefix="east").start()
+    try:
+        codes = []
+        for _ in range(20):
+            room = httpx.post(server.url + "/api/rooms", json={"mode": "online", "seat": "A"}).json()
+            assert room["code"].startswith("east-") and len(room["code"]) == len("east-") + 16
+            assert room["url"] == f"/r/{room['code']}"
+            codes.append(room["code"])
+        assert len(set(codes)) == 20
+        guest = httpx.post(f"{server.url}/api/rooms/{room['code']}/join", json={}).json()
+
+        async def play() -> dict[str, Any]:
+            url = server.url.replace("http://", "ws://") + f"/ws/{room['code']}"
+            async with websockets.connect(url) as ann, websockets.connect(url) as bob:
+                for socket, token, side in ((ann, room["token"], "A"), (bob, guest["token"], "B")):
+                    await socket.send(json.dumps({"type": "hello", "token": token}))
+                    while json.loads(await socket.recv())["you"] != [side]:
+                        pass
+                await ann.send(json.dumps({"type": "move", "move": "d"}))
+                while True:
+                    message = json.loads(await bob.recv())
+                    if message["type"] == "state" and message["room"]["position"] == "7x6:d":
+                        return message
+
+        assert asyncio.run(play())["you"] == ["B"]
+        assert httpx.get(f"{server.url}/api/rooms/{room['code']}").json()["position"] == "7x6:d"
+    finally:
+        server.stop()
+        store.close()
+    with pytest.raises(ValueError, match="letters and digits"):
+        create_app(GameStore(":memory:"), room_prefix="east-1")
+
+
+def test_a_bad_room_prefix_is_refused_in_one_line(tmp_path: Path) -> None:
+    for bad in ("east-1", "a/b", "x" * 17, "é"):
+        result = CliRunner().invoke(main, ["serve", "--db", str(tmp_path / "g.sqlite"), "--room-prefix", bad])
+        assert result.exit_code == 2 and "--room-prefix" in result.output and "letters and digits" in result.output
+        assert "Traceback" not in result.output
+
+
+def test_a_served_process_settles_the_collector_before_it_starts(
+    monkeypatch: pytest.MonkeyPatch, store: GameStore
+) -> None:
+    """``c4lab serve``'s server freezes what it holds at start out of the
+    garbage collector's walks and collects the oldest generation less
+    often; a test's server (in a thread of the test process) leaves the
+    collector alone."""
+    assert type(make_server(store, "127.0.0.1", 0)) is not LongRunningServer
+    server = make_server(store, "127.0.0.1", 0, long_running=True)
+    assert isinstance(server, LongRunningServer)
+    started: list[tuple[int, tuple[int, int, int]]] = []
+    monkeypatch.setattr("uvicorn.Server.run", lambda self, sockets=None: started.append(
+        (gc.get_freeze_count(), gc.get_threshold())))
+    thresholds = gc.get_threshold()
+    try:
+        server.run()
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*thresholds)
+    [(frozen, settled)] = started
+    assert frozen > 1000 and settled == GC_THRESHOLDS
 
 
 async def _round_trips(server: BackgroundServer, moves: int) -> list[float]:

@@ -68,6 +68,18 @@ def _in_existing_folder(ctx: click.Context, param: click.Parameter, value: str |
     return value
 
 
+def _room_prefix(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """``--room-prefix``: letters and digits (a one-line error otherwise)."""
+    if value:
+        from c4lab.server.rooms import check_prefix  # lazy: start-up time
+
+        try:
+            check_prefix(value)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc)) from None
+    return value
+
+
 class _Commands(click.Group):
     """The command group: Ctrl-C in any command is one line and status 130
     (click's own handling prints "Aborted!" and exits 1)."""
@@ -311,11 +323,14 @@ def play(
               help="Seconds before a room nobody has connected to ends (online) or leaves memory (local).")
 @click.option("--allow-origin", "allow_origins", multiple=True, metavar="ORIGIN",
               help="Also accept browser requests from this page origin, e.g. https://c4.example.com (repeatable; * any).")
+@click.option("--room-prefix", default="", metavar="NAME", callback=_room_prefix,
+              help="Start every new room's code with NAME- (letters and digits): one of several servers "
+                   "behind a proxy that routes /r/NAME-..., /ws/NAME-... to it.")
 def serve(
     host: str, port: int, db: str | None, forfeit_after: float, max_think: float, max_iterations: int,
     max_depth: int, agent_threads: int, allow_agents: tuple[str, ...], rooms_per_minute: float,
     joins_per_minute: float, rooms_per_client: int, max_rooms: int, expire_idle: float,
-    allow_origins: tuple[str, ...],
+    allow_origins: tuple[str, ...], room_prefix: str,
 ) -> None:
     """Host rooms for online play (and local games) on HOST:PORT.
 
@@ -340,7 +355,7 @@ def serve(
     )
     _serve(
         host=host, port=port, db=db, forfeit_after=forfeit_after, open_browser=False, local=False,
-        limits=limits, guard=guard, idle_after=expire_idle,
+        limits=limits, guard=guard, idle_after=expire_idle, room_prefix=room_prefix,
     )
 
 

@@ -92,6 +92,10 @@ class SocketConnection:
         async with self._lock:
             await self.socket.send_json(data)
 
+    async def send_text(self, text: str) -> None:
+        async with self._lock:
+            await self.socket.send_text(text)
+
 
 def link_to(request: Request, code: str) -> str:
     """The room's address on the host the request reached (its Host header),
@@ -113,6 +117,7 @@ def create_app(
     guard: GuardOptions = UNLIMITED,
     idle_after: float | None = IDLE_AFTER,
     warm_up: bool = False,
+    room_prefix: str = "",
 ) -> FastAPI:
     """The application over ``store`` (the caller opens and closes it).
 
@@ -122,12 +127,15 @@ def create_app(
     body cap always apply); ``idle_after``: ``rooms.IDLE_AFTER``; ``warm_up``:
     at start, compile (or load) the default level's kernels for the classic
     board in the background, before anyone asks (``c4lab serve`` and
-    ``play``: a new room's agents are prepared when it is made anyway)."""
+    ``play``: a new room's agents are prepared when it is made anyway);
+    ``room_prefix``: every new room's code starts with it and a dash (one
+    of several servers behind a proxy that routes by code)."""
     limits = limits or AgentLimits()
     threads = agent_workers or limits.threads
     executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="c4lab-agent")
     manager = RoomManager(
-        store, executor, forfeit_after=forfeit_after, hint_spec=hint_spec, limits=limits, idle_after=idle_after
+        store, executor, forfeit_after=forfeit_after, hint_spec=hint_spec, limits=limits, idle_after=idle_after,
+        room_prefix=room_prefix,
     )
     creations = Throttle(guard.rooms_per_minute) if guard.rooms_per_minute else None
     joins = Throttle(guard.joins_per_minute) if guard.joins_per_minute else None

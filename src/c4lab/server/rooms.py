@@ -13,8 +13,10 @@ gets the error ``storage-failed`` and the server goes on (``_change``).  A
 presence stamp that cannot be written (a player leaving or coming back) is
 only logged: it is kept in memory and written with the next change.
 
-Connections are anything with ``async send_json(obj)``: the WebSocket
-handler in ``app.py`` wraps Starlette's socket, tests may pass fakes.
+Connections are anything with ``async send_json(obj)`` and ``async
+send_text(text)`` (a broadcast writes the room as JSON once and sends
+text): the WebSocket handler in ``app.py`` wraps Starlette's socket, tests
+may pass fakes.
 """
 
 from __future__ import annotations
@@ -23,8 +25,10 @@ import asyncio
 import contextlib
 import functools
 import hashlib
+import json
 import logging
 import random
+import re
 import secrets
 import time
 from collections.abc import Iterator
@@ -74,10 +78,45 @@ class RoomError(ValueError):
 class Connection(Protocol):
     async def send_json(self, data: Any) -> None: ...
 
+    async def send_text(self, text: str) -> None: ...
 
-def new_code() -> str:
-    """An unguessable room code: 96 random bits, 16 URL-safe characters."""
-    return secrets.token_urlsafe(12)
+
+def to_json(data: Any) -> str:
+    """``data`` as the server writes JSON on a WebSocket (Starlette's
+    ``send_json``: compact, UTF-8 as is)."""
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+
+
+def state_message(room_json: str, seats: set[str]) -> str:
+    """The ``state`` message of a room already written as JSON, for a
+    connection holding ``seats``: the text ``to_json`` gives the message
+    ``{"type": "state", "room": ..., "you": [...]}``, without writing the
+    room again for each connection.
+
+    >>> state_message('{"code":"x"}', {"B", "A"})
+    '{"type":"state","room":{"code":"x"},"you":["A","B"]}'
+    """
+    return f'{{"type":"state","room":{room_json},"you":{to_json(sorted(seats))}}}'
+
+
+#: A server's room-code prefix (``--room-prefix``): letters and digits.
+PREFIX = re.compile(r"[A-Za-z0-9]{1,16}")
+
+
+def check_prefix(prefix: str) -> str:
+    """A room-code prefix, if it is one (else a ValueError saying what is)."""
+    if not PREFIX.fullmatch(prefix):
+        raise ValueError(f"a room-code prefix has 1 to 16 letters and digits, not {prefix!r}")
+    return prefix
+
+
+def new_code(prefix: str = "") -> str:
+    """An unguessable room code: 96 random bits, 16 URL-safe characters;
+    after ``prefix`` and a dash if there is one (``east-...``), so that a
+    proxy in front of several servers knows from the code which one holds
+    the room (the random part has dashes too, the prefix none: ``a-`` is
+    never the start of a code of prefix ``ab``)."""
+    return f"{prefix}-{secrets.token_urlsafe(12)}" if prefix else secrets.token_urlsafe(12)
 
 
 def new_token() -> str:
@@ -230,10 +269,13 @@ class RoomManager:
         rng: random.Random | None = None,
         limits: AgentLimits | None = None,
         idle_after: float | None = IDLE_AFTER,
+        room_prefix: str = "",
     ) -> None:
         """``limits`` bound the agents of rooms and hints (``AgentLimits``'
-        defaults if none); ``idle_after``: see ``IDLE_AFTER`` (None: never)."""
+        defaults if none); ``idle_after``: see ``IDLE_AFTER`` (None: never);
+        ``room_prefix``: the start of every new room's code (``new_code``)."""
         self.store = store
+        self.room_prefix = check_prefix(room_prefix) if room_prefix else ""
         self.executor = executor
         self.forfeit_after = forfeit_after
         self.hint_spec = hint_spec
@@ -292,7 +334,7 @@ class RoomManager:
             held = [mine]
             status = "waiting"
         room = Room(
-            new_code(), mode, position, position.ply, seats,
+            new_code(self.room_prefix), mode, position, position.ply, seats,
             public=bool(options.get("public", False)) and mode == "online", status=status,
         )
         self._settle(room)
@@ -585,17 +627,18 @@ class RoomManager:
 
     async def send_state(self, room: Room, conn: Connection) -> None:
         """The room's state to one connection."""
-        seats = sorted(room.connections.get(conn, set()))
-        await conn.send_json({"type": "state", "room": room.state(self.forfeit_after), "you": seats})
+        await conn.send_text(state_message(to_json(room.state(self.forfeit_after)), room.connections.get(conn, set())))
 
     async def broadcast(self, room: Room, extra: dict[str, Any] | None = None) -> None:
-        """Send the room's state (or ``extra``) to every connection."""
+        """Send the room's state (or ``extra``) to every connection.  The
+        room is written as JSON once, not once per connection (each gets
+        its own ``you``)."""
         room.touched = time.time()
-        state = room.state(self.forfeit_after)
+        text = to_json(extra) if extra is not None else None
+        room_json = to_json(room.state(self.forfeit_after)) if extra is None else ""
         for conn, seats in list(room.connections.items()):
-            message = extra if extra is not None else {"type": "state", "room": state, "you": sorted(seats)}
             try:
-                await conn.send_json(message)
+                await conn.send_text(text if text is not None else state_message(room_json, seats))
             except Exception as exc:  # noqa: BLE001  (a dead socket: its handler cleans up)
                 log.debug("room %s: a send failed: %s", room.code, exc)
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import gc
 import socket
 import threading
 import time
@@ -52,14 +53,48 @@ def shown_host(host: str) -> str:
 MAX_FRAME = 16 * 1024
 
 
-def make_server(store: GameStore, host: str, port: int, **options: Any) -> uvicorn.Server:
+#: The garbage collector's thresholds in a server that runs for long
+#: (``gc.set_threshold``): the oldest generation is collected after 100
+#: collections of the middle one rather than 10 (see ``settle_collector``).
+GC_THRESHOLDS = (700, 10, 100)
+
+
+def settle_collector() -> None:
+    """Make the garbage collector's pauses rare in a long-running server.
+
+    A full collection walks every object the process holds -- each open
+    WebSocket has some 130 (uvicorn's protocol, the ASGI middleware's
+    frames, the room's connection) -- with the event loop stopped: 500 ms
+    at 2,000 rooms, every 10 to 15 s under load, which made the moves'
+    p99 (``benchmarks/load_server.py``).  So: what the server holds at
+    start (the modules, numba, FastAPI's models: 150,000 objects) is frozen
+    out of every collection, and the oldest generation is collected ten
+    times less often.  Reference cycles that die are still freed, later."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
+
+
+class LongRunningServer(uvicorn.Server):
+    """``c4lab serve`` and ``c4lab play``: the collector settled before it starts."""
+
+    def run(self, sockets: list[socket.socket] | None = None) -> None:
+        settle_collector()
+        super().run(sockets)
+
+
+def make_server(
+    store: GameStore, host: str, port: int, *, long_running: bool = False, **options: Any
+) -> uvicorn.Server:
     """A uvicorn server for the app over ``store`` (not started); ``options``
-    are ``create_app``'s."""
+    are ``create_app``'s.  ``long_running``: a process of its own that
+    serves until stopped (``settle_collector``), not a test's thread."""
     app = create_app(store, **options)
     config = uvicorn.Config(
         app, host=host, port=port, ws="websockets-sansio", log_level="warning", lifespan="on", ws_max_size=MAX_FRAME,
+        loop="auto", http="auto",  # uvloop and httptools (dependencies), asyncio's loop and h11 where they are missing
     )
-    return uvicorn.Server(config)
+    return (LongRunningServer if long_running else uvicorn.Server)(config)
 
 
 class BackgroundServer:
@@ -94,6 +129,7 @@ def run_in_foreground(
     db: str | Path | None, host: str, port: int | None, *, forfeit_after: float, local: bool,
     open_browser: bool = False, query: str = "", say: Callable[[str], None] = print,
     limits: AgentLimits | None = None, guard: GuardOptions = UNLIMITED, idle_after: float | None = IDLE_AFTER,
+    room_prefix: str = "",
 ) -> None:
     """``c4lab serve`` and ``c4lab play``: open the game database (a
     ``StorageError`` if it is not usable), say where the server listens and
@@ -105,7 +141,7 @@ def run_in_foreground(
     limits = limits or AgentLimits()
     server = make_server(
         store, host, port, forfeit_after=forfeit_after, limits=limits, guard=guard, idle_after=idle_after,
-        warm_up=True,
+        warm_up=True, long_running=True, room_prefix=room_prefix,
     )
     url = f"http://{shown_host(host)}:{port}/" + (f"?{query}" if query else "")
     where = " (listening on every interface)" if host in EVERY_INTERFACE else ""
@@ -114,6 +150,8 @@ def run_in_foreground(
         say(f"  {limits.describe()}")
         idle = "never" if idle_after is None else f"after {idle_after:g} s"
         say(f"  {guard.describe()}; absent players forfeit after {forfeit_after:g} s; rooms nobody uses end {idle}")
+        if room_prefix:
+            say(f"  room codes start with {room_prefix}-")
     if open_browser:
         try:
             webbrowser.open(url)

@@ -5,6 +5,24 @@ taken, the end of the game), inside a transaction, so a crash loses nothing
 that a client was told about.  The store is used from the server's event
 loop only (every call is short), through one connection in WAL mode.
 
+Durability: each write is its own transaction, committed before the server
+tells anyone (``rooms``).  In WAL mode with ``synchronous=NORMAL`` a commit
+is a write to the ``-wal`` file, which the operating system holds until it
+flushes it; SQLite syncs the WAL to the disk only when it checkpoints it
+into the database.  So a committed move survives the server's process
+being killed (SIGKILL, a crash of Python: the kernel still has the data,
+and the next open replays the WAL), but not the machine losing power or
+the kernel crashing before the flush (the last moves, a second or so, are
+lost then; the database stays whole).
+
+What a move writes: the store remembers the values it last wrote or read
+for each recent row (``REMEMBERED`` rows), and a save of a row it
+remembers updates only the columns that changed -- a move is the position
+and the time, not a whole row again (an ``INSERT OR REPLACE`` deletes the
+row and inserts it, updating every index: four times the work).  This
+assumes the store is the only writer of its file, which the lock below
+makes sure of for servers (``c4lab games`` only reads).
+
 A file that cannot serve is refused when it is opened, with a
 :class:`StorageError` of one line: an empty (truncated to nothing) file, a
 file that is not SQLite, a damaged one (``PRAGMA quick_check``), another
@@ -25,6 +43,7 @@ import os
 import sqlite3
 import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -57,6 +76,9 @@ CREATE INDEX IF NOT EXISTS games_public ON games (public, status, finished);
 LEFT_OPEN = 3600.0
 #: Seconds a statement waits for a lock another program holds before it fails.
 BUSY_TIMEOUT = 5.0
+#: Rows whose last written (or read) values a store remembers, the most
+#: recently saved ones: a save of one of them writes only what changed.
+REMEMBERED = 20_000
 #: The columns of the ``games`` table, in order.
 COLUMNS = (
     "code", "mode", "position", "start_ply", "seats", "public", "status", "result", "reason",
@@ -164,6 +186,8 @@ class GameStore:
     def __init__(self, path: str | Path, *, exclusive: bool = True, timeout: float = BUSY_TIMEOUT) -> None:
         self.path = str(path)
         self._lock = threading.Lock()
+        #: code -> the values of the columns after ``code`` as last written or read (``REMEMBERED`` rows).
+        self._saved: OrderedDict[str, tuple[Any, ...]] = OrderedDict()
         self._holder: int | None = None  # the lock file's descriptor
         existed = False
         if self.path != ":memory:":
@@ -240,23 +264,47 @@ class GameStore:
             raise StorageError(f"cannot {doing} {self.path}: {explain(exc)}") from None
 
     def save(self, row: GameRow) -> None:
-        """Insert or replace ``row`` (one transaction); ``StorageError`` if
-        the write fails (nothing is written then)."""
+        """Write ``row`` (one transaction): the columns that changed since
+        the store last wrote or read it (a move: the position and the time),
+        or the whole row; ``StorageError`` if the write fails (nothing is
+        written then)."""
         updated = time.time()
-        self._run(
-            "save a game to",
-            "INSERT OR REPLACE INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                row.code, row.mode, row.position, row.start_ply, json.dumps(row.seats),
-                int(row.public), row.status, row.result, row.reason,
-                row.created, updated, row.finished,
-            ),
+        values = (
+            row.code, row.mode, row.position, row.start_ply, json.dumps(row.seats),
+            int(row.public), row.status, row.result, row.reason, row.created, updated, row.finished,
         )
+        try:
+            with self._lock:
+                before = self._saved.get(row.code)
+                written = 0
+                if before is not None:
+                    changed = [i for i in range(1, len(COLUMNS)) if values[i] != before[i] or COLUMNS[i] == "updated"]
+                    assignments = ", ".join(f"{COLUMNS[i]} = ?" for i in changed)
+                    written = self._db.execute(
+                        f"UPDATE games SET {assignments} WHERE code = ?", (*(values[i] for i in changed), row.code)
+                    ).rowcount
+                if not written:  # a row it does not remember (or that is not there)
+                    self._db.execute("INSERT OR REPLACE INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", values)
+                self._remember(values)
+        except sqlite3.Error as exc:
+            raise StorageError(f"cannot save a game to {self.path}: {explain(exc)}") from None
         row.updated = updated
+
+    def _remember(self, values: tuple[Any, ...]) -> None:
+        """Keep a row's values as now on disk (the most recent ``REMEMBERED`` rows)."""
+        self._saved[values[0]] = values
+        self._saved.move_to_end(values[0])
+        while len(self._saved) > REMEMBERED:
+            self._saved.popitem(last=False)
 
     def load(self, code: str) -> GameRow | None:
         found = self._run("read a game from", "SELECT * FROM games WHERE code = ?", (code,))
-        return None if not found else self._row(found[0])
+        if not found:
+            return None
+        row = self._row(found[0])
+        with self._lock:
+            self._remember(tuple(found[0]))
+        return row
 
     def finished_public(self, limit: int = 100) -> list[GameRow]:
         """Finished games whose host marked them public, newest first."""
