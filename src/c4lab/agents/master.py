@@ -6,8 +6,9 @@ Three searches, each doing what it is best at:
    move, read from the published 12-ply database at the search's frontier;
    in the middle game as soon as it is cheap, a weak
    solve (win, draw or loss) with a node or time limit: a proven win is
-   played at once, and in a proven draw only the moves that keep the draw
-   are left to the searches below.  (In a proven loss every move loses
+   played without UCT (minimax's tactics first look for a quicker win than
+   the probe's move, which keeps the win but may take long), and in a proven
+   draw only the moves that keep the draw are left to the searches below.  (In a proven loss every move loses
    against perfect play; the searches below pick the one that is hardest to
    answer.)
 1. ``minimax`` (alpha-beta, exact wins) for a share of the time, with every
@@ -115,6 +116,9 @@ class MasterAgent(Agent):
         clock = seconds if iterations is None else None  # None: run on iterations
         ruled_out: set[Move] = set()  # moves proven worse than another
         drawn = False
+        # A win the weak probe proved: its move keeps the win, not always the
+        # quickest one; minimax's tactics below look for a quicker one first.
+        won: tuple[Move, Analysis] | None = None
         if reaches(position):  # the classic opening: exact from the database, at once
             found = solved_move(position, book=False, table_size=PROBE_TABLE, timeout=PROBE_SHARE * clock if clock else None)
             if found is not None:
@@ -128,7 +132,7 @@ class MasterAgent(Agent):
             if found is not None:
                 verdict = found[1]
                 if verdict.value == 1.0:
-                    return found
+                    won = found
                 if verdict.value == 0.5:
                     drawn = True
                     drawing = {s.move for s in verdict.moves}
@@ -141,6 +145,8 @@ class MasterAgent(Agent):
         best = max(scores, key=lambda m: scores[m])
         if scores[best] >= WIN:  # a proven win: no need to look further
             return best, proofs
+        if won is not None:
+            return won
         ruled_out |= {m for m, score in scores.items() if score <= -WIN}
         if clock is not None:
             rest = Budget(time=max(clock - (time.perf_counter() - start), 0.01))
