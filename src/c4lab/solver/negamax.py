@@ -50,6 +50,7 @@ the moves (the table is far larger than the caches).
 
 from __future__ import annotations
 
+import functools
 import mmap
 from typing import Any
 
@@ -593,8 +594,7 @@ def context(b: Bitboards, book: Database | None = None) -> np.ndarray:
         X[X_ORDER + k] = c
     for c, column in enumerate(b.columns):
         X[X_COLUMN + 3 * c : X_COLUMN + 3 * c + 3] = words(column)
-    for bit, lines in _lines_through(b).items():
-        X[X_LINES + bit] = lines
+    X[X_LINES : X_LINES + MAX_BITS] = _lines_through(b.width, b.height, b.playable)
     X[X_BOOK_EMPTY] = NO_BOOK
     if book is not None and book.covers(b.variant, b.empty):
         X[X_BOOK_EMPTY] = book.empty
@@ -604,19 +604,21 @@ def context(b: Bitboards, book: Database | None = None) -> np.ndarray:
     return X
 
 
-def _lines_through(b: Bitboards) -> dict[int, int]:
+@functools.lru_cache(maxsize=64)
+def _lines_through(width: int, height: int, playable: int) -> np.ndarray:
     """How many lines of four cells (none of them forbidden) pass through
-    each playable cell, by bit: the classic tie-break of move ordering
-    (the centre lies on the most lines)."""
-    count: dict[int, int] = {}
-    for c in range(b.width):
-        for r in range(b.height):
+    each cell, by bit: the classic tie-break of move ordering (the centre
+    lies on the most lines).  Computed once a board."""
+    count = np.zeros(MAX_BITS, dtype=np.uint64)
+    stride = height + 1
+    for c in range(width):
+        for r in range(height):
             for dc, dr in ((1, 0), (0, 1), (1, 1), (1, -1)):
                 cells = [(c + k * dc, r + k * dr) for k in range(4)]
-                bits = [x * b.stride + y for x, y in cells if 0 <= x < b.width and 0 <= y < b.height]
-                if len(bits) == 4 and all(b.playable >> bit & 1 for bit in bits):
-                    for bit in bits:
-                        count[bit] = count.get(bit, 0) + 1
+                bits = [x * stride + y for x, y in cells if 0 <= x < width and 0 <= y < height]
+                if len(bits) == 4 and all(playable >> bit & 1 for bit in bits):
+                    count[bits] += 1
+    count.setflags(write=False)
     return count
 
 
