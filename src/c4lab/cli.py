@@ -506,6 +506,62 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
     click.echo(Q.summary(table, points, paths))
 
 
+@train.command("ntuple")
+@click.option("--board", default=None, help="The board: 7x6 (default), 6x5/Xc2, 7x7/Xd4/Bc5...  "
+              "(with --resume: the network's own board).")
+@click.option("--bonus", is_flag=True, help="Add a random bonus cell (drawn from --seed) to the board.")
+@click.option("--minutes", type=float, default=None, help="Train for this long (wall clock).")
+@click.option("--games", type=int, default=None,
+              help="Train for this many self-play games (default: 200,000 unless --minutes).")
+@click.option("--workers", type=int, default=1, show_default=True,
+              help="Threads of self-play on the same weights (one per core).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Tuples, bonus cell and games follow from it.")
+@click.option("--out", type=click.Path(dir_okay=False), callback=_in_existing_folder, default=None,
+              help="Network file (default: ntuple-BOARD.npz); never overwritten unless it is --resume's file.")
+@click.option("--resume", type=click.Path(dir_okay=False), default=None,
+              help="Continue training this network file (written back to --out, default: the same file).")
+@click.option("--alpha", type=click.FloatRange(0, 100, min_open=True), default=1.0, show_default=True,
+              help="Step size (divided by the number of tuple readings).")
+@click.option("--epsilon", type=click.FloatRange(0, 1), default=0.1, show_default=True,
+              help="Exploration: the chance of a random move.")
+@click.option("--tuples", type=click.IntRange(1, 1000), default=70, show_default=True, help="Number of n-tuples.")
+@click.option("--length", type=click.IntRange(2, 8), default=8, show_default=True, help="Cells per tuple.")
+@click.option("--probes", type=click.IntRange(min=0), default=None,
+              help="Probe positions for the accuracy curve (default: 200 where the solver reaches, else 0).")
+@click.option("--eval-every", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Seconds of training between two points of the curve (default: a twentieth of the run).")
+@click.option("--checkpoint", type=click.FloatRange(min=0, min_open=True), default=5.0, show_default=True,
+              help="Minutes between two checkpoints of the network file.")
+@click.option("--curve", type=click.Path(dir_okay=False), default=None,
+              help="Learning curve: CURVE.csv, CURVE.png, CURVE.html (default: the network's name + '-curve').")
+def train_ntuple(board: str | None, bonus: bool, minutes: float | None, games: int | None, workers: int, seed: int,
+                 out: str | None, resume: str | None, alpha: float, epsilon: float, tuples: int, length: int,
+                 probes: int | None, eval_every: float | None, checkpoint: float, curve: str | None) -> None:
+    """Learn an n-tuple network by self-play (TD learning) for the agent
+    ntuple:weights=FILE.
+
+    Every point of the curve: the share of value-keeping moves of the
+    greedy network on probe positions scored by the exact solver, and its
+    score against random and normal (and hard at the end).  Ctrl-C saves
+    the network and the curve, then stops.  A bad option or file: one line,
+    exit status 2, and no file written.
+    """
+    from pathlib import Path
+
+    from c4lab.learning import train_ntuple
+
+    try:
+        train_ntuple.run(
+            board=board, bonus=bonus, minutes=minutes, games=games, workers=workers, seed=seed,
+            out=Path(out) if out else None, resume=Path(resume) if resume else None, alpha=alpha,
+            epsilon=epsilon, tuples=tuples, length=length, probes=probes, eval_every=eval_every,
+            checkpoint_minutes=checkpoint, curve=Path(curve) if curve else None,
+        )
+    except ValueError as exc:  # one line, whatever was wrong (an option, a file)
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(2)
+
+
 @main.group()
 def book() -> None:
     """The classic 7x6 opening book of the solver and the perfect player."""

@@ -1,0 +1,234 @@
+"""``ntuple``: plays from an n-tuple network learnt by self-play.
+
+``ntuple:weights=FILE`` loads a network written by ``c4lab train ntuple``
+(``c4lab.agents.ntuple_net``); without ``weights`` the agent plays the
+network shipped for the classic board (``c4lab/data/ntuple-7x6.npz``), and
+on another board it asks for a file.
+
+``depth=0`` (the default) is the greedy network: a move that wins at once
+is played; else a move that blocks the opponent's immediate win; else,
+among the moves after which the opponent cannot win at once (all of them
+if every move allows it), the one whose afterstate the network values
+most.  ``depth=D`` searches ``D`` plies with alpha-beta (negamax) and
+values the leaves with the network (the afterstate of the leaf's last
+move, from its mover's view), finished games exactly: the test-time search
+of Scheiermann and Konen, in its alpha-beta form (see
+``c4lab.learning.ntuple`` for what it is worth).  Ties are broken at random
+(``seed=``).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+import c4lab.jitcache  # noqa: F401  (numba's cache made safe for concurrent processes)
+from c4lab.agents.base import Agent, Analysis, Budget, MoveStats, Param, SpecError, register
+from c4lab.agents.ntuple_net import (
+    Network,
+    afterstate_values,
+    encode,
+    outcome_value,
+    play_move,
+    undo,
+    weight_sum,
+)
+from c4lab.rules import Move, Position
+from c4lab.rules import kernels as K
+
+#: The network shipped in the package, by board.
+SHIPPED = {"7x6": "ntuple-7x6.npz"}
+INF = 1e9
+
+
+def shipped_path(board: str) -> Path | None:
+    """The file of the network shipped for ``board``, ``None`` when none is."""
+    name = SHIPPED.get(board)
+    if name is None:
+        return None
+    path = Path(str(resources.files("c4lab") / "data" / name))
+    return path if path.exists() else None
+
+
+@lru_cache(maxsize=8)
+def _load(path: str, stamp: float) -> Network:
+    """A network by file (cached by path and modification time: every agent
+    of an arena process shares one copy of the tables)."""
+    return Network.load(path)
+
+
+def load_network(path: str | Path) -> Network:
+    """``Network.load`` through a per-process cache."""
+    path = Path(path)
+    stamp = path.stat().st_mtime if path.exists() else 0.0
+    return _load(str(path), stamp)
+
+
+@njit(cache=True)
+def _negamax(geo, st, depth, alpha, beta, codes, idx, weights, inst_tuple, ptr, inst, pw, nodes):
+    """The value of ``st`` for its side to move, ``depth`` plies deep: a leaf
+    is the afterstate of a move, valued by the network for its mover (or
+    exactly, when the game ended).  ``nodes[0]`` counts afterstates."""
+    moves = np.empty(K.MAX_LEGAL, dtype=np.uint8)
+    n = K.legal_codes(geo, st, moves)
+    saved = st.copy()
+    log = np.zeros((4, 2), dtype=np.int64)
+    side = np.int64(K.to_move(st))
+    best = -INF
+    for k in range(n):
+        result, changed = play_move(geo, st, moves[k], codes, idx, ptr, inst, pw, log)
+        nodes[0] += 1
+        if result != K.ONGOING:
+            v = outcome_value(result, side) * 2.0  # exact results above every learnt value
+        elif depth <= 1:
+            v = math.tanh(weight_sum(weights, side, idx, inst_tuple))
+        else:
+            v = -_negamax(geo, st, depth - 1, -beta, -max(alpha, best), codes, idx, weights, inst_tuple, ptr,
+                          inst, pw, nodes)
+        undo(changed, codes, idx, ptr, inst, pw, log)
+        K.restore(geo, st, saved)
+        if v > best:
+            best = v
+            if best >= beta:
+                break
+    return best
+
+
+@njit(cache=True)
+def _search_root(geo, root, depth, weights, inst_cells, inst_tuple, ptr, inst, pw, states, moves, values,
+                 nodes):
+    """Every legal move of ``root`` with its ``depth``-ply value (exact at
+    each move's own depth; the root's moves are searched with full windows,
+    so every value is exact, not a bound).  Returns how many moves."""
+    n = K.legal_codes(geo, root, moves)
+    st = root.copy()
+    saved = root.copy()
+    codes = np.zeros(K.NCELLS, dtype=np.int64)
+    idx = np.zeros(inst_cells.shape[0], dtype=np.int64)
+    log = np.zeros((4, 2), dtype=np.int64)
+    encode(geo, st, codes, idx, inst_cells, states)
+    side = np.int64(K.to_move(st))
+    for k in range(n):
+        result, changed = play_move(geo, st, moves[k], codes, idx, ptr, inst, pw, log)
+        nodes[0] += 1
+        if result != K.ONGOING:
+            values[k] = outcome_value(result, side) * 2.0
+        elif depth <= 1:
+            values[k] = math.tanh(weight_sum(weights, side, idx, inst_tuple))
+        else:
+            values[k] = -_negamax(geo, st, depth - 1, -INF, INF, codes, idx, weights, inst_tuple, ptr, inst, pw,
+                                  nodes)
+        undo(changed, codes, idx, ptr, inst, pw, log)
+        K.restore(geo, st, saved)
+    return n
+
+
+@njit(cache=True)
+def _greedy_values(geo, root, weights, inst_cells, inst_tuple, ptr, inst, pw, states, moves, values, results,
+                   unsafe):
+    """The network's value of every legal move, its result, and whether the
+    opponent can then win at once (``unsafe``).  Returns how many moves."""
+    n = K.legal_codes(geo, root, moves)
+    st = root.copy()
+    saved = root.copy()
+    codes = np.zeros(K.NCELLS, dtype=np.int64)
+    idx = np.zeros(inst_cells.shape[0], dtype=np.int64)
+    log = np.zeros((4, 2), dtype=np.int64)
+    encode(geo, st, codes, idx, inst_cells, states)
+    afterstate_values(geo, st, saved, moves, n, values, results, codes, idx, ptr, inst, pw, log, weights,
+                      inst_tuple)
+    side = K.to_move(root)
+    for k in range(n):
+        unsafe[k] = False
+        if results[k] == K.ONGOING:
+            K.apply(geo, st, moves[k])
+            unsafe[k] = K.winning_columns(geo, st, 1 - side) != 0
+            K.restore(geo, st, saved)
+    return n
+
+
+class NTupleAgent(Agent):
+    """Greedy (or ``depth``-ply alpha-beta) play on a learnt afterstate value."""
+
+    def __init__(self, network: Network, depth: int = 0, seed: int | None = None) -> None:
+        self.network = network
+        self.depth = depth
+        self._rng = random.Random(seed)
+
+    def choose(self, position: Position, budget: Budget | None = None) -> Move:
+        return self.analyse(position, budget)[0]
+
+    def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
+        """The move, and every legal move's value (the network's, or the
+        search's at ``depth``), mapped to [0, 1] for the side to move."""
+        if position.is_over:
+            raise ValueError(f"the game is over in {position.notation}: there is no move to choose")
+        net = self.network
+        net.check_board(position)
+        geo, st = position.kernel_arrays()
+        moves = np.empty(K.MAX_LEGAL, dtype=np.uint8)
+        values = np.empty(K.MAX_LEGAL, dtype=np.float64)
+        if self.depth == 0:
+            results = np.empty(K.MAX_LEGAL, dtype=np.int64)
+            unsafe = np.empty(K.MAX_LEGAL, dtype=np.bool_)
+            n = _greedy_values(geo, st, *net.arrays(), moves, values, results, unsafe)  # type: ignore[call-arg]  # numba's Dispatcher type
+            side = 0 if position.to_move == "A" else 1
+            threats = int(K.winning_columns(geo, st, 1 - side))
+            wins = [k for k in range(n) if values[k] >= 1.0 and results[k] != K.ONGOING]
+            if wins:
+                pool, note = wins, "wins at once"
+            elif threats:
+                pool = [k for k in range(n) if threats >> (int(moves[k]) & 15) & 1]
+                note = "blocks an immediate win"
+            else:
+                pool = [k for k in range(n) if not unsafe[k]] or list(range(n))
+                note = "greedy on the learnt value"
+            scores = values[:n]
+        else:
+            nodes = np.zeros(1, dtype=np.int64)
+            n = _search_root(geo, st, self.depth, *net.arrays(), moves, values, nodes)  # type: ignore[call-arg]  # numba's Dispatcher type
+            pool, note = list(range(n)), f"alpha-beta to depth {self.depth} on the learnt value"
+            scores = values[:n]
+        best = max(scores[k] for k in pool)
+        k = self._rng.choice([k for k in pool if scores[k] >= best - 1e-9])
+        move = Move.from_code(int(moves[k]))
+
+        def norm(v: float) -> float:
+            return min(1.0, max(0.0, (min(max(v, -1.0), 1.0) + 1.0) / 2.0))
+
+        stats = tuple(MoveStats(Move.from_code(int(moves[j])), value=norm(float(scores[j]))) for j in range(n))
+        return move, Analysis(moves=stats, value=norm(float(scores[k])), pv=(move,), note=note)
+
+
+@register(
+    "ntuple",
+    "an n-tuple network learnt by self-play (TD learning; `c4lab train ntuple`): greedy on the learnt "
+    "value after win and block checks, or alpha-beta to depth D on it",
+    [
+        Param("weights", str, None, "the network file of `c4lab train ntuple --out FILE` "
+              "(default: the one shipped for the classic board)"),
+        Param("depth", int, 0, "plies of alpha-beta search on the learnt value (0: greedy)", minimum=0),
+        Param("seed", int, None, "random seed for ties (default: fresh each run)"),
+    ],
+)
+def make_ntuple_agent(weights: str | None = None, depth: int = 0, seed: int | None = None) -> NTupleAgent:
+    """The ``ntuple`` spec: load ``weights`` (``NetworkError`` if it is missing,
+    damaged or not a network), or the shipped classic network."""
+    if depth > 12:
+        raise SpecError(f"agent 'ntuple': depth must be at most 12, not {depth}")
+    if weights is None:
+        path = shipped_path("7x6")
+        if path is None:
+            raise SpecError("agent 'ntuple' needs a network: train one with `c4lab train ntuple --board 7x6 "
+                            "--out net.npz`, then use ntuple:weights=net.npz")
+        weights = str(path)
+    return NTupleAgent(load_network(weights), depth, seed)
+
+
+__all__ = ["NTupleAgent", "load_network", "make_ntuple_agent", "shipped_path"]

@@ -1,0 +1,328 @@
+"""The n-tuple learner: TD learning over n-tuple networks by self-play
+(Thill, Koch and Konen, PPSN 2012), the trainer behind ``c4lab train ntuple``.
+
+The network (tuples, cell states, afterstate values, the file) is described
+in ``c4lab.agents.ntuple_net``; the kernel that plays and learns is
+``c4lab.learning.ntuple_td``.  This module drives it: workers, schedule,
+checkpoints, the learning curve.
+
+Choices, and what they are worth
+--------------------------------
+Every figure below was measured on this project's 2-core machine, on the
+classic board unless said otherwise, as the share of value-keeping moves of
+the greedy network on 200 probe positions (plies 0-16 reached by random
+moves, only positions where some move changes the result, labelled by the
+solver: ``c4lab.learning.probes``).  For scale on such positions: ``random``
+about 32 %, ``heuristic`` 82 %, ``hard`` 88 %.
+
+* **70 random-walk tuples of 8 cells, 4 cell states** (Thill's recipe; the
+  4th state tells an empty cell that can be played now from one that
+  cannot).  One table per player, 65,536 entries a tuple: 9.2 M weights,
+  37 MB as float32 (a few MB compressed: most entries are never reached).
+* **Afterstates, TD(0) between a player's own afterstates, tanh output,
+  rewards +1/0/-1 at the end only, final adaptation** of the loser's last
+  afterstate (as GBG's TDNTuple3Agt).  Terminal afterstates are never looked
+  up: a winning move is worth exactly +1, so the greedy network never misses
+  a win in one.
+* **Step size** ``alpha / instances`` (140 on a mirror-symmetric board):
+  ``alpha = 1.0`` constant learns steadily (1 M games: 85 %);
+  ``alpha = 2.5`` learns faster at first and then less well (see the
+  README's table).
+* **Exploration** epsilon-greedy, 0.1 held constant (Thill's published
+  advice: a decaying epsilon makes a weaker second player); no update
+  after an exploratory move unless it ends the game (Thill).
+* **Mirror images share weights** where the board is its own mirror image
+  (classic, a forbidden cell in the middle column...): each tuple is read
+  twice.  Elsewhere each tuple is read once.
+* **Forbidden cells are in no tuple** (they never change), **ban pieces
+  are a 5th state** on boards with a bonus cell, and a bonus move (piece
+  then ban) is one afterstate, valued like any other.
+* **Incremental features**: a move changes at most four cells, and only the
+  indices of the tuples through them are updated.  One core trains about
+  6,500 classic games a second (the benchmark: ``c4lab bench ntuple``).
+* **Two workers** run the kernel in two threads on the same weights, with
+  no lock (the kernel runs without the GIL; a lost update costs a little
+  learning, nothing else): about twice the games per second of one.  One
+  worker is deterministic: the same seed gives the same network.
+
+The learning curve
+------------------
+Every ``eval_every`` games the greedy network answers the probe set (the
+share of value-keeping moves) and, every ``match_every`` evaluations, plays
+``random``, ``normal`` and (less often) ``hard`` from short random
+openings, both sides.  The curve is written as CSV, PNG and an HTML page.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import html
+import io
+import random
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from c4lab.agents import make_agent
+from c4lab.agents.ntuple import NTupleAgent
+from c4lab.agents.ntuple_net import Network
+from c4lab.arena.accuracy import ScoredPosition
+from c4lab.game import play_game
+from c4lab.learning import ntuple_td as T
+from c4lab.rules import Position, Variant
+from c4lab.rules import kernels as K
+
+#: Games a worker plays between two looks at the clock.
+CHUNK = 1000
+
+
+@dataclass(frozen=True)
+class Options:
+    """The learning settings (stored in the network's header)."""
+
+    alpha: float = 1.0
+    epsilon: float = 0.1
+    learn_from_random: bool = False
+    tcl: float = 0.0  # beta of temporal coherence (TCL-EXP); 0: off
+
+    def __post_init__(self) -> None:
+        if not 0 < self.alpha <= 100:
+            raise ValueError(f"alpha must be in (0, 100], not {self.alpha}")
+        if not 0 <= self.epsilon <= 1:
+            raise ValueError(f"epsilon must be in [0, 1], not {self.epsilon}")
+
+
+@dataclass
+class CurvePoint:
+    """One evaluation of the learning curve."""
+
+    games: int
+    seconds: float
+    accuracy: float | None  # share of value-keeping moves on the probe set
+    scores: dict[str, float] = field(default_factory=dict)  # opponent -> score (draw = 1/2)
+
+
+@dataclass
+class Trainer:
+    """Self-play training of ``network`` with ``workers`` threads.
+
+    ``run`` trains until ``games`` more games or ``seconds`` pass (or
+    ``stop()``), calling ``on_tick`` about every ``tick`` seconds and
+    ``on_checkpoint`` every ``checkpoint_every`` seconds.
+    """
+
+    network: Network
+    options: Options = field(default_factory=Options)
+    workers: int = 1
+    seed: int = 0
+    played: int = 0  # games this run
+    seconds: float = 0.0  # training seconds this run
+    counters: np.ndarray = field(default_factory=lambda: np.zeros(T.N_COUNTERS))
+    _stop: threading.Event = field(default_factory=threading.Event)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        if self.workers < 1:
+            raise ValueError(f"--workers must be at least 1, not {self.workers}")
+        saved = self.network.options.get("rng")
+        if isinstance(saved, list) and len(saved) >= self.workers:
+            self._rngs = [np.uint64(int(x)) for x in saved[: self.workers]]
+        else:
+            self._rngs = [np.uint64(K.seed_rng(self.seed * 1009 + w)) for w in range(self.workers)]
+        shape = (2, *self.network.weights.shape) if self.options.tcl > 0 else (2, 1, 1, 1)
+        self._tcl = np.zeros(shape, dtype=np.float32)
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def warm_up(self) -> None:
+        """Compile (or load) the kernel on a throw-away copy, so the clock
+        starts with the first real game."""
+        net = self.network
+        scratch = np.zeros_like(net.weights[:, :1])  # every instance reads table 0 of the copy
+        geo, st = Position(net.variant).kernel_arrays()
+        lay = net.layout
+        T.train_games(geo, st, scratch, lay.inst_cells, np.zeros_like(lay.inst_tuple), lay.cell_ptr, lay.cell_inst,
+                      lay.cell_pow, net.states, 1, np.uint64(K.seed_rng(1)), 0.1, 0.1, False,
+                      np.zeros((2, 1, 1, 1), dtype=np.float32), 0.0, np.zeros(T.N_COUNTERS))
+
+    def _worker(self, w: int, budget: list[int], deadline: float) -> None:
+        net = self.network
+        geo, st = Position(net.variant).kernel_arrays()
+        o = self.options
+        counters = np.zeros(T.N_COUNTERS)
+        while not self._stop.is_set() and time.monotonic() < deadline:
+            with self._lock:
+                n = min(CHUNK, budget[0])
+                budget[0] -= n
+            if n <= 0:
+                break
+            counters[:] = 0
+            self._rngs[w] = np.uint64(T.train_games(geo, st, *net.arrays(), n, self._rngs[w], o.alpha,  # type: ignore[call-arg]  # numba's Dispatcher type
+                                                    o.epsilon, o.learn_from_random, self._tcl, o.tcl,
+                                                    counters))
+            with self._lock:
+                self.counters += counters
+                self.played += n
+                net.games += n
+
+    def run(self, games: int | None = None, seconds: float | None = None,
+            on_tick: Callable[[Trainer], None] | None = None, tick: float = 0.5) -> None:
+        """Train for ``games`` games or ``seconds`` seconds, whichever ends first."""
+        budget = [games if games is not None else 1 << 62]
+        deadline = time.monotonic() + (seconds if seconds is not None else 1e12)
+        threads = [threading.Thread(target=self._worker, args=(w, budget, deadline), daemon=True)
+                   for w in range(self.workers)]
+        began = time.monotonic()
+        start_seconds = self.seconds
+        for t in threads:
+            t.start()
+        try:
+            while any(t.is_alive() for t in threads):
+                threads[0].join(tick)
+                self.seconds = start_seconds + time.monotonic() - began
+                if on_tick is not None:
+                    on_tick(self)
+        finally:
+            self._stop.set()
+            for t in threads:
+                t.join()
+            self._stop.clear()
+            self.seconds = start_seconds + time.monotonic() - began
+        self.network.options = {**self.network.options, **asdict(self.options),
+                                "rng": [str(int(r)) for r in self._rngs]}
+
+    @property
+    def games_per_second(self) -> float:
+        return self.played / self.seconds if self.seconds else 0.0
+
+    @property
+    def mean_plies(self) -> float:
+        c = self.counters
+        return float(c[T.C_PLIES] / c[T.C_GAMES]) if c[T.C_GAMES] else 0.0
+
+
+# ---------------------------------------------------------------------------
+# Judging the network
+# ---------------------------------------------------------------------------
+
+
+def accuracy(network: Network, probes: list[ScoredPosition]) -> float:
+    """The share of ``probes`` where the greedy network's move keeps the value."""
+    agent = NTupleAgent(network, seed=0)
+    right = sum(item.keeps_value(agent.choose(item.position)) for item in probes)
+    return right / len(probes) if probes else float("nan")
+
+
+def score_against(network: Network, opponent: str, games: int, seed: int = 0, plies: int = 2) -> float:
+    """The greedy network's score against ``opponent`` (an agent spec) over
+    ``games`` games in pairs (the same random opening of ``plies`` moves,
+    each side once): wins 1, draws 1/2."""
+    rng = random.Random(seed)
+    agent = NTupleAgent(network, seed=seed)
+    spec = f"{opponent}:seed={seed}" if opponent == "random" else opponent
+    other = make_agent(spec)
+    total = 0.0
+    for g in range(games):
+        if g % 2 == 0:
+            start = Position(network.variant)
+            while start.ply < plies and not start.is_over:
+                start = start.play(rng.choice(start.legal_moves()))
+        as_a = g % 2 == 0
+        record = play_game(agent, other, start) if as_a else play_game(other, agent, start)
+        if record.result == "draw":
+            total += 0.5
+        elif (record.result == "A") == as_a:
+            total += 1.0
+    return total / games
+
+
+# ---------------------------------------------------------------------------
+# The curve: CSV, PNG, HTML
+# ---------------------------------------------------------------------------
+
+
+def write_curve(points: list[CurvePoint], prefix: Path, title: str) -> list[Path]:
+    """``PREFIX.csv``, ``PREFIX.png`` and ``PREFIX.html`` (the page embeds the plot)."""
+    import matplotlib  # lazy: plotting is only for the curve
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    opponents = sorted({o for p in points for o in p.scores})
+    csv_path = prefix.with_name(prefix.name + ".csv")
+    with csv_path.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(["games", "seconds", "accuracy", *(f"score vs {o}" for o in opponents)])
+        for p in points:
+            writer.writerow([p.games, round(p.seconds, 1), "" if p.accuracy is None else round(p.accuracy, 4),
+                             *("" if o not in p.scores else round(p.scores[o], 4) for o in opponents)])
+    fig, ax = plt.subplots(figsize=(8, 4.5), dpi=100)
+    xs = [p.games for p in points if p.accuracy is not None]
+    ax.plot(xs, [p.accuracy for p in points if p.accuracy is not None], marker="o", markersize=3,
+            label="value-keeping moves (probe set, solver)")
+    for o in opponents:
+        pts = [(p.games, p.scores[o]) for p in points if o in p.scores]
+        ax.plot([x for x, _ in pts], [y for _, y in pts], marker="s", markersize=3, linestyle="--",
+                label=f"score vs {o}")
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel("training games")
+    ax.set_ylabel("share")
+    ax.grid(alpha=0.3)
+    ax.set_title(title)
+    ax.legend(loc="lower right", fontsize=8)
+    fig.tight_layout()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    png = buffer.getvalue()
+    png_path = prefix.with_name(prefix.name + ".png")
+    png_path.write_bytes(png)
+    esc = html.escape
+    head = "".join(f"<th>{esc(c)}</th>" for c in ["games", "seconds", "accuracy", *opponents])
+    rows = "".join(
+        "<tr>" + "".join(f"<td>{esc(c)}</td>" for c in [
+            f"{p.games:,}", f"{p.seconds:.0f}", "" if p.accuracy is None else f"{p.accuracy:.1%}",
+            *("" if o not in p.scores else f"{p.scores[o]:.1%}" for o in opponents)]) + "</tr>"
+        for p in points)
+    page = f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{esc(title)}</title>
+<style>
+body {{ font-family: system-ui, sans-serif; margin: 2em; color: #222; }}
+table {{ border-collapse: collapse; margin: 1em 0; }}
+th, td {{ border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }}
+img {{ max-width: 100%; }}
+</style></head><body>
+<h1>{esc(title)}</h1>
+<p>Accuracy: the share of probe positions (random plies, only positions where some move changes the
+result, every move scored by the exact solver) where the greedy network keeps the value.
+Scores: wins 1, draws 1/2, from short random openings, each side once.</p>
+<figure><img alt="learning curve" src="data:image/png;base64,{base64.b64encode(png).decode()}"></figure>
+<table><tr>{head}</tr>{rows}</table>
+</body></html>
+"""
+    html_path = prefix.with_name(prefix.name + ".html")
+    html_path.write_text(page, encoding="utf-8")
+    return [csv_path, png_path, html_path]
+
+
+def board_variant(board: str, bonus: bool, seed: int) -> Variant:
+    """The board of ``--board`` (a variant, no moves), with a random bonus
+    cell drawn from ``seed`` when ``bonus`` and it has none."""
+    position = Position.parse(board)
+    if position.ply:
+        raise ValueError(f"--board takes a board, not a position with moves: {board!r}")
+    variant = position.variant
+    if bonus and variant.bonus is None:
+        rng = random.Random(seed)
+        free = [c for c in variant.cells() if c not in variant.forbidden]
+        variant = Variant(variant.width, variant.height, variant.forbidden, rng.choice(free))
+    return variant
+
+
+__all__ = ["CurvePoint", "Options", "Trainer", "accuracy", "board_variant", "score_against", "write_curve"]

@@ -1,0 +1,147 @@
+"""The self-play TD kernel of the n-tuple learner (see ``c4lab.learning.ntuple``
+for the why of each choice and its figures).
+
+One call plays ``games`` games of self-play on one board and updates the
+weights in place, without the GIL: several threads may run it at once on
+the same weights (lock-free, as Jaskowski's optimistic parallel updates;
+an update lost to a race costs a little learning, nothing else).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+import c4lab.jitcache  # noqa: F401  (numba's cache made safe for concurrent processes)
+from c4lab.agents.ntuple_net import afterstate_values, encode, outcome_value, play_move, weight_sum
+from c4lab.rules import kernels as K
+
+# Counters returned by ``train_games`` (float64 array).
+C_GAMES = 0
+C_WIN_A = 1
+C_WIN_B = 2
+C_DRAW = 3
+C_PLIES = 4
+C_UPDATES = 5
+C_ABS_ERROR = 6  # sum of |target - value| over the updates
+N_COUNTERS = 7
+
+
+@njit(inline="always")
+def td_update(weights, side, rows, inst_tuple, target, rate, tcl, beta):
+    """Move ``side``'s value of the afterstate whose instance indices are
+    ``rows`` toward ``target``: the gradient of ``tanh`` of the sum, the same
+    step for every active weight.  Returns ``|target - value|``.
+
+    With ``beta > 0``, temporal coherence (TCL-EXP, Bagheri et al.): each
+    weight keeps in ``tcl`` the sum ``N`` and the sum of magnitudes ``A`` of
+    the changes recommended to it, and takes its step times
+    ``exp(beta * (|N| / A - 1))``: full steps while the recommendations
+    agree, smaller ones (down to ``exp(-beta)``) while they cancel out."""
+    v = math.tanh(weight_sum(weights, side, rows, inst_tuple))
+    delta = target - v
+    grad = delta * (1.0 - v * v)
+    if beta > 0.0:
+        for i in range(rows.shape[0]):
+            t = inst_tuple[i]
+            j = rows[i]
+            n = tcl[0, side, t, j]
+            a = tcl[1, side, t, j]
+            factor = math.exp(beta * (abs(n) / a - 1.0)) if a > 0.0 else 1.0
+            weights[side, t, j] += np.float32(rate * grad * factor)
+            tcl[0, side, t, j] = n + grad
+            tcl[1, side, t, j] = a + abs(grad)
+    else:
+        step = np.float32(rate * grad)
+        for i in range(rows.shape[0]):
+            weights[side, inst_tuple[i], rows[i]] += step
+    return abs(delta)
+
+
+@njit(cache=True, nogil=True)
+def train_games(geo, start, weights, inst_cells, inst_tuple, ptr, inst, pw, states,
+                games, rng, alpha, epsilon, learn_from_random, tcl, beta, counters):
+    """Play ``games`` self-play games from ``start`` and learn from them.
+
+    Each side moves greedily on its afterstate values (ties broken at
+    random), or with probability ``epsilon`` uniformly at random.  After a
+    side's move, its previous afterstate moves toward the value of its new
+    one (TD(0) between the same side's afterstates, so no sign flips);
+    after an exploratory move only if ``learn_from_random`` or the move ends
+    the game.  When the game ends, the mover's last afterstate moves toward
+    the result and so does the other side's (the loser learns from the
+    winning move: final adaptation).  The step is ``alpha`` divided by the
+    number of instances, so that ``alpha = 1`` would move a value all the
+    way to its target in the linear regime; ``beta > 0`` adapts it per
+    weight (``td_update``; ``tcl`` is ``(2, *weights.shape)``, else any
+    float32 array of four dimensions).  ``rng`` is the random state
+    (``K.seed_rng``); returns the next one.
+    ``counters`` (``N_COUNTERS``) accumulates what happened.
+    """
+    n_inst = inst_cells.shape[0]
+    rate = alpha / n_inst
+    s = K.U(rng)
+    st = start.copy()
+    saved = start.copy()
+    codes = np.zeros(K.NCELLS, dtype=np.int64)
+    idx = np.zeros(n_inst, dtype=np.int64)
+    prev = np.zeros((2, n_inst), dtype=np.int64)
+    has_prev = np.zeros(2, dtype=np.bool_)
+    moves = np.empty(K.MAX_LEGAL, dtype=np.uint8)
+    values = np.empty(K.MAX_LEGAL, dtype=np.float64)
+    results = np.empty(K.MAX_LEGAL, dtype=np.int64)
+    log = np.zeros((4, 2), dtype=np.int64)
+    for _ in range(games):
+        st[:] = start
+        encode(geo, st, codes, idx, inst_cells, states)
+        has_prev[:] = False
+        while True:
+            side = np.int64(K.to_move(st))
+            n = K.legal_codes(geo, st, moves)
+            K.restore(geo, saved, st)
+            afterstate_values(geo, st, saved, moves, n, values, results, codes, idx, ptr, inst, pw, log,
+                              weights, inst_tuple)
+            s, x = K.next_random(s)
+            explore = np.float64(x >> K.U(11)) * (1.0 / 9007199254740992.0) < epsilon
+            if explore:
+                s, x = K.next_random(s)
+                k = np.int64(K.random_below(x, K.U(n)))
+            else:
+                k = 0
+                ties = 1
+                for j in range(1, n):
+                    if values[j] > values[k]:
+                        k = j
+                        ties = 1
+                    elif values[j] == values[k]:
+                        ties += 1
+                        s, x = K.next_random(s)
+                        if K.random_below(x, K.U(ties)) == K.U0:
+                            k = j
+            result = results[k]
+            if has_prev[side] and (learn_from_random or not explore or result != K.ONGOING):
+                counters[C_ABS_ERROR] += td_update(weights, side, prev[side], inst_tuple, values[k], rate, tcl,
+                                                     beta)
+                counters[C_UPDATES] += 1
+            play_move(geo, st, moves[k], codes, idx, ptr, inst, pw, log)
+            if result != K.ONGOING:
+                other = 1 - side
+                if has_prev[other]:
+                    target = outcome_value(result, other)
+                    counters[C_ABS_ERROR] += td_update(weights, other, prev[other], inst_tuple, target, rate,
+                                                         tcl, beta)
+                    counters[C_UPDATES] += 1
+                counters[C_GAMES] += 1
+                counters[C_PLIES] += np.float64(K.empty_cells(start)) - np.float64(K.empty_cells(st))
+                if result == K.DRAW:
+                    counters[C_DRAW] += 1
+                elif result == K.WIN_A:
+                    counters[C_WIN_A] += 1
+                else:
+                    counters[C_WIN_B] += 1
+                break
+            prev[side, :] = idx
+            has_prev[side] = True
+    return s

@@ -1,0 +1,123 @@
+"""``c4lab train ntuple``: options checked, a network trained with a
+progress bar, checkpoints, the curve, and Ctrl-C that saves.
+
+Every check runs before anything is written, so a bad option or file
+leaves every existing file as it was.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+from c4lab.agents.ntuple_net import Network
+from c4lab.learning import ntuple as N
+from c4lab.learning import probes as P
+
+#: Probe positions by default: where the solver labels them in seconds.
+DEFAULT_PROBES = 200
+#: Boards up to this many playable cells get a probe set by default.
+PROBE_CELLS = 48
+#: Games of each curve point against random, normal; hard at the end.
+MATCH_GAMES = {"random": 20, "normal": 10}
+FINAL_GAMES = {"random": 40, "normal": 20, "hard": 20}
+
+
+def _say(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | None, workers: int, seed: int,
+        out: Path | None, resume: Path | None, alpha: float, epsilon: float, tuples: int, length: int,
+        probes: int | None, eval_every: float | None, checkpoint_minutes: float, curve: Path | None) -> None:
+    """The command (see ``c4lab train ntuple --help``); ``ValueError`` for
+    anything wrong before training starts."""
+    if minutes is not None and not (math.isfinite(minutes) and minutes > 0):
+        raise ValueError(f"--minutes must be a positive number, not {minutes:g}")
+    if games is not None and games < 1:
+        raise ValueError(f"--games must be at least 1, not {games}")
+    if minutes is not None and games is not None:
+        raise ValueError("give --minutes or --games, not both")
+    if workers < 1:
+        raise ValueError(f"--workers must be at least 1, not {workers}")
+    if games is None and minutes is None:
+        games = 200_000
+    if resume is not None:
+        network = Network.load(resume)
+        if board is not None and N.board_variant(board, bonus, seed) != network.variant:
+            raise ValueError(f"{resume} is a network for the board {network.variant}, not {board}")
+    else:
+        variant = N.board_variant(board or "7x6", bonus, seed)
+        network = Network.create(variant, tuples, length, seed)
+    out = out or resume or Path(f"ntuple-{network.variant.notation.replace('/', '_')}.npz")
+    if out.exists() and (resume is None or out.resolve() != resume.resolve()):
+        raise ValueError(f"{out} exists: continue it with --resume {out}, or choose another --out")
+    options = N.Options(alpha=alpha, epsilon=epsilon)
+    trainer = N.Trainer(network, options, workers, seed)
+    prefix = curve or out.with_name(out.stem + "-curve")
+
+    variant = network.variant
+    count = probes if probes is not None else (DEFAULT_PROBES if variant.playable_cells <= PROBE_CELLS else 0)
+    probe_set = []
+    if count:
+        _say(f"labelling {count} probe positions of {variant} with the solver (once; kept in {P.PROBE_DIR})...")
+        probe_set = P.probe_set(variant, count, progress=None)
+    _say(f"training {variant}: {network.tuples.shape[0]} tuples of {network.length} cells, {network.states} "
+         f"cell states, {'mirrored' if network.mirror else 'not mirrored'}, {network.games:,} games so far; "
+         f"{workers} worker{'s' if workers > 1 else ''}")
+    trainer.warm_up()
+
+    seconds = minutes * 60 if minutes is not None else None
+    # A point of the curve every --eval-every seconds, else every twentieth of the run (in games for --games).
+    every = eval_every or (seconds / 20 if seconds else max(1, (games or 0) // 20))
+    by_games = eval_every is None and seconds is None
+    points: list[N.CurvePoint] = []
+    state: dict[str, Any] = {"next_eval": every, "next_save": checkpoint_minutes * 60, "evals": 0, "last": ""}
+
+    def evaluate(final: bool = False) -> None:
+        acc = N.accuracy(network, probe_set) if probe_set else None
+        plan = FINAL_GAMES if final else (MATCH_GAMES if state["evals"] % 4 == 0 else {"random": 20})
+        scores = {o: N.score_against(network, o, g, seed=state["evals"]) for o, g in plan.items()}
+        state["evals"] += 1
+        points.append(N.CurvePoint(network.games, trainer.seconds, acc, scores))
+        parts = ([f"accuracy {acc:.1%}"] if acc is not None else []) + [f"{s:.0%} vs {o}" for o, s in scores.items()]
+        state["last"] = ", ".join(parts)
+
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    columns = (TextColumn("[bold]{task.description}"), BarColumn(bar_width=24), TimeElapsedColumn(),
+               TextColumn("{task.fields[games]:,} games, {task.fields[speed]:,.0f}/s {task.fields[last]}"))
+    interrupted = False
+    evaluate()
+    with Progress(*columns, console=Console(stderr=True), disable=not sys.stderr.isatty()) as bar:
+        task = bar.add_task(str(variant), total=games or seconds, games=network.games, speed=0.0, last="")
+
+        def tick(t: N.Trainer) -> None:
+            bar.update(task, completed=t.played if games else t.seconds, games=network.games,
+                       speed=t.games_per_second, last=state["last"])
+            if t.seconds >= state["next_save"]:
+                network.save(out)
+                state["next_save"] += checkpoint_minutes * 60
+            now = t.played if by_games else t.seconds
+            if now >= state["next_eval"]:
+                evaluate()
+                state["next_eval"] = now + every
+
+        try:
+            trainer.run(games=games, seconds=seconds, on_tick=tick)
+        except KeyboardInterrupt:
+            interrupted = True
+    network.save(out)
+    if not interrupted:
+        evaluate(final=True)
+    paths = N.write_curve(points, prefix, f"n-tuple TD learning on {variant}")
+    print(f"{out}: {network.games:,} games in all ({trainer.played:,} now, {trainer.seconds:.0f} s, "
+          f"{trainer.games_per_second:,.0f} games/s, {trainer.mean_plies:.1f} cells a game); "
+          f"last point: {points[-1].games:,} games, {state['last']}")
+    print("curve: " + ", ".join(str(p) for p in paths))
+    if interrupted:
+        _say("interrupted: the network and the curve are saved")
+        sys.exit(130)

@@ -1,0 +1,291 @@
+"""The n-tuple learner: its features, its TD update, its file, its agent,
+its command."""
+
+from __future__ import annotations
+
+import math
+import zipfile
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from c4lab.agents import SpecError, make_agent
+from c4lab.agents.ntuple import NTupleAgent
+from c4lab.agents.ntuple_net import (
+    BANNED,
+    LATER,
+    NOW,
+    STONE_A,
+    STONE_B,
+    Network,
+    NetworkError,
+    encode,
+    random_walk_tuples,
+)
+from c4lab.cli import main
+from c4lab.game import play_game
+from c4lab.learning import ntuple as N
+from c4lab.learning import ntuple_td as T
+from c4lab.rules import Move, Position, Variant
+from c4lab.rules import kernels as K
+
+NO_TCL = np.zeros((2, 1, 1, 1), dtype=np.float32)
+
+
+@cache
+def trained(board: str, games: int, seed: int = 1, workers: int = 1) -> Network:
+    """A network trained by self-play on ``board`` (cached per test run)."""
+    net = Network.create(Position.parse(board).variant, tuples=20 if games < 50_000 else 70, seed=seed)
+    N.Trainer(net, workers=workers, seed=seed).run(games=games)
+    return net
+
+
+def features(position: Position, net: Network) -> tuple[np.ndarray, np.ndarray]:
+    geo, st = position.kernel_arrays()
+    codes = np.zeros(K.NCELLS, dtype=np.int64)
+    idx = np.zeros(net.layout.inst_cells.shape[0], dtype=np.int64)
+    encode(geo, st, codes, idx, net.layout.inst_cells, net.states)
+    return codes, idx
+
+
+# -- the features ----------------------------------------------------------------
+
+
+def test_tuples_are_random_walks_of_distinct_playable_cells() -> None:
+    variant = Variant(7, 6, forbidden=["d3"])
+    tuples = random_walk_tuples(variant, 70, 8, seed=3)
+    assert tuples.shape == (70, 8)
+    forbidden = 3 * 16 + 2
+    for row in tuples.tolist():
+        assert len(set(row)) == 8 and forbidden not in row
+        assert all(0 <= c // 16 < 7 and 0 <= c % 16 < 6 for c in row)
+        for cell in row[1:]:  # every cell touches an earlier one of the walk
+            assert any(max(abs(cell // 16 - o // 16), abs(cell % 16 - o % 16)) == 1 for o in row[: row.index(cell)])
+    assert (random_walk_tuples(variant, 70, 8, seed=3) == tuples).all()
+
+
+def test_cell_states_tell_playable_empty_cells_from_the_others_and_ban_pieces_from_pieces() -> None:
+    # A: c1 (the bonus) and a ban on c2; B: a1; A: b2 (gravity skips the forbidden b1).
+    position = Position.parse("5x5/Xb1/Bc1:c+cab")
+    net = Network.create(position.variant, tuples=4, length=4)
+    codes, _ = features(position, net)
+
+    def at(name: str) -> int:
+        return int(codes[(ord(name[0]) - ord("a")) * 16 + int(name[1:]) - 1])
+
+    assert (at("c1"), at("c2"), at("c3"), at("c4")) == (STONE_A, BANNED, NOW, LATER)
+    assert (at("a1"), at("a2"), at("a3")) == (STONE_B, NOW, LATER)
+    assert (at("b2"), at("b3"), at("b4")) == (STONE_A, NOW, LATER)
+    assert net.states == 5
+
+
+def test_incremental_indices_equal_indices_computed_from_scratch_along_a_game() -> None:
+    """``move_values`` plays each move on the features and takes it back:
+    its values must be those of the positions after each move, encoded
+    afresh."""
+    position = Position.parse("6x5/Xc2/Bd1")
+    net = Network.create(position.variant, tuples=12, length=6, seed=2)
+    rng = np.random.default_rng(0)
+    net.weights[:] = rng.normal(0, 0.1, net.weights.shape).astype(np.float32)
+    while not position.is_over:
+        moves, values, results = net.move_values(position)
+        side = 0 if position.to_move == "A" else 1
+        for code, value, result in zip(moves, values, results):
+            after = position.play(Move.from_code(code))
+            if after.is_over:
+                continue
+            _, idx = features(after, net)
+            total = sum(float(net.weights[side, t, i]) for t, i in zip(net.layout.inst_tuple, idx))
+            assert value == pytest.approx(math.tanh(total), abs=1e-5), after.notation
+        position = position.play(Move.from_code(moves[int(rng.integers(len(moves)))]))
+
+
+# -- the TD update ---------------------------------------------------------------
+
+
+def test_td_update_moves_the_value_along_the_gradient_of_tanh() -> None:
+    weights = np.zeros((2, 1, 16), dtype=np.float32)
+    rows = np.array([5, 9], dtype=np.int64)
+    tuple_of = np.array([0, 0], dtype=np.int64)
+    # V = tanh(0) = 0, delta = 1: each active weight moves by rate * 1 * (1 - 0).
+    assert T.td_update(weights, 1, rows, tuple_of, 1.0, 0.25, NO_TCL, 0.0) == pytest.approx(1.0)
+    assert weights[1, 0, 5] == weights[1, 0, 9] == pytest.approx(0.25)
+    assert not weights[0].any()
+    # Now V = tanh(0.5): the next step is rate * (1 - V) * (1 - V^2).
+    v = math.tanh(0.5)
+    assert T.td_update(weights, 1, rows, tuple_of, 1.0, 0.25, NO_TCL, 0.0) == pytest.approx(1 - v, abs=1e-6)
+    assert weights[1, 0, 5] == pytest.approx(0.25 + 0.25 * (1 - v) * (1 - v * v), abs=1e-6)
+
+
+def test_one_random_game_teaches_only_its_end_the_winner_up_and_the_loser_down() -> None:
+    """With every move random and no learning from random moves, a game
+    teaches two things from zero weights: the winner's last afterstate
+    before the win moves toward +1 and the loser's last one toward -1, each
+    active weight by exactly the step size."""
+    position = Position.parse("4x4")
+    net = Network.create(position.variant, tuples=6, length=4, seed=1)
+    geo, st = position.kernel_arrays()
+    for seed in range(20):
+        net.weights[:] = 0
+        counters = np.zeros(T.N_COUNTERS)
+        T.train_games(geo, st, *net.arrays(), 1, np.uint64(K.seed_rng(seed)), 1.0, 1.0, False, NO_TCL, 0.0,
+                      counters)
+        rate = 1.0 / net.layout.inst_cells.shape[0]
+        if counters[T.C_DRAW]:
+            assert not net.weights.any()
+            continue
+        winner = 0 if counters[T.C_WIN_A] else 1
+        assert counters[T.C_UPDATES] == 2
+        assert net.weights[winner].sum() == pytest.approx(rate * net.layout.inst_cells.shape[0])
+        assert net.weights[1 - winner].sum() == pytest.approx(-rate * net.layout.inst_cells.shape[0])
+        return
+    pytest.fail("no decisive game in 20 seeds")
+
+
+def test_the_same_seed_with_one_worker_learns_the_same_network() -> None:
+    variant = Position.parse("5x4").variant
+    nets = []
+    for _ in range(2):
+        net = Network.create(variant, tuples=10, length=6, seed=4)
+        N.Trainer(net, workers=1, seed=9).run(games=3000)
+        nets.append(net)
+    assert np.array_equal(nets[0].weights, nets[1].weights) and nets[0].weights.any()
+    other = Network.create(variant, tuples=10, length=6, seed=4)
+    N.Trainer(other, workers=1, seed=10).run(games=3000)
+    assert not np.array_equal(other.weights, nets[0].weights)
+
+
+def test_two_workers_play_the_games_asked_for_on_the_same_weights() -> None:
+    net = Network.create(Position.parse("5x4").variant, tuples=10, length=6, seed=4)
+    trainer = N.Trainer(net, workers=2, seed=1)
+    trainer.run(games=5000)
+    assert trainer.played == net.games == 5000 == trainer.counters[T.C_GAMES]
+    assert net.weights.any()
+
+
+# -- what it learns --------------------------------------------------------------
+
+
+def test_a_short_4x4_training_beats_random_in_at_least_90_percent_of_the_games() -> None:
+    """4x4 is a draw with best play: a learner that plays itself with the
+    usual 10 % of exploration learns to draw, and wins only 70-80 % against
+    random.  With half its moves random, the values it learns are those
+    against a weak opponent, and it learns to exploit one (100,000 games,
+    about 8 s)."""
+    net = Network.create(Position.parse("4x4").variant, tuples=70, seed=1)
+    N.Trainer(net, N.Options(alpha=0.3, epsilon=0.5), seed=1).run(games=100_000)
+    agent = NTupleAgent(net, seed=1)
+    other = make_agent("random:seed=2")
+    wins = 0
+    for g in range(200):
+        record = play_game(agent, other, Position(net.variant)) if g % 2 == 0 else \
+            play_game(other, agent, Position(net.variant))
+        wins += record.result == ("A" if g % 2 == 0 else "B")
+    assert wins >= 180
+
+
+@pytest.mark.parametrize("board", ["4x4/Xb2", "5x5/Bc3", "7x6/Xd1/Be2", "12x12/Xf4/Bg1", "4x12/Xa1", "12x4/Bl1"])
+@pytest.mark.parametrize("depth", [0, 2])
+def test_the_agent_plays_only_legal_moves_on_every_kind_of_board(board: str, depth: int) -> None:
+    net = trained(board, 300)
+    agent = NTupleAgent(net, depth=depth, seed=3)
+    other = make_agent("random:seed=4")
+    for g in range(4):
+        a, b = (agent, other) if g % 2 == 0 else (other, agent)
+        record = play_game(a, b, Position(net.variant))  # policy "raise": an illegal move fails the test
+        assert record.final.is_over
+
+
+def test_greedy_play_wins_at_once_and_blocks_an_immediate_win() -> None:
+    net = trained("5x4", 500)
+    agent = NTupleAgent(net, seed=0)
+    assert agent.choose(Position.parse("5x4:ababab")).token == "a"  # A holds a1-a3: a4 wins
+    assert agent.choose(Position.parse("5x4:aebec")).token == "d"  # A holds a1-c1: B must block d1
+
+
+# -- the file --------------------------------------------------------------------
+
+
+def test_a_network_file_round_trips(tmp_path: Path) -> None:
+    net = trained("5x4", 1000)
+    path = tmp_path / "net.npz"
+    net.save(path)
+    back = Network.load(path)
+    assert back.variant == net.variant and back.games == net.games == 1000
+    assert np.array_equal(back.tuples, net.tuples) and np.array_equal(back.weights, net.weights)
+    assert back.states == net.states and back.mirror == net.mirror
+    with zipfile.ZipFile(path) as z:
+        assert sorted(z.namelist()) == ["header.npy", "tuples.npy", "weights.npy"]
+
+
+def test_missing_damaged_and_foreign_files_are_refused_with_what_and_where(tmp_path: Path) -> None:
+    good = tmp_path / "good.npz"
+    trained("5x4", 1000).save(good)
+    with pytest.raises(NetworkError, match="does not exist"):
+        Network.load(tmp_path / "missing.npz")
+    cut = tmp_path / "cut.npz"
+    cut.write_bytes(good.read_bytes()[: good.stat().st_size // 2])
+    with pytest.raises(NetworkError, match="cut.npz"):
+        Network.load(cut)
+    text = tmp_path / "text.npz"
+    text.write_text("hello")
+    with pytest.raises(NetworkError, match="not an .npz"):
+        Network.load(text)
+    agent = NTupleAgent(Network.load(good))
+    with pytest.raises(NetworkError, match="trained for the board 5x4, not 7x6"):
+        agent.choose(Position.parse("7x6"))
+    with pytest.raises(SpecError):
+        make_agent("ntuple:depth=-1")
+
+
+# -- the command -----------------------------------------------------------------
+
+
+def test_train_ntuple_writes_a_network_that_the_agent_plays_and_a_curve(tmp_path: Path) -> None:
+    out = tmp_path / "n.npz"
+    result = CliRunner().invoke(main, ["train", "ntuple", "--board", "4x4", "--games", "4000", "--out", str(out),
+                                       "--probes", "10", "--tuples", "20"])
+    assert result.exit_code == 0, result.output
+    assert Network.load(out).games == 4000
+    for suffix in ("csv", "png", "html"):
+        assert (tmp_path / f"n-curve.{suffix}").stat().st_size > 0
+    lines = (tmp_path / "n-curve.csv").read_text().splitlines()
+    assert lines[0].startswith("games,seconds,accuracy,score vs")
+    moved = CliRunner().invoke(main, ["move", "4x4:bb", "--agent", f"ntuple:weights={out}"])
+    assert moved.exit_code == 0 and moved.output.strip() in list("abcd")
+    resumed = CliRunner().invoke(main, ["train", "ntuple", "--resume", str(out), "--games", "1000", "--probes", "0"])
+    assert resumed.exit_code == 0, resumed.output
+    assert Network.load(out).games == 5000
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--minutes", "-1"], "--minutes must be a positive number"),
+    (["--workers", "0"], "--workers must be at least 1"),
+    (["--games", "0"], "--games must be at least 1"),
+    (["--board", "7x6:d"], "not a position with moves"),
+    (["--board", "3x3"], "size 3x3 out of range"),
+    (["--resume", "{missing}"], "does not exist"),
+    (["--resume", "{damaged}"], "damaged.npz"),
+    (["--resume", "{good}", "--board", "7x6"], "is a network for the board 5x4, not 7x6"),
+    (["--out", "{good}"], "exists: continue it with --resume"),
+])
+def test_bad_options_and_files_are_one_line_exit_2_and_nothing_is_overwritten(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    good = tmp_path / "good.npz"
+    trained("5x4", 1000).save(good)
+    damaged = tmp_path / "damaged.npz"
+    damaged.write_bytes(good.read_bytes()[:300])
+    before = {p: p.read_bytes() for p in (good, damaged)}
+    files = {"missing": tmp_path / "missing.npz", "damaged": damaged, "good": good}
+    args = [a.format(**files) for a in args]
+    out = ["--out", str(tmp_path / "new.npz")] if "--out" not in args else []
+    result = CliRunner().invoke(main, ["train", "ntuple", "--probes", "0", "--games", "10", *out, *args])
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], result.output
+    assert {p: p.read_bytes() for p in before} == before
+    assert not (tmp_path / "new.npz").exists()
