@@ -289,3 +289,39 @@ def test_bad_options_and_files_are_one_line_exit_2_and_nothing_is_overwritten(
     assert len(lines) == 1 and message in lines[0], result.output
     assert {p: p.read_bytes() for p in before} == before
     assert not (tmp_path / "new.npz").exists()
+
+
+def test_a_room_may_not_open_a_network_file_of_the_server() -> None:
+    from c4lab.server.limits import AgentLimits, LimitError
+
+    with pytest.raises(LimitError, match="opens a file"):
+        AgentLimits().make("ntuple:weights=/etc/passwd")
+
+
+def test_ctrl_c_saves_the_network_and_the_curve_then_exits(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "n.npz"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "c4lab", "train", "ntuple", "--board", "5x4", "--minutes", "10", "--probes", "0",
+         "--tuples", "10", "--out", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        line = ""
+        while "training 5x4" not in line and time.monotonic() < deadline:
+            line = proc.stderr.readline() if proc.stderr else ""
+        time.sleep(2)  # a few thousand games
+        os.kill(proc.pid, signal.SIGINT)
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr and "interrupted" in stderr
+    assert Network.load(out).games > 0
+    assert (tmp_path / "n-curve.csv").exists()

@@ -10,7 +10,10 @@ Two measurements per board (the classic 7x6, and 12x12 with f4 forbidden):
 * UCT iterations per second (whole iterations: selection, expansion,
   playout, backup) from the empty board;
 * minimax nodes per second (positions visited, interior or leaf) in an
-  iterative-deepening search from the empty board.
+  iterative-deepening search from the empty board;
+* n-tuple self-play training games per second (``c4lab train ntuple``'s
+  kernel, one core: every legal move's afterstate valued, one TD update a
+  move).
 
 Rates use the process's CPU time (``time.process_time``), so a busy machine
 does not skew them; wall time is reported beside it.  Each rate is the median
@@ -34,6 +37,7 @@ import numpy as np
 
 from c4lab.agents.minimax import bench_minimax
 from c4lab.agents.uct import bench_uct
+from c4lab.learning.ntuple import bench_training
 from c4lab.rules import Position
 from c4lab.rules import kernels as K
 
@@ -161,6 +165,7 @@ def run_benchmarks(seconds: float = 2.0, c_reference: bool = False) -> dict[str,
     api = {board: bench_position_api(board, seconds / 2) for board in BOARDS}
     uct = {board: bench_uct(board) for board in BOARDS}
     minimax = {board: bench_minimax(board, seconds / 2) for board in BOARDS}
+    ntuple = {board: bench_training(board, seconds) for board in BOARDS}
     results: dict[str, Any] = {
         "playouts_per_s": {b: round(r["playouts_per_s"]) for b, r in playouts.items()},
         "position_ops_per_s": {b: round(r["ops_per_s"]) for b, r in api.items()},
@@ -168,7 +173,8 @@ def run_benchmarks(seconds: float = 2.0, c_reference: bool = False) -> dict[str,
         # One number (the classic board), and per board beside it.
         "minimax_nodes_per_s": round(minimax["7x6"]["nodes_per_s"]),
         "minimax_nodes_per_s_by_board": {b: round(r["nodes_per_s"]) for b, r in minimax.items()},
-        "details": {"playouts": playouts, "position_api": api, "uct": uct, "minimax": minimax},
+        "ntuple_training_games_per_s": {b: round(r["games_per_s"]) for b, r in ntuple.items()},
+        "details": {"playouts": playouts, "position_api": api, "uct": uct, "minimax": minimax, "ntuple": ntuple},
         "machine": {
             "python": platform.python_version(),
             "numpy": np.__version__,
@@ -215,6 +221,12 @@ def report(results: dict[str, Any]) -> str:
         lines.append(
             f"  {board:<10} {r['nodes_per_s'] / 1e6:7.2f} M nodes/s  depth {r['depth']}  "
             f"({r['nodes']:,} nodes, {r['cpu_s']:.2f} s CPU, {r['wall_s']:.2f} s wall)"
+        )
+    lines.append("n-tuple TD training (self-play games, 70 tuples of 8 cells, one core):")
+    for board, r in results["details"]["ntuple"].items():
+        lines.append(
+            f"  {board:<10} {r['games_per_s']:9,.0f} games/s  {r['cells_per_game']:5.1f} cells a game  "
+            f"(median of 3 runs of {r['games']:,}: {r['cpu_s']:.2f} s CPU, {r['wall_s']:.2f} s wall)"
         )
     reference = results.get("c_reference_playouts_per_s")
     if reference:

@@ -522,6 +522,8 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
               help="Continue training this network file (written back to --out, default: the same file).")
 @click.option("--alpha", type=click.FloatRange(0, 100, min_open=True), default=1.0, show_default=True,
               help="Step size (divided by the number of tuple readings).")
+@click.option("--alpha-final", type=click.FloatRange(0, 100, min_open=True), default=None,
+              help="Let the step size fall geometrically to this over the run (default: constant).")
 @click.option("--epsilon", type=click.FloatRange(0, 1), default=0.1, show_default=True,
               help="Exploration: the chance of a random move.")
 @click.option("--tuples", type=click.IntRange(1, 1000), default=70, show_default=True, help="Number of n-tuples.")
@@ -535,7 +537,8 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
 @click.option("--curve", type=click.Path(dir_okay=False), default=None,
               help="Learning curve: CURVE.csv, CURVE.png, CURVE.html (default: the network's name + '-curve').")
 def train_ntuple(board: str | None, bonus: bool, minutes: float | None, games: int | None, workers: int, seed: int,
-                 out: str | None, resume: str | None, alpha: float, epsilon: float, tuples: int, length: int,
+                 out: str | None, resume: str | None, alpha: float, alpha_final: float | None, epsilon: float,
+                 tuples: int, length: int,
                  probes: int | None, eval_every: float | None, checkpoint: float, curve: str | None) -> None:
     """Learn an n-tuple network by self-play (TD learning) for the agent
     ntuple:weights=FILE.
@@ -554,7 +557,7 @@ def train_ntuple(board: str | None, bonus: bool, minutes: float | None, games: i
         train_ntuple.run(
             board=board, bonus=bonus, minutes=minutes, games=games, workers=workers, seed=seed,
             out=Path(out) if out else None, resume=Path(resume) if resume else None, alpha=alpha,
-            epsilon=epsilon, tuples=tuples, length=length, probes=probes, eval_every=eval_every,
+            alpha_final=alpha_final, epsilon=epsilon, tuples=tuples, length=length, probes=probes, eval_every=eval_every,
             checkpoint_minutes=checkpoint, curve=Path(curve) if curve else None,
         )
     except ValueError as exc:  # one line, whatever was wrong (an option, a file)

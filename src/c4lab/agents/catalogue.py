@@ -31,6 +31,7 @@ AGENTS: tuple[tuple[str, str], ...] = (
     ("uct", "UCT as the classic pseudo-code"),
     ("mcts-solver", "UCT that proves wins and losses"),
     ("solver", "the exact solver, master when it cannot answer in time"),
+    ("ntuple", "learnt by self-play: an n-tuple network (TD learning)"),
 )
 
 GROUPS = ("level", "agent", "experimental")

@@ -1,9 +1,12 @@
 """``ntuple``: plays from an n-tuple network learnt by self-play.
 
 ``ntuple:weights=FILE`` loads a network written by ``c4lab train ntuple``
-(``c4lab.agents.ntuple_net``); without ``weights`` the agent plays the
-network shipped for the classic board (``c4lab/data/ntuple-7x6.npz``), and
-on another board it asks for a file.
+(``c4lab.agents.ntuple_net``) and plays on that network's board only (on
+another board it says which board the file is for).  Without ``weights``
+the agent plays the network shipped for the classic board
+(``c4lab/data/ntuple-7x6.npz``); on a board with no shipped network it
+plays ``heuristic``'s move and says so in its analysis (``fallback``), so
+that the agent can be offered on every board of the page.
 
 ``depth=0`` (the default) is the greedy network: a move that wins at once
 is played; else a move that blocks the opponent's immediate win; else,
@@ -29,7 +32,7 @@ import numpy as np
 from numba import njit
 
 import c4lab.jitcache  # noqa: F401  (numba's cache made safe for concurrent processes)
-from c4lab.agents.base import Agent, Analysis, Budget, MoveStats, Param, SpecError, register
+from c4lab.agents.base import Agent, Analysis, Budget, MoveStats, Param, SpecError, make_agent, register
 from c4lab.agents.ntuple_net import (
     Network,
     afterstate_values,
@@ -156,9 +159,11 @@ def _greedy_values(geo, root, weights, inst_cells, inst_tuple, ptr, inst, pw, st
 class NTupleAgent(Agent):
     """Greedy (or ``depth``-ply alpha-beta) play on a learnt afterstate value."""
 
-    def __init__(self, network: Network, depth: int = 0, seed: int | None = None) -> None:
+    def __init__(self, network: Network, depth: int = 0, seed: int | None = None,
+                 fallback: Agent | None = None) -> None:
         self.network = network
         self.depth = depth
+        self.fallback = fallback  # plays on the boards the network was not trained for (None: an error)
         self._rng = random.Random(seed)
 
     def choose(self, position: Position, budget: Budget | None = None) -> Move:
@@ -170,6 +175,12 @@ class NTupleAgent(Agent):
         if position.is_over:
             raise ValueError(f"the game is over in {position.notation}: there is no move to choose")
         net = self.network
+        if self.fallback is not None and position.variant != net.variant:
+            move, analysis = self.fallback.analyse(position, budget)
+            name = self.fallback.spec.partition(":")[0]
+            note = f"no network for the board {position.variant}: {name}'s move"
+            return move, Analysis(analysis.moves, analysis.value, analysis.pv, analysis.iterations,
+                                  analysis.seconds, note, fallback=self.fallback.spec)
         net.check_board(position)
         geo, st = position.kernel_arrays()
         moves = np.empty(K.MAX_LEGAL, dtype=np.uint8)
@@ -222,13 +233,14 @@ def make_ntuple_agent(weights: str | None = None, depth: int = 0, seed: int | No
     damaged or not a network), or the shipped classic network."""
     if depth > 12:
         raise SpecError(f"agent 'ntuple': depth must be at most 12, not {depth}")
-    if weights is None:
-        path = shipped_path("7x6")
-        if path is None:
-            raise SpecError("agent 'ntuple' needs a network: train one with `c4lab train ntuple --board 7x6 "
-                            "--out net.npz`, then use ntuple:weights=net.npz")
-        weights = str(path)
-    return NTupleAgent(load_network(weights), depth, seed)
+    if weights is not None:
+        return NTupleAgent(load_network(weights), depth, seed)
+    path = shipped_path("7x6")
+    if path is None:
+        raise SpecError("agent 'ntuple' needs a network: train one with `c4lab train ntuple --board 7x6 "
+                        "--out net.npz`, then use ntuple:weights=net.npz")
+    fallback = make_agent("heuristic" if seed is None else f"heuristic:seed={seed}")
+    return NTupleAgent(load_network(path), depth, seed, fallback)
 
 
 __all__ = ["NTupleAgent", "load_network", "make_ntuple_agent", "shipped_path"]

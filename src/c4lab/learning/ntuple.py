@@ -86,6 +86,7 @@ class Options:
     """The learning settings (stored in the network's header)."""
 
     alpha: float = 1.0
+    alpha_final: float | None = None  # alpha falls geometrically to this over the run; None: constant
     epsilon: float = 0.1
     learn_from_random: bool = False
     tcl: float = 0.0  # beta of temporal coherence (TCL-EXP); 0: off
@@ -93,6 +94,8 @@ class Options:
     def __post_init__(self) -> None:
         if not 0 < self.alpha <= 100:
             raise ValueError(f"alpha must be in (0, 100], not {self.alpha}")
+        if self.alpha_final is not None and not 0 < self.alpha_final <= 100:
+            raise ValueError(f"the final alpha must be in (0, 100], not {self.alpha_final}")
         if not 0 <= self.epsilon <= 1:
             raise ValueError(f"epsilon must be in [0, 1], not {self.epsilon}")
 
@@ -151,7 +154,14 @@ class Trainer:
                       lay.cell_pow, net.states, 1, np.uint64(K.seed_rng(1)), 0.1, 0.1, False,
                       np.zeros((2, 1, 1, 1), dtype=np.float32), 0.0, np.zeros(T.N_COUNTERS))
 
-    def _worker(self, w: int, budget: list[int], deadline: float) -> None:
+    def alpha_at(self, progress: float) -> float:
+        """The step size when ``progress`` (0 to 1) of the run is done."""
+        o = self.options
+        if o.alpha_final is None:
+            return o.alpha
+        return float(o.alpha * (o.alpha_final / o.alpha) ** min(max(progress, 0.0), 1.0))
+
+    def _worker(self, w: int, budget: list[int], deadline: float, progress: Callable[[], float]) -> None:
         net = self.network
         geo, st = Position(net.variant).kernel_arrays()
         o = self.options
@@ -163,9 +173,9 @@ class Trainer:
             if n <= 0:
                 break
             counters[:] = 0
-            self._rngs[w] = np.uint64(T.train_games(geo, st, *net.arrays(), n, self._rngs[w], o.alpha,  # type: ignore[call-arg]  # numba's Dispatcher type
-                                                    o.epsilon, o.learn_from_random, self._tcl, o.tcl,
-                                                    counters))
+            self._rngs[w] = np.uint64(T.train_games(geo, st, *net.arrays(), n, self._rngs[w],  # type: ignore[call-arg]  # numba's Dispatcher type
+                                                    self.alpha_at(progress()), o.epsilon,
+                                                    o.learn_from_random, self._tcl, o.tcl, counters))
             with self._lock:
                 self.counters += counters
                 self.played += n
@@ -173,12 +183,20 @@ class Trainer:
 
     def run(self, games: int | None = None, seconds: float | None = None,
             on_tick: Callable[[Trainer], None] | None = None, tick: float = 0.5) -> None:
-        """Train for ``games`` games or ``seconds`` seconds, whichever ends first."""
-        budget = [games if games is not None else 1 << 62]
-        deadline = time.monotonic() + (seconds if seconds is not None else 1e12)
-        threads = [threading.Thread(target=self._worker, args=(w, budget, deadline), daemon=True)
-                   for w in range(self.workers)]
+        """Train for ``games`` games or ``seconds`` seconds, whichever ends
+        first; a falling step size (``alpha_final``) follows that plan."""
+        total = games if games is not None else 1 << 62
+        budget = [total]
         began = time.monotonic()
+        deadline = began + (seconds if seconds is not None else 1e12)
+
+        def progress() -> float:
+            if seconds is not None:
+                return (time.monotonic() - began) / seconds
+            return 1.0 - budget[0] / total
+
+        threads = [threading.Thread(target=self._worker, args=(w, budget, deadline, progress), daemon=True)
+                   for w in range(self.workers)]
         start_seconds = self.seconds
         for t in threads:
             t.start()
@@ -325,4 +343,42 @@ def board_variant(board: str, bonus: bool, seed: int) -> Variant:
     return variant
 
 
-__all__ = ["CurvePoint", "Options", "Trainer", "accuracy", "board_variant", "score_against", "write_curve"]
+
+
+def bench_training(board: str, seconds: float, seed: int = 1) -> dict[str, float]:
+    """Self-play training games a second on one core (CPU time), from a
+    network that has already learnt a little (20,000 games: a fresh one
+    plays shorter games than a trained one, the shipped classic network is
+    used where there is one)."""
+    from c4lab.agents.ntuple import shipped_path  # lazy: only the benchmark reads the shipped file
+
+    variant = Position.parse(board).variant
+    shipped = shipped_path(board)
+    if shipped is not None:
+        network = Network.load(shipped)
+        network.options = {}  # its own random states: the benchmark's games follow ``seed``
+    else:
+        network = Network.create(variant, seed=seed)
+        Trainer(network, seed=seed).run(games=20_000)
+    trainer = Trainer(network, seed=seed)
+    trainer.warm_up()
+    runs = []
+    for _ in range(3):
+        trainer.played, trainer.counters[:] = 0, 0
+        games = 2_000
+        while True:
+            cpu0, wall0 = time.process_time(), time.perf_counter()
+            trainer.played = 0
+            trainer.run(games=games)
+            cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
+            if cpu >= seconds / 3 or games >= 1 << 30:
+                break
+            games = max(games * 2, int(games * seconds / 3 / max(cpu, 1e-3)))
+        runs.append((games / cpu, cpu, wall, games))
+    rate, cpu, wall, games = sorted(runs)[1]
+    return {"games_per_s": rate, "cells_per_game": trainer.mean_plies, "cpu_s": cpu, "wall_s": wall,
+            "games": games}
+
+
+__all__ = ["CurvePoint", "Options", "Trainer", "accuracy", "bench_training", "board_variant", "score_against",
+           "write_curve"]

@@ -30,7 +30,7 @@ def _say(text: str) -> None:
 
 
 def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | None, workers: int, seed: int,
-        out: Path | None, resume: Path | None, alpha: float, epsilon: float, tuples: int, length: int,
+        out: Path | None, resume: Path | None, alpha: float, alpha_final: float | None, epsilon: float, tuples: int, length: int,
         probes: int | None, eval_every: float | None, checkpoint_minutes: float, curve: Path | None) -> None:
     """The command (see ``c4lab train ntuple --help``); ``ValueError`` for
     anything wrong before training starts."""
@@ -54,7 +54,7 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
     out = out or resume or Path(f"ntuple-{network.variant.notation.replace('/', '_')}.npz")
     if out.exists() and (resume is None or out.resolve() != resume.resolve()):
         raise ValueError(f"{out} exists: continue it with --resume {out}, or choose another --out")
-    options = N.Options(alpha=alpha, epsilon=epsilon)
+    options = N.Options(alpha=alpha, alpha_final=alpha_final, epsilon=epsilon)
     trainer = N.Trainer(network, options, workers, seed)
     prefix = curve or out.with_name(out.stem + "-curve")
 
@@ -63,7 +63,12 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
     probe_set = []
     if count:
         _say(f"labelling {count} probe positions of {variant} with the solver (once; kept in {P.PROBE_DIR})...")
-        probe_set = P.probe_set(variant, count, progress=None)
+        shown = sys.stderr.isatty()
+        probe_set = P.probe_set(variant, count, progress=(lambda text: print(f"\r\033[K{text}", end="",
+                                                                            file=sys.stderr, flush=True))
+                                if shown else None)
+        if shown:
+            print("\r\033[K", end="", file=sys.stderr, flush=True)
     _say(f"training {variant}: {network.tuples.shape[0]} tuples of {network.length} cells, {network.states} "
          f"cell states, {'mirrored' if network.mirror else 'not mirrored'}, {network.games:,} games so far; "
          f"{workers} worker{'s' if workers > 1 else ''}")

@@ -22,11 +22,15 @@ from c4lab.agents import Agent, AgentInfo, agent_infos, make_agent, parse_spec
 DEFAULT_AGENTS = frozenset({
     "random", "normal", "hard", "impossible", "master", "perfect",
     "heuristic", "minimax", "uct", "mcts-solver", "solver",
-    "hybrid", "uct-tt", "uct-lgr", "uct-lgr2", "uct-smart",
+    "hybrid", "uct-tt", "uct-lgr", "uct-lgr2", "uct-smart", "ntuple",
 })
 #: Agents that start programs (``engine``) or open files (``qlearning``'s
 #: table) on this machine: refused with that reason unless allowed.
 LOCAL_ONLY = frozenset({"engine", "qlearning"})
+#: Parameters that name a file on this machine (``ntuple:weights=FILE``):
+#: refused from a room like ``LOCAL_ONLY`` agents (the agent's own shipped
+#: network is offered).
+FILE_PARAMS = frozenset({"weights", "table"})
 
 #: Defaults, measured on this project's 2-core machine: UCT does about a
 #: million iterations a second; minimax to depth 10 takes under 1 s on an
@@ -97,6 +101,8 @@ class AgentLimits:
         name, raw = parse_spec(spec)
         if listed and name in LOCAL_ONLY and name not in self.allowed:
             raise LimitError("agent", f"{spec!r} runs a program or opens a file: only the local command line may use it")
+        if listed and FILE_PARAMS & set(raw) and name not in self.allowed - DEFAULT_AGENTS:
+            raise LimitError("agent", f"{spec!r} opens a file: only the local command line may use it")
         info = _infos().get(name)
         if info is None:
             return make_agent(spec)  # the registry's error: unknown agent, and the known ones
