@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 from c4lab.arena.referee import play_pair
 from c4lab.arena.schedule import PairTask
+from c4lab.engine.client import stop_all
 
 
 class Executor(Protocol):
@@ -57,8 +58,19 @@ def ctrl_c_interrupts() -> Iterator[None]:
 
 def _worker_start() -> None:
     """Workers leave Ctrl-C to the parent, which stops them (``close``):
-    otherwise each would die in the middle of its own game with a traceback."""
+    otherwise each would die in the middle of its own game with a traceback.
+    The parent stops them with SIGTERM (``Pool.terminate``), which would
+    leave their engine programs running in sessions of their own: a worker
+    kills those first (:func:`_worker_terminated`)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _worker_terminated)
+
+
+def _worker_terminated(signum: int, _frame: object) -> None:
+    """SIGTERM in a worker: kill the engine programs it runs (with what
+    they started), then exit."""
+    stop_all()
+    raise SystemExit(128 + signum)
 
 
 class LocalExecutor:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from c4lab.agents import make_agent
+from c4lab.agents import Agent, make_agent
 from c4lab.arena.schedule import PairTask
 from c4lab.game import Forfeit, GameRecord, play_game
 from c4lab.rules import Position
@@ -127,16 +127,28 @@ def play_pair(task: PairTask) -> tuple[PairTask, list[dict[str, Any]]]:
     agents, so a game depends only on the two specs and the start, not on
     which worker played what before (seeded agents with a fixed budget
     replay it exactly).  Building an agent costs well under a millisecond:
-    the compiled kernels are loaded once per process.  The executors run
-    this in their workers."""
+    the compiled kernels are loaded once per process, and each agent gets
+    ready (compiles, loads) before its first move is timed.  An agent that
+    cannot be built this time (an engine program that fails its handshake)
+    loses that game.  The executors run this in their workers."""
     start = Position.parse(task.start)
     games = []
     for game, (a, b) in enumerate(((task.first, task.second), (task.second, task.first))):
-        agents = (make_agent(a), make_agent(b))
+        agents: list[Agent] = []
         try:
-            record = play_game(
-                *agents, start, a_spec=a, b_spec=b, policy="judge", limit=task.limit, margin=task.margin
-            )
+            for side, spec in (("A", a), ("B", b)):
+                try:
+                    agents.append(make_agent(spec))
+                except Exception as err:  # noqa: BLE001  (an engine that would not start this time)
+                    record = GameRecord(a, b, start, start, {"A": [], "B": []}, Forfeit(
+                        side, "crash", f"player {side} ({spec}) could not start: {err}"
+                    ))
+                    break
+            else:
+                record = play_game(
+                    agents[0], agents[1], start, a_spec=a, b_spec=b,
+                    policy="judge", limit=task.limit, margin=task.margin,
+                )
         finally:
             for agent in agents:
                 agent.close()
