@@ -12,6 +12,7 @@ container's init, counts as gone).
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import signal
@@ -22,11 +23,13 @@ from pathlib import Path
 
 import pytest
 
-from c4lab.agents import Budget, make_agent
+from c4lab.agents import Agent, Analysis, Budget, make_agent
 from c4lab.arena.referee import play_pair
 from c4lab.arena.runner import run_arena
 from c4lab.arena.schedule import ArenaConfig, ArenaError, PairTask
+from c4lab.engine import serve as serve_module
 from c4lab.engine.client import EngineAgent, EngineError, EngineTimeout
+from c4lab.engine.serve import _Engine, serve
 from c4lab.rules import Move, Position
 
 pytestmark = pytest.mark.skipif(os.name != "posix" or not Path("/proc").is_dir(), reason="POSIX sessions and /proc")
@@ -254,3 +257,46 @@ def test_a_cold_compile_cache_costs_no_forfeit(tmp_path: Path) -> None:
     assert [r["forfeit"] for r in records] == [None, None]
     slowest = max(t for r in records for ts in r["times"].values() for t in ts)
     assert slowest < 1.0, slowest
+
+
+# ---------------------------------------------------------------------------
+# Our engine: ready at isready, a pv that goes with its move
+# ---------------------------------------------------------------------------
+
+
+def test_our_engine_gets_ready_at_isready_for_the_positions_board(monkeypatch: pytest.MonkeyPatch) -> None:
+    warmed: list[tuple[str, str]] = []
+    monkeypatch.setattr(serve_module, "warm_once", lambda spec, start: warmed.append((spec, start.notation)))
+    out = io.StringIO()
+    serve("random:seed=1", io.StringIO("c4lab\nisready\nposition 9x8/Xd3\nisready\nquit\n"), out)
+    assert warmed == [("random:seed=1", "7x6"), ("random:seed=1", "9x8/Xd3")]
+    assert out.getvalue().splitlines()[-2:] == ["readyok", "readyok"]
+
+
+class OverruledLine(Agent):
+    """An agent whose analysis is the line of another move (a search that
+    was overruled), as master's and uct's could be."""
+
+    def choose(self, position: Position, budget: Budget | None = None) -> Move:
+        return self.analyse(position, budget)[0]
+
+    def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
+        return Move(0), Analysis(pv=(Move(1), Move(2)), seconds=0.25)
+
+
+def test_the_pv_sent_starts_with_the_bestmove_it_goes_with() -> None:
+    out = io.StringIO()
+    engine = _Engine("random", out)
+    engine.agent = OverruledLine()
+    for line in ("position 7x6", "go time 0.5"):
+        engine.handle(line)
+    assert out.getvalue().splitlines() == ["info time 0.250 pv a", "bestmove a"]
+
+
+@pytest.mark.parametrize("spec", ["uct:iterations=300,seed=1", "master:time=none,iterations=300,depth=2,seed=1"])
+def test_our_searches_give_a_pv_that_starts_with_their_move(spec: str) -> None:
+    agent = make_agent(spec)
+    for text in ("7x6:dd", "9x8/Xd3:aabbcc", "6x5/Xb4:cc", "7x6:ddddcccbbe"):
+        position = Position.parse(text)
+        move, analysis = agent.analyse(position)
+        assert analysis.pv[:1] == (move,), (text, move, analysis.pv)
