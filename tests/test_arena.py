@@ -356,3 +356,39 @@ def test_an_interval_reaching_a_perfect_score_has_an_open_end_not_a_number():
     low, high = summary.to_dict()["pairings"][0]["elo_ci"]
     assert low > 0 and high is None  # 9-0-1: 0.9 + 1.96·0.095 > 1
     assert pairing_rows(summary)[0][6].endswith(", +inf]")
+
+
+def test_unseeded_agents_get_a_seed_from_the_game_so_a_game_replays_anywhere():
+    """``heuristic`` and ``random`` without seed=: each game's agents get
+    seeds from the experiment's seed, start and specs, so two runs (two
+    processes, local or Ray) play the same games."""
+    config = ArenaConfig(("heuristic", "random"), games=4, board="random", seed=5)
+    first = [play_pair(task)[1] for task in config.tasks()]
+    again = [play_pair(task)[1] for task in config.tasks()]
+    assert [g["position"] for p in first for g in p] == [g["position"] for p in again for g in p]
+    assert all(g["A"] in ("heuristic", "random") for p in first for g in p)  # the specs as given
+    from c4lab.arena.referee import seeded
+
+    assert seeded("heuristic:seed=3", 5, "7x6", "heuristic:seed=3", "random", "A") == "heuristic:seed=3"
+    assert seeded("minimax:depth=2", 5, "7x6", "minimax:depth=2", "random", "A") == "minimax:depth=2"  # no seed
+    derived = seeded("uct:iterations=10", 5, "7x6", "uct:iterations=10", "random", "A")
+    assert derived.startswith("uct:iterations=10,seed=")
+    assert derived != seeded("uct:iterations=10", 5, "7x6", "uct:iterations=10", "random", "B")
+
+
+def test_a_ray_address_with_no_cluster_is_a_one_line_error_at_once(tmp_path):
+    pytest.importorskip("ray")
+    began = time.monotonic()
+    result = CliRunner().invoke(main, [
+        "arena", "random", "heuristic", "--games", "2", "--executor", "ray", "--ray-address", "127.0.0.1:1",
+        "--out", str(tmp_path / "r.jsonl"),
+    ])
+    assert time.monotonic() - began < 10  # was: minutes of Ray's warnings, never an end
+    assert result.exit_code == 2
+    errors = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    assert errors == ["Error: --ray-address 127.0.0.1:1: no Ray cluster answers there (Connection refused)"]
+    assert not (tmp_path / "r.jsonl").exists()
+    from c4lab.arena.executors import check_ray_address
+
+    with pytest.raises(ValueError, match="is not HOST:PORT"):
+        check_ray_address("somewhere")

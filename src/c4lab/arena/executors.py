@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import os
 import signal
+import socket
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -123,16 +124,41 @@ class LocalExecutor:
             self._pool = None
 
 
+#: Seconds to wait for a Ray cluster's address to accept a connection.
+RAY_CONNECT_TIMEOUT = 5.0
+
+
+def check_ray_address(address: str, timeout: float = RAY_CONNECT_TIMEOUT) -> None:
+    """A ``HOST:PORT`` (or ``ray://HOST:PORT``) that nothing answers at is a
+    ValueError within ``timeout`` s.  ``ray.init`` would instead retry for
+    minutes, printing only its own warnings (about the node's address, not
+    the one given).  ``auto`` and ``local`` are Ray's to resolve."""
+    if address in ("auto", "local"):
+        return
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not host or not port.isdigit():
+        raise ValueError(f"--ray-address {address!r} is not HOST:PORT, ray://HOST:PORT or auto")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
+            pass
+    except OSError as exc:
+        why = "no answer" if isinstance(exc, TimeoutError) else exc.strerror or str(exc)
+        raise ValueError(f"--ray-address {address}: no Ray cluster answers there ({why})") from None
+
+
 class RayExecutor:
     """The same runner on a Ray cluster (``address``: ``None`` starts a
-    local Ray instance; ``"auto"`` joins the cluster this machine is in).
-    Needs the optional extra ``c4lab[ray]``."""
+    local Ray instance; ``"auto"`` joins the cluster this machine is in; an
+    address nothing answers at is a ValueError at once, see
+    :func:`check_ray_address`).  Needs the optional extra ``c4lab[ray]``."""
 
     def __init__(self, address: str | None = None, jobs: int | None = None) -> None:
         try:
             import ray
         except ImportError:
             raise ValueError("--executor ray needs Ray: pip install 'c4lab[ray]'") from None
+        if address:
+            check_ray_address(address)
         self._ray = ray
         self._started = False
         if not ray.is_initialized():

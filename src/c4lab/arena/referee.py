@@ -9,10 +9,11 @@ one JSON line of the results file.
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from c4lab.agents import Agent, make_agent
+from c4lab.agents import Agent, agent_infos, make_agent, parse_spec
 from c4lab.arena.schedule import PairTask
 from c4lab.game import Forfeit, GameRecord, play_game
 from c4lab.rules import Position
@@ -121,12 +122,28 @@ class Game:
         return 0.5 if self.result == "draw" else 1.0 if self.result == side else 0.0
 
 
+def seeded(spec: str, seed: int, start: str, a: str, b: str, side: str) -> str:
+    """The spec to build for ``side`` of the game ``a`` against ``b`` from
+    ``start`` in an experiment of ``seed``: ``spec`` itself, with ``seed=N``
+    added when its agent takes a seed and the spec gives none.  N follows
+    from those alone, so a game depends only on its specs, start and seed --
+    not on the process or machine (local or Ray) that plays it: unseeded
+    agents (``heuristic``'s tie-breaks) would draw from a fresh generator.
+    The results keep the spec as given."""
+    name, values = parse_spec(spec)
+    info = next((i for i in agent_infos() if i.name == name), None)
+    if info is None or "seed" in values or "seed" in info.defaults or all(p.name != "seed" for p in info.params):
+        return spec
+    derived = random.Random(f"c4lab-arena/{seed}/{start}/{a}/{b}/{side}").randrange(2**31)
+    return f"{spec}{',' if values else ':'}seed={derived}"
+
+
 def play_pair(task: PairTask) -> tuple[PairTask, list[dict[str, Any]]]:
     """The two games of ``task`` (as JSON-ready dicts), judged: ``first``
     plays A, then the sides are swapped.  Every game gets freshly built
     agents, so a game depends only on the two specs and the start, not on
-    which worker played what before (seeded agents with a fixed budget
-    replay it exactly).  Building an agent costs well under a millisecond:
+    which worker played what before: every agent that takes a seed gets
+    one (``seeded``), so agents on a fixed budget replay it exactly.  Building an agent costs well under a millisecond:
     the compiled kernels are loaded once per process, and each agent gets
     ready (compiles, loads) before its first move is timed.  An agent that
     cannot be built this time (an engine program that fails its handshake)
@@ -138,7 +155,7 @@ def play_pair(task: PairTask) -> tuple[PairTask, list[dict[str, Any]]]:
         try:
             for side, spec in (("A", a), ("B", b)):
                 try:
-                    agents.append(make_agent(spec))
+                    agents.append(make_agent(seeded(spec, task.seed, task.start, a, b, side)))
                 except Exception as err:  # noqa: BLE001  (an engine that would not start this time)
                     record = GameRecord(a, b, start, start, {"A": [], "B": []}, Forfeit(
                         side, "crash", f"player {side} ({spec}) could not start: {err}"
