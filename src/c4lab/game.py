@@ -147,7 +147,7 @@ def play_game(
             if isinstance(err, SlowMoveError):  # it gave up waiting (an engine): a slow move
                 times[side].append(round(time.perf_counter() - began, 5))
                 forfeit = Forfeit(side, "time", f"move {position.ply + 1} of {who}: {err}")
-            elif isinstance(err, IllegalMoveError) and isinstance(err, AgentError):  # an engine's illegal move
+            elif isinstance(err, IllegalMoveError) and isinstance(err, AgentError):  # an engine's bestmove
                 forfeit = Forfeit(side, "illegal", f"move {position.ply + 1} of {who}: {err}")
             else:
                 forfeit = Forfeit(side, "crash", _crash_detail(err, who))

@@ -132,7 +132,8 @@ def seeded(spec: str, seed: int, start: str, a: str, b: str, side: str) -> str:
     The results keep the spec as given."""
     name, values = parse_spec(spec)
     info = next((i for i in agent_infos() if i.name == name), None)
-    if info is None or "seed" in values or "seed" in info.defaults or all(p.name != "seed" for p in info.params):
+    takes_seed = info is not None and any(p.name == "seed" for p in info.params) and "seed" not in info.defaults
+    if not takes_seed or "seed" in values:
         return spec
     derived = random.Random(f"c4lab-arena/{seed}/{start}/{a}/{b}/{side}").randrange(2**31)
     return f"{spec}{',' if values else ':'}seed={derived}"
@@ -141,13 +142,14 @@ def seeded(spec: str, seed: int, start: str, a: str, b: str, side: str) -> str:
 def play_pair(task: PairTask) -> tuple[PairTask, list[dict[str, Any]]]:
     """The two games of ``task`` (as JSON-ready dicts), judged: ``first``
     plays A, then the sides are swapped.  Every game gets freshly built
-    agents, so a game depends only on the two specs and the start, not on
-    which worker played what before: every agent that takes a seed gets
-    one (``seeded``), so agents on a fixed budget replay it exactly.  Building an agent costs well under a millisecond:
-    the compiled kernels are loaded once per process, and each agent gets
-    ready (compiles, loads) before its first move is timed.  An agent that
-    cannot be built this time (an engine program that fails its handshake)
-    loses that game.  The executors run this in their workers."""
+    agents, so a game depends only on the two specs, the start and the
+    seed, not on which worker played what before: every agent that takes a
+    seed gets one (``seeded``), so agents on a fixed budget replay it
+    exactly.  Building an agent costs well under a millisecond: the
+    compiled kernels are loaded once per process, and each agent gets ready
+    (compiles, loads) before its first move is timed.  An agent that cannot
+    be built this time (an engine program that fails its handshake) loses
+    that game.  The executors run this in their workers."""
     start = Position.parse(task.start)
     games = []
     for game, (a, b) in enumerate(((task.first, task.second), (task.second, task.first))):

@@ -291,7 +291,10 @@ def stop_all() -> None:
             "timeout", float, DEFAULT_TIMEOUT,
             "seconds to get ready ('isready'), and for a move when the budget sets no time",
         ),
-        Param("handshake", float, DEFAULT_HANDSHAKE, "seconds from the start to the end of the handshake ('c4labok')"),
+        Param(
+            "handshake", float, DEFAULT_HANDSHAKE,
+            "seconds from the start to the end of the handshake ('c4labok')",
+        ),
     ],
 )
 class EngineAgent(Agent):
