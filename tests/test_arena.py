@@ -21,6 +21,7 @@ from c4lab.arena.report import (
     PAIRING_COLUMNS,
     pairing_rows,
     render_text,
+    standing_rows,
     summarise,
     write_report,
 )
@@ -321,3 +322,73 @@ def test_ctrl_c_stops_the_workers_keeps_the_saved_pairs_and_the_run_resumes(tmp_
     resumed = subprocess.run(command, check=False, capture_output=True, text=True, timeout=600)
     assert resumed.returncode == 0, resumed.stderr
     assert f"{40 - saved} games played now, 40 in {out}" in resumed.stdout
+
+
+def _games_of(first, second, scores):
+    """Arena records of a pairing in which ``first`` scored ``scores`` (1 or
+    0 a game), games 0 and 1 of each pair with the sides swapped."""
+    games = []
+    for i, score in enumerate(scores):
+        a, b = (first, second) if i % 2 == 0 else (second, first)
+        winner = first if score == 1 else second
+        games.append(Game(position="7x6", result="A" if winner == a else "B", a=a, b=b, start="7x6",
+                          pairing=0, pair=i // 2, game=i % 2))
+    return games
+
+
+def test_a_one_all_pairing_shows_elo_0_and_no_interval_that_spans_everything():
+    config = ArenaConfig(("x", "y"), games=2)
+    summary = summarise(config, _games_of("x", "y", [1, 0]))
+    row = dict(zip(PAIRING_COLUMNS, pairing_rows(summary)[0], strict=True))
+    assert row["W-D-L"] == "1-0-1" and row["Elo diff"] == "0"  # not "-0"
+    assert row["95% CI"] == row["CI (pairs)"] == NOT_AVAILABLE  # not [-inf, +inf]
+    assert all(r[9] == "0" and r[10] == NOT_AVAILABLE for r in standing_rows(summary))
+    text = render_text(summary)
+    assert NOTE in text and "[-inf, +inf]" not in text and "-0 " not in text
+    assert "too few" in NOTE  # the note does not claim that every game ended alike
+    data = summary.to_dict()
+    assert data["pairings"][0]["elo_ci"] is None and data["standings"][0]["elo_ci"] is None
+
+
+def test_an_interval_reaching_a_perfect_score_has_an_open_end_not_a_number():
+    config = ArenaConfig(("x", "y"), games=10)
+    summary = summarise(config, _games_of("x", "y", [1, 1, 1, 1, 1, 1, 1, 1, 1, 0]))
+    low, high = summary.to_dict()["pairings"][0]["elo_ci"]
+    assert low > 0 and high is None  # 9-0-1: 0.9 + 1.96·0.095 > 1
+    assert pairing_rows(summary)[0][6].endswith(", +inf]")
+
+
+def test_unseeded_agents_get_a_seed_from_the_game_so_a_game_replays_anywhere():
+    """``heuristic`` and ``random`` without seed=: each game's agents get
+    seeds from the experiment's seed, start and specs, so two runs (two
+    processes, local or Ray) play the same games."""
+    config = ArenaConfig(("heuristic", "random"), games=4, board="random", seed=5)
+    first = [play_pair(task)[1] for task in config.tasks()]
+    again = [play_pair(task)[1] for task in config.tasks()]
+    assert [g["position"] for p in first for g in p] == [g["position"] for p in again for g in p]
+    assert all(g["A"] in ("heuristic", "random") for p in first for g in p)  # the specs as given
+    from c4lab.arena.referee import seeded
+
+    assert seeded("heuristic:seed=3", 5, "7x6", "heuristic:seed=3", "random", "A") == "heuristic:seed=3"
+    assert seeded("minimax:depth=2", 5, "7x6", "minimax:depth=2", "random", "A") == "minimax:depth=2"  # no seed
+    derived = seeded("uct:iterations=10", 5, "7x6", "uct:iterations=10", "random", "A")
+    assert derived.startswith("uct:iterations=10,seed=")
+    assert derived != seeded("uct:iterations=10", 5, "7x6", "uct:iterations=10", "random", "B")
+
+
+def test_a_ray_address_with_no_cluster_is_a_one_line_error_at_once(tmp_path):
+    pytest.importorskip("ray")
+    began = time.monotonic()
+    result = CliRunner().invoke(main, [
+        "arena", "random", "heuristic", "--games", "2", "--executor", "ray", "--ray-address", "127.0.0.1:1",
+        "--out", str(tmp_path / "r.jsonl"),
+    ])
+    assert time.monotonic() - began < 10  # was: minutes of Ray's warnings, never an end
+    assert result.exit_code == 2
+    errors = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    assert errors == ["Error: --ray-address 127.0.0.1:1: no Ray cluster answers there (Connection refused)"]
+    assert not (tmp_path / "r.jsonl").exists()
+    from c4lab.arena.executors import check_ray_address
+
+    with pytest.raises(ValueError, match="is not HOST:PORT"):
+        check_ray_address("somewhere")

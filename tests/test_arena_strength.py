@@ -19,11 +19,12 @@ MASTER = "master:time=none,iterations=100000,depth=8,seed=1"
 @pytest.mark.slow
 def test_the_ray_executor_plays_the_same_games_as_local_processes(tmp_path):
     pytest.importorskip("ray")
-    config = ArenaConfig(("random:seed=1", "random:seed=2"), games=6, board="random", seed=9)
+    config = ArenaConfig(("random:seed=1", "heuristic"), games=6, board="random", seed=9)
     local = run_arena(config, tmp_path / "local.jsonl", executor=LocalExecutor(2))
     ray = run_arena(config, tmp_path / "ray.jsonl", executor=RayExecutor(jobs=2))
     assert ray.played == 6
-    # Seeded random agents on the same boards: the very same games.
+    # The same boards, and every agent seeded (``heuristic`` from the game's
+    # seed, start and specs): the very same games.
     assert sorted(g.position for g in ray.games) == sorted(g.position for g in local.games)
 
 

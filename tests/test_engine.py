@@ -17,6 +17,7 @@ import pytest
 
 from c4lab.agents import Budget, SpecError, make_agent
 from c4lab.engine import EngineAgent, EngineError, ProtocolError, parse_command, parse_reply
+from c4lab.engine.client import EngineIllegalMove, EngineTimeout
 from c4lab.engine.protocol import BestMove, Error, Go, Info, Option, SetOption, SetPosition
 from c4lab.engine.serve import serve
 from c4lab.game import play_game
@@ -298,7 +299,7 @@ def test_an_engine_that_hangs_is_given_up_and_killed(tmp_path: Path) -> None:
     engine = EngineAgent(fake_engine(tmp_path, "time.sleep(60)"), margin=0.5)
     popen = engine._process.popen  # type: ignore[union-attr]
     start = time.monotonic()
-    with pytest.raises(EngineError, match=r"sent no 'bestmove' for 7x6 \(within 0.7 s\)"):
+    with pytest.raises(EngineTimeout, match=r"sent no 'bestmove' for 7x6 within 0.7 s$"):
         engine.choose(Position.parse("7x6"), Budget(time=0.2))
     assert time.monotonic() - start < 5
     assert popen.poll() is not None
@@ -319,7 +320,8 @@ def test_an_engine_error_or_an_illegal_move_is_an_error_and_the_engine_stays(tmp
     with EngineAgent(cmd) as engine:
         with pytest.raises(EngineError, match="answered 'go' for 7x6 with an error: not today"):
             engine.choose(Position.parse("7x6"))
-        with pytest.raises(EngineError, match=r"chose 'a', which is illegal in 4x4:aaaa \(legal: b c d\)"):
+        illegal = r"illegal move 'a' in '4x4:aaaa': engine .* chose it \(legal: b c d\)"
+        with pytest.raises(EngineIllegalMove, match=illegal):
             engine.choose(Position.parse("4x4:aaaa"))
         assert engine.choose(Position.parse("4x4:b")) == Move(0)
 

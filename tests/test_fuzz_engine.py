@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 from c4lab.engine import EngineAgent, EngineError, ProtocolError, parse_command, parse_reply
 from c4lab.engine import client as engine_client
+from c4lab.engine.client import EngineTimeout
 from c4lab.engine.serve import serve
 from c4lab.rules import Position
 
@@ -109,16 +110,19 @@ class FakeProcess:
         for reply in self.script.get(line.split()[0], []):
             self.lines.put(reply)
 
-    def read(self, deadline: float, waiting_for: str) -> str:
+    def read(self, deadline: float, waiting_for: str, allowed: float) -> str:
         try:
             line = self.lines.get(timeout=max(deadline - time.monotonic(), 0.0))
         except queue.Empty:
-            raise EngineError(f"engine {self.label} sent no {waiting_for} within the time allowed") from None
+            raise EngineTimeout(f"engine {self.label} sent no {waiting_for} within {allowed:g} s") from None
         assert line is not None
         return line
 
     def alive(self) -> bool:
         return True
+
+    def stop(self, grace: float) -> None:
+        pass
 
 
 class FakePopen:

@@ -483,13 +483,14 @@ def test_a_new_room_prepares_its_agent_while_the_person_thinks(server: Backgroun
     move in the pool at once (numba compiles, or loads, its kernels), once
     per agent and kind of board (its name and the board's size: a visitor
     who varies the options or the cells queues no more warm-ups)."""
+    from c4lab.agents import base as agents_base  # the claims (the warm-up lives with the agents)
     from c4lab.server import warmup
 
     create(server, mode="local", players={"A": "human", "B": "uct:iterations=7,seed=3"})
-    assert "uct@7x6" in warmup._warmed
+    assert "uct@7x6" in agents_base._warmed
     assert not warmup.claim("uct@7x6")  # not again in this process
     create(server, mode="local", players={"A": "human", "B": "uct:iterations=7,seed=4"}, start="7x6/Xa1")
-    assert {k for k in warmup._warmed if k.startswith("uct@")} == {"uct@7x6"}
+    assert {k for k in agents_base._warmed if k.startswith("uct@")} == {"uct@7x6"}
 
 
 def test_a_move_without_a_compile_never_says_preparing(server: BackgroundServer) -> None:

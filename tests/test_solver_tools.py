@@ -37,7 +37,7 @@ def _classic(line: int, name: str = "Test_L2_R1") -> tuple[Position, int]:
 def test_solve_prints_one_score_per_position() -> None:
     result = run("solve", "4x4:dacd", "7x6:ddddddcc")
     assert result.exit_code == 0
-    assert result.output.split() == ["0", "16"]
+    assert result.output.splitlines() == ["4x4:dacd 0", "7x6:ddddddcc 16"]  # each answer names its position
 
 
 def test_solve_json_has_score_best_moves_nodes_and_time() -> None:
@@ -48,31 +48,31 @@ def test_solve_json_has_score_best_moves_nodes_and_time() -> None:
 
 def test_weak_solve_prints_win_draw_or_loss() -> None:
     result = run("solve", "--weak", "4x4:dacd", "7x6:ddddddcc", "6x4")
-    assert result.output.split() == ["0", "1", "-1"]
+    assert result.output.splitlines() == ["4x4:dacd 0", "7x6:ddddddcc 1", "6x4 -1"]
 
 
 def test_analyze_scores_every_legal_move() -> None:
     record = json.loads(run("solve", "--json", "--analyze", "7x6:ddddddcc").output)
     assert record["analysis"] == {"a": 0, "b": 16, "c": 2, "e": 16, "f": 0, "g": 2}
     plain = run("solve", "--analyze", "7x6:ddddddcc").output
-    assert plain.split()[0] == "16" and "b:16" in plain and "a:0" in plain
+    assert plain.split()[:2] == ["7x6:ddddddcc", "16"] and "b:16" in plain and "a:0" in plain
 
 
 def test_a_timeout_says_so_and_the_run_goes_on() -> None:
     # 9x8:dc takes hours; 4x4:dacd milliseconds, with room to spare for a busy machine
     result = run("solve", "--timeout", "1", "9x8:dc", "4x4:dacd")
     lines = result.output.splitlines()
-    assert lines[0].startswith("timeout") and "9x8:dc" in lines[0]
-    assert lines[1] == "0"
+    assert lines[0] == "9x8:dc timeout (not solved in 1 s)"
+    assert lines[1] == "4x4:dacd 0"
     assert result.exit_code == 3
     record = json.loads(run("solve", "--json", "--timeout", "0.05", "9x8:dc").output)
     assert record["score"] is None and record["timed_out"] is True
 
 
 def test_bad_positions_get_an_error_that_says_where_and_the_run_goes_on() -> None:
-    result = run("solve", "-", input="4x4:dacd\n7x6:zz\n4x4:abababa\n6x4\n")
-    lines = result.output.splitlines()
-    assert lines[0] == "0" and lines[3] == "-1"
+    result = run("solve", "-", input="4x4:dacd\n\n7x6:zz\n  \n4x4:abababa\n 6x4 \n\n")
+    lines = result.output.splitlines()  # blank lines are skipped, not errors
+    assert len(lines) == 4 and lines[0] == "4x4:dacd 0" and lines[3] == "6x4 -1"
     assert lines[1].startswith("error:") and "character 4" in lines[1]
     assert lines[2].startswith("error:") and "over" in lines[2]
     assert result.exit_code == 2
@@ -84,7 +84,7 @@ def test_solve_streams_answers_line_by_line() -> None:
     )
     try:
         assert proc.stdin and proc.stdout
-        for text, answer in [("4x4:dacd", "0"), ("7x6:ddddddcc", "16")]:
+        for text, answer in [("4x4:dacd", "4x4:dacd 0"), ("7x6:ddddddcc", "7x6:ddddddcc 16")]:
             proc.stdin.write(text + "\n")
             proc.stdin.flush()
             assert proc.stdout.readline().strip() == answer  # would hang without a flush
@@ -257,7 +257,7 @@ def test_book_build_resumes_from_its_file(tmp_path: Path) -> None:
 
 
 def test_solve_reads_the_classic_database_unless_told_not_to() -> None:
-    assert run("solve", "7x6:dddd").output.strip() == "1"  # seconds, not minutes
+    assert run("solve", "7x6:dddd").output.strip() == "7x6:dddd 1"  # seconds, not minutes
     result = run("solve", "--no-book", "--json", "7x6:bdbfccdccddg")
     assert json.loads(result.output)["score"] == -10
 
@@ -266,6 +266,14 @@ def test_book_info_says_which_database_is_loaded_and_where_from() -> None:
     result = run("book", "info")
     assert result.exit_code == 0, result.output
     assert "classic database: bitbully-databases" in result.output and "book_12ply_distances.dat" in result.output
+
+
+def test_book_info_and_book_build_agree_that_books_are_for_the_classic_board(tmp_path: Path) -> None:
+    info = run("book", "info", env={"C4LAB_BOOK": str(tmp_path / "none.npz")})
+    assert info.exit_code == 0, info.output
+    assert "for the classic 7x6 board only" in info.output and "other boards" not in info.output
+    built = run("book", "build", "--depth", "3", "--from", "6x4", "--out", str(tmp_path / "b.npz"))
+    assert built.exit_code == 1 and "classic 7x6 board, not 6x4" in built.output
 
 
 def test_move_says_when_the_agent_fell_back_to_another() -> None:

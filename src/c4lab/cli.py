@@ -22,14 +22,16 @@ from c4lab import __version__
 
 def _inputs(positions: tuple[str, ...]) -> Iterator[str]:
     """The positions to answer: the arguments, with ``-`` meaning "read
-    standard input, one position per line, answering each as it comes"."""
+    standard input, one position per line, answering each as it comes"
+    (blank lines skipped, spaces around a position dropped)."""
     for item in positions:
         if item == "-":
             while True:
                 line = sys.stdin.readline()
                 if not line:
                     break
-                yield line.rstrip("\r\n") if line.endswith("\n") else line
+                if line.strip():
+                    yield line.strip()
         else:
             yield item
 
@@ -175,7 +177,8 @@ def move(
 def solve(
     positions: tuple[str, ...], as_json: bool, weak: bool, analyze: bool, timeout: float | None, no_book: bool
 ) -> None:
-    """Print the exact score of each POSITION (``-``: read them from stdin).
+    """Print each POSITION and its exact score (``-``: read them from stdin,
+    one a line; blank lines are skipped).
 
     The score is RULES.md's, for the side to move: positive wins (the larger,
     the sooner), 0 draws, negative loses.  A position given up at --timeout

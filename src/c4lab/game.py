@@ -13,13 +13,23 @@ play through ``play_game``; what differs between them is a parameter:
   run);
 - the time ``limit`` (with a ``margin``) a move may take, if any.  It is
   measured, not imposed: a compiled search cannot be interrupted in the
-  middle, so a slow move is played out and then judged.  (Engines in other
-  processes have their own hard timeout: see ``c4lab.engine``.)
+  middle, so a slow move is played out and then judged.  Agents that wait
+  for something outside (engine programs) are told it
+  (``Agent.set_move_limit``) and give up waiting at ``limit + margin``.
+  With a limit, each agent gets ready (``Agent.prepare``: numba compiles
+  its kernels, an engine gets its ``isready``) before the clock of its
+  first move starts: compile time is not thinking time.
 - hooks: ``on_turn(position)`` before an agent is asked for a move (the
   terminal game draws the board there) and ``on_move(turn)`` after a move
   is played.  An error in a hook is the caller's and always propagates.
 
 Every move is timed, under either policy, and the record keeps the times.
+An agent's own exceptions are classified too: a ``SlowMoveError`` it raises
+(an engine that sent no move in time) is a ``time`` forfeit, an
+``AgentError`` that is an ``IllegalMoveError`` (an engine's illegal
+``bestmove``) an ``illegal`` one, anything else a ``crash`` (an
+``IllegalMoveError`` from within an agent's own search is a bug, not a
+move).
 """
 
 from __future__ import annotations
@@ -30,7 +40,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from c4lab.agents import Agent, Budget
+from c4lab.agents import Agent, AgentError, Budget
 from c4lab.rules import IllegalMoveError, Move, Position
 
 #: What a bad answer of an agent does: end the game with a forfeit, or raise.
@@ -116,11 +126,11 @@ def play_game(
         raise ValueError(f"policy must be one of {', '.join(POLICIES)}, not {policy!r}")
     agents = {"A": a, "B": b}
     specs = {"A": a_spec or a.spec, "B": b_spec or b.spec}
-    for agent in (a, b):
-        agent.new_game()
-    position = start
     times: dict[str, list[float]] = {"A": [], "B": []}
-    forfeit: Forfeit | None = None
+    forfeit = _get_ready(agents, specs, start, policy, limit, margin)
+    if forfeit is not None:
+        return GameRecord(specs["A"], specs["B"], start, start, times, forfeit)
+    position = start
     while not position.is_over:
         side = position.to_move
         assert side is not None
@@ -134,7 +144,13 @@ def play_game(
         except Exception as err:  # any failure of the agent: raised, or it loses its game
             if policy == "raise":
                 raise
-            forfeit = Forfeit(side, "crash", _crash_detail(err, who))
+            if isinstance(err, SlowMoveError):  # it gave up waiting (an engine): a slow move
+                times[side].append(round(time.perf_counter() - began, 5))
+                forfeit = Forfeit(side, "time", f"move {position.ply + 1} of {who}: {err}")
+            elif isinstance(err, IllegalMoveError) and isinstance(err, AgentError):  # an engine's bestmove
+                forfeit = Forfeit(side, "illegal", f"move {position.ply + 1} of {who}: {err}")
+            else:
+                forfeit = Forfeit(side, "crash", _crash_detail(err, who))
             break
         elapsed = time.perf_counter() - began
         times[side].append(round(elapsed, 5))  # 10 µs: as the arena saves it, so a record reads back equal
@@ -154,6 +170,28 @@ def play_game(
             on_move(Turn(position, side, after.moves[-1], after, elapsed))
         position = after
     return GameRecord(specs["A"], specs["B"], start, position, times, forfeit)
+
+
+def _get_ready(
+    agents: dict[str, Agent], specs: dict[str, str], start: Position, policy: Policy,
+    limit: float | None, margin: float,
+) -> Forfeit | None:
+    """Each agent's ``set_move_limit``, ``new_game`` and, when a limit is
+    judged, ``prepare`` (before any clock runs).  An agent that fails here
+    (an engine program that exited) loses the game under ``"judge"``: the
+    forfeit is returned; under ``"raise"`` its error propagates."""
+    for side, agent in agents.items():
+        try:
+            agent.set_move_limit(limit + margin if limit is not None else None)
+            agent.new_game()
+            if limit is not None:
+                agent.prepare(start)
+        except Exception as err:
+            if policy == "raise":
+                raise
+            who = f"player {side} ({specs[side] or type(agent).__name__})"
+            return Forfeit(side, "crash", "before the first move: " + _crash_detail(err, who))
+    return None
 
 
 def _judge(position: Position, answer: object, who: str, elapsed: float, limit: float | None, margin: float) -> Position:
@@ -176,7 +214,11 @@ def _judge(position: Position, answer: object, who: str, elapsed: float, limit: 
 
 
 def _crash_detail(err: Exception, who: str) -> str:
-    """The error ``who`` raised and where (its innermost frame)."""
+    """The error ``who`` raised and where (its innermost frame) -- or, for an
+    ``AgentError`` (an engine program's fault, told in full by its message),
+    the message alone: the line of c4lab that noticed it says nothing."""
+    if isinstance(err, AgentError):
+        return f"{who} failed: {err}"
     last = traceback.extract_tb(err.__traceback__)[-1:]
     where = f" at {last[0].filename}:{last[0].lineno}" if last else ""
     return f"{who} raised {type(err).__name__}: {err}{where}"

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from c4lab.agents.base import (
     Agent,
+    AgentError,
     AgentInfo,
     Analysis,
     Budget,
@@ -41,6 +42,7 @@ _LAZY = {
 
 __all__ = [
     "Agent",
+    "AgentError",
     "AgentInfo",
     "Analysis",
     "Budget",

@@ -14,9 +14,11 @@ an adapter or another package adds agents by declaring an entry point.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import inspect
 import math
+import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -31,6 +33,13 @@ if TYPE_CHECKING:  # pragma: no cover
 
 class SpecError(ValueError):
     """An agent spec that names no agent, or has a bad key or value."""
+
+
+class AgentError(RuntimeError):
+    """An agent's failure that its message tells in full: something outside
+    this process went wrong (an engine program exited, hung or broke its
+    protocol).  A judged game quotes the message alone, without the line of
+    c4lab's source that raised it (which would say nothing about the fault)."""
 
 
 @dataclass(frozen=True)
@@ -108,6 +117,25 @@ class Agent(ABC):
 
     def new_game(self) -> None:
         """Forget anything tied to the previous game (trees, histories)."""
+
+    def prepare(self, start: Position) -> None:
+        """Get ready to move on ``start``'s kind of board before any clock
+        runs, so that a judged move counts thinking only.  By default: one
+        throwaway move of a fresh agent of the same spec, once per kind of
+        board in this process (:func:`warm_once`), which compiles the
+        kernels (or loads them from numba's cache).  A fresh agent, not this
+        one: a seeded agent's games must not depend on whether its process
+        had warmed up before.  An engine program overrides it (``position``
+        and ``isready``: the program gets ready in its own process)."""
+        if self.spec and not self.is_human:
+            warm_once(self.spec, start)
+
+    def set_move_limit(self, seconds: float | None) -> None:
+        """The longest a move may take before it loses the game (a judge's
+        limit plus its margin), or ``None`` for no such limit.  A search in
+        this process cannot be interrupted and is judged after it returns,
+        so by default this does nothing; an agent that waits for something
+        outside (an engine program) stops waiting then."""
 
     def close(self) -> None:
         """Let go of what the agent holds outside this process (an engine's
@@ -302,3 +330,59 @@ def make_agent(spec: str, **context: Any) -> Agent:
     agent = info.factory(**values, **extra)
     agent.spec = spec
     return agent
+
+
+# ---------------------------------------------------------------------------
+# Warming up: numba's compile time is not thinking time
+# ---------------------------------------------------------------------------
+
+_warmed: set[str] = set()
+_warmed_lock = threading.Lock()
+
+
+def board_kind(spec: str, start: Position) -> str:
+    """What a warm-up is done once for: the agent's name (not its options)
+    and the board's size and bonus (not its cells), which is what the
+    compiled kernels are specialised on (``uct@9x8B``)."""
+    variant = start.variant
+    return f"{spec.split(':', 1)[0]}@{variant.width}x{variant.height}{'B' if variant.bonus else ''}"
+
+
+def claim(kind: str) -> bool:
+    """True the first time ``kind`` (a :func:`board_kind`) is claimed for a
+    warm-up in this process: numba keeps what it compiled for the process's
+    lifetime, so one warm-up each is enough."""
+    with _warmed_lock:
+        if kind in _warmed:
+            return False
+        _warmed.add(kind)
+        return True
+
+
+#: The throwaway moves of a warm-up: one on iterations, one on time (a timed
+#: search can take other compiled paths: a solver with a deadline).
+WARM_UP_BUDGETS = (Budget(iterations=1), Budget(time=0.01))
+
+
+def warm_up(spec: str, start: Position) -> None:
+    """Throwaway moves of a fresh ``spec`` agent on ``start``
+    (``WARM_UP_BUDGETS``), each checked and played as a judge does: the
+    agent's kernels and the rules' are compiled, or loaded from numba's
+    cache.  A warm-up only: any error is left to the real move."""
+    with contextlib.suppress(Exception):
+        agent = make_agent(spec)
+        try:
+            if not agent.is_human:
+                for budget in WARM_UP_BUDGETS:
+                    move = agent.choose(start, budget)
+                    if start.is_legal(move):
+                        start.play(move)
+        finally:
+            agent.close()
+
+
+def warm_once(spec: str, start: Position) -> None:
+    """:func:`warm_up`, the first time this process meets ``spec``'s kind of
+    board (:func:`board_kind`); at once otherwise."""
+    if claim(board_kind(spec, start)):
+        warm_up(spec, start)

@@ -103,7 +103,17 @@ class MasterAgent(Agent):
         """With a time (the spec's, or the budget's): minimax gets ``share``
         of it and UCT the rest.  With iterations (``time=none`` or a budget
         of iterations): minimax to ``depth`` (6 by default), then that many
-        UCT iterations -- reproducible with a seed."""
+        UCT iterations -- reproducible with a seed.  The analysis is the
+        search's that chose the move; its ``pv`` always starts with the
+        move (a line of a move that was overruled -- ruled out by a proof,
+        or not the strongest resistance -- is cut to the move alone)."""
+        move, analysis = self._search(position, budget)
+        if analysis.pv[:1] != (move,):
+            analysis = replace(analysis, pv=(move,))
+        return move, analysis
+
+    def _search(self, position: Position, budget: Budget | None) -> tuple[Move, Analysis]:
+        """The move and the analysis of the search that chose it (``analyse``)."""
         start = time.perf_counter()
         if position.empty_cells <= ENDGAME_CELLS:  # the end game: exact, when cheap
             found = solved_move(position, max_nodes=ENDGAME_NODES, book=False, table_size=ENDGAME_TABLE)

@@ -312,16 +312,18 @@ class UCTAgent(Agent):
         return move, Analysis(
             moves=stats,
             value=value,
-            pv=tuple(self._principal_variation(tree)),
+            pv=tuple(self._principal_variation(tree, move)),
             iterations=self.last_iterations,
             seconds=time.perf_counter() - start,
         )
 
-    def _principal_variation(self, tree: Tree, length: int = 12) -> list[Move]:
-        """The most visited line from the root."""
-        pv: list[Move] = []
-        node = tree.root
-        while len(pv) < length:
+    def _principal_variation(self, tree: Tree, first: Move, length: int = 12) -> list[Move]:
+        """The move chosen (``first``), then the most visited line below it:
+        a line always starts with the move it goes with (the chosen move
+        need not be the most visited one: a proven result ranks first)."""
+        pv = [first]
+        node = next((child for move, child in tree.children(tree.root) if move == first), None)
+        while node is not None and len(pv) < length:
             children = tree.children(node)
             if not children:
                 break

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import os
 import signal
+import socket
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -19,6 +20,7 @@ from typing import Any, Protocol
 
 from c4lab.arena.referee import play_pair
 from c4lab.arena.schedule import PairTask
+from c4lab.engine.client import stop_all
 
 
 class Executor(Protocol):
@@ -57,8 +59,19 @@ def ctrl_c_interrupts() -> Iterator[None]:
 
 def _worker_start() -> None:
     """Workers leave Ctrl-C to the parent, which stops them (``close``):
-    otherwise each would die in the middle of its own game with a traceback."""
+    otherwise each would die in the middle of its own game with a traceback.
+    The parent stops them with SIGTERM (``Pool.terminate``), which would
+    leave their engine programs running in sessions of their own: a worker
+    kills those first (:func:`_worker_terminated`)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _worker_terminated)
+
+
+def _worker_terminated(signum: int, _frame: object) -> None:
+    """SIGTERM in a worker: kill the engine programs it runs (with what
+    they started), then exit."""
+    stop_all()
+    raise SystemExit(128 + signum)
 
 
 class LocalExecutor:
@@ -111,16 +124,41 @@ class LocalExecutor:
             self._pool = None
 
 
+#: Seconds to wait for a Ray cluster's address to accept a connection.
+RAY_CONNECT_TIMEOUT = 5.0
+
+
+def check_ray_address(address: str, timeout: float = RAY_CONNECT_TIMEOUT) -> None:
+    """A ``HOST:PORT`` (or ``ray://HOST:PORT``) that nothing answers at is a
+    ValueError within ``timeout`` s.  ``ray.init`` would instead retry for
+    minutes, printing only its own warnings (about the node's address, not
+    the one given).  ``auto`` and ``local`` are Ray's to resolve."""
+    if address in ("auto", "local"):
+        return
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not host or not port.isdigit():
+        raise ValueError(f"--ray-address {address!r} is not HOST:PORT, ray://HOST:PORT or auto")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
+            pass
+    except OSError as exc:
+        why = "no answer" if isinstance(exc, TimeoutError) else exc.strerror or str(exc)
+        raise ValueError(f"--ray-address {address}: no Ray cluster answers there ({why})") from None
+
+
 class RayExecutor:
     """The same runner on a Ray cluster (``address``: ``None`` starts a
-    local Ray instance; ``"auto"`` joins the cluster this machine is in).
-    Needs the optional extra ``c4lab[ray]``."""
+    local Ray instance; ``"auto"`` joins the cluster this machine is in; an
+    address nothing answers at is a ValueError at once, see
+    :func:`check_ray_address`).  Needs the optional extra ``c4lab[ray]``."""
 
     def __init__(self, address: str | None = None, jobs: int | None = None) -> None:
         try:
             import ray
         except ImportError:
             raise ValueError("--executor ray needs Ray: pip install 'c4lab[ray]'") from None
+        if address:
+            check_ray_address(address)
         self._ray = ray
         self._started = False
         if not ray.is_initialized():

@@ -9,10 +9,11 @@ one JSON line of the results file.
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from c4lab.agents import make_agent
+from c4lab.agents import Agent, agent_infos, make_agent, parse_spec
 from c4lab.arena.schedule import PairTask
 from c4lab.game import Forfeit, GameRecord, play_game
 from c4lab.rules import Position
@@ -121,22 +122,52 @@ class Game:
         return 0.5 if self.result == "draw" else 1.0 if self.result == side else 0.0
 
 
+def seeded(spec: str, seed: int, start: str, a: str, b: str, side: str) -> str:
+    """The spec to build for ``side`` of the game ``a`` against ``b`` from
+    ``start`` in an experiment of ``seed``: ``spec`` itself, with ``seed=N``
+    added when its agent takes a seed and the spec gives none.  N follows
+    from those alone, so a game depends only on its specs, start and seed --
+    not on the process or machine (local or Ray) that plays it: unseeded
+    agents (``heuristic``'s tie-breaks) would draw from a fresh generator.
+    The results keep the spec as given."""
+    name, values = parse_spec(spec)
+    info = next((i for i in agent_infos() if i.name == name), None)
+    takes_seed = info is not None and any(p.name == "seed" for p in info.params) and "seed" not in info.defaults
+    if not takes_seed or "seed" in values:
+        return spec
+    derived = random.Random(f"c4lab-arena/{seed}/{start}/{a}/{b}/{side}").randrange(2**31)
+    return f"{spec}{',' if values else ':'}seed={derived}"
+
+
 def play_pair(task: PairTask) -> tuple[PairTask, list[dict[str, Any]]]:
     """The two games of ``task`` (as JSON-ready dicts), judged: ``first``
     plays A, then the sides are swapped.  Every game gets freshly built
-    agents, so a game depends only on the two specs and the start, not on
-    which worker played what before (seeded agents with a fixed budget
-    replay it exactly).  Building an agent costs well under a millisecond:
-    the compiled kernels are loaded once per process.  The executors run
-    this in their workers."""
+    agents, so a game depends only on the two specs, the start and the
+    seed, not on which worker played what before: every agent that takes a
+    seed gets one (``seeded``), so agents on a fixed budget replay it
+    exactly.  Building an agent costs well under a millisecond: the
+    compiled kernels are loaded once per process, and each agent gets ready
+    (compiles, loads) before its first move is timed.  An agent that cannot
+    be built this time (an engine program that fails its handshake) loses
+    that game.  The executors run this in their workers."""
     start = Position.parse(task.start)
     games = []
     for game, (a, b) in enumerate(((task.first, task.second), (task.second, task.first))):
-        agents = (make_agent(a), make_agent(b))
+        agents: list[Agent] = []
         try:
-            record = play_game(
-                *agents, start, a_spec=a, b_spec=b, policy="judge", limit=task.limit, margin=task.margin
-            )
+            for side, spec in (("A", a), ("B", b)):
+                try:
+                    agents.append(make_agent(seeded(spec, task.seed, task.start, a, b, side)))
+                except Exception as err:  # noqa: BLE001  (an engine that would not start this time)
+                    record = GameRecord(a, b, start, start, {"A": [], "B": []}, Forfeit(
+                        side, "crash", f"player {side} ({spec}) could not start: {err}"
+                    ))
+                    break
+            else:
+                record = play_game(
+                    agents[0], agents[1], start, a_spec=a, b_spec=b,
+                    policy="judge", limit=task.limit, margin=task.margin,
+                )
         finally:
             for agent in agents:
                 agent.close()

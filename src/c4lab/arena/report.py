@@ -53,7 +53,11 @@ class Summary:
             return None if math.isnan(x) else (x if math.isfinite(x) else math.copysign(1e9, x))
 
         def interval(ends: tuple[float, float]) -> list[float | None] | None:
-            return None if ends[0] == ends[1] else [number(ends[0]), number(ends[1])]  # None: see NOTE
+            """None where the text says n/a (see NOTE); an end at infinity
+            (the interval reaches a score of 0 or 1) is null, not a number."""
+            if not _has_interval(*ends):
+                return None
+            return [e if math.isfinite(e) else None for e in ends]
 
         return {
             "games": self.games,
@@ -136,22 +140,34 @@ def _size_order(item: tuple[str, Any]) -> tuple[int, int, int]:
 
 
 def _elo(x: float) -> str:
+    """An Elo figure, signed; ``0`` (not ``-0`` or ``+0``) when it rounds to zero."""
     if math.isnan(x):
         return "-"
     if math.isinf(x):
         return "+inf" if x > 0 else "-inf"
-    return f"{x:+.0f}"
+    rounded = round(x)
+    return f"{rounded:+d}" if rounded else "0"
 
 
-#: Shown for an interval or p-value of a sample whose games all ended alike
-#: (a sweep, all draws): the normal approximation has zero variance there
-#: and would print a point as if it were certain.
+#: Shown for an interval or p-value that the sample cannot give: its games
+#: (or, for the pentanomial interval, its pairs) all ended alike -- a sweep,
+#: all draws, one pair -- so the normal approximation has zero variance and
+#: would print a point as if it were certain; or it had so few games that the
+#: interval spans every score, from -inf to +inf, and says nothing.
 NOT_AVAILABLE = "n/a"
-NOTE = f"{NOT_AVAILABLE}: every game ended alike, so the normal approximation gives no interval or p-value."
+NOTE = (
+    f"{NOT_AVAILABLE}: every game (or pair) ended alike, or too few were played: "
+    "the normal approximation gives no interval or p-value there."
+)
+
+
+def _has_interval(low: float, high: float) -> bool:
+    """Whether (low, high) is an interval worth showing (see ``NOT_AVAILABLE``)."""
+    return low != high and not (math.isinf(low) and math.isinf(high))
 
 
 def _interval(low: float, high: float) -> str:
-    if low == high:
+    if not _has_interval(low, high):
         return NOT_AVAILABLE
     return f"[{_elo(low)}, {_elo(high)}]"
 
@@ -312,24 +328,32 @@ def plot_elo(summary: Summary) -> bytes:
 
 
 def plot_by_size(summary: Summary) -> bytes:
-    """Each agent's score fraction by board size (cells, smallest first)."""
+    """Each agent's score fraction by board size (cells, smallest first), as
+    grouped bars: sizes are categories, so no line joins them, and agents
+    with equal scores stand side by side instead of hiding each other."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     sizes = sorted({b for row in summary.by_size.values() for b in row}, key=lambda b: _size_order((b, None)))
-    fig, ax = plt.subplots(figsize=(max(6.0, 0.5 * len(sizes) + 3), 4))
-    for spec, row in summary.by_size.items():
+    specs = list(summary.by_size)
+    fig, ax = plt.subplots(figsize=(max(6.0, 0.25 * len(sizes) * max(len(specs), 2) + 3), 4))
+    width = 0.8 / max(len(specs), 1)
+    for k, spec in enumerate(specs):
+        row = summary.by_size[spec]
         xs = [i for i, b in enumerate(sizes) if b in row]
         ys = [row[sizes[i]][0] / row[sizes[i]][1] for i in xs]
-        ax.plot(xs, ys, marker="o", label=spec)
+        centres = [x - 0.4 + (k + 0.5) * width for x in xs]
+        bars = ax.bar(centres, ys, width=width, label=spec)
+        ax.plot(centres, ys, "o", color=bars.patches[0].get_facecolor() if bars.patches else None,
+                markersize=4, clip_on=False)  # a score of 0 is a dot on the axis, not an empty place
     ax.set_xticks(range(len(sizes)), sizes, rotation=45)
-    ax.set_ylim(-0.05, 1.05)
+    ax.set_ylim(0, 1.05)
     ax.set_ylabel("score")
     ax.set_xlabel("board (W x H, fewest cells first)")
     ax.set_title("Score by board size")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     data = _figure_png(fig)
     plt.close(fig)
     return data

@@ -134,7 +134,7 @@ class ArenaConfig:
         (so that an early stop leaves every pairing with about as many)."""
         starts = [self.start(k).notation for k in range(self.pairs_per_pairing)]
         return [
-            PairTask(index, first, second, k, starts[k], self.limit, self.margin)
+            PairTask(index, first, second, k, starts[k], self.limit, self.margin, self.seed)
             for k in range(self.pairs_per_pairing)
             for index, (first, second) in enumerate(self.pairings())
         ]
@@ -146,7 +146,9 @@ class ArenaConfig:
 
 @dataclass(frozen=True)
 class PairTask:
-    """Two games from ``start``: ``first`` plays A in game 0, B in game 1."""
+    """Two games from ``start``: ``first`` plays A in game 0, B in game 1.
+    ``seed`` is the experiment's: agents that take a seed and are given
+    none get one derived from it (``c4lab.arena.referee.seeded``)."""
 
     pairing: int
     first: str
@@ -155,6 +157,7 @@ class PairTask:
     start: str
     limit: float
     margin: float
+    seed: int = 0
 
     @property
     def key(self) -> tuple[int, int]:

@@ -22,13 +22,15 @@ from typing import TYPE_CHECKING
 from c4lab.lazy import lazy_names
 
 if TYPE_CHECKING:  # pragma: no cover
-    from c4lab.engine.client import EngineAgent, EngineError
+    from c4lab.engine.client import EngineAgent, EngineError, EngineIllegalMove, EngineTimeout
     from c4lab.engine.protocol import ProtocolError, parse_command, parse_reply
 
 #: Each public name and the module that defines it.
 _HOMES = {
     "EngineAgent": "c4lab.engine.client",
     "EngineError": "c4lab.engine.client",
+    "EngineIllegalMove": "c4lab.engine.client",
+    "EngineTimeout": "c4lab.engine.client",
     "ProtocolError": "c4lab.engine.protocol",
     "parse_command": "c4lab.engine.protocol",
     "parse_reply": "c4lab.engine.protocol",
@@ -37,6 +39,8 @@ _HOMES = {
 __all__ = [
     "EngineAgent",
     "EngineError",
+    "EngineIllegalMove",
+    "EngineTimeout",
     "ProtocolError",
     "parse_command",
     "parse_reply",

@@ -7,13 +7,30 @@ handshake, and for each move sends the position and ``go`` and reads
 ``bestmove``.  Everything an engine can do wrong becomes an ``EngineError``
 that says what it got: a program that cannot start, that exits, that prints
 a line which is not a reply of the protocol, that answers ``error``, that
-plays an illegal move, or that takes longer than the move's time plus a
-margin.  A program that hangs or prints garbage is killed (the conversation
-is out of step with it); ``new_game`` starts it again.
+plays an illegal move (``EngineIllegalMove``, also an ``IllegalMoveError``),
+or that takes longer than the move's time plus a margin (``EngineTimeout``,
+also the game loop's ``SlowMoveError``), so that a judged game records
+``illegal`` and ``time`` where they apply and ``crash`` for the rest.  A
+program that hangs or prints garbage is killed (the conversation is out of
+step with it); ``new_game`` starts it again.
 
-The program is ended on ``close()``, at garbage collection, and at exit.
-An ``EngineAgent`` holds a process, so it cannot be pickled or shared
-between processes; within one process its calls are serialised by a lock.
+No fault of the program can hang its caller:
+
+- the program runs in a session (process group) of its own, and stopping it
+  kills the whole group (SIGTERM, then SIGKILL): a script's children too,
+  which would otherwise hold its pipes open after it died;
+- its output is read by daemon threads into a queue, and every read waits
+  until a deadline at most: the handshake has its own short limit
+  (``handshake=``), a move its time plus the margin, capped by the judge's
+  limit plus margin (``set_move_limit``), and nothing waits for the pipes to
+  close;
+- a Ctrl-C while it thinks stops it like a time-out does.
+
+The program is ended on ``close()``, at garbage collection, and at exit;
+:func:`stop_all` kills every one still running in this process (the arena's
+workers call it when they are terminated).  An ``EngineAgent`` holds a
+process, so it cannot be pickled or shared between processes; within one
+process its calls are serialised by a lock.
 
 Importing this module registers the ``engine`` spec.  It is deliberately
 not among the agent families that the registry loads by itself (the
@@ -25,8 +42,11 @@ clients' specs).
 from __future__ import annotations
 
 import collections
+import contextlib
+import os
 import queue
 import shlex
+import signal
 import subprocess
 import threading
 import time
@@ -34,7 +54,7 @@ import weakref
 from collections.abc import Mapping
 from typing import IO, TYPE_CHECKING
 
-from c4lab.agents.base import Agent, Analysis, Budget, Param, SpecError, register
+from c4lab.agents.base import Agent, AgentError, Analysis, Budget, Param, SpecError, register
 from c4lab.engine.protocol import (
     BestMove,
     Error,
@@ -54,20 +74,37 @@ from c4lab.engine.protocol import (
     SetPosition,
     parse_reply,
 )
-from c4lab.rules import Move, Position
+from c4lab.game import SlowMoveError
+from c4lab.rules import IllegalMoveError, Move, Position
 from c4lab.rules.errors import quote
 
 if TYPE_CHECKING:  # pragma: no cover
     from typing_extensions import Self
 
-DEFAULT_TIMEOUT = 30.0  # s: the handshake, and a move when the budget sets no time
+DEFAULT_TIMEOUT = 30.0  # s: getting ready (isready), and a move when the budget sets no time
+DEFAULT_HANDSHAKE = 15.0  # s: from start to 'c4labok' (our own engine, cold: 5.5 s here)
 DEFAULT_MARGIN = 2.0  # s: beyond the move's time, for the engine's start-up and the pipes
 _STDERR_LINES = 20  # the engine's last stderr lines, quoted when it dies
+_QUIT_GRACE = 1.0  # s: a program told 'quit' may take this long to exit before it is killed
+_TERM_GRACE = 0.5  # s: between SIGTERM and SIGKILL to the program's process group
+_POLL = 0.1  # s: how often a read checks that the program still runs
+#: Sessions of their own, so that stopping a program stops what it started.
+_OWN_SESSION = os.name == "posix"
 
 
-class EngineError(RuntimeError):
+class EngineError(AgentError):
     """An engine program that failed: it could not start, exited, hung,
     broke the protocol, answered ``error`` or chose an illegal move."""
+
+
+class EngineTimeout(EngineError, SlowMoveError):
+    """An engine that sent no answer within the time allowed (a judged
+    game records it as a ``time`` forfeit)."""
+
+
+class EngineIllegalMove(IllegalMoveError, EngineError):
+    """An engine whose ``bestmove`` is not a legal move of the position (a
+    judged game records it as an ``illegal`` forfeit)."""
 
 
 class _Refused(EngineError):
@@ -75,12 +112,18 @@ class _Refused(EngineError):
     step (the program is kept)."""
 
 
+#: Every program started in this process and not stopped yet (for stop_all).
+_RUNNING: weakref.WeakSet[_Process] = weakref.WeakSet()
+
+
 class _Process:
     """A running engine program: its pipes, read by two daemon threads.
 
     Standard output goes line by line into a queue (``None`` at its end) so
     reads can time out; the last lines of standard error are kept for the
-    messages of ``EngineError``.
+    messages of ``EngineError``.  The reader threads own the two output
+    pipes and close them at their end: a pipe that a stray process still
+    holds open keeps one daemon thread waiting, never the caller.
     """
 
     def __init__(self, argv: list[str], label: str) -> None:
@@ -95,11 +138,14 @@ class _Process:
                 encoding="utf-8",
                 errors="replace",
                 bufsize=1,
+                start_new_session=_OWN_SESSION,
             )
         except OSError as exc:
             raise EngineError(f"cannot start engine {label}: {exc}") from None
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.stderr: collections.deque[str] = collections.deque(maxlen=_STDERR_LINES)
+        self.stopped = False
+        _RUNNING.add(self)
         threading.Thread(target=self._read_stdout, daemon=True, name=f"engine-out {label}").start()
         threading.Thread(target=self._read_stderr, daemon=True, name=f"engine-err {label}").start()
 
@@ -112,6 +158,8 @@ class _Process:
         except (OSError, ValueError):
             pass
         self.lines.put(None)
+        with contextlib.suppress(OSError):
+            stream.close()
 
     def _read_stderr(self) -> None:
         stream = self.popen.stderr
@@ -121,6 +169,8 @@ class _Process:
                 self.stderr.append(line.rstrip("\r\n"))
         except (OSError, ValueError):
             pass
+        with contextlib.suppress(OSError):
+            stream.close()
 
     def send(self, line: str) -> None:
         stream: IO[str] | None = self.popen.stdin
@@ -131,15 +181,24 @@ class _Process:
         except (BrokenPipeError, OSError, ValueError):
             raise EngineError(f"engine {self.label} {self.exit_story()} before reading {line!r}") from None
 
-    def read(self, deadline: float, waiting_for: str) -> str:
-        """The next line, or EngineError if none comes before ``deadline``
-        (a ``time.monotonic()`` value) or the program exits first."""
-        try:
-            line = self.lines.get(timeout=max(deadline - time.monotonic(), 0.0))
-        except queue.Empty:
-            raise EngineError(
-                f"engine {self.label} sent no {waiting_for} within the time allowed"
-            ) from None
+    def read(self, deadline: float, waiting_for: str, allowed: float) -> str:
+        """The next line, or EngineError if the program exits first, or
+        EngineTimeout if none comes before ``deadline`` (a
+        ``time.monotonic()`` value, ``allowed`` seconds after the question).
+        The program's exit counts even while its output stays open (held by
+        a child it left behind): the wait checks on it every ``_POLL`` s."""
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise EngineTimeout(f"engine {self.label} sent no {waiting_for} within {allowed:g} s")
+            try:
+                line = self.lines.get(timeout=min(remaining, _POLL))
+                break
+            except queue.Empty:
+                if self.popen.poll() is not None and self.lines.empty():  # exited; its last lines are in
+                    raise EngineError(
+                        f"engine {self.label} {self.exit_story()} while we waited for {waiting_for}"
+                    ) from None
         if line is None:
             self.lines.put(None)  # every later read sees the end too
             raise EngineError(f"engine {self.label} {self.exit_story()} while we waited for {waiting_for}")
@@ -152,7 +211,7 @@ class _Process:
         except subprocess.TimeoutExpired:
             story = "closed its output"
         else:
-            story = f"exited with status {status}"
+            story = f"exited with status {status}" if status >= 0 else f"was killed by signal {-status}"
         time.sleep(0.05)  # let the stderr thread catch the last lines
         tail = " | ".join(line for line in self.stderr if line.strip())
         return story + (f" (its stderr: {tail[-600:]})" if tail else "")
@@ -160,28 +219,61 @@ class _Process:
     def alive(self) -> bool:
         return self.popen.poll() is None
 
-
-def _stop(popen: subprocess.Popen[str], grace: float) -> None:
-    """End ``popen``: ask with ``quit``, then kill it after ``grace`` s.
-    (A plain function, so that ``weakref.finalize`` holds no agent.)"""
-    if popen.poll() is None:
+    def stop(self, grace: float) -> None:
+        """End the program: ask with ``quit`` and wait up to ``grace`` s for
+        it to exit (``grace=0``: a program out of step or hung is not asked),
+        then kill its whole process group -- what it started too -- with
+        SIGTERM and, after a moment, SIGKILL.  Idempotent; never waits for
+        the output pipes."""
+        if self.stopped:
+            return
+        self.stopped = True
+        _RUNNING.discard(self)
+        popen = self.popen
+        if grace > 0 and popen.poll() is None:
+            with contextlib.suppress(OSError, ValueError):
+                assert popen.stdin is not None
+                popen.stdin.write(f"{Quit()}\n")
+                popen.stdin.flush()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                popen.wait(timeout=grace)
+        self.kill_group(signal.SIGTERM)
         try:
-            assert popen.stdin is not None
-            popen.stdin.write(f"{Quit()}\n")
-            popen.stdin.flush()
-        except (OSError, ValueError):
-            pass
-        try:
-            popen.wait(timeout=grace)
+            popen.wait(timeout=_TERM_GRACE)
         except subprocess.TimeoutExpired:
-            popen.kill()
-            popen.wait()
-    for stream in (popen.stdin, popen.stdout, popen.stderr):
-        try:
-            if stream is not None:
-                stream.close()
-        except OSError:
             pass
+        self.kill_group(signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            popen.wait(timeout=_TERM_GRACE)
+        with contextlib.suppress(OSError, ValueError):
+            if popen.stdin is not None:
+                popen.stdin.close()
+
+    def kill_group(self, sig: signal.Signals) -> None:
+        """Send ``sig`` to the program's process group (to the program
+        alone where it has no group of its own); gone already is fine."""
+        try:
+            if _OWN_SESSION:
+                os.killpg(self.popen.pid, sig)
+            elif self.popen.poll() is None:
+                self.popen.kill()
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def _stop(process: _Process, grace: float) -> None:
+    """``process.stop(grace)``, for ``weakref.finalize`` (a plain function,
+    so that the finalizer holds no agent)."""
+    process.stop(grace)
+
+
+def stop_all() -> None:
+    """Kill every engine program this process started and has not stopped
+    (with whatever they started).  Safe in a signal handler: it sends
+    signals and waits for nothing."""
+    for process in list(_RUNNING):
+        process.stopped = True
+        process.kill_group(signal.SIGKILL)
 
 
 @register(
@@ -197,7 +289,11 @@ def _stop(popen: subprocess.Popen[str], grace: float) -> None:
         ),
         Param(
             "timeout", float, DEFAULT_TIMEOUT,
-            "seconds for the handshake, and for a move when the budget sets no time",
+            "seconds to get ready ('isready'), and for a move when the budget sets no time",
+        ),
+        Param(
+            "handshake", float, DEFAULT_HANDSHAKE,
+            "seconds from the start to the end of the handshake ('c4labok')",
         ),
     ],
 )
@@ -208,6 +304,8 @@ class EngineAgent(Agent):
     list; ``options`` are sent as ``setoption`` after each handshake.  The
     program starts at once, so a bad command fails here.  ``engine_name``,
     ``engine_author`` and ``engine_options`` hold what the handshake told.
+    ``handshake`` bounds the start-up (to ``c4labok``), ``timeout`` getting
+    ready (``isready``) and a move that has no time of its own.
     """
 
     def __init__(
@@ -216,6 +314,7 @@ class EngineAgent(Agent):
         name: str | None = None,
         margin: float = DEFAULT_MARGIN,
         timeout: float = DEFAULT_TIMEOUT,
+        handshake: float = DEFAULT_HANDSHAKE,
         options: Mapping[str, str] | None = None,
     ) -> None:
         if not cmd:
@@ -228,16 +327,19 @@ class EngineAgent(Agent):
             raise SpecError("agent 'engine': cmd= is empty")
         if not margin >= 0:
             raise SpecError(f"agent 'engine': margin must not be negative, not {margin!r}")
-        if not timeout > 0:
-            raise SpecError(f"agent 'engine': timeout must be positive, not {timeout!r}")
+        for key, seconds in (("timeout", timeout), ("handshake", handshake)):
+            if not seconds > 0:
+                raise SpecError(f"agent 'engine': {key} must be positive, not {seconds!r}")
         self.label = quote(shlex.join(self.argv))
         self.display_name = name
         self.margin = margin
         self.timeout = timeout
+        self.handshake = handshake
         self.options = dict(options or {})
         self.engine_name: str | None = None
         self.engine_author: str | None = None
         self.engine_options: dict[str, Option] = {}
+        self.move_limit: float | None = None  # a judge's limit plus margin (set_move_limit)
         self._lock = threading.RLock()
         self._process: _Process | None = None
         self._finalizer: weakref.finalize | None = None
@@ -251,15 +353,17 @@ class EngineAgent(Agent):
         return self.display_name or self.engine_name or shlex.join(self.argv)
 
     def _start(self) -> None:
-        """Start the program and do the handshake (and the options)."""
+        """Start the program, do the handshake (within ``handshake`` s),
+        send the options and wait for ``readyok`` (within ``timeout`` s)."""
         process = _Process(self.argv, self.label)
         self._process = process
-        self._finalizer = weakref.finalize(self, _stop, process.popen, 1.0)
-        deadline = time.monotonic() + self.timeout
+        self._finalizer = weakref.finalize(self, _stop, process, _QUIT_GRACE)
+        deadline = time.monotonic() + self.handshake
         try:
             process.send(str(Hello()))
             while True:
-                reply = self._reply(process.read(deadline, "'c4labok' (the handshake)"), "the handshake")
+                line = process.read(deadline, "'c4labok' (the end of the handshake)", self.handshake)
+                reply = self._reply(line, "the handshake")
                 if isinstance(reply, HelloOk):
                     break
                 if isinstance(reply, Id):
@@ -273,31 +377,35 @@ class EngineAgent(Agent):
                     raise self._out_of_step(reply, "'id', 'option' or 'c4labok' during the handshake")
             for key, value in self.options.items():
                 process.send(str(SetOption(key, value)))
-            self._sync(deadline, "after its options")
-        except (EngineError, ValueError):
+            self._sync(time.monotonic() + self.timeout, self.timeout, "after its options")
+        except _Refused:
             self.close()
+            raise
+        except BaseException:  # hung, out of step, dead, or interrupted: nothing to ask it
+            self._abandon()
             raise
 
     def _reply(self, line: str, during: str) -> Reply:
         try:
             return parse_reply(line)
         except ProtocolError as exc:
-            self.close()  # out of step with the program: only a restart helps
+            self._abandon()  # out of step with the program: only a restart helps
             raise EngineError(f"engine {self.label} sent {quote(line)} during {during}: {exc.reason}") from None
 
     def _out_of_step(self, reply: Reply, expected: str) -> EngineError:
-        self.close()
+        self._abandon()
         return EngineError(f"engine {self.label} sent {quote(str(reply))} where {expected} was expected")
 
-    def _sync(self, deadline: float, when: str) -> None:
-        """Send ``isready`` and read up to ``readyok``; an ``error`` on the
-        way (an option or a position the engine refused) is an EngineError
-        -- after ``readyok``, so the conversation stays in step."""
+    def _sync(self, deadline: float, allowed: float, when: str) -> None:
+        """Send ``isready`` and read up to ``readyok`` (before ``deadline``,
+        ``allowed`` s after the question); an ``error`` on the way (an option
+        or a position the engine refused) is an EngineError -- after
+        ``readyok``, so the conversation stays in step."""
         process = self._live()
         process.send(str(IsReady()))
         errors = []
         while True:
-            reply = self._reply(process.read(deadline, "'readyok'"), "'isready'")
+            reply = self._reply(process.read(deadline, "'readyok'", allowed), "'isready'")
             if isinstance(reply, ReadyOk):
                 break
             if isinstance(reply, Error):
@@ -313,10 +421,22 @@ class EngineAgent(Agent):
         return self._process
 
     def close(self) -> None:
-        """End the program (``quit``, then a kill after a second).  Idempotent."""
-        finalizer, self._finalizer, self._process = self._finalizer, None, None
+        """End the program (``quit``, then its process group is killed after
+        a second).  Idempotent."""
+        self._end(_QUIT_GRACE)
+
+    def _abandon(self) -> None:
+        """End the program at once: one that hung or is out of step is not
+        asked to quit (a late answer would only be misread)."""
+        self._end(0.0)
+
+    def _end(self, grace: float) -> None:
+        finalizer, self._finalizer = self._finalizer, None
+        process, self._process = self._process, None
         if finalizer is not None:
-            finalizer()
+            finalizer.detach()
+        if process is not None:
+            process.stop(grace)
 
     def __enter__(self) -> Self:
         return self
@@ -325,6 +445,12 @@ class EngineAgent(Agent):
         self.close()
 
     # -- the agent ------------------------------------------------------------
+
+    def set_move_limit(self, seconds: float | None) -> None:
+        """A move waits at most ``seconds`` for ``bestmove`` (the judge's
+        limit plus margin), even when the budget or ``timeout`` would allow
+        more; ``None``: the engine's own allowance alone."""
+        self.move_limit = seconds
 
     def new_game(self) -> None:
         """Tell the engine ``newgame``; (re)start a program that is not
@@ -337,11 +463,27 @@ class EngineAgent(Agent):
             process = self._live()
             try:
                 process.send(str(NewGame()))
-                self._sync(time.monotonic() + self.timeout, "with 'newgame'")
+                self._sync(time.monotonic() + self.timeout, self.timeout, "with 'newgame'")
             except _Refused:
                 raise
-            except EngineError:
-                self.close()
+            except BaseException:
+                self._abandon()
+                raise
+
+    def prepare(self, start: Position) -> None:
+        """Let the program get ready for ``start``'s board before any clock
+        runs: ``position`` and ``isready``, answered within ``timeout`` s
+        (the protocol's place for slow preparations: our own engine warms
+        its agent up there)."""
+        with self._lock:
+            process = self._live()
+            try:
+                process.send(str(SetPosition(start.notation)))
+                self._sync(time.monotonic() + self.timeout, self.timeout, f"with 'position {start.notation}'")
+            except _Refused:
+                raise
+            except BaseException:
+                self._abandon()
                 raise
 
     def choose(self, position: Position, budget: Budget | None = None) -> Move:
@@ -350,7 +492,9 @@ class EngineAgent(Agent):
     def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
         """Send ``position`` and ``go`` with the budget; the engine's
         ``bestmove`` and, from its last ``info``, value, pv, iterations,
-        seconds and note (``info string``)."""
+        seconds and note (``info string``).  The whole exchange must end
+        within the move's time plus ``margin`` (``timeout`` without a time),
+        and within the judge's ``move_limit``: else ``EngineTimeout``."""
         if position.is_over:
             raise ValueError(f"the game is over in {position.notation}: there is no move to choose")
         go = Go(budget.time, budget.iterations) if budget is not None else Go()
@@ -358,14 +502,16 @@ class EngineAgent(Agent):
             process = self._live()
             start = time.monotonic()
             allowed = (go.time + self.margin) if go.time is not None else self.timeout
+            if self.move_limit is not None:
+                allowed = min(allowed, self.move_limit)
             deadline = start + allowed
             try:
                 process.send(str(SetPosition(position.notation)))
-                self._sync(deadline, f"with 'position {position.notation}'")
+                self._sync(deadline, allowed, f"with 'position {position.notation}'")
                 process.send(str(go))
                 info = Info()
                 while True:
-                    line = process.read(deadline, f"'bestmove' for {position.notation} (within {allowed:g} s)")
+                    line = process.read(deadline, f"'bestmove' for {position.notation}", allowed)
                     reply = self._reply(line, f"'{go}'")
                     if isinstance(reply, Info):
                         info = reply
@@ -381,14 +527,13 @@ class EngineAgent(Agent):
             except _Refused:
                 raise
             except BaseException:  # dead, hung, out of step, or interrupted while it thought:
-                self.close()  # a late bestmove would answer the next question
+                self._abandon()  # a late bestmove would answer the next question
                 raise
             move = reply.move
             if not position.is_legal(move):
                 legal = " ".join(m.token for m in position.legal_moves())
-                raise EngineError(
-                    f"engine {self.label} chose {move.token!r}, which is illegal in {position.notation} "
-                    f"(legal: {legal})"
+                raise EngineIllegalMove(
+                    position.notation, move.token, f"engine {self.label} chose it (legal: {legal})"
                 )
         analysis = Analysis(
             value=info.value,
@@ -403,4 +548,4 @@ class EngineAgent(Agent):
         return f"<EngineAgent {self.name!r} {self.spec or shlex.join(self.argv)}>"
 
 
-__all__ = ["EngineAgent", "EngineError"]
+__all__ = ["EngineAgent", "EngineError", "EngineIllegalMove", "EngineTimeout", "stop_all"]

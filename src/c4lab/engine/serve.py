@@ -11,6 +11,12 @@ value 3`` rebuilds the agent from its spec with ``seed=3``.  Commands are
 handled in order, one at a time: ``go`` answers ``bestmove`` before the
 next line is read, so ``stop`` never interrupts a search (our agents keep
 to their budget) and is accepted and ignored.
+
+``isready`` is where the engine gets ready, as the protocol intends: the
+agent is warmed up there (``c4lab.agents.base.warm_once``: numba compiles
+its kernels, or loads them from its cache) for the current position's kind
+of board, or the classic board before any position, so that the first
+``go`` on a new kind of board is spent thinking, not compiling.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ import sys
 import time
 from typing import TextIO
 
-from c4lab.agents.base import Agent, AgentInfo, Budget, agent_infos, make_agent, parse_spec
+from c4lab.agents.base import Agent, AgentInfo, Budget, agent_infos, make_agent, parse_spec, warm_once
 from c4lab.engine.protocol import (
     BestMove,
     Error,
@@ -43,7 +49,7 @@ from c4lab.engine.protocol import (
     Stop,
     parse_command,
 )
-from c4lab.rules import Position
+from c4lab.rules import Position, Variant
 
 AUTHOR = "c4lab"
 
@@ -130,14 +136,23 @@ class _Engine:
             return
         seconds = analysis.seconds if analysis.seconds is not None else time.monotonic() - start
         value = analysis.value
+        pv = tuple(analysis.pv)
+        if pv and pv[0] != move:  # the line of another move (a search overruled): it would mislead
+            pv = (move,)
         self.send(Info(
             value=None if value is None else min(max(float(value), 0.0), 1.0),
             iterations=analysis.iterations,
             time=max(float(seconds), 0.0),
-            pv=tuple(analysis.pv),
+            pv=pv,
             string=" ".join(analysis.note.split()) if analysis.note and analysis.note.strip() else None,
         ))
         self.send(BestMove(move))
+
+    def get_ready(self) -> None:
+        """Warm the agent up for the current position's kind of board (the
+        classic board before any position), once per kind: ``isready`` may
+        take that long, a timed ``go`` should not."""
+        warm_once(self.spec, self.position or Position(Variant.classic()))
 
     def handle(self, line: str) -> bool:
         """Answer one line; False once the engine should exit."""
@@ -151,6 +166,7 @@ class _Engine:
         if isinstance(command, Hello):
             self.hello()
         elif isinstance(command, IsReady):
+            self.get_ready()
             self.send(ReadyOk())
         elif isinstance(command, SetOption):
             self.set_option(command)

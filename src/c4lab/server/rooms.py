@@ -355,9 +355,7 @@ class RoomManager:
         person thinks: once per agent and kind of board in this process (the
         agent's name, not its options, and the board's size and bonus, not its
         cells: a visitor varying a seed or a cell queues no more warm-ups)."""
-        variant = start.variant
-        kind = f"{spec.split(':', 1)[0]}@{variant.width}x{variant.height}{'B' if variant.bonus else ''}"
-        if not warmup.claim(kind):
+        if not warmup.claim(warmup.board_kind(spec, start)):
             return
         try:
             asyncio.get_running_loop()

@@ -6,8 +6,10 @@ as well as it can and says so when it cannot:
 
 - :func:`warm_up` plays one throwaway move of an agent on a board, in the
   agent pool, so that the kernels are compiled (or loaded from the cache)
-  while the person thinks about their first move.  Each agent spec is warmed
-  once per process: numba keeps what it compiled for the process's lifetime.
+  while the person thinks about their first move.  Each agent and kind of
+  board is warmed once per process (:func:`claim`): numba keeps what it
+  compiled for the process's lifetime.  Both come from ``c4lab.agents.base``,
+  whose ``Agent.prepare`` the arena's referee uses the same way.
 - :data:`COMPILING` listens to numba's compile events, from any thread: while
   an agent's move waits and a compile is going on, the room's state carries
   ``preparing`` (the seconds the move has waited) and the page shows
@@ -17,13 +19,11 @@ as well as it can and says so when it cannot:
 
 from __future__ import annotations
 
-import contextlib
 import threading
 import time
 from typing import Any
 
-from c4lab.agents import Budget, make_agent
-from c4lab.rules import Position
+from c4lab.agents.base import board_kind, claim, warm_up
 
 MESSAGE = "preparing the engine, first start only"
 
@@ -68,27 +68,9 @@ class CompileWatch:
 
 COMPILING = CompileWatch()
 
-_warmed: set[str] = set()
-_warmed_lock = threading.Lock()
-
-
-def claim(spec: str) -> bool:
-    """True the first time ``spec`` is claimed for a warm-up in this process."""
-    with _warmed_lock:
-        if spec in _warmed:
-            return False
-        _warmed.add(spec)
-        return True
-
-
-def warm_up(spec: str, start: Position) -> None:
-    """One throwaway move of a fresh ``spec`` agent on ``start``: its
-    kernels are compiled, or loaded from numba's cache (run it in a worker
-    thread).  A warm-up only: any error is left to the real move."""
-    with contextlib.suppress(Exception):
-        make_agent(spec).choose(start, Budget(iterations=1))
-
-
 def waited(since: float) -> float:
     """The seconds since ``since`` (``time.monotonic``), to one decimal."""
     return round(time.monotonic() - since, 1)
+
+
+__all__ = ["COMPILING", "MESSAGE", "CompileWatch", "board_kind", "claim", "waited", "warm_up"]

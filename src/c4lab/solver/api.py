@@ -332,16 +332,18 @@ def answer(
 ) -> tuple[dict[str, Any], str]:
     """One answer of ``c4lab solve``: the JSON record and the text line.
 
-    With ``analyze`` every legal move is scored too, in what is left of
-    ``timeout``.  A position given up at the timeout answers
-    ``timeout (POSITION: not solved in T s)`` and its record's score is null.
+    The text line starts with the position, so that answers read from a
+    stream need not be counted: ``POSITION SCORE``.  With ``analyze`` every
+    legal move is scored too, in what is left of ``timeout``.  A position
+    given up at the timeout answers ``POSITION timeout (not solved in T s)``
+    and its record's score is null.
     """
     start = time.monotonic()
     solution = solver.solve(position, weak=weak, timeout=timeout, best_moves=best_moves)
     record = solution.to_dict()
     if solution.timed_out:
-        return record, f"timeout ({position.notation}: not solved in {timeout} s)"
-    plain = str(solution.score)
+        return record, f"{position.notation} timeout (not solved in {timeout:g} s)"
+    plain = f"{position.notation} {solution.score}"
     if analyze:
         left = None if timeout is None else max(timeout - (time.monotonic() - start), 1e-3)
         scores = solver.analyze(position, timeout=left)

@@ -150,7 +150,10 @@ def describe_books(path: Path | None = None) -> list[str]:
     if path is None:
         lines.append(f"classic database: {database.status()}")
         if not where.exists():
-            return [*lines, f"book file: none at {where} (`c4lab book build` makes one, e.g. for other boards)"]
+            return [*lines, (
+                f"book file: none at {where} (`c4lab book build --depth N` makes one; "
+                "books are for the classic 7x6 board only)"
+            )]
     if not where.exists():
         raise BookError(f"no opening book at {where} (build one with `c4lab book build`)")
     made = OpeningBook.load(where)

@@ -10,7 +10,6 @@ plain text otherwise (pipes, tests).
 
 from __future__ import annotations
 
-import contextlib
 import random
 import sys
 import threading
@@ -21,7 +20,8 @@ from dataclasses import dataclass
 from rich.console import Console
 from rich.text import Text
 
-from c4lab.agents import Agent, Budget, QuitGame, make_agent
+from c4lab.agents import Agent, QuitGame, make_agent
+from c4lab.agents.base import warm_up
 from c4lab.game import Turn, play_game
 from c4lab.rules import Cell, Position
 from c4lab.rules.setup import starting_position
@@ -147,8 +147,7 @@ class TerminalGame:
 
         def warm() -> None:
             for spec in specs:
-                with contextlib.suppress(Exception):  # a warm-up only: the real move reports any error
-                    make_agent(spec).choose(start, Budget(iterations=1))
+                warm_up(spec, start)  # a warm-up only: the real move reports any error
 
         self.warmup = threading.Thread(target=warm, name="prepare-engines", daemon=True)
         self.warmup.start()

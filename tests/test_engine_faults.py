@@ -1,0 +1,302 @@
+"""Experiments that survive faulty engines (issue 25): an engine program that
+hangs, hangs at the handshake, prints garbage, plays an illegal move, exits
+or leaves a child behind loses its game with the reason that says what
+happened, within the arena's limit plus margin, and leaves no process
+behind; Ctrl-C stops a run the same way; compile time is not thinking time.
+
+Each engine is a few lines of shell written into ``tmp_path``; every
+process it starts writes its pid into a file there, so the test can check
+afterwards that none is left (a zombie, dead but not yet reaped by the
+container's init, counts as gone).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from c4lab.agents import Agent, Analysis, Budget, make_agent
+from c4lab.arena.referee import play_pair
+from c4lab.arena.runner import run_arena
+from c4lab.arena.schedule import ArenaConfig, ArenaError, PairTask
+from c4lab.engine import serve as serve_module
+from c4lab.engine.client import EngineAgent, EngineError, EngineTimeout
+from c4lab.engine.serve import _Engine, serve
+from c4lab.rules import Move, Position
+
+pytestmark = pytest.mark.skipif(os.name != "posix" or not Path("/proc").is_dir(), reason="POSIX sessions and /proc")
+
+LIMIT = 1.0
+MARGIN = 0.5
+#: Beyond limit + margin: starting the script, killing it, the other side's moves.
+SLACK = 1.5
+
+HANG = 'sleep 1000 & echo $! >> "$PIDS"; wait'
+
+
+def engine_script(tmp_path: Path, go: str, hello: str = "echo 'id name fake'; echo c4labok") -> str:
+    """A shell engine: ``hello`` answers ``c4lab``, ``go`` answers ``go``
+    (shell commands); ``isready`` answers ``readyok``.  It records its pid
+    (and its children record theirs: ``$PIDS``) in ``tmp_path/pids``."""
+    script = tmp_path / "engine.sh"
+    script.write_text(
+        "#!/bin/sh\n"
+        f'PIDS="{tmp_path / "pids"}"\n'
+        'echo $$ >> "$PIDS"\n'
+        "while read -r line; do\n"
+        '  case "$line" in\n'
+        f"    c4lab) {hello};;\n"
+        "    isready) echo readyok;;\n"
+        f"    go*) {go};;\n"
+        "    quit) exit 0;;\n"
+        "  esac\n"
+        "done\n"
+    )
+    script.chmod(0o755)
+    return str(script)
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` is a live process (not gone, not a zombie)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def left_behind(tmp_path: Path, wait: float = 2.0) -> list[int]:
+    """The recorded pids still alive after up to ``wait`` s."""
+    path = tmp_path / "pids"
+    pids = [int(p) for p in path.read_text().split()] if path.exists() else []
+    deadline = time.monotonic() + wait
+    while True:
+        left = [pid for pid in pids if alive(pid)]
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.05)
+
+
+def pair_against_random(cmd: str, start: str = "7x6") -> tuple[list[dict], float]:
+    """The two games of the engine ``cmd`` against ``random`` (engine first
+    as A, then as B) judged with LIMIT and MARGIN, and the seconds taken."""
+    task = PairTask(0, f"engine:cmd={cmd}", "random:seed=1", 0, start, LIMIT, MARGIN)
+    began = time.monotonic()
+    _, games = play_pair(task)
+    return games, time.monotonic() - began
+
+
+@pytest.mark.parametrize(
+    ("go", "reason", "detail"),
+    [
+        (HANG, "time", "sent no 'bestmove' for 7x6"),
+        ("echo 'Hello, world!'", "crash", "sent 'Hello, world!' during 'go'"),
+        ("echo 'bestmove k'", "illegal", "illegal move 'k' in '7x6"),
+        ("echo 'the end' >&2; exit 3", "crash", "exited with status 3 (its stderr: the end)"),
+        ('sleep 1000 & echo $! >> "$PIDS"; exit 0', "crash", "exited with status 0"),
+    ],
+    ids=["hangs-on-go", "garbage", "illegal-move", "exits", "exits-leaving-a-child"],
+)
+def test_a_faulty_engine_loses_with_the_reason_within_the_limit_and_leaves_nothing(
+    tmp_path: Path, go: str, reason: str, detail: str
+) -> None:
+    games, seconds = pair_against_random(engine_script(tmp_path, go))
+    for game, side in zip(games, "AB"):
+        forfeit = game["forfeit"]
+        assert forfeit is not None and (forfeit["side"], forfeit["reason"]) == (side, reason), forfeit
+        assert detail in forfeit["detail"]
+        assert "client.py" not in forfeit["detail"] and "time allowed" not in forfeit["detail"]
+        assert "\n" not in forfeit["detail"]
+    assert seconds < 2 * (LIMIT + MARGIN + SLACK)
+    assert left_behind(tmp_path) == []
+
+
+def test_a_hung_engine_is_not_waited_for_beyond_the_limit_whatever_its_timeout(tmp_path: Path) -> None:
+    """``timeout=`` (30 s) is the engine's allowance without a judge; the
+    judge's limit plus margin caps it, and the move's time counts in the
+    record."""
+    cmd = engine_script(tmp_path, HANG)
+    task = PairTask(0, f"engine:cmd={cmd},timeout=30", "random:seed=1", 0, "7x6:d", LIMIT, MARGIN)
+    began = time.monotonic()
+    _, games = play_pair(task)
+    assert time.monotonic() - began < 2 * (LIMIT + MARGIN + SLACK)
+    game = games[1]  # the engine plays B: it moves first from 7x6:d
+    assert game["forfeit"]["reason"] == "time"
+    assert game["forfeit"]["detail"].startswith("move 2 of player B (engine:cmd=")
+    assert game["forfeit"]["detail"].endswith(f"within {LIMIT + MARGIN:g} s")
+    assert LIMIT + MARGIN <= game["times"]["B"][-1] < LIMIT + MARGIN + SLACK
+    assert left_behind(tmp_path) == []
+
+
+def test_an_engine_that_hangs_at_the_handshake_is_refused_in_one_line_within_its_limit(tmp_path: Path) -> None:
+    cmd = engine_script(tmp_path, "echo 'bestmove a'", hello=HANG)
+    began = time.monotonic()
+    with pytest.raises(EngineTimeout) as caught:
+        EngineAgent(cmd, handshake=0.5)
+    assert time.monotonic() - began < 0.5 + SLACK
+    message = str(caught.value)
+    assert message.startswith("engine '/") and "\n" not in message
+    assert message.endswith(" sent no 'c4labok' (the end of the handshake) within 0.5 s")
+    assert left_behind(tmp_path) == []
+    # The arena refuses it before any game, in one line, and starts nothing else.
+    config = ArenaConfig((f"engine:cmd={cmd},handshake=0.5", "random"), games=2)
+    with pytest.raises(ArenaError, match=r"^agent 'engine:cmd=.*' cannot start: engine .* within 0.5 s$"):
+        run_arena(config, tmp_path / "arena.jsonl")
+    assert left_behind(tmp_path) == []
+
+
+def test_an_engine_that_fails_its_handshake_in_a_later_game_loses_that_game(tmp_path: Path) -> None:
+    """A program that started once may not start again: that game is a
+    forfeit (``crash``, the handshake's story), the run goes on."""
+    marker = tmp_path / "started"
+    hello = f'if [ -e "{marker}" ]; then {HANG}; else touch "{marker}"; echo c4labok; fi'
+    cmd = engine_script(tmp_path, "echo 'Hello'", hello=hello)
+    EngineAgent(cmd).close()  # the first start (the arena's check of the specs) works
+    games, seconds = pair_against_random(f"{cmd},handshake=0.5")
+    for game, side in zip(games, "AB"):
+        assert game["forfeit"]["side"] == side and game["forfeit"]["reason"] == "crash"
+        assert "could not start: engine" in game["forfeit"]["detail"]
+        assert game["position"] == "7x6"
+    assert seconds < 2 * (0.5 + SLACK)
+    assert left_behind(tmp_path) == []
+
+
+def test_closing_an_engine_stops_what_it_started_even_holding_its_pipes(tmp_path: Path) -> None:
+    """A script that leaves a child holding its output open: ``close`` kills
+    the whole session at once, it does not wait for the pipe to close."""
+    cmd = engine_script(tmp_path, "echo 'bestmove d'", hello='sleep 1000 & echo $! >> "$PIDS"; echo c4labok')
+    engine = EngineAgent(cmd)
+    assert engine.choose(Position.parse("7x6")) == Move(3)
+    began = time.monotonic()
+    engine.close()
+    assert time.monotonic() - began < 2.0
+    assert left_behind(tmp_path) == []
+
+
+def test_ctrl_c_stops_the_run_keeps_finished_games_and_leaves_no_process(tmp_path: Path) -> None:
+    """The first pairing's engine plays and loses at once, the second's
+    hangs for long: Ctrl-C keeps the finished pairs and stops everything."""
+    quick = engine_script(tmp_path, "echo 'bestmove k'")
+    hanging = tmp_path / "hang"
+    hanging.mkdir()
+    slow = engine_script(hanging, HANG)
+    out = tmp_path / "arena.jsonl"
+    run = subprocess.Popen(
+        [
+            sys.executable, "-m", "c4lab", "arena", "random:seed=1", f"engine:cmd={quick}", f"engine:cmd={slow}",
+            "--gauntlet", "--games", "2", "--limit", "60", "--jobs", "2", "--out", str(out),
+        ],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not (
+            out.exists() and len(out.read_text().splitlines()) >= 3 and len(left_behind(hanging, 0)) >= 2
+        ):
+            time.sleep(0.1)
+        os.killpg(run.pid, signal.SIGINT)  # what a terminal does: the whole foreground group
+        _, err = run.communicate(timeout=30)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+    assert run.returncode == 130, err
+    assert "interrupted: 2 games saved" in err
+    assert left_behind(tmp_path) == [] and left_behind(hanging) == []
+    lines = out.read_text().splitlines()
+    assert [json.loads(line)["forfeit"]["reason"] for line in lines[1:]] == ["illegal", "illegal"]
+
+
+# ---------------------------------------------------------------------------
+# Compile time is not thinking time
+# ---------------------------------------------------------------------------
+
+
+def test_an_engine_is_told_the_start_before_the_clock_runs(tmp_path: Path) -> None:
+    """``prepare``: ``position`` and ``isready`` within ``timeout``, not
+    within the move's time: an engine slow to get ready is not late."""
+    log = tmp_path / "log"
+    script = engine_script(tmp_path, "echo 'bestmove d'")
+    script_text = Path(script).read_text().replace(
+        "    isready) echo readyok;;", f'    isready) echo "$line $position" >> "{log}"; sleep 1; echo readyok;;'
+    ).replace('  case "$line" in', '  case "$line" in\n    position*) position="$line";;')
+    Path(script).write_text(script_text)
+    agent = make_agent(f"engine:cmd={script},margin=0.2")
+    try:
+        agent.set_move_limit(0.5)
+        agent.prepare(Position.parse("9x8/Xd3"))
+        assert log.read_text().splitlines()[-1] == "isready position 9x8/Xd3"
+        with pytest.raises(EngineError, match="sent no 'readyok' within 0.5 s"):  # a move's isready is timed
+            agent.choose(Position.parse("9x8/Xd3"), Budget(time=0.3))
+    finally:
+        agent.close()
+
+
+def test_a_cold_compile_cache_costs_no_forfeit(tmp_path: Path) -> None:
+    """numba's cache empty (a fresh install): with a 1 s limit the compile
+    happens before the clock starts, and no move is over its time (before:
+    uct's first move "took 3.57 s", a forfeit; 6-7 s in all here)."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba-cache")}
+    done = subprocess.run(
+        [
+            sys.executable, "-m", "c4lab", "arena", "uct:iterations=1000,seed=1", "heuristic:seed=2",
+            "--games", "2", "--limit", "1", "--margin", "0.5", "--jobs", "1", "--json",
+            "--out", str(tmp_path / "arena.jsonl"),
+        ],
+        capture_output=True, text=True, env=env, timeout=600, check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    records = [json.loads(line) for line in (tmp_path / "arena.jsonl").read_text().splitlines()[1:]]
+    assert [r["forfeit"] for r in records] == [None, None]
+    slowest = max(t for r in records for ts in r["times"].values() for t in ts)
+    assert slowest < 1.0, slowest
+
+
+# ---------------------------------------------------------------------------
+# Our engine: ready at isready, a pv that goes with its move
+# ---------------------------------------------------------------------------
+
+
+def test_our_engine_gets_ready_at_isready_for_the_positions_board(monkeypatch: pytest.MonkeyPatch) -> None:
+    warmed: list[tuple[str, str]] = []
+    monkeypatch.setattr(serve_module, "warm_once", lambda spec, start: warmed.append((spec, start.notation)))
+    out = io.StringIO()
+    serve("random:seed=1", io.StringIO("c4lab\nisready\nposition 9x8/Xd3\nisready\nquit\n"), out)
+    assert warmed == [("random:seed=1", "7x6"), ("random:seed=1", "9x8/Xd3")]
+    assert out.getvalue().splitlines()[-2:] == ["readyok", "readyok"]
+
+
+class OverruledLine(Agent):
+    """An agent whose analysis is the line of another move (a search that
+    was overruled), as master's and uct's could be."""
+
+    def choose(self, position: Position, budget: Budget | None = None) -> Move:
+        return self.analyse(position, budget)[0]
+
+    def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
+        return Move(0), Analysis(pv=(Move(1), Move(2)), seconds=0.25)
+
+
+def test_the_pv_sent_starts_with_the_bestmove_it_goes_with() -> None:
+    out = io.StringIO()
+    engine = _Engine("random", out)
+    engine.agent = OverruledLine()
+    for line in ("position 7x6", "go time 0.5"):
+        engine.handle(line)
+    assert out.getvalue().splitlines() == ["info time 0.250 pv a", "bestmove a"]
+
+
+@pytest.mark.parametrize("spec", ["uct:iterations=300,seed=1", "master:time=none,iterations=300,depth=2,seed=1"])
+def test_our_searches_give_a_pv_that_starts_with_their_move(spec: str) -> None:
+    agent = make_agent(spec)
+    for text in ("7x6:dd", "9x8/Xd3:aabbcc", "6x5/Xb4:cc", "7x6:ddddcccbbe"):
+        position = Position.parse(text)
+        move, analysis = agent.analyse(position)
+        assert analysis.pv[:1] == (move,), (text, move, analysis.pv)
