@@ -206,6 +206,19 @@ def test_greedy_play_wins_at_once_and_blocks_an_immediate_win() -> None:
     assert agent.choose(Position.parse("5x4:aebec")).token == "d"  # A holds a1-c1: B must block d1
 
 
+def test_the_search_wins_at_once_blocks_and_keeps_to_its_time(tmp_path: Path) -> None:
+    path = tmp_path / "net.npz"
+    trained("5x4", 500).save(path)
+    for spec in ("depth=2", "depth=3", "time=0.05"):
+        agent = make_agent(f"ntuple:weights={path},{spec},seed=1")
+        assert agent.choose(Position.parse("5x4:ababab")).token == "a", spec
+        assert agent.choose(Position.parse("5x4:aebec")).token == "d", spec
+    agent = make_agent(f"ntuple:weights={path},time=0.05")
+    move, analysis = agent.analyse(Position.parse("5x4:c"))
+    assert analysis.seconds is not None and analysis.seconds < 2.0
+    assert "alpha-beta to depth" in (analysis.note or "") and (analysis.iterations or 0) > 0
+
+
 # -- the file --------------------------------------------------------------------
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import random
+import time as _time
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -73,29 +74,61 @@ def load_network(path: str | Path) -> Network:
     return _load(str(path), stamp)
 
 
+@njit(inline="always")
+def _children(geo, st, saved, moves, n, depth, values, exact, codes, idx, weights, inst_tuple, ptr, inst, pw, log,
+              nodes):
+    """Every child of ``st``: its exact value when the move ends the game (a
+    win is worth more than any learnt value, and more the sooner it comes),
+    else the network's value of its afterstate.  Returns the index of a
+    move that wins at once, or -1."""
+    side = np.int64(K.to_move(st))
+    win = -1
+    for k in range(n):
+        result, changed = play_move(geo, st, moves[k], codes, idx, ptr, inst, pw, log)
+        nodes[0] += 1
+        exact[k] = result != K.ONGOING
+        if exact[k]:
+            values[k] = outcome_value(result, side) * (2.0 + 0.01 * depth)
+            if values[k] > 0.0 and win < 0:
+                win = k
+        else:
+            values[k] = math.tanh(weight_sum(weights, side, idx, inst_tuple))
+        undo(changed, codes, idx, ptr, inst, pw, log)
+        K.restore(geo, st, saved)
+    return win
+
+
 @njit(cache=True)
 def _negamax(geo, st, depth, alpha, beta, codes, idx, weights, inst_tuple, ptr, inst, pw, nodes):
-    """The value of ``st`` for its side to move, ``depth`` plies deep: a leaf
-    is the afterstate of a move, valued by the network for its mover (or
-    exactly, when the game ended).  ``nodes[0]`` counts afterstates."""
+    """The value of ``st`` for its side to move, ``depth`` plies deep
+    (alpha-beta, fail-hard): a leaf is the afterstate of a move, valued by
+    the network for its mover, or exactly when the game ended.  Children
+    are searched in the order of their afterstate values (best first), which
+    the leaves' pass computes anyway.  ``nodes[0]`` counts afterstates."""
     moves = np.empty(K.MAX_LEGAL, dtype=np.uint8)
     n = K.legal_codes(geo, st, moves)
     saved = st.copy()
     log = np.zeros((4, 2), dtype=np.int64)
-    side = np.int64(K.to_move(st))
+    values = np.empty(n, dtype=np.float64)
+    exact = np.empty(n, dtype=np.bool_)
+    win = _children(geo, st, saved, moves, n, depth, values, exact, codes, idx, weights, inst_tuple, ptr, inst, pw,
+                    log, nodes)
+    if win >= 0:
+        return values[win]
+    if depth <= 1:
+        return values.max()
+    order = np.argsort(-values)
     best = -INF
-    for k in range(n):
-        result, changed = play_move(geo, st, moves[k], codes, idx, ptr, inst, pw, log)
-        nodes[0] += 1
-        if result != K.ONGOING:
-            v = outcome_value(result, side) * 2.0  # exact results above every learnt value
-        elif depth <= 1:
-            v = math.tanh(weight_sum(weights, side, idx, inst_tuple))
+    for j in range(n):
+        k = order[j]
+        if exact[k]:
+            v = values[k]
         else:
+            _, changed = play_move(geo, st, moves[k], codes, idx, ptr, inst, pw, log)
             v = -_negamax(geo, st, depth - 1, -beta, -max(alpha, best), codes, idx, weights, inst_tuple, ptr,
                           inst, pw, nodes)
-        undo(changed, codes, idx, ptr, inst, pw, log)
-        K.restore(geo, st, saved)
+            undo(changed, codes, idx, ptr, inst, pw, log)
+            K.restore(geo, st, saved)
         if v > best:
             best = v
             if best >= beta:
@@ -104,11 +137,14 @@ def _negamax(geo, st, depth, alpha, beta, codes, idx, weights, inst_tuple, ptr, 
 
 
 @njit(cache=True)
-def _search_root(geo, root, depth, weights, inst_cells, inst_tuple, ptr, inst, pw, states, moves, values,
+def _search_root(geo, root, depth, weights, inst_cells, inst_tuple, ptr, inst, pw, states, moves, values, prior,
                  nodes):
-    """Every legal move of ``root`` with its ``depth``-ply value (exact at
-    each move's own depth; the root's moves are searched with full windows,
-    so every value is exact, not a bound).  Returns how many moves."""
+    """Every legal move of ``root`` with its ``depth``-ply value: exact for
+    the best move, an upper bound for the others (each is searched with the
+    best value so far as its window); moves are tried in the order of
+    ``prior`` (the previous depth's values; all equal: the network's).
+    Returns how many moves; ``nodes[1]`` is the best move's index (a later
+    move that only ties with it is bounded by it, not equal to it)."""
     n = K.legal_codes(geo, root, moves)
     st = root.copy()
     saved = root.copy()
@@ -116,19 +152,25 @@ def _search_root(geo, root, depth, weights, inst_cells, inst_tuple, ptr, inst, p
     idx = np.zeros(inst_cells.shape[0], dtype=np.int64)
     log = np.zeros((4, 2), dtype=np.int64)
     encode(geo, st, codes, idx, inst_cells, states)
-    side = np.int64(K.to_move(st))
-    for k in range(n):
-        result, changed = play_move(geo, st, moves[k], codes, idx, ptr, inst, pw, log)
-        nodes[0] += 1
-        if result != K.ONGOING:
-            values[k] = outcome_value(result, side) * 2.0
-        elif depth <= 1:
-            values[k] = math.tanh(weight_sum(weights, side, idx, inst_tuple))
+    leaf = np.empty(n, dtype=np.float64)
+    exact = np.empty(n, dtype=np.bool_)
+    _children(geo, st, saved, moves, n, depth, leaf, exact, codes, idx, weights, inst_tuple, ptr, inst, pw, log,
+              nodes)
+    order = np.argsort(-(prior[:n] + 1e-3 * leaf))
+    best = -INF
+    for j in range(n):
+        k = order[j]
+        if exact[k] or depth <= 1:
+            values[k] = leaf[k]
         else:
-            values[k] = -_negamax(geo, st, depth - 1, -INF, INF, codes, idx, weights, inst_tuple, ptr, inst, pw,
-                                  nodes)
-        undo(changed, codes, idx, ptr, inst, pw, log)
-        K.restore(geo, st, saved)
+            _, changed = play_move(geo, st, moves[k], codes, idx, ptr, inst, pw, log)
+            values[k] = -_negamax(geo, st, depth - 1, -INF, -best, codes, idx, weights, inst_tuple, ptr, inst,
+                                  pw, nodes)
+            undo(changed, codes, idx, ptr, inst, pw, log)
+            K.restore(geo, st, saved)
+        if values[k] > best:
+            best = values[k]
+            nodes[1] = k
     return n
 
 
@@ -157,12 +199,14 @@ def _greedy_values(geo, root, weights, inst_cells, inst_tuple, ptr, inst, pw, st
 
 
 class NTupleAgent(Agent):
-    """Greedy (or ``depth``-ply alpha-beta) play on a learnt afterstate value."""
+    """Greedy play on a learnt afterstate value, or alpha-beta on it to a
+    ``depth`` or, deepening, for ``time`` seconds a move."""
 
     def __init__(self, network: Network, depth: int = 0, seed: int | None = None,
-                 fallback: Agent | None = None) -> None:
+                 fallback: Agent | None = None, time: float | None = None) -> None:
         self.network = network
         self.depth = depth
+        self.time = time
         self.fallback = fallback  # plays on the boards the network was not trained for (None: an error)
         self._rng = random.Random(seed)
 
@@ -182,39 +226,67 @@ class NTupleAgent(Agent):
             return move, Analysis(analysis.moves, analysis.value, analysis.pv, analysis.iterations,
                                   analysis.seconds, note, fallback=self.fallback.spec)
         net.check_board(position)
+        if self.depth or self.time:
+            return self._search(position, budget)
         geo, st = position.kernel_arrays()
         moves = np.empty(K.MAX_LEGAL, dtype=np.uint8)
         values = np.empty(K.MAX_LEGAL, dtype=np.float64)
-        if self.depth == 0:
-            results = np.empty(K.MAX_LEGAL, dtype=np.int64)
-            unsafe = np.empty(K.MAX_LEGAL, dtype=np.bool_)
-            n = _greedy_values(geo, st, *net.arrays(), moves, values, results, unsafe)  # type: ignore[call-arg]  # numba's Dispatcher type
-            side = 0 if position.to_move == "A" else 1
-            threats = int(K.winning_columns(geo, st, 1 - side))
-            wins = [k for k in range(n) if values[k] >= 1.0 and results[k] != K.ONGOING]
-            if wins:
-                pool, note = wins, "wins at once"
-            elif threats:
-                pool = [k for k in range(n) if threats >> (int(moves[k]) & 15) & 1]
-                note = "blocks an immediate win"
-            else:
-                pool = [k for k in range(n) if not unsafe[k]] or list(range(n))
-                note = "greedy on the learnt value"
-            scores = values[:n]
+        results = np.empty(K.MAX_LEGAL, dtype=np.int64)
+        unsafe = np.empty(K.MAX_LEGAL, dtype=np.bool_)
+        n = _greedy_values(geo, st, *net.arrays(), moves, values, results, unsafe)  # type: ignore[call-arg]  # numba's Dispatcher type
+        side = 0 if position.to_move == "A" else 1
+        threats = int(K.winning_columns(geo, st, 1 - side))
+        wins = [k for k in range(n) if values[k] >= 1.0 and results[k] != K.ONGOING]
+        if wins:
+            pool, note = wins, "wins at once"
+        elif threats:
+            pool = [k for k in range(n) if threats >> (int(moves[k]) & 15) & 1]
+            note = "blocks an immediate win"
         else:
-            nodes = np.zeros(1, dtype=np.int64)
-            n = _search_root(geo, st, self.depth, *net.arrays(), moves, values, nodes)  # type: ignore[call-arg]  # numba's Dispatcher type
-            pool, note = list(range(n)), f"alpha-beta to depth {self.depth} on the learnt value"
-            scores = values[:n]
+            pool = [k for k in range(n) if not unsafe[k]] or list(range(n))
+            note = "greedy on the learnt value"
+        scores = values[:n]
         best = max(scores[k] for k in pool)
         k = self._rng.choice([k for k in pool if scores[k] >= best - 1e-9])
         move = Move.from_code(int(moves[k]))
+        stats = tuple(MoveStats(Move.from_code(int(moves[j])), value=_unit(scores[j])) for j in range(n))
+        return move, Analysis(moves=stats, value=_unit(scores[k]), pv=(move,), note=note)
 
-        def norm(v: float) -> float:
-            return min(1.0, max(0.0, (min(max(v, -1.0), 1.0) + 1.0) / 2.0))
+    def _search(self, position: Position, budget: Budget | None) -> tuple[Move, Analysis]:
+        """Alpha-beta on the learnt value: to ``depth``, or deeper and deeper
+        while the next depth is expected to fit in the time (``time``, or
+        the budget's when it is shorter): each depth costs about four times
+        the one before."""
+        net = self.network
+        geo, st = position.kernel_arrays()
+        moves = np.empty(K.MAX_LEGAL, dtype=np.uint8)
+        values = np.empty(K.MAX_LEGAL, dtype=np.float64)
+        prior = np.zeros(K.MAX_LEGAL, dtype=np.float64)
+        nodes = np.zeros(2, dtype=np.int64)
+        seconds = self.time
+        if budget is not None and budget.time is not None:
+            seconds = budget.time if seconds is None else min(seconds, budget.time)
+        began = _time.perf_counter()
+        last = max(self.depth, 1) if seconds is None else 1
+        depth = 1 if seconds is not None else last
+        while True:
+            n = _search_root(geo, st, depth, *net.arrays(), moves, values, prior, nodes)  # type: ignore[call-arg]  # numba's Dispatcher type
+            prior[:n] = values[:n]
+            best = int(nodes[1])
+            spent = _time.perf_counter() - began
+            if seconds is None or depth >= position.empty_cells or spent * 5 > seconds or depth >= 42:
+                break
+            depth += 1
+        move = Move.from_code(int(moves[best]))
+        stats = tuple(MoveStats(Move.from_code(int(moves[j])), value=_unit(values[j])) for j in range(n))
+        return move, Analysis(moves=stats, value=_unit(values[best]), pv=(move,), iterations=int(nodes[0]),
+                              seconds=_time.perf_counter() - began,
+                              note=f"alpha-beta to depth {depth} on the learnt value (other moves: bounds)")
 
-        stats = tuple(MoveStats(Move.from_code(int(moves[j])), value=norm(float(scores[j]))) for j in range(n))
-        return move, Analysis(moves=stats, value=norm(float(scores[k])), pv=(move,), note=note)
+
+def _unit(v: float) -> float:
+    """A value in [-1, 1] (beyond: an exact result) as an expected score in [0, 1]."""
+    return min(1.0, max(0.0, (float(v) + 1.0) / 2.0))
 
 
 @register(
@@ -225,22 +297,25 @@ class NTupleAgent(Agent):
         Param("weights", str, None, "the network file of `c4lab train ntuple --out FILE` "
               "(default: the one shipped for the classic board)"),
         Param("depth", int, 0, "plies of alpha-beta search on the learnt value (0: greedy)", minimum=0),
+        Param("time", float, None, "seconds a move of deepening alpha-beta on the learnt value (none: greedy)",
+              minimum=0, above=True),
         Param("seed", int, None, "random seed for ties (default: fresh each run)"),
     ],
 )
-def make_ntuple_agent(weights: str | None = None, depth: int = 0, seed: int | None = None) -> NTupleAgent:
+def make_ntuple_agent(weights: str | None = None, depth: int = 0, seed: int | None = None,
+                      time: float | None = None) -> NTupleAgent:
     """The ``ntuple`` spec: load ``weights`` (``NetworkError`` if it is missing,
     damaged or not a network), or the shipped classic network."""
     if depth > 12:
         raise SpecError(f"agent 'ntuple': depth must be at most 12, not {depth}")
     if weights is not None:
-        return NTupleAgent(load_network(weights), depth, seed)
+        return NTupleAgent(load_network(weights), depth, seed, time=time)
     path = shipped_path("7x6")
     if path is None:
         raise SpecError("agent 'ntuple' needs a network: train one with `c4lab train ntuple --board 7x6 "
                         "--out net.npz`, then use ntuple:weights=net.npz")
     fallback = make_agent("heuristic" if seed is None else f"heuristic:seed={seed}")
-    return NTupleAgent(load_network(path), depth, seed, fallback)
+    return NTupleAgent(load_network(path), depth, seed, fallback, time)
 
 
 __all__ = ["NTupleAgent", "load_network", "make_ntuple_agent", "shipped_path"]
