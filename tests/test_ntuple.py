@@ -214,7 +214,7 @@ def test_the_search_wins_at_once_blocks_and_keeps_to_its_time(tmp_path: Path) ->
         assert agent.choose(Position.parse("5x4:ababab")).token == "a", spec
         assert agent.choose(Position.parse("5x4:aebec")).token == "d", spec
     agent = make_agent(f"ntuple:weights={path},time=0.05")
-    move, analysis = agent.analyse(Position.parse("5x4:c"))
+    _, analysis = agent.analyse(Position.parse("5x4:c"))
     assert analysis.seconds is not None and analysis.seconds < 2.0
     assert "alpha-beta to depth" in (analysis.note or "") and (analysis.iterations or 0) > 0
 

@@ -34,15 +34,7 @@ from numba import njit
 
 import c4lab.jitcache  # noqa: F401  (numba's cache made safe for concurrent processes)
 from c4lab.agents.base import Agent, Analysis, Budget, MoveStats, Param, SpecError, make_agent, register
-from c4lab.agents.ntuple_net import (
-    Network,
-    afterstate_values,
-    encode,
-    outcome_value,
-    play_move,
-    undo,
-    weight_sum,
-)
+from c4lab.agents.ntuple_net import Network, move_values, outcome_value, play_move, scratch, undo, weight_sum
 from c4lab.rules import Move, Position
 from c4lab.rules import kernels as K
 
@@ -146,12 +138,7 @@ def _search_root(geo, root, depth, weights, inst_cells, inst_tuple, ptr, inst, p
     Returns how many moves; ``nodes[1]`` is the best move's index (a later
     move that only ties with it is bounded by it, not equal to it)."""
     n = K.legal_codes(geo, root, moves)
-    st = root.copy()
-    saved = root.copy()
-    codes = np.zeros(K.NCELLS, dtype=np.int64)
-    idx = np.zeros(inst_cells.shape[0], dtype=np.int64)
-    log = np.zeros((4, 2), dtype=np.int64)
-    encode(geo, st, codes, idx, inst_cells, states)
+    st, saved, codes, idx, log = scratch(geo, root, inst_cells, states)
     leaf = np.empty(n, dtype=np.float64)
     exact = np.empty(n, dtype=np.bool_)
     _children(geo, st, saved, moves, n, depth, leaf, exact, codes, idx, weights, inst_tuple, ptr, inst, pw, log,
@@ -179,15 +166,9 @@ def _greedy_values(geo, root, weights, inst_cells, inst_tuple, ptr, inst, pw, st
                    unsafe):
     """The network's value of every legal move, its result, and whether the
     opponent can then win at once (``unsafe``).  Returns how many moves."""
-    n = K.legal_codes(geo, root, moves)
+    n = move_values(geo, root, weights, inst_cells, inst_tuple, ptr, inst, pw, states, moves, values, results)
     st = root.copy()
     saved = root.copy()
-    codes = np.zeros(K.NCELLS, dtype=np.int64)
-    idx = np.zeros(inst_cells.shape[0], dtype=np.int64)
-    log = np.zeros((4, 2), dtype=np.int64)
-    encode(geo, st, codes, idx, inst_cells, states)
-    afterstate_values(geo, st, saved, moves, n, values, results, codes, idx, ptr, inst, pw, log, weights,
-                      inst_tuple)
     side = K.to_move(root)
     for k in range(n):
         unsafe[k] = False

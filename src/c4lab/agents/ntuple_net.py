@@ -203,6 +203,28 @@ def encode(geo, st, codes, idx, inst_cells, states):
 
 
 @njit(inline="always")
+def _log_set(log, n, cell, new, codes, idx, ptr, inst, pw):
+    """``set_cell``, with the cell and its old state written to ``log[n]``;
+    returns ``n + 1``."""
+    log[n, 0] = cell
+    log[n, 1] = set_cell(cell, new, codes, idx, ptr, inst, pw)
+    return n + 1
+
+
+@njit(inline="always")
+def scratch(geo, root, inst_cells, states):
+    """A copy of ``root`` to play on, another to restore from, and its
+    features: ``(st, saved, codes, idx, log)``."""
+    st = root.copy()
+    saved = root.copy()
+    codes = np.zeros(K.NCELLS, dtype=np.int64)
+    idx = np.zeros(inst_cells.shape[0], dtype=np.int64)
+    log = np.zeros((4, 2), dtype=np.int64)
+    encode(geo, st, codes, idx, inst_cells, states)
+    return st, saved, codes, idx, log
+
+
+@njit(inline="always")
 def play_move(geo, st, code, codes, idx, ptr, inst, pw, log):
     """Play move ``code`` (legal) on ``st`` and on the features; the cells
     changed and their old states go to ``log`` (``(4, 2)``) for ``undo``.
@@ -212,27 +234,14 @@ def play_move(geo, st, code, codes, idx, ptr, inst, pw, log):
     cell = np.int64(cell)
     ban_cell = np.int64(ban_cell)
     height = np.int64(K.board_height(geo))
-    n = 0
-    log[n, 0] = cell
-    log[n, 1] = set_cell(cell, STONE_A + side, codes, idx, ptr, inst, pw)
-    n += 1
+    n = _log_set(log, 0, cell, STONE_A + side, codes, idx, ptr, inst, pw)
     if ban_cell != K.NO_CELL:
-        log[n, 0] = ban_cell
-        log[n, 1] = set_cell(ban_cell, BANNED, codes, idx, ptr, inst, pw)
-        n += 1
-    c = cell // 16
-    r = np.int64(K.landing_row(st, c))
-    if r < height:
-        log[n, 0] = c * 16 + r
-        log[n, 1] = set_cell(c * 16 + r, NOW, codes, idx, ptr, inst, pw)
-        n += 1
-    if ban_cell != K.NO_CELL and ban_cell // 16 != c:
-        b = ban_cell // 16
-        r = np.int64(K.landing_row(st, b))
-        if r < height:
-            log[n, 0] = b * 16 + r
-            log[n, 1] = set_cell(b * 16 + r, NOW, codes, idx, ptr, inst, pw)
-            n += 1
+        n = _log_set(log, n, ban_cell, BANNED, codes, idx, ptr, inst, pw)
+    # The cells that became playable: above the piece, and above the ban in another column.
+    for column in (cell // 16, ban_cell // 16 if ban_cell != K.NO_CELL else cell // 16):
+        r = np.int64(K.landing_row(st, column))
+        if r < height and codes[column * 16 + r] != NOW:
+            n = _log_set(log, n, column * 16 + r, NOW, codes, idx, ptr, inst, pw)
     return np.int64(result), n
 
 
@@ -284,12 +293,7 @@ def move_values(geo, st, weights, inst_cells, inst_tuple, ptr, inst, pw, states,
     to move (into ``values``) and the game's result after it (``results``).
     Returns how many."""
     n = K.legal_codes(geo, st, moves)
-    work = st.copy()
-    saved = st.copy()
-    codes = np.zeros(K.NCELLS, dtype=np.int64)
-    idx = np.zeros(inst_cells.shape[0], dtype=np.int64)
-    log = np.zeros((4, 2), dtype=np.int64)
-    encode(geo, work, codes, idx, inst_cells, states)
+    work, saved, codes, idx, log = scratch(geo, st, inst_cells, states)
     afterstate_values(geo, work, saved, moves, n, values, results, codes, idx, ptr, inst, pw, log,
                       weights, inst_tuple)
     return n
@@ -414,4 +418,4 @@ class Network:
         return cls(variant, tuples.astype(np.int16), weights, states, mirror, games, options)
 
 
-__all__ = ["FORMAT", "Layout", "Network", "NetworkError", "encode", "move_values", "random_walk_tuples"]
+__all__ = ["FORMAT", "Layout", "Network", "NetworkError", "encode", "move_values", "random_walk_tuples", "scratch"]

@@ -20,6 +20,11 @@ from c4lab.learning import probes as P
 DEFAULT_PROBES = 200
 #: Boards up to this many playable cells get a probe set by default.
 PROBE_CELLS = 48
+#: The plies of the probe positions: from the empty board where the solver
+#: scores every move of an opening position in seconds (the classic board,
+#: with its database, and boards of up to 42 cells), from ply 10 on larger
+#: boards (on 8x6/Xc3/Bf4 an opening position's moves take more than 10 s).
+PROBE_PLIES = {True: (0, 16), False: (10, 20)}
 #: Games of each curve point against random, normal; hard at the end.
 MATCH_GAMES = {"random": 20, "normal": 10}
 FINAL_GAMES = {"random": 40, "normal": 20, "hard": 20}
@@ -62,11 +67,15 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
     count = probes if probes is not None else (DEFAULT_PROBES if variant.playable_cells <= PROBE_CELLS else 0)
     probe_set = []
     if count:
-        _say(f"labelling {count} probe positions of {variant} with the solver (once; kept in {P.PROBE_DIR})...")
+        plies = PROBE_PLIES[variant.playable_cells <= 42]
+        _say(f"labelling {count} probe positions of {variant} at plies {plies[0]}-{plies[1]} with the solver "
+             f"(once; kept in {P.PROBE_DIR})...")
         shown = sys.stderr.isatty()
-        probe_set = P.probe_set(variant, count, progress=(lambda text: print(f"\r\033[K{text}", end="",
-                                                                            file=sys.stderr, flush=True))
-                                if shown else None)
+
+        def show(text: str) -> None:
+            print(f"\r\033[K{text}", end="", file=sys.stderr, flush=True)
+
+        probe_set = P.probe_set(variant, count, plies=plies, progress=show if shown else None)
         if shown:
             print("\r\033[K", end="", file=sys.stderr, flush=True)
     _say(f"training {variant}: {network.tuples.shape[0]} tuples of {network.length} cells, {network.states} "
