@@ -338,3 +338,35 @@ def test_ctrl_c_saves_the_network_and_the_curve_then_exits(tmp_path: Path) -> No
     assert "Traceback" not in stderr and "interrupted" in stderr
     assert Network.load(out).games > 0
     assert (tmp_path / "n-curve.csv").exists()
+
+
+# -- the shipped network -----------------------------------------------------------
+
+
+def test_the_shipped_classic_network_loads_and_is_small() -> None:
+    from c4lab.agents.ntuple import shipped_path
+
+    path = shipped_path("7x6")
+    assert path is not None and path.stat().st_size <= 10 * 2**20
+    net = Network.load(path)
+    assert net.variant == Variant.classic() and net.games > 1_000_000 and net.mirror
+    assert make_agent("ntuple").choose(Position.parse("7x6:ddddd")).token in "abcdefg"
+
+
+def test_on_a_board_without_a_shipped_network_the_agent_plays_heuristic_and_says_so() -> None:
+    move, analysis = make_agent("ntuple:seed=1").analyse(Position.parse("9x8/Xd3:dd"))
+    assert Position.parse("9x8/Xd3:dd").is_legal(move)
+    assert analysis.fallback == "heuristic:seed=1" and "no network for the board 9x8/Xd3" in (analysis.note or "")
+
+
+@pytest.mark.slow
+def test_the_shipped_network_keeps_the_value_in_at_least_85_percent_of_the_probe_positions(tmp_path: Path) -> None:
+    """Measured when it shipped: 87 % of these 200 positions (the curve's
+    last point); the issue's scale: heuristic 82 %, hard 88 %."""
+    from c4lab.agents.ntuple import shipped_path
+    from c4lab.learning.probes import probe_set
+
+    path = shipped_path("7x6")
+    assert path is not None
+    items = probe_set(Variant.classic(), 200)
+    assert N.accuracy(Network.load(path), items) >= 0.85

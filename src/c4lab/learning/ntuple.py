@@ -68,7 +68,7 @@ from pathlib import Path
 
 import numpy as np
 
-from c4lab.agents import make_agent
+from c4lab.agents import Agent, make_agent
 from c4lab.agents.ntuple import NTupleAgent
 from c4lab.agents.ntuple_net import Network
 from c4lab.arena.accuracy import ScoredPosition
@@ -237,12 +237,13 @@ def accuracy(network: Network, probes: list[ScoredPosition]) -> float:
     return right / len(probes) if probes else float("nan")
 
 
-def score_against(network: Network, opponent: str, games: int, seed: int = 0, plies: int = 2) -> float:
-    """The greedy network's score against ``opponent`` (an agent spec) over
-    ``games`` games in pairs (the same random opening of ``plies`` moves,
-    each side once): wins 1, draws 1/2."""
+def score_against(network: Network, opponent: str, games: int, seed: int = 0, plies: int = 2,
+                  agent: Agent | None = None) -> float:
+    """The greedy network's (or ``agent``'s) score against ``opponent`` (an
+    agent spec) over ``games`` games on the network's board in pairs (the
+    same random opening of ``plies`` moves, each side once): wins 1, draws 1/2."""
     rng = random.Random(seed)
-    agent = NTupleAgent(network, seed=seed)
+    agent = agent or NTupleAgent(network, seed=seed)
     spec = f"{opponent}:seed={seed}" if opponent == "random" else opponent
     other = make_agent(spec)
     total = 0.0
@@ -289,6 +290,7 @@ def write_curve(points: list[CurvePoint], prefix: Path, title: str) -> list[Path
         ax.plot([x for x, _ in pts], [y for _, y in pts], marker="s", markersize=3, linestyle="--",
                 label=f"score vs {o}")
     ax.set_ylim(-0.02, 1.02)
+    ax.xaxis.set_major_formatter(lambda x, _: f"{x / 1e6:g} M" if abs(x) >= 1e6 else f"{x:,.0f}")
     ax.set_xlabel("training games")
     ax.set_ylabel("share")
     ax.grid(alpha=0.3)

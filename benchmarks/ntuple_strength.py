@@ -1,0 +1,98 @@
+"""How good a learnt n-tuple network is: judged move by move by the exact
+solver, and in games.
+
+    python3 benchmarks/ntuple_strength.py [--weights FILE] [--probes 400]
+        [--games 100] [--specs heuristic,hard] [--search 0.2] [--perfect 20]
+
+* **Value-keeping moves**: on the probe set of the network's board (plies
+  0-16 reached by random moves, only positions where some move changes the
+  result, every move scored by c4lab's solver; ``c4lab.learning.probes``),
+  the share of moves that keep the value, for the greedy network, the
+  network with its test-time search (``time=S``), and each of ``--specs``
+  (the issue's scale: ``random`` about 32 %, ``heuristic`` 82 %, ``hard``
+  88 %).
+* **Games**: the score (wins 1, draws 1/2) of the greedy network and of the
+  searching one against ``random``, ``normal`` and ``hard``, in pairs of
+  games from the same random 2-move opening (each side once).
+* **Against perfect play** (``--perfect N``): N openings of 2 random moves
+  that the side to move (A) wins with best play; the network plays A,
+  ``perfect`` plays B (Thill's measure: only positions where a win is
+  possible).  The share it wins.
+
+Without ``--weights`` the network shipped for the classic board is used.
+Prints a table; every figure is measured when it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+
+from c4lab.agents import make_agent
+from c4lab.agents.ntuple import shipped_path
+from c4lab.agents.ntuple_net import Network
+from c4lab.arena.accuracy import measure
+from c4lab.game import play_game
+from c4lab.learning import probes as P
+from c4lab.learning.ntuple import score_against
+from c4lab.rules import Position
+from c4lab.solver.api import Solver
+
+
+def against_perfect(spec: str, network: Network, count: int, seed: int) -> tuple[int, int]:
+    """(wins, games) of ``spec`` as A against ``perfect`` from winning openings."""
+    rng = random.Random(seed)
+    solver = Solver()
+    agent, perfect = make_agent(spec), make_agent("perfect")
+    wins = games = 0
+    while games < count:
+        start = Position(network.variant)
+        for _ in range(2):
+            start = start.play(rng.choice(start.legal_moves()))
+        score = solver.solve(start, weak=True, timeout=60).score
+        if score is None or score <= 0:
+            continue
+        record = play_game(agent, perfect, start)
+        games += 1
+        wins += record.result == "A"
+    return wins, games
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--weights", default=None)
+    parser.add_argument("--probes", type=int, default=400)
+    parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--specs", default="heuristic,hard")
+    parser.add_argument("--search", type=float, default=0.2, help="seconds a move of the searching network")
+    parser.add_argument("--perfect", type=int, default=20)
+    args = parser.parse_args()
+    weights = args.weights or str(shipped_path("7x6"))
+    network = Network.load(weights)
+    greedy = f"ntuple:weights={weights},seed=1"
+    search = f"ntuple:weights={weights},time={args.search:g},seed=1"
+    print(f"network {weights}: {network.variant}, {network.games:,} games, "
+          f"{network.tuples.shape[0]} tuples of {network.length}")
+    items = P.probe_set(network.variant, args.probes)
+    print(f"\nvalue-keeping moves on {len(items)} probe positions (plies 0-16, judged by the solver):")
+    for spec in [greedy, search, *filter(None, args.specs.split(","))]:
+        began = time.perf_counter()
+        tally = measure(make_agent(spec), items)
+        print(f"  {spec:<60} {tally.share:6.1%}  ({time.perf_counter() - began:.0f} s)")
+    print(f"\nscore in {args.games} games from random 2-move openings (wins 1, draws 1/2):")
+    for label, spec in (("greedy", greedy), (f"search {args.search:g} s", search)):
+        agent = make_agent(spec)
+        for opponent in ("random", "normal", "hard"):
+            began = time.perf_counter()
+            share = score_against(network, opponent, args.games, seed=3, agent=agent)
+            print(f"  {label:<14} vs {opponent:<8} {share:6.1%}  ({time.perf_counter() - began:.0f} s)")
+    if args.perfect:
+        print(f"\nagainst perfect, moving first from {args.perfect} winning 2-move openings:")
+        for label, spec in (("greedy", greedy), (f"search {args.search:g} s", search)):
+            wins, games = against_perfect(spec, network, args.perfect, seed=5)
+            print(f"  {label:<14} wins {wins}/{games} ({wins / games:.0%})")
+
+
+if __name__ == "__main__":
+    main()
