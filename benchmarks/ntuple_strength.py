@@ -5,7 +5,7 @@ solver, and in games.
         [--games 100] [--specs heuristic,hard] [--search 0.2] [--perfect 20]
 
 * **Value-keeping moves**: on the probe set of the network's board (plies
-  0-16 reached by random moves, only positions where some move changes the
+  0-16 reached by random moves, 10-20 on boards over 42 cells, none over 48, only positions where some move changes the
   result, every move scored by c4lab's solver; ``c4lab.learning.probes``),
   the share of moves that keep the value, for the greedy network, the
   network with its test-time search (``time=S``), and each of ``--specs``
@@ -36,6 +36,7 @@ from c4lab.arena.accuracy import measure
 from c4lab.game import play_game
 from c4lab.learning import probes as P
 from c4lab.learning.ntuple import score_against
+from c4lab.learning.train_ntuple import PROBE_CELLS, PROBE_PLIES
 from c4lab.rules import Position
 from c4lab.solver.api import Solver
 
@@ -74,9 +75,14 @@ def main() -> None:
     search = f"ntuple:weights={weights},time={args.search:g},seed=1"
     print(f"network {weights}: {network.variant}, {network.games:,} games, "
           f"{network.tuples.shape[0]} tuples of {network.length}")
-    items = P.probe_set(network.variant, args.probes)
-    print(f"\nvalue-keeping moves on {len(items)} probe positions (plies 0-16, judged by the solver):")
-    for spec in [greedy, search, *filter(None, args.specs.split(","))]:
+    plies = PROBE_PLIES[network.variant.playable_cells <= 42]
+    if network.variant.playable_cells > PROBE_CELLS:
+        args.probes = 0  # beyond the solver's reach: judged by play only
+    items = P.probe_set(network.variant, args.probes, plies=plies) if args.probes else []
+    if items:
+        print(f"\nvalue-keeping moves on {len(items)} probe positions (plies {plies[0]}-{plies[1]}, judged by the "
+              "solver):")
+    for spec in [greedy, search, *filter(None, args.specs.split(","))] if items else []:
         began = time.perf_counter()
         tally = measure(make_agent(spec), items)
         print(f"  {spec:<60} {tally.share:6.1%}  ({time.perf_counter() - began:.0f} s)")
