@@ -12,8 +12,8 @@ Every figure below was measured on this project's 2-core machine, on the
 classic board unless said otherwise, as the share of value-keeping moves of
 the greedy network on 200 probe positions (plies 0-16 reached by random
 moves, only positions where some move changes the result, labelled by the
-solver: ``c4lab.learning.probes``).  For scale on such positions: ``random``
-about 32 %, ``heuristic`` 82 %, ``hard`` 88 %.
+solver: ``c4lab.learning.probes``).  For scale, on the 400-position set:
+``heuristic`` 79 %, ``hard`` 76 %.
 
 * **70 random-walk tuples of 8 cells, 4 cell states** (Thill's recipe; the
   4th state tells an empty cell that can be played now from one that
@@ -25,9 +25,13 @@ about 32 %, ``heuristic`` 82 %, ``hard`` 88 %.
   up: a winning move is worth exactly +1, so the greedy network never misses
   a win in one.
 * **Step size** ``alpha / instances`` (140 on a mirror-symmetric board):
-  ``alpha = 1.0`` constant learns steadily (1 M games: 85 %);
-  ``alpha = 2.5`` learns faster at first and then less well (see the
-  README's table).
+  ``alpha = 1.0`` constant learns steadily (1 M games: 85 %, then 83-88 %
+  up to 3.5 M); ``alpha = 2.5``: 81.5 % at 1 M.  Falling geometrically
+  from 1.0 to 0.1 over the run (``alpha_final``): 84.0 % after 2 M games
+  against 81.5-83.3 % constant (400 probes), and the shipped network's
+  recipe.  TCL-EXP (``tcl``: per-weight steps, Bagheri et al.): 87 % at
+  1 M games, but twice the time a game, so no gain a minute: off.
+  Learning from random moves too: 83.5 % at 1 M (off).
 * **Exploration** epsilon-greedy, 0.1 held constant (Thill's published
   advice: a decaying epsilon makes a weaker second player); no update
   after an exploratory move unless it ends the game (Thill).
@@ -39,18 +43,23 @@ about 32 %, ``heuristic`` 82 %, ``hard`` 88 %.
   then ban) is one afterstate, valued like any other.
 * **Incremental features**: a move changes at most four cells, and only the
   indices of the tuples through them are updated.  One core trains about
-  6,500 classic games a second (the benchmark: ``c4lab bench ntuple``).
+  6,500 classic games a second (``c4lab bench``; the published Java agent
+  about 500).
 * **Two workers** run the kernel in two threads on the same weights, with
   no lock (the kernel runs without the GIL; a lost update costs a little
-  learning, nothing else): about twice the games per second of one.  One
-  worker is deterministic: the same seed gives the same network.
+  learning, nothing else): 9,266 games a second in the shipped network's
+  30-minute run, 1.45 times one worker (the threads share the cache and
+  the memory bus).  Merged copies (one per process or Ray node) are not
+  built.  One worker is deterministic: the same seed gives the same
+  network.
 
 The learning curve
 ------------------
-Every ``eval_every`` games the greedy network answers the probe set (the
-share of value-keeping moves) and, every ``match_every`` evaluations, plays
-``random``, ``normal`` and (less often) ``hard`` from short random
-openings, both sides.  The curve is written as CSV, PNG and an HTML page.
+A twentieth of the run apart (``c4lab train ntuple --eval-every``) the
+greedy network answers the probe set (the share of value-keeping moves)
+and plays ``random`` (every point), ``normal`` (every fourth point) and
+``hard`` (at the end) from short random openings, both sides.  The curve
+is written as CSV, PNG and an HTML page.
 """
 
 from __future__ import annotations
