@@ -57,6 +57,12 @@ class ScoredPosition:
     def best(self) -> int:
         return max(self.scores.values())
 
+    @property
+    def decides(self) -> bool:
+        """Whether some move changes the result (the moves' scores do not
+        all have one sign): a position that tests a player."""
+        return len({_sign(v) for v in self.scores.values()}) > 1
+
     def keeps_value(self, move: Move) -> bool:
         """Whether ``move`` keeps the result (win, draw or loss) of the best move."""
         return _sign(self.scores[move]) == _sign(self.best)

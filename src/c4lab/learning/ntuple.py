@@ -80,7 +80,7 @@ import numpy as np
 from c4lab.agents import Agent, make_agent
 from c4lab.agents.ntuple import NTupleAgent
 from c4lab.agents.ntuple_net import Network
-from c4lab.arena.accuracy import ScoredPosition
+from c4lab.arena.accuracy import ScoredPosition, measure
 from c4lab.game import play_game
 from c4lab.learning import ntuple_td as T
 from c4lab.rules import Position, Variant
@@ -124,8 +124,8 @@ class Trainer:
     """Self-play training of ``network`` with ``workers`` threads.
 
     ``run`` trains until ``games`` more games or ``seconds`` pass (or
-    ``stop()``), calling ``on_tick`` about every ``tick`` seconds and
-    ``on_checkpoint`` every ``checkpoint_every`` seconds.
+    ``stop()``), calling ``on_tick`` about every ``tick`` seconds (the
+    command saves its checkpoints and draws its curve there).
     """
 
     network: Network
@@ -229,9 +229,9 @@ class Trainer:
         return self.played / self.seconds if self.seconds else 0.0
 
     @property
-    def mean_plies(self) -> float:
+    def mean_cells(self) -> float:
         c = self.counters
-        return float(c[T.C_PLIES] / c[T.C_GAMES]) if c[T.C_GAMES] else 0.0
+        return float(c[T.C_CELLS] / c[T.C_GAMES]) if c[T.C_GAMES] else 0.0
 
 
 # ---------------------------------------------------------------------------
@@ -241,9 +241,7 @@ class Trainer:
 
 def accuracy(network: Network, probes: list[ScoredPosition]) -> float:
     """The share of ``probes`` where the greedy network's move keeps the value."""
-    agent = NTupleAgent(network, seed=0)
-    right = sum(item.keeps_value(agent.choose(item.position)) for item in probes)
-    return right / len(probes) if probes else float("nan")
+    return measure(NTupleAgent(network, seed=0), probes).share
 
 
 def score_against(network: Network, opponent: str, games: int, seed: int = 0, plies: int = 2,
@@ -375,7 +373,6 @@ def bench_training(board: str, seconds: float, seed: int = 1) -> dict[str, float
     trainer.warm_up()
     runs = []
     for _ in range(3):
-        trainer.played, trainer.counters[:] = 0, 0
         games = 2_000
         while True:
             cpu0, wall0 = time.process_time(), time.perf_counter()
@@ -387,7 +384,7 @@ def bench_training(board: str, seconds: float, seed: int = 1) -> dict[str, float
             games = max(games * 2, int(games * seconds / 3 / max(cpu, 1e-3)))
         runs.append((games / cpu, cpu, wall, games))
     rate, cpu, wall, games = sorted(runs)[1]
-    return {"games_per_s": rate, "cells_per_game": trainer.mean_plies, "cpu_s": cpu, "wall_s": wall,
+    return {"games_per_s": rate, "cells_per_game": trainer.mean_cells, "cpu_s": cpu, "wall_s": wall,
             "games": games}
 
 

@@ -23,7 +23,7 @@ C_GAMES = 0
 C_WIN_A = 1
 C_WIN_B = 2
 C_DRAW = 3
-C_PLIES = 4
+C_CELLS = 4  # cells filled (pieces and ban pieces)
 C_UPDATES = 5
 C_ABS_ERROR = 6  # sum of |target - value| over the updates
 N_COUNTERS = 7
@@ -134,7 +134,7 @@ def train_games(geo, start, weights, inst_cells, inst_tuple, ptr, inst, pw, stat
                                                          tcl, beta)
                     counters[C_UPDATES] += 1
                 counters[C_GAMES] += 1
-                counters[C_PLIES] += np.float64(K.empty_cells(start)) - np.float64(K.empty_cells(st))
+                counters[C_CELLS] += np.float64(K.empty_cells(start)) - np.float64(K.empty_cells(st))
                 if result == K.DRAW:
                     counters[C_DRAW] += 1
                 elif result == K.WIN_A:

@@ -38,15 +38,6 @@ class ProbeError(ValueError):
     """A probe-set file that cannot be read."""
 
 
-def _sign(score: int) -> int:
-    return (score > 0) - (score < 0)
-
-
-def decides(item: ScoredPosition) -> bool:
-    """Whether some move of the position changes its result."""
-    return len({_sign(v) for v in item.scores.values()}) > 1
-
-
 def random_position(variant: Variant, plies: tuple[int, int], rng: random.Random) -> Position | None:
     """A position at a random ply of ``plies`` reached by random legal moves,
     ``None`` when the game ended before it."""
@@ -76,7 +67,7 @@ def make(variant: Variant, count: int, seed: int, plies: tuple[int, int] = (0, 1
             continue
         seen.add(position.notation)
         item = scored(position, solver, TIMEOUT)
-        if item is None or not decides(item):
+        if item is None or not item.decides:
             continue
         out.append(item)
         if progress is not None:

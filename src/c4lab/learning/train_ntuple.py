@@ -129,7 +129,7 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
         evaluate(final=True)
     paths = N.write_curve(points, prefix, f"n-tuple TD learning on {variant}")
     print(f"{out}: {network.games:,} games in all ({trainer.played:,} now, {trainer.seconds:.0f} s, "
-          f"{trainer.games_per_second:,.0f} games/s, {trainer.mean_plies:.1f} cells a game); "
+          f"{trainer.games_per_second:,.0f} games/s, {trainer.mean_cells:.1f} cells a game); "
           f"last point: {points[-1].games:,} games, {state['last']}")
     print("curve: " + ", ".join(str(p) for p in paths))
     if interrupted:
