@@ -131,7 +131,7 @@ def test_one_random_game_teaches_only_its_end_the_winner_up_and_the_loser_down()
     for seed in range(20):
         net.weights[:] = 0
         counters = np.zeros(T.N_COUNTERS)
-        T.train_games(geo, st, *net.arrays(), 1, np.uint64(K.seed_rng(seed)), 1.0, 1.0, False, NO_TCL, 0.0,
+        T.train_games(geo, st, *net.arrays(), 1, np.uint64(K.seed_rng(seed)), 1.0, 1.0, False, NO_TCL, 0.0, 0,
                       counters)
         rate = 1.0 / net.layout.inst_cells.shape[0]
         if counters[T.C_DRAW]:
@@ -164,6 +164,46 @@ def test_two_workers_play_the_games_asked_for_on_the_same_weights() -> None:
     trainer.run(games=5000)
     assert trainer.played == net.games == 5000 == trainer.counters[T.C_GAMES]
     assert net.weights.any()
+
+
+def test_merged_copies_add_up_every_workers_changes() -> None:
+    """A round on a copy, sent back as a sparse change and merged, leaves the
+    network where training the table itself would have (one worker), and
+    two processes' changes are both kept."""
+    from c4lab.learning import ntuple_copies as C
+
+    variant = Position.parse("5x4").variant
+    shared = Network.create(variant, tuples=10, length=6, seed=4)
+    N.Trainer(shared, workers=1, seed=9).run(games=3000)
+    copied = Network.create(variant, tuples=10, length=6, seed=4)
+    rng = int(K.seed_rng(9 * 1009))
+    task = C.Round(variant.notation, tuple(copied.arrays()[1:]), 3000, rng, 1.0, 0.1, False, 0)
+    change = C.play_round(task, copied.weights)
+    C.merge(copied.weights, [change])
+    assert change.counters[T.C_GAMES] == 3000 and 0 < change.index.size < copied.weights.size
+    assert np.allclose(copied.weights, shared.weights, atol=1e-6)
+
+    net = Network.create(variant, tuples=10, length=6, seed=4)
+    trainer = N.Trainer(net, workers=2, seed=1, executor="processes")
+    trainer.run(games=5000)
+    assert trainer.played == net.games == 5000 == trainer.counters[T.C_GAMES]
+    again = Network.create(variant, tuples=10, length=6, seed=4)
+    N.Trainer(again, workers=2, seed=1, executor="processes").run(games=5000)
+    assert np.array_equal(net.weights, again.weights) and net.weights.any()
+
+
+@pytest.mark.slow
+def test_ray_tasks_learn_what_local_processes_learn() -> None:
+    """The Ray executor (a local Ray here) runs the same rounds as local
+    processes: the same seed gives the same network."""
+    pytest.importorskip("ray")
+    variant = Position.parse("5x4").variant
+    nets = []
+    for executor in ("processes", "ray"):
+        net = Network.create(variant, tuples=10, length=6, seed=4)
+        N.Trainer(net, workers=2, seed=1, executor=executor).run(games=4000)
+        nets.append(net)
+    assert np.array_equal(nets[0].weights, nets[1].weights) and nets[0].weights.any()
 
 
 # -- what it learns --------------------------------------------------------------
@@ -284,6 +324,8 @@ def test_train_ntuple_writes_a_network_that_the_agent_plays_and_a_curve(tmp_path
     (["--resume", "{damaged}"], "damaged.npz"),
     (["--resume", "{good}", "--board", "7x6"], "is a network for the board 5x4, not 7x6"),
     (["--out", "{good}"], "exists: continue it with --resume"),
+    (["--ray-address", "127.0.0.1:1"], "--ray-address needs --executor ray"),
+    (["--executor", "ray", "--ray-address", "127.0.0.1:1"], "no Ray cluster answers there"),
 ])
 def test_bad_options_and_files_are_one_line_exit_2_and_nothing_is_overwritten(
     tmp_path: Path, args: list[str], message: str

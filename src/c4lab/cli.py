@@ -517,7 +517,12 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
 @click.option("--games", type=int, default=None,
               help="Train for this many self-play games (default: 200,000 unless --minutes).")
 @click.option("--workers", type=int, default=1, show_default=True,
-              help="Threads of self-play on the same weights (one per core).")
+              help="Self-play workers (one per core; with --executor ray, Ray tasks at once).")
+@click.option("--executor", type=click.Choice(["threads", "processes", "ray"]), default="threads", show_default=True,
+              help="threads: the workers share one table in this process; processes or ray: each plays rounds "
+                   "on a copy, and the changes are merged.")
+@click.option("--ray-address", default=None,
+              help="With --executor ray: the cluster's HOST:PORT, or auto (default: start a local Ray).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Tuples, bonus cell and games follow from it.")
 @click.option("--out", type=click.Path(dir_okay=False), callback=_in_existing_folder, default=None,
               help="Network file (default: ntuple-BOARD.npz); never overwritten unless it is --resume's file.")
@@ -539,8 +544,8 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
               help="Minutes between two checkpoints of the network file.")
 @click.option("--curve", type=click.Path(dir_okay=False), default=None,
               help="Learning curve: CURVE.csv, CURVE.png, CURVE.html (default: the network's name + '-curve').")
-def train_ntuple(board: str | None, bonus: bool, minutes: float | None, games: int | None, workers: int, seed: int,
-                 out: str | None, resume: str | None, alpha: float, alpha_final: float | None, epsilon: float,
+def train_ntuple(board: str | None, bonus: bool, minutes: float | None, games: int | None, workers: int,
+                 executor: str, ray_address: str | None, seed: int, out: str | None, resume: str | None, alpha: float, alpha_final: float | None, epsilon: float,
                  tuples: int, length: int,
                  probes: int | None, eval_every: float | None, checkpoint: float, curve: str | None) -> None:
     """Learn an n-tuple network by self-play (TD learning) for the agent
@@ -558,8 +563,8 @@ def train_ntuple(board: str | None, bonus: bool, minutes: float | None, games: i
 
     try:
         train_ntuple.run(
-            board=board, bonus=bonus, minutes=minutes, games=games, workers=workers, seed=seed,
-            out=Path(out) if out else None, resume=Path(resume) if resume else None, alpha=alpha,
+            board=board, bonus=bonus, minutes=minutes, games=games, workers=workers, executor=executor,
+            ray_address=ray_address, seed=seed, out=Path(out) if out else None, resume=Path(resume) if resume else None, alpha=alpha,
             alpha_final=alpha_final, epsilon=epsilon, tuples=tuples, length=length, probes=probes, eval_every=eval_every,
             checkpoint_minutes=checkpoint, curve=Path(curve) if curve else None,
         )

@@ -74,6 +74,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -99,6 +100,7 @@ class Options:
     epsilon: float = 0.1
     learn_from_random: bool = False
     tcl: float = 0.0  # beta of temporal coherence (TCL-EXP); 0: off
+    opening: int = 0  # a game starts with 0..opening random moves nobody learns from
 
     def __post_init__(self) -> None:
         if not 0 < self.alpha <= 100:
@@ -107,6 +109,8 @@ class Options:
             raise ValueError(f"the final alpha must be in (0, 100], not {self.alpha_final}")
         if not 0 <= self.epsilon <= 1:
             raise ValueError(f"epsilon must be in [0, 1], not {self.epsilon}")
+        if not 0 <= self.opening <= 64:
+            raise ValueError(f"the random opening must be 0 to 64 moves, not {self.opening}")
 
 
 @dataclass
@@ -132,6 +136,8 @@ class Trainer:
     options: Options = field(default_factory=Options)
     workers: int = 1
     seed: int = 0
+    executor: str = "threads"  # threads: one shared table; processes, ray: copies merged (ntuple_copies)
+    address: str | None = None  # the Ray cluster's (None: a local Ray)
     played: int = 0  # games this run
     seconds: float = 0.0  # training seconds this run
     counters: np.ndarray = field(default_factory=lambda: np.zeros(T.N_COUNTERS))
@@ -141,6 +147,10 @@ class Trainer:
     def __post_init__(self) -> None:
         if self.workers < 1:
             raise ValueError(f"--workers must be at least 1, not {self.workers}")
+        if self.executor not in ("threads", "processes", "ray"):
+            raise ValueError(f"unknown executor {self.executor!r} (threads, processes or ray)")
+        if self.executor != "threads" and self.options.tcl > 0:
+            raise ValueError("temporal coherence (tcl) needs the threads executor: its sums are not merged")
         saved = self.network.options.get("rng")
         if isinstance(saved, list) and len(saved) >= self.workers:
             self._rngs = [np.uint64(int(x)) for x in saved[: self.workers]]
@@ -161,7 +171,7 @@ class Trainer:
         lay = net.layout
         T.train_games(geo, st, scratch, lay.inst_cells, np.zeros_like(lay.inst_tuple), lay.cell_ptr, lay.cell_inst,
                       lay.cell_pow, net.states, 1, np.uint64(K.seed_rng(1)), 0.1, 0.1, False,
-                      np.zeros((2, 1, 1, 1), dtype=np.float32), 0.0, np.zeros(T.N_COUNTERS))
+                      np.zeros((2, 1, 1, 1), dtype=np.float32), 0.0, 0, np.zeros(T.N_COUNTERS))
 
     def alpha_at(self, progress: float) -> float:
         """The step size when ``progress`` (0 to 1) of the run is done."""
@@ -184,11 +194,40 @@ class Trainer:
             counters[:] = 0
             self._rngs[w] = np.uint64(T.train_games(geo, st, *net.arrays(), n, self._rngs[w],  # type: ignore[call-arg]  # numba's Dispatcher type
                                                     self.alpha_at(progress()), o.epsilon,
-                                                    o.learn_from_random, self._tcl, o.tcl, counters))
+                                                    o.learn_from_random, self._tcl, o.tcl, o.opening,
+                                                    counters))
             with self._lock:
                 self.counters += counters
                 self.played += n
                 net.games += n
+
+    def _rounds(self, copies: Any, budget: list[int], deadline: float, progress: Callable[[], float]) -> None:
+        """The trainer's loop with copies: a round of up to ``ROUND`` games a
+        worker, the changes merged, until the budget or the time is spent."""
+        from c4lab.learning import ntuple_copies as C
+
+        net, o = self.network, self.options
+        try:
+            while not self._stop.is_set() and time.monotonic() < deadline and budget[0] > 0:
+                share = min(C.ROUND, -(-budget[0] // self.workers))
+                tasks = []
+                for w in range(self.workers):
+                    n = min(share, budget[0])
+                    budget[0] -= n
+                    if n > 0:
+                        tasks.append(C.Round(net.variant.notation, tuple(net.arrays()[1:]), n, int(self._rngs[w]),
+                                             self.alpha_at(progress()), o.epsilon, o.learn_from_random,
+                                             o.opening))
+                changes = copies.round(net.weights, tasks)
+                C.merge(net.weights, changes)
+                with self._lock:
+                    for w, (task, change) in enumerate(zip(tasks, changes)):
+                        self._rngs[w] = np.uint64(change.rng)
+                        self.counters += change.counters
+                        self.played += task.games
+                        net.games += task.games
+        except BaseException as exc:  # noqa: BLE001  (raised again by ``run`` in the calling thread)
+            self._error = exc
 
     def run(self, games: int | None = None, seconds: float | None = None,
             on_tick: Callable[[Trainer], None] | None = None, tick: float = 0.5) -> None:
@@ -204,8 +243,17 @@ class Trainer:
                 return (time.monotonic() - began) / seconds
             return 1.0 - budget[0] / total
 
-        threads = [threading.Thread(target=self._worker, args=(w, budget, deadline, progress), daemon=True)
-                   for w in range(self.workers)]
+        copies = None
+        self._error: BaseException | None = None
+        if self.executor == "threads":
+            threads = [threading.Thread(target=self._worker, args=(w, budget, deadline, progress), daemon=True)
+                       for w in range(self.workers)]
+        else:
+            from c4lab.learning import ntuple_copies as C  # lazy: processes and Ray only here
+
+            copies = C.make_copies(self.executor, self.workers, self.address)
+            threads = [threading.Thread(target=self._rounds, args=(copies, budget, deadline, progress),
+                                        daemon=True)]
         start_seconds = self.seconds
         for t in threads:
             t.start()
@@ -219,10 +267,14 @@ class Trainer:
             self._stop.set()
             for t in threads:
                 t.join()
+            if copies is not None:
+                copies.close()
             self._stop.clear()
             self.seconds = start_seconds + time.monotonic() - began
         self.network.options = {**self.network.options, **asdict(self.options),
                                 "rng": [str(int(r)) for r in self._rngs]}
+        if self._error is not None:
+            raise self._error
 
     @property
     def games_per_second(self) -> float:

@@ -62,7 +62,7 @@ def td_update(weights, side, rows, inst_tuple, target, rate, tcl, beta):
 
 @njit(cache=True, nogil=True)
 def train_games(geo, start, weights, inst_cells, inst_tuple, ptr, inst, pw, states,
-                games, rng, alpha, epsilon, learn_from_random, tcl, beta, counters):
+                games, rng, alpha, epsilon, learn_from_random, tcl, beta, opening, counters):
     """Play ``games`` self-play games from ``start`` and learn from them.
 
     Each side moves greedily on its afterstate values (ties broken at
@@ -93,10 +93,26 @@ def train_games(geo, start, weights, inst_cells, inst_tuple, ptr, inst, pw, stat
     values = np.empty(K.MAX_LEGAL, dtype=np.float64)
     results = np.empty(K.MAX_LEGAL, dtype=np.int64)
     log = np.zeros((4, 2), dtype=np.int64)
-    for _ in range(games):
+    played = 0
+    while played < games:
         st[:] = start
         encode(geo, st, codes, idx, inst_cells, states)
         has_prev[:] = False
+        if opening > 0:
+            s, x = K.next_random(s)
+            randoms = np.int64(K.random_below(x, K.U(opening + 1)))
+            ended = False
+            for _ in range(randoms):
+                n = K.legal_codes(geo, st, moves)
+                s, x = K.next_random(s)
+                k = np.int64(K.random_below(x, K.U(n)))
+                result, _ = play_move(geo, st, moves[k], codes, idx, ptr, inst, pw, log)
+                if result != K.ONGOING:
+                    ended = True
+                    break
+            if ended:
+                continue
+        played += 1
         while True:
             side = np.int64(K.to_move(st))
             n = K.legal_codes(geo, st, moves)

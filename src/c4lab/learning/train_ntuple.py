@@ -34,7 +34,8 @@ def _say(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
-def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | None, workers: int, seed: int,
+def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | None, workers: int,
+        executor: str = "threads", ray_address: str | None = None, seed: int,
         out: Path | None, resume: Path | None, alpha: float, alpha_final: float | None, epsilon: float, tuples: int, length: int,
         probes: int | None, eval_every: float | None, checkpoint_minutes: float, curve: Path | None) -> None:
     """The command (see ``c4lab train ntuple --help``); ``ValueError`` for
@@ -60,7 +61,13 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
     if out.exists() and (resume is None or out.resolve() != resume.resolve()):
         raise ValueError(f"{out} exists: continue it with --resume {out}, or choose another --out")
     options = N.Options(alpha=alpha, alpha_final=alpha_final, epsilon=epsilon)
-    trainer = N.Trainer(network, options, workers, seed)
+    if ray_address is not None:
+        if executor != "ray":
+            raise ValueError("--ray-address needs --executor ray")
+        from c4lab.arena.executors import check_ray_address
+
+        check_ray_address(ray_address)  # before anything is labelled or trained
+    trainer = N.Trainer(network, options, workers, seed, executor, ray_address)
     prefix = curve or out.with_name(out.stem + "-curve")
 
     variant = network.variant

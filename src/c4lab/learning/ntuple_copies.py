@@ -1,0 +1,153 @@
+"""Training on copies of the network: rounds of self-play in other processes
+(``processes``) or on a Ray cluster (``ray``), their changes merged.
+
+The threads of ``Trainer`` share one table in one process, which only
+scales to the cores of one machine.  Here each worker gets a copy of the
+weights at the start of a round, plays ``ROUND`` games on it with the same
+kernel (``ntuple_td.train_games``) and sends back what it changed, as a
+sparse difference; the trainer adds every worker's difference to the
+network (the sum: each update counts once, as if the workers had shared
+the table with a round's delay) and starts the next round from the result.
+What this costs and gives against shared threads on this machine is in
+``c4lab.learning.ntuple``'s docstring.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import signal
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from c4lab.learning import ntuple_td as T
+from c4lab.rules import Position
+
+#: Games a worker plays on its copy before the copies are merged.
+ROUND = 20_000
+
+
+@dataclass(frozen=True)
+class Round:
+    """One worker's share of a round: everything it needs but the weights."""
+
+    variant: str  # the board's notation
+    arrays: tuple[Any, ...]  # the network's layout arrays (``Network.arrays()[1:]``)
+    games: int
+    rng: int
+    alpha: float
+    epsilon: float
+    learn_from_random: bool
+    opening: int
+
+
+@dataclass(frozen=True)
+class Change:
+    """What a round did: the weights it changed (flat indices, differences),
+    the worker's next random state and the kernel's counters."""
+
+    index: np.ndarray  # int64
+    delta: np.ndarray  # float32
+    rng: int
+    counters: np.ndarray
+
+
+def play_round(task: Round, weights: np.ndarray) -> Change:
+    """Play a round on a private copy of ``weights`` (in a worker process or
+    a Ray task); return the sparse change."""
+    copy = np.array(weights, dtype=np.float32, copy=True)
+    geo, st = Position.parse(task.variant).kernel_arrays()
+    counters = np.zeros(T.N_COUNTERS)
+    rng = T.train_games(geo, st, copy, *task.arrays, task.games, np.uint64(task.rng), task.alpha, task.epsilon,
+                        task.learn_from_random, np.zeros((2, 1, 1, 1), dtype=np.float32), 0.0, task.opening,
+                        counters)
+    flat, base = copy.reshape(-1), np.asarray(weights, dtype=np.float32).reshape(-1)
+    index = np.flatnonzero(flat != base)
+    return Change(index, flat[index] - base[index], int(rng), counters)
+
+
+def merge(weights: np.ndarray, changes: list[Change]) -> None:
+    """Add every change to ``weights`` (in place)."""
+    flat = weights.reshape(-1)
+    for change in changes:
+        np.add.at(flat, change.index, change.delta)
+
+
+class Copies(Protocol):
+    """Runs one round of ``play_round`` per task and returns the changes."""
+
+    workers: int
+
+    def round(self, weights: np.ndarray, tasks: list[Round]) -> list[Change]: ...
+
+    def close(self) -> None: ...
+
+
+def _ignore_ctrl_c() -> None:
+    """Workers leave Ctrl-C to the trainer, which saves and stops them."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class ProcessCopies:
+    """Rounds in ``workers`` local processes (the weights are sent to each;
+    started by spawning: the trainer's process runs threads)."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self._pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                                         initializer=_ignore_ctrl_c)
+
+    def round(self, weights: np.ndarray, tasks: list[Round]) -> list[Change]:
+        futures: list[Future[Change]] = [self._pool.submit(play_round, t, weights) for t in tasks]
+        return [f.result() for f in futures]
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+class RayCopies:
+    """Rounds as Ray tasks (``address``: ``None`` starts a local Ray with
+    ``workers`` CPUs; else the cluster there, checked first as the arena
+    does).  The weights go to the object store once a round."""
+
+    def __init__(self, workers: int, address: str | None = None) -> None:
+        try:
+            import ray
+        except ImportError:
+            raise ValueError("--executor ray needs Ray: pip install 'c4lab[ray]'") from None
+        from c4lab.arena.executors import check_ray_address
+
+        if address:
+            check_ray_address(address)
+        self._ray = ray
+        self._started = False
+        if not ray.is_initialized():
+            kwargs: dict[str, Any] = {"address": address} if address else {"num_cpus": workers}
+            ray.init(include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False, **kwargs)
+            self._started = True
+        self.workers = workers
+        self._remote = ray.remote(num_cpus=1)(play_round)
+
+    def round(self, weights: np.ndarray, tasks: list[Round]) -> list[Change]:
+        ref = self._ray.put(weights)
+        return list(self._ray.get([self._remote.remote(t, ref) for t in tasks]))
+
+    def close(self) -> None:
+        if self._started:
+            self._ray.shutdown()
+            self._started = False
+
+
+def make_copies(executor: str, workers: int, address: str | None = None) -> Copies:
+    """``"processes"`` or ``"ray"``."""
+    if executor == "processes":
+        return ProcessCopies(workers)
+    if executor == "ray":
+        return RayCopies(workers, address)
+    raise ValueError(f"unknown executor {executor!r} (threads, processes or ray)")
+
+
+__all__ = ["ROUND", "Change", "Copies", "ProcessCopies", "RayCopies", "Round", "make_copies", "merge", "play_round"]
