@@ -206,6 +206,49 @@ def test_ray_tasks_learn_what_local_processes_learn() -> None:
     assert np.array_equal(nets[0].weights, nets[1].weights) and nets[0].weights.any()
 
 
+# -- the learnt value inside master ------------------------------------------------
+
+
+def test_uct_with_the_learnt_value_at_its_leaves_backs_up_the_networks_value() -> None:
+    """With ``mix=1`` a leaf is worth the network's value of its afterstate
+    for the player who moved into it (no playout): after one iteration the
+    one expanded child holds exactly that, mapped to [0, 1]; with ``mix=0.5``
+    it holds the mean of that and a playout's result."""
+    from c4lab.agents.base import Budget
+    from c4lab.agents.uct import UCTAgent
+    from c4lab.agents.uct_search import F_MEAN, Leaf
+
+    net = trained("5x4", 3000)
+    position = Position.parse("5x4:c")
+    moves, values, _ = net.move_values(position)
+    lay = net.layout
+    for mix in (1.0, 0.5):
+        agent = UCTAgent(iterations=1, seed=1)
+        agent.leaf = Leaf(net.weights, lay.inst_cells, lay.inst_tuple, net.states, mix)
+        tree = agent.search(position, Budget(iterations=1))
+        [(move, child)] = tree.children(tree.root)
+        learnt = 0.5 + 0.5 * values[moves.index(move.code)]
+        mean = float(tree.nf[child, F_MEAN])
+        if mix == 1.0:
+            assert mean == pytest.approx(learnt, abs=1e-6)
+        else:
+            assert any(mean == pytest.approx(0.5 * learnt + 0.5 * r, abs=1e-6) for r in (0.0, 0.5, 1.0))
+
+
+def test_master_with_a_network_plays_legal_moves_on_its_board_and_refuses_another(tmp_path: Path) -> None:
+    path = tmp_path / "net.npz"
+    trained("7x6/Xd1/Be2", 300).save(path)
+    master = make_agent(f"master:time=none,iterations=200,depth=2,seed=1,weights={path},mix=0.7")
+    record = play_game(master, make_agent("random:seed=2"), Position.parse("7x6/Xd1/Be2"))
+    assert record.result in ("A", "B", "draw")
+    with pytest.raises(NetworkError, match="trained for the board 7x6/Xd1/Be2, not 7x6"):
+        master.choose(Position.parse("7x6"))
+    with pytest.raises(NetworkError, match="does not exist"):
+        make_agent(f"master:weights={tmp_path / 'missing.npz'}")
+    with pytest.raises(ValueError, match="mix must lie in"):
+        make_agent(f"master:weights={path},mix=2")
+
+
 # -- what it learns --------------------------------------------------------------
 
 

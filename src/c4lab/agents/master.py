@@ -67,6 +67,10 @@ PROBE_TABLE = 1 << 20  # entries (32 MB a thread)
         Param("depth", int, None, "minimax depth instead of a time share", minimum=1),
         Param("share", float, DEFAULT_SHARE, "share of the time given to minimax"),
         Param("seed", int, None, "random seed of the UCT part"),
+        Param("weights", str, None, "an n-tuple network file (`c4lab train ntuple`) whose learnt value UCT "
+              "mixes into its playouts' results at the leaves (on that network's board only)"),
+        Param("mix", float, 0.5, "with weights: the learnt value's share of a leaf's value, at most 1 "
+              "(1: no playouts)", minimum=0, above=True),
     ],
 )
 class MasterAgent(Agent):
@@ -79,9 +83,13 @@ class MasterAgent(Agent):
         depth: int | None = None,
         share: float = DEFAULT_SHARE,
         seed: int | None = None,
+        weights: str | None = None,
+        mix: float = 0.5,
     ) -> None:
         if not 0.0 < share < 1.0:
             raise ValueError(f"share must lie between 0 and 1, not {share}")
+        if not 0.0 < mix <= 1.0:
+            raise ValueError(f"mix must lie in (0, 1], not {mix}")
         self.time = time
         self.iterations = iterations
         self.depth = depth
@@ -91,6 +99,13 @@ class MasterAgent(Agent):
             iterations=iterations,
         )
         self.minimax = MinimaxAgent(depth=depth or FIXED_DEPTH)
+        self.network = None
+        if weights is not None:
+            from c4lab.agents.ntuple import load_network  # lazy: only master with a network reads one
+            from c4lab.agents.uct_search import Leaf
+
+            self.network = net = load_network(weights)
+            self.uct.leaf = Leaf(net.weights, net.layout.inst_cells, net.layout.inst_tuple, net.states, mix)
 
     def new_game(self) -> None:
         self.uct.new_game()
@@ -107,6 +122,8 @@ class MasterAgent(Agent):
         search's that chose the move; its ``pv`` always starts with the
         move (a line of a move that was overruled -- ruled out by a proof,
         or not the strongest resistance -- is cut to the move alone)."""
+        if self.network is not None:
+            self.network.check_board(position)
         move, analysis = self._search(position, budget)
         if analysis.pv[:1] != (move,):
             analysis = replace(analysis, pv=(move,))

@@ -154,6 +154,7 @@ class UCTAgent(Agent):
         self._tree: Tree | None = None
         self._root_position: Position | None = None
         self.last_iterations = 0
+        self.leaf: S.Leaf | None = None  # a learnt value at the leaves (``uct_search.Leaf``)
 
     # -- the budget -----------------------------------------------------------
 
@@ -244,7 +245,7 @@ class UCTAgent(Agent):
             ran = S.search(
                 geo, state, tree.nf, tree.ni, tree.nkey, tree.emove, tree.echild, tree.meta,
                 tree.tt_keys, tree.tt_nodes, tree.lgr1, tree.lgr2, tree.st, tree.path, tree.moves,
-                self._rng, n, self.config.c, flags,
+                self._rng, n, self.config.c, flags, self.leaf,
             )
             done += ran
             left -= ran

@@ -24,6 +24,10 @@ Variants on the same loop, switched by flags:
   proven node is a leaf that returns its value without a playout;
 * ``policy``: random playouts, or "smart" ones that take an immediate win and
   block the opponent's immediate win;
+* ``leaf``: a learnt value at the leaves (an n-tuple network,
+  ``c4lab.agents.ntuple_net``): the leaf's value for the player who moved
+  into it is the network's value of that afterstate, or a mix of it and the
+  playout's result (``mix`` of the network, ``1 - mix`` of the playout);
 * ``lgr`` 1 or 2: Last-Good-Reply with forgetting: after a won playout, each
   move of the winner becomes the stored reply to the move before it (lgr=1)
   or to the two moves before it (lgr=2, with the lgr=1 table as fallback);
@@ -52,6 +56,7 @@ import numpy as np
 from numba import njit
 
 import c4lab.jitcache  # noqa: F401  (numba's cache made safe for concurrent processes)
+from c4lab.agents.ntuple_net import encode, weight_sum
 from c4lab.rules import kernels as K
 from c4lab.rules.kernels import U0, U1, U
 
@@ -454,7 +459,7 @@ def search(
     geo: np.ndarray, root_state: np.ndarray, nf: np.ndarray, ni: np.ndarray, nkey: np.ndarray,
     emove: np.ndarray, echild: np.ndarray, meta: np.ndarray, tt_keys: np.ndarray, tt_nodes: np.ndarray,
     lgr1: np.ndarray, lgr2: np.ndarray, st: np.ndarray, path: np.ndarray, moves: np.ndarray,
-    rng: np.ndarray, iterations: int, c: float, flags: np.ndarray,
+    rng: np.ndarray, iterations: int, c: float, flags: np.ndarray, leaf: Leaf | None = None,
 ) -> int:
     """Run up to ``iterations`` UCT iterations from ``meta[M_ROOT]`` (whose
     position is ``root_state``); returns how many ran (fewer only when the
@@ -463,18 +468,39 @@ def search(
     Runs the search compiled for the board's kind (``K.board_kind``) and
     for the playouts (random, or with a policy): only what a process uses is
     compiled, which is most of the time of a first move with an empty cache.
+    ``leaf``: a learnt value for the leaves (see the module).
     """
     has_bonus, bitboard = K.board_kind(geo)
     plain = flags[FL_SMART] == 0 and flags[FL_LGR] == 0
-    kernel = _search_kernel(has_bonus, bitboard, bool(plain), bool(flags[FL_TT]), bool(flags[FL_SOLVER]))
+    kernel = _search_kernel(has_bonus, bitboard, bool(plain), bool(flags[FL_TT]), bool(flags[FL_SOLVER]),
+                            leaf is not None)
+    v = leaf or NO_LEAF
     return int(kernel(
         geo, root_state, nf, ni, nkey, emove, echild, meta, tt_keys, tt_nodes,
         lgr1, lgr2, st, path, moves, rng, iterations, c, flags,
+        v.weights, v.inst_cells, v.inst_tuple, v.states, v.mix, v.codes, v.idx,
     ))
 
 
+class Leaf:
+    """A network's arrays for the search's leaves, with the scratch the
+    features are computed in, and the share ``mix`` of its value in a
+    leaf's (the rest is the playout's)."""
+
+    def __init__(self, weights: np.ndarray, inst_cells: np.ndarray, inst_tuple: np.ndarray, states: int,
+                 mix: float) -> None:
+        self.weights, self.inst_cells, self.inst_tuple, self.states = weights, inst_cells, inst_tuple, states
+        self.mix = float(mix)
+        self.codes = np.zeros(K.NCELLS, dtype=np.int64)
+        self.idx = np.zeros(inst_cells.shape[0], dtype=np.int64)
+
+
+NO_LEAF = Leaf(np.zeros((2, 1, 1), dtype=np.float32), np.zeros((1, 1), dtype=np.int64),
+               np.zeros(1, dtype=np.int64), 4, 0.0)
+
+
 @cache
-def _search_kernel(has_bonus: bool, bitboard: bool, plain: bool, use_tt: bool, solver: bool) -> Any:
+def _search_kernel(has_bonus: bool, bitboard: bool, plain: bool, use_tt: bool, solver: bool, valued: bool) -> Any:
     """The search loop compiled for one kind of board and one kind of
     playout: ``has_bonus`` and ``bitboard`` (``K.board_kind``) select the
     random playout and the win-test encoding, ``plain`` random playouts
@@ -482,12 +508,14 @@ def _search_kernel(has_bonus: bool, bitboard: bool, plain: bool, use_tt: bool, s
     compiles (and caches) each combination on its own, and drops the
     branches of the others (playouts, table, solver) before it types
     anything.  The playouts are calls to kernels compiled once per kind, as
-    before, so the search variants of one board share them."""
+    before, so the search variants of one board share them.  ``valued``: a
+    learnt value at the leaves (the arrays after ``flags``)."""
 
     @njit(cache=True, nogil=True)
     def search_kernel(
         geo, root_state, nf, ni, nkey, emove, echild, meta, tt_keys, tt_nodes,
         lgr1, lgr2, st, path, moves, rng, iterations, c, flags,
+        lweights, lcells, ltuple, lstates, mix, lcodes, lidx,
     ):
         s = U(rng[0])
         legal = np.empty(K.MAX_LEGAL, dtype=np.uint8)
@@ -500,7 +528,10 @@ def _search_kernel(has_bonus: bool, bitboard: bool, plain: bool, use_tt: bool, s
         for _ in range(iterations):
             if solver and ni[root, I_PROVEN] != UNPROVEN:
                 break  # the root is solved: nothing left to learn
-            K.restore(geo, st, root_state)
+            if valued:
+                st[:] = root_state  # every cell: the leaf's features read them (``restore`` may skip them)
+            else:
+                K.restore(geo, st, root_state)
             node = root
             key = root_key
             depth = 0
@@ -561,17 +592,27 @@ def _search_kernel(has_bonus: bool, bitboard: bool, plain: bool, use_tt: bool, s
             elif proven != UNPROVEN:
                 result = U(K.ONGOING)
                 reward = 1.0 if proven == PROVEN_WIN else (0.0 if proven == PROVEN_LOSS else 0.5)
-            elif plain:
-                result, s = K.random_playout_encoded(geo, st, s, has_bonus, bitboard)
-                reward = _reward(result, turn)
             else:
-                if bitboard:
-                    result, s, nmoves = _policy_playout_bb(geo, st, s, smart, lgr, lgr1, lgr2, moves, nmoves)
+                learnt = 0.0
+                if valued:  # the afterstate's value for the player who moved into the leaf, in [0, 1]
+                    encode(geo, st, lcodes, lidx, lcells, lstates)
+                    learnt = 0.5 + 0.5 * np.tanh(weight_sum(lweights, 1 - turn, lidx, ltuple))
+                if valued and mix >= 1.0:
+                    reward = learnt
+                elif plain:
+                    result, s = K.random_playout_encoded(geo, st, s, has_bonus, bitboard)
+                    reward = _reward(result, turn)
                 else:
-                    result, s, nmoves = _policy_playout_lines(geo, st, s, smart, lgr, lgr1, lgr2, moves, nmoves)
-                reward = _reward(result, turn)
-                if lgr > 0:
-                    _learn_replies(lgr, lgr1, lgr2, moves, nmoves, first_side, result)
+                    if bitboard:
+                        result, s, nmoves = _policy_playout_bb(geo, st, s, smart, lgr, lgr1, lgr2, moves, nmoves)
+                    else:
+                        result, s, nmoves = _policy_playout_lines(geo, st, s, smart, lgr, lgr1, lgr2, moves,
+                                                                  nmoves)
+                    reward = _reward(result, turn)
+                    if lgr > 0:
+                        _learn_replies(lgr, lgr1, lgr2, moves, nmoves, first_side, result)
+                if valued and mix < 1.0:
+                    reward = mix * learnt + (1.0 - mix) * reward
             # BACKUP
             for d in range(depth, -1, -1):
                 v = path[d]
