@@ -177,7 +177,7 @@ def test_merged_copies_add_up_every_workers_changes() -> None:
     N.Trainer(shared, workers=1, seed=9).run(games=3000)
     copied = Network.create(variant, tuples=10, length=6, seed=4)
     rng = int(K.seed_rng(9 * 1009))
-    task = C.Round(variant.notation, tuple(copied.arrays()[1:]), 3000, rng, 1.0, 0.1, False, 0)
+    task = C.Round(variant.notation, tuple(copied.arrays()[1:]), 3000, rng, 1.0, 0.1, False, N.Options().opening)
     change = C.play_round(task, copied.weights)
     C.merge(copied.weights, [change])
     assert change.counters[T.C_GAMES] == 3000 and 0 < change.index.size < copied.weights.size
@@ -259,7 +259,7 @@ def test_a_short_4x4_training_beats_random_in_at_least_90_percent_of_the_games()
     against a weak opponent, and it learns to exploit one (100,000 games,
     about 8 s)."""
     net = Network.create(Position.parse("4x4").variant, tuples=70, seed=1)
-    N.Trainer(net, N.Options(alpha=0.3, epsilon=0.5), seed=1).run(games=100_000)
+    N.Trainer(net, N.Options(alpha=0.3, epsilon=0.5, opening=0), seed=1).run(games=100_000)
     agent = NTupleAgent(net, seed=1)
     other = make_agent("random:seed=2")
     wins = 0
@@ -355,6 +355,15 @@ def test_train_ntuple_writes_a_network_that_the_agent_plays_and_a_curve(tmp_path
     resumed = CliRunner().invoke(main, ["train", "ntuple", "--resume", str(out), "--games", "1000", "--probes", "0"])
     assert resumed.exit_code == 0, resumed.output
     assert Network.load(out).games == 5000
+
+
+def test_the_commands_defaults_are_the_learners() -> None:
+    """``c4lab train ntuple`` shows the defaults of ``Options``, not its own."""
+    command = main.commands["train"].commands["ntuple"]  # type: ignore[attr-defined]
+    defaults = {p.name: p.default for p in command.params}
+    options = N.Options()
+    for name in ("alpha", "alpha_final", "epsilon", "opening"):
+        assert defaults[name] == getattr(options, name), name
 
 
 @pytest.mark.parametrize("args, message", [

@@ -534,6 +534,9 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
               help="Let the step size fall geometrically to this over the run (default: constant).")
 @click.option("--epsilon", type=click.FloatRange(0, 1), default=0.1, show_default=True,
               help="Exploration: the chance of a random move.")
+@click.option("--opening", type=click.IntRange(0, 64), default=16, show_default=True,
+              help="Each game starts with 0 to this many random moves that nobody learns from (0: from the "
+                   "empty board).")
 @click.option("--tuples", type=click.IntRange(1, 1000), default=70, show_default=True, help="Number of n-tuples.")
 @click.option("--length", type=click.IntRange(2, 8), default=8, show_default=True, help="Cells per tuple.")
 @click.option("--probes", type=click.IntRange(min=0), default=None,
@@ -545,8 +548,8 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
 @click.option("--curve", type=click.Path(dir_okay=False), default=None,
               help="Learning curve: CURVE.csv, CURVE.png, CURVE.html (default: the network's name + '-curve').")
 def train_ntuple(board: str | None, bonus: bool, minutes: float | None, games: int | None, workers: int,
-                 executor: str, ray_address: str | None, seed: int, out: str | None, resume: str | None, alpha: float, alpha_final: float | None, epsilon: float,
-                 tuples: int, length: int,
+                 executor: str, ray_address: str | None, seed: int, out: str | None, resume: str | None,
+                 alpha: float, alpha_final: float | None, epsilon: float, opening: int, tuples: int, length: int,
                  probes: int | None, eval_every: float | None, checkpoint: float, curve: str | None) -> None:
     """Learn an n-tuple network by self-play (TD learning) for the agent
     ntuple:weights=FILE.
@@ -564,8 +567,9 @@ def train_ntuple(board: str | None, bonus: bool, minutes: float | None, games: i
     try:
         train_ntuple.run(
             board=board, bonus=bonus, minutes=minutes, games=games, workers=workers, executor=executor,
-            ray_address=ray_address, seed=seed, out=Path(out) if out else None, resume=Path(resume) if resume else None, alpha=alpha,
-            alpha_final=alpha_final, epsilon=epsilon, tuples=tuples, length=length, probes=probes, eval_every=eval_every,
+            ray_address=ray_address, seed=seed, out=Path(out) if out else None,
+            resume=Path(resume) if resume else None, alpha=alpha, alpha_final=alpha_final, epsilon=epsilon,
+            opening=opening, tuples=tuples, length=length, probes=probes, eval_every=eval_every,
             checkpoint_minutes=checkpoint, curve=Path(curve) if curve else None,
         )
     except ValueError as exc:  # one line, whatever was wrong (an option, a file)

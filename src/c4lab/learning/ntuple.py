@@ -100,7 +100,7 @@ class Options:
     epsilon: float = 0.1
     learn_from_random: bool = False
     tcl: float = 0.0  # beta of temporal coherence (TCL-EXP); 0: off
-    opening: int = 0  # a game starts with 0..opening random moves nobody learns from
+    opening: int = 16  # a game starts with 0..opening random moves nobody learns from
 
     def __post_init__(self) -> None:
         if not 0 < self.alpha <= 100:
