@@ -34,7 +34,18 @@ from numba import njit
 
 import c4lab.jitcache  # noqa: F401  (numba's cache made safe for concurrent processes)
 from c4lab.agents.base import Agent, Analysis, Budget, MoveStats, Param, SpecError, make_agent, register
-from c4lab.agents.ntuple_net import Network, move_values, outcome_value, play_move, scratch, undo, weight_sum
+from c4lab.agents.ntuple_net import (
+    BANNED,
+    STONE_A,
+    STONE_B,
+    Network,
+    move_values,
+    outcome_value,
+    play_move,
+    scratch,
+    undo,
+    weight_sum,
+)
 from c4lab.rules import Move, Position
 from c4lab.rules import kernels as K
 
@@ -90,69 +101,186 @@ def _children(geo, st, saved, moves, n, depth, values, exact, codes, idx, weight
     return win
 
 
+#: Transposition table of the search: entries (a power of two).
+TT_SIZE = 1 << 18
+TT_EXACT, TT_LOWER, TT_UPPER = 0, 1, 2
+
+
+@njit(inline="always")
+def _rekey(key, n, log, codes):
+    """The position key after ``play_move`` changed ``n`` cells (``log``):
+    pieces and ban pieces that appeared (``K.ZOBRIST``, as UCT's keys)."""
+    for k in range(n):
+        cell = log[k, 0]
+        new = codes[cell]
+        if new == STONE_A:
+            key ^= K.ZOBRIST[K.PIECE_A, cell]
+        elif new == STONE_B:
+            key ^= K.ZOBRIST[K.PIECE_B, cell]
+        elif new == BANNED:
+            key ^= K.ZOBRIST[K.BAN, cell]
+    return key
+
+
+@njit(inline="always")
+def _tt_store(tt_key, tt_val, tt_info, slot, key, value, move, depth, alpha, beta):
+    """Remember ``value`` of the position ``key`` searched ``depth`` plies
+    with the window (``alpha``, ``beta``), and its best ``move``."""
+    flag = TT_UPPER if value <= alpha else (TT_LOWER if value >= beta else TT_EXACT)
+    tt_key[slot] = key
+    tt_val[slot] = value
+    tt_info[slot] = (move << 8) | (np.int64(min(depth, 63)) << 2) | flag
+
+
 @njit(cache=True)
-def _negamax(geo, st, depth, alpha, beta, codes, idx, weights, inst_tuple, ptr, inst, pw, nodes):
+def _negamax(geo, st, depth, alpha, beta, key, codes, idx, weights, inst_tuple, ptr, inst, pw, tt_key, tt_val, tt_info,
+             nodes):
     """The value of ``st`` for its side to move, ``depth`` plies deep
-    (alpha-beta, fail-hard): a leaf is the afterstate of a move, valued by
-    the network for its mover, or exactly when the game ended.  Children
-    are searched in the order of their afterstate values (best first), which
-    the leaves' pass computes anyway.  ``nodes[0]`` counts afterstates."""
-    moves = np.empty(K.MAX_LEGAL, dtype=np.uint8)
-    n = K.legal_codes(geo, st, moves)
-    saved = st.copy()
-    log = np.zeros((4, 2), dtype=np.int64)
-    values = np.empty(n, dtype=np.float64)
-    exact = np.empty(n, dtype=np.bool_)
-    win = _children(geo, st, saved, moves, n, depth, values, exact, codes, idx, weights, inst_tuple, ptr, inst, pw,
-                    log, nodes)
-    if win >= 0:
-        return values[win]
-    if depth <= 1:
-        return values.max()
-    order = np.argsort(-values)
-    best = -INF
-    for j in range(n):
-        k = order[j]
-        if exact[k]:
-            v = values[k]
-        else:
-            _, changed = play_move(geo, st, moves[k], codes, idx, ptr, inst, pw, log)
-            v = -_negamax(geo, st, depth - 1, -beta, -max(alpha, best), codes, idx, weights, inst_tuple, ptr,
-                          inst, pw, nodes)
-            undo(changed, codes, idx, ptr, inst, pw, log)
-            K.restore(geo, st, saved)
-        if v > best:
-            best = v
-            if best >= beta:
+    (alpha-beta, fail-soft): a leaf is the afterstate of a move, valued by
+    the network for its mover, or exactly when the game ended.  Children are
+    searched best first: the transposition table's move, then the order of
+    their afterstate values (which the leaves' pass computes anyway).
+
+    A loop over an explicit stack of plies, not a recursion (numba cannot
+    load a recursive function from its cache); everything is allocated
+    once.  ``nodes[0]`` counts afterstates."""
+    deep = depth + 1
+    mv = np.empty((deep, K.MAX_LEGAL), dtype=np.uint8)
+    val = np.empty((deep, K.MAX_LEGAL), dtype=np.float64)
+    ex = np.empty((deep, K.MAX_LEGAL), dtype=np.bool_)
+    order = np.empty((deep, K.MAX_LEGAL), dtype=np.int64)
+    sv = np.empty((deep, st.shape[0]), dtype=st.dtype)
+    lg = np.zeros((deep, 4, 2), dtype=np.int64)
+    count = np.zeros(deep, dtype=np.int64)  # moves at each ply
+    at = np.zeros(deep, dtype=np.int64)  # the next child to search
+    best = np.zeros(deep, dtype=np.float64)
+    best_move = np.zeros(deep, dtype=np.int64)
+    lo = np.zeros(deep, dtype=np.float64)
+    hi = np.zeros(deep, dtype=np.float64)
+    keys = np.zeros(deep, dtype=np.uint64)
+    slots = np.zeros(deep, dtype=np.int64)
+    changed = np.zeros(deep, dtype=np.int64)
+    mask = np.uint64(tt_key.shape[0] - 1)
+    p = 0
+    lo[0], hi[0], keys[0] = alpha, beta, key
+    ret = 0.0
+    entering = True
+    while True:
+        if entering:  # a new node at ply p: the table, then its children's afterstates
+            entering = False
+            d = depth - p
+            slot = np.int64(keys[p] & mask)
+            slots[p] = slot
+            hint = -1
+            cut = False
+            if tt_key[slot] == keys[p]:
+                info = tt_info[slot]
+                hint = np.int64(info >> 8)
+                if (info >> 2) & 63 >= d:
+                    flag = info & 3
+                    v = tt_val[slot]
+                    if flag == TT_EXACT or (flag == TT_LOWER and v >= hi[p]) or (flag == TT_UPPER and v <= lo[p]):
+                        ret = v
+                        cut = True
+            if not cut:
+                moves, values, exact = mv[p], val[p], ex[p]
+                n = K.legal_codes(geo, st, moves)
+                count[p] = n
+                K.restore(geo, sv[p], st)
+                win = _children(geo, st, sv[p], moves, n, d, values, exact, codes, idx, weights, inst_tuple, ptr,
+                                inst, pw, lg[p], nodes)
+                if win >= 0:
+                    ret = values[win]
+                    cut = True
+                elif d <= 1:
+                    ret = values[:n].max()
+                    cut = True
+            if not cut:
+                o = order[p]
+                for j in range(n):  # by afterstate value, best first (insertion sort)
+                    k = j
+                    while k > 0 and values[o[k - 1]] < values[j]:
+                        o[k] = o[k - 1]
+                        k -= 1
+                    o[k] = j
+                if hint >= 0:  # the table's move first
+                    for j in range(n):
+                        if moves[o[j]] == hint:
+                            first = o[j]
+                            for k in range(j, 0, -1):
+                                o[k] = o[k - 1]
+                            o[0] = first
+                            break
+                at[p] = 0
+                best[p] = -INF
+                best_move[p] = np.int64(moves[o[0]])
+        else:  # a child of ply p returned ``ret`` (its value, for its side to move)
+            undo(changed[p], codes, idx, ptr, inst, pw, lg[p])
+            K.restore(geo, st, sv[p])
+            v = -ret
+            if v > best[p]:
+                best[p] = v
+                best_move[p] = np.int64(mv[p, order[p, at[p] - 1]])
+            cut = False
+        # The next child of ply p (unless the node is settled: ``cut``).
+        descended = False
+        if not cut:
+            while at[p] < count[p] and best[p] < hi[p]:
+                k = order[p, at[p]]
+                at[p] += 1
+                if ex[p, k]:
+                    if val[p, k] > best[p]:
+                        best[p] = val[p, k]
+                        best_move[p] = np.int64(mv[p, k])
+                    continue
+                _, c = play_move(geo, st, mv[p, k], codes, idx, ptr, inst, pw, lg[p])
+                changed[p] = c
+                keys[p + 1] = _rekey(keys[p], c, lg[p], codes)
+                lo[p + 1] = -hi[p]
+                hi[p + 1] = -max(lo[p], best[p])
+                p += 1
+                entering = True
+                descended = True
                 break
-    return best
+            if not descended:
+                ret = best[p]
+                _tt_store(tt_key, tt_val, tt_info, slots[p], keys[p], ret, best_move[p], depth - p, lo[p], hi[p])
+        if descended:
+            continue
+        # Ply p is settled with the value ``ret``: back to its parent.
+        if p == 0:
+            return ret
+        p -= 1
 
 
 @njit(cache=True)
-def _search_root(geo, root, depth, weights, inst_cells, inst_tuple, ptr, inst, pw, states, moves, values, prior,
-                 nodes):
+def _search_root(geo, root, depth, key, weights, inst_cells, inst_tuple, ptr, inst, pw, states, moves, values, prior,
+                 tt_key, tt_val, tt_info, nodes):
     """Every legal move of ``root`` with its ``depth``-ply value: exact for
     the best move, an upper bound for the others (each is searched with the
     best value so far as its window); moves are tried in the order of
     ``prior`` (the previous depth's values; all equal: the network's).
-    Returns how many moves; ``nodes[1]`` is the best move's index (a later
-    move that only ties with it is bounded by it, not equal to it)."""
+    ``key`` is the root's ``K.board_key``; the table (``tt_*``) is kept
+    between the depths of one move.  Returns how many moves; ``nodes[1]`` is
+    the best move's index (a later move that only ties with it is bounded by
+    it, not equal to it)."""
     n = K.legal_codes(geo, root, moves)
     st, saved, codes, idx, log = scratch(geo, root, inst_cells, states)
     leaf = np.empty(n, dtype=np.float64)
     exact = np.empty(n, dtype=np.bool_)
     _children(geo, st, saved, moves, n, depth, leaf, exact, codes, idx, weights, inst_tuple, ptr, inst, pw, log,
               nodes)
-    order = np.argsort(-(prior[:n] + 1e-3 * leaf))
+    order_root = np.argsort(-(prior[:n] + 1e-3 * leaf))
     best = -INF
     for j in range(n):
-        k = order[j]
+        k = order_root[j]
         if exact[k] or depth <= 1:
             values[k] = leaf[k]
         else:
             _, changed = play_move(geo, st, moves[k], codes, idx, ptr, inst, pw, log)
-            values[k] = -_negamax(geo, st, depth - 1, -INF, -best, codes, idx, weights, inst_tuple, ptr, inst,
-                                  pw, nodes)
+            child = _rekey(key, changed, log, codes)
+            values[k] = -_negamax(geo, st, depth - 1, -INF, -best, child, codes, idx, weights, inst_tuple, ptr,
+                                  inst, pw, tt_key, tt_val, tt_info, nodes)
             undo(changed, codes, idx, ptr, inst, pw, log)
             K.restore(geo, st, saved)
         if values[k] > best:
@@ -244,6 +372,10 @@ class NTupleAgent(Agent):
         values = np.empty(K.MAX_LEGAL, dtype=np.float64)
         prior = np.zeros(K.MAX_LEGAL, dtype=np.float64)
         nodes = np.zeros(2, dtype=np.int64)
+        key = np.uint64(K.board_key(geo, st))
+        tt_key = np.zeros(TT_SIZE, dtype=np.uint64)
+        tt_val = np.zeros(TT_SIZE, dtype=np.float64)
+        tt_info = np.zeros(TT_SIZE, dtype=np.int64)
         seconds = self.time
         if budget is not None and budget.time is not None:
             seconds = budget.time if seconds is None else min(seconds, budget.time)
@@ -251,7 +383,8 @@ class NTupleAgent(Agent):
         last = max(self.depth, 1) if seconds is None else 1
         depth = 1 if seconds is not None else last
         while True:
-            n = _search_root(geo, st, depth, *net.arrays(), moves, values, prior, nodes)  # type: ignore[call-arg]  # numba's Dispatcher type
+            n = _search_root(geo, st, depth, key, *net.arrays(), moves, values, prior, tt_key, tt_val, tt_info,
+                             nodes)  # type: ignore[call-arg]  # numba's Dispatcher type
             prior[:n] = values[:n]
             best = int(nodes[1])
             spent = _time.perf_counter() - began
