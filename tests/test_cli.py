@@ -154,3 +154,38 @@ def test_a_local_game_left_open_is_listed_as_abandoned(tmp_path: Path) -> None:
     assert status == {"OLD": "abandoned", "NEW": "playing", "ONLINE": "playing"}
     text = CliRunner().invoke(main, ["games", "--db", str(path)]).output
     assert "Ann vs -: abandoned  7x6:d" in text
+
+
+@pytest.mark.parametrize("command", [["play", "--no-browser"], ["serve"]])
+def test_the_address_is_printed_once_the_server_accepts_connections(tmp_path: Path, command: list[str]) -> None:
+    """A script (or a browser) that connects the instant the line appears
+    is answered, never refused (issue 27: it was printed before the socket
+    listened, and four connections out of four were refused)."""
+    import re
+    import socket
+
+    from c4lab.server.run import free_port
+
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "c4lab", *command, "--port", str(port), "--db", str(tmp_path / "g.sqlite")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )
+    try:
+        assert proc.stdout
+        line = proc.stdout.readline()
+        match = re.search(r"at http://127\.0\.0\.1:(\d+)/", line)
+        assert match and int(match.group(1)) == port, line
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as conn:  # at once: no retry, no sleep
+            conn.sendall(b"GET /api/limits HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            answer = b""
+            while chunk := conn.recv(65536):
+                answer += chunk
+        assert answer.startswith(b"HTTP/1.1 200"), answer[:200]
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        proc.communicate(timeout=10)
