@@ -189,3 +189,20 @@ def test_the_address_is_printed_once_the_server_accepts_connections(tmp_path: Pa
         except subprocess.TimeoutExpired:
             proc.kill()
         proc.communicate(timeout=10)
+
+
+def test_games_says_who_won_and_how_in_words(tmp_path: Path) -> None:
+    from c4lab.server.storage import GameRow, GameStore
+
+    path = tmp_path / "games.sqlite"
+    store = GameStore(path)
+    seats = {"A": {"name": "Ann"}, "B": {"name": "Bob"}}
+    store.save(GameRow("FOUR", "local", "7x6:adadadgd", 0, seats, status="over", result="B", reason="four"))
+    store.save(GameRow("GIVEN", "online", "7x6:dd", 0, seats, status="over", result="A", reason="resign"))
+    store.save(GameRow("FULL", "local", "4x4", 0, seats, status="over", result="draw", reason="full"))
+    store.close()
+    text = CliRunner().invoke(main, ["games", "--db", str(path)]).output
+    assert "Ann vs Bob: B won, four in a row  7x6:adadadgd" in text
+    assert "Ann vs Bob: A won, B resigned  7x6:dd" in text
+    assert "Ann vs Bob: draw, the board is full  4x4" in text
+    assert "(four)" not in text
