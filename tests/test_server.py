@@ -193,6 +193,35 @@ def test_two_players_and_a_spectator_play_an_online_game_to_the_end(server: Back
     asyncio.run(game())
 
 
+def test_players_see_how_many_watch_and_a_player_coming_back_is_not_counted(server: BackgroundServer) -> None:
+    """Issue 27: the room's ``watchers`` (connections holding no seat), sent
+    to everyone when a spectator comes (its hello) or goes; a player's
+    connection is not counted while it says hello."""
+    async def game() -> None:
+        code, tokens, ann, bob = await online_game(server)
+        assert bob.received[-1]["room"]["watchers"] == 0
+        watcher = await Client.open(ws_url(server, code))
+        assert watcher.received[-1]["room"]["watchers"] == 1  # itself: sent at once, before any hello
+        await watcher.send({"type": "hello"})
+        while (await ann.expect("state"))["room"]["watchers"] != 1:
+            pass
+        await watcher.close()
+        while (await ann.expect("state"))["room"]["watchers"] != 0:
+            pass
+        await bob.close()
+        while (await ann.expect("state"))["room"]["seats"]["B"]["connected"]:
+            pass
+        mark = len(ann.received)
+        bob = await Client.open(ws_url(server, code), tokens["B"])
+        while not (await ann.expect("state"))["room"]["seats"]["B"]["connected"]:
+            pass
+        assert [m["room"]["watchers"] for m in ann.received[mark:] if m["type"] == "state"] == [0]
+        await ann.close()
+        await bob.close()
+
+    asyncio.run(game())
+
+
 def test_a_player_who_drops_out_comes_back_to_the_same_game(server: BackgroundServer) -> None:
     async def game() -> None:
         code, tokens, ann, bob = await online_game(server)
