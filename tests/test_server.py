@@ -824,12 +824,15 @@ def test_the_review_marks_the_blunder_and_the_best_moves_of_a_finished_game(serv
         assert first["scores"] == {"a": -2, "b": -1, "c": 0, "d": 1, "e": 0, "f": -1, "g": -2}
         assert [e["verdict"] for e in entries if e["side"] == "B"] == ["best"] * 4
         assert [e["verdict"] for e in entries].count("blunder") == 1
+        # each side's accuracy: the share of its moves that kept the exact result (issue 27)
+        assert review["summary"]["A"] == {"moves": 4, "known": 4, "kept": 3, "blunders": 1, "best": 1, "accuracy": 0.75}
+        assert review["summary"]["B"] == {"moves": 4, "known": 4, "kept": 4, "blunders": 0, "best": 4, "accuracy": 1.0}
         last = entries[-1]
         assert last["played"] == 18 and last["after"] is None  # the winning move ends the game
         assert all(e["played"] == -e["after"] for e in entries[:-1])
         # the same review over REST (for the finished-game viewer), from the cache
         again = httpx.get(f"{server.url}/api/games/{code}/review", timeout=60).json()
-        assert again["entries"] == entries
+        assert again["entries"] == entries and again["summary"] == review["summary"]
         await me.close()
         await watcher.close()
 
@@ -847,6 +850,13 @@ def test_a_review_off_the_classic_board_keeps_to_its_time_budget() -> None:
     unknown = [e for e in done["entries"] if e["played"] is None]
     assert not done["complete"] or not unknown
     assert all(e["verdict"] == "unknown" for e in unknown)
+    # the summary counts only the solved moves in the accuracy (None when none was solved)
+    for side, tally in done["summary"].items():
+        mine = [e["verdict"] for e in done["entries"] if e["side"] == side]
+        known = [v for v in mine if v != "unknown"]
+        assert (tally["moves"], tally["known"], tally["blunders"]) == (len(mine), len(known), mine.count("blunder"))
+        kept = sum(v in ("best", "inaccuracy") for v in known)
+        assert tally["accuracy"] == (round(kept / len(known), 3) if known else None)
     # the hint's columns: B threatens g4, so every other column loses at once
     # (solved at once); whether g is solved in time or not, it is the column to highlight
     columns = column_scores(big, None, timeout=0.5, favourite="g")

@@ -168,6 +168,8 @@ def test_the_review_marks_the_blunder_and_shows_every_columns_score(server, new_
     rows = page.locator("#review-list .review-row")
     expect(rows).to_have_count(8, timeout=60_000)
     expect(page.locator("#review-summary")).to_contain_text("1 blunder")
+    expect(page.locator("#review-summary")).to_contain_text("White: accuracy 75%, 1 blunder")
+    expect(page.locator("#review-summary")).to_contain_text("Black: accuracy 100%, 0 blunders")
     verdicts = rows.evaluate_all("rs => rs.map(r => r.dataset.verdict)")
     assert verdicts[0] == "blunder" and verdicts.count("blunder") == 1
     assert [v for i, v in enumerate(verdicts) if i % 2 == 1] == ["best"] * 4
@@ -218,6 +220,7 @@ def test_the_finished_game_viewer_has_the_review_too(server, new_page, size):
     rows = page.locator("#replay-review-list .review-row")
     expect(rows).to_have_count(8, timeout=60_000)
     expect(rows.first).to_have_attribute("data-verdict", "blunder")
+    expect(page.locator("#replay-review-summary")).to_contain_text("White: accuracy 75%")
     expect(page.locator('#replay-moves .mv[data-ply="1"]')).to_have_attribute("data-verdict", "blunder")
     rows.nth(3).click()  # Black's fourth move (d): the position it was played from
     expect(page.locator("#replay-board")).to_have_attribute("data-ply", "3")

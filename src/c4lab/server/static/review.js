@@ -124,6 +124,11 @@ export function reviewLine(review, ply) {
 const VERDICT_WORDS = { best: "best", inaccuracy: "inaccuracy", blunder: "blunder", unknown: "not solved" };
 const VERDICT_MARK = { best: "\u2713", inaccuracy: "?!", blunder: "??", unknown: "\u00b7" };
 
+/** "75%": a share of moves (0..1; null: "?"). */
+export function percent(share) {
+  return share === null || share === undefined ? "?" : `${Math.round(share * 100)}%`;
+}
+
 function summary(review) {
   const parts = [];
   for (const side of ["A", "B"]) {
@@ -131,7 +136,10 @@ function summary(review) {
     if (!mine.length) continue;
     const count = (v) => mine.filter((e) => e.verdict === v).length;
     const blunders = count("blunder");
-    parts.push(`${COLOUR[side]}: ${blunders} blunder${blunders === 1 ? "" : "s"}, ${count("best")} best of ${mine.length}`);
+    // the accuracy: the share of the side's solved moves that kept the exact result (the server's summary)
+    const tally = review.summary ? review.summary[side] : null;
+    const accuracy = tally ? `accuracy ${percent(tally.accuracy)}, ` : "";
+    parts.push(`${COLOUR[side]}: ${accuracy}${blunders} blunder${blunders === 1 ? "" : "s"}, ${count("best")} best of ${mine.length}`);
   }
   const unknown = review.entries.filter((e) => e.verdict === "unknown").length;
   let text = parts.join("\n") || "No moves to review."; // one line a player
@@ -153,6 +161,8 @@ function cell(className, text) {
  * and the best move are. */
 export function renderReview(parts, review, { current = null, onPick = null } = {}) {
   setText(parts.summary, summary(review));
+  parts.summary.title = "Accuracy: the share of a player's moves that kept the exact result (a win, a draw or a loss); " +
+    "a blunder changed it.";
   if (parts.at) {
     const line = current === null ? "" : reviewLine(review, current);
     setText(parts.at, line);
