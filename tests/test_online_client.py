@@ -175,6 +175,7 @@ def test_a_full_game_with_a_spectator_ends_in_a_win(server: BackgroundServer) ->
     assert f"C4LAB_TOKEN={token} c4lab connect {link}" in out  # never --token TOKEN (ps shows it)
     assert f"--token {token}" not in out
     assert "You play B (black)." in out
+    assert "1 person is watching." in out  # the spectator, from the start
     assert "A (white), Ann plays g." in out
     assert "B (black), Bob (you) wins with d1 d2 d3 d4!" in out
     assert "You won." in out

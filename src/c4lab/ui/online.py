@@ -419,6 +419,8 @@ class OnlineClient:
         )
         if self.you:
             self.say(f"You play {' and '.join(SIDE_NAMES[s] for s in sorted(self.you))}.")
+            if room.get("watchers"):
+                self.say(_watching(room["watchers"]))
         else:
             self.say("You are watching.")
 
@@ -450,6 +452,8 @@ class OnlineClient:
                     self._note(f"{self._label(side)} disconnected.")
                 elif not before["connected"] and now["connected"]:
                     self._note(f"{self._label(side)} is connected.")
+        if self.you and old.get("watchers", 0) != room.get("watchers", 0):
+            self._note(_watching(room.get("watchers", 0)))
         if old["status"] == "waiting" and room["status"] == "playing":
             self._note("Both seats are taken: the game starts.")
         old_moves = Position.parse(old["position"]).moves
@@ -617,6 +621,13 @@ class OnlineClient:
             self.say(self._comeback() + " (an absent player forfeits after the server's time limit)")
         await ws.close()
         return EXIT_OK
+
+
+def _watching(count: int) -> str:
+    """What a player is told of the spectators (the room's ``watchers``)."""
+    if not count:
+        return "Nobody is watching now."
+    return "1 person is watching." if count == 1 else f"{count} people are watching."
 
 
 def _is_tty(console: Console) -> bool:
