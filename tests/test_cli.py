@@ -206,3 +206,47 @@ def test_games_says_who_won_and_how_in_words(tmp_path: Path) -> None:
     assert "Ann vs Bob: A won, B resigned  7x6:dd" in text
     assert "Ann vs Bob: draw, the board is full  4x4" in text
     assert "(four)" not in text
+
+
+def test_play_opens_the_page_only_once_the_server_accepts_connections(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import socket
+    import threading
+
+    from c4lab.server import run as run_module
+
+    servers: list = []
+    real_make_server = run_module.make_server
+
+    def make_server(*args, **kwargs):
+        servers.append(real_make_server(*args, **kwargs))
+        return servers[-1]
+
+    answered: list[str] = []
+    done = threading.Event()
+
+    def open_page(url: str) -> None:  # the browser: it asks for the page at once
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as conn:
+            conn.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            answered.append(conn.recv(64).decode(errors="replace"))
+        done.set()
+
+    monkeypatch.setattr(run_module, "make_server", make_server)
+    monkeypatch.setattr(run_module, "_open_page", open_page)
+    monkeypatch.setattr(run_module, "settle_collector", lambda: None)  # (not in the test process)
+    port = run_module.free_port()
+    lines: list[str] = []
+    thread = threading.Thread(
+        target=run_module.run_in_foreground, args=(tmp_path / "g.sqlite", "127.0.0.1", port),
+        kwargs={"forfeit_after": 120.0, "local": True, "open_browser": True, "say": lines.append}, daemon=True,
+    )
+    thread.start()
+    try:
+        assert done.wait(30)
+    finally:
+        if servers:
+            servers[0].should_exit = True
+        thread.join(20)
+    assert answered and answered[0].startswith("HTTP/1.1 200"), answered
+    assert lines[0].startswith(f"c4lab game at http://127.0.0.1:{port}/")
