@@ -154,3 +154,99 @@ def test_a_local_game_left_open_is_listed_as_abandoned(tmp_path: Path) -> None:
     assert status == {"OLD": "abandoned", "NEW": "playing", "ONLINE": "playing"}
     text = CliRunner().invoke(main, ["games", "--db", str(path)]).output
     assert "Ann vs -: abandoned  7x6:d" in text
+
+
+@pytest.mark.parametrize("command", [["play", "--no-browser"], ["serve"]])
+def test_the_address_is_printed_once_the_server_accepts_connections(tmp_path: Path, command: list[str]) -> None:
+    """A script (or a browser) that connects the instant the line appears
+    is answered, never refused (issue 27: it was printed before the socket
+    listened, and four connections out of four were refused)."""
+    import re
+    import socket
+
+    from c4lab.server.run import free_port
+
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "c4lab", *command, "--port", str(port), "--db", str(tmp_path / "g.sqlite")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )
+    try:
+        assert proc.stdout
+        line = proc.stdout.readline()
+        match = re.search(r"at http://127\.0\.0\.1:(\d+)/", line)
+        assert match and int(match.group(1)) == port, line
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as conn:  # at once: no retry, no sleep
+            conn.sendall(b"GET /api/limits HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            answer = b""
+            while chunk := conn.recv(65536):
+                answer += chunk
+        assert answer.startswith(b"HTTP/1.1 200"), answer[:200]
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        proc.communicate(timeout=10)
+
+
+def test_games_says_who_won_and_how_in_words(tmp_path: Path) -> None:
+    from c4lab.server.storage import GameRow, GameStore
+
+    path = tmp_path / "games.sqlite"
+    store = GameStore(path)
+    seats = {"A": {"name": "Ann"}, "B": {"name": "Bob"}}
+    store.save(GameRow("FOUR", "local", "7x6:adadadgd", 0, seats, status="over", result="B", reason="four"))
+    store.save(GameRow("GIVEN", "online", "7x6:dd", 0, seats, status="over", result="A", reason="resign"))
+    store.save(GameRow("FULL", "local", "4x4", 0, seats, status="over", result="draw", reason="full"))
+    store.close()
+    text = CliRunner().invoke(main, ["games", "--db", str(path)]).output
+    assert "Ann vs Bob: B won, four in a row  7x6:adadadgd" in text
+    assert "Ann vs Bob: A won, B resigned  7x6:dd" in text
+    assert "Ann vs Bob: draw, the board is full  4x4" in text
+    assert "(four)" not in text
+
+
+def test_play_opens_the_page_only_once_the_server_accepts_connections(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import socket
+    import threading
+
+    from c4lab.server import run as run_module
+
+    servers: list = []
+    real_make_server = run_module.make_server
+
+    def make_server(*args, **kwargs):
+        servers.append(real_make_server(*args, **kwargs))
+        return servers[-1]
+
+    answered: list[str] = []
+    done = threading.Event()
+
+    def open_page(url: str) -> None:  # the browser: it asks for the page at once
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as conn:
+            conn.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            answered.append(conn.recv(64).decode(errors="replace"))
+        done.set()
+
+    monkeypatch.setattr(run_module, "make_server", make_server)
+    monkeypatch.setattr(run_module, "_open_page", open_page)
+    monkeypatch.setattr(run_module, "settle_collector", lambda: None)  # (not in the test process)
+    port = run_module.free_port()
+    lines: list[str] = []
+    thread = threading.Thread(
+        target=run_module.run_in_foreground, args=(tmp_path / "g.sqlite", "127.0.0.1", port),
+        kwargs={"forfeit_after": 120.0, "local": True, "open_browser": True, "say": lines.append}, daemon=True,
+    )
+    thread.start()
+    try:
+        assert done.wait(30)
+    finally:
+        if servers:
+            servers[0].should_exit = True
+        thread.join(20)
+    assert answered and answered[0].startswith("HTTP/1.1 200"), answered
+    assert lines[0].startswith(f"c4lab game at http://127.0.0.1:{port}/")

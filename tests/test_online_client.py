@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -170,8 +172,10 @@ def test_a_full_game_with_a_spectator_ends_in_a_win(server: BackgroundServer) ->
     assert bob.finish() == 0
     out = bob.output
     token = out.split("Your token (keep it): ")[1].split()[0]
-    assert f"c4lab connect {link} --token {token}" in out
+    assert f"C4LAB_TOKEN={token} c4lab connect {link}" in out  # never --token TOKEN (ps shows it)
+    assert f"--token {token}" not in out
     assert "You play B (black)." in out
+    assert "1 person is watching." in out  # the spectator, from the start
     assert "A (white), Ann plays g." in out
     assert "B (black), Bob (you) wins with d1 d2 d3 d4!" in out
     assert "You won." in out
@@ -210,7 +214,7 @@ def test_bad_entries_are_explained_and_asked_again(server: BackgroundServer) -> 
     assert "'' is not a column" in out
     assert "A (white), Ann (you) plays b." in out
     assert "You left the game." in out
-    assert f"--token {ann}" in out
+    assert f"C4LAB_TOKEN={ann} c4lab connect" in out
     assert len(keyboard.prompts) == 6
     assert room_state(server, code)["status"] == "playing"  # leaving is not resigning
 
@@ -219,7 +223,7 @@ def test_the_ban_is_asked_for_on_the_bonus_cell_and_resigning_ends_the_game(serv
     code, ann = new_room(server, board="9x8/Xd3/Bb1")
     bob = Player(server, code, join(server, code, "Bob"))
     try:
-        keyboard = Script("b", "z", "a", "r")
+        keyboard = Script("b", "z", "a", "r", "y")
         client = Running(f"{server.url}/r/{code}", keyboard, token=ann)
         room = bob.next_state(lambda r: r["position"] != "9x8/Xd3/Bb1")
         assert room["position"] == "9x8/Xd3/Bb1:b+a"
@@ -245,6 +249,8 @@ def test_the_keyboard_does_not_block_updates_from_the_server(server: BackgroundS
     answer = threading.Event()
 
     def read(prompt: str) -> str:
+        if prompt.startswith("Really resign"):
+            return "y"
         asked.set()
         assert answer.wait(WAIT)
         return "resign"
@@ -327,7 +333,7 @@ def test_the_client_comes_back_after_a_server_restart_and_gives_up_when_it_is_go
     out = client.output
     assert "Connection lost (the server is restarting" in out and "Connected again." in out
     assert "Lost the connection to" in out and "giving up" in out
-    assert f"c4lab connect {first.url}/r/{code} --token {ann}" in out.split("giving up")[1]
+    assert f"C4LAB_TOKEN={ann} c4lab connect {first.url}/r/{code}" in out.split("giving up")[1]
 
 
 def test_an_unknown_room_or_a_bad_link_exits_with_status_2(server: BackgroundServer) -> None:
@@ -368,3 +374,78 @@ def test_connect_help() -> None:
         [sys.executable, "-m", "c4lab", "connect", "--help"], capture_output=True, text=True, check=True
     )
     assert "Play or watch an online room" in out.stdout
+
+
+def test_resigning_asks_for_confirmation_first(server: BackgroundServer) -> None:
+    code, ann = new_room(server)
+    bob = Player(server, code, join(server, code, "Bob"))
+    try:
+        keyboard = Script("r", "", "d", "r", "n", "r", "y")
+        client = Running(f"{server.url}/r/{code}", keyboard, token=ann)
+        bob.play("a")
+        assert client.finish() == 0
+    finally:
+        bob.close()
+    out = client.output
+    assert out.count("You did not resign: the game goes on.") == 2
+    assert "A (white), Ann (you) plays d." in out
+    assert [p.split("?")[0] for p in keyboard.prompts if p.startswith("Really")] == ["Really resign (you lose the game)"] * 3
+    assert "A (white), Ann (you) resigned: B (black), Bob wins." in out
+    assert room_state(server, code)["reason"] == "resign" and room_state(server, code)["position"] == "7x6:da"
+
+
+def test_leaving_with_e_prints_no_traceback_and_the_way_back_hides_the_token(
+    server: BackgroundServer, tmp_path: Path
+) -> None:
+    """Issue 27: ``e`` printed "Task exception was never retrieved" and a
+    ConnectionClosedOK traceback; the way back said ``--token TOKEN``."""
+    code, ann = new_room(server)
+    join(server, code, "Bob")
+    link = f"{server.url}/r/{code}"
+    command = [sys.executable, "-m", "c4lab", "connect", link, "--no-color"]
+    by_env = subprocess.run(
+        command, check=False, input="e\n", capture_output=True, text=True, timeout=60, env={**os.environ, "C4LAB_TOKEN": ann}
+    )
+    assert by_env.returncode == 0 and by_env.stderr == "", by_env.stderr
+    assert "You left the game." in by_env.stdout
+    assert f"To come back to this game: C4LAB_TOKEN={ann} c4lab connect {link}" in by_env.stdout
+    assert "--token " not in by_env.stdout
+    token_file = tmp_path / "ann.token"
+    token_file.write_text(ann + "\n")
+    env = {k: v for k, v in os.environ.items() if k != "C4LAB_TOKEN"}
+    by_file = subprocess.run(
+        [*command, "--token-file", str(token_file)], check=False, input="e\n", capture_output=True, text=True, timeout=60, env=env
+    )
+    assert by_file.returncode == 0 and by_file.stderr == "", by_file.stderr
+    assert f"To come back to this game: c4lab connect {link} --token-file {token_file}" in by_file.stdout
+    assert ann not in by_file.stdout
+
+
+def test_a_replay_link_shows_the_finished_game_and_never_takes_a_seat(server: BackgroundServer) -> None:
+    code, ann = new_room(server, board="4x4:abab")
+    ann_socket = Player(server, code, ann)
+    try:
+        ann_socket.send({"type": "resign"})
+        ann_socket.next_state(lambda room: room["status"] == "over")
+    finally:
+        ann_socket.close()
+    runner = CliRunner()
+    result = runner.invoke(main, ["connect", f"{server.url}/games/{code}"])
+    assert result.exit_code == 0, result.output
+    assert "There is no room" not in result.output
+    assert "You are watching." in result.output
+    assert "A (white), Ann resigned" in result.output
+    assert f"Step through it move by move in a browser: {server.url}/games/{code}" in result.output
+    missing = runner.invoke(main, ["connect", f"{server.url}/games/NoSuchGame123"])
+    assert missing.exit_code == 2
+    assert missing.output.strip() == (
+        f"There is no game 'NoSuchGame123' at {server.url}: check the link (the code is case-sensitive); "
+        f"the public finished games are listed at {server.url}/games."
+    )
+    # the replay link of a game still waiting for its guest watches: the seat stays free
+    waiting, _ann = new_room(server)
+    client = Running(f"{server.url}/games/{waiting}")
+    client.wait_for("You are watching.")
+    assert "A replay link: you are watching. To take a free seat, use the room's link" in client.output
+    assert not room_state(server, waiting)["seats"]["B"]["taken"]
+    client.client.retries = 0

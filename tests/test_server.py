@@ -193,6 +193,35 @@ def test_two_players_and_a_spectator_play_an_online_game_to_the_end(server: Back
     asyncio.run(game())
 
 
+def test_players_see_how_many_watch_and_a_player_coming_back_is_not_counted(server: BackgroundServer) -> None:
+    """Issue 27: the room's ``watchers`` (connections holding no seat), sent
+    to everyone when a spectator comes (its hello) or goes; a player's
+    connection is not counted while it says hello."""
+    async def game() -> None:
+        code, tokens, ann, bob = await online_game(server)
+        assert bob.received[-1]["room"]["watchers"] == 0
+        watcher = await Client.open(ws_url(server, code))
+        assert watcher.received[-1]["room"]["watchers"] == 1  # itself: sent at once, before any hello
+        await watcher.send({"type": "hello"})
+        while (await ann.expect("state"))["room"]["watchers"] != 1:
+            pass
+        await watcher.close()
+        while (await ann.expect("state"))["room"]["watchers"] != 0:
+            pass
+        await bob.close()
+        while (await ann.expect("state"))["room"]["seats"]["B"]["connected"]:
+            pass
+        mark = len(ann.received)
+        bob = await Client.open(ws_url(server, code), tokens["B"])
+        while not (await ann.expect("state"))["room"]["seats"]["B"]["connected"]:
+            pass
+        assert [m["room"]["watchers"] for m in ann.received[mark:] if m["type"] == "state"] == [0]
+        await ann.close()
+        await bob.close()
+
+    asyncio.run(game())
+
+
 def test_a_player_who_drops_out_comes_back_to_the_same_game(server: BackgroundServer) -> None:
     async def game() -> None:
         code, tokens, ann, bob = await online_game(server)
@@ -795,12 +824,15 @@ def test_the_review_marks_the_blunder_and_the_best_moves_of_a_finished_game(serv
         assert first["scores"] == {"a": -2, "b": -1, "c": 0, "d": 1, "e": 0, "f": -1, "g": -2}
         assert [e["verdict"] for e in entries if e["side"] == "B"] == ["best"] * 4
         assert [e["verdict"] for e in entries].count("blunder") == 1
+        # each side's accuracy: the share of its moves that kept the exact result (issue 27)
+        assert review["summary"]["A"] == {"moves": 4, "known": 4, "kept": 3, "blunders": 1, "best": 1, "accuracy": 0.75}
+        assert review["summary"]["B"] == {"moves": 4, "known": 4, "kept": 4, "blunders": 0, "best": 4, "accuracy": 1.0}
         last = entries[-1]
         assert last["played"] == 18 and last["after"] is None  # the winning move ends the game
         assert all(e["played"] == -e["after"] for e in entries[:-1])
         # the same review over REST (for the finished-game viewer), from the cache
         again = httpx.get(f"{server.url}/api/games/{code}/review", timeout=60).json()
-        assert again["entries"] == entries
+        assert again["entries"] == entries and again["summary"] == review["summary"]
         await me.close()
         await watcher.close()
 
@@ -818,6 +850,13 @@ def test_a_review_off_the_classic_board_keeps_to_its_time_budget() -> None:
     unknown = [e for e in done["entries"] if e["played"] is None]
     assert not done["complete"] or not unknown
     assert all(e["verdict"] == "unknown" for e in unknown)
+    # the summary counts only the solved moves in the accuracy (None when none was solved)
+    for side, tally in done["summary"].items():
+        mine = [e["verdict"] for e in done["entries"] if e["side"] == side]
+        known = [v for v in mine if v != "unknown"]
+        assert (tally["moves"], tally["known"], tally["blunders"]) == (len(mine), len(known), mine.count("blunder"))
+        kept = sum(v in ("best", "inaccuracy") for v in known)
+        assert tally["accuracy"] == (round(kept / len(known), 3) if known else None)
     # the hint's columns: B threatens g4, so every other column loses at once
     # (solved at once); whether g is solved in time or not, it is the column to highlight
     columns = column_scores(big, None, timeout=0.5, favourite="g")

@@ -128,8 +128,10 @@ def test_the_hints_keep_the_same_limits(store: GameStore) -> None:
 
 def test_the_limits_are_printed_at_start(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     class Idle:
-        def run(self) -> None:
-            pass
+        on_listening = None
+
+        def run(self) -> None:  # listens at once: the lines are printed then
+            self.on_listening()
 
     monkeypatch.setattr("c4lab.server.run.make_server", lambda *args, **kwargs: Idle())
     result = CliRunner().invoke(main, [

@@ -7,6 +7,7 @@ commands, so ``c4lab --help`` answers at once.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import urllib.parse
 from collections.abc import Callable, Iterator
@@ -399,9 +400,10 @@ def connect(
     Without a token you take the free seat (the token to come back is
     printed), or watch if there is none. The token comes from --token-file,
     the C4LAB_TOKEN environment variable or --token (which other users of
-    this machine can see in ps). Type a column letter or number; r resigns,
-    e exits. Exit status: 0 at the end of the game, 2 for a bad link or an
-    unknown room, 1 for a connection lost for good.
+    this machine can see in ps). Type a column letter or number; r resigns
+    (after a confirmation), e exits. A replay link (/games/CODE) watches.
+    Exit status: 0 at the end of the game, 2 for a bad link or an unknown
+    room, 1 for a connection lost for good.
     """
     from c4lab.ui.online import run_online
 
@@ -410,7 +412,8 @@ def connect(
             token = lines.readline().strip()
         if not token:
             raise click.BadParameter("the file holds no token", param_hint="--token-file")
-    sys.exit(run_online(url, name=name, token=token or None, watch=watch, color=color))
+    token_file = os.path.abspath(token_file) if token_file is not None else None  # said in the come-back line
+    sys.exit(run_online(url, name=name, token=token or None, token_file=token_file, watch=watch, color=color))
 
 
 @main.command()

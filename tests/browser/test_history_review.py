@@ -168,6 +168,8 @@ def test_the_review_marks_the_blunder_and_shows_every_columns_score(server, new_
     rows = page.locator("#review-list .review-row")
     expect(rows).to_have_count(8, timeout=60_000)
     expect(page.locator("#review-summary")).to_contain_text("1 blunder")
+    expect(page.locator("#review-summary")).to_contain_text("White: accuracy 75%, 1 blunder")
+    expect(page.locator("#review-summary")).to_contain_text("Black: accuracy 100%, 0 blunders")
     verdicts = rows.evaluate_all("rs => rs.map(r => r.dataset.verdict)")
     assert verdicts[0] == "blunder" and verdicts.count("blunder") == 1
     assert [v for i, v in enumerate(verdicts) if i % 2 == 1] == ["best"] * 4
@@ -177,18 +179,31 @@ def test_the_review_marks_the_blunder_and_shows_every_columns_score(server, new_
     expect(page.locator('#moves .mv[data-ply="1"]')).to_have_attribute("data-verdict", "blunder")
     expect(page.locator('#moves .mv[data-ply="2"]')).to_have_attribute("data-verdict", "best")
 
-    # a row jumps to the position after that move, with the solver's score of every column
+    # the verdicts are never cut off in the panel (issue 27)
+    cut = page.locator("#review-list .rv-verdict").evaluate_all(
+        "vs => vs.filter(v => v.scrollWidth > v.clientWidth || v.scrollHeight > v.clientHeight + 1).map(v => v.textContent)"
+    )
+    assert cut == []
+
+    # a row shows the position its move was played from (issue 27): the
+    # mover's score above every column, the best move marked, the move played too
     blunder.click()
-    expect(board(page)).to_have_attribute("data-view", "1")
-    expect(blunder).to_have_class(re.compile(r"\bcurrent\b"))
-    after_a = Solver().analyze(Position.parse("7x6:a"))
-    expected = {m.token: score_text(v) for m, v in after_a.items()}
-    expect(page.locator("#board .col-note")).to_have_count(7)
-    assert notes(page) == expected
-    assert best_notes(page) == ["b", "d"]  # both +2 for Black
-    page.keyboard.press("ArrowLeft")  # the start: White's own choice, d the best
     expect(board(page)).to_have_attribute("data-view", "0")
-    assert best_notes(page) == ["d"] and notes(page)["a"] == f"{MINUS}2"
+    expect(blunder).to_have_class(re.compile(r"\bcurrent\b"))
+    expect(page.locator("#board .col-note")).to_have_count(7)
+    start = {"a": -2, "b": -1, "c": 0, "d": 1, "e": 0, "f": -1, "g": -2}  # c4lab solve --analyze 7x6
+    assert notes(page) == {letter: score_text(v) for letter, v in start.items()}
+    assert best_notes(page) == ["d"]
+    expect(page.locator('#board .col-note[data-played="1"]')).to_have_attribute("data-note", "a")
+    expect(page.locator("#board .hint")).to_have_attribute("data-hint", "d")  # the best move, drawn where it lands
+    expect(page.locator("#review-at")).to_contain_text(f"White played a ({MINUS}2): blunder")
+    expect(page.locator("#review-at")).to_contain_text("Best: d")
+    page.keyboard.press("ArrowRight")  # after the blunder: Black's scores, b and d both +2
+    expect(board(page)).to_have_attribute("data-view", "1")
+    after_a = Solver().analyze(Position.parse("7x6:a"))
+    assert notes(page) == {m.token: score_text(v) for m, v in after_a.items()}
+    assert best_notes(page) == ["b", "d"]
+    expect(rows.nth(1)).to_have_class(re.compile(r"\bcurrent\b"))
     page.keyboard.press("End")  # the final position: the game is over, no scores
     expect(page.locator("#board .col-note")).to_have_count(0)
 
@@ -205,11 +220,14 @@ def test_the_finished_game_viewer_has_the_review_too(server, new_page, size):
     rows = page.locator("#replay-review-list .review-row")
     expect(rows).to_have_count(8, timeout=60_000)
     expect(rows.first).to_have_attribute("data-verdict", "blunder")
+    expect(page.locator("#replay-review-summary")).to_contain_text("White: accuracy 75%")
     expect(page.locator('#replay-moves .mv[data-ply="1"]')).to_have_attribute("data-verdict", "blunder")
-    rows.nth(2).click()
+    rows.nth(3).click()  # Black's fourth move (d): the position it was played from
     expect(page.locator("#replay-board")).to_have_attribute("data-ply", "3")
     expect(page.locator("#replay-board .col-note")).to_have_count(7)
     assert notes(page, "replay-board")["d"] == "+5"  # 7x6:adc, Black to move: d wins
+    expect(page.locator("#replay-board .hint")).to_have_attribute("data-hint", "d")
+    expect(page.locator("#replay-review-at")).to_contain_text("Black played d (+5): best")
 
 
 @pytest.mark.parametrize("size", SIZES)

@@ -55,6 +55,12 @@ def test_online_game_with_a_spectator_a_reload_and_a_replay(server, new_page):
     watcher.goto(link)
     expect(board(watcher)).to_have_attribute("data-live", "1")
     expect(board(watcher)).to_have_attribute("data-role", "spectator")
+    # told at once, before any key (issue 27); no invite for a spectator; the players see them
+    expect(watcher.locator("#watchers")).to_have_text("You are watching")
+    expect(watcher.locator("#share-panel")).to_be_hidden()
+    for player in (ann, bob):
+        expect(player.locator("#watchers")).to_have_text("1 watching")
+    expect(ann.locator("#share-panel")).to_be_visible()
     expect(watcher.locator("#join-panel")).to_be_hidden()
     expect(watcher.locator("#seat-A .seat-name")).to_have_text("Ann")
     expect(watcher.locator("#seat-B .seat-name")).to_have_text("Bob")
@@ -98,6 +104,8 @@ def test_online_game_with_a_spectator_a_reload_and_a_replay(server, new_page):
         expect(board(p)).to_have_attribute("data-result", "A")
         expect(p.locator("#board .win-line")).to_have_attribute("data-win", "a1 a2 a3 a4")
     expect(ann.locator("#status")).to_contain_text("You win!")
+    expect(ann.locator("#share-panel")).to_be_hidden()  # the invite goes with the game
+    expect(ann.locator("#watchers")).to_have_text("1 watching")
     expect(bob.locator("#status")).to_contain_text("You lose.")
     expect(watcher.locator("#status")).to_have_text("White (Ann) wins: four in a row")
     expected = list("abababa")

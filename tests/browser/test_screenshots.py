@@ -85,8 +85,8 @@ def test_screenshots(server, new_page, artifacts, size):
     no_sideways_scroll(page)
     page.screenshot(path=str(artifacts / f"{size}-stepping.png"))
 
-    # the review after the game: White's blunder (a) marked, and a reviewed
-    # position with the score of every column
+    # the review after the game: White's blunder (a) marked, and the
+    # position it was played from with White's score of every column
     reviewed = create_room(server, board="7x6:adcdcdc", players={"A": "human", "B": "human"})
     open_room(page, server, reviewed)
     page.locator('#board [data-cell="d4"]').click()
@@ -94,7 +94,7 @@ def test_screenshots(server, new_page, artifacts, size):
     page.locator("#review").click()
     expect(page.locator("#review-list .review-row")).to_have_count(8, timeout=60_000)
     page.locator('#review-list .review-row[data-ply="1"]').click()
-    expect(board(page)).to_have_attribute("data-view", "1")
+    expect(board(page)).to_have_attribute("data-view", "0")
     page.wait_for_timeout(300)
     no_sideways_scroll(page)
     page.screenshot(path=str(artifacts / f"{size}-review.png"))

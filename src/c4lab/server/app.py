@@ -298,7 +298,9 @@ def create_app(
             await socket.close(code=4404)
             return
         limiter = RateLimit()
-        await manager.connect(room, conn, None)
+        # its state at once, to this connection only: the others hear of it
+        # with its hello (a player's page would count as a spectator until then)
+        await manager.send_state(room, conn)
         try:
             while True:
                 frame = await socket.receive()

@@ -119,6 +119,33 @@ def verdict(before: int | None, played: int | None, scores: dict[str, int | None
     return "best" if played >= before else "inaccuracy"
 
 
+#: The verdicts of a move that kept the exact result (a win, a draw or a loss).
+KEPT = ("best", "inaccuracy")
+
+
+def summary(entries: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Each side's tally of a review's ``entries``: ``moves``, ``known`` (a
+    verdict other than ``unknown``), ``kept`` (the exact result kept:
+    ``best`` or ``inaccuracy``), ``blunders``, ``best``, and ``accuracy``:
+    the share of its known moves that kept the result (0..1, rounded to
+    three places; None when no move of that side is known).
+
+    >>> summary([{"side": "A", "verdict": "best"}, {"side": "B", "verdict": "blunder"},
+    ...          {"side": "A", "verdict": "inaccuracy"}, {"side": "B", "verdict": "unknown"}])["A"]
+    {'moves': 2, 'known': 2, 'kept': 2, 'blunders': 0, 'best': 1, 'accuracy': 1.0}
+    """
+    tally: dict[str, dict[str, Any]] = {}
+    for side in ("A", "B"):
+        verdicts = [e["verdict"] for e in entries if e["side"] == side]
+        known = sum(v != "unknown" for v in verdicts)
+        kept = sum(v in KEPT for v in verdicts)
+        tally[side] = {
+            "moves": len(verdicts), "known": known, "kept": kept, "blunders": verdicts.count("blunder"),
+            "best": verdicts.count("best"), "accuracy": round(kept / known, 3) if known else None,
+        }
+    return tally
+
+
 def review_game(
     position: Position,
     start_ply: int = 0,
@@ -180,6 +207,7 @@ def review_game(
         "position": position.notation,
         "start_ply": start_ply,
         "entries": entries,
+        "summary": summary(entries),
         "complete": complete,
         "seconds": round(time.monotonic() - started, 3),
     }

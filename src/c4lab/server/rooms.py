@@ -226,6 +226,7 @@ class Room:
             preparing=self.preparing if self.thinking else None,
             evaluation=self.evaluation,
             forfeit_after=forfeit_after if self.mode == "online" else None,
+            watchers=sum(1 for seats in self.connections.values() if not seats),  # connections holding no seat
         )
         if self.mode == "online" and self.status == "playing" and forfeit_after is not None:
             # The seconds an absent player has left before forfeiting, as of
@@ -545,7 +546,7 @@ class RoomManager:
                 # Nobody is here and nothing is pending: the row on disk is
                 # the room; ``get`` loads it again when someone comes back.
                 self.rooms.pop(room.code, None)
-        if seats:
+        if seats or room.connections:  # a player left, or a spectator: the others see the count
             await self.broadcast(room)
 
     def _leave_seat(self, room: Room, side: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -76,11 +77,21 @@ def settle_collector() -> None:
 
 
 class LongRunningServer(uvicorn.Server):
-    """``c4lab serve`` and ``c4lab play``: the collector settled before it starts."""
+    """``c4lab serve`` and ``c4lab play``: the collector settled before it
+    starts; ``on_listening`` called once the socket accepts connections
+    (the address is printed then, never before: a browser or a script that
+    connects the moment it reads the line must not be refused)."""
+
+    on_listening: Callable[[], None] | None = None
 
     def run(self, sockets: list[socket.socket] | None = None) -> None:
         settle_collector()
         super().run(sockets)
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        if self.started and self.on_listening is not None:
+            self.on_listening()
 
 
 def make_server(
@@ -133,9 +144,9 @@ def run_in_foreground(
 ) -> None:
     """``c4lab serve`` and ``c4lab play``: open the game database (a
     ``StorageError`` if it is not usable), say where the server listens and
-    with which limits, open the page if asked, and serve until Ctrl-C."""
-    import webbrowser
-
+    with which limits, open the page if asked, and serve until Ctrl-C.
+    The address is said (and the page opened) once the server accepts
+    connections."""
     store = GameStore(db or DEFAULT_DB)
     port = port or free_port(host)
     limits = limits or AgentLimits()
@@ -145,19 +156,31 @@ def run_in_foreground(
     )
     url = f"http://{shown_host(host)}:{port}/" + (f"?{query}" if query else "")
     where = " (listening on every interface)" if host in EVERY_INTERFACE else ""
-    say(f"c4lab {'game' if local else 'server'} at {url}{where}  (games stored in {store.path}; Ctrl-C stops)")
-    if not local:
-        say(f"  {limits.describe()}")
-        idle = "never" if idle_after is None else f"after {idle_after:g} s"
-        say(f"  {guard.describe()}; absent players forfeit after {forfeit_after:g} s; rooms nobody uses end {idle}")
-        if room_prefix:
-            say(f"  room codes start with {room_prefix}-")
-    if open_browser:
-        try:
-            webbrowser.open(url)
-        except webbrowser.Error:
-            pass
+
+    def announce() -> None:
+        say(f"c4lab {'game' if local else 'server'} at {url}{where}  (games stored in {store.path}; Ctrl-C stops)")
+        if not local:
+            say(f"  {limits.describe()}")
+            idle = "never" if idle_after is None else f"after {idle_after:g} s"
+            say(f"  {guard.describe()}; absent players forfeit after {forfeit_after:g} s; rooms nobody uses end {idle}")
+            if room_prefix:
+                say(f"  room codes start with {room_prefix}-")
+        sys.stdout.flush()  # a script reading the line may connect at once
+        if open_browser:  # in a thread: some browsers' launchers wait, the server must not
+            threading.Thread(target=_open_page, args=(url,), name="c4lab-browser", daemon=True).start()
+
+    # a LongRunningServer (make_server's type says only uvicorn.Server)
+    server.on_listening = announce  # type: ignore[attr-defined]
     try:
         server.run()
     finally:
         store.close()
+
+
+def _open_page(url: str) -> None:
+    import webbrowser
+
+    try:
+        webbrowser.open(url)
+    except webbrowser.Error:
+        pass

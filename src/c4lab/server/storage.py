@@ -137,9 +137,23 @@ class GameRow:
         """One line of ``c4lab games``: when, code, mode, players, outcome, position."""
         names = self.names()
         when = datetime.datetime.fromtimestamp(self.updated).strftime("%Y-%m-%d %H:%M")
-        outcome = self.result and (f"{self.result} ({self.reason})" if self.result != "draw" else "draw")
+        outcome = self.result and outcome_words(self.result, self.reason)
         return (f"{when}  {self.code}  {self.mode:<6} {names['A']} vs {names['B']}: "
                 f"{outcome or self.shown_status()}  {self.position}")
+
+
+def outcome_words(result: str, reason: str | None) -> str:
+    """A finished game's result in words: ``B won, four in a row``,
+    ``A won, B resigned``, ``draw, the board is full``.
+
+    >>> outcome_words("B", "four")
+    'B won, four in a row'
+    """
+    if result == "draw":
+        return "draw, the board is full" if reason in (None, "full") else f"draw ({reason})"
+    loser = "B" if result == "A" else "A"
+    how = {"four": "four in a row", "resign": f"{loser} resigned", "forfeit": f"{loser} stayed away and forfeited"}
+    return f"{result} won, {how.get(reason or '', reason or 'no reason given')}"
 
 
 class StorageError(RuntimeError):

@@ -41,6 +41,7 @@ from c4lab.ui.terminal import SIDE_NAMES, board_text, legend
 
 SIDES = ("A", "B")
 RESIGN_WORDS = ("r", "resign")
+CONFIRM_WORDS = ("y", "yes")
 EXIT_INTERRUPTED = 130
 _REASONS = {"four": "four in a row", "full": "the board is full", "resign": "resignation", "forfeit": "forfeit"}
 
@@ -138,6 +139,7 @@ class OnlineClient:
         *,
         name: str | None = None,
         token: str | None = None,
+        token_file: str | None = None,
         watch: bool = False,
         console: Console | None = None,
         read: Callable[[str], str] | None = None,
@@ -149,6 +151,7 @@ class OnlineClient:
         self.url = url
         self.name = name
         self.token = token
+        self.token_file = token_file  # where the token came from, if from a file
         self.watch = watch
         self.console = console or Console(force_terminal=color, no_color=color is False, highlight=False)
         self.color = self.console.is_terminal and not self.console.no_color
@@ -160,7 +163,7 @@ class OnlineClient:
         self.room: dict[str, Any] | None = None
         self.you: set[str] = set()
         self._entry: asyncio.Future[tuple[bool, Any]] | None = None
-        self._asking: tuple[str, str, list[str]] = ("column", "", [])  # kind, position, options
+        self._asking: tuple[str, str, list[str]] = ("column", "", [])  # kind (column, ban, resign), position, options
         self._in_flight = False  # a move or resignation sent, no answer yet
         self._asking_prompt = ""
         self._received = False  # a message came on the current connection
@@ -196,7 +199,11 @@ class OnlineClient:
         assert self.address is not None
         if not (self.you or holding) or not self.token:
             return ""
-        return f"To come back to this game: c4lab connect {self.address.link} --token {self.token}"
+        if self.token_file:
+            return f"To come back to this game: c4lab connect {self.address.link} --token-file {self.token_file}"
+        # never --token TOKEN: a command line is visible to anyone who runs ps on the machine
+        return (f"To come back to this game: C4LAB_TOKEN={self.token} c4lab connect {self.address.link} "
+                "(or save the token in a file and add --token-file FILE)")
 
     # -- running ---------------------------------------------------------------------
 
@@ -214,6 +221,11 @@ class OnlineClient:
         try:
             self.address = RoomAddress.parse(self.url)
             room = await self._retrying(self._fetch_room)
+            if self.address.replay and self.token is None and not self.watch:
+                # a replay link (/games/CODE) is for watching: a free seat is taken with the room's link
+                self.watch = True
+                if room.get("status") != "over":
+                    self.say(f"A replay link: you are watching. To take a free seat, use the room's link {self.address.link}")
             if self.token is None and not self.watch:
                 await self._take_seat(room)
             elif self.watch:
@@ -320,6 +332,8 @@ class OnlineClient:
         finally:
             if not receiving.done():
                 receiving.cancel()
+            elif not receiving.cancelled():
+                receiving.exception()  # read: the close that ends a session left on purpose is no news
 
     # -- messages from the server ----------------------------------------------------
 
@@ -346,7 +360,7 @@ class OnlineClient:
     def _on_error(self, code: str, text: str) -> int | None:
         if code == "unknown-room":
             assert self.address is not None
-            raise ConnectError(f"There is no room {self.address.code!r} at {self.address.base}: {text}.", EXIT_BAD_ROOM)
+            raise ConnectError(self.address.missing(), EXIT_BAD_ROOM)
         if code == "bad-token":
             self.token = None
             self._hello_pending = False
@@ -405,6 +419,8 @@ class OnlineClient:
         )
         if self.you:
             self.say(f"You play {' and '.join(SIDE_NAMES[s] for s in sorted(self.you))}.")
+            if room.get("watchers"):
+                self.say(_watching(room["watchers"]))
         else:
             self.say("You are watching.")
 
@@ -436,6 +452,8 @@ class OnlineClient:
                     self._note(f"{self._label(side)} disconnected.")
                 elif not before["connected"] and now["connected"]:
                     self._note(f"{self._label(side)} is connected.")
+        if self.you and old.get("watchers", 0) != room.get("watchers", 0):
+            self._note(_watching(room.get("watchers", 0)))
         if old["status"] == "waiting" and room["status"] == "playing":
             self._note("Both seats are taken: the game starts.")
         old_moves = Position.parse(old["position"]).moves
@@ -484,6 +502,8 @@ class OnlineClient:
         elif reason == "abandoned":
             self.say("The game was abandoned: the players left before it was decided.")
         self.say(f"The game in notation: {room['position']}")
+        assert self.address is not None
+        self.say(f"Step through it move by move in a browser: {self.address.replay_link}")
 
     # -- the person's entries ---------------------------------------------------------
 
@@ -528,14 +548,23 @@ class OnlineClient:
             return await self._leave(ws)
         entry = str(value).strip()
         word = entry.lower()
+        if kind == "resign":  # the answer to "Really resign?"
+            if word not in CONFIRM_WORDS:
+                self.say("You did not resign: the game goes on.")
+                return None
+            if self.room["status"] != "playing" or not self.you:
+                self.say("There is nothing to resign: the game is over.")
+                return None
+            await ws.send(link.resign())
+            self._in_flight = True
+            return None
         if word in QUIT_WORDS:
             return await self._leave(ws)
         if word in RESIGN_WORDS:
             if self.room["status"] != "playing" or not self.you:
                 self.say("There is nothing to resign.")
                 return None
-            await ws.send(link.resign())
-            self._in_flight = True
+            self._ask("resign", "Really resign (you lose the game)? y to resign, Enter to go on: ", [])
             return None
         if not self._my_turn() or self.room["position"] != asked_at:
             self.say("The game moved on meanwhile: look at the board again.")
@@ -594,6 +623,13 @@ class OnlineClient:
         return EXIT_OK
 
 
+def _watching(count: int) -> str:
+    """What a player is told of the spectators (the room's ``watchers``)."""
+    if not count:
+        return "Nobody is watching now."
+    return "1 person is watching." if count == 1 else f"{count} people are watching."
+
+
 def _is_tty(console: Console) -> bool:
     try:
         return bool(console.file.isatty())
@@ -602,7 +638,8 @@ def _is_tty(console: Console) -> bool:
 
 
 def run_online(
-    url: str, *, name: str | None = None, token: str | None = None, watch: bool = False, color: bool | None = None
+    url: str, *, name: str | None = None, token: str | None = None, token_file: str | None = None,
+    watch: bool = False, color: bool | None = None,
 ) -> int:
-    """``c4lab connect``: the exit status."""
-    return OnlineClient(url, name=name, token=token, watch=watch, color=color).run()
+    """``c4lab connect``: the exit status (``token_file``: where ``token`` was read)."""
+    return OnlineClient(url, name=name, token=token, token_file=token_file, watch=watch, color=color).run()

@@ -45,10 +45,12 @@ class Unreachable(Exception):
 
 @dataclass(frozen=True)
 class RoomAddress:
-    """A room of a server: ``base`` is ``http(s)://host[:port][/prefix]``."""
+    """A room of a server: ``base`` is ``http(s)://host[:port][/prefix]``;
+    ``replay``: the link was a finished game's (``/games/CODE``), to watch."""
 
     base: str
     code: str
+    replay: bool = False
 
     @classmethod
     def parse(cls, url: str) -> RoomAddress:
@@ -76,12 +78,24 @@ class RoomAddress:
                 EXIT_BAD_ROOM,
             )
         prefix = "/".join(segments[:-2])
-        return cls(f"{scheme}://{parts.netloc}{prefix}", segments[-1])
+        return cls(f"{scheme}://{parts.netloc}{prefix}", segments[-1], replay=segments[-2] == "games")
 
     @property
     def link(self) -> str:
         """The room's page: what people share."""
         return f"{self.base}/r/{self.code}"
+
+    @property
+    def replay_link(self) -> str:
+        """The game's replay page (a browser steps through it move by move)."""
+        return f"{self.base}/games/{self.code}"
+
+    def missing(self) -> str:
+        """What to say when the server has no such room (or game)."""
+        if self.replay:
+            return (f"There is no game {self.code!r} at {self.base}: check the link (the code is case-sensitive); "
+                    f"the public finished games are listed at {self.base}/games.")
+        return f"There is no room {self.code!r} at {self.base}: check the link (the code is case-sensitive)."
 
     @property
     def socket(self) -> str:
@@ -120,10 +134,7 @@ def fetch_room(address: RoomAddress, timeout: float) -> dict[str, Any]:
     or the server is not a c4lab server."""
     status, answer = http_json("GET", address.api(), timeout=timeout)
     if status == 404:
-        raise ConnectError(
-            f"There is no room {address.code!r} at {address.base}: check the link (the code is case-sensitive).",
-            EXIT_BAD_ROOM,
-        )
+        raise ConnectError(address.missing(), EXIT_BAD_ROOM)
     if status != 200 or not isinstance(answer, dict) or "seats" not in answer:
         detail = answer.get("detail") if isinstance(answer, dict) else None
         raise ConnectError(

@@ -13,9 +13,9 @@
 import { R } from "./state.js";
 import { send } from "./client.js";
 import { COLOUR, geometryOf } from "./describe.js";
-import { LETTERS, cellName, landingRow } from "./notation.js";
+import { LETTERS, cellName, landingRow, moveTokens, replay } from "./notation.js";
 import { goTo } from "./history.js";
-import { columnNote, markMoves, renderReview, reviewNotes } from "./review.js";
+import { bestMoveGhost, columnNote, markMoves, renderReview, reviewNotes } from "./review.js";
 import { $, say, setText } from "./util.js";
 
 /** The Hint button: ask the server (one question at a time). */
@@ -86,7 +86,7 @@ export function onReview(message, render) {
   }
   R.review = message;
   const blunders = message.entries.filter((e) => e.verdict === "blunder").length;
-  say(`Review ready: ${blunders} blunder${blunders === 1 ? "" : "s"}. Click a move to see its position and every column's score.`, "info");
+  say(`Review ready: ${blunders} blunder${blunders === 1 ? "" : "s"}. Click a move to see the position it was played from, with every column's score.`, "info");
   render();
   const panel = $("review-panel");
   if (panel.scrollIntoView && window.innerWidth <= 900) panel.scrollIntoView({ block: "nearest" });
@@ -99,9 +99,24 @@ export function renderRoomReview() {
   $("review-panel").hidden = !review;
   markMoves($("moves"), review);
   if (!review) return;
-  renderReview({ summary: $("review-summary"), list: $("review-list") }, review, {
-    current: R.view, onPick: (ply) => goTo(ply),
+  renderReview({ summary: $("review-summary"), list: $("review-list"), at: $("review-at") }, review, {
+    current: R.view,
+    onPick: (ply) => {
+      goTo(ply);
+      // on a narrow screen the board is above the panel: bring it into view
+      const board = $("board");
+      if (window.innerWidth <= 900 && board.scrollIntoView) board.scrollIntoView({ block: "nearest" });
+    },
   });
+}
+
+/** The review's best move from the viewed position, as a ghost piece
+ * (Board.setOverlays' hint); null live or without a review. */
+export function reviewGhost(room) {
+  if (R.view === null || !R.review || R.review.position !== room.position) return null;
+  const geometry = geometryOf(room);
+  const { boards } = replay(geometry, moveTokens(room.position).slice(0, R.view));
+  return bestMoveGhost(R.review, R.view, geometry, boards[R.view]);
 }
 
 /** The hint's ghost pieces for Board.setOverlays (null: no hint to show). */

@@ -301,7 +301,7 @@ export class Board {
       ghost.setAttribute("opacity", "0.55");
       el("circle", { r: PIECE_R + 2, class: "hint-ring" }, h);
       const q = el("text", { y: 8, class: `hint-mark on-${hint.owner}` }, h);
-      q.textContent = "?";
+      q.textContent = hint.mark || "?"; // the hint asks "here?"; a review's best move says so
       const top = centre(this.geometry, hint.col, this.geometry.height);
       el("path", { d: `M${top.x - 12},${TOP * 0.35} L${top.x + 12},${TOP * 0.35} L${top.x},${TOP * 0.35 + 16} Z`, class: "hint-arrow" }, g);
       if (hint.banCol !== null && hint.banRow !== null) {

@@ -10,7 +10,7 @@
 import { Board } from "./board.js";
 import { COLOUR, geometryOf, positionHeader, renderMoves, resultText } from "./describe.js";
 import { moveTokens, replay } from "./notation.js";
-import { drawColumnNotes, markMoves, renderReview, reviewNotes } from "./review.js";
+import { bestMoveGhost, drawColumnNotes, markMoves, renderReview, reviewNotes } from "./review.js";
 import { $, api, copyText, setText, show } from "./util.js";
 
 export async function showGames() {
@@ -108,7 +108,8 @@ export async function showReplay(code) {
     const before = boards[ply - 1] || {};
     const last = ply ? Object.keys(boards[ply]).filter((n) => !before[n]) : [];
     const end = ply === tokens.length;
-    board.setOverlays({ last, winLine: end ? game.win_line || [] : [], winLines: end ? game.win_lines : null });
+    const hint = review ? bestMoveGhost(review, ply, geometry, boards[ply]) : null;
+    board.setOverlays({ last, winLine: end ? game.win_line || [] : [], winLines: end ? game.win_lines : null, hint });
     const position = ply ? `${header}:${tokens.slice(0, ply).join("")}` : header;
     $("replay-position").value = position;
     $("replay-from-here").href = `/?board=${encodeURIComponent(position)}`;
@@ -131,7 +132,7 @@ export async function showReplay(code) {
     $("replay-last").disabled = end;
     renderMoves($("replay-moves"), tokens, { startPly: game.start_ply, current: ply, onPick: (p) => go(p, false) });
     if (review) {
-      const parts = { summary: $("replay-review-summary"), list: $("replay-review-list") };
+      const parts = { summary: $("replay-review-summary"), list: $("replay-review-list"), at: $("replay-review-at") };
       renderReview(parts, review, { current: ply, onPick: (p) => go(p, false) });
       markMoves($("replay-moves"), review);
       drawColumnNotes(board, reviewNotes(review, ply));

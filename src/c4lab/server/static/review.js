@@ -17,7 +17,7 @@
 
 import { el } from "./board.js";
 import { COLOUR } from "./describe.js";
-import { LETTERS } from "./notation.js";
+import { LETTERS, cellName, landingRow } from "./notation.js";
 import { setText } from "./util.js";
 
 const MINUS = "\u2212";
@@ -79,14 +79,55 @@ export function entryFrom(review, ply) {
   return review.entries.find((e) => e.ply === ply + 1) || null;
 }
 
-/** The column labels of the position after `ply` moves, from a review. */
+/** The column labels of the position after `ply` moves, from a review:
+ * the scores of the player to move there (the mover of the next move), the
+ * best marked, and the column of the move played from there (`played`). */
 export function reviewNotes(review, ply) {
   const entry = entryFrom(review, ply);
-  return entry ? notesFromScores(entry.scores) : [];
+  if (!entry) return [];
+  return notesFromScores(entry.scores).map((note) => {
+    const played = LETTERS[note.col] === entry.move[0];
+    return { ...note, played, title: played ? `${note.title} (the move played)` : note.title };
+  });
+}
+
+/** The ghost piece of the review's best move from the position after `ply`
+ * moves (`cells` that position's), for Board.setOverlays' `hint`; null if
+ * the review knows no best move there. */
+export function bestMoveGhost(review, ply, geometry, cells) {
+  const entry = entryFrom(review, ply);
+  if (!entry || !entry.best.length) return null;
+  const token = entry.best.includes(entry.move) ? entry.move : entry.best[0];
+  const col = LETTERS.indexOf(token[0]);
+  const row = landingRow(geometry, cells, col);
+  if (row === null) return null;
+  const ghost = { token, col, row, owner: entry.side, banCol: null, banRow: null, mark: "\u2713" };
+  if (token.length === 3) {
+    ghost.banCol = LETTERS.indexOf(token[2]);
+    ghost.banRow = landingRow(geometry, { ...cells, [cellName(col, row)]: entry.side }, ghost.banCol);
+  }
+  return ghost;
+}
+
+/** In words, the move played from the position after `ply` moves and what
+ * the review says of it ("" if the review has no entry there). */
+export function reviewLine(review, ply) {
+  const entry = entryFrom(review, ply);
+  if (!entry) return "";
+  const who = COLOUR[entry.side];
+  let text = `Before move ${entry.ply}: ${who} to move, ${scoreWords(entry.before)} (${scoreText(entry.before)}). ` +
+    `${who} played ${entry.move} (${scoreText(entry.played)}): ${VERDICT_WORDS[entry.verdict]}.`;
+  if (entry.verdict !== "best" && entry.best.length) text += ` Best: ${entry.best.join(", ")} (marked on the board).`;
+  return text;
 }
 
 const VERDICT_WORDS = { best: "best", inaccuracy: "inaccuracy", blunder: "blunder", unknown: "not solved" };
 const VERDICT_MARK = { best: "\u2713", inaccuracy: "?!", blunder: "??", unknown: "\u00b7" };
+
+/** "75%": a share of moves (0..1; null: "?"). */
+export function percent(share) {
+  return share === null || share === undefined ? "?" : `${Math.round(share * 100)}%`;
+}
 
 function summary(review) {
   const parts = [];
@@ -95,10 +136,13 @@ function summary(review) {
     if (!mine.length) continue;
     const count = (v) => mine.filter((e) => e.verdict === v).length;
     const blunders = count("blunder");
-    parts.push(`${COLOUR[side]}: ${blunders} blunder${blunders === 1 ? "" : "s"}, ${count("best")} best of ${mine.length}`);
+    // the accuracy: the share of the side's solved moves that kept the exact result (the server's summary)
+    const tally = review.summary ? review.summary[side] : null;
+    const accuracy = tally ? `accuracy ${percent(tally.accuracy)}, ` : "";
+    parts.push(`${COLOUR[side]}: ${accuracy}${blunders} blunder${blunders === 1 ? "" : "s"}, ${count("best")} best of ${mine.length}`);
   }
   const unknown = review.entries.filter((e) => e.verdict === "unknown").length;
-  let text = parts.join(" \u00b7 ") || "No moves to review.";
+  let text = parts.join("\n") || "No moves to review."; // one line a player
   if (unknown) text += ` \u00b7 ${unknown} not solved in time`;
   return text;
 }
@@ -110,23 +154,32 @@ function cell(className, text) {
   return span;
 }
 
-/** Fill a review panel: `parts` = {summary, list} elements; `current` the
- * number of moves on the board; `onPick(ply)` jumps to the position after
- * move `ply`. */
+/** Fill a review panel: `parts` = {summary, list, at (optional)} elements;
+ * `current` the number of moves on the board (its row: the move played from
+ * there); `onPick(moves)` shows the position after `moves` moves -- a row
+ * gives the position its move was played from, where the mover's scores
+ * and the best move are. */
 export function renderReview(parts, review, { current = null, onPick = null } = {}) {
   setText(parts.summary, summary(review));
+  parts.summary.title = "Accuracy: the share of a player's moves that kept the exact result (a win, a draw or a loss); " +
+    "a blunder changed it.";
+  if (parts.at) {
+    const line = current === null ? "" : reviewLine(review, current);
+    setText(parts.at, line);
+    parts.at.hidden = !line;
+  }
   parts.list.replaceChildren();
   for (const entry of review.entries) {
     const row = document.createElement(onPick ? "button" : "div");
     row.className = "review-row";
     if (onPick) {
       row.type = "button";
-      row.addEventListener("click", () => onPick(entry.ply));
+      row.addEventListener("click", () => onPick(entry.ply - 1));
     }
     row.dataset.ply = String(entry.ply);
     row.dataset.verdict = entry.verdict;
     row.dataset.side = entry.side;
-    if (entry.ply === current) row.classList.add("current");
+    if (current !== null && entry.ply === current + 1) row.classList.add("current");
     const before = scoreText(entry.before);
     const played = scoreText(entry.played);
     const best = entry.verdict !== "best" && entry.best.length ? `best ${entry.best.join(", ")}` : "";
@@ -181,8 +234,9 @@ export function drawColumnNotes(board, notes) {
     const width = Number(hit.getAttribute("width"));
     const x = Number(hit.getAttribute("x")) + width / 2;
     const g = el("g", {
-      class: `col-note note-${note.kind}${note.best ? " best" : ""}`, transform: `translate(${x} ${top / 2})`,
-      "data-note": LETTERS[note.col], "data-score": note.text, "data-kind": note.kind, "data-best": note.best ? "1" : "0",
+      class: `col-note note-${note.kind}${note.best ? " best" : ""}${note.played ? " played" : ""}`,
+      transform: `translate(${x} ${top / 2})`, "data-note": LETTERS[note.col], "data-score": note.text,
+      "data-kind": note.kind, "data-best": note.best ? "1" : "0", "data-played": note.played ? "1" : "0",
     }, layer);
     el("rect", { x: -width / 2 + 4, y: -16, width: width - 8, height: 32, rx: 10, class: "note-pill" }, g);
     const text = el("text", { y: 7, class: "note-text" }, g);

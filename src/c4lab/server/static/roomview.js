@@ -10,7 +10,7 @@
 // textContent or setAttribute, never as HTML.
 
 import { R, myTurn, roomPlayers } from "./state.js";
-import { columnNotes, hintOverlay, renderEval, renderRoomReview } from "./analysis.js";
+import { columnNotes, hintOverlay, renderEval, renderRoomReview, reviewGhost } from "./analysis.js";
 import { goTo, renderHistory, viewOverlays } from "./history.js";
 import { drawColumnNotes } from "./review.js";
 import { COLOUR, geometryOf, positionHeader, renderMoves, resultText, seatLabel } from "./describe.js";
@@ -113,7 +113,8 @@ function renderOverlays() {
   const room = R.state;
   drawColumnNotes(R.board, columnNotes(room));
   if (R.view !== null) {
-    R.board.setOverlays(viewOverlays(room)); // an earlier position: its last move only
+    // an earlier position: its last move, and after a review the best move from there
+    R.board.setOverlays({ ...viewOverlays(room), hint: reviewGhost(room) });
     return;
   }
   const tokens = moveTokens(room.position);
@@ -243,7 +244,8 @@ function renderPanels() {
   const room = R.state;
   const online = room.mode === "online";
   const share = $("share-panel");
-  share.hidden = !online;
+  // the invite is the players' own, and only while the game is to be played
+  share.hidden = !online || !R.you.length || room.status === "over";
   $("share-link").value = inviteLink(R.code);
   $("share-local").hidden = !reachedLocally();
   setText($("share-text"), room.status === "waiting" && R.you.length
@@ -265,6 +267,29 @@ function renderPanels() {
   const watching = !R.you.length && !canJoin;
   document.body.classList.toggle("watching", watching);
   $("board").dataset.role = R.you.length ? "player" : "spectator";
+  renderWatchers(room);
+}
+
+/** Who watches: a spectator is told so from the first state (not only when
+ * a key is refused); players see how many watch. A page with a saved token
+ * waits for the answer to its hello before calling itself a spectator. */
+function renderWatchers(room) {
+  const badge = $("watchers");
+  const count = room.watchers || 0;
+  const spectator = !R.you.length && !R.token;
+  let text = "";
+  if (spectator) {
+    const others = Math.max(0, count - 1);
+    text = others ? `You are watching (with ${others} other${others === 1 ? "" : "s"})` : "You are watching";
+  } else if (R.you.length && count > 0) {
+    text = `${count} watching`;
+  }
+  setText(badge, text);
+  badge.hidden = !text;
+  badge.dataset.role = spectator ? "spectator" : "player";
+  badge.dataset.count = String(count);
+  badge.title = spectator ? "You hold no seat: you see every move as it is played."
+    : `${count} ${count === 1 ? "person is" : "people are"} watching this game (they cannot move).`;
 }
 
 function drawSwatch(svg, owner) {
