@@ -94,6 +94,10 @@ def main() -> None:
             share = score_against(network, opponent, args.games, seed=3, agent=agent)
             print(f"  {label:<14} vs {opponent:<8} {share:6.1%}  ({time.perf_counter() - began:.0f} s)")
     if args.perfect:
+        print("\nagainst perfect from the empty board, moving first (both players are deterministic: one game):")
+        for label, spec in (("greedy", greedy), (f"search {args.search:g} s", search)):
+            record = play_game(make_agent(spec), make_agent("perfect"), Position(network.variant))
+            print(f"  {label:<14} {'wins' if record.result == 'A' else 'does not win'} ({record.final.ply} plies)")
         print(f"\nagainst perfect, moving first from {args.perfect} winning 2-move openings:")
         for label, spec in (("greedy", greedy), (f"search {args.search:g} s", search)):
             wins, games = against_perfect(spec, network, args.perfect, seed=5)

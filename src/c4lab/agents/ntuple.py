@@ -15,9 +15,14 @@ if every move allows it), the one whose afterstate the network values
 most.  ``depth=D`` searches ``D`` plies with alpha-beta (negamax) and
 values the leaves with the network (the afterstate of the leaf's last
 move, from its mover's view), finished games exactly: the test-time search
-of Scheiermann and Konen, in its alpha-beta form (see
-``c4lab.learning.ntuple`` for what it is worth).  Ties are broken at random
-(``seed=``).
+of Scheiermann and Konen, in its alpha-beta form, with a transposition
+table (the best move of the last depth first) and no allocation below the
+root.  ``time=T`` deepens it for ``T`` seconds a move.  On the classic
+board's 400 probe positions the shipped network keeps the value in 91.8 %
+of them at ``time=0.2`` and 89.5 % at ``time=1``: deeper is not better,
+the network's errors are not ones a few more plies see; UCT with the
+network at its leaves (``master:weights=...``) gives the same 91.5 %.
+Ties are broken at random (``seed=``).
 """
 
 from __future__ import annotations
