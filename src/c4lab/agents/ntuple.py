@@ -82,7 +82,7 @@ def load_network(path: str | Path) -> Network:
     return _load(str(path), stamp)
 
 
-@njit(inline="always")
+@njit(cache=True, nogil=True)
 def _children(geo, st, saved, moves, n, depth, values, exact, codes, idx, weights, inst_tuple, ptr, inst, pw, log,
               nodes):
     """Every child of ``st``: its exact value when the move ends the game (a
