@@ -401,8 +401,9 @@ def test_bad_options_and_files_are_one_line_exit_2_and_nothing_is_overwritten(
 def test_a_room_may_not_open_a_network_file_of_the_server() -> None:
     from c4lab.server.limits import AgentLimits, LimitError
 
-    with pytest.raises(LimitError, match="opens a file"):
-        AgentLimits().make("ntuple:weights=/etc/passwd")
+    for spec in ("ntuple:weights=/etc/passwd", "master:weights=/etc/passwd"):
+        with pytest.raises(LimitError, match="opens a file"):
+            AgentLimits().make(spec)
 
 
 def test_ctrl_c_saves_the_network_and_the_curve_then_exits(tmp_path: Path) -> None:
