@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""A c4lab engine in plain Python (standard library only): a model for an
+engine written in any language.  It speaks the engine protocol
+(docs/engine-protocol.md) on standard input and output, keeps its own copy
+of the rules (RULES.md), and plays like this: a move that wins at once,
+else one that hands the opponent no immediate win, else the column
+nearest the centre.  Run it as ``engine:cmd=python3 simple_engine.py``.
+"""
+
+import re
+import sys
+
+LETTERS = "abcdefghijkl"
+DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
+
+
+class Board:
+    """A position read from its notation: the cells, whose turn, the winner."""
+
+    def __init__(self, text):
+        found = re.fullmatch(r"(\d+)x(\d+)((?:/X[a-l]\d+)*)(?:/B[a-l]\d+)?(?::([a-l+]+))?", text)
+        if not found:
+            raise ValueError(f"cannot read the position {text!r}")
+        self.width, self.height = int(found[1]), int(found[2])
+        # (column, row) -> "A", "B" or "#": a forbidden cell or a ban piece
+        self.cells = {(LETTERS.index(c[0]), int(c[1:]) - 1): "#" for c in re.findall(r"X([a-l]\d+)", found[3])}
+        self.to_move, self.winner = "A", None
+        for token in re.findall(r"[a-l](?:\+[a-l])?", found[4] or ""):
+            self.play(token)
+
+    def landing(self, column):
+        """The row a piece dropped in ``column`` lands on (the lowest cell
+        that is empty and not forbidden), None when the column is full."""
+        return next((r for r in range(self.height) if (column, r) not in self.cells), None)
+
+    def wins(self, column, row, side):
+        for dx, dy in DIRECTIONS:
+            count = 1
+            for sign in (1, -1):
+                x, y = column + sign * dx, row + sign * dy
+                while self.cells.get((x, y)) == side:
+                    count, x, y = count + 1, x + sign * dx, y + sign * dy
+            if count >= 4:
+                return True
+        return False
+
+    def moves(self):
+        """Column letters only: a piece that lands on the bonus cell without
+        a ``+x`` declines the ban, which is always legal."""
+        if self.winner:
+            return []
+        return [LETTERS[c] for c in range(self.width) if self.landing(c) is not None]
+
+    def play(self, token):
+        column = LETTERS.index(token[0])
+        row = self.landing(column)
+        self.cells[(column, row)] = self.to_move
+        if self.wins(column, row, self.to_move):
+            self.winner = self.to_move
+        if len(token) == 3:  # "b+a": then a ban piece in column a
+            ban = LETTERS.index(token[2])
+            self.cells[(ban, self.landing(ban))] = "#"
+        self.to_move = "B" if self.to_move == "A" else "A"
+
+    def after(self, token):
+        board = Board.__new__(Board)
+        board.__dict__.update(self.__dict__, cells=dict(self.cells))
+        board.play(token)
+        return board
+
+
+def choose(board):
+    """A win, else a move after which the opponent cannot win at once,
+    else the column nearest the centre."""
+    me, centre = board.to_move, (board.width - 1) / 2
+
+    def rank(token):
+        after = board.after(token)
+        if after.winner == me:
+            return (0, 0)
+        loses = any(after.after(reply).winner for reply in after.moves())
+        return (1 + loses, abs(LETTERS.index(token) - centre))
+
+    return min(board.moves(), key=rank)
+
+
+def main():
+    board = None
+    for line in sys.stdin:
+        words = line.split()
+        if not words:
+            continue
+        command = words[0]
+        if command == "c4lab":
+            print("id name simple_engine.py")
+            print("id author the c4lab manual")
+            print("c4labok")
+        elif command == "isready":
+            print("readyok")
+        elif command == "newgame":
+            board = None
+        elif command == "position" and len(words) == 2:
+            try:
+                board = Board(words[1])
+            except (ValueError, IndexError, TypeError):
+                board = None
+                print(f"error cannot read the position {words[1]!r}")
+        elif command == "go":
+            if board is None or not board.moves():
+                print("error go: no position, or the game is over")
+            else:
+                print(f"bestmove {choose(board)}")
+        elif command == "quit":
+            break
+        elif command not in ("setoption", "stop"):
+            print(f"error unknown command {command!r}")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,63 @@
+"""MkDocs hooks of the manual (``mkdocs.yml``, ``hooks:``): what the site
+shows but no page writes by hand.
+
+- ``rules-reference.md``: ``../shared/RULES.md`` as it is, the contract
+  every part of c4lab follows (it lives beside the project, not in it; the
+  site shows it, never a copy that could drift).
+- The agents' parameters: the marker ``<!-- c4lab:agents -->`` in a page is
+  replaced by a table per agent built from the registry
+  (:func:`c4lab.agents.agent_infos`), the same data ``c4lab agents`` prints.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from mkdocs.structure.files import File, Files
+
+ROOT = Path(__file__).resolve().parent
+RULES = ROOT.parent / "shared" / "RULES.md"
+AGENTS_MARKER = "<!-- c4lab:agents -->"
+
+
+def on_files(files: Files, config: Any) -> Files:
+    """Add the rules page, read from ``../shared/RULES.md``."""
+    if not RULES.is_file():
+        raise FileNotFoundError(f"{RULES} is missing: the rules page of the site is that file")
+    files.append(File.generated(config, "rules-reference.md", content=RULES.read_text(encoding="utf-8")))
+    return files
+
+
+def _cell(text: object) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def agents_markdown() -> str:
+    """Every registered agent with its parameters and their defaults (a
+    preset's own values in place of the defaults), as ``c4lab agents``."""
+    import c4lab.engine.client  # noqa: F401  registers engine:cmd=... (the CLI's arena and move import it too)
+    from c4lab.agents import agent_infos
+
+    parts: list[str] = []
+    for info in agent_infos():
+        parts.append(f"### `{info.name}`\n\n{_cell(info.help)}")
+        if info.unavailable:
+            parts.append(f"*Unavailable here: {_cell(info.unavailable)}.*")
+        if info.params:
+            rows = ["| parameter | type | default | what it sets |", "|---|---|---|---|"]
+            for param in info.params:
+                default = param.default
+                if param.name in info.defaults:
+                    default = param.convert(info.name, info.defaults[param.name])
+                rows.append(f"| `{param.name}` | {param.type.__name__} | `{_cell(default)}` | {_cell(param.help)} |")
+            parts.append("\n".join(rows))
+        else:
+            parts.append("No parameters.")
+    return "\n\n".join(parts) + "\n"
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
+    if AGENTS_MARKER in markdown:
+        markdown = markdown.replace(AGENTS_MARKER, agents_markdown())
+    return markdown

@@ -1,0 +1,123 @@
+"""The manual (``docs/``, built by MkDocs from ``mkdocs.yml``) and the
+README: the site builds with ``mkdocs build --strict`` (a broken link, a
+missing page or a reference mkdocstrings cannot resolve fails it), the
+pages' Python examples run as doctests, every ``c4lab`` command line they
+show names a command and options that exist, and the README stays a front
+page (at most 250 lines, the two set-up commands as they are).
+
+The two worked examples of "Writing your own agent" are run by
+``tests/test_examples.py``.
+"""
+
+from __future__ import annotations
+
+import doctest
+import os
+import re
+import shlex
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import click
+import pytest
+
+import c4lab
+from c4lab.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+SRC = Path(c4lab.__file__).resolve().parents[1]
+PAGES = sorted(DOCS.glob("*.md"))
+QUICK_START = (
+    "python3 -m pip install -e . && python3 -m c4lab play",
+    "python3 -m pip install -e '.[test]' && python3 -m pytest",
+)
+
+
+def test_the_site_builds_strict(tmp_path: Path) -> None:
+    pytest.importorskip("mkdocs")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]),
+           "NO_MKDOCS_2_WARNING": "1"}
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    site = tmp_path / "site"
+    # The generated parts: RULES.md as it is, and a section per registered agent.
+    rules = (ROOT.parent / "shared" / "RULES.md").read_text(encoding="utf-8")
+    assert "Position notation" in rules and "Position notation" in (site / "rules-reference" / "index.html").read_text()
+    from c4lab.agents import agent_infos
+
+    agents = (site / "agents" / "index.html").read_text(encoding="utf-8")
+    for info in agent_infos():
+        assert f'<h3 id="{info.name}"' in agents, info.name
+    assert '<h3 id="engine"' in agents
+    # Every page of docs/ is in the navigation, every picture it shows is there.
+    nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    for page in PAGES:
+        assert f" {page.name}" in nav, f"{page.name} is not in mkdocs.yml's nav"
+
+
+def test_a_broken_link_fails_the_strict_build() -> None:
+    """What makes the build above a check: links are validated and
+    ``strict`` turns a warning into a failure."""
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    assert "strict: true" in config
+    for check in ("omitted_files", "absolute_links", "unrecognized_links", "anchors"):
+        assert re.search(rf"^\s+{check}: warn$", config, re.MULTILINE), check
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if ">>> " in p.read_text(encoding="utf-8")], ids=lambda p: p.name)
+def test_the_python_examples_of_the_pages_run(page: Path) -> None:
+    failures, tried = doctest.testfile(str(page), module_relative=False,
+                                       optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert tried > 0 and failures == 0
+
+
+def _command_lines() -> list[tuple[str, str]]:
+    """Every ``c4lab ...`` line of a shell block in the pages and the
+    README (the comment after ``#`` dropped), with the file it is in."""
+    found = []
+    for path in [*PAGES, ROOT / "README.md"]:
+        for block in re.findall(r"```(?:sh|console)\n(.*?)```", path.read_text(encoding="utf-8"), re.DOTALL):
+            for line in block.splitlines():
+                words = shlex.split(line, comments=True)
+                if words[:1] == ["c4lab"]:
+                    found.append((path.name, shlex.join(words)))
+    return found
+
+
+def test_the_pages_show_command_lines() -> None:
+    assert len(_command_lines()) > 60
+
+
+@pytest.mark.parametrize("where, line", _command_lines())
+def test_every_command_line_shown_names_a_command_and_options_that_exist(where: str, line: str) -> None:
+    """No page describes a command or an option that does not exist: click
+    parses each line as the command would (nothing runs).  Values are not
+    checked beyond that: a file a line names need not exist here."""
+    args = shlex.split(line)[1:]
+    command: click.Command = main
+    parent = None
+    while True:
+        try:
+            context = command.make_context(command.name or "c4lab", list(args), parent=parent)
+        except click.NoSuchOption as err:
+            pytest.fail(f"{where}: {line!r}: {err.format_message()}")
+        except click.UsageError as err:  # a missing value or file: not what this test checks
+            assert "No such command" not in err.format_message(), f"{where}: {line!r}: {err.format_message()}"
+            return
+        if not isinstance(command, click.Group):
+            return
+        with warnings.catch_warnings():  # click 8.2 deprecates protected_args, where a group keeps its command
+            warnings.simplefilter("ignore", DeprecationWarning)
+            rest = [*context.protected_args, *context.args]
+        if not rest:
+            return
+        sub = command.get_command(context, rest[0])
+        assert sub is not None, f"{where}: {line!r}: no command {rest[0]!r}"
+        command, args, parent = sub, rest[1:], context
+

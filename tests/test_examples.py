@@ -1,0 +1,167 @@
+"""The two worked examples of the manual's "Writing your own agent"
+(docs/writing-agents.md), run as the page says a user runs them:
+
+- ``examples/myagent``: a Python agent in a package of its own, found
+  through the ``c4lab.agents`` entry point group: listed by ``c4lab
+  agents``, played by ``c4lab arena myagent hard --games 100``, offered by
+  a server that allows it;
+- ``examples/engine/simple_engine.py``: an engine in plain Python (the
+  standard library only) speaking the engine protocol, played in the arena
+  with ``engine:cmd=...`` on every kind of board.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import c4lab
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+ENGINE = EXAMPLES / "engine" / "simple_engine.py"
+SRC = Path(c4lab.__file__).resolve().parents[1]  # the c4lab these tests import
+
+tomllib = pytest.importorskip("tomllib")  # Python 3.11+: reads the example's pyproject.toml
+
+
+def _installed(target: Path) -> Path:
+    """``examples/myagent`` installed into ``target`` as pip puts it in
+    site-packages: its module, and a ``.dist-info`` folder with its
+    metadata and the entry points of its ``pyproject.toml``.  (pip itself
+    would need the index for a build backend: these tests run offline.)"""
+    package = EXAMPLES / "myagent"
+    project = tomllib.loads((package / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    info = target / f"{project['name'].replace('-', '_')}-{project['version']}.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {project['version']}\n", encoding="utf-8"
+    )
+    lines = []
+    for group, entries in project["entry-points"].items():
+        lines.append(f"[{group}]")
+        lines += [f"{name} = {value}" for name, value in entries.items()]
+    (info / "entry_points.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (target / "c4lab_myagent.py").write_text((package / "c4lab_myagent.py").read_text(encoding="utf-8"))
+    return target
+
+
+def _run(args: list[str], cwd: Path, path: Path | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(str(p) for p in (path, SRC) if p is not None)
+    return subprocess.run([sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=timeout, check=False)
+
+
+def _games(results: Path) -> list[dict]:
+    lines = [json.loads(line) for line in results.read_text(encoding="utf-8").splitlines()]
+    return lines[1:]  # the first line holds the settings, each other one a game
+
+
+def test_the_example_package_declares_its_agent_in_c4labs_entry_point_group() -> None:
+    from c4lab.agents.base import ENTRY_POINT_GROUP
+
+    project = tomllib.loads((EXAMPLES / "myagent" / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert project["entry-points"][ENTRY_POINT_GROUP] == {"myagent": "c4lab_myagent"}
+    assert len((EXAMPLES / "myagent" / "c4lab_myagent.py").read_text(encoding="utf-8").splitlines()) <= 40
+
+
+def test_the_python_agent_is_listed_played_and_offered(tmp_path: Path) -> None:
+    site = _installed(tmp_path / "site")
+
+    listed = _run(["-m", "c4lab", "agents"], tmp_path, site)
+    assert listed.returncode == 0, listed.stderr
+    assert "myagent: wins when it can" in listed.stdout
+    assert "    seed=None  (int)" in listed.stdout.split("myagent:")[1]
+
+    # The page's command, as it is written there.
+    played = _run(["-m", "c4lab", "arena", "myagent", "hard", "--games", "100", "--out", "arena.jsonl"],
+                  tmp_path, site)
+    assert played.returncode == 0, played.stderr
+    games = _games(tmp_path / "arena.jsonl")
+    assert len(games) == 100
+    assert all(game["forfeit"] is None for game in games)
+    assert {game["A"] for game in games} == {"myagent", "hard"}
+    mine = sum(1.0 if game["result"] == ("A" if game["A"] == "myagent" else "B") else
+               0.5 if game["result"] == "draw" else 0.0 for game in games)
+    assert mine < 50  # hard is the stronger, as the page says
+
+    # The picker reads /api/agents: a server that allows the agent offers it.
+    offered = _run(["-c", (
+        "import json\n"
+        "from fastapi.testclient import TestClient\n"
+        "from c4lab.server.app import create_app\n"
+        "from c4lab.server.limits import AgentLimits\n"
+        "from c4lab.server.storage import GameStore\n"
+        "for allowed in ((), ('myagent',)):\n"
+        "    store = GameStore('games.sqlite')\n"
+        "    app = create_app(store, limits=AgentLimits.with_agents(allowed))\n"
+        "    print(json.dumps([a for a in TestClient(app).get('/api/agents').json() if a['name'] == 'myagent']))\n"
+        "    store.close()\n"
+    )], tmp_path, site)
+    assert offered.returncode == 0, offered.stderr
+    without, with_it = (json.loads(line) for line in offered.stdout.splitlines())
+    assert without == []
+    assert [(a["group"], a["summary"]) for a in with_it] == [
+        ("experimental", "wins when it can, hands over no immediate win, else plays near the centre")
+    ]
+
+
+def test_the_python_agent_takes_a_win_and_blocks_one() -> None:
+    """The agent's own logic, on the page's promise, imported directly."""
+    sys.path.insert(0, str(EXAMPLES / "myagent"))
+    try:
+        from c4lab_myagent import MyAgent
+    finally:
+        sys.path.remove(str(EXAMPLES / "myagent"))
+    from c4lab import Position
+
+    agent = MyAgent(seed=1)
+    assert agent.choose(Position.parse("7x6:dedede")).token == "d"  # A wins in d
+    assert agent.choose(Position.parse("7x6:adada")).token == "a"  # B blocks a
+    move, analysis = agent.analyse(Position.parse("9x8/Xd3/Bb1:b+ac"))
+    assert Position.parse("9x8/Xd3/Bb1:b+ac").is_legal(move) and analysis.note
+
+
+def _talk(lines: list[str]) -> list[str]:
+    done = subprocess.run([sys.executable, str(ENGINE)], input="".join(f"{line}\n" for line in lines),
+                          capture_output=True, text=True, timeout=30, check=False)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    return done.stdout.splitlines()
+
+
+def test_the_engine_example_speaks_the_protocol() -> None:
+    replies = _talk(["c4lab", "isready", "newgame", "position 7x6:dedede", "isready", "go time 1",
+                     "position 9x8/Xd3/Bb1:b+ac", "go iterations 5", "position 7x6:4453", "go", "frobnicate", "quit"])
+    assert replies[0].startswith("id name ") and "c4labok" in replies
+    assert replies[replies.index("c4labok") + 1:] == [
+        "readyok",
+        "readyok",
+        "bestmove d",  # the win
+        replies[replies.index("c4labok") + 4],
+        "error cannot read the position '7x6:4453'",
+        "error go: no position, or the game is over",
+        "error unknown command 'frobnicate'",
+    ]
+    assert replies[replies.index("c4labok") + 4].startswith("bestmove ")
+
+
+def test_the_engine_example_plays_the_arena_on_every_kind_of_board(tmp_path: Path) -> None:
+    """Random boards from 4x4 to 12x12 with forbidden and bonus cells: no
+    forfeit (a move it thinks legal that is not would lose with
+    ``illegal``), and it beats ``random``."""
+    spec = f"engine:cmd={sys.executable} {ENGINE}"
+    played = _run(["-m", "c4lab", "arena", spec, "random", "--board", "random", "--bonus", "--games", "20",
+                   "--seed", "3", "--out", "arena.jsonl"], tmp_path)
+    assert played.returncode == 0, played.stderr
+    games = _games(tmp_path / "arena.jsonl")
+    assert len(games) == 20
+    assert all(game["forfeit"] is None for game in games)
+    assert len({game["position"].split(":")[0] for game in games}) >= 5  # several kinds of board
+    wins = sum(game["result"] == ("A" if game["A"] == spec else "B") for game in games)
+    assert wins >= 13  # 15 of 20 with this seed (a small board can be lost or drawn from the start)
