@@ -121,3 +121,10 @@ def test_every_command_line_shown_names_a_command_and_options_that_exist(where: 
         assert sub is not None, f"{where}: {line!r}: no command {rest[0]!r}"
         command, args, parent = sub, rest[1:], context
 
+
+def test_the_readme_is_a_front_page() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 250
+    for command in QUICK_START:
+        assert f"```sh\n{command}\n```" in readme
+    assert "python3 -m mkdocs serve" in readme
