@@ -112,20 +112,22 @@ def test_the_python_agent_is_listed_played_and_offered(tmp_path: Path) -> None:
     ]
 
 
-def test_the_python_agent_takes_a_win_and_blocks_one() -> None:
-    """The agent's own logic, on the page's promise, imported directly."""
-    sys.path.insert(0, str(EXAMPLES / "myagent"))
-    try:
-        from c4lab_myagent import MyAgent
-    finally:
-        sys.path.remove(str(EXAMPLES / "myagent"))
-    from c4lab import Position
-
-    agent = MyAgent(seed=1)
-    assert agent.choose(Position.parse("7x6:dedede")).token == "d"  # A wins in d
-    assert agent.choose(Position.parse("7x6:adada")).token == "a"  # B blocks a
-    move, analysis = agent.analyse(Position.parse("9x8/Xd3/Bb1:b+ac"))
-    assert Position.parse("9x8/Xd3/Bb1:b+ac").is_legal(move) and analysis.note
+def test_the_python_agent_takes_a_win_and_blocks_one(tmp_path: Path) -> None:
+    """The agent's own play, as the page promises it.  In a process of its
+    own: importing the module registers ``myagent``, which this session's
+    registry must not keep."""
+    checked = _run(["-c", (
+        "from c4lab import Position\n"
+        "from c4lab_myagent import MyAgent\n"
+        "agent = MyAgent(seed=1)\n"
+        "assert agent.choose(Position.parse('7x6:dedede')).token == 'd'  # A wins in d\n"
+        "assert agent.choose(Position.parse('7x6:adada')).token == 'a'  # B blocks a\n"
+        "start = Position.parse('9x8/Xd3/Bb1:b+ac')\n"
+        "move, analysis = agent.analyse(start)\n"
+        "assert start.is_legal(move) and analysis.note\n"
+        "print('ok')\n"
+    )], tmp_path, EXAMPLES / "myagent")
+    assert checked.returncode == 0 and checked.stdout == "ok\n", checked.stderr
 
 
 def _talk(lines: list[str]) -> list[str]:
