@@ -50,7 +50,15 @@ def agents_markdown() -> str:
                 default = param.default
                 if param.name in info.defaults:
                     default = param.convert(info.name, info.defaults[param.name])
-                rows.append(f"| `{param.name}` | {param.type.__name__} | `{_cell(default)}` | {_cell(param.help)} |")
+                allowed = []
+                if param.choices:
+                    allowed.append("one of " + ", ".join(f"`{c}`" for c in param.choices))
+                if param.minimum is not None:
+                    allowed.append(f"{'above' if param.above else 'at least'} {param.minimum:g}")
+                if param.nullable or param.default is None:
+                    allowed.append("`none` allowed")
+                what = _cell(param.help) + (f" ({'; '.join(allowed)})" if allowed else "")
+                rows.append(f"| `{param.name}` | {param.type.__name__} | `{_cell(default)}` | {what} |")
             parts.append("\n".join(rows))
         else:
             parts.append("No parameters.")
