@@ -79,6 +79,9 @@ def test_the_python_agent_is_listed_played_and_offered(tmp_path: Path) -> None:
     assert "myagent: wins when it can" in listed.stdout
     assert "    seed=None  (int)" in listed.stdout.split("myagent:")[1]
 
+    moved = _run(["-m", "c4lab", "move", "7x6:dd", "--agent", "myagent:seed=1"], tmp_path, site)
+    assert moved.returncode == 0 and moved.stdout.strip() in list("abcdefg"), moved.stderr
+
     # The page's command, as it is written there.
     played = _run(["-m", "c4lab", "arena", "myagent", "hard", "--games", "100", "--out", "arena.jsonl"],
                   tmp_path, site)
