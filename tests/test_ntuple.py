@@ -455,8 +455,8 @@ def test_on_a_board_without_a_shipped_network_the_agent_plays_heuristic_and_says
 
 
 @pytest.mark.slow
-def test_the_shipped_network_keeps_the_value_in_at_least_85_percent_of_the_probe_positions(tmp_path: Path) -> None:
-    """Measured when it shipped: 87 % of these 200 positions (the curve's
+def test_the_shipped_network_keeps_the_value_in_at_least_89_percent_of_the_probe_positions(tmp_path: Path) -> None:
+    """Measured when it shipped: 91 % of these 200 positions (the curve's
     last point); the issue's scale: heuristic 82 %, hard 88 %."""
     from c4lab.agents.ntuple import shipped_path
     from c4lab.learning.probes import probe_set
@@ -464,4 +464,4 @@ def test_the_shipped_network_keeps_the_value_in_at_least_85_percent_of_the_probe
     path = shipped_path("7x6")
     assert path is not None
     items = probe_set(Variant.classic(), 200)
-    assert N.accuracy(Network.load(path), items) >= 0.85
+    assert N.accuracy(Network.load(path), items) >= 0.89
