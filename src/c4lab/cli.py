@@ -73,7 +73,7 @@ def _in_existing_folder(ctx: click.Context, param: click.Parameter, value: str |
 def _room_prefix(ctx: click.Context, param: click.Parameter, value: str) -> str:
     """``--room-prefix``: letters and digits (a one-line error otherwise)."""
     if value:
-        from c4lab.server.rooms import check_prefix  # lazy: start-up time
+        from c4lab.server.room import check_prefix  # lazy: start-up time
 
         try:
             check_prefix(value)
