@@ -12,7 +12,7 @@ import time
 import pytest
 from click.testing import CliRunner
 
-from c4lab.agents import Agent, Budget, make_agent
+from c4lab.agents import Agent, Analysis, Budget, make_agent
 from c4lab.arena.executors import LocalExecutor
 from c4lab.arena.referee import Game, play_pair
 from c4lab.arena.report import (
@@ -109,19 +109,19 @@ def test_openings_file_is_read_strictly(tmp_path):
 
 
 class Crasher(Agent):
-    def choose(self, position: Position, budget: Budget | None = None) -> Move:
+    def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
         raise RuntimeError("out of ideas")
 
 
 class Cheater(Agent):
-    def choose(self, position: Position, budget: Budget | None = None) -> Move:
-        return Move.parse("a+b") if position.variant.bonus is None else position.legal_moves()[0]
+    def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
+        return Move.parse("a+b") if position.variant.bonus is None else position.legal_moves()[0], Analysis()
 
 
 class Sleeper(Agent):
-    def choose(self, position: Position, budget: Budget | None = None) -> Move:
+    def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
         time.sleep(0.3)
-        return position.legal_moves()[0]
+        return position.legal_moves()[0], Analysis()
 
 
 @pytest.mark.parametrize(

@@ -277,9 +277,6 @@ class OverruledLine(Agent):
     """An agent whose analysis is the line of another move (a search that
     was overruled), as master's and uct's could be."""
 
-    def choose(self, position: Position, budget: Budget | None = None) -> Move:
-        return self.analyse(position, budget)[0]
-
     def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
         return Move(0), Analysis(pv=(Move(1), Move(2)), seconds=0.25)
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from c4lab.agents import Agent, Budget, make_agent
+from c4lab.agents import Agent, Analysis, Budget, make_agent
 from c4lab.arena import referee, schedule
 from c4lab.arena.executors import LocalExecutor
 from c4lab.arena.match import paired_match, random_openings
@@ -39,8 +39,8 @@ class Answers(Agent):
         self.answer = answer
         self.games = 0
 
-    def choose(self, position: Position, budget: Budget | None = None) -> Move:
-        return self.answer(position)  # type: ignore[return-value]
+    def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
+        return self.answer(position), Analysis()  # type: ignore[return-value]
 
     def new_game(self) -> None:
         self.games += 1
@@ -215,8 +215,8 @@ def test_without_a_limit_a_slow_move_is_only_timed():
 
 def test_an_agent_without_a_spec_is_named_by_its_class():
     class Nameless(Agent):
-        def choose(self, position: Position, budget: Budget | None = None) -> Move:
-            return None  # type: ignore[return-value]
+        def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
+            return None, Analysis()  # type: ignore[return-value]
 
     record = play_game(Nameless(), first_legal(), START, policy="judge")
     assert record.forfeit is not None and "player A (Nameless) answered None" in record.forfeit.detail

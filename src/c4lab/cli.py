@@ -171,11 +171,11 @@ def move(
 @click.argument("positions", nargs=-1, required=True, metavar="POSITION...")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per position: score, best_moves, nodes, time_s.")
 @click.option("--weak", is_flag=True, help="Only decide win, draw or loss (prints 1, 0 or -1); faster.")
-@click.option("--analyze", is_flag=True, help="Also score every legal move.")
+@click.option("--analyse", "--analyze", "analyse", is_flag=True, help="Also score every legal move.")
 @click.option("--timeout", type=float, default=None, help="Give up on a position after this many seconds.")
 @click.option("--no-book", is_flag=True, help="Search classic openings to the end instead of reading the 12-ply database.")
 def solve(
-    positions: tuple[str, ...], as_json: bool, weak: bool, analyze: bool, timeout: float | None, no_book: bool
+    positions: tuple[str, ...], as_json: bool, weak: bool, analyse: bool, timeout: float | None, no_book: bool
 ) -> None:
     """Print each POSITION and its exact score (``-``: read them from stdin,
     one a line; blank lines are skipped).
@@ -201,7 +201,7 @@ def solve(
     def answer(text: str) -> tuple[dict, str]:
         nonlocal timed_out
         record, plain = api.answer(
-            solver, Position.parse(text), weak=weak, analyze=analyze, timeout=timeout, best_moves=as_json
+            solver, Position.parse(text), weak=weak, analyse=analyse, timeout=timeout, best_moves=as_json
         )
         timed_out += record["timed_out"]
         line.clear()

@@ -67,10 +67,10 @@ def warm_up(solver: Solver, position: Position) -> None:
 def move_scores(position: Position, timeout: float, solver: Solver | None = None) -> dict[str, int | None]:
     """The exact score of every legal move of ``position`` by its token (its
     worth to the side to move, RULES.md), ``None`` for those not solved in
-    ``timeout`` seconds (shared out among the moves: :meth:`Solver.analyze`)."""
+    ``timeout`` seconds (shared out among the moves: :meth:`Solver.analyse`)."""
     solver = solver or Solver(TABLE_SIZE)
     warm_up(solver, position)
-    scores = solver.analyze(position, timeout=max(timeout, 1e-3))
+    scores = solver.analyse(position, timeout=max(timeout, 1e-3))
     return {move.token: score for move, score in scores.items()}
 
 
