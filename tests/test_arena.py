@@ -70,6 +70,16 @@ def test_classic_and_explicit_boards():
     assert ArenaConfig(RANDOMS, board="9x8/Xd3", plies=0).start(3).notation == "9x8/Xd3"
 
 
+def test_bonus_means_what_it_means_everywhere_a_random_bonus_cell_on_any_board():
+    """``--bonus`` is ``rules.setup.starting_position``'s: on the classic
+    board or a given one too, a bonus cell drawn for each pair."""
+    config = ArenaConfig(RANDOMS, games=20, bonus=True, plies=0, seed=2)
+    starts = [config.start(k) for k in range(10)]
+    assert all((s.variant.width, s.variant.height, s.variant.forbidden) == (7, 6, ()) for s in starts)
+    assert all(s.variant.bonus is not None for s in starts) and len({s.variant.bonus for s in starts}) > 1
+    assert ArenaConfig(RANDOMS, board="9x8/Xd3", bonus=True).start(0).notation.startswith("9x8/Xd3/B")
+
+
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
@@ -77,7 +87,7 @@ def test_classic_and_explicit_boards():
         ({"specs": ("random", "random")}, "twice"),
         ({"specs": RANDOMS, "games": 3}, "even"),
         ({"specs": RANDOMS, "board": "7x6:q"}, "--board"),
-        ({"specs": RANDOMS, "bonus": True}, "--bonus goes with --board random"),
+        ({"specs": RANDOMS, "board": "7x6:d", "bonus": True}, "only be added to an empty board"),
         ({"specs": RANDOMS, "limit": 0}, "limit"),
     ],
 )
