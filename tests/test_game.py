@@ -19,10 +19,11 @@ from pathlib import Path
 import pytest
 
 from c4lab.agents import Agent, Analysis, Budget, make_agent
-from c4lab.arena import referee, schedule
+from c4lab.arena import games as arena_games
+from c4lab.arena import schedule
 from c4lab.arena.executors import LocalExecutor
+from c4lab.arena.games import Game, play_pair
 from c4lab.arena.match import paired_match, random_openings
-from c4lab.arena.referee import Game, play_pair
 from c4lab.arena.report import summarise
 from c4lab.arena.results import read_results
 from c4lab.arena.runner import run_arena
@@ -75,7 +76,7 @@ SEATS = pytest.mark.parametrize("seat", ["A", "B"])
 # -- a normal game --------------------------------------------------------------
 
 #: Games of seeded agents, as the two loops this one replaced played them
-#: (``arena.match.play_game`` and ``arena.referee.referee_game``).
+#: (``arena.match.play_game`` and ``arena.games.play_pair``).
 SEEDED = [
     ("heuristic:seed=1", "random:seed=2", "7x6:d", None, "7x6:ddcgecf", "A"),
     ("random:seed=5", "minimax:depth=2", "9x8/Xd3/Bb5", None, "9x8/Xd3/Bb5:aecdafgadcgadaha", "B"),
@@ -258,7 +259,7 @@ def arena_knows_mute(monkeypatch: pytest.MonkeyPatch) -> None:
     def build(spec: str, **context: object) -> Agent:
         return mute() if spec == "mute" else make_agent(spec, **context)
 
-    monkeypatch.setattr(referee, "make_agent", build)
+    monkeypatch.setattr(arena_games, "make_agent", build)
     monkeypatch.setattr(schedule, "make_agent", build)
 
 

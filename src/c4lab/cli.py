@@ -537,15 +537,15 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
     """
     from pathlib import Path
 
-    from c4lab.learning import qlearning as Q
+    from c4lab.learning import qlearning
     from c4lab.ui.status import stderr_console
 
     try:
-        r_win, r_draw, r_loss = Q.parse_rewards(rewards)
+        r_win, r_draw, r_loss = qlearning.parse_rewards(rewards)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
     try:  # TrainConfig holds the ranges of its settings: out of one, a usage error (status 2)
-        config = Q.TrainConfig(
+        config = qlearning.TrainConfig(
             board=board, episodes=episodes, alpha=alpha, discount=discount, epsilon_start=epsilon_start,
             epsilon_end=epsilon_end, epsilon_decay=epsilon_decay, reward_win=r_win, reward_draw=r_draw,
             reward_loss=r_loss, slip=slip, symmetry=not no_symmetry, seed=seed,
@@ -553,14 +553,14 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     try:
-        table_path = Path(out) if out else Q.default_table_path(config.board)
+        table_path = Path(out) if out else qlearning.default_table_path(config.board)
         prefix = curve or str(table_path.with_suffix("")) + "-curve"
-        table, points, paths = Q.run_with_progress(config, table_path, prefix, eval_every=eval_every,
+        table, points, paths = qlearning.run_with_progress(config, table_path, prefix, eval_every=eval_every,
                                                    eval_games=eval_games, console=stderr_console(),
                                                    show_progress=sys.stderr.isatty())
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
-    click.echo(Q.summary(table, points, paths))
+    click.echo(qlearning.summary(table, points, paths))
 
 
 @train.command("ntuple")
@@ -645,13 +645,13 @@ def book_build(depth: int, out: str | None, start: str | None, timeout: float | 
     from pathlib import Path
 
     from c4lab.rules import Position
-    from c4lab.solver import book as B
+    from c4lab.solver import book as opening_book
 
-    path = Path(out) if out else B.book_path()
+    path = Path(out) if out else opening_book.book_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         root = Position.parse(start) if start else None
-        made = B.build(depth, path, start=root, timeout=timeout, budget=budget,
+        made = opening_book.build(depth, path, start=root, timeout=timeout, budget=budget,
                        log=lambda line: click.echo(line, err=True))
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
@@ -665,12 +665,12 @@ def book_info(path: str | None) -> None:
     12-ply database, and a book file (PATH, default: the one the agents use)."""
     from pathlib import Path
 
-    from c4lab.solver import book as B
+    from c4lab.solver import book as opening_book
 
     try:
-        for line in B.describe_books(Path(path) if path else None):
+        for line in opening_book.describe_books(Path(path) if path else None):
             click.echo(line)
-    except B.BookError as exc:
+    except opening_book.BookError as exc:
         raise click.ClickException(str(exc)) from None
 
 
@@ -709,14 +709,14 @@ def bench_solver(as_json: bool, limit: int | None, sets: str | None, weak: bool,
 
     from rich.progress import Progress
 
-    from c4lab.solver import bench as B
+    from c4lab.solver import bench as solver_bench
     from c4lab.ui.status import stderr_console
 
-    names = _set_names(sets, B.DEFAULT_SETS, B.SETS)
-    folder = Path(directory) if directory else B.default_directory()
+    names = _set_names(sets, solver_bench.DEFAULT_SETS, solver_bench.SETS)
+    folder = Path(directory) if directory else solver_bench.default_directory()
     try:
-        loaded = {name: B.read_set(folder / name, limit) for name in names}
-    except B.BenchSetError as exc:
+        loaded = {name: solver_bench.read_set(folder / name, limit) for name in names}
+    except solver_bench.BenchSetError as exc:
         raise click.ClickException(f"{exc} (give the folder with --dir or $C4LAB_BENCH_DIR)") from None
     results = {}
     with Progress(transient=True, disable=not sys.stderr.isatty(), console=stderr_console()) as progress:
@@ -726,8 +726,8 @@ def bench_solver(as_json: bool, limit: int | None, sets: str | None, weak: bool,
             def step(good: bool, task: Any = task) -> None:
                 progress.advance(task)
 
-            results[name] = B.run_set(positions, weak, step)
-    click.echo(json.dumps(results) if as_json else B.report(results, weak))
+            results[name] = solver_bench.run_set(positions, weak, step)
+    click.echo(json.dumps(results) if as_json else solver_bench.report(results, weak))
 
 
 @bench.command("accuracy")
@@ -745,13 +745,13 @@ def bench_accuracy(
     judged by the exact solver's score of every move, for each SPEC (default:
     master:time=1); OpenSpiel's C++ MCTS at the same time a move where it is
     installed."""
-    from c4lab.arena import accuracy as A
+    from c4lab.arena import accuracy
     from c4lab.ui.status import StatusLine
 
-    names = _set_names(sets, A.SETS, A.SETS)
+    names = _set_names(sets, accuracy.SETS, accuracy.SETS)
     line = StatusLine()
     try:
-        measured = A.run_accuracy(
+        measured = accuracy.run_accuracy(
             list(specs) or ["master:time=1"], sets=names, count=count, seed=seed, openspiel=not no_openspiel,
             progress=line.show,
         )
@@ -759,7 +759,7 @@ def bench_accuracy(
         raise click.UsageError(str(exc)) from None
     finally:
         line.clear()
-    click.echo(json.dumps(A.to_dict(measured)) if as_json else A.report(measured))
+    click.echo(json.dumps(accuracy.to_dict(measured)) if as_json else accuracy.report(measured))
 
 
 def _rewards_default() -> str:
@@ -810,7 +810,7 @@ def arena(
     import time
     from pathlib import Path
 
-    from c4lab.arena import report as R
+    from c4lab.arena import report as arena_report
     from c4lab.arena.executors import make_executor
     from c4lab.arena.results import ResultsError, read_results
     from c4lab.arena.runner import run_arena
@@ -838,13 +838,13 @@ def arena(
         saved = len(read_results(out).whole_pairs()) if Path(out).exists() else 0
         click.echo(f"interrupted: {saved} games saved in {out}; the same command resumes the run", err=True)
         sys.exit(130)
-    summary = R.summarise(outcome.config, outcome.games)
+    summary = arena_report.summarise(outcome.config, outcome.games)
     if as_json:
         data = summary.to_dict()
         data.update(played=outcome.played, stopped=outcome.stopped, seconds=round(time.perf_counter() - began, 2))
         click.echo(json.dumps(data))
         return
-    click.echo(R.render_text(summary))
+    click.echo(arena_report.render_text(summary))
     if outcome.stopped:
         click.echo(outcome.stopped)
     click.echo(f"{outcome.played} games played now, {len(outcome.games)} in {out}")
@@ -860,21 +860,21 @@ def report_command(results: str, out_dir: str | None, as_json: bool) -> None:
     Elo with error bars, score by board size) and a self-contained HTML report."""
     from pathlib import Path
 
-    from c4lab.arena import report as R
+    from c4lab.arena import report as arena_report
     from c4lab.arena.results import ResultsError, read_results
 
     try:
         saved = read_results(results)
     except ResultsError as exc:
         raise click.ClickException(str(exc)) from None
-    summary = R.summarise(saved.config, saved.games)
+    summary = arena_report.summarise(saved.config, saved.games)
     path = Path(results)
     folder = Path(out_dir) if out_dir else path.with_name(path.stem + "-report")
-    files = R.write_report(summary, folder)
+    files = arena_report.write_report(summary, folder)
     if as_json:
         click.echo(json.dumps({**summary.to_dict(), "files": [str(f) for f in files]}))
         return
-    click.echo(R.render_text(summary))
+    click.echo(arena_report.render_text(summary))
     for f in files:
         click.echo(f"wrote {f}")
 

@@ -144,7 +144,7 @@ class ArenaConfig:
 class PairTask:
     """Two games from ``start``: ``first`` plays A in game 0, B in game 1.
     ``seed`` is the experiment's: agents that take a seed and are given
-    none get one derived from it (``c4lab.arena.referee.seeded``)."""
+    none get one derived from it (``c4lab.arena.games.seeded``)."""
 
     pairing: int
     first: str

@@ -17,7 +17,7 @@ The manager's parts live beside it: the room and its views in ``room.py``,
 presence, forfeits and expiry in ``presence.py``, hints and reviews in
 ``review.py``, the error codes in ``errors.py``.  A finished game is shown
 and reviewed from its stored row (``view``, ``review``): no live room, no
-agent.  ``tests/test_rooms.py`` drives a manager with fake connections.
+agent.  ``tests/server/test_rooms.py`` drives a manager with fake connections.
 """
 
 from __future__ import annotations

@@ -49,7 +49,7 @@ SPECS: dict[str, str] = {
     "kaggle": "kaggle:seed=7",
 }
 #: Registered agents this suite does not play, and why.
-NOT_HERE = {"human": "a person at a keyboard (tests/test_terminal.py plays it from a script)"}
+NOT_HERE = {"human": "a person at a keyboard (tests/ui/test_terminal.py plays it from a script)"}
 #: The boards an agent is limited to (every kind of board otherwise).
 ONLY = {"qlearning": ("4x4",)}
 #: Where an agent replays its move on a fixed budget, if not everywhere: the

@@ -26,6 +26,7 @@ from c4lab.server.limits import DEFAULT_AGENTS, AgentLimits
 from c4lab.server.room import Room
 from c4lab.server.rooms import RoomManager
 from c4lab.server.storage import GameStore, StorageError
+from testkit import ROOT
 
 
 class FakeConnection:
@@ -252,7 +253,7 @@ def test_reading_a_frame_loads_no_room_manager_agent_or_numba() -> None:
 def test_the_socket_error_codes_are_the_documented_ones() -> None:
     from c4lab.server.errors import SOCKET_CODES
 
-    text = (Path(__file__).resolve().parents[1] / "docs" / "protocol.md").read_text(encoding="utf-8")
+    text = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
     paragraph = text[text.index("Error codes:"):].split("\n\n")[0]
     documented = set(re.findall(r"`([a-z]+(?:-[a-z]+)+)`", paragraph))
     assert documented == set(SOCKET_CODES)

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from c4lab.agents import Agent, Analysis, Budget, make_agent
-from c4lab.arena.referee import play_pair
+from c4lab.arena.games import play_pair
 from c4lab.arena.runner import run_arena
 from c4lab.arena.schedule import ArenaConfig, ArenaError, PairTask
 from c4lab.engine import serve as serve_module
