@@ -265,3 +265,25 @@ def test_every_module_that_caches_compiled_code_makes_the_cache_safe_first() -> 
         and "import c4lab.jitcache" not in text
     ]
     assert missing == []
+
+
+def _may_import(text: str) -> set[str]:
+    """The modules a page script's ``May import:`` sentence names (what is
+    in parentheses is commentary: ``(never the client)``)."""
+    comment = " ".join(line.lstrip("/ ").strip() for line in text.splitlines() if line.startswith("//"))
+    found = re.search(r"May import:(.*?)\.(?!js\b)", comment)
+    assert found, "no 'May import:' sentence"
+    return set(re.findall(r"[\w-]+\.js", re.sub(r"\([^)]*\)", "", found.group(1))))
+
+
+def test_each_page_script_imports_what_its_may_import_line_says() -> None:
+    """The page's layers, as the Python ones: each script's header says which
+    scripts it may import, and it imports no other."""
+    static = SRC / "c4lab" / "server" / "static"
+    for path in sorted(static.glob("*.js")):
+        text = path.read_text(encoding="utf-8")
+        imported = set(re.findall(r"""^\s*(?:import|export)\b[^;]*?\bfrom\s+["']\./([\w.-]+)["']""", text,
+                                  re.MULTILINE | re.DOTALL))
+        allowed = _may_import(text)
+        assert allowed <= {p.name for p in static.glob("*.js")}, f"{path.name} names a script that is not there"
+        assert imported <= allowed, f"{path.name} imports {sorted(imported - allowed)}, not on its May import line"
