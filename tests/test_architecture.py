@@ -287,3 +287,26 @@ def test_each_page_script_imports_what_its_may_import_line_says() -> None:
         allowed = _may_import(text)
         assert allowed <= {p.name for p in static.glob("*.js")}, f"{path.name} names a script that is not there"
         assert imported <= allowed, f"{path.name} imports {sorted(imported - allowed)}, not on its May import line"
+
+
+def test_each_field_of_the_page_state_is_assigned_by_its_owner_alone() -> None:
+    """``state.js``'s ``R`` groups its fields under ``// owner X.js``
+    comments; a field is assigned (``R.f = ...``, ``R.f++``) in its owner
+    alone: the other modules call the owner's named updates."""
+    static = SRC / "c4lab" / "server" / "static"
+    text = (static / "state.js").read_text(encoding="utf-8")
+    block = text[text.index("export const R = {"):]
+    block = block[:block.index("\n};")]
+    owners: dict[str, str] = {}
+    owner = None
+    for line in block.splitlines()[1:]:
+        if found := re.match(r"\s*// owner ([\w-]+\.js)", line):
+            owner = found.group(1)
+        elif found := re.match(r"\s*(\w+):", line):
+            assert owner is not None, f"R.{found.group(1)} has no owner"
+            owners[found.group(1)] = owner
+    assert len(owners) >= 29  # the 29 fields of R, each under its owner
+    for path in sorted(static.glob("*.js")):
+        for field in set(re.findall(r"\bR\.(\w+)\s*(?:=(?![=>])|\+\+|--|[-+*/]=)", path.read_text(encoding="utf-8"))):
+            assert field in owners, f"{path.name} assigns R.{field}, which R does not declare"
+            assert owners[field] == path.name, f"{path.name} assigns R.{field}, owned by {owners[field]}"
