@@ -265,3 +265,48 @@ def test_every_module_that_caches_compiled_code_makes_the_cache_safe_first() -> 
         and "import c4lab.jitcache" not in text
     ]
     assert missing == []
+
+
+def _may_import(text: str) -> set[str]:
+    """The modules a page script's ``May import:`` sentence names (what is
+    in parentheses is commentary: ``(never the client)``)."""
+    comment = " ".join(line.lstrip("/ ").strip() for line in text.splitlines() if line.startswith("//"))
+    found = re.search(r"May import:(.*?)\.(?!js\b)", comment)
+    assert found, "no 'May import:' sentence"
+    return set(re.findall(r"[\w-]+\.js", re.sub(r"\([^)]*\)", "", found.group(1))))
+
+
+def test_each_page_script_imports_what_its_may_import_line_says() -> None:
+    """The page's layers, as the Python ones: each script's header says which
+    scripts it may import, and it imports no other."""
+    static = SRC / "c4lab" / "server" / "static"
+    for path in sorted(static.glob("*.js")):
+        text = path.read_text(encoding="utf-8")
+        imported = set(re.findall(r"""^\s*(?:import|export)\b[^;]*?\bfrom\s+["']\./([\w.-]+)["']""", text,
+                                  re.MULTILINE | re.DOTALL))
+        allowed = _may_import(text)
+        assert allowed <= {p.name for p in static.glob("*.js")}, f"{path.name} names a script that is not there"
+        assert imported <= allowed, f"{path.name} imports {sorted(imported - allowed)}, not on its May import line"
+
+
+def test_each_field_of_the_page_state_is_assigned_by_its_owner_alone() -> None:
+    """``state.js``'s ``R`` groups its fields under ``// owner X.js``
+    comments; a field is assigned (``R.f = ...``, ``R.f++``) in its owner
+    alone: the other modules call the owner's named updates."""
+    static = SRC / "c4lab" / "server" / "static"
+    text = (static / "state.js").read_text(encoding="utf-8")
+    block = text[text.index("export const R = {"):]
+    block = block[:block.index("\n};")]
+    owners: dict[str, str] = {}
+    owner = None
+    for line in block.splitlines()[1:]:
+        if found := re.match(r"\s*// owner ([\w-]+\.js)", line):
+            owner = found.group(1)
+        elif found := re.match(r"\s*(\w+):", line):
+            assert owner is not None, f"R.{found.group(1)} has no owner"
+            owners[found.group(1)] = owner
+    assert len(owners) >= 29  # the 29 fields of R, each under its owner
+    for path in sorted(static.glob("*.js")):
+        for field in set(re.findall(r"\bR\.(\w+)\s*(?:=(?![=>])|\+\+|--|[-+*/]=)", path.read_text(encoding="utf-8"))):
+            assert field in owners, f"{path.name} assigns R.{field}, which R does not declare"
+            assert owners[field] == path.name, f"{path.name} assigns R.{field}, owned by {owners[field]}"

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
+import c4lab
 from c4lab.cli import main
 
 CONTRACT_FIELDS = {
@@ -250,3 +254,82 @@ def test_play_opens_the_page_only_once_the_server_accepts_connections(
         thread.join(20)
     assert answered and answered[0].startswith("HTTP/1.1 200"), answered
     assert lines[0].startswith(f"c4lab game at http://127.0.0.1:{port}/")
+
+# -- one home for every default ----------------------------------------------------
+
+
+def _field_defaults(*classes: type) -> dict[str, object]:
+    from dataclasses import MISSING, fields
+
+    return {f.name: f.default for cls in classes for f in fields(cls) if f.default is not MISSING}
+
+
+def _homes() -> dict[str, dict[str, object]]:
+    """The settings each command gives, by their home: name -> default."""
+    from c4lab.arena.schedule import ArenaConfig
+    from c4lab.learning.qlearning import TrainConfig
+    from c4lab.server import presence
+    from c4lab.server.guard import GuardOptions
+    from c4lab.server.limits import AgentLimits
+
+    server = {
+        **_field_defaults(GuardOptions, AgentLimits),
+        "forfeit_after": presence.FORFEIT_AFTER, "idle_after": presence.IDLE_AFTER,
+    }
+    return {"serve": server, "play": server, "train qlearning": _field_defaults(TrainConfig),
+            "arena": _field_defaults(ArenaConfig)}
+
+
+#: Options named otherwise than the setting they give.
+ALIASES = {"max_think": "max_time", "agent_threads": "threads", "expire_idle": "idle_after"}
+
+
+def _options(command: click.Command, path: str = "") -> Iterator[tuple[str, click.Option]]:
+    if isinstance(command, click.Group):
+        for name, sub in command.commands.items():
+            yield from _options(sub, f"{path} {name}".strip())
+    for param in command.params:
+        if isinstance(param, click.Option):
+            yield path, param
+
+
+def test_every_default_of_a_setting_has_one_home() -> None:
+    """An option that gives a setting of a dataclass (or a module's constant)
+    reads its default from there; nothing writes it again, neither an
+    option nor a function's default elsewhere in the package."""
+    homes = _homes()
+    given: list[str] = []
+    for command, option in _options(main):
+        home = homes.get(command, {})
+        name = ALIASES.get(option.name or "", option.name or "")
+        if name not in home or option.is_flag or option.multiple:
+            continue
+        if getattr(option, "home", None) is None:  # the command's own choice, not a copy of the setting's
+            assert option.default != home[name], f"c4lab {command} --{option.name} writes its default again"
+            continue
+        given.append(f"{command} --{option.name}")
+        assert option.get_default(click.Context(click.Command("x"))) == home[name], (command, option.name)
+    assert {"serve --forfeit_after", "serve --max_think", "serve --expire_idle", "train qlearning --alpha",
+            "arena --limit"} <= set(given)
+    # ... and no function of the package writes a server setting's default again
+    server = homes["serve"]
+    package = Path(c4lab.__file__).parent
+    for path in package.rglob("*.py"):
+        if path.name in ("guard.py", "limits.py", "presence.py"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                args = node.args.args + node.args.kwonlyargs
+                defaults = [None] * (len(node.args.args) - len(node.args.defaults)) + node.args.defaults
+                defaults += node.args.kw_defaults
+                for arg, default in zip(args, defaults):
+                    if (isinstance(default, ast.Constant) and arg.arg in server
+                            and not isinstance(default.value, bool) and default.value == server[arg.arg]):
+                        raise AssertionError(f"{path.name}: {node.name}({arg.arg}={default.value}) writes it again")
+
+
+def test_a_setting_out_of_its_range_is_a_usage_error_from_its_home() -> None:
+    alpha = run("train", "qlearning", "--alpha", "2")
+    assert alpha.exit_code == 2 and "the learning rate must be in (0, 1]" in alpha.output
+    think = run("serve", "--max-think", "0.5")
+    assert think.exit_code == 2 and "at least 1 s" in think.output

@@ -18,11 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from c4lab.agents import Agent, Budget, make_agent
-from c4lab.arena import referee, schedule
+from c4lab.agents import Agent, Analysis, Budget, make_agent
+from c4lab.arena import games as arena_games
+from c4lab.arena import schedule
 from c4lab.arena.executors import LocalExecutor
+from c4lab.arena.games import Game, play_pair
 from c4lab.arena.match import paired_match, random_openings
-from c4lab.arena.referee import Game, play_pair
 from c4lab.arena.report import summarise
 from c4lab.arena.results import read_results
 from c4lab.arena.runner import run_arena
@@ -39,8 +40,8 @@ class Answers(Agent):
         self.answer = answer
         self.games = 0
 
-    def choose(self, position: Position, budget: Budget | None = None) -> Move:
-        return self.answer(position)  # type: ignore[return-value]
+    def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
+        return self.answer(position), Analysis()  # type: ignore[return-value]
 
     def new_game(self) -> None:
         self.games += 1
@@ -75,7 +76,7 @@ SEATS = pytest.mark.parametrize("seat", ["A", "B"])
 # -- a normal game --------------------------------------------------------------
 
 #: Games of seeded agents, as the two loops this one replaced played them
-#: (``arena.match.play_game`` and ``arena.referee.referee_game``).
+#: (``arena.match.play_game`` and ``arena.games.play_pair``).
 SEEDED = [
     ("heuristic:seed=1", "random:seed=2", "7x6:d", None, "7x6:ddcgecf", "A"),
     ("random:seed=5", "minimax:depth=2", "9x8/Xd3/Bb5", None, "9x8/Xd3/Bb5:aecdafgadcgadaha", "B"),
@@ -215,8 +216,8 @@ def test_without_a_limit_a_slow_move_is_only_timed():
 
 def test_an_agent_without_a_spec_is_named_by_its_class():
     class Nameless(Agent):
-        def choose(self, position: Position, budget: Budget | None = None) -> Move:
-            return None  # type: ignore[return-value]
+        def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
+            return None, Analysis()  # type: ignore[return-value]
 
     record = play_game(Nameless(), first_legal(), START, policy="judge")
     assert record.forfeit is not None and "player A (Nameless) answered None" in record.forfeit.detail
@@ -258,7 +259,7 @@ def arena_knows_mute(monkeypatch: pytest.MonkeyPatch) -> None:
     def build(spec: str, **context: object) -> Agent:
         return mute() if spec == "mute" else make_agent(spec, **context)
 
-    monkeypatch.setattr(referee, "make_agent", build)
+    monkeypatch.setattr(arena_games, "make_agent", build)
     monkeypatch.setattr(schedule, "make_agent", build)
 
 

@@ -51,3 +51,9 @@ def test_there_are_examples_to_run() -> None:
     finder = doctest.DocTestFinder()
     examples = sum(len(t.examples) for name in _modules() for t in finder.find(importlib.import_module(name)))
     assert examples >= 14
+
+
+def test_the_package_says_it_is_typed() -> None:
+    """PEP 561: ``py.typed`` ships with the package (``[tool.setuptools.package-data]``)."""
+    assert (Path(c4lab.__file__).parent / "py.typed").is_file()
+    assert '"py.typed"' in (ROOT / "pyproject.toml").read_text(encoding="utf-8")

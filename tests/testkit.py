@@ -6,6 +6,7 @@ and ``import conftest`` would be ambiguous.)"""
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -13,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from c4lab.rules import Cell, Position
+from c4lab.rules import Cell, Position, Variant
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -116,3 +117,35 @@ def cheap_server(tmp_path: Path) -> Iterator[Any]:
             yield client
     finally:
         store.close()
+
+
+# -- positions for the search agents' tests ---------------------------------------
+
+
+def winning_moves(position: Position) -> list[str]:
+    """The moves that win at once."""
+    return [m.token for m in position.legal_moves() if position.play(m).result == position.to_move]
+
+
+def safe_moves(position: Position) -> list[str]:
+    """The moves after which the opponent cannot win at once."""
+    return [m.token for m in position.legal_moves() if not winning_moves(position.play(m))]
+
+
+def random_positions(rng: random.Random, count: int) -> list[Position]:
+    """Positions reached by random play on random enhanced boards, none of
+    them over; half of the boards have a bonus cell, and half of those walks
+    stop at a bonus landing (where ban moves are legal)."""
+    positions: list[Position] = []
+    while len(positions) < count:
+        variant = Variant.enhanced(rng, forbidden=rng.randint(0, 2), bonus=rng.random() < 0.5)
+        to_bonus = variant.bonus is not None and rng.random() < 0.5
+        position = Position(variant)
+        cells = variant.width * variant.height
+        for _ in range(cells if to_bonus else rng.randint(0, cells)):
+            if position.is_over or (to_bonus and any(m.ban is not None for m in position.legal_moves())):
+                break
+            position = position.play(rng.choice(position.legal_moves()))
+        if not position.is_over:
+            positions.append(position)
+    return positions

@@ -74,13 +74,58 @@ def _in_existing_folder(ctx: click.Context, param: click.Parameter, value: str |
 def _room_prefix(ctx: click.Context, param: click.Parameter, value: str) -> str:
     """``--room-prefix``: letters and digits (a one-line error otherwise)."""
     if value:
-        from c4lab.server.rooms import check_prefix  # lazy: start-up time
+        from c4lab.server.room import check_prefix  # lazy: start-up time
 
         try:
             check_prefix(value)
         except ValueError as exc:
             raise click.BadParameter(str(exc)) from None
     return value
+
+
+def _field(module: str, owner: str, name: str) -> Any:
+    """The default of the dataclass field ``owner.name`` of ``module``."""
+    import dataclasses  # lazy: start-up time
+    import importlib  # lazy: start-up time
+
+    cls = getattr(importlib.import_module(module), owner)
+    return next(f.default for f in dataclasses.fields(cls) if f.name == name)
+
+
+def _constant(module: str, name: str) -> Any:
+    """The module-level constant ``name`` of ``module``."""
+    import importlib  # lazy: start-up time
+
+    return getattr(importlib.import_module(module), name)
+
+
+class _Default(click.Option):
+    """An option whose default has its home elsewhere -- a dataclass field
+    (``_field``) or a constant (``_constant``) of the module that uses it --
+    read when the command runs or shows its help: written once, and
+    ``c4lab --help`` still loads nothing (``home`` is called only then)."""
+
+    def __init__(self, *args: Any, home: Callable[[], Any], **kwargs: Any) -> None:
+        self.home = home
+        kwargs.setdefault("show_default", True)
+        super().__init__(*args, **kwargs)
+
+    def get_default(self, ctx: click.Context, call: bool = True) -> Any:
+        return self.home()
+
+
+def _home(*where: str) -> dict[str, Any]:
+    """``cls=_Default`` with its home: ``("module", "Class", "field")`` or ``("module", "NAME")``."""
+    home = (lambda: _field(*where)) if len(where) == 3 else (lambda: _constant(*where))
+    return {"cls": _Default, "home": home}
+
+
+#: The homes of the server's defaults.
+_GUARD = ("c4lab.server.guard", "GuardOptions")
+_LIMITS = ("c4lab.server.limits", "AgentLimits")
+_PRESENCE = "c4lab.server.presence"
+_QTRAIN = ("c4lab.learning.qlearning", "TrainConfig")
+_ARENA = ("c4lab.arena.schedule", "ArenaConfig")
 
 
 class _Commands(click.Group):
@@ -172,11 +217,11 @@ def move(
 @click.argument("positions", nargs=-1, required=True, metavar="POSITION...")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per position: score, best_moves, nodes, time_s.")
 @click.option("--weak", is_flag=True, help="Only decide win, draw or loss (prints 1, 0 or -1); faster.")
-@click.option("--analyze", is_flag=True, help="Also score every legal move.")
+@click.option("--analyse", "--analyze", "analyse", is_flag=True, help="Also score every legal move.")
 @click.option("--timeout", type=float, default=None, help="Give up on a position after this many seconds.")
 @click.option("--no-book", is_flag=True, help="Search classic openings to the end instead of reading the 12-ply database.")
 def solve(
-    positions: tuple[str, ...], as_json: bool, weak: bool, analyze: bool, timeout: float | None, no_book: bool
+    positions: tuple[str, ...], as_json: bool, weak: bool, analyse: bool, timeout: float | None, no_book: bool
 ) -> None:
     """Print each POSITION and its exact score (``-``: read them from stdin,
     one a line; blank lines are skipped).
@@ -202,7 +247,7 @@ def solve(
     def answer(text: str) -> tuple[dict, str]:
         nonlocal timed_out
         record, plain = api.answer(
-            solver, Position.parse(text), weak=weak, analyze=analyze, timeout=timeout, best_moves=as_json
+            solver, Position.parse(text), weak=weak, analyse=analyse, timeout=timeout, best_moves=as_json
         )
         timed_out += record["timed_out"]
         line.clear()
@@ -290,9 +335,10 @@ def play(
         query["bonus"] = "1"
     from c4lab.server.guard import UNLIMITED
     from c4lab.server.limits import PERSONAL
+    from c4lab.server.presence import FORFEIT_AFTER
 
     _serve(
-        host="127.0.0.1", port=port, db=db, forfeit_after=120.0, open_browser=not no_browser, local=True,
+        host="127.0.0.1", port=port, db=db, forfeit_after=FORFEIT_AFTER, open_browser=not no_browser, local=True,
         query=urllib.parse.urlencode(query), limits=PERSONAL, guard=UNLIMITED, idle_after=None,
     )
 
@@ -301,29 +347,27 @@ def play(
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (0.0.0.0: every one).")
 @click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True)
 @click.option("--db", type=click.Path(dir_okay=False), callback=_in_existing_folder, default=None, help="Game database (SQLite file).")
-@click.option(
-    "--forfeit-after", type=float, default=120.0, show_default=True,
-    help="Seconds an absent player has to come back before forfeiting.",
-)
-@click.option("--max-think", type=click.FloatRange(1.0), default=5.0, show_default=True,
-              help="Most seconds an agent may think about one move (time=).")
-@click.option("--max-iterations", type=click.IntRange(min=1), default=500_000, show_default=True,
+@click.option("--forfeit-after", type=float, **_home(_PRESENCE, "FORFEIT_AFTER"),
+              help="Seconds an absent player has to come back before forfeiting.")
+@click.option("--max-think", type=float, **_home(*_LIMITS, "max_time"),
+              help="Most seconds an agent may think about one move (time=; at least 1).")
+@click.option("--max-iterations", type=int, **_home(*_LIMITS, "max_iterations"),
               help="Most iterations an agent may run for one move (iterations=).")
-@click.option("--max-depth", type=click.IntRange(min=1), default=10, show_default=True,
+@click.option("--max-depth", type=int, **_home(*_LIMITS, "max_depth"),
               help="Deepest search an agent may ask for (depth=).")
-@click.option("--agent-threads", type=click.IntRange(min=1), default=2, show_default=True,
+@click.option("--agent-threads", type=int, **_home(*_LIMITS, "threads"),
               help="Worker threads for agents, hints and reviews (one room uses one at most).")
 @click.option("--allow-agent", "allow_agents", multiple=True, metavar="NAME",
               help="Also let rooms use this agent (repeatable; engine and qlearning run programs or open files).")
-@click.option("--rooms-per-minute", type=click.FloatRange(0), default=10.0, show_default=True,
+@click.option("--rooms-per-minute", type=click.FloatRange(0), **_home(*_GUARD, "rooms_per_minute"),
               help="New rooms a minute from one client address (0: no limit).")
-@click.option("--joins-per-minute", type=click.FloatRange(0), default=30.0, show_default=True,
+@click.option("--joins-per-minute", type=click.FloatRange(0), **_home(*_GUARD, "joins_per_minute"),
               help="Seats taken a minute from one client address (0: no limit).")
-@click.option("--rooms-per-client", type=click.IntRange(min=0), default=20, show_default=True,
+@click.option("--rooms-per-client", type=click.IntRange(min=0), **_home(*_GUARD, "rooms_per_client"),
               help="Open rooms one client address may have made (0: no limit).")
-@click.option("--max-rooms", type=click.IntRange(min=0), default=10_000, show_default=True,
+@click.option("--max-rooms", type=click.IntRange(min=0), **_home(*_GUARD, "max_rooms"),
               help="Open rooms in all (0: no limit).")
-@click.option("--expire-idle", type=click.FloatRange(1.0), default=600.0, show_default=True,
+@click.option("--expire-idle", type=click.FloatRange(1.0), **_home(_PRESENCE, "IDLE_AFTER"),
               help="Seconds before a room nobody has connected to ends (online) or leaves memory (local).")
 @click.option("--allow-origin", "allow_origins", multiple=True, metavar="ORIGIN",
               help="Also accept browser requests from this page origin, e.g. https://c4.example.com (repeatable; * any).")
@@ -350,9 +394,12 @@ def serve(
             normal_origin(origin)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--allow-origin") from None
-    limits = AgentLimits.with_agents(
-        allow_agents, max_time=max_think, max_iterations=max_iterations, max_depth=max_depth, threads=agent_threads,
-    )
+    try:  # AgentLimits holds the bounds of its own settings
+        limits = AgentLimits.with_agents(
+            allow_agents, max_time=max_think, max_iterations=max_iterations, max_depth=max_depth, threads=agent_threads,
+        )
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
     guard = GuardOptions(
         rooms_per_minute=rooms_per_minute or None, joins_per_minute=joins_per_minute or None,
         rooms_per_client=rooms_per_client or None, max_rooms=max_rooms or None, allow_origins=allow_origins,
@@ -458,21 +505,22 @@ def train() -> None:
 
 
 @train.command("qlearning")
-@click.option("--board", default="4x4", show_default=True, help="Start position to train from: 4x4, 5x4, 4x4/Xb2...")
-@click.option("--episodes", type=click.IntRange(min=1), default=200_000, show_default=True, help="Self-play games.")
-@click.option("--alpha", "--learning-rate", "alpha", type=click.FloatRange(0, 1, min_open=True), default=0.9,
-              show_default=True, help="Learning rate.")
-@click.option("--discount", type=click.FloatRange(0, 1), default=0.95, show_default=True,
-              help="Discount per ply (toward the draw reward).")
-@click.option("--epsilon", "epsilon_start", type=click.FloatRange(0, 1), default=1.0, show_default=True,
+@click.option("--board", **_home(*_QTRAIN, "board"), help="Start position to train from: 4x4, 5x4, 4x4/Xb2...")
+@click.option("--episodes", type=click.IntRange(min=1), **_home(*_QTRAIN, "episodes"), help="Self-play games.")
+@click.option("--alpha", "--learning-rate", "alpha", type=float, **_home(*_QTRAIN, "alpha"),
+              help="Learning rate, in (0, 1].")
+@click.option("--discount", type=float, **_home(*_QTRAIN, "discount"),
+              help="Discount per ply (toward the draw reward), in [0, 1].")
+@click.option("--epsilon", "epsilon_start", type=float, **_home(*_QTRAIN, "epsilon_start"),
               help="Exploration rate at the start (epsilon-greedy).")
-@click.option("--epsilon-end", type=click.FloatRange(0, 1), default=0.05, show_default=True,
+@click.option("--epsilon-end", type=float, **_home(*_QTRAIN, "epsilon_end"),
               help="Exploration rate at the end.")
-@click.option("--epsilon-decay", type=click.FloatRange(0, 1), default=0.8, show_default=True,
+@click.option("--epsilon-decay", type=float, **_home(*_QTRAIN, "epsilon_decay"),
               help="Fraction of the episodes over which epsilon falls linearly to --epsilon-end.")
-@click.option("--slip", type=click.FloatRange(0, 1), default=0.1, show_default=True,
+@click.option("--slip", type=float, **_home(*_QTRAIN, "slip"),
               help="Chance the opponent's value assumes a random move (0: plain max, minimax values).")
-@click.option("--rewards", default="1,0.5,0", show_default=True, help="Rewards for a win, a draw and a loss.")
+@click.option("--rewards", cls=_Default, home=lambda: _rewards_default(),  # defined below
+              help="Rewards for a win, a draw and a loss.")
 @click.option("--no-symmetry", is_flag=True, help="Do not share positions with their mirror images.")
 @click.option("--eval-every", type=click.IntRange(min=0), default=None,
               help="Evaluate every N episodes (default: episodes/20; 0: only at the end).")
@@ -481,7 +529,7 @@ def train() -> None:
 @click.option("--out", type=click.Path(dir_okay=False), callback=_in_existing_folder, default=None, help="Table file (default: qlearning-BOARD.npz).")
 @click.option("--curve", type=click.Path(dir_okay=False), default=None,
               help="Learning curve: writes CURVE.csv and CURVE.png (default: the table's name + '-curve').")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=int, **_home(*_QTRAIN, "seed"))
 def train_qlearning(board: str, episodes: int, alpha: float, discount: float, epsilon_start: float,
                     epsilon_end: float, epsilon_decay: float, slip: float, rewards: str, no_symmetry: bool,
                     eval_every: int | None, eval_games: int, out: str | None, curve: str | None, seed: int) -> None:
@@ -492,24 +540,30 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
     """
     from pathlib import Path
 
-    from c4lab.learning import qlearning as Q
+    from c4lab.learning import qlearning
     from c4lab.ui.status import stderr_console
 
     try:
-        r_win, r_draw, r_loss = Q.parse_rewards(rewards)
-        config = Q.TrainConfig(
+        r_win, r_draw, r_loss = qlearning.parse_rewards(rewards)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    try:  # TrainConfig holds the ranges of its settings: out of one, a usage error (status 2)
+        config = qlearning.TrainConfig(
             board=board, episodes=episodes, alpha=alpha, discount=discount, epsilon_start=epsilon_start,
             epsilon_end=epsilon_end, epsilon_decay=epsilon_decay, reward_win=r_win, reward_draw=r_draw,
             reward_loss=r_loss, slip=slip, symmetry=not no_symmetry, seed=seed,
         )
-        table_path = Path(out) if out else Q.default_table_path(config.board)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    try:
+        table_path = Path(out) if out else qlearning.default_table_path(config.board)
         prefix = curve or str(table_path.with_suffix("")) + "-curve"
-        table, points, paths = Q.run_with_progress(config, table_path, prefix, eval_every=eval_every,
+        table, points, paths = qlearning.run_with_progress(config, table_path, prefix, eval_every=eval_every,
                                                    eval_games=eval_games, console=stderr_console(),
                                                    show_progress=sys.stderr.isatty())
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
-    click.echo(Q.summary(table, points, paths))
+    click.echo(qlearning.summary(table, points, paths))
 
 
 @train.command("ntuple")
@@ -603,13 +657,13 @@ def book_build(depth: int, out: str | None, start: str | None, timeout: float | 
     from pathlib import Path
 
     from c4lab.rules import Position
-    from c4lab.solver import book as B
+    from c4lab.solver import book as opening_book
 
-    path = Path(out) if out else B.book_path()
+    path = Path(out) if out else opening_book.book_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         root = Position.parse(start) if start else None
-        made = B.build(depth, path, start=root, timeout=timeout, budget=budget,
+        made = opening_book.build(depth, path, start=root, timeout=timeout, budget=budget,
                        log=lambda line: click.echo(line, err=True))
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
@@ -623,12 +677,12 @@ def book_info(path: str | None) -> None:
     12-ply database, and a book file (PATH, default: the one the agents use)."""
     from pathlib import Path
 
-    from c4lab.solver import book as B
+    from c4lab.solver import book as opening_book
 
     try:
-        for line in B.describe_books(Path(path) if path else None):
+        for line in opening_book.describe_books(Path(path) if path else None):
             click.echo(line)
-    except B.BookError as exc:
+    except opening_book.BookError as exc:
         raise click.ClickException(str(exc)) from None
 
 
@@ -667,14 +721,14 @@ def bench_solver(as_json: bool, limit: int | None, sets: str | None, weak: bool,
 
     from rich.progress import Progress
 
-    from c4lab.solver import bench as B
+    from c4lab.solver import bench as solver_bench
     from c4lab.ui.status import stderr_console
 
-    names = _set_names(sets, B.DEFAULT_SETS, B.SETS)
-    folder = Path(directory) if directory else B.default_directory()
+    names = _set_names(sets, solver_bench.DEFAULT_SETS, solver_bench.SETS)
+    folder = Path(directory) if directory else solver_bench.default_directory()
     try:
-        loaded = {name: B.read_set(folder / name, limit) for name in names}
-    except B.BenchSetError as exc:
+        loaded = {name: solver_bench.read_set(folder / name, limit) for name in names}
+    except solver_bench.BenchSetError as exc:
         raise click.ClickException(f"{exc} (give the folder with --dir or $C4LAB_BENCH_DIR)") from None
     results = {}
     with Progress(transient=True, disable=not sys.stderr.isatty(), console=stderr_console()) as progress:
@@ -684,8 +738,8 @@ def bench_solver(as_json: bool, limit: int | None, sets: str | None, weak: bool,
             def step(good: bool, task: Any = task) -> None:
                 progress.advance(task)
 
-            results[name] = B.run_set(positions, weak, step)
-    click.echo(json.dumps(results) if as_json else B.report(results, weak))
+            results[name] = solver_bench.run_set(positions, weak, step)
+    click.echo(json.dumps(results) if as_json else solver_bench.report(results, weak))
 
 
 @bench.command("accuracy")
@@ -703,13 +757,13 @@ def bench_accuracy(
     judged by the exact solver's score of every move, for each SPEC (default:
     master:time=1); OpenSpiel's C++ MCTS at the same time a move where it is
     installed."""
-    from c4lab.arena import accuracy as A
+    from c4lab.arena import accuracy
     from c4lab.ui.status import StatusLine
 
-    names = _set_names(sets, A.SETS, A.SETS)
+    names = _set_names(sets, accuracy.SETS, accuracy.SETS)
     line = StatusLine()
     try:
-        measured = A.run_accuracy(
+        measured = accuracy.run_accuracy(
             list(specs) or ["master:time=1"], sets=names, count=count, seed=seed, openspiel=not no_openspiel,
             progress=line.show,
         )
@@ -717,7 +771,13 @@ def bench_accuracy(
         raise click.UsageError(str(exc)) from None
     finally:
         line.clear()
-    click.echo(json.dumps(A.to_dict(measured)) if as_json else A.report(measured))
+    click.echo(json.dumps(accuracy.to_dict(measured)) if as_json else accuracy.report(measured))
+
+
+def _rewards_default() -> str:
+    """``--rewards``' default: TrainConfig's rewards, written as the option takes them."""
+    win, draw, loss = (_field(*_QTRAIN, name) for name in ("reward_win", "reward_draw", "reward_loss"))
+    return ",".join(f"{value:g}" for value in (win, draw, loss))
 
 
 def _set_names(text: str | None, default: tuple[str, ...], known: tuple[str, ...]) -> tuple[str, ...]:
@@ -733,16 +793,16 @@ def _set_names(text: str | None, default: tuple[str, ...], known: tuple[str, ...
 @click.argument("specs", nargs=-1, required=True, metavar="SPEC SPEC [SPEC...]")
 @click.option("--games", type=int, default=10, show_default=True, help="Games per pairing (even: two per start).")
 @click.option("--gauntlet", is_flag=True, help="The first agent against each of the others (default: round robin).")
-@click.option("--board", default="classic", show_default=True,
-              help="classic, random (a new enhanced board per pair) or a position string (9x8, 9x8/Xd3).")
-@click.option("--bonus", is_flag=True, help="With --board random: a bonus cell too.")
+@click.option("--board", **_home(*_ARENA, "board"),
+              help="classic (7x6), random (a new enhanced board per pair) or a position string (9x8, 9x8/Xd3).")
+@click.option("--bonus", is_flag=True, help="Add a random bonus cell to the board (a new one per pair).")
 @click.option("--opening-moves", "plies", type=click.IntRange(min=0), default=2, show_default=True,
               help="Random opening moves played from each start (the same for both games of a pair).")
 @click.option("--openings", "openings_file", type=click.Path(dir_okay=False), default=None,
               help="A file of start positions (one position string per line), used in turn.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Boards and openings follow from it.")
-@click.option("--limit", type=float, default=30.0, show_default=True, help="Enforced seconds per move.")
-@click.option("--margin", type=float, default=1.0, show_default=True,
+@click.option("--seed", type=int, **_home(*_ARENA, "seed"), help="Boards and openings follow from it.")
+@click.option("--limit", type=float, **_home(*_ARENA, "limit"), help="Enforced seconds per move.")
+@click.option("--margin", type=float, **_home(*_ARENA, "margin"),
               help="A move over limit + margin loses the game.")
 @click.option("--jobs", type=click.IntRange(min=1), default=None, help="Parallel games (default: all cores).")
 @click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True)
@@ -762,7 +822,7 @@ def arena(
     import time
     from pathlib import Path
 
-    from c4lab.arena import report as R
+    from c4lab.arena import report as arena_report
     from c4lab.arena.executors import make_executor
     from c4lab.arena.results import ResultsError, read_results
     from c4lab.arena.runner import run_arena
@@ -790,13 +850,13 @@ def arena(
         saved = len(read_results(out).whole_pairs()) if Path(out).exists() else 0
         click.echo(f"interrupted: {saved} games saved in {out}; the same command resumes the run", err=True)
         sys.exit(130)
-    summary = R.summarise(outcome.config, outcome.games)
+    summary = arena_report.summarise(outcome.config, outcome.games)
     if as_json:
         data = summary.to_dict()
         data.update(played=outcome.played, stopped=outcome.stopped, seconds=round(time.perf_counter() - began, 2))
         click.echo(json.dumps(data))
         return
-    click.echo(R.render_text(summary))
+    click.echo(arena_report.render_text(summary))
     if outcome.stopped:
         click.echo(outcome.stopped)
     click.echo(f"{outcome.played} games played now, {len(outcome.games)} in {out}")
@@ -812,21 +872,21 @@ def report_command(results: str, out_dir: str | None, as_json: bool) -> None:
     Elo with error bars, score by board size) and a self-contained HTML report."""
     from pathlib import Path
 
-    from c4lab.arena import report as R
+    from c4lab.arena import report as arena_report
     from c4lab.arena.results import ResultsError, read_results
 
     try:
         saved = read_results(results)
     except ResultsError as exc:
         raise click.ClickException(str(exc)) from None
-    summary = R.summarise(saved.config, saved.games)
+    summary = arena_report.summarise(saved.config, saved.games)
     path = Path(results)
     folder = Path(out_dir) if out_dir else path.with_name(path.stem + "-report")
-    files = R.write_report(summary, folder)
+    files = arena_report.write_report(summary, folder)
     if as_json:
         click.echo(json.dumps({**summary.to_dict(), "files": [str(f) for f in files]}))
         return
-    click.echo(R.render_text(summary))
+    click.echo(arena_report.render_text(summary))
     for f in files:
         click.echo(f"wrote {f}")
 

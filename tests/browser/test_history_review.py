@@ -19,7 +19,7 @@ from c4lab.solver import Solver
 
 SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
 MINUS = "\u2212"
-#: Scored with ``c4lab solve --analyze``: White's first move a (-2, where d
+#: Scored with ``c4lab solve --analyse``: White's first move a (-2, where d
 #: was +1) turns a win into a loss, the only blunder; Black's moves are all
 #: best, to a vertical four in column d.
 BLUNDER_GAME = "7x6:adcdcdcd"
@@ -200,7 +200,7 @@ def test_the_review_marks_the_blunder_and_shows_every_columns_score(server, new_
     expect(page.locator("#review-at")).to_contain_text("Best: d")
     page.keyboard.press("ArrowRight")  # after the blunder: Black's scores, b and d both +2
     expect(board(page)).to_have_attribute("data-view", "1")
-    after_a = Solver().analyze(Position.parse("7x6:a"))
+    after_a = Solver().analyse(Position.parse("7x6:a"))
     assert notes(page) == {m.token: score_text(v) for m, v in after_a.items()}
     assert best_notes(page) == ["b", "d"]
     expect(rows.nth(1)).to_have_class(re.compile(r"\bcurrent\b"))
@@ -237,7 +237,7 @@ def test_the_hint_shows_every_columns_score(server, new_page, size):
     open_room(page, server, ticket)
     page.locator("#hint").click()
     expect(page.locator("#board .col-note")).to_have_count(7, timeout=60_000)
-    exact = Solver().analyze(Position.parse("7x6:dd"))
+    exact = Solver().analyse(Position.parse("7x6:dd"))
     assert notes(page) == {m.token: score_text(v) for m, v in exact.items()}
     assert best_notes(page) == ["d"]
     expect(page.locator("#board .hint[data-hint]")).to_have_attribute("data-hint", "d")

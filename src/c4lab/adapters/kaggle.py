@@ -380,9 +380,6 @@ class KaggleAgent(Agent):
         self._function = kaggle_agent_function(agent)
         self._rng = None if seed is None else random.Random(seed)
 
-    def choose(self, position: Position, budget: Budget | None = None) -> Move:
-        return self.analyse(position, budget)[0]
-
     def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
         if position.is_over:
             raise ValueError(f"the game is over in {position.notation}: there is no move to choose")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib.util
 from typing import Any
 
-from c4lab.agents.base import Agent, Budget
+from c4lab.agents.base import Agent, Analysis, Budget
 from c4lab.rules.move import Move
 from c4lab.rules.position import Position
 
@@ -46,7 +46,7 @@ class OpenSpielMCTS(Agent):
             self._bots[width, height] = (game, bot)
         return self._bots[width, height]
 
-    def choose(self, position: Position, budget: Budget | None = None) -> Move:
+    def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
         variant = position.variant
         if variant.forbidden or variant.bonus is not None:
             raise ValueError(f"OpenSpiel's connect_four has no forbidden or bonus cells: {variant.notation}")
@@ -54,4 +54,4 @@ class OpenSpielMCTS(Agent):
         state = game.new_initial_state()
         for move in position.moves:
             state.apply_action(move.column)
-        return Move(int(bot.step(state)))
+        return Move(int(bot.step(state))), Analysis()

@@ -102,18 +102,26 @@ class Analysis:
 
 
 class Agent(ABC):
-    """A player.  Subclasses implement ``choose``; the rest has defaults."""
+    """A player.  Subclasses implement ``analyse``; the rest has defaults.
+
+    ``tests/agents/test_conformance.py`` holds the contract every registered
+    agent family passes: legal moves on every kind of board, the time budget
+    kept, the same move from the same seed, an ``Analysis`` of the
+    documented shape, and a life in the arena's worker processes."""
 
     #: The spec that built this agent (set by ``make_agent``).
     spec: str = ""
 
     @abstractmethod
-    def choose(self, position: Position, budget: Budget | None = None) -> Move:
-        """A legal move for ``position`` (which must not be over)."""
-
     def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
-        """The move ``choose`` would play, with what the agent knows about it."""
-        return self.choose(position, budget), Analysis()
+        """A legal move for ``position`` (which must not be over), with what
+        the agent knows about it (an empty ``Analysis()`` if nothing)."""
+
+    def choose(self, position: Position, budget: Budget | None = None) -> Move:
+        """The move alone: what the arena and the game loop ask.  An agent
+        with a cheaper way to its move than a full analysis may override it
+        (``minimax`` skips the full-window root scores)."""
+        return self.analyse(position, budget)[0]
 
     def new_game(self) -> None:
         """Forget anything tied to the previous game (trees, histories)."""

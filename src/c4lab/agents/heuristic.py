@@ -128,9 +128,6 @@ class HeuristicAgent(Agent):
     def __init__(self, seed: int | None = None) -> None:
         self._rng = random.Random(seed)
 
-    def choose(self, position: Position, budget: Budget | None = None) -> Move:
-        return self.analyse(position, budget)[0]
-
     def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
         """The move, and every legal move's score (``score_after``)."""
         if position.is_over:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from c4lab.agents.base import Agent, Budget, register
+from c4lab.agents.base import Agent, Analysis, Budget, register
 from c4lab.rules import Move, Position
 from c4lab.rules.variant import column_letter
 
@@ -61,7 +61,10 @@ class HumanAgent(Agent):
             raise QuitGame()
         return entry
 
-    def choose(self, position: Position, budget: Budget | None = None) -> Move:
+    def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
+        return self._ask_move(position), Analysis()
+
+    def _ask_move(self, position: Position) -> Move:
         variant = position.variant
         legal = position.legal_moves()
         last = column_letter(variant.width - 1)

@@ -111,9 +111,6 @@ class MasterAgent(Agent):
         self.uct.new_game()
         self.minimax.new_game()
 
-    def choose(self, position: Position, budget: Budget | None = None) -> Move:
-        return self.analyse(position, budget)[0]
-
     def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
         """With a time (the spec's, or the budget's): minimax gets ``share``
         of it and UCT the rest.  With iterations (``time=none`` or a budget

@@ -438,6 +438,7 @@ class MinimaxAgent(Agent):
         return search(position, self._table, self.depth, seconds, budget.iterations, full_root)
 
     def choose(self, position: Position, budget: Budget | None = None) -> Move:
+        # The game loop's question: no full-window root, the cheaper search.
         return self._search(position, budget, full_root=False).move
 
     def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:

@@ -324,9 +324,6 @@ class NTupleAgent(Agent):
         self.fallback = fallback  # plays on the boards the network was not trained for (None: an error)
         self._rng = random.Random(seed)
 
-    def choose(self, position: Position, budget: Budget | None = None) -> Move:
-        return self.analyse(position, budget)[0]
-
     def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
         """The move, and every legal move's value (the network's, or the
         search's at ``depth``), mapped to [0, 1] for the side to move."""

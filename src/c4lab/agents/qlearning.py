@@ -29,9 +29,6 @@ class QLearningAgent(Agent):
         self.asked = 0  # positions asked about since the agent was made
         self.unknown = 0  # ... of which the table did not know
 
-    def choose(self, position: Position, budget: Budget | None = None) -> Move:
-        return self.analyse(position, budget)[0]
-
     def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
         """The move, and the learnt value of every legal move (or a note that
         the position is unknown and how the move was picked instead)."""

@@ -6,7 +6,7 @@ import os
 
 import numpy as np
 
-from c4lab.agents.base import Agent, Budget, Param, register
+from c4lab.agents.base import Agent, Analysis, Budget, Param, register
 from c4lab.rules import Move, Position
 from c4lab.rules import kernels as K
 
@@ -25,10 +25,10 @@ class RandomAgent(Agent):
             seed = int.from_bytes(os.urandom(8), "little")
         self._rng = np.uint64(K.seed_rng(np.uint64(seed % 2**64)))
 
-    def choose(self, position: Position, budget: Budget | None = None) -> Move:
+    def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
         if position.is_over:
             raise ValueError(f"the game is over in {position.notation}: there is no move to choose")
         geo, state = position.kernel_arrays()
         code, rng = K.random_code(geo, state, self._rng)
         self._rng = np.uint64(rng)
-        return Move.from_code(code)
+        return Move.from_code(code), Analysis()

@@ -82,9 +82,6 @@ class SolverAgent(Agent):
     def new_game(self) -> None:
         self.fallback.new_game()
 
-    def choose(self, position: Position, budget: Budget | None = None) -> Move:
-        return self.analyse(position, budget)[0]
-
     def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
         start = time.perf_counter()
         seconds = budget.time if budget is not None and budget.time is not None else self.time

@@ -156,6 +156,12 @@ class UCTAgent(Agent):
         self.last_iterations = 0
         self.leaf: S.Leaf | None = None  # a learnt value at the leaves (``uct_search.Leaf``)
 
+    @property
+    def tree(self) -> Tree | None:
+        """The search tree kept from the last move (``None`` before one): with
+        ``reuse``, the next move's search starts from its subtree."""
+        return self._tree
+
     # -- the budget -----------------------------------------------------------
 
     def _limits(self, budget: Budget | None) -> tuple[int | None, float | None]:
@@ -280,9 +286,6 @@ class UCTAgent(Agent):
             return (rank, immediate, mean, visits)
 
         return sorted(children, key=key, reverse=True)
-
-    def choose(self, position: Position, budget: Budget | None = None) -> Move:
-        return self.analyse(position, budget)[0]
 
     def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
         start = time.perf_counter()

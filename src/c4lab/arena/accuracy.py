@@ -3,7 +3,7 @@
 A move is *right* when it keeps the result that the best move keeps: a win
 stays a win, a draw a draw (a loss is lost whatever is played, so every move
 of a lost position is right, as in the usual definition).  The exact value
-of every legal move comes from the solver (:meth:`Solver.analyze`); a
+of every legal move comes from the solver (:meth:`Solver.analyse`); a
 position whose every move the solver cannot score within its limit is left
 out of the set, so a figure is never computed against a guess.
 
@@ -88,7 +88,7 @@ def _sign(score: int) -> int:
 def scored(position: Position, solver: Solver, timeout: float = SCORING_TIMEOUT) -> ScoredPosition | None:
     """``position`` with every move's exact score, ``None`` if one of them
     could not be scored within ``timeout`` seconds (for the whole position)."""
-    scores = solver.analyze(position, timeout=timeout)
+    scores = solver.analyse(position, timeout=timeout)
     if any(score is None for score in scores.values()):
         return None
     return ScoredPosition(position, {move: score for move, score in scores.items() if score is not None})

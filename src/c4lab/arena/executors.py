@@ -2,7 +2,7 @@
 
 An executor takes ``PairTask``s and yields each task's two games as soon as
 they are done (in whatever order they finish).  Both run the same
-``play_pair`` (``c4lab.arena.referee``) in their workers.
+``play_pair`` (``c4lab.arena.games``) in their workers.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from multiprocessing.pool import Pool
 from queue import SimpleQueue
 from typing import Any, Protocol
 
-from c4lab.arena.referee import play_pair
+from c4lab.arena.games import play_pair
 from c4lab.arena.schedule import PairTask
 from c4lab.engine.client import stop_all
 

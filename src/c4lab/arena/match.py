@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 
 from c4lab.agents import Budget, make_agent
 from c4lab.game import GameRecord, play_game
-from c4lab.rules import Position, Variant
+from c4lab.rules import Position
+from c4lab.rules.setup import RANDOM, starting_position
 
 
 @dataclass
@@ -55,12 +56,9 @@ def paired_match(
     return result
 
 
-def random_start(rng: random.Random, board: str | None = None, plies: int = 0, *, bonus: bool = False) -> Position:
-    """A start position drawn from ``rng``: ``board`` (a position string)
-    or, when it is ``None``, a new enhanced board (with a bonus cell if
-    ``bonus``); then ``plies`` random moves, fewer if the game ends (the
-    caller decides whether to draw again)."""
-    position = Position.parse(board) if board else Position(Variant.enhanced(rng, bonus=bonus))
+def random_moves(rng: random.Random, position: Position, plies: int) -> Position:
+    """``position`` after ``plies`` random moves drawn from ``rng``, fewer if
+    the game ends (the caller decides whether to draw again)."""
     for _ in range(plies):
         if position.is_over:
             break
@@ -70,11 +68,13 @@ def random_start(rng: random.Random, board: str | None = None, plies: int = 0, *
 
 def random_openings(n: int, seed: int, *, boards: list[str] | None = None, plies: int = 0) -> list[Position]:
     """``n`` starting positions: boards drawn from ``boards`` (position
-    strings) or the enhanced setup, then ``plies`` random moves."""
+    strings: ``rules.setup.starting_position``) or the enhanced setup, then
+    ``plies`` random moves."""
     rng = random.Random(seed)
     openings: list[Position] = []
     while len(openings) < n:
-        position = random_start(rng, rng.choice(boards) if boards else None, plies)
+        board = rng.choice(boards) if boards else RANDOM
+        position = random_moves(rng, starting_position(board, False, rng), plies)
         if not position.is_over:
             openings.append(position)
     return openings

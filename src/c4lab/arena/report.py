@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from c4lab.arena import stats
-from c4lab.arena.referee import Game
+from c4lab.arena.games import Game
 from c4lab.arena.schedule import ArenaConfig
 
 
@@ -50,7 +50,16 @@ class Summary:
 
     def to_dict(self) -> dict[str, Any]:
         def number(x: float) -> float | None:
-            return None if math.isnan(x) else (x if math.isfinite(x) else math.copysign(1e9, x))
+            return x if math.isfinite(x) else None
+
+        def bound(wins: int, draws: int, losses: int) -> dict[str, Any] | None:
+            """Where ``elo`` is null for a score of 1 or 0: no finite estimate,
+            and the bound the exact interval gives (see ``NO_ESTIMATE``)."""
+            found = stats.elo_bound(wins, draws, losses)
+            if found is None:
+                return None
+            kind, value = found
+            return {kind: round(value, 1), "note": NO_ESTIMATE}
 
         def interval(ends: tuple[float, float]) -> list[float | None] | None:
             """None where the text says n/a (see NOTE); an end at infinity
@@ -65,7 +74,7 @@ class Summary:
                 {
                     "spec": s.agent, "games": s.games, "score": s.score, "wins": s.wins, "draws": s.draws,
                     "losses": s.losses, "forfeits": self.forfeit_counts.get(s.agent, 0), "elo": number(s.elo),
-                    "elo_ci": interval((s.elo_low, s.elo_high)),
+                    "elo_bound": bound(s.wins, s.draws, s.losses), "elo_ci": interval((s.elo_low, s.elo_high)),
                     "mean_move_s": round(self.move_times.get(s.agent, (0.0, 0.0))[0], 5),
                     "max_move_s": round(self.move_times.get(s.agent, (0.0, 0.0))[1], 5),
                 }
@@ -76,7 +85,7 @@ class Summary:
                     "first": p.first, "second": p.second, "games": p.games.games, "wins": p.games.wins,
                     "draws": p.games.draws, "losses": p.games.losses, "score": p.games.score,
                     "pentanomial": list(p.pairs.counts), "elo": number(p.games.elo),
-                    "elo_ci": interval(p.games.elo_interval()), "pentanomial_elo_ci": interval(p.pairs.elo_interval()),
+                    "elo_bound": bound(p.games.wins, p.games.draws, p.games.losses), "elo_ci": interval(p.games.elo_interval()), "pentanomial_elo_ci": interval(p.pairs.elo_interval()),
                     "los": number(p.games.los),
                     "p_value": None if p.games.variance == 0 else number(p.games.p_value),
                 }
@@ -139,6 +148,13 @@ def _size_order(item: tuple[str, Any]) -> tuple[int, int, int]:
     return (w * h, w, h)
 
 
+#: What a score of 1 (or 0) says instead of an Elo figure.
+NO_ESTIMATE = (
+    "a perfect score (or none) has no finite Elo estimate: the bound is the end of the "
+    "exact (Clopper-Pearson) 95% interval of the score"
+)
+
+
 def _elo(x: float) -> str:
     """An Elo figure, signed; ``0`` (not ``-0`` or ``+0``) when it rounds to zero."""
     if math.isnan(x):
@@ -147,6 +163,16 @@ def _elo(x: float) -> str:
         return "+inf" if x > 0 else "-inf"
     rounded = round(x)
     return f"{rounded:+d}" if rounded else "0"
+
+
+def _estimate(x: float, wins: int, draws: int, losses: int) -> str:
+    """An Elo estimate; for a score of 1 or 0 (no finite one) the bound
+    the exact interval gives: ``>=+140``, ``<=-140`` (``NO_ESTIMATE``)."""
+    found = stats.elo_bound(wins, draws, losses) if math.isinf(x) else None
+    if found is None:
+        return _elo(x)
+    kind, value = found
+    return (">=" if kind == "at_least" else "<=") + _elo(value)
 
 
 #: Shown for an interval or p-value that the sample cannot give: its games
@@ -193,7 +219,7 @@ def standing_rows(summary: Summary) -> list[list[str]]:
     return [
         [
             str(rank), s.agent, str(s.games), f"{s.score:g}", f"{100 * s.fraction:.1f}", str(s.wins), str(s.draws),
-            str(s.losses), str(summary.forfeit_counts.get(s.agent, 0)), _elo(s.elo), _interval(s.elo_low, s.elo_high),
+            str(s.losses), str(summary.forfeit_counts.get(s.agent, 0)), _estimate(s.elo, s.wins, s.draws, s.losses), _interval(s.elo_low, s.elo_high),
             f"{summary.move_times.get(s.agent, (0.0, 0.0))[0]:.3f}",
         ]
         for rank, s in enumerate(summary.table.standings, 1)
@@ -205,7 +231,7 @@ def pairing_rows(summary: Summary) -> list[list[str]]:
     return [
         [
             p.first, p.second, str(p.games.games), f"{p.games.wins}-{p.games.draws}-{p.games.losses}",
-            "/".join(map(str, p.pairs.counts)), _elo(p.games.elo), _interval(*p.games.elo_interval()),
+            "/".join(map(str, p.pairs.counts)), _estimate(p.games.elo, p.games.wins, p.games.draws, p.games.losses), _interval(*p.games.elo_interval()),
             _interval(*p.pairs.elo_interval()), _percent(p.games.los),
             NOT_AVAILABLE if p.games.variance == 0 else _p(p.games.p_value),
         ]
@@ -238,6 +264,12 @@ def _has_gaps(summary: Summary) -> bool:
     return any(NOT_AVAILABLE in row for row in (*standing_rows(summary), *pairing_rows(summary)))
 
 
+def _has_bounds(summary: Summary) -> bool:
+    """Whether a table shows a bound instead of an Elo estimate (and needs ``NO_ESTIMATE``)."""
+    return any(cell.startswith((">=", "<=")) for row in (*standing_rows(summary), *pairing_rows(summary))
+               for cell in row)
+
+
 def render_text(summary: Summary) -> str:
     """The ranking, the pairings, the cross table and the forfeits, as
     plain-text tables."""
@@ -259,6 +291,8 @@ def render_text(summary: Summary) -> str:
     table("Pairings (first agent's view)", PAIRING_COLUMNS, pairing_rows(summary), ("first", "second"))
     if _has_gaps(summary):
         console.print(NOTE)
+    if _has_bounds(summary):
+        console.print(f">= / <=: {NO_ESTIMATE}.")
     if len(summary.table.agents) > 2:
         header, *rows = cross_rows(summary)
         table("Cross table (row's score against column)", header, rows, ("",))
@@ -417,6 +451,7 @@ figure {{ display: inline-block; margin: 1em; }} img {{ max-width: 100%; }}
 <h2>Pairings</h2>
 {table(PAIRING_COLUMNS, pairing_rows(summary))}
 {f"<p>{esc(NOTE)}</p>" if _has_gaps(summary) else ""}
+{f"<p>&gt;= / &lt;=: {esc(NO_ESTIMATE)}.</p>" if _has_bounds(summary) else ""}
 {cross}
 {lost}
 <h2>Plots</h2>

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from c4lab.arena.referee import Game
+from c4lab.arena.games import Game
 from c4lab.arena.schedule import ArenaConfig, ArenaError
 
 FORMAT = 1

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from c4lab.arena.executors import Executor, LocalExecutor, ctrl_c_interrupts
-from c4lab.arena.referee import Game
+from c4lab.arena.games import Game
 from c4lab.arena.results import ResultsWriter, open_results
 from c4lab.arena.schedule import ArenaConfig
 from c4lab.arena.stats import SPRT, pentanomial_counts

@@ -18,12 +18,9 @@ from typing import Any
 
 import c4lab.engine.client  # noqa: F401  (registers 'engine:cmd=...': the arena is local, programs may play)
 from c4lab.agents import SpecError, make_agent
-from c4lab.arena.match import random_start
-from c4lab.rules import Position, PositionError, Variant
-
-#: ``--board`` values that are not a position string.
-BOARD_CLASSIC = "classic"
-BOARD_RANDOM = "random"
+from c4lab.arena.match import random_moves
+from c4lab.rules import Position, PositionError
+from c4lab.rules.setup import CLASSIC, RANDOM, starting_position
 
 
 class ArenaError(ValueError):
@@ -34,10 +31,12 @@ class ArenaError(ValueError):
 @dataclass(frozen=True)
 class ArenaConfig:
     """One experiment.  ``games`` counts the games of each pairing (an even
-    number: two per start position).  ``board``: ``"classic"``, ``"random"``
-    (the enhanced setup, a new size and forbidden cell for each pair, plus a
-    bonus cell if ``bonus``) or a position string (``"9x8"``,
-    ``"9x8/Xd3"``).  ``plies`` random opening moves are played from each
+    number: two per start position).  ``board`` and ``bonus`` mean what they
+    mean everywhere (``rules.setup.starting_position``): ``"classic"``,
+    ``"random"`` (the enhanced setup: a new size and forbidden cell for each
+    pair) or a position string (``"9x8"``, ``"9x8/Xd3"``); ``bonus`` adds a
+    random bonus cell, a new one for each pair, to a board that has none.
+    ``plies`` random opening moves are played from each
     start; ``openings`` (position strings) replace the board and those
     moves, used in turn.  ``limit`` is the enforced time per move: a move
     that takes more than ``limit + margin`` seconds loses the game."""
@@ -45,7 +44,7 @@ class ArenaConfig:
     specs: tuple[str, ...]
     games: int = 2
     gauntlet: bool = False
-    board: str = BOARD_CLASSIC
+    board: str = CLASSIC
     bonus: bool = False
     plies: int = 0
     openings: tuple[str, ...] = ()
@@ -65,15 +64,13 @@ class ArenaConfig:
             raise ArenaError(f"the number of random opening moves must be >= 0, not {self.plies}")
         if not self.limit > 0 or self.margin < 0:
             raise ArenaError(f"bad time limit {self.limit} s (margin {self.margin} s)")
-        if self.board not in (BOARD_CLASSIC, BOARD_RANDOM):
+        if self.board != RANDOM:
             try:
-                start = Position.parse(self.board)
-            except PositionError as err:
+                start = starting_position(self.board, self.bonus, random.Random(0))
+            except ValueError as err:
                 raise ArenaError(f"--board {self.board!r}: {err}") from None
             if start.is_over:
                 raise ArenaError(f"--board {self.board!r} is a finished game")
-        if self.bonus and self.board != BOARD_RANDOM:
-            raise ArenaError("--bonus goes with --board random (give a bonus cell in the position string otherwise)")
 
     def check_agents(self) -> None:
         """Build each agent once, so that a bad spec fails before any game."""
@@ -122,9 +119,8 @@ class ArenaConfig:
         rng = random.Random(f"c4lab-arena/{self.seed}/{pair}")
         if self.openings:
             return Position.parse(self.openings[pair % len(self.openings)])
-        board = None if self.board == BOARD_RANDOM else Variant.classic().notation if self.board == BOARD_CLASSIC else self.board
         for _attempt in range(1000):
-            position = random_start(rng, board, self.plies, bonus=self.bonus)
+            position = random_moves(rng, starting_position(self.board, self.bonus, rng), self.plies)
             if not position.is_over:
                 return position
         raise ArenaError(f"{self.plies} random opening moves end every game on {self.board!r}")
@@ -148,7 +144,7 @@ class ArenaConfig:
 class PairTask:
     """Two games from ``start``: ``first`` plays A in game 0, B in game 1.
     ``seed`` is the experiment's: agents that take a seed and are given
-    none get one derived from it (``c4lab.arena.referee.seeded``)."""
+    none get one derived from it (``c4lab.arena.games.seeded``)."""
 
     pairing: int
     first: str

@@ -22,6 +22,8 @@ Edges, chosen so that a report never shows an invented number:
 * A score of exactly 1 is ``+inf`` Elo (0 is ``-inf``), never clamped to
   some finite value: a sweep shows no finite difference to report.  An
   interval end whose score falls outside [0, 1] is likewise infinite.
+  What a sweep does say is a bound (``sweep_bound``): the end of the exact
+  (Clopper-Pearson) interval of the score, at least that many Elo.
 * No games at all: the score, Elo and interval are ``nan``; the LOS is 0.5
   and the p-value 1 (no evidence either way).
 * The normal approximation has nothing to say when every game ended the
@@ -46,6 +48,7 @@ __all__ = [
     "Table",
     "Trinomial",
     "elo",
+    "elo_bound",
     "elo_from_score",
     "elo_interval",
     "los",
@@ -54,6 +57,7 @@ __all__ = [
     "pentanomial_elo_interval",
     "rank",
     "score_from_elo",
+    "sweep_bound",
 ]
 
 _NORMAL = NormalDist()
@@ -115,6 +119,35 @@ def _elo_interval(n: float, mean: float, variance: float, level: float) -> tuple
         return math.nan, math.nan
     half = z * math.sqrt(variance / n)
     return elo_from_score(max(0.0, mean - half)), elo_from_score(min(1.0, mean + half))
+
+
+def sweep_bound(games: int, level: float = 0.95) -> float:
+    """The Elo that ``games`` games all won show at least, at ``level``: the
+    lower end of the exact (Clopper-Pearson) interval of the score, which for
+    a sweep is ``((1 - level) / 2) ** (1 / games)`` (the normal approximation
+    has no interval there: every game ended alike).  ``nan`` for no games;
+    the bound of a score of 0 is its negative.
+
+    >>> round(sweep_bound(10))
+    140
+    """
+    if games <= 0:
+        return math.nan
+    return elo_from_score(((1.0 - level) / 2.0) ** (1.0 / games))
+
+
+def elo_bound(wins: int, draws: int, losses: int, level: float = 0.95) -> tuple[str, float] | None:
+    """For a score of exactly 1 or 0 (no finite Elo), the bound the exact
+    interval gives: ``("at_least", sweep_bound(games))`` for a sweep,
+    ``("at_most", -sweep_bound(games))`` for no point at all (a few games
+    bound little: 4 wins in 4 say only "at least -72"); ``None`` for any
+    other score."""
+    games = wins + draws + losses
+    if games and wins == games:
+        return "at_least", sweep_bound(games, level)
+    if games and losses == games:
+        return "at_most", -sweep_bound(games, level)
+    return None
 
 
 def _check_counts(counts: Sequence[object], size: int, what: str) -> tuple[int, ...]:

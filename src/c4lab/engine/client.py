@@ -415,6 +415,12 @@ class EngineAgent(Agent):
         if errors:
             raise _Refused(f"engine {self.label} refused what it was sent {when}: " + "; ".join(errors))
 
+    @property
+    def program(self) -> subprocess.Popen[str] | None:
+        """The engine's process while it runs (``None`` once it is closed
+        or given up after an error)."""
+        return None if self._process is None else self._process.popen
+
     def _live(self) -> _Process:
         if self._process is None:
             raise EngineError(f"engine {self.label} is not running (closed after an error; new_game starts it)")
@@ -485,9 +491,6 @@ class EngineAgent(Agent):
             except BaseException:
                 self._abandon()
                 raise
-
-    def choose(self, position: Position, budget: Budget | None = None) -> Move:
-        return self.analyse(position, budget)[0]
 
     def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
         """Send ``position`` and ``go`` with the budget; the engine's

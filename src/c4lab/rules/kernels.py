@@ -1,8 +1,12 @@
 """The rules engine: numba-compiled kernels over two small flat arrays.
 
 This module is the one place where the rules of ``RULES.md`` are written down
-as code.  Everything else (``Position``, the agents, the solver, the server)
-calls these kernels; nothing re-implements gravity, the bonus or the win test.
+as code.  ``Position``, the agents, the server and the learners call these
+kernels (compiled searches through the public surface that
+``docs/architecture.md`` lists).  The exact solver alone keeps a board of its
+own, bitboards for its search (``solver/bitboard.py``, ``solver/words.py``),
+built from a ``Position``; its tests check its scores against exhaustive
+searches over ``Position``.
 
 Data model
 ----------

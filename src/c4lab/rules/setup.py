@@ -1,7 +1,8 @@
 """Where a game starts: the board a person or a program asked for.
 
-Shared by every interface (terminal game, server, arena) so that "7x6",
-"random" and "a position string" mean the same everywhere.
+One vocabulary for every front end -- the terminal game, the server's
+rooms, the arena, the environment -- so that ``classic``, ``random``, a
+position string and ``bonus`` mean the same everywhere.
 """
 
 from __future__ import annotations
@@ -11,15 +12,22 @@ import random
 from c4lab.rules.position import Position
 from c4lab.rules.variant import Variant
 
+#: The board names that are not position strings.
+CLASSIC = "classic"
+RANDOM = "random"
+
 
 def starting_position(board: str, bonus: bool, rng: random.Random) -> Position:
     """The position a game starts from: ``random`` draws the enhanced setup;
-    anything else is a position string (``7x6``, ``9x8/Xd3:dd``); ``bonus``
-    adds a random bonus cell to a board that has none and no moves yet.
+    ``classic`` is the 7x6 board; anything else is a position string
+    (``7x6``, ``9x8/Xd3:dd``); ``bonus`` adds a random bonus cell to a board
+    that has none and no moves yet (drawn from ``rng``).
 
     Raises ``ValueError`` (a ``PositionError`` for a bad string)."""
-    if board == "random":
+    if board == RANDOM:
         return Position(Variant.enhanced(rng, bonus=bonus))
+    if board == CLASSIC:
+        board = Variant.classic().notation
     position = Position.parse(board)
     variant = position.variant
     if bonus and variant.bonus is None:

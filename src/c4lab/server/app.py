@@ -25,15 +25,25 @@ from starlette.websockets import WebSocketDisconnect
 from c4lab.agents import agent_infos
 from c4lab.agents.catalogue import catalogue
 from c4lab.rules import Position, Variant
-from c4lab.server.guard import UNLIMITED, Guard, GuardOptions, RoomOwners, Throttle, client_of, too_many
+from c4lab.server.errors import BAD_TOKEN, NOT_ALLOWED, RATE_LIMITED, STORAGE_FAILED, UNKNOWN_ROOM, RoomError
+from c4lab.server.guard import (
+    UNLIMITED,
+    Guard,
+    GuardOptions,
+    RateLimit,
+    RoomOwners,
+    Throttle,
+    client_of,
+    too_many,
+)
 from c4lab.server.limits import AgentLimits
-from c4lab.server.protocol import RateLimit, parse
-from c4lab.server.rooms import HINT_SPEC, IDLE_AFTER, RoomError, RoomManager
+from c4lab.server.presence import FORFEIT_AFTER, IDLE_AFTER
+from c4lab.server.protocol import parse
+from c4lab.server.review import HINT_SPEC
+from c4lab.server.rooms import RoomManager
 from c4lab.server.storage import GameStore, StorageError
 
 log = logging.getLogger(__name__)
-
-STATUS = {"room-full": 409, "game-over": 409, "unknown-room": 404, "storage-failed": 503, "over-limit": 422}
 
 
 class CreateRoom(BaseModel):
@@ -110,7 +120,7 @@ def _page() -> str:
 def create_app(
     store: GameStore,
     *,
-    forfeit_after: float = 120.0,
+    forfeit_after: float = FORFEIT_AFTER,
     agent_workers: int | None = None,
     hint_spec: str = HINT_SPEC,
     limits: AgentLimits | None = None,
@@ -124,7 +134,7 @@ def create_app(
     ``limits`` bound the agents (``AgentLimits()`` if none; ``agent_workers``
     overrides its thread count); ``guard`` sets the abuse limits (none by
     default: ``c4lab serve`` passes its options; the Origin check and the
-    body cap always apply); ``idle_after``: ``rooms.IDLE_AFTER``; ``warm_up``:
+    body cap always apply); ``idle_after``: ``presence.IDLE_AFTER``; ``warm_up``:
     at start, compile (or load) the default level's kernels for the classic
     board in the background, before anyone asks (``c4lab serve`` and
     ``play``: a new room's agents are prepared when it is made anyway);
@@ -180,13 +190,19 @@ def create_app(
     app.mount("/static", RevalidatedStatic(directory=str(static)), name="static")
 
     def fail(exc: RoomError) -> HTTPException:
-        return HTTPException(STATUS.get(exc.code, 400), exc.message)
+        return HTTPException(exc.status, exc.message)
 
     def room_or_404(code: str) -> Any:
         room = manager.get(code)
         if room is None:
             raise HTTPException(404, f"no room {code!r}")
         return room
+
+    def state_or_404(code: str) -> dict[str, Any]:
+        state = manager.view(code)
+        if state is None:
+            raise HTTPException(404, f"no room {code!r}")
+        return state
 
     @app.post("/api/rooms", response_model=Ticket)
     async def create_room(body: CreateRoom, request: Request) -> Ticket:
@@ -223,7 +239,7 @@ def create_app(
     @app.get("/api/rooms/{code}")
     async def get_room(code: str) -> dict[str, Any]:
         """A room's public state."""
-        return room_or_404(code).state(manager.forfeit_after)
+        return state_or_404(code)
 
     @app.get("/api/agents")
     async def list_agents() -> list[dict[str, Any]]:
@@ -263,17 +279,21 @@ def create_app(
 
     @app.get("/api/games/{code}")
     async def get_game(code: str) -> dict[str, Any]:
-        """One stored game, for replay (you need its code)."""
-        return room_or_404(code).state(manager.forfeit_after)
+        """One stored game, for replay (you need its code): read from the
+        store if it is over (no live room, no agent)."""
+        return state_or_404(code)
 
     @app.get("/api/games/{code}/review")
     async def review_game(code: str) -> dict[str, Any]:
         """The exact solver's verdict on every move of a finished game (the
         ``review`` message's answer); 409 while the game is still going on."""
         try:
-            return await manager.review(room_or_404(code))
+            review = await manager.review(code)
         except RoomError as exc:
-            raise HTTPException(409 if exc.code == "not-allowed" else 503, exc.message) from None
+            raise HTTPException(409 if exc.code == NOT_ALLOWED else 503, exc.message) from None
+        if review is None:
+            raise HTTPException(404, f"no room {code!r}")
+        return review
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     @app.get("/r/{code}", response_class=HTMLResponse, include_in_schema=False)
@@ -290,11 +310,11 @@ def create_app(
             room = await manager.attach(code, conn)
         except StorageError as exc:  # a stored room that cannot be read: say so, close cleanly
             log.warning("/ws/%s: %s", code, exc)
-            await conn.send_json({"type": "error", "code": "storage-failed", "message": "this room cannot be read right now"})
+            await conn.send_json(RoomError(STORAGE_FAILED, "this room cannot be read right now").frame())
             await socket.close(code=1011)
             return
         if room is None:
-            await conn.send_json({"type": "error", "code": "unknown-room", "message": f"no room {code!r}"})
+            await conn.send_json(RoomError(UNKNOWN_ROOM, f"no room {code!r}").frame())
             await socket.close(code=4404)
             return
         limiter = RateLimit()
@@ -308,9 +328,7 @@ def create_app(
                     break
                 if not limiter.allow():
                     if limiter.should_warn():
-                        await conn.send_json(
-                            {"type": "error", "code": "rate-limited", "message": "too many messages: slow down"}
-                        )
+                        await conn.send_json(RoomError(RATE_LIMITED, "too many messages: slow down").frame())
                     continue
                 try:
                     text = frame.get("text")
@@ -320,8 +338,8 @@ def create_app(
                     else:
                         await manager.handle(room, conn, message)
                 except RoomError as exc:
-                    await conn.send_json({"type": "error", "code": exc.code, "message": exc.message})
-                    if exc.code == "bad-token":  # the connection keeps what it had: say what
+                    await conn.send_json(exc.frame())
+                    if exc.code == BAD_TOKEN:  # the connection keeps what it had: say what
                         await manager.send_state(room, conn)
         except WebSocketDisconnect:
             pass

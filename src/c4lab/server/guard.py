@@ -2,7 +2,9 @@
 check, and the size cap on request bodies.
 
 ``Throttle`` is a token bucket per client address (rooms made, seats
-taken): over it, HTTP 429 with ``Retry-After``.  ``Guard`` is ASGI
+taken): over it, HTTP 429 with ``Retry-After``.  ``RateLimit`` is one per
+WebSocket (the frames it sends): over it, the frame is dropped and the
+socket told ``rate-limited`` (at most once a second).  ``Guard`` is ASGI
 middleware in front of the application: it refuses a browser request from
 a foreign page (an ``Origin`` that is neither the address the server was
 reached on nor one of ``--allow-origin``) -- 403 for a state-changing REST
@@ -24,8 +26,6 @@ from urllib.parse import urlsplit
 
 from starlette.exceptions import HTTPException
 
-from c4lab.server.protocol import TokenBucket
-
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -38,6 +38,34 @@ MAX_BODY = 64 * 1024
 STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 #: Clients whose buckets are kept before the idle ones are forgotten.
 MAX_CLIENTS = 100_000
+#: A socket's frames: a bucket of this many, refilled at RATE a second (``RateLimit``).
+BURST = 40
+RATE = 20.0
+
+
+@dataclass
+class TokenBucket:
+    """At most ``burst`` tokens, refilled at ``rate`` a second: the rate
+    limits of a connection's messages and of a client's rooms and joins."""
+
+    burst: float
+    rate: float
+    tokens: float
+    stamp: float  # when ``tokens`` was counted
+
+    @classmethod
+    def full(cls, burst: float, rate: float, now: float) -> TokenBucket:
+        return cls(float(burst), rate, float(burst), now)
+
+    def take(self, now: float) -> float:
+        """Take a token: 0 if there was one, else the seconds until there
+        is (nothing is taken then)."""
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            return 0.0
+        return (1.0 - self.tokens) / self.rate
 
 
 @dataclass(frozen=True)
@@ -103,6 +131,26 @@ class Throttle:
         """Drop the buckets that are full again (those clients left)."""
         full = self.burst / self.rate
         self.buckets = {c: b for c, b in self.buckets.items() if now - b.stamp < full}
+
+
+class RateLimit:
+    """A token bucket per connection; ``allow()`` says whether the next
+    message may be handled."""
+
+    def __init__(self, burst: int = BURST, rate: float = RATE) -> None:
+        self.bucket = TokenBucket.full(burst, rate, time.monotonic())
+        self.last_warning = 0.0
+
+    def allow(self) -> bool:
+        return self.bucket.take(time.monotonic()) == 0.0
+
+    def should_warn(self) -> bool:
+        """At most one rate-limit error a second, so warnings do not flood."""
+        now = time.monotonic()
+        if now - self.last_warning >= 1.0:
+            self.last_warning = now
+            return True
+        return False
 
 
 def too_many(seconds: float, message: str) -> HTTPException:

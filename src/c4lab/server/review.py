@@ -1,5 +1,7 @@
 """The exact solver's verdicts for the page: the score of every column (the
-hint) and the review of a finished game, move by move.
+hint) and the review of a finished game, move by move -- a service that
+takes a position and returns the answer (``Reviewer``, for the room
+manager; ``hint`` and ``review_game``, the blocking work).
 
 Scores are RULES.md's, for the side to move: positive a win (the larger,
 the sooner), 0 a draw, negative a loss.  On the classic board the opening
@@ -11,13 +13,23 @@ runs them in its executor, off the event loop.
 
 from __future__ import annotations
 
+import asyncio
+import functools
+import logging
 import time
+from concurrent.futures import Executor
 from typing import Any
 
-from c4lab.agents.base import Analysis
+from c4lab.agents import make_agent
+from c4lab.agents.base import Agent, Analysis
 from c4lab.rules import Position
 from c4lab.rules.variant import Variant
+from c4lab.server.errors import REVIEW_FAILED, RoomError
+from c4lab.server.limits import AgentLimits
 from c4lab.solver import Solver
+from c4lab.solver.best_move import centre_first
+
+log = logging.getLogger(__name__)
 
 #: Transposition-table entries of the page's solver (32 bytes each: 32 MB a
 #: worker thread): enough with the opening book, and for 0.5 s searches.
@@ -30,6 +42,10 @@ CLASSIC_PER_POSITION = 10.0
 REVIEW_TOTAL = 20.0
 
 VERDICTS = ("best", "inaccuracy", "blunder", "unknown")
+#: The agent behind a hint's move while the solver has not settled it (``--hint-agent``).
+HINT_SPEC = "master:time=0.5"
+#: Reviews kept (by position), so that asking again, or from another page, costs nothing.
+REVIEWS_KEPT = 64
 
 
 def _sign(value: int) -> int:
@@ -51,10 +67,10 @@ def warm_up(solver: Solver, position: Position) -> None:
 def move_scores(position: Position, timeout: float, solver: Solver | None = None) -> dict[str, int | None]:
     """The exact score of every legal move of ``position`` by its token (its
     worth to the side to move, RULES.md), ``None`` for those not solved in
-    ``timeout`` seconds (shared out among the moves: :meth:`Solver.analyze`)."""
+    ``timeout`` seconds (shared out among the moves: :meth:`Solver.analyse`)."""
     solver = solver or Solver(TABLE_SIZE)
     warm_up(solver, position)
-    scores = solver.analyze(position, timeout=max(timeout, 1e-3))
+    scores = solver.analyse(position, timeout=max(timeout, 1e-3))
     return {move.token: score for move, score in scores.items()}
 
 
@@ -212,3 +228,71 @@ def review_game(
         "seconds": round(time.monotonic() - started, 3),
     }
 
+
+def hint(position: Position, adviser: Agent, timeout: float | None = None) -> dict[str, Any]:
+    """The ``hint`` message's answer (without ``type``): the adviser's move
+    and value, and the exact score of every column (``column_scores``,
+    within ``timeout`` seconds).  When every column is solved the value is
+    exact and the move a best one: the adviser's if it keeps the score,
+    else the solver's choice among those that do (``centre_first``)."""
+    move, analysis = adviser.analyse(position, None)
+    columns = column_scores(position, analysis, timeout, favourite=move.token)
+    value = 0.5 if analysis.value is None else analysis.value
+    exact = columns["score"]
+    if exact is not None:
+        value = 1.0 if exact > 0 else 0.5 if exact == 0 else 0.0
+        if columns["moves"].get(move.token) != exact:
+            keeping = tuple(m for m in position.legal_moves() if columns["moves"].get(m.token) == exact)
+            move = centre_first(position, keeping)
+    evaluation = (2 * value - 1) * (1 if position.to_move == "A" else -1)
+    return {
+        "move": move.token, "value": value, "evaluation": evaluation,
+        "columns": columns["columns"], "best": columns["best"],
+    }
+
+
+class Reviewer:
+    """Hints and reviews for a server: the blocking work above run in the
+    agent pool (``executor``), each position within the think-time limit of
+    ``limits``, never more reviews at once than half the pool, and each
+    finished game's review computed once."""
+
+    def __init__(self, executor: Executor, limits: AgentLimits, hint_spec: str = HINT_SPEC) -> None:
+        self.executor = executor
+        self.limits = limits
+        self.hint_spec = hint_spec
+        limits.make(hint_spec, listed=False)  # the hints keep the same limits: a bad one stops the server at start
+        self._reviewing = asyncio.Semaphore(max(1, limits.threads // 2))
+        self._reviews: dict[str, asyncio.Future[dict[str, Any]]] = {}
+
+    async def hint(self, position: Position) -> dict[str, Any]:
+        """The hint for ``position`` (a game still going on)."""
+        adviser = make_agent(self.hint_spec)  # within the limits: checked at start
+        timeout = min(budget_for(position), self.limits.max_time)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.executor, hint, position, adviser, timeout)
+
+    async def review(self, position: Position) -> dict[str, Any]:
+        """The review of the finished game ``position`` (``docs/protocol.md``),
+        within ``REVIEW_TOTAL`` seconds; ``RoomError`` (``review-failed``) if
+        the solver failed."""
+        key = position.notation  # every move, those of a pasted start too
+        future = self._reviews.get(key)
+        if future is None or (future.done() and (future.cancelled() or future.exception() is not None)):
+            future = asyncio.ensure_future(self._review_in_pool(position))
+            self._reviews[key] = future
+            while len(self._reviews) > REVIEWS_KEPT:  # forget the oldest
+                self._reviews.pop(next(iter(self._reviews)))
+        try:
+            return await asyncio.shield(future)
+        except Exception as exc:  # noqa: BLE001  (the solver failed: say so, keep the server up)
+            log.warning("%s: the review failed: %s", key, exc)
+            raise RoomError(REVIEW_FAILED, f"the review could not be computed: {exc}") from None
+
+    async def _review_in_pool(self, position: Position) -> dict[str, Any]:
+        each = min(budget_for(position), self.limits.max_time)
+        async with self._reviewing:
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(
+                self.executor, functools.partial(review_game, position, 0, per_position=each)
+            )

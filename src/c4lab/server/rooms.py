@@ -1,4 +1,4 @@
-"""Rooms: one game each, its seats, its connections, its agents.
+"""The room manager: every live room of a server, and every change to one.
 
 Everything that changes a room happens under the room's lock, is checked by
 the rules engine, is written to the store, and is then broadcast to every
@@ -13,49 +13,65 @@ gets the error ``storage-failed`` and the server goes on (``_change``).  A
 presence stamp that cannot be written (a player leaving or coming back) is
 only logged: it is kept in memory and written with the next change.
 
-Connections are anything with ``async send_json(obj)`` and ``async
-send_text(text)`` (a broadcast writes the room as JSON once and sends
-text): the WebSocket handler in ``app.py`` wraps Starlette's socket, tests
-may pass fakes.
+The manager's parts live beside it: the room and its views in ``room.py``,
+presence, forfeits and expiry in ``presence.py``, hints and reviews in
+``review.py``, the error codes in ``errors.py``.  A finished game is shown
+and reviewed from its stored row (``view``, ``review``): no live room, no
+agent.  ``tests/server/test_rooms.py`` drives a manager with fake connections.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
-import hashlib
-import json
 import logging
 import random
-import re
-import secrets
 import time
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
 from concurrent.futures import Executor
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
-from c4lab.agents import Agent, make_agent, parse_spec
+from c4lab.agents import make_agent, parse_spec
 from c4lab.rules import IllegalMoveError, Position
 from c4lab.rules.setup import starting_position
-from c4lab.server import review as reviews
 from c4lab.server import warmup
+from c4lab.server.errors import (
+    BAD_AGENT,
+    BAD_BOARD,
+    BAD_REQUEST,
+    BAD_TOKEN,
+    GAME_OVER,
+    ILLEGAL_MOVE,
+    NOT_ALLOWED,
+    NOT_YOUR_SEAT,
+    NOT_YOUR_TURN,
+    OVER_LIMIT,
+    ROOM_FULL,
+    STORAGE_FAILED,
+    RoomError,
+)
 from c4lab.server.limits import AgentLimits, LimitError
-from c4lab.server.storage import GameRow, GameStore, StorageError
+from c4lab.server.presence import FORFEIT_AFTER, IDLE_AFTER, Presence
+from c4lab.server.review import HINT_SPEC, Reviewer
+from c4lab.server.room import (
+    OPEN,
+    SIDES,
+    Connection,
+    Room,
+    Seat,
+    check_name,
+    check_prefix,
+    new_code,
+    new_token,
+    other,
+    state_message,
+    to_json,
+    token_hash,
+)
+from c4lab.server.storage import GameStore, StorageError
 
 log = logging.getLogger(__name__)
 
-SIDES = ("A", "B")
-#: The statuses of a room still open (an online one has a countdown for absent players).
-OPEN = ("waiting", "playing")
-NAME_MAX = 24
-HINT_SPEC = "master:time=0.5"
-#: Seconds a room nobody has connected to since it was made (or since the
-#: guest took their seat) stays open (``--expire-idle``): then an online
-#: room ends abandoned, a local one leaves memory (its row stays, and its
-#: page can take it up again).
-IDLE_AFTER = 600.0
 #: Seconds into an agent's move when, if numba is compiling, the room says
 #: it is preparing the engine; then how often it says how long so far.
 PREPARING_FIRST = 0.3
@@ -63,199 +79,9 @@ PREPARING_EVERY = 1.0
 #: Seconds before an agent whose move could not be saved tries again.
 STORAGE_RETRY = 5.0
 #: What a client is told when a change could not be saved (the log has the details).
-STORAGE_FAILED = "the server could not save this change (its disk may be full): nothing changed, try again later"
-
-
-class RoomError(ValueError):
-    """A request that cannot be done; ``code`` is the protocol's error code."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-
-class Connection(Protocol):
-    async def send_json(self, data: Any) -> None: ...
-
-    async def send_text(self, text: str) -> None: ...
-
-
-def to_json(data: Any) -> str:
-    """``data`` as the server writes JSON on a WebSocket (Starlette's
-    ``send_json``: compact, UTF-8 as is)."""
-    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
-
-
-def state_message(room_json: str, seats: set[str]) -> str:
-    """The ``state`` message of a room already written as JSON, for a
-    connection holding ``seats``: the text ``to_json`` gives the message
-    ``{"type": "state", "room": ..., "you": [...]}``, without writing the
-    room again for each connection.
-
-    >>> state_message('{"code":"x"}', {"B", "A"})
-    '{"type":"state","room":{"code":"x"},"you":["A","B"]}'
-    """
-    return f'{{"type":"state","room":{room_json},"you":{to_json(sorted(seats))}}}'
-
-
-#: A server's room-code prefix (``--room-prefix``): letters and digits.
-PREFIX = re.compile(r"[A-Za-z0-9]{1,16}")
-
-
-def check_prefix(prefix: str) -> str:
-    """A room-code prefix, if it is one (else a ValueError saying what is)."""
-    if not PREFIX.fullmatch(prefix):
-        raise ValueError(f"a room-code prefix has 1 to 16 letters and digits, not {prefix!r}")
-    return prefix
-
-
-def new_code(prefix: str = "") -> str:
-    """An unguessable room code: 96 random bits, 16 URL-safe characters;
-    after ``prefix`` and a dash if there is one (``east-...``), so that a
-    proxy in front of several servers knows from the code which one holds
-    the room (the random part has dashes too, the prefix none: ``a-`` is
-    never the start of a code of prefix ``ab``)."""
-    return f"{prefix}-{secrets.token_urlsafe(12)}" if prefix else secrets.token_urlsafe(12)
-
-
-def new_token() -> str:
-    return secrets.token_urlsafe(24)
-
-
-def token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-def check_name(name: str | None, default: str) -> str:
-    """A display name: plain text, 1 to 24 characters, no markup."""
-    if name is None or name == "":
-        return default
-    if not isinstance(name, str):
-        raise RoomError("bad-message", "a name must be a string")
-    name = name.strip()
-    bad = sorted({c for c in name if c in "<>&\"'`" or not c.isprintable()})
-    if bad:
-        raise RoomError("bad-name", f"a name must be plain text: {''.join(bad)!r} not allowed")
-    if not 1 <= len(name) <= NAME_MAX:
-        raise RoomError("bad-name", f"a name has 1 to {NAME_MAX} characters, not {len(name)}")
-    return name
-
-
-@dataclass
-class Seat:
-    """One side of a room: a person or an agent."""
-
-    kind: str  # "human" or "agent"
-    name: str
-    spec: str | None = None  # agent spec
-    token_hash: str | None = None  # None: an online seat nobody has taken
-    connections: int = 0
-    absent_since: float | None = None
-    agent: Agent | None = None
-
-    @property
-    def taken(self) -> bool:
-        return self.kind == "agent" or self.token_hash is not None
-
-    def stored(self) -> dict[str, Any]:
-        # absent_since is kept so that a restarted server ends an online room
-        # on time (a row without it: the seat counts as absent from the load)
-        return {
-            "kind": self.kind, "name": self.name, "spec": self.spec, "token_hash": self.token_hash,
-            "absent_since": self.absent_since,
-        }
-
-    def public(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "name": self.name,
-            "spec": self.spec,
-            "taken": self.taken,
-            "connected": self.kind == "agent" or self.connections > 0,
-            "absent_since": self.absent_since if self.taken and self.kind == "human" else None,
-        }
-
-
-@dataclass
-class Room:
-    code: str
-    mode: str
-    position: Position
-    start_ply: int
-    seats: dict[str, Seat]
-    public: bool = False
-    status: str = "playing"
-    result: str | None = None
-    reason: str | None = None
-    created: float = field(default_factory=time.time)
-    finished: float | None = None
-    evaluation: float | None = None
-    thinking: str | None = None
-    #: While the thinking agent waits for numba to compile (the first start
-    #: after an install): the seconds it has waited so far, else None.
-    preparing: float | None = None
-    generation: int = 0
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    connections: dict[Connection, set[str]] = field(default_factory=dict)
-    forfeit_task: asyncio.Task[None] | None = None
-    #: When the room last changed or was sent to anyone (``broadcast``): idle rooms expire.
-    touched: float = field(default_factory=time.time)
-    #: One job of the room in the agent pool at a time (a move, a hint):
-    #: a room never holds more than one worker thread, so none starves the others.
-    work: asyncio.Lock = field(default_factory=asyncio.Lock)
-    #: Answers to joins by (client, request id): the same seat and token again.
-    joins: dict[tuple[str, str], tuple[str, list[str]]] = field(default_factory=dict)
-
-    # -- views ------------------------------------------------------------------
-
-    def state(self, forfeit_after: float | None = None) -> dict[str, Any]:
-        """The public ``room`` object of the protocol."""
-        record = self.position.to_dict()
-        record.pop("ply", None)
-        record.update(
-            code=self.code,
-            mode=self.mode,
-            public=self.public,
-            start_ply=self.start_ply,
-            status=self.status,
-            result=self.result,
-            reason=self.reason,
-            seats={side: seat.public() for side, seat in self.seats.items()},
-            thinking=self.thinking,
-            preparing=self.preparing if self.thinking else None,
-            evaluation=self.evaluation,
-            forfeit_after=forfeit_after if self.mode == "online" else None,
-            watchers=sum(1 for seats in self.connections.values() if not seats),  # connections holding no seat
-        )
-        if self.mode == "online" and self.status == "playing" and forfeit_after is not None:
-            # The seconds an absent player has left before forfeiting, as of
-            # this message (a page counts down from it: no clocks compared).
-            now = time.time()
-            for side, seat in self.seats.items():
-                if seat.kind == "human" and seat.taken and seat.connections == 0 and seat.absent_since:
-                    left = max(0.0, seat.absent_since + forfeit_after - now)
-                    record["seats"][side]["forfeit_in"] = round(left, 1)
-        if self.status == "over":
-            record["to_move"] = None
-            record["legal_moves"] = []
-        elif self.status == "waiting":
-            record["legal_moves"] = []
-        return record
-
-    def row(self) -> GameRow:
-        return GameRow(
-            self.code, self.mode, self.position.notation, self.start_ply,
-            {side: seat.stored() for side, seat in self.seats.items()},
-            self.public, self.status, self.result, self.reason, self.created,
-            finished=self.finished,
-        )
-
-    def seats_of(self, token: str | None) -> set[str]:
-        if not token:
-            return set()
-        digest = token_hash(token)
-        return {side for side, seat in self.seats.items() if seat.token_hash == digest}
+STORAGE_FAILED_MESSAGE = (
+    "the server could not save this change (its disk may be full): nothing changed, try again later"
+)
 
 
 class RoomManager:
@@ -265,7 +91,7 @@ class RoomManager:
         self,
         store: GameStore,
         executor: Executor,
-        forfeit_after: float = 120.0,
+        forfeit_after: float = FORFEIT_AFTER,
         hint_spec: str = HINT_SPEC,
         rng: random.Random | None = None,
         limits: AgentLimits | None = None,
@@ -278,20 +104,21 @@ class RoomManager:
         self.store = store
         self.room_prefix = check_prefix(room_prefix) if room_prefix else ""
         self.executor = executor
-        self.forfeit_after = forfeit_after
-        self.hint_spec = hint_spec
         self.rng = rng or random.Random()
         self.rooms: dict[str, Room] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
-        #: Reviews of finished games by position (and those being computed),
-        #: so that asking again, or from another page, costs nothing.
-        self._reviews: dict[tuple[str, int], asyncio.Future[dict[str, Any]]] = {}
         self.limits = limits or AgentLimits()
-        self.limits.make(hint_spec, listed=False)  # the hints keep the same limits: a bad one stops the server at start
-        self.idle_after = idle_after
-        #: Reviews at once: at most half the pool, so that agents always find a thread.
-        self._reviewing = asyncio.Semaphore(max(1, self.limits.threads // 2))
+        self.reviewer = Reviewer(executor, self.limits, hint_spec)
+        self.presence = Presence(self, forfeit_after, idle_after)
         warmup.COMPILING.install()  # a move that waits for numba's compiler says so (``preparing``)
+
+    @property
+    def forfeit_after(self) -> float:
+        return self.presence.forfeit_after
+
+    @property
+    def idle_after(self) -> float | None:
+        return self.presence.idle_after
 
     # -- creating and finding rooms -------------------------------------------------
 
@@ -300,7 +127,7 @@ class RoomManager:
         creator's token and the seats it holds."""
         mode = options.get("mode", "local")
         if mode not in ("local", "online"):
-            raise RoomError("bad-request", f"mode must be 'local' or 'online', not {mode!r}")
+            raise RoomError(BAD_REQUEST, f"mode must be 'local' or 'online', not {mode!r}")
         position = self._start(options)
         token = new_token()
         digest = token_hash(token)
@@ -309,16 +136,16 @@ class RoomManager:
         if mode == "local":
             players = options.get("players") or {"A": "human", "B": "hard"}
             if not isinstance(players, dict) or set(players) != set(SIDES):
-                raise RoomError("bad-request", "players must give 'A' and 'B': 'human' or an agent spec")
+                raise RoomError(BAD_REQUEST, "players must give 'A' and 'B': 'human' or an agent spec")
             entries = [players["A"], players["B"]]
             first = options.get("first", "A")
             if first not in ("A", "B", "random"):
-                raise RoomError("bad-request", f"first must be 'A', 'B' or 'random', not {first!r}")
+                raise RoomError(BAD_REQUEST, f"first must be 'A', 'B' or 'random', not {first!r}")
             if first == "B" or (first == "random" and self.rng.random() < 0.5):
                 entries.reverse()
             for side, who in zip(SIDES, entries):
                 if not isinstance(who, str):
-                    raise RoomError("bad-request", f"player {side} must be 'human' or an agent spec")
+                    raise RoomError(BAD_REQUEST, f"player {side} must be 'human' or an agent spec")
                 if who == "human":
                     seats[side] = Seat("human", name if name != "Player" else f"Player {side}", token_hash=digest)
                 else:
@@ -328,7 +155,7 @@ class RoomManager:
         else:
             choice = options.get("seat", "random")
             if choice not in ("A", "B", "random"):
-                raise RoomError("bad-request", f"seat must be 'A', 'B' or 'random', not {choice!r}")
+                raise RoomError(BAD_REQUEST, f"seat must be 'A', 'B' or 'random', not {choice!r}")
             mine = self.rng.choice(SIDES) if choice == "random" else choice
             for side in SIDES:
                 seats[side] = Seat("human", name if side == mine else "", token_hash=digest if side == mine else None)
@@ -362,7 +189,7 @@ class RoomManager:
             asyncio.get_running_loop()
         except RuntimeError:  # no event loop here (a test): nothing to hide the compile behind
             return
-        self._spawn(self._warm_up(spec, start))
+        self.spawn(self._warm_up(spec, start))
 
     async def _warm_up(self, spec: str, start: Position) -> None:
         await asyncio.get_running_loop().run_in_executor(self.executor, warmup.warm_up, spec, start)
@@ -373,17 +200,17 @@ class RoomManager:
             try:
                 width, height = int(options["width"]), int(options["height"])
             except (KeyError, TypeError, ValueError):
-                raise RoomError("bad-request", "width and height must both be integers") from None
+                raise RoomError(BAD_REQUEST, "width and height must both be integers") from None
             forbidden = options.get("forbidden")
             board = f"{width}x{height}" + (f"/X{forbidden}" if forbidden else "")
         else:
             board = options.get("board", "7x6")
         if not isinstance(board, str):
-            raise RoomError("bad-request", "board must be a string: '7x6', 'random' or a position")
+            raise RoomError(BAD_REQUEST, "board must be a string: '7x6', 'random' or a position")
         try:
             return starting_position(board, bonus, self.rng)
         except ValueError as exc:
-            raise RoomError("bad-board", str(exc)) from None
+            raise RoomError(BAD_BOARD, str(exc)) from None
 
     def _agent_seat(self, spec: str, stored: bool = False) -> Seat:
         """An agent's seat, if the server's limits allow ``spec`` (a room
@@ -396,11 +223,11 @@ class RoomManager:
             else:
                 agent = self.limits.make(spec)
         except LimitError as exc:
-            raise RoomError("over-limit" if exc.limit != "agent" else "bad-agent", exc.message) from None
+            raise RoomError(OVER_LIMIT if exc.limit != "agent" else BAD_AGENT, exc.message) from None
         except ValueError as exc:
-            raise RoomError("bad-agent", str(exc)) from None
+            raise RoomError(BAD_AGENT, str(exc)) from None
         if agent.is_human:
-            raise RoomError("bad-agent", f"{spec!r} is not a computer player")
+            raise RoomError(BAD_AGENT, f"{spec!r} is not a computer player")
         return Seat("agent", spec, spec=spec, agent=agent)
 
     def get(self, code: str) -> Room | None:
@@ -408,41 +235,54 @@ class RoomManager:
         room = self.rooms.get(code)
         if room is not None:
             return room
+        room = self._row(code)
+        if room is None:
+            return None
+        if room.status in OPEN:
+            try:
+                self._arm(room)
+            except RoomError as exc:  # its agent is no longer allowed here
+                raise StorageError(
+                    f"{self.store.path}: the stored room {code!r} cannot be loaded ({exc.message})"
+                ) from None
+        self.rooms[code] = room
+        self._settle(room)  # an agent to move (the server stopped while it thought) starts again
+        self.presence.schedule(room)
+        return room
+
+    def _arm(self, room: Room) -> None:
+        """Give the agent seats of a room read from the store their agents
+        (a room stored under other limits keeps its agent, if still
+        allowed): needed only to play on, never to show or review it."""
+        for seat in room.seats.values():
+            if seat.kind == "agent" and seat.agent is None:
+                seat.agent = self._agent_seat(seat.spec or seat.name, stored=True).agent
+
+    def _row(self, code: str) -> Room | None:
+        """The room of ``code``'s stored row, without agents, not kept in memory."""
         if not isinstance(code, str) or len(code) > 64:
             return None
         row = self.store.load(code)
         if row is None:
             return None
         try:
-            room = self._from_row(row)
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:  # RoomError is a ValueError
-            detail = exc.message if isinstance(exc, RoomError) else f"{type(exc).__name__}: {exc}"
+            return Room.from_row(row)
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            detail = f"{type(exc).__name__}: {exc}"
             raise StorageError(f"{self.store.path}: the stored room {code!r} cannot be loaded ({detail})") from None
-        self.rooms[code] = room
-        self._settle(room)  # an agent to move (the server stopped while it thought) starts again
-        self._schedule_expiry(room)
-        return room
 
-    def _from_row(self, row: GameRow) -> Room:
-        """The live room of a stored row (a ValueError, KeyError or
-        TypeError if the row is damaged)."""
-        seats = {}
-        for side, stored in row.seats.items():
-            if stored["kind"] == "agent":
-                seat = self._agent_seat(stored["spec"], stored=True)
-            else:
-                seat = Seat("human", stored["name"], token_hash=stored["token_hash"])
-                if row.mode == "online" and row.status in OPEN and seat.taken:
-                    # nobody is connected to a room just loaded: absent since
-                    # they left, or since now (the server stopped under them)
-                    seat.absent_since = stored.get("absent_since") or time.time()
-            seats[side] = seat
-        if set(seats) != set(SIDES):
-            raise ValueError(f"the seats are {sorted(seats)}, not A and B")
-        return Room(
-            row.code, row.mode, Position.parse(row.position), row.start_ply, seats, row.public,
-            row.status, row.result, row.reason, row.created, row.finished,
-        )
+    def view(self, code: str) -> dict[str, Any] | None:
+        """The public state of the room ``code`` (None if there is none).  A
+        finished game is read from the store: no live room, no agent."""
+        room = self.rooms.get(code)
+        if room is None:
+            stored = self._row(code)
+            if stored is None:
+                return None
+            room = stored if stored.status == "over" else self.get(code)
+            if room is None:
+                return None
+        return room.state(self.forfeit_after)
 
     def resume(self) -> int:
         """Load every online room left open in the store (a restart), so
@@ -475,12 +315,12 @@ class RoomManager:
             if room.seats_of(token) == set(held):
                 return token, list(held)
         if room.mode != "online":
-            raise RoomError("not-allowed", "only online rooms have a seat to take")
+            raise RoomError(NOT_ALLOWED, "only online rooms have a seat to take")
         if room.status == "over":
-            raise RoomError("game-over", "this game is over (its players left): open the link to see it")
+            raise RoomError(GAME_OVER, "this game is over (its players left): open the link to see it")
         free = [side for side, seat in room.seats.items() if not seat.taken]
         if not free:
-            raise RoomError("room-full", "both seats are taken; open the link to watch")
+            raise RoomError(ROOM_FULL, "both seats are taken; open the link to watch")
         side = free[0]
         token = new_token()
         shown = check_name(name, f"Player {side}")
@@ -493,8 +333,8 @@ class RoomManager:
                 if seat.absent_since is not None:
                     seat.absent_since = now
             self.store.save(room.row())
-        self._schedule_expiry(room)
-        self._spawn(self.broadcast(room))
+        self.presence.schedule(room)
+        self.spawn(self.broadcast(room))
         if key is not None:
             room.joins[key] = (token, [side])
         return token, [side]
@@ -519,21 +359,18 @@ class RoomManager:
         async with room.lock:
             seats = room.seats_of(token)
             if token and not seats:
-                raise RoomError("bad-token", "this token holds no seat of this room; you are watching")
+                raise RoomError(BAD_TOKEN, "this token holds no seat of this room; you are watching")
             old = room.connections.get(conn, set())
             for side in old - seats:
-                self._leave_seat(room, side)
+                self.presence.leave(room, side)
             came_back = False
             for side in seats - old:
-                seat = room.seats[side]
-                seat.connections += 1
-                came_back = came_back or seat.absent_since is not None
-                seat.absent_since = None
+                came_back = self.presence.arrive(room, side) or came_back
             room.connections[conn] = seats
             if seats != old:
-                self._schedule_expiry(room)
+                self.presence.schedule(room)
             if came_back and room.mode == "online" and room.status in OPEN:
-                self._save_presence(room)  # a restart must not count them absent since before
+                self.save_presence(room)  # a restart must not count them absent since before
         await self.broadcast(room)
         return seats
 
@@ -541,88 +378,13 @@ class RoomManager:
         async with room.lock:
             seats = room.connections.pop(conn, set())
             for side in seats:
-                self._leave_seat(room, side)
+                self.presence.leave(room, side)
             if not room.connections and room.thinking is None and room.forfeit_task is None:
                 # Nobody is here and nothing is pending: the row on disk is
                 # the room; ``get`` loads it again when someone comes back.
                 self.rooms.pop(room.code, None)
         if seats or room.connections:  # a player left, or a spectator: the others see the count
             await self.broadcast(room)
-
-    def _leave_seat(self, room: Room, side: str) -> None:
-        seat = room.seats[side]
-        seat.connections = max(0, seat.connections - 1)
-        if seat.connections == 0:
-            seat.absent_since = time.time()
-            if room.mode == "online" and room.status in OPEN:
-                self._save_presence(room)
-                self._schedule_expiry(room)
-
-    # -- absent players: forfeits and abandoned rooms ----------------------------------
-
-    def _absent(self, room: Room) -> list[tuple[float, str]]:
-        """The absent players of a room, (since when, side), first to leave first."""
-        return sorted(
-            (seat.absent_since, side) for side, seat in room.seats.items()
-            if seat.kind == "human" and seat.taken and seat.connections == 0 and seat.absent_since is not None
-        )
-
-    def _schedule_expiry(self, room: Room) -> None:
-        """(Re)start the room's countdown: an online room being played, or
-        waiting for its guest, wakes when the first absent player's
-        ``forfeit_after`` seconds run out (no absent player: no countdown)."""
-        if room.forfeit_task is not None:
-            room.forfeit_task.cancel()
-            room.forfeit_task = None
-        absent = self._absent(room)
-        if room.mode != "online" or room.status not in OPEN or not absent:
-            return
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:  # no event loop here: the room is scheduled when it is next loaded or left
-            return
-        room.forfeit_task = self._spawn(self._expire_at(room, absent[0][0] + self.forfeit_after))
-
-    async def _expire_at(self, room: Room, deadline: float) -> None:
-        await asyncio.sleep(max(0.0, deadline - time.time()))
-        async with room.lock:
-            room.forfeit_task = None
-            ended = self._expire(room)
-            if ended:
-                self._save_presence(room)  # kept in memory if not on disk: a restart ends it again
-                if not room.connections and room.thinking is None:
-                    self.rooms.pop(room.code, None)  # over: the row on disk is the room
-            else:
-                self._schedule_expiry(room)
-        if ended:
-            await self.broadcast(room)
-
-    def _expire(self, room: Room) -> bool:
-        """End the room if an absent player's time has run out (True if so).
-
-        A room waiting for its guest whose host has left ends *abandoned*.
-        In a game, the player whose countdown ran out first loses by
-        forfeit -- unless both have left and no move was played in the
-        room, or both left at the same moment (a server restart), which
-        ends it abandoned (no result)."""
-        if room.mode != "online" or room.status not in OPEN:
-            return False
-        absent = self._absent(room)
-        now = time.time()
-        if not absent or absent[0][0] + self.forfeit_after > now + 0.01:
-            return False
-        if room.status == "waiting":
-            self._finish(room, None, "abandoned")
-            return True
-        humans = [seat for seat in room.seats.values() if seat.kind == "human" and seat.taken]
-        everyone_left = len(absent) == len(humans)
-        unplayed = room.position.ply == room.start_ply
-        tied = len(absent) > 1 and absent[1][0] == absent[0][0]
-        if everyone_left and (unplayed or tied):
-            self._finish(room, None, "abandoned")
-        else:
-            self._finish(room, _other(absent[0][1]), "forfeit")
-        return True
 
     async def send_state(self, room: Room, conn: Connection) -> None:
         """The room's state to one connection."""
@@ -652,9 +414,9 @@ class RoomManager:
         elif kind == "undo":
             await self._undo(room, seats)
         elif kind == "hint":
-            await self._hint(room, conn, seats)
+            await self._hint(room, conn)
         elif kind == "review":
-            await conn.send_json({"type": "review", **await self.review(room)})
+            await conn.send_json({"type": "review", **await self.reviewer.review(self._finished(room).position)})
         elif kind == "resign":
             await self._resign(room, seats)
         elif kind == "ping":
@@ -666,7 +428,7 @@ class RoomManager:
             try:
                 position = room.position.play(token)
             except IllegalMoveError as exc:
-                raise RoomError("illegal-move", str(exc)) from None
+                raise RoomError(ILLEGAL_MOVE, str(exc)) from None
             with self._change(room):
                 room.position = position
                 room.evaluation = None
@@ -677,17 +439,17 @@ class RoomManager:
     def _turn_of(self, room: Room, seats: set[str]) -> str:
         """The side to move, if ``seats`` may move it; else the reason."""
         if room.status == "over":
-            raise RoomError("game-over", f"the game is over ({_outcome(room)})")
+            raise RoomError(GAME_OVER, f"the game is over ({room.outcome()})")
         if room.status == "waiting":
-            raise RoomError("not-your-turn", "the other seat is still free: waiting for a second player")
+            raise RoomError(NOT_YOUR_TURN, "the other seat is still free: waiting for a second player")
         if not seats:
-            raise RoomError("not-your-seat", "you hold no seat of this room (you are watching)")
+            raise RoomError(NOT_YOUR_SEAT, "you hold no seat of this room (you are watching)")
         side = room.position.to_move
         assert side is not None
         if side not in seats:
-            raise RoomError("not-your-turn", f"it is {side}'s turn")
+            raise RoomError(NOT_YOUR_TURN, f"it is {side}'s turn")
         if room.seats[side].kind != "human":
-            raise RoomError("not-your-seat", f"{side} is played by the computer")
+            raise RoomError(NOT_YOUR_SEAT, f"{side} is played by the computer")
         return side
 
     def _settle(self, room: Room) -> None:
@@ -696,24 +458,14 @@ class RoomManager:
         room.preparing = None  # said by the move that waits (``_while_preparing``)
         if room.position.is_over and room.status != "over":
             result = room.position.result
-            self._finish(room, result, "full" if result == "draw" else "four")
+            room.finish(result, "full" if result == "draw" else "four")
         if room.status == "playing":
             side = room.position.to_move
             if side is not None and room.seats[side].kind == "agent":
                 room.thinking = side
-                self._spawn(self._agent_move(room, side, room.generation))
+                self.spawn(self._agent_move(room, side, room.generation))
                 return
         room.thinking = None
-
-    def _finish(self, room: Room, result: str | None, reason: str) -> None:
-        room.status = "over"
-        room.result = result
-        room.reason = reason
-        room.finished = time.time()
-        room.thinking = None
-        if room.forfeit_task is not None:
-            room.forfeit_task.cancel()
-            room.forfeit_task = None
 
     async def _agent_move(self, room: Room, side: str, generation: int) -> None:
         await self.broadcast(room, {"type": "thinking", "seat": side})
@@ -737,8 +489,8 @@ class RoomManager:
                     self.store.save(room.row())
             except RoomError as exc:  # not saved: the room is as it was; the agent tries again later
                 room.thinking = None
-                self._spawn(self._retry_agent(room, room.generation))
-                failed = {"type": "error", "code": exc.code, "message": exc.message}
+                self.spawn(self._retry_agent(room, room.generation))
+                failed = exc.frame()
         if failed is not None:
             await self.broadcast(room, failed)
         await self.broadcast(room)
@@ -781,12 +533,12 @@ class RoomManager:
     async def _undo(self, room: Room, seats: set[str]) -> None:
         async with room.lock:
             if room.mode != "local":
-                raise RoomError("not-allowed", "undo is for local games only")
+                raise RoomError(NOT_ALLOWED, "undo is for local games only")
             if not seats:
-                raise RoomError("not-your-seat", "you hold no seat of this room")
+                raise RoomError(NOT_YOUR_SEAT, "you hold no seat of this room")
             if room.status == "over" and room.reason in ("resign", "forfeit"):
                 # A game someone gave up stays over: only a move on the board can be taken back.
-                raise RoomError("game-over", f"the game is over ({room.reason}): start a new one")
+                raise RoomError(GAME_OVER, f"the game is over ({room.reason}): start a new one")
             moves = room.position.moves
             keep = len(moves)
             # Take back moves until a person is to move again, at least one
@@ -797,7 +549,8 @@ class RoomManager:
                 if room.seats[side].kind == "human":
                     break
             else:
-                raise RoomError("not-allowed", "there is no move of yours to take back")
+                raise RoomError(NOT_ALLOWED, "there is no move of yours to take back")
+            self._arm(room)  # a finished game read from the store plays on
             with self._change(room):
                 room.position = Position(room.position.variant).play(*moves[:keep])
                 room.status, room.result, room.reason, room.finished = "playing", None, None, None
@@ -806,74 +559,42 @@ class RoomManager:
                 self.store.save(room.row())
         await self.broadcast(room)
 
-    async def _hint(self, room: Room, conn: Connection, seats: set[str]) -> None:
+    async def _hint(self, room: Room, conn: Connection) -> None:
         if room.mode != "local":
-            raise RoomError("not-allowed", "hints are for local games only")
+            raise RoomError(NOT_ALLOWED, "hints are for local games only")
         if room.status != "playing" or room.position.is_over:
-            raise RoomError("game-over", "the game is over")
-        position = room.position
-        loop = asyncio.get_running_loop()
-        adviser = make_agent(self.hint_spec)  # within the limits: checked at start
-        timeout = min(reviews.budget_for(position), self.limits.max_time)
+            raise RoomError(GAME_OVER, "the game is over")
         async with room.work:  # one thread a room at most
-            move, analysis, columns = await loop.run_in_executor(self.executor, _advise, adviser, position, timeout)
-        value = 0.5 if analysis.value is None else analysis.value
-        exact = columns["score"]
-        if exact is not None:
-            # Every column is solved: the hint is a best move, the value exact.
-            value = 1.0 if exact > 0 else 0.5 if exact == 0 else 0.0
-            if columns["moves"].get(move.token) != exact:
-                move = min(
-                    (m for m in position.legal_moves() if columns["moves"].get(m.token) == exact),
-                    key=lambda m: (abs(2 * m.column - (position.variant.width - 1)), m.column, m.token),
-                )
-        evaluation = (2 * value - 1) * (1 if position.to_move == "A" else -1)
-        await conn.send_json({
-            "type": "hint", "move": move.token, "value": value, "evaluation": evaluation,
-            "columns": columns["columns"], "best": columns["best"],
-        })
+            answer = await self.reviewer.hint(room.position)
+        await conn.send_json({"type": "hint", **answer})
 
-    async def review(self, room: Room) -> dict[str, Any]:
-        """The review of a finished game (``docs/protocol.md``): computed once
-        in the executor, within ``reviews.REVIEW_TOTAL`` seconds, then kept."""
+    async def review(self, code: str) -> dict[str, Any] | None:
+        """The review of the finished game ``code`` (``docs/protocol.md``;
+        None if there is no such room), computed once (``Reviewer``): a
+        game no longer in memory is read from the store, with no agent."""
+        room = self.rooms.get(code) or self._row(code)
+        if room is None:
+            return None
+        return await self.reviewer.review(self._finished(room).position)
+
+    @staticmethod
+    def _finished(room: Room) -> Room:
         if room.status != "over":
-            raise RoomError("not-allowed", "the review is for finished games: this one is still going on")
-        position = room.position
-        key = (position.notation, 0)  # every move, those of a pasted start too
-        future = self._reviews.get(key)
-        if future is None or (future.done() and (future.cancelled() or future.exception() is not None)):
-            future = asyncio.ensure_future(self._review_in_pool(position))
-            self._reviews[key] = future
-            while len(self._reviews) > 64:  # forget the oldest
-                self._reviews.pop(next(iter(self._reviews)))
-        try:
-            return await asyncio.shield(future)
-        except Exception as exc:  # noqa: BLE001  (the solver failed: say so, keep the server up)
-            log.warning("room %s: the review failed: %s", room.code, exc)
-            raise RoomError("review-failed", f"the review could not be computed: {exc}") from None
-
-    async def _review_in_pool(self, position: Position) -> dict[str, Any]:
-        """A review in the agent pool, each position within the think-time
-        limit, never more reviews at once than half the pool."""
-        each = min(reviews.budget_for(position), self.limits.max_time)
-        async with self._reviewing:
-            loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(
-                self.executor, functools.partial(reviews.review_game, position, 0, per_position=each)
-            )
+            raise RoomError(NOT_ALLOWED, "the review is for finished games: this one is still going on")
+        return room
 
     async def _resign(self, room: Room, seats: set[str]) -> None:
         async with room.lock:
             if room.status == "over":
-                raise RoomError("game-over", "the game is over")
+                raise RoomError(GAME_OVER, "the game is over")
             human = {s for s in seats if room.seats[s].kind == "human"}
             if not human:
-                raise RoomError("not-your-seat", "you hold no seat of this room")
+                raise RoomError(NOT_YOUR_SEAT, "you hold no seat of this room")
             # In a local game against the computer, or with both seats, the
             # side to move (or else A) is the one that resigns.
             loser = room.position.to_move if room.position.to_move in human else min(human)
             with self._change(room):
-                self._finish(room, _other(loser), "resign")
+                room.finish(other(loser), "resign")
                 room.generation += 1
                 self.store.save(room.row())
         await self.broadcast(room)
@@ -891,16 +612,16 @@ class RoomManager:
         the change may have started is cancelled; with ``resettle`` the
         agent of the restored position (if it is to move) starts again.  A
         ``StorageError`` becomes the client's ``storage-failed`` error."""
-        before = _snapshot(room)
+        before = room.snapshot()
         try:
             yield
         except BaseException as exc:
-            _restore(room, before)
+            room.restore(before)
             room.generation += 1  # void any agent move the change started
             if resettle:
                 room.thinking = None
                 self._settle(room)
-            self._schedule_expiry(room)  # a countdown the change stopped runs again
+            self.presence.schedule(room)  # a countdown the change stopped runs again
             if isinstance(exc, StorageError):
                 raise self._unsaved(room, exc) from None
             raise
@@ -908,9 +629,9 @@ class RoomManager:
     def _unsaved(self, room: Room, exc: StorageError) -> RoomError:
         """The client's error for a change of ``room`` that could not be saved (logged, one line)."""
         log.warning("room %s: a change was not saved, the room is kept as it was: %s", room.code, exc)
-        return RoomError("storage-failed", STORAGE_FAILED)
+        return RoomError(STORAGE_FAILED, STORAGE_FAILED_MESSAGE)
 
-    def _save_presence(self, room: Room) -> None:
+    def save_presence(self, room: Room) -> None:
         """Write a presence stamp (who left or came back, and when, or a
         room that ended by the clock); if the write fails it is logged and
         kept in memory: the next change writes it."""
@@ -931,41 +652,16 @@ class RoomManager:
         return room is not None and room.status in OPEN
 
     def sweep(self, now: float | None = None) -> int:
-        """Rooms nobody has used for ``idle_after`` seconds -- nobody connected,
-        no agent thinking, no countdown running (a player who left has one) --
-        leave memory; an online one ends abandoned first (a room made, or
-        joined, by a client that never connected).  How many."""
-        if self.idle_after is None:
-            return 0
-        now = time.time() if now is None else now
-        idle = [
-            room for room in self.rooms.values()
-            if not room.connections and room.thinking is None and room.forfeit_task is None
-            and not room.lock.locked() and not room.work.locked() and now - room.touched >= self.idle_after
-        ]
-        for room in idle:
-            if room.mode == "online" and room.status in OPEN:
-                self._finish(room, None, "abandoned")
-                self._save_presence(room)
-            self.rooms.pop(room.code, None)
-        return len(idle)
+        """Idle rooms leave memory (``Presence.sweep``): how many."""
+        return self.presence.sweep(now)
 
     def start_sweeping(self) -> None:
         """Sweep idle rooms now and then (from the server's start-up)."""
-        if self.idle_after is not None:
-            self._spawn(self._sweep_every(min(60.0, max(0.05, self.idle_after / 4))))
-
-    async def _sweep_every(self, seconds: float) -> None:
-        while True:
-            await asyncio.sleep(seconds)
-            try:
-                self.sweep()
-            except Exception:  # the sweeper must outlive one bad room
-                log.exception("sweeping idle rooms failed")
+        self.presence.start_sweeping()
 
     # -- housekeeping ---------------------------------------------------------------------
 
-    def _spawn(self, coroutine: Any) -> asyncio.Task[Any]:
+    def spawn(self, coroutine: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         task = asyncio.get_running_loop().create_task(coroutine)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -974,38 +670,3 @@ class RoomManager:
     async def close(self) -> None:
         for task in list(self._tasks):
             task.cancel()
-
-
-def _advise(adviser: Agent, position: Position, timeout: float | None = None) -> tuple[Any, Any, dict[str, Any]]:
-    """The hint's work, in a worker thread: the adviser's move and analysis,
-    and the exact score of every column (``reviews.column_scores``, within
-    ``timeout`` seconds)."""
-    move, analysis = adviser.analyse(position, None)
-    return move, analysis, reviews.column_scores(position, analysis, timeout, favourite=move.token)
-
-
-def _snapshot(room: Room) -> dict[str, Any]:
-    """What a change may alter in ``room`` (``_restore`` puts it back)."""
-    return {
-        "fields": (room.position, room.status, room.result, room.reason, room.finished, room.evaluation, room.thinking),
-        "seats": {side: (seat.name, seat.token_hash, seat.absent_since) for side, seat in room.seats.items()},
-    }
-
-
-def _restore(room: Room, before: dict[str, Any]) -> None:
-    (room.position, room.status, room.result, room.reason, room.finished, room.evaluation,
-     room.thinking) = before["fields"]
-    for side, (name, digest, absent_since) in before["seats"].items():
-        seat = room.seats[side]
-        seat.name, seat.token_hash, seat.absent_since = name, digest, absent_since
-
-
-def _other(side: str | None) -> str:
-    return "B" if side == "A" else "A"
-
-
-def _outcome(room: Room) -> str:
-    if room.result == "draw":
-        return "a draw"
-    return f"{room.result} won by {room.reason}"
-

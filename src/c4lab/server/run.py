@@ -17,7 +17,7 @@ import uvicorn
 from c4lab.server.app import create_app
 from c4lab.server.guard import UNLIMITED, GuardOptions
 from c4lab.server.limits import AgentLimits
-from c4lab.server.rooms import IDLE_AFTER
+from c4lab.server.presence import IDLE_AFTER
 from c4lab.server.storage import GameStore
 
 DEFAULT_DB = Path.home() / ".c4lab" / "games.sqlite"

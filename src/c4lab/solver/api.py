@@ -138,6 +138,11 @@ class Solver:
         """Forget every stored result (costs nothing: a new generation)."""
         self._cleared = True
 
+    def uses_database(self, position: Position) -> bool:
+        """Whether a search of ``position`` reads the classic database at its
+        leaves (the classic board, the database on, installed and readable)."""
+        return self._database(Bitboards.of(position)) is not None
+
     # -- internals -----------------------------------------------------------
 
     def _database(self, b: Bitboards) -> database.Database | None:
@@ -244,7 +249,7 @@ class Solver:
                 best.append(move)
         return tuple(best), nodes
 
-    def analyze(self, position: Position, *, timeout: float | None = None) -> dict[Move, int | None]:
+    def analyse(self, position: Position, *, timeout: float | None = None) -> dict[Move, int | None]:
         """The exact score of every legal move (RULES.md: the move's worth to
         the side to move).  Moves not scored before ``timeout`` map to
         ``None``.  The time is shared out: each move may use an equal part of
@@ -327,13 +332,13 @@ def _stop(X: np.ndarray) -> None:
 
 
 def answer(
-    solver: Solver, position: Position, *, weak: bool = False, analyze: bool = False,
+    solver: Solver, position: Position, *, weak: bool = False, analyse: bool = False,
     timeout: float | None = None, best_moves: bool = False,
 ) -> tuple[dict[str, Any], str]:
     """One answer of ``c4lab solve``: the JSON record and the text line.
 
     The text line starts with the position, so that answers read from a
-    stream need not be counted: ``POSITION SCORE``.  With ``analyze`` every
+    stream need not be counted: ``POSITION SCORE``.  With ``analyse`` every
     legal move is scored too, in what is left of ``timeout``.  A position
     given up at the timeout answers ``POSITION timeout (not solved in T s)``
     and its record's score is null.
@@ -344,9 +349,9 @@ def answer(
     if solution.timed_out:
         return record, f"{position.notation} timeout (not solved in {timeout:g} s)"
     plain = f"{position.notation} {solution.score}"
-    if analyze:
+    if analyse:
         left = None if timeout is None else max(timeout - (time.monotonic() - start), 1e-3)
-        scores = solver.analyze(position, timeout=left)
+        scores = solver.analyse(position, timeout=left)
         record["analysis"] = {m.token: v for m, v in scores.items()}
         plain += "  " + " ".join(f"{m.token}:{'?' if v is None else v}" for m, v in scores.items())
         record["time_s"] = round(time.monotonic() - start, 6)

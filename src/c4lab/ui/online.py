@@ -35,6 +35,7 @@ from rich.console import Console
 from c4lab.agents.human import QUIT_WORDS, _read_column
 from c4lab.rules import Position
 from c4lab.rules.variant import column_letter
+from c4lab.server import errors
 from c4lab.ui import room_link as link
 from c4lab.ui.room_link import EXIT_BAD_ROOM, EXIT_LOST, EXIT_OK, ConnectError, RoomAddress
 from c4lab.ui.terminal import SIDE_NAMES, board_text, legend
@@ -358,10 +359,10 @@ class OnlineClient:
         return None  # pong, hint: nothing to show
 
     def _on_error(self, code: str, text: str) -> int | None:
-        if code == "unknown-room":
+        if code == errors.UNKNOWN_ROOM:
             assert self.address is not None
             raise ConnectError(self.address.missing(), EXIT_BAD_ROOM)
-        if code == "bad-token":
+        if code == errors.BAD_TOKEN:
             self.token = None
             self._hello_pending = False
             self._note(f"The server did not accept the token: {text}.")
@@ -370,11 +371,11 @@ class OnlineClient:
                 return self._on_state(skipped["room"], [])
             return None
         words = {
-            "illegal-move": "The server refused the move",
-            "not-your-turn": "Not your turn",
-            "not-your-seat": "You cannot move here",
-            "game-over": "The game is over",
-            "rate-limited": "Too many messages",
+            errors.ILLEGAL_MOVE: "The server refused the move",
+            errors.NOT_YOUR_TURN: "Not your turn",
+            errors.NOT_YOUR_SEAT: "You cannot move here",
+            errors.GAME_OVER: "The game is over",
+            errors.RATE_LIMITED: "Too many messages",
         }.get(code, f"The server answered an error ({code})")
         self._in_flight = False
         self._note(f"{words}: {text}")

@@ -52,10 +52,27 @@ export function onHint(message, render) {
   render();
 }
 
+/** A state from the server was applied: keep its evaluation, if it has
+ * one (shown stale after the next move, until another comes). */
+export function noteState(room) {
+  if (room.evaluation !== null && room.evaluation !== undefined) {
+    R.evaluation = { value: room.evaluation, position: room.position };
+  }
+}
+
+/** An error answered the page: a hint or review it waited for will not
+ * come (true if one was awaited). */
+export function refused() {
+  const waited = R.hintWaiting || R.reviewWaiting;
+  R.hintWaiting = false;
+  R.reviewWaiting = false;
+  return waited;
+}
+
 /** The labels above the columns: the hint's scores while the hint stands,
  * the review's for a viewed position ([] for none). */
 export function columnNotes(room) {
-  if (R.view !== null) return reviewNotes(R.review, R.view);
+  if (R.view !== null) return reviewNotes(R.review && R.review.position === room.position ? R.review : null, R.view);
   if (!R.hint || R.hint.position !== room.position || room.status !== "playing") return [];
   return R.hint.columns.map((c) => columnNote(c.column, {
     score: c.exact ? c.score : null, estimate: c.estimate, best: R.hint.best.includes(c.column),

@@ -20,7 +20,7 @@
 //   board.js     the SVG board; notation.js  cell names, move tokens
 //   util.js      api(), ApiError, toast, setText, show, say...
 //
-// May import: the views (home, room, games), prefs.js, state.js and util.js.
+// May import: home.js, room.js, games.js (the views), prefs.js, state.js and util.js.
 //
 // Everything that comes from the server or from a person is inserted with
 // textContent or setAttribute, never as HTML.

@@ -12,18 +12,25 @@
 // Everything that comes from the server or from a person is inserted with
 // textContent or setAttribute, never as HTML.
 
-import { R, applyState, catchUpFrames } from "./state.js";
+import { R, answered, applyState, catchUpFrames, showThinking } from "./state.js";
 import { forgetToken } from "./settings.js";
 import { $, say, setText, show } from "./util.js";
 
 const GAP_MS = 360; // least time between two moves on screen (agents move fast)
 
 // what the room page draws with (set by startClient)
-let hooks = { render() {}, renderControls() {}, onHint() {}, onReview() {} };
+let hooks = { render() {}, renderControls() {}, onState() {}, onHint() {}, onReview() {}, onRefused: () => false };
 
-/** Connect the room R.code: `given` = {render, renderControls, onHint(message), onReview(message)}. */
+/** The seat token this page says hello with (null: watch). */
+export function useToken(token) {
+  R.token = token;
+}
+
+/** Connect the room R.code: `given` = {render, renderControls, onState(room)
+ * (a state applied), onHint(message), onReview(message), onRefused() (an
+ * error: true if a hint or review was awaited)}. */
 export function startClient(given) {
-  hooks = given;
+  hooks = { ...hooks, ...given };
   window.addEventListener("online", () => { if (!R.ws && !R.gone) connectNow(); });
   document.addEventListener("visibilitychange", () => {
     if (document.visibilityState === "visible" && !R.ws && !R.gone) connectNow();
@@ -64,7 +71,7 @@ function openSocket() {
   ws.addEventListener("close", (event) => {
     if (R.ws !== ws) return;
     R.ws = null;
-    R.awaiting = false;
+    answered();
     if (event.code === 4404) {
       R.gone = true;
       return;
@@ -137,7 +144,7 @@ function onMessage(message) {
 }
 
 function onError(message) {
-  R.awaiting = false;
+  answered();
   if (message.code === "bad-token") {
     forgetToken(R.code);
     R.token = null;
@@ -148,11 +155,7 @@ function onError(message) {
     setText($("missing-text"), `There is no room ${R.code}: check the link, or start a new game.`);
     return;
   }
-  if (R.hintWaiting || R.reviewWaiting) {
-    R.hintWaiting = false;
-    R.reviewWaiting = false;
-    hooks.renderControls();
-  }
+  if (hooks.onRefused()) hooks.renderControls(); // a hint or review asked for will not come
   const lead = ERROR_WORDS[message.code] || "The server refused";
   say(`${lead}: ${message.message}`, "error");
   if (R.state) hooks.render();
@@ -167,7 +170,7 @@ function pump() {
     if (message.type === "thinking") {
       R.queue.shift();
       if (R.state && R.state.status === "playing") {
-        R.state = { ...R.state, thinking: message.seat };
+        showThinking(message.seat);
         hooks.render();
       }
       continue;
@@ -189,6 +192,7 @@ function pump() {
     }
     R.queue.shift();
     applyState(message.room, message.you, message.frame);
+    hooks.onState(message.room);
     hooks.render();
     if (changed) R.lastChange = performance.now();
   }

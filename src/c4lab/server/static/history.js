@@ -11,7 +11,7 @@
 // Everything that comes from the server or from a person is inserted with
 // textContent or setAttribute, never as HTML.
 
-import { R } from "./state.js";
+import { R, showPly } from "./state.js";
 import { COLOUR, geometryOf } from "./describe.js";
 import { moveTokens, replay } from "./notation.js";
 import { $, setText } from "./util.js";
@@ -44,8 +44,7 @@ export function viewPly(ply) {
   if (next === n) next = null;
   if (next === R.view) return false;
   if (R.view === null) R.viewSince = n;
-  R.view = next;
-  R.cursor = null;
+  showPly(next);
   const { boards, order } = replay(geometryOf(room), tokens);
   const target = next === null ? n : next;
   R.board.setCells(next === null ? room.cells : boards[next], { animate: target === from + 1, order });

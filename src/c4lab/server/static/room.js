@@ -11,9 +11,11 @@
 // Everything that comes from the server or from a person is inserted with
 // textContent or setAttribute, never as HTML.
 
-import { R, columnAction, roomPlayers } from "./state.js";
-import { send, startClient } from "./client.js";
-import { askHint, askReview, onHint, onReview } from "./analysis.js";
+import {
+  R, awaitAnswer, columnAction, dropBan, holdBan, moveCursor, roomPlayers, watchFromStart,
+} from "./state.js";
+import { send, startClient, useToken } from "./client.js";
+import { askHint, askReview, noteState, onHint, onReview, refused } from "./analysis.js";
 import { bindHistory, goLive, goTo, stepBy } from "./history.js";
 import { render, renderControls, renderPreview } from "./roomview.js";
 import { COLOUR, positionHeader } from "./describe.js";
@@ -28,11 +30,11 @@ const JOIN_ID = Array.from(crypto.getRandomValues(new Uint8Array(18)), (b) => b.
 export function showRoom(code) {
   show("view-room");
   R.code = code;
-  R.token = tokenFor(code);
-  R.catchUp = takeWatchFromStart(code);
+  useToken(tokenFor(code));
+  watchFromStart(takeWatchFromStart(code));
   R.board = new Board($("board"), {
     onColumn: (col) => {
-      R.cursor = null;
+      moveCursor(null);
       tryColumn(col);
     },
     onHover: (col) => {
@@ -46,8 +48,10 @@ export function showRoom(code) {
   document.addEventListener("keydown", roomKey);
   startClient({
     render, renderControls,
+    onState: noteState,
     onHint: (message) => onHint(message, render),
     onReview: (message) => onReview(message, render),
+    onRefused: refused,
   });
 }
 
@@ -66,7 +70,7 @@ function tryColumn(col) {
     return;
   }
   if (action.pending) {
-    R.pending = action.pending;
+    holdBan(action.pending);
     setText($("ban-text"), action.text);
     render();
     $("decline-ban").focus({ preventScroll: true });
@@ -77,10 +81,7 @@ function tryColumn(col) {
 
 function sendMove(token) {
   if (!send({ type: "move", move: token })) return;
-  R.awaiting = true;
-  R.pending = null;
-  clearTimeout(R.awaitTimer);
-  R.awaitTimer = setTimeout(() => { R.awaiting = false; }, 5000);
+  awaitAnswer();
   say("");
   render();
 }
@@ -102,7 +103,7 @@ function roomKey(event) {
   else if (/^[1-9]$/.test(key) && Number(key) <= width) col = Number(key) - 1;
   if (col !== null) {
     event.preventDefault();
-    R.cursor = col;
+    moveCursor(col);
     tryColumn(col);
     renderPreview();
     return;
@@ -111,7 +112,7 @@ function roomKey(event) {
   if (key === "ArrowLeft" || key === "ArrowRight") {
     event.preventDefault();
     const start = R.cursor ?? R.hover ?? Math.floor((width - 1) / 2);
-    R.cursor = R.cursor === null && R.hover === null ? start : (start + (key === "ArrowLeft" ? width - 1 : 1)) % width;
+    moveCursor(R.cursor === null && R.hover === null ? start : (start + (key === "ArrowLeft" ? width - 1 : 1)) % width);
     renderPreview();
     return;
   }
@@ -154,14 +155,14 @@ function historyKey(event) {
 }
 
 function cancelBan() {
-  R.pending = null;
+  dropBan();
   say("");
   render();
 }
 
 function bindRoomControls() {
   $("undo").addEventListener("click", () => {
-    R.pending = null;
+    dropBan();
     send({ type: "undo" });
   });
   $("hint").addEventListener("click", () => {
@@ -211,12 +212,12 @@ function bindRoomControls() {
   });
   $("board").addEventListener("focus", () => {
     if (R.cursor === null && R.state) {
-      R.cursor = R.hover ?? Math.floor((R.state.width - 1) / 2);
+      moveCursor(R.hover ?? Math.floor((R.state.width - 1) / 2));
       renderPreview();
     }
   });
   $("board").addEventListener("blur", () => {
-    R.cursor = null;
+    moveCursor(null);
     renderPreview();
   });
 }
@@ -230,7 +231,7 @@ async function joinSeat() {
     const ticket = await api("POST", `/api/rooms/${encodeURIComponent(R.code)}/join`, { ...(name ? { name } : {}), request_id: JOIN_ID });
     saveName(name);
     saveToken(R.code, ticket.token);
-    R.token = ticket.token;
+    useToken(ticket.token);
     send({ type: "hello", token: ticket.token });
     say(`You took seat ${ticket.seats.join(", ")} (${ticket.seats.map((s) => COLOUR[s].toLowerCase()).join(", ")}).`, "info");
   } catch (err) {

@@ -1,8 +1,10 @@
 // The game state of the room page and its rules calls: the room state `R`
-// (the room object on screen, this page's seats, pending bonus choice,
-// hint, evaluation, connection flags), the frames that show several agent
-// moves one by one, applying a state from the server, whose turn it is, and
-// what a click on a column means (or why it is refused). The server decides
+// (each field with one owner module: the connection's, the page's, the
+// game's own -- the room object on screen, this page's seats, the pending
+// bonus choice, the stepping view -- and analysis's), the named updates of
+// the fields this module owns, the frames that show several agent moves one
+// by one, applying a state from the server, whose turn it is, and what a
+// click on a column means (or why it is refused). The server decides
 // what is legal (room.legal_moves); nothing here draws beyond the board's
 // own calls, and nothing here sends.
 //
@@ -15,37 +17,94 @@ import { LETTERS, cellName, landingRow, moveTokens, replay } from "./notation.js
 import { geometryOf, positionHeader, resultText, seatLabel } from "./describe.js";
 import { $ } from "./util.js";
 
+// Every field has one owner module, the only one that assigns it; the
+// others read it, and change it through the owner's named updates (state.js's
+// below, client.js's useToken, analysis.js's refused).
+// tests/test_architecture.py checks that each field is assigned in its
+// owner alone.
 export const R = {
-  code: null,
+  // owner client.js: the connection
   token: null,
   ws: null,
   retries: 0,
   reconnectTimer: null,
   pingTimer: null,
-  state: null, // the room object on screen
-  you: [],
-  board: null,
   queue: [],
   pumpTimer: null,
   lastChange: 0,
-  hover: null,
-  cursor: null,
-  pending: null, // {col, row, letter, owner}: a move on the bonus cell, ban not chosen yet
-  hint: null, // {token, position, evaluation}
-  hintWaiting: false,
-  evaluation: null, // {value, position}
-  awaiting: false,
-  awaitTimer: null,
-  watching: false,
   gone: false,
   everConnected: false,
-  catchUp: false,
+  // owner room.js: the page
+  code: null,
+  board: null,
+  hover: null,
+  watching: false,
   resignArmed: null,
+  // owner state.js: the game on screen and this page's part in it
+  state: null, // the room object on screen
+  you: [],
+  cursor: null, // the column the keyboard points at
+  pending: null, // {col, row, letter, owner}: a move on the bonus cell, ban not chosen yet
+  awaiting: false, // a move sent, its answer not come yet
+  awaitTimer: null,
+  catchUp: false,
   view: null, // null: the live game; else the number of moves shown (history.js)
+  // owner history.js
   viewSince: 0, // the live game's length when the stepping began
-  review: null, // the review message of this game (analysis.js)
+  // owner analysis.js: hints, the evaluation, the review (each for the position it names)
+  hint: null, // {token, position, evaluation, columns, best}
+  hintWaiting: false,
+  evaluation: null, // {value, position}
+  review: null, // the review message of this game
   reviewWaiting: false,
 };
+
+// -- state.js's named updates ----------------------------------------------------
+
+/** A piece on its way to the bonus cell: the ban column is to choose. */
+export function holdBan(pending) {
+  R.pending = pending;
+}
+
+/** No ban to choose any more (declined, undone, played). */
+export function dropBan() {
+  R.pending = null;
+}
+
+/** A move was sent: ignore clicks until the answer comes (at most 5 s). */
+export function awaitAnswer() {
+  R.awaiting = true;
+  R.pending = null;
+  clearTimeout(R.awaitTimer);
+  R.awaitTimer = setTimeout(() => { R.awaiting = false; }, 5000);
+}
+
+/** The answer came (a state, an error) or the connection closed. */
+export function answered() {
+  R.awaiting = false;
+  clearTimeout(R.awaitTimer);
+}
+
+/** Whether the next state should be shown from the start, move by move. */
+export function watchFromStart(on) {
+  R.catchUp = Boolean(on);
+}
+
+/** The board shows `plies` moves of the game (null: the live game). */
+export function showPly(plies) {
+  R.view = plies;
+  R.cursor = null;
+}
+
+/** The keyboard's column (null: none). */
+export function moveCursor(col) {
+  R.cursor = col;
+}
+
+/** A side is thinking about its move (a "thinking" message). */
+export function showThinking(seat) {
+  R.state = { ...R.state, thinking: seat };
+}
 
 /** When agents made several moves at once (a game between agents), the
  * positions in between, so that they can be watched. */
@@ -95,14 +154,10 @@ export function applyState(room, you, isFrame = false) {
   if (R.view === null) R.board.setCells(room.cells, { animate: Boolean(prev) && !fresh, order });
   if (positionChanged) {
     R.pending = null;
-    R.awaiting = false;
-    clearTimeout(R.awaitTimer);
-    if (R.hint && R.hint.position !== room.position) R.hint = null;
-    if (R.review && R.review.position !== room.position) R.review = null;
+    answered();
   }
-  if (room.evaluation !== null && room.evaluation !== undefined) {
-    R.evaluation = { value: room.evaluation, position: room.position };
-  }
+  // a hint, an evaluation or a review names its position: analysis.js shows
+  // only those of the position on screen
   if (!isFrame) $("board").dataset.live = "1";
 }
 

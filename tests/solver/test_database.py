@@ -14,7 +14,6 @@ from c4lab.agents import make_agent
 from c4lab.rules import Move, Position
 from c4lab.solver import Solver
 from c4lab.solver import database as D
-from c4lab.solver.bitboard import Bitboards
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +75,7 @@ def test_a_missing_package_is_reported_as_missing(monkeypatch: pytest.MonkeyPatc
     assert not D.reaches(Position.parse("7x6:dd"))
     monkeypatch.setattr(D, "default", lambda: None)
     assert "not installed (pip install bitbully-databases)" in D.status()
-    assert Solver()._database(Bitboards.of(Position.parse("7x6:dd"))) is None  # the search alone
+    assert not Solver().uses_database(Position.parse("7x6:dd"))  # the search alone
 
 
 # -- damaged files -----------------------------------------------------------------
@@ -164,7 +163,7 @@ def test_two_hundred_random_entries_match_c4lab_s_solver(db: D.Database) -> None
 
 
 def test_the_empty_board_s_first_moves_get_their_exact_scores() -> None:
-    scores = Solver().analyze(Position.parse("7x6"))
+    scores = Solver().analyse(Position.parse("7x6"))
     assert [scores[Move(c)] for c in range(7)] == [-2, -1, 0, 1, 0, -1, -2]
 
 
@@ -190,8 +189,8 @@ def test_the_database_is_used_only_for_the_classic_board_and_can_be_turned_off()
     position = Position.parse("7x6:dddd")
     assert Solver().solve(position).nodes < 100_000  # the database answers at ply 12
     other = Position.parse("7x6/Xa1:dd")
-    assert Solver()._database(Bitboards.of(other)) is None
-    assert Solver(book=False)._database(Bitboards.of(position)) is None
+    assert not Solver().uses_database(other)
+    assert not Solver(book=False).uses_database(position) and Solver().uses_database(position)
 
 
 # -- the agents that use it --------------------------------------------------------
@@ -211,6 +210,6 @@ def test_perfect_and_master_play_the_exact_move_of_the_classic_opening(spec: str
             position = position.play(rng.choice(position.legal_moves()))
         if position.is_over:
             continue
-        scores = solver.analyze(position)
+        scores = solver.analyse(position)
         move = agent.choose(position)
         assert scores[move] == max(scores.values()), position.notation

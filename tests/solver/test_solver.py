@@ -80,7 +80,7 @@ def test_empty_plain_boards_up_to_6x5_have_their_known_value(board: str) -> None
 
 def test_on_6x4_every_first_move_loses() -> None:
     position = Position.parse("6x4")
-    assert all(score < 0 for score in Solver().analyze(position).values())
+    assert all(score < 0 for score in Solver().analyse(position).values())
 
 
 # -- best moves, analysis, timeouts ---------------------------------------------------
@@ -104,7 +104,7 @@ def test_analysis_and_best_moves_agree_with_the_definition(board: str) -> None:
     solver = Solver()
     for _ in range(5):
         position = _random_position(board, int(rng.integers(9, 12)), rng)
-        scores = solver.analyze(position)
+        scores = solver.analyse(position)
         expected = {}
         for move in position.legal_moves():
             child = position.play(move)
@@ -118,7 +118,7 @@ def test_analysis_and_best_moves_agree_with_the_definition(board: str) -> None:
 
 def test_a_bonus_cell_makes_each_ban_a_separate_move() -> None:
     position = Position.parse("4x4/Bb1:a")
-    scores = Solver().analyze(position)
+    scores = Solver().analyse(position)
     assert {m.token for m in scores} == {m.token for m in position.legal_moves()}
     assert any(m.ban is not None for m in scores)
 

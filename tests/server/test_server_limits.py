@@ -24,7 +24,6 @@ from click.testing import CliRunner
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
-from c4lab.agents import Analysis
 from c4lab.cli import main
 from c4lab.server.app import create_app
 from c4lab.server.guard import UNLIMITED, GuardOptions, Throttle, normal_origin, origin_allowed
@@ -280,7 +279,7 @@ def test_a_room_holds_one_agent_thread_at_most(store: GameStore, monkeypatch: py
     most: dict[str, int] = {}
     lock = threading.Lock()
 
-    def slow_advice(adviser: Any, position: Any, timeout: float | None = None) -> tuple[Any, Any, dict[str, Any]]:
+    def slow_advice(position: Any, adviser: Any, timeout: float | None = None) -> dict[str, Any]:
         key = position.notation
         with lock:
             running[key] = running.get(key, 0) + 1
@@ -288,9 +287,10 @@ def test_a_room_holds_one_agent_thread_at_most(store: GameStore, monkeypatch: py
         time.sleep(0.2)
         with lock:
             running[key] -= 1
-        return position.legal_moves()[0], Analysis(), {"score": None, "columns": [], "best": [], "moves": {}}
+        move = position.legal_moves()[0].token
+        return {"move": move, "value": 0.5, "evaluation": 0.0, "columns": [], "best": []}
 
-    monkeypatch.setattr("c4lab.server.rooms._advise", slow_advice)
+    monkeypatch.setattr("c4lab.server.review.hint", slow_advice)
     with client_for(store, limits=AgentLimits(threads=4)) as http:
         rooms = [
             http.post("/api/rooms", json={"mode": "local", "board": board, "players": {"A": "human", "B": "human"}}).json()

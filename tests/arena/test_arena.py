@@ -12,9 +12,9 @@ import time
 import pytest
 from click.testing import CliRunner
 
-from c4lab.agents import Agent, Budget, make_agent
+from c4lab.agents import Agent, Analysis, Budget, make_agent
 from c4lab.arena.executors import LocalExecutor
-from c4lab.arena.referee import Game, play_pair
+from c4lab.arena.games import Game, play_pair
 from c4lab.arena.report import (
     NOT_AVAILABLE,
     NOTE,
@@ -70,6 +70,16 @@ def test_classic_and_explicit_boards():
     assert ArenaConfig(RANDOMS, board="9x8/Xd3", plies=0).start(3).notation == "9x8/Xd3"
 
 
+def test_bonus_means_what_it_means_everywhere_a_random_bonus_cell_on_any_board():
+    """``--bonus`` is ``rules.setup.starting_position``'s: on the classic
+    board or a given one too, a bonus cell drawn for each pair."""
+    config = ArenaConfig(RANDOMS, games=20, bonus=True, plies=0, seed=2)
+    starts = [config.start(k) for k in range(10)]
+    assert all((s.variant.width, s.variant.height, s.variant.forbidden) == (7, 6, ()) for s in starts)
+    assert all(s.variant.bonus is not None for s in starts) and len({s.variant.bonus for s in starts}) > 1
+    assert ArenaConfig(RANDOMS, board="9x8/Xd3", bonus=True).start(0).notation.startswith("9x8/Xd3/B")
+
+
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
@@ -77,7 +87,7 @@ def test_classic_and_explicit_boards():
         ({"specs": ("random", "random")}, "twice"),
         ({"specs": RANDOMS, "games": 3}, "even"),
         ({"specs": RANDOMS, "board": "7x6:q"}, "--board"),
-        ({"specs": RANDOMS, "bonus": True}, "--bonus goes with --board random"),
+        ({"specs": RANDOMS, "board": "7x6:d", "bonus": True}, "only be added to an empty board"),
         ({"specs": RANDOMS, "limit": 0}, "limit"),
     ],
 )
@@ -109,19 +119,19 @@ def test_openings_file_is_read_strictly(tmp_path):
 
 
 class Crasher(Agent):
-    def choose(self, position: Position, budget: Budget | None = None) -> Move:
+    def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
         raise RuntimeError("out of ideas")
 
 
 class Cheater(Agent):
-    def choose(self, position: Position, budget: Budget | None = None) -> Move:
-        return Move.parse("a+b") if position.variant.bonus is None else position.legal_moves()[0]
+    def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
+        return Move.parse("a+b") if position.variant.bonus is None else position.legal_moves()[0], Analysis()
 
 
 class Sleeper(Agent):
-    def choose(self, position: Position, budget: Budget | None = None) -> Move:
+    def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
         time.sleep(0.3)
-        return position.legal_moves()[0]
+        return position.legal_moves()[0], Analysis()
 
 
 @pytest.mark.parametrize(
@@ -291,10 +301,11 @@ def test_a_sweep_shows_no_invented_interval_or_p_value(tmp_path):
     assert summary.pairings[0].games.counts == (4, 0, 0)  # seeded: the same four wins every run
     row = dict(zip(PAIRING_COLUMNS, pairing_rows(summary)[0], strict=True))
     assert row["95% CI"] == row["CI (pairs)"] == row["p (equal)"] == NOT_AVAILABLE
-    assert row["Elo diff"] == "+inf"
+    assert row["Elo diff"] == ">=-72"  # no finite estimate: 4 wins in 4 bound it at -72 Elo (exact interval)
     assert NOTE in render_text(summary)
     data = summary.to_dict()["pairings"][0]
     assert data["elo_ci"] is None and data["p_value"] is None
+    assert data["elo"] is None and data["elo_bound"]["at_least"] == -72.1
 
 
 def test_ctrl_c_stops_the_workers_keeps_the_saved_pairs_and_the_run_resumes(tmp_path):
@@ -367,7 +378,7 @@ def test_unseeded_agents_get_a_seed_from_the_game_so_a_game_replays_anywhere():
     again = [play_pair(task)[1] for task in config.tasks()]
     assert [g["position"] for p in first for g in p] == [g["position"] for p in again for g in p]
     assert all(g["A"] in ("heuristic", "random") for p in first for g in p)  # the specs as given
-    from c4lab.arena.referee import seeded
+    from c4lab.arena.games import seeded
 
     assert seeded("heuristic:seed=3", 5, "7x6", "heuristic:seed=3", "random", "A") == "heuristic:seed=3"
     assert seeded("minimax:depth=2", 5, "7x6", "minimax:depth=2", "random", "A") == "minimax:depth=2"  # no seed

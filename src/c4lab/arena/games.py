@@ -1,4 +1,4 @@
-"""The arena's referee: a task's two games, judged, and the record of each.
+"""The arena's games: a task's two games, played and judged, and the record of each.
 
 Every game is played by the one game loop (``c4lab.game.play_game``) under
 the ``"judge"`` policy: an agent loses the game (a *forfeit*) when it raises

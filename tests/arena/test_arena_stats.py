@@ -399,3 +399,44 @@ def test_bad_outcomes_are_refused():
         rank([("x", "y", "win")])
     with pytest.raises(ValueError, match="does not play itself"):
         rank([("x", "x", "A")])
+
+
+# -- a perfect score: no finite estimate, the bound the exact interval gives ---------
+
+
+def test_a_sweep_is_bounded_by_the_exact_interval_not_a_made_up_number() -> None:
+    for n in (1, 4, 10, 100):
+        low = stats.sweep_bound(n)
+        # the exact (Clopper-Pearson) lower end for n wins in n: (alpha/2)^(1/n)
+        assert stats.score_from_elo(low) == pytest.approx(0.025 ** (1 / n))
+        assert stats.elo_bound(n, 0, 0) == ("at_least", low) and stats.elo_bound(0, 0, n) == ("at_most", -low)
+    assert stats.sweep_bound(10) < stats.sweep_bound(100)  # more games, a higher bound
+    assert stats.elo_bound(9, 1, 0) is None and stats.elo_bound(0, 0, 0) is None
+    assert math.isnan(stats.sweep_bound(0))
+
+
+def test_the_arena_says_no_finite_estimate_with_its_bound_in_json_and_tables() -> None:
+    import json
+
+    from c4lab.arena.games import Game
+    from c4lab.arena.report import NO_ESTIMATE, render_text, summarise
+    from c4lab.arena.schedule import ArenaConfig
+
+    first, second = "random:seed=1", "random:seed=2"
+    config = ArenaConfig((first, second), games=4)
+    games = [
+        Game("7x6:dcdcdcd", "A", first, second, "7x6", 0, pair, 0) for pair in range(2)
+    ] + [
+        Game("7x6:adcdcdcd", "B", second, first, "7x6", 0, pair, 1) for pair in range(2)
+    ]
+    summary = summarise(config, games)
+    data = json.loads(json.dumps(summary.to_dict()))  # plain JSON: no 1e9 standing in for infinity
+    top, bottom = data["standings"]
+    assert top["elo"] is None and top["elo_bound"] == {"at_least": round(stats.sweep_bound(4), 1), "note": NO_ESTIMATE}
+    assert bottom["elo"] is None and bottom["elo_bound"]["at_most"] == -top["elo_bound"]["at_least"]
+    pairing = data["pairings"][0]
+    assert pairing["elo"] is None and pairing["elo_bound"]["at_least"] == top["elo_bound"]["at_least"]
+    text = render_text(summary)
+    bound = round(stats.sweep_bound(4))  # 4 wins in 4: only at least -72
+    assert bound == -72 and f">={bound:+d}" in text and f"<={-bound:+d}" in text
+    assert NO_ESTIMATE in " ".join(text.split()) and "inf" not in text

@@ -13,16 +13,7 @@ from c4lab.agents.evaluation import WEIGHTS, evaluate
 from c4lab.agents.minimax import WIN, MinimaxAgent, SearchTable, bench_minimax, exact_score, search
 from c4lab.game import play_game
 from c4lab.rules import Move, Position, Variant
-
-
-def winning_moves(position: Position) -> list[str]:
-    """The moves that win at once."""
-    return [m.token for m in position.legal_moves() if position.play(m).result == position.to_move]
-
-
-def safe_moves(position: Position) -> list[str]:
-    """The moves after which the opponent cannot win at once."""
-    return [m.token for m in position.legal_moves() if not winning_moves(position.play(m))]
+from testkit import random_positions, safe_moves, winning_moves
 
 
 def wins_by_force(position: Position, move: Move, n: int) -> bool:
@@ -53,25 +44,6 @@ def test_minimax_is_registered_with_depth_and_time() -> None:
     assert minimax("minimax:depth=5").time is None
     with pytest.raises(ValueError, match="depth"):
         make_agent("minimax:depth=0")
-
-
-def random_positions(rng: random.Random, count: int) -> list[Position]:
-    """Positions reached by random play on random enhanced boards, none of
-    them over; half of the boards have a bonus cell, and half of those walks
-    stop at a bonus landing (where ban moves are legal)."""
-    positions: list[Position] = []
-    while len(positions) < count:
-        variant = Variant.enhanced(rng, forbidden=rng.randint(0, 2), bonus=rng.random() < 0.5)
-        to_bonus = variant.bonus is not None and rng.random() < 0.5
-        position = Position(variant)
-        cells = variant.width * variant.height
-        for _ in range(cells if to_bonus else rng.randint(0, cells)):
-            if position.is_over or (to_bonus and any(m.ban is not None for m in position.legal_moves())):
-                break
-            position = position.play(rng.choice(position.legal_moves()))
-        if not position.is_over:
-            positions.append(position)
-    return positions
 
 
 def test_minimax_always_plays_a_legal_move_on_every_kind_of_board() -> None:

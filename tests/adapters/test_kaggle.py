@@ -19,7 +19,7 @@ from c4lab.adapters.kaggle import (
     position_from_cells,
     to_connectx,
 )
-from c4lab.agents import Agent, Budget, SpecError, make_agent
+from c4lab.agents import Agent, Analysis, Budget, SpecError, make_agent
 from c4lab.game import play_game
 from c4lab.rules import Cell, Move, Piece, Position, Variant
 
@@ -128,9 +128,9 @@ class Recorder(Agent):
         self.seen: list[Position] = []
         self.new_games = 0
 
-    def choose(self, position: Position, budget: Budget | None = None) -> Move:
+    def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
         self.seen.append(position)
-        return position.legal_moves()[0]
+        return position.legal_moves()[0], Analysis()
 
     def new_game(self) -> None:
         self.new_games += 1

@@ -297,7 +297,8 @@ def test_an_engine_printing_garbage_is_an_error_naming_what_it_printed(tmp_path:
 
 def test_an_engine_that_hangs_is_given_up_and_killed(tmp_path: Path) -> None:
     engine = EngineAgent(fake_engine(tmp_path, "time.sleep(60)"), margin=0.5)
-    popen = engine._process.popen  # type: ignore[union-attr]
+    popen = engine.program
+    assert popen is not None
     start = time.monotonic()
     with pytest.raises(EngineTimeout, match=r"sent no 'bestmove' for 7x6 within 0.7 s$"):
         engine.choose(Position.parse("7x6"), Budget(time=0.2))
@@ -312,7 +313,7 @@ def test_an_engine_that_exits_is_an_error_with_its_status_and_last_words(tmp_pat
         with pytest.raises(EngineError, match=r"exited with status 3 \(its stderr: out of ideas\)"):
             engine.choose(Position.parse("7x6"), Budget(time=1))
         engine.new_game()  # starts it again
-        assert engine._process is not None and engine._process.alive()
+        assert engine.program is not None and engine.program.poll() is None
 
 
 def test_an_engine_error_or_an_illegal_move_is_an_error_and_the_engine_stays(tmp_path: Path) -> None:
@@ -328,12 +329,14 @@ def test_an_engine_error_or_an_illegal_move_is_an_error_and_the_engine_stays(tmp
 
 def test_the_program_ends_on_close_and_at_garbage_collection() -> None:
     engine = EngineAgent(engine_cmd("random"))
-    popen = engine._process.popen  # type: ignore[union-attr]
+    popen = engine.program
+    assert popen is not None
     engine.close()
     engine.close()
     assert popen.poll() is not None
     engine = EngineAgent(engine_cmd("random"))
-    popen = engine._process.popen  # type: ignore[union-attr]
+    popen = engine.program
+    assert popen is not None
     del engine
     gc.collect()
     assert popen.wait(timeout=5) is not None

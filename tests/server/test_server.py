@@ -775,7 +775,7 @@ def test_the_agent_list_puts_the_levels_first_weakest_first_and_experimental_age
 # Analysis: every column's score in the hint, the review after the game
 # ---------------------------------------------------------------------------
 
-#: 7x6:adcdcdcd, scored with ``c4lab solve --analyze``: White's first move
+#: 7x6:adcdcdcd, scored with ``c4lab solve --analyse``: White's first move
 #: (a, -2 where d was +1) turns a win into a loss; Black then plays best
 #: moves to a vertical four in d.
 BLUNDER_GAME = "7x6:adcdcdcd"
@@ -787,7 +787,7 @@ def test_the_hint_gives_every_column_its_exact_score(server: BackgroundServer) -
         me = await Client.open(ws_url(server, room["code"]), room["token"])
         await me.send({"type": "hint"})
         hint = await me.expect("hint", timeout=60)
-        # c4lab solve --analyze 7x6:dd
+        # c4lab solve --analyse 7x6:dd
         assert {c["column"]: c["score"] for c in hint["columns"]} == {
             "a": -3, "b": -3, "c": -2, "d": 1, "e": -2, "f": -3, "g": -3,
         }

@@ -51,10 +51,10 @@ def test_weak_solve_prints_win_draw_or_loss() -> None:
     assert result.output.splitlines() == ["4x4:dacd 0", "7x6:ddddddcc 1", "6x4 -1"]
 
 
-def test_analyze_scores_every_legal_move() -> None:
-    record = json.loads(run("solve", "--json", "--analyze", "7x6:ddddddcc").output)
+def test_analyse_scores_every_legal_move() -> None:
+    record = json.loads(run("solve", "--json", "--analyse", "7x6:ddddddcc").output)
     assert record["analysis"] == {"a": 0, "b": 16, "c": 2, "e": 16, "f": 0, "g": 2}
-    plain = run("solve", "--analyze", "7x6:ddddddcc").output
+    plain = run("solve", "--analyse", "7x6:ddddddcc").output
     assert plain.split()[:2] == ["7x6:ddddddcc", "16"] and "b:16" in plain and "a:0" in plain
 
 
@@ -128,7 +128,7 @@ def test_the_solver_agent_keeps_the_exact_score() -> None:
     for line in (1, 2, 3, 4):
         position, score = _classic(line)
         move, analysis = agent.analyse(position)
-        scores = Solver().analyze(position)
+        scores = Solver().analyse(position)
         assert scores[move] == score == max(scores.values())
         assert analysis.note and analysis.note.startswith("solved")
 
@@ -152,7 +152,7 @@ def test_mcts_agents_play_the_solved_move_in_the_end_game(spec: str) -> None:
     assert position.empty_cells <= 14
     move, analysis = make_agent(spec).analyse(position)
     assert analysis.note and analysis.note.startswith("solved")
-    assert Solver().analyze(position)[move] == score
+    assert Solver().analyse(position)[move] == score
 
 
 def test_a_node_limited_solve_answers_the_same_however_warm_the_table() -> None:
@@ -200,7 +200,7 @@ def test_the_book_holds_exact_scores(small_book: tuple[OpeningBook, Position, Pa
 def test_the_book_moves_keep_the_score(small_book: tuple[OpeningBook, Position, Path]) -> None:
     book, start, _ = small_book
     score, best = book_move(start, book)
-    scores = Solver().analyze(start)
+    scores = Solver().analyse(start)
     assert score == max(scores.values())
     assert best and all(scores[m] == score for m in best)
 
@@ -219,7 +219,7 @@ def test_the_book_file_round_trips_and_the_agent_uses_it(
     monkeypatch.setenv("C4LAB_BOOK", str(path))
     move, analysis = make_agent("perfect").analyse(start)
     assert analysis.note and analysis.note.startswith("opening book")
-    assert Solver().analyze(start)[move] == book.score(start)
+    assert Solver().analyse(start)[move] == book.score(start)
 
 
 def test_a_damaged_book_is_a_clear_error(tmp_path: Path) -> None:

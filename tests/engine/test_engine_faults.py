@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from c4lab.agents import Agent, Analysis, Budget, make_agent
-from c4lab.arena.referee import play_pair
+from c4lab.arena.games import play_pair
 from c4lab.arena.runner import run_arena
 from c4lab.arena.schedule import ArenaConfig, ArenaError, PairTask
 from c4lab.engine import serve as serve_module
@@ -276,9 +276,6 @@ def test_our_engine_gets_ready_at_isready_for_the_positions_board(monkeypatch: p
 class OverruledLine(Agent):
     """An agent whose analysis is the line of another move (a search that
     was overruled), as master's and uct's could be."""
-
-    def choose(self, position: Position, budget: Budget | None = None) -> Move:
-        return self.analyse(position, budget)[0]
 
     def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
         return Move(0), Analysis(pv=(Move(1), Move(2)), seconds=0.25)

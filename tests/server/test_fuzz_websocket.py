@@ -32,8 +32,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from c4lab.server import protocol
-from c4lab.server.protocol import MESSAGES, RateLimit
-from c4lab.server.rooms import RoomError
+from c4lab.server.errors import RoomError
+from c4lab.server.guard import RateLimit
+from c4lab.server.protocol import MESSAGES
 from c4lab.server.run import BackgroundServer
 from c4lab.server.storage import GameStore
 from testkit import cheap_server

@@ -10,7 +10,7 @@ from c4lab.agents import agent_infos, make_agent
 from c4lab.agents.heuristic import HeuristicAgent, threats
 from c4lab.game import play_game
 from c4lab.rules import Position, Variant
-from test_minimax import random_positions, safe_moves, winning_moves
+from testkit import random_positions, safe_moves, winning_moves
 
 
 def heuristic(seed: int = 0) -> HeuristicAgent:

@@ -183,14 +183,14 @@ def test_tree_reuse_keeps_the_subtree_of_the_position_reached(name: str) -> None
     agent = make_agent(spec(name, iterations=4000, seed=2))
     position = Position()
     mine = agent.choose(position)
-    tree = agent._tree
+    tree = agent.tree
     assert tree is not None
     kept = tree.child(tree.child(tree.root, mine), Move.parse("d"))
     assert kept is not None
     visits_before = tree.nf[kept, S.F_VISITS]
     children_before = [(m, tree.nf[c, S.F_VISITS]) for m, c in tree.children(kept)]
     agent.choose(position.play(mine, "d"))
-    compacted = agent._tree
+    compacted = agent.tree
     assert compacted is not None and compacted.root == 0
     assert compacted.nf[0, S.F_VISITS] == visits_before + 4000
     assert compacted.nodes_used < tree.nodes_used + 4000, "the branches the game left are dropped"
@@ -198,7 +198,7 @@ def test_tree_reuse_keeps_the_subtree_of_the_position_reached(name: str) -> None
     assert all(after[m] >= v for m, v in children_before)
     agent.new_game()
     agent.choose(position)
-    assert agent._tree.nf[agent._tree.root, S.F_VISITS] == 4000
+    assert agent.tree.nf[agent.tree.root, S.F_VISITS] == 4000
 
 
 def test_transposition_nodes_are_positions() -> None:
@@ -226,7 +226,7 @@ def test_transposition_nodes_are_positions() -> None:
 def test_last_good_reply_tables_fill_up() -> None:
     agent = make_agent("uct-lgr2:iterations=5000,seed=1")
     agent.choose(Position())
-    tree = agent._tree
+    tree = agent.tree
     assert tree is not None
     # 7x6 has 7 move codes: up to 2 x 7 replies to one move, 2 x 49 to two.
     assert (tree.lgr1 != S.NO_MOVE).sum() >= 5 and (tree.lgr2 != S.NO_MOVE).sum() >= 20

@@ -1,0 +1,259 @@
+"""The room manager without a server: fake connections, a real store.
+
+Each test runs one event loop (``asyncio.run``) around a ``RoomManager``
+over a SQLite file, with connections that keep what they are sent.  What
+a player is told must be what is on disk: every test reads the store too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from c4lab.agents.base import Analysis
+from c4lab.rules import Move, Position
+from c4lab.server import presence
+from c4lab.server.errors import RoomError
+from c4lab.server.limits import DEFAULT_AGENTS, AgentLimits
+from c4lab.server.room import Room
+from c4lab.server.rooms import RoomManager
+from c4lab.server.storage import GameStore, StorageError
+from testkit import ROOT
+
+
+class FakeConnection:
+    """A connection that keeps every message it is sent."""
+
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+
+    async def send_json(self, data: Any) -> None:
+        self.sent.append(json.loads(json.dumps(data)))
+
+    async def send_text(self, text: str) -> None:
+        self.sent.append(json.loads(text))
+
+    def of_type(self, kind: str) -> list[dict[str, Any]]:
+        return [m for m in self.sent if m["type"] == kind]
+
+
+class FailingStore(GameStore):
+    """A store whose writes fail while ``failing`` is set (a full disk)."""
+
+    failing = False
+
+    def save(self, row: Any) -> None:
+        if self.failing:
+            raise StorageError("database or disk is full")
+        super().save(row)
+
+
+class GatedAgent:
+    """An agent that thinks until it is let go, then plays its first legal move."""
+
+    is_human = False
+
+    def __init__(self) -> None:
+        self.started = threading.Event()
+        self.go = threading.Event()
+
+    def analyse(self, position: Position, budget: Any = None) -> tuple[Move, Analysis]:
+        self.started.set()
+        assert self.go.wait(10), "never let go"
+        return position.legal_moves()[0], Analysis()
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[FailingStore]:
+    store = FailingStore(tmp_path / "games.sqlite")
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+def with_manager(store: GameStore, body: Callable[[RoomManager], Any], **options: Any) -> Any:
+    """Run ``body(manager)`` (a coroutine function) in a fresh event loop."""
+    executor = ThreadPoolExecutor(max_workers=2)
+
+    async def main() -> Any:
+        manager = RoomManager(store, executor, hint_spec="heuristic", **options)
+        try:
+            return await body(manager)
+        finally:
+            await manager.close()
+
+    try:
+        return asyncio.run(main())
+    finally:
+        executor.shutdown(wait=True, cancel_futures=True)
+
+
+async def settled(room: Room, plies: int) -> None:
+    """Wait until the room's position has ``plies`` moves and no agent thinks."""
+    for _ in range(500):
+        if room.position.ply == plies and room.thinking is None:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"still {room.position.notation}, thinking {room.thinking}")
+
+
+async def seated(manager: RoomManager, options: dict[str, Any]) -> tuple[Room, FakeConnection]:
+    room, token, _ = manager.create(options)
+    conn = FakeConnection()
+    assert await manager.attach(room.code, conn) is room
+    await manager.connect(room, conn, token)
+    return room, conn
+
+
+def test_a_move_is_saved_then_told_and_an_undo_takes_back_the_agents_reply_too(store: FailingStore) -> None:
+    async def body(manager: RoomManager) -> None:
+        room, conn = await seated(manager, {"players": {"A": "human", "B": "random"}, "board": "7x6"})
+        await manager.handle(room, conn, {"type": "move", "move": "d"})
+        await settled(room, 2)
+        stored = store.load(room.code)
+        assert stored is not None and stored.position == room.position.notation
+        assert conn.of_type("state")[-1]["room"]["position"] == room.position.notation
+        await manager.handle(room, conn, {"type": "undo"})
+        assert room.position.notation == "7x6" and room.status == "playing"
+        assert store.load(room.code).position == "7x6"  # type: ignore[union-attr]
+        with pytest.raises(RoomError) as nothing:
+            await manager.handle(room, conn, {"type": "undo"})
+        assert nothing.value.code == "not-allowed"
+
+    with_manager(store, body)
+
+
+def test_a_resignation_ends_the_game_for_the_side_to_move(store: FailingStore) -> None:
+    async def body(manager: RoomManager) -> None:
+        room, conn = await seated(manager, {"players": {"A": "human", "B": "human"}})
+        await manager.handle(room, conn, {"type": "move", "move": "d"})
+        await manager.handle(room, conn, {"type": "resign"})  # B is to move: B resigns
+        assert (room.status, room.result, room.reason) == ("over", "A", "resign")
+        stored = store.load(room.code)
+        assert stored is not None and (stored.status, stored.result, stored.reason) == ("over", "A", "resign")
+        for message in ({"type": "move", "move": "c"}, {"type": "undo"}, {"type": "resign"}):
+            with pytest.raises(RoomError) as refused:
+                await manager.handle(room, conn, message)
+            assert refused.value.code == "game-over"
+        assert conn.of_type("state")[-1]["room"]["status"] == "over"
+
+    with_manager(store, body)
+
+
+def test_a_change_that_cannot_be_saved_changes_nothing(store: FailingStore) -> None:
+    async def body(manager: RoomManager) -> None:
+        room, conn = await seated(manager, {"players": {"A": "human", "B": "human"}})
+        await manager.handle(room, conn, {"type": "move", "move": "d"})
+        told = len(conn.sent)
+        store.failing = True
+        for message in ({"type": "move", "move": "c"}, {"type": "undo"}, {"type": "resign"}):
+            with pytest.raises(RoomError) as failed:
+                await manager.handle(room, conn, message)
+            assert failed.value.code == "storage-failed"
+            assert (room.position.notation, room.status) == ("7x6:d", "playing")
+        assert len(conn.sent) == told  # nobody was told of a change that did not happen
+        store.failing = False
+        await manager.handle(room, conn, {"type": "move", "move": "c"})
+        assert store.load(room.code).position == "7x6:dc"  # type: ignore[union-attr]
+
+    with_manager(store, body)
+
+
+def test_an_undo_cancels_the_move_the_agent_is_thinking_about(store: FailingStore) -> None:
+    gated = GatedAgent()
+
+    async def body(manager: RoomManager) -> None:
+        room, conn = await seated(manager, {"players": {"A": "human", "B": "random"}})
+        room.seats["B"].agent = gated  # type: ignore[assignment]
+        await manager.handle(room, conn, {"type": "move", "move": "d"})
+        assert room.thinking == "B"
+        await asyncio.get_running_loop().run_in_executor(None, gated.started.wait, 10)
+        await manager.handle(room, conn, {"type": "undo"})
+        assert room.position.notation == "7x6" and room.thinking is None
+        gated.go.set()
+        for _ in range(50):  # the agent's answer comes back, and is dropped
+            await asyncio.sleep(0.02)
+        assert room.position.notation == "7x6"
+        assert store.load(room.code).position == "7x6"  # type: ignore[union-attr]
+        await manager.handle(room, conn, {"type": "move", "move": "c"})  # the game goes on
+        await settled(room, 2)
+
+    with_manager(store, body)
+
+
+def test_an_absent_player_forfeits_after_the_countdown(store: FailingStore) -> None:
+    async def body(manager: RoomManager) -> None:
+        room, host = await seated(manager, {"mode": "online", "seat": "A"})
+        guest_token, _ = manager.join(room, "guest")
+        guest = FakeConnection()
+        await manager.attach(room.code, guest)
+        await manager.connect(room, guest, guest_token)
+        await manager.handle(room, host, {"type": "move", "move": "d"})
+        await manager.disconnect(room, guest)
+        assert presence.absent(room) and room.forfeit_task is not None
+        for _ in range(200):
+            if room.status == "over":
+                break
+            await asyncio.sleep(0.01)
+        assert (room.status, room.result, room.reason) == ("over", "A", "forfeit")
+        assert store.load(room.code).reason == "forfeit"  # type: ignore[union-attr]
+        assert host.of_type("state")[-1]["room"]["status"] == "over"
+
+    with_manager(store, body, forfeit_after=0.2)
+
+
+def test_a_finished_game_is_shown_and_reviewed_from_the_store_without_its_agent(store: FailingStore) -> None:
+    async def play(manager: RoomManager) -> str:
+        room, conn = await seated(manager, {"players": {"A": "human", "B": "random"}, "board": "4x4"})
+        await manager.handle(room, conn, {"type": "move", "move": "a"})
+        await settled(room, 2)
+        await manager.handle(room, conn, {"type": "resign"})
+        return room.code
+
+    code = with_manager(store, play)
+
+    async def reopen(manager: RoomManager) -> None:
+        state = manager.view(code)
+        assert state is not None and state["status"] == "over" and state["seats"]["B"]["spec"] == "random"
+        assert code not in manager.rooms  # shown from its row: no live room
+        review = await manager.review(code)
+        assert review is not None and [e["ply"] for e in review["entries"]] == [1, 2]
+        conn = FakeConnection()  # a page opening it gets the room too, without its agent
+        room = await manager.attach(code, conn)
+        assert room is not None and room.seats["B"].agent is None
+        await manager.send_state(room, conn)
+        assert conn.sent[-1]["room"]["status"] == "over"
+        assert manager.view("no-such-room") is None
+
+    with_manager(store, reopen, limits=AgentLimits(allowed=DEFAULT_AGENTS - {"random"}))
+
+
+def test_reading_a_frame_loads_no_room_manager_agent_or_numba() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, c4lab.server.protocol as p; p.parse('{\"type\": \"ping\"}');"
+        "print(sorted(m for m in sys.modules if m.startswith(('numba', 'c4lab.agents', 'c4lab.server.rooms',"
+        " 'c4lab.rules'))))"
+    )
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert loaded.strip() == "[]", loaded
+
+
+def test_the_socket_error_codes_are_the_documented_ones() -> None:
+    from c4lab.server.errors import SOCKET_CODES
+
+    text = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
+    paragraph = text[text.index("Error codes:"):].split("\n\n")[0]
+    documented = set(re.findall(r"`([a-z]+(?:-[a-z]+)+)`", paragraph))
+    assert documented == set(SOCKET_CODES)
