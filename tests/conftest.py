@@ -25,3 +25,15 @@ def kaggle() -> ModuleType:
         )
         importlib.invalidate_caches()
     return importlib.import_module("kaggle_environments")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """numba starts colorama when it first prints a coloured message, and
+    colorama's exit handler then writes to pytest's captured stream after it
+    is closed ("Exception ignored in atexit callback ... I/O operation on
+    closed file" after the summary): take that handler back."""
+    colorama = sys.modules.get("colorama.initialise")
+    if colorama is not None:
+        import atexit
+
+        atexit.unregister(colorama.reset_all)

@@ -125,6 +125,7 @@ _GUARD = ("c4lab.server.guard", "GuardOptions")
 _LIMITS = ("c4lab.server.limits", "AgentLimits")
 _PRESENCE = "c4lab.server.presence"
 _QTRAIN = ("c4lab.learning.qlearning", "TrainConfig")
+_NTRAIN = ("c4lab.learning.ntuple", "Options")
 _ARENA = ("c4lab.arena.schedule", "ArenaConfig")
 
 
@@ -585,13 +586,13 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
               help="Network file (default: ntuple-BOARD.npz); never overwritten unless it is --resume's file.")
 @click.option("--resume", type=click.Path(dir_okay=False), default=None,
               help="Continue training this network file (written back to --out, default: the same file).")
-@click.option("--alpha", type=click.FloatRange(0, 100, min_open=True), default=1.0, show_default=True,
+@click.option("--alpha", type=float, **_home(*_NTRAIN, "alpha"),
               help="Step size (divided by the number of tuple readings).")
-@click.option("--alpha-final", type=click.FloatRange(0, 100, min_open=True), default=None,
+@click.option("--alpha-final", type=float, **_home(*_NTRAIN, "alpha_final"),
               help="Let the step size fall geometrically to this over the run (default: constant).")
-@click.option("--epsilon", type=click.FloatRange(0, 1), default=0.1, show_default=True,
+@click.option("--epsilon", type=float, **_home(*_NTRAIN, "epsilon"),
               help="Exploration: the chance of a random move.")
-@click.option("--opening", type=click.IntRange(0, 64), default=16, show_default=True,
+@click.option("--opening", type=int, **_home(*_NTRAIN, "opening"),
               help="Each game starts with 0 to this many random moves that nobody learns from (0: from the "
                    "empty board).")
 @click.option("--tuples", type=click.IntRange(1, 1000), default=70, show_default=True, help="Number of n-tuples.")

@@ -359,8 +359,11 @@ def test_train_ntuple_writes_a_network_that_the_agent_plays_and_a_curve(tmp_path
 
 def test_the_commands_defaults_are_the_learners() -> None:
     """``c4lab train ntuple`` shows the defaults of ``Options``, not its own."""
+    import click
+
     command = main.commands["train"].commands["ntuple"]  # type: ignore[attr-defined]
-    defaults = {p.name: p.default for p in command.params}
+    ctx = click.Context(command)
+    defaults = {p.name: p.get_default(ctx) for p in command.params}
     options = N.Options()
     for name in ("alpha", "alpha_final", "epsilon", "opening"):
         assert defaults[name] == getattr(options, name), name
