@@ -146,6 +146,24 @@ def check_ray_address(address: str, timeout: float = RAY_CONNECT_TIMEOUT) -> Non
         raise ValueError(f"--ray-address {address}: no Ray cluster answers there ({why})") from None
 
 
+def start_ray(address: str | None, cpus: int) -> tuple[Any, bool]:
+    """Ray, connected to the cluster at ``address`` (checked first: see
+    :func:`check_ray_address`) or to a new local instance with ``cpus``
+    CPUs when ``address`` is ``None``; and whether this call started it
+    (the caller then shuts it down).  Needs the optional extra ``c4lab[ray]``."""
+    try:
+        import ray
+    except ImportError:
+        raise ValueError("--executor ray needs Ray: pip install 'c4lab[ray]'") from None
+    if address:
+        check_ray_address(address)
+    if ray.is_initialized():
+        return ray, False
+    kwargs: dict[str, Any] = {"address": address} if address else {"num_cpus": cpus}
+    ray.init(include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False, **kwargs)
+    return ray, True
+
+
 class RayExecutor:
     """The same runner on a Ray cluster (``address``: ``None`` starts a
     local Ray instance; ``"auto"`` joins the cluster this machine is in; an
@@ -153,18 +171,8 @@ class RayExecutor:
     :func:`check_ray_address`).  Needs the optional extra ``c4lab[ray]``."""
 
     def __init__(self, address: str | None = None, jobs: int | None = None) -> None:
-        try:
-            import ray
-        except ImportError:
-            raise ValueError("--executor ray needs Ray: pip install 'c4lab[ray]'") from None
-        if address:
-            check_ray_address(address)
-        self._ray = ray
-        self._started = False
-        if not ray.is_initialized():
-            kwargs: dict[str, Any] = {"address": address} if address else {"num_cpus": jobs or default_jobs()}
-            ray.init(include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False, **kwargs)
-            self._started = True
+        self._ray, self._started = start_ray(address, jobs or default_jobs())
+        ray = self._ray
         self.jobs = int(ray.cluster_resources().get("CPU", 1))
         self._remote = ray.remote(num_cpus=1)(play_pair)
         self._pending: list[Any] = []

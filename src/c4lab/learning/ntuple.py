@@ -154,6 +154,7 @@ class Trainer:
     counters: np.ndarray = field(default_factory=lambda: np.zeros(T.N_COUNTERS))
     _stop: threading.Event = field(default_factory=threading.Event)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _error: BaseException | None = None  # what stopped the copies' loop (raised again by ``run``)
 
     def __post_init__(self) -> None:
         if self.workers < 1:
@@ -215,7 +216,7 @@ class Trainer:
     def _rounds(self, copies: Any, budget: list[int], deadline: float, progress: Callable[[], float]) -> None:
         """The trainer's loop with copies: a round of up to ``ROUND`` games a
         worker, the changes merged, until the budget or the time is spent."""
-        from c4lab.learning import ntuple_copies as C
+        from c4lab.learning import ntuple_copies as C  # lazy: processes and Ray only here
 
         net, o = self.network, self.options
         try:
@@ -255,7 +256,7 @@ class Trainer:
             return 1.0 - budget[0] / total
 
         copies = None
-        self._error: BaseException | None = None
+        self._error = None
         if self.executor == "threads":
             threads = [threading.Thread(target=self._worker, args=(w, budget, deadline, progress), daemon=True)
                        for w in range(self.workers)]

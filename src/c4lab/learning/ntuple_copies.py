@@ -14,7 +14,6 @@ What this costs and gives against shared threads on this machine is in
 
 from __future__ import annotations
 
-import logging
 import multiprocessing
 import signal
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -61,8 +60,8 @@ def play_round(task: Round, weights: np.ndarray) -> Change:
     copy = np.array(weights, dtype=np.float32, copy=True)
     geo, st = Position.parse(task.variant).kernel_arrays()
     counters = np.zeros(T.N_COUNTERS)
-    rng = T.train_games(geo, st, copy, *task.arrays, task.games, np.uint64(task.rng), task.alpha, task.epsilon,
-                        task.learn_from_random, np.zeros((2, 1, 1, 1), dtype=np.float32), 0.0, task.opening,
+    rng = T.train_games(geo, st, copy, *task.arrays, task.games, np.uint64(task.rng),  # type: ignore[call-arg]  # numba's Dispatcher type
+                        task.alpha, task.epsilon, task.learn_from_random, np.zeros((2, 1, 1, 1), dtype=np.float32), 0.0, task.opening,
                         counters)
     flat, base = copy.reshape(-1), np.asarray(weights, dtype=np.float32).reshape(-1)
     index = np.flatnonzero(flat != base)
@@ -114,22 +113,11 @@ class RayCopies:
     does).  The weights go to the object store once a round."""
 
     def __init__(self, workers: int, address: str | None = None) -> None:
-        try:
-            import ray
-        except ImportError:
-            raise ValueError("--executor ray needs Ray: pip install 'c4lab[ray]'") from None
-        from c4lab.arena.executors import check_ray_address
+        from c4lab.arena.executors import start_ray  # lazy: Ray only here
 
-        if address:
-            check_ray_address(address)
-        self._ray = ray
-        self._started = False
-        if not ray.is_initialized():
-            kwargs: dict[str, Any] = {"address": address} if address else {"num_cpus": workers}
-            ray.init(include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False, **kwargs)
-            self._started = True
+        self._ray, self._started = start_ray(address, workers)
         self.workers = workers
-        self._remote = ray.remote(num_cpus=1)(play_round)
+        self._remote = self._ray.remote(num_cpus=1)(play_round)
 
     def round(self, weights: np.ndarray, tasks: list[Round]) -> list[Change]:
         ref = self._ray.put(weights)

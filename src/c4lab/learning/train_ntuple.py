@@ -64,7 +64,7 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
     if ray_address is not None:
         if executor != "ray":
             raise ValueError("--ray-address needs --executor ray")
-        from c4lab.arena.executors import check_ray_address
+        from c4lab.arena.executors import check_ray_address  # lazy: only with a Ray address
 
         check_ray_address(ray_address)  # before anything is labelled or trained
     trainer = N.Trainer(network, options, workers, seed, executor, ray_address)
