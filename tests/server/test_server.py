@@ -451,6 +451,7 @@ def test_a_local_game_against_an_agent_with_undo_hint_and_resign(server: Backgro
         await me.send({"type": "hint"})
         hint = await me.expect("hint", timeout=30)
         assert hint["move"] in reply["room"]["legal_moves"] and -1 <= hint["evaluation"] <= 1
+        assert hint["position"] == reply["room"]["position"]  # the position it answers (the analysis board asks after every move)
         await me.send({"type": "undo"})
         await me.state_at("7x6")  # my move and the agent's reply are taken back
         await me.send({"type": "resign"})

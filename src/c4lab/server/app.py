@@ -299,6 +299,7 @@ def create_app(
     @app.get("/r/{code}", response_class=HTMLResponse, include_in_schema=False)
     @app.get("/games", response_class=HTMLResponse, include_in_schema=False)
     @app.get("/games/{code}", response_class=HTMLResponse, include_in_schema=False)
+    @app.get("/analyse", response_class=HTMLResponse, include_in_schema=False)
     async def page(code: str | None = None) -> str:
         return _page()
 

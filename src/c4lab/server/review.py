@@ -246,7 +246,7 @@ def hint(position: Position, adviser: Agent, timeout: float | None = None) -> di
             move = centre_first(position, keeping)
     evaluation = (2 * value - 1) * (1 if position.to_move == "A" else -1)
     return {
-        "move": move.token, "value": value, "evaluation": evaluation,
+        "position": position.notation, "move": move.token, "value": value, "evaluation": evaluation,
         "columns": columns["columns"], "best": columns["best"],
     }
 

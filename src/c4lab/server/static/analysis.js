@@ -1,21 +1,24 @@
 // Analysis on the room page: the hint (asking the server's engine for a
 // move, saying it, the ghost piece it draws and every column's score), the
-// evaluation bar, and the review after the game (asked of the server, drawn
-// by review.js).
+// evaluation bar, the review after the game (asked of the server, drawn
+// by review.js), and the analysis board: the same hint asked after every
+// move, its scores kept above the columns, the line (undo, redo, a move of
+// the list) and the link that opens the position (/analyse?position=...).
 //
 // May import: state.js, client.js (send), history.js, review.js,
-// describe.js, notation.js, util.js.
+// describe.js, notation.js, settings.js, util.js.
 // Never a view: the room page passes render / renderControls in.
 //
 // Everything that comes from the server or from a person is inserted with
 // textContent or setAttribute, never as HTML.
 
-import { R } from "./state.js";
+import { R, awaitAnswer } from "./state.js";
 import { send } from "./client.js";
 import { COLOUR, geometryOf } from "./describe.js";
 import { LETTERS, cellName, landingRow, moveTokens, replay } from "./notation.js";
 import { goTo } from "./history.js";
 import { bestMoveGhost, columnNote, markMoves, renderReview, reviewNotes } from "./review.js";
+import { saveAnalysing } from "./settings.js";
 import { $, say, setText } from "./util.js";
 
 /** The Hint button: ask the server (one question at a time). */
@@ -32,11 +35,19 @@ export function askHint(renderControls) {
 export function onHint(message, render) {
   R.hintWaiting = false;
   if (!R.state) return;
+  const position = message.position || R.state.position; // the position asked about
   R.hint = {
-    token: message.move, position: R.state.position, evaluation: message.evaluation,
+    token: message.move, position, evaluation: message.evaluation,
     columns: message.columns || [], best: message.best || [],
   };
-  if (typeof message.evaluation === "number") R.evaluation = { value: message.evaluation, position: R.state.position };
+  if (typeof message.evaluation === "number") R.evaluation = { value: message.evaluation, position };
+  if (position !== R.state.position || R.analysing) {
+    // the analysis board says nothing: its key stays under the board; a
+    // hint for a position already left asks again for the one on screen
+    autoHint();
+    render();
+    return;
+  }
   const token = message.move;
   let words = `Hint: drop in column ${token[0]}`;
   const landing = landingRow(geometryOf(R.state), R.state.cells, LETTERS.indexOf(token[0]));
@@ -74,6 +85,7 @@ export function refused() {
 export function columnNotes(room) {
   if (R.view !== null) return reviewNotes(R.review && R.review.position === room.position ? R.review : null, R.view);
   if (!R.hint || R.hint.position !== room.position || room.status !== "playing") return [];
+  // the analysis board: the exact score, else the estimate (marked ≈), black on white and large (review.css)
   return R.hint.columns.map((c) => columnNote(c.column, {
     score: c.exact ? c.score : null, estimate: c.estimate, best: R.hint.best.includes(c.column),
   }));
@@ -139,7 +151,7 @@ export function reviewGhost(room) {
 /** The hint's ghost pieces for Board.setOverlays (null: no hint to show). */
 export function hintOverlay(room) {
   let hint = null;
-  if (R.hint && R.hint.position === room.position && room.status === "playing") {
+  if (R.hint && !R.analysing && R.hint.position === room.position && room.status === "playing") {
     const token = R.hint.token;
     const col = LETTERS.indexOf(token[0]);
     const row = landingRow(geometryOf(room), room.cells, col);
@@ -192,4 +204,91 @@ export function renderEval() {
     words = Math.abs(v) > 0.9 ? `${who} is winning` : Math.abs(v) > 0.4 ? `${who} is clearly better` : `${who} is better`;
   }
   setText(label, `${words} (${v > 0 ? "+" : ""}${v.toFixed(2)})${stale ? " · before the last move" : ""}`);
+}
+
+// -- the analysis board ------------------------------------------------------------
+
+/** The analysis board on or off in this room (the switch; the /analyse
+ * link and the form's entry turn it on): kept for the room in this browser. */
+export function setAnalysing(on, remember = true) {
+  if (R.analysing && !on) R.hint = null; // switched off: its scores go too
+  R.analysing = Boolean(on);
+  if (R.code && remember) saveAnalysing(R.code, R.analysing);
+  if (R.state) noteLine(R.state);
+  autoHint();
+}
+
+/** The hint, asked by itself on the analysis board: for the position on
+ * screen, when a person at this screen is to move (one question at a time;
+ * an answer for a position already left asks again). */
+export function autoHint() {
+  const room = R.state;
+  if (!R.analysing || !room || room.status !== "playing" || room.mode !== "local" || R.hintWaiting) return;
+  if (room.thinking || room.seats[room.to_move].kind !== "human" || !R.you.includes(room.to_move)) return;
+  if (R.hint && R.hint.position === room.position) return;
+  if (send({ type: "hint" }, { quiet: true })) R.hintWaiting = true;
+}
+
+/** A state was applied: the line goes on (a new move) or keeps the moves
+ * undone, for redo, while the position is still on it. */
+export function noteLine(room) {
+  const tokens = moveTokens(room.position);
+  if (!R.analysing || tokens.length > R.line.length || tokens.some((t, i) => R.line[i] !== t)) R.line = tokens;
+}
+
+/** Along the line to the position after `ply` moves: undo (never into the
+ * start the room was made from), or the line's next moves played again. */
+export function lineTo(ply) {
+  const room = R.state;
+  if (!room || R.awaiting) return;
+  const n = moveTokens(room.position).length;
+  const target = Math.max(room.start_ply, Math.min(R.line.length, ply));
+  for (let k = n; k > target; k--) send({ type: "undo" });
+  const ahead = R.line.slice(n, target);
+  for (const token of ahead) send({ type: "move", move: token });
+  if (target !== n) awaitAnswer();
+}
+
+/** One step back (an undo) or forward (redo) along the line. */
+export function stepLine(delta) {
+  if (R.state) lineTo(moveTokens(R.state.position).length + delta);
+}
+
+/** The link that opens the position on screen in an analysis board. */
+export function analysisLink(position) {
+  return `${location.origin}/analyse?position=${encodeURIComponent(position)}`;
+}
+
+/** The analysis board's parts of the page: the switch, redo, the step
+ * buttons along the line, the moves ahead in the list, the key under the
+ * board. After the page's own drawing. */
+export function renderAnalysis() {
+  const room = R.state;
+  const on = R.analysing;
+  const local = room.mode === "local";
+  const n = moveTokens(room.position).length;
+  $("analysis-switch").hidden = !local || !R.you.length;
+  $("analysis-toggle").checked = on;
+  $("board").classList.toggle("analysing", on);
+  $("board").dataset.analysing = on ? "1" : "";
+  $("redo").hidden = !on;
+  $("redo").disabled = R.line.length <= n;
+  if (on) {
+    $("step-back").disabled = n <= room.start_ply;
+    $("step-forward").disabled = R.line.length <= n;
+    for (const mv of $("moves").querySelectorAll(".mv")) mv.classList.toggle("ahead", Number(mv.dataset.ply) > n);
+  }
+  $("analysis-link").value = analysisLink(room.position);
+  const key = $("analysis-key");
+  key.hidden = !on;
+  if (!on) return;
+  let text;
+  if (room.status !== "playing") text = "The game is over: undo, or step back, to go on analysing.";
+  else if (!R.hint || R.hint.position !== room.position) text = `${COLOUR[room.to_move]} to move: solving every column…`;
+  else {
+    const estimated = R.hint.columns.some((c) => !c.exact);
+    text = `Above each column: its score for ${COLOUR[room.to_move]}, who is to move: + a win (the larger, the sooner), ` +
+      `0 a draw, − a loss` + (estimated ? "; ≈ a percentage: not solved in time, the engine's estimate of the result." : ".");
+  }
+  setText(key, text);
 }

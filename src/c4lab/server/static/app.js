@@ -1,5 +1,6 @@
 // c4lab: the page's entry module. One page for every address (the server
-// sends the same index.html for /, /r/<code>, /games and /games/<code>);
+// sends the same index.html for /, /r/<code>, /games, /games/<code> and
+// /analyse?position=...);
 // this routes by location.pathname to a view. The contract with the server
 // is docs/protocol.md.
 //
@@ -8,7 +9,7 @@
 //   home.js      the new-game form, the player picker, recent games
 //   room.js      the room page: input, buttons, joining (a view)
 //   roomview.js  drawing the room page from the state
-//   analysis.js  hint (with every column's score), evaluation bar, review requests
+//   analysis.js  hint (with every column's score), evaluation bar, review requests, the analysis board
 //   history.js   stepping through the room's game (back, forward, a move of the list)
 //   review.js    drawing the solver's scores above the columns and a game's review
 //   client.js    the WebSocket room client (local and online games)
@@ -26,7 +27,7 @@
 // textContent or setAttribute, never as HTML.
 
 import { showHome } from "./home.js";
-import { showRoom } from "./room.js";
+import { showAnalyse, showRoom } from "./room.js";
 import { showGames, showReplay } from "./games.js";
 import { startPrefs } from "./prefs.js";
 import { R } from "./state.js";
@@ -38,6 +39,7 @@ function route() {
   if (path === "/") return showHome();
   if ((match = path.match(/^\/r\/([^/]+)$/))) return showRoom(decodeURIComponent(match[1]));
   if (path === "/games") return showGames();
+  if (path === "/analyse") return showAnalyse();
   if ((match = path.match(/^\/games\/([^/]+)$/))) return showReplay(decodeURIComponent(match[1]));
   show("view-missing");
   return null;

@@ -11,7 +11,7 @@
 
 import { miniBoard } from "./board.js";
 import { COLOUR, positionHeader, resultText } from "./describe.js";
-import { recentRooms, saveName, saveToken, savedName, tokenFor, watchFromStart } from "./settings.js";
+import { recentRooms, saveAnalysing, saveName, saveToken, savedName, tokenFor, watchFromStart } from "./settings.js";
 import { $, api, setText, show } from "./util.js";
 
 /** The picker's groups, in order: [group key of /api/agents, label]. */
@@ -68,6 +68,8 @@ export async function showHome() {
     $("custom-board").hidden = boardChoice() !== "custom";
     $("paste-board").hidden = boardChoice() !== "paste";
     $("local-options").hidden = modeChoice() !== "local";
+    $("analysis-options").hidden = modeChoice() !== "analysis";
+    setText($("start"), modeChoice() === "analysis" ? "Open the analysis board" : "Start the game");
     $("online-options").hidden = modeChoice() !== "online";
     for (const n of [1, 2]) {
       const value = $(`player${n}`).value;
@@ -120,6 +122,7 @@ export async function showHome() {
   }
   if (params.get("bonus") === "1") $("bonus").checked = true;
   if (params.get("mode") === "online") $("mode-online").checked = true;
+  if (params.get("mode") === "analysis") $("mode-analysis").checked = true;
   for (const key of ["first", "seat"]) {
     const value = params.get(key);
     if (value && ["A", "B", "random"].includes(value)) $(key).value = value;
@@ -172,7 +175,8 @@ export async function showHome() {
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     setText($("form-error"), "");
-    const body = { mode: modeChoice(), bonus: $("bonus").checked };
+    const analysis = modeChoice() === "analysis"; // a local room of two people at this screen, shown as an analysis board
+    const body = { mode: analysis ? "local" : modeChoice(), bonus: $("bonus").checked };
     const choice = boardChoice();
     if (choice === "classic") body.board = "7x6";
     else if (choice === "random") body.board = "random";
@@ -192,7 +196,9 @@ export async function showHome() {
     }
     const name = $("name").value.trim();
     if (name) body.name = name;
-    if (body.mode === "local") {
+    if (analysis) {
+      body.players = { A: "human", B: "human" };
+    } else if (body.mode === "local") {
       const spec = (n) => {
         const value = $(`player${n}`).value;
         const extra = $(`player${n}-options`).value.trim();
@@ -210,6 +216,7 @@ export async function showHome() {
       const ticket = await api("POST", "/api/rooms", body);
       saveName(name);
       saveToken(ticket.code, ticket.token);
+      if (analysis) saveAnalysing(ticket.code, true);
       if (body.mode === "local" && body.players.A !== "human" && body.players.B !== "human") {
         watchFromStart(ticket.code);
       }

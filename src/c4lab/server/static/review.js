@@ -52,7 +52,8 @@ export function columnNote(letter, { score = null, estimate = null, best = false
   }
   if (estimate !== null && estimate !== undefined) {
     const pct = `${Math.round(estimate * 100)}%`;
-    return { col, text: pct, kind: "estimate", best, title: `${letter}: about ${pct} (the engine's estimate)` };
+    // marked as an estimate: "≈", and in italics (review.css)
+    return { col, text: `\u2248${pct}`, kind: "estimate", best, title: `${letter}: about ${pct} (the engine's estimate, not solved in time)` };
   }
   return { col, text: "?", kind: "unknown", best, title: `${letter}: not solved in time` };
 }
@@ -238,9 +239,16 @@ export function drawColumnNotes(board, notes) {
       transform: `translate(${x} ${top / 2})`, "data-note": LETTERS[note.col], "data-score": note.text,
       "data-kind": note.kind, "data-best": note.best ? "1" : "0", "data-played": note.played ? "1" : "0",
     }, layer);
-    el("rect", { x: -width / 2 + 4, y: -16, width: width - 8, height: 32, rx: 10, class: "note-pill" }, g);
-    const text = el("text", { y: 7, class: "note-text" }, g);
+    el("rect", { x: -width / 2 + 4, y: -19, width: width - 8, height: 38, rx: 10, class: "note-pill" }, g);
+    const text = el("text", { y: 0, class: "note-text" }, g); // centred on the pill (review.css)
     text.textContent = note.text;
+    // never wider than its column: a long score is narrowed, its sign never cut or covered
+    const room = width - 12;
+    const natural = text.getComputedTextLength ? text.getComputedTextLength() : 0;
+    if (natural > room) {
+      text.setAttribute("textLength", String(room));
+      text.setAttribute("lengthAdjust", "spacingAndGlyphs");
+    }
     if (note.title) el("title", {}, g).textContent = note.title;
   }
 }

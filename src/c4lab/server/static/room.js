@@ -1,5 +1,6 @@
 // The room page (/r/<code>): a local game or an online room, both played
-// through a server room. Sets up the board, binds the buttons and keys,
+// through a server room; /analyse?position=... makes a local room of two
+// people at this screen on that position and shows it as an analysis board. Sets up the board, binds the buttons and keys,
 // turns a column click into a move (or a refusal, or the bonus ban choice),
 // joins a free seat, starts a new game from a pasted position, and starts
 // the client with this page's drawing functions.
@@ -15,13 +16,15 @@ import {
   R, awaitAnswer, columnAction, dropBan, holdBan, moveCursor, roomPlayers, watchFromStart,
 } from "./state.js";
 import { send, startClient, useToken } from "./client.js";
-import { askHint, askReview, noteState, onHint, onReview, refused } from "./analysis.js";
+import {
+  askHint, askReview, autoHint, noteLine, noteState, onHint, onReview, refused, setAnalysing, stepLine,
+} from "./analysis.js";
 import { bindHistory, goLive, goTo, stepBy } from "./history.js";
 import { render, renderControls, renderPreview } from "./roomview.js";
 import { COLOUR, positionHeader } from "./describe.js";
 import { LETTERS, moveTokens } from "./notation.js";
 import { Board } from "./board.js";
-import { saveName, saveToken, savedName, takeWatchFromStart, tokenFor } from "./settings.js";
+import { analysing, saveAnalysing, saveName, saveToken, savedName, takeWatchFromStart, tokenFor } from "./settings.js";
 import { $, api, copyText, say, setText, show } from "./util.js";
 
 /** This page's join request id (random, sent with every try of a join). */
@@ -32,6 +35,7 @@ export function showRoom(code) {
   R.code = code;
   useToken(tokenFor(code));
   watchFromStart(takeWatchFromStart(code));
+  setAnalysing(analysing(code), false);
   R.board = new Board($("board"), {
     onColumn: (col) => {
       moveCursor(null);
@@ -48,7 +52,11 @@ export function showRoom(code) {
   document.addEventListener("keydown", roomKey);
   startClient({
     render, renderControls,
-    onState: noteState,
+    onState: (room) => {
+      noteState(room);
+      noteLine(room);
+      autoHint();
+    },
     onHint: (message) => onHint(message, render),
     onReview: (message) => onReview(message, render),
     onRefused: refused,
@@ -140,6 +148,11 @@ function historyKey(event) {
   const key = event.key;
   const room = R.state;
   const canPlay = room.status === "playing" && R.you.length > 0;
+  if (R.analysing && R.view === null && !R.pending && (key === "ArrowLeft" || key === "ArrowRight") && (event.shiftKey || !canPlay)) {
+    event.preventDefault();
+    stepLine(key === "ArrowLeft" ? -1 : 1); // along the analysis board's line: undo, redo
+    return true;
+  }
   if ((key === "ArrowLeft" || key === "ArrowRight") && (event.shiftKey || R.view !== null || !canPlay) && !R.pending) {
     event.preventDefault();
     stepBy(key === "ArrowLeft" ? -1 : 1);
@@ -170,8 +183,15 @@ function bindRoomControls() {
     askHint(renderControls);
   });
   $("review").addEventListener("click", () => askReview(renderControls));
-  $("step-back").addEventListener("click", () => stepBy(-1));
-  $("step-forward").addEventListener("click", () => stepBy(1));
+  $("step-back").addEventListener("click", () => (R.analysing && R.view === null ? stepLine(-1) : stepBy(-1)));
+  $("step-forward").addEventListener("click", () => (R.analysing && R.view === null ? stepLine(1) : stepBy(1)));
+  $("redo").addEventListener("click", () => stepLine(1));
+  $("analysis-toggle").addEventListener("change", (e) => {
+    setAnalysing(e.target.checked);
+    render();
+  });
+  $("copy-analysis").addEventListener("click", () => copyText($("analysis-link").value, "Link"));
+  $("analysis-link").addEventListener("focus", (e) => e.target.select());
   $("back-to-live").addEventListener("click", goLive);
   $("play-again").addEventListener("click", () => playAgain(false));
   $("swap-sides").addEventListener("click", () => playAgain(true));
@@ -251,9 +271,10 @@ async function pasteStart() {
     return;
   }
   const room = R.state;
-  const players = room && room.mode === "local" ? roomPlayers(room) : { A: "human", B: "hard" };
+  let players = room && room.mode === "local" ? roomPlayers(room) : { A: "human", B: "hard" };
+  if (R.analysing) players = { A: "human", B: "human" }; // the analysis board goes on from the position
   try {
-    await startLocal(text, players);
+    await startLocal(text, players, R.analysing);
   } catch (err) {
     setText($("paste-error"), `That position cannot start a game: ${err.message}`);
   }
@@ -267,10 +288,37 @@ function startPosition(room) {
 }
 
 /** A new local room on `board` with `players`, opened in this tab. */
-async function startLocal(board, players) {
+async function startLocal(board, players, analysis = false) {
   const ticket = await api("POST", "/api/rooms", { mode: "local", board, players });
   saveToken(ticket.code, ticket.token);
+  if (analysis) saveAnalysing(ticket.code, true);
   location.assign(ticket.url);
+}
+
+/** /analyse?position=P: a local room of two people at this screen on P,
+ * shown as an analysis board at its own address (/r/<code>); a bad
+ * position is one line that says where, and no room is made. */
+export async function showAnalyse() {
+  const position = (new URLSearchParams(location.search).get("position") || "").trim();
+  const fail = (text) => {
+    show("view-missing");
+    setText($("missing-title"), "No analysis board");
+    setText($("missing-text"), text);
+    document.title = "c4lab: no analysis board";
+  };
+  if (!position) {
+    fail("The link names no position: /analyse?position=7x6:dd (the notation of the rules: size, cells, moves).");
+    return;
+  }
+  try {
+    const ticket = await api("POST", "/api/rooms", { mode: "local", board: position, players: { A: "human", B: "human" } });
+    saveToken(ticket.code, ticket.token);
+    saveAnalysing(ticket.code, true);
+    history.replaceState(null, "", ticket.url);
+    showRoom(ticket.code);
+  } catch (err) {
+    fail(`That position cannot be analysed: ${err.message}`);
+  }
 }
 
 /** Rematch (the same start and players) or swap sides (A and B exchanged). */

@@ -10,7 +10,9 @@
 // textContent or setAttribute, never as HTML.
 
 import { R, myTurn, roomPlayers } from "./state.js";
-import { columnNotes, hintOverlay, renderEval, renderRoomReview, reviewGhost } from "./analysis.js";
+import {
+  columnNotes, hintOverlay, lineTo, renderAnalysis, renderEval, renderRoomReview, reviewGhost,
+} from "./analysis.js";
 import { goTo, renderHistory, viewOverlays } from "./history.js";
 import { drawColumnNotes } from "./review.js";
 import { COLOUR, geometryOf, positionHeader, renderMoves, resultText, seatLabel } from "./describe.js";
@@ -38,9 +40,15 @@ export function render() {
   renderControls();
   renderPanels();
   const tokens = moveTokens(room.position);
-  renderMoves($("moves"), tokens, { startPly: room.start_ply, current: R.view ?? tokens.length, onPick: goTo });
+  if (R.analysing) {
+    // the analysis board's list: its whole line, the moves undone after the one on the board
+    renderMoves($("moves"), R.line, { startPly: room.start_ply, current: tokens.length, onPick: lineTo });
+  } else {
+    renderMoves($("moves"), tokens, { startPly: room.start_ply, current: R.view ?? tokens.length, onPick: goTo });
+  }
   renderHistory();
   renderRoomReview();
+  renderAnalysis();
   $("position").value = room.position;
   setText($("last-key"), LETTERS[room.width - 1]);
   $("ban-panel").hidden = !R.pending;
@@ -212,9 +220,9 @@ export function renderControls() {
   const local = room.mode === "local";
   const tokens = moveTokens(room.position);
   $("undo").hidden = !local;
-  $("hint").hidden = !local;
+  $("hint").hidden = !local || R.analysing; // the analysis board asks by itself
   // A new game from the same start: after the end, at this screen's games.
-  $("play-again").hidden = !(local && room.status === "over");
+  $("play-again").hidden = !(local && room.status === "over") || R.analysing;
   $("swap-sides").hidden = $("play-again").hidden;
   const givenUp = room.status === "over" && (room.reason === "resign" || room.reason === "forfeit");
   $("undo").disabled = !R.you.length || givenUp || tokens.length <= room.start_ply ||
@@ -226,7 +234,7 @@ export function renderControls() {
   review.disabled = R.reviewWaiting;
   setText(review.querySelector(".label"), R.reviewWaiting ? "Reviewing…" : "Review");
   const resign = $("resign");
-  resign.hidden = !R.you.length || room.status !== "playing";
+  resign.hidden = !R.you.length || room.status !== "playing" || R.analysing;
   resign.disabled = room.status !== "playing";
   if (!R.resignArmed) resign.classList.remove("armed");
   const rematch = $("rematch");

@@ -4,7 +4,7 @@
 // leaves for its room page (sessionStorage). Storage can be missing (private
 // mode): then the page still works until it is closed. Also the look (theme
 // and light or dark; index.html reads the same keys before the first paint)
-// and whether a drop makes a sound.
+// and whether a drop makes a sound, and which rooms are analysis boards.
 //
 // May import: nothing (browser globals only).
 
@@ -85,6 +85,19 @@ export function takeWatchFromStart(code) {
   } catch (err) {
     return false;
   }
+}
+
+// the analysis board: localStorage "c4lab.analyse:<code>" is "1" while that
+// room shows every column's score after every move (the switch, the
+// /analyse link, the form's entry)
+const ANALYSE_KEY = "c4lab.analyse:";
+
+export function analysing(code) {
+  return read(ANALYSE_KEY + code) === "1";
+}
+
+export function saveAnalysing(code, on) {
+  write(ANALYSE_KEY + code, on ? "1" : "0");
 }
 
 // the look: keys also read by the script in index.html's <head>

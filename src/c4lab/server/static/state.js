@@ -57,6 +57,8 @@ export const R = {
   evaluation: null, // {value, position}
   review: null, // the review message of this game
   reviewWaiting: false,
+  analysing: false, // the analysis board: every column's score after every move (the switch)
+  line: [], // the analysis board's line: the moves played, then those undone that redo plays again
 };
 
 // -- state.js's named updates ----------------------------------------------------

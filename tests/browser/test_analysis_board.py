@@ -1,0 +1,183 @@
+"""The analysis board (issue 27, part 3): /analyse?position=... opens a
+position with every column's score above the board after every move, for
+whoever is to move, checked against the exact solver (``c4lab solve
+--analyse``); moves for both sides, undo, redo and the line; the link and
+its copy; a bonus board with a ban; a bad position; the form's entry and
+the switch in a game. The numbers are read as a person sees them: large,
+the ink's colour on the panel's, inside their pill, in both themes and at
+both sizes."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import urllib.parse
+
+import pytest
+from browser_helpers import board, click_cell, create_room, open_room, wait_position
+from playwright.sync_api import expect
+
+from c4lab.rules import Position
+from c4lab.solver import Solver
+
+MINUS = "\u2212"
+#: (width, height, pieces theme)
+LOOKS = {"desktop-contrast": (1280, 800, "contrast"), "phone-classic": (390, 844, "classic")}
+#: The sides' names in each theme: A, B.
+NAMES = {"contrast": ("White", "Black"), "classic": ("Red", "Yellow")}
+
+
+def score_text(score: int) -> str:
+    return f"+{score}" if score > 0 else f"{MINUS}{-score}" if score < 0 else "0"
+
+
+def exact_columns(position: str) -> dict[str, str]:
+    """Every column's best exact score (with the bonus: its best ban), as the page writes it."""
+    best: dict[str, int] = {}
+    for move, score in Solver().analyse(Position.parse(position)).items():
+        assert score is not None
+        letter = move.token[0]
+        best[letter] = max(score, best.get(letter, score))
+    return {letter: score_text(score) for letter, score in best.items()}
+
+
+def notes(page) -> dict[str, str]:
+    found = page.locator("#board .col-note").evaluate_all("ns => ns.map(n => [n.dataset.note, n.dataset.score])")
+    return dict(found)
+
+
+def wait_notes(page, position: str, count: int) -> dict[str, str]:
+    wait_position(page, position)
+    expect(page.locator("#board .col-note")).to_have_count(count, timeout=60_000)
+    return notes(page)
+
+
+def luminance(rgb: str) -> float:
+    values = [int(v) / 255 for v in re.findall(r"\d+", rgb)[:3]]
+    linear = [v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4 for v in values]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast(a: str, b: str) -> float:
+    la, lb = sorted((luminance(a), luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def check_readable(page, min_px: float) -> None:
+    """Each number: at least ``min_px`` tall on screen, its colour against
+    its pill's at least 7:1, and wholly inside its pill (the sign never cut
+    or covered)."""
+    found = page.locator("#board .col-note").evaluate_all("""ns => ns.map(n => {
+        const t = n.querySelector('text'), p = n.querySelector('rect');
+        const a = t.getBBox(), tr = t.getBoundingClientRect(), pr = p.getBoundingClientRect();
+        return {text: t.textContent, fill: getComputedStyle(t).fill, pill: getComputedStyle(p).fill,
+                size: parseFloat(getComputedStyle(t).fontSize) * tr.width / Math.max(a.width, 1e-6),
+                t: [tr.left, tr.right, tr.top, tr.bottom], p: [pr.left, pr.right, pr.top, pr.bottom],
+                inside: tr.left >= pr.left - 0.5 && tr.right <= pr.right + 0.5 && tr.top >= pr.top - 1 && tr.bottom <= pr.bottom + 1};
+    })""")
+    assert found
+    for note in found:
+        assert note["inside"], (note["t"], note["p"])
+        assert note["size"] >= min_px, note
+        assert contrast(note["fill"], note["pill"]) >= 7, note
+
+
+@pytest.mark.parametrize("look", LOOKS)
+def test_the_link_opens_an_analysis_board_with_the_solvers_scores(server, new_page, look):
+    width, height, pieces = LOOKS[look]
+    page = new_page(width, height)
+    page.goto(server.url + "/games")
+    page.evaluate("p => localStorage.setItem('c4lab.pieces', p)", pieces)
+    page.goto(server.url + "/analyse?position=" + urllib.parse.quote("7x6:dd"))
+    expect(page).to_have_url(re.compile(r"/r/[^/?]+$"))  # the room's own address from now on
+    expect(board(page)).to_have_attribute("data-analysing", "1")
+    assert page.evaluate("document.documentElement.dataset.pieces") == pieces
+    # no Hint pressed: the scores are there, for White (to move), exact on the classic board
+    assert wait_notes(page, "7x6:dd", 7) == exact_columns("7x6:dd")
+    check_readable(page, 16 if width < 600 else 20)
+    expect(page.locator("#analysis-key")).to_contain_text(NAMES[pieces][0])
+    expect(page.locator("#hint")).to_be_hidden()
+    expect(page.locator("#resign")).to_be_hidden()
+    # a move for White, then the scores are Black's
+    click_cell(page, "c1")
+    assert wait_notes(page, "7x6:ddc", 7) == exact_columns("7x6:ddc")
+    expect(page.locator("#analysis-key")).to_contain_text(NAMES[pieces][1])
+    check_readable(page, 16 if width < 600 else 20)
+    # and one for Black: both sides are played here
+    click_cell(page, "b1")
+    wait_notes(page, "7x6:ddcb", 7)
+    # undo, undo, redo along the line (buttons and keys); the list keeps the moves ahead
+    page.locator("#undo").click()
+    wait_notes(page, "7x6:ddc", 7)
+    page.locator("#step-back").click()
+    assert wait_notes(page, "7x6:dd", 7) == exact_columns("7x6:dd")
+    expect(page.locator("#moves .mv.ahead")).to_have_count(2)
+    expect(page.locator("#step-back")).to_be_disabled()  # the position the link gave is the start
+    page.locator("#redo").click()
+    wait_notes(page, "7x6:ddc", 7)
+    page.locator("#board").focus()
+    page.keyboard.press("Shift+ArrowRight")
+    wait_notes(page, "7x6:ddcb", 7)
+    expect(page.locator("#redo")).to_be_disabled()
+    # a click in the list goes along the line; a new move ends it there
+    page.locator('#moves .mv[data-ply="3"]').click()
+    wait_notes(page, "7x6:ddc", 7)
+    click_cell(page, "e1")
+    wait_notes(page, "7x6:ddce", 7)
+    expect(page.locator("#moves .mv.ahead")).to_have_count(0)
+    # the link of the position on screen, and its copy
+    link = page.locator("#analysis-link").input_value()
+    assert link == f"{server.url}/analyse?position={urllib.parse.quote('7x6:ddce', safe='')}"
+    page.locator("#copy-analysis").click()
+    expect(page.locator("#toast")).to_contain_text("copied")
+
+
+def test_a_bonus_board_with_a_ban_is_analysed_too(server, new_page):
+    page = new_page()
+    start = "5x4/Bc2:c"  # Black's piece in column c lands on the bonus cell
+    page.goto(server.url + "/analyse?position=" + urllib.parse.quote(start))
+    assert wait_notes(page, start, 5) == exact_columns(start)
+    click_cell(page, "c2")
+    expect(page.locator("#ban-panel")).to_be_visible()
+    click_cell(page, "a1")  # the ban piece in column a
+    after = "5x4/Bc2:cc+a"
+    assert wait_notes(page, after, 5) == exact_columns(after)
+    assert page.locator("#analysis-link").input_value().endswith(urllib.parse.quote(after, safe=""))
+    page.locator("#undo").click()
+    wait_notes(page, start, 5)
+    page.locator("#redo").click()
+    wait_notes(page, after, 5)
+
+
+def test_a_bad_position_in_the_link_is_one_line_and_makes_no_room(server, new_page):
+    page = new_page()
+    page.goto(server.url + "/analyse?position=" + urllib.parse.quote("7x6:dz"))
+    expect(page.locator("#view-missing")).to_be_visible()
+    expect(page.locator("#missing-text")).to_contain_text("character 5")
+    assert "\n" not in page.locator("#missing-text").inner_text()
+    with sqlite3.connect(server.db_path) as db:
+        assert db.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 0
+    page.goto(server.url + "/analyse")
+    expect(page.locator("#missing-text")).to_contain_text("names no position")
+
+
+def test_the_new_game_form_and_the_switch_in_a_game(server, new_page):
+    page = new_page()
+    page.goto(server.url + "/?board=7x6")
+    page.locator("#mode-analysis").check()
+    expect(page.locator("#player1")).to_be_hidden()
+    page.locator("#start").click()
+    expect(page).to_have_url(re.compile(r"/r/[^/?]+$"))
+    assert wait_notes(page, "7x6", 7) == exact_columns("7x6")
+    expect(page.locator("#seat-B .seat-kind")).to_contain_text("person")
+    page.reload()  # the room stays an analysis board
+    assert wait_notes(page, "7x6", 7) == exact_columns("7x6")
+
+    # a game against the computer: the switch keeps the scores for the person's moves
+    ticket = create_room(server, board="7x6:dd", players={"A": "human", "B": "hard"})
+    open_room(page, server, ticket)
+    expect(page.locator("#board .col-note")).to_have_count(0)
+    page.locator("#analysis-toggle").check()
+    assert wait_notes(page, "7x6:dd", 7) == exact_columns("7x6:dd")
+    page.locator("#analysis-toggle").uncheck()
+    expect(page.locator("#board .col-note")).to_have_count(0)
