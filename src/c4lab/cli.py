@@ -345,6 +345,43 @@ def play(
 
 
 @main.command()
+@click.argument("position")
+@click.option("--tui", is_flag=True, help="Analyse in the terminal instead of the browser.")
+@click.option("--no-browser", is_flag=True, help="Do not open a browser (print the link only).")
+@click.option("--port", type=click.IntRange(1, 65535), default=None, help="Port of the local server (default: a free one).")
+@click.option("--db", type=click.Path(dir_okay=False), callback=_in_existing_folder, default=None, help="Game database (SQLite file).")
+@click.option("--color/--no-color", default=None, help="Force colours on or off (default: when a terminal).")
+def analyse(position: str, tui: bool, no_browser: bool, port: int | None, db: str | None, color: bool | None) -> None:
+    """Open POSITION on the analysis board: you make the moves of both
+    sides, and after every move each column shows its score for whoever is
+    to move (exact where the solver answers in time, else the engine's
+    estimate, marked as such). In the browser (a local server on 127.0.0.1,
+    the page /analyse?position=POSITION), or with --tui in the terminal.
+    A bad POSITION is one line that says where, and nothing starts."""
+    from c4lab.rules import Position
+
+    try:
+        start = Position.parse(position)
+    except ValueError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(2)
+    if tui:
+        from c4lab.ui.terminal import GameSettings, run_terminal_game
+
+        settings = GameSettings(board=start.notation, players=("human", "human"), first="1", color=color, analyse=True)
+        sys.exit(run_terminal_game(settings))
+    from c4lab.server.guard import UNLIMITED
+    from c4lab.server.limits import PERSONAL
+    from c4lab.server.presence import FORFEIT_AFTER
+
+    _serve(
+        host="127.0.0.1", port=port, db=db, forfeit_after=FORFEIT_AFTER, open_browser=not no_browser, local=True,
+        page="analyse", query=urllib.parse.urlencode({"position": start.notation}), limits=PERSONAL,
+        guard=UNLIMITED, idle_after=None,
+    )
+
+
+@main.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (0.0.0.0: every one).")
 @click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True)
 @click.option("--db", type=click.Path(dir_okay=False), callback=_in_existing_folder, default=None, help="Game database (SQLite file).")
@@ -413,7 +450,7 @@ def serve(
 
 def _serve(
     host: str, port: int | None, db: str | None, forfeit_after: float, open_browser: bool, local: bool,
-    query: str = "", **options: Any,
+    query: str = "", page: str = "", **options: Any,
 ) -> None:
     from c4lab.server.run import run_in_foreground
     from c4lab.server.storage import StorageError
@@ -421,7 +458,7 @@ def _serve(
     try:
         run_in_foreground(
             db, host, port, forfeit_after=forfeit_after, local=local, open_browser=open_browser, query=query,
-            say=click.echo, **options,
+            page=page, say=click.echo, **options,
         )
     except StorageError as exc:
         raise click.ClickException(str(exc)) from None

@@ -138,13 +138,15 @@ class BackgroundServer:
 
 def run_in_foreground(
     db: str | Path | None, host: str, port: int | None, *, forfeit_after: float, local: bool,
-    open_browser: bool = False, query: str = "", say: Callable[[str], None] = print,
+    open_browser: bool = False, query: str = "", page: str = "", say: Callable[[str], None] = print,
     limits: AgentLimits | None = None, guard: GuardOptions = UNLIMITED, idle_after: float | None = IDLE_AFTER,
     room_prefix: str = "",
 ) -> None:
     """``c4lab serve`` and ``c4lab play``: open the game database (a
     ``StorageError`` if it is not usable), say where the server listens and
-    with which limits, open the page if asked, and serve until Ctrl-C.
+    with which limits, open the page if asked (``page``: its path after
+    the first ``/``, e.g. ``analyse``; ``query``: its query string), and
+    serve until Ctrl-C.
     The address is said (and the page opened) once the server accepts
     connections."""
     store = GameStore(db or DEFAULT_DB)
@@ -154,7 +156,7 @@ def run_in_foreground(
         store, host, port, forfeit_after=forfeit_after, limits=limits, guard=guard, idle_after=idle_after,
         warm_up=True, long_running=True, room_prefix=room_prefix,
     )
-    url = f"http://{shown_host(host)}:{port}/" + (f"?{query}" if query else "")
+    url = f"http://{shown_host(host)}:{port}/{page}" + (f"?{query}" if query else "")
     where = " (listening on every interface)" if host in EVERY_INTERFACE else ""
 
     def announce() -> None:

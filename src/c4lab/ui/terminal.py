@@ -1,7 +1,10 @@
 """The terminal game: a coloured board, people and agents taking turns.
 
 Who plays each side is an agent spec (``human`` for a person, so two people
-can share a keyboard and two agents can play each other).  The game moves
+can share a keyboard and two agents can play each other).  With ``analyse``
+(``c4lab analyse --tui``) every column's score for the side to move is
+shown above the board before each move: the page's hint (``server.review``),
+exact where the solver answers in time, else the engine's estimate.  The game moves
 ``Position``s and move tokens only, through the one game loop
 (``c4lab.game.play_game``: its hooks draw the board and pause between
 moves); the board is drawn with rich when the output is a terminal and as
@@ -16,6 +19,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from rich.console import Console
 from rich.text import Text
@@ -41,6 +45,7 @@ class GameSettings:
     seed: int | None = None
     delay: float | None = None  # pause after an agent's move; None: automatic
     color: bool | None = None  # None: colours when the output is a terminal
+    analyse: bool = False  # every column's score above the board before each move
 
 
 # ---------------------------------------------------------------------------
@@ -91,6 +96,37 @@ def board_text(position: Position) -> Text:
     return text
 
 
+def _score_cell(column: dict[str, Any]) -> tuple[str, str]:
+    """A column's score in three characters and its style: ``+3``, `` 0``,
+    ``-2`` (exact), ``~57`` (the engine's estimate, in %), `` ?``."""
+    if column["exact"]:
+        score = column["score"]
+        return (f"{score:+d}" if score else "0").rjust(2).ljust(3), "bold"  # the last digit over the piece
+    if column["estimate"] is not None:
+        return f"~{min(99, round(column['estimate'] * 100)):02d}", "italic dim"
+    return " ? ", "dim"
+
+
+def scores_row(position: Position, columns: list[dict[str, Any]]) -> Text:
+    """The hint's ``columns`` in a row aligned over ``board_text``'s columns."""
+    by_letter = {c["column"]: c for c in columns}
+    text = Text("   ")
+    for c in range(position.variant.width):
+        column = by_letter.get(column_letter(c))
+        cell, style = _score_cell(column) if column else ("   ", "")
+        text.append(cell, style=style)
+    return text
+
+
+def scores_line(position: Position, columns: list[dict[str, Any]]) -> str:
+    """The hint's ``columns`` in words, one line (for every output)."""
+    parts = [f"{c['column']} {_score_cell(c)[0].strip()}" for c in columns]
+    return (
+        f"Scores for {SIDE_NAMES[position.to_move or 'A']}, to move: {', '.join(parts)}"
+        "  (+ a win, the larger the sooner; 0 a draw; - a loss; ~N: not solved in time, the engine's N %)"
+    )
+
+
 def legend(position: Position) -> Text:
     text = Text()
     for key, label in (("A", "A"), ("B", "B"), ("forbidden", "forbidden"), ("bonus", "bonus"), ("ban", "ban")):
@@ -136,6 +172,17 @@ class TerminalGame:
         ]
         starting_position(settings.board, settings.bonus, random.Random(0))  # fail early on a bad board
         self.warmup: threading.Thread | None = None
+        self.adviser: Agent | None = None  # the hint's engine, for the analysis board's estimates
+
+    def column_scores(self, position: Position) -> list[dict[str, Any]]:
+        """Every column's score for the side to move: the page's hint."""
+        # lazy: only the analysis board needs the server's hint
+        from c4lab.server.review import HINT_SPEC, hint
+
+        if self.adviser is None:
+            self.adviser = make_agent(HINT_SPEC)
+        columns: list[dict[str, Any]] = hint(position, self.adviser)["columns"]
+        return columns
 
     def prepare_engines(self, start: Position) -> None:
         """Compile the agents' code (numba's first start; later starts load it
@@ -161,11 +208,14 @@ class TerminalGame:
     def say(self, message: str) -> None:
         self.console.print(message, highlight=False, markup=False, soft_wrap=True)
 
-    def show(self, position: Position, header: str, note: str) -> None:
-        """Draw the board; on a terminal, redraw the screen in place."""
+    def show(self, position: Position, header: str, note: str, scores: list[dict[str, Any]] | None = None) -> None:
+        """Draw the board (with ``scores``: every column's, above it); on a
+        terminal, redraw the screen in place."""
         if self.color:
             self.console.clear()
             self.say(header)
+            if scores:
+                self.console.print(scores_row(position, scores))
             self.console.print(board_text(position))
             self.console.print(legend(position))
             if note:
@@ -174,6 +224,8 @@ class TerminalGame:
             if note:
                 self.say(note)
             self.console.print(position.render(), highlight=False, markup=False)
+        if scores:
+            self.say(scores_line(position, scores))
 
     def ask_yes_no(self, prompt: str) -> bool:
         while True:
@@ -207,6 +259,11 @@ class TerminalGame:
             f"{SIDE_NAMES['A']} is {self.labels[by_side['A']]} and moves first; "
             f"{SIDE_NAMES['B']} is {self.labels[by_side['B']]}."
         )
+        if self.settings.analyse:
+            header = (
+                f"Analysis board on {start.notation}: you play both sides; above the board, every column's "
+                "score for the side to move."
+            )
         if not self.color:
             self.say("\n" + header)
         delay = self.settings.delay
@@ -254,7 +311,8 @@ class _Screen:
 
     def before_move(self, position: Position) -> None:
         self.position = position
-        self.game.show(position, self.header, self.note)
+        scores = self.game.column_scores(position) if self.game.settings.analyse else None
+        self.game.show(position, self.header, self.note, scores)
         assert position.to_move is not None
         index = self.by_side[position.to_move]
         if self.game.color and not self.game.players[index].is_human:

@@ -1,0 +1,89 @@
+"""``c4lab analyse POSITION`` (issue 27, part 3): the page's analysis board
+opened on the position (``--no-browser`` prints its link), ``--tui`` the
+same scores in the terminal game, and a bad position: one line that says
+where, nothing started."""
+
+from __future__ import annotations
+
+import io
+import re
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+from click.testing import CliRunner
+from rich.console import Console
+
+from c4lab.cli import main
+from c4lab.rules import Position
+from c4lab.solver import Solver
+from c4lab.ui.terminal import GameSettings, TerminalGame, scores_row
+from testkit import Script
+
+
+def exact(position: str) -> dict[str, int]:
+    return {move.token: score for move, score in Solver().analyse(Position.parse(position)).items()}
+
+
+def written(scores: dict[str, int]) -> str:
+    return ", ".join(f"{letter} {score:+d}" if score else f"{letter} 0" for letter, score in scores.items())
+
+
+def test_a_bad_position_is_one_line_that_says_where_and_nothing_starts(tmp_path: Path) -> None:
+    db = tmp_path / "g.sqlite"
+    for extra in ([], ["--tui"], ["--no-browser", "--db", str(db)]):
+        result = CliRunner().invoke(main, ["analyse", "7x6:dz", *extra])
+        assert result.exit_code == 2
+        assert result.stdout == ""
+        lines = result.stderr.splitlines()
+        assert len(lines) == 1 and "character 5" in lines[0] and "column z" in lines[0], lines
+    assert not db.exists()  # no server, no database
+
+
+def test_the_tui_shows_every_columns_exact_score_for_whoever_is_to_move() -> None:
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=False, no_color=True, width=200)
+    settings = GameSettings(board="7x6:dd", players=("human", "human"), first="1", analyse=True)
+    TerminalGame(settings, console=console, read=Script("c", "e")).run()
+    text = out.getvalue()
+    assert f"Scores for A (white), to move: {written(exact('7x6:dd'))}" in text
+    assert f"Scores for B (black), to move: {written(exact('7x6:ddc'))}" in text
+
+
+def test_the_tui_row_sits_over_the_columns() -> None:
+    position = Position.parse("7x6:ddc")
+    columns = [
+        {"column": "a", "score": -18, "exact": True, "estimate": None},
+        {"column": "b", "score": 2, "exact": True, "estimate": None},
+        {"column": "c", "score": 0, "exact": True, "estimate": None},
+        {"column": "d", "score": None, "exact": False, "estimate": 0.573},
+        {"column": "e", "score": None, "exact": False, "estimate": None},
+    ]
+    assert scores_row(position, columns).plain == "   -18+2  0 ~57 ?       "
+
+
+def test_the_command_prints_the_link_of_the_page_on_the_position(tmp_path: Path) -> None:
+    from c4lab.server.run import free_port
+
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "c4lab", "analyse", "9x8/Xd3/Bb1:dd", "--no-browser", "--port", str(port),
+         "--db", str(tmp_path / "g.sqlite")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )
+    try:
+        assert proc.stdout
+        line = proc.stdout.readline()
+        match = re.search(r"at (http://127\.0\.0\.1:\d+/analyse\?position=\S+)", line)
+        assert match, line
+        assert match.group(1).endswith("/analyse?position=9x8%2FXd3%2FBb1%3Add")
+        with urllib.request.urlopen(match.group(1), timeout=10) as page:  # the page itself
+            assert page.status == 200 and b"analysis-toggle" in page.read()
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        proc.communicate(timeout=10)
