@@ -112,7 +112,14 @@ def test_the_link_opens_an_analysis_board_with_the_solvers_scores(server, new_pa
     page.locator("#step-back").click()
     assert wait_notes(page, "7x6:dd", 7) == exact_columns("7x6:dd")
     expect(page.locator("#moves .mv.ahead")).to_have_count(2)
-    expect(page.locator("#step-back")).to_be_disabled()  # the position the link gave is the start
+    # the link's own moves are part of the line: back to the empty board, and forward again
+    page.locator("#board").focus()
+    page.keyboard.press("Home")
+    assert wait_notes(page, "7x6", 7) == exact_columns("7x6")
+    expect(page.locator("#step-back")).to_be_disabled()
+    expect(page.locator("#moves .mv.ahead")).to_have_count(4)
+    page.locator('#moves .mv[data-ply="2"]').click()
+    wait_notes(page, "7x6:dd", 7)
     page.locator("#redo").click()
     wait_notes(page, "7x6:ddc", 7)
     page.locator("#board").focus()

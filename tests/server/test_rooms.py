@@ -257,3 +257,20 @@ def test_the_socket_error_codes_are_the_documented_ones() -> None:
     paragraph = text[text.index("Error codes:"):].split("\n\n")[0]
     documented = set(re.findall(r"`([a-z]+(?:-[a-z]+)+)`", paragraph))
     assert documented == set(SOCKET_CODES)
+
+
+def test_an_analysis_board_is_two_people_who_can_take_back_every_move(store: FailingStore) -> None:
+    async def body(manager: RoomManager) -> None:
+        room, conn = await seated(manager, {"board": "5x4/Bc2:c", "analysis": True})
+        assert [room.seats[s].kind for s in "AB"] == ["human", "human"] and room.start_ply == 0
+        await manager.handle(room, conn, {"type": "move", "move": "c+a"})
+        await manager.handle(room, conn, {"type": "hint"})
+        assert conn.of_type("hint")[-1]["position"] == "5x4/Bc2:cc+a"  # the hint names its position
+        for expected in ("5x4/Bc2:c", "5x4/Bc2"):  # the pasted move too
+            await manager.handle(room, conn, {"type": "undo"})
+            assert room.position.notation == expected
+        with pytest.raises(RoomError) as online:
+            manager.create({"mode": "online", "analysis": True})
+        assert online.value.code == "bad-request"
+
+    with_manager(store, body)

@@ -60,6 +60,7 @@ class CreateRoom(BaseModel):
     seat: Literal["A", "B", "random"] = "random"
     name: str | None = None
     public: bool = False
+    analysis: bool = Field(False, description="local: an analysis board (every move can be taken back)")
 
 
 class JoinRoom(BaseModel):

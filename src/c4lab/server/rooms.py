@@ -128,13 +128,17 @@ class RoomManager:
         mode = options.get("mode", "local")
         if mode not in ("local", "online"):
             raise RoomError(BAD_REQUEST, f"mode must be 'local' or 'online', not {mode!r}")
+        # an analysis board: every move can be taken back, those of the position it starts from too
+        analysis = options.get("analysis", False) is True
+        if analysis and mode != "local":
+            raise RoomError(BAD_REQUEST, "an analysis board is a local room")
         position = self._start(options)
         token = new_token()
         digest = token_hash(token)
         name = check_name(options.get("name"), "Player")
         seats: dict[str, Seat] = {}
         if mode == "local":
-            players = options.get("players") or {"A": "human", "B": "hard"}
+            players = options.get("players") or {"A": "human", "B": "human" if analysis else "hard"}
             if not isinstance(players, dict) or set(players) != set(SIDES):
                 raise RoomError(BAD_REQUEST, "players must give 'A' and 'B': 'human' or an agent spec")
             entries = [players["A"], players["B"]]
@@ -162,7 +166,7 @@ class RoomManager:
             held = [mine]
             status = "waiting"
         room = Room(
-            new_code(self.room_prefix), mode, position, position.ply, seats,
+            new_code(self.room_prefix), mode, position, 0 if analysis else position.ply, seats,
             public=bool(options.get("public", False)) and mode == "online", status=status,
         )
         self._settle(room)

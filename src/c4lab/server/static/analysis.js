@@ -85,7 +85,7 @@ export function refused() {
 export function columnNotes(room) {
   if (R.view !== null) return reviewNotes(R.review && R.review.position === room.position ? R.review : null, R.view);
   if (!R.hint || R.hint.position !== room.position || room.status !== "playing") return [];
-  // the analysis board: the exact score, else the estimate (marked ≈), black on white and large (review.css)
+  // the analysis board: the exact score, else the estimate (a percentage, italic, dashed), large (review.css)
   return R.hint.columns.map((c) => columnNote(c.column, {
     score: c.exact ? c.score : null, estimate: c.estimate, best: R.hint.best.includes(c.column),
   }));
@@ -236,8 +236,9 @@ export function noteLine(room) {
   if (!R.analysing || tokens.length > R.line.length || tokens.some((t, i) => R.line[i] !== t)) R.line = tokens;
 }
 
-/** Along the line to the position after `ply` moves: undo (never into the
- * start the room was made from), or the line's next moves played again. */
+/** Along the line to the position after `ply` moves: undo (an analysis
+ * board's room can take back every move), or the line's next moves played
+ * again. */
 export function lineTo(ply) {
   const room = R.state;
   if (!room || R.awaiting) return;
@@ -288,7 +289,7 @@ export function renderAnalysis() {
   else {
     const estimated = R.hint.columns.some((c) => !c.exact);
     text = `Above each column: its score for ${COLOUR[room.to_move]}, who is to move: + a win (the larger, the sooner), ` +
-      `0 a draw, − a loss` + (estimated ? "; ≈ a percentage: not solved in time, the engine's estimate of the result." : ".");
+      `0 a draw, − a loss` + (estimated ? "; a percentage in a dashed box: not solved in time, the engine's estimate of the result." : ".");
   }
   setText(key, text);
 }

@@ -72,6 +72,7 @@ function openSocket() {
     if (R.ws !== ws) return;
     R.ws = null;
     answered();
+    hooks.onRefused(); // a hint or review asked on this socket will not come: the next state asks again
     if (event.code === 4404) {
       R.gone = true;
       return;

@@ -113,6 +113,7 @@ export async function showReplay(code) {
     const position = ply ? `${header}:${tokens.slice(0, ply).join("")}` : header;
     $("replay-position").value = position;
     $("replay-from-here").href = `/?board=${encodeURIComponent(position)}`;
+    $("replay-analyse").href = `/analyse?position=${encodeURIComponent(position)}`;
     $("replay-board").dataset.ply = String(ply);
     $("replay-board").dataset.position = position;
     setText($("replay-ply"), `${ply} / ${tokens.length}`);

@@ -198,6 +198,7 @@ export async function showHome() {
     if (name) body.name = name;
     if (analysis) {
       body.players = { A: "human", B: "human" };
+      body.analysis = true;
     } else if (body.mode === "local") {
       const spec = (n) => {
         const value = $(`player${n}`).value;

@@ -52,8 +52,8 @@ export function columnNote(letter, { score = null, estimate = null, best = false
   }
   if (estimate !== null && estimate !== undefined) {
     const pct = `${Math.round(estimate * 100)}%`;
-    // marked as an estimate: "≈", and in italics (review.css)
-    return { col, text: `\u2248${pct}`, kind: "estimate", best, title: `${letter}: about ${pct} (the engine's estimate, not solved in time)` };
+    // marked as an estimate: a percentage, not a score; in italics, its pill dashed (review.css)
+    return { col, text: pct, kind: "estimate", best, title: `${letter}: about ${pct} (the engine's estimate, not solved in time)` };
   }
   return { col, text: "?", kind: "unknown", best, title: `${letter}: not solved in time` };
 }
@@ -239,7 +239,7 @@ export function drawColumnNotes(board, notes) {
       transform: `translate(${x} ${top / 2})`, "data-note": LETTERS[note.col], "data-score": note.text,
       "data-kind": note.kind, "data-best": note.best ? "1" : "0", "data-played": note.played ? "1" : "0",
     }, layer);
-    el("rect", { x: -width / 2 + 4, y: -19, width: width - 8, height: 38, rx: 10, class: "note-pill" }, g);
+    el("rect", { x: -width / 2 + 4, y: -21, width: width - 8, height: 42, rx: 10, class: "note-pill" }, g);
     const text = el("text", { y: 0, class: "note-text" }, g); // centred on the pill (review.css)
     text.textContent = note.text;
     // never wider than its column: a long score is narrowed, its sign never cut or covered

@@ -17,7 +17,7 @@ import {
 } from "./state.js";
 import { send, startClient, useToken } from "./client.js";
 import {
-  askHint, askReview, autoHint, noteLine, noteState, onHint, onReview, refused, setAnalysing, stepLine,
+  askHint, askReview, autoHint, lineTo, noteLine, noteState, onHint, onReview, refused, setAnalysing, stepLine,
 } from "./analysis.js";
 import { bindHistory, goLive, goTo, stepBy } from "./history.js";
 import { render, renderControls, renderPreview } from "./roomview.js";
@@ -158,6 +158,11 @@ function historyKey(event) {
     stepBy(key === "ArrowLeft" ? -1 : 1);
     return true;
   }
+  if ((key === "Home" || key === "End") && R.analysing && R.view === null && !R.pending) {
+    event.preventDefault();
+    lineTo(key === "Home" ? 0 : Infinity); // the analysis board's line: its start, its end
+    return true;
+  }
   if ((key === "Home" || key === "End" || (key === "Escape" && R.view !== null)) && !R.pending) {
     event.preventDefault();
     if (key === "Home") goTo(0);
@@ -289,7 +294,7 @@ function startPosition(room) {
 
 /** A new local room on `board` with `players`, opened in this tab. */
 async function startLocal(board, players, analysis = false) {
-  const ticket = await api("POST", "/api/rooms", { mode: "local", board, players });
+  const ticket = await api("POST", "/api/rooms", { mode: "local", board, players, ...(analysis ? { analysis } : {}) });
   saveToken(ticket.code, ticket.token);
   if (analysis) saveAnalysing(ticket.code, true);
   location.assign(ticket.url);
@@ -311,7 +316,9 @@ export async function showAnalyse() {
     return;
   }
   try {
-    const ticket = await api("POST", "/api/rooms", { mode: "local", board: position, players: { A: "human", B: "human" } });
+    const ticket = await api("POST", "/api/rooms", {
+      mode: "local", board: position, players: { A: "human", B: "human" }, analysis: true,
+    });
     saveToken(ticket.code, ticket.token);
     saveAnalysing(ticket.code, true);
     history.replaceState(null, "", ticket.url);
