@@ -14,7 +14,7 @@ import sqlite3
 import urllib.parse
 
 import pytest
-from browser_helpers import board, click_cell, create_room, open_room, wait_position
+from browser_helpers import board, click_cell, create_room, open_room, play_online_game, wait_position
 from playwright.sync_api import expect
 
 from c4lab.rules import Position
@@ -83,7 +83,7 @@ def check_readable(page, min_px: float) -> None:
 
 
 @pytest.mark.parametrize("look", LOOKS)
-def test_the_link_opens_an_analysis_board_with_the_solvers_scores(server, new_page, look):
+def test_the_link_opens_an_analysis_board_with_the_solvers_scores(server, new_page, artifacts, look):
     width, height, pieces = LOOKS[look]
     page = new_page(width, height)
     page.goto(server.url + "/games")
@@ -103,6 +103,9 @@ def test_the_link_opens_an_analysis_board_with_the_solvers_scores(server, new_pa
     assert wait_notes(page, "7x6:ddc", 7) == exact_columns("7x6:ddc")
     expect(page.locator("#analysis-key")).to_contain_text(NAMES[pieces][1])
     check_readable(page, 16 if width < 600 else 20)
+    page.mouse.move(0, 0)
+    page.wait_for_timeout(600)  # the piece has landed
+    page.screenshot(path=str(artifacts / f"analysis-{look}.png"))
     # and one for Black: both sides are played here
     click_cell(page, "b1")
     wait_notes(page, "7x6:ddcb", 7)
@@ -166,6 +169,18 @@ def test_a_bad_position_in_the_link_is_one_line_and_makes_no_room(server, new_pa
         assert db.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 0
     page.goto(server.url + "/analyse")
     expect(page.locator("#missing-text")).to_contain_text("names no position")
+
+
+def test_a_finished_games_replay_links_its_position_to_the_analysis_board(server, new_page):
+    code = play_online_game(server, "dcdcdcd")
+    page = new_page()
+    page.goto(f"{server.url}/games/{code}")
+    link = page.locator("#replay-analyse")
+    expect(link).to_have_attribute("href", "/analyse?position=" + urllib.parse.quote("7x6:dcdcdcd", safe=""))
+    page.locator("#replay-first").click()
+    expect(link).to_have_attribute("href", "/analyse?position=7x6")
+    link.click()
+    assert wait_notes(page, "7x6", 7) == exact_columns("7x6")
 
 
 def test_the_new_game_form_and_the_switch_in_a_game(server, new_page):
