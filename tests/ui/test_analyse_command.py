@@ -1,7 +1,7 @@
 """``c4lab analyse POSITION`` (issue 27, part 3): the page's analysis board
 opened on the position (``--no-browser`` prints its link), ``--tui`` the
-same scores in the terminal game, and a bad position: one line that says
-where, nothing started."""
+same scores in the terminal game (with undo and redo along the line), and a
+bad position: one line that says where, nothing started."""
 
 from __future__ import annotations
 
@@ -49,6 +49,19 @@ def test_the_tui_shows_every_columns_exact_score_for_whoever_is_to_move() -> Non
     text = out.getvalue()
     assert f"Scores for A (white), to move: {written(exact('7x6:dd'))}" in text
     assert f"Scores for B (black), to move: {written(exact('7x6:ddc'))}" in text
+
+
+def test_the_tui_steps_along_the_line_and_a_new_move_ends_it_there() -> None:
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=False, no_color=True, width=200)
+    settings = GameSettings(board="7x6:dd", players=("human", "human"), first="1", analyse=True)
+    keys = Script("c", "u", "u", "u", "r", "r", "r", "u", "u", "b", "r", "e")
+    assert TerminalGame(settings, console=console, read=keys).run() == 0
+    text = out.getvalue()
+    assert text.count(f"Scores for A (white), to move: {written(exact('7x6'))}") == 1  # the pasted moves too
+    assert f"Scores for A (white), to move: {written(exact('7x6:db'))}" in text
+    # after b, r has nothing to play again: the line ended at 7x6:db
+    assert text.rstrip().endswith("The position on the board: 7x6:db")
 
 
 def test_the_tui_row_sits_over_the_columns() -> None:

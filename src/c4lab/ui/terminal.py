@@ -159,7 +159,9 @@ class TerminalGame:
             force_terminal=settings.color, no_color=settings.color is False, highlight=False
         )
         self.color = self.console.is_terminal and not self.console.no_color
-        self.read = read or (lambda prompt: self.console.input(prompt, markup=False))
+        keyboard = read or (lambda prompt: self.console.input(prompt, markup=False))
+        # the analysis board's keys: u takes a move back, r plays it again (never a column: a-l)
+        self.read = _with_line_keys(keyboard) if settings.analyse else keyboard
         self.rng = random.Random(settings.seed)
         self.players: list[Agent] = [
             make_agent(spec, ask=self.read, say=self.say, show=self.draw_board) for spec in settings.players
@@ -240,7 +242,11 @@ class TerminalGame:
             self.say("Please answer y or n.")
 
     def run(self) -> int:
-        """Play games until the person declines another one; exit status."""
+        """Play games until the person declines another one (the analysis
+        board: until they leave); exit status."""
+        if self.settings.analyse:
+            self.analyse()
+            return 0
         number = 1
         while True:
             finished = self.play_one(number)
@@ -259,11 +265,6 @@ class TerminalGame:
             f"{SIDE_NAMES['A']} is {self.labels[by_side['A']]} and moves first; "
             f"{SIDE_NAMES['B']} is {self.labels[by_side['B']]}."
         )
-        if self.settings.analyse:
-            header = (
-                f"Analysis board on {start.notation}: you play both sides; above the board, every column's "
-                "score for the side to move."
-            )
         if not self.color:
             self.say("\n" + header)
         delay = self.settings.delay
@@ -293,6 +294,72 @@ class TerminalGame:
             self.say(f"{SIDE_NAMES[winner]}, {self.labels[by_side[winner]]}, wins with {line}!")
         self.say(f"The game in notation: {position.notation}")
         return True
+
+
+    def analyse(self) -> None:
+        """The analysis board: the position's line, played from where the
+        person stands on it (the game loop, started again after each undo
+        or redo); a move off the line ends the line there."""
+        start = starting_position(self.settings.board, self.settings.bonus, self.rng)
+        line = list(start.moves)
+        ply = len(line)
+        empty = Position(start.variant)
+        header = (
+            f"Analysis board on {start.notation}: "
+            "you play both sides; above the board, every column's score for the side to move. "
+            "u takes a move back, r plays it again, e leaves."
+        )
+        if not self.color:
+            self.say("\n" + header)
+        while True:
+            here = empty.play(*line[:ply])
+            screen = _Screen(self, header, {"A": 0, "B": 1}, 0.0, here)
+
+            def on_move(turn: Turn, screen: _Screen = screen) -> None:
+                nonlocal ply, line
+                if ply >= len(line) or line[ply] != turn.move:
+                    line = [*line[:ply], turn.move]  # off the line: it ends here
+                ply += 1
+                screen.after_move(turn)
+
+            try:
+                if not here.is_over:
+                    play_game(self.players[0], self.players[1], here, on_turn=screen.before_move, on_move=on_move)
+                self.show(empty.play(*line[:ply]), header, screen.note)
+                self.say("The game is over: u takes the last move back, e leaves.")
+                while True:
+                    self.read("u, r or e: ")  # only the line's keys end this wait
+            except _LineStep as step:
+                ply = max(0, min(len(line), ply + step.delta))
+            except (QuitGame, KeyboardInterrupt, EOFError):
+                self.say(f"\nThe position on the board: {empty.play(*line[:ply]).notation}")
+                return
+
+
+class _LineStep(Exception):
+    """The analysis board's u (one move back) or r (one forward)."""
+
+    def __init__(self, delta: int) -> None:
+        super().__init__(delta)
+        self.delta = delta
+
+
+def _with_line_keys(read: Callable[[str], str]) -> Callable[[str], str]:
+    """``read``, where ``u`` and ``r`` step along the analysis board's line
+    (``_LineStep``) and ``e`` leaves (``QuitGame``)."""
+
+    def keyed(prompt: str) -> str:
+        entry = read(prompt)
+        word = entry.strip().lower()
+        if word in ("u", "undo"):
+            raise _LineStep(-1)
+        if word in ("r", "redo"):
+            raise _LineStep(1)
+        if word in ("e", "exit"):
+            raise QuitGame()
+        return entry
+
+    return keyed
 
 
 class _Screen:
