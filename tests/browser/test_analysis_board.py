@@ -142,6 +142,21 @@ def test_the_link_opens_an_analysis_board_with_the_solvers_scores(server, new_pa
     expect(page.locator("#toast")).to_contain_text("copied")
 
 
+def test_a_long_jump_along_the_line_goes_all_the_way(server, new_page):
+    """Home and End over 21 moves: more messages than the server's burst
+    allows at once, paced by the page, and shown without the agents' pacing."""
+    page = new_page()
+    line = "7x6:" + "abcdefg" * 3
+    page.goto(server.url + "/analyse?position=" + urllib.parse.quote(line))
+    wait_notes(page, line, 7)
+    page.locator("#board").focus()
+    page.keyboard.press("Home")
+    assert wait_notes(page, "7x6", 7) == exact_columns("7x6")
+    page.keyboard.press("End")
+    assert wait_notes(page, line, 7) == exact_columns(line)
+    expect(page.locator("#message")).not_to_contain_text("Too many")
+
+
 def test_a_bonus_board_with_a_ban_is_analysed_too(server, new_page):
     page = new_page()
     start = "5x4/Bc2:c"  # Black's piece in column c lands on the bonus cell

@@ -183,7 +183,8 @@ function pump() {
     }
     const changed = R.state && message.room.position !== R.state.position;
     const backlog = R.queue.filter((m) => m.type === "state").length;
-    const wait = changed && backlog < 40 ? R.lastChange + GAP_MS - performance.now() : 0;
+    // the analysis board's steps are a person's: shown at once (a jump along the line too)
+    const wait = changed && backlog < 40 && !R.analysing ? R.lastChange + GAP_MS - performance.now() : 0;
     if (wait > 0) {
       R.pumpTimer = setTimeout(() => {
         R.pumpTimer = null;
