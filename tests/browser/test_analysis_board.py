@@ -218,3 +218,21 @@ def test_the_new_game_form_and_the_switch_in_a_game(server, new_page):
     assert wait_notes(page, "7x6:dd", 7) == exact_columns("7x6:dd")
     page.locator("#analysis-toggle").uncheck()
     expect(page.locator("#board .col-note")).to_have_count(0)
+
+
+@pytest.mark.parametrize("board_size", ["4x4", "12x12", "12x4"])
+def test_every_control_of_the_analysis_board_is_in_view_at_1280x800(server, new_page, board_size):
+    page = new_page(1280, 800)
+    page.goto(server.url + "/analyse?position=" + board_size)
+    wait_notes(page, board_size, int(board_size.split("x")[0]))
+    for control in ("#undo", "#redo", "#step-back", "#analysis-toggle", "#analysis-key"):
+        box = page.locator(control).bounding_box()
+        assert box is not None, control
+        assert box["y"] + box["height"] <= 800, f"{control} ends at {box['y'] + box['height']:.0f}px"
+    assert page.evaluate("window.scrollY") == 0
+    # and the switch of a game, beside Undo, Hint and Resign
+    ticket = create_room(server, board=board_size, players={"A": "human", "B": "hard"})
+    open_room(page, server, ticket)
+    for control in ("#undo", "#hint", "#resign", "#analysis-toggle"):
+        box = page.locator(control).bounding_box()
+        assert box is not None and box["y"] + box["height"] <= 800, control

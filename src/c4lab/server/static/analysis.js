@@ -293,8 +293,8 @@ export function renderAnalysis() {
   else if (!R.hint || R.hint.position !== room.position) text = `${COLOUR[room.to_move]} to move: solving every column…`;
   else {
     const estimated = R.hint.columns.some((c) => !c.exact);
-    text = `Above each column: its score for ${COLOUR[room.to_move]}, who is to move: + a win (the larger, the sooner), ` +
-      `0 a draw, − a loss` + (estimated ? "; a percentage in a dashed box: not solved in time, the engine's estimate of the result." : ".");
+    text = `Scores for ${COLOUR[room.to_move]}, to move: + a win (the larger, the sooner), 0 a draw, \u2212 a loss` +
+      (estimated ? "; a percentage in a dashed box: not solved in time, the engine's estimate." : ".");
   }
   setText(key, text);
 }
