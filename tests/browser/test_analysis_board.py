@@ -42,7 +42,10 @@ def exact_columns(position: str) -> dict[str, str]:
 
 
 def notes(page) -> dict[str, str]:
-    found = page.locator("#board .col-note").evaluate_all("ns => ns.map(n => [n.dataset.note, n.dataset.score])")
+    """Column letter -> the number as drawn (the SVG text a person reads)."""
+    found = page.locator("#board .col-note").evaluate_all(
+        "ns => ns.map(n => [n.dataset.note, n.querySelector('text').textContent])"
+    )
     return dict(found)
 
 
