@@ -54,12 +54,14 @@ json_values = st.recursive(
     max_leaves=12,
 )
 #: Values a field may take: anything, and often what a real client would send.
-field_values = json_values | st.sampled_from(["a", "b", "c", "d", "e", "a+b", "d+", "", "7x6:d", "A", "B"])
+field_values = json_values | st.sampled_from(
+    ["a", "b", "c", "d", "e", "a+b", "d+", "", "7x6:d", "A", "B", "offer", "accept", "decline"]
+)
 #: A message of a known type, its fields of any type (and any extra fields).
 typed_messages = st.builds(
     lambda kind, fields, extra: {**extra, **fields, "type": kind},
     st.sampled_from(sorted(MESSAGES)),
-    st.dictionaries(st.sampled_from(["move", "token", "name", "seat"]), field_values, max_size=3),
+    st.dictionaries(st.sampled_from(["move", "token", "name", "seat", "action"]), field_values, max_size=3),
     st.dictionaries(st.text(max_size=6), json_values, max_size=2),
 )
 #: A ``type`` of any JSON type (the issue's crash: an object or a list).
@@ -241,6 +243,20 @@ def test_a_watcher_of_an_online_game_survives_any_frame(client: TestClient, capl
     fuzz_room(client, room["code"], None, caplog)
 
 
+def test_a_player_of_a_finished_online_game_survives_any_frame(
+    client: TestClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    """After the game, where a rematch may be offered (and declined, or withdrawn)."""
+    room = client.post("/api/rooms", json={"mode": "online", "seat": "A", "name": "Ann", "board": "4x4"}).json()
+    guest = client.post(f"/api/rooms/{room['code']}/join", json={"name": "Bob"}).json()
+    with client.websocket_connect(f"/ws/{room['code']}") as socket:
+        socket.receive_json()
+        socket.send_text(json.dumps({"type": "hello", "token": guest["token"]}))
+        socket.send_text(json.dumps({"type": "resign"}))
+        answers(socket)
+    fuzz_room(client, room["code"], room["token"], caplog)
+
+
 def test_any_frame_before_hello_or_with_a_bad_token_changes_nothing(client: TestClient) -> None:
     room = client.post("/api/rooms", json={"mode": "online", "seat": "B", "name": "Ann"}).json()
     code = room["code"]
@@ -248,7 +264,8 @@ def test_any_frame_before_hello_or_with_a_bad_token_changes_nothing(client: Test
         socket.receive_json()
         before = snapshot(client, code)
         for frame in (("json", {"type": "hello", "token": "wrong"}), ("json", {"type": "hello", "token": 5}),
-                      ("json", {"type": "move", "move": "d"}), ("json", {"type": "resign"}), ("json", {"type": "undo"})):
+                      ("json", {"type": "move", "move": "d"}), ("json", {"type": "resign"}), ("json", {"type": "undo"}),
+                      ("json", {"type": "rematch", "action": "offer"}), ("json", {"type": "rematch"})):
             got = answers_to(socket, frame)
             assert got and got[0]["type"] == "error", (frame, got)
             assert snapshot(client, code) == before, frame

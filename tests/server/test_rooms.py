@@ -274,3 +274,153 @@ def test_an_analysis_board_is_two_people_who_can_take_back_every_move(store: Fai
         assert online.value.code == "bad-request"
 
     with_manager(store, body)
+
+
+async def two_players(manager: RoomManager) -> tuple[Room, FakeConnection, FakeConnection, str, str]:
+    """An online room: Ann (A, the host) and Bob (B) connected; their tokens."""
+    room, host_token, _ = manager.create({"mode": "online", "seat": "A", "name": "Ann", "board": "5x4"})
+    host = FakeConnection()
+    await manager.attach(room.code, host)
+    await manager.connect(room, host, host_token)
+    guest_token, _ = manager.join(room, "Bob")
+    guest = FakeConnection()
+    await manager.attach(room.code, guest)
+    await manager.connect(room, guest, guest_token)
+    return room, host, guest, host_token, guest_token
+
+
+async def refused(manager: RoomManager, room: Room, conn: FakeConnection, action: str, code: str) -> None:
+    """``action`` draws the error ``code`` and changes nothing, in memory or on disk."""
+    before, row = room.state(), store_row(manager, room.code)
+    with pytest.raises(RoomError) as error:
+        await manager.handle(room, conn, {"type": "rematch", "action": action})
+    assert error.value.code == code, error.value.message
+    assert room.state() == before and store_row(manager, room.code) == row
+
+
+def store_row(manager: RoomManager, code: str) -> Any:
+    row = manager.store.load(code)
+    assert row is not None
+    return (row.position, row.status, row.result, row.seats)
+
+
+def test_a_rematch_offered_and_accepted_swaps_the_sides_in_the_same_room_and_keeps_the_old_game(
+    store: FailingStore,
+) -> None:
+    async def body(manager: RoomManager) -> None:
+        room, host, guest, host_token, guest_token = await two_players(manager)
+        watcher = FakeConnection()
+        await manager.attach(room.code, watcher)
+        await manager.connect(room, watcher, None)
+        await manager.handle(room, host, {"type": "move", "move": "c"})
+        await refused(manager, room, host, "offer", "not-allowed")  # during the game
+        await manager.handle(room, guest, {"type": "resign"})
+        finished = room.position.notation
+        await refused(manager, room, watcher, "offer", "not-your-seat")  # a spectator
+        await refused(manager, room, guest, "accept", "not-allowed")  # nothing offered yet
+        await manager.handle(room, host, {"type": "rematch", "action": "offer"})
+        assert room.rematch == "A" and guest.of_type("state")[-1]["room"]["rematch"] == "A"
+        assert watcher.of_type("rematch")[-1] == {"type": "rematch", "event": "offered", "seat": "A"}
+        await refused(manager, room, host, "offer", "not-allowed")  # twice
+        await refused(manager, room, host, "accept", "not-allowed")  # one's own offer
+        await manager.handle(room, guest, {"type": "rematch", "action": "accept"})
+        kept = f"{room.code}-1"
+        assert host.of_type("rematch")[-1] == {"type": "rematch", "event": "accepted", "seat": "B", "kept": kept}
+        # the same room: the new game from the start, Bob now A, Ann now B, the spectator still there
+        assert (room.status, room.position.notation, room.rematch, room.earlier) == ("playing", "5x4", None, [kept])
+        assert (room.seats["A"].name, room.seats["B"].name) == ("Bob", "Ann")
+        assert room.seats_of(host_token) == {"B"} and room.seats_of(guest_token) == {"A"}
+        assert (room.connections[host], room.connections[guest], room.connections[watcher]) == ({"B"}, {"A"}, set())
+        for conn, you in ((host, ["B"]), (guest, ["A"]), (watcher, [])):
+            state = conn.of_type("state")[-1]
+            assert state["you"] == you and state["room"]["earlier"] == [kept]
+            assert state["room"]["seats"]["A"]["connected"] and state["room"]["seats"]["B"]["connected"]
+        assert store_row(manager, room.code)[:3] == ("5x4", "playing", None)
+        # the finished game, kept as its own: shown and reviewed, no seat for anyone's token
+        old = manager.view(kept)
+        assert old is not None and (old["position"], old["status"], old["result"]) == (finished, "over", "A")
+        assert (old["seats"]["A"]["name"], old["seats"]["B"]["name"]) == ("Ann", "Bob")
+        assert old["seats"]["A"]["taken"] and (await manager.review(kept)) is not None
+        kept_room = await manager.attach(kept, FakeConnection())
+        assert kept_room is not None and kept_room.seats_of(host_token) == set()
+        # the new game is played by the swapped sides: Bob (A) moves first
+        with pytest.raises(RoomError) as turn:
+            await manager.handle(room, host, {"type": "move", "move": "a"})
+        assert turn.value.code == "not-your-turn"
+        await manager.handle(room, guest, {"type": "move", "move": "a"})
+        await refused(manager, room, host, "offer", "not-allowed")
+        # a second rematch keeps the second game under the next code
+        await manager.handle(room, host, {"type": "resign"})
+        await manager.handle(room, guest, {"type": "rematch", "action": "offer"})
+        await manager.handle(room, host, {"type": "rematch", "action": "accept"})
+        assert room.earlier == [kept, f"{room.code}-2"] and room.seats["A"].name == "Ann"
+        assert manager.view(f"{room.code}-2")["position"] == "5x4:a"  # type: ignore[index]
+
+    with_manager(store, body)
+
+
+def test_a_rematch_declined_or_withdrawn_changes_nothing_but_the_offer(store: FailingStore) -> None:
+    async def body(manager: RoomManager) -> None:
+        room, host, guest, _, guest_token = await two_players(manager)
+        await manager.handle(room, host, {"type": "resign"})
+        finished = store_row(manager, room.code)
+        await manager.handle(room, host, {"type": "rematch", "action": "offer"})
+        await manager.handle(room, guest, {"type": "rematch", "action": "decline"})
+        assert host.of_type("rematch")[-1] == {"type": "rematch", "event": "declined", "seat": "B"}
+        assert room.rematch is None and room.status == "over" and store_row(manager, room.code) == finished
+        await refused(manager, room, guest, "decline", "not-allowed")  # nothing to decline
+        await manager.handle(room, guest, {"type": "rematch", "action": "offer"})
+        await manager.handle(room, guest, {"type": "rematch", "action": "decline"})  # taken back
+        assert guest.of_type("rematch")[-1]["event"] == "withdrawn" and room.rematch is None
+        # offered, then whoever offered leaves: the offer goes with them
+        await manager.handle(room, guest, {"type": "rematch", "action": "offer"})
+        await manager.disconnect(room, guest)
+        assert room.rematch is None and host.of_type("rematch")[-1]["event"] == "withdrawn"
+        await refused(manager, room, host, "accept", "not-allowed")
+        # both offering is both accepting
+        await manager.handle(room, host, {"type": "rematch", "action": "offer"})
+        await manager.attach(room.code, guest)
+        await manager.connect(room, guest, guest_token)
+        await manager.handle(room, guest, {"type": "rematch", "action": "offer"})
+        assert room.status == "playing" and room.earlier == [f"{room.code}-1"]
+        assert store.load(f"{room.code}-1") is not None and store.load(room.code).status == "playing"  # type: ignore[union-attr]
+
+    with_manager(store, body)
+
+
+def test_a_rematch_that_cannot_be_saved_changes_nothing_and_keeps_no_game(store: FailingStore) -> None:
+    async def body(manager: RoomManager) -> None:
+        room, host, guest, host_token, _ = await two_players(manager)
+        await manager.handle(room, host, {"type": "resign"})
+        await manager.handle(room, host, {"type": "rematch", "action": "offer"})
+        before = room.state()
+        store.failing = True
+        with pytest.raises(RoomError) as error:
+            await manager.handle(room, guest, {"type": "rematch", "action": "accept"})
+        store.failing = False
+        assert error.value.code == "storage-failed"
+        assert room.state() == before and room.seats_of(host_token) == {"A"} and room.connections[host] == {"A"}
+        assert store.load(f"{room.code}-1") is None and store.load(room.code).status == "over"  # type: ignore[union-attr]
+        await manager.handle(room, guest, {"type": "rematch", "action": "accept"})  # the offer stands: try again
+        assert room.status == "playing" and room.earlier == [f"{room.code}-1"]
+
+    with_manager(store, body)
+
+
+def test_a_rematch_is_for_online_rooms_and_its_message_is_checked() -> None:
+    from c4lab.server.protocol import parse
+
+    assert parse('{"type": "rematch", "action": "offer"}') == {"type": "rematch", "action": "offer"}
+    for text in ('{"type": "rematch"}', '{"type": "rematch", "action": "again"}', '{"type": "rematch", "action": 1}'):
+        with pytest.raises(RoomError) as error:
+            parse(text)
+        assert error.value.code == "bad-message"
+
+
+def test_a_local_room_has_no_rematch(store: FailingStore) -> None:
+    async def body(manager: RoomManager) -> None:
+        room, conn = await seated(manager, {"players": {"A": "human", "B": "human"}})
+        await manager.handle(room, conn, {"type": "resign"})
+        await refused(manager, room, conn, "offer", "not-allowed")
+
+    with_manager(store, body)

@@ -23,7 +23,10 @@ MESSAGES: dict[str, dict[str, type]] = {
     "resign": {},
     "ping": {},
     "review": {},
+    "rematch": {"action": str},
 }
+#: What a ``rematch`` message may do.
+REMATCH_ACTIONS = ("offer", "accept", "decline")
 
 
 def parse(text: str | bytes) -> dict[str, Any]:
@@ -49,4 +52,6 @@ def parse(text: str | bytes) -> dict[str, Any]:
             raise RoomError(BAD_MESSAGE, f"'{kind}' needs a {expected.__name__} field {name!r}")
     if kind == "hello" and message.get("token") is not None and not isinstance(message["token"], str):
         raise RoomError(BAD_MESSAGE, "'hello' takes a string 'token' (or none, to watch)")
+    if kind == "rematch" and message["action"] not in REMATCH_ACTIONS:
+        raise RoomError(BAD_MESSAGE, f"'rematch' takes an 'action': 'offer', 'accept' or 'decline', not {message['action']!r}")
     return message

@@ -168,6 +168,11 @@ class Room:
     work: asyncio.Lock = field(default_factory=asyncio.Lock)
     #: Answers to joins by (client, request id): the same seat and token again.
     joins: dict[tuple[str, str], tuple[str, list[str]]] = field(default_factory=dict)
+    #: Online rooms, after the game: the seat that offered a rematch (kept in memory only).
+    rematch: str | None = None
+    #: The codes of the room's earlier games, oldest first: each rematch keeps
+    #: the finished game in the store as its own game, ``<code>-1``, ``<code>-2``...
+    earlier: list[str] = field(default_factory=list)
 
     # -- views ------------------------------------------------------------------
 
@@ -190,6 +195,8 @@ class Room:
             forfeit_after=forfeit_after if self.mode == "online" else None,
             watchers=sum(1 for seats in self.connections.values() if not seats),  # connections holding no seat
         )
+        if self.mode == "online":
+            record.update(rematch=self.rematch, earlier=list(self.earlier))
         if self.mode == "online" and self.status == "playing" and forfeit_after is not None:
             # The seconds an absent player has left before forfeiting, as of
             # this message (a page counts down from it: no clocks compared).
@@ -273,6 +280,20 @@ class Room:
         for side, (name, digest, absent_since) in seats.items():
             seat = self.seats[side]
             seat.name, seat.token_hash, seat.absent_since = name, digest, absent_since
+
+
+#: The token hash of the seats of a game kept by a rematch (``kept_row``):
+#: no token's hash, so no connection holds a seat of it, yet its seats show as taken.
+KEPT = "kept"
+
+
+def kept_row(room: Room, code: str) -> GameRow:
+    """The finished game of ``room`` as its own stored game ``code`` (a
+    rematch starts the next one in the room): a record, whose seats no token holds."""
+    row = room.row()
+    row.code = code
+    row.seats = {side: {**seat, "token_hash": KEPT, "absent_since": None} for side, seat in row.seats.items()}
+    return row
 
 
 def other(side: str | None) -> str:

@@ -61,6 +61,7 @@ from c4lab.server.room import (
     Seat,
     check_name,
     check_prefix,
+    kept_row,
     new_code,
     new_token,
     other,
@@ -249,6 +250,7 @@ class RoomManager:
                 raise StorageError(
                     f"{self.store.path}: the stored room {code!r} cannot be loaded ({exc.message})"
                 ) from None
+        self._find_earlier(room)
         self.rooms[code] = room
         self._settle(room)  # an agent to move (the server stopped while it thought) starts again
         self.presence.schedule(room)
@@ -286,7 +288,19 @@ class RoomManager:
             room = stored if stored.status == "over" else self.get(code)
             if room is None:
                 return None
+            if room is stored:
+                self._find_earlier(room)
         return room.state(self.forfeit_after)
+
+    def _find_earlier(self, room: Room) -> None:
+        """The codes of an online room's earlier games (kept by rematches,
+        ``<code>-1``, ``<code>-2``...), read from the store."""
+        if room.mode != "online":
+            return
+        number = len(room.earlier) + 1
+        while self.store.load(f"{room.code}-{number}") is not None:
+            room.earlier.append(f"{room.code}-{number}")
+            number += 1
 
     def resume(self) -> int:
         """Load every online room left open in the store (a restart), so
@@ -383,10 +397,15 @@ class RoomManager:
             seats = room.connections.pop(conn, set())
             for side in seats:
                 self.presence.leave(room, side)
+            withdrawn = room.rematch in seats and room.seats[room.rematch].connections == 0  # type: ignore[index]
+            if withdrawn:  # whoever offered a rematch left: nobody is there to play it
+                room.rematch = None
             if not room.connections and room.thinking is None and room.forfeit_task is None:
                 # Nobody is here and nothing is pending: the row on disk is
                 # the room; ``get`` loads it again when someone comes back.
                 self.rooms.pop(room.code, None)
+        if withdrawn:
+            await self.broadcast(room, {"type": "rematch", "event": "withdrawn", "seat": min(seats)})
         if seats or room.connections:  # a player left, or a spectator: the others see the count
             await self.broadcast(room)
 
@@ -423,6 +442,8 @@ class RoomManager:
             await conn.send_json({"type": "review", **await self.reviewer.review(self._finished(room).position)})
         elif kind == "resign":
             await self._resign(room, seats)
+        elif kind == "rematch":
+            await self._rematch(room, seats, message["action"])
         elif kind == "ping":
             await conn.send_json({"type": "pong"})
 
@@ -603,6 +624,74 @@ class RoomManager:
                 self.store.save(room.row())
         await self.broadcast(room)
 
+    # -- rematches ---------------------------------------------------------------------------
+
+    async def _rematch(self, room: Room, seats: set[str], action: str) -> None:
+        """A rematch in an online room whose game is over: one player offers
+        it, the other accepts (or declines; the one who offered may take it
+        back by declining).  Accepted, the room starts a new game from the
+        same start with the sides swapped; the finished one is kept in the
+        store as its own game (``<code>-N``, listed in ``earlier``)."""
+        async with room.lock:
+            if room.mode != "online":
+                raise RoomError(NOT_ALLOWED, "a rematch is for online rooms: start a new game instead")
+            if not seats:
+                raise RoomError(NOT_YOUR_SEAT, "you hold no seat of this room (you are watching): the players decide")
+            if room.status != "over":
+                raise RoomError(NOT_ALLOWED, "the game is still going on: a rematch is offered once it is over")
+            side = min(seats)
+            offered = room.rematch
+            if action == "offer" and offered == side:
+                raise RoomError(NOT_ALLOWED, "you have offered a rematch already: the other player accepts it")
+            if action in ("accept", "decline") and offered is None:
+                raise RoomError(NOT_ALLOWED, "no rematch is offered: offer one")
+            if action == "accept" and offered in seats and other(offered) not in seats:
+                raise RoomError(NOT_ALLOWED, "this is your own offer: the other player accepts it")
+            event: dict[str, Any] = {"type": "rematch", "seat": side}
+            if action == "decline":
+                room.rematch = None
+                event["event"] = "withdrawn" if offered == side else "declined"
+            elif action == "offer" and offered is None:
+                room.rematch = side
+                event["event"] = "offered"
+            else:  # accepted (or offered by both)
+                event.update(event="accepted", kept=self._start_rematch(room))
+        await self.broadcast(room, event)
+        await self.broadcast(room)
+
+    def _start_rematch(self, room: Room) -> str:
+        """The room's next game, sides swapped (under the room's lock); the
+        code under which the finished one is kept.  Nothing changes if
+        either row cannot be saved."""
+        kept = f"{room.code}-{len(room.earlier) + 1}"
+        first, second = room.seats["A"], room.seats["B"]
+        with self._change(room), self._or_forget(kept):
+            self.store.save(kept_row(room, kept))
+            was_first = (first.name, first.token_hash, first.absent_since)
+            first.name, first.token_hash, first.absent_since = second.name, second.token_hash, second.absent_since
+            second.name, second.token_hash, second.absent_since = was_first
+            variant, moves = room.position.variant, room.position.moves
+            room.position = Position(variant).play(*moves[: room.start_ply])
+            room.status, room.result, room.reason, room.finished = "playing", None, None, None
+            room.evaluation = None
+            now = time.time()
+            for seat in room.seats.values():  # an absent player's countdown starts with the game
+                if seat.absent_since is not None:
+                    seat.absent_since = now
+            self._settle(room)
+            self.store.save(room.row())
+        # saved: what no snapshot covers follows the players to their new sides
+        first.connections, second.connections = second.connections, first.connections
+        swap = {"A": "B", "B": "A"}
+        for conn, held in room.connections.items():
+            room.connections[conn] = {swap[side] for side in held}
+        for key, (token, sides) in room.joins.items():
+            room.joins[key] = (token, [swap[side] for side in sides])
+        room.rematch = None
+        room.earlier.append(kept)
+        self.presence.schedule(room)
+        return kept
+
     # -- saving -----------------------------------------------------------------------------
 
     @contextlib.contextmanager
@@ -628,6 +717,16 @@ class RoomManager:
             self.presence.schedule(room)  # a countdown the change stopped runs again
             if isinstance(exc, StorageError):
                 raise self._unsaved(room, exc) from None
+            raise
+
+    @contextlib.contextmanager
+    def _or_forget(self, kept: str) -> Iterator[None]:
+        """A rematch whose room could not be saved leaves no kept game behind."""
+        try:
+            yield
+        except BaseException:
+            with contextlib.suppress(StorageError):
+                self.store.delete(kept)
             raise
 
     def _unsaved(self, room: Room, exc: StorageError) -> RoomError:

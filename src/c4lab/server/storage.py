@@ -311,6 +311,12 @@ class GameStore:
         while len(self._saved) > REMEMBERED:
             self._saved.popitem(last=False)
 
+    def delete(self, code: str) -> None:
+        """Remove the row of ``code`` (a rematch whose room could not be saved)."""
+        self._run("delete a game from", "DELETE FROM games WHERE code = ?", (code,))
+        with self._lock:
+            self._saved.pop(code, None)
+
     def load(self, code: str) -> GameRow | None:
         found = self._run("read a game from", "SELECT * FROM games WHERE code = ?", (code,))
         if not found:
