@@ -1,12 +1,22 @@
 """An online game between two browser contexts, watched from a third; a
 player who reloads or leaves and comes back; the finished game on /games and
-its replay."""
+its replay; a rematch in the same room, the sides swapped."""
 
 from __future__ import annotations
 
 import re
 
-from browser_helpers import RECORD_POSITIONS, board, click_cell, moves, piece, wait_position
+from browser_helpers import (
+    RECORD_POSITIONS,
+    api,
+    board,
+    click_cell,
+    create_room,
+    moves,
+    open_room,
+    piece,
+    wait_position,
+)
 from playwright.sync_api import expect
 
 
@@ -143,3 +153,59 @@ def test_online_game_with_a_spectator_a_reload_and_a_replay(server, new_page):
     watcher.locator('#replay-moves .mv[data-ply="3"]').click()
     expect(replay_board).to_have_attribute("data-position", "7x6:aba")
     assert piece(watcher, "a2").count() == 0
+
+
+def test_a_rematch_in_the_same_room_with_the_sides_swapped(server, new_page):
+    ticket = create_room(server, mode="online", board="5x4", seat="A", name="Ann")
+    code = ticket["code"]
+    guest = api(server, "POST", f"/api/rooms/{code}/join", {"name": "Bob"})
+    ann, bob, watcher = new_page(), new_page(), new_page()
+    open_room(ann, server, ticket)
+    open_room(bob, server, {**guest, "url": f"/r/{code}"})
+    watcher.goto(server.url + f"/r/{code}")
+    expect(board(watcher)).to_have_attribute("data-role", "spectator")
+    for p in (ann, bob):
+        expect(p.locator("#offer-rematch")).to_be_hidden()  # not during the game
+    for ply, (page, cell) in enumerate([(ann, "a1"), (bob, "b1"), (ann, "a2"), (bob, "b2"), (ann, "a3"),
+                                        (bob, "b3"), (ann, "a4")]):
+        play(page, cell, "5x4:" + "abababa"[: ply + 1], ann, bob, watcher)
+    for p in (ann, bob, watcher):
+        expect(board(p)).to_have_attribute("data-status", "over")
+    expect(watcher.locator("#offer-rematch")).to_be_hidden()  # a spectator has no say
+
+    # Bob offers; Ann sees the offer and may take or leave it; Bob may take it back
+    bob.locator("#offer-rematch").click()
+    expect(bob.locator("#rematch-text")).to_contain_text("waiting for White (Ann) to accept")
+    expect(bob.locator("#rematch-accept")).to_be_hidden()
+    expect(bob.locator("#offer-rematch")).to_be_hidden()
+    expect(ann.locator("#rematch-text")).to_have_text("Black (Bob) offers a rematch in this room: you would play black.")
+    expect(watcher.locator("#rematch-text")).to_have_text("Black (Bob) offers a rematch in this room.")
+    expect(watcher.locator("#rematch-accept")).to_be_hidden()
+    ann.locator("#rematch-decline").click()
+    expect(bob.locator("#message")).to_contain_text("White (Ann) declined the rematch.")
+    for p in (ann, bob, watcher):
+        expect(p.locator("#rematch-panel")).to_be_hidden()
+    expect(board(ann)).to_have_attribute("data-position", "5x4:abababa")
+
+    # offered again, accepted: the same room and link, Bob now White and to move
+    bob.locator("#offer-rematch").click()
+    ann.locator("#rematch-accept").click()
+    for p in (ann, bob, watcher):
+        wait_position(p, "5x4")
+        expect(board(p)).to_have_attribute("data-status", "playing")
+        expect(p.locator("#rematch-panel")).to_be_hidden()
+        expect(p.locator("#seat-A .seat-name")).to_have_text("Bob")
+        expect(p.locator("#seat-B .seat-name")).to_have_text("Ann")
+        assert p.url == f"{server.url}/r/{code}"
+        expect(p.locator("#earlier-games .earlier-game")).to_have_attribute("href", f"/games/{code}-1")
+    expect(board(bob)).to_have_attribute("data-you", "A")
+    expect(board(ann)).to_have_attribute("data-you", "B")
+    expect(board(watcher)).to_have_attribute("data-role", "spectator")
+    play(bob, "c1", "5x4:c", ann, watcher)
+    play(ann, "d1", "5x4:cd", bob, watcher)
+
+    # the finished game is its own game: its replay link shows it
+    watcher.locator("#earlier-games .earlier-game").click()
+    expect(watcher).to_have_url(f"{server.url}/games/{code}-1")
+    expect(watcher.locator("#replay-board")).to_have_attribute("data-position", "5x4:abababa")
+    assert api(server, "GET", f"/api/games/{code}-1")["seats"]["A"]["name"] == "Ann"

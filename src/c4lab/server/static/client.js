@@ -19,7 +19,9 @@ import { $, say, setText, show } from "./util.js";
 const GAP_MS = 360; // least time between two moves on screen (agents move fast)
 
 // what the room page draws with (set by startClient)
-let hooks = { render() {}, renderControls() {}, onState() {}, onHint() {}, onReview() {}, onRefused: () => false };
+let hooks = {
+  render() {}, renderControls() {}, onState() {}, onHint() {}, onReview() {}, onRematch() {}, onRefused: () => false,
+};
 
 /** The seat token this page says hello with (null: watch). */
 export function useToken(token) {
@@ -27,7 +29,8 @@ export function useToken(token) {
 }
 
 /** Connect the room R.code: `given` = {render, renderControls, onState(room)
- * (a state applied), onHint(message), onReview(message), onRefused() (an
+ * (a state applied), onHint(message), onReview(message), onRematch(message)
+ * (an offer of a rematch, its answer), onRefused() (an
  * error: true if a hint or review was awaited)}. */
 export function startClient(given) {
   hooks = { ...hooks, ...given };
@@ -135,6 +138,9 @@ function onMessage(message) {
       break;
     case "review":
       hooks.onReview(message);
+      break;
+    case "rematch":
+      hooks.onRematch(message);
       break;
     case "error":
       onError(message);

@@ -21,7 +21,7 @@ import {
 } from "./analysis.js";
 import { bindHistory, goLive, goTo, stepBy } from "./history.js";
 import { render, renderControls, renderPreview } from "./roomview.js";
-import { COLOUR, positionHeader } from "./describe.js";
+import { COLOUR, positionHeader, seatLabel } from "./describe.js";
 import { LETTERS, moveTokens } from "./notation.js";
 import { Board } from "./board.js";
 import { analysing, saveAnalysing, saveName, saveToken, savedName, takeWatchFromStart, tokenFor } from "./settings.js";
@@ -59,6 +59,7 @@ export function showRoom(code) {
     },
     onHint: (message) => onHint(message, render),
     onReview: (message) => onReview(message, render),
+    onRematch,
     onRefused: refused,
   });
 }
@@ -200,6 +201,9 @@ function bindRoomControls() {
   $("back-to-live").addEventListener("click", goLive);
   $("play-again").addEventListener("click", () => playAgain(false));
   $("swap-sides").addEventListener("click", () => playAgain(true));
+  $("offer-rematch").addEventListener("click", () => send({ type: "rematch", action: "offer" }));
+  $("rematch-accept").addEventListener("click", () => send({ type: "rematch", action: "accept" }));
+  $("rematch-decline").addEventListener("click", () => send({ type: "rematch", action: "decline" }));
   $("resign").addEventListener("click", () => {
     const button = $("resign");
     if (R.resignArmed) {
@@ -245,6 +249,18 @@ function bindRoomControls() {
     moveCursor(null);
     renderPreview();
   });
+}
+
+/** A rematch's news (the room's state, which follows, shows the offer). */
+function onRematch(message) {
+  const room = R.state;
+  const who = room ? seatLabel(room, message.seat) : `Player ${message.seat}`;
+  const me = R.you.includes(message.seat);
+  if (message.event === "declined" && !me) say(`${who} declined the rematch.`, "info");
+  if (message.event === "withdrawn" && !me) say(`${who} took back the offer of a rematch.`, "info");
+  if (message.event === "accepted") {
+    say("Rematch: a new game in this room, the sides swapped. The last game stays under \"Earlier games\".", "info");
+  }
 }
 
 async function joinSeat() {

@@ -237,6 +237,7 @@ export function renderControls() {
   resign.hidden = !R.you.length || room.status !== "playing" || R.analysing;
   resign.disabled = room.status !== "playing";
   if (!R.resignArmed) resign.classList.remove("armed");
+  renderRematch(room);
   const rematch = $("rematch");
   rematch.hidden = room.status !== "over";
   const params = new URLSearchParams({ board: positionHeader(room.position), mode: room.mode });
@@ -247,6 +248,43 @@ export function renderControls() {
   }
   rematch.href = `/?${params}`;
 }
+
+/** An online room after the game: the players' Rematch (the sides swapped,
+ * in this room), the offer and its answer; the room's earlier games. */
+function renderRematch(room) {
+  const online = room.mode === "online";
+  const offered = online && room.status === "over" ? room.rematch : null;
+  const mine = Boolean(offered) && R.you.includes(offered);
+  $("offer-rematch").hidden = !online || room.status !== "over" || !R.you.length || Boolean(offered);
+  $("rematch-panel").hidden = !offered;
+  $("rematch-accept").hidden = !offered || mine || !R.you.length;
+  $("rematch-decline").hidden = !offered || !R.you.length;
+  setText($("rematch-decline"), mine ? "Take back" : "Decline");
+  if (offered) {
+    const by = seatLabel(room, offered);
+    const side = R.you.length ? (R.you.includes("A") ? "B" : "A") : null; // a rematch swaps the sides
+    setText($("rematch-text"), mine
+      ? `You offered a rematch (the sides swapped): waiting for ${seatLabel(room, OTHER_SIDE[offered])} to accept.`
+      : side
+        ? `${by} offers a rematch in this room: you would play ${COLOUR[side].toLowerCase()}.`
+        : `${by} offers a rematch in this room.`);
+  }
+  const earlier = online ? room.earlier || [] : [];
+  $("earlier-games").hidden = !earlier.length;
+  const links = $("earlier-links");
+  links.replaceChildren();
+  earlier.forEach((code, i) => {
+    const link = document.createElement("a");
+    link.href = `/games/${encodeURIComponent(code)}`;
+    link.className = "earlier-game";
+    link.dataset.code = code;
+    setText(link, `game ${i + 1}`);
+    if (i) links.append(", ");
+    links.append(link);
+  });
+}
+
+const OTHER_SIDE = { A: "B", B: "A" };
 
 function renderPanels() {
   const room = R.state;
