@@ -424,3 +424,36 @@ def test_a_local_room_has_no_rematch(store: FailingStore) -> None:
         await refused(manager, room, conn, "offer", "not-allowed")
 
     with_manager(store, body)
+
+
+def test_a_rooms_earlier_games_are_read_back_from_the_store(store: FailingStore) -> None:
+    async def play(manager: RoomManager) -> tuple[str, str]:
+        room, host, guest, host_token, guest_token = await two_players(manager)
+        await manager.handle(room, host, {"type": "resign"})
+        await manager.handle(room, guest, {"type": "rematch", "action": "offer"})
+        await manager.connect(room, guest, None)  # the offer's player now only watches: the offer goes
+        assert room.rematch is None and host.of_type("rematch")[-1]["event"] == "withdrawn"
+        await manager.connect(room, guest, guest_token)
+        await manager.handle(room, guest, {"type": "rematch", "action": "offer"})
+        await manager.handle(room, host, {"type": "rematch", "action": "accept"})
+        for conn in (host, guest):
+            await manager.disconnect(room, conn)
+        return room.code, host_token
+
+    manager_tokens: dict[str, str] = {}
+    original = RoomManager.join
+
+    def join(self: RoomManager, room: Room, *args: Any, **kwargs: Any) -> tuple[str, list[str]]:
+        token, seats = original(self, room, *args, **kwargs)
+        manager_tokens[room.code] = token
+        return token, seats
+
+    async def reopen(manager: RoomManager) -> None:
+        state = manager.view(code)
+        assert state is not None and state["earlier"] == [f"{code}-1"] and state["rematch"] is None
+        room = manager.get(code)
+        assert room is not None and room.earlier == [f"{code}-1"] and room.seats_of(host_token) == {"B"}
+        assert manager.view(f"{code}-1")["status"] == "over"  # type: ignore[index]
+
+    code, host_token = with_manager(store, play)
+    with_manager(store, reopen)  # a restart: a new manager over the same store

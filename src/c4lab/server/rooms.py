@@ -385,10 +385,13 @@ class RoomManager:
             for side in seats - old:
                 came_back = self.presence.arrive(room, side) or came_back
             room.connections[conn] = seats
+            withdrawn = self._withdraw_if_gone(room, old - seats)
             if seats != old:
                 self.presence.schedule(room)
             if came_back and room.mode == "online" and room.status in OPEN:
                 self.save_presence(room)  # a restart must not count them absent since before
+        if withdrawn:
+            await self.broadcast(room, {"type": "rematch", "event": "withdrawn", "seat": withdrawn})
         await self.broadcast(room)
         return seats
 
@@ -397,17 +400,25 @@ class RoomManager:
             seats = room.connections.pop(conn, set())
             for side in seats:
                 self.presence.leave(room, side)
-            withdrawn = room.rematch in seats and room.seats[room.rematch].connections == 0  # type: ignore[index]
-            if withdrawn:  # whoever offered a rematch left: nobody is there to play it
-                room.rematch = None
+            withdrawn = self._withdraw_if_gone(room, seats)
             if not room.connections and room.thinking is None and room.forfeit_task is None:
                 # Nobody is here and nothing is pending: the row on disk is
                 # the room; ``get`` loads it again when someone comes back.
                 self.rooms.pop(room.code, None)
         if withdrawn:
-            await self.broadcast(room, {"type": "rematch", "event": "withdrawn", "seat": min(seats)})
+            await self.broadcast(room, {"type": "rematch", "event": "withdrawn", "seat": withdrawn})
         if seats or room.connections:  # a player left, or a spectator: the others see the count
             await self.broadcast(room)
+
+    @staticmethod
+    def _withdraw_if_gone(room: Room, left: set[str]) -> str | None:
+        """A rematch offered by a seat of ``left`` that has no connection now
+        is withdrawn (nobody is there to play it): that seat, else None."""
+        offered = room.rematch
+        if offered is None or offered not in left or room.seats[offered].connections > 0:
+            return None
+        room.rematch = None
+        return offered
 
     async def send_state(self, room: Room, conn: Connection) -> None:
         """The room's state to one connection."""
