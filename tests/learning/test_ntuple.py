@@ -166,10 +166,11 @@ def test_two_workers_play_the_games_asked_for_on_the_same_weights() -> None:
     assert net.weights.any()
 
 
-def test_merged_copies_add_up_every_workers_changes() -> None:
+def test_merged_copies_take_the_mean_of_the_workers_changes() -> None:
     """A round on a copy, sent back as a sparse change and merged, leaves the
-    network where training the table itself would have (one worker), and
-    two processes' changes are both kept."""
+    network where training the table itself would have (one worker); two
+    changes are averaged; two processes learn the same network from the
+    same seed."""
     from c4lab.learning import ntuple_copies as C
 
     variant = Position.parse("5x4").variant
@@ -182,6 +183,11 @@ def test_merged_copies_add_up_every_workers_changes() -> None:
     C.merge(copied.weights, [change])
     assert change.counters[T.C_GAMES] == 3000 and 0 < change.index.size < copied.weights.size
     assert np.allclose(copied.weights, shared.weights, atol=1e-6)
+    halves = Network.create(variant, tuples=10, length=6, seed=4)
+    C.merge(halves.weights, [change, C.Change(change.index, -change.delta, 0, change.counters)])
+    assert not halves.weights.any()
+    C.merge(halves.weights, [change, change])
+    assert np.allclose(halves.weights, copied.weights, atol=1e-6)
 
     net = Network.create(variant, tuples=10, length=6, seed=4)
     trainer = N.Trainer(net, workers=2, seed=1, executor="processes")

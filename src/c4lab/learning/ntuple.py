@@ -60,9 +60,11 @@ solver: ``c4lab.learning.probes``).  For scale, on the 400-position set:
   same network.
 * **Merged copies** (``executor="processes"`` or ``"ray"``,
   ``c4lab.learning.ntuple_copies``): each worker plays rounds of 20,000
-  games on its own copy and the changes are summed into the network, so
-  the workers may be processes or the nodes of a Ray cluster; the same
-  seed gives the same network on both.
+  games on its own copy and the mean of the changes goes into the network,
+  so the workers may be processes or the nodes of a Ray cluster; the same
+  seed gives the same network on both.  Two workers, 3 minutes: 86.2 %
+  against 87.5 % for two threads on one table (the sum of the changes
+  instead of their mean: 67.5 %), so threads are the default.
 
 The learning curve
 ------------------
