@@ -16,6 +16,7 @@ from click.testing import CliRunner
 
 import c4lab
 from c4lab.cli import main
+from testkit import stop_process
 
 CONTRACT_FIELDS = {
     "position", "width", "height", "forbidden", "bonus", "to_move", "result",
@@ -187,12 +188,7 @@ def test_the_address_is_printed_once_the_server_accepts_connections(tmp_path: Pa
                 answer += chunk
         assert answer.startswith(b"HTTP/1.1 200"), answer[:200]
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        proc.communicate(timeout=10)
+        stop_process(proc)
 
 
 def test_games_says_who_won_and_how_in_words(tmp_path: Path) -> None:

@@ -149,3 +149,17 @@ def random_positions(rng: random.Random, count: int) -> list[Position]:
         if not position.is_over:
             positions.append(position)
     return positions
+
+
+def stop_process(proc: Any) -> None:
+    """Stop a command started by a test (``subprocess.Popen``): SIGTERM, a
+    kill if it lingers, and its pipes read to the end."""
+    import subprocess
+
+    proc.terminate()
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    proc.communicate(timeout=10)
+

@@ -19,7 +19,7 @@ from c4lab.cli import main
 from c4lab.rules import Position
 from c4lab.solver import Solver
 from c4lab.ui.terminal import GameSettings, TerminalGame, scores_row
-from testkit import Script
+from testkit import Script, stop_process
 
 
 def exact(position: str) -> dict[str, int]:
@@ -94,9 +94,4 @@ def test_the_command_prints_the_link_of_the_page_on_the_position(tmp_path: Path)
         with urllib.request.urlopen(match.group(1), timeout=10) as page:  # the page itself
             assert page.status == 200 and b"analysis-toggle" in page.read()
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        proc.communicate(timeout=10)
+        stop_process(proc)

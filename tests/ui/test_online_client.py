@@ -280,7 +280,8 @@ def test_a_wrong_token_is_explained_and_the_client_watches(server: BackgroundSer
     assert "A (white), Ann resigned: B (black), seat B (free) wins." in client.output
 
 
-def test_a_finished_game_is_shown_in_colour_and_the_client_ends(server: BackgroundServer) -> None:
+def resigned_room(server: BackgroundServer) -> str:
+    """The code of a 4x4 room whose game Ann resigned."""
     code, ann = new_room(server, board="4x4:abab")
     ann_socket = Player(server, code, ann)
     try:
@@ -288,6 +289,11 @@ def test_a_finished_game_is_shown_in_colour_and_the_client_ends(server: Backgrou
         ann_socket.next_state(lambda room: room["status"] == "over")
     finally:
         ann_socket.close()
+    return code
+
+
+def test_a_finished_game_is_shown_in_colour_and_the_client_ends(server: BackgroundServer) -> None:
+    code = resigned_room(server)
     client = Running(f"{server.url}/r/{code}", name="Bob", color=True)
     assert client.finish() == 0
     out = client.output
@@ -422,13 +428,7 @@ def test_leaving_with_e_prints_no_traceback_and_the_way_back_hides_the_token(
 
 
 def test_a_replay_link_shows_the_finished_game_and_never_takes_a_seat(server: BackgroundServer) -> None:
-    code, ann = new_room(server, board="4x4:abab")
-    ann_socket = Player(server, code, ann)
-    try:
-        ann_socket.send({"type": "resign"})
-        ann_socket.next_state(lambda room: room["status"] == "over")
-    finally:
-        ann_socket.close()
+    code = resigned_room(server)
     runner = CliRunner()
     result = runner.invoke(main, ["connect", f"{server.url}/games/{code}"])
     assert result.exit_code == 0, result.output
