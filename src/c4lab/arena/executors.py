@@ -160,7 +160,11 @@ def start_ray(address: str | None, cpus: int) -> tuple[Any, bool]:
     if ray.is_initialized():
         return ray, False
     kwargs: dict[str, Any] = {"address": address} if address else {"num_cpus": cpus}
-    ray.init(include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False, **kwargs)
+    try:
+        ray.init(include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False, **kwargs)
+    except (ConnectionError, RuntimeError) as exc:  # something answers there, but not a Ray cluster
+        where = f"--ray-address {address}" if address else "a local Ray"
+        raise ValueError(f"{where}: Ray could not start or join a cluster ({str(exc).splitlines()[0]})") from None
     return ray, True
 
 
