@@ -2,18 +2,24 @@
 solver, and in games.
 
     python3 benchmarks/ntuple_strength.py [--weights FILE] [--probes 400]
-        [--games 100] [--specs heuristic,hard] [--search 0.2] [--perfect 20]
+        [--games 100] [--specs heuristic,hard] [--search 0.2] [--puct 1000]
+        [--perfect 20] [--perfect-games 100]
 
 * **Value-keeping moves**: on the probe set of the network's board (plies
   0-16 reached by random moves, 10-20 on boards over 42 cells, none over 48, only positions where some move changes the
   result, every move scored by c4lab's solver; ``c4lab.learning.probes``),
   the share of moves that keep the value, for the greedy network, the
-  network with its test-time search (``time=S``), and each of ``--specs``
+  network with its test-time searches (alpha-beta for ``--search`` seconds,
+  PUCT for ``--puct`` iterations), and each of ``--specs``
   (the issue's scale: ``random`` about 32 %, ``heuristic`` 82 %, ``hard``
   88 %).
 * **Games**: the score (wins 1, draws 1/2) of the greedy network and of the
   searching one against ``random``, ``normal`` and ``hard``, in pairs of
   games from the same random 2-move opening (each side once).
+* **Against varied perfect play** (``--perfect-games N``): N games from the
+  empty board, the network moving first, against ``perfect:ties=random``
+  (a perfect player that picks at random among the moves keeping the exact
+  score, as the evaluator of Thill's and Konen's GBG): the share it wins.
 * **Against perfect play** (``--perfect N``): N openings of 2 random moves
   that the side to move (A) wins with best play; the network plays A,
   ``perfect`` plays B (Thill's measure: only positions where a win is
@@ -60,6 +66,19 @@ def against_perfect(spec: str, network: Network, count: int, seed: int) -> tuple
     return wins, games
 
 
+def against_varied_perfect(spec: str, network: Network, games: int) -> tuple[int, int]:
+    """(wins, draws) of ``spec`` moving first from the empty board against
+    ``perfect:ties=random`` (Thill's and GBG's measure: one game would do
+    against a perfect player that always answers alike)."""
+    wins = draws = 0
+    agent = make_agent(spec)
+    for game in range(games):
+        record = play_game(agent, make_agent(f"perfect:ties=random,seed={game}"), Position(network.variant))
+        wins += record.result == "A"
+        draws += record.result == "draw"
+    return wins, draws
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--weights", default=None)
@@ -67,12 +86,17 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--specs", default="heuristic,hard")
     parser.add_argument("--search", type=float, default=0.2, help="seconds a move of the searching network")
+    parser.add_argument("--puct", type=int, default=1000, help="iterations a move of the PUCT network")
     parser.add_argument("--perfect", type=int, default=20)
+    parser.add_argument("--perfect-games", type=int, default=100,
+                        help="games from the empty board against perfect with random ties")
     args = parser.parse_args()
     weights = args.weights or str(shipped_path("7x6"))
     network = Network.load(weights)
     greedy = f"ntuple:weights={weights},seed=1"
-    search = f"ntuple:weights={weights},time={args.search:g},seed=1"
+    search = f"ntuple:weights={weights},search=alphabeta,time={args.search:g},seed=1"
+    puct = f"ntuple:weights={weights},search=puct,iterations={args.puct},seed=1"
+    networks = (("greedy", greedy), (f"alpha-beta {args.search:g} s", search), (f"PUCT {args.puct}", puct))
     print(f"network {weights}: {network.variant}, {network.games:,} games, "
           f"{network.tuples.shape[0]} tuples of {network.length}")
     plies = PROBE_PLIES[network.variant.playable_cells <= 42]
@@ -82,26 +106,30 @@ def main() -> None:
     if items:
         print(f"\nvalue-keeping moves on {len(items)} probe positions (plies {plies[0]}-{plies[1]}, judged by the "
               "solver):")
-    for spec in [greedy, search, *filter(None, args.specs.split(","))] if items else []:
+    for spec in [greedy, search, puct, *filter(None, args.specs.split(","))] if items else []:
         began = time.perf_counter()
         tally = measure(make_agent(spec), items)
         print(f"  {spec:<60} {tally.share:6.1%}  ({time.perf_counter() - began:.0f} s)")
     print(f"\nscore in {args.games} games from random 2-move openings (wins 1, draws 1/2):")
-    for label, spec in (("greedy", greedy), (f"search {args.search:g} s", search)):
+    for label, spec in networks:
         agent = make_agent(spec)
         for opponent in ("random", "normal", "hard"):
             began = time.perf_counter()
             share = score_against(network, opponent, args.games, seed=3, agent=agent)
-            print(f"  {label:<14} vs {opponent:<8} {share:6.1%}  ({time.perf_counter() - began:.0f} s)")
+            print(f"  {label:<18} vs {opponent:<8} {share:6.1%}  ({time.perf_counter() - began:.0f} s)")
+    if args.perfect_games:
+        print(f"\nagainst perfect from the empty board, moving first, {args.perfect_games} games (perfect picks "
+              "at random among the moves that keep the exact score, as GBG's evaluator):")
+        for label, spec in networks:
+            began = time.perf_counter()
+            wins, draws = against_varied_perfect(spec, network, args.perfect_games)
+            print(f"  {label:<18} wins {wins}/{args.perfect_games} ({wins / args.perfect_games:.0%}), "
+                  f"draws {draws}  ({time.perf_counter() - began:.0f} s)")
     if args.perfect:
-        print("\nagainst perfect from the empty board, moving first (both players are deterministic: one game):")
-        for label, spec in (("greedy", greedy), (f"search {args.search:g} s", search)):
-            record = play_game(make_agent(spec), make_agent("perfect"), Position(network.variant))
-            print(f"  {label:<14} {'wins' if record.result == 'A' else 'does not win'} ({record.final.ply} plies)")
         print(f"\nagainst perfect, moving first from {args.perfect} winning 2-move openings:")
-        for label, spec in (("greedy", greedy), (f"search {args.search:g} s", search)):
+        for label, spec in networks:
             wins, games = against_perfect(spec, network, args.perfect, seed=5)
-            print(f"  {label:<14} wins {wins}/{games} ({wins / games:.0%})")
+            print(f"  {label:<18} wins {wins}/{games} ({wins / games:.0%})")
 
 
 if __name__ == "__main__":

@@ -277,10 +277,10 @@ def test_a_short_4x4_training_beats_random_in_at_least_90_percent_of_the_games()
 
 
 @pytest.mark.parametrize("board", ["4x4/Xb2", "5x5/Bc3", "7x6/Xd1/Be2", "12x12/Xf4/Bg1", "4x12/Xa1", "12x4/Bl1"])
-@pytest.mark.parametrize("depth", [0, 2])
-def test_the_agent_plays_only_legal_moves_on_every_kind_of_board(board: str, depth: int) -> None:
+@pytest.mark.parametrize("search", [{}, {"depth": 2}, {"search": "puct", "iterations": 200}], ids=str)
+def test_the_agent_plays_only_legal_moves_on_every_kind_of_board(board: str, search: dict) -> None:
     net = trained(board, 300)
-    agent = NTupleAgent(net, depth=depth, seed=3)
+    agent = NTupleAgent(net, seed=3, **search)
     other = make_agent("random:seed=4")
     for g in range(4):
         a, b = (agent, other) if g % 2 == 0 else (other, agent)
@@ -298,14 +298,50 @@ def test_greedy_play_wins_at_once_and_blocks_an_immediate_win() -> None:
 def test_the_search_wins_at_once_blocks_and_keeps_to_its_time(tmp_path: Path) -> None:
     path = tmp_path / "net.npz"
     trained("5x4", 500).save(path)
-    for spec in ("depth=2", "depth=3", "time=0.05"):
+    for spec in ("depth=2", "depth=3", "search=alphabeta,time=0.05", "iterations=300", "time=0.05"):
         agent = make_agent(f"ntuple:weights={path},{spec},seed=1")
         assert agent.choose(Position.parse("5x4:ababab")).token == "a", spec
         assert agent.choose(Position.parse("5x4:aebec")).token == "d", spec
-    agent = make_agent(f"ntuple:weights={path},time=0.05")
-    _, analysis = agent.analyse(Position.parse("5x4:c"))
-    assert analysis.seconds is not None and analysis.seconds < 2.0
-    assert "alpha-beta to depth" in (analysis.note or "") and (analysis.iterations or 0) > 0
+    for search, note in (("search=alphabeta", "alpha-beta to depth"), ("search=puct", "PUCT")):
+        agent = make_agent(f"ntuple:weights={path},{search},time=0.05")
+        _, analysis = agent.analyse(Position.parse("5x4:c"))
+        assert analysis.seconds is not None and analysis.seconds < 2.0
+        assert note in (analysis.note or "") and (analysis.iterations or 0) > 0
+
+
+def test_one_puct_iteration_backs_up_the_networks_value_of_the_move_it_tries_first() -> None:
+    net = trained("5x4", 500)
+    position = Position.parse("5x4:cc")
+    codes, values, _ = net.move_values(position)
+    _, analysis = NTupleAgent(net, search="puct", iterations=1).analyse(position)
+    tried = [stats for stats in analysis.moves if stats.visits]
+    assert analysis.iterations == 1 and len(tried) == 1
+    # First play: an unvisited move counts with its own network value, plus
+    # the exploration term of its prior (a softmax of those values).
+    prior = np.exp(np.array(values) - max(values))
+    prior /= prior.sum()
+    first = int(np.argmax(np.array(values) + prior))
+    assert tried[0].move == Move.from_code(codes[first])
+    assert tried[0].value == pytest.approx((values[first] + 1) / 2)
+
+
+def test_puct_spends_exactly_its_iterations_and_proves_a_win_in_two() -> None:
+    net = trained("5x4", 500)
+    _, analysis = NTupleAgent(net, search="puct", iterations=400, seed=1).analyse(Position.parse("5x4:cc"))
+    assert analysis.iterations == 400 and sum(stats.visits or 0 for stats in analysis.moves) == 400
+    # A to move holds b1 and c1: d1 makes b1-c1-d1 open at both ends (a1 and
+    # e1), a double threat.  The search proves the win and says so.
+    move, analysis = NTupleAgent(net, search="puct", iterations=5000, seed=1).analyse(Position.parse("5x4:bbcc"))
+    assert move.token == "d" and analysis.note == "a proven win" and analysis.value == 1.0
+
+
+def test_the_search_options_that_do_not_go_together_are_refused() -> None:
+    with pytest.raises(SpecError, match="PUCT takes iterations= or time="):
+        make_agent("ntuple:search=puct,depth=2")
+    with pytest.raises(SpecError, match="iterations= is PUCT's"):
+        make_agent("ntuple:search=alphabeta,iterations=100")
+    with pytest.raises(SpecError, match="needs depth= or time="):
+        make_agent("ntuple:search=alphabeta")
 
 
 # -- the file --------------------------------------------------------------------

@@ -139,6 +139,13 @@ def test_the_solver_agent_takes_the_fastest_win() -> None:
     assert move.token in ("b", "e")
 
 
+def test_perfect_with_random_ties_varies_among_the_moves_that_keep_the_exact_score() -> None:
+    position = Position.parse("7x6:ddddddcc")  # b and e both win at once
+    centre = {make_agent(f"perfect:seed={seed}").choose(position).token for seed in range(8)}
+    varied = {make_agent(f"perfect:ties=random,seed={seed}").choose(position).token for seed in range(8)}
+    assert len(centre) == 1 and varied == {"b", "e"}
+
+
 def test_perfect_falls_back_to_master_and_says_so() -> None:
     # (The classic board's openings are answered by the database: a bigger board.)
     move, analysis = make_agent("perfect:time=0.2,seed=1").analyse(Position.parse("9x8"))

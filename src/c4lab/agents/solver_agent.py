@@ -11,6 +11,7 @@ time that is left, and the analysis says so.
 
 from __future__ import annotations
 
+import random
 import time
 
 from c4lab.agents.base import Agent, Analysis, Budget, MoveStats, Param, make_agent, register
@@ -61,7 +62,10 @@ def solved_move(
     [
         Param("time", float, DEFAULT_TIME, "seconds per move", minimum=0, above=True),
         Param("book", bool, True, "use the classic opening book"),
-        Param("seed", int, None, "random seed of the fallback (master)"),
+        Param("seed", int, None, "random seed of the fallback (master) and of random ties"),
+        Param("ties", str, "centre", "among the moves that keep the exact score: the one nearest the centre, "
+              "or one at random (a perfect opponent that varies its games, as GBG's evaluator's)",
+              choices=("centre", "random")),
     ],
     presets={"perfect": ("level perfect: the solver with the classic opening book, 1 s a move", {})},
 )
@@ -69,7 +73,8 @@ class SolverAgent(Agent):
     """The exact solver first, the fallback agent when it cannot finish in time."""
 
     def __init__(
-        self, time: float = DEFAULT_TIME, book: bool = True, seed: int | None = None, fallback: Agent | None = None
+        self, time: float = DEFAULT_TIME, book: bool = True, seed: int | None = None, fallback: Agent | None = None,
+        ties: str = "centre",
     ) -> None:
         """``fallback`` plays when the solver cannot finish in time; by
         default ``master`` with the same time (and ``seed``)."""
@@ -77,6 +82,8 @@ class SolverAgent(Agent):
             raise ValueError(f"time must be positive, not {time}")
         self.time = time
         self.book = book
+        self.ties = ties
+        self._rng = random.Random(seed)
         self.fallback = fallback or make_agent(f"master:time={time:g}" + ("" if seed is None else f",seed={seed}"))
 
     def new_game(self) -> None:
@@ -87,7 +94,13 @@ class SolverAgent(Agent):
         seconds = budget.time if budget is not None and budget.time is not None else self.time
         found = solved_move(position, timeout=SOLVE_SHARE * seconds, book=self.book)
         if found is not None:
-            return found
+            move, analysis = found
+            keeping = [stats.move for stats in analysis.moves]
+            if self.ties == "random" and len(keeping) > 1:
+                move = self._rng.choice(keeping)
+                analysis = Analysis(analysis.moves, analysis.value, (move,), analysis.iterations, analysis.seconds,
+                                    f"{analysis.note}; a random one of the {len(keeping)} moves that keep it")
+            return move, analysis
         left = max(seconds - (time.perf_counter() - start), 0.02)
         move, analysis = self.fallback.analyse(position, Budget(time=left))
         name = self.fallback.spec.partition(":")[0] or "the fallback"

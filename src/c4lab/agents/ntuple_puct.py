@@ -1,0 +1,222 @@
+"""PUCT on a learnt n-tuple value: the test-time search of ``ntuple:search=puct``.
+
+Scheiermann and Konen ("AlphaZero-inspired game learning: faster training
+by using MCTS only at test time", 2022) wrap a network trained by TD
+self-play, with no search in training, in the tree search of AlphaZero at
+test time: PUCT, with the network as the prior of every move and as the
+value of every leaf, and no random playouts.  This module is that search
+in one compiled kernel over flat arrays (no Python object per node).
+
+* **A node is an afterstate**: the position after a move, valued from the
+  view of the player who made it.  The network values afterstates, so
+  expanding a node (its side to move has ``n`` moves) values all ``n``
+  children at once, through the incremental features of
+  ``c4lab.agents.ntuple_net`` (a move changes at most four cells).
+* **Priors** are the softmax of the children's values over a temperature
+  (``temp``); **first play**: a child not yet visited counts with its own
+  network value, so the search starts exactly where the greedy network
+  would, and only the tree's evidence moves it away.
+* **Exact where it can be**: a move that ends the game is worth its result;
+  a node whose side to move can win at once is a proven loss for the
+  player who moved into it (one ply of look-ahead that every expansion
+  computes anyway).  Proven values are backed up as they are.
+* **Selection**: ``Q + c * P * sqrt(N) / (1 + n)``; the move played is the
+  most visited one.
+
+Figures (the classic board's 400 probe positions, the shipped network,
+``c4lab.learning.probes``) are in ``c4lab.agents.ntuple``'s docstring.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+import c4lab.jitcache  # noqa: F401  (numba's cache made safe for concurrent processes)
+from c4lab.agents.ntuple_net import encode, outcome_value, play_move, weight_sum
+from c4lab.rules import kernels as K
+
+#: Node kinds: still to be expanded, expanded, proven (its value is exact).
+OPEN, INNER, PROVEN = 0, 1, 2
+#: ``meta`` slots: nodes used, iterations done, deepest path.
+M_USED, M_ITER, M_DEPTH = 0, 1, 2
+
+
+class Tree:
+    """The arrays of a PUCT tree of at most ``capacity`` nodes (node 0 is the
+    root; the children of a node are consecutive)."""
+
+    def __init__(self, capacity: int) -> None:
+        self.first = np.full(capacity, -1, dtype=np.int64)  # index of the first child
+        self.count = np.zeros(capacity, dtype=np.int64)  # how many children
+        self.move = np.zeros(capacity, dtype=np.uint8)  # the move into the node
+        self.kind = np.zeros(capacity, dtype=np.int8)
+        self.prior = np.zeros(capacity, dtype=np.float64)
+        self.net = np.zeros(capacity, dtype=np.float64)  # network (or exact) value for the mover into it
+        self.visits = np.zeros(capacity, dtype=np.float64)
+        self.total = np.zeros(capacity, dtype=np.float64)  # sum of backed-up values, mover's view
+        self.meta = np.zeros(3, dtype=np.int64)
+        self.meta[M_USED] = 1
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """The arguments of ``run`` that hold the tree."""
+        return (self.first, self.count, self.move, self.kind, self.prior, self.net, self.visits, self.total,
+                self.meta)
+
+
+@njit(cache=True, nogil=True)
+def _expand(geo, st, node, first, count, move, kind, prior, net, visits, total, meta, codes, idx, weights,
+            inst_tuple, ptr, inst, pw, temp, moves, saved, saved_codes, saved_idx, log):
+    """Give ``node`` (whose position is ``st``, features ``codes``/``idx``) its
+    children, each valued for the side to move of ``st``; returns ``False``
+    when the tree is full.  A child that wins at once makes ``node`` a proven
+    loss for whoever moved into it."""
+    n = K.legal_codes(geo, st, moves)
+    base = meta[M_USED]
+    if base + n > first.shape[0]:
+        return False
+    side = np.int64(K.to_move(st))
+    saved[:] = st
+    saved_codes[:] = codes
+    saved_idx[:] = idx
+    top = -2.0
+    wins = False
+    for k in range(n):
+        c = base + k
+        result, _ = play_move(geo, st, moves[k], codes, idx, ptr, inst, pw, log)
+        move[c] = moves[k]
+        first[c] = -1
+        count[c] = 0
+        visits[c] = 0.0
+        total[c] = 0.0
+        if result != K.ONGOING:
+            kind[c] = PROVEN
+            net[c] = outcome_value(result, side)
+            if net[c] > 0.0:
+                wins = True
+        else:
+            kind[c] = OPEN
+            net[c] = math.tanh(weight_sum(weights, side, idx, inst_tuple))
+        top = max(top, net[c])
+        st[:] = saved
+        codes[:] = saved_codes
+        idx[:] = saved_idx
+    mass = 0.0
+    for k in range(n):
+        prior[base + k] = math.exp((net[base + k] - top) / temp)
+        mass += prior[base + k]
+    for k in range(n):
+        prior[base + k] /= mass
+    first[node] = base
+    count[node] = n
+    meta[M_USED] = base + n
+    if wins and node != 0:
+        kind[node] = PROVEN
+        net[node] = -1.0
+    else:
+        kind[node] = INNER
+    return True
+
+
+@njit(cache=True, nogil=True)
+def run(geo, root, iterations, c, temp, first, count, move, kind, prior, net, visits, total, meta, weights,
+        inst_cells, inst_tuple, ptr, inst, pw, states):
+    """``iterations`` more iterations of PUCT from ``root`` on the tree (its
+    arrays, filled by earlier calls on the same root); stops early when the
+    tree is full or the root is settled.  Returns the iterations done."""
+    st = root.copy()
+    codes = np.zeros(K.NCELLS, dtype=np.int64)
+    idx = np.zeros(inst_cells.shape[0], dtype=np.int64)
+    encode(geo, st, codes, idx, inst_cells, states)
+    root_codes = codes.copy()
+    root_idx = idx.copy()
+    saved = root.copy()
+    saved_codes = codes.copy()
+    saved_idx = idx.copy()
+    moves = np.empty(K.MAX_LEGAL, dtype=np.uint8)
+    log = np.zeros((4, 2), dtype=np.int64)
+    path = np.zeros(K.NCELLS * 2 + 2, dtype=np.int64)
+    done = 0
+    for _ in range(iterations):
+        if kind[0] == OPEN and not _expand(geo, st, 0, first, count, move, kind, prior, net, visits, total,
+                                               meta, codes, idx, weights, inst_tuple, ptr, inst, pw, temp, moves,
+                                               saved, saved_codes, saved_idx, log):
+            break
+        st[:] = root
+        codes[:] = root_codes
+        idx[:] = root_idx
+        node = 0
+        depth = 0
+        path[0] = 0
+        while kind[node] == INNER:
+            base = first[node]
+            scale = c * math.sqrt(visits[node] + 1.0)
+            best = -1e18
+            pick = base
+            for k in range(base, base + count[node]):
+                q = total[k] / visits[k] if visits[k] > 0.0 else net[k]
+                if kind[k] == PROVEN:
+                    q = net[k]
+                u = q + scale * prior[k] / (1.0 + visits[k])
+                if u > best:
+                    best = u
+                    pick = k
+            play_move(geo, st, move[pick], codes, idx, ptr, inst, pw, log)
+            node = pick
+            depth += 1
+            path[depth] = node
+        if kind[node] == OPEN and not _expand(geo, st, node, first, count, move, kind, prior, net, visits, total,
+                                               meta, codes, idx, weights, inst_tuple, ptr, inst, pw, temp, moves,
+                                               saved, saved_codes, saved_idx, log):
+            break
+        value = net[node]
+        for d in range(depth, 0, -1):
+            visits[path[d]] += 1.0
+            total[path[d]] += value
+            value = -value
+            if d > 1 and kind[path[d]] == PROVEN:
+                _prove(path[d - 1], first, count, kind, net)
+        visits[0] += 1.0
+        done += 1
+        meta[M_DEPTH] = max(meta[M_DEPTH], depth)
+        if _settled(first[0], count[0], kind, net):
+            break
+    meta[M_ITER] += done
+    return done
+
+
+@njit(cache=True)
+def _prove(node, first, count, kind, net):
+    """MCTS-Solver's step: ``node`` is proven when one of its children is a
+    proven win for the side to move there (then ``node`` is lost for whoever
+    moved into it) or when all of them are proven (then it is worth the
+    negation of the best)."""
+    if kind[node] != INNER:
+        return
+    best = -2.0
+    every = True
+    for k in range(first[node], first[node] + count[node]):
+        if kind[k] == PROVEN:
+            best = max(best, net[k])
+        else:
+            every = False
+    if best > 0.0 or every:
+        kind[node] = PROVEN
+        net[node] = -best
+
+
+@njit(cache=True)
+def _settled(base, n, kind, net):
+    """Whether the root has a proven win, or every move is proven."""
+    every = True
+    for k in range(base, base + n):
+        if kind[k] == PROVEN and net[k] > 0.0:
+            return True
+        if kind[k] != PROVEN:
+            every = False
+    return every
+
+
+__all__ = ["Tree", "run"]
