@@ -4,6 +4,7 @@ driven over the WebSocket by the test."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -20,7 +21,10 @@ import httpx
 import pytest
 from click.testing import CliRunner
 from rich.console import Console
+from websockets.exceptions import ConnectionClosed
+from websockets.http11 import Request, Response
 from websockets.sync.client import ClientConnection, connect
+from websockets.sync.server import ServerConnection, serve
 
 from c4lab.cli import main
 from c4lab.server.run import BackgroundServer
@@ -603,3 +607,56 @@ def test_a_rematch_declined_either_way_and_an_offer_whose_player_left(server: Ba
     assert "You left the room." in out
     room = room_state(server, code)
     assert room["status"] == "over" and room["earlier"] == [] and room["rematch"] is None
+
+
+def test_broken_messages_from_the_server_are_one_line_each_and_the_client_goes_on(server: BackgroundServer) -> None:
+    """A message the client cannot read -- not JSON, a state without its
+    room or with a position that is none, news with no seat, a rematch event
+    or a message type it does not know -- is one line, and the client goes
+    on to the end of the game (a fake server sends them)."""
+    code, _ann = new_room(server)
+    join(server, code, "Bob")
+    playing = room_state(server, code)  # a room as the server writes it
+    seats = {side: {**seat, "connected": False} for side, seat in playing["seats"].items()}
+    over = {**playing, "status": "over", "result": "A", "reason": "resign", "to_move": None, "seats": seats}
+
+    def state(room: dict[str, Any]) -> str:
+        return json.dumps({"type": "state", "room": room, "you": []})
+
+    broken: list[str | bytes] = [
+        "not json{",
+        "[1, 2]",
+        json.dumps({"type": "state", "room": {"code": code}}),
+        state({**playing, "position": "7x6:zz"}),
+        state({**playing, "seats": {"A": playing["seats"]["A"]}}),
+        json.dumps({"type": "thinking"}),
+        json.dumps({"type": "rematch", "event": "exploded", "seat": "A"}),
+        json.dumps({"type": "surprise"}),
+        b"\x00\x01",
+    ]
+
+    def handler(ws: ServerConnection) -> None:
+        ws.recv()  # the hello
+        for frame in [state(playing), *broken, state(over)]:
+            ws.send(frame)
+        with contextlib.suppress(ConnectionClosed):
+            ws.recv()  # until the client closes
+
+    def rest(conn: ServerConnection, request: Request) -> Response | None:
+        return conn.respond(200, json.dumps(playing)) if request.path.startswith("/api/") else None
+
+    with serve(handler, "127.0.0.1", 0, process_request=rest) as fake:
+        threading.Thread(target=fake.serve_forever, daemon=True).start()
+        client = Running(f"http://127.0.0.1:{fake.socket.getsockname()[1]}/r/{code}", watch=True)
+        assert client.finish() == 0
+        fake.shutdown()
+    lines = client.output.splitlines()
+    ignored = [line for line in lines if line.startswith("(a message")]
+    assert len(ignored) == len(broken), "\n".join(lines)
+    assert "(a message from the server was ignored, not JSON: 'not json{')" in ignored
+    assert any(line.startswith("(a message from the server was ignored, the room's position:") for line in ignored)
+    assert any("'thinking' names no seat A or B" in line for line in ignored)
+    assert any("'rematch' has no event of offered, accepted, declined, withdrawn" in line for line in ignored)
+    assert "(a message of a type this client does not know was ignored: 'surprise')" in ignored
+    assert "B (black), Bob resigned: A (white), Ann wins." in lines  # the game as the last good state says
+    assert "Traceback" not in client.output
