@@ -5,14 +5,20 @@ The client speaks the protocol of ``docs/protocol.md``: it looks the room up
 /api/rooms/{code}/join``), then holds the room's WebSocket: ``hello`` with
 the seat's token, a board for every new position (drawn like the terminal
 game), a line for every other change (a player who leaves or comes back, an
-agent thinking, an error), and the result at the end.
+agent thinking, an error), and the result at the end.  After a game in an
+online room the players are offered a rematch (``m`` offers it, ``y``
+accepts the other's, ``n`` declines or takes one's own back: the
+``rematch`` message of the page); accepted, the next game, sides swapped,
+is played in the same room and session, and spectators watch it too.
+A server message the client cannot read is one line, and it goes on.
 
 The keyboard is read in a daemon thread, one line at a time, so that the
 socket is served while a person thinks: "your opponent left" shows up under
 the prompt.  The client checks an entry against the state's legal moves only
 to explain a mistake at once; the server decides.
 
-Exit status: 0 when the game is over (or the person left it), 2 for a link
+Exit status: 0 when the person leaves (or the game is over and no rematch
+can follow: a local room, a replay link, a spectator whose players left), 2 for a link
 that is not a room (bad URL, unknown room, not a c4lab server), 1 when the
 connection is lost and cannot be made again after a few attempts.
 
