@@ -660,3 +660,40 @@ def test_broken_messages_from_the_server_are_one_line_each_and_the_client_goes_o
     assert "(a message of a type this client does not know was ignored: 'surprise')" in ignored
     assert "B (black), Bob resigned: A (white), Ann wins." in lines  # the game as the last good state says
     assert "Traceback" not in client.output
+
+
+def test_two_terminals_agree_on_a_rematch(server: BackgroundServer) -> None:
+    """Both players in terminals: one offers with m, the other accepts with
+    y, and the second game is played on in the same sessions."""
+    code, ann_token = new_room(server)
+    link = f"{server.url}/r/{code}"
+    ann_keys, bob_keys = Keys(), Keys()
+    ann = Running(link, ann_keys, token=ann_token)
+    bob = Running(link, bob_keys, name="Bob")
+    try:
+        ann_keys.answer("A to move", "r")
+        ann_keys.answer("Really resign", "y")
+        bob_keys.answer("m for a rematch", "m")
+        ann.wait_for("B (black), Bob offers a rematch in this room, the sides swapped: you would play B (black).")
+        ann_keys.answer("m for a rematch", "y")  # (the prompt opened before the offer came)
+        bob.wait_for("Your move, A (white).")
+        bob_keys.answer("Waiting for Ann to answer", "d")
+        ann_keys.answer("B to move", "c")
+        bob_keys.answer("A to move", "r")
+        bob_keys.answer("Really resign", "y")
+        ann_keys.answer("m for a rematch", "e")
+        bob_keys.answer("m for a rematch", "e")
+        assert ann.finish() == 0 and bob.finish() == 0
+    finally:
+        ann_keys.end()
+        bob_keys.end()
+    assert "You accepted the rematch: a new game in this room." in ann.output
+    assert "A (white), Ann (you) accepted the rematch" not in bob.output
+    assert "A (white), Ann accepted the rematch: a new game in this room." in bob.output
+    assert "You play A (white) now." in bob.output and "You play B (black) now." in ann.output
+    assert "A (white), Bob (you) resigned: B (black), Ann wins." in bob.output
+    assert "You won." in ann.output.split("A new game in this room")[1]
+    room = room_state(server, code)
+    assert room["earlier"] == [f"{code}-1"] and room["position"] == "7x6:dc"
+    assert (room["result"], room["reason"]) == ("B", "resign")
+    assert room["seats"]["A"]["name"] == "Bob" and room["seats"]["B"]["name"] == "Ann"

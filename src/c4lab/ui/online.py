@@ -403,6 +403,8 @@ class OnlineClient:
             errors.NOT_YOUR_SEAT: "You cannot move here",
             errors.GAME_OVER: "The game is over",
             errors.RATE_LIMITED: "Too many messages",
+            errors.NOT_ALLOWED: "The server did not allow it",
+            errors.STORAGE_FAILED: "The server could not save it",
         }.get(code, f"The server answered an error ({code})")
         self._in_flight = False
         self._note(f"{words}: {text}")
@@ -666,28 +668,27 @@ class OnlineClient:
         self._in_flight = True
 
     async def _leave(self, ws: Any) -> int:
-        if not self.you:
-            self.say("You stopped watching.")
-        else:
-            self.say("You left the room." if self.room is not None and self.room["status"] == "over" else "You left the game.")
+        over = self.room is not None and self.room["status"] == "over"
+        self.say("You stopped watching." if not self.you else "You left the room." if over else "You left the game.")
         if self.room is not None and self.room["status"] == "playing" and self._comeback():
             self.say(self._comeback() + " (an absent player forfeits after the server's time limit)")
         await ws.close()
         return EXIT_OK
 
-
     # -- after the game: a rematch -----------------------------------------------------
 
     def _stays(self, room: dict[str, Any]) -> bool:
         """Whether the client stays in a room whose game is over: in an
-        online room whose seats are both taken (not from a replay link), a
-        player stays for a rematch, a spectator while a player is there to
-        play one."""
+        online room whose seats are both taken, a player stays for a
+        rematch, a spectator (not from a replay link) while a player is
+        there to play one."""
         assert self.address is not None
         seats = room["seats"].values()
-        if room["mode"] != "online" or self.address.replay or not all(seat["taken"] for seat in seats):
+        if room["mode"] != "online" or not all(seat["taken"] for seat in seats):
             return False
-        return bool(self.you) or any(seat["connected"] for seat in seats if seat["kind"] == "human")
+        if self.you:
+            return True
+        return not self.address.replay and any(seat["connected"] for seat in seats if seat["kind"] == "human")
 
     def _after_game(self, old: dict[str, Any] | None, room: dict[str, Any], ended: bool) -> int | None:
         """The game is over (``ended``: just now): the exit status, or None
