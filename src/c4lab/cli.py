@@ -486,8 +486,11 @@ def connect(
     printed), or watch if there is none. The token comes from --token-file,
     the C4LAB_TOKEN environment variable or --token (which other users of
     this machine can see in ps). Type a column letter or number; r resigns
-    (after a confirmation), e exits. A replay link (/games/CODE) watches.
-    Exit status: 0 at the end of the game, 2 for a bad link or an unknown
+    (after a confirmation), e exits. After a game in an online room, m
+    offers a rematch in the same room, sides swapped (y accepts the other
+    player's, n declines); spectators see the next game. A replay link
+    (/games/CODE) watches. Exit status: 0 when the person leaves (or the
+    game ends and no rematch can follow), 2 for a bad link or an unknown
     room, 1 for a connection lost for good.
     """
     from c4lab.ui.online import run_online

@@ -4,9 +4,11 @@ driven over the WebSocket by the test."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
+import queue
 import subprocess
 import sys
 import threading
@@ -19,7 +21,10 @@ import httpx
 import pytest
 from click.testing import CliRunner
 from rich.console import Console
+from websockets.exceptions import ConnectionClosed
+from websockets.http11 import Request, Response
 from websockets.sync.client import ClientConnection, connect
+from websockets.sync.server import ServerConnection, serve
 
 from c4lab.cli import main
 from c4lab.server.run import BackgroundServer
@@ -108,11 +113,53 @@ class Player:
             self.next_state(lambda room, at=room["position"]: room["position"] != at)
         return self.room
 
+    def next_message(self, kind: str) -> dict[str, Any]:
+        """The next message of type ``kind`` (the states before it are kept)."""
+        deadline = time.monotonic() + WAIT
+        while True:
+            message = json.loads(self.ws.recv(timeout=max(0.01, deadline - time.monotonic())))
+            if message["type"] == "state":
+                self.room, self.you = message["room"], message["you"]
+            if message["type"] == kind:
+                return message
+
     def send(self, message: dict[str, Any]) -> None:
         self.ws.send(json.dumps(message))
 
     def close(self) -> None:
         self._opened.__exit__(None, None, None)
+
+
+class Keys:
+    """A person at the keyboard who types when the test says so: each line
+    goes to the prompt open at that moment (``answer``), and nothing is
+    typed ahead, so that what a line answers does not depend on timing."""
+
+    def __init__(self) -> None:
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        self.prompts: list[str] = []
+        self.answered = 0
+
+    def __call__(self, prompt: str) -> str:
+        self.prompts.append(prompt)
+        line = self.lines.get(timeout=WAIT)
+        if line is None:
+            raise EOFError
+        return line
+
+    def answer(self, start: str, line: str | None) -> None:
+        """Type ``line`` (None: the end of input) at the prompt open now, once
+        there is one that starts with ``start`` and was not answered yet."""
+        deadline = time.monotonic() + WAIT
+        while not (len(self.prompts) > self.answered and self.prompts[-1].startswith(start)):
+            assert time.monotonic() < deadline, f"no prompt {start!r}; the prompts: {self.prompts}"
+            time.sleep(0.01)
+        self.answered = len(self.prompts)
+        self.lines.put(line)
+
+    def end(self) -> None:
+        """The end of input for a prompt still open (a client that ended leaves its reader waiting)."""
+        self.lines.put(None)
 
 
 class Running:
@@ -180,7 +227,10 @@ def test_a_full_game_with_a_spectator_ends_in_a_win(server: BackgroundServer) ->
     assert "B (black), Bob (you) wins with d1 d2 d3 d4!" in out
     assert "You won." in out
     assert "The game in notation: 7x6:adadgdgd" in out
-    assert len(keyboard.prompts) == 4 and keyboard.prompts[0].startswith("B to move: column a-g")
+    assert len(keyboard.prompts) == 5 and keyboard.prompts[0].startswith("B to move: column a-g")
+    # after the game, a rematch is offered; the keyboard's end leaves the room
+    assert keyboard.prompts[4] == "m for a rematch (the sides swapped), e to exit: "
+    assert "You left the room." in out
     # The spectator saw the seat taken, every move, every board and the result.
     assert spectator.finish() == 0
     seen = spectator.output
@@ -251,6 +301,8 @@ def test_the_keyboard_does_not_block_updates_from_the_server(server: BackgroundS
     def read(prompt: str) -> str:
         if prompt.startswith("Really resign"):
             return "y"
+        if prompt.startswith("m for a rematch"):  # after the game
+            return "e"
         asked.set()
         assert answer.wait(WAIT)
         return "resign"
@@ -449,3 +501,199 @@ def test_a_replay_link_shows_the_finished_game_and_never_takes_a_seat(server: Ba
     assert "A replay link: you are watching. To take a free seat, use the room's link" in client.output
     assert not room_state(server, waiting)["seats"]["B"]["taken"]
     client.client.retries = 0
+
+
+def test_a_rematch_is_offered_accepted_and_played_in_the_same_room(server: BackgroundServer) -> None:
+    """Issue 27: the terminal offers a rematch after the game, the other
+    player (a socket, as the page's) accepts it, and the second game, sides
+    swapped, is played in the same room and the same terminal session; a
+    spectator sees both games and is offered nothing."""
+    code, ann_token = new_room(server)
+    link = f"{server.url}/r/{code}"
+    bob = Player(server, code, join(server, code, "Bob"))
+    keys, watching = Keys(), Keys()
+    spectator = Running(link, watching, watch=True)
+    ann = Running(link, keys, token=ann_token)
+    try:
+        for move in range(4):  # Ann (A) wins on d1-d4
+            keys.answer("A to move", "d")
+            if move < 3:
+                bob.play("a")
+        assert bob.next_state(lambda room: room["status"] == "over")["result"] == "A"
+        keys.answer("m for a rematch (the sides swapped), e to exit", "m")
+        assert bob.next_message("rematch") == {"type": "rematch", "event": "offered", "seat": "A"}
+        ann.wait_for("You offered a rematch (the sides swapped): waiting for B (black), Bob to answer.")
+        bob.send({"type": "rematch", "action": "accept"})
+        accepted = bob.next_message("rematch")
+        assert accepted == {"type": "rematch", "event": "accepted", "seat": "B", "kept": f"{code}-1"}
+        # the second game: Bob is A and moves first; the prompt Ann left open takes her move
+        assert bob.next_state(lambda room: room["status"] == "playing")["position"] == "7x6"
+        assert bob.you == ["A"]
+        bob.play("a")
+        ann.wait_for("Your move, B (black).")
+        keys.answer("Waiting for Bob to answer", "c")
+        for _ in range(2):
+            bob.play("a")
+            keys.answer("B to move", "c")
+        final = bob.play("a")
+        assert final["status"] == "over" and final["result"] == "A" and final["position"] == "7x6:acacaca"
+        keys.answer("m for a rematch", "e")
+        assert ann.finish() == 0
+    finally:
+        keys.end()
+        bob.close()
+    assert spectator.finish() == 0  # both players gone: nothing more to watch
+    watching.end()
+    out = ann.output
+    assert "A (white), Ann (you) wins with d1 d2 d3 d4!" in out
+    assert f"B (black), Bob accepted the rematch: a new game in this room. The last game stays at {server.url}/games/{code}-1" in out
+    assert "A new game in this room, the sides swapped: A (white), Bob; B (black), Ann (you)." in out
+    assert "You play B (black) now." in out
+    assert "B (black), Ann (you) plays c." in out
+    assert "A (white), Bob wins with a1 a2 a3 a4!" in out and "You lost." in out
+    assert "You left the room." in out
+    assert "Moves were taken back" not in out and "disconnected" not in out
+    assert keys.prompts.count("m for a rematch (the sides swapped), e to exit: ") == 2  # after each game
+    # the room: the second game, the first kept as its own
+    room = room_state(server, code)
+    assert room["earlier"] == [f"{code}-1"] and room["position"] == "7x6:acacaca"
+    kept = httpx.get(f"{server.url}/api/games/{code}-1", timeout=WAIT).json()
+    assert kept["position"] == "7x6:dadadad" and kept["result"] == "A"
+    seen = spectator.output
+    assert "A (white), Ann offers a rematch in this room, the sides swapped." in seen
+    assert "B (black), Bob accepted the rematch" in seen
+    assert "A new game in this room, the sides swapped: A (white), Bob; B (black), Ann." in seen
+    assert "B (black), Ann plays c." in seen and "A (white), Bob wins with a1 a2 a3 a4!" in seen
+    assert "B (black), Ann left the room." in seen  # (no word of a rematch for a spectator)
+    assert "Both players have left the room: there is nothing more to watch." in seen
+    assert set(watching.prompts) == {"e to stop watching: "}  # a spectator is offered no rematch
+
+
+def test_a_rematch_declined_either_way_and_an_offer_whose_player_left(server: BackgroundServer) -> None:
+    code, ann_token = new_room(server)
+    bob = Player(server, code, join(server, code, "Bob"))
+    keys = Keys()
+    ann = Running(f"{server.url}/r/{code}", keys, token=ann_token)
+    try:
+        bob.next_state(lambda room: room["seats"]["A"]["connected"])
+        bob.send({"type": "resign"})
+        # Bob offers, Ann declines
+        bob.send({"type": "rematch", "action": "offer"})
+        assert bob.next_message("rematch") == {"type": "rematch", "event": "offered", "seat": "B"}
+        ann.wait_for("B (black), Bob offers a rematch in this room, the sides swapped: you would play B (black).")
+        keys.answer("A to move", "n")  # the prompt open when Bob resigned takes the answer
+        assert bob.next_message("rematch") == {"type": "rematch", "event": "declined", "seat": "A"}
+        ann.wait_for("You declined the rematch.")
+        # Ann offers, Bob declines
+        keys.answer("m for a rematch", "m")
+        assert bob.next_message("rematch")["event"] == "offered"
+        bob.send({"type": "rematch", "action": "decline"})
+        ann.wait_for("B (black), Bob declined the rematch.")
+        # Ann types something that is no key, then Bob offers and leaves
+        keys.answer("Waiting for Bob to answer", "x")  # (the prompt still open from her offer)
+        ann.wait_for("'x' is not a key here: m for a rematch (the sides swapped), e to exit.")
+        bob.send({"type": "rematch", "action": "offer"})
+        ann.wait_for("B (black), Bob offers a rematch")
+        bob.close()
+        ann.wait_for("The rematch B (black), Bob offered is withdrawn.")
+        ann.wait_for("B (black), Bob left the room: no rematch unless they come back.")
+        keys.answer("m for a rematch", "e")
+        assert ann.finish() == 0
+    finally:
+        keys.end()
+        bob.close()
+    out = ann.output
+    assert "B (black), Bob resigned: A (white), Ann (you) wins." in out
+    assert "You left the room." in out
+    room = room_state(server, code)
+    assert room["status"] == "over" and room["earlier"] == [] and room["rematch"] is None
+
+
+def test_broken_messages_from_the_server_are_one_line_each_and_the_client_goes_on(server: BackgroundServer) -> None:
+    """A message the client cannot read -- not JSON, a state without its
+    room or with a position that is none, news with no seat, a rematch event
+    or a message type it does not know -- is one line, and the client goes
+    on to the end of the game (a fake server sends them)."""
+    code, _ann = new_room(server)
+    join(server, code, "Bob")
+    playing = room_state(server, code)  # a room as the server writes it
+    seats = {side: {**seat, "connected": False} for side, seat in playing["seats"].items()}
+    over = {**playing, "status": "over", "result": "A", "reason": "resign", "to_move": None, "seats": seats}
+
+    def state(room: dict[str, Any]) -> str:
+        return json.dumps({"type": "state", "room": room, "you": []})
+
+    broken: list[str | bytes] = [
+        "not json{",
+        "[1, 2]",
+        json.dumps({"type": "state", "room": {"code": code}}),
+        state({**playing, "position": "7x6:zz"}),
+        state({**playing, "seats": {"A": playing["seats"]["A"]}}),
+        json.dumps({"type": "thinking"}),
+        json.dumps({"type": "rematch", "event": "exploded", "seat": "A"}),
+        json.dumps({"type": "surprise"}),
+        b"\x00\x01",
+    ]
+
+    def handler(ws: ServerConnection) -> None:
+        ws.recv()  # the hello
+        for frame in [state(playing), *broken, state(over)]:
+            ws.send(frame)
+        with contextlib.suppress(ConnectionClosed):
+            ws.recv()  # until the client closes
+
+    def rest(conn: ServerConnection, request: Request) -> Response | None:
+        return conn.respond(200, json.dumps(playing)) if request.path.startswith("/api/") else None
+
+    with serve(handler, "127.0.0.1", 0, process_request=rest) as fake:
+        threading.Thread(target=fake.serve_forever, daemon=True).start()
+        client = Running(f"http://127.0.0.1:{fake.socket.getsockname()[1]}/r/{code}", watch=True)
+        assert client.finish() == 0
+        fake.shutdown()
+    lines = client.output.splitlines()
+    ignored = [line for line in lines if line.startswith("(a message")]
+    assert len(ignored) == len(broken), "\n".join(lines)
+    assert "(a message from the server was ignored, not JSON: 'not json{')" in ignored
+    assert any(line.startswith("(a message from the server was ignored, the room's position:") for line in ignored)
+    assert any("'thinking' names no seat A or B" in line for line in ignored)
+    assert any("'rematch' has no event of offered, accepted, declined, withdrawn" in line for line in ignored)
+    assert "(a message of a type this client does not know was ignored: 'surprise')" in ignored
+    assert "B (black), Bob resigned: A (white), Ann wins." in lines  # the game as the last good state says
+    assert "Traceback" not in client.output
+
+
+def test_two_terminals_agree_on_a_rematch(server: BackgroundServer) -> None:
+    """Both players in terminals: one offers with m, the other accepts with
+    y, and the second game is played on in the same sessions."""
+    code, ann_token = new_room(server)
+    link = f"{server.url}/r/{code}"
+    ann_keys, bob_keys = Keys(), Keys()
+    ann = Running(link, ann_keys, token=ann_token)
+    bob = Running(link, bob_keys, name="Bob")
+    try:
+        ann_keys.answer("A to move", "r")
+        ann_keys.answer("Really resign", "y")
+        bob_keys.answer("m for a rematch", "m")
+        ann.wait_for("B (black), Bob offers a rematch in this room, the sides swapped: you would play B (black).")
+        ann_keys.answer("m for a rematch", "y")  # (the prompt opened before the offer came)
+        bob.wait_for("Your move, A (white).")
+        bob_keys.answer("Waiting for Ann to answer", "d")
+        ann_keys.answer("B to move", "c")
+        bob_keys.answer("A to move", "r")
+        bob_keys.answer("Really resign", "y")
+        ann_keys.answer("m for a rematch", "e")
+        bob_keys.answer("m for a rematch", "e")
+        assert ann.finish() == 0 and bob.finish() == 0
+    finally:
+        ann_keys.end()
+        bob_keys.end()
+    assert "You accepted the rematch: a new game in this room." in ann.output
+    assert "A (white), Ann (you) accepted the rematch" not in bob.output
+    assert "A (white), Ann accepted the rematch: a new game in this room." in bob.output
+    assert "You play A (white) now." in bob.output and "You play B (black) now." in ann.output
+    assert "A (white), Bob (you) resigned: B (black), Ann wins." in bob.output
+    assert "You won." in ann.output.split("A new game in this room")[1]
+    room = room_state(server, code)
+    assert room["earlier"] == [f"{code}-1"] and room["position"] == "7x6:dc"
+    assert (room["result"], room["reason"]) == ("B", "resign")
+    assert room["seats"]["A"]["name"] == "Bob" and room["seats"]["B"]["name"] == "Ann"

@@ -5,14 +5,20 @@ The client speaks the protocol of ``docs/protocol.md``: it looks the room up
 /api/rooms/{code}/join``), then holds the room's WebSocket: ``hello`` with
 the seat's token, a board for every new position (drawn like the terminal
 game), a line for every other change (a player who leaves or comes back, an
-agent thinking, an error), and the result at the end.
+agent thinking, an error), and the result at the end.  After a game in an
+online room the players are offered a rematch (``m`` offers it, ``y``
+accepts the other's, ``n`` declines or takes one's own back: the
+``rematch`` message of the page); accepted, the next game, sides swapped,
+is played in the same room and session, and spectators watch it too.
+A server message the client cannot read is one line, and it goes on.
 
 The keyboard is read in a daemon thread, one line at a time, so that the
 socket is served while a person thinks: "your opponent left" shows up under
 the prompt.  The client checks an entry against the state's legal moves only
 to explain a mistake at once; the server decides.
 
-Exit status: 0 when the game is over (or the person left it), 2 for a link
+Exit status: 0 when the person leaves (or the game is over and no rematch
+can follow: a local room, a replay link, a spectator whose players left), 2 for a link
 that is not a room (bad URL, unknown room, not a c4lab server), 1 when the
 connection is lost and cannot be made again after a few attempts.
 
@@ -44,6 +50,11 @@ SIDES = ("A", "B")
 RESIGN_WORDS = ("r", "resign")
 CONFIRM_WORDS = ("y", "yes")
 EXIT_INTERRUPTED = 130
+#: Server messages the client reads and has nothing to show for.
+QUIET_MESSAGES = ("pong", "hint", "review")
+#: After a game: offer a rematch (or accept the other's); decline one (or take one's own back).
+REMATCH_WORDS = ("m", "rematch")
+DECLINE_WORDS = ("n", "no")
 _REASONS = {"four": "four in a row", "full": "the board is full", "resign": "resignation", "forfeit": "forfeit"}
 
 
@@ -174,16 +185,25 @@ class OnlineClient:
     # -- output ------------------------------------------------------------------
 
     def say(self, message: str) -> None:
+        self._end_prompt_line()
+        self.console.print(message, highlight=False, markup=False, soft_wrap=True)
+
+    def _end_prompt_line(self) -> None:
+        """What is printed under an open prompt starts on a line of its own."""
         if isinstance(self.read, KeyboardLines) and self.read.line_open:
             self.read.line_open = False
-            self.console.print()  # end the prompt's line first
-        self.console.print(message, highlight=False, markup=False, soft_wrap=True)
+            self.console.print()
 
     def _note(self, message: str) -> None:
         """A line about the room; under an open prompt, the prompt again
         (on a terminal: what was typed so far is still taken)."""
         self.say(message)
-        if self._entry is not None and isinstance(self.read, KeyboardLines) and _is_tty(self.console):
+        self._prompt_again()
+
+    def _prompt_again(self) -> None:
+        """The open prompt again, under what was printed (on a terminal)."""
+        if (self._entry is not None and self._asking_prompt and isinstance(self.read, KeyboardLines)
+                and _is_tty(self.console)):
             self.read.show_prompt(self._asking_prompt)
 
     def _name(self, side: str) -> str:
@@ -290,6 +310,7 @@ class OnlineClient:
             except link.SOCKET_ERRORS as exc:
                 reason = link.lost_because(exc, self.address)  # or ConnectError: not worth another try
             if self.room is not None and self.room["status"] == "over":
+                self.say(f"The connection to {self.address.base} ended after the game ({reason}).")
                 return EXIT_OK
             failures = 1 if self._received else failures + 1
             if failures > self.retries:
@@ -339,9 +360,10 @@ class OnlineClient:
     # -- messages from the server ----------------------------------------------------
 
     def _on_message(self, text: str | bytes) -> int | None:
-        message = link.read_message(text)
-        if message is None:
-            self._note(f"(an unreadable message from the server was ignored: {str(text)[:80]!r})")
+        try:
+            message = link.read_message(text)
+        except link.BadMessage as exc:  # one line, and the client goes on
+            self._note(f"(a message from the server was ignored, {' '.join(str(exc).split())}: {str(text)[:80]!r})")
             return None
         kind = message["type"]
         if kind == "state":
@@ -354,9 +376,14 @@ class OnlineClient:
             if self.room is not None:
                 self._note(f"{self._label(message['seat'])} is thinking...")
             return None
+        if kind == "rematch":
+            self._on_rematch(message["event"], message["seat"], message.get("kept"))
+            return None
         if kind == "error":
             return self._on_error(str(message.get("code")), str(message.get("message")))
-        return None  # pong, hint: nothing to show
+        if kind not in QUIET_MESSAGES:
+            self._note(f"(a message of a type this client does not know was ignored: {kind[:40]!r})")
+        return None
 
     def _on_error(self, code: str, text: str) -> int | None:
         if code == errors.UNKNOWN_ROOM:
@@ -376,6 +403,8 @@ class OnlineClient:
             errors.NOT_YOUR_SEAT: "You cannot move here",
             errors.GAME_OVER: "The game is over",
             errors.RATE_LIMITED: "Too many messages",
+            errors.NOT_ALLOWED: "The server did not allow it",
+            errors.STORAGE_FAILED: "The server could not save it",
         }.get(code, f"The server answered an error ({code})")
         self._in_flight = False
         self._note(f"{words}: {text}")
@@ -391,16 +420,19 @@ class OnlineClient:
             self._note("Connected again." if old is not None else "Connected.")
         if old is None:
             self._introduce(room, position)
+        elif old["status"] == "over" and room["status"] != "over":
+            self._introduce_rematch(room)
         else:
             self._report_changes(old, room, position)
         new_board = old is None or old["position"] != room["position"] or old["status"] != room["status"]
-        if old is not None and old["position"] != room["position"]:
-            self._in_flight = False
         if new_board:
+            self._in_flight = False
             self._draw(position)
+            self._rebind_entry()
         if room["status"] == "over":
-            self._announce_result(room)
-            return EXIT_OK
+            if new_board:
+                self._announce_result(room)
+            return self._after_game(old, room, new_board)
         if new_board:
             self._note(self._whose_turn(room))
         return None
@@ -424,6 +456,12 @@ class OnlineClient:
                 self.say(_watching(room["watchers"]))
         else:
             self.say("You are watching.")
+
+    def _introduce_rematch(self, room: dict[str, Any]) -> None:
+        """A rematch started a new game in the room: the players, sides swapped."""
+        self._note(f"A new game in this room, the sides swapped: {self._players()}.")
+        if self.you:
+            self._note(f"You play {' and '.join(SIDE_NAMES[s] for s in sorted(self.you))} now.")
 
     def _players(self) -> str:
         assert self.room is not None
@@ -449,6 +487,9 @@ class OnlineClient:
                         f"{self._label(side)} disconnected: they can come back; "
                         "if they stay away too long they forfeit."
                     )
+                elif before["connected"] and not now["connected"] and room["status"] == "over":
+                    unless = ": no rematch unless they come back" if self.you else ""
+                    self._note(f"{self._label(side)} left the room{unless}.")
                 elif before["connected"] and not now["connected"]:
                     self._note(f"{self._label(side)} disconnected.")
                 elif not before["connected"] and now["connected"]:
@@ -467,6 +508,7 @@ class OnlineClient:
                 self._note(f"{self._label(side)} plays {moves[index].token}.")
 
     def _draw(self, position: Position) -> None:
+        self._end_prompt_line()  # (a prompt from after the game, when a rematch begins)
         if self.color:
             self.console.print(board_text(position))
             self.console.print(legend(position))
@@ -524,18 +566,21 @@ class OnlineClient:
         self._entry = _read_in_thread(self.read, prompt)
 
     def _maybe_ask(self) -> None:
-        """Open the column prompt when it is this client's move."""
-        if self._entry is not None or self._in_flight or not self._my_turn():
+        """Open the column prompt when it is this client's move; after the
+        game, the rematch's (a spectator's: the way out)."""
+        if self._entry is not None or self._in_flight or self.room is None:
             return
+        if self._my_turn():
+            self._ask("column", self._column_prompt(), [])
+        elif self.room["status"] == "over":
+            self._ask("after" if self.you else "watch", self._after_prompt(), [])
+
+    def _column_prompt(self) -> str:
         assert self.room is not None
         width = self.room["width"]
         last = column_letter(width - 1)
         e_note = " (column e: 5)" if width >= 5 else ""
-        self._ask(
-            "column",
-            f"{self.room['to_move']} to move: column a-{last} or 1-{width}{e_note}, r to resign, e to exit: ",
-            [],
-        )
+        return f"{self.room['to_move']} to move: column a-{last} or 1-{width}{e_note}, r to resign, e to exit: "
 
     async def _on_entry(self, ws: Any) -> int | None:
         assert self._entry is not None and self.room is not None
@@ -566,6 +611,12 @@ class OnlineClient:
                 self.say("There is nothing to resign.")
                 return None
             self._ask("resign", "Really resign (you lose the game)? y to resign, Enter to go on: ", [])
+            return None
+        if kind in ("after", "watch"):
+            await self._on_after_entry(ws, kind, entry)
+            return None
+        if kind == "wait":  # a line from after the game, the new game's opponent to move
+            self.say(f"Not your move: {self._whose_turn(self.room)}")
             return None
         if not self._my_turn() or self.room["position"] != asked_at:
             self.say("The game moved on meanwhile: look at the board again.")
@@ -617,11 +668,132 @@ class OnlineClient:
         self._in_flight = True
 
     async def _leave(self, ws: Any) -> int:
-        self.say("You left the game.")
+        over = self.room is not None and self.room["status"] == "over"
+        self.say("You stopped watching." if not self.you else "You left the room." if over else "You left the game.")
         if self.room is not None and self.room["status"] == "playing" and self._comeback():
             self.say(self._comeback() + " (an absent player forfeits after the server's time limit)")
         await ws.close()
         return EXIT_OK
+
+    # -- after the game: a rematch -----------------------------------------------------
+
+    def _stays(self, room: dict[str, Any]) -> bool:
+        """Whether the client stays in a room whose game is over: in an
+        online room whose seats are both taken, a player stays for a
+        rematch, a spectator (not from a replay link) while a player is
+        there to play one."""
+        assert self.address is not None
+        seats = room["seats"].values()
+        if room["mode"] != "online" or not all(seat["taken"] for seat in seats):
+            return False
+        if self.you:
+            return True
+        return not self.address.replay and any(seat["connected"] for seat in seats if seat["kind"] == "human")
+
+    def _after_game(self, old: dict[str, Any] | None, room: dict[str, Any], ended: bool) -> int | None:
+        """The game is over (``ended``: just now): the exit status, or None
+        to stay for a rematch."""
+        if self._stays(room):
+            prompt = self._after_prompt()
+            if self._entry is not None and self._asking[0] == "after" and (ended or prompt != self._asking_prompt):
+                self._asking_prompt = prompt  # (a prompt of the game, or of an offer gone without news)
+                self._end_prompt_line()
+                self._prompt_again()
+            return None
+        if old is not None and old["status"] == "over" and self._stays(old):
+            self.say("Both players have left the room: there is nothing more to watch.")
+        return EXIT_OK
+
+    def _after_prompt(self) -> str:
+        """What a player may do after the game (a spectator: leave)."""
+        assert self.room is not None
+        if not self.you:
+            return "e to stop watching: "
+        offered = self.room.get("rematch")
+        if offered is None:
+            return "m for a rematch (the sides swapped), e to exit: "
+        if offered in self.you:
+            return f"Waiting for {self._name(_other(offered))} to answer: n to take the rematch back, e to exit: "
+        return f"{self._name(offered)} offers a rematch: y to accept, n to decline, e to exit: "
+
+    def _on_rematch(self, event: str, seat: str, kept: str | None) -> None:
+        """A rematch's news; the state that follows shows what it changed."""
+        if self.room is None:
+            return
+        self.room["rematch"] = seat if event == "offered" else None  # as the next state will say
+        self._in_flight = event == "accepted"  # no prompt until the new game's board
+        if self._entry is not None and self._asking[0] == "after":  # accepted: the new board comes next
+            self._asking_prompt = "" if event == "accepted" else self._after_prompt()
+        self._note(self._rematch_news(event, seat, kept))
+
+    def _rematch_news(self, event: str, seat: str, kept: str | None) -> str:
+        """``seat`` (a seat of the game that ended) offered, accepted,
+        declined or withdrew a rematch, in words."""
+        assert self.address is not None
+        mine = seat in self.you
+        who = "You" if mine else self._label(seat)
+        if event == "offered" and mine:
+            return f"You offered a rematch (the sides swapped): waiting for {self._label(_other(seat))} to answer."
+        if event == "offered":
+            would = f": you would play {SIDE_NAMES[seat]}" if self.you else ""
+            return f"{who} offers a rematch in this room, the sides swapped{would}."
+        if event == "declined":
+            return f"{who} declined the rematch."
+        if event == "withdrawn":
+            return "You took back your offer of a rematch." if mine else f"The rematch {who} offered is withdrawn."
+        where = f" The last game stays at {self.address.base}/games/{kept}" if kept else ""
+        return f"{who} accepted the rematch: a new game in this room.{where}"
+
+    async def _on_after_entry(self, ws: Any, kind: str, entry: str) -> None:
+        """A line typed after the game: a player offers, accepts or declines
+        a rematch (the server's answer, news or an error, follows)."""
+        assert self.room is not None
+        if kind == "watch" or not self.you:
+            self.say("You are watching: the players decide on a rematch; e to stop watching.")
+            return
+        if self.room["status"] != "over":
+            self.say("The game moved on meanwhile: look at the board again.")
+            return
+        word = entry.lower()
+        offered = self.room.get("rematch")
+        mine = offered is not None and offered in self.you
+        if word in REMATCH_WORDS and offered is None:
+            action = "offer"
+        elif word in REMATCH_WORDS + CONFIRM_WORDS and offered is not None and not mine:
+            action = "accept"
+        elif word in DECLINE_WORDS and offered is not None:
+            action = "decline"
+        elif mine and word in REMATCH_WORDS + CONFIRM_WORDS:
+            self.say("You have offered a rematch already: waiting for the answer.")
+            return
+        else:
+            self.say(f"{entry!r} is not a key here: {self._after_prompt().rstrip(': ')}.")
+            return
+        await ws.send(link.rematch(action))
+        self._in_flight = True
+
+    def _rebind_entry(self) -> None:
+        """A new board while a line is still being read: when the game ends
+        (a resignation, a forfeit), the line answers the rematch's prompt;
+        in the game a rematch began, a line of the prompt after the last
+        one is a move when it is this player's turn, else it waits for the
+        opponent's.  (Any other line read for a board that changed is
+        refused: the game moved on.)"""
+        if self._entry is None or self.room is None:
+            return
+        kind, over = self._asking[0], self.room["status"] == "over"
+        if over and kind in ("column", "wait"):
+            kind, prompt = ("after" if self.you else "watch"), self._after_prompt()
+        elif not over and kind in ("after", "wait"):
+            kind, prompt = ("column", self._column_prompt()) if self._my_turn() else ("wait", "")
+        else:
+            return
+        self._asking = (kind, self.room["position"], [])
+        self._asking_prompt = prompt
+
+
+def _other(side: str) -> str:
+    return "B" if side == "A" else "A"
 
 
 def _watching(count: int) -> str:

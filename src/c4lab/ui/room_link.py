@@ -5,8 +5,9 @@ display (``ui/online.py``) says what happens, in words for the person.
 The protocol is ``docs/protocol.md``: ``GET /api/rooms/{code}`` looks a
 room up, ``POST /api/rooms/{code}/join`` takes its free seat, and
 ``/ws/{code}`` carries JSON messages both ways (``hello``, ``move``,
-``resign`` from the client; ``state``, ``thinking``, ``error`` from the
-server).  A failure is either worth another try (:class:`Unreachable`, a
+``resign``, ``rematch`` from the client; ``state``, ``thinking``,
+``rematch``, ``error`` from the server; ``read_message`` checks what the
+client reads of them).  A failure is either worth another try (:class:`Unreachable`, a
 dropped connection) or final (:class:`ConnectError`, with the exit status
 the command returns).
 """
@@ -24,6 +25,8 @@ from typing import Any
 
 import websockets
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus, InvalidURI
+
+from c4lab.rules import Position
 
 EXIT_OK, EXIT_LOST, EXIT_BAD_ROOM = 0, 1, 2
 _CODE = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -213,12 +216,77 @@ def resign() -> str:
     return json.dumps({"type": "resign"})
 
 
-def read_message(text: str | bytes) -> dict[str, Any] | None:
-    """A server message (a JSON object with a ``type``), ``None`` if it is
-    unreadable."""
+def rematch(action: str) -> str:
+    """A rematch message: ``action`` is ``offer``, ``accept`` or ``decline``."""
+    return json.dumps({"type": "rematch", "action": action})
+
+
+class BadMessage(Exception):
+    """A server message this client cannot read; ``str(exc)`` says what is wrong."""
+
+
+SIDES = ("A", "B")
+STATUSES = ("waiting", "playing", "over")
+#: What a ``rematch`` message from the server may say.
+REMATCH_EVENTS = ("offered", "accepted", "declined", "withdrawn")
+_NONE = type(None)
+#: The fields of the ``room`` object the client reads, and their types.
+_ROOM_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "code": str, "mode": str, "position": str, "status": str, "seats": dict, "width": int,
+    "legal_moves": list, "to_move": (str, _NONE), "result": (str, _NONE), "reason": (str, _NONE),
+    "bonus": (str, _NONE),
+}
+_OPTIONAL_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "win_line": list, "watchers": int, "rematch": (str, _NONE), "earlier": list,
+}
+_SEAT_FIELDS: dict[str, type | tuple[type, ...]] = {"kind": str, "name": (str, _NONE), "taken": bool, "connected": bool}
+
+
+def read_message(text: str | bytes) -> dict[str, Any]:
+    """A server message: a JSON object with a ``type``, the fields the
+    client reads of a ``state``, ``thinking`` or ``rematch`` checked;
+    ``BadMessage`` saying what is wrong otherwise."""
     try:
         message = json.loads(text)
-        message["type"]
-    except (ValueError, TypeError, KeyError):
-        return None
-    return message if isinstance(message, dict) else None
+    except (ValueError, TypeError, RecursionError):
+        raise BadMessage("not JSON") from None
+    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+        raise BadMessage("not a JSON object with a 'type'")
+    kind = message["type"]
+    if kind == "state":
+        _check_state(message)
+    elif kind == "thinking":
+        _need(message.get("seat") in SIDES, "'thinking' names no seat A or B")
+    elif kind == "rematch":
+        _need(message.get("event") in REMATCH_EVENTS, f"'rematch' has no event of {', '.join(REMATCH_EVENTS)}")
+        _need(message.get("seat") in SIDES, "'rematch' names no seat A or B")
+        _need(isinstance(message.get("kept"), (str, _NONE)), "'rematch' has a 'kept' that is not a game code")
+    return message
+
+
+def _need(condition: bool, reason: str) -> None:
+    if not condition:
+        raise BadMessage(reason)
+
+
+def _check_state(message: dict[str, Any]) -> None:
+    """A ``state`` message as the client reads it (``BadMessage`` if not)."""
+    room, you = message.get("room"), message.get("you") or []
+    if not isinstance(room, dict):
+        raise BadMessage("'state' has no 'room' object")
+    _need(isinstance(you, list) and all(side in SIDES for side in you), "'state' has a 'you' that is not a list of seats")
+    for name, kind in _ROOM_FIELDS.items():
+        _need(isinstance(room.get(name), kind), f"the room has no valid {name!r}")
+    for name, kind in _OPTIONAL_FIELDS.items():
+        _need(name not in room or isinstance(room[name], kind), f"the room's {name!r} is not valid")
+    _need(room["status"] in STATUSES, f"the room's status is {room['status']!r}, none of {', '.join(STATUSES)}")
+    _need(room.get("rematch") in (None, *SIDES), "the room's 'rematch' is no seat")
+    seats: dict[str, Any] = room["seats"]
+    _need(all(isinstance(seats.get(side), dict) for side in SIDES), "the room's seats are not A and B")
+    for side in SIDES:
+        for name, kind in _SEAT_FIELDS.items():
+            _need(isinstance(seats[side].get(name), kind), f"seat {side} has no valid {name!r}")
+    try:
+        Position.parse(room["position"])
+    except ValueError as exc:
+        raise BadMessage(f"the room's position: {exc}") from None
