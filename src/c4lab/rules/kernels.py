@@ -54,7 +54,9 @@ from typing import Any
 
 import numpy as np
 from llvmlite import ir as llvm_ir
-from numba import carray, cfunc, njit, types
+from numba import carray, njit, types
+from numba.core import event as numba_event
+from numba.core import sigutils
 from numba.extending import intrinsic
 
 import c4lab.jitcache  # noqa: F401  (numba's cache made safe for concurrent processes)
@@ -972,16 +974,36 @@ def playout_address(has_bonus: bool, bitboard: bool) -> int:
     of that kind (``board_kind``) in place, compiled (or loaded from numba's
     cache) the first time a process asks for that kind."""
 
-    @cfunc(PLAYOUT_SIGNATURE, cache=True)
-    def playout_function(geo_p, st_p, s):
+    def playout_function(geo_p, st_p, s):  # type: ignore[no-untyped-def]
         geo = carray(geo_p, GEO_LEN)
         st = carray(st_p, STATE_LEN)
         _, s = _playout(geo, st, s, has_bonus, bitboard)
         return s
 
-    address = playout_function.address
-    assert address is not None  # compiled (or loaded) by the decorator
+    address = _cached_cfunc(playout_function, PLAYOUT_SIGNATURE).address
+    assert address is not None  # compiled, or loaded from the cache
     return int(address)
+
+
+def _cached_cfunc(pyfunc: Any, sig: Any) -> Any:
+    """``cfunc(sig, cache=True)(pyfunc)``, whose compilation (not a load from
+    the cache) raises numba's ``numba:compile`` event as a jit function's
+    does: numba's ``cfunc`` raises none, and the notice "preparing the engine"
+    (``ui.preparing``, the server's ``warmup.COMPILING``) listens to it."""
+    from numba.core.ccallback import CFunc  # numba's class behind ``cfunc``
+
+    function: Any = CFunc(pyfunc, sigutils.normalize_signature(sig), locals={}, options={})
+    function.enable_caching()
+    uncached = function._compile_uncached
+
+    def compile_uncached() -> Any:
+        data = {"dispatcher": function, "args": str(sig.args), "return_type": str(sig.return_type)}
+        with numba_event.trigger_event("numba:compile", data=data):
+            return uncached()
+
+    function._compile_uncached = compile_uncached
+    function.compile()
+    return function
 
 
 @intrinsic
