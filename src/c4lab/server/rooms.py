@@ -109,6 +109,8 @@ class RoomManager:
         self.rng = rng or random.Random()
         self.rooms: dict[str, Room] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
+        #: Set when the manager closes: the background warm-ups stop after the one under way.
+        self._closing = threading.Event()
         self.limits = limits or AgentLimits()
         self.reviewer = Reviewer(executor, self.limits, hint_spec)
         self.presence = Presence(self, forfeit_after, idle_after)
@@ -204,8 +206,9 @@ class RoomManager:
         new-game form is open: what a person may pick next (another level,
         another kind of board, ``master``, the hint, the exact solver) is
         then loaded from the cache rather than compiled.  Each one is
-        claimed like :meth:`prepare`'s; returns the thread (``None`` when
-        there is nothing to do)."""
+        claimed like :meth:`prepare`'s; they stop, after the one under way,
+        when the manager closes.  Returns the thread (``None`` when there is
+        nothing to do)."""
         todo = [
             (spec, Position.parse(board)) for spec, board in wanted
             if spec in self.limits.allowed and warmup.claim(warmup.board_kind(spec, Position.parse(board)))
@@ -215,6 +218,8 @@ class RoomManager:
 
         def run() -> None:
             for spec, start in todo:
+                if self._closing.is_set():
+                    return
                 warmup.warm_up(spec, start)
 
         thread = threading.Thread(target=run, name="c4lab-warm-up", daemon=True)
@@ -807,5 +812,6 @@ class RoomManager:
         return task
 
     async def close(self) -> None:
+        self._closing.set()
         for task in list(self._tasks):
             task.cancel()
