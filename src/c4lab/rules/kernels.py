@@ -968,11 +968,20 @@ _PLAYOUT_KERNELS = {
 PLAYOUT_SIGNATURE = types.uint64(types.CPointer(types.uint8), types.CPointer(types.uint16), types.uint64)
 
 
-@functools.cache
 def playout_address(has_bonus: bool, bitboard: bool) -> int:
     """The address of the C function that plays a random playout on a board
     of that kind (``board_kind``) in place, compiled (or loaded from numba's
-    cache) the first time a process asks for that kind."""
+    cache) the first time a process asks for that kind.  The function lives
+    as long as the process (``_playout_function`` keeps it)."""
+    address = _playout_function(has_bonus, bitboard).address
+    assert address is not None  # compiled, or loaded from the cache
+    return int(address)
+
+
+@functools.cache
+def _playout_function(has_bonus: bool, bitboard: bool) -> Any:
+    """The compiled playout function of one kind of board, kept here (its
+    machine code must outlive every search that calls its address)."""
 
     def playout_function(geo_p, st_p, s):  # type: ignore[no-untyped-def]
         geo = carray(geo_p, GEO_LEN)
@@ -980,9 +989,7 @@ def playout_address(has_bonus: bool, bitboard: bool) -> int:
         _, s = _playout(geo, st, s, has_bonus, bitboard)
         return s
 
-    address = _cached_cfunc(playout_function, PLAYOUT_SIGNATURE).address
-    assert address is not None  # compiled, or loaded from the cache
-    return int(address)
+    return _cached_cfunc(playout_function, PLAYOUT_SIGNATURE)
 
 
 def _cached_cfunc(pyfunc: Any, sig: Any) -> Any:
