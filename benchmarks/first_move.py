@@ -1,15 +1,29 @@
-"""How long the first move takes with an empty numba cache, and then warm.
+"""How long a first move takes: with an empty numba cache, after another
+command filled it, and warm.
 
-    python3 benchmarks/first_move.py [--warm-runs 3]
+    python3 benchmarks/first_move.py [--warm-runs 3] [--only NAME ...]
 
-Each command runs as a fresh process (``python3 -m c4lab ...``) twice: cold,
-with ``NUMBA_CACHE_DIR`` pointing at a new empty temporary directory (the
-user's own cache is neither read nor copied), then warm, with the cache that
-first run left behind.  Every command gets its own directory, so one
-command's compilations never warm another's.  Prints wall and CPU seconds
-(user + system of the child process) for each; on a shared machine the CPU
-figure is the steadier one.  The c4lab that runs is the one this Python
-imports (set ``PYTHONPATH`` to measure a source tree).
+Each case is a sequence of commands, each run as a fresh process
+(``python3 -m c4lab ...``), all sharing one ``NUMBA_CACHE_DIR``, a new empty
+temporary directory per case (the user's own cache is neither read nor
+copied, and one case never warms another).  The *first* commands of a case
+prepare its cache (``move 7x6 --agent hard``: what a person has already
+run); the last one is measured twice: *cold*, on the cache the earlier ones
+left (empty when there are none), then *warm*, with the cache that first run
+left behind (the fastest of ``--warm-runs``).  The cases are the goals of
+issue 27:
+
+* ``master 9x8/Xd3`` and ``master 7x6``: the first ``master`` move on a board
+  (goal: at most 5 s, hoped 2 s), on an empty cache;
+* ``solve 6x5/Xc2 after hard``: the first exact answer on a board of a new
+  kind, after ``hard`` was compiled on 7x6 (goal: at most 3 s);
+* ``hard 9x8/Xd3 after hard``: a level's first move on a second kind of
+  board (goal: at most 3 s);
+* ``hard 7x6``: the first move after an install, the README's figure.
+
+Prints wall and CPU seconds (user + system of the child process) for each;
+on a shared machine the CPU figure is the steadier one.  The c4lab that runs
+is the one this Python imports (set ``PYTHONPATH`` to measure a source tree).
 """
 
 from __future__ import annotations
@@ -21,10 +35,19 @@ import sys
 import tempfile
 import time
 
-COMMANDS = {
-    "move 7x6 --agent hard": ["move", "7x6", "--agent", "hard"],
-    "move 7x6 --agent master": ["move", "7x6", "--agent", "master"],
-    "show 7x6": ["show", "7x6"],
+HARD_7X6 = ["move", "7x6", "--agent", "hard"]
+
+#: name: (the commands that fill the cache first, the command measured).
+CASES: dict[str, tuple[list[list[str]], list[str]]] = {
+    "hard 7x6": ([], HARD_7X6),
+    "master 7x6": ([], ["move", "7x6", "--agent", "master"]),
+    "master 9x8/Xd3": ([], ["move", "9x8/Xd3", "--agent", "master"]),
+    "master 9x8/Xd3 after hard": ([HARD_7X6], ["move", "9x8/Xd3", "--agent", "master"]),
+    "solve 6x5/Xc2": ([], ["solve", "6x5/Xc2"]),
+    "solve 6x5/Xc2 after hard": ([HARD_7X6], ["solve", "6x5/Xc2"]),
+    "hard 9x8/Xd3 after hard": ([HARD_7X6], ["move", "9x8/Xd3", "--agent", "hard"]),
+    "hard 8x7/Bc1 after hard": ([HARD_7X6], ["move", "8x7/Bc1", "--agent", "hard"]),
+    "show 7x6": ([], ["show", "7x6"]),
 }
 
 
@@ -44,17 +67,20 @@ def run(args: list[str], cache_dir: str) -> tuple[float, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--warm-runs", type=int, default=3, help="warm runs per command (the fastest is shown)")
-    parser.add_argument("--only", choices=sorted(COMMANDS), action="append", help="run only these commands")
+    parser.add_argument("--warm-runs", type=int, default=3, help="warm runs per case (the fastest is shown)")
+    parser.add_argument("--only", choices=sorted(CASES), action="append", help="run only these cases")
     args = parser.parse_args()
 
-    names = args.only or list(COMMANDS)
-    print(f"{'command':30} {'cold wall':>10} {'cold CPU':>9} {'warm wall':>10} {'warm CPU':>9}")
+    names = args.only or list(CASES)
+    print(f"{'case':32} {'cold wall':>10} {'cold CPU':>9} {'warm wall':>10} {'warm CPU':>9}")
     for name in names:
+        before, measured = CASES[name]
         with tempfile.TemporaryDirectory(prefix="c4lab-numba-") as cache_dir:
-            cold = run(COMMANDS[name], cache_dir)
-            warm = min((run(COMMANDS[name], cache_dir) for _ in range(max(1, args.warm_runs))), key=lambda r: r[1])
-        print(f"c4lab {name:24} {cold[0]:9.2f}s {cold[1]:8.2f}s {warm[0]:9.2f}s {warm[1]:8.2f}s", flush=True)
+            for command in before:
+                run(command, cache_dir)
+            cold = run(measured, cache_dir)
+            warm = min((run(measured, cache_dir) for _ in range(max(1, args.warm_runs))), key=lambda r: r[1])
+        print(f"{name:32} {cold[0]:9.2f}s {cold[1]:8.2f}s {warm[0]:9.2f}s {warm[1]:8.2f}s", flush=True)
 
 
 if __name__ == "__main__":

@@ -62,3 +62,65 @@ def test_without_the_lock_the_race_is_real(tmp_path: Path, slow_index: None, mon
     entries = {"kernel for bitboards": "code A", "kernel for line masks": "code B"}
     _save_at_once(cache, entries)
     assert [cache.load(key) for key in entries] != list(entries.values())
+
+
+# -- the front-end shortcuts: the same compiled code, sooner ----------------------
+
+
+def test_the_front_end_shortcuts_are_in_place_on_this_numba() -> None:
+    import numba
+    from numba.core import inline_closurecall, typeinfer
+    from numba.core.types import functions
+
+    if not numba.__version__.startswith(c4lab.jitcache.SCOPE_SHARING_VERSIONS):
+        pytest.skip("another numba: its own front end, untouched")
+    assert inline_closurecall.InlineWorker.inline_function is c4lab.jitcache._inline_function
+    assert inline_closurecall.InlineWorker.inline_ir is c4lab.jitcache._inline_ir
+    assert typeinfer.TypeInferer.return_types_from_partial is c4lab.jitcache._declared_return_type
+    assert functions.Function.get_call_type is c4lab.jitcache._remembered_call_type
+
+
+def test_a_recursion_with_a_declared_signature_and_one_without_both_compile_right() -> None:
+    """The declared return type answers a recursive call; a function with no
+    declared type still has numba's own partial typing."""
+    from numba import njit
+
+    @njit("int64(int64)")
+    def declared(n):  # type: ignore[no-untyped-def]
+        return n if n < 2 else declared(n - 1) + declared(n - 2)
+
+    @njit
+    def inferred(n):  # type: ignore[no-untyped-def]
+        return n if n < 2 else inferred(n - 1) + inferred(n - 2)
+
+    assert declared(20) == inferred(20) == 6765
+
+
+def test_an_inlined_closure_keeps_its_own_constants_and_calls_keep_their_types() -> None:
+    """Two closures of one source, inlined into two kernels, each keep their
+    constant (the untyped IR is remembered per function, not per source);
+    one operator on two argument types gives each its own result type."""
+    import numpy as np
+    from numba import njit
+
+    def make(k: int):  # type: ignore[no-untyped-def]
+        @njit(inline="always")
+        def scaled(x):  # type: ignore[no-untyped-def]
+            return x * k
+
+        @njit
+        def kernel(x):  # type: ignore[no-untyped-def]
+            return scaled(x) + scaled(x)
+
+        return kernel
+
+    assert make(3)(5) == 30 and make(7)(5) == 70
+
+    @njit
+    def both(a, b, c, d):  # type: ignore[no-untyped-def]
+        return a & b, c & d
+
+    wide, narrow = both(np.uint64(6), np.uint64(3), np.int8(6), np.int8(3))
+    assert wide == narrow == 2
+    assert isinstance(wide, (int, np.integer))
+    assert both.nopython_signatures[0].return_type.types[0].bitwidth == 64

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import time
+from typing import Any
 
 import numpy as np
 import pytest
@@ -327,3 +328,34 @@ def test_master_keeps_a_proven_win_or_draw_that_its_searches_alone_give_away(
     monkeypatch.setattr(master_module, "PROBE_CELLS", 0)  # no solver probe
     unprobed = make_agent(SMALL_MASTER).choose(position)
     assert -weak_value(position.play(unprobed)) < value
+
+
+@pytest.mark.parametrize("spec", ["uct", "uct-lgr2"])
+def test_the_search_is_compiled_once_for_every_kind_of_board(spec: str) -> None:
+    """Issue 27: one compilation of the UCT search serves every kind of
+    board (bonus or not, one-word bitboard or line masks); a random playout
+    is the board's own, called through its address, one per kind.  Each
+    search still plays a legal move."""
+    boards = ("7x6", "9x8", "7x6/Bd1", "9x8/Bd1")
+    before = {key: len(kernel.signatures) for key, kernel in _kernels().items()}
+    for board in boards:
+        position = Position.parse(board)
+        move = make_agent(f"{spec}:seed=1").choose(position, Budget(iterations=200))
+        assert position.is_legal(move)
+    after = {key: len(kernel.signatures) for key, kernel in _kernels().items()}
+    assert all(n <= 1 for n in after.values())  # one signature each: not one per board
+    assert sum(after.values()) - sum(before.get(key, 0) for key in after) <= 1  # this spec's kernel only
+    addresses = {K.playout_address(bonus, bitboard) for bonus in (False, True) for bitboard in (False, True)}
+    assert len(addresses) == 4
+
+
+def _kernels() -> dict[tuple[bool, ...], Any]:
+    """The search kernels this process has made so far, by their flags."""
+    made = {}
+    for plain in (False, True):
+        for use_tt in (False, True):
+            for solver in (False, True):
+                for valued in (False, True):
+                    key = (plain, use_tt, solver, valued)
+                    made[key] = S._search_kernel(*key)
+    return made

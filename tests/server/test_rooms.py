@@ -457,3 +457,24 @@ def test_a_rooms_earlier_games_are_read_back_from_the_store(store: FailingStore)
 
     code, host_token = with_manager(store, play)
     with_manager(store, reopen)  # a restart: a new manager over the same store
+
+
+def test_the_background_warm_up_prepares_what_is_offered_once_in_its_own_thread(store: FailingStore) -> None:
+    """``prepare_in_background`` (what the server compiles while the form is
+    open) warms each agent the server offers on its board, one after the
+    other in a thread that is not the agent pool, claims each like a room's
+    warm-up, and skips what is not offered or already claimed."""
+    from c4lab.agents import base as agents_base
+
+    limits = AgentLimits(allowed=DEFAULT_AGENTS - {"heuristic"})
+
+    async def body(manager: RoomManager) -> None:
+        thread = manager.prepare_in_background((("random", "5x4"), ("heuristic", "5x4"), ("random", "5x4/Bb1")))
+        assert thread is not None and thread.name == "c4lab-warm-up"
+        thread.join(timeout=60)
+        assert not thread.is_alive()
+        assert {"random@5x4", "random@5x4B"} <= agents_base._warmed
+        assert "heuristic@5x4" not in agents_base._warmed  # not offered here
+        assert manager.prepare_in_background((("random", "5x4"),)) is None  # claimed already
+
+    with_manager(store, body, limits=limits)

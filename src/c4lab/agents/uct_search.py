@@ -317,21 +317,23 @@ def policy_playout(geo, st, s, smart, lgr, lgr1, lgr2, moves, nmoves, bitboard):
     moves of the tree path).  Each move: with ``smart``, an immediate win,
     else a block of the opponent's immediate win; with ``lgr``, the stored
     reply to the last two moves (lgr=2) or the last move, when legal; else
-    random.  ``bitboard`` is the board's encoding (a constant of the search
-    kernel, see ``K.apply_encoded``).  Returns ``(result, rng, nmoves)``."""
+    random.  ``bitboard`` is the board's encoding (``K.fits_one_word``, see
+    ``K.apply_encoded``).  Returns ``(result, rng, nmoves)``."""
     result = U(K.result_of(st))
     while result == U(K.ONGOING):
         code = U(NO_MOVE)
         if smart:
             code = _tactical_code(geo, st)
         side = np.int64(K.to_move(st))
+        # (``check`` is given an int64, the type ``play`` gives it: one
+        # compilation of it serves both.)
         if code == U(NO_MOVE) and lgr >= 2 and nmoves >= 2:
             reply = lgr2[side, moves[nmoves - 2], moves[nmoves - 1]]
-            if reply != NO_MOVE and K.check(geo, st, reply) == K.OK:
+            if reply != NO_MOVE and K.check(geo, st, np.int64(reply)) == K.OK:
                 code = U(reply)
         if code == U(NO_MOVE) and lgr >= 1 and nmoves >= 1:
             reply = lgr1[side, moves[nmoves - 1]]
-            if reply != NO_MOVE and K.check(geo, st, reply) == K.OK:
+            if reply != NO_MOVE and K.check(geo, st, np.int64(reply)) == K.OK:
                 code = U(reply)
         if code == U(NO_MOVE):
             code, s = _random_move_code(geo, st, s)
@@ -342,19 +344,12 @@ def policy_playout(geo, st, s, smart, lgr, lgr1, lgr2, moves, nmoves, bitboard):
     return result, s, nmoves
 
 
-def _policy_playout_kernel(bitboard: bool) -> Any:
-    """``policy_playout`` compiled for one win-test encoding (a constant of
-    the closure; numba caches each under a key that includes it)."""
-
-    @njit(cache=True, nogil=True)
-    def policy_playout_kernel(geo, st, s, smart, lgr, lgr1, lgr2, moves, nmoves):
-        return policy_playout(geo, st, s, smart, lgr, lgr1, lgr2, moves, nmoves, bitboard)
-
-    return policy_playout_kernel
-
-
-_policy_playout_bb = _policy_playout_kernel(True)
-_policy_playout_lines = _policy_playout_kernel(False)
+@njit(cache=True, nogil=True)
+def _policy_playout(geo, st, s, smart, lgr, lgr1, lgr2, moves, nmoves):
+    """``policy_playout`` compiled once for every board: the win-test
+    encoding is read from ``geo`` at each move (a branch that costs little
+    beside a policy move's own tests, and spares a compilation per kind)."""
+    return policy_playout(geo, st, s, smart, lgr, lgr1, lgr2, moves, nmoves, K.fits_one_word(geo))
 
 
 @njit(inline="always")
@@ -465,20 +460,20 @@ def search(
     position is ``root_state``); returns how many ran (fewer only when the
     solver has proven the root).  ``rng[0]`` carries the random state.
 
-    Runs the search compiled for the board's kind (``K.board_kind``) and
-    for the playouts (random, or with a policy): only what a process uses is
-    compiled, which is most of the time of a first move with an empty cache.
+    Runs the search compiled for the playouts (random, or with a policy) and
+    the agent's flags, the same on every board; random playouts go through
+    the playout function of the board's kind (``K.playout_address``): a new
+    kind of board compiles that playout only, not the search again.
     ``leaf``: a learnt value for the leaves (see the module).
     """
-    has_bonus, bitboard = K.board_kind(geo)
     plain = flags[FL_SMART] == 0 and flags[FL_LGR] == 0
-    kernel = _search_kernel(has_bonus, bitboard, bool(plain), bool(flags[FL_TT]), bool(flags[FL_SOLVER]),
-                            leaf is not None)
+    kernel = _search_kernel(bool(plain), bool(flags[FL_TT]), bool(flags[FL_SOLVER]), leaf is not None)
+    playout = K.playout_address(*K.board_kind(geo)) if plain else 0
     v = leaf or NO_LEAF
     return int(kernel(
         geo, root_state, nf, ni, nkey, emove, echild, meta, tt_keys, tt_nodes,
         lgr1, lgr2, st, path, moves, rng, iterations, c, flags,
-        v.weights, v.inst_cells, v.inst_tuple, v.states, v.mix, v.codes, v.idx,
+        v.weights, v.inst_cells, v.inst_tuple, v.states, v.mix, v.codes, v.idx, np.uint64(playout),
     ))
 
 
@@ -500,24 +495,27 @@ NO_LEAF = Leaf(np.zeros((2, 1, 1), dtype=np.float32), np.zeros((1, 1), dtype=np.
 
 
 @cache
-def _search_kernel(has_bonus: bool, bitboard: bool, plain: bool, use_tt: bool, solver: bool, valued: bool) -> Any:
-    """The search loop compiled for one kind of board and one kind of
-    playout: ``has_bonus`` and ``bitboard`` (``K.board_kind``) select the
-    random playout and the win-test encoding, ``plain`` random playouts
-    (else the policy playouts).  They are constants of the closure: numba
-    compiles (and caches) each combination on its own, and drops the
-    branches of the others (playouts, table, solver) before it types
-    anything.  The playouts are calls to kernels compiled once per kind, as
-    before, so the search variants of one board share them.  ``valued``: a
-    learnt value at the leaves (the arrays after ``flags``)."""
+def _search_kernel(plain: bool, use_tt: bool, solver: bool, valued: bool) -> Any:
+    """The search loop compiled for one kind of playout and search: ``plain``
+    random playouts (else the policy playouts), ``use_tt``, ``solver``,
+    ``valued`` (a learnt value at the leaves, the arrays after ``flags``).
+    They are constants of the closure: numba compiles (and caches) each
+    combination on its own and drops the branches of the others (playouts,
+    table, solver) before it types anything.  The board is not one of them:
+    the win-test encoding of the moves down the tree is read from ``geo``
+    (``K.apply``), and a random playout is a call of the function whose
+    address is ``playout`` (``K.playout_address``, compiled per kind of
+    board), so one compilation serves every board (it was compiled per kind
+    of board too, and a second kind of board cost a whole second search)."""
 
     @njit(cache=True, nogil=True)
     def search_kernel(
         geo, root_state, nf, ni, nkey, emove, echild, meta, tt_keys, tt_nodes,
         lgr1, lgr2, st, path, moves, rng, iterations, c, flags,
-        lweights, lcells, ltuple, lstates, mix, lcodes, lidx,
+        lweights, lcells, ltuple, lstates, mix, lcodes, lidx, playout,
     ):
         s = U(rng[0])
+        bitboard = K.fits_one_word(geo)
         legal = np.empty(K.MAX_LEGAL, dtype=np.uint8)
         smart = flags[FL_SMART] != 0
         lgr = flags[FL_LGR]
@@ -600,14 +598,10 @@ def _search_kernel(has_bonus: bool, bitboard: bool, plain: bool, use_tt: bool, s
                 if valued and mix >= 1.0:
                     reward = learnt
                 elif plain:
-                    result, s = K.random_playout_encoded(geo, st, s, has_bonus, bitboard)
-                    reward = _reward(result, turn)
+                    s = K.call_playout(playout, geo, st, s)
+                    reward = _reward(U(K.result_of(st)), turn)
                 else:
-                    if bitboard:
-                        result, s, nmoves = _policy_playout_bb(geo, st, s, smart, lgr, lgr1, lgr2, moves, nmoves)
-                    else:
-                        result, s, nmoves = _policy_playout_lines(geo, st, s, smart, lgr, lgr1, lgr2, moves,
-                                                                  nmoves)
+                    result, s, nmoves = _policy_playout(geo, st, s, smart, lgr, lgr1, lgr2, moves, nmoves)
                     reward = _reward(result, turn)
                     if lgr > 0:
                         _learn_replies(lgr, lgr1, lgr2, moves, nmoves, first_side, result)

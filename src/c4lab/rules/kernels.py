@@ -49,10 +49,15 @@ unsigned integers gives floats in numba.  Hence the ``U(...)`` everywhere.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
-from numba import njit
+from llvmlite import ir as llvm_ir
+from numba import carray, njit, types
+from numba.core import event as numba_event
+from numba.core import sigutils
+from numba.extending import intrinsic
 
 import c4lab.jitcache  # noqa: F401  (numba's cache made safe for concurrent processes)
 
@@ -952,16 +957,74 @@ _PLAYOUT_KERNELS = {
 }
 
 
-@njit(inline="always")
-def random_playout_encoded(geo, st, s, has_bonus, bitboard):
-    """``random_playout`` from a kernel specialised to one kind of board
-    (``board_kind(geo)``, constants there): numba drops the branches of the
-    other kinds before it types anything, so the kernel calls (and compiles)
-    the playout of its kind only."""
-    if bitboard:
-        if has_bonus:
-            return _random_playout_bb_bonus(geo, st, s)
-        return _random_playout_bb(geo, st, s)
-    if has_bonus:
-        return _random_playout_lines_bonus(geo, st, s)
-    return _random_playout_lines(geo, st, s)
+# A search that runs playouts on every kind of board (``uct_search``) calls
+# them through a C function pointer: the search is compiled once for every
+# board, and only the playout of each kind a process meets is compiled (or
+# loaded from the cache), about a second instead of the whole search again.
+# The call costs a few nanoseconds a playout.
+
+#: The C signature of a playout function: (geometry, state, rng) -> rng; the
+#: result is the state's (``result_of``).
+PLAYOUT_SIGNATURE = types.uint64(types.CPointer(types.uint8), types.CPointer(types.uint16), types.uint64)
+
+
+def playout_address(has_bonus: bool, bitboard: bool) -> int:
+    """The address of the C function that plays a random playout on a board
+    of that kind (``board_kind``) in place, compiled (or loaded from numba's
+    cache) the first time a process asks for that kind.  The function lives
+    as long as the process (``_playout_function`` keeps it)."""
+    address = _playout_function(has_bonus, bitboard).address
+    assert address is not None  # compiled, or loaded from the cache
+    return int(address)
+
+
+@functools.cache
+def _playout_function(has_bonus: bool, bitboard: bool) -> Any:
+    """The compiled playout function of one kind of board, kept here (its
+    machine code must outlive every search that calls its address)."""
+
+    def playout_function(geo_p, st_p, s):  # type: ignore[no-untyped-def]
+        geo = carray(geo_p, GEO_LEN)
+        st = carray(st_p, STATE_LEN)
+        _, s = _playout(geo, st, s, has_bonus, bitboard)
+        return s
+
+    return _cached_cfunc(playout_function, PLAYOUT_SIGNATURE)
+
+
+def _cached_cfunc(pyfunc: Any, sig: Any) -> Any:
+    """``cfunc(sig, cache=True)(pyfunc)``, whose compilation (not a load from
+    the cache) raises numba's ``numba:compile`` event as a jit function's
+    does: numba's ``cfunc`` raises none, and the notice "preparing the engine"
+    (``ui.preparing``, the server's ``warmup.COMPILING``) listens to it."""
+    from numba.core.ccallback import CFunc  # numba's class behind ``cfunc``
+
+    function: Any = CFunc(pyfunc, sigutils.normalize_signature(sig), locals={}, options={})
+    function.enable_caching()
+    uncached = function._compile_uncached
+
+    def compile_uncached() -> Any:
+        data = {"dispatcher": function, "args": str(sig.args), "return_type": str(sig.return_type)}
+        with numba_event.trigger_event("numba:compile", data=data):
+            return uncached()
+
+    function._compile_uncached = compile_uncached
+    function.compile()
+    return function
+
+
+@intrinsic
+def call_playout(typingctx, address, geo, st, s):  # type: ignore[no-untyped-def]
+    """Run the playout function at ``address`` (``playout_address``) on
+    ``geo`` and ``st`` with rng state ``s``; returns the new rng state."""
+    sig = types.uint64(types.uint64, geo, st, types.uint64)
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        fn_address, geo_v, st_v, s_v = args
+        geo_p = context.make_array(signature.args[1])(context, builder, geo_v).data
+        st_p = context.make_array(signature.args[2])(context, builder, st_v).data
+        i64 = llvm_ir.IntType(64)
+        fn_type = llvm_ir.FunctionType(i64, [geo_p.type, st_p.type, i64])
+        return builder.call(builder.inttoptr(fn_address, fn_type.as_pointer()), [geo_p, st_p, s_v])
+
+    return sig, codegen

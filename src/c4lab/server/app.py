@@ -118,6 +118,18 @@ def _page() -> str:
     return resources.files("c4lab.server").joinpath("static/index.html").read_text(encoding="utf-8")
 
 
+#: What the server compiles (or loads) in the background after the default
+#: level, while the new-game form is open, in this order: the random
+#: playouts of the three other kinds of board (bonus or not, one-word
+#: bitboard or line masks: about a second each; the levels' search is the
+#: same on every board), ``master`` (also the hint) on the classic board,
+#: and the exact solver's three-word search.  Once per install: later
+#: starts load them from numba's cache in milliseconds.
+BACKGROUND_WARM_UPS: tuple[tuple[str, str], ...] = (
+    ("hard", "7x6/Bd1"), ("hard", "9x8"), ("hard", "9x8/Bd1"), ("master", "7x6"), ("perfect", "9x8"),
+)
+
+
 def create_app(
     store: GameStore,
     *,
@@ -137,7 +149,8 @@ def create_app(
     default: ``c4lab serve`` passes its options; the Origin check and the
     body cap always apply); ``idle_after``: ``presence.IDLE_AFTER``; ``warm_up``:
     at start, compile (or load) the default level's kernels for the classic
-    board in the background, before anyone asks (``c4lab serve`` and
+    board in the background, before anyone asks, then those of
+    ``BACKGROUND_WARM_UPS`` in a thread of their own (``c4lab serve`` and
     ``play``: a new room's agents are prepared when it is made anyway);
     ``room_prefix``: every new room's code starts with it and a dash (one
     of several servers behind a proxy that routes by code)."""
@@ -158,6 +171,8 @@ def create_app(
         manager.start_sweeping()  # rooms nobody uses end (online) or leave memory (local)
         if warm_up and "hard" in limits.allowed:
             manager.prepare("hard", Position(Variant(7, 6)))
+        if warm_up:
+            manager.prepare_in_background(BACKGROUND_WARM_UPS)
         yield
         await manager.close()
         executor.shutdown(wait=False, cancel_futures=True)

@@ -26,6 +26,7 @@ import asyncio
 import contextlib
 import logging
 import random
+import threading
 import time
 from collections.abc import Coroutine, Iterator
 from concurrent.futures import Executor
@@ -108,6 +109,8 @@ class RoomManager:
         self.rng = rng or random.Random()
         self.rooms: dict[str, Room] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
+        #: Set when the manager closes: the background warm-ups stop after the one under way.
+        self._closing = threading.Event()
         self.limits = limits or AgentLimits()
         self.reviewer = Reviewer(executor, self.limits, hint_spec)
         self.presence = Presence(self, forfeit_after, idle_after)
@@ -195,6 +198,33 @@ class RoomManager:
         except RuntimeError:  # no event loop here (a test): nothing to hide the compile behind
             return
         self.spawn(self._warm_up(spec, start))
+
+    def prepare_in_background(self, wanted: tuple[tuple[str, str], ...]) -> threading.Thread | None:
+        """Compile the kernels of each ``(spec, board)`` of ``wanted`` that
+        this server offers, one after the other, in a thread of their own
+        (not the agent pool, whose threads stay free for moves), while the
+        new-game form is open: what a person may pick next (another level,
+        another kind of board, ``master``, the hint, the exact solver) is
+        then loaded from the cache rather than compiled.  Each one is
+        claimed like :meth:`prepare`'s; they stop, after the one under way,
+        when the manager closes.  Returns the thread (``None`` when there is
+        nothing to do)."""
+        todo = [
+            (spec, Position.parse(board)) for spec, board in wanted
+            if spec in self.limits.allowed and warmup.claim(warmup.board_kind(spec, Position.parse(board)))
+        ]
+        if not todo:
+            return None
+
+        def run() -> None:
+            for spec, start in todo:
+                if self._closing.is_set():
+                    return
+                warmup.warm_up(spec, start)
+
+        thread = threading.Thread(target=run, name="c4lab-warm-up", daemon=True)
+        thread.start()
+        return thread
 
     async def _warm_up(self, spec: str, start: Position) -> None:
         await asyncio.get_running_loop().run_in_executor(self.executor, warmup.warm_up, spec, start)
@@ -782,5 +812,6 @@ class RoomManager:
         return task
 
     async def close(self) -> None:
+        self._closing.set()
         for task in list(self._tasks):
             task.cancel()
