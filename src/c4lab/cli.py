@@ -638,7 +638,8 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
 @click.option("--tuples", type=click.IntRange(1, 1000), default=70, show_default=True, help="Number of n-tuples.")
 @click.option("--length", type=click.IntRange(2, 8), default=8, show_default=True, help="Cells per tuple.")
 @click.option("--probes", type=click.IntRange(min=0), default=None,
-              help="Probe positions for the accuracy curve (default: 200 where the solver reaches, else 0).")
+              help="Probe positions for the accuracy curve (default: 200 on boards of up to 42 playable cells, "
+                   "100 up to 48, else 0).")
 @click.option("--eval-every", type=click.FloatRange(min=0, min_open=True), default=None,
               help="Seconds of training between two points of the curve (default: a twentieth of the run).")
 @click.option("--checkpoint", type=click.FloatRange(min=0, min_open=True), default=5.0, show_default=True,

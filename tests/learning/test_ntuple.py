@@ -388,6 +388,8 @@ def test_train_ntuple_writes_a_network_that_the_agent_plays_and_a_curve(tmp_path
                                        "--probes", "10", "--tuples", "20"])
     assert result.exit_code == 0, result.output
     assert Network.load(out).games == 4000
+    # No terminal, so no bar: a line for each point of the curve instead (a log file shows progress).
+    assert result.stderr.count(" games, ") >= 1 and "vs random" in result.stderr
     for suffix in ("csv", "png", "html"):
         assert (tmp_path / f"n-curve.{suffix}").stat().st_size > 0
     lines = (tmp_path / "n-curve.csv").read_text().splitlines()

@@ -16,8 +16,11 @@ from c4lab.agents.ntuple_net import Network
 from c4lab.learning import ntuple as N
 from c4lab.learning import probes as P
 
-#: Probe positions by default: where the solver labels them in seconds.
+#: Probe positions by default: 200 where the solver labels them in seconds
+#: (up to 42 playable cells), 100 on larger boards (on 8x6/Xc3/Bf4 the
+#: solver took more than 14 minutes of one core for 200 at plies 10-20).
 DEFAULT_PROBES = 200
+DEFAULT_PROBES_LARGE = 100
 #: Boards up to this many playable cells get a probe set by default.
 PROBE_CELLS = 48
 #: The plies of the probe positions: from the empty board where the solver
@@ -71,7 +74,9 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
     prefix = curve or out.with_name(out.stem + "-curve")
 
     variant = network.variant
-    count = probes if probes is not None else (DEFAULT_PROBES if variant.playable_cells <= PROBE_CELLS else 0)
+    cells = variant.playable_cells
+    default = DEFAULT_PROBES if cells <= 42 else (DEFAULT_PROBES_LARGE if cells <= PROBE_CELLS else 0)
+    count = probes if probes is not None else default
     probe_set = []
     if count:
         plies = PROBE_PLIES[variant.playable_cells <= 42]
@@ -82,7 +87,12 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
         def show(text: str) -> None:
             print(f"\r\033[K{text}", end="", file=sys.stderr, flush=True)
 
-        probe_set = P.probe_set(variant, count, plies=plies, progress=show if shown else None)
+        def log(text: str) -> None:  # no terminal (a log file, a pipe): a line every tenth of the set
+            done = int(text.rsplit(": ", 1)[1].split("/")[0])
+            if done % max(1, count // 10) == 0:
+                print(text, file=sys.stderr, flush=True)
+
+        probe_set = P.probe_set(variant, count, plies=plies, progress=show if shown else log)
         if shown:
             print("\r\033[K", end="", file=sys.stderr, flush=True)
     _say(f"training {variant}: {network.tuples.shape[0]} tuples of {network.length} cells, {network.states} "
@@ -126,6 +136,9 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
             if now >= state["next_eval"]:
                 evaluate()
                 state["next_eval"] = now + every
+                if not sys.stderr.isatty():  # no bar to show it (a log file, a pipe): one line a point
+                    print(f"{t.seconds:6.0f} s  {network.games:,} games, {t.games_per_second:,.0f}/s, "
+                          f"{state['last']}", file=sys.stderr, flush=True)
 
         try:
             trainer.run(games=games, seconds=seconds, on_tick=tick)
