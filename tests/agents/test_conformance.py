@@ -42,6 +42,7 @@ SPECS: dict[str, str] = {
     "master": "master:seed=7",
     "minimax": "minimax",
     "ntuple": "ntuple:seed=7",
+    "ntuple-puct": "ntuple-puct:seed=7",
     "perfect": "perfect:seed=7",
     "qlearning": "qlearning:table={table},seed=7",
     "random": "random:seed=7",

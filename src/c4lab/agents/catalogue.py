@@ -32,6 +32,7 @@ AGENTS: tuple[tuple[str, str], ...] = (
     ("mcts-solver", "UCT that proves wins and losses"),
     ("solver", "the exact solver, master when it cannot answer in time"),
     ("ntuple", "learnt by self-play: an n-tuple network (TD learning)"),
+    ("ntuple-puct", "the learnt network with a tree search (PUCT) on it"),
 )
 
 GROUPS = ("level", "agent", "experimental")

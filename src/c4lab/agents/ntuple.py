@@ -496,6 +496,8 @@ def _unit(v: float) -> float:
               choices=("puct", "alphabeta")),
         Param("iterations", int, None, "PUCT iterations a move", minimum=1),
     ],
+    presets={"ntuple-puct": ("the learnt network with PUCT on it (Scheiermann and Konen), 1000 iterations a move",
+                             {"search": "puct"})},
 )
 def make_ntuple_agent(weights: str | None = None, depth: int = 0, seed: int | None = None,
                       time: float | None = None, search: str | None = None,

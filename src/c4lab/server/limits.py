@@ -22,7 +22,7 @@ from c4lab.agents import Agent, AgentInfo, agent_infos, make_agent, parse_spec
 DEFAULT_AGENTS = frozenset({
     "random", "normal", "hard", "impossible", "master", "perfect",
     "heuristic", "minimax", "uct", "mcts-solver", "solver",
-    "hybrid", "uct-tt", "uct-lgr", "uct-lgr2", "uct-smart", "ntuple",
+    "hybrid", "uct-tt", "uct-lgr", "uct-lgr2", "uct-smart", "ntuple", "ntuple-puct",
 })
 #: Agents that start programs (``engine``) or open files (``qlearning``'s
 #: table) on this machine: refused with that reason unless allowed.
