@@ -35,7 +35,7 @@ import numpy as np
 from numba import njit
 
 import c4lab.jitcache  # noqa: F401  (numba's cache made safe for concurrent processes)
-from c4lab.agents.ntuple_net import encode, outcome_value, play_move, weight_sum
+from c4lab.agents.ntuple_net import afterstate_values, encode, play_move
 from c4lab.rules import kernels as K
 
 #: Node kinds: still to be expanded, expanded, proven (its value is exact).
@@ -68,45 +68,34 @@ class Tree:
 
 @njit(cache=True, nogil=True)
 def _expand(geo, st, node, first, count, move, kind, prior, net, visits, total, meta, codes, idx, weights,
-            inst_tuple, ptr, inst, pw, temp, moves, saved, saved_codes, saved_idx, log):
+            inst_tuple, ptr, inst, pw, temp, moves, values, results, saved, log):
     """Give ``node`` (whose position is ``st``, features ``codes``/``idx``) its
-    children, each valued for the side to move of ``st``; returns ``False``
+    children, each valued for the side to move of ``st`` (``afterstate_values``;
+    ``st`` and the features are as they were after it); returns ``False``
     when the tree is full.  A child that wins at once makes ``node`` a proven
     loss for whoever moved into it."""
     n = K.legal_codes(geo, st, moves)
     base = meta[M_USED]
     if base + n > first.shape[0]:
         return False
-    side = np.int64(K.to_move(st))
     saved[:] = st
-    saved_codes[:] = codes
-    saved_idx[:] = idx
-    top = -2.0
+    afterstate_values(geo, st, saved, moves, n, values, results, codes, idx, ptr, inst, pw, log, weights,
+                      inst_tuple)
+    top = values[:n].max()
+    mass = 0.0
     wins = False
     for k in range(n):
         c = base + k
-        result, _ = play_move(geo, st, moves[k], codes, idx, ptr, inst, pw, log)
         move[c] = moves[k]
         first[c] = -1
         count[c] = 0
         visits[c] = 0.0
         total[c] = 0.0
-        if result != K.ONGOING:
-            kind[c] = PROVEN
-            net[c] = outcome_value(result, side)
-            if net[c] > 0.0:
-                wins = True
-        else:
-            kind[c] = OPEN
-            net[c] = math.tanh(weight_sum(weights, side, idx, inst_tuple))
-        top = max(top, net[c])
-        st[:] = saved
-        codes[:] = saved_codes
-        idx[:] = saved_idx
-    mass = 0.0
-    for k in range(n):
-        prior[base + k] = math.exp((net[base + k] - top) / temp)
-        mass += prior[base + k]
+        net[c] = values[k]
+        kind[c] = OPEN if results[k] == K.ONGOING else PROVEN
+        wins = wins or (kind[c] == PROVEN and values[k] > 0.0)
+        prior[c] = math.exp((values[k] - top) / temp)
+        mass += prior[c]
     for k in range(n):
         prior[base + k] /= mass
     first[node] = base
@@ -133,16 +122,16 @@ def run(geo, root, iterations, c, temp, first, count, move, kind, prior, net, vi
     root_codes = codes.copy()
     root_idx = idx.copy()
     saved = root.copy()
-    saved_codes = codes.copy()
-    saved_idx = idx.copy()
     moves = np.empty(K.MAX_LEGAL, dtype=np.uint8)
+    values = np.empty(K.MAX_LEGAL, dtype=np.float64)
+    results = np.empty(K.MAX_LEGAL, dtype=np.int64)
     log = np.zeros((4, 2), dtype=np.int64)
     path = np.zeros(K.NCELLS * 2 + 2, dtype=np.int64)
     done = 0
     for _ in range(iterations):
         if kind[0] == OPEN and not _expand(geo, st, 0, first, count, move, kind, prior, net, visits, total,
                                                meta, codes, idx, weights, inst_tuple, ptr, inst, pw, temp, moves,
-                                               saved, saved_codes, saved_idx, log):
+                                               values, results, saved, log):
             break
         st[:] = root
         codes[:] = root_codes
@@ -169,7 +158,7 @@ def run(geo, root, iterations, c, temp, first, count, move, kind, prior, net, vi
             path[depth] = node
         if kind[node] == OPEN and not _expand(geo, st, node, first, count, move, kind, prior, net, visits, total,
                                                meta, codes, idx, weights, inst_tuple, ptr, inst, pw, temp, moves,
-                                               saved, saved_codes, saved_idx, log):
+                                               values, results, saved, log):
             break
         value = net[node]
         for d in range(depth, 0, -1):
