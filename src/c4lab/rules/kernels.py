@@ -1001,14 +1001,15 @@ def _cached_cfunc(pyfunc: Any, sig: Any) -> Any:
 
     function: Any = CFunc(pyfunc, sigutils.normalize_signature(sig), locals={}, options={})
     function.enable_caching()
-    uncached = function._compile_uncached
+    uncached = getattr(function, "_compile_uncached", None)  # numba's private step (0.68): without it, no event
 
     def compile_uncached() -> Any:
         data = {"dispatcher": function, "args": str(sig.args), "return_type": str(sig.return_type)}
         with numba_event.trigger_event("numba:compile", data=data):
-            return uncached()
+            return uncached()  # type: ignore[misc]
 
-    function._compile_uncached = compile_uncached
+    if uncached is not None:
+        function._compile_uncached = compile_uncached
     function.compile()
     return function
 
