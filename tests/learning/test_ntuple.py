@@ -295,6 +295,15 @@ def test_greedy_play_wins_at_once_and_blocks_an_immediate_win() -> None:
     assert agent.choose(Position.parse("5x4:aebec")).token == "d"  # A holds a1-c1: B must block d1
 
 
+def test_greedy_play_blocks_with_the_ban_piece_when_no_stone_can() -> None:
+    # Every move loses at once but taking the bonus cell (f) and banning the
+    # column where A would win (d): even an untrained network finds it.
+    position = Position.parse("8x6/Xc3/Bf4:fheefegahhf")
+    for seed in range(3):
+        move, analysis = NTupleAgent(Network.create(position.variant, seed=seed), seed=seed).analyse(position)
+        assert (move.token, analysis.note) == ("f+d", "blocks an immediate win")
+
+
 def test_the_search_wins_at_once_blocks_and_keeps_to_its_time(tmp_path: Path) -> None:
     path = tmp_path / "net.npz"
     trained("5x4", 500).save(path)

@@ -9,10 +9,12 @@ plays ``heuristic``'s move and says so in its analysis (``fallback``), so
 that the agent can be offered on every board of the page.
 
 ``depth=0`` (the default) is the greedy network: a move that wins at once
-is played; else a move that blocks the opponent's immediate win; else,
-among the moves after which the opponent cannot win at once (all of them
-if every move allows it), the one whose afterstate the network values
-most.
+is played; else, among the moves after which the opponent cannot win at
+once (all of them if every move allows it), the one whose afterstate the
+network values most.  So a threat is blocked with a stone or, on a board
+with a bonus cell, with the ban piece of a bonus move (which blocking by
+column alone missed: 86 % of the 8x6/Xc3/Bf4 probes kept the value, 88 %
+now).
 
 Two test-time searches wrap the network (Scheiermann and Konen's idea:
 no search in training, a search when it plays):
@@ -375,14 +377,14 @@ class NTupleAgent(Agent):
         side = 0 if position.to_move == "A" else 1
         threats = int(K.winning_columns(geo, st, 1 - side))
         wins = [k for k in range(n) if values[k] >= 1.0 and results[k] != K.ONGOING]
+        safe = [k for k in range(n) if not unsafe[k]]
         if wins:
             pool, note = wins, "wins at once"
-        elif threats:
-            pool = [k for k in range(n) if threats >> (int(moves[k]) & 15) & 1]
-            note = "blocks an immediate win"
         else:
-            pool = [k for k in range(n) if not unsafe[k]] or list(range(n))
-            note = "greedy on the learnt value"
+            # A safe move blocks every immediate win of the opponent: with a
+            # stone, or with the ban piece of a bonus move.
+            pool = safe or list(range(n))
+            note = "blocks an immediate win" if threats and safe else "greedy on the learnt value"
         scores = values[:n]
         best = max(scores[k] for k in pool)
         k = self._rng.choice([k for k in pool if scores[k] >= best - 1e-9])
