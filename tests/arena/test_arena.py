@@ -403,3 +403,37 @@ def test_a_ray_address_with_no_cluster_is_a_one_line_error_at_once(tmp_path):
 
     with pytest.raises(ValueError, match="is not HOST:PORT"):
         check_ray_address("somewhere")
+
+
+@pytest.mark.parametrize(("answer", "what"), [
+    (None, "it says nothing"),
+    (b"HTTP/1.1 400 Bad Request\r\n\r\n", "it does not speak gRPC"),
+    (b"\x00\x00\x00\x04\x00\x00\x00\x00\x00", None),  # a gRPC server's SETTINGS frame: let Ray join it
+])
+def test_a_ray_address_where_something_else_listens_is_refused_before_ray_hangs_on_it(answer, what):
+    import socket
+    import threading
+
+    from c4lab.arena.executors import check_ray_address
+
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+
+    def serve() -> None:
+        conn, _ = server.accept()
+        with conn:
+            conn.recv(64)
+            if answer is not None:
+                conn.sendall(answer)
+            else:
+                time.sleep(1.0)  # a listener that never says a word
+
+    threading.Thread(target=serve, daemon=True).start()
+    with server:
+        if what is None:
+            check_ray_address(f"127.0.0.1:{port}", timeout=0.5)
+        else:
+            with pytest.raises(ValueError) as error:
+                check_ray_address(f"ray://127.0.0.1:{port}", timeout=0.5)
+            assert str(error.value) == (f"--ray-address ray://127.0.0.1:{port}: something listens there, "
+                                        f"but not a Ray cluster ({what})")

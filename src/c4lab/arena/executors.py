@@ -124,26 +124,44 @@ class LocalExecutor:
             self._pool = None
 
 
-#: Seconds to wait for a Ray cluster's address to accept a connection.
+#: Seconds to wait for a Ray cluster's address to accept a connection and answer.
 RAY_CONNECT_TIMEOUT = 5.0
+
+#: HTTP/2's client preface and an empty SETTINGS frame: what a gRPC client
+#: sends first.  Ray's head (GCS) and its client server (``ray://``) speak
+#: gRPC, so they answer with a SETTINGS frame of their own.
+_H2_HELLO = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
+_H2_SETTINGS = 4  # the type byte of a SETTINGS frame (the fourth of its 9-byte header)
 
 
 def check_ray_address(address: str, timeout: float = RAY_CONNECT_TIMEOUT) -> None:
-    """A ``HOST:PORT`` (or ``ray://HOST:PORT``) that nothing answers at is a
-    ValueError within ``timeout`` s.  ``ray.init`` would instead retry for
-    minutes, printing only its own warnings (about the node's address, not
-    the one given).  ``auto`` and ``local`` are Ray's to resolve."""
+    """A ``HOST:PORT`` (or ``ray://HOST:PORT``) that nothing answers at, or
+    where something that does not speak gRPC listens (a web server, a
+    database, a silent socket), is a ValueError within ``timeout`` s.
+    ``ray.init`` would instead retry for minutes, printing only its own
+    warnings (about the node's address, not the one given), or hang.
+    ``auto`` and ``local`` are Ray's to resolve."""
     if address in ("auto", "local"):
         return
     host, sep, port = address.removeprefix("ray://").rpartition(":")
     if not sep or not host or not port.isdigit():
         raise ValueError(f"--ray-address {address!r} is not HOST:PORT, ray://HOST:PORT or auto")
     try:
-        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
-            pass
+        conn = socket.create_connection((host.strip("[]"), int(port)), timeout=timeout)
     except OSError as exc:
         why = "no answer" if isinstance(exc, TimeoutError) else exc.strerror or str(exc)
         raise ValueError(f"--ray-address {address}: no Ray cluster answers there ({why})") from None
+    head = b""
+    with conn:
+        try:
+            conn.sendall(_H2_HELLO)
+            while len(head) < 9 and (chunk := conn.recv(9 - len(head))):
+                head += chunk
+        except OSError:  # silence until the timeout, or the peer hung up: ``head`` holds what came
+            pass
+    if len(head) < 9 or head[3] != _H2_SETTINGS:
+        what = "it says nothing" if not head else "it does not speak gRPC"
+        raise ValueError(f"--ray-address {address}: something listens there, but not a Ray cluster ({what})")
 
 
 def start_ray(address: str | None, cpus: int) -> tuple[Any, bool]:
