@@ -632,6 +632,8 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
               help="Let the step size fall geometrically to this over the run (default: constant).")
 @click.option("--epsilon", type=float, **_home(*_NTRAIN, "epsilon"),
               help="Exploration: the chance of a random move.")
+@click.option("--epsilon-final", type=float, **_home(*_NTRAIN, "epsilon_final"),
+              help="Let the chance of a random move fall linearly to this over the run (default: constant).")
 @click.option("--opening", type=int, **_home(*_NTRAIN, "opening"),
               help="Each game starts with 0 to this many random moves that nobody learns from (0: from the "
                    "empty board).")
@@ -648,8 +650,8 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
               help="Learning curve: CURVE.csv, CURVE.png, CURVE.html (default: the network's name + '-curve').")
 def train_ntuple(board: str | None, bonus: bool, minutes: float | None, games: int | None, workers: int,
                  executor: str, ray_address: str | None, seed: int, out: str | None, resume: str | None,
-                 alpha: float, alpha_final: float | None, epsilon: float, opening: int, tuples: int, length: int,
-                 probes: int | None, eval_every: float | None, checkpoint: float, curve: str | None) -> None:
+                 alpha: float, alpha_final: float | None, epsilon: float, epsilon_final: float | None, opening: int,
+                 tuples: int, length: int, probes: int | None, eval_every: float | None, checkpoint: float, curve: str | None) -> None:
     """Learn an n-tuple network by self-play (TD learning) for the agent
     ntuple:weights=FILE.
 
@@ -668,7 +670,7 @@ def train_ntuple(board: str | None, bonus: bool, minutes: float | None, games: i
             board=board, bonus=bonus, minutes=minutes, games=games, workers=workers, executor=executor,
             ray_address=ray_address, seed=seed, out=Path(out) if out else None,
             resume=Path(resume) if resume else None, alpha=alpha, alpha_final=alpha_final, epsilon=epsilon,
-            opening=opening, tuples=tuples, length=length, probes=probes, eval_every=eval_every,
+            epsilon_final=epsilon_final, opening=opening, tuples=tuples, length=length, probes=probes, eval_every=eval_every,
             checkpoint_minutes=checkpoint, curve=Path(curve) if curve else None,
         )
     except ValueError as exc:  # one line, whatever was wrong (an option, a file)

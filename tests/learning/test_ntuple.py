@@ -410,6 +410,15 @@ def test_train_ntuple_writes_a_network_that_the_agent_plays_and_a_curve(tmp_path
     assert Network.load(out).games == 5000
 
 
+def test_the_step_size_falls_geometrically_and_exploration_linearly_over_the_run() -> None:
+    net = Network.create(Position.parse("4x4").variant, tuples=4, length=4)
+    trainer = N.Trainer(net, N.Options(alpha=1.0, alpha_final=0.01, epsilon=0.1, epsilon_final=0.0))
+    assert [round(trainer.alpha_at(p), 6) for p in (0, 0.5, 1, 2)] == [1.0, 0.1, 0.01, 0.01]
+    assert [round(trainer.epsilon_at(p), 6) for p in (0, 0.5, 1, -1)] == [0.1, 0.05, 0.0, 0.1]
+    constant = N.Trainer(net, N.Options(epsilon=0.2))
+    assert constant.epsilon_at(0.7) == constant.alpha_at(0.7) * 0.2 == 0.2
+
+
 def test_the_commands_defaults_are_the_learners() -> None:
     """``c4lab train ntuple`` shows the defaults of ``Options``, not its own."""
     import click
@@ -418,13 +427,14 @@ def test_the_commands_defaults_are_the_learners() -> None:
     ctx = click.Context(command)
     defaults = {p.name: p.get_default(ctx) for p in command.params}
     options = N.Options()
-    for name in ("alpha", "alpha_final", "epsilon", "opening"):
+    for name in ("alpha", "alpha_final", "epsilon", "epsilon_final", "opening"):
         assert defaults[name] == getattr(options, name), name
 
 
 @pytest.mark.parametrize("args, message", [
     (["--minutes", "-1"], "--minutes must be a positive number"),
     (["--workers", "0"], "--workers must be at least 1"),
+    (["--epsilon-final", "1.5"], "the final epsilon must be in [0, 1], not 1.5"),
     (["--games", "0"], "--games must be at least 1"),
     (["--board", "7x6:d"], "not a position with moves"),
     (["--board", "3x3"], "size 3x3 out of range"),

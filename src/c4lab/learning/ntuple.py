@@ -32,9 +32,14 @@ solver: ``c4lab.learning.probes``).  For scale, on the 400-position set:
   recipe.  TCL-EXP (``tcl``: per-weight steps, Bagheri et al.): 87 % at
   1 M games, but twice the time a game, so no gain a minute: off.
   Learning from random moves too: 83.5 % at 1 M (off).
-* **Exploration** epsilon-greedy, 0.1 held constant (Thill's published
-  advice: a decaying epsilon makes a weaker second player); no update
-  after an exploratory move unless it ends the game (Thill).
+* **Exploration** epsilon-greedy, 0.1 by default, held constant (Thill's
+  published advice: a decaying epsilon makes a weaker second player) or
+  falling linearly to ``epsilon_final`` over the run (GBG's schedule).
+  With the random openings below still varying the games, falling to 0
+  learns more: 3 M games, one worker, 400 probes (both sides to move):
+  84.2, 90.2, 90.8, 90.2 % at 0.75, 1.5, 2.25 and 3 M games, against
+  87.0, 86.8, 89.0, 88.5 % with 0.1 held (alpha 1 to 0.1 in both).  No
+  update after an exploratory move unless it ends the game (Thill).
 * **Random openings** (``opening``, 16 by default): a game starts with 0
   to 16 uniformly random moves that nobody learns from, so the learner
   also meets the positions that play other than its own reaches (the
@@ -111,6 +116,7 @@ class Options:
     alpha: float = 1.0
     alpha_final: float | None = None  # alpha falls geometrically to this over the run; None: constant
     epsilon: float = 0.1
+    epsilon_final: float | None = None  # epsilon falls linearly to this over the run; None: constant
     learn_from_random: bool = False
     tcl: float = 0.0  # beta of temporal coherence (TCL-EXP); 0: off
     opening: int = 16  # a game starts with 0..opening random moves nobody learns from
@@ -122,6 +128,8 @@ class Options:
             raise ValueError(f"the final alpha must be in (0, 100], not {self.alpha_final}")
         if not 0 <= self.epsilon <= 1:
             raise ValueError(f"epsilon must be in [0, 1], not {self.epsilon}")
+        if self.epsilon_final is not None and not 0 <= self.epsilon_final <= 1:
+            raise ValueError(f"the final epsilon must be in [0, 1], not {self.epsilon_final}")
         if not 0 <= self.opening <= 64:
             raise ValueError(f"the random opening must be 0 to 64 moves, not {self.opening}")
 
@@ -194,6 +202,14 @@ class Trainer:
             return o.alpha
         return float(o.alpha * (o.alpha_final / o.alpha) ** min(max(progress, 0.0), 1.0))
 
+    def epsilon_at(self, progress: float) -> float:
+        """The chance of a random move when ``progress`` (0 to 1) of the run
+        is done (GBG's schedule: linear)."""
+        o = self.options
+        if o.epsilon_final is None:
+            return o.epsilon
+        return float(o.epsilon + (o.epsilon_final - o.epsilon) * min(max(progress, 0.0), 1.0))
+
     def _worker(self, w: int, budget: list[int], deadline: float, progress: Callable[[], float]) -> None:
         net = self.network
         geo, st = Position(net.variant).kernel_arrays()
@@ -207,7 +223,7 @@ class Trainer:
                 break
             counters[:] = 0
             self._rngs[w] = np.uint64(T.train_games(geo, st, *net.arrays(), n, self._rngs[w],  # type: ignore[call-arg]  # numba's Dispatcher type
-                                                    self.alpha_at(progress()), o.epsilon,
+                                                    self.alpha_at(progress()), self.epsilon_at(progress()),
                                                     o.learn_from_random, self._tcl, o.tcl, o.opening,
                                                     counters))
             with self._lock:
@@ -230,7 +246,8 @@ class Trainer:
                     budget[0] -= n
                     if n > 0:
                         tasks.append(C.Round(net.variant.notation, tuple(net.arrays()[1:]), n, int(self._rngs[w]),
-                                             self.alpha_at(progress()), o.epsilon, o.learn_from_random,
+                                             self.alpha_at(progress()), self.epsilon_at(progress()),
+                                             o.learn_from_random,
                                              o.opening))
                 changes = copies.round(net.weights, tasks)
                 C.merge(net.weights, changes)
@@ -246,7 +263,8 @@ class Trainer:
     def run(self, games: int | None = None, seconds: float | None = None,
             on_tick: Callable[[Trainer], None] | None = None, tick: float = 0.5) -> None:
         """Train for ``games`` games or ``seconds`` seconds, whichever ends
-        first; a falling step size (``alpha_final``) follows that plan."""
+        first; a falling step size (``alpha_final``) and exploration
+        (``epsilon_final``) follow that plan."""
         total = games if games is not None else 1 << 62
         budget = [total]
         began = time.monotonic()

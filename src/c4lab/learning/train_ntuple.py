@@ -39,7 +39,8 @@ def _say(text: str) -> None:
 
 def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | None, workers: int,
         executor: str = "threads", ray_address: str | None = None, seed: int,
-        out: Path | None, resume: Path | None, alpha: float, alpha_final: float | None, epsilon: float, tuples: int, length: int, opening: int = N.Options.opening,
+        out: Path | None, resume: Path | None, alpha: float, alpha_final: float | None, epsilon: float,
+        epsilon_final: float | None = None, tuples: int, length: int, opening: int = N.Options.opening,
         probes: int | None, eval_every: float | None, checkpoint_minutes: float, curve: Path | None) -> None:
     """The command (see ``c4lab train ntuple --help``); ``ValueError`` for
     anything wrong before training starts."""
@@ -63,7 +64,8 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
     out = out or resume or Path(f"ntuple-{network.variant.notation.replace('/', '_')}.npz")
     if out.exists() and (resume is None or out.resolve() != resume.resolve()):
         raise ValueError(f"{out} exists: continue it with --resume {out}, or choose another --out")
-    options = N.Options(alpha=alpha, alpha_final=alpha_final, epsilon=epsilon, opening=opening)
+    options = N.Options(alpha=alpha, alpha_final=alpha_final, epsilon=epsilon, epsilon_final=epsilon_final,
+                        opening=opening)
     if ray_address is not None:
         if executor != "ray":
             raise ValueError("--ray-address needs --executor ray")
