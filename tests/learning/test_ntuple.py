@@ -521,22 +521,22 @@ def test_on_a_board_without_a_shipped_network_the_agent_plays_heuristic_and_says
 
 
 @pytest.mark.slow
-def test_the_shipped_network_keeps_the_value_in_at_least_89_percent_of_the_probe_positions(tmp_path: Path) -> None:
-    """Measured when it shipped: 91 % of these 200 positions (the curve's
-    last point); the issue's scale: heuristic 82 %, hard 88 %."""
+def test_the_shipped_network_keeps_the_value_in_at_least_90_percent_of_the_probe_positions(tmp_path: Path) -> None:
+    """Measured when it shipped: 93 % of these 200 positions (the curve's
+    last point), 91.5 % of 400; the issue's target: 90 %."""
     from c4lab.agents.ntuple import shipped_path
     from c4lab.learning.probes import probe_set
 
     path = shipped_path("7x6")
     assert path is not None
     items = probe_set(Variant.classic(), 200)
-    assert N.accuracy(Network.load(path), items) >= 0.89
+    assert N.accuracy(Network.load(path), items) >= 0.90
 
 
 @pytest.mark.slow
 def test_puct_on_the_shipped_network_keeps_the_value_more_often_than_greedy_and_beats_varied_perfect_play() -> None:
-    """Measured: 93.5 % of 400 probes (greedy 89.2 %); moving first from the
-    empty board against ``perfect:ties=random``, 99 of 100 wins (greedy 84)."""
+    """Measured: 93.2 % of 400 probes (greedy 91.5 %); moving first from the
+    empty board against ``perfect:ties=random``, 100 of 100 wins (greedy 64)."""
     from c4lab.arena.accuracy import measure
     from c4lab.learning.probes import probe_set
 

@@ -31,12 +31,13 @@ no search in training, a search when it plays):
   deepens for ``T`` seconds a move.
 
 On the classic board's 400 probe positions the shipped network keeps the
-value in 89.2 % greedy, 91.8-92.2 % with alpha-beta at ``time=0.2``
-(89.5 % at ``time=1``: deeper is not better), 93.5 % with PUCT at 1000
-iterations (91.5 % at 300, 91.8 % at 3000, 92.0 % at ``time=0.2``) and
-91.5 % as UCT's leaf value (``master:weights=...``).  Moving first from
-the empty board against ``perfect:ties=random``: greedy wins 82 % of 200
-games, PUCT at 1000 iterations 96.5 % (Thill's measure).  Ties are broken
+value in 91.5 % greedy, 93.8 % with alpha-beta at ``time=0.2`` and 93.2 %
+with PUCT at 1000 iterations (the network shipped before: 89.2, 92.2 and
+93.5 %; with it, alpha-beta at ``time=1`` kept 89.5 %, PUCT at 300 and
+3000 iterations 91.5 and 91.8 %, UCT with the network at its leaves,
+``master:weights=...``, 91.5 %).  Moving first from the empty board
+against ``perfect:ties=random`` (Thill's measure), 100 games: PUCT at 1000
+iterations wins 100, greedy 64.  Ties are broken
 at random (``seed=``).
 """
 
