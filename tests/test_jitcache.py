@@ -124,3 +124,22 @@ def test_an_inlined_closure_keeps_its_own_constants_and_calls_keep_their_types()
     assert wide == narrow == 2
     assert isinstance(wide, (int, np.integer))
     assert both.nopython_signatures[0].return_type.types[0].bitwidth == 64
+
+
+def test_an_error_message_is_marked_up_as_numba_marks_it_up() -> None:
+    """The markup without colorama's stream wrapping is numba's string, in
+    every theme and style, and numba uses it where colorama is installed."""
+    import numba
+    from numba.core import errors
+
+    scheme = getattr(errors, "HighlightColorScheme", None)
+    if scheme is None or not numba.__version__.startswith(c4lab.jitcache.SCOPE_SHARING_VERSIONS):
+        pytest.skip("no colorama, or another numba: numba's own markup")
+    assert scheme._markup is c4lab.jitcache._markup_unwrapped
+    from colorama import Fore, Style
+
+    for theme in errors.themes.values():
+        colours = scheme(theme)
+        for args in [("Cannot determine Numba type",), ("x {}", Fore.RED), ("é", None, None), ("m", Fore.BLUE, Style.DIM)]:
+            assert colours._markup(*args) == c4lab.jitcache._wrapping_markup(colours, *args)
+        assert colours.errmsg("typing failed") == c4lab.jitcache._wrapping_markup(colours, "typing failed", theme["errmsg"])
