@@ -300,15 +300,17 @@ def _lowest_column(columns):
 @njit(inline="always")
 def _tactical_code(geo, st):
     """A column that wins now for the side to move, else one that blocks the
-    opponent's immediate win, else ``NO_MOVE``."""
+    opponent's immediate win, else ``NO_MOVE``.  (One loop over the two
+    sides: one inlined copy of the win test, not two, to compile.)"""
     side = U(K.to_move(st))
-    wins = K.winning_columns(geo, st, side)
-    if wins != U0:
-        return _lowest_column(wins)
-    threats = K.winning_columns(geo, st, U1 - side)
-    if threats != U0:
-        return _lowest_column(threats)
-    return U(NO_MOVE)
+    code = U(NO_MOVE)
+    for other in range(2):
+        columns = K.winning_columns(geo, st, side ^ U(other))
+        if columns != U0:
+            code = _lowest_column(columns)
+            break
+    geo, st = geo, st  # noqa: PLW0127  (see "Inlined helpers" in kernels.py)
+    return code
 
 
 @njit(inline="always")
