@@ -55,8 +55,9 @@ import mmap
 from typing import Any
 
 import numpy as np
+from llvmlite import ir
 from numba import carray, njit, types
-from numba.extending import overload
+from numba.extending import intrinsic, overload
 
 import c4lab.jitcache  # noqa: F401  (numba's cache made safe for concurrent processes)
 from c4lab.rules.kernels import U0, U1, U
@@ -529,27 +530,48 @@ def negamax(cur, mask, neutral, empty, alpha, beta, depth, check, Xp, ttp, size)
     return alpha
 
 
+@intrinsic
+def _call_negamax(typingctx, address, cur, mask, neutral, empty, alpha, beta, depth, check, Xp, ttp, size):  # type: ignore[no-untyped-def]
+    """:func:`negamax` of these argument types through its C entry point at
+    ``address`` (see ``_instance``)."""
+    argtypes = (cur, mask, neutral, empty, alpha, beta, depth, check, Xp, ttp, size)
+    sig = types.int64(types.uint64, *argtypes)
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        fn_type = ir.FunctionType(context.get_value_type(types.int64), [context.get_value_type(t) for t in argtypes])
+        return builder.call(builder.inttoptr(args[0], fn_type.as_pointer()), args[1:])
+
+    return sig, codegen
+
+
 @njit(cache=True, nogil=True)
-def _search(cur, mask, neutral, empty, alpha, beta, depth, check, X, tt):
-    """:func:`negamax` on arrays (the recursion takes raw pointers)."""
-    return negamax(cur, mask, neutral, empty, alpha, beta, depth, check, data_pointer(X), data_pointer(tt), tt.shape[0])
+def _search(cur, mask, neutral, empty, alpha, beta, depth, check, X, tt, address):
+    """:func:`negamax` on arrays (the recursion takes raw pointers), called
+    at ``address``, its C entry point: linked in, its code was optimised and
+    compiled a second time here (0.3 s of a first solve's CPU)."""
+    return _call_negamax(address, cur, mask, neutral, empty, alpha, beta, depth, check,
+                         data_pointer(X), data_pointer(tt), tt.shape[0])
 
 
-_compiled: dict[bool, Any] = {}
+_compiled: dict[bool, tuple[Any, int]] = {}
 
 
-def _instance(three: bool) -> Any:
-    """The root search of one width, compiled (or loaded from numba's cache)
-    with its explicit signatures the first time it is needed.  It is called
+def _instance(three: bool) -> tuple[Any, int]:
+    """The root search of one width and the address of the :func:`negamax`
+    it calls, each compiled (or loaded from numba's cache) with its explicit
+    signature the first time it is needed.  The root search is called
     through its compiled entry point: with two signatures, the dispatcher's
-    choice by argument types costs microseconds, as much as a small search."""
+    choice by argument types costs microseconds, as much as a small search.
+    (The dispatcher keeps the machine code at the address for the process.)"""
     if three not in _compiled:
         w = _WORD[three]
-        negamax.compile(f"int64({w}, {w}, {w}, {_ARGS})")
-        _search.compile(f"int64({w}, {w}, {w}, {_ROOT_ARGS})")
         word = types.UniTuple(types.uint64, 3) if three else types.uint64
+        negamax.compile(f"int64({w}, {w}, {w}, {_ARGS})")
+        (searched,) = (c for args, c in negamax.overloads.items() if args[0] == word)
+        address = int(searched.library.get_pointer_to_function(searched.fndesc.llvm_cfunc_wrapper_name))  # type: ignore[attr-defined]
+        _search.compile(f"int64({w}, {w}, {w}, {_ROOT_ARGS}, uint64)")
         (compiled,) = (c for args, c in _search.overloads.items() if args[0] == word)
-        _compiled[three] = compiled.entry_point  # type: ignore[attr-defined]
+        _compiled[three] = compiled.entry_point, address  # type: ignore[attr-defined]
     return _compiled[three]
 
 
@@ -648,7 +670,8 @@ def solve(b: Bitboards, weak: bool, X: np.ndarray, tt: np.ndarray, *, three_word
     X[X_WEAK] = 1 if weak else 0
     three = _three(b, three_words)
     cur, mask, neutral = _args(b, three)
-    return int(_instance(three)(cur, mask, neutral, b.empty, 0, 0, -1, True, X, tt))
+    search, address = _instance(three)
+    return int(search(cur, mask, neutral, b.empty, 0, 0, -1, True, X, tt, address))
 
 
 def window(
@@ -660,4 +683,5 @@ def window(
         return 0
     three = _three(b, three_words)
     cur, mask, neutral = _args(b, three)
-    return int(_instance(three)(cur, mask, neutral, b.empty, alpha, beta, 0, True, X, tt))
+    search, address = _instance(three)
+    return int(search(cur, mask, neutral, b.empty, alpha, beta, 0, True, X, tt, address))
