@@ -991,10 +991,10 @@ def _playout_function(has_bonus: bool, bitboard: bool) -> Any:
         _, s = _playout(geo, st, s, has_bonus, bitboard)
         return s
 
-    return _cached_cfunc(playout_function, PLAYOUT_SIGNATURE)
+    return cached_cfunc(playout_function, PLAYOUT_SIGNATURE)
 
 
-def _cached_cfunc(pyfunc: Any, sig: Any) -> Any:
+def cached_cfunc(pyfunc: Any, sig: Any) -> Any:
     """``cfunc(sig, cache=True)(pyfunc)``, whose compilation (not a load from
     the cache) raises numba's ``numba:compile`` event as a jit function's
     does: numba's ``cfunc`` raises none, and the notice "preparing the engine"
