@@ -65,6 +65,7 @@ from c4lab.rules.variant import Variant
 from c4lab.solver.bitboard import WIDE_WORDS, Bitboards, order_centre_first, words
 from c4lab.solver.database import NOT_FOUND, Database, find, score_at
 from c4lab.solver.words import (
+    INTERNAL,
     add,
     and_,
     andnot,
@@ -245,7 +246,7 @@ def _book_score(cur, mask, empty, X):  # type: ignore[no-untyped-def]
     (never on three words: the database is for 7x6)."""
 
 
-@overload(_book_score)
+@overload(_book_score, jit_options=INTERNAL)
 def _book_score_impl(cur, mask, empty, X):  # type: ignore[no-untyped-def]
     def one(cur, mask, empty, X):  # type: ignore[no-untyped-def]
         return _call_book(X[X_BOOK_SCORE], cur, mask, empty, data_pointer(X))
