@@ -124,3 +124,58 @@ def test_an_inlined_closure_keeps_its_own_constants_and_calls_keep_their_types()
     assert wide == narrow == 2
     assert isinstance(wide, (int, np.integer))
     assert both.nopython_signatures[0].return_type.types[0].bitwidth == 64
+
+
+def test_an_error_message_is_marked_up_as_numba_marks_it_up() -> None:
+    """The markup without colorama's stream wrapping is numba's string, in
+    every theme and style, and numba uses it where colorama is installed."""
+    import numba
+    from numba.core import errors
+
+    scheme = getattr(errors, "HighlightColorScheme", None)
+    if scheme is None or not numba.__version__.startswith(c4lab.jitcache.SCOPE_SHARING_VERSIONS):
+        pytest.skip("no colorama, or another numba: numba's own markup")
+    assert scheme._markup is c4lab.jitcache._markup_unwrapped
+    from colorama import Fore, Style
+
+    for theme in errors.themes.values():
+        colours = scheme(theme)
+        for args in [("Cannot determine Numba type",), ("x {}", Fore.RED), ("é", None, None), ("m", Fore.BLUE, Style.DIM)]:
+            assert colours._markup(*args) == c4lab.jitcache._wrapping_markup(colours, *args)
+        assert colours.errmsg("typing failed") == c4lab.jitcache._wrapping_markup(colours, "typing failed", theme["errmsg"])
+
+
+def test_an_overload_compiles_without_a_c_entry_point_and_still_runs() -> None:
+    """numba's overloads and c4lab's own run as before without the C entry
+    point nobody calls; a C function (``cfunc``) keeps its own."""
+    import numba
+    import numpy as np
+    from numba import cfunc, njit, types
+    from numba.core.typing import templates
+    from numba.extending import overload
+
+    if not numba.__version__.startswith(c4lab.jitcache.SCOPE_SHARING_VERSIONS):
+        pytest.skip("another numba: its own overloads, untouched")
+    assert templates._OverloadFunctionTemplate._get_jit_decorator is c4lab.jitcache._jit_without_c_entry
+
+    def twice(x):  # type: ignore[no-untyped-def]
+        """Twice ``x`` (an overload made for this test)."""
+
+    @overload(twice)
+    def _twice(x):  # type: ignore[no-untyped-def]
+        return lambda x: x + x
+
+    @njit
+    def kernel(n):  # type: ignore[no-untyped-def]
+        out = np.zeros(n, dtype=np.int64)
+        for i in range(n):
+            out[i] = twice(i) + min(i, 1)
+        return out
+
+    assert kernel(4).tolist() == [0, 3, 5, 7]
+
+    @cfunc(types.int64(types.int64))
+    def plus_one(x):  # type: ignore[no-untyped-def]
+        return x + 1
+
+    assert plus_one.address and plus_one.ctypes(41) == 42

@@ -21,7 +21,7 @@ not there yet is a cache miss.  The rules kernels import it, so it is in
 place before any c4lab function is compiled.  Without ``fcntl`` (Windows)
 nothing changes.
 
-It also makes four of numba's front-end steps cheaper (see the end of this
+It also makes six of numba's front-end steps cheaper (see the end of this
 module), each giving the same compiled code and a quicker first start:
 the inliner copies a function's scope once per inlining, not once per
 block; the untyped IR of an ``inline="always"`` function is built once per
@@ -30,7 +30,11 @@ compiled with an explicit return type takes that type instead of typing the
 whole function again (the solver's search: 7.3 s to 4.3 s of CPU); and the
 type of a call of a function (an operator, a cast, a helper) with the same
 argument types is worked out once per process, not at each of its
-thousands of uses (about a fifth of the rest).
+thousands of uses (about a fifth of the rest); and the message of an error
+that typing raises and catches itself (thousands a kernel) is marked up
+without colorama re-wrapping the standard streams each time (5 %); and
+numba's own overloads (``np.empty``, ``min``...), compiled into the code
+that calls them, get no C entry point nobody calls.
 """
 
 from __future__ import annotations
@@ -41,11 +45,13 @@ from typing import Any
 
 import numba
 from numba.core import caching
+from numba.core import errors as _errors
 from numba.core import inline_closurecall as _inliner
 from numba.core import ir as _ir
 from numba.core import typeinfer as _typeinfer
 from numba.core import types as _types
 from numba.core.types import functions as _functions
+from numba.core.typing import templates as _templates
 
 try:
     import fcntl
@@ -258,3 +264,69 @@ if numba.__version__.startswith(SCOPE_SHARING_VERSIONS):
         _inliner.InlineWorker.inline_function = _inline_function  # type: ignore[method-assign]
     if _typeinfer.TypeInferer.return_types_from_partial.__name__ != "_declared_return_type":
         _typeinfer.TypeInferer.return_types_from_partial = _declared_return_type  # type: ignore[method-assign]
+
+
+# -- numba's error messages: marked up without re-wrapping the streams
+#
+# Typing tries what may fail and catches the errors: a value that is not a
+# literal, a global that has no numba type, a template that does not match --
+# about 20,000 errors for a first ``master`` move, every one built with its
+# message marked up (numba's ``HighlightColorScheme``, in use whenever
+# colorama is installed, even in the default theme, "no_color").  Each piece
+# of markup called ``colorama.init()`` and ``deinit()``, which wrap and
+# unwrap ``sys.stdout`` and ``sys.stderr`` and read the environment: a
+# twentieth of a first start's compile time, for strings nobody prints.
+# The markup is the same string without that: the style, the message and
+# the reset code (nothing is written to a stream in between, so the
+# wrapping never converted anything).
+
+_scheme = getattr(_errors, "HighlightColorScheme", None)  # only where colorama is installed
+_wrapping_markup = getattr(_scheme, "_markup", None)  # numba's own (the tests compare the two)
+
+
+def _markup_unwrapped(self: Any, msg: str, color: str | None = None, style: str | None = "\x1b[1m") -> str:
+    """numba's ``HighlightColorScheme._markup`` (whose default style is
+    colorama's ``Style.BRIGHT``): the same string, the streams left alone."""
+    return (color or "") + (style or "") + msg + "\x1b[0m"  # colorama's Style.RESET_ALL
+
+
+if (
+    numba.__version__.startswith(SCOPE_SHARING_VERSIONS)
+    and _scheme is not None
+    and _scheme._markup.__name__ != "_markup_unwrapped"
+):
+    _scheme._markup = _markup_unwrapped  # type: ignore[method-assign]
+
+
+# -- numba's overloads: no C entry point
+#
+# The implementation of an ``@overload`` (numba's ``np.empty``, ``np.zeros``,
+# ``min``, ``carray``...) is compiled as a jit function of its own, the
+# first time a kernel uses it, and called from compiled code only: numba
+# builds it no Python entry point, but a C one, lowered, optimised and
+# compiled for nothing (about a third of compiling such a small function:
+# 0.2 s of a first ``master`` move).  Here the CPU ``jit`` an overload's
+# template compiles with leaves it out unless the overload asks for one.
+# (c4lab's own overloads say so themselves: ``solver.words.INTERNAL``.)
+
+_template_jit = _templates._OverloadFunctionTemplate._get_jit_decorator
+
+
+def _jit_without_c_entry(self: Any) -> Any:
+    """numba's ``_get_jit_decorator`` of an overload's template; its CPU
+    ``jit`` builds no C entry point unless told to."""
+    jitter = _template_jit(self)
+    if jitter is not numba.jit:
+        return jitter
+
+    def jit(*args: Any, **options: Any) -> Any:
+        return jitter(*args, **{"no_cfunc_wrapper": True, **options})
+
+    return jit
+
+
+if (
+    numba.__version__.startswith(SCOPE_SHARING_VERSIONS)
+    and _templates._OverloadFunctionTemplate._get_jit_decorator.__name__ != "_jit_without_c_entry"
+):
+    _templates._OverloadFunctionTemplate._get_jit_decorator = _jit_without_c_entry  # type: ignore[method-assign]

@@ -76,7 +76,8 @@ def windows(geo: np.ndarray, st: np.ndarray) -> Windows:
     (its forbidden cells are read from it)."""
     grid = K.board_grid(geo, st)
     forbidden = tuple(int(c * K.STRIDE + r) for c, r in zip(*np.nonzero(grid == K.FORBIDDEN), strict=True))
-    return _build(int(K.board_width(geo)), int(K.board_height(geo)), forbidden)
+    width, height = grid.shape
+    return _build(width, height, forbidden)
 
 
 @lru_cache(maxsize=512)

@@ -164,11 +164,13 @@ class MasterAgent(Agent):
         tactics = None
         if clock is not None:
             tactics = Budget(time=max(self.share * (clock - (time.perf_counter() - start)), 0.005))
-        _, proofs = self.minimax.analyse(position, tactics)
-        scores = {s.move: s.score for s in proofs.moves if s.score is not None}
+        # Its analysis (whose line is read from its table, which UCT leaves
+        # alone) is made only where it is the answer.
+        searched = self.minimax.search_root(position, tactics)
+        scores = dict(searched.scores)
         best = max(scores, key=lambda m: scores[m])
         if scores[best] >= WIN:  # a proven win: no need to look further
-            return best, proofs
+            return best, self.minimax.analysis(position, searched)
         if won is not None:
             return won
         ruled_out |= {m for m, score in scores.items() if score <= -WIN}
@@ -184,6 +186,6 @@ class MasterAgent(Agent):
                 return stats.move, judgement
         kept = [m for m in position.legal_moves() if m not in ruled_out]
         if kept:  # a drawing move UCT did not rank (its tree had no room)
-            return max(kept, key=lambda m: scores.get(m, -WIN)), proofs
+            return max(kept, key=lambda m: scores.get(m, -WIN)), self.minimax.analysis(position, searched)
         # Every move loses by force: resist the longest.
-        return best, proofs
+        return best, self.minimax.analysis(position, searched)

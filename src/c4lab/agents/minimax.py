@@ -445,18 +445,31 @@ class MinimaxAgent(Agent):
         """The move, with the exact (full-window) score of every root move
         at the last completed depth; ``score`` is the search score (see
         ``exact_score`` for proven ones)."""
-        found = self._search(position, budget, full_root=True)
+        found = self.search_root(position, budget)
+        return found.move, self.analysis(position, found)
+
+    def search_root(self, position: Position, budget: Budget | None = None) -> SearchResult:
+        """The search ``analyse`` runs (every root move with a full window),
+        for a caller that wants its analysis later or not at all."""
+        return self._search(position, budget, full_root=True)
+
+    def analysis(self, position: Position, found: SearchResult) -> Analysis:
+        """``found`` (this agent's last ``search_root`` of ``position``) as
+        ``analyse`` answers it.  Its line is read from the table of that
+        search, so ask before the next one.  (Reading it plays moves through
+        ``Position``, whose kernels a first move need not compile when it
+        does not show the line: ``master`` asks only when its answer is
+        minimax's.)"""
         moves = tuple(
             MoveStats(move, score=score, value=value_of(score)) for move, score in found.scores.items()
         )
-        analysis = Analysis(
+        return Analysis(
             moves=moves,
             value=value_of(found.score),
             pv=self._pv(position, found),
             iterations=found.nodes,
             seconds=found.seconds,
         )
-        return found.move, analysis
 
     def _pv(self, position: Position, found: SearchResult) -> tuple[Move, ...]:
         """The principal variation: the best move, then the table's moves."""

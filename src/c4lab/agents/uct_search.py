@@ -53,7 +53,9 @@ from functools import cache
 from typing import Any
 
 import numpy as np
-from numba import njit
+from llvmlite import ir as llvm_ir
+from numba import carray, njit, types
+from numba.extending import intrinsic
 
 import c4lab.jitcache  # noqa: F401  (numba's cache made safe for concurrent processes)
 from c4lab.agents.ntuple_net import encode, weight_sum
@@ -300,15 +302,17 @@ def _lowest_column(columns):
 @njit(inline="always")
 def _tactical_code(geo, st):
     """A column that wins now for the side to move, else one that blocks the
-    opponent's immediate win, else ``NO_MOVE``."""
+    opponent's immediate win, else ``NO_MOVE``.  (One loop over the two
+    sides: one inlined copy of the win test, not two, to compile.)"""
     side = U(K.to_move(st))
-    wins = K.winning_columns(geo, st, side)
-    if wins != U0:
-        return _lowest_column(wins)
-    threats = K.winning_columns(geo, st, U1 - side)
-    if threats != U0:
-        return _lowest_column(threats)
-    return U(NO_MOVE)
+    code = U(NO_MOVE)
+    for other in range(2):
+        columns = K.winning_columns(geo, st, side ^ U(other))
+        if columns != U0:
+            code = _lowest_column(columns)
+            break
+    geo, st = geo, st  # noqa: PLW0127  (see "Inlined helpers" in kernels.py)
+    return code
 
 
 @njit(inline="always")
@@ -344,12 +348,75 @@ def policy_playout(geo, st, s, smart, lgr, lgr1, lgr2, moves, nmoves, bitboard):
     return result, s, nmoves
 
 
-@njit(cache=True, nogil=True)
-def _policy_playout(geo, st, s, smart, lgr, lgr1, lgr2, moves, nmoves):
-    """``policy_playout`` compiled once for every board: the win-test
+#: The C signature of the policy playout (``_policy_function``): geometry,
+#: state, rng, smart (0 or 1), lgr, the two reply tables, the move record,
+#: the number of moves recorded (read and updated in place) -> rng.
+POLICY_SIGNATURE = types.uint64(
+    types.CPointer(types.uint8), types.CPointer(types.uint16), types.uint64, types.int64, types.int64,
+    types.CPointer(types.uint8), types.CPointer(types.uint8), types.CPointer(types.uint8), types.CPointer(types.int64),
+)
+
+
+def _policy_playout(geo_p, st_p, s, smart, lgr, lgr1_p, lgr2_p, moves_p, nmoves_p):  # type: ignore[no-untyped-def]
+    """``policy_playout`` compiled once for every board, as a C function that
+    the search calls at its address (``policy_address``): the win-test
     encoding is read from ``geo`` at each move (a branch that costs little
-    beside a policy move's own tests, and spares a compilation per kind)."""
-    return policy_playout(geo, st, s, smart, lgr, lgr1, lgr2, moves, nmoves, K.fits_one_word(geo))
+    beside a policy move's own tests, and spares a compilation per kind).
+    Called, not linked in: a search that linked it optimised and compiled it
+    a second time (0.4 s of a first ``master`` move's CPU).  The arrays come
+    as raw pointers (``Tree``'s shapes), with no reference counts to keep."""
+    geo = carray(geo_p, K.GEO_LEN)
+    st = carray(st_p, K.STATE_LEN)
+    lgr1 = carray(lgr1_p, (2, 256))
+    lgr2 = carray(lgr2_p, (2, 256, 256))
+    moves = carray(moves_p, MAX_PATH)
+    nmoves = carray(nmoves_p, 1)
+    _, s, recorded = policy_playout(geo, st, s, smart != 0, lgr, lgr1, lgr2, moves, nmoves[0], K.fits_one_word(geo))
+    nmoves[0] = recorded
+    return s
+
+
+@cache
+def _policy_function() -> Any:
+    """The compiled policy playout, kept here (its machine code must outlive
+    every search that calls its address)."""
+    return K.cached_cfunc(_policy_playout, POLICY_SIGNATURE)
+
+
+def policy_address() -> int:
+    """The address of the policy playout's C function, compiled (or loaded
+    from numba's cache) the first time a process asks."""
+    address = _policy_function().address
+    assert address is not None  # compiled, or loaded from the cache
+    return int(address)
+
+
+@intrinsic
+def _call_policy(typingctx, address, geo, st, s, smart, lgr, lgr1, lgr2, moves, nmoves):  # type: ignore[no-untyped-def]
+    """Run the policy playout at ``address`` (``policy_address``) on these
+    arrays (``nmoves``: one int64, the moves recorded, updated); returns the
+    new rng state (the result is the state's)."""
+    sig = types.uint64(types.uint64, geo, st, s, smart, lgr, lgr1, lgr2, moves, nmoves)
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        fn_address, geo_v, st_v, s_v, smart_v, lgr_v, lgr1_v, lgr2_v, moves_v, nmoves_v = args
+        pointers = [
+            context.make_array(t)(context, builder, v).data
+            for t, v in zip(signature.args[1:], (geo_v, st_v, s_v, smart_v, lgr_v, lgr1_v, lgr2_v, moves_v, nmoves_v))
+            if isinstance(t, types.Array)
+        ]
+        geo_p, st_p, lgr1_p, lgr2_p, moves_p, nmoves_p = pointers
+        i64 = llvm_ir.IntType(64)
+        smart_i = builder.zext(smart_v, i64)
+        fn_type = llvm_ir.FunctionType(
+            i64, [geo_p.type, st_p.type, i64, i64, i64, lgr1_p.type, lgr2_p.type, moves_p.type, nmoves_p.type]
+        )
+        return builder.call(
+            builder.inttoptr(fn_address, fn_type.as_pointer()),
+            [geo_p, st_p, s_v, smart_i, lgr_v, lgr1_p, lgr2_p, moves_p, nmoves_p],
+        )
+
+    return sig, codegen
 
 
 @njit(inline="always")
@@ -468,7 +535,11 @@ def search(
     """
     plain = flags[FL_SMART] == 0 and flags[FL_LGR] == 0
     kernel = _search_kernel(bool(plain), bool(flags[FL_TT]), bool(flags[FL_SOLVER]), leaf is not None)
-    playout = K.playout_address(*K.board_kind(geo)) if plain else 0
+    if plain:
+        playout = K.playout_address(*K.board_kind(geo))
+    else:  # the shapes the policy playout's C function reads them with
+        assert lgr1.shape == (2, 256) and lgr2.shape == (2, 256, 256) and moves.shape == (MAX_PATH,)
+        playout = policy_address()
     v = leaf or NO_LEAF
     return int(kernel(
         geo, root_state, nf, ni, nkey, emove, echild, meta, tt_keys, tt_nodes,
@@ -506,7 +577,9 @@ def _search_kernel(plain: bool, use_tt: bool, solver: bool, valued: bool) -> Any
     (``K.apply``), and a random playout is a call of the function whose
     address is ``playout`` (``K.playout_address``, compiled per kind of
     board), so one compilation serves every board (it was compiled per kind
-    of board too, and a second kind of board cost a whole second search)."""
+    of board too, and a second kind of board cost a whole second search).
+    With a policy, ``playout`` is the policy playout's address
+    (``policy_address``), one for every board."""
 
     @njit(cache=True, nogil=True)
     def search_kernel(
@@ -517,6 +590,7 @@ def _search_kernel(plain: bool, use_tt: bool, solver: bool, valued: bool) -> Any
         s = U(rng[0])
         bitboard = K.fits_one_word(geo)
         legal = np.empty(K.MAX_LEGAL, dtype=np.uint8)
+        recorded = np.empty(1, dtype=np.int64)  # the policy playout's count of moves
         smart = flags[FL_SMART] != 0
         lgr = flags[FL_LGR]
         root = meta[M_ROOT]
@@ -601,7 +675,10 @@ def _search_kernel(plain: bool, use_tt: bool, solver: bool, valued: bool) -> Any
                     s = K.call_playout(playout, geo, st, s)
                     reward = _reward(U(K.result_of(st)), turn)
                 else:
-                    result, s, nmoves = _policy_playout(geo, st, s, smart, lgr, lgr1, lgr2, moves, nmoves)
+                    recorded[0] = nmoves
+                    s = _call_policy(playout, geo, st, s, smart, lgr, lgr1, lgr2, moves, recorded)
+                    nmoves = recorded[0]
+                    result = U(K.result_of(st))
                     reward = _reward(result, turn)
                     if lgr > 0:
                         _learn_replies(lgr, lgr1, lgr2, moves, nmoves, first_side, result)

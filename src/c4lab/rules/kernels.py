@@ -33,8 +33,9 @@ Data model
       masks and wins iff one of them holds four adjacent bits.
 
     Forbidden cells and ban pieces set no bit in either, so they break lines
-    for free.  Only ``_drop`` and ``would_win`` know the encodings; a test
-    forces the line masks on small boards and checks both agree move by move.
+    for free.  Only ``_drop``, ``would_win`` and ``winning_columns`` know the
+    encodings; a test forces the line masks on small boards and checks both
+    agree move by move.
 
 Cells are numbered ``col * 16 + row`` (0-based).  A *move code* packs a whole
 move token into one integer: ``col + 16 * (ban + 1)``, no ban being ``ban =
@@ -405,10 +406,11 @@ def winning_columns(geo, st, side):
                 c = U(st[S_AVAIL + k])
                 if wins & (U1 << (c * stride + U(st[S_HEIGHT + c]))):
                     columns |= U1 << c
-    else:
+    else:  # the line masks (``would_win``'s test, without its second look at the encoding)
         for k in range(U(st[S_NAVAIL])):
             c = U(st[S_AVAIL + k])
-            if would_win(geo, st, side, c, U(st[S_HEIGHT + c])):
+            _, _, _, _, m0, m1, m2, m3 = _lines_through(st, side, c, U(st[S_HEIGHT + c]))
+            if _any_four(m0, m1, m2, m3):
                 columns |= U1 << c
     geo, st = geo, st  # noqa: PLW0127  (see "Inlined helpers" above)
     return columns
@@ -989,10 +991,10 @@ def _playout_function(has_bonus: bool, bitboard: bool) -> Any:
         _, s = _playout(geo, st, s, has_bonus, bitboard)
         return s
 
-    return _cached_cfunc(playout_function, PLAYOUT_SIGNATURE)
+    return cached_cfunc(playout_function, PLAYOUT_SIGNATURE)
 
 
-def _cached_cfunc(pyfunc: Any, sig: Any) -> Any:
+def cached_cfunc(pyfunc: Any, sig: Any) -> Any:
     """``cfunc(sig, cache=True)(pyfunc)``, whose compilation (not a load from
     the cache) raises numba's ``numba:compile`` event as a jit function's
     does: numba's ``cfunc`` raises none, and the notice "preparing the engine"

@@ -55,15 +55,17 @@ import mmap
 from typing import Any
 
 import numpy as np
+from llvmlite import ir
 from numba import carray, njit, types
-from numba.extending import overload
+from numba.extending import intrinsic, overload
 
 import c4lab.jitcache  # noqa: F401  (numba's cache made safe for concurrent processes)
-from c4lab.rules.kernels import U0, U1, U
+from c4lab.rules.kernels import U0, U1, U, cached_cfunc
 from c4lab.rules.variant import Variant
 from c4lab.solver.bitboard import WIDE_WORDS, Bitboards, order_centre_first, words
 from c4lab.solver.database import NOT_FOUND, Database, find, score_at
 from c4lab.solver.words import (
+    INTERNAL,
     add,
     and_,
     andnot,
@@ -115,6 +117,7 @@ X_BONUS = 22  # 3 words: the empty bonus cell's bit, 0 if none
 X_ORDER = 25  # columns, centre first (12 entries)
 X_MIRROR_AFTER = 37  # ... once the search has visited this many nodes
 X_LINES_FROM = 38  # nodes with at least this many empty cells break ties by lines of four
+X_BOOK_SCORE = 39  # the address of the database's lookup (a C function, see _book_address)
 X_COLUMN = 40  # each column's cells (12 x 3 words)
 X_BUF = 80  # scratch rows, one per ply (X_ROW words), see below
 MAX_DEPTH = 160
@@ -243,21 +246,63 @@ def _book_score(cur, mask, empty, X):  # type: ignore[no-untyped-def]
     (never on three words: the database is for 7x6)."""
 
 
-@overload(_book_score)
+@overload(_book_score, jit_options=INTERNAL)
 def _book_score_impl(cur, mask, empty, X):  # type: ignore[no-untyped-def]
     def one(cur, mask, empty, X):  # type: ignore[no-untyped-def]
-        size = np.int64(X[X_BOOK_SIZE])
-        keys = carray(int32_at(X[X_BOOK_KEYS]), (size,))
-        values = carray(int8_at(X[X_BOOK_VALUES]), (size,))
-        # The database's positions have an even number of pieces: the side to
-        # move is the first player, whose values it stores.
-        value = find(keys, values, cur, mask)
-        return value if value == NOT_FOUND else score_at(value, empty)
+        return _call_book(X[X_BOOK_SCORE], cur, mask, empty, data_pointer(X))
 
     def three(cur, mask, empty, X):  # type: ignore[no-untyped-def]
         return np.int64(NOT_FOUND)
 
     return one if isinstance(cur, types.Integer) else three
+
+
+def _book_lookup(cur, mask, empty, Xp):  # type: ignore[no-untyped-def]
+    """``_book_score`` on one word, compiled on its own as a C function
+    (``_book_address``) that the search calls through ``X[X_BOOK_SCORE]``:
+    a search without the database (every board but 7x6, and ``--no-book``)
+    never compiles it, and the search's own compilation leaves it out (it
+    was 0.4 s of a first solve's CPU on any board)."""
+    X = carray(Xp, (X_LEN,))
+    size = np.int64(X[X_BOOK_SIZE])
+    keys = carray(int32_at(X[X_BOOK_KEYS]), (size,))
+    values = carray(int8_at(X[X_BOOK_VALUES]), (size,))
+    # The database's positions have an even number of pieces: the side to
+    # move is the first player, whose values it stores.
+    value = find(keys, values, cur, mask)
+    return value if value == NOT_FOUND else score_at(value, empty)
+
+
+#: The C signature of the database lookup: (cur, mask, empty, context) -> score.
+BOOK_SIGNATURE = types.int64(types.uint64, types.uint64, types.int64, types.CPointer(types.uint64))
+
+
+@functools.cache
+def _book_function() -> Any:
+    """The database lookup, compiled (or loaded from numba's cache) the first
+    time a search uses the database, and kept for the process (its machine
+    code must outlive every search that calls its address)."""
+    return cached_cfunc(_book_lookup, BOOK_SIGNATURE)
+
+
+def _book_address() -> int:
+    """The address of the database lookup's C function (``X[X_BOOK_SCORE]``)."""
+    address = _book_function().address
+    assert address is not None  # compiled, or loaded from the cache
+    return int(address)
+
+
+@intrinsic
+def _call_book(typingctx, address, cur, mask, empty, Xp):  # type: ignore[no-untyped-def]
+    """The database lookup at ``address`` (``_book_address``)."""
+    sig = types.int64(types.uint64, cur, mask, empty, Xp)
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        fn_type = ir.FunctionType(context.get_value_type(types.int64),
+                                  [context.get_value_type(t) for t in signature.args[1:]])
+        return builder.call(builder.inttoptr(args[0], fn_type.as_pointer()), args[1:])
+
+    return sig, codegen
 
 
 @njit(inline="always")
@@ -529,27 +574,48 @@ def negamax(cur, mask, neutral, empty, alpha, beta, depth, check, Xp, ttp, size)
     return alpha
 
 
+@intrinsic
+def _call_negamax(typingctx, address, cur, mask, neutral, empty, alpha, beta, depth, check, Xp, ttp, size):  # type: ignore[no-untyped-def]
+    """:func:`negamax` of these argument types through its C entry point at
+    ``address`` (see ``_instance``)."""
+    argtypes = (cur, mask, neutral, empty, alpha, beta, depth, check, Xp, ttp, size)
+    sig = types.int64(types.uint64, *argtypes)
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        fn_type = ir.FunctionType(context.get_value_type(types.int64), [context.get_value_type(t) for t in argtypes])
+        return builder.call(builder.inttoptr(args[0], fn_type.as_pointer()), args[1:])
+
+    return sig, codegen
+
+
 @njit(cache=True, nogil=True)
-def _search(cur, mask, neutral, empty, alpha, beta, depth, check, X, tt):
-    """:func:`negamax` on arrays (the recursion takes raw pointers)."""
-    return negamax(cur, mask, neutral, empty, alpha, beta, depth, check, data_pointer(X), data_pointer(tt), tt.shape[0])
+def _search(cur, mask, neutral, empty, alpha, beta, depth, check, X, tt, address):
+    """:func:`negamax` on arrays (the recursion takes raw pointers), called
+    at ``address``, its C entry point: linked in, its code was optimised and
+    compiled a second time here (0.3 s of a first solve's CPU)."""
+    return _call_negamax(address, cur, mask, neutral, empty, alpha, beta, depth, check,
+                         data_pointer(X), data_pointer(tt), tt.shape[0])
 
 
-_compiled: dict[bool, Any] = {}
+_compiled: dict[bool, tuple[Any, int]] = {}
 
 
-def _instance(three: bool) -> Any:
-    """The root search of one width, compiled (or loaded from numba's cache)
-    with its explicit signatures the first time it is needed.  It is called
+def _instance(three: bool) -> tuple[Any, int]:
+    """The root search of one width and the address of the :func:`negamax`
+    it calls, each compiled (or loaded from numba's cache) with its explicit
+    signature the first time it is needed.  The root search is called
     through its compiled entry point: with two signatures, the dispatcher's
-    choice by argument types costs microseconds, as much as a small search."""
+    choice by argument types costs microseconds, as much as a small search.
+    (The dispatcher keeps the machine code at the address for the process.)"""
     if three not in _compiled:
         w = _WORD[three]
-        negamax.compile(f"int64({w}, {w}, {w}, {_ARGS})")
-        _search.compile(f"int64({w}, {w}, {w}, {_ROOT_ARGS})")
         word = types.UniTuple(types.uint64, 3) if three else types.uint64
+        negamax.compile(f"int64({w}, {w}, {w}, {_ARGS})")
+        (searched,) = (c for args, c in negamax.overloads.items() if args[0] == word)
+        address = int(searched.library.get_pointer_to_function(searched.fndesc.llvm_cfunc_wrapper_name))  # type: ignore[attr-defined]
+        _search.compile(f"int64({w}, {w}, {w}, {_ROOT_ARGS}, uint64)")
         (compiled,) = (c for args, c in _search.overloads.items() if args[0] == word)
-        _compiled[three] = compiled.entry_point  # type: ignore[attr-defined]
+        _compiled[three] = compiled.entry_point, address  # type: ignore[attr-defined]
     return _compiled[three]
 
 
@@ -601,6 +667,7 @@ def context(b: Bitboards, book: Database | None = None) -> np.ndarray:
         X[X_BOOK_KEYS] = book.keys.ctypes.data
         X[X_BOOK_VALUES] = book.values.ctypes.data
         X[X_BOOK_SIZE] = book.keys.size
+        X[X_BOOK_SCORE] = _book_address()
     return X
 
 
@@ -648,7 +715,8 @@ def solve(b: Bitboards, weak: bool, X: np.ndarray, tt: np.ndarray, *, three_word
     X[X_WEAK] = 1 if weak else 0
     three = _three(b, three_words)
     cur, mask, neutral = _args(b, three)
-    return int(_instance(three)(cur, mask, neutral, b.empty, 0, 0, -1, True, X, tt))
+    search, address = _instance(three)
+    return int(search(cur, mask, neutral, b.empty, 0, 0, -1, True, X, tt, address))
 
 
 def window(
@@ -660,4 +728,5 @@ def window(
         return 0
     three = _three(b, three_words)
     cur, mask, neutral = _args(b, three)
-    return int(_instance(three)(cur, mask, neutral, b.empty, alpha, beta, 0, True, X, tt))
+    search, address = _instance(three)
+    return int(search(cur, mask, neutral, b.empty, alpha, beta, 0, True, X, tt, address))

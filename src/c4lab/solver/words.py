@@ -36,6 +36,13 @@ from c4lab.rules.kernels import U0, U1, U
 
 U64 = U(64)
 
+#: numba's options for every operation here: each is compiled into the
+#: search that uses it and called from nowhere else (neither from Python nor
+#: through a C pointer), so it gets no C entry point, which numba builds for
+#: every overload by default (a tenth of the solver's first compilation).
+#: (``Any``: numba's type stubs list only the public ``jit`` options.)
+INTERNAL: Any = {"no_cfunc_wrapper": True}
+
 #: The three-word table tag keeps the generation modulo 2**40.
 GEN_MASK = U((1 << 40) - 1)
 
@@ -54,7 +61,7 @@ def and_(a, b):
     """``a & b``."""
 
 
-@overload(and_)
+@overload(and_, jit_options=INTERNAL)
 def _and(a, b):
     return _by_width(a, lambda a, b: a & b, lambda a, b: (a[0] & b[0], a[1] & b[1], a[2] & b[2]))
 
@@ -63,7 +70,7 @@ def or_(a, b):
     """``a | b``."""
 
 
-@overload(or_)
+@overload(or_, jit_options=INTERNAL)
 def _or(a, b):
     return _by_width(a, lambda a, b: a | b, lambda a, b: (a[0] | b[0], a[1] | b[1], a[2] | b[2]))
 
@@ -72,7 +79,7 @@ def xor(a, b):
     """``a ^ b``."""
 
 
-@overload(xor)
+@overload(xor, jit_options=INTERNAL)
 def _xor(a, b):
     return _by_width(a, lambda a, b: a ^ b, lambda a, b: (a[0] ^ b[0], a[1] ^ b[1], a[2] ^ b[2]))
 
@@ -81,7 +88,7 @@ def andnot(a, b):
     """``a & ~b``."""
 
 
-@overload(andnot)
+@overload(andnot, jit_options=INTERNAL)
 def _andnot(a, b):
     return _by_width(a, lambda a, b: a & ~b, lambda a, b: (a[0] & ~b[0], a[1] & ~b[1], a[2] & ~b[2]))
 
@@ -90,7 +97,7 @@ def nonzero(a):
     """Whether any bit of ``a`` is set."""
 
 
-@overload(nonzero)
+@overload(nonzero, jit_options=INTERNAL)
 def _nonzero(a):
     return _by_width(a, lambda a: a != U0, lambda a: (a[0] | a[1] | a[2]) != U0)
 
@@ -99,7 +106,7 @@ def equal(a, b):
     """``a == b``."""
 
 
-@overload(equal)
+@overload(equal, jit_options=INTERNAL)
 def _equal(a, b):
     return _by_width(a, lambda a, b: a == b, lambda a, b: ((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2])) == U0)
 
@@ -108,7 +115,7 @@ def zero(like):
     """The empty bitboard of ``like``'s width."""
 
 
-@overload(zero)
+@overload(zero, jit_options=INTERNAL)
 def _zero(like):
     return _by_width(like, lambda like: U0, lambda like: (U0, U0, U0))
 
@@ -118,7 +125,7 @@ def load(X, i, like):
     ``X[i + 2]`` for three words)."""
 
 
-@overload(load)
+@overload(load, jit_options=INTERNAL)
 def _load(X, i, like):
     return _by_width(like, lambda X, i, like: X[i], lambda X, i, like: (X[i], X[i + 1], X[i + 2]))
 
@@ -137,7 +144,7 @@ def _store1(X, i, word):
     X[i] = word
 
 
-@overload(store)
+@overload(store, jit_options=INTERNAL)
 def _store(X, i, word):
     return _by_width(word, _store1, _store3)
 
@@ -152,7 +159,7 @@ def _shl3(a, s):
     return (a[0] << s, (a[1] << s) | (a[0] >> t), (a[2] << s) | (a[1] >> t))
 
 
-@overload(shl)
+@overload(shl, jit_options=INTERNAL)
 def _shl(a, s):
     return _by_width(a, lambda a, s: a << s, _shl3)
 
@@ -167,7 +174,7 @@ def _shr3(a, s):
     return ((a[0] >> s) | (a[1] << t), (a[1] >> s) | (a[2] << t), a[2] >> s)
 
 
-@overload(shr)
+@overload(shr, jit_options=INTERNAL)
 def _shr(a, s):
     return _by_width(a, lambda a, s: a >> s, _shr3)
 
@@ -187,7 +194,7 @@ def _add3(a, b):
     return (r0, r1, a[2] + b[2] + c1)
 
 
-@overload(add)
+@overload(add, jit_options=INTERNAL)
 def _add(a, b):
     return _by_width(a, lambda a, b: a + b, _add3)
 
@@ -204,7 +211,7 @@ def popcount(a):
     """The number of bits set in ``a``."""
 
 
-@overload(popcount)
+@overload(popcount, jit_options=INTERNAL)
 def _popcount(a):
     def three(a):
         return _popcount1(a[0]) + _popcount1(a[1]) + _popcount1(a[2])
@@ -216,7 +223,7 @@ def several(a):
     """Whether ``a`` holds two bits or more."""
 
 
-@overload(several)
+@overload(several, jit_options=INTERNAL)
 def _several(a):
     def three(a):
         return _popcount1(a[0]) + _popcount1(a[1]) + _popcount1(a[2]) > U1
@@ -298,7 +305,7 @@ def low_index(a):
     """The index of the lowest set bit of ``a`` plus one (0 if none)."""
 
 
-@overload(low_index)
+@overload(low_index, jit_options=INTERNAL)
 def _low_index_any(a):
     return _by_width(a, lambda a: _low_index1(a), lambda a: _low_index(a))
 
@@ -361,7 +368,7 @@ def canonical_slot(cur, mask, neutral, bottom, playable, generation, size, width
     own slot)."""
 
 
-@overload(canonical_slot)
+@overload(canonical_slot, jit_options=INTERNAL)
 def _canonical_slot(cur, mask, neutral, bottom, playable, generation, size, width, stride):
     return _by_width(cur, _canonical_slot1, _canonical_slot3)
 
@@ -371,7 +378,7 @@ def table_slot(cur, mask, neutral, bottom, playable, generation, size):
     identifies it there: ``(row, key, tag)``."""
 
 
-@overload(table_slot)
+@overload(table_slot, jit_options=INTERNAL)
 def _table_slot(cur, mask, neutral, bottom, playable, generation, size):
     return _by_width(cur, _slot1, _slot3)
 
@@ -397,7 +404,7 @@ def table_get(tt, row, key, tag):
     """``(flag, value)`` stored for the position at ``row`` (flag 0: none)."""
 
 
-@overload(table_get)
+@overload(table_get, jit_options=INTERNAL)
 def _table_get(tt, row, key, tag):
     return _by_width(key, _get1, _get3)
 
@@ -431,7 +438,7 @@ def table_put(tt, row, key, tag, flag, value, empty):
     cells, which the one-word table's replacement weighs)."""
 
 
-@overload(table_put)
+@overload(table_put, jit_options=INTERNAL)
 def _table_put(tt, row, key, tag, flag, value, empty):
     return _by_width(key, _put1, _put3)
 
