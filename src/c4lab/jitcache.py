@@ -309,12 +309,14 @@ if (
 # template compiles with leaves it out unless the overload asks for one.
 # (c4lab's own overloads say so themselves: ``solver.words.INTERNAL``.)
 
-_template_jit = _templates._OverloadFunctionTemplate._get_jit_decorator
+_overload_template = getattr(_templates, "_OverloadFunctionTemplate", None)
+_template_jit = getattr(_overload_template, "_get_jit_decorator", None)  # numba's own (absent: no patch)
 
 
 def _jit_without_c_entry(self: Any) -> Any:
     """numba's ``_get_jit_decorator`` of an overload's template; its CPU
     ``jit`` builds no C entry point unless told to."""
+    assert _template_jit is not None  # patched only where numba has it
     jitter = _template_jit(self)
     if jitter is not numba.jit:
         return jitter
@@ -327,6 +329,7 @@ def _jit_without_c_entry(self: Any) -> Any:
 
 if (
     numba.__version__.startswith(SCOPE_SHARING_VERSIONS)
-    and _templates._OverloadFunctionTemplate._get_jit_decorator.__name__ != "_jit_without_c_entry"
+    and _template_jit is not None
+    and _template_jit.__name__ != "_jit_without_c_entry"
 ):
-    _templates._OverloadFunctionTemplate._get_jit_decorator = _jit_without_c_entry  # type: ignore[method-assign]
+    _overload_template._get_jit_decorator = _jit_without_c_entry  # type: ignore[union-attr]
