@@ -637,6 +637,9 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
 @click.option("--opening", type=int, **_home(*_NTRAIN, "opening"),
               help="Each game starts with 0 to this many random moves that nobody learns from (0: from the "
                    "empty board).")
+@click.option("--lambda", "lam", type=float, **_home(*_NTRAIN, "lam"),
+              help="Eligibility trace: an error also moves the learner's earlier afterstates, the k-th back by "
+                   "lambda**k while that is at least 0.01 (0: TD(0)).")
 @click.option("--tuples", type=click.IntRange(1, 1000), default=70, show_default=True, help="Number of n-tuples.")
 @click.option("--length", type=click.IntRange(2, 8), default=8, show_default=True, help="Cells per tuple.")
 @click.option("--probes", type=click.IntRange(min=0), default=None,
@@ -651,7 +654,7 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
 def train_ntuple(board: str | None, bonus: bool, minutes: float | None, games: int | None, workers: int,
                  executor: str, ray_address: str | None, seed: int, out: str | None, resume: str | None,
                  alpha: float, alpha_final: float | None, epsilon: float, epsilon_final: float | None, opening: int,
-                 tuples: int, length: int, probes: int | None, eval_every: float | None, checkpoint: float, curve: str | None) -> None:
+                 lam: float, tuples: int, length: int, probes: int | None, eval_every: float | None, checkpoint: float, curve: str | None) -> None:
     """Learn an n-tuple network by self-play (TD learning) for the agent
     ntuple:weights=FILE.
 
@@ -670,7 +673,7 @@ def train_ntuple(board: str | None, bonus: bool, minutes: float | None, games: i
             board=board, bonus=bonus, minutes=minutes, games=games, workers=workers, executor=executor,
             ray_address=ray_address, seed=seed, out=Path(out) if out else None,
             resume=Path(resume) if resume else None, alpha=alpha, alpha_final=alpha_final, epsilon=epsilon,
-            epsilon_final=epsilon_final, opening=opening, tuples=tuples, length=length, probes=probes, eval_every=eval_every,
+            epsilon_final=epsilon_final, opening=opening, lam=lam, tuples=tuples, length=length, probes=probes, eval_every=eval_every,
             checkpoint_minutes=checkpoint, curve=Path(curve) if curve else None,
         )
     except ValueError as exc:  # one line, whatever was wrong (an option, a file)

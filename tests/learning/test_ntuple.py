@@ -111,13 +111,45 @@ def test_td_update_moves_the_value_along_the_gradient_of_tanh() -> None:
     rows = np.array([5, 9], dtype=np.int64)
     tuple_of = np.array([0, 0], dtype=np.int64)
     # V = tanh(0) = 0, delta = 1: each active weight moves by rate * 1 * (1 - 0).
-    assert T.td_update(weights, 1, rows, tuple_of, 1.0, 0.25, NO_TCL, 0.0) == pytest.approx(1.0)
+    assert T.td_update(weights, 1, rows, tuple_of, 1.0, 0.25, NO_TCL, 0.0) == pytest.approx((1.0, 1.0))
     assert weights[1, 0, 5] == weights[1, 0, 9] == pytest.approx(0.25)
     assert not weights[0].any()
     # Now V = tanh(0.5): the next step is rate * (1 - V) * (1 - V^2).
     v = math.tanh(0.5)
-    assert T.td_update(weights, 1, rows, tuple_of, 1.0, 0.25, NO_TCL, 0.0) == pytest.approx(1 - v, abs=1e-6)
+    assert T.td_update(weights, 1, rows, tuple_of, 1.0, 0.25, NO_TCL, 0.0) == pytest.approx((1 - v, 1 - v * v), abs=1e-6)
     assert weights[1, 0, 5] == pytest.approx(0.25 + 0.25 * (1 - v) * (1 - v * v), abs=1e-6)
+
+
+def test_the_trace_moves_earlier_afterstates_by_lambda_to_the_k_times_their_own_slope() -> None:
+    """Afterstates 1 and 2 steps back (rows 3 and 7 of tuple 0, rows 2 and 4
+    of tuple 1) take the error just measured times lambda**k, times the slope
+    of tanh each had when it was updated; the latest one (k = 0) is
+    ``td_update``'s, and the one beyond the trace's length is untouched."""
+    weights = np.zeros((2, 2, 16), dtype=np.float32)
+    tuple_of = np.array([0, 1], dtype=np.int64)
+    hist = np.zeros((2, 4, 2), dtype=np.int64)
+    hist[0, 1] = [3, 2]
+    hist[0, 2] = [7, 4]
+    hist[0, 3] = [9, 9]
+    slopes = np.zeros((2, 4))
+    slopes[0, 1:] = [0.5, 0.8, 1.0]
+    T.trace_update(weights, 0, hist, slopes, 3, tuple_of, 0.4, 0.1, 0.5)
+    assert weights[0, 0, 3] == weights[0, 1, 2] == pytest.approx(0.1 * 0.4 * 0.5 * 0.5)
+    assert weights[0, 0, 7] == weights[0, 1, 4] == pytest.approx(0.1 * 0.4 * 0.25 * 0.8)
+    assert np.count_nonzero(weights) == 4
+
+
+def test_the_trace_reaches_as_far_as_lambda_to_the_k_is_one_percent() -> None:
+    assert T.horizon(0.0) == 1
+    assert T.horizon(0.5) == 7  # 0.5**6 = 1.6 %, 0.5**7 = 0.8 %
+    assert T.horizon(0.16) == 3
+    assert T.horizon(0.9) == T.MAX_HORIZON
+
+
+def test_a_short_run_with_a_trace_learns_too() -> None:
+    net = Network.create(Position.parse("4x4").variant, tuples=20, seed=1)
+    N.Trainer(net, N.Options(lam=0.5), seed=1).run(games=20_000)
+    assert N.score_against(net, "random", 40, seed=1) >= 0.9
 
 
 def test_one_random_game_teaches_only_its_end_the_winner_up_and_the_loser_down() -> None:
@@ -131,7 +163,7 @@ def test_one_random_game_teaches_only_its_end_the_winner_up_and_the_loser_down()
     for seed in range(20):
         net.weights[:] = 0
         counters = np.zeros(T.N_COUNTERS)
-        T.train_games(geo, st, *net.arrays(), 1, np.uint64(K.seed_rng(seed)), 1.0, 1.0, False, NO_TCL, 0.0, 0,
+        T.train_games(geo, st, *net.arrays(), 1, np.uint64(K.seed_rng(seed)), 1.0, 1.0, False, NO_TCL, 0.0, 0.0, 1, 0,
                       counters)
         rate = 1.0 / net.layout.inst_cells.shape[0]
         if counters[T.C_DRAW]:
@@ -427,7 +459,7 @@ def test_the_commands_defaults_are_the_learners() -> None:
     ctx = click.Context(command)
     defaults = {p.name: p.get_default(ctx) for p in command.params}
     options = N.Options()
-    for name in ("alpha", "alpha_final", "epsilon", "epsilon_final", "opening"):
+    for name in ("alpha", "alpha_final", "epsilon", "epsilon_final", "opening", "lam"):
         assert defaults[name] == getattr(options, name), name
 
 
@@ -435,6 +467,7 @@ def test_the_commands_defaults_are_the_learners() -> None:
     (["--minutes", "-1"], "--minutes must be a positive number"),
     (["--workers", "0"], "--workers must be at least 1"),
     (["--epsilon-final", "1.5"], "the final epsilon must be in [0, 1], not 1.5"),
+    (["--lambda", "1"], "lambda must be in [0, 1), not 1.0"),
     (["--games", "0"], "--games must be at least 1"),
     (["--board", "7x6:d"], "not a position with moves"),
     (["--board", "3x3"], "size 3x3 out of range"),

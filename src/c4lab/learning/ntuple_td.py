@@ -33,7 +33,9 @@ N_COUNTERS = 7
 def td_update(weights, side, rows, inst_tuple, target, rate, tcl, beta):
     """Move ``side``'s value of the afterstate whose instance indices are
     ``rows`` toward ``target``: the gradient of ``tanh`` of the sum, the same
-    step for every active weight.  Returns ``|target - value|``.
+    step for every active weight.  Returns ``(target - value, 1 - value**2)``:
+    the error and the slope of ``tanh`` there (what an eligibility trace
+    keeps of this afterstate).
 
     With ``beta > 0``, temporal coherence (TCL-EXP, Bagheri et al.): each
     weight keeps in ``tcl`` the sum ``N`` and the sum of magnitudes ``A`` of
@@ -42,7 +44,8 @@ def td_update(weights, side, rows, inst_tuple, target, rate, tcl, beta):
     agree, smaller ones (down to ``exp(-beta)``) while they cancel out."""
     v = math.tanh(weight_sum(weights, side, rows, inst_tuple))
     delta = target - v
-    grad = delta * (1.0 - v * v)
+    slope = 1.0 - v * v
+    grad = delta * slope
     if beta > 0.0:
         for i in range(rows.shape[0]):
             t = inst_tuple[i]
@@ -57,12 +60,42 @@ def td_update(weights, side, rows, inst_tuple, target, rate, tcl, beta):
         step = np.float32(rate * grad)
         for i in range(rows.shape[0]):
             weights[side, inst_tuple[i], rows[i]] += step
-    return abs(delta)
+    return delta, slope
+
+
+@njit(inline="always")
+def trace_update(weights, side, hist, slopes, length, inst_tuple, delta, rate, lam):
+    """The eligibility trace's share of an update: the error ``delta`` just
+    measured at ``side``'s latest afterstate (``hist[side, 0]``, already
+    updated) also moves the ``length - 1`` afterstates before it, the k-th
+    by ``lam ** k`` times its own slope of ``tanh`` (kept in ``slopes`` when
+    it was updated): TD(lambda) with the trace cut after ``length``
+    afterstates (Jaskowski's horizon, as GBG)."""
+    decay = 1.0
+    for k in range(1, length):
+        decay *= lam
+        step = np.float32(rate * delta * decay * slopes[side, k])
+        for i in range(inst_tuple.shape[0]):
+            weights[side, inst_tuple[i], hist[side, k, i]] += step
+
+
+def horizon(lam: float) -> int:
+    """How many of a side's afterstates the trace reaches: those whose
+    weight ``lam ** k`` is still at least 1 %, at most ``MAX_HORIZON``."""
+    if lam <= 0.0:
+        return 1
+    if lam >= 1.0:
+        return MAX_HORIZON
+    return min(MAX_HORIZON, 1 + int(math.floor(math.log(0.01) / math.log(lam))))
+
+
+#: The longest trace (lambda 0.75 and above).
+MAX_HORIZON = 16
 
 
 @njit(cache=True, nogil=True)
 def train_games(geo, start, weights, inst_cells, inst_tuple, ptr, inst, pw, states,
-                games, rng, alpha, epsilon, learn_from_random, tcl, beta, opening, counters):
+                games, rng, alpha, epsilon, learn_from_random, tcl, beta, lam, length, opening, counters):
     """Play ``games`` self-play games from ``start`` and learn from them.
 
     Each side moves greedily on its afterstate values (ties broken at
@@ -76,7 +109,10 @@ def train_games(geo, start, weights, inst_cells, inst_tuple, ptr, inst, pw, stat
     number of instances, so that ``alpha = 1`` would move a value all the
     way to its target in the linear regime; ``beta > 0`` adapts it per
     weight (``td_update``; ``tcl`` is ``(2, *weights.shape)``, else any
-    float32 array of four dimensions).  ``rng`` is the random state
+    float32 array of four dimensions).  ``lam > 0`` adds an eligibility
+    trace over each side's last ``length`` afterstates (``trace_update``;
+    ``length`` 1 and ``lam`` 0: TD(0)), cut by an exploratory move nobody
+    learns from.  ``rng`` is the random state
     (``K.seed_rng``); returns the next one.
     ``counters`` (``N_COUNTERS``) accumulates what happened.
     """
@@ -87,8 +123,9 @@ def train_games(geo, start, weights, inst_cells, inst_tuple, ptr, inst, pw, stat
     saved = start.copy()
     codes = np.zeros(K.NCELLS, dtype=np.int64)
     idx = np.zeros(n_inst, dtype=np.int64)
-    prev = np.zeros((2, n_inst), dtype=np.int64)
-    has_prev = np.zeros(2, dtype=np.bool_)
+    hist = np.zeros((2, max(length, 1), n_inst), dtype=np.int64)  # a side's afterstates, latest first
+    slopes = np.zeros((2, max(length, 1)))
+    kept = np.zeros(2, dtype=np.int64)  # how many of hist[side] are this game's
     moves = np.empty(K.MAX_LEGAL, dtype=np.uint8)
     values = np.empty(K.MAX_LEGAL, dtype=np.float64)
     results = np.empty(K.MAX_LEGAL, dtype=np.int64)
@@ -97,7 +134,7 @@ def train_games(geo, start, weights, inst_cells, inst_tuple, ptr, inst, pw, stat
     while played < games:
         st[:] = start
         encode(geo, st, codes, idx, inst_cells, states)
-        has_prev[:] = False
+        kept[:] = 0
         if opening > 0:
             s, x = K.next_random(s)
             randoms = np.int64(K.random_below(x, K.U(opening + 1)))
@@ -137,17 +174,22 @@ def train_games(geo, start, weights, inst_cells, inst_tuple, ptr, inst, pw, stat
                         if K.random_below(x, K.U(ties)) == K.U0:
                             k = j
             result = results[k]
-            if has_prev[side] and (learn_from_random or not explore or result != K.ONGOING):
-                counters[C_ABS_ERROR] += td_update(weights, side, prev[side], inst_tuple, values[k], rate, tcl,
-                                                     beta)
+            learn = kept[side] > 0 and (learn_from_random or not explore or result != K.ONGOING)
+            if learn:
+                delta, slopes[side, 0] = td_update(weights, side, hist[side, 0], inst_tuple, values[k], rate, tcl,
+                                                   beta)
+                trace_update(weights, side, hist, slopes, kept[side], inst_tuple, delta, rate, lam)
+                counters[C_ABS_ERROR] += abs(delta)
                 counters[C_UPDATES] += 1
             play_move(geo, st, moves[k], codes, idx, ptr, inst, pw, log)
             if result != K.ONGOING:
                 other = 1 - side
-                if has_prev[other]:
+                if kept[other] > 0:
                     target = outcome_value(result, other)
-                    counters[C_ABS_ERROR] += td_update(weights, other, prev[other], inst_tuple, target, rate,
-                                                         tcl, beta)
+                    delta, slopes[other, 0] = td_update(weights, other, hist[other, 0], inst_tuple, target, rate,
+                                                        tcl, beta)
+                    trace_update(weights, other, hist, slopes, kept[other], inst_tuple, delta, rate, lam)
+                    counters[C_ABS_ERROR] += abs(delta)
                     counters[C_UPDATES] += 1
                 counters[C_GAMES] += 1
                 counters[C_CELLS] += np.float64(K.empty_cells(start)) - np.float64(K.empty_cells(st))
@@ -158,6 +200,12 @@ def train_games(geo, start, weights, inst_cells, inst_tuple, ptr, inst, pw, stat
                 else:
                     counters[C_WIN_B] += 1
                 break
-            prev[side, :] = idx
-            has_prev[side] = True
+            if not learn:  # an exploratory move nobody learns from cuts the trace
+                kept[side] = 0
+            m = min(kept[side] + 1, hist.shape[1])
+            for j in range(m - 1, 0, -1):
+                hist[side, j, :] = hist[side, j - 1, :]
+                slopes[side, j] = slopes[side, j - 1]
+            hist[side, 0, :] = idx
+            kept[side] = m
     return s

@@ -41,6 +41,7 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
         executor: str = "threads", ray_address: str | None = None, seed: int,
         out: Path | None, resume: Path | None, alpha: float, alpha_final: float | None, epsilon: float,
         epsilon_final: float | None = None, tuples: int, length: int, opening: int = N.Options.opening,
+        lam: float = N.Options.lam,
         probes: int | None, eval_every: float | None, checkpoint_minutes: float, curve: Path | None) -> None:
     """The command (see ``c4lab train ntuple --help``); ``ValueError`` for
     anything wrong before training starts."""
@@ -65,7 +66,7 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
     if out.exists() and (resume is None or out.resolve() != resume.resolve()):
         raise ValueError(f"{out} exists: continue it with --resume {out}, or choose another --out")
     options = N.Options(alpha=alpha, alpha_final=alpha_final, epsilon=epsilon, epsilon_final=epsilon_final,
-                        opening=opening)
+                        opening=opening, lam=lam)
     if ray_address is not None:
         if executor != "ray":
             raise ValueError("--ray-address needs --executor ray")
