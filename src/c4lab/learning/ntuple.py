@@ -37,7 +37,8 @@ solver: ``c4lab.learning.probes``).  For scale, on the 400-position set:
   games, one worker, 400 probes, exploration falling to 0: lambda 0.5
   86.0, 88.5, 90.8, 90.5 % at 0.75, 1.5, 2.25, 3 M games; lambda 0.2
   83.8, 89.8, 88.2, 89.0 %; TD(0) 84.2, 90.2, 90.8, 90.2 %.  No gain
-  beyond the noise (about 1.5 points), for a fifth more time a game: off.
+  beyond the noise (about 1.5 points), for 6 % fewer games a second
+  (lambda 0.5, side by side on the shipped network): off.
 * **Exploration** epsilon-greedy, 0.1 by default, held constant (Thill's
   published advice: a decaying epsilon makes a weaker second player) or
   falling linearly to ``epsilon_final`` over the run (GBG's schedule).
