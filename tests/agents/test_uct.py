@@ -282,8 +282,10 @@ def test_master_wins_95_percent_against_impossible_and_minimax_depth_4(opponent:
 
 def test_master_keeps_its_time_budget() -> None:
     agent = make_agent("master:time=0.3,seed=1")
-    agent.choose(Position())  # compile or load both searches first
-    for board in ("7x6", "9x8/Xd3/Bb1", "12x12/Xf4"):
+    boards = ("7x6", "9x8/Xd3/Bb1", "12x12/Xf4")
+    for board in boards:
+        agent.prepare(Position.parse(board))  # compile or load the searches first
+    for board in boards:
         start = time.perf_counter()
         move, _ = agent.analyse(Position.parse(board))
         assert time.perf_counter() - start < 0.3 + MASTER_MARGIN + 0.05

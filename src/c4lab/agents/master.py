@@ -33,7 +33,7 @@ import time
 from dataclasses import replace
 
 from c4lab.agents.base import Agent, Analysis, Budget, Param, register
-from c4lab.agents.minimax import WIN, MinimaxAgent
+from c4lab.agents.minimax import WIN, MinimaxAgent, compile_search
 from c4lab.agents.solver_agent import solved_move
 from c4lab.agents.uct import DEFAULT_ITERATIONS, ENDGAME_CELLS, ENDGAME_NODES, ENDGAME_TABLE, UCTAgent
 from c4lab.rules import Move, Position
@@ -161,6 +161,10 @@ class MasterAgent(Agent):
                     drawn = True
                     drawing = {s.move for s in verdict.moves}
                     ruled_out = {m for m in position.legal_moves() if m not in drawing}
+        # A first search in this process compiles minimax: not thinking time.
+        compiling = time.perf_counter()
+        compile_search()
+        start += time.perf_counter() - compiling
         tactics = None
         if clock is not None:
             tactics = Budget(time=max(self.share * (clock - (time.perf_counter() - start)), 0.005))
