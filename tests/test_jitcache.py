@@ -179,3 +179,31 @@ def test_an_overload_compiles_without_a_c_entry_point_and_still_runs() -> None:
         return x + 1
 
     assert plus_one.address and plus_one.ctypes(41) == 42
+
+
+def test_numba_loads_its_numpy_implementations_without_scipy_and_keeps_its_blas_check() -> None:
+    """A process that compiles (or loads) c4lab's kernels does not import
+    SciPy's linear algebra; numba's answer on BLAS is the one it would have
+    given, and its own check is back in place (which imports SciPy when
+    linear algebra is compiled)."""
+    import subprocess
+    import sys
+
+    import numba
+
+    if not numba.__version__.startswith(c4lab.jitcache.SCOPE_SHARING_VERSIONS):
+        pytest.skip("another numba: its own imports, untouched")
+    code = (
+        "import importlib.util, sys\n"
+        "from c4lab.rules import Position\n"
+        "Position.parse('5x4:cc').legal_moves()\n"
+        "import numba.np.arraymath as arraymath, numba.np.linalg as linalg\n"
+        "print('scipy.linalg' in sys.modules, arraymath._HAVE_BLAS == (importlib.util.find_spec('scipy') is not None),"
+        " arraymath.ensure_blas is linalg.ensure_blas)\n"
+        "if importlib.util.find_spec('scipy') is not None:\n"
+        "    linalg.ensure_blas()\n"
+        "    print('scipy.linalg' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split()[:3] == ["False", "True", "True"]
+    assert out.split()[3:] in ([], ["True"])

@@ -34,7 +34,9 @@ thousands of uses (about a fifth of the rest); and the message of an error
 that typing raises and catches itself (thousands a kernel) is marked up
 without colorama re-wrapping the standard streams each time (5 %); and
 numba's own overloads (``np.empty``, ``min``...), compiled into the code
-that calls them, get no C entry point nobody calls.
+that calls them, get no C entry point nobody calls.  And numba's NumPy
+implementations load without importing SciPy's linear algebra, which no
+c4lab kernel uses (0.23 s of every process where SciPy is installed).
 """
 
 from __future__ import annotations
@@ -333,3 +335,50 @@ if (
     and _template_jit.__name__ != "_jit_without_c_entry"
 ):
     _overload_template._get_jit_decorator = _jit_without_c_entry  # type: ignore[union-attr]
+
+
+# -- numba's BLAS check: SciPy imported when linear algebra is compiled
+#
+# numba loads its NumPy implementations (``numba.np.arraymath``) the first
+# time a process compiles a function or loads one from the cache, and that
+# module asks at once whether BLAS is there by importing SciPy's BLAS
+# (``scipy.linalg``, and through it ``numpy.f2py``): 0.23 s of CPU in every
+# c4lab process where SciPy is installed (the ``kaggle`` and ``openspiel``
+# extras bring it), though no c4lab kernel does linear algebra.  The answer
+# only picks how ``np.cov`` and the like take inner products, and numba's
+# linear algebra imports SciPy itself when it is compiled.  Here
+# ``arraymath`` is loaded with that question answered by whether SciPy is
+# installed, without importing it; the real check is back in place
+# afterwards for everything that calls it.
+
+
+def _blas_installed() -> None:
+    """numba's ``ensure_blas`` as ``arraymath``'s import asks it: an
+    ``ImportError`` when SciPy is not installed, SciPy left unimported."""
+    import importlib.util
+
+    if importlib.util.find_spec("scipy") is None:
+        raise ImportError("scipy 0.16+ is required for linear algebra")
+
+
+def _load_arraymath_without_scipy() -> None:
+    """Import ``numba.np.arraymath`` with :func:`_blas_installed` as its
+    BLAS check, then give it numba's own check back."""
+    import sys
+
+    from numba.np import linalg as _linalg
+
+    ensure_blas = getattr(_linalg, "ensure_blas", None)
+    if ensure_blas is None or "numba.np.arraymath" in sys.modules or "scipy.linalg" in sys.modules:
+        return
+    _linalg.ensure_blas = _blas_installed
+    try:
+        import numba.np.arraymath as _arraymath
+    finally:
+        _linalg.ensure_blas = ensure_blas
+    if getattr(_arraymath, "ensure_blas", None) is _blas_installed:
+        _arraymath.ensure_blas = ensure_blas
+
+
+if numba.__version__.startswith(SCOPE_SHARING_VERSIONS):
+    _load_arraymath_without_scipy()
