@@ -98,6 +98,9 @@ if fcntl is not None and getattr(caching.IndexDataCacheFile.save, "__name__", ""
 # of the callee_ir to return", which every caller of numba 0.68 drops
 # (``InlineInlinables`` and ``InlineOverloads`` keep only the new blocks):
 # a block this call has just made is handed back as it is, not copied again.
+# And the blocks' source locations are shared with the callee's, not copied
+# (see ``_shared_loc``): inlining on a first ``master`` move copied 0.47 s
+# worth of IR, now 0.29-0.33 s.
 
 _copies = threading.local()
 
@@ -134,6 +137,23 @@ class _ScopeSharingCopy:
         return out
 
 
+def _shared_loc(self: Any, memo: dict[int, Any]) -> Any:
+    """A source location, deep-copied: within an ``inline_ir`` call, the
+    location itself, as numba's own ``Var``, ``Const`` and ``FreeVar``
+    copies share theirs.  (Once an error message has quoted it, a location
+    holds its file's lines, and each copy of it copied them all: nine tenths
+    of the list items the inliner copied on a first ``master`` move.)
+    Elsewhere a copy, as before."""
+    if getattr(_copies, "scopes", None) is not None:
+        return self
+    import copy
+
+    out = object.__new__(type(self))
+    memo[id(self)] = out
+    out.__dict__.update(copy.deepcopy(self.__dict__, memo))
+    return out
+
+
 _unshared_inline_ir = _inliner.InlineWorker.inline_ir
 
 
@@ -159,6 +179,8 @@ if (
 ):
     _inliner.copy = _ScopeSharingCopy()  # type: ignore[assignment]
     _inliner.InlineWorker.inline_ir = _inline_ir  # type: ignore[method-assign]
+    if "__deepcopy__" not in vars(_ir.Loc):
+        _ir.Loc.__deepcopy__ = _shared_loc  # type: ignore[attr-defined]
 
 
 # -- numba's inliner: the callee's untyped IR built once per process
