@@ -230,3 +230,20 @@ def test_perfect_and_master_play_the_exact_move_of_the_classic_opening(spec: str
         scores = solver.analyse(position)
         move = agent.choose(position)
         assert scores[move] == max(scores.values()), position.notation
+
+
+def test_master_s_warm_up_on_the_classic_board_still_compiles_minimax_and_uct() -> None:
+    """The warm-up's moves on 7x6 are the solver's; ``compile_rest`` then
+    compiles the searches the moves after the database run, so that a
+    prepared ``master`` (a room's, the arena's) meets no compiler under the
+    clock, and ``perfect``'s fallback is prepared the same way."""
+    code = (
+        "from c4lab.agents.base import warm_up\nfrom c4lab.rules import Position\n"
+        "import c4lab.agents.minimax as m, c4lab.agents.uct_search as u\n"
+        "warm_up(SPEC, Position.parse('7x6'))\n"
+        "print(m.compile_search.cache_info().currsize, u._search_kernel.cache_info().currsize,"
+        " u._policy_function.cache_info().currsize)\n"
+    )
+    for spec in ("master", "perfect"):
+        run = subprocess.run([sys.executable, "-c", code.replace("SPEC", repr(spec))], capture_output=True, text=True, check=True)
+        assert run.stdout.split() == ["1", "1", "1"], spec

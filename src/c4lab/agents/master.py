@@ -29,6 +29,7 @@ which the tactical check is there to stop.
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import replace
 
@@ -54,6 +55,16 @@ PROBE_CELLS = 32
 PROBE_NODES = 200_000
 PROBE_SHARE = 0.25
 PROBE_TABLE = 1 << 20  # entries (32 MB a thread)
+
+
+@functools.cache
+def _compile_uct() -> None:
+    """master's UCT search (with its policy playouts) compiled, or loaded
+    from numba's cache, once per process: one throwaway iteration of a
+    fresh search (the kernels serve every board)."""
+    UCTAgent(solver=True, policy="smart", lgr=2, c=0.5, final="visits", seed=0).search(
+        Position.parse("7x6"), Budget(iterations=1)
+    )
 
 
 @register(
@@ -110,6 +121,13 @@ class MasterAgent(Agent):
     def new_game(self) -> None:
         self.uct.new_game()
         self.minimax.new_game()
+
+    def compile_rest(self) -> None:
+        """minimax and UCT: on the classic opening the warm-up's moves are
+        the exact solver's (down to the database) and reach neither, but
+        the moves after the database do, under the clock."""
+        compile_search()
+        _compile_uct()
 
     def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
         """With a time (the spec's, or the budget's): minimax gets ``share``

@@ -402,8 +402,8 @@ def policy_address() -> int:
 def _call_policy(typingctx, address, geo, st, s, smart, lgr, lgr1, lgr2, moves, nmoves):  # type: ignore[no-untyped-def]
     """Run the policy playout at ``address`` (``policy_address``) on these
     arrays (``nmoves``: two int64s, the moves recorded, updated, and the
-    side that made the first); returns the
-    new rng state (the result is the state's)."""
+    side that made the first); returns the new rng state (the result is the
+    state's)."""
     sig = types.uint64(types.uint64, geo, st, s, smart, lgr, lgr1, lgr2, moves, nmoves)
 
     def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
