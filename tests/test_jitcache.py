@@ -69,7 +69,7 @@ def test_without_the_lock_the_race_is_real(tmp_path: Path, slow_index: None, mon
 
 def test_the_front_end_shortcuts_are_in_place_on_this_numba() -> None:
     import numba
-    from numba.core import inline_closurecall, typeinfer
+    from numba.core import inline_closurecall, ir, typeinfer
     from numba.core.types import functions
 
     if not numba.__version__.startswith(c4lab.jitcache.SCOPE_SHARING_VERSIONS):
@@ -78,6 +78,27 @@ def test_the_front_end_shortcuts_are_in_place_on_this_numba() -> None:
     assert inline_closurecall.InlineWorker.inline_ir is c4lab.jitcache._inline_ir
     assert typeinfer.TypeInferer.return_types_from_partial is c4lab.jitcache._declared_return_type
     assert functions.Function.get_call_type is c4lab.jitcache._remembered_call_type
+    assert ir.Loc.__deepcopy__ is c4lab.jitcache._shared_loc
+
+
+def test_a_source_location_is_shared_by_the_inliner_s_copies_and_copied_elsewhere() -> None:
+    import copy
+
+    import numba
+    from numba.core import ir
+
+    if not numba.__version__.startswith(c4lab.jitcache.SCOPE_SHARING_VERSIONS):
+        pytest.skip("another numba: its own copies, untouched")
+    loc = ir.Loc("kernels.py", 12, col=4)
+    loc.lines = ["def f():\n", "    return 1\n"]
+    elsewhere = copy.deepcopy(loc)
+    assert elsewhere is not loc and elsewhere == loc and elsewhere.lines == loc.lines
+    assert elsewhere.lines is not loc.lines
+    c4lab.jitcache._copies.scopes = {}
+    try:
+        assert copy.deepcopy(loc) is loc
+    finally:
+        c4lab.jitcache._copies.scopes = None
 
 
 def test_a_recursion_with_a_declared_signature_and_one_without_both_compile_right() -> None:
@@ -179,3 +200,31 @@ def test_an_overload_compiles_without_a_c_entry_point_and_still_runs() -> None:
         return x + 1
 
     assert plus_one.address and plus_one.ctypes(41) == 42
+
+
+def test_numba_loads_its_numpy_implementations_without_scipy_and_keeps_its_blas_check() -> None:
+    """A process that compiles (or loads) c4lab's kernels does not import
+    SciPy's linear algebra; numba's answer on BLAS is the one it would have
+    given, and its own check is back in place (which imports SciPy when
+    linear algebra is compiled)."""
+    import subprocess
+    import sys
+
+    import numba
+
+    if not numba.__version__.startswith(c4lab.jitcache.SCOPE_SHARING_VERSIONS):
+        pytest.skip("another numba: its own imports, untouched")
+    code = (
+        "import importlib.util, sys\n"
+        "from c4lab.rules import Position\n"
+        "Position.parse('5x4:cc').legal_moves()\n"
+        "import numba.np.arraymath as arraymath, numba.np.linalg as linalg\n"
+        "print('scipy.linalg' in sys.modules, arraymath._HAVE_BLAS == (importlib.util.find_spec('scipy') is not None),"
+        " arraymath.ensure_blas is linalg.ensure_blas)\n"
+        "if importlib.util.find_spec('scipy') is not None:\n"
+        "    linalg.ensure_blas()\n"
+        "    print('scipy.linalg' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split()[:3] == ["False", "True", "True"]
+    assert out.split()[3:] in ([], ["True"])

@@ -5,6 +5,8 @@ finds them, and a damaged file is refused with a message that says where."""
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -196,6 +198,21 @@ def test_the_database_is_used_only_for_the_classic_board_and_can_be_turned_off()
 # -- the agents that use it --------------------------------------------------------
 
 
+def test_master_s_opening_move_from_the_database_compiles_neither_minimax_nor_uct() -> None:
+    """Its first move on 7x6 is the solver's (down to the database): a
+    process that plays only that move does not compile the searches it does
+    not run (on a first start, 6 s of a 10 s move)."""
+    code = (
+        "from c4lab.agents import make_agent; from c4lab.rules import Position\n"
+        "import c4lab.agents.minimax as m, c4lab.agents.uct_search as u\n"
+        "move, analysis = make_agent('master:time=none,iterations=100').analyse(Position.parse('7x6'))\n"
+        "print(move.token, analysis.note.split(':')[0], m.compile_search.cache_info().currsize,"
+        " u._search_kernel.cache_info().currsize, u._policy_function.cache_info().currsize)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["d", "solved", "0", "0", "0"]
+
+
 @pytest.mark.parametrize("spec", ["perfect", "master"])
 def test_perfect_and_master_play_the_exact_move_of_the_classic_opening(spec: str) -> None:
     agent = make_agent(spec)
@@ -213,3 +230,20 @@ def test_perfect_and_master_play_the_exact_move_of_the_classic_opening(spec: str
         scores = solver.analyse(position)
         move = agent.choose(position)
         assert scores[move] == max(scores.values()), position.notation
+
+
+def test_master_s_warm_up_on_the_classic_board_still_compiles_minimax_and_uct() -> None:
+    """The warm-up's moves on 7x6 are the solver's; ``compile_rest`` then
+    compiles the searches the moves after the database run, so that a
+    prepared ``master`` (a room's, the arena's) meets no compiler under the
+    clock, and ``perfect``'s fallback is prepared the same way."""
+    code = (
+        "from c4lab.agents.base import warm_up\nfrom c4lab.rules import Position\n"
+        "import c4lab.agents.minimax as m, c4lab.agents.uct_search as u\n"
+        "warm_up(SPEC, Position.parse('7x6'))\n"
+        "print(m.compile_search.cache_info().currsize, u._search_kernel.cache_info().currsize,"
+        " u._policy_function.cache_info().currsize)\n"
+    )
+    for spec in ("master", "perfect"):
+        run = subprocess.run([sys.executable, "-c", code.replace("SPEC", repr(spec))], capture_output=True, text=True, check=True)
+        assert run.stdout.split() == ["1", "1", "1"], spec

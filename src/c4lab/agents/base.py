@@ -138,6 +138,12 @@ class Agent(ABC):
         if self.spec and not self.is_human:
             warm_once(self.spec, start)
 
+    def compile_rest(self) -> None:
+        """Compile (or load from numba's cache) what this agent may run
+        later in a game but a warm-up's throwaway moves on the start
+        position do not reach; :func:`warm_up` calls it after them.  By
+        default nothing: the first moves reach everything."""
+
     def set_move_limit(self, seconds: float | None) -> None:
         """The longest a move may take before it loses the game (a judge's
         limit plus its margin), or ``None`` for no such limit.  A search in
@@ -376,7 +382,8 @@ def warm_up(spec: str, start: Position) -> None:
     """Throwaway moves of a fresh ``spec`` agent on ``start``
     (``WARM_UP_BUDGETS``), each checked and played as a judge does: the
     agent's kernels and the rules' are compiled, or loaded from numba's
-    cache.  A warm-up only: any error is left to the real move."""
+    cache, and then what it may run later (``Agent.compile_rest``).  A
+    warm-up only: any error is left to the real move."""
     with contextlib.suppress(Exception):
         agent = make_agent(spec)
         try:
@@ -385,6 +392,7 @@ def warm_up(spec: str, start: Position) -> None:
                     move = agent.choose(start, budget)
                     if start.is_legal(move):
                         start.play(move)
+                agent.compile_rest()
         finally:
             agent.close()
 

@@ -29,11 +29,12 @@ which the tactical check is there to stop.
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import replace
 
 from c4lab.agents.base import Agent, Analysis, Budget, Param, register
-from c4lab.agents.minimax import WIN, MinimaxAgent
+from c4lab.agents.minimax import WIN, MinimaxAgent, compile_search
 from c4lab.agents.solver_agent import solved_move
 from c4lab.agents.uct import DEFAULT_ITERATIONS, ENDGAME_CELLS, ENDGAME_NODES, ENDGAME_TABLE, UCTAgent
 from c4lab.rules import Move, Position
@@ -54,6 +55,16 @@ PROBE_CELLS = 32
 PROBE_NODES = 200_000
 PROBE_SHARE = 0.25
 PROBE_TABLE = 1 << 20  # entries (32 MB a thread)
+
+
+@functools.cache
+def _compile_uct() -> None:
+    """master's UCT search (with its policy playouts) compiled, or loaded
+    from numba's cache, once per process: one throwaway iteration of a
+    fresh search (the kernels serve every board)."""
+    UCTAgent(solver=True, policy="smart", lgr=2, c=0.5, final="visits", seed=0).search(
+        Position.parse("7x6"), Budget(iterations=1)
+    )
 
 
 @register(
@@ -111,6 +122,13 @@ class MasterAgent(Agent):
         self.uct.new_game()
         self.minimax.new_game()
 
+    def compile_rest(self) -> None:
+        """minimax and UCT: on the classic opening the warm-up's moves are
+        the exact solver's (down to the database) and reach neither, but
+        the moves after the database do, under the clock."""
+        compile_search()
+        _compile_uct()
+
     def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
         """With a time (the spec's, or the budget's): minimax gets ``share``
         of it and UCT the rest.  With iterations (``time=none`` or a budget
@@ -161,6 +179,10 @@ class MasterAgent(Agent):
                     drawn = True
                     drawing = {s.move for s in verdict.moves}
                     ruled_out = {m for m in position.legal_moves() if m not in drawing}
+        # A first search in this process compiles minimax: not thinking time.
+        compiling = time.perf_counter()
+        compile_search()
+        start += time.perf_counter() - compiling
         tactics = None
         if clock is not None:
             tactics = Budget(time=max(self.share * (clock - (time.perf_counter() - start)), 0.005))

@@ -396,8 +396,12 @@ def value_of(score: int) -> float:
 
 
 @lru_cache(maxsize=1)
-def _warm_up() -> None:
-    """Compile (or load from numba's cache) the search once per process."""
+def compile_search() -> None:
+    """Compile (or load from numba's cache) the search once per process,
+    before a first timed search (the compiler is not thinking time).  An
+    agent calls it before its first search, not when it is made: ``master``
+    makes one but its first move on 7x6 comes from the solver (2.5 s of
+    compiling saved there)."""
     search(Position.parse("4x4"), SearchTable(bits=4), depth=2)
 
 
@@ -428,9 +432,9 @@ class MinimaxAgent(Agent):
         self.depth = depth
         self.time = DEFAULT_TIME if depth is None and time is None else time
         self._table: SearchTable | None = None
-        _warm_up()
 
     def _search(self, position: Position, budget: Budget | None, full_root: bool) -> SearchResult:
+        compile_search()
         if self._table is None:
             self._table = SearchTable()
         budget = budget or Budget()
@@ -490,6 +494,7 @@ def bench_minimax(board: str, seconds: float) -> dict[str, float]:
     second (one core), the depth completed, CPU and wall time."""
     position = Position.parse(board)
     agent = MinimaxAgent(time=seconds)
+    compile_search()
     cpu0, wall0 = _time.process_time(), _time.perf_counter()
     found = agent._search(position, None, full_root=False)
     cpu, wall = _time.process_time() - cpu0, _time.perf_counter() - wall0

@@ -89,6 +89,11 @@ class SolverAgent(Agent):
     def new_game(self) -> None:
         self.fallback.new_game()
 
+    def compile_rest(self) -> None:
+        """The fallback's searches, which the warm-up's solved moves do not
+        reach but a solve that runs out of time does."""
+        self.fallback.compile_rest()
+
     def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
         start = time.perf_counter()
         seconds = budget.time if budget is not None and budget.time is not None else self.time

@@ -136,15 +136,19 @@ def _new_node(nf, ni, nkey, meta, turn, result, key):
     return n
 
 
-@njit(cache=True)
-def new_root(nf, ni, nkey, meta, tt_keys, tt_nodes, turn, result, key, use_tt):
-    """Start a tree: a root node for a position (returns its index)."""
+def new_root(
+    nf: np.ndarray, ni: np.ndarray, nkey: np.ndarray, meta: np.ndarray, tt_keys: np.ndarray, tt_nodes: np.ndarray,
+    turn: int, result: int, key: np.uint64, use_tt: bool,
+) -> int:
+    """Start a tree: a root node for a position (returns its index).  Run
+    in Python, with the compiled helpers' own source (``py_func``): compiled
+    for one node a search, it was 0.17 s of every UCT agent's first start."""
     meta[:] = 0
     tt_keys[:] = U0
     tt_nodes[:] = -1
-    root = _new_node(nf, ni, nkey, meta, turn, result, U(key))
+    root = int(_new_node.py_func(nf, ni, nkey, meta, turn, result, U(key)))
     if use_tt:
-        _tt_insert(tt_keys, tt_nodes, meta, U(key), root)
+        _tt_insert.py_func(tt_keys, tt_nodes, meta, U(key), root)
     meta[M_ROOT] = root
     return root
 
@@ -350,7 +354,8 @@ def policy_playout(geo, st, s, smart, lgr, lgr1, lgr2, moves, nmoves, bitboard):
 
 #: The C signature of the policy playout (``_policy_function``): geometry,
 #: state, rng, smart (0 or 1), lgr, the two reply tables, the move record,
-#: the number of moves recorded (read and updated in place) -> rng.
+#: two int64s (the number of moves recorded, read and updated in place, and
+#: the side that made the first of them) -> rng.
 POLICY_SIGNATURE = types.uint64(
     types.CPointer(types.uint8), types.CPointer(types.uint16), types.uint64, types.int64, types.int64,
     types.CPointer(types.uint8), types.CPointer(types.uint8), types.CPointer(types.uint8), types.CPointer(types.int64),
@@ -364,14 +369,20 @@ def _policy_playout(geo_p, st_p, s, smart, lgr, lgr1_p, lgr2_p, moves_p, nmoves_
     beside a policy move's own tests, and spares a compilation per kind).
     Called, not linked in: a search that linked it optimised and compiled it
     a second time (0.4 s of a first ``master`` move's CPU).  The arrays come
-    as raw pointers (``Tree``'s shapes), with no reference counts to keep."""
+    as raw pointers (``Tree``'s shapes), with no reference counts to keep.
+    With ``lgr`` it also learns the replies of the simulated game (tree path
+    and playout): here, not in the search, which then has nothing of
+    Last-Good-Reply to compile (the levels' search shares its compilation
+    with ``master``'s)."""
     geo = carray(geo_p, K.GEO_LEN)
     st = carray(st_p, K.STATE_LEN)
     lgr1 = carray(lgr1_p, (2, 256))
     lgr2 = carray(lgr2_p, (2, 256, 256))
     moves = carray(moves_p, MAX_PATH)
-    nmoves = carray(nmoves_p, 1)
+    nmoves = carray(nmoves_p, 2)
     _, s, recorded = policy_playout(geo, st, s, smart != 0, lgr, lgr1, lgr2, moves, nmoves[0], K.fits_one_word(geo))
+    if lgr > 0:
+        _learn_replies(lgr, lgr1, lgr2, moves, recorded, nmoves[1], U(K.result_of(st)))
     nmoves[0] = recorded
     return s
 
@@ -394,8 +405,9 @@ def policy_address() -> int:
 @intrinsic
 def _call_policy(typingctx, address, geo, st, s, smart, lgr, lgr1, lgr2, moves, nmoves):  # type: ignore[no-untyped-def]
     """Run the policy playout at ``address`` (``policy_address``) on these
-    arrays (``nmoves``: one int64, the moves recorded, updated); returns the
-    new rng state (the result is the state's)."""
+    arrays (``nmoves``: two int64s, the moves recorded, updated, and the
+    side that made the first); returns the new rng state (the result is the
+    state's)."""
     sig = types.uint64(types.uint64, geo, st, s, smart, lgr, lgr1, lgr2, moves, nmoves)
 
     def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
@@ -534,7 +546,7 @@ def search(
     ``leaf``: a learnt value for the leaves (see the module).
     """
     plain = flags[FL_SMART] == 0 and flags[FL_LGR] == 0
-    kernel = _search_kernel(bool(plain), bool(flags[FL_TT]), bool(flags[FL_SOLVER]), leaf is not None)
+    kernel = _search_kernel(bool(flags[FL_TT]), leaf is not None)
     if plain:
         playout = K.playout_address(*K.board_kind(geo))
     else:  # the shapes the policy playout's C function reads them with
@@ -566,13 +578,17 @@ NO_LEAF = Leaf(np.zeros((2, 1, 1), dtype=np.float32), np.zeros((1, 1), dtype=np.
 
 
 @cache
-def _search_kernel(plain: bool, use_tt: bool, solver: bool, valued: bool) -> Any:
-    """The search loop compiled for one kind of playout and search: ``plain``
-    random playouts (else the policy playouts), ``use_tt``, ``solver``,
-    ``valued`` (a learnt value at the leaves, the arrays after ``flags``).
-    They are constants of the closure: numba compiles (and caches) each
-    combination on its own and drops the branches of the others (playouts,
-    table, solver) before it types anything.  The board is not one of them:
+def _search_kernel(use_tt: bool, valued: bool) -> Any:
+    """The search loop compiled for one kind of search: ``use_tt``, ``valued``
+    (a learnt value at the leaves, the arrays after ``flags``).  They are
+    constants of the closure: numba compiles (and caches) each combination
+    on its own and drops the branches of the others (table, network) before
+    it types anything.  The playouts (random, or a policy's) and the solver
+    are not: they are read from ``flags`` as the search runs, so the levels
+    (random playouts), ``master`` (a policy and the solver), ``uct-smart``
+    and ``mcts-solver`` share one compilation (``master`` after a level
+    compiled 1.6-1.9 s less; its warm rates within this machine's noise).
+    The board is not one of them either:
     the win-test encoding of the moves down the tree is read from ``geo``
     (``K.apply``), and a random playout is a call of the function whose
     address is ``playout`` (``K.playout_address``, compiled per kind of
@@ -590,12 +606,14 @@ def _search_kernel(plain: bool, use_tt: bool, solver: bool, valued: bool) -> Any
         s = U(rng[0])
         bitboard = K.fits_one_word(geo)
         legal = np.empty(K.MAX_LEGAL, dtype=np.uint8)
-        recorded = np.empty(1, dtype=np.int64)  # the policy playout's count of moves
+        recorded = np.empty(2, dtype=np.int64)  # the policy playout's count of moves, and who made the first
         smart = flags[FL_SMART] != 0
         lgr = flags[FL_LGR]
+        plain = not smart and lgr == 0
+        solver = flags[FL_SOLVER] != 0
         root = meta[M_ROOT]
         root_key = nkey[root]
-        first_side = np.int64(K.to_move(root_state))
+        recorded[1] = np.int64(K.to_move(root_state))  # the side that makes the first move of each simulation
         done = 0
         for _ in range(iterations):
             if solver and ni[root, I_PROVEN] != UNPROVEN:
@@ -678,10 +696,7 @@ def _search_kernel(plain: bool, use_tt: bool, solver: bool, valued: bool) -> Any
                     recorded[0] = nmoves
                     s = _call_policy(playout, geo, st, s, smart, lgr, lgr1, lgr2, moves, recorded)
                     nmoves = recorded[0]
-                    result = U(K.result_of(st))
-                    reward = _reward(result, turn)
-                    if lgr > 0:
-                        _learn_replies(lgr, lgr1, lgr2, moves, nmoves, first_side, result)
+                    reward = _reward(U(K.result_of(st)), turn)
                 if valued and mix < 1.0:
                     reward = mix * learnt + (1.0 - mix) * reward
             # BACKUP

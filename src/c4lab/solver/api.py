@@ -155,6 +155,24 @@ class Solver:
             _warn_once(f"{exc}; solving without it")
             return None
 
+    def _prepare(self, b: Bitboards, moves_of: Position | None = None) -> None:
+        """What a first search of ``b`` needs before it starts, done before
+        any timeout runs: its code compiled (or loaded from numba's cache),
+        the database read and its lookup compiled if the search uses them,
+        the table allocated, and with ``moves_of`` the rules' kernels that
+        list and play that position's moves (the best moves are its
+        children's searches).  On a first start these took more than
+        ``master``'s quarter-second probe of the classic opening (1.1 s
+        beyond the search's compilation), which then gave up, and its
+        fallback compiled minimax and UCT as well (6 s more)."""
+        database = self._database(b)
+        negamax.prepare(b, book=database is not None)
+        _table(self.table_size).for_variant(b.variant, b.wide)
+        if moves_of is not None:
+            moves = moves_of.legal_moves()
+            if moves:
+                moves_of.play(moves[0])
+
     def _run(self, b: Bitboards, deadline: float | None, call: Any) -> tuple[int, int]:
         """Run ``call(X, tt)`` on ``b`` under ``deadline``; (value,
         nodes).  Adds the search's CPU time to ``self._cpu``."""
@@ -208,7 +226,7 @@ class Solver:
         or ``max_nodes`` (the whole call) give up with ``score = None``; a
         node limit is reproducible, a timeout is not."""
         b = Bitboards.of(position)
-        negamax.prepare(b)  # a first search compiles (or loads) its code: not part of the timeout
+        self._prepare(b, position if best_moves else None)  # not part of the timeout
         start = time.monotonic()
         deadline = None if timeout is None else start + timeout
         nodes = 0
@@ -255,8 +273,9 @@ class Solver:
         ``None``.  The time is shared out: each move may use an equal part of
         what is left, so that one hard move does not leave the others
         unscored (a move solved early leaves its part to the next ones)."""
-        if not position.is_over:
-            negamax.prepare(Bitboards.of(position))  # outside the timeout, as in solve
+        first = next((child for child in map(position.play, position.legal_moves()) if not child.is_over), None)
+        if first is not None:
+            self._prepare(Bitboards.of(first))  # outside the timeout, as in solve
         deadline = None if timeout is None else time.monotonic() + timeout
         self._nodes_left = None
         win = (position.empty_cells + 1) // 2

@@ -629,10 +629,13 @@ def window_of(X: np.ndarray) -> tuple[int, int, int] | None:
     return (packed & 0xFF) - 128, ((packed >> 8) & 0xFF) - 128, ((packed >> 16) & 0xFF) - 128
 
 
-def prepare(b: Bitboards) -> None:
+def prepare(b: Bitboards, book: bool = False) -> None:
     """Compile (or load from the cache) the instance that will search ``b``
-    now, so that a timed search measures the search alone."""
+    now, and with ``book`` the database lookup it will call, so that a timed
+    search measures the search alone."""
     _instance(b.wide)
+    if book:
+        _book_function()
 
 
 def context(b: Bitboards, book: Database | None = None) -> np.ndarray:
