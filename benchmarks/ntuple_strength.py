@@ -2,7 +2,7 @@
 solver, and in games.
 
     python3 benchmarks/ntuple_strength.py [--weights FILE] [--probes 400]
-        [--games 100] [--specs heuristic,hard] [--search 0.2] [--puct 1000]
+        [--probe-seed 7] [--games 100] [--specs heuristic,hard] [--search 0.2] [--puct 1000]
         [--perfect 20] [--perfect-games 100]
 
 * **Value-keeping moves**: on the probe set of the network's board (plies
@@ -83,6 +83,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--weights", default=None)
     parser.add_argument("--probes", type=int, default=400)
+    parser.add_argument("--probe-seed", type=int, default=7,
+                        help="the probe set's seed (the training curve's is 7: another seed is a fresh set)")
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--specs", default="heuristic,hard")
     parser.add_argument("--search", type=float, default=0.2, help="seconds a move of the searching network")
@@ -102,10 +104,10 @@ def main() -> None:
     plies = PROBE_PLIES[network.variant.playable_cells <= 42]
     if network.variant.playable_cells > PROBE_CELLS:
         args.probes = 0  # beyond the solver's reach: judged by play only
-    items = P.probe_set(network.variant, args.probes, plies=plies) if args.probes else []
+    items = P.probe_set(network.variant, args.probes, seed=args.probe_seed, plies=plies) if args.probes else []
     if items:
-        print(f"\nvalue-keeping moves on {len(items)} probe positions (plies {plies[0]}-{plies[1]}, judged by the "
-              "solver):")
+        print(f"\nvalue-keeping moves on {len(items)} probe positions (plies {plies[0]}-{plies[1]}, seed "
+              f"{args.probe_seed}, judged by the solver):")
     for spec in [greedy, search, puct, *filter(None, args.specs.split(","))] if items else []:
         began = time.perf_counter()
         tally = measure(make_agent(spec), items)
