@@ -79,6 +79,10 @@ def trace_update(weights, side, hist, slopes, length, inst_tuple, delta, rate, l
             weights[side, inst_tuple[i], hist[side, k, i]] += step
 
 
+#: The longest trace (lambda 0.75 and above).
+MAX_HORIZON = 16
+
+
 def horizon(lam: float) -> int:
     """How many of a side's afterstates the trace reaches: those whose
     weight ``lam ** k`` is still at least 1 %, at most ``MAX_HORIZON``."""
@@ -86,11 +90,7 @@ def horizon(lam: float) -> int:
         return 1
     if lam >= 1.0:
         return MAX_HORIZON
-    return min(MAX_HORIZON, 1 + int(math.floor(math.log(0.01) / math.log(lam))))
-
-
-#: The longest trace (lambda 0.75 and above).
-MAX_HORIZON = 16
+    return min(MAX_HORIZON, 1 + math.floor(math.log(0.01) / math.log(lam)))
 
 
 @njit(cache=True, nogil=True)
