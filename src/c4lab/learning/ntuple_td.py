@@ -30,6 +30,14 @@ N_COUNTERS = 7
 
 
 @njit(inline="always")
+def add_step(weights, side, rows, inst_tuple, step):
+    """Add ``step`` to each of ``side``'s weights active at the instance
+    indices ``rows``."""
+    for i in range(rows.shape[0]):
+        weights[side, inst_tuple[i], rows[i]] += step
+
+
+@njit(inline="always")
 def td_update(weights, side, rows, inst_tuple, target, rate, tcl, beta):
     """Move ``side``'s value of the afterstate whose instance indices are
     ``rows`` toward ``target``: the gradient of ``tanh`` of the sum, the same
@@ -57,9 +65,7 @@ def td_update(weights, side, rows, inst_tuple, target, rate, tcl, beta):
             tcl[0, side, t, j] = n + grad
             tcl[1, side, t, j] = a + abs(grad)
     else:
-        step = np.float32(rate * grad)
-        for i in range(rows.shape[0]):
-            weights[side, inst_tuple[i], rows[i]] += step
+        add_step(weights, side, rows, inst_tuple, np.float32(rate * grad))
     return delta, slope
 
 
@@ -74,9 +80,7 @@ def trace_update(weights, side, hist, slopes, length, inst_tuple, delta, rate, l
     decay = 1.0
     for k in range(1, length):
         decay *= lam
-        step = np.float32(rate * delta * decay * slopes[side, k])
-        for i in range(inst_tuple.shape[0]):
-            weights[side, inst_tuple[i], hist[side, k, i]] += step
+        add_step(weights, side, hist[side, k], inst_tuple, np.float32(rate * delta * decay * slopes[side, k]))
 
 
 #: The longest trace (lambda 0.75 and above).
