@@ -87,8 +87,8 @@ def main() -> None:
                         help="the probe set's seed (the training curve's is 7: another seed is a fresh set)")
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--specs", default="heuristic,hard")
-    parser.add_argument("--search", type=float, default=0.2, help="seconds a move of the searching network")
-    parser.add_argument("--puct", type=int, default=1000, help="iterations a move of the PUCT network")
+    parser.add_argument("--search", type=float, default=0.2, help="seconds a move of the searching network (0: none)")
+    parser.add_argument("--puct", type=int, default=1000, help="iterations a move of the PUCT network (0: none)")
     parser.add_argument("--perfect", type=int, default=20)
     parser.add_argument("--perfect-games", type=int, default=100,
                         help="games from the empty board against perfect with random ties")
@@ -98,7 +98,11 @@ def main() -> None:
     greedy = f"ntuple:weights={weights},seed=1"
     search = f"ntuple:weights={weights},search=alphabeta,time={args.search:g},seed=1"
     puct = f"ntuple:weights={weights},search=puct,iterations={args.puct},seed=1"
-    networks = (("greedy", greedy), (f"alpha-beta {args.search:g} s", search), (f"PUCT {args.puct}", puct))
+    networks = [("greedy", greedy)]
+    if args.search > 0:
+        networks.append((f"alpha-beta {args.search:g} s", search))
+    if args.puct > 0:
+        networks.append((f"PUCT {args.puct}", puct))
     print(f"network {weights}: {network.variant}, {network.games:,} games, "
           f"{network.tuples.shape[0]} tuples of {network.length}")
     plies = PROBE_PLIES[network.variant.playable_cells <= 42]
@@ -108,12 +112,13 @@ def main() -> None:
     if items:
         print(f"\nvalue-keeping moves on {len(items)} probe positions (plies {plies[0]}-{plies[1]}, seed "
               f"{args.probe_seed}, judged by the solver):")
-    for spec in [greedy, search, puct, *filter(None, args.specs.split(","))] if items else []:
+    for spec in [*(spec for _, spec in networks), *filter(None, args.specs.split(","))] if items else []:
         began = time.perf_counter()
         tally = measure(make_agent(spec), items)
         print(f"  {spec:<60} {tally.share:6.1%}  ({time.perf_counter() - began:.0f} s)")
-    print(f"\nscore in {args.games} games from random 2-move openings (wins 1, draws 1/2):")
-    for label, spec in networks:
+    if args.games:
+        print(f"\nscore in {args.games} games from random 2-move openings (wins 1, draws 1/2):")
+    for label, spec in networks if args.games else []:
         agent = make_agent(spec)
         for opponent in ("random", "normal", "hard"):
             began = time.perf_counter()

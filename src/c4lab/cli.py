@@ -640,7 +640,8 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
 @click.option("--lambda", "lam", type=float, **_home(*_NTRAIN, "lam"),
               help="Eligibility trace: an error also moves the learner's earlier afterstates, the k-th back by "
                    "lambda**k while that is at least 0.01 (0: TD(0)).")
-@click.option("--tuples", type=click.IntRange(1, 1000), default=70, show_default=True, help="Number of n-tuples.")
+@click.option("--tuples", type=click.IntRange(1, 1000), default=None,
+              help="Number of n-tuples (default: 70; 120 on boards with a bonus cell).")
 @click.option("--length", type=click.IntRange(2, 8), default=8, show_default=True, help="Cells per tuple.")
 @click.option("--probes", type=click.IntRange(min=0), default=None,
               help="Probe positions for the accuracy curve (default: 200 on boards of up to 42 playable cells, "
@@ -654,7 +655,7 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
 def train_ntuple(board: str | None, bonus: bool, minutes: float | None, games: int | None, workers: int,
                  executor: str, ray_address: str | None, seed: int, out: str | None, resume: str | None,
                  alpha: float, alpha_final: float | None, epsilon: float, epsilon_final: float | None, opening: int,
-                 lam: float, tuples: int, length: int, probes: int | None, eval_every: float | None, checkpoint: float, curve: str | None) -> None:
+                 lam: float, tuples: int | None, length: int, probes: int | None, eval_every: float | None, checkpoint: float, curve: str | None) -> None:
     """Learn an n-tuple network by self-play (TD learning) for the agent
     ntuple:weights=FILE.
 

@@ -22,6 +22,7 @@ from c4lab.agents.ntuple_net import (
     STONE_B,
     Network,
     NetworkError,
+    default_tuples,
     encode,
     random_walk_tuples,
 )
@@ -65,6 +66,12 @@ def test_tuples_are_random_walks_of_distinct_playable_cells() -> None:
         for cell in row[1:]:  # every cell touches an earlier one of the walk
             assert any(max(abs(cell // 16 - o // 16), abs(cell % 16 - o % 16)) == 1 for o in row[: row.index(cell)])
     assert (random_walk_tuples(variant, 70, 8, seed=3) == tuples).all()
+
+
+def test_a_new_network_has_thills_70_tuples_and_120_where_a_bonus_cell_adds_a_fifth_cell_state() -> None:
+    assert default_tuples(Variant(7, 6)) == 70
+    assert default_tuples(Position.parse("6x5/Xc2").variant) == 70
+    assert default_tuples(Position.parse("8x6/Xc3/Bf4").variant) == 120
 
 
 def test_cell_states_tell_playable_empty_cells_from_the_others_and_ban_pieces_from_pieces() -> None:
@@ -332,7 +339,7 @@ def test_greedy_play_blocks_with_the_ban_piece_when_no_stone_can() -> None:
     # column where A would win (d): even an untrained network finds it.
     position = Position.parse("8x6/Xc3/Bf4:fheefegahhf")
     for seed in range(3):
-        move, analysis = NTupleAgent(Network.create(position.variant, seed=seed), seed=seed).analyse(position)
+        move, analysis = NTupleAgent(Network.create(position.variant, tuples=10, seed=seed), seed=seed).analyse(position)
         assert (move.token, analysis.note) == ("f+d", "blocks an immediate win")
 
 

@@ -22,8 +22,12 @@ solver: ``c4lab.learning.probes``).  For scale, on the 400-position set:
   More tuples (``--tuples``) pay where the board is larger and the games
   cheap to learn from: on 8x6/Xc3/Bf4, 15 minutes on two workers, 120
   tuples keep 91 % of its 100 probes and 93.5 % of 200 others, where 70
-  keep 88 % and 92.0 %; on the classic board 120 did worse in 30 minutes
-  (87.8 % against 89.2 % on 400 probes), so 70 is the default.
+  keep 88 % and 92.0 %; on 7x7/Xd4 with a bonus cell, 15 minutes on one
+  worker, 120 keep 94.0 % of 200 probes where 70 keep 92.0 %.  On the
+  classic board 120 did worse in 30 minutes (87.8 % against 89.2 % on 400
+  probes).  So the default is 70, and 120 on boards with a bonus cell
+  (``ntuple_net.default_tuples``), whose five cell states spread what is
+  learnt over more table entries.
 * **Afterstates, TD(0) between a player's own afterstates, tanh output,
   rewards +1/0/-1 at the end only, final adaptation** of the loser's last
   afterstate (as GBG's TDNTuple3Agt).  Terminal afterstates are never looked

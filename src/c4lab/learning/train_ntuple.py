@@ -40,7 +40,7 @@ def _say(text: str) -> None:
 def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | None, workers: int,
         executor: str = "threads", ray_address: str | None = None, seed: int,
         out: Path | None, resume: Path | None, alpha: float, alpha_final: float | None, epsilon: float,
-        epsilon_final: float | None = None, tuples: int, length: int, opening: int = N.Options.opening,
+        epsilon_final: float | None = None, tuples: int | None, length: int, opening: int = N.Options.opening,
         lam: float = N.Options.lam,
         probes: int | None, eval_every: float | None, checkpoint_minutes: float, curve: Path | None) -> None:
     """The command (see ``c4lab train ntuple --help``); ``ValueError`` for
