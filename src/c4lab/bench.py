@@ -222,10 +222,12 @@ def report(results: dict[str, Any]) -> str:
             f"  {board:<10} {r['nodes_per_s'] / 1e6:7.2f} M nodes/s  depth {r['depth']}  "
             f"({r['nodes']:,} nodes, {r['cpu_s']:.2f} s CPU, {r['wall_s']:.2f} s wall)"
         )
-    lines.append("n-tuple TD training (self-play games, 70 tuples of 8 cells, one core):")
+    lines.append("n-tuple TD training (self-play games, tuples of 8 cells, one core; the shipped network where "
+                 "there is one):")
     for board, r in results["details"]["ntuple"].items():
         lines.append(
-            f"  {board:<10} {r['games_per_s']:9,.0f} games/s  {r['cells_per_game']:5.1f} cells a game  "
+            f"  {board:<10} {r['games_per_s']:9,.0f} games/s  {r['tuples']:4} tuples  "
+            f"{r['cells_per_game']:5.1f} cells a game  "
             f"(median of 3 runs of {r['games']:,}: {r['cpu_s']:.2f} s CPU, {r['wall_s']:.2f} s wall)"
         )
     reference = results.get("c_reference_playouts_per_s")
