@@ -47,7 +47,7 @@ solver: ``c4lab.learning.probes``).  For scale, on the 400-position set:
   86.0, 88.5, 90.8, 90.5 % at 0.75, 1.5, 2.25, 3 M games; lambda 0.2
   83.8, 89.8, 88.2, 89.0 %; TD(0) 84.2, 90.2, 90.8, 90.2 %.  No gain
   beyond the noise (about 1.5 points), for 6 % fewer games a second
-  (lambda 0.5, side by side on the shipped network): off.
+  (lambda 0.5, side by side on the 70-tuple network shipped then): off.
 * **Exploration** epsilon-greedy, 0.1 by default, held constant (Thill's
   published advice: a decaying epsilon makes a weaker second player) or
   falling linearly to ``epsilon_final`` over the run (GBG's schedule).
@@ -75,8 +75,8 @@ solver: ``c4lab.learning.probes``).  For scale, on the 400-position set:
   shipped network (``c4lab bench``; the published Java agent about 500).
 * **Two workers** run the kernel in two threads on the same weights, with
   no lock (the kernel runs without the GIL; a lost update costs a little
-  learning, nothing else): 9,266 games a second in the shipped network's
-  30-minute run, 1.45 times one worker (the threads share the cache and
+  learning, nothing else): 9,266 games a second in a 30-minute run of
+  70 tuples, 1.45 times one worker (the threads share the cache and
   the memory bus).  One worker is deterministic: the same seed gives the
   same network.
 * **Merged copies** (``executor="processes"`` or ``"ray"``,
