@@ -313,9 +313,15 @@ TUPLES = 70
 TUPLES_BONUS = 120
 
 
+def cell_states(variant: Variant) -> int:
+    """A cell's states on ``variant``: five where ban pieces can appear (a
+    bonus cell), else four."""
+    return 5 if variant.bonus is not None else 4
+
+
 def default_tuples(variant: Variant) -> int:
     """The number of tuples a new network for ``variant`` gets by default."""
-    return TUPLES_BONUS if variant.bonus is not None else TUPLES
+    return TUPLES_BONUS if cell_states(variant) == 5 else TUPLES
 
 
 @dataclass
@@ -341,13 +347,14 @@ class Network:
     @classmethod
     def create(cls, variant: Variant, tuples: int | None = None, length: int = 8, seed: int = 0) -> Network:
         """A new network for ``variant`` (all weights zero): ``tuples`` random
-        walks (``default_tuples``: 70, or 120 with a bonus cell) of ``length`` cells; five cell states where ban pieces can
-        appear, four elsewhere; mirrored reading on a symmetric board."""
+        walks (``default_tuples``: 70, or 120 with a bonus cell) of
+        ``length`` cells; ``cell_states`` (five where ban pieces can appear,
+        four elsewhere); mirrored reading on a symmetric board."""
         if tuples is None:
             tuples = default_tuples(variant)
         if tuples < 1 or length < 1:
             raise ValueError(f"a network needs at least one tuple of one cell, not {tuples} of {length}")
-        states = 5 if variant.bonus is not None else 4
+        states = cell_states(variant)
         if states**length > MAX_TABLE:
             raise ValueError(f"tuples of {length} cells with {states} states are too large (at most {MAX_TABLE} "
                              "entries a table)")

@@ -83,6 +83,17 @@ def trace_update(weights, side, hist, slopes, length, inst_tuple, delta, rate, l
         add_step(weights, side, hist[side, k], inst_tuple, np.float32(rate * delta * decay * slopes[side, k]))
 
 
+@njit(inline="always")
+def learn_step(weights, side, hist, slopes, kept, inst_tuple, target, rate, tcl, beta, lam, counters):
+    """One update of ``side``'s latest afterstate toward ``target``
+    (``td_update``, keeping its slope for the trace), the trace's share for
+    the ``kept - 1`` before it (``trace_update``), and the counters."""
+    delta, slopes[side, 0] = td_update(weights, side, hist[side, 0], inst_tuple, target, rate, tcl, beta)
+    trace_update(weights, side, hist, slopes, kept, inst_tuple, delta, rate, lam)
+    counters[C_ABS_ERROR] += abs(delta)
+    counters[C_UPDATES] += 1
+
+
 #: The longest trace (lambda 0.75 and above).
 MAX_HORIZON = 16
 
@@ -180,21 +191,14 @@ def train_games(geo, start, weights, inst_cells, inst_tuple, ptr, inst, pw, stat
             result = results[k]
             learn = kept[side] > 0 and (learn_from_random or not explore or result != K.ONGOING)
             if learn:
-                delta, slopes[side, 0] = td_update(weights, side, hist[side, 0], inst_tuple, values[k], rate, tcl,
-                                                   beta)
-                trace_update(weights, side, hist, slopes, kept[side], inst_tuple, delta, rate, lam)
-                counters[C_ABS_ERROR] += abs(delta)
-                counters[C_UPDATES] += 1
+                learn_step(weights, side, hist, slopes, kept[side], inst_tuple, values[k], rate, tcl, beta, lam,
+                           counters)
             play_move(geo, st, moves[k], codes, idx, ptr, inst, pw, log)
             if result != K.ONGOING:
                 other = 1 - side
                 if kept[other] > 0:
-                    target = outcome_value(result, other)
-                    delta, slopes[other, 0] = td_update(weights, other, hist[other, 0], inst_tuple, target, rate,
-                                                        tcl, beta)
-                    trace_update(weights, other, hist, slopes, kept[other], inst_tuple, delta, rate, lam)
-                    counters[C_ABS_ERROR] += abs(delta)
-                    counters[C_UPDATES] += 1
+                    learn_step(weights, other, hist, slopes, kept[other], inst_tuple, outcome_value(result, other),
+                               rate, tcl, beta, lam, counters)
                 counters[C_GAMES] += 1
                 counters[C_CELLS] += np.float64(K.empty_cells(start)) - np.float64(K.empty_cells(st))
                 if result == K.DRAW:
