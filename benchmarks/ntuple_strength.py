@@ -3,6 +3,7 @@ solver, and in games.
 
     python3 benchmarks/ntuple_strength.py [--weights FILE] [--probes 400]
         [--probe-seed 7] [--games 100] [--specs heuristic,hard] [--search 0.2] [--puct 1000]
+        [--puct-time 0.2]
         [--perfect 20] [--perfect-games 100]
 
 * **Value-keeping moves**: on the probe set of the network's board (plies
@@ -10,7 +11,8 @@ solver, and in games.
   result, every move scored by c4lab's solver; ``c4lab.learning.probes``),
   the share of moves that keep the value, for the greedy network, the
   network with its test-time searches (alpha-beta for ``--search`` seconds,
-  PUCT for ``--puct`` iterations), and each of ``--specs``
+  PUCT for ``--puct`` iterations and for ``--puct-time`` seconds), and
+  each of ``--specs``
   (the issue's scale: ``random`` about 32 %, ``heuristic`` 82 %, ``hard``
   88 %).
 * **Games**: the score (wins 1, draws 1/2) of the greedy network and of the
@@ -89,6 +91,7 @@ def main() -> None:
     parser.add_argument("--specs", default="heuristic,hard")
     parser.add_argument("--search", type=float, default=0.2, help="seconds a move of the searching network (0: none)")
     parser.add_argument("--puct", type=int, default=1000, help="iterations a move of the PUCT network (0: none)")
+    parser.add_argument("--puct-time", type=float, default=0.2, help="seconds a move of the timed PUCT network (0: none)")
     parser.add_argument("--perfect", type=int, default=20)
     parser.add_argument("--perfect-games", type=int, default=100,
                         help="games from the empty board against perfect with random ties")
@@ -103,6 +106,8 @@ def main() -> None:
         networks.append((f"alpha-beta {args.search:g} s", search))
     if args.puct > 0:
         networks.append((f"PUCT {args.puct}", puct))
+    if args.puct_time > 0:
+        networks.append((f"PUCT {args.puct_time:g} s", f"ntuple:weights={weights},search=puct,time={args.puct_time:g},seed=1"))
     print(f"network {weights}: {network.variant}, {network.games:,} games, "
           f"{network.tuples.shape[0]} tuples of {network.length}")
     plies = PROBE_PLIES[network.variant.playable_cells <= 42]

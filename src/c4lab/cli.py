@@ -625,15 +625,18 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
 @click.option("--out", type=click.Path(dir_okay=False), callback=_in_existing_folder, default=None,
               help="Network file (default: ntuple-BOARD.npz); never overwritten unless it is --resume's file.")
 @click.option("--resume", type=click.Path(dir_okay=False), default=None,
-              help="Continue training this network file (written back to --out, default: the same file).")
+              help="Continue training this network file (written back to --out, default: the same file); "
+                   "without --alpha or --epsilon it goes on at its last run's final step size and exploration.")
 @click.option("--alpha", type=float, **_home(*_NTRAIN, "alpha"),
               help="Step size (divided by the number of tuple readings).")
 @click.option("--alpha-final", type=float, **_home(*_NTRAIN, "alpha_final"),
-              help="Let the step size fall geometrically to this over the run (default: constant).")
+              help="The step size falls geometrically to this over the run (default: a tenth of --alpha; "
+                   "--alpha's value: constant).")
 @click.option("--epsilon", type=float, **_home(*_NTRAIN, "epsilon"),
               help="Exploration: the chance of a random move.")
 @click.option("--epsilon-final", type=float, **_home(*_NTRAIN, "epsilon_final"),
-              help="Let the chance of a random move fall linearly to this over the run (default: constant).")
+              help="The chance of a random move falls linearly to this over the run (--epsilon's value: "
+                   "constant).")
 @click.option("--opening", type=int, **_home(*_NTRAIN, "opening"),
               help="Each game starts with 0 to this many random moves that nobody learns from (0: from the "
                    "empty board).")
@@ -654,7 +657,7 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
               help="Learning curve: CURVE.csv, CURVE.png, CURVE.html (default: the network's name + '-curve').")
 def train_ntuple(board: str | None, bonus: bool, minutes: float | None, games: int | None, workers: int,
                  executor: str, ray_address: str | None, seed: int, out: str | None, resume: str | None,
-                 alpha: float, alpha_final: float | None, epsilon: float, epsilon_final: float | None, opening: int,
+                 alpha: float | None, alpha_final: float | None, epsilon: float | None, epsilon_final: float | None, opening: int,
                  lam: float, tuples: int | None, length: int, probes: int | None, eval_every: float | None, checkpoint: float, curve: str | None) -> None:
     """Learn an n-tuple network by self-play (TD learning) for the agent
     ntuple:weights=FILE.
@@ -669,6 +672,12 @@ def train_ntuple(board: str | None, bonus: bool, minutes: float | None, games: i
 
     from c4lab.learning import train_ntuple
 
+    # Left to its default, a step size or exploration is the learner's (or, with --resume, where the network stopped).
+    ctx = click.get_current_context()
+    alpha, alpha_final, epsilon, epsilon_final = (
+        None if ctx.get_parameter_source(name) is click.core.ParameterSource.DEFAULT else value
+        for name, value in (("alpha", alpha), ("alpha_final", alpha_final), ("epsilon", epsilon),
+                            ("epsilon_final", epsilon_final)))
     try:
         train_ntuple.run(
             board=board, bonus=bonus, minutes=minutes, games=games, workers=workers, executor=executor,

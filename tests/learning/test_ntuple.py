@@ -214,7 +214,8 @@ def test_merged_copies_take_the_mean_of_the_workers_changes() -> None:
 
     variant = Position.parse("5x4").variant
     shared = Network.create(variant, tuples=10, length=6, seed=4)
-    N.Trainer(shared, workers=1, seed=9).run(games=3000)
+    constant = N.Options(alpha=1.0, alpha_final=1.0, epsilon=0.1, epsilon_final=0.1)  # as the round below
+    N.Trainer(shared, constant, workers=1, seed=9).run(games=3000)
     copied = Network.create(variant, tuples=10, length=6, seed=4)
     rng = int(K.seed_rng(9 * 1009))
     task = C.Round(variant.notation, tuple(copied.arrays()[1:]), 3000, rng, 1.0, 0.1, False, N.Options().opening)
@@ -304,7 +305,8 @@ def test_a_short_4x4_training_beats_random_in_at_least_90_percent_of_the_games()
     against a weak opponent, and it learns to exploit one (100,000 games,
     about 8 s)."""
     net = Network.create(Position.parse("4x4").variant, tuples=70, seed=1)
-    N.Trainer(net, N.Options(alpha=0.3, epsilon=0.5, opening=0), seed=1).run(games=100_000)
+    held = N.Options(alpha=0.3, alpha_final=0.3, epsilon=0.5, epsilon_final=0.5, opening=0)  # constant
+    N.Trainer(net, held, seed=1).run(games=100_000)
     agent = NTupleAgent(net, seed=1)
     other = make_agent("random:seed=2")
     wins = 0
@@ -435,7 +437,11 @@ def test_train_ntuple_writes_a_network_that_the_agent_plays_and_a_curve(tmp_path
     result = CliRunner().invoke(main, ["train", "ntuple", "--board", "4x4", "--games", "4000", "--out", str(out),
                                        "--probes", "10", "--tuples", "20"])
     assert result.exit_code == 0, result.output
-    assert Network.load(out).games == 4000
+    first = Network.load(out)
+    assert first.games == 4000
+    # By default the step size falls to a tenth and exploration to 0 over the run (the shipped network's recipe).
+    assert {k: first.options[k] for k in ("alpha", "alpha_final", "epsilon", "epsilon_final")} == {
+        "alpha": 1.0, "alpha_final": 0.1, "epsilon": 0.1, "epsilon_final": 0.0}
     # No terminal, so no bar: a line for each point of the curve instead (a log file shows progress).
     assert result.stderr.count(" games, ") >= 1 and "vs random" in result.stderr
     for suffix in ("csv", "png", "html"):
@@ -446,7 +452,11 @@ def test_train_ntuple_writes_a_network_that_the_agent_plays_and_a_curve(tmp_path
     assert moved.exit_code == 0 and moved.output.strip() in list("abcd")
     resumed = CliRunner().invoke(main, ["train", "ntuple", "--resume", str(out), "--games", "1000", "--probes", "0"])
     assert resumed.exit_code == 0, resumed.output
-    assert Network.load(out).games == 5000
+    again = Network.load(out)
+    assert again.games == 5000
+    # Resumed with no step size or exploration given, it goes on where it stopped, not back at alpha 1.
+    assert {k: again.options[k] for k in ("alpha", "alpha_final", "epsilon", "epsilon_final")} == {
+        "alpha": 0.1, "alpha_final": 0.1, "epsilon": 0.0, "epsilon_final": 0.0}
 
 
 def test_the_step_size_falls_geometrically_and_exploration_linearly_over_the_run() -> None:
@@ -454,8 +464,21 @@ def test_the_step_size_falls_geometrically_and_exploration_linearly_over_the_run
     trainer = N.Trainer(net, N.Options(alpha=1.0, alpha_final=0.01, epsilon=0.1, epsilon_final=0.0))
     assert [round(trainer.alpha_at(p), 6) for p in (0, 0.5, 1, 2)] == [1.0, 0.1, 0.01, 0.01]
     assert [round(trainer.epsilon_at(p), 6) for p in (0, 0.5, 1, -1)] == [0.1, 0.05, 0.0, 0.1]
-    constant = N.Trainer(net, N.Options(epsilon=0.2))
+    constant = N.Trainer(net, N.Options(alpha=1.0, alpha_final=1.0, epsilon=0.2, epsilon_final=0.2))
     assert constant.epsilon_at(0.7) == constant.alpha_at(0.7) * 0.2 == 0.2
+    recipe = N.Trainer(net, N.Options(alpha=0.5))  # by default: to a tenth of the step, exploration to 0
+    assert (recipe.alpha_at(1), recipe.epsilon_at(1)) == (0.05, 0.0)
+
+
+def test_a_resumed_run_goes_on_where_the_network_stopped_unless_told_otherwise() -> None:
+    from c4lab.learning.train_ntuple import schedule
+
+    last = {"alpha": 1.0, "alpha_final": 0.1, "epsilon": 0.1, "epsilon_final": 0.0}
+    assert schedule(last, None, None, None, None) == (0.1, 0.1, 0.0, 0.0)
+    assert schedule(last, 0.3, None, None, 0.05) == (0.3, None, 0.1, 0.05)  # a pair given: as for a new run
+    assert schedule({"alpha": 2.0, "alpha_final": None, "epsilon": 0.2, "epsilon_final": None},
+                    None, None, None, None) == (2.0, 2.0, 0.2, 0.2)  # a constant run: the same constants
+    assert schedule({}, None, None, None, None) == (1.0, None, 0.1, 0.0)  # a new network: the defaults
 
 
 def test_the_commands_defaults_are_the_learners() -> None:
@@ -465,9 +488,11 @@ def test_the_commands_defaults_are_the_learners() -> None:
     command = main.commands["train"].commands["ntuple"]  # type: ignore[attr-defined]
     ctx = click.Context(command)
     defaults = {p.name: p.get_default(ctx) for p in command.params}
-    options = N.Options()
+    import dataclasses
+
+    options = {f.name: f.default for f in dataclasses.fields(N.Options)}
     for name in ("alpha", "alpha_final", "epsilon", "epsilon_final", "opening", "lam"):
-        assert defaults[name] == getattr(options, name), name
+        assert defaults[name] == options[name], name
 
 
 @pytest.mark.parametrize("args, message", [

@@ -37,8 +37,8 @@ solver: ``c4lab.learning.probes``).  For scale, on the 400-position set:
   ``alpha = 1.0`` constant learns steadily (1 M games: 85 %, then 83-88 %
   up to 3.5 M); ``alpha = 2.5``: 81.5 % at 1 M.  Falling geometrically
   from 1.0 to 0.1 over the run (``alpha_final``): 84.0 % after 2 M games
-  against 81.5-83.3 % constant (400 probes), and the shipped network's
-  recipe.  TCL-EXP (``tcl``: per-weight steps, Bagheri et al.): 87 % at
+  against 81.5-83.3 % constant (400 probes); the shipped network's
+  recipe, and the default (to a tenth of ``alpha``).  TCL-EXP (``tcl``: per-weight steps, Bagheri et al.): 87 % at
   1 M games, but twice the time a game, so no gain a minute: off.
   Learning from random moves too: 83.5 % at 1 M (off).
 * **TD(0), no eligibility trace** (``lam``: TD(lambda) over each side's
@@ -48,11 +48,11 @@ solver: ``c4lab.learning.probes``).  For scale, on the 400-position set:
   83.8, 89.8, 88.2, 89.0 %; TD(0) 84.2, 90.2, 90.8, 90.2 %.  No gain
   beyond the noise (about 1.5 points), for 6 % fewer games a second
   (lambda 0.5, side by side on the 70-tuple network shipped then): off.
-* **Exploration** epsilon-greedy, 0.1 by default, held constant (Thill's
-  published advice: a decaying epsilon makes a weaker second player) or
-  falling linearly to ``epsilon_final`` over the run (GBG's schedule).
-  With the random openings below still varying the games, falling to 0
-  learns more: 3 M games, one worker, 400 probes (both sides to move):
+* **Exploration** epsilon-greedy, 0.1 at first, falling linearly to
+  ``epsilon_final`` (0 by default) over the run (GBG's schedule), or held
+  constant (Thill's published advice: a decaying epsilon makes a weaker
+  second player).  With the random openings below still varying the
+  games, falling to 0 learns more: 3 M games, one worker, 400 probes (both sides to move):
   84.2, 90.2, 90.8, 90.2 % at 0.75, 1.5, 2.25 and 3 M games, against
   87.0, 86.8, 89.0, 88.5 % with 0.1 held (alpha 1 to 0.1 in both).  No
   update after an exploratory move unless it ends the game (Thill).
@@ -130,9 +130,12 @@ class Options:
     """The learning settings (stored in the network's header)."""
 
     alpha: float = 1.0
-    alpha_final: float | None = None  # alpha falls geometrically to this over the run; None: constant
+    #: alpha falls geometrically to this over the run; None: a tenth of
+    #: alpha (the recipe of the shipped network); alpha itself: constant
+    alpha_final: float | None = None
     epsilon: float = 0.1
-    epsilon_final: float | None = None  # epsilon falls linearly to this over the run; None: constant
+    #: epsilon falls linearly to this over the run; epsilon itself (or None): constant
+    epsilon_final: float | None = 0.0
     learn_from_random: bool = False
     tcl: float = 0.0  # beta of temporal coherence (TCL-EXP); 0: off
     opening: int = 16  # a game starts with 0..opening random moves nobody learns from
@@ -141,6 +144,8 @@ class Options:
     def __post_init__(self) -> None:
         if not 0 < self.alpha <= 100:
             raise ValueError(f"alpha must be in (0, 100], not {self.alpha}")
+        if self.alpha_final is None:  # the header then says what the run used
+            object.__setattr__(self, "alpha_final", self.alpha / 10)
         if self.alpha_final is not None and not 0 < self.alpha_final <= 100:
             raise ValueError(f"the final alpha must be in (0, 100], not {self.alpha_final}")
         if not 0 <= self.epsilon <= 1:

@@ -37,14 +37,36 @@ def _say(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
+def schedule(last: dict[str, Any], alpha: float | None, alpha_final: float | None, epsilon: float | None,
+             epsilon_final: float | None) -> tuple[float, float | None, float, float | None]:
+    """The run's step size and exploration, start and end, from what was
+    given (None: not given).  A network trained on (``last``: the options
+    of its last run, from its header) goes on where it stopped when
+    neither value of a pair is given: at its last run's final step size
+    (exploration), held -- not back at the start of a schedule, whose
+    large steps would undo much of what the network has learnt.  Otherwise
+    what is left out is ``Options``' default (the step size falling to a
+    tenth, exploration to 0)."""
+    if alpha is None and alpha_final is None and last.get("alpha") is not None:
+        alpha = alpha_final = float(last.get("alpha_final") or last["alpha"])
+    if epsilon is None and epsilon_final is None and last.get("epsilon") is not None:
+        end = last.get("epsilon_final")
+        epsilon = epsilon_final = float(end if end is not None else last["epsilon"])
+    return (N.Options.alpha if alpha is None else alpha, alpha_final,
+            N.Options.epsilon if epsilon is None else epsilon,
+            N.Options.epsilon_final if epsilon_final is None else epsilon_final)
+
+
 def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | None, workers: int,
         executor: str = "threads", ray_address: str | None = None, seed: int,
-        out: Path | None, resume: Path | None, alpha: float, alpha_final: float | None, epsilon: float,
-        epsilon_final: float | None = None, tuples: int | None, length: int, opening: int = N.Options.opening,
+        out: Path | None, resume: Path | None, alpha: float | None = None, alpha_final: float | None = None,
+        epsilon: float | None = None, epsilon_final: float | None = None, tuples: int | None, length: int, opening: int = N.Options.opening,
         lam: float = N.Options.lam,
         probes: int | None, eval_every: float | None, checkpoint_minutes: float, curve: Path | None) -> None:
     """The command (see ``c4lab train ntuple --help``); ``ValueError`` for
-    anything wrong before training starts."""
+    anything wrong before training starts.  A step size or exploration
+    left out (None) is ``Options``' default, or with ``resume`` where the
+    network's last run ended (:func:`schedule`)."""
     if minutes is not None and not (math.isfinite(minutes) and minutes > 0):
         raise ValueError(f"--minutes must be a positive number, not {minutes:g}")
     if games is not None and games < 1:
@@ -65,6 +87,8 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
     out = out or resume or Path(f"ntuple-{network.variant.notation.replace('/', '_')}.npz")
     if out.exists() and (resume is None or out.resolve() != resume.resolve()):
         raise ValueError(f"{out} exists: continue it with --resume {out}, or choose another --out")
+    alpha, alpha_final, epsilon, epsilon_final = schedule(
+        network.options if resume is not None else {}, alpha, alpha_final, epsilon, epsilon_final)
     options = N.Options(alpha=alpha, alpha_final=alpha_final, epsilon=epsilon, epsilon_final=epsilon_final,
                         opening=opening, lam=lam)
     if ray_address is not None:
