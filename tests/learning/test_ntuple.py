@@ -470,6 +470,27 @@ def test_the_step_size_falls_geometrically_and_exploration_linearly_over_the_run
     assert (recipe.alpha_at(1), recipe.epsilon_at(1)) == (0.05, 0.0)
 
 
+def test_a_grown_network_plays_as_before_with_room_for_more(tmp_path: Path) -> None:
+    net = trained("5x4", 2000)
+    grown = net.grown(6, seed=3)
+    assert grown.tuples.shape[0] == net.tuples.shape[0] + 6 and np.array_equal(grown.tuples[:-6], net.tuples)
+    assert not grown.weights[:, -6:].any() and grown.games == net.games
+    for text in ("5x4", "5x4:bc", "5x4:ccbd"):
+        assert grown.move_values(Position.parse(text)) == net.move_values(Position.parse(text))
+    path = tmp_path / "n.npz"
+    net.save(path)
+    result = CliRunner().invoke(main, ["train", "ntuple", "--resume", str(path), "--add-tuples", "6", "--seed", "3",
+                                       "--games", "500", "--probes", "0"])
+    assert result.exit_code == 0, result.output
+    back = Network.load(path)
+    assert np.array_equal(back.tuples, grown.tuples) and back.games == net.games + 500
+    assert back.weights[:, -6:].any()  # the new tuples learnt
+    refused = CliRunner().invoke(main, ["train", "ntuple", "--board", "5x4", "--add-tuples", "6",
+                                        "--out", str(tmp_path / "new.npz")])
+    assert refused.exit_code == 2 and "--add-tuples grows a trained network" in refused.output
+    assert not (tmp_path / "new.npz").exists()
+
+
 def test_a_resumed_run_goes_on_where_the_network_stopped_unless_told_otherwise() -> None:
     from c4lab.learning.train_ntuple import schedule
 

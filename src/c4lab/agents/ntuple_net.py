@@ -362,6 +362,18 @@ class Network:
         weights = np.zeros((2, tuples, states**length), dtype=np.float32)
         return cls(variant, cells, weights, states, variant.is_mirror_symmetric)
 
+    def grown(self, count: int, seed: int) -> Network:
+        """This network with ``count`` more tuples (random walks of the same
+        length drawn from ``seed``) whose weights are zero: it values every
+        position as before, and further training spreads what it learns over
+        more tables (more capacity, what was learnt kept)."""
+        if count < 1:
+            raise ValueError(f"a network grows by at least one tuple, not {count}")
+        added = random_walk_tuples(self.variant, count, self.length, seed)
+        zeros = np.zeros((self.weights.shape[0], count, self.weights.shape[2]), dtype=self.weights.dtype)
+        return Network(self.variant, np.concatenate([self.tuples, added]), np.concatenate([self.weights, zeros], axis=1),
+                       self.states, self.mirror, self.games, dict(self.options))
+
     @property
     def length(self) -> int:
         return int(self.tuples.shape[1])

@@ -61,7 +61,7 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
         executor: str = "threads", ray_address: str | None = None, seed: int,
         out: Path | None, resume: Path | None, alpha: float | None = None, alpha_final: float | None = None,
         epsilon: float | None = None, epsilon_final: float | None = None, tuples: int | None, length: int, opening: int = N.Options.opening,
-        lam: float = N.Options.lam,
+        lam: float = N.Options.lam, add_tuples: int = 0,
         probes: int | None, eval_every: float | None, checkpoint_minutes: float, curve: Path | None) -> None:
     """The command (see ``c4lab train ntuple --help``); ``ValueError`` for
     anything wrong before training starts.  A step size or exploration
@@ -77,10 +77,14 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
         raise ValueError(f"--workers must be at least 1, not {workers}")
     if games is None and minutes is None:
         games = 200_000
+    if add_tuples and resume is None:
+        raise ValueError("--add-tuples grows a trained network: give it with --resume FILE")
     if resume is not None:
         network = Network.load(resume)
         if board is not None and N.board_variant(board, bonus, seed) != network.variant:
             raise ValueError(f"{resume} is a network for the board {network.variant}, not {board}")
+        if add_tuples:
+            network = network.grown(add_tuples, seed)
     else:
         variant = N.board_variant(board or "7x6", bonus, seed)
         network = Network.create(variant, tuples, length, seed)
