@@ -71,8 +71,8 @@ solver: ``c4lab.learning.probes``).  For scale, on the 400-position set:
   then ban) is one afterstate, valued like any other.
 * **Incremental features**: a move changes at most four cells, and only the
   indices of the tuples through them are updated.  One core trains about
-  6,500 classic games a second with 70 tuples, 4,200-4,800 with the 150 of the
-  shipped network (``c4lab bench``; the published Java agent about 500).
+  6,500 classic games a second with 70 tuples, about 3,500 with the 190 of the
+  shipped network (4,200-4,800 with 150) (``c4lab bench``; the published Java agent about 500).
 * **Two workers** run the kernel in two threads on the same weights, with
   no lock (the kernel runs without the GIL; a lost update costs a little
   learning, nothing else): 9,266 games a second in a 30-minute run of
