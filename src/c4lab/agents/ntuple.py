@@ -39,8 +39,8 @@ alpha-beta at ``time=1`` kept 89.5 %, PUCT at 300 and 3000 iterations
 91.5 and 91.8 %, UCT with the network at its leaves,
 ``master:weights=...``, 91.5 %).  Moving first from the empty board
 against ``perfect:ties=random`` (Thill's measure) it wins 272 of 300
-games greedy; the network before it 265 greedy, and 99-100 of 100 with a
-search.  Ties are broken
+games greedy (the network before it 265) and 100 of 100 with PUCT at
+``time=0.2``.  Ties are broken
 at random (``seed=``).
 """
 

@@ -144,10 +144,10 @@ class Options:
     def __post_init__(self) -> None:
         if not 0 < self.alpha <= 100:
             raise ValueError(f"alpha must be in (0, 100], not {self.alpha}")
-        if self.alpha_final is None:  # the header then says what the run used
-            object.__setattr__(self, "alpha_final", self.alpha / 10)
-        if self.alpha_final is not None and not 0 < self.alpha_final <= 100:
-            raise ValueError(f"the final alpha must be in (0, 100], not {self.alpha_final}")
+        final = self.alpha / 10 if self.alpha_final is None else self.alpha_final
+        object.__setattr__(self, "alpha_final", final)  # the header then says what the run used
+        if not 0 < final <= 100:
+            raise ValueError(f"the final alpha must be in (0, 100], not {final}")
         if not 0 <= self.epsilon <= 1:
             raise ValueError(f"epsilon must be in [0, 1], not {self.epsilon}")
         if self.epsilon_final is not None and not 0 <= self.epsilon_final <= 1:
@@ -222,8 +222,7 @@ class Trainer:
     def alpha_at(self, progress: float) -> float:
         """The step size when ``progress`` (0 to 1) of the run is done."""
         o = self.options
-        if o.alpha_final is None:
-            return o.alpha
+        assert o.alpha_final is not None  # Options resolves None to a tenth of alpha
         return float(o.alpha * (o.alpha_final / o.alpha) ** min(max(progress, 0.0), 1.0))
 
     def epsilon_at(self, progress: float) -> float:
