@@ -59,6 +59,7 @@ from numba.extending import intrinsic
 
 import c4lab.jitcache  # noqa: F401  (numba's cache made safe for concurrent processes)
 from c4lab.agents.ntuple_net import encode, weight_sum
+from c4lab.compile_aside import on_disk as cached
 from c4lab.rules import kernels as K
 from c4lab.rules.kernels import U0, U1, U
 
@@ -392,6 +393,13 @@ def _policy_function() -> Any:
     """The compiled policy playout, kept here (its machine code must outlive
     every search that calls its address)."""
     return K.cached_cfunc(_policy_playout, POLICY_SIGNATURE)
+
+
+def on_disk(valued: bool = False) -> bool:
+    """Whether numba's cache on disk holds the search (no table; with a
+    learnt value at the leaves or not) and the policy playouts: what
+    ``master``'s UCT compiles on a first start (``c4lab.compile_aside``)."""
+    return cached(_search_kernel(False, valued).py_func) and cached(_policy_playout)
 
 
 def policy_address() -> int:

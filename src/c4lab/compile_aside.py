@@ -1,0 +1,134 @@
+"""Compiling on the second core: a child process fills numba's cache while
+this process compiles something else.
+
+numba compiles one function at a time in a process (under a global lock),
+so a first search that needs several large kernels compiles them one after
+the other on one core.  ``master``'s first move on a board needs three:
+minimax's search, UCT's search and UCT's policy playouts, about 6 s of
+compiling in a row.  On a machine with two cores or more, :func:`start`
+runs a child process (``python -m c4lab.compile_aside MODULE:FUNCTION``)
+that compiles some of them into numba's cache on disk while this process
+compiles the others; :meth:`Aside.wait` then waits for the child, and this
+process loads what it compiled from the cache (a tenth of a second).
+
+Measured with ``benchmarks/first_move.py`` (an idle machine, two cores):
+``c4lab move 9x8/Xd3 --agent master`` after ``hard`` had been compiled went
+from 5.1 to 4.3 s, and as the very first command (an empty cache) from 7.2
+to 6.2 s.  It costs the child's start (about 0.5 s of CPU on the other core)
+and the compiling the two processes do twice (the small rules kernels).
+
+A child is started only where it can help: at least two cores for this
+process, numba's cache and compiler on, the work not already on disk
+(:func:`on_disk`; a child that only loads would make the first search wait
+for it), and ``C4LAB_COMPILE_ASIDE`` not ``0``.  A child that fails costs
+nothing but its time: the caller then compiles (or loads) the work itself,
+as it would have without one.  A child nobody waits for (the process
+found its move without the work, or stopped) finishes alone and leaves its
+work in the cache for the next start.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import subprocess
+import sys
+from contextlib import nullcontext
+from typing import Any
+
+#: Set to ``0`` to compile everything in the process that needs it.
+ENV = "C4LAB_COMPILE_ASIDE"
+#: The longest wait for a child, in seconds: a child that takes longer is
+#: left to finish alone, and the caller compiles the work itself.
+WAIT_LIMIT = 120.0
+
+
+def on_disk(py_func: Any) -> bool:
+    """Whether numba's cache on disk holds a compiled version of
+    ``py_func`` (the Python function behind a ``cache=True`` jit function or
+    cfunc) for its current source.  Reads the cache's index only: a few
+    milliseconds, nothing compiled or loaded."""
+    from numba.core.caching import FunctionCache
+
+    try:
+        return bool(FunctionCache(py_func)._cache_file._load_index())
+    except Exception:  # noqa: BLE001 - no usable cache (read-only, no source): nothing on disk
+        return False
+
+
+def _cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return os.cpu_count() or 1
+
+
+def enabled() -> bool:
+    """Whether a child may compile aside: two cores or more, numba's
+    compiler and cache on, and ``C4LAB_COMPILE_ASIDE`` not ``0``."""
+    from numba.core import config
+
+    return os.environ.get(ENV, "1") != "0" and _cores() >= 2 and not getattr(config, "DISABLE_JIT", False)
+
+
+class Aside:
+    """A child process compiling ``target`` into numba's cache."""
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+        self._child: subprocess.Popen[bytes] | None = subprocess.Popen(
+            [sys.executable, "-m", "c4lab.compile_aside", target],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+
+    def wait(self) -> bool:
+        """Wait for the child (at most ``WAIT_LIMIT`` seconds); True if it
+        finished its work.  While it waits, numba's compile event is raised
+        in this process, so that the notice "preparing the engine" stays up
+        (``c4lab.ui.preparing``, the server's ``warmup.COMPILING``)."""
+        child, self._child = self._child, None
+        if child is None:
+            return False
+        with _compile_event(self.target):
+            try:
+                return child.wait(timeout=WAIT_LIMIT) == 0
+            except subprocess.TimeoutExpired:
+                return False
+
+
+def start(target: str) -> Aside | None:
+    """A child process that runs ``target`` (``"module:function"``, a
+    function that compiles or loads kernels), if :func:`enabled`; None
+    otherwise.  The caller checks first that the work is not on disk
+    already (:func:`on_disk`)."""
+    if not enabled():
+        return None
+    try:
+        return Aside(target)
+    except OSError:  # no process to be had: compile here
+        return None
+
+
+def _compile_event(target: str) -> Any:
+    """numba's ``numba:compile`` event around a wait for ``target``."""
+    try:
+        from numba.core import event
+    except ImportError:  # pragma: no cover - numba is a dependency
+        return nullcontext()
+    return event.trigger_event("numba:compile", data={"dispatcher": None, "args": target, "return_type": ""})
+
+
+def run(target: str) -> None:
+    """Import ``module`` and call ``function()`` (``target`` is
+    ``"module:function"``)."""
+    module, _, name = target.partition(":")
+    if not module.startswith("c4lab.") or not name:
+        raise SystemExit(f"compile_aside: not a c4lab function: {target!r}")
+    getattr(importlib.import_module(module), name)()
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        raise SystemExit("usage: python -m c4lab.compile_aside MODULE:FUNCTION")
+    run(sys.argv[1])

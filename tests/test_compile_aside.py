@@ -1,0 +1,110 @@
+"""Compiling on the second core: a child process fills numba's cache while
+the process that needs the work compiles something else, and the work is
+never lost: whatever the child does not deliver, the caller compiles."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from numba.core import config
+
+from c4lab import compile_aside
+
+
+def test_on_disk_reads_the_index_of_numbas_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing on disk before the first compilation, the compiled version
+    after it."""
+    monkeypatch.setattr(config, "CACHE_DIR", str(tmp_path / "cache"))
+    source = tmp_path / "aside_probe_module.py"
+    source.write_text(textwrap.dedent("""
+        from numba import njit
+
+        @njit(cache=True)
+        def twice(x):
+            return 2 * x
+    """))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module("aside_probe_module")
+    assert not compile_aside.on_disk(module.twice.py_func)
+    assert module.twice(21) == 42
+    assert compile_aside.on_disk(module.twice.py_func)
+
+
+def test_a_function_without_a_cache_is_not_on_disk() -> None:
+    assert not compile_aside.on_disk(lambda x: x)
+
+
+def test_no_child_where_it_cannot_help(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(compile_aside.ENV, "0")
+    assert compile_aside.start("c4lab.agents.master:_compile_uct") is None
+    monkeypatch.setenv(compile_aside.ENV, "1")
+    monkeypatch.setattr(compile_aside, "_cores", lambda: 1)
+    assert not compile_aside.enabled()
+    assert compile_aside.start("c4lab.agents.master:_compile_uct") is None
+
+
+def test_a_child_that_fails_reports_it_and_the_caller_goes_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(compile_aside, "_cores", lambda: 2)
+    monkeypatch.setenv(compile_aside.ENV, "1")
+    aside = compile_aside.start("c4lab.no_such_module:compile")
+    assert aside is not None
+    assert aside.wait() is False
+    assert aside.wait() is False  # waited for once: nothing left to wait for
+
+
+def test_the_child_runs_only_c4labs_own_functions() -> None:
+    with pytest.raises(SystemExit, match="not a c4lab function"):
+        compile_aside.run("os:getcwd")
+    with pytest.raises(SystemExit, match="not a c4lab function"):
+        compile_aside.run("c4lab.agents.master")
+
+
+#: Run in a fresh process: master's first move, with the compilations this
+#: process made itself (numba's compile events) printed as JSON.
+FIRST_MOVE = """
+import json, sys
+from numba.core import event
+compiled = []
+class Listener(event.Listener):
+    def on_start(self, ev):
+        d = ev.data.get("dispatcher")
+        compiled.append(getattr(getattr(d, "py_func", d), "__qualname__", str(d)))
+    def on_end(self, ev):
+        pass
+event.register("numba:compile", Listener())
+from c4lab.agents import make_agent
+from c4lab.agents.uct_search import on_disk
+from c4lab.rules import Position
+position = Position.parse("6x5/Xc2")
+move = make_agent("master:time=0.3").choose(position)
+print(json.dumps({"legal": position.is_legal(move), "compiled": compiled, "on_disk": on_disk()}))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("aside", ["1", "0"])
+def test_masters_first_move_compiles_uct_in_a_child(tmp_path: Path, aside: str) -> None:
+    """On an empty cache with two cores, master's UCT (its search and its
+    policy playouts) is compiled by the child and only loaded by the
+    process that moves; with the child turned off, that process compiles
+    it.  Either way the move is legal and the work ends up on disk."""
+    if compile_aside._cores() < 2:
+        pytest.skip("one core: no child is started")
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), **{compile_aside.ENV: aside})
+    out = subprocess.run([sys.executable, "-c", FIRST_MOVE], env=env, capture_output=True, text=True, check=True)
+    report = json.loads(out.stdout.strip().splitlines()[-1])
+    assert report["legal"] and report["on_disk"]
+    uct = {"_policy_playout", "_search_kernel.<locals>.search_kernel"}
+    made_here = uct & set(report["compiled"])
+    if aside == "1":
+        assert not made_here, report["compiled"]
+        assert "_search" in report["compiled"]  # minimax: compiled here meanwhile
+    else:
+        assert made_here == uct
