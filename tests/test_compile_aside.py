@@ -42,9 +42,18 @@ def test_a_function_without_a_cache_is_not_on_disk() -> None:
 
 
 def test_no_child_where_it_cannot_help(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Turned off, one core, or every core busy: no child."""
+    monkeypatch.setattr(compile_aside, "_cores", lambda: 2)
+    monkeypatch.setattr(compile_aside, "_load", lambda: 0.3)
+    monkeypatch.delenv(compile_aside.ENV, raising=False)
+    assert compile_aside.enabled()
     monkeypatch.setenv(compile_aside.ENV, "0")
     assert compile_aside.start("c4lab.agents.master:_compile_uct") is None
-    monkeypatch.setenv(compile_aside.ENV, "1")
+    monkeypatch.delenv(compile_aside.ENV)
+    monkeypatch.setattr(compile_aside, "_load", lambda: 1.8)
+    assert not compile_aside.enabled()
+    monkeypatch.setenv(compile_aside.ENV, "1")  # whatever the load
+    assert compile_aside.enabled()
     monkeypatch.setattr(compile_aside, "_cores", lambda: 1)
     assert not compile_aside.enabled()
     assert compile_aside.start("c4lab.agents.master:_compile_uct") is None

@@ -17,10 +17,13 @@ from 5.1 to 4.3 s, and as the very first command (an empty cache) from 7.2
 to 6.2 s.  It costs the child's start (about 0.5 s of CPU on the other core)
 and the compiling the two processes do twice (the small rules kernels).
 
-A child is started only where it can help: at least two cores for this
-process, numba's cache and compiler on, the work not already on disk
-(:func:`on_disk`; a child that only loads would make the first search wait
-for it), and ``C4LAB_COMPILE_ASIDE`` not ``0``.  A child that fails costs
+A child is started only where it can help: numba's compiler on, at least
+two cores for this process and one of them free (on this machine busy with
+other jobs, load 2 to 4, a child made a first ``master`` move slower, 8.1
+to 10.2 s: it only competes for the same cores), the work not already on
+disk (:func:`on_disk`; a child that only loads would make the first search
+wait for its start), and ``C4LAB_COMPILE_ASIDE`` not ``0`` (``1`` starts
+one whatever the load).  A child that fails costs
 nothing but its time: the caller then compiles (or loads) the work itself,
 as it would have without one.  A child nobody waits for (the process
 found its move without the work, or stopped) finishes alone and leaves its
@@ -36,7 +39,8 @@ import sys
 from contextlib import nullcontext
 from typing import Any
 
-#: Set to ``0`` to compile everything in the process that needs it.
+#: ``0``: compile everything in the process that needs it; ``1``: a child
+#: whatever the load; unset: a child where a core is free.
 ENV = "C4LAB_COMPILE_ASIDE"
 #: The longest wait for a child, in seconds: a child that takes longer is
 #: left to finish alone, and the caller compiles the work itself.
@@ -64,12 +68,27 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
+def _load() -> float:
+    """The system's load average over the last minute (0 where unknown)."""
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):  # pragma: no cover - not on a Unix
+        return 0.0
+
+
 def enabled() -> bool:
-    """Whether a child may compile aside: two cores or more, numba's
-    compiler and cache on, and ``C4LAB_COMPILE_ASIDE`` not ``0``."""
+    """Whether a child may compile aside: numba's compiler on, two cores or
+    more, and one of them free (the load average at most the cores less
+    one: on a busy machine a second process only slows the first down).
+    ``C4LAB_COMPILE_ASIDE=1`` drops the load condition, ``0`` turns it
+    off."""
     from numba.core import config
 
-    return os.environ.get(ENV, "1") != "0" and _cores() >= 2 and not getattr(config, "DISABLE_JIT", False)
+    wanted = os.environ.get(ENV, "")
+    if wanted == "0" or getattr(config, "DISABLE_JIT", False):
+        return False
+    cores = _cores()
+    return cores >= 2 and (wanted == "1" or _load() <= cores - 1)
 
 
 class Aside:
