@@ -3,7 +3,11 @@ its command."""
 
 from __future__ import annotations
 
+import json
 import math
+import os
+import subprocess
+import sys
 import zipfile
 from functools import cache
 from pathlib import Path
@@ -357,6 +361,35 @@ def test_the_search_wins_at_once_blocks_and_keeps_to_its_time(tmp_path: Path) ->
         _, analysis = agent.analyse(Position.parse("5x4:c"))
         assert analysis.seconds is not None and analysis.seconds < 2.0
         assert note in (analysis.note or "") and (analysis.iterations or 0) > 0
+
+
+#: A fresh process's first timed move with each search: how deep it went.
+FIRST_TIMED_MOVE = """
+import json
+from c4lab.agents import make_agent
+from c4lab.rules import Position
+out = {}
+for spec in ("ntuple:time=0.3", "ntuple:search=alphabeta,time=0.3"):
+    _, analysis = make_agent(spec).analyse(Position.parse("7x6:dd"))
+    out[spec] = [analysis.iterations, analysis.note]
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.slow
+def test_a_cold_first_timed_move_searches_as_a_warm_one_the_compiler_is_not_thinking_time(tmp_path: Path) -> None:
+    """On an empty numba cache the first timed move compiles its search
+    before its clock starts: PUCT runs more than its first chunk of 500
+    iterations, alpha-beta goes deeper than depth 1 (each stopped there
+    when the compiler ate the whole 0.3 s)."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", FIRST_TIMED_MOVE], env=env, capture_output=True, text=True,
+                         check=True)
+    report = json.loads(out.stdout.strip().splitlines()[-1])
+    puct_iterations, _ = report["ntuple:time=0.3"]
+    assert puct_iterations > 500, report
+    _, note = report["ntuple:search=alphabeta,time=0.3"]
+    assert "depth 1 " not in note, report
 
 
 def test_one_puct_iteration_backs_up_the_networks_value_of_the_move_it_tries_first() -> None:

@@ -413,6 +413,13 @@ class NTupleAgent(Agent):
         iterations = self.iterations or PUCT_ITERATIONS
         # An iteration adds at most one node's children: a small search gets a small tree.
         tree = Tree(PUCT_NODES if seconds is not None else min(PUCT_NODES, 1 + iterations * K.MAX_LEGAL))
+        if seconds is not None and not puct_run.signatures:  # type: ignore[attr-defined]
+            # The first timed search of the process: compile (or load) the
+            # kernel before the clock starts, on a throwaway tree.  Inside the
+            # first chunk, the compiler took the whole time of a cold first
+            # move, which then stopped after that chunk (500 iterations).
+            puct_run(geo, st, 1, PUCT_C, PUCT_TEMP, *Tree(1 + K.MAX_LEGAL).arrays(),
+                     *net.arrays())  # type: ignore[call-arg]  # numba's Dispatcher type
         began = _time.perf_counter()
         if seconds is None:
             puct_run(geo, st, iterations, PUCT_C, PUCT_TEMP, *tree.arrays(),
@@ -460,6 +467,14 @@ class NTupleAgent(Agent):
         tt_val = np.zeros(TT_SIZE, dtype=np.float64)
         tt_info = np.zeros(TT_SIZE, dtype=np.int64)
         seconds = self._seconds(budget)
+        if seconds is not None and not _search_root.signatures:  # type: ignore[attr-defined]
+            # The first timed search of the process: compile (or load) it
+            # before the clock starts (a depth-1 search, then forgotten), as
+            # in ``_puct``: the compiler is not thinking time.
+            _search_root(geo, st, 1, key, *net.arrays(), moves, values, prior, tt_key, tt_val, tt_info,
+                         nodes)  # type: ignore[call-arg]  # numba's Dispatcher type
+            for scratch_array in (prior, tt_key, tt_val, tt_info, nodes):
+                scratch_array.fill(0)
         began = _time.perf_counter()
         last = max(self.depth, 1) if seconds is None else 1
         depth = 1 if seconds is not None else last
