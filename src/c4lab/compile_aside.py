@@ -36,7 +36,6 @@ import importlib
 import os
 import subprocess
 import sys
-from contextlib import nullcontext
 from typing import Any
 
 #: ``0``: compile everything in the process that needs it; ``1``: a child
@@ -121,7 +120,7 @@ def start(target: str) -> Aside | None:
     function that compiles or loads kernels), if :func:`enabled`; None
     otherwise.  The caller checks first that the work is not on disk
     already (:func:`on_disk`)."""
-    if not enabled():
+    if not enabled() or not sys.executable:  # no Python to start (an embedded interpreter)
         return None
     try:
         return Aside(target)
@@ -131,10 +130,8 @@ def start(target: str) -> Aside | None:
 
 def _compile_event(target: str) -> Any:
     """numba's ``numba:compile`` event around a wait for ``target``."""
-    try:
-        from numba.core import event
-    except ImportError:  # pragma: no cover - numba is a dependency
-        return nullcontext()
+    from numba.core import event
+
     return event.trigger_event("numba:compile", data={"dispatcher": None, "args": target, "return_type": ""})
 
 
