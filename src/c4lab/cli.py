@@ -681,12 +681,13 @@ def train_ntuple(board: str | None, bonus: bool, minutes: float | None, games: i
         None if ctx.get_parameter_source(name) is click.core.ParameterSource.DEFAULT else value
         for name, value in (("alpha", alpha), ("alpha_final", alpha_final), ("epsilon", epsilon),
                             ("epsilon_final", epsilon_final)))
+    given_length = None if ctx.get_parameter_source("length") is click.core.ParameterSource.DEFAULT else length
     try:
         train_ntuple.run(
             board=board, bonus=bonus, minutes=minutes, games=games, workers=workers, executor=executor,
             ray_address=ray_address, seed=seed, out=Path(out) if out else None,
             resume=Path(resume) if resume else None, alpha=alpha, alpha_final=alpha_final, epsilon=epsilon,
-            epsilon_final=epsilon_final, opening=opening, lam=lam, tuples=tuples, add_tuples=add_tuples, length=length, probes=probes, eval_every=eval_every,
+            epsilon_final=epsilon_final, opening=opening, lam=lam, tuples=tuples, add_tuples=add_tuples, length=given_length, probes=probes, eval_every=eval_every,
             checkpoint_minutes=checkpoint, curve=Path(curve) if curve else None,
         )
     except ValueError as exc:  # one line, whatever was wrong (an option, a file)

@@ -60,7 +60,7 @@ def schedule(last: dict[str, Any], alpha: float | None, alpha_final: float | Non
 def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | None, workers: int,
         executor: str = "threads", ray_address: str | None = None, seed: int,
         out: Path | None, resume: Path | None, alpha: float | None = None, alpha_final: float | None = None,
-        epsilon: float | None = None, epsilon_final: float | None = None, tuples: int | None, length: int, opening: int = N.Options.opening,
+        epsilon: float | None = None, epsilon_final: float | None = None, tuples: int | None, length: int | None, opening: int = N.Options.opening,
         lam: float = N.Options.lam, add_tuples: int = 0,
         probes: int | None, eval_every: float | None, checkpoint_minutes: float, curve: Path | None) -> None:
     """The command (see ``c4lab train ntuple --help``); ``ValueError`` for
@@ -79,6 +79,10 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
         games = 200_000
     if add_tuples and resume is None:
         raise ValueError("--add-tuples grows a trained network: give it with --resume FILE")
+    if resume is not None and (tuples is not None or length is not None):
+        option = "--tuples" if tuples is not None else "--length"
+        raise ValueError(f"{option} shapes a new network; the one in {resume} keeps its tuples "
+                         "(grow it with --add-tuples N)")
     if resume is not None:
         network = Network.load(resume)
         if board is not None and N.board_variant(board, bonus, seed) != network.variant:
@@ -87,7 +91,7 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
             network = network.grown(add_tuples, seed)
     else:
         variant = N.board_variant(board or "7x6", bonus, seed)
-        network = Network.create(variant, tuples, length, seed)
+        network = Network.create(variant, tuples, length or 8, seed)
     out = out or resume or Path(f"ntuple-{network.variant.notation.replace('/', '_')}.npz")
     if out.exists() and (resume is None or out.resolve() != resume.resolve()):
         raise ValueError(f"{out} exists: continue it with --resume {out}, or choose another --out")
