@@ -79,12 +79,12 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
         games = 200_000
     if add_tuples and resume is None:
         raise ValueError("--add-tuples grows a trained network: give it with --resume FILE")
-    if resume is not None and (tuples is not None or length is not None):
-        option = "--tuples" if tuples is not None else "--length"
-        raise ValueError(f"{option} shapes a new network; the one in {resume} keeps its tuples "
-                         "(grow it with --add-tuples N)")
     if resume is not None:
         network = Network.load(resume)
+        if tuples is not None or length is not None:
+            option = "--tuples" if tuples is not None else "--length"
+            raise ValueError(f"{option} shapes a new network; the one in {resume} keeps its "
+                             f"{network.tuples.shape[0]} tuples (grow it with --add-tuples N)")
         if board is not None and N.board_variant(board, bonus, seed) != network.variant:
             raise ValueError(f"{resume} is a network for the board {network.variant}, not {board}")
         if add_tuples:
