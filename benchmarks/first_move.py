@@ -21,8 +21,11 @@ issue 27:
   board (goal: at most 3 s);
 * ``hard 7x6``: the first move after an install, the README's figure.
 
-Prints wall and CPU seconds (user + system of the child process) for each;
-on a shared machine the CPU figure is the steadier one.  The c4lab that runs
+Prints wall and CPU seconds (user + system of the child process and of the
+processes it waited for: a ``master`` that compiles UCT in a second process,
+``c4lab.compile_aside``, counts both) for each; on a shared machine the CPU
+figure is the steadier one, on an idle one the wall figure is what a person
+waits.  The c4lab that runs
 is the one this Python imports (set ``PYTHONPATH`` to measure a source tree).
 """
 
