@@ -72,8 +72,9 @@ def test_tuples_are_random_walks_of_distinct_playable_cells() -> None:
     assert (random_walk_tuples(variant, 70, 8, seed=3) == tuples).all()
 
 
-def test_a_new_network_has_thills_70_tuples_and_120_where_a_bonus_cell_adds_a_fifth_cell_state() -> None:
-    assert default_tuples(Variant(7, 6)) == 70
+def test_a_new_network_has_thills_70_tuples_120_where_a_bonus_cell_adds_a_fifth_cell_state_150_on_7x6() -> None:
+    assert default_tuples(Variant(7, 6)) == 150
+    assert default_tuples(Position.parse("7x6/Xd1").variant) == 70
     assert default_tuples(Position.parse("6x5/Xc2").variant) == 70
     assert default_tuples(Position.parse("8x6/Xc3/Bf4").variant) == 120
 

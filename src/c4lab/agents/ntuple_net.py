@@ -304,13 +304,17 @@ def move_values(geo, st, weights, inst_cells, inst_tuple, ptr, inst, pw, states,
 # ---------------------------------------------------------------------------
 
 
-#: The number of tuples of a new network: Thill's 70, and 120 on boards with
-#: a bonus cell, where five cell states spread what is learnt over more
-#: table entries and 70 fell short (15 minutes: 8x6/Xc3/Bf4 90.6 % against
-#: 88 %, 7x7/Xd4 with a bonus cell 94.0 % against 92.0 %;
-#: ``c4lab.learning.ntuple``).
+#: The number of tuples of a new network: Thill's 70, 120 on boards with a
+#: bonus cell, where five cell states spread what is learnt over more table
+#: entries and 70 fell short (15 minutes: 8x6/Xc3/Bf4 90.6 % against 88 %,
+#: 7x7/Xd4 with a bonus cell 94.0 % against 92.0 %), and 150 on the classic
+#: board, where 70 are full long before the README's 30 minutes are up
+#: (30 minutes on two workers: 150 tuples, 16.1 M games, keep 94.3 % of
+#: 1,200 probes greedy and 97.2 % with PUCT at 0.2 s; 70 tuples, 27.5 M
+#: games, 90.4 and 93.9 %; ``c4lab.learning.ntuple``).
 TUPLES = 70
 TUPLES_BONUS = 120
+TUPLES_CLASSIC = 150
 
 
 def cell_states(variant: Variant) -> int:
@@ -320,8 +324,11 @@ def cell_states(variant: Variant) -> int:
 
 
 def default_tuples(variant: Variant) -> int:
-    """The number of tuples a new network for ``variant`` gets by default."""
-    return TUPLES_BONUS if cell_states(variant) == 5 else TUPLES
+    """The number of tuples a new network for ``variant`` gets by default
+    (``TUPLES``, ``TUPLES_BONUS``, ``TUPLES_CLASSIC``)."""
+    if cell_states(variant) == 5:
+        return TUPLES_BONUS
+    return TUPLES_CLASSIC if variant == Variant.classic() else TUPLES
 
 
 @dataclass
@@ -347,7 +354,8 @@ class Network:
     @classmethod
     def create(cls, variant: Variant, tuples: int | None = None, length: int = 8, seed: int = 0) -> Network:
         """A new network for ``variant`` (all weights zero): ``tuples`` random
-        walks (``default_tuples``: 70, or 120 with a bonus cell) of
+        walks (``default_tuples``: 70, 120 with a bonus cell, 150 on the
+        classic board) of
         ``length`` cells; ``cell_states`` (five where ban pieces can appear,
         four elsewhere); mirrored reading on a symmetric board."""
         if tuples is None:

@@ -24,10 +24,14 @@ solver: ``c4lab.learning.probes``).  For scale, on the 400-position set:
   tuples keep 91 % of its 100 probes and 93.5 % of 200 others, where 70
   keep 88 % and 92.0 %; on 7x7/Xd4 with a bonus cell, 15 minutes on one
   worker, 120 keep 94.0 % of 200 probes where 70 keep 92.0 %.  On the
-  classic board 120 did worse in 30 minutes (87.8 % against 89.2 % on 400
-  probes).  So the default is 70, and 120 on boards with a bonus cell
-  (``ntuple_net.default_tuples``), whose five cell states spread what is
-  learnt over more table entries.
+  classic board 120 once did worse in 30 minutes (87.8 % against 89.2 % on
+  400 probes, exploration held at 0.1 on a busy machine); with today's
+  schedule on the idle machine, 30 minutes on two workers, 150 tuples
+  (16.1 M games) keep 94.3 % of 1,200 probes greedy and 97.2 % with PUCT
+  at 0.2 s, 70 tuples (27.5 M games) 90.4 and 93.9 %: 70 are full after
+  about 13 M games.  So the default is 70, 120 on boards with a bonus cell
+  (whose five cell states spread what is learnt over more table entries)
+  and 150 on the classic board (``ntuple_net.default_tuples``).
 * **Afterstates, TD(0) between a player's own afterstates, tanh output,
   rewards +1/0/-1 at the end only, final adaptation** of the loser's last
   afterstate (as GBG's TDNTuple3Agt).  Terminal afterstates are never looked
