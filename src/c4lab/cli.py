@@ -675,7 +675,8 @@ def train_ntuple(board: str | None, bonus: bool, minutes: float | None, games: i
 
     from c4lab.learning import train_ntuple
 
-    # Left to its default, a step size or exploration is the learner's (or, with --resume, where the network stopped).
+    # Left to its default, a step size or exploration is the learner's (or, with --resume, where the network
+    # stopped); a length given with --resume is refused (the network keeps its tuples).
     ctx = click.get_current_context()
     alpha, alpha_final, epsilon, epsilon_final = (
         None if ctx.get_parameter_source(name) is click.core.ParameterSource.DEFAULT else value

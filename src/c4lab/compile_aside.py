@@ -13,8 +13,9 @@ process loads what it compiled from the cache (a tenth of a second).
 
 Measured with ``benchmarks/first_move.py`` (an idle machine, two cores):
 ``c4lab move 9x8/Xd3 --agent master`` after ``hard`` had been compiled went
-from 5.1 to 4.3 s, and as the very first command (an empty cache) from 7.2
-to 6.2 s.  It costs the child's start (about 0.5 s of CPU on the other core)
+from 5.4 to 4.4 s, and as the very first command (an empty cache) from 7.5
+to 6.3 s, while its UCT now searches its whole share of the move (before,
+the compiler ran inside that share and the search stopped after one chunk).  It costs the child's start (about 0.5 s of CPU on the other core)
 and the compiling the two processes do twice (the small rules kernels).
 
 A child is started only where it can help: numba's compiler on, at least

@@ -38,7 +38,7 @@ from c4lab.agents.base import Agent, Analysis, Budget, Param, register
 from c4lab.agents.minimax import WIN, MinimaxAgent, compile_search
 from c4lab.agents.solver_agent import solved_move
 from c4lab.agents.uct import DEFAULT_ITERATIONS, ENDGAME_CELLS, ENDGAME_NODES, ENDGAME_TABLE, UCTAgent
-from c4lab.agents.uct_search import on_disk
+from c4lab.agents.uct_search import on_disk as uct_on_disk
 from c4lab.rules import Move, Position
 from c4lab.solver.database import reaches
 
@@ -75,7 +75,7 @@ def _uct_aside() -> compile_aside.Aside | None:
     (``c4lab.compile_aside``) while this one compiles minimax, started the
     first time a search here needs both and UCT is neither compiled in this
     process nor on disk.  About 1 s less of a first ``master`` move."""
-    if _compile_uct.cache_info().currsize or on_disk():
+    if _compile_uct.cache_info().currsize or uct_on_disk():
         return None
     return compile_aside.start(f"{__name__}:_compile_uct")
 

@@ -57,6 +57,7 @@ import time as _time
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -418,13 +419,9 @@ class NTupleAgent(Agent):
         iterations = self.iterations or PUCT_ITERATIONS
         # An iteration adds at most one node's children: a small search gets a small tree.
         tree = Tree(PUCT_NODES if seconds is not None else min(PUCT_NODES, 1 + iterations * K.MAX_LEGAL))
-        if seconds is not None and not puct_run.signatures:  # type: ignore[attr-defined]
-            # The first timed search of the process: compile (or load) the
-            # kernel before the clock starts, on a throwaway tree.  Inside the
-            # first chunk, the compiler took the whole time of a cold first
-            # move, which then stopped after that chunk (500 iterations).
-            puct_run(geo, st, 1, PUCT_C, PUCT_TEMP, *Tree(1 + K.MAX_LEGAL).arrays(),
-                     *net.arrays())  # type: ignore[call-arg]  # numba's Dispatcher type
+        if seconds is not None:
+            _before_the_clock(puct_run, geo, st, 1, PUCT_C, PUCT_TEMP, *Tree(1 + K.MAX_LEGAL).arrays(),
+                              *net.arrays())
         began = _time.perf_counter()
         if seconds is None:
             puct_run(geo, st, iterations, PUCT_C, PUCT_TEMP, *tree.arrays(),
@@ -472,14 +469,9 @@ class NTupleAgent(Agent):
         tt_val = np.zeros(TT_SIZE, dtype=np.float64)
         tt_info = np.zeros(TT_SIZE, dtype=np.int64)
         seconds = self._seconds(budget)
-        if seconds is not None and not _search_root.signatures:  # type: ignore[attr-defined]
-            # The first timed search of the process: compile (or load) it
-            # before the clock starts (a depth-1 search, then forgotten), as
-            # in ``_puct``: the compiler is not thinking time.
-            _search_root(geo, st, 1, key, *net.arrays(), moves, values, prior, tt_key, tt_val, tt_info,
-                         nodes)  # type: ignore[call-arg]  # numba's Dispatcher type
-            for scratch_array in (prior, tt_key, tt_val, tt_info, nodes):
-                scratch_array.fill(0)
+        if seconds is not None:  # a depth-1 search on throwaway copies of the scratch arrays
+            _before_the_clock(_search_root, geo, st, 1, key, *net.arrays(), moves, values,
+                              *(a.copy() for a in (prior, tt_key, tt_val, tt_info, nodes)))
         began = _time.perf_counter()
         last = max(self.depth, 1) if seconds is None else 1
         depth = 1 if seconds is not None else last
@@ -497,6 +489,16 @@ class NTupleAgent(Agent):
         return move, Analysis(moves=stats, value=_unit(values[best]), pv=(move,), iterations=int(nodes[0]),
                               seconds=_time.perf_counter() - began,
                               note=f"alpha-beta to depth {depth} on the learnt value (other moves: bounds)")
+
+
+def _before_the_clock(kernel: Any, *args: Any) -> None:
+    """Call ``kernel`` on ``args`` (a throwaway search) if this process has
+    not compiled or loaded it yet, so that a timed search starts its clock
+    with the kernel ready: inside the clock the compiler took the whole time
+    of a cold first move, which then stopped after its first chunk (500 PUCT
+    iterations, alpha-beta at depth 1)."""
+    if not kernel.signatures:
+        kernel(*args)
 
 
 def _unit(v: float) -> float:
