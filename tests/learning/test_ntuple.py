@@ -397,7 +397,7 @@ def test_one_puct_iteration_backs_up_the_networks_value_of_the_move_it_tries_fir
     net = trained("5x4", 500)
     position = Position.parse("5x4:cc")
     codes, values, _ = net.move_values(position)
-    _, analysis = NTupleAgent(net, search="puct", iterations=1).analyse(position)
+    _, analysis = NTupleAgent(net, search="puct", iterations=1, look=0).analyse(position)
     tried = [stats for stats in analysis.moves if stats.visits]
     assert analysis.iterations == 1 and len(tried) == 1
     # First play: an unvisited move counts with its own network value, plus
@@ -407,6 +407,21 @@ def test_one_puct_iteration_backs_up_the_networks_value_of_the_move_it_tries_fir
     first = int(np.argmax(np.array(values) + prior))
     assert tried[0].move == Move.from_code(codes[first])
     assert tried[0].value == pytest.approx((values[first] + 1) / 2)
+
+
+def test_a_new_puct_leaf_backs_up_its_value_mixed_with_the_best_reply_it_has_just_valued() -> None:
+    net = trained("5x4", 500)
+    position = Position.parse("5x4:cc")
+    _, plain = NTupleAgent(net, search="puct", iterations=1, look=0).analyse(position)
+    (tried,) = [stats for stats in plain.moves if stats.visits]
+    own = 2 * tried.value - 1  # the network's value of the leaf, for the player who moved into it
+    _, replies, results = net.move_values(position.play(tried.move))
+    assert all(result == K.ONGOING for result in results)  # no reply ends the game: the leaf is not proven
+    for look in (0.25, 0.5, 1.0):
+        _, analysis = NTupleAgent(net, search="puct", iterations=1, look=look).analyse(position)
+        (leaf,) = [stats for stats in analysis.moves if stats.visits]
+        assert leaf.move == tried.move  # first play does not look ahead: the same move is tried
+        assert 2 * leaf.value - 1 == pytest.approx((1 - look) * own - look * max(replies))
 
 
 def test_puct_spends_exactly_its_iterations_and_proves_a_win_in_two() -> None:
@@ -426,6 +441,10 @@ def test_the_search_options_that_do_not_go_together_are_refused() -> None:
         make_agent("ntuple:search=alphabeta,iterations=100")
     with pytest.raises(SpecError, match="needs depth= or time="):
         make_agent("ntuple:search=alphabeta")
+    with pytest.raises(SpecError, match="look= is PUCT's"):
+        make_agent("ntuple:depth=2,look=0.5")
+    with pytest.raises(SpecError, match="between 0 and 1, not 1.5"):
+        make_agent("ntuple:time=0.1,look=1.5")
 
 
 # -- the file --------------------------------------------------------------------
