@@ -29,7 +29,8 @@ solver: ``c4lab.learning.probes``).  For scale, on the 400-position set:
   schedule on the idle machine, 30 minutes on two workers, 150 tuples
   (16.1 M games) keep 94.3 % of 1,200 probes greedy and 97.2 % with PUCT
   at 0.2 s, 70 tuples (27.5 M games) 90.4 and 93.9 %: 70 are full after
-  about 13 M games.  So the default is 70, 120 on boards with a bonus cell
+  about 13 M games; 200 tuples (12.1 M games) 92.8 and 96.4 %: too few
+  games for their weights.  So the default is 70, 120 on boards with a bonus cell
   (whose five cell states spread what is learnt over more table entries)
   and 150 on the classic board (``ntuple_net.default_tuples``).
 * **Afterstates, TD(0) between a player's own afterstates, tanh output,
@@ -79,9 +80,10 @@ solver: ``c4lab.learning.probes``).  For scale, on the 400-position set:
   shipped network (4,200-4,800 with 150) (``c4lab bench``; the published Java agent about 500).
 * **Two workers** run the kernel in two threads on the same weights, with
   no lock (the kernel runs without the GIL; a lost update costs a little
-  learning, nothing else): 9,266 games a second in a 30-minute run of
-  70 tuples, 1.45 times one worker (the threads share the cache and
-  the memory bus).  One worker is deterministic: the same seed gives the
+  learning, nothing else): in a 30-minute run of 70 tuples 15,250 games
+  a second on the idle machine (9,266 on one busy with other work, 1.45
+  times one worker there: the threads share the cache and the memory
+  bus), 8,970 with 150 tuples, 6,720 with 200.  One worker is deterministic: the same seed gives the
   same network.
 * **Merged copies** (``executor="processes"`` or ``"ray"``,
   ``c4lab.learning.ntuple_copies``): each worker plays rounds of 20,000
