@@ -28,9 +28,11 @@ solver: ``c4lab.learning.probes``).  For scale, on the 400-position set:
   400 probes, exploration held at 0.1 on a busy machine); with today's
   schedule on the idle machine, 30 minutes on two workers, 150 tuples
   (16.1 M games) keep 94.3 % of 1,200 probes greedy and 97.2 % with PUCT
-  at 0.2 s, 70 tuples (27.5 M games) 90.4 and 93.9 %: 70 are full after
-  about 13 M games; 200 tuples (12.1 M games) 92.8 and 96.4 %: too few
-  games for their weights.  So the default is 70, 120 on boards with a bonus cell
+  at 0.2 s (``look=0``), 70 tuples (27.5 M games) 90.4 and 93.9 %: 70 are
+  full after about 13 M games; 200 tuples (12.1 M games) 92.8 and 96.4 %:
+  too few games for their weights.  (One run each: a second run of 150
+  tuples, ``--seed 2``, kept 91.1 and 95.8 %: the seed moves a 30-minute
+  network by about three points.)  So the default is 70, 120 on boards with a bonus cell
   (whose five cell states spread what is learnt over more table entries)
   and 150 on the classic board (``ntuple_net.default_tuples``).
 * **Afterstates, TD(0) between a player's own afterstates, tanh output,
