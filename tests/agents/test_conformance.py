@@ -51,6 +51,9 @@ SPECS: dict[str, str] = {
 }
 #: Registered agents this suite does not play, and why.
 NOT_HERE = {"human": "a person at a keyboard (tests/ui/test_terminal.py plays it from a script)"}
+#: Agents whose move takes a fixed amount of work, whatever the budget, and
+#: why: they are not timed here, and their description says so.
+NO_CLOCK = {"kaggle": "Kaggle's negamax searches to depth 4 in their Python, with no clock (0.33 s a move on 9x8)"}
 #: The boards an agent is limited to (every kind of board otherwise).
 ONLY = {"qlearning": ("4x4",)}
 #: Where an agent replays its move on a fixed budget, if not everywhere: the
@@ -151,13 +154,19 @@ def _timed(agent: object, position: Position) -> float:
     return time.perf_counter() - started
 
 
-@pytest.mark.parametrize("name", names())
+@pytest.mark.parametrize("name", [name for name in names() if name not in NO_CLOCK])
 def test_the_time_budget_is_kept(name: str, agent_of: object) -> None:
     agent = agent_of(name)  # type: ignore[operator]
     for position in positions_of(name)[-2:]:
         agent.analyse(position, Budget(time=SECONDS))  # compiled, loaded, warmed up: not timed
         took = min(_timed(agent, position) for _ in range(2))  # the quicker of two: a busy machine's pause is not the agent's
         assert took < SECONDS + SLACK, f"{name} took {took:.2f} s of {SECONDS} s on {position.notation}"
+
+
+@pytest.mark.parametrize("name", sorted(NO_CLOCK))
+def test_an_agent_with_no_clock_says_so_in_its_description(name: str) -> None:
+    (info,) = [info for info in agent_infos() if info.name == name]
+    assert "no clock" in info.help, NO_CLOCK[name]
 
 
 @pytest.mark.parametrize("name", names())

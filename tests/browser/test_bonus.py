@@ -3,7 +3,7 @@ declined ban."""
 
 from __future__ import annotations
 
-from browser_helpers import click_cell, create_room, moves, open_room, piece, wait_position
+from browser_helpers import click_cell, create_room, moves, open_room, piece, wait_my_turn, wait_position
 from playwright.sync_api import expect
 
 
@@ -64,6 +64,7 @@ def test_declining_the_ban(server, new_page):
     page = new_page()
     ticket = create_room(server, board="5x5/Bc2:c", players={"A": "human", "B": "human"})
     open_room(page, server, ticket)
+    wait_my_turn(page)
     click_cell(page, "c5")  # B lands on c2, the bonus cell
     expect(page.locator("#ban-panel")).to_be_visible()
     page.locator("#decline-ban").click()
@@ -73,6 +74,7 @@ def test_declining_the_ban(server, new_page):
     # by keyboard: N declines (a fresh game where A lands on the bonus)
     ticket = create_room(server, board="5x5/Bd1", players={"A": "human", "B": "human"})
     open_room(page, server, ticket)
+    wait_my_turn(page)  # a key pressed before the page knows whose seat it holds would be ignored
     page.keyboard.press("d")
     expect(page.locator("#ban-panel")).to_be_visible()
     page.keyboard.press("n")

@@ -357,8 +357,8 @@ def kaggle_agent_function(name: str) -> ConnectXAgent:
 
 @register(
     "kaggle",
-    "Kaggle ConnectX's built-in agents (random; negamax: depth 4), on any variant; "
-    "needs kaggle-environments",
+    "Kaggle ConnectX's built-in agents (random; negamax: depth 4, no clock: a move takes what depth 4 "
+    "takes, 0.08 s on 7x6, 0.33 s on 9x8, whatever the time budget), on any variant; needs kaggle-environments",
     [
         Param("agent", str, "negamax", "which Kaggle agent", choices=KAGGLE_AGENTS),
         Param("seed", int, None, "seed for the Kaggle agent's random tie-breaks (default: unseeded)"),
