@@ -169,8 +169,8 @@ def run(geo, root, iterations, c, temp, look, first, count, move, kind, prior, n
                                                values, results, saved, log):
             break
         value = net[node]
-        if kind[node] == INNER:  # just expanded: its children's values are at hand
-            value = (1.0 - look) * value - look * _best_child(first[node], count[node], net)
+        if kind[node] == INNER:  # just expanded: ``values`` still holds its children's values
+            value = (1.0 - look) * value - look * values[:count[node]].max()
         for d in range(depth, 0, -1):
             visits[path[d]] += 1.0
             total[path[d]] += value
@@ -184,16 +184,6 @@ def run(geo, root, iterations, c, temp, look, first, count, move, kind, prior, n
             break
     meta[M_ITER] += done
     return done
-
-
-@njit(cache=True)
-def _best_child(base, n, net):
-    """The highest value among the ``n`` children from ``base`` (for their
-    mover, the side to move at their parent)."""
-    best = -2.0
-    for k in range(base, base + n):
-        best = max(best, net[k])
-    return best
 
 
 @njit(cache=True)
