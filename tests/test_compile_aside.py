@@ -5,6 +5,7 @@ never lost: whatever the child does not deliver, the caller compiles."""
 from __future__ import annotations
 
 import importlib
+import io
 import json
 import os
 import subprocess
@@ -44,19 +45,42 @@ def test_a_function_without_a_cache_is_not_on_disk() -> None:
 def test_no_child_where_it_cannot_help(monkeypatch: pytest.MonkeyPatch) -> None:
     """Turned off, one core, or every core busy: no child."""
     monkeypatch.setattr(compile_aside, "_cores", lambda: 2)
-    monkeypatch.setattr(compile_aside, "_load", lambda: 0.3)
+    monkeypatch.setattr(compile_aside, "_load", lambda: 0.0)  # nothing else runs
     monkeypatch.delenv(compile_aside.ENV, raising=False)
     assert compile_aside.enabled()
     monkeypatch.setenv(compile_aside.ENV, "0")
     assert compile_aside.start("c4lab.agents.master:_compile_uct") is None
     monkeypatch.delenv(compile_aside.ENV)
-    monkeypatch.setattr(compile_aside, "_load", lambda: 1.8)
+    monkeypatch.setattr(compile_aside, "_load", lambda: 1.0)  # one other job computes
     assert not compile_aside.enabled()
     monkeypatch.setenv(compile_aside.ENV, "1")  # whatever the load
     assert compile_aside.enabled()
     monkeypatch.setattr(compile_aside, "_cores", lambda: 1)
     assert not compile_aside.enabled()
     assert compile_aside.start("c4lab.agents.master:_compile_uct") is None
+
+
+def test_other_work_is_what_runs_now_not_the_last_minutes_average(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The load is the tasks runnable now besides this process (the fewest
+    over a few readings of /proc/loadavg), so that what a person ran a
+    moment ago does not count; the minute's average only where there is no
+    /proc."""
+    readings = iter(["1.92 1.40 0.70 3/120 999\n", "1.92 1.40 0.70 1/120 999\n", "1.92 1.40 0.70 2/120 999\n"])
+    real_open = open
+
+    def fake_open(path: str, *args: object, **kwargs: object) -> object:
+        if path == "/proc/loadavg":
+            return io.StringIO(next(readings))
+        return real_open(path, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr("builtins.open", fake_open)
+    assert compile_aside._others_running(samples=3, pause=0.0) == 0  # the fewest: only the reader ran
+    monkeypatch.setattr("builtins.open", real_open)
+    monkeypatch.setattr(compile_aside, "_others_running", lambda: 1)
+    assert compile_aside._load() == 1.0
+    monkeypatch.setattr(compile_aside, "_others_running", lambda: None)
+    monkeypatch.setattr(os, "getloadavg", lambda: (1.7, 1.0, 0.5))
+    assert compile_aside._load() == pytest.approx(0.7)  # the average, this process counted out
 
 
 def test_a_child_that_fails_reports_it_and_the_caller_goes_on(monkeypatch: pytest.MonkeyPatch) -> None:
