@@ -19,7 +19,9 @@ issue 27:
   kind, after ``hard`` was compiled on 7x6 (goal: at most 3 s);
 * ``hard 9x8/Xd3 after hard``: a level's first move on a second kind of
   board (goal: at most 3 s);
-* ``hard 7x6``: the first move after an install, the README's figure.
+* ``hard 7x6``: the first move after an install, the README's figure;
+* ``ntuple-puct 7x6 after hard`` and ``ntuple alpha-beta 7x6 after hard``:
+  the learnt network's first move with each of its searches (no goal).
 
 Prints wall and CPU seconds (user + system of the child process and of the
 processes it waited for: a ``master`` that compiles UCT in a second process,
@@ -51,6 +53,8 @@ CASES: dict[str, tuple[list[list[str]], list[str]]] = {
     "hard 9x8/Xd3 after hard": ([HARD_7X6], ["move", "9x8/Xd3", "--agent", "hard"]),
     "hard 8x7/Bc1 after hard": ([HARD_7X6], ["move", "8x7/Bc1", "--agent", "hard"]),
     "show 7x6": ([], ["show", "7x6"]),
+    "ntuple-puct 7x6 after hard": ([HARD_7X6], ["move", "7x6:dd", "--agent", "ntuple-puct"]),
+    "ntuple alpha-beta 7x6 after hard": ([HARD_7X6], ["move", "7x6:dd", "--agent", "ntuple:depth=3"]),
 }
 
 

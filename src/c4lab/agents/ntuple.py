@@ -79,6 +79,7 @@ from c4lab.agents.ntuple_net import (
     STONE_A,
     STONE_B,
     Network,
+    largest,
     move_values,
     outcome_value,
     play_move,
@@ -153,6 +154,19 @@ def _children(geo, st, saved, moves, n, depth, values, exact, codes, idx, weight
 #: Transposition table of the search: entries (a power of two).
 TT_SIZE = 1 << 18
 TT_EXACT, TT_LOWER, TT_UPPER = 0, 1, 2
+
+
+@njit(inline="always")
+def _best_first(scores, n, order):
+    """``order[:n]``: the indices of ``scores[:n]``, highest score first,
+    ties in index order (an insertion sort: a dozen moves at most, and no
+    ``np.argsort``, whose quicksort took 1-2 s of a first search to compile)."""
+    for j in range(n):
+        k = j
+        while k > 0 and scores[order[k - 1]] < scores[j]:
+            order[k] = order[k - 1]
+            k -= 1
+        order[k] = j
 
 
 @njit(inline="always")
@@ -242,16 +256,11 @@ def _negamax(geo, st, depth, alpha, beta, key, codes, idx, weights, inst_tuple, 
                     ret = values[win]
                     cut = True
                 elif d <= 1:
-                    ret = values[:n].max()
+                    ret = largest(values, n)
                     cut = True
             if not cut:
                 o = order[p]
-                for j in range(n):  # by afterstate value, best first (insertion sort)
-                    k = j
-                    while k > 0 and values[o[k - 1]] < values[j]:
-                        o[k] = o[k - 1]
-                        k -= 1
-                    o[k] = j
+                _best_first(values, n, o)
                 if hint >= 0:  # the table's move first
                     for j in range(n):
                         if moves[o[j]] == hint:
@@ -319,7 +328,8 @@ def _search_root(geo, root, depth, key, weights, inst_cells, inst_tuple, ptr, in
     exact = np.empty(n, dtype=np.bool_)
     _children(geo, st, saved, moves, n, depth, leaf, exact, codes, idx, weights, inst_tuple, ptr, inst, pw, log,
               nodes)
-    order_root = np.argsort(-(prior[:n] + 1e-3 * leaf))
+    order_root = np.empty(n, dtype=np.int64)
+    _best_first(prior[:n] + 1e-3 * leaf, n, order_root)
     best = -INF
     for j in range(n):
         k = order_root[j]

@@ -41,7 +41,7 @@ import numpy as np
 from numba import njit
 
 import c4lab.jitcache  # noqa: F401  (numba's cache made safe for concurrent processes)
-from c4lab.agents.ntuple_net import afterstate_values, encode, play_move
+from c4lab.agents.ntuple_net import afterstate_values, copy_into, encode, largest, play_move
 from c4lab.rules import kernels as K
 
 #: Node kinds: still to be expanded, expanded, proven (its value is exact).
@@ -72,6 +72,12 @@ class Tree:
                 self.meta)
 
 
+#: The root's index, typed as a node index (``np.int64``), not as the
+#: literal ``0``: numba compiles a function once per argument type, and a
+#: literal is a type of its own (``_expand`` was compiled twice, 1.5 s).
+ROOT = np.int64(0)
+
+
 @njit(cache=True, nogil=True)
 def _expand(geo, st, node, first, count, move, kind, prior, net, visits, total, meta, codes, idx, weights,
             inst_tuple, ptr, inst, pw, temp, moves, values, results, saved, log):
@@ -84,10 +90,10 @@ def _expand(geo, st, node, first, count, move, kind, prior, net, visits, total, 
     base = meta[M_USED]
     if base + n > first.shape[0]:
         return False
-    saved[:] = st
+    copy_into(saved, st)
     afterstate_values(geo, st, saved, moves, n, values, results, codes, idx, ptr, inst, pw, log, weights,
                       inst_tuple)
-    top = values[:n].max()
+    top = largest(values, n)
     mass = 0.0
     wins = False
     for k in range(n):
@@ -137,13 +143,13 @@ def run(geo, root, iterations, c, temp, look, first, count, move, kind, prior, n
     path = np.zeros(K.NCELLS * 2 + 2, dtype=np.int64)
     done = 0
     for _ in range(iterations):
-        if kind[0] == OPEN and not _expand(geo, st, 0, first, count, move, kind, prior, net, visits, total,
+        if kind[0] == OPEN and not _expand(geo, st, ROOT, first, count, move, kind, prior, net, visits, total,
                                                meta, codes, idx, weights, inst_tuple, ptr, inst, pw, temp, moves,
                                                values, results, saved, log):
             break
-        st[:] = root
-        codes[:] = root_codes
-        idx[:] = root_idx
+        copy_into(st, root)
+        copy_into(codes, root_codes)
+        copy_into(idx, root_idx)
         node = 0
         depth = 0
         path[0] = 0
@@ -170,7 +176,7 @@ def run(geo, root, iterations, c, temp, look, first, count, move, kind, prior, n
             break
         value = net[node]
         if kind[node] == INNER:  # just expanded: ``values`` still holds its children's values
-            value = (1.0 - look) * value - look * values[:count[node]].max()
+            value = (1.0 - look) * value - look * largest(values, count[node])
         for d in range(depth, 0, -1):
             visits[path[d]] += 1.0
             total[path[d]] += value

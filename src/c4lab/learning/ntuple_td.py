@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit
 
 import c4lab.jitcache  # noqa: F401  (numba's cache made safe for concurrent processes)
-from c4lab.agents.ntuple_net import afterstate_values, encode, outcome_value, play_move, weight_sum
+from c4lab.agents.ntuple_net import afterstate_values, copy_into, encode, outcome_value, play_move, weight_sum
 from c4lab.rules import kernels as K
 
 # Counters returned by ``train_games`` (float64 array).
@@ -147,7 +147,7 @@ def train_games(geo, start, weights, inst_cells, inst_tuple, ptr, inst, pw, stat
     log = np.zeros((4, 2), dtype=np.int64)
     played = 0
     while played < games:
-        st[:] = start
+        copy_into(st, start)
         encode(geo, st, codes, idx, inst_cells, states)
         kept[:] = 0
         if opening > 0:
@@ -212,8 +212,8 @@ def train_games(geo, start, weights, inst_cells, inst_tuple, ptr, inst, pw, stat
                 kept[side] = 0
             m = min(kept[side] + 1, hist.shape[1])
             for j in range(m - 1, 0, -1):
-                hist[side, j, :] = hist[side, j - 1, :]
+                copy_into(hist[side, j], hist[side, j - 1])
                 slopes[side, j] = slopes[side, j - 1]
-            hist[side, 0, :] = idx
+            copy_into(hist[side, 0], idx)
             kept[side] = m
     return s
