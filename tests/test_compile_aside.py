@@ -6,10 +6,7 @@ from __future__ import annotations
 
 import importlib
 import io
-import json
 import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
@@ -17,6 +14,7 @@ import pytest
 from numba.core import config
 
 from c4lab import compile_aside
+from testkit import run_counting_compiles
 
 
 def test_on_disk_reads_the_index_of_numbas_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -100,18 +98,9 @@ def test_the_child_runs_only_c4labs_own_functions() -> None:
 
 
 #: Run in a fresh process: master's first move, with the compilations this
-#: process made itself (numba's compile events) printed as JSON.
+#: process made itself (``run_counting_compiles``) printed as JSON.
 FIRST_MOVE = """
-import json, sys
-from numba.core import event
-compiled = []
-class Listener(event.Listener):
-    def on_start(self, ev):
-        d = ev.data.get("dispatcher")
-        compiled.append(getattr(getattr(d, "py_func", d), "__qualname__", str(d)))
-    def on_end(self, ev):
-        pass
-event.register("numba:compile", Listener())
+import json
 from c4lab.agents import make_agent
 from c4lab.agents.uct_search import on_disk
 from c4lab.rules import Position
@@ -130,9 +119,7 @@ def test_masters_first_move_compiles_uct_in_a_child(tmp_path: Path, aside: str) 
     it.  Either way the move is legal and the work ends up on disk."""
     if compile_aside._cores() < 2:
         pytest.skip("one core: no child is started")
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), **{compile_aside.ENV: aside})
-    out = subprocess.run([sys.executable, "-c", FIRST_MOVE], env=env, capture_output=True, text=True, check=True)
-    report = json.loads(out.stdout.strip().splitlines()[-1])
+    report = run_counting_compiles(FIRST_MOVE, tmp_path, **{compile_aside.ENV: aside})
     assert report["legal"] and report["on_disk"]
     uct = {"_policy_playout", "_search_kernel.<locals>.search_kernel"}
     made_here = uct & set(report["compiled"])

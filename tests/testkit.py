@@ -6,7 +6,10 @@ and ``import conftest`` would be ambiguous.)"""
 from __future__ import annotations
 
 import json
+import os
 import random
+import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -163,3 +166,29 @@ def stop_process(proc: Any) -> None:
         proc.kill()
     proc.communicate(timeout=10)
 
+
+
+#: Put before the script ``run_counting_compiles`` runs: the names of the
+#: functions numba compiles in that process (its compile events), in order,
+#: in the list ``compiled``.
+_COMPILE_LISTENER = """
+from numba.core import event
+compiled = []
+class _Listener(event.Listener):
+    def on_start(self, ev):
+        d = ev.data.get("dispatcher")
+        compiled.append(getattr(getattr(d, "py_func", d), "__qualname__", str(d)))
+    def on_end(self, ev):
+        pass
+event.register("numba:compile", _Listener())
+"""
+
+
+def run_counting_compiles(script: str, cache_dir: Path, **env: str) -> Any:
+    """Run ``script`` in a fresh Python process on the numba cache
+    ``cache_dir`` (and ``env``), with ``compiled`` listing what numba
+    compiles there; the JSON that the script prints last."""
+    out = subprocess.run([sys.executable, "-c", _COMPILE_LISTENER + script],
+                         env=dict(os.environ, NUMBA_CACHE_DIR=str(cache_dir), **env),
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])

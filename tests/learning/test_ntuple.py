@@ -36,6 +36,7 @@ from c4lab.learning import ntuple as N
 from c4lab.learning import ntuple_td as T
 from c4lab.rules import Move, Position, Variant
 from c4lab.rules import kernels as K
+from testkit import run_counting_compiles
 
 NO_TCL = np.zeros((2, 1, 1, 1), dtype=np.float32)
 
@@ -691,20 +692,10 @@ def test_puct_on_the_shipped_network_keeps_the_value_more_often_than_greedy_and_
     assert wins >= 9
 
 
-#: Run in a fresh process on an empty cache: the learnt network's three
-#: searches and its training kernel, with every compilation numba made
-#: (its compile events) printed as JSON.
+#: Run in a fresh process on an empty cache (``run_counting_compiles``):
+#: the learnt network's three searches and its training kernel.
 FIRST_COMPILES = """
 import json
-from numba.core import event
-compiled = []
-class Listener(event.Listener):
-    def on_start(self, ev):
-        d = ev.data.get("dispatcher")
-        compiled.append(getattr(getattr(d, "py_func", d), "__qualname__", str(d)))
-    def on_end(self, ev):
-        pass
-event.register("numba:compile", Listener())
 from c4lab.agents import make_agent
 from c4lab.learning.ntuple import bench_training
 from c4lab.rules import Position
@@ -721,9 +712,7 @@ def test_a_first_search_or_training_run_compiles_no_error_paths_and_nothing_twic
     once (not again for the root's literal index), and none of numba's
     error messages for slice copies, an array's ``max`` or a sort (each
     a second or more of a first move)."""
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
-    out = subprocess.run([sys.executable, "-c", FIRST_COMPILES], env=env, capture_output=True, text=True, check=True)
-    compiled = json.loads(out.stdout.strip().splitlines()[-1])
+    compiled = run_counting_compiles(FIRST_COMPILES, tmp_path)
     assert {"run", "_expand", "_search_root", "_greedy_values", "train_games"} <= set(compiled)
     assert compiled.count("_expand") == 1
     heavy = [name for name in compiled if any(part in name for part in ("raise_with_shape", "npy_max", "quicksort"))]
