@@ -1,7 +1,7 @@
 """How long a first move takes: with an empty numba cache, after another
 command filled it, and warm.
 
-    python3 benchmarks/first_move.py [--warm-runs 3] [--only NAME ...]
+    python3 benchmarks/first_move.py [--warm-runs 3] [--cold-runs 1] [--only NAME ...]
 
 Each case is a sequence of commands, each run as a fresh process
 (``python3 -m c4lab ...``), all sharing one ``NUMBA_CACHE_DIR``, a new empty
@@ -72,22 +72,37 @@ def run(args: list[str], cache_dir: str) -> tuple[float, float]:
     return wall, usage.ru_utime + usage.ru_stime
 
 
+def _span(values: list[float]) -> str:
+    """``1.23s``, or ``1.23-1.45s`` for the range of several runs."""
+    low, high = min(values), max(values)
+    return f"{low:.2f}s" if len(values) == 1 else f"{low:.2f}-{high:.2f}s"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--warm-runs", type=int, default=3, help="warm runs per case (the fastest is shown)")
+    parser.add_argument("--cold-runs", type=int, default=1,
+                        help="times each case is run on a new empty cache (the range is shown: on a machine "
+                             "whose speed wanders, run several)")
     parser.add_argument("--only", choices=sorted(CASES), action="append", help="run only these cases")
     args = parser.parse_args()
 
     names = args.only or list(CASES)
-    print(f"{'case':32} {'cold wall':>10} {'cold CPU':>9} {'warm wall':>10} {'warm CPU':>9}")
+    width = 11 if args.cold_runs == 1 else 14
+    print(f"{'case':32} {'cold wall':>{width}} {'cold CPU':>{width}} {'warm wall':>10} {'warm CPU':>9}")
     for name in names:
         before, measured = CASES[name]
-        with tempfile.TemporaryDirectory(prefix="c4lab-numba-") as cache_dir:
-            for command in before:
-                run(command, cache_dir)
-            cold = run(measured, cache_dir)
-            warm = min((run(measured, cache_dir) for _ in range(max(1, args.warm_runs))), key=lambda r: r[1])
-        print(f"{name:32} {cold[0]:9.2f}s {cold[1]:8.2f}s {warm[0]:9.2f}s {warm[1]:8.2f}s", flush=True)
+        colds: list[tuple[float, float]] = []
+        warms: list[tuple[float, float]] = []
+        for _ in range(max(1, args.cold_runs)):
+            with tempfile.TemporaryDirectory(prefix="c4lab-numba-") as cache_dir:
+                for command in before:
+                    run(command, cache_dir)
+                colds.append(run(measured, cache_dir))
+                warms.extend(run(measured, cache_dir) for _ in range(max(1, args.warm_runs)))
+        warm = min(warms, key=lambda r: r[1])
+        cold_wall, cold_cpu = _span([c[0] for c in colds]), _span([c[1] for c in colds])
+        print(f"{name:32} {cold_wall:>{width}} {cold_cpu:>{width}} {warm[0]:9.2f}s {warm[1]:8.2f}s", flush=True)
 
 
 if __name__ == "__main__":
