@@ -21,6 +21,7 @@ from c4lab.game import play_game
 from c4lab.learning.qlearning import QLearner, TrainConfig, evaluate, train
 from c4lab.rules import Move, Position
 from c4lab.rules import kernels as K
+from testkit import run_counting_compiles
 
 
 @cache
@@ -295,3 +296,20 @@ def test_train_qlearning_explains_bad_boards_and_options(tmp_path: Path) -> None
     bad = runner.invoke(main, ["train", "qlearning", "--rewards", "1,0.5", "--out", str(tmp_path / "x.npz")])
     assert bad.exit_code == 1 and "rewards must be three numbers WIN,DRAW,LOSS" in bad.output
     assert not (tmp_path / "x.npz").exists()
+
+
+@pytest.mark.slow
+def test_a_first_training_run_compiles_no_error_messages(tmp_path: Path) -> None:
+    """The training kernel's array copies (the start position, the table
+    grown) are loops: numba's slice assignment compiled its shape-mismatch
+    error, a message built with ``str``, once per array type (3.6 s of a
+    first run)."""
+    script = """
+import json
+from c4lab.learning.qlearning import TrainConfig, train
+train(TrainConfig(board="4x4", episodes=3000, seed=1), eval_games=0)
+print(json.dumps(compiled))
+"""
+    compiled = run_counting_compiles(script, tmp_path)
+    assert "_train_episodes" in compiled
+    assert not [name for name in compiled if "raise_with_shape" in name]
