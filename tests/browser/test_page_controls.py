@@ -3,6 +3,8 @@ every control on screen at 1280x800, Undo after Resign, the evaluation bar."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -110,21 +112,27 @@ def test_the_page_says_the_engine_is_being_prepared_while_numba_compiles(server,
     numba's compiler (simulated with the compile event numba sends), the
     page says "preparing the engine, first start only" with the seconds so
     far; the notice goes with the move."""
-    from browser_helpers import create_room, open_room, wait_my_turn
+    from browser_helpers import click_cell, create_room, open_room, wait_my_turn
     from numba.core import event
 
     page = new_page(1280, 800)
     event.start_event("numba:compile", data={})
     try:
-        ticket = create_room(server, players={"A": "uct:time=3,seed=1", "B": "human"})
+        # The human moves first, so the agent's 5 s start once the page is
+        # open: time enough, even on a busy machine, to look at the notice
+        # before the agent's move takes it away.
+        ticket = create_room(server, players={"A": "human", "B": "uct:time=5,seed=1"})
         open_room(page, server, ticket)
+        wait_my_turn(page)
+        click_cell(page, "d1")
         notice = page.locator("#preparing")
-        expect(notice).to_be_visible(timeout=2500)
+        expect(notice).to_be_visible(timeout=5000)
         expect(notice).to_contain_text("preparing the engine, first start only")
         expect(notice).to_contain_text(" s")
         box, board = notice.bounding_box(), page.locator("#board").bounding_box()
+        assert box is not None and board is not None, "the notice went before the move came"
         assert box["y"] < board["y"] + board["height"] and box["y"] + box["height"] < 800  # by the board, on screen
     finally:
         event.end_event("numba:compile", data={})
-    wait_my_turn(page)
+    expect(page.locator("#board")).to_have_class(re.compile(r"\bmy-turn\b"), timeout=20_000)
     expect(page.locator("#preparing")).to_have_count(0)
