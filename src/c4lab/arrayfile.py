@@ -28,21 +28,22 @@ def save_arrays(path: Path, header: dict[str, Any], **arrays: np.ndarray) -> Non
 
 
 def load_arrays(
-    path: Path, names: Sequence[str], *, fmt: str, what: str, error: type[Exception]
+    path: Path, names: Sequence[str], *, fmt: str | tuple[str, ...], what: str, error: type[Exception]
 ) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
-    """The header and the arrays ``names`` of a file of format ``fmt``;
-    anything else raises ``error`` naming ``what`` the file should be
-    ("opening book", "Q-table") and the file.  The arrays' shapes and types
-    are the caller's to check."""
+    """The header and the arrays ``names`` of a file of format ``fmt`` (or of
+    one of the formats ``fmt``, the current one first); anything else raises
+    ``error`` naming ``what`` the file should be ("opening book", "Q-table")
+    and the file.  The arrays' shapes and types are the caller's to check."""
+    formats = (fmt,) if isinstance(fmt, str) else fmt
     try:
         with path.open("rb") as f:
             if f.read(2) != b"PK":
                 raise error(f"{path} is not a c4lab {what} (not an .npz archive)")
         with np.load(path, allow_pickle=False) as data:
             header = json.loads(str(data["header"]))
-            if not isinstance(header, dict) or header.get("format") != fmt:
+            if not isinstance(header, dict) or header.get("format") not in formats:
                 found = header.get("format") if isinstance(header, dict) else None
-                raise error(f"{path} is not a c4lab {what} (format {found!r}, expected {fmt!r})")
+                raise error(f"{path} is not a c4lab {what} (format {found!r}, expected {formats[0]!r})")
             arrays = {name: data[name] for name in names}
     except error:
         raise

@@ -20,6 +20,7 @@ from c4lab.agents import SpecError, make_agent
 from c4lab.agents.ntuple import NTupleAgent
 from c4lab.agents.ntuple_net import (
     BANNED,
+    FORMAT_V1,
     LATER,
     NOW,
     STONE_A,
@@ -29,6 +30,8 @@ from c4lab.agents.ntuple_net import (
     default_tuples,
     encode,
     random_walk_tuples,
+    reachable,
+    segment_values,
 )
 from c4lab.cli import main
 from c4lab.game import play_game
@@ -38,7 +41,7 @@ from c4lab.rules import Move, Position, Variant
 from c4lab.rules import kernels as K
 from testkit import run_counting_compiles
 
-NO_TCL = np.zeros((2, 1, 1, 1), dtype=np.float32)
+NO_TCL = T.NO_TCL
 
 
 @cache
@@ -53,7 +56,7 @@ def features(position: Position, net: Network) -> tuple[np.ndarray, np.ndarray]:
     geo, st = position.kernel_arrays()
     codes = np.zeros(K.NCELLS, dtype=np.int64)
     idx = np.zeros(net.layout.inst_cells.shape[0], dtype=np.int64)
-    encode(geo, st, codes, idx, net.layout.inst_cells, net.states)
+    encode(geo, st, codes, idx, net.layout.cell_ptr, net.layout.cell_inst, net.layout.cell_add)
     return codes, idx
 
 
@@ -111,44 +114,116 @@ def test_incremental_indices_equal_indices_computed_from_scratch_along_a_game() 
             if after.is_over:
                 continue
             _, idx = features(after, net)
-            total = sum(float(net.weights[side, t, i]) for t, i in zip(net.layout.inst_tuple, idx))
+            total = sum(float(net.weights[side, i]) for i in idx)
             assert value == pytest.approx(math.tanh(total), abs=1e-5), after.notation
         position = position.play(Move.from_code(moves[int(rng.integers(len(moves)))]))
+
+
+def test_a_column_segment_ranks_its_reachable_states_densely() -> None:
+    """Cells a1 and a2 of one tuple (a column from the floor): seven states a
+    game can reach (a1 empty and playable; a piece on a1, a2 playable; two
+    pieces), numbered 0 to 6.  b3 alone (an uncovered cell below it) has all
+    four states."""
+    variant = Variant(4, 4)
+    cells = np.array([0 * 16 + 0, 0 * 16 + 1], dtype=np.int64)
+    values, size = segment_values(variant, cells, 4)
+    index = {(s0, s1): int(values[0, s0] + values[1, s1])
+             for s0, s1 in [(NOW, LATER), (STONE_A, NOW), (STONE_B, NOW), (STONE_A, STONE_A), (STONE_B, STONE_A),
+                            (STONE_A, STONE_B), (STONE_B, STONE_B)]}
+    assert size == 7 and sorted(index.values()) == list(range(7))
+    _, alone = segment_values(variant, np.array([1 * 16 + 2], dtype=np.int64), 4)
+    assert alone == 4
+    # With a forbidden cell under it, a2 is the floor of its column: gravity skips a1.
+    _, floor = segment_values(Variant(4, 4, forbidden=["a1"]), np.array([0 * 16 + 1], dtype=np.int64), 4)
+    assert floor == 3
+
+
+@pytest.mark.parametrize("board", ["5x4", "6x5/Xc2", "5x5/Xb1/Bc1", "7x6"])
+def test_every_position_a_game_reaches_has_its_own_entry_in_each_table(board: str) -> None:
+    """Along random games (bonus moves and ban pieces included), each
+    instance's index lies in its own table, and one entry never stands for
+    two different states of the tuple's cells (which ``reachable`` also
+    accepts): the dense ranking loses nothing."""
+    position0 = Position.parse(board)
+    net = Network.create(position0.variant, tuples=12, length=6, seed=4)
+    lay = net.layout
+    seen: dict[tuple[int, int], tuple[int, ...]] = {}
+    rng = np.random.default_rng(1)
+    for _ in range(60):
+        position = position0
+        while not position.is_over:
+            codes, idx = features(position, net)
+            for i, cells in enumerate(lay.inst_cells):
+                t = int(lay.inst_tuple[i])
+                assert lay.bases[t] <= idx[i] < lay.bases[t] + lay.sizes[t]
+                state = tuple(int(codes[c]) for c in cells)
+                assert reachable(net.variant, cells, np.array([state]))[0], (position.notation, state)
+                assert seen.setdefault((t, int(idx[i])), state) == state, position.notation
+            moves = position.legal_moves()
+            position = position.play(moves[int(rng.integers(len(moves)))])
+    assert len(seen) > 100
+
+
+def test_a_network_of_the_first_format_is_read_into_the_dense_tables(tmp_path: Path) -> None:
+    """A file with tables of ``P ** n`` entries (the cell states read in base
+    ``P``) loads with the same values, each weight moved to its state's
+    dense entry."""
+    net = Network.create(Position.parse("6x5/Xc2").variant, tuples=5, length=4, seed=2)
+    lay, states, length = net.layout, net.states, net.length
+    rng = np.random.default_rng(3)
+    old = np.zeros((2, 5, states**length), dtype=np.float32)
+    digits = np.arange(states**length)[:, None] // states ** np.arange(length) % states
+    for t, cells in enumerate(net.tuples):
+        keep = reachable(net.variant, cells, digits)
+        values, _ = segment_values(net.variant, cells, states)
+        new = lay.bases[t] + values[np.arange(length), digits[keep]].sum(axis=1)
+        w = rng.normal(0, 0.1, (2, int(keep.sum()))).astype(np.float32)
+        old[:, t, np.flatnonzero(keep)] = w
+        net.weights[:, new] = w
+    header = {**net.header(), "format": FORMAT_V1}
+    path = tmp_path / "v1.npz"
+    np.savez_compressed(path, header=np.array(json.dumps(header)), tuples=net.tuples, weights=old)
+    back = Network.load(path)
+    assert np.array_equal(back.weights, net.weights)
+    position = Position.parse("6x5/Xc2:aab")
+    assert back.move_values(position) == net.move_values(position)
+    np.savez_compressed(path, header=np.array(json.dumps(header)), tuples=net.tuples, weights=old[:, :, :-1])
+    with pytest.raises(NetworkError, match="v1.npz.*do not match"):
+        Network.load(path)
 
 
 # -- the TD update ---------------------------------------------------------------
 
 
 def test_td_update_moves_the_value_along_the_gradient_of_tanh() -> None:
-    weights = np.zeros((2, 1, 16), dtype=np.float32)
+    weights = np.zeros((2, 16), dtype=np.float32)
     rows = np.array([5, 9], dtype=np.int64)
-    tuple_of = np.array([0, 0], dtype=np.int64)
     # V = tanh(0) = 0, delta = 1: each active weight moves by rate * 1 * (1 - 0).
-    assert T.td_update(weights, 1, rows, tuple_of, 1.0, 0.25, NO_TCL, 0.0) == pytest.approx((1.0, 1.0))
-    assert weights[1, 0, 5] == weights[1, 0, 9] == pytest.approx(0.25)
+    assert T.td_update(weights, 1, rows, 1.0, 0.25, NO_TCL, 0.0) == pytest.approx((1.0, 1.0))
+    assert weights[1, 5] == weights[1, 9] == pytest.approx(0.25)
     assert not weights[0].any()
     # Now V = tanh(0.5): the next step is rate * (1 - V) * (1 - V^2).
     v = math.tanh(0.5)
-    assert T.td_update(weights, 1, rows, tuple_of, 1.0, 0.25, NO_TCL, 0.0) == pytest.approx((1 - v, 1 - v * v), abs=1e-6)
-    assert weights[1, 0, 5] == pytest.approx(0.25 + 0.25 * (1 - v) * (1 - v * v), abs=1e-6)
+    assert T.td_update(weights, 1, rows, 1.0, 0.25, NO_TCL, 0.0) == pytest.approx((1 - v, 1 - v * v), abs=1e-6)
+    assert weights[1, 5] == pytest.approx(0.25 + 0.25 * (1 - v) * (1 - v * v), abs=1e-6)
 
 
 def test_the_trace_moves_earlier_afterstates_by_lambda_to_the_k_times_their_own_slope() -> None:
-    """Afterstates 1 and 2 steps back (rows 3 and 7 of tuple 0, rows 2 and 4
-    of tuple 1) take the error just measured times lambda**k, times the slope
-    of tanh each had when it was updated; the latest one (k = 0) is
-    ``td_update``'s, and the one beyond the trace's length is untouched."""
-    weights = np.zeros((2, 2, 16), dtype=np.float32)
-    tuple_of = np.array([0, 1], dtype=np.int64)
+    """Afterstates 1 and 2 steps back (entries 3 and 7 of table 0, 2 and 4
+    of table 1, which starts at 16) take the error just measured times
+    lambda**k, times the slope of tanh each had when it was updated; the
+    latest one (k = 0) is ``td_update``'s, and the one beyond the trace's
+    length is untouched."""
+    weights = np.zeros((2, 32), dtype=np.float32)
     hist = np.zeros((2, 4, 2), dtype=np.int64)
-    hist[0, 1] = [3, 2]
-    hist[0, 2] = [7, 4]
-    hist[0, 3] = [9, 9]
+    hist[0, 1] = [3, 16 + 2]
+    hist[0, 2] = [7, 16 + 4]
+    hist[0, 3] = [9, 16 + 9]
     slopes = np.zeros((2, 4))
     slopes[0, 1:] = [0.5, 0.8, 1.0]
-    T.trace_update(weights, 0, hist, slopes, 3, tuple_of, 0.4, 0.1, 0.5)
-    assert weights[0, 0, 3] == weights[0, 1, 2] == pytest.approx(0.1 * 0.4 * 0.5 * 0.5)
-    assert weights[0, 0, 7] == weights[0, 1, 4] == pytest.approx(0.1 * 0.4 * 0.25 * 0.8)
+    T.trace_update(weights, 0, hist, slopes, 3, 0.4, 0.1, 0.5)
+    assert weights[0, 3] == weights[0, 16 + 2] == pytest.approx(0.1 * 0.4 * 0.5 * 0.5)
+    assert weights[0, 7] == weights[0, 16 + 4] == pytest.approx(0.1 * 0.4 * 0.25 * 0.8)
     assert np.count_nonzero(weights) == 4
 
 
@@ -276,7 +351,7 @@ def test_uct_with_the_learnt_value_at_its_leaves_backs_up_the_networks_value() -
     lay = net.layout
     for mix in (1.0, 0.5):
         agent = UCTAgent(iterations=1, seed=1)
-        agent.leaf = Leaf(net.weights, lay.inst_cells, lay.inst_tuple, net.states, mix)
+        agent.leaf = Leaf(net.weights, lay.cell_ptr, lay.cell_inst, lay.cell_add, len(lay.inst_tuple), mix)
         tree = agent.search(position, Budget(iterations=1))
         [(move, child)] = tree.children(tree.root)
         learnt = 0.5 + 0.5 * values[moves.index(move.code)]
@@ -476,6 +551,13 @@ def test_missing_damaged_and_foreign_files_are_refused_with_what_and_where(tmp_p
     text.write_text("hello")
     with pytest.raises(NetworkError, match="not an .npz"):
         Network.load(text)
+    net = Network.load(good)
+    short = tmp_path / "short.npz"
+    np.savez_compressed(short, header=np.array(json.dumps(net.header())), tuples=net.tuples,
+                        weights=net.weights[:, :-1])
+    with pytest.raises(NetworkError, match=f"short.npz: it has {net.weights.shape[1] - 1} weights a side, its "
+                                           f"tuples need {net.weights.shape[1]}"):
+        Network.load(short)
     agent = NTupleAgent(Network.load(good))
     with pytest.raises(NetworkError, match="trained for the board 5x4, not 7x6"):
         agent.choose(Position.parse("7x6"))

@@ -138,7 +138,8 @@ class MasterAgent(Agent):
             from c4lab.agents.uct_search import Leaf
 
             self.network = net = load_network(weights)
-            self.uct.leaf = Leaf(net.weights, net.layout.inst_cells, net.layout.inst_tuple, net.states, mix)
+            lay = net.layout
+            self.uct.leaf = Leaf(net.weights, lay.cell_ptr, lay.cell_inst, lay.cell_add, len(lay.inst_tuple), mix)
 
     def new_game(self) -> None:
         self.uct.new_game()

@@ -128,7 +128,7 @@ def load_network(path: str | Path) -> Network:
 
 
 @njit(cache=True, nogil=True)
-def _children(geo, st, saved, moves, n, depth, values, exact, codes, idx, weights, inst_tuple, ptr, inst, pw, log,
+def _children(geo, st, saved, moves, n, depth, values, exact, codes, idx, weights, ptr, inst, pw, log,
               nodes):
     """Every child of ``st``: its exact value when the move ends the game (a
     win is worth more than any learnt value, and more the sooner it comes),
@@ -145,7 +145,7 @@ def _children(geo, st, saved, moves, n, depth, values, exact, codes, idx, weight
             if values[k] > 0.0 and win < 0:
                 win = k
         else:
-            values[k] = math.tanh(weight_sum(weights, side, idx, inst_tuple))
+            values[k] = math.tanh(weight_sum(weights, side, idx))
         undo(changed, codes, idx, ptr, inst, pw, log)
         K.restore(geo, st, saved)
     return win
@@ -196,7 +196,7 @@ def _tt_store(tt_key, tt_val, tt_info, slot, key, value, move, depth, alpha, bet
 
 
 @njit(cache=True)
-def _negamax(geo, st, depth, alpha, beta, key, codes, idx, weights, inst_tuple, ptr, inst, pw, tt_key, tt_val, tt_info,
+def _negamax(geo, st, depth, alpha, beta, key, codes, idx, weights, ptr, inst, pw, tt_key, tt_val, tt_info,
              nodes):
     """The value of ``st`` for its side to move, ``depth`` plies deep
     (alpha-beta, fail-soft): a leaf is the afterstate of a move, valued by
@@ -250,7 +250,7 @@ def _negamax(geo, st, depth, alpha, beta, key, codes, idx, weights, inst_tuple, 
                 n = K.legal_codes(geo, st, moves)
                 count[p] = n
                 K.restore(geo, sv[p], st)
-                win = _children(geo, st, sv[p], moves, n, d, values, exact, codes, idx, weights, inst_tuple, ptr,
+                win = _children(geo, st, sv[p], moves, n, d, values, exact, codes, idx, weights, ptr,
                                 inst, pw, lg[p], nodes)
                 if win >= 0:
                     ret = values[win]
@@ -312,7 +312,7 @@ def _negamax(geo, st, depth, alpha, beta, key, codes, idx, weights, inst_tuple, 
 
 
 @njit(cache=True)
-def _search_root(geo, root, depth, key, weights, inst_cells, inst_tuple, ptr, inst, pw, states, moves, values, prior,
+def _search_root(geo, root, depth, key, weights, inst_cells, ptr, inst, pw, states, moves, values, prior,
                  tt_key, tt_val, tt_info, nodes):
     """Every legal move of ``root`` with its ``depth``-ply value: exact for
     the best move, an upper bound for the others (each is searched with the
@@ -323,10 +323,10 @@ def _search_root(geo, root, depth, key, weights, inst_cells, inst_tuple, ptr, in
     the best move's index (a later move that only ties with it is bounded by
     it, not equal to it)."""
     n = K.legal_codes(geo, root, moves)
-    st, saved, codes, idx, log = scratch(geo, root, inst_cells, states)
+    st, saved, codes, idx, log = scratch(geo, root, inst_cells.shape[0], ptr, inst, pw)
     leaf = np.empty(n, dtype=np.float64)
     exact = np.empty(n, dtype=np.bool_)
-    _children(geo, st, saved, moves, n, depth, leaf, exact, codes, idx, weights, inst_tuple, ptr, inst, pw, log,
+    _children(geo, st, saved, moves, n, depth, leaf, exact, codes, idx, weights, ptr, inst, pw, log,
               nodes)
     order_root = np.empty(n, dtype=np.int64)
     _best_first(prior[:n] + 1e-3 * leaf, n, order_root)
@@ -338,7 +338,7 @@ def _search_root(geo, root, depth, key, weights, inst_cells, inst_tuple, ptr, in
         else:
             _, changed = play_move(geo, st, moves[k], codes, idx, ptr, inst, pw, log)
             child = _rekey(key, changed, log, codes)
-            values[k] = -_negamax(geo, st, depth - 1, -INF, -best, child, codes, idx, weights, inst_tuple, ptr,
+            values[k] = -_negamax(geo, st, depth - 1, -INF, -best, child, codes, idx, weights, ptr,
                                   inst, pw, tt_key, tt_val, tt_info, nodes)
             undo(changed, codes, idx, ptr, inst, pw, log)
             K.restore(geo, st, saved)
@@ -349,11 +349,11 @@ def _search_root(geo, root, depth, key, weights, inst_cells, inst_tuple, ptr, in
 
 
 @njit(cache=True)
-def _greedy_values(geo, root, weights, inst_cells, inst_tuple, ptr, inst, pw, states, moves, values, results,
+def _greedy_values(geo, root, weights, inst_cells, ptr, inst, pw, states, moves, values, results,
                    unsafe):
     """The network's value of every legal move, its result, and whether the
     opponent can then win at once (``unsafe``).  Returns how many moves."""
-    n = move_values(geo, root, weights, inst_cells, inst_tuple, ptr, inst, pw, states, moves, values, results)
+    n = move_values(geo, root, weights, inst_cells, ptr, inst, pw, states, moves, values, results)
     st = root.copy()
     saved = root.copy()
     side = K.to_move(root)

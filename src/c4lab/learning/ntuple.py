@@ -17,8 +17,10 @@ solver: ``c4lab.learning.probes``).  For scale, on the 400-position set:
 
 * **70 random-walk tuples of 8 cells, 4 cell states** (Thill's recipe; the
   4th state tells an empty cell that can be played now from one that
-  cannot).  One table per player, 65,536 entries a tuple: 9.2 M weights,
-  37 MB as float32 (a few MB compressed: most entries are never reached).
+  cannot).  One table per player and tuple, with an entry for each state
+  of its cells that a game can reach (``ntuple_net.segment_values``: 65,536
+  entries in base 4, 5,166 on average this way on the classic board, as
+  Thill's "under 8 % of the states can occur").
   More tuples (``--tuples``) pay where the board is larger and the games
   cheap to learn from: on 8x6/Xc3/Bf4, 15 minutes on two workers, 120
   tuples keep 91 % of its 100 probes and 93.5 % of 200 others, where 70
@@ -79,7 +81,11 @@ solver: ``c4lab.learning.probes``).  For scale, on the 400-position set:
 * **Incremental features**: a move changes at most four cells, and only the
   indices of the tuples through them are updated.  One core trains about
   6,500 classic games a second with 70 tuples, about 3,500 with the 190 of the
-  shipped network (4,200-4,800 with 150) (``c4lab bench``; the published Java agent about 500).
+  shipped network (4,200-4,800 with 150) (``c4lab bench``; the published
+  Java agent about 500), measured with tables of 65,536 entries; the dense
+  tables made it 1.6 times as fast (1,735-1,807 → 2,822-2,993 games a
+  second with the shipped network, alternated on a day this machine ran at
+  half its usual speed).
 * **Two workers** run the kernel in two threads on the same weights, with
   no lock (the kernel runs without the GIL; a lost update costs a little
   learning, nothing else): in a 30-minute run of 70 tuples 15,250 games
@@ -210,8 +216,7 @@ class Trainer:
             self._rngs = [np.uint64(int(x)) for x in saved[: self.workers]]
         else:
             self._rngs = [np.uint64(K.seed_rng(self.seed * 1009 + w)) for w in range(self.workers)]
-        shape = (2, *self.network.weights.shape) if self.options.tcl > 0 else (2, 1, 1, 1)
-        self._tcl = np.zeros(shape, dtype=np.float32)
+        self._tcl = np.zeros((2, *self.network.weights.shape), dtype=np.float32) if self.options.tcl > 0 else T.NO_TCL
 
     def stop(self) -> None:
         self._stop.set()
@@ -220,12 +225,9 @@ class Trainer:
         """Compile (or load) the kernel on a throw-away copy, so the clock
         starts with the first real game."""
         net = self.network
-        scratch = np.zeros_like(net.weights[:, :1])  # every instance reads table 0 of the copy
         geo, st = Position(net.variant).kernel_arrays()
-        lay = net.layout
-        T.train_games(geo, st, scratch, lay.inst_cells, np.zeros_like(lay.inst_tuple), lay.cell_ptr, lay.cell_inst,
-                      lay.cell_pow, net.states, 1, np.uint64(K.seed_rng(1)), 0.1, 0.1, False,
-                      np.zeros((2, 1, 1, 1), dtype=np.float32), 0.0, 0.0, 1, 0, np.zeros(T.N_COUNTERS))
+        T.train_games(geo, st, np.zeros_like(net.weights), *net.arrays()[1:], 1, np.uint64(K.seed_rng(1)), 0.1, 0.1,  # type: ignore[call-arg]  # numba's Dispatcher type
+                      False, T.NO_TCL, 0.0, 0.0, 1, 0, np.zeros(T.N_COUNTERS))
 
     def alpha_at(self, progress: float) -> float:
         """The step size when ``progress`` (0 to 1) of the run is done."""

@@ -68,7 +68,7 @@ def play_round(task: Round, weights: np.ndarray) -> Change:
     geo, st = Position.parse(task.variant).kernel_arrays()
     counters = np.zeros(T.N_COUNTERS)
     rng = T.train_games(geo, st, copy, *task.arrays, task.games, np.uint64(task.rng),  # type: ignore[call-arg]  # numba's Dispatcher type
-                        task.alpha, task.epsilon, task.learn_from_random, np.zeros((2, 1, 1, 1), dtype=np.float32), 0.0, task.lam,
+                        task.alpha, task.epsilon, task.learn_from_random, T.NO_TCL, 0.0, task.lam,
                         T.horizon(task.lam), task.opening, counters)
     flat, base = copy.reshape(-1), np.asarray(weights, dtype=np.float32).reshape(-1)
     index = np.flatnonzero(flat != base)

@@ -30,15 +30,15 @@ N_COUNTERS = 7
 
 
 @njit(inline="always")
-def add_step(weights, side, rows, inst_tuple, step):
+def add_step(weights, side, rows, step):
     """Add ``step`` to each of ``side``'s weights active at the instance
     indices ``rows``."""
     for i in range(rows.shape[0]):
-        weights[side, inst_tuple[i], rows[i]] += step
+        weights[side, rows[i]] += step
 
 
 @njit(inline="always")
-def td_update(weights, side, rows, inst_tuple, target, rate, tcl, beta):
+def td_update(weights, side, rows, target, rate, tcl, beta):
     """Move ``side``'s value of the afterstate whose instance indices are
     ``rows`` toward ``target``: the gradient of ``tanh`` of the sum, the same
     step for every active weight.  Returns ``(target - value, 1 - value**2)``:
@@ -50,27 +50,26 @@ def td_update(weights, side, rows, inst_tuple, target, rate, tcl, beta):
     the changes recommended to it, and takes its step times
     ``exp(beta * (|N| / A - 1))``: full steps while the recommendations
     agree, smaller ones (down to ``exp(-beta)``) while they cancel out."""
-    v = math.tanh(weight_sum(weights, side, rows, inst_tuple))
+    v = math.tanh(weight_sum(weights, side, rows))
     delta = target - v
     slope = 1.0 - v * v
     grad = delta * slope
     if beta > 0.0:
         for i in range(rows.shape[0]):
-            t = inst_tuple[i]
             j = rows[i]
-            n = tcl[0, side, t, j]
-            a = tcl[1, side, t, j]
+            n = tcl[0, side, j]
+            a = tcl[1, side, j]
             factor = math.exp(beta * (abs(n) / a - 1.0)) if a > 0.0 else 1.0
-            weights[side, t, j] += np.float32(rate * grad * factor)
-            tcl[0, side, t, j] = n + grad
-            tcl[1, side, t, j] = a + abs(grad)
+            weights[side, j] += np.float32(rate * grad * factor)
+            tcl[0, side, j] = n + grad
+            tcl[1, side, j] = a + abs(grad)
     else:
-        add_step(weights, side, rows, inst_tuple, np.float32(rate * grad))
+        add_step(weights, side, rows, np.float32(rate * grad))
     return delta, slope
 
 
 @njit(inline="always")
-def trace_update(weights, side, hist, slopes, length, inst_tuple, delta, rate, lam):
+def trace_update(weights, side, hist, slopes, length, delta, rate, lam):
     """The eligibility trace's share of an update: the error ``delta`` just
     measured at ``side``'s latest afterstate (``hist[side, 0]``, already
     updated) also moves the ``length - 1`` afterstates before it, the k-th
@@ -80,19 +79,22 @@ def trace_update(weights, side, hist, slopes, length, inst_tuple, delta, rate, l
     decay = 1.0
     for k in range(1, length):
         decay *= lam
-        add_step(weights, side, hist[side, k], inst_tuple, np.float32(rate * delta * decay * slopes[side, k]))
+        add_step(weights, side, hist[side, k], np.float32(rate * delta * decay * slopes[side, k]))
 
 
 @njit(inline="always")
-def learn_step(weights, side, hist, slopes, kept, inst_tuple, target, rate, tcl, beta, lam, counters):
+def learn_step(weights, side, hist, slopes, kept, target, rate, tcl, beta, lam, counters):
     """One update of ``side``'s latest afterstate toward ``target``
     (``td_update``, keeping its slope for the trace), the trace's share for
     the ``kept - 1`` before it (``trace_update``), and the counters."""
-    delta, slopes[side, 0] = td_update(weights, side, hist[side, 0], inst_tuple, target, rate, tcl, beta)
-    trace_update(weights, side, hist, slopes, kept, inst_tuple, delta, rate, lam)
+    delta, slopes[side, 0] = td_update(weights, side, hist[side, 0], target, rate, tcl, beta)
+    trace_update(weights, side, hist, slopes, kept, delta, rate, lam)
     counters[C_ABS_ERROR] += abs(delta)
     counters[C_UPDATES] += 1
 
+
+#: The ``tcl`` argument of ``train_games`` without temporal coherence (never read).
+NO_TCL = np.zeros((2, 1, 1), dtype=np.float32)
 
 #: The longest trace (lambda 0.75 and above).
 MAX_HORIZON = 16
@@ -109,7 +111,7 @@ def horizon(lam: float) -> int:
 
 
 @njit(cache=True, nogil=True)
-def train_games(geo, start, weights, inst_cells, inst_tuple, ptr, inst, pw, states,
+def train_games(geo, start, weights, inst_cells, ptr, inst, pw, states,
                 games, rng, alpha, epsilon, learn_from_random, tcl, beta, lam, length, opening, counters):
     """Play ``games`` self-play games from ``start`` and learn from them.
 
@@ -123,8 +125,8 @@ def train_games(geo, start, weights, inst_cells, inst_tuple, ptr, inst, pw, stat
     winning move: final adaptation).  The step is ``alpha`` divided by the
     number of instances, so that ``alpha = 1`` would move a value all the
     way to its target in the linear regime; ``beta > 0`` adapts it per
-    weight (``td_update``; ``tcl`` is ``(2, *weights.shape)``, else any
-    float32 array of four dimensions).  ``lam > 0`` adds an eligibility
+    weight (``td_update``; ``tcl`` is ``(2, *weights.shape)``, else
+    ``NO_TCL``).  ``lam > 0`` adds an eligibility
     trace over each side's last ``length`` afterstates (``trace_update``;
     ``length`` 1 and ``lam`` 0: TD(0)), cut by an exploratory move nobody
     learns from.  ``rng`` is the random state
@@ -148,7 +150,7 @@ def train_games(geo, start, weights, inst_cells, inst_tuple, ptr, inst, pw, stat
     played = 0
     while played < games:
         copy_into(st, start)
-        encode(geo, st, codes, idx, inst_cells, states)
+        encode(geo, st, codes, idx, ptr, inst, pw)
         kept[:] = 0
         if opening > 0:
             s, x = K.next_random(s)
@@ -170,7 +172,7 @@ def train_games(geo, start, weights, inst_cells, inst_tuple, ptr, inst, pw, stat
             n = K.legal_codes(geo, st, moves)
             K.restore(geo, saved, st)
             afterstate_values(geo, st, saved, moves, n, values, results, codes, idx, ptr, inst, pw, log,
-                              weights, inst_tuple)
+                              weights)
             s, x = K.next_random(s)
             explore = np.float64(x >> K.U(11)) * (1.0 / 9007199254740992.0) < epsilon
             if explore:
@@ -191,13 +193,13 @@ def train_games(geo, start, weights, inst_cells, inst_tuple, ptr, inst, pw, stat
             result = results[k]
             learn = kept[side] > 0 and (learn_from_random or not explore or result != K.ONGOING)
             if learn:
-                learn_step(weights, side, hist, slopes, kept[side], inst_tuple, values[k], rate, tcl, beta, lam,
+                learn_step(weights, side, hist, slopes, kept[side], values[k], rate, tcl, beta, lam,
                            counters)
             play_move(geo, st, moves[k], codes, idx, ptr, inst, pw, log)
             if result != K.ONGOING:
                 other = 1 - side
                 if kept[other] > 0:
-                    learn_step(weights, other, hist, slopes, kept[other], inst_tuple, outcome_value(result, other),
+                    learn_step(weights, other, hist, slopes, kept[other], outcome_value(result, other),
                                rate, tcl, beta, lam, counters)
                 counters[C_GAMES] += 1
                 counters[C_CELLS] += np.float64(K.empty_cells(start)) - np.float64(K.empty_cells(st))
