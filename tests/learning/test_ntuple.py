@@ -208,6 +208,27 @@ def test_td_update_moves_the_value_along_the_gradient_of_tanh() -> None:
     assert weights[1, 5] == pytest.approx(0.25 + 0.25 * (1 - v) * (1 - v * v), abs=1e-6)
 
 
+def test_temporal_coherence_shrinks_the_step_of_a_weight_whose_recommendations_cancel_out() -> None:
+    """TCL-EXP: a weight keeps the sum N and the sum of magnitudes A of the
+    changes recommended to it, and steps by exp(beta * (|N| / A - 1)) times
+    the plain step: full steps while they agree, smaller once they cancel."""
+    weights = np.zeros((2, 4), dtype=np.float32)
+    tcl = np.zeros((2, *weights.shape), dtype=np.float32)
+    rows, rate, beta = np.array([1], dtype=np.int64), 0.5, 2.0
+    n = a = 0.0
+    for target in (1.0, -1.0, 1.0):
+        before = float(weights[0, 1])
+        v = math.tanh(before)
+        grad = (target - v) * (1 - v * v)
+        factor = math.exp(beta * (abs(n) / a - 1)) if a > 0 else 1.0
+        T.td_update(weights, 0, rows, target, rate, tcl, beta)
+        assert weights[0, 1] == pytest.approx(before + rate * grad * factor, abs=1e-6)
+        n, a = n + grad, a + abs(grad)
+        assert tcl[0, 0, 1] == pytest.approx(n, abs=1e-6) and tcl[1, 0, 1] == pytest.approx(a, abs=1e-6)
+    assert factor < 0.2  # the third step: the first two recommendations had nearly cancelled out
+    assert np.count_nonzero(weights) == 1 and np.count_nonzero(tcl) == 2
+
+
 def test_the_trace_moves_earlier_afterstates_by_lambda_to_the_k_times_their_own_slope() -> None:
     """Afterstates 1 and 2 steps back (entries 3 and 7 of table 0, 2 and 4
     of table 1, which starts at 16) take the error just measured times
@@ -234,10 +255,15 @@ def test_the_trace_reaches_as_far_as_lambda_to_the_k_is_one_percent() -> None:
     assert T.horizon(0.9) == T.MAX_HORIZON
 
 
-def test_a_short_run_with_a_trace_learns_too() -> None:
+@pytest.mark.parametrize(("options", "score"), [(N.Options(lam=0.5), 0.9), (N.Options(tcl=0.5), 0.85)],
+                         ids=["trace", "tcl"])
+def test_a_short_run_with_a_trace_or_temporal_coherence_learns_too(options: N.Options, score: float) -> None:
+    """Temporal coherence learns more slowly here: 87.5 % against random
+    after 20,000 games (88.75 % from seed 2), as it did before the tables
+    held only reachable states."""
     net = Network.create(Position.parse("4x4").variant, tuples=20, seed=1)
-    N.Trainer(net, N.Options(lam=0.5), seed=1).run(games=20_000)
-    assert N.score_against(net, "random", 40, seed=1) >= 0.9
+    N.Trainer(net, options, seed=1).run(games=20_000)
+    assert N.score_against(net, "random", 40, seed=1) >= score
 
 
 def test_one_random_game_teaches_only_its_end_the_winner_up_and_the_loser_down() -> None:
