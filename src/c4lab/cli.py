@@ -665,6 +665,9 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
 @click.option("--lambda", "lam", type=float, **_home(*_NTRAIN, "lam"),
               help="Eligibility trace: an error also moves the learner's earlier afterstates, the k-th back by "
                    "lambda**k while that is at least 0.01 (0: TD(0)).")
+@click.option("--average", type=float, **_home(*_NTRAIN, "average"),
+              help="Keep the mean of the weights over this last share of the run (snapshots a hundredth of "
+                   "the run apart; 0: the last weights).")
 @click.option("--tuples", type=click.IntRange(1, 1000), default=None,
               help="Number of n-tuples (default: 70; 120 on boards with a bonus cell; 150 on the classic 7x6).")
 @click.option("--add-tuples", type=click.IntRange(min=0), default=0,
@@ -683,7 +686,7 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
 def train_ntuple(board: str | None, bonus: bool, minutes: float | None, games: int | None, workers: int,
                  executor: str, ray_address: str | None, seed: int, out: str | None, resume: str | None,
                  alpha: float | None, alpha_final: float | None, epsilon: float | None, epsilon_final: float | None, opening: int,
-                 lam: float, tuples: int | None, add_tuples: int, length: int, probes: int | None, eval_every: float | None, checkpoint: float, curve: str | None) -> None:
+                 lam: float, average: float, tuples: int | None, add_tuples: int, length: int, probes: int | None, eval_every: float | None, checkpoint: float, curve: str | None) -> None:
     """Learn an n-tuple network by self-play (TD learning) for the agent
     ntuple:weights=FILE.
 
@@ -710,7 +713,7 @@ def train_ntuple(board: str | None, bonus: bool, minutes: float | None, games: i
             board=board, bonus=bonus, minutes=minutes, games=games, workers=workers, executor=executor,
             ray_address=ray_address, seed=seed, out=Path(out) if out else None,
             resume=Path(resume) if resume else None, alpha=alpha, alpha_final=alpha_final, epsilon=epsilon,
-            epsilon_final=epsilon_final, opening=opening, lam=lam, tuples=tuples, add_tuples=add_tuples, length=given_length, probes=probes, eval_every=eval_every,
+            epsilon_final=epsilon_final, opening=opening, lam=lam, average=average, tuples=tuples, add_tuples=add_tuples, length=given_length, probes=probes, eval_every=eval_every,
             checkpoint_minutes=checkpoint, curve=Path(curve) if curve else None,
         )
     except ValueError as exc:  # one line, whatever was wrong (an option, a file)

@@ -86,6 +86,16 @@ solver: ``c4lab.learning.probes``).  For scale, on the 400-position set:
   tables made it 1.6 times as fast (1,735-1,807 → 2,822-2,993 games a
   second with the shipped network, alternated on a day this machine ran at
   half its usual speed).
+* **The mean of the last weights** (``average``, 0.15 by default): the
+  network kept is the mean of the weights over the last 15 % of the run,
+  a snapshot every hundredth (``Snapshots``; checkpoint averaging).  TD's
+  weights wander around what they learn; their mean wanders less.  The
+  README's 30-minute command (``--seed 1``, 14.3 M games, one run, the
+  means taken from the same run's snapshots), PUCT at 0.2 s on five sets
+  of 400 probes (seeds 11 / 7 / 13 / 21 / 23): the last weights 98.8 /
+  97.2 / 97.2 / 98.0 / 98.5 % (97.9 %), the mean of the last 15 % 98.8 /
+  98.0 / 98.2 / 98.0 / 98.8 % (98.4 %), of the last 30 % 98.1 %, of the
+  last half 97.6 %; greedy 94.1, 94.6, 94.3, 94.4 %.
 * **Two workers** run the kernel in two threads on the same weights, with
   no lock (the kernel runs without the GIL; a lost update costs a little
   learning, nothing else): in a 30-minute run of 70 tuples 15,250 games
@@ -154,6 +164,9 @@ class Options:
     tcl: float = 0.0  # beta of temporal coherence (TCL-EXP); 0: off
     opening: int = 16  # a game starts with 0..opening random moves nobody learns from
     lam: float = 0.0  # lambda of the eligibility trace (cut where lambda**k < 1 %); 0: TD(0)
+    #: the network kept is the mean of the weights over this last share of
+    #: the run (snapshots a hundredth of the run apart); 0: the last weights
+    average: float = 0.15
 
     def __post_init__(self) -> None:
         if not 0 < self.alpha <= 100:
@@ -170,6 +183,8 @@ class Options:
             raise ValueError(f"the random opening must be 0 to 64 moves, not {self.opening}")
         if not 0 <= self.lam < 1:
             raise ValueError(f"lambda must be in [0, 1), not {self.lam}")
+        if not 0 <= self.average < 1:
+            raise ValueError(f"the share of the run to average must be in [0, 1), not {self.average}")
 
 
 @dataclass
@@ -180,6 +195,39 @@ class CurvePoint:
     seconds: float
     accuracy: float | None  # share of value-keeping moves on the probe set
     scores: dict[str, float] = field(default_factory=dict)  # opponent -> score (draw = 1/2)
+
+
+class Snapshots:
+    """The running mean of a run's weights from ``start`` (a share of the
+    run) on, a snapshot every hundredth of the run: checkpoint averaging
+    (Polyak averaging in steps), which the shipped network's last step
+    showed pays.  TD's weights wander around what they learn, by an amount
+    the step size sets; their mean over the run's last part, where the
+    step is small and exploration near 0, wanders less.  The workers take
+    the snapshots between their chunks of games (so one worker's run of
+    ``--games N`` stays deterministic) and do not see the mean: it
+    replaces the weights when the run ends, Ctrl-C included."""
+
+    STEP = 0.01
+
+    def __init__(self, weights: np.ndarray, start: float) -> None:
+        self.weights = weights
+        self.next = start
+        self.sum = np.zeros(weights.shape, dtype=np.float64)
+        self.count = 0
+
+    def take(self, progress: float) -> None:
+        """Add the weights as they are when ``progress`` has reached the next
+        hundredth (one snapshot however far it went past it)."""
+        if progress >= self.next:
+            self.sum += self.weights
+            self.count += 1
+            self.next = max(self.next, progress) + self.STEP
+
+    def settle(self) -> None:
+        """Replace the weights by the mean of the snapshots and the last weights."""
+        if self.count:
+            self.weights[...] = (self.sum + self.weights) / (self.count + 1)
 
 
 @dataclass
@@ -243,7 +291,8 @@ class Trainer:
             return o.epsilon
         return float(o.epsilon + (o.epsilon_final - o.epsilon) * min(max(progress, 0.0), 1.0))
 
-    def _worker(self, w: int, budget: list[int], deadline: float, progress: Callable[[], float]) -> None:
+    def _worker(self, w: int, budget: list[int], deadline: float, progress: Callable[[], float],
+                mean: Snapshots | None) -> None:
         net = self.network
         geo, st = Position(net.variant).kernel_arrays()
         o = self.options
@@ -263,8 +312,11 @@ class Trainer:
                 self.counters += counters
                 self.played += n
                 net.games += n
+                if mean is not None:
+                    mean.take(progress())
 
-    def _rounds(self, copies: Any, budget: list[int], deadline: float, progress: Callable[[], float]) -> None:
+    def _rounds(self, copies: Any, budget: list[int], deadline: float, progress: Callable[[], float],
+                mean: Snapshots | None) -> None:
         """The trainer's loop with copies: a round of up to ``ROUND`` games a
         worker, the changes merged, until the budget or the time is spent."""
         from c4lab.learning import ntuple_copies as C  # lazy: processes and Ray only here
@@ -290,6 +342,8 @@ class Trainer:
                         self.counters += change.counters
                         self.played += task.games
                         net.games += task.games
+                    if mean is not None:
+                        mean.take(progress())
         except BaseException as exc:  # noqa: BLE001  (raised again by ``run`` in the calling thread)
             self._error = exc
 
@@ -310,14 +364,17 @@ class Trainer:
 
         copies = None
         self._error = None
+        # Snapshots for the mean are taken by the workers between their chunks (rounds).
+        mean = Snapshots(self.network.weights, 1.0 - self.options.average) if self.options.average else None
         if self.executor == "threads":
-            threads = [threading.Thread(target=self._worker, args=(w, budget, deadline, progress), daemon=True)
+            threads = [threading.Thread(target=self._worker, args=(w, budget, deadline, progress, mean),
+                                        daemon=True)
                        for w in range(self.workers)]
         else:
             from c4lab.learning import ntuple_copies as C  # lazy: processes and Ray only here
 
             copies = C.make_copies(self.executor, self.workers, self.address)
-            threads = [threading.Thread(target=self._rounds, args=(copies, budget, deadline, progress),
+            threads = [threading.Thread(target=self._rounds, args=(copies, budget, deadline, progress, mean),
                                         daemon=True)]
         start_seconds = self.seconds
         for t in threads:
@@ -336,6 +393,8 @@ class Trainer:
                 copies.close()
             self._stop.clear()
             self.seconds = start_seconds + time.monotonic() - began
+            if mean is not None:
+                mean.settle()
         self.network.options = {**self.network.options, **asdict(self.options),
                                 "rng": [str(int(r)) for r in self._rngs]}
         if self._error is not None:
@@ -505,5 +564,5 @@ def bench_training(board: str, seconds: float, seed: int = 1) -> dict[str, float
             "games": games, "tuples": int(network.tuples.shape[0])}
 
 
-__all__ = ["CurvePoint", "Options", "Trainer", "accuracy", "bench_training", "board_variant", "score_against",
+__all__ = ["CurvePoint", "Options", "Snapshots", "Trainer", "accuracy", "bench_training", "board_variant", "score_against",
            "write_curve"]

@@ -61,7 +61,7 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
         executor: str = "threads", ray_address: str | None = None, seed: int,
         out: Path | None, resume: Path | None, alpha: float | None = None, alpha_final: float | None = None,
         epsilon: float | None = None, epsilon_final: float | None = None, tuples: int | None, length: int | None, opening: int = N.Options.opening,
-        lam: float = N.Options.lam, add_tuples: int = 0,
+        lam: float = N.Options.lam, average: float = N.Options.average, add_tuples: int = 0,
         probes: int | None, eval_every: float | None, checkpoint_minutes: float, curve: Path | None) -> None:
     """The command (see ``c4lab train ntuple --help``); ``ValueError`` for
     anything wrong before training starts.  A step size or exploration
@@ -98,7 +98,7 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
     alpha, alpha_final, epsilon, epsilon_final = schedule(
         network.options if resume is not None else {}, alpha, alpha_final, epsilon, epsilon_final)
     options = N.Options(alpha=alpha, alpha_final=alpha_final, epsilon=epsilon, epsilon_final=epsilon_final,
-                        opening=opening, lam=lam)
+                        opening=opening, lam=lam, average=average)
     if ray_address is not None:
         if executor != "ray":
             raise ValueError("--ray-address needs --executor ray")
