@@ -547,7 +547,7 @@ def bench_training(board: str, seconds: float, seed: int = 1) -> dict[str, float
     else:
         network = Network.create(variant, seed=seed)
         Trainer(network, seed=seed).run(games=20_000)
-    trainer = Trainer(network, seed=seed)
+    trainer = Trainer(network, Options(average=0), seed=seed)  # the games alone: no snapshots for a mean
     trainer.warm_up()
     runs = []
     for _ in range(3):
