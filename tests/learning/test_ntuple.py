@@ -767,7 +767,12 @@ def test_a_room_may_not_open_a_network_file_of_the_server() -> None:
             AgentLimits().make(spec)
 
 
-def test_ctrl_c_saves_the_network_and_the_curve_then_exits(tmp_path: Path) -> None:
+@pytest.mark.parametrize("inherited", ["default", "ignored"])
+def test_ctrl_c_saves_the_network_and_the_curve_then_exits(tmp_path: Path, inherited: str) -> None:
+    """Ctrl-C (SIGINT) saves and exits with 130, also where the run
+    started with SIGINT ignored (Python then installs no handler of its
+    own: a run started in the background of a script could not be stopped
+    and saved that way)."""
     import os
     import signal
     import subprocess
@@ -775,11 +780,11 @@ def test_ctrl_c_saves_the_network_and_the_curve_then_exits(tmp_path: Path) -> No
     import time
 
     out = tmp_path / "n.npz"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "c4lab", "train", "ntuple", "--board", "5x4", "--minutes", "10", "--probes", "0",
-         "--tuples", "10", "--out", str(out)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )
+    command = [sys.executable, "-m", "c4lab", "train", "ntuple", "--board", "5x4", "--minutes", "10",
+               "--probes", "0", "--tuples", "10", "--out", str(out)]
+    if inherited == "ignored":  # as a script's background job (``&``) starts it: the shell ignores SIGINT, then execs
+        command = ["sh", "-c", 'trap "" INT; exec "$@"', "sh", *command]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 120
         line = ""

@@ -175,8 +175,11 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
                     print(f"{t.seconds:6.0f} s  {network.games:,} games, {t.games_per_second:,.0f}/s, "
                           f"{state['last']}", file=sys.stderr, flush=True)
 
+        from c4lab.arena.executors import ctrl_c_interrupts  # lazy: the arena's modules are not needed before
+
         try:
-            trainer.run(games=games, seconds=seconds, on_tick=tick)
+            with ctrl_c_interrupts():  # even where SIGINT came ignored (a background job of a script)
+                trainer.run(games=games, seconds=seconds, on_tick=tick)
         except KeyboardInterrupt:
             interrupted = True
     network.save(out)
