@@ -102,29 +102,49 @@ def test_the_child_runs_only_c4labs_own_functions() -> None:
 FIRST_MOVE = """
 import json
 from c4lab.agents import make_agent
+from c4lab.agents.minimax import on_disk as minimax_on_disk
 from c4lab.agents.uct_search import on_disk
 from c4lab.rules import Position
 position = Position.parse("6x5/Xc2")
 move = make_agent("master:time=0.3").choose(position)
-print(json.dumps({"legal": position.is_legal(move), "compiled": compiled, "on_disk": on_disk()}))
+print(json.dumps({"legal": position.is_legal(move), "compiled": compiled,
+                  "on_disk": on_disk() and minimax_on_disk()}))
 """
+
+#: What a level's first move leaves on disk: UCT's search (not its policy playouts).
+LEVEL_FIRST = """
+import json
+from c4lab.agents import make_agent
+from c4lab.rules import Position
+make_agent("hard:iterations=10").choose(Position.parse("6x5/Xc2"))
+print(json.dumps({"compiled": compiled}))
+"""
+
+UCT_SEARCH = "c4lab.agents.uct_search._search_kernel.<locals>.search_kernel"
+POLICY = "c4lab.agents.uct_search._policy_playout"
+MINIMAX = "c4lab.agents.minimax._search"
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("aside", ["1", "0"])
-def test_masters_first_move_compiles_uct_in_a_child(tmp_path: Path, aside: str) -> None:
-    """On an empty cache with two cores, master's UCT (its search and its
-    policy playouts) is compiled by the child and only loaded by the
-    process that moves; with the child turned off, that process compiles
-    it.  Either way the move is legal and the work ends up on disk."""
+@pytest.mark.parametrize(("after_a_level", "aside", "made_here"), [
+    (False, "1", {UCT_SEARCH, POLICY}),  # the child compiles minimax, the smaller share
+    (True, "1", {MINIMAX}),  # UCT's search is on disk: the child compiles its playouts
+    (False, "0", {UCT_SEARCH, POLICY, MINIMAX}),  # no child: everything here
+])
+def test_masters_first_move_compiles_one_search_in_a_child(
+    tmp_path: Path, after_a_level: bool, aside: str, made_here: set[str]
+) -> None:
+    """On an empty cache with two cores, master's first move compiles one
+    of its searches in a child, the smaller share, and this process
+    compiles the other: minimax goes aside when UCT's search and its
+    policy playouts are both to compile, UCT's playouts when a level left
+    UCT's search on disk.  With the child turned off, this process
+    compiles everything.  Either way the move is legal and the work ends
+    up on disk."""
     if compile_aside._cores() < 2:
         pytest.skip("one core: no child is started")
+    if after_a_level:
+        assert UCT_SEARCH in run_counting_compiles(LEVEL_FIRST, tmp_path)["compiled"]
     report = run_counting_compiles(FIRST_MOVE, tmp_path, **{compile_aside.ENV: aside})
     assert report["legal"] and report["on_disk"]
-    uct = {"_policy_playout", "_search_kernel.<locals>.search_kernel"}
-    made_here = uct & set(report["compiled"])
-    if aside == "1":
-        assert not made_here, report["compiled"]
-        assert "_search" in report["compiled"]  # minimax: compiled here meanwhile
-    else:
-        assert made_here == uct
+    assert {UCT_SEARCH, POLICY, MINIMAX} & set(report["compiled"]) == made_here, report["compiled"]

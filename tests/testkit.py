@@ -168,16 +168,17 @@ def stop_process(proc: Any) -> None:
 
 
 
-#: Put before the script ``run_counting_compiles`` runs: the names of the
-#: functions numba compiles in that process (its compile events), in order,
-#: in the list ``compiled``.
+#: Put before the script ``run_counting_compiles`` runs: the names
+#: (``module.qualname``) of the functions numba compiles in that process
+#: (its compile events), in order, in the list ``compiled``.
 _COMPILE_LISTENER = """
 from numba.core import event
 compiled = []
 class _Listener(event.Listener):
     def on_start(self, ev):
         d = ev.data.get("dispatcher")
-        compiled.append(getattr(getattr(d, "py_func", d), "__qualname__", str(d)))
+        f = getattr(d, "py_func", None) or getattr(d, "_pyfunc", d)  # a jit function's, or a cfunc's
+        compiled.append(f"{getattr(f, '__module__', '')}.{getattr(f, '__qualname__', str(d))}")
     def on_end(self, ev):
         pass
 event.register("numba:compile", _Listener())

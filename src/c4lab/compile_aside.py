@@ -17,6 +17,11 @@ from 5.4 to 4.4 s, and as the very first command (an empty cache) from 7.5
 to 6.3 s, while its UCT now searches its whole share of the move (before,
 the compiler ran inside that share and the search stopped after one chunk).  It costs the child's start (about 0.5 s of CPU on the other core)
 and the compiling the two processes do twice (the small rules kernels).
+The child takes the smaller share (``master._aside``): on an empty cache
+that is minimax (about 3 s), and this process compiles UCT's search and
+playouts (about 4.4 s), which the child had done before: the very first
+command's median over five alternated runs went from 7.2 to 6.5 s (6.6-8.3
+against 6.3-6.9 s on a day the machine ran slower than the figures above).
 
 A child is started only where it can help: numba's compiler on, at least
 two cores for this process and one of them free (on this machine busy with

@@ -36,9 +36,11 @@ from dataclasses import replace
 from c4lab import compile_aside
 from c4lab.agents.base import Agent, Analysis, Budget, Param, register
 from c4lab.agents.minimax import WIN, MinimaxAgent, compile_search
+from c4lab.agents.minimax import on_disk as minimax_on_disk
 from c4lab.agents.solver_agent import solved_move
 from c4lab.agents.uct import DEFAULT_ITERATIONS, ENDGAME_CELLS, ENDGAME_NODES, ENDGAME_TABLE, UCTAgent
 from c4lab.agents.uct_search import on_disk as uct_on_disk
+from c4lab.agents.uct_search import search_on_disk as uct_search_on_disk
 from c4lab.rules import Move, Position
 from c4lab.solver.database import reaches
 
@@ -69,22 +71,45 @@ def _compile_uct() -> None:
     )
 
 
+#: What a child may compile: master's UCT, or minimax's search.
+_UCT = f"{__name__}:_compile_uct"
+_MINIMAX = f"{compile_search.__module__}:compile_search"
+
+
 @functools.cache
-def _uct_aside() -> compile_aside.Aside | None:
-    """A child process that compiles master's UCT into numba's cache
-    (``c4lab.compile_aside``) while this one compiles minimax, started the
-    first time a search here needs both and UCT is neither compiled in this
-    process nor on disk.  About 1 s less of a first ``master`` move."""
+def _aside() -> compile_aside.Aside | None:
+    """A child process that compiles one of master's two searches into
+    numba's cache (``c4lab.compile_aside``) while this one compiles the
+    other, started the first time a search here needs both and neither is
+    compiled in this process or on disk.  The child, which pays its own
+    start (about 0.8 s), takes the smaller share: UCT's policy playouts
+    where UCT's search is on disk (a level compiled it: it is theirs too;
+    minimax here), else minimax (UCT's search and playouts here, the larger
+    share).  About 1 s less of a first ``master`` move either way."""
     if _compile_uct.cache_info().currsize or uct_on_disk():
         return None
-    return compile_aside.start(f"{__name__}:_compile_uct")
+    if compile_search.cache_info().currsize or minimax_on_disk():
+        return None
+    target = _UCT if uct_search_on_disk() else _MINIMAX
+    return compile_aside.start(target)
+
+
+def _ready_minimax() -> None:
+    """minimax's search compiled, or loaded from the cache; where a child
+    compiles it (``_aside``), this process compiles UCT meanwhile, then
+    waits for the child."""
+    aside = _aside()
+    if aside is not None and aside.target == _MINIMAX:
+        _compile_uct()
+        aside.wait()
+    compile_search()
 
 
 def _ready_uct() -> None:
     """master's UCT compiled, or loaded from the cache: after the child
-    that compiles it aside, if there is one, is done."""
-    aside = _uct_aside()
-    if aside is not None:
+    that compiles it (``_aside``), if there is one, is done."""
+    aside = _aside()
+    if aside is not None and aside.target == _UCT:
         aside.wait()
     _compile_uct()
 
@@ -149,8 +174,7 @@ class MasterAgent(Agent):
         """minimax and UCT: on the classic opening the warm-up's moves are
         the exact solver's (down to the database) and reach neither, but
         the moves after the database do, under the clock."""
-        _uct_aside()
-        compile_search()
+        _ready_minimax()
         _ready_uct()
 
     def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
@@ -203,12 +227,13 @@ class MasterAgent(Agent):
                     drawn = True
                     drawing = {s.move for s in verdict.moves}
                     ruled_out = {m for m in position.legal_moves() if m not in drawing}
-        # A first search in this process compiles minimax, and UCT (aside,
-        # on another core, where it can): not thinking time.
+        # A first search in this process compiles minimax, and UCT (one of
+        # them aside, on another core, where it can): not thinking time.
         compiling = time.perf_counter()
         if self.network is None:
-            _uct_aside()
-        compile_search()
+            _ready_minimax()
+        else:
+            compile_search()
         start += time.perf_counter() - compiling
         tactics = None
         if clock is not None:

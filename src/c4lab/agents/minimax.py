@@ -45,6 +45,7 @@ import numpy as np
 from numba import njit
 
 import c4lab.jitcache  # noqa: F401  (numba's cache made safe for concurrent processes)
+from c4lab import compile_aside
 from c4lab.agents.base import Agent, Analysis, Budget, MoveStats, Param, register
 from c4lab.agents.evaluation import INC, _add, _remove, load_codes, windows
 from c4lab.rules import Move, Position
@@ -393,6 +394,12 @@ def value_of(score: int) -> float:
     if abs(score) >= WIN:
         return 1.0 if score > 0 else 0.0
     return 1.0 / (1.0 + math.exp(-score / VALUE_SCALE))
+
+
+def on_disk() -> bool:
+    """Whether numba's cache on disk holds the search that
+    :func:`compile_search` compiles (``c4lab.compile_aside``)."""
+    return compile_aside.on_disk(_search.py_func)
 
 
 @lru_cache(maxsize=1)

@@ -395,11 +395,17 @@ def _policy_function() -> Any:
     return K.cached_cfunc(_policy_playout, POLICY_SIGNATURE)
 
 
-def on_disk(valued: bool = False) -> bool:
+def search_on_disk(valued: bool = False) -> bool:
     """Whether numba's cache on disk holds the search (no table; with a
-    learnt value at the leaves or not) and the policy playouts: what
-    ``master``'s UCT compiles on a first start (``c4lab.compile_aside``)."""
-    return cached(_search_kernel(False, valued).py_func) and cached(_policy_playout)
+    learnt value at the leaves or not): the levels' UCT compiles it too."""
+    return cached(_search_kernel(False, valued).py_func)
+
+
+def on_disk(valued: bool = False) -> bool:
+    """Whether numba's cache on disk holds the search (``search_on_disk``)
+    and the policy playouts: what ``master``'s UCT compiles on a first start
+    (``c4lab.compile_aside``)."""
+    return search_on_disk(valued) and cached(_policy_playout)
 
 
 def policy_address() -> int:
