@@ -97,7 +97,9 @@ solver: ``c4lab.learning.probes``).  For scale, on the 400-position set:
   98.0 / 98.2 / 98.0 / 98.8 % (98.4 %), of the last 30 % 98.1 %, of the
   last half 97.6 %; greedy 94.1, 94.6, 94.3, 94.4 %.  A second run
   (``--seed 2``, 17.5 M games): PUCT 95.7 % with the last weights, 96.2 %
-  with the mean of the last 15 %; greedy 91.4 and 90.9 %.
+  with the mean of the last 15 %; greedy 91.4 and 90.9 %.  A third
+  (``--seed 3``, 18.9 M games): PUCT 96.6 and 97.2 %, greedy 93.2 and
+  93.5 %.
 * **Two workers** run the kernel in two threads on the same weights, with
   no lock (the kernel runs without the GIL; a lost update costs a little
   learning, nothing else): in a 30-minute run of 70 tuples 15,250 games
