@@ -311,5 +311,5 @@ train(TrainConfig(board="4x4", episodes=3000, seed=1), eval_games=0)
 print(json.dumps(compiled))
 """
     compiled = run_counting_compiles(script, tmp_path)
-    assert "_train_episodes" in compiled
+    assert "c4lab.learning.qlearning._train_episodes" in compiled
     assert not [name for name in compiled if "raise_with_shape" in name]
