@@ -30,6 +30,7 @@ from c4lab.agents.ntuple_net import (
     NetworkError,
     default_tuples,
     encode,
+    lines_through,
     random_walk_tuples,
     reachable,
     segment_values,
@@ -75,6 +76,36 @@ def test_tuples_are_random_walks_of_distinct_playable_cells() -> None:
         for cell in row[1:]:  # every cell touches an earlier one of the walk
             assert any(max(abs(cell // 16 - o // 16), abs(cell % 16 - o % 16)) == 1 for o in row[: row.index(cell)])
     assert (random_walk_tuples(variant, 70, 8, seed=3) == tuples).all()
+
+
+def test_lines_of_four_through_the_classic_boards_cells() -> None:
+    lines = lines_through(Variant(7, 6))
+    assert lines[(0, 0)] == 3 and lines[(3, 0)] == 7 and lines[(3, 2)] == 13
+    assert sum(lines.values()) == 4 * 69  # the classic board's 69 lines of four
+    assert (3, 2) not in lines_through(Variant(7, 6, forbidden=["d3"]))
+
+
+def test_the_walks_start_where_the_tuples_are_furthest_below_the_cells_share_of_lines() -> None:
+    """Every cell (with its mirror image, which the network reads too) holds
+    at least half its share of the tuples' cells, whatever the seed: no
+    hole left by chance, as random starts left at the first centre cell."""
+    variant = Variant(7, 6)
+    lines = lines_through(variant)
+    for seed in range(5):
+        held = dict.fromkeys(lines, 0)
+        for cell in random_walk_tuples(variant, 150, 8, seed).ravel().tolist():
+            held[(cell // 16, cell % 16)] += 1
+        for col, row in lines:
+            pair = {(col, row), (6 - col, row)}
+            share = sum(lines[c] for c in pair) / sum(lines.values()) * 150 * 8
+            assert sum(held[c] for c in pair) >= share / 2, (seed, col, row)
+
+
+def test_tuples_added_to_a_network_start_where_its_tuples_are_scarce() -> None:
+    variant = Variant(7, 6, forbidden=["a1"])  # not its own mirror image: each cell counts alone
+    left = np.array([[c * 16 + r for c in range(3) for r in range(1, 4)][:8]] * 20, dtype=np.int16)
+    added = random_walk_tuples(variant, 5, 8, seed=1, beside=left)
+    assert not set(added[:, 0].tolist()) & set(left.ravel().tolist())  # none starts where 20 tuples are
 
 
 def test_a_new_network_has_thills_70_tuples_120_where_a_bonus_cell_adds_a_fifth_cell_state_150_on_7x6() -> None:
@@ -256,15 +287,17 @@ def test_the_trace_reaches_as_far_as_lambda_to_the_k_is_one_percent() -> None:
     assert T.horizon(0.9) == T.MAX_HORIZON
 
 
-@pytest.mark.parametrize(("options", "score"), [(N.Options(lam=0.5), 0.9), (N.Options(tcl=0.5), 0.85)],
-                         ids=["trace", "tcl"])
-def test_a_short_run_with_a_trace_or_temporal_coherence_learns_too(options: N.Options, score: float) -> None:
-    """Temporal coherence learns more slowly here: 87.5 % against random
-    after 20,000 games (88.75 % from seed 2), as it did before the tables
-    held only reachable states."""
-    net = Network.create(Position.parse("4x4").variant, tuples=20, seed=1)
+@pytest.mark.parametrize("options", [N.Options(lam=0.5), N.Options(tcl=0.5)], ids=["trace", "tcl"])
+def test_a_short_run_with_a_trace_or_temporal_coherence_learns_too(options: N.Options) -> None:
+    """An untrained network scores 65 % against random here (its win and
+    block rules alone); after 20,000 games with a trace or with temporal
+    coherence, 80 to 96 % (seeds 1 to 6: the tuples and the games vary
+    more than the two settings do)."""
+    variant = Position.parse("4x4").variant
+    assert N.score_against(Network.create(variant, tuples=20, seed=1), "random", 40, seed=1) == 0.65
+    net = Network.create(variant, tuples=20, seed=1)
     N.Trainer(net, options, seed=1).run(games=20_000)
-    assert N.score_against(net, "random", 40, seed=1) >= score
+    assert N.score_against(net, "random", 40, seed=1) >= 0.8
 
 
 def test_one_random_game_teaches_only_its_end_the_winner_up_and_the_loser_down() -> None:
@@ -680,7 +713,8 @@ def test_a_grown_network_plays_as_before_with_room_for_more(tmp_path: Path) -> N
     net = trained("5x4", 2000)
     grown = net.grown(6, seed=3)
     assert grown.tuples.shape[0] == net.tuples.shape[0] + 6 and np.array_equal(grown.tuples[:-6], net.tuples)
-    assert not grown.weights[:, -6:].any() and grown.games == net.games
+    old = net.weights.shape[1]  # the new tuples' tables come after the old ones
+    assert not grown.weights[:, old:].any() and grown.games == net.games
     for text in ("5x4", "5x4:bc", "5x4:ccbd"):
         assert grown.move_values(Position.parse(text)) == net.move_values(Position.parse(text))
     path = tmp_path / "n.npz"
@@ -690,7 +724,7 @@ def test_a_grown_network_plays_as_before_with_room_for_more(tmp_path: Path) -> N
     assert result.exit_code == 0, result.output
     back = Network.load(path)
     assert np.array_equal(back.tuples, grown.tuples) and back.games == net.games + 500
-    assert back.weights[:, -6:].any()  # the new tuples learnt
+    assert back.weights[:, old:].any()  # the new tuples learnt
     refused = CliRunner().invoke(main, ["train", "ntuple", "--board", "5x4", "--add-tuples", "6",
                                         "--out", str(tmp_path / "new.npz")])
     assert refused.exit_code == 2 and "--add-tuples grows a trained network" in refused.output

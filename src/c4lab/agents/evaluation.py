@@ -29,6 +29,7 @@ from numba import njit
 import c4lab.jitcache  # noqa: F401  (numba's cache made safe for concurrent processes)
 from c4lab.rules import Position
 from c4lab.rules import kernels as K
+from c4lab.rules.variant import lines_of_four
 
 #: Worth of an open window holding 0, 1, 2, 3 (or 4) pieces of one player.
 WEIGHTS = (0, 1, 5, 50, 50)
@@ -38,7 +39,6 @@ INC = np.array([0, 1, 5, 25], dtype=np.uint8)
 CENTRE = 4
 #: At most this many windows pass through one cell (four directions, four offsets).
 MAX_PER_CELL = 16
-_DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
 
 
 def _score_table() -> np.ndarray:
@@ -84,14 +84,8 @@ def windows(geo: np.ndarray, st: np.ndarray) -> Windows:
 def _build(width: int, height: int, forbidden: tuple[int, ...]) -> Windows:
     """The windows of a ``width`` x ``height`` board with ``forbidden`` cells
     (cell indices), cached per board."""
-    cells = []
-    for c in range(width):
-        for r in range(height):
-            for dc, dr in _DIRECTIONS:
-                window = [(c + k * dc) * 16 + r + k * dr for k in range(4)]
-                inside = 0 <= c + 3 * dc < width and 0 <= r + 3 * dr < height
-                if inside and not set(window) & set(forbidden):
-                    cells.append(window)
+    blocked = [(cell // 16, cell % 16) for cell in forbidden]
+    cells = [[c * 16 + r for c, r in line] for line in lines_of_four(width, height, blocked)]
     through = np.zeros((K.NCELLS, MAX_PER_CELL), dtype=np.int16)
     count = np.zeros(K.NCELLS, dtype=np.uint8)
     for w, window in enumerate(cells):

@@ -16,6 +16,8 @@ from c4lab.rules.errors import VariantError
 MIN_SIDE = 4
 MAX_SIDE = 12
 COLUMN_LETTERS = "abcdefghijkl"
+#: The four directions of a line of four: along a row, up a column, and the two diagonals.
+DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
 
 
 def column_letter(col: int) -> str:
@@ -194,5 +196,30 @@ class Variant:
         """Every cell of the board, column by column, bottom up."""
         return [Cell(c, r) for c in range(self.width) for r in range(self.height)]
 
+    def lines_of_four(self) -> list[tuple[tuple[int, int], ...]]:
+        """Every line of four cells that a player can complete (none of them
+        forbidden), as ``(col, row)`` pairs: what the evaluation, the
+        solver's move order and the n-tuple learner weigh cells by."""
+        forbidden = {(c.col, c.row) for c in self.forbidden}
+        return lines_of_four(self.width, self.height, forbidden)
+
     def __str__(self) -> str:
         return self.notation
+
+
+def lines_of_four(width: int, height: int, forbidden: Iterable[tuple[int, int]] = ()) -> list[tuple[tuple[int, int], ...]]:
+    """Every line of four cells of a ``width`` x ``height`` board that avoids
+    the ``forbidden`` cells (``(col, row)`` pairs), as ``(col, row)`` pairs,
+    by the column, then the row, of its first cell, then by ``DIRECTIONS``:
+    69 on the classic board."""
+    blocked = set(forbidden)
+    lines = []
+    for c in range(width):
+        for r in range(height):
+            for dc, dr in DIRECTIONS:
+                if not (0 <= c + 3 * dc < width and 0 <= r + 3 * dr < height):
+                    continue
+                line = tuple((c + k * dc, r + k * dr) for k in range(4))
+                if not blocked.intersection(line):
+                    lines.append(line)
+    return lines

@@ -61,7 +61,7 @@ from numba.extending import intrinsic, overload
 
 import c4lab.jitcache  # noqa: F401  (numba's cache made safe for concurrent processes)
 from c4lab.rules.kernels import U0, U1, U, cached_cfunc
-from c4lab.rules.variant import Variant
+from c4lab.rules.variant import Variant, lines_of_four
 from c4lab.solver.bitboard import WIDE_WORDS, Bitboards, order_centre_first, words
 from c4lab.solver.database import NOT_FOUND, Database, find, score_at
 from c4lab.solver.words import (
@@ -681,13 +681,9 @@ def _lines_through(width: int, height: int, playable: int) -> np.ndarray:
     lies on the most lines).  Computed once a board."""
     count = np.zeros(MAX_BITS, dtype=np.uint64)
     stride = height + 1
-    for c in range(width):
-        for r in range(height):
-            for dc, dr in ((1, 0), (0, 1), (1, 1), (1, -1)):
-                cells = [(c + k * dc, r + k * dr) for k in range(4)]
-                bits = [x * stride + y for x, y in cells if 0 <= x < width and 0 <= y < height]
-                if len(bits) == 4 and all(playable >> bit & 1 for bit in bits):
-                    count[bits] += 1
+    forbidden = [(c, r) for c in range(width) for r in range(height) if not playable >> (c * stride + r) & 1]
+    for line in lines_of_four(width, height, forbidden):
+        count[[c * stride + r for c, r in line]] += 1
     count.setflags(write=False)
     return count
 
