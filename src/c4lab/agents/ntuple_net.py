@@ -149,7 +149,8 @@ def random_walk_tuples(
     mirror = variant.is_mirror_symmetric
     # Each cell's group: itself, and its mirror image where the network reads it too.
     group = {cell: sorted({cell, (variant.width - 1 - cell[0], cell[1])} if mirror else {cell}) for cell in ordered}
-    share = {cell: sum(lines[g] for g in group[cell]) / max(sum(lines.values()), 1) for cell in ordered}
+    total = max(sum(lines.values()), 1)
+    share = {cell: sum(lines[g] for g in group[cell]) / total for cell in ordered}
     held = dict.fromkeys(ordered, 0)
     before = [] if beside is None else beside.ravel().tolist()
     for cell in before:
