@@ -312,7 +312,7 @@ def _negamax(geo, st, depth, alpha, beta, key, codes, idx, weights, ptr, inst, p
 
 
 @njit(cache=True)
-def _search_root(geo, root, depth, key, weights, inst_cells, ptr, inst, pw, states, moves, values, prior,
+def _search_root(geo, root, depth, key, weights, inst_cells, ptr, inst, pw, drop_ptr, drop, states, moves, values, prior,
                  tt_key, tt_val, tt_info, nodes):
     """Every legal move of ``root`` with its ``depth``-ply value: exact for
     the best move, an upper bound for the others (each is searched with the
@@ -349,11 +349,11 @@ def _search_root(geo, root, depth, key, weights, inst_cells, ptr, inst, pw, stat
 
 
 @njit(cache=True)
-def _greedy_values(geo, root, weights, inst_cells, ptr, inst, pw, states, moves, values, results,
+def _greedy_values(geo, root, weights, inst_cells, ptr, inst, pw, drop_ptr, drop, states, moves, values, results,
                    unsafe):
     """The network's value of every legal move, its result, and whether the
     opponent can then win at once (``unsafe``).  Returns how many moves."""
-    n = move_values(geo, root, weights, inst_cells, ptr, inst, pw, states, moves, values, results)
+    n = move_values(geo, root, weights, inst_cells, ptr, inst, pw, drop_ptr, drop, states, moves, values, results)
     st = root.copy()
     saved = root.copy()
     side = K.to_move(root)

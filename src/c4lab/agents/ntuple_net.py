@@ -256,6 +256,8 @@ class Layout:
     cell_add: np.ndarray  # (rows, P) int64: what that cell adds to that instance's index, per state
     sizes: np.ndarray  # (T,) int64: each table's entries (``segment_values``)
     bases: np.ndarray  # (T,) int64: where each table starts in a side's weights
+    drop_ptr: np.ndarray  # (2 * NCELLS + 1,) int64: CSR rows, one per cell and side (``drops``)
+    drop: np.ndarray  # (rows, 2) int64: an instance, and how much a plain drop there moves its index
 
     @property
     def entries(self) -> int:
@@ -291,7 +293,38 @@ class Layout:
         ptr[1:] = np.cumsum([len(t) for t in through])
         inst = np.array([i for t in through for i, _ in t], dtype=np.int64)
         pw = np.array([v for t in through for _, v in t], dtype=np.int64).reshape(-1, states)
-        return cls(inst_cells, inst_tuple, ptr, inst, pw, sizes, bases)
+        drop_ptr, drop = drops(variant, through)
+        return cls(inst_cells, inst_tuple, ptr, inst, pw, sizes, bases, drop_ptr, drop)
+
+
+def drops(variant: Variant, through: list[list[tuple[int, np.ndarray]]]) -> tuple[np.ndarray, np.ndarray]:
+    """What a plain drop (no ban) does to the features, for every cell it
+    can land on and each side: its cell turns from ``NOW`` into the side's
+    stone and the next free cell above it (forbidden cells are skipped, as
+    gravity skips them) from ``LATER`` into ``NOW``, so each instance
+    through either cell moves its index by a fixed amount.  ``through[cell]``
+    lists the ``(instance, index added per state)`` of each cell.  Returns
+    a CSR of ``(instance, change)`` rows, row ``2 * cell + side``: an
+    afterstate's value reads only these (``afterstate_values``), with no
+    feature to change and undo."""
+    forbidden = {(c.col, c.row) for c in variant.forbidden}
+    rows: list[list[tuple[int, int]]] = []
+    for cell in range(K.NCELLS):
+        col, row = divmod(cell, 16)
+        above = next((r for r in range(row + 1, variant.height) if (col, r) not in forbidden), None)
+        for side in (0, 1):
+            change: dict[int, int] = {}
+            if col < variant.width and row < variant.height and (col, row) not in forbidden:
+                for i, add in through[cell]:
+                    change[i] = change.get(i, 0) + int(add[STONE_A + side] - add[NOW])
+                if above is not None:
+                    for i, add in through[col * 16 + above]:
+                        change[i] = change.get(i, 0) + int(add[NOW] - add[LATER])
+            rows.append(sorted(change.items()))
+    ptr = np.zeros(len(rows) + 1, dtype=np.int64)
+    ptr[1:] = np.cumsum([len(r) for r in rows])
+    flat = np.array([pair for r in rows for pair in r], dtype=np.int64).reshape(-1, 2)
+    return ptr, flat
 
 
 # ---------------------------------------------------------------------------
@@ -431,31 +464,47 @@ def outcome_value(result, side):
 
 @njit(inline="always")
 def afterstate_values(geo, st, saved, moves, n, values, results, codes, idx, ptr, inst, pw, log,
-                      weights):
+                      weights, drop_ptr, drop):
     """The value of each of the ``n`` moves ``moves`` for the side to move:
     the exact result of a move that ends the game, else its afterstate's
-    learnt value.  ``saved`` holds a copy of ``st`` (``K.restore``)."""
+    learnt value.  ``saved`` holds a copy of ``st`` (``K.restore``).
+
+    A plain drop's value is the position's sum of weights plus the change
+    of the instances it moves (``drops``: about a third of them on the
+    classic board), read without changing the features; a bonus move (a
+    drop and a ban) plays on the features and takes them back."""
     side = np.int64(K.to_move(st))
+    here = weight_sum(weights, side, idx)
     for k in range(n):
-        result, changed = play_move(geo, st, moves[k], codes, idx, ptr, inst, pw, log)
+        if moves[k] < K.STRIDE:
+            cell, _, result = K.apply(geo, st, moves[k])
+            row = 2 * np.int64(cell) + side
+            if result == K.ONGOING:
+                total = here
+                for j in range(drop_ptr[row], drop_ptr[row + 1]):
+                    i = drop[j, 0]
+                    total += np.float64(weights[side, idx[i] + drop[j, 1]]) - np.float64(weights[side, idx[i]])
+                values[k] = math.tanh(total)
+        else:
+            result, changed = play_move(geo, st, moves[k], codes, idx, ptr, inst, pw, log)
+            if result == K.ONGOING:
+                values[k] = math.tanh(weight_sum(weights, side, idx))
+            undo(changed, codes, idx, ptr, inst, pw, log)
         results[k] = result
         if result != K.ONGOING:
             values[k] = outcome_value(result, side)
-        else:
-            values[k] = math.tanh(weight_sum(weights, side, idx))
-        undo(changed, codes, idx, ptr, inst, pw, log)
         K.restore(geo, st, saved)
 
 
 @njit(cache=True)
-def move_values(geo, st, weights, inst_cells, ptr, inst, pw, states, moves, values, results):
+def move_values(geo, st, weights, inst_cells, ptr, inst, pw, drop_ptr, drop, states, moves, values, results):
     """Every legal move of ``st`` (into ``moves``) with its value for the side
     to move (into ``values``) and the game's result after it (``results``).
     Returns how many."""
     n = K.legal_codes(geo, st, moves)
     work, saved, codes, idx, log = scratch(geo, st, inst_cells.shape[0], ptr, inst, pw)
     afterstate_values(geo, work, saved, moves, n, values, results, codes, idx, ptr, inst, pw, log,
-                      weights)
+                      weights, drop_ptr, drop)
     return n
 
 
@@ -551,9 +600,10 @@ class Network:
 
     def arrays(self) -> list[Any]:
         """The arguments the kernels take after ``geo, st``: ``weights,
-        inst_cells, cell_ptr, cell_inst, cell_add, states``."""
+        inst_cells, cell_ptr, cell_inst, cell_add, drop_ptr, drop, states``."""
         lay = self.layout
-        return [self.weights, lay.inst_cells, lay.cell_ptr, lay.cell_inst, lay.cell_add, self.states]
+        return [self.weights, lay.inst_cells, lay.cell_ptr, lay.cell_inst, lay.cell_add, lay.drop_ptr, lay.drop,
+                self.states]
 
     def move_values(self, position: Position) -> tuple[list[int], list[float], list[int]]:
         """Every legal move code of ``position``, its value for the side to

@@ -80,7 +80,7 @@ ROOT = np.int64(0)
 
 @njit(cache=True, nogil=True)
 def _expand(geo, st, node, first, count, move, kind, prior, net, visits, total, meta, codes, idx, weights, ptr, inst,
-            pw, temp, moves, values, results, saved, log):
+            pw, drop_ptr, drop, temp, moves, values, results, saved, log):
     """Give ``node`` (whose position is ``st``, features ``codes``/``idx``) its
     children, each valued for the side to move of ``st`` (``afterstate_values``;
     ``st`` and the features are as they were after it); returns ``False``
@@ -91,7 +91,8 @@ def _expand(geo, st, node, first, count, move, kind, prior, net, visits, total, 
     if base + n > first.shape[0]:
         return False
     copy_into(saved, st)
-    afterstate_values(geo, st, saved, moves, n, values, results, codes, idx, ptr, inst, pw, log, weights)
+    afterstate_values(geo, st, saved, moves, n, values, results, codes, idx, ptr, inst, pw, log, weights, drop_ptr,
+                      drop)
     top = largest(values, n)
     mass = 0.0
     wins = False
@@ -122,7 +123,7 @@ def _expand(geo, st, node, first, count, move, kind, prior, net, visits, total, 
 
 @njit(cache=True, nogil=True)
 def run(geo, root, iterations, c, temp, look, first, count, move, kind, prior, net, visits, total, meta, weights,
-        inst_cells, ptr, inst, pw, states):
+        inst_cells, ptr, inst, pw, drop_ptr, drop, states):
     """``iterations`` more iterations of PUCT from ``root`` on the tree (its
     arrays, filled by earlier calls on the same root); stops early when the
     tree is full or the root is settled.  ``look`` is the weight of a new
@@ -143,8 +144,8 @@ def run(geo, root, iterations, c, temp, look, first, count, move, kind, prior, n
     done = 0
     for _ in range(iterations):
         if kind[0] == OPEN and not _expand(geo, st, ROOT, first, count, move, kind, prior, net, visits, total,
-                                               meta, codes, idx, weights, ptr, inst, pw, temp, moves,
-                                               values, results, saved, log):
+                                               meta, codes, idx, weights, ptr, inst, pw, drop_ptr, drop, temp,
+                                               moves, values, results, saved, log):
             break
         copy_into(st, root)
         copy_into(codes, root_codes)
@@ -170,8 +171,8 @@ def run(geo, root, iterations, c, temp, look, first, count, move, kind, prior, n
             depth += 1
             path[depth] = node
         if kind[node] == OPEN and not _expand(geo, st, node, first, count, move, kind, prior, net, visits, total,
-                                               meta, codes, idx, weights, ptr, inst, pw, temp, moves,
-                                               values, results, saved, log):
+                                               meta, codes, idx, weights, ptr, inst, pw, drop_ptr, drop, temp,
+                                               moves, values, results, saved, log):
             break
         value = net[node]
         if kind[node] == INNER:  # just expanded: ``values`` still holds its children's values

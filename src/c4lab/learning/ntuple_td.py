@@ -111,7 +111,7 @@ def horizon(lam: float) -> int:
 
 
 @njit(cache=True, nogil=True)
-def train_games(geo, start, weights, inst_cells, ptr, inst, pw, states,
+def train_games(geo, start, weights, inst_cells, ptr, inst, pw, drop_ptr, drop, states,
                 games, rng, alpha, epsilon, learn_from_random, tcl, beta, lam, length, opening, counters):
     """Play ``games`` self-play games from ``start`` and learn from them.
 
@@ -172,7 +172,7 @@ def train_games(geo, start, weights, inst_cells, ptr, inst, pw, states,
             n = K.legal_codes(geo, st, moves)
             K.restore(geo, saved, st)
             afterstate_values(geo, st, saved, moves, n, values, results, codes, idx, ptr, inst, pw, log,
-                              weights)
+                              weights, drop_ptr, drop)
             s, x = K.next_random(s)
             explore = np.float64(x >> K.U(11)) * (1.0 / 9007199254740992.0) < epsilon
             if explore:
