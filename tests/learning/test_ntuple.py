@@ -130,11 +130,14 @@ def test_cell_states_tell_playable_empty_cells_from_the_others_and_ban_pieces_fr
     assert net.states == 5
 
 
-def test_incremental_indices_equal_indices_computed_from_scratch_along_a_game() -> None:
-    """``move_values`` plays each move on the features and takes it back:
-    its values must be those of the positions after each move, encoded
-    afresh."""
-    position = Position.parse("6x5/Xc2/Bd1")
+@pytest.mark.parametrize("board", ["6x5/Xc2/Bd1", "7x6", "9x8/Xd8", "12x12/Xf4/Bb3"])
+def test_afterstate_values_equal_the_values_of_the_positions_encoded_afresh(board: str) -> None:
+    """``move_values`` reads a plain drop's afterstate from the instances it
+    moves (``drops``: its cell becomes a stone, the next free cell above it,
+    past a forbidden one, becomes playable) and plays a bonus move on the
+    features and takes it back: either way its values must be those of the
+    positions after each move, encoded afresh, to the rounding."""
+    position = Position.parse(board)
     net = Network.create(position.variant, tuples=12, length=6, seed=2)
     rng = np.random.default_rng(0)
     net.weights[:] = rng.normal(0, 0.1, net.weights.shape).astype(np.float32)
@@ -147,7 +150,7 @@ def test_incremental_indices_equal_indices_computed_from_scratch_along_a_game() 
                 continue
             _, idx = features(after, net)
             total = sum(float(net.weights[side, i]) for i in idx)
-            assert value == pytest.approx(math.tanh(total), abs=1e-5), after.notation
+            assert value == pytest.approx(math.tanh(total), abs=1e-12), after.notation
         position = position.play(Move.from_code(moves[int(rng.integers(len(moves)))]))
 
 

@@ -96,7 +96,17 @@ solver: ``c4lab.learning.probes``).  For scale, on the 400-position set:
   Java agent about 500), measured with tables of 65,536 entries; the dense
   tables made it 1.6 times as fast (1,735-1,807 → 2,822-2,993 games a
   second with the shipped network, alternated on a day this machine ran at
-  half its usual speed).
+  half its usual speed).  **An afterstate read, not played**: a plain drop
+  changes two cells in a way known in advance (its cell from playable to
+  the mover's stone, the next free cell above from not yet playable to
+  playable), so each cell and side has the list of instances it moves and
+  by how much (``ntuple_net.drops``), and an afterstate's value is the
+  position's sum plus those changes, with no feature to set and take back
+  (a bonus move still plays and undoes).  The same values; one core, the
+  two trees alternated twice on a noisy day: the shipped network
+  3,322-3,640 → 5,491-7,337 games a second, 6x5/Xc2 (70 tuples)
+  19,162-21,573 → 36,439-37,488, 8x6/Xc3/Bf4 (120 tuples, bonus moves on
+  the old path) 8,683-10,651 → 13,606-14,608.
 * **The mean of the last weights** (``average``, 0.15 by default): the
   network kept is the mean of the weights over the last 15 % of the run,
   a snapshot every hundredth (``Snapshots``; checkpoint averaging).  TD's
