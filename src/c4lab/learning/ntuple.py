@@ -47,7 +47,9 @@ solver: ``c4lab.learning.probes``).  For scale, on the 400-position set:
   of 400 probes (seeds 11 / 7 / 13 / 21 / 23), PUCT at 0.2 s and greedy,
   the mean of the last weights: ``--seed 2`` 97.9 and 95.1 % (random starts:
   96.2 and 90.9 %), ``--seed 3`` 97.1 and 93.9 % (97.2 and 93.5 %).  The
-  weak seed caught up, the other stayed where it was.
+  weak seed caught up, the other stayed where it was.  With afterstates
+  read instead of played (below; 22-24 M games instead of 18-19 M):
+  ``--seed 1`` 98.0 and 94.2 %, ``--seed 3`` 97.5 and 94.4 %.
 * **Afterstates, TD(0) between a player's own afterstates, tanh output,
   rewards +1/0/-1 at the end only, final adaptation** of the loser's last
   afterstate (as GBG's TDNTuple3Agt).  Terminal afterstates are never looked
