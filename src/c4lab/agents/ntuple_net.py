@@ -115,7 +115,7 @@ def lines_through(variant: Variant) -> dict[tuple[int, int], int]:
     """How many lines of four cells, none of them forbidden, pass through
     each cell that is not forbidden (``(col, row)``): 3 in a corner of the
     classic board, 13 in the middle of its centre column."""
-    forbidden = {(c.col, c.row) for c in variant.forbidden}
+    forbidden = variant.forbidden_pairs
     count = {(c.col, c.row): 0 for c in variant.cells() if (c.col, c.row) not in forbidden}
     for line in variant.lines_of_four():
         for cell in line:
@@ -190,7 +190,7 @@ def _segments(variant: Variant, cells: np.ndarray) -> list[list[tuple[int, bool]
     (``k`` its place in the tuple; ``gap`` whether a cell of the column
     that is neither forbidden nor in the tuple lies between it and the
     tuple's cell below it, or the floor)."""
-    forbidden = {(c.col, c.row) for c in variant.forbidden}
+    forbidden = variant.forbidden_pairs
     columns: dict[int, list[int]] = {}
     for k, cell in enumerate(int(c) for c in cells):
         columns.setdefault(cell // 16, []).append(k)
@@ -307,7 +307,7 @@ def drops(variant: Variant, through: list[list[tuple[int, np.ndarray]]]) -> tupl
     a CSR of ``(instance, change)`` rows, row ``2 * cell + side``: an
     afterstate's value reads only these (``afterstate_values``), with no
     feature to change and undo."""
-    forbidden = {(c.col, c.row) for c in variant.forbidden}
+    forbidden = variant.forbidden_pairs
     rows: list[list[tuple[int, int]]] = []
     for cell in range(K.NCELLS):
         col, row = divmod(cell, 16)

@@ -173,12 +173,18 @@ class Variant:
         return "/".join(parts)
 
     @property
+    def forbidden_pairs(self) -> frozenset[tuple[int, int]]:
+        """The forbidden cells as ``(col, row)`` pairs: the form the board's
+        geometry (lines, walks, columns) is computed in."""
+        return frozenset((c.col, c.row) for c in self.forbidden)
+
+    @property
     def is_mirror_symmetric(self) -> bool:
         """Is the board its own mirror image (left to right), its forbidden
         cells and bonus cell included?  Then a position and its mirror image
         have the same value, with mirrored moves."""
         w = self.width
-        forbidden = {(c.col, c.row) for c in self.forbidden}
+        forbidden = self.forbidden_pairs
         if forbidden != {(w - 1 - col, row) for col, row in forbidden}:
             return False
         return self.bonus is None or self.bonus.col == w - 1 - self.bonus.col
@@ -200,8 +206,7 @@ class Variant:
         """Every line of four cells that a player can complete (none of them
         forbidden), as ``(col, row)`` pairs: what the evaluation, the
         solver's move order and the n-tuple learner weigh cells by."""
-        forbidden = {(c.col, c.row) for c in self.forbidden}
-        return lines_of_four(self.width, self.height, forbidden)
+        return lines_of_four(self.width, self.height, self.forbidden_pairs)
 
     def __str__(self) -> str:
         return self.notation
