@@ -61,7 +61,6 @@ at random (``seed=``).
 
 from __future__ import annotations
 
-import math
 import random
 import time as _time
 from functools import lru_cache
@@ -79,13 +78,12 @@ from c4lab.agents.ntuple_net import (
     STONE_A,
     STONE_B,
     Network,
+    afterstate_values,
     largest,
     move_values,
-    outcome_value,
     play_move,
     scratch,
     undo,
-    weight_sum,
 )
 from c4lab.agents.ntuple_puct import M_ITER, PROVEN, Tree
 from c4lab.agents.ntuple_puct import run as puct_run
@@ -128,26 +126,23 @@ def load_network(path: str | Path) -> Network:
 
 
 @njit(cache=True, nogil=True)
-def _children(geo, st, saved, moves, n, depth, values, exact, codes, idx, weights, ptr, inst, pw, log,
-              nodes):
+def _children(geo, st, saved, moves, n, depth, values, exact, results, codes, idx, weights, ptr, inst, pw, log,
+              drop_ptr, drop, nodes):
     """Every child of ``st``: its exact value when the move ends the game (a
     win is worth more than any learnt value, and more the sooner it comes),
-    else the network's value of its afterstate.  Returns the index of a
-    move that wins at once, or -1."""
-    side = np.int64(K.to_move(st))
+    else the network's value of its afterstate (``afterstate_values``, as
+    greedy play and PUCT read them).  Returns the index of a move that wins
+    at once, or -1."""
+    afterstate_values(geo, st, saved, moves, n, values, results, codes, idx, ptr, inst, pw, log,
+                      weights, drop_ptr, drop)
+    nodes[0] += n
     win = -1
     for k in range(n):
-        result, changed = play_move(geo, st, moves[k], codes, idx, ptr, inst, pw, log)
-        nodes[0] += 1
-        exact[k] = result != K.ONGOING
+        exact[k] = results[k] != K.ONGOING
         if exact[k]:
-            values[k] = outcome_value(result, side) * (2.0 + 0.01 * depth)
+            values[k] *= 2.0 + 0.01 * depth
             if values[k] > 0.0 and win < 0:
                 win = k
-        else:
-            values[k] = math.tanh(weight_sum(weights, side, idx))
-        undo(changed, codes, idx, ptr, inst, pw, log)
-        K.restore(geo, st, saved)
     return win
 
 
@@ -196,8 +191,8 @@ def _tt_store(tt_key, tt_val, tt_info, slot, key, value, move, depth, alpha, bet
 
 
 @njit(cache=True)
-def _negamax(geo, st, depth, alpha, beta, key, codes, idx, weights, ptr, inst, pw, tt_key, tt_val, tt_info,
-             nodes):
+def _negamax(geo, st, depth, alpha, beta, key, codes, idx, weights, ptr, inst, pw, drop_ptr, drop, tt_key, tt_val,
+             tt_info, nodes):
     """The value of ``st`` for its side to move, ``depth`` plies deep
     (alpha-beta, fail-soft): a leaf is the afterstate of a move, valued by
     the network for its mover, or exactly when the game ended.  Children are
@@ -211,6 +206,7 @@ def _negamax(geo, st, depth, alpha, beta, key, codes, idx, weights, ptr, inst, p
     mv = np.empty((deep, K.MAX_LEGAL), dtype=np.uint8)
     val = np.empty((deep, K.MAX_LEGAL), dtype=np.float64)
     ex = np.empty((deep, K.MAX_LEGAL), dtype=np.bool_)
+    res = np.empty((deep, K.MAX_LEGAL), dtype=np.int64)
     order = np.empty((deep, K.MAX_LEGAL), dtype=np.int64)
     sv = np.empty((deep, st.shape[0]), dtype=st.dtype)
     lg = np.zeros((deep, 4, 2), dtype=np.int64)
@@ -250,8 +246,8 @@ def _negamax(geo, st, depth, alpha, beta, key, codes, idx, weights, ptr, inst, p
                 n = K.legal_codes(geo, st, moves)
                 count[p] = n
                 K.restore(geo, sv[p], st)
-                win = _children(geo, st, sv[p], moves, n, d, values, exact, codes, idx, weights, ptr,
-                                inst, pw, lg[p], nodes)
+                win = _children(geo, st, sv[p], moves, n, d, values, exact, res[p], codes, idx, weights, ptr,
+                                inst, pw, lg[p], drop_ptr, drop, nodes)
                 if win >= 0:
                     ret = values[win]
                     cut = True
@@ -326,8 +322,9 @@ def _search_root(geo, root, depth, key, weights, inst_cells, ptr, inst, pw, drop
     st, saved, codes, idx, log = scratch(geo, root, inst_cells.shape[0], ptr, inst, pw)
     leaf = np.empty(n, dtype=np.float64)
     exact = np.empty(n, dtype=np.bool_)
-    _children(geo, st, saved, moves, n, depth, leaf, exact, codes, idx, weights, ptr, inst, pw, log,
-              nodes)
+    results = np.empty(n, dtype=np.int64)
+    _children(geo, st, saved, moves, n, depth, leaf, exact, results, codes, idx, weights, ptr, inst, pw, log,
+              drop_ptr, drop, nodes)
     order_root = np.empty(n, dtype=np.int64)
     _best_first(prior[:n] + 1e-3 * leaf, n, order_root)
     best = -INF
@@ -339,7 +336,7 @@ def _search_root(geo, root, depth, key, weights, inst_cells, ptr, inst, pw, drop
             _, changed = play_move(geo, st, moves[k], codes, idx, ptr, inst, pw, log)
             child = _rekey(key, changed, log, codes)
             values[k] = -_negamax(geo, st, depth - 1, -INF, -best, child, codes, idx, weights, ptr,
-                                  inst, pw, tt_key, tt_val, tt_info, nodes)
+                                  inst, pw, drop_ptr, drop, tt_key, tt_val, tt_info, nodes)
             undo(changed, codes, idx, ptr, inst, pw, log)
             K.restore(geo, st, saved)
         if values[k] > best:
