@@ -16,7 +16,9 @@ issue 27:
 * ``master 9x8/Xd3`` and ``master 7x6``: the first ``master`` move on a board
   (goal: at most 5 s, hoped 2 s), on an empty cache;
 * ``solve 6x5/Xc2 after hard``: the first exact answer on a board of a new
-  kind, after ``hard`` was compiled on 7x6 (goal: at most 3 s);
+  kind, after ``hard`` was compiled on 7x6 (goal: at most 3 s), and
+  ``perfect 6x5/Xc2:dc after hard``: the first exact move there (a
+  position with moves: reading it compiles the kernels that play moves);
 * ``hard 9x8/Xd3 after hard``: a level's first move on a second kind of
   board (goal: at most 3 s);
 * ``hard 7x6``: the first move after an install, the README's figure;
@@ -50,6 +52,7 @@ CASES: dict[str, tuple[list[list[str]], list[str]]] = {
     "master 9x8/Xd3 after hard": ([HARD_7X6], ["move", "9x8/Xd3", "--agent", "master"]),
     "solve 6x5/Xc2": ([], ["solve", "6x5/Xc2"]),
     "solve 6x5/Xc2 after hard": ([HARD_7X6], ["solve", "6x5/Xc2"]),
+    "perfect 6x5/Xc2:dc after hard": ([HARD_7X6], ["move", "6x5/Xc2:dc", "--agent", "perfect"]),
     "hard 9x8/Xd3 after hard": ([HARD_7X6], ["move", "9x8/Xd3", "--agent", "hard"]),
     "hard 8x7/Bc1 after hard": ([HARD_7X6], ["move", "8x7/Bc1", "--agent", "hard"]),
     "show 7x6": ([], ["show", "7x6"]),
