@@ -126,7 +126,7 @@ def load_network(path: str | Path) -> Network:
 
 
 @njit(cache=True, nogil=True)
-def _children(geo, st, saved, moves, n, depth, values, exact, results, codes, idx, weights, ptr, inst, pw, log,
+def _children(geo, st, saved, moves, n, depth, values, results, codes, idx, weights, ptr, inst, pw, log,
               drop_ptr, drop, nodes):
     """Every child of ``st``: its exact value when the move ends the game (a
     win is worth more than any learnt value, and more the sooner it comes),
@@ -138,8 +138,7 @@ def _children(geo, st, saved, moves, n, depth, values, exact, results, codes, id
     nodes[0] += n
     win = -1
     for k in range(n):
-        exact[k] = results[k] != K.ONGOING
-        if exact[k]:
+        if results[k] != K.ONGOING:
             values[k] *= 2.0 + 0.01 * depth
             if values[k] > 0.0 and win < 0:
                 win = k
@@ -205,7 +204,6 @@ def _negamax(geo, st, depth, alpha, beta, key, codes, idx, weights, ptr, inst, p
     deep = depth + 1
     mv = np.empty((deep, K.MAX_LEGAL), dtype=np.uint8)
     val = np.empty((deep, K.MAX_LEGAL), dtype=np.float64)
-    ex = np.empty((deep, K.MAX_LEGAL), dtype=np.bool_)
     res = np.empty((deep, K.MAX_LEGAL), dtype=np.int64)
     order = np.empty((deep, K.MAX_LEGAL), dtype=np.int64)
     sv = np.empty((deep, st.shape[0]), dtype=st.dtype)
@@ -242,11 +240,11 @@ def _negamax(geo, st, depth, alpha, beta, key, codes, idx, weights, ptr, inst, p
                         ret = v
                         cut = True
             if not cut:
-                moves, values, exact = mv[p], val[p], ex[p]
+                moves, values = mv[p], val[p]
                 n = K.legal_codes(geo, st, moves)
                 count[p] = n
                 K.restore(geo, sv[p], st)
-                win = _children(geo, st, sv[p], moves, n, d, values, exact, res[p], codes, idx, weights, ptr,
+                win = _children(geo, st, sv[p], moves, n, d, values, res[p], codes, idx, weights, ptr,
                                 inst, pw, lg[p], drop_ptr, drop, nodes)
                 if win >= 0:
                     ret = values[win]
@@ -282,7 +280,7 @@ def _negamax(geo, st, depth, alpha, beta, key, codes, idx, weights, ptr, inst, p
             while at[p] < count[p] and best[p] < hi[p]:
                 k = order[p, at[p]]
                 at[p] += 1
-                if ex[p, k]:
+                if res[p, k] != K.ONGOING:
                     if val[p, k] > best[p]:
                         best[p] = val[p, k]
                         best_move[p] = np.int64(mv[p, k])
@@ -321,16 +319,15 @@ def _search_root(geo, root, depth, key, weights, inst_cells, ptr, inst, pw, drop
     n = K.legal_codes(geo, root, moves)
     st, saved, codes, idx, log = scratch(geo, root, inst_cells.shape[0], ptr, inst, pw)
     leaf = np.empty(n, dtype=np.float64)
-    exact = np.empty(n, dtype=np.bool_)
     results = np.empty(n, dtype=np.int64)
-    _children(geo, st, saved, moves, n, depth, leaf, exact, results, codes, idx, weights, ptr, inst, pw, log,
+    _children(geo, st, saved, moves, n, depth, leaf, results, codes, idx, weights, ptr, inst, pw, log,
               drop_ptr, drop, nodes)
     order_root = np.empty(n, dtype=np.int64)
     _best_first(prior[:n] + 1e-3 * leaf, n, order_root)
     best = -INF
     for j in range(n):
         k = order_root[j]
-        if exact[k] or depth <= 1:
+        if results[k] != K.ONGOING or depth <= 1:
             values[k] = leaf[k]
         else:
             _, changed = play_move(geo, st, moves[k], codes, idx, ptr, inst, pw, log)
