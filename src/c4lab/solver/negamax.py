@@ -24,9 +24,10 @@ every variant:
   to order its moves nor, on one-word boards, uses the table: there the
   work saved is less than what it costs (the table is far bigger than the
   caches: an access is a cache miss);
-* the root narrows the score with null-window searches, MTD(f) from 0: each
-  probe starts from the bound the previous one returned (iterative
-  deepening on the score, not on depth); a weak solve bisects towards 0.
+* the root (``_search``, which calls negamax) narrows the score with
+  null-window searches, MTD(f) from 0: each probe starts from the bound the
+  previous one returned (iterative deepening on the score, not on depth); a
+  weak solve bisects towards 0.
 
 The bonus: when a move can land on the (empty) bonus cell, the node is
 searched without the pruning shortcuts (a ban can block a threat, and a ban
@@ -110,7 +111,7 @@ X_BOOK_EMPTY = 11  # the empty cells of the database's positions (NO_BOOK: none)
 X_BOOK_KEYS = 12  # the database's keys (address of int32s)
 X_BOOK_VALUES = 13  # and values (address of int8s)
 X_BOOK_SIZE = 14  # its number of entries
-X_WINDOW = 15  # the root's bounds on the score and its current probe (see negamax)
+X_WINDOW = 15  # the root's bounds on the score and its current probe (see _search)
 X_BOTTOM = 16  # 3 words: row 0 of every column
 X_PLAYABLE = 19  # 3 words: the cells of the board that are not forbidden
 X_BONUS = 22  # 3 words: the empty bonus cell's bit, 0 if none
@@ -342,8 +343,8 @@ _WORD = {False: "uint64", True: "UniTuple(uint64, 3)"}
 def negamax(cur, mask, neutral, empty, alpha, beta, depth, check, Xp, ttp, size):
     """The score of the position for the side to move if it lies in
     (alpha, beta); else a bound on the right side of the window.
-    ``ABORTED`` if the search was stopped.  ``depth < 0``: the root, which
-    narrows the exact score with null windows.
+    ``ABORTED`` if the search was stopped.  ``depth``: the ply below the
+    root (its scratch row in the context).
 
     ``check``: whether the side to move may have an immediate win.  A parent
     never plays a move that hands one over, so only the children of bonus
@@ -353,51 +354,6 @@ def negamax(cur, mask, neutral, empty, alpha, beta, depth, check, Xp, ttp, size)
     bottom = load(X, X_BOTTOM, cur)
     playable = load(X, X_PLAYABLE, cur)
     stride = X[X_STRIDE]
-    if depth < 0:
-        # Two probes bisecting towards 0 first (at about -E/4 and E/4):
-        # cheap, and they settle the quick wins and losses.  Then, if the
-        # score may still be 0, strong: MTD(f) from 0, each probe where the
-        # last one's bound points (at least 0? then at least the value
-        # found + 1, ...): the expensive probes are the ones next to the
-        # score, and most such scores lie near 0 (against bisecting on:
-        # 7x6:dddd 10.1 -> 8.5 s, the 20 random positions 8.1 -> 7.0 s;
-        # those whose score is 3 or more take longer, the others less);
-        # weak: test 0 directly and stop as soon as the sign is known.
-        # Otherwise bisect on.
-        low, high = -(empty // 2), (empty + 1) // 2
-        if empty == 0:
-            return 0
-        if nonzero(and_(_threats(cur, mask, playable, stride), _landings(mask, bottom, playable))):
-            return 1 if X[X_WEAK] else (empty + 1) // 2
-        probes = 0
-        guess = np.int64(0)
-        near = False  # whether the score may be 0 after the first two probes
-        while low < high and not (X[X_WEAK] and (low > 0 or high < 0)):
-            if probes == 2:
-                near = low <= 0 <= high
-                guess = np.int64(-1)
-            if not near:
-                mid = _next_probe(low, high)
-            elif X[X_WEAK]:
-                mid = -1 if high <= 0 else 0
-            else:
-                mid = min(max(guess, low), high - 1)
-            probes += 1
-            # What is known so far, for a progress display: low, high and the
-            # probe, each + 128, a byte each.
-            X[X_WINDOW] = U(low + 128) | (U(high + 128) << U(8)) | (U(mid + 128) << U(16))
-            value = negamax(cur, mask, neutral, empty, mid, mid + 1, np.int64(0), np.bool_(False), Xp, ttp, size)
-            if value == ABORTED:
-                return ABORTED
-            if value <= mid:
-                high = value
-                guess = value - 1
-            else:
-                low = value
-                guess = value
-        if X[X_WEAK]:
-            return 1 if low > 0 else (-1 if low < 0 else 0)
-        return low
     X[X_NODES] += U1
     if X[X_NODES] > X[X_LIMIT]:
         X[X_ABORTED] = U1
@@ -592,9 +548,59 @@ def _call_negamax(typingctx, address, cur, mask, neutral, empty, alpha, beta, de
 def _search(cur, mask, neutral, empty, alpha, beta, depth, check, X, tt, address):
     """:func:`negamax` on arrays (the recursion takes raw pointers), called
     at ``address``, its C entry point: linked in, its code was optimised and
-    compiled a second time here (0.3 s of a first solve's CPU)."""
-    return _call_negamax(address, cur, mask, neutral, empty, alpha, beta, depth, check,
-                         data_pointer(X), data_pointer(tt), tt.shape[0])
+    compiled a second time here (0.3 s of a first solve's CPU).
+
+    ``depth < 0``: the root of a solve (``empty > 0``), which narrows the
+    exact score with null windows.  It runs here, not in negamax: there it
+    made negamax's first compilation about 0.35 s of CPU longer (2.8 s),
+    here it makes this function's 0.15 s longer (0.06 -> 0.22 s); in Python
+    the calls of its probes cost 8 microseconds a solve (4 % of the mean of
+    ``Test_L1_R1``).
+
+    Two probes bisecting towards 0 first (at about -E/4 and E/4): cheap, and
+    they settle the quick wins and losses.  Then, if the score may still be
+    0, strong: MTD(f) from 0, each probe where the last one's bound points
+    (at least 0? then at least the value found + 1, ...): the expensive
+    probes are the ones next to the score, and most such scores lie near 0
+    (against bisecting on: 7x6:dddd 10.1 -> 8.5 s, the 20 random positions
+    8.1 -> 7.0 s; those whose score is 3 or more take longer, the others
+    less); weak: test 0 directly and stop as soon as the sign is known.
+    Otherwise bisect on.  Every probe tests for a win now (``check``), which
+    ends the loop at once where the side to move has one."""
+    Xp, ttp, size = data_pointer(X), data_pointer(tt), tt.shape[0]
+    if depth >= 0:
+        return _call_negamax(address, cur, mask, neutral, empty, alpha, beta, depth, check, Xp, ttp, size)
+    low, high = -(empty // 2), (empty + 1) // 2
+    probes = 0
+    guess = np.int64(0)
+    near = False  # whether the score may be 0 after the first two probes
+    while low < high and not (X[X_WEAK] and (low > 0 or high < 0)):
+        if probes == 2:
+            near = low <= 0 <= high
+            guess = np.int64(-1)
+        if not near:
+            mid = _next_probe(low, high)
+        elif X[X_WEAK]:
+            mid = -1 if high <= 0 else 0
+        else:
+            mid = min(max(guess, low), high - 1)
+        probes += 1
+        # What is known so far, for a progress display: low, high and the
+        # probe, each + 128, a byte each.
+        X[X_WINDOW] = U(low + 128) | (U(high + 128) << U(8)) | (U(mid + 128) << U(16))
+        value = _call_negamax(address, cur, mask, neutral, empty, mid, mid + 1, np.int64(0), np.bool_(True),
+                              Xp, ttp, size)
+        if value == ABORTED:
+            return ABORTED
+        if value <= mid:
+            high = value
+            guess = value - 1
+        else:
+            low = value
+            guess = value
+    if X[X_WEAK]:
+        return 1 if low > 0 else (-1 if low < 0 else 0)
+    return low
 
 
 _compiled: dict[bool, tuple[Any, int]] = {}
@@ -709,9 +715,11 @@ def _three(b: Bitboards, three_words: bool | None) -> bool:
 def solve(b: Bitboards, weak: bool, X: np.ndarray, tt: np.ndarray, *, three_words: bool | None = None) -> int:
     """The exact score (``weak``: only its sign: 1, 0 or -1) of the position
     ``b``, narrowed by null-window searches; ``ABORTED`` if the search was
-    stopped.  (The root loop runs inside ``negamax``, at ``depth = -1``.)
+    stopped.  (The root loop runs in ``_search``, at ``depth = -1``.)
     ``three_words`` forces a width (the default: the narrowest that fits)."""
     X[X_WEAK] = 1 if weak else 0
+    if b.empty == 0:
+        return 0
     three = _three(b, three_words)
     cur, mask, neutral = _args(b, three)
     search, address = _instance(three)
