@@ -154,6 +154,32 @@ def random_positions(rng: random.Random, count: int) -> list[Position]:
     return positions
 
 
+def ctrl_c_once_ready(args: list[str], ready: str, inherited: str, after: float) -> tuple[int, str, str]:
+    """Run ``python -m c4lab ARGS``, press Ctrl-C (SIGINT to the process)
+    ``after`` seconds after ``ready`` shows on its stderr, and return its
+    ``(status, stdout, stderr)``.  ``inherited="ignored"`` starts it with
+    SIGINT ignored, as a script's background job (``&``) is: the shell
+    ignores SIGINT, then execs."""
+    import signal
+    import time
+
+    command = [sys.executable, "-m", "c4lab", *args]
+    if inherited == "ignored":
+        command = ["sh", "-c", 'trap "" INT; exec "$@"', "sh", *command]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        line = ""
+        while ready not in line and time.monotonic() < deadline:
+            line = proc.stderr.readline() if proc.stderr else ""
+        time.sleep(after)
+        os.kill(proc.pid, signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    return proc.returncode, stdout, line + stderr
+
+
 def stop_process(proc: Any) -> None:
     """Stop a command started by a test (``subprocess.Popen``): SIGTERM, a
     kill if it lingers, and its pipes read to the end."""

@@ -621,12 +621,17 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
     try:
         table_path = Path(out) if out else qlearning.default_table_path(config.board)
         prefix = curve or str(table_path.with_suffix("")) + "-curve"
-        table, points, paths = qlearning.run_with_progress(config, table_path, prefix, eval_every=eval_every,
-                                                   eval_games=eval_games, console=stderr_console(),
-                                                   show_progress=sys.stderr.isatty())
+        with qlearning.ctrl_c_stops() as interrupted:
+            table, points, paths = qlearning.run_with_progress(
+                config, table_path, prefix, eval_every=eval_every, eval_games=eval_games,
+                console=stderr_console(), show_progress=sys.stderr.isatty(), interrupted=interrupted)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(qlearning.summary(table, points, paths))
+    if interrupted.is_set():
+        click.echo(f"interrupted: the table ({table.info['episodes']:,} of {episodes:,} episodes) and the curve "
+                   "are saved", err=True)
+        sys.exit(130)
 
 
 @train.command("ntuple")

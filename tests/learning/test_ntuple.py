@@ -41,7 +41,7 @@ from c4lab.learning import ntuple as N
 from c4lab.learning import ntuple_td as T
 from c4lab.rules import Move, Position, Variant
 from c4lab.rules import kernels as K
-from testkit import run_counting_compiles
+from testkit import ctrl_c_once_ready, run_counting_compiles
 
 NO_TCL = T.NO_TCL
 
@@ -810,29 +810,11 @@ def test_ctrl_c_saves_the_network_and_the_curve_then_exits(tmp_path: Path, inher
     started with SIGINT ignored (Python then installs no handler of its
     own: a run started in the background of a script could not be stopped
     and saved that way)."""
-    import os
-    import signal
-    import subprocess
-    import sys
-    import time
-
     out = tmp_path / "n.npz"
-    command = [sys.executable, "-m", "c4lab", "train", "ntuple", "--board", "5x4", "--minutes", "10",
-               "--probes", "0", "--tuples", "10", "--out", str(out)]
-    if inherited == "ignored":  # as a script's background job (``&``) starts it: the shell ignores SIGINT, then execs
-        command = ["sh", "-c", 'trap "" INT; exec "$@"', "sh", *command]
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.monotonic() + 120
-        line = ""
-        while "training 5x4" not in line and time.monotonic() < deadline:
-            line = proc.stderr.readline() if proc.stderr else ""
-        time.sleep(2)  # a few thousand games
-        os.kill(proc.pid, signal.SIGINT)
-        _, stderr = proc.communicate(timeout=60)
-    finally:
-        proc.kill()
-    assert proc.returncode == 130, stderr
+    status, _, stderr = ctrl_c_once_ready(
+        ["train", "ntuple", "--board", "5x4", "--minutes", "10", "--probes", "0", "--tuples", "10", "--out", str(out)],
+        "training 5x4", inherited, after=2.0)  # a few thousand games
+    assert status == 130, stderr
     assert "Traceback" not in stderr and "interrupted" in stderr
     assert Network.load(out).games > 0
     assert (tmp_path / "n-curve.csv").exists()

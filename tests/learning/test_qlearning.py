@@ -21,7 +21,7 @@ from c4lab.game import play_game
 from c4lab.learning.qlearning import QLearner, TrainConfig, evaluate, train
 from c4lab.rules import Move, Position
 from c4lab.rules import kernels as K
-from testkit import run_counting_compiles
+from testkit import ctrl_c_once_ready, run_counting_compiles
 
 
 @cache
@@ -287,6 +287,34 @@ def test_train_qlearning_writes_the_table_the_curve_and_its_plot(tmp_path: Path)
     assert (tmp_path / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     move = CliRunner().invoke(main, ["move", "4x4", "--agent", f"qlearning:table={out}"])
     assert move.exit_code == 0 and move.output.strip() in "abcd"
+
+
+def test_training_asked_to_stop_ends_at_the_end_of_its_chunk_without_the_final_evaluation() -> None:
+    asked = []
+
+    def stop() -> bool:
+        asked.append(True)
+        return len(asked) == 2
+
+    table, curve = train(TrainConfig(board="4x4", episodes=10_000, seed=1), eval_every=0, eval_games=4,
+                         chunk=1000, stop=stop)
+    assert table.info["episodes"] == 2000 and curve == []
+
+
+@pytest.mark.parametrize("inherited", ["default", "ignored"])
+def test_ctrl_c_saves_the_table_and_the_curve_then_exits(tmp_path: Path, inherited: str) -> None:
+    """Ctrl-C (SIGINT) stops training at the end of a chunk of episodes,
+    saves what was learnt and exits with 130, also where the run started
+    with SIGINT ignored (a script's background job)."""
+    out = tmp_path / "q.npz"
+    status, stdout, stderr = ctrl_c_once_ready(
+        ["train", "qlearning", "--board", "5x5", "--episodes", "1000000000", "--eval-games", "2", "--out", str(out)],
+        "training 5x5", inherited, after=1.0)  # some thousands of episodes
+    assert status == 130, stderr
+    assert "Traceback" not in stderr and "interrupted: the table" in stderr
+    episodes = QTable.load(out).info["episodes"]
+    assert 0 < episodes < 1_000_000_000 and f"{episodes:,} episodes" in stdout
+    assert (tmp_path / "q-curve.csv").exists()
 
 
 def test_train_qlearning_explains_bad_boards_and_options(tmp_path: Path) -> None:

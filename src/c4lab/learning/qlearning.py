@@ -61,8 +61,11 @@ from __future__ import annotations
 
 import csv
 import math
+import signal
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -366,6 +369,7 @@ def train(
     chunk: int = 2000,
     on_progress: Callable[[QLearner], None] | None = None,
     on_eval: Callable[[EvalPoint], None] | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> tuple[QTable, list[EvalPoint]]:
     """Train for ``config.episodes`` episodes; evaluate every ``eval_every``
     (and at the end) with ``eval_games`` games against each opponent.
@@ -373,6 +377,9 @@ def train(
     Returns the final table and the learning curve.  ``on_progress`` is
     called after every ``chunk`` episodes, ``on_eval`` after each evaluation.
     ``eval_every=0`` evaluates only at the end; ``eval_games=0`` never.
+    ``stop`` is asked after every chunk: when it answers true, training ends
+    there, without the final evaluation (the table's ``episodes`` says how
+    many were played).
     """
     learner = QLearner(config)
     if eval_every is None:
@@ -398,11 +405,32 @@ def train(
         learner.run(n)
         if on_progress:
             on_progress(learner)
+        if stop is not None and stop():
+            return learner.table(), curve
         if learner.episodes >= next_eval and learner.episodes < config.episodes:
             evaluation()
             next_eval += eval_every
     evaluation()
     return learner.table(), curve
+
+
+@contextmanager
+def ctrl_c_stops() -> Iterator[threading.Event]:
+    """Within the block, Ctrl-C (SIGINT) sets the event it yields instead of
+    raising ``KeyboardInterrupt``, whatever SIGINT disposition the process
+    inherited (a script's background job starts with SIGINT ignored):
+    training then stops at the end of its chunk of episodes, with no update
+    half applied, and the table is saved.  Outside the main thread signals
+    cannot be handled, and nothing changes."""
+    pressed = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield pressed
+        return
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: pressed.set())
+    try:
+        yield pressed
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 # ---------------------------------------------------------------------------
@@ -465,9 +493,12 @@ def run_with_progress(
     eval_games: int,
     console: Any = None,
     show_progress: bool = True,
+    interrupted: threading.Event | None = None,
 ) -> tuple[QTable, list[EvalPoint], tuple[Path, Path]]:
     """``train`` with a rich progress bar (episodes, speed, positions, epsilon,
-    the last evaluation), then save the table and the learning curve."""
+    the last evaluation), then save the table and the learning curve.  Once
+    ``interrupted`` is set (:func:`ctrl_c_stops`), training stops at the end
+    of its chunk and what it learnt so far is saved."""
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -502,14 +533,15 @@ def run_with_progress(
             last = ", wins " + ", ".join(f"{point.win_rate(o):.0%} vs {o}" for o in point.results)
             progress.update(task, last=last)
 
-        table, curve = train(config, eval_every=eval_every, eval_games=eval_games,
-                             on_progress=on_progress, on_eval=on_eval)
+        progress.console.print(f"training {config.board}: {config.episodes:,} episodes (Ctrl-C stops and saves)")
+        table, curve = train(config, eval_every=eval_every, eval_games=eval_games, on_progress=on_progress,
+                             on_eval=on_eval, stop=interrupted.is_set if interrupted is not None else None)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     table.path = str(out)
     table.save(out)
     Path(curve_prefix).parent.mkdir(parents=True, exist_ok=True)
-    paths = write_curve(curve, curve_prefix, f"Q-learning on {config.board}, {config.episodes:,} episodes")
+    paths = write_curve(curve, curve_prefix, f"Q-learning on {config.board}, {table.info['episodes']:,} episodes")
     return table, curve, paths
 
 
