@@ -13,7 +13,7 @@ import signal
 import socket
 import threading
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from multiprocessing.pool import Pool
 from queue import SimpleQueue
 from typing import Any, Protocol
@@ -40,21 +40,27 @@ def default_jobs() -> int:
 
 
 @contextmanager
-def ctrl_c_interrupts() -> Iterator[None]:
-    """Within the block, Ctrl-C raises ``KeyboardInterrupt`` in this process,
-    whatever SIGINT disposition it inherited: a non-interactive shell starts
-    a background job with SIGINT ignored, and Python then installs no handler
-    of its own, so a run started that way could not be stopped (nor its
-    results saved) by Ctrl-C.  Outside the main thread signals cannot be
-    handled, and nothing changes."""
+def ctrl_c_calls(handler: Any) -> Iterator[None]:
+    """Within the block, Ctrl-C (SIGINT) calls ``handler`` (a signal
+    handler) in this process, whatever SIGINT disposition it inherited: a
+    non-interactive shell starts a background job with SIGINT ignored, and
+    Python then installs no handler of its own, so a run started that way
+    could not be stopped (nor its results saved) by Ctrl-C.  Outside the
+    main thread signals cannot be handled, and nothing changes."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    previous = signal.signal(signal.SIGINT, handler)
     try:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def ctrl_c_interrupts() -> AbstractContextManager[None]:
+    """Within the block, Ctrl-C raises ``KeyboardInterrupt`` in this process,
+    whatever SIGINT disposition it inherited (:func:`ctrl_c_calls`)."""
+    return ctrl_c_calls(signal.default_int_handler)
 
 
 def _worker_start() -> None:

@@ -61,7 +61,6 @@ from __future__ import annotations
 
 import csv
 import math
-import signal
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -420,17 +419,12 @@ def ctrl_c_stops() -> Iterator[threading.Event]:
     raising ``KeyboardInterrupt``, whatever SIGINT disposition the process
     inherited (a script's background job starts with SIGINT ignored):
     training then stops at the end of its chunk of episodes, with no update
-    half applied, and the table is saved.  Outside the main thread signals
-    cannot be handled, and nothing changes."""
+    half applied, and the table is saved."""
+    from c4lab.arena.executors import ctrl_c_calls  # lazy: the arena's modules are not needed before
+
     pressed = threading.Event()
-    if threading.current_thread() is not threading.main_thread():
+    with ctrl_c_calls(lambda signum, frame: pressed.set()):
         yield pressed
-        return
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: pressed.set())
-    try:
-        yield pressed
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 # ---------------------------------------------------------------------------
