@@ -12,10 +12,11 @@ import os
 import signal
 import socket
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from multiprocessing.pool import Pool
 from queue import SimpleQueue
+from types import FrameType
 from typing import Any, Protocol
 
 from c4lab.arena.games import play_pair
@@ -40,7 +41,7 @@ def default_jobs() -> int:
 
 
 @contextmanager
-def ctrl_c_calls(handler: Any) -> Iterator[None]:
+def ctrl_c_calls(handler: Callable[[int, FrameType | None], object]) -> Iterator[None]:
     """Within the block, Ctrl-C (SIGINT) calls ``handler`` (a signal
     handler) in this process, whatever SIGINT disposition it inherited: a
     non-interactive shell starts a background job with SIGINT ignored, and
