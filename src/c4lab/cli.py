@@ -668,8 +668,8 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
               help="Each game starts with 0 to this many random moves that nobody learns from (0: from the "
                    "empty board).")
 @click.option("--lambda", "lam", type=float, **_home(*_NTRAIN, "lam"),
-              help="Eligibility trace: an error also moves the learner's earlier afterstates, the k-th back by "
-                   "lambda**k while that is at least 0.01 (0: TD(0)).")
+              help="TD(lambda): at the end of each game every afterstate moves toward its lambda-return "
+                   "(0: TD(0), each toward the next one's value at once).")
 @click.option("--average", type=float, **_home(*_NTRAIN, "average"),
               help="Keep the mean of the weights over this last share of the run (snapshots a hundredth of "
                    "the run apart; 0: the last weights).")

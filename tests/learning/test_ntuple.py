@@ -234,12 +234,12 @@ def test_td_update_moves_the_value_along_the_gradient_of_tanh() -> None:
     weights = np.zeros((2, 16), dtype=np.float32)
     rows = np.array([5, 9], dtype=np.int64)
     # V = tanh(0) = 0, delta = 1: each active weight moves by rate * 1 * (1 - 0).
-    assert T.td_update(weights, 1, rows, 1.0, 0.25, NO_TCL, 0.0) == pytest.approx((1.0, 1.0))
+    assert T.td_update(weights, 1, rows, 1.0, 0.25, NO_TCL, 0.0) == pytest.approx(1.0)
     assert weights[1, 5] == weights[1, 9] == pytest.approx(0.25)
     assert not weights[0].any()
     # Now V = tanh(0.5): the next step is rate * (1 - V) * (1 - V^2).
     v = math.tanh(0.5)
-    assert T.td_update(weights, 1, rows, 1.0, 0.25, NO_TCL, 0.0) == pytest.approx((1 - v, 1 - v * v), abs=1e-6)
+    assert T.td_update(weights, 1, rows, 1.0, 0.25, NO_TCL, 0.0) == pytest.approx(1 - v, abs=1e-6)
     assert weights[1, 5] == pytest.approx(0.25 + 0.25 * (1 - v) * (1 - v * v), abs=1e-6)
 
 
@@ -264,36 +264,26 @@ def test_temporal_coherence_shrinks_the_step_of_a_weight_whose_recommendations_c
     assert np.count_nonzero(weights) == 1 and np.count_nonzero(tcl) == 2
 
 
-def test_the_trace_moves_earlier_afterstates_by_lambda_to_the_k_times_their_own_slope() -> None:
-    """Afterstates 1 and 2 steps back (entries 3 and 7 of table 0, 2 and 4
-    of table 1, which starts at 16) take the error just measured times
-    lambda**k, times the slope of tanh each had when it was updated; the
-    latest one (k = 0) is ``td_update``'s, and the one beyond the trace's
-    length is untouched."""
-    weights = np.zeros((2, 32), dtype=np.float32)
-    hist = np.zeros((2, 4, 2), dtype=np.int64)
-    hist[0, 1] = [3, 16 + 2]
-    hist[0, 2] = [7, 16 + 4]
-    hist[0, 3] = [9, 16 + 9]
-    slopes = np.zeros((2, 4))
-    slopes[0, 1:] = [0.5, 0.8, 1.0]
-    T.trace_update(weights, 0, hist, slopes, 3, 0.4, 0.1, 0.5)
-    assert weights[0, 3] == weights[0, 16 + 2] == pytest.approx(0.1 * 0.4 * 0.5 * 0.5)
-    assert weights[0, 7] == weights[0, 16 + 4] == pytest.approx(0.1 * 0.4 * 0.25 * 0.8)
-    assert np.count_nonzero(weights) == 4
+def test_the_lambda_return_mixes_the_next_value_with_the_return_after_it_and_stops_at_a_cut() -> None:
+    """A side's five afterstates of a game; the fifth's next value is the
+    result, the third learns nothing (the side's next move was an
+    exploratory one): G[i] = (1 - lambda) * next[i] + lambda * G[i + 1],
+    and next[i] alone before a cut or at the end."""
+    nextv = np.array([0.1, 0.3, 0.6, -0.2, 1.0])
+    has = np.array([True, True, False, True, True])
+    out = np.full(5, 9.0)
+    T.lambda_returns(nextv, has, 5, 0.5, out)
+    assert out.tolist() == pytest.approx([0.5 * 0.1 + 0.5 * 0.3, 0.3, 9.0, 0.5 * -0.2 + 0.5 * 1.0, 1.0])
+    T.lambda_returns(nextv, has, 5, 0.0, out)  # TD(0): each moves toward the next value
+    assert out.tolist() == pytest.approx([0.1, 0.3, 9.0, -0.2, 1.0])
+    T.lambda_returns(nextv, np.ones(5, dtype=bool), 5, 1.0, out)  # Monte Carlo: the result
+    assert out.tolist() == pytest.approx([1.0] * 5)
 
 
-def test_the_trace_reaches_as_far_as_lambda_to_the_k_is_one_percent() -> None:
-    assert T.horizon(0.0) == 1
-    assert T.horizon(0.5) == 7  # 0.5**6 = 1.6 %, 0.5**7 = 0.8 %
-    assert T.horizon(0.16) == 3
-    assert T.horizon(0.9) == T.MAX_HORIZON
-
-
-@pytest.mark.parametrize("options", [N.Options(lam=0.5), N.Options(tcl=0.5)], ids=["trace", "tcl"])
-def test_a_short_run_with_a_trace_or_temporal_coherence_learns_too(options: N.Options) -> None:
+@pytest.mark.parametrize("options", [N.Options(lam=0.5), N.Options(tcl=0.5)], ids=["lambda", "tcl"])
+def test_a_short_run_with_a_lambda_return_or_temporal_coherence_learns_too(options: N.Options) -> None:
     """An untrained network scores 65 % against random here (its win and
-    block rules alone); after 20,000 games with a trace or with temporal
+    block rules alone); after 20,000 games with a lambda-return or with temporal
     coherence, 80 to 96 % (seeds 1 to 6: the tuples and the games vary
     more than the two settings do)."""
     variant = Position.parse("4x4").variant
@@ -314,7 +304,7 @@ def test_one_random_game_teaches_only_its_end_the_winner_up_and_the_loser_down()
     for seed in range(20):
         net.weights[:] = 0
         counters = np.zeros(T.N_COUNTERS)
-        T.train_games(geo, st, *net.arrays(), 1, np.uint64(K.seed_rng(seed)), 1.0, 1.0, False, NO_TCL, 0.0, 0.0, 1, 0,
+        T.train_games(geo, st, *net.arrays(), 1, np.uint64(K.seed_rng(seed)), 1.0, 1.0, False, NO_TCL, 0.0, 0.0, 0,
                       counters)
         rate = 1.0 / net.layout.inst_cells.shape[0]
         if counters[T.C_DRAW]:

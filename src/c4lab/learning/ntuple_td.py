@@ -41,9 +41,7 @@ def add_step(weights, side, rows, step):
 def td_update(weights, side, rows, target, rate, tcl, beta):
     """Move ``side``'s value of the afterstate whose instance indices are
     ``rows`` toward ``target``: the gradient of ``tanh`` of the sum, the same
-    step for every active weight.  Returns ``(target - value, 1 - value**2)``:
-    the error and the slope of ``tanh`` there (what an eligibility trace
-    keeps of this afterstate).
+    step for every active weight.  Returns the error, ``target - value``.
 
     With ``beta > 0``, temporal coherence (TCL-EXP, Bagheri et al.): each
     weight keeps in ``tcl`` the sum ``N`` and the sum of magnitudes ``A`` of
@@ -52,8 +50,7 @@ def td_update(weights, side, rows, target, rate, tcl, beta):
     agree, smaller ones (down to ``exp(-beta)``) while they cancel out."""
     v = math.tanh(weight_sum(weights, side, rows))
     delta = target - v
-    slope = 1.0 - v * v
-    grad = delta * slope
+    grad = delta * (1.0 - v * v)
     if beta > 0.0:
         for i in range(rows.shape[0]):
             j = rows[i]
@@ -65,54 +62,45 @@ def td_update(weights, side, rows, target, rate, tcl, beta):
             tcl[1, side, j] = a + abs(grad)
     else:
         add_step(weights, side, rows, np.float32(rate * grad))
-    return delta, slope
+    return delta
 
 
 @njit(inline="always")
-def trace_update(weights, side, hist, slopes, length, delta, rate, lam):
-    """The eligibility trace's share of an update: the error ``delta`` just
-    measured at ``side``'s latest afterstate (``hist[side, 0]``, already
-    updated) also moves the ``length - 1`` afterstates before it, the k-th
-    by ``lam ** k`` times its own slope of ``tanh`` (kept in ``slopes`` when
-    it was updated): TD(lambda) with the trace cut after ``length``
-    afterstates (Jaskowski's horizon, as GBG)."""
-    decay = 1.0
-    for k in range(1, length):
-        decay *= lam
-        add_step(weights, side, hist[side, k], np.float32(rate * delta * decay * slopes[side, k]))
-
-
-@njit(inline="always")
-def learn_step(weights, side, hist, slopes, kept, target, rate, tcl, beta, lam, counters):
-    """One update of ``side``'s latest afterstate toward ``target``
-    (``td_update``, keeping its slope for the trace), the trace's share for
-    the ``kept - 1`` before it (``trace_update``), and the counters."""
-    delta, slopes[side, 0] = td_update(weights, side, hist[side, 0], target, rate, tcl, beta)
-    trace_update(weights, side, hist, slopes, kept, delta, rate, lam)
+def learn_step(weights, side, rows, target, rate, tcl, beta, counters):
+    """One update of ``side``'s afterstate ``rows`` toward ``target``
+    (``td_update``), and the counters."""
+    delta = td_update(weights, side, rows, target, rate, tcl, beta)
     counters[C_ABS_ERROR] += abs(delta)
     counters[C_UPDATES] += 1
+
+
+@njit(inline="always")
+def lambda_returns(nextv, has, n, lam, out):
+    """The lambda-return of each of a side's ``n`` afterstates of a game, in
+    ``out``: ``nextv[i]`` is the value of its next afterstate as it was when
+    chosen (the exact result after the last), ``has[i]`` whether afterstate
+    ``i`` learns at all (not when the side's next move was an exploratory
+    one that did not end the game).  ``G[i] = (1 - lam) * nextv[i] + lam *
+    G[i + 1]``, cut to ``nextv[i]`` where ``i + 1`` does not learn or is the
+    last: TD(0)'s target at ``lam = 0``, the game's result at 1."""
+    g = 0.0
+    for i in range(n - 1, -1, -1):
+        if not has[i]:
+            continue
+        if i + 1 < n and has[i + 1]:
+            g = (1.0 - lam) * nextv[i] + lam * g
+        else:
+            g = nextv[i]
+        out[i] = g
 
 
 #: The ``tcl`` argument of ``train_games`` without temporal coherence (never read).
 NO_TCL = np.zeros((2, 1, 1), dtype=np.float32)
 
-#: The longest trace (lambda 0.75 and above).
-MAX_HORIZON = 16
-
-
-def horizon(lam: float) -> int:
-    """How many of a side's afterstates the trace reaches: those whose
-    weight ``lam ** k`` is still at least 1 %, at most ``MAX_HORIZON``."""
-    if lam <= 0.0:
-        return 1
-    if lam >= 1.0:
-        return MAX_HORIZON
-    return min(MAX_HORIZON, 1 + math.floor(math.log(0.01) / math.log(lam)))
-
 
 @njit(cache=True, nogil=True)
 def train_games(geo, start, weights, inst_cells, ptr, inst, pw, drop_ptr, drop, states,
-                games, rng, alpha, epsilon, learn_from_random, tcl, beta, lam, length, opening, counters):
+                games, rng, alpha, epsilon, learn_from_random, tcl, beta, lam, opening, counters):
     """Play ``games`` self-play games from ``start`` and learn from them.
 
     Each side moves greedily on its afterstate values (ties broken at
@@ -126,10 +114,10 @@ def train_games(geo, start, weights, inst_cells, ptr, inst, pw, drop_ptr, drop, 
     number of instances, so that ``alpha = 1`` would move a value all the
     way to its target in the linear regime; ``beta > 0`` adapts it per
     weight (``td_update``; ``tcl`` is ``(2, *weights.shape)``, else
-    ``NO_TCL``).  ``lam > 0`` adds an eligibility
-    trace over each side's last ``length`` afterstates (``trace_update``;
-    ``length`` 1 and ``lam`` 0: TD(0)), cut by an exploratory move nobody
-    learns from.  ``rng`` is the random state
+    ``NO_TCL``).  With ``lam > 0`` each side's afterstates learn at the end
+    of the game instead, each toward its lambda-return
+    (``lambda_returns``), cut by an exploratory move nobody learns from:
+    one update an afterstate, as TD(0).  ``rng`` is the random state
     (``K.seed_rng``); returns the next one.
     ``counters`` (``N_COUNTERS``) accumulates what happened.
     """
@@ -140,8 +128,12 @@ def train_games(geo, start, weights, inst_cells, ptr, inst, pw, drop_ptr, drop, 
     saved = start.copy()
     codes = np.zeros(K.NCELLS, dtype=np.int64)
     idx = np.zeros(n_inst, dtype=np.int64)
-    hist = np.zeros((2, max(length, 1), n_inst), dtype=np.int64)  # a side's afterstates, latest first
-    slopes = np.zeros((2, max(length, 1)))
+    forward = lam > 0.0  # the lambda-return at the end of the game
+    rows = K.NCELLS // 2 + 2 if forward else 1
+    hist = np.zeros((2, rows, n_inst), dtype=np.int64)  # a side's afterstates (forward: in order; else the latest)
+    nextv = np.zeros((2, rows))  # forward: the value of the side's next afterstate (or the result)
+    has = np.zeros((2, rows), dtype=np.bool_)  # forward: whether that afterstate learns
+    returns = np.zeros(rows)
     kept = np.zeros(2, dtype=np.int64)  # how many of hist[side] are this game's
     moves = np.empty(K.MAX_LEGAL, dtype=np.uint8)
     values = np.empty(K.MAX_LEGAL, dtype=np.float64)
@@ -192,15 +184,27 @@ def train_games(geo, start, weights, inst_cells, ptr, inst, pw, drop_ptr, drop, 
                             k = j
             result = results[k]
             learn = kept[side] > 0 and (learn_from_random or not explore or result != K.ONGOING)
-            if learn:
-                learn_step(weights, side, hist, slopes, kept[side], values[k], rate, tcl, beta, lam,
-                           counters)
+            if forward:
+                if kept[side] > 0:
+                    nextv[side, kept[side] - 1] = values[k]
+                    has[side, kept[side] - 1] = learn
+            elif learn:
+                learn_step(weights, side, hist[side, 0], values[k], rate, tcl, beta, counters)
             play_move(geo, st, moves[k], codes, idx, ptr, inst, pw, log)
             if result != K.ONGOING:
                 other = 1 - side
-                if kept[other] > 0:
-                    learn_step(weights, other, hist, slopes, kept[other], outcome_value(result, other),
-                               rate, tcl, beta, lam, counters)
+                if forward:
+                    if kept[other] > 0:
+                        nextv[other, kept[other] - 1] = outcome_value(result, other)
+                        has[other, kept[other] - 1] = True
+                    for p in range(2):
+                        lambda_returns(nextv[p], has[p], kept[p], lam, returns)
+                        for i in range(kept[p]):
+                            if has[p, i]:
+                                learn_step(weights, p, hist[p, i], returns[i], rate, tcl, beta, counters)
+                elif kept[other] > 0:
+                    learn_step(weights, other, hist[other, 0], outcome_value(result, other), rate, tcl, beta,
+                               counters)
                 counters[C_GAMES] += 1
                 counters[C_CELLS] += np.float64(K.empty_cells(start)) - np.float64(K.empty_cells(st))
                 if result == K.DRAW:
@@ -210,12 +214,10 @@ def train_games(geo, start, weights, inst_cells, ptr, inst, pw, drop_ptr, drop, 
                 else:
                     counters[C_WIN_B] += 1
                 break
-            if not learn:  # an exploratory move nobody learns from cuts the trace
-                kept[side] = 0
-            m = min(kept[side] + 1, hist.shape[1])
-            for j in range(m - 1, 0, -1):
-                copy_into(hist[side, j], hist[side, j - 1])
-                slopes[side, j] = slopes[side, j - 1]
-            copy_into(hist[side, 0], idx)
-            kept[side] = m
+            if forward:
+                copy_into(hist[side, kept[side]], idx)
+                kept[side] += 1
+            else:
+                copy_into(hist[side, 0], idx)
+                kept[side] = 1
     return s
