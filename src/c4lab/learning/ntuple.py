@@ -76,8 +76,11 @@ solver: ``c4lab.learning.probes``).  For scale, on the 400-position set:
   greedy (five sets of 400 probes) against 97.5 and 94.4 % (before, at 3 M
   games on one worker, no gain beyond the noise either).  The
   lambda-return with ``lam`` 0.5, the same command and seed: 21.4 M games
-  (11,914 a second), **98.1 %** with PUCT (98.8 / 97.5 / 98.2 / 97.8 /
-  98.0 %) and 94.6 % greedy.
+  (11,914 a second), 98.1 % with PUCT (98.8 / 97.5 / 98.2 / 97.8 /
+  98.0 %) and 94.6 % greedy; ``--seed 2``: 19.1 M games, 97.5 % (97.5 /
+  97.0 / 97.5 / 97.8 / 97.5 %) and 94.2 %.  97.8 % on the two, as TD(0)
+  on its six runs of the command (97.5 to 98.2 %): no gain shown, so the
+  default stays TD(0).
 * **Exploration** epsilon-greedy, 0.1 at first, falling linearly to
   ``epsilon_final`` (0 by default) over the run (GBG's schedule), or held
   constant (Thill's published advice: a decaying epsilon makes a weaker
