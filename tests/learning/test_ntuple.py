@@ -9,6 +9,7 @@ import math
 import os
 import subprocess
 import sys
+import threading
 import zipfile
 from functools import cache
 from pathlib import Path
@@ -18,7 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from c4lab.agents import SpecError, make_agent
-from c4lab.agents.ntuple import NTupleAgent
+from c4lab.agents.ntuple import PUCT_C, PUCT_LOOK, PUCT_TEMP, NTupleAgent
 from c4lab.agents.ntuple_net import (
     BANNED,
     FORMAT_V1,
@@ -35,6 +36,8 @@ from c4lab.agents.ntuple_net import (
     reachable,
     segment_values,
 )
+from c4lab.agents.ntuple_puct import M_ITER, M_USED, Tree
+from c4lab.agents.ntuple_puct import run as puct_run
 from c4lab.cli import main
 from c4lab.game import play_game
 from c4lab.learning import ntuple as N
@@ -455,7 +458,8 @@ def test_a_short_4x4_training_beats_random_in_at_least_90_percent_of_the_games()
 
 
 @pytest.mark.parametrize("board", ["4x4/Xb2", "5x5/Bc3", "7x6/Xd1/Be2", "12x12/Xf4/Bg1", "4x12/Xa1", "12x4/Bl1"])
-@pytest.mark.parametrize("search", [{}, {"depth": 2}, {"search": "puct", "iterations": 200}], ids=str)
+@pytest.mark.parametrize("search", [{}, {"depth": 2}, {"search": "puct", "iterations": 200},
+                                    {"search": "puct", "iterations": 200, "threads": 2}], ids=str)
 def test_the_agent_plays_only_legal_moves_on_every_kind_of_board(board: str, search: dict) -> None:
     net = trained(board, 300)
     agent = NTupleAgent(net, seed=3, **search)
@@ -567,6 +571,33 @@ def test_puct_spends_exactly_its_iterations_and_proves_a_win_in_two() -> None:
     assert move.token == "d" and analysis.note == "a proven win" and analysis.value == 1.0
 
 
+def test_two_threads_share_one_puct_tree_lose_no_visit_and_prove_the_same_win() -> None:
+    """Two threads on one tree (atomic updates, virtual loss): the root's
+    visits are exactly the iterations asked for, every value sum is within
+    its visits (a virtual loss left behind would push one out), and the
+    proof of a double threat is found as by one thread."""
+    net = trained("5x4", 500)
+    root = Position.parse("5x4:cc")
+    geo, st = root.kernel_arrays()
+    tree = Tree(1 + 4001 * K.MAX_LEGAL)
+    args = (PUCT_C, PUCT_TEMP, PUCT_LOOK, *tree.arrays(), *net.arrays())
+    assert puct_run(geo, st, 1, *args, False) == 1  # the root expanded before the tree is shared
+    done: list[int] = []
+    helpers = [threading.Thread(target=lambda: done.append(puct_run(geo, st, 2000, *args, True))) for _ in range(2)]
+    for helper in helpers:
+        helper.start()
+    for helper in helpers:
+        helper.join()
+    assert done == [2000, 2000] and tree.meta[M_ITER] == 4001
+    base, n = tree.first[0], tree.count[0]
+    assert tree.visits[0] == tree.visits[base:base + n].sum() == 4001
+    used = tree.meta[M_USED]
+    assert np.all(np.abs(tree.total[1:used]) <= tree.visits[1:used] + 1e-9)
+    move, analysis = NTupleAgent(net, search="puct", iterations=5000, seed=1, threads=2).analyse(
+        Position.parse("5x4:bbcc"))
+    assert move.token == "d" and analysis.note == "a proven win" and analysis.value == 1.0
+
+
 def test_the_search_options_that_do_not_go_together_are_refused() -> None:
     with pytest.raises(SpecError, match="PUCT takes iterations= or time="):
         make_agent("ntuple:search=puct,depth=2")
@@ -578,6 +609,12 @@ def test_the_search_options_that_do_not_go_together_are_refused() -> None:
         make_agent("ntuple:depth=2,look=0.5")
     with pytest.raises(SpecError, match="between 0 and 1, not 1.5"):
         make_agent("ntuple:time=0.1,look=1.5")
+    with pytest.raises(SpecError, match="threads= is PUCT's"):
+        make_agent("ntuple:depth=2,threads=2")
+    with pytest.raises(SpecError, match="at most 16, not 17"):
+        make_agent("ntuple:time=0.1,threads=17")
+    with pytest.raises(SpecError, match="threads"):
+        make_agent("ntuple:time=0.1,threads=0")
 
 
 # -- the file --------------------------------------------------------------------
