@@ -593,6 +593,9 @@ def test_two_threads_share_one_puct_tree_lose_no_visit_and_prove_the_same_win() 
     assert tree.visits[0] == tree.visits[base:base + n].sum() == 4001
     used = tree.meta[M_USED]
     assert np.all(np.abs(tree.total[1:used]) <= tree.visits[1:used] + 1e-9)
+    _, analysis = NTupleAgent(net, search="puct", iterations=400, seed=1, threads=2).analyse(root)
+    assert analysis.iterations == 400 and sum(stats.visits or 0 for stats in analysis.moves) == 400
+    assert analysis.note == "PUCT on the learnt value, 2 threads: the most visited move"
     move, analysis = NTupleAgent(net, search="puct", iterations=5000, seed=1, threads=2).analyse(
         Position.parse("5x4:bbcc"))
     assert move.token == "d" and analysis.note == "a proven win" and analysis.value == 1.0

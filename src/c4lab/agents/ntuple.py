@@ -484,6 +484,8 @@ class NTupleAgent(Agent):
             most = max(tree.visits[k] for k in children)
             k = self._rng.choice([k for k in children if tree.visits[k] == most])
             note = "PUCT on the learnt value: the most visited move"
+            if self.threads > 1:
+                note = f"PUCT on the learnt value, {self.threads} threads: the most visited move"
 
         def value(j: int) -> float:
             if tree.kind[j] == PROVEN or tree.visits[j] == 0:
