@@ -329,3 +329,28 @@ def test_a_setting_out_of_its_range_is_a_usage_error_from_its_home() -> None:
     assert alpha.exit_code == 2 and "the learning rate must be in (0, 1]" in alpha.output
     think = run("serve", "--max-think", "0.5")
     assert think.exit_code == 2 and "at least 1 s" in think.output
+
+
+@pytest.mark.parametrize("inherited", ["default", "ignored"])
+def test_ctrl_c_stops_a_solve_at_once_even_inside_a_long_search(inherited: str) -> None:
+    """The solver's search runs for minutes in one compiled call on a large
+    board, and Python sees a signal only between the main thread's
+    bytecodes: the command runs it on a thread of its own and waits, so
+    Ctrl-C ends it at once (also where SIGINT came ignored, as a script's
+    background job gets it)."""
+    import os
+    import signal
+
+    command = [sys.executable, "-m", "c4lab", "solve", "8x7"]  # hours of search
+    if inherited == "ignored":
+        command = ["sh", "-c", 'trap "" INT; exec "$@"', "sh", *command]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(3.0)  # compiling or searching: either way inside numba's code
+        os.kill(proc.pid, signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, stderr
+    assert "interrupted" in stderr and "Traceback" not in stderr
+    assert stdout == ""

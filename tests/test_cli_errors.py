@@ -35,7 +35,21 @@ BAD = [
     ("arena", "random"),
     ("arena", "random", "random", "--out", "/nonexistent-folder/run.jsonl"),
     ("report", "/nonexistent-folder/run.jsonl"),
+    ("bench", "--seconds", "0"),
+    ("play", "--tui", "--delay", "-1"),
+    ("play", "--tui", "--board", "7x6:abababa"),  # a finished game
+    ("play", "--no-browser", "-2", "nobody"),
+    ("serve", "--forfeit-after", "-1"),
+    ("serve", "--allow-agent", "nobody"),
+    ("train", "ntuple", "--out", "/proc/n.npz"),
+    ("train", "ntuple", "--curve", "/proc/curve"),
+    ("train", "qlearning", "--out", "/proc/q.npz"),
+    ("train", "qlearning", "--curve", "/nonexistent-folder/curve"),
+    ("arena", "random", "random", "--out", "/proc/run.jsonl"),
 ]
+#: The bad inputs above whose error is not the person's input (no one at the
+#: keyboard): a failure, status 1.
+NOT_INPUT = {("move", "7x6", "--agent", "human")}
 
 
 @pytest.mark.parametrize("args", BAD, ids=lambda a: " ".join(a))
@@ -45,6 +59,9 @@ def test_bad_input_is_an_error_message_never_a_traceback(args: tuple[str, ...]) 
     assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
     assert "Traceback" not in result.output
     assert result.output.strip(), "no message at all"
+    if args not in NOT_INPUT:  # bad input: one line that says what and where, status 2
+        assert result.exit_code == 2, result.output
+        assert len(result.output.strip().splitlines()) == 1, result.output
 
 
 def test_a_listing_creates_no_file(tmp_path: Path) -> None:
@@ -86,3 +103,45 @@ def test_a_first_start_says_that_the_engine_is_being_prepared() -> None:
         assert fresh(1) == 2
     assert MESSAGE in out.getvalue()
 
+
+
+def test_the_notice_follows_the_thread_that_runs_the_command() -> None:
+    """A command that runs its work on a thread of its own (so that Ctrl-C
+    is seen at once) still says that the engine is being prepared."""
+    import io
+    import threading
+
+    from numba import njit
+    from rich.console import Console
+
+    from c4lab.ui.preparing import MESSAGE, announce_preparation
+
+    out = io.StringIO()
+
+    def work() -> None:
+        with announce_preparation(Console(file=out, force_terminal=True)):
+
+            @njit
+            def fresh(x: int) -> int:  # compiled here, never cached
+                return x + 2
+
+            assert fresh(1) == 3
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join()
+    assert MESSAGE in out.getvalue()
+
+
+def test_a_server_on_a_port_already_taken_is_one_line_and_leaves_no_file(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        db = tmp_path / "games.sqlite"
+        result = CliRunner().invoke(main, ["serve", "--port", str(port), "--db", str(db)])
+    assert result.exit_code == 2, result.output
+    assert result.output.strip() == f"Error: cannot listen on 127.0.0.1:{port}: Address already in use"
+    assert list(tmp_path.iterdir()) == []

@@ -154,9 +154,11 @@ def random_positions(rng: random.Random, count: int) -> list[Position]:
     return positions
 
 
-def ctrl_c_once_ready(args: list[str], ready: str, inherited: str, after: float) -> tuple[int, str, str]:
+def ctrl_c_once_ready(args: list[str], ready: str, inherited: str, after: float,
+                      presses: int = 1) -> tuple[int, str, str]:
     """Run ``python -m c4lab ARGS``, press Ctrl-C (SIGINT to the process)
-    ``after`` seconds after ``ready`` shows on its stderr, and return its
+    ``after`` seconds after ``ready`` shows on its stderr (``presses``
+    times, a tenth of a second apart: an impatient person), and return its
     ``(status, stdout, stderr)``.  ``inherited="ignored"`` starts it with
     SIGINT ignored, as a script's background job (``&``) is: the shell
     ignores SIGINT, then execs."""
@@ -173,7 +175,11 @@ def ctrl_c_once_ready(args: list[str], ready: str, inherited: str, after: float)
         while ready not in line and time.monotonic() < deadline:
             line = proc.stderr.readline() if proc.stderr else ""
         time.sleep(after)
-        os.kill(proc.pid, signal.SIGINT)
+        for press in range(presses):
+            if press:
+                time.sleep(0.1)
+            if proc.poll() is None:
+                os.kill(proc.pid, signal.SIGINT)
         stdout, stderr = proc.communicate(timeout=60)
     finally:
         proc.kill()

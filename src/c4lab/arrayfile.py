@@ -11,6 +11,7 @@ is raised as the caller's own error class, saying what and which file.
 from __future__ import annotations
 
 import json
+import tempfile
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,11 +21,33 @@ import numpy as np
 
 
 def save_arrays(path: Path, header: dict[str, Any], **arrays: np.ndarray) -> None:
-    """Write ``arrays`` and ``header`` (which holds the format) to ``path``."""
+    """Write ``arrays`` and ``header`` (which holds the format) to ``path``;
+    a write that fails or is interrupted leaves ``path`` as it was and no
+    temporary file behind."""
     tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("wb") as f:
-        np.savez_compressed(f, header=np.array(json.dumps(header)), **arrays)  # type: ignore[arg-type]
-    tmp.replace(path)
+    try:
+        with tmp.open("wb") as f:
+            np.savez_compressed(f, header=np.array(json.dumps(header)), **arrays)  # type: ignore[arg-type]
+        tmp.replace(path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def check_writable(path: Path) -> None:
+    """``ValueError``, saying which folder and why, unless a file can be
+    written at ``path``: its folder exists and takes a new file (a temporary
+    one is made and removed).  Checked before a long run that ends with a
+    write, so that the run is not lost to a typo or a folder nobody may
+    write in."""
+    folder = path.expanduser().parent
+    if not folder.is_dir():
+        raise ValueError(f"the folder {str(folder)!r} does not exist")
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        raise ValueError(f"cannot write in the folder {str(folder)!r}: {exc.strerror or exc}") from None
 
 
 def load_arrays(
@@ -40,10 +63,15 @@ def load_arrays(
             if f.read(2) != b"PK":
                 raise error(f"{path} is not a c4lab {what} (not an .npz archive)")
         with np.load(path, allow_pickle=False) as data:
+            if "header" not in data.files:  # another program's archive
+                raise error(f"{path} is not a c4lab {what} (an .npz archive without c4lab's header)")
             header = json.loads(str(data["header"]))
             if not isinstance(header, dict) or header.get("format") not in formats:
                 found = header.get("format") if isinstance(header, dict) else None
                 raise error(f"{path} is not a c4lab {what} (format {found!r}, expected {formats[0]!r})")
+            missing = [name for name in names if name not in data.files]
+            if missing:
+                raise error(f"{path} is not a whole c4lab {what}: it has no array {missing[0]!r}")
             arrays = {name: data[name] for name in names}
     except error:
         raise

@@ -61,6 +61,59 @@ def _answer_each(
         sys.exit(2)
 
 
+def _interruptible(work: Callable[[], None]) -> None:
+    """Run ``work`` on a thread of its own while this one waits for it, so
+    that Ctrl-C stops the command at once (its ``KeyboardInterrupt`` is raised
+    here, and the command group says "interrupted", status 130).  Python runs
+    a signal's handler only between the main thread's bytecodes, and a
+    compiled kernel can run for minutes in one call (the solver's search on a
+    large board): in the main thread, Ctrl-C would wait for it.  For the
+    commands whose only output is the standard streams (``solve``,
+    ``move``): the work's thread is a daemon, left to the process's end.
+    An exception of ``work`` (``SystemExit`` among them) is raised here."""
+    import threading  # lazy: start-up time
+
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            work()
+        except BaseException as exc:  # noqa: BLE001 - raised again in the waiting thread
+            failure.append(exc)
+
+    from c4lab.ctrl_c import ctrl_c_interrupts  # lazy: start-up time
+
+    thread = threading.Thread(target=run, name="c4lab-command", daemon=True)
+    thread.start()
+    with ctrl_c_interrupts():  # even where SIGINT came ignored (a background job of a script)
+        while thread.is_alive():
+            thread.join(0.1)  # a wait that Ctrl-C interrupts
+    if failure:
+        raise failure[0]
+
+
+class BadInput(click.ClickException):
+    """Bad input met while a command runs (a file that is not what it should
+    be, a setting the run refuses): one line, status 2, as a bad option."""
+
+    exit_code = 2
+
+
+def _writable_output(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """An output file's folder must exist and take a new file: checked before
+    the run, so that a long run does not end in a write that fails."""
+    if value is not None:
+        from pathlib import Path  # lazy: start-up time
+
+        from c4lab.arrayfile import check_writable  # lazy: start-up time
+
+        try:
+            check_writable(Path(value))
+        except ValueError as exc:
+            raise click.BadParameter(str(exc)) from None
+    return value
+
+
 def _in_existing_folder(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """A file option's folder must exist: a typo is an error, not new folders."""
     if value is not None:
@@ -137,6 +190,9 @@ class _Commands(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except click.UsageError as exc:  # click's own form is four lines (usage, hint, blank, error): one
+            click.echo(f"Error: {exc.format_message()}", err=True)
+            sys.exit(exc.exit_code)
         except KeyboardInterrupt:
             click.echo("\ninterrupted", err=True)
             sys.exit(130)
@@ -206,7 +262,7 @@ def move(
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     except RuntimeError as exc:  # an engine program that cannot start
-        raise click.ClickException(str(exc)) from None
+        raise BadInput(str(exc)) from None
 
     def answer(text: str) -> tuple[dict, str]:
         position = Position.parse(text)
@@ -227,9 +283,12 @@ def move(
     from c4lab.engine.client import EngineError
     from c4lab.ui.preparing import preparing_on_stderr
 
-    try:
+    def work() -> None:
         with preparing_on_stderr():
             _answer_each(positions, as_json, answer)
+
+    try:
+        _interruptible(work)
     except QuitGame:
         raise click.ClickException("the human agent reads its moves from the keyboard, and there is no input") from None
     except EngineError as exc:
@@ -276,8 +335,11 @@ def solve(
         line.clear()
         return record, plain
 
-    with preparing_on_stderr():
-        _answer_each(positions, as_json, answer)
+    def work() -> None:
+        with preparing_on_stderr():
+            _answer_each(positions, as_json, answer)
+
+    _interruptible(work)
     line.clear()
     if timed_out:
         sys.exit(3)
@@ -323,7 +385,7 @@ def agents() -> None:
     help="Which player plays A (moves first).",
 )
 @click.option("--seed", type=int, default=None, help="Seed for the draws (first player, random boards).")
-@click.option("--delay", type=float, default=None, help="Seconds to pause after an agent's move.")
+@click.option("--delay", type=click.FloatRange(0), default=None, help="Seconds to pause after an agent's move.")
 @click.option("--color/--no-color", default=None, help="Force colours on or off (default: when a terminal).")
 def play(
     tui: bool,
@@ -352,6 +414,14 @@ def play(
             sys.exit(run_terminal_game(settings))
         except ValueError as exc:
             raise click.UsageError(str(exc)) from None
+    from c4lab.agents import make_agent
+
+    for option, spec in (("--player1", player1), ("--player2", player2)):
+        if spec != "human":
+            try:  # the page would only refuse it when the game starts
+                make_agent(spec)
+            except ValueError as exc:
+                raise click.BadParameter(str(exc), param_hint=option) from None
     # The page's new-game form starts filled in with the options given here.
     query = {"board": board, "p1": player1, "p2": player2, "first": {"1": "A", "2": "B"}.get(first, "random")}
     if bonus:
@@ -407,7 +477,7 @@ def analyse(position: str, tui: bool, no_browser: bool, port: int | None, db: st
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (0.0.0.0: every one).")
 @click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True)
 @click.option("--db", type=click.Path(dir_okay=False), callback=_in_existing_folder, default=None, help="Game database (SQLite file).")
-@click.option("--forfeit-after", type=float, **_home(_PRESENCE, "FORFEIT_AFTER"),
+@click.option("--forfeit-after", type=click.FloatRange(0, min_open=True), **_home(_PRESENCE, "FORFEIT_AFTER"),
               help="Seconds an absent player has to come back before forfeiting.")
 @click.option("--max-think", type=float, **_home(*_LIMITS, "max_time"),
               help="Most seconds an agent may think about one move (time=; at least 1).")
@@ -483,9 +553,9 @@ def _serve(
             page=page, say=click.echo, **options,
         )
     except StorageError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise BadInput(str(exc)) from None
     except ValueError as exc:  # a limit the hints or a stored setting do not fit
-        raise click.ClickException(str(exc)) from None
+        raise BadInput(str(exc)) from None
 
 
 @main.command()
@@ -529,7 +599,7 @@ def connect(
 @main.command()
 @click.option("--db", type=click.Path(dir_okay=False), callback=_in_existing_folder, default=None, help="Game database (SQLite file).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per game.")
-@click.option("--limit", type=int, default=50, show_default=True)
+@click.option("--limit", type=click.IntRange(min=1), default=50, show_default=True, help="The most games listed.")
 def games(db: str | None, as_json: bool, limit: int) -> None:
     """List the games stored by `c4lab play` or `c4lab serve` (newest first)."""
     from c4lab.server.run import DEFAULT_DB
@@ -538,7 +608,7 @@ def games(db: str | None, as_json: bool, limit: int) -> None:
     try:
         rows = read_games(db or DEFAULT_DB, limit)  # a listing creates no file
     except StorageError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise BadInput(str(exc)) from None
     for row in rows:
         click.echo(json.dumps(row.listing()) if as_json else row.listing_line())
 
@@ -564,7 +634,8 @@ def engine(spec: str) -> None:
 
 @main.group()
 def train() -> None:
-    """Train learning agents by self-play (tabular Q-learning, small boards)."""
+    """Train learning agents by self-play: n-tuple networks (any board) or
+    tabular Q-learning (small boards)."""
 
 
 @train.command("qlearning")
@@ -589,8 +660,8 @@ def train() -> None:
               help="Evaluate every N episodes (default: episodes/20; 0: only at the end).")
 @click.option("--eval-games", type=click.IntRange(min=0), default=100, show_default=True,
               help="Games per evaluation against random and minimax:depth=2 (half as A, half as B).")
-@click.option("--out", type=click.Path(dir_okay=False), callback=_in_existing_folder, default=None, help="Table file (default: qlearning-BOARD.npz).")
-@click.option("--curve", type=click.Path(dir_okay=False), default=None,
+@click.option("--out", type=click.Path(dir_okay=False), callback=_writable_output, default=None, help="Table file (default: qlearning-BOARD.npz).")
+@click.option("--curve", type=click.Path(dir_okay=False), callback=_writable_output, default=None,
               help="Learning curve: writes CURVE.csv and CURVE.png (default: the table's name + '-curve').")
 @click.option("--seed", type=int, **_home(*_QTRAIN, "seed"))
 def train_qlearning(board: str, episodes: int, alpha: float, discount: float, epsilon_start: float,
@@ -609,7 +680,7 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
     try:
         r_win, r_draw, r_loss = qlearning.parse_rewards(rewards)
     except ValueError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise click.BadParameter(str(exc), param_hint="--rewards") from None
     try:  # TrainConfig holds the ranges of its settings: out of one, a usage error (status 2)
         config = qlearning.TrainConfig(
             board=board, episodes=episodes, alpha=alpha, discount=discount, epsilon_start=epsilon_start,
@@ -618,15 +689,18 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
         )
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
+    table_path = Path(out) if out else qlearning.default_table_path(config.board)
+    if table_path.exists():
+        raise BadInput(f"{table_path} exists: choose another --out, or remove it first (a run never overwrites "
+                       "a table)")
     try:
-        table_path = Path(out) if out else qlearning.default_table_path(config.board)
         prefix = curve or str(table_path.with_suffix("")) + "-curve"
         with qlearning.ctrl_c_stops() as interrupted:
             table, points, paths = qlearning.run_with_progress(
                 config, table_path, prefix, eval_every=eval_every, eval_games=eval_games,
                 console=stderr_console(), show_progress=sys.stderr.isatty(), interrupted=interrupted)
     except ValueError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise BadInput(str(exc)) from None
     click.echo(qlearning.summary(table, points, paths))
     if interrupted.is_set():
         click.echo(f"interrupted: the table ({table.info['episodes']:,} of {episodes:,} episodes) and the curve "
@@ -649,7 +723,7 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
 @click.option("--ray-address", default=None,
               help="With --executor ray: the cluster's HOST:PORT, or auto (default: start a local Ray).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Tuples, bonus cell and games follow from it.")
-@click.option("--out", type=click.Path(dir_okay=False), callback=_in_existing_folder, default=None,
+@click.option("--out", type=click.Path(dir_okay=False), callback=_writable_output, default=None,
               help="Network file (default: ntuple-BOARD.npz); never overwritten unless it is --resume's file.")
 @click.option("--resume", type=click.Path(dir_okay=False), default=None,
               help="Continue training this network file (written back to --out, default: the same file); "
@@ -686,7 +760,7 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
               help="Seconds of training between two points of the curve (default: a twentieth of the run).")
 @click.option("--checkpoint", type=click.FloatRange(min=0, min_open=True), default=5.0, show_default=True,
               help="Minutes between two checkpoints of the network file.")
-@click.option("--curve", type=click.Path(dir_okay=False), default=None,
+@click.option("--curve", type=click.Path(dir_okay=False), callback=_writable_output, default=None,
               help="Learning curve: CURVE.csv, CURVE.png, CURVE.html (default: the network's name + '-curve').")
 def train_ntuple(board: str | None, bonus: bool, minutes: float | None, games: int | None, workers: int,
                  executor: str, ray_address: str | None, seed: int, out: str | None, resume: str | None,
@@ -733,7 +807,7 @@ def book() -> None:
 
 @book.command("build")
 @click.option("--depth", type=click.IntRange(0, 41), required=True, help="Last ply the book covers.")
-@click.option("--out", type=click.Path(dir_okay=False), callback=_in_existing_folder, default=None,
+@click.option("--out", type=click.Path(dir_okay=False), callback=_writable_output, default=None,
               help="Book file (default: $C4LAB_BOOK or ~/.c4lab/classic-book.npz); resumed if it exists.")
 @click.option("--from", "start", default=None, help="Start the strategies at this classic position.")
 @click.option("--timeout", type=float, default=None, help="Give up on a position after this many seconds.")
@@ -758,7 +832,7 @@ def book_build(depth: int, out: str | None, start: str | None, timeout: float | 
         made = opening_book.build(depth, path, start=root, timeout=timeout, budget=budget,
                        log=lambda line: click.echo(line, err=True))
     except ValueError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise BadInput(str(exc)) from None
     click.echo(f"{path}: {len(made)} positions, depth {made.depth}, {made.info.get('unsolved', 0)} left unsolved")
 
 
@@ -775,12 +849,13 @@ def book_info(path: str | None) -> None:
         for line in opening_book.describe_books(Path(path) if path else None):
             click.echo(line)
     except opening_book.BookError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise BadInput(str(exc)) from None
 
 
 @main.group(invoke_without_command=True)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-@click.option("--seconds", type=float, default=2.0, show_default=True, help="CPU seconds per measurement.")
+@click.option("--seconds", type=click.FloatRange(0, min_open=True), default=2.0, show_default=True,
+              help="CPU seconds per measurement.")
 @click.option("--c", "c_reference", is_flag=True, help="Also time the C reference playouts (needs gcc).")
 @click.pass_context
 def bench(ctx: click.Context, as_json: bool, seconds: float, c_reference: bool) -> None:
@@ -821,7 +896,7 @@ def bench_solver(as_json: bool, limit: int | None, sets: str | None, weak: bool,
     try:
         loaded = {name: solver_bench.read_set(folder / name, limit) for name in names}
     except solver_bench.BenchSetError as exc:
-        raise click.ClickException(f"{exc} (give the folder with --dir or $C4LAB_BENCH_DIR)") from None
+        raise BadInput(f"{exc} (give the folder with --dir or $C4LAB_BENCH_DIR)") from None
     results = {}
     with Progress(transient=True, disable=not sys.stderr.isatty(), console=stderr_console()) as progress:
         for name, positions in loaded.items():
@@ -900,7 +975,7 @@ def _set_names(text: str | None, default: tuple[str, ...], known: tuple[str, ...
 @click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True)
 @click.option("--ray-address", default=None, help="A Ray cluster to join (default: start a local one).")
 @click.option("--sprt", default=None, help="Stop a two-agent match when decided: elo0=0,elo1=20,alpha=0.05,beta=0.05")
-@click.option("--out", type=click.Path(dir_okay=False), callback=_in_existing_folder, default="arena.jsonl", show_default=True,
+@click.option("--out", type=click.Path(dir_okay=False), callback=_writable_output, default="arena.jsonl", show_default=True,
               help="Results file (JSON lines); an unfinished run with the same settings is resumed.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
 def arena(
@@ -937,7 +1012,7 @@ def arena(
         with games_bar(config.total_games) as progress:
             outcome = run_arena(config, out, executor=runner, sprt=test, progress=progress)
     except (ArenaError, ResultsError, ValueError) as exc:
-        raise click.ClickException(str(exc)) from None
+        raise BadInput(str(exc)) from None
     except KeyboardInterrupt:
         saved = len(read_results(out).whole_pairs()) if Path(out).exists() else 0
         click.echo(f"interrupted: {saved} games saved in {out}; the same command resumes the run", err=True)
@@ -970,7 +1045,7 @@ def report_command(results: str, out_dir: str | None, as_json: bool) -> None:
     try:
         saved = read_results(results)
     except ResultsError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise BadInput(str(exc)) from None
     summary = arena_report.summarise(saved.config, saved.games)
     path = Path(results)
     folder = Path(out_dir) if out_dir else path.with_name(path.stem + "-report")

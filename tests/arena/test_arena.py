@@ -291,7 +291,7 @@ def test_cli_arena_refuses_bad_input_clearly(tmp_path):
     assert result.exit_code == 2 and "elo1" in result.output
     (tmp_path / "bad.jsonl").write_text("garbage\n")
     result = runner.invoke(main, ["report", str(tmp_path / "bad.jsonl")])
-    assert result.exit_code == 1 and "bad.jsonl:1" in result.output
+    assert result.exit_code == 2 and "bad.jsonl:1" in result.output
 
 
 def test_a_sweep_shows_no_invented_interval_or_p_value(tmp_path):

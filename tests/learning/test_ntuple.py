@@ -681,6 +681,8 @@ def test_train_ntuple_writes_a_network_that_the_agent_plays_and_a_curve(tmp_path
         assert (tmp_path / f"n-curve.{suffix}").stat().st_size > 0
     lines = (tmp_path / "n-curve.csv").read_text().splitlines()
     assert lines[0].startswith("games,seconds,accuracy,score vs")
+    games = [int(line.split(",")[0]) for line in lines[1:]]
+    assert games == sorted(set(games)) and games[-1] == 4000  # one row a point, the last one the final's
     moved = CliRunner().invoke(main, ["move", "4x4:bb", "--agent", f"ntuple:weights={out}"])
     assert moved.exit_code == 0 and moved.output.strip() in list("abcd")
     resumed = CliRunner().invoke(main, ["train", "ntuple", "--resume", str(out), "--games", "1000", "--probes", "0"])
@@ -848,6 +850,20 @@ def test_ctrl_c_saves_the_network_and_the_curve_then_exits(tmp_path: Path, inher
     assert "Traceback" not in stderr and "interrupted" in stderr
     assert Network.load(out).games > 0
     assert (tmp_path / "n-curve.csv").exists()
+
+
+def test_ctrl_c_pressed_again_while_saving_loses_nothing(tmp_path: Path) -> None:
+    """The save after Ctrl-C takes seconds on a large network: more presses
+    meanwhile are ignored, and neither the network, the curve nor a
+    temporary file is lost or left behind."""
+    out = tmp_path / "n.npz"
+    status, _, stderr = ctrl_c_once_ready(
+        ["train", "ntuple", "--board", "5x4", "--minutes", "10", "--probes", "0", "--tuples", "10", "--out", str(out)],
+        "training 5x4", "default", after=2.0, presses=4)
+    assert status == 130, stderr
+    assert "Traceback" not in stderr and "saving the network" in stderr
+    assert Network.load(out).games > 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["n-curve.csv", "n-curve.html", "n-curve.png", "n.npz"]
 
 
 # -- the shipped network -----------------------------------------------------------

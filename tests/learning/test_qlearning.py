@@ -320,9 +320,9 @@ def test_ctrl_c_saves_the_table_and_the_curve_then_exits(tmp_path: Path, inherit
 def test_train_qlearning_explains_bad_boards_and_options(tmp_path: Path) -> None:
     runner = CliRunner()
     big = runner.invoke(main, ["train", "qlearning", "--board", "9x9", "--out", str(tmp_path / "x.npz")])
-    assert big.exit_code == 1 and "too large for a Q-table" in big.output
+    assert big.exit_code == 2 and "too large for a Q-table" in big.output
     bad = runner.invoke(main, ["train", "qlearning", "--rewards", "1,0.5", "--out", str(tmp_path / "x.npz")])
-    assert bad.exit_code == 1 and "rewards must be three numbers WIN,DRAW,LOSS" in bad.output
+    assert bad.exit_code == 2 and "rewards must be three numbers WIN,DRAW,LOSS" in bad.output
     assert not (tmp_path / "x.npz").exists()
 
 
@@ -341,3 +341,14 @@ print(json.dumps(compiled))
     compiled = run_counting_compiles(script, tmp_path)
     assert "c4lab.learning.qlearning._train_episodes" in compiled
     assert not [name for name in compiled if "raise_with_shape" in name]
+
+
+def test_a_new_run_never_overwrites_a_table(tmp_path: Path) -> None:
+    out = tmp_path / "q.npz"
+    first = CliRunner().invoke(main, ["train", "qlearning", "--board", "4x4", "--episodes", "2000",
+                                      "--eval-games", "0", "--out", str(out)])
+    assert first.exit_code == 0, first.output
+    before = out.read_bytes()
+    again = CliRunner().invoke(main, ["train", "qlearning", "--board", "4x4", "--episodes", "1000", "--out", str(out)])
+    assert again.exit_code == 2 and "exists" in again.output and str(out) in again.output
+    assert out.read_bytes() == before

@@ -78,7 +78,7 @@ def games(db: Path) -> Any:
 
 def games_refused(db: Path, *words: str) -> None:
     result = games(db)
-    assert result.exit_code == 1, result.output
+    assert result.exit_code == 2, result.output
     assert isinstance(result.exception, SystemExit), result.exception  # not an exception of ours
     assert "Traceback" not in result.output and str(db) in result.output, result.output
     for word in words:
@@ -165,7 +165,7 @@ def test_a_database_locked_by_another_program_is_refused_at_start(good: Path) ->
         other.execute("ROLLBACK")
         other.close()
     refused(subprocess.CompletedProcess(server.args, server.returncode, out, err), good, "locked by another program")
-    assert listing.exit_code == 1 and "locked by another program" in listing.output, listing.output
+    assert listing.exit_code == 2 and "locked by another program" in listing.output, listing.output
     assert len(read_games(good)) == 300  # nothing lost
 
 

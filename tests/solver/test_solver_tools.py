@@ -117,7 +117,7 @@ def test_bench_solver_text_and_bad_set_names() -> None:
 def test_bench_solver_reports_an_unreadable_set_with_its_line(tmp_path: Path) -> None:
     (tmp_path / "Test_L3_R1").write_text("4453 1\n44x 2\n")
     result = run("bench", "solver", "--dir", str(tmp_path), "--sets", "Test_L3_R1")
-    assert result.exit_code == 1 and "Test_L3_R1:2" in result.output
+    assert result.exit_code == 2 and "Test_L3_R1:2" in result.output
 
 
 # -- the agents ---------------------------------------------------------------------------
@@ -235,7 +235,7 @@ def test_a_damaged_book_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(BookError, match="not a c4lab opening book"):
         OpeningBook.load(bad)
     result = run("book", "info", str(bad))
-    assert result.exit_code == 1 and "bad.npz" in result.output
+    assert result.exit_code == 2 and "bad.npz" in result.output
 
 
 def test_a_book_cut_short_or_of_another_format_is_a_clear_error(
@@ -260,7 +260,7 @@ def test_book_build_resumes_from_its_file(tmp_path: Path) -> None:
     deeper = run("book", "build", "--depth", str(start.ply + 4), "--from", start.notation, "--out", str(path))
     assert "resuming" in deeper.output
     assert len(OpeningBook.load(path)) > int(first.output.splitlines()[-1].split(": ")[1].split()[0])
-    assert run("book", "build", "--depth", "3", "--from", "6x4", "--out", str(path)).exit_code == 1
+    assert run("book", "build", "--depth", "3", "--from", "6x4", "--out", str(path)).exit_code == 2
 
 
 def test_solve_reads_the_classic_database_unless_told_not_to() -> None:
@@ -280,7 +280,7 @@ def test_book_info_and_book_build_agree_that_books_are_for_the_classic_board(tmp
     assert info.exit_code == 0, info.output
     assert "for the classic 7x6 board only" in info.output and "other boards" not in info.output
     built = run("book", "build", "--depth", "3", "--from", "6x4", "--out", str(tmp_path / "b.npz"))
-    assert built.exit_code == 1 and "classic 7x6 board, not 6x4" in built.output
+    assert built.exit_code == 2 and "classic 7x6 board, not 6x4" in built.output
 
 
 def test_move_says_when_the_agent_fell_back_to_another() -> None:

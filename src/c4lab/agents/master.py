@@ -145,9 +145,10 @@ class MasterAgent(Agent):
         mix: float = 0.5,
     ) -> None:
         if not 0.0 < share < 1.0:
-            raise ValueError(f"share must lie between 0 and 1, not {share}")
+            raise ValueError(f"agent 'master': share= (minimax's share of the time) must lie strictly between "
+                             f"0 and 1, not {share:g}")
         if not 0.0 < mix <= 1.0:
-            raise ValueError(f"mix must lie in (0, 1], not {mix}")
+            raise ValueError(f"agent 'master': mix must lie in (0, 1], not {mix:g}")
         self.time = time
         self.iterations = iterations
         self.depth = depth

@@ -11,12 +11,9 @@ import logging
 import os
 import signal
 import socket
-import threading
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from collections.abc import Iterable, Iterator
 from multiprocessing.pool import Pool
 from queue import SimpleQueue
-from types import FrameType
 from typing import Any, Protocol
 
 from c4lab.arena.games import play_pair
@@ -40,28 +37,6 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
-@contextmanager
-def ctrl_c_calls(handler: Callable[[int, FrameType | None], object]) -> Iterator[None]:
-    """Within the block, Ctrl-C (SIGINT) calls ``handler`` (a signal
-    handler) in this process, whatever SIGINT disposition it inherited: a
-    non-interactive shell starts a background job with SIGINT ignored, and
-    Python then installs no handler of its own, so a run started that way
-    could not be stopped (nor its results saved) by Ctrl-C.  Outside the
-    main thread signals cannot be handled, and nothing changes."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
-def ctrl_c_interrupts() -> AbstractContextManager[None]:
-    """Within the block, Ctrl-C raises ``KeyboardInterrupt`` in this process,
-    whatever SIGINT disposition it inherited (:func:`ctrl_c_calls`)."""
-    return ctrl_c_calls(signal.default_int_handler)
 
 
 def _worker_start() -> None:

@@ -12,11 +12,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from c4lab.arena.executors import Executor, LocalExecutor, ctrl_c_interrupts
+from c4lab.arena.executors import Executor, LocalExecutor
 from c4lab.arena.games import Game
 from c4lab.arena.results import ResultsWriter, open_results
 from c4lab.arena.schedule import ArenaConfig
 from c4lab.arena.stats import SPRT, pentanomial_counts
+from c4lab.ctrl_c import ctrl_c_interrupts
 
 #: ``progress(games done, games in all, running summary)``
 ProgressHook = Callable[[int, int, str], None]

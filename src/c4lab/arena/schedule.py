@@ -62,8 +62,10 @@ class ArenaConfig:
             raise ArenaError(f"--games must be a positive even number (games come in pairs), not {self.games}")
         if self.plies < 0:
             raise ArenaError(f"the number of random opening moves must be >= 0, not {self.plies}")
-        if not self.limit > 0 or self.margin < 0:
-            raise ArenaError(f"bad time limit {self.limit} s (margin {self.margin} s)")
+        if not self.limit > 0:
+            raise ArenaError(f"--limit (the seconds a move may take) must be positive, not {self.limit:g}")
+        if not self.margin >= 0:
+            raise ArenaError(f"--margin (the seconds allowed past --limit) must be 0 or more, not {self.margin:g}")
         if self.board != RANDOM:
             try:
                 start = starting_position(self.board, self.bonus, random.Random(0))

@@ -113,12 +113,18 @@ def load(path: Path) -> list[ScoredPosition]:
     return out
 
 
+def probe_path(variant: Variant, count: int = 200, seed: int = 7, plies: tuple[int, int] = (0, 16),
+               directory: Path | None = None) -> Path:
+    """Where :func:`probe_set` keeps the probe set of these settings."""
+    return (directory or PROBE_DIR) / default_path(variant, count, seed, plies).name
+
+
 def probe_set(variant: Variant, count: int = 200, seed: int = 7, plies: tuple[int, int] = (0, 16),
               directory: Path | None = None, progress: Callable[[str], None] | None = None
               ) -> list[ScoredPosition]:
     """The probe set of ``variant``: read from its file if it was made
     before, else made and stored."""
-    path = (directory or PROBE_DIR) / default_path(variant, count, seed, plies).name
+    path = probe_path(variant, count, seed, plies, directory)
     if path.exists():
         return load(path)
     items = make(variant, count, seed, plies, progress)

@@ -231,9 +231,11 @@ class TrainConfig:
             raise ValueError(f"the learning rate must be in (0, 1], not {self.alpha}")
         if not 0 <= self.discount <= 1:
             raise ValueError(f"the discount must be in [0, 1], not {self.discount}")
-        for name in ("epsilon_start", "epsilon_end", "epsilon_decay"):
+        for name, said in (("epsilon_start", "the start of the exploration rate (--epsilon)"),
+                           ("epsilon_end", "the end of the exploration rate (--epsilon-end)"),
+                           ("epsilon_decay", "the share of the episodes over which it falls (--epsilon-decay)")):
             if not 0 <= getattr(self, name) <= 1:
-                raise ValueError(f"{name} must be in [0, 1], not {getattr(self, name)}")
+                raise ValueError(f"{said} must be in [0, 1], not {getattr(self, name)}")
         if not 0 <= self.slip <= 1:
             raise ValueError(f"the slip must be in [0, 1], not {self.slip}")
         if not self.reward_loss <= self.reward_draw <= self.reward_win or self.reward_loss == self.reward_win:
@@ -420,7 +422,7 @@ def ctrl_c_stops() -> Iterator[threading.Event]:
     inherited (a script's background job starts with SIGINT ignored):
     training then stops at the end of its chunk of episodes, with no update
     half applied, and the table is saved."""
-    from c4lab.arena.executors import ctrl_c_calls  # lazy: the arena's modules are not needed before
+    from c4lab.ctrl_c import ctrl_c_calls  # lazy: start-up time
 
     pressed = threading.Event()
     with ctrl_c_calls(lambda signum, frame: pressed.set()):
@@ -546,6 +548,8 @@ def parse_rewards(text: str) -> tuple[float, float, float]:
         if len(parts) != 3:
             raise ValueError
         win, draw, loss = (float(p) for p in parts)
+        if not all(math.isfinite(r) for r in (win, draw, loss)):
+            raise ValueError
     except ValueError:
         raise ValueError(f"rewards must be three numbers WIN,DRAW,LOSS like 1,0.5,0, not {text!r}") from None
     return win, draw, loss

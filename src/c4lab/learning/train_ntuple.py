@@ -115,8 +115,12 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
     probe_set = []
     if count:
         plies = PROBE_PLIES[variant.playable_cells <= 42]
-        _say(f"labelling {count} probe positions of {variant} at plies {plies[0]}-{plies[1]} with the solver "
-             f"(once; kept in {P.PROBE_DIR})...")
+        stored = P.probe_path(variant, count, plies=plies)
+        if stored.exists():
+            _say(f"probe positions: {count} of {variant} at plies {plies[0]}-{plies[1]}, labelled before ({stored})")
+        else:
+            _say(f"labelling {count} probe positions of {variant} at plies {plies[0]}-{plies[1]} with the solver "
+                 f"(once; kept in {P.PROBE_DIR}; --probes 0 trains without them)...")
         shown = sys.stderr.isatty()
 
         def show(text: str) -> None:
@@ -147,6 +151,8 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
         plan = FINAL_GAMES if final else (MATCH_GAMES if state["evals"] % 4 == 0 else {"random": 20})
         scores = {o: N.score_against(network, o, g, seed=state["evals"]) for o, g in plan.items()}
         state["evals"] += 1
+        if final and points and points[-1].games == network.games:
+            points.pop()  # the run ended on a point: one row for it, the final one (with hard)
         points.append(N.CurvePoint(network.games, trainer.seconds, acc, scores))
         parts = ([f"accuracy {acc:.1%}"] if acc is not None else []) + [f"{s:.0%} vs {o}" for o, s in scores.items()]
         state["last"] = ", ".join(parts)
@@ -175,17 +181,32 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
                     print(f"{t.seconds:6.0f} s  {network.games:,} games, {t.games_per_second:,.0f}/s, "
                           f"{state['last']}", file=sys.stderr, flush=True)
 
-        from c4lab.arena.executors import ctrl_c_interrupts  # lazy: the arena's modules are not needed before
+        from c4lab.ctrl_c import ctrl_c_calls, ctrl_c_interrupts  # lazy: start-up time
 
         try:
             with ctrl_c_interrupts():  # even where SIGINT came ignored (a background job of a script)
                 trainer.run(games=games, seconds=seconds, on_tick=tick)
         except KeyboardInterrupt:
             interrupted = True
-    network.save(out)
+    # What was learnt is saved whatever happens next: a second Ctrl-C (the
+    # save takes seconds) is ignored while a file is written; the final
+    # evaluation (games against hard) may be cut short by one.
+    def keep() -> Any:
+        return ctrl_c_calls(lambda signum, frame: None)
+
+    if interrupted:
+        _say("interrupted: saving the network and the curve...")
+    with keep():
+        network.save(out)
     if not interrupted:
-        evaluate(final=True)
-    paths = N.write_curve(points, prefix, f"n-tuple TD learning on {variant}")
+        try:
+            with ctrl_c_interrupts():
+                evaluate(final=True)
+        except KeyboardInterrupt:
+            interrupted = True
+            _say("interrupted: the final evaluation is skipped; saving the curve...")
+    with keep():
+        paths = N.write_curve(points, prefix, f"n-tuple TD learning on {variant}")
     print(f"{out}: {network.games:,} games in all ({trainer.played:,} now, {trainer.seconds:.0f} s, "
           f"{trainer.games_per_second:,.0f} games/s, {trainer.mean_cells:.1f} cells a game); "
           f"last point: {points[-1].games:,} games, {state['last']}")

@@ -76,7 +76,12 @@ class AgentLimits:
 
     @classmethod
     def with_agents(cls, extra: Iterable[str] = (), **bounds: Any) -> AgentLimits:
-        """The default allowlist extended by ``extra`` (``--allow-agent``)."""
+        """The default allowlist extended by ``extra`` (``--allow-agent``);
+        ``ValueError`` for a name that is no agent."""
+        known = _infos()
+        for name in extra:
+            if name not in known:
+                raise ValueError(f"--allow-agent {name!r}: no such agent (known agents: {', '.join(sorted(known))})")
         return cls(allowed=DEFAULT_AGENTS | frozenset(extra), **bounds)
 
     def bounds(self) -> dict[str, float | int]:

@@ -30,6 +30,20 @@ def free_port(host: str = "127.0.0.1") -> int:
         return int(s.getsockname()[1])
 
 
+def check_address(host: str, port: int) -> None:
+    """``ValueError``, one line that names the address and why, unless a
+    server can listen on ``host:port`` now (as uvicorn binds: the address
+    may be reused); port 0: any free one."""
+    try:
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+        with socket.socket(family, socket.SOCK_STREAM) as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            s.bind((host, port))
+    except OSError as exc:  # the port taken, or a host that is no address of this machine
+        where = f"{host}:{port}" if port else host
+        raise ValueError(f"cannot listen on {where}: {exc.strerror or exc}") from None
+
+
 #: Listening on these means every interface: no one can open them.
 EVERY_INTERFACE = ("0.0.0.0", "::", "")
 
@@ -149,6 +163,7 @@ def run_in_foreground(
     serve until Ctrl-C.
     The address is said (and the page opened) once the server accepts
     connections."""
+    check_address(host, port or 0)
     store = GameStore(db or DEFAULT_DB)
     port = port or free_port(host)
     limits = limits or AgentLimits()

@@ -27,9 +27,12 @@ MESSAGE = "preparing the engine, first start only"
 
 @contextmanager
 def announce_preparation(console: Console) -> Iterator[None]:
-    """Within the block, a status line on ``console`` while numba compiles."""
+    """Within the block, a status line on ``console`` while numba compiles
+    for the thread that entered it (not for other threads' compiling in the
+    background)."""
     from numba.core import event  # lazy: only the commands that run kernels load numba
 
+    owner = threading.current_thread()
     lock = threading.Lock()
     state: dict[str, Any] = {"depth": 0, "start": None, "status": None}
 
@@ -44,7 +47,7 @@ def announce_preparation(console: Console) -> Iterator[None]:
 
     class Listener(event.Listener):  # type: ignore[misc]
         def on_start(self, _event: Any) -> None:
-            if threading.current_thread() is not threading.main_thread():
+            if threading.current_thread() is not owner:
                 return
             with lock:
                 state["depth"] += 1
@@ -55,7 +58,7 @@ def announce_preparation(console: Console) -> Iterator[None]:
                     state["status"] = status
 
         def on_end(self, _event: Any) -> None:
-            if threading.current_thread() is not threading.main_thread():
+            if threading.current_thread() is not owner:
                 return
             with lock:
                 state["depth"] -= 1

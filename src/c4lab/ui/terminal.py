@@ -172,7 +172,9 @@ class TerminalGame:
             f"player {i + 1} ({'you' if agent.is_human and one_person else spec})"
             for i, (agent, spec) in enumerate(zip(self.players, settings.players))
         ]
-        starting_position(settings.board, settings.bonus, random.Random(0))  # fail early on a bad board
+        start = starting_position(settings.board, settings.bonus, random.Random(0))  # fail early on a bad board
+        if start.is_over and not settings.analyse:
+            raise ValueError(f"the game is over in {start.notation}: start from a position with a move to play")
         self.warmup: threading.Thread | None = None
         self.adviser: Agent | None = None  # the hint's engine, for the analysis board's estimates
 
