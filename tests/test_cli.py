@@ -113,6 +113,8 @@ def test_agents_lists_names_and_parameters() -> None:
     result = run("agents")
     assert result.exit_code == 0
     assert "random:" in result.output and "seed=None" in result.output and "human:" in result.output
+    # A level's own value is marked as its own (the help names the family's default).
+    assert "iterations=750  (int, hard's setting)" in result.output
 
 
 def test_help_does_not_import_the_engine() -> None:

@@ -29,6 +29,7 @@ BAD = [
     ("engine", "--agent", "nobody"),
     ("train", "qlearning", "--board", "9x9"),
     ("book", "build", "--depth", "99"),
+    ("book", "build", "--depth", "0", "--budget", "0"),  # no time: an empty book written for nothing
     ("book", "info", "/nonexistent-folder/book.npz"),
     ("bench", "solver", "--sets", "nope"),
     ("bench", "accuracy", "nobody"),

@@ -354,10 +354,11 @@ def agents() -> None:
         missing = info.unavailable
         click.echo(f"{info.name}: {info.help}" + (f"  [unavailable: {missing}]" if missing else ""))
         for param in info.params:
-            default = param.default
-            if param.name in info.defaults:
+            default, kind = param.default, param.type.__name__
+            if param.name in info.defaults:  # a preset's own value, not the family's default the help may name
                 default = param.convert(info.name, info.defaults[param.name])
-            click.echo(f"    {param.name}={default}  ({param.type.__name__}) {param.help}")
+                kind += f", {info.name}'s setting"
+            click.echo(f"    {param.name}={default}  ({kind}) {param.help}")
 
 
 @main.command()
@@ -810,8 +811,10 @@ def book() -> None:
 @click.option("--out", type=click.Path(dir_okay=False), callback=_writable_output, default=None,
               help="Book file (default: $C4LAB_BOOK or ~/.c4lab/classic-book.npz); resumed if it exists.")
 @click.option("--from", "start", default=None, help="Start the strategies at this classic position.")
-@click.option("--timeout", type=float, default=None, help="Give up on a position after this many seconds.")
-@click.option("--budget", type=float, default=None, help="Stop after this many seconds in all (resume later).")
+@click.option("--timeout", type=click.FloatRange(0, min_open=True), default=None,
+              help="Give up on a position after this many seconds.")
+@click.option("--budget", type=click.FloatRange(0, min_open=True), default=None,
+              help="Stop after this many seconds in all (resume later).")
 def book_build(depth: int, out: str | None, start: str | None, timeout: float | None, budget: float | None) -> None:
     """Solve the book's positions and write them (saved after each one).
 
