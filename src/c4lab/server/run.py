@@ -30,16 +30,18 @@ def free_port(host: str = "127.0.0.1") -> int:
         return int(s.getsockname()[1])
 
 
-def check_address(host: str, port: int) -> None:
-    """``ValueError``, one line that names the address and why, unless a
-    server can listen on ``host:port`` now (as uvicorn binds: the address
-    may be reused); port 0: any free one."""
+def usable_port(host: str, port: int | None) -> int:
+    """The port a server can listen on at ``host`` now: ``port`` (bound as
+    uvicorn binds it: the address may be reused), or with None a free one;
+    ``ValueError``, one line that names the address and why, if there is
+    none (the port taken, or a host that is no address of this machine)."""
     try:
-        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+        family = socket.getaddrinfo(host, port or 0, type=socket.SOCK_STREAM)[0][0]
         with socket.socket(family, socket.SOCK_STREAM) as s:
             s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            s.bind((host, port))
-    except OSError as exc:  # the port taken, or a host that is no address of this machine
+            s.bind((host, port or 0))
+            return int(s.getsockname()[1])
+    except OSError as exc:
         where = f"{host}:{port}" if port else host
         raise ValueError(f"cannot listen on {where}: {exc.strerror or exc}") from None
 
@@ -163,9 +165,8 @@ def run_in_foreground(
     serve until Ctrl-C.
     The address is said (and the page opened) once the server accepts
     connections."""
-    check_address(host, port or 0)
+    port = usable_port(host, port)  # before the database is opened: a refused start leaves nothing
     store = GameStore(db or DEFAULT_DB)
-    port = port or free_port(host)
     limits = limits or AgentLimits()
     server = make_server(
         store, host, port, forfeit_after=forfeit_after, limits=limits, guard=guard, idle_after=idle_after,
