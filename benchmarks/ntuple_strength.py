@@ -7,7 +7,7 @@ solver, and in games.
         [--perfect 20] [--perfect-games 100]
 
 * **Value-keeping moves**: on the probe set of the network's board (plies
-  0-16 reached by random moves, 10-20 on boards over 42 cells, none over 48, only positions where some move changes the
+  0-16 reached by random moves, 10-20 on boards over 30 cells but the classic one, none over 48 (``probes.default_plan``), only positions where some move changes the
   result, every move scored by c4lab's solver; ``c4lab.learning.probes``),
   the share of moves that keep the value, for the greedy network, the
   network with its test-time searches (alpha-beta for ``--search`` seconds,
@@ -44,7 +44,6 @@ from c4lab.arena.accuracy import measure
 from c4lab.game import play_game
 from c4lab.learning import probes as P
 from c4lab.learning.ntuple import score_against
-from c4lab.learning.train_ntuple import PROBE_CELLS, PROBE_PLIES
 from c4lab.rules import Position
 from c4lab.solver.api import Solver
 
@@ -110,8 +109,8 @@ def main() -> None:
         networks.append((f"PUCT {args.puct_time:g} s", f"ntuple:weights={weights},search=puct,time={args.puct_time:g},seed=1"))
     print(f"network {weights}: {network.variant}, {network.games:,} games, "
           f"{network.tuples.shape[0]} tuples of {network.length}")
-    plies = PROBE_PLIES[network.variant.playable_cells <= 42]
-    if network.variant.playable_cells > PROBE_CELLS:
+    most, plies = P.default_plan(network.variant)
+    if not most:
         args.probes = 0  # beyond the solver's reach: judged by play only
     items = P.probe_set(network.variant, args.probes, seed=args.probe_seed, plies=plies) if args.probes else []
     if items:

@@ -756,7 +756,8 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
 @click.option("--length", type=click.IntRange(2, 8), default=8, show_default=True, help="Cells per tuple.")
 @click.option("--probes", type=click.IntRange(min=0), default=None,
               help="Probe positions for the accuracy curve (default: 200 on boards of up to 42 playable cells, "
-                   "100 up to 48, else 0).")
+                   "100 up to 48, else 0; from the empty board up to 30 cells and on the classic board, "
+                   "from ply 10 on the others).")
 @click.option("--eval-every", type=click.FloatRange(min=0, min_open=True), default=None,
               help="Seconds of training between two points of the curve (default: a twentieth of the run).")
 @click.option("--checkpoint", type=click.FloatRange(min=0, min_open=True), default=5.0, show_default=True,

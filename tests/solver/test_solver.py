@@ -133,6 +133,19 @@ def test_a_node_limit_gives_no_score_either() -> None:
     solution = Solver().solve(Position.parse("9x8:dc"), max_nodes=1000)
     assert solution.timed_out and solution.nodes <= 1000
 
+def test_an_analysis_all_or_none_stops_at_its_first_unscored_move() -> None:
+    solver = Solver()
+    easy = Position.parse("6x5/Xc2:dd")
+    assert solver.analyse(easy, timeout=60, all_or_none=True) == solver.analyse(easy)
+    hard = Position.parse("9x8:dc")  # no move of it is solved in a twentieth of a second
+    searched = []
+    search = solver._run
+    solver._run = lambda *args: searched.append(args[0]) or search(*args)  # type: ignore[method-assign]
+    scores = solver.analyse(hard, timeout=0.05, all_or_none=True)
+    assert set(scores) == set(hard.legal_moves()) and set(scores.values()) == {None}
+    assert len(searched) == 1  # the moves after the first miss were not searched
+
+
 
 def test_the_python_api_takes_a_string_and_gives_the_best_moves() -> None:
     solution = solve("7x6:ddddddcc")

@@ -88,7 +88,7 @@ def _sign(score: int) -> int:
 def scored(position: Position, solver: Solver, timeout: float = SCORING_TIMEOUT) -> ScoredPosition | None:
     """``position`` with every move's exact score, ``None`` if one of them
     could not be scored within ``timeout`` seconds (for the whole position)."""
-    scores = solver.analyse(position, timeout=timeout)
+    scores = solver.analyse(position, timeout=timeout, all_or_none=True)
     if any(score is None for score in scores.values()):
         return None
     return ScoredPosition(position, {move: score for move, score in scores.items() if score is not None})

@@ -15,13 +15,28 @@ The set is stored as JSON (``~/.c4lab/probes/`` by default) and read back
 on the next run, so a learning curve is always measured on the same
 positions and they are labelled once.  The learner never trains on them
 (it only ever plays from the empty board).
+
+Which plies, and how many positions, depend on how quickly the solver
+labels them (:func:`default_plan`): 200 positions at plies 0-16 would take
+the solver about an hour on 7x6/Bd1 and 45 minutes on 7x6/Xd4 (an
+opening position's moves often need more than its 10 s there, and such a
+position is left out after those 10 s), 15 and 30 s at plies 10-20.  The
+candidates are labelled on every core this process may use, each thread
+with a solver of its own, and kept in the order they were drawn, so the
+set is the one a single thread would make; a candidate is given up at
+its first move the solver cannot score in time (``all_or_none``).  100
+probes of 8x6/Xc3/Bf4: 582 s before, 183 s on one core, 134 s on two.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
+import os
+import queue
 import random
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from c4lab.arena.accuracy import ScoredPosition, scored
@@ -32,6 +47,17 @@ PROBE_DIR = Path.home() / ".c4lab" / "probes"
 FORMAT = "c4lab-probes-1"
 #: The solver's limit for all the moves of one candidate position (seconds).
 TIMEOUT = 10.0
+#: Probe sets by board size (``default_plan``): boards up to ``EARLY_CELLS``
+#: playable cells (and the classic board, scored down to its 12-ply
+#: database) are probed from the empty board, larger ones from ply 10; up
+#: to ``FULL_CELLS`` cells get 200 positions, up to ``MAX_CELLS`` 100 (on
+#: 8x6/Xc3/Bf4 the solver took 14 minutes of one core for 200 at plies
+#: 10-20), larger boards none (they are judged by play).
+EARLY_CELLS = 30
+FULL_CELLS = 42
+MAX_CELLS = 48
+EARLY_PLIES = (0, 16)
+LATE_PLIES = (10, 20)
 
 
 class ProbeError(ValueError):
@@ -50,15 +76,30 @@ def random_position(variant: Variant, plies: tuple[int, int], rng: random.Random
     return None if position.is_over else position
 
 
-def make(variant: Variant, count: int, seed: int, plies: tuple[int, int] = (0, 16),
-         progress: Callable[[str], None] | None = None) -> list[ScoredPosition]:
-    """``count`` distinct probe positions of ``variant`` (see the module)."""
-    rng = random.Random(seed)
-    solver = Solver()
-    out: list[ScoredPosition] = []
+def default_plan(variant: Variant) -> tuple[int, tuple[int, int]]:
+    """How many probe positions ``variant`` gets by default, and at which
+    plies: ``(0, plies)`` where the solver cannot label them in minutes."""
+    cells = variant.playable_cells
+    plies = EARLY_PLIES if cells <= EARLY_CELLS or variant == Variant.classic() else LATE_PLIES
+    count = 200 if cells <= FULL_CELLS else (100 if cells <= MAX_CELLS else 0)
+    return count, plies
+
+
+def labelling_threads() -> int:
+    """The threads that label probe positions: one a core this process may
+    run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return os.cpu_count() or 1
+
+
+def candidates(variant: Variant, plies: tuple[int, int], rng: random.Random, count: int) -> Iterator[Position]:
+    """Distinct positions of ``variant`` at plies ``plies``
+    (:func:`random_position`); ``ValueError`` after ``200 * count`` draws."""
     seen: set[str] = set()
     tries = 0
-    while len(out) < count:
+    while True:
         tries += 1
         if tries > 200 * count:
             raise ValueError(f"cannot find {count} probe positions on {variant} at plies {plies[0]}-{plies[1]}")
@@ -66,12 +107,80 @@ def make(variant: Variant, count: int, seed: int, plies: tuple[int, int] = (0, 1
         if position is None or position.notation in seen:
             continue
         seen.add(position.notation)
-        item = scored(position, solver, TIMEOUT)
+        yield position
+
+
+def labelled(positions: Iterator[Position], threads: int = 1) -> Iterator[ScoredPosition | None]:
+    """Every move of each of ``positions`` scored by the solver within
+    ``TIMEOUT`` (``None`` for a position it could not score), in their
+    order, on ``threads`` threads with a solver each (the search releases
+    Python's lock).  A daemon thread still scoring when the caller stops
+    (or presses Ctrl-C) ends with that position, or with the process."""
+    if threads <= 1:
+        solver = Solver()
+        for position in positions:
+            yield scored(position, solver, TIMEOUT)
+        return
+    jobs: queue.SimpleQueue[tuple[int, Position] | None] = queue.SimpleQueue()
+    done: dict[int, ScoredPosition | None | BaseException] = {}
+    ready = threading.Condition()
+
+    def work() -> None:
+        solver = Solver()
+        while (job := jobs.get()) is not None:
+            index, position = job
+            try:
+                result: ScoredPosition | None | BaseException = scored(position, solver, TIMEOUT)
+            except BaseException as exc:  # noqa: BLE001 - raised again in the caller's thread
+                result = exc
+            with ready:
+                done[index] = result
+                ready.notify()
+
+    workers = [threading.Thread(target=work, name=f"c4lab-probes-{k}", daemon=True) for k in range(threads)]
+    for worker in workers:
+        worker.start()
+    sent = 0
+    try:
+        for position in positions:  # keep one position a thread in flight
+            jobs.put((sent, position))
+            sent += 1
+            if sent >= threads:
+                break
+        for index in itertools.count():
+            if index >= sent:
+                return
+            with ready:
+                while index not in done:
+                    ready.wait(0.1)  # a wait that Ctrl-C interrupts
+                result = done.pop(index)
+            nxt = next(positions, None)
+            if nxt is not None:
+                jobs.put((sent, nxt))
+                sent += 1
+            if isinstance(result, BaseException):
+                raise result
+            yield result
+    finally:
+        for _ in workers:
+            jobs.put(None)
+
+
+def make(variant: Variant, count: int, seed: int, plies: tuple[int, int] = EARLY_PLIES,
+         progress: Callable[[str], None] | None = None, threads: int | None = None) -> list[ScoredPosition]:
+    """``count`` distinct probe positions of ``variant`` (see the module),
+    labelled on ``threads`` threads (by default one a core)."""
+    rng = random.Random(seed)
+    out: list[ScoredPosition] = []
+    drawn = candidates(variant, plies, rng, count)
+    for item in labelled(drawn, threads or labelling_threads()):
         if item is None or not item.decides:
             continue
         out.append(item)
         if progress is not None:
             progress(f"probe positions of {variant}: {len(out)}/{count} labelled by the solver")
+        if len(out) == count:
+            break
     return out
 
 
@@ -113,13 +222,13 @@ def load(path: Path) -> list[ScoredPosition]:
     return out
 
 
-def probe_path(variant: Variant, count: int = 200, seed: int = 7, plies: tuple[int, int] = (0, 16),
+def probe_path(variant: Variant, count: int = 200, seed: int = 7, plies: tuple[int, int] = EARLY_PLIES,
                directory: Path | None = None) -> Path:
     """Where :func:`probe_set` keeps the probe set of these settings."""
     return (directory or PROBE_DIR) / default_path(variant, count, seed, plies).name
 
 
-def probe_set(variant: Variant, count: int = 200, seed: int = 7, plies: tuple[int, int] = (0, 16),
+def probe_set(variant: Variant, count: int = 200, seed: int = 7, plies: tuple[int, int] = EARLY_PLIES,
               directory: Path | None = None, progress: Callable[[str], None] | None = None
               ) -> list[ScoredPosition]:
     """The probe set of ``variant``: read from its file if it was made

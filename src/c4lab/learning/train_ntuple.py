@@ -16,18 +16,6 @@ from c4lab.agents.ntuple_net import Network
 from c4lab.learning import ntuple as N
 from c4lab.learning import probes as P
 
-#: Probe positions by default: 200 where the solver labels them in seconds
-#: (up to 42 playable cells), 100 on larger boards (on 8x6/Xc3/Bf4 the
-#: solver took more than 14 minutes of one core for 200 at plies 10-20).
-DEFAULT_PROBES = 200
-DEFAULT_PROBES_LARGE = 100
-#: Boards up to this many playable cells get a probe set by default.
-PROBE_CELLS = 48
-#: The plies of the probe positions: from the empty board where the solver
-#: scores every move of an opening position in seconds (the classic board,
-#: with its database, and boards of up to 42 cells), from ply 10 on larger
-#: boards (on 8x6/Xc3/Bf4 an opening position's moves take more than 10 s).
-PROBE_PLIES = {True: (0, 16), False: (10, 20)}
 #: Games of each curve point against random, normal; hard at the end.
 MATCH_GAMES = {"random": 20, "normal": 10}
 FINAL_GAMES = {"random": 40, "normal": 20, "hard": 20}
@@ -109,12 +97,10 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
     prefix = curve or out.with_name(out.stem + "-curve")
 
     variant = network.variant
-    cells = variant.playable_cells
-    default = DEFAULT_PROBES if cells <= 42 else (DEFAULT_PROBES_LARGE if cells <= PROBE_CELLS else 0)
+    default, plies = P.default_plan(variant)
     count = probes if probes is not None else default
     probe_set = []
     if count:
-        plies = PROBE_PLIES[variant.playable_cells <= 42]
         stored = P.probe_path(variant, count, plies=plies)
         if stored.exists():
             _say(f"probe positions: {count} of {variant} at plies {plies[0]}-{plies[1]}, labelled before ({stored})")

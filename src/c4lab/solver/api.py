@@ -304,12 +304,17 @@ class Solver:
                 best.append(move)
         return tuple(best), nodes
 
-    def analyse(self, position: Position, *, timeout: float | None = None) -> dict[Move, int | None]:
+    def analyse(self, position: Position, *, timeout: float | None = None,
+                all_or_none: bool = False) -> dict[Move, int | None]:
         """The exact score of every legal move (RULES.md: the move's worth to
         the side to move).  Moves not scored before ``timeout`` map to
         ``None``.  The time is shared out: each move may use an equal part of
         what is left, so that one hard move does not leave the others
-        unscored (a move solved early leaves its part to the next ones)."""
+        unscored (a move solved early leaves its part to the next ones).
+        ``all_or_none``: for a caller that has no use for a partial answer,
+        the moves after the first one not scored in its part are not
+        searched (they map to ``None``): the same moves are scored as
+        without it, in a fraction of the time where one is not."""
         first = next((child for child in map(position.play, position.legal_moves()) if not child.is_over), None)
         if first is not None:
             self._prepare(Bitboards.of(first))  # outside the timeout, as in solve
@@ -322,6 +327,9 @@ class Solver:
             child = position.play(move)
             if child.is_over:
                 out[move] = 0 if child.result == "draw" else win
+                continue
+            if all_or_none and None in out.values():
+                out[move] = None
                 continue
             cb = Bitboards.of(child)
             mine = None
