@@ -5,7 +5,8 @@ stays a win, a draw a draw (a loss is lost whatever is played, so every move
 of a lost position is right, as in the usual definition).  The exact value
 of every legal move comes from the solver (:meth:`Solver.analyse`); a
 position whose every move the solver cannot score within its limit is left
-out of the set, so a figure is never computed against a guess.
+out of the set, so a figure is never computed against a guess.  The
+positions are labelled on every core (:func:`labelled`), in their order.
 
 The sets:
 
@@ -23,7 +24,11 @@ same time a move (it has no forbidden cells nor bonus).
 
 from __future__ import annotations
 
+import itertools
+import os
+import queue
 import random
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -94,6 +99,72 @@ def scored(position: Position, solver: Solver, timeout: float = SCORING_TIMEOUT)
     return ScoredPosition(position, {move: score for move, score in scores.items() if score is not None})
 
 
+def labelling_threads() -> int:
+    """The threads that label positions (:func:`labelled`): one a core this
+    process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return os.cpu_count() or 1
+
+
+def labelled(positions: Iterator[Position], threads: int = 1,
+             timeout: float = SCORING_TIMEOUT) -> Iterator[ScoredPosition | None]:
+    """Each of ``positions`` :func:`scored` within ``timeout`` (``None``
+    for a position the solver could not score), in their
+    order, on ``threads`` threads with a solver each (the search releases
+    Python's lock).  A daemon thread still scoring when the caller stops
+    (or presses Ctrl-C) ends with that position, or with the process."""
+    if threads <= 1:
+        solver = Solver()
+        for position in positions:
+            yield scored(position, solver, timeout)
+        return
+    jobs: queue.SimpleQueue[tuple[int, Position] | None] = queue.SimpleQueue()
+    done: dict[int, ScoredPosition | None | BaseException] = {}
+    ready = threading.Condition()
+
+    def work() -> None:
+        solver = Solver()
+        while (job := jobs.get()) is not None:
+            index, position = job
+            try:
+                result: ScoredPosition | None | BaseException = scored(position, solver, timeout)
+            except BaseException as exc:  # noqa: BLE001 - raised again in the caller's thread
+                result = exc
+            with ready:
+                done[index] = result
+                ready.notify()
+
+    workers = [threading.Thread(target=work, name=f"c4lab-probes-{k}", daemon=True) for k in range(threads)]
+    for worker in workers:
+        worker.start()
+    sent = 0
+    try:
+        for position in positions:  # keep one position a thread in flight
+            jobs.put((sent, position))
+            sent += 1
+            if sent >= threads:
+                break
+        for index in itertools.count():
+            if index >= sent:
+                return
+            with ready:
+                while index not in done:
+                    ready.wait(0.1)  # a wait that Ctrl-C interrupts
+                result = done.pop(index)
+            nxt = next(positions, None)
+            if nxt is not None:
+                jobs.put((sent, nxt))
+                sent += 1
+            if isinstance(result, BaseException):
+                raise result
+            yield result
+    finally:
+        for _ in workers:
+            jobs.put(None)
+
+
 def classic_positions(name: str, count: int, directory: Path | None = None) -> list[Position]:
     """The first ``count`` positions of a classic set (whose every move is
     not already decided: positions with one legal move are skipped)."""
@@ -126,17 +197,17 @@ def variant_positions(count: int, seed: int) -> Iterator[Position]:
 
 
 def build_set(
-    name: str, count: int, seed: int, solver: Solver, progress: Callable[[str], None] | None = None
+    name: str, count: int, seed: int, progress: Callable[[str], None] | None = None, threads: int | None = None
 ) -> list[ScoredPosition]:
-    """The positions of set ``name`` with their exact move scores."""
+    """The positions of set ``name`` with their exact move scores, labelled
+    on ``threads`` threads (by default one a core)."""
     candidates: Iterator[Position]
     if name == "variants":
         candidates = variant_positions(10 * count, seed)
     else:
         candidates = iter(classic_positions(name, 10 * count))
     out: list[ScoredPosition] = []
-    for position in candidates:
-        item = scored(position, solver)
+    for item in labelled(candidates, threads or labelling_threads()):
         if item is not None:
             out.append(item)
             if progress is not None:
@@ -172,8 +243,7 @@ def run_accuracy(
     """Every agent of ``specs`` on every set; OpenSpiel at the time of the
     first timed agent on the classic sets (when installed and ``openspiel``)."""
     agents = {spec: make_agent(spec) for spec in specs}  # a bad spec fails before the long part
-    solver = Solver()
-    built = {name: build_set(name, count, seed, solver, progress) for name in sets}
+    built = {name: build_set(name, count, seed, progress) for name in sets}
     results: dict[str, dict[str, Tally]] = {}
     for spec, agent in agents.items():
         results[spec] = {}

@@ -30,18 +30,13 @@ probes of 8x6/Xc3/Bf4: 582 s before, 183 s on one core, 134 s on two.
 
 from __future__ import annotations
 
-import itertools
 import json
-import os
-import queue
 import random
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from c4lab.arena.accuracy import ScoredPosition, scored
+from c4lab.arena.accuracy import ScoredPosition, labelled, labelling_threads
 from c4lab.rules import Move, Position, Variant
-from c4lab.solver.api import Solver
 
 PROBE_DIR = Path.home() / ".c4lab" / "probes"
 FORMAT = "c4lab-probes-1"
@@ -85,15 +80,6 @@ def default_plan(variant: Variant) -> tuple[int, tuple[int, int]]:
     return count, plies
 
 
-def labelling_threads() -> int:
-    """The threads that label probe positions: one a core this process may
-    run on."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - not on Linux
-        return os.cpu_count() or 1
-
-
 def candidates(variant: Variant, plies: tuple[int, int], rng: random.Random, count: int) -> Iterator[Position]:
     """Distinct positions of ``variant`` at plies ``plies``
     (:func:`random_position`); ``ValueError`` after ``200 * count`` draws."""
@@ -110,62 +96,6 @@ def candidates(variant: Variant, plies: tuple[int, int], rng: random.Random, cou
         yield position
 
 
-def labelled(positions: Iterator[Position], threads: int = 1) -> Iterator[ScoredPosition | None]:
-    """Every move of each of ``positions`` scored by the solver within
-    ``TIMEOUT`` (``None`` for a position it could not score), in their
-    order, on ``threads`` threads with a solver each (the search releases
-    Python's lock).  A daemon thread still scoring when the caller stops
-    (or presses Ctrl-C) ends with that position, or with the process."""
-    if threads <= 1:
-        solver = Solver()
-        for position in positions:
-            yield scored(position, solver, TIMEOUT)
-        return
-    jobs: queue.SimpleQueue[tuple[int, Position] | None] = queue.SimpleQueue()
-    done: dict[int, ScoredPosition | None | BaseException] = {}
-    ready = threading.Condition()
-
-    def work() -> None:
-        solver = Solver()
-        while (job := jobs.get()) is not None:
-            index, position = job
-            try:
-                result: ScoredPosition | None | BaseException = scored(position, solver, TIMEOUT)
-            except BaseException as exc:  # noqa: BLE001 - raised again in the caller's thread
-                result = exc
-            with ready:
-                done[index] = result
-                ready.notify()
-
-    workers = [threading.Thread(target=work, name=f"c4lab-probes-{k}", daemon=True) for k in range(threads)]
-    for worker in workers:
-        worker.start()
-    sent = 0
-    try:
-        for position in positions:  # keep one position a thread in flight
-            jobs.put((sent, position))
-            sent += 1
-            if sent >= threads:
-                break
-        for index in itertools.count():
-            if index >= sent:
-                return
-            with ready:
-                while index not in done:
-                    ready.wait(0.1)  # a wait that Ctrl-C interrupts
-                result = done.pop(index)
-            nxt = next(positions, None)
-            if nxt is not None:
-                jobs.put((sent, nxt))
-                sent += 1
-            if isinstance(result, BaseException):
-                raise result
-            yield result
-    finally:
-        for _ in workers:
-            jobs.put(None)
-
-
 def make(variant: Variant, count: int, seed: int, plies: tuple[int, int] = EARLY_PLIES,
          progress: Callable[[str], None] | None = None, threads: int | None = None) -> list[ScoredPosition]:
     """``count`` distinct probe positions of ``variant`` (see the module),
@@ -173,7 +103,7 @@ def make(variant: Variant, count: int, seed: int, plies: tuple[int, int] = EARLY
     rng = random.Random(seed)
     out: list[ScoredPosition] = []
     drawn = candidates(variant, plies, rng, count)
-    for item in labelled(drawn, threads or labelling_threads()):
+    for item in labelled(drawn, threads or labelling_threads(), TIMEOUT):
         if item is None or not item.decides:
             continue
         out.append(item)
