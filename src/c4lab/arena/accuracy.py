@@ -111,10 +111,11 @@ def labelling_threads() -> int:
 def labelled(positions: Iterator[Position], threads: int = 1,
              timeout: float = SCORING_TIMEOUT) -> Iterator[ScoredPosition | None]:
     """Each of ``positions`` :func:`scored` within ``timeout`` (``None``
-    for a position the solver could not score), in their
-    order, on ``threads`` threads with a solver each (the search releases
-    Python's lock).  A daemon thread still scoring when the caller stops
-    (or presses Ctrl-C) ends with that position, or with the process."""
+    for a position the solver could not score), in their order, on
+    ``threads`` threads with a solver each (the search releases Python's
+    lock; one position a thread is in flight).  A daemon thread still
+    scoring when the caller stops (or presses Ctrl-C) ends with that
+    position, or with the process."""
     if threads <= 1:
         solver = Solver()
         for position in positions:
@@ -136,12 +137,12 @@ def labelled(positions: Iterator[Position], threads: int = 1,
                 done[index] = result
                 ready.notify()
 
-    workers = [threading.Thread(target=work, name=f"c4lab-probes-{k}", daemon=True) for k in range(threads)]
+    workers = [threading.Thread(target=work, name=f"c4lab-labelling-{k}", daemon=True) for k in range(threads)]
     for worker in workers:
         worker.start()
     sent = 0
     try:
-        for position in positions:  # keep one position a thread in flight
+        for position in positions:
             jobs.put((sent, position))
             sent += 1
             if sent >= threads:
