@@ -155,20 +155,21 @@ def random_positions(rng: random.Random, count: int) -> list[Position]:
 
 
 def ctrl_c_once_ready(args: list[str], ready: str, inherited: str, after: float,
-                      presses: int = 1) -> tuple[int, str, str]:
+                      presses: int = 1, env: dict[str, str] | None = None) -> tuple[int, str, str]:
     """Run ``python -m c4lab ARGS``, press Ctrl-C (SIGINT to the process)
     ``after`` seconds after ``ready`` shows on its stderr (``presses``
     times, a tenth of a second apart: an impatient person), and return its
     ``(status, stdout, stderr)``.  ``inherited="ignored"`` starts it with
     SIGINT ignored, as a script's background job (``&``) is: the shell
-    ignores SIGINT, then execs."""
+    ignores SIGINT, then execs.  ``env``: the process's environment (by
+    default this one's)."""
     import signal
     import time
 
     command = [sys.executable, "-m", "c4lab", *args]
     if inherited == "ignored":
         command = ["sh", "-c", 'trap "" INT; exec "$@"', "sh", *command]
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
         deadline = time.monotonic() + 120
         line = ""

@@ -852,6 +852,20 @@ def test_ctrl_c_saves_the_network_and_the_curve_then_exits(tmp_path: Path, inher
     assert (tmp_path / "n-curve.csv").exists()
 
 
+@pytest.mark.parametrize("inherited", ["default", "ignored"])
+def test_ctrl_c_while_the_probes_are_labelled_stops_at_once_and_writes_nothing(tmp_path: Path, inherited: str) -> None:
+    """Labelling 100 probe positions of 8x6/Xc3/Bf4 takes the solver two
+    minutes or more before the first game: Ctrl-C ends it, status 130."""
+    out = tmp_path / "n.npz"
+    env = {**os.environ, "HOME": str(tmp_path / "home")}
+    status, _, stderr = ctrl_c_once_ready(
+        ["train", "ntuple", "--board", "8x6/Xc3/Bf4", "--minutes", "1", "--out", str(out)],
+        "labelling 100 probe positions", inherited, after=1.0, env=env)
+    assert status == 130, stderr
+    assert "Traceback" not in stderr and "interrupted" in stderr
+    assert not out.exists() and not (tmp_path / "home" / ".c4lab" / "probes").exists()
+
+
 def test_ctrl_c_pressed_again_while_saving_loses_nothing(tmp_path: Path) -> None:
     """The save after Ctrl-C takes seconds on a large network: more presses
     meanwhile are ignored, and neither the network, the curve nor a

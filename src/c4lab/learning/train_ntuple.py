@@ -117,7 +117,10 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
             if done % max(1, count // 10) == 0:
                 print(text, file=sys.stderr, flush=True)
 
-        probe_set = P.probe_set(variant, count, plies=plies, progress=show if shown else log)
+        from c4lab.ctrl_c import ctrl_c_interrupts  # lazy: start-up time
+
+        with ctrl_c_interrupts():  # Ctrl-C stops the labelling (minutes on some boards), nothing written
+            probe_set = P.probe_set(variant, count, plies=plies, progress=show if shown else log)
         if shown:
             print("\r\033[K", end="", file=sys.stderr, flush=True)
     _say(f"training {variant}: {network.tuples.shape[0]} tuples of {network.length} cells, {network.states} "
