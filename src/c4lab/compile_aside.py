@@ -45,6 +45,7 @@ import sys
 import time
 from typing import Any
 
+from c4lab.cores import usable_cores
 from c4lab.quick_exit import leave
 
 #: ``0``: compile everything in the process that needs it; ``1``: a child
@@ -68,12 +69,7 @@ def on_disk(py_func: Any) -> bool:
         return False
 
 
-def _cores() -> int:
-    """The cores this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not on Linux
-        return os.cpu_count() or 1
+_cores = usable_cores  # a name of its own here: the tests set the cores a machine has
 
 
 def _others_running(samples: int = 5, pause: float = 0.002) -> int | None:

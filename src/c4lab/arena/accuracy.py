@@ -25,7 +25,6 @@ same time a move (it has no forbidden cells nor bonus).
 from __future__ import annotations
 
 import itertools
-import os
 import queue
 import random
 import threading
@@ -37,6 +36,7 @@ from typing import Any
 from c4lab.adapters.openspiel import OpenSpielMCTS
 from c4lab.adapters.openspiel import available as openspiel_available
 from c4lab.agents.base import Agent, Budget, make_agent, parse_spec
+from c4lab.cores import usable_cores
 from c4lab.rules.move import Move
 from c4lab.rules.position import Position
 from c4lab.rules.variant import Variant
@@ -97,15 +97,6 @@ def scored(position: Position, solver: Solver, timeout: float = SCORING_TIMEOUT)
     if any(score is None for score in scores.values()):
         return None
     return ScoredPosition(position, {move: score for move, score in scores.items() if score is not None})
-
-
-def labelling_threads() -> int:
-    """The threads that label positions (:func:`labelled`): one a core this
-    process may run on."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - not on Linux
-        return os.cpu_count() or 1
 
 
 def labelled(positions: Iterator[Position], threads: int = 1,
@@ -208,7 +199,7 @@ def build_set(
     else:
         candidates = iter(classic_positions(name, 10 * count))
     out: list[ScoredPosition] = []
-    for item in labelled(candidates, threads or labelling_threads()):
+    for item in labelled(candidates, threads or usable_cores()):
         if item is not None:
             out.append(item)
             if progress is not None:

@@ -8,7 +8,6 @@ they are done (in whatever order they finish).  Both run the same
 from __future__ import annotations
 
 import logging
-import os
 import signal
 import socket
 from collections.abc import Iterable, Iterator
@@ -18,6 +17,7 @@ from typing import Any, Protocol
 
 from c4lab.arena.games import play_pair
 from c4lab.arena.schedule import PairTask
+from c4lab.cores import usable_cores
 from c4lab.engine.client import stop_all
 
 
@@ -29,14 +29,8 @@ class Executor(Protocol):
     def close(self) -> None: ...
 
 
-def default_jobs() -> int:
-    """All the cores this process may use."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
+#: Jobs by default: all the cores this process may use.
+default_jobs = usable_cores
 
 
 def _worker_start() -> None:

@@ -35,7 +35,8 @@ import random
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from c4lab.arena.accuracy import ScoredPosition, labelled, labelling_threads
+from c4lab.arena.accuracy import ScoredPosition, labelled
+from c4lab.cores import usable_cores
 from c4lab.rules import Move, Position, Variant
 
 PROBE_DIR = Path.home() / ".c4lab" / "probes"
@@ -103,7 +104,7 @@ def make(variant: Variant, count: int, seed: int, plies: tuple[int, int] = EARLY
     rng = random.Random(seed)
     out: list[ScoredPosition] = []
     drawn = candidates(variant, plies, rng, count)
-    for item in labelled(drawn, threads or labelling_threads(), TIMEOUT):
+    for item in labelled(drawn, threads or usable_cores(), TIMEOUT):
         if item is None or not item.decides:
             continue
         out.append(item)

@@ -25,9 +25,7 @@ DEFAULT_DB = Path.home() / ".c4lab" / "games.sqlite"
 
 def free_port(host: str = "127.0.0.1") -> int:
     """A TCP port nobody listens on right now."""
-    with socket.socket() as s:
-        s.bind((host, 0))
-        return int(s.getsockname()[1])
+    return usable_port(host, None)
 
 
 def usable_port(host: str, port: int | None) -> int:
