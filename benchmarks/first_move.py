@@ -25,6 +25,11 @@ issue 27:
 * ``ntuple-puct 7x6 after hard`` and ``ntuple alpha-beta 7x6 after hard``:
   the learnt network's first move with each of its searches (no goal).
 
+A command may leave a child compiling ahead when it ends (``hard`` the
+solver, ``c4lab.compile_aside``); the next command starts at once, as in a
+script, so the figure after it counts whatever of that child's work was
+left.
+
 Prints wall and CPU seconds (user + system of the child process and of the
 processes it waited for: a ``master`` that compiles UCT in a second process,
 ``c4lab.compile_aside``, counts both) for each; on a shared machine the CPU

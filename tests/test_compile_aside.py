@@ -7,6 +7,8 @@ from __future__ import annotations
 import importlib
 import io
 import os
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -81,6 +83,29 @@ def test_other_work_is_what_runs_now_not_the_last_minutes_average(monkeypatch: p
     assert compile_aside._load() == pytest.approx(0.7)  # the average, this process counted out
 
 
+def test_a_child_compiling_ahead_is_not_other_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A child that compiles what a later command may need (``ahead``)
+    runs at a low priority and ends within seconds: a later first move
+    still starts its own child beside it.  Such children are found by
+    their command line."""
+    monkeypatch.setattr(compile_aside, "_others_running", lambda: 1)
+    monkeypatch.setattr(compile_aside, "_ahead_running", lambda: 1)
+    assert compile_aside._load() == 0.0
+    monkeypatch.undo()
+    looks_alike = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "c4lab.compile_aside",
+                                    compile_aside.AHEAD, "c4lab.x:y"])
+    plain = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "c4lab.compile_aside", "c4lab.x:y"])
+    listed = [str(looks_alike.pid), str(plain.pid), str(os.getpid()), "self", "999999999"]
+    real_listdir = os.listdir
+    monkeypatch.setattr(os, "listdir", lambda path: listed if path == "/proc" else real_listdir(path))
+    try:
+        assert compile_aside._ahead_running() == 1  # the one with --ahead; a process gone is skipped
+    finally:
+        for child in (looks_alike, plain):
+            child.kill()
+            child.wait()
+
+
 def test_a_child_that_fails_reports_it_and_the_caller_goes_on(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(compile_aside, "_cores", lambda: 2)
     monkeypatch.setenv(compile_aside.ENV, "1")
@@ -148,3 +173,70 @@ def test_masters_first_move_compiles_one_search_in_a_child(
     report = run_counting_compiles(FIRST_MOVE, tmp_path, **{compile_aside.ENV: aside})
     assert report["legal"] and report["on_disk"]
     assert {UCT_SEARCH, POLICY, MINIMAX} & set(report["compiled"]) == made_here, report["compiled"]
+
+
+#: Run in a fresh process: a level's first move (``hard``: UCT with an
+#: exact end game), then what became of the child that compiles the solver.
+LEVEL_MOVE = """
+import json
+from c4lab.agents import make_agent
+from c4lab.agents.uct import _endgame_solver_aside
+from c4lab.rules import Position
+from c4lab.solver.api import on_disk
+make_agent("hard:iterations=10").choose(Position.parse("6x5/Xc2"))
+aside = _endgame_solver_aside()
+done = aside is not None and aside.wait()
+print(json.dumps({"compiled": compiled, "child": aside is not None, "done": done, "on_disk": on_disk()}))
+"""
+
+NEGAMAX = "c4lab.solver.negamax.negamax"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("aside", ["1", "0"])
+def test_a_levels_first_move_leaves_the_solver_to_a_child(tmp_path: Path, aside: str) -> None:
+    """On an empty cache, a level with an exact end game starts a child
+    that compiles the solver while this process compiles UCT: the solver
+    is on disk once the child is done (for the end game, ``c4lab solve``,
+    the analysis board), and this process compiled none of it.  With the
+    child turned off, nothing compiles the solver before it is needed."""
+    if compile_aside._cores() < 2:
+        pytest.skip("one core: no child is started")
+    report = run_counting_compiles(LEVEL_MOVE, tmp_path, **{compile_aside.ENV: aside})
+    assert NEGAMAX not in report["compiled"]
+    assert report["child"] == report["done"] == report["on_disk"] == (aside == "1")
+
+
+#: Run in a fresh process: ``SPEC``'s warm-up on ``BOARD`` (what the arena's
+#: referee, a room and the terminal game do before the first move), then a
+#: move of a fresh agent at ``CELLS`` empty cells, in its end game; what it
+#: compiled there.
+END_GAME_AFTER_WARM_UP = """
+import json, random
+from c4lab.agents import make_agent
+from c4lab.agents.base import warm_up
+from c4lab.rules import Position
+start = Position.parse(BOARD)
+warm_up(SPEC, start)
+rng = random.Random(1)
+position = start
+while position.empty_cells > CELLS or position.is_over:
+    position = start if position.is_over else position.play(rng.choice(position.legal_moves()))
+compiled.clear()
+move = make_agent(SPEC).choose(position)
+print(json.dumps({"compiled": compiled, "legal": position.is_legal(move)}))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("spec", "board", "cells"), [("hard", "6x5/Xc2", 14), ("master:time=0.2", "9x8/Xd3", 30)])
+def test_a_warmed_up_agent_meets_no_compiler_in_its_end_game(tmp_path: Path, spec: str, board: str, cells: int) -> None:
+    """The end game's exact solver (``hard``'s last 14 cells, ``master``'s
+    probe from 32) is compiled by the warm-up (``Agent.compile_rest``), not
+    in the first move that needs it: there it took 3-4.4 s, and ``hard``
+    lost the first game of an arena after an install on time (move 29:
+    3.17 s against a 1 s limit)."""
+    script = END_GAME_AFTER_WARM_UP.replace("BOARD", repr(board)).replace("SPEC", repr(spec))
+    report = run_counting_compiles(script.replace("CELLS", str(cells)), tmp_path, **{compile_aside.ENV: "0"})
+    assert report["legal"]
+    assert [name for name in report["compiled"] if name.startswith("c4lab.")] == []

@@ -23,6 +23,18 @@ playouts (about 4.4 s), which the child had done before: the very first
 command's median over five alternated runs went from 7.2 to 6.5 s (6.6-8.3
 against 6.3-6.9 s on a day the machine ran slower than the figures above).
 
+A child may also compile *ahead* (:func:`start` with ``ahead``): what a
+later command is likely to need, which nobody waits for yet.  A level with
+an exact end game (``hard``, ``impossible``) starts one at its first search
+for the solver (``uct._endgame_solver_aside``): its end game needs it some
+twenty moves later, and a person who has met a level often asks for an
+exact answer next.  Measured with ``benchmarks/first_move.py`` (idle, two
+cores, 2026-11-29): ``c4lab solve 6x5/Xc2`` right after the first ``c4lab
+move 7x6 --agent hard`` went from 3.6-3.7 to 1.2 s and ``move 6x5/Xc2:dc
+--agent perfect`` from 4.9-5.2 to 1.8-1.9 s, while that first ``hard``
+move stayed at 4.2-4.6 s.  Such a child runs at nice 10 and is not
+counted as other work by a later :func:`enabled` (it ends within seconds).
+
 A child is started only where it can help: numba's compiler on, at least
 two cores for this process and one of them free (on this machine busy with
 other jobs, load 2 to 4, a child made a first ``master`` move slower, 8.1
@@ -38,6 +50,7 @@ work in the cache for the next start.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import subprocess
@@ -51,6 +64,9 @@ from c4lab.quick_exit import leave
 #: ``0``: compile everything in the process that needs it; ``1``: a child
 #: whatever the load; unset: a child where a core is free.
 ENV = "C4LAB_COMPILE_ASIDE"
+#: The child's option that lowers its priority: work nobody waits for yet.
+AHEAD = "--ahead"
+_AHEAD_COMMAND = f"c4lab.compile_aside\0{AHEAD}\0".encode()
 #: The longest wait for a child, in seconds: a child that takes longer is
 #: left to finish alone, and the caller compiles the work itself.
 WAIT_LIMIT = 120.0
@@ -94,6 +110,24 @@ def _others_running(samples: int = 5, pause: float = 0.002) -> int | None:
     return fewest
 
 
+def _ahead_running() -> int:
+    """How many children compiling ahead (``--ahead``) run now, by their
+    command lines in ``/proc`` (0 where there is none)."""
+    count = 0
+    try:
+        pids = [name for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
+        return 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if _AHEAD_COMMAND in f.read():
+                    count += 1
+        except OSError:  # the process ended meanwhile, or is not ours to read
+            continue
+    return count
+
+
 def _load() -> float:
     """How many cores other work keeps busy: the tasks runnable right now
     besides this process (:func:`_others_running`) where the system says,
@@ -103,10 +137,14 @@ def _load() -> float:
     other work long after they ended (measured: right after other
     commands, load 1.0 to 1.2 on an idle machine, the first ``master`` move
     on 9x8/Xd3 started no child and took 9.6-13.8 s; with this check it
-    starts one and takes 6.7-9.8 s)."""
+    starts one and takes 6.7-9.8 s).  A child compiling ahead
+    (:func:`start` with ``ahead``) is not counted: it runs at a low
+    priority and ends within seconds (counted, a first ``master`` move
+    right after a level's, while the level's child compiled the solver,
+    started no child of its own and took 7.9 s instead of 5.2 s)."""
     running = _others_running()
     if running is not None:
-        return float(running)
+        return float(max(0, running - _ahead_running()))
     try:
         return max(0.0, os.getloadavg()[0] - 1.0)  # this process counted out
     except (AttributeError, OSError):  # pragma: no cover - not on a Unix
@@ -132,10 +170,10 @@ def enabled() -> bool:
 class Aside:
     """A child process compiling ``target`` into numba's cache."""
 
-    def __init__(self, target: str) -> None:
+    def __init__(self, target: str, ahead: bool = False) -> None:
         self.target = target
         self._child: subprocess.Popen[bytes] | None = subprocess.Popen(
-            [sys.executable, "-m", "c4lab.compile_aside", target],
+            [sys.executable, "-m", "c4lab.compile_aside", *([AHEAD] if ahead else []), target],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
 
@@ -154,15 +192,17 @@ class Aside:
                 return False
 
 
-def start(target: str) -> Aside | None:
+def start(target: str, ahead: bool = False) -> Aside | None:
     """A child process that runs ``target`` (``"module:function"``, a
     function that compiles or loads kernels), if :func:`enabled`; None
     otherwise.  The caller checks first that the work is not on disk
-    already (:func:`on_disk`)."""
+    already (:func:`on_disk`).  ``ahead``: work that nothing waits for
+    yet (what a later command may need), at a low priority (nice 10), and
+    not counted as other work by a later :func:`enabled`."""
     if not enabled() or not sys.executable:  # no Python to start (an embedded interpreter)
         return None
     try:
-        return Aside(target)
+        return Aside(target, ahead)
     except OSError:  # no process to be had: compile here
         return None
 
@@ -184,7 +224,13 @@ def run(target: str) -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        raise SystemExit("usage: python -m c4lab.compile_aside MODULE:FUNCTION")
-    run(sys.argv[1])
+    arguments = sys.argv[1:]
+    if arguments[:1] == [AHEAD]:
+        arguments = arguments[1:]
+        with contextlib.suppress(AttributeError, OSError):  # no nice (not a Unix): the same work, less politely
+            os.nice(10)
+    if len(arguments) != 1:
+        raise SystemExit(f"usage: python -m c4lab.compile_aside [{AHEAD}] MODULE:FUNCTION")
+    os.environ[ENV] = "0"  # a child starts no children of its own
+    run(arguments[0])
     leave(0)  # the work is on disk: Python's shutdown would keep the caller waiting 0.9 s more

@@ -4,6 +4,7 @@ the classic benchmark sets (read in place from ../shared)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,7 +12,7 @@ import pytest
 from c4lab.rules import Position
 from c4lab.solver import Solver, solve
 from c4lab.solver.bench import read_set
-from testkit import BENCH_CLASSIC, CASES, brute_score
+from testkit import BENCH_CLASSIC, CASES, brute_score, run_counting_compiles
 
 
 def _solve_small() -> list[dict]:
@@ -224,3 +225,32 @@ def test_boards_that_are_not_symmetric_do_not_share() -> None:
     for text, shares in [("7x6", True), ("7x6/Xd2", True), ("7x6/Xa1", False), ("6x5/Bb2", False), ("9x8", False)]:
         X = negamax.context(Bitboards.of(Position.parse(text)))
         assert (X[negamax.X_MIRROR] != negamax.NO_MIRROR) == shares, text
+
+
+#: Run in a fresh process: ``compile_search`` (what a child compiles aside)
+#: and whether the solver's search was on disk before and after.
+COMPILE_SEARCH = """
+import json
+from c4lab.solver.api import compile_search, on_disk
+before = on_disk()
+compile_search()
+print(json.dumps({"before": before, "after": on_disk()}))
+"""
+
+#: Then, in another process: an exact answer with its best moves.
+SOLVE = """
+import json
+from c4lab.solver import solve
+print(json.dumps({"score": solve("6x5/Xc2:dcdc").score, "compiled": compiled}))
+"""
+
+
+@pytest.mark.slow
+def test_compile_search_leaves_every_one_word_solve_on_disk(tmp_path: Path) -> None:
+    """``compile_search`` on the default (a 4x4 board) compiles what any
+    board of up to 64 bits needs: a later process solves a 6x5 board with a
+    forbidden cell and compiles nothing of the solver's."""
+    assert run_counting_compiles(COMPILE_SEARCH, tmp_path) == {"before": False, "after": True}
+    report = run_counting_compiles(SOLVE, tmp_path)
+    assert report["score"] == solve("6x5/Xc2:dcdc").score
+    assert [name for name in report["compiled"] if name.startswith("c4lab.solver")] == []

@@ -138,11 +138,11 @@ class Agent(ABC):
         if self.spec and not self.is_human:
             warm_once(self.spec, start)
 
-    def compile_rest(self) -> None:
+    def compile_rest(self, start: Position) -> None:
         """Compile (or load from numba's cache) what this agent may run
-        later in a game but a warm-up's throwaway moves on the start
-        position do not reach; :func:`warm_up` calls it after them.  By
-        default nothing: the first moves reach everything."""
+        later in a game on ``start``'s kind of board but a warm-up's
+        throwaway moves on ``start`` do not reach; :func:`warm_up` calls it
+        after them.  By default nothing: the first moves reach everything."""
 
     def set_move_limit(self, seconds: float | None) -> None:
         """The longest a move may take before it loses the game (a judge's
@@ -392,7 +392,7 @@ def warm_up(spec: str, start: Position) -> None:
                     move = agent.choose(start, budget)
                     if start.is_legal(move):
                         start.play(move)
-                agent.compile_rest()
+                agent.compile_rest(start)
         finally:
             agent.close()
 

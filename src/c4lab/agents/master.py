@@ -42,6 +42,7 @@ from c4lab.agents.uct import DEFAULT_ITERATIONS, ENDGAME_CELLS, ENDGAME_NODES, E
 from c4lab.agents.uct_search import on_disk as uct_on_disk
 from c4lab.agents.uct_search import search_on_disk as uct_search_on_disk
 from c4lab.rules import Move, Position
+from c4lab.solver.api import compile_search as compile_solver
 from c4lab.solver.database import reaches
 
 DEFAULT_TIME = 1.0
@@ -171,12 +172,16 @@ class MasterAgent(Agent):
         self.uct.new_game()
         self.minimax.new_game()
 
-    def compile_rest(self) -> None:
+    def compile_rest(self, start: Position) -> None:
         """minimax and UCT: on the classic opening the warm-up's moves are
         the exact solver's (down to the database) and reach neither, but
-        the moves after the database do, under the clock."""
+        the moves after the database do, under the clock.  Elsewhere the
+        solver's probe (from ``PROBE_CELLS`` empty cells on), which the
+        warm-up's moves do not reach: compiled in a judged move, it took
+        2.5-4 s, a forfeit under a time limit."""
         _ready_minimax()
         _ready_uct()
+        compile_solver(start.variant)
 
     def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
         """With a time (the spec's, or the budget's): minimax gets ``share``

@@ -89,10 +89,10 @@ class SolverAgent(Agent):
     def new_game(self) -> None:
         self.fallback.new_game()
 
-    def compile_rest(self) -> None:
+    def compile_rest(self, start: Position) -> None:
         """The fallback's searches, which the warm-up's solved moves do not
         reach but a solve that runs out of time does."""
-        self.fallback.compile_rest()
+        self.fallback.compile_rest(start)
 
     def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
         start = time.perf_counter()

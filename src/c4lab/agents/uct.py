@@ -12,6 +12,7 @@ move of a game to the next.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import time
@@ -20,11 +21,14 @@ from typing import Any
 
 import numpy as np
 
+from c4lab import compile_aside
 from c4lab.agents import uct_search as S
 from c4lab.agents.base import Agent, Analysis, Budget, MoveStats, Param, register
 from c4lab.agents.solver_agent import solved_move
 from c4lab.rules import Move, Position
 from c4lab.rules import kernels as K
+from c4lab.solver import api as solver_api
+from c4lab.solver.bitboard import is_wide
 
 #: How late a time-budgeted search may return, beyond its budget: the last
 #: chunk of iterations (sized to about 10 ms) and the bookkeeping after it.
@@ -120,6 +124,28 @@ class Tree:
             if m == move:
                 return child
         return None
+
+
+#: What the child of :func:`_endgame_solver_aside` runs.
+_SOLVER = "c4lab.solver.api:compile_search"
+
+
+@functools.cache
+def _endgame_solver_aside() -> compile_aside.Aside | None:
+    """A child process that compiles the exact solver (one-word boards, up
+    to 64 bits) into numba's cache, started at the first search of a UCT
+    with an exact end game (the levels ``hard`` and ``impossible``) where
+    the solver is not on disk yet, once per process: a first start
+    compiles UCT here meanwhile, on the other core.  The end game needs the
+    solver some twenty moves later, and a person who has played a level
+    often asks for an exact answer next (``c4lab solve``, the analysis
+    board, the review: 3.4-4.4 s of compiling when it is not on disk).
+    Nobody waits for it in a single move (``c4lab move``): it finishes
+    alone and leaves its work on disk; a warm-up waits
+    (``UCTAgent.compile_rest``)."""
+    if solver_api.on_disk():
+        return None
+    return compile_aside.start(_SOLVER, ahead=True)
 
 
 class UCTAgent(Agent):
@@ -290,8 +316,24 @@ class UCTAgent(Agent):
 
         return sorted(children, key=key, reverse=True)
 
+    def compile_rest(self, start: Position) -> None:
+        """The exact solver of the end game (``endgame``) on ``start``'s kind
+        of board, which the warm-up's moves do not reach: compiled in the
+        game's first move of the end game, it took 4.4 s there (with a 1 s
+        limit in the arena, a forfeit on time).  Where a child compiles it
+        (:func:`_endgame_solver_aside`), after the child."""
+        if not self.endgame:
+            return
+        if _endgame_solver_aside.cache_info().currsize:
+            aside = _endgame_solver_aside()
+            if aside is not None:
+                aside.wait()
+        solver_api.compile_search(start.variant)
+
     def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
         start = time.perf_counter()
+        if self.endgame and position.empty_cells > self.endgame and not is_wide(position.variant):
+            _endgame_solver_aside()
         if position.empty_cells <= self.endgame:
             # The end game: the exact solver, when it is cheap (a node limit
             # keeps it so, and keeps the agent reproducible).

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from c4lab import compile_aside
 from c4lab.rules.move import Move
 from c4lab.rules.position import Position
 from c4lab.rules.variant import Variant
@@ -427,3 +428,21 @@ def solve(position: Position | str, *, weak: bool = False, timeout: float | None
     if isinstance(position, str):
         position = Position.parse(position)
     return Solver().solve(position, weak=weak, timeout=timeout, best_moves=True)
+
+
+def compile_search(variant: Variant | None = None) -> None:
+    """Compile (or load from numba's cache) what a solve with its best moves
+    runs on ``variant``'s kind of board: the one-word search, which serves
+    every board of up to 64 bits (the default), or the three-word one.  A
+    solve of the empty board stopped at its first node, with a small table:
+    a few milliseconds once the cache holds the code.  ``c4lab.compile_aside``
+    runs it in a child (``c4lab.solver.api:compile_search``)."""
+    position = Position(variant or Variant(4, 4))
+    Solver(table_size=1 << 10, book=False).solve(position, max_nodes=1, best_moves=True)
+
+
+def on_disk() -> bool:
+    """Whether numba's cache on disk holds the solver's search (either
+    width): what :func:`compile_search` compiles.  Reads the cache's
+    indexes only."""
+    return compile_aside.on_disk(negamax.negamax.py_func) and compile_aside.on_disk(negamax._search.py_func)

@@ -34,6 +34,11 @@ from c4lab.rules.variant import Variant
 WIDE_WORDS = 3
 
 
+def is_wide(variant: Variant) -> bool:
+    """Whether ``variant``'s board needs more than one 64-bit word."""
+    return variant.width * (variant.height + 1) > 64
+
+
 def order_centre_first(width: int) -> list[int]:
     """Columns from the centre out (left of centre first on ties): the
     solver's default move order."""
@@ -63,7 +68,7 @@ class Bitboards:
     @property
     def wide(self) -> bool:
         """Whether the board needs more than one 64-bit word."""
-        return self.width * self.stride > 64
+        return is_wide(self.variant)
 
     @classmethod
     def of(cls, position: Position) -> Bitboards:
