@@ -208,10 +208,10 @@ def test_a_levels_first_move_leaves_the_solver_to_a_child(tmp_path: Path, aside:
 
 
 #: Run in a fresh process: ``SPEC``'s warm-up on ``BOARD`` (what the arena's
-#: referee, a room and the terminal game do before the first move), then a
-#: move of a fresh agent at ``CELLS`` empty cells, in its end game; what it
-#: compiled there.
-END_GAME_AFTER_WARM_UP = """
+#: referee, a room and the terminal game do before the first move), then
+#: four moves of a fresh agent playing both sides from ``CELLS`` empty cells
+#: on (its kept tree moves on, its end game begins); what it compiled there.
+AFTER_WARM_UP = """
 import json, random
 from c4lab.agents import make_agent
 from c4lab.agents.base import warm_up
@@ -220,23 +220,37 @@ start = Position.parse(BOARD)
 warm_up(SPEC, start)
 rng = random.Random(1)
 position = start
-while position.empty_cells > CELLS or position.is_over:
+def quiet(p):  # under way, and no move ends the game at once
+    return not p.is_over and not any(p.play(m).is_over for m in p.legal_moves())
+while position.empty_cells > CELLS or not quiet(position):
     position = start if position.is_over else position.play(rng.choice(position.legal_moves()))
 compiled.clear()
-move = make_agent(SPEC).choose(position)
-print(json.dumps({"compiled": compiled, "legal": position.is_legal(move)}))
+agent = make_agent(SPEC)
+legal, played = True, 0
+while played < 4 and not position.is_over:
+    move = agent.choose(position)
+    legal = legal and position.is_legal(move)
+    position = position.play(move)
+    played += 1
+print(json.dumps({"compiled": compiled, "legal": legal, "played": played}))
 """
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("spec", "board", "cells"), [("hard", "6x5/Xc2", 14), ("master:time=0.2", "9x8/Xd3", 30)])
-def test_a_warmed_up_agent_meets_no_compiler_in_its_end_game(tmp_path: Path, spec: str, board: str, cells: int) -> None:
-    """The end game's exact solver (``hard``'s last 14 cells, ``master``'s
-    probe from 32) is compiled by the warm-up (``Agent.compile_rest``), not
-    in the first move that needs it: there it took 3-4.4 s, and ``hard``
-    lost the first game of an arena after an install on time (move 29:
-    3.17 s against a 1 s limit)."""
-    script = END_GAME_AFTER_WARM_UP.replace("BOARD", repr(board)).replace("SPEC", repr(spec))
+@pytest.mark.parametrize(("spec", "board", "cells"), [
+    ("hard", "6x5/Xc2", 14),  # the exact end game
+    ("master:time=0.2", "9x8/Xd3", 30),  # the solver's probe
+    ("master:time=0.2", "9x8/Xd3", 56),  # the kept tree moved on
+])
+def test_a_warmed_up_agent_meets_no_compiler_later_in_the_game(tmp_path: Path, spec: str, board: str,
+                                                                cells: int) -> None:
+    """What an agent runs only later in a game is compiled by the warm-up
+    (``Agent.compile_rest``), not in the first move that needs it: the end
+    game's exact solver (``hard``'s last 14 cells, ``master``'s probe from
+    32) took 3-4.4 s there, and ``hard`` lost the first game of an arena
+    after an install on time (move 29: 3.17 s against a 1 s limit);
+    ``master``'s kept tree, moved on, 2.26 s at 0.2 s a move."""
+    script = AFTER_WARM_UP.replace("BOARD", repr(board)).replace("SPEC", repr(spec))
     report = run_counting_compiles(script.replace("CELLS", str(cells)), tmp_path, **{compile_aside.ENV: "0"})
-    assert report["legal"]
+    assert report["legal"] and report["played"] >= 2
     assert [name for name in report["compiled"] if name.startswith("c4lab.")] == []

@@ -175,12 +175,13 @@ class MasterAgent(Agent):
     def compile_rest(self, start: Position) -> None:
         """minimax and UCT: on the classic opening the warm-up's moves are
         the exact solver's (down to the database) and reach neither, but
-        the moves after the database do, under the clock.  Elsewhere the
-        solver's probe (from ``PROBE_CELLS`` empty cells on), which the
-        warm-up's moves do not reach: compiled in a judged move, it took
-        2.5-4 s, a forfeit under a time limit."""
+        the moves after the database do, under the clock.  Then what the
+        warm-up's moves reach nowhere: UCT's kept tree moved on, and the
+        solver's probe (from ``PROBE_CELLS`` empty cells on).  Compiled in
+        a judged move, each took 2.3-4 s: a forfeit under a time limit."""
         _ready_minimax()
         _ready_uct()
+        self.uct.compile_rest(start)  # its kept tree, moved on
         compile_solver(start.variant)
 
     def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:

@@ -105,6 +105,19 @@ class Tree:
             use_tt,
         )
 
+    def subtree(self, node: int, use_tt: bool) -> Tree:
+        """A new tree of the same size holding the part of this one below
+        ``node`` (its root), with the same Last-Good-Reply tables."""
+        copy = Tree(self.capacity, use_tt)
+        copy.lgr1, copy.lgr2 = self.lgr1, self.lgr2
+        remap = np.empty(self.capacity, dtype=np.int32)
+        S.compact(
+            self.nf, self.ni, self.nkey, self.emove, self.echild, node,
+            copy.nf, copy.ni, copy.nkey, copy.emove, copy.echild, copy.meta,
+            copy.tt_keys, copy.tt_nodes, use_tt, remap,
+        )
+        return copy
+
     def forget_replies(self) -> None:
         self.lgr1.fill(S.NO_MOVE)
         self.lgr2.fill(S.NO_MOVE)
@@ -124,6 +137,20 @@ class Tree:
             if m == move:
                 return child
         return None
+
+
+@functools.cache
+def _compile_reuse(use_tt: bool) -> None:
+    """Compile (or load) what a kept tree runs when the game moves on
+    (``reuse``): the copy of the new root's subtree, and with a table the
+    lookup by key.  A warm-up's two moves never reach it (one iteration
+    leaves no child to move to): ``master`` compiled it in the middle of a
+    game on 9x8/Xd3, a move of 2.26 s at 0.2 s a move."""
+    tree = Tree(16, use_tt)
+    tree.reset(Position.parse("4x4"), use_tt)
+    tree.subtree(tree.root, use_tt)
+    if use_tt:
+        S.tt_lookup(tree.tt_keys, tree.tt_nodes, np.uint64(0))
 
 
 #: What the child of :func:`_endgame_solver_aside` runs.
@@ -251,15 +278,7 @@ class UCTAgent(Agent):
             return tree
         if node == tree.root:
             return tree
-        copy = Tree(tree.capacity, self.config.tt)
-        copy.lgr1, copy.lgr2 = tree.lgr1, tree.lgr2
-        remap = np.empty(tree.capacity, dtype=np.int32)
-        S.compact(
-            tree.nf, tree.ni, tree.nkey, tree.emove, tree.echild, node,
-            copy.nf, copy.ni, copy.nkey, copy.emove, copy.echild, copy.meta,
-            copy.tt_keys, copy.tt_nodes, self.config.tt, remap,
-        )
-        self._tree = copy
+        self._tree = copy = tree.subtree(node, self.config.tt)
         return copy
 
     def search(self, position: Position, budget: Budget | None = None) -> Tree:
@@ -317,11 +336,14 @@ class UCTAgent(Agent):
         return sorted(children, key=key, reverse=True)
 
     def compile_rest(self, start: Position) -> None:
-        """The exact solver of the end game (``endgame``) on ``start``'s kind
-        of board, which the warm-up's moves do not reach: compiled in the
+        """What the warm-up's moves do not reach: with ``reuse``, moving a
+        kept tree's root down (:func:`_compile_reuse`); with ``endgame``,
+        the exact solver on ``start``'s kind of board: compiled in the
         game's first move of the end game, it took 4.4 s there (with a 1 s
         limit in the arena, a forfeit on time).  Where a child compiles it
         (:func:`_endgame_solver_aside`), after the child."""
+        if self.config.reuse:
+            _compile_reuse(self.config.tt)
         if not self.endgame:
             return
         if _endgame_solver_aside.cache_info().currsize:
