@@ -40,7 +40,10 @@ SPECS = (
 )
 BOARDS = ("7x6", "6x5/Xc2/Bb1", "9x8/Xd3", "12x12/Xf4/Bc2")
 
-#: The process for one agent and board: warm-up, then the games; one JSON line.
+#: The process for one agent and board: warm-up, then the games; one JSON
+#: line.  Its listener is the tests' (``tests/testkit.py``'s
+#: ``_COMPILE_LISTENER``) with the move added: a benchmark does not import
+#: the tests.
 SCRIPT = """
 import json, random, sys, time
 from numba.core import event

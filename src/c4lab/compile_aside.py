@@ -24,16 +24,18 @@ command's median over five alternated runs went from 7.2 to 6.5 s (6.6-8.3
 against 6.3-6.9 s on a day the machine ran slower than the figures above).
 
 A child may also compile *ahead* (:func:`start` with ``ahead``): what a
-later command is likely to need, which nobody waits for yet.  A level with
-an exact end game (``hard``, ``impossible``) starts one at its first search
-for the solver (``uct._endgame_solver_aside``): its end game needs it some
-twenty moves later, and a person who has met a level often asks for an
-exact answer next.  Measured with ``benchmarks/first_move.py`` (idle, two
-cores, 2026-11-29): ``c4lab solve 6x5/Xc2`` right after the first ``c4lab
-move 7x6 --agent hard`` went from 3.6-3.7 to 1.2 s and ``move 6x5/Xc2:dc
---agent perfect`` from 4.9-5.2 to 1.8-1.9 s, while that first ``hard``
-move stayed at 4.2-4.6 s.  Such a child runs at nice 10 and is not
-counted as other work by a later :func:`enabled` (it ends within seconds).
+later command is likely to need, which nobody waits for yet.  A UCT with
+an exact end game (the levels ``hard`` and ``impossible``, the ``uct-*``
+presets that have one) starts one at its first search for the solver
+(``uct._endgame_solver_aside``): its end game needs it some twenty moves
+later, and a person who has met a level often asks for an exact answer
+next.  Measured with ``benchmarks/first_move.py`` (idle, two cores,
+2026-11-29): ``c4lab solve 6x5/Xc2`` right after the first ``c4lab move
+7x6 --agent hard`` went from 3.6-3.7 to 1.0-1.2 s and ``move 6x5/Xc2:dc
+--agent perfect`` from 4.9-5.2 to 1.8-2.1 s; that first ``hard`` move
+itself took 0.1-0.2 s longer (4.23-4.32 against 4.33-4.56 s).  Such a
+child runs at nice 10 and is not counted as other work by a later
+:func:`enabled` (it ends within seconds).
 
 A child is started only where it can help: numba's compiler on, at least
 two cores for this process and one of them free (on this machine busy with
@@ -55,7 +57,9 @@ import importlib
 import os
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from c4lab.cores import usable_cores
@@ -70,19 +74,25 @@ _AHEAD_COMMAND = f"c4lab.compile_aside\0{AHEAD}\0".encode()
 #: The longest wait for a child, in seconds: a child that takes longer is
 #: left to finish alone, and the caller compiles the work itself.
 WAIT_LIMIT = 120.0
+#: The longest wait for a child compiling ahead (``--ahead``): at its low
+#: priority, a child that other work keeps from its core may take ten
+#: times its 4-5 s; the caller then compiles the work itself.
+AHEAD_WAIT_LIMIT = 10.0
 
 
-def on_disk(py_func: Any) -> bool:
+def on_disk(py_func: Any, signature: Callable[[str], bool] | None = None) -> bool:
     """Whether numba's cache on disk holds a compiled version of
     ``py_func`` (the Python function behind a ``cache=True`` jit function or
-    cfunc) for its current source.  Reads the cache's index only: a few
-    milliseconds, nothing compiled or loaded."""
+    cfunc) for its current source; with ``signature``, one whose signature
+    (numba's text of it, ``"int64(uint64, ...)"``) it accepts.  Reads the
+    cache's index only: a few milliseconds, nothing compiled or loaded."""
     from numba.core.caching import FunctionCache
 
     try:
-        return bool(FunctionCache(py_func)._cache_file._load_index())
+        index = FunctionCache(py_func)._cache_file._load_index()
     except Exception:  # noqa: BLE001 - no usable cache (read-only, no source): nothing on disk
         return False
+    return any(signature is None or signature(str(key[0])) for key in index)
 
 
 _cores = usable_cores  # a name of its own here: the tests set the cores a machine has
@@ -144,7 +154,7 @@ def _load() -> float:
     started no child of its own and took 7.9 s instead of 5.2 s)."""
     running = _others_running()
     if running is not None:
-        return float(max(0, running - _ahead_running()))
+        return float(max(0, running - _ahead_running())) if running else 0.0
     try:
         return max(0.0, os.getloadavg()[0] - 1.0)  # this process counted out
     except (AttributeError, OSError):  # pragma: no cover - not on a Unix
@@ -168,28 +178,35 @@ def enabled() -> bool:
 
 
 class Aside:
-    """A child process compiling ``target`` into numba's cache."""
+    """A child process compiling ``target`` into numba's cache.  A thread
+    of this process reaps it when it ends, whether or not anyone waits for
+    it (no zombie is left behind)."""
 
     def __init__(self, target: str, ahead: bool = False) -> None:
         self.target = target
-        self._child: subprocess.Popen[bytes] | None = subprocess.Popen(
+        self._child = subprocess.Popen(
             [sys.executable, "-m", "c4lab.compile_aside", *([AHEAD] if ahead else []), target],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
+        self._ended = threading.Event()
+        self._waited = False
+        threading.Thread(target=self._reap, name="c4lab-compile-aside", daemon=True).start()
 
-    def wait(self) -> bool:
-        """Wait for the child (at most ``WAIT_LIMIT`` seconds); True if it
+    def _reap(self) -> None:
+        self._child.wait()
+        self._ended.set()
+
+    def wait(self, limit: float = WAIT_LIMIT) -> bool:
+        """Wait for the child (at most ``limit`` seconds), once; True if it
         finished its work.  While it waits, numba's compile event is raised
         in this process, so that the notice "preparing the engine" stays up
         (``c4lab.ui.preparing``, the server's ``warmup.COMPILING``)."""
-        child, self._child = self._child, None
-        if child is None:
+        if self._waited:
             return False
+        self._waited = True
         with _compile_event(self.target):
-            try:
-                return child.wait(timeout=WAIT_LIMIT) == 0
-            except subprocess.TimeoutExpired:
-                return False
+            ended = self._ended.wait(limit)
+        return ended and self._child.returncode == 0
 
 
 def start(target: str, ahead: bool = False) -> Aside | None:

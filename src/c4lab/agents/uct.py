@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import math
 import os
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -157,19 +158,26 @@ def _compile_reuse(use_tt: bool) -> None:
 _SOLVER = "c4lab.solver.api:compile_search"
 
 
+#: Held while :func:`_endgame_solver_aside` is first called: two threads
+#: (a server's warm-ups) start one child, not two.
+_ASIDE_LOCK = threading.Lock()
+
+
 @functools.cache
 def _endgame_solver_aside() -> compile_aside.Aside | None:
     """A child process that compiles the exact solver (one-word boards, up
     to 64 bits) into numba's cache, started at the first search of a UCT
-    with an exact end game (the levels ``hard`` and ``impossible``) where
-    the solver is not on disk yet, once per process: a first start
-    compiles UCT here meanwhile, on the other core.  The end game needs the
+    with an exact end game (the levels ``hard`` and ``impossible``, the
+    ``uct-*`` presets that have one) where the solver is not on disk yet,
+    once per process (under ``_ASIDE_LOCK``): a first start compiles UCT
+    here meanwhile, on the other core.  The end game needs the
     solver some twenty moves later, and a person who has played a level
     often asks for an exact answer next (``c4lab solve``, the analysis
     board, the review: 3.4-4.4 s of compiling when it is not on disk).
     Nobody waits for it in a single move (``c4lab move``): it finishes
-    alone and leaves its work on disk; a warm-up waits
-    (``UCTAgent.compile_rest``)."""
+    alone and leaves its work on disk.  A warm-up waits for it
+    (``UCTAgent.compile_rest``), at most ``AHEAD_WAIT_LIMIT`` seconds,
+    then compiles the solver itself."""
     if solver_api.on_disk():
         return None
     return compile_aside.start(_SOLVER, ahead=True)
@@ -346,16 +354,17 @@ class UCTAgent(Agent):
             _compile_reuse(self.config.tt)
         if not self.endgame:
             return
-        if _endgame_solver_aside.cache_info().currsize:
-            aside = _endgame_solver_aside()
-            if aside is not None:
-                aside.wait()
+        with _ASIDE_LOCK:
+            aside = _endgame_solver_aside() if _endgame_solver_aside.cache_info().currsize else None
+        if aside is not None:
+            aside.wait(compile_aside.AHEAD_WAIT_LIMIT)
         solver_api.compile_search(start.variant)
 
     def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
         start = time.perf_counter()
         if self.endgame and position.empty_cells > self.endgame and not is_wide(position.variant):
-            _endgame_solver_aside()
+            with _ASIDE_LOCK:
+                _endgame_solver_aside()
         if position.empty_cells <= self.endgame:
             # The end game: the exact solver, when it is cheap (a node limit
             # keeps it so, and keeps the agent reproducible).

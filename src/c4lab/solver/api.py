@@ -441,8 +441,14 @@ def compile_search(variant: Variant | None = None) -> None:
     Solver(table_size=1 << 10, book=False).solve(position, max_nodes=1, best_moves=True)
 
 
-def on_disk() -> bool:
-    """Whether numba's cache on disk holds the solver's search (either
-    width): what :func:`compile_search` compiles.  Reads the cache's
-    indexes only."""
-    return compile_aside.on_disk(negamax.negamax.py_func) and compile_aside.on_disk(negamax._search.py_func)
+def on_disk(wide: bool = False) -> bool:
+    """Whether numba's cache on disk holds the solver's search of one
+    width: one word (what :func:`compile_search` compiles by default), or
+    with ``wide`` three.  Reads the cache's indexes only; False where
+    numba's compiler is off."""
+
+    def of_width(signature: str) -> bool:
+        return ("UniTuple" in signature) == wide  # three words are a tuple of three uint64
+
+    functions = [getattr(f, "py_func", None) for f in (negamax.negamax, negamax._search)]
+    return all(f is not None and compile_aside.on_disk(f, of_width) for f in functions)
