@@ -165,20 +165,19 @@ MINIMAX = "c4lab.agents.minimax._search"
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("after_a_level", "aside", "made_here"), [
-    (False, "1", {UCT_SEARCH, POLICY}),  # the child compiles minimax, the smaller share
-    (True, "1", {MINIMAX}),  # UCT's search is on disk: the child compiles its playouts
+    (False, "1", {UCT_SEARCH, POLICY}),  # the child compiles minimax
+    (True, "1", {POLICY}),  # UCT's search is on disk: this process compiles its playouts and searches
     (False, "0", {UCT_SEARCH, POLICY, MINIMAX}),  # no child: everything here
 ])
 def test_masters_first_move_compiles_one_search_in_a_child(
     tmp_path: Path, after_a_level: bool, aside: str, made_here: set[str]
 ) -> None:
-    """On an empty cache with two cores, master's first move compiles one
-    of its searches in a child, the smaller share, and this process
-    compiles the other: minimax goes aside when UCT's search and its
-    policy playouts are both to compile, UCT's playouts when a level left
-    UCT's search on disk.  With the child turned off, this process
-    compiles everything.  Either way the move is legal and the work ends
-    up on disk."""
+    """On an empty cache with two cores, master's first move compiles
+    minimax's search in a child while this process compiles UCT (its
+    search and policy playouts, or only the playouts where a level left
+    the search on disk) and searches with it.  With the child turned off,
+    this process compiles everything.  Either way the move is legal and
+    the work ends up on disk."""
     if compile_aside._cores() < 2:
         pytest.skip("one core: no child is started")
     if after_a_level:  # (no child of its own: nothing else compiles into the cache meanwhile)

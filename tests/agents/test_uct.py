@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import random
 import time
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import pytest
 
-from c4lab.agents import Budget, make_agent
+from c4lab.agents import Analysis, Budget, make_agent
 from c4lab.agents import master as master_module
 from c4lab.agents import uct_search as S
 from c4lab.agents.master import TIME_MARGIN as MASTER_MARGIN
@@ -299,6 +300,40 @@ def test_master_plays_a_proven_win_at_once() -> None:
         after = position.play(move)
         assert all(forced_win_within(after.play(r), 2) for r in after.legal_moves())
 
+
+class _ChildCompilingMinimax:
+    """Stands for ``c4lab.compile_aside.Aside``: a child compiling minimax
+    that is done when waited for."""
+
+    waited = 0
+
+    def wait(self) -> bool:
+        self.waited += 1
+        return True
+
+
+@pytest.mark.parametrize("text", ["9x8/Xd3", "7x6/Xd1:ddddgdgaaaggffegc", WIN_IN_3[0]])
+def test_master_searches_with_uct_while_a_child_compiles_minimax_and_plays_the_same_move(
+    monkeypatch: pytest.MonkeyPatch, text: str
+) -> None:
+    """Where a child compiles minimax (a first move on an empty cache),
+    master searches with UCT first and with minimax after the child: the
+    same two searches, so with iterations, a depth and a seed the same move
+    and the same analysis, a proven win included (minimax's, played at
+    once)."""
+    spec = "master:time=none,depth=6,iterations=500,seed=3"
+    position = Position.parse(text)
+    monkeypatch.setattr(master_module, "_aside", lambda: None)
+
+    def analysed() -> tuple[Move, Analysis]:
+        move, analysis = make_agent(spec).analyse(position)
+        return move, replace(analysis, seconds=0.0)  # all but the time it took
+
+    usual = analysed()
+    child = _ChildCompilingMinimax()
+    monkeypatch.setattr(master_module, "_aside", lambda: child)
+    assert analysed() == usual
+    assert child.waited == 1
 
 def weak_value(position: Position) -> int:
     """Win (1), draw (0) or loss (-1) for the side to move, proven."""

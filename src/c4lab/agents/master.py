@@ -40,7 +40,6 @@ from c4lab.agents.minimax import on_disk as minimax_on_disk
 from c4lab.agents.solver_agent import solved_move
 from c4lab.agents.uct import DEFAULT_ITERATIONS, ENDGAME_CELLS, ENDGAME_NODES, ENDGAME_TABLE, UCTAgent
 from c4lab.agents.uct_search import on_disk as uct_on_disk
-from c4lab.agents.uct_search import search_on_disk as uct_search_on_disk
 from c4lab.rules import Move, Position
 from c4lab.solver.api import compile_search as compile_solver
 from c4lab.solver.database import reaches
@@ -72,27 +71,29 @@ def _compile_uct() -> None:
     )
 
 
-#: What a child may compile: master's UCT, or minimax's search.
-_UCT = f"{__name__}:_compile_uct"
+#: What a child compiles: minimax's search.
 _MINIMAX = f"{compile_search.__module__}:compile_search"
 
 
 @functools.cache
 def _aside() -> compile_aside.Aside | None:
-    """A child process that compiles one of master's two searches into
-    numba's cache (``c4lab.compile_aside``) while this one compiles the
-    other, started the first time a search here needs both and neither is
-    compiled in this process or on disk.  The child, which pays its own
-    start (about 0.8 s), takes the smaller share: UCT's policy playouts
-    where UCT's search is on disk (a level compiled it: it is theirs too;
-    minimax here), else minimax (UCT's search and playouts here, the larger
-    share).  About 1 s less of a first ``master`` move either way."""
+    """A child process that compiles minimax's search into numba's cache
+    (``c4lab.compile_aside``) while this one compiles UCT (its search, or
+    only its policy playouts where a level left the search on disk), started
+    the first time a search here needs both and neither is compiled in this
+    process or on disk.  A first move then searches with UCT while the child
+    compiles, and with minimax after it (``MasterAgent._search``): the
+    child's start (about 0.5 s) and minimax's compiling (about 2.8 s) lie
+    under UCT's compiling and its share of the move.  On an empty cache
+    this is the larger share here (UCT's search and playouts, about 4.4 s),
+    as before; after a level, the child took the playouts and this process
+    compiled minimax, and the move waited for both in turn (the first
+    ``master`` move on 9x8/Xd3 after ``hard``: 5.1 s, about 4.2 s now)."""
     if _compile_uct.cache_info().currsize or uct_on_disk():
         return None
     if compile_search.cache_info().currsize or minimax_on_disk():
         return None
-    target = _UCT if uct_search_on_disk() else _MINIMAX
-    return compile_aside.start(target)
+    return compile_aside.start(_MINIMAX)
 
 
 def _ready_minimax() -> None:
@@ -100,19 +101,10 @@ def _ready_minimax() -> None:
     compiles it (``_aside``), this process compiles UCT meanwhile, then
     waits for the child."""
     aside = _aside()
-    if aside is not None and aside.target == _MINIMAX:
+    if aside is not None:
         _compile_uct()
         aside.wait()
     compile_search()
-
-
-def _ready_uct() -> None:
-    """master's UCT compiled, or loaded from the cache: after the child
-    that compiles it (``_aside``), if there is one, is done."""
-    aside = _aside()
-    if aside is not None and aside.target == _UCT:
-        aside.wait()
-    _compile_uct()
 
 
 @register(
@@ -180,7 +172,7 @@ class MasterAgent(Agent):
         solver's probe (from ``PROBE_CELLS`` empty cells on).  Compiled in
         a judged move, each took 2.3-4 s: a forfeit under a time limit."""
         _ready_minimax()
-        _ready_uct()
+        _compile_uct()
         self.uct.compile_rest(start)  # its kept tree, moved on
         compile_solver(start.variant)
 
@@ -234,17 +226,26 @@ class MasterAgent(Agent):
                     drawn = True
                     drawing = {s.move for s in verdict.moves}
                     ruled_out = {m for m in position.legal_moves() if m not in drawing}
-        # A first search in this process compiles minimax, and UCT (one of
-        # them aside, on another core, where it can): not thinking time.
+        # A first search in this process compiles minimax and UCT: not
+        # thinking time.  Where a child compiles minimax on another core
+        # (``_aside``), UCT compiles and searches here meanwhile, then
+        # minimax: the same two searches with the same shares of the move,
+        # in the other order (with iterations and a depth, the same move).
+        judgement: Analysis | None = None
+        aside = _aside() if self.network is None else None
         compiling = time.perf_counter()
-        if self.network is None:
-            _ready_minimax()
-        else:
-            compile_search()
+        if aside is not None:
+            _compile_uct()
+            start += time.perf_counter() - compiling
+            judgement = self._judge(position, clock, iterations, start, 1.0 - self.share)
+            compiling = time.perf_counter()
+            aside.wait()
+        compile_search()
         start += time.perf_counter() - compiling
         tactics = None
         if clock is not None:
-            tactics = Budget(time=max(self.share * (clock - (time.perf_counter() - start)), 0.005))
+            share = self.share if judgement is None else 1.0  # minimax last: the rest of the move
+            tactics = Budget(time=max(share * (clock - (time.perf_counter() - start)), 0.005))
         # Its analysis (whose line is read from its table, which UCT leaves
         # alone) is made only where it is the answer.
         searched = self.minimax.search_root(position, tactics)
@@ -255,15 +256,12 @@ class MasterAgent(Agent):
         if won is not None:
             return won
         ruled_out |= {m for m, score in scores.items() if score <= -WIN}
-        if self.network is None and not _compile_uct.cache_info().currsize:
-            compiling = time.perf_counter()
-            _ready_uct()  # the child's work loaded, or compiled here
-            start += time.perf_counter() - compiling
-        if clock is not None:
-            rest = Budget(time=max(clock - (time.perf_counter() - start), 0.01))
-        else:
-            rest = Budget(iterations=iterations or DEFAULT_ITERATIONS)
-        _, judgement = self.uct.analyse(position, rest)
+        if judgement is None:
+            if self.network is None and not _compile_uct.cache_info().currsize:
+                compiling = time.perf_counter()
+                _compile_uct()
+                start += time.perf_counter() - compiling
+            judgement = self._judge(position, clock, iterations, start, 1.0)
         if drawn:
             judgement = replace(judgement, note="proven draw (weak solve): UCT's choice among the drawing moves")
         for stats in judgement.moves:
@@ -274,3 +272,14 @@ class MasterAgent(Agent):
             return max(kept, key=lambda m: scores.get(m, -WIN)), self.minimax.analysis(position, searched)
         # Every move loses by force: resist the longest.
         return best, self.minimax.analysis(position, searched)
+
+    def _judge(
+        self, position: Position, clock: float | None, iterations: int | None, start: float, share: float
+    ) -> Analysis:
+        """UCT's analysis of ``position``: with a clock, ``share`` of what is
+        left of the move begun at ``start``; else its iterations."""
+        if clock is not None:
+            rest = Budget(time=max(share * (clock - (time.perf_counter() - start)), 0.01))
+        else:
+            rest = Budget(iterations=iterations or DEFAULT_ITERATIONS)
+        return self.uct.analyse(position, rest)[1]
