@@ -606,6 +606,41 @@ def _search(cur, mask, neutral, empty, alpha, beta, depth, check, X, tt, address
 _compiled: dict[bool, tuple[Any, int]] = {}
 
 
+def _root_search(three: bool) -> Any:
+    """The root search of one width, compiled (or loaded from numba's
+    cache) with its explicit signature the first time it is needed."""
+    w = _WORD[three]
+    word = types.UniTuple(types.uint64, 3) if three else types.uint64
+    _search.compile(f"int64({w}, {w}, {w}, {_ROOT_ARGS}, uint64)")
+    (compiled,) = (c for args, c in _search.overloads.items() if args[0] == word)
+    return compiled
+
+
+def _recursion(three: bool) -> Any:
+    """:func:`negamax` of one width, compiled (or loaded from numba's
+    cache) with its explicit signature the first time it is needed."""
+    w = _WORD[three]
+    word = types.UniTuple(types.uint64, 3) if three else types.uint64
+    negamax.compile(f"int64({w}, {w}, {w}, {_ARGS})")
+    (searched,) = (c for args, c in negamax.overloads.items() if args[0] == word)
+    return searched
+
+
+def compile_recursion() -> None:
+    """Compile the one-word :func:`negamax` into numba's cache: what a
+    child of ``c4lab.compile_aside`` runs (``api._recursion_aside``)."""
+    _recursion(False)
+
+
+def compile_recursion_wide() -> None:
+    """:func:`compile_recursion` for three words."""
+    _recursion(True)
+
+
+#: The ``c4lab.compile_aside`` target that compiles negamax of each width.
+RECURSION_TARGET = {False: f"{__name__}:compile_recursion", True: f"{__name__}:compile_recursion_wide"}
+
+
 def _instance(three: bool) -> tuple[Any, int]:
     """The root search of one width and the address of the :func:`negamax`
     it calls, each compiled (or loaded from numba's cache) with its explicit
@@ -614,15 +649,16 @@ def _instance(three: bool) -> tuple[Any, int]:
     choice by argument types costs microseconds, as much as a small search.
     (The dispatcher keeps the machine code at the address for the process.)"""
     if three not in _compiled:
-        w = _WORD[three]
-        word = types.UniTuple(types.uint64, 3) if three else types.uint64
-        negamax.compile(f"int64({w}, {w}, {w}, {_ARGS})")
-        (searched,) = (c for args, c in negamax.overloads.items() if args[0] == word)
+        searched = _recursion(three)
         address = int(searched.library.get_pointer_to_function(searched.fndesc.llvm_cfunc_wrapper_name))  # type: ignore[attr-defined]
-        _search.compile(f"int64({w}, {w}, {w}, {_ROOT_ARGS}, uint64)")
-        (compiled,) = (c for args, c in _search.overloads.items() if args[0] == word)
-        _compiled[three] = compiled.entry_point, address  # type: ignore[attr-defined]
+        _compiled[three] = _root_search(three).entry_point, address  # type: ignore[attr-defined]
     return _compiled[three]
+
+
+def ready(three: bool) -> bool:
+    """Whether this process has compiled (or loaded) the search of one
+    width."""
+    return three in _compiled
 
 
 def window_of(X: np.ndarray) -> tuple[int, int, int] | None:
@@ -635,11 +671,15 @@ def window_of(X: np.ndarray) -> tuple[int, int, int] | None:
     return (packed & 0xFF) - 128, ((packed >> 8) & 0xFF) - 128, ((packed >> 16) & 0xFF) - 128
 
 
-def prepare(b: Bitboards, book: bool = False) -> None:
+def prepare(b: Bitboards, book: bool = False, recursion: bool = True) -> None:
     """Compile (or load from the cache) the instance that will search ``b``
     now, and with ``book`` the database lookup it will call, so that a timed
-    search measures the search alone."""
-    _instance(b.wide)
+    search measures the search alone.  Without ``recursion``, all of it but
+    :func:`negamax` itself (which a child process compiles meanwhile)."""
+    if recursion:
+        _instance(b.wide)
+    else:
+        _root_search(b.wide)
     if book:
         _book_function()
 
