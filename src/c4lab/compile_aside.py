@@ -17,11 +17,19 @@ from 5.4 to 4.4 s, and as the very first command (an empty cache) from 7.5
 to 6.3 s, while its UCT now searches its whole share of the move (before,
 the compiler ran inside that share and the search stopped after one chunk).  It costs the child's start (about 0.5 s of CPU on the other core)
 and the compiling the two processes do twice (the small rules kernels).
-The child takes the smaller share (``master._aside``): on an empty cache
-that is minimax (about 3 s), and this process compiles UCT's search and
-playouts (about 4.4 s), which the child had done before: the very first
-command's median over five alternated runs went from 7.2 to 6.5 s (6.6-8.3
-against 6.3-6.9 s on a day the machine ran slower than the figures above).
+The child compiles minimax (``master._aside``), and the first move
+searches with UCT while it does, then with minimax: on an empty cache this
+process compiles UCT's search and playouts (about 4.4 s) meanwhile; after
+a level, only the playouts (the search is on disk), and UCT's share of
+the move runs under the child's work too.  Measured (idle, two cores,
+2026-11-29, two runs of each tree): the very first ``master`` move on
+9x8/Xd3 6.82-6.91 → 6.57-6.60 s, after ``hard`` 4.90-5.05 → 4.34-4.55 s
+(before, the child compiled the playouts there and this process minimax,
+the larger share, before the move could search at all).  The exact
+solver does the same for a first solve with its best moves (``solver.api._recursion_aside``):
+the child compiles the recursive search while this process compiles the
+root search, the database lookup and the rules' move kernels; the first
+``master`` move on 7x6 (the database's exact move) 5.11-5.33 → 3.95 s.
 
 A child may also compile *ahead* (:func:`start` with ``ahead``): what a
 later command is likely to need, which nobody waits for yet.  A UCT with
