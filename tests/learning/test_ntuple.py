@@ -19,6 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from c4lab.agents import SpecError, make_agent
+from c4lab.agents import ntuple as AB
 from c4lab.agents.ntuple import PUCT_C, PUCT_LOOK, PUCT_TEMP, NTupleAgent
 from c4lab.agents.ntuple_net import (
     BANNED,
@@ -500,6 +501,53 @@ def test_the_search_wins_at_once_blocks_and_keeps_to_its_time(tmp_path: Path) ->
         assert note in (analysis.note or "") and (analysis.iterations or 0) > 0
 
 
+def plain_negamax(net: Network, position: Position, depth: int) -> float:
+    """The alpha-beta search's value of ``position``, by plain negamax in
+    Python: a move that ends the game is worth its exact value, scaled up
+    by ``2 + depth / 100`` (more than any learnt value, and more the sooner
+    it comes); a win now settles the node; the last ply takes the network's
+    afterstate values."""
+    codes, values, results = net.move_values(position)
+    scaled = [v * (2.0 + 0.01 * depth) if r != K.ONGOING else v for v, r in zip(values, results)]
+    if any(r != K.ONGOING and v > 0 for v, r in zip(scaled, results)):
+        return max(scaled)
+    if depth <= 1:
+        return max(scaled)
+    return max(v if r != K.ONGOING else -plain_negamax(net, position.play(Move.from_code(c)), depth - 1)
+               for c, v, r in zip(codes, scaled, results))
+
+
+@pytest.mark.parametrize("board", ["5x4", "5x5/Xa1/Bc3"])
+def test_alpha_beta_finds_the_plain_negamax_value_at_every_depth(board: str) -> None:
+    """Alpha-beta on the learnt value (its root's loop, the table kept
+    between depths, the cut-offs) returns the value plain negamax finds,
+    to the last bit, for the move it picks; on a board with a bonus cell,
+    bans included."""
+    net = trained(board, 500)
+    rng = np.random.default_rng(7)
+    for _ in range(6):
+        position = Position(net.variant)
+        for _ in range(int(rng.integers(0, 8))):
+            if position.is_over:
+                break
+            moves = position.legal_moves()
+            position = position.play(moves[int(rng.integers(len(moves)))])
+        if position.is_over:
+            continue
+        geo, st = position.kernel_arrays()
+        moves_out = np.empty(K.MAX_LEGAL, dtype=np.uint8)
+        values = np.empty(K.MAX_LEGAL, dtype=np.float64)
+        prior = np.zeros(K.MAX_LEGAL, dtype=np.float64)
+        nodes = np.zeros(2, dtype=np.int64)
+        table = (np.zeros(AB.TT_SIZE, dtype=np.uint64), np.zeros(AB.TT_SIZE), np.zeros(AB.TT_SIZE, dtype=np.int64))
+        key = np.uint64(K.board_key(geo, st))
+        for depth in range(1, 5):
+            n = AB._search_root(net, geo, st, depth, key, moves_out, values, prior, *table, nodes)
+            prior[:n] = values[:n]
+            best = int(nodes[1])
+            assert values[best] == max(values[:n]) == plain_negamax(net, position, depth), (position, depth)
+
+
 #: A fresh process's first timed move with each search: how deep it went.
 FIRST_TIMED_MOVE = """
 import itertools
@@ -947,13 +995,15 @@ print(json.dumps(compiled))
 @pytest.mark.slow
 def test_a_first_search_or_training_run_compiles_no_error_paths_and_nothing_twice(tmp_path: Path) -> None:
     """What a first start compiles is the work itself: PUCT's expansion
-    once (not again for the root's literal index), and none of numba's
+    once (not again for the root's literal index), alpha-beta's children
+    once (its root, in Python, calls the kernel its nodes call), and none of numba's
     error messages for slice copies, an array's ``max`` or a sort (each
     a second or more of a first move)."""
     compiled = run_counting_compiles(FIRST_COMPILES, tmp_path)
     puct, agent = "c4lab.agents.ntuple_puct", "c4lab.agents.ntuple"
-    assert {f"{puct}.run", f"{puct}._expand", f"{agent}._search_root", f"{agent}._greedy_values",
+    assert {f"{puct}.run", f"{puct}._expand", f"{agent}._negamax", f"{agent}._children", f"{agent}._greedy_values",
             "c4lab.learning.ntuple_td.train_games"} <= set(compiled)
     assert compiled.count(f"{puct}._expand") == 1
+    assert compiled.count(f"{agent}._children") == 1  # alpha-beta's root (Python) and its nodes share one
     heavy = [name for name in compiled if any(part in name for part in ("raise_with_shape", "npy_max", "quicksort"))]
     assert not heavy, heavy

@@ -83,10 +83,10 @@ from c4lab.agents.ntuple_net import (
     STONE_B,
     Network,
     afterstate_values,
+    encode,
     largest,
     move_values,
     play_move,
-    scratch,
     undo,
 )
 from c4lab.agents.ntuple_puct import M_ITER, PROVEN, Tree
@@ -310,9 +310,9 @@ def _negamax(geo, st, depth, alpha, beta, key, codes, idx, weights, ptr, inst, p
         p -= 1
 
 
-@njit(cache=True)
-def _search_root(geo, root, depth, key, weights, inst_cells, ptr, inst, pw, drop_ptr, drop, states, moves, values, prior,
-                 tt_key, tt_val, tt_info, nodes):
+def _search_root(net: Network, geo: np.ndarray, root: np.ndarray, depth: int, key: np.uint64, moves: np.ndarray,
+                 values: np.ndarray, prior: np.ndarray, tt_key: np.ndarray, tt_val: np.ndarray, tt_info: np.ndarray,
+                 nodes: np.ndarray) -> int:
     """Every legal move of ``root`` with its ``depth``-ply value: exact for
     the best move, an upper bound for the others (each is searched with the
     best value so far as its window); moves are tried in the order of
@@ -320,31 +320,49 @@ def _search_root(geo, root, depth, key, weights, inst_cells, ptr, inst, pw, drop
     ``key`` is the root's ``K.board_key``; the table (``tt_*``) is kept
     between the depths of one move.  Returns how many moves; ``nodes[1]`` is
     the best move's index (a later move that only ties with it is bounded by
-    it, not equal to it)."""
-    n = K.legal_codes(geo, root, moves)
-    st, saved, codes, idx, log = scratch(geo, root, inst_cells.shape[0], ptr, inst, pw)
+    it, not equal to it).
+
+    A loop in Python over the compiled kernels (a dozen moves a depth: a
+    few microseconds each), not a kernel of its own: compiled, with the
+    move and its features inlined, it took 2.8 s of a first alpha-beta
+    move (10.4 s in all after ``hard``).  A child's features are read from
+    its board (``encode``), not updated from the root's, and its key
+    computed from its board: the same features and key."""
+    weights, _, ptr, inst, pw, drop_ptr, drop, _ = net.arrays()
+    n = int(K.legal_codes(geo, root, moves))
+    st, saved = root.copy(), root.copy()  # writable, as every state below (another type for numba)
+    codes, idx = _features(geo, st, net)
+    log = np.zeros((4, 2), dtype=np.int64)
     leaf = np.empty(n, dtype=np.float64)
     results = np.empty(n, dtype=np.int64)
     _children(geo, st, saved, moves, n, depth, leaf, results, codes, idx, weights, ptr, inst, pw, log,
               drop_ptr, drop, nodes)
-    order_root = np.empty(n, dtype=np.int64)
-    _best_first(prior[:n] + 1e-3 * leaf, n, order_root)
+    order = prior[:n] + 1e-3 * leaf
     best = -INF
-    for j in range(n):
-        k = order_root[j]
+    for k in sorted(range(n), key=lambda k: -order[k]):  # highest first, ties in index order
         if results[k] != K.ONGOING or depth <= 1:
             values[k] = leaf[k]
         else:
-            _, changed = play_move(geo, st, moves[k], codes, idx, ptr, inst, pw, log)
-            child = _rekey(key, changed, log, codes)
-            values[k] = -_negamax(geo, st, depth - 1, -INF, -best, child, codes, idx, weights, ptr,
-                                  inst, pw, drop_ptr, drop, tt_key, tt_val, tt_info, nodes)
-            undo(changed, codes, idx, ptr, inst, pw, log)
-            K.restore(geo, st, saved)
+            child = root.copy()
+            K.play(geo, child, int(moves[k]))  # an int64, as reading a position's moves compiled it
+            child_codes, child_idx = _features(geo, child, net)
+            values[k] = -_negamax(geo, child, depth - 1, -INF, -best, np.uint64(K.board_key(geo, child)),
+                                  child_codes, child_idx, weights, ptr, inst, pw, drop_ptr, drop, tt_key, tt_val,
+                                  tt_info, nodes)
         if values[k] > best:
             best = values[k]
             nodes[1] = k
     return n
+
+
+def _features(geo: np.ndarray, st: np.ndarray, net: Network) -> tuple[np.ndarray, np.ndarray]:
+    """The cell states and the tuple instances' table indices of ``st``
+    (``encode``): ``(codes, idx)``."""
+    lay = net.layout
+    codes = np.zeros(K.NCELLS, dtype=np.int64)
+    idx = np.zeros(lay.inst_cells.shape[0], dtype=np.int64)
+    encode(geo, st, codes, idx, lay.cell_ptr, lay.cell_inst, lay.cell_add)
+    return codes, idx
 
 
 @njit(cache=True)
@@ -514,15 +532,14 @@ class NTupleAgent(Agent):
         tt_val = np.zeros(TT_SIZE, dtype=np.float64)
         tt_info = np.zeros(TT_SIZE, dtype=np.int64)
         seconds = self._seconds(budget)
-        if seconds is not None:  # a depth-1 search on throwaway copies of the scratch arrays
-            _before_the_clock(_search_root, geo, st, 1, key, *net.arrays(), moves, values,
-                              *(a.copy() for a in (prior, tt_key, tt_val, tt_info, nodes)))
+        if seconds is not None and not _negamax.signatures:  # its kernels compiled on throwaway copies
+            _search_root(net, geo, st, 2, key, moves, values, *(a.copy() for a in (prior, tt_key, tt_val, tt_info,
+                                                                                      nodes)))
         began = _time.perf_counter()
         last = max(self.depth, 1) if seconds is None else 1
         depth = 1 if seconds is not None else last
         while True:
-            n = _search_root(geo, st, depth, key, *net.arrays(), moves, values, prior, tt_key, tt_val, tt_info,
-                             nodes)  # type: ignore[call-arg]  # numba's Dispatcher type
+            n = _search_root(net, geo, st, depth, key, moves, values, prior, tt_key, tt_val, tt_info, nodes)
             prior[:n] = values[:n]
             best = int(nodes[1])
             spent = _time.perf_counter() - began
