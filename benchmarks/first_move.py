@@ -14,7 +14,8 @@ left behind (the fastest of ``--warm-runs``).  The cases are the goals of
 issue 27:
 
 * ``master 9x8/Xd3`` and ``master 7x6``: the first ``master`` move on a board
-  (goal: at most 5 s, hoped 2 s), on an empty cache;
+  (goal: at most 5 s, hoped 2 s), on an empty cache; after ``hard``, on
+  9x8/Xd3, 6x5/Xc2 (small enough for the solver's probe) and 12x12/Xf4/Bc2;
 * ``solve 6x5/Xc2 after hard``: the first exact answer on a board of a new
   kind, after ``hard`` was compiled on 7x6 (goal: at most 3 s), and
   ``perfect 6x5/Xc2:dc after hard``: the first exact move there (a
@@ -55,6 +56,8 @@ CASES: dict[str, tuple[list[list[str]], list[str]]] = {
     "master 7x6": ([], ["move", "7x6", "--agent", "master"]),
     "master 9x8/Xd3": ([], ["move", "9x8/Xd3", "--agent", "master"]),
     "master 9x8/Xd3 after hard": ([HARD_7X6], ["move", "9x8/Xd3", "--agent", "master"]),
+    "master 6x5/Xc2 after hard": ([HARD_7X6], ["move", "6x5/Xc2", "--agent", "master"]),
+    "master 12x12/Xf4/Bc2 after hard": ([HARD_7X6], ["move", "12x12/Xf4/Bc2", "--agent", "master"]),
     "solve 6x5/Xc2": ([], ["solve", "6x5/Xc2"]),
     "solve 6x5/Xc2 after hard": ([HARD_7X6], ["solve", "6x5/Xc2"]),
     "perfect 6x5/Xc2:dc after hard": ([HARD_7X6], ["move", "6x5/Xc2:dc", "--agent", "perfect"]),

@@ -208,7 +208,17 @@ class MasterAgent(Agent):
         # A win the weak probe proved: its move keeps the win, not always the
         # quickest one; minimax's tactics below look for a quicker one first.
         won: tuple[Move, Analysis] | None = None
-        if reaches(position):  # the classic opening: exact from the database, at once
+        classic_opening = reaches(position)
+        # A first search in this process compiles minimax and UCT: not
+        # thinking time.  Where a child compiles minimax on another core
+        # (``_aside``, started before the probe below: on 6x5/Xc2 after
+        # ``hard`` the child otherwise ended 0.6 s after UCT), UCT compiles
+        # and searches here meanwhile, then minimax: the same two searches
+        # with the same shares of the move, in the other order (with
+        # iterations and a depth, the same move).  Not in the classic
+        # opening, which the solver answers alone.
+        aside = _aside() if self.network is None and not classic_opening else None
+        if classic_opening:  # exact from the database, at once
             found = solved_move(position, book=False, table_size=PROBE_TABLE, timeout=PROBE_SHARE * clock if clock else None)
             if found is not None:
                 return found
@@ -226,13 +236,7 @@ class MasterAgent(Agent):
                     drawn = True
                     drawing = {s.move for s in verdict.moves}
                     ruled_out = {m for m in position.legal_moves() if m not in drawing}
-        # A first search in this process compiles minimax and UCT: not
-        # thinking time.  Where a child compiles minimax on another core
-        # (``_aside``), UCT compiles and searches here meanwhile, then
-        # minimax: the same two searches with the same shares of the move,
-        # in the other order (with iterations and a depth, the same move).
         judgement: Analysis | None = None
-        aside = _aside() if self.network is None else None
         compiling = time.perf_counter()
         if aside is not None:
             _compile_uct()
