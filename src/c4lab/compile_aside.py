@@ -17,8 +17,8 @@ from 5.4 to 4.4 s, and as the very first command (an empty cache) from 7.5
 to 6.3 s, while its UCT now searches its whole share of the move (before,
 the compiler ran inside that share and the search stopped after one chunk).  It costs the child's start (about 0.5 s of CPU on the other core)
 and the compiling the two processes do twice (the small rules kernels).
-The child compiles minimax (``master._aside``), and the first move
-searches with UCT while it does, then with minimax: on an empty cache this
+The child compiles minimax (``master._aside``), and the first timed
+move searches with UCT while it does, then with minimax: on an empty cache this
 process compiles UCT's search and playouts (about 4.4 s) meanwhile; after
 a level, only the playouts (the search is on disk), and UCT's share of
 the move runs under the child's work too.  Measured (idle, two cores,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import random
 import time
 from dataclasses import replace
@@ -312,27 +313,54 @@ class _ChildCompilingMinimax:
         return True
 
 
-@pytest.mark.parametrize("text", ["9x8/Xd3", "7x6/Xd1:ddddgdgaaaggffegc", WIN_IN_3[0]])
-def test_master_searches_with_uct_while_a_child_compiles_minimax_and_plays_the_same_move(
-    monkeypatch: pytest.MonkeyPatch, text: str
-) -> None:
-    """Where a child compiles minimax (a first move on an empty cache),
-    master searches with UCT first and with minimax after the child: the
-    same two searches, so with iterations, a depth and a seed the same move
-    and the same analysis, a proven win included (minimax's, played at
-    once)."""
-    spec = "master:time=none,depth=6,iterations=500,seed=3"
-    position = Position.parse(text)
-    monkeypatch.setattr(master_module, "_aside", lambda: None)
-
-    def analysed() -> tuple[Move, Analysis]:
-        move, analysis = make_agent(spec).analyse(position)
-        return move, replace(analysis, seconds=0.0)  # all but the time it took
-
-    usual = analysed()
+def _cold_start(monkeypatch: pytest.MonkeyPatch) -> _ChildCompilingMinimax:
+    """As on an empty cache with a free core: minimax not yet compiled in
+    this process, and a child compiling it."""
     child = _ChildCompilingMinimax()
     monkeypatch.setattr(master_module, "_aside", lambda: child)
-    assert analysed() == usual
+    monkeypatch.setattr(master_module, "compile_search", functools.lru_cache(maxsize=1)(lambda: None))
+    return child
+
+
+def test_a_first_timed_master_move_searches_with_uct_while_a_child_compiles_minimax(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where a child compiles minimax, master's first timed move searches
+    with UCT meanwhile, then with minimax after the child; its later moves
+    keep the usual order (minimax first: a proven win skips UCT)."""
+    child = _cold_start(monkeypatch)
+    agent = make_agent("master:time=0.2,seed=3")
+    order: list[str] = []
+    uct_analyse, minimax_search = agent.uct.analyse, agent.minimax.search_root
+    monkeypatch.setattr(agent.uct, "analyse", lambda *a: order.append("uct") or uct_analyse(*a))
+    monkeypatch.setattr(agent.minimax, "search_root", lambda *a: order.append("minimax") or minimax_search(*a))
+    position = Position.parse("9x8/Xd3")
+    first = agent.choose(position)
+    assert (order, child.waited) == (["uct", "minimax"], 1)
+    order.clear()
+    assert agent.choose(position.play(first)) in position.play(first).legal_moves()
+    assert order == ["minimax", "uct"]
+
+
+@pytest.mark.parametrize("text", ["9x8/Xd3", WIN_IN_3[0]])
+def test_on_iterations_a_cold_master_plays_as_a_warm_one(monkeypatch: pytest.MonkeyPatch, text: str) -> None:
+    """With iterations, a depth and a seed, a cold start (a child compiling
+    minimax) changes nothing: the same move and analysis, a proven win
+    included (minimax's), and the same next game (UCT's random numbers and
+    kept tree as a warm agent leaves them)."""
+    spec = "master:time=none,depth=6,iterations=500,seed=3"
+
+    def two_games() -> list[tuple[Move, Analysis]]:
+        agent = make_agent(spec)
+        played = [agent.analyse(Position.parse(text))]
+        agent.new_game()
+        played.append(agent.analyse(Position.parse("10x8")))
+        return [(move, replace(analysis, seconds=0.0)) for move, analysis in played]  # all but the time taken
+
+    monkeypatch.setattr(master_module, "_aside", lambda: None)
+    usual = two_games()
+    child = _cold_start(monkeypatch)
+    assert two_games() == usual
     assert child.waited == 1
 
 def weak_value(position: Position) -> int:

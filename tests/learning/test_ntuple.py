@@ -521,8 +521,10 @@ def plain_negamax(net: Network, position: Position, depth: int) -> float:
 def test_alpha_beta_finds_the_plain_negamax_value_at_every_depth(board: str) -> None:
     """Alpha-beta on the learnt value (its root's loop, the table kept
     between depths, the cut-offs) returns the value plain negamax finds,
-    to the last bit, for the move it picks; on a board with a bonus cell,
-    bans included."""
+    to the last bit, for the move it picks, and for every other move a
+    bound between that move's own value and the best (each is searched
+    with the best value so far as its window); on a board with a bonus
+    cell, bans included."""
     net = trained(board, 500)
     rng = np.random.default_rng(7)
     for _ in range(6):
@@ -540,12 +542,19 @@ def test_alpha_beta_finds_the_plain_negamax_value_at_every_depth(board: str) -> 
         prior = np.zeros(K.MAX_LEGAL, dtype=np.float64)
         nodes = np.zeros(2, dtype=np.int64)
         table = (np.zeros(AB.TT_SIZE, dtype=np.uint64), np.zeros(AB.TT_SIZE), np.zeros(AB.TT_SIZE, dtype=np.int64))
-        key = np.uint64(K.board_key(geo, st))
+        codes, leaf, results = net.move_values(position)
         for depth in range(1, 5):
-            n = AB._search_root(net, geo, st, depth, key, moves_out, values, prior, *table, nodes)
+            n = AB._search_root(net, geo, st, depth, moves_out, values, prior, *table, nodes)
             prior[:n] = values[:n]
             best = int(nodes[1])
             assert values[best] == max(values[:n]) == plain_negamax(net, position, depth), (position, depth)
+            assert [int(m) for m in moves_out[:n]] == codes
+            for k in range(n):
+                if results[k] != K.ONGOING or depth <= 1:
+                    assert values[k] == (leaf[k] * (2.0 + 0.01 * depth) if results[k] != K.ONGOING else leaf[k])
+                else:
+                    own = -plain_negamax(net, position.play(Move.from_code(codes[k])), depth - 1)
+                    assert own <= values[k] <= values[best], (position, depth, k)
 
 
 #: A fresh process's first timed move with each search: how deep it went.

@@ -19,6 +19,8 @@ Three searches, each doing what it is best at:
    time: MCTS-Solver, playouts that take wins and block losses with
    Last-Good-Reply-2, c = 0.5, the most visited move, the tree kept between
    moves.  It plays the best of its moves that minimax did not rule out.
+   (A first timed move whose minimax a child process compiles runs UCT
+   first, while the child compiles: ``_aside``.)
 
 Choices measured with paired games on random enhanced boards: smart
 playouts beat random ones 0.66, Last-Good-Reply-2 on top scored 0.70,
@@ -81,14 +83,14 @@ def _aside() -> compile_aside.Aside | None:
     (``c4lab.compile_aside``) while this one compiles UCT (its search, or
     only its policy playouts where a level left the search on disk), started
     the first time a search here needs both and neither is compiled in this
-    process or on disk.  A first move then searches with UCT while the child
-    compiles, and with minimax after it (``MasterAgent._search``): the
+    process or on disk.  A first timed move then searches with UCT while the
+    child compiles, and with minimax after it (``MasterAgent._search``): the
     child's start (about 0.5 s) and minimax's compiling (about 2.8 s) lie
     under UCT's compiling and its share of the move.  On an empty cache
     this is the larger share here (UCT's search and playouts, about 4.4 s),
     as before; after a level, the child took the playouts and this process
     compiled minimax, and the move waited for both in turn (the first
-    ``master`` move on 9x8/Xd3 after ``hard``: 5.1 s, about 4.2 s now)."""
+    ``master`` move on 9x8/Xd3 after ``hard``: 4.9-5.1 s, 4.3-4.6 s now)."""
     if _compile_uct.cache_info().currsize or uct_on_disk():
         return None
     if compile_search.cache_info().currsize or minimax_on_disk():
@@ -212,12 +214,15 @@ class MasterAgent(Agent):
         # A first search in this process compiles minimax and UCT: not
         # thinking time.  Where a child compiles minimax on another core
         # (``_aside``, started before the probe below: on 6x5/Xc2 after
-        # ``hard`` the child otherwise ended 0.6 s after UCT), UCT compiles
-        # and searches here meanwhile, then minimax: the same two searches
-        # with the same shares of the move, in the other order (with
-        # iterations and a depth, the same move).  Not in the classic
-        # opening, which the solver answers alone.
-        aside = _aside() if self.network is None and not classic_opening else None
+        # ``hard`` the child otherwise ended 0.6 s after UCT), a first timed
+        # move compiles UCT and searches with it meanwhile, then with
+        # minimax: the same two searches with the same shares of the move,
+        # in the other order.  Only then: later moves, and every move on
+        # iterations (reproducible: a cold start must not change a seeded
+        # game), keep the usual order, where a proven win skips UCT.  Not in
+        # the classic opening, which the solver answers alone.
+        first = self.network is None and not classic_opening and not compile_search.cache_info().currsize
+        aside = _aside() if first else None
         if classic_opening:  # exact from the database, at once
             found = solved_move(position, book=False, table_size=PROBE_TABLE, timeout=PROBE_SHARE * clock if clock else None)
             if found is not None:
@@ -238,12 +243,14 @@ class MasterAgent(Agent):
                     ruled_out = {m for m in position.legal_moves() if m not in drawing}
         judgement: Analysis | None = None
         compiling = time.perf_counter()
-        if aside is not None:
+        if aside is not None and clock is not None:
             _compile_uct()
             start += time.perf_counter() - compiling
             judgement = self._judge(position, clock, iterations, start, 1.0 - self.share)
             compiling = time.perf_counter()
             aside.wait()
+        elif aside is not None:
+            _ready_minimax()  # UCT compiled here while the child compiles minimax
         compile_search()
         start += time.perf_counter() - compiling
         tactics = None

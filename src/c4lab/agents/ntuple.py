@@ -310,15 +310,15 @@ def _negamax(geo, st, depth, alpha, beta, key, codes, idx, weights, ptr, inst, p
         p -= 1
 
 
-def _search_root(net: Network, geo: np.ndarray, root: np.ndarray, depth: int, key: np.uint64, moves: np.ndarray,
+def _search_root(net: Network, geo: np.ndarray, root: np.ndarray, depth: int, moves: np.ndarray,
                  values: np.ndarray, prior: np.ndarray, tt_key: np.ndarray, tt_val: np.ndarray, tt_info: np.ndarray,
                  nodes: np.ndarray) -> int:
     """Every legal move of ``root`` with its ``depth``-ply value: exact for
     the best move, an upper bound for the others (each is searched with the
     best value so far as its window); moves are tried in the order of
     ``prior`` (the previous depth's values; all equal: the network's).
-    ``key`` is the root's ``K.board_key``; the table (``tt_*``) is kept
-    between the depths of one move.  Returns how many moves; ``nodes[1]`` is
+    The table (``tt_*``, by ``K.board_key``) is kept between the depths of
+    one move.  Returns how many moves; ``nodes[1]`` is
     the best move's index (a later move that only ties with it is bounded by
     it, not equal to it).
 
@@ -527,19 +527,17 @@ class NTupleAgent(Agent):
         values = np.empty(K.MAX_LEGAL, dtype=np.float64)
         prior = np.zeros(K.MAX_LEGAL, dtype=np.float64)
         nodes = np.zeros(2, dtype=np.int64)
-        key = np.uint64(K.board_key(geo, st))
         tt_key = np.zeros(TT_SIZE, dtype=np.uint64)
         tt_val = np.zeros(TT_SIZE, dtype=np.float64)
         tt_info = np.zeros(TT_SIZE, dtype=np.int64)
         seconds = self._seconds(budget)
         if seconds is not None and not _negamax.signatures:  # its kernels compiled on throwaway copies
-            _search_root(net, geo, st, 2, key, moves, values, *(a.copy() for a in (prior, tt_key, tt_val, tt_info,
-                                                                                      nodes)))
+            _search_root(net, geo, st, 2, moves, values, *(a.copy() for a in (prior, tt_key, tt_val, tt_info, nodes)))
         began = _time.perf_counter()
         last = max(self.depth, 1) if seconds is None else 1
         depth = 1 if seconds is not None else last
         while True:
-            n = _search_root(net, geo, st, depth, key, moves, values, prior, tt_key, tt_val, tt_info, nodes)
+            n = _search_root(net, geo, st, depth, moves, values, prior, tt_key, tt_val, tt_info, nodes)
             prior[:n] = values[:n]
             best = int(nodes[1])
             spent = _time.perf_counter() - began

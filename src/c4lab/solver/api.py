@@ -143,6 +143,12 @@ def _ready_moves(position: Position) -> None:
         position.play(moves[0])
 
 
+#: Held while a child compiles negamax (``_recursion_aside``) and this
+#: process waits for it: two threads (a server's) start one child, and the
+#: second waits for the first rather than compile negamax itself.
+_RECURSION_LOCK = threading.Lock()
+
+
 @functools.cache
 def _recursion_aside(wide: bool) -> compile_aside.Aside | None:
     """A child process that compiles :func:`~c4lab.solver.negamax.negamax`
@@ -223,13 +229,21 @@ class Solver:
         fallback compiled minimax and UCT as well (6 s more)."""
         database = self._database(b)
         table = _table(self.table_size)
-        aside = _recursion_aside(b.wide) if moves_of is not None else None
+        aside = None
+        if moves_of is not None and not negamax.ready(b.wide):
+            with _RECURSION_LOCK:  # one child, whatever the threads
+                aside = _recursion_aside(b.wide)
 
         def search_code() -> None:
-            if aside is not None and moves_of is not None:  # the rest here while a child compiles negamax
-                negamax.prepare(b, book=database is not None, recursion=False)
-                _ready_moves(moves_of)
-                aside.wait()
+            if aside is not None and moves_of is not None and not negamax.ready(b.wide):
+                # The rest here while a child compiles negamax; another
+                # thread waits for this one, then loads what it loaded.
+                with _RECURSION_LOCK:
+                    if not negamax.ready(b.wide):
+                        negamax.prepare(b, book=database is not None, recursion=False)
+                        _ready_moves(moves_of)
+                        aside.wait()
+                        negamax.prepare(b, book=database is not None)
             negamax.prepare(b, book=database is not None)
 
         if table.needs_array(b.wide):
