@@ -161,7 +161,7 @@ def _recursion_aside(wide: bool) -> compile_aside.Aside | None:
     child's start, and a child made no difference (measured: 3.79-4.01
     against 3.75-4.07 s for ``solve 6x5/Xc2`` on an empty cache).  The first
     ``master`` move on 7x6 (the database's exact move) on an empty cache:
-    about 5.1 s without it, 3.8 s with it.  Once per process and width."""
+    5.1-5.3 s without it, 3.95 s with it.  Once per process and width."""
     if negamax.ready(wide) or on_disk(wide, recursion_only=True):
         return None
     if K.legal_codes.signatures or compile_aside.on_disk(K.legal_codes.py_func):

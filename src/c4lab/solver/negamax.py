@@ -606,24 +606,25 @@ def _search(cur, mask, neutral, empty, alpha, beta, depth, check, X, tt, address
 _compiled: dict[bool, tuple[Any, int]] = {}
 
 
-def _root_search(three: bool) -> Any:
-    """The root search of one width, compiled (or loaded from numba's
-    cache) with its explicit signature the first time it is needed."""
-    w = _WORD[three]
+def _overload(function: Any, signature: str, three: bool) -> Any:
+    """``function`` compiled (or loaded from numba's cache) with its explicit
+    ``signature`` the first time it is needed: its overload of one width."""
     word = types.UniTuple(types.uint64, 3) if three else types.uint64
-    _search.compile(f"int64({w}, {w}, {w}, {_ROOT_ARGS}, uint64)")
-    (compiled,) = (c for args, c in _search.overloads.items() if args[0] == word)
+    function.compile(signature)
+    (compiled,) = (c for args, c in function.overloads.items() if args[0] == word)
     return compiled
 
 
-def _recursion(three: bool) -> Any:
-    """:func:`negamax` of one width, compiled (or loaded from numba's
-    cache) with its explicit signature the first time it is needed."""
+def _root_search(three: bool) -> Any:
+    """The root search of one width (:func:`_overload`)."""
     w = _WORD[three]
-    word = types.UniTuple(types.uint64, 3) if three else types.uint64
-    negamax.compile(f"int64({w}, {w}, {w}, {_ARGS})")
-    (searched,) = (c for args, c in negamax.overloads.items() if args[0] == word)
-    return searched
+    return _overload(_search, f"int64({w}, {w}, {w}, {_ROOT_ARGS}, uint64)", three)
+
+
+def _recursion(three: bool) -> Any:
+    """:func:`negamax` of one width (:func:`_overload`)."""
+    w = _WORD[three]
+    return _overload(negamax, f"int64({w}, {w}, {w}, {_ARGS})", three)
 
 
 def compile_recursion() -> None:
