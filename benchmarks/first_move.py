@@ -60,6 +60,7 @@ CASES: dict[str, tuple[list[list[str]], list[str]]] = {
     "master 12x12/Xf4/Bc2 after hard": ([HARD_7X6], ["move", "12x12/Xf4/Bc2", "--agent", "master"]),
     "solve 6x5/Xc2": ([], ["solve", "6x5/Xc2"]),
     "solve 6x5/Xc2 after hard": ([HARD_7X6], ["solve", "6x5/Xc2"]),
+    "solve --analyse 6x5/Xc2": ([], ["solve", "--analyse", "6x5/Xc2"]),
     "perfect 6x5/Xc2:dc after hard": ([HARD_7X6], ["move", "6x5/Xc2:dc", "--agent", "perfect"]),
     "perfect 6x5/Xc2:dc": ([], ["move", "6x5/Xc2:dc", "--agent", "perfect"]),
     "hard 9x8/Xd3 after hard": ([HARD_7X6], ["move", "9x8/Xd3", "--agent", "hard"]),

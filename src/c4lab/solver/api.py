@@ -205,6 +205,17 @@ class Solver:
         leaves (the classic board, the database on, installed and readable)."""
         return self._database(Bitboards.of(position)) is not None
 
+    def prepare(self, position: Position, moves: bool = False) -> None:
+        """Compile (or load from numba's cache) what a solve of ``position``
+        runs, and with ``moves`` what scoring its moves runs (the rules'
+        kernels that list and play them): what ``solve`` and ``analyse`` do
+        before their timeout starts, for a caller that wants it done before
+        a first solve (``answer`` with ``analyse``: a first start then
+        compiles the search in a child while this process compiles the
+        rules' kernels, ``_recursion_aside``)."""
+        if not position.is_over:
+            self._prepare(Bitboards.of(position), position if moves else None)
+
     # -- internals -----------------------------------------------------------
 
     def _database(self, b: Bitboards) -> database.Database | None:
@@ -362,9 +373,7 @@ class Solver:
         the moves after the first one not scored in its part are not
         searched (they map to ``None``): the same moves are scored as
         without it, in a fraction of the time where one is not."""
-        first = next((child for child in map(position.play, position.legal_moves()) if not child.is_over), None)
-        if first is not None:
-            self._prepare(Bitboards.of(first))  # outside the timeout, as in solve
+        self.prepare(position, moves=True)  # outside the timeout, as in solve
         deadline = None if timeout is None else time.monotonic() + timeout
         self._nodes_left = None
         win = (position.empty_cells + 1) // 2
@@ -454,6 +463,8 @@ def answer(
     given up at the timeout answers ``POSITION timeout (not solved in T s)``
     and its record's score is null.
     """
+    if analyse:  # its moves' kernels too, before the first solve (not part of the timeout)
+        solver.prepare(position, moves=True)
     start = time.monotonic()
     solution = solver.solve(position, weak=weak, timeout=timeout, best_moves=best_moves)
     record = solution.to_dict()
