@@ -266,30 +266,41 @@ def test_a_warmed_up_agent_meets_no_compiler_later_in_the_game(tmp_path: Path, s
 
 
 #: Run in a fresh process: a first solve with its best moves (what ``perfect``
-#: and ``master``'s database move run), then what this process compiled.
+#: and ``master``'s database move run), or a first analysis (every move's
+#: score: ``solve --analyse``, the analysis board), then what this process
+#: compiled.
 FIRST_BEST_MOVES = """
 import json
 from c4lab.rules import Position
 from c4lab.solver import Solver
 from c4lab.solver.api import on_disk
-solution = Solver(book=False).solve(Position.parse("6x5/Xc2"), best_moves=True)
-print(json.dumps({"compiled": compiled, "score": solution.score,
-                  "best": [m.token for m in solution.best_moves], "on_disk": on_disk()}))
+position = Position.parse("6x5/Xc2")
+if ANALYSE:
+    scores = Solver(book=False).analyse(position)
+    best = [m.token for m, score in scores.items() if score == max(scores.values())]
+    score = max(scores.values())
+else:
+    solution = Solver(book=False).solve(position, best_moves=True)
+    score, best = solution.score, [m.token for m in solution.best_moves]
+print(json.dumps({"compiled": compiled, "score": score, "best": best, "on_disk": on_disk()}))
 """
 NEGAMAX = "c4lab.solver.negamax.negamax"
 LEGAL_CODES = "c4lab.rules.kernels.legal_codes"
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("analyse", [False, True])
 @pytest.mark.parametrize("aside", ["1", "0"])
-def test_a_first_solve_with_best_moves_compiles_negamax_in_a_child(tmp_path: Path, aside: str) -> None:
+def test_a_first_solve_with_best_moves_compiles_negamax_in_a_child(tmp_path: Path, aside: str, analyse: bool) -> None:
     """On an empty cache with two cores, a first solve that also lists the
-    best moves compiles the recursive search in a child while this process
-    compiles the rest (the root search, the rules' move kernels); with the
-    child turned off, everything here.  The answer is the same."""
+    best moves, or scores every move, compiles the recursive search in a
+    child while this process compiles the rest (the root search, the rules'
+    move kernels); with the child turned off, everything here.  The answer
+    is the same."""
     if compile_aside._cores() < 2:
         pytest.skip("one core: no child is started")
-    report = run_counting_compiles(FIRST_BEST_MOVES, tmp_path, **{compile_aside.ENV: aside})
+    script = FIRST_BEST_MOVES.replace("ANALYSE", str(analyse))
+    report = run_counting_compiles(script, tmp_path, **{compile_aside.ENV: aside})
     assert (report["score"], report["best"], report["on_disk"]) == (2, ["a", "b", "d", "e", "f"], True)
     assert LEGAL_CODES in report["compiled"]
     assert (NEGAMAX in report["compiled"]) == (aside == "0")
