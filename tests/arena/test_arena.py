@@ -7,12 +7,14 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
 from click.testing import CliRunner
 
 from c4lab.agents import Agent, Analysis, Budget, make_agent
+from c4lab.arena import executors
 from c4lab.arena.executors import LocalExecutor
 from c4lab.arena.games import Game, play_pair
 from c4lab.arena.report import (
@@ -244,6 +246,26 @@ def test_sprt_stops_a_lopsided_match_early(tmp_path):
     outcome = run_arena(config, tmp_path / "sprt.jsonl", executor=LocalExecutor(2), sprt=sprt)
     assert outcome.stopped is not None and "H1" in outcome.stopped
     assert len(outcome.games) < 400
+
+
+def _deaf_to_sigterm() -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
+def test_an_early_stop_ends_even_where_a_worker_does_not_end_at_its_sigterm(tmp_path, monkeypatch):
+    """The workers of a run stopped early get SIGTERM; one that does not
+    end at it is killed after a grace period, and the run returns (the
+    pool's own ``terminate`` waited for such a worker forever)."""
+    monkeypatch.setattr(executors, "_worker_start", _deaf_to_sigterm)
+    monkeypatch.setattr(executors, "STOP_GRACE", 0.5)
+    config = ArenaConfig(("heuristic:seed=1", "random:seed=1"), games=400, board="6x5", plies=1, seed=1)
+    sprt = SPRT.parse("elo0=0,elo1=50,alpha=0.05,beta=0.05")
+    outcome = []
+    run = threading.Thread(target=lambda: outcome.append(
+        run_arena(config, tmp_path / "sprt.jsonl", executor=LocalExecutor(2), sprt=sprt)), daemon=True)
+    run.start()
+    run.join(120)
+    assert outcome and outcome[0].stopped is not None
 
 
 # -- reports -----------------------------------------------------------------------

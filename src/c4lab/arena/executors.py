@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import signal
 import socket
+import threading
 from collections.abc import Iterable, Iterator
 from multiprocessing.pool import Pool
 from queue import SimpleQueue
@@ -95,9 +96,33 @@ class LocalExecutor:
             if self._finished:
                 self._pool.close()
             else:
-                self._pool.terminate()
+                _terminate(self._pool)
             self._pool.join()
             self._pool = None
+
+
+#: Seconds a worker has to end after its SIGTERM before it is killed.
+STOP_GRACE = 10.0
+
+
+def _terminate(pool: Pool) -> None:
+    """``pool.terminate()``, which sends each worker SIGTERM and then waits
+    for every one of them; a worker still alive ``STOP_GRACE`` seconds on
+    is killed (SIGKILL).  Seen once in the test suite: after an early stop
+    (SPRT) one worker of two stayed blocked on the task queue's lock, which
+    ``terminate`` holds, without having ended at its SIGTERM, and
+    ``terminate`` waited for it forever (a SIGTERM sent by hand then ended
+    it).  A worker killed this way does not stop its engine programs, as
+    one that ends at its SIGTERM does (``_worker_terminated``)."""
+    stopper = threading.Thread(target=pool.terminate, name="c4lab-arena-stop", daemon=True)
+    stopper.start()
+    stopper.join(STOP_GRACE)
+    if stopper.is_alive():
+        for worker in list(getattr(pool, "_pool", [])):  # the pool's processes (no public name for them)
+            if worker.exitcode is None:
+                logging.getLogger(__name__).warning("arena worker %s did not end at SIGTERM: killed", worker.pid)
+                worker.kill()
+        stopper.join()
 
 
 #: Seconds to wait for a Ray cluster's address to accept a connection and answer.
