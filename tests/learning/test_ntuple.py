@@ -31,7 +31,6 @@ from c4lab.agents.ntuple_net import (
     Network,
     NetworkError,
     default_tuples,
-    encode,
     lines_through,
     random_walk_tuples,
     reachable,
@@ -59,11 +58,8 @@ def trained(board: str, games: int, seed: int = 1, workers: int = 1) -> Network:
 
 
 def features(position: Position, net: Network) -> tuple[np.ndarray, np.ndarray]:
-    geo, st = position.kernel_arrays()
-    codes = np.zeros(K.NCELLS, dtype=np.int64)
-    idx = np.zeros(net.layout.inst_cells.shape[0], dtype=np.int64)
-    encode(geo, st, codes, idx, net.layout.cell_ptr, net.layout.cell_inst, net.layout.cell_add)
-    return codes, idx
+    """``position``'s cell states and tuple indices (``encode``, as the agent reads them)."""
+    return AB._features(*position.kernel_arrays(), net)
 
 
 # -- the features ----------------------------------------------------------------
