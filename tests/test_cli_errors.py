@@ -20,6 +20,13 @@ BAD = [
     ("move", "7x6", "--agent", "engine:cmd=/nonexistent/engine"),
     ("solve", "7x6:zz"),
     ("solve", "--timeout", "-1", "7x6"),
+    ("solve", "--timeout", "inf", "7x6"),  # a timer past the end of time: it overflowed
+    ("solve", "--timeout", "nan", "7x6"),
+    ("book", "build", "--depth", "2", "--timeout", "inf"),
+    ("move", "7x6", "--agent", "uct:iterations=100000000000000000000"),  # more than the kernels' 64 bits
+    ("move", "7x6", "--agent", "uct", "--iterations", "100000000000000000000"),
+    ("play", "--no-browser", "--board", "bogus"),  # refused before a server starts
+    ("play", "--no-browser", "--board", "7x6:abababa"),
     ("agents", "--bogus"),
     ("play", "--port", "99999"),
     ("play", "--tui", "--board", "99x99"),

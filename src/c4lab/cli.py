@@ -7,6 +7,7 @@ commands, so ``c4lab --help`` answers at once.
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 import urllib.parse
@@ -153,6 +154,23 @@ def _constant(module: str, name: str) -> Any:
     return getattr(importlib.import_module(module), name)
 
 
+class _Finite(click.FloatRange):
+    """``click.FloatRange`` that also refuses ``nan`` and ``inf``, which pass
+    every comparison with a bound and then break a clock or a deadline
+    (``--timeout inf`` overflowed a timer)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number.", param, ctx)
+        return number
+
+
+#: An integer option: the compiled kernels take 64-bit integers (a larger
+#: one failed deep in numba with a traceback).
+_INT64 = click.IntRange(-(2**63), 2**63 - 1)
+
+
 class _Default(click.Option):
     """An option whose default has its home elsewhere -- a dataclass field
     (``_field``) or a constant (``_constant``) of the module that uses it --
@@ -232,7 +250,7 @@ def run() -> None:
 @click.argument("positions", nargs=-1, required=True, metavar="POSITION...")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per position.")
 def show(positions: tuple[str, ...], as_json: bool) -> None:
-    """Print each POSITION as a board (``-`` reads positions from stdin)."""
+    """Print each POSITION as a board ("-" reads positions from stdin)."""
     from c4lab.rules import Position
 
     def answer(text: str) -> tuple[dict, str]:
@@ -246,12 +264,12 @@ def show(positions: tuple[str, ...], as_json: bool) -> None:
 @click.argument("positions", nargs=-1, required=True, metavar="POSITION...")
 @click.option("--agent", "spec", default="random", show_default=True, help="Agent spec NAME[:key=value,...].")
 @click.option("--time", "seconds", type=float, default=None, help="Seconds per move.")
-@click.option("--iterations", type=int, default=None, help="Iterations per move.")
+@click.option("--iterations", type=_INT64, default=None, help="Iterations per move.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per position, with the analysis.")
 def move(
     positions: tuple[str, ...], spec: str, seconds: float | None, iterations: int | None, as_json: bool
 ) -> None:
-    """Print the move the agent chooses in each POSITION (``-``: stdin)."""
+    """Print the move the agent chooses in each POSITION ("-": stdin)."""
     import c4lab.engine.client  # noqa: F401  (registers 'engine:cmd=...' on the local command line)
     from c4lab.agents import Budget, make_agent
     from c4lab.rules import Position
@@ -300,17 +318,18 @@ def move(
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per position: score, best_moves, nodes, time_s.")
 @click.option("--weak", is_flag=True, help="Only decide win, draw or loss (prints 1, 0 or -1); faster.")
 @click.option("--analyse", "--analyze", "analyse", is_flag=True, help="Also score every legal move.")
-@click.option("--timeout", type=float, default=None, help="Give up on a position after this many seconds.")
+@click.option("--timeout", type=_Finite(0, min_open=True), default=None,
+              help="Give up on a position after this many seconds.")
 @click.option("--no-book", is_flag=True, help="Search classic openings to the end instead of reading the 12-ply database.")
 def solve(
     positions: tuple[str, ...], as_json: bool, weak: bool, analyse: bool, timeout: float | None, no_book: bool
 ) -> None:
-    """Print each POSITION and its exact score (``-``: read them from stdin,
+    """Print each POSITION and its exact score ("-": read them from stdin,
     one a line; blank lines are skipped).
 
     The score is RULES.md's, for the side to move: positive wins (the larger,
     the sooner), 0 draws, negative loses.  A position given up at --timeout
-    prints ``timeout`` (JSON: "score": null) and the exit status is 3; no
+    prints "timeout" (JSON: "score": null) and the exit status is 3; no
     answer is ever a guess.  A classic position with at most 12 pieces is
     searched down to the published 12-ply database (`c4lab book info`); a
     search longer than a second shows its progress on a terminal's stderr.
@@ -320,8 +339,6 @@ def solve(
     from c4lab.ui.preparing import preparing_on_stderr
     from c4lab.ui.status import StatusLine
 
-    if timeout is not None and timeout <= 0:
-        raise click.UsageError(f"--timeout must be positive, not {timeout}")
     line = StatusLine("solving: ")
     solver = Solver(book=not no_book, progress=line if line.enabled else None)
     timed_out = 0
@@ -385,8 +402,8 @@ def agents() -> None:
     show_default=True,
     help="Which player plays A (moves first).",
 )
-@click.option("--seed", type=int, default=None, help="Seed for the draws (first player, random boards).")
-@click.option("--delay", type=click.FloatRange(0), default=None, help="Seconds to pause after an agent's move.")
+@click.option("--seed", type=_INT64, default=None, help="Seed for the draws (first player, random boards).")
+@click.option("--delay", type=_Finite(0), default=None, help="Seconds to pause after an agent's move.")
 @click.option("--color/--no-color", default=None, help="Force colours on or off (default: when a terminal).")
 def play(
     tui: bool,
@@ -416,7 +433,12 @@ def play(
         except ValueError as exc:
             raise click.UsageError(str(exc)) from None
     from c4lab.agents import make_agent
+    from c4lab.rules.setup import check_start
 
+    try:  # the page would only show the bad board in its form
+        check_start(board, bonus)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--board") from None
     for option, spec in (("--player1", player1), ("--player2", player2)):
         if spec != "human":
             try:  # the page would only refuse it when the game starts
@@ -478,27 +500,27 @@ def analyse(position: str, tui: bool, no_browser: bool, port: int | None, db: st
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (0.0.0.0: every one).")
 @click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True)
 @click.option("--db", type=click.Path(dir_okay=False), callback=_in_existing_folder, default=None, help="Game database (SQLite file).")
-@click.option("--forfeit-after", type=click.FloatRange(0, min_open=True), **_home(_PRESENCE, "FORFEIT_AFTER"),
+@click.option("--forfeit-after", type=_Finite(0, min_open=True), **_home(_PRESENCE, "FORFEIT_AFTER"),
               help="Seconds an absent player has to come back before forfeiting.")
 @click.option("--max-think", type=float, **_home(*_LIMITS, "max_time"),
               help="Most seconds an agent may think about one move (time=; at least 1).")
-@click.option("--max-iterations", type=int, **_home(*_LIMITS, "max_iterations"),
+@click.option("--max-iterations", type=_INT64, **_home(*_LIMITS, "max_iterations"),
               help="Most iterations an agent may run for one move (iterations=).")
-@click.option("--max-depth", type=int, **_home(*_LIMITS, "max_depth"),
+@click.option("--max-depth", type=_INT64, **_home(*_LIMITS, "max_depth"),
               help="Deepest search an agent may ask for (depth=).")
-@click.option("--agent-threads", type=int, **_home(*_LIMITS, "threads"),
+@click.option("--agent-threads", type=_INT64, **_home(*_LIMITS, "threads"),
               help="Worker threads for agents, hints and reviews (one room uses one at most).")
 @click.option("--allow-agent", "allow_agents", multiple=True, metavar="NAME",
               help="Also let rooms use this agent (repeatable; engine and qlearning run programs or open files).")
-@click.option("--rooms-per-minute", type=click.FloatRange(0), **_home(*_GUARD, "rooms_per_minute"),
+@click.option("--rooms-per-minute", type=_Finite(0), **_home(*_GUARD, "rooms_per_minute"),
               help="New rooms a minute from one client address (0: no limit).")
-@click.option("--joins-per-minute", type=click.FloatRange(0), **_home(*_GUARD, "joins_per_minute"),
+@click.option("--joins-per-minute", type=_Finite(0), **_home(*_GUARD, "joins_per_minute"),
               help="Seats taken a minute from one client address (0: no limit).")
 @click.option("--rooms-per-client", type=click.IntRange(min=0), **_home(*_GUARD, "rooms_per_client"),
               help="Open rooms one client address may have made (0: no limit).")
 @click.option("--max-rooms", type=click.IntRange(min=0), **_home(*_GUARD, "max_rooms"),
               help="Open rooms in all (0: no limit).")
-@click.option("--expire-idle", type=click.FloatRange(1.0), **_home(_PRESENCE, "IDLE_AFTER"),
+@click.option("--expire-idle", type=_Finite(1.0), **_home(_PRESENCE, "IDLE_AFTER"),
               help="Seconds before a room nobody has connected to ends (online) or leaves memory (local).")
 @click.option("--allow-origin", "allow_origins", multiple=True, metavar="ORIGIN",
               help="Also accept browser requests from this page origin, e.g. https://c4.example.com (repeatable; * any).")
@@ -664,7 +686,7 @@ def train() -> None:
 @click.option("--out", type=click.Path(dir_okay=False), callback=_writable_output, default=None, help="Table file (default: qlearning-BOARD.npz).")
 @click.option("--curve", type=click.Path(dir_okay=False), callback=_writable_output, default=None,
               help="Learning curve: writes CURVE.csv and CURVE.png (default: the table's name + '-curve').")
-@click.option("--seed", type=int, **_home(*_QTRAIN, "seed"))
+@click.option("--seed", type=_INT64, **_home(*_QTRAIN, "seed"))
 def train_qlearning(board: str, episodes: int, alpha: float, discount: float, epsilon_start: float,
                     epsilon_end: float, epsilon_decay: float, slip: float, rewards: str, no_symmetry: bool,
                     eval_every: int | None, eval_games: int, out: str | None, curve: str | None, seed: int) -> None:
@@ -714,16 +736,16 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
               "(with --resume: the network's own board).")
 @click.option("--bonus", is_flag=True, help="Add a random bonus cell (drawn from --seed) to the board.")
 @click.option("--minutes", type=float, default=None, help="Train for this long (wall clock).")
-@click.option("--games", type=int, default=None,
+@click.option("--games", type=_INT64, default=None,
               help="Train for this many self-play games (default: 200,000 unless --minutes).")
-@click.option("--workers", type=int, default=1, show_default=True,
+@click.option("--workers", type=_INT64, default=1, show_default=True,
               help="Self-play workers (one per core; with --executor ray, Ray tasks at once).")
 @click.option("--executor", type=click.Choice(["threads", "processes", "ray"]), default="threads", show_default=True,
               help="threads: the workers share one table in this process; processes or ray: each plays rounds "
                    "on a copy, and the changes are merged.")
 @click.option("--ray-address", default=None,
               help="With --executor ray: the cluster's HOST:PORT, or auto (default: start a local Ray).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Tuples, bonus cell and games follow from it.")
+@click.option("--seed", type=_INT64, default=0, show_default=True, help="Tuples, bonus cell and games follow from it.")
 @click.option("--out", type=click.Path(dir_okay=False), callback=_writable_output, default=None,
               help="Network file (default: ntuple-BOARD.npz); never overwritten unless it is --resume's file.")
 @click.option("--resume", type=click.Path(dir_okay=False), default=None,
@@ -739,7 +761,7 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
 @click.option("--epsilon-final", type=float, **_home(*_NTRAIN, "epsilon_final"),
               help="The chance of a random move falls linearly to this over the run (--epsilon's value: "
                    "constant).")
-@click.option("--opening", type=int, **_home(*_NTRAIN, "opening"),
+@click.option("--opening", type=_INT64, **_home(*_NTRAIN, "opening"),
               help="Each game starts with 0 to this many random moves that nobody learns from (0: from the "
                    "empty board).")
 @click.option("--lambda", "lam", type=float, **_home(*_NTRAIN, "lam"),
@@ -758,9 +780,9 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
               help="Probe positions for the accuracy curve (default: 200 on boards of up to 42 playable cells, "
                    "100 up to 48, else 0; from the empty board up to 30 cells and on the classic board, "
                    "from ply 10 on the others).")
-@click.option("--eval-every", type=click.FloatRange(min=0, min_open=True), default=None,
+@click.option("--eval-every", type=_Finite(min=0, min_open=True), default=None,
               help="Seconds of training between two points of the curve (default: a twentieth of the run).")
-@click.option("--checkpoint", type=click.FloatRange(min=0, min_open=True), default=5.0, show_default=True,
+@click.option("--checkpoint", type=_Finite(min=0, min_open=True), default=5.0, show_default=True,
               help="Minutes between two checkpoints of the network file.")
 @click.option("--curve", type=click.Path(dir_okay=False), callback=_writable_output, default=None,
               help="Learning curve: CURVE.csv, CURVE.png, CURVE.html (default: the network's name + '-curve').")
@@ -812,9 +834,9 @@ def book() -> None:
 @click.option("--out", type=click.Path(dir_okay=False), callback=_writable_output, default=None,
               help="Book file (default: $C4LAB_BOOK or ~/.c4lab/classic-book.npz); resumed if it exists.")
 @click.option("--from", "start", default=None, help="Start the strategies at this classic position.")
-@click.option("--timeout", type=click.FloatRange(0, min_open=True), default=None,
+@click.option("--timeout", type=_Finite(0, min_open=True), default=None,
               help="Give up on a position after this many seconds.")
-@click.option("--budget", type=click.FloatRange(0, min_open=True), default=None,
+@click.option("--budget", type=_Finite(0, min_open=True), default=None,
               help="Stop after this many seconds in all (resume later).")
 def book_build(depth: int, out: str | None, start: str | None, timeout: float | None, budget: float | None) -> None:
     """Solve the book's positions and write them (saved after each one).
@@ -858,7 +880,7 @@ def book_info(path: str | None) -> None:
 
 @main.group(invoke_without_command=True)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-@click.option("--seconds", type=click.FloatRange(0, min_open=True), default=2.0, show_default=True,
+@click.option("--seconds", type=_Finite(0, min_open=True), default=2.0, show_default=True,
               help="CPU seconds per measurement.")
 @click.option("--c", "c_reference", is_flag=True, help="Also time the C reference playouts (needs gcc).")
 @click.pass_context
@@ -918,7 +940,7 @@ def bench_solver(as_json: bool, limit: int | None, sets: str | None, weak: bool,
 @click.option("--positions", "count", type=click.IntRange(min=1), default=50, show_default=True,
               help="Positions per set.")
 @click.option("--sets", default=None, help="Comma-separated sets (default: classic-begin,classic-middle,variants).")
-@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the variant positions and OpenSpiel.")
+@click.option("--seed", type=_INT64, default=1, show_default=True, help="Seed of the variant positions and OpenSpiel.")
 @click.option("--no-openspiel", is_flag=True, help="Do not measure OpenSpiel's MCTS as a yardstick.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def bench_accuracy(
@@ -962,7 +984,7 @@ def _set_names(text: str | None, default: tuple[str, ...], known: tuple[str, ...
 
 @main.command()
 @click.argument("specs", nargs=-1, required=True, metavar="SPEC SPEC [SPEC...]")
-@click.option("--games", type=int, default=10, show_default=True, help="Games per pairing (even: two per start).")
+@click.option("--games", type=_INT64, default=10, show_default=True, help="Games per pairing (even: two per start).")
 @click.option("--gauntlet", is_flag=True, help="The first agent against each of the others (default: round robin).")
 @click.option("--board", **_home(*_ARENA, "board"),
               help="classic (7x6), random (a new enhanced board per pair) or a position string (9x8, 9x8/Xd3).")
@@ -971,7 +993,7 @@ def _set_names(text: str | None, default: tuple[str, ...], known: tuple[str, ...
               help="Random opening moves played from each start (the same for both games of a pair).")
 @click.option("--openings", "openings_file", type=click.Path(dir_okay=False), default=None,
               help="A file of start positions (one position string per line), used in turn.")
-@click.option("--seed", type=int, **_home(*_ARENA, "seed"), help="Boards and openings follow from it.")
+@click.option("--seed", type=_INT64, **_home(*_ARENA, "seed"), help="Boards and openings follow from it.")
 @click.option("--limit", type=float, **_home(*_ARENA, "limit"), help="Enforced seconds per move.")
 @click.option("--margin", type=float, **_home(*_ARENA, "margin"),
               help="A move over limit + margin loses the game.")
@@ -1050,6 +1072,8 @@ def report_command(results: str, out_dir: str | None, as_json: bool) -> None:
         saved = read_results(results)
     except ResultsError as exc:
         raise BadInput(str(exc)) from None
+    if not saved.games:  # an arena stopped before its first game ended: no table, no plot to draw
+        raise BadInput(f"{results}: no finished game yet, nothing to report")
     summary = arena_report.summarise(saved.config, saved.games)
     path = Path(results)
     folder = Path(out_dir) if out_dir else path.with_name(path.stem + "-report")

@@ -316,6 +316,20 @@ def test_cli_arena_refuses_bad_input_clearly(tmp_path):
     assert result.exit_code == 2 and "bad.jsonl:1" in result.output
 
 
+def test_report_of_a_run_with_no_finished_game_is_one_line_and_writes_nothing(tmp_path):
+    out = tmp_path / "run.jsonl"
+    played = CliRunner().invoke(main, ["arena", "heuristic:seed=1", "random:seed=1", "--games", "2", "--board", "6x5",
+                                       "--jobs", "1", "--out", str(out)])
+    assert played.exit_code == 0, played.output
+    header, first = out.read_text().splitlines()[:2]
+    for name, text in (("header.jsonl", header + "\n"), ("cut.jsonl", header + "\n" + first[: len(first) // 2])):
+        (tmp_path / name).write_text(text)  # an arena stopped before its first game ended; one killed mid-line
+        result = CliRunner().invoke(main, ["report", str(tmp_path / name)])
+        assert result.exit_code == 2, result.output
+        assert result.output.strip().splitlines() == [f"Error: {tmp_path / name}: no finished game yet, nothing to report"]
+        assert not (tmp_path / (name[:-6] + "-report")).exists()
+
+
 def test_a_sweep_shows_no_invented_interval_or_p_value(tmp_path):
     config = ArenaConfig(("heuristic:seed=1", "random:seed=1"), games=4, board="6x5", plies=0, seed=1)
     outcome = run_arena(config, tmp_path / "sweep.jsonl", executor=LocalExecutor(1))

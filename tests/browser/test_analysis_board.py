@@ -177,6 +177,15 @@ def test_a_bonus_board_with_a_ban_is_analysed_too(server, new_page):
     wait_notes(page, after, 5)
 
 
+def test_a_link_typed_by_hand_with_a_literal_plus_opens_the_bonus_move(server, new_page):
+    """A query reads "+" as a space; a position has none, so the page reads it
+    as the bonus move's "+" that the person typed."""
+    page = new_page()
+    after = "5x4/Bc2:cc+a"
+    page.goto(server.url + "/analyse?position=" + after)  # not encoded: "/", ":" and "+" as typed
+    assert wait_notes(page, after, 5) == exact_columns(after)
+
+
 def test_a_bad_position_in_the_link_is_one_line_and_makes_no_room(server, new_page):
     page = new_page()
     page.goto(server.url + "/analyse?position=" + urllib.parse.quote("7x6:dz"))

@@ -18,7 +18,7 @@ from rich.console import Console
 from c4lab.cli import main
 from c4lab.rules import Position
 from c4lab.solver import Solver
-from c4lab.ui.terminal import GameSettings, TerminalGame, scores_row
+from c4lab.ui.terminal import GameSettings, TerminalGame, board_text, scores_row
 from testkit import Script, stop_process
 
 
@@ -73,7 +73,13 @@ def test_the_tui_row_sits_over_the_columns() -> None:
         {"column": "d", "score": None, "exact": False, "estimate": 0.573},
         {"column": "e", "score": None, "exact": False, "estimate": None},
     ]
-    assert scores_row(position, columns).plain == "   -18+2  0 ~57 ?       "
+    row = scores_row(position, columns).plain
+    assert row == "   -18  +2   0 ~57   ?         "  # a space after each: none runs into the next
+    board = board_text(position, wide=True).plain.splitlines()
+    pieces, letters = board[-2], board[-1]
+    assert [row[i] for i in range(5, len(row), 4)] == ["8", "2", "0", "7", "?", " ", " "]
+    assert [letters[i] for i in range(5, len(letters), 4)] == list("abcdefg")  # each score's last character
+    assert [pieces[i] for i in range(5, 5 + 4 * 4, 4)] == ["·", "·", "●", "●"]  # over its column's piece
 
 
 def test_the_command_prints_the_link_of_the_page_on_the_position(tmp_path: Path) -> None:

@@ -168,6 +168,10 @@ class Agent(ABC):
 # ---------------------------------------------------------------------------
 
 
+#: An integer parameter's bound: the compiled kernels take 64-bit integers.
+INT_LIMIT = 2**63
+
+
 @dataclass(frozen=True)
 class Param:
     """One ``key=value`` an agent spec accepts."""
@@ -200,6 +204,9 @@ class Param:
             ) from None
         if isinstance(value, float) and not math.isfinite(value):
             raise SpecError(f"agent {agent!r}: {self.name} must be a finite number, not {raw!r}")
+        if isinstance(value, int) and not -INT_LIMIT <= value < INT_LIMIT:  # the kernels count in 64 bits
+            raise SpecError(f"agent {agent!r}: {self.name} must fit in a 64-bit integer (below {INT_LIMIT:,}), "
+                            f"not {raw!r}")
         low = self.minimum
         if low is not None and isinstance(value, (int, float)) and (value < low or (self.above and value == low)):
             bound = f"greater than {low:g}" if self.above else f"at least {low:g}"

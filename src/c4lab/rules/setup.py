@@ -37,3 +37,13 @@ def starting_position(board: str, bonus: bool, rng: random.Random) -> Position:
         variant = Variant(variant.width, variant.height, variant.forbidden, rng.choice(free))
         position = Position(variant)
     return position
+
+
+def check_start(board: str, bonus: bool) -> Position:
+    """What :func:`starting_position` makes of ``board`` (any draw), refused
+    with ``ValueError`` where it is bad or its game is over: the check of a
+    game's options before it starts, in the terminal and on the page."""
+    start = starting_position(board, bonus, random.Random(0))
+    if start.is_over:
+        raise ValueError(f"the game is over in {start.notation}: start from a position with a move to play")
+    return start

@@ -28,7 +28,7 @@ from c4lab.agents import Agent, QuitGame, make_agent
 from c4lab.agents.base import warm_up
 from c4lab.game import Turn, play_game
 from c4lab.rules import Cell, Position
-from c4lab.rules.setup import starting_position
+from c4lab.rules.setup import check_start, starting_position
 from c4lab.rules.variant import column_letter
 
 SIDE_NAMES = {"A": "A (white)", "B": "B (black)"}
@@ -63,11 +63,13 @@ _STYLE = {
 _WIN_STYLE = {"A": "bold bright_white on green", "B": "bold black on green"}
 
 
-def board_text(position: Position) -> Text:
+def board_text(position: Position, wide: bool = False) -> Text:
     """The board in colour: white and black pieces on a blue board, the
     forbidden cell a red X, the bonus cell a yellow diamond, ban pieces grey
     squares, the winning line on green, the last piece underlined, column
-    letters below."""
+    letters below.  ``wide``: four characters a column instead of three,
+    room for a score such as ``-18`` and a space over each (``scores_row``)."""
+    cell_text = "  {} " if wide else " {} "
     variant = position.variant
     cells = position.cells
     win = set(position.win_line)
@@ -90,30 +92,33 @@ def board_text(position: Position) -> Text:
                 symbol, style = _STYLE["bonus"]
             else:
                 symbol, style = _STYLE["empty"]
-            text.append(f" {symbol} ", style=style)
+            text.append(cell_text.format(symbol), style=style)
         text.append("\n")
-    text.append("   " + "".join(f" {column_letter(c)} " for c in range(variant.width)), style="bold")
+    text.append("   " + "".join(cell_text.format(column_letter(c)) for c in range(variant.width)), style="bold")
     return text
 
 
 def _score_cell(column: dict[str, Any]) -> tuple[str, str]:
-    """A column's score in three characters and its style: ``+3``, `` 0``,
-    ``-2`` (exact), ``~57`` (the engine's estimate, in %), `` ?``."""
+    """A column's score and its style, in the four characters of a wide
+    board's column (``board_text``), its last character over the piece and
+    a space after it, so that no two run together: `` +3 ``, ``  0 ``,
+    ``-18 `` (exact), ``~57 `` (the engine's estimate, in %), ``  ? ``."""
     if column["exact"]:
         score = column["score"]
-        return (f"{score:+d}" if score else "0").rjust(2).ljust(3), "bold"  # the last digit over the piece
+        return f"{f'{score:+d}' if score else '0':>3} ", "bold"
     if column["estimate"] is not None:
-        return f"~{min(99, round(column['estimate'] * 100)):02d}", "italic dim"
-    return " ? ", "dim"
+        return f"~{min(99, round(column['estimate'] * 100)):02d} ", "italic dim"
+    return "  ? ", "dim"
 
 
 def scores_row(position: Position, columns: list[dict[str, Any]]) -> Text:
-    """The hint's ``columns`` in a row aligned over ``board_text``'s columns."""
+    """The hint's ``columns`` in a row aligned over the columns of
+    ``board_text(position, wide=True)``."""
     by_letter = {c["column"]: c for c in columns}
     text = Text("   ")
     for c in range(position.variant.width):
         column = by_letter.get(column_letter(c))
-        cell, style = _score_cell(column) if column else ("   ", "")
+        cell, style = _score_cell(column) if column else ("    ", "")
         text.append(cell, style=style)
     return text
 
@@ -172,9 +177,10 @@ class TerminalGame:
             f"player {i + 1} ({'you' if agent.is_human and one_person else spec})"
             for i, (agent, spec) in enumerate(zip(self.players, settings.players))
         ]
-        start = starting_position(settings.board, settings.bonus, random.Random(0))  # fail early on a bad board
-        if start.is_over and not settings.analyse:
-            raise ValueError(f"the game is over in {start.notation}: start from a position with a move to play")
+        if not settings.analyse:  # fail early on a bad board (the analysis board may open a finished game)
+            check_start(settings.board, settings.bonus)
+        else:
+            starting_position(settings.board, settings.bonus, random.Random(0))
         self.warmup: threading.Thread | None = None
         self.adviser: Agent | None = None  # the hint's engine, for the analysis board's estimates
 
@@ -220,7 +226,7 @@ class TerminalGame:
             self.say(header)
             if scores:
                 self.console.print(scores_row(position, scores))
-            self.console.print(board_text(position))
+            self.console.print(board_text(position, wide=scores is not None))
             self.console.print(legend(position))
             if note:
                 self.say(note)

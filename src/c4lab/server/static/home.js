@@ -3,7 +3,7 @@
 // seat and listing), prefilled from the address, and the list of this
 // browser's recent games.
 //
-// May import: util.js, settings.js, describe.js, board.js (miniBoard).
+// May import: util.js, settings.js, describe.js, board.js (miniBoard), notation.js.
 // Only app.js imports it.
 //
 // Everything that comes from the server or from a person is inserted with
@@ -12,6 +12,7 @@
 import { miniBoard } from "./board.js";
 import { COLOUR, positionHeader, resultText } from "./describe.js";
 import { recentRooms, saveAnalysing, saveName, saveToken, savedName, tokenFor, watchFromStart } from "./settings.js";
+import { positionParam } from "./notation.js";
 import { $, api, setText, show } from "./util.js";
 
 /** The picker's groups, in order: [group key of /api/agents, label]. */
@@ -111,7 +112,7 @@ export async function showHome() {
   $("forbidden").addEventListener("input", () => { if (boardChoice() === "custom") drawPicker(); });
 
   // prefill from the address: /?board=...&bonus=1&mode=online&p1=human&p2=master&first=B&seat=A
-  const board = params.get("board");
+  const board = positionParam(params, "board");
   if (board) {
     if (board === "7x6") $("board-classic").checked = true;
     else if (board === "random") $("board-random").checked = true;

@@ -15,6 +15,14 @@ export function parseCell(name) {
   return { col: LETTERS.indexOf(name[0]), row: parseInt(name.slice(1), 10) };
 }
 
+/** A position read from the address's query (``params``: URLSearchParams),
+ * trimmed, "" when absent. A query reads "+" as a space, but a position
+ * has no spaces and its bonus moves are written with "+" ("b+ac"): a link
+ * typed by hand with a literal "+" means that "+", not a space. */
+export function positionParam(params, name) {
+  return (params.get(name) || "").trim().replace(/ /g, "+");
+}
+
 /** The move tokens of a position string ("7x6:dd+ac" -> ["d", "d+a", "c"]). */
 export function moveTokens(position) {
   const colon = position.indexOf(":");

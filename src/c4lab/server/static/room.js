@@ -22,7 +22,7 @@ import {
 import { bindHistory, goLive, goTo, stepBy } from "./history.js";
 import { render, renderControls, renderPreview } from "./roomview.js";
 import { COLOUR, positionHeader, seatLabel } from "./describe.js";
-import { LETTERS, moveTokens } from "./notation.js";
+import { LETTERS, moveTokens, positionParam } from "./notation.js";
 import { Board } from "./board.js";
 import { analysing, saveAnalysing, saveName, saveToken, savedName, takeWatchFromStart, tokenFor } from "./settings.js";
 import { $, api, copyText, say, setText, show } from "./util.js";
@@ -320,7 +320,7 @@ async function startLocal(board, players, analysis = false) {
  * shown as an analysis board at its own address (/r/<code>); a bad
  * position is one line that says where, and no room is made. */
 export async function showAnalyse() {
-  const position = (new URLSearchParams(location.search).get("position") || "").trim();
+  const position = positionParam(new URLSearchParams(location.search), "position");
   const fail = (text) => {
     show("view-missing");
     setText($("missing-title"), "No analysis board");
