@@ -25,6 +25,9 @@ BAD = [
     ("book", "build", "--depth", "2", "--timeout", "inf"),
     ("move", "7x6", "--agent", "uct:iterations=100000000000000000000"),  # more than the kernels' 64 bits
     ("move", "7x6", "--agent", "uct", "--iterations", "100000000000000000000"),
+    ("games", "--db", "/nonexistent-folder/g.sqlite", "--limit", "100000000000000000000"),  # SQLite's 64 bits
+    ("arena", "random", "heuristic", "--limit", "inf", "--out", "/nonexistent-folder/run.jsonl"),
+    ("serve", "--max-think", "inf"),
     ("play", "--no-browser", "--board", "bogus"),  # refused before a server starts
     ("play", "--no-browser", "--board", "7x6:abababa"),
     ("agents", "--bogus"),

@@ -159,16 +159,39 @@ class _Finite(click.FloatRange):
     every comparison with a bound and then break a clock or a deadline
     (``--timeout inf`` overflowed a timer)."""
 
+    name = "float"
+
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         number = super().convert(value, param, ctx)
         if not math.isfinite(number):
             self.fail(f"{value!r} is not a finite number.", param, ctx)
         return number
 
+    def _describe_range(self) -> str:
+        return "" if self.min is None and self.max is None else super()._describe_range()
 
-#: An integer option: the compiled kernels take 64-bit integers (a larger
-#: one failed deep in numba with a traceback).
-_INT64 = click.IntRange(-(2**63), 2**63 - 1)
+
+class _Int64(click.IntRange):
+    """An integer option within 64 bits (the compiled kernels' and
+    SQLite's integers: a larger one failed deep in numba or in the
+    database with a traceback), and within ``min``/``max`` if given (the
+    help names only those)."""
+
+    name = "integer"
+    LIMIT = 2**63
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = click.INT.convert(value, param, ctx)
+        if not -self.LIMIT <= number < self.LIMIT:
+            self.fail(f"{number} does not fit in a 64-bit integer.", param, ctx)
+        return super().convert(number, param, ctx)
+
+    def _describe_range(self) -> str:
+        return "" if self.min is None and self.max is None else super()._describe_range()
+
+
+#: Any integer option without bounds of its own.
+_INT64 = _Int64()
 
 
 class _Default(click.Option):
@@ -381,7 +404,7 @@ def agents() -> None:
 @main.command()
 @click.option("--tui", is_flag=True, help="Play in the terminal instead of the browser.")
 @click.option("--no-browser", is_flag=True, help="Do not open a browser (print the address only).")
-@click.option("--port", type=click.IntRange(1, 65535), default=None, help="Port of the local server (default: a free one).")
+@click.option("--port", type=_Int64(1, 65535), default=None, help="Port of the local server (default: a free one).")
 @click.option("--db", type=click.Path(dir_okay=False), callback=_in_existing_folder, default=None, help="Game database (SQLite file).")
 @click.option(
     "--board",
@@ -463,7 +486,7 @@ def play(
 @click.argument("position")
 @click.option("--tui", is_flag=True, help="Analyse in the terminal instead of the browser.")
 @click.option("--no-browser", is_flag=True, help="Do not open a browser (print the link only).")
-@click.option("--port", type=click.IntRange(1, 65535), default=None, help="Port of the local server (default: a free one).")
+@click.option("--port", type=_Int64(1, 65535), default=None, help="Port of the local server (default: a free one).")
 @click.option("--db", type=click.Path(dir_okay=False), callback=_in_existing_folder, default=None, help="Game database (SQLite file).")
 @click.option("--color/--no-color", default=None, help="Force colours on or off (default: when a terminal).")
 def analyse(position: str, tui: bool, no_browser: bool, port: int | None, db: str | None, color: bool | None) -> None:
@@ -498,11 +521,11 @@ def analyse(position: str, tui: bool, no_browser: bool, port: int | None, db: st
 
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (0.0.0.0: every one).")
-@click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True)
+@click.option("--port", type=_Int64(1, 65535), default=8000, show_default=True)
 @click.option("--db", type=click.Path(dir_okay=False), callback=_in_existing_folder, default=None, help="Game database (SQLite file).")
 @click.option("--forfeit-after", type=_Finite(0, min_open=True), **_home(_PRESENCE, "FORFEIT_AFTER"),
               help="Seconds an absent player has to come back before forfeiting.")
-@click.option("--max-think", type=float, **_home(*_LIMITS, "max_time"),
+@click.option("--max-think", type=_Finite(), **_home(*_LIMITS, "max_time"),
               help="Most seconds an agent may think about one move (time=; at least 1).")
 @click.option("--max-iterations", type=_INT64, **_home(*_LIMITS, "max_iterations"),
               help="Most iterations an agent may run for one move (iterations=).")
@@ -516,9 +539,9 @@ def analyse(position: str, tui: bool, no_browser: bool, port: int | None, db: st
               help="New rooms a minute from one client address (0: no limit).")
 @click.option("--joins-per-minute", type=_Finite(0), **_home(*_GUARD, "joins_per_minute"),
               help="Seats taken a minute from one client address (0: no limit).")
-@click.option("--rooms-per-client", type=click.IntRange(min=0), **_home(*_GUARD, "rooms_per_client"),
+@click.option("--rooms-per-client", type=_Int64(min=0), **_home(*_GUARD, "rooms_per_client"),
               help="Open rooms one client address may have made (0: no limit).")
-@click.option("--max-rooms", type=click.IntRange(min=0), **_home(*_GUARD, "max_rooms"),
+@click.option("--max-rooms", type=_Int64(min=0), **_home(*_GUARD, "max_rooms"),
               help="Open rooms in all (0: no limit).")
 @click.option("--expire-idle", type=_Finite(1.0), **_home(_PRESENCE, "IDLE_AFTER"),
               help="Seconds before a room nobody has connected to ends (online) or leaves memory (local).")
@@ -622,7 +645,7 @@ def connect(
 @main.command()
 @click.option("--db", type=click.Path(dir_okay=False), callback=_in_existing_folder, default=None, help="Game database (SQLite file).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per game.")
-@click.option("--limit", type=click.IntRange(min=1), default=50, show_default=True, help="The most games listed.")
+@click.option("--limit", type=_Int64(min=1), default=50, show_default=True, help="The most games listed.")
 def games(db: str | None, as_json: bool, limit: int) -> None:
     """List the games stored by `c4lab play` or `c4lab serve` (newest first)."""
     from c4lab.server.run import DEFAULT_DB
@@ -663,7 +686,7 @@ def train() -> None:
 
 @train.command("qlearning")
 @click.option("--board", **_home(*_QTRAIN, "board"), help="Start position to train from: 4x4, 5x4, 4x4/Xb2...")
-@click.option("--episodes", type=click.IntRange(min=1), **_home(*_QTRAIN, "episodes"), help="Self-play games.")
+@click.option("--episodes", type=_Int64(min=1), **_home(*_QTRAIN, "episodes"), help="Self-play games.")
 @click.option("--alpha", "--learning-rate", "alpha", type=float, **_home(*_QTRAIN, "alpha"),
               help="Learning rate, in (0, 1].")
 @click.option("--discount", type=float, **_home(*_QTRAIN, "discount"),
@@ -679,9 +702,9 @@ def train() -> None:
 @click.option("--rewards", cls=_Default, home=lambda: _rewards_default(),  # defined below
               help="Rewards for a win, a draw and a loss.")
 @click.option("--no-symmetry", is_flag=True, help="Do not share positions with their mirror images.")
-@click.option("--eval-every", type=click.IntRange(min=0), default=None,
+@click.option("--eval-every", type=_Int64(min=0), default=None,
               help="Evaluate every N episodes (default: episodes/20; 0: only at the end).")
-@click.option("--eval-games", type=click.IntRange(min=0), default=100, show_default=True,
+@click.option("--eval-games", type=_Int64(min=0), default=100, show_default=True,
               help="Games per evaluation against random and minimax:depth=2 (half as A, half as B).")
 @click.option("--out", type=click.Path(dir_okay=False), callback=_writable_output, default=None, help="Table file (default: qlearning-BOARD.npz).")
 @click.option("--curve", type=click.Path(dir_okay=False), callback=_writable_output, default=None,
@@ -770,13 +793,13 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
 @click.option("--average", type=float, **_home(*_NTRAIN, "average"),
               help="Keep the mean of the weights over this last share of the run (snapshots a hundredth of "
                    "the run apart; 0: the last weights).")
-@click.option("--tuples", type=click.IntRange(1, 1000), default=None,
+@click.option("--tuples", type=_Int64(1, 1000), default=None,
               help="Number of n-tuples (default: 70; 120 on boards with a bonus cell; 150 on the classic 7x6).")
-@click.option("--add-tuples", type=click.IntRange(min=0), default=0,
+@click.option("--add-tuples", type=_Int64(min=0), default=0,
               help="With --resume: grow the network by this many tuples (random walks drawn from --seed) whose "
                    "weights start at zero, so it plays as before and has more room to learn.")
-@click.option("--length", type=click.IntRange(2, 8), default=8, show_default=True, help="Cells per tuple.")
-@click.option("--probes", type=click.IntRange(min=0), default=None,
+@click.option("--length", type=_Int64(2, 8), default=8, show_default=True, help="Cells per tuple.")
+@click.option("--probes", type=_Int64(min=0), default=None,
               help="Probe positions for the accuracy curve (default: 200 on boards of up to 42 playable cells, "
                    "100 up to 48, else 0; from the empty board up to 30 cells and on the classic board, "
                    "from ply 10 on the others).")
@@ -830,7 +853,7 @@ def book() -> None:
 
 
 @book.command("build")
-@click.option("--depth", type=click.IntRange(0, 41), required=True, help="Last ply the book covers.")
+@click.option("--depth", type=_Int64(0, 41), required=True, help="Last ply the book covers.")
 @click.option("--out", type=click.Path(dir_okay=False), callback=_writable_output, default=None,
               help="Book file (default: $C4LAB_BOOK or ~/.c4lab/classic-book.npz); resumed if it exists.")
 @click.option("--from", "start", default=None, help="Start the strategies at this classic position.")
@@ -902,7 +925,7 @@ def bench(ctx: click.Context, as_json: bool, seconds: float, c_reference: bool) 
 
 @bench.command("solver")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object keyed by set name.")
-@click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N positions of each set.")
+@click.option("--limit", type=_Int64(min=1), default=None, help="Only the first N positions of each set.")
 @click.option("--sets", default=None, help="Comma-separated set names (default: all but Test_L1_R3).")
 @click.option("--weak", is_flag=True, help="Weak solve: compare the sign of the score only.")
 @click.option("--dir", "directory", type=click.Path(file_okay=False), default=None,
@@ -937,7 +960,7 @@ def bench_solver(as_json: bool, limit: int | None, sets: str | None, weak: bool,
 
 @bench.command("accuracy")
 @click.argument("specs", nargs=-1, metavar="[SPEC...]")
-@click.option("--positions", "count", type=click.IntRange(min=1), default=50, show_default=True,
+@click.option("--positions", "count", type=_Int64(min=1), default=50, show_default=True,
               help="Positions per set.")
 @click.option("--sets", default=None, help="Comma-separated sets (default: classic-begin,classic-middle,variants).")
 @click.option("--seed", type=_INT64, default=1, show_default=True, help="Seed of the variant positions and OpenSpiel.")
@@ -989,15 +1012,15 @@ def _set_names(text: str | None, default: tuple[str, ...], known: tuple[str, ...
 @click.option("--board", **_home(*_ARENA, "board"),
               help="classic (7x6), random (a new enhanced board per pair) or a position string (9x8, 9x8/Xd3).")
 @click.option("--bonus", is_flag=True, help="Add a random bonus cell to the board (a new one per pair).")
-@click.option("--opening-moves", "plies", type=click.IntRange(min=0), default=2, show_default=True,
+@click.option("--opening-moves", "plies", type=_Int64(min=0), default=2, show_default=True,
               help="Random opening moves played from each start (the same for both games of a pair).")
 @click.option("--openings", "openings_file", type=click.Path(dir_okay=False), default=None,
               help="A file of start positions (one position string per line), used in turn.")
 @click.option("--seed", type=_INT64, **_home(*_ARENA, "seed"), help="Boards and openings follow from it.")
-@click.option("--limit", type=float, **_home(*_ARENA, "limit"), help="Enforced seconds per move.")
-@click.option("--margin", type=float, **_home(*_ARENA, "margin"),
+@click.option("--limit", type=_Finite(), **_home(*_ARENA, "limit"), help="Enforced seconds per move.")
+@click.option("--margin", type=_Finite(), **_home(*_ARENA, "margin"),
               help="A move over limit + margin loses the game.")
-@click.option("--jobs", type=click.IntRange(min=1), default=None, help="Parallel games (default: all cores).")
+@click.option("--jobs", type=_Int64(min=1), default=None, help="Parallel games (default: all cores).")
 @click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True)
 @click.option("--ray-address", default=None, help="A Ray cluster to join (default: start a local one).")
 @click.option("--sprt", default=None, help="Stop a two-agent match when decided: elo0=0,elo1=20,alpha=0.05,beta=0.05")

@@ -101,3 +101,14 @@ def test_the_command_prints_the_link_of_the_page_on_the_position(tmp_path: Path)
             assert page.status == 200 and b"analysis-toggle" in page.read()
     finally:
         stop_process(proc)
+
+
+def test_the_tui_opens_a_finished_game_to_step_back_through_it_where_play_refuses_it() -> None:
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=False, no_color=True, width=200)
+    settings = GameSettings(board="7x6:abababa", players=("human", "human"), first="1", analyse=True)
+    TerminalGame(settings, console=console, read=Script("u", "e")).run()
+    text = out.getvalue()
+    assert "The game is over" in text and f"Scores for A (white), to move: {written(exact('7x6:ababab'))}" in text
+    refused = CliRunner().invoke(main, ["play", "--tui", "--board", "7x6:abababa"])
+    assert refused.exit_code == 2 and "the game is over in 7x6:abababa" in refused.output

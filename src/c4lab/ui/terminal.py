@@ -213,7 +213,7 @@ class TerminalGame:
         """The board alone (on a terminal; piped output shows the boards of
         the game loop only)."""
         if self.color:
-            self.console.print(board_text(position))
+            self.console.print(board_text(position, wide=self.settings.analyse))
 
     def say(self, message: str) -> None:
         self.console.print(message, highlight=False, markup=False, soft_wrap=True)
@@ -226,7 +226,7 @@ class TerminalGame:
             self.say(header)
             if scores:
                 self.console.print(scores_row(position, scores))
-            self.console.print(board_text(position, wide=scores is not None))
+            self.console.print(board_text(position, wide=self.settings.analyse))  # one width all along
             self.console.print(legend(position))
             if note:
                 self.say(note)
