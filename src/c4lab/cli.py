@@ -154,7 +154,18 @@ def _constant(module: str, name: str) -> Any:
     return getattr(importlib.import_module(module), name)
 
 
-class _Finite(click.FloatRange):
+class _OwnBounds:
+    """A number range whose help names only the bounds it was given (none:
+    nothing, where click would print ``x<=None``)."""
+
+    min: Any
+    max: Any
+
+    def _describe_range(self) -> str:
+        return "" if self.min is None and self.max is None else super()._describe_range()  # type: ignore[misc]
+
+
+class _Finite(_OwnBounds, click.FloatRange):
     """``click.FloatRange`` that also refuses ``nan`` and ``inf``, which pass
     every comparison with a bound and then break a clock or a deadline
     (``--timeout inf`` overflowed a timer)."""
@@ -167,11 +178,8 @@ class _Finite(click.FloatRange):
             self.fail(f"{value!r} is not a finite number.", param, ctx)
         return number
 
-    def _describe_range(self) -> str:
-        return "" if self.min is None and self.max is None else super()._describe_range()
 
-
-class _Int64(click.IntRange):
+class _Int64(_OwnBounds, click.IntRange):
     """An integer option within 64 bits (the compiled kernels' and
     SQLite's integers: a larger one failed deep in numba or in the
     database with a traceback), and within ``min``/``max`` if given (the
@@ -185,9 +193,6 @@ class _Int64(click.IntRange):
         if not -self.LIMIT <= number < self.LIMIT:
             self.fail(f"{number} does not fit in a 64-bit integer.", param, ctx)
         return super().convert(number, param, ctx)
-
-    def _describe_range(self) -> str:
-        return "" if self.min is None and self.max is None else super()._describe_range()
 
 
 #: Any integer option without bounds of its own.

@@ -30,6 +30,16 @@ def written(scores: dict[str, int]) -> str:
     return ", ".join(f"{letter} {score:+d}" if score else f"{letter} 0" for letter, score in scores.items())
 
 
+def analysis_tui(board: str, *keys: str) -> tuple[int, str]:
+    """The terminal analysis board on ``board``, played with ``keys``: its
+    exit status and everything it printed."""
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=False, no_color=True, width=200)
+    settings = GameSettings(board=board, players=("human", "human"), first="1", analyse=True)
+    status = TerminalGame(settings, console=console, read=Script(*keys)).run()
+    return status, out.getvalue()
+
+
 def test_a_bad_position_is_one_line_that_says_where_and_nothing_starts(tmp_path: Path) -> None:
     db = tmp_path / "g.sqlite"
     for extra in ([], ["--tui"], ["--no-browser", "--db", str(db)]):
@@ -42,22 +52,14 @@ def test_a_bad_position_is_one_line_that_says_where_and_nothing_starts(tmp_path:
 
 
 def test_the_tui_shows_every_columns_exact_score_for_whoever_is_to_move() -> None:
-    out = io.StringIO()
-    console = Console(file=out, force_terminal=False, no_color=True, width=200)
-    settings = GameSettings(board="7x6:dd", players=("human", "human"), first="1", analyse=True)
-    TerminalGame(settings, console=console, read=Script("c", "e")).run()
-    text = out.getvalue()
+    _, text = analysis_tui("7x6:dd", "c", "e")
     assert f"Scores for A (white), to move: {written(exact('7x6:dd'))}" in text
     assert f"Scores for B (black), to move: {written(exact('7x6:ddc'))}" in text
 
 
 def test_the_tui_steps_along_the_line_and_a_new_move_ends_it_there() -> None:
-    out = io.StringIO()
-    console = Console(file=out, force_terminal=False, no_color=True, width=200)
-    settings = GameSettings(board="7x6:dd", players=("human", "human"), first="1", analyse=True)
-    keys = Script("c", "u", "u", "u", "r", "r", "r", "u", "u", "b", "r", "e")
-    assert TerminalGame(settings, console=console, read=keys).run() == 0
-    text = out.getvalue()
+    status, text = analysis_tui("7x6:dd", "c", "u", "u", "u", "r", "r", "r", "u", "u", "b", "r", "e")
+    assert status == 0
     assert text.count(f"Scores for A (white), to move: {written(exact('7x6'))}") == 1  # the pasted moves too
     assert f"Scores for A (white), to move: {written(exact('7x6:db'))}" in text
     # after b, r has nothing to play again: the line ended at 7x6:db
@@ -104,11 +106,7 @@ def test_the_command_prints_the_link_of_the_page_on_the_position(tmp_path: Path)
 
 
 def test_the_tui_opens_a_finished_game_to_step_back_through_it_where_play_refuses_it() -> None:
-    out = io.StringIO()
-    console = Console(file=out, force_terminal=False, no_color=True, width=200)
-    settings = GameSettings(board="7x6:abababa", players=("human", "human"), first="1", analyse=True)
-    TerminalGame(settings, console=console, read=Script("u", "e")).run()
-    text = out.getvalue()
+    _, text = analysis_tui("7x6:abababa", "u", "e")
     assert "The game is over" in text and f"Scores for A (white), to move: {written(exact('7x6:ababab'))}" in text
     refused = CliRunner().invoke(main, ["play", "--tui", "--board", "7x6:abababa"])
     assert refused.exit_code == 2 and "the game is over in 7x6:abababa" in refused.output

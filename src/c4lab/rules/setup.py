@@ -39,11 +39,12 @@ def starting_position(board: str, bonus: bool, rng: random.Random) -> Position:
     return position
 
 
-def check_start(board: str, bonus: bool) -> Position:
+def check_start(board: str, bonus: bool, *, finished: bool = False) -> Position:
     """What :func:`starting_position` makes of ``board`` (any draw), refused
-    with ``ValueError`` where it is bad or its game is over: the check of a
-    game's options before it starts, in the terminal and on the page."""
+    with ``ValueError`` where it is bad or (unless ``finished``: the analysis
+    board steps back through a finished game) its game is over: the check of
+    a game's options before it starts, in the terminal and on the page."""
     start = starting_position(board, bonus, random.Random(0))
-    if start.is_over:
+    if start.is_over and not finished:
         raise ValueError(f"the game is over in {start.notation}: start from a position with a move to play")
     return start

@@ -177,10 +177,7 @@ class TerminalGame:
             f"player {i + 1} ({'you' if agent.is_human and one_person else spec})"
             for i, (agent, spec) in enumerate(zip(self.players, settings.players))
         ]
-        if not settings.analyse:  # fail early on a bad board (the analysis board may open a finished game)
-            check_start(settings.board, settings.bonus)
-        else:
-            starting_position(settings.board, settings.bonus, random.Random(0))
+        check_start(settings.board, settings.bonus, finished=settings.analyse)  # fail early on a bad board
         self.warmup: threading.Thread | None = None
         self.adviser: Agent | None = None  # the hint's engine, for the analysis board's estimates
 
