@@ -82,6 +82,19 @@ def test_a_listing_creates_no_file(tmp_path: Path) -> None:
     assert not missing.exists()
 
 
+def test_a_listing_before_any_stored_game_says_where_games_will_be_kept_and_succeeds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    default = tmp_path / ".c4lab" / "games.sqlite"
+    monkeypatch.setattr("c4lab.server.run.DEFAULT_DB", default)
+    result = CliRunner().invoke(main, ["games"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout == ""
+    assert "no games stored yet" in result.stderr and str(default) in result.stderr
+    assert "terminal game keeps none" in result.stderr
+    assert not default.exists() and not default.parent.exists()
+
+
 def test_an_agent_whose_package_is_missing_is_listed_as_unavailable_with_its_install_command(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

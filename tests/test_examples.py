@@ -142,7 +142,8 @@ def _talk(lines: list[str]) -> list[str]:
 
 def test_the_engine_example_speaks_the_protocol() -> None:
     replies = _talk(["c4lab", "isready", "newgame", "position 7x6:dedede", "isready", "go time 1",
-                     "position 9x8/Xd3/Bb1:b+ac", "go iterations 5", "position 7x6:4453", "go", "frobnicate", "quit"])
+                     "position 9x8/Xd3/Bb1:b+ac", "go iterations 5", "position 7x6:4453", "go", "frobnicate", "setoption name level value 3",
+                     "quit"])
     assert replies[0].startswith("id name ") and "c4labok" in replies
     assert replies[replies.index("c4labok") + 1:] == [
         "readyok",
@@ -152,6 +153,7 @@ def test_the_engine_example_speaks_the_protocol() -> None:
         "error cannot read the position '7x6:4453'",
         "error go: no position, or the game is over",
         "error unknown command 'frobnicate'",
+        "error unknown option 'level': this engine has no options",  # as the protocol asks of every engine
     ]
     assert replies[replies.index("c4labok") + 4].startswith("bestmove ")
 

@@ -110,9 +110,12 @@ def main():
                 print("error go: no position, or the game is over")
             else:
                 print(f"bestmove {choose(board)}")
+        elif command == "setoption":  # it has no options: every one is unknown
+            name = words[2] if len(words) > 2 and words[1] == "name" else "?"
+            print(f"error unknown option {name!r}: this engine has no options")
         elif command == "quit":
             break
-        elif command not in ("setoption", "stop"):
+        elif command != "stop":
             print(f"error unknown command {command!r}")
         sys.stdout.flush()
 

@@ -30,6 +30,3 @@ class MyAgent(Agent):
 
         best = min(position.legal_moves(), key=rank)
         return best, Analysis(note="a win, else no immediate loss, else the centre")
-
-    def choose(self, position: Position, budget: Budget | None = None) -> Move:
-        return self.analyse(position, budget)[0]

@@ -393,6 +393,7 @@ def solve(
 @main.command()
 def agents() -> None:
     """List the agents and their parameters."""
+    import c4lab.engine.client  # noqa: F401  (registers 'engine:cmd=...', which the arena and move play)
     from c4lab.agents import agent_infos
 
     for info in agent_infos():
@@ -464,13 +465,15 @@ def play(
     from c4lab.rules.setup import check_start
 
     try:  # the page would only show the bad board in its form
-        check_start(board, bonus)
+        start = check_start(board, bonus)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--board") from None
     for option, spec in (("--player1", player1), ("--player2", player2)):
         if spec != "human":
             try:  # the page would only refuse it when the game starts
-                make_agent(spec)
+                agent = make_agent(spec)
+                if not bonus:  # the board every game of the form starts on (a random bonus cell: not known yet)
+                    agent.check_board(start.variant)
             except ValueError as exc:
                 raise click.BadParameter(str(exc), param_hint=option) from None
     # The page's new-game form starts filled in with the options given here.
@@ -652,10 +655,17 @@ def connect(
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per game.")
 @click.option("--limit", type=_Int64(min=1), default=50, show_default=True, help="The most games listed.")
 def games(db: str | None, as_json: bool, limit: int) -> None:
-    """List the games stored by `c4lab play` or `c4lab serve` (newest first)."""
+    """List the games stored by `c4lab play` (in the browser) or `c4lab
+    serve`, newest first; the terminal game stores none."""
+    from pathlib import Path
+
     from c4lab.server.run import DEFAULT_DB
     from c4lab.server.storage import StorageError, read_games
 
+    if db is None and not Path(DEFAULT_DB).is_file():  # nothing stored yet: not an error
+        click.echo(f"no games stored yet: games in the browser (`c4lab play`) and on `c4lab serve` are kept in "
+                   f"{DEFAULT_DB}; the terminal game keeps none", err=True)
+        return
     try:
         rows = read_games(db or DEFAULT_DB, limit)  # a listing creates no file
     except StorageError as exc:
@@ -744,8 +754,12 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
     if table_path.exists():
         raise BadInput(f"{table_path} exists: choose another --out, or remove it first (a run never overwrites "
                        "a table)")
+    prefix = curve or str(table_path.with_suffix("")) + "-curve"
+    for suffix in (".csv", ".png"):  # the curve's files: another run's are never overwritten either
+        if Path(prefix + suffix).exists():
+            raise BadInput(f"{prefix}{suffix} exists: choose another --curve, or remove it first (a run never "
+                           "overwrites a curve)")
     try:
-        prefix = curve or str(table_path.with_suffix("")) + "-curve"
         with qlearning.ctrl_c_stops() as interrupted:
             table, points, paths = qlearning.run_with_progress(
                 config, table_path, prefix, eval_every=eval_every, eval_games=eval_games,

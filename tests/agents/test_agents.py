@@ -106,7 +106,20 @@ def test_a_person_on_the_bonus_cell_chooses_a_ban_or_declines() -> None:
     assert human(Script("b", "")).choose(position) == Move(1)
 
 
-@pytest.mark.parametrize("answers", [("e",), ("exit",), ("b", "E"), ()])
+@pytest.mark.parametrize("answers", [("e", "y"), ("exit",), ("b", "E", "yes"), ()])
 def test_e_or_exit_or_end_of_input_quits(answers: tuple[str, ...]) -> None:
     with pytest.raises(QuitGame):
         human(Script(*answers)).choose(Position.parse("5x5/Bb1"))
+
+
+def test_a_lone_e_asks_first_where_the_board_has_a_column_e() -> None:
+    script = Script("e", "n", "d")
+    assert human(script).choose(Position()) == Move(3)  # the person meant to stay: the game goes on
+    assert script.prompts[1].startswith("Leave the game?") and "column e is typed 5" in script.prompts[1]
+    script = Script("e", "y")
+    with pytest.raises(QuitGame):
+        human(script).choose(Position())
+    script = Script("e")  # 4x4 has no column e: e leaves at once
+    with pytest.raises(QuitGame):
+        human(script).choose(Position.parse("4x4"))
+    assert len(script.prompts) == 1

@@ -290,8 +290,9 @@ def test_a_spec_without_cmd_or_a_program_that_cannot_start_is_a_clear_error(tmp_
 def test_an_engine_printing_garbage_is_an_error_naming_what_it_printed(tmp_path: Path) -> None:
     with pytest.raises(EngineError, match=r"sent 'Hello, world!' during the handshake: unknown reply 'Hello,'"):
         EngineAgent(fake_engine(tmp_path, "pass", on_hello="print('Hello, world!')"))
-    garbage = pytest.raises(EngineError, match=r"sent 'bestmove 4' during 'go time 1.0'.*not a move token")
-    with EngineAgent(fake_engine(tmp_path, "print('bestmove 4')")) as engine, garbage:
+    # A bestmove whose token is no move at all is an answer, in step: an illegal move, as for an agent in Python.
+    no_move = pytest.raises(EngineIllegalMove, match=r"illegal move '4' in '7x6': engine .* chose it: .*not a move token")
+    with EngineAgent(fake_engine(tmp_path, "print('bestmove 4')")) as engine, no_move:
         engine.choose(Position.parse("7x6"), Budget(time=1))
 
 

@@ -100,10 +100,11 @@ def pair_against_random(cmd: str, start: str = "7x6") -> tuple[list[dict], float
         (HANG, "time", "sent no 'bestmove' for 7x6"),
         ("echo 'Hello, world!'", "crash", "sent 'Hello, world!' during 'go'"),
         ("echo 'bestmove k'", "illegal", "illegal move 'k' in '7x6"),
+        ("echo 'bestmove z'", "illegal", "illegal move 'z' in '7x6"),
         ("echo 'the end' >&2; exit 3", "crash", "exited with status 3 (its stderr: the end)"),
         ('sleep 1000 & echo $! >> "$PIDS"; exit 0', "crash", "exited with status 0"),
     ],
-    ids=["hangs-on-go", "garbage", "illegal-move", "exits", "exits-leaving-a-child"],
+    ids=["hangs-on-go", "garbage", "illegal-move", "no-move-at-all", "exits", "exits-leaving-a-child"],
 )
 def test_a_faulty_engine_loses_with_the_reason_within_the_limit_and_leaves_nothing(
     tmp_path: Path, go: str, reason: str, detail: str

@@ -742,9 +742,30 @@ def test_train_ntuple_writes_a_network_that_the_agent_plays_and_a_curve(tmp_path
     assert resumed.exit_code == 0, resumed.output
     again = Network.load(out)
     assert again.games == 5000
+    # The resumed run goes on with the same curve: the first run's points kept, its own after them.
+    rows = [line.split(",") for line in (tmp_path / "n-curve.csv").read_text().splitlines()[1:]]
+    assert [int(r[0]) for r in rows[: len(games)]] == games and int(rows[-1][0]) == 5000
+    assert [float(r[1]) for r in rows] == sorted(float(r[1]) for r in rows)  # its seconds go on too
+    assert len(rows) > len(games)
     # Resumed with no step size or exploration given, it goes on where it stopped, not back at alpha 1.
     assert {k: again.options[k] for k in ("alpha", "alpha_final", "epsilon", "epsilon_final")} == {
         "alpha": 0.1, "alpha_final": 0.1, "epsilon": 0.0, "epsilon_final": 0.0}
+
+
+def test_a_curve_reads_back_what_was_written_and_names_the_line_where_a_file_is_not_one(tmp_path: Path) -> None:
+    from c4lab.learning.ntuple_curve import CurvePoint, read_curve, write_csv
+
+    points = [CurvePoint(0, 0.0, 0.5, {"random": 0.5}), CurvePoint(2000, 3.5, None, {"random": 1.0, "hard": 0.25})]
+    path = write_csv(points, tmp_path / "c")
+    assert path == tmp_path / "c.csv" and not list(tmp_path.glob("*.partial"))
+    assert read_curve(path) == points
+    for text, where in (("games,seconds\n", ":1: not the header"),
+                        ("games,seconds,accuracy\n10,1,0.5\n5,2,0.5\n", ":3: games must be a whole number"),
+                        ("games,seconds,accuracy\n10,1\n", ":2: 2 fields where the header has 3"),
+                        ("games,seconds,accuracy\n10,nan,0.5\n", ":2: seconds is not a number")):
+        path.write_text(text)
+        with pytest.raises(ValueError, match=where):
+            read_curve(path)
 
 
 def test_the_step_size_falls_geometrically_and_exploration_linearly_over_the_run() -> None:
@@ -860,6 +881,10 @@ def test_the_commands_defaults_are_the_learners() -> None:
     (["--resume", "{good}", "--tuples", "100"], "--tuples shapes a new network; the one in"),
     (["--resume", "{good}", "--length", "6"], "--length shapes a new network"),
     (["--ray-address", "127.0.0.1:1"], "--ray-address needs --executor ray"),
+    (["--resume", "{good}", "--bonus"], "--bonus draws the bonus cell of a new network; the one in"),
+    (["--curve", "{curve}"], "old-curve.csv exists: choose another --curve (or --resume the network it belongs to)"),
+    (["--resume", "{good}", "--curve", "{curve}"], "old-curve.csv:1: not the header of a learning curve"),
+    (["--resume", "{good}", "--curve", "{far}"], "is the curve of another run (its last point is at 9,000,000 games"),
     (["--executor", "ray", "--ray-address", "127.0.0.1:1"], "no Ray cluster answers there"),
 ])
 def test_bad_options_and_files_are_one_line_exit_2_and_nothing_is_overwritten(
@@ -869,8 +894,12 @@ def test_bad_options_and_files_are_one_line_exit_2_and_nothing_is_overwritten(
     trained("5x4", 1000).save(good)
     damaged = tmp_path / "damaged.npz"
     damaged.write_bytes(good.read_bytes()[:300])
-    before = {p: p.read_bytes() for p in (good, damaged)}
-    files = {"missing": tmp_path / "missing.npz", "damaged": damaged, "good": good}
+    (tmp_path / "old-curve.png").write_bytes(b"an earlier run's plot")  # a new run's default curve is new-curve
+    (tmp_path / "old-curve.csv").write_text("an earlier run's notes\n")
+    (tmp_path / "far-curve.csv").write_text("games,seconds,accuracy,score vs random\n9000000,60.0,0.9,1.0\n")
+    before = {p: p.read_bytes() for p in tmp_path.iterdir()}
+    files = {"missing": tmp_path / "missing.npz", "damaged": damaged, "good": good,
+             "curve": tmp_path / "old-curve", "far": tmp_path / "far-curve"}
     args = [a.format(**files) for a in args]
     out = ["--out", str(tmp_path / "new.npz")] if "--out" not in args else []
     result = CliRunner().invoke(main, ["train", "ntuple", "--probes", "0", "--games", "10", *out, *args])
@@ -879,6 +908,35 @@ def test_bad_options_and_files_are_one_line_exit_2_and_nothing_is_overwritten(
     assert len(lines) == 1 and message in lines[0], result.output
     assert {p: p.read_bytes() for p in before} == before
     assert not (tmp_path / "new.npz").exists()
+
+
+def test_a_network_for_another_board_is_refused_before_any_game_wherever_a_game_starts(tmp_path: Path) -> None:
+    """The arena on a board all its games share, the terminal game and
+    ``c4lab play`` refuse it in one line before a game, not by a forfeit
+    at its first move; a random board or bonus cell is checked game by
+    game (the arena records a crash, as for any agent that fails)."""
+    from c4lab.arena.schedule import ArenaConfig, ArenaError
+    from c4lab.ui.terminal import GameSettings, TerminalGame
+    from testkit import Script
+
+    path = tmp_path / "n.npz"
+    Network.create(Position.parse("5x4").variant, tuples=4, length=4).save(path)
+    spec = f"ntuple:weights={path}"
+    with pytest.raises(ArenaError, match=r"cannot play on 7x6: this network was trained for the board 5x4, not 7x6"):
+        ArenaConfig(specs=(spec, "random"), games=2, board="7x6").check_agents()
+    ArenaConfig(specs=(spec, "random"), games=2, board="5x4").check_agents()
+    ArenaConfig(specs=(spec, "random"), games=2, board="7x6", bonus=True).check_agents()  # per game
+    arena = CliRunner().invoke(main, ["arena", spec, "random", "--games", "2", "--board", "7x6",
+                                      "--out", str(tmp_path / "a.jsonl")])
+    assert arena.exit_code == 2 and "trained for the board 5x4, not 7x6" in arena.output
+    assert not (tmp_path / "a.jsonl").exists()
+    keyboard = Script("d")
+    with pytest.raises(ValueError, match="trained for the board 5x4, not 7x6"):
+        TerminalGame(GameSettings(board="7x6", players=("human", spec)), read=keyboard).run()
+    assert keyboard.prompts == []  # refused before the person was asked anything
+    play = CliRunner().invoke(main, ["play", "--no-browser", "--board", "7x6", "--player2", spec])
+    assert play.exit_code == 2 and "--player2" in play.output and "not 7x6" in play.output
+    assert len(play.output.strip().splitlines()) == 1
 
 
 def test_a_room_may_not_open_a_network_file_of_the_server() -> None:

@@ -352,3 +352,14 @@ def test_a_new_run_never_overwrites_a_table(tmp_path: Path) -> None:
     again = CliRunner().invoke(main, ["train", "qlearning", "--board", "4x4", "--episodes", "1000", "--out", str(out)])
     assert again.exit_code == 2 and "exists" in again.output and str(out) in again.output
     assert out.read_bytes() == before
+
+
+def test_a_new_run_never_overwrites_a_curve(tmp_path: Path) -> None:
+    first = CliRunner().invoke(main, ["train", "qlearning", "--board", "4x4", "--episodes", "2000", "--eval-games", "0",
+                                      "--out", str(tmp_path / "q.npz"), "--curve", str(tmp_path / "c")])
+    assert first.exit_code == 0, first.output
+    before = {p: p.read_bytes() for p in tmp_path.iterdir()}
+    again = CliRunner().invoke(main, ["train", "qlearning", "--board", "4x4", "--episodes", "1000",
+                                      "--out", str(tmp_path / "q2.npz"), "--curve", str(tmp_path / "c")])
+    assert again.exit_code == 2 and f"{tmp_path / 'c'}.csv exists: choose another --curve" in again.output
+    assert {p: p.read_bytes() for p in tmp_path.iterdir()} == before  # nothing written, nothing overwritten

@@ -34,6 +34,11 @@ def test_a_bad_string_is_rejected_with_its_token_and_index(text: str, category: 
     if move:
         assert error.move_index == int(move.group(1))
         assert f"move {error.move_index}" in message
+    elif category == "syntax" and ":" in text and error.index > text.index(":"):
+        # a move token that breaks the notation: its index among the moves
+        before = text[text.index(":") + 1 : error.index]
+        assert error.move_index == len(re.findall(r"[a-l](?:\+[a-l])?", before))
+        assert f"move {error.move_index}" in message
     elif category in HEADER_CATEGORIES:
         assert error.move_index is None
 

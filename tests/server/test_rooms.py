@@ -478,3 +478,25 @@ def test_the_background_warm_up_prepares_what_is_offered_once_in_its_own_thread(
         assert manager.prepare_in_background((("random", "5x4"),)) is None  # claimed already
 
     with_manager(store, body, limits=limits)
+
+
+def test_an_agent_that_cannot_play_on_the_rooms_board_is_refused_when_the_room_is_made(
+    store: FailingStore, tmp_path: Path
+) -> None:
+    from c4lab.learning import qlearning
+
+    table, _ = qlearning.train(qlearning.TrainConfig(board="4x4", episodes=200), eval_games=0)
+    path = tmp_path / "q.npz"
+    table.save(path)
+    spec = f"qlearning:table={path}"
+
+    async def body(manager: RoomManager) -> None:
+        with pytest.raises(RoomError) as refused:
+            manager.create({"players": {"A": "human", "B": spec}, "board": "7x6"})
+        assert refused.value.code == "bad-agent"
+        assert "cannot play on 7x6" in refused.value.message and "trained on 4x4 boards" in refused.value.message
+        assert manager.rooms == {}
+        room, _, _ = manager.create({"players": {"A": "human", "B": spec}, "board": "4x4"})  # its own board
+        assert room.seats["B"].spec == spec
+
+    with_manager(store, body, limits=AgentLimits.with_agents(["qlearning"]))

@@ -30,7 +30,8 @@ def test_a_game_can_start_from_a_position_string() -> None:
     settings = GameSettings(board="7x6:aaa", players=("human", "random:seed=1"), first="2", seed=1)
     out, status, keys = game(settings, "d")
     assert status == 0
-    assert "B (black) is player 1 (you)" in out
+    assert "A (white) is player 2 (random:seed=1); B (black) is player 1 (you); B (black) to move." in out
+    assert "moves first" not in out
     assert keys.prompts[0].startswith("B to move")
     abandoned = out.split("The moves so far: ")[1].split()[0]
     assert abandoned.startswith("7x6:aaad") and len(abandoned) == len("7x6:aaad") + 1
@@ -83,6 +84,13 @@ def test_a_bonus_landing_asks_the_person_for_a_ban() -> None:
     out, _, keys = game(settings, "b", "c", "e")
     assert any(p.startswith("Ban column") for p in keys.prompts)
     assert "The moves so far: 5x5/Bb1:b+c" in out
+
+
+def test_the_board_without_colours_has_a_key_to_its_special_cells() -> None:
+    out, _, _ = game(GameSettings(board="7x6/Xg1/Ba1", players=("human", "human"), first="1"), "a+b", "e")
+    assert "X forbidden, * bonus cell, # ban piece" in out
+    out, _, _ = game(GameSettings(board="7x6", players=("human", "human"), first="1"), "e")
+    assert "forbidden" not in out and "bonus cell" not in out
 
 
 def test_the_colour_board_marks_the_forbidden_bonus_ban_and_winning_cells() -> None:

@@ -29,6 +29,7 @@ from c4lab.rules.move import Move
 
 if TYPE_CHECKING:  # pragma: no cover
     from c4lab.rules.position import Position
+    from c4lab.rules.variant import Variant
 
 
 class SpecError(ValueError):
@@ -125,6 +126,13 @@ class Agent(ABC):
 
     def new_game(self) -> None:
         """Forget anything tied to the previous game (trees, histories)."""
+
+    def check_board(self, variant: Variant) -> None:
+        """``ValueError`` that says why, if this agent cannot play on
+        ``variant`` at all (what it learnt is for another board).  The
+        arena, the terminal game and the server's rooms ask before a game,
+        so that such a game is refused with one line, not forfeited at its
+        first move.  By default: every board."""
 
     def prepare(self, start: Position) -> None:
         """Get ready to move on ``start``'s kind of board before any clock

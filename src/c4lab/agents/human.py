@@ -4,7 +4,9 @@ The agent only asks and checks; what the person sees (the board) is the
 interface's business.  Input: a column letter or number, then, when the
 piece lands on the bonus cell, a ban column or Enter to decline; ``e`` or
 ``exit`` quits at any prompt (``QuitGame``), so column e is typed as 5 (the
-prompt says so).  A bad entry is explained and asked again.
+prompt says so).  Where the board has a column e, a lone ``e`` asks first
+(a person who meant the column keeps the game).  A bad entry is explained
+and asked again.
 """
 
 from __future__ import annotations
@@ -52,14 +54,25 @@ class HumanAgent(Agent):
     def is_human(self) -> bool:
         return True
 
-    def _prompt(self, prompt: str) -> str:
+    def _read(self, prompt: str) -> str:
         try:
-            entry = self._ask(prompt)
+            return self._ask(prompt)
         except EOFError:
             raise QuitGame() from None
-        if entry.strip().lower() in QUIT_WORDS:
-            raise QuitGame()
-        return entry
+
+    def _prompt(self, prompt: str, e_is_column: bool) -> str:
+        """The person's entry; ``QuitGame`` for ``exit``, and for ``e``
+        (where ``e_is_column``: once the person confirms)."""
+        while True:
+            entry = self._read(prompt)
+            word = entry.strip().lower()
+            if word not in QUIT_WORDS:
+                return entry
+            if word != "e" or not e_is_column:
+                raise QuitGame()
+            answer = self._read("Leave the game? y leaves; anything else goes on (column e is typed 5): ")
+            if answer.strip().lower() in ("y", "yes"):
+                raise QuitGame()
 
     def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
         return self._ask_move(position), Analysis()
@@ -73,7 +86,7 @@ class HumanAgent(Agent):
         e_note = " (column e: 5)" if variant.width >= 5 else ""
         while True:
             entry = self._prompt(
-                f"{side} to move: column a-{last} or 1-{variant.width}{e_note}, e to exit: "
+                f"{side} to move: column a-{last} or 1-{variant.width}{e_note}, e to exit: ", variant.width >= 5
             )
             col = _read_column(entry, variant.width)
             if col is None:
@@ -101,7 +114,7 @@ class HumanAgent(Agent):
         )
         while True:
             e_note = " (column e: 5)" if 4 in bans else ""
-            entry = self._prompt(f"Ban column ({letters}){e_note}, or Enter to decline: ")
+            entry = self._prompt(f"Ban column ({letters}){e_note}, or Enter to decline: ", 4 in bans)
             if not entry.strip():
                 return options[0]
             col = _read_column(entry, position.variant.width)

@@ -42,7 +42,7 @@ from c4lab.agents.minimax import on_disk as minimax_on_disk
 from c4lab.agents.solver_agent import solved_move
 from c4lab.agents.uct import DEFAULT_ITERATIONS, ENDGAME_CELLS, ENDGAME_NODES, ENDGAME_TABLE, UCTAgent
 from c4lab.agents.uct_search import on_disk as uct_on_disk
-from c4lab.rules import Move, Position
+from c4lab.rules import Move, Position, Variant
 from c4lab.solver.api import compile_search as compile_solver
 from c4lab.solver.database import reaches
 
@@ -166,6 +166,11 @@ class MasterAgent(Agent):
         self.uct.new_game()
         self.minimax.new_game()
 
+    def check_board(self, variant: Variant) -> None:
+        """With a network: ``NetworkError`` unless ``variant`` is its board."""
+        if self.network is not None:
+            self.network.check_board(variant)
+
     def compile_rest(self, start: Position) -> None:
         """minimax and UCT: on the classic opening the warm-up's moves are
         the exact solver's (down to the database) and reach neither, but
@@ -186,8 +191,7 @@ class MasterAgent(Agent):
         search's that chose the move; its ``pv`` always starts with the
         move (a line of a move that was overruled -- ruled out by a proof,
         or not the strongest resistance -- is cut to the move alone)."""
-        if self.network is not None:
-            self.network.check_board(position)
+        self.check_board(position.variant)
         move, analysis = self._search(position, budget)
         if analysis.pv[:1] != (move,):
             analysis = replace(analysis, pv=(move,))

@@ -91,7 +91,7 @@ from c4lab.agents.ntuple_net import (
 )
 from c4lab.agents.ntuple_puct import M_ITER, PROVEN, Tree
 from c4lab.agents.ntuple_puct import run as puct_run
-from c4lab.rules import Move, Position
+from c4lab.rules import Move, Position, Variant
 from c4lab.rules import kernels as K
 
 #: The network shipped in the package, by board.
@@ -403,6 +403,12 @@ class NTupleAgent(Agent):
         self.fallback = fallback  # plays on the boards the network was not trained for (None: an error)
         self._rng = random.Random(seed)
 
+    def check_board(self, variant: Variant) -> None:
+        """``NetworkError`` where the network is for another board and no
+        fallback plays there."""
+        if self.fallback is None:
+            self.network.check_board(variant)
+
     def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
         """The move, and every legal move's value (the network's, or the
         search's at ``depth``), mapped to [0, 1] for the side to move."""
@@ -415,7 +421,7 @@ class NTupleAgent(Agent):
             note = f"no network for the board {position.variant}: {name}'s move"
             return move, Analysis(analysis.moves, analysis.value, analysis.pv, analysis.iterations,
                                   analysis.seconds, note, fallback=self.fallback.spec)
-        net.check_board(position)
+        net.check_board(position.variant)
         if self.search == "puct" or (self.iterations and self.search != "alphabeta"):
             return self._puct(position, budget)
         if self.depth or self.time:

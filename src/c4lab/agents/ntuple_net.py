@@ -608,7 +608,7 @@ class Network:
     def move_values(self, position: Position) -> tuple[list[int], list[float], list[int]]:
         """Every legal move code of ``position``, its value for the side to
         move (+1 a win ... -1 a loss) and the result after it."""
-        self.check_board(position)
+        self.check_board(position.variant)
         geo, st = position.kernel_arrays()
         moves = np.empty(K.MAX_LEGAL, dtype=np.uint8)
         values = np.empty(K.MAX_LEGAL, dtype=np.float64)
@@ -616,10 +616,10 @@ class Network:
         n = move_values(geo, st, *self.arrays(), moves, values, results)  # type: ignore[call-arg]  # numba's Dispatcher type
         return [int(m) for m in moves[:n]], [float(v) for v in values[:n]], [int(r) for r in results[:n]]
 
-    def check_board(self, position: Position) -> None:
-        """``NetworkError`` unless ``position`` is on the network's board."""
-        if position.variant != self.variant:
-            raise NetworkError(f"this network was trained for the board {self.variant}, not {position.variant}")
+    def check_board(self, variant: Variant) -> None:
+        """``NetworkError`` unless ``variant`` is the network's board."""
+        if variant != self.variant:
+            raise NetworkError(f"this network was trained for the board {self.variant}, not {variant}")
 
     # -- the file -------------------------------------------------------------
 

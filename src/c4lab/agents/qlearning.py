@@ -16,7 +16,7 @@ import random
 
 from c4lab.agents.base import Agent, Analysis, Budget, MoveStats, Param, SpecError, register
 from c4lab.agents.qtable import QTable
-from c4lab.rules import Move, Position
+from c4lab.rules import Move, Position, Variant
 from c4lab.rules import kernels as K
 
 
@@ -28,6 +28,10 @@ class QLearningAgent(Agent):
         self._rng = random.Random(seed)
         self.asked = 0  # positions asked about since the agent was made
         self.unknown = 0  # ... of which the table did not know
+
+    def check_board(self, variant: Variant) -> None:
+        """``TableError`` unless ``variant`` is the table's board."""
+        self.table.check_board(variant)
 
     def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
         """The move, and the learnt value of every legal move (or a note that

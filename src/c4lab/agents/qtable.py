@@ -136,14 +136,19 @@ class QTable:
     def __len__(self) -> int:
         return int(self.keys.shape[0])
 
+    def check_board(self, variant: Variant, what: str | None = None) -> None:
+        """``TableError`` unless ``variant`` is the table's board (``what``:
+        the position or board the message names, the board by default)."""
+        if variant != self.variant:
+            raise TableError(
+                f"the Q-table {self.path} was trained on {self.variant.notation} boards; "
+                f"it cannot play {what or variant.notation} (train a table for that board)"
+            )
+
     def lookup(self, position: Position) -> tuple[int, bool]:
         """The row of ``position`` (``-1`` when training never met it) and
         whether that row is stored mirrored."""
-        if position.variant != self.variant:
-            raise TableError(
-                f"the Q-table {self.path} was trained on {self.variant.notation} boards; "
-                f"it cannot play {position.notation} (train a table for that board)"
-            )
+        self.check_board(position.variant, position.notation)
         geo, st = position.kernel_arrays()
         key, mirror = position_keys(geo, st)
         mirrored = self.symmetric and mirror < key

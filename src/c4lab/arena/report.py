@@ -350,10 +350,24 @@ def plot_elo(summary: Summary) -> bytes:
     lows = [s.elo - s.elo_low if math.isfinite(s.elo_low) else 0 for s in shown]
     highs = [s.elo_high - s.elo if math.isfinite(s.elo_high) else 0 for s in shown]
     ax.errorbar(values, range(len(shown)), xerr=[lows, highs], fmt="o", capsize=4)
+    # An interval open on one side (a sweep of one pairing bounds the Elo on one side only): an arrow to
+    # the plot's edge, not a bar that would read as a finite end at the point.
+    left, right = ax.get_xlim()
+    reach = 0.15 * ((right - left) or 100.0)
+    opened = False
+    for row, s in enumerate(shown):
+        for end, edge in ((s.elo_high, right + reach), (s.elo_low, left - reach)):
+            if math.isinf(end):
+                opened = True
+                ax.annotate("", xy=(edge, row), xytext=(s.elo, row),
+                            arrowprops={"arrowstyle": "-|>", "color": "C0", "linewidth": 1.2})
+    if opened:
+        ax.set_xlim(left - reach, right + reach)
     ax.set_yticks(range(len(shown)), labels)
     ax.invert_yaxis()
     ax.axvline(0, color="grey", linewidth=0.8)
-    ax.set_xlabel("Elo against the rest of the field (95% interval)")
+    ax.set_xlabel("Elo against the rest of the field (95% interval"
+                  + ("; an arrow: no end on that side)" if opened else ")"))
     hidden = [s.agent for s in standings if not math.isfinite(s.elo)]
     ax.set_title("Elo" + (f" (not shown, all won or all lost: {', '.join(hidden)})" if hidden else ""))
     data = _figure_png(fig)

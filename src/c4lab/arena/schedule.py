@@ -75,7 +75,13 @@ class ArenaConfig:
                 raise ArenaError(f"--board {self.board!r} is a finished game")
 
     def check_agents(self) -> None:
-        """Build each agent once, so that a bad spec fails before any game."""
+        """Build each agent once, so that a bad spec fails before any game;
+        on a board that every game shares (no random board, no random bonus
+        cell), also one that cannot play there (a network learnt for
+        another board)."""
+        variant = None
+        if self.board != RANDOM and not self.bonus:
+            variant = starting_position(self.board, False, random.Random(0)).variant
         for spec in self.specs:
             try:
                 agent = make_agent(spec)
@@ -83,7 +89,13 @@ class ArenaConfig:
                 raise ArenaError(str(err)) from None
             except Exception as err:  # noqa: BLE001  (any agent that cannot start: a missing package, a bad file)
                 raise ArenaError(f"agent {spec!r} cannot start: {err}") from None
-            agent.close()
+            try:
+                if variant is not None:
+                    agent.check_board(variant)
+            except ValueError as err:
+                raise ArenaError(f"agent {spec!r} cannot play on {variant}: {err}") from None
+            finally:
+                agent.close()
             if agent.is_human:
                 raise ArenaError(f"agent {spec!r} is a human: the arena plays agents only")
 

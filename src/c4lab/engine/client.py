@@ -107,6 +107,23 @@ class EngineIllegalMove(IllegalMoveError, EngineError):
     judged game records it as an ``illegal`` forfeit)."""
 
 
+def _not_a_move(line: str) -> tuple[str, str] | None:
+    """For ``bestmove TOKEN`` whose token is no move of the notation at all
+    (``bestmove z``): the token and why; None for every other line, which
+    the protocol's parser reads.  An engine that answers so has answered
+    (the conversation is in step) with a move it cannot play: the same
+    ``illegal`` as a move the position does not allow, as for an agent in
+    Python."""
+    words = line.split()
+    if len(words) != 2 or words[0] != "bestmove":
+        return None
+    try:
+        Move.parse(words[1])
+    except ValueError as exc:
+        return words[1], str(exc)
+    return None
+
+
 class _Refused(EngineError):
     """The engine answered ``error``: a failure, but the conversation is in
     step (the program is kept)."""
@@ -278,8 +295,8 @@ def stop_all() -> None:
 
 @register(
     "engine",
-    "an external program speaking the c4lab engine protocol (docs/engine-protocol.md); "
-    "cmd= is its command line (no ',' in it: name a script for a longer one)",
+    "an external program speaking the c4lab engine protocol (docs/engine-protocol.md), in the arena and "
+    "`c4lab move`; cmd= is its command line (no ',' in it: name a script for a longer one)",
     [
         Param("cmd", str, None, "the program's command line, split like a shell (shlex); required"),
         Param("name", str, None, "a display name (default: the engine's own 'id name')"),
@@ -513,12 +530,18 @@ class EngineAgent(Agent):
                 self._sync(deadline, allowed, f"with 'position {position.notation}'")
                 process.send(str(go))
                 info = Info()
+                wrong = None
+                chosen: BestMove | None = None
                 while True:
                     line = process.read(deadline, f"'bestmove' for {position.notation}", allowed)
+                    wrong = _not_a_move(line)
+                    if wrong is not None:  # an answer, in step: judged as an illegal move, not a broken line
+                        break
                     reply = self._reply(line, f"'{go}'")
                     if isinstance(reply, Info):
                         info = reply
                     elif isinstance(reply, BestMove):
+                        chosen = reply
                         break
                     elif isinstance(reply, Error):
                         raise _Refused(
@@ -532,7 +555,10 @@ class EngineAgent(Agent):
             except BaseException:  # dead, hung, out of step, or interrupted while it thought:
                 self._abandon()  # a late bestmove would answer the next question
                 raise
-            move = reply.move
+            if chosen is None:
+                assert wrong is not None  # the loop ends on a bestmove, or on one whose token is no move
+                raise EngineIllegalMove(position.notation, wrong[0], f"engine {self.label} chose it: {wrong[1]}")
+            move = chosen.move
             if not position.is_legal(move):
                 legal = " ".join(m.token for m in position.legal_moves())
                 raise EngineIllegalMove(

@@ -160,16 +160,11 @@ is written as CSV, PNG and an HTML page.
 
 from __future__ import annotations
 
-import base64
-import csv
-import html
-import io
 import random
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -180,6 +175,7 @@ from c4lab.agents.ntuple_net import Network
 from c4lab.arena.accuracy import ScoredPosition, measure
 from c4lab.game import play_game
 from c4lab.learning import ntuple_td as T
+from c4lab.learning.ntuple_curve import CurvePoint, write_curve
 from c4lab.rules import Position, Variant
 from c4lab.rules import kernels as K
 
@@ -223,16 +219,6 @@ class Options:
             raise ValueError(f"lambda must be in [0, 1), not {self.lam}")
         if not 0 <= self.average < 1:
             raise ValueError(f"the share of the run to average must be in [0, 1), not {self.average}")
-
-
-@dataclass
-class CurvePoint:
-    """One evaluation of the learning curve."""
-
-    games: int
-    seconds: float
-    accuracy: float | None  # share of value-keeping moves on the probe set
-    scores: dict[str, float] = field(default_factory=dict)  # opponent -> score (draw = 1/2)
 
 
 class Snapshots:
@@ -480,76 +466,6 @@ def score_against(network: Network, opponent: str, games: int, seed: int = 0, pl
         elif (record.result == "A") == as_a:
             total += 1.0
     return total / games
-
-
-# ---------------------------------------------------------------------------
-# The curve: CSV, PNG, HTML
-# ---------------------------------------------------------------------------
-
-
-def write_curve(points: list[CurvePoint], prefix: Path, title: str) -> list[Path]:
-    """``PREFIX.csv``, ``PREFIX.png`` and ``PREFIX.html`` (the page embeds the plot)."""
-    import matplotlib  # lazy: plotting is only for the curve
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    opponents = sorted({o for p in points for o in p.scores})
-    csv_path = prefix.with_name(prefix.name + ".csv")
-    with csv_path.open("w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
-        writer.writerow(["games", "seconds", "accuracy", *(f"score vs {o}" for o in opponents)])
-        for p in points:
-            writer.writerow([p.games, round(p.seconds, 1), "" if p.accuracy is None else round(p.accuracy, 4),
-                             *("" if o not in p.scores else round(p.scores[o], 4) for o in opponents)])
-    fig, ax = plt.subplots(figsize=(8, 4.5), dpi=100)
-    xs = [p.games for p in points if p.accuracy is not None]
-    ax.plot(xs, [p.accuracy for p in points if p.accuracy is not None], marker="o", markersize=3,
-            label="value-keeping moves (probe set, solver)")
-    for o in opponents:
-        pts = [(p.games, p.scores[o]) for p in points if o in p.scores]
-        ax.plot([x for x, _ in pts], [y for _, y in pts], marker="s", markersize=3, linestyle="--",
-                label=f"score vs {o}")
-    ax.set_ylim(-0.02, 1.02)
-    ax.xaxis.set_major_formatter(lambda x, _: f"{x / 1e6:g} M" if abs(x) >= 1e6 else f"{x:,.0f}")
-    ax.set_xlabel("training games")
-    ax.set_ylabel("share")
-    ax.grid(alpha=0.3)
-    ax.set_title(title)
-    ax.legend(loc="lower right", fontsize=8)
-    fig.tight_layout()
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    png = buffer.getvalue()
-    png_path = prefix.with_name(prefix.name + ".png")
-    png_path.write_bytes(png)
-    esc = html.escape
-    head = "".join(f"<th>{esc(c)}</th>" for c in ["games", "seconds", "accuracy", *opponents])
-    rows = "".join(
-        "<tr>" + "".join(f"<td>{esc(c)}</td>" for c in [
-            f"{p.games:,}", f"{p.seconds:.0f}", "" if p.accuracy is None else f"{p.accuracy:.1%}",
-            *("" if o not in p.scores else f"{p.scores[o]:.1%}" for o in opponents)]) + "</tr>"
-        for p in points)
-    page = f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>{esc(title)}</title>
-<style>
-body {{ font-family: system-ui, sans-serif; margin: 2em; color: #222; }}
-table {{ border-collapse: collapse; margin: 1em 0; }}
-th, td {{ border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }}
-img {{ max-width: 100%; }}
-</style></head><body>
-<h1>{esc(title)}</h1>
-<p>Accuracy: the share of probe positions (random plies, only positions where some move changes the
-result, every move scored by the exact solver) where the greedy network keeps the value.
-Scores: wins 1, draws 1/2, from short random openings, each side once.</p>
-<figure><img alt="learning curve" src="data:image/png;base64,{base64.b64encode(png).decode()}"></figure>
-<table><tr>{head}</tr>{rows}</table>
-</body></html>
-"""
-    html_path = prefix.with_name(prefix.name + ".html")
-    html_path.write_text(page, encoding="utf-8")
-    return [csv_path, png_path, html_path]
 
 
 def board_variant(board: str, bonus: bool, seed: int) -> Variant:

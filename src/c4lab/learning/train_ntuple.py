@@ -15,6 +15,7 @@ from typing import Any
 from c4lab.agents.ntuple_net import Network
 from c4lab.learning import ntuple as N
 from c4lab.learning import probes as P
+from c4lab.learning.ntuple_curve import CurvePoint, check_curve, write_csv
 
 #: Games of each curve point against random, normal; hard at the end.
 MATCH_GAMES = {"random": 20, "normal": 10}
@@ -23,6 +24,13 @@ FINAL_GAMES = {"random": 40, "normal": 20, "hard": 20}
 
 def _say(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
+
+
+def _summary(accuracy: float | None, scores: dict[str, float]) -> str:
+    """A curve point in a few words, for the progress bar and the log."""
+    parts = ([f"accuracy {accuracy:.1%}"] if accuracy is not None else []) + [
+        f"{s:.0%} vs {o}" for o, s in scores.items()]
+    return ", ".join(parts)
 
 
 def schedule(last: dict[str, Any], alpha: float | None, alpha_final: float | None, epsilon: float | None,
@@ -73,6 +81,9 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
             option = "--tuples" if tuples is not None else "--length"
             raise ValueError(f"{option} shapes a new network; the one in {resume} keeps its "
                              f"{network.tuples.shape[0]} tuples (grow it with --add-tuples N)")
+        if bonus:
+            raise ValueError(f"--bonus draws the bonus cell of a new network; the one in {resume} keeps its "
+                             f"board, {network.variant}")
         if board is not None and N.board_variant(board, bonus, seed) != network.variant:
             raise ValueError(f"{resume} is a network for the board {network.variant}, not {board}")
         if add_tuples:
@@ -93,8 +104,9 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
         from c4lab.arena.executors import check_ray_address  # lazy: only with a Ray address
 
         check_ray_address(ray_address)  # before anything is labelled or trained
-    trainer = N.Trainer(network, options, workers, seed, executor, ray_address)
     prefix = curve or out.with_name(out.stem + "-curve")
+    earlier = check_curve(prefix, network.games if resume is not None else None)  # the points it goes on from
+    trainer = N.Trainer(network, options, workers, seed, executor, ray_address)
 
     variant = network.variant
     default, plies = P.default_plan(variant)
@@ -132,7 +144,8 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
     # A point of the curve every --eval-every seconds, else every twentieth of the run (in games for --games).
     every = eval_every or (seconds / 20 if seconds else max(1, (games or 0) // 20))
     by_games = eval_every is None and seconds is None
-    points: list[N.CurvePoint] = []
+    points: list[CurvePoint] = list(earlier)
+    since = earlier[-1].seconds if earlier else 0.0  # a resumed run's seconds go on from its curve's
     state: dict[str, Any] = {"next_eval": every, "next_save": checkpoint_minutes * 60, "evals": 0, "last": ""}
 
     def evaluate(final: bool = False) -> None:
@@ -140,11 +153,13 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
         plan = FINAL_GAMES if final else (MATCH_GAMES if state["evals"] % 4 == 0 else {"random": 20})
         scores = {o: N.score_against(network, o, g, seed=state["evals"]) for o, g in plan.items()}
         state["evals"] += 1
-        if final and points and points[-1].games == network.games:
+        if points and points[-1].games == network.games:
+            if not final:  # a resumed run starts where its curve ended: that point stays (with hard)
+                state["last"] = _summary(acc, scores)
+                return
             points.pop()  # the run ended on a point: one row for it, the final one (with hard)
-        points.append(N.CurvePoint(network.games, trainer.seconds, acc, scores))
-        parts = ([f"accuracy {acc:.1%}"] if acc is not None else []) + [f"{s:.0%} vs {o}" for o, s in scores.items()]
-        state["last"] = ", ".join(parts)
+        points.append(CurvePoint(network.games, since + trainer.seconds, acc, scores))
+        state["last"] = _summary(acc, scores)
 
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
@@ -161,6 +176,7 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
                        speed=t.games_per_second, last=state["last"])
             if t.seconds >= state["next_save"]:
                 network.save(out)
+                write_csv(points, prefix)  # the curve so far, with the network it belongs to
                 state["next_save"] += checkpoint_minutes * 60
             now = t.played if by_games else t.seconds
             if now >= state["next_eval"]:

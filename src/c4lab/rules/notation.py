@@ -46,9 +46,11 @@ class _Reader:
         self.text = text
         self.pos = 0
 
-    def fail(self, reason: str, token: str | None = None, index: int | None = None) -> PositionError:
+    def fail(
+        self, reason: str, token: str | None = None, index: int | None = None, move_index: int | None = None
+    ) -> PositionError:
         return PositionError(
-            self.text, reason, token=token, index=self.pos if index is None else index
+            self.text, reason, token=token, index=self.pos if index is None else index, move_index=move_index
         )
 
     def peek(self) -> str:
@@ -180,7 +182,7 @@ def parse_position(text: str) -> ParsedPosition:
             letter = reader.peek()
             if letter not in _LOWER:
                 raise reader.fail(
-                    f"expected a column letter (a move), {reader.found()}", token=letter
+                    f"expected a column letter (a move), {reader.found()}", token=letter, move_index=len(moves)
                 )
             reader.pos += 1
             ban: int | None = None
@@ -192,6 +194,7 @@ def parse_position(text: str) -> ParsedPosition:
                         f"'+' must be followed by a ban column letter, {reader.found()}",
                         token=text[start : reader.pos + 1],
                         index=start,
+                        move_index=len(moves),
                     )
                 reader.pos += 1
                 ban = _LOWER.index(ban_letter)

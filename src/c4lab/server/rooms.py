@@ -33,7 +33,7 @@ from concurrent.futures import Executor
 from typing import Any
 
 from c4lab.agents import make_agent, parse_spec
-from c4lab.rules import IllegalMoveError, Position
+from c4lab.rules import IllegalMoveError, Position, Variant
 from c4lab.rules.setup import starting_position
 from c4lab.server import warmup
 from c4lab.server.errors import (
@@ -157,7 +157,7 @@ class RoomManager:
                 if who == "human":
                     seats[side] = Seat("human", name if name != "Player" else f"Player {side}", token_hash=digest)
                 else:
-                    seats[side] = self._agent_seat(who)
+                    seats[side] = self._agent_seat(who, variant=position.variant)
             held = [side for side in SIDES if seats[side].kind == "human"]
             status = "playing"
         else:
@@ -247,9 +247,10 @@ class RoomManager:
         except ValueError as exc:
             raise RoomError(BAD_BOARD, str(exc)) from None
 
-    def _agent_seat(self, spec: str, stored: bool = False) -> Seat:
+    def _agent_seat(self, spec: str, stored: bool = False, variant: Variant | None = None) -> Seat:
         """An agent's seat, if the server's limits allow ``spec`` (a room
-        ``stored`` under other limits keeps its agent, if still allowed)."""
+        ``stored`` under other limits keeps its agent, if still allowed) and,
+        given the room's ``variant``, the agent can play there."""
         if spec == "human":
             raise AssertionError("not an agent")
         try:
@@ -263,6 +264,12 @@ class RoomManager:
             raise RoomError(BAD_AGENT, str(exc)) from None
         if agent.is_human:
             raise RoomError(BAD_AGENT, f"{spec!r} is not a computer player")
+        if variant is not None:
+            try:
+                agent.check_board(variant)
+            except ValueError as exc:
+                agent.close()
+                raise RoomError(BAD_AGENT, f"{spec!r} cannot play on {variant}: {exc}") from None
         return Seat("agent", spec, spec=spec, agent=agent)
 
     def get(self, code: str) -> Room | None:

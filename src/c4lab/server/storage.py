@@ -394,7 +394,8 @@ def read_games(path: str | Path, limit: int | None = None) -> list[GameRow]:
     missing file is a :class:`StorageError`.  It reads beside a running
     server (no lock file is taken)."""
     if not Path(path).is_file():
-        raise StorageError(f"no game database at {path} (`c4lab play` and `c4lab serve` make one)")
+        raise StorageError(f"no game database at {path} (`c4lab play` in the browser and `c4lab serve` make one; "
+                           "the terminal game does not)")
     store = GameStore(path, exclusive=False)
     try:
         return store.all(limit)

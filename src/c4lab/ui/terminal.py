@@ -132,6 +132,18 @@ def scores_line(position: Position, columns: list[dict[str, Any]]) -> str:
     )
 
 
+def plain_legend(position: Position) -> str:
+    """The key to ``Position.render``'s symbols other than the pieces, for
+    the board without colours: what a board with such cells shows (empty
+    where it has none)."""
+    parts = []
+    if position.variant.forbidden:
+        parts.append("X forbidden")
+    if position.variant.bonus is not None:
+        parts += ["* bonus cell", "# ban piece"]
+    return "   " + ", ".join(parts) if parts else ""
+
+
 def legend(position: Position) -> Text:
     text = Text()
     for key, label in (("A", "A"), ("B", "B"), ("forbidden", "forbidden"), ("bonus", "bonus"), ("ban", "ban")):
@@ -231,6 +243,9 @@ class TerminalGame:
             if note:
                 self.say(note)
             self.console.print(position.render(), highlight=False, markup=False)
+            key = plain_legend(position)
+            if key:
+                self.say(key)
         if scores:
             self.say(scores_line(position, scores))
 
@@ -262,14 +277,22 @@ class TerminalGame:
     def play_one(self, number: int) -> bool:
         """One game; False if a person quit in the middle."""
         start = starting_position(self.settings.board, self.settings.bonus, self.rng)
+        for agent in self.players:  # one that cannot play on this board: refused before the board is drawn
+            agent.check_board(start.variant)
         first = self.settings.first
         a_index = self.rng.randrange(2) if first == "random" else int(first) - 1
         by_side = {"A": a_index, "B": 1 - a_index}
-        header = (
-            f"Game {number} on {start.notation}: "
-            f"{SIDE_NAMES['A']} is {self.labels[by_side['A']]} and moves first; "
-            f"{SIDE_NAMES['B']} is {self.labels[by_side['B']]}."
-        )
+        if start.ply:  # a game from a position with moves: who is to move there, not who moved first
+            header = (
+                f"Game {number} on {start.notation}: {SIDE_NAMES['A']} is {self.labels[by_side['A']]}; "
+                f"{SIDE_NAMES['B']} is {self.labels[by_side['B']]}; {SIDE_NAMES[start.to_move or 'A']} to move."
+            )
+        else:
+            header = (
+                f"Game {number} on {start.notation}: "
+                f"{SIDE_NAMES['A']} is {self.labels[by_side['A']]} and moves first; "
+                f"{SIDE_NAMES['B']} is {self.labels[by_side['B']]}."
+            )
         if not self.color:
             self.say("\n" + header)
         delay = self.settings.delay

@@ -1,0 +1,175 @@
+"""The learning curve of ``c4lab train ntuple``: its points, and its three
+files, ``PREFIX.csv`` (the data, which a resumed run reads back and goes
+on from), ``PREFIX.png`` and ``PREFIX.html`` (drawn from the CSV's points).
+
+The CSV is written whole to a temporary file and renamed at each
+checkpoint and at the end, so a run killed at any moment leaves the curve
+of its last checkpoint; a run never overwrites another run's curve (the
+command refuses it before training: :func:`check_curve`).
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import html
+import io
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SUFFIXES = (".csv", ".png", ".html")
+_FIXED = ["games", "seconds", "accuracy"]
+_SCORE = "score vs "
+
+
+@dataclass
+class CurvePoint:
+    """One evaluation of the learning curve."""
+
+    games: int
+    seconds: float
+    accuracy: float | None  # share of value-keeping moves on the probe set
+    scores: dict[str, float] = field(default_factory=dict)  # opponent -> score (draw = 1/2)
+
+
+def curve_paths(prefix: Path) -> tuple[Path, Path, Path]:
+    """The CSV, PNG and HTML files of the curve ``prefix``."""
+    return tuple(prefix.with_name(prefix.name + suffix) for suffix in SUFFIXES)  # type: ignore[return-value]
+
+
+def write_csv(points: list[CurvePoint], prefix: Path) -> Path:
+    """``PREFIX.csv``: a row a point, written to a temporary file and
+    renamed (a run stopped at any moment leaves the whole file of the last
+    write); its path."""
+    opponents = sorted({o for p in points for o in p.scores})
+    path = curve_paths(prefix)[0]
+    partial = path.with_name(path.name + ".partial")
+    with partial.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow([*_FIXED, *(_SCORE + o for o in opponents)])
+        for p in points:
+            writer.writerow([p.games, round(p.seconds, 1), "" if p.accuracy is None else round(p.accuracy, 4),
+                             *("" if o not in p.scores else round(p.scores[o], 4) for o in opponents)])
+    os.replace(partial, path)
+    return path
+
+
+def read_curve(path: Path) -> list[CurvePoint]:
+    """The points of a curve's CSV (:func:`write_csv`); ``ValueError`` that
+    names the file and the line where it is not one."""
+
+    def number(text: str, line: int, column: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value):
+            raise ValueError(f"{path}:{line}: {column} is not a number: {text!r} (not a learning curve of "
+                             "`c4lab train ntuple`)")
+        return value
+
+    try:
+        with path.open(newline="", encoding="utf-8") as f:
+            rows = list(csv.reader(f))
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise ValueError(f"{path}: cannot read it as a learning curve: {exc}") from None
+    if not rows or rows[0][:3] != _FIXED or not all(c.startswith(_SCORE) for c in rows[0][3:]):
+        raise ValueError(f"{path}:1: not the header of a learning curve of `c4lab train ntuple` "
+                         f"({', '.join(_FIXED)}, then 'score vs ...' columns)")
+    header = rows[0]
+    points: list[CurvePoint] = []
+    for line, row in enumerate(rows[1:], start=2):
+        if len(row) != len(header):
+            raise ValueError(f"{path}:{line}: {len(row)} fields where the header has {len(header)}")
+        games = number(row[0], line, "games")
+        if games < 0 or games != int(games) or (points and games < points[-1].games):
+            raise ValueError(f"{path}:{line}: games must be a whole number, not less than the line before's")
+        scores = {c[len(_SCORE):]: number(v, line, c) for c, v in zip(header[3:], row[3:]) if v != ""}
+        accuracy = number(row[2], line, "accuracy") if row[2] != "" else None
+        points.append(CurvePoint(int(games), number(row[1], line, "seconds"), accuracy, scores))
+    return points
+
+
+def check_curve(prefix: Path, games: int | None) -> list[CurvePoint]:
+    """Before a run: the points it goes on from.  A new run (``games``
+    None) finds none of the curve's files, else ``ValueError`` (a run never
+    overwrites another's curve); a run that resumes a network of ``games``
+    games goes on from its CSV where there is one (read by
+    :func:`read_curve`), whose last point must not be past the network, and
+    otherwise finds none of the three files either."""
+    paths = curve_paths(prefix)
+    there = [p for p in paths if p.exists()]
+    if games is not None and paths[0].exists():
+        points = read_curve(paths[0])
+        if points and points[-1].games > games:
+            raise ValueError(f"{paths[0]} is the curve of another run (its last point is at {points[-1].games:,} "
+                             f"games, the network has {games:,}): choose another --curve")
+        return points
+    if there:
+        hint = " (or --resume the network it belongs to)" if games is None else ""
+        raise ValueError(f"{there[0]} exists: choose another --curve{hint}; a run never overwrites a curve")
+    return []
+
+
+def write_curve(points: list[CurvePoint], prefix: Path, title: str) -> list[Path]:
+    """``PREFIX.csv``, ``PREFIX.png`` and ``PREFIX.html`` (the page embeds
+    the plot); their paths."""
+    import matplotlib  # lazy: plotting is only for the curve
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    opponents = sorted({o for p in points for o in p.scores})
+    csv_path = write_csv(points, prefix)
+    fig, ax = plt.subplots(figsize=(8, 4.5), dpi=100)
+    xs = [p.games for p in points if p.accuracy is not None]
+    ax.plot(xs, [p.accuracy for p in points if p.accuracy is not None], marker="o", markersize=3,
+            label="value-keeping moves (probe set, solver)")
+    for o in opponents:
+        pts = [(p.games, p.scores[o]) for p in points if o in p.scores]
+        ax.plot([x for x, _ in pts], [y for _, y in pts], marker="s", markersize=3, linestyle="--",
+                label=f"score vs {o}")
+    ax.set_ylim(-0.02, 1.02)
+    ax.xaxis.set_major_formatter(lambda x, _: f"{x / 1e6:g} M" if abs(x) >= 1e6 else f"{x:,.0f}")
+    ax.set_xlabel("training games")
+    ax.set_ylabel("share")
+    ax.grid(alpha=0.3)
+    ax.set_title(title)
+    ax.legend(loc="lower right", fontsize=8)
+    fig.tight_layout()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    png = buffer.getvalue()
+    _, png_path, html_path = curve_paths(prefix)
+    png_path.write_bytes(png)
+    esc = html.escape
+    head = "".join(f"<th>{esc(c)}</th>" for c in ["games", "seconds", "accuracy", *opponents])
+    rows = "".join(
+        "<tr>" + "".join(f"<td>{esc(c)}</td>" for c in [
+            f"{p.games:,}", f"{p.seconds:.0f}", "" if p.accuracy is None else f"{p.accuracy:.1%}",
+            *("" if o not in p.scores else f"{p.scores[o]:.1%}" for o in opponents)]) + "</tr>"
+        for p in points)
+    page = f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{esc(title)}</title>
+<style>
+body {{ font-family: system-ui, sans-serif; margin: 2em; color: #222; }}
+table {{ border-collapse: collapse; margin: 1em 0; }}
+th, td {{ border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }}
+img {{ max-width: 100%; }}
+</style></head><body>
+<h1>{esc(title)}</h1>
+<p>Accuracy: the share of probe positions (random plies, only positions where some move changes the
+result, every move scored by the exact solver) where the greedy network keeps the value.
+Scores: wins 1, draws 1/2, from short random openings, each side once.</p>
+<figure><img alt="learning curve" src="data:image/png;base64,{base64.b64encode(png).decode()}"></figure>
+<table><tr>{head}</tr>{rows}</table>
+</body></html>
+"""
+    html_path.write_text(page, encoding="utf-8")
+    return [csv_path, png_path, html_path]
+
+
+__all__ = ["CurvePoint", "check_curve", "curve_paths", "read_curve", "write_csv", "write_curve"]
