@@ -196,6 +196,10 @@ def test_a_bad_position_in_the_link_is_one_line_and_makes_no_room(server, new_pa
         assert db.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 0
     page.goto(server.url + "/analyse")
     expect(page.locator("#missing-text")).to_contain_text("names no position")
+    page.goto(server.url + "/analyse?position=9x8/Xd3/Bb1:b+")  # typed by hand: its "+" at the very end
+    expect(page.locator("#missing-text")).to_contain_text("'+' must be followed by a ban column letter")
+    with sqlite3.connect(server.db_path) as db:
+        assert db.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 0
 
 
 def test_a_finished_games_replay_links_its_position_to_the_analysis_board(server, new_page):
@@ -228,8 +232,20 @@ def test_the_new_game_form_and_the_switch_in_a_game(server, new_page):
     expect(page.locator("#board .col-note")).to_have_count(0)
     page.locator("#analysis-toggle").check()
     assert wait_notes(page, "7x6:dd", 7) == exact_columns("7x6:dd")
+    expect(page.locator("#resign")).to_be_visible()  # still a game: the person may resign with the scores on
     page.locator("#analysis-toggle").uncheck()
     expect(page.locator("#board .col-note")).to_have_count(0)
+
+
+def test_a_tall_board_keeps_its_bottom_row_and_its_controls_in_view_on_a_phone(server, new_page):
+    page = new_page(390, 844)
+    page.goto(server.url + "/analyse?position=4x12")
+    wait_notes(page, "4x12", 4)
+    board = page.locator("#board").bounding_box()
+    assert board is not None and board["y"] + board["height"] <= 844, f"the board ends at {board}"
+    for control in ("#undo", "#redo", "#analysis-toggle"):
+        box = page.locator(control).bounding_box()
+        assert box is not None and box["y"] + box["height"] <= 844, f"{control}: {box}"
 
 
 @pytest.mark.parametrize("board_size", ["4x4", "12x12", "12x4"])

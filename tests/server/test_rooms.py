@@ -264,7 +264,11 @@ def test_an_analysis_board_is_two_people_who_can_take_back_every_move(store: Fai
         room, conn = await seated(manager, {"board": "5x4/Bc2:c", "analysis": True})
         assert [room.seats[s].kind for s in "AB"] == ["human", "human"] and room.start_ply == 0
         await manager.handle(room, conn, {"type": "move", "move": "c+a"})
-        await manager.handle(room, conn, {"type": "hint"})
+        await manager.handle(room, conn, {"type": "hint"})  # worked out in a task: the undo below does not wait
+        for _ in range(500):
+            if conn.of_type("hint"):
+                break
+            await asyncio.sleep(0.01)
         assert conn.of_type("hint")[-1]["position"] == "5x4/Bc2:cc+a"  # the hint names its position
         for expected in ("5x4/Bc2:c", "5x4/Bc2"):  # the pasted move too
             await manager.handle(room, conn, {"type": "undo"})
@@ -371,11 +375,13 @@ def test_a_rematch_declined_or_withdrawn_changes_nothing_but_the_offer(store: Fa
         await refused(manager, room, guest, "decline", "not-allowed")  # nothing to decline
         await manager.handle(room, guest, {"type": "rematch", "action": "offer"})
         await manager.handle(room, guest, {"type": "rematch", "action": "decline"})  # taken back
-        assert guest.of_type("rematch")[-1]["event"] == "withdrawn" and room.rematch is None
+        assert guest.of_type("rematch")[-1] == {"type": "rematch", "event": "withdrawn", "seat": "B"}
+        assert room.rematch is None
         # offered, then whoever offered leaves: the offer goes with them
         await manager.handle(room, guest, {"type": "rematch", "action": "offer"})
         await manager.disconnect(room, guest)
-        assert room.rematch is None and host.of_type("rematch")[-1]["event"] == "withdrawn"
+        assert room.rematch is None  # the page then says that B left, not that B took the offer back
+        assert host.of_type("rematch")[-1] == {"type": "rematch", "event": "withdrawn", "seat": "B", "left": True}
         await refused(manager, room, host, "accept", "not-allowed")
         # both offering is both accepting
         await manager.handle(room, host, {"type": "rematch", "action": "offer"})

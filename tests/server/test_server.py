@@ -871,3 +871,20 @@ def test_a_review_off_the_classic_board_keeps_to_its_time_budget() -> None:
     assert verdict(3, 3, {"a": 1, "b": 3}) == "best"
     assert verdict(None, 1, {"a": 1, "b": None}) == "unknown"
     assert verdict(2, None, {"a": None, "b": 2}) == "unknown"
+
+
+def test_a_win_at_once_is_exact_and_the_positions_score_where_nothing_else_was_solved() -> None:
+    """On a large board the solver may settle nothing in time; a move that
+    wins at once is worth the most any move can be (RULES.md), so it is the
+    position's score, and the review's verdict on it is known."""
+    from c4lab.server.review import move_scores, position_score, review_game
+
+    before = Position.parse("9x8/Xd3:cebaegbfh")  # B's d wins at once
+    scores = move_scores(before, 1e-6)
+    assert scores["d"] == (before.empty_cells + 1) // 2 == 31
+    assert position_score(before, scores) == 31
+    assert position_score(before, {"a": 30, "b": None}) == 30  # (E - 1) // 2: no other move can be worth more
+    assert position_score(before, {"a": 29, "b": None}) is None
+    assert position_score(before, {"a": -3, "b": 0}) == 0  # all known
+    last = review_game(before.play("d"), start_ply=9, per_position=1e-6, total=5)["entries"][-1]
+    assert (last["move"], last["before"], last["played"], last["verdict"]) == ("d", 31, 31, "best")

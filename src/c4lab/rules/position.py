@@ -11,7 +11,7 @@ the bonus, wins, draws, legality) is answered by ``c4lab.rules.kernels``.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any, Literal
 
 import numpy as np
@@ -351,6 +351,26 @@ class Position:
     def kernel_arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """The read-only ``(geometry, state)`` arrays for kernel calls."""
         return _tables(self._variant)[0], self._state
+
+
+@cache
+def load_kernels() -> None:
+    """Every kernel that ``Position``'s methods call, compiled (the first
+    start after an install) or loaded from numba's cache, in this thread.
+
+    A server's threads that may compile an agent call it first: numba
+    compiles under one lock a process, so a request that met a kernel for
+    the first time while an agent compiled in another thread waited for the
+    whole of that compiling (on a first start the page of a game whose
+    ``master`` moved first showed "Connecting..." for 6 s, its state
+    waiting for ``win_line``).  Once a process: a thread that finds it done
+    goes on at once."""
+    won = Position.parse("5x5/Bb1:b+eacacac").play("a")  # a ban, then a win
+    for position in (won, Position.parse("4x4/Xa1:b")):
+        position.to_dict()
+        position.is_legal("b")
+        position.describe()
+    Position.parse("5x5/Bb1").play("b+c", "d")
 
 
 def _as_move(move: Move | str) -> Move:

@@ -25,6 +25,7 @@ from starlette.websockets import WebSocketDisconnect
 from c4lab.agents import agent_infos
 from c4lab.agents.catalogue import catalogue
 from c4lab.rules import Position, Variant
+from c4lab.rules.position import load_kernels
 from c4lab.server.errors import BAD_TOKEN, NOT_ALLOWED, RATE_LIMITED, STORAGE_FAILED, UNKNOWN_ROOM, RoomError
 from c4lab.server.guard import (
     UNLIMITED,
@@ -159,7 +160,10 @@ def create_app(
     of several servers behind a proxy that routes by code)."""
     limits = limits or AgentLimits()
     threads = agent_workers or limits.threads
-    executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="c4lab-agent")
+    # Each thread of the pool loads the rules' kernels before its first task (an agent's move or warm-up,
+    # a hint, a review), so that no request of the event loop waits for numba's compiler lock while an
+    # agent compiles (``load_kernels``).
+    executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="c4lab-agent", initializer=load_kernels)
     manager = RoomManager(
         store, executor, forfeit_after=forfeit_after, hint_spec=hint_spec, limits=limits, idle_after=idle_after,
         room_prefix=room_prefix,

@@ -34,6 +34,7 @@ from typing import Any
 
 from c4lab.agents import make_agent, parse_spec
 from c4lab.rules import IllegalMoveError, Position, Variant
+from c4lab.rules.position import load_kernels
 from c4lab.rules.setup import starting_position
 from c4lab.server import warmup
 from c4lab.server.errors import (
@@ -217,6 +218,7 @@ class RoomManager:
             return None
 
         def run() -> None:
+            load_kernels()  # the rules' first, as the pool's threads do (the app's executor)
             for spec, start in todo:
                 if self._closing.is_set():
                     return
@@ -413,9 +415,10 @@ class RoomManager:
         """Register ``conn`` for the seats of ``token`` (none: a spectator)."""
         async with room.lock:
             seats = room.seats_of(token)
-            if token and not seats:
-                raise RoomError(BAD_TOKEN, "this token holds no seat of this room; you are watching")
             old = room.connections.get(conn, set())
+            if token and not seats:  # the connection keeps what it had
+                kept = f"this connection keeps seat {' and '.join(sorted(old))}" if old else "you are watching"
+                raise RoomError(BAD_TOKEN, f"this token holds no seat of this room; {kept}")
             for side in old - seats:
                 self.presence.leave(room, side)
             came_back = False
@@ -428,7 +431,7 @@ class RoomManager:
             if came_back and room.mode == "online" and room.status in OPEN:
                 self.save_presence(room)  # a restart must not count them absent since before
         if withdrawn:
-            await self.broadcast(room, {"type": "rematch", "event": "withdrawn", "seat": withdrawn})
+            await self.broadcast(room, {"type": "rematch", "event": "withdrawn", "seat": withdrawn, "left": True})
         await self.broadcast(room)
         return seats
 
@@ -443,7 +446,7 @@ class RoomManager:
                 # the room; ``get`` loads it again when someone comes back.
                 self.rooms.pop(room.code, None)
         if withdrawn:
-            await self.broadcast(room, {"type": "rematch", "event": "withdrawn", "seat": withdrawn})
+            await self.broadcast(room, {"type": "rematch", "event": "withdrawn", "seat": withdrawn, "left": True})
         if seats or room.connections:  # a player left, or a spectator: the others see the count
             await self.broadcast(room)
 
@@ -485,7 +488,7 @@ class RoomManager:
         elif kind == "undo":
             await self._undo(room, seats)
         elif kind == "hint":
-            await self._hint(room, conn)
+            self._ask_hint(room, conn)
         elif kind == "review":
             await conn.send_json({"type": "review", **await self.reviewer.review(self._finished(room).position)})
         elif kind == "resign":
@@ -632,14 +635,28 @@ class RoomManager:
                 self.store.save(room.row())
         await self.broadcast(room)
 
-    async def _hint(self, room: Room, conn: Connection) -> None:
+    def _ask_hint(self, room: Room, conn: Connection) -> None:
+        """A hint for ``conn``, worked out in a task of its own: the
+        connection's next messages (a move, an undo: the analysis board
+        sends one after each) are handled meanwhile, not after it (they
+        waited a second each on large boards).  The answer names the
+        position it is for; the page asks again for the one on screen."""
         if room.mode != "local":
             raise RoomError(NOT_ALLOWED, "hints are for local games only")
         if room.status != "playing" or room.position.is_over:
             raise RoomError(GAME_OVER, "the game is over")
-        async with room.work:  # one thread a room at most
-            answer = await self.reviewer.hint(room.position)
-        await conn.send_json({"type": "hint", **answer})
+        self.spawn(self._hint(room, conn, room.position))
+
+    async def _hint(self, room: Room, conn: Connection, position: Position) -> None:
+        try:
+            async with room.work:  # one thread a room at most
+                answer = await self.reviewer.hint(position)
+            await conn.send_json({"type": "hint", **answer})
+        except RoomError as exc:
+            with contextlib.suppress(Exception):  # the connection may have closed meanwhile
+                await conn.send_json(exc.frame())
+        except Exception:  # the task's end: logged, as the WebSocket's handler would have
+            log.exception("the hint for room %s failed", room.code)
 
     async def review(self, code: str) -> dict[str, Any] | None:
         """The review of the finished game ``code`` (``docs/protocol.md``;

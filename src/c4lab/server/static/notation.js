@@ -20,7 +20,8 @@ export function parseCell(name) {
  * has no spaces and its bonus moves are written with "+" ("b+ac"): a link
  * typed by hand with a literal "+" means that "+", not a space. */
 export function positionParam(params, name) {
-  return (params.get(name) || "").trim().replace(/ /g, "+");
+  // spaces back to "+" first: a "+" at the very end (a bad position) must not be trimmed away as a space
+  return (params.get(name) || "").replace(/ /g, "+").trim();
 }
 
 /** The move tokens of a position string ("7x6:dd+ac" -> ["d", "d+a", "c"]). */

@@ -257,7 +257,10 @@ function onRematch(message) {
   const who = room ? seatLabel(room, message.seat) : `Player ${message.seat}`;
   const me = R.you.includes(message.seat);
   if (message.event === "declined" && !me) say(`${who} declined the rematch.`, "info");
-  if (message.event === "withdrawn" && !me) say(`${who} took back the offer of a rematch.`, "info");
+  if (message.event === "withdrawn" && !me) {
+    say(message.left ? `${who} left the room: no rematch unless they come back.`
+      : `${who} took back the offer of a rematch.`, "info");
+  }
   if (message.event === "accepted") {
     say("Rematch: a new game in this room, the sides swapped. The last game stays under \"Earlier games\".", "info");
   }

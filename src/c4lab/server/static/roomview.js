@@ -234,7 +234,9 @@ export function renderControls() {
   review.disabled = R.reviewWaiting;
   setText(review.querySelector(".label"), R.reviewWaiting ? "Reviewing…" : "Review");
   const resign = $("resign");
-  resign.hidden = !R.you.length || room.status !== "playing" || R.analysing;
+  // the analysis switch in a game against the computer keeps Resign (an analysis board, two people: none)
+  const againstComputer = Object.values(room.seats).some((seat) => seat.kind === "agent");
+  resign.hidden = !R.you.length || room.status !== "playing" || (R.analysing && !againstComputer);
   resign.disabled = room.status !== "playing";
   if (!R.resignArmed) resign.classList.remove("armed");
   renderRematch(room);
@@ -263,8 +265,10 @@ function renderRematch(room) {
   if (offered) {
     const by = seatLabel(room, offered);
     const side = R.you.length ? (R.you.includes("A") ? "B" : "A") : null; // a rematch swaps the sides
+    const them = OTHER_SIDE[offered];
+    const away = room.seats[them].connected ? "" : ", who has left the room, to come back and";
     setText($("rematch-text"), mine
-      ? `You offered a rematch (the sides swapped): waiting for ${seatLabel(room, OTHER_SIDE[offered])} to accept.`
+      ? `You offered a rematch (the sides swapped): waiting for ${seatLabel(room, them)}${away} to accept.`
       : side
         ? `${by} offers a rematch in this room: you would play ${COLOUR[side].toLowerCase()}.`
         : `${by} offers a rematch in this room.`);
