@@ -472,7 +472,7 @@ def play(
         if spec != "human":
             try:  # the page would only refuse it when the game starts
                 agent = make_agent(spec)
-                if not bonus:  # the board every game of the form starts on (a random bonus cell: not known yet)
+                if not bonus and board != "random":  # the board of every game (else drawn for each game)
                     agent.check_board(start.variant)
             except ValueError as exc:
                 raise click.BadParameter(str(exc), param_hint=option) from None

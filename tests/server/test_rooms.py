@@ -506,3 +506,51 @@ def test_an_agent_that_cannot_play_on_the_rooms_board_is_refused_when_the_room_i
         assert room.seats["B"].spec == spec
 
     with_manager(store, body, limits=AgentLimits.with_agents(["qlearning"]))
+
+
+async def answered(conn: FakeConnection, count: int, kinds: tuple[str, ...] = ("hint", "error")) -> list[dict[str, Any]]:
+    """The first ``count`` hint answers (hints or error frames) ``conn`` got, waiting for them."""
+    for _ in range(500):
+        got = [m for m in conn.sent if m["type"] in kinds]
+        if len(got) >= count:
+            return got
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"only {conn.sent}")
+
+
+def test_hints_are_answered_in_turn_one_waiting_at_most_and_a_failure_is_an_error_frame(
+    store: FailingStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked: list[str] = []
+
+    async def body(manager: RoomManager) -> None:
+        room, conn = await seated(manager, {"board": "5x4", "analysis": True})
+
+        async def slow_hint(position: Position) -> dict[str, Any]:
+            asked.append(position.notation)
+            await asyncio.sleep(0.05)
+            if position.ply == 2:
+                raise RuntimeError("the solver ran out of memory")
+            return {"position": position.notation, "move": "a"}
+
+        monkeypatch.setattr(manager.reviewer, "hint", slow_hint)
+        for _ in range(5):  # asked faster than answered: one at work, one waiting, the rest dropped
+            await manager.handle(room, conn, {"type": "hint"})
+        await asyncio.sleep(0.01)  # the first is at work
+        await manager.handle(room, conn, {"type": "move", "move": "c"})  # not held up by the hints
+        assert room.position.notation == "5x4:c"
+        first, second = await answered(conn, 2)
+        assert (first["position"], second["position"]) == ("5x4", "5x4:c")  # each for the position when it starts
+        await asyncio.sleep(0.2)
+        assert asked == ["5x4", "5x4:c"]
+        await manager.handle(room, conn, {"type": "move", "move": "c"})
+        await manager.handle(room, conn, {"type": "hint"})
+        failed = (await answered(conn, 3))[-1]
+        assert failed["type"] == "error" and failed["code"] == "review-failed"
+        assert "the solver ran out of memory" in failed["message"]
+        await manager.handle(room, conn, {"type": "hint"})
+        await manager.disconnect(room, conn)  # gone before its hint: nothing is worked out or sent
+        await asyncio.sleep(0.2)
+        assert asked == ["5x4", "5x4:c", "5x4:cc"] and len(conn.of_type("hint")) == 2
+
+    with_manager(store, body)

@@ -110,3 +110,11 @@ def test_the_tui_opens_a_finished_game_to_step_back_through_it_where_play_refuse
     assert "The game is over" in text and f"Scores for A (white), to move: {written(exact('7x6:ababab'))}" in text
     refused = CliRunner().invoke(main, ["play", "--tui", "--board", "7x6:abababa"])
     assert refused.exit_code == 2 and "the game is over in 7x6:abababa" in refused.output
+
+
+def test_a_lone_e_on_the_analysis_board_asks_before_it_leaves_as_in_a_game() -> None:
+    status, text = analysis_tui("7x6:dd", "e", "n", "c", "e", "y")
+    assert status == 0
+    assert "7x6:ddc" in text  # "n" went on: the move c was played, then "y" left
+    status, text = analysis_tui("4x4", "e")  # no column e there: e leaves at once
+    assert status == 0

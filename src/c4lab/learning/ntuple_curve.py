@@ -46,13 +46,17 @@ def write_csv(points: list[CurvePoint], prefix: Path) -> Path:
     opponents = sorted({o for p in points for o in p.scores})
     path = curve_paths(prefix)[0]
     partial = path.with_name(path.name + ".partial")
-    with partial.open("w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
-        writer.writerow([*_FIXED, *(_SCORE + o for o in opponents)])
-        for p in points:
-            writer.writerow([p.games, round(p.seconds, 1), "" if p.accuracy is None else round(p.accuracy, 4),
-                             *("" if o not in p.scores else round(p.scores[o], 4) for o in opponents)])
-    os.replace(partial, path)
+    try:
+        with partial.open("w", newline="", encoding="utf-8") as f:
+            writer = csv.writer(f)
+            writer.writerow([*_FIXED, *(_SCORE + o for o in opponents)])
+            for p in points:
+                writer.writerow([p.games, round(p.seconds, 1), "" if p.accuracy is None else round(p.accuracy, 4),
+                                 *("" if o not in p.scores else round(p.scores[o], 4) for o in opponents)])
+        os.replace(partial, path)
+    except BaseException:
+        partial.unlink(missing_ok=True)  # a full disk (or Ctrl-C) leaves no half-written file behind
+        raise
     return path
 
 

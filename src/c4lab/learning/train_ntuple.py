@@ -176,7 +176,10 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
                        speed=t.games_per_second, last=state["last"])
             if t.seconds >= state["next_save"]:
                 network.save(out)
-                write_csv(points, prefix)  # the curve so far, with the network it belongs to
+                try:  # the curve so far, with the network it belongs to (written whole again at the end)
+                    write_csv(points, prefix)
+                except OSError as exc:
+                    _say(f"the curve could not be written at the checkpoint ({exc}); training goes on")
                 state["next_save"] += checkpoint_minutes * 60
             now = t.played if by_games else t.seconds
             if now >= state["next_eval"]:

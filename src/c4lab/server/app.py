@@ -109,6 +109,16 @@ class SocketConnection:
             await self.socket.send_text(text)
 
 
+def _load_kernels() -> None:
+    """``load_kernels`` as the pool's initializer: a failure is logged, not
+    raised (a pool whose initializer raised would refuse every later task:
+    every move, hint and review of the server)."""
+    try:
+        load_kernels()
+    except Exception:
+        logging.getLogger(__name__).exception("the rules' kernels could not be loaded ahead")
+
+
 def link_to(request: Request, code: str) -> str:
     """The room's address on the host the request reached (its Host header),
     not the address the server listens on (0.0.0.0 or 127.0.0.1)."""
@@ -163,7 +173,7 @@ def create_app(
     # Each thread of the pool loads the rules' kernels before its first task (an agent's move or warm-up,
     # a hint, a review), so that no request of the event loop waits for numba's compiler lock while an
     # agent compiles (``load_kernels``).
-    executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="c4lab-agent", initializer=load_kernels)
+    executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="c4lab-agent", initializer=_load_kernels)
     manager = RoomManager(
         store, executor, forfeit_after=forfeit_after, hint_spec=hint_spec, limits=limits, idle_after=idle_after,
         room_prefix=room_prefix,

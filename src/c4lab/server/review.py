@@ -71,20 +71,15 @@ def move_scores(position: Position, timeout: float, solver: Solver | None = None
     solver = solver or Solver(TABLE_SIZE)
     warm_up(solver, position)
     scores = solver.analyse(position, timeout=max(timeout, 1e-3))
-    out = {move.token: score for move, score in scores.items()}
-    win = (position.empty_cells + 1) // 2  # a win at once: RULES.md's score, the most any move is worth
-    for token, score in out.items():
-        if score is None and position.play(token).result == position.to_move:
-            out[token] = win  # exact without a search, whatever the solver had time for
-    return out
+    return {move.token: score for move, score in scores.items()}
 
 
 def position_score(position: Position, scores: dict[str, int | None]) -> int | None:
     """The exact score of ``position`` from its moves' ``scores`` (None:
     not solved): the best of them when every one is known, and also when
     the best known one is worth at least what any other move could be
-    (only a win at once, which :func:`move_scores` always knows, is worth
-    more than ``(E - 1) // 2``: the mover's next stone at the soonest).  On
+    (only a win at once, which the solver always scores, is worth more
+    than ``(E - 1) // 2``: the mover's next stone at the soonest).  On
     a large board the solver often settles only the winning move of the
     game's last position; without this rule that move was "unknown"."""
     known = [v for v in scores.values() if v is not None]

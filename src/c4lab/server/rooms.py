@@ -48,6 +48,7 @@ from c4lab.server.errors import (
     NOT_YOUR_SEAT,
     NOT_YOUR_TURN,
     OVER_LIMIT,
+    REVIEW_FAILED,
     ROOM_FULL,
     STORAGE_FAILED,
     RoomError,
@@ -74,6 +75,14 @@ from c4lab.server.room import (
 from c4lab.server.storage import GameStore, StorageError
 
 log = logging.getLogger(__name__)
+
+
+async def _tell(conn: Connection, data: dict[str, Any]) -> None:
+    """Send ``data`` to ``conn`` if it is still open (a page closed meanwhile: nothing to do)."""
+    try:
+        await conn.send_json(data)
+    except Exception:  # a closed socket raises whatever its library raises
+        log.debug("a message found its connection closed", exc_info=True)
 
 #: Seconds into an agent's move when, if numba is compiling, the room says
 #: it is preparing the engine; then how often it says how long so far.
@@ -110,6 +119,7 @@ class RoomManager:
         self.rng = rng or random.Random()
         self.rooms: dict[str, Room] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._hints: dict[Connection, int] = {}  # hints each connection asked for and has not had yet
         #: Set when the manager closes: the background warm-ups stop after the one under way.
         self._closing = threading.Event()
         self.limits = limits or AgentLimits()
@@ -638,25 +648,46 @@ class RoomManager:
     def _ask_hint(self, room: Room, conn: Connection) -> None:
         """A hint for ``conn``, worked out in a task of its own: the
         connection's next messages (a move, an undo: the analysis board
-        sends one after each) are handled meanwhile, not after it (they
-        waited a second each on large boards).  The answer names the
-        position it is for; the page asks again for the one on screen."""
+        asks for a hint after each) are handled meanwhile, not after it
+        (they waited a second each on large boards).  A connection's hints
+        are answered one after the other, each for the room's position when
+        its work starts (the answer names it; the page asks again for the
+        one on screen); one at work and one waiting at most, so a client
+        that asks faster than hints are found queues nothing more."""
         if room.mode != "local":
             raise RoomError(NOT_ALLOWED, "hints are for local games only")
         if room.status != "playing" or room.position.is_over:
             raise RoomError(GAME_OVER, "the game is over")
-        self.spawn(self._hint(room, conn, room.position))
+        asked = self._hints.get(conn, 0)
+        if asked >= 2:
+            return  # the waiting one answers for the position on screen when it starts
+        self._hints[conn] = asked + 1
+        if not asked:
+            self.spawn(self._answer_hints(room, conn))
 
-    async def _hint(self, room: Room, conn: Connection, position: Position) -> None:
+    async def _answer_hints(self, room: Room, conn: Connection) -> None:
+        """``conn``'s hints, while it asks (``_ask_hint``), stays and the
+        room's game goes on; a hint that fails is an error frame
+        (``review-failed``), as a review's is."""
         try:
-            async with room.work:  # one thread a room at most
-                answer = await self.reviewer.hint(position)
-            await conn.send_json({"type": "hint", **answer})
-        except RoomError as exc:
-            with contextlib.suppress(Exception):  # the connection may have closed meanwhile
-                await conn.send_json(exc.frame())
-        except Exception:  # the task's end: logged, as the WebSocket's handler would have
-            log.exception("the hint for room %s failed", room.code)
+            while self._hints.get(conn, 0) > 0:
+                if conn not in room.connections or self.rooms.get(room.code) is not room:
+                    return  # gone (or the room left memory): nobody to tell
+                if room.status != "playing" or room.position.is_over:
+                    await _tell(conn, RoomError(GAME_OVER, "the game is over").frame())
+                    return
+                position = room.position
+                try:
+                    async with room.work:  # one thread a room at most
+                        answer = await self.reviewer.hint(position)
+                except Exception as exc:  # the pool's work failed: say so, the page stops waiting
+                    log.exception("the hint for room %s failed", room.code)
+                    await _tell(conn, RoomError(REVIEW_FAILED, f"the hint could not be worked out: {exc}").frame())
+                else:
+                    await _tell(conn, {"type": "hint", **answer})
+                self._hints[conn] -= 1
+        finally:
+            self._hints.pop(conn, None)
 
     async def review(self, code: str) -> dict[str, Any] | None:
         """The review of the finished game ``code`` (``docs/protocol.md``;

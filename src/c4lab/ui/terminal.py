@@ -374,7 +374,8 @@ class _LineStep(Exception):
 
 def _with_line_keys(read: Callable[[str], str]) -> Callable[[str], str]:
     """``read``, where ``u`` and ``r`` step along the analysis board's line
-    (``_LineStep``) and ``e`` leaves (``QuitGame``)."""
+    (``_LineStep``); ``e`` and ``exit`` go on to the person's prompt, which
+    leaves as in a game (asking first where ``e`` is a column)."""
 
     def keyed(prompt: str) -> str:
         entry = read(prompt)
@@ -383,8 +384,6 @@ def _with_line_keys(read: Callable[[str], str]) -> Callable[[str], str]:
             raise _LineStep(-1)
         if word in ("r", "redo"):
             raise _LineStep(1)
-        if word in ("e", "exit"):
-            raise QuitGame()
         return entry
 
     return keyed
