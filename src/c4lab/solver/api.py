@@ -150,7 +150,7 @@ _RECURSION_LOCK = threading.Lock()
 
 
 @functools.cache
-def _recursion_aside(wide: bool) -> compile_aside.Aside | None:
+def _recursion_aside(wide: bool, database: bool) -> compile_aside.Aside | None:
     """A child process that compiles :func:`~c4lab.solver.negamax.negamax`
     of one width (``c4lab.compile_aside``) while this process compiles the
     rest of a first solve with its best moves: the root search, the
@@ -161,10 +161,15 @@ def _recursion_aside(wide: bool) -> compile_aside.Aside | None:
     child's start, and a child made no difference (measured: 3.79-4.01
     against 3.75-4.07 s for ``solve 6x5/Xc2`` on an empty cache).  The first
     ``master`` move on 7x6 (the database's exact move) on an empty cache:
-    5.1-5.3 s without it, 3.95 s with it.  Once per process and width."""
+    5.1-5.3 s without it, 3.95 s with it.  Where the search reads the
+    ``database``, its lookup alone is enough work for a child to pay,
+    whether or not the rules' kernels are ready (a server loads those
+    first, ``rules.position.load_kernels``: its first ``master`` move on
+    7x6 took 10.0-11.0 s instead of 7.9-8.1 s without a child).  Once per
+    process, width and database."""
     if negamax.ready(wide) or on_disk(wide, recursion_only=True):
         return None
-    if K.legal_codes.signatures or compile_aside.on_disk(K.legal_codes.py_func):
+    if not database and (K.legal_codes.signatures or compile_aside.on_disk(K.legal_codes.py_func)):
         return None
     return compile_aside.start(negamax.RECURSION_TARGET[wide])
 
@@ -243,7 +248,7 @@ class Solver:
         aside = None
         if moves_of is not None and not negamax.ready(b.wide):
             with _RECURSION_LOCK:  # one child, whatever the threads
-                aside = _recursion_aside(b.wide)
+                aside = _recursion_aside(b.wide, database is not None)
 
         def search_code() -> None:
             if aside is not None and moves_of is not None and not negamax.ready(b.wide):
