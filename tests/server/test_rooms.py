@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from c4lab.agents.base import Analysis
+from c4lab.agents.base import Agent, Analysis
 from c4lab.rules import Move, Position
 from c4lab.server import presence
 from c4lab.server.errors import RoomError
@@ -487,7 +487,7 @@ def test_the_background_warm_up_prepares_what_is_offered_once_in_its_own_thread(
 
 
 def test_an_agent_that_cannot_play_on_the_rooms_board_is_refused_when_the_room_is_made(
-    store: FailingStore, tmp_path: Path
+    store: FailingStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from c4lab.learning import qlearning
 
@@ -502,6 +502,11 @@ def test_an_agent_that_cannot_play_on_the_rooms_board_is_refused_when_the_room_i
         assert refused.value.code == "bad-agent"
         assert "cannot play on 7x6" in refused.value.message and "trained on 4x4 boards" in refused.value.message
         assert manager.rooms == {}
+        closed: list[str] = []
+        monkeypatch.setattr(Agent, "close", lambda self: closed.append(type(self).__name__))
+        with pytest.raises(RoomError):  # the first seat's agent made, the second's refused: the first is closed
+            manager.create({"players": {"A": "random", "B": spec}, "board": "7x6", "first": "A"})
+        assert "RandomAgent" in closed
         room, _, _ = manager.create({"players": {"A": "human", "B": spec}, "board": "4x4"})  # its own board
         assert room.seats["B"].spec == spec
 

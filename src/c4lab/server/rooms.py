@@ -162,13 +162,19 @@ class RoomManager:
                 raise RoomError(BAD_REQUEST, f"first must be 'A', 'B' or 'random', not {first!r}")
             if first == "B" or (first == "random" and self.rng.random() < 0.5):
                 entries.reverse()
-            for side, who in zip(SIDES, entries):
-                if not isinstance(who, str):
-                    raise RoomError(BAD_REQUEST, f"player {side} must be 'human' or an agent spec")
-                if who == "human":
-                    seats[side] = Seat("human", name if name != "Player" else f"Player {side}", token_hash=digest)
-                else:
-                    seats[side] = self._agent_seat(who, variant=position.variant)
+            try:
+                for side, who in zip(SIDES, entries):
+                    if not isinstance(who, str):
+                        raise RoomError(BAD_REQUEST, f"player {side} must be 'human' or an agent spec")
+                    if who == "human":
+                        seats[side] = Seat("human", name if name != "Player" else f"Player {side}", token_hash=digest)
+                    else:
+                        seats[side] = self._agent_seat(who, variant=position.variant)
+            except RoomError:  # the other seat refused: the agent made for this one goes too
+                for seat in seats.values():
+                    if seat.agent is not None:
+                        seat.agent.close()
+                raise
             held = [side for side in SIDES if seats[side].kind == "human"]
             status = "playing"
         else:
