@@ -77,10 +77,11 @@ from c4lab.server.storage import GameStore, StorageError
 log = logging.getLogger(__name__)
 
 
-async def _tell(conn: Connection, data: dict[str, Any]) -> None:
-    """Send ``data`` to ``conn`` if it is still open (a page closed meanwhile: nothing to do)."""
+async def _tell(conn: Connection, text: str) -> None:
+    """Send the JSON ``text`` to ``conn`` if it is still open (a page closed
+    meanwhile: nothing to do; its handler cleans up)."""
     try:
-        await conn.send_json(data)
+        await conn.send_text(text)
     except Exception:  # a closed socket raises whatever its library raises
         log.debug("a message found its connection closed", exc_info=True)
 
@@ -488,10 +489,7 @@ class RoomManager:
         text = to_json(extra) if extra is not None else None
         room_json = to_json(room.state(self.forfeit_after)) if extra is None else ""
         for conn, seats in list(room.connections.items()):
-            try:
-                await conn.send_text(text if text is not None else state_message(room_json, seats))
-            except Exception as exc:  # noqa: BLE001  (a dead socket: its handler cleans up)
-                log.debug("room %s: a send failed: %s", room.code, exc)
+            await _tell(conn, text if text is not None else state_message(room_json, seats))
 
     # -- moves -------------------------------------------------------------------------
 
@@ -680,7 +678,7 @@ class RoomManager:
                 if conn not in room.connections or self.rooms.get(room.code) is not room:
                     return  # gone (or the room left memory): nobody to tell
                 if room.status != "playing" or room.position.is_over:
-                    await _tell(conn, RoomError(GAME_OVER, "the game is over").frame())
+                    await _tell(conn, to_json(RoomError(GAME_OVER, "the game is over").frame()))
                     return
                 position = room.position
                 try:
@@ -688,9 +686,9 @@ class RoomManager:
                         answer = await self.reviewer.hint(position)
                 except Exception as exc:  # the pool's work failed: say so, the page stops waiting
                     log.exception("the hint for room %s failed", room.code)
-                    await _tell(conn, RoomError(REVIEW_FAILED, f"the hint could not be worked out: {exc}").frame())
+                    await _tell(conn, to_json(RoomError(REVIEW_FAILED, f"the hint could not be worked out: {exc}").frame()))
                 else:
-                    await _tell(conn, {"type": "hint", **answer})
+                    await _tell(conn, to_json({"type": "hint", **answer}))
                 self._hints[conn] -= 1
         finally:
             self._hints.pop(conn, None)
