@@ -88,7 +88,7 @@ def test_a_bonus_landing_asks_the_person_for_a_ban() -> None:
 
 def test_the_board_without_colours_has_a_key_to_its_special_cells() -> None:
     out, _, _ = game(GameSettings(board="7x6/Xg1/Ba1", players=("human", "human"), first="1"), "a+b", "e")
-    assert "X forbidden, * bonus cell, # ban piece" in out
+    assert "X forbidden cell; * bonus cell (empty)" in out
     out, _, _ = game(GameSettings(board="7x6", players=("human", "human"), first="1"), "e")
     assert "forbidden" not in out and "bonus cell" not in out
 

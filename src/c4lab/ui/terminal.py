@@ -132,18 +132,6 @@ def scores_line(position: Position, columns: list[dict[str, Any]]) -> str:
     )
 
 
-def plain_legend(position: Position) -> str:
-    """The key to ``Position.render``'s symbols other than the pieces, for
-    the board without colours: what a board with such cells shows (empty
-    where it has none)."""
-    parts = []
-    if position.variant.forbidden:
-        parts.append("X forbidden")
-    if position.variant.bonus is not None:
-        parts += ["* bonus cell", "# ban piece"]
-    return "   " + ", ".join(parts) if parts else ""
-
-
 def legend(position: Position) -> Text:
     text = Text()
     for key, label in (("A", "A"), ("B", "B"), ("forbidden", "forbidden"), ("bonus", "bonus"), ("ban", "ban")):
@@ -243,9 +231,9 @@ class TerminalGame:
             if note:
                 self.say(note)
             self.console.print(position.render(), highlight=False, markup=False)
-            key = plain_legend(position)
+            key = position.legend()  # the rules' own key to render's symbols
             if key:
-                self.say(key)
+                self.say("   " + key)
         if scores:
             self.say(scores_line(position, scores))
 
