@@ -37,6 +37,8 @@ BAD = [
     ("connect", "not a link"),
     ("games", "--db", "/nonexistent-folder/games.sqlite"),
     ("engine", "--agent", "nobody"),
+    ("engine", "--agent", "ntuple:weights=/nonexistent-folder/n.npz"),  # a file the spec names
+    ("engine", "--agent", "qlearning:table=/nonexistent-folder/q.npz"),
     ("train", "qlearning", "--board", "9x9"),
     ("book", "build", "--depth", "99"),
     ("book", "build", "--depth", "0", "--budget", "0"),  # no time: an empty book written for nothing

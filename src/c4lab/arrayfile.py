@@ -19,19 +19,15 @@ from typing import Any
 
 import numpy as np
 
+from c4lab.atomic import replacing
+
 
 def save_arrays(path: Path, header: dict[str, Any], **arrays: np.ndarray) -> None:
     """Write ``arrays`` and ``header`` (which holds the format) to ``path``;
     a write that fails or is interrupted leaves ``path`` as it was and no
     temporary file behind."""
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        with tmp.open("wb") as f:
-            np.savez_compressed(f, header=np.array(json.dumps(header)), **arrays)  # type: ignore[arg-type]
-        tmp.replace(path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    with replacing(path, "wb") as f:
+        np.savez_compressed(f, header=np.array(json.dumps(header)), **arrays)  # type: ignore[arg-type]
 
 
 def check_writable(path: Path) -> None:

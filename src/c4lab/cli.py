@@ -683,12 +683,11 @@ def engine(spec: str) -> None:
     go, stop, quit; see docs/engine-protocol.md); the agent's parameters are
     its options.  Bad lines answer 'error ...' and the engine goes on.
     """
-    from c4lab.agents import SpecError
     from c4lab.engine.serve import run_on_stdio
 
     try:
         status = run_on_stdio(spec)  # a bad spec is a usage error before the conversation starts
-    except SpecError as exc:
+    except ValueError as exc:  # a bad spec, or a file it names (a network, a table) that cannot be read
         raise click.UsageError(str(exc)) from None
     sys.exit(status)
 
@@ -830,8 +829,8 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
               help="Learning curve: CURVE.csv, CURVE.png, CURVE.html (default: the network's name + '-curve').")
 def train_ntuple(board: str | None, bonus: bool, minutes: float | None, games: int | None, workers: int,
                  executor: str, ray_address: str | None, seed: int, out: str | None, resume: str | None,
-                 alpha: float | None, alpha_final: float | None, epsilon: float | None, epsilon_final: float | None, opening: int,
-                 lam: float, average: float, tuples: int | None, add_tuples: int, length: int, probes: int | None, eval_every: float | None, checkpoint: float, curve: str | None) -> None:
+                 alpha: float | None, alpha_final: float | None, epsilon: float | None, epsilon_final: float | None,
+                 opening: int | None, lam: float | None, average: float | None, tuples: int | None, add_tuples: int, length: int, probes: int | None, eval_every: float | None, checkpoint: float, curve: str | None) -> None:
     """Learn an n-tuple network by self-play (TD learning) for the agent
     ntuple:weights=FILE.
 
@@ -846,20 +845,20 @@ def train_ntuple(board: str | None, bonus: bool, minutes: float | None, games: i
     from c4lab.learning import train_ntuple
 
     # Left to its default, a step size or exploration is the learner's (or, with --resume, where the network
-    # stopped); a length given with --resume is refused (the network keeps its tuples).
+    # stopped), and so are the openings, lambda and the averaged share (with --resume, its last run's); a
+    # length given with --resume is refused (the network keeps its tuples).
     ctx = click.get_current_context()
-    alpha, alpha_final, epsilon, epsilon_final = (
-        None if ctx.get_parameter_source(name) is click.core.ParameterSource.DEFAULT else value
+    given: dict[str, Any] = {
+        name: None if ctx.get_parameter_source(name) is click.core.ParameterSource.DEFAULT else value
         for name, value in (("alpha", alpha), ("alpha_final", alpha_final), ("epsilon", epsilon),
-                            ("epsilon_final", epsilon_final)))
-    given_length = None if ctx.get_parameter_source("length") is click.core.ParameterSource.DEFAULT else length
+                            ("epsilon_final", epsilon_final), ("opening", opening), ("lam", lam),
+                            ("average", average), ("length", length))}
     try:
         train_ntuple.run(
             board=board, bonus=bonus, minutes=minutes, games=games, workers=workers, executor=executor,
             ray_address=ray_address, seed=seed, out=Path(out) if out else None,
-            resume=Path(resume) if resume else None, alpha=alpha, alpha_final=alpha_final, epsilon=epsilon,
-            epsilon_final=epsilon_final, opening=opening, lam=lam, average=average, tuples=tuples, add_tuples=add_tuples, length=given_length, probes=probes, eval_every=eval_every,
-            checkpoint_minutes=checkpoint, curve=Path(curve) if curve else None,
+            resume=Path(resume) if resume else None, tuples=tuples, add_tuples=add_tuples, probes=probes,
+            eval_every=eval_every, checkpoint_minutes=checkpoint, curve=Path(curve) if curve else None, **given,
         )
     except ValueError as exc:  # one line, whatever was wrong (an option, a file)
         click.echo(f"Error: {exc}", err=True)
@@ -1065,6 +1064,12 @@ def arena(
     from c4lab.arena.stats import SPRT
     from c4lab.ui.status import games_bar
 
+    ctx = click.get_current_context()
+    given = [f"--{name.replace('_', '-')}" for name in ("board", "bonus", "plies")
+             if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT]
+    if openings_file and given:  # the file's positions are the starts: a board or random moves would be ignored
+        raise click.UsageError(f"--openings gives the start positions; {' and '.join(given)} cannot be given with it"
+                               .replace("--plies", "--opening-moves"))
     try:
         openings = read_openings(openings_file) if openings_file else ()
         config = ArenaConfig(
@@ -1119,7 +1124,12 @@ def report_command(results: str, out_dir: str | None, as_json: bool) -> None:
     summary = arena_report.summarise(saved.config, saved.games)
     path = Path(results)
     folder = Path(out_dir) if out_dir else path.with_name(path.stem + "-report")
-    files = arena_report.write_report(summary, folder)
+    if not folder.parent.is_dir():  # the report's own folder is made, not a path of folders to it
+        raise BadInput(f"--out-dir {out_dir}: {str(folder.parent)!r} is not a folder")
+    try:
+        files = arena_report.write_report(summary, folder)
+    except OSError as exc:
+        raise BadInput(f"cannot write the report in {str(folder)!r}: {exc.strerror or exc}") from None
     if as_json:
         click.echo(json.dumps({**summary.to_dict(), "files": [str(f) for f in files]}))
         return

@@ -303,6 +303,11 @@ def test_cli_arena_then_report(tmp_path):
     report = runner.invoke(main, ["report", str(out), "--out-dir", str(tmp_path / "r")])
     assert report.exit_code == 0, report.output
     assert "Ranking" in report.output and (tmp_path / "r" / "report.html").exists()
+    (tmp_path / "afile").write_text("")
+    for where in ("afile/sub", "missing/deep/sub"):  # a folder under a file; folders that do not exist
+        refused = runner.invoke(main, ["report", str(out), "--out-dir", str(tmp_path / where)])
+        assert refused.exit_code == 2 and "is not a folder" in refused.output and "Traceback" not in refused.output
+    assert not (tmp_path / "missing").exists()
 
 
 def test_cli_arena_refuses_bad_input_clearly(tmp_path):
@@ -473,3 +478,26 @@ def test_a_ray_address_where_something_else_listens_is_refused_before_ray_hangs_
                 check_ray_address(f"ray://127.0.0.1:{port}", timeout=0.5)
             assert str(error.value) == (f"--ray-address ray://127.0.0.1:{port}: something listens there, "
                                         f"but not a Ray cluster ({what})")
+
+
+def test_an_agent_that_cannot_play_a_board_the_run_draws_is_refused_before_any_game(tmp_path):
+    """A network learnt for one board, in a run whose boards are drawn
+    (random boards, a random bonus cell) or listed (--openings): every board
+    follows from the seed or the file, so the refusal comes first, not as
+    forfeits game after game."""
+    from c4lab.agents.ntuple_net import Network
+    from c4lab.rules import Position
+
+    net = tmp_path / "n.npz"
+    Network.create(Position.parse("6x5").variant, tuples=4, length=4).save(net)
+    (tmp_path / "starts.txt").write_text("6x5:cc\n7x6:dd\n")
+    for extra in (["--board", "random"], ["--board", "6x5", "--bonus"], ["--openings", str(tmp_path / "starts.txt")]):
+        out = tmp_path / "run.jsonl"
+        result = CliRunner().invoke(main, ["arena", f"ntuple:weights={net}", "random", "--games", "4", "--jobs", "1",
+                                           "--out", str(out), *extra])
+        assert result.exit_code == 2, result.output
+        assert "a board of this run" in result.output and "trained for the board 6x5" in result.output
+        assert not out.exists()
+    mixed = CliRunner().invoke(main, ["arena", "random", "random:seed=1", "--openings", str(tmp_path / "starts.txt"),
+                                      "--board", "6x5", "--opening-moves", "3", "--out", str(tmp_path / "m.jsonl")])
+    assert mixed.exit_code == 2 and "--board and --opening-moves cannot be given with it" in mixed.output

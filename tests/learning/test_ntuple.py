@@ -13,6 +13,7 @@ import threading
 import zipfile
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -758,6 +759,7 @@ def test_a_curve_reads_back_what_was_written_and_names_the_line_where_a_file_is_
     points = [CurvePoint(0, 0.0, 0.5, {"random": 0.5}), CurvePoint(2000, 3.5, None, {"random": 1.0, "hard": 0.25})]
     path = write_csv(points, tmp_path / "c")
     assert path == tmp_path / "c.csv" and not list(tmp_path.glob("*.partial"))
+    assert write_csv(points, tmp_path / "c.csv") == path  # --curve c.csv: c.csv, c.png, c.html (not c.csv.csv)
     assert read_curve(path) == points
     for text, where in (("games,seconds\n", ":1: not the header"),
                         ("games,seconds,accuracy\n10,1,0.5\n5,2,0.5\n", ":3: games must be a whole number"),
@@ -911,10 +913,9 @@ def test_bad_options_and_files_are_one_line_exit_2_and_nothing_is_overwritten(
 
 
 def test_a_network_for_another_board_is_refused_before_any_game_wherever_a_game_starts(tmp_path: Path) -> None:
-    """The arena on a board all its games share, the terminal game and
-    ``c4lab play`` refuse it in one line before a game, not by a forfeit
-    at its first move; a random board or bonus cell is checked game by
-    game (the arena records a crash, as for any agent that fails)."""
+    """The arena (on every board its games are drawn on, which follow from
+    its seed), the terminal game and ``c4lab play`` refuse it in one line
+    before a game, not by a forfeit at its first move."""
     from c4lab.arena.schedule import ArenaConfig, ArenaError
     from c4lab.ui.terminal import GameSettings, TerminalGame
     from testkit import Script
@@ -922,10 +923,12 @@ def test_a_network_for_another_board_is_refused_before_any_game_wherever_a_game_
     path = tmp_path / "n.npz"
     Network.create(Position.parse("5x4").variant, tuples=4, length=4).save(path)
     spec = f"ntuple:weights={path}"
-    with pytest.raises(ArenaError, match=r"cannot play on 7x6: this network was trained for the board 5x4, not 7x6"):
+    with pytest.raises(ArenaError, match=r"cannot play on 7x6, a board of this run: this network was trained for the "
+                                         r"board 5x4, not 7x6"):
         ArenaConfig(specs=(spec, "random"), games=2, board="7x6").check_agents()
     ArenaConfig(specs=(spec, "random"), games=2, board="5x4").check_agents()
-    ArenaConfig(specs=(spec, "random"), games=2, board="7x6", bonus=True).check_agents()  # per game
+    with pytest.raises(ArenaError, match=r"cannot play on 5x4/B.., a board of this run"):
+        ArenaConfig(specs=(spec, "random"), games=2, board="5x4", bonus=True).check_agents()
     arena = CliRunner().invoke(main, ["arena", spec, "random", "--games", "2", "--board", "7x6",
                                       "--out", str(tmp_path / "a.jsonl")])
     assert arena.exit_code == 2 and "trained for the board 5x4, not 7x6" in arena.output
@@ -1070,3 +1073,123 @@ def test_a_first_search_or_training_run_compiles_no_error_paths_and_nothing_twic
     assert compiled.count(f"{agent}._children") == 1  # alpha-beta's root (Python) and its nodes share one
     heavy = [name for name in compiled if any(part in name for part in ("raise_with_shape", "npy_max", "quicksort"))]
     assert not heavy, heavy
+
+
+# -- the trainer's own bookkeeping: stopping, resuming, the header -------------------------------
+
+
+def test_ctrl_c_stops_every_worker_before_the_run_returns_and_the_header_says_how_to_go_on() -> None:
+    """A KeyboardInterrupt in the trainer's thread (Ctrl-C) ends the run
+    only once every worker has stopped: nothing trains on while the
+    network is saved, and its header holds the run's options and where
+    each worker's games were."""
+    net = Network.create(Position.parse("5x4").variant, tuples=10, length=6, seed=1)
+    trainer = N.Trainer(net, N.Options(opening=3), workers=2, seed=1)
+    ticks = []
+
+    def tick(t: N.Trainer) -> None:
+        ticks.append(dict(net.options))  # what a checkpoint written now would say
+        if t.played >= 20_000:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        trainer.run(seconds=60, on_tick=tick, tick=0.01)
+    assert ticks[0]["opening"] == 3 and len(ticks[0]["rng"]) == 2  # from the first tick on
+    played, weights = trainer.played, net.weights.copy()
+    threading.Event().wait(0.3)
+    assert trainer.played == played == net.games and np.array_equal(net.weights, weights)
+    assert net.options["opening"] == 3 and net.options["rng"] == [str(int(r)) for r in trainer._rngs]
+    trainer.run(games=1000)  # the next run starts afresh (its stop is not the last one's)
+    assert trainer.played == played + 1000
+
+
+def test_the_schedule_of_a_chunk_is_read_before_its_games_are_taken() -> None:
+    """A run of one chunk plays at the schedule's start, not at its end."""
+    net = Network.create(Position.parse("4x4").variant, tuples=4, length=4)
+    seen: list[float] = []
+
+    class Recording(N.Trainer):
+        def alpha_at(self, progress: float) -> float:
+            seen.append(progress)
+            return super().alpha_at(progress)
+
+    Recording(net, N.Options(average=0)).run(games=N.CHUNK)
+    assert seen == [0.0]
+
+
+def test_a_resumed_network_keeps_its_workers_games_apart_and_gives_new_workers_new_ones() -> None:
+    net = trained("4x4", 1000)
+    saved = [np.uint64(int(x)) for x in net.options["rng"]]
+    one, two = N.Trainer(net, workers=1), N.Trainer(net, workers=2)
+    assert one._rngs == saved and two._rngs[0] == saved[0]
+    assert two._rngs[1] not in (saved[0], np.uint64(K.seed_rng(1)), np.uint64(K.seed_rng(0)))
+    huge = N.Trainer(Network.create(net.variant, tuples=4, length=4), seed=2**63 - 1, workers=2)
+    huge.run(games=10)  # a seed that overflows 64 bits once mixed still seeds the workers
+    assert len(set(huge._rngs)) == 2
+
+
+def test_a_resumed_run_keeps_the_openings_lambda_and_averaging_it_was_given(tmp_path: Path) -> None:
+    out = tmp_path / "n.npz"
+    first = CliRunner().invoke(main, ["train", "ntuple", "--board", "4x4", "--games", "1000", "--out", str(out),
+                                      "--probes", "0", "--tuples", "6", "--lambda", "0.5", "--opening", "4",
+                                      "--average", "0"])
+    assert first.exit_code == 0, first.output
+    again = CliRunner().invoke(main, ["train", "ntuple", "--resume", str(out), "--games", "1000", "--probes", "0"])
+    assert again.exit_code == 0, again.output
+    options = Network.load(out).options
+    assert (options["lam"], options["opening"], options["average"]) == (0.5, 4, 0)
+    told = CliRunner().invoke(main, ["train", "ntuple", "--resume", str(out), "--games", "1000", "--probes", "0",
+                                     "--opening", "8"])
+    assert told.exit_code == 0 and Network.load(out).options["opening"] == 8
+
+
+def test_a_header_that_does_not_match_its_arrays_or_holds_bad_options_is_refused(tmp_path: Path) -> None:
+    """Every header field the kernels rely on is checked against the
+    arrays: a bonus board's tables have a column for the ban piece, and a
+    file that says four cell states there would index past them."""
+    net = trained("5x4/Bc2", 500)
+    assert net.states == 5
+
+    def written(name: str, **changes: Any) -> Path:
+        header = {**net.header(), **changes}
+        path = tmp_path / name
+        np.savez_compressed(path, header=np.array(json.dumps(header)), tuples=net.tuples, weights=net.weights)
+        return path
+
+    for name, changes, why in [
+        ("states.npz", {"states": 4}, "do not match its header"),
+        ("count.npz", {"tuples": 999}, "do not match its header"),
+        ("length.npz", {"length": 3}, "do not match its header"),
+        ("games.npz", {"games": -5}, "header is damaged"),
+        ("final.npz", {"options": {**net.options, "alpha_final": [1]}}, "option alpha_final is \\[1\\]"),
+        ("eps.npz", {"options": {**net.options, "epsilon_final": {}}}, "option epsilon_final"),
+        ("zero.npz", {"options": {**net.options, "rng": ["0"]}}, "option rng"),
+        ("text.npz", {"options": {**net.options, "rng": ["x"]}}, "option rng"),
+        ("minus.npz", {"options": {**net.options, "rng": ["-1"]}}, "option rng"),
+    ]:
+        with pytest.raises(NetworkError, match=f"{name}: .*{why}"):
+            Network.load(written(name, **changes))
+    assert Network.load(written("fine.npz")).games == 500
+
+
+def test_a_file_written_whole_or_not_at_all(tmp_path: Path) -> None:
+    from c4lab import atomic
+
+    path = tmp_path / "kept.txt"
+    atomic.write_text(path, "old")
+    with pytest.raises(RuntimeError), atomic.replacing(path) as f:
+        f.write("half of the new")
+        raise RuntimeError("the disk is full")
+    assert path.read_text() == "old" and sorted(p.name for p in tmp_path.iterdir()) == ["kept.txt"]
+    atomic.write_bytes(path, b"new")
+    assert path.read_bytes() == b"new" and sorted(p.name for p in tmp_path.iterdir()) == ["kept.txt"]
+
+
+def test_a_checkpoint_that_cannot_be_written_is_a_warning_and_training_goes_on(tmp_path: Path) -> None:
+    out = tmp_path / "n.npz"
+    (tmp_path / "n.npz.tmp").mkdir()  # every write of the network fails while this is here
+    result = CliRunner().invoke(main, ["train", "ntuple", "--board", "4x4", "--minutes", "0.05", "--out", str(out),
+                                       "--probes", "0", "--tuples", "6", "--checkpoint", "0.005"])
+    assert "the checkpoint could not be written" in result.stderr
+    assert result.exit_code == 1 and "Traceback" not in result.stderr
+    assert f"the network could not be written to {out}" in result.stderr and not out.exists()

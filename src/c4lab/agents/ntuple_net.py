@@ -654,6 +654,10 @@ class Network:
             mirror = bool(header["mirror"])
             games = int(header["games"])
             options = dict(header.get("options") or {})
+            said = (int(header.get("tuples", -1)), int(header.get("length", -1)))  # -1: not said (an early file)
+            if games < 0:
+                raise ValueError(f"{games} games")
+            _check_options(options)
         except (KeyError, TypeError, ValueError) as exc:
             raise NetworkError(f"{path}: its header is damaged ({exc})") from None
         tuples, weights = arrays["tuples"], arrays["weights"]
@@ -661,7 +665,10 @@ class Network:
         playable = {c.col * 16 + c.row for c in variant.cells()} - {c.col * 16 + c.row for c in variant.forbidden}
         if (
             count < 1
-            or states not in (4, 5)
+            or said[0] not in (-1, count)
+            or said[1] not in (-1, length)
+            or states != cell_states(variant)  # the tables' columns: a ban piece's state on a bonus board
+            or states**length > MAX_TABLE
             or not np.issubdtype(tuples.dtype, np.integer)
             or not set(np.unique(tuples).tolist()) <= playable
             or weights.dtype != np.float32
@@ -681,6 +688,33 @@ class Network:
             raise NetworkError(f"{path}: it has {weights.shape[1]} weights a side, its tuples need "
                                f"{layout.entries} (a damaged file?)")
         return cls(variant, tuples, weights, states, mirror, games, options)
+
+
+#: The training options a header may hold, and what each must be.
+_NUMBERS = ("alpha", "epsilon", "lam", "average", "tcl")
+_OPTIONAL_NUMBERS = ("alpha_final", "epsilon_final")
+
+
+def _check_options(options: dict[str, Any]) -> None:
+    """``ValueError`` unless the header's training options are what a
+    trainer wrote: finite numbers, a whole number of opening moves, and each
+    worker's random state a decimal integer in 1 .. 2**64 - 1 (0 is the
+    generator's fixed point: every draw would be 0)."""
+    def number(value: Any) -> bool:
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+    for name in _NUMBERS + _OPTIONAL_NUMBERS:
+        if name in options and not (number(options[name]) or (name in _OPTIONAL_NUMBERS and options[name] is None)):
+            raise ValueError(f"option {name} is {options[name]!r}, not a number")
+    if "opening" in options and not (isinstance(options["opening"], int) and not isinstance(options["opening"], bool)
+                                     and options["opening"] >= 0):
+        raise ValueError(f"option opening is {options['opening']!r}, not a number of moves")
+    if "learn_from_random" in options and not isinstance(options["learn_from_random"], bool):
+        raise ValueError(f"option learn_from_random is {options['learn_from_random']!r}, not true or false")
+    rng = options.get("rng")
+    if rng is not None and not (isinstance(rng, list) and rng and all(
+            isinstance(x, str) and x.isdigit() and 0 < int(x) < 2**64 for x in rng)):
+        raise ValueError(f"option rng is {rng!r}, not a list of random states (integers 1 to 2**64 - 1)")
 
 
 def reachable(variant: Variant, cells: np.ndarray, digits: np.ndarray) -> np.ndarray:

@@ -165,15 +165,22 @@ def check_ray_address(address: str, timeout: float = RAY_CONNECT_TIMEOUT) -> Non
         raise ValueError(f"--ray-address {address}: something listens there, but not a Ray cluster ({what})")
 
 
+def ray_available() -> Any:
+    """The ``ray`` module; a ValueError that says how to install it where
+    it is not (checked before a command's long preparations)."""
+    try:
+        import ray
+    except ImportError:
+        raise ValueError("--executor ray needs Ray: pip install 'c4lab[ray]'") from None
+    return ray
+
+
 def start_ray(address: str | None, cpus: int) -> tuple[Any, bool]:
     """Ray, connected to the cluster at ``address`` (checked first: see
     :func:`check_ray_address`) or to a new local instance with ``cpus``
     CPUs when ``address`` is ``None``; and whether this call started it
     (the caller then shuts it down).  Needs the optional extra ``c4lab[ray]``."""
-    try:
-        import ray
-    except ImportError:
-        raise ValueError("--executor ray needs Ray: pip install 'c4lab[ray]'") from None
+    ray = ray_available()
     if address:
         check_ray_address(address)
     if ray.is_initialized():

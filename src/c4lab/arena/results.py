@@ -21,6 +21,7 @@ from typing import IO, Any
 
 from c4lab.arena.games import Game
 from c4lab.arena.schedule import ArenaConfig, ArenaError
+from c4lab.atomic import replacing
 
 FORMAT = 1
 HEADER_KEY = "c4lab_arena"
@@ -129,11 +130,9 @@ class ResultsWriter:
                 # Drop a cut last line and the lone game of an unfinished
                 # pair (that pair is played again): rewrite the file with
                 # what stays, then swap it in, so a crash here loses nothing.
-                spare = self.path.with_name(self.path.name + ".tmp")
-                with spare.open("w", encoding="utf-8") as file:
+                with replacing(self.path, "w", encoding="utf-8") as file:
                     self._file = file
                     self._write([{HEADER_KEY: FORMAT, "config": config.to_dict()}, *(g.to_dict() for g in whole)])
-                os.replace(spare, self.path)
             self._file = self.path.open("a", encoding="utf-8")
 
     def _write(self, records: Iterable[dict[str, Any]]) -> None:

@@ -19,7 +19,7 @@ from typing import Any
 import c4lab.engine.client  # noqa: F401  (registers 'engine:cmd=...': the arena is local, programs may play)
 from c4lab.agents import SpecError, make_agent
 from c4lab.arena.match import random_moves
-from c4lab.rules import Position, PositionError
+from c4lab.rules import Position, PositionError, Variant
 from c4lab.rules.setup import CLASSIC, RANDOM, starting_position
 
 
@@ -74,14 +74,23 @@ class ArenaConfig:
             if start.is_over:
                 raise ArenaError(f"--board {self.board!r} is a finished game")
 
+    def boards(self) -> list[Variant]:
+        """Every board the run's games are played on, in the order of their
+        first pair (each follows from the seed, as :meth:`start` draws it)."""
+        seen: dict[Variant, None] = {}
+        for pair in range(self.pairs_per_pairing):
+            if self.openings:
+                variant = Position.parse(self.openings[pair % len(self.openings)]).variant
+            else:
+                variant = starting_position(self.board, self.bonus, random.Random(f"c4lab-arena/{self.seed}/{pair}")).variant
+            seen.setdefault(variant)
+        return list(seen)
+
     def check_agents(self) -> None:
-        """Build each agent once, so that a bad spec fails before any game;
-        on a board that every game shares (no random board, no random bonus
-        cell), also one that cannot play there (a network learnt for
-        another board)."""
-        variant = None
-        if self.board != RANDOM and not self.bonus:
-            variant = starting_position(self.board, False, random.Random(0)).variant
+        """Build each agent once, so that a bad spec fails before any game,
+        and one that cannot play on a board of the run (a network learnt for
+        another board) fails too, whatever draws the boards."""
+        boards = self.boards()
         for spec in self.specs:
             try:
                 agent = make_agent(spec)
@@ -90,10 +99,11 @@ class ArenaConfig:
             except Exception as err:  # noqa: BLE001  (any agent that cannot start: a missing package, a bad file)
                 raise ArenaError(f"agent {spec!r} cannot start: {err}") from None
             try:
-                if variant is not None:
-                    agent.check_board(variant)
-            except ValueError as err:
-                raise ArenaError(f"agent {spec!r} cannot play on {variant}: {err}") from None
+                for variant in boards:
+                    try:
+                        agent.check_board(variant)
+                    except ValueError as err:
+                        raise ArenaError(f"agent {spec!r} cannot play on {variant}, a board of this run: {err}") from None
             finally:
                 agent.close()
             if agent.is_human:

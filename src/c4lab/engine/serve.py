@@ -205,7 +205,8 @@ def run_on_stdio(agent_spec: str) -> int:
     output.  The protocol gets its own handle on standard output, so that a
     stray ``print()`` of an agent goes to stderr instead of into the
     conversation.  Ctrl-C or a closed pipe ends the conversation (status 0).
-    A bad ``agent_spec`` raises ``SpecError`` before anything is written."""
+    A bad ``agent_spec`` raises ``SpecError`` (a file it names that cannot
+    be read, the file's ``ValueError``) before anything is written."""
     make_agent(agent_spec).close()
     stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
     stdout = open(os.dup(sys.stdout.fileno()), "w", encoding="utf-8", newline="\n")  # noqa: SIM115

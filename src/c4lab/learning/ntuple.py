@@ -283,12 +283,28 @@ class Trainer:
             raise ValueError(f"unknown executor {self.executor!r} (threads, processes or ray)")
         if self.executor != "threads" and self.options.tcl > 0:
             raise ValueError("temporal coherence (tcl) needs the threads executor: its sums are not merged")
-        saved = self.network.options.get("rng")
-        if isinstance(saved, list) and len(saved) >= self.workers:
-            self._rngs = [np.uint64(int(x)) for x in saved[: self.workers]]
-        else:
-            self._rngs = [np.uint64(K.seed_rng(self.seed * 1009 + w)) for w in range(self.workers)]
+        self._rngs = self._streams(self.network.options.get("rng"))
         self._tcl = np.zeros((2, *self.network.weights.shape), dtype=np.float32) if self.options.tcl > 0 else T.NO_TCL
+
+    def _streams(self, saved: Any) -> list[np.uint64]:
+        """Each worker's random state: where the network's last run left
+        its workers (``saved``, its header's ``rng``), so that a resumed run
+        plays new games; a worker it did not have (more ``workers`` now)
+        starts from a state drawn from the saved ones and its number, and a
+        new network's from ``seed``."""
+        kept = [np.uint64(int(x)) for x in saved] if isinstance(saved, list) else []
+        streams = kept[: self.workers]
+        for w in range(len(streams), self.workers):
+            base = int(kept[w % len(kept)]) if kept else self.seed * 1009
+            streams.append(np.uint64(K.seed_rng(np.uint64((base + w * 0x9E3779B97F4A7C15) % 2**64))))
+        return streams
+
+    def record(self) -> None:
+        """Write this run's options and the workers' random states into the
+        network's header options: what a checkpoint, a Ctrl-C or the end
+        saves, and what ``--resume`` goes on from."""
+        self.network.options = {**self.network.options, **asdict(self.options),
+                                "rng": [str(int(r)) for r in self._rngs]}
 
     def stop(self) -> None:
         self._stop.set()
@@ -321,15 +337,17 @@ class Trainer:
         geo, st = Position(net.variant).kernel_arrays()
         o = self.options
         counters = np.zeros(T.N_COUNTERS)
-        while not self._stop.is_set() and time.monotonic() < deadline:
+        stop = self._stop
+        while not stop.is_set() and time.monotonic() < deadline:
             with self._lock:
+                at = progress()  # the schedule where this chunk starts, before its games are taken
                 n = min(CHUNK, budget[0])
                 budget[0] -= n
             if n <= 0:
                 break
             counters[:] = 0
             self._rngs[w] = np.uint64(T.train_games(geo, st, *net.arrays(), n, self._rngs[w],  # type: ignore[call-arg]  # numba's Dispatcher type
-                                                    self.alpha_at(progress()), self.epsilon_at(progress()),
+                                                    self.alpha_at(at), self.epsilon_at(at),
                                                     o.learn_from_random, self._tcl, o.tcl, o.lam,
                                                     o.opening, counters))
             with self._lock:
@@ -346,30 +364,29 @@ class Trainer:
         from c4lab.learning import ntuple_copies as C  # lazy: processes and Ray only here
 
         net, o = self.network, self.options
-        try:
-            while not self._stop.is_set() and time.monotonic() < deadline and budget[0] > 0:
-                share = min(C.ROUND, -(-budget[0] // self.workers))
-                tasks = []
-                for w in range(self.workers):
-                    n = min(share, budget[0])
-                    budget[0] -= n
-                    if n > 0:
-                        tasks.append(C.Round(net.variant.notation, tuple(net.arrays()[1:]), n, int(self._rngs[w]),
-                                             self.alpha_at(progress()), self.epsilon_at(progress()),
-                                             o.learn_from_random,
-                                             o.opening, o.lam))
-                changes = copies.round(net.weights, tasks)
-                C.merge(net.weights, changes)
-                with self._lock:
-                    for w, (task, change) in enumerate(zip(tasks, changes)):
-                        self._rngs[w] = np.uint64(change.rng)
-                        self.counters += change.counters
-                        self.played += task.games
-                        net.games += task.games
-                    if mean is not None:
-                        mean.take(progress())
-        except BaseException as exc:  # noqa: BLE001  (raised again by ``run`` in the calling thread)
-            self._error = exc
+        stop = self._stop
+        while not stop.is_set() and time.monotonic() < deadline and budget[0] > 0:
+            share = min(C.ROUND, -(-budget[0] // self.workers))
+            at = progress()  # one schedule for every task of the round, read before its games are taken
+            tasks = []
+            for w in range(self.workers):
+                n = min(share, budget[0])
+                budget[0] -= n
+                if n > 0:
+                    tasks.append(C.Round(net.variant.notation, tuple(net.arrays()[1:]), n, int(self._rngs[w]),
+                                         self.alpha_at(at), self.epsilon_at(at),
+                                         o.learn_from_random,
+                                         o.opening, o.lam))
+            changes = copies.round(net.weights, tasks)
+            C.merge(net.weights, changes)
+            with self._lock:
+                for w, (task, change) in enumerate(zip(tasks, changes)):
+                    self._rngs[w] = np.uint64(change.rng)
+                    self.counters += change.counters
+                    self.played += task.games
+                    net.games += task.games
+                if mean is not None:
+                    mean.take(progress())
 
     def run(self, games: int | None = None, seconds: float | None = None,
             on_tick: Callable[[Trainer], None] | None = None, tick: float = 0.5) -> None:
@@ -388,39 +405,56 @@ class Trainer:
 
         copies = None
         self._error = None
+        stop = self._stop
+        self.record()  # a checkpoint's header says how the run goes on, from the start
         # Snapshots for the mean are taken by the workers between their chunks (rounds).
         mean = Snapshots(self.network.weights, 1.0 - self.options.average) if self.options.average else None
         if self.executor == "threads":
-            threads = [threading.Thread(target=self._worker, args=(w, budget, deadline, progress, mean),
-                                        daemon=True)
-                       for w in range(self.workers)]
+            targets: list[tuple[Callable[..., None], tuple[Any, ...]]] = [
+                (self._worker, (w, budget, deadline, progress, mean)) for w in range(self.workers)]
         else:
             from c4lab.learning import ntuple_copies as C  # lazy: processes and Ray only here
 
             copies = C.make_copies(self.executor, self.workers, self.address)
-            threads = [threading.Thread(target=self._rounds, args=(copies, budget, deadline, progress, mean),
-                                        daemon=True)]
+            targets = [(self._rounds, (copies, budget, deadline, progress, mean))]
+        # Each thread says it has finished by an event of its own, set as its last act: a Thread.join that
+        # Ctrl-C interrupted may return at once afterwards (CPython), and a worker would train on unseen.
+        finished = [threading.Event() for _ in targets]
+
+        def body(i: int, target: Callable[..., None], args: tuple[Any, ...]) -> None:
+            try:
+                target(*args)
+            except BaseException as exc:  # noqa: BLE001  (raised again by ``run`` in the calling thread)
+                self._error = exc
+                stop.set()  # the other workers stop too
+            finally:
+                finished[i].set()
+
         start_seconds = self.seconds
-        for t in threads:
-            t.start()
+        for i, (target, args) in enumerate(targets):
+            threading.Thread(target=body, args=(i, target, args), daemon=True).start()
         try:
-            while any(t.is_alive() for t in threads):
-                threads[0].join(tick)
+            while not all(f.is_set() for f in finished):
+                next(f for f in finished if not f.is_set()).wait(tick)
                 self.seconds = start_seconds + time.monotonic() - began
                 if on_tick is not None:
                     on_tick(self)
         finally:
-            self._stop.set()
-            for t in threads:
-                t.join()
+            stop.set()
+            for done in finished:  # every worker ends its chunk (a second at most) before anything is saved
+                while True:
+                    try:
+                        if done.wait(0.1):
+                            break
+                    except KeyboardInterrupt:  # pressed again meanwhile: the first one is on its way
+                        continue
             if copies is not None:
                 copies.close()
-            self._stop.clear()
+            self._stop = threading.Event()  # the next run's (the workers of this one saw this one's set)
             self.seconds = start_seconds + time.monotonic() - began
             if mean is not None:
                 mean.settle()
-        self.network.options = {**self.network.options, **asdict(self.options),
-                                "rng": [str(int(r)) for r in self._rngs]}
+            self.record()
         if self._error is not None:
             raise self._error
 

@@ -15,9 +15,11 @@ import csv
 import html
 import io
 import math
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from c4lab import atomic
+from c4lab.atomic import replacing
 
 SUFFIXES = (".csv", ".png", ".html")
 _FIXED = ["games", "seconds", "accuracy"]
@@ -34,8 +36,15 @@ class CurvePoint:
     scores: dict[str, float] = field(default_factory=dict)  # opponent -> score (draw = 1/2)
 
 
+def bare(prefix: Path) -> Path:
+    """A curve's prefix without the suffix of one of its files (``--curve
+    c.csv`` means ``c.csv``, ``c.png``..., not ``c.csv.csv``)."""
+    return prefix.with_suffix("") if prefix.suffix.lower() in SUFFIXES else prefix
+
+
 def curve_paths(prefix: Path) -> tuple[Path, Path, Path]:
     """The CSV, PNG and HTML files of the curve ``prefix``."""
+    prefix = bare(prefix)
     return tuple(prefix.with_name(prefix.name + suffix) for suffix in SUFFIXES)  # type: ignore[return-value]
 
 
@@ -45,18 +54,12 @@ def write_csv(points: list[CurvePoint], prefix: Path) -> Path:
     write); its path."""
     opponents = sorted({o for p in points for o in p.scores})
     path = curve_paths(prefix)[0]
-    partial = path.with_name(path.name + ".partial")
-    try:
-        with partial.open("w", newline="", encoding="utf-8") as f:
-            writer = csv.writer(f)
-            writer.writerow([*_FIXED, *(_SCORE + o for o in opponents)])
-            for p in points:
-                writer.writerow([p.games, round(p.seconds, 1), "" if p.accuracy is None else round(p.accuracy, 4),
-                                 *("" if o not in p.scores else round(p.scores[o], 4) for o in opponents)])
-        os.replace(partial, path)
-    except BaseException:
-        partial.unlink(missing_ok=True)  # a full disk (or Ctrl-C) leaves no half-written file behind
-        raise
+    with replacing(path, "w", newline="", encoding="utf-8") as f:  # a full disk, Ctrl-C: the last whole file
+        writer = csv.writer(f)
+        writer.writerow([*_FIXED, *(_SCORE + o for o in opponents)])
+        for p in points:
+            writer.writerow([p.games, round(p.seconds, 1), "" if p.accuracy is None else round(p.accuracy, 4),
+                             *("" if o not in p.scores else round(p.scores[o], 4) for o in opponents)])
     return path
 
 
@@ -148,7 +151,7 @@ def write_curve(points: list[CurvePoint], prefix: Path, title: str) -> list[Path
     plt.close(fig)
     png = buffer.getvalue()
     _, png_path, html_path = curve_paths(prefix)
-    png_path.write_bytes(png)
+    atomic.write_bytes(png_path, png)
     esc = html.escape
     head = "".join(f"<th>{esc(c)}</th>" for c in ["games", "seconds", "accuracy", *opponents])
     rows = "".join(
@@ -172,7 +175,7 @@ Scores: wins 1, draws 1/2, from short random openings, each side once.</p>
 <table><tr>{head}</tr>{rows}</table>
 </body></html>
 """
-    html_path.write_text(page, encoding="utf-8")
+    atomic.write_text(html_path, page)
     return [csv_path, png_path, html_path]
 
 

@@ -35,6 +35,7 @@ import random
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from c4lab import atomic
 from c4lab.arena.accuracy import ScoredPosition, labelled
 from c4lab.cores import usable_cores
 from c4lab.rules import Move, Position, Variant
@@ -126,9 +127,7 @@ def save(path: Path, items: list[ScoredPosition]) -> None:
         {"position": i.position.notation, "scores": {m.token: v for m, v in i.scores.items()}} for i in items
     ]}
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(record, indent=0))
-    tmp.replace(path)
+    atomic.write_text(path, json.dumps(record, indent=0))
 
 
 def load(path: Path) -> list[ScoredPosition]:

@@ -77,7 +77,9 @@ import c4lab.jitcache  # noqa: F401  (numba's cache made safe for concurrent pro
 from c4lab.agents import make_agent
 from c4lab.agents.qlearning import QLearningAgent
 from c4lab.agents.qtable import QTable, action_index, check_board, position_keys
+from c4lab.atomic import replacing
 from c4lab.game import play_game
+from c4lab.learning.ntuple_curve import bare
 from c4lab.rules import Position
 from c4lab.rules import kernels as K
 
@@ -192,13 +194,6 @@ def _train_episodes(
             value = (1.0 - slip) * best + slip * (total / count)
             target = r_draw + discount * ((r_win + r_loss - value) - r_draw)
     return keys, q, visits, n_states, rng, moves
-
-
-@njit(cache=True)
-def _fill_index(index, keys):
-    for row in range(keys.shape[0]):
-        index[keys[row]] = row
-
 
 
 # ---------------------------------------------------------------------------
@@ -442,11 +437,11 @@ def write_curve(curve: list[EvalPoint], prefix: str | Path, title: str = "") -> 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    prefix = Path(prefix)
+    prefix = bare(Path(prefix))
     csv_path = prefix.with_name(prefix.name + ".csv")
     png_path = prefix.with_name(prefix.name + ".png")
     opponents = list(curve[0].results) if curve else []
-    with csv_path.open("w", newline="", encoding="utf-8") as f:
+    with replacing(csv_path, "w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)
         header = ["episodes", "train_seconds", "states", "epsilon"]
         for o in opponents:
@@ -475,7 +470,8 @@ def write_curve(curve: list[EvalPoint], prefix: str | Path, title: str = "") -> 
     extra = ax2.get_legend_handles_labels()
     ax.legend(handles[0] + extra[0], handles[1] + extra[1], loc="lower right", fontsize=8)
     fig.tight_layout()
-    fig.savefig(png_path)
+    with replacing(png_path, "wb") as f:
+        fig.savefig(f, format="png")
     plt.close(fig)
     return csv_path, png_path
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import sys
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -53,16 +54,29 @@ def schedule(last: dict[str, Any], alpha: float | None, alpha_final: float | Non
             N.Options.epsilon_final if epsilon_final is None else epsilon_final)
 
 
+def carried(last: dict[str, Any], name: str, given: Any) -> Any:
+    """An option of the run that keeps its value from run to run (the
+    random openings, the lambda-return, the averaged share): as given, else
+    as the network's last run had it (``last``: its header's options), else
+    ``Options``' default."""
+    if given is not None:
+        return given
+    if last.get(name) is not None:
+        return last[name]
+    return getattr(N.Options, name)
+
+
 def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | None, workers: int,
         executor: str = "threads", ray_address: str | None = None, seed: int,
         out: Path | None, resume: Path | None, alpha: float | None = None, alpha_final: float | None = None,
-        epsilon: float | None = None, epsilon_final: float | None = None, tuples: int | None, length: int | None, opening: int = N.Options.opening,
-        lam: float = N.Options.lam, average: float = N.Options.average, add_tuples: int = 0,
+        epsilon: float | None = None, epsilon_final: float | None = None, tuples: int | None, length: int | None,
+        opening: int | None = None, lam: float | None = None, average: float | None = None, add_tuples: int = 0,
         probes: int | None, eval_every: float | None, checkpoint_minutes: float, curve: Path | None) -> None:
     """The command (see ``c4lab train ntuple --help``); ``ValueError`` for
     anything wrong before training starts.  A step size or exploration
     left out (None) is ``Options``' default, or with ``resume`` where the
-    network's last run ended (:func:`schedule`)."""
+    network's last run ended (:func:`schedule`); so are ``opening``,
+    ``lam`` and ``average`` (:func:`carried`)."""
     if minutes is not None and not (math.isfinite(minutes) and minutes > 0):
         raise ValueError(f"--minutes must be a positive number, not {minutes:g}")
     if games is not None and games < 1:
@@ -94,10 +108,15 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
     out = out or resume or Path(f"ntuple-{network.variant.notation.replace('/', '_')}.npz")
     if out.exists() and (resume is None or out.resolve() != resume.resolve()):
         raise ValueError(f"{out} exists: continue it with --resume {out}, or choose another --out")
-    alpha, alpha_final, epsilon, epsilon_final = schedule(
-        network.options if resume is not None else {}, alpha, alpha_final, epsilon, epsilon_final)
+    last = network.options if resume is not None else {}
+    alpha, alpha_final, epsilon, epsilon_final = schedule(last, alpha, alpha_final, epsilon, epsilon_final)
     options = N.Options(alpha=alpha, alpha_final=alpha_final, epsilon=epsilon, epsilon_final=epsilon_final,
-                        opening=opening, lam=lam, average=average)
+                        opening=carried(last, "opening", opening), lam=carried(last, "lam", lam),
+                        average=carried(last, "average", average))
+    if executor == "ray":
+        from c4lab.arena.executors import ray_available  # lazy: only with Ray
+
+        ray_available()  # before anything is labelled or trained
     if ray_address is not None:
         if executor != "ray":
             raise ValueError("--ray-address needs --executor ray")
@@ -175,11 +194,12 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
             bar.update(task, completed=t.played if games else t.seconds, games=network.games,
                        speed=t.games_per_second, last=state["last"])
             if t.seconds >= state["next_save"]:
-                network.save(out)
-                try:  # the curve so far, with the network it belongs to (written whole again at the end)
-                    write_csv(points, prefix)
+                t.record()  # the header says how to go on: the options, where each worker's games are
+                try:
+                    network.save(out)
+                    write_csv(points, prefix)  # the curve so far, with its network (written whole again at the end)
                 except OSError as exc:
-                    _say(f"the curve could not be written at the checkpoint ({exc}); training goes on")
+                    _say(f"the checkpoint could not be written ({exc}); training goes on")
                 state["next_save"] += checkpoint_minutes * 60
             now = t.played if by_games else t.seconds
             if now >= state["next_eval"]:
@@ -191,11 +211,30 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
 
         from c4lab.ctrl_c import ctrl_c_calls, ctrl_c_interrupts  # lazy: start-up time
 
+        failed: BaseException | None = None
         try:
             with ctrl_c_interrupts():  # even where SIGINT came ignored (a background job of a script)
                 trainer.run(games=games, seconds=seconds, on_tick=tick)
         except KeyboardInterrupt:
             interrupted = True
+        except Exception as exc:  # noqa: BLE001  (a worker that failed: what was learnt is kept, then one line)
+            failed = exc
+
+    def save() -> None:
+        """The network written to ``out``; a write that fails is one line and status 1."""
+        try:
+            network.save(out)
+        except OSError as exc:
+            _say(f"the network could not be written to {out} ({exc}): what this run learnt is lost")
+            sys.exit(1)
+
+    if failed is not None:
+        save()
+        with suppress(OSError):  # the curve so far, as at a checkpoint
+            write_csv(points, prefix)
+        _say(f"training stopped: a worker failed ({type(failed).__name__}: {failed}); the network so far "
+             f"({network.games:,} games) is saved in {out}")
+        sys.exit(1)
     # What was learnt is saved whatever happens next: a second Ctrl-C (the
     # save takes seconds) is ignored while a file is written; the final
     # evaluation (games against hard) may be cut short by one.
@@ -205,7 +244,7 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
     if interrupted:
         _say("interrupted: saving the network and the curve...")
     with keep():
-        network.save(out)
+        save()
     if not interrupted:
         try:
             with ctrl_c_interrupts():

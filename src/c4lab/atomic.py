@@ -1,0 +1,47 @@
+"""Files written whole or not at all.
+
+Every file c4lab writes that a person keeps (a network, a table, a curve, a
+probe set, a results file being rewritten) is written to a temporary file
+beside it and renamed over it: a crash, a full disk or Ctrl-C leaves the
+old file or the new one, never half of one, and no temporary file behind.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import IO, Any
+
+
+@contextmanager
+def replacing(path: Path, mode: str = "w", **kwargs: Any) -> Iterator[IO[Any]]:
+    """A file opened with ``mode`` (``"w"`` or ``"wb"``; ``kwargs`` as for
+    ``open``) whose content replaces ``path`` when the block ends without an
+    error (flushed to disk first); on an error (or Ctrl-C) ``path`` stays as
+    it was and the temporary file is removed."""
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        with tmp.open(mode, **kwargs) as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with suppress(OSError):  # the error to report is the write's, not the clean-up's
+            tmp.unlink(missing_ok=True)
+        raise
+
+
+def write_bytes(path: Path, data: bytes) -> None:
+    """``path`` holds ``data``, written whole (:func:`replacing`)."""
+    with replacing(path, "wb") as f:
+        f.write(data)
+
+
+def write_text(path: Path, text: str) -> None:
+    """``path`` holds ``text`` (UTF-8), written whole (:func:`replacing`)."""
+    with replacing(path, "w", encoding="utf-8") as f:
+        f.write(text)
