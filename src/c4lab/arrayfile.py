@@ -37,6 +37,8 @@ def check_writable(path: Path) -> None:
     write, so that the run is not lost to a typo or a folder nobody may
     write in."""
     folder = path.expanduser().parent
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"{str(folder)!r} is a file, not a folder")
     if not folder.is_dir():
         raise ValueError(f"the folder {str(folder)!r} does not exist")
     try:

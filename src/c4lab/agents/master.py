@@ -41,6 +41,7 @@ from c4lab.agents.minimax import WIN, MinimaxAgent, compile_search
 from c4lab.agents.minimax import on_disk as minimax_on_disk
 from c4lab.agents.solver_agent import solved_move
 from c4lab.agents.uct import DEFAULT_ITERATIONS, ENDGAME_CELLS, ENDGAME_NODES, ENDGAME_TABLE, UCTAgent
+from c4lab.agents.uct_search import NO_LEAF
 from c4lab.agents.uct_search import on_disk as uct_on_disk
 from c4lab.rules import Move, Position, Variant
 from c4lab.solver.api import compile_search as compile_solver
@@ -71,6 +72,17 @@ def _compile_uct() -> None:
     UCTAgent(solver=True, policy="smart", lgr=2, c=0.5, final="visits", seed=0).search(
         Position.parse("7x6"), Budget(iterations=1)
     )
+
+
+@functools.cache
+def _compile_uct_valued() -> None:
+    """master's UCT search with a network's value at its leaves (a kernel
+    of its own, ``uct_search._search_kernel``), compiled or loaded once per
+    process, outside any timed move: one throwaway iteration with the empty
+    stand-in network, whose arrays have a network's types."""
+    agent = UCTAgent(solver=True, policy="smart", lgr=2, c=0.5, final="visits", seed=0)
+    agent.leaf = NO_LEAF
+    agent.search(Position.parse("7x6"), Budget(iterations=1))
 
 
 #: What a child compiles: minimax's search.
@@ -180,6 +192,8 @@ class MasterAgent(Agent):
         a judged move, each took 2.3-4 s: a forfeit under a time limit."""
         _ready_minimax()
         _compile_uct()
+        if self.network is not None:
+            _compile_uct_valued()
         self.uct.compile_rest(start)  # its kept tree, moved on
         compile_solver(start.variant)
 
@@ -272,9 +286,10 @@ class MasterAgent(Agent):
             return won
         ruled_out |= {m for m, score in scores.items() if score <= -WIN}
         if judgement is None:
-            if self.network is None and not _compile_uct.cache_info().currsize:
+            ready = _compile_uct if self.network is None else _compile_uct_valued
+            if not ready.cache_info().currsize:
                 compiling = time.perf_counter()
-                _compile_uct()
+                ready()
                 start += time.perf_counter() - compiling
             judgement = self._judge(position, clock, iterations, start, 1.0)
         if drawn:

@@ -50,7 +50,7 @@ class Summary:
 
     def to_dict(self) -> dict[str, Any]:
         def number(x: float) -> float | None:
-            return x if math.isfinite(x) else None
+            return x + 0.0 if math.isfinite(x) else None  # + 0.0: an even score's -0.0 is written 0.0
 
         def bound(wins: int, draws: int, losses: int) -> dict[str, Any] | None:
             """Where ``elo`` is null for a score of 1 or 0: no finite estimate,
@@ -281,8 +281,8 @@ def render_text(summary: Summary) -> str:
 
     def table(title: str, columns: Sequence[str], rows: list[list[str]], left: Sequence[str]) -> None:
         shown = Table(title=title)
-        for name in columns:
-            shown.add_column(name, justify="left" if name in left else "right")
+        for name in columns:  # a long spec folds onto more lines: cut short, two agents could read alike
+            shown.add_column(name, justify="left" if name in left else "right", overflow="fold")
         for row in rows:
             shown.add_row(*row)
         console.print(shown)

@@ -162,10 +162,14 @@ def probe_set(variant: Variant, count: int = 200, seed: int = 7, plies: tuple[in
               directory: Path | None = None, progress: Callable[[str], None] | None = None
               ) -> list[ScoredPosition]:
     """The probe set of ``variant``: read from its file if it was made
-    before, else made and stored."""
+    before, else made and stored (also where that file is damaged: it is
+    only a cache of what the solver says)."""
     path = probe_path(variant, count, seed, plies, directory)
     if path.exists():
-        return load(path)
+        try:
+            return load(path)
+        except ProbeError:
+            pass  # labelled again below, and the file replaced
     items = make(variant, count, seed, plies, progress)
     save(path, items)
     return items

@@ -91,10 +91,12 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
         raise ValueError("--add-tuples grows a trained network: give it with --resume FILE")
     if resume is not None:
         network = Network.load(resume)
-        if tuples is not None or length is not None:
-            option = "--tuples" if tuples is not None else "--length"
-            raise ValueError(f"{option} shapes a new network; the one in {resume} keeps its "
+        if tuples is not None:
+            raise ValueError(f"--tuples shapes a new network; the one in {resume} keeps its "
                              f"{network.tuples.shape[0]} tuples (grow it with --add-tuples N)")
+        if length is not None:
+            raise ValueError(f"--length shapes a new network; the one in {resume} keeps its tuples of "
+                             f"{network.length} cells")
         if bonus:
             raise ValueError(f"--bonus draws the bonus cell of a new network; the one in {resume} keeps its "
                              f"board, {network.variant}")
@@ -133,9 +135,17 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
     probe_set = []
     if count:
         stored = P.probe_path(variant, count, plies=plies)
+        damaged = None
         if stored.exists():
+            try:
+                P.load(stored)
+            except P.ProbeError as exc:
+                damaged = exc
+        if stored.exists() and damaged is None:
             _say(f"probe positions: {count} of {variant} at plies {plies[0]}-{plies[1]}, labelled before ({stored})")
         else:
+            if damaged is not None:
+                _say(f"{damaged}: labelling the probe positions again")
             _say(f"labelling {count} probe positions of {variant} at plies {plies[0]}-{plies[1]} with the solver "
                  f"(once; kept in {P.PROBE_DIR}; --probes 0 trains without them)...")
         shown = sys.stderr.isatty()
