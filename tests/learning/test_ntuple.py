@@ -1207,3 +1207,20 @@ def test_a_checkpoint_that_cannot_be_written_is_a_warning_and_training_goes_on(t
     assert "the checkpoint could not be written" in result.stderr
     assert result.exit_code == 1 and "Traceback" not in result.stderr
     assert f"the network could not be written to {out}" in result.stderr and not out.exists()
+
+
+def test_a_point_of_the_curve_judges_a_copy_that_training_does_not_move() -> None:
+    """The curve's point at N games judges the network as it was at N
+    games: a copy of its weights (its tuples and layout shared), not a
+    network the workers go on changing while its probes and games are
+    played."""
+    net = trained("4x4", 500)
+    judged = net.frozen()
+    assert judged.layout is net.layout and judged.games == 500
+    net.weights += 1.0
+    net.games += 1
+    assert not np.array_equal(judged.weights, net.weights) and judged.games == 500
+    seen = []
+    trainer = N.Trainer(net, workers=2, seed=1)
+    trainer.run(games=20_000, on_tick=lambda t: seen.append(t.snapshot()), tick=0.01)
+    assert seen and all(s.games <= net.games and s.weights is not net.weights for s in seen)

@@ -73,6 +73,7 @@ format (tables of ``P ** n`` entries) is read and re-indexed
 
 from __future__ import annotations
 
+import copy as _copy
 import math
 import random
 from dataclasses import dataclass, field
@@ -597,6 +598,15 @@ class Network:
     @property
     def length(self) -> int:
         return int(self.tuples.shape[1])
+
+    def frozen(self) -> Network:
+        """A copy whose weights do not move when this network's do (its
+        tuples and layout shared): the network as it is now, to judge while
+        training goes on."""
+        copy = _copy.copy(self)
+        copy.weights = self.weights.copy()
+        copy.options = dict(self.options)
+        return copy
 
     def arrays(self) -> list[Any]:
         """The arguments the kernels take after ``geo, st``: ``weights,

@@ -309,6 +309,15 @@ class Trainer:
     def stop(self) -> None:
         self._stop.set()
 
+    def snapshot(self) -> Network:
+        """The network as it is now, its weights copied (``Network.frozen``)
+        with the games counted so far: a point of the learning curve judges
+        this copy while the workers go on training the network (the copy's
+        games are right to within the chunks being played, ``CHUNK`` a
+        worker)."""
+        with self._lock:
+            return self.network.frozen()
+
     def warm_up(self) -> None:
         """Compile (or load) the kernel on a throw-away copy, so the clock
         starts with the first real game."""

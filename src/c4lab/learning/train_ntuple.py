@@ -178,16 +178,17 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
     state: dict[str, Any] = {"next_eval": every, "next_save": checkpoint_minutes * 60, "evals": 0, "last": ""}
 
     def evaluate(final: bool = False) -> None:
-        acc = N.accuracy(network, probe_set) if probe_set else None
+        judged, seconds = trainer.snapshot(), since + trainer.seconds  # the workers train on meanwhile
+        acc = N.accuracy(judged, probe_set) if probe_set else None
         plan = FINAL_GAMES if final else (MATCH_GAMES if state["evals"] % 4 == 0 else {"random": 20})
-        scores = {o: N.score_against(network, o, g, seed=state["evals"]) for o, g in plan.items()}
+        scores = {o: N.score_against(judged, o, g, seed=state["evals"]) for o, g in plan.items()}
         state["evals"] += 1
-        if points and points[-1].games == network.games:
+        if points and points[-1].games == judged.games:
             if not final:  # a resumed run starts where its curve ended: that point stays (with hard)
                 state["last"] = _summary(acc, scores)
                 return
             points.pop()  # the run ended on a point: one row for it, the final one (with hard)
-        points.append(CurvePoint(network.games, since + trainer.seconds, acc, scores))
+        points.append(CurvePoint(judged.games, seconds, acc, scores))
         state["last"] = _summary(acc, scores)
 
     from rich.console import Console
