@@ -1224,3 +1224,23 @@ def test_a_point_of_the_curve_judges_a_copy_that_training_does_not_move() -> Non
     trainer = N.Trainer(net, workers=2, seed=1)
     trainer.run(games=20_000, on_tick=lambda t: seen.append(t.snapshot()), tick=0.01)
     assert seen and all(s.games <= net.games and s.weights is not net.weights for s in seen)
+
+
+def test_a_worker_that_fails_ends_the_run_in_one_line_and_keeps_what_was_learnt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real, calls = T.train_games, []
+
+    def failing(*args: Any) -> Any:  # the warm-up's game and three chunks, then a worker dies
+        calls.append(1)
+        if len(calls) > 4:
+            raise MemoryError("no room for the next chunk")
+        return real(*args)
+
+    monkeypatch.setattr(T, "train_games", failing)
+    out = tmp_path / "n.npz"
+    result = CliRunner().invoke(main, ["train", "ntuple", "--board", "4x4", "--games", "100000", "--out", str(out),
+                                       "--probes", "0", "--tuples", "6"])
+    assert result.exit_code == 1 and "Traceback" not in result.stderr
+    assert "training stopped: a worker failed (MemoryError: no room for the next chunk)" in result.stderr
+    assert Network.load(out).games == 3 * N.CHUNK

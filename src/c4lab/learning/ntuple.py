@@ -183,6 +183,12 @@ from c4lab.rules import kernels as K
 CHUNK = 1000
 
 
+class WorkerFailed(RuntimeError):
+    """A worker of a run stopped on an error (a process of the copies that
+    died, a Ray task that failed): the run ended there, its network as the
+    other workers and the merged rounds left it."""
+
+
 @dataclass(frozen=True)
 class Options:
     """The learning settings (stored in the network's header)."""
@@ -464,7 +470,9 @@ class Trainer:
             if mean is not None:
                 mean.settle()
             self.record()
-        if self._error is not None:
+        if isinstance(self._error, Exception):
+            raise WorkerFailed(f"{type(self._error).__name__}: {self._error}") from self._error
+        if self._error is not None:  # KeyboardInterrupt, SystemExit: as they were
             raise self._error
 
     @property

@@ -228,7 +228,7 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
                 trainer.run(games=games, seconds=seconds, on_tick=tick)
         except KeyboardInterrupt:
             interrupted = True
-        except Exception as exc:  # noqa: BLE001  (a worker that failed: what was learnt is kept, then one line)
+        except N.WorkerFailed as exc:  # what was learnt is kept, then one line
             failed = exc
 
     def save() -> None:
@@ -243,7 +243,7 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
         save()
         with suppress(OSError):  # the curve so far, as at a checkpoint
             write_csv(points, prefix)
-        _say(f"training stopped: a worker failed ({type(failed).__name__}: {failed}); the network so far "
+        _say(f"training stopped: a worker failed ({failed}); the network so far "
              f"({network.games:,} games) is saved in {out}")
         sys.exit(1)
     # What was learnt is saved whatever happens next: a second Ctrl-C (the
