@@ -55,6 +55,7 @@ BAD = [
     ("serve", "--forfeit-after", "-1"),
     ("serve", "--allow-agent", "nobody"),
     ("train", "ntuple", "--out", "/proc/n.npz"),
+    ("train", "ntuple", "--board", "6x5/Bc2", "--bonus", "--out", "/tmp/never-written.npz"),  # two bonus cells
     ("train", "ntuple", "--curve", "/proc/curve"),
     ("train", "qlearning", "--out", "/proc/q.npz"),
     ("train", "qlearning", "--curve", "/nonexistent-folder/curve"),

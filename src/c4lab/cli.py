@@ -683,6 +683,7 @@ def engine(spec: str) -> None:
     go, stop, quit; see docs/engine-protocol.md); the agent's parameters are
     its options.  Bad lines answer 'error ...' and the engine goes on.
     """
+    import c4lab.engine.client  # noqa: F401  (registers 'engine:cmd=...': an engine may relay another)
     from c4lab.engine.serve import run_on_stdio
 
     try:
@@ -811,7 +812,7 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
 @click.option("--average", type=float, **_home(*_NTRAIN, "average"),
               help="Keep the mean of the weights over this last share of the run (snapshots a hundredth of "
                    "the run apart; 0: the last weights).")
-@click.option("--tuples", type=_Int64(1, 1000), default=None,
+@click.option("--tuples", type=_Int64(1, 1000), default=None,  # train_ntuple.MAX_TUPLES
               help="Number of n-tuples (default: 70; 120 on boards with a bonus cell; 150 on the classic 7x6).")
 @click.option("--add-tuples", type=_Int64(min=0), default=0,
               help="With --resume: grow the network by this many tuples (random walks drawn from --seed) whose "

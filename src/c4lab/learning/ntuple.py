@@ -521,12 +521,15 @@ def score_against(network: Network, opponent: str, games: int, seed: int = 0, pl
 
 def board_variant(board: str, bonus: bool, seed: int) -> Variant:
     """The board of ``--board`` (a variant, no moves), with a random bonus
-    cell drawn from ``seed`` when ``bonus`` and it has none."""
+    cell drawn from ``seed`` when ``bonus`` (refused where the board has
+    one already: one of the two would be ignored)."""
     position = Position.parse(board)
     if position.ply:
         raise ValueError(f"--board takes a board, not a position with moves: {board!r}")
     variant = position.variant
-    if bonus and variant.bonus is None:
+    if bonus and variant.bonus is not None:
+        raise ValueError(f"--bonus draws a bonus cell, and the board {variant} has one already: give one or the other")
+    if bonus:
         rng = random.Random(seed)
         free = [c for c in variant.cells() if c not in variant.forbidden]
         variant = Variant(variant.width, variant.height, variant.forbidden, rng.choice(free))

@@ -18,6 +18,9 @@ from c4lab.learning import ntuple as N
 from c4lab.learning import probes as P
 from c4lab.learning.ntuple_curve import CurvePoint, check_curve, write_csv
 
+#: The most tuples a network may have (``--tuples``, and with ``--add-tuples``).
+MAX_TUPLES = 1000
+
 #: Games of each curve point against random, normal; hard at the end.
 MATCH_GAMES = {"random": 20, "normal": 10}
 FINAL_GAMES = {"random": 40, "normal": 20, "hard": 20}
@@ -103,6 +106,9 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
         if board is not None and N.board_variant(board, bonus, seed) != network.variant:
             raise ValueError(f"{resume} is a network for the board {network.variant}, not {board}")
         if add_tuples:
+            if network.tuples.shape[0] + add_tuples > MAX_TUPLES:
+                raise ValueError(f"--add-tuples {add_tuples} would give the network in {resume} "
+                                 f"{network.tuples.shape[0] + add_tuples} tuples, more than {MAX_TUPLES}")
             network = network.grown(add_tuples, seed)
     else:
         variant = N.board_variant(board or "7x6", bonus, seed)
