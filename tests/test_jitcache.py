@@ -228,3 +228,29 @@ def test_numba_loads_its_numpy_implementations_without_scipy_and_keeps_its_blas_
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split()[:3] == ["False", "True", "True"]
     assert out.split()[3:] in ([], ["True"])
+
+
+def test_a_kernel_call_does_not_import_numpy_ma_and_a_masked_array_is_still_refused() -> None:
+    """numba's check that an array argument is not a masked one imported
+    ``numpy.ma`` at the first kernel call (0.07-0.10 s of every process);
+    an exact ``np.ndarray`` skips it and gets the type numba gives it, and a
+    masked array is still refused with numba's own error."""
+    import subprocess
+    import sys
+
+    import numba
+    import numpy as np
+    from numba.core.typing import typeof
+
+    if not numba.__version__.startswith(c4lab.jitcache.SCOPE_SHARING_VERSIONS):
+        pytest.skip("another numba: its own check, untouched")
+    code = ("import sys\nfrom c4lab.rules import Position\nPosition.parse('5x4:cc').legal_moves()\n"
+            "print('numpy.ma' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False"]
+    fixed = np.zeros((3, 4), dtype=np.float32)
+    fixed.flags.writeable = False
+    for array in (np.arange(6), np.zeros((2, 3), order="F"), np.zeros(8)[::2], fixed):
+        assert typeof.typeof(array) == c4lab.jitcache._numba_typeof_ndarray(array, None)
+    with pytest.raises(numba.core.errors.NumbaTypeError, match="MaskedArray"):
+        numba.njit(lambda a: a.sum())(np.ma.array([1, 2]))

@@ -404,3 +404,36 @@ def _load_arraymath_without_scipy() -> None:
 
 if numba.__version__.startswith(SCOPE_SHARING_VERSIONS):
     _load_arraymath_without_scipy()
+
+
+# -- numba's masked-array check: numpy.ma imported at the first kernel call
+#
+# numba types each array argument with a check that it is not a masked
+# array, ``isinstance(val, np.ma.MaskedArray)``, and ``np.ma`` is NumPy's
+# lazily imported module: the first call of any kernel imports it, 0.07-0.10 s
+# of every c4lab process (a warm ``c4lab move`` takes 0.5 s).  An array of
+# the exact type ``np.ndarray`` is never a masked one, so for those the type
+# is made here as numba makes it (its dtype, dimensions, layout, and whether
+# it is read-only); any other array (a subclass: perhaps a masked one) goes
+# through numba's own function, check included.
+
+
+def _typeof_exact_ndarray(val: Any, c: Any) -> Any:
+    """numba's type of an array argument, without importing ``numpy.ma``
+    for an exact ``np.ndarray``."""
+    if type(val) is not np.ndarray:
+        return _numba_typeof_ndarray(val, c)
+    try:
+        dtype = _numpy_support.from_dtype(val.dtype)
+    except _errors.NumbaNotImplementedError:
+        raise _errors.NumbaValueError(f"Unsupported array dtype: {val.dtype}") from None
+    return _types.Array(dtype, val.ndim, _numpy_support.map_layout(val), readonly=not val.flags.writeable)
+
+
+if numba.__version__.startswith(SCOPE_SHARING_VERSIONS):
+    import numpy as np
+    from numba.core.typing import typeof as _typeof
+    from numba.np import numpy_support as _numpy_support
+
+    _numba_typeof_ndarray = _typeof.typeof_impl.dispatch(np.ndarray)
+    _typeof.typeof_impl.register(np.ndarray)(_typeof_exact_ndarray)
