@@ -850,6 +850,9 @@ def test_a_grown_network_plays_as_before_with_room_for_more(tmp_path: Path) -> N
     back = Network.load(path)
     assert np.array_equal(back.tuples, grown.tuples) and back.games == net.games + 500
     assert back.weights[:, old:].any()  # the new tuples learnt
+    too_many = CliRunner().invoke(main, ["train", "ntuple", "--resume", str(path), "--add-tuples", "995",
+                                         "--games", "500", "--probes", "0"])
+    assert too_many.exit_code == 2 and "more than 1000" in too_many.output
     refused = CliRunner().invoke(main, ["train", "ntuple", "--board", "5x4", "--add-tuples", "6",
                                         "--out", str(tmp_path / "new.npz")])
     assert refused.exit_code == 2 and "--add-tuples grows a trained network" in refused.output

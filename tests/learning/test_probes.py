@@ -57,6 +57,10 @@ def test_a_probe_set_is_labelled_once_and_read_back(tmp_path: Path) -> None:
     assert path == P.probe_path(variant, 4, seed=2, directory=tmp_path)
     assert [(i.position, i.scores) for i in P.probe_set(variant, 4, seed=2, directory=tmp_path)] == \
         [(i.position, i.scores) for i in made]
+    path.write_text("{")  # a damaged file is only a cache of the solver's answers: labelled again, replaced
+    assert [(i.position, i.scores) for i in P.probe_set(variant, 4, seed=2, directory=tmp_path)] == \
+        [(i.position, i.scores) for i in made]
+    assert len(P.load(path)) == 4 and sorted(tmp_path.iterdir()) == [path]
 
 
 @pytest.mark.parametrize(("text", "says"), [
