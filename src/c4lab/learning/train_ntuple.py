@@ -223,8 +223,8 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
                 evaluate()
                 state["next_eval"] = now + every
                 if not sys.stderr.isatty():  # no bar to show it (a log file, a pipe): one line a point
-                    print(f"{t.seconds:6.0f} s  {network.games:,} games, {t.games_per_second:,.0f}/s, "
-                          f"{state['last']}", file=sys.stderr, flush=True)
+                    print(f"{t.seconds:6.0f} s  {points[-1].games:,} games, {t.games_per_second:,.0f}/s, "
+                          f"{state['last']}", file=sys.stderr, flush=True)  # the point's games, as in the CSV
 
         from c4lab.ctrl_c import ctrl_c_calls, ctrl_c_interrupts  # lazy: start-up time
 
@@ -270,7 +270,11 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
             interrupted = True
             _say("interrupted: the final evaluation is skipped; saving the curve...")
     with keep():
-        paths = N.write_curve(points, prefix, f"n-tuple TD learning on {variant}")
+        try:
+            paths = N.write_curve(points, prefix, f"n-tuple TD learning on {variant}")
+        except OSError as exc:  # the network is saved: one line, and the status says something failed
+            _say(f"the curve could not be written ({exc}); the network is saved in {out}")
+            sys.exit(1)
     print(f"{out}: {network.games:,} games in all ({trainer.played:,} now, {trainer.seconds:.0f} s, "
           f"{trainer.games_per_second:,.0f} games/s, {trainer.mean_cells:.1f} cells a game); "
           f"last point: {points[-1].games:,} games, {state['last']}")
