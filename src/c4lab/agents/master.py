@@ -41,7 +41,7 @@ from c4lab.agents.minimax import WIN, MinimaxAgent, compile_search
 from c4lab.agents.minimax import on_disk as minimax_on_disk
 from c4lab.agents.solver_agent import solved_move
 from c4lab.agents.uct import DEFAULT_ITERATIONS, ENDGAME_CELLS, ENDGAME_NODES, ENDGAME_TABLE, UCTAgent
-from c4lab.agents.uct_search import NO_LEAF
+from c4lab.agents.uct_search import NO_LEAF, Leaf
 from c4lab.agents.uct_search import on_disk as uct_on_disk
 from c4lab.rules import Move, Position, Variant
 from c4lab.solver.api import compile_search as compile_solver
@@ -64,25 +64,29 @@ PROBE_SHARE = 0.25
 PROBE_TABLE = 1 << 20  # entries (32 MB a thread)
 
 
+def _throwaway_iteration(leaf: Leaf | None) -> None:
+    """One iteration of a fresh search configured as master's UCT, with
+    ``leaf`` at its leaves: what compiles (or loads) its kernels, which
+    serve every board."""
+    agent = UCTAgent(solver=True, policy="smart", lgr=2, c=0.5, final="visits", seed=0)
+    agent.leaf = leaf
+    agent.search(Position.parse("7x6"), Budget(iterations=1))
+
+
 @functools.cache
 def _compile_uct() -> None:
     """master's UCT search (with its policy playouts) compiled, or loaded
-    from numba's cache, once per process: one throwaway iteration of a
-    fresh search (the kernels serve every board)."""
-    UCTAgent(solver=True, policy="smart", lgr=2, c=0.5, final="visits", seed=0).search(
-        Position.parse("7x6"), Budget(iterations=1)
-    )
+    from numba's cache, once per process."""
+    _throwaway_iteration(None)
 
 
 @functools.cache
 def _compile_uct_valued() -> None:
     """master's UCT search with a network's value at its leaves (a kernel
     of its own, ``uct_search._search_kernel``), compiled or loaded once per
-    process, outside any timed move: one throwaway iteration with the empty
-    stand-in network, whose arrays have a network's types."""
-    agent = UCTAgent(solver=True, policy="smart", lgr=2, c=0.5, final="visits", seed=0)
-    agent.leaf = NO_LEAF
-    agent.search(Position.parse("7x6"), Budget(iterations=1))
+    process, outside any timed move: the empty stand-in network's arrays
+    have a network's types."""
+    _throwaway_iteration(NO_LEAF)
 
 
 #: What a child compiles: minimax's search.
@@ -168,7 +172,6 @@ class MasterAgent(Agent):
         self.network = None
         if weights is not None:
             from c4lab.agents.ntuple import load_network  # lazy: only master with a network reads one
-            from c4lab.agents.uct_search import Leaf
 
             self.network = net = load_network(weights)
             lay = net.layout

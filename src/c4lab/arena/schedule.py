@@ -76,15 +76,8 @@ class ArenaConfig:
 
     def boards(self) -> list[Variant]:
         """Every board the run's games are played on, in the order of their
-        first pair (each follows from the seed, as :meth:`start` draws it)."""
-        seen: dict[Variant, None] = {}
-        for pair in range(self.pairs_per_pairing):
-            if self.openings:
-                variant = Position.parse(self.openings[pair % len(self.openings)]).variant
-            else:
-                variant = starting_position(self.board, self.bonus, random.Random(f"c4lab-arena/{self.seed}/{pair}")).variant
-            seen.setdefault(variant)
-        return list(seen)
+        first pair (each start follows from the seed: :meth:`start`)."""
+        return list(dict.fromkeys(self.start(pair).variant for pair in range(self.pairs_per_pairing)))
 
     def check_agents(self) -> None:
         """Build each agent once, so that a bad spec fails before any game,
