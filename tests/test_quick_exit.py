@@ -60,7 +60,7 @@ def test_the_quick_commands_are_commands() -> None:
 def test_the_command_exits_with_its_status_and_its_one_line() -> None:
     bad = subprocess.run([sys.executable, "-m", "c4lab", "show", "7x6:dq"], check=False, capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2
-    line = ("error: invalid position '7x6:dq': move 1 'q' at character 5: column q is beyond the board's width 7 "
+    line = ("error: invalid position '7x6:dq': move 1 (the 2nd) 'q' at character 5: column q is beyond the board's width 7 "
             "(columns a..g)")
     assert (bad.stdout + bad.stderr).strip().splitlines() == [line]
     good = subprocess.run([sys.executable, "-m", "c4lab", "show", "7x6:d"], check=False, capture_output=True, text=True, timeout=60)

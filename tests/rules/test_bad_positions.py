@@ -34,6 +34,8 @@ def test_a_bad_string_is_rejected_with_its_token_and_index(text: str, category: 
     if move:
         assert error.move_index == int(move.group(1))
         assert f"move {error.move_index}" in message
+        # 0-based as the cases count, with the ordinal a person counts by: "move 1 (the 2nd)"
+        assert f"move {error.move_index} (the {error.move_index + 1}" in message
     elif category == "syntax" and ":" in text and error.index > text.index(":"):
         # a move token that breaks the notation: its index among the moves
         before = text[text.index(":") + 1 : error.index]
@@ -80,3 +82,12 @@ def test_the_first_problem_in_reading_order_is_the_one_reported() -> None:
     with pytest.raises(PositionError) as caught:
         Position.parse("4x4:aaaaab")
     assert caught.value.move_index == 4
+
+
+def test_a_bad_moves_message_gives_the_ordinal_a_person_counts_by_next_to_its_index() -> None:
+    from c4lab.rules.errors import _ordinal
+
+    assert [_ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 102, 111, 113)] == [
+        "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "102nd", "111th", "113th"]
+    with pytest.raises(PositionError, match=r"move 6 \(the 7th\) 'd' at character 10: column d is full"):
+        Position.parse("7x6:ddddddd")

@@ -825,9 +825,11 @@ def test_the_review_marks_the_blunder_and_the_best_moves_of_a_finished_game(serv
         assert first["scores"] == {"a": -2, "b": -1, "c": 0, "d": 1, "e": 0, "f": -1, "g": -2}
         assert [e["verdict"] for e in entries if e["side"] == "B"] == ["best"] * 4
         assert [e["verdict"] for e in entries].count("blunder") == 1
-        # each side's accuracy: the share of its moves that kept the exact result (issue 27)
-        assert review["summary"]["A"] == {"moves": 4, "known": 4, "kept": 3, "blunders": 1, "best": 1, "accuracy": 0.75}
-        assert review["summary"]["B"] == {"moves": 4, "known": 4, "kept": 4, "blunders": 0, "best": 4, "accuracy": 1.0}
+        # each side's accuracy: the share of its moves that kept the exact result (issue 27), counting only
+        # the moves played in the room: the first seven were its pasted start, which nobody played here
+        assert review["start_ply"] == 7
+        assert review["summary"]["A"] == {"moves": 0, "known": 0, "kept": 0, "blunders": 0, "best": 0, "accuracy": None}
+        assert review["summary"]["B"] == {"moves": 1, "known": 1, "kept": 1, "blunders": 0, "best": 1, "accuracy": 1.0}
         last = entries[-1]
         assert last["played"] == 18 and last["after"] is None  # the winning move ends the game
         assert all(e["played"] == -e["after"] for e in entries[:-1])
@@ -871,6 +873,19 @@ def test_a_review_off_the_classic_board_keeps_to_its_time_budget() -> None:
     assert verdict(3, 3, {"a": 1, "b": 3}) == "best"
     assert verdict(None, 1, {"a": 1, "b": None}) == "unknown"
     assert verdict(2, None, {"a": None, "b": 2}) == "unknown"
+
+
+def test_a_reviews_accuracy_counts_each_sides_moves_from_the_empty_board_or_after_a_pasted_start() -> None:
+    from c4lab.server.review import review_game
+
+    game = Position.parse("7x6:adcdcdcd")  # A's first move (a) is the game's one blunder
+    whole = review_game(game, per_position=5)
+    assert whole["summary"]["A"] == {"moves": 4, "known": 4, "kept": 3, "blunders": 1, "best": 1, "accuracy": 0.75}
+    assert whole["summary"]["B"] == {"moves": 4, "known": 4, "kept": 4, "blunders": 0, "best": 4, "accuracy": 1.0}
+    pasted = review_game(game, 2, per_position=5)  # the same moves, "adcd..." pasted after "ad"
+    assert pasted["start_ply"] == 2 and pasted["entries"] == whole["entries"]  # every move is shown...
+    assert pasted["summary"]["A"] == {"moves": 3, "known": 3, "kept": 3, "blunders": 0, "best": 1, "accuracy": 1.0}
+    assert pasted["summary"]["B"]["moves"] == 3  # ...but the tally is of the moves played
 
 
 def test_a_win_at_once_is_exact_and_the_positions_score_where_nothing_else_was_solved() -> None:

@@ -62,8 +62,11 @@ def test_the_tui_steps_along_the_line_and_a_new_move_ends_it_there() -> None:
     assert status == 0
     assert text.count(f"Scores for A (white), to move: {written(exact('7x6'))}") == 1  # the pasted moves too
     assert f"Scores for A (white), to move: {written(exact('7x6:db'))}" in text
-    # after b, r has nothing to play again: the line ended at 7x6:db
+    # after b, r has nothing to play again: the line ended at 7x6:db, and the board says so
+    assert text.count("Nothing to play again: this is the end of the line.") == 1
     assert text.rstrip().endswith("The position on the board: 7x6:db")
+    _, text = analysis_tui("7x6", "u", "e")
+    assert "Nothing to take back: this is the start." in text
 
 
 def test_the_tui_row_sits_over_the_columns() -> None:

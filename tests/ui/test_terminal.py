@@ -12,7 +12,7 @@ from rich.console import Console
 
 from c4lab.rules import Position
 from c4lab.rules.setup import starting_position
-from c4lab.ui.terminal import GameSettings, TerminalGame, board_text
+from c4lab.ui.terminal import GameSettings, TerminalGame, board_text, legend
 from testkit import Script
 
 
@@ -91,6 +91,16 @@ def test_the_board_without_colours_has_a_key_to_its_special_cells() -> None:
     assert "X forbidden cell; * bonus cell (empty)" in out
     out, _, _ = game(GameSettings(board="7x6", players=("human", "human"), first="1"), "e")
     assert "forbidden" not in out and "bonus cell" not in out
+
+
+def test_the_colour_boards_key_names_only_what_this_board_can_show() -> None:
+    def key(notation: str) -> list[str]:
+        return legend(Position.parse(notation)).plain.split()[1::2]  # the words after the symbols
+
+    assert key("7x6") == ["A", "B"]  # no bonus cell: no ban piece can ever appear
+    assert key("7x6/Xg1") == ["A", "B", "forbidden"]
+    assert key("6x5/Xc2/Bd3") == ["A", "B", "forbidden", "bonus", "ban"]
+    assert key("6x5/Xc2/Bd3:dddd") == ["A", "B", "forbidden", "ban"]  # the bonus cell is taken
 
 
 def test_the_colour_board_marks_the_forbidden_bonus_ban_and_winning_cells() -> None:

@@ -17,6 +17,12 @@ def quote(text: str) -> str:
     return repr(text)
 
 
+def _ordinal(n: int) -> str:
+    """``n`` as an ordinal: 1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st, 102nd, 111th."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
 class VariantError(ValueError):
     """A board that RULES.md does not allow (size, cells off the board, ...)."""
 
@@ -31,7 +37,7 @@ class PositionError(ValueError):
             token, or a single character).
         index: the token's 0-based character offset in ``text``.
         move_index: the 0-based index of the offending move token, when the
-            problem is a move.
+            problem is a move (the message says both: "move 1 (the 2nd)").
     """
 
     def __init__(
@@ -49,8 +55,8 @@ class PositionError(ValueError):
         self.index = index
         self.move_index = move_index
         where = []
-        if move_index is not None:
-            where.append(f"move {move_index}")
+        if move_index is not None:  # 0-based, as RULES.md's cases count; the ordinal for a person
+            where.append(f"move {move_index} (the {_ordinal(move_index + 1)})")
         if token is not None:
             where.append(repr(token))
         if index is not None:

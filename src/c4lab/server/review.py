@@ -156,20 +156,25 @@ def verdict(before: int | None, played: int | None, scores: dict[str, int | None
 KEPT = ("best", "inaccuracy")
 
 
-def summary(entries: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Each side's tally of a review's ``entries``: ``moves``, ``known`` (a
-    verdict other than ``unknown``), ``kept`` (the exact result kept:
-    ``best`` or ``inaccuracy``), ``blunders``, ``best``, and ``accuracy``:
-    the share of its known moves that kept the result (0..1, rounded to
-    three places; None when no move of that side is known).
+def summary(entries: list[dict[str, Any]], start_ply: int = 0) -> dict[str, dict[str, Any]]:
+    """Each side's tally of a review's ``entries`` after the first
+    ``start_ply`` moves (those of a pasted starting position, which nobody
+    played in this game): ``moves``, ``known`` (a verdict other than
+    ``unknown``), ``kept`` (the exact result kept: ``best`` or
+    ``inaccuracy``), ``blunders``, ``best``, and ``accuracy``: the share of
+    its known moves that kept the result (0..1, rounded to three places;
+    None when no move of that side is known).
 
-    >>> summary([{"side": "A", "verdict": "best"}, {"side": "B", "verdict": "blunder"},
-    ...          {"side": "A", "verdict": "inaccuracy"}, {"side": "B", "verdict": "unknown"}])["A"]
+    >>> entries = [{"ply": 1, "side": "A", "verdict": "best"}, {"ply": 2, "side": "B", "verdict": "blunder"},
+    ...            {"ply": 3, "side": "A", "verdict": "inaccuracy"}, {"ply": 4, "side": "B", "verdict": "unknown"}]
+    >>> summary(entries)["A"]
     {'moves': 2, 'known': 2, 'kept': 2, 'blunders': 0, 'best': 1, 'accuracy': 1.0}
+    >>> summary(entries, start_ply=2)["B"]  # a game pasted after two moves: B's blunder was not played in it
+    {'moves': 1, 'known': 0, 'kept': 0, 'blunders': 0, 'best': 0, 'accuracy': None}
     """
     tally: dict[str, dict[str, Any]] = {}
     for side in ("A", "B"):
-        verdicts = [e["verdict"] for e in entries if e["side"] == side]
+        verdicts = [e["verdict"] for e in entries if e["side"] == side and e["ply"] > start_ply]
         known = sum(v != "unknown" for v in verdicts)
         kept = sum(v in KEPT for v in verdicts)
         tally[side] = {
@@ -186,8 +191,11 @@ def review_game(
     per_position: float | None = None,
     total: float = REVIEW_TOTAL,
 ) -> dict[str, Any]:
-    """The review of the moves ``start_ply`` .. the end of ``position``: one
-    entry a move (see ``docs/protocol.md``, the ``review`` message).  The
+    """The review of every move of ``position``: one entry a move (see
+    ``docs/protocol.md``, the ``review`` message).  The first ``start_ply``
+    moves are those of a pasted starting position (a room's ``start_ply``):
+    they have their entries, so the move list shows their verdicts too, but
+    each side's ``summary`` counts only the moves played after them.  The
     positions are solved from the last one back (the end game is cheap, and
     what is learnt there helps earlier), within ``total`` seconds."""
     solver = Solver(TABLE_SIZE)
@@ -201,14 +209,14 @@ def review_game(
         prefixes.append(prefixes[-1].play(move))
     analysed: dict[int, dict[str, int | None]] = {}
     complete = True
-    for ply in range(len(moves) - 1, start_ply - 1, -1):
+    for ply in range(len(moves) - 1, -1, -1):
         left = deadline - time.monotonic()
         if left <= 0:
             complete = False
             break
         analysed[ply] = move_scores(prefixes[ply], min(each, left), solver)
     entries = []
-    for ply in range(start_ply, len(moves)):
+    for ply in range(len(moves)):
         scores = analysed.get(ply, {t.token: None for t in prefixes[ply].legal_moves()})
         token = moves[ply].token
         played = scores.get(token)
@@ -239,7 +247,7 @@ def review_game(
         "position": position.notation,
         "start_ply": start_ply,
         "entries": entries,
-        "summary": summary(entries),
+        "summary": summary(entries, start_ply),
         "complete": complete,
         "seconds": round(time.monotonic() - started, 3),
     }
@@ -288,14 +296,15 @@ class Reviewer:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self.executor, hint, position, adviser, timeout)
 
-    async def review(self, position: Position) -> dict[str, Any]:
-        """The review of the finished game ``position`` (``docs/protocol.md``),
+    async def review(self, position: Position, start_ply: int = 0) -> dict[str, Any]:
+        """The review of the finished game ``position`` whose first
+        ``start_ply`` moves were its pasted start (``docs/protocol.md``),
         within ``REVIEW_TOTAL`` seconds; ``RoomError`` (``review-failed``) if
         the solver failed."""
-        key = position.notation  # every move, those of a pasted start too
+        key = f"{position.notation} {start_ply}"
         future = self._reviews.get(key)
         if future is None or (future.done() and (future.cancelled() or future.exception() is not None)):
-            future = asyncio.ensure_future(self._review_in_pool(position))
+            future = asyncio.ensure_future(self._review_in_pool(position, start_ply))
             self._reviews[key] = future
             while len(self._reviews) > REVIEWS_KEPT:  # forget the oldest
                 self._reviews.pop(next(iter(self._reviews)))
@@ -305,10 +314,10 @@ class Reviewer:
             log.warning("%s: the review failed: %s", key, exc)
             raise RoomError(REVIEW_FAILED, f"the review could not be computed: {exc}") from None
 
-    async def _review_in_pool(self, position: Position) -> dict[str, Any]:
+    async def _review_in_pool(self, position: Position, start_ply: int) -> dict[str, Any]:
         each = min(budget_for(position), self.limits.max_time)
         async with self._reviewing:
             loop = asyncio.get_running_loop()
             return await loop.run_in_executor(
-                self.executor, functools.partial(review_game, position, 0, per_position=each)
+                self.executor, functools.partial(review_game, position, start_ply, per_position=each)
             )

@@ -504,7 +504,8 @@ class RoomManager:
         elif kind == "hint":
             self._ask_hint(room, conn)
         elif kind == "review":
-            await conn.send_json({"type": "review", **await self.reviewer.review(self._finished(room).position)})
+            over = self._finished(room)
+            await conn.send_json({"type": "review", **await self.reviewer.review(over.position, over.start_ply)})
         elif kind == "resign":
             await self._resign(room, seats)
         elif kind == "rematch":
@@ -700,7 +701,8 @@ class RoomManager:
         room = self.rooms.get(code) or self._row(code)
         if room is None:
             return None
-        return await self.reviewer.review(self._finished(room).position)
+        over = self._finished(room)
+        return await self.reviewer.review(over.position, over.start_ply)
 
     @staticmethod
     def _finished(room: Room) -> Room:

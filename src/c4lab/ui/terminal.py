@@ -133,11 +133,18 @@ def scores_line(position: Position, columns: list[dict[str, Any]]) -> str:
 
 
 def legend(position: Position) -> Text:
+    """The key under the board: the pieces, and the forbidden cells, the
+    bonus cell (while it is empty) and ban pieces only where this board can
+    show them."""
+    bonus = position.variant.bonus
+    shown = {
+        "forbidden": bool(position.variant.forbidden),
+        "bonus": bonus is not None and position.piece_at(bonus) is None,
+        "ban": bonus is not None,
+    }
     text = Text()
     for key, label in (("A", "A"), ("B", "B"), ("forbidden", "forbidden"), ("bonus", "bonus"), ("ban", "ban")):
-        if key == "bonus" and position.variant.bonus is None:
-            continue
-        if key == "forbidden" and not position.variant.forbidden:
+        if not shown.get(key, True):
             continue
         symbol, style = _STYLE[key]
         text.append(f" {symbol} ", style=style)
@@ -327,9 +334,11 @@ class TerminalGame:
         )
         if not self.color:
             self.say("\n" + header)
+        notice = ""  # why the last u or r did nothing
         while True:
             here = empty.play(*line[:ply])
-            screen = _Screen(self, header, {"A": 0, "B": 1}, 0.0, here)
+            screen = _Screen(self, header + notice, {"A": 0, "B": 1}, 0.0, here)
+            notice = ""
 
             def on_move(turn: Turn, screen: _Screen = screen) -> None:
                 nonlocal ply, line
@@ -346,7 +355,12 @@ class TerminalGame:
                 while True:
                     self.read("u, r or e: ")  # only the line's keys end this wait
             except _LineStep as step:
-                ply = max(0, min(len(line), ply + step.delta))
+                moved = max(0, min(len(line), ply + step.delta))
+                if moved == ply:
+                    notice = ("\nNothing to play again: this is the end of the line." if step.delta > 0
+                              else "\nNothing to take back: this is the start.")
+                    self.say(notice.strip())
+                ply = moved
             except (QuitGame, KeyboardInterrupt, EOFError):
                 self.say(f"\nThe position on the board: {empty.play(*line[:ply]).notation}")
                 return
@@ -366,7 +380,7 @@ def _with_line_keys(read: Callable[[str], str]) -> Callable[[str], str]:
     leaves as in a game (asking first where ``e`` is a column)."""
 
     def keyed(prompt: str) -> str:
-        entry = read(prompt)
+        entry = read(prompt.replace("e to exit", "u back, r forward, e to exit"))  # the move prompt names them
         word = entry.strip().lower()
         if word in ("u", "undo"):
             raise _LineStep(-1)

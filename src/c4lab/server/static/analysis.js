@@ -292,9 +292,11 @@ export function renderAnalysis() {
   if (room.status !== "playing") text = "The game is over: undo, or step back, to go on analysing.";
   else if (!R.hint || R.hint.position !== room.position) text = `${COLOUR[room.to_move]} to move: solving every column…`;
   else {
-    const estimated = R.hint.columns.some((c) => !c.exact);
+    const estimated = R.hint.columns.some((c) => !c.exact && c.estimate !== null && c.estimate !== undefined);
+    const unknown = R.hint.columns.some((c) => !c.exact && (c.estimate === null || c.estimate === undefined));
     text = `Scores for ${COLOUR[room.to_move]}, to move: + a win (the larger, the sooner), 0 a draw, \u2212 a loss` +
-      (estimated ? "; a percentage in a dashed box: not solved in time, the engine's estimate." : ".");
+      (estimated ? "; a percentage in a dashed box: not solved in time, the engine's estimate" : "") +
+      (unknown ? "; ?: not solved in time, and no estimate" : "") + ".";
   }
   setText(key, text);
 }

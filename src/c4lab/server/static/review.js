@@ -133,7 +133,8 @@ export function percent(share) {
 function summary(review) {
   const parts = [];
   for (const side of ["A", "B"]) {
-    const mine = review.entries.filter((e) => e.side === side);
+    // the moves played in this game: not those of a pasted start (the server's summary counts the same)
+    const mine = review.entries.filter((e) => e.side === side && e.ply > (review.start_ply || 0));
     if (!mine.length) continue;
     const count = (v) => mine.filter((e) => e.verdict === v).length;
     const blunders = count("blunder");
@@ -181,6 +182,8 @@ export function renderReview(parts, review, { current = null, onPick = null } = 
     row.dataset.verdict = entry.verdict;
     row.dataset.side = entry.side;
     if (current !== null && entry.ply === current + 1) row.classList.add("current");
+    const given = entry.ply <= (review.start_ply || 0); // part of the pasted starting position
+    if (given) row.classList.add("given");
     const before = scoreText(entry.before);
     const played = scoreText(entry.played);
     const best = entry.verdict !== "best" && entry.best.length ? `best ${entry.best.join(", ")}` : "";
@@ -194,7 +197,7 @@ export function renderReview(parts, review, { current = null, onPick = null } = 
     );
     row.title = `Move ${entry.ply}, ${COLOUR[entry.side]} ${entry.move}: the position was ${scoreWords(entry.before)} ` +
       `(${before}), the move is ${scoreWords(entry.played)} (${played}) for ${COLOUR[entry.side]}` +
-      (best ? `; ${best}` : "");
+      (best ? `; ${best}` : "") + (given ? " (part of the starting position: not counted in the accuracy)" : "");
     parts.list.appendChild(row);
   }
   const cur = parts.list.querySelector(".current");
