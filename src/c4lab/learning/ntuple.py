@@ -36,7 +36,12 @@ solver: ``c4lab.learning.probes``).  For scale, on the 400-position set:
   tuples, ``--seed 2``, kept 91.1 and 95.8 %: the seed moves a 30-minute
   network by about three points.)  So the default is 70, 120 on boards with a bonus cell
   (whose five cell states spread what is learnt over more table entries)
-  and 150 on the classic board (``ntuple_net.default_tuples``).
+  and 150 on the classic board (``ntuple_net.default_tuples``).  On a day
+  the machine ran twice as fast, three 30-minute runs of 200 tuples (22 to
+  31 M games) kept 98.56, 97.74 and 97.90 % of 2,000 probes with PUCT at
+  0.2 s, 98.07 % on average against 97.8 % for 150 tuples: within the
+  spread of one run (mostly a few opening positions, docs/ntuple.md), and
+  200 did worse on the slower days, so 150 stays.
 * **Walks started where the tuples are scarce** (``ntuple_net.random_walk_tuples``):
   each walk starts at the cell, with its mirror image, furthest below its
   share of the tuples' cells, the share in proportion to the lines of four
