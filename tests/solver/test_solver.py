@@ -147,6 +147,22 @@ def test_an_analysis_all_or_none_stops_at_its_first_unscored_move() -> None:
     assert len(searched) == 1  # the moves after the first miss were not searched
 
 
+def test_a_move_that_wins_at_once_or_lets_the_opponent_win_at_once_is_known_whatever_the_clock() -> None:
+    solver = Solver()
+    # A threatens c1 and g1: whatever B plays, A wins with its next stone
+    lost = Position.parse("9x8:ddeeffa")
+    starved = solver.analyse(lost, timeout=1e-9)  # a clock that runs out before any search
+    assert starved == solver.analyse(lost)
+    assert set(starved.values()) == {-(lost.empty_cells // 2)}
+    # one threat (f1, B holds b1): B's f blocks it and needs a search; every other move is known at once
+    one = Position.parse("6x5:cbdde")
+    known = {m.token: v for m, v in solver.analyse(one, timeout=1e-9).items() if v is not None}
+    assert "f" not in known and len(known) == len(one.legal_moves()) - 1
+    assert known == {m.token: v for m, v in solver.analyse(one).items() if m.token != "f"}
+    win = Position.parse("7x6:ddeeff")  # A to move: c and g win at once, at any clock
+    assert {m.token: v for m, v in solver.analyse(win, timeout=1e-9).items() if v is not None} == {"c": 18, "g": 18}
+
+
 
 def test_the_python_api_takes_a_string_and_gives_the_best_moves() -> None:
     solution = solve("7x6:ddddddcc")

@@ -374,6 +374,8 @@ class Solver:
         ``None``.  The time is shared out: each move may use an equal part of
         what is left, so that one hard move does not leave the others
         unscored (a move solved early leaves its part to the next ones).
+        A move that wins at once, or that lets the opponent win at once, is
+        scored without a search, so it is known whatever the clock leaves.
         ``all_or_none``: for a caller that has no use for a partial answer,
         the moves after the first one not scored in its part are not
         searched (they map to ``None``): the same moves are scored as
@@ -389,6 +391,11 @@ class Solver:
             if child.is_over:
                 out[move] = 0 if child.result == "draw" else win
                 continue
+            if deadline is not None and _wins_at_once(child):
+                # the opponent wins with its next stone: exact without a search, so known
+                # whatever the clock (a slow or busy machine) leaves, as a win at once is
+                out[move] = -((child.empty_cells + 1) // 2)
+                continue
             if all_or_none and None in out.values():
                 out[move] = None
                 continue
@@ -403,6 +410,13 @@ class Solver:
             except SolverTimeout:
                 out[move] = None
         return out
+
+
+def _wins_at_once(position: Position) -> bool:
+    """Can the side to move in ``position`` win with its next stone?  (The
+    rules' own moves: a ban is never part of a winning move.)"""
+    side = position.to_move
+    return any((after := position.play(move)).is_over and after.result == side for move in position.legal_moves())
 
 
 @dataclass(frozen=True)
