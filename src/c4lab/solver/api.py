@@ -413,10 +413,12 @@ class Solver:
 
 
 def _wins_at_once(position: Position) -> bool:
-    """Can the side to move in ``position`` win with its next stone?  (The
-    rules' own moves: a ban is never part of a winning move.)"""
+    """Can the side to move in ``position`` win with its next stone?  The
+    rules' own moves, one a column: a ban never follows a winning piece,
+    and the plain move (a bonus declined) is always legal where one is."""
     side = position.to_move
-    return any((after := position.play(move)).is_over and after.result == side for move in position.legal_moves())
+    return any((after := position.play(move)).is_over and after.result == side
+               for move in position.legal_moves() if move.ban is None)
 
 
 @dataclass(frozen=True)
