@@ -193,6 +193,34 @@ def test_the_address_is_printed_once_the_server_accepts_connections(tmp_path: Pa
         stop_process(proc)
 
 
+@pytest.mark.parametrize("command", [["play", "--no-browser"], ["serve"]])
+def test_ctrl_c_pressed_again_and_again_stops_the_server_with_one_line(tmp_path: Path, command: list[str]) -> None:
+    """An impatient person presses Ctrl-C until the server has gone: it
+    shuts down once, says "interrupted" once and exits with 130 (uvicorn
+    raised each captured press again: tracebacks, "Aborted!", status 1)."""
+    import os
+    import signal
+
+    from c4lab.server.run import free_port
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "c4lab", *command, "--port", str(free_port()), "--db", str(tmp_path / "g.sqlite")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        assert proc.stdout and "Ctrl-C stops" in proc.stdout.readline()
+        for _ in range(100):
+            if proc.poll() is not None:
+                break
+            os.kill(proc.pid, signal.SIGINT)
+            time.sleep(0.03)
+        _, stderr = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, stderr
+    assert stderr.split() == ["interrupted"]
+
+
 def test_games_says_who_won_and_how_in_words(tmp_path: Path) -> None:
     from c4lab.server.storage import GameRow, GameStore
 

@@ -240,6 +240,9 @@ class _Commands(click.Group):
             click.echo(f"Error: {exc.format_message()}", err=True)
             sys.exit(exc.exit_code)
         except KeyboardInterrupt:
+            from c4lab.ctrl_c import ctrl_c_ignored_from_now  # lazy: start-up time
+
+            ctrl_c_ignored_from_now()  # a second press on the way out would end the process by SIGINT (-2)
             click.echo("\ninterrupted", err=True)
             sys.exit(130)
 
@@ -764,6 +767,10 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
             table, points, paths = qlearning.run_with_progress(
                 config, table_path, prefix, eval_every=eval_every, eval_games=eval_games,
                 console=stderr_console(), show_progress=sys.stderr.isatty(), interrupted=interrupted)
+        if interrupted.is_set():
+            from c4lab.ctrl_c import ctrl_c_ignored_from_now  # lazy: start-up time
+
+            ctrl_c_ignored_from_now()  # saved; more presses on the way out change nothing
     except ValueError as exc:
         raise BadInput(str(exc)) from None
     click.echo(qlearning.summary(table, points, paths))
@@ -1088,6 +1095,9 @@ def arena(
     except (ArenaError, ResultsError, ValueError) as exc:
         raise BadInput(str(exc)) from None
     except KeyboardInterrupt:
+        from c4lab.ctrl_c import ctrl_c_ignored_from_now  # lazy: start-up time
+
+        ctrl_c_ignored_from_now()  # the count below reads the file: a second press changes nothing
         saved = len(read_results(out).whole_pairs()) if Path(out).exists() else 0
         click.echo(f"interrupted: {saved} games saved in {out}; the same command resumes the run", err=True)
         sys.exit(130)

@@ -39,4 +39,16 @@ def ctrl_c_interrupts() -> AbstractContextManager[None]:
     return ctrl_c_calls(signal.default_int_handler)
 
 
-__all__ = ["ctrl_c_calls", "ctrl_c_interrupts"]
+def ctrl_c_ignored_from_now() -> None:
+    """Ignore Ctrl-C from now until the process ends: called once a first
+    Ctrl-C is being handled (what was done is being saved, the process is
+    on its way out).  An impatient second press would otherwise raise
+    ``KeyboardInterrupt`` in the middle of that, and a ``KeyboardInterrupt``
+    that escapes while Python exits kills the process by SIGINT: the
+    status is then -2, not 130, and the last lines may be lost.  Outside
+    the main thread nothing changes."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+__all__ = ["ctrl_c_calls", "ctrl_c_ignored_from_now", "ctrl_c_interrupts"]

@@ -305,11 +305,12 @@ def test_training_asked_to_stop_ends_at_the_end_of_its_chunk_without_the_final_e
 def test_ctrl_c_saves_the_table_and_the_curve_then_exits(tmp_path: Path, inherited: str) -> None:
     """Ctrl-C (SIGINT) stops training at the end of a chunk of episodes,
     saves what was learnt and exits with 130, also where the run started
-    with SIGINT ignored (a script's background job)."""
+    with SIGINT ignored (a script's background job).  An impatient person
+    presses again and again until it has gone: that changes nothing."""
     out = tmp_path / "q.npz"
     status, stdout, stderr = ctrl_c_once_ready(
         ["train", "qlearning", "--board", "5x5", "--episodes", "1000000000", "--eval-games", "2", "--out", str(out)],
-        "training 5x5", inherited, after=1.0)  # some thousands of episodes
+        "training 5x5", inherited, after=1.0, presses=60)  # some thousands of episodes
     assert status == 130, stderr
     assert "Traceback" not in stderr and "interrupted: the table" in stderr
     episodes = QTable.load(out).info["episodes"]

@@ -226,7 +226,11 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
                     print(f"{t.seconds:6.0f} s  {points[-1].games:,} games, {t.games_per_second:,.0f}/s, "
                           f"{state['last']}", file=sys.stderr, flush=True)  # the point's games, as in the CSV
 
-        from c4lab.ctrl_c import ctrl_c_calls, ctrl_c_interrupts  # lazy: start-up time
+        from c4lab.ctrl_c import (  # lazy: start-up time
+            ctrl_c_calls,
+            ctrl_c_ignored_from_now,
+            ctrl_c_interrupts,
+        )
 
         failed: BaseException | None = None
         try:
@@ -234,6 +238,7 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
                 trainer.run(games=games, seconds=seconds, on_tick=tick)
         except KeyboardInterrupt:
             interrupted = True
+            ctrl_c_ignored_from_now()  # more presses while saving and exiting change nothing
         except N.WorkerFailed as exc:  # what was learnt is kept, then one line
             failed = exc
 
@@ -268,6 +273,7 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
                 evaluate(final=True)
         except KeyboardInterrupt:
             interrupted = True
+            ctrl_c_ignored_from_now()
             _say("interrupted: the final evaluation is skipped; saving the curve...")
     with keep():
         try:

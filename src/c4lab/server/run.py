@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
+import signal
 import socket
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +70,11 @@ def shown_host(host: str) -> str:
 MAX_FRAME = 16 * 1024
 
 
+#: Seconds a stopping server waits for requests in progress (an agent's
+#: move: at most ``--max-think``) before it cancels them and shuts down.
+SHUTDOWN_WAIT = 15
+
+
 #: The garbage collector's thresholds in a server that runs for long
 #: (``gc.set_threshold``): the oldest generation is collected after 100
 #: collections of the middle one rather than 10 (see ``settle_collector``).
@@ -107,6 +114,42 @@ class LongRunningServer(uvicorn.Server):
         if self.started and self.on_listening is not None:
             self.on_listening()
 
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        """SIGINT and SIGTERM stop the server gracefully, lifespan shutdown
+        included (the rooms closed), once: more presses change nothing, and
+        the wait for requests in progress is bounded (``SHUTDOWN_WAIT``).
+        uvicorn's own handling skips the app's shutdown on a second Ctrl-C
+        and raises every captured signal again at the end: an impatient
+        person's presses made tracebacks, "Aborted!" and status 1.  Here,
+        after Ctrl-C the process ignores Ctrl-C and raises one
+        ``KeyboardInterrupt`` (one line, status 130); after SIGTERM it
+        raises SIGTERM once more, as uvicorn does."""
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        from c4lab.ctrl_c import ctrl_c_ignored_from_now  # lazy: start-up time
+
+        received: set[int] = set()
+
+        def on_signal(signum: int, frame: Any) -> None:
+            received.add(signum)
+            self.should_exit = True
+
+        previous = {signum: signal.signal(signum, on_signal) for signum in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            yield
+        finally:
+            if signal.SIGINT in received:
+                ctrl_c_ignored_from_now()
+                del previous[signal.SIGINT]
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
+        if signal.SIGINT in received:
+            raise KeyboardInterrupt
+        if signal.SIGTERM in received:  # its default disposition ends the process
+            signal.raise_signal(signal.SIGTERM)
+
 
 def make_server(
     store: GameStore, host: str, port: int, *, long_running: bool = False, **options: Any
@@ -118,6 +161,7 @@ def make_server(
     config = uvicorn.Config(
         app, host=host, port=port, ws="websockets-sansio", log_level="warning", lifespan="on", ws_max_size=MAX_FRAME,
         loop="auto", http="auto",  # uvloop and httptools (dependencies), asyncio's loop and h11 where they are missing
+        timeout_graceful_shutdown=SHUTDOWN_WAIT,
     )
     return (LongRunningServer if long_running else uvicorn.Server)(config)
 
