@@ -799,7 +799,8 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
               help="Network file (default: ntuple-BOARD.npz); never overwritten unless it is --resume's file.")
 @click.option("--resume", type=click.Path(dir_okay=False), default=None,
               help="Continue training this network file (written back to --out, default: the same file); "
-                   "without --alpha or --epsilon it goes on at its last run's final step size and exploration.")
+                   "without --alpha or --epsilon it goes on at its last run's final step size and exploration (a run "
+                   "stopped early: with the rest of its schedule).")
 @click.option("--alpha", type=float, **_home(*_NTRAIN, "alpha"),
               help="Step size (divided by the number of tuple readings).")
 @click.option("--alpha-final", type=float, **_home(*_NTRAIN, "alpha_final"),
@@ -830,7 +831,8 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
                    "100 up to 48, else 0; from the empty board up to 30 cells and on the classic board, "
                    "from ply 10 on the others).")
 @click.option("--eval-every", type=_Finite(min=0, min_open=True), default=None,
-              help="Seconds of training between two points of the curve (default: a twentieth of the run).")
+              help="Seconds of training between two points of the curve (default: a twentieth of the run; a point "
+                   "waits for the workers' chunk of games, about half a second, so a run of seconds has fewer).")
 @click.option("--checkpoint", type=_Finite(min=0, min_open=True), default=5.0, show_default=True,
               help="Minutes between two checkpoints of the network file.")
 @click.option("--curve", type=click.Path(dir_okay=False), callback=_writable_output, default=None,
@@ -1091,7 +1093,8 @@ def arena(
     began = time.perf_counter()
     try:
         with games_bar(config.total_games) as progress:
-            outcome = run_arena(config, out, executor=runner, sprt=test, progress=progress)
+            outcome = run_arena(config, out, executor=runner, sprt=test, progress=progress,
+                                on_note=lambda note: click.echo(f"note: {note}", err=True))
     except (ArenaError, ResultsError, ValueError) as exc:
         raise BadInput(str(exc)) from None
     except KeyboardInterrupt:

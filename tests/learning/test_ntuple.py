@@ -639,6 +639,26 @@ def test_puct_spends_exactly_its_iterations_and_proves_a_win_in_two() -> None:
     assert move.token == "d" and analysis.note == "a proven win" and analysis.value == 1.0
 
 
+def test_a_callers_iteration_cap_bounds_puct_and_depth_bounds_a_timed_alpha_beta() -> None:
+    """What an engine's ``go iterations N`` asks is what PUCT spends (at
+    most its own ``iterations=``); ``depth=`` is the deepest a timed
+    alpha-beta goes, as for minimax (the time alone deepened past it)."""
+    from c4lab.agents.base import Budget
+
+    net = trained("5x4", 500)
+    start = Position.parse("5x4:cc")
+    _, analysis = NTupleAgent(net, search="puct", seed=1).analyse(start, Budget(iterations=300))
+    assert analysis.iterations == 300
+    _, analysis = NTupleAgent(net, search="puct", iterations=200, seed=1).analyse(start, Budget(iterations=300))
+    assert analysis.iterations == 200
+    _, analysis = NTupleAgent(net, search="puct", seed=1, time=30.0).analyse(start, Budget(iterations=250))
+    assert analysis.iterations == 250  # the cap ends it long before the time
+    _, analysis = NTupleAgent(net, depth=2, time=5.0, search="alphabeta", seed=1).analyse(start)
+    assert analysis.note is not None and analysis.note.startswith("alpha-beta to depth 2 ")
+    _, analysis = NTupleAgent(net, depth=3, search="alphabeta", seed=1).analyse(start, Budget(time=5.0))
+    assert analysis.note is not None and analysis.note.startswith("alpha-beta to depth 3 ")
+
+
 def test_two_threads_share_one_puct_tree_lose_no_visit_and_prove_the_same_win() -> None:
     """Two threads on one tree (atomic updates, virtual loss): the root's
     visits are exactly the iterations asked for, every value sum is within
@@ -670,14 +690,21 @@ def test_two_threads_share_one_puct_tree_lose_no_visit_and_prove_the_same_win() 
 
 
 def test_the_search_options_that_do_not_go_together_are_refused() -> None:
-    with pytest.raises(SpecError, match="PUCT takes iterations= or time="):
+    with pytest.raises(SpecError, match="depth= is alpha-beta's; PUCT"):
         make_agent("ntuple:search=puct,depth=2")
     with pytest.raises(SpecError, match="iterations= is PUCT's"):
         make_agent("ntuple:search=alphabeta,iterations=100")
     with pytest.raises(SpecError, match="needs depth= or time="):
         make_agent("ntuple:search=alphabeta")
-    with pytest.raises(SpecError, match="look= is PUCT's"):
+    with pytest.raises(SpecError, match=r"look= is PUCT's: give time= or iterations= with it \(ntuple:time=0.2,"
+                                        r"look=0.5\), or use ntuple-puct"):
         make_agent("ntuple:depth=2,look=0.5")
+    with pytest.raises(SpecError, match="between 0 and 1, not 2"):  # the range first, whatever else is wrong
+        make_agent("ntuple:look=2")
+    with pytest.raises(SpecError, match="search=greedy takes no depth=, time= or iterations="):
+        make_agent("ntuple:search=greedy,time=0.2")
+    with pytest.raises(SpecError, match=r"PUCT \(search=puct, as in ntuple-puct\) takes iterations= or time="):
+        make_agent("ntuple-puct:depth=3")
     with pytest.raises(SpecError, match="between 0 and 1, not 1.5"):
         make_agent("ntuple:time=0.1,look=1.5")
     with pytest.raises(SpecError, match="threads= is PUCT's"):
@@ -868,6 +895,42 @@ def test_a_resumed_run_goes_on_where_the_network_stopped_unless_told_otherwise()
     assert schedule({"alpha": 2.0, "alpha_final": None, "epsilon": 0.2, "epsilon_final": None},
                     None, None, None, None) == (2.0, 2.0, 0.2, 0.2)  # a constant run: the same constants
     assert schedule({}, None, None, None, None) == (1.0, None, 0.1, 0.0)  # a new network: the defaults
+    # Stopped (Ctrl-C) at 36 % of its schedule: the rest of it, from there to the same ends.
+    alpha, alpha_final, epsilon, epsilon_final = schedule({**last, "done": 0.36}, None, None, None, None)
+    assert alpha == pytest.approx(0.1 ** 0.36) and alpha_final == 0.1
+    assert epsilon == pytest.approx(0.064) and epsilon_final == 0.0
+    assert schedule({**last, "done": 1.0}, None, None, None, None) == (0.1, 0.1, 0.0, 0.0)
+
+
+def test_a_run_stopped_by_ctrl_c_is_resumed_with_the_rest_of_its_schedule(tmp_path: Path) -> None:
+    """The header says how much of the schedule a run did (``done``); a
+    run that went to its end says 1."""
+    out = tmp_path / "n.npz"
+    status, _, stderr = ctrl_c_once_ready(
+        ["train", "ntuple", "--board", "5x4", "--minutes", "10", "--probes", "0", "--tuples", "10", "--out", str(out)],
+        "training 5x4", "default", after=3.0)
+    assert status == 130, stderr
+    done = Network.load(out).options["done"]
+    assert 0 < done < 0.1
+    resumed = CliRunner().invoke(main, ["train", "ntuple", "--resume", str(out), "--games", "2000", "--probes", "0"])
+    assert resumed.exit_code == 0, resumed.output
+    options = Network.load(out).options
+    assert options["alpha"] == pytest.approx(0.1 ** done) and options["alpha_final"] == pytest.approx(0.1)
+    assert options["epsilon"] == pytest.approx(0.1 * (1 - done)) and options["epsilon_final"] == 0.0
+    assert options["done"] == 1.0
+
+
+def test_the_shipped_network_is_never_trained_over(tmp_path: Path) -> None:
+    from c4lab.agents.ntuple import shipped_path
+
+    shipped = shipped_path("7x6")
+    assert shipped is not None
+    before = shipped.stat().st_mtime_ns
+    result = CliRunner().invoke(main, ["train", "ntuple", "--resume", str(shipped), "--games", "100", "--probes", "0"])
+    assert result.exit_code == 2
+    assert result.output == (f"Error: {shipped} is a network shipped with c4lab: it is never overwritten (every "
+                             "ntuple agent plays it); give --out FILE for the network trained on\n")
+    assert shipped.stat().st_mtime_ns == before and not list(shipped.parent.glob("*-curve*"))
 
 
 def test_the_commands_defaults_are_the_learners() -> None:
@@ -940,8 +1003,8 @@ def test_a_network_for_another_board_is_refused_before_any_game_wherever_a_game_
     path = tmp_path / "n.npz"
     Network.create(Position.parse("5x4").variant, tuples=4, length=4).save(path)
     spec = f"ntuple:weights={path}"
-    with pytest.raises(ArenaError, match=r"cannot play on 7x6, a board of this run: this network was trained for the "
-                                         r"board 5x4, not 7x6"):
+    with pytest.raises(ArenaError, match=r"cannot play on 7x6, a board of this run: the network in .*n\.npz was "
+                                         r"trained for the board 5x4, not 7x6"):
         ArenaConfig(specs=(spec, "random"), games=2, board="7x6").check_agents()
     ArenaConfig(specs=(spec, "random"), games=2, board="5x4").check_agents()
     with pytest.raises(ArenaError, match=r"cannot play on 5x4/B.., a board of this run"):
@@ -957,6 +1020,22 @@ def test_a_network_for_another_board_is_refused_before_any_game_wherever_a_game_
     play = CliRunner().invoke(main, ["play", "--no-browser", "--board", "7x6", "--player2", spec])
     assert play.exit_code == 2 and "--player2" in play.output and "not 7x6" in play.output
     assert len(play.output.strip().splitlines()) == 1
+
+
+def test_the_arena_says_when_the_shipped_network_plays_heuristics_moves_on_another_board(tmp_path: Path) -> None:
+    """``ntuple`` without ``weights=`` falls back to ``heuristic`` off the
+    classic board: the arena says so before its games, so that a ranking
+    of "ntuple" is never silently one of heuristic."""
+    from c4lab.arena.schedule import ArenaConfig
+
+    assert ArenaConfig(specs=("ntuple", "random"), games=2, board="7x6").check_agents() == []
+    assert ArenaConfig(specs=("ntuple", "random"), games=2, board="6x5/Xc2").check_agents() == [
+        "ntuple has nothing learnt for every board of this run: it plays heuristic's moves there"]
+    arena = CliRunner().invoke(main, ["arena", "ntuple-puct", "random", "--games", "2", "--board", "6x5/Xc2",
+                                      "--jobs", "1", "--out", str(tmp_path / "a.jsonl")])
+    assert arena.exit_code == 0, arena.output
+    assert arena.output.startswith("note: ntuple-puct has nothing learnt for every board of this run: it plays "
+                                   "heuristic's moves there\n")
 
 
 def test_a_room_may_not_open_a_network_file_of_the_server() -> None:

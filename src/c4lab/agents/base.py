@@ -134,6 +134,14 @@ class Agent(ABC):
         so that such a game is refused with one line, not forfeited at its
         first move.  By default: every board."""
 
+    def plays_instead(self, variant: Variant) -> str | None:
+        """The spec of the agent whose moves this one plays on ``variant``
+        instead of its own (a network learnt for another board falls back
+        to ``heuristic``), or None: its own moves.  The arena says so
+        before its games, so that a ranking never silently measures another
+        agent."""
+        return None
+
     def prepare(self, start: Position) -> None:
         """Get ready to move on ``start``'s kind of board before any clock
         runs, so that a judged move counts thinking only.  By default: one

@@ -35,7 +35,7 @@ no search in training, a search when it plays):
   deepens for ``T`` seconds a move.
 
 On the classic board's probe positions (three sets of 400) the shipped
-network (190 tuples, 72 M games) keeps the value in 95.0 % greedy, 98.0 %
+network (190 tuples, 86 M games) keeps the value in 95.0 % greedy, 98.0 %
 with PUCT at ``time=0.2`` and 97.4 % with PUCT at 1000 iterations (the
 150-tuple network shipped before: 94.5, 97.8 and 96.8 %; alpha-beta at
 ``time=0.2`` 97.5 % on one set against 96.8 %; with an earlier network,
@@ -82,6 +82,7 @@ from c4lab.agents.ntuple_net import (
     STONE_A,
     STONE_B,
     Network,
+    NetworkError,
     afterstate_values,
     encode,
     largest,
@@ -125,6 +126,8 @@ def _load(path: str, stamp: float) -> Network:
 
 def load_network(path: str | Path) -> Network:
     """``Network.load`` through a per-process cache."""
+    if not str(path).strip():
+        raise NetworkError("weights= is empty: give the network's file (weights=net.npz)")
     path = Path(path)
     stamp = path.stat().st_mtime if path.exists() else 0.0
     return _load(str(path), stamp)
@@ -389,11 +392,14 @@ class NTupleAgent(Agent):
 
     def __init__(self, network: Network, depth: int = 0, seed: int | None = None,
                  fallback: Agent | None = None, time: float | None = None, search: str = "",
-                 iterations: int | None = None, look: float = PUCT_LOOK, threads: int = 1) -> None:
+                 iterations: int | None = None, look: float = PUCT_LOOK, threads: int = 1,
+                 source: str | None = None) -> None:
         """``search``: ``"puct"``, ``"alphabeta"`` or greedy (anything else;
         with ``depth`` or ``time``, alpha-beta); ``look``: PUCT's leaf
-        look-ahead weight; ``threads``: how many threads search PUCT's tree."""
+        look-ahead weight; ``threads``: how many threads search PUCT's tree;
+        ``source``: the network's file, named when it is for another board."""
         self.network = network
+        self.source = source
         self.depth = depth
         self.time = time
         self.search = search
@@ -407,7 +413,22 @@ class NTupleAgent(Agent):
         """``NetworkError`` where the network is for another board and no
         fallback plays there."""
         if self.fallback is None:
+            self._check_board(variant)
+
+    def _check_board(self, variant: Variant) -> None:
+        """``NetworkError`` that names the file, unless the network is for ``variant``."""
+        try:
             self.network.check_board(variant)
+        except NetworkError:
+            if self.source is None:
+                raise
+            raise NetworkError(f"the network in {self.source} was trained for the board {self.network.variant}, "
+                               f"not {variant}") from None
+
+    def plays_instead(self, variant: Variant) -> str | None:
+        if self.fallback is not None and variant != self.network.variant:
+            return self.fallback.spec
+        return None
 
     def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
         """The move, and every legal move's value (the network's, or the
@@ -421,7 +442,7 @@ class NTupleAgent(Agent):
             note = f"no network for the board {position.variant}: {name}'s move"
             return move, Analysis(analysis.moves, analysis.value, analysis.pv, analysis.iterations,
                                   analysis.seconds, note, fallback=self.fallback.spec)
-        net.check_board(position.variant)
+        self._check_board(position.variant)
         if self.search == "puct" or (self.iterations and self.search != "alphabeta"):
             return self._puct(position, budget)
         if self.depth or self.time:
@@ -464,15 +485,18 @@ class NTupleAgent(Agent):
         net = self.network
         geo, st = position.kernel_arrays()
         seconds = self._seconds(budget)
-        iterations = self.iterations or PUCT_ITERATIONS
+        # Iterations to do (none: until the time is up); the threads share them.
+        quota = self.iterations
+        if budget is not None and budget.iterations is not None:  # the caller's cap (an engine's go iterations)
+            quota = budget.iterations if quota is None else min(quota, budget.iterations)
+        if quota is None and seconds is None:
+            quota = PUCT_ITERATIONS
         # An iteration adds at most one node's children: a small search gets a small tree.
-        tree = Tree(PUCT_NODES if seconds is not None else min(PUCT_NODES, 1 + iterations * K.MAX_LEGAL))
+        tree = Tree(PUCT_NODES if quota is None else min(PUCT_NODES, 1 + quota * K.MAX_LEGAL))
         if seconds is not None:
             _before_the_clock(puct_run, geo, st, 1, PUCT_C, PUCT_TEMP, self.look, *Tree(1 + K.MAX_LEGAL).arrays(),
                               *net.arrays(), False)
         began = _time.perf_counter()
-        # Iterations to do (none: until the time is up); the threads share them.
-        quota = iterations if seconds is None or self.iterations is not None else None
         settled = threading.Event()  # the tree is full or the root settled: every thread stops
 
         def search(share: int | None, shared: bool) -> None:
@@ -525,8 +549,8 @@ class NTupleAgent(Agent):
     def _search(self, position: Position, budget: Budget | None) -> tuple[Move, Analysis]:
         """Alpha-beta on the learnt value: to ``depth``, or deeper and deeper
         while the next depth is expected to fit in the time (``time``, or
-        the budget's when it is shorter): each depth costs about four times
-        the one before."""
+        the budget's when it is shorter; each depth costs about four times
+        the one before), never deeper than ``depth`` when both are given."""
         net = self.network
         geo, st = position.kernel_arrays()
         moves = np.empty(K.MAX_LEGAL, dtype=np.uint8)
@@ -547,7 +571,8 @@ class NTupleAgent(Agent):
             prior[:n] = values[:n]
             best = int(nodes[1])
             spent = _time.perf_counter() - began
-            if seconds is None or depth >= position.empty_cells or spent * 5 > seconds or depth >= 42:
+            if (seconds is None or depth >= position.empty_cells or spent * 5 > seconds or depth >= 42
+                    or depth == self.depth):  # depth= is the deepest, with a time as without
                 break
             depth += 1
         move = Move.from_code(int(moves[best]))
@@ -586,8 +611,9 @@ def _unit(v: float) -> float:
         Param("seed", int, None, "random seed for ties (default: fresh each run)"),
         Param("search", str, None, "the test-time search: puct (the network as prior and leaf value, as "
               "Scheiermann and Konen: iterations= or time=, 1000 iterations with neither) or alphabeta (depth= or "
-              "time=); default: puct with time= or iterations=, alphabeta with depth=, else greedy",
-              choices=("puct", "alphabeta")),
+              "time=) or greedy (no search); default: puct with time= or iterations=, alphabeta with depth=, "
+              "else greedy",
+              choices=("puct", "alphabeta", "greedy")),
         Param("iterations", int, None, "PUCT iterations a move", minimum=1),
         Param("look", float, None, f"PUCT: the weight, 0 to 1, of a new leaf's one-ply look-ahead in the value "
               f"it backs up (default {PUCT_LOOK}; 0: the network's value alone, as Scheiermann and Konen)",
@@ -608,24 +634,29 @@ def make_ntuple_agent(weights: str | None = None, depth: int = 0, seed: int | No
         raise SpecError(f"agent 'ntuple': depth must be at most 12, not {depth}")
     if search is None:
         search = "alphabeta" if depth else ("puct" if time or iterations else "greedy")
+    if look is not None and look > 1:
+        raise SpecError(f"agent 'ntuple': look must be between 0 and 1, not {look}")
+    if search == "greedy" and (depth or time is not None or iterations is not None):
+        raise SpecError("agent 'ntuple': search=greedy takes no depth=, time= or iterations= (it does not search)")
     if search == "puct" and depth:
-        raise SpecError("agent 'ntuple': depth= is alpha-beta's; PUCT takes iterations= or time=")
+        raise SpecError("agent 'ntuple': depth= is alpha-beta's; PUCT (search=puct, as in ntuple-puct) takes "
+                        "iterations= or time=")
     if search == "alphabeta" and iterations is not None:
         raise SpecError("agent 'ntuple': iterations= is PUCT's; alpha-beta takes depth= or time=")
     if look is not None and search != "puct":
-        raise SpecError("agent 'ntuple': look= is PUCT's (with iterations= or time=)")
-    if look is not None and look > 1:
-        raise SpecError(f"agent 'ntuple': look must be between 0 and 1, not {look}")
+        raise SpecError("agent 'ntuple': look= is PUCT's: give time= or iterations= with it (ntuple:time=0.2,"
+                        f"look={look:g}), or use ntuple-puct")
     look = PUCT_LOOK if look is None else look
     if threads > MAX_THREADS:
         raise SpecError(f"agent 'ntuple': threads must be at most {MAX_THREADS}, not {threads}")
     if threads > 1 and search != "puct":
-        raise SpecError("agent 'ntuple': threads= is PUCT's (with iterations= or time=)")
+        raise SpecError("agent 'ntuple': threads= is PUCT's: give time= or iterations= with it "
+                        f"(ntuple:time=0.2,threads={threads}), or use ntuple-puct")
     if search == "alphabeta" and not (depth or time):
         raise SpecError("agent 'ntuple': search=alphabeta needs depth= or time=")
     if weights is not None:
         return NTupleAgent(load_network(weights), depth, seed, time=time, search=search, iterations=iterations,
-                           look=look, threads=threads)
+                           look=look, threads=threads, source=weights)
     path = shipped_path("7x6")
     if path is None:
         raise SpecError("agent 'ntuple' needs a network: train one with `c4lab train ntuple --board 7x6 "

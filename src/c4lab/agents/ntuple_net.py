@@ -719,6 +719,9 @@ def _check_options(options: dict[str, Any]) -> None:
     if "opening" in options and not (isinstance(options["opening"], int) and not isinstance(options["opening"], bool)
                                      and options["opening"] >= 0):
         raise ValueError(f"option opening is {options['opening']!r}, not a number of moves")
+    done = options.get("done")
+    if done is not None and not (number(done) and 0 <= done <= 1):
+        raise ValueError(f"option done is {done!r}, not a share of the run between 0 and 1")
     if "learn_from_random" in options and not isinstance(options["learn_from_random"], bool):
         raise ValueError(f"option learn_from_random is {options['learn_from_random']!r}, not true or false")
     rng = options.get("rng")

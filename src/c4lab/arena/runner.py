@@ -72,11 +72,17 @@ def run_arena(
     executor: Executor | None = None,
     sprt: SPRT | None = None,
     progress: ProgressHook | None = None,
+    on_note: Callable[[str], None] | None = None,
 ) -> RunOutcome:
-    """Play what ``out`` does not hold yet of ``config``'s experiment."""
+    """Play what ``out`` does not hold yet of ``config``'s experiment;
+    ``on_note`` is told, before any game, of each agent that plays
+    another's moves on some board of the run (``ArenaConfig.check_agents``)."""
     if sprt is not None and len(config.specs) != 2:
         raise ValueError("--sprt needs exactly two agents")
-    config.check_agents()
+    notes = config.check_agents()
+    if on_note is not None:
+        for note in notes:
+            on_note(note)
     writer: ResultsWriter
     writer, previous = open_results(out, config)
     done = previous.done_pairs() if previous else set()

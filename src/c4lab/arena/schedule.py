@@ -79,11 +79,14 @@ class ArenaConfig:
         first pair (each start follows from the seed: :meth:`start`)."""
         return list(dict.fromkeys(self.start(pair).variant for pair in range(self.pairs_per_pairing)))
 
-    def check_agents(self) -> None:
+    def check_agents(self) -> list[str]:
         """Build each agent once, so that a bad spec fails before any game,
         and one that cannot play on a board of the run (a network learnt for
-        another board) fails too, whatever draws the boards."""
+        another board) fails too, whatever draws the boards.  Returns a note
+        for each agent that plays another's moves on some of the run's
+        boards (``Agent.plays_instead``)."""
         boards = self.boards()
+        notes: list[str] = []
         for spec in self.specs:
             try:
                 agent = make_agent(spec)
@@ -97,10 +100,21 @@ class ArenaConfig:
                         agent.check_board(variant)
                     except ValueError as err:
                         raise ArenaError(f"agent {spec!r} cannot play on {variant}, a board of this run: {err}") from None
+                instead: dict[str, list[str]] = {}
+                for variant in boards:
+                    other = agent.plays_instead(variant)
+                    if other is not None:
+                        instead.setdefault(other, []).append(variant.notation)
             finally:
                 agent.close()
             if agent.is_human:
                 raise ArenaError(f"agent {spec!r} is a human: the arena plays agents only")
+            for other, names in instead.items():
+                where = "every board of this run" if len(names) == len(boards) else (
+                    f"{len(names)} of this run's {len(boards)} boards ({', '.join(names[:3])}"
+                    f"{', ...' if len(names) > 3 else ''})")
+                notes.append(f"{spec} has nothing learnt for {where}: it plays {other}'s moves there")
+        return notes
 
     # -- (de)serialisation, for the results file's header -------------------
 

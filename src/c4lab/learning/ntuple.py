@@ -295,6 +295,7 @@ class Trainer:
         if self.executor != "threads" and self.options.tcl > 0:
             raise ValueError("temporal coherence (tcl) needs the threads executor: its sums are not merged")
         self._rngs = self._streams(self.network.options.get("rng"))
+        self._progress: Callable[[], float] = lambda: 0.0  # the share of the run's schedule done (``run``'s)
         self._tcl = np.zeros((2, *self.network.weights.shape), dtype=np.float32) if self.options.tcl > 0 else T.NO_TCL
 
     def _streams(self, saved: Any) -> list[np.uint64]:
@@ -311,11 +312,14 @@ class Trainer:
         return streams
 
     def record(self) -> None:
-        """Write this run's options and the workers' random states into the
-        network's header options: what a checkpoint, a Ctrl-C or the end
-        saves, and what ``--resume`` goes on from."""
+        """Write this run's options, the workers' random states and the
+        share of the run's schedule done (``done``: 1 at its end, less
+        after Ctrl-C) into the network's header options: what a
+        checkpoint, a Ctrl-C or the end saves, and what ``--resume`` goes
+        on from."""
         self.network.options = {**self.network.options, **asdict(self.options),
-                                "rng": [str(int(r)) for r in self._rngs]}
+                                "rng": [str(int(r)) for r in self._rngs],
+                                "done": round(min(max(self._progress(), 0.0), 1.0), 6)}
 
     def stop(self) -> None:
         self._stop.set()
@@ -426,6 +430,7 @@ class Trainer:
         copies = None
         self._error = None
         stop = self._stop
+        self._progress = progress
         self.record()  # a checkpoint's header says how the run goes on, from the start
         # Snapshots for the mean are taken by the workers between their chunks (rounds).
         mean = Snapshots(self.network.weights, 1.0 - self.options.average) if self.options.average else None

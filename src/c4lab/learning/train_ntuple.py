@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import sys
 from contextlib import suppress
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -42,16 +43,23 @@ def schedule(last: dict[str, Any], alpha: float | None, alpha_final: float | Non
     """The run's step size and exploration, start and end, from what was
     given (None: not given).  A network trained on (``last``: the options
     of its last run, from its header) goes on where it stopped when
-    neither value of a pair is given: at its last run's final step size
-    (exploration), held -- not back at the start of a schedule, whose
-    large steps would undo much of what the network has learnt.  Otherwise
-    what is left out is ``Options``' default (the step size falling to a
-    tenth, exploration to 0)."""
+    neither value of a pair is given: a run stopped early (Ctrl-C: its
+    header's ``done`` below 1) goes on with the rest of its schedule, from
+    where it stopped to its final value, over the new run; a run that
+    ended goes on at its final step size (exploration), held -- not back
+    at the start of a schedule, whose large steps would undo much of what
+    the network has learnt.  Otherwise what is left out is ``Options``'
+    default (the step size falling to a tenth, exploration to 0)."""
+    done = float(last.get("done", 1.0))
     if alpha is None and alpha_final is None and last.get("alpha") is not None:
-        alpha = alpha_final = float(last.get("alpha_final") or last["alpha"])
+        start = float(last["alpha"])
+        alpha_final = float(last.get("alpha_final") or start)
+        alpha = alpha_final if done >= 1 else start * (alpha_final / start) ** done  # as ``Trainer.alpha_at``
     if epsilon is None and epsilon_final is None and last.get("epsilon") is not None:
+        start = float(last["epsilon"])
         end = last.get("epsilon_final")
-        epsilon = epsilon_final = float(end if end is not None else last["epsilon"])
+        epsilon_final = float(end if end is not None else start)
+        epsilon = epsilon_final if done >= 1 else start + (epsilon_final - start) * done  # as ``Trainer.epsilon_at``
     return (N.Options.alpha if alpha is None else alpha, alpha_final,
             N.Options.epsilon if epsilon is None else epsilon,
             N.Options.epsilon_final if epsilon_final is None else epsilon_final)
@@ -114,6 +122,10 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
         variant = N.board_variant(board or "7x6", bonus, seed)
         network = Network.create(variant, tuples, length or 8, seed)
     out = out or resume or Path(f"ntuple-{network.variant.notation.replace('/', '_')}.npz")
+    shipped = Path(str(resources.files("c4lab") / "data"))
+    if out.resolve().parent == shipped.resolve():
+        raise ValueError(f"{out} is a network shipped with c4lab: it is never overwritten (every ntuple agent "
+                         "plays it); give --out FILE for the network trained on")
     if out.exists() and (resume is None or out.resolve() != resume.resolve()):
         raise ValueError(f"{out} exists: continue it with --resume {out}, or choose another --out")
     last = network.options if resume is not None else {}
@@ -283,7 +295,9 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
             sys.exit(1)
     print(f"{out}: {network.games:,} games in all ({trainer.played:,} now, {trainer.seconds:.0f} s, "
           f"{trainer.games_per_second:,.0f} games/s, {trainer.mean_cells:.1f} cells a game); "
-          f"last point: {points[-1].games:,} games, {state['last']}")
+          f"last point: {points[-1].games:,} games, {state['last']}"
+          + ("" if interrupted else f" (the network saved, the mean of its weights over the run's last "
+             f"{options.average:.0%}, judged again)" if options.average else " (judged again, with more games)"))
     print("curve: " + ", ".join(str(p) for p in paths))
     if interrupted:
         _say("interrupted: the network and the curve are saved")
