@@ -799,8 +799,8 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
               help="Network file (default: ntuple-BOARD.npz); never overwritten unless it is --resume's file.")
 @click.option("--resume", type=click.Path(dir_okay=False), default=None,
               help="Continue training this network file (written back to --out, default: the same file); "
-                   "without --alpha or --epsilon it goes on at its last run's final step size and exploration (a run "
-                   "stopped early: with the rest of its schedule).")
+                   "given none of --alpha and --alpha-final (--epsilon and --epsilon-final) it goes on at its last "
+                   "run's final step size (exploration), or, for a run stopped early, with the rest of its schedule.")
 @click.option("--alpha", type=float, **_home(*_NTRAIN, "alpha"),
               help="Step size (divided by the number of tuple readings).")
 @click.option("--alpha-final", type=float, **_home(*_NTRAIN, "alpha_final"),

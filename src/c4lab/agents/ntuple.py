@@ -56,8 +56,8 @@ against 97.2 %, and 98.0 % of the 800 held-out ones against 97.8 %;
 network at 20,000 iterations (no clock, no noise from it): 98.1 against
 98.0 % of the 1,200, 98.75 against 98.15 % of the 800, never worse on a
 set of 400.  Moving first from the empty board
-against ``perfect:ties=random`` (Thill's measure) it wins 272 of 300
-games greedy (the network before it 265) and 100 of 100 with PUCT at
+against ``perfect:ties=random`` (Thill's measure) it wins 275 of 300
+games greedy (the networks before it 272 and 265) and 100 of 100 with PUCT at
 ``time=0.2``.  Ties are broken
 at random (``seed=``).
 """
@@ -604,7 +604,8 @@ def _unit(v: float) -> float:
     [
         Param("weights", str, None, "the network file of `c4lab train ntuple --out FILE` "
               "(default: the one shipped for the classic board)"),
-        Param("depth", int, 0, "plies of alpha-beta search on the learnt value (0: greedy)", minimum=0),
+        Param("depth", int, 0, "plies of alpha-beta search on the learnt value (0: none; greedy unless time= or "
+              "iterations= ask for PUCT); with time=, the deepest a timed alpha-beta goes", minimum=0),
         Param("time", float, None, "seconds a move of the search on the learnt value (PUCT, or deepening "
               "alpha-beta with search=alphabeta; none: greedy)",
               minimum=0, above=True),

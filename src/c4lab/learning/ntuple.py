@@ -108,10 +108,12 @@ solver: ``c4lab.learning.probes``).  For scale, on the 400-position set:
   are a 5th state** on boards with a bonus cell, and a bonus move (piece
   then ban) is one afterstate, valued like any other.
 * **Incremental features**: a move changes at most four cells, and only the
-  indices of the tuples through them are updated.  One core trains about
-  6,500 classic games a second with 70 tuples, about 3,500 with the 190 of the
-  shipped network (4,200-4,800 with 150) (``c4lab bench``; the published
-  Java agent about 500), measured with tables of 65,536 entries; the dense
+  indices of the tuples through them are updated.  One core now trains
+  15,800-16,000 classic games a second with the 190 tuples of the shipped
+  network (``c4lab bench``, 2026-11-29, after the dense tables and the
+  afterstates read below; the published Java agent about 500).  Measured
+  when it was made, with tables of 65,536 entries: about 6,500 games a
+  second with 70 tuples, 3,500 with 190; the dense
   tables made it 1.6 times as fast (1,735-1,807 → 2,822-2,993 games a
   second with the shipped network, alternated on a day this machine ran at
   half its usual speed).  **An afterstate read, not played**: a plain drop

@@ -159,17 +159,18 @@ def probe_path(variant: Variant, count: int = 200, seed: int = 7, plies: tuple[i
 
 
 def probe_set(variant: Variant, count: int = 200, seed: int = 7, plies: tuple[int, int] = EARLY_PLIES,
-              directory: Path | None = None, progress: Callable[[str], None] | None = None
-              ) -> list[ScoredPosition]:
+              directory: Path | None = None, progress: Callable[[str], None] | None = None,
+              threads: int | None = None) -> list[ScoredPosition]:
     """The probe set of ``variant``: read from its file if it was made
-    before, else made and stored (also where that file is damaged: it is
-    only a cache of what the solver says)."""
+    before, else made (on ``threads`` threads, by default one a core) and
+    stored (also where that file is damaged: it is only a cache of what
+    the solver says)."""
     path = probe_path(variant, count, seed, plies, directory)
     if path.exists():
         try:
             return load(path)
         except ProbeError:
             pass  # labelled again below, and the file replaced
-    items = make(variant, count, seed, plies, progress)
+    items = make(variant, count, seed, plies, progress, threads)
     save(path, items)
     return items

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from c4lab.agents.ntuple_net import Network
+from c4lab.cores import usable_cores
 from c4lab.learning import ntuple as N
 from c4lab.learning import probes as P
 from c4lab.learning.ntuple_curve import CurvePoint, check_curve, write_csv
@@ -179,7 +180,8 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
         from c4lab.ctrl_c import ctrl_c_interrupts  # lazy: start-up time
 
         with ctrl_c_interrupts():  # Ctrl-C stops the labelling (minutes on some boards), nothing written
-            probe_set = P.probe_set(variant, count, plies=plies, progress=show if shown else log)
+            probe_set = P.probe_set(variant, count, plies=plies, progress=show if shown else log,
+                                    threads=min(workers, usable_cores()))  # the cores the run was given
         if shown:
             print("\r\033[K", end="", file=sys.stderr, flush=True)
     _say(f"training {variant}: {network.tuples.shape[0]} tuples of {network.length} cells, {network.states} "
@@ -213,7 +215,7 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     columns = (TextColumn("[bold]{task.description}"), BarColumn(bar_width=24), TimeElapsedColumn(),
-               TextColumn("{task.fields[games]:,} games, {task.fields[speed]:,.0f}/s {task.fields[last]}"))
+               TextColumn("{task.fields[games]:,} games, {task.fields[speed]:,.0f}/s{task.fields[last]}"))
     interrupted = False
     evaluate()
     with Progress(*columns, console=Console(stderr=True), disable=not sys.stderr.isatty()) as bar:
@@ -221,7 +223,7 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
 
         def tick(t: N.Trainer) -> None:
             bar.update(task, completed=t.played if games else t.seconds, games=network.games,
-                       speed=t.games_per_second, last=state["last"])
+                       speed=t.games_per_second, last=f", {state['last']}" if state["last"] else "")
             if t.seconds >= state["next_save"]:
                 t.record()  # the header says how to go on: the options, where each worker's games are
                 try:
