@@ -113,8 +113,13 @@ def shipped_path(board: str) -> Path | None:
     name = SHIPPED.get(board)
     if name is None:
         return None
-    path = Path(str(resources.files("c4lab") / "data" / name))
+    path = shipped_folder() / name
     return path if path.exists() else None
+
+
+def shipped_folder() -> Path:
+    """The package's folder of shipped networks (never trained over)."""
+    return Path(str(resources.files("c4lab") / "data"))
 
 
 @lru_cache(maxsize=8)
@@ -413,17 +418,7 @@ class NTupleAgent(Agent):
         """``NetworkError`` where the network is for another board and no
         fallback plays there."""
         if self.fallback is None:
-            self._check_board(variant)
-
-    def _check_board(self, variant: Variant) -> None:
-        """``NetworkError`` that names the file, unless the network is for ``variant``."""
-        try:
-            self.network.check_board(variant)
-        except NetworkError:
-            if self.source is None:
-                raise
-            raise NetworkError(f"the network in {self.source} was trained for the board {self.network.variant}, "
-                               f"not {variant}") from None
+            self.network.check_board(variant, self.source)
 
     def plays_instead(self, variant: Variant) -> str | None:
         if self.fallback is not None and variant != self.network.variant:
@@ -435,14 +430,13 @@ class NTupleAgent(Agent):
         search's at ``depth``), mapped to [0, 1] for the side to move."""
         if position.is_over:
             raise ValueError(f"the game is over in {position.notation}: there is no move to choose")
-        net = self.network
-        if self.fallback is not None and position.variant != net.variant:
+        if self.fallback is not None and self.plays_instead(position.variant):
             move, analysis = self.fallback.analyse(position, budget)
             name = self.fallback.spec.partition(":")[0]
             note = f"no network for the board {position.variant}: {name}'s move"
             return move, Analysis(analysis.moves, analysis.value, analysis.pv, analysis.iterations,
                                   analysis.seconds, note, fallback=self.fallback.spec)
-        self._check_board(position.variant)
+        self.network.check_board(position.variant, self.source)
         if self.search == "puct" or (self.iterations and self.search != "alphabeta"):
             return self._puct(position, budget)
         if self.depth or self.time:
@@ -452,7 +446,7 @@ class NTupleAgent(Agent):
         values = np.empty(K.MAX_LEGAL, dtype=np.float64)
         results = np.empty(K.MAX_LEGAL, dtype=np.int64)
         unsafe = np.empty(K.MAX_LEGAL, dtype=np.bool_)
-        n = _greedy_values(geo, st, *net.arrays(), moves, values, results, unsafe)  # type: ignore[call-arg]  # numba's Dispatcher type
+        n = _greedy_values(geo, st, *self.network.arrays(), moves, values, results, unsafe)  # type: ignore[call-arg]  # numba's Dispatcher type
         side = 0 if position.to_move == "A" else 1
         threats = int(K.winning_columns(geo, st, 1 - side))
         wins = [k for k in range(n) if values[k] >= 1.0 and results[k] != K.ONGOING]
@@ -666,4 +660,4 @@ def make_ntuple_agent(weights: str | None = None, depth: int = 0, seed: int | No
     return NTupleAgent(load_network(path), depth, seed, fallback, time, search, iterations, look, threads)
 
 
-__all__ = ["NTupleAgent", "load_network", "make_ntuple_agent", "shipped_path"]
+__all__ = ["NTupleAgent", "load_network", "make_ntuple_agent", "shipped_folder", "shipped_path"]

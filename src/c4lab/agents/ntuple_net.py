@@ -626,10 +626,12 @@ class Network:
         n = move_values(geo, st, *self.arrays(), moves, values, results)  # type: ignore[call-arg]  # numba's Dispatcher type
         return [int(m) for m in moves[:n]], [float(v) for v in values[:n]], [int(r) for r in results[:n]]
 
-    def check_board(self, variant: Variant) -> None:
-        """``NetworkError`` unless ``variant`` is the network's board."""
+    def check_board(self, variant: Variant, source: str | Path | None = None) -> None:
+        """``NetworkError`` unless ``variant`` is the network's board
+        (``source``: the network's file, named in the message)."""
         if variant != self.variant:
-            raise NetworkError(f"this network was trained for the board {self.variant}, not {variant}")
+            which = "this network" if source is None else f"the network in {source}"
+            raise NetworkError(f"{which} was trained for the board {self.variant}, not {variant}")
 
     # -- the file -------------------------------------------------------------
 

@@ -94,14 +94,13 @@ class ArenaConfig:
                 raise ArenaError(str(err)) from None
             except Exception as err:  # noqa: BLE001  (any agent that cannot start: a missing package, a bad file)
                 raise ArenaError(f"agent {spec!r} cannot start: {err}") from None
+            instead: dict[str, list[str]] = {}
             try:
                 for variant in boards:
                     try:
                         agent.check_board(variant)
                     except ValueError as err:
                         raise ArenaError(f"agent {spec!r} cannot play on {variant}, a board of this run: {err}") from None
-                instead: dict[str, list[str]] = {}
-                for variant in boards:
                     other = agent.plays_instead(variant)
                     if other is not None:
                         instead.setdefault(other, []).append(variant.notation)

@@ -234,6 +234,20 @@ class Options:
             raise ValueError(f"the share of the run to average must be in [0, 1), not {self.average}")
 
 
+def alpha_at(start: float, end: float, progress: float) -> float:
+    """The step size of a schedule from ``start`` to ``end`` when
+    ``progress`` (0 to 1) of it is done: geometric, ``end`` itself at 1."""
+    share = min(max(progress, 0.0), 1.0)
+    return float(end) if share >= 1.0 else float(start * (end / start) ** share)
+
+
+def epsilon_at(start: float, end: float, progress: float) -> float:
+    """The exploration of a schedule from ``start`` to ``end`` when
+    ``progress`` (0 to 1) of it is done: linear (GBG's), ``end`` itself at 1."""
+    share = min(max(progress, 0.0), 1.0)
+    return float(end) if share >= 1.0 else float(start + (end - start) * share)
+
+
 class Snapshots:
     """The running mean of a run's weights from ``start`` (a share of the
     run) on, a snapshot every hundredth of the run: checkpoint averaging
@@ -347,15 +361,13 @@ class Trainer:
         """The step size when ``progress`` (0 to 1) of the run is done."""
         o = self.options
         assert o.alpha_final is not None  # Options resolves None to a tenth of alpha
-        return float(o.alpha * (o.alpha_final / o.alpha) ** min(max(progress, 0.0), 1.0))
+        return alpha_at(o.alpha, o.alpha_final, progress)
 
     def epsilon_at(self, progress: float) -> float:
         """The chance of a random move when ``progress`` (0 to 1) of the run
         is done (GBG's schedule: linear)."""
         o = self.options
-        if o.epsilon_final is None:
-            return o.epsilon
-        return float(o.epsilon + (o.epsilon_final - o.epsilon) * min(max(progress, 0.0), 1.0))
+        return o.epsilon if o.epsilon_final is None else epsilon_at(o.epsilon, o.epsilon_final, progress)
 
     def _worker(self, w: int, budget: list[int], deadline: float, progress: Callable[[], float],
                 mean: Snapshots | None) -> None:
@@ -584,5 +596,5 @@ def bench_training(board: str, seconds: float, seed: int = 1) -> dict[str, float
             "games": games, "tuples": int(network.tuples.shape[0])}
 
 
-__all__ = ["CurvePoint", "Options", "Snapshots", "Trainer", "accuracy", "bench_training", "board_variant", "score_against",
-           "write_curve"]
+__all__ = ["CurvePoint", "Options", "Snapshots", "Trainer", "accuracy", "alpha_at", "bench_training", "board_variant",
+           "epsilon_at", "score_against", "write_curve"]

@@ -10,10 +10,10 @@ from __future__ import annotations
 import math
 import sys
 from contextlib import suppress
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from c4lab.agents.ntuple import shipped_folder
 from c4lab.agents.ntuple_net import Network
 from c4lab.cores import usable_cores
 from c4lab.learning import ntuple as N
@@ -53,14 +53,12 @@ def schedule(last: dict[str, Any], alpha: float | None, alpha_final: float | Non
     default (the step size falling to a tenth, exploration to 0)."""
     done = float(last.get("done", 1.0))
     if alpha is None and alpha_final is None and last.get("alpha") is not None:
-        start = float(last["alpha"])
-        alpha_final = float(last.get("alpha_final") or start)
-        alpha = alpha_final if done >= 1 else start * (alpha_final / start) ** done  # as ``Trainer.alpha_at``
+        alpha_final = float(last.get("alpha_final") or last["alpha"])
+        alpha = N.alpha_at(float(last["alpha"]), alpha_final, done)
     if epsilon is None and epsilon_final is None and last.get("epsilon") is not None:
-        start = float(last["epsilon"])
         end = last.get("epsilon_final")
-        epsilon_final = float(end if end is not None else start)
-        epsilon = epsilon_final if done >= 1 else start + (epsilon_final - start) * done  # as ``Trainer.epsilon_at``
+        epsilon_final = float(end if end is not None else last["epsilon"])
+        epsilon = N.epsilon_at(float(last["epsilon"]), epsilon_final, done)
     return (N.Options.alpha if alpha is None else alpha, alpha_final,
             N.Options.epsilon if epsilon is None else epsilon,
             N.Options.epsilon_final if epsilon_final is None else epsilon_final)
@@ -123,8 +121,7 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
         variant = N.board_variant(board or "7x6", bonus, seed)
         network = Network.create(variant, tuples, length or 8, seed)
     out = out or resume or Path(f"ntuple-{network.variant.notation.replace('/', '_')}.npz")
-    shipped = Path(str(resources.files("c4lab") / "data"))
-    if out.resolve().parent == shipped.resolve():
+    if out.resolve().parent == shipped_folder().resolve():
         raise ValueError(f"{out} is a network shipped with c4lab: it is never overwritten (every ntuple agent "
                          "plays it); give --out FILE for the network trained on")
     if out.exists() and (resume is None or out.resolve() != resume.resolve()):
@@ -295,11 +292,13 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
         except OSError as exc:  # the network is saved: one line, and the status says something failed
             _say(f"the curve could not be written ({exc}); the network is saved in {out}")
             sys.exit(1)
+    judged = ""  # the last point, unless Ctrl-C skipped it, is judged again on the network saved
+    if not interrupted:
+        judged = (f" (the network saved, the mean of its weights over the run's last {options.average:.0%}, judged "
+                  "again)" if options.average else " (judged again, with more games)")
     print(f"{out}: {network.games:,} games in all ({trainer.played:,} now, {trainer.seconds:.0f} s, "
           f"{trainer.games_per_second:,.0f} games/s, {trainer.mean_cells:.1f} cells a game); "
-          f"last point: {points[-1].games:,} games, {state['last']}"
-          + ("" if interrupted else f" (the network saved, the mean of its weights over the run's last "
-             f"{options.average:.0%}, judged again)" if options.average else " (judged again, with more games)"))
+          f"last point: {points[-1].games:,} games, {state['last']}{judged}")
     print("curve: " + ", ".join(str(p) for p in paths))
     if interrupted:
         _say("interrupted: the network and the curve are saved")
