@@ -11,6 +11,7 @@ import asyncio
 import json
 import re
 import threading
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -484,6 +485,38 @@ def test_the_background_warm_up_prepares_what_is_offered_once_in_its_own_thread(
         assert manager.prepare_in_background((("random", "5x4"),)) is None  # claimed already
 
     with_manager(store, body, limits=limits)
+
+
+def test_closing_the_manager_waits_for_the_background_warm_up_under_way(
+    store: FailingStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server that stops while a warm-up compiles waits for it to end
+    (bounded: ``WARM_UP_WAIT``) and starts no other: no thread is left
+    inside numba's compiler while the interpreter shuts down."""
+    from c4lab.server import rooms, warmup
+
+    started: list[str] = []
+    inside = threading.Event()
+
+    def slow_warm_up(spec: str, start: Any) -> None:
+        started.append(spec)
+        inside.set()
+        time.sleep(0.5)  # a compile under way when the manager closes
+
+    monkeypatch.setattr(warmup, "warm_up", slow_warm_up)
+    monkeypatch.setattr(warmup, "claim", lambda kind: True)
+    threads: list[threading.Thread] = []
+
+    async def body(manager: RoomManager) -> None:
+        thread = manager.prepare_in_background((("random", "6x5"), ("heuristic", "6x5")))
+        assert thread is not None
+        threads.append(thread)
+        await asyncio.get_running_loop().run_in_executor(None, inside.wait, 10)
+
+    with_manager(store, body)  # closes the manager at the end of ``body``
+    assert not threads[0].is_alive()
+    assert started == ["random"]
+    assert rooms.WARM_UP_WAIT >= 5
 
 
 def test_an_agent_that_cannot_play_on_the_rooms_board_is_refused_when_the_room_is_made(

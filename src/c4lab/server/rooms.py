@@ -91,6 +91,9 @@ PREPARING_FIRST = 0.3
 PREPARING_EVERY = 1.0
 #: Seconds before an agent whose move could not be saved tries again.
 STORAGE_RETRY = 5.0
+#: Seconds a closing manager waits for the background warm-up under way
+#: (one agent's compile on one kind of board: a few seconds on a fresh cache).
+WARM_UP_WAIT = 10.0
 #: What a client is told when a change could not be saved (the log has the details).
 STORAGE_FAILED_MESSAGE = (
     "the server could not save this change (its disk may be full): nothing changed, try again later"
@@ -123,6 +126,7 @@ class RoomManager:
         self._hints: dict[Connection, int] = {}  # hints each connection asked for and has not had yet
         #: Set when the manager closes: the background warm-ups stop after the one under way.
         self._closing = threading.Event()
+        self._warming: threading.Thread | None = None  # ``prepare_in_background``'s thread
         self.limits = limits or AgentLimits()
         self.reviewer = Reviewer(executor, self.limits, hint_spec)
         self.presence = Presence(self, forfeit_after, idle_after)
@@ -243,6 +247,7 @@ class RoomManager:
 
         thread = threading.Thread(target=run, name="c4lab-warm-up", daemon=True)
         thread.start()
+        self._warming = thread
         return thread
 
     async def _warm_up(self, spec: str, start: Position) -> None:
@@ -873,6 +878,12 @@ class RoomManager:
         return task
 
     async def close(self) -> None:
+        """Stop the background warm-ups and the rooms' tasks.  The warm-up
+        under way is waited for (at most ``WARM_UP_WAIT`` seconds): a thread
+        still inside numba's compiler when the interpreter shuts down can
+        take the process down with it."""
         self._closing.set()
         for task in list(self._tasks):
             task.cancel()
+        if self._warming is not None and self._warming.is_alive():
+            await asyncio.get_running_loop().run_in_executor(None, self._warming.join, WARM_UP_WAIT)
