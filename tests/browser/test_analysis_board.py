@@ -167,6 +167,13 @@ def test_a_bonus_board_with_a_ban_is_analysed_too(server, new_page):
     assert wait_notes(page, start, 5) == exact_columns(start)
     click_cell(page, "c2")
     expect(page.locator("#ban-panel")).to_be_visible()
+    # while the ban is chosen, above each column the score of the ban there (not of the drops)
+    scores = {m.token: v for m, v in Solver().analyse(Position.parse(start)).items()}
+    bans = {token[2]: score_text(v) for token, v in scores.items() if len(token) == 3 and token[0] == "c"}
+    assert bans != exact_columns(start)
+    page.wait_for_function("n => document.querySelectorAll('#board .col-note').length === n", arg=len(bans))
+    assert notes(page) == bans
+    expect(page.locator("#ban-text")).to_contain_text(f"Declining scores {score_text(scores['c'])}.")
     click_cell(page, "a1")  # the ban piece in column a
     after = "5x4/Bc2:cc+a"
     assert wait_notes(page, after, 5) == exact_columns(after)

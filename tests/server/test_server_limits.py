@@ -334,6 +334,26 @@ def test_room_creation_is_rate_limited_per_client_with_retry_after(store: GameSt
         assert local_room(two, "random").status_code == 200  # another client is not held back
 
 
+def test_analysis_boards_have_a_budget_of_their_own_six_times_the_games(store: GameStore) -> None:
+    """Issue 27 review: each position pasted or linked on the analysis board
+    makes a room, and after ten the board said the position could not be
+    analysed.  Analysis boards now have a budget of their own."""
+    from c4lab.server.app import ANALYSIS_BOARDS
+
+    guard = GuardOptions(rooms_per_minute=2, rooms_per_client=None)
+    app = create_app(store, guard=guard)
+    board = {"mode": "local", "board": "7x6:dd", "players": {"A": "human", "B": "human"}, "analysis": True}
+    with TestClient(app, client=("198.51.100.3", 1)) as client:
+        for _ in range(2 * ANALYSIS_BOARDS):
+            assert client.post("/api/rooms", json=board).status_code == 200
+        refused = client.post("/api/rooms", json=board)
+        assert refused.status_code == 429
+        assert refused.json()["detail"] == "too many new analysis boards from your address: at most 12 a minute"
+        for _ in range(2):  # the games' budget is untouched
+            assert local_room(client, "random").status_code == 200
+        assert local_room(client, "random").status_code == 429
+
+
 def test_joins_are_rate_limited_per_client(store: GameStore) -> None:
     guard = GuardOptions(rooms_per_minute=None, joins_per_minute=2, rooms_per_client=None)
     with client_for(store, guard=guard) as http:

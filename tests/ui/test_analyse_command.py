@@ -99,6 +99,7 @@ def test_the_command_prints_the_link_of_the_page_on_the_position(tmp_path: Path)
     try:
         assert proc.stdout
         line = proc.stdout.readline()
+        assert line.startswith("c4lab analysis board at http://"), line
         match = re.search(r"at (http://127\.0\.0\.1:\d+/analyse\?position=\S+)", line)
         assert match, line
         assert match.group(1).endswith("/analyse?position=9x8%2FXd3%2FBb1%3Add")
@@ -121,3 +122,22 @@ def test_a_lone_e_on_the_analysis_board_asks_before_it_leaves_as_in_a_game() -> 
     assert "7x6:ddc" in text  # "n" went on: the move c was played, then "y" left
     status, text = analysis_tui("4x4", "e")  # no column e there: e leaves at once
     assert status == 0
+
+
+def test_at_the_end_of_a_line_e_leaves_and_the_board_says_who_won() -> None:
+    """Issue 27 review: at the end of a game on the analysis board, ``e``
+    only asked again; the board never said who won; a move's note named
+    "player 1 (human)" although one person plays both sides."""
+    status, text = analysis_tui("7x6:dcdcdc", "d", "x", "e")
+    assert status == 0
+    assert "A (white) wins with d1 d2 d3 d4!" in text
+    assert "A (white) plays d." in text and "human" not in text
+    assert text.count("The game is over: u takes the last move back, e leaves.") == 2  # again after "x"
+    assert text.rstrip().endswith("The position on the board: 7x6:dcdcdcd")
+
+
+def test_a_notice_that_u_did_nothing_goes_with_the_next_move() -> None:
+    _, text = analysis_tui("7x6", "u", "d", "c", "e", "y")
+    after_u, after_moves = text.split("Scores for B (black), to move", 1)
+    assert "Nothing to take back: this is the start." in after_u
+    assert "Nothing to take back" not in after_moves

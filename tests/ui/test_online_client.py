@@ -162,6 +162,13 @@ class Keys:
         self.lines.put(None)
 
 
+class LiveKeys(Keys):
+    """A person at a terminal (``KeyboardLines.live``): the client reads
+    what is typed at any time, on the opponent's turn too."""
+
+    live = True
+
+
 class Running:
     """An ``OnlineClient`` in a thread, its output in a string."""
 
@@ -450,6 +457,54 @@ def test_resigning_asks_for_confirmation_first(server: BackgroundServer) -> None
     assert [p.split("?")[0] for p in keyboard.prompts if p.startswith("Really")] == ["Really resign (you lose the game)"] * 3
     assert "A (white), Ann (you) resigned: B (black), Bob wins." in out
     assert room_state(server, code)["reason"] == "resign" and room_state(server, code)["position"] == "7x6:da"
+
+
+def test_a_line_typed_on_the_opponents_turn_is_answered_at_once_and_never_played_later(
+    server: BackgroundServer,
+) -> None:
+    """Issue 27 review: a move typed at a terminal on the opponent's turn
+    was kept and played the moment the turn came, and an "r" then "y"
+    typed ahead resigned before the question was shown.  Now such a line
+    is answered at once, and only a line typed on one's own turn moves."""
+    code, ann = new_room(server)
+    bob = Player(server, code, join(server, code, "Bob"))
+    keys = LiveKeys()
+    try:
+        client = Running(f"{server.url}/r/{code}", keys, token=ann)
+        keys.answer("A to move", "d")
+        keys.answer("", "a")  # Bob's turn: a column typed now
+        client.wait_for("Not your move: B (black), Bob to move (r to resign, e to exit).")
+        keys.answer("", "r")
+        keys.answer("Really resign", "")
+        client.wait_for("You did not resign: the game goes on.")
+        bob.play("d")
+        client.wait_for("Your move, A (white).")
+        time.sleep(0.3)
+        assert room_state(server, code)["position"] == "7x6:dd"  # the "a" typed before was not played
+        keys.lines.put("c")  # the prompt already open is now the move's
+        client.wait_for("A (white), Ann (you) plays c.")
+        keys.answer("", None)  # the end of input on Bob's turn: the client leaves
+        assert client.finish() == 0
+    finally:
+        bob.close()
+    assert room_state(server, code)["position"] == "7x6:ddc" and room_state(server, code)["status"] == "playing"
+    assert "You left the game." in client.output
+
+
+def test_e_leaves_while_waiting_for_a_second_player(server: BackgroundServer) -> None:
+    """Issue 27 review: the host waiting for a guest had no way out but
+    Ctrl-C, and the "e" typed meanwhile left the game at its first move."""
+    code, ann = new_room(server)
+    keys = LiveKeys()
+    client = Running(f"{server.url}/r/{code}", keys, token=ann)
+    client.wait_for("Waiting for a second player")
+    keys.answer("", "d")
+    client.wait_for("The game has not begun: waiting for a second player (e to exit).")
+    keys.answer("", "e")
+    assert client.finish() == 0
+    assert "You left the room." in client.output
+    assert f"To come back to this game: C4LAB_TOKEN={ann} c4lab connect {server.url}/r/{code}" in client.output
+    assert room_state(server, code)["position"] == "7x6"
 
 
 def test_leaving_with_e_prints_no_traceback_and_the_way_back_hides_the_token(

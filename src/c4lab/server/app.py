@@ -138,6 +138,9 @@ def _page() -> str:
 #: the picker's research group, greedy and with PUCT (about 3 and 3-4 s of
 #: CPU more; a first ``ntuple-puct`` move without it: 6.5-8 s).  Once per
 #: install: later starts load them from numba's cache in milliseconds.
+#: An address may open this many analysis boards for each game room its
+#: ``rooms_per_minute`` allows (the default: 60 a minute against 10).
+ANALYSIS_BOARDS = 6
 BACKGROUND_WARM_UPS: tuple[tuple[str, str], ...] = (
     ("hard", "7x6/Bd1"), ("hard", "9x8"), ("hard", "9x8/Bd1"), ("master", "7x6"), ("perfect", "9x8"),
     ("ntuple", "7x6"), ("ntuple-puct", "7x6"),
@@ -179,6 +182,10 @@ def create_app(
         room_prefix=room_prefix,
     )
     creations = Throttle(guard.rooms_per_minute) if guard.rooms_per_minute else None
+    # An analysis board is a room too, but a person studying makes one for each position pasted or linked:
+    # they have a budget of their own, ANALYSIS_BOARDS times the games'.
+    analysis_rate = guard.rooms_per_minute * ANALYSIS_BOARDS if guard.rooms_per_minute else None
+    analyses = Throttle(analysis_rate) if analysis_rate else None
     joins = Throttle(guard.joins_per_minute) if guard.joins_per_minute else None
     owners = RoomOwners()
 
@@ -241,7 +248,9 @@ def create_app(
     async def create_room(body: CreateRoom, request: Request) -> Ticket:
         """Create a room: local (you and/or agents) or online (you and a guest)."""
         client = client_of(request.scope)
-        if creations is not None and (wait := creations.wait(client)):
+        if body.analysis and analyses is not None and (wait := analyses.wait(client)):
+            raise too_many(wait, f"too many new analysis boards from your address: at most {analysis_rate:g} a minute")
+        if not body.analysis and creations is not None and (wait := creations.wait(client)):
             raise too_many(wait, f"too many new rooms from your address: at most {guard.rooms_per_minute:g} a minute")
         if guard.rooms_per_client is not None and owners.open_count(client, manager.is_open) >= guard.rooms_per_client:
             raise too_many(60, f"your address has {guard.rooms_per_client} open rooms, the most allowed: "

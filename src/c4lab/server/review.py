@@ -255,8 +255,9 @@ def review_game(
 
 def hint(position: Position, adviser: Agent, timeout: float | None = None) -> dict[str, Any]:
     """The ``hint`` message's answer (without ``type``): the adviser's move
-    and value, and the exact score of every column (``column_scores``,
-    within ``timeout`` seconds).  When every column is solved the value is
+    and value, the exact score of every column (``column_scores``,
+    within ``timeout`` seconds) and of every move (``moves``: with the
+    bonus, the page shows the ban choices' own while one is chosen).  When every column is solved the value is
     exact and the move a best one: the adviser's if it keeps the score,
     else the solver's choice among those that do (``centre_first``)."""
     move, analysis = adviser.analyse(position, None)
@@ -271,7 +272,7 @@ def hint(position: Position, adviser: Agent, timeout: float | None = None) -> di
     evaluation = (2 * value - 1) * (1 if position.to_move == "A" else -1)
     return {
         "position": position.notation, "move": move.token, "value": value, "evaluation": evaluation,
-        "columns": columns["columns"], "best": columns["best"],
+        "columns": columns["columns"], "best": columns["best"], "moves": columns["moves"],
     }
 
 

@@ -218,7 +218,8 @@ def run_in_foreground(
     where = " (listening on every interface)" if host in EVERY_INTERFACE else ""
 
     def announce() -> None:
-        say(f"c4lab {'game' if local else 'server'} at {url}{where}  (games stored in {store.path}; Ctrl-C stops)")
+        what = "analysis board" if page == "analyse" else "game" if local else "server"
+        say(f"c4lab {what} at {url}{where}  (games stored in {store.path}; Ctrl-C stops)")
         if not local:
             say(f"  {limits.describe()}")
             idle = "never" if idle_after is None else f"after {idle_after:g} s"

@@ -14,8 +14,15 @@ A server message the client cannot read is one line, and it goes on.
 
 The keyboard is read in a daemon thread, one line at a time, so that the
 socket is served while a person thinks: "your opponent left" shows up under
-the prompt.  The client checks an entry against the state's legal moves only
-to explain a mistake at once; the server decides.
+the prompt.  On a terminal the keyboard is read all the time, on the
+opponent's turn too (``KeyboardLines.live``): a line typed then is answered
+at once (``e`` leaves, ``r`` asks whether to resign, anything else is told
+it is not this player's move), never kept to answer a later prompt; a move
+typed ahead would be played, and a "y" typed ahead would confirm a
+resignation before its question was shown.  Lines piped in (a script)
+answer the prompts in turn, as they come.  The client checks an entry
+against the state's legal moves only to explain a mistake at once; the
+server decides.
 
 Exit status: 0 when the person leaves (or the game is over and no rematch
 can follow: a local room, a replay link, a spectator whose players left), 2 for a link
@@ -76,10 +83,19 @@ class KeyboardLines:
         self._pending = b""
         self.line_open = False  # a prompt is on screen, its line not ended
 
+    @property
+    def live(self) -> bool:
+        """Whether a person types here (a terminal), so that a line may come
+        at any time and is read at once: on the opponent's turn too."""
+        try:
+            return sys.stdin.isatty()
+        except (AttributeError, ValueError, OSError):
+            return False
+
     def show_prompt(self, prompt: str) -> None:
         self.console.print(prompt, end="", markup=False, highlight=False)
         self.console.file.flush()
-        self.line_open = True
+        self.line_open = bool(prompt)  # (a line read with no prompt, on the opponent's turn, opens none)
 
     def __call__(self, prompt: str) -> str:
         self.show_prompt(prompt)
@@ -567,13 +583,16 @@ class OnlineClient:
 
     def _maybe_ask(self) -> None:
         """Open the column prompt when it is this client's move; after the
-        game, the rematch's (a spectator's: the way out)."""
+        game, the rematch's (a spectator's: the way out); on a live keyboard,
+        in the game, a line read at once with no prompt (``wait``)."""
         if self._entry is not None or self._in_flight or self.room is None:
             return
         if self._my_turn():
             self._ask("column", self._column_prompt(), [])
         elif self.room["status"] == "over":
             self._ask("after" if self.you else "watch", self._after_prompt(), [])
+        elif getattr(self.read, "live", False):
+            self._ask("wait", "", [])
 
     def _column_prompt(self) -> str:
         assert self.room is not None
@@ -615,8 +634,8 @@ class OnlineClient:
         if kind in ("after", "watch"):
             await self._on_after_entry(ws, kind, entry)
             return None
-        if kind == "wait":  # a line from after the game, the new game's opponent to move
-            self.say(f"Not your move: {self._whose_turn(self.room)}")
+        if kind == "wait":  # typed on the opponent's turn (or before a game began)
+            self.say(self._not_now())
             return None
         if not self._my_turn() or self.room["position"] != asked_at:
             self.say("The game moved on meanwhile: look at the board again.")
@@ -658,6 +677,15 @@ class OnlineClient:
         self._ask_ban(options)
         return None
 
+    def _not_now(self) -> str:
+        """What a line typed out of turn is told."""
+        assert self.room is not None
+        if not self.you:
+            return "You are watching: e to stop watching."
+        if self.room["status"] == "waiting":
+            return "The game has not begun: waiting for a second player (e to exit)."
+        return f"Not your move: {self._whose_turn(self.room).rstrip('.')} (r to resign, e to exit)."
+
     def _ask_ban(self, options: list[str]) -> None:
         bans = [o.split("+")[1] for o in options if "+" in o]
         e_note = " (column e: 5)" if "e" in bans else ""
@@ -668,10 +696,13 @@ class OnlineClient:
         self._in_flight = True
 
     async def _leave(self, ws: Any) -> int:
-        over = self.room is not None and self.room["status"] == "over"
-        self.say("You stopped watching." if not self.you else "You left the room." if over else "You left the game.")
-        if self.room is not None and self.room["status"] == "playing" and self._comeback():
+        status = None if self.room is None else self.room["status"]
+        self.say("You stopped watching." if not self.you else "You left the room." if status != "playing"
+                 else "You left the game.")
+        if status == "playing" and self._comeback():
             self.say(self._comeback() + " (an absent player forfeits after the server's time limit)")
+        elif status == "waiting" and self._comeback():
+            self.say(self._comeback())
         await ws.close()
         return EXIT_OK
 

@@ -77,7 +77,8 @@ class RoomAddress:
         segments = parts.path.rstrip("/").split("/")
         if len(segments) < 3 or segments[-2] not in _ROOM_PATHS or not _CODE.fullmatch(segments[-1]):
             raise ConnectError(
-                f"{url!r} is not a room link: its path should end in /r/CODE (the link of the room's page)",
+                f"{url!r} is not a room link: its path should end in /r/CODE (the link of the room's page) "
+                "or /games/CODE (a finished game's)",
                 EXIT_BAD_ROOM,
             )
         prefix = "/".join(segments[:-2])

@@ -26,6 +26,7 @@ from rich.text import Text
 
 from c4lab.agents import Agent, QuitGame, make_agent
 from c4lab.agents.base import warm_up
+from c4lab.agents.human import QUIT_WORDS
 from c4lab.game import Turn, play_game
 from c4lab.rules import Cell, Position
 from c4lab.rules.setup import check_start, starting_position
@@ -308,13 +309,7 @@ class TerminalGame:
             screen.stop_thinking()
         position = record.final
         self.show(position, header, screen.note)
-        if position.result == "draw":
-            self.say("The game is a draw: the board is full.")
-        else:
-            winner = position.result
-            assert winner is not None
-            line = " ".join(c.name for c in position.win_line)
-            self.say(f"{SIDE_NAMES[winner]}, {self.labels[by_side[winner]]}, wins with {line}!")
+        self.say(_result_line(position, lambda side: f"{SIDE_NAMES[side]}, {self.labels[by_side[side]]},"))
         self.say(f"The game in notation: {position.notation}")
         return True
 
@@ -334,11 +329,11 @@ class TerminalGame:
         )
         if not self.color:
             self.say("\n" + header)
-        notice = ""  # why the last u or r did nothing
+        notice = ""  # why the last u or r did nothing: under the board until the next move
         while True:
             here = empty.play(*line[:ply])
-            screen = _Screen(self, header + notice, {"A": 0, "B": 1}, 0.0, here)
-            notice = ""
+            screen = _Screen(self, header, {"A": 0, "B": 1}, 0.0, here, named=False)
+            screen.note, notice = notice, ""
 
             def on_move(turn: Turn, screen: _Screen = screen) -> None:
                 nonlocal ply, line
@@ -350,20 +345,32 @@ class TerminalGame:
             try:
                 if not here.is_over:
                     play_game(self.players[0], self.players[1], here, on_turn=screen.before_move, on_move=on_move)
-                self.show(empty.play(*line[:ply]), header, screen.note)
+                over = empty.play(*line[:ply])
+                self.show(over, header, screen.note)
+                self.say(_result_line(over, lambda side: SIDE_NAMES[side]))
                 self.say("The game is over: u takes the last move back, e leaves.")
-                while True:
-                    self.read("u, r or e: ")  # only the line's keys end this wait
+                while True:  # u and r end this wait (``_LineStep``), and e
+                    if self.read("u, r or e: ").strip().lower() in QUIT_WORDS:
+                        raise QuitGame
+                    self.say("The game is over: u takes the last move back, e leaves.")
             except _LineStep as step:
                 moved = max(0, min(len(line), ply + step.delta))
-                if moved == ply:
-                    notice = ("\nNothing to play again: this is the end of the line." if step.delta > 0
-                              else "\nNothing to take back: this is the start.")
-                    self.say(notice.strip())
+                if moved == ply:  # said under the board drawn next
+                    notice = ("Nothing to play again: this is the end of the line." if step.delta > 0
+                              else "Nothing to take back: this is the start.")
                 ply = moved
             except (QuitGame, KeyboardInterrupt, EOFError):
                 self.say(f"\nThe position on the board: {empty.play(*line[:ply]).notation}")
                 return
+
+
+def _result_line(position: Position, who: Callable[[str], str]) -> str:
+    """How a finished game ended, in words (``who``: a side's name)."""
+    if position.result == "draw":
+        return "The game is a draw: the board is full."
+    assert position.result is not None
+    line = " ".join(c.name for c in position.win_line)
+    return f"{who(position.result)} wins with {line}!"
 
 
 class _LineStep(Exception):
@@ -396,9 +403,13 @@ class _Screen:
     board before each move, a note on the move just played, a pause after
     an agent's move so that people can follow it."""
 
-    def __init__(self, game: TerminalGame, header: str, by_side: dict[str, int], delay: float, start: Position) -> None:
+    def __init__(
+        self, game: TerminalGame, header: str, by_side: dict[str, int], delay: float, start: Position,
+        named: bool = True,
+    ) -> None:
         self.game = game
         self.header = header
+        self.named = named  # a move's note names its player (not on the analysis board: one person plays both)
         self.by_side = by_side
         self.delay = delay
         self.position = start  # the last position shown: where an abandoned game stopped
@@ -422,7 +433,8 @@ class _Screen:
     def after_move(self, turn: Turn) -> None:
         index = self.by_side[turn.side]
         self.stop_thinking()
-        self.note = f"{SIDE_NAMES[turn.side]}, {self.game.labels[index]}, plays {turn.move.token}."
+        who = f"{SIDE_NAMES[turn.side]}, {self.game.labels[index]}," if self.named else SIDE_NAMES[turn.side]
+        self.note = f"{who} plays {turn.move.token}."
         if not self.game.players[index].is_human:
             if self.delay:
                 time.sleep(self.delay)

@@ -17,7 +17,7 @@ import { send } from "./client.js";
 import { COLOUR, geometryOf } from "./describe.js";
 import { LETTERS, cellName, landingRow, moveTokens, replay } from "./notation.js";
 import { goTo } from "./history.js";
-import { bestMoveGhost, columnNote, markMoves, renderReview, reviewNotes } from "./review.js";
+import { banNotes, bestMoveGhost, columnNote, markMoves, renderReview, reviewNotes, scoreText } from "./review.js";
 import { saveAnalysing } from "./settings.js";
 import { $, say, setText } from "./util.js";
 
@@ -38,7 +38,7 @@ export function onHint(message, render) {
   const position = message.position || R.state.position; // the position asked about
   R.hint = {
     token: message.move, position, evaluation: message.evaluation,
-    columns: message.columns || [], best: message.best || [],
+    columns: message.columns || [], best: message.best || [], moves: message.moves || {},
   };
   if (typeof message.evaluation === "number") R.evaluation = { value: message.evaluation, position };
   if (position !== R.state.position || R.analysing) {
@@ -85,10 +85,20 @@ export function refused() {
 export function columnNotes(room) {
   if (R.view !== null) return reviewNotes(R.review && R.review.position === room.position ? R.review : null, R.view);
   if (!R.hint || R.hint.position !== room.position || room.status !== "playing") return [];
+  // a drop on the bonus cell whose ban is being chosen: each ban column's own score, not the drops'
+  if (R.pending) return banNotes(R.hint.moves, R.pending.letter);
   // the analysis board: the exact score, else the estimate (a percentage, italic, dashed), large (review.css)
   return R.hint.columns.map((c) => columnNote(c.column, {
     score: c.exact ? c.score : null, estimate: c.estimate, best: R.hint.best.includes(c.column),
   }));
+}
+
+/** What declining the ban scores, for the ban panel's text ("" when no
+ * hint stands for this position or the move is not solved). */
+export function declineScore(room) {
+  if (!R.pending || !R.hint || R.hint.position !== room.position) return "";
+  const score = R.hint.moves[R.pending.letter];
+  return score === null || score === undefined ? "" : ` Declining scores ${scoreText(score)}.`;
 }
 
 /** The Review button: ask the server for the exact verdict on every move. */

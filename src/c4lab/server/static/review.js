@@ -58,6 +58,17 @@ export function columnNote(letter, { score = null, estimate = null, best = false
   return { col, text: "?", kind: "unknown", best, title: `${letter}: not solved in time` };
 }
 
+/** While the ban piece of a drop in column `letter` (on the bonus cell) is
+ * chosen: above each column the ban may go to, the score of that choice
+ * (from per-move scores {token: score|null}); the best ones marked when
+ * every choice, declining too, is solved. */
+export function banNotes(scores, letter) {
+  const bans = Object.entries(scores).filter(([token]) => token.length === 3 && token[0] === letter);
+  const choices = [...bans.map(([, score]) => score), scores[letter]];
+  const top = choices.every((s) => s !== null && s !== undefined) ? Math.max(...choices) : null;
+  return bans.map(([token, score]) => columnNote(token[2], { score, best: top !== null && score === top }));
+}
+
 /** Column labels from per-move scores {token: score|null} (with the bonus a
  * column has a move per ban choice: the column shows its best one). */
 export function notesFromScores(scores) {
@@ -140,7 +151,8 @@ function summary(review) {
     const blunders = count("blunder");
     // the accuracy: the share of the side's solved moves that kept the exact result (the server's summary)
     const tally = review.summary ? review.summary[side] : null;
-    const accuracy = tally ? `accuracy ${percent(tally.accuracy)}, ` : "";
+    // none of its moves solved in time: its accuracy is unknown (said in words, not a bare "?")
+    const accuracy = !tally ? "" : tally.accuracy === null ? "accuracy unknown, " : `accuracy ${percent(tally.accuracy)}, `;
     parts.push(`${COLOUR[side]}: ${accuracy}${blunders} blunder${blunders === 1 ? "" : "s"}, ${count("best")} best of ${mine.length}`);
   }
   const unknown = review.entries.filter((e) => e.verdict === "unknown").length;

@@ -17,7 +17,8 @@ import {
 } from "./state.js";
 import { send, startClient, useToken } from "./client.js";
 import {
-  askHint, askReview, autoHint, lineTo, noteLine, noteState, onHint, onReview, refused, setAnalysing, stepLine,
+  askHint, askReview, autoHint, declineScore, lineTo, noteLine, noteState, onHint, onReview, refused, setAnalysing,
+  stepLine,
 } from "./analysis.js";
 import { bindHistory, goLive, goTo, stepBy } from "./history.js";
 import { render, renderControls, renderPreview } from "./roomview.js";
@@ -80,7 +81,7 @@ function tryColumn(col) {
   }
   if (action.pending) {
     holdBan(action.pending);
-    setText($("ban-text"), action.text);
+    setText($("ban-text"), action.text + declineScore(R.state));
     render();
     $("decline-ban").focus({ preventScroll: true });
     return;
@@ -343,7 +344,9 @@ export async function showAnalyse() {
     history.replaceState(null, "", ticket.url);
     showRoom(ticket.code);
   } catch (err) {
-    fail(`That position cannot be analysed: ${err.message}`);
+    // a refusal of the server's (too many boards, full) is not the position's fault
+    const busy = err.status === 429 || err.status === 503;
+    fail(busy ? `No new analysis board for now: ${err.message}` : `That position cannot be analysed: ${err.message}`);
   }
 }
 
