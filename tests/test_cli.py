@@ -232,8 +232,8 @@ def test_games_says_who_won_and_how_in_words(tmp_path: Path) -> None:
     store.save(GameRow("FULL", "local", "4x4", 0, seats, status="over", result="draw", reason="full"))
     store.close()
     text = CliRunner().invoke(main, ["games", "--db", str(path)]).output
-    assert "Ann vs Bob: B won, four in a row  7x6:adadadgd" in text
-    assert "Ann vs Bob: A won, B resigned  7x6:dd" in text
+    assert "Ann vs Bob: Bob (B) won, four in a row  7x6:adadadgd" in text
+    assert "Ann vs Bob: Ann (A) won, Bob (B) resigned  7x6:dd" in text
     assert "Ann vs Bob: draw, the board is full  4x4" in text
     assert "(four)" not in text
 

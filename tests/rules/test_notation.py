@@ -29,10 +29,16 @@ def test_the_examples_of_the_rules_page() -> None:
     assert position.to_move == "A"
 
 
-def test_other_tools_column_numbers_are_not_our_notation() -> None:
+def test_other_tools_column_numbers_are_not_our_notation_and_the_error_translates_them() -> None:
     assert Position.parse("7x6:ddec") == Position(Variant.classic()).play("d", "d", "e", "c")
-    with pytest.raises(PositionError):
-        Position.parse("7x6:4453")
+    for text, ours in (("7x6:4453", "7x6:ddec"), ("4453", "7x6:ddec"), ("6x5/Xc2:13", "6x5/Xc2:ac")):
+        with pytest.raises(PositionError) as refused:
+            Position.parse(text)
+        assert f"is '{ours}' here" in str(refused.value)
+    for text in ("7x6:89", "7x6:d4", "7"):  # beyond the board, after a move, a lone digit: no translation
+        with pytest.raises(PositionError) as refused:
+            Position.parse(text)
+        assert "other tools" not in str(refused.value)
 
 
 @pytest.mark.parametrize(

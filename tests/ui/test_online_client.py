@@ -213,7 +213,7 @@ def test_a_full_game_with_a_spectator_ends_in_a_win(server: BackgroundServer) ->
     code, ann = new_room(server)
     link = f"{server.url}/r/{code}"
     spectator = Running(link, watch=True)
-    spectator.wait_for("Waiting for a second player")
+    spectator.wait_for("Waiting for a second player to take the free seat.")  # the link is the host's to share
     ann_socket = Player(server, code, ann)
     try:
         keyboard = Script("d", "d", "d", "d")

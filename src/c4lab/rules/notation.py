@@ -104,6 +104,17 @@ def _check_characters(text: str) -> None:
             )
 
 
+def _numbered_moves(moves: str, before: str, width: int = 7) -> str:
+    """A hint for moves written as column numbers from 1, as other tools
+    write them (``4453``): what they are in this notation, after
+    ``before`` (the board, ``width`` columns); "" when ``moves`` is not
+    such a string."""
+    if len(moves) < 2 or not all("1" <= char <= "9" and int(char) <= width for char in moves):
+        return ""
+    letters = "".join(_LOWER[int(char) - 1] for char in moves)
+    return f" (moves numbered from 1, as other tools write them? {moves!r} is {before + letters!r} here)"
+
+
 def parse_position(text: str) -> ParsedPosition:
     """Read ``text``; raise ``PositionError`` at the first thing that is wrong."""
     if not isinstance(text, str):
@@ -116,7 +127,9 @@ def parse_position(text: str) -> ParsedPosition:
         )
     width = reader.number("the width")
     if reader.peek() != "x":
-        raise reader.fail(f"expected 'x' after the width, {reader.found()}", token=reader.peek() or None)
+        raise reader.fail(
+            f"expected 'x' after the width, {reader.found()}{_numbered_moves(text, '7x6:')}", token=reader.peek() or None
+        )
     reader.pos += 1
     height = reader.number("the height")
     size = text[: reader.pos]
@@ -181,8 +194,9 @@ def parse_position(text: str) -> ParsedPosition:
             start = reader.pos
             letter = reader.peek()
             if letter not in _LOWER:
+                hint = _numbered_moves(text[reader.pos:], text[:reader.pos], width) if not moves else ""
                 raise reader.fail(
-                    f"expected a column letter (a move), {reader.found()}", token=letter, move_index=len(moves)
+                    f"expected a column letter (a move), {reader.found()}{hint}", token=letter, move_index=len(moves)
                 )
             reader.pos += 1
             ban: int | None = None

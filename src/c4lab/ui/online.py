@@ -487,7 +487,7 @@ class OnlineClient:
             who = self._label(side) if seat["taken"] else f"{SIDE_NAMES[side]}, free"
             if seat["kind"] == "agent":
                 who += " (computer)"
-            elif seat["taken"] and not seat["connected"]:
+            elif seat["taken"] and not seat["connected"] and self.room["status"] != "over":
                 who += " (not connected)"
             parts.append(who)
         return "; ".join(parts)
@@ -534,6 +534,8 @@ class OnlineClient:
     def _whose_turn(self, room: dict[str, Any]) -> str:
         assert self.address is not None
         if room["status"] == "waiting":
+            if not self.you:  # the link is the host's to share
+                return "Waiting for a second player to take the free seat."
             return f"Waiting for a second player: share the link {self.address.link}"
         side = room["to_move"]
         if self._my_turn():
