@@ -263,7 +263,7 @@ def test_play_opens_the_page_only_once_the_server_accepts_connections(
         done.set()
 
     monkeypatch.setattr(run_module, "make_server", make_server)
-    monkeypatch.setattr(run_module, "_open_page", open_page)
+    monkeypatch.setattr(run_module, "open_page", open_page)
     monkeypatch.setattr(run_module, "settle_collector", lambda: None)  # (not in the test process)
     port = run_module.free_port()
     lines: list[str] = []

@@ -601,14 +601,23 @@ def _serve(
     host: str, port: int | None, db: str | None, forfeit_after: float, open_browser: bool, local: bool,
     query: str = "", page: str = "", **options: Any,
 ) -> None:
-    from c4lab.server.run import run_in_foreground
-    from c4lab.server.storage import StorageError
+    from c4lab.server.run import open_page, run_in_foreground
+    from c4lab.server.storage import StorageError, StoreInUse
 
     try:
         run_in_foreground(
             db, host, port, forfeit_after=forfeit_after, local=local, open_browser=open_browser, query=query,
             page=page, say=click.echo, **options,
         )
+    except StoreInUse as exc:
+        if not (local and exc.personal and exc.url):
+            raise BadInput(str(exc)) from None
+        # ``c4lab play`` (or analyse) already runs over this database: its page serves this request as well
+        target = exc.url + page + (f"?{query}" if query else "")
+        click.echo(f"c4lab is already running at {exc.url} (process {exc.pid}, the same game database): "
+                   f"{'opening' if open_browser else 'open'} {target}")
+        if open_browser:
+            open_page(target)
     except StorageError as exc:
         raise BadInput(str(exc)) from None
     except ValueError as exc:  # a limit the hints or a stored setting do not fit

@@ -109,6 +109,38 @@ def test_the_command_prints_the_link_of_the_page_on_the_position(tmp_path: Path)
         stop_process(proc)
 
 
+def test_a_second_start_over_the_same_database_opens_the_running_game_instead_of_failing(tmp_path: Path) -> None:
+    """Issue 27 review: ``c4lab analyse`` while ``c4lab play`` ran over the
+    same game database failed ("in use by another c4lab server"); now it
+    opens its page on the running one.  ``c4lab serve`` still refuses."""
+    from c4lab.server.run import free_port
+
+    port, db = free_port(), str(tmp_path / "g.sqlite")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "c4lab", "play", "--no-browser", "--port", str(port), "--db", db],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )
+    try:
+        assert proc.stdout and proc.stdout.readline().startswith(f"c4lab game at http://127.0.0.1:{port}/")
+        again = subprocess.run(
+            [sys.executable, "-m", "c4lab", "analyse", "7x6:dd", "--no-browser", "--db", db],
+            capture_output=True, text=True, timeout=60, check=False,
+        )
+        assert again.returncode == 0 and again.stderr == "", again.stderr
+        assert again.stdout.startswith(f"c4lab is already running at http://127.0.0.1:{port}/ (process {proc.pid}")
+        link = again.stdout.split()[-1]
+        assert link == f"http://127.0.0.1:{port}/analyse?position=7x6%3Add"
+        with urllib.request.urlopen(link, timeout=10) as page:
+            assert page.status == 200
+        served = subprocess.run(
+            [sys.executable, "-m", "c4lab", "serve", "--port", str(free_port()), "--db", db],
+            capture_output=True, text=True, timeout=60, check=False,
+        )
+        assert served.returncode == 2 and "is in use by another c4lab server" in served.stderr
+    finally:
+        stop_process(proc)
+
+
 def test_the_tui_opens_a_finished_game_to_step_back_through_it_where_play_refuses_it() -> None:
     _, text = analysis_tui("7x6:abababa", "u", "e")
     assert "The game is over" in text and f"Scores for A (white), to move: {written(exact('7x6:ababab'))}" in text

@@ -214,10 +214,12 @@ def run_in_foreground(
         store, host, port, forfeit_after=forfeit_after, limits=limits, guard=guard, idle_after=idle_after,
         warm_up=True, long_running=True, room_prefix=room_prefix,
     )
-    url = f"http://{shown_host(host)}:{port}/{page}" + (f"?{query}" if query else "")
+    root = f"http://{shown_host(host)}:{port}/"
+    url = root + page + (f"?{query}" if query else "")
     where = " (listening on every interface)" if host in EVERY_INTERFACE else ""
 
     def announce() -> None:
+        store.served_at(root, personal=local)  # a second ``c4lab play`` over this database opens this one
         what = "analysis board" if page == "analyse" else "game" if local else "server"
         say(f"c4lab {what} at {url}{where}  (games stored in {store.path}; Ctrl-C stops)")
         if not local:
@@ -228,7 +230,7 @@ def run_in_foreground(
                 say(f"  room codes start with {room_prefix}-")
         sys.stdout.flush()  # a script reading the line may connect at once
         if open_browser:  # in a thread: some browsers' launchers wait, the server must not
-            threading.Thread(target=_open_page, args=(url,), name="c4lab-browser", daemon=True).start()
+            threading.Thread(target=open_page, args=(url,), name="c4lab-browser", daemon=True).start()
 
     # a LongRunningServer (make_server's type says only uvicorn.Server)
     server.on_listening = announce  # type: ignore[attr-defined]
@@ -238,7 +240,8 @@ def run_in_foreground(
         store.close()
 
 
-def _open_page(url: str) -> None:
+def open_page(url: str) -> None:
+    """Open ``url`` in the default browser (nothing if none can be found)."""
     import webbrowser
 
     try:

@@ -167,6 +167,18 @@ class StorageError(RuntimeError):
     disk).  Its message is one line that names the file."""
 
 
+class StoreInUse(StorageError):
+    """Another c4lab server holds the database: its process id and, once it
+    listens, its address and whether it is a person's own game (``c4lab
+    play`` or ``analyse``) rather than ``c4lab serve`` (``GameStore.served_at``)."""
+
+    def __init__(self, message: str, pid: str = "", url: str = "", personal: bool = False) -> None:
+        super().__init__(message)
+        self.pid = pid
+        self.url = url
+        self.personal = personal
+
+
 def explain(exc: sqlite3.Error) -> str:
     """SQLite's complaint in words a server's operator can act on."""
     text = str(exc)
@@ -263,6 +275,20 @@ class GameStore:
                     f"{self.path} is not a usable c4lab game database: its games table has the columns "
                     f"{', '.join(columns)}, not {', '.join(COLUMNS)}"
                 )
+
+    def served_at(self, url: str, personal: bool) -> None:
+        """Record in the lock file, beside the process id, the address the
+        server listens at and whether it is a person's own game: a second
+        ``c4lab play`` or ``analyse`` over the same database opens that one
+        instead of failing (``StoreInUse``).  Only a courtesy: a failed write
+        changes nothing."""
+        if self._holder is None:
+            return
+        try:
+            os.ftruncate(self._holder, 0)
+            os.pwrite(self._holder, f"{os.getpid()}\n{url}\n{'personal' if personal else 'server'}\n".encode(), 0)
+        except OSError:
+            pass
 
     def _release(self) -> None:
         if self._holder is not None:
@@ -378,13 +404,16 @@ def _hold(lock_path: str, path: str) -> int:
         fcntl.flock(holder, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         try:
-            other = os.read(holder, 32).decode("ascii", "replace").strip()
+            lines = os.read(holder, 1024).decode("ascii", "replace").split()
         except OSError:
-            other = ""
+            lines = []
         os.close(holder)
-        who = f" (process {other})" if other.isdigit() else ""
-        raise StorageError(
-            f"{path} is in use by another c4lab server{who}: stop it, or give this one another --db"
+        other = lines[0] if lines and lines[0].isdigit() else ""
+        url = lines[1] if len(lines) > 1 and lines[1].startswith("http://") else ""
+        who = f" (process {other})" if other else ""
+        raise StoreInUse(
+            f"{path} is in use by another c4lab server{who}: stop it, or give this one another --db",
+            other, url, personal=len(lines) > 2 and lines[2] == "personal",
         ) from None
     try:  # who holds it, for the message of the next one (only a courtesy: a full disk may refuse it)
         os.ftruncate(holder, 0)
