@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import signal
 import sys
 import urllib.parse
 from collections.abc import Callable, Iterator
@@ -1054,7 +1055,8 @@ def _set_names(text: str | None, default: tuple[str, ...], known: tuple[str, ...
 @click.option("--openings", "openings_file", type=click.Path(dir_okay=False), default=None,
               help="A file of start positions (one position string per line), used in turn.")
 @click.option("--seed", type=_INT64, **_home(*_ARENA, "seed"), help="Boards and openings follow from it.")
-@click.option("--limit", type=_Finite(), **_home(*_ARENA, "limit"), help="Enforced seconds per move.")
+@click.option("--limit", type=_Finite(), **_home(*_ARENA, "limit"), help="Seconds a move may take: a slower one (beyond --margin) loses its game; an engine "
+                   "program is stopped then, an agent of this process judged when its move returns.")
 @click.option("--margin", type=_Finite(), **_home(*_ARENA, "margin"),
               help="A move over limit + margin loses the game.")
 @click.option("--jobs", type=_Int64(min=1), default=None, help="Parallel games (default: all cores).")
@@ -1099,20 +1101,33 @@ def arena(
         runner = make_executor(executor, jobs, ray_address)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
+    from c4lab.arena.executors import WorkerLost
+
     began = time.perf_counter()
+    # SIGTERM (a job scheduler, kill) stops the run as Ctrl-C does: the workers stopped, the games kept;
+    # by default it would end this process alone and leave its workers computing, orphans.
+    previous_term = signal.signal(signal.SIGTERM, _terminated)
     try:
         with games_bar(config.total_games) as progress:
             outcome = run_arena(config, out, executor=runner, sprt=test, progress=progress,
                                 on_note=lambda note: click.echo(f"note: {note}", err=True))
     except (ArenaError, ResultsError, ValueError) as exc:
         raise BadInput(str(exc)) from None
-    except KeyboardInterrupt:
+    except WorkerLost as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(1)
+    except (KeyboardInterrupt, _Terminated) as stop:
         from c4lab.ctrl_c import ctrl_c_ignored_from_now  # lazy: start-up time
 
         ctrl_c_ignored_from_now()  # the count below reads the file: a second press changes nothing
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         saved = len(read_results(out).whole_pairs()) if Path(out).exists() else 0
-        click.echo(f"interrupted: {saved} games saved in {out}; the same command resumes the run", err=True)
-        sys.exit(130)
+        what = "terminated" if isinstance(stop, _Terminated) else "interrupted"
+        click.echo(f"{what}: {saved} games saved in {out}; the same command resumes the run", err=True)
+        sys.exit(128 + signal.SIGTERM if isinstance(stop, _Terminated) else 130)
+    finally:
+        if signal.getsignal(signal.SIGTERM) is _terminated:
+            signal.signal(signal.SIGTERM, previous_term)
     summary = arena_report.summarise(outcome.config, outcome.games)
     if as_json:
         data = summary.to_dict()
@@ -1123,6 +1138,16 @@ def arena(
     if outcome.stopped:
         click.echo(outcome.stopped)
     click.echo(f"{outcome.played} games played now, {len(outcome.games)} in {out}")
+
+
+class _Terminated(BaseException):
+    """SIGTERM during an arena run (``_terminated``): a ``BaseException``, as
+    ``KeyboardInterrupt`` is, so that no game loop takes it for an agent's
+    failure."""
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise _Terminated
 
 
 @main.command("report")

@@ -141,7 +141,7 @@ def play_game(
         began = time.perf_counter()
         try:
             answer = agent.choose(position, budget)
-        except Exception as err:  # any failure of the agent: raised, or it loses its game
+        except (Exception, SystemExit) as err:  # any failure of the agent (sys.exit too): raised, or it loses its game
             if policy == "raise":
                 raise
             if isinstance(err, SlowMoveError):  # it gave up waiting (an engine): a slow move
@@ -186,7 +186,7 @@ def _get_ready(
             agent.new_game()
             if limit is not None:
                 agent.prepare(start)
-        except Exception as err:
+        except (Exception, SystemExit) as err:
             if policy == "raise":
                 raise
             who = f"player {side} ({specs[side] or type(agent).__name__})"
@@ -213,7 +213,7 @@ def _judge(position: Position, answer: object, who: str, elapsed: float, limit: 
         raise IllegalMoveError(err.position, err.move, f"{err.reason} (played by {who})") from None
 
 
-def _crash_detail(err: Exception, who: str) -> str:
+def _crash_detail(err: BaseException, who: str) -> str:
     """The error ``who`` raised and where (its innermost frame) -- or, for an
     ``AgentError`` (an engine program's fault, told in full by its message),
     the message alone: the line of c4lab that noticed it says nothing."""

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -248,8 +249,104 @@ def test_sprt_stops_a_lopsided_match_early(tmp_path):
     assert len(outcome.games) < 400
 
 
-def _deaf_to_sigterm() -> None:
+_worker_start = executors._worker_start
+
+
+def _deaf_to_sigterm(started: object = None) -> None:
+    _worker_start(started)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
+_DIES = {"marker": ""}  # set by a test before the pool forks its workers
+
+
+def _dies_the_first_time(task):
+    """``play_pair``, in a worker that kills itself (as the out-of-memory
+    killer would) the first time it is given a task; ``always`` as marker:
+    every time."""
+    marker = _DIES["marker"]
+    if marker == "always" or not os.path.exists(marker):
+        if marker != "always":
+            open(marker, "w").close()
+        os.kill(os.getpid(), signal.SIGKILL)
+    return play_pair(task)
+
+
+def test_a_worker_that_dies_with_a_pair_has_it_played_again_and_the_run_ends(tmp_path, monkeypatch):
+    """Issue review: a worker process killed in the middle of a pair
+    (``kill -9``, the out-of-memory killer) was replaced by the pool, but
+    its pair never came back and the arena waited for ever."""
+    _DIES["marker"] = str(tmp_path / "died")
+    monkeypatch.setattr(executors, "play_pair", _dies_the_first_time)
+    config = ArenaConfig(RANDOMS, games=8, board="5x4", plies=1, seed=1)
+    tasks = config.tasks()
+    runner = LocalExecutor(2)
+    try:
+        done = [task for task, _games in runner.run(tasks)]
+    finally:
+        runner.close()
+    assert os.path.exists(_DIES["marker"])  # a worker did die
+    assert sorted(t.key for t in done) == sorted(t.key for t in tasks)  # every pair once, none twice
+
+
+def test_a_pair_whose_worker_dies_twice_stops_the_run_with_one_line(tmp_path, monkeypatch):
+    _DIES["marker"] = "always"
+    monkeypatch.setattr(executors, "play_pair", _dies_the_first_time)
+    config = ArenaConfig(RANDOMS, games=2, board="5x4", plies=1, seed=1)
+    runner = LocalExecutor(2)
+    began = time.monotonic()
+    try:
+        with pytest.raises(executors.WorkerLost, match="a worker process died twice playing pair 1 of random:seed=1"):
+            list(runner.run(config.tasks()))
+    finally:
+        runner.close()
+    assert time.monotonic() - began < 60
+
+
+class Exiter(Agent):
+    def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
+        raise SystemExit(5)
+
+
+class MoveAlone(Agent):
+    def analyse(self, position: Position, budget: Budget | None = None):  # type: ignore[override]
+        return position.legal_moves()[0]
+
+
+@pytest.mark.parametrize(("culprit", "detail"), [
+    (Exiter(), "raised SystemExit: 5"),
+    (MoveAlone(), "MoveAlone.analyse must return (Move, Analysis), not Move.parse('a')"),
+])
+def test_an_agent_that_calls_sys_exit_or_answers_a_move_alone_loses_with_a_clear_reason(culprit, detail):
+    """Issue review: ``sys.exit`` in an agent ended the whole arena without a
+    word (``--jobs 1``) or killed its worker (a hang); a bare ``Move`` from
+    ``analyse`` was a TypeError inside c4lab."""
+    game = Game.of(play_game(culprit, make_agent("random:seed=3"), Position.parse("7x6"), a_spec="a", b_spec="b",
+                             policy="judge", limit=5, margin=1))
+    assert game.forfeit is not None and (game.forfeit.side, game.forfeit.reason) == ("A", "crash")
+    assert detail in game.forfeit.detail
+
+
+def test_sigterm_stops_an_arena_and_its_workers_and_keeps_the_games(tmp_path):
+    """Issue review: SIGTERM ended the arena's own process alone, and a
+    worker busy in a search went on at a full core, an orphan."""
+    out = tmp_path / "run.jsonl"
+    command = [sys.executable, "-m", "c4lab", "arena", "master:time=0.05,seed=1", "heuristic:seed=1",
+               "--games", "40", "--board", "random", "--jobs", "2", "--out", str(out)]
+    run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while (not out.exists() or len(out.read_text().splitlines()) < 5) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    workers = subprocess.run(["pgrep", "-P", str(run.pid)], capture_output=True, text=True, check=False).stdout.split()
+    assert workers
+    run.send_signal(signal.SIGTERM)  # the arena's process alone, as kill does
+    _, err = run.communicate(timeout=60)
+    assert run.returncode == 143, err
+    saved = len(read_results(out).games)
+    assert f"terminated: {saved} games saved in {out}" in err
+    for pid in workers:
+        status = Path(f"/proc/{pid}/status")
+        assert not status.exists() or "zombie" in status.read_text().lower()
 
 
 def test_an_early_stop_ends_even_where_a_worker_does_not_end_at_its_sigterm(tmp_path, monkeypatch):

@@ -122,7 +122,10 @@ class Agent(ABC):
         """The move alone: what the arena and the game loop ask.  An agent
         with a cheaper way to its move than a full analysis may override it
         (``minimax`` skips the full-window root scores)."""
-        return self.analyse(position, budget)[0]
+        answer = self.analyse(position, budget)
+        if not isinstance(answer, tuple) or len(answer) != 2:  # an agent of one's own that returned its Move alone
+            raise TypeError(f"{type(self).__name__}.analyse must return (Move, Analysis), not {answer!r}")
+        return answer[0]
 
     def new_game(self) -> None:
         """Forget anything tied to the previous game (trees, histories)."""

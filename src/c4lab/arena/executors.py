@@ -8,18 +8,22 @@ they are done (in whatever order they finish).  Both run the same
 from __future__ import annotations
 
 import logging
+import multiprocessing
+import os
 import signal
 import socket
 import threading
 from collections.abc import Iterable, Iterator
 from multiprocessing.pool import Pool
-from queue import SimpleQueue
+from queue import Empty, SimpleQueue
 from typing import Any, Protocol
 
 from c4lab.arena.games import play_pair
 from c4lab.arena.schedule import PairTask
 from c4lab.cores import usable_cores
 from c4lab.engine.client import stop_all
+
+log = logging.getLogger(__name__)
 
 
 class Executor(Protocol):
@@ -32,23 +36,49 @@ class Executor(Protocol):
 
 #: Jobs by default: all the cores this process may use.
 default_jobs = usable_cores
+#: Seconds between two looks, while no game ends, at whether a worker
+#: process died with a task (the out-of-memory killer, a crash in compiled code).
+WATCH_EVERY = 0.5
 
 
-def _worker_start() -> None:
+class WorkerLost(RuntimeError):
+    """A worker process died twice with the same pair of games in hand: the
+    run stops (the games saved stay; the same command resumes it)."""
+
+
+#: In a worker: where it says which task it starts (``_worker_start``).
+_started: Any = None
+
+
+def _worker_start(started: Any = None) -> None:
     """Workers leave Ctrl-C to the parent, which stops them (``close``):
     otherwise each would die in the middle of its own game with a traceback.
     The parent stops them with SIGTERM (``Pool.terminate``), which would
     leave their engine programs running in sessions of their own: a worker
-    kills those first (:func:`_worker_terminated`)."""
+    kills those first (:func:`_worker_terminated`).  ``started``: the queue
+    on which a worker says which task it starts (``_play_numbered``)."""
+    global _started
+    _started = started
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _worker_terminated)
 
 
+def _play_numbered(number: int, task: PairTask) -> tuple[PairTask, list[dict[str, Any]]]:
+    """``play_pair(task)`` in a worker, after saying that this process took
+    task ``number``: should the process die with it, the parent knows which
+    games to play again."""
+    if _started is not None:
+        _started.put((number, os.getpid()))
+    return play_pair(task)
+
+
 def _worker_terminated(signum: int, _frame: object) -> None:
     """SIGTERM in a worker: kill the engine programs it runs (with what
-    they started), then exit."""
+    they started), then exit at once.  Not by ``SystemExit``: the game
+    loop takes that for an agent's own ``sys.exit`` (a forfeit), and the
+    worker would record a game nobody lost and go on."""
     stop_all()
-    raise SystemExit(128 + signum)
+    os._exit(128 + signum)
 
 
 class LocalExecutor:
@@ -63,31 +93,62 @@ class LocalExecutor:
         self._finished = False
 
     def run(self, tasks: Iterable[PairTask]) -> Iterator[tuple[PairTask, list[dict[str, Any]]]]:
+        """Each task's games as they end.  A worker process that dies with a
+        task (``kill -9``, the out-of-memory killer, a crash in compiled
+        code) is replaced by the pool, but its task would never come back
+        and the run would wait for ever: its pair is played again, once; a
+        second death with the same pair stops the run (``WorkerLost``)."""
         if self.jobs == 1:
             for task in tasks:
                 yield play_pair(task)
             return
-        self._pool = pool = Pool(self.jobs, initializer=_worker_start)
-        done: SimpleQueue[tuple[bool, Any]] = SimpleQueue()
-        queue = list(tasks)
+        started: Any = multiprocessing.SimpleQueue()  # (number, pid) from the workers
+        self._pool = pool = Pool(self.jobs, initializer=_worker_start, initargs=(started,))
+        done: SimpleQueue[tuple[int, bool, Any]] = SimpleQueue()
+        queue = list(enumerate(tasks))
         queue.reverse()
-        in_flight = 0
+        pending: dict[int, PairTask] = {}  # in flight, by number
+        holder: dict[int, int] = {}  # a started task's worker process
+        lost: set[int] = set()  # tasks whose worker died once already
+
+        def submit(number: int, task: PairTask) -> None:
+            pending[number] = task
+            pool.apply_async(
+                _play_numbered, (number, task),
+                callback=lambda result: done.put((number, True, result)),
+                error_callback=lambda error: done.put((number, False, error)),
+            )
+
         # Keep a few tasks per worker in flight, not the whole run: an early
         # stop (SPRT, Ctrl-C) then wastes little.
-        while queue or in_flight:
-            while queue and in_flight < 2 * self.jobs:
-                pool.apply_async(
-                    play_pair, (queue.pop(),),
-                    callback=lambda result: done.put((True, result)),
-                    error_callback=lambda error: done.put((False, error)),
-                )
-                in_flight += 1
-            ok, value = done.get()
-            in_flight -= 1
+        while queue or pending:
+            while queue and len(pending) < 2 * self.jobs:
+                submit(*queue.pop())
+            try:
+                number, ok, value = done.get(timeout=WATCH_EVERY)
+            except Empty:
+                for number in _orphans(pool, started, pending, holder):
+                    task = pending[number]
+                    if number in lost:
+                        raise WorkerLost(
+                            f"a worker process died twice playing pair {task.pair + 1} of {task.first} against "
+                            f"{task.second} from {task.start}: the run stops (the same command resumes it)"
+                        )
+                    lost.add(number)
+                    holder.pop(number, None)
+                    log.warning("a worker process died playing pair %d of %s against %s: played again",
+                                task.pair + 1, task.first, task.second)
+                    submit(number, task)
+                continue
+            if pending.pop(number, None) is None:  # a pair played again whose first try came back after all
+                continue
+            holder.pop(number, None)
             if not ok:
                 raise value
             yield value
-        self._finished = True
+        # A pool that lost a task still counts it as pending, and its join would wait for it for ever:
+        # such a pool is stopped (``close``), not waited for.
+        self._finished = not lost
 
     def close(self) -> None:
         """Stop the workers: at once if the run did not finish (an early
@@ -99,6 +160,17 @@ class LocalExecutor:
                 _terminate(self._pool)
             self._pool.join()
             self._pool = None
+
+
+def _orphans(pool: Pool, started: Any, pending: dict[int, PairTask], holder: dict[int, int]) -> list[int]:
+    """The tasks in flight whose worker process has died (the pool replaces
+    the process, not its task), after reading which worker took which
+    task (``holder``)."""
+    while not started.empty():
+        number, pid = started.get()
+        holder[number] = pid
+    alive = {worker.pid for worker in list(getattr(pool, "_pool", [])) if worker.exitcode is None}
+    return [number for number, pid in holder.items() if number in pending and pid not in alive]
 
 
 #: Seconds a worker has to end after its SIGTERM before it is killed.

@@ -108,6 +108,10 @@ class ArenaConfig:
                 agent.close()
             if agent.is_human:
                 raise ArenaError(f"agent {spec!r} is a human: the arena plays agents only")
+            seconds = getattr(agent, "time", None)  # the searches' own budget a move (uct, minimax, master, ...)
+            if isinstance(seconds, (int, float)) and seconds > self.limit + self.margin:
+                notes.append(f"{spec} thinks {seconds:g} s a move, more than --limit {self.limit:g} s + --margin "
+                             f"{self.margin:g} s: each of its games will be lost on time (give it a time= under the limit)")
             for other, names in instead.items():
                 where = "every board of this run" if len(names) == len(boards) else (
                     f"{len(names)} of this run's {len(boards)} boards ({', '.join(names[:3])}"
