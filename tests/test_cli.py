@@ -62,7 +62,9 @@ def test_dash_reads_positions_from_stdin() -> None:
     assert result.exit_code == 2
     lines = [json.loads(line) for line in result.output.splitlines()]
     assert [("error" in line) for line in lines] == [False, True, False]
-    assert lines[1]["input"] == "8x8:zz"
+    assert lines[1]["input"] == "8x8:zz" and lines[1]["error"].startswith("stdin line 2: invalid position")
+    text = run("show", "-", input="7x6\n\n7x6:z\n")  # the line number counts the blank line
+    assert text.exit_code == 2 and "error: stdin line 3: invalid position '7x6:z'" in text.output
 
 
 def test_streaming_answers_each_line_as_soon_as_it_is_read() -> None:

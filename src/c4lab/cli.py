@@ -24,20 +24,24 @@ from c4lab.quick_exit import leave
 # --help`` and the light commands never load numba or the rules engine.
 
 
-def _inputs(positions: tuple[str, ...]) -> Iterator[str]:
-    """The positions to answer: the arguments, with ``-`` meaning "read
-    standard input, one position per line, answering each as it comes"
-    (blank lines skipped, spaces around a position dropped)."""
+def _inputs(positions: tuple[str, ...]) -> Iterator[tuple[str, str]]:
+    """The positions to answer, each with where it came from ("" for an
+    argument, ``stdin line N: `` for a line of standard input): the
+    arguments, with ``-`` meaning "read standard input, one position per
+    line, answering each as it comes" (blank lines skipped, spaces around a
+    position dropped)."""
     for item in positions:
         if item == "-":
+            number = 0
             while True:
                 line = sys.stdin.readline()
+                number += 1
                 if not line:
                     break
                 if line.strip():
-                    yield line.strip()
+                    yield line.strip(), f"stdin line {number}: "
         else:
-            yield item
+            yield item, ""
 
 
 def _answer_each(
@@ -47,15 +51,15 @@ def _answer_each(
     answer per input, flushed at once.  A bad input answers an error and the
     run goes on; the exit status is 2 if any input was bad."""
     bad = 0
-    for text in _inputs(positions):
+    for text, where in _inputs(positions):
         try:
             record, plain = answer(text)
         except ValueError as exc:
             bad += 1
             if as_json:
-                click.echo(json.dumps({"input": text, "error": str(exc)}))
+                click.echo(json.dumps({"input": text, "error": f"{where}{exc}"}))
             else:
-                click.echo(f"error: {exc}")
+                click.echo(f"error: {where}{exc}")
         else:
             click.echo(json.dumps(record) if as_json else plain)
         sys.stdout.flush()
@@ -1088,6 +1092,8 @@ def arena(
     ctx = click.get_current_context()
     given = [f"--{name.replace('_', '-')}" for name in ("board", "bonus", "plies")
              if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT]
+    if ray_address and executor != "ray":  # it would be ignored: the games would run here without a word
+        raise click.UsageError(f"--ray-address {ray_address} is for --executor ray (the games run here otherwise)")
     if openings_file and given:  # the file's positions are the starts: a board or random moves would be ignored
         raise click.UsageError(f"--openings gives the start positions; {' and '.join(given)} cannot be given with it"
                                .replace("--plies", "--opening-moves"))
@@ -1169,6 +1175,9 @@ def report_command(results: str, out_dir: str | None, as_json: bool) -> None:
         raise BadInput(str(exc)) from None
     if not saved.games:  # an arena stopped before its first game ended: no table, no plot to draw
         raise BadInput(f"{results}: no finished game yet, nothing to report")
+    if saved.cut_line:  # a run stopped while it wrote: the arena plays that pair again when resumed
+        click.echo(f"note: the last line of {results} is cut short (a run stopped while writing it): left out",
+                   err=True)
     summary = arena_report.summarise(saved.config, saved.games)
     path = Path(results)
     folder = Path(out_dir) if out_dir else path.with_name(path.stem + "-report")

@@ -221,7 +221,20 @@ def test_a_results_file_of_another_experiment_is_not_touched(tmp_path):
     before = out.read_bytes()
     with pytest.raises(ResultsError, match="another experiment.*seed"):
         run_arena(ArenaConfig(RANDOMS, games=2, seed=2), out, executor=LocalExecutor(1))
+    with pytest.raises(ResultsError, match=r"different games: 2 in the file, 4 asked\)"):  # the values, not just the name
+        run_arena(ArenaConfig(RANDOMS, games=4, seed=1), out, executor=LocalExecutor(1))
     assert out.read_bytes() == before
+
+
+def test_report_says_when_it_left_out_a_cut_last_line_and_ray_address_needs_ray(tmp_path):
+    out = tmp_path / "run.jsonl"
+    run_arena(ArenaConfig(RANDOMS, games=4, seed=1), out, executor=LocalExecutor(1))
+    out.write_bytes(out.read_bytes()[:-20])  # a run stopped while it wrote its last game
+    result = CliRunner().invoke(main, ["report", str(out)])
+    assert result.exit_code == 0
+    assert "the last line of" in result.stderr and "is cut short" in result.stderr and "Ranking (3 games)" in result.stdout
+    result = CliRunner().invoke(main, ["arena", *RANDOMS, "--ray-address", "127.0.0.1:1", "--out", str(tmp_path / "r")])
+    assert result.exit_code == 2 and "--ray-address 127.0.0.1:1 is for --executor ray" in result.stderr
 
 
 @pytest.mark.parametrize(

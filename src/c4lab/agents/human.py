@@ -89,6 +89,8 @@ class HumanAgent(Agent):
                 f"{side} to move: column a-{last} or 1-{variant.width}{e_note}, e to exit: ", variant.width >= 5
             )
             col = _read_column(entry, variant.width)
+            if col is None and not entry.strip():  # Enter alone: the question again, no reproach
+                continue
             if col is None:
                 self._say(
                     f"{entry.strip()!r} is not a column: type a letter a-{last} "

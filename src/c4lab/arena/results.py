@@ -148,6 +148,12 @@ class ResultsWriter:
         self._file.close()
 
 
+def _shown(value: Any) -> str:
+    """A setting as the refusal quotes it: short, on one line."""
+    text = json.dumps(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def open_results(path: str | Path, config: ArenaConfig) -> tuple[ResultsWriter, Results | None]:
     """Start ``path`` for ``config``, or continue it if it holds the same
     experiment (an error if it holds another one)."""
@@ -157,7 +163,8 @@ def open_results(path: str | Path, config: ArenaConfig) -> tuple[ResultsWriter, 
     previous = read_results(path)
     if previous.config.to_dict() != config.to_dict():
         ours, theirs = config.to_dict(), previous.config.to_dict()
-        differ = ", ".join(k for k in ours if ours[k] != theirs.get(k))
+        differ = ", ".join(f"{k}: {_shown(theirs.get(k))} in the file, {_shown(ours[k])} asked"
+                           for k in ours if ours[k] != theirs.get(k))
         raise ResultsError(
             f"{path} holds another experiment (different {differ}): "
             "give another --out, or the same settings to resume it"
