@@ -1179,18 +1179,26 @@ def report_command(results: str, out_dir: str | None, as_json: bool) -> None:
         click.echo(f"note: the last line of {results} is cut short (a run stopped while writing it): left out",
                    err=True)
     summary = arena_report.summarise(saved.config, saved.games)
+    stopped = None
+    if saved.sprt:  # the run's sequential test: say where it stopped the run, as the arena said then
+        from c4lab.arena.runner import sprt_verdict
+        from c4lab.arena.stats import SPRT
+
+        stopped = sprt_verdict(SPRT.parse(saved.sprt), saved.config, list(saved.games))
     path = Path(results)
     folder = Path(out_dir) if out_dir else path.with_name(path.stem + "-report")
     if not folder.parent.is_dir():  # the report's own folder is made, not a path of folders to it
         raise BadInput(f"--out-dir {out_dir}: {str(folder.parent)!r} is not a folder")
     try:
-        files = arena_report.write_report(summary, folder)
+        files = arena_report.write_report(summary, folder, stopped)
     except OSError as exc:
         raise BadInput(f"cannot write the report in {str(folder)!r}: {exc.strerror or exc}") from None
     if as_json:
-        click.echo(json.dumps({**summary.to_dict(), "files": [str(f) for f in files]}))
+        click.echo(json.dumps({**summary.to_dict(), "stopped": stopped, "files": [str(f) for f in files]}))
         return
     click.echo(arena_report.render_text(summary))
+    if stopped:
+        click.echo(stopped)
     for f in files:
         click.echo(f"wrote {f}")
 

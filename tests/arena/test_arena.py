@@ -260,6 +260,11 @@ def test_sprt_stops_a_lopsided_match_early(tmp_path):
     outcome = run_arena(config, tmp_path / "sprt.jsonl", executor=LocalExecutor(2), sprt=sprt)
     assert outcome.stopped is not None and "H1" in outcome.stopped
     assert len(outcome.games) < 400
+    # the file keeps the test, so that the report says why the run has fewer games than its schedule
+    assert read_results(tmp_path / "sprt.jsonl").sprt == "elo0=0,elo1=50,alpha=0.05,beta=0.05"
+    report = CliRunner().invoke(main, ["report", str(tmp_path / "sprt.jsonl")])
+    assert report.exit_code == 0 and outcome.stopped in report.stdout
+    assert f"stopped early: {outcome.stopped}" in (tmp_path / "sprt-report" / "report.html").read_text()
 
 
 _worker_start = executors._worker_start

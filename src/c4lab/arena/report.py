@@ -407,9 +407,11 @@ def plot_by_size(summary: Summary) -> bytes:
     return data
 
 
-def write_report(summary: Summary, folder: str | Path) -> list[Path]:
+def write_report(summary: Summary, folder: str | Path, stopped: str | None = None) -> list[Path]:
     """Write ``cross-table.png``, ``elo.png``, ``by-size.png`` and
-    ``report.html`` (which embeds the three) into ``folder``."""
+    ``report.html`` (which embeds the three) into ``folder``; ``stopped``:
+    why the run ended before its last game (the SPRT's verdict), said on
+    the page."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     images = {
@@ -423,12 +425,12 @@ def write_report(summary: Summary, folder: str | Path) -> list[Path]:
         path.write_bytes(data)
         written.append(path)
     page = folder / "report.html"
-    page.write_text(_html(summary, images), encoding="utf-8")
+    page.write_text(_html(summary, images, stopped), encoding="utf-8")
     written.append(page)
     return written
 
 
-def _html(summary: Summary, images: dict[str, bytes]) -> str:
+def _html(summary: Summary, images: dict[str, bytes], stopped: str | None = None) -> str:
     esc = html.escape
     config = summary.config
 
@@ -445,6 +447,7 @@ def _html(summary: Summary, images: dict[str, bytes]) -> str:
         f"board {esc(config.board)}{' with bonus' if config.bonus else ''}, {config.games} games per pairing"
         f" ({'gauntlet' if config.gauntlet else 'round robin'}), {config.plies} random opening moves,"
         f" seed {config.seed}, limit {config.limit:g} s + {config.margin:g} s per move"
+        + (f"; stopped early: {esc(stopped)}" if stopped else "")
     )
     header, *rows = cross_rows(summary)
     cross = f"<h2>Cross table</h2>\n{table(header, rows)}" if len(summary.table.agents) > 2 else ""

@@ -43,6 +43,7 @@ class Results:
     config: ArenaConfig
     games: tuple[Game, ...]
     cut_line: bool = False  # a last line was cut short (and ignored)
+    sprt: str | None = None  # the sequential test the run stopped by, if any (``SPRT.text``)
 
     def done_pairs(self) -> set[tuple[int, int]]:
         """``(pairing, pair)`` of every pair whose two games are saved."""
@@ -110,20 +111,25 @@ def read_results(path: str | Path) -> Results:
             raise ResultsError(f"{path}:{number}: game {key} is recorded twice")
         keys.add(key)
         games.append(game)
-    return Results(config, tuple(games), cut)
+    sprt = header.get("sprt")
+    return Results(config, tuple(games), cut, sprt if isinstance(sprt, str) else None)
 
 
 class ResultsWriter:
     """Appends games to a results file, creating it (with its header) or
     continuing it after ``read_results`` has checked it."""
 
-    def __init__(self, path: str | Path, config: ArenaConfig, *, resume: Results | None = None) -> None:
+    def __init__(
+        self, path: str | Path, config: ArenaConfig, *, resume: Results | None = None, sprt: str | None = None
+    ) -> None:
         self.path = Path(path)
         self._file: IO[str]
+        # the header: the experiment, and the sequential test that may stop it early (for the report to say so)
+        header = {HEADER_KEY: FORMAT, "config": config.to_dict(), **({"sprt": sprt} if sprt else {})}
         if resume is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._file = self.path.open("x", encoding="utf-8")
-            self._write([{HEADER_KEY: FORMAT, "config": config.to_dict()}])
+            self._write([header])
         else:
             whole = resume.whole_pairs()
             if resume.cut_line or len(whole) != len(resume.games):
@@ -132,7 +138,7 @@ class ResultsWriter:
                 # what stays, then swap it in, so a crash here loses nothing.
                 with replacing(self.path, "w", encoding="utf-8") as file:
                     self._file = file
-                    self._write([{HEADER_KEY: FORMAT, "config": config.to_dict()}, *(g.to_dict() for g in whole)])
+                    self._write([header, *(g.to_dict() for g in whole)])
             self._file = self.path.open("a", encoding="utf-8")
 
     def _write(self, records: Iterable[dict[str, Any]]) -> None:
@@ -154,12 +160,15 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def open_results(path: str | Path, config: ArenaConfig) -> tuple[ResultsWriter, Results | None]:
-    """Start ``path`` for ``config``, or continue it if it holds the same
-    experiment (an error if it holds another one)."""
+def open_results(
+    path: str | Path, config: ArenaConfig, sprt: str | None = None
+) -> tuple[ResultsWriter, Results | None]:
+    """Start ``path`` for ``config`` (``sprt``: the test that may stop it,
+    kept in the header), or continue it if it holds the same experiment (an
+    error if it holds another one)."""
     path = Path(path)
     if not path.exists():
-        return ResultsWriter(path, config), None
+        return ResultsWriter(path, config, sprt=sprt), None
     previous = read_results(path)
     if previous.config.to_dict() != config.to_dict():
         ours, theirs = config.to_dict(), previous.config.to_dict()
@@ -169,4 +178,4 @@ def open_results(path: str | Path, config: ArenaConfig) -> tuple[ResultsWriter, 
             f"{path} holds another experiment (different {differ}): "
             "give another --out, or the same settings to resume it"
         )
-    return ResultsWriter(path, config, resume=previous), previous
+    return ResultsWriter(path, config, resume=previous, sprt=sprt or previous.sprt), previous

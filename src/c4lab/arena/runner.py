@@ -84,7 +84,7 @@ def run_arena(
         for note in notes:
             on_note(note)
     writer: ResultsWriter
-    writer, previous = open_results(out, config)
+    writer, previous = open_results(out, config, sprt.text() if sprt else None)
     done = previous.done_pairs() if previous else set()
     games = list(previous.whole_pairs()) if previous else []
     tasks = [t for t in config.tasks() if t.key not in done]

@@ -401,6 +401,10 @@ class SPRT:
         if self.elo1 <= self.elo0:
             raise ValueError(f"SPRT: elo1 must be above elo0 (got elo0={self.elo0:g}, elo1={self.elo1:g})")
 
+    def text(self) -> str:
+        """The settings as ``parse`` reads them (kept in a results file)."""
+        return f"elo0={self.elo0:g},elo1={self.elo1:g},alpha={self.alpha:g},beta={self.beta:g}"
+
     @classmethod
     def parse(cls, text: str) -> SPRT:
         """Read ``elo0=0,elo1=20,alpha=0.05,beta=0.05``: all four keys, once
