@@ -282,13 +282,8 @@ class GameStore:
         ``c4lab play`` or ``analyse`` over the same database opens that one
         instead of failing (``StoreInUse``).  Only a courtesy: a failed write
         changes nothing."""
-        if self._holder is None:
-            return
-        try:
-            os.ftruncate(self._holder, 0)
-            os.pwrite(self._holder, f"{os.getpid()}\n{url}\n{'personal' if personal else 'server'}\n".encode(), 0)
-        except OSError:
-            pass
+        if self._holder is not None:
+            _stamp(self._holder, f"{url}\n{'personal' if personal else 'server'}\n")
 
     def _release(self) -> None:
         if self._holder is not None:
@@ -415,12 +410,19 @@ def _hold(lock_path: str, path: str) -> int:
             f"{path} is in use by another c4lab server{who}: stop it, or give this one another --db",
             other, url, personal=len(lines) > 2 and lines[2] == "personal",
         ) from None
-    try:  # who holds it, for the message of the next one (only a courtesy: a full disk may refuse it)
+    _stamp(holder)  # who holds it, for the message of the next one
+    return holder
+
+
+def _stamp(holder: int, more: str = "") -> None:
+    """Write in the lock file this process's id, then ``more`` (the lines
+    ``_hold`` reads back for the next server: the address, the kind).  Only
+    a courtesy: a failed write (a full disk) changes nothing."""
+    try:
         os.ftruncate(holder, 0)
-        os.write(holder, f"{os.getpid()}\n".encode())
+        os.pwrite(holder, f"{os.getpid()}\n{more}".encode(), 0)
     except OSError:
         pass
-    return holder
 
 
 def read_games(path: str | Path, limit: int | None = None) -> list[GameRow]:
