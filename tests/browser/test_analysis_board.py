@@ -244,6 +244,36 @@ def test_the_new_game_form_and_the_switch_in_a_game(server, new_page):
     expect(page.locator("#board .col-note")).to_have_count(0)
 
 
+@pytest.mark.parametrize("size", [(390, 844), (1280, 800)], ids=["phone", "desktop"])
+def test_a_wide_boards_scores_take_two_staggered_rows_and_stay_as_large_as_on_7x6(server, new_page, size):
+    """From 9 columns on, a column is too narrow for a score in large type:
+    the pills take two rows (a, c, e... above; b, d, f... below), each two
+    columns wide and over its own column, none over another, every number
+    whole, unsqueezed and at least as large as the 7x6 board's minimum."""
+    width, height = size
+    page = new_page(width, height)
+    page.goto(server.url + "/analyse?position=12x12/Xf4")
+    wait_notes(page, "12x12/Xf4", 12)
+    check_readable(page, 16 if width < 600 else 20)
+    pills = page.locator("#board .col-note").evaluate_all("""ns => ns.map(n => {
+        const p = n.querySelector('rect').getBoundingClientRect();
+        const c = document.querySelector(`#board .col[data-col="${n.dataset.note}"] .col-hit`).getBoundingClientRect();
+        return {col: n.dataset.note, left: p.left, right: p.right, top: p.top, bottom: p.bottom,
+                column: [c.left, c.right], squeezed: n.querySelector('text').hasAttribute('textLength')};
+    })""")
+    rows = sorted({round(p["top"]) for p in pills})
+    assert len(rows) == 2, rows
+    for i, pill in enumerate(pills):
+        assert (round(pill["top"]) == rows[0]) == (i % 2 == 0), pill  # a, c, e... above
+        centre = (pill["left"] + pill["right"]) / 2
+        assert pill["column"][0] <= centre <= pill["column"][1] or i in (0, len(pills) - 1), pill  # the edges may be cut
+        assert pill["right"] - pill["left"] > pill["column"][1] - pill["column"][0], pill  # wider than its column
+        assert not pill["squeezed"], pill
+    for a, b in zip(pills, pills[2:]):  # the same row: side by side, not over each other
+        assert a["right"] <= b["left"] + 0.5, (a, b)
+    assert pills[1]["bottom"] < page.locator("#board rect.frame").bounding_box()["y"] + 1
+
+
 def test_a_tall_board_keeps_its_bottom_row_and_its_controls_in_view_on_a_phone(server, new_page):
     page = new_page(390, 844)
     page.goto(server.url + "/analyse?position=4x12")

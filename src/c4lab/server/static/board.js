@@ -21,7 +21,12 @@ const SVG_NS = "http://www.w3.org/2000/svg";
 const S = 64; // cell size in SVG units
 const PAD = 10; // frame border around the holes
 const LEFT = 26; // room for the row numbers
-const TOP = S * 0.95; // the preview row above the board
+export const TOP = S * 0.95; // the preview row above the board (the scores above the columns are drawn in it too)
+// From this many columns a column is too narrow for its score in large
+// type: the scores above the columns take two staggered rows (review.js),
+// the second in this much more room above the preview row.
+export const WIDE = 9;
+const TOP_WIDE_EXTRA = S;
 const BOTTOM = 30; // room for the column letters
 const HOLE_R = S * 0.38;
 const PIECE_R = S * 0.36;
@@ -36,10 +41,16 @@ export function el(name, attrs = {}, parent = null) {
   return node;
 }
 
+/** The top of the frame: the preview row above it, and on a wide board the
+ * second row of scores above that. */
+export function topOf(geometry) {
+  return geometry.width >= WIDE ? TOP + TOP_WIDE_EXTRA : TOP;
+}
+
 function centre(geometry, col, row) {
   return {
     x: LEFT + PAD + col * S + S / 2,
-    y: TOP + PAD + (geometry.height - row) * S + S / 2,
+    y: topOf(geometry) + PAD + (geometry.height - row) * S + S / 2,
   };
 }
 
@@ -95,14 +106,16 @@ export class Board {
     if (same) return false;
     this.geometry = { ...geometry, forbidden: [...geometry.forbidden] };
     const { width, height, forbidden, bonus } = this.geometry;
+    const top = topOf(this.geometry);
+    this.top = top;
     const svg = this.svg;
     svg.replaceChildren();
     this.drawn = {};
     this.pieceNodes = {};
     const frameW = width * S + 2 * PAD;
     const frameH = height * S + 2 * PAD;
-    const totalW = LEFT + frameW + 6;
-    const totalH = TOP + frameH + BOTTOM;
+    const totalW = LEFT + frameW + (top > TOP ? 20 : 6); // a wide board: room for the last column's two-column score
+    const totalH = top + frameH + BOTTOM;
     svg.setAttribute("viewBox", `0 0 ${totalW} ${totalH}`);
     svg.setAttribute("data-width", width);
     svg.setAttribute("data-height", height);
@@ -119,15 +132,15 @@ export class Board {
       }
     }
     // back of the holes
-    el("rect", { x: LEFT + 3, y: TOP + 3, width: frameW - 6, height: frameH - 6, rx: 10, class: "board-back" }, svg);
+    el("rect", { x: LEFT + 3, y: top + 3, width: frameW - 6, height: frameH - 6, rx: 10, class: "board-back" }, svg);
     this.columnGlow = el("g", { class: "column-glow" }, svg);
     this.piecesLayer = el("g", { class: "pieces" }, svg);
-    el("rect", { x: LEFT, y: TOP, width: frameW, height: frameH, rx: 14, class: "frame", mask: `url(#${maskId})` }, svg);
+    el("rect", { x: LEFT, y: top, width: frameW, height: frameH, rx: 14, class: "frame", mask: `url(#${maskId})` }, svg);
     // labels
     const labels = el("g", { class: "labels", "aria-hidden": "true" }, svg);
     for (let col = 0; col < width; col++) {
       const c = centre(this.geometry, col, 1);
-      const t = el("text", { x: c.x, y: TOP + frameH + 21, class: "col-label" }, labels);
+      const t = el("text", { x: c.x, y: top + frameH + 21, class: "col-label" }, labels);
       t.textContent = LETTERS[col];
     }
     for (let row = 1; row <= height; row++) {
@@ -164,7 +177,7 @@ export class Board {
     for (let col = 0; col < width; col++) {
       const x = LEFT + PAD + col * S;
       const g = el("g", { class: "col", "data-col": LETTERS[col], "aria-label": `column ${LETTERS[col]}` }, this.hits);
-      el("rect", { x, y: 0, width: S, height: TOP + frameH, class: "col-hit" }, g);
+      el("rect", { x, y: 0, width: S, height: top + frameH, class: "col-hit" }, g);
       for (let row = 1; row <= height; row++) {
         const c = centre(this.geometry, col, row);
         const name = cellName(col, row);
@@ -214,7 +227,7 @@ export class Board {
       this.drawn[name] = owner;
       const index = animated.indexOf(name);
       if (index >= 0 && !reduce && inner.animate) {
-        const dy = c.y - (TOP * 0.5);
+        const dy = c.y - (this.top - TOP * 0.5);
         const duration = Math.min(480, 190 + 28 * (this.geometry.height - row + 1));
         inner.animate(
           [
@@ -291,7 +304,7 @@ export class Board {
     if (banTargets) {
       for (const col of banTargets) {
         const x = LEFT + PAD + col * S;
-        el("rect", { x: x + 4, y: TOP + 4, width: S - 8, height: this.geometry.height * S + 2 * PAD - 8, rx: 8, class: "ban-target", "data-ban-target": LETTERS[col] }, g);
+        el("rect", { x: x + 4, y: this.top + 4, width: S - 8, height: this.geometry.height * S + 2 * PAD - 8, rx: 8, class: "ban-target", "data-ban-target": LETTERS[col] }, g);
       }
     }
     if (hint) {
@@ -303,7 +316,8 @@ export class Board {
       const q = el("text", { y: 8, class: `hint-mark on-${hint.owner}` }, h);
       q.textContent = hint.mark || "?"; // the hint asks "here?"; a review's best move says so
       const top = centre(this.geometry, hint.col, this.geometry.height);
-      el("path", { d: `M${top.x - 12},${TOP * 0.35} L${top.x + 12},${TOP * 0.35} L${top.x},${TOP * 0.35 + 16} Z`, class: "hint-arrow" }, g);
+      const y = this.top - TOP * 0.65; // as far above the frame on every board
+      el("path", { d: `M${top.x - 12},${y} L${top.x + 12},${y} L${top.x},${y + 16} Z`, class: "hint-arrow" }, g);
       if (hint.banCol !== null && hint.banRow !== null) {
         const b = centre(this.geometry, hint.banCol, hint.banRow);
         const bg = el("g", { class: "hint hint-ban", transform: `translate(${b.x} ${b.y})` }, g);
@@ -322,9 +336,9 @@ export class Board {
     if (col === null || col === undefined || !this.geometry) return;
     const x = LEFT + PAD + col * S + S / 2;
     this.columns[col].classList.add("hover");
-    el("rect", { x: x - S / 2 + 2, y: TOP + 2, width: S - 4, height: this.geometry.height * S + 2 * PAD - 4, rx: 8, class: "glow" }, this.columnGlow);
+    el("rect", { x: x - S / 2 + 2, y: this.top + 2, width: S - 4, height: this.geometry.height * S + 2 * PAD - 4, rx: 8, class: "glow" }, this.columnGlow);
     if (owner) {
-      const g = el("g", { transform: `translate(${x} ${TOP / 2})`, class: "preview-piece", "data-preview": LETTERS[col] }, this.preview);
+      const g = el("g", { transform: `translate(${x} ${this.top - TOP / 2})`, class: "preview-piece", "data-preview": LETTERS[col] }, this.preview);
       pieceShape(owner, g, PIECE_R * 0.8);
       if (landing !== null) {
         const c = centre(this.geometry, col, landing);
@@ -333,14 +347,14 @@ export class Board {
       }
     }
     if (focus) {
-      el("rect", { x: x - S / 2 + 3, y: 3, width: S - 6, height: TOP - 6, rx: 10, class: "cursor" }, this.preview);
+      el("rect", { x: x - S / 2 + 3, y: this.top - TOP + 3, width: S - 6, height: TOP - 6, rx: 10, class: "cursor" }, this.preview);
     }
   }
 
   /** Visible refusal of a click on column `col` (full column, not your turn). */
   refuse(col) {
     const x = LEFT + PAD + col * S;
-    const flash = el("rect", { x: x + 2, y: TOP + 2, width: S - 4, height: this.geometry.height * S + 2 * PAD - 4, rx: 8, class: "refused", "data-refused": LETTERS[col] }, this.overlays);
+    const flash = el("rect", { x: x + 2, y: this.top + 2, width: S - 4, height: this.geometry.height * S + 2 * PAD - 4, rx: 8, class: "refused", "data-refused": LETTERS[col] }, this.overlays);
     this.svg.classList.remove("shake");
     void this.svg.getBoundingClientRect();
     this.svg.classList.add("shake");

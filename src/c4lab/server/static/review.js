@@ -15,7 +15,7 @@
 // Everything that comes from the server or from a person is inserted with
 // textContent or setAttribute, never as HTML.
 
-import { el } from "./board.js";
+import { TOP, WIDE, el } from "./board.js";
 import { COLOUR } from "./describe.js";
 import { LETTERS, cellName, landingRow } from "./notation.js";
 import { setText } from "./util.js";
@@ -228,7 +228,12 @@ export function markMoves(list, review) {
 /** Draw `notes` ([{col, text, kind, best, title}]) in the row above the
  * columns of `board` (a Board), under its click targets; [] clears them.
  * The places come from the board's own drawing: each column's click target
- * (x, width) and the frame (its top is the bottom of that row). */
+ * (x, width) and the frame (its top is the bottom of that row).
+ *
+ * From WIDE columns on (9x8 to 12x12) a column is too narrow for a score in
+ * large type, so the notes take two staggered rows, each pill two columns
+ * wide: a, c, e... above, b, d, f... below, each with a tick down to its
+ * column through the gap between the pills of the row below. */
 export function drawColumnNotes(board, notes) {
   const svg = board.svg;
   let layer = svg.querySelector(":scope > g.column-notes");
@@ -243,22 +248,34 @@ export function drawColumnNotes(board, notes) {
   }
   layer.replaceChildren();
   const frame = svg.querySelector("rect.frame");
-  const top = frame ? Number(frame.getAttribute("y")) : 60;
+  const top = frame ? Number(frame.getAttribute("y")) : TOP;
+  const staggered = Boolean(board.geometry) && board.geometry.width >= WIDE;
+  layer.classList.toggle("two-rows", staggered);
+  const right = svg.viewBox && svg.viewBox.baseVal ? svg.viewBox.baseVal.width : Infinity;
   for (const note of notes) {
     const hit = board.columns && board.columns[note.col] ? board.columns[note.col].querySelector(".col-hit") : null;
     if (!hit) continue;
     const width = Number(hit.getAttribute("width"));
     const x = Number(hit.getAttribute("x")) + width / 2;
+    const upper = staggered && note.col % 2 === 0;
+    const y = !staggered ? top / 2 : upper ? (top - TOP) / 2 : top - TOP / 2;
     const g = el("g", {
       class: `col-note note-${note.kind}${note.best ? " best" : ""}${note.played ? " played" : ""}`,
-      transform: `translate(${x} ${top / 2})`, "data-note": LETTERS[note.col], "data-score": note.text,
+      transform: `translate(${x} ${y})`, "data-note": LETTERS[note.col], "data-score": note.text,
       "data-kind": note.kind, "data-best": note.best ? "1" : "0", "data-played": note.played ? "1" : "0",
     }, layer);
-    el("rect", { x: -width / 2 + 4, y: -21, width: width - 8, height: 42, rx: 10, class: "note-pill" }, g);
-    const text = el("text", { y: 0, class: "note-text" }, g); // centred on the pill (review.css)
+    // a pill its column wide, or two columns wide (cut at the picture's edges) in two rows
+    const half = staggered ? width - 6 : width / 2 - 4;
+    const left = Math.max(-half, 2 - x);
+    const span = Math.min(half, right - 2 - x) - left;
+    const tall = staggered ? 25 : 21; // half the pill's height
+    if (staggered) el("line", { x1: 0, x2: 0, y1: tall, y2: top - y - 2, class: "note-tick" }, g);
+    el("rect", { x: left, y: -tall, width: span, height: 2 * tall, rx: 10, class: "note-pill" }, g);
+    // centred on the pill (review.css), which a picture's edge may have cut
+    const text = el("text", { x: left + span / 2, y: 0, class: "note-text" }, g);
     text.textContent = note.text;
-    // never wider than its column: a long score is narrowed, its sign never cut or covered
-    const room = width - 12;
+    // never wider than its pill: a long score is narrowed, its sign never cut or covered
+    const room = span - 4;
     const natural = text.getComputedTextLength ? text.getComputedTextLength() : 0;
     if (natural > room) {
       text.setAttribute("textLength", String(room));
