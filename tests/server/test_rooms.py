@@ -281,6 +281,33 @@ def test_an_analysis_board_is_two_people_who_can_take_back_every_move(store: Fai
     with_manager(store, body)
 
 
+def test_an_analysis_board_is_stored_and_listed_as_one_and_comes_back_as_one(store: FailingStore) -> None:
+    """Not a game: ``c4lab games`` says "analysis board" (never "playing",
+    "abandoned" or who won), and after a restart its moves can still all
+    be taken back."""
+    async def made(manager: RoomManager) -> tuple[str, str]:
+        board, conn = await seated(manager, {"board": "5x4:c", "analysis": True})
+        await manager.handle(board, conn, {"type": "move", "move": "d"})
+        game, _ = await seated(manager, {"board": "5x4", "players": {"A": "human", "B": "human"}})
+        return board.code, game.code
+
+    board, game = with_manager(store, made)
+    rows = {row.code: row for row in store.all()}
+    assert (rows[board].mode, rows[game].mode) == ("analysis", "local")
+    assert rows[board].listing_line().endswith(f"{board}  analysis board  5x4:cd")
+    assert rows[board].shown_status(now=rows[board].updated + 10 * 3600) == "open"  # never abandoned
+    assert rows[game].shown_status(now=rows[game].updated + 10 * 3600) == "abandoned"
+
+    async def reopen(manager: RoomManager) -> None:
+        conn = FakeConnection()
+        room = await manager.attach(board, conn)
+        assert room is not None and (room.mode, room.analysis) == ("local", True)
+        await manager.connect(room, conn, None)
+        assert room.row().mode == "analysis"
+
+    with_manager(store, reopen)
+
+
 async def two_players(manager: RoomManager) -> tuple[Room, FakeConnection, FakeConnection, str, str]:
     """An online room: Ann (A, the host) and Bob (B) connected; their tokens."""
     room, host_token, _ = manager.create({"mode": "online", "seat": "A", "name": "Ann", "board": "5x4"})

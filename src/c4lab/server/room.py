@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from c4lab.rules import Position
 from c4lab.server.errors import BAD_MESSAGE, BAD_NAME, RoomError
-from c4lab.server.storage import GameRow
+from c4lab.server.storage import ANALYSIS, GameRow
 
 if TYPE_CHECKING:  # a seat holds an agent; this module makes none
     from c4lab.agents.base import Agent
@@ -168,6 +168,9 @@ class Room:
     work: asyncio.Lock = field(default_factory=asyncio.Lock)
     #: Answers to joins by (client, request id): the same seat and token again.
     joins: dict[tuple[str, str], tuple[str, list[str]]] = field(default_factory=dict)
+    #: A local room made as an analysis board (``"analysis": true``): stored
+    #: with the mode ``analysis``, so that a listing tells it from a game.
+    analysis: bool = False
     #: Online rooms, after the game: the seat that offered a rematch (kept in memory only).
     rematch: str | None = None
     #: The codes of the room's earlier games, oldest first: each rematch keeps
@@ -214,7 +217,7 @@ class Room:
 
     def row(self) -> GameRow:
         return GameRow(
-            self.code, self.mode, self.position.notation, self.start_ply,
+            self.code, ANALYSIS if self.analysis else self.mode, self.position.notation, self.start_ply,
             {side: seat.stored() for side, seat in self.seats.items()},
             self.public, self.status, self.result, self.reason, self.created,
             finished=self.finished,
@@ -244,10 +247,13 @@ class Room:
             seats[side] = seat
         if set(seats) != set(SIDES):
             raise ValueError(f"the seats are {sorted(seats)}, not A and B")
-        return cls(
-            row.code, row.mode, Position.parse(row.position), row.start_ply, seats, row.public,
-            row.status, row.result, row.reason, row.created, row.finished,
+        analysis = row.mode == ANALYSIS
+        room = cls(
+            row.code, "local" if analysis else row.mode, Position.parse(row.position), row.start_ply, seats,
+            row.public, row.status, row.result, row.reason, row.created, row.finished,
         )
+        room.analysis = analysis
+        return room
 
     def finish(self, result: str | None, reason: str) -> None:
         """End the game: ``result`` (A, B, draw or None) by ``reason``."""

@@ -193,7 +193,7 @@ class RoomManager:
             status = "waiting"
         room = Room(
             new_code(self.room_prefix), mode, position, 0 if analysis else position.ply, seats,
-            public=bool(options.get("public", False)) and mode == "online", status=status,
+            public=bool(options.get("public", False)) and mode == "online", status=status, analysis=analysis,
         )
         self._settle(room)
         try:

@@ -72,6 +72,9 @@ CREATE INDEX IF NOT EXISTS games_public ON games (public, status, finished);
 """
 
 
+#: The stored mode of an analysis board: a local room (``Room.analysis``)
+#: that a listing tells from a game.
+ANALYSIS = "analysis"
 #: A local game untouched this long (seconds) is listed as abandoned.
 LEFT_OPEN = 3600.0
 #: Seconds a statement waits for a lock another program holds before it fails.
@@ -114,6 +117,8 @@ class GameRow:
         ended abandoned, or that every player left :data:`LEFT_OPEN` seconds
         ago (a running server ends it sooner: this is for a stopped one)."""
         now = time.time() if now is None else now
+        if self.mode == ANALYSIS:
+            return "open"  # a position studied, not a game: never won, lost or abandoned
         if self.mode == "local" and self.status == "playing" and now - self.updated > LEFT_OPEN:
             return "abandoned"
         if self.status == "over" and self.reason == "abandoned":
@@ -134,9 +139,12 @@ class GameRow:
         }
 
     def listing_line(self) -> str:
-        """One line of ``c4lab games``: when, code, mode, players, outcome, position."""
+        """One line of ``c4lab games``: when, code, mode, players, outcome,
+        position; an analysis board: when, code, and the position it shows."""
         names = self.names()
         when = datetime.datetime.fromtimestamp(self.updated).strftime("%Y-%m-%d %H:%M")
+        if self.mode == ANALYSIS:
+            return f"{when}  {self.code}  analysis board  {self.position}"
         outcome = self.result and outcome_words(self.result, self.reason, {side: f"{name} ({side})" for side, name in names.items()})
         return (f"{when}  {self.code}  {self.mode:<6} {names['A']} vs {names['B']}: "
                 f"{outcome or self.shown_status()}  {self.position}")
