@@ -74,6 +74,16 @@ def test_a_spec_above_a_limit_is_refused_naming_the_limit(store: GameStore, spec
         assert http.app.state.manager.open_count() == 0  # type: ignore[attr-defined]  (nothing was made)
 
 
+def test_c4lab_plays_refusal_names_no_option_it_does_not_have() -> None:
+    """``c4lab play`` (limits.PERSONAL) has no --max-think: its refusal of
+    an over-long think says the limit and names no option."""
+    from c4lab.server.limits import PERSONAL, LimitError
+
+    with pytest.raises(LimitError) as refused:
+        PERSONAL.make("master:time=4000")
+    assert str(refused.value) == "'master:time=4000': time=4000 is above this server's limit of 3600 s a move"
+
+
 def test_a_spec_at_the_limit_is_played_as_asked_not_clipped(store: GameStore) -> None:
     limits = AgentLimits(max_time=2.0, max_iterations=1000, max_depth=3)
     with client_for(store, limits=limits) as http:
@@ -332,6 +342,20 @@ def test_room_creation_is_rate_limited_per_client_with_retry_after(store: GameSt
         assert 1 <= int(refused.headers["Retry-After"]) <= 20
         assert "a minute" in refused.json()["detail"]
         assert local_room(two, "random").status_code == 200  # another client is not held back
+
+
+def test_a_request_refused_for_another_reason_does_not_count_against_the_rooms_a_minute(store: GameStore) -> None:
+    """A typo in the board (400) or a full server (503) makes no room, so
+    it takes nothing from the budget: "10 new rooms a minute" is rooms made."""
+    guard = GuardOptions(rooms_per_minute=3, rooms_per_client=None)
+    app = create_app(store, guard=guard)
+    with TestClient(app, client=("198.51.100.4", 1)) as client:
+        for _ in range(6):
+            bad = client.post("/api/rooms", json={"mode": "local", "board": "7x6:z", "players": {"A": "human", "B": "random"}})
+            assert bad.status_code == 400
+        for _ in range(3):
+            assert local_room(client, "random").status_code == 200
+        assert local_room(client, "random").status_code == 429
 
 
 def test_analysis_boards_have_a_budget_of_their_own_six_times_the_games(store: GameStore) -> None:

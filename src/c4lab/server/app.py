@@ -252,15 +252,21 @@ def create_app(
             raise too_many(wait, f"too many new analysis boards from your address: at most {analysis_rate:g} a minute")
         if not body.analysis and creations is not None and (wait := creations.wait(client)):
             raise too_many(wait, f"too many new rooms from your address: at most {guard.rooms_per_minute:g} a minute")
-        if guard.rooms_per_client is not None and owners.open_count(client, manager.is_open) >= guard.rooms_per_client:
-            raise too_many(60, f"your address has {guard.rooms_per_client} open rooms, the most allowed: "
-                               "finish or leave one first (a room nobody uses ends by itself)")
-        if guard.max_rooms is not None and manager.open_count() >= guard.max_rooms:
-            raise HTTPException(503, "this server is full: try again later", headers={"Retry-After": "60"})
+        budget = analyses if body.analysis else creations  # its token goes back if no room is made
         try:
-            room, token, seats = manager.create(body.model_dump(exclude_none=True))
-        except RoomError as exc:
-            raise fail(exc) from None
+            if guard.rooms_per_client is not None and owners.open_count(client, manager.is_open) >= guard.rooms_per_client:
+                raise too_many(60, f"your address has {guard.rooms_per_client} open rooms, the most allowed: "
+                                   "finish or leave one first (a room nobody uses ends by itself)")
+            if guard.max_rooms is not None and manager.open_count() >= guard.max_rooms:
+                raise HTTPException(503, "this server is full: try again later", headers={"Retry-After": "60"})
+            try:
+                room, token, seats = manager.create(body.model_dump(exclude_none=True))
+            except RoomError as exc:
+                raise fail(exc) from None
+        except HTTPException:
+            if budget is not None:
+                budget.give_back(client)
+            raise
         owners.add(client, room.code)
         return Ticket(code=room.code, url=f"/r/{room.code}", token=token, seats=seats, link=link_to(request, room.code))
 

@@ -127,6 +127,13 @@ class Throttle:
             self._forget(now)
         return seconds
 
+    def give_back(self, client: str) -> None:
+        """Return the token ``client`` took for a request that was then
+        refused (a bad board, a full server): only what was done counts."""
+        bucket = self.buckets.get(client)
+        if bucket is not None:
+            bucket.tokens = min(bucket.burst, bucket.tokens + 1.0)
+
     def _forget(self, now: float) -> None:
         """Drop the buckets that are full again (those clients left)."""
         full = self.burst / self.rate

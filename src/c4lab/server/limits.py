@@ -148,7 +148,8 @@ class AgentLimits:
 
 #: ``c4lab play``: one person on their own machine, who may ask an agent
 #: for a long think (the allowlist still applies: the page is a web page).
-PERSONAL = AgentLimits(max_time=3600.0, max_iterations=10**9, max_depth=64)
+#: It has no options for them, so its refusals name none.
+PERSONAL = AgentLimits(max_time=3600.0, max_iterations=10**9, max_depth=64, options={})
 
 
 def _number(value: float) -> str:

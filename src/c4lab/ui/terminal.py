@@ -324,7 +324,9 @@ class TerminalGame:
         empty = Position(start.variant)
         header = (
             f"Analysis board on {start.notation}: "
-            "you play both sides; above the board, every column's score for the side to move. "
+            "you play both sides; "
+            + ("above the board" if self.color else "before each move, a line gives")
+            + " every column's score for the side to move. "
             "u takes a move back, r plays it again, e leaves."
         )
         if not self.color:
