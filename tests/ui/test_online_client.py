@@ -752,3 +752,12 @@ def test_two_terminals_agree_on_a_rematch(server: BackgroundServer) -> None:
     assert room["earlier"] == [f"{code}-1"] and room["position"] == "7x6:dc"
     assert (room["result"], room["reason"]) == ("B", "resign")
     assert room["seats"]["A"]["name"] == "Bob" and room["seats"]["B"]["name"] == "Ann"
+
+
+def test_the_come_back_line_after_ctrl_c_says_how_long_the_seat_is_kept() -> None:
+    """The room's state gives the forfeit time: the line says it, in words."""
+    from c4lab.ui.online import _forfeit_words
+
+    assert _forfeit_words({"forfeit_after": 120}) == " (while a game is played, an absent player forfeits after 2 minutes)"
+    assert _forfeit_words({"forfeit_after": 90.0}) == " (while a game is played, an absent player forfeits after 90 s)"
+    assert _forfeit_words({"forfeit_after": None}) == " (an absent player forfeits after the server's time limit)"

@@ -251,7 +251,7 @@ class OnlineClient:
         except KeyboardInterrupt:
             self.say("\nInterrupted.")
             if self.room is not None and self.room["status"] != "over" and self._comeback():
-                self.say(self._comeback() + " (an absent player forfeits after the server's time limit)")
+                self.say(self._comeback() + _forfeit_words(self.room))
             return EXIT_INTERRUPTED
 
     async def run_async(self) -> int:
@@ -849,3 +849,13 @@ def run_online(
 ) -> int:
     """``c4lab connect``: the exit status (``token_file``: where ``token`` was read)."""
     return OnlineClient(url, name=name, token=token, token_file=token_file, watch=watch, color=color).run()
+
+
+def _forfeit_words(room: dict[str, Any]) -> str:
+    """How long an absent player has before forfeiting, as the room's
+    state says (``forfeit_after``), for the come-back line."""
+    seconds = room.get("forfeit_after")
+    if not isinstance(seconds, (int, float)) or seconds <= 0:
+        return " (an absent player forfeits after the server's time limit)"
+    span = f"{seconds / 60:g} minutes" if seconds >= 120 and seconds % 60 == 0 else f"{seconds:g} s"
+    return f" (while a game is played, an absent player forfeits after {span})"
