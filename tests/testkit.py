@@ -155,21 +155,25 @@ def random_positions(rng: random.Random, count: int) -> list[Position]:
 
 
 def ctrl_c_once_ready(args: list[str], ready: str, inherited: str, after: float,
-                      presses: int = 1, env: dict[str, str] | None = None) -> tuple[int, str, str]:
+                      presses: int = 1, env: dict[str, str] | None = None, signum: int | None = None,
+                      group: bool = False) -> tuple[int, str, str]:
     """Run ``python -m c4lab ARGS``, press Ctrl-C (SIGINT to the process)
     ``after`` seconds after ``ready`` shows on its stderr (``presses``
     times, a tenth of a second apart: an impatient person), and return its
     ``(status, stdout, stderr)``.  ``inherited="ignored"`` starts it with
     SIGINT ignored, as a script's background job (``&``) is: the shell
     ignores SIGINT, then execs.  ``env``: the process's environment (by
-    default this one's)."""
+    default this one's).  ``signum``: another signal than SIGINT (a kill's
+    SIGTERM, a closed terminal's SIGHUP); ``group``: sent to the process's
+    whole group (its own session), workers included, as a terminal does."""
     import signal
     import time
 
     command = [sys.executable, "-m", "c4lab", *args]
     if inherited == "ignored":
         command = ["sh", "-c", 'trap "" INT; exec "$@"', "sh", *command]
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            start_new_session=group)
     try:
         deadline = time.monotonic() + 120
         line = ""
@@ -180,7 +184,7 @@ def ctrl_c_once_ready(args: list[str], ready: str, inherited: str, after: float,
             if press:
                 time.sleep(0.1)
             if proc.poll() is None:
-                os.kill(proc.pid, signal.SIGINT)
+                (os.killpg if group else os.kill)(proc.pid, signal.SIGINT if signum is None else signum)
         stdout, stderr = proc.communicate(timeout=60)
     finally:
         proc.kill()

@@ -782,16 +782,17 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
                 config, table_path, prefix, eval_every=eval_every, eval_games=eval_games,
                 console=stderr_console(), show_progress=sys.stderr.isatty(), interrupted=interrupted)
         if interrupted.is_set():
-            from c4lab.ctrl_c import ctrl_c_ignored_from_now  # lazy: start-up time
+            from c4lab.ctrl_c import stops_ignored_from_now  # lazy: start-up time
 
-            ctrl_c_ignored_from_now()  # saved; more presses on the way out change nothing
+            stops_ignored_from_now()  # saved; more presses (signals) on the way out change nothing
     except ValueError as exc:
         raise BadInput(str(exc)) from None
     click.echo(qlearning.summary(table, points, paths))
     if interrupted.is_set():
-        click.echo(f"interrupted: the table ({table.info['episodes']:,} of {episodes:,} episodes) and the curve "
+        how = "interrupted" if interrupted.status == 130 else "stopped by a signal"
+        click.echo(f"{how}: the table ({table.info['episodes']:,} of {episodes:,} episodes) and the curve "
                    "are saved", err=True)
-        sys.exit(130)
+        sys.exit(interrupted.status)
 
 
 @train.command("ntuple")
@@ -808,7 +809,9 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
                    "on a copy, and the changes are merged.")
 @click.option("--ray-address", default=None,
               help="With --executor ray: the cluster's HOST:PORT, or auto (default: start a local Ray).")
-@click.option("--seed", type=_INT64, default=0, show_default=True, help="Tuples, bonus cell and games follow from it.")
+@click.option("--seed", type=_INT64, default=0, show_default=True,
+              help="Tuples, bonus cell and games follow from it (with --resume: only the tuples --add-tuples adds; "
+                   "the games go on from where the network's last run left them).")
 @click.option("--out", type=click.Path(dir_okay=False), callback=_writable_output, default=None,
               help="Network file (default: ntuple-BOARD.npz); never overwritten unless it is --resume's file.")
 @click.option("--resume", type=click.Path(dir_okay=False), default=None,
@@ -877,10 +880,11 @@ def train_ntuple(board: str | None, bonus: bool, minutes: float | None, games: i
         for name, value in (("alpha", alpha), ("alpha_final", alpha_final), ("epsilon", epsilon),
                             ("epsilon_final", epsilon_final), ("opening", opening), ("lam", lam),
                             ("average", average), ("length", length))}
+    seed_given = ctx.get_parameter_source("seed") is not click.core.ParameterSource.DEFAULT
     try:
         train_ntuple.run(
             board=board, bonus=bonus, minutes=minutes, games=games, workers=workers, executor=executor,
-            ray_address=ray_address, seed=seed, out=Path(out) if out else None,
+            ray_address=ray_address, seed=seed, seed_given=seed_given, out=Path(out) if out else None,
             resume=Path(resume) if resume else None, tuples=tuples, add_tuples=add_tuples, probes=probes,
             eval_every=eval_every, checkpoint_minutes=checkpoint, curve=Path(curve) if curve else None, **given,
         )

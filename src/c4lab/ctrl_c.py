@@ -14,29 +14,81 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from types import FrameType
 
+#: The signals that ask a long run to stop and keep what it did: Ctrl-C,
+#: ``kill``'s (or a job scheduler's, or ``timeout``'s) SIGTERM, and the SIGHUP
+#: of a terminal or a session closed under it.
+STOP_SIGNALS: tuple[signal.Signals, ...] = (signal.SIGINT, signal.SIGTERM) + (
+    (signal.SIGHUP,) if hasattr(signal, "SIGHUP") else ())
+
+
+class Stopped(KeyboardInterrupt):
+    """SIGTERM or SIGHUP within :func:`stops_interrupt`: raised as Ctrl-C's
+    ``KeyboardInterrupt`` is, so that what handles Ctrl-C (save, then exit)
+    handles them too; ``status`` is the shell's for a process the signal
+    ended (128 + its number)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+    @property
+    def status(self) -> int:
+        return 128 + self.signum
+
+
+def exit_status(stop: KeyboardInterrupt) -> int:
+    """The exit status of a run stopped by ``stop``: 130 for Ctrl-C, 143
+    for SIGTERM, 129 for SIGHUP."""
+    return stop.status if isinstance(stop, Stopped) else 130
+
 
 @contextmanager
-def ctrl_c_calls(handler: Callable[[int, FrameType | None], object]) -> Iterator[None]:
-    """Within the block, Ctrl-C (SIGINT) calls ``handler`` (a signal
-    handler) in this process, whatever SIGINT disposition it inherited: a
-    non-interactive shell starts a background job with SIGINT ignored, and
-    Python then installs no handler of its own, so a run started that way
-    could not be stopped (nor its results saved) by Ctrl-C.  Outside the
-    main thread signals cannot be handled, and nothing changes."""
+def ctrl_c_calls(handler: Callable[[int, FrameType | None], object],
+                 signals: tuple[signal.Signals, ...] = (signal.SIGINT,)) -> Iterator[None]:
+    """Within the block, Ctrl-C (SIGINT; or each of ``signals``) calls
+    ``handler`` (a signal handler) in this process, whatever disposition it
+    inherited: a non-interactive shell starts a background job with SIGINT
+    ignored, and Python then installs no handler of its own, so a run
+    started that way could not be stopped (nor its results saved) by
+    Ctrl-C.  Outside the main thread signals cannot be handled, and nothing
+    changes."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGINT, handler)
+    previous = {signum: signal.signal(signum, handler) for signum in signals}
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for signum, disposition in previous.items():
+            signal.signal(signum, disposition)
 
 
 def ctrl_c_interrupts() -> AbstractContextManager[None]:
     """Within the block, Ctrl-C raises ``KeyboardInterrupt`` in this process,
     whatever SIGINT disposition it inherited (:func:`ctrl_c_calls`)."""
     return ctrl_c_calls(signal.default_int_handler)
+
+
+def _raise_stop(signum: int, frame: FrameType | None) -> None:
+    if signum == signal.SIGINT:
+        raise KeyboardInterrupt
+    raise Stopped(signum)
+
+
+def stops_interrupt() -> AbstractContextManager[None]:
+    """Within the block, Ctrl-C raises ``KeyboardInterrupt`` and SIGTERM or
+    SIGHUP raise :class:`Stopped` (a ``KeyboardInterrupt``): a long run
+    killed by a scheduler or left by a closed terminal saves its work as
+    on Ctrl-C, instead of ending with nothing written."""
+    return ctrl_c_calls(_raise_stop, STOP_SIGNALS)
+
+
+def stops_ignored_from_now() -> None:
+    """:func:`ctrl_c_ignored_from_now` for every signal of
+    :data:`STOP_SIGNALS`: the first one is being handled."""
+    if threading.current_thread() is threading.main_thread():
+        for signum in STOP_SIGNALS:
+            signal.signal(signum, signal.SIG_IGN)
 
 
 def ctrl_c_ignored_from_now() -> None:
@@ -51,4 +103,7 @@ def ctrl_c_ignored_from_now() -> None:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-__all__ = ["ctrl_c_calls", "ctrl_c_ignored_from_now", "ctrl_c_interrupts"]
+__all__ = [
+    "STOP_SIGNALS", "Stopped", "ctrl_c_calls", "ctrl_c_ignored_from_now", "ctrl_c_interrupts", "exit_status",
+    "stops_ignored_from_now", "stops_interrupt",
+]

@@ -775,7 +775,7 @@ def test_train_ntuple_writes_a_network_that_the_agent_plays_and_a_curve(tmp_path
     for suffix in ("csv", "png", "html"):
         assert (tmp_path / f"n-curve.{suffix}").stat().st_size > 0
     lines = (tmp_path / "n-curve.csv").read_text().splitlines()
-    assert lines[0].startswith("games,seconds,accuracy,score vs")
+    assert lines[0].startswith("games,seconds,accuracy,probes,score vs")
     games = [int(line.split(",")[0]) for line in lines[1:]]
     assert games == sorted(set(games)) and games[-1] == 4000  # one row a point, the last one the final's
     moved = CliRunner().invoke(main, ["move", "4x4:bb", "--agent", f"ntuple:weights={out}"])
@@ -809,6 +809,29 @@ def test_a_curve_reads_back_what_was_written_and_names_the_line_where_a_file_is_
         path.write_text(text)
         with pytest.raises(ValueError, match=where):
             read_curve(path)
+
+
+def test_a_resumed_curve_keeps_one_measure_and_its_columns(tmp_path: Path) -> None:
+    """A curve says how many probe positions its accuracy was measured on:
+    a run resumed with another ``--probes`` is refused rather than mixing
+    two measures in one line; the score columns are the same at a
+    checkpoint as at the end; a curve written before the column is read
+    as it was."""
+    from c4lab.learning.ntuple_curve import CurvePoint, check_curve, read_curve, write_csv
+
+    points = [CurvePoint(0, 0.0, 0.5, {"random": 0.5}, 200), CurvePoint(2000, 3.5, 0.75, {"random": 1.0}, 200)]
+    path = write_csv(points, tmp_path / "c", ("random", "normal", "hard"))
+    assert path.read_text().splitlines()[0] == "games,seconds,accuracy,probes,score vs hard,score vs normal,score vs random"
+    assert read_curve(path) == points
+    assert check_curve(tmp_path / "c", 2000, 200) == points
+    with pytest.raises(ValueError, match=r"c\.csv measured the accuracy on 200 probe positions, this run on 10: "
+                                         r"give --probes 200 to go on with the same measure, or another --curve"):
+        check_curve(tmp_path / "c", 2000, 10)
+    path.write_text("games,seconds,accuracy,score vs random\n10,1,0.5,0.25\n")  # an older curve
+    assert read_curve(path) == [CurvePoint(10, 1.0, 0.5, {"random": 0.25})]
+    assert check_curve(tmp_path / "c", 10, 10) == read_curve(path)  # nothing to compare: it goes on
+    write_csv(points, tmp_path / "c")
+    assert check_curve(tmp_path / "c", 2000, 0) == points  # --probes 0: no accuracy measured, nothing mixed
 
 
 def test_the_step_size_falls_geometrically_and_exploration_linearly_over_the_run() -> None:
@@ -948,8 +971,10 @@ def test_the_commands_defaults_are_the_learners() -> None:
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--minutes", "-1"], "--minutes must be a positive number"),
-    (["--workers", "0"], "--workers must be at least 1"),
+    (["--minutes", "-1"], "--minutes must be a positive, finite number"),
+    (["--minutes", "inf"], "--minutes must be a positive, finite number, not inf"),
+    (["--workers", "0"], "--workers must be from 1 to 1024"),
+    (["--workers", "100000"], "--workers must be from 1 to 1024 (one per core is best), not 100000"),
     (["--epsilon-final", "1.5"], "the final epsilon must be in [0, 1], not 1.5"),
     (["--lambda", "1"], "lambda must be in [0, 1), not 1.0"),
     (["--average", "1"], "the share of the run to average must be in [0, 1), not 1.0"),
@@ -1022,6 +1047,20 @@ def test_a_network_for_another_board_is_refused_before_any_game_wherever_a_game_
     assert len(play.output.strip().splitlines()) == 1
 
 
+def test_a_network_file_is_named_when_master_refuses_its_board_and_a_home_path_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``master:weights=FILE`` on another board names FILE, as ``ntuple``
+    does; ``weights=~/net.npz`` is read from the home folder, as a shell
+    would have expanded it."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    Network.create(Position.parse("5x4").variant, tuples=4, length=4).save(tmp_path / "net.npz")
+    master = make_agent("master:weights=~/net.npz")
+    with pytest.raises(ValueError, match=r"the network in ~/net\.npz was trained for the board 5x4, not 7x6"):
+        master.check_board(Variant.classic())
+    assert make_agent("ntuple:weights=~/net.npz").choose(Position.parse("5x4:bb")).token in "abcde"
+
+
 def test_the_arena_says_when_the_shipped_network_plays_heuristics_moves_on_another_board(tmp_path: Path) -> None:
     """``ntuple`` without ``weights=`` falls back to ``heuristic`` off the
     classic board: the arena says so before its games, so that a ranking
@@ -1074,6 +1113,26 @@ def test_ctrl_c_while_the_probes_are_labelled_stops_at_once_and_writes_nothing(t
     assert status == 130, stderr
     assert "Traceback" not in stderr and "interrupted" in stderr
     assert not out.exists() and not (tmp_path / "home" / ".c4lab" / "probes").exists()
+
+
+@pytest.mark.parametrize(("name", "status", "executor"), [("SIGTERM", 143, "threads"), ("SIGHUP", 129, "processes")])
+def test_a_kill_or_a_closed_terminal_saves_as_ctrl_c_does(tmp_path: Path, name: str, status: int, executor: str) -> None:
+    """A scheduler's or ``timeout``'s SIGTERM, or the SIGHUP of a terminal
+    closed under the run (sent to its whole group, the workers too), saves
+    the network and the curve as Ctrl-C does, with the shell's status for
+    that signal; before, the run ended with nothing written until its first
+    checkpoint (five minutes in)."""
+    import signal
+
+    out = tmp_path / "n.npz"
+    status_, _, stderr = ctrl_c_once_ready(
+        ["train", "ntuple", "--board", "5x4", "--minutes", "10", "--probes", "0", "--tuples", "10", "--workers", "2",
+         "--executor", executor, "--out", str(out)],
+        "training 5x4", "default", after=2.0, signum=getattr(signal, name), group=name == "SIGHUP")
+    assert status_ == status, stderr
+    assert "Traceback" not in stderr and "stopped by a signal: the network and the curve are saved" in stderr
+    assert Network.load(out).games > 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["n-curve.csv", "n-curve.html", "n-curve.png", "n.npz"]
 
 
 def test_ctrl_c_pressed_again_while_saving_loses_nothing(tmp_path: Path) -> None:

@@ -318,6 +318,20 @@ def test_ctrl_c_saves_the_table_and_the_curve_then_exits(tmp_path: Path, inherit
     assert (tmp_path / "q-curve.csv").exists()
 
 
+def test_a_kill_saves_the_table_as_ctrl_c_does(tmp_path: Path) -> None:
+    """SIGTERM (``kill``, ``timeout``, a scheduler) saves the table and the
+    curve as Ctrl-C does, with the shell's status for it, 143."""
+    import signal
+
+    out = tmp_path / "q.npz"
+    status, _, stderr = ctrl_c_once_ready(
+        ["train", "qlearning", "--board", "5x5", "--episodes", "1000000000", "--eval-games", "2", "--out", str(out)],
+        "training 5x5", "default", after=1.0, signum=signal.SIGTERM)
+    assert status == 143, stderr
+    assert "Traceback" not in stderr and "stopped by a signal: the table" in stderr
+    assert QTable.load(out).info["episodes"] > 0 and (tmp_path / "q-curve.csv").exists()
+
+
 def test_train_qlearning_explains_bad_boards_and_options(tmp_path: Path) -> None:
     runner = CliRunner()
     big = runner.invoke(main, ["train", "qlearning", "--board", "9x9", "--out", str(tmp_path / "x.npz")])

@@ -170,10 +170,12 @@ class MasterAgent(Agent):
         )
         self.minimax = MinimaxAgent(depth=depth or FIXED_DEPTH)
         self.network = None
+        self.source: str | None = None  # the network's file, named when it is for another board
         if weights is not None:
             from c4lab.agents.ntuple import load_network  # lazy: only master with a network reads one
 
             self.network = net = load_network(weights)
+            self.source = weights
             lay = net.layout
             self.uct.leaf = Leaf(net.weights, lay.cell_ptr, lay.cell_inst, lay.cell_add, len(lay.inst_tuple), mix)
 
@@ -184,7 +186,7 @@ class MasterAgent(Agent):
     def check_board(self, variant: Variant) -> None:
         """With a network: ``NetworkError`` unless ``variant`` is its board."""
         if self.network is not None:
-            self.network.check_board(variant)
+            self.network.check_board(variant, self.source)
 
     def compile_rest(self, start: Position) -> None:
         """minimax and UCT: on the classic opening the warm-up's moves are

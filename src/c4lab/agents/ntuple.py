@@ -133,7 +133,7 @@ def load_network(path: str | Path) -> Network:
     """``Network.load`` through a per-process cache."""
     if not str(path).strip():
         raise NetworkError("weights= is empty: give the network's file (weights=net.npz)")
-    path = Path(path)
+    path = Path(path).expanduser()  # weights=~/net.npz, as a shell would read it
     stamp = path.stat().st_mtime if path.exists() else 0.0
     return _load(str(path), stamp)
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import multiprocessing
 import signal
+import threading
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -94,8 +95,32 @@ class Copies(Protocol):
 
 
 def _ignore_ctrl_c() -> None:
-    """Workers leave Ctrl-C to the trainer, which saves and stops them."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    """Workers leave Ctrl-C, and a SIGTERM or SIGHUP sent to the whole group
+    (a scheduler, a closed terminal), to the trainer, which saves and stops
+    them; a worker whose trainer is gone ends after its round."""
+    from c4lab.ctrl_c import STOP_SIGNALS  # lazy: the worker's start-up
+
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, signal.SIG_IGN)
+
+
+def _tracker_outlives_a_closed_terminal() -> None:
+    """Start multiprocessing's resource tracker (the process that cleans up
+    the pool's semaphores) with SIGHUP ignored, as it already ignores
+    SIGINT and SIGTERM: a terminal closed under the run sends SIGHUP to the
+    whole group, and a tracker it killed is started again, then prints a
+    traceback for each semaphore the new one never saw.  The ignored
+    disposition is inherited by the tracker's process; nothing else changes."""
+    from multiprocessing import resource_tracker
+
+    if not hasattr(signal, "SIGHUP") or threading.current_thread() is not threading.main_thread():
+        resource_tracker.ensure_running()
+        return
+    previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        resource_tracker.ensure_running()
+    finally:
+        signal.signal(signal.SIGHUP, previous)
 
 
 class ProcessCopies:
@@ -104,6 +129,7 @@ class ProcessCopies:
 
     def __init__(self, workers: int) -> None:
         self.workers = workers
+        _tracker_outlives_a_closed_terminal()
         self._pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
                                          initializer=_ignore_ctrl_c)
 

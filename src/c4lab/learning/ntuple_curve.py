@@ -23,6 +23,9 @@ from c4lab.atomic import replacing
 
 SUFFIXES = (".csv", ".png", ".html")
 _FIXED = ["games", "seconds", "accuracy"]
+#: The column that says how many probe positions the accuracy was measured on
+#: (0: none); a curve written before it had none, and is read as before.
+_PROBES = "probes"
 _SCORE = "score vs "
 
 
@@ -34,6 +37,7 @@ class CurvePoint:
     seconds: float
     accuracy: float | None  # share of value-keeping moves on the probe set
     scores: dict[str, float] = field(default_factory=dict)  # opponent -> score (draw = 1/2)
+    probes: int | None = None  # the size of the probe set the accuracy was measured on, --probes (None: not said)
 
 
 def bare(prefix: Path) -> Path:
@@ -48,18 +52,20 @@ def curve_paths(prefix: Path) -> tuple[Path, Path, Path]:
     return tuple(prefix.with_name(prefix.name + suffix) for suffix in SUFFIXES)  # type: ignore[return-value]
 
 
-def write_csv(points: list[CurvePoint], prefix: Path) -> Path:
+def write_csv(points: list[CurvePoint], prefix: Path, opponents: tuple[str, ...] = ()) -> Path:
     """``PREFIX.csv``: a row a point, written to a temporary file and
     renamed (a run stopped at any moment leaves the whole file of the last
-    write); its path."""
-    opponents = sorted({o for p in points for o in p.scores})
+    write); its path.  ``opponents``: score columns written even before a
+    point has them (the columns stay the same from checkpoint to end)."""
+    names = sorted({o for p in points for o in p.scores} | set(opponents))
     path = curve_paths(prefix)[0]
     with replacing(path, "w", newline="", encoding="utf-8") as f:  # a full disk, Ctrl-C: the last whole file
         writer = csv.writer(f)
-        writer.writerow([*_FIXED, *(_SCORE + o for o in opponents)])
+        writer.writerow([*_FIXED, _PROBES, *(_SCORE + o for o in names)])
         for p in points:
             writer.writerow([p.games, round(p.seconds, 1), "" if p.accuracy is None else round(p.accuracy, 4),
-                             *("" if o not in p.scores else round(p.scores[o], 4) for o in opponents)])
+                             "" if p.probes is None else p.probes,
+                             *("" if o not in p.scores else round(p.scores[o], 4) for o in names)])
     return path
 
 
@@ -82,9 +88,10 @@ def read_curve(path: Path) -> list[CurvePoint]:
             rows = list(csv.reader(f))
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise ValueError(f"{path}: cannot read it as a learning curve: {exc}") from None
-    if not rows or rows[0][:3] != _FIXED or not all(c.startswith(_SCORE) for c in rows[0][3:]):
+    first = 4 if rows and rows[0][3:4] == [_PROBES] else 3  # the first score column
+    if not rows or rows[0][:3] != _FIXED or not all(c.startswith(_SCORE) for c in rows[0][first:]):
         raise ValueError(f"{path}:1: not the header of a learning curve of `c4lab train ntuple` "
-                         f"({', '.join(_FIXED)}, then 'score vs ...' columns)")
+                         f"({', '.join(_FIXED)}, {_PROBES}, then 'score vs ...' columns)")
     header = rows[0]
     points: list[CurvePoint] = []
     for line, row in enumerate(rows[1:], start=2):
@@ -93,19 +100,28 @@ def read_curve(path: Path) -> list[CurvePoint]:
         games = number(row[0], line, "games")
         if games < 0 or games != int(games) or (points and games < points[-1].games):
             raise ValueError(f"{path}:{line}: games must be a whole number, not less than the line before's")
-        scores = {c[len(_SCORE):]: number(v, line, c) for c, v in zip(header[3:], row[3:]) if v != ""}
+        scores = {c[len(_SCORE):]: number(v, line, c) for c, v in zip(header[first:], row[first:]) if v != ""}
         accuracy = number(row[2], line, "accuracy") if row[2] != "" else None
-        points.append(CurvePoint(int(games), number(row[1], line, "seconds"), accuracy, scores))
+        probes = None
+        if first == 4 and row[3] != "":
+            probes = number(row[3], line, _PROBES)
+            if probes < 0 or probes != int(probes):
+                raise ValueError(f"{path}:{line}: {_PROBES} must be a whole number, not {row[3]!r}")
+        points.append(CurvePoint(int(games), number(row[1], line, "seconds"), accuracy, scores,
+                                 None if probes is None else int(probes)))
     return points
 
 
-def check_curve(prefix: Path, games: int | None) -> list[CurvePoint]:
+def check_curve(prefix: Path, games: int | None, probes: int | None = None) -> list[CurvePoint]:
     """Before a run: the points it goes on from.  A new run (``games``
     None) finds none of the curve's files, else ``ValueError`` (a run never
     overwrites another's curve); a run that resumes a network of ``games``
     games goes on from its CSV where there is one (read by
-    :func:`read_curve`), whose last point must not be past the network, and
-    otherwise finds none of the three files either."""
+    :func:`read_curve`), whose last point must not be past the network nor
+    measured on another number of probe positions than this run's
+    ``probes`` (one curve, one measure; 0 on either side measures nothing,
+    and mixes nothing), and otherwise finds none of the three files
+    either."""
     paths = curve_paths(prefix)
     there = [p for p in paths if p.exists()]
     if games is not None and paths[0].exists():
@@ -113,6 +129,10 @@ def check_curve(prefix: Path, games: int | None) -> list[CurvePoint]:
         if points and points[-1].games > games:
             raise ValueError(f"{paths[0]} is the curve of another run (its last point is at {points[-1].games:,} "
                              f"games, the network has {games:,}): choose another --curve")
+        measured = points[-1].probes if points else None
+        if probes and measured and measured != probes:  # 0: no accuracy measured, nothing mixed
+            raise ValueError(f"{paths[0]} measured the accuracy on {measured} probe positions, this run on {probes}: "
+                             f"give --probes {measured} to go on with the same measure, or another --curve")
         return points
     if there:
         hint = " (or --resume the network it belongs to)" if games is None else ""
@@ -132,12 +152,13 @@ def write_curve(points: list[CurvePoint], prefix: Path, title: str) -> list[Path
     csv_path = write_csv(points, prefix)
     fig, ax = plt.subplots(figsize=(8, 4.5), dpi=100)
     xs = [p.games for p in points if p.accuracy is not None]
-    ax.plot(xs, [p.accuracy for p in points if p.accuracy is not None], marker="o", markersize=3,
-            label="value-keeping moves (probe set, solver)")
+    if xs:  # a board without probe positions has no such line, nor its legend
+        ax.plot(xs, [p.accuracy for p in points if p.accuracy is not None], marker="o", markersize=3,
+                label="value-keeping moves (probe set, solver)")
     for o in opponents:
         pts = [(p.games, p.scores[o]) for p in points if o in p.scores]
-        ax.plot([x for x, _ in pts], [y for _, y in pts], marker="s", markersize=3, linestyle="--",
-                label=f"score vs {o}")
+        ax.plot([x for x, _ in pts], [y for _, y in pts], marker="s", markersize=3 if len(pts) > 1 else 8,
+                linestyle="--", label=f"score vs {o}", fillstyle="full" if len(pts) > 1 else "none")
     ax.set_ylim(-0.02, 1.02)
     ax.xaxis.set_major_formatter(lambda x, _: f"{x / 1e6:g} M" if abs(x) >= 1e6 else f"{x:,.0f}")
     ax.set_xlabel("training games")

@@ -410,17 +410,33 @@ def train(
     return learner.table(), curve
 
 
-@contextmanager
-def ctrl_c_stops() -> Iterator[threading.Event]:
-    """Within the block, Ctrl-C (SIGINT) sets the event it yields instead of
-    raising ``KeyboardInterrupt``, whatever SIGINT disposition the process
-    inherited (a script's background job starts with SIGINT ignored):
-    training then stops at the end of its chunk of episodes, with no update
-    half applied, and the table is saved."""
-    from c4lab.ctrl_c import ctrl_c_calls  # lazy: start-up time
+class StopAsked(threading.Event):
+    """Set by :func:`ctrl_c_stops`; ``status``: the exit status of a run it
+    stopped (130 for Ctrl-C, 128 + the signal's number for another)."""
 
-    pressed = threading.Event()
-    with ctrl_c_calls(lambda signum, frame: pressed.set()):
+    status = 130
+
+
+@contextmanager
+def ctrl_c_stops() -> Iterator[StopAsked]:
+    """Within the block, Ctrl-C (SIGINT), a kill's SIGTERM or a closed
+    terminal's SIGHUP sets the event it yields instead of ending the
+    process, whatever SIGINT disposition the process inherited (a script's
+    background job starts with SIGINT ignored): training then stops at the
+    end of its chunk of episodes, with no update half applied, and the
+    table is saved."""
+    import signal
+
+    from c4lab.ctrl_c import STOP_SIGNALS, ctrl_c_calls  # lazy: start-up time
+
+    pressed = StopAsked()
+
+    def stop(signum: int, frame: object) -> None:
+        if not pressed.is_set():
+            pressed.status = 130 if signum == signal.SIGINT else 128 + signum
+        pressed.set()
+
+    with ctrl_c_calls(stop, STOP_SIGNALS):
         yield pressed
 
 

@@ -23,6 +23,9 @@ from c4lab.learning.ntuple_curve import CurvePoint, check_curve, write_csv
 #: The most tuples a network may have (``--tuples``, and with ``--add-tuples``).
 MAX_TUPLES = 1000
 
+#: The most workers a run takes (``--workers``): each keeps a random state in the header.
+MAX_WORKERS = 1024
+
 #: Games of each curve point against random, normal; hard at the end.
 MATCH_GAMES = {"random": 20, "normal": 10}
 FINAL_GAMES = {"random": 40, "normal": 20, "hard": 20}
@@ -37,6 +40,10 @@ def _summary(accuracy: float | None, scores: dict[str, float]) -> str:
     parts = ([f"accuracy {accuracy:.1%}"] if accuracy is not None else []) + [
         f"{s:.0%} vs {o}" for o, s in scores.items()]
     return ", ".join(parts)
+
+
+def _games(count: int) -> str:
+    return f"{count:,} game{'' if count == 1 else 's'}"
 
 
 def schedule(last: dict[str, Any], alpha: float | None, alpha_final: float | None, epsilon: float | None,
@@ -77,7 +84,7 @@ def carried(last: dict[str, Any], name: str, given: Any) -> Any:
 
 
 def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | None, workers: int,
-        executor: str = "threads", ray_address: str | None = None, seed: int,
+        executor: str = "threads", ray_address: str | None = None, seed: int, seed_given: bool = False,
         out: Path | None, resume: Path | None, alpha: float | None = None, alpha_final: float | None = None,
         epsilon: float | None = None, epsilon_final: float | None = None, tuples: int | None, length: int | None,
         opening: int | None = None, lam: float | None = None, average: float | None = None, add_tuples: int = 0,
@@ -86,15 +93,17 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
     anything wrong before training starts.  A step size or exploration
     left out (None) is ``Options``' default, or with ``resume`` where the
     network's last run ended (:func:`schedule`); so are ``opening``,
-    ``lam`` and ``average`` (:func:`carried`)."""
+    ``lam`` and ``average`` (:func:`carried`).  ``seed_given``: ``--seed``
+    was typed (with ``resume`` and no ``add_tuples`` it changes nothing,
+    and a note says so)."""
     if minutes is not None and not (math.isfinite(minutes) and minutes > 0):
-        raise ValueError(f"--minutes must be a positive number, not {minutes:g}")
+        raise ValueError(f"--minutes must be a positive, finite number, not {minutes:g}")
     if games is not None and games < 1:
         raise ValueError(f"--games must be at least 1, not {games}")
     if minutes is not None and games is not None:
         raise ValueError("give --minutes or --games, not both")
-    if workers < 1:
-        raise ValueError(f"--workers must be at least 1, not {workers}")
+    if not 1 <= workers <= MAX_WORKERS:
+        raise ValueError(f"--workers must be from 1 to {MAX_WORKERS} (one per core is best), not {workers}")
     if games is None and minutes is None:
         games = 200_000
     if add_tuples and resume is None:
@@ -141,13 +150,17 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
         from c4lab.arena.executors import check_ray_address  # lazy: only with a Ray address
 
         check_ray_address(ray_address)  # before anything is labelled or trained
-    prefix = curve or out.with_name(out.stem + "-curve")
-    earlier = check_curve(prefix, network.games if resume is not None else None)  # the points it goes on from
-    trainer = N.Trainer(network, options, workers, seed, executor, ray_address)
-
     variant = network.variant
     default, plies = P.default_plan(variant)
     count = probes if probes is not None else default
+    prefix = curve or out.with_name(out.stem + "-curve")
+    # the points it goes on from, measured on as many probe positions as this run's
+    earlier = check_curve(prefix, network.games if resume is not None else None, count)
+    trainer = N.Trainer(network, options, workers, seed, executor, ray_address)
+    if resume is not None and seed_given and not add_tuples:
+        _say(f"note: --seed {seed} changes nothing here: a resumed run's games go on from the random states its "
+             "network saved (--seed draws the tuples --add-tuples adds)")
+
     probe_set = []
     if count:
         stored = P.probe_path(variant, count, plies=plies)
@@ -205,7 +218,7 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
                 state["last"] = _summary(acc, scores)
                 return
             points.pop()  # the run ended on a point: one row for it, the final one (with hard)
-        points.append(CurvePoint(judged.games, seconds, acc, scores))
+        points.append(CurvePoint(judged.games, seconds, acc, scores, count))
         state["last"] = _summary(acc, scores)
 
     from rich.console import Console
@@ -225,7 +238,7 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
                 t.record()  # the header says how to go on: the options, where each worker's games are
                 try:
                     network.save(out)
-                    write_csv(points, prefix)  # the curve so far, with its network (written whole again at the end)
+                    write_csv(points, prefix, tuple(FINAL_GAMES))  # the curve so far (written whole again at the end)
                 except OSError as exc:
                     _say(f"the checkpoint could not be written ({exc}); training goes on")
                 state["next_save"] += checkpoint_minutes * 60
@@ -238,18 +251,23 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
                           f"{state['last']}", file=sys.stderr, flush=True)  # the point's games, as in the CSV
 
         from c4lab.ctrl_c import (  # lazy: start-up time
+            STOP_SIGNALS,
             ctrl_c_calls,
-            ctrl_c_ignored_from_now,
-            ctrl_c_interrupts,
+            exit_status,
+            stops_ignored_from_now,
+            stops_interrupt,
         )
 
         failed: BaseException | None = None
+        status = 130
         try:
-            with ctrl_c_interrupts():  # even where SIGINT came ignored (a background job of a script)
+            # Ctrl-C, even where SIGINT came ignored (a background job of a script), and a kill's SIGTERM or a
+            # closed terminal's SIGHUP: each saves the network and the curve, as Ctrl-C does
+            with stops_interrupt():
                 trainer.run(games=games, seconds=seconds, on_tick=tick)
-        except KeyboardInterrupt:
-            interrupted = True
-            ctrl_c_ignored_from_now()  # more presses while saving and exiting change nothing
+        except KeyboardInterrupt as stop:
+            interrupted, status = True, exit_status(stop)
+            stops_ignored_from_now()  # more presses (signals) while saving and exiting change nothing
         except N.WorkerFailed as exc:  # what was learnt is kept, then one line
             failed = exc
 
@@ -264,7 +282,7 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
     if failed is not None:
         save()
         with suppress(OSError):  # the curve so far, as at a checkpoint
-            write_csv(points, prefix)
+            write_csv(points, prefix, tuple(FINAL_GAMES))
         _say(f"training stopped: a worker failed ({failed}); the network so far "
              f"({network.games:,} games) is saved in {out}")
         sys.exit(1)
@@ -272,19 +290,19 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
     # save takes seconds) is ignored while a file is written; the final
     # evaluation (games against hard) may be cut short by one.
     def keep() -> Any:
-        return ctrl_c_calls(lambda signum, frame: None)
+        return ctrl_c_calls(lambda signum, frame: None, STOP_SIGNALS)
 
     if interrupted:
-        _say("interrupted: saving the network and the curve...")
+        _say(f"{'interrupted' if status == 130 else 'stopped by a signal'}: saving the network and the curve...")
     with keep():
         save()
     if not interrupted:
         try:
-            with ctrl_c_interrupts():
+            with stops_interrupt():
                 evaluate(final=True)
-        except KeyboardInterrupt:
-            interrupted = True
-            ctrl_c_ignored_from_now()
+        except KeyboardInterrupt as stop:
+            interrupted, status = True, exit_status(stop)
+            stops_ignored_from_now()
             _say("interrupted: the final evaluation is skipped; saving the curve...")
     with keep():
         try:
@@ -296,10 +314,10 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
     if not interrupted:
         judged = (f" (the network saved, the mean of its weights over the run's last {options.average:.0%}, judged "
                   "again)" if options.average else " (judged again, with more games)")
-    print(f"{out}: {network.games:,} games in all ({trainer.played:,} now, {trainer.seconds:.0f} s, "
+    print(f"{out}: {_games(network.games)} in all ({trainer.played:,} now, {trainer.seconds:.0f} s, "
           f"{trainer.games_per_second:,.0f} games/s, {trainer.mean_cells:.1f} cells a game); "
-          f"last point: {points[-1].games:,} games, {state['last']}{judged}")
+          f"last point: {_games(points[-1].games)}, {state['last']}{judged}")
     print("curve: " + ", ".join(str(p) for p in paths))
     if interrupted:
-        _say("interrupted: the network and the curve are saved")
-        sys.exit(130)
+        _say(f"{'interrupted' if status == 130 else 'stopped by a signal'}: the network and the curve are saved")
+        sys.exit(status)
