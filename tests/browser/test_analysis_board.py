@@ -229,7 +229,7 @@ def test_the_new_game_form_and_the_switch_in_a_game(server, new_page):
     page.locator("#start").click()
     expect(page).to_have_url(re.compile(r"/r/[^/?]+$"))
     assert wait_notes(page, "7x6", 7) == exact_columns("7x6")
-    expect(page.locator("#seat-B .seat-kind")).to_contain_text("person")
+    expect(page.locator("#seat-B .seat-kind")).to_contain_text("at this screen")
     page.reload()  # the room stays an analysis board
     assert wait_notes(page, "7x6", 7) == exact_columns("7x6")
 
@@ -268,7 +268,7 @@ def test_a_wide_boards_scores_take_two_staggered_rows_and_stay_as_large_as_on_7x
         centre = (pill["left"] + pill["right"]) / 2
         assert pill["column"][0] <= centre <= pill["column"][1] or i in (0, len(pills) - 1), pill  # the edges may be cut
         assert pill["right"] - pill["left"] > pill["column"][1] - pill["column"][0], pill  # wider than its column
-        assert not pill["squeezed"], pill
+        assert not pill["squeezed"] or i in (0, len(pills) - 1), pill  # cut at the frame's side: may be narrowed
     for a, b in zip(pills, pills[2:]):  # the same row: side by side, not over each other
         assert a["right"] <= b["left"] + 0.5, (a, b)
     assert pills[1]["bottom"] < page.locator("#board rect.frame").bounding_box()["y"] + 1

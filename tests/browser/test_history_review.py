@@ -11,7 +11,19 @@ import re
 from contextlib import contextmanager
 
 import pytest
-from browser_helpers import api, board, click_cell, create_room, open_room, piece, wait_over, wait_position
+from browser_helpers import (
+    api,
+    board,
+    click_cell,
+    create_room,
+    open_room,
+    piece,
+    position,
+    tokens_of,
+    wait_my_turn,
+    wait_over,
+    wait_position,
+)
 from playwright.sync_api import expect
 
 from c4lab.rules import Position
@@ -260,3 +272,72 @@ def test_the_hint_shows_every_columns_score(server, new_page, size):
     texts = list(notes(page).values())
     assert all(re.fullmatch(rf"[+{MINUS}]?\d+|\d+%|\?", t) for t in texts), texts
     assert len(best_notes(page)) >= 1
+
+
+def test_a_hint_asked_while_the_computer_thinks_comes_after_its_move(server, new_page):
+    """A newcomer's review: Hint pressed right after a move, while the
+    computer thinks, was answered for the computer's position and then
+    dropped. It is now kept for the person's next turn, and given then."""
+    page = new_page()
+    ticket = create_room(server, board="7x6", players={"A": "human", "B": "hard"})  # thinks a second
+    open_room(page, server, ticket)
+    click_cell(page, "d1")
+    page.locator("#hint").click()
+    expect(page.locator("#message")).to_contain_text("Hint: once Black has moved")
+    expect(page.locator("#board .hint[data-hint]")).to_have_count(1, timeout=60_000)
+    assert len(tokens_of(position(page))) == 2  # for the position after the computer's reply
+    expect(page.locator("#message")).to_contain_text("Hint: drop in column")
+
+
+def test_with_the_analysis_switch_in_a_game_stepping_back_only_looks(server, new_page):
+    """The switch in a game against the computer shows the scores; the step
+    buttons stay a look at earlier positions that changes nothing (on an
+    analysis board, people at one screen, they go along the line)."""
+    page = new_page()
+    ticket = create_room(server, board="7x6:dc", players={"A": "human", "B": "random"})
+    open_room(page, server, ticket)
+    page.locator("#analysis-toggle").check()
+    click_cell(page, "d2")
+    wait_my_turn(page)
+    before = position(page)
+    assert len(tokens_of(before)) == 4
+    page.locator("#step-back").click()
+    expect(page.locator(".history-bar")).to_be_visible()
+    assert position(page) == before  # the game is as it was: nothing undone
+    expect(page.locator("#redo")).to_be_hidden()
+
+
+def test_an_error_about_a_moment_that_has_passed_goes_away(server, new_page):
+    """"Wait for its move" stays no longer than the computer's move."""
+    page = new_page()
+    ticket = create_room(server, board="7x6", players={"A": "human", "B": "hard"})  # thinks a second
+    open_room(page, server, ticket)
+    click_cell(page, "d1")
+    wait_position(page, "7x6:d")
+    click_cell(page, "c1")  # the computer is thinking: refused
+    expect(page.locator("#message")).to_contain_text("wait for its move")
+    wait_my_turn(page)
+    expect(page.locator("#message")).not_to_contain_text("wait for its move")
+
+
+def test_a_digit_that_is_no_column_says_which_keys_are(server, new_page):
+    page = new_page()
+    ticket = create_room(server, board="12x12", players={"A": "human", "B": "human"})
+    open_room(page, server, ticket)
+    page.locator("body").press("0")
+    expect(page.locator("#message")).to_contain_text(
+        "0 is no column here: the digits 1 to 9 are the columns a to i; the columns after them: j, k, l.")
+
+
+def test_the_forms_forbidden_cell_takes_capitals(server, new_page):
+    """"D3" in the form's field is the cell d3 (the notation's letters are
+    small, but a person typing a cell means the same)."""
+    page = new_page()
+    page.goto(server.url + "/")
+    page.locator("#board-custom").check()
+    page.locator("#width").select_option("7")
+    page.locator("#height").select_option("6")
+    page.locator("#forbidden").fill("D3")
+    page.locator("#start").click()
+    expect(page).to_have_url(re.compile(r"/r/[^/?]+$"))
+    expect(page.locator("#board [data-forbidden]")).to_have_attribute("data-forbidden", "d3")

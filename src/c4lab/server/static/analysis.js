@@ -12,7 +12,7 @@
 // Everything that comes from the server or from a person is inserted with
 // textContent or setAttribute, never as HTML.
 
-import { R, awaitAnswer } from "./state.js";
+import { R, awaitAnswer, myTurn } from "./state.js";
 import { send } from "./client.js";
 import { COLOUR, geometryOf } from "./describe.js";
 import { LETTERS, cellName, landingRow, moveTokens, replay } from "./notation.js";
@@ -21,14 +21,39 @@ import { banNotes, bestMoveGhost, columnNote, markMoves, renderReview, reviewNot
 import { saveAnalysing } from "./settings.js";
 import { $, say, setText } from "./util.js";
 
-/** The Hint button: ask the server (one question at a time). */
+/** The Hint button: ask the server (one question at a time). Pressed while
+ * the computer (or the other player) is to move, the hint is for the
+ * position after its move: asked once it is this page's turn
+ * (:func:`wantedHint`). */
 export function askHint(renderControls) {
   if (R.hintWaiting) return;
+  const room = R.state;
+  if (room && room.status === "playing" && (R.awaiting || !myTurn(room))) {
+    // a move just sent (its answer not back yet), or the other side to move: the hint is for the next turn
+    R.hintWanted = true;
+    const next = R.awaiting ? COLOUR[room.to_move === "A" ? "B" : "A"] : COLOUR[room.to_move];
+    say(`Hint: once ${next} has moved, for your next move…`, "sticky");
+    renderControls();
+    return;
+  }
+  R.hintWanted = false;
   if (send({ type: "hint" })) {
     R.hintWaiting = true;
     say("Looking for a good move…", "info");
     renderControls();
   }
+}
+
+/** The hint asked for while the other side was to move (``R.hintWanted``),
+ * asked now if it is this page's turn; called after each state. */
+export function wantedHint(render) {
+  if (!R.hintWanted || R.hintWaiting || !R.state) return;
+  if (R.state.status !== "playing") {
+    R.hintWanted = false;
+    say("", "info"); // the game ended: no hint to give
+    return;
+  }
+  if (myTurn(R.state)) askHint(render);
 }
 
 /** A "hint" message from the server: keep it, say it, redraw. */
@@ -44,7 +69,10 @@ export function onHint(message, render) {
   if (position !== R.state.position || R.analysing) {
     // the analysis board says nothing: its key stays under the board; a
     // hint for a position already left asks again for the one on screen
+    // (the Hint button's too: the person still wants one)
+    if (!R.analysing && position !== R.state.position) R.hintWanted = true;
     autoHint();
+    wantedHint(render);
     render();
     return;
   }
@@ -239,11 +267,19 @@ export function autoHint() {
   if (send({ type: "hint" }, { quiet: true })) R.hintWaiting = true;
 }
 
+/** Whether the step buttons and keys go along a line (undo and redo): on
+ * an analysis board, people at this screen playing both sides. In a game
+ * against the computer the Analysis switch only shows the scores; stepping
+ * back stays a look at an earlier position that changes nothing. */
+export function onLine(room = R.state) {
+  return R.analysing && Boolean(room) && !Object.values(room.seats).some((seat) => seat.kind === "agent");
+}
+
 /** A state was applied: the line goes on (a new move) or keeps the moves
  * undone, for redo, while the position is still on it. */
 export function noteLine(room) {
   const tokens = moveTokens(room.position);
-  if (!R.analysing || tokens.length > R.line.length || tokens.some((t, i) => R.line[i] !== t)) R.line = tokens;
+  if (!onLine(room) || tokens.length > R.line.length || tokens.some((t, i) => R.line[i] !== t)) R.line = tokens;
 }
 
 /** Along the line to the position after `ply` moves: undo (an analysis
@@ -287,9 +323,10 @@ export function renderAnalysis() {
   $("analysis-toggle").checked = on;
   $("board").classList.toggle("analysing", on);
   $("board").dataset.analysing = on ? "1" : "";
-  $("redo").hidden = !on;
+  const line = onLine(room);
+  $("redo").hidden = !line;
   $("redo").disabled = R.line.length <= n;
-  if (on) {
+  if (line) {
     $("step-back").disabled = n <= room.start_ply;
     $("step-forward").disabled = R.line.length <= n;
     for (const mv of $("moves").querySelectorAll(".mv")) mv.classList.toggle("ahead", Number(mv.dataset.ply) > n);

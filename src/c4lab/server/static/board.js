@@ -1,7 +1,7 @@
 // The board, drawn with SVG. No network, no game logic beyond gravity:
 // the server decides what is legal; this module only draws and reports
-// which column was clicked. Also the small static board of the home form
-// (miniBoard) and the piece shapes used elsewhere on the page.
+// which column was clicked. Also the piece shapes used elsewhere on the
+// page (the home form's small board is miniboard.js).
 //
 // May import: notation.js only (never the views, the state or the client).
 //
@@ -21,6 +21,12 @@ const SVG_NS = "http://www.w3.org/2000/svg";
 const S = 64; // cell size in SVG units
 const PAD = 10; // frame border around the holes
 const LEFT = 26; // room for the row numbers
+// A large board (9 or more columns or rows) is drawn smaller on screen: its
+// letters and numbers are larger in SVG units (style.css, .labels.large),
+// with more room beside and under the frame for them.
+const LARGE = 9;
+const LEFT_LARGE = 40;
+const BOTTOM_LARGE = 42;
 export const TOP = S * 0.95; // the preview row above the board (the scores above the columns are drawn in it too)
 // From this many columns a column is too narrow for its score in large
 // type: the scores above the columns take two staggered rows (review.js),
@@ -47,9 +53,19 @@ export function topOf(geometry) {
   return geometry.width >= WIDE ? TOP + TOP_WIDE_EXTRA : TOP;
 }
 
+/** Whether the board's letters and numbers are drawn large (a large board). */
+function large(geometry) {
+  return Math.max(geometry.width, geometry.height) >= LARGE;
+}
+
+/** The left of the frame: the row numbers' room. */
+function leftOf(geometry) {
+  return large(geometry) ? LEFT_LARGE : LEFT;
+}
+
 function centre(geometry, col, row) {
   return {
-    x: LEFT + PAD + col * S + S / 2,
+    x: leftOf(geometry) + PAD + col * S + S / 2,
     y: topOf(geometry) + PAD + (geometry.height - row) * S + S / 2,
   };
 }
@@ -114,8 +130,10 @@ export class Board {
     this.pieceNodes = {};
     const frameW = width * S + 2 * PAD;
     const frameH = height * S + 2 * PAD;
-    const totalW = LEFT + frameW + (top > TOP ? 20 : 6); // a wide board: room for the last column's two-column score
-    const totalH = top + frameH + BOTTOM;
+    const left = leftOf(this.geometry);
+    this.left = left;
+    const totalW = left + frameW + 6;
+    const totalH = top + frameH + (large(this.geometry) ? BOTTOM_LARGE : BOTTOM);
     svg.setAttribute("viewBox", `0 0 ${totalW} ${totalH}`);
     svg.setAttribute("data-width", width);
     svg.setAttribute("data-height", height);
@@ -132,20 +150,20 @@ export class Board {
       }
     }
     // back of the holes
-    el("rect", { x: LEFT + 3, y: top + 3, width: frameW - 6, height: frameH - 6, rx: 10, class: "board-back" }, svg);
+    el("rect", { x: left + 3, y: top + 3, width: frameW - 6, height: frameH - 6, rx: 10, class: "board-back" }, svg);
     this.columnGlow = el("g", { class: "column-glow" }, svg);
     this.piecesLayer = el("g", { class: "pieces" }, svg);
-    el("rect", { x: LEFT, y: top, width: frameW, height: frameH, rx: 14, class: "frame", mask: `url(#${maskId})` }, svg);
+    el("rect", { x: left, y: top, width: frameW, height: frameH, rx: 14, class: "frame", mask: `url(#${maskId})` }, svg);
     // labels
-    const labels = el("g", { class: "labels", "aria-hidden": "true" }, svg);
+    const labels = el("g", { class: large(this.geometry) ? "labels large" : "labels", "aria-hidden": "true" }, svg);
     for (let col = 0; col < width; col++) {
       const c = centre(this.geometry, col, 1);
-      const t = el("text", { x: c.x, y: top + frameH + 21, class: "col-label" }, labels);
+      const t = el("text", { x: c.x, y: top + frameH + (large(this.geometry) ? 31 : 21), class: "col-label" }, labels);
       t.textContent = LETTERS[col];
     }
     for (let row = 1; row <= height; row++) {
       const c = centre(this.geometry, 0, row);
-      const t = el("text", { x: LEFT / 2, y: c.y + 5, class: "row-label" }, labels);
+      const t = el("text", { x: left / 2, y: c.y + (large(this.geometry) ? 8 : 5), class: "row-label" }, labels);
       t.textContent = String(row);
     }
     // fixed overlays
@@ -175,7 +193,7 @@ export class Board {
     this.hits = el("g", { class: "hits" }, svg);
     this.columns = [];
     for (let col = 0; col < width; col++) {
-      const x = LEFT + PAD + col * S;
+      const x = left + PAD + col * S;
       const g = el("g", { class: "col", "data-col": LETTERS[col], "aria-label": `column ${LETTERS[col]}` }, this.hits);
       el("rect", { x, y: 0, width: S, height: top + frameH, class: "col-hit" }, g);
       for (let row = 1; row <= height; row++) {
@@ -303,7 +321,7 @@ export class Board {
     }
     if (banTargets) {
       for (const col of banTargets) {
-        const x = LEFT + PAD + col * S;
+        const x = this.left + PAD + col * S;
         el("rect", { x: x + 4, y: this.top + 4, width: S - 8, height: this.geometry.height * S + 2 * PAD - 8, rx: 8, class: "ban-target", "data-ban-target": LETTERS[col] }, g);
       }
     }
@@ -334,7 +352,7 @@ export class Board {
     for (const g of this.columns) g.classList.remove("hover");
     this.columnGlow.replaceChildren();
     if (col === null || col === undefined || !this.geometry) return;
-    const x = LEFT + PAD + col * S + S / 2;
+    const x = this.left + PAD + col * S + S / 2;
     this.columns[col].classList.add("hover");
     el("rect", { x: x - S / 2 + 2, y: this.top + 2, width: S - 4, height: this.geometry.height * S + 2 * PAD - 4, rx: 8, class: "glow" }, this.columnGlow);
     if (owner) {
@@ -353,7 +371,7 @@ export class Board {
 
   /** Visible refusal of a click on column `col` (full column, not your turn). */
   refuse(col) {
-    const x = LEFT + PAD + col * S;
+    const x = this.left + PAD + col * S;
     const flash = el("rect", { x: x + 2, y: this.top + 2, width: S - 4, height: this.geometry.height * S + 2 * PAD - 4, rx: 8, class: "refused", "data-refused": LETTERS[col] }, this.overlays);
     this.svg.classList.remove("shake");
     void this.svg.getBoundingClientRect();
@@ -373,28 +391,4 @@ function starPath(cx, cy, outer, inner) {
     pts.push(`${(cx + r * Math.cos(a)).toFixed(2)},${(cy + r * Math.sin(a)).toFixed(2)}`);
   }
   return `M${pts.join(" L")} Z`;
-}
-
-/** A small static picture of a board (home form preview). */
-export function miniBoard(svg, geometry, { onCell = null } = {}) {
-  svg.replaceChildren();
-  const s = 22;
-  const w = geometry.width * s + 8;
-  const h = geometry.height * s + 8;
-  svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
-  el("rect", { x: 0, y: 0, width: w, height: h, rx: 6, class: "mini-frame" }, svg);
-  for (let col = 0; col < geometry.width; col++) {
-    for (let row = 1; row <= geometry.height; row++) {
-      const name = cellName(col, row);
-      const x = 4 + col * s + s / 2;
-      const y = 4 + (geometry.height - row) * s + s / 2;
-      const isForbidden = geometry.forbidden.includes(name);
-      const g = el("g", { class: isForbidden ? "mini-cell is-forbidden" : "mini-cell", "data-mini": name, transform: `translate(${x} ${y})` }, svg);
-      el("circle", { r: s * 0.38, class: "mini-hole" }, g);
-      if (isForbidden) el("path", { d: "M-6,-6 L6,6 M6,-6 L-6,6", class: "mini-x" }, g);
-      const title = el("title", {}, g);
-      title.textContent = name;
-      if (onCell) g.addEventListener("click", () => onCell(name));
-    }
-  }
 }

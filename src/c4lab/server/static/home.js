@@ -3,13 +3,13 @@
 // seat and listing), prefilled from the address, and the list of this
 // browser's recent games.
 //
-// May import: util.js, settings.js, describe.js, board.js (miniBoard), notation.js.
+// May import: util.js, settings.js, describe.js, miniboard.js, notation.js.
 // Only app.js imports it.
 //
 // Everything that comes from the server or from a person is inserted with
 // textContent or setAttribute, never as HTML.
 
-import { miniBoard } from "./board.js";
+import { miniBoard } from "./miniboard.js";
 import { COLOUR, positionHeader, resultText } from "./describe.js";
 import { recentRooms, saveAnalysing, saveName, saveToken, savedName, tokenFor, watchFromStart } from "./settings.js";
 import { positionParam } from "./notation.js";
@@ -45,7 +45,7 @@ export async function showHome() {
   const modeChoice = () => form.querySelector("input[name=mode]:checked").value;
 
   function forbiddenCell() {
-    const text = $("forbidden").value.trim();
+    const text = $("forbidden").value.trim().toLowerCase(); // "D3" is the cell d3, as a person means it
     return text === "" ? null : text;
   }
 

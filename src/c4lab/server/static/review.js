@@ -129,7 +129,12 @@ export function reviewLine(review, ply) {
   const who = COLOUR[entry.side];
   let text = `Before move ${entry.ply}: ${who} to move, ${scoreWords(entry.before)} (${scoreText(entry.before)}). ` +
     `${who} played ${entry.move} (${scoreText(entry.played)}): ${VERDICT_WORDS[entry.verdict]}.`;
-  if (entry.verdict !== "best" && entry.best.length) text += ` Best: ${entry.best.join(", ")} (marked on the board).`;
+  if (entry.verdict !== "best" && entry.best.length) {
+    // the board marks one of them with a ghost piece (bestMoveGhost), every one with a gold ring above its column
+    const marked = entry.best.length > 1 ? `${entry.best[0]} marked on the board, each ringed in gold above its column`
+      : "marked on the board";
+    text += ` Best: ${entry.best.join(", ")} (${marked}).`;
+  }
   return text;
 }
 
@@ -151,8 +156,13 @@ function summary(review) {
     const blunders = count("blunder");
     // the accuracy: the share of the side's solved moves that kept the exact result (the server's summary)
     const tally = review.summary ? review.summary[side] : null;
-    // none of its moves solved in time: its accuracy is unknown (said in words, not a bare "?")
-    const accuracy = !tally ? "" : tally.accuracy === null ? "accuracy unknown, " : `accuracy ${percent(tally.accuracy)}, `;
+    // none of its moves solved in time: its accuracy is unknown (said in words, not a bare "?"); some of
+    // them: the share is of those only, and says so (100% of one solved move is not a perfect game)
+    let accuracy = "";
+    if (tally && tally.accuracy === null) accuracy = "accuracy unknown, ";
+    else if (tally && tally.known < tally.moves) {
+      accuracy = `accuracy ${percent(tally.accuracy)} of the ${tally.known} move${tally.known === 1 ? "" : "s"} solved, `;
+    } else if (tally) accuracy = `accuracy ${percent(tally.accuracy)}, `;
     parts.push(`${COLOUR[side]}: ${accuracy}${blunders} blunder${blunders === 1 ? "" : "s"}, ${count("best")} best of ${mine.length}`);
   }
   const unknown = review.entries.filter((e) => e.verdict === "unknown").length;
@@ -251,14 +261,16 @@ export function drawColumnNotes(board, notes) {
   const top = frame ? Number(frame.getAttribute("y")) : TOP;
   const staggered = Boolean(board.geometry) && board.geometry.width >= WIDE;
   layer.classList.toggle("two-rows", staggered);
-  const right = svg.viewBox && svg.viewBox.baseVal ? svg.viewBox.baseVal.width : Infinity;
+  // the pills stay over the board: a two-column pill at its edge is cut at the frame's side
+  const edgeLeft = frame ? Number(frame.getAttribute("x")) : -Infinity;
+  const edgeRight = frame ? edgeLeft + Number(frame.getAttribute("width")) : Infinity;
   for (const note of notes) {
     const hit = board.columns && board.columns[note.col] ? board.columns[note.col].querySelector(".col-hit") : null;
     if (!hit) continue;
     const width = Number(hit.getAttribute("width"));
     const x = Number(hit.getAttribute("x")) + width / 2;
     const upper = staggered && note.col % 2 === 0;
-    const y = !staggered ? top / 2 : upper ? (top - TOP) / 2 : top - TOP / 2;
+    const y = !staggered ? top / 2 : upper ? (top - TOP) / 2 : top - TOP / 2 - 4;
     const g = el("g", {
       class: `col-note note-${note.kind}${note.best ? " best" : ""}${note.played ? " played" : ""}`,
       transform: `translate(${x} ${y})`, "data-note": LETTERS[note.col], "data-score": note.text,
@@ -266,10 +278,16 @@ export function drawColumnNotes(board, notes) {
     }, layer);
     // a pill its column wide, or two columns wide (cut at the picture's edges) in two rows
     const half = staggered ? width - 6 : width / 2 - 4;
-    const left = Math.max(-half, 2 - x);
-    const span = Math.min(half, right - 2 - x) - left;
+    const left = staggered ? Math.max(-half, edgeLeft - x) : -half;
+    const span = (staggered ? Math.min(half, edgeRight - x) : half) - left;
     const tall = staggered ? 25 : 21; // half the pill's height
-    if (staggered) el("line", { x1: 0, x2: 0, y1: tall, y2: top - y - 2, class: "note-tick" }, g);
+    if (staggered) {
+      // a pointer down to its column: a line (through the gap between the lower row's pills), then an arrowhead
+      const tip = top - y - 2;
+      const head = upper ? tip - 9 : tall + 1;
+      if (upper) el("line", { x1: 0, x2: 0, y1: tall, y2: head, class: "note-tick" }, g);
+      el("path", { d: `M-7,${head} L7,${head} L0,${Math.min(tip, head + 9)} Z`, class: "note-pointer" }, g);
+    }
     el("rect", { x: left, y: -tall, width: span, height: 2 * tall, rx: 10, class: "note-pill" }, g);
     // centred on the pill (review.css), which a picture's edge may have cut
     const text = el("text", { x: left + span / 2, y: 0, class: "note-text" }, g);

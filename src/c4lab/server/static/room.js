@@ -17,8 +17,8 @@ import {
 } from "./state.js";
 import { send, startClient, useToken } from "./client.js";
 import {
-  askHint, askReview, autoHint, declineScore, lineTo, noteLine, noteState, onHint, onReview, refused, setAnalysing,
-  stepLine,
+  askHint, askReview, autoHint, declineScore, lineTo, noteLine, noteState, onHint, onLine, onReview, refused, setAnalysing,
+  stepLine, wantedHint,
 } from "./analysis.js";
 import { bindHistory, goLive, goTo, stepBy } from "./history.js";
 import { render, renderControls, renderPreview } from "./roomview.js";
@@ -57,12 +57,29 @@ export function showRoom(code) {
       noteState(room);
       noteLine(room);
       autoHint();
+      wantedHint(renderControls);
+      outdatedErrors(room);
     },
     onHint: (message) => onHint(message, render),
     onReview: (message) => onReview(message, render),
     onRematch,
     onRefused: refused,
   });
+}
+
+let lastSeen = ""; // the position and the status, as last shown
+
+/** An error line about a moment that has passed ("Black is thinking: wait
+ * for its move" once it has moved; a pasted position's refusal once the
+ * game has gone on) is taken away when the position or the turn changes. */
+function outdatedErrors(room) {
+  const now = `${room.position} ${room.status}`;
+  if (now === lastSeen) return;
+  const changed = lastSeen !== "";
+  lastSeen = now;
+  if (!changed) return;
+  if ($("message").dataset.kind === "error") say("", "info");
+  setText($("paste-error"), "");
 }
 
 /** A click or key on column `col`: play it, refuse it, or ask for the ban. */
@@ -111,6 +128,13 @@ function roomKey(event) {
   let col = null;
   if (/^[a-l]$/.test(key) && LETTERS.indexOf(key) < width) col = LETTERS.indexOf(key);
   else if (/^[1-9]$/.test(key) && Number(key) <= width) col = Number(key) - 1;
+  else if (/^[0-9]$/.test(key)) {
+    // a digit that is no column (0, or past the board): say which keys reach the columns
+    const digits = Math.min(9, width);
+    const after = width > 9 ? `; the columns after them: ${[...LETTERS.slice(9, width)].join(", ")}` : "";
+    say(`${key} is no column here: the digits 1 to ${digits} are the columns a to ${LETTERS[digits - 1]}${after}.`, "error");
+    return;
+  }
   if (col !== null) {
     event.preventDefault();
     moveCursor(col);
@@ -150,7 +174,7 @@ function historyKey(event) {
   const key = event.key;
   const room = R.state;
   const canPlay = room.status === "playing" && R.you.length > 0;
-  if (R.analysing && R.view === null && !R.pending && (key === "ArrowLeft" || key === "ArrowRight") && (event.shiftKey || !canPlay)) {
+  if (onLine() && R.view === null && !R.pending && (key === "ArrowLeft" || key === "ArrowRight") && (event.shiftKey || !canPlay)) {
     event.preventDefault();
     stepLine(key === "ArrowLeft" ? -1 : 1); // along the analysis board's line: undo, redo
     return true;
@@ -160,7 +184,7 @@ function historyKey(event) {
     stepBy(key === "ArrowLeft" ? -1 : 1);
     return true;
   }
-  if ((key === "Home" || key === "End") && R.analysing && R.view === null && !R.pending) {
+  if ((key === "Home" || key === "End") && onLine() && R.view === null && !R.pending) {
     event.preventDefault();
     lineTo(key === "Home" ? 0 : Infinity); // the analysis board's line: its start, its end
     return true;
@@ -190,8 +214,8 @@ function bindRoomControls() {
     askHint(renderControls);
   });
   $("review").addEventListener("click", () => askReview(renderControls));
-  $("step-back").addEventListener("click", () => (R.analysing && R.view === null ? stepLine(-1) : stepBy(-1)));
-  $("step-forward").addEventListener("click", () => (R.analysing && R.view === null ? stepLine(1) : stepBy(1)));
+  $("step-back").addEventListener("click", () => (onLine() && R.view === null ? stepLine(-1) : stepBy(-1)));
+  $("step-forward").addEventListener("click", () => (onLine() && R.view === null ? stepLine(1) : stepBy(1)));
   $("redo").addEventListener("click", () => stepLine(1));
   $("analysis-toggle").addEventListener("change", (e) => {
     setAnalysing(e.target.checked);
@@ -234,6 +258,7 @@ function bindRoomControls() {
     render();
   });
   $("paste-start").addEventListener("click", pasteStart);
+  $("paste-here").addEventListener("input", () => setText($("paste-error"), "")); // an error about the old text
   $("paste-here").addEventListener("keydown", (e) => {
     if (e.key === "Enter") {
       e.preventDefault();

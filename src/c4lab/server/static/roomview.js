@@ -11,7 +11,7 @@
 
 import { R, myTurn, roomPlayers } from "./state.js";
 import {
-  columnNotes, hintOverlay, lineTo, renderAnalysis, renderEval, renderRoomReview, reviewGhost,
+  columnNotes, hintOverlay, lineTo, onLine, renderAnalysis, renderEval, renderRoomReview, reviewGhost,
 } from "./analysis.js";
 import { goTo, renderHistory, viewOverlays } from "./history.js";
 import { drawColumnNotes } from "./review.js";
@@ -40,7 +40,7 @@ export function render() {
   renderControls();
   renderPanels();
   const tokens = moveTokens(room.position);
-  if (R.analysing) {
+  if (onLine(room)) {
     // the analysis board's list: its whole line, the moves undone after the one on the board
     renderMoves($("moves"), R.line, { startPly: room.start_ply, current: tokens.length, onPick: lineTo });
   } else {
@@ -193,10 +193,12 @@ function renderSeats() {
     const swatch = card.querySelector(".swatch");
     if (!swatch.firstChild) drawSwatch(swatch, side);
     setText(card.querySelector(".seat-name"), seat.taken ? (seat.name || `Player ${side}`) : "free seat");
-    const kind = seat.kind === "agent" ? `computer · ${seat.spec}` : seat.taken ? "person" : "nobody yet";
+    // a local room's people are at this screen: "online" would say nothing to them
+    const here = room.mode === "local" && seat.kind === "human";
+    const kind = seat.kind === "agent" ? `computer · ${seat.spec}` : here ? "at this screen" : seat.taken ? "person" : "nobody yet";
     setText(card.querySelector(".seat-kind"), `${COLOUR[side]} (${side}) · ${kind}`);
     const conn = card.querySelector(".seat-conn");
-    if (seat.kind === "human" && seat.taken) {
+    if (seat.kind === "human" && seat.taken && !here) {
       const left = forfeitLeft(room, side);
       setText(conn, seat.connected ? "online" : left === null ? "away" : `away · forfeits in ${clock(left)}`);
       conn.dataset.state = seat.connected ? "online" : "away";

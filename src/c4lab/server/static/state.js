@@ -54,6 +54,7 @@ export const R = {
   // owner analysis.js: hints, the evaluation, the review (each for the position it names)
   hint: null, // {token, position, evaluation, columns, best}
   hintWaiting: false,
+  hintWanted: false, // Hint pressed while the other side moves: asked once it is this page's turn
   evaluation: null, // {value, position}
   review: null, // the review message of this game
   reviewWaiting: false,
