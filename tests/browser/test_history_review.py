@@ -341,3 +341,19 @@ def test_the_forms_forbidden_cell_takes_capitals(server, new_page):
     page.locator("#start").click()
     expect(page).to_have_url(re.compile(r"/r/[^/?]+$"))
     expect(page.locator("#board [data-forbidden]")).to_have_attribute("data-forbidden", "d3")
+
+
+def test_after_a_game_every_button_is_in_view_at_1280x800(server, new_page):
+    """A newcomer's review: after a game, with the review's line showing,
+    New game wrapped below the window. Hint, useless then, makes room."""
+    page = new_page(1280, 800)
+    ticket = create_room(server, board="7x6:dedede", players={"A": "human", "B": "human"})
+    open_room(page, server, ticket)
+    click_cell(page, "d4")  # White: four in a row up column d
+    wait_over(page)
+    page.locator("#review").click()
+    expect(page.locator("#review-panel")).to_be_visible(timeout=60_000)
+    expect(page.locator("#hint")).to_be_hidden()
+    for control in ("#undo", "#play-again", "#swap-sides", "#review", "#rematch"):
+        box = page.locator(control).bounding_box()
+        assert box is not None and box["y"] + box["height"] <= 800, (control, box)

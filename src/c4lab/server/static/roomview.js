@@ -222,7 +222,8 @@ export function renderControls() {
   const local = room.mode === "local";
   const tokens = moveTokens(room.position);
   $("undo").hidden = !local;
-  $("hint").hidden = !local || R.analysing; // the analysis board asks by itself
+  // the analysis board asks by itself; after the game Review takes its place (so the row keeps New game in view)
+  $("hint").hidden = !local || R.analysing || room.status === "over";
   // A new game from the same start: after the end, at this screen's games.
   $("play-again").hidden = !(local && room.status === "over") || R.analysing;
   $("swap-sides").hidden = $("play-again").hidden;
