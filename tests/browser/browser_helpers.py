@@ -33,6 +33,15 @@ def open_room(page: Page, server, ticket: dict) -> None:
     expect(page.locator("#board")).to_have_attribute("data-live", "1")
 
 
+def custom_board_form(page: Page, server, width: int, height: int) -> None:
+    """The home page's form, its board chosen by size (a forbidden cell and
+    the players still to fill in)."""
+    page.goto(server.url + "/")
+    page.locator("#board-custom").check()
+    page.locator("#width").select_option(str(width))
+    page.locator("#height").select_option(str(height))
+
+
 def board(page: Page):
     return page.locator("#board")
 

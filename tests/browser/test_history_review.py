@@ -16,6 +16,7 @@ from browser_helpers import (
     board,
     click_cell,
     create_room,
+    custom_board_form,
     open_room,
     piece,
     position,
@@ -333,10 +334,7 @@ def test_the_forms_forbidden_cell_takes_capitals(server, new_page):
     """"D3" in the form's field is the cell d3 (the notation's letters are
     small, but a person typing a cell means the same)."""
     page = new_page()
-    page.goto(server.url + "/")
-    page.locator("#board-custom").check()
-    page.locator("#width").select_option("7")
-    page.locator("#height").select_option("6")
+    custom_board_form(page, server, 7, 6)
     page.locator("#forbidden").fill("D3")
     page.locator("#start").click()
     expect(page).to_have_url(re.compile(r"/r/[^/?]+$"))

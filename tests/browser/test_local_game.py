@@ -11,6 +11,7 @@ from browser_helpers import (
     RECORD_POSITIONS,
     board,
     click_cell,
+    custom_board_form,
     moves,
     piece,
     position,
@@ -25,11 +26,8 @@ PREFERENCE = "cebfagd"  # our columns, in order, when one is full
 @pytest.mark.slow
 def test_full_game_against_an_agent_on_a_board_with_a_forbidden_cell(server, new_page):
     page = new_page()
-    page.goto(server.url + "/")
     # the form: chosen size 7x6 with d1 forbidden; player 2 a seeded random agent
-    page.locator("#board-custom").check()
-    page.locator("#width").select_option("7")
-    page.locator("#height").select_option("6")
+    custom_board_form(page, server, 7, 6)
     page.locator("#forbidden").fill("")
     page.locator('#forbidden-picker [data-mini="d1"]').click()  # the picture sets the cell
     expect(page.locator("#forbidden")).to_have_value("d1")
