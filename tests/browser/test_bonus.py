@@ -71,6 +71,8 @@ def test_declining_the_ban(server, new_page):
     wait_position(page, "5x5/Bc2:cc")
     expect(piece(page, "c2")).to_have_attribute("data-owner", "B")
     expect(page.locator('#board [data-owner="ban"]')).to_have_count(0)
+    # the notation writes a declined ban as a plain drop; the move list says it
+    assert moves(page) == ["c", "c (no ban)"]
     # by keyboard: N declines (a fresh game where A lands on the bonus)
     ticket = create_room(server, board="5x5/Bd1", players={"A": "human", "B": "human"})
     open_room(page, server, ticket)

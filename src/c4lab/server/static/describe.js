@@ -3,11 +3,12 @@
 // labels, the result sentence, the position header, the geometry of a room
 // or game object, and the move list.
 //
-// May import: util.js (no view, no state, no client).
+// May import: util.js, notation.js (no view, no state, no client).
 //
 // Everything that comes from the server or from a person is inserted with
 // textContent or setAttribute, never as HTML.
 
+import { LETTERS, cellName, landingRow, replay } from "./notation.js";
 import { setText } from "./util.js";
 
 // the pieces' colour words follow the theme (theme.js): red and yellow in the classic one
@@ -54,9 +55,25 @@ export function geometryOf(room) {
   return { width: room.width, height: room.height, forbidden: room.forbidden || [], bonus: room.bonus || null };
 }
 
-/** The move list: one <li> per move pair, one .mv per move (data-ply). */
-export function renderMoves(list, tokens, { startPly = 0, current = tokens.length, onPick = null } = {}) {
+/** The plies (1 = the first move) whose piece landed on the bonus cell and
+ * whose player declined the ban: the notation writes them as plain drops. */
+function declinedBans(geometry, tokens) {
+  const declined = new Set();
+  if (!geometry || !geometry.bonus) return declined;
+  const { boards } = replay(geometry, tokens);
+  tokens.forEach((token, ply) => {
+    const col = LETTERS.indexOf(token[0]);
+    const row = token.length === 1 ? landingRow(geometry, boards[ply], col) : null;
+    if (row !== null && cellName(col, row) === geometry.bonus) declined.add(ply + 1);
+  });
+  return declined;
+}
+
+/** The move list: one <li> per move pair, one .mv per move (data-ply);
+ * with the game's `geometry`, a bonus declined is marked "(no ban)". */
+export function renderMoves(list, tokens, { startPly = 0, current = tokens.length, onPick = null, geometry = null } = {}) {
   list.replaceChildren();
+  const declined = declinedBans(geometry, tokens);
   for (let i = 0; i < tokens.length; i += 2) {
     const li = document.createElement("li");
     const num = document.createElement("span");
@@ -71,6 +88,13 @@ export function renderMoves(list, tokens, { startPly = 0, current = tokens.lengt
       mv.dataset.ply = String(ply + 1);
       mv.dataset.side = ply % 2 === 0 ? "A" : "B";
       setText(mv, tokens[ply]);
+      if (declined.has(ply + 1)) {
+        const note = document.createElement("span");
+        note.className = "no-ban";
+        setText(note, " (no ban)");
+        mv.appendChild(note);
+        mv.title = "landed on the bonus cell; the ban was declined";
+      }
       if (ply < startPly) {
         mv.classList.add("pre");
         mv.title = "part of the starting position";

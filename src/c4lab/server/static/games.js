@@ -131,7 +131,7 @@ export async function showReplay(code) {
     $("replay-prev").disabled = ply === 0;
     $("replay-next").disabled = end;
     $("replay-last").disabled = end;
-    renderMoves($("replay-moves"), tokens, { startPly: game.start_ply, current: ply, onPick: (p) => go(p, false) });
+    renderMoves($("replay-moves"), tokens, { startPly: game.start_ply, current: ply, onPick: (p) => go(p, false), geometry });
     if (review) {
       const parts = { summary: $("replay-review-summary"), list: $("replay-review-list"), at: $("replay-review-at") };
       renderReview(parts, review, { current: ply, onPick: (p) => go(p, false) });

@@ -42,9 +42,9 @@ export function render() {
   const tokens = moveTokens(room.position);
   if (onLine(room)) {
     // the analysis board's list: its whole line, the moves undone after the one on the board
-    renderMoves($("moves"), R.line, { startPly: room.start_ply, current: tokens.length, onPick: lineTo });
+    renderMoves($("moves"), R.line, { startPly: room.start_ply, current: tokens.length, onPick: lineTo, geometry: geometryOf(room) });
   } else {
-    renderMoves($("moves"), tokens, { startPly: room.start_ply, current: R.view ?? tokens.length, onPick: goTo });
+    renderMoves($("moves"), tokens, { startPly: room.start_ply, current: R.view ?? tokens.length, onPick: goTo, geometry: geometryOf(room) });
   }
   renderHistory();
   renderRoomReview();
