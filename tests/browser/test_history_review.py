@@ -299,9 +299,9 @@ def test_with_the_analysis_switch_in_a_game_stepping_back_only_looks(server, new
     open_room(page, server, ticket)
     page.locator("#analysis-toggle").check()
     click_cell(page, "d2")
+    expect(board(page)).to_have_attribute("data-position", re.compile(r"^7x6:dcd[a-g]$"))  # and the computer's reply
     wait_my_turn(page)
     before = position(page)
-    assert len(tokens_of(before)) == 4
     page.locator("#step-back").click()
     expect(page.locator(".history-bar")).to_be_visible()
     assert position(page) == before  # the game is as it was: nothing undone
@@ -355,3 +355,18 @@ def test_after_a_game_every_button_is_in_view_at_1280x800(server, new_page):
     for control in ("#undo", "#play-again", "#swap-sides", "#review", "#rematch"):
         box = page.locator(control).bounding_box()
         assert box is not None and box["y"] + box["height"] <= 800, (control, box)
+
+
+def test_the_form_offers_the_last_games_players_again(server, new_page):
+    """A newcomer's review: Back from a game to the form reset player 2 to
+    hard; the form now offers the players last chosen (an address that
+    names others, as New game's does, still wins)."""
+    page = new_page()
+    custom_board_form(page, server, 5, 4)
+    page.locator("#player2").select_option("random")
+    page.locator("#start").click()
+    expect(page).to_have_url(re.compile(r"/r/[^/?]+$"))
+    page.go_back()
+    expect(page.locator("#player2")).to_have_value("random")
+    page.goto(server.url + "/?p2=normal")
+    expect(page.locator("#player2")).to_have_value("normal")

@@ -11,7 +11,9 @@
 
 import { miniBoard } from "./miniboard.js";
 import { COLOUR, positionHeader, resultText } from "./describe.js";
-import { recentRooms, saveAnalysing, saveName, saveToken, savedName, tokenFor, watchFromStart } from "./settings.js";
+import {
+  recentRooms, saveAnalysing, saveName, savePlayers, saveToken, savedName, savedPlayers, tokenFor, watchFromStart,
+} from "./settings.js";
 import { positionParam } from "./notation.js";
 import { $, api, setText, show } from "./util.js";
 
@@ -157,8 +159,9 @@ export async function showHome() {
   }
   const names = agents.map((a) => a.name);
   const defaults = { 1: "human", 2: names.includes("hard") ? "hard" : names[0] || "human" };
+  const kept = savedPlayers(); // the last game's players, unless the address names others
   for (const n of [1, 2]) {
-    const wanted = params.get(`p${n}`);
+    const wanted = params.get(`p${n}`) || (kept ? kept[n] : null);
     let value = defaults[n];
     let options = "";
     if (wanted) {
@@ -207,6 +210,7 @@ export async function showHome() {
         return value === "human" || !extra ? value : `${value}:${extra}`;
       };
       body.players = { A: spec(1), B: spec(2) };
+      savePlayers(body.players.A, body.players.B); // offered again when the person comes back to the form
       body.first = $("first").value;
     } else {
       body.seat = $("seat").value;

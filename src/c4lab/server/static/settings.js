@@ -9,6 +9,7 @@
 // May import: nothing (browser globals only).
 
 const NAME_KEY = "c4lab.name";
+const PLAYERS_KEY = "c4lab.players";
 const RECENT_KEY = "c4lab.recent";
 const WATCH_KEY = "c4lab.watch:";
 
@@ -35,6 +36,25 @@ export function saveToken(code, token) {
 export function forgetToken(code) {
   try {
     localStorage.removeItem(`c4lab:${code}`);
+  } catch (err) {
+    /* nothing to do */
+  }
+}
+
+/** The players last chosen on the new-game form ({1: spec, 2: spec}), so
+ * that coming back to the form (Back, New game) offers them again. */
+export function savedPlayers() {
+  try {
+    const kept = JSON.parse(localStorage.getItem(PLAYERS_KEY) || "null");
+    return kept && typeof kept[1] === "string" && typeof kept[2] === "string" ? kept : null;
+  } catch (err) {
+    return null;
+  }
+}
+
+export function savePlayers(first, second) {
+  try {
+    localStorage.setItem(PLAYERS_KEY, JSON.stringify({ 1: first, 2: second }));
   } catch (err) {
     /* nothing to do */
   }
