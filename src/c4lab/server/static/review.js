@@ -242,8 +242,9 @@ export function markMoves(list, review) {
  *
  * From WIDE columns on (9x8 to 12x12) a column is too narrow for a score in
  * large type, so the notes take two staggered rows, each pill two columns
- * wide: a, c, e... above, b, d, f... below, each with a tick down to its
- * column through the gap between the pills of the row below. */
+ * wide (cut at the frame's sides): a, c, e... above, b, d, f... below, each
+ * with an arrow down to its column (the upper row's through the gap
+ * between the pills of the row below). */
 export function drawColumnNotes(board, notes) {
   const svg = board.svg;
   let layer = svg.querySelector(":scope > g.column-notes");
@@ -276,7 +277,7 @@ export function drawColumnNotes(board, notes) {
       transform: `translate(${x} ${y})`, "data-note": LETTERS[note.col], "data-score": note.text,
       "data-kind": note.kind, "data-best": note.best ? "1" : "0", "data-played": note.played ? "1" : "0",
     }, layer);
-    // a pill its column wide, or two columns wide (cut at the picture's edges) in two rows
+    // a pill its column wide, or in two rows two columns wide (cut at the frame's sides)
     const half = staggered ? width - 6 : width / 2 - 4;
     const left = staggered ? Math.max(-half, edgeLeft - x) : -half;
     const span = (staggered ? Math.min(half, edgeRight - x) : half) - left;
@@ -289,7 +290,7 @@ export function drawColumnNotes(board, notes) {
       el("path", { d: `M-7,${head} L7,${head} L0,${Math.min(tip, head + 9)} Z`, class: "note-pointer" }, g);
     }
     el("rect", { x: left, y: -tall, width: span, height: 2 * tall, rx: 10, class: "note-pill" }, g);
-    // centred on the pill (review.css), which a picture's edge may have cut
+    // centred on the pill (review.css), which the frame's side may have cut
     const text = el("text", { x: left + span / 2, y: 0, class: "note-text" }, g);
     text.textContent = note.text;
     // never wider than its pill: a long score is narrowed, its sign never cut or covered
