@@ -789,9 +789,10 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
         raise BadInput(str(exc)) from None
     click.echo(qlearning.summary(table, points, paths))
     if interrupted.is_set():
-        how = "interrupted" if interrupted.status == 130 else "stopped by a signal"
-        click.echo(f"{how}: the table ({table.info['episodes']:,} of {episodes:,} episodes) and the curve "
-                   "are saved", err=True)
+        from c4lab.ctrl_c import stop_words  # lazy: start-up time
+
+        click.echo(f"{stop_words(interrupted.status)}: the table ({table.info['episodes']:,} of {episodes:,} "
+                   "episodes) and the curve are saved", err=True)
         sys.exit(interrupted.status)
 
 

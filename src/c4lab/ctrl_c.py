@@ -21,6 +21,18 @@ STOP_SIGNALS: tuple[signal.Signals, ...] = (signal.SIGINT, signal.SIGTERM) + (
     (signal.SIGHUP,) if hasattr(signal, "SIGHUP") else ())
 
 
+def stop_status(signum: int) -> int:
+    """The exit status of a run a stop signal ended, as a shell gives it:
+    130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP (128 + its number)."""
+    return 128 + signum
+
+
+def stop_words(status: int) -> str:
+    """How a stopped run says why: "interrupted" for Ctrl-C's status, else
+    "stopped by a signal"."""
+    return "interrupted" if status == stop_status(signal.SIGINT) else "stopped by a signal"
+
+
 class Stopped(KeyboardInterrupt):
     """SIGTERM or SIGHUP within :func:`stops_interrupt`: raised as Ctrl-C's
     ``KeyboardInterrupt`` is, so that what handles Ctrl-C (save, then exit)
@@ -33,13 +45,13 @@ class Stopped(KeyboardInterrupt):
 
     @property
     def status(self) -> int:
-        return 128 + self.signum
+        return stop_status(self.signum)
 
 
 def exit_status(stop: KeyboardInterrupt) -> int:
     """The exit status of a run stopped by ``stop``: 130 for Ctrl-C, 143
     for SIGTERM, 129 for SIGHUP."""
-    return stop.status if isinstance(stop, Stopped) else 130
+    return stop.status if isinstance(stop, Stopped) else stop_status(signal.SIGINT)
 
 
 @contextmanager
@@ -105,5 +117,5 @@ def ctrl_c_ignored_from_now() -> None:
 
 __all__ = [
     "STOP_SIGNALS", "Stopped", "ctrl_c_calls", "ctrl_c_ignored_from_now", "ctrl_c_interrupts", "exit_status",
-    "stops_ignored_from_now", "stops_interrupt",
+    "stop_status", "stop_words", "stops_ignored_from_now", "stops_interrupt",
 ]

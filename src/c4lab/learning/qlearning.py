@@ -425,15 +425,13 @@ def ctrl_c_stops() -> Iterator[StopAsked]:
     background job starts with SIGINT ignored): training then stops at the
     end of its chunk of episodes, with no update half applied, and the
     table is saved."""
-    import signal
-
-    from c4lab.ctrl_c import STOP_SIGNALS, ctrl_c_calls  # lazy: start-up time
+    from c4lab.ctrl_c import STOP_SIGNALS, ctrl_c_calls, stop_status  # lazy: start-up time
 
     pressed = StopAsked()
 
     def stop(signum: int, frame: object) -> None:
         if not pressed.is_set():
-            pressed.status = 130 if signum == signal.SIGINT else 128 + signum
+            pressed.status = stop_status(signum)
         pressed.set()
 
     with ctrl_c_calls(stop, STOP_SIGNALS):

@@ -254,6 +254,7 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
             STOP_SIGNALS,
             ctrl_c_calls,
             exit_status,
+            stop_words,
             stops_ignored_from_now,
             stops_interrupt,
         )
@@ -293,7 +294,7 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
         return ctrl_c_calls(lambda signum, frame: None, STOP_SIGNALS)
 
     if interrupted:
-        _say(f"{'interrupted' if status == 130 else 'stopped by a signal'}: saving the network and the curve...")
+        _say(f"{stop_words(status)}: saving the network and the curve...")
     with keep():
         save()
     if not interrupted:
@@ -319,5 +320,5 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
           f"last point: {_games(points[-1].games)}, {state['last']}{judged}")
     print("curve: " + ", ".join(str(p) for p in paths))
     if interrupted:
-        _say(f"{'interrupted' if status == 130 else 'stopped by a signal'}: the network and the curve are saved")
+        _say(f"{stop_words(status)}: the network and the curve are saved")
         sys.exit(status)
