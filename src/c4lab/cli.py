@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import signal
 import sys
 import urllib.parse
 from collections.abc import Callable, Iterator
@@ -1113,13 +1112,14 @@ def arena(
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     from c4lab.arena.executors import WorkerLost
+    from c4lab.ctrl_c import exit_status, stop_words, stops_ignored_from_now, stops_interrupt
 
     began = time.perf_counter()
-    # SIGTERM (a job scheduler, kill) stops the run as Ctrl-C does: the workers stopped, the games kept;
-    # by default it would end this process alone and leave its workers computing, orphans.
-    previous_term = signal.signal(signal.SIGTERM, _terminated)
+    # SIGTERM (a job scheduler, kill) and SIGHUP (a terminal closed under the run) stop it as Ctrl-C does: the
+    # workers stopped, the games kept; by default SIGTERM would end this process alone and leave its workers
+    # computing, orphans.
     try:
-        with games_bar(config.total_games) as progress:
+        with stops_interrupt(), games_bar(config.total_games) as progress:
             outcome = run_arena(config, out, executor=runner, sprt=test, progress=progress,
                                 on_note=lambda note: click.echo(f"note: {note}", err=True))
     except (ArenaError, ResultsError, ValueError) as exc:
@@ -1127,18 +1127,12 @@ def arena(
     except WorkerLost as exc:
         click.echo(f"Error: {exc}", err=True)
         sys.exit(1)
-    except (KeyboardInterrupt, _Terminated) as stop:
-        from c4lab.ctrl_c import ctrl_c_ignored_from_now  # lazy: start-up time
-
-        ctrl_c_ignored_from_now()  # the count below reads the file: a second press changes nothing
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    except KeyboardInterrupt as stop:
+        stops_ignored_from_now()  # the count below reads the file: a second press changes nothing
         saved = len(read_results(out).whole_pairs()) if Path(out).exists() else 0
-        what = "terminated" if isinstance(stop, _Terminated) else "interrupted"
-        click.echo(f"{what}: {saved} games saved in {out}; the same command resumes the run", err=True)
-        sys.exit(128 + signal.SIGTERM if isinstance(stop, _Terminated) else 130)
-    finally:
-        if signal.getsignal(signal.SIGTERM) is _terminated:
-            signal.signal(signal.SIGTERM, previous_term)
+        status = exit_status(stop)
+        click.echo(f"{stop_words(status)}: {saved} games saved in {out}; the same command resumes the run", err=True)
+        sys.exit(status)
     summary = arena_report.summarise(outcome.config, outcome.games)
     if as_json:
         data = summary.to_dict()
@@ -1149,16 +1143,6 @@ def arena(
     if outcome.stopped:
         click.echo(outcome.stopped)
     click.echo(f"{outcome.played} games played now, {len(outcome.games)} in {out}")
-
-
-class _Terminated(BaseException):
-    """SIGTERM during an arena run (``_terminated``): a ``BaseException``, as
-    ``KeyboardInterrupt`` is, so that no game loop takes it for an agent's
-    failure."""
-
-
-def _terminated(signum: int, frame: object) -> None:
-    raise _Terminated
 
 
 @main.command("report")

@@ -345,9 +345,14 @@ def test_an_agent_that_calls_sys_exit_or_answers_a_move_alone_loses_with_a_clear
     assert detail in game.forfeit.detail
 
 
-def test_sigterm_stops_an_arena_and_its_workers_and_keeps_the_games(tmp_path):
+@pytest.mark.parametrize(("name", "status", "group"), [("SIGTERM", 143, False), ("SIGHUP", 129, True)])
+def test_a_kill_or_a_closed_terminal_stops_an_arena_and_its_workers_and_keeps_the_games(tmp_path, name, status, group):
     """Issue review: SIGTERM ended the arena's own process alone, and a
-    worker busy in a search went on at a full core, an orphan."""
+    worker busy in a search went on at a full core, an orphan.  A terminal
+    closed under the run sends SIGHUP to the whole group, the workers too:
+    it killed them all, each worker's engine programs left running in
+    their own sessions; now the workers leave it to the run, which stops
+    them and keeps its games, as on Ctrl-C."""
     out = tmp_path / "run.jsonl"
     command = [sys.executable, "-m", "c4lab", "arena", "master:time=0.05,seed=1", "heuristic:seed=1",
                "--games", "40", "--board", "random", "--jobs", "2", "--out", str(out)]
@@ -357,14 +362,19 @@ def test_sigterm_stops_an_arena_and_its_workers_and_keeps_the_games(tmp_path):
         time.sleep(0.1)
     workers = subprocess.run(["pgrep", "-P", str(run.pid)], capture_output=True, text=True, check=False).stdout.split()
     assert workers
-    run.send_signal(signal.SIGTERM)  # the arena's process alone, as kill does
+    signum = getattr(signal, name)
+    if group:
+        os.killpg(run.pid, signum)  # the whole group, as a terminal does
+    else:
+        run.send_signal(signum)  # the arena's process alone, as kill does
     _, err = run.communicate(timeout=60)
-    assert run.returncode == 143, err
+    assert run.returncode == status, err
     saved = len(read_results(out).games)
-    assert f"terminated: {saved} games saved in {out}" in err
+    assert f"stopped by a signal: {saved} games saved in {out}" in err
+    assert "Traceback" not in err
     for pid in workers:
-        status = Path(f"/proc/{pid}/status")
-        assert not status.exists() or "zombie" in status.read_text().lower()
+        status_file = Path(f"/proc/{pid}/status")
+        assert not status_file.exists() or "zombie" in status_file.read_text().lower()
 
 
 def test_an_early_stop_ends_even_where_a_worker_does_not_end_at_its_sigterm(tmp_path, monkeypatch):

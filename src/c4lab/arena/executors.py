@@ -53,13 +53,17 @@ _started: Any = None
 def _worker_start(started: Any = None) -> None:
     """Workers leave Ctrl-C to the parent, which stops them (``close``):
     otherwise each would die in the middle of its own game with a traceback.
-    The parent stops them with SIGTERM (``Pool.terminate``), which would
+    So do they the SIGHUP of a terminal closed under the run, sent to the
+    whole group: killed by it, a worker would leave its engine programs
+    running, and the parent would take it for a crash.  The parent stops them with SIGTERM (``Pool.terminate``), which would
     leave their engine programs running in sessions of their own: a worker
     kills those first (:func:`_worker_terminated`).  ``started``: the queue
     on which a worker says which task it starts (``_play_numbered``)."""
     global _started
     _started = started
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "SIGHUP"):
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _worker_terminated)
 
 
