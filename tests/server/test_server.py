@@ -134,6 +134,10 @@ def test_rooms_are_created_with_unguessable_codes_and_secret_tokens(server: Back
         ({"name": "<script>alert(1)</script>", "mode": "online"}, "plain text"),
         ({"name": "x" * 40, "mode": "online"}, "1 to 24 characters"),
         ({"mode": "chess"}, "mode"),
+        # a field that does not apply is refused, never dropped without a word
+        ({"mode": "online", "players": {"A": "human", "B": "master"}}, "players are for local rooms"),
+        ({"forbidden": "d3"}, "forbidden goes with width and height"),
+        ({"board": "9x8", "forbidden": "d3"}, "forbidden goes with width and height"),
     ],
 )
 def test_a_bad_room_request_is_refused_with_a_reason(server: BackgroundServer, body: dict, words: str) -> None:

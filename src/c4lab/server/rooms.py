@@ -152,6 +152,9 @@ class RoomManager:
         analysis = options.get("analysis", False) is True
         if analysis and mode != "local":
             raise RoomError(BAD_REQUEST, "an analysis board is a local room")
+        if mode == "online" and options.get("players") is not None:
+            raise RoomError(BAD_REQUEST, "players are for local rooms: an online room's two seats are people, "
+                                         "its creator's and a guest's (seat chooses the creator's)")
         position = self._start(options)
         token = new_token()
         digest = token_hash(token)
@@ -263,6 +266,9 @@ class RoomManager:
             forbidden = options.get("forbidden")
             board = f"{width}x{height}" + (f"/X{forbidden}" if forbidden else "")
         else:
+            if options.get("forbidden") is not None:
+                raise RoomError(BAD_REQUEST, "forbidden goes with width and height (or in the board's "
+                                             "position string, e.g. '7x6/Xd3')")
             board = options.get("board", "7x6")
         if not isinstance(board, str):
             raise RoomError(BAD_REQUEST, "board must be a string: '7x6', 'random' or a position")
