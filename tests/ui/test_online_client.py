@@ -401,6 +401,37 @@ def test_the_client_comes_back_after_a_server_restart_and_gives_up_when_it_is_go
     assert f"C4LAB_TOKEN={ann} c4lab connect {first.url}/r/{code}" in out.split("giving up")[1]
 
 
+def test_while_the_connection_is_down_a_line_typed_is_answered_at_once_and_e_leaves(tmp_path) -> None:
+    """Review: while the client waited to connect again, what was typed went
+    nowhere: the prompt said "e to exit" after every retry, but e (and a
+    move) waited for the server to come back or for the last attempt."""
+    store = GameStore(tmp_path / "g.sqlite")
+    srv = BackgroundServer(store).start()
+    try:
+        code, ann = new_room(srv)
+        join(srv, code, "Bob")
+        keys = LiveKeys()
+        # a long pause before connecting again: the person acts during it
+        client = Running(f"{srv.url}/r/{code}", keys, token=ann, retries=3, retry_delay=60)
+        client.wait_for("Your move, A (white).")
+        srv.stop()
+        client.wait_for("Connection lost")
+        assert "(e exits)" in client.output.split("Connection lost")[1]
+        keys.answer("A to move", "d")
+        client.wait_for("Not connected to the server: 'd' was not sent (e exits).")
+        keys.answer("A to move", "e")  # the same prompt, open again
+        assert client.finish() == 0
+    finally:
+        srv.stop()
+    row = store.load(code)
+    store.close()
+    assert row is not None and row.position == "7x6", "the move typed while offline was never played"
+    out = client.output
+    assert "You left the game." in out
+    assert f"C4LAB_TOKEN={ann} c4lab connect {srv.url}/r/{code}" in out.split("You left the game.")[1]
+    assert "forfeits after 2 minutes" in out
+
+
 def test_an_unknown_room_or_a_bad_link_exits_with_status_2(server: BackgroundServer) -> None:
     runner = CliRunner()
     result = runner.invoke(main, ["connect", f"{server.url}/r/NoSuchRoom123"])
@@ -522,6 +553,8 @@ def test_leaving_with_e_prints_no_traceback_and_the_way_back_hides_the_token(
     assert by_env.returncode == 0 and by_env.stderr == "", by_env.stderr
     assert "You left the game." in by_env.stdout
     assert f"To come back to this game: C4LAB_TOKEN={ann} c4lab connect {link}" in by_env.stdout
+    # how long the seat is kept, as after Ctrl-C (it said "the server's time limit")
+    assert "(while a game is played, an absent player forfeits after 2 minutes)" in by_env.stdout
     assert "--token " not in by_env.stdout
     token_file = tmp_path / "ann.token"
     token_file.write_text(ann + "\n")

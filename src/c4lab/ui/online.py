@@ -336,8 +336,38 @@ class OnlineClient:
                 return EXIT_LOST
             delay = self._delay(failures - 1)
             self._reconnecting = True
-            self._note(f"Connection lost ({reason}); connecting again in {delay:g} s ({failures}/{self.retries})...")
-            await asyncio.sleep(delay)
+            exit_key = " (e exits)" if self._entry is not None else ""
+            self.say(f"Connection lost ({reason}); connecting again in {delay:g} s ({failures}/{self.retries})"
+                     f"...{exit_key}")
+            outcome = await self._pause(delay)
+            if outcome is not None:
+                return outcome
+
+    async def _pause(self, delay: float) -> int | None:
+        """The pause before connecting again, ``delay`` seconds.  A line
+        typed at the open prompt meanwhile is answered at once: ``e`` leaves
+        (with the way back), anything else is told it was not sent, and the
+        prompt stays open for the connection to come.  The exit status if
+        the person left, else None."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + delay
+        while (left := end - loop.time()) > 0:
+            if self._entry is None:
+                await asyncio.sleep(left)
+                return None
+            done, _ = await asyncio.wait({self._entry}, timeout=left)
+            if not done:
+                return None
+            ok, value = self._entry.result()
+            self._entry = None
+            entry = str(value).strip()
+            if not ok or entry.lower() in QUIT_WORDS:
+                self._say_leaving()
+                return EXIT_OK
+            kind, _, options = self._asking
+            self.say(f"Not connected to the server: {entry!r} was not sent (e exits).")
+            self._ask(kind, self._asking_prompt, options)
+        return None
 
     async def _session(self, ws: Any) -> int | None:
         """One connection: hello, then messages and entries as they come.
@@ -698,15 +728,20 @@ class OnlineClient:
         self._in_flight = True
 
     async def _leave(self, ws: Any) -> int:
+        self._say_leaving()
+        await ws.close()
+        return EXIT_OK
+
+    def _say_leaving(self) -> None:
+        """The person leaves: in words, with the way back to a seat."""
         status = None if self.room is None else self.room["status"]
         self.say("You stopped watching." if not self.you else "You left the room." if status != "playing"
                  else "You left the game.")
         if status == "playing" and self._comeback():
-            self.say(self._comeback() + " (an absent player forfeits after the server's time limit)")
+            assert self.room is not None
+            self.say(self._comeback() + _forfeit_words(self.room))
         elif status == "waiting" and self._comeback():
             self.say(self._comeback())
-        await ws.close()
-        return EXIT_OK
 
     # -- after the game: a rematch -----------------------------------------------------
 
