@@ -9,6 +9,7 @@ import io
 import json
 import os
 import queue
+import re
 import subprocess
 import sys
 import threading
@@ -319,6 +320,9 @@ def test_the_keyboard_does_not_block_updates_from_the_server(server: BackgroundS
         assert asked.wait(WAIT)
         bob.close()  # Bob leaves while Ann is at the prompt: she is told at once
         client.wait_for("B (black), Bob disconnected")
+        # with the time he has (the server's forfeit time, 120 s: "2 minutes" or a few seconds under)
+        client.wait_for("B (black), Bob disconnected: they can come back; they forfeit unless they are back within ")
+        assert re.search(r"back within (2 minutes|1[01]\d s)\.\n", client.output), client.output
     finally:
         answer.set()
     assert client.finish() == 0
@@ -794,3 +798,12 @@ def test_the_come_back_line_after_ctrl_c_says_how_long_the_seat_is_kept() -> Non
     assert _forfeit_words({"forfeit_after": 120}) == " (while a game is played, an absent player forfeits after 2 minutes)"
     assert _forfeit_words({"forfeit_after": 90.0}) == " (while a game is played, an absent player forfeits after 90 s)"
     assert _forfeit_words({"forfeit_after": None}) == " (an absent player forfeits after the server's time limit)"
+
+
+def test_the_opponents_time_to_come_back_is_said_in_words() -> None:
+    from c4lab.ui.online import _forfeit_in
+
+    assert _forfeit_in({"forfeit_in": 120.0}) == "they forfeit unless they are back within 2 minutes"
+    assert _forfeit_in({"forfeit_in": 19.6}) == "they forfeit unless they are back within 20 s"
+    assert _forfeit_in({"forfeit_in": 300}) == "they forfeit unless they are back within 5 minutes"
+    assert _forfeit_in({}) == "if they stay away too long they forfeit"  # a server that does not say

@@ -529,10 +529,7 @@ class OnlineClient:
                 self._note(f"{now['name']} took seat {SIDE_NAMES[side]}.")
             elif side not in self.you and now["kind"] == "human" and now["taken"]:
                 if before["connected"] and not now["connected"] and room["status"] == "playing":
-                    self._note(
-                        f"{self._label(side)} disconnected: they can come back; "
-                        "if they stay away too long they forfeit."
-                    )
+                    self._note(f"{self._label(side)} disconnected: they can come back; {_forfeit_in(now)}.")
                 elif before["connected"] and not now["connected"] and room["status"] == "over":
                     unless = ": no rematch unless they come back" if self.you else ""
                     self._note(f"{self._label(side)} left the room{unless}.")
@@ -884,6 +881,15 @@ def run_online(
 ) -> int:
     """``c4lab connect``: the exit status (``token_file``: where ``token`` was read)."""
     return OnlineClient(url, name=name, token=token, token_file=token_file, watch=watch, color=color).run()
+
+
+def _forfeit_in(seat: dict[str, Any]) -> str:
+    """When an absent player forfeits, as their seat's ``forfeit_in`` says."""
+    seconds = seat.get("forfeit_in")
+    if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or seconds < 0:
+        return "if they stay away too long they forfeit"
+    span = f"{round(seconds / 60, 1):g} minutes" if seconds >= 120 else f"{round(seconds)} s"
+    return f"they forfeit unless they are back within {span}"
 
 
 def _forfeit_words(room: dict[str, Any]) -> str:
