@@ -883,20 +883,23 @@ def run_online(
     return OnlineClient(url, name=name, token=token, token_file=token_file, watch=watch, color=color).run()
 
 
+def _span(seconds: float) -> str:
+    """A time in words: "2 minutes", "2.5 minutes", "90 s"."""
+    return f"{round(seconds / 60, 1):g} minutes" if seconds >= 120 else f"{round(seconds)} s"
+
+
 def _forfeit_in(seat: dict[str, Any]) -> str:
     """When an absent player forfeits, as their seat's ``forfeit_in`` says."""
     seconds = seat.get("forfeit_in")
     if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or seconds < 0:
         return "if they stay away too long they forfeit"
-    span = f"{round(seconds / 60, 1):g} minutes" if seconds >= 120 else f"{round(seconds)} s"
-    return f"they forfeit unless they are back within {span}"
+    return f"they forfeit unless they are back within {_span(seconds)}"
 
 
 def _forfeit_words(room: dict[str, Any]) -> str:
     """How long an absent player has before forfeiting, as the room's
     state says (``forfeit_after``), for the come-back line."""
     seconds = room.get("forfeit_after")
-    if not isinstance(seconds, (int, float)) or seconds <= 0:
+    if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or seconds <= 0:
         return " (an absent player forfeits after the server's time limit)"
-    span = f"{seconds / 60:g} minutes" if seconds >= 120 and seconds % 60 == 0 else f"{seconds:g} s"
-    return f" (while a game is played, an absent player forfeits after {span})"
+    return f" (while a game is played, an absent player forfeits after {_span(seconds)})"
