@@ -182,7 +182,8 @@ class Running:
         **options: Any,
     ) -> None:
         self.out = io.StringIO()
-        console = Console(file=self.out, force_terminal=color, no_color=not color, width=120)
+        console = Console(file=self.out, force_terminal=color, no_color=not color, width=120,
+                          color_system="standard" if color else None)  # whatever TERM the tests run under
         self.read = read or Script()
         self.client = OnlineClient(url, console=console, read=self.read, retry_delay=retry_delay, **options)
         self.status: int | None = None

@@ -12,13 +12,14 @@ from rich.console import Console
 
 from c4lab.rules import Position
 from c4lab.rules.setup import starting_position
-from c4lab.ui.terminal import GameSettings, TerminalGame, board_text, legend
+from c4lab.ui.terminal import GameSettings, TerminalGame, board_text, draws_in_colour, game_console, legend
 from testkit import Script
 
 
 def game(settings: GameSettings, *keys: str, color: bool = False) -> tuple[str, int, Script]:
     out = io.StringIO()
-    console = Console(file=out, force_terminal=color, no_color=not color, width=100)
+    # colours as a colour terminal shows them, whatever TERM the tests run under
+    console = Console(file=out, force_terminal=color, no_color=not color, width=100, color_system="standard" if color else None)
     keyboard = Script(*keys)
     status = TerminalGame(settings, console=console, read=keyboard).run()
     return out.getvalue(), status, keyboard
@@ -147,7 +148,8 @@ def test_a_bad_board_or_agent_is_a_usage_error() -> None:
         assert out.returncode == 2 and "Error" in out.stderr
 
 
-def test_on_a_terminal_an_agent_s_turn_says_that_it_is_thinking() -> None:
+def test_on_a_terminal_an_agent_s_turn_says_that_it_is_thinking(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TERM", "xterm")  # rich draws no status line on a dumb terminal
     settings = GameSettings(board="5x4", players=("human", "minimax:depth=3"), first="1", seed=3, delay=0)
     out, status, _ = game(settings, *("abcdeabcdeabcdeabcde" * 2), "n", color=True)
     assert status == 0
@@ -171,3 +173,37 @@ def test_the_piece_on_the_bonus_cell_is_drawn_before_the_ban_question() -> None:
     assert move.token == "b+c"
     assert len(shown) == 1 and shown[0].piece_at("b1") == "A" and shown[0].piece_at("c1") is None
     assert asked[1].startswith("Ban column")
+
+
+class _Terminal(io.StringIO):
+    """An output that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("environment", [{"NO_COLOR": "1"}, {"TERM": "dumb"}], ids=["NO_COLOR", "TERM=dumb"])
+def test_a_terminal_without_colours_gets_the_plain_board_with_the_players_letters(
+    monkeypatch: pytest.MonkeyPatch, environment: dict[str, str]
+) -> None:
+    # Without colours the coloured board's pieces are the same for both players (a plain '●').
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("TERM", "xterm-256color")
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    out = _Terminal()
+    console = game_console(None, file=out)
+    assert not draws_in_colour(console)
+    settings = GameSettings(board="5x4", players=("human", "human"), first="1")
+    TerminalGame(settings, console=console, read=Script("a", "b", "e")).run()
+    assert " 1 A B . . ." in out.getvalue()
+    assert "●" not in out.getvalue()
+
+
+def test_a_colour_terminal_gets_the_coloured_board_and_colour_can_be_forced(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("TERM", "xterm-256color")
+    assert draws_in_colour(game_console(None, file=_Terminal()))
+    assert not draws_in_colour(game_console(False, file=_Terminal()))  # --no-color
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert draws_in_colour(game_console(True, file=io.StringIO()))  # --color: asked for, whatever NO_COLOR says

@@ -51,7 +51,7 @@ from c4lab.rules.variant import column_letter
 from c4lab.server import errors
 from c4lab.ui import room_link as link
 from c4lab.ui.room_link import EXIT_BAD_ROOM, EXIT_LOST, EXIT_OK, ConnectError, RoomAddress
-from c4lab.ui.terminal import SIDE_NAMES, board_text, legend
+from c4lab.ui.terminal import SIDE_NAMES, board_text, draws_in_colour, game_console, legend
 
 SIDES = ("A", "B")
 RESIGN_WORDS = ("r", "resign")
@@ -181,8 +181,8 @@ class OnlineClient:
         self.token = token
         self.token_file = token_file  # where the token came from, if from a file
         self.watch = watch
-        self.console = console or Console(force_terminal=color, no_color=color is False, highlight=False)
-        self.color = self.console.is_terminal and not self.console.no_color
+        self.console = console or game_console(color)
+        self.color = draws_in_colour(self.console)
         self.read = read or KeyboardLines(self.console)
         self.retries = retries
         self.retry_delay = retry_delay

@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import IO, Any
 
 from rich.console import Console
 from rich.text import Text
@@ -52,6 +52,24 @@ class GameSettings:
 # ---------------------------------------------------------------------------
 # Drawing
 # ---------------------------------------------------------------------------
+
+
+def game_console(color: bool | None, file: IO[str] | None = None) -> Console:
+    """The console a game draws on (standard output, or ``file``): ``color``
+    True or False as asked (``--color``, ``--no-color``); None leaves it to
+    the terminal and the environment, where ``NO_COLOR``
+    (https://no-color.org) turns colours off."""
+    return Console(
+        file=file, force_terminal=color, no_color=None if color is None else not color, highlight=False
+    )
+
+
+def draws_in_colour(console: Console) -> bool:
+    """Whether a game on ``console`` draws the coloured board, rather than
+    the plain one with its ``A`` and ``B``: a terminal that shows colours
+    only, since without them both players' pieces are the same ``●`` (so
+    not with ``NO_COLOR`` set, nor on a terminal without colours, ``TERM=dumb``)."""
+    return console.is_terminal and not console.no_color and console.color_system is not None
 
 _STYLE = {
     "A": ("●", "bold bright_white on blue"),
@@ -168,10 +186,8 @@ class TerminalGame:
         read: Callable[[str], str] | None = None,
     ) -> None:
         self.settings = settings
-        self.console = console or Console(
-            force_terminal=settings.color, no_color=settings.color is False, highlight=False
-        )
-        self.color = self.console.is_terminal and not self.console.no_color
+        self.console = console or game_console(settings.color)
+        self.color = draws_in_colour(self.console)
         keyboard = read or (lambda prompt: self.console.input(prompt, markup=False))
         # the analysis board's keys: u takes a move back, r plays it again (never a column: a-l)
         self.read = _with_line_keys(keyboard) if settings.analyse else keyboard
