@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import copy
+import pickle
+
 import pytest
 
 from c4lab.rules import Cell, IllegalMoveError, Move, Position, Variant
@@ -170,6 +173,16 @@ def test_positions_are_immutable_values() -> None:
     _geo, state = p.kernel_arrays()
     with pytest.raises(ValueError):
         state[0] = 5
+
+
+@pytest.mark.parametrize("text", ["7x6", "7x6:dddc", "9x8/Xd3/Bb1:b+ac", "12x12/Xa1/Xl12/Bf6:ff", "4x4:aabbccd"])
+def test_positions_pickle_and_copy_as_the_same_position(text: str) -> None:
+    # what multiprocessing, a saved experiment or a copied data structure needs
+    p = Position.parse(text)
+    for other in (pickle.loads(pickle.dumps(p)), copy.copy(p), copy.deepcopy(p), copy.deepcopy({"p": [p]})["p"][0]):
+        assert other == p and hash(other) == hash(p) and other.notation == p.notation
+        assert other.result == p.result and other.legal_moves() == p.legal_moves()
+        assert other.to_dict() == p.to_dict()
 
 
 def test_the_json_record_has_every_contract_field() -> None:

@@ -87,6 +87,17 @@ class Position:
 
     __delattr__ = __setattr__  # type: ignore[assignment]
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its notation (read back with ``parse``): a position
+        goes to another process (``multiprocessing``) or into a file."""
+        return (Position.parse, (self.notation,))
+
+    def __copy__(self) -> Position:
+        return self  # immutable: a copy would be the same position
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Position:
+        return self
+
     # -- reading and writing the notation ----------------------------------
 
     @classmethod
