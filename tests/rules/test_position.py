@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import pickle
 
+import numpy as np
 import pytest
 
 from c4lab.rules import Cell, IllegalMoveError, Move, Position, Variant
@@ -220,3 +221,15 @@ def test_a_position_can_be_built_from_a_variant() -> None:
     p = Position(variant)
     assert p.notation == "8x7/Xc3/Ba1" and p.variant == variant
     assert p.play(Move(0, 1)).notation == "8x7/Xc3/Ba1:a+b"
+
+
+def test_a_move_that_is_neither_a_move_nor_a_token_is_a_type_error_that_says_what_to_pass() -> None:
+    p = Position.parse("7x6:dd")
+    for bad in (3, np.int64(3)):
+        with pytest.raises(TypeError, match=r"a move is a Move or a token like 'd' or 'd\+a', not .*3\)? \(column 3 is Move\(3\)\)$"):
+            p.play(bad)  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match=r"column 3 is Move\(3\)"):
+            p.is_legal(bad)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"not None \(a NoneType\)"):
+        p.play(None)  # type: ignore[arg-type]
+    assert p.play(Move(np.int64(3))) == p.play("d")  # a column from NumPy (argmax) is a column

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Callable
 
+import numpy as np
 import pytest
 
-from c4lab.rules import Cell, Variant, VariantError
+from c4lab.rules import Cell, Move, Variant, VariantError
 
 
 def test_the_classic_board_is_7_by_6_and_plain() -> None:
@@ -56,6 +58,8 @@ def test_the_enhanced_ranges_and_options_are_configurable() -> None:
         ({"width": 7, "height": 6, "forbidden": ["a1"], "bonus": "a1"}, "is a forbidden cell"),
         ({"width": 7, "height": 6, "bonus": "a7"}, "off the 7x6 board"),
         ({"width": 7.0, "height": 6}, "integer"),
+        ({"width": True, "height": 6}, "integer"),
+        ({"width": "7", "height": 6}, "integer"),
     ],
 )
 def test_bad_boards_are_refused_with_a_reason(kwargs: dict, words: str) -> None:
@@ -74,3 +78,24 @@ def test_cells_are_named_column_then_row_and_sort_that_way() -> None:
 
 def test_forbidden_cells_are_kept_in_canonical_order() -> None:
     assert Variant(12, 12, ["b1", "a10", "a2"]).notation == "12x12/Xa2/Xa10/Xb1"
+
+
+def test_numpy_integers_make_the_same_boards_cells_and_moves_as_ints() -> None:
+    # what NumPy code (argmax, arrays of sizes) passes; the values are stored as plain ints
+    v = Variant(np.int64(9), np.int32(8), forbidden=[Cell(np.int64(3), np.int64(2))])
+    assert v == Variant(9, 8, ["d3"]) and hash(v) == hash(Variant(9, 8, ["d3"])) and v.notation == "9x8/Xd3"
+    assert type(v.width) is int and type(v.forbidden[0].col) is int
+    move = Move(np.int64(3), np.uint8(0))
+    assert move == Move(3, 0) and move.token == "d+a" and type(move.column) is int and type(move.ban) is int
+
+
+@pytest.mark.parametrize("make", [lambda: Cell(1.5, 2), lambda: Cell(True, 0), lambda: Cell("a", 1)])
+def test_a_cell_of_anything_but_integers_is_refused_with_a_reason(make: Callable[[], Cell]) -> None:
+    with pytest.raises(VariantError, match="a cell's column must be an integer"):
+        make()
+
+
+@pytest.mark.parametrize("args", [(3.0,), (True,), ("d",), (3, 0.0), (3, False)])
+def test_a_move_of_anything_but_integers_is_refused_with_a_reason(args: tuple) -> None:
+    with pytest.raises(ValueError, match="must be an integer, not"):
+        Move(*args)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from c4lab.rules.variant import COLUMN_LETTERS, MAX_SIDE
+from c4lab.rules.variant import COLUMN_LETTERS, MAX_SIDE, integer
 
 
 @dataclass(frozen=True, order=True, slots=True)
@@ -23,10 +23,15 @@ class Move:
     ban: int | None = None
 
     def __post_init__(self) -> None:
-        if not (isinstance(self.column, int) and 0 <= self.column < MAX_SIDE):
-            raise ValueError(f"a move's column must be in 0..{MAX_SIDE - 1}, not {self.column!r}")
-        if self.ban is not None and not (isinstance(self.ban, int) and 0 <= self.ban < MAX_SIDE):
-            raise ValueError(f"a ban column must be in 0..{MAX_SIDE - 1}, not {self.ban!r}")
+        column = integer(self.column, "a move's column")
+        if not 0 <= column < MAX_SIDE:
+            raise ValueError(f"a move's column must be in 0..{MAX_SIDE - 1}, not {column}")
+        object.__setattr__(self, "column", column)
+        if self.ban is not None:
+            ban = integer(self.ban, "a ban column")
+            if not 0 <= ban < MAX_SIDE:
+                raise ValueError(f"a ban column must be in 0..{MAX_SIDE - 1}, not {ban}")
+            object.__setattr__(self, "ban", ban)
 
     @property
     def token(self) -> str:

@@ -11,6 +11,7 @@ the bonus, wins, draws, legality) is answered by ``c4lab.rules.kernels``.
 
 from __future__ import annotations
 
+import numbers
 from functools import cache, lru_cache
 from typing import Any, Literal
 
@@ -385,7 +386,17 @@ def load_kernels() -> None:
 
 
 def _as_move(move: Move | str) -> Move:
-    return move if isinstance(move, Move) else Move.parse(move)
+    """``move``, or the move its token names; ``TypeError`` for anything
+    else (a column number is ``Move(3)``, not ``3``)."""
+    if isinstance(move, Move):
+        return move
+    if isinstance(move, str):
+        return Move.parse(move)
+    if isinstance(move, numbers.Integral) and not isinstance(move, bool):
+        hint = f"column {move} is Move({move})"
+    else:
+        hint = f"a {type(move).__name__}"
+    raise TypeError(f"a move is a Move or a token like 'd' or 'd+a', not {move!r} ({hint})")
 
 
 def _letters(variant: Variant) -> str:

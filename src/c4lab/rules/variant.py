@@ -7,6 +7,7 @@ position notation (``9x8/Xd3/Bb1``).  It knows nothing about pieces or moves.
 
 from __future__ import annotations
 
+import numbers
 import random
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -18,6 +19,17 @@ MAX_SIDE = 12
 COLUMN_LETTERS = "abcdefghijkl"
 #: The four directions of a line of four: along a row, up a column, and the two diagonals.
 DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
+
+
+def integer(value: object, what: str, error: type[ValueError] = ValueError) -> int:
+    """``value`` as an ``int``: any integer (NumPy's too: a column from
+    ``argmax``), but not a bool, a float or a string; else ``error`` naming
+    ``what`` it was meant to be."""
+    if type(value) is int:  # the usual case, at once
+        return value
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise error(f"{what} must be an integer, not {value!r}")
+    return int(value)
 
 
 def column_letter(col: int) -> str:
@@ -37,6 +49,8 @@ class Cell:
     row: int
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "col", integer(self.col, "a cell's column", VariantError))
+        object.__setattr__(self, "row", integer(self.row, "a cell's row", VariantError))
         if not (0 <= self.col < MAX_SIDE and 0 <= self.row < MAX_SIDE):
             raise VariantError(f"no cell at column {self.col}, row {self.row}")
 
@@ -92,9 +106,8 @@ class Variant:
     bonus: Cell | None = None
 
     def __post_init__(self) -> None:
-        for label, side in (("width", self.width), ("height", self.height)):
-            if not isinstance(side, int) or isinstance(side, bool):
-                raise VariantError(f"the {label} must be an integer, not {side!r}")
+        for label in ("width", "height"):
+            object.__setattr__(self, label, integer(getattr(self, label), f"the {label}", VariantError))
         if not (MIN_SIDE <= self.width <= MAX_SIDE and MIN_SIDE <= self.height <= MAX_SIDE):
             raise VariantError(
                 f"size {self.width}x{self.height} out of range: width and height "
