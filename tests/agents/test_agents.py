@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 
 from c4lab.agents import (
@@ -39,6 +40,30 @@ def test_make_agent_checks_names_keys_and_values() -> None:
         make_agent("random:depth=3")
     with pytest.raises(SpecError, match="not a valid int"):
         make_agent("random:seed=three")
+
+
+@pytest.mark.parametrize(
+    "budget,words",
+    [
+        ({"iterations": 1.5}, "an iteration budget must be an integer, not 1.5"),
+        ({"iterations": True}, "an iteration budget must be an integer, not True"),
+        ({"iterations": "500"}, "an iteration budget must be an integer, not '500'"),
+        ({"iterations": 0}, "an iteration budget must be from 1 to"),
+        ({"iterations": 2**70}, "an iteration budget must be from 1 to 9,223,372,036,854,775,807"),
+        ({"time": "1"}, "a time budget must be a positive number of seconds, not '1'"),
+        ({"time": True}, "a time budget must be a positive number of seconds, not True"),
+        ({"time": 0}, "a time budget must be a positive number of seconds, not 0"),
+        ({"time": float("nan")}, "a time budget must be a positive number of seconds, not nan"),
+    ],
+)
+def test_a_bad_budget_is_refused_when_it_is_made(budget: dict, words: str) -> None:
+    # not later, deep in an agent's search (an OverflowError, a float of iterations played as 2)
+    with pytest.raises(ValueError, match=words):
+        Budget(**budget)
+
+
+def test_a_budget_takes_numpy_numbers() -> None:
+    assert Budget(time=np.float64(0.5), iterations=np.int64(100)) == Budget(time=0.5, iterations=100)
 
 
 def test_the_registry_lists_every_agent() -> None:

@@ -18,6 +18,7 @@ import contextlib
 import importlib.util
 import inspect
 import math
+import numbers
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
@@ -26,6 +27,7 @@ from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any
 
 from c4lab.rules.move import Move
+from c4lab.rules.variant import integer
 
 if TYPE_CHECKING:  # pragma: no cover
     from c4lab.rules.position import Position
@@ -56,10 +58,16 @@ class Budget:
     iterations: int | None = None
 
     def __post_init__(self) -> None:
-        if self.time is not None and not 0 < self.time < math.inf:
-            raise ValueError(f"a time budget must be a positive number of seconds, not {self.time!r}")
-        if self.iterations is not None and self.iterations < 1:
-            raise ValueError(f"an iteration budget must be at least 1, not {self.iterations!r}")
+        time = self.time
+        if time is not None and (
+            isinstance(time, bool) or not isinstance(time, numbers.Real) or not 0 < time < math.inf
+        ):
+            raise ValueError(f"a time budget must be a positive number of seconds, not {time!r}")
+        if self.iterations is not None:
+            iterations = integer(self.iterations, "an iteration budget")
+            if not 1 <= iterations < INT_LIMIT:  # the kernels count in 64 bits
+                raise ValueError(f"an iteration budget must be from 1 to {INT_LIMIT - 1:,}, not {iterations!r}")
+            object.__setattr__(self, "iterations", iterations)
 
 
 @dataclass(frozen=True)

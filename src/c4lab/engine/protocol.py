@@ -25,6 +25,9 @@ from typing import Any
 from c4lab.rules.errors import quote
 from c4lab.rules.move import Move
 
+#: ``go iterations``'s bound: an agent's search counts them in 64 bits (``agents.base.Budget``).
+ITERATIONS_LIMIT = 2**63
+
 #: Option names are one word: letters, digits, ``_``, ``-`` and ``.``.
 OPTION_NAME = re.compile(r"[A-Za-z0-9_.-]+")
 #: The types an ``option`` line may declare.
@@ -122,8 +125,10 @@ class Go:
     def __post_init__(self) -> None:
         if self.time is not None and not (math.isfinite(self.time) and self.time > 0):
             raise ValueError(f"go: time must be a positive number of seconds, not {self.time!r}")
-        if self.iterations is not None and self.iterations < 1:
-            raise ValueError(f"go: iterations must be a positive integer, not {self.iterations!r}")
+        if self.iterations is not None and not 1 <= self.iterations < ITERATIONS_LIMIT:
+            raise ValueError(
+                f"go: iterations must be a positive integer below {ITERATIONS_LIMIT:,} (64 bits), not {self.iterations!r}"
+            )
 
     def __str__(self) -> str:
         parts = ["go"]
