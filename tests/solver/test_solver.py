@@ -172,6 +172,18 @@ def test_the_python_api_takes_a_string_and_gives_the_best_moves() -> None:
     assert record["score"] == 16 and record["best_moves"] == ["b", "e"] and record["nodes"] > 0
 
 
+def test_a_solver_takes_a_position_or_its_notation_and_says_what_else_to_pass() -> None:
+    """Review: ``Solver().solve("4x4")`` raised ``AttributeError`` where the
+    module's ``solve`` took the string."""
+    solver = Solver()
+    assert solver.solve("5x4:cc").score == solver.solve(Position.parse("5x4:cc")).score
+    assert solver.analyse("5x4:cc") == solver.analyse(Position.parse("5x4:cc"))
+    with pytest.raises(TypeError, match="a position is a Position or its notation like '7x6:dd', not 3"):
+        solver.solve(3)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="column z"):
+        solver.analyse("5x4:z")
+
+
 def test_a_finished_game_has_nothing_to_solve() -> None:
     with pytest.raises(ValueError, match="game is over"):
         Solver().solve(Position.parse("4x4:abababa"))

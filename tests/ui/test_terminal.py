@@ -207,3 +207,21 @@ def test_a_colour_terminal_gets_the_coloured_board_and_colour_can_be_forced(monk
     assert not draws_in_colour(game_console(False, file=_Terminal()))  # --no-color
     monkeypatch.setenv("NO_COLOR", "1")
     assert draws_in_colour(game_console(True, file=io.StringIO()))  # --color: asked for, whatever NO_COLOR says
+
+
+@pytest.mark.parametrize(("width", "coloured"), [(40, False), (51, True)])
+def test_a_colour_terminal_too_narrow_for_the_board_gets_the_plain_one_and_is_told_why(
+    width: int, coloured: bool
+) -> None:
+    """Review: a 12x12 analysis board (51 columns) in a 40-column terminal
+    wrapped into an unreadable board, with nothing said."""
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, width=width, color_system="standard")
+    settings = GameSettings(board="12x12/Xa1", players=("human", "human"), first="1", analyse=True)
+    TerminalGame(settings, console=console, read=Script("b", "e")).run()
+    text = out.getvalue()
+    assert ("●" in text) == coloured
+    told = "The terminal is 40 columns wide and the coloured board needs 51: the plain board is shown"
+    assert (told in text) == (not coloured)
+    if not coloured:
+        assert " 1 X A . . . . . . . . . ." in text  # the plain board, the players' letters

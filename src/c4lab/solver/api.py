@@ -314,7 +314,7 @@ class Solver:
 
     def solve(
         self,
-        position: Position,
+        position: Position | str,
         *,
         weak: bool = False,
         timeout: float | None = None,
@@ -324,7 +324,9 @@ class Solver:
         """The exact score of ``position`` (``weak``: 1, 0 or -1), and with
         ``best_moves`` every move token that keeps it.  ``timeout`` (seconds)
         or ``max_nodes`` (the whole call) give up with ``score = None``; a
-        node limit is reproducible, a timeout is not."""
+        node limit is reproducible, a timeout is not.  A string is read as
+        a position (``Position.parse``)."""
+        position = _as_position(position)
         b = Bitboards.of(position)
         self._prepare(b, position if best_moves else None)  # not part of the timeout
         start = time.monotonic()
@@ -367,7 +369,7 @@ class Solver:
                 best.append(move)
         return tuple(best), nodes
 
-    def analyse(self, position: Position, *, timeout: float | None = None,
+    def analyse(self, position: Position | str, *, timeout: float | None = None,
                 all_or_none: bool = False) -> dict[Move, int | None]:
         """The exact score of every legal move (RULES.md: the move's worth to
         the side to move).  Moves not scored before ``timeout`` map to
@@ -379,7 +381,9 @@ class Solver:
         ``all_or_none``: for a caller that has no use for a partial answer,
         the moves after the first one not scored in its part are not
         searched (they map to ``None``): the same moves are scored as
-        without it, in a fraction of the time where one is not."""
+        without it, in a fraction of the time where one is not.  A string
+        is read as a position (``Position.parse``)."""
+        position = _as_position(position)
         self.prepare(position, moves=True)  # outside the timeout, as in solve
         deadline = None if timeout is None else time.monotonic() + timeout
         self._nodes_left = None
@@ -503,9 +507,17 @@ def answer(
 
 def solve(position: Position | str, *, weak: bool = False, timeout: float | None = None) -> Solution:
     """The exact score of ``position`` with its best moves (see ``Solver.solve``)."""
-    if isinstance(position, str):
-        position = Position.parse(position)
     return Solver().solve(position, weak=weak, timeout=timeout, best_moves=True)
+
+
+def _as_position(position: Position | str) -> Position:
+    """``position``, or the position its notation names; ``TypeError`` for
+    anything else, saying what to pass."""
+    if isinstance(position, Position):
+        return position
+    if isinstance(position, str):
+        return Position.parse(position)
+    raise TypeError(f"a position is a Position or its notation like '7x6:dd', not {position!r}")
 
 
 def compile_search(variant: Variant | None = None) -> None:

@@ -28,7 +28,7 @@ from c4lab.agents import Agent, QuitGame, make_agent
 from c4lab.agents.base import warm_up
 from c4lab.agents.human import QUIT_WORDS
 from c4lab.game import Turn, play_game
-from c4lab.rules import Cell, Position
+from c4lab.rules import Cell, Position, Variant
 from c4lab.rules.setup import check_start, starting_position
 from c4lab.rules.variant import column_letter
 
@@ -80,6 +80,12 @@ _STYLE = {
     "empty": ("·", "bright_blue on blue"),
 }
 _WIN_STYLE = {"A": "bold bright_white on green", "B": "bold black on green"}
+
+
+def board_columns(variant: Variant, wide: bool = False) -> int:
+    """How many columns of the terminal ``board_text`` takes on ``variant``:
+    the row numbers, then three characters a column (four if ``wide``)."""
+    return 3 + variant.width * (4 if wide else 3)
 
 
 def board_text(position: Position, wide: bool = False) -> Text:
@@ -233,8 +239,16 @@ class TerminalGame:
     def draw_board(self, position: Position) -> None:
         """The board alone (on a terminal; piped output shows the boards of
         the game loop only)."""
-        if self.color:
+        if self._in_colour(position):
             self.console.print(board_text(position, wide=self.settings.analyse))
+
+    def _in_colour(self, position: Position) -> bool:
+        """Whether ``position`` is drawn as the coloured board: on a colour
+        terminal wide enough for it (a 12x12 analysis board needs 51
+        columns); on a narrower one the coloured rows would wrap into an
+        unreadable board, and the plain one (two characters a column) is
+        drawn with a line that says why."""
+        return self.color and self.console.width >= board_columns(position.variant, wide=self.settings.analyse)
 
     def say(self, message: str) -> None:
         self.console.print(message, highlight=False, markup=False, soft_wrap=True)
@@ -242,7 +256,7 @@ class TerminalGame:
     def show(self, position: Position, header: str, note: str, scores: list[dict[str, Any]] | None = None) -> None:
         """Draw the board (with ``scores``: every column's, above it); on a
         terminal, redraw the screen in place."""
-        if self.color:
+        if self._in_colour(position):
             self.console.clear()
             self.say(header)
             if scores:
@@ -252,6 +266,12 @@ class TerminalGame:
             if note:
                 self.say(note)
         else:
+            if self.color:  # a colour terminal too narrow for the coloured board
+                needed = board_columns(position.variant, wide=self.settings.analyse)
+                self.console.clear()
+                self.say(header)
+                self.say(f"(The terminal is {self.console.width} columns wide and the coloured board needs {needed}: "
+                         "the plain board is shown until it is wider.)")
             if note:
                 self.say(note)
             self.console.print(position.render(), highlight=False, markup=False)
