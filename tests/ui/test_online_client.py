@@ -808,3 +808,32 @@ def test_the_opponents_time_to_come_back_is_said_in_words() -> None:
     assert _forfeit_in({"forfeit_in": 19.6}) == "they forfeit unless they are back within 20 s"
     assert _forfeit_in({"forfeit_in": 300}) == "they forfeit unless they are back within 5 minutes"
     assert _forfeit_in({}) == "if they stay away too long they forfeit"  # a server that does not say
+
+
+@pytest.mark.parametrize(("errno", "fails_at_once"), [("EAI_NONAME", True), ("EAI_AGAIN", False)])
+def test_a_host_name_nobody_has_fails_at_once_a_slow_name_server_is_tried_again(
+    monkeypatch: pytest.MonkeyPatch, errno: str, fails_at_once: bool
+) -> None:
+    """Review: ``c4lab connect http://example.invalid/...`` (a typo) tried
+    five times, 15 s, before it failed; a name no server has never comes
+    back, while a name server that does not answer in time may."""
+    import socket
+    import urllib.error
+    import urllib.request
+
+    from c4lab.ui import room_link
+
+    def no_name(*args: Any, **kwargs: Any) -> Any:
+        raise urllib.error.URLError(socket.gaierror(getattr(socket, errno), "name resolution failed"))
+
+    monkeypatch.setattr(urllib.request, "urlopen", no_name)
+    url = "http://example.invalid:8000/api/rooms/ABCDEF"
+    if fails_at_once:
+        with pytest.raises(ConnectError) as caught:
+            room_link.http_json("GET", url)
+        assert caught.value.status == room_link.EXIT_BAD_ROOM
+        assert caught.value.message == ("Cannot reach http://example.invalid:8000: there is no host named "
+                                        "'example.invalid' (a typo in the address?).")
+    else:
+        with pytest.raises(room_link.Unreachable, match="name resolution failed"):
+            room_link.http_json("GET", url)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 import secrets
+import socket
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -123,6 +124,12 @@ def http_json(method: str, url: str, body: Any = None, timeout: float = 10.0) ->
         status, raw = exc.code, exc.read()
     except (urllib.error.URLError, OSError) as exc:
         reason = getattr(exc, "reason", exc)
+        if isinstance(reason, socket.gaierror) and reason.errno == socket.EAI_NONAME:
+            # a name no server has (a typo): no try will find it, unlike a name server that is slow
+            # to answer (EAI_AGAIN), which is worth another try
+            host = urllib.parse.urlsplit(url).hostname
+            raise ConnectError(f"Cannot reach {url.split('/api/')[0]}: there is no host named {host!r} "
+                               "(a typo in the address?).", EXIT_BAD_ROOM) from None
         raise Unreachable(str(reason)) from None
     try:
         return status, json.loads(raw or b"null")
