@@ -17,7 +17,10 @@ from typing import Any
 
 import pytest
 
-from c4lab.rules import Cell, Position, Variant
+from c4lab.agents import Agent, Analysis, Budget, Param
+from c4lab.agents import base as registry
+from c4lab.agents.base import AgentInfo, agent_infos
+from c4lab.rules import Cell, Move, Position, Variant
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -230,3 +233,32 @@ def run_counting_compiles(script: str, cache_dir: Path, **env: str) -> Any:
                          env=dict(os.environ, NUMBA_CACHE_DIR=str(cache_dir), **env),
                          capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+class Misbehaving(Agent):
+    """An agent of one's own that answers wrongly, as ``how`` says (asked
+    in ``7x6:aaaaaa``, where column a is full)."""
+
+    def __init__(self, how: str = "full") -> None:
+        self.how = how
+
+    def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
+        answers = {
+            "full": (Move.parse("a"), Analysis()),
+            "none": (None, Analysis()),
+            "number": (3, Analysis()),
+            "alone": position.legal_moves()[0],
+            "no-analysis": (position.legal_moves()[0], None),
+        }
+        if self.how not in answers:
+            raise RuntimeError("my agent's own bug")
+        return answers[self.how]  # type: ignore[return-value]
+
+
+def register_misbehaving(monkeypatch: pytest.MonkeyPatch) -> str:
+    """Register ``Misbehaving`` as the spec ``misbehaving:how=...`` for one
+    test (``monkeypatch`` takes it away again); returns the name."""
+    agent_infos()  # the real families first
+    how = Param("how", str, "full", "full, none, number, alone, no-analysis or raise")
+    monkeypatch.setitem(registry._REGISTRY, "misbehaving", AgentInfo("misbehaving", "for tests", (how,), Misbehaving))
+    return "misbehaving"

@@ -150,7 +150,7 @@ def play_game(
             elif isinstance(err, IllegalMoveError) and isinstance(err, AgentError):  # an engine's bestmove
                 forfeit = Forfeit(side, "illegal", f"move {position.ply + 1} of {who}: {err}")
             else:
-                forfeit = Forfeit(side, "crash", _crash_detail(err, who))
+                forfeit = Forfeit(side, "crash", crash_detail(err, who))
             break
         elapsed = time.perf_counter() - began
         times[side].append(round(elapsed, 5))  # 10 µs: as the arena saves it, so a record reads back equal
@@ -190,7 +190,7 @@ def _get_ready(
             if policy == "raise":
                 raise
             who = f"player {side} ({specs[side] or type(agent).__name__})"
-            return Forfeit(side, "crash", "before the first move: " + _crash_detail(err, who))
+            return Forfeit(side, "crash", "before the first move: " + crash_detail(err, who))
     return None
 
 
@@ -203,6 +203,15 @@ def _judge(position: Position, answer: object, who: str, elapsed: float, limit: 
         raise SlowMoveError(
             f"move {position.ply + 1} of {who} took {elapsed:.2f} s (limit {limit:g} s + {margin:g} s)"
         )
+    return play_answer(position, answer, who)
+
+
+def play_answer(position: Position, answer: object, who: str) -> Position:
+    """The position after ``answer``, the move an agent chose, or
+    ``IllegalMoveError`` naming ``who`` for an answer that is not a move
+    (``None``, a number, ...) or not a legal one.  Everything that takes an
+    agent's word for a move (the game loop, ``c4lab move``, ``c4lab
+    engine``) checks it here: an agent of one's own may answer anything."""
     if not isinstance(answer, Move | str):
         raise IllegalMoveError(
             position.notation, repr(answer), f"{who} answered {answer!r}, which is not a move"
@@ -213,7 +222,7 @@ def _judge(position: Position, answer: object, who: str, elapsed: float, limit: 
         raise IllegalMoveError(err.position, err.move, f"{err.reason} (played by {who})") from None
 
 
-def _crash_detail(err: BaseException, who: str) -> str:
+def crash_detail(err: BaseException, who: str) -> str:
     """The error ``who`` raised and where (its innermost frame) -- or, for an
     ``AgentError`` (an engine program's fault, told in full by its message),
     the message alone: the line of c4lab that noticed it says nothing."""

@@ -22,6 +22,7 @@ from c4lab.engine.protocol import BestMove, Error, Go, Info, Option, SetOption, 
 from c4lab.engine.serve import serve
 from c4lab.game import play_game
 from c4lab.rules import Move, Position
+from testkit import register_misbehaving
 
 ENGINE = [sys.executable, "-m", "c4lab", "engine"]
 
@@ -220,6 +221,40 @@ def test_setoption_rebuilds_the_agent_with_the_new_parameter() -> None:
 
     assert moves_with("setoption name seed value 7") == moves_with("setoption name seed value 7")
     assert any(moves_with(f"setoption name seed value {s}") != moves_with() for s in range(2, 6))
+
+
+@pytest.fixture
+def misbehaving(monkeypatch: pytest.MonkeyPatch) -> str:
+    return register_misbehaving(monkeypatch)
+
+
+@pytest.mark.parametrize(("how", "what"), [
+    ("full", "error go: illegal move 'a' in '7x6:aaaaaa': column a is full (played by the agent)"),
+    ("none", "error go: illegal move 'None' in '7x6:aaaaaa': the agent answered None, which is not a move"),
+    ("number", "error go: illegal move '3' in '7x6:aaaaaa': the agent answered 3, which is not a move"),
+    ("alone", ("error go: the agent failed: AnswerError: Misbehaving.analyse must return (Move, Analysis), "
+              "not Move.parse('b')")),
+    ("no-analysis", ("error go: the agent failed: AnswerError: Misbehaving.analyse must return (Move, Analysis), "
+                    "not an analysis None (Analysis() is an empty one)")),
+    ("raise", "error go: the agent failed: RuntimeError: my agent's own bug"),
+])
+def test_an_agent_that_answers_go_wrongly_is_one_error_line_and_the_engine_goes_on(
+    misbehaving: str, how: str, what: str
+) -> None:
+    out = io.StringIO()
+    serve(f"{misbehaving}:how={how}", io.StringIO("position 7x6:aaaaaa\ngo\nisready\n"), out)
+    assert out.getvalue().splitlines() == [what, "readyok"]
+
+
+def test_a_setoption_that_leaves_no_agent_is_an_error_and_the_old_agent_plays_on(tmp_path: Path) -> None:
+    cmd = fake_engine(tmp_path, "print('bestmove d')")
+    out = io.StringIO()
+    serve(f"engine:cmd={cmd}", io.StringIO("setoption name cmd value /nonexistent/engine\nposition 7x6\ngo\n"), out)
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("error setoption: no agent with cmd=/nonexistent/engine (the old settings stay): "
+                               "EngineError: cannot start engine '/nonexistent/engine'")
+    assert lines[-1] == "bestmove d"
+    assert len(lines) == 3 and lines[1].startswith("info")
 
 
 def test_a_ban_move_goes_out_as_a_whole_token() -> None:

@@ -45,6 +45,12 @@ class AgentError(RuntimeError):
     c4lab's source that raised it (which would say nothing about the fault)."""
 
 
+class AnswerError(TypeError):
+    """An agent's ``analyse`` that returned something other than ``(Move,
+    Analysis)`` (``Agent.analysed``): the fault is in what it returned, not
+    where c4lab noticed it."""
+
+
 @dataclass(frozen=True)
 class Budget:
     """How much an agent may think about one move.
@@ -134,6 +140,23 @@ class Agent(ABC):
         if not isinstance(answer, tuple) or len(answer) != 2:  # an agent of one's own that returned its Move alone
             raise TypeError(f"{type(self).__name__}.analyse must return (Move, Analysis), not {answer!r}")
         return answer[0]
+
+    def analysed(self, position: Position, budget: Budget | None = None) -> tuple[object, Analysis]:
+        """``analyse``'s answer, checked for its shape: ``TypeError``, saying
+        what came back, unless it is a pair whose second half is an
+        ``Analysis`` (the move itself is the caller's to judge:
+        ``c4lab.game.play_answer``).  For callers that show the analysis
+        (``c4lab move``, ``c4lab engine``), where an agent of one's own
+        that returned something else would otherwise fail inside c4lab."""
+        answer = self.analyse(position, budget)
+        if not isinstance(answer, tuple) or len(answer) != 2:
+            raise AnswerError(f"{type(self).__name__}.analyse must return (Move, Analysis), not {answer!r}")
+        if not isinstance(answer[1], Analysis):
+            raise AnswerError(
+                f"{type(self).__name__}.analyse must return (Move, Analysis), not an analysis {answer[1]!r} "
+                "(Analysis() is an empty one)"
+            )
+        return answer
 
     def new_game(self) -> None:
         """Forget anything tied to the previous game (trees, histories)."""

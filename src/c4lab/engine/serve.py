@@ -49,7 +49,8 @@ from c4lab.engine.protocol import (
     Stop,
     parse_command,
 )
-from c4lab.rules import Position, Variant
+from c4lab.game import play_answer
+from c4lab.rules import IllegalMoveError, Position, Variant
 
 AUTHOR = "c4lab"
 
@@ -108,6 +109,12 @@ class _Engine:
             self.values = old
             self.error(f"setoption: {exc}")
             return
+        except Exception as exc:  # noqa: BLE001  (an agent that cannot be made: a program that will not start)
+            self.values = old
+            self.error(f"setoption: no agent with {command.name}={value} (the old settings stay): "
+                       f"{type(exc).__name__}: {exc}")
+            return
+        self.agent.close()  # what the old one holds (an engine program)
         self.agent = agent
 
     def set_position(self, command: SetPosition) -> None:
@@ -127,12 +134,14 @@ class _Engine:
         budget = Budget(command.time, command.iterations) if command.time or command.iterations else None
         start = time.monotonic()
         try:
-            move, analysis = self.agent.analyse(self.position, budget)
+            answer, analysis = self.agent.analysed(self.position, budget)
         except Exception as exc:  # noqa: BLE001  (the engine never dies of its agent)
             self.error(f"go: the agent failed: {type(exc).__name__}: {exc}")
             return
-        if not self.position.is_legal(move):
-            self.error(f"go: the agent chose {move.token!r}, which is illegal in {self.position.notation}")
+        try:  # an agent of one's own may answer None, a number, a full column...
+            move = play_answer(self.position, answer, "the agent").moves[-1]
+        except IllegalMoveError as exc:
+            self.error(f"go: {exc}")
             return
         seconds = analysis.seconds if analysis.seconds is not None else time.monotonic() - start
         value = analysis.value
