@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from c4lab.cli import main
+from testkit import Misbehaving, register_misbehaving
 
 BAD = [
     ("show", "7x6:zz"),
@@ -172,3 +173,40 @@ def test_a_server_on_a_port_already_taken_is_one_line_and_leaves_no_file(tmp_pat
     assert result.exit_code == 2, result.output
     assert result.output.strip() == f"Error: cannot listen on 127.0.0.1:{port}: Address already in use"
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(("how", "then"), [
+    ("full", "a"),  # legal on the empty board: the run goes on to the next position
+    ("none", "error: illegal move 'None' in '7x6': agent 'misbehaving:how=none' answered None, which is not a move"),
+])
+def test_move_judges_an_agents_answer_an_illegal_one_is_an_error_line_not_a_move(
+    monkeypatch: pytest.MonkeyPatch, how: str, then: str
+) -> None:
+    """As an engine's illegal ``bestmove`` is: that position's error line, status 2."""
+    spec = f"{register_misbehaving(monkeypatch)}:how={how}"
+    result = CliRunner().invoke(main, ["move", "7x6:aaaaaa", "7x6", "--agent", spec])
+    assert result.exit_code == 2, result.output
+    first = {
+        "full": f"error: illegal move 'a' in '7x6:aaaaaa': column a is full (played by agent '{spec}')",
+        "none": f"error: illegal move 'None' in '7x6:aaaaaa': agent '{spec}' answered None, which is not a move",
+    }[how]
+    assert result.stdout.splitlines() == [first, then]
+
+
+@pytest.mark.parametrize(("how", "what"), [
+    ("alone", ("Error: agent 'misbehaving:how=alone': Misbehaving.analyse must return (Move, Analysis), "
+              "not Move.parse('b')")),
+    ("no-analysis", ("Error: agent 'misbehaving:how=no-analysis': Misbehaving.analyse must return "
+                    "(Move, Analysis), not an analysis None (Analysis() is an empty one)")),
+    ("raise", "Error: agent 'misbehaving:how=raise' raised RuntimeError: my agent's own bug at "),
+])
+def test_move_tells_an_agent_that_fails_in_one_line_with_where_not_a_traceback(
+    monkeypatch: pytest.MonkeyPatch, how: str, what: str
+) -> None:
+    spec = f"{register_misbehaving(monkeypatch)}:how={how}"
+    result = CliRunner().invoke(main, ["move", "7x6:aaaaaa", "--agent", spec])
+    assert result.exit_code == 1, result.output
+    assert result.stdout == "" and "Traceback" not in result.stderr
+    assert result.stderr.startswith(what) and len(result.stderr.splitlines()) == 1
+    if how == "raise":  # where the agent's own code raised
+        assert result.stderr.rstrip().endswith(f"testkit.py:{Misbehaving.analyse.__code__.co_firstlineno + 9}")

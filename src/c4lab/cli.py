@@ -317,11 +317,26 @@ def move(
     except RuntimeError as exc:  # an engine program that cannot start
         raise BadInput(str(exc)) from None
 
+    from c4lab.agents.base import AgentError, AnswerError
+    from c4lab.game import crash_detail, play_answer
+
+    class AgentFailed(Exception):
+        """The agent raised (not bad input: a fault of the agent's code)."""
+
     def answer(text: str) -> tuple[dict, str]:
         position = Position.parse(text)
         if position.is_over:
             raise ValueError(f"the game is over in {position.notation}: there is no move to choose")
-        chosen, analysis = agent.analyse(position, budget)
+        try:
+            said, analysis = agent.analysed(position, budget)
+        except (ValueError, AgentError):  # this position refused (its message says why); an engine's fault
+            raise
+        except AnswerError as exc:
+            raise AgentFailed(f"agent {spec!r}: {exc}") from None
+        except Exception as exc:  # noqa: BLE001  (an agent of one's own that fails: one line, not c4lab's traceback)
+            raise AgentFailed(crash_detail(exc, f"agent {spec!r}")) from None
+        # An illegal answer is told as an engine's is: an error line for this position, status 2.
+        chosen = play_answer(position, said, f"agent {spec!r}").moves[-1]
         record = {
             "position": position.notation,
             "agent": spec,
@@ -344,7 +359,7 @@ def move(
         _interruptible(work)
     except QuitGame:
         raise click.ClickException("the human agent reads its moves from the keyboard, and there is no input") from None
-    except EngineError as exc:
+    except (EngineError, AgentFailed) as exc:
         raise click.ClickException(str(exc)) from None
 
 
