@@ -15,9 +15,11 @@ from __future__ import annotations
 import io
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -145,13 +147,51 @@ def test_an_engine_that_hangs_at_the_handshake_is_refused_in_one_line_within_its
     assert time.monotonic() - began < 0.5 + SLACK
     message = str(caught.value)
     assert message.startswith("engine '/") and "\n" not in message
-    assert message.endswith(" sent no 'c4labok' (the end of the handshake) within 0.5 s")
+    assert message.endswith(" sent no 'c4labok' (the end of the handshake) within 0.5 s" + SILENT)
     assert left_behind(tmp_path) == []
     # The arena refuses it before any game, in one line, and starts nothing else.
     config = ArenaConfig((f"engine:cmd={cmd},handshake=0.5", "random"), games=2)
-    with pytest.raises(ArenaError, match=r"^agent 'engine:cmd=.*' cannot start: engine .* within 0.5 s$"):
+    with pytest.raises(ArenaError, match=r"^agent 'engine:cmd=.*' cannot start: engine .* within 0.5 s \(nor .*\)$"):
         run_arena(config, tmp_path / "arena.jsonl")
     assert left_behind(tmp_path) == []
+
+
+#: What a time-out adds when the program has printed nothing at all yet.
+SILENT = (" (nor anything else: does it flush its standard output after each line,"
+          " and read its input a line at a time?)")
+
+
+def test_a_silent_engine_is_asked_whether_it_flushes_one_that_spoke_is_not(tmp_path: Path) -> None:
+    """An engine that buffers its output says nothing at all: the commonest
+    slip of a first engine, so the time-out asks about it; one that said
+    anything has shown that its lines get through."""
+    (tmp_path / "buffered.py").write_text(textwrap.dedent("""\
+        import sys
+        for line in sys.stdin:  # print() to a pipe is buffered: nothing reaches the driver
+            if line.split() == ["c4lab"]:
+                print("id name buffered")
+                print("c4labok")
+        """))
+    silent = shlex.join(["env", "-u", "PYTHONUNBUFFERED", sys.executable, str(tmp_path / "buffered.py")])
+    with pytest.raises(EngineTimeout) as caught:
+        EngineAgent(silent, handshake=0.5)
+    assert str(caught.value).endswith("sent no 'c4labok' (the end of the handshake) within 0.5 s" + SILENT)
+    spoke = engine_script(tmp_path, "echo 'bestmove a'", hello=f"echo 'id name fake'; {HANG}")
+    with pytest.raises(EngineTimeout) as caught:
+        EngineAgent(spoke, handshake=0.5)
+    assert str(caught.value).endswith("sent no 'c4labok' (the end of the handshake) within 0.5 s")
+
+
+def test_a_program_that_is_not_executable_is_told_how_to_run_it(tmp_path: Path) -> None:
+    plain = tmp_path / "engine.py"
+    plain.write_text("print('c4labok')\n")
+    with pytest.raises(EngineError, match=r"Permission denied: .* \(not an executable file: chmod \+x it, "
+                                          r"or name its interpreter: engine:cmd=python3 my_engine.py\)$"):
+        EngineAgent(str(plain))
+    plain.chmod(0o755)  # executable, but with no #! line to say what runs it
+    with pytest.raises(EngineError, match=r"Exec format error: .* \(a script needs a first line like "
+                                          r"#!/usr/bin/env python3, or name its interpreter\)$"):
+        EngineAgent(str(plain))
 
 
 def test_an_engine_that_fails_its_handshake_in_a_later_game_loses_that_game(tmp_path: Path) -> None:

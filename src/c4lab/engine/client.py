@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import errno
 import os
 import queue
 import shlex
@@ -129,6 +130,12 @@ class _Refused(EngineError):
     step (the program is kept)."""
 
 
+#: What to do about a program that cannot start, by its errno: the usual slips.
+_START_HINTS = {
+    errno.EACCES: " (not an executable file: chmod +x it, or name its interpreter: engine:cmd=python3 my_engine.py)",
+    errno.ENOEXEC: " (a script needs a first line like #!/usr/bin/env python3, or name its interpreter)",
+}
+
 #: Every program started in this process and not stopped yet (for stop_all).
 _RUNNING: weakref.WeakSet[_Process] = weakref.WeakSet()
 
@@ -158,10 +165,12 @@ class _Process:
                 start_new_session=_OWN_SESSION,
             )
         except OSError as exc:
-            raise EngineError(f"cannot start engine {label}: {exc}") from None
+            hint = _START_HINTS.get(exc.errno or 0, "")
+            raise EngineError(f"cannot start engine {label}: {exc}{hint}") from None
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.stderr: collections.deque[str] = collections.deque(maxlen=_STDERR_LINES)
         self.stopped = False
+        self.heard = False  # any line on its standard output yet (a silent one may buffer it)
         _RUNNING.add(self)
         threading.Thread(target=self._read_stdout, daemon=True, name=f"engine-out {label}").start()
         threading.Thread(target=self._read_stderr, daemon=True, name=f"engine-err {label}").start()
@@ -171,6 +180,7 @@ class _Process:
         assert stream is not None
         try:
             for line in stream:
+                self.heard = True
                 self.lines.put(line.rstrip("\r\n"))
         except (OSError, ValueError):
             pass
@@ -207,7 +217,11 @@ class _Process:
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise EngineTimeout(f"engine {self.label} sent no {waiting_for} within {allowed:g} s")
+                silent = "" if self.heard else (
+                    " (nor anything else: does it flush its standard output after each line,"
+                    " and read its input a line at a time?)"
+                )
+                raise EngineTimeout(f"engine {self.label} sent no {waiting_for} within {allowed:g} s{silent}")
             try:
                 line = self.lines.get(timeout=min(remaining, _POLL))
                 break
