@@ -31,6 +31,9 @@ def open_room(page: Page, server, ticket: dict) -> None:
     page.evaluate("([k, v]) => localStorage.setItem(k, v)", [f"c4lab:{ticket['code']}", ticket["token"]])
     page.goto(server.url + ticket["url"])
     expect(page.locator("#board")).to_have_attribute("data-live", "1")
+    if ticket.get("seats"):  # the socket is open before the server has said which seats are this page's:
+        # a click then is not a move yet (a test that clicked at once raced it, on a loaded machine)
+        expect(page.locator("#board")).to_have_attribute("data-you", re.compile(r"^[AB]+$"))
 
 
 def custom_board_form(page: Page, server, width: int, height: int) -> None:
