@@ -30,7 +30,7 @@ from c4lab.arena.games import play_pair
 from c4lab.arena.runner import run_arena
 from c4lab.arena.schedule import ArenaConfig, ArenaError, PairTask
 from c4lab.engine import serve as serve_module
-from c4lab.engine.client import EngineAgent, EngineError, EngineTimeout
+from c4lab.engine.client import MAX_LINE, EngineAgent, EngineError, EngineTimeout
 from c4lab.engine.serve import _Engine, serve
 from c4lab.rules import Move, Position
 
@@ -105,8 +105,12 @@ def pair_against_random(cmd: str, start: str = "7x6") -> tuple[list[dict], float
         ("echo 'bestmove z'", "illegal", "illegal move 'z' in '7x6"),
         ("echo 'the end' >&2; exit 3", "crash", "exited with status 3 (its stderr: the end)"),
         ('sleep 1000 & echo $! >> "$PIDS"; exit 0', "crash", "exited with status 0"),
+        ("tr '\\0' x < /dev/zero", "crash", f"sent a line of more than {MAX_LINE} characters ('xxx"),
     ],
-    ids=["hangs-on-go", "garbage", "illegal-move", "no-move-at-all", "exits", "exits-leaving-a-child"],
+    ids=[
+        "hangs-on-go", "garbage", "illegal-move", "no-move-at-all", "exits", "exits-leaving-a-child",
+        "endless-line",
+    ],
 )
 def test_a_faulty_engine_loses_with_the_reason_within_the_limit_and_leaves_nothing(
     tmp_path: Path, go: str, reason: str, detail: str
@@ -208,6 +212,21 @@ def test_an_engine_that_fails_its_handshake_in_a_later_game_loses_that_game(tmp_
         assert game["position"] == "7x6"
     assert seconds < 2 * (0.5 + SLACK)
     assert left_behind(tmp_path) == []
+
+
+def test_an_endless_line_on_stderr_is_cut_short_and_its_next_lines_kept(tmp_path: Path) -> None:
+    """Standard error is read all along: a line with no end (1 MB here) is
+    kept cut short, not buffered whole, and the lines after it are read."""
+    go = "head -c 1000000 /dev/zero | tr '\\0' y >&2; echo >&2; echo 'the end' >&2; echo 'bestmove d'"
+    with EngineAgent(engine_script(tmp_path, go)) as engine:
+        assert engine.choose(Position.parse("7x6")) == Move(3)
+        process = engine._process
+        assert process is not None
+        deadline = time.monotonic() + 10
+        while "the end" not in process.stderr and time.monotonic() < deadline:
+            time.sleep(0.05)
+        lines = list(process.stderr)
+    assert lines == ["y" * MAX_LINE + " [...]", "the end"]
 
 
 def test_closing_an_engine_stops_what_it_started_even_holding_its_pipes(tmp_path: Path) -> None:

@@ -53,6 +53,7 @@ import threading
 import time
 import weakref
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING
 
 from c4lab.agents.base import Agent, AgentError, Analysis, Budget, Param, SpecError, register
@@ -89,6 +90,11 @@ _STDERR_LINES = 20  # the engine's last stderr lines, quoted when it dies
 _QUIT_GRACE = 1.0  # s: a program told 'quit' may take this long to exit before it is killed
 _TERM_GRACE = 0.5  # s: between SIGTERM and SIGKILL to the program's process group
 _POLL = 0.1  # s: how often a read checks that the program still runs
+#: The longest line read from a program, in characters.  A reply of the
+#: protocol is far shorter (a pv over a whole 12x12 board is under 500);
+#: a program that writes an endless line is given up (on standard output)
+#: or cut short (standard error), not buffered until memory runs out.
+MAX_LINE = 64 * 1024
 #: Sessions of their own, so that stopping a program stops what it started.
 _OWN_SESSION = os.name == "posix"
 
@@ -136,6 +142,15 @@ _START_HINTS = {
     errno.ENOEXEC: " (a script needs a first line like #!/usr/bin/env python3, or name its interpreter)",
 }
 
+
+@dataclass(frozen=True)
+class _LongLine:
+    """What the output's reader puts in the queue, and stops at, for a line
+    longer than ``MAX_LINE``: its first characters, to quote."""
+
+    start: str
+
+
 #: Every program started in this process and not stopped yet (for stop_all).
 _RUNNING: weakref.WeakSet[_Process] = weakref.WeakSet()
 
@@ -145,7 +160,9 @@ class _Process:
 
     Standard output goes line by line into a queue (``None`` at its end) so
     reads can time out; the last lines of standard error are kept for the
-    messages of ``EngineError``.  The reader threads own the two output
+    messages of ``EngineError``.  No line is read longer than ``MAX_LINE``:
+    one that runs on stops the reading of standard output (the next read
+    is an ``EngineError``), and is cut short on standard error.  The reader threads own the two output
     pipes and close them at their end: a pipe that a stray process still
     holds open keeps one daemon thread waiting, never the caller.
     """
@@ -167,7 +184,7 @@ class _Process:
         except OSError as exc:
             hint = _START_HINTS.get(exc.errno or 0, "")
             raise EngineError(f"cannot start engine {label}: {exc}{hint}") from None
-        self.lines: queue.Queue[str | None] = queue.Queue()
+        self.lines: queue.Queue[str | _LongLine | None] = queue.Queue()
         self.stderr: collections.deque[str] = collections.deque(maxlen=_STDERR_LINES)
         self.stopped = False
         self.heard = False  # any line on its standard output yet (a silent one may buffer it)
@@ -179,21 +196,28 @@ class _Process:
         stream = self.popen.stdout
         assert stream is not None
         try:
-            for line in stream:
+            while line := stream.readline(MAX_LINE + 1):
                 self.heard = True
+                if len(line) > MAX_LINE and not line.endswith("\n"):  # no end in sight: not a reply
+                    self.lines.put(_LongLine(line[:40]))
+                    break
                 self.lines.put(line.rstrip("\r\n"))
+            else:
+                self.lines.put(None)
         except (OSError, ValueError):
-            pass
-        self.lines.put(None)
+            self.lines.put(None)
         with contextlib.suppress(OSError):
             stream.close()
 
     def _read_stderr(self) -> None:
         stream = self.popen.stderr
         assert stream is not None
+        cut = False  # in the rest of a line cut short: skipped
         try:
-            for line in stream:
-                self.stderr.append(line.rstrip("\r\n"))
+            while chunk := stream.readline(MAX_LINE):
+                if not cut:
+                    self.stderr.append(chunk.rstrip("\r\n") + ("" if chunk.endswith("\n") else " [...]"))
+                cut = not chunk.endswith("\n")
         except (OSError, ValueError):
             pass
         with contextlib.suppress(OSError):
@@ -233,6 +257,12 @@ class _Process:
         if line is None:
             self.lines.put(None)  # every later read sees the end too
             raise EngineError(f"engine {self.label} {self.exit_story()} while we waited for {waiting_for}")
+        if isinstance(line, _LongLine):
+            self.lines.put(line)  # every later read sees it too
+            raise EngineError(
+                f"engine {self.label} sent a line of more than {MAX_LINE} characters ({quote(line.start)}...) "
+                f"while we waited for {waiting_for}"
+            )
         return line
 
     def exit_story(self) -> str:
