@@ -267,6 +267,48 @@ def test_sprt_stops_a_lopsided_match_early(tmp_path):
     assert f"stopped early: {outcome.stopped}" in (tmp_path / "sprt-report" / "report.html").read_text()
 
 
+def test_a_run_resumed_under_another_test_or_none_has_its_header_say_so(tmp_path):
+    """The header keeps the test of the run that wrote last: the report
+    tells what the arena told, not what an earlier run was tested by."""
+    out = tmp_path / "sprt.jsonl"
+    config = ArenaConfig(("heuristic:seed=1", "random:seed=1"), games=40, board="6x5", plies=1, seed=1)
+    first = run_arena(config, out, executor=LocalExecutor(1), sprt=SPRT.parse("elo0=0,elo1=50,alpha=0.05,beta=0.05"))
+    assert first.stopped is not None and len(first.games) < 40
+    other = SPRT.parse("elo0=0,elo1=500,alpha=0.05,beta=0.05")
+    again = run_arena(config, out, executor=LocalExecutor(1), sprt=other)  # decided at once, on the games saved
+    assert again.played == 0 and again.stopped is not None and again.stopped != first.stopped
+    assert read_results(out).sprt == other.text()
+    report = CliRunner().invoke(main, ["report", str(out)])
+    assert report.exit_code == 0 and again.stopped in report.stdout
+    whole = run_arena(config, out, executor=LocalExecutor(1))  # no test: every game of the schedule
+    assert len(whole.games) == 40 and whole.stopped is None
+    assert read_results(out).sprt is None
+    report = CliRunner().invoke(main, ["report", str(out)])
+    assert report.exit_code == 0 and "SPRT" not in report.stdout
+    assert "stopped early" not in (tmp_path / "sprt-report" / "report.html").read_text()
+
+
+@pytest.mark.parametrize(
+    ("sprt", "why"),
+    [
+        ('"garbage"', "'garbage' is not key=value"),
+        ('"elo0=0,elo1=0,alpha=0.05,beta=0.05"', "elo1 must be above elo0"),
+        ("20", "not a string: 20"),
+    ],
+)
+def test_a_header_whose_test_is_not_one_is_an_error_naming_line_1(tmp_path, sprt, why):
+    out = tmp_path / "run.jsonl"
+    run_arena(ArenaConfig(RANDOMS, games=2, seed=1), out, executor=LocalExecutor(1))
+    header, *games = out.read_text().splitlines(keepends=True)
+    out.write_text(json.dumps({**json.loads(header), "sprt": json.loads(sprt)}) + "\n" + "".join(games))
+    with pytest.raises(ResultsError, match=r":1: the header's \"sprt\" is not a test \(.*" + why):
+        read_results(out)
+    result = CliRunner().invoke(main, ["report", str(out)])
+    assert result.exit_code == 2, result.output
+    [line] = result.output.strip().splitlines()
+    assert line.startswith(f"Error: {out}:1: the header's \"sprt\" is not a test (") and why in line
+
+
 _worker_start = executors._worker_start
 
 

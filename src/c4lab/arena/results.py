@@ -21,6 +21,7 @@ from typing import IO, Any
 
 from c4lab.arena.games import Game
 from c4lab.arena.schedule import ArenaConfig, ArenaError
+from c4lab.arena.stats import SPRT
 from c4lab.atomic import replacing
 
 FORMAT = 1
@@ -88,6 +89,16 @@ def read_results(path: str | Path) -> Results:
             raise ValueError(f"format {header.get(HEADER_KEY)!r}, expected {FORMAT}")
     except (*BAD_RECORD, ArenaError) as err:
         raise ResultsError(f"{path}:1: not an arena results header ({type(err).__name__}: {err})") from None
+    sprt = header.get("sprt")
+    if sprt is not None:  # the test the run stopped by: the report reads it again
+        try:
+            if not isinstance(sprt, str):
+                raise TypeError(f"not a string: {_shown(sprt)}")
+            if len(config.specs) != 2:
+                raise ValueError(f"a sequential test in a run of {len(config.specs)} agents")
+            SPRT.parse(sprt)
+        except (TypeError, ValueError) as err:
+            raise ResultsError(f"{path}:1: the header's \"sprt\" is not a test ({err})") from None
     pairings = config.pairings()
     games: list[Game] = []
     keys: set[tuple[int, int, int]] = set()
@@ -111,8 +122,7 @@ def read_results(path: str | Path) -> Results:
             raise ResultsError(f"{path}:{number}: game {key} is recorded twice")
         keys.add(key)
         games.append(game)
-    sprt = header.get("sprt")
-    return Results(config, tuple(games), cut, sprt if isinstance(sprt, str) else None)
+    return Results(config, tuple(games), cut, sprt)
 
 
 class ResultsWriter:
@@ -132,10 +142,12 @@ class ResultsWriter:
             self._write([header])
         else:
             whole = resume.whole_pairs()
-            if resume.cut_line or len(whole) != len(resume.games):
+            if resume.cut_line or len(whole) != len(resume.games) or resume.sprt != sprt:
                 # Drop a cut last line and the lone game of an unfinished
-                # pair (that pair is played again): rewrite the file with
-                # what stays, then swap it in, so a crash here loses nothing.
+                # pair (that pair is played again), and keep in the header
+                # the test of this run, the one that may stop it (or none):
+                # rewrite the file with what stays, then swap it in, so a
+                # crash here loses nothing.
                 with replacing(self.path, "w", encoding="utf-8") as file:
                     self._file = file
                     self._write([header, *(g.to_dict() for g in whole)])
@@ -165,7 +177,9 @@ def open_results(
 ) -> tuple[ResultsWriter, Results | None]:
     """Start ``path`` for ``config`` (``sprt``: the test that may stop it,
     kept in the header), or continue it if it holds the same experiment (an
-    error if it holds another one)."""
+    error if it holds another one).  A run continued under another test, or
+    none, has the header say so: the report must not tell of a test that
+    did not stop the run."""
     path = Path(path)
     if not path.exists():
         return ResultsWriter(path, config, sprt=sprt), None
@@ -178,4 +192,4 @@ def open_results(
             f"{path} holds another experiment (different {differ}): "
             "give another --out, or the same settings to resume it"
         )
-    return ResultsWriter(path, config, resume=previous, sprt=sprt or previous.sprt), previous
+    return ResultsWriter(path, config, resume=previous, sprt=sprt), previous
