@@ -179,7 +179,9 @@ def _get_ready(
     """Each agent's ``set_move_limit``, ``new_game`` and, when a limit is
     judged, ``prepare`` (before any clock runs).  An agent that fails here
     (an engine program that exited) loses the game under ``"judge"``: the
-    forfeit is returned; under ``"raise"`` its error propagates."""
+    forfeit is returned (``time`` for one that gave up waiting, an engine
+    not ready within its ``timeout``; ``crash`` otherwise); under
+    ``"raise"`` its error propagates."""
     for side, agent in agents.items():
         try:
             agent.set_move_limit(limit + margin if limit is not None else None)
@@ -190,7 +192,8 @@ def _get_ready(
             if policy == "raise":
                 raise
             who = f"player {side} ({specs[side] or type(agent).__name__})"
-            return Forfeit(side, "crash", "before the first move: " + crash_detail(err, who))
+            reason = "time" if isinstance(err, SlowMoveError) else "crash"  # an engine not ready in time: 'time'
+            return Forfeit(side, reason, "before the first move: " + crash_detail(err, who))
     return None
 
 

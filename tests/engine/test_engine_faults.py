@@ -299,6 +299,24 @@ def test_an_engine_is_told_the_start_before_the_clock_runs(tmp_path: Path) -> No
         agent.close()
 
 
+def test_an_engine_not_ready_in_time_for_a_game_loses_it_on_time(tmp_path: Path) -> None:
+    """An answer that does not come in time is a ``time`` forfeit, before
+    the first move too: here ``readyok`` to the start's ``position``,
+    within the engine's ``timeout``."""
+    script = engine_script(tmp_path, "echo 'bestmove d'")
+    Path(script).write_text(Path(script).read_text().replace(
+        "    isready) echo readyok;;", f'    isready) if [ -n "$position" ]; then {HANG}; fi; echo readyok;;'
+    ).replace('  case "$line" in', '  case "$line" in\n    position*) position="$line";;'))
+    games, _ = pair_against_random(f"{script},timeout=0.5")
+    for game, side in zip(games, "AB"):
+        forfeit = game["forfeit"]
+        assert (forfeit["side"], forfeit["reason"]) == (side, "time"), forfeit
+        assert forfeit["detail"].startswith(f"before the first move: player {side} (engine:cmd=")
+        assert forfeit["detail"].endswith("sent no 'readyok' within 0.5 s")
+        assert game["position"] == "7x6"
+    assert left_behind(tmp_path) == []
+
+
 def test_a_cold_compile_cache_costs_no_forfeit(tmp_path: Path) -> None:
     """numba's cache empty (a fresh install): with a 1 s limit the compile
     happens before the clock starts, and no move is over its time (before:
