@@ -28,7 +28,7 @@ from c4lab.arena.report import (
     summarise,
     write_report,
 )
-from c4lab.arena.results import ResultsError, read_results
+from c4lab.arena.results import ResultsError, open_results, read_results
 from c4lab.arena.runner import run_arena
 from c4lab.arena.schedule import ArenaConfig, ArenaError, read_openings
 from c4lab.arena.stats import SPRT
@@ -235,6 +235,28 @@ def test_report_says_when_it_left_out_a_cut_last_line_and_ray_address_needs_ray(
     assert "the last line of" in result.stderr and "is cut short" in result.stderr and "Ranking (3 games)" in result.stdout
     result = CliRunner().invoke(main, ["arena", *RANDOMS, "--ray-address", "127.0.0.1:1", "--out", str(tmp_path / "r")])
     assert result.exit_code == 2 and "--ray-address 127.0.0.1:1 is for --executor ray" in result.stderr
+
+
+@pytest.mark.parametrize("cut", [False, True], ids=["whole", "a cut last line, rewritten"])
+def test_a_results_file_is_written_by_one_run_at_a_time(tmp_path, cut):
+    """The same command started twice on one file: the second is refused
+    at once and writes nothing (both appending the same pairs left a file
+    that no longer read: "game (0, 8, 0) is recorded twice"); once the first
+    ends, the file is free again."""
+    out = tmp_path / "run.jsonl"
+    config = ArenaConfig(RANDOMS, games=4, seed=1)
+    run_arena(config, out, executor=LocalExecutor(1))
+    if cut:
+        out.write_bytes(out.read_bytes()[:-20])
+    writer, _ = open_results(out, config)  # a run under way
+    try:
+        before = out.read_bytes()
+        with pytest.raises(ResultsError, match=r"run.jsonl is being written by another arena run: wait for it"):
+            run_arena(config, out, executor=LocalExecutor(1))
+        assert out.read_bytes() == before
+    finally:
+        writer.close()
+    assert len(run_arena(config, out, executor=LocalExecutor(1)).games) == 4
 
 
 @pytest.mark.parametrize(

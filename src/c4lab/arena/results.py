@@ -24,6 +24,11 @@ from c4lab.arena.schedule import ArenaConfig, ArenaError
 from c4lab.arena.stats import SPRT
 from c4lab.atomic import replacing
 
+try:
+    import fcntl
+except ImportError:  # pragma: no cover  (not POSIX: runs are not kept apart)
+    fcntl = None  # type: ignore[assignment]
+
 FORMAT = 1
 HEADER_KEY = "c4lab_arena"
 
@@ -125,13 +130,35 @@ def read_results(path: str | Path) -> Results:
     return Results(config, tuple(games), cut, sprt)
 
 
+def _hold(file: IO[str], path: Path) -> None:
+    """Hold the results file ``file`` (open on ``path``) for this run alone,
+    as long as it is open (an exclusive ``flock``): a second run of the same
+    command, started by mistake, would append the same pairs again and
+    leave a file that no longer reads ("recorded twice").  A ResultsError
+    if another run holds it; a file system without locks is used unlocked."""
+    if fcntl is None:  # pragma: no cover
+        return
+    try:
+        fcntl.flock(file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        file.close()
+        raise ResultsError(
+            f"{path} is being written by another arena run: wait for it to end, or give another --out"
+        ) from None
+    except OSError:  # pragma: no cover  (no locks on this file system)
+        pass
+
+
 class ResultsWriter:
     """Appends games to a results file, creating it (with its header) or
     continuing it after ``read_results`` has checked it."""
 
     def __init__(
-        self, path: str | Path, config: ArenaConfig, *, resume: Results | None = None, sprt: str | None = None
+        self, path: str | Path, config: ArenaConfig, *, resume: Results | None = None, sprt: str | None = None,
+        held: IO[str] | None = None,
     ) -> None:
+        """``held``: with ``resume``, the file opened for appending and held
+        (``open_results`` holds it before reading it)."""
         self.path = Path(path)
         self._file: IO[str]
         # the header: the experiment, and the sequential test that may stop it early (for the report to say so)
@@ -139,6 +166,7 @@ class ResultsWriter:
         if resume is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._file = self.path.open("x", encoding="utf-8")
+            _hold(self._file, self.path)
             self._write([header])
         else:
             whole = resume.whole_pairs()
@@ -151,7 +179,15 @@ class ResultsWriter:
                 with replacing(self.path, "w", encoding="utf-8") as file:
                     self._file = file
                     self._write([header, *(g.to_dict() for g in whole)])
-            self._file = self.path.open("a", encoding="utf-8")
+                self._file = self.path.open("a", encoding="utf-8")
+                _hold(self._file, self.path)  # the new file: the one held so far is replaced
+                if held is not None:
+                    held.close()
+            elif held is not None:
+                self._file = held
+            else:
+                self._file = self.path.open("a", encoding="utf-8")
+                _hold(self._file, self.path)
 
     def _write(self, records: Iterable[dict[str, Any]]) -> None:
         self._file.write("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records))
@@ -179,17 +215,27 @@ def open_results(
     kept in the header), or continue it if it holds the same experiment (an
     error if it holds another one).  A run continued under another test, or
     none, has the header say so: the report must not tell of a test that
-    did not stop the run."""
+    did not stop the run.  The file is held by this run until the writer is
+    closed: a second run on it is a ResultsError at once."""
     path = Path(path)
     if not path.exists():
         return ResultsWriter(path, config, sprt=sprt), None
-    previous = read_results(path)
-    if previous.config.to_dict() != config.to_dict():
-        ours, theirs = config.to_dict(), previous.config.to_dict()
-        differ = ", ".join(f"{k}: {_shown(theirs.get(k))} in the file, {_shown(ours[k])} asked"
-                           for k in ours if ours[k] != theirs.get(k))
-        raise ResultsError(
-            f"{path} holds another experiment (different {differ}): "
-            "give another --out, or the same settings to resume it"
-        )
-    return ResultsWriter(path, config, resume=previous, sprt=sprt), previous
+    try:
+        held = path.open("a", encoding="utf-8")
+    except OSError as err:
+        raise ResultsError(f"cannot write {path}: {err.strerror or err}") from None
+    try:
+        _hold(held, path)  # before reading it: what it holds stays so until this run ends
+        previous = read_results(path)
+        if previous.config.to_dict() != config.to_dict():
+            ours, theirs = config.to_dict(), previous.config.to_dict()
+            differ = ", ".join(f"{k}: {_shown(theirs.get(k))} in the file, {_shown(ours[k])} asked"
+                               for k in ours if ours[k] != theirs.get(k))
+            raise ResultsError(
+                f"{path} holds another experiment (different {differ}): "
+                "give another --out, or the same settings to resume it"
+            )
+        return ResultsWriter(path, config, resume=previous, sprt=sprt, held=held), previous
+    except BaseException:
+        held.close()
+        raise
