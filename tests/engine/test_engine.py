@@ -108,6 +108,7 @@ def test_replies_read_back_to_the_line_they_were_written_as() -> None:
         ("go time nan", 8, "time needs a positive number"),
         ("go iterations 1.5", 14, "iterations needs a positive integer, not '1.5'"),
         ("go iterations 9223372036854775808", None, "iterations must be a positive integer below 9,223,372,036,854,775,808"),
+        ("go time 1e308", None, "time must be a positive number of seconds, at most a year (31,536,000), not 1e+308"),
         ("go depth 3", 3, "'go' takes 'time S' and 'iterations N', not 'depth'"),
         ("go time 1 time 2", 10, "'time' is given twice"),
         ("setoption seed value 3", 10, "expected 'name' after 'setoption', got 'seed'"),

@@ -51,6 +51,13 @@ class AnswerError(TypeError):
     where c4lab noticed it."""
 
 
+#: The bound of every integer an agent's kernels count with (64 bits).
+INT_LIMIT = 2**63
+#: The longest time budget: a year (a clock's waits overflow far beyond it;
+#: a search meant to run for ever counts iterations instead).
+MAX_SECONDS = 365 * 24 * 3600
+
+
 @dataclass(frozen=True)
 class Budget:
     """How much an agent may think about one move.
@@ -66,9 +73,10 @@ class Budget:
     def __post_init__(self) -> None:
         time = self.time
         if time is not None and (
-            isinstance(time, bool) or not isinstance(time, numbers.Real) or not 0 < time < math.inf
+            isinstance(time, bool) or not isinstance(time, numbers.Real) or not 0 < time <= MAX_SECONDS
         ):
-            raise ValueError(f"a time budget must be a positive number of seconds, not {time!r}")
+            raise ValueError(f"a time budget must be a positive number of seconds, at most a year "
+                             f"({MAX_SECONDS:,}), not {time!r}")
         if self.iterations is not None:
             iterations = integer(self.iterations, "an iteration budget")
             if not 1 <= iterations < INT_LIMIT:  # the kernels count in 64 bits
@@ -217,7 +225,6 @@ class Agent(ABC):
 
 
 #: An integer parameter's bound: the compiled kernels take 64-bit integers.
-INT_LIMIT = 2**63
 
 
 @dataclass(frozen=True)
@@ -232,6 +239,7 @@ class Param:
     nullable: bool = False  # "none" is a value (always so when the default is None)
     minimum: float | None = None  # the smallest value allowed (numbers)
     above: bool = False  # ``minimum`` itself is not allowed (a time must be > 0)
+    maximum: float | None = None  # the largest value allowed (numbers; a time: ``MAX_SECONDS``)
 
     def convert(self, agent: str, raw: str) -> Any:
         if (self.nullable or self.default is None) and raw.lower() == "none":
@@ -259,6 +267,9 @@ class Param:
         if low is not None and isinstance(value, (int, float)) and (value < low or (self.above and value == low)):
             bound = f"greater than {low:g}" if self.above else f"at least {low:g}"
             raise SpecError(f"agent {agent!r}: {self.name} must be {bound}, not {raw!r}")
+        high = self.maximum
+        if high is not None and isinstance(value, (int, float)) and value > high:
+            raise SpecError(f"agent {agent!r}: {self.name} must be at most {high:,.10g}, not {raw!r}")
         if self.choices and value not in self.choices:
             allowed = ", ".join(str(c) for c in self.choices)
             raise SpecError(f"agent {agent!r}: {self.name} must be one of {allowed}, not {raw!r}")

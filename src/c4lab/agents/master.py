@@ -36,7 +36,7 @@ import time
 from dataclasses import replace
 
 from c4lab import compile_aside
-from c4lab.agents.base import Agent, Analysis, Budget, Param, register
+from c4lab.agents.base import MAX_SECONDS, Agent, Analysis, Budget, Param, register
 from c4lab.agents.minimax import WIN, MinimaxAgent, compile_search
 from c4lab.agents.minimax import on_disk as minimax_on_disk
 from c4lab.agents.solver_agent import solved_move
@@ -131,7 +131,7 @@ def _ready_minimax() -> None:
     "smart + Last-Good-Reply-2 playouts, tree reuse); 1 s a move",
     [
         Param("time", float, DEFAULT_TIME, "seconds per move (none: use iterations and depth)", nullable=True,
-              minimum=0, above=True),
+              minimum=0, above=True, maximum=MAX_SECONDS),
         Param("iterations", int, None, "UCT iterations per move instead of a time share", minimum=1),
         Param("depth", int, None, "minimax depth instead of a time share", minimum=1),
         Param("share", float, DEFAULT_SHARE, "share of the time given to minimax"),

@@ -46,7 +46,7 @@ from numba import njit
 
 import c4lab.jitcache  # noqa: F401  (numba's cache made safe for concurrent processes)
 from c4lab import compile_aside
-from c4lab.agents.base import Agent, Analysis, Budget, MoveStats, Param, register
+from c4lab.agents.base import MAX_SECONDS, Agent, Analysis, Budget, MoveStats, Param, register
 from c4lab.agents.evaluation import INC, _add, _remove, load_codes, windows
 from c4lab.rules import Move, Position
 from c4lab.rules import kernels as K
@@ -418,7 +418,7 @@ def compile_search() -> None:
     f"{DEFAULT_TIME:g} s per move unless depth= or time= is given",
     [
         Param("depth", int, None, "maximum depth in plies (alone: a fixed-depth search)", minimum=1),
-        Param("time", float, None, f"seconds per move (default {DEFAULT_TIME:g} without depth=)", minimum=0, above=True),
+        Param("time", float, None, f"seconds per move (default {DEFAULT_TIME:g} without depth=)", minimum=0, above=True, maximum=MAX_SECONDS),
     ],
 )
 class MinimaxAgent(Agent):

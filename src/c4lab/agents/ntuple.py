@@ -76,7 +76,17 @@ import numpy as np
 from numba import njit
 
 import c4lab.jitcache  # noqa: F401  (numba's cache made safe for concurrent processes)
-from c4lab.agents.base import Agent, Analysis, Budget, MoveStats, Param, SpecError, make_agent, register
+from c4lab.agents.base import (
+    MAX_SECONDS,
+    Agent,
+    Analysis,
+    Budget,
+    MoveStats,
+    Param,
+    SpecError,
+    make_agent,
+    register,
+)
 from c4lab.agents.ntuple_net import (
     BANNED,
     STONE_A,
@@ -602,7 +612,7 @@ def _unit(v: float) -> float:
               "iterations= ask for PUCT); with time=, the deepest a timed alpha-beta goes", minimum=0),
         Param("time", float, None, "seconds a move of the search on the learnt value (PUCT, or deepening "
               "alpha-beta with search=alphabeta; none: greedy)",
-              minimum=0, above=True),
+              minimum=0, above=True, maximum=MAX_SECONDS),
         Param("seed", int, None, "random seed for ties (default: fresh each run)"),
         Param("search", str, None, "the test-time search: puct (the network as prior and leaf value, as "
               "Scheiermann and Konen: iterations= or time=, 1000 iterations with neither) or alphabeta (depth= or "

@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 import time
 
-from c4lab.agents.base import Agent, Analysis, Budget, MoveStats, Param, make_agent, register
+from c4lab.agents.base import MAX_SECONDS, Agent, Analysis, Budget, MoveStats, Param, make_agent, register
 from c4lab.rules import Move, Position
 from c4lab.solver.api import DEFAULT_TABLE_SIZE
 from c4lab.solver.best_move import best_move
@@ -60,7 +60,7 @@ def solved_move(
     "plays a move that keeps the exact score (fastest win, slowest loss) when the position "
     "solves in time, else master's move (the analysis says which)",
     [
-        Param("time", float, DEFAULT_TIME, "seconds per move", minimum=0, above=True),
+        Param("time", float, DEFAULT_TIME, "seconds per move", minimum=0, above=True, maximum=MAX_SECONDS),
         Param("book", bool, True, "use the classic opening book"),
         Param("seed", int, None, "random seed of the fallback (master) and of random ties"),
         Param("ties", str, "centre", "among the moves that keep the exact score: the one nearest the centre, "

@@ -24,7 +24,7 @@ import numpy as np
 
 from c4lab import compile_aside
 from c4lab.agents import uct_search as S
-from c4lab.agents.base import Agent, Analysis, Budget, MoveStats, Param, register
+from c4lab.agents.base import MAX_SECONDS, Agent, Analysis, Budget, MoveStats, Param, register
 from c4lab.agents.solver_agent import solved_move
 from c4lab.rules import Move, Position
 from c4lab.rules import kernels as K
@@ -428,7 +428,7 @@ _EG = str(ENDGAME_CELLS)
 _PARAMS = [
     Param("iterations", int, None, f"iterations per move (default {DEFAULT_ITERATIONS} when no time is given)",
           minimum=1),
-    Param("time", float, None, "seconds per move", minimum=0, above=True),
+    Param("time", float, None, "seconds per move", minimum=0, above=True, maximum=MAX_SECONDS),
     Param("c", float, 1 / math.sqrt(2), "exploration constant of UCB1 (default 1/sqrt 2)", minimum=0),
     Param("final", str, "mean", "final move: best mean (BESTCHILD(root, 0)) or most visits", ("mean", "visits")),
     Param("tt", bool, False, "transposition table: statistics shared by transpositions"),

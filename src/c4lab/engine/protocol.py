@@ -22,11 +22,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from c4lab.agents.base import INT_LIMIT, MAX_SECONDS
 from c4lab.rules.errors import quote
 from c4lab.rules.move import Move
-
-#: ``go iterations``'s bound: an agent's search counts them in 64 bits (``agents.base.Budget``).
-ITERATIONS_LIMIT = 2**63
 
 #: Option names are one word: letters, digits, ``_``, ``-`` and ``.``.
 OPTION_NAME = re.compile(r"[A-Za-z0-9_.-]+")
@@ -123,11 +121,13 @@ class Go:
     iterations: int | None = None
 
     def __post_init__(self) -> None:
-        if self.time is not None and not (math.isfinite(self.time) and self.time > 0):
-            raise ValueError(f"go: time must be a positive number of seconds, not {self.time!r}")
-        if self.iterations is not None and not 1 <= self.iterations < ITERATIONS_LIMIT:
+        # the bounds of an agent's Budget, refused here as a bad message (the engine answers, and goes on)
+        if self.time is not None and not (math.isfinite(self.time) and 0 < self.time <= MAX_SECONDS):
+            raise ValueError(f"go: time must be a positive number of seconds, at most a year ({MAX_SECONDS:,}), "
+                             f"not {self.time!r}")
+        if self.iterations is not None and not 1 <= self.iterations < INT_LIMIT:
             raise ValueError(
-                f"go: iterations must be a positive integer below {ITERATIONS_LIMIT:,} (64 bits), not {self.iterations!r}"
+                f"go: iterations must be a positive integer below {INT_LIMIT:,} (64 bits), not {self.iterations!r}"
             )
 
     def __str__(self) -> str:
