@@ -189,7 +189,10 @@ def _terminate(pool: Pool) -> None:
     ``terminate`` holds, without having ended at its SIGTERM, and
     ``terminate`` waited for it forever (a SIGTERM sent by hand then ended
     it).  A worker killed this way does not stop its engine programs, as
-    one that ends at its SIGTERM does (``_worker_terminated``)."""
+    one that ends at its SIGTERM does (``_worker_terminated``).  The wait
+    after the kill is bounded as well (once, in a test run, a stop hung
+    with no worker left: the pool's own threads, not a process, held it);
+    the thread that stops the pool is a daemon, left to end alone."""
     stopper = threading.Thread(target=pool.terminate, name="c4lab-arena-stop", daemon=True)
     stopper.start()
     stopper.join(STOP_GRACE)
@@ -198,7 +201,9 @@ def _terminate(pool: Pool) -> None:
             if worker.exitcode is None:
                 logging.getLogger(__name__).warning("arena worker %s did not end at SIGTERM: killed", worker.pid)
                 worker.kill()
-        stopper.join()
+        stopper.join(STOP_GRACE)  # bounded too: a run that has stopped its workers must come back
+        if stopper.is_alive():
+            logging.getLogger(__name__).warning("the arena's pool did not finish stopping: left to end alone")
 
 
 #: Seconds to wait for a Ray cluster's address to accept a connection and answer.
