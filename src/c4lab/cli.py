@@ -1085,7 +1085,8 @@ def _set_names(text: str | None, default: tuple[str, ...], known: tuple[str, ...
 @click.option("--jobs", type=_Int64(min=1), default=None, help="Parallel games (default: all cores).")
 @click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True)
 @click.option("--ray-address", default=None, help="A Ray cluster to join (default: start a local one).")
-@click.option("--sprt", default=None, help="Stop a two-agent match when decided: elo0=0,elo1=20,alpha=0.05,beta=0.05")
+@click.option("--sprt", default=None, help="Stop a two-agent match when decided: elo0=0,elo1=20,alpha=0.05,beta=0.05 "
+              "(alpha and beta 0.05 where not given)")
 @click.option("--out", type=click.Path(dir_okay=False), callback=_writable_output, default="arena.jsonl", show_default=True,
               help="Results file (JSON lines); an unfinished run with the same settings is resumed.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")

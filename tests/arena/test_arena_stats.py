@@ -233,11 +233,17 @@ def test_sprt_bounds_are_walds():
     assert SPRT.parse(" beta=0.05 , alpha=0.05, elo1=5, elo0=-1.5 ") == SPRT(-1.5, 5, 0.05, 0.05)
 
 
+def test_an_sprt_without_its_error_rates_takes_fishtests_5_percent() -> None:
+    assert SPRT.parse("elo0=0,elo1=20") == SPRT(0, 20, 0.05, 0.05)
+    assert SPRT.parse("elo0=0,elo1=20,beta=0.1") == SPRT(0, 20, 0.05, 0.1)
+    assert str(SPRT.parse("elo1=20,elo0=0")) == "elo0=0,elo1=20,alpha=0.05,beta=0.05"  # the header keeps all four
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("elo0=0", "missing elo1, alpha, beta"),
-        ("elo0=0,elo1=20,alpha=0.05", "missing beta"),
+        ("elo0=0", "missing elo1"),
+        ("alpha=0.05,beta=0.05", "missing elo0, elo1"),
         ("elo0=0,elo1=20,alpha=0.05,beta=0.05,gamma=1", "unknown key 'gamma'"),
         ("elo0=0,elo1=twenty,alpha=0.05,beta=0.05", "elo1='twenty' is not a number"),
         ("elo0=0,elo1=20,alpha=,beta=0.05", "alpha='' is not a number"),

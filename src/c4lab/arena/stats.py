@@ -367,6 +367,8 @@ Verdict = Literal["H0", "H1"]
 Counts = Trinomial | Pentanomial | Sequence[int]
 _SPRT_KEYS = ("elo0", "elo1", "alpha", "beta")
 _SPRT_FORMAT = "elo0=0,elo1=20,alpha=0.05,beta=0.05"
+#: The error rates a test takes when it does not give them (fishtest's).
+_SPRT_DEFAULTS = {"alpha": 0.05, "beta": 0.05}
 
 
 @dataclass(frozen=True)
@@ -407,9 +409,10 @@ class SPRT:
 
     @classmethod
     def parse(cls, text: str) -> SPRT:
-        """Read ``elo0=0,elo1=20,alpha=0.05,beta=0.05``: all four keys, once
-        each, in any order; anything else is a ``ValueError`` that says what
-        is wrong."""
+        """Read ``elo0=0,elo1=20,alpha=0.05,beta=0.05``: the four keys once
+        each, in any order, ``alpha`` and ``beta`` 0.05 where not given
+        (``elo0=0,elo1=20`` is the same test); anything else is a
+        ``ValueError`` that says what is wrong."""
         values: dict[str, float] = {}
         for item in text.split(","):
             key, sep, value = (part.strip() for part in item.partition("="))
@@ -424,6 +427,7 @@ class SPRT:
             except ValueError:
                 raise ValueError(f"SPRT: {key}={value!r} is not a number") from None
             values[key] = number
+        values = {**_SPRT_DEFAULTS, **values}
         missing = [key for key in _SPRT_KEYS if key not in values]
         if missing:
             raise ValueError(f"SPRT: missing {', '.join(missing)} (expected {_SPRT_FORMAT})")
