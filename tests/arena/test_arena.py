@@ -116,6 +116,21 @@ def test_openings_file_is_read_strictly(tmp_path):
     bad.write_text("7x6:dd\n7x6:dq\n")
     with pytest.raises(ArenaError, match=r"bad\.txt:2"):
         read_openings(bad)
+    notepad = tmp_path / "notepad.txt"  # Windows' Notepad saves UTF-8 with a byte-order mark first
+    notepad.write_bytes(b"\xef\xbb\xbf7x6:dd\r\n9x8/Xd3:a\r\n")
+    assert read_openings(notepad) == ("7x6:dd", "9x8/Xd3:a")
+    latin = tmp_path / "latin.txt"
+    latin.write_bytes(b"7x6:dd\n# d\xe9but\n")
+    with pytest.raises(ArenaError, match=r"latin\.txt:2: not UTF-8 text \(byte 0xe9\)"):
+        read_openings(latin)
+
+
+def test_openings_a_run_is_too_short_to_play_are_noted() -> None:
+    openings = ("7x6:dd", "7x6:cc", "7x6:ee")
+    assert ArenaConfig(RANDOMS, games=6, openings=openings).schedule_notes() == []
+    assert ArenaConfig(RANDOMS, games=2, openings=openings).schedule_notes() == [
+        ("--games 2 makes 1 pair of games a pairing: only the first 1 of the 3 openings are played "
+        "(--games 6 plays each once)")]
 
 
 # -- refereed games ---------------------------------------------------------------

@@ -79,7 +79,7 @@ def run_arena(
     another's moves on some board of the run (``ArenaConfig.check_agents``)."""
     if sprt is not None and len(config.specs) != 2:
         raise ValueError("--sprt needs exactly two agents")
-    notes = config.check_agents()
+    notes = config.check_agents() + config.schedule_notes()
     if on_note is not None:
         for note in notes:
             on_note(note)

@@ -119,6 +119,17 @@ class ArenaConfig:
                 notes.append(f"{spec} has nothing learnt for {where}: it plays {other}'s moves there")
         return notes
 
+    def schedule_notes(self) -> list[str]:
+        """What a run of this schedule leaves out that its settings name: the
+        openings beyond its pairs (pair ``k`` starts from opening ``k``, so
+        with fewer pairs than openings the last ones are never played)."""
+        pairs = self.pairs_per_pairing
+        if self.openings and pairs < len(self.openings):
+            return [(f"--games {self.games} makes {pairs} pair{'s' if pairs != 1 else ''} of games a pairing: only the "
+                    f"first {pairs} of the {len(self.openings)} openings are played (--games "
+                    f"{2 * len(self.openings)} plays each once)")]
+        return []
+
     # -- (de)serialisation, for the results file's header -------------------
 
     def to_dict(self) -> dict[str, Any]:
@@ -199,9 +210,15 @@ def read_openings(path: str | Path) -> tuple[str, ...]:
     skipped), each checked: a bad one is reported with its file and line."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        raise ArenaError(f"cannot read the openings file {path}: {err}") from None
+        data = path.read_bytes()
+    except OSError as err:
+        raise ArenaError(f"cannot read the openings file {path}: {err.strerror or err}") from None
+    try:
+        text = data.decode("utf-8-sig")  # a byte-order mark first (as Windows' Notepad saves) is not a position
+    except UnicodeDecodeError as err:
+        number = data.count(b"\n", 0, err.start) + 1
+        raise ArenaError(f"{path}:{number}: not UTF-8 text (byte {data[err.start]:#04x}): "
+                         "the openings file holds position strings, one a line") from None
     openings: list[str] = []
     for number, line in enumerate(text.splitlines(), 1):
         line = line.strip()
