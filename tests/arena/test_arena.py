@@ -232,13 +232,27 @@ def test_an_interrupted_run_resumes_and_plays_only_what_is_missing(tmp_path, cut
 
 def test_a_results_file_of_another_experiment_is_not_touched(tmp_path):
     out = tmp_path / "run.jsonl"
-    run_arena(ArenaConfig(RANDOMS, games=2, seed=1), out, executor=LocalExecutor(1))
+    run_arena(ArenaConfig(RANDOMS, games=4, seed=1), out, executor=LocalExecutor(1))
     before = out.read_bytes()
     with pytest.raises(ResultsError, match="another experiment.*seed"):
-        run_arena(ArenaConfig(RANDOMS, games=2, seed=2), out, executor=LocalExecutor(1))
-    with pytest.raises(ResultsError, match=r"different games: 2 in the file, 4 asked\)"):  # the values, not just the name
-        run_arena(ArenaConfig(RANDOMS, games=4, seed=1), out, executor=LocalExecutor(1))
+        run_arena(ArenaConfig(RANDOMS, games=4, seed=2), out, executor=LocalExecutor(1))
+    with pytest.raises(ResultsError, match=r"different games: 4 in the file, 2 asked\): .*\(more --games extend it\)"):
+        run_arena(ArenaConfig(RANDOMS, games=2, seed=1), out, executor=LocalExecutor(1))  # fewer: some would go
+    with pytest.raises(ResultsError, match=r"different games: 4 in the file, 6 asked, seed: 1 in the file, 2 asked"):
+        run_arena(ArenaConfig(RANDOMS, games=6, seed=2), out, executor=LocalExecutor(1))  # the values, not the names
     assert out.read_bytes() == before
+
+
+def test_more_games_extend_a_run_with_the_pairs_a_longer_run_would_have_played(tmp_path):
+    """Review: going from 40 games to 80 was refused as another experiment,
+    though pair k starts from the same position whatever the number."""
+    out = tmp_path / "run.jsonl"
+    run_arena(ArenaConfig(RANDOMS, games=4, seed=3), out, executor=LocalExecutor(1))
+    extended = run_arena(ArenaConfig(RANDOMS, games=8, seed=3), out, executor=LocalExecutor(1))
+    assert extended.played == 4 and len(extended.games) == 8
+    assert read_results(out).config.games == 8  # the header says what the file now holds
+    whole = run_arena(ArenaConfig(RANDOMS, games=8, seed=3), tmp_path / "whole.jsonl", executor=LocalExecutor(1))
+    assert sorted(g.position for g in extended.games) == sorted(g.position for g in whole.games)
 
 
 def test_report_says_when_it_left_out_a_cut_last_line_and_ray_address_needs_ray(tmp_path):

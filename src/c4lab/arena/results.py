@@ -170,12 +170,14 @@ class ResultsWriter:
             self._write([header])
         else:
             whole = resume.whole_pairs()
-            if resume.cut_line or len(whole) != len(resume.games) or resume.sprt != sprt:
+            if (resume.cut_line or len(whole) != len(resume.games) or resume.sprt != sprt
+                    or resume.config.games != config.games):
                 # Drop a cut last line and the lone game of an unfinished
                 # pair (that pair is played again), and keep in the header
-                # the test of this run, the one that may stop it (or none):
-                # rewrite the file with what stays, then swap it in, so a
-                # crash here loses nothing.
+                # the test of this run, the one that may stop it (or none),
+                # and its number of games (a run extended by more): rewrite
+                # the file with what stays, then swap it in, so a crash
+                # here loses nothing.
                 with replacing(self.path, "w", encoding="utf-8") as file:
                     self._file = file
                     self._write([header, *(g.to_dict() for g in whole)])
@@ -212,8 +214,9 @@ def open_results(
     path: str | Path, config: ArenaConfig, sprt: str | None = None
 ) -> tuple[ResultsWriter, Results | None]:
     """Start ``path`` for ``config`` (``sprt``: the test that may stop it,
-    kept in the header), or continue it if it holds the same experiment (an
-    error if it holds another one).  A run continued under another test, or
+    kept in the header), or continue it if it holds the same experiment, or
+    the same with fewer games (extended to ``config.games``; an error if it
+    holds another one).  A run continued under another test, or
     none, has the header say so: the report must not tell of a test that
     did not stop the run.  The file is held by this run until the writer is
     closed: a second run on it is a ResultsError at once."""
@@ -227,13 +230,17 @@ def open_results(
     try:
         _hold(held, path)  # before reading it: what it holds stays so until this run ends
         previous = read_results(path)
-        if previous.config.to_dict() != config.to_dict():
-            ours, theirs = config.to_dict(), previous.config.to_dict()
-            differ = ", ".join(f"{k}: {_shown(theirs.get(k))} in the file, {_shown(ours[k])} asked"
-                               for k in ours if ours[k] != theirs.get(k))
+        ours, theirs = config.to_dict(), previous.config.to_dict()
+        differ = [k for k in ours if ours[k] != theirs.get(k)]
+        # More games of the same experiment extend it: pair k starts from the same position whatever the
+        # number of games, so the pairs played stay pairs of the longer run (and fewer would drop some).
+        longer = differ == ["games"] and config.games >= previous.config.games
+        if differ and not longer:
+            shown = ", ".join(f"{k}: {_shown(theirs.get(k))} in the file, {_shown(ours[k])} asked" for k in differ)
+            more = " (more --games extend it)" if differ == ["games"] else ""
             raise ResultsError(
-                f"{path} holds another experiment (different {differ}): "
-                "give another --out, or the same settings to resume it"
+                f"{path} holds another experiment (different {shown}): "
+                f"give another --out, or the same settings to resume it{more}"
             )
         return ResultsWriter(path, config, resume=previous, sprt=sprt, held=held), previous
     except BaseException:
