@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -29,7 +30,7 @@ from c4lab.arena.report import (
     write_report,
 )
 from c4lab.arena.results import ResultsError, open_results, read_results
-from c4lab.arena.runner import run_arena
+from c4lab.arena.runner import run_arena, running_summary
 from c4lab.arena.schedule import ArenaConfig, ArenaError, read_openings
 from c4lab.arena.stats import SPRT
 from c4lab.cli import main
@@ -169,6 +170,15 @@ def test_an_agent_that_crashes_cheats_or_overruns_loses_and_the_record_says_why(
     record = game.to_dict()
     assert record["forfeit"]["reason"] == reason
     assert Game.from_dict(json.loads(json.dumps(record))) == game
+
+
+def test_the_running_summary_counts_forfeits_so_a_broken_agent_shows_at_once():
+    crashed = Game.of(play_game(Crasher(), make_agent("random:seed=3"), Position.parse("7x6"), a_spec="x",
+                                b_spec="random:seed=3", policy="judge", limit=5, margin=1))
+    config = ArenaConfig(("x", "random:seed=3"), games=2)
+    assert running_summary(config, [crashed]) == "0 - 1, 1 forfeit"
+    assert running_summary(config, [crashed, crashed]) == "0 - 2, 2 forfeits"
+    assert running_summary(config, []) == "0 - 0"
 
 
 def test_a_normal_game_is_recorded_as_one_position_string_with_its_result_and_times():
@@ -506,6 +516,17 @@ def test_report_writes_three_plots_and_a_self_contained_page(tmp_path):
 # -- the command line ------------------------------------------------------------------
 
 
+def test_without_a_terminal_the_arena_prints_a_progress_line_every_tenth_of_the_run(tmp_path):
+    """Review: under ``nohup`` or a job scheduler (stderr no terminal) a run
+    printed nothing until its end."""
+    result = CliRunner().invoke(main, ["arena", *RANDOMS, "--games", "20", "--board", "5x4", "--jobs", "1",
+                                       "--out", str(tmp_path / "plain.jsonl")])
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.stderr.splitlines() if line.startswith("games ")]
+    assert [line.split()[1] for line in lines] == [f"{done}/20" for done in range(2, 21, 2)]
+    assert re.fullmatch(r"games 20/20  \d+(\.5)? - \d+(\.5)?  \(\d+ s\)", lines[-1])
+
+
 def test_cli_arena_then_report(tmp_path):
     out = tmp_path / "cli.jsonl"
     runner = CliRunner()
@@ -515,7 +536,7 @@ def test_cli_arena_then_report(tmp_path):
          "--jobs", "1", "--out", str(out), "--json"],
     )
     assert result.exit_code == 0, result.output
-    data = json.loads(result.output)
+    data = json.loads(result.stdout)  # stderr has the progress lines
     assert data["played"] == 4 and data["games"] == 4
     assert data["pairings"][0]["first"] == "heuristic:seed=1"
     report = runner.invoke(main, ["report", str(out), "--out-dir", str(tmp_path / "r")])

@@ -36,16 +36,21 @@ class RunOutcome:
 
 def running_summary(config: ArenaConfig, games: list[Game]) -> str:
     """A short line for the progress bar: the match score for two agents,
-    the leader otherwise."""
+    the leader otherwise; and the games lost by a forfeit, if any (an
+    engine that loses every game on time shows at once, not at the end)."""
     scores = {spec: 0.0 for spec in config.specs}
+    forfeits = 0
     for game in games:
         scores[game.a] += game.score_of(game.a)
         scores[game.b] += game.score_of(game.b)
+        forfeits += game.forfeit is not None
     if len(config.specs) == 2:
         first, second = config.specs
-        return f"{scores[first]:g} - {scores[second]:g}"
-    leader = max(scores, key=lambda s: scores[s])
-    return f"leader {leader} ({scores[leader]:g})"
+        line = f"{scores[first]:g} - {scores[second]:g}"
+    else:
+        leader = max(scores, key=lambda s: scores[s])
+        line = f"leader {leader} ({scores[leader]:g})"
+    return line + (f", {forfeits} forfeit{'s' if forfeits != 1 else ''}" if forfeits else "")
 
 
 def sprt_verdict(sprt: SPRT, config: ArenaConfig, games: list[Game]) -> str | None:

@@ -9,6 +9,7 @@ on a terminal, stderr shows what is going on meanwhile.
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -47,20 +48,33 @@ class StatusLine:
 
 
 @contextmanager
-def games_bar(total: int) -> Iterator[Callable[[int, int, str], None]]:
+def games_bar(total: int, plain_every: float = 60.0) -> Iterator[Callable[[int, int, str], None]]:
     """A progress bar of games on a terminal's stderr (games done, the
     running score, the time left); yields the function that moves it:
-    ``progress(done, total, summary)``."""
+    ``progress(done, total, summary)``.  Where stderr is no terminal (a log
+    file, ``nohup``, a job scheduler) a plain line instead, at each tenth of
+    the run and at least every ``plain_every`` seconds of it: a long run
+    that printed nothing until its end could not be followed."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     columns = (
         TextColumn("[bold]games"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[summary]}"),
         TimeRemainingColumn(),
     )
-    with Progress(*columns, console=stderr_console(), disable=not sys.stderr.isatty()) as bar:
+    terminal = sys.stderr.isatty()
+    began = time.monotonic()
+    last = {"time": began, "tenth": 0}
+    with Progress(*columns, console=stderr_console(), disable=not terminal) as bar:
         task = bar.add_task("games", total=total, summary="")
 
         def progress(done: int, total: int, summary: str) -> None:
             bar.update(task, completed=done, total=total, summary=summary)
+            if terminal:
+                return
+            now = time.monotonic()
+            tenth = 10 * done // max(total, 1)
+            if done and (tenth > last["tenth"] or now - last["time"] >= plain_every):
+                last.update(time=now, tenth=tenth)
+                click.echo(f"games {done}/{total}  {summary}  ({now - began:.0f} s)", err=True)
 
         yield progress
