@@ -150,7 +150,7 @@ def play_game(
             elif isinstance(err, IllegalMoveError) and isinstance(err, AgentError):  # an engine's bestmove
                 forfeit = Forfeit(side, "illegal", f"move {position.ply + 1} of {who}: {err}")
             else:
-                forfeit = Forfeit(side, "crash", crash_detail(err, who))
+                forfeit = Forfeit(side, "crash", f"move {position.ply + 1}: {crash_detail(err, who)}")
             break
         elapsed = time.perf_counter() - began
         times[side].append(round(elapsed, 5))  # 10 µs: as the arena saves it, so a record reads back equal

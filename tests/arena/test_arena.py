@@ -166,6 +166,7 @@ def test_an_agent_that_crashes_cheats_or_overruns_loses_and_the_record_says_why(
     assert game.forfeit is not None
     assert (game.forfeit.side, game.forfeit.reason) == (side, reason)
     assert detail in game.forfeit.detail
+    assert game.forfeit.detail.startswith(f"move {1 if side == 'A' else 2}")  # which move, whatever the reason
     assert game.result == ("B" if side == "A" else "A")
     record = game.to_dict()
     assert record["forfeit"]["reason"] == reason
