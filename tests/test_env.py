@@ -5,6 +5,7 @@ planes, rewards, and what an illegal action does."""
 from __future__ import annotations
 
 import random
+import re
 import warnings
 
 import numpy as np
@@ -87,6 +88,17 @@ def test_a_position_string_is_where_every_game_starts() -> None:
     assert e.unwrapped.position.notation == "7x6:ddd"
     with pytest.raises(ValueError, match="finished"):
         raw_env(board="7x6:dcdcdcd")
+
+
+@pytest.mark.parametrize(("options", "words"), [
+    ({"bonus": "yes"}, "bonus must be True or False, not 'yes'"),
+    ({"bonus": 1}, "bonus must be True or False, not 1"),
+    ({"board": 7}, "board must be a position string like '7x6' or '9x8/Xd3', or 'random', not 7"),
+])
+def test_an_environments_options_of_the_wrong_kind_are_refused_with_what_to_pass(options: dict, words: str) -> None:
+    # "no" would have been a true bonus
+    with pytest.raises(TypeError, match=re.escape(words)):
+        raw_env(**options)
 
 
 def test_planes_show_the_board_from_the_observing_agent_and_top_row_first() -> None:

@@ -97,6 +97,10 @@ class raw_env(AECEnv, EzPickle):
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
+        if not isinstance(bonus, bool):  # "no" would be true
+            raise TypeError(f"bonus must be True or False, not {bonus!r}")
+        if not isinstance(board, str):
+            raise TypeError(f"board must be a position string like '7x6' or '9x8/Xd3', or 'random', not {board!r}")
         self.render_mode = render_mode
         self.board = board
         self.bonus = bonus
