@@ -8,17 +8,53 @@ Both sides get the same wall-clock time a move (OpenSpiel's
 examples).  Each opening (a board and two random first moves) is played
 twice, sides swapped.  Plain boards only: OpenSpiel's connect_four has no
 forbidden cells or bonus.  Prints a line per board and the total score.
+Bad options (an unknown agent, a board with forbidden or bonus cells, no
+positive ``--seconds`` or ``--pairs``, OpenSpiel not installed) stop it at
+once with one line that says which.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import random
 import time
 
 from c4lab.adapters.openspiel import OpenSpielMCTS
-from c4lab.agents import make_agent
+from c4lab.agents import Agent, make_agent
 from c4lab.rules import Position
+
+
+def check_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[list[Position], Agent]:
+    """The boards and a first copy of the agent, or one clear error (exit 2):
+    before, ``--seconds 0`` searched without end (OpenSpiel's "no limit"),
+    ``--pairs 0`` divided by zero, and a bad board or agent was a traceback
+    after minutes of games."""
+    if not 0 < args.seconds < math.inf:
+        parser.error(f"--seconds must be a number above 0 (OpenSpiel's time a move), got {args.seconds:g}")
+    if args.pairs < 1:
+        parser.error(f"--pairs must be 1 or more (openings per board), got {args.pairs}")
+    boards = []
+    for text in args.boards.split(","):
+        try:
+            board = Position.parse(text.strip())
+        except ValueError as exc:
+            parser.error(f"--boards: {exc}")
+        if board.variant.forbidden or board.variant.bonus is not None:
+            parser.error(f"--boards: {text.strip()}: OpenSpiel's connect_four has plain boards only "
+                         "(no forbidden or bonus cells)")
+        if board.is_over:
+            parser.error(f"--boards: {text.strip()}: the game is already over")
+        boards.append(board)
+    try:
+        agent = make_agent(args.agent)
+    except ValueError as exc:
+        parser.error(f"--agent: {exc}")
+    try:
+        import pyspiel  # noqa: F401  (the yardstick; OpenSpielMCTS imports it when made)
+    except ImportError:
+        parser.error("OpenSpiel is not installed: python3 -m pip install open-spiel")
+    return boards, agent
 
 
 def main() -> None:
@@ -29,16 +65,18 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=10, help="openings per board (two games each)")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
+    boards, ours = check_options(parser, args)
 
     rng = random.Random(args.seed)
     total = games = 0.0
-    for board in args.boards.split(","):
-        ours = make_agent(args.agent)
+    for index, board in enumerate(boards):
+        if index:
+            ours = make_agent(args.agent)
         theirs = OpenSpielMCTS(args.seconds, args.seed)
         score = played = 0.0
         started = time.time()
         for _ in range(args.pairs):
-            opening = Position.parse(board)
+            opening = board
             for _ in range(2):
                 opening = opening.play(rng.choice(opening.legal_moves()))
             for ours_is_a in (True, False):
@@ -52,7 +90,7 @@ def main() -> None:
                 played += 1
         total += score
         games += played
-        print(f"{board:>6}: {args.agent} scores {score:.1f}/{played:.0f} ({score / played:.0%}) "
+        print(f"{board.notation:>6}: {args.agent} scores {score:.1f}/{played:.0f} ({score / played:.0%}) "
               f"in {time.time() - started:.0f} s", flush=True)
     print(f"total: {total:.1f}/{games:.0f} ({total / games:.0%})")
 
