@@ -8,7 +8,10 @@ script drives with a small program on its command line.  Make one with
 
     python3 -m venv .bitbully-venv && .bitbully-venv/bin/pip install bitbully
 
-(``--venv``, or ``$C4LAB_BITBULLY_VENV``; without one, only c4lab runs).
+(``--venv``, or ``$C4LAB_BITBULLY_VENV``; without either and without
+``.bitbully-venv``, only c4lab runs; a ``--venv`` or ``$C4LAB_BITBULLY_VENV``
+that holds no Python, or whose Python cannot run BitBully, stops it with
+one line that says so).
 
 The positions: ``7x6:dddd``, ``7x6:ddddd`` and ``--random`` positions at ply
 6 to 10 reached by seeded random moves.  Both solvers search without any
@@ -62,25 +65,53 @@ def positions(count: int, seed: int) -> list[Position]:
     return out
 
 
+class BitBullyError(Exception):
+    """BitBully's environment could not run the positions: says why."""
+
+
 def run_bitbully(venv: Path, items: list[Position]) -> list[dict[str, float]] | None:
+    """BitBully's score, nodes and CPU seconds for each position, or
+    ``None`` where ``venv`` holds no Python."""
     python = venv / "bin" / "python"
     if not python.exists():
         return None
     text = "".join("".join(str(m.column) for m in p.moves) + "\n" for p in items)
-    run = subprocess.run([str(python), "-c", BITBULLY_PROGRAM], input=text, capture_output=True, text=True, check=True)
-    return [json.loads(line) for line in run.stdout.splitlines()]
+    run = subprocess.run([str(python), "-c", BITBULLY_PROGRAM], input=text, capture_output=True, text=True,
+                         check=False)
+    lines = run.stdout.splitlines()
+    if run.returncode != 0 or len(lines) != len(items):
+        why = (run.stderr.strip().splitlines() or [f"exit status {run.returncode}, no message"])[-1]
+        raise BitBullyError(f"BitBully's environment {venv} could not solve the positions: {why} "
+                            f"(install it there: {python} -m pip install bitbully)")
+    return [json.loads(line) for line in lines]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--venv", type=Path, default=Path(os.environ.get("C4LAB_BITBULLY_VENV", ".bitbully-venv")))
+    parser.add_argument("--venv", type=Path, default=None,
+                        help="BitBully's virtual environment (default: $C4LAB_BITBULLY_VENV, else .bitbully-venv "
+                             "if there is one)")
     parser.add_argument("--random", type=int, default=20, help="random positions at ply 6-10")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
+    if args.random < 0:
+        parser.error(f"--random must be 0 or more (positions besides dddd and ddddd), got {args.random}")
+    # Where the environment was named (an error then says so); the default
+    # folder, when missing, only leaves BitBully out.
+    named = "--venv" if args.venv is not None else "$C4LAB_BITBULLY_VENV" if "C4LAB_BITBULLY_VENV" in os.environ \
+        else None
+    if args.venv is None:
+        args.venv = Path(os.environ.get("C4LAB_BITBULLY_VENV", ".bitbully-venv"))
+    if named and not (args.venv / "bin" / "python").exists():
+        parser.error(f"{named}: {args.venv} is not a virtual environment (no bin/python); make one with "
+                     f"python3 -m venv {args.venv} && {args.venv}/bin/pip install bitbully")
 
     items = positions(args.random, args.seed)
     print(f"{'position':<22}{'score':>6}{'c4lab s':>10}{'c4lab nodes':>14}{'BitBully s':>12}{'BB nodes':>14}", flush=True)
-    theirs = run_bitbully(args.venv, items)
+    try:
+        theirs = run_bitbully(args.venv, items)
+    except BitBullyError as exc:
+        sys.exit(f"vs_bitbully.py: error: {exc}")
     ours_total = theirs_total = 0.0
     solver = Solver(book=False)
     for i, position in enumerate(items):

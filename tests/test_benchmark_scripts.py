@@ -3,6 +3,7 @@ traceback, no hang, no minutes of work first)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -39,3 +40,26 @@ def one_error(done: subprocess.CompletedProcess[str], *words: str) -> str:
 ])
 def test_vs_openspiel_refuses_bad_options(args: list[str], words: list[str]) -> None:
     one_error(run_script("vs_openspiel.py", *args), *words)
+
+
+def test_vs_bitbully_refuses_a_negative_count() -> None:
+    one_error(run_script("vs_bitbully.py", "--random", "-1"), "--random", "got -1")
+
+
+def test_vs_bitbully_refuses_a_named_environment_that_is_not_one(tmp_path: Path) -> None:
+    missing = tmp_path / "nowhere"
+    one_error(run_script("vs_bitbully.py", "--venv", str(missing)), "--venv", str(missing), "pip install bitbully")
+    env = dict(os.environ, C4LAB_BITBULLY_VENV=str(missing))
+    one_error(run_script("vs_bitbully.py", env=env), "$C4LAB_BITBULLY_VENV", str(missing))
+
+
+def test_vs_bitbully_says_why_bitbully_did_not_run(tmp_path: Path) -> None:
+    """An environment without BitBully: its own message, not a traceback of
+    CalledProcessError with the whole driving program in it."""
+    python = tmp_path / "venv" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text("#!/bin/sh\necho \"ModuleNotFoundError: No module named 'bitbully'\" >&2\nexit 1\n")
+    python.chmod(0o755)
+    line = one_error(run_script("vs_bitbully.py", "--venv", str(python.parents[1]), "--random", "0"),
+                     "No module named 'bitbully'", "pip install bitbully")
+    assert "import json" not in line
