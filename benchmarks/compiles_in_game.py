@@ -111,6 +111,25 @@ def check(spec: str, board: str, games: int, cache_dir: str) -> dict[str, object
     return report
 
 
+def check_options(parser: argparse.ArgumentParser, specs: list[str], boards: list[str]) -> None:
+    """One clear error for a bad agent or board, before any process starts
+    (each would fail on every board in turn otherwise)."""
+    from c4lab.agents import make_agent
+    from c4lab.rules import Position
+
+    for board in boards:
+        try:
+            if Position.parse(board).is_over:
+                parser.error(f"--board {board}: the game is already over")
+        except ValueError as exc:
+            parser.error(f"--board: {exc}")
+    for spec in specs:
+        try:
+            make_agent(spec)
+        except ValueError as exc:
+            parser.error(f"agent {spec!r}: {exc}")
+
+
 def _by_move(found: list[list[object]]) -> list[str]:
     """``game G move M (S s): the first three of c4lab's functions and N
     more`` for each move that compiled something (``found``: [game, move,
@@ -135,14 +154,16 @@ def main() -> None:
     parser.add_argument("--board", action="append", help=f"boards, in this order (default: {' '.join(BOARDS)})")
     parser.add_argument("--games", type=int, default=2, help="games on each board (default 2)")
     args = parser.parse_args()
-
+    if args.games < 1:
+        parser.error(f"--games must be 1 or more, got {args.games}")
     boards = args.board or list(BOARDS)
+    check_options(parser, args.specs, boards)
     print(f"{'agent':32} {'board':14} {'warm-up':>8} {'moves':>6} {'slowest':>8}  compiled during the games")
     failures = 0
     for spec in args.specs:
         with tempfile.TemporaryDirectory(prefix="c4lab-numba-") as cache_dir:
             for board in boards:
-                report = check(spec, board, max(1, args.games), cache_dir)
+                report = check(spec, board, args.games, cache_dir)
                 if "error" in report:
                     failures += 1
                     print(f"{spec:32} {board:14} failed: {report['error']}", flush=True)

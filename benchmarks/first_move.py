@@ -99,6 +99,9 @@ def main() -> None:
                              "whose speed wanders, run several)")
     parser.add_argument("--only", choices=sorted(CASES), action="append", help="run only these cases")
     args = parser.parse_args()
+    for option, value in (("--warm-runs", args.warm_runs), ("--cold-runs", args.cold_runs)):
+        if value < 1:
+            parser.error(f"{option} must be 1 or more, got {value}")
 
     names = args.only or list(CASES)
     width = 11 if args.cold_runs == 1 else 14
@@ -107,12 +110,12 @@ def main() -> None:
         before, measured = CASES[name]
         colds: list[tuple[float, float]] = []
         warms: list[tuple[float, float]] = []
-        for _ in range(max(1, args.cold_runs)):
+        for _ in range(args.cold_runs):
             with tempfile.TemporaryDirectory(prefix="c4lab-numba-") as cache_dir:
                 for command in before:
                     run(command, cache_dir)
                 colds.append(run(measured, cache_dir))
-                warms.extend(run(measured, cache_dir) for _ in range(max(1, args.warm_runs)))
+                warms.extend(run(measured, cache_dir) for _ in range(args.warm_runs))
         warm = min(warms, key=lambda r: r[1])
         cold_wall, cold_cpu = _span([c[0] for c in colds]), _span([c[1] for c in colds])
         print(f"{name:32} {cold_wall:>{width}} {cold_cpu:>{width}} {warm[0]:9.2f}s {warm[1]:8.2f}s", flush=True)

@@ -63,3 +63,18 @@ def test_vs_bitbully_says_why_bitbully_did_not_run(tmp_path: Path) -> None:
     line = one_error(run_script("vs_bitbully.py", "--venv", str(python.parents[1]), "--random", "0"),
                      "No module named 'bitbully'", "pip install bitbully")
     assert "import json" not in line
+
+
+@pytest.mark.parametrize("args", [["--warm-runs", "0"], ["--cold-runs", "-1"]])
+def test_first_move_refuses_counts_below_one(args: list[str]) -> None:
+    """Was: quietly run once, as though 1 had been given."""
+    one_error(run_script("first_move.py", *args, "--only", "show 7x6"), args[0], f"got {args[1]}")
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (["--games", "0", "random"], ["--games", "got 0"]),            # was: quietly 1
+    (["nosuch", "--board", "4x4"], ["unknown agent 'nosuch'"]),    # was: a failure line per board, after each started
+    (["random", "--board", "7y6"], ["--board", "invalid position '7y6'"]),
+])
+def test_compiles_in_game_refuses_bad_options(args: list[str], words: list[str]) -> None:
+    one_error(run_script("compiles_in_game.py", *args), *words)
