@@ -78,3 +78,16 @@ def test_first_move_refuses_counts_below_one(args: list[str]) -> None:
 ])
 def test_compiles_in_game_refuses_bad_options(args: list[str], words: list[str]) -> None:
     one_error(run_script("compiles_in_game.py", *args), *words)
+
+
+def test_load_server_refuses_a_negative_kill_time() -> None:
+    """Was: a ValueError from time.sleep once the server and the rooms were up."""
+    one_error(run_script("load_server.py", "--kill", "--kill-after", "-5", "--rooms", "2"), "--kill-after", "-5")
+
+
+def test_load_server_says_why_the_server_did_not_start() -> None:
+    """Was: 'see /tmp/c4lab-load-.../server-2.log', a file in a temporary
+    folder removed as the script exited."""
+    done = run_script("load_server.py", "--server-option=--bogus", "--rooms", "2", "--duration", "1")
+    assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
+    assert "exited at start" in done.stderr and "--bogus" in done.stderr and ".log" not in done.stderr, done.stderr
