@@ -95,8 +95,24 @@ def main() -> None:
     parser.add_argument("--perfect-games", type=int, default=100,
                         help="games from the empty board against perfect with random ties")
     args = parser.parse_args()
+    # Bad options: one error line before any measuring (they were tracebacks
+    # after minutes, or, for negative counts, "wins 0/-5 (-0%)").
+    for option in ("probes", "games", "perfect", "perfect_games", "puct"):
+        if getattr(args, option) < 0:
+            parser.error(f"--{option.replace('_', '-')} must be 0 or more, got {getattr(args, option)}")
+    for option in ("search", "puct_time"):
+        if not 0 <= getattr(args, option) < float("inf"):
+            parser.error(f"--{option.replace('_', '-')} must be 0 or more seconds, got {getattr(args, option)}")
     weights = args.weights or str(shipped_path("7x6"))
-    network = Network.load(weights)
+    try:
+        network = Network.load(weights)
+    except (OSError, ValueError) as exc:
+        parser.error(f"--weights: {exc}")
+    for spec in filter(None, args.specs.split(",")):
+        try:
+            make_agent(spec)
+        except ValueError as exc:
+            parser.error(f"--specs: {exc}")
     greedy = f"ntuple:weights={weights},seed=1"
     search = f"ntuple:weights={weights},search=alphabeta,time={args.search:g},seed=1"
     puct = f"ntuple:weights={weights},search=puct,iterations={args.puct},seed=1"

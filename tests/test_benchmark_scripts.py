@@ -91,3 +91,12 @@ def test_load_server_says_why_the_server_did_not_start() -> None:
     done = run_script("load_server.py", "--server-option=--bogus", "--rooms", "2", "--duration", "1")
     assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
     assert "exited at start" in done.stderr and "--bogus" in done.stderr and ".log" not in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (["--weights", "/nonexistent.npz"], ["--weights", "does not exist"]),    # was: a NetworkError traceback
+    (["--perfect-games", "-5"], ["--perfect-games", "got -5"]),            # was: 'wins 0/-5 (-0%)'
+    (["--specs", "nosuch"], ["--specs", "unknown agent 'nosuch'"]),        # was: a traceback after the networks
+])
+def test_ntuple_strength_refuses_bad_options(args: list[str], words: list[str]) -> None:
+    one_error(run_script("ntuple_strength.py", *args), *words)
