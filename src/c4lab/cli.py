@@ -687,7 +687,8 @@ def connect(
 @click.option("--limit", type=_Int64(min=1), default=50, show_default=True, help="The most games listed.")
 def games(db: str | None, as_json: bool, limit: int) -> None:
     """List the games stored by `c4lab play` (in the browser) or `c4lab
-    serve`, newest first; the terminal game stores none."""
+    serve`, newest first; the terminal game stores none. A damaged game is
+    named in an error line and the others are listed (exit status 2)."""
     from pathlib import Path
 
     from c4lab.server.run import DEFAULT_DB
@@ -697,12 +698,17 @@ def games(db: str | None, as_json: bool, limit: int) -> None:
         click.echo(f"no games stored yet: games in the browser (`c4lab play`) and on `c4lab serve` are kept in "
                    f"{DEFAULT_DB}; the terminal game keeps none", err=True)
         return
+    damaged: list[str] = []
     try:
-        rows = read_games(db or DEFAULT_DB, limit)  # a listing creates no file
+        rows = read_games(db or DEFAULT_DB, limit, damaged)  # a listing creates no file
     except StorageError as exc:
         raise BadInput(str(exc)) from None
     for row in rows:
         click.echo(json.dumps(row.listing()) if as_json else row.listing_line())
+    if damaged:  # the others are listed; each damaged one is said, and the status says it too
+        for line in damaged:
+            click.echo(f"Error: {line}", err=True)
+        sys.exit(2)
 
 
 @main.command()

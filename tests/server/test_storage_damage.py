@@ -440,3 +440,44 @@ def test_a_copy_of_a_good_database_still_serves_its_games(good: Path, tmp_path: 
     shutil.copy(good, copy)
     assert len(read_games(copy)) == 300
     GameStore(copy).close()
+
+
+# ---------------------------------------------------------------------------
+# A damaged row in a listing
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("damage", "words"), [
+    ("seats = 'garbage'", "JSONDecodeError"),
+    ("seats = '{\"A\": {\"kind\": \"human\"}, \"B\": {\"kind\": \"human\"}}'", "a seat has no name"),
+    ("seats = '{\"A\": {\"name\": \"Ann\"}}'", "the seats are ['A'], not A and B"),
+    ("updated = 'yesterday'", "its time updated is 'yesterday', not a number"),
+    ("updated = 1e20", "OverflowError"),
+], ids=["not JSON", "no names", "one seat", "a time of words", "a time out of range"])
+def test_a_listing_names_each_damaged_game_and_lists_the_others(good: Path, damage: str, words: str) -> None:
+    # the rows but the first two made tracebacks (KeyError, TypeError,
+    # OverflowError); the first hid every other game behind its error
+    with sqlite3.connect(good) as db:
+        db.execute(f"UPDATE games SET {damage} WHERE code = 'game0007'")
+    db.close()
+    for args in ([], ["--json"]):
+        result = CliRunner().invoke(main, ["games", "--db", str(good), "--limit", "1000", *args])
+        assert result.exit_code == 2 and isinstance(result.exception, SystemExit), result.output
+        assert len(result.stdout.splitlines()) == 299 and "game0007" not in result.stdout
+        assert result.stderr.startswith(f"Error: {good}: the row of game 'game0007' is damaged (")
+        assert len(result.stderr.splitlines()) == 1 and words in result.stderr, result.stderr
+
+
+def test_a_damaged_public_game_is_left_out_of_the_public_games_not_the_others(tmp_path: Path) -> None:
+    store = GameStore(tmp_path / "games.sqlite")
+    try:
+        for code in ("fine", "bad"):
+            store.save(GameRow(code, "online", "7x6:dddd", 0, SEATS, public=True, status="over", result="draw",
+                               reason="full", finished=time.time()))
+        store._db.execute("UPDATE games SET seats = '{\"A\": {}, \"B\": {}}' WHERE code = 'bad'")
+        with TestClient(create_app(store, hint_spec="random", agent_workers=1)) as client:
+            answer = client.get("/api/games")  # a 500: the whole list failed on the one row
+        assert answer.status_code == 200, answer.text
+        assert [game["code"] for game in answer.json()] == ["fine"]
+    finally:
+        store.close()

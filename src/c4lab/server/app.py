@@ -312,7 +312,12 @@ def create_app(
 
     @app.get("/api/games")
     async def list_games() -> list[dict[str, Any]]:
-        """Finished games whose host made them public, newest first."""
+        """Finished games whose host made them public, newest first (a
+        damaged row is left out, with a warning in the log: the others are listed)."""
+        damaged: list[str] = []
+        rows = store.finished_public(damaged=damaged)
+        for problem in damaged:
+            log.warning("%s: left out of the public games", problem)
         return [
             {
                 "code": row.code,
@@ -322,7 +327,7 @@ def create_app(
                 "finished": row.finished,
                 "names": {side: seat["name"] for side, seat in row.seats.items()},
             }
-            for row in store.finished_public()
+            for row in rows
         ]
 
     @app.get("/api/games/{code}")

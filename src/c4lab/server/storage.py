@@ -360,14 +360,15 @@ class GameStore:
             self._remember(tuple(found[0]))
         return row
 
-    def finished_public(self, limit: int = 100) -> list[GameRow]:
-        """Finished games whose host marked them public, newest first."""
+    def finished_public(self, limit: int = 100, damaged: list[str] | None = None) -> list[GameRow]:
+        """Finished games whose host marked them public, newest first; a
+        damaged row as in ``all``."""
         rows = self._run(
             "read the games of",
             "SELECT * FROM games WHERE public = 1 AND status = 'over' ORDER BY finished DESC LIMIT ?",
             (limit,),
         )
-        return [self._row(r) for r in rows]
+        return self._rows(rows, damaged)
 
     def open_rooms(self, mode: str) -> list[GameRow]:
         """The rooms of ``mode`` still open: waiting for a player or being played."""
@@ -377,16 +378,31 @@ class GameStore:
         )
         return [self._row(r) for r in rows]
 
-    def all(self, limit: int | None = None) -> list[GameRow]:
-        """Every stored game, newest first (the ``c4lab games`` listing)."""
+    def all(self, limit: int | None = None, damaged: list[str] | None = None) -> list[GameRow]:
+        """Every stored game, newest first (the ``c4lab games`` listing).
+        A damaged row is a StorageError, or with ``damaged`` given, left
+        out and said there (one line each: the file, the game, what is wrong)."""
         query = "SELECT * FROM games ORDER BY updated DESC"
         rows = self._run("read the games of", query + (" LIMIT ?" if limit else ""), (limit,) if limit else ())
-        return [self._row(r) for r in rows]
+        return self._rows(rows, damaged)
+
+    def _rows(self, rows: list[Any], damaged: list[str] | None) -> list[GameRow]:
+        """The GameRows of ``rows``; a damaged one a StorageError, or with
+        ``damaged`` given, left out and its error added there."""
+        found = []
+        for values in rows:
+            try:
+                found.append(self._row(values))
+            except StorageError as exc:
+                if damaged is None:
+                    raise
+                damaged.append(str(exc))
+        return found
 
     def _row(self, values: tuple[Any, ...]) -> GameRow:
         try:
             return _row(values)
-        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+        except (ValueError, TypeError, KeyError, AttributeError, OverflowError, OSError) as exc:
             raise StorageError(
                 f"{self.path}: the row of game {values[0]!r} is damaged ({type(exc).__name__}: {exc})"
             ) from None
@@ -433,25 +449,36 @@ def _stamp(holder: int, more: str = "") -> None:
         pass
 
 
-def read_games(path: str | Path, limit: int | None = None) -> list[GameRow]:
+def read_games(path: str | Path, limit: int | None = None, damaged: list[str] | None = None) -> list[GameRow]:
     """The games stored in ``path``, newest first, creating nothing: a
     missing file is a :class:`StorageError`.  It reads beside a running
-    server (no lock file is taken)."""
-    if not Path(path).is_file():
+    server (no lock file is taken).  ``damaged``: see ``GameStore.all``."""
+    if not Path(path).exists():
         raise StorageError(f"no game database at {path} (`c4lab play` in the browser and `c4lab serve` make one; "
                            "the terminal game does not)")
     store = GameStore(path, exclusive=False)
     try:
-        return store.all(limit)
+        return store.all(limit, damaged)
     finally:
         store.close()
 
 
 def _row(values: tuple[Any, ...]) -> GameRow:
+    """The row's values as a GameRow; a ValueError or TypeError if they are
+    not what a store writes (what a listing and a room read must be there)."""
     (code, mode, position, start_ply, seats, public, status, result, reason, created, updated, finished) = values
     stored = json.loads(seats)
     if not isinstance(stored, dict) or not all(isinstance(seat, dict) for seat in stored.values()):
         raise ValueError("the seats are not an object of seats")
+    if sorted(stored) != ["A", "B"]:
+        raise ValueError(f"the seats are {sorted(stored)}, not A and B")
+    if not all(isinstance(seat.get("name", 0), (str, type(None))) for seat in stored.values()):
+        raise ValueError("a seat has no name")
+    for name, when in (("created", created), ("updated", updated), ("finished", finished)):
+        if when is not None or name != "finished":
+            if isinstance(when, bool) or not isinstance(when, (int, float)):
+                raise TypeError(f"its time {name} is {when!r}, not a number")
+            datetime.datetime.fromtimestamp(when)  # a time out of range: an OverflowError, an OSError or a ValueError
     return GameRow(
         code, mode, position, start_ply, stored, bool(public), status, result, reason,
         created, updated, finished,
