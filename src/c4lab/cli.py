@@ -694,7 +694,7 @@ def games(db: str | None, as_json: bool, limit: int) -> None:
     from c4lab.server.run import DEFAULT_DB
     from c4lab.server.storage import StorageError, read_games
 
-    if db is None and not Path(DEFAULT_DB).is_file():  # nothing stored yet: not an error
+    if db is None and not Path(DEFAULT_DB).exists():  # nothing stored yet: not an error
         click.echo(f"no games stored yet: games in the browser (`c4lab play`) and on `c4lab serve` are kept in "
                    f"{DEFAULT_DB}; the terminal game keeps none", err=True)
         return

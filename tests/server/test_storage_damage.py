@@ -443,6 +443,56 @@ def test_a_copy_of_a_good_database_still_serves_its_games(good: Path, tmp_path: 
 
 
 # ---------------------------------------------------------------------------
+# A folder, a pipe or no folder where the database should be
+# ---------------------------------------------------------------------------
+
+
+def c4lab(*args: str) -> subprocess.CompletedProcess[str]:
+    """``c4lab ARGS`` run until it ends."""
+    return subprocess.run([sys.executable, "-m", "c4lab", *args], capture_output=True, text=True, timeout=60, check=False)
+
+
+def test_a_folder_where_the_database_should_be_is_said_by_games_and_serve(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    default = tmp_path / ".c4lab" / "games.sqlite"
+    default.mkdir(parents=True)
+    monkeypatch.setattr("c4lab.server.run.DEFAULT_DB", default)
+    listing = CliRunner().invoke(main, ["games"])  # it said "no games stored yet"
+    served = CliRunner().invoke(main, ["serve", "--port", str(free_port())])  # "unable to open database file"
+    for result in (listing, served):
+        assert result.exit_code == 2, result.output
+        assert result.output == f"Error: {default} is a folder, not a game database file: give --db a file\n"
+    assert list(default.iterdir()) == []
+
+
+def test_a_home_where_the_database_folder_cannot_be_made_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    home.write_text("a file where the home folder should be")  # no folder can be made in it, even by root
+    default = home / ".c4lab" / "games.sqlite"
+    monkeypatch.setattr("c4lab.server.run.DEFAULT_DB", default)
+    for command in (["serve", "--port", str(free_port())], ["play", "--no-browser", "--port", str(free_port())]):
+        result = CliRunner().invoke(main, command)  # a traceback (NotADirectoryError, PermissionError)
+        assert result.exit_code == 2, result.output
+        assert isinstance(result.exception, SystemExit), repr(result.exception)
+        assert result.output.startswith(f"Error: cannot create the folder {home / '.c4lab'} for the game database "
+                                        f"{default}: "), result.output
+        assert result.output.endswith("(give --db a file in a folder you can write)\n"), result.output
+    assert home.read_text() == "a file where the home folder should be"
+
+
+@pytest.mark.parametrize("path", ["/dev/null", "pipe"])
+def test_a_pipe_or_a_device_is_not_a_database(tmp_path: Path, path: str) -> None:
+    db = Path(path) if path.startswith("/") else tmp_path / path
+    if path == "pipe":
+        os.mkfifo(db)  # SQLite reading it: "the disk refused to read or write it: is it full, or failing?"
+    for done in (serve(db), c4lab("games", "--db", str(db))):
+        refused(done, db, "is not a regular file")
+
+
+# ---------------------------------------------------------------------------
 # A damaged row in a listing
 # ---------------------------------------------------------------------------
 

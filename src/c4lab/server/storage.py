@@ -231,7 +231,17 @@ class GameStore:
         existed = False
         if self.path != ":memory:":
             file = Path(self.path)
-            file.parent.mkdir(parents=True, exist_ok=True)
+            if file.is_dir():
+                raise StorageError(f"{self.path} is a folder, not a game database file: give --db a file")
+            if file.exists() and not file.is_file():  # a pipe or a device: SQLite would wait on it, or fail later
+                raise StorageError(f"{self.path} is not a regular file, so not a game database: give --db a file")
+            try:
+                file.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StorageError(
+                    f"cannot create the folder {file.parent} for the game database {self.path}: "
+                    f"{exc.strerror or exc} (give --db a file in a folder you can write)"
+                ) from None
             existed = file.exists()
             if existed and file.is_file() and file.stat().st_size == 0 and not Path(self.path + "-wal").exists():
                 raise StorageError(
