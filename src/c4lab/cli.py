@@ -687,8 +687,9 @@ def connect(
 @click.option("--limit", type=_Int64(min=1), default=50, show_default=True, help="The most games listed.")
 def games(db: str | None, as_json: bool, limit: int) -> None:
     """List the games stored by `c4lab play` (in the browser) or `c4lab
-    serve`, newest first; the terminal game stores none. A damaged game is
-    named in an error line and the others are listed (exit status 2)."""
+    serve`, newest first; the terminal game stores none. The file is only
+    read (a read-only one too). A damaged game is named in an error line
+    and the others are listed (exit status 2)."""
     from pathlib import Path
 
     from c4lab.server.run import DEFAULT_DB

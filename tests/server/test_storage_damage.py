@@ -33,7 +33,7 @@ from c4lab.cli import main
 from c4lab.server import rooms
 from c4lab.server.app import create_app
 from c4lab.server.run import free_port
-from c4lab.server.storage import GameRow, GameStore, StorageError, read_games
+from c4lab.server.storage import FORMAT, GameRow, GameStore, StorageError, read_games
 
 SEATS = {"A": {"kind": "human", "name": "Ann", "spec": None, "token_hash": None, "absent_since": None},
          "B": {"kind": "human", "name": "Bob", "spec": None, "token_hash": None, "absent_since": None}}
@@ -443,13 +443,109 @@ def test_a_copy_of_a_good_database_still_serves_its_games(good: Path, tmp_path: 
 
 
 # ---------------------------------------------------------------------------
-# A folder, a pipe or no folder where the database should be
+# A folder, a pipe or no folder where the database should be; a file or
+# a folder this user cannot write; a newer c4lab's file
 # ---------------------------------------------------------------------------
 
 
-def c4lab(*args: str) -> subprocess.CompletedProcess[str]:
-    """``c4lab ARGS`` run until it ends."""
-    return subprocess.run([sys.executable, "-m", "c4lab", *args], capture_output=True, text=True, timeout=60, check=False)
+def as_a_user() -> list[str]:
+    """The prefix that runs a command with the file permissions a user
+    meets: none for a user; for root (who writes any file), root without
+    the capabilities that override permissions (``setpriv``)."""
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip("root, and no setpriv to drop the capabilities that override file permissions")
+    caps = "-dac_override,-dac_read_search,-fowner"
+    return [setpriv, f"--bounding-set={caps}", f"--inh-caps={caps}"]
+
+
+def c4lab(*args: str, user: bool = False) -> subprocess.CompletedProcess[str]:
+    """``c4lab ARGS`` run until it ends; ``user``: with a user's permissions."""
+    return subprocess.run(
+        [*(as_a_user() if user else []), sys.executable, "-m", "c4lab", *args],
+        capture_output=True, text=True, timeout=60, check=False,
+    )
+
+
+def files(folder: Path) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted(folder.iterdir())}
+
+
+@pytest.mark.parametrize("read_only", ["file", "folder"])
+def test_a_database_the_user_cannot_write_is_refused_by_a_server_and_listed_by_games(
+    good: Path, read_only: str
+) -> None:
+    # SQLite opens a write-protected file read-only without a word: the server
+    # started, said "games stored in", and failed every room and every move
+    protected = good if read_only == "file" else good.parent
+    before = files(good.parent)
+    del before["good.sqlite.lock"]  # the lock file (left by the fixture's store): a server writes its id in it
+    protected.chmod(0o444 if read_only == "file" else 0o555)
+    try:
+        line = refused(c4lab("serve", "--db", str(good), "--port", str(free_port()), user=True), good, "read-only")
+        assert ("the file is read-only" if read_only == "file" else f"its folder {good.parent} is read-only") in line
+        listing = c4lab("games", "--db", str(good), "--limit", "1000", user=True)  # a listing only reads
+        after = files(good.parent)
+    finally:
+        protected.chmod(0o644 if read_only == "file" else 0o755)
+    assert listing.returncode == 0 and listing.stderr == "", listing.stderr
+    assert len(listing.stdout.splitlines()) == 300
+    assert {name: after[name] for name in before} == before  # nothing written to what was there
+
+
+def test_a_listing_writes_nothing_into_the_file(tmp_path: Path) -> None:
+    """Another program's new SQLite file with no table yet: `c4lab games`
+    lists no game and leaves it as it was (it added a games table and made
+    it a WAL database); an old journal-mode c4lab file stays so too."""
+    empty = tmp_path / "empty.sqlite"
+    with sqlite3.connect(empty) as db:
+        db.execute("CREATE TABLE made (x)")
+        db.execute("DROP TABLE made")
+    db.close()
+    before = empty.read_bytes()
+    listing = games(empty)
+    assert listing.exit_code == 0 and listing.output == "", listing.output
+    assert empty.read_bytes() == before
+    with sqlite3.connect(empty) as db:
+        assert db.execute("SELECT count(*) FROM sqlite_master").fetchone() == (0,)
+        assert db.execute("PRAGMA journal_mode").fetchone() == ("delete",)
+    db.close()
+
+
+def test_a_server_writes_its_storage_format_in_the_file(tmp_path: Path) -> None:
+    db = tmp_path / "games.sqlite"
+    GameStore(db).close()
+    with sqlite3.connect(db) as raw:
+        assert raw.execute("PRAGMA user_version").fetchone() == (FORMAT,)
+    raw.close()
+
+
+def newer_format(path: Path) -> None:
+    with sqlite3.connect(path) as db:
+        db.execute(f"PRAGMA user_version = {FORMAT + 1}")
+    db.close()
+
+
+def newer_column(path: Path) -> None:
+    with sqlite3.connect(path) as db:
+        db.execute("ALTER TABLE games ADD COLUMN clock TEXT")
+    db.close()
+
+
+@pytest.mark.parametrize(("change", "words"), [
+    (newer_format, ["written by a newer c4lab", f"storage format {FORMAT + 1}", "upgrade c4lab"]),
+    (newer_column, ["written by a newer c4lab?", "(clock)", "Upgrade c4lab"]),
+], ids=["a later format", "a column more"])
+def test_a_database_of_a_newer_c4lab_is_refused_as_such_and_left_as_it_was(
+    good: Path, change: Any, words: list[str]
+) -> None:
+    change(good)
+    before = good.read_bytes()
+    refused(serve(good), good, *words)
+    games_refused(good, *words)
+    assert good.read_bytes() == before  # its newer format not overwritten with ours
 
 
 def test_a_folder_where_the_database_should_be_is_said_by_games_and_serve(

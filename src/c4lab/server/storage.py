@@ -43,6 +43,7 @@ import os
 import sqlite3
 import threading
 import time
+import urllib.parse
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -82,6 +83,10 @@ BUSY_TIMEOUT = 5.0
 #: Rows whose last written (or read) values a store remembers, the most
 #: recently saved ones: a save of one of them writes only what changed.
 REMEMBERED = 20_000
+#: The storage format a server writes in the file (SQLite's ``user_version``;
+#: 0 in the files of c4lab before it was written): a file of a later
+#: format, a newer c4lab's, is refused rather than misread or changed.
+FORMAT = 1
 #: The columns of the ``games`` table, in order.
 COLUMNS = (
     "code", "mode", "position", "start_ply", "seats", "public", "status", "result", "reason",
@@ -209,6 +214,15 @@ def explain(exc: sqlite3.Error) -> str:
 def _refusal(path: str, exc: sqlite3.Error) -> str:
     """Why ``path`` cannot be opened, in one line."""
     why = explain(exc)
+    if why.startswith("it cannot be written"):  # the file may be perfectly good: say what is read-only
+        folder = Path(path).parent
+        if Path(path).exists() and not os.access(path, os.W_OK):
+            what = "the file is read-only"
+        elif not os.access(folder, os.W_OK):
+            what = f"its folder {folder} is read-only (SQLite writes its -wal and -shm files beside the database)"
+        else:
+            what = "it is read-only"
+        return f"cannot write the game database {path}: {what} ({exc}); give --db a file you can write"
     if why.startswith(("the disk", "it is locked")):
         return f"cannot open the game database {path}: {why}"
     return f"{path} is not a usable c4lab game database: {why}"
@@ -220,10 +234,17 @@ class GameStore:
     ``exclusive`` (a server's store) takes the lock file beside the
     database, so that no second server opens it; a listing passes False.
     ``timeout``: seconds a statement waits for another program's lock.
+    ``readonly`` (a listing): the file is only read, never written or
+    created; a server's store writes its format in it when it opens it, so
+    a file it could not write is refused then.
     """
 
-    def __init__(self, path: str | Path, *, exclusive: bool = True, timeout: float = BUSY_TIMEOUT) -> None:
+    def __init__(
+        self, path: str | Path, *, exclusive: bool = True, timeout: float = BUSY_TIMEOUT, readonly: bool = False,
+    ) -> None:
         self.path = str(path)
+        self.readonly = readonly
+        self._tables = True  # False: a read-only store of an SQLite file without tables (no games)
         self._lock = threading.Lock()
         #: code -> the values of the columns after ``code`` as last written or read (``REMEMBERED`` rows).
         self._saved: OrderedDict[str, tuple[Any, ...]] = OrderedDict()
@@ -236,7 +257,8 @@ class GameStore:
             if file.exists() and not file.is_file():  # a pipe or a device: SQLite would wait on it, or fail later
                 raise StorageError(f"{self.path} is not a regular file, so not a game database: give --db a file")
             try:
-                file.parent.mkdir(parents=True, exist_ok=True)
+                if not readonly:
+                    file.parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise StorageError(
                     f"cannot create the folder {file.parent} for the game database {self.path}: "
@@ -250,6 +272,9 @@ class GameStore:
                 )
             if exclusive:
                 self._holder = _hold(self.path + ".lock", self.path)
+        if readonly:
+            self._db = self._open_readonly(timeout)
+            return
         try:
             self._db = sqlite3.connect(self.path, timeout=timeout, check_same_thread=False, isolation_level=None)
         except sqlite3.Error as exc:
@@ -261,6 +286,8 @@ class GameStore:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(SCHEMA)
+            # a write, always: a file SQLite opened read-only (its permissions) is refused now, not at the first move
+            self._db.execute(f"PRAGMA user_version = {FORMAT}")
         except (sqlite3.Error, StorageError) as exc:
             self._db.close()
             if not existed and self.path != ":memory:":  # a file we began (a full disk): leave no empty one behind
@@ -271,10 +298,42 @@ class GameStore:
                 raise
             raise StorageError(_refusal(self.path, exc)) from None
 
+    def _open_readonly(self, timeout: float) -> sqlite3.Connection:
+        """The connection of a listing: read-only (SQLite's ``mode=ro``: no
+        write to the file, not even the journal mode or the table), checked
+        as a server checks it.  A database in a folder this process cannot
+        write (read-only media, another user's folder) and without a ``-wal``
+        file is opened ``immutable`` (SQLite cannot make the ``-shm`` file
+        it reads a WAL database with; with no ``-wal`` file there is nothing
+        in it to read)."""
+        address = "file:" + urllib.parse.quote(os.path.abspath(self.path))
+        wal = Path(self.path + "-wal")
+        immutable = not os.access(Path(self.path).parent, os.W_OK) and not (wal.exists() and wal.stat().st_size)
+        failure: sqlite3.Error | None = None
+        for query in ("?mode=ro", "?mode=ro&immutable=1") if immutable else ("?mode=ro",):
+            try:
+                self._db = sqlite3.connect(address + query, uri=True, timeout=timeout, check_same_thread=False,
+                                           isolation_level=None)
+            except sqlite3.Error as exc:
+                failure = exc
+                continue
+            try:
+                self._check()
+                return self._db
+            except sqlite3.Error as exc:
+                failure = exc
+                self._db.close()
+            except StorageError:
+                self._db.close()
+                raise
+        assert failure is not None
+        raise StorageError(_refusal(self.path, failure)) from None
+
     def _check(self) -> None:
         """An existing file: whole (``quick_check``), and either empty or a
-        c4lab game store (never a ``games`` table added to another
-        program's database)."""
+        c4lab game store of a format this c4lab knows (never a ``games``
+        table added to another program's database)."""
+        version = self._db.execute("PRAGMA user_version").fetchone()[0]
         problems = [r[0] for r in self._db.execute("PRAGMA quick_check").fetchall()]
         if problems != ["ok"]:
             first = " ".join(str(problems[0]).split())
@@ -286,8 +345,20 @@ class GameStore:
                 f"{self.path} is not a usable c4lab game database: it is another program's "
                 f"(tables: {', '.join(tables[:5])}{', ...' if len(tables) > 5 else ''})"
             )
+        if tables and version > FORMAT:
+            raise StorageError(
+                f"{self.path} was written by a newer c4lab (storage format {version}; this c4lab reads "
+                f"{FORMAT} and earlier): upgrade c4lab, or give this one another --db"
+            )
+        self._tables = bool(tables)
         if tables:
             columns = tuple(r[1] for r in self._db.execute("PRAGMA table_info(games)"))
+            if len(columns) > len(COLUMNS) and columns[:len(COLUMNS)] == COLUMNS:
+                raise StorageError(
+                    f"{self.path} is not a usable c4lab game database: its games table has columns this c4lab "
+                    f"does not know ({', '.join(columns[len(COLUMNS):])}): written by a newer c4lab? Upgrade "
+                    "c4lab, or give this one another --db"
+                )
             if columns != COLUMNS:
                 raise StorageError(
                     f"{self.path} is not a usable c4lab game database: its games table has the columns "
@@ -392,6 +463,8 @@ class GameStore:
         """Every stored game, newest first (the ``c4lab games`` listing).
         A damaged row is a StorageError, or with ``damaged`` given, left
         out and said there (one line each: the file, the game, what is wrong)."""
+        if not self._tables:  # a listing of an SQLite file with no table yet
+            return []
         query = "SELECT * FROM games ORDER BY updated DESC"
         rows = self._run("read the games of", query + (" LIMIT ?" if limit else ""), (limit,) if limit else ())
         return self._rows(rows, damaged)
@@ -466,7 +539,7 @@ def read_games(path: str | Path, limit: int | None = None, damaged: list[str] | 
     if not Path(path).exists():
         raise StorageError(f"no game database at {path} (`c4lab play` in the browser and `c4lab serve` make one; "
                            "the terminal game does not)")
-    store = GameStore(path, exclusive=False)
+    store = GameStore(path, exclusive=False, readonly=True)
     try:
         return store.all(limit, damaged)
     finally:
