@@ -239,6 +239,22 @@ def test_games_says_who_won_and_how_in_words(tmp_path: Path) -> None:
     assert "Ann vs Bob: draw, the board is full  4x4" in text
     assert "(four)" not in text
 
+    cut = CliRunner().invoke(main, ["games", "--db", str(path), "--limit", "2"])
+    assert cut.stdout.count("Ann vs Bob") == 2  # the newest two, and a word that more are stored
+    assert "(the newest 2 games shown: --limit N shows more)" in cut.stderr
+    whole = CliRunner().invoke(main, ["games", "--db", str(path), "--limit", "3"])
+    assert whole.stdout.count("Ann vs Bob") == 3 and "shown" not in whole.stderr
+
+
+def test_games_on_a_database_without_games_says_so(tmp_path: Path) -> None:
+    from c4lab.server.storage import GameStore
+
+    path = tmp_path / "games.sqlite"
+    GameStore(path).close()
+    result = CliRunner().invoke(main, ["games", "--db", str(path)])
+    assert result.exit_code == 0 and result.stdout == ""
+    assert f"no games stored in {path} yet" in result.stderr
+
 
 def test_play_opens_the_page_only_once_the_server_accepts_connections(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch

@@ -701,11 +701,15 @@ def games(db: str | None, as_json: bool, limit: int) -> None:
         return
     damaged: list[str] = []
     try:
-        rows = read_games(db or DEFAULT_DB, limit, damaged)  # a listing creates no file
+        rows = read_games(db or DEFAULT_DB, limit + 1, damaged)  # a listing creates no file; one more: any left?
     except StorageError as exc:
         raise BadInput(str(exc)) from None
-    for row in rows:
+    for row in rows[:limit]:
         click.echo(json.dumps(row.listing()) if as_json else row.listing_line())
+    if len(rows) > limit:  # said on stderr: the listing itself stays one game a line
+        click.echo(f"(the newest {limit} games shown: --limit N shows more)", err=True)
+    elif not rows and not damaged:
+        click.echo(f"no games stored in {db or DEFAULT_DB} yet", err=True)
     if damaged:  # the others are listed; each damaged one is said, and the status says it too
         for line in damaged:
             click.echo(f"Error: {line}", err=True)
