@@ -506,7 +506,8 @@ def test_a_listing_writes_nothing_into_the_file(tmp_path: Path) -> None:
     db.close()
     before = empty.read_bytes()
     listing = games(empty)
-    assert listing.exit_code == 0 and listing.output == "", listing.output
+    assert listing.exit_code == 0 and listing.stdout == "", listing.output
+    assert "no games stored in" in listing.stderr
     assert empty.read_bytes() == before
     with sqlite3.connect(empty) as db:
         assert db.execute("SELECT count(*) FROM sqlite_master").fetchone() == (0,)
