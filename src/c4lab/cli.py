@@ -367,7 +367,7 @@ def move(
 @click.argument("positions", nargs=-1, required=True, metavar="POSITION...")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per position: score, best_moves, nodes, time_s.")
 @click.option("--weak", is_flag=True, help="Only decide win, draw or loss (prints 1, 0 or -1); faster.")
-@click.option("--analyse", "--analyze", "analyse", is_flag=True, help="Also score every legal move.")
+@click.option("--analyse", "--analyze", "analyse", is_flag=True, help="Also score every legal move (with --weak: 1, 0 or -1).")
 @click.option("--timeout", type=_Finite(0, min_open=True), default=None,
               help="Give up on a position after this many seconds.")
 @click.option("--no-book", is_flag=True, help="Search classic openings to the end instead of reading the 12-ply database.")

@@ -117,6 +117,17 @@ def test_analysis_and_best_moves_agree_with_the_definition(board: str) -> None:
         assert set(solution.best_moves) == {m for m, s in expected.items() if s == solution.score}
 
 
+@pytest.mark.parametrize("board", ["5x4", "4x4/Bb2", "5x4/Xa1/Bd2"])
+def test_a_weak_analysis_gives_each_move_its_win_draw_or_loss(board: str) -> None:
+    rng = np.random.default_rng(7)
+    solver = Solver()
+    for _ in range(4):
+        position = _random_position(board, int(rng.integers(9, 12)), rng)
+        exact = solver.analyse(position)
+        sign = {move: (score > 0) - (score < 0) for move, score in exact.items() if score is not None}
+        assert solver.analyse(position, weak=True) == sign, position.notation
+
+
 def test_a_bonus_cell_makes_each_ban_a_separate_move() -> None:
     position = Position.parse("4x4/Bb1:a")
     scores = Solver().analyse(position)

@@ -58,6 +58,14 @@ def test_analyse_scores_every_legal_move() -> None:
     assert plain.split()[:2] == ["7x6:ddddddcc", "16"] and "b:16" in plain and "a:0" in plain
 
 
+def test_a_weak_analysis_scores_every_move_as_win_draw_or_loss_like_the_position() -> None:
+    record = json.loads(run("solve", "--json", "--weak", "--analyse", "7x6:ddddddcc").output)
+    assert record["weak"] is True and record["score"] == 1
+    assert record["analysis"] == {"a": 0, "b": 1, "c": 1, "e": 1, "f": 0, "g": 1}
+    plain = run("solve", "--weak", "--analyse", "7x6:ddddddcc").output
+    assert plain.split() == ["7x6:ddddddcc", "1", "a:0", "b:1", "c:1", "e:1", "f:0", "g:1"]
+
+
 def test_a_timeout_says_so_and_the_run_goes_on() -> None:
     # 9x8:dc takes hours; 4x4:dacd milliseconds, with room to spare for a busy machine
     result = run("solve", "--timeout", "1", "9x8:dc", "4x4:dacd")

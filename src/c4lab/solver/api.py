@@ -370,9 +370,10 @@ class Solver:
         return tuple(best), nodes
 
     def analyse(self, position: Position | str, *, timeout: float | None = None,
-                all_or_none: bool = False) -> dict[Move, int | None]:
+                all_or_none: bool = False, weak: bool = False) -> dict[Move, int | None]:
         """The exact score of every legal move (RULES.md: the move's worth to
-        the side to move).  Moves not scored before ``timeout`` map to
+        the side to move; ``weak``: only win, draw or loss, 1, 0 or -1, as
+        ``solve(weak=True)`` scores a position).  Moves not scored before ``timeout`` map to
         ``None``.  The time is shared out: each move may use an equal part of
         what is left, so that one hard move does not leave the others
         unscored (a move solved early leaves its part to the next ones).
@@ -387,7 +388,7 @@ class Solver:
         self.prepare(position, moves=True)  # outside the timeout, as in solve
         deadline = None if timeout is None else time.monotonic() + timeout
         self._nodes_left = None
-        win = (position.empty_cells + 1) // 2
+        win = 1 if weak else (position.empty_cells + 1) // 2
         out: dict[Move, int | None] = {}
         moves = position.legal_moves()
         for i, move in enumerate(moves):
@@ -398,7 +399,7 @@ class Solver:
             if deadline is not None and _wins_at_once(child):
                 # the opponent wins with its next stone: exact without a search, so known
                 # whatever the clock (a slow or busy machine) leaves, as a win at once is
-                out[move] = -((child.empty_cells + 1) // 2)
+                out[move] = -1 if weak else -((child.empty_cells + 1) // 2)
                 continue
             if all_or_none and None in out.values():
                 out[move] = None
@@ -409,7 +410,7 @@ class Solver:
                 now = time.monotonic()
                 mine = now + (deadline - now) / (len(moves) - i)
             try:
-                value, _ = self._run(cb, mine, lambda X, tt, cb=cb: negamax.solve(cb, False, X, tt))
+                value, _ = self._run(cb, mine, lambda X, tt, cb=cb: negamax.solve(cb, weak, X, tt))
                 out[move] = -value
             except SolverTimeout:
                 out[move] = None
@@ -484,7 +485,8 @@ def answer(
 
     The text line starts with the position, so that answers read from a
     stream need not be counted: ``POSITION SCORE``.  With ``analyse`` every
-    legal move is scored too, in what is left of ``timeout``.  A position
+    legal move is scored too (with ``weak``, each as 1, 0 or -1 like the
+    position), in what is left of ``timeout``.  A position
     given up at the timeout answers ``POSITION timeout (not solved in T s)``
     and its record's score is null.
     """
@@ -498,7 +500,7 @@ def answer(
     plain = f"{position.notation} {solution.score}"
     if analyse:
         left = None if timeout is None else max(timeout - (time.monotonic() - start), 1e-3)
-        scores = solver.analyse(position, timeout=left)
+        scores = solver.analyse(position, timeout=left, weak=weak)
         record["analysis"] = {m.token: v for m, v in scores.items()}
         plain += "  " + " ".join(f"{m.token}:{'?' if v is None else v}" for m, v in scores.items())
         record["time_s"] = round(time.monotonic() - start, 6)
