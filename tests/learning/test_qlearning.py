@@ -211,6 +211,13 @@ def test_a_damaged_table_says_what_is_wrong_and_where(tmp_path: Path) -> None:
         variant("unsorted.npz", keys=arrays["keys"][::-1].copy()): "damaged: keys not sorted",
         variant("nan.npz", q=np.full_like(arrays["q"], np.nan)): "not finite",
         variant("board.npz", header=np.array(json.dumps({**header, "variant": "4x"}))): "damaged: bad header",
+        variant("huge.npz", header=np.array(json.dumps({**header, "variant": "12x12", "symmetric": False})),
+                q=np.zeros((len(arrays["keys"]), 24), dtype=np.float32)): "too large for a Q-table",
+        variant("even.npz", header=np.array(json.dumps({**header, "rewards": [1, 1, 1]}))): "damaged: bad rewards",
+        variant("upside.npz", header=np.array(json.dumps({**header, "rewards": [0, 0.5, 1]}))):
+            "damaged: bad rewards",
+        variant("short_rewards.npz", header=np.array(json.dumps({**header, "rewards": [1, 0]}))): "damaged",
+        variant("yes.npz", header=np.array(json.dumps({**header, "symmetric": "no"}))): "damaged: bad header",
         variant("pickled.npz", keys=np.array([None])): "cannot read Q-table",  # never unpickled
     }
     for path, message in cases.items():

@@ -31,6 +31,7 @@ and ``visits`` (uint32, how often training met each position).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -113,6 +114,16 @@ def check_board(variant: Variant) -> None:
             f"{variant.notation} is too large for a Q-table: its keys need {bits} bits, at most 64 fit "
             "(W * (H + 1), plus 8 with a bonus cell); a table covers small boards only (4x4, 5x4, 5x5)"
         )
+
+
+def check_rewards(win: float, draw: float, loss: float) -> None:
+    """``ValueError`` unless the rewards of a win, a draw and a loss are
+    finite with ``loss <= draw <= win`` and ``loss < win`` (the agent's
+    values are read on that scale)."""
+    if not all(math.isfinite(r) for r in (win, draw, loss)):
+        raise ValueError(f"rewards must be finite numbers, not {win}, {draw}, {loss}")
+    if not loss <= draw <= win or loss == win:
+        raise ValueError("rewards must satisfy loss <= draw <= win, with loss < win")
 
 
 @dataclass
@@ -200,10 +211,20 @@ class QTable:
         keys, q, visits = arrays["keys"], arrays["q"], arrays["visits"]
         try:
             variant = Position.parse(str(header["variant"])).variant
-            symmetric = bool(header["symmetric"])
+            symmetric = header["symmetric"]
+            if not isinstance(symmetric, bool):
+                raise TypeError(f"'symmetric' is {symmetric!r}, not true or false")
             r_win, r_draw, r_loss = (float(r) for r in header["rewards"])
         except (KeyError, ValueError, TypeError) as exc:
             raise TableError(f"Q-table {path} is damaged: bad header ({exc})") from None
+        try:
+            check_rewards(r_win, r_draw, r_loss)
+        except ValueError as exc:
+            raise TableError(f"Q-table {path} is damaged: bad rewards {header['rewards']!r} ({exc})") from None
+        try:
+            check_board(variant)
+        except TableError as exc:
+            raise TableError(f"Q-table {path} is damaged: {exc}") from None
         n, w = keys.shape[0] if keys.ndim == 1 else -1, variant.width
         if (
             keys.dtype != np.uint64

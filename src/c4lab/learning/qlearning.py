@@ -76,7 +76,7 @@ from numba.typed import Dict
 import c4lab.jitcache  # noqa: F401  (numba's cache made safe for concurrent processes)
 from c4lab.agents import make_agent
 from c4lab.agents.qlearning import QLearningAgent
-from c4lab.agents.qtable import QTable, action_index, check_board, position_keys
+from c4lab.agents.qtable import QTable, action_index, check_board, check_rewards, position_keys
 from c4lab.atomic import replacing
 from c4lab.game import play_game
 from c4lab.learning.ntuple_curve import bare
@@ -233,8 +233,7 @@ class TrainConfig:
                 raise ValueError(f"{said} must be in [0, 1], not {getattr(self, name)}")
         if not 0 <= self.slip <= 1:
             raise ValueError(f"the slip must be in [0, 1], not {self.slip}")
-        if not self.reward_loss <= self.reward_draw <= self.reward_win or self.reward_loss == self.reward_win:
-            raise ValueError("rewards must satisfy loss <= draw <= win, with loss < win")
+        check_rewards(self.reward_win, self.reward_draw, self.reward_loss)
 
     def epsilons(self, first: int, count: int) -> np.ndarray:
         """The exploration rate of episodes ``first .. first + count - 1``."""
