@@ -271,6 +271,32 @@ def test_book_build_resumes_from_its_file(tmp_path: Path) -> None:
     assert run("book", "build", "--depth", "3", "--from", "6x4", "--out", str(path)).exit_code == 2
 
 
+def test_a_shallower_build_over_a_book_keeps_what_the_book_knows(tmp_path: Path) -> None:
+    start, _ = _classic(5)
+    path = tmp_path / "b.npz"
+    assert run("book", "build", "--depth", str(start.ply + 3), "--from", start.notation, "--out", str(path)).exit_code == 0
+    deep = OpeningBook.load(path)
+    known = {p.notation: deep.score(p) for p in _replies_of_replies(start) if deep.score(p) is not None}
+    assert any(Position.parse(p).ply == start.ply + 2 for p in known)
+    again = run("book", "build", "--depth", str(start.ply + 1), "--from", start.notation, "--out", str(path))
+    assert again.exit_code == 0, again.output
+    book = OpeningBook.load(path)
+    assert book.depth == deep.depth and book.entries() == deep.entries()
+    assert {p: book.score(Position.parse(p)) for p in known} == known
+
+
+def _replies_of_replies(start: Position) -> list[Position]:
+    children = [start.play(m) for m in start.legal_moves()]
+    return [c.play(m) for c in children if not c.is_over for m in c.legal_moves()]
+
+
+def test_a_book_whose_depth_ends_before_its_start_is_refused_and_not_written(tmp_path: Path) -> None:
+    path = tmp_path / "b.npz"
+    result = run("book", "build", "--depth", "2", "--from", "7x6:dddddd", "--out", str(path))
+    assert result.exit_code == 2 and "depth 2 ends before the start 7x6:dddddd, at ply 6" in result.output
+    assert not path.exists()
+
+
 def test_solve_reads_the_classic_database_unless_told_not_to() -> None:
     assert run("solve", "7x6:dddd").output.strip() == "7x6:dddd 1"  # seconds, not minutes
     result = run("solve", "--no-book", "--json", "7x6:bdbfccdccddg")

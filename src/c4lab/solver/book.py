@@ -208,20 +208,29 @@ def build(
     (default: the empty board) for the side to move and at each of its
     children for the other side.  ``timeout``: give up on a position after
     that many seconds (it and what lies below it stay out of the book);
-    ``budget``: stop after that many seconds in all."""
+    ``budget``: stop after that many seconds in all.  A book resumed keeps
+    its own depth if that is the deeper.  ``BookError`` for a start that is
+    not classic, is over, or lies beyond ``depth``."""
     began = saved = time.monotonic()
     entries: dict[int, int] = {}
-    info: dict = {"variant": "7x6", "start": (start or Position(Variant.classic())).notation, "unsolved": 0}
-    if path.exists():
-        old = OpeningBook.load(path)
-        entries = old.entries()
-        log(f"resuming from {path}: {len(old)} positions")
-    solver = Solver()
     root = start if start is not None else Position(Variant.classic())
     if root.variant != Variant.classic():
         raise BookError(f"the opening book is for the classic 7x6 board, not {root.variant.notation}")
     if root.is_over:
         raise BookError(f"the game is over in {root.notation}")
+    if root.ply > depth:
+        raise BookError(f"depth {depth} ends before the start {root.notation}, at ply {root.ply}: "
+                        f"the book would be empty (give a depth of at least {root.ply})")
+    info: dict = {"variant": "7x6", "start": root.notation, "unsolved": 0}
+    if path.exists():
+        old = OpeningBook.load(path)
+        entries = old.entries()
+        log(f"resuming from {path}: {len(old)} positions, depth {old.depth}")
+        # The book's depth is how deep its lookups go: a shallower run must not hide what is there.
+        depth_saved = max(depth, old.depth)
+    else:
+        depth_saved = depth
+    solver = Solver()
     # The side to move's positions, and the other side's (one ply later).
     queue = [root, *list(_replies(root))]
     seen: set[int] = set()
@@ -263,14 +272,14 @@ def build(
             if solution is not None:
                 if time.monotonic() - saved > SAVE_EVERY:
                     info["unsolved"] = unsolved
-                    OpeningBook.from_entries(entries, depth, info).save(path)
+                    OpeningBook.from_entries(entries, depth_saved, info).save(path)
                     saved = time.monotonic()
                 log(f"ply {position.ply} {position.notation}: score {score} "
                     f"({solution.time_s:.1f} s, {solution.nodes} nodes); {len(entries)} positions")
     finally:  # also on Ctrl-C: keep what was solved
         info["unsolved"] = unsolved
-        OpeningBook.from_entries(entries, depth, info).save(path)
-    return OpeningBook.from_entries(entries, depth, info)
+        OpeningBook.from_entries(entries, depth_saved, info).save(path)
+    return OpeningBook.from_entries(entries, depth_saved, info)
 
 
 def _known_best(position: Position, score: int | None, entries: dict[int, int]) -> tuple[Move, ...]:
