@@ -143,7 +143,15 @@ def test_a_timeout_gives_no_score_never_a_wrong_one() -> None:
 
 def test_a_node_limit_gives_no_score_either() -> None:
     solution = Solver().solve(Position.parse("9x8:dc"), max_nodes=1000)
-    assert solution.timed_out and solution.nodes <= 1000
+    assert solution.timed_out and solution.score is None
+
+
+def test_a_search_given_up_still_counts_the_nodes_it_searched() -> None:
+    solution = Solver().solve(Position.parse("9x8:dc"), max_nodes=5000)
+    # the limit's nodes, and the one that found the limit reached
+    assert solution.timed_out and 5000 <= solution.nodes <= 5001
+    again = Solver().solve(Position.parse("9x8:dc"), max_nodes=5000, best_moves=True)
+    assert again.timed_out and again.nodes == solution.nodes
 
 def test_an_analysis_all_or_none_stops_at_its_first_unscored_move() -> None:
     solver = Solver()

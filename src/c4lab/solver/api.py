@@ -200,6 +200,7 @@ class Solver:
     _cleared: bool = field(default=False, repr=False)
     _cpu: float = field(default=0.0, repr=False)
     _nodes_left: int | None = field(default=None, repr=False)
+    _searched: int = field(default=0, repr=False)  # nodes of every search since solve() began, given up or not
 
     def clear(self) -> None:
         """Forget every stored result (costs nothing: a new generation)."""
@@ -304,6 +305,7 @@ class Solver:
             if reporter is not None:
                 reporter.stop()
         nodes = int(X[negamax.X_NODES])
+        self._searched += nodes
         if self._nodes_left is not None:
             self._nodes_left -= nodes
         if value == negamax.ABORTED:
@@ -331,18 +333,17 @@ class Solver:
         self._prepare(b, position if best_moves else None)  # not part of the timeout
         start = time.monotonic()
         deadline = None if timeout is None else start + timeout
-        nodes = 0
         self._cpu = 0.0
+        self._searched = 0
         self._nodes_left = max_nodes
         try:
-            score, nodes = self._run(b, deadline, lambda X, tt: negamax.solve(b, weak, X, tt))
+            score, _ = self._run(b, deadline, lambda X, tt: negamax.solve(b, weak, X, tt))
             best: tuple[Move, ...] = ()
             if best_moves:
-                best, more = self._best_moves(position, score, weak, deadline)
-                nodes += more
-        except SolverTimeout:
-            return Solution(position, None, weak, (), nodes, time.monotonic() - start, self._cpu)
-        return Solution(position, score, weak, best, nodes, time.monotonic() - start, self._cpu)
+                best, _ = self._best_moves(position, score, weak, deadline)
+        except SolverTimeout:  # the nodes searched until then count too
+            return Solution(position, None, weak, (), self._searched, time.monotonic() - start, self._cpu)
+        return Solution(position, score, weak, best, self._searched, time.monotonic() - start, self._cpu)
 
     def _best_moves(
         self, position: Position, score: int, weak: bool, deadline: float | None
