@@ -86,6 +86,11 @@ function renderStatus() {
   } else {
     text = `${seatLabel(room, room.to_move)} to move`;
   }
+  document.title = `${text} · c4lab`;
+  // a live region: rebuilt only when it says something new (each rebuild is heard again)
+  const said = `${kind} ${room.status} ${room.result} ${room.to_move} ${room.preparing != null} ${text}`;
+  if (status.dataset.said === said && room.preparing == null) return;
+  status.dataset.said = said;
   const words = document.createElement("span");
   words.className = "status-text";
   setText(words, text);
@@ -114,7 +119,6 @@ function renderStatus() {
       status.prepend(svg);
     }
   }
-  document.title = `${text} · c4lab`;
 }
 
 function renderOverlays() {
