@@ -6,7 +6,7 @@
 // the client with this page's drawing functions.
 //
 // May import: state.js, client.js, analysis.js, history.js, roomview.js,
-// describe.js, notation.js, board.js, settings.js, util.js. Only app.js
+// describe.js, notation.js, board.js, settings.js, speech.js, util.js. Only app.js
 // imports it.
 //
 // Everything that comes from the server or from a person is inserted with
@@ -25,6 +25,7 @@ import { render, renderControls, renderPreview } from "./roomview.js";
 import { COLOUR, positionHeader, seatLabel } from "./describe.js";
 import { LETTERS, moveTokens, positionParam } from "./notation.js";
 import { Board } from "./board.js";
+import { describeColumn, noteMoves } from "./speech.js";
 import { analysing, saveAnalysing, saveName, saveToken, savedName, takeWatchFromStart, tokenFor } from "./settings.js";
 import { $, api, copyText, say, setText, show } from "./util.js";
 
@@ -56,6 +57,7 @@ export function showRoom(code) {
     onState: (room) => {
       noteState(room);
       noteLine(room);
+      noteMoves(room);
       autoHint();
       wantedHint(renderControls);
       outdatedErrors(room);
@@ -148,6 +150,7 @@ function roomKey(event) {
     const start = R.cursor ?? R.hover ?? Math.floor((width - 1) / 2);
     moveCursor(R.cursor === null && R.hover === null ? start : (start + (key === "ArrowLeft" ? width - 1 : 1)) % width);
     renderPreview();
+    describeColumn(R.cursor);
     return;
   }
   const onControl = target.closest && target.closest("button, a");
@@ -269,6 +272,7 @@ function bindRoomControls() {
     if (R.cursor === null && R.state) {
       moveCursor(R.hover ?? Math.floor((R.state.width - 1) / 2));
       renderPreview();
+      describeColumn(R.cursor);
     }
   });
   $("board").addEventListener("blur", () => {

@@ -1,0 +1,87 @@
+"""What a keyboard and screen-reader player meets: the board, drawn in SVG,
+is put in words (each move played, the column under the keyboard's
+cursor and its score), the status is heard once per change, and a
+320-px phone keeps the top bar on screen."""
+
+from __future__ import annotations
+
+import re
+
+from browser_helpers import create_room, open_room, tokens_of, wait_position
+from playwright.sync_api import expect
+
+
+def announce(page):
+    return page.locator("#announce")
+
+
+def test_each_move_is_said_the_computers_too(server, new_page):
+    page = new_page()
+    ticket = create_room(server, board="7x6", players={"A": "human", "B": "random"})
+    open_room(page, server, ticket)
+    expect(announce(page)).to_have_attribute("aria-live", "polite")
+    page.locator("#board").focus()
+    page.keyboard.press("d")
+    expect(page.locator("#board")).to_have_attribute("data-position", re.compile(r"^7x6:d.$"))
+    reply = tokens_of(page.locator("#board").get_attribute("data-position"))[1]
+    row = "2" if reply == "d" else "1"
+    expect(announce(page)).to_contain_text(f"Black played {reply} ({reply}{row}).")
+    page.locator("#undo").click()  # back to before White's move
+    wait_position(page, "7x6")
+    expect(announce(page)).to_contain_text("taken back")
+
+
+def test_the_keyboard_cursor_reads_its_column(server, new_page):
+    page = new_page()
+    ticket = create_room(server, board="7x6/Xd4:dd", players={"A": "human", "B": "human"})
+    open_room(page, server, ticket)
+    page.locator("#board").focus()  # the cursor starts on the middle column
+    expect(announce(page)).to_have_text(
+        "Column d: d1 white, d2 black, d4 forbidden; your piece lands on d3."
+    )
+    page.keyboard.press("ArrowRight")
+    expect(announce(page)).to_have_text("Column e: empty; your piece lands on e1.")
+    # the classic theme's words
+    page.evaluate("document.documentElement.dataset.pieces = 'classic'")
+    page.keyboard.press("ArrowLeft")
+    expect(announce(page)).to_contain_text("d1 red, d2 yellow")
+
+
+def test_the_analysis_boards_scores_are_said_with_their_column(server, new_page):
+    page = new_page()
+    page.goto(server.url + "/analyse?position=7x6:dd")
+    expect(page.locator('#board [data-note="d"]')).to_have_attribute("data-score", "+1")
+    page.locator("#board").focus()
+    expect(announce(page)).to_have_text(
+        "Column d: d1 white, d2 black; your piece lands on d3; score +1, a win, best."
+    )
+    page.keyboard.press("ArrowLeft")
+    expect(announce(page)).to_contain_text("Column c: empty; your piece lands on c1; score −2, a loss.")
+
+
+def test_the_status_is_rebuilt_only_when_it_changes(server, new_page):
+    page = new_page()
+    ticket = create_room(server, board="7x6", players={"A": "human", "B": "human"})
+    open_room(page, server, ticket)
+    expect(page.locator("#status")).to_contain_text("White (Player A) to move")
+    page.evaluate("window.__words = document.querySelector('#status .status-text')")
+    page.locator("#board").focus()
+    page.keyboard.press("ArrowRight")  # redraws the preview, says nothing new
+    page.locator("#hint").click()  # a redraw of the whole page
+    expect(page.locator("#message")).to_contain_text("Hint")
+    assert page.evaluate("document.querySelector('#status .status-text') === window.__words")
+    page.locator("#board").focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("#status")).to_contain_text("Black (Player B) to move")
+    expect(announce(page)).to_have_text("White played d (d1).")
+
+
+def test_a_320_px_phone_keeps_the_top_bar_on_screen(server, new_page):
+    page = new_page(320, 640)
+    page.goto(server.url + "/")
+    expect(page.locator("#start")).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 320
+    box = page.locator("#settings-button").bounding_box()
+    assert box["x"] + box["width"] <= 320
+    page.locator("#settings-button").click()
+    expect(page.locator("#settings-panel")).to_be_visible()
