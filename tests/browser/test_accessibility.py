@@ -76,6 +76,20 @@ def test_the_status_is_rebuilt_only_when_it_changes(server, new_page):
     expect(announce(page)).to_have_text("White played d (d1).")
 
 
+def test_the_resign_confirmation_is_said_and_taken_by_keyboard(server, new_page):
+    page = new_page()
+    ticket = create_room(server, board="7x6", players={"A": "human", "B": "random"})
+    open_room(page, server, ticket)
+    page.locator("#resign").focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("#resign")).to_have_text("Really resign?")
+    expect(page.locator("#message")).to_have_attribute("role", "alert")
+    expect(page.locator("#message")).to_contain_text("Press Resign again to resign")
+    page.keyboard.press("Enter")
+    expect(page.locator("#board")).to_have_attribute("data-status", "over")
+    expect(page.locator("#status")).to_contain_text("White resigned")
+
+
 def test_a_320_px_phone_keeps_the_top_bar_on_screen(server, new_page):
     page = new_page(320, 640)
     page.goto(server.url + "/")

@@ -238,11 +238,13 @@ function bindRoomControls() {
       clearTimeout(R.resignArmed);
       R.resignArmed = null;
       setText(button, "Resign");
+      say("");
       send({ type: "resign" });
       return;
     }
     setText(button, "Really resign?");
     button.classList.add("armed");
+    say("Press Resign again to resign: you lose the game. It turns back by itself in a few seconds.", "info"); // heard, not only seen
     R.resignArmed = setTimeout(() => {
       R.resignArmed = null;
       setText(button, "Resign");
