@@ -129,6 +129,8 @@ def test_the_page_says_the_engine_is_being_prepared_while_numba_compiles(server,
         expect(notice).to_be_visible(timeout=5000)
         expect(notice).to_contain_text("preparing the engine, first start only")
         expect(notice).to_contain_text(" s")
+        # its seconds change every second: a screen reader is told to wait for the status's end
+        expect(page.locator("#status")).to_have_attribute("aria-busy", "true")
         box, board = notice.bounding_box(), page.locator("#board").bounding_box()
         assert box is not None and board is not None, "the notice went before the move came"
         assert box["y"] < board["y"] + board["height"] and box["y"] + box["height"] < 800  # by the board, on screen
@@ -136,3 +138,4 @@ def test_the_page_says_the_engine_is_being_prepared_while_numba_compiles(server,
         event.end_event("numba:compile", data={})
     expect(page.locator("#board")).to_have_class(re.compile(r"\bmy-turn\b"), timeout=20_000)
     expect(page.locator("#preparing")).to_have_count(0)
+    expect(page.locator("#status")).to_have_attribute("aria-busy", "false")

@@ -91,6 +91,8 @@ function renderStatus() {
   const said = `${kind} ${room.status} ${room.result} ${room.to_move} ${room.preparing != null} ${text}`;
   if (status.dataset.said === said && room.preparing == null) return;
   status.dataset.said = said;
+  // its count of seconds changes every second while the engine compiles: a screen reader waits for the end
+  status.setAttribute("aria-busy", room.preparing != null ? "true" : "false");
   const words = document.createElement("span");
   words.className = "status-text";
   setText(words, text);
