@@ -333,7 +333,8 @@ def test_the_keyboard_does_not_block_updates_from_the_server(server: BackgroundS
 def test_a_wrong_token_is_explained_and_the_client_watches(server: BackgroundServer) -> None:
     code, ann = new_room(server)
     client = Running(f"{server.url}/r/{code}", token="not-a-token")
-    client.wait_for("The server did not accept the token: this token holds no seat of this room")
+    client.wait_for("The server did not accept the token: this token holds no seat of this room; you are watching. "
+                    "(To take a free seat, if there is one, leave with e and connect again without the token.)")
     client.wait_for("You are watching.")
     ann_socket = Player(server, code, ann)
     try:

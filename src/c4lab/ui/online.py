@@ -438,7 +438,8 @@ class OnlineClient:
         if code == errors.BAD_TOKEN:
             self.token = None
             self._hello_pending = False
-            self._note(f"The server did not accept the token: {text}.")
+            self._note(f"The server did not accept the token: {text}. (To take a free seat, if there is one, "
+                       "leave with e and connect again without the token.)")
             skipped, self._skipped = self._skipped, None
             if skipped is not None:  # what a spectator sees: show it now
                 return self._on_state(skipped["room"], [])
