@@ -3,6 +3,7 @@ agents (``kaggle:agent=...``) on our variants, and the conversions."""
 
 from __future__ import annotations
 
+import json
 import random
 import subprocess
 import sys
@@ -168,6 +169,19 @@ def test_a_missing_kaggle_environments_is_explained(monkeypatch: pytest.MonkeyPa
     monkeypatch.setitem(sys.modules, "kaggle_environments", None)
     with pytest.raises(SpecError, match="pip install --no-deps kaggle-environments==1.33.2"):
         make_agent("kaggle:agent=random")
+
+
+def test_a_kaggle_move_prints_only_the_move_without_openspiel(kaggle: ModuleType) -> None:
+    # Importing kaggle_environments without OpenSpiel (the install the docs
+    # give) printed "Loading environment open_spiel_env failed: ..." on
+    # stdout, before the move of `c4lab move` and its JSON record.
+    code = (
+        "import sys; sys.modules['pyspiel'] = None; sys.argv = ['c4lab', 'move', '--json', '7x6', "
+        "'--agent', 'kaggle:agent=random,seed=1']; from c4lab.cli import run; run()"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    lines = done.stdout.splitlines()
+    assert len(lines) == 1 and json.loads(lines[0])["agent"] == "kaggle:agent=random,seed=1", done.stdout
 
 
 @pytest.mark.parametrize(

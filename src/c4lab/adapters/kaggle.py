@@ -27,6 +27,8 @@ that ConnectX never uses).
 
 from __future__ import annotations
 
+import contextlib
+import io
 import random
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -346,7 +348,12 @@ def kaggle_agent_function(name: str) -> ConnectXAgent:
     if name not in KAGGLE_AGENTS:
         raise ValueError(f"Kaggle's ConnectX agents are {', '.join(KAGGLE_AGENTS)}, not {name!r}")
     try:
-        import kaggle_environments
+        # Importing it loads every Kaggle environment and prints a line on
+        # stdout for each that fails ("Loading environment open_spiel_env
+        # failed: No module named 'pyspiel'" without OpenSpiel): that line
+        # broke `c4lab move`'s output (a move, or one JSON record a line).
+        with contextlib.redirect_stdout(io.StringIO()):
+            import kaggle_environments
     except ImportError as exc:
         raise ImportError(
             f"the 'kaggle' agent needs the kaggle-environments package ({exc}); install it with: {INSTALL_HINT}"
