@@ -1044,7 +1044,7 @@ def bench_accuracy(
     """The share of moves that keep the position's value (win, draw or loss),
     judged by the exact solver's score of every move, for each SPEC (default:
     master:time=1); OpenSpiel's C++ MCTS at the same time a move where it is
-    installed."""
+    installed (elsewhere a note says it is not)."""
     from c4lab.arena import accuracy
     from c4lab.ui.status import StatusLine
 

@@ -49,6 +49,21 @@ def test_the_exact_solver_keeps_every_value_and_a_random_player_does_not() -> No
     assert "variants (12)" in table and "100.0%" in table
 
 
+def test_a_missing_openspiel_is_said_rather_than_its_row_left_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A plain install has no OpenSpiel: the table lost the yardstick's row
+    # that the docs name without a word.
+    monkeypatch.setattr(A, "openspiel_available", lambda: False)
+    measured = A.run_accuracy(["solver:time=0.5"], sets=("classic-middle", "variants"), count=2)
+    assert list(measured["results"]) == ["solver:time=0.5"]
+    assert "note: OpenSpiel's MCTS, the yardstick, is not installed" in A.report(measured)
+    assert "pip install open-spiel" in A.to_dict(measured)["note"]
+    for quiet in (
+        A.run_accuracy(["solver:time=0.5"], sets=("classic-middle",), count=2, openspiel=False),
+        A.run_accuracy(["solver:time=0.5"], sets=("variants",), count=2),  # no set OpenSpiel would play
+    ):
+        assert "note" not in quiet and "note:" not in A.report(quiet) and "note" not in A.to_dict(quiet)
+
+
 def test_the_classic_sets_come_from_the_public_benchmark_files() -> None:
     begin = A.classic_positions("classic-begin", 3)
     assert len(begin) == 3 and all(p.variant.size == "7x6" for p in begin)
