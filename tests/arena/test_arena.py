@@ -668,6 +668,18 @@ def test_unseeded_agents_get_a_seed_from_the_game_so_a_game_replays_anywhere():
     assert derived != seeded("uct:iterations=10", 5, "7x6", "uct:iterations=10", "random", "B")
 
 
+def test_a_missing_ray_says_the_install_command_the_docs_give(monkeypatch, tmp_path):
+    # It said "pip install 'c4lab[ray]'", which asks the package index for a
+    # c4lab; the project is installed from its folder.
+    monkeypatch.setitem(sys.modules, "ray", None)
+    result = CliRunner().invoke(main, [
+        "arena", "random", "heuristic", "--games", "2", "--executor", "ray", "--out", str(tmp_path / "r.jsonl"),
+    ])
+    assert result.exit_code == 2
+    assert "Error: --executor ray needs Ray: python3 -m pip install -e '.[ray]' in c4lab's folder" in result.output
+    assert "python3 -m pip install -e '.[ray]'" in (Path(__file__).parents[2] / "docs/experiments.md").read_text()
+
+
 def test_a_ray_address_with_no_cluster_is_a_one_line_error_at_once(tmp_path):
     pytest.importorskip("ray")
     began = time.monotonic()

@@ -252,7 +252,11 @@ def ray_available() -> Any:
     try:
         import ray
     except ImportError:
-        raise ValueError("--executor ray needs Ray: pip install 'c4lab[ray]'") from None
+        # Not "pip install 'c4lab[ray]'": c4lab is installed from its folder
+        # (docs/experiments.md), and that line would ask the package index.
+        raise ValueError(
+            "--executor ray needs Ray: python3 -m pip install -e '.[ray]' in c4lab's folder"
+        ) from None
     return ray
 
 
@@ -260,7 +264,7 @@ def start_ray(address: str | None, cpus: int) -> tuple[Any, bool]:
     """Ray, connected to the cluster at ``address`` (checked first: see
     :func:`check_ray_address`) or to a new local instance with ``cpus``
     CPUs when ``address`` is ``None``; and whether this call started it
-    (the caller then shuts it down).  Needs the optional extra ``c4lab[ray]``."""
+    (the caller then shuts it down).  Needs the optional extra ``ray`` (``pip install -e '.[ray]'``)."""
     ray = ray_available()
     if address:
         check_ray_address(address)
@@ -279,7 +283,7 @@ class RayExecutor:
     """The same runner on a Ray cluster (``address``: ``None`` starts a
     local Ray instance; ``"auto"`` joins the cluster this machine is in; an
     address nothing answers at is a ValueError at once, see
-    :func:`check_ray_address`).  Needs the optional extra ``c4lab[ray]``."""
+    :func:`check_ray_address`).  Needs the optional extra ``ray`` (``pip install -e '.[ray]'``)."""
 
     def __init__(self, address: str | None = None, jobs: int | None = None) -> None:
         self._ray, self._started = start_ray(address, jobs or default_jobs())
