@@ -134,6 +134,29 @@ def test_openings_a_run_is_too_short_to_play_are_noted() -> None:
         "(--games 6 plays each once)")]
 
 
+def test_pairs_that_start_alike_and_so_repeat_their_games_are_noted(tmp_path) -> None:
+    # `--board 4x4 --opening-moves 0 --games 2000` played one pair 1000 times
+    # (the arena seeds random from the start) and ranked it 2000-0 in silence.
+    config = ArenaConfig(("qlearning", "random"), games=6, board="4x4", plies=0)
+    assert config.schedule_notes() == [
+        ("the 3 pairs of each pairing start from only 1 position (--opening-moves 0 on one board): agents that "
+         "play alike from a start (deterministic ones, and seeded ones on an iteration budget: the arena seeds them "
+         "from the start) repeat their games there, and the statistics count each repeat as a new game; more "
+         "--opening-moves, --board random or --openings give more starts")]
+    assert "start from only 4 positions (the same start drawn again)" in ArenaConfig(
+        RANDOMS, games=20, board="4x4", plies=1).schedule_notes()[0]
+    assert "(openings used again)" in ArenaConfig(RANDOMS, games=4, openings=("7x6:dd",)).schedule_notes()[0]
+    assert "start from only 9 positions (the same start drawn again)" in ArenaConfig(
+        RANDOMS, games=20, bonus=True, plies=0).schedule_notes()[0]  # two of ten bonus cells alike
+    for quiet in (ArenaConfig(RANDOMS, games=10, plies=2), ArenaConfig(RANDOMS, games=20, board="random", plies=0),
+                  ArenaConfig(RANDOMS, games=2, plies=0)):
+        assert quiet.schedule_notes() == []
+    result = CliRunner().invoke(main, ["arena", "random", "heuristic", "--board", "4x4", "--opening-moves", "0",
+                                       "--games", "4", "--out", str(tmp_path / "a.jsonl")])
+    assert result.exit_code == 0
+    assert "note: the 2 pairs of each pairing start from only 1 position" in result.stderr
+
+
 # -- refereed games ---------------------------------------------------------------
 
 

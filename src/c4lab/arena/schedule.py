@@ -122,12 +122,25 @@ class ArenaConfig:
     def schedule_notes(self) -> list[str]:
         """What a run of this schedule leaves out that its settings name: the
         openings beyond its pairs (pair ``k`` starts from opening ``k``, so
-        with fewer pairs than openings the last ones are never played)."""
+        with fewer pairs than openings the last ones are never played); and
+        pairs that start alike, whose games repeat: an agent's seed follows
+        from the start (``games.seeded``), so a seeded agent, like a
+        deterministic one, plays the same game from the same start."""
         pairs = self.pairs_per_pairing
         if self.openings and pairs < len(self.openings):
             return [(f"--games {self.games} makes {pairs} pair{'s' if pairs != 1 else ''} of games a pairing: only the "
                     f"first {pairs} of the {len(self.openings)} openings are played (--games "
                     f"{2 * len(self.openings)} plays each once)")]
+        starts = len({self.start(k).notation for k in range(pairs)})
+        if starts < pairs:
+            how = ("openings used again" if self.openings
+                   else "--opening-moves 0 on one board" if self.plies == 0 and self.board != RANDOM and not self.bonus
+                   else "the same start drawn again")
+            return [(f"the {pairs} pairs of each pairing start from only {starts} position{'s' if starts != 1 else ''} "
+                     f"({how}): agents that play alike from a start (deterministic ones, and seeded ones on an "
+                     f"iteration budget: the arena seeds them from the start) repeat their games there, and the "
+                     f"statistics count each repeat as a new game; more --opening-moves, --board random or "
+                     f"--openings give more starts")]
         return []
 
     # -- (de)serialisation, for the results file's header -------------------
