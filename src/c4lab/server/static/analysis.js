@@ -262,6 +262,7 @@ export function setAnalysing(on, remember = true) {
 export function autoHint() {
   const room = R.state;
   if (!R.analysing || !room || room.status !== "playing" || room.mode !== "local" || R.hintWaiting) return;
+  if (Date.now() < R.jumpUntil) return; // a jump along the line under way: asked once it is sent (lineTo)
   if (room.thinking || room.seats[room.to_move].kind !== "human" || !R.you.includes(room.to_move)) return;
   if (R.hint && R.hint.position === room.position) return;
   if (send({ type: "hint" }, { quiet: true })) R.hintWaiting = true;
@@ -287,17 +288,25 @@ export function noteLine(room) {
  * again. */
 export function lineTo(ply) {
   const room = R.state;
-  if (!room || R.awaiting) return;
+  if (!room || R.awaiting || Date.now() < R.jumpUntil) return; // a jump still under way: its moves come first
   const n = moveTokens(room.position).length;
   const target = Math.max(room.start_ply, Math.min(R.line.length, ply));
   const messages = [];
   for (let k = n; k > target; k--) messages.push({ type: "undo" });
   for (const token of R.line.slice(n, target)) messages.push({ type: "move", move: token });
-  // within the server's rate limit (a burst of 40, then 20 a second): a long jump is paced
+  // within the server's rate limit (a burst of 40, then 20 a second), whatever the jumps just before
+  // used of it (Home then End at once): 10 at once, then 16 a second, under what the server gives back;
+  // a message over the limit is dropped (the hint asked for at the end of a jump too, and no scores came)
   messages.forEach((message, i) => {
-    if (i < 20) send(message);
-    else setTimeout(() => send(message, { quiet: true }), (i - 19) * 60);
+    if (i < 10) send(message);
+    else setTimeout(() => send(message, { quiet: true }), (i - 9) * 60);
   });
+  if (messages.length > 1) {
+    // no hint for the positions on the way (each would cost the budget the moves need): one at the end
+    const wait = Math.max(0, messages.length - 9) * 60 + 50;
+    R.jumpUntil = Date.now() + wait;
+    setTimeout(autoHint, wait + 20);
+  }
   if (messages.length) awaitAnswer();
 }
 

@@ -55,6 +55,7 @@ export const R = {
   hint: null, // {token, position, evaluation, columns, best}
   hintWaiting: false,
   hintWanted: false, // Hint pressed while the other side moves: asked once it is this page's turn
+  jumpUntil: 0, // a jump along the line sends its last paced message before this time (Date.now())
   evaluation: null, // {value, position}
   review: null, // the review message of this game
   reviewWaiting: false,
