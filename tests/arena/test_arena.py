@@ -140,9 +140,9 @@ def test_pairs_that_start_alike_and_so_repeat_their_games_are_noted(tmp_path) ->
     config = ArenaConfig(("qlearning", "random"), games=6, board="4x4", plies=0)
     assert config.schedule_notes() == [
         ("the 3 pairs of each pairing start from only 1 position (--opening-moves 0 on one board): agents that "
-         "play alike from a start (deterministic ones, and seeded ones on an iteration budget: the arena seeds them "
-         "from the start) repeat their games there, and the statistics count each repeat as a new game; more "
-         "--opening-moves, --board random or --openings give more starts")]
+         "play alike from a start (deterministic ones, and those whose spec gives a seed) repeat their games there, "
+         "and the statistics count each repeat as a new game (the arena gives the agents it seeds new seeds at each "
+         "repeat); more --opening-moves, --board random or --openings give more starts")]
     assert "start from only 4 positions (the same start drawn again)" in ArenaConfig(
         RANDOMS, games=20, board="4x4", plies=1).schedule_notes()[0]
     assert "(openings used again)" in ArenaConfig(RANDOMS, games=4, openings=("7x6:dd",)).schedule_notes()[0]
@@ -689,6 +689,27 @@ def test_unseeded_agents_get_a_seed_from_the_game_so_a_game_replays_anywhere():
     derived = seeded("uct:iterations=10", 5, "7x6", "uct:iterations=10", "random", "A")
     assert derived.startswith("uct:iterations=10,seed=")
     assert derived != seeded("uct:iterations=10", 5, "7x6", "uct:iterations=10", "random", "B")
+
+
+def test_a_start_played_again_gets_new_seeds_so_seeded_agents_play_new_games():
+    """Pairs from one start (one opening, or ``--opening-moves 0``) each give
+    the agents the arena seeds seeds of their own: random against random
+    from the empty 4x4 board plays a different game in each pair, where it
+    replayed the first pair's two games in every one.  The first pair from
+    a start keeps the seeds it had, and so every run whose starts differ
+    plays the games it played before."""
+    config = ArenaConfig(("random", "uct:iterations=20"), games=8, board="4x4", plies=0, seed=3)
+    tasks = config.tasks()
+    assert [task.repeat for task in tasks] == [0, 1, 2, 3]
+    games = [g["position"] for task in tasks for g in play_pair(task)[1]]
+    assert len(set(games)) == len(games)  # eight different games from one start
+    from c4lab.arena.games import seeded
+
+    first = seeded("random", 3, "4x4", "random", "uct:iterations=20", "A")
+    assert first == seeded("random", 3, "4x4", "random", "uct:iterations=20", "A", repeat=0)
+    assert first != seeded("random", 3, "4x4", "random", "uct:iterations=20", "A", repeat=1)
+    openings = ArenaConfig(RANDOMS, games=10, openings=("7x6:dd", "7x6:cc", "7x6:ee"))
+    assert [task.repeat for task in openings.tasks()] == [0, 0, 0, 1, 1]
 
 
 def test_a_missing_ray_says_the_install_command_the_docs_give(monkeypatch, tmp_path):

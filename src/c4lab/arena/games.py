@@ -122,20 +122,24 @@ class Game:
         return 0.5 if self.result == "draw" else 1.0 if self.result == side else 0.0
 
 
-def seeded(spec: str, seed: int, start: str, a: str, b: str, side: str) -> str:
+def seeded(spec: str, seed: int, start: str, a: str, b: str, side: str, repeat: int = 0) -> str:
     """The spec to build for ``side`` of the game ``a`` against ``b`` from
     ``start`` in an experiment of ``seed``: ``spec`` itself, with ``seed=N``
     added when its agent takes a seed and the spec gives none.  N follows
     from those alone, so a game depends only on its specs, start and seed --
     not on the process or machine (local or Ray) that plays it: unseeded
     agents (``heuristic``'s tie-breaks) would draw from a fresh generator.
-    The results keep the spec as given."""
+    ``repeat`` counts the pairs of the pairing that started from ``start``
+    before this one: each repeat of a start gets seeds of its own, so a
+    seeded agent does not replay the same game there (the first time keeps
+    the seeds it always had).  The results keep the spec as given."""
     name, values = parse_spec(spec)
     info = next((i for i in agent_infos() if i.name == name), None)
     takes_seed = info is not None and any(p.name == "seed" for p in info.params) and "seed" not in info.defaults
     if not takes_seed or "seed" in values:
         return spec
-    derived = random.Random(f"c4lab-arena/{seed}/{start}/{a}/{b}/{side}").randrange(2**31)
+    again = f"/{repeat}" if repeat else ""
+    derived = random.Random(f"c4lab-arena/{seed}/{start}/{a}/{b}/{side}{again}").randrange(2**31)
     return f"{spec}{',' if values else ':'}seed={derived}"
 
 
@@ -157,7 +161,7 @@ def play_pair(task: PairTask) -> tuple[PairTask, list[dict[str, Any]]]:
         try:
             for side, spec in (("A", a), ("B", b)):
                 try:
-                    agents.append(make_agent(seeded(spec, task.seed, task.start, a, b, side)))
+                    agents.append(make_agent(seeded(spec, task.seed, task.start, a, b, side, task.repeat)))
                 except Exception as err:  # noqa: BLE001  (an engine that would not start this time)
                     record = GameRecord(a, b, start, start, {"A": [], "B": []}, Forfeit(
                         side, "crash", f"player {side} ({spec}) could not start: {err}"

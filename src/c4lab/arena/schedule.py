@@ -12,6 +12,7 @@ all agents meet the same boards.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -123,9 +124,10 @@ class ArenaConfig:
         """What a run of this schedule leaves out that its settings name: the
         openings beyond its pairs (pair ``k`` starts from opening ``k``, so
         with fewer pairs than openings the last ones are never played); and
-        pairs that start alike, whose games repeat: an agent's seed follows
-        from the start (``games.seeded``), so a seeded agent, like a
-        deterministic one, plays the same game from the same start."""
+        pairs that start alike, where agents that play alike from a start
+        (deterministic ones, and those whose spec fixes their seed) repeat
+        their games; the arena gives the agents it seeds new seeds at each
+        repeat of a start (``games.seeded``)."""
         pairs = self.pairs_per_pairing
         if self.openings and pairs < len(self.openings):
             return [(f"--games {self.games} makes {pairs} pair{'s' if pairs != 1 else ''} of games a pairing: only the "
@@ -137,10 +139,10 @@ class ArenaConfig:
                    else "--opening-moves 0 on one board" if self.plies == 0 and self.board != RANDOM and not self.bonus
                    else "the same start drawn again")
             return [(f"the {pairs} pairs of each pairing start from only {starts} position{'s' if starts != 1 else ''} "
-                     f"({how}): agents that play alike from a start (deterministic ones, and seeded ones on an "
-                     f"iteration budget: the arena seeds them from the start) repeat their games there, and the "
-                     f"statistics count each repeat as a new game; more --opening-moves, --board random or "
-                     f"--openings give more starts")]
+                     f"({how}): agents that play alike from a start (deterministic ones, and those whose spec "
+                     f"gives a seed) repeat their games there, and the statistics count each repeat as a new game "
+                     f"(the arena gives the agents it seeds new seeds at each repeat); more --opening-moves, "
+                     f"--board random or --openings give more starts")]
         return []
 
     # -- (de)serialisation, for the results file's header -------------------
@@ -187,8 +189,13 @@ class ArenaConfig:
         """Every pair of games of the run, pair by pair across the pairings
         (so that an early stop leaves every pairing with about as many)."""
         starts = [self.start(k).notation for k in range(self.pairs_per_pairing)]
+        seen: Counter[str] = Counter()
+        repeats = []
+        for start in starts:
+            repeats.append(seen[start])
+            seen[start] += 1
         return [
-            PairTask(index, first, second, k, starts[k], self.limit, self.margin, self.seed)
+            PairTask(index, first, second, k, starts[k], self.limit, self.margin, self.seed, repeats[k])
             for k in range(self.pairs_per_pairing)
             for index, (first, second) in enumerate(self.pairings())
         ]
@@ -202,7 +209,8 @@ class ArenaConfig:
 class PairTask:
     """Two games from ``start``: ``first`` plays A in game 0, B in game 1.
     ``seed`` is the experiment's: agents that take a seed and are given
-    none get one derived from it (``c4lab.arena.games.seeded``)."""
+    none get one derived from it (``c4lab.arena.games.seeded``), and from
+    ``repeat``, the number of this pairing's earlier pairs from ``start``."""
 
     pairing: int
     first: str
@@ -212,6 +220,7 @@ class PairTask:
     limit: float
     margin: float
     seed: int = 0
+    repeat: int = 0
 
     @property
     def key(self) -> tuple[int, int]:
