@@ -302,6 +302,26 @@ def test_an_engine_plays_a_whole_game_through_play_game() -> None:
         engine.close()
 
 
+def test_a_spec_sets_the_engines_own_options() -> None:
+    """``options=NAME=VALUE;NAME=VALUE`` goes out as ``setoption`` after the
+    handshake: our engine serving ``random`` plays as ``random:seed=3`` once
+    told ``seed`` 3.  An option the engine refuses is its error, in one
+    line; a malformed one is refused before the program starts."""
+    position = Position.parse("7x6:dd")
+    with make_agent(f"engine:cmd={engine_cmd('random')},options=seed=3") as engine:
+        assert engine.options == {"seed": "3"}
+        moves = [engine.choose(position.play(*[Move(c) for c in range(k)])) for k in range(5)]
+    local = make_agent("random:seed=3")
+    assert moves == [local.choose(position.play(*[Move(c) for c in range(k)])) for k in range(5)]
+    with pytest.raises(EngineError, match=r"refused what it was sent after its options: .*unknown option 'depth'"):
+        make_agent(f"engine:cmd={engine_cmd('random')},options=seed=3;depth=2")
+    for bad, what in (("seed", r"options item 0 \('seed'\) is not NAME=VALUE"),
+                      ("seed=1;seed=2", "option 'seed' is given twice"),
+                      ("my option=1", "option 'my option': an option name is one word")):
+        with pytest.raises(SpecError, match=what):
+            make_agent(f"engine:cmd=/no/such/engine,options={bad}")
+
+
 def test_the_engine_sees_positions_with_ban_tokens_and_may_answer_one(tmp_path: Path) -> None:
     cmd = fake_engine(
         tmp_path, "print('info value 0.5 pv b+a c string ' + position); print('bestmove b+a')"

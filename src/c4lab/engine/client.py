@@ -337,6 +337,32 @@ def stop_all() -> None:
         process.kill_group(signal.SIGKILL)
 
 
+def _settings(options: Mapping[str, str] | str | None) -> dict[str, str]:
+    """The options to send, checked before the program starts: a mapping,
+    or ``NAME=VALUE;NAME=VALUE`` (a spec's ``options=``: its values are
+    split on ``,``, so the items are split on ``;``)."""
+    if isinstance(options, str):
+        pairs = []
+        for i, item in enumerate(options.split(";")):
+            name, eq, value = item.partition("=")
+            if not eq:
+                raise SpecError(f"agent 'engine': options item {i} ({item!r}) is not NAME=VALUE "
+                                "(options=NAME=VALUE;NAME=VALUE)")
+            pairs.append((name, value))
+    else:
+        pairs = [(str(name), str(value)) for name, value in (options or {}).items()]
+    settings: dict[str, str] = {}
+    for name, value in pairs:
+        try:
+            SetOption(name, value)
+        except ValueError as exc:
+            raise SpecError(f"agent 'engine': option {name!r}: {exc}") from None
+        if name in settings:
+            raise SpecError(f"agent 'engine': option {name!r} is given twice")
+        settings[name] = value
+    return settings
+
+
 @register(
     "engine",
     "an external program speaking the c4lab engine protocol (docs/engine-protocol.md), in the arena and "
@@ -356,13 +382,19 @@ def stop_all() -> None:
             "handshake", float, DEFAULT_HANDSHAKE,
             "seconds from the start to the end of the handshake ('c4labok')",
         ),
+        Param(
+            "options", str, None,
+            "the engine's own settings as NAME=VALUE;NAME=VALUE, sent with 'setoption' after the handshake "
+            "(no ',' or ';' in a value)",
+        ),
     ],
 )
 class EngineAgent(Agent):
     """An engine program as a player.
 
     ``cmd`` is a command line (``str``, split with ``shlex``) or an argument
-    list; ``options`` are sent as ``setoption`` after each handshake.  The
+    list; ``options`` (a mapping, or ``NAME=VALUE;NAME=VALUE`` as a spec
+    gives it) are sent as ``setoption`` after each handshake.  The
     program starts at once, so a bad command fails here.  ``engine_name``,
     ``engine_author`` and ``engine_options`` hold what the handshake told.
     ``handshake`` bounds the start-up (to ``c4labok``), ``timeout`` getting
@@ -376,7 +408,7 @@ class EngineAgent(Agent):
         margin: float = DEFAULT_MARGIN,
         timeout: float = DEFAULT_TIMEOUT,
         handshake: float = DEFAULT_HANDSHAKE,
-        options: Mapping[str, str] | None = None,
+        options: Mapping[str, str] | str | None = None,
     ) -> None:
         if not cmd:
             raise SpecError("agent 'engine' needs cmd=, the engine's command line (e.g. engine:cmd=./my_engine.py)")
@@ -396,7 +428,7 @@ class EngineAgent(Agent):
         self.margin = margin
         self.timeout = timeout
         self.handshake = handshake
-        self.options = dict(options or {})
+        self.options = _settings(options)
         self.engine_name: str | None = None
         self.engine_author: str | None = None
         self.engine_options: dict[str, Option] = {}
