@@ -54,6 +54,8 @@ def test_weak_solve_prints_win_draw_or_loss() -> None:
 def test_analyse_scores_every_legal_move() -> None:
     record = json.loads(run("solve", "--json", "--analyse", "7x6:ddddddcc").output)
     assert record["analysis"] == {"a": 0, "b": 16, "c": 2, "e": 16, "f": 0, "g": 2}
+    solved = json.loads(run("solve", "--json", "7x6:ddddddcc").output)
+    assert record["nodes"] > solved["nodes"]  # the nodes, like the time, count the moves' searches too
     plain = run("solve", "--analyse", "7x6:ddddddcc").output
     assert plain.split()[:2] == ["7x6:ddddddcc", "16"] and "b:16" in plain and "a:0" in plain
 

@@ -200,7 +200,7 @@ class Solver:
     _cleared: bool = field(default=False, repr=False)
     _cpu: float = field(default=0.0, repr=False)
     _nodes_left: int | None = field(default=None, repr=False)
-    _searched: int = field(default=0, repr=False)  # nodes of every search since solve() began, given up or not
+    _searched: int = field(default=0, repr=False)  # nodes of every search of the last solve() or analyse(), given up or not
 
     def clear(self) -> None:
         """Forget every stored result (costs nothing: a new generation)."""
@@ -370,6 +370,12 @@ class Solver:
                 best.append(move)
         return tuple(best), nodes
 
+    @property
+    def nodes(self) -> int:
+        """The nodes searched by the last ``solve`` or ``analyse`` (a
+        ``Solution`` carries its own; an analysis answers scores alone)."""
+        return self._searched
+
     def analyse(self, position: Position | str, *, timeout: float | None = None,
                 all_or_none: bool = False, weak: bool = False) -> dict[Move, int | None]:
         """The exact score of every legal move (RULES.md: the move's worth to
@@ -389,6 +395,7 @@ class Solver:
         self.prepare(position, moves=True)  # outside the timeout, as in solve
         deadline = None if timeout is None else time.monotonic() + timeout
         self._nodes_left = None
+        self._searched = 0
         win = 1 if weak else (position.empty_cells + 1) // 2
         out: dict[Move, int | None] = {}
         moves = position.legal_moves()
@@ -489,7 +496,8 @@ def answer(
     legal move is scored too (with ``weak``, each as 1, 0 or -1 like the
     position), in what is left of ``timeout``.  A position
     given up at the timeout answers ``POSITION timeout (not solved in T s)``
-    and its record's score is null.
+    and its record's score is null.  The record's ``nodes`` and ``time_s``
+    count the analysis too.
     """
     if analyse:  # its moves' kernels too, before the first solve (not part of the timeout)
         solver.prepare(position, moves=True)
@@ -503,6 +511,7 @@ def answer(
         left = None if timeout is None else max(timeout - (time.monotonic() - start), 1e-3)
         scores = solver.analyse(position, timeout=left, weak=weak)
         record["analysis"] = {m.token: v for m, v in scores.items()}
+        record["nodes"] += solver.nodes
         plain += "  " + " ".join(f"{m.token}:{'?' if v is None else v}" for m, v in scores.items())
         record["time_s"] = round(time.monotonic() - start, 6)
     return record, plain
