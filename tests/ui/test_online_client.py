@@ -310,7 +310,7 @@ def test_the_keyboard_does_not_block_updates_from_the_server(server: BackgroundS
     def read(prompt: str) -> str:
         if prompt.startswith("Really resign"):
             return "y"
-        if prompt.startswith("m for a rematch"):  # after the game
+        if prompt.startswith("Bob has left: m to offer a rematch"):  # after the game
             return "e"
         asked.set()
         assert answer.wait(WAIT)
@@ -691,7 +691,9 @@ def test_a_rematch_declined_either_way_and_an_offer_whose_player_left(server: Ba
         bob.close()
         ann.wait_for("The rematch B (black), Bob offered is withdrawn.")
         ann.wait_for("B (black), Bob left the room: no rematch unless they come back.")
-        keys.answer("m for a rematch", "e")
+        keys.answer("m for a rematch", "x")  # the prompt open before he left
+        ann.wait_for("'x' is not a key here: Bob has left: m to offer a rematch should they come back, e to exit.")
+        keys.answer("Bob has left: m to offer a rematch should they come back, e to exit", "e")
         assert ann.finish() == 0
     finally:
         keys.end()

@@ -776,6 +776,10 @@ class OnlineClient:
         if not self.you:
             return "e to stop watching: "
         offered = self.room.get("rematch")
+        gone = [side for side, seat in self.room["seats"].items()
+                if side not in self.you and seat["kind"] == "human" and not seat["connected"]]
+        if offered is None and gone:
+            return f"{self._name(gone[0])} has left: m to offer a rematch should they come back, e to exit: "
         if offered is None:
             return "m for a rematch (the sides swapped), e to exit: "
         if offered in self.you:
