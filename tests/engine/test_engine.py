@@ -308,7 +308,7 @@ def test_a_spec_sets_the_engines_own_options() -> None:
     told ``seed`` 3.  An option the engine refuses is its error, in one
     line; a malformed one is refused before the program starts."""
     position = Position.parse("7x6:dd")
-    with make_agent(f"engine:cmd={engine_cmd('random')},options=seed=3") as engine:
+    with make_agent(f"engine:cmd={engine_cmd('random')},options=seed=3;") as engine:
         assert engine.options == {"seed": "3"}
         moves = [engine.choose(position.play(*[Move(c) for c in range(k)])) for k in range(5)]
     local = make_agent("random:seed=3")

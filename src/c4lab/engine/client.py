@@ -344,6 +344,8 @@ def _settings(options: Mapping[str, str] | str | None) -> dict[str, str]:
     if isinstance(options, str):
         pairs = []
         for i, item in enumerate(options.split(";")):
+            if not item:  # options= with nothing, or a ';' at the end
+                continue
             name, eq, value = item.partition("=")
             if not eq:
                 raise SpecError(f"agent 'engine': options item {i} ({item!r}) is not NAME=VALUE "
