@@ -58,6 +58,19 @@ def viewed(page) -> str | None:
     return board(page).get_attribute("data-view")
 
 
+def wait_notes_in_view(page, board_id: str = "board") -> None:
+    """Every score above the board's columns wholly on screen, below the
+    sticky top bar (a review row clicked on a phone brings them there)."""
+    page.wait_for_function(
+        """id => {
+            const bar = document.querySelector('.topbar').getBoundingClientRect().bottom;
+            const ns = [...document.querySelectorAll(`#${id} .col-note`)].map(n => n.getBoundingClientRect());
+            return ns.length > 0 && ns.every(r => r.top >= bar - 0.5 && r.bottom <= innerHeight + 0.5);
+        }""",
+        arg=board_id,
+    )
+
+
 @pytest.mark.parametrize("size", SIZES)
 def test_stepping_through_a_local_game_does_not_lose_it(server, new_page, size):
     page = new_page(*SIZES[size])
@@ -206,6 +219,7 @@ def test_the_review_marks_the_blunder_and_shows_every_columns_score(server, new_
     expect(board(page)).to_have_attribute("data-view", "0")
     expect(blunder).to_have_class(re.compile(r"\bcurrent\b"))
     expect(page.locator("#board .col-note")).to_have_count(7)
+    wait_notes_in_view(page)  # on a phone too: not under the top bar
     start = {"a": -2, "b": -1, "c": 0, "d": 1, "e": 0, "f": -1, "g": -2}  # c4lab solve --analyze 7x6
     assert notes(page) == {letter: score_text(v) for letter, v in start.items()}
     assert best_notes(page) == ["d"]
@@ -240,6 +254,7 @@ def test_the_finished_game_viewer_has_the_review_too(server, new_page, size):
     rows.nth(3).click()  # Black's fourth move (d): the position it was played from
     expect(page.locator("#replay-board")).to_have_attribute("data-ply", "3")
     expect(page.locator("#replay-board .col-note")).to_have_count(7)
+    wait_notes_in_view(page, "replay-board")  # on a phone the board is far above the list: brought into view
     assert notes(page, "replay-board")["d"] == "+5"  # 7x6:adc, Black to move: d wins
     expect(page.locator("#replay-board .hint")).to_have_attribute("data-hint", "d")
     expect(page.locator("#replay-review-at")).to_contain_text("Black played d (+5): best")

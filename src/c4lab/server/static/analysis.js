@@ -19,7 +19,7 @@ import { LETTERS, cellName, landingRow, moveTokens, replay } from "./notation.js
 import { goTo } from "./history.js";
 import { banNotes, bestMoveGhost, columnNote, markMoves, renderReview, reviewNotes, scoreText } from "./review.js";
 import { saveAnalysing } from "./settings.js";
-import { $, say, setText } from "./util.js";
+import { $, boardIntoView, say, setText } from "./util.js";
 
 /** The Hint button: ask the server (one question at a time). Pressed while
  * the computer (or the other player) is to move, the hint is for the
@@ -170,9 +170,7 @@ export function renderRoomReview() {
     current: R.view,
     onPick: (ply) => {
       goTo(ply);
-      // on a narrow screen the board is above the panel: bring it into view
-      const board = $("board");
-      if (window.innerWidth <= 900 && board.scrollIntoView) board.scrollIntoView({ block: "nearest" });
+      boardIntoView($("board")); // on a narrow screen the board is above the panel
     },
   });
 }

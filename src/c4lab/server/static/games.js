@@ -11,7 +11,7 @@ import { Board } from "./board.js";
 import { COLOUR, geometryOf, positionHeader, renderMoves, resultText } from "./describe.js";
 import { moveTokens, replay } from "./notation.js";
 import { bestMoveGhost, drawColumnNotes, markMoves, renderReview, reviewNotes } from "./review.js";
-import { $, api, copyText, setText, show } from "./util.js";
+import { $, api, boardIntoView, copyText, setText, show } from "./util.js";
 
 export async function showGames() {
   show("view-games");
@@ -134,7 +134,7 @@ export async function showReplay(code) {
     renderMoves($("replay-moves"), tokens, { startPly: game.start_ply, current: ply, onPick: (p) => go(p, false), geometry });
     if (review) {
       const parts = { summary: $("replay-review-summary"), list: $("replay-review-list"), at: $("replay-review-at") };
-      renderReview(parts, review, { current: ply, onPick: (p) => go(p, false) });
+      renderReview(parts, review, { current: ply, onPick: (p) => { go(p, false); boardIntoView($("replay-board")); } });
       markMoves($("replay-moves"), review);
       drawColumnNotes(board, reviewNotes(review, ply));
     }

@@ -113,6 +113,14 @@ export function say(text, kind = "info") {
   if (text && kind !== "sticky") sayTimer = setTimeout(() => { setText(node, ""); }, kind === "error" ? 6000 : 4000);
 }
 
+/** On a narrow screen (the board above the panels), bring ``board`` into
+ * view: a review row or move clicked far below it shows its position. The
+ * board's scroll margin (style.css) keeps the scores above it clear of the
+ * sticky top bar. */
+export function boardIntoView(board) {
+  if (window.innerWidth <= 900 && board.scrollIntoView) board.scrollIntoView({ block: "nearest" });
+}
+
 /** The link to give an opponent: the room on the address this page was
  * reached on (location.origin: the host and port typed or followed, never
  * an address the server was started with). */
