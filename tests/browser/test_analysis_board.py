@@ -9,8 +9,10 @@ both sizes."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 import sqlite3
+import threading
 import urllib.parse
 
 import pytest
@@ -143,6 +145,33 @@ def test_the_link_opens_an_analysis_board_with_the_solvers_scores(server, new_pa
     assert link == f"{server.url}/analyse?position={urllib.parse.quote('7x6:ddce', safe='')}"
     page.locator("#copy-analysis").click()
     expect(page.locator("#toast")).to_contain_text("copied")
+
+
+def test_while_numba_compiles_the_solver_the_board_says_so(server, new_page, monkeypatch):
+    """The first scores on a fresh numba cache wait for the compiler (7 s for
+    a 12x12 board here): the line under the board says the engine is being
+    prepared, as a game's agent does, not only "solving every column"."""
+    from c4lab.server import review, warmup
+
+    released = threading.Event()
+    real = review.Reviewer.hint
+
+    async def compiling(self, position):  # a hint that waits for a compile, as on a first start
+        with warmup.COMPILING._lock:
+            warmup.COMPILING.started += 1
+        await asyncio.to_thread(released.wait, 60)
+        return await real(self, position)
+
+    monkeypatch.setattr(review.Reviewer, "hint", compiling)
+    page = new_page()
+    try:
+        page.goto(server.url + "/analyse?position=7x6:dd")
+        expect(page.locator("#analysis-key")).to_contain_text("solving every column")
+        expect(page.locator("#analysis-key")).to_contain_text("preparing the engine, first start only")
+    finally:
+        released.set()
+    assert wait_notes(page, "7x6:dd", 7) == exact_columns("7x6:dd")
+    expect(page.locator("#analysis-key")).not_to_contain_text("preparing")
 
 
 def test_a_long_jump_along_the_line_goes_all_the_way(server, new_page):

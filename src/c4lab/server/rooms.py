@@ -695,7 +695,7 @@ class RoomManager:
                 position = room.position
                 try:
                     async with room.work:  # one thread a room at most
-                        answer = await self.reviewer.hint(position)
+                        answer = await self._hint_telling(conn, position)
                 except Exception as exc:  # the pool's work failed: say so, the page stops waiting
                     log.exception("the hint for room %s failed", room.code)
                     await _tell(conn, to_json(RoomError(REVIEW_FAILED, f"the hint could not be worked out: {exc}").frame()))
@@ -704,6 +704,27 @@ class RoomManager:
                 self._hints[conn] -= 1
         finally:
             self._hints.pop(conn, None)
+
+    async def _hint_telling(self, conn: Connection, position: Position) -> dict[str, Any]:
+        """The hint for ``position``.  Meanwhile, from a compile of numba's
+        seen on (the first start after an install: the solver's kernels for
+        this board), ``conn`` is told every second how long it has waited
+        (``preparing``), as an agent's move says so in the room's state."""
+        started = time.monotonic()
+        compiles = warmup.COMPILING.started
+        work = asyncio.ensure_future(self.reviewer.hint(position))
+        wait, told = PREPARING_FIRST, False
+        try:
+            while True:
+                done, _ = await asyncio.wait({work}, timeout=wait)
+                if done:
+                    return work.result()
+                wait = PREPARING_EVERY
+                if told or warmup.COMPILING.active or warmup.COMPILING.started != compiles:
+                    told = True
+                    await _tell(conn, to_json({"type": "preparing", "seconds": warmup.waited(started)}))
+        finally:
+            work.cancel()  # a no-op once done; the thread's work cannot be stopped, only its answer dropped
 
     async def review(self, code: str) -> dict[str, Any] | None:
         """The review of the finished game ``code`` (``docs/protocol.md``;

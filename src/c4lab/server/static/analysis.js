@@ -59,6 +59,7 @@ export function wantedHint(render) {
 /** A "hint" message from the server: keep it, say it, redraw. */
 export function onHint(message, render) {
   R.hintWaiting = false;
+  R.hintPreparing = null;
   if (!R.state) return;
   const position = message.position || R.state.position; // the position asked about
   R.hint = {
@@ -91,6 +92,20 @@ export function onHint(message, render) {
   render();
 }
 
+/** A "preparing" message: the hint asked waits for numba to compile the
+ * engine (the first start after an install): said, with the seconds so
+ * far, until the hint comes. */
+export function onPreparing(message, render) {
+  if (!R.hintWaiting || !R.state) return;
+  R.hintPreparing = Math.round(message.seconds);
+  if (!R.analysing) say(`Looking for a good move\u2026 ${preparingText()}`, "info");
+  render(); // the analysis board's key under the board says it
+}
+
+function preparingText() {
+  return `preparing the engine, first start only \u2014 ${R.hintPreparing} s`;
+}
+
 /** A state from the server was applied: keep its evaluation, if it has
  * one (shown stale after the next move, until another comes). */
 export function noteState(room) {
@@ -104,6 +119,7 @@ export function noteState(room) {
 export function refused() {
   const waited = R.hintWaiting || R.reviewWaiting;
   R.hintWaiting = false;
+  R.hintPreparing = null;
   R.reviewWaiting = false;
   return waited;
 }
@@ -344,8 +360,10 @@ export function renderAnalysis() {
   if (!on) return;
   let text;
   if (room.status !== "playing") text = "The game is over: undo, or step back, to go on analysing.";
-  else if (!R.hint || R.hint.position !== room.position) text = `${COLOUR[room.to_move]} to move: solving every column…`;
-  else {
+  else if (!R.hint || R.hint.position !== room.position) {
+    text = `${COLOUR[room.to_move]} to move: solving every column…`;
+    if (R.hintWaiting && R.hintPreparing !== null) text += ` (${preparingText()})`;
+  } else {
     const estimated = R.hint.columns.some((c) => !c.exact && c.estimate !== null && c.estimate !== undefined);
     const unknown = R.hint.columns.some((c) => !c.exact && (c.estimate === null || c.estimate === undefined));
     text = `Scores for ${COLOUR[room.to_move]}, to move: + a win (the larger, the sooner), 0 a draw, \u2212 a loss` +

@@ -20,7 +20,8 @@ const GAP_MS = 360; // least time between two moves on screen (agents move fast)
 
 // what the room page draws with (set by startClient)
 let hooks = {
-  render() {}, renderControls() {}, onState() {}, onHint() {}, onReview() {}, onRematch() {}, onRefused: () => false,
+  render() {}, renderControls() {}, onState() {}, onHint() {}, onPreparing() {}, onReview() {}, onRematch() {},
+  onRefused: () => false,
 };
 
 /** The seat token this page says hello with (null: watch). */
@@ -29,7 +30,8 @@ export function useToken(token) {
 }
 
 /** Connect the room R.code: `given` = {render, renderControls, onState(room)
- * (a state applied), onHint(message), onReview(message), onRematch(message)
+ * (a state applied), onHint(message), onPreparing(message) (a hint waits
+ * for numba's compiler), onReview(message), onRematch(message)
  * (an offer of a rematch, its answer), onRefused() (an
  * error: true if a hint or review was awaited)}. */
 export function startClient(given) {
@@ -135,6 +137,9 @@ function onMessage(message) {
       break;
     case "hint":
       hooks.onHint(message);
+      break;
+    case "preparing":
+      hooks.onPreparing(message);
       break;
     case "review":
       hooks.onReview(message);

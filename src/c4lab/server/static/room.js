@@ -17,8 +17,8 @@ import {
 } from "./state.js";
 import { send, startClient, useToken } from "./client.js";
 import {
-  askHint, askReview, autoHint, declineScore, lineTo, noteLine, noteState, onHint, onLine, onReview, refused, setAnalysing,
-  stepLine, wantedHint,
+  askHint, askReview, autoHint, declineScore, lineTo, noteLine, noteState, onHint, onLine, onPreparing, onReview, refused,
+  setAnalysing, stepLine, wantedHint,
 } from "./analysis.js";
 import { bindHistory, goLive, goTo, stepBy } from "./history.js";
 import { render, renderControls, renderPreview } from "./roomview.js";
@@ -63,6 +63,7 @@ export function showRoom(code) {
       outdatedErrors(room);
     },
     onHint: (message) => onHint(message, render),
+    onPreparing: (message) => onPreparing(message, render),
     onReview: (message) => onReview(message, render),
     onRematch,
     onRefused: refused,

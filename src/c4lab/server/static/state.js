@@ -54,6 +54,7 @@ export const R = {
   // owner analysis.js: hints, the evaluation, the review (each for the position it names)
   hint: null, // {token, position, evaluation, columns, best}
   hintWaiting: false,
+  hintPreparing: null, // the seconds the hint asked has waited for numba's compiler (a first start), else null
   hintWanted: false, // Hint pressed while the other side moves: asked once it is this page's turn
   jumpUntil: 0, // a jump along the line sends its last paced message before this time (Date.now())
   evaluation: null, // {value, position}
