@@ -168,6 +168,8 @@ def test_while_numba_compiles_the_solver_the_board_says_so(server, new_page, mon
         page.goto(server.url + "/analyse?position=7x6:dd")
         expect(page.locator("#analysis-key")).to_contain_text("solving every column")
         expect(page.locator("#analysis-key")).to_contain_text("preparing the engine, first start only")
+        expect(page.locator("#hint")).to_be_hidden()  # so the bar over the board does not send the person to it
+        expect(page.locator("#eval-label")).to_have_text("No evaluation yet")
     finally:
         released.set()
     assert wait_notes(page, "7x6:dd", 7) == exact_columns("7x6:dd")

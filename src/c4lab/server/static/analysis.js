@@ -241,7 +241,8 @@ export function renderEval() {
     fill.style.width = "50%";
     bar.setAttribute("aria-valuenow", "0");
     bar.dataset.value = "";
-    setText(label, room.mode === "local" ? "No evaluation yet: ask for a hint" : "No evaluation");
+    // the analysis board has no Hint button: its scores come by themselves
+    setText(label, room.mode !== "local" ? "No evaluation" : R.analysing ? "No evaluation yet" : "No evaluation yet: ask for a hint");
     return;
   }
   const v = Math.max(-1, Math.min(1, value));
