@@ -583,6 +583,91 @@ async def answered(conn: FakeConnection, count: int, kinds: tuple[str, ...] = ("
     raise AssertionError(f"only {conn.sent}")
 
 
+def test_a_deeper_hint_goes_on_solving_the_columns_left_unknown(store: FailingStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The analysis board asks ``{"type": "hint", "deeper": true}``: the
+    first answer comes within the usual budget (here a millionth of a second:
+    every column unknown), says ``solving``, and a further pass follows with
+    the columns the solver settled then, the last one with ``solving``
+    false.  A plain hint gets no further pass."""
+    from c4lab.server import review
+    from c4lab.server.limits import PERSONAL
+    from c4lab.solver import Solver
+
+    monkeypatch.setattr(review, "PER_POSITION", 1e-6)
+    monkeypatch.setattr(review, "DEEPER", (60.0,))
+
+    async def body(manager: RoomManager) -> None:
+        room, conn = await seated(manager, {"board": "5x4", "analysis": True})
+        await manager.handle(room, conn, {"type": "hint", "deeper": True})
+        first, second = await answered(conn, 2)
+        assert first["position"] == second["position"] == "5x4"
+        assert first["solving"] is True and not all(c["exact"] for c in first["columns"])
+        exact = {move.token: score for move, score in Solver().analyse(Position.parse("5x4")).items()}
+        assert second["solving"] is False and second["moves"] == exact
+        assert [c["score"] for c in second["columns"]] == [exact[letter] for letter in "abcde"]
+        assert second["best"] == ["b", "c", "d"] and second["value"] == 0.5  # a draw, exact now
+        await manager.handle(room, conn, {"type": "move", "move": "c"})
+        await manager.handle(room, conn, {"type": "hint"})  # not deeper: one answer
+        third = (await answered(conn, 3))[-1]
+        await asyncio.sleep(0.3)
+        assert third["position"] == "5x4:c" and third["solving"] is False and len(conn.of_type("hint")) == 3
+
+    with_manager(store, body, limits=PERSONAL)
+
+
+def test_a_deeper_hint_stops_its_search_once_its_position_is_left(
+    store: FailingStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A further pass holds the room's thread for up to its budget (here a
+    minute, on a board it never solves): a move, another hint or the page
+    leaving stops it at once, and the next hint is answered."""
+    from c4lab.server import review
+    from c4lab.server.limits import PERSONAL
+
+    monkeypatch.setattr(review, "PER_POSITION", 1e-6)
+    monkeypatch.setattr(review, "DEEPER", (60.0,))
+    passes: list[review.Solver] = []
+    deeper = review.Reviewer.deeper
+
+    async def watched(self: review.Reviewer, position: Position, answer: dict, timeout: float, solver: Any) -> dict:
+        passes.append(solver)
+        return await deeper(self, position, answer, timeout, solver)
+
+    monkeypatch.setattr(review.Reviewer, "deeper", watched)
+
+    async def body(manager: RoomManager) -> None:
+        room, conn = await seated(manager, {"board": "9x8", "analysis": True})
+        await manager.handle(room, conn, {"type": "hint", "deeper": True})
+        first = (await answered(conn, 1))[0]
+        assert first["position"] == "9x8" and first["solving"] is True
+        for _ in range(500):
+            if passes and passes[0]._running is not None:
+                break
+            await asyncio.sleep(0.01)
+        await manager.handle(room, conn, {"type": "move", "move": "d"})  # the position is left
+        await manager.handle(room, conn, {"type": "hint", "deeper": True})
+        second = (await answered(conn, 2))[-1]  # (would wait a minute for the thread)
+        assert second["position"] == "9x8:d" and second["solving"] is True
+        assert passes[0]._cancelled
+        assert [m["position"] for m in conn.of_type("hint")] == ["9x8", "9x8:d"]  # nothing more for 9x8
+        await manager.disconnect(room, conn)  # the page leaves: its pass stops too
+        for _ in range(500):
+            if len(passes) == 2 and passes[1]._cancelled and passes[1]._running is None:
+                break
+            await asyncio.sleep(0.01)
+        assert passes[1]._cancelled and passes[1]._running is None
+
+    with_manager(store, body, limits=PERSONAL)
+
+
+def test_a_hints_deeper_must_be_true_or_false() -> None:
+    from c4lab.server.protocol import parse
+
+    assert parse('{"type": "hint", "deeper": true}')["deeper"] is True
+    with pytest.raises(RoomError, match="'hint' takes a true or false 'deeper'"):
+        parse('{"type": "hint", "deeper": "yes"}')
+
+
 def test_hints_are_answered_in_turn_one_waiting_at_most_and_a_failure_is_an_error_frame(
     store: FailingStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:

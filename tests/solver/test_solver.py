@@ -166,6 +166,27 @@ def test_an_analysis_all_or_none_stops_at_its_first_unscored_move() -> None:
     assert len(searched) == 1  # the moves after the first miss were not searched
 
 
+def test_a_cancelled_solver_gives_up_its_search_and_every_later_one() -> None:
+    """``cancel()`` from another thread stops the search under way as a
+    timeout does (an analysis of a position that takes hours, with no clock
+    at all, returns), and the solver searches nothing more: a server stops
+    the search of a position nobody looks at any more."""
+    import threading
+
+    solver = Solver()
+    hard = Position.parse("9x8:dc")
+    answers: list[dict] = []
+    worker = threading.Thread(target=lambda: answers.append(solver.analyse(hard)), daemon=True)
+    worker.start()
+    while solver._running is None and worker.is_alive():  # its first move's search has started
+        threading.Event().wait(0.01)
+    solver.cancel()
+    worker.join(60)
+    assert not worker.is_alive()
+    assert set(answers[0]) == set(hard.legal_moves()) and set(answers[0].values()) == {None}
+    assert solver.solve(Position.parse("6x5/Xc2:dd")).timed_out  # no search after the cancel
+
+
 def test_a_move_that_wins_at_once_or_lets_the_opponent_win_at_once_is_known_whatever_the_clock() -> None:
     solver = Solver()
     # A threatens c1 and g1: whatever B plays, A wins with its next stone

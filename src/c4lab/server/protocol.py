@@ -52,6 +52,8 @@ def parse(text: str | bytes) -> dict[str, Any]:
             raise RoomError(BAD_MESSAGE, f"'{kind}' needs a {expected.__name__} field {name!r}")
     if kind == "hello" and message.get("token") is not None and not isinstance(message["token"], str):
         raise RoomError(BAD_MESSAGE, "'hello' takes a string 'token' (or none, to watch)")
+    if kind == "hint" and message.get("deeper") is not None and not isinstance(message["deeper"], bool):
+        raise RoomError(BAD_MESSAGE, "'hint' takes a true or false 'deeper' (or none)")
     if kind == "rematch" and message["action"] not in REMATCH_ACTIONS:
         raise RoomError(BAD_MESSAGE, f"'rematch' takes an 'action': 'offer', 'accept' or 'decline', not {message['action']!r}")
     return message

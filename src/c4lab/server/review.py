@@ -22,7 +22,7 @@ from typing import Any
 
 from c4lab.agents import make_agent
 from c4lab.agents.base import Agent, Analysis
-from c4lab.rules import Position
+from c4lab.rules import Move, Position
 from c4lab.rules.variant import Variant
 from c4lab.server.errors import REVIEW_FAILED, RoomError
 from c4lab.server.limits import AgentLimits
@@ -40,6 +40,10 @@ PER_POSITION = 0.5
 CLASSIC_PER_POSITION = 10.0
 #: Seconds a whole review may take; positions left then are "unknown".
 REVIEW_TOTAL = 20.0
+#: Seconds of the solver's further passes over a hint's unknown columns,
+#: when the page asks for them (``deeper``: the analysis board), while the
+#: position stays on screen; each at most the server's think-time limit.
+DEEPER = (4.0, 30.0)
 
 VERDICTS = ("best", "inaccuracy", "blunder", "unknown")
 #: The agent behind a hint's move while the solver has not settled it (``--hint-agent``).
@@ -110,6 +114,12 @@ def column_scores(
         if value is not None:
             letter = stats.move.token[0]
             estimates[letter] = max(value, estimates.get(letter, 0.0))
+    return columns_of(scores, estimates, favourite)
+
+
+def columns_of(scores: dict[str, int | None], estimates: dict[str, float], favourite: str | None) -> dict[str, Any]:
+    """``column_scores``'s answer from every move's exact score (``None``:
+    not solved) and the engine's estimate of each column (by its letter)."""
     columns: list[dict[str, Any]] = []
     for letter in sorted({token[0] for token in scores}):
         mine = [v for t, v in scores.items() if t[0] == letter]
@@ -262,7 +272,27 @@ def hint(position: Position, adviser: Agent, timeout: float | None = None) -> di
     else the solver's choice among those that do (``centre_first``)."""
     move, analysis = adviser.analyse(position, None)
     columns = column_scores(position, analysis, timeout, favourite=move.token)
-    value = 0.5 if analysis.value is None else analysis.value
+    return _hint_answer(position, move, 0.5 if analysis.value is None else analysis.value, columns)
+
+
+def deeper_hint(position: Position, answer: dict[str, Any], timeout: float, solver: Solver) -> dict[str, Any]:
+    """The hint ``answer`` for ``position`` with its moves solved again in
+    ``timeout`` seconds (by ``solver``, which another thread may
+    ``cancel``): the columns it left unknown, now exact where the solver
+    answered.  The engine's move, value and estimates are the first
+    answer's; a move it had solved keeps its score."""
+    scores = move_scores(position, timeout, solver)
+    for token, score in answer["moves"].items():
+        if scores.get(token) is None:
+            scores[token] = score
+    estimates = {c["column"]: c["estimate"] for c in answer["columns"] if c["estimate"] is not None}
+    adviser = next(m for m in position.legal_moves() if m.token == answer["move"])
+    return _hint_answer(position, adviser, answer["value"], columns_of(scores, estimates, adviser.token))
+
+
+def _hint_answer(position: Position, move: Move, value: float, columns: dict[str, Any]) -> dict[str, Any]:
+    """The ``hint`` answer from the engine's ``move`` and ``value`` and the
+    solver's ``columns``: exact, when every column is solved."""
     exact = columns["score"]
     if exact is not None:
         value = 1.0 if exact > 0 else 0.5 if exact == 0 else 0.0
@@ -296,6 +326,22 @@ class Reviewer:
         timeout = min(budget_for(position), self.limits.max_time)
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self.executor, hint, position, adviser, timeout)
+
+    def deeper_budgets(self, position: Position) -> list[float]:
+        """The seconds of each further pass over a hint's unknown columns
+        (``DEEPER``, within the think-time limit), each longer than the last."""
+        budgets: list[float] = []
+        for seconds in DEEPER:
+            seconds = min(seconds, self.limits.max_time)
+            if seconds > max(budgets, default=budget_for(position)):
+                budgets.append(seconds)
+        return budgets
+
+    async def deeper(self, position: Position, answer: dict[str, Any], timeout: float, solver: Solver) -> dict[str, Any]:
+        """``answer``, the hint for ``position``, solved again in ``timeout``
+        seconds (``deeper_hint``; ``solver.cancel()`` stops it)."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.executor, deeper_hint, position, answer, timeout, solver)
 
     async def review(self, position: Position, start_ply: int = 0) -> dict[str, Any]:
         """The review of the finished game ``position`` whose first

@@ -55,7 +55,7 @@ from c4lab.server.errors import (
 )
 from c4lab.server.limits import AgentLimits, LimitError
 from c4lab.server.presence import FORFEIT_AFTER, IDLE_AFTER, Presence
-from c4lab.server.review import HINT_SPEC, Reviewer
+from c4lab.server.review import HINT_SPEC, TABLE_SIZE, Reviewer
 from c4lab.server.room import (
     OPEN,
     SIDES,
@@ -73,6 +73,7 @@ from c4lab.server.room import (
     token_hash,
 )
 from c4lab.server.storage import GameStore, StorageError
+from c4lab.solver import Solver
 
 log = logging.getLogger(__name__)
 
@@ -89,6 +90,9 @@ async def _tell(conn: Connection, text: str) -> None:
 #: it is preparing the engine; then how often it says how long so far.
 PREPARING_FIRST = 0.3
 PREPARING_EVERY = 1.0
+#: Seconds between two looks, while the solver works on a hint's unknown
+#: columns again, at whether its position is still wanted.
+DEEPER_WATCH = 0.05
 #: Seconds before an agent whose move could not be saved tries again.
 STORAGE_RETRY = 5.0
 #: Seconds a closing manager waits for the background warm-up under way
@@ -124,6 +128,7 @@ class RoomManager:
         self.rooms: dict[str, Room] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._hints: dict[Connection, int] = {}  # hints each connection asked for and has not had yet
+        self._deeper: dict[Connection, bool] = {}  # whether its last one asked for the further passes (``deeper``)
         #: Set when the manager closes: the background warm-ups stop after the one under way.
         self._closing = threading.Event()
         self._warming: threading.Thread | None = None  # ``prepare_in_background``'s thread
@@ -513,7 +518,7 @@ class RoomManager:
         elif kind == "undo":
             await self._undo(room, seats)
         elif kind == "hint":
-            self._ask_hint(room, conn)
+            self._ask_hint(room, conn, message.get("deeper") is True)
         elif kind == "review":
             over = self._finished(room)
             await conn.send_json({"type": "review", **await self.reviewer.review(over.position, over.start_ply)})
@@ -661,7 +666,7 @@ class RoomManager:
                 self.store.save(room.row())
         await self.broadcast(room)
 
-    def _ask_hint(self, room: Room, conn: Connection) -> None:
+    def _ask_hint(self, room: Room, conn: Connection, deeper: bool = False) -> None:
         """A hint for ``conn``, worked out in a task of its own: the
         connection's next messages (a move, an undo: the analysis board
         asks for a hint after each) are handled meanwhile, not after it
@@ -669,12 +674,15 @@ class RoomManager:
         are answered one after the other, each for the room's position when
         its work starts (the answer names it; the page asks again for the
         one on screen); one at work and one waiting at most, so a client
-        that asks faster than hints are found queues nothing more."""
+        that asks faster than hints are found queues nothing more.
+        ``deeper``: after the answer, the columns it left unknown are solved
+        again for longer (``_deepen``)."""
         if room.mode != "local":
             raise RoomError(NOT_ALLOWED, "hints are for local games only")
         if room.status != "playing" or room.position.is_over:
             raise RoomError(GAME_OVER, "the game is over")
         asked = self._hints.get(conn, 0)
+        self._deeper[conn] = deeper
         if asked >= 2:
             return  # the waiting one answers for the position on screen when it starts
         self._hints[conn] = asked + 1
@@ -700,10 +708,60 @@ class RoomManager:
                     log.exception("the hint for room %s failed", room.code)
                     await _tell(conn, to_json(RoomError(REVIEW_FAILED, f"the hint could not be worked out: {exc}").frame()))
                 else:
-                    await _tell(conn, to_json({"type": "hint", **answer}))
+                    budgets = self.reviewer.deeper_budgets(position) if self._deeper.get(conn) else []
+                    solving = bool(budgets) and not all(column["exact"] for column in answer["columns"])
+                    await _tell(conn, to_json({"type": "hint", **answer, "solving": solving}))
+                    if solving:
+                        await self._deepen(room, conn, position, answer, budgets)
                 self._hints[conn] -= 1
         finally:
             self._hints.pop(conn, None)
+            self._deeper.pop(conn, None)
+
+    async def _deepen(
+        self, room: Room, conn: Connection, position: Position, answer: dict[str, Any], budgets: list[float]
+    ) -> None:
+        """The hint ``answer`` for ``position`` had unknown columns: solve
+        them again for longer (``budgets``, from ``Reviewer.deeper_budgets``:
+        4 s, then 30 s, within the think-time limit), and send each pass
+        that settles more, and the last (``solving`` false: no pass
+        follows), as long as the room's position is ``position`` and
+        ``conn`` asks nothing else.  Once that changes (a move, an undo,
+        another hint, the page gone), the search is stopped at once
+        (``Solver.cancel``): it holds the room's thread, which the next
+        hint or an agent's move needs."""
+        def still_wanted() -> bool:
+            return (self._hints.get(conn) == 1 and conn in room.connections and self.rooms.get(room.code) is room
+                    and room.status == "playing" and room.position.notation == position.notation)
+
+        for number, seconds in enumerate(budgets, 1):
+            if not still_wanted():
+                return
+            solver = Solver(TABLE_SIZE)
+            async with room.work:
+                work = asyncio.ensure_future(self.reviewer.deeper(position, answer, seconds, solver))
+                try:
+                    while not (await asyncio.wait({work}, timeout=DEEPER_WATCH))[0]:
+                        if not still_wanted():
+                            solver.cancel()
+                            await asyncio.wait({work})  # stops within the search's next check of its limit
+                            return
+                finally:
+                    if not work.done():  # this task cancelled (the server closing): the thread stops too
+                        solver.cancel()
+                try:
+                    deeper = work.result()
+                except Exception:  # the pool's work failed: the answer sent stands, with no pass to follow
+                    log.exception("a further pass over the hint for room %s failed", room.code)
+                    if still_wanted():
+                        await _tell(conn, to_json({"type": "hint", **answer, "solving": False}))
+                    return
+            solving = number < len(budgets) and not all(column["exact"] for column in deeper["columns"])
+            if (deeper["columns"] != answer["columns"] or not solving) and still_wanted():
+                await _tell(conn, to_json({"type": "hint", **deeper, "solving": solving}))
+            if not solving:
+                return
+            answer = deeper
 
     async def _hint_telling(self, conn: Connection, position: Position) -> dict[str, Any]:
         """The hint for ``position``.  Meanwhile, from a compile of numba's

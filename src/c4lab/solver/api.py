@@ -201,10 +201,23 @@ class Solver:
     _cpu: float = field(default=0.0, repr=False)
     _nodes_left: int | None = field(default=None, repr=False)
     _searched: int = field(default=0, repr=False)  # nodes of every search of the last solve() or analyse(), given up or not
+    _cancelled: bool = field(default=False, repr=False)
+    _running: np.ndarray | None = field(default=None, repr=False)  # the context of the search under way
 
     def clear(self) -> None:
         """Forget every stored result (costs nothing: a new generation)."""
         self._cleared = True
+
+    def cancel(self) -> None:
+        """Stop this solver's searches, from another thread: the one under
+        way gives up as at its timeout (``solve``: no score; ``analyse``:
+        ``None`` for the moves left), and so does every later one.  A
+        server stops with it the search for a position nobody looks at any
+        more."""
+        self._cancelled = True
+        running = self._running
+        if running is not None:
+            _stop(running)
 
     def uses_database(self, position: Position) -> bool:
         """Whether a search of ``position`` reads the classic database at its
@@ -286,6 +299,8 @@ class Solver:
         X = negamax.context(b, self._database(b))
         X[negamax.X_GEN] = table.generation
         X[negamax.X_LIMIT] = _NO_LIMIT if self._nodes_left is None else max(self._nodes_left, 0)
+        if self._cancelled:
+            raise SolverTimeout
         timer = None
         if deadline is not None:
             left = deadline - time.monotonic()
@@ -296,9 +311,13 @@ class Solver:
             timer.start()
         reporter = _Reporter(X, self.progress, self.progress_every) if self.progress is not None else None
         cpu = time.process_time()
+        self._running = X
+        if self._cancelled:  # a cancel() since the test above, which did not see X: stop it here
+            _stop(X)
         try:
             value = call(X, tt)
         finally:
+            self._running = None
             self._cpu += time.process_time() - cpu
             if timer is not None:
                 timer.cancel()

@@ -65,6 +65,7 @@ export function onHint(message, render) {
   R.hint = {
     token: message.move, position, evaluation: message.evaluation,
     columns: message.columns || [], best: message.best || [], moves: message.moves || {},
+    solving: message.solving === true, // the solver goes on with the columns not solved yet
   };
   if (typeof message.evaluation === "number") R.evaluation = { value: message.evaluation, position };
   if (position !== R.state.position || R.analysing) {
@@ -280,7 +281,7 @@ export function autoHint() {
   if (Date.now() < R.jumpUntil) return; // a jump along the line under way: asked once it is sent (lineTo)
   if (room.thinking || room.seats[room.to_move].kind !== "human" || !R.you.includes(room.to_move)) return;
   if (R.hint && R.hint.position === room.position) return;
-  if (send({ type: "hint" }, { quiet: true })) R.hintWaiting = true;
+  if (send({ type: "hint", deeper: true }, { quiet: true })) R.hintWaiting = true;
 }
 
 /** Whether the step buttons and keys go along a line (undo and redo): on
@@ -368,8 +369,9 @@ export function renderAnalysis() {
     const estimated = R.hint.columns.some((c) => !c.exact && c.estimate !== null && c.estimate !== undefined);
     const unknown = R.hint.columns.some((c) => !c.exact && (c.estimate === null || c.estimate === undefined));
     text = `Scores for ${COLOUR[room.to_move]}, to move: + a win (the larger, the sooner), 0 a draw, \u2212 a loss` +
-      (estimated ? "; a percentage in a dashed box: not solved in time, the engine's estimate" : "") +
-      (unknown ? "; ?: not solved in time, and no estimate" : "") + ".";
+      (estimated ? "; a percentage in a dashed box: not solved yet, the engine's estimate" : "") +
+      (unknown ? "; ?: not solved yet, and no estimate" : "") +
+      (R.hint.solving ? " (the solver goes on with those columns…)" : "") + ".";
   }
   setText(key, text);
 }
