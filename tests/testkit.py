@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -262,3 +263,16 @@ def register_misbehaving(monkeypatch: pytest.MonkeyPatch) -> str:
     how = Param("how", str, "full", "full, none, number, alone, no-analysis or raise")
     monkeypatch.setitem(registry._REGISTRY, "misbehaving", AgentInfo("misbehaving", "for tests", (how,), Misbehaving))
     return "misbehaving"
+
+
+def as_a_user() -> list[str]:
+    """The prefix that runs a command with the file permissions a user
+    meets: none for a user; for root (who writes any file), root without
+    the capabilities that override permissions (``setpriv``)."""
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip("root, and no setpriv to drop the capabilities that override file permissions")
+    caps = "-dac_override,-dac_read_search,-fowner"
+    return [setpriv, f"--bounding-set={caps}", f"--inh-caps={caps}"]

@@ -45,7 +45,7 @@ from c4lab.learning import ntuple as N
 from c4lab.learning import ntuple_td as T
 from c4lab.rules import Move, Position, Variant
 from c4lab.rules import kernels as K
-from testkit import ctrl_c_once_ready, run_counting_compiles
+from testkit import as_a_user, ctrl_c_once_ready, run_counting_compiles
 
 NO_TCL = T.NO_TCL
 
@@ -1015,6 +1015,33 @@ def test_bad_options_and_files_are_one_line_exit_2_and_nothing_is_overwritten(
     assert len(lines) == 1 and message in lines[0], result.output
     assert {p: p.read_bytes() for p in before} == before
     assert not (tmp_path / "new.npz").exists()
+
+
+@pytest.mark.parametrize("args", [["--resume", "net.npz"], ["--board", "4x4", "--tuples", "6"]])
+def test_a_network_whose_default_file_is_in_a_folder_nobody_may_write_is_refused_before_training(
+    tmp_path: Path, args: list[str]
+) -> None:
+    """With no --out the network goes back to --resume's file, or to
+    ntuple-BOARD.npz here: in a folder the user cannot write, that is one
+    line and status 2 before any game, as a read-only --out is, not a whole
+    run that ends with 'what this run learnt is lost' (status 1)."""
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    trained("4x4", 500).save(folder / "net.npz")
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    folder.chmod(0o555)
+    try:
+        result = subprocess.run([*as_a_user(), sys.executable, "-m", "c4lab", "train", "ntuple", *args, "--games",
+                                 "100", "--probes", "0"], cwd=folder, capture_output=True, text=True, timeout=120,
+                                 check=False)
+        after = {p.name: p.read_bytes() for p in folder.iterdir()}
+    finally:
+        folder.chmod(0o755)
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "the network cannot be written to " in lines[0], result.stderr
+    assert "cannot write in the folder" in lines[0] and "(give --out FILE)" in lines[0]
+    assert after == before
 
 
 def test_a_network_for_another_board_is_refused_before_any_game_wherever_a_game_starts(tmp_path: Path) -> None:

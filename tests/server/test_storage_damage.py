@@ -34,6 +34,7 @@ from c4lab.server import rooms
 from c4lab.server.app import create_app
 from c4lab.server.run import free_port
 from c4lab.server.storage import FORMAT, GameRow, GameStore, StorageError, read_games
+from testkit import as_a_user
 
 SEATS = {"A": {"kind": "human", "name": "Ann", "spec": None, "token_hash": None, "absent_since": None},
          "B": {"kind": "human", "name": "Bob", "spec": None, "token_hash": None, "absent_since": None}}
@@ -446,19 +447,6 @@ def test_a_copy_of_a_good_database_still_serves_its_games(good: Path, tmp_path: 
 # A folder, a pipe or no folder where the database should be; a file or
 # a folder this user cannot write; a newer c4lab's file
 # ---------------------------------------------------------------------------
-
-
-def as_a_user() -> list[str]:
-    """The prefix that runs a command with the file permissions a user
-    meets: none for a user; for root (who writes any file), root without
-    the capabilities that override permissions (``setpriv``)."""
-    if os.geteuid() != 0:
-        return []
-    setpriv = shutil.which("setpriv")
-    if setpriv is None:
-        pytest.skip("root, and no setpriv to drop the capabilities that override file permissions")
-    caps = "-dac_override,-dac_read_search,-fowner"
-    return [setpriv, f"--bounding-set={caps}", f"--inh-caps={caps}"]
 
 
 def c4lab(*args: str, user: bool = False) -> subprocess.CompletedProcess[str]:

@@ -15,6 +15,7 @@ from typing import Any
 
 from c4lab.agents.ntuple import shipped_folder
 from c4lab.agents.ntuple_net import Network
+from c4lab.arrayfile import check_writable
 from c4lab.cores import usable_cores
 from c4lab.learning import ntuple as N
 from c4lab.learning import probes as P
@@ -135,6 +136,10 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
                          "plays it); give --out FILE for the network trained on")
     if out.exists() and (resume is None or out.resolve() != resume.resolve()):
         raise ValueError(f"{out} exists: continue it with --resume {out}, or choose another --out")
+    try:  # --out's folder is checked as the option is read; the default's (--resume's, this one's) here
+        check_writable(out)
+    except ValueError as exc:
+        raise ValueError(f"the network cannot be written to {out}: {exc} (give --out FILE)") from None
     last = network.options if resume is not None else {}
     alpha, alpha_final, epsilon, epsilon_final = schedule(last, alpha, alpha_final, epsilon, epsilon_final)
     options = N.Options(alpha=alpha, alpha_final=alpha_final, epsilon=epsilon, epsilon_final=epsilon_final,
