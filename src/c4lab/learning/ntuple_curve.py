@@ -140,16 +140,17 @@ def check_curve(prefix: Path, games: int | None, probes: int | None = None) -> l
     return []
 
 
-def write_curve(points: list[CurvePoint], prefix: Path, title: str) -> list[Path]:
+def write_curve(points: list[CurvePoint], prefix: Path, title: str, columns: tuple[str, ...] = ()) -> list[Path]:
     """``PREFIX.csv``, ``PREFIX.png`` and ``PREFIX.html`` (the page embeds
-    the plot); their paths."""
+    the plot); their paths.  ``columns``: the CSV's score columns even where
+    no point has them (:func:`write_csv`'s ``opponents``)."""
     import matplotlib  # lazy: plotting is only for the curve
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     opponents = sorted({o for p in points for o in p.scores})
-    csv_path = write_csv(points, prefix)
+    csv_path = write_csv(points, prefix, columns)
     fig, ax = plt.subplots(figsize=(8, 4.5), dpi=100)
     xs = [p.games for p in points if p.accuracy is not None]
     if xs:  # a board without probe positions has no such line, nor its legend

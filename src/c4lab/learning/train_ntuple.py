@@ -312,7 +312,7 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
             _say("interrupted: the final evaluation is skipped; saving the curve...")
     with keep():
         try:
-            paths = N.write_curve(points, prefix, f"n-tuple TD learning on {variant}")
+            paths = N.write_curve(points, prefix, f"n-tuple TD learning on {variant}", tuple(FINAL_GAMES))
         except OSError as exc:  # the network is saved: one line, and the status says something failed
             _say(f"the curve could not be written ({exc}); the network is saved in {out}")
             sys.exit(1)
