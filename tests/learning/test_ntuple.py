@@ -1130,6 +1130,26 @@ def test_ctrl_c_saves_the_network_and_the_curve_then_exits(tmp_path: Path, inher
     assert header == "games,seconds,accuracy,probes,score vs hard,score vs normal,score vs random"
 
 
+def test_a_run_stopped_between_two_points_of_its_curve_goes_on_at_the_seconds_it_stopped_at(tmp_path: Path) -> None:
+    """Stopped two seconds in, before its second point (the first is at 0
+    games, 0 s), a run's network has trained for two seconds: the resumed
+    run's first point, at that network's games, is at those two seconds
+    (the network's header keeps them), not at the 0 s of the point before."""
+    out = tmp_path / "n.npz"
+    status, _, stderr = ctrl_c_once_ready(
+        ["train", "ntuple", "--board", "5x4", "--minutes", "10", "--probes", "0", "--tuples", "10", "--out", str(out)],
+        "training 5x4", "default", after=2.0)
+    assert status == 130, stderr
+    stopped = Network.load(out)
+    assert stopped.options["seconds"] >= 1.5
+    result = CliRunner().invoke(main, ["train", "ntuple", "--resume", str(out), "--games", "1000", "--probes", "0"])
+    assert result.exit_code == 0, result.output
+    rows = [line.split(",") for line in (tmp_path / "n-curve.csv").read_text().splitlines()[1:]]
+    at = {int(r[0]): float(r[1]) for r in rows}
+    assert at[0] == 0.0 and at[stopped.games] == stopped.options["seconds"]
+    assert Network.load(out).options["seconds"] == at[stopped.games + 1000] >= stopped.options["seconds"]
+
+
 @pytest.mark.parametrize("inherited", ["default", "ignored"])
 def test_ctrl_c_while_the_probes_are_labelled_stops_at_once_and_writes_nothing(tmp_path: Path, inherited: str) -> None:
     """Labelling 100 probe positions of 8x6/Xc3/Bf4 takes the solver two
@@ -1352,6 +1372,7 @@ def test_a_header_that_does_not_match_its_arrays_or_holds_bad_options_is_refused
         ("zero.npz", {"options": {**net.options, "rng": ["0"]}}, "option rng"),
         ("text.npz", {"options": {**net.options, "rng": ["x"]}}, "option rng"),
         ("minus.npz", {"options": {**net.options, "rng": ["-1"]}}, "option rng"),
+        ("clock.npz", {"options": {**net.options, "seconds": "12"}}, "option seconds is '12', not a number"),
     ]:
         with pytest.raises(NetworkError, match=f"{name}: .*{why}"):
             Network.load(written(name, **changes))

@@ -703,7 +703,7 @@ class Network:
 
 
 #: The training options a header may hold, and what each must be.
-_NUMBERS = ("alpha", "epsilon", "lam", "average", "tcl")
+_NUMBERS = ("alpha", "epsilon", "lam", "average", "tcl", "seconds")
 _OPTIONAL_NUMBERS = ("alpha_final", "epsilon_final")
 
 

@@ -209,7 +209,9 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
     every = eval_every or (seconds / 20 if seconds else max(1, (games or 0) // 20))
     by_games = eval_every is None and seconds is None
     points: list[CurvePoint] = list(earlier)
-    since = earlier[-1].seconds if earlier else 0.0  # a resumed run's seconds go on from its curve's
+    # A resumed run's seconds go on from its network's (its header's ``seconds``, saved with it: a run stopped
+    # between two points of its curve trained on after the last one), else from its curve's last point.
+    since = max(earlier[-1].seconds, float(network.options.get("seconds", 0.0))) if earlier else 0.0
     state: dict[str, Any] = {"next_eval": every, "next_save": checkpoint_minutes * 60, "evals": 0, "last": ""}
 
     def evaluate(final: bool = False) -> None:
@@ -241,6 +243,7 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
                        speed=t.games_per_second, last=f", {state['last']}" if state["last"] else "")
             if t.seconds >= state["next_save"]:
                 t.record()  # the header says how to go on: the options, where each worker's games are
+                network.options["seconds"] = round(since + t.seconds, 1)  # and the curve's clock
                 try:
                     network.save(out)
                     write_csv(points, prefix, tuple(FINAL_GAMES))  # the curve so far (written whole again at the end)
@@ -278,7 +281,8 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
             failed = exc
 
     def save() -> None:
-        """The network written to ``out``; a write that fails is one line and status 1."""
+        """The network written to ``out``, with the curve's clock; a write that fails is one line and status 1."""
+        network.options["seconds"] = round(since + trainer.seconds, 1)
         try:
             network.save(out)
         except OSError as exc:
