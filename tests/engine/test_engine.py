@@ -247,6 +247,21 @@ def test_an_agent_that_answers_go_wrongly_is_one_error_line_and_the_engine_goes_
     assert out.getvalue().splitlines() == [what, "readyok"]
 
 
+def test_an_agent_that_refuses_a_position_is_its_own_message_as_c4lab_move_gives_it(tmp_path: Path) -> None:
+    """A ``ValueError`` is an agent's refusal of the position (writing-agents.md),
+    as ``ntuple`` refuses a board its network was not trained for: its
+    message alone, not an agent that failed; the engine reads on."""
+    from c4lab.agents.ntuple_net import Network
+
+    net = tmp_path / "net.npz"
+    Network.create(Position.parse("4x4").variant, tuples=4, length=4).save(net)
+    out = io.StringIO()
+    serve(f"ntuple:weights={net}", io.StringIO("position 7x6:dd\ngo\nposition 4x4:bb\ngo\n"), out)
+    lines = out.getvalue().splitlines()
+    assert lines[0] == f"error go: the network in {net} was trained for the board 4x4, not 7x6"
+    assert lines[-1].startswith("bestmove ")
+
+
 def test_a_setoption_that_leaves_no_agent_is_an_error_and_the_old_agent_plays_on(tmp_path: Path) -> None:
     cmd = fake_engine(tmp_path, "print('bestmove d')")
     out = io.StringIO()

@@ -135,6 +135,9 @@ class _Engine:
         start = time.monotonic()
         try:
             answer, analysis = self.agent.analysed(self.position, budget)
+        except ValueError as exc:  # the agent refuses this position (ntuple: a network for another board): why
+            self.error(f"go: {exc}")
+            return
         except Exception as exc:  # noqa: BLE001  (the engine never dies of its agent)
             self.error(f"go: the agent failed: {type(exc).__name__}: {exc}")
             return
