@@ -19,7 +19,7 @@ from c4lab.arrayfile import check_writable
 from c4lab.cores import usable_cores
 from c4lab.learning import ntuple as N
 from c4lab.learning import probes as P
-from c4lab.learning.ntuple_curve import CurvePoint, check_curve, write_csv
+from c4lab.learning.ntuple_curve import CurvePoint, bare, check_curve, curve_paths, write_csv
 
 #: The most tuples a network may have (``--tuples``, and with ``--add-tuples``).
 MAX_TUPLES = 1000
@@ -159,6 +159,9 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
     default, plies = P.default_plan(variant)
     count = probes if probes is not None else default
     prefix = curve or out.with_name(out.stem + "-curve")
+    if out.resolve() in {p.resolve() for p in curve_paths(prefix)}:  # the curve would be written over the network
+        raise ValueError(f"--out {out} is a file of the curve {bare(prefix)} (.csv, .png, .html): give the network "
+                         "and the curve other names")
     # the points it goes on from, measured on as many probe positions as this run's
     earlier = check_curve(prefix, network.games if resume is not None else None, count)
     trainer = N.Trainer(network, options, workers, seed, executor, ray_address)
