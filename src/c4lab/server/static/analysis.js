@@ -368,10 +368,10 @@ export function renderAnalysis() {
   } else {
     const estimated = R.hint.columns.some((c) => !c.exact && c.estimate !== null && c.estimate !== undefined);
     const unknown = R.hint.columns.some((c) => !c.exact && (c.estimate === null || c.estimate === undefined));
+    const later = R.hint.solving ? "still being solved" : "not solved in time";
     text = `Scores for ${COLOUR[room.to_move]}, to move: + a win (the larger, the sooner), 0 a draw, \u2212 a loss` +
-      (estimated ? "; a percentage in a dashed box: not solved yet, the engine's estimate" : "") +
-      (unknown ? "; ?: not solved yet, and no estimate" : "") +
-      (R.hint.solving ? " (the solver goes on with those columns…)" : "") + ".";
+      (estimated ? `; a percentage in a dashed box: ${later}, the engine's estimate` : "") +
+      (unknown ? `; ?: ${later}, and no estimate` : "") + ".";
   }
   setText(key, text);
 }
