@@ -176,6 +176,35 @@ def test_while_numba_compiles_the_solver_the_board_says_so(server, new_page, mon
     expect(page.locator("#analysis-key")).not_to_contain_text("preparing")
 
 
+def test_columns_left_to_estimates_turn_exact_while_the_position_stays(server, new_page, monkeypatch):
+    """Off the classic board the first scores come within 0.5 s, an estimate
+    where the solver had not finished; while the position stays on screen
+    the solver goes on (here the first pass answers nothing and the second
+    waits for the test), the line under the board says so, and the exact
+    scores replace the estimates."""
+    from c4lab.server import review
+
+    released = threading.Event()
+    real = review.Reviewer.deeper
+
+    async def held(self, position, answer, timeout, solver):
+        await asyncio.to_thread(released.wait, 60)
+        return await real(self, position, answer, timeout, solver)
+
+    monkeypatch.setattr(review, "PER_POSITION", 1e-6)
+    monkeypatch.setattr(review.Reviewer, "deeper", held)
+    page = new_page()
+    try:
+        page.goto(server.url + "/analyse?position=6x5/Xc2:dd")
+        expect(page.locator("#analysis-key")).to_contain_text("a percentage in a dashed box: still being solved")
+        assert any(text.endswith("%") for text in notes(page).values())
+    finally:
+        released.set()
+    exact = exact_columns("6x5/Xc2:dd")
+    expect(page.locator("#board .col-note text")).to_have_text([exact[c] for c in sorted(exact)], timeout=60_000)
+    expect(page.locator("#analysis-key")).not_to_contain_text("percentage")
+
+
 def test_a_long_jump_along_the_line_goes_all_the_way(server, new_page):
     """Home and End over 21 moves: more messages than the server's burst
     allows at once, paced by the page, and shown without the agents' pacing."""
