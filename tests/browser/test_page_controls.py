@@ -25,6 +25,12 @@ def test_the_picker_groups_people_and_levels_first(server, new_page, size):
     expect(first).to_contain_text("random - ")
     picker.select_option("master")
     expect(page.locator("#player2-options")).to_be_visible()
+    # the line under a picker says what its choice is, and a screen reader reads it with the picker
+    help_text = page.locator("#player2-help").text_content()
+    assert help_text
+    expect(picker).to_have_accessible_description(help_text)
+    expect(page.locator("#player2-options")).to_have_accessible_description(help_text)
+    expect(page.locator("#player1")).to_have_accessible_description("a person at this screen")
 
 
 @pytest.mark.parametrize("size", SIZES)
