@@ -446,3 +446,29 @@ def test_the_arena_says_no_finite_estimate_with_its_bound_in_json_and_tables() -
     bound = round(stats.sweep_bound(4))  # 4 wins in 4: only at least -72
     assert bound == -72 and f">={bound:+d}" in text and f"<={-bound:+d}" in text
     assert NO_ESTIMATE in " ".join(text.split()) and "inf" not in text
+
+
+def test_a_pairing_without_games_shows_no_interval_los_or_p_value() -> None:
+    """A report of a run cut short (a round robin whose last pairing has not
+    started) has nothing to say about that pairing: n/a (null in JSON),
+    not "[-, -]", LOS 50.0% and p 1 as if an even match had been measured."""
+    import json
+
+    from c4lab.arena.games import Game
+    from c4lab.arena.report import NOT_AVAILABLE, pairing_rows, render_text, summarise
+    from c4lab.arena.schedule import ArenaConfig
+
+    config = ArenaConfig(("x", "y", "z"), games=2)  # pairings x-y, x-z, y-z
+    games = [Game("7x6:dcdcdcd", "A", "x", "y", "7x6", 0, 0, 0), Game("7x6:adcdcdcd", "B", "y", "x", "7x6", 0, 0, 1)]
+    summary = summarise(config, games)
+    played, *unplayed = pairing_rows(summary)
+    assert played[2:4] == ["2", "2-0-0"]
+    for row in unplayed:
+        assert row[2:5] == ["0", "0-0-0", "0/0/0/0/0"]
+        assert row[5] == "-" and row[6:] == [NOT_AVAILABLE] * 4  # Elo; both intervals, LOS, p (equal)
+    data = json.loads(json.dumps(summary.to_dict()))
+    for pairing in data["pairings"][1:]:
+        assert pairing["games"] == 0 and pairing["elo"] is None and pairing["elo_bound"] is None
+        assert pairing["elo_ci"] is None and pairing["pentanomial_elo_ci"] is None
+        assert pairing["los"] is None and pairing["p_value"] is None
+    assert "[-, -]" not in render_text(summary)

@@ -86,8 +86,8 @@ class Summary:
                     "draws": p.games.draws, "losses": p.games.losses, "score": p.games.score,
                     "pentanomial": list(p.pairs.counts), "elo": number(p.games.elo),
                     "elo_bound": bound(p.games.wins, p.games.draws, p.games.losses), "elo_ci": interval(p.games.elo_interval()), "pentanomial_elo_ci": interval(p.pairs.elo_interval()),
-                    "los": number(p.games.los),
-                    "p_value": None if p.games.variance == 0 else number(p.games.p_value),
+                    "los": number(p.games.los) if _has_test(p.games) else None,
+                    "p_value": None if not _has_test(p.games) or p.games.variance == 0 else number(p.games.p_value),
                 }
                 for p in self.pairings
             ],
@@ -188,8 +188,16 @@ NOTE = (
 
 
 def _has_interval(low: float, high: float) -> bool:
-    """Whether (low, high) is an interval worth showing (see ``NOT_AVAILABLE``)."""
-    return low != high and not (math.isinf(low) and math.isinf(high))
+    """Whether (low, high) is an interval worth showing (see ``NOT_AVAILABLE``):
+    not a point, not -inf to +inf, not the ``nan`` of no games at all."""
+    return low != high and not (math.isinf(low) and math.isinf(high)) and not (math.isnan(low) or math.isnan(high))
+
+
+def _has_test(games: stats.Trinomial) -> bool:
+    """Whether a pairing has a LOS and a p-value of "equal" to show: not
+    without games (``stats`` gives 0.5 and 1 there, "no evidence", which a
+    table would read as a result)."""
+    return games.games > 0
 
 
 def _interval(low: float, high: float) -> str:
@@ -232,8 +240,8 @@ def pairing_rows(summary: Summary) -> list[list[str]]:
         [
             p.first, p.second, str(p.games.games), f"{p.games.wins}-{p.games.draws}-{p.games.losses}",
             "/".join(map(str, p.pairs.counts)), _estimate(p.games.elo, p.games.wins, p.games.draws, p.games.losses), _interval(*p.games.elo_interval()),
-            _interval(*p.pairs.elo_interval()), _percent(p.games.los),
-            NOT_AVAILABLE if p.games.variance == 0 else _p(p.games.p_value),
+            _interval(*p.pairs.elo_interval()), _percent(p.games.los) if _has_test(p.games) else NOT_AVAILABLE,
+            NOT_AVAILABLE if not _has_test(p.games) or p.games.variance == 0 else _p(p.games.p_value),
         ]
         for p in summary.pairings
     ]
