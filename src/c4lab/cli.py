@@ -1162,14 +1162,18 @@ def arena(
         click.echo(f"{stop_words(status)}: {saved} games saved in {out}; the same command resumes the run", err=True)
         sys.exit(status)
     summary = arena_report.summarise(outcome.config, outcome.games)
+    from c4lab.arena.runner import sprt_line, sprt_state
+
+    state = sprt_state(test, outcome.config, list(outcome.games)) if test else None  # decided or not: its LLR
     if as_json:
         data = summary.to_dict()
-        data.update(played=outcome.played, stopped=outcome.stopped, seconds=round(time.perf_counter() - began, 2))
+        data.update(played=outcome.played, stopped=outcome.stopped, sprt=state,
+                    seconds=round(time.perf_counter() - began, 2))
         click.echo(json.dumps(data))
         return
     click.echo(arena_report.render_text(summary))
-    if outcome.stopped:
-        click.echo(outcome.stopped)
+    if test and state:
+        click.echo(sprt_line(test, state))
     click.echo(f"{outcome.played} games played now, {len(outcome.games)} in {out}")
 
 
@@ -1196,26 +1200,29 @@ def report_command(results: str, out_dir: str | None, as_json: bool) -> None:
         click.echo(f"note: the last line of {results} is cut short (a run stopped while writing it): left out",
                    err=True)
     summary = arena_report.summarise(saved.config, saved.games)
-    stopped = None
-    if saved.sprt:  # the run's sequential test: say where it stopped the run, as the arena said then
-        from c4lab.arena.runner import sprt_verdict
+    stopped = state = line = None
+    if saved.sprt:  # the run's sequential test: say where it stopped the run, as the arena said then, or where it stands
+        from c4lab.arena.runner import sprt_line, sprt_state
         from c4lab.arena.stats import SPRT
 
-        stopped = sprt_verdict(SPRT.parse(saved.sprt), saved.config, list(saved.games))
+        test = SPRT.parse(saved.sprt)
+        state = sprt_state(test, saved.config, list(saved.games))
+        line = sprt_line(test, state)
+        stopped = line if state["accepted"] else None
     path = Path(results)
     folder = Path(out_dir) if out_dir else path.with_name(path.stem + "-report")
     if not folder.parent.is_dir():  # the report's own folder is made, not a path of folders to it
         raise BadInput(f"--out-dir {out_dir}: {str(folder.parent)!r} is not a folder")
     try:
-        files = arena_report.write_report(summary, folder, stopped)
+        files = arena_report.write_report(summary, folder, stopped, sprt=line)
     except OSError as exc:
         raise BadInput(f"cannot write the report in {str(folder)!r}: {exc.strerror or exc}") from None
     if as_json:
-        click.echo(json.dumps({**summary.to_dict(), "stopped": stopped, "files": [str(f) for f in files]}))
+        click.echo(json.dumps({**summary.to_dict(), "stopped": stopped, "sprt": state, "files": [str(f) for f in files]}))
         return
     click.echo(arena_report.render_text(summary))
-    if stopped:
-        click.echo(stopped)
+    if line:
+        click.echo(line)
     for f in files:
         click.echo(f"wrote {f}")
 

@@ -373,6 +373,38 @@ def test_a_run_resumed_under_another_test_or_none_has_its_header_say_so(tmp_path
     assert "stopped early" not in (tmp_path / "sprt-report" / "report.html").read_text()
 
 
+def test_an_sprt_that_has_not_decided_when_the_games_run_out_says_where_it_stands(tmp_path):
+    """--sprt with too few --games for a decision: the run ends with every
+    game played and the test undecided; arena and report say so, with the
+    LLR and its bounds (they said nothing at all about the test before)."""
+    out = tmp_path / "sprt.jsonl"
+    test = "elo0=0,elo1=20,alpha=0.05,beta=0.05"
+    runner = CliRunner()
+    played = runner.invoke(main, ["arena", *RANDOMS, "--games", "4", "--board", "6x5", "--jobs", "1",
+                                  "--sprt", test, "--out", str(out), "--json"])
+    assert played.exit_code == 0, played.output
+    data = json.loads(played.stdout)
+    assert data["stopped"] is None and data["games"] == 4
+    # the LLR worked out here: half a pair of prior in each of the five cells, then
+    # (s1 - s0)(2m - s0 - s1) / (2 var / n) on the pairs' mean scores 0, 1/4, ..., 1
+    counts = [c + 0.5 for c in data["pairings"][0]["pentanomial"]]
+    n = sum(counts)
+    m = sum(c * k / 4 for k, c in enumerate(counts)) / n
+    var = sum(c * (k / 4 - m) ** 2 for k, c in enumerate(counts)) / n
+    s0, s1 = 0.5, 1 / (1 + 10 ** (-20 / 400))
+    llr = (s1 - s0) * (2 * m - s0 - s1) / (2 * var / n)
+    bound = 2.944439  # log(0.95 / 0.05)
+    assert data["sprt"] == {"test": test, "pairs": 2, "llr": pytest.approx(llr),
+                            "lower": pytest.approx(-bound), "upper": pytest.approx(bound), "accepted": None}
+    line = f"SPRT {test}: no decision after 2 pairs, LLR {llr:.2f} (bounds -2.94, 2.94)"
+    report = runner.invoke(main, ["report", str(out)])
+    assert report.exit_code == 0 and line in report.stdout
+    page = (tmp_path / "sprt-report" / "report.html").read_text()
+    assert line in page and "stopped early" not in page
+    as_json = json.loads(runner.invoke(main, ["report", str(out), "--json"]).stdout)
+    assert as_json["stopped"] is None and as_json["sprt"] == data["sprt"]
+
+
 @pytest.mark.parametrize(
     ("sprt", "why"),
     [

@@ -415,11 +415,14 @@ def plot_by_size(summary: Summary) -> bytes:
     return data
 
 
-def write_report(summary: Summary, folder: str | Path, stopped: str | None = None) -> list[Path]:
+def write_report(
+    summary: Summary, folder: str | Path, stopped: str | None = None, sprt: str | None = None
+) -> list[Path]:
     """Write ``cross-table.png``, ``elo.png``, ``by-size.png`` and
     ``report.html`` (which embeds the three) into ``folder``; ``stopped``:
     why the run ended before its last game (the SPRT's verdict), said on
-    the page."""
+    the page; ``sprt``: where the run's test stands when it did not stop
+    it (no decision yet, its LLR and bounds)."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     images = {
@@ -433,12 +436,12 @@ def write_report(summary: Summary, folder: str | Path, stopped: str | None = Non
         path.write_bytes(data)
         written.append(path)
     page = folder / "report.html"
-    page.write_text(_html(summary, images, stopped), encoding="utf-8")
+    page.write_text(_html(summary, images, stopped, sprt), encoding="utf-8")
     written.append(page)
     return written
 
 
-def _html(summary: Summary, images: dict[str, bytes], stopped: str | None = None) -> str:
+def _html(summary: Summary, images: dict[str, bytes], stopped: str | None = None, sprt: str | None = None) -> str:
     esc = html.escape
     config = summary.config
 
@@ -455,7 +458,7 @@ def _html(summary: Summary, images: dict[str, bytes], stopped: str | None = None
         f"board {esc(config.board)}{' with bonus' if config.bonus else ''}, {config.games} games per pairing"
         f" ({'gauntlet' if config.gauntlet else 'round robin'}), {config.plies} random opening moves,"
         f" seed {config.seed}, limit {config.limit:g} s + {config.margin:g} s per move"
-        + (f"; stopped early: {esc(stopped)}" if stopped else "")
+        + (f"; stopped early: {esc(stopped)}" if stopped else f"; {esc(sprt)}" if sprt else "")
     )
     header, *rows = cross_rows(summary)
     cross = f"<h2>Cross table</h2>\n{table(header, rows)}" if len(summary.table.agents) > 2 else ""

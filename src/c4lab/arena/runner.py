@@ -53,21 +53,36 @@ def running_summary(config: ArenaConfig, games: list[Game]) -> str:
     return line + (f", {forfeits} forfeit{'s' if forfeits != 1 else ''}" if forfeits else "")
 
 
-def sprt_verdict(sprt: SPRT, config: ArenaConfig, games: list[Game]) -> str | None:
-    """The sequential test on the first spec's pairs: ``None`` while it
-    goes on, else a sentence saying what it accepted."""
+def sprt_state(sprt: SPRT, config: ArenaConfig, games: list[Game]) -> dict[str, object]:
+    """Where the sequential test stands on the first spec's pairs: the test,
+    the pairs it read, its LLR and bounds, and what it accepted (``None``
+    while it goes on: a run whose games ran out before it decided)."""
     first = config.specs[0]
     by_pair: dict[int, list[float]] = {}
     for game in games:
         by_pair.setdefault(game.pair, []).append(game.score_of(first))
     pairs = [scores for scores in by_pair.values() if len(scores) == 2]
     counts = pentanomial_counts(pairs)
-    decision = sprt.decide(counts)
+    return {"test": sprt.text(), "pairs": len(pairs), "llr": sprt.llr(counts), "lower": sprt.lower,
+            "upper": sprt.upper, "accepted": sprt.decide(counts)}
+
+
+def sprt_line(sprt: SPRT, state: dict[str, object]) -> str:
+    """``state`` (``sprt_state``) as a sentence: what the test accepted, or
+    that it has not decided, with the LLR against its bounds."""
+    llr = f"LLR {state['llr']:.2f} (bounds {state['lower']:.2f}, {state['upper']:.2f})"
+    decision = state["accepted"]
     if decision is None:
-        return None
-    llr = sprt.llr(counts)
+        return f"SPRT {state['test']}: no decision after {state['pairs']} pairs, {llr}"
     which = f"elo1={sprt.elo1:g}" if decision == "H1" else f"elo0={sprt.elo0:g}"
-    return f"SPRT accepted {decision} ({which}) after {len(pairs)} pairs, LLR {llr:.2f}"
+    return f"SPRT accepted {decision} ({which}) after {state['pairs']} pairs, {llr}"
+
+
+def sprt_verdict(sprt: SPRT, config: ArenaConfig, games: list[Game]) -> str | None:
+    """The sequential test on the first spec's pairs: ``None`` while it
+    goes on, else a sentence saying what it accepted."""
+    state = sprt_state(sprt, config, games)
+    return sprt_line(sprt, state) if state["accepted"] else None
 
 
 def run_arena(
