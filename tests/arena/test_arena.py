@@ -196,6 +196,26 @@ def test_an_agent_that_crashes_cheats_or_overruns_loses_and_the_record_says_why(
     assert Game.from_dict(json.loads(json.dumps(record))) == game
 
 
+def test_a_forfeit_is_a_loss_in_every_figure_and_the_report_says_so(tmp_path):
+    """x crashes in the first game of a pair and wins the second: 1-0-1,
+    pentanomial 0/0/1/0/0 (one point of two), Elo 0, forfeits 1; the text
+    and the page say under the forfeits that they are counted so."""
+    from c4lab.arena.report import FORFEIT_NOTE
+
+    crashed = Game.of(play_game(Crasher(), make_agent("random:seed=3"), Position.parse("7x6"), a_spec="x",
+                                b_spec="random:seed=3", policy="judge", limit=5, margin=1))
+    won = Game("7x6:adcdcdcd", "B", "random:seed=3", "x", "7x6", 0, 0, 1)
+    summary = summarise(ArenaConfig(("x", "random:seed=3"), games=2), [crashed, won])
+    assert summary.forfeit_counts == {"x": 1, "random:seed=3": 0}
+    x = summary.table.standing("x")
+    assert (x.wins, x.draws, x.losses, x.elo) == (1, 0, 1, 0.0)
+    assert summary.pairings[0].pairs.counts == (0, 0, 1, 0, 0)
+    text = " ".join(render_text(summary).split())
+    assert "Games lost by forfeit" in text and FORFEIT_NOTE in text
+    write_report(summary, tmp_path / "rep")
+    assert FORFEIT_NOTE in (tmp_path / "rep" / "report.html").read_text()
+
+
 def test_the_running_summary_counts_forfeits_so_a_broken_agent_shows_at_once():
     crashed = Game.of(play_game(Crasher(), make_agent("random:seed=3"), Position.parse("7x6"), a_spec="x",
                                 b_spec="random:seed=3", policy="judge", limit=5, margin=1))

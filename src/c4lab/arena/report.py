@@ -220,6 +220,8 @@ STANDING_COLUMNS = ("#", "agent", "games", "score", "%", "W", "D", "L", "forfeit
 PAIRING_COLUMNS = ("first", "second", "games", "W-D-L", "pairs 0/½/1/1½/2", "Elo diff", "95% CI", "CI (pairs)",
                    "LOS", "p (equal)")
 FORFEIT_COLUMNS = ("agent", "pairing", "pair", "game", "reason", "detail")
+#: Under the forfeits: what they are in the statistics.
+FORFEIT_NOTE = "A game lost by forfeit is a loss in every figure above (W/D/L, score, Elo, intervals, LOS, p, SPRT)."
 
 
 def standing_rows(summary: Summary) -> list[list[str]]:
@@ -306,6 +308,7 @@ def render_text(summary: Summary) -> str:
         table("Cross table (row's score against column)", header, rows, ("",))
     if summary.forfeits:
         table("Games lost by forfeit", FORFEIT_COLUMNS, forfeit_rows(summary), FORFEIT_COLUMNS)
+        console.print(FORFEIT_NOTE)
     return buffer.getvalue().rstrip("\n")
 
 
@@ -462,7 +465,8 @@ def _html(summary: Summary, images: dict[str, bytes], stopped: str | None = None
     )
     header, *rows = cross_rows(summary)
     cross = f"<h2>Cross table</h2>\n{table(header, rows)}" if len(summary.table.agents) > 2 else ""
-    lost = f"<h2>Forfeits</h2>\n{table(FORFEIT_COLUMNS, forfeit_rows(summary))}" if summary.forfeits else ""
+    lost = (f"<h2>Forfeits</h2>\n{table(FORFEIT_COLUMNS, forfeit_rows(summary))}\n<p>{esc(FORFEIT_NOTE)}</p>"
+            if summary.forfeits else "")
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>c4lab arena report</title>
 <style>
