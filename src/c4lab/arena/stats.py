@@ -374,7 +374,7 @@ _SPRT_DEFAULTS = {"alpha": 0.05, "beta": 0.05}
 @dataclass(frozen=True)
 class SPRT:
     """Wald's sequential probability ratio test between two Elo differences,
-    as fishtest runs it: H0 "the agent is ``elo0`` stronger" against H1
+    after fishtest (its logistic model; see ``llr``): H0 "the agent is ``elo0`` stronger" against H1
     "``elo1`` stronger" (logistic Elo), with false-positive rate ``alpha``
     and false-negative rate ``beta``.
 
@@ -450,7 +450,10 @@ class SPRT:
         """The log-likelihood ratio of H1 against H0 given the results so far:
         3 counts (wins, draws, losses: games) or 5 (pentanomial: pairs).
 
-        The generalized SPRT's normal approximation (fishtest's "GSPRT"):
+        The generalized SPRT's normal approximation (fishtest's ``LLR_alt2``;
+        fishtest itself now maximises the exact multinomial likelihood,
+        ``LLR_logistic``, whose LLR is smaller away from ``s0`` and ``s1``:
+        16.9 where this is 20.0 on the pairs 10/50/200/150/40, elo 0 vs 20):
         the mean score ``s`` of the samples (games, or pairs' mean scores) is
         taken as normal with its observed variance ``var/n``, so
 
