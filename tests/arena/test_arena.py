@@ -572,6 +572,33 @@ def test_an_early_stop_ends_even_where_a_worker_does_not_end_at_its_sigterm(tmp_
     assert outcome and outcome[0].stopped is not None
 
 
+def test_a_stop_whose_pool_never_finishes_terminating_still_returns(monkeypatch):
+    """Seen in test runs: an arena stopped early hung for half an hour with
+    no worker left.  ``_terminate`` bounds its wait for the pool's
+    ``terminate``, but the stop then called the pool's ``join``, which has
+    no bound and waits for the same threads.  A pool whose ``terminate``
+    and ``join`` never return: the stop comes back all the same."""
+    never = threading.Event()
+
+    class StuckPool:
+        _pool = ()  # its worker processes: none left
+
+        def terminate(self) -> None:
+            never.wait()
+
+        def join(self) -> None:
+            never.wait()
+
+    monkeypatch.setattr(executors, "STOP_GRACE", 0.1)
+    executor = LocalExecutor(2)
+    executor._pool = StuckPool()  # type: ignore[assignment]  (a run stopped before it finished)
+    stopping = threading.Thread(target=executor.close, daemon=True)
+    stopping.start()
+    stopping.join(30)
+    assert not stopping.is_alive()
+    never.set()
+
+
 # -- reports -----------------------------------------------------------------------
 
 

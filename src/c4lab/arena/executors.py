@@ -160,9 +160,9 @@ class LocalExecutor:
         if self._pool is not None:
             if self._finished:
                 self._pool.close()
-            else:
+                self._pool.join()
+            else:  # (a terminated pool has joined its threads and processes: no join, which has no bound)
                 _terminate(self._pool)
-            self._pool.join()
             self._pool = None
 
 
