@@ -173,3 +173,20 @@ def test_a_notice_that_u_did_nothing_goes_with_the_next_move() -> None:
     after_u, after_moves = text.split("Scores for B (black), to move", 1)
     assert "Nothing to take back: this is the start." in after_u
     assert "Nothing to take back" not in after_moves
+
+
+def test_s_solves_on_the_columns_left_unknown_and_u_and_r_keep_what_it_found(monkeypatch) -> None:
+    """Off the classic board a position's scores come within 0.5 s (here a
+    millionth of a second: every column unknown, the engine's estimate
+    shown); ``s`` solves the columns left for longer, the board shows their
+    exact scores, and stepping away and back keeps them."""
+    from c4lab.server import review
+
+    monkeypatch.setattr(review, "PER_POSITION", 1e-6)
+    _, text = analysis_tui("5x4:c", "s", "s", "c", "u", "e", "y")
+    assert "~" in text.split("Solving")[0] and "s solves on)" in text  # estimates before
+    left = re.search(r"Solving ([a-e, ]+) for up to 30 s \(Ctrl-C stops\)\.\.\.\nSolved ([a-e, ]+)\.", text)
+    assert left is not None and left[1] == left[2]
+    assert "Every column is solved already." in text  # the second s
+    after = f"Scores for B (black), to move: {written(exact('5x4:c'))}  (+ a win"
+    assert text.count(after) == 3  # after s, after the second s, and back with u

@@ -149,11 +149,13 @@ def scores_row(position: Position, columns: list[dict[str, Any]]) -> Text:
 
 
 def scores_line(position: Position, columns: list[dict[str, Any]]) -> str:
-    """The hint's ``columns`` in words, one line (for every output)."""
+    """The hint's ``columns`` in words, one line (for every output); with a
+    column not solved, how to solve on (the analysis board's ``s``)."""
     parts = [f"{c['column']} {_score_cell(c)[0].strip()}" for c in columns]
+    more = "; s solves on" if any(not c["exact"] for c in columns) else ""
     return (
         f"Scores for {SIDE_NAMES[position.to_move or 'A']}, to move: {', '.join(parts)}"
-        "  (+ a win, the larger the sooner; 0 a draw; - a loss; ~N: not solved in time, the engine's N %)"
+        f"  (+ a win, the larger the sooner; 0 a draw; - a loss; ~N: not solved in time, the engine's N %{more})"
     )
 
 
@@ -210,16 +212,61 @@ class TerminalGame:
         check_start(settings.board, settings.bonus, finished=settings.analyse)  # fail early on a bad board
         self.warmup: threading.Thread | None = None
         self.adviser: Agent | None = None  # the hint's engine, for the analysis board's estimates
+        self.hints: dict[str, dict[str, Any]] = {}  # the analysis board's hints, by position (the line's)
 
-    def column_scores(self, position: Position) -> list[dict[str, Any]]:
-        """Every column's score for the side to move: the page's hint."""
+    def hint(self, position: Position) -> dict[str, Any]:
+        """The page's hint for ``position``: every column's score for the side
+        to move.  Kept for the positions of the line (u and r come back to
+        them; ``s`` solves on from it)."""
         # lazy: only the analysis board needs the server's hint
         from c4lab.server.review import HINT_SPEC, hint
 
-        if self.adviser is None:
-            self.adviser = make_agent(HINT_SPEC)
-        columns: list[dict[str, Any]] = hint(position, self.adviser)["columns"]
+        if position.notation not in self.hints:
+            if self.adviser is None:
+                self.adviser = make_agent(HINT_SPEC)
+            self.hints[position.notation] = hint(position, self.adviser)
+        return self.hints[position.notation]
+
+    def column_scores(self, position: Position) -> list[dict[str, Any]]:
+        columns: list[dict[str, Any]] = self.hint(position)["columns"]
         return columns
+
+    def solve_on(self, position: Position) -> str:
+        """The analysis board's ``s``: the columns of ``position`` left
+        unknown, solved again for up to the page's longest further pass
+        (30 s), on a thread of its own that Ctrl-C stops (``Solver.cancel``),
+        keeping what was solved by then.  What happened, in words."""
+        from c4lab.server.review import DEEPER, TABLE_SIZE, deeper_hint
+        from c4lab.solver import Solver
+
+        if position.is_over:
+            return "The game is over: there is nothing to solve."
+        answer = self.hint(position)
+        left = [c["column"] for c in answer["columns"] if not c["exact"]]
+        if not left:
+            return "Every column is solved already."
+        seconds = DEEPER[-1]
+        self.say(f"Solving {', '.join(left)} for up to {seconds:g} s (Ctrl-C stops)...")
+        solver = Solver(TABLE_SIZE)
+        found: list[dict[str, Any]] = []
+        worker = threading.Thread(target=lambda: found.append(deeper_hint(position, answer, seconds, solver)),
+                                  name="solve-on", daemon=True)
+        worker.start()
+        stopped = False
+        while worker.is_alive():
+            try:
+                worker.join(0.1)
+            except KeyboardInterrupt:
+                solver.cancel()
+                stopped = True
+        if found:
+            self.hints[position.notation] = answer = found[0]
+        still = [c["column"] for c in answer["columns"] if not c["exact"]]
+        solved = [column for column in left if column not in still]
+        said = f"Solved {', '.join(solved)}" if solved else "Nothing more solved"
+        if still:
+            said += f"; {', '.join(still)} not solved in {'the time before Ctrl-C' if stopped else f'{seconds:g} s'}"
+        return said + "."
 
     def prepare_engines(self, start: Position) -> None:
         """Compile the agents' code (numba's first start; later starts load it
@@ -363,7 +410,7 @@ class TerminalGame:
             "you play both sides; "
             + ("above the board" if self.color else "before each move, a line gives")
             + " every column's score for the side to move. "
-            "u takes a move back, r plays it again, e leaves."
+            "u takes a move back, r plays it again, s solves on where a score is an estimate, e leaves."
         )
         if not self.color:
             self.say("\n" + header)
@@ -391,6 +438,8 @@ class TerminalGame:
                     if self.read("u, r or e: ").strip().lower() in QUIT_WORDS:
                         raise QuitGame
                     self.say("The game is over: u takes the last move back, e leaves.")
+            except _SolveOn:
+                notice = self.solve_on(empty.play(*line[:ply]))
             except _LineStep as step:
                 moved = max(0, min(len(line), ply + step.delta))
                 if moved == ply:  # said under the board drawn next
@@ -409,6 +458,10 @@ def _result_line(position: Position, who: Callable[[str], str]) -> str:
     assert position.result is not None
     line = " ".join(c.name for c in position.win_line)
     return f"{who(position.result)} wins with {line}!"
+
+
+class _SolveOn(Exception):
+    """The analysis board's s: the columns left unknown, solved for longer."""
 
 
 class _LineStep(Exception):
@@ -431,6 +484,8 @@ def _with_line_keys(read: Callable[[str], str]) -> Callable[[str], str]:
             raise _LineStep(-1)
         if word in ("r", "redo"):
             raise _LineStep(1)
+        if word in ("s", "solve"):
+            raise _SolveOn
         return entry
 
     return keyed
