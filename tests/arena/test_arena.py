@@ -372,6 +372,31 @@ def test_sprt_stops_a_lopsided_match_early(tmp_path):
     assert f"stopped early: {outcome.stopped}" in (tmp_path / "sprt-report" / "report.html").read_text()
 
 
+def test_a_saved_game_that_is_not_from_its_pairs_start_is_refused_and_nothing_is_written(tmp_path):
+    """A results file checked only against the schedule's header took games
+    of another run (a file edited, or two joined) as pairs played.  A game
+    whose start is not its pair's, or whose position is no game from its
+    start, is an error naming the file, and the file stays as it was."""
+    out = tmp_path / "a.jsonl"
+    config = ArenaConfig(("heuristic:seed=1", "random:seed=1"), games=4, board="6x5", plies=2, seed=1)
+    run_arena(config, out, executor=LocalExecutor(1))
+    header, *games = out.read_text().splitlines()
+    record = json.loads(games[0])
+    other = "6x5:" + "".join(m for m in "abcdef" if not record["start"].endswith(":" + m * 2))[:2]
+    moved = {**record, "start": other, "position": other + record["position"][len(record["start"]):]}
+    if Position.parse(moved["position"]).result != record["result"] and moved["forfeit"] is None:
+        moved["forfeit"] = {"side": "A" if record["result"] == "B" else "B", "reason": "time", "detail": "edited"}
+    edited = "\n".join([header, json.dumps(moved), *games[1:]]) + "\n"
+    out.write_text(edited)
+    with pytest.raises(ResultsError, match=rf"a\.jsonl: game \(0, 0, 0\) starts from {other}, where pair 1 of this "
+                       r"experiment starts from .*: the file holds games of another run; give another --out"):
+        run_arena(ArenaConfig(config.specs, games=8, board="6x5", plies=2, seed=1), out, executor=LocalExecutor(1))
+    assert out.read_text() == edited  # the header not rewritten for the 8 games asked
+    out.write_text("\n".join([header, json.dumps({**record, "position": "6x5:ffff"}), *games[1:]]) + "\n")
+    with pytest.raises(ResultsError, match=r"a\.jsonl:2: not a game record .*is not a game from its start"):
+        read_results(out)
+
+
 def test_a_run_resumed_under_another_test_or_none_has_its_header_say_so(tmp_path):
     """The header keeps the test of the run that wrote last: the report
     tells what the arena told, not what an earlier run was tested by."""

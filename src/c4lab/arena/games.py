@@ -72,7 +72,9 @@ class Game:
         if not isinstance(data["position"], str) or not isinstance(data["start"], str):
             raise TypeError("position and start must be position strings")
         position = Position.parse(data["position"])  # PositionError is a ValueError
-        Position.parse(data["start"])
+        start = Position.parse(data["start"])
+        if position.variant != start.variant or position.moves[: len(start.moves)] != start.moves:
+            raise ValueError(f"the position {data['position']!r} is not a game from its start {data['start']!r}")
         forfeit = data.get("forfeit")
         if forfeit is None and position.result != result:
             raise ValueError(f"result {result!r} does not match the position {data['position']!r}")
@@ -81,7 +83,7 @@ class Game:
             result=result,
             a=str(data["A"]),
             b=str(data["B"]),
-            start=data["start"],
+            start=start.notation,
             pairing=_count(data, "pairing"),
             pair=_count(data, "pair"),
             game=_count(data, "game"),

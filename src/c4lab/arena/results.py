@@ -210,6 +210,22 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def _check_starts(path: Path, config: ArenaConfig, previous: Results) -> None:
+    """Each saved game starts where its pair of ``config``'s schedule does:
+    a game from another run (a file edited, or two joined) is an error, not
+    a pair the run counts as played."""
+    starts: dict[int, str] = {}
+    for game in previous.games:
+        if game.pair not in starts:
+            starts[game.pair] = config.start(game.pair).notation
+        if game.start != starts[game.pair]:
+            raise ResultsError(
+                f"{path}: game {(game.pairing, game.pair, game.game)} starts from {game.start}, where pair "
+                f"{game.pair + 1} of this experiment starts from {starts[game.pair]}: the file holds games of "
+                "another run; give another --out"
+            )
+
+
 def open_results(
     path: str | Path, config: ArenaConfig, sprt: str | None = None
 ) -> tuple[ResultsWriter, Results | None]:
@@ -242,6 +258,7 @@ def open_results(
                 f"{path} holds another experiment (different {shown}): "
                 f"give another --out, or the same settings to resume it{more}"
             )
+        _check_starts(path, config, previous)
         return ResultsWriter(path, config, resume=previous, sprt=sprt, held=held), previous
     except BaseException:
         held.close()
