@@ -28,7 +28,7 @@ import logging
 import random
 import threading
 import time
-from collections.abc import Coroutine, Iterator
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from concurrent.futures import Executor
 from typing import Any
 
@@ -90,6 +90,28 @@ async def _tell(conn: Connection, text: str) -> None:
 #: it is preparing the engine; then how often it says how long so far.
 PREPARING_FIRST = 0.3
 PREPARING_EVERY = 1.0
+async def _while_compiling(
+    work: asyncio.Future[Any], tell: Callable[[float], Awaitable[None]], skip: Callable[[], bool] = lambda: False
+) -> Any:
+    """``work``'s result.  Meanwhile, from a compile of numba's seen on (the
+    first start after an install), ``tell`` gets the seconds waited so far,
+    ``PREPARING_FIRST`` seconds in and then every ``PREPARING_EVERY``
+    (unless ``skip()`` at that moment)."""
+    started = time.monotonic()
+    compiles = warmup.COMPILING.started
+    wait, told = PREPARING_FIRST, False
+    while True:
+        done, _ = await asyncio.wait({work}, timeout=wait)
+        if done:
+            return work.result()
+        wait = PREPARING_EVERY
+        if skip():
+            continue
+        if told or warmup.COMPILING.active or warmup.COMPILING.started != compiles:
+            told = True
+            await tell(warmup.waited(started))
+
+
 #: Seconds between two looks, while the solver works on a hint's unknown
 #: columns again, at whether its position is still wanted.
 DEEPER_WATCH = 0.05
@@ -606,23 +628,12 @@ class RoomManager:
         """The agent's answer.  Meanwhile, from a compile of numba's seen
         on (the first start after an install), the room's ``preparing`` says
         how long the move has waited, sent to everyone every second."""
-        started = time.monotonic()
-        compiles = warmup.COMPILING.started
-        wait = PREPARING_FIRST
-        try:
-            while True:
-                done, _ = await asyncio.wait({thought}, timeout=wait)
-                if done:
-                    return thought.result()
-                wait = PREPARING_EVERY
-                if room.generation != generation:
-                    continue  # undone meanwhile: this move will not be played
-                if room.preparing is None and not (
-                    warmup.COMPILING.active or warmup.COMPILING.started != compiles
-                ):
-                    continue
-                room.preparing = warmup.waited(started)
-                await self.broadcast(room)
+        async def tell(seconds: float) -> None:
+            room.preparing = seconds
+            await self.broadcast(room)
+
+        try:  # (undone meanwhile: this move will not be played, nothing to say)
+            return await _while_compiling(thought, tell, skip=lambda: room.generation != generation)
         finally:
             if room.generation == generation:
                 room.preparing = None
@@ -768,19 +779,13 @@ class RoomManager:
         seen on (the first start after an install: the solver's kernels for
         this board), ``conn`` is told every second how long it has waited
         (``preparing``), as an agent's move says so in the room's state."""
-        started = time.monotonic()
-        compiles = warmup.COMPILING.started
+        async def tell(seconds: float) -> None:
+            await _tell(conn, to_json({"type": "preparing", "seconds": seconds}))
+
         work = asyncio.ensure_future(self.reviewer.hint(position))
-        wait, told = PREPARING_FIRST, False
         try:
-            while True:
-                done, _ = await asyncio.wait({work}, timeout=wait)
-                if done:
-                    return work.result()
-                wait = PREPARING_EVERY
-                if told or warmup.COMPILING.active or warmup.COMPILING.started != compiles:
-                    told = True
-                    await _tell(conn, to_json({"type": "preparing", "seconds": warmup.waited(started)}))
+            answer: dict[str, Any] = await _while_compiling(work, tell)
+            return answer
         finally:
             work.cancel()  # a no-op once done; the thread's work cannot be stopped, only its answer dropped
 
