@@ -21,7 +21,7 @@ import pytest
 
 from c4lab.agents.base import Agent, Analysis
 from c4lab.rules import Move, Position
-from c4lab.server import presence
+from c4lab.server import presence, rooms
 from c4lab.server.errors import RoomError
 from c4lab.server.limits import DEFAULT_AGENTS, AgentLimits
 from c4lab.server.room import Room
@@ -210,6 +210,47 @@ def test_an_absent_player_forfeits_after_the_countdown(store: FailingStore) -> N
         assert host.of_type("state")[-1]["room"]["status"] == "over"
 
     with_manager(store, body, forfeit_after=0.2)
+
+
+class DeafConnection(FakeConnection):
+    """A client that reads nothing: once its buffers are full, a send to it
+    waits for ever (here: at once); ``drop`` is how the server gives it up."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.dropped = 0
+
+    async def send_text(self, text: str) -> None:
+        await asyncio.Event().wait()
+
+    def drop(self) -> None:
+        self.dropped += 1
+
+
+def test_a_client_that_reads_nothing_is_dropped_and_holds_up_no_one(
+    store: FailingStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(rooms, "SEND_TIMEOUT", 0.05)
+
+    async def body(manager: RoomManager) -> None:
+        room, host = await seated(manager, {"mode": "online", "seat": "A"})
+        deaf = [DeafConnection(), DeafConnection()]  # watchers who came before the guest
+        for conn in deaf:
+            await manager.attach(room.code, conn)
+            await manager.connect(room, conn, None)
+        guest_token, _ = manager.join(room, "guest")
+        guest = FakeConnection()
+        await manager.attach(room.code, guest)
+        await manager.connect(room, guest, guest_token)
+        for player, move in ((host, "d"), (guest, "d"), (host, "e")):
+            await manager.handle(room, player, {"type": "move", "move": move})
+        # each move was told to the players, and its sender was free again, though two
+        # watchers never take a message (before: the first broadcast waited for them for ever)
+        assert host.of_type("state")[-1]["room"]["position"] == "7x6:dde"
+        assert guest.of_type("state")[-1]["room"]["position"] == "7x6:dde"
+        assert all(conn.dropped for conn in deaf)  # given up: a SocketConnection closes its socket
+
+    with_manager(store, lambda manager: asyncio.wait_for(body(manager), 30))  # a failure, not a hang
 
 
 def test_a_finished_game_is_shown_and_reviewed_from_the_store_without_its_agent(store: FailingStore) -> None:

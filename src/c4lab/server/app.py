@@ -41,7 +41,7 @@ from c4lab.server.limits import AgentLimits
 from c4lab.server.presence import FORFEIT_AFTER, IDLE_AFTER
 from c4lab.server.protocol import parse
 from c4lab.server.review import HINT_SPEC
-from c4lab.server.rooms import RoomManager
+from c4lab.server.rooms import SEND_TIMEOUT, RoomManager
 from c4lab.server.storage import GameStore, StorageError
 
 log = logging.getLogger(__name__)
@@ -94,19 +94,37 @@ class RevalidatedStatic(StaticFiles):
 
 
 class SocketConnection:
-    """A room connection over a WebSocket (sends are serialised)."""
+    """A room connection over a WebSocket (sends are serialised), made in
+    the task that handles it."""
 
-    def __init__(self, socket: WebSocket) -> None:
+    def __init__(self, socket: WebSocket, code: str = "") -> None:
         self.socket = socket
+        self.code = code
         self._lock = asyncio.Lock()
+        self.handler = asyncio.current_task()
+        self.dropped = False
 
     async def send_json(self, data: Any) -> None:
-        async with self._lock:
-            await self.socket.send_json(data)
+        if not self.dropped:
+            async with self._lock:
+                await self.socket.send_json(data)
 
     async def send_text(self, text: str) -> None:
-        async with self._lock:
-            await self.socket.send_text(text)
+        if not self.dropped:
+            async with self._lock:
+                await self.socket.send_text(text)
+
+    def drop(self) -> None:
+        """Give up on a client that reads nothing (``rooms.SEND_TIMEOUT``):
+        nothing more is sent to it, and its handler ends as if it had left
+        (the room lets its seat go; a send of its own that waits is
+        cancelled with it)."""
+        if not self.dropped:
+            self.dropped = True
+            log.warning("/ws/%s: a socket from %s took no message for %g s (it reads nothing): closed",
+                        self.code, client_of(self.socket.scope), SEND_TIMEOUT)
+            if self.handler is not None:
+                self.handler.cancel()
 
 
 def _load_kernels() -> None:
@@ -359,7 +377,7 @@ def create_app(
     @app.websocket("/ws/{code}")
     async def room_socket(socket: WebSocket, code: str) -> None:
         await socket.accept()
-        conn = SocketConnection(socket)
+        conn = SocketConnection(socket, code)
         try:
             room = await manager.attach(code, conn)
         except StorageError as exc:  # a stored room that cannot be read: say so, close cleanly
@@ -372,10 +390,10 @@ def create_app(
             await socket.close(code=4404)
             return
         limiter = RateLimit()
-        # its state at once, to this connection only: the others hear of it
-        # with its hello (a player's page would count as a spectator until then)
-        await manager.send_state(room, conn)
         try:
+            # its state at once, to this connection only: the others hear of it
+            # with its hello (a player's page would count as a spectator until then)
+            await manager.send_state(room, conn)
             while True:
                 frame = await socket.receive()
                 if frame["type"] == "websocket.disconnect":
@@ -397,6 +415,9 @@ def create_app(
                         await manager.send_state(room, conn)
         except WebSocketDisconnect:
             pass
+        except asyncio.CancelledError:
+            if not conn.dropped:  # the server stopping: not ours to swallow
+                raise
         finally:
             await manager.disconnect(room, conn)
 

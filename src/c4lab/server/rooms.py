@@ -78,12 +78,39 @@ from c4lab.solver import Solver
 log = logging.getLogger(__name__)
 
 
+#: Seconds a message may wait for its connection to take it.  A send waits
+#: only when the client has stopped reading (its buffers full: megabytes
+#: behind); after this it is dropped (``drop``, if the connection has one),
+#: so that a broadcast -- and the player whose move it tells -- never waits
+#: for it longer.
+SEND_TIMEOUT = 10.0
+
+
 async def _tell(conn: Connection, text: str) -> None:
-    """Send the JSON ``text`` to ``conn`` if it is still open (a page closed
-    meanwhile: nothing to do; its handler cleans up)."""
+    """Send the JSON ``text`` to ``conn`` if it is still open (``_tell_all``)."""
+    await _tell_all([(conn, text)])
+
+
+async def _tell_all(messages: list[tuple[Connection, str]]) -> None:
+    """Send each connection its JSON text, all at once: one that takes
+    nothing for ``SEND_TIMEOUT`` seconds (a client that never reads) is
+    dropped (its ``drop``, if it has one), and holds up neither the others
+    nor the sender for longer."""
+    sending = {asyncio.ensure_future(_send(conn, text)): conn for conn, text in messages}
+    if not sending:
+        return
+    _, stuck = await asyncio.wait(sending, timeout=SEND_TIMEOUT)
+    for task in stuck:
+        task.cancel()
+        drop = getattr(sending[task], "drop", None)
+        if drop is not None:
+            drop()
+
+
+async def _send(conn: Connection, text: str) -> None:
     try:
         await conn.send_text(text)
-    except Exception:  # a closed socket raises whatever its library raises
+    except Exception:  # a page closed meanwhile (its handler cleans up): its library's error
         log.debug("a message found its connection closed", exc_info=True)
 
 #: Seconds into an agent's move when, if numba is compiling, the room says
@@ -526,8 +553,10 @@ class RoomManager:
         room.touched = time.time()
         text = to_json(extra) if extra is not None else None
         room_json = to_json(room.state(self.forfeit_after)) if extra is None else ""
-        for conn, seats in list(room.connections.items()):
-            await _tell(conn, text if text is not None else state_message(room_json, seats))
+        await _tell_all([
+            (conn, text if text is not None else state_message(room_json, seats))
+            for conn, seats in room.connections.items()
+        ])
 
     # -- moves -------------------------------------------------------------------------
 
