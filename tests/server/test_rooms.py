@@ -253,6 +253,32 @@ def test_a_client_that_reads_nothing_is_dropped_and_holds_up_no_one(
     with_manager(store, lambda manager: asyncio.wait_for(body(manager), 30))  # a failure, not a hang
 
 
+def test_a_rooms_broadcasts_go_out_one_at_a_time_so_a_crowd_leaving_holds_one_message_a_socket(
+    store: FailingStore,
+) -> None:
+    in_flight = [0, 0]  # now, most
+
+    class Counted(FakeConnection):
+        async def send_text(self, text: str) -> None:
+            in_flight[0] += 1
+            in_flight[1] = max(in_flight)
+            await asyncio.sleep(0)  # a send that takes a turn of the loop
+            in_flight[0] -= 1
+            await super().send_text(text)
+
+    async def body(manager: RoomManager) -> None:
+        room, host = await seated(manager, {"mode": "online", "seat": "A"})
+        crowd = [Counted() for _ in range(40)]
+        for conn in crowd:
+            await manager.attach(room.code, conn)
+        # every watcher leaves at once: each departure is told to those still there
+        await asyncio.gather(*(manager.disconnect(room, conn) for conn in crowd))
+        assert in_flight[1] <= len(crowd)  # not 40 broadcasts at once: 780 messages in flight
+        assert host.of_type("state")[-1]["room"]["watchers"] == 0
+
+    with_manager(store, body)
+
+
 def test_a_finished_game_is_shown_and_reviewed_from_the_store_without_its_agent(store: FailingStore) -> None:
     async def play(manager: RoomManager) -> str:
         room, conn = await seated(manager, {"players": {"A": "human", "B": "random"}, "board": "4x4"})

@@ -166,6 +166,10 @@ class Room:
     #: One job of the room in the agent pool at a time (a move, a hint):
     #: a room never holds more than one worker thread, so none starves the others.
     work: asyncio.Lock = field(default_factory=asyncio.Lock)
+    #: One broadcast of the room at a time (``RoomManager.broadcast``): each
+    #: sends to every connection at once, so that many at once (a thousand
+    #: watchers leaving together) would hold a task per message.
+    telling: asyncio.Lock = field(default_factory=asyncio.Lock)
     #: Answers to joins by (client, request id): the same seat and token again.
     joins: dict[tuple[str, str], tuple[str, list[str]]] = field(default_factory=dict)
     #: A local room made as an analysis board (``"analysis": true``): stored

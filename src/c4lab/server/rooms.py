@@ -551,12 +551,13 @@ class RoomManager:
         room is written as JSON once, not once per connection (each gets
         its own ``you``)."""
         room.touched = time.time()
-        text = to_json(extra) if extra is not None else None
-        room_json = to_json(room.state(self.forfeit_after)) if extra is None else ""
-        await _tell_all([
-            (conn, text if text is not None else state_message(room_json, seats))
-            for conn, seats in room.connections.items()
-        ])
+        async with room.telling:  # in the order they were asked for; the state as it is then
+            text = to_json(extra) if extra is not None else None
+            room_json = to_json(room.state(self.forfeit_after)) if extra is None else ""
+            await _tell_all([
+                (conn, text if text is not None else state_message(room_json, seats))
+                for conn, seats in room.connections.items()
+            ])
 
     # -- moves -------------------------------------------------------------------------
 
