@@ -55,6 +55,9 @@ BAD = [
     ("play", "--no-browser", "-2", "nobody"),
     ("serve", "--forfeit-after", "-1"),
     ("serve", "--allow-agent", "nobody"),
+    ("serve", "--allow-agent", "engine"),
+    ("serve", "--max-think", "0.5"),
+    ("serve", "--agent-threads", "0"),
     ("train", "ntuple", "--out", "/proc/n.npz"),
     ("train", "ntuple", "--board", "6x5/Bc2", "--bonus", "--out", "/tmp/never-written.npz"),  # two bonus cells
     ("train", "ntuple", "--curve", "/proc/curve"),
@@ -77,6 +80,17 @@ def test_bad_input_is_an_error_message_never_a_traceback(args: tuple[str, ...]) 
     if args not in NOT_INPUT:  # bad input: one line that says what and where, status 2
         assert result.exit_code == 2, result.output
         assert len(result.output.strip().splitlines()) == 1, result.output
+
+
+@pytest.mark.parametrize("option, value", [
+    ("--max-think", "0.5"), ("--max-iterations", "0"), ("--max-depth", "-1"), ("--agent-threads", "0"),
+    ("--allow-agent", "engine"),
+])
+def test_a_servers_bad_limit_names_its_option(option: str, value: str) -> None:
+    result = CliRunner().invoke(main, ["serve", option, value])
+    assert result.exit_code == 2 and option in result.output, result.output  # before: "threads must be at least 1"
+    if value == "engine":  # not "no such agent": it runs whatever program a visitor names
+        assert "never offers it" in result.output
 
 
 def test_a_listing_creates_no_file(tmp_path: Path) -> None:

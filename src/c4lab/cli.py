@@ -564,7 +564,7 @@ def analyse(position: str, tui: bool, no_browser: bool, port: int | None, db: st
 @click.option("--agent-threads", type=_INT64, **_home(*_LIMITS, "threads"),
               help="Worker threads for agents, hints and reviews (one room uses one at most).")
 @click.option("--allow-agent", "allow_agents", multiple=True, metavar="NAME",
-              help="Also let rooms use this agent (repeatable; engine and qlearning run programs or open files).")
+              help="Also let rooms use this agent (repeatable; qlearning opens files; engine, which runs programs, never).")
 @click.option("--rooms-per-minute", type=_Finite(0), **_home(*_GUARD, "rooms_per_minute"),
               help="New rooms a minute from one client address (0: no limit).")
 @click.option("--joins-per-minute", type=_Finite(0), **_home(*_GUARD, "joins_per_minute"),
@@ -593,7 +593,7 @@ def serve(
     this server's own pages (or --allow-origin): see docs/protocol.md.
     """
     from c4lab.server.guard import GuardOptions, normal_origin
-    from c4lab.server.limits import AgentLimits
+    from c4lab.server.limits import AgentLimits, LimitError
 
     try:
         for origin in allow_origins:
@@ -604,7 +604,11 @@ def serve(
         limits = AgentLimits.with_agents(
             allow_agents, max_time=max_think, max_iterations=max_iterations, max_depth=max_depth, threads=agent_threads,
         )
-    except ValueError as exc:
+    except LimitError as exc:  # the option that set it
+        option = {"max_time": "--max-think", "max_iterations": "--max-iterations", "max_depth": "--max-depth",
+                  "threads": "--agent-threads"}.get(exc.limit)
+        raise click.BadParameter(exc.message, param_hint=option) from None
+    except ValueError as exc:  # --allow-agent: it names itself
         raise click.UsageError(str(exc)) from None
     guard = GuardOptions(
         rooms_per_minute=rooms_per_minute or None, joins_per_minute=joins_per_minute or None,

@@ -68,11 +68,14 @@ class AgentLimits:
     })
 
     def __post_init__(self) -> None:
+        """``LimitError`` naming the setting (its field) that is out of bounds."""
         if not self.max_time >= 1.0:
-            raise ValueError(f"the think-time limit must be at least 1 s (the levels think 1 s), not {self.max_time}")
+            raise LimitError(
+                "max_time", f"the think-time limit must be at least 1 s (the levels think 1 s), not {self.max_time:g}"
+            )
         for name in ("max_iterations", "max_depth", "threads", "max_nodes"):
             if getattr(self, name) < 1:
-                raise ValueError(f"{name.replace('_', ' ')} must be at least 1, not {getattr(self, name)}")
+                raise LimitError(name, f"{name.replace('_', ' ')} must be at least 1, not {getattr(self, name)}")
 
     @classmethod
     def with_agents(cls, extra: Iterable[str] = (), **bounds: Any) -> AgentLimits:
@@ -80,6 +83,9 @@ class AgentLimits:
         ``ValueError`` for a name that is no agent."""
         known = _infos()
         for name in extra:
+            if name == "engine":  # not even registered in a server: cmd= is whatever a visitor writes
+                raise ValueError("--allow-agent 'engine': a server never offers it (engine:cmd= would run "
+                                 "any program a visitor names on this machine)")
             if name not in known:
                 raise ValueError(f"--allow-agent {name!r}: no such agent (known agents: {', '.join(sorted(known))})")
         return cls(allowed=DEFAULT_AGENTS | frozenset(extra), **bounds)
