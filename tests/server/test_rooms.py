@@ -727,6 +727,55 @@ def test_a_deeper_hint_stops_its_search_once_its_position_is_left(
     with_manager(store, body, limits=PERSONAL)
 
 
+def test_further_passes_take_at_most_half_the_threads_so_other_rooms_are_answered_meanwhile(
+    store: FailingStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Three analysis boards (one client may make dozens) each want a long
+    further pass: one runs, the others wait for it, and the pool's other
+    thread answers another room's hint at once (before: both threads held
+    passes of up to --max-think seconds, and agents' moves queued behind
+    them: ten such boards kept a 'hard' reply waiting 7 to 25 s)."""
+    from c4lab.server import review
+    from c4lab.server.limits import PERSONAL
+
+    monkeypatch.setattr(review, "PER_POSITION", 1e-6)  # the first answers leave columns unknown
+    monkeypatch.setattr(review, "DEEPER", (60.0,))
+    lock, running, most, go = threading.Lock(), [0], [0], threading.Event()
+
+    def held(position: Position, answer: dict, timeout: float, solver: Any) -> dict:
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        try:
+            assert go.wait(30), "never let go"
+            return answer
+        finally:
+            with lock:
+                running[0] -= 1
+
+    monkeypatch.setattr(review, "deeper_hint", held)
+
+    async def body(manager: RoomManager) -> None:
+        boards = [await seated(manager, {"board": "9x8", "analysis": True}) for _ in range(3)]
+        for room, conn in boards:
+            await manager.handle(room, conn, {"type": "hint", "deeper": True})
+            assert (await answered(conn, 1))[0]["solving"] is True
+        for _ in range(500):
+            if running[0]:
+                break
+            await asyncio.sleep(0.01)
+        other, conn = await seated(manager, {"board": "9x8", "analysis": True})
+        await manager.handle(other, conn, {"type": "hint"})
+        assert (await answered(conn, 1))[0]["position"] == "9x8"  # while the passes wait
+        assert most[0] == 1
+        go.set()
+        for room, conn in boards:
+            assert (await answered(conn, 2))[-1]["solving"] is False
+        assert most[0] == 1
+
+    with_manager(store, body, limits=PERSONAL)
+
+
 def test_a_hints_deeper_must_be_true_or_false() -> None:
     from c4lab.server.protocol import parse
 

@@ -318,6 +318,9 @@ class Reviewer:
         self.hint_spec = hint_spec
         limits.make(hint_spec, listed=False)  # the hints keep the same limits: a bad one stops the server at start
         self._reviewing = asyncio.Semaphore(max(1, limits.threads // 2))
+        #: The further passes over hints (``deeper``: seconds each) likewise: the
+        #: other threads stay for agents' moves and first answers.
+        self._deepening = asyncio.Semaphore(max(1, limits.threads // 2))
         self._reviews: dict[str, asyncio.Future[dict[str, Any]]] = {}
 
     async def hint(self, position: Position) -> dict[str, Any]:
@@ -339,9 +342,11 @@ class Reviewer:
 
     async def deeper(self, position: Position, answer: dict[str, Any], timeout: float, solver: Solver) -> dict[str, Any]:
         """``answer``, the hint for ``position``, solved again in ``timeout``
-        seconds (``deeper_hint``; ``solver.cancel()`` stops it)."""
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.executor, deeper_hint, position, answer, timeout, solver)
+        seconds (``deeper_hint``; ``solver.cancel()`` stops it), in at most
+        half the pool's threads (one if it has one) with the other rooms'."""
+        async with self._deepening:
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(self.executor, deeper_hint, position, answer, timeout, solver)
 
     async def review(self, position: Position, start_ply: int = 0) -> dict[str, Any]:
         """The review of the finished game ``position`` whose first

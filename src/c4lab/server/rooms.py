@@ -784,8 +784,9 @@ class RoomManager:
                 try:
                     while not (await asyncio.wait({work}, timeout=DEEPER_WATCH))[0]:
                         if not still_wanted():
-                            solver.cancel()
-                            await asyncio.wait({work})  # stops within the search's next check of its limit
+                            solver.cancel()  # the search stops at its next check of its limit
+                            work.cancel()  # a pass still waiting for its turn in the pool: never starts
+                            await asyncio.wait({work})
                             return
                 finally:
                     if not work.done():  # this task cancelled (the server closing): the thread stops too
