@@ -236,8 +236,8 @@ class TerminalGame:
         unknown, solved again for up to the page's longest further pass
         (30 s), on a thread of its own that Ctrl-C stops (``Solver.cancel``),
         keeping what was solved by then.  What happened, in words."""
-        from c4lab.server.review import DEEPER, TABLE_SIZE, deeper_hint
-        from c4lab.solver import Solver
+        from c4lab.server.review import DEEPER, TABLE_SIZE, deeper_hint  # lazy: only the analysis board's s
+        from c4lab.solver import Solver  # lazy: as above
 
         if position.is_over:
             return "The game is over: there is nothing to solve."
