@@ -109,10 +109,16 @@ async def settled(room: Room, plies: int) -> None:
 
 async def seated(manager: RoomManager, options: dict[str, Any]) -> tuple[Room, FakeConnection]:
     room, token, _ = manager.create(options)
-    conn = FakeConnection()
+    return room, await connected(manager, room, token)
+
+
+async def connected(manager: RoomManager, room: Room, token: str | None, conn: Any = None) -> Any:
+    """``conn`` (a new ``FakeConnection`` if none) attached to ``room`` and
+    connected with ``token`` (``None``: a watcher)."""
+    conn = conn if conn is not None else FakeConnection()
     assert await manager.attach(room.code, conn) is room
     await manager.connect(room, conn, token)
-    return room, conn
+    return conn
 
 
 def test_a_move_is_saved_then_told_and_an_undo_takes_back_the_agents_reply_too(store: FailingStore) -> None:
@@ -195,9 +201,7 @@ def test_an_absent_player_forfeits_after_the_countdown(store: FailingStore) -> N
     async def body(manager: RoomManager) -> None:
         room, host = await seated(manager, {"mode": "online", "seat": "A"})
         guest_token, _ = manager.join(room, "guest")
-        guest = FakeConnection()
-        await manager.attach(room.code, guest)
-        await manager.connect(room, guest, guest_token)
+        guest = await connected(manager, room, guest_token)
         await manager.handle(room, host, {"type": "move", "move": "d"})
         await manager.disconnect(room, guest)
         assert presence.absent(room) and room.forfeit_task is not None
@@ -236,12 +240,9 @@ def test_a_client_that_reads_nothing_is_dropped_and_holds_up_no_one(
         room, host = await seated(manager, {"mode": "online", "seat": "A"})
         deaf = [DeafConnection(), DeafConnection()]  # watchers who came before the guest
         for conn in deaf:
-            await manager.attach(room.code, conn)
-            await manager.connect(room, conn, None)
+            await connected(manager, room, None, conn)
         guest_token, _ = manager.join(room, "guest")
-        guest = FakeConnection()
-        await manager.attach(room.code, guest)
-        await manager.connect(room, guest, guest_token)
+        guest = await connected(manager, room, guest_token)
         for player, move in ((host, "d"), (guest, "d"), (host, "e")):
             await manager.handle(room, player, {"type": "move", "move": move})
         # each move was told to the players, and its sender was free again, though two
@@ -378,13 +379,9 @@ def test_an_analysis_board_is_stored_and_listed_as_one_and_comes_back_as_one(sto
 async def two_players(manager: RoomManager) -> tuple[Room, FakeConnection, FakeConnection, str, str]:
     """An online room: Ann (A, the host) and Bob (B) connected; their tokens."""
     room, host_token, _ = manager.create({"mode": "online", "seat": "A", "name": "Ann", "board": "5x4"})
-    host = FakeConnection()
-    await manager.attach(room.code, host)
-    await manager.connect(room, host, host_token)
+    host = await connected(manager, room, host_token)
     guest_token, _ = manager.join(room, "Bob")
-    guest = FakeConnection()
-    await manager.attach(room.code, guest)
-    await manager.connect(room, guest, guest_token)
+    guest = await connected(manager, room, guest_token)
     return room, host, guest, host_token, guest_token
 
 
@@ -480,8 +477,7 @@ def test_a_rematch_declined_or_withdrawn_changes_nothing_but_the_offer(store: Fa
         await refused(manager, room, host, "accept", "not-allowed")
         # both offering is both accepting
         await manager.handle(room, host, {"type": "rematch", "action": "offer"})
-        await manager.attach(room.code, guest)
-        await manager.connect(room, guest, guest_token)
+        await connected(manager, room, guest_token, guest)
         await manager.handle(room, guest, {"type": "rematch", "action": "offer"})
         assert room.status == "playing" and room.earlier == [f"{room.code}-1"]
         assert store.load(f"{room.code}-1") is not None and store.load(room.code).status == "playing"  # type: ignore[union-attr]
