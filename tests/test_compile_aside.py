@@ -117,6 +117,24 @@ def test_a_child_that_fails_reports_it_and_the_caller_goes_on(monkeypatch: pytes
     assert aside.wait() is False  # waited for once: nothing left to wait for
 
 
+def test_a_child_runs_its_targets_in_turn_and_a_failing_one_fails_the_child(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Targets are run in the order given: the work of those before a
+    failing one is on disk, and the child reports the failure."""
+    from c4lab.rules import kernels
+
+    monkeypatch.setattr(compile_aside, "_cores", lambda: 2)
+    monkeypatch.setenv(compile_aside.ENV, "1")
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(config, "CACHE_DIR", str(tmp_path))
+    assert not compile_aside.on_disk(kernels.play.py_func)
+    aside = compile_aside.start("c4lab.rules.position:load_play", "c4lab.no_such_module:compile")
+    assert aside is not None
+    assert aside.wait() is False
+    assert compile_aside.on_disk(kernels.play.py_func)
+
+
 def test_a_child_nobody_waits_for_is_reaped(monkeypatch: pytest.MonkeyPatch) -> None:
     """A child compiling ahead, which nobody may ever wait for, leaves no
     zombie behind once it ends: a thread of the parent reaps it."""
@@ -143,8 +161,9 @@ from c4lab.agents import make_agent
 from c4lab.agents.minimax import on_disk as minimax_on_disk
 from c4lab.agents.uct_search import on_disk
 from c4lab.rules import Position
-position = Position.parse("6x5/Xc2")
+position = Position.parse("9x8/Xd3")  # beyond the solver's probe, which compiles play itself
 move = make_agent("master:time=0.3").choose(position)
+position.play(move)  # as ``c4lab move`` does with the answer it prints
 print(json.dumps({"legal": position.is_legal(move), "compiled": compiled,
                   "on_disk": on_disk() and minimax_on_disk()}))
 """
@@ -161,13 +180,14 @@ print(json.dumps({"compiled": compiled}))
 UCT_SEARCH = "c4lab.agents.uct_search._search_kernel.<locals>.search_kernel"
 POLICY = "c4lab.agents.uct_search._policy_playout"
 MINIMAX = "c4lab.agents.minimax._search"
+PLAY = "c4lab.rules.kernels.play"
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("after_a_level", "aside", "made_here"), [
-    (False, "1", {UCT_SEARCH, POLICY}),  # the child compiles minimax
+    (False, "1", {UCT_SEARCH, POLICY}),  # the child compiles minimax, then the rules' play
     (True, "1", {POLICY}),  # UCT's search is on disk: this process compiles its playouts and searches
-    (False, "0", {UCT_SEARCH, POLICY, MINIMAX}),  # no child: everything here
+    (False, "0", {UCT_SEARCH, POLICY, MINIMAX, PLAY}),  # no child: everything here
 ])
 def test_masters_first_move_compiles_one_search_in_a_child(
     tmp_path: Path, after_a_level: bool, aside: str, made_here: set[str]
@@ -175,16 +195,17 @@ def test_masters_first_move_compiles_one_search_in_a_child(
     """On an empty cache with two cores, master's first move compiles
     minimax's search in a child while this process compiles UCT (its
     search and policy playouts, or only the playouts where a level left
-    the search on disk) and searches with it.  With the child turned off,
-    this process compiles everything.  Either way the move is legal and
-    the work ends up on disk."""
+    the search on disk) and searches with it; the child then compiles the
+    rules' ``play``, which playing the answer needs.  With the child turned
+    off, this process compiles everything.  Either way the move is legal
+    and the work ends up on disk."""
     if compile_aside._cores() < 2:
         pytest.skip("one core: no child is started")
     if after_a_level:  # (no child of its own: nothing else compiles into the cache meanwhile)
         assert UCT_SEARCH in run_counting_compiles(LEVEL_FIRST, tmp_path, **{compile_aside.ENV: "0"})["compiled"]
     report = run_counting_compiles(FIRST_MOVE, tmp_path, **{compile_aside.ENV: aside})
     assert report["legal"] and report["on_disk"]
-    assert {UCT_SEARCH, POLICY, MINIMAX} & set(report["compiled"]) == made_here, report["compiled"]
+    assert {UCT_SEARCH, POLICY, MINIMAX, PLAY} & set(report["compiled"]) == made_here, report["compiled"]
 
 
 #: Run in a fresh process: a level's first move (``hard``: UCT with an

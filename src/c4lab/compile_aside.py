@@ -17,7 +17,11 @@ from 5.4 to 4.4 s, and as the very first command (an empty cache) from 7.5
 to 6.3 s, while its UCT now searches its whole share of the move (before,
 the compiler ran inside that share and the search stopped after one chunk).  It costs the child's start (about 0.5 s of CPU on the other core)
 and the compiling the two processes do twice (the small rules kernels).
-The child compiles minimax (``master._aside``), and the first timed
+The child compiles minimax (``master._aside``), then the rules' ``play``
+kernel (``rules.position.load_play``: ``c4lab move`` plays the answer it
+prints, 0.5-0.65 s of compiling after the search; the very first
+``master`` move on 9x8/Xd3, idle, 2026-11-30: 5.70-6.22 → 5.01-5.07 s),
+and the first timed
 move searches with UCT while it does, then with minimax: on an empty cache this
 process compiles UCT's search and playouts (about 4.4 s) meanwhile; after
 a level, only the playouts (the search is on disk), and UCT's share of
@@ -186,14 +190,14 @@ def enabled() -> bool:
 
 
 class Aside:
-    """A child process compiling ``target`` into numba's cache.  A thread
-    of this process reaps it when it ends, whether or not anyone waits for
-    it (no zombie is left behind)."""
+    """A child process compiling ``targets`` into numba's cache, one after
+    the other.  A thread of this process reaps it when it ends, whether or
+    not anyone waits for it (no zombie is left behind)."""
 
-    def __init__(self, target: str, ahead: bool = False) -> None:
-        self.target = target
+    def __init__(self, *targets: str, ahead: bool = False) -> None:
+        self.target = " ".join(targets)
         self._child = subprocess.Popen(
-            [sys.executable, "-m", "c4lab.compile_aside", *([AHEAD] if ahead else []), target],
+            [sys.executable, "-m", "c4lab.compile_aside", *([AHEAD] if ahead else []), *targets],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
         self._ended = threading.Event()
@@ -217,17 +221,20 @@ class Aside:
         return ended and self._child.returncode == 0
 
 
-def start(target: str, ahead: bool = False) -> Aside | None:
-    """A child process that runs ``target`` (``"module:function"``, a
-    function that compiles or loads kernels), if :func:`enabled`; None
-    otherwise.  The caller checks first that the work is not on disk
+def start(*targets: str, ahead: bool = False) -> Aside | None:
+    """A child process that runs ``targets`` in turn (each
+    ``"module:function"``, a function that compiles or loads kernels), if
+    :func:`enabled`; None otherwise.  A later target is work the caller
+    needs later, or that costs little and saves it the compiling at the
+    end of its first move (``rules.position.load_play``: ``c4lab move``
+    plays the answer it prints).  The caller checks first that the work is not on disk
     already (:func:`on_disk`).  ``ahead``: work that nothing waits for
     yet (what a later command may need), at a low priority (nice 10), and
     not counted as other work by a later :func:`enabled`."""
     if not enabled() or not sys.executable:  # no Python to start (an embedded interpreter)
         return None
     try:
-        return Aside(target, ahead)
+        return Aside(*targets, ahead=ahead)
     except OSError:  # no process to be had: compile here
         return None
 
@@ -254,8 +261,9 @@ if __name__ == "__main__":
         arguments = arguments[1:]
         with contextlib.suppress(AttributeError, OSError):  # no nice (not a Unix): the same work, less politely
             os.nice(10)
-    if len(arguments) != 1:
-        raise SystemExit(f"usage: python -m c4lab.compile_aside [{AHEAD}] MODULE:FUNCTION")
+    if not arguments:
+        raise SystemExit(f"usage: python -m c4lab.compile_aside [{AHEAD}] MODULE:FUNCTION [MODULE:FUNCTION ...]")
     os.environ[ENV] = "0"  # a child starts no children of its own
-    run(arguments[0])
+    for argument in arguments:
+        run(argument)
     leave(0)  # the work is on disk: Python's shutdown would keep the caller waiting 0.9 s more

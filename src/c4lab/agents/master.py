@@ -44,6 +44,7 @@ from c4lab.agents.uct import DEFAULT_ITERATIONS, ENDGAME_CELLS, ENDGAME_NODES, E
 from c4lab.agents.uct_search import NO_LEAF, Leaf
 from c4lab.agents.uct_search import on_disk as uct_on_disk
 from c4lab.rules import Move, Position, Variant
+from c4lab.rules.position import load_play
 from c4lab.solver.api import compile_search as compile_solver
 from c4lab.solver.database import reaches
 
@@ -89,8 +90,10 @@ def _compile_uct_valued() -> None:
     _throwaway_iteration(NO_LEAF)
 
 
-#: What a child compiles: minimax's search.
+#: What a child compiles: minimax's search, then the rules' ``play``
+#: (``rules.position.load_play``, what ``c4lab move`` needs last).
 _MINIMAX = f"{compile_search.__module__}:compile_search"
+_PLAY = f"{load_play.__module__}:load_play"
 
 
 @functools.cache
@@ -106,12 +109,15 @@ def _aside() -> compile_aside.Aside | None:
     this is the larger share here (UCT's search and playouts, about 4.4 s),
     as before; after a level, the child took the playouts and this process
     compiled minimax, and the move waited for both in turn (the first
-    ``master`` move on 9x8/Xd3 after ``hard``: 4.9-5.1 s, 4.3-4.6 s now)."""
+    ``master`` move on 9x8/Xd3 after ``hard``: 4.9-5.1 s, 4.3-4.6 s now).
+    The child then compiles the rules' ``play`` (``_PLAY``), in the time
+    it has left before this process waits for it: ``c4lab move`` plays
+    the answer it prints, and compiled ``play`` after the search."""
     if _compile_uct.cache_info().currsize or uct_on_disk():
         return None
     if compile_search.cache_info().currsize or minimax_on_disk():
         return None
-    return compile_aside.start(_MINIMAX)
+    return compile_aside.start(_MINIMAX, _PLAY)
 
 
 def _ready_minimax() -> None:

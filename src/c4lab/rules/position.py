@@ -385,6 +385,17 @@ def load_kernels() -> None:
     Position.parse("5x5/Bb1").play("b+c", "d")
 
 
+@cache
+def load_play() -> None:
+    """The kernel that :meth:`Position.play` calls, compiled (0.5 s on a
+    first start) or loaded from numba's cache.  A child compiling aside
+    runs it after (or before) its main work (``c4lab.compile_aside``):
+    ``c4lab move`` plays the answer it prints (``game.play_answer``), which
+    otherwise compiled it at the end of a first ``master`` or ``hard``
+    move, after the search."""
+    Position.parse("4x4").play("a")
+
+
 def _as_move(move: Move | str) -> Move:
     """``move``, or the move its token names; ``TypeError`` for anything
     else (a column number is ``Move(3)``, not ``3``)."""
