@@ -580,11 +580,16 @@ def analyse(position: str, tui: bool, no_browser: bool, port: int | None, db: st
 @click.option("--room-prefix", default="", metavar="NAME", callback=_room_prefix,
               help="Start every new room's code with NAME- (letters and digits): one of several servers "
                    "behind a proxy that routes /r/NAME-..., /ws/NAME-... to it.")
+@click.option("--log-level", type=click.Choice(["error", "warning", "info", "debug"]), default="info",
+              show_default=True,
+              help="What the log (standard error, the time on each line) says: info adds each room made, "
+                   "each game ended and each request refused by the limits to the warnings.")
+@click.option("--access-log", is_flag=True, help="Also log every HTTP request (uvicorn's access log).")
 def serve(
     host: str, port: int, db: str | None, forfeit_after: float, max_think: float, max_iterations: int,
     max_depth: int, agent_threads: int, allow_agents: tuple[str, ...], rooms_per_minute: float,
     joins_per_minute: float, rooms_per_client: int, max_rooms: int, expire_idle: float,
-    allow_origins: tuple[str, ...], room_prefix: str,
+    allow_origins: tuple[str, ...], room_prefix: str, log_level: str, access_log: bool,
 ) -> None:
     """Host rooms for online play (and local games) on HOST:PORT.
 
@@ -616,7 +621,8 @@ def serve(
     )
     _serve(
         host=host, port=port, db=db, forfeit_after=forfeit_after, open_browser=False, local=False,
-        limits=limits, guard=guard, idle_after=expire_idle, room_prefix=room_prefix,
+        limits=limits, guard=guard, idle_after=expire_idle, room_prefix=room_prefix, log_level=log_level,
+        access_log=access_log,
     )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import re
 import threading
 import time
@@ -173,6 +174,31 @@ def test_a_change_that_cannot_be_saved_changes_nothing(store: FailingStore) -> N
         assert store.load(room.code).position == "7x6:dc"  # type: ignore[union-attr]
 
     with_manager(store, body)
+
+
+def test_the_log_tells_each_room_made_and_each_game_ended_once_it_is_saved(
+    store: FailingStore, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``c4lab serve``'s log at its default level (info): the room made
+    (with its agents), the game that ended and how; a resignation that
+    could not be saved did not end the game, and is not told."""
+    async def body(manager: RoomManager) -> list[str]:
+        room, conn = await seated(manager, {"players": {"A": "human", "B": "human"}, "board": "4x4"})
+        store.failing = True
+        with pytest.raises(RoomError):
+            await manager.handle(room, conn, {"type": "resign"})
+        store.failing = False
+        await manager.handle(room, conn, {"type": "resign"})
+        agent, _ = await seated(manager, {"players": {"A": "human", "B": "random"}, "board": "6x5/Xc2"})
+        return [room.code, agent.code]
+
+    with caplog.at_level(logging.INFO, logger="c4lab.server"):
+        resigned, agent = with_manager(store, body)
+    told = [r.getMessage() for r in caplog.records if r.name.startswith("c4lab.server.")]
+    assert f"room {resigned}: created (local, 4x4)" in told
+    assert f"room {agent}: created (local, 6x5/Xc2; B: random)" in told
+    assert f"room {resigned}: game over, B won by resign, after 0 moves" in told
+    assert sum(f"room {resigned}: game over" in line for line in told) == 1  # not the one that was not saved
 
 
 def test_an_undo_cancels_the_move_the_agent_is_thinking_about(store: FailingStore) -> None:

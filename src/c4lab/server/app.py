@@ -16,10 +16,12 @@ from typing import Any, Literal
 
 from fastapi import FastAPI, HTTPException, Request, WebSocket
 from fastapi.encoders import jsonable_encoder
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.websockets import WebSocketDisconnect
 
 from c4lab.agents import agent_infos
@@ -38,6 +40,7 @@ from c4lab.server.guard import (
     too_many,
 )
 from c4lab.server.limits import AgentLimits
+from c4lab.server.logs import refused
 from c4lab.server.presence import FORFEIT_AFTER, IDLE_AFTER
 from c4lab.server.protocol import parse
 from c4lab.server.review import HINT_SPEC
@@ -235,6 +238,15 @@ def create_app(
         log.warning("%s %s: %s", request.method, request.url.path, exc)
         return JSONResponse({"detail": "the game database cannot be read right now: try again later"}, 503)
 
+    @app.exception_handler(StarletteHTTPException)  # FastAPI's HTTPException is one, and the guard's ``too_many``
+    async def refused_here(request: Request, exc: StarletteHTTPException) -> Response:
+        """FastAPI's own answer; a refusal by the server's limits (429:
+        a rate or a cap; 503: the server full) also gets its line in the
+        log (``logs.refused``)."""
+        if exc.status_code in (429, 503):
+            refused(client_of(request.scope), request.method, request.url.path, exc.status_code, str(exc.detail))
+        return await http_exception_handler(request, exc)
+
     @app.exception_handler(RequestValidationError)
     async def invalid_body(request: Request, exc: RequestValidationError) -> JSONResponse:
         """A body of the wrong shape: 422 with where and what, as FastAPI
@@ -400,6 +412,8 @@ def create_app(
                     break
                 if not limiter.allow():
                     if limiter.should_warn():
+                        refused(client_of(socket.scope), "WEBSOCKET", socket.url.path, 429,
+                                "too many messages: dropped (said at most once a second)")
                         await conn.send_json(RoomError(RATE_LIMITED, "too many messages: slow down").frame())
                     continue
                 try:

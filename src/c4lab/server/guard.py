@@ -26,6 +26,8 @@ from urllib.parse import urlsplit
 
 from starlette.exceptions import HTTPException
 
+from c4lab.server.logs import refused
+
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -265,20 +267,22 @@ class Guard:
         if scope["type"] == "websocket":
             if not trusted:
                 await receive()  # websocket.connect
+                refused(client_of(scope), "WEBSOCKET", scope.get("path", ""), 403,
+                        f"a socket from the page {headers.get('origin')!r} (close code 1008)")
                 await send({"type": "websocket.close", "code": 1008, "reason": "foreign origin"})
                 return
             await self.app(scope, receive, send)
             return
         if not trusted and scope.get("method") in STATE_CHANGING:
-            await _answer(send, 403, f"requests from {headers.get('origin')!r} are not allowed here")
+            await _answer(scope, send, 403, f"requests from {headers.get('origin')!r} are not allowed here")
             return
         limit = self.options.max_body
         length = headers.get("content-length")
         if length is not None and not length.isdigit():
-            await _answer(send, 400, "Content-Length is not a number")
+            await _answer(scope, send, 400, "Content-Length is not a number")
             return
         if length is not None and int(length) > limit:
-            await _answer(send, 413, BodyTooLarge(limit).detail)
+            await _answer(scope, send, 413, BodyTooLarge(limit).detail)
             return
         started = False
         seen = 0
@@ -301,11 +305,13 @@ class Guard:
             await self.app(scope, counted, watched)
         except BodyTooLarge as exc:  # read outside a route (none of ours): answer it here
             if not started:
-                await _answer(send, 413, exc.detail)
+                await _answer(scope, send, 413, exc.detail)
 
 
-async def _answer(send: Send, status: int, detail: str) -> None:
-    """A JSON error answer, as FastAPI gives them (``{"detail": ...}``)."""
+async def _answer(scope: Scope, send: Send, status: int, detail: str) -> None:
+    """A JSON error answer, as FastAPI gives them (``{"detail": ...}``),
+    and its line in the log (``logs.refused``)."""
+    refused(client_of(scope), str(scope.get("method", "")), str(scope.get("path", "")), status, detail)
     body = json.dumps({"detail": detail}).encode()
     await send({
         "type": "http.response.start", "status": status,

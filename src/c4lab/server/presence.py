@@ -140,6 +140,7 @@ class Presence:
         if ending is None:
             return False
         room.finish(*ending)
+        log.info(room.ended_line())
         return True
 
     async def _expire_at(self, room: Room, deadline: float) -> None:
@@ -166,6 +167,7 @@ class Presence:
         for room in gone:
             if room.mode == "online" and room.status in OPEN:
                 room.finish(None, "abandoned")
+                log.info(room.ended_line())
                 self.host.save_presence(room)
             self.host.rooms.pop(room.code, None)
         return len(gone)

@@ -276,6 +276,11 @@ class Room:
             return "a draw"
         return f"{self.result} won by {self.reason}"
 
+    def ended_line(self) -> str:
+        """A finished game in one line of the server's log."""
+        how = f"no result ({self.reason})" if self.result is None else self.outcome()
+        return f"room {self.code}: game over, {how}, after {self.position.ply} moves"
+
     def snapshot(self) -> tuple[Any, ...]:
         """What a change may alter (``restore`` puts it back)."""
         return (

@@ -259,6 +259,9 @@ class RoomManager:
             room.generation += 1  # an agent that started on the first move has nothing to play in
             raise self._unsaved(room, exc) from None
         self.rooms[room.code] = room
+        kind = "analysis board" if analysis else mode
+        who = ", ".join(f"{side}: {seat.spec or seat.name}" for side, seat in seats.items() if seat.kind == "agent")
+        log.info("room %s: created (%s, %s%s)", room.code, kind, position.notation, f"; {who}" if who else "")
         for side, seat in seats.items():
             if seat.kind == "agent" and room.thinking != side:  # an agent to move warms up by moving
                 self.prepare(seat.spec or seat.name, position)
@@ -936,6 +939,8 @@ class RoomManager:
         before = room.snapshot()
         try:
             yield
+            if room.status == "over" and before[0][1] != "over":
+                log.info(room.ended_line())
         except BaseException as exc:
             room.restore(before)
             room.generation += 1  # void any agent move the change started

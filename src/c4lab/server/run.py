@@ -15,7 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import uvicorn
+from uvicorn.config import LOGGING_CONFIG
 
+from c4lab.server import logs
 from c4lab.server.app import create_app
 from c4lab.server.guard import UNLIMITED, GuardOptions
 from c4lab.server.limits import AgentLimits
@@ -152,14 +154,19 @@ class LongRunningServer(uvicorn.Server):
 
 
 def make_server(
-    store: GameStore, host: str, port: int, *, long_running: bool = False, **options: Any
+    store: GameStore, host: str, port: int, *, long_running: bool = False, log_level: str = "warning",
+    access_log: bool = False, **options: Any
 ) -> uvicorn.Server:
     """A uvicorn server for the app over ``store`` (not started); ``options``
     are ``create_app``'s.  ``long_running``: a process of its own that
-    serves until stopped (``settle_collector``), not a test's thread."""
+    serves until stopped (``settle_collector``), not a test's thread; its
+    log has the time on every line, at ``log_level`` (``logs.config``,
+    with uvicorn's line a request if ``access_log``)."""
     app = create_app(store, **options)
+    log_config = logs.config(log_level, access_log) if long_running else LOGGING_CONFIG
     config = uvicorn.Config(
-        app, host=host, port=port, ws="websockets-sansio", log_level="warning", lifespan="on", ws_max_size=MAX_FRAME,
+        app, host=host, port=port, ws="websockets-sansio", log_level=log_level, lifespan="on", ws_max_size=MAX_FRAME,
+        log_config=log_config, access_log=access_log,
         loop="auto", http="auto",  # uvloop and httptools (dependencies), asyncio's loop and h11 where they are missing
         timeout_graceful_shutdown=SHUTDOWN_WAIT,
     )
@@ -198,7 +205,7 @@ def run_in_foreground(
     db: str | Path | None, host: str, port: int | None, *, forfeit_after: float, local: bool,
     open_browser: bool = False, query: str = "", page: str = "", say: Callable[[str], None] = print,
     limits: AgentLimits | None = None, guard: GuardOptions = UNLIMITED, idle_after: float | None = IDLE_AFTER,
-    room_prefix: str = "",
+    room_prefix: str = "", log_level: str = "warning", access_log: bool = False,
 ) -> None:
     """``c4lab serve`` and ``c4lab play``: open the game database (a
     ``StorageError`` if it is not usable), say where the server listens and
@@ -212,7 +219,7 @@ def run_in_foreground(
     limits = limits or AgentLimits()
     server = make_server(
         store, host, port, forfeit_after=forfeit_after, limits=limits, guard=guard, idle_after=idle_after,
-        warm_up=True, long_running=True, room_prefix=room_prefix,
+        warm_up=True, long_running=True, room_prefix=room_prefix, log_level=log_level, access_log=access_log,
     )
     root = f"http://{shown_host(host)}:{port}/"
     url = root + page + (f"?{query}" if query else "")

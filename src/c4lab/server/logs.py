@@ -1,0 +1,69 @@
+"""The log of a server that runs for long (``c4lab serve``, ``c4lab play``):
+one line an event, each with its date and time, on standard error.
+
+An operator reads it after the fact ("when did the rooms stop being
+saved?", "who was refused?"), so every line says when, how grave, and
+which part of the server wrote it::
+
+    2026-11-30 12:04:31 INFO    c4lab.server.rooms: room K7QF: created (online, 7x6)
+    2026-11-30 12:05:02 INFO    c4lab.server.guard: refused 429 POST /api/rooms from 203.0.113.9: too many new rooms ...
+
+``--log-level`` picks what is written: ``warning`` (what went wrong and
+was survived: a database write that failed, a socket closed for reading
+nothing), ``info`` (``c4lab serve``'s default: also each room made and
+each game ended, and each request the server's door refused: rate
+limits, room caps, a foreign page, a body too large), ``debug``.
+``--access-log`` adds uvicorn's line for every HTTP request.  The
+configuration is uvicorn's own (``uvicorn.Config(log_config=...)``, the
+standard library's ``logging.config.dictConfig``), so its lines and
+c4lab's share one format.  Tests' servers in a thread keep uvicorn's
+default configuration (this one is for a process of its own).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+#: The levels ``--log-level`` accepts, least to most verbose.
+LEVELS = ("error", "warning", "info", "debug")
+FORMAT = "%(asctime)s %(levelname)-7s %(name)s: %(message)s"
+ACCESS_FORMAT = '%(asctime)s ACCESS  %(client_addr)s "%(request_line)s" %(status_code)s'
+DATE_FORMAT = "%Y-%m-%d %H:%M:%S"
+
+log = logging.getLogger("c4lab.server.guard")
+
+
+def config(level: str = "warning", access: bool = False) -> dict[str, Any]:
+    """The ``dictConfig`` of a server's log: c4lab's and uvicorn's lines at
+    ``level`` (one of ``LEVELS``) and above, with the time; uvicorn's access
+    log (one line a request) only with ``access``."""
+    if level not in LEVELS:
+        raise ValueError(f"a log level is one of {', '.join(LEVELS)}, not {level!r}")
+    upper = level.upper()
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {
+            "default": {"()": "logging.Formatter", "fmt": FORMAT, "datefmt": DATE_FORMAT},
+            "access": {"()": "uvicorn.logging.AccessFormatter", "fmt": ACCESS_FORMAT, "datefmt": DATE_FORMAT,
+                       "use_colors": False},
+        },
+        "handlers": {
+            "default": {"formatter": "default", "class": "logging.StreamHandler", "stream": "ext://sys.stderr"},
+            "access": {"formatter": "access", "class": "logging.StreamHandler", "stream": "ext://sys.stderr"},
+        },
+        "loggers": {
+            "uvicorn": {"handlers": ["default"], "level": upper, "propagate": False},
+            "uvicorn.error": {"level": upper},
+            "uvicorn.access": {"handlers": ["access"] if access else [], "level": "INFO", "propagate": False},
+            # propagates: a test's log capture (on the root logger) still sees c4lab's lines
+            "c4lab": {"handlers": ["default"], "level": upper, "propagate": True},
+        },
+    }
+
+
+def refused(client: str, method: str, path: str, status: int, detail: str) -> None:
+    """One line (info) for a request the server refused to serve as asked:
+    who, what, and the answer it was given."""
+    log.info("refused %d %s %s from %s: %s", status, method, path, client, detail)

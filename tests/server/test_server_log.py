@@ -1,0 +1,85 @@
+"""The log of ``c4lab serve``: every line says when, how grave and who
+wrote it; at the default level it tells each room made, each game ended
+and each request the server's limits refused."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from c4lab.server import logs
+from c4lab.server.run import free_port
+
+#: A line of the log: its date and time, its level, and who wrote it (an access line: the client).
+LINE = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d ((ERROR|WARNING|INFO|DEBUG) +[\w.]+: |ACCESS  )")
+
+
+def post(url: str, body: dict[str, object], origin: str | None = None) -> int:
+    headers = {"Content-Type": "application/json", **({"Origin": origin} if origin else {})}
+    request = urllib.request.Request(url, json.dumps(body).encode(), headers, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return int(answer.status)
+    except urllib.error.HTTPError as err:
+        return int(err.code)
+
+
+def logged(tmp_path: Path, *options: str) -> list[str]:
+    """Run ``c4lab serve`` with ``options`` and one new room a minute from
+    an address; make a room, a second one (refused: 429) and one from a
+    foreign page (refused: 403); stop it; the lines of its log."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "c4lab", "serve", "--port", str(port), "--db", str(tmp_path / "g.sqlite"),
+         "--rooms-per-minute", "1", *options],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )
+    try:
+        assert proc.stdout and proc.stdout.readline().startswith("c4lab server at ")
+        url = f"http://127.0.0.1:{port}/api/rooms"
+        assert post(url, {"mode": "online"}) == 200
+        assert post(url, {"mode": "online"}) == 429
+        assert post(url, {"mode": "online"}, origin="https://elsewhere.example") == 403
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=30)
+    assert "Traceback" not in err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert all(LINE.match(line) for line in lines), err
+    return lines
+
+
+def test_each_line_has_its_time_and_the_default_tells_rooms_and_refusals(tmp_path: Path) -> None:
+    lines = logged(tmp_path)
+    text = "\n".join(lines)
+    assert any(" INFO    uvicorn.error: " in line for line in lines), text  # uvicorn's own lines too
+    assert any(re.search(r"INFO +c4lab\.server\.rooms: room \S+: created \(online, 7x6\)", line) for line in lines), text
+    assert any("refused 429 POST /api/rooms from 127.0.0.1: too many new rooms" in line for line in lines), text
+    assert any("refused 403 POST /api/rooms from 127.0.0.1: requests from 'https://elsewhere.example'" in line
+               for line in lines), text
+    assert not any(" ACCESS " in line for line in lines), text  # only with --access-log
+
+
+@pytest.mark.parametrize(("options", "room_lines", "access_lines"), [
+    (["--log-level", "warning"], 0, 0),
+    (["--access-log"], 1, 3),
+])
+def test_the_level_and_the_access_log_are_the_operators_choice(
+    tmp_path: Path, options: list[str], room_lines: int, access_lines: int
+) -> None:
+    lines = logged(tmp_path, *options)
+    assert sum(": created (" in line for line in lines) == room_lines, lines
+    assert sum(" ACCESS " in line for line in lines) == access_lines, lines
+
+
+def test_a_log_level_is_one_of_four() -> None:
+    assert logs.LEVELS == ("error", "warning", "info", "debug")
+    with pytest.raises(ValueError, match="one of error, warning, info, debug, not 'loud'"):
+        logs.config("loud")
