@@ -156,6 +156,26 @@ def test_the_limits_are_printed_at_start(monkeypatch: pytest.MonkeyPatch, tmp_pa
     assert bad.exit_code == 2 and "--allow-origin" in bad.output
 
 
+@pytest.mark.parametrize(("option", "value", "words"), [
+    ("--agent-threads", "100000", "agent threads must be at most 256, not 100000"),
+    ("--agent-threads", "0", "threads must be at least 1, not 0"),
+    ("--max-think", "1e12", "must be at most 31,536,000 s (a year, an agent's own bound), not 1e+12"),
+    ("--max-think", "0.5", "must be at least 1 s"),
+])
+def test_a_limit_out_of_bounds_is_refused_before_anything_starts(
+    tmp_path: Path, option: str, value: str, words: str
+) -> None:
+    """A server with a million agent threads could ask for terabytes (each
+    may hold a search of up to 200 MB); a think time beyond the agents' own
+    bound (a year) means nothing: one line naming the option, status 2, and
+    no database made."""
+    db = tmp_path / "g.sqlite"
+    refused = CliRunner().invoke(main, ["serve", "--db", str(db), option, value])
+    assert refused.exit_code == 2, refused.output
+    assert option in refused.output and words in refused.output
+    assert not db.exists()
+
+
 def test_a_room_prefix_starts_every_code_and_the_rooms_play_as_before(tmp_path: Path) -> None:
     """``--room-prefix east``: every code is ``east-`` and 16 random
     characters (a proxy routes /r/east-..., /ws/east-... to this server),

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from c4lab.agents import Agent, AgentInfo, agent_infos, make_agent, parse_spec
+from c4lab.agents.base import MAX_SECONDS
 
 #: The agents a room may use by default: the built-in players, none of
 #: which starts a program, opens a file or needs an optional package.
@@ -41,6 +42,10 @@ MAX_DEPTH = 10
 #: UCT's tree (about 100 bytes a node): its default, 200 MB at most.
 MAX_NODES = 2_000_000
 AGENT_THREADS = 2
+#: The most agent threads a server takes: each may hold a move's search
+#: (a UCT tree up to ``MAX_NODES``, about 200 MB; the solver's table,
+#: 32 MB) at once, so 256 of them can ask for tens of gigabytes.
+MAX_AGENT_THREADS = 256
 
 
 class LimitError(ValueError):
@@ -73,9 +78,15 @@ class AgentLimits:
             raise LimitError(
                 "max_time", f"the think-time limit must be at least 1 s (the levels think 1 s), not {self.max_time:g}"
             )
+        if self.max_time > MAX_SECONDS:
+            raise LimitError("max_time", f"the think-time limit must be at most {MAX_SECONDS:,} s (a year, an "
+                                         f"agent's own bound), not {self.max_time:g}")
         for name in ("max_iterations", "max_depth", "threads", "max_nodes"):
             if getattr(self, name) < 1:
                 raise LimitError(name, f"{name.replace('_', ' ')} must be at least 1, not {getattr(self, name)}")
+        if self.threads > MAX_AGENT_THREADS:
+            raise LimitError("threads", f"agent threads must be at most {MAX_AGENT_THREADS}, not {self.threads}: "
+                                        "each may hold a search (up to about 200 MB) at once")
 
     @classmethod
     def with_agents(cls, extra: Iterable[str] = (), **bounds: Any) -> AgentLimits:
