@@ -19,6 +19,7 @@ from typing import Any
 
 from c4lab.arena import stats
 from c4lab.arena.games import Game
+from c4lab.arena.ratings import Rating, fit_ratings
 from c4lab.arena.schedule import ArenaConfig
 
 
@@ -47,6 +48,8 @@ class Summary:
     forfeits: tuple[dict[str, Any], ...] = ()
     forfeit_counts: dict[str, int] = field(default_factory=dict)  # spec -> games it lost by forfeit
     move_times: dict[str, tuple[float, float]] = field(default_factory=dict)  # spec -> (mean, max) s
+    #: Ratings fitted to all the games at once (``ratings.fit_ratings``); None if the agents do not all meet.
+    ratings: tuple[Rating, ...] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         def number(x: float) -> float | None:
@@ -97,6 +100,10 @@ class Summary:
             },
             "by_size": {s: {b: {"score": v[0], "games": v[1]} for b, v in row.items()} for s, row in self.by_size.items()},
             "forfeits": list(self.forfeits),
+            "ratings": None if self.ratings is None else [
+                {"spec": r.agent, "elo": round(r.elo, 2), "elo_ci": [round(r.low, 2), round(r.high, 2)]}
+                for r in self.ratings
+            ],
         }
 
 
@@ -140,6 +147,7 @@ def summarise(config: ArenaConfig, games: Sequence[Game]) -> Summary:
         tuple(forfeits),
         forfeit_counts,
         {s: (sum(t) / len(t), max(t)) if t else (0.0, 0.0) for s, t in times.items()},
+        fit_ratings((g.a, g.b, g.result) for g in games),
     )
 
 
@@ -220,6 +228,13 @@ STANDING_COLUMNS = ("#", "agent", "games", "score", "%", "W", "D", "L", "forfeit
 PAIRING_COLUMNS = ("first", "second", "games", "W-D-L", "pairs 0/½/1/1½/2", "Elo diff", "95% CI", "CI (pairs)",
                    "LOS", "p (equal)")
 FORFEIT_COLUMNS = ("agent", "pairing", "pair", "game", "reason", "detail")
+RATING_COLUMNS = ("#", "agent", "Elo (fitted)", "95% CI")
+#: Under the fitted ratings: what they are (``ratings``).
+RATING_NOTE = (
+    "Fitted ratings: the logistic Elo model fitted to every game at once (maximum likelihood, as BayesElo "
+    "and Ordo do; the mean rating is 0, one virtual draw a pairing), so two agents' difference is their Elo "
+    "difference even where they never met; the intervals are each agent's against the field's mean."
+)
 #: Under the forfeits: what they are in the statistics.
 FORFEIT_NOTE = "A game lost by forfeit is a loss in every figure above (W/D/L, score, Elo, intervals, LOS, p, SPRT)."
 
@@ -247,6 +262,19 @@ def pairing_rows(summary: Summary) -> list[list[str]]:
         ]
         for p in summary.pairings
     ]
+
+
+def rating_rows(summary: Summary) -> list[list[str]]:
+    """The fitted ratings as text cells (``RATING_COLUMNS``), best first;
+    none where there are none (agents that do not all meet)."""
+    return [[str(k), r.agent, _elo(r.elo), f"[{_elo(r.low)}, {_elo(r.high)}]"]
+            for k, r in enumerate(summary.ratings or (), 1)]
+
+
+def _rated(summary: Summary) -> bool:
+    """Whether the report shows fitted ratings: three agents or more (two
+    agents' difference is the pairing's Elo), all met."""
+    return summary.ratings is not None and len(summary.ratings) > 2
 
 
 def forfeit_rows(summary: Summary) -> list[list[str]]:
@@ -303,6 +331,9 @@ def render_text(summary: Summary) -> str:
         console.print(NOTE)
     if _has_bounds(summary):
         console.print(f">= / <=: {NO_ESTIMATE}.")
+    if _rated(summary):
+        table("Fitted ratings", RATING_COLUMNS, rating_rows(summary), ("agent",))
+        console.print(RATING_NOTE)
     if len(summary.table.agents) > 2:
         header, *rows = cross_rows(summary)
         table("Cross table (row's score against column)", header, rows, ("",))
@@ -465,6 +496,8 @@ def _html(summary: Summary, images: dict[str, bytes], stopped: str | None = None
     )
     header, *rows = cross_rows(summary)
     cross = f"<h2>Cross table</h2>\n{table(header, rows)}" if len(summary.table.agents) > 2 else ""
+    fitted = (f"<h2>Fitted ratings</h2>\n{table(RATING_COLUMNS, rating_rows(summary))}\n<p>{esc(RATING_NOTE)}</p>"
+              if _rated(summary) else "")
     lost = (f"<h2>Forfeits</h2>\n{table(FORFEIT_COLUMNS, forfeit_rows(summary))}\n<p>{esc(FORFEIT_NOTE)}</p>"
             if summary.forfeits else "")
     return f"""<!doctype html>
@@ -484,6 +517,7 @@ figure {{ display: inline-block; margin: 1em; }} img {{ max-width: 100%; }}
 {table(PAIRING_COLUMNS, pairing_rows(summary))}
 {f"<p>{esc(NOTE)}</p>" if _has_gaps(summary) else ""}
 {f"<p>&gt;= / &lt;=: {esc(NO_ESTIMATE)}.</p>" if _has_bounds(summary) else ""}
+{fitted}
 {cross}
 {lost}
 <h2>Plots</h2>

@@ -9,7 +9,8 @@
 * ``SPRT``: the sequential test fishtest runs, to stop a match as soon as
   it has decided between two Elo hypotheses.
 * ``rank``: a whole tournament: totals, cross table, ranking, and each
-  agent's Elo against the field.
+  agent's Elo against the field (a performance; the ratings fitted to the
+  whole tournament are ``c4lab.arena.ratings``).
 
 Elo is the logistic scale throughout: an expected score ``s`` is
 ``-400·log10(1/s - 1)`` Elo, and ``score_from_elo`` is its inverse.  The
