@@ -313,6 +313,41 @@ def test_the_new_game_form_and_the_switch_in_a_game(server, new_page):
     expect(page.locator("#board .col-note")).to_have_count(0)
 
 
+def test_the_key_under_the_board_after_the_game_names_only_what_takes_a_move_back(server, new_page):
+    """With the switch on, the key under a finished game says how to go on
+    analysing: undo (and stepping back, on the analysis board's line, where
+    a step back is an undo). Against the computer a step back only shows an
+    earlier position; after a resignation no move can be taken back at all
+    (Undo is disabled), and the key says so."""
+    page = new_page()
+    key = page.locator("#analysis-key")
+    ticket = create_room(server, board="7x6:dd", players={"A": "human", "B": "hard"})
+    open_room(page, server, ticket)
+    page.locator("#analysis-toggle").check()
+    page.locator("#resign").click()
+    page.locator("#resign").click()  # confirm
+    expect(board(page)).to_have_attribute("data-status", "over")
+    expect(page.locator("#undo")).to_be_disabled()
+    expect(key).to_have_text("The game is over and was given up: no move can be taken back. Review scores every move.")
+
+    # won on the board against the computer: undo takes the moves back, a step back only looks
+    ticket = create_room(server, board="7x6:dcdcdc", players={"A": "human", "B": "hard"})
+    open_room(page, server, ticket)
+    page.locator("#analysis-toggle").check()
+    click_cell(page, "d4")
+    expect(board(page)).to_have_attribute("data-status", "over")
+    expect(page.locator("#undo")).to_be_enabled()
+    expect(key).to_have_text("The game is over: undo to go on analysing.")
+
+    # the analysis board: a step back is an undo along the line
+    ticket = create_room(server, board="7x6:dcdcdc", players={"A": "human", "B": "human"}, analysis=True)
+    open_room(page, server, ticket)
+    page.locator("#analysis-toggle").check()
+    click_cell(page, "d4")
+    expect(board(page)).to_have_attribute("data-status", "over")
+    expect(key).to_have_text("The game is over: undo, or step back, to go on analysing.")
+
+
 @pytest.mark.parametrize("size", [(390, 844), (1280, 800)], ids=["phone", "desktop"])
 def test_a_wide_boards_scores_take_two_staggered_rows_and_stay_as_large_as_on_7x6(server, new_page, size):
     """From 9 columns on, a column is too narrow for a score in large type:

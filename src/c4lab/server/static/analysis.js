@@ -361,8 +361,12 @@ export function renderAnalysis() {
   key.hidden = !on;
   if (!on) return;
   let text;
-  if (room.status !== "playing") text = "The game is over: undo, or step back, to go on analysing.";
-  else if (!R.hint || R.hint.position !== room.position) {
+  if (room.status !== "playing") {
+    // what takes a move back: nothing after a resignation or a forfeit; step back only on the analysis board's line
+    const givenUp = room.reason === "resign" || room.reason === "forfeit";
+    text = givenUp ? "The game is over and was given up: no move can be taken back. Review scores every move."
+      : `The game is over: undo${line ? ", or step back," : ""} to go on analysing.`;
+  } else if (!R.hint || R.hint.position !== room.position) {
     text = `${COLOUR[room.to_move]} to move: solving every column…`;
     if (R.hintWaiting && R.hintPreparing !== null) text += ` (${preparingText()})`;
   } else {
