@@ -50,6 +50,19 @@ def test_keyboard_play(server, new_page):
     assert position(page) == "7x6:ddec"
 
 
+def test_the_keys_line_names_the_digits_this_board_has(server, new_page):
+    """Under the board: a..<last letter> or 1..<last digit>; a digit past
+    the board (8 on 7 columns) is no column, so the line stops where the
+    board does, and at 9 on boards wider than that."""
+    page = new_page()
+    for size, letter, digit in (("4x4", "d", "4"), ("7x6", "g", "7"), ("12x12", "l", "9")):
+        ticket = create_room(server, board=size, players={"A": "human", "B": "human"})
+        open_room(page, server, ticket)
+        expect(page.locator("#last-key")).to_have_text(letter)
+        expect(page.locator("#last-digit")).to_have_text(digit)
+        expect(page.locator("#keys-help")).to_contain_text(f"a…{letter} or 1…{digit} drop a piece")
+
+
 def test_not_your_turn_and_server_errors_in_plain_words(server, new_page):
     page = new_page()
     # a bad position string: the form says what is wrong

@@ -51,6 +51,7 @@ export function render() {
   renderAnalysis();
   $("position").value = room.position;
   setText($("last-key"), LETTERS[room.width - 1]);
+  setText($("last-digit"), String(Math.min(9, room.width))); // a digit past the board is no column
   $("ban-panel").hidden = !R.pending;
   $("evalbar").hidden = Boolean(R.pending) || R.view !== null;
   $("moves-note").hidden = !room.start_ply;
