@@ -253,6 +253,40 @@ def test_a_bonus_board_with_a_ban_is_analysed_too(server, new_page):
     wait_notes(page, after, 5)
 
 
+def test_while_a_ban_is_chosen_the_key_explains_the_ban_scores_shown(server, new_page, monkeypatch):
+    """While the ban piece is chosen, the scores above the columns are the
+    ban choices' (exact, or ? where not solved: no estimate exists for a
+    ban), not the drops'. The key under the board speaks of what is drawn:
+    here the solver has answered nothing yet, the drops have estimates,
+    the bans none, so the key explains the ? and no percentage."""
+    from c4lab.server import review
+
+    released = threading.Event()
+    real = review.Reviewer.deeper
+
+    async def held(self, position, answer, timeout, solver):
+        await asyncio.to_thread(released.wait, 60)
+        return await real(self, position, answer, timeout, solver)
+
+    monkeypatch.setattr(review, "PER_POSITION", 1e-6)
+    monkeypatch.setattr(review.Reviewer, "deeper", held)
+    page = new_page()
+    key = page.locator("#analysis-key")
+    try:
+        start = "6x5/Bc1"
+        page.goto(server.url + "/analyse?position=" + urllib.parse.quote(start))
+        expect(key).to_contain_text("a percentage in a dashed box: still being solved")
+        click_cell(page, "c1")  # White's piece lands on the bonus cell
+        expect(page.locator("#ban-panel")).to_be_visible()
+        expect(page.locator("#board .col-note text")).to_have_text(["?"] * 6)
+        expect(key).to_contain_text("?: still being solved, and no estimate")
+        expect(key).not_to_contain_text("percentage")
+        page.locator("#cancel-ban").click()  # the drops' estimates again, and their key
+        expect(key).to_contain_text("a percentage in a dashed box: still being solved")
+    finally:
+        released.set()
+
+
 def test_a_link_typed_by_hand_with_a_literal_plus_opens_the_bonus_move(server, new_page):
     """A query reads "+" as a space; a position has none, so the page reads it
     as the bonus move's "+" that the person typed."""

@@ -370,8 +370,11 @@ export function renderAnalysis() {
     text = `${COLOUR[room.to_move]} to move: solving every column…`;
     if (R.hintWaiting && R.hintPreparing !== null) text += ` (${preparingText()})`;
   } else {
-    const estimated = R.hint.columns.some((c) => !c.exact && c.estimate !== null && c.estimate !== undefined);
-    const unknown = R.hint.columns.some((c) => !c.exact && (c.estimate === null || c.estimate === undefined));
+    // while a ban is chosen the notes are the ban choices' (exact or ?, banNotes), not the drops'
+    const bans = R.pending ? banNotes(R.hint.moves, R.pending.letter) : null;
+    const estimated = !bans && R.hint.columns.some((c) => !c.exact && c.estimate !== null && c.estimate !== undefined);
+    const unknown = bans ? bans.some((note) => note.kind === "unknown")
+      : R.hint.columns.some((c) => !c.exact && (c.estimate === null || c.estimate === undefined));
     const later = R.hint.solving ? "still being solved" : "not solved in time";
     text = `Scores for ${COLOUR[room.to_move]}, to move: + a win (the larger, the sooner), 0 a draw, \u2212 a loss` +
       (estimated ? `; a percentage in a dashed box: ${later}, the engine's estimate` : "") +
