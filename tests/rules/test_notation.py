@@ -92,3 +92,31 @@ def test_moves_round_trip_through_their_kernel_codes() -> None:
             move = Move(col, ban)
             assert Move.from_code(move.code) == move
             assert Move.parse(move.token) == move
+
+
+@pytest.mark.parametrize(
+    "text,token,reason",
+    [
+        ("0x6", "0x6", "size 0x6 out of range"),  # a zero is a number, not a leading zero
+        ("7x0", "7x0", "size 7x0 out of range"),
+        ("7x6/Xa0", "Xa0", "cell a0 is off the 7x6 board"),
+        ("7x6/Bb0", "Bb0", "cell b0 is off the 7x6 board"),
+        ("100x6", "100x6", "size 100x6 out of range"),
+        ("7x6/Xa100", "Xa100", "cell a100 is off the 7x6 board"),
+        ("1" * 5000 + "x6", "1" * 5000 + "x6", "out of range"),  # more digits than int() reads
+        ("7x" + "9" * 5000, "7x" + "9" * 5000, "out of range"),
+        ("7x6/Xa" + "1" * 5000, "Xa" + "1" * 5000, "is off the 7x6 board"),
+    ],
+)
+def test_a_number_of_any_length_is_a_size_or_row_out_of_range(text: str, token: str, reason: str) -> None:
+    with pytest.raises(PositionError, match=reason) as caught:
+        Position.parse(text)
+    assert caught.value.token == token and text[caught.value.index :].startswith(token)
+    assert "leading zero" not in str(caught.value)
+    assert len(str(caught.value)) < 400, "a long token is quoted short"
+
+
+def test_a_long_string_of_column_numbers_is_quoted_short_in_the_hint() -> None:
+    with pytest.raises(PositionError, match="other tools") as caught:
+        Position.parse("1234" * 1000)
+    assert len(str(caught.value)) < 500

@@ -17,6 +17,13 @@ def quote(text: str) -> str:
     return repr(text)
 
 
+def brief(text: str) -> str:
+    """``text`` for a message, unquoted, cut short if it is long."""
+    if len(text) > _SHOWN:
+        return text[:_SHOWN] + f"... ({len(text)} characters)"
+    return text
+
+
 def _ordinal(n: int) -> str:
     """``n`` as an ordinal: 1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st, 102nd, 111th."""
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
@@ -58,7 +65,7 @@ class PositionError(ValueError):
         if move_index is not None:  # 0-based, as RULES.md's cases count; the ordinal for a person
             where.append(f"move {move_index} (the {_ordinal(move_index + 1)})")
         if token is not None:
-            where.append(repr(token))
+            where.append(quote(token))
         if index is not None:
             where.append(f"at character {index}")
         location = " ".join(where)

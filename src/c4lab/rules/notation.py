@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from c4lab.rules.errors import PositionError, VariantError
+from c4lab.rules.errors import PositionError, VariantError, brief, quote
 from c4lab.rules.variant import MAX_SIDE, MIN_SIDE, Cell, Variant
 
 _LOWER = "abcdefghijklmnopqrstuvwxyz"
@@ -67,11 +67,13 @@ class _Reader:
         digits = self.text[start : self.pos]
         if not digits:
             raise self.fail(f"expected {what}, {self.found()}", token=self.peek() or None)
-        if digits[0] == "0":
+        if digits[0] == "0" and len(digits) > 1:
             raise self.fail(
-                f"{what} {digits!r} has a leading zero", token=digits, index=start
+                f"{what} {quote(digits)} has a leading zero", token=digits, index=start
             )
-        return int(digits)
+        # Three digits or more are beyond every board (and int() refuses
+        # thousands of them): the caller reports the size or cell off range.
+        return int(digits) if len(digits) <= 2 else MAX_SIDE + 1
 
     def cell(self, marker: str, start: int) -> tuple[Cell | None, str]:
         """Read a cell name after a ``/X`` or ``/B`` marker.
@@ -86,7 +88,7 @@ class _Reader:
         row = self.number("a row number")
         token = self.text[start + 1 : self.pos]
         col = _LOWER.index(letter)
-        if col >= MAX_SIDE or row > MAX_SIDE:
+        if col >= MAX_SIDE or not 1 <= row <= MAX_SIDE:
             return None, token
         return Cell(col, row - 1), token
 
@@ -112,7 +114,7 @@ def _numbered_moves(moves: str, before: str, width: int = 7) -> str:
     if len(moves) < 2 or not all("1" <= char <= "9" and int(char) <= width for char in moves):
         return ""
     letters = "".join(_LOWER[int(char) - 1] for char in moves)
-    return f" (moves numbered from 1, as other tools write them? {moves!r} is {before + letters!r} here)"
+    return f" (moves numbered from 1, as other tools write them? {quote(moves)} is {quote(before + letters)} here)"
 
 
 def parse_position(text: str) -> ParsedPosition:
@@ -135,7 +137,7 @@ def parse_position(text: str) -> ParsedPosition:
     size = text[: reader.pos]
     if not (MIN_SIDE <= width <= MAX_SIDE and MIN_SIDE <= height <= MAX_SIDE):
         raise reader.fail(
-            f"size {size} out of range: width and height go from {MIN_SIDE} to {MAX_SIDE}",
+            f"size {brief(size)} out of range: width and height go from {MIN_SIDE} to {MAX_SIDE}",
             token=size, index=0,
         )
 
@@ -155,7 +157,7 @@ def parse_position(text: str) -> ParsedPosition:
         cell, token = reader.cell(marker, start)
         index = start + 1
         if cell is None or not shape.contains(cell):
-            raise reader.fail(f"cell {token[1:]} is off the {size} board", token=token, index=index)
+            raise reader.fail(f"cell {brief(token[1:])} is off the {size} board", token=token, index=index)
         if marker == "X":
             if bonus is not None:
                 raise reader.fail(
