@@ -50,7 +50,9 @@ def test_other_tools_column_numbers_are_not_our_notation_and_the_error_translate
         ("7X6", "X", 1),
         ("7x6/Xd03", "03", 6),
         ("7x6/Yd3", "Y", 4),
-        ("7x6/XD3", None, 5),
+        ("7x6/XD3", "D", 5),
+        ("7x6/B/Xa1", "/", 5),
+        ("7x6/X-1", "-", 5),
         ("7x6/Bd3/Xa1", "Xa1", 8),
         ("7x6/Xm1", "Xm1", 4),
         ("7x6/Xa13", "Xa13", 4),
@@ -70,6 +72,8 @@ def test_strict_reading_points_at_the_token(text: str, token: str | None, index:
     assert caught.value.index == index
     if token is not None:
         assert caught.value.token == token
+    else:  # nothing to name but the place: the text ends there
+        assert caught.value.token is None and index == len(text)
 
 
 def test_a_position_string_must_be_a_string() -> None:

@@ -83,7 +83,7 @@ class _Reader:
         """
         letter = self.peek()
         if not letter or letter not in _LOWER:
-            raise self.fail(f"expected a cell (like 'd3') after '/{marker}', {self.found()}")
+            raise self.fail(f"expected a cell (like 'd3') after '/{marker}', {self.found()}", token=letter or None)
         self.pos += 1
         row = self.number("a row number")
         token = self.text[start + 1 : self.pos]
