@@ -124,3 +124,12 @@ def test_a_long_string_of_column_numbers_is_quoted_short_in_the_hint() -> None:
     with pytest.raises(PositionError, match="other tools") as caught:
         Position.parse("1234" * 1000)
     assert len(str(caught.value)) < 500
+
+
+def test_moves_sort_as_the_legal_moves_are_listed_the_decline_before_the_bans() -> None:
+    position = Position.parse("5x4/Bc1:a")
+    legal = list(position.legal_moves())
+    assert [m.token for m in legal[2:9]] == ["c", "c+a", "c+b", "c+c", "c+d", "c+e", "d"]
+    shuffled = legal[1::2] + legal[::2]
+    assert sorted(shuffled) == legal
+    assert Move(2) < Move(2, 0) < Move(2, 4) < Move(3) and max(legal) == Move(4)

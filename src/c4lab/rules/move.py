@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import total_ordering
 
 from c4lab.rules.variant import COLUMN_LETTERS, MAX_SIDE, integer
 
 
-@dataclass(frozen=True, order=True, slots=True)
+@total_ordering
+@dataclass(frozen=True, slots=True)
 class Move:
     """A piece dropped in ``column`` and, after a bonus landing, a ban piece
     dropped in ``ban`` (``None``: no ban, which at a bonus landing means the
-    bonus was declined).  Columns are 0-based.
+    bonus was declined).  Columns are 0-based.  Moves sort as
+    ``Position.legal_moves`` lists them: by column, the decline first, then
+    the bans by column.
 
     >>> Move.parse("d+a")
     Move.parse('d+a')
@@ -32,6 +36,12 @@ class Move:
             if not 0 <= ban < MAX_SIDE:
                 raise ValueError(f"a ban column must be in 0..{MAX_SIDE - 1}, not {ban}")
             object.__setattr__(self, "ban", ban)
+
+    def __lt__(self, other: object) -> bool:
+        if not isinstance(other, Move):
+            return NotImplemented
+        return (self.column, -1 if self.ban is None else self.ban) < (
+            other.column, -1 if other.ban is None else other.ban)
 
     @property
     def token(self) -> str:
