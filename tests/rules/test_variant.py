@@ -9,7 +9,7 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from c4lab.rules import Cell, Move, Variant, VariantError
+from c4lab.rules import Cell, IllegalMoveError, Move, Position, Variant, VariantError
 
 
 def test_the_classic_board_is_7_by_6_and_plain() -> None:
@@ -99,3 +99,18 @@ def test_a_cell_of_anything_but_integers_is_refused_with_a_reason(make: Callable
 def test_a_move_of_anything_but_integers_is_refused_with_a_reason(args: tuple) -> None:
     with pytest.raises(ValueError, match="must be an integer, not"):
         Move(*args)
+
+
+@pytest.mark.parametrize("name", ["a100", "a" + "1" * 5000, "b" + "9" * 4400])
+def test_a_cell_name_with_a_row_of_any_length_is_refused_with_a_reason(name: str) -> None:
+    with pytest.raises(VariantError, match="rows go from 1 to 12") as caught:
+        Cell.parse(name)
+    assert len(str(caught.value)) < 200
+    with pytest.raises(VariantError, match="rows go from 1 to 12"):
+        Variant(7, 6, bonus=name)
+
+
+def test_a_long_move_token_is_quoted_short() -> None:
+    with pytest.raises(IllegalMoveError, match="not a move token") as caught:
+        Position.parse("7x6").play("a" * 10000)
+    assert len(str(caught.value)) < 400

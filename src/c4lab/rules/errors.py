@@ -83,4 +83,4 @@ class IllegalMoveError(ValueError):
         self.position = position
         self.move = move
         self.reason = reason
-        super().__init__(f"illegal move {move!r} in {quote(position)}: {reason}")
+        super().__init__(f"illegal move {quote(move)} in {quote(position)}: {reason}")

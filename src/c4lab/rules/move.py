@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import total_ordering
 
+from c4lab.rules.errors import quote
 from c4lab.rules.variant import COLUMN_LETTERS, MAX_SIDE, integer
 
 
@@ -80,6 +81,6 @@ class Move:
             ban = COLUMN_LETTERS.index(token[2]) if len(token) == 3 else None
             return cls(COLUMN_LETTERS.index(token[0]), ban)
         raise ValueError(
-            f"{token!r} is not a move token: a column letter a..l, "
+            f"{quote(token)} is not a move token: a column letter a..l, "
             "optionally followed by '+' and a ban column letter (like 'd' or 'd+a')"
         )

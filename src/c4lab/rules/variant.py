@@ -12,7 +12,7 @@ import random
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from c4lab.rules.errors import VariantError
+from c4lab.rules.errors import VariantError, quote
 
 MIN_SIDE = 4
 MAX_SIDE = 12
@@ -75,11 +75,10 @@ class Cell:
             or not name[1:].isascii()
             or name[1] == "0"
         ):
-            raise VariantError(f"{name!r} is not a cell name (like 'd3')")
-        row = int(name[1:])
-        if row > MAX_SIDE:
-            raise VariantError(f"{name!r} is not a cell name: rows go from 1 to {MAX_SIDE}")
-        return cls(COLUMN_LETTERS.index(name[0]), row - 1)
+            raise VariantError(f"{quote(name)} is not a cell name (like 'd3')")
+        if len(name) > 3 or int(name[1:]) > MAX_SIDE:  # (int() refuses thousands of digits)
+            raise VariantError(f"{quote(name)} is not a cell name: rows go from 1 to {MAX_SIDE}")
+        return cls(COLUMN_LETTERS.index(name[0]), int(name[1:]) - 1)
 
 
 def _cells(cells: Iterable[Cell | str] | Cell | str) -> tuple[Cell, ...]:
