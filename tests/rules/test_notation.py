@@ -60,7 +60,11 @@ def test_other_tools_column_numbers_are_not_our_notation_and_the_error_translate
         ("7x6:d+", "d+", 4),
         ("7x6:d+D", "d+D", 4),
         ("7x6:dd:d", ":", 6),
-        ("7x6/", None, 4),
+        ("7x6/", "/", 3),  # at the end of the text: the unfinished part
+        ("7x6/Xa1/B", "B", 8),
+        ("7x6/Xa1/Bb", "Bb", 8),
+        ("7x", "7x", 0),
+        ("12", "12", 0),
         ("7x6:z", "z", 4),
         ("7x6\n", "\n", 3),
         ("7x6:d\t", "\t", 5),
@@ -72,8 +76,10 @@ def test_strict_reading_points_at_the_token(text: str, token: str | None, index:
     assert caught.value.index == index
     if token is not None:
         assert caught.value.token == token
-    else:  # nothing to name but the place: the text ends there
-        assert caught.value.token is None and index == len(text)
+        assert text[index : index + len(token)] == token
+        assert repr(token) in str(caught.value)
+    else:  # the empty string: nothing to name but the place
+        assert caught.value.token is None and text == ""
 
 
 def test_a_position_string_must_be_a_string() -> None:

@@ -53,6 +53,14 @@ class _Reader:
             self.text, reason, token=token, index=self.pos if index is None else index, move_index=move_index
         )
 
+    def unexpected(self, reason: str, part: int) -> PositionError:
+        """An error at the cursor: the character found is the offending
+        token or, at the end of the text, the unfinished part that began at
+        ``part`` (``'7x'``, ``'/'``, ``'Xa'``)."""
+        if self.peek():
+            return self.fail(reason, token=self.peek())
+        return self.fail(reason, token=self.text[part : self.pos] or None, index=part)
+
     def peek(self) -> str:
         return self.text[self.pos] if self.pos < len(self.text) else ""
 
@@ -60,13 +68,13 @@ class _Reader:
         char = self.peek()
         return f"found {char!r}" if char else "found the end of the text"
 
-    def number(self, what: str) -> int:
+    def number(self, what: str, part: int) -> int:
         start = self.pos
         while self.peek().isdigit():
             self.pos += 1
         digits = self.text[start : self.pos]
         if not digits:
-            raise self.fail(f"expected {what}, {self.found()}", token=self.peek() or None)
+            raise self.unexpected(f"expected {what}, {self.found()}", part)
         if digits[0] == "0" and len(digits) > 1:
             raise self.fail(
                 f"{what} {quote(digits)} has a leading zero", token=digits, index=start
@@ -83,9 +91,9 @@ class _Reader:
         """
         letter = self.peek()
         if not letter or letter not in _LOWER:
-            raise self.fail(f"expected a cell (like 'd3') after '/{marker}', {self.found()}", token=letter or None)
+            raise self.unexpected(f"expected a cell (like 'd3') after '/{marker}', {self.found()}", start + 1)
         self.pos += 1
-        row = self.number("a row number")
+        row = self.number("a row number", start + 1)
         token = self.text[start + 1 : self.pos]
         col = _LOWER.index(letter)
         if col >= MAX_SIDE or not 1 <= row <= MAX_SIDE:
@@ -124,16 +132,12 @@ def parse_position(text: str) -> ParsedPosition:
     _check_characters(text)
     reader = _Reader(text)
     if not reader.peek().isdigit():
-        raise reader.fail(
-            f"expected the board size (like '7x6'), {reader.found()}", token=reader.peek() or None
-        )
-    width = reader.number("the width")
+        raise reader.unexpected(f"expected the board size (like '7x6'), {reader.found()}", 0)
+    width = reader.number("the width", 0)
     if reader.peek() != "x":
-        raise reader.fail(
-            f"expected 'x' after the width, {reader.found()}{_numbered_moves(text, '7x6:')}", token=reader.peek() or None
-        )
+        raise reader.unexpected(f"expected 'x' after the width, {reader.found()}{_numbered_moves(text, '7x6:')}", 0)
     reader.pos += 1
-    height = reader.number("the height")
+    height = reader.number("the height", 0)
     size = text[: reader.pos]
     if not (MIN_SIDE <= width <= MAX_SIDE and MIN_SIDE <= height <= MAX_SIDE):
         raise reader.fail(
@@ -149,9 +153,8 @@ def parse_position(text: str) -> ParsedPosition:
         reader.pos += 1
         marker = reader.peek()
         if marker not in ("X", "B"):
-            raise reader.fail(
-                f"expected 'X' (a forbidden cell) or 'B' (the bonus cell) after '/', {reader.found()}",
-                token=marker or None,
+            raise reader.unexpected(
+                f"expected 'X' (a forbidden cell) or 'B' (the bonus cell) after '/', {reader.found()}", start
             )
         reader.pos += 1
         cell, token = reader.cell(marker, start)
