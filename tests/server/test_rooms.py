@@ -201,6 +201,30 @@ def test_the_log_tells_each_room_made_and_each_game_ended_once_it_is_saved(
     assert sum(f"room {resigned}: game over" in line for line in told) == 1  # not the one that was not saved
 
 
+@pytest.mark.parametrize(("options", "words"), [
+    ({"width": True, "height": 6}, "width and height must both be integers"),  # int(True) is 1
+    ({"width": " 7", "height": 6}, "width and height must both be integers"),  # int(" 7") is 7
+    ({"width": 7.9, "height": 6}, "width and height must both be integers"),  # int(7.9) is 7
+    ({"width": 7, "height": 6, "forbidden": 3}, "forbidden must be a cell name"),
+    ({"width": 7, "height": 6, "forbidden": "d3/Bb1:dd"}, "forbidden: 'd3/Bb1:dd' is not a cell name"),
+])
+def test_a_board_from_its_parts_takes_whole_numbers_and_one_cell_name(
+    store: FailingStore, options: dict[str, Any], words: str
+) -> None:
+    """``width``, ``height`` and ``forbidden`` build the board's string:
+    nothing that int() would bend into a number, and no more of a position
+    string after the cell (``d3/Bb1:dd`` made 7x6/Xd3/Bb1:dd, with a bonus
+    cell and two moves)."""
+    async def body(manager: RoomManager) -> None:
+        with pytest.raises(RoomError, match=re.escape(words)):
+            manager.create(options)
+        assert not manager.rooms
+        room, _, _ = manager.create({"width": 7, "height": 6, "forbidden": "d3"})
+        assert room.position.notation == "7x6/Xd3"
+
+    with_manager(store, body)
+
+
 def test_an_undo_cancels_the_move_the_agent_is_thinking_about(store: FailingStore) -> None:
     gated = GatedAgent()
 

@@ -138,6 +138,10 @@ def test_rooms_are_created_with_unguessable_codes_and_secret_tokens(server: Back
         ({"mode": "online", "players": {"A": "human", "B": "master"}}, "players are for local rooms"),
         ({"forbidden": "d3"}, "forbidden goes with width and height"),
         ({"board": "9x8", "forbidden": "d3"}, "forbidden goes with width and height"),
+        # a cell name, not more of a position string pasted after it
+        ({"width": 7, "height": 6, "forbidden": "d3/Bb1:dd"}, "forbidden: 'd3/Bb1:dd' is not a cell name"),
+        ({"width": 7, "height": 6, "forbidden": ""}, "forbidden: '' is not a cell name"),
+        ({"width": 7.5, "height": 6}, "width"),
     ],
 )
 def test_a_bad_room_request_is_refused_with_a_reason(server: BackgroundServer, body: dict, words: str) -> None:

@@ -33,7 +33,7 @@ from concurrent.futures import Executor
 from typing import Any
 
 from c4lab.agents import make_agent, parse_spec
-from c4lab.rules import IllegalMoveError, Position, Variant
+from c4lab.rules import Cell, IllegalMoveError, Position, Variant
 from c4lab.rules.position import load_kernels
 from c4lab.rules.setup import starting_position
 from c4lab.server import warmup
@@ -316,11 +316,18 @@ class RoomManager:
     def _start(self, options: dict[str, Any]) -> Position:
         bonus = bool(options.get("bonus", False))
         if "width" in options or "height" in options:
-            try:
-                width, height = int(options["width"]), int(options["height"])
-            except (KeyError, TypeError, ValueError):
-                raise RoomError(BAD_REQUEST, "width and height must both be integers") from None
+            width, height = options.get("width"), options.get("height")
+            # whole numbers, not their text (' 7', '1_2'), a fraction or a bool, which int() would take
+            if not all(isinstance(n, int) and not isinstance(n, bool) for n in (width, height)):
+                raise RoomError(BAD_REQUEST, "width and height must both be integers")
             forbidden = options.get("forbidden")
+            if forbidden is not None:  # a cell name, not more of a position string ('d3/Bb1:dd')
+                if not isinstance(forbidden, str):
+                    raise RoomError(BAD_REQUEST, "forbidden must be a cell name (like 'd3')")
+                try:
+                    Cell.parse(forbidden)
+                except ValueError as exc:
+                    raise RoomError(BAD_BOARD, f"forbidden: {exc}") from None
             board = f"{width}x{height}" + (f"/X{forbidden}" if forbidden else "")
         else:
             if options.get("forbidden") is not None:
