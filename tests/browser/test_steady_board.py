@@ -1,0 +1,59 @@
+"""The board stays where it is while what is above it changes: the ban
+panel opening and closing, the status growing longer. A touch screen shows
+no key labels. At 390x844 (a phone, touch) and 1280x800 (mouse)."""
+
+from __future__ import annotations
+
+import pytest
+from browser_helpers import create_room, open_room, wait_my_turn, wait_over, wait_position
+from playwright.sync_api import expect
+
+SIZES = {"phone": (390, 844), "desktop": (1280, 800)}
+
+
+def open_page(new_page, size: str):
+    width, height = SIZES[size]
+    if size == "phone":
+        return new_page(width, height, is_mobile=True, has_touch=True)
+    return new_page(width, height)
+
+
+def press_cell(page, size: str, cell: str) -> None:
+    """A tap on a phone, a click with the mouse."""
+    target = page.locator(f'#board [data-cell="{cell}"]')
+    if size == "phone":
+        target.tap()
+    else:
+        target.click()
+
+
+def board_top(page) -> float:
+    return page.locator("#board").bounding_box()["y"]
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_ban_panels_buttons_show_their_keys_only_where_there_is_a_keyboard(server, new_page, size):
+    """Like the keys line under the board: N and Esc mean nothing on a touch
+    screen."""
+    page = open_page(new_page, size)
+    ticket = create_room(server, board="5x5/Bc1", players={"A": "human", "B": "human"})
+    open_room(page, server, ticket)
+    wait_my_turn(page)
+    press_cell(page, size, "c5")
+    expect(page.locator("#ban-panel")).to_be_visible()
+    labels = page.locator("#ban-panel kbd")
+    expect(labels).to_have_count(2)
+    for button, word in (("#decline-ban", "Decline"), ("#cancel-ban", "Cancel")):
+        expect(page.locator(button)).to_be_visible()
+        expect(page.locator(button)).to_contain_text(word)
+    if size == "phone":
+        expect(page.locator("#keys-help")).to_be_hidden()
+        expect(labels.first).to_be_hidden()
+        expect(labels.last).to_be_hidden()
+        expect(page.locator("#decline-ban")).to_have_accessible_name("Decline")
+    else:
+        expect(page.locator("#keys-help")).to_be_visible()
+        expect(labels.first).to_have_text("N")
+        expect(labels.last).to_have_text("Esc")
+        expect(labels.first).to_be_visible()
+        expect(labels.last).to_be_visible()
