@@ -57,3 +57,24 @@ def test_the_ban_panels_buttons_show_their_keys_only_where_there_is_a_keyboard(s
         expect(labels.last).to_have_text("Esc")
         expect(labels.first).to_be_visible()
         expect(labels.last).to_be_visible()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_board_does_not_move_when_the_status_grows_to_two_lines(server, new_page, size):
+    """'Your move (white)' takes one line; 'You lose. Black (hard) wins: four
+    in a row' takes two on a phone: the status row keeps room for two."""
+    page = open_page(new_page, size)
+    # B (the computer) has d1-d3 and wins at d4 once A plays elsewhere
+    ticket = create_room(server, board="7x6:adadbd", players={"A": "human", "B": "hard"})
+    open_room(page, server, ticket)
+    wait_my_turn(page)
+    expect(page.locator("#status")).to_have_text("Your move (white)")
+    before = board_top(page)
+    press_cell(page, size, "g1")
+    wait_over(page)
+    expect(page.locator("#status")).to_contain_text("You lose. Black (hard) wins: four in a row")
+    lines = page.locator("#status .status-text").evaluate(
+        "e => Math.round(e.getBoundingClientRect().height / parseFloat(getComputedStyle(e).lineHeight))"
+    )
+    assert lines == (2 if size == "phone" else 1)  # the case this test is about: the status wraps on a phone
+    assert board_top(page) == pytest.approx(before, abs=0.5), "the board moved when the status grew"
