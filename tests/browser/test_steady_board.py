@@ -78,3 +78,61 @@ def test_the_board_does_not_move_when_the_status_grows_to_two_lines(server, new_
     )
     assert lines == (2 if size == "phone" else 1)  # the case this test is about: the status wraps on a phone
     assert board_top(page) == pytest.approx(before, abs=0.5), "the board moved when the status grew"
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize(
+    ("board", "cell", "ban"), [("4x4/Bb2:b", "b4", "a1"), ("9x8/Be1", "e8", "e1"), ("12x12/Bf1", "f12", "a1")]
+)
+def test_the_board_does_not_move_when_the_ban_panel_opens_or_closes(server, new_page, size, board, cell, ban):
+    """The piece lands on the bonus cell: the ban panel takes the place kept
+    above the board (on a phone the status row's too, which says the same),
+    whole, on screen, over nothing of the board; the board stays put while it
+    opens, when the ban is chosen, when it is declined."""
+    page = open_page(new_page, size)
+    for finish in ("ban", "decline"):
+        ticket = create_room(server, board=board, players={"A": "human", "B": "human"})
+        open_room(page, server, ticket)
+        wait_my_turn(page)
+        top = board_top(page)
+        press_cell(page, size, cell)
+        panel = page.locator("#ban-panel")
+        expect(panel).to_be_visible()
+        assert board_top(page) == pytest.approx(top, abs=0.5), f"the board moved when the panel opened ({finish})"
+        box = panel.bounding_box()
+        topbar = page.locator(".topbar").bounding_box()
+        assert box["y"] >= topbar["y"] + topbar["height"] - 0.5, "the panel is under the top bar"
+        assert box["y"] + box["height"] <= top + 0.5, "the panel covers the board"
+        for button in ("#decline-ban", "#cancel-ban"):
+            inside = page.locator(button).bounding_box()
+            assert box["y"] <= inside["y"] and inside["y"] + inside["height"] <= box["y"] + box["height"], button
+        if finish == "ban":
+            press_cell(page, size, ban)
+            token = f"{cell[0]}+{ban[0]}"
+        else:
+            page.locator("#decline-ban").click()
+            token = cell[0]
+        wait_position(page, board + ("" if ":" in board else ":") + token)
+        expect(panel).to_be_hidden()
+        assert board_top(page) == pytest.approx(top, abs=0.5), f"the board moved when the panel closed ({finish})"
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_with_the_scores_shown_the_ban_panels_longer_text_moves_nothing_either(server, new_page, size):
+    """With Analysis on, the panel also says what declining scores (three
+    lines of text on a phone)."""
+    page = open_page(new_page, size)
+    ticket = create_room(server, board="5x5/Bc1", players={"A": "human", "B": "human"})
+    open_room(page, server, ticket)
+    wait_my_turn(page)
+    page.locator("#analysis-toggle").check()
+    expect(page.locator("#board .col-note")).to_have_count(5)
+    top = board_top(page)
+    press_cell(page, size, "c5")
+    expect(page.locator("#ban-text")).to_contain_text("Declining scores")
+    assert board_top(page) == pytest.approx(top, abs=0.5), "the board moved when the panel opened"
+    box = page.locator("#ban-panel").bounding_box()
+    assert box["y"] + box["height"] <= top + 0.5, "the panel covers the board"
+    page.locator("#cancel-ban").click()
+    expect(page.locator("#ban-panel")).to_be_hidden()
+    assert board_top(page) == pytest.approx(top, abs=0.5), "the board moved when the panel closed"
