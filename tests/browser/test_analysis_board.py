@@ -176,12 +176,10 @@ def test_while_numba_compiles_the_solver_the_board_says_so(server, new_page, mon
     expect(page.locator("#analysis-key")).not_to_contain_text("preparing")
 
 
-def test_columns_left_to_estimates_turn_exact_while_the_position_stays(server, new_page, monkeypatch):
-    """Off the classic board the first scores come within 0.5 s, an estimate
-    where the solver had not finished; while the position stays on screen
-    the solver goes on (here the first pass answers nothing and the second
-    waits for the test), the line under the board says so, and the exact
-    scores replace the estimates."""
+def hold_the_solver(monkeypatch) -> threading.Event:
+    """The hints' first pass answers nothing (every column an estimate) and
+    their further passes wait until the returned event is set: the page
+    shows what it shows while the solver is still at work, on any machine."""
     from c4lab.server import review
 
     released = threading.Event()
@@ -193,6 +191,16 @@ def test_columns_left_to_estimates_turn_exact_while_the_position_stays(server, n
 
     monkeypatch.setattr(review, "PER_POSITION", 1e-6)
     monkeypatch.setattr(review.Reviewer, "deeper", held)
+    return released
+
+
+def test_columns_left_to_estimates_turn_exact_while_the_position_stays(server, new_page, monkeypatch):
+    """Off the classic board the first scores come within 0.5 s, an estimate
+    where the solver had not finished; while the position stays on screen
+    the solver goes on (here the first pass answers nothing and the second
+    waits for the test), the line under the board says so, and the exact
+    scores replace the estimates."""
+    released = hold_the_solver(monkeypatch)
     page = new_page()
     try:
         page.goto(server.url + "/analyse?position=6x5/Xc2:dd")
@@ -259,17 +267,7 @@ def test_while_a_ban_is_chosen_the_key_explains_the_ban_scores_shown(server, new
     ban), not the drops'. The key under the board speaks of what is drawn:
     here the solver has answered nothing yet, the drops have estimates,
     the bans none, so the key explains the ? and no percentage."""
-    from c4lab.server import review
-
-    released = threading.Event()
-    real = review.Reviewer.deeper
-
-    async def held(self, position, answer, timeout, solver):
-        await asyncio.to_thread(released.wait, 60)
-        return await real(self, position, answer, timeout, solver)
-
-    monkeypatch.setattr(review, "PER_POSITION", 1e-6)
-    monkeypatch.setattr(review.Reviewer, "deeper", held)
+    released = hold_the_solver(monkeypatch)
     page = new_page()
     key = page.locator("#analysis-key")
     try:
