@@ -82,3 +82,17 @@ def test_declining_the_ban(server, new_page):
     page.keyboard.press("n")
     wait_position(page, "5x5/Bd1:d")
     expect(page.locator('#board [data-owner="ban"]')).to_have_count(0)
+
+
+def test_a_hint_asked_while_the_ban_is_chosen_says_what_the_ban_scores_are(server, new_page):
+    """While the ban piece is chosen the scores above the columns are the
+    ban choices' (exact, or ? where not solved: a ban has no estimate), so
+    the hint's message speaks of those, not of drops and percentages."""
+    page = new_page()
+    start_from_paste(page, server, "5x5/Bc1")
+    click_cell(page, "c4")  # the piece lands on the bonus cell
+    expect(page.locator("#ban-panel")).to_be_visible()
+    page.locator("#hint").click()
+    message = page.locator("#message")
+    expect(message).to_contain_text("While the ban piece is chosen, above each column: the score of putting it there")
+    expect(message).not_to_contain_text("estimate (%)")

@@ -86,9 +86,11 @@ export function onHint(message, render) {
     words += " and decline the ban";
   }
   const exact = R.hint.columns.length && R.hint.columns.every((c) => c.exact);
-  const key = exact
-    ? "Above each column: its exact score (+ a win, the larger the sooner; 0 a draw; \u2212 a loss)"
-    : "Above each column: its exact score where the solver answered in time, else the engine's estimate (%)";
+  const key = R.pending // the notes drawn are the ban choices' (banNotes): exact, or ? where not solved
+    ? "While the ban piece is chosen, above each column: the score of putting it there, exact where the solver answered in time, else ?"
+    : exact
+      ? "Above each column: its exact score (+ a win, the larger the sooner; 0 a draw; \u2212 a loss)"
+      : "Above each column: its exact score where the solver answered in time, else the engine's estimate (%)";
   say(`${words}. ${key}.`, "hint");
   render();
 }
