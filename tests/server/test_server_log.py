@@ -70,6 +70,7 @@ def test_each_line_has_its_time_and_the_default_tells_rooms_and_refusals(tmp_pat
 @pytest.mark.parametrize(("options", "room_lines", "access_lines"), [
     (["--log-level", "warning"], 0, 0),
     (["--access-log"], 1, 3),
+    (["--log-level", "warning", "--access-log"], 0, 3),  # the access log whatever the level
 ])
 def test_the_level_and_the_access_log_are_the_operators_choice(
     tmp_path: Path, options: list[str], room_lines: int, access_lines: int

@@ -163,9 +163,11 @@ def make_server(
     log has the time on every line, at ``log_level`` (``logs.config``,
     with uvicorn's line a request if ``access_log``)."""
     app = create_app(store, **options)
-    log_config = logs.config(log_level, access_log) if long_running else LOGGING_CONFIG
+    # A server of its own sets every logger's level in its configuration (uvicorn's
+    # log_level would also set the access log's, which is on or off by itself).
+    log_config, level = (logs.config(log_level, access_log), None) if long_running else (LOGGING_CONFIG, log_level)
     config = uvicorn.Config(
-        app, host=host, port=port, ws="websockets-sansio", log_level=log_level, lifespan="on", ws_max_size=MAX_FRAME,
+        app, host=host, port=port, ws="websockets-sansio", log_level=level, lifespan="on", ws_max_size=MAX_FRAME,
         log_config=log_config, access_log=access_log,
         loop="auto", http="auto",  # uvloop and httptools (dependencies), asyncio's loop and h11 where they are missing
         timeout_graceful_shutdown=SHUTDOWN_WAIT,
