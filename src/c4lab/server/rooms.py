@@ -944,9 +944,10 @@ class RoomManager:
         agent of the restored position (if it is to move) starts again.  A
         ``StorageError`` becomes the client's ``storage-failed`` error."""
         before = room.snapshot()
+        was_over = room.status == "over"
         try:
             yield
-            if room.status == "over" and before[0][1] != "over":
+            if room.status == "over" and not was_over:
                 log.info(room.ended_line())
         except BaseException as exc:
             room.restore(before)
