@@ -10,18 +10,23 @@ from __future__ import annotations
 _SHOWN = 60  # characters of a long input quoted in a message
 
 
+def _cut(text: str) -> tuple[str, str]:
+    """``text`` cut short for a message if it is long, and what to say after it."""
+    if len(text) > _SHOWN:
+        return text[:_SHOWN] + "...", f" ({len(text)} characters)"
+    return text, ""
+
+
 def quote(text: str) -> str:
     """``text`` quoted for a message, cut short if it is long."""
-    if len(text) > _SHOWN:
-        return repr(text[:_SHOWN] + "...") + f" ({len(text)} characters)"
-    return repr(text)
+    shown, more = _cut(text)
+    return repr(shown) + more
 
 
 def brief(text: str) -> str:
     """``text`` for a message, unquoted, cut short if it is long."""
-    if len(text) > _SHOWN:
-        return text[:_SHOWN] + f"... ({len(text)} characters)"
-    return text
+    shown, more = _cut(text)
+    return shown + more
 
 
 def _ordinal(n: int) -> str:
