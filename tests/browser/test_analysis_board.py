@@ -380,6 +380,27 @@ def test_the_key_under_the_board_after_the_game_names_only_what_takes_a_move_bac
     expect(key).to_have_text("The game is over: undo, or step back, to go on analysing.")
 
 
+def test_a_link_to_an_analysis_board_from_another_browser_opens_it_as_one(server, new_page):
+    """A room made as an analysis board, opened where no choice was made
+    for it (a link sent to another browser): the switch is on, the scores
+    are shown, and a game won on the board offers undo, not Rematch or Swap
+    sides. Switched off there, it stays off on a reload."""
+    page = new_page()
+    ticket = create_room(server, board="7x6:dcdcdc", players={"A": "human", "B": "human"}, analysis=True)
+    open_room(page, server, ticket)
+    expect(page.locator("#analysis-toggle")).to_be_checked()
+    assert wait_notes(page, "7x6:dcdcdc", 7) == exact_columns("7x6:dcdcdc")
+    click_cell(page, "d4")
+    expect(board(page)).to_have_attribute("data-status", "over")
+    expect(page.locator("#undo")).to_be_enabled()
+    for control in ("#play-again", "#swap-sides"):
+        expect(page.locator(control)).to_be_hidden()
+    page.locator("#analysis-toggle").uncheck()
+    page.reload()
+    expect(page.locator("#board")).to_have_attribute("data-live", "1")
+    expect(page.locator("#analysis-toggle")).not_to_be_checked()
+
+
 @pytest.mark.parametrize("size", [(390, 844), (1280, 800)], ids=["phone", "desktop"])
 def test_a_wide_boards_scores_take_two_staggered_rows_and_stay_as_large_as_on_7x6(server, new_page, size):
     """From 9 columns on, a column is too narrow for a score in large type:

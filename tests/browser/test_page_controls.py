@@ -65,6 +65,44 @@ def test_rematch_and_swap_sides_start_a_new_game_from_the_same_start(server, new
     assert position(page).startswith("5x4:abacac")
 
 
+@pytest.mark.parametrize("bonus", [False, True], ids=["plain", "bonus"])
+def test_new_game_after_a_board_drawn_at_random_draws_another(server, new_page, bonus):
+    """The form's Random enhanced board: New game after the game comes back
+    to the form with Random chosen (the bonus cell too, if it was asked
+    for), not with the board it drew; Rematch plays the drawn board again,
+    and its New game still draws."""
+    from browser_helpers import wait_over
+
+    page = new_page()
+    page.goto(server.url + "/")
+    page.locator("#board-random").check()
+    if bonus:
+        page.locator("#bonus").check()
+    page.locator("#player2").select_option("random")
+    page.locator("#start").click()
+    expect(page).to_have_url(re.compile(r"/r/[^/?]+$"))
+    expect(page.locator("#board")).to_have_attribute("data-live", "1")
+    drawn = page.evaluate("window.c4lab.R.state.position")
+    assert ("/B" in drawn) == bonus
+    for _ in range(2):  # resign, then confirm
+        page.locator("#resign").click()
+    wait_over(page)
+    expect(page.locator("#rematch")).to_have_attribute("href", re.compile(r"[?&]board=random(&|$)"))
+    page.locator("#play-again").click()
+    page.wait_for_function(
+        "([p]) => window.c4lab && window.c4lab.R.state && window.c4lab.R.state.position === p "
+        "&& window.c4lab.R.state.status === 'playing'", arg=[drawn])
+    for _ in range(2):
+        page.locator("#resign").click()
+    wait_over(page)
+    page.locator("#rematch").click()
+    expect(page.locator("#board-random")).to_be_checked()
+    if bonus:
+        expect(page.locator("#bonus")).to_be_checked()
+    else:
+        expect(page.locator("#bonus")).not_to_be_checked()
+
+
 @pytest.mark.parametrize("board_size", ["4x4", "7x6", "12x8", "12x12", "4x12", "12x4"])
 def test_every_control_is_visible_without_scrolling_at_1280x800(server, new_page, board_size):
     from browser_helpers import create_room, open_room

@@ -422,6 +422,10 @@ def test_an_analysis_board_is_stored_and_listed_as_one_and_comes_back_as_one(sto
         assert room is not None and (room.mode, room.analysis) == ("local", True)
         await manager.connect(room, conn, None)
         assert room.row().mode == "analysis"
+        # the room object says so, for a page that has no choice of its own for the room
+        assert conn.of_type("state")[-1]["room"]["analysis"] is True
+        other = await manager.attach(game, FakeConnection())
+        assert other is not None and other.state()["analysis"] is False
 
     with_manager(store, reopen)
 

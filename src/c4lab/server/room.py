@@ -202,6 +202,8 @@ class Room:
             forfeit_after=forfeit_after if self.mode == "online" else None,
             watchers=sum(1 for seats in self.connections.values() if not seats),  # connections holding no seat
         )
+        if self.mode == "local":
+            record.update(analysis=self.analysis)  # a page that has no choice of its own for the room shows it so
         if self.mode == "online":
             record.update(rematch=self.rematch, earlier=list(self.earlier))
         if self.mode == "online" and self.status == "playing" and forfeit_after is not None:

@@ -18,7 +18,7 @@ import { COLOUR, geometryOf } from "./describe.js";
 import { LETTERS, cellName, landingRow, moveTokens, replay } from "./notation.js";
 import { goTo } from "./history.js";
 import { banNotes, bestMoveGhost, columnNote, markMoves, renderReview, reviewNotes, scoreText } from "./review.js";
-import { saveAnalysing } from "./settings.js";
+import { analysing, saveAnalysing } from "./settings.js";
 import { $, boardIntoView, say, setText } from "./util.js";
 
 /** The Hint button: ask the server (one question at a time). Pressed while
@@ -272,6 +272,13 @@ export function setAnalysing(on, remember = true) {
   if (R.code && remember) saveAnalysing(R.code, R.analysing);
   if (R.state) noteLine(R.state);
   autoHint();
+}
+
+/** A room made as an analysis board (the form's entry, /analyse), opened
+ * where no choice was ever made for it (a link from another browser): the
+ * switch goes on. */
+export function followRoom(room) {
+  if (room.analysis && !R.analysing && analysing(R.code) === null) setAnalysing(true, false);
 }
 
 /** The hint, asked by itself on the analysis board: for the position on

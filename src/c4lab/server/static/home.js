@@ -12,7 +12,7 @@
 import { miniBoard } from "./miniboard.js";
 import { COLOUR, positionHeader, resultText } from "./describe.js";
 import {
-  recentRooms, saveAnalysing, saveName, savePlayers, saveToken, savedName, savedPlayers, tokenFor, watchFromStart,
+  recentRooms, saveAnalysing, saveDrawn, saveName, savePlayers, saveToken, savedName, savedPlayers, tokenFor, watchFromStart,
 } from "./settings.js";
 import { positionParam } from "./notation.js";
 import { $, api, setText, show } from "./util.js";
@@ -223,6 +223,7 @@ export async function showHome() {
       saveName(name);
       saveToken(ticket.code, ticket.token);
       if (analysis) saveAnalysing(ticket.code, true);
+      if (choice === "random") saveDrawn(ticket.code, body.bonus);
       if (body.mode === "local" && body.players.A !== "human" && body.players.B !== "human") {
         watchFromStart(ticket.code);
       }

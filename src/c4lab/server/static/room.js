@@ -18,7 +18,7 @@ import {
 import { send, startClient, useToken } from "./client.js";
 import {
   askHint, askReview, autoHint, declineScore, lineTo, noteLine, noteState, onHint, onLine, onPreparing, onReview, refused,
-  setAnalysing, stepLine, wantedHint,
+  followRoom, setAnalysing, stepLine, wantedHint,
 } from "./analysis.js";
 import { bindHistory, goLive, goTo, stepBy } from "./history.js";
 import { render, renderControls, renderPreview } from "./roomview.js";
@@ -26,7 +26,7 @@ import { COLOUR, positionHeader, seatLabel } from "./describe.js";
 import { LETTERS, moveTokens, positionParam } from "./notation.js";
 import { Board } from "./board.js";
 import { describeColumn, noteMoves } from "./speech.js";
-import { analysing, saveAnalysing, saveName, saveToken, savedName, takeWatchFromStart, tokenFor } from "./settings.js";
+import { analysing, drawnBoard, saveAnalysing, saveDrawn, saveName, saveToken, savedName, takeWatchFromStart, tokenFor } from "./settings.js";
 import { $, api, copyText, say, setText, show } from "./util.js";
 
 /** This page's join request id (random, sent with every try of a join). */
@@ -38,6 +38,7 @@ export function showRoom(code) {
   useToken(tokenFor(code));
   watchFromStart(takeWatchFromStart(code));
   setAnalysing(analysing(code), false);
+  R.drawn = drawnBoard(code);
   R.board = new Board($("board"), {
     onColumn: (col) => {
       moveCursor(null);
@@ -56,6 +57,7 @@ export function showRoom(code) {
     render, renderControls,
     onState: (room) => {
       noteState(room);
+      followRoom(room);
       noteLine(room);
       noteMoves(room);
       autoHint();
@@ -345,10 +347,11 @@ function startPosition(room) {
 }
 
 /** A new local room on `board` with `players`, opened in this tab. */
-async function startLocal(board, players, analysis = false) {
+async function startLocal(board, players, analysis = false, drawn = null) {
   const ticket = await api("POST", "/api/rooms", { mode: "local", board, players, ...(analysis ? { analysis } : {}) });
   saveToken(ticket.code, ticket.token);
   if (analysis) saveAnalysing(ticket.code, true);
+  if (drawn) saveDrawn(ticket.code, drawn === "bonus"); // a rematch on a drawn board: its New game draws again
   location.assign(ticket.url);
 }
 
@@ -387,7 +390,7 @@ async function playAgain(swap) {
   const room = R.state;
   const players = roomPlayers(room);
   try {
-    await startLocal(startPosition(room), swap ? { A: players.B, B: players.A } : players);
+    await startLocal(startPosition(room), swap ? { A: players.B, B: players.A } : players, false, R.drawn);
   } catch (err) {
     say(`A new game could not start: ${err.message}`, "error");
   }

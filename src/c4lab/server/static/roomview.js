@@ -252,7 +252,8 @@ export function renderControls() {
   renderRematch(room);
   const rematch = $("rematch");
   rematch.hidden = room.status !== "over";
-  const params = new URLSearchParams({ board: positionHeader(room.position), mode: room.mode });
+  const params = new URLSearchParams({ board: R.drawn ? "random" : positionHeader(room.position), mode: room.mode });
+  if (R.drawn === "bonus") params.set("bonus", "1");
   if (local) {
     const players = roomPlayers(room);
     params.set("p1", players.A);

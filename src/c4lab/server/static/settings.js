@@ -112,12 +112,27 @@ export function takeWatchFromStart(code) {
 // /analyse link, the form's entry)
 const ANALYSE_KEY = "c4lab.analyse:";
 
+/** true or false as last chosen here for the room, null if never. */
 export function analysing(code) {
-  return read(ANALYSE_KEY + code) === "1";
+  const saved = read(ANALYSE_KEY + code);
+  return saved === null ? null : saved === "1";
 }
 
 export function saveAnalysing(code, on) {
   write(ANALYSE_KEY + code, on ? "1" : "0");
+}
+
+// a board drawn at random by the form here: localStorage "c4lab.drawn:<code>"
+// is "plain" or "bonus", so that the room's New game draws another one
+const DRAWN_KEY = "c4lab.drawn:";
+
+export function drawnBoard(code) {
+  const saved = read(DRAWN_KEY + code);
+  return saved === "plain" || saved === "bonus" ? saved : null;
+}
+
+export function saveDrawn(code, bonus) {
+  write(DRAWN_KEY + code, bonus ? "bonus" : "plain");
 }
 
 // the look: keys also read by the script in index.html's <head>

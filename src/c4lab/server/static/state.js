@@ -39,6 +39,7 @@ export const R = {
   board: null,
   hover: null,
   watching: false,
+  drawn: null, // "plain" or "bonus": the form here drew this room's board at random (New game draws again)
   resignArmed: null,
   // owner state.js: the game on screen and this page's part in it
   state: null, // the room object on screen
