@@ -708,12 +708,29 @@ def test_a_sweep_shows_no_invented_interval_or_p_value(tmp_path):
     summary = summarise(config, outcome.games)
     assert summary.pairings[0].games.counts == (4, 0, 0)  # seeded: the same four wins every run
     row = dict(zip(PAIRING_COLUMNS, pairing_rows(summary)[0], strict=True))
-    assert row["95% CI"] == row["CI (pairs)"] == row["p (equal)"] == NOT_AVAILABLE
+    assert row["95% CI"] == row["CI (pairs)"] == row["p (equal)"] == row["p (pairs)"] == NOT_AVAILABLE
     assert row["Elo diff"] == ">=-72"  # no finite estimate: 4 wins in 4 bound it at -72 Elo (exact interval)
     assert NOTE in render_text(summary)
     data = summary.to_dict()["pairings"][0]
-    assert data["elo_ci"] is None and data["p_value"] is None
+    assert data["elo_ci"] is None and data["p_value"] is None and data["pentanomial_p_value"] is None
     assert data["elo"] is None and data["elo_bound"]["at_least"] == -72.1
+
+
+def test_a_paired_match_reports_the_pairs_p_value_beside_the_games():
+    """x wins or splits every pair (pairs 1, 2, 1, 2, ...): 12-0-4 game by
+    game, p = 0.021; every pair at least even, the pairs' p is 0.0047."""
+    from scipy.stats import norm
+
+    config = ArenaConfig(("x", "y"), games=16)
+    summary = summarise(config, _games_of("x", "y", [1, 1, 1, 0] * 4))
+    row = dict(zip(PAIRING_COLUMNS, pairing_rows(summary)[0], strict=True))
+    assert row["pairs 0/½/1/1½/2"] == "0/0/4/0/4" and row["W-D-L"] == "12-0-4"
+    games_p = 2 * norm.cdf(-0.25 / (0.75 * 0.25 / 16) ** 0.5)  # per game: mean 0.75, variance 0.1875
+    pairs_p = 2 * norm.cdf(-0.25 / (0.25 / 8**0.5))  # per pair: means ½ and 1, sd 0.25, 8 pairs
+    assert (row["p (equal)"], row["p (pairs)"]) == (f"{games_p:.3g}", f"{pairs_p:.3g}") == ("0.0209", "0.00468")
+    data = summary.to_dict()["pairings"][0]
+    assert data["pentanomial_p_value"] == pytest.approx(pairs_p)
+    assert data["pentanomial_los"] == pytest.approx(norm.cdf(0.25 / (0.25 / 8**0.5)))
 
 
 def test_ctrl_c_stops_the_workers_keeps_the_saved_pairs_and_the_run_resumes(tmp_path):

@@ -210,6 +210,33 @@ def test_pairs_cancel_the_luck_of_moving_first():
     assert Pentanomial.from_pairs(pairs).elo_interval() == (0.0, 0.0)
 
 
+def test_the_pairs_p_value_and_los_by_hand():
+    # Pairs (1, 0), (½, ½), (1, ½), (½, 1): pair means ½, ½, ¾, ¾ -> mean 0.625,
+    # sd 0.125, standard error 0.125/sqrt(4) = 0.0625, z = 0.125/0.0625 = 2.
+    pairs = Pentanomial.from_pairs([(1, 0), (0.5, 0.5), (1, 0.5), (0.5, 1)])
+    assert pairs.counts == (0, 0, 2, 2, 0)
+    assert pairs.p_value == pytest.approx(2 * norm.cdf(-2))  # 0.0455: below 5 %
+    assert pairs.los == pytest.approx(norm.cdf(2))  # 0.977
+    # The same eight games one by one, W3 D4 L1: mean 0.625, variance 0.5 - 0.625² = 0.109375,
+    # z = 0.125 / sqrt(0.109375/8) = 1.069: not significant, as the pairs are.
+    games = Trinomial(3, 4, 1)
+    assert games.p_value == pytest.approx(2 * norm.cdf(-0.125 / math.sqrt(0.109375 / 8)))
+    assert games.p_value > 0.28 and pairs.p_value < 0.05
+    # from the other side: the same p, the complementary LOS
+    assert pairs.swapped().p_value == pytest.approx(pairs.p_value)
+    assert pairs.swapped().los == pytest.approx(1 - pairs.los)
+
+
+def test_the_pairs_p_value_and_los_at_the_edges():
+    assert (Pentanomial((0, 0, 0, 0, 0)).p_value, Pentanomial((0, 0, 0, 0, 0)).los) == (1.0, 0.5)  # no evidence
+    assert (Pentanomial((0, 0, 5, 0, 0)).p_value, Pentanomial((0, 0, 5, 0, 0)).los) == (1.0, 0.5)  # every pair split
+    assert (Pentanomial((0, 0, 0, 0, 5)).p_value, Pentanomial((0, 0, 0, 0, 5)).los) == (0.0, 1.0)  # zero variance
+    assert Pentanomial((5, 0, 0, 0, 0)).los == 0.0
+    # whoever moves first wins: game by game p = 1 (50-0-50), every pair 1-1: equal, and nothing else
+    first_wins = Pentanomial.from_pairs([(1, 0)] * 50)
+    assert (first_wins.p_value, first_wins.los) == (1.0, 0.5)
+
+
 @given(st.lists(st.tuples(st.sampled_from([0, 0.5, 1]), st.sampled_from([0, 0.5, 1])), max_size=40))
 def test_pentanomial_from_the_other_side_is_the_reverse_and_scores_like_the_games(pairs):
     p = Pentanomial.from_pairs(pairs)
@@ -465,10 +492,11 @@ def test_a_pairing_without_games_shows_no_interval_los_or_p_value() -> None:
     assert played[2:4] == ["2", "2-0-0"]
     for row in unplayed:
         assert row[2:5] == ["0", "0-0-0", "0/0/0/0/0"]
-        assert row[5] == "-" and row[6:] == [NOT_AVAILABLE] * 4  # Elo; both intervals, LOS, p (equal)
+        assert row[5] == "-" and row[6:] == [NOT_AVAILABLE] * 5  # Elo; both intervals, LOS, p (equal), p (pairs)
     data = json.loads(json.dumps(summary.to_dict()))
     for pairing in data["pairings"][1:]:
         assert pairing["games"] == 0 and pairing["elo"] is None and pairing["elo_bound"] is None
         assert pairing["elo_ci"] is None and pairing["pentanomial_elo_ci"] is None
         assert pairing["los"] is None and pairing["p_value"] is None
+        assert pairing["pentanomial_los"] is None and pairing["pentanomial_p_value"] is None
     assert "[-, -]" not in render_text(summary)

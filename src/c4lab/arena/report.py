@@ -91,6 +91,8 @@ class Summary:
                     "elo_bound": bound(p.games.wins, p.games.draws, p.games.losses), "elo_ci": interval(p.games.elo_interval()), "pentanomial_elo_ci": interval(p.pairs.elo_interval()),
                     "los": number(p.games.los) if _has_test(p.games) else None,
                     "p_value": None if not _has_test(p.games) or p.games.variance == 0 else number(p.games.p_value),
+                    "pentanomial_los": number(p.pairs.los) if _has_pair_test(p.pairs) else None,
+                    "pentanomial_p_value": number(p.pairs.p_value) if _has_pair_test(p.pairs) else None,
                 }
                 for p in self.pairings
             ],
@@ -208,6 +210,12 @@ def _has_test(games: stats.Trinomial) -> bool:
     return games.games > 0
 
 
+def _has_pair_test(pairs: stats.Pentanomial) -> bool:
+    """Whether the pairs give a LOS and a p-value to show: some pairs, not
+    all alike (the normal approximation's zero variance, ``NOT_AVAILABLE``)."""
+    return pairs.pairs > 0 and pairs.variance > 0
+
+
 def _interval(low: float, high: float) -> str:
     if not _has_interval(low, high):
         return NOT_AVAILABLE
@@ -226,7 +234,7 @@ def _percent(x: float) -> str:
 STANDING_COLUMNS = ("#", "agent", "games", "score", "%", "W", "D", "L", "forfeits", "Elo vs field", "95% CI",
                     "mean s/move")
 PAIRING_COLUMNS = ("first", "second", "games", "W-D-L", "pairs 0/½/1/1½/2", "Elo diff", "95% CI", "CI (pairs)",
-                   "LOS", "p (equal)")
+                   "LOS", "p (equal)", "p (pairs)")
 FORFEIT_COLUMNS = ("agent", "pairing", "pair", "game", "reason", "detail")
 RATING_COLUMNS = ("#", "agent", "Elo (fitted)", "95% CI")
 #: Under the fitted ratings: what they are (``ratings``).
@@ -259,6 +267,7 @@ def pairing_rows(summary: Summary) -> list[list[str]]:
             "/".join(map(str, p.pairs.counts)), _estimate(p.games.elo, p.games.wins, p.games.draws, p.games.losses), _interval(*p.games.elo_interval()),
             _interval(*p.pairs.elo_interval()), _percent(p.games.los) if _has_test(p.games) else NOT_AVAILABLE,
             NOT_AVAILABLE if not _has_test(p.games) or p.games.variance == 0 else _p(p.games.p_value),
+            _p(p.pairs.p_value) if _has_pair_test(p.pairs) else NOT_AVAILABLE,
         ]
         for p in summary.pairings
     ]

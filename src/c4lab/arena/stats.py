@@ -334,6 +334,38 @@ class Pentanomial:
         pentanomial variance: ``s ± z·sd_pair/sqrt(pairs)``, mapped to Elo."""
         return _elo_interval(*_moments(_PAIR_SCORES, self.counts), level)
 
+    @property
+    def los(self) -> float:
+        """Likelihood of superiority from the pairs: ``Phi(z)`` with the
+        pairs' ``z = (s - 0.5) / (sd_pair/sqrt(pairs))``, the normal model
+        fishtest reads a paired match with (every pair informs it, a drawn
+        pair and a pair split one game each alike).  0.5 without pairs;
+        with zero variance 1 or 0 by the side of 0.5 the score falls on
+        (0.5 when it is 0.5)."""
+        z = self._z()
+        return 0.5 if math.isnan(z) else _NORMAL.cdf(z)
+
+    @property
+    def p_value(self) -> float:
+        """Two-sided p-value of "equal strength" from the pairs: ``2·Phi(-|z|)``
+        with the pairs' ``z`` (see ``los``), the test dual to ``elo_interval``.
+        Where the opening or the first move decides much, it is smaller than
+        the games' (``Trinomial.p_value``) on the same games.  1 without
+        pairs; with zero variance 0 (1 when every pair scored 1)."""
+        z = self._z()
+        return 1.0 if math.isnan(z) else 2.0 * _NORMAL.cdf(-abs(z))
+
+    def _z(self) -> float:
+        """The pairs' z statistic of "equal" (``±inf`` with zero variance
+        and a score off 0.5; ``nan`` without pairs or at exactly 0.5 with
+        zero variance)."""
+        n, mean, variance = _moments(_PAIR_SCORES, self.counts)
+        if n == 0:
+            return math.nan
+        if variance == 0:
+            return math.nan if mean == 0.5 else math.copysign(math.inf, mean - 0.5)
+        return (mean - 0.5) / math.sqrt(variance / n)
+
     def swapped(self) -> Pentanomial:
         """The same pairs from the opponent's side."""
         c = self.counts
