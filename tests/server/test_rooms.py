@@ -304,6 +304,37 @@ def test_a_client_that_reads_nothing_is_dropped_and_holds_up_no_one(
     with_manager(store, lambda manager: asyncio.wait_for(body(manager), 30))  # a failure, not a hang
 
 
+def test_a_crowd_of_spectators_is_told_in_one_state_not_one_each(
+    store: FailingStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Fifty spectators arrive, then leave: each newcomer gets its state at
+    once, and the others hear of the whole crowd in one state (within
+    ``CROWD_EVERY``), not of each one (before: 50·51/2 = 1,275 states for
+    the arrivals alone).  A player's coming or going is told at once."""
+    monkeypatch.setattr(rooms, "CROWD_EVERY", 0.2)
+
+    async def body(manager: RoomManager) -> None:
+        room, host = await seated(manager, {"mode": "online", "seat": "A"})
+        told = len(host.of_type("state"))
+        crowd = [await connected(manager, room, None) for _ in range(50)]
+        assert [len(c.of_type("state")) for c in crowd] == [1] * 50  # its own, at once
+        assert crowd[-1].of_type("state")[-1]["room"]["watchers"] == 50
+        await asyncio.sleep(0.5)
+        assert [s["room"]["watchers"] for s in host.of_type("state")[told:]] == [50]
+        assert sum(len(c.sent) for c in crowd) == 100  # each: its own state, then the crowd's
+        told = len(host.of_type("state"))
+        for conn in crowd:
+            await manager.disconnect(room, conn)
+        await asyncio.sleep(0.5)
+        assert [s["room"]["watchers"] for s in host.of_type("state")[told:]] == [0]
+        # a player is not a crowd: the guest's arrival is told at once
+        guest_token, _ = manager.join(room, "guest")
+        await connected(manager, room, guest_token)
+        assert host.of_type("state")[-1]["room"]["seats"]["B"]["connected"] is True
+
+    with_manager(store, body)
+
+
 def test_a_rooms_broadcasts_go_out_one_at_a_time_so_a_crowd_leaving_holds_one_message_a_socket(
     store: FailingStore,
 ) -> None:

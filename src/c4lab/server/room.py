@@ -170,6 +170,8 @@ class Room:
     #: sends to every connection at once, so that many at once (a thousand
     #: watchers leaving together) would hold a task per message.
     telling: asyncio.Lock = field(default_factory=asyncio.Lock)
+    #: A broadcast for spectators who came or went is due (``RoomManager._tell_crowd``).
+    crowd_told_soon: bool = False
     #: Answers to joins by (client, request id): the same seat and token again.
     joins: dict[tuple[str, str], tuple[str, list[str]]] = field(default_factory=dict)
     #: A local room made as an analysis board (``"analysis": true``): stored

@@ -85,6 +85,13 @@ log = logging.getLogger(__name__)
 #: for it longer.
 SEND_TIMEOUT = 10.0
 
+#: Seconds within which a spectator's coming or going is told to the
+#: others: one state for every spectator who came or went meanwhile.  Told
+#: one by one, a crowd of n arriving would send n states to each of up to n
+#: sockets (n² in all: 300 watchers, 45,000 messages); the newcomer gets
+#: its own state at once.
+CROWD_EVERY = 0.5
+
 
 async def _tell(conn: Connection, text: str) -> None:
     """Send the JSON ``text`` to ``conn`` if it is still open (``_tell_all``)."""
@@ -524,7 +531,11 @@ class RoomManager:
                 self.save_presence(room)  # a restart must not count them absent since before
         if withdrawn:
             await self.broadcast(room, {"type": "rematch", "event": "withdrawn", "seat": withdrawn, "left": True})
-        await self.broadcast(room)
+        if seats == old:  # a spectator's hello: only the count of watchers changed for the others
+            await self.send_state(room, conn)
+            self._tell_crowd(room)
+        else:
+            await self.broadcast(room)
         return seats
 
     async def disconnect(self, room: Room, conn: Connection) -> None:
@@ -539,8 +550,27 @@ class RoomManager:
                 self.rooms.pop(room.code, None)
         if withdrawn:
             await self.broadcast(room, {"type": "rematch", "event": "withdrawn", "seat": withdrawn, "left": True})
-        if seats or room.connections:  # a player left, or a spectator: the others see the count
+        if seats:  # a player left: at once
             await self.broadcast(room)
+        elif room.connections:  # a spectator: the others see the count
+            self._tell_crowd(room)
+
+    def _tell_crowd(self, room: Room) -> None:
+        """The room's state to everyone within ``CROWD_EVERY`` seconds: one
+        broadcast for all the spectators who come or go until then."""
+        if room.crowd_told_soon:
+            return
+        room.crowd_told_soon = True
+
+        async def tell() -> None:
+            try:
+                await asyncio.sleep(CROWD_EVERY)
+            finally:
+                room.crowd_told_soon = False
+            if room.connections:
+                await self.broadcast(room)
+
+        self.spawn(tell())
 
     @staticmethod
     def _withdraw_if_gone(room: Room, left: set[str]) -> str | None:
@@ -553,8 +583,11 @@ class RoomManager:
         return offered
 
     async def send_state(self, room: Room, conn: Connection) -> None:
-        """The room's state to one connection."""
-        await conn.send_text(state_message(to_json(room.state(self.forfeit_after)), room.connections.get(conn, set())))
+        """The room's state to one connection: in turn with the broadcasts
+        (never an older state after a newer one), and given up after
+        ``SEND_TIMEOUT`` like theirs."""
+        async with room.telling:
+            await _tell(conn, state_message(to_json(room.state(self.forfeit_after)), room.connections.get(conn, set())))
 
     async def broadcast(self, room: Room, extra: dict[str, Any] | None = None) -> None:
         """Send the room's state (or ``extra``) to every connection.  The
