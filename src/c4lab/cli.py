@@ -573,6 +573,8 @@ def analyse(position: str, tui: bool, no_browser: bool, port: int | None, db: st
               help="Open rooms one client address may have made (0: no limit).")
 @click.option("--max-rooms", type=_Int64(min=0), **_home(*_GUARD, "max_rooms"),
               help="Open rooms in all (0: no limit).")
+@click.option("--sockets-per-client", type=_Int64(min=0), **_home(*_GUARD, "sockets_per_client"),
+              help="Room connections (pages, clients) open at once from one client address (0: no limit).")
 @click.option("--expire-idle", type=_Finite(1.0), **_home(_PRESENCE, "IDLE_AFTER"),
               help="Seconds before a room nobody has connected to ends (online) or leaves memory (local).")
 @click.option("--allow-origin", "allow_origins", multiple=True, metavar="ORIGIN",
@@ -588,7 +590,7 @@ def analyse(position: str, tui: bool, no_browser: bool, port: int | None, db: st
 def serve(
     host: str, port: int, db: str | None, forfeit_after: float, max_think: float, max_iterations: int,
     max_depth: int, agent_threads: int, allow_agents: tuple[str, ...], rooms_per_minute: float,
-    joins_per_minute: float, rooms_per_client: int, max_rooms: int, expire_idle: float,
+    joins_per_minute: float, rooms_per_client: int, max_rooms: int, sockets_per_client: int, expire_idle: float,
     allow_origins: tuple[str, ...], room_prefix: str, log_level: str, access_log: bool,
 ) -> None:
     """Host rooms for online play (and local games) on HOST:PORT.
@@ -617,7 +619,8 @@ def serve(
         raise click.UsageError(str(exc)) from None
     guard = GuardOptions(
         rooms_per_minute=rooms_per_minute or None, joins_per_minute=joins_per_minute or None,
-        rooms_per_client=rooms_per_client or None, max_rooms=max_rooms or None, allow_origins=allow_origins,
+        rooms_per_client=rooms_per_client or None, max_rooms=max_rooms or None,
+        sockets_per_client=sockets_per_client or None, allow_origins=allow_origins,
     )
     _serve(
         host=host, port=port, db=db, forfeit_after=forfeit_after, open_browser=False, local=False,

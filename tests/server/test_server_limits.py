@@ -127,6 +127,7 @@ def test_the_agent_list_and_the_limits_endpoint_give_the_limits(store: GameStore
         shown = http.get("/api/limits").json()
         assert shown["max_time"] == 3.0 and shown["max_iterations"] == 1234 and shown["max_depth"] == 7
         assert shown["agent_threads"] == 3 and shown["rooms_per_minute"] == 5 and shown["max_rooms"] == 99
+        assert shown["sockets_per_client"] == 100
         assert "master" in shown["agents"] and "engine" not in shown["agents"]
 
 
@@ -406,6 +407,35 @@ def test_joins_are_rate_limited_per_client(store: GameStore) -> None:
         assert http.post(f"/api/rooms/{codes[1]}/join", json={}).status_code == 200
         refused = http.post(f"/api/rooms/{codes[2]}/join", json={})
         assert refused.status_code == 429 and int(refused.headers["Retry-After"]) >= 1
+
+
+def test_open_sockets_are_capped_per_client(store: GameStore, caplog: pytest.LogCaptureFixture) -> None:
+    """A client address holds at most ``sockets_per_client`` room sockets
+    at once: one more is told why (``rate-limited``) and closed with 1013
+    (try again later); another address is not affected, and a socket that
+    closes frees its place."""
+    from starlette.websockets import WebSocketDisconnect
+
+    guard = GuardOptions(rooms_per_minute=None, rooms_per_client=None, sockets_per_client=2)
+    app = create_app(store, guard=guard)
+    caplog.set_level("INFO", logger="c4lab")
+    with TestClient(app, client=("198.51.100.1", 1)) as one, TestClient(app, client=("198.51.100.2", 1)) as two:
+        code = one.post("/api/rooms", json={"mode": "online"}).json()["code"]
+        with one.websocket_connect(f"/ws/{code}") as first, one.websocket_connect(f"/ws/{code}") as second:
+            assert first.receive_json()["type"] == second.receive_json()["type"] == "state"
+            with one.websocket_connect(f"/ws/{code}") as third:
+                error = third.receive_json()
+                assert error == {"type": "error", "code": "rate-limited",
+                                 "message": "too many open connections from your address: at most 2 (close some pages)"}
+                with pytest.raises(WebSocketDisconnect) as closed:
+                    third.receive_json()
+                assert closed.value.code == 1013
+            assert f"refused 429 WEBSOCKET /ws/{code} from 198.51.100.1: too many open connections" in caplog.text
+            with two.websocket_connect(f"/ws/{code}") as other:
+                assert other.receive_json()["type"] == "state"
+        with one.websocket_connect(f"/ws/{code}") as again:  # the two closed: room again
+            assert again.receive_json()["type"] == "state"
+    assert GuardOptions().sockets_per_client == 100
 
 
 def test_open_rooms_are_capped_per_client_and_in_all(store: GameStore) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import Counter
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
@@ -209,6 +210,7 @@ def create_app(
     analyses = Throttle(analysis_rate) if analysis_rate else None
     joins = Throttle(guard.joins_per_minute) if guard.joins_per_minute else None
     owners = RoomOwners()
+    sockets: Counter[str] = Counter()  # client address -> its open room sockets
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -386,9 +388,8 @@ def create_app(
     async def page(code: str | None = None) -> str:
         return _page()
 
-    @app.websocket("/ws/{code}")
-    async def room_socket(socket: WebSocket, code: str) -> None:
-        await socket.accept()
+    async def serve_socket(socket: WebSocket, code: str) -> None:
+        """A room's socket, accepted and counted: its messages until it closes."""
         conn = SocketConnection(socket, code)
         try:
             room = await manager.attach(code, conn)
@@ -434,5 +435,24 @@ def create_app(
                 raise
         finally:
             await manager.disconnect(room, conn)
+
+    @app.websocket("/ws/{code}")
+    async def room_socket(socket: WebSocket, code: str) -> None:
+        await socket.accept()
+        client = client_of(socket.scope)
+        cap = guard.sockets_per_client
+        if cap is not None and sockets[client] >= cap:  # a page left open in every tab, or a flood
+            message = f"too many open connections from your address: at most {cap} (close some pages)"
+            refused(client, "WEBSOCKET", socket.url.path, 429, message)
+            await socket.send_json(RoomError(RATE_LIMITED, message).frame())
+            await socket.close(code=1013)  # try again later
+            return
+        sockets[client] += 1
+        try:
+            await serve_socket(socket, code)
+        finally:
+            sockets[client] -= 1
+            if not sockets[client]:
+                del sockets[client]
 
     return app

@@ -78,6 +78,7 @@ class GuardOptions:
     joins_per_minute: float | None = 30.0
     rooms_per_client: int | None = 20
     max_rooms: int | None = 10_000
+    sockets_per_client: int | None = 100
     allow_origins: tuple[str, ...] = ()
     max_body: int = MAX_BODY
 
@@ -90,19 +91,22 @@ class GuardOptions:
         origins = ", ".join(self.allow_origins) or "none"
         return (
             f"each client: {per(self.rooms_per_minute, ' rooms')} and {per(self.joins_per_minute, ' joins')} a minute, "
-            f"{per(self.rooms_per_client, '')} open rooms; {per(self.max_rooms, '')} open rooms in all; "
+            f"{per(self.rooms_per_client, '')} open rooms, {per(self.sockets_per_client, '')} open sockets; "
+            f"{per(self.max_rooms, '')} open rooms in all; "
             f"bodies up to {self.max_body:,} bytes; other origins allowed: {origins}"
         )
 
     def public(self) -> dict[str, Any]:
         return {
             "rooms_per_minute": self.rooms_per_minute, "joins_per_minute": self.joins_per_minute,
-            "rooms_per_client": self.rooms_per_client, "max_rooms": self.max_rooms, "max_body": self.max_body,
+            "rooms_per_client": self.rooms_per_client, "sockets_per_client": self.sockets_per_client,
+            "max_rooms": self.max_rooms, "max_body": self.max_body,
         }
 
 
 #: No rate limits, no caps: tests and ``c4lab play`` (one person).
-UNLIMITED = GuardOptions(rooms_per_minute=None, joins_per_minute=None, rooms_per_client=None, max_rooms=None)
+UNLIMITED = GuardOptions(rooms_per_minute=None, joins_per_minute=None, rooms_per_client=None, max_rooms=None,
+                         sockets_per_client=None)
 
 
 class Throttle:
