@@ -586,7 +586,8 @@ def analyse(position: str, tui: bool, no_browser: bool, port: int | None, db: st
               show_default=True,
               help="What the log (standard error, the time on each line) says: info adds each room made, "
                    "each game ended and each request refused by the limits to the warnings.")
-@click.option("--access-log", is_flag=True, help="Also log every HTTP request (uvicorn's access log).")
+@click.option("--access-log", is_flag=True, help="Also log every HTTP request (uvicorn's access log) and, at info, "
+              "each WebSocket's handshake, opening and closing.")
 def serve(
     host: str, port: int, db: str | None, forfeit_after: float, max_think: float, max_iterations: int,
     max_depth: int, agent_threads: int, allow_agents: tuple[str, ...], rooms_per_minute: float,

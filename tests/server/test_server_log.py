@@ -13,28 +13,36 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from websockets.sync.client import connect
 
 from c4lab.server import logs
 from c4lab.server.run import free_port
 
 #: A line of the log: its date and time, its level, and who wrote it (an access line: the client).
 LINE = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d ((ERROR|WARNING|INFO|DEBUG) +[\w.]+: |ACCESS  )")
+#: uvicorn's lines about one WebSocket: its handshake, the connection opened or closed.
+WEBSOCKET_LINE = r'uvicorn\.error: (\S+ - "WebSocket /ws/|connection (open|closed))'
 
 
 def post(url: str, body: dict[str, object], origin: str | None = None) -> int:
+    return answer(url, body, origin)[0]
+
+
+def answer(url: str, body: dict[str, object], origin: str | None = None) -> tuple[int, dict[str, object]]:
     headers = {"Content-Type": "application/json", **({"Origin": origin} if origin else {})}
     request = urllib.request.Request(url, json.dumps(body).encode(), headers, method="POST")
     try:
-        with urllib.request.urlopen(request, timeout=30) as answer:
-            return int(answer.status)
+        with urllib.request.urlopen(request, timeout=30) as got:
+            return int(got.status), json.loads(got.read())
     except urllib.error.HTTPError as err:
-        return int(err.code)
+        return int(err.code), {}
 
 
 def logged(tmp_path: Path, *options: str) -> list[str]:
     """Run ``c4lab serve`` with ``options`` and one new room a minute from
-    an address; make a room, a second one (refused: 429) and one from a
-    foreign page (refused: 403); stop it; the lines of its log."""
+    an address; make a room and open a socket to it, make a second one
+    (refused: 429) and one from a foreign page (refused: 403); stop it;
+    the lines of its log."""
     port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "c4lab", "serve", "--port", str(port), "--db", str(tmp_path / "g.sqlite"),
@@ -44,7 +52,10 @@ def logged(tmp_path: Path, *options: str) -> list[str]:
     try:
         assert proc.stdout and proc.stdout.readline().startswith("c4lab server at ")
         url = f"http://127.0.0.1:{port}/api/rooms"
-        assert post(url, {"mode": "online"}) == 200
+        status, room = answer(url, {"mode": "online"})
+        assert status == 200
+        with connect(f"ws://127.0.0.1:{port}/ws/{room['code']}", open_timeout=30) as socket:
+            assert json.loads(socket.recv(timeout=30))["type"] == "state"
         assert post(url, {"mode": "online"}) == 429
         assert post(url, {"mode": "online"}, origin="https://elsewhere.example") == 403
     finally:
@@ -65,19 +76,21 @@ def test_each_line_has_its_time_and_the_default_tells_rooms_and_refusals(tmp_pat
     assert any("refused 403 POST /api/rooms from 127.0.0.1: requests from 'https://elsewhere.example'" in line
                for line in lines), text
     assert not any(" ACCESS " in line for line in lines), text  # only with --access-log
+    assert not any(re.search(WEBSOCKET_LINE, line) for line in lines), text  # nor uvicorn's lines of a socket
 
 
-@pytest.mark.parametrize(("options", "room_lines", "access_lines"), [
-    (["--log-level", "warning"], 0, 0),
-    (["--access-log"], 1, 3),
-    (["--log-level", "warning", "--access-log"], 0, 3),  # the access log whatever the level
+@pytest.mark.parametrize(("options", "room_lines", "access_lines", "socket_lines"), [
+    (["--log-level", "warning"], 0, 0, 0),
+    (["--access-log"], 1, 3, 2),  # the socket's handshake accepted, the connection open (and perhaps closed)
+    (["--log-level", "warning", "--access-log"], 0, 3, 0),  # the access log whatever the level
 ])
 def test_the_level_and_the_access_log_are_the_operators_choice(
-    tmp_path: Path, options: list[str], room_lines: int, access_lines: int
+    tmp_path: Path, options: list[str], room_lines: int, access_lines: int, socket_lines: int
 ) -> None:
     lines = logged(tmp_path, *options)
     assert sum(": created (" in line for line in lines) == room_lines, lines
     assert sum(" ACCESS " in line for line in lines) == access_lines, lines
+    assert min(sum(bool(re.search(WEBSOCKET_LINE, line)) for line in lines), 2) == socket_lines, lines
 
 
 def test_a_log_level_is_one_of_four() -> None:

@@ -13,7 +13,10 @@ was survived: a database write that failed, a socket closed for reading
 nothing), ``info`` (``c4lab serve``'s default: also each room made and
 each game ended, and each request the server's door refused: rate
 limits, room caps, a foreign page, a body too large), ``debug``.
-``--access-log`` adds uvicorn's line for every HTTP request.  The
+``--access-log`` adds uvicorn's line for every HTTP request, and the
+lines uvicorn writes about each WebSocket (the handshake accepted or
+refused, the connection opened and closed), left out otherwise
+(``ConnectionLines``).  The
 configuration is uvicorn's own (``uvicorn.Config(log_config=...)``, the
 standard library's ``logging.config.dictConfig``), so its lines and
 c4lab's share one format.  Tests' servers in a thread keep uvicorn's
@@ -34,10 +37,24 @@ DATE_FORMAT = "%Y-%m-%d %H:%M:%S"
 log = logging.getLogger("c4lab.server.guard")
 
 
+class ConnectionLines(logging.Filter):
+    """Leaves out uvicorn's (and ``websockets``') info lines about one
+    WebSocket: ``'... - "WebSocket /ws/CODE" [accepted]'``, ``connection
+    open``, ``connection closed``, ``connection rejected ...``.  They come
+    through ``uvicorn.error``, the logger of the server's start and stop,
+    and are an access log of the sockets: one or two lines a connection."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = str(record.msg)
+        return not (message.startswith(('%s - "WebSocket ', "connection rejected"))
+                    or message in ("connection open", "connection closed"))
+
+
 def config(level: str = "warning", access: bool = False) -> dict[str, Any]:
     """The ``dictConfig`` of a server's log: c4lab's and uvicorn's lines at
     ``level`` (one of ``LEVELS``) and above, with the time; uvicorn's access
-    log (one line a request) only with ``access``."""
+    log (one line a request) and the lines of each WebSocket only with
+    ``access``."""
     if level not in LEVELS:
         raise ValueError(f"a log level is one of {', '.join(LEVELS)}, not {level!r}")
     upper = level.upper()
@@ -49,13 +66,14 @@ def config(level: str = "warning", access: bool = False) -> dict[str, Any]:
             "access": {"()": "uvicorn.logging.AccessFormatter", "fmt": ACCESS_FORMAT, "datefmt": DATE_FORMAT,
                        "use_colors": False},
         },
+        "filters": {"connections": {"()": ConnectionLines}},
         "handlers": {
             "default": {"formatter": "default", "class": "logging.StreamHandler", "stream": "ext://sys.stderr"},
             "access": {"formatter": "access", "class": "logging.StreamHandler", "stream": "ext://sys.stderr"},
         },
         "loggers": {
             "uvicorn": {"handlers": ["default"], "level": upper, "propagate": False},
-            "uvicorn.error": {"level": upper},
+            "uvicorn.error": {"level": upper, "filters": [] if access else ["connections"]},
             "uvicorn.access": {"handlers": ["access"] if access else [], "level": "INFO", "propagate": False},
             # propagates: a test's log capture (on the root logger) still sees c4lab's lines
             "c4lab": {"handlers": ["default"], "level": upper, "propagate": True},
