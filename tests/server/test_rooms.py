@@ -201,6 +201,28 @@ def test_the_log_tells_each_room_made_and_each_game_ended_once_it_is_saved(
     assert sum(f"room {resigned}: game over" in line for line in told) == 1  # not the one that was not saved
 
 
+def test_the_log_line_of_a_game_over_counts_its_moves_in_words(
+    store: FailingStore, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The line says "after 1 move" for one move, "after N moves" for
+    any other number."""
+    async def body(manager: RoomManager) -> list[str]:
+        codes = []
+        for moves in ("d", "dc"):
+            room, conn = await seated(manager, {"players": {"A": "human", "B": "human"}, "board": "7x6"})
+            for move in moves:
+                await manager.handle(room, conn, {"type": "move", "move": move})
+            await manager.handle(room, conn, {"type": "resign"})
+            codes.append(room.code)
+        return codes
+
+    with caplog.at_level(logging.INFO, logger="c4lab.server"):
+        one, two = with_manager(store, body)
+    told = [r.getMessage() for r in caplog.records if r.name.startswith("c4lab.server.")]
+    assert f"room {one}: game over, A won by resign, after 1 move" in told
+    assert f"room {two}: game over, B won by resign, after 2 moves" in told
+
+
 @pytest.mark.parametrize(("options", "words"), [
     ({"width": True, "height": 6}, "width and height must both be integers"),  # int(True) is 1
     ({"width": " 7", "height": 6}, "width and height must both be integers"),  # int(" 7") is 7

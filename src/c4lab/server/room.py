@@ -283,7 +283,8 @@ class Room:
     def ended_line(self) -> str:
         """A finished game in one line of the server's log."""
         how = f"no result ({self.reason})" if self.result is None else self.outcome()
-        return f"room {self.code}: game over, {how}, after {self.position.ply} moves"
+        ply = self.position.ply
+        return f"room {self.code}: game over, {how}, after {ply} move{'' if ply == 1 else 's'}"
 
     def snapshot(self) -> tuple[Any, ...]:
         """What a change may alter (``restore`` puts it back)."""
