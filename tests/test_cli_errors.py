@@ -51,6 +51,8 @@ BAD = [
     ("report", "/nonexistent-folder/run.jsonl"),
     ("bench", "--seconds", "0"),
     ("play", "--tui", "--delay", "-1"),
+    ("play", "--no-browser", "--seed", "3"),  # the terminal game's: the page draws its own (it was ignored)
+    ("play", "--no-browser", "--delay", "1"),
     ("play", "--tui", "--board", "7x6:abababa"),  # a finished game
     ("play", "--no-browser", "-2", "nobody"),
     ("serve", "--forfeit-after", "-1"),
@@ -91,6 +93,16 @@ def test_a_servers_bad_limit_names_its_option(option: str, value: str) -> None:
     assert result.exit_code == 2 and option in result.output, result.output  # before: "threads must be at least 1"
     if value == "engine":  # not "no such agent": it runs whatever program a visitor names
         assert "never offers it" in result.output
+
+
+@pytest.mark.parametrize("option, value", [("--seed", "3"), ("--delay", "1")])
+def test_play_in_the_browser_refuses_the_terminal_games_options_and_says_whose_they_are(option: str, value: str) -> None:
+    """The page draws its boards and its first player and paces the agents
+    itself: ``--seed`` and ``--delay`` without ``--tui`` would be ignored,
+    so they are refused, naming ``--tui``, before a server starts."""
+    result = CliRunner().invoke(main, ["play", "--no-browser", option, value])
+    assert result.exit_code == 2, result.output
+    assert f"{option} is for the terminal game (--tui)" in result.output
 
 
 def test_a_listing_creates_no_file(tmp_path: Path) -> None:

@@ -453,8 +453,9 @@ def agents() -> None:
     show_default=True,
     help="Which player plays A (moves first).",
 )
-@click.option("--seed", type=_INT64, default=None, help="Seed for the draws (first player, random boards).")
-@click.option("--delay", type=_Finite(0), default=None, help="Seconds to pause after an agent's move.")
+@click.option("--seed", type=_INT64, default=None,
+              help="Seed for the draws (first player, random boards) of the terminal game.")
+@click.option("--delay", type=_Finite(0), default=None, help="Seconds to pause after an agent's move (terminal game).")
 @click.option("--color/--no-color", default=None, help="Force colours on or off (default: when a terminal).")
 def play(
     tui: bool,
@@ -483,6 +484,10 @@ def play(
             sys.exit(run_terminal_game(settings))
         except ValueError as exc:
             raise click.UsageError(str(exc)) from None
+    for option, value in (("--seed", seed), ("--delay", delay)):
+        if value is not None:  # the page's form draws the board and the first player, and paces the agents itself
+            raise click.UsageError(f"{option} is for the terminal game (--tui): the page draws its own boards "
+                                   "and first player, and plays the agents' moves as they come")
     from c4lab.agents import make_agent
     from c4lab.rules.setup import check_start
 
