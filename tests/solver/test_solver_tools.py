@@ -134,7 +134,7 @@ def test_bench_solver_reports_an_unreadable_set_with_its_line(tmp_path: Path) ->
 
 
 def test_the_solver_agent_keeps_the_exact_score() -> None:
-    agent = make_agent("solver:book=0")
+    agent = make_agent("solver:book=0,time=60")  # a bound no solve here nears: never the fallback on a busy machine
     for line in (1, 2, 3, 4):
         position, score = _classic(line)
         move, analysis = agent.analyse(position)
@@ -326,7 +326,7 @@ def test_move_says_when_the_agent_fell_back_to_another() -> None:
 
 
 def test_bench_accuracy_measures_the_share_of_value_keeping_moves() -> None:
-    result = run("bench", "accuracy", "solver", "--positions", "3", "--sets", "variants", "--no-openspiel")
+    result = run("bench", "accuracy", "solver:time=60", "--positions", "3", "--sets", "variants", "--no-openspiel")
     assert result.exit_code == 0, result.output
     assert "variants (3)" in result.output and "100.0%" in result.output
     assert run("bench", "accuracy", "nobody", "--sets", "variants").exit_code == 2
