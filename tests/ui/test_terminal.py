@@ -225,3 +225,41 @@ def test_a_colour_terminal_too_narrow_for_the_board_gets_the_plain_one_and_is_to
     assert (told in text) == (not coloured)
     if not coloured:
         assert " 1 X A . . . . . . . . . ." in text  # the plain board, the players' letters
+
+
+class _CtrlCAfter:
+    """A keyboard whose person presses Ctrl-C after typing ``keys``."""
+
+    def __init__(self, *keys: str) -> None:
+        self.keys = list(keys)
+
+    def __call__(self, prompt: str) -> str:
+        if not self.keys:
+            raise KeyboardInterrupt
+        return self.keys.pop(0)
+
+
+@pytest.mark.parametrize(
+    ("settings", "keys", "said"),
+    [
+        (GameSettings(players=("human", "human"), first="1"), ("d", "c"), "Game abandoned. The moves so far: 7x6:dc"),
+        (GameSettings(board="4x4", players=("human", "human"), first="1"), ("a", "b", "a", "b", "a", "b", "a"),
+         "The game in notation: 4x4:abababa"),  # Ctrl-C at "Play again?"
+        (GameSettings(board="7x6:dd", players=("human", "human"), analyse=True), ("c",),
+         "The position on the board: 7x6:ddc"),
+    ],
+    ids=["in-a-game", "at-play-again", "analysis-board"],
+)
+def test_ctrl_c_ends_the_terminal_game_with_status_130_as_every_interrupted_command(
+    settings: GameSettings, keys: tuple[str, ...], said: str
+) -> None:
+    out = io.StringIO()
+    console = Console(file=out, no_color=True, width=100, color_system=None)
+    status = TerminalGame(settings, console=console, read=_CtrlCAfter(*keys)).run()
+    assert status == 130
+    assert said in out.getvalue()  # what was played is still printed
+
+
+def test_e_still_leaves_the_terminal_game_with_status_0() -> None:
+    _out, status, _keys = game(GameSettings(players=("human", "human"), first="1"), "d", "e")
+    assert status == 0

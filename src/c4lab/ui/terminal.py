@@ -33,6 +33,9 @@ from c4lab.rules.setup import check_start, starting_position
 from c4lab.rules.variant import column_letter
 
 SIDE_NAMES = {"A": "A (white)", "B": "B (black)"}
+#: The exit status of a game Ctrl-C ended, as of every interrupted command
+#: (``c4lab connect`` too): 128 + SIGINT.
+EXIT_INTERRUPTED = 130
 
 
 @dataclass(frozen=True)
@@ -332,7 +335,7 @@ class TerminalGame:
         while True:
             try:
                 entry = self.read(prompt).strip().lower()
-            except (EOFError, KeyboardInterrupt):
+            except EOFError:  # (Ctrl-C: the caller's, status 130)
                 return False
             if entry in ("y", "yes"):
                 return True
@@ -342,19 +345,24 @@ class TerminalGame:
 
     def run(self) -> int:
         """Play games until the person declines another one (the analysis
-        board: until they leave); exit status."""
-        if self.settings.analyse:
-            self.analyse()
-            return 0
-        number = 1
-        while True:
-            finished = self.play_one(number)
-            if not finished or not self.ask_yes_no("Play again? [y/n] "):
+        board: until they leave); exit status: 0, or 130 after Ctrl-C (the
+        game's moves so far are printed first)."""
+        try:
+            if self.settings.analyse:
+                self.analyse()
                 return 0
-            number += 1
+            number = 1
+            while True:
+                finished = self.play_one(number)
+                if not finished or not self.ask_yes_no("Play again? [y/n] "):
+                    return 0
+                number += 1
+        except KeyboardInterrupt:
+            return EXIT_INTERRUPTED
 
     def play_one(self, number: int) -> bool:
-        """One game; False if a person quit in the middle."""
+        """One game; False if a person quit in the middle (Ctrl-C: the moves
+        so far, then ``KeyboardInterrupt`` again)."""
         start = starting_position(self.settings.board, self.settings.bonus, self.rng)
         for agent in self.players:  # one that cannot play on this board: refused before the board is drawn
             agent.check_board(start.variant)
@@ -385,8 +393,10 @@ class TerminalGame:
                 self.players[by_side["A"]], self.players[by_side["B"]], start,
                 on_turn=screen.before_move, on_move=screen.after_move,
             )
-        except (QuitGame, KeyboardInterrupt):
+        except (QuitGame, KeyboardInterrupt) as stop:
             self.say(f"\nGame abandoned. The moves so far: {screen.position.notation}")
+            if isinstance(stop, KeyboardInterrupt):
+                raise
             return False
         finally:
             screen.stop_thinking()
@@ -446,8 +456,10 @@ class TerminalGame:
                     notice = ("Nothing to play again: this is the end of the line." if step.delta > 0
                               else "Nothing to take back: this is the start.")
                 ply = moved
-            except (QuitGame, KeyboardInterrupt, EOFError):
+            except (QuitGame, KeyboardInterrupt, EOFError) as stop:
                 self.say(f"\nThe position on the board: {empty.play(*line[:ply]).notation}")
+                if isinstance(stop, KeyboardInterrupt):
+                    raise
                 return
 
 
