@@ -387,6 +387,34 @@ def test_rooms_left_open_when_the_server_stopped_end_on_time_after_a_restart(db:
         store.close()
 
 
+def test_a_game_both_players_were_in_when_the_server_stopped_ends_abandoned_not_by_forfeit(db: Path) -> None:
+    """The server stopping closes both players' sockets: neither left first,
+    so if neither comes back after the restart, nobody forfeits (whichever
+    socket happened to close a moment before the other)."""
+    async def playing(server: BackgroundServer) -> str:
+        code, _, ann, bob = await online_game(server)
+        await ann.send({"type": "move", "move": "d"})
+        await bob.state_at("7x6:d")
+        return code  # both still connected when the server stops
+
+    store = GameStore(db)
+    first = BackgroundServer(store).start()
+    code = asyncio.run(playing(first))
+    first.stop()
+    store.close()
+    seats = json.loads(stored(db, code)["seats"])
+    assert seats["A"]["absent_since"] == seats["B"]["absent_since"]  # the same moment, whatever order they closed
+
+    store = GameStore(db)
+    second = BackgroundServer(store, forfeit_after=1.0).start()  # nobody comes back
+    try:
+        state = asyncio.run(room_over(second, code))
+        assert (state["result"], state["reason"]) == (None, "abandoned")
+    finally:
+        second.stop()
+        store.close()
+
+
 def test_a_listing_without_a_server_shows_an_online_room_left_for_an_hour_as_abandoned() -> None:
     seat = {"kind": "human", "name": "Ann", "spec": None, "token_hash": "x"}
     now = 10_000_000.0

@@ -99,6 +99,17 @@ class Presence:
         self.host = host
         self.forfeit_after = forfeit_after
         self.idle_after = idle_after
+        #: When the server began to stop (``stopping``): every player whose
+        #: socket it closes then left at that one moment.
+        self.stopped_at: float | None = None
+
+    def stopping(self) -> None:
+        """The server stops: the players it disconnects all leave at this
+        moment, whichever socket closes first, so that a room nobody comes
+        back to after a restart ends abandoned (``due``), never by the
+        forfeit of the one whose socket happened to close first."""
+        if self.stopped_at is None:
+            self.stopped_at = time.time()
 
     def arrive(self, room: Room, side: str) -> bool:
         """A connection for ``side``: True if its player was absent."""
@@ -113,7 +124,7 @@ class Presence:
         seat = room.seats[side]
         seat.connections = max(0, seat.connections - 1)
         if seat.connections == 0:
-            seat.absent_since = time.time()
+            seat.absent_since = self.stopped_at if self.stopped_at is not None else time.time()
             if room.mode == "online" and room.status in OPEN:
                 self.host.save_presence(room)
                 self.schedule(room)

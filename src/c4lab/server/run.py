@@ -99,7 +99,20 @@ def settle_collector() -> None:
     gc.set_threshold(*GC_THRESHOLDS)
 
 
-class LongRunningServer(uvicorn.Server):
+class RoomServer(uvicorn.Server):
+    """A uvicorn server of the rooms' app: when it stops, the rooms hear it
+    before it closes their sockets (``Presence.stopping``: the players in a
+    game all leave at the same moment, not in the order the sockets close)."""
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        state = getattr(self.config.app, "state", None)
+        manager = getattr(state, "manager", None)
+        if manager is not None:
+            manager.presence.stopping()
+        await super().shutdown(sockets)
+
+
+class LongRunningServer(RoomServer):
     """``c4lab serve`` and ``c4lab play``: the collector settled before it
     starts; ``on_listening`` called once the socket accepts connections
     (the address is printed then, never before: a browser or a script that
@@ -172,7 +185,7 @@ def make_server(
         loop="auto", http="auto",  # uvloop and httptools (dependencies), asyncio's loop and h11 where they are missing
         timeout_graceful_shutdown=SHUTDOWN_WAIT,
     )
-    return (LongRunningServer if long_running else uvicorn.Server)(config)
+    return (LongRunningServer if long_running else RoomServer)(config)
 
 
 class BackgroundServer:
