@@ -30,7 +30,7 @@ from websockets.sync.server import ServerConnection, serve
 from c4lab.cli import main
 from c4lab.server.run import BackgroundServer
 from c4lab.server.storage import GameStore
-from c4lab.ui.online import OnlineClient
+from c4lab.ui.online import KeyboardLines, OnlineClient
 from c4lab.ui.room_link import ConnectError, RoomAddress
 
 WAIT = 15.0  # seconds: a generous bound for anything the tests wait for
@@ -840,3 +840,111 @@ def test_a_host_name_nobody_has_fails_at_once_a_slow_name_server_is_tried_again(
     else:
         with pytest.raises(room_link.Unreachable, match="name resolution failed"):
             room_link.http_json("GET", url)
+
+
+class _TerminalScreen(io.StringIO):
+    """What a terminal shows, as a string: the client re-prints an open
+    prompt under each line only on a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+class _TerminalKeyboard(KeyboardLines):
+    """``c4lab connect``'s own keyboard on a terminal (``live``: read at any
+    time), its lines typed by the test."""
+
+    def __init__(self, console: Console) -> None:
+        super().__init__(console)
+        self.lines: queue.Queue[str | None] = queue.Queue()
+
+    @property
+    def live(self) -> bool:
+        return True
+
+    def _line(self) -> str:
+        line = self.lines.get()  # (a daemon thread: a line never typed keeps nothing up)
+        if line is None:
+            raise EOFError
+        return line
+
+
+class _AtATerminal(Running):
+    """An ``OnlineClient`` at a (plain) terminal: the screen as it is seen,
+    prompts and all."""
+
+    def __init__(self, url: str, **options: Any) -> None:
+        self.out = _TerminalScreen()
+        console = Console(file=self.out, no_color=True, color_system=None, width=200)
+        self.keyboard = _TerminalKeyboard(console)
+        self.client = OnlineClient(url, console=console, read=self.keyboard, retry_delay=0.05, **options)
+        self.status = None
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+
+def test_a_spectator_at_a_terminal_is_offered_the_way_out_after_each_game_and_no_prompt_during_one(
+    server: BackgroundServer,
+) -> None:
+    """Review: the "e to stop watching: " prompt did not show when the
+    first game ended (it came only with the next news), and after a
+    rematch it was printed again under every line of the new game."""
+    code, ann_token = new_room(server)
+    ann = Player(server, code, ann_token)
+    bob = Player(server, code, join(server, code, "Bob"))
+    spectator = _AtATerminal(f"{server.url}/r/{code}", watch=True)
+    try:
+        spectator.wait_for("You are watching.")
+        ann.send({"type": "resign"})
+        spectator.wait_for("B (black), Bob wins.")
+        spectator.wait_for(f"/games/{code}\ne to stop watching: ")  # the way out, at once
+        ann.send({"type": "rematch", "action": "offer"})
+        bob.next_message("rematch")
+        bob.send({"type": "rematch", "action": "accept"})
+        bob.next_state(lambda room: room["status"] == "playing")
+        spectator.wait_for("A (white), Bob to move.")
+        bob.play("d")
+        spectator.wait_for("B (black), Ann to move.")
+        new_game = spectator.output.split("A new game in this room")[1]
+        assert "e to stop watching" not in new_game  # a game is watched with no prompt (e still leaves)
+        spectator.keyboard.lines.put("e")
+        assert spectator.finish() == 0
+    finally:
+        ann.close()
+        bob.close()
+    assert spectator.output.endswith("You stopped watching.\n")
+
+
+def test_a_move_played_on_the_seats_other_connection_closes_the_column_prompt_here(server: BackgroundServer) -> None:
+    """Review: a player with the game open twice (this terminal and a page)
+    who moved on the page still saw "A to move: column ..." here, under the
+    line saying it was the opponent's move."""
+    code, ann_token = new_room(server)
+    bob = Player(server, code, join(server, code, "Bob"))
+    ann = _AtATerminal(f"{server.url}/r/{code}", token=ann_token)
+    page = Player(server, code, ann_token)  # Ann's other connection
+    try:
+        ann.wait_for("Your move, A (white).\nA to move: column")
+        page.play("d")
+        ann.wait_for("B (black), Bob to move.")
+        time.sleep(0.3)
+        assert ann.output.rstrip(" \n").endswith("B (black), Bob to move.")  # no prompt of a move already played
+        bob.play("c")
+        ann.wait_for("B (black), Bob plays c.")
+        def after() -> str:
+            return ann.output.split("B (black), Bob plays c.")[1]
+
+        deadline = time.monotonic() + WAIT
+        while "Your move, A (white).\nA to move: column" not in after():  # and her turn's prompt again
+            assert time.monotonic() < deadline, ann.output
+            time.sleep(0.01)
+        ann.keyboard.lines.put("d")
+        while "A (white), Ann (you) plays d." not in after():
+            assert time.monotonic() < deadline, ann.output
+            time.sleep(0.01)
+        ann.keyboard.lines.put("e")
+        assert ann.finish() == 0
+    finally:
+        page.close()
+        bob.close()
+    assert room_state(server, code)["position"] == "7x6:dcd"

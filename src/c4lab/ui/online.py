@@ -761,7 +761,7 @@ class OnlineClient:
         to stay for a rematch."""
         if self._stays(room):
             prompt = self._after_prompt()
-            if self._entry is not None and self._asking[0] == "after" and (ended or prompt != self._asking_prompt):
+            if self._entry is not None and self._asking[0] in ("after", "watch") and (ended or prompt != self._asking_prompt):
                 self._asking_prompt = prompt  # (a prompt of the game, or of an offer gone without news)
                 self._end_prompt_line()
                 self._prompt_again()
@@ -792,7 +792,7 @@ class OnlineClient:
             return
         self.room["rematch"] = seat if event == "offered" else None  # as the next state will say
         self._in_flight = event == "accepted"  # no prompt until the new game's board
-        if self._entry is not None and self._asking[0] == "after":  # accepted: the new board comes next
+        if self._entry is not None and self._asking[0] in ("after", "watch"):  # accepted: the new board comes next
             self._asking_prompt = "" if event == "accepted" else self._after_prompt()
         self._note(self._rematch_news(event, seat, kept))
 
@@ -847,14 +847,16 @@ class OnlineClient:
         (a resignation, a forfeit), the line answers the rematch's prompt;
         in the game a rematch began, a line of the prompt after the last
         one is a move when it is this player's turn, else it waits for the
-        opponent's.  (Any other line read for a board that changed is
-        refused: the game moved on.)"""
+        opponent's, as a spectator's does (no prompt), and so does a column
+        prompt whose move was played elsewhere (the seat's other connection,
+        a page).  (Any other line read for a board that changed is refused:
+        the game moved on.)"""
         if self._entry is None or self.room is None:
             return
         kind, over = self._asking[0], self.room["status"] == "over"
         if over and kind in ("column", "wait"):
             kind, prompt = ("after" if self.you else "watch"), self._after_prompt()
-        elif not over and kind in ("after", "wait"):
+        elif not over and (kind in ("after", "wait", "watch") or (kind == "column" and not self._my_turn())):
             kind, prompt = ("column", self._column_prompt()) if self._my_turn() else ("wait", "")
         else:
             return
