@@ -385,3 +385,12 @@ def test_the_form_offers_the_last_games_players_again(server, new_page):
     expect(page.locator("#player2")).to_have_value("random")
     page.goto(server.url + "/?p2=normal")
     expect(page.locator("#player2")).to_have_value("normal")
+
+
+def test_the_replay_counts_its_moves_in_words(server, new_page):
+    """Review: a game of one move was "7x6 · 1 moves"."""
+    page = new_page()
+    for start, words in (("7x6:d", "7x6 · 1 move"), ("7x6:dc", "7x6 · 2 moves")):
+        ticket = create_room(server, mode="local", board=start, players={"A": "human", "B": "human"})
+        page.goto(f"{server.url}/games/{ticket['code']}")
+        expect(page.locator("#replay-title")).to_have_text(words)

@@ -76,7 +76,7 @@ export async function showReplay(code) {
   const header = positionHeader(game.position);
   const board = new Board($("replay-board"));
   board.setup(geometry);
-  setText($("replay-title"), `${header} · ${tokens.length} moves`);
+  setText($("replay-title"), `${header} · ${tokens.length} move${tokens.length === 1 ? "" : "s"}`);
   const slider = $("replay-slider");
   slider.max = String(tokens.length);
   slider.addEventListener("input", () => go(Number(slider.value), false));
