@@ -948,3 +948,15 @@ def test_a_move_played_on_the_seats_other_connection_closes_the_column_prompt_he
         page.close()
         bob.close()
     assert room_state(server, code)["position"] == "7x6:dcd"
+
+
+def test_leaving_a_local_room_says_the_way_back_and_no_forfeit(server: BackgroundServer) -> None:
+    """Review: leaving a local room (``c4lab play``'s, where nobody
+    forfeits) said "an absent player forfeits after the server's time limit"."""
+    answer = httpx.post(f"{server.url}/api/rooms", json={"mode": "local", "players": {"A": "human", "B": "human"}},
+                        timeout=WAIT).json()
+    client = Running(f"{server.url}/r/{answer['code']}", Script("d", "e"), token=answer["token"])
+    assert client.finish() == 0
+    assert "You left the game." in client.output
+    assert f"To come back to this game: C4LAB_TOKEN={answer['token']} c4lab connect {server.url}/r/{answer['code']}" in client.output
+    assert "forfeit" not in client.output

@@ -905,7 +905,10 @@ def _forfeit_in(seat: dict[str, Any]) -> str:
 
 def _forfeit_words(room: dict[str, Any]) -> str:
     """How long an absent player has before forfeiting, as the room's
-    state says (``forfeit_after``), for the come-back line."""
+    state says (``forfeit_after``), for the come-back line; nothing for a
+    local room (``c4lab play``), whose players never forfeit."""
+    if room.get("mode", "online") != "online":
+        return ""
     seconds = room.get("forfeit_after")
     if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or seconds <= 0:
         return " (an absent player forfeits after the server's time limit)"
