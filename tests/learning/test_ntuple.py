@@ -1150,6 +1150,23 @@ def test_a_run_stopped_between_two_points_of_its_curve_goes_on_at_the_seconds_it
     assert Network.load(out).options["seconds"] == at[stopped.games + 1000] >= stopped.options["seconds"]
 
 
+def test_a_network_resumed_into_a_new_curve_keeps_its_training_seconds(tmp_path: Path) -> None:
+    """``--resume net.npz --out other.npz`` (as the shipped network is
+    trained on) starts a new curve: its first point is the network as it
+    was, at its games and the training seconds its header kept, and the
+    file written keeps counting from them, not from 0."""
+    net = Network.create(Variant(4, 4), tuples=10, seed=1)
+    net.games, net.options = 3000, {"seconds": 12.5}
+    net.save(tmp_path / "net.npz")
+    out = tmp_path / "other.npz"
+    result = CliRunner().invoke(main, ["train", "ntuple", "--resume", str(tmp_path / "net.npz"), "--out", str(out),
+                                       "--games", "1000", "--probes", "0"])
+    assert result.exit_code == 0, result.output
+    rows = [line.split(",") for line in (tmp_path / "other-curve.csv").read_text().splitlines()[1:]]
+    assert (int(rows[0][0]), float(rows[0][1])) == (3000, 12.5)
+    assert Network.load(out).options["seconds"] >= 12.5
+
+
 @pytest.mark.parametrize("inherited", ["default", "ignored"])
 def test_ctrl_c_while_the_probes_are_labelled_stops_at_once_and_writes_nothing(tmp_path: Path, inherited: str) -> None:
     """Labelling 100 probe positions of 8x6/Xc3/Bf4 takes the solver two

@@ -213,8 +213,11 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
     by_games = eval_every is None and seconds is None
     points: list[CurvePoint] = list(earlier)
     # A resumed run's seconds go on from its network's (its header's ``seconds``, saved with it: a run stopped
-    # between two points of its curve trained on after the last one), else from its curve's last point.
-    since = max(earlier[-1].seconds, float(network.options.get("seconds", 0.0))) if earlier else 0.0
+    # between two points of its curve trained on after the last one), or from its curve's last point if later;
+    # so with a new curve too (--out or --curve elsewhere), whose first point is the network's games and seconds.
+    since = float(network.options.get("seconds", 0.0)) if resume is not None else 0.0
+    if earlier:
+        since = max(earlier[-1].seconds, since)
     state: dict[str, Any] = {"next_eval": every, "next_save": checkpoint_minutes * 60, "evals": 0, "last": ""}
 
     def evaluate(final: bool = False) -> None:
