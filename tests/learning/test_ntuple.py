@@ -1396,6 +1396,28 @@ def test_a_header_that_does_not_match_its_arrays_or_holds_bad_options_is_refused
     assert Network.load(written("fine.npz")).games == 500
 
 
+def test_a_header_whose_mirror_flag_is_not_the_boards_symmetry_is_refused(tmp_path: Path) -> None:
+    """A network reads its tuples mirrored exactly where its board is its
+    own mirror image; a header edited to say otherwise (or to say "false"
+    as text, which is not false) would make the same weights play another
+    game, so it is refused as damaged, not loaded."""
+    net = trained("4x4", 500)
+    assert net.mirror
+
+    def written(name: str, mirror: Any) -> Path:
+        path = tmp_path / name
+        np.savez_compressed(path, header=np.array(json.dumps({**net.header(), "mirror": mirror})),
+                            tuples=net.tuples, weights=net.weights)
+        return path
+
+    for name, mirror, why in [("text.npz", "false", "header is damaged \\(mirror is 'false'"),
+                              ("number.npz", 1, "header is damaged"),
+                              ("unmirrored.npz", False, "do not match its header")]:
+        with pytest.raises(NetworkError, match=f"{name}: .*{why}"):
+            Network.load(written(name, mirror))
+    assert Network.load(written("fine.npz", True)).mirror
+
+
 def test_a_file_written_whole_or_not_at_all(tmp_path: Path) -> None:
     from c4lab import atomic
 

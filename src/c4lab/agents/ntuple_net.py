@@ -663,7 +663,9 @@ class Network:
         try:
             variant = Position.parse(str(header["variant"])).variant
             states = int(header["states"])
-            mirror = bool(header["mirror"])
+            mirror = header["mirror"]
+            if not isinstance(mirror, bool):  # bool("false") would be True: the tuples read the other way
+                raise TypeError(f"mirror is {mirror!r}, not true or false")
             games = int(header["games"])
             options = dict(header.get("options") or {})
             said = (int(header.get("tuples", -1)), int(header.get("length", -1)))  # -1: not said (an early file)
@@ -687,7 +689,7 @@ class Network:
             or weights.ndim != (3 if header["format"] == FORMAT_V1 else 2)
             or weights.shape[0] != 2
             or not np.isfinite(weights).all()
-            or (mirror and not variant.is_mirror_symmetric)
+            or mirror != variant.is_mirror_symmetric  # every network reads its tuples mirrored where the board is symmetric
         ):
             raise NetworkError(f"{path}: its tuples or weights do not match its header (a damaged file?)")
         tuples = tuples.astype(np.int16)
