@@ -1396,6 +1396,28 @@ def test_a_header_that_does_not_match_its_arrays_or_holds_bad_options_is_refused
     assert Network.load(written("fine.npz")).games == 500
 
 
+def test_a_resumed_network_whose_header_holds_options_no_run_takes_is_refused_naming_the_file(
+        tmp_path: Path) -> None:
+    """A resumed run goes on with the header's step size, exploration,
+    openings, lambda and averaged share where none is given: an edited or
+    damaged header's value out of range is one line naming the file and its
+    header (exit 2, nothing written), not a complaint about an option the
+    user never typed."""
+    net = trained("4x4", 500)
+    for name, option, why in [("alpha.npz", {"alpha": 0.0}, "alpha must be"),
+                              ("opening.npz", {"opening": 100}, "opening must be 0 to 64 moves, not 100"),
+                              ("lam.npz", {"lam": 2.0}, "lambda must be"), ("epsilon.npz", {"epsilon": 5.0}, "epsilon")]:
+        path = tmp_path / name
+        header = {**net.header(), "options": {**net.options, **option}}
+        np.savez_compressed(path, header=np.array(json.dumps(header)), tuples=net.tuples, weights=net.weights)
+        before = sorted(tmp_path.iterdir())
+        result = CliRunner().invoke(main, ["train", "ntuple", "--resume", str(path), "--games", "10", "--probes", "0"])
+        assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.output
+        assert result.stderr.startswith(f"Error: {path}: its header's training options are damaged (")
+        assert why in result.stderr
+        assert sorted(tmp_path.iterdir()) == before
+
+
 def test_a_header_whose_mirror_flag_is_not_the_boards_symmetry_is_refused(tmp_path: Path) -> None:
     """A network reads its tuples mirrored exactly where its board is its
     own mirror image; a header edited to say otherwise (or to say "false"

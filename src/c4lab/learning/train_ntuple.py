@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import sys
 from contextlib import suppress
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -111,6 +112,10 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
         raise ValueError("--add-tuples grows a trained network: give it with --resume FILE")
     if resume is not None:
         network = Network.load(resume)
+        try:  # what the run goes on with where no option is given: refused with the file's name, not as if typed
+            N.Options(**{k: v for k, v in network.options.items() if k in {f.name for f in fields(N.Options)}})
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{resume}: its header's training options are damaged ({exc})") from None
         if tuples is not None:
             raise ValueError(f"--tuples shapes a new network; the one in {resume} keeps its "
                              f"{network.tuples.shape[0]} tuples (grow it with --add-tuples N)")
