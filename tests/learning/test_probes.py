@@ -78,3 +78,20 @@ def test_a_damaged_probe_file_names_the_file_and_the_entry(tmp_path: Path, text:
     assert str(path) in str(caught.value)
     json.dumps(str(caught.value))  # one printable line
     assert "\n" not in str(caught.value)
+
+
+def test_a_probe_file_of_another_board_is_labelled_again_not_used(tmp_path: Path) -> None:
+    """The probe set is a cache kept by name: a file of another board's
+    positions under this board's name (copied, renamed) would judge the
+    network on positions it cannot play, so it counts as damaged: named
+    with the entry, then labelled again and replaced."""
+    small, other = Position.parse("4x4").variant, Position.parse("5x4").variant
+    made = P.probe_set(small, 4, seed=2, directory=tmp_path)
+    path = P.probe_path(other, 4, seed=2, directory=tmp_path)
+    P.probe_path(small, 4, seed=2, directory=tmp_path).rename(path)
+    assert len(P.load(path)) == 4  # read without a board, it is a whole probe set
+    with pytest.raises(P.ProbeError, match="entry 0 is a position of 4x4, not of 5x4"):
+        P.load(path, other)
+    again = P.probe_set(other, 4, seed=2, directory=tmp_path)
+    assert {i.position.variant for i in again} == {other} and len(again) == 4
+    assert {i.position.variant for i in P.load(path, other)} == {other} and made

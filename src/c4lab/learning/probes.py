@@ -130,9 +130,11 @@ def save(path: Path, items: list[ScoredPosition]) -> None:
     atomic.write_text(path, json.dumps(record, indent=0))
 
 
-def load(path: Path) -> list[ScoredPosition]:
+def load(path: Path, variant: Variant | None = None) -> list[ScoredPosition]:
     """A probe set written by ``save``; ``ProbeError`` naming the file and
-    the entry when it is damaged."""
+    the entry when it is damaged, or (given ``variant``) holds a position
+    of another board (a file copied or renamed: the network would be
+    judged on positions it cannot play)."""
     try:
         record = json.loads(path.read_text())
     except (OSError, ValueError) as exc:
@@ -146,6 +148,8 @@ def load(path: Path) -> list[ScoredPosition]:
             scores = {Move.parse(t): int(v) for t, v in entry["scores"].items()}
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise ProbeError(f"{path}: entry {i} is damaged ({exc})") from None
+        if variant is not None and position.variant != variant:
+            raise ProbeError(f"{path}: entry {i} is a position of {position.variant}, not of {variant}")
         if set(scores) != set(position.legal_moves()):
             raise ProbeError(f"{path}: entry {i} does not score every legal move of {position.notation}")
         out.append(ScoredPosition(position, scores))
@@ -168,7 +172,7 @@ def probe_set(variant: Variant, count: int = 200, seed: int = 7, plies: tuple[in
     path = probe_path(variant, count, seed, plies, directory)
     if path.exists():
         try:
-            return load(path)
+            return load(path, variant)
         except ProbeError:
             pass  # labelled again below, and the file replaced
     items = make(variant, count, seed, plies, progress, threads)

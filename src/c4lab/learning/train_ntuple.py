@@ -180,7 +180,7 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
         damaged = None
         if stored.exists():
             try:
-                P.load(stored)
+                P.load(stored, variant)
             except P.ProbeError as exc:
                 damaged = exc
         if stored.exists() and damaged is None:
