@@ -104,10 +104,19 @@ class BadInput(click.ClickException):
     exit_code = 2
 
 
+def _named_file(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """A file option given an empty name (``--resume "$NET"`` with ``NET``
+    unset) is an error, not the option left out: the command would
+    otherwise quietly start anew or write its default file."""
+    if value is not None and not value.strip():
+        raise click.BadParameter("an empty file name (blank)" if value else "an empty file name")
+    return value
+
+
 def _writable_output(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """An output file's folder must exist and take a new file: checked before
     the run, so that a long run does not end in a write that fails."""
-    if value is not None:
+    if _named_file(ctx, param, value) is not None:
         from pathlib import Path  # lazy: start-up time
 
         from c4lab.arrayfile import check_writable  # lazy: start-up time
@@ -860,7 +869,7 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
                    "the games go on from where the network's last run left them).")
 @click.option("--out", type=click.Path(dir_okay=False), callback=_writable_output, default=None,
               help="Network file (default: ntuple-BOARD.npz); never overwritten unless it is --resume's file.")
-@click.option("--resume", type=click.Path(dir_okay=False), default=None,
+@click.option("--resume", type=click.Path(dir_okay=False), callback=_named_file, default=None,
               help="Continue training this network file (written back to --out, default: the same file); "
                    "given none of --alpha and --alpha-final (--epsilon and --epsilon-final) it goes on at its last "
                    "run's final step size (exploration), or, for a run stopped early, with the rest of its schedule.")

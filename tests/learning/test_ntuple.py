@@ -1150,6 +1150,19 @@ def test_a_run_stopped_between_two_points_of_its_curve_goes_on_at_the_seconds_it
     assert Network.load(out).options["seconds"] == at[stopped.games + 1000] >= stopped.options["seconds"]
 
 
+@pytest.mark.parametrize("option", ["--resume", "--out", "--curve"])
+def test_an_empty_file_name_is_refused_not_taken_for_the_option_left_out(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, option: str) -> None:
+    """``--resume "$NET"`` with ``NET`` unset would otherwise start a new
+    classic network into ntuple-7x6.npz; ``--out ""`` would write the
+    default file: one line, exit 2, nothing written."""
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["train", "ntuple", "--games", "10", "--probes", "0", option, ""])
+    assert result.exit_code == 2
+    assert result.stderr.strip() == f"Error: Invalid value for '{option}': an empty file name"
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_network_resumed_into_a_new_curve_keeps_its_training_seconds(tmp_path: Path) -> None:
     """``--resume net.npz --out other.npz`` (as the shipped network is
     trained on) starts a new curve: its first point is the network as it
