@@ -95,3 +95,17 @@ def test_a_probe_file_of_another_board_is_labelled_again_not_used(tmp_path: Path
     again = P.probe_set(other, 4, seed=2, directory=tmp_path)
     assert {i.position.variant for i in again} == {other} and len(again) == 4
     assert {i.position.variant for i in P.load(path, other)} == {other} and made
+
+
+def test_a_probe_set_that_cannot_be_kept_is_still_used_and_the_loss_of_the_cache_said(tmp_path: Path) -> None:
+    """The labels took the solver minutes; a home whose folder cannot be
+    made or written (a file where the folder would be, a read-only home)
+    loses only the cache: the set is returned and ``warn`` says why it was
+    not kept (before, the run ended in a traceback after the labelling)."""
+    (tmp_path / "home").write_text("a file, not a folder")
+    folder = tmp_path / "home" / ".c4lab" / "probes"
+    said: list[str] = []
+    items = P.probe_set(Position.parse("4x4").variant, 3, seed=2, directory=folder, threads=1, warn=said.append)
+    assert len(items) == 3 and all(i.decides for i in items)
+    assert len(said) == 1 and str(P.probe_path(items[0].position.variant, 3, seed=2, directory=folder)) in said[0]
+    assert "labelled again next time" in said[0] and "\n" not in said[0]

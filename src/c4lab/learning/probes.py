@@ -164,11 +164,13 @@ def probe_path(variant: Variant, count: int = 200, seed: int = 7, plies: tuple[i
 
 def probe_set(variant: Variant, count: int = 200, seed: int = 7, plies: tuple[int, int] = EARLY_PLIES,
               directory: Path | None = None, progress: Callable[[str], None] | None = None,
-              threads: int | None = None) -> list[ScoredPosition]:
+              threads: int | None = None, warn: Callable[[str], None] | None = None) -> list[ScoredPosition]:
     """The probe set of ``variant``: read from its file if it was made
     before, else made (on ``threads`` threads, by default one a core) and
     stored (also where that file is damaged: it is only a cache of what
-    the solver says)."""
+    the solver says).  A folder it cannot be stored in (a home that is a
+    file or read-only) loses nothing but the cache: ``warn`` is told, and
+    the set labelled is returned."""
     path = probe_path(variant, count, seed, plies, directory)
     if path.exists():
         try:
@@ -176,5 +178,10 @@ def probe_set(variant: Variant, count: int = 200, seed: int = 7, plies: tuple[in
         except ProbeError:
             pass  # labelled again below, and the file replaced
     items = make(variant, count, seed, plies, progress, threads)
-    save(path, items)
+    try:
+        save(path, items)
+    except OSError as exc:
+        if warn is not None:
+            warn(f"the probe positions could not be kept in {path} ({exc.strerror or exc}): they are labelled "
+                 "again next time")
     return items

@@ -204,7 +204,8 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
 
         with ctrl_c_interrupts():  # Ctrl-C stops the labelling (minutes on some boards), nothing written
             probe_set = P.probe_set(variant, count, plies=plies, progress=show if shown else log,
-                                    threads=min(workers, usable_cores()))  # the cores the run was given
+                                    threads=min(workers, usable_cores()),  # the cores the run was given
+                                    warn=lambda text: _say(f"\r\033[K{text}" if shown else text))
         if shown:
             print("\r\033[K", end="", file=sys.stderr, flush=True)
     _say(f"training {variant}: {network.tuples.shape[0]} tuples of {network.length} cells, {network.states} "
