@@ -926,6 +926,10 @@ def train_ntuple(board: str | None, bonus: bool, minutes: float | None, games: i
 
     from c4lab.learning import train_ntuple
 
+    def _path(value: str | None) -> Path | None:
+        # --out=~/net.npz (no shell expands it there): the file the folder check read (~ expanded), not ./~/net.npz
+        return Path(value).expanduser() if value else None
+
     # Left to its default, a step size or exploration is the learner's (or, with --resume, where the network
     # stopped), and so are the openings, lambda and the averaged share (with --resume, its last run's); a
     # length given with --resume is refused (the network keeps its tuples).
@@ -939,9 +943,9 @@ def train_ntuple(board: str | None, bonus: bool, minutes: float | None, games: i
     try:
         train_ntuple.run(
             board=board, bonus=bonus, minutes=minutes, games=games, workers=workers, executor=executor,
-            ray_address=ray_address, seed=seed, seed_given=seed_given, out=Path(out) if out else None,
-            resume=Path(resume) if resume else None, tuples=tuples, add_tuples=add_tuples, probes=probes,
-            eval_every=eval_every, checkpoint_minutes=checkpoint, curve=Path(curve) if curve else None, **given,
+            ray_address=ray_address, seed=seed, seed_given=seed_given, out=_path(out), resume=_path(resume),
+            tuples=tuples, add_tuples=add_tuples, probes=probes, eval_every=eval_every,
+            checkpoint_minutes=checkpoint, curve=_path(curve), **given,
         )
     except ValueError as exc:  # one line, whatever was wrong (an option, a file)
         click.echo(f"Error: {exc}", err=True)

@@ -1163,6 +1163,27 @@ def test_an_empty_file_name_is_refused_not_taken_for_the_option_left_out(
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_tilde_in_out_or_resume_is_the_home_folder_as_in_weights(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--out=~/net.npz`` reaches the command unexpanded (no shell expands
+    it there): the folder check read it as the home folder, the run then
+    wrote ``./~/net.npz``, whose folder does not exist, and lost what it
+    learnt at the end.  It is the home folder throughout, as the agent's
+    ``weights=~/net.npz`` is."""
+    home, here = tmp_path / "home", tmp_path / "here"
+    home.mkdir()
+    here.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(here)
+    first = CliRunner().invoke(main, ["train", "ntuple", "--board", "4x4", "--games", "500", "--probes", "0",
+                                      "--tuples", "6", "--out=~/net.npz"])
+    assert first.exit_code == 0, first.output
+    assert Network.load(home / "net.npz").games == 500 and (home / "net-curve.csv").exists()
+    again = CliRunner().invoke(main, ["train", "ntuple", "--resume=~/net.npz", "--games", "500", "--probes", "0"])
+    assert again.exit_code == 0, again.output
+    assert Network.load(home / "net.npz").games == 1000 and list(here.iterdir()) == []
+
+
 def test_a_network_resumed_into_a_new_curve_keeps_its_training_seconds(tmp_path: Path) -> None:
     """``--resume net.npz --out other.npz`` (as the shipped network is
     trained on) starts a new curve: its first point is the network as it
