@@ -4,8 +4,9 @@ One ``.npz`` archive (compressed) holding the named arrays and ``header``,
 a JSON object with at least ``format``.  Written atomically (a temporary
 file, then a rename: a crash leaves the old file or the new one, never half
 of one) and read strictly: never unpickled, and every way a file can be
-wrong (missing, not an archive, cut short, another format, a missing array)
-is raised as the caller's own error class, saying what and which file.
+wrong (missing, not an archive, cut short, its compressed data damaged,
+another format, a missing array) is raised as the caller's own error
+class, saying what and which file.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import json
 import tempfile
 import zipfile
+import zlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -73,6 +75,6 @@ def load_arrays(
             arrays = {name: data[name] for name in names}
     except error:
         raise
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zlib.error) as exc:  # zlib: data damaged
         raise error(f"cannot read {what} {path}: {exc}") from None
     return header, arrays

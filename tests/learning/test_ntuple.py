@@ -1452,6 +1452,29 @@ def test_a_resumed_network_whose_header_holds_options_no_run_takes_is_refused_na
         assert sorted(tmp_path.iterdir()) == before
 
 
+def test_a_network_file_whose_compressed_data_is_damaged_is_one_line_for_the_agent_and_the_trainer(
+        tmp_path: Path) -> None:
+    """Bit rot inside a member's deflate stream (the archive's directory
+    whole) is not a bad CRC but a decompression error: one line naming the
+    file, exit 2, for ``weights=`` and ``--resume`` alike (before: zlib's
+    traceback, exit 1)."""
+    path = tmp_path / "rotten.npz"
+    trained("4x4", 500).save(path)
+    data = bytearray(path.read_bytes())
+    with zipfile.ZipFile(path) as archive:
+        at = archive.getinfo("weights.npy").header_offset
+    start = at + 30 + int.from_bytes(data[at + 26:at + 28], "little") + int.from_bytes(data[at + 28:at + 30], "little")
+    data[start] = 0b111  # the first deflate block: final, of the reserved type 3
+    path.write_bytes(bytes(data))
+    with pytest.raises(NetworkError, match=f"cannot read n-tuple network {path}: .*invalid block type"):
+        Network.load(path)
+    moved = CliRunner().invoke(main, ["move", "4x4", "--agent", f"ntuple:weights={path}"])
+    resumed = CliRunner().invoke(main, ["train", "ntuple", "--resume", str(path), "--games", "10", "--probes", "0"])
+    for result in (moved, resumed):
+        assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+        assert result.stderr.count("\n") == 1 and str(path) in result.stderr
+
+
 def test_a_header_whose_mirror_flag_is_not_the_boards_symmetry_is_refused(tmp_path: Path) -> None:
     """A network reads its tuples mirrored exactly where its board is its
     own mirror image; a header edited to say otherwise (or to say "false"
