@@ -116,7 +116,8 @@ def _named_file(ctx: click.Context, param: click.Parameter, value: str | None) -
 def _writable_output(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """An output file's folder must exist and take a new file: checked before
     the run, so that a long run does not end in a write that fails."""
-    if _named_file(ctx, param, value) is not None:
+    value = _named_file(ctx, param, value)
+    if value is not None:
         from pathlib import Path  # lazy: start-up time
 
         from c4lab.arrayfile import check_writable  # lazy: start-up time
