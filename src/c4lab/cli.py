@@ -115,13 +115,16 @@ def _named_file(ctx: click.Context, param: click.Parameter, value: str | None) -
 
 def _writable_output(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """An output file's folder must exist and take a new file: checked before
-    the run, so that a long run does not end in a write that fails."""
+    the run, so that a long run does not end in a write that fails.  A ``~``
+    no shell expanded (``--out=~/q.npz``) is the home folder, as it is in
+    the check: the name returned is the one checked."""
     value = _named_file(ctx, param, value)
     if value is not None:
         from pathlib import Path  # lazy: start-up time
 
         from c4lab.arrayfile import check_writable  # lazy: start-up time
 
+        value = str(Path(value).expanduser())
         try:
             check_writable(Path(value))
         except ValueError as exc:
@@ -134,7 +137,8 @@ def _in_existing_folder(ctx: click.Context, param: click.Parameter, value: str |
     if value is not None:
         from pathlib import Path  # lazy: start-up time
 
-        folder = Path(value).expanduser().parent
+        value = str(Path(value).expanduser())  # the file whose folder was checked, not ./~/...
+        folder = Path(value).parent
         if not folder.is_dir():
             raise click.BadParameter(f"the folder {str(folder)!r} does not exist")
     return value

@@ -385,3 +385,20 @@ def test_a_new_run_never_overwrites_a_curve(tmp_path: Path) -> None:
                                       "--out", str(tmp_path / "q2.npz"), "--curve", str(tmp_path / "c")])
     assert again.exit_code == 2 and f"{tmp_path / 'c'}.csv exists: choose another --curve" in again.output
     assert {p: p.read_bytes() for p in tmp_path.iterdir()} == before  # nothing written, nothing overwritten
+
+
+def test_a_tilde_in_out_is_the_home_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--out=~/q.npz`` reaches the command unexpanded (no shell expands it
+    there): the table is written in the home folder, the folder that was
+    checked, and the agent's ``table=~/q.npz`` reads it -- not ``./~/q.npz``."""
+    home, here = tmp_path / "home", tmp_path / "here"
+    home.mkdir()
+    here.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(here)
+    result = CliRunner().invoke(main, ["train", "qlearning", "--board", "4x4", "--episodes", "2000",
+                                       "--eval-games", "0", "--out=~/q.npz"])
+    assert result.exit_code == 0, result.output
+    assert QTable.load(home / "q.npz").info["episodes"] == 2000 and list(here.iterdir()) == []
+    move = CliRunner().invoke(main, ["move", "4x4", "--agent", "qlearning:table=~/q.npz"])
+    assert move.exit_code == 0 and move.output.strip() in "abcd", move.output

@@ -201,8 +201,9 @@ class QTable:
 
     @classmethod
     def load(cls, path: str | Path) -> QTable:
-        """Read a table file; ``TableError`` saying what is wrong and where."""
-        path = Path(path)
+        """Read a table file; ``TableError`` saying what is wrong and where
+        (``table=~/q.npz``: the home folder, as a shell would read it)."""
+        path = Path(path).expanduser()
         if not path.exists():
             raise TableError(
                 f"no Q-table at {path}: train one first, e.g. `c4lab train qlearning --board 4x4 --out {path}`"
