@@ -985,6 +985,7 @@ def test_the_commands_defaults_are_the_learners() -> None:
     (["--resume", "{damaged}"], "damaged.npz"),
     (["--resume", "{good}", "--board", "7x6"], "is a network for the board 5x4, not 7x6"),
     (["--out", "{good}"], "exists: continue it with --resume"),
+    (["--out", "{tmp}/old-curve.csv"], "old-curve.csv exists and is not a network file (.npz): choose another --out"),
     (["--resume", "{good}", "--tuples", "100"], "--tuples shapes a new network; the one in"),
     (["--resume", "{good}", "--length", "6"], "--length shapes a new network"),
     (["--ray-address", "127.0.0.1:1"], "--ray-address needs --executor ray"),

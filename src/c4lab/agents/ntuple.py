@@ -619,7 +619,8 @@ def _unit(v: float) -> float:
               "time=) or greedy (no search); default: puct with time= or iterations=, alphabeta with depth=, "
               "else greedy",
               choices=("puct", "alphabeta", "greedy")),
-        Param("iterations", int, None, "PUCT iterations a move", minimum=1),
+        Param("iterations", int, None, "PUCT iterations a move (the search also stops when its tree of "
+              f"{PUCT_NODES:,} nodes is full: a few hundred thousand iterations)", minimum=1),
         Param("look", float, None, f"PUCT: the weight, 0 to 1, of a new leaf's one-ply look-ahead in the value "
               f"it backs up (default {PUCT_LOOK}; 0: the network's value alone, as Scheiermann and Konen)",
               minimum=0),

@@ -140,6 +140,8 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
         raise ValueError(f"{out} is a network shipped with c4lab: it is never overwritten (every ntuple agent "
                          "plays it); give --out FILE for the network trained on")
     if out.exists() and (resume is None or out.resolve() != resume.resolve()):
+        if out.suffix != ".npz":  # a curve's .csv, say: nothing --resume could go on with
+            raise ValueError(f"{out} exists and is not a network file (.npz): choose another --out")
         raise ValueError(f"{out} exists: continue it with --resume {out}, or choose another --out")
     try:  # --out's folder is checked as the option is read; the default's (--resume's, this one's) here
         check_writable(out)
