@@ -9,11 +9,13 @@ from browser_helpers import create_room, open_room, wait_my_turn, wait_over, wai
 from playwright.sync_api import expect
 
 SIZES = {"phone": (390, 844), "desktop": (1280, 800)}
+#: the narrower phones, for the texts that wrap more there
+NARROW = {"phone-320": (320, 640), "phone-360": (360, 740)}
 
 
 def open_page(new_page, size: str):
-    width, height = SIZES[size]
-    if size == "phone":
+    width, height = {**SIZES, **NARROW}[size]
+    if size.startswith("phone"):
         return new_page(width, height, is_mobile=True, has_touch=True)
     return new_page(width, height)
 
@@ -21,7 +23,7 @@ def open_page(new_page, size: str):
 def press_cell(page, size: str, cell: str) -> None:
     """A tap on a phone, a click with the mouse."""
     target = page.locator(f'#board [data-cell="{cell}"]')
-    if size == "phone":
+    if size.startswith("phone"):
         target.tap()
     else:
         target.click()
@@ -134,5 +136,29 @@ def test_with_the_scores_shown_the_ban_panels_longer_text_moves_nothing_either(s
     box = page.locator("#ban-panel").bounding_box()
     assert box["y"] + box["height"] <= top + 0.5, "the panel covers the board"
     page.locator("#cancel-ban").click()
+    expect(page.locator("#ban-panel")).to_be_hidden()
+    assert board_top(page) == pytest.approx(top, abs=0.5), "the board moved when the panel closed"
+
+
+@pytest.mark.parametrize(("board", "full"), [("12x8/Bc1:aaaaaaaa", "a"), ("12x12/Bc1:aaaaaaaaaaaabbbbbbbbbbbb", "a and b")])
+def test_on_a_320_px_phone_the_ban_panel_naming_the_full_columns_keeps_to_its_place(server, new_page, board, full):
+    """With a column full the panel says which columns the ban can go to:
+    "any column but a" (before, the eleven others one by one, five lines at
+    320 px, moved the board down by 6 px). Its whole text shows within the
+    place kept above the board, and the board stays put."""
+    page = open_page(new_page, "phone-320")
+    ticket = create_room(server, board=board, players={"A": "human", "B": "human"})
+    open_room(page, server, ticket)
+    wait_my_turn(page)
+    top = board_top(page)
+    press_cell(page, "phone-320", "c8")
+    expect(page.locator("#ban-panel")).to_be_visible()
+    assert board_top(page) == pytest.approx(top, abs=0.5), "the board moved when the panel opened"
+    box = page.locator("#ban-panel").bounding_box()
+    assert box["y"] + box["height"] <= top + 0.5, "the panel covers the board"
+    text = page.locator("#ban-text")
+    expect(text).to_contain_text(f"pick any column but {full} for a neutral ban piece")
+    assert text.evaluate("e => e.scrollHeight <= e.clientHeight"), "the panel's text is cut"
+    page.locator("#decline-ban").click()
     expect(page.locator("#ban-panel")).to_be_hidden()
     assert board_top(page) == pytest.approx(top, abs=0.5), "the board moved when the panel closed"

@@ -221,11 +221,20 @@ export function columnAction(col) {
   if (options.some((m) => m.length === 3)) {
     const row = landingRow(geometry, room.cells, col);
     const targets = options.filter((m) => m.length === 3).map((m) => m[2]);
-    const where = targets.length === room.width ? "any column" : `a column (${targets.join(", ")})`;
+    const full = [...LETTERS.slice(0, room.width)].filter((l) => !targets.includes(l));
+    // the shorter list: the full columns when fewer ("any column but a"), so that the panel's text keeps
+    // within its place on a 320-px phone
+    const where = !full.length ? "any column"
+      : full.length < targets.length ? `any column but ${listed(full)}` : `a column (${targets.join(", ")})`;
     return {
       pending: { col, row, letter, owner: room.to_move },
       text: `Your piece takes the bonus cell ${cellName(col, row)}: pick ${where} for a neutral ban piece, or decline.`,
     };
   }
   return { move: letter };
+}
+
+/** "a", "a and b", "a, b and c". */
+function listed(words) {
+  return words.length < 2 ? words.join("") : `${words.slice(0, -1).join(", ")} and ${words[words.length - 1]}`;
 }
