@@ -4,9 +4,14 @@ no key labels. At 390x844 (a phone, touch) and 1280x800 (mouse)."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
-from browser_helpers import create_room, open_room, wait_my_turn, wait_over, wait_position
+from browser_helpers import api, create_room, open_room, wait_my_turn, wait_over, wait_position
 from playwright.sync_api import expect
+
+from c4lab.server.run import BackgroundServer
+from c4lab.server.storage import GameStore
 
 SIZES = {"phone": (390, 844), "desktop": (1280, 800)}
 #: the narrower phones, for the texts that wrap more there
@@ -162,3 +167,55 @@ def test_on_a_320_px_phone_the_ban_panel_naming_the_full_columns_keeps_to_its_pl
     page.locator("#decline-ban").click()
     expect(page.locator("#ban-panel")).to_be_hidden()
     assert board_top(page) == pytest.approx(top, abs=0.5), "the board moved when the panel closed"
+
+
+@pytest.fixture
+def quick_forfeits(tmp_path):
+    """A server whose absent players forfeit after one second."""
+    store = GameStore(tmp_path / "games.sqlite")
+    running = BackgroundServer(store, forfeit_after=1.0).start()
+    yield running
+    running.stop()
+    store.close()
+
+
+LONG_NAMES = {"A": "Bartholomew Featherstone", "B": "Maximilian Wolfensberger"}  # 24 characters, the most
+
+
+@pytest.mark.parametrize("size", [*NARROW, *SIZES])
+def test_the_board_does_not_move_for_the_longest_status_long_names_and_a_forfeit(quick_forfeits, new_page, size):
+    """The longest status, "You win! White (Bartholomew Featherstone) wins:
+    Black forfeited (away too long)", took four lines at 320 px, three at 360 and 390 (the status
+    row keeps two) and two on a desktop (it kept one): the board moved down
+    by 39 px at 320, 19 at 360 and 390, 14 on a desktop. The name is cut with an
+    ellipsis where the line is short, and a phone leaves "(away too long)"
+    to screen readers: the status keeps to its two lines. What is read out
+    is the whole sentence; the seat cards show the names whole."""
+    from websockets.sync.client import connect
+
+    server = quick_forfeits
+    page = open_page(new_page, size)
+    ticket = create_room(server, mode="online", board="7x6", seat="A", name=LONG_NAMES["A"])
+    guest = api(server, "POST", f"/api/rooms/{ticket['code']}/join", {"name": LONG_NAMES["B"]})
+    with connect(server.url.replace("http", "ws", 1) + f"/ws/{ticket['code']}") as bob:
+        bob.send(json.dumps({"type": "hello", "token": guest["token"]}))
+        open_room(page, server, ticket)
+        wait_my_turn(page)
+        expect(page.locator("#status")).to_have_text("Your move (white)")
+        before = board_top(page)
+    # Bob has gone: a second later he forfeits
+    wait_over(page)
+    status = page.locator("#status")
+    sentence = f"You win! White ({LONG_NAMES['A']}) wins: Black forfeited (away too long)"
+    expect(status).to_have_text(sentence)
+    assert "Black forfeited (away too long)" in status.aria_snapshot(), "screen readers hear the whole reason"
+    assert board_top(page) == pytest.approx(before, abs=0.5), "the board moved when the status grew"
+    lines = status.locator(".status-text").evaluate(
+        "e => Math.round(e.getBoundingClientRect().height / parseFloat(getComputedStyle(e).lineHeight))"
+    )
+    assert lines <= 2
+    for side, name in LONG_NAMES.items():
+        expect(page.locator(f"#seat-{side} .seat-name")).to_have_text(name)
+    name = status.locator(".status-name")
+    cut = name.evaluate("e => e.scrollWidth > e.clientWidth")
+    assert cut == size.startswith("phone"), "the name is cut on a phone only"

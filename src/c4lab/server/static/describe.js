@@ -19,31 +19,63 @@ export const COLOUR = {
 };
 export const OTHER = { A: "B", B: "A" };
 
-export function seatLabel(room, side) {
+function seatName(room, side) {
   const seat = room.seats[side];
-  const name = seat && seat.taken ? (seat.name || `Player ${side}`) : "free seat";
-  return `${COLOUR[side]} (${name})`;
+  return seat && seat.taken ? (seat.name || `Player ${side}`) : "free seat";
 }
 
-const REASONS = {
-  four: "four in a row",
-  full: "the board is full",
-  resign: "resigned",
-  forfeit: "forfeited (away too long)",
-};
+export function seatLabel(room, side) {
+  return plainText(seatParts(room, side));
+}
+
+/** A status line in parts: strings, {name} (a person's or agent's name,
+ * cut with an ellipsis where the line is short: the seat cards show it
+ * whole) and {aside} (words a phone leaves to screen readers). */
+export function seatParts(room, side) {
+  return [`${COLOUR[side]} (`, { name: seatName(room, side) }, ")"];
+}
+
+const REASONS = { four: "four in a row", full: "the board is full" };
+// the loser's part: why they lost
+const GIVEN_UP = { resign: ["resigned"], forfeit: ["forfeited", { aside: " (away too long)" }] };
 
 /** "White (Ann) wins: four in a row" and the like. */
 export function resultText(room) {
-  if (room.result === "draw") return "Draw: the board is full";
+  return plainText(resultParts(room));
+}
+
+/** resultText in parts (see seatParts). */
+export function resultParts(room) {
+  if (room.result === "draw") return ["Draw: the board is full"];
   if (room.result === "A" || room.result === "B") {
-    const winner = seatLabel(room, room.result);
-    if (room.reason === "resign" || room.reason === "forfeit") {
-      return `${winner} wins: ${COLOUR[OTHER[room.result]]} ${REASONS[room.reason]}`;
+    const winner = seatParts(room, room.result);
+    if (room.reason in GIVEN_UP) {
+      return [...winner, ` wins: ${COLOUR[OTHER[room.result]]} `, ...GIVEN_UP[room.reason]];
     }
-    return `${winner} wins: ${REASONS[room.reason] || "four in a row"}`;
+    return [...winner, ` wins: ${REASONS[room.reason] || "four in a row"}`];
   }
-  if (room.reason === "abandoned") return "Abandoned: the players left";
-  return "The game is over";
+  if (room.reason === "abandoned") return ["Abandoned: the players left"];
+  return ["The game is over"];
+}
+
+export function plainText(parts) {
+  return parts.map((part) => (typeof part === "string" ? part : part.name ?? part.aside)).join("");
+}
+
+/** Show `parts` in `element`: the names in .status-name, the asides in
+ * .status-aside (the text read out stays the whole of it). */
+export function showParts(element, parts) {
+  element.replaceChildren();
+  for (const part of parts) {
+    if (typeof part === "string") {
+      element.append(part);
+      continue;
+    }
+    const span = document.createElement("span");
+    span.className = "name" in part ? "status-name" : "status-aside";
+    setText(span, part.name ?? part.aside);
+    element.append(span);
+  }
 }
 
 export function positionHeader(position) {

@@ -15,7 +15,9 @@ import {
 } from "./analysis.js";
 import { goTo, renderHistory, viewOverlays } from "./history.js";
 import { drawColumnNotes } from "./review.js";
-import { COLOUR, geometryOf, positionHeader, renderMoves, resultText, seatLabel } from "./describe.js";
+import {
+  COLOUR, geometryOf, plainText, positionHeader, renderMoves, resultParts, seatLabel, seatParts, showParts,
+} from "./describe.js";
 import { LETTERS, cellName, landingRow, moveTokens, replay } from "./notation.js";
 import { el, pieceShape } from "./board.js";
 import { $, inviteLink, reachedLocally, setText } from "./util.js";
@@ -63,30 +65,31 @@ export function render() {
 function renderStatus() {
   const room = R.state;
   const status = $("status");
-  let text;
+  let parts;
   let kind = "wait";
   if (room.status === "over") {
-    text = resultText(room);
+    parts = resultParts(room);
     if (room.result && R.you.length === 1) {
-      if (room.result === R.you[0]) text = `You win! ${text}`;
-      else if (room.result !== "draw") text = `You lose. ${text}`;
+      if (room.result === R.you[0]) parts = ["You win! ", ...parts];
+      else if (room.result !== "draw") parts = ["You lose. ", ...parts];
     }
     kind = "over";
   } else if (room.status === "waiting") {
     const free = ["A", "B"].filter((s) => !room.seats[s].taken);
-    text = R.you.length
+    parts = [R.you.length
       ? `Waiting for an opponent to take seat ${free.join(", ")}: share the link.`
-      : `Waiting for a second player to take seat ${free.join(", ")}.`;
+      : `Waiting for a second player to take seat ${free.join(", ")}.`];
   } else if (room.thinking) {
-    text = `${seatLabel(room, room.thinking)} is thinking`;
+    parts = [...seatParts(room, room.thinking), " is thinking"];
     kind = "thinking";
   } else if (myTurn(room)) {
-    text = R.you.length > 1 ? `${seatLabel(room, room.to_move)} to move` : `Your move (${COLOUR[room.to_move].toLowerCase()})`;
-    if (R.pending) text = "Bonus! Choose where the ban piece goes";
+    parts = R.you.length > 1 ? [...seatParts(room, room.to_move), " to move"] : [`Your move (${COLOUR[room.to_move].toLowerCase()})`];
+    if (R.pending) parts = ["Bonus! Choose where the ban piece goes"];
     kind = "turn";
   } else {
-    text = `${seatLabel(room, room.to_move)} to move`;
+    parts = [...seatParts(room, room.to_move), " to move"];
   }
+  const text = plainText(parts);
   document.title = `${text} · c4lab`;
   // a live region: rebuilt only when it says something new (each rebuild is heard again)
   const said = `${kind} ${room.status} ${room.result} ${room.to_move} ${room.preparing != null} ${text}`;
@@ -96,7 +99,7 @@ function renderStatus() {
   status.setAttribute("aria-busy", room.preparing != null ? "true" : "false");
   const words = document.createElement("span");
   words.className = "status-text";
-  setText(words, text);
+  showParts(words, parts); // the names cut short on a narrow line, the whole text read out
   status.replaceChildren(words);
   status.dataset.kind = kind;
   if (kind === "thinking") {
