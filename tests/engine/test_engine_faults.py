@@ -198,6 +198,30 @@ def test_a_program_that_is_not_executable_is_told_how_to_run_it(tmp_path: Path) 
         EngineAgent(str(plain))
 
 
+def test_a_program_that_is_there_but_would_not_start_is_told_why(tmp_path: Path, monkeypatch) -> None:
+    """Issue review: "No such file or directory: 'my_engine.py'" for a file
+    that is right there (the ``./`` left out, so PATH was searched; or its
+    ``#!`` names an interpreter that does not exist, as a Windows line end
+    makes it), and "chmod +x it" for a folder."""
+    monkeypatch.chdir(tmp_path)
+    script = tmp_path / "my_engine.py"
+    script.write_text("#!/usr/bin/python3-not-here -u\nprint('c4labok')\n")
+    script.chmod(0o755)
+    with pytest.raises(EngineError, match=r"No such file or directory: 'my_engine.py' "
+                                          r"\(a program of this folder is named with its path: "
+                                          r"engine:cmd=./my_engine.py\)$"):
+        EngineAgent("my_engine.py")
+    with pytest.raises(EngineError, match=r"No such file or directory: .* \(the interpreter its #! line names, "
+                                          r"'/usr/bin/python3-not-here', does not exist\)$"):
+        EngineAgent("./my_engine.py")
+    script.write_bytes(b"#!/usr/bin/python3\r\nprint('c4labok')\r\n")
+    with pytest.raises(EngineError, match=r"No such file or directory: .* \(its #! line ends in a carriage return: "
+                                          r"save the file with Unix line ends, LF, not CRLF\)$"):
+        EngineAgent(str(script))
+    with pytest.raises(EngineError, match=r"Permission denied: .* \(a folder, not a program\)$"):
+        EngineAgent(str(tmp_path))
+
+
 def test_an_engine_that_fails_its_handshake_in_a_later_game_loses_that_game(tmp_path: Path) -> None:
     """A program that started once may not start again: that game is a
     forfeit (``crash``, the handshake's story), the run goes on."""

@@ -143,6 +143,33 @@ _START_HINTS = {
 }
 
 
+def _start_hint(program: str, exc: OSError) -> str:
+    """How to mend the usual slips that keep a program from starting (or
+    nothing): a folder, a file that is not executable or has no ``#!``
+    line, and the "No such file or directory" of a program that is there:
+    a file of this folder named without ``./`` (looked for on PATH, as a
+    shell does), a ``#!`` line whose interpreter does not exist (or that
+    ends in a carriage return: Windows line ends)."""
+    if os.path.isdir(program):
+        return " (a folder, not a program)"
+    if exc.errno != errno.ENOENT or not os.path.isfile(program):
+        return _START_HINTS.get(exc.errno or 0, "")
+    if os.sep not in program:
+        return f" (a program of this folder is named with its path: engine:cmd=./{program})"
+    try:
+        with open(program, "rb") as file:
+            first = file.readline(256)
+    except OSError:
+        return ""
+    if not first.startswith(b"#!"):
+        return ""
+    if first.rstrip(b"\n").endswith(b"\r"):
+        return " (its #! line ends in a carriage return: save the file with Unix line ends, LF, not CRLF)"
+    words = first[2:].split()
+    interpreter = words[0].decode(errors="replace") if words else ""
+    return f" (the interpreter its #! line names, {interpreter!r}, does not exist)"
+
+
 @dataclass(frozen=True)
 class _LongLine:
     """What the output's reader puts in the queue, and stops at, for a line
@@ -182,8 +209,7 @@ class _Process:
                 start_new_session=_OWN_SESSION,
             )
         except OSError as exc:
-            hint = _START_HINTS.get(exc.errno or 0, "")
-            raise EngineError(f"cannot start engine {label}: {exc}{hint}") from None
+            raise EngineError(f"cannot start engine {label}: {exc}{_start_hint(argv[0], exc)}") from None
         self.lines: queue.Queue[str | _LongLine | None] = queue.Queue()
         self.stderr: collections.deque[str] = collections.deque(maxlen=_STDERR_LINES)
         self.stopped = False
