@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from c4lab.agents import Agent, AgentError, Budget
+from c4lab.agents.base import AnswerError
 from c4lab.rules import IllegalMoveError, Move, Position
 
 #: What a bad answer of an agent does: end the game with a forfeit, or raise.
@@ -227,9 +228,10 @@ def play_answer(position: Position, answer: object, who: str) -> Position:
 
 def crash_detail(err: BaseException, who: str) -> str:
     """The error ``who`` raised and where (its innermost frame) -- or, for an
-    ``AgentError`` (an engine program's fault, told in full by its message),
+    ``AgentError`` (an engine program's fault, told in full by its message)
+    and an ``AnswerError`` (``analyse`` returned no ``(Move, Analysis)``),
     the message alone: the line of c4lab that noticed it says nothing."""
-    if isinstance(err, AgentError):
+    if isinstance(err, AgentError | AnswerError):
         return f"{who} failed: {err}"
     last = traceback.extract_tb(err.__traceback__)[-1:]
     where = f" at {last[0].filename}:{last[0].lineno}" if last else ""

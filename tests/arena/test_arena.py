@@ -549,6 +549,23 @@ def test_an_agent_that_calls_sys_exit_or_answers_a_move_alone_loses_with_a_clear
     assert detail in game.forfeit.detail
 
 
+class NoAnswer(Agent):
+    def analyse(self, position: Position, budget: Budget | None = None):  # type: ignore[override]
+        return None
+
+
+def test_a_forfeit_for_an_answer_of_the_wrong_shape_names_the_answer_not_c4labs_own_source():
+    """Issue review: an ``analyse`` that returned ``None`` lost with "raised
+    AnswerError: ... at .../c4lab/agents/base.py:159", as if the agent had
+    raised there: it raised nothing, and that line is c4lab's."""
+    game = Game.of(play_game(make_agent("random:seed=3"), NoAnswer(), Position.parse("7x6"), a_spec="a",
+                             b_spec="mine", policy="judge", limit=5, margin=1))
+    assert game.forfeit is not None and (game.forfeit.side, game.forfeit.reason) == ("B", "crash")
+    assert game.forfeit.detail == (
+        "move 2: player B (mine) failed: NoAnswer.analyse must return (Move, Analysis), not None"
+    )
+
+
 @pytest.mark.parametrize(("name", "status", "group"), [("SIGTERM", 143, False), ("SIGHUP", 129, True)])
 def test_a_kill_or_a_closed_terminal_stops_an_arena_and_its_workers_and_keeps_the_games(tmp_path, name, status, group):
     """Issue review: SIGTERM ended the arena's own process alone, and a
