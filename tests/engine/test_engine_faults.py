@@ -222,6 +222,16 @@ def test_a_program_that_is_there_but_would_not_start_is_told_why(tmp_path: Path,
         EngineAgent(str(tmp_path))
 
 
+def test_an_engine_that_closes_its_input_and_runs_on_is_told_so(tmp_path: Path) -> None:
+    """Issue review: a program that closed its standard input (so a line
+    could not be sent) was said to have "closed its output"."""
+    cmd = engine_script(tmp_path, "echo 'bestmove a'", hello=f"exec 0<&-; echo c4labok; {HANG}")
+    with pytest.raises(EngineError) as caught:
+        EngineAgent(cmd, handshake=5)
+    assert str(caught.value).endswith(" closed its input before reading 'isready'")
+    assert left_behind(tmp_path) == []
+
+
 def test_an_engine_that_fails_its_handshake_in_a_later_game_loses_that_game(tmp_path: Path) -> None:
     """A program that started once may not start again: that game is a
     forfeit (``crash``, the handshake's story), the run goes on."""

@@ -256,7 +256,7 @@ class _Process:
             stream.write(line + "\n")
             stream.flush()
         except (BrokenPipeError, OSError, ValueError):
-            raise EngineError(f"engine {self.label} {self.exit_story()} before reading {line!r}") from None
+            raise EngineError(f"engine {self.label} {self.exit_story('input')} before reading {line!r}") from None
 
     def read(self, deadline: float, waiting_for: str, allowed: float) -> str:
         """The next line, or EngineError if the program exits first, or
@@ -291,12 +291,14 @@ class _Process:
             )
         return line
 
-    def exit_story(self) -> str:
-        """'exited with status N (stderr: ...)' -- or 'closed its output'."""
+    def exit_story(self, closed: str = "output") -> str:
+        """'exited with status N (stderr: ...)' -- or, for a program still
+        running, 'closed its output' (or its ``closed``: its input, where a
+        line could not be sent)."""
         try:
             status = self.popen.wait(timeout=1.0)
         except subprocess.TimeoutExpired:
-            story = "closed its output"
+            story = f"closed its {closed}"
         else:
             story = f"exited with status {status}" if status >= 0 else f"was killed by signal {-status}"
         time.sleep(0.05)  # let the stderr thread catch the last lines
