@@ -216,6 +216,26 @@ def test_a_forfeit_is_a_loss_in_every_figure_and_the_report_says_so(tmp_path):
     assert FORFEIT_NOTE in (tmp_path / "rep" / "report.html").read_text()
 
 
+class Bracketed(Agent):
+    def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
+        raise RuntimeError("[/bold] [red]stderr of an engine")
+
+
+def test_the_text_report_shows_brackets_in_specs_and_forfeits_as_they_are():
+    """Issue review: ``c4lab report`` (and the arena's own report) ended in
+    rich's MarkupError traceback for a forfeit whose detail (an engine's
+    stderr, an exception's message) or a spec held "[/bold]": the tables
+    read their cells as markup."""
+    specs = ("x[/b]", "[red]y", "z")
+    crashed = Game.of(play_game(Bracketed(), make_agent("random:seed=3"), Position.parse("7x6"), a_spec=specs[0],
+                                b_spec=specs[1], policy="judge", limit=5, margin=1))
+    won = Game("7x6:adcdcdcd", "B", specs[1], specs[0], "7x6", 0, 0, 1)
+    summary = summarise(ArenaConfig(specs, games=2), [crashed, won])
+    text = render_text(summary)
+    assert "[/bold] [red]stderr of an engine" in " ".join(text.split())
+    assert "x[/b]" in text and "[red]y" in text
+
+
 def test_the_running_summary_counts_forfeits_so_a_broken_agent_shows_at_once():
     crashed = Game.of(play_game(Crasher(), make_agent("random:seed=3"), Position.parse("7x6"), a_spec="x",
                                 b_spec="random:seed=3", policy="judge", limit=5, margin=1))

@@ -322,16 +322,18 @@ def render_text(summary: Summary) -> str:
     plain-text tables."""
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text  # lazy, as rich above: only where a report is printed
 
     buffer = io.StringIO()
     console = Console(file=buffer, width=140, force_terminal=False, color_system=None)
 
     def table(title: str, columns: Sequence[str], rows: list[list[str]], left: Sequence[str]) -> None:
+        # Text, not markup: a spec or a forfeit's detail (an engine's stderr) may hold "[/b]".
         shown = Table(title=title)
         for name in columns:  # a long spec folds onto more lines: cut short, two agents could read alike
-            shown.add_column(name, justify="left" if name in left else "right", overflow="fold")
+            shown.add_column(Text(name), justify="left" if name in left else "right", overflow="fold")
         for row in rows:
-            shown.add_row(*row)
+            shown.add_row(*(Text(cell) for cell in row))
         console.print(shown)
 
     table(f"Ranking ({summary.games} games)", STANDING_COLUMNS, standing_rows(summary), ("agent",))
