@@ -57,8 +57,8 @@ def games_bar(total: int, plain_every: float = 60.0) -> Iterator[Callable[[int, 
     that printed nothing until its end could not be followed."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    columns = (
-        TextColumn("[bold]games"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[summary]}"),
+    columns = (  # the summary names specs: text, not markup ("[/b]" in a spec is no tag)
+        TextColumn("[bold]games"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[summary]}", markup=False),
         TimeRemainingColumn(),
     )
     terminal = sys.stderr.isatty()
