@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from browser_helpers import create_room, open_room, tokens_of, wait_position
+from browser_helpers import create_room, open_room, play_online_game, tokens_of, wait_position
 from playwright.sync_api import expect
 
 
@@ -99,3 +99,63 @@ def test_a_320_px_phone_keeps_the_top_bar_on_screen(server, new_page):
     assert box["x"] + box["width"] <= 320
     page.locator("#settings-button").click()
     expect(page.locator("#settings-panel")).to_be_visible()
+
+
+def focused(page) -> str:
+    """The focused element, as tag#id (data-ply for a list's entry)."""
+    return page.evaluate(
+        "() => { const e = document.activeElement;"
+        " return e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + (e.dataset.ply ? '@' + e.dataset.ply : ''); }"
+    )
+
+
+def test_a_control_that_goes_away_hands_the_keyboard_focus_on(server, new_page):
+    """Hint while it thinks, Resign once the game is over, the bonus panel
+    once the ban is cancelled, a move of the list rebuilt: the keyboard's
+    focus stays on the page where it was, never back on the page's top."""
+    page = new_page()
+    ticket = create_room(server, board="7x6/Bd1", players={"A": "human", "B": "random"})
+    open_room(page, server, ticket)
+    page.locator("#board").focus()
+    page.keyboard.press("d")  # the bonus cell: the panel takes the focus
+    assert focused(page) == "button#decline-ban"
+    page.keyboard.press("Escape")  # cancelled: back to the board
+    expect(page.locator("#ban-panel")).to_be_hidden()
+    assert focused(page) == "svg#board"
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("Enter")  # e, then the computer's move
+    expect(page.locator("#board")).to_have_attribute("data-position", re.compile(r"^7x6/Bd1:e.$"))
+    page.locator("#hint").focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("#message")).to_contain_text("Hint: drop in column")
+    assert focused(page) == "button#hint"
+    page.locator("#moves .mv[data-ply='1']").focus()
+    page.keyboard.press("Enter")  # the list is drawn again, its first move marked
+    expect(page.locator("#moves .mv[data-ply='1']")).to_have_class(re.compile(r"\bcurrent\b"))
+    assert focused(page) == "button@1"
+    page.keyboard.press("End")
+    page.locator("#resign").focus()
+    page.keyboard.press("Enter")
+    page.keyboard.press("Enter")
+    expect(page.locator("#board")).to_have_attribute("data-status", "over")
+    expect(page.locator("#resign")).to_be_hidden()
+    assert focused(page) == "svg#board"
+
+
+def test_the_replays_buttons_keep_the_keyboard_focus(server, new_page):
+    page = new_page()
+    code = play_online_game(server, "ddeeffg")
+    page.goto(server.url + f"/games/{code}")
+    expect(page.locator("#replay-ply")).to_have_text("7 / 7")
+    page.locator("#replay-prev").focus()
+    page.keyboard.press("Home")  # Prev is disabled at the start
+    expect(page.locator("#replay-ply")).to_have_text("0 / 7")
+    assert focused(page) == "input#replay-slider"
+    page.locator("#replay-review").focus()
+    page.keyboard.press("Enter")  # the button goes: the focus goes to the list it brings
+    expect(page.locator("#replay-review-list .review-row")).to_have_count(7)
+    assert focused(page) == "button@1"
+    page.keyboard.press("Tab")
+    page.keyboard.press("Enter")
+    expect(page.locator("#replay-ply")).to_have_text("1 / 7")
+    assert focused(page) == "button@2"

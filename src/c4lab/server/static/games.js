@@ -11,7 +11,7 @@ import { Board } from "./board.js";
 import { COLOUR, geometryOf, positionHeader, renderMoves, resultText } from "./describe.js";
 import { moveTokens, replay } from "./notation.js";
 import { bestMoveGhost, drawColumnNotes, markMoves, renderReview, reviewNotes } from "./review.js";
-import { $, api, boardIntoView, copyText, setText, show } from "./util.js";
+import { $, api, boardIntoView, copyText, keepFocus, setText, show } from "./util.js";
 
 export async function showGames() {
   show("view-games");
@@ -87,15 +87,17 @@ export async function showReplay(code) {
   $("replay-review-panel").hidden = game.status !== "over";
   $("replay-review").addEventListener("click", async () => {
     const button = $("replay-review");
-    button.disabled = true;
+    if (button.getAttribute("aria-disabled") === "true") return; // asked already: not disabled, which would drop the focus
+    button.setAttribute("aria-disabled", "true");
     setText(button, "Reviewing…");
     try {
       review = await api("GET", `/api/games/${encodeURIComponent(code)}/review`);
-      button.hidden = true;
       go(ply, false);
+      button.hidden = true;
+      keepFocus($("replay-review-list").querySelector(".current") || $("replay-review-list").querySelector("button"));
     } catch (err) {
       setText($("replay-error"), `The review is not available: ${err.message}`);
-      button.disabled = false;
+      button.setAttribute("aria-disabled", "false");
       setText(button, "Review");
     }
   });
@@ -138,6 +140,7 @@ export async function showReplay(code) {
       markMoves($("replay-moves"), review);
       drawColumnNotes(board, reviewNotes(review, ply));
     }
+    keepFocus($("replay-slider")); // Prev at the start, Next at the end, a list entry rebuilt
   }
 
   $("replay-first").addEventListener("click", () => go(0, false));

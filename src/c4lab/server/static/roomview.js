@@ -20,7 +20,7 @@ import {
 } from "./describe.js";
 import { LETTERS, cellName, landingRow, moveTokens, replay } from "./notation.js";
 import { el, pieceShape } from "./board.js";
-import { $, inviteLink, reachedLocally, setText } from "./util.js";
+import { $, inviteLink, keepFocus, reachedLocally, setText } from "./util.js";
 
 /** Redraw the whole room page (nothing before the first state). */
 export function render() {
@@ -60,6 +60,7 @@ export function render() {
   if (R.pending) {
     $("message").dataset.kind = "info";
   }
+  keepFocus($("board")); // a control the keyboard was on went away (Resign at the end, a list entry rebuilt)
 }
 
 function renderStatus() {
@@ -240,11 +241,13 @@ export function renderControls() {
   const givenUp = room.status === "over" && (room.reason === "resign" || room.reason === "forfeit");
   $("undo").disabled = !R.you.length || givenUp || tokens.length <= room.start_ply ||
     !tokens.some((_, ply) => ply >= room.start_ply && room.seats[ply % 2 === 0 ? "A" : "B"].kind === "human");
-  $("hint").disabled = room.status !== "playing" || R.hintWaiting;
+  // while it waits, Hint and Review say so and do nothing, but keep the keyboard's focus (a disabled button drops it)
+  $("hint").disabled = room.status !== "playing";
+  $("hint").setAttribute("aria-disabled", String(R.hintWaiting));
   setText($("hint").querySelector(".label"), R.hintWaiting ? "Thinking…" : "Hint");
   const review = $("review");
   review.hidden = room.status !== "over";
-  review.disabled = R.reviewWaiting;
+  review.setAttribute("aria-disabled", String(R.reviewWaiting));
   setText(review.querySelector(".label"), R.reviewWaiting ? "Reviewing…" : "Review");
   const resign = $("resign");
   // the analysis switch in a game against the computer keeps Resign (an analysis board, two people: none)
@@ -263,6 +266,7 @@ export function renderControls() {
     params.set("p2", players.B);
   }
   rematch.href = `/?${params}`;
+  keepFocus($("board"));
 }
 
 /** An online room after the game: the players' Rematch (the sides swapped,

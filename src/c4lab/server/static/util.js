@@ -1,6 +1,7 @@
 // Small helpers shared by every view: DOM shortcuts, the JSON API client
-// (api, ApiError, detailText), the toast, copying to the clipboard and the
-// room's message line (say).
+// (api, ApiError, detailText), the toast, copying to the clipboard, the
+// room's message line (say) and the keyboard focus kept through a redraw
+// (keepFocus).
 //
 // May import: nothing (browser globals only).
 //
@@ -134,4 +135,35 @@ export function reachedLocally() {
   const host = location.hostname.replace(/^\[|\]$/g, "");
   return host === "localhost" || host.endsWith(".localhost") || host === "::1" || host === "0.0.0.0" ||
     /^127\./.test(host);
+}
+
+// The control last focused from the keyboard (focus shown: :focus-visible)
+// and the list it is an entry of (a move list or a review list, rebuilt on
+// every redraw). A focus given by a mouse is left alone.
+let keyboardFocus = null;
+let keyboardList = null;
+document.addEventListener("focusin", (event) => {
+  const target = event.target;
+  keyboardFocus = target.matches && target.matches(":focus-visible") ? target : null;
+  keyboardList = keyboardFocus && keyboardFocus.closest(".moves, .review-list");
+});
+
+function usable(node) {
+  return Boolean(node) && node.isConnected && !node.disabled && node.getClientRects().length > 0;
+}
+
+/** After a redraw: if the control the keyboard was on has been hidden,
+ * disabled or rebuilt (the browser then drops the focus on the page itself,
+ * and the next Tab starts again from the top), put the focus on its
+ * rebuilt twin (the entry of the same list with the same data-ply) or else
+ * on `fallback`. Nothing changes for a focus that still stands or for one
+ * a mouse gave. */
+export function keepFocus(fallback) {
+  const lost = keyboardFocus;
+  const now = document.activeElement;
+  if (!lost || (now && now !== document.body && usable(now)) || usable(lost)) return;
+  const ply = lost.dataset && lost.dataset.ply;
+  const twin = ply && keyboardList && keyboardList.isConnected && keyboardList.querySelector(`[data-ply="${ply}"]`);
+  const next = usable(twin) ? twin : fallback;
+  if (usable(next)) next.focus({ preventScroll: true });
 }
