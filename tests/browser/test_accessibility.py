@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from browser_helpers import create_room, open_room, play_online_game, tokens_of, wait_position
+from browser_helpers import api, create_room, open_room, play_online_game, tokens_of, wait_position
 from playwright.sync_api import expect
 
 
@@ -159,3 +159,38 @@ def test_the_replays_buttons_keep_the_keyboard_focus(server, new_page):
     page.keyboard.press("Enter")
     expect(page.locator("#replay-ply")).to_have_text("1 / 7")
     assert focused(page) == "button@2"
+
+
+#: Keeps every text #announce has said in window.__said.
+RECORD_SAID = """() => { window.__said = []; const a = document.getElementById('announce');
+  new MutationObserver(() => window.__said.push(a.textContent)).observe(a, {childList: true, characterData: true, subtree: true}); }"""
+
+
+def test_a_rematch_is_said_as_a_new_game_not_as_moves_taken_back(server, new_page):
+    ticket = create_room(server, mode="online", board="5x4", seat="A", name="Ann")
+    code = ticket["code"]
+    guest = api(server, "POST", f"/api/rooms/{code}/join", {"name": "Bob"})
+    ann, bob = new_page(), new_page()
+    open_room(ann, server, ticket)
+    open_room(bob, server, {**guest, "url": f"/r/{code}"})
+    for ply, move in enumerate("abababa"):
+        page = ann if ply % 2 == 0 else bob
+        page.locator("#board").focus()
+        page.keyboard.press(move)
+        wait_position(bob, "5x4:" + "abababa"[: ply + 1])
+    for page in (ann, bob):
+        expect(page.locator("#board")).to_have_attribute("data-status", "over")
+        page.evaluate(RECORD_SAID)
+    bob.locator("#offer-rematch").focus()
+    bob.keyboard.press("Enter")
+    ann.locator("#rematch-accept").focus()
+    ann.keyboard.press("Enter")
+    for page in (ann, bob):
+        wait_position(page, "5x4")
+        expect(page.locator("#message")).to_contain_text("Rematch: a new game in this room")
+    bob.locator("#board").focus()
+    bob.keyboard.press("c")  # Bob plays white now
+    for page in (ann, bob):
+        expect(announce(page)).to_have_text("White played c (c1).")
+        said = page.evaluate("window.__said")
+        assert not [text for text in said if "taken back" in text], said

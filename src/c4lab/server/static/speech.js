@@ -21,13 +21,18 @@ function announce(text) {
 }
 
 let heard = null; // the position last said (null: none yet)
+let heardGame = 0; // how many earlier games the room had then (a rematch adds one)
 
 /** A state was shown: say the moves that led to it from the one said
- * before (a move, a few agent moves, a move taken back). */
+ * before (a move, a few agent moves, a move taken back); a rematch's new
+ * game is no move taken back (its own message says it). */
 export function noteMoves(room) {
   const before = heard;
+  const game = (room.earlier || []).length;
+  const sameGame = game === heardGame;
   heard = room.position;
-  if (before === null || before === room.position) return;
+  heardGame = game;
+  if (before === null || before === room.position || !sameGame) return;
   const old = moveTokens(before);
   const now = moveTokens(room.position);
   const same = (k) => old.slice(0, k).every((t, i) => t === now[i]);
