@@ -194,3 +194,19 @@ def test_a_rematch_is_said_as_a_new_game_not_as_moves_taken_back(server, new_pag
         expect(announce(page)).to_have_text("White played c (c1).")
         said = page.evaluate("window.__said")
         assert not [text for text in said if "taken back" in text], said
+
+
+def test_the_analysis_boards_key_is_not_read_again_after_every_move(server, new_page):
+    """Its legend ("Scores for White, to move: + a win ...") and its
+    "solving every column…" change with every move: a live region would
+    say them after each move on top of the move itself. The scores are
+    heard with their column, under the keyboard's cursor."""
+    page = new_page()
+    page.goto(server.url + "/analyse?position=7x6:dd")
+    expect(page.locator('#board [data-note="d"]')).to_have_attribute("data-score", "+1")
+    page.locator("#board").focus()
+    page.keyboard.press("c")
+    expect(announce(page)).to_have_text("White played c (c1).")
+    expect(page.locator("#analysis-key")).to_contain_text("Scores for Black, to move")
+    live = "[aria-live]:not([aria-live=off]), [role=status], [role=alert], [role=log]"
+    assert page.evaluate(f"document.getElementById('analysis-key').closest('{live}') === null")
