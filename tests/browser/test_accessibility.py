@@ -210,3 +210,12 @@ def test_the_analysis_boards_key_is_not_read_again_after_every_move(server, new_
     expect(page.locator("#analysis-key")).to_contain_text("Scores for Black, to move")
     live = "[aria-live]:not([aria-live=off]), [role=status], [role=alert], [role=log]"
     assert page.evaluate(f"document.getElementById('analysis-key').closest('{live}') === null")
+
+
+def test_the_boards_name_gives_the_keys_of_its_own_columns(server, new_page):
+    page = new_page()
+    ticket = create_room(server, board="5x4", players={"A": "human", "B": "human"})
+    open_room(page, server, ticket)
+    expect(page.locator("#board")).to_have_attribute(
+        "aria-label", "game board; column keys a to e or 1 to 5, arrows and Enter"
+    )

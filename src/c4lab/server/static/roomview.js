@@ -54,6 +54,8 @@ export function render() {
   $("position").value = room.position;
   setText($("last-key"), LETTERS[room.width - 1]);
   setText($("last-digit"), String(Math.min(9, room.width))); // a digit past the board is no column
+  board.setAttribute("aria-label",
+    `game board; column keys a to ${LETTERS[room.width - 1]} or 1 to ${Math.min(9, room.width)}, arrows and Enter`);
   $("ban-panel").hidden = !R.pending;
   $("evalbar").hidden = Boolean(R.pending) || R.view !== null;
   $("moves-note").hidden = !room.start_ply;
