@@ -219,3 +219,21 @@ def test_the_boards_name_gives_the_keys_of_its_own_columns(server, new_page):
     expect(page.locator("#board")).to_have_attribute(
         "aria-label", "game board; column keys a to e or 1 to 5, arrows and Enter"
     )
+
+
+def test_the_move_shown_is_marked_in_the_lists_not_only_by_its_colour(server, new_page):
+    page = new_page()
+    code = play_online_game(server, "ddeeffg")
+    page.goto(server.url + f"/games/{code}")
+    expect(page.locator("#replay-ply")).to_have_text("7 / 7")
+    page.locator("#replay-review").click()
+    expect(page.locator("#replay-review-list .review-row")).to_have_count(7)
+    page.keyboard.press("Home")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    expect(page.locator("#replay-ply")).to_have_text("2 / 7")
+    expect(page.locator("#replay-moves [aria-current=step]")).to_have_attribute("data-ply", "2")
+    expect(page.locator("#replay-moves [aria-current]")).to_have_count(1)
+    # the review's row: the move played from the position shown
+    expect(page.locator("#replay-review-list [aria-current=step]")).to_have_attribute("data-ply", "3")
+    expect(page.locator("#replay-review-list [aria-current]")).to_have_count(1)

@@ -131,7 +131,10 @@ export function renderMoves(list, tokens, { startPly = 0, current = tokens.lengt
         mv.classList.add("pre");
         mv.title = "part of the starting position";
       }
-      if (ply + 1 === current) mv.classList.add("current");
+      if (ply + 1 === current) {
+        mv.classList.add("current");
+        mv.setAttribute("aria-current", "step"); // the move shown: said, not only drawn in the accent colour
+      }
       if (onPick) mv.addEventListener("click", () => onPick(ply + 1));
       li.appendChild(mv);
     }

@@ -203,7 +203,10 @@ export function renderReview(parts, review, { current = null, onPick = null } = 
     row.dataset.ply = String(entry.ply);
     row.dataset.verdict = entry.verdict;
     row.dataset.side = entry.side;
-    if (current !== null && entry.ply === current + 1) row.classList.add("current");
+    if (current !== null && entry.ply === current + 1) {
+      row.classList.add("current");
+      row.setAttribute("aria-current", "step");
+    }
     const given = entry.ply <= (review.start_ply || 0); // part of the pasted starting position
     if (given) row.classList.add("given");
     const before = scoreText(entry.before);
