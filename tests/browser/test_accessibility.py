@@ -237,3 +237,36 @@ def test_the_move_shown_is_marked_in_the_lists_not_only_by_its_colour(server, ne
     # the review's row: the move played from the position shown
     expect(page.locator("#replay-review-list [aria-current=step]")).to_have_attribute("data-ply", "3")
     expect(page.locator("#replay-review-list [aria-current]")).to_have_count(1)
+
+
+#: Counts, in window.__rebuilt[id], each time the text of a live region is replaced.
+COUNT_REBUILDS = """(ids) => { window.__rebuilt = {}; for (const id of ids) { const node = document.getElementById(id);
+  window.__rebuilt[id] = 0;
+  new MutationObserver(() => { window.__rebuilt[id] += 1; }).observe(node, {childList: true, characterData: true, subtree: true}); } }"""
+
+
+def test_who_watches_is_said_when_it_changes_not_after_every_move(server, new_page):
+    ticket = create_room(server, mode="online", board="7x6", seat="A", name="Ann")
+    code = ticket["code"]
+    guest = api(server, "POST", f"/api/rooms/{code}/join", {"name": "Bob"})
+    ann, bob, watcher = new_page(), new_page(), new_page()
+    open_room(ann, server, ticket)
+    open_room(bob, server, {**guest, "url": f"/r/{code}"})
+    watcher.goto(server.url + f"/r/{code}")
+    expect(watcher.locator("#watchers")).to_have_text("You are watching")
+    expect(ann.locator("#watchers")).to_have_text("1 watching")
+    for page in (ann, watcher):
+        page.evaluate(COUNT_REBUILDS, ["watchers", "history-text"])
+    for ply, move in enumerate("ddee"):
+        page = ann if ply % 2 == 0 else bob
+        page.locator("#board").focus()
+        page.keyboard.press(move)
+        wait_position(watcher, "7x6:" + "ddee"[: ply + 1])
+    watcher.keyboard.press("ArrowLeft")  # the watcher looks back; the game goes on
+    expect(watcher.locator("#history-text")).to_have_text("Viewing move 3 of 4: White played e.")
+    ann.locator("#board").focus()
+    ann.keyboard.press("f")
+    expect(watcher.locator("#history-text")).to_contain_text("The game went on meanwhile.")
+    expect(announce(watcher)).to_have_text("White played f (f1).")
+    assert ann.evaluate("window.__rebuilt.watchers") == 0
+    assert watcher.evaluate("window.__rebuilt") == {"watchers": 0, "history-text": 2}

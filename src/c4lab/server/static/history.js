@@ -14,7 +14,7 @@
 import { R, showPly } from "./state.js";
 import { COLOUR, geometryOf } from "./describe.js";
 import { moveTokens, replay } from "./notation.js";
-import { $, setText } from "./util.js";
+import { $, setLive } from "./util.js";
 
 let redraw = () => {};
 
@@ -101,7 +101,7 @@ export function renderHistory() {
   }
   const moved = n > R.viewSince;
   const text = `Viewing move ${k} of ${n}: ${what}.` + (moved ? " The game went on meanwhile." : "");
-  setText($("history-text"), text);
+  setLive($("history-text"), text);
   $("history-text").title = text;
   $("history-bar").dataset.moved = moved ? "1" : "";
   $("back-to-live").classList.toggle("primary", moved);

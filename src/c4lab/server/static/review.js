@@ -18,7 +18,7 @@
 import { TOP, WIDE, el } from "./board.js";
 import { COLOUR } from "./describe.js";
 import { LETTERS, cellName, landingRow } from "./notation.js";
-import { setText } from "./util.js";
+import { setLive, setText } from "./util.js";
 
 const MINUS = "\u2212";
 
@@ -189,7 +189,7 @@ export function renderReview(parts, review, { current = null, onPick = null } = 
     "a blunder changed it.";
   if (parts.at) {
     const line = current === null ? "" : reviewLine(review, current);
-    setText(parts.at, line);
+    setLive(parts.at, line);
     parts.at.hidden = !line;
   }
   parts.list.replaceChildren();

@@ -20,7 +20,7 @@ import {
 } from "./describe.js";
 import { LETTERS, cellName, landingRow, moveTokens, replay } from "./notation.js";
 import { el, pieceShape } from "./board.js";
-import { $, inviteLink, keepFocus, reachedLocally, setText } from "./util.js";
+import { $, inviteLink, keepFocus, reachedLocally, setLive, setText } from "./util.js";
 
 /** Redraw the whole room page (nothing before the first state). */
 export function render() {
@@ -287,7 +287,7 @@ function renderRematch(room) {
     const side = R.you.length ? (R.you.includes("A") ? "B" : "A") : null; // a rematch swaps the sides
     const them = OTHER_SIDE[offered];
     const away = room.seats[them].connected ? "" : ", who has left the room, to come back and";
-    setText($("rematch-text"), mine
+    setLive($("rematch-text"), mine
       ? `You offered a rematch (the sides swapped): waiting for ${seatLabel(room, them)}${away} to accept.`
       : side
         ? `${by} offers a rematch in this room: you would play ${COLOUR[side].toLowerCase()}.`
@@ -354,7 +354,7 @@ function renderWatchers(room) {
   } else if (R.you.length && count > 0) {
     text = `${count} watching`;
   }
-  setText(badge, text);
+  setLive(badge, text); // a live region: heard when the count changes, not after every move
   badge.hidden = !text;
   badge.dataset.role = spectator ? "spectator" : "player";
   badge.dataset.count = String(count);

@@ -14,6 +14,15 @@ export function setText(node, value) {
   node.textContent = value === null || value === undefined ? "" : String(value);
 }
 
+/** The words of a live region that says a state (who watches, the
+ * position viewed, an offer): replaced only when they change, since a
+ * screen reader says a region again each time its text is replaced, even
+ * by the same words. */
+export function setLive(node, value) {
+  const text = value === null || value === undefined ? "" : String(value);
+  if (node.textContent !== text) node.textContent = text;
+}
+
 export function show(viewId) {
   for (const view of document.querySelectorAll(".view")) view.hidden = view.id !== viewId;
   document.body.dataset.view = viewId.replace("view-", "");
