@@ -270,3 +270,11 @@ def test_who_watches_is_said_when_it_changes_not_after_every_move(server, new_pa
     expect(announce(watcher)).to_have_text("White played f (f1).")
     assert ann.evaluate("window.__rebuilt.watchers") == 0
     assert watcher.evaluate("window.__rebuilt") == {"watchers": 0, "history-text": 2}
+
+
+def test_the_analysis_switch_says_what_it_does(server, new_page):
+    page = new_page()
+    ticket = create_room(server, board="7x6", players={"A": "human", "B": "random"})
+    open_room(page, server, ticket)
+    switch = page.get_by_role("checkbox", name="Analysis")
+    expect(switch).to_have_accessible_description("every column's score above the board after every move")
