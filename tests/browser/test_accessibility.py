@@ -7,7 +7,15 @@ from __future__ import annotations
 
 import re
 
-from browser_helpers import api, create_room, open_room, play_online_game, tokens_of, wait_position
+from browser_helpers import (
+    api,
+    create_room,
+    open_room,
+    play_online_game,
+    tokens_of,
+    wait_my_turn,
+    wait_position,
+)
 from playwright.sync_api import expect
 
 
@@ -175,6 +183,7 @@ def test_a_rematch_is_said_as_a_new_game_not_as_moves_taken_back(server, new_pag
     open_room(bob, server, {**guest, "url": f"/r/{code}"})
     for ply, move in enumerate("abababa"):
         page = ann if ply % 2 == 0 else bob
+        wait_my_turn(page)  # its page has the last move too: a key pressed before is no move
         page.locator("#board").focus()
         page.keyboard.press(move)
         wait_position(bob, "5x4:" + "abababa"[: ply + 1])
@@ -188,6 +197,7 @@ def test_a_rematch_is_said_as_a_new_game_not_as_moves_taken_back(server, new_pag
     for page in (ann, bob):
         wait_position(page, "5x4")
         expect(page.locator("#message")).to_contain_text("Rematch: a new game in this room")
+    wait_my_turn(bob)
     bob.locator("#board").focus()
     bob.keyboard.press("c")  # Bob plays white now
     for page in (ann, bob):
