@@ -288,3 +288,27 @@ def test_the_analysis_switch_says_what_it_does(server, new_page):
     open_room(page, server, ticket)
     switch = page.get_by_role("checkbox", name="Analysis")
     expect(switch).to_have_accessible_description("every column's score above the board after every move")
+
+
+def test_the_first_tab_offers_to_skip_the_top_bar_to_the_board(server, new_page):
+    """The first stop of Tab is a skip link, off screen until focused: on a
+    room page Enter on it puts the keyboard on the board (before: five Tabs
+    through the logo, the two links and Settings); on the form, on its first
+    field."""
+    page = new_page()
+    ticket = create_room(server, board="7x6", players={"A": "human", "B": "human"})
+    open_room(page, server, ticket)
+    link = page.locator("#skip-link")
+    assert link.bounding_box()["y"] < 0  # out of sight until it has the focus
+    page.keyboard.press("Tab")
+    expect(link).to_be_focused()
+    expect(link).to_have_text("Skip to the game")
+    assert link.bounding_box()["y"] >= 0
+    page.keyboard.press("Enter")
+    expect(page.locator("#board")).to_be_focused()
+    page.keyboard.press("d")
+    wait_position(page, "7x6:d")
+    page.goto(server.url + "/")
+    page.keyboard.press("Tab")
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.closest('#view-home') !== null")

@@ -45,6 +45,17 @@ function route() {
   return null;
 }
 
+// The skip link, the first stop of Tab: past the top bar, to the board of a
+// room (or a replay's first control, the form's first field).
+document.getElementById("skip-link").addEventListener("click", (event) => {
+  const view = document.querySelector("main .view:not([hidden])");
+  const target = view && (view.querySelector("#board[tabindex]")
+    || view.querySelector("input:not([hidden]), select, button:not([hidden]), a[href], [tabindex='0']"));
+  if (!target) return;
+  event.preventDefault();
+  target.focus();
+});
+
 // for the browser tests and for curious people
 window.c4lab = { R, get ws() { return R.ws; } };
 
