@@ -95,14 +95,20 @@ def test_a_servers_bad_limit_names_its_option(option: str, value: str) -> None:
         assert "never offers it" in result.output
 
 
-@pytest.mark.parametrize("option, value", [("--seed", "3"), ("--delay", "1")])
-def test_play_in_the_browser_refuses_the_terminal_games_options_and_says_whose_they_are(option: str, value: str) -> None:
-    """The page draws its boards and its first player and paces the agents
-    itself: ``--seed`` and ``--delay`` without ``--tui`` would be ignored,
-    so they are refused, naming ``--tui``, before a server starts."""
-    result = CliRunner().invoke(main, ["play", "--no-browser", option, value])
+@pytest.mark.parametrize("option, value", [("--seed", "3"), ("--delay", "1"), ("--color", None), ("--no-color", None)])
+def test_play_in_the_browser_refuses_the_terminal_games_options_and_says_whose_they_are(
+    option: str, value: str | None
+) -> None:
+    """The page draws its boards and its first player, paces the agents and
+    has its own look: ``--seed``, ``--delay`` and ``--color`` without
+    ``--tui`` would be ignored, so they are refused, naming ``--tui``,
+    before a server starts."""
+    result = CliRunner().invoke(main, ["play", "--no-browser", option, *([value] if value else [])])
     assert result.exit_code == 2, result.output
-    assert f"{option} is for the terminal game (--tui)" in result.output
+    assert f"{option} is for the terminal" in result.output and "(--tui)" in result.output
+    if value is None:  # analyse's colours too
+        result = CliRunner().invoke(main, ["analyse", "7x6", "--no-browser", option])
+        assert result.exit_code == 2 and f"{option} is for the terminal (--tui)" in result.output, result.output
 
 
 def test_a_listing_creates_no_file(tmp_path: Path) -> None:

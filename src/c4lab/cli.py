@@ -113,6 +113,15 @@ def _named_file(ctx: click.Context, param: click.Parameter, value: str | None) -
     return value
 
 
+def _no_colour_option(color: bool | None) -> None:
+    """``--color``/``--no-color`` of a command that opens the page instead
+    of the terminal game (no ``--tui``): refused, not ignored; the page has
+    its own look."""
+    if color is not None:
+        raise click.UsageError(f"--{'' if color else 'no-'}color is for the terminal (--tui): the page's look is "
+                               "in its Settings")
+
+
 def _writable_output(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """An output file's folder must exist and take a new file: checked before
     the run, so that a long run does not end in a write that fails.  A ``~``
@@ -470,7 +479,8 @@ def agents() -> None:
 @click.option("--seed", type=_INT64, default=None,
               help="Seed for the draws (first player, random boards) of the terminal game.")
 @click.option("--delay", type=_Finite(0), default=None, help="Seconds to pause after an agent's move (terminal game).")
-@click.option("--color/--no-color", default=None, help="Force colours on or off (default: when a terminal).")
+@click.option("--color/--no-color", default=None,
+              help="Force the terminal game's colours on or off (default: when a terminal).")
 def play(
     tui: bool,
     no_browser: bool,
@@ -502,6 +512,7 @@ def play(
         if value is not None:  # the page's form draws the board and the first player, and paces the agents itself
             raise click.UsageError(f"{option} is for the terminal game (--tui): the page draws its own boards "
                                    "and first player, and plays the agents' moves as they come")
+    _no_colour_option(color)
     from c4lab.agents import make_agent
     from c4lab.rules.setup import check_start
 
@@ -537,7 +548,7 @@ def play(
 @click.option("--no-browser", is_flag=True, help="Do not open a browser (print the link only).")
 @click.option("--port", type=_Int64(1, 65535), default=None, help="Port of the local server (default: a free one).")
 @click.option("--db", type=click.Path(dir_okay=False), callback=_in_existing_folder, default=None, help="Game database (SQLite file).")
-@click.option("--color/--no-color", default=None, help="Force colours on or off (default: when a terminal).")
+@click.option("--color/--no-color", default=None, help="Force the terminal's colours on or off (default: when a terminal).")
 def analyse(position: str, tui: bool, no_browser: bool, port: int | None, db: str | None, color: bool | None) -> None:
     """Open POSITION on the analysis board: you make the moves of both
     sides, and after every move each column shows its score for whoever is
@@ -557,6 +568,7 @@ def analyse(position: str, tui: bool, no_browser: bool, port: int | None, db: st
 
         settings = GameSettings(board=start.notation, players=("human", "human"), first="1", color=color, analyse=True)
         sys.exit(run_terminal_game(settings))
+    _no_colour_option(color)
     from c4lab.server.guard import UNLIMITED
     from c4lab.server.limits import PERSONAL
     from c4lab.server.presence import FORFEIT_AFTER
