@@ -312,3 +312,22 @@ def test_the_first_tab_offers_to_skip_the_top_bar_to_the_board(server, new_page)
     page.keyboard.press("Tab")
     page.keyboard.press("Enter")
     assert page.evaluate("document.activeElement.closest('#view-home') !== null")
+
+
+def test_a_jump_along_the_analysis_boards_line_is_said_once_where_it_ends(server, new_page):
+    """Home on the analysis board takes back every move, one undo (and one
+    state) each: said once, "6 moves taken back", not six times "One move
+    taken back"; End plays them again, the last four said."""
+    page = new_page()
+    ticket = create_room(server, board="7x6:dcdcdc", players={"A": "human", "B": "human"}, analysis=True)
+    open_room(page, server, ticket)
+    page.evaluate(RECORD_SAID)
+    page.locator("#board").focus()
+    page.keyboard.press("Home")
+    wait_position(page, "7x6")
+    expect(announce(page)).to_have_text("6 moves taken back.")
+    assert [text for text in page.evaluate("window.__said") if "taken back" in text] == ["6 moves taken back."]
+    page.keyboard.press("End")
+    wait_position(page, "7x6:dcdcdc")
+    expect(announce(page)).to_have_text(
+        "White played d (d2). Black played c (c2). White played d (d3). Black played c (c3).")

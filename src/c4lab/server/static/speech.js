@@ -22,34 +22,56 @@ function announce(text) {
 
 let heard = null; // the position last said (null: none yet)
 let heardGame = 0; // how many earlier games the room had then (a rematch adds one)
+let settling = null; // the timer that says the moves once the states stop coming
+// Milliseconds in which states that follow each other (an agent's reply, a
+// jump along the analysis board's line: one undo a state) are said as one.
+const SETTLE = 150;
 
 /** A state was shown: say the moves that led to it from the one said
- * before (a move, a few agent moves, a move taken back); a rematch's new
- * game is no move taken back (its own message says it). */
+ * before (a move, a few agent moves, moves taken back), once the states
+ * stop coming for a moment: a jump of ten moves along the line is "10
+ * moves taken back", not ten times "One move taken back" with the status
+ * between. A rematch's new game is no move taken back (its own message
+ * says it). */
 export function noteMoves(room) {
-  const before = heard;
   const game = (room.earlier || []).length;
-  const sameGame = game === heardGame;
+  if (heard === null || game !== heardGame) {
+    clearTimeout(settling);
+    settling = null;
+    heard = room.position;
+    heardGame = game;
+    return;
+  }
+  clearTimeout(settling);
+  settling = setTimeout(() => {
+    settling = null;
+    if (R.state) sayChange(R.state);
+  }, SETTLE);
+}
+
+function sayChange(room) {
+  const before = heard;
   heard = room.position;
-  heardGame = game;
-  if (before === null || before === room.position || !sameGame) return;
+  if ((room.earlier || []).length !== heardGame || before === room.position) return;
   const old = moveTokens(before);
   const now = moveTokens(room.position);
-  const same = (k) => old.slice(0, k).every((t, i) => t === now[i]);
-  if (now.length > old.length && same(old.length)) {
+  let kept = 0;
+  while (kept < old.length && kept < now.length && old[kept] === now[kept]) kept++;
+  const said = [];
+  const back = old.length - kept;
+  if (back > 0) said.push(`${back === 1 ? "One move" : `${back} moves`} taken back.`);
+  if (now.length > kept) {
     const { boards } = replay(geometryOf(room), now);
-    const said = [];
-    for (let ply = old.length; ply < now.length; ply++) {
+    const played = [];
+    for (let ply = kept; ply < now.length; ply++) {
       const token = now[ply];
       const landed = Object.keys(boards[ply + 1]).filter((name) => !boards[ply][name] && boards[ply + 1][name] !== "ban");
       const ban = token.length === 3 ? `, ban piece in column ${token[2]}` : "";
-      said.push(`${COLOUR[ply % 2 === 0 ? "A" : "B"]} played ${token[0]}${landed.length ? ` (${landed[0]})` : ""}${ban}.`);
+      played.push(`${COLOUR[ply % 2 === 0 ? "A" : "B"]} played ${token[0]}${landed.length ? ` (${landed[0]})` : ""}${ban}.`);
     }
-    announce(said.slice(-4).join(" "));
-  } else if (now.length < old.length && same(now.length)) {
-    const back = old.length - now.length;
-    announce(`${back === 1 ? "One move" : `${back} moves`} taken back.`);
+    said.push(...played.slice(-4));
   }
+  announce(said.join(" "));
 }
 
 /** Say what column `col` holds on the board as shown (a viewed earlier
