@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -377,6 +378,47 @@ def test_a_damaged_results_file_is_an_error_naming_its_line(tmp_path, damage, wh
     out.write_text("".join(damage(out.read_text().splitlines(keepends=True))))
     with pytest.raises(ResultsError, match=where):
         read_results(out)
+
+
+def test_a_results_folder_removed_during_a_run_stops_it_with_one_line(tmp_path):
+    """Review: the run went on writing into the removed file and ended
+    "400 games played now, 400 in gone/x.jsonl", status 0, with no file:
+    every game lost without a word."""
+    folder = tmp_path / "gone"
+    folder.mkdir()
+
+    def remove(done, total, summary):
+        if done and folder.exists():
+            (folder / "run.jsonl").unlink()
+            folder.rmdir()
+
+    out = str(folder / "run.jsonl")
+    with pytest.raises(ResultsError, match=r"run\.jsonl was removed during the run \(or its folder was\)"):
+        run_arena(ArenaConfig(RANDOMS, games=8, seed=1), out, executor=LocalExecutor(1), progress=remove)
+
+
+def test_a_results_file_that_cannot_be_written_during_a_run_is_one_line_and_keeps_what_was_saved(
+    tmp_path, monkeypatch
+):
+    """Review: a full disk while the arena appended a pair was a traceback
+    (an OSError), not the one line of bad input."""
+    out = tmp_path / "run.jsonl"
+    fsync, calls = os.fsync, []
+
+    def full_disk(fd):
+        calls.append(fd)
+        if len(calls) > 2:  # the header and the first pair are on disk; the second pair is not
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", full_disk)
+    result = CliRunner().invoke(main, ["arena", *RANDOMS, "--games", "8", "--jobs", "1", "--out", str(out)])
+    monkeypatch.setattr(os, "fsync", fsync)
+    assert result.exit_code == 2, result.output
+    said = (f"Error: cannot write the games to {out}: No space left on device; the run stops (the games saved so "
+            "far are kept: the same command resumes it)")
+    assert result.stderr.strip().splitlines()[-1:] == [said]
+    assert len(read_results(out).whole_pairs()) >= 2
 
 
 def test_sprt_stops_a_lopsided_match_early(tmp_path):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -197,11 +198,35 @@ class ResultsWriter:
         os.fsync(self._file.fileno())
 
     def add(self, games: Iterable[dict[str, Any]]) -> None:
-        """Append the games of one pair, together."""
-        self._write(games)
+        """Append the games of one pair, together.  A write that fails (a
+        full disk) or a file no longer at its path (it, or its folder, was
+        removed during the run: the games would go to a file nobody can
+        read) is a ResultsError: the run stops rather than play games it
+        cannot keep; a pair half written is a cut last line, played again
+        when the run is resumed."""
+        try:
+            self._write(games)
+            here = os.fstat(self._file.fileno())
+            there = os.stat(self.path)
+        except FileNotFoundError:
+            raise ResultsError(
+                f"{self.path} was removed during the run (or its folder was): the games played cannot be saved "
+                "in it, so the run stops (the same command starts it again)"
+            ) from None
+        except OSError as err:
+            raise ResultsError(
+                f"cannot write the games to {self.path}: {err.strerror or err}; the run stops (the games saved "
+                "so far are kept: the same command resumes it)"
+            ) from None
+        if (here.st_dev, here.st_ino) != (there.st_dev, there.st_ino):
+            raise ResultsError(
+                f"{self.path} was replaced by another file during the run: the games played cannot be saved in "
+                "it, so the run stops (the same command resumes what the file now holds)"
+            )
 
     def close(self) -> None:
-        self._file.close()
+        with suppress(OSError):  # every game was flushed when added: a failed write is said by ``add``
+            self._file.close()
 
 
 def _shown(value: Any) -> str:
