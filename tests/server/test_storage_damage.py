@@ -616,3 +616,36 @@ def test_a_damaged_public_game_is_left_out_of_the_public_games_not_the_others(tm
         assert [game["code"] for game in answer.json()] == ["fine"]
     finally:
         store.close()
+
+
+@pytest.mark.parametrize("how", ["removed", "replaced"])
+def test_a_database_removed_while_the_server_runs_refuses_changes_and_the_server_goes_on(
+    tmp_path: Path, how: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Review: with its file removed, the server went on saving rooms and
+    moves (SQLite wrote them into the removed file), all lost at its stop
+    without a word.  Now a change is refused (``storage-failed``, the room
+    as it was) and logged with the file's name; what is in memory is still
+    served."""
+    db = tmp_path / "games.sqlite"
+    store = GameStore(db)
+    try:
+        with TestClient(create_app(store, hint_spec="random", agent_workers=1)) as client:
+            room = client.post("/api/rooms", json={"players": {"A": "human", "B": "human"}}).json()
+            for leftover in ("", "-wal", "-shm"):
+                Path(str(db) + leftover).unlink(missing_ok=True)
+            if how == "replaced":
+                GameStore(db, exclusive=False).close()  # another (empty) database put in its place
+            with client.websocket_connect(f"/ws/{room['code']}") as socket:
+                socket.receive_json()
+                socket.send_json({"type": "hello", "token": room["token"]})
+                socket.receive_json()
+                socket.send_json({"type": "move", "move": "d"})
+                assert socket.receive_json()["code"] == "storage-failed"
+            answer = client.post("/api/rooms", json={})
+            assert answer.status_code == 503
+            assert client.get(f"/api/rooms/{room['code']}").json()["position"] == "7x6"  # still served, unchanged
+    finally:
+        store.close()
+    said = [r.getMessage() for r in caplog.records if "removed or replaced while the server runs" in r.getMessage()]
+    assert said and all(str(db) in line for line in said)

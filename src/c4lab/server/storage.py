@@ -249,6 +249,7 @@ class GameStore:
         #: code -> the values of the columns after ``code`` as last written or read (``REMEMBERED`` rows).
         self._saved: OrderedDict[str, tuple[Any, ...]] = OrderedDict()
         self._holder: int | None = None  # the lock file's descriptor
+        self._file: tuple[int, int] | None = None  # a server's file (device, inode): see ``_still_there``
         existed = False
         if self.path != ":memory:":
             file = Path(self.path)
@@ -288,6 +289,8 @@ class GameStore:
             self._db.executescript(SCHEMA)
             # a write, always: a file SQLite opened read-only (its permissions) is refused now, not at the first move
             self._db.execute(f"PRAGMA user_version = {FORMAT}")
+            if self.path != ":memory:":  # the file written: a save checks it is still the one at the path
+                self._file = _identity(self.path)
         except (sqlite3.Error, StorageError) as exc:
             self._db.close()
             if not existed and self.path != ":memory:":  # a file we began (a full disk): leave no empty one behind
@@ -392,6 +395,24 @@ class GameStore:
         except sqlite3.Error as exc:
             raise StorageError(f"cannot {doing} {self.path}: {explain(exc)}") from None
 
+    def _still_there(self, doing: str) -> None:
+        """A StorageError if the database file was removed (or replaced)
+        since the server opened it: SQLite would go on writing into the
+        removed file, and every game saved from then on would be lost when
+        the server stops, without a word."""
+        if self._file is None:
+            return
+        there: tuple[int, int] | None
+        try:
+            there = _identity(self.path)
+        except OSError as exc:
+            there = None if isinstance(exc, FileNotFoundError) else self._file  # an unreadable folder: let SQLite say
+        if there != self._file:
+            raise StorageError(
+                f"cannot {doing} {self.path}: the file was removed or replaced while the server runs, so nothing "
+                "more can be saved in it (SQLite would write into the removed file): restart the server"
+            )
+
     def save(self, row: GameRow) -> None:
         """Write ``row`` (one transaction): the columns that changed since
         the store last wrote or read it (a move: the position and the time),
@@ -402,6 +423,7 @@ class GameStore:
             row.code, row.mode, row.position, row.start_ply, json.dumps(row.seats),
             int(row.public), row.status, row.result, row.reason, row.created, updated, row.finished,
         )
+        self._still_there("save a game to")
         try:
             with self._lock:
                 before = self._saved.get(row.code)
@@ -428,6 +450,7 @@ class GameStore:
 
     def delete(self, code: str) -> None:
         """Remove the row of ``code`` (a rematch whose room could not be saved)."""
+        self._still_there("delete a game from")
         self._run("delete a game from", "DELETE FROM games WHERE code = ?", (code,))
         with self._lock:
             self._saved.pop(code, None)
@@ -489,6 +512,12 @@ class GameStore:
             raise StorageError(
                 f"{self.path}: the row of game {values[0]!r} is damaged ({type(exc).__name__}: {exc})"
             ) from None
+
+
+def _identity(path: str) -> tuple[int, int]:
+    """The file at ``path``: its device and inode (an OSError if there is none)."""
+    found = os.stat(path)
+    return found.st_dev, found.st_ino
 
 
 def _hold(lock_path: str, path: str) -> int:
