@@ -588,7 +588,11 @@ def test_a_pipe_or_a_device_is_not_a_database(tmp_path: Path, path: str) -> None
     ("seats = '{\"A\": {\"name\": \"Ann\"}}'", "the seats are ['A'], not A and B"),
     ("updated = 'yesterday'", "its time updated is 'yesterday', not a number"),
     ("updated = 1e20", "OverflowError"),
-], ids=["not JSON", "no names", "one seat", "a time of words", "a time out of range"])
+    ("position = X'FF'", "its position is b'\\xff', not text"),
+    ("result = X'00'", "its result is b'\\x00', not text"),
+    ("start_ply = 'x'", "its start_ply is 'x', not an integer"),
+], ids=["not JSON", "no names", "one seat", "a time of words", "a time out of range", "a blob position",
+        "a blob result", "a start of words"])
 def test_a_listing_names_each_damaged_game_and_lists_the_others(good: Path, damage: str, words: str) -> None:
     # the rows but the first two made tracebacks (KeyError, TypeError,
     # OverflowError); the first hid every other game behind its error
@@ -603,13 +607,16 @@ def test_a_listing_names_each_damaged_game_and_lists_the_others(good: Path, dama
         assert len(result.stderr.splitlines()) == 1 and words in result.stderr, result.stderr
 
 
-def test_a_damaged_public_game_is_left_out_of_the_public_games_not_the_others(tmp_path: Path) -> None:
+@pytest.mark.parametrize("damage", ["seats = '{\"A\": {}, \"B\": {}}'", "result = X'FF'", "position = X'00'"])
+def test_a_damaged_public_game_is_left_out_of_the_public_games_not_the_others(tmp_path: Path, damage: str) -> None:
+    """Review: a blob in a text column (SQLite keeps any value in any
+    column) made the whole list a 500, and ``c4lab games --json`` a traceback."""
     store = GameStore(tmp_path / "games.sqlite")
     try:
         for code in ("fine", "bad"):
             store.save(GameRow(code, "online", "7x6:dddd", 0, SEATS, public=True, status="over", result="draw",
                                reason="full", finished=time.time()))
-        store._db.execute("UPDATE games SET seats = '{\"A\": {}, \"B\": {}}' WHERE code = 'bad'")
+        store._db.execute(f"UPDATE games SET {damage} WHERE code = 'bad'")
         with TestClient(create_app(store, hint_spec="random", agent_workers=1)) as client:
             answer = client.get("/api/games")  # a 500: the whole list failed on the one row
         assert answer.status_code == 200, answer.text

@@ -579,6 +579,16 @@ def _row(values: tuple[Any, ...]) -> GameRow:
     """The row's values as a GameRow; a ValueError or TypeError if they are
     not what a store writes (what a listing and a room read must be there)."""
     (code, mode, position, start_ply, seats, public, status, result, reason, created, updated, finished) = values
+    # SQLite keeps any value in any column (a blob in a TEXT one): a value of another type is a damaged row, not
+    # one that fails later, in the JSON of a listing or a page (a traceback, a 500 for the whole list)
+    texts = (("code", code), ("mode", mode), ("position", position), ("status", status), ("result", result),
+             ("reason", reason))
+    for name, value in texts:
+        if not isinstance(value, str) and not (value is None and name in ("result", "reason")):
+            raise TypeError(f"its {name} is {repr(value)[:40]}, not text")
+    for name, value in (("start_ply", start_ply), ("public", public)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"its {name} is {repr(value)[:40]}, not an integer")
     stored = json.loads(seats)
     if not isinstance(stored, dict) or not all(isinstance(seat, dict) for seat in stored.values()):
         raise ValueError("the seats are not an object of seats")
