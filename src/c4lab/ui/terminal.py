@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import random
 import sys
+import textwrap
 import threading
 import time
 from collections.abc import Callable
@@ -301,6 +302,8 @@ class TerminalGame:
         return self.color and self.console.width >= board_columns(position.variant, wide=self.settings.analyse)
 
     def say(self, message: str) -> None:
+        if self.console.is_terminal:  # broken between words at the terminal's edge, not in the middle of one
+            message = _wrap_words(message, self.console.width)
         self.console.print(message, highlight=False, markup=False, soft_wrap=True)
 
     def show(self, position: Position, header: str, note: str, scores: list[dict[str, Any]] | None = None) -> None:
@@ -461,6 +464,15 @@ class TerminalGame:
                 if isinstance(stop, KeyboardInterrupt):
                     raise
                 return
+
+
+def _wrap_words(message: str, width: int) -> str:
+    """``message`` with each of its lines broken between words to fit
+    ``width``; a word longer than a line (a position string) is never cut,
+    so that it can be copied whole."""
+    return "\n".join(
+        textwrap.fill(line, width, break_long_words=False, break_on_hyphens=False) for line in message.split("\n")
+    )
 
 
 def _result_line(position: Position, who: Callable[[str], str]) -> str:
