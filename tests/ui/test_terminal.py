@@ -282,3 +282,23 @@ def test_on_a_terminal_long_lines_break_between_words_and_a_position_string_stay
                                         "player 2 (human)."]
     assert " ".join(lines[first : first + 2]) == header
     assert f"12x12:{moves}" in lines  # too long for the line: on a line of its own, whole, to be copied
+
+
+@pytest.mark.parametrize("key", [EOFError, KeyboardInterrupt], ids=["Ctrl-D", "Ctrl-C"])
+def test_leaving_at_play_again_ends_the_prompt_s_line(key: type[BaseException]) -> None:
+    """Review: Ctrl-D or Ctrl-C at "Play again? [y/n] " left the shell's
+    prompt on the same line."""
+    out = io.StringIO()
+    console = Console(file=out, no_color=True, width=100, color_system=None)
+    keys = ["a", "b", "a", "b", "a", "b", "a"]
+
+    def keyboard(prompt: str) -> str:  # as a terminal shows it: the prompt, then what is typed
+        console.print(prompt, end="", markup=False)
+        if not keys:
+            raise key
+        entry = keys.pop(0)
+        console.print(entry, markup=False)
+        return entry
+
+    TerminalGame(GameSettings(board="4x4", players=("human", "human"), first="1"), console=console, read=keyboard).run()
+    assert out.getvalue().endswith("Play again? [y/n] \n")

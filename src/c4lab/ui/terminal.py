@@ -338,8 +338,12 @@ class TerminalGame:
         while True:
             try:
                 entry = self.read(prompt).strip().lower()
-            except EOFError:  # (Ctrl-C: the caller's, status 130)
+            except EOFError:
+                self.say("")  # the end of the prompt's line: what comes next (the shell's prompt) starts a line
                 return False
+            except KeyboardInterrupt:  # the caller's, status 130
+                self.say("")
+                raise
             if entry in ("y", "yes"):
                 return True
             if entry in ("n", "no", "e", "exit"):
