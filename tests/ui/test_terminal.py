@@ -302,3 +302,20 @@ def test_leaving_at_play_again_ends_the_prompt_s_line(key: type[BaseException]) 
 
     TerminalGame(GameSettings(board="4x4", players=("human", "human"), first="1"), console=console, read=keyboard).run()
     assert out.getvalue().endswith("Play again? [y/n] \n")
+
+
+@pytest.mark.parametrize(
+    ("keys", "said"),
+    [
+        (("b", "c"), "A (white), player 1 (human), plays b, on the bonus cell, and drops the ban piece in c."),
+        (("b", ""), "A (white), player 1 (human), plays b, on the bonus cell, and declines the ban piece."),
+        (("c",), "A (white), player 1 (human), plays c."),
+    ],
+    ids=["ban", "declined", "elsewhere"],
+)
+def test_the_line_under_the_board_says_what_a_bonus_landing_did_with_the_ban(keys: tuple[str, ...], said: str) -> None:
+    """Review: the line said 'plays b+c' (notation) and, for a declined
+    ban, only 'plays b': nothing told the other player that the piece had
+    taken the bonus and what became of the ban."""
+    out, _, _ = game(GameSettings(board="5x5/Bb1", players=("human", "human"), first="1"), *keys, "exit")
+    assert said in out

@@ -479,6 +479,19 @@ def _wrap_words(message: str, width: int) -> str:
     )
 
 
+def _move_words(turn: Turn) -> str:
+    """The move of ``turn`` for the line under the board: its column, and
+    on the bonus cell, what became of the ban (the notation's ``b+c`` says
+    it to those who know it only)."""
+    move = turn.move
+    column = column_letter(move.column)
+    if turn.after.last_cell is None or turn.after.last_cell != turn.before.variant.bonus:
+        return column
+    if move.ban is None:
+        return f"{column}, on the bonus cell, and declines the ban piece"
+    return f"{column}, on the bonus cell, and drops the ban piece in {column_letter(move.ban)}"
+
+
 def _result_line(position: Position, who: Callable[[str], str]) -> str:
     """How a finished game ended, in words (``who``: a side's name)."""
     if position.result == "draw":
@@ -555,7 +568,7 @@ class _Screen:
         index = self.by_side[turn.side]
         self.stop_thinking()
         who = f"{SIDE_NAMES[turn.side]}, {self.game.labels[index]}," if self.named else SIDE_NAMES[turn.side]
-        self.note = f"{who} plays {turn.move.token}."
+        self.note = f"{who} plays {_move_words(turn)}."
         if not self.game.players[index].is_human:
             if self.delay:
                 time.sleep(self.delay)
