@@ -294,7 +294,7 @@ def test_the_ban_is_asked_for_on_the_bonus_cell_and_resigning_ends_the_game(serv
     assert "Your piece lands on the bonus cell b1" in out
     assert keyboard.prompts[1].startswith("Ban column (a, b, c, d, e, f, g, h, i) (column e: 5), or Enter")
     assert "'z' is not a column that can take the ban piece" in out
-    assert "A (white), Ann (you) plays b+a." in out
+    assert "A (white), Ann (you) plays b, on the bonus cell, and drops the ban piece in a." in out
     assert "A (white), Ann (you) resigned: B (black), Bob wins." in out
     assert "You lost." in out
     assert "The game in notation: 9x8/Xd3/Bb1:b+ac" in out
@@ -960,3 +960,15 @@ def test_leaving_a_local_room_says_the_way_back_and_no_forfeit(server: Backgroun
     assert "You left the game." in client.output
     assert f"To come back to this game: C4LAB_TOKEN={answer['token']} c4lab connect {server.url}/r/{answer['code']}" in client.output
     assert "forfeit" not in client.output
+
+
+def test_on_a_terminal_the_clients_lines_break_between_words() -> None:
+    """As the terminal game's: at the terminal's edge, not in the middle of
+    a word (review: "... is pla" / "yer 2"); a link or a token longer than
+    a line stays whole, to be copied."""
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, width=40, color_system=None)
+    client = OnlineClient("http://127.0.0.1:9/r/some-room", console=console, read=lambda prompt: "e")
+    token = "t" * 50
+    client.say(f"You took seat A. Your token (keep it): {token}")
+    assert out.getvalue().splitlines() == ["You took seat A. Your token (keep it):", token]

@@ -51,7 +51,15 @@ from c4lab.rules.variant import column_letter
 from c4lab.server import errors
 from c4lab.ui import room_link as link
 from c4lab.ui.room_link import EXIT_BAD_ROOM, EXIT_LOST, EXIT_OK, ConnectError, RoomAddress
-from c4lab.ui.terminal import SIDE_NAMES, board_text, draws_in_colour, game_console, legend
+from c4lab.ui.terminal import (
+    SIDE_NAMES,
+    board_text,
+    draws_in_colour,
+    game_console,
+    legend,
+    move_words,
+    wrap_words,
+)
 
 SIDES = ("A", "B")
 RESIGN_WORDS = ("r", "resign")
@@ -202,6 +210,8 @@ class OnlineClient:
 
     def say(self, message: str) -> None:
         self._end_prompt_line()
+        if self.console.is_terminal:  # broken between words at the terminal's edge, not in the middle of one
+            message = wrap_words(message, self.console.width)
         self.console.print(message, highlight=False, markup=False, soft_wrap=True)
 
     def _end_prompt_line(self) -> None:
@@ -542,14 +552,17 @@ class OnlineClient:
             self._note(_watching(room.get("watchers", 0)))
         if old["status"] == "waiting" and room["status"] == "playing":
             self._note("Both seats are taken: the game starts.")
-        old_moves = Position.parse(old["position"]).moves
+        before = Position.parse(old["position"])
+        old_moves = before.moves
         moves = position.moves
         if moves[: len(old_moves)] != old_moves:
             self._note("Moves were taken back.")
         else:
             for index in range(len(old_moves), len(moves)):
                 side = SIDES[index % 2]
-                self._note(f"{self._label(side)} plays {moves[index].token}.")
+                after = before.play(moves[index])
+                self._note(f"{self._label(side)} plays {move_words(before, moves[index], after)}.")
+                before = after
 
     def _draw(self, position: Position) -> None:
         self._end_prompt_line()  # (a prompt from after the game, when a rematch begins)

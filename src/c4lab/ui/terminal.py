@@ -29,7 +29,7 @@ from c4lab.agents import Agent, QuitGame, make_agent
 from c4lab.agents.base import warm_up
 from c4lab.agents.human import QUIT_WORDS
 from c4lab.game import Turn, play_game
-from c4lab.rules import Cell, Position, Variant
+from c4lab.rules import Cell, Move, Position, Variant
 from c4lab.rules.setup import check_start, starting_position
 from c4lab.rules.variant import column_letter
 
@@ -303,7 +303,7 @@ class TerminalGame:
 
     def say(self, message: str) -> None:
         if self.console.is_terminal:  # broken between words at the terminal's edge, not in the middle of one
-            message = _wrap_words(message, self.console.width)
+            message = wrap_words(message, self.console.width)
         self.console.print(message, highlight=False, markup=False, soft_wrap=True)
 
     def show(self, position: Position, header: str, note: str, scores: list[dict[str, Any]] | None = None) -> None:
@@ -470,7 +470,7 @@ class TerminalGame:
                 return
 
 
-def _wrap_words(message: str, width: int) -> str:
+def wrap_words(message: str, width: int) -> str:
     """``message`` with each of its lines broken between words to fit
     ``width``; a word longer than a line (a position string) is never cut,
     so that it can be copied whole."""
@@ -479,13 +479,12 @@ def _wrap_words(message: str, width: int) -> str:
     )
 
 
-def _move_words(turn: Turn) -> str:
-    """The move of ``turn`` for the line under the board: its column, and
-    on the bonus cell, what became of the ban (the notation's ``b+c`` says
-    it to those who know it only)."""
-    move = turn.move
+def move_words(before: Position, move: Move, after: Position) -> str:
+    """``move``, played in ``before`` to give ``after``, for the line under
+    the board: its column, and on the bonus cell, what became of the ban
+    (the notation's ``b+c`` says it to those who know it only)."""
     column = column_letter(move.column)
-    if turn.after.last_cell is None or turn.after.last_cell != turn.before.variant.bonus:
+    if after.last_cell is None or after.last_cell != before.variant.bonus:
         return column
     if move.ban is None:
         return f"{column}, on the bonus cell, and declines the ban piece"
@@ -568,7 +567,7 @@ class _Screen:
         index = self.by_side[turn.side]
         self.stop_thinking()
         who = f"{SIDE_NAMES[turn.side]}, {self.game.labels[index]}," if self.named else SIDE_NAMES[turn.side]
-        self.note = f"{who} plays {_move_words(turn)}."
+        self.note = f"{who} plays {move_words(turn.before, turn.move, turn.after)}."
         if not self.game.players[index].is_human:
             if self.delay:
                 time.sleep(self.delay)
