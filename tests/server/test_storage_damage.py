@@ -422,13 +422,14 @@ def test_a_damaged_row_is_a_clear_error_and_the_other_rooms_go_on(tmp_path: Path
             fine = client.post("/api/rooms", json={"players": {"A": "human", "B": "human"}}).json()["code"]
             client.app.state.manager.rooms.clear()  # type: ignore[attr-defined]  # as after a restart
             store._db.execute("UPDATE games SET position = 'not a position' WHERE code = ?", (bad,))
-            answer = client.get(f"/api/rooms/{bad}")
-            assert answer.status_code == 503 and "detail" in answer.json()
+            answer = client.get(f"/api/rooms/{bad}")  # damaged for good: not "try again later"
+            assert answer.status_code == 500 and "stored record is damaged" in answer.json()["detail"]
+            assert client.get(f"/api/games/{bad}").status_code == 500
             with client.websocket_connect(f"/ws/{bad}") as socket:
                 assert socket.receive_json()["code"] == "storage-failed"
             assert client.get(f"/api/rooms/{fine}").status_code == 200
             store._db.execute("UPDATE games SET seats = 'garbage' WHERE code = ?", (bad,))
-            assert client.get(f"/api/rooms/{bad}").status_code == 503
+            assert client.get(f"/api/rooms/{bad}").status_code == 500
             assert client.get("/api/games").status_code == 200
     finally:
         store.close()

@@ -46,7 +46,7 @@ from c4lab.server.presence import FORFEIT_AFTER, IDLE_AFTER
 from c4lab.server.protocol import parse
 from c4lab.server.review import HINT_SPEC
 from c4lab.server.rooms import SEND_TIMEOUT, RoomManager
-from c4lab.server.storage import GameStore, StorageError
+from c4lab.server.storage import DamagedRow, GameStore, StorageError
 
 log = logging.getLogger(__name__)
 
@@ -234,10 +234,14 @@ def create_app(
 
     @app.exception_handler(StorageError)
     async def storage_failed(request: Request, exc: StorageError) -> JSONResponse:
-        """A read of the database that failed (a damaged row, a lock held
-        too long): 503 and one line in the log, never a traceback; the
-        client is not told the server's file names."""
+        """A read of the database that failed: one line in the log, never
+        a traceback, and the client is not told the server's file names.
+        A damaged row will not heal (500, said so); a lock held too long
+        may (503: try again later)."""
         log.warning("%s %s: %s", request.method, request.url.path, exc)
+        if isinstance(exc, DamagedRow):
+            return JSONResponse({"detail": "this game's stored record is damaged: it cannot be read (the server's "
+                                           "log says what is wrong)"}, 500)
         return JSONResponse({"detail": "the game database cannot be read right now: try again later"}, 503)
 
     @app.exception_handler(StarletteHTTPException)  # FastAPI's HTTPException is one, and the guard's ``too_many``

@@ -72,7 +72,7 @@ from c4lab.server.room import (
     to_json,
     token_hash,
 )
-from c4lab.server.storage import GameStore, StorageError
+from c4lab.server.storage import DamagedRow, GameStore, StorageError
 from c4lab.solver import Solver
 
 log = logging.getLogger(__name__)
@@ -413,7 +413,7 @@ class RoomManager:
             return Room.from_row(row)
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             detail = f"{type(exc).__name__}: {exc}"
-            raise StorageError(f"{self.store.path}: the stored room {code!r} cannot be loaded ({detail})") from None
+            raise DamagedRow(f"{self.store.path}: the stored room {code!r} cannot be loaded ({detail})") from None
 
     def view(self, code: str) -> dict[str, Any] | None:
         """The public state of the room ``code`` (None if there is none).  A

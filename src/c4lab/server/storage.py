@@ -180,6 +180,12 @@ class StorageError(RuntimeError):
     disk).  Its message is one line that names the file."""
 
 
+class DamagedRow(StorageError):
+    """One stored game's row cannot be read (a value of another type, a
+    position that is none): it will not heal by itself, unlike a database
+    held by another program for a moment."""
+
+
 class StoreInUse(StorageError):
     """Another c4lab server holds the database: its process id and, once it
     listens, its address and whether it is a person's own game (``c4lab
@@ -509,7 +515,7 @@ class GameStore:
         try:
             return _row(values)
         except (ValueError, TypeError, KeyError, AttributeError, OverflowError, OSError) as exc:
-            raise StorageError(
+            raise DamagedRow(
                 f"{self.path}: the row of game {values[0]!r} is damaged ({type(exc).__name__}: {exc})"
             ) from None
 
