@@ -36,16 +36,23 @@ QUICK_START = (
 )
 
 
-def test_the_site_builds_strict(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The manual built with ``mkdocs build --strict`` (once for the tests
+    that read it)."""
     pytest.importorskip("mkdocs")
+    built = tmp_path_factory.mktemp("manual") / "site"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]),
            "NO_MKDOCS_2_WARNING": "1"}
     done = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(built)],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    site = tmp_path / "site"
+    return built
+
+
+def test_the_site_builds_strict(site: Path) -> None:
     # The generated parts: RULES.md as it is, and a section per registered agent.
     rules = (ROOT.parent / "shared" / "RULES.md").read_text(encoding="utf-8")
     assert "Position notation" in rules and "Position notation" in (site / "rules-reference" / "index.html").read_text()
@@ -59,6 +66,21 @@ def test_the_site_builds_strict(tmp_path: Path) -> None:
     nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     for page in PAGES:
         assert f" {page.name}" in nav, f"{page.name} is not in mkdocs.yml's nav"
+
+
+def _api_docstrings(site: Path) -> str:
+    """The API reference page's content: mkdocstrings' rendering of the docstrings."""
+    page = (site / "api" / "index.html").read_text(encoding="utf-8")
+    return page[page.index("<article"):page.index("</article>")]
+
+
+def test_the_api_page_renders_docstring_sections(site: Path) -> None:
+    """The docstrings' Google-style sections (``Attributes:`` with one
+    indented entry a line) render as sections, not as a paragraph that runs
+    the entries together."""
+    docs = _api_docstrings(site)
+    assert 'doc-section-title">Attributes:' in docs
+    assert not re.search(r"<p>(Args|Arguments|Attributes|Returns|Raises|Yields|Examples?|Notes?):", docs)
 
 
 def test_a_broken_link_fails_the_strict_build(tmp_path: Path) -> None:
