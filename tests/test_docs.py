@@ -83,6 +83,15 @@ def test_the_api_page_renders_docstring_sections(site: Path) -> None:
     assert not re.search(r"<p>(Args|Arguments|Attributes|Returns|Raises|Yields|Examples?|Notes?):", docs)
 
 
+def test_the_api_page_shows_docstring_examples_as_code(site: Path) -> None:
+    """A docstring's ``>>>`` example shows as code, prompts and all: it is
+    indented as a code block (Markdown reads a ``>>>`` line at the margin as
+    three nested quotes, and drops the prompts)."""
+    docs = _api_docstrings(site)
+    assert "<blockquote>" not in docs
+    assert re.search(r"<code>[^<]*&gt;&gt;&gt; round\(sweep_bound\(10\)\)", docs)
+
+
 def test_a_broken_link_fails_the_strict_build(tmp_path: Path) -> None:
     """What makes the build above a check: with the manual's own settings
     (``strict`` and its link validation), a page that links to a missing

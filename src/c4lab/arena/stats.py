@@ -129,8 +129,8 @@ def sweep_bound(games: int, level: float = 0.95) -> float:
     has no interval there: every game ended alike).  ``nan`` for no games;
     the bound of a score of 0 is its negative.
 
-    >>> round(sweep_bound(10))
-    140
+        >>> round(sweep_bound(10))
+        140
     """
     if games <= 0:
         return math.nan

@@ -18,10 +18,10 @@ class Move:
     ``Position.legal_moves`` lists them: by column, the decline first, then
     the bans by column.
 
-    >>> Move.parse("d+a")
-    Move.parse('d+a')
-    >>> str(Move(3))
-    'd'
+        >>> Move.parse("d+a")
+        Move.parse('d+a')
+        >>> str(Move(3))
+        'd'
     """
 
     column: int

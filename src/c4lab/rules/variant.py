@@ -95,8 +95,8 @@ class Variant:
     ``forbidden`` may be given in any order, as cells or names; it is stored
     sorted (the canonical order).  ``bonus`` is ``None`` outside bonus mode.
 
-    >>> Variant(9, 8, forbidden=["d3"], bonus="b1").notation
-    '9x8/Xd3/Bb1'
+        >>> Variant(9, 8, forbidden=["d3"], bonus="b1").notation
+        '9x8/Xd3/Bb1'
     """
 
     width: int = 7

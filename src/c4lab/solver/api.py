@@ -1,9 +1,9 @@
 """The solver's Python API: exact scores, best moves and move analysis.
 
->>> from c4lab import Position
->>> from c4lab.solver import Solver
->>> Solver().solve(Position.parse("4x4:dacd")).score
-0
+    >>> from c4lab import Position
+    >>> from c4lab.solver import Solver
+    >>> Solver().solve(Position.parse("4x4:dacd")).score
+    0
 
 A score is RULES.md's: positive, the side to move wins (the larger, the
 sooner), 0 a draw, negative a loss.  A search that runs out of time gives no
