@@ -92,6 +92,14 @@ def test_the_api_page_shows_docstring_examples_as_code(site: Path) -> None:
     assert re.search(r"<code>[^<]*&gt;&gt;&gt; round\(sweep_bound\(10\)\)", docs)
 
 
+def test_the_api_page_shows_no_sphinx_roles(site: Path) -> None:
+    """The docstrings are Markdown: a reference is ``name`` or a
+    mkdocstrings cross-reference (``[name][c4lab.module.name]``), never a
+    Sphinx role, which the page would show as it is (``:func:`name```)."""
+    text = re.sub(r"<[^>]+>", "", _api_docstrings(site))
+    assert not re.findall(r":(?:func|meth|class|mod|attr|data|exc|obj):\S*", text)
+
+
 def test_a_broken_link_fails_the_strict_build(tmp_path: Path) -> None:
     """What makes the build above a check: with the manual's own settings
     (``strict`` and its link validation), a page that links to a missing

@@ -186,7 +186,7 @@ class Agent(ABC):
         """Get ready to move on ``start``'s kind of board before any clock
         runs, so that a judged move counts thinking only.  By default: one
         throwaway move of a fresh agent of the same spec, once per kind of
-        board in this process (:func:`warm_once`), which compiles the
+        board in this process (``warm_once``), which compiles the
         kernels (or loads them from numba's cache).  A fresh agent, not this
         one: a seeded agent's games must not depend on whether its process
         had warmed up before.  An engine program overrides it (``position``
@@ -197,7 +197,7 @@ class Agent(ABC):
     def compile_rest(self, start: Position) -> None:
         """Compile (or load from numba's cache) what this agent may run
         later in a game on ``start``'s kind of board but a warm-up's
-        throwaway moves on ``start`` do not reach; :func:`warm_up` calls it
+        throwaway moves on ``start`` do not reach; ``warm_up`` calls it
         after them.  By default nothing: the first moves reach everything."""
 
     def set_move_limit(self, seconds: float | None) -> None:

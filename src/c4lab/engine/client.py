@@ -27,7 +27,7 @@ No fault of the program can hang its caller:
 - a Ctrl-C while it thinks stops it like a time-out does.
 
 The program is ended on ``close()``, at garbage collection, and at exit;
-:func:`stop_all` kills every one still running in this process (the arena's
+``stop_all`` kills every one still running in this process (the arena's
 workers call it when they are terminated).  An ``EngineAgent`` holds a
 process, so it cannot be pickled or shared between processes; within one
 process its calls are serialised by a lock.

@@ -315,8 +315,9 @@ class Position:
         return "\n".join(lines)
 
     def legend(self) -> str:
-        """What :meth:`render`'s symbols mean, for the ones on this board
-        ("" when only pieces and empty cells are shown)."""
+        """What [``render``][c4lab.rules.position.Position.render]'s symbols
+        mean, for the ones on this board ("" when only pieces and empty
+        cells are shown)."""
         shown = set(self.render().split())
         words = [(sym, text) for sym, text in (("X", "forbidden cell"), ("*", "bonus cell (empty)"), ("#", "ban piece"))
                  if sym in shown]

@@ -186,7 +186,7 @@ class Solver:
 
     With ``book`` (the default), a classic position with at most 12 pieces is
     searched down to the 12-piece positions of the published database
-    (:mod:`c4lab.solver.database`, loaded on the first such position) and
+    (``c4lab.solver.database``, loaded on the first such position) and
     scored there; without the package, or with ``book=False``, it is searched
     to the end like any other.
     """
