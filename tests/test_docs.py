@@ -100,6 +100,14 @@ def test_the_api_page_shows_no_sphinx_roles(site: Path) -> None:
     assert not re.findall(r":(?:func|meth|class|mod|attr|data|exc|obj):\S*", text)
 
 
+def test_the_api_page_names_no_private_name(site: Path) -> None:
+    """The reference is the public API: no ``_name`` member is documented,
+    and no docstring on the page sends its reader to one."""
+    docs = _api_docstrings(site)
+    assert not re.findall(r'id="[\w.]*\._\w*"', docs)
+    assert not re.findall(r"<code>_[a-z]\w*", docs)
+
+
 def test_a_broken_link_fails_the_strict_build(tmp_path: Path) -> None:
     """What makes the build above a check: with the manual's own settings
     (``strict`` and its link validation), a page that links to a missing

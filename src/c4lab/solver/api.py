@@ -230,8 +230,8 @@ class Solver:
         kernels that list and play them): what ``solve`` and ``analyse`` do
         before their timeout starts, for a caller that wants it done before
         a first solve (``answer`` with ``analyse``: a first start then
-        compiles the search in a child while this process compiles the
-        rules' kernels, ``_recursion_aside``)."""
+        compiles the search in a child process while this one compiles the
+        rules' kernels)."""
         if not position.is_over:
             self._prepare(Bitboards.of(position), position if moves else None)
 
