@@ -108,6 +108,23 @@ def test_the_api_page_names_no_private_name(site: Path) -> None:
     assert not re.findall(r"<code>_[a-z]\w*", docs)
 
 
+def test_every_code_block_names_its_language() -> None:
+    """Each fenced block of the pages and the README says what it holds
+    (``sh``, ``python``, ``json``..., ``text`` for a diagram or a
+    transcript): the commands test above reads the ``sh`` ones."""
+    for path in [*PAGES, ROOT / "README.md"]:
+        fence = None
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            opened = re.match(r"\s*(`{3,}|~{3,})\s*(\S*)", line)
+            if not opened:
+                continue
+            if fence is None:
+                fence = opened.group(1)
+                assert opened.group(2), f"{path.name}:{number}: a code block without a language"
+            elif opened.group(1).startswith(fence) and not opened.group(2):
+                fence = None
+
+
 def test_a_broken_link_fails_the_strict_build(tmp_path: Path) -> None:
     """What makes the build above a check: with the manual's own settings
     (``strict`` and its link validation), a page that links to a missing
