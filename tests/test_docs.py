@@ -125,6 +125,25 @@ def test_every_code_block_names_its_language() -> None:
                 fence = None
 
 
+def test_no_list_runs_into_the_paragraph_before_it() -> None:
+    """A list on a page has a blank line before it: GitHub starts a list
+    right under a line of text, but MkDocs (Python-Markdown) keeps the items
+    in that paragraph, dashes and all."""
+    for page in PAGES:
+        fence, previous = None, ""
+        for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1):
+            opened = re.match(r"\s*(`{3,}|~{3,})", line)
+            if opened:
+                fence, previous = (None if fence else opened.group(1)), ""
+                continue
+            if fence:
+                continue
+            item = re.match(r"(?:[-*]|\d+\.) ", line)
+            text = previous.strip() and not re.match(r"\s|[-*] |\d+\. |[#|<>]", previous)
+            assert not (item and text), f"{page.name}:{number}: a list with no blank line before it"
+            previous = line
+
+
 def test_a_broken_link_fails_the_strict_build(tmp_path: Path) -> None:
     """What makes the build above a check: with the manual's own settings
     (``strict`` and its link validation), a page that links to a missing
