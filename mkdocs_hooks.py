@@ -4,6 +4,9 @@ shows but no page writes by hand.
 - ``rules-reference.md``: ``../shared/RULES.md`` as it is, the contract
   every part of c4lab follows (it lives beside the project, not in it; the
   site shows it, never a copy that could drift).
+  Its lists are set apart from the paragraph above them (GitHub starts a
+  list right under a line of text; Python-Markdown would run the items into
+  that paragraph), the one change to how it reads.
 - The agents' parameters: the marker ``<!-- c4lab:agents -->`` in a page is
   replaced by a table per agent built from the registry
   (:func:`c4lab.agents.agent_infos`), the same data ``c4lab agents`` prints.
@@ -11,6 +14,7 @@ shows but no page writes by hand.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -65,7 +69,25 @@ def agents_markdown() -> str:
     return "\n\n".join(parts) + "\n"
 
 
+def lists_apart(markdown: str) -> str:
+    """``markdown`` with a blank line before each list that starts right
+    under a line of text (outside code blocks)."""
+    lines: list[str] = []
+    fence = ""
+    for line in markdown.splitlines(keepends=True):
+        opened = re.match(r"\s*(`{3,}|~{3,})", line)
+        if opened:
+            fence = "" if fence else opened.group(1)
+        elif (not fence and re.match(r"(?:[-*+]|\d+\.) ", line) and lines and lines[-1].strip()
+              and not re.match(r"\s|(?:[-*+]|\d+\.) |[#|<>]", lines[-1])):
+            lines.append("\n")
+        lines.append(line)
+    return "".join(lines)
+
+
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
+    if page.file.src_uri == "rules-reference.md":
+        markdown = lists_apart(markdown)
     if AGENTS_MARKER in markdown:
         markdown = markdown.replace(AGENTS_MARKER, agents_markdown())
     return markdown

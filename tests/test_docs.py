@@ -144,6 +144,16 @@ def test_no_list_runs_into_the_paragraph_before_it() -> None:
             previous = line
 
 
+def test_every_list_of_the_site_renders_as_a_list(site: Path) -> None:
+    """No page of the site, the generated ones included (RULES.md as it is,
+    written for GitHub), shows list items as lines of a paragraph."""
+    for page in site.glob("**/index.html"):
+        html = page.read_text(encoding="utf-8")
+        for paragraph in re.findall(r"<p>(.*?)</p>", html, re.DOTALL):
+            assert not re.search(r"\n[-*] ", paragraph), f"{page.parent.name}: {paragraph[:80]!r}"
+    assert "<li><code>7x6</code> the empty classic board.</li>" in (site / "rules-reference" / "index.html").read_text()
+
+
 def test_a_broken_link_fails_the_strict_build(tmp_path: Path) -> None:
     """What makes the build above a check: with the manual's own settings
     (``strict`` and its link validation), a page that links to a missing
