@@ -115,3 +115,16 @@ def test_two_agents_can_be_watched(server, new_page):
     assert len(seen) >= n, seen
     assert seen[-1] == final
     expect(page.locator("#status")).to_contain_text(re.compile(r"wins|Draw"))
+
+
+def test_an_agent_that_plays_another_agents_moves_on_this_board_says_so(server, new_page):
+    # ntuple ships a network for 7x6 only: on 9x8 it plays heuristic's moves, and its seat says so
+    page = new_page()
+    custom_board_form(page, server, 9, 8)
+    page.locator("#player1").select_option("human")
+    page.locator("#player2").select_option("ntuple")
+    page.locator("#first").select_option("A")
+    page.locator("#start").click()
+    wait_my_turn(page)
+    expect(page.locator("#seat-B .seat-kind")).to_have_text("Black (B) · computer · ntuple, heuristic's moves on this board")
+    expect(page.locator("#seat-A .seat-kind")).to_have_text("White (A) · at this screen")

@@ -136,6 +136,7 @@ class Seat:
             "taken": self.taken,
             "connected": self.kind == "agent" or self.connections > 0,
             "absent_since": self.absent_since if self.taken and self.kind == "human" else None,
+            "plays_instead": None,
         }
 
 
@@ -204,6 +205,9 @@ class Room:
             forfeit_after=forfeit_after if self.mode == "online" else None,
             watchers=sum(1 for seats in self.connections.values() if not seats),  # connections holding no seat
         )
+        for side, seat in self.seats.items():
+            if seat.agent is not None:  # e.g. ntuple with no network for this board: heuristic's moves
+                record["seats"][side]["plays_instead"] = seat.agent.plays_instead(self.position.variant)
         if self.mode == "local":
             record.update(analysis=self.analysis)  # a page that has no choice of its own for the room shows it so
         if self.mode == "online":

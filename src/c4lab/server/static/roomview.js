@@ -208,7 +208,9 @@ function renderSeats() {
     setText(card.querySelector(".seat-name"), seat.taken ? (seat.name || `Player ${side}`) : "free seat");
     // a local room's people are at this screen: "online" would say nothing to them
     const here = room.mode === "local" && seat.kind === "human";
-    const kind = seat.kind === "agent" ? `computer · ${seat.spec}` : here ? "at this screen" : seat.taken ? "person" : "nobody yet";
+    // an agent that cannot play its own moves on this board says whose it plays (ntuple with no network for it)
+    const instead = seat.plays_instead ? `, ${seat.plays_instead.split(":")[0]}'s moves on this board` : "";
+    const kind = seat.kind === "agent" ? `computer · ${seat.spec}${instead}` : here ? "at this screen" : seat.taken ? "person" : "nobody yet";
     setText(card.querySelector(".seat-kind"), `${COLOUR[side]} (${side}) · ${kind}`);
     const conn = card.querySelector(".seat-conn");
     if (seat.kind === "human" && seat.taken && !here) {
