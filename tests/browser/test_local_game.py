@@ -128,3 +128,18 @@ def test_an_agent_that_plays_another_agents_moves_on_this_board_says_so(server, 
     wait_my_turn(page)
     expect(page.locator("#seat-B .seat-kind")).to_have_text("Black (B) · computer · ntuple, heuristic's moves on this board")
     expect(page.locator("#seat-A .seat-kind")).to_have_text("White (A) · at this screen")
+
+
+def test_a_move_another_agent_chose_says_so_on_the_seat(server, new_page):
+    # perfect cannot solve the empty 12x12 board in its second: master's move, said on perfect's seat
+    page = new_page(390, 844, has_touch=True, is_mobile=True)
+    custom_board_form(page, server, 12, 12)
+    page.locator("#player1").select_option("human")
+    page.locator("#player2").select_option("perfect")
+    page.locator("#first").select_option("B")  # the computer moves first
+    page.locator("#start").click()
+    wait_my_turn(page)
+    expect(page.locator("#seat-A .seat-conn")).to_have_text(re.compile(r"^· last move not solved in [\d.]+ s: master's move$"))
+    expect(page.locator("#seat-B .seat-conn")).to_have_text("")
+    # on a phone the sentence wraps inside its card
+    assert page.locator("#seat-A").evaluate("e => e.scrollWidth <= e.clientWidth")

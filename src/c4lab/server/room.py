@@ -115,6 +115,9 @@ class Seat:
     connections: int = 0
     absent_since: float | None = None
     agent: Agent | None = None
+    #: How the agent's last move was found when another agent chose it (perfect
+    #: on a board it cannot solve in time: "not solved in 0.50 s: master's move").
+    fallback: str | None = None
 
     @property
     def taken(self) -> bool:
@@ -137,6 +140,7 @@ class Seat:
             "connected": self.kind == "agent" or self.connections > 0,
             "absent_since": self.absent_since if self.taken and self.kind == "human" else None,
             "plays_instead": None,
+            "fallback": self.fallback,
         }
 
 

@@ -685,6 +685,9 @@ class RoomManager:
             try:
                 with self._change(room, resettle=False):
                     room.position = position.play(move)
+                    # a move another agent chose says so on the seat (a board-wide stand-in says it already)
+                    instead = analysis.fallback is not None and agent.plays_instead(position.variant) is None
+                    room.seats[side].fallback = analysis.note if instead else None
                     if analysis.value is not None:
                         room.evaluation = (2 * analysis.value - 1) * (1 if side == "A" else -1)
                     self._settle(room)

@@ -218,8 +218,10 @@ function renderSeats() {
       setText(conn, seat.connected ? "online" : left === null ? "away" : `away · forfeits in ${clock(left)}`);
       conn.dataset.state = seat.connected ? "online" : "away";
     } else {
-      setText(conn, "");
-      conn.dataset.state = "";
+      // an agent's last move that another agent chose: "not solved in 0.50 s: master's move"
+      const fallback = seat.kind === "agent" && seat.fallback;
+      setText(conn, fallback ? `· last move ${seat.fallback}` : "");
+      conn.dataset.state = fallback ? "fallback" : "";
     }
     const badge = card.querySelector(".seat-badge");
     const thinking = room.thinking === side && room.status === "playing";
