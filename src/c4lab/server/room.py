@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from c4lab.rules import Position
+from c4lab.rules import Position, Variant
 from c4lab.server.errors import BAD_MESSAGE, BAD_NAME, RoomError
 from c4lab.server.storage import ANALYSIS, GameRow
 
@@ -211,7 +211,7 @@ class Room:
         )
         for side, seat in self.seats.items():
             if seat.agent is not None:  # e.g. ntuple with no network for this board: heuristic's moves
-                record["seats"][side]["plays_instead"] = seat.agent.plays_instead(self.position.variant)
+                record["seats"][side]["plays_instead"] = plays_instead(seat.agent, self.position.variant)
         if self.mode == "local":
             record.update(analysis=self.analysis)  # a page that has no choice of its own for the room shows it so
         if self.mode == "online":
@@ -313,6 +313,14 @@ class Room:
 #: The token hash of the seats of a game kept by a rematch (``kept_row``):
 #: no token's hash, so no connection holds a seat of it, yet its seats show as taken.
 KEPT = "kept"
+
+
+def plays_instead(agent: Any, variant: Variant) -> str | None:
+    """The spec of the agent whose moves ``agent`` plays on ``variant``
+    (``Agent.plays_instead``: ntuple with no network for the board), None
+    for its own moves or an agent without the method."""
+    method = getattr(agent, "plays_instead", None)
+    return method(variant) if method is not None else None
 
 
 def kept_row(room: Room, code: str) -> GameRow:

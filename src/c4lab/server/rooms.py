@@ -68,6 +68,7 @@ from c4lab.server.room import (
     new_code,
     new_token,
     other,
+    plays_instead,
     state_message,
     to_json,
     token_hash,
@@ -686,7 +687,7 @@ class RoomManager:
                 with self._change(room, resettle=False):
                     room.position = position.play(move)
                     # a move another agent chose says so on the seat (a board-wide stand-in says it already)
-                    instead = analysis.fallback is not None and agent.plays_instead(position.variant) is None
+                    instead = analysis.fallback is not None and plays_instead(agent, position.variant) is None
                     room.seats[side].fallback = analysis.note if instead else None
                     if analysis.value is not None:
                         room.evaluation = (2 * analysis.value - 1) * (1 if side == "A" else -1)
