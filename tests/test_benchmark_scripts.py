@@ -100,3 +100,17 @@ def test_load_server_says_why_the_server_did_not_start() -> None:
 ])
 def test_ntuple_strength_refuses_bad_options(args: list[str], words: list[str]) -> None:
     one_error(run_script("ntuple_strength.py", *args), *words)
+
+
+def test_ntuple_strength_ends_where_no_opening_is_a_win(tmp_path: Path) -> None:
+    """5x4: no 2-move opening is a win for A, so ``--perfect`` drew openings
+    for ever; now it says so and ends."""
+    from c4lab.agents.ntuple_net import Network  # lazy: only this test makes a network
+    from c4lab.rules import Position  # lazy: as above
+
+    net = tmp_path / "net.npz"
+    Network.create(Position.parse("5x4").variant, tuples=4, length=4).save(net)
+    done = run_script("ntuple_strength.py", "--weights", str(net), "--probes", "0", "--games", "0",
+                      "--perfect-games", "0", "--perfect", "1", "--search", "0", "--puct", "0", "--puct-time", "0")
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert "none: no 2-move opening of 5x4 is a win for A" in done.stdout, done.stdout
