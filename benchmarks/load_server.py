@@ -518,18 +518,20 @@ def missing_from_store(stats: Stats, db: Path) -> int:
     return missing
 
 
+def py_spy() -> str | None:
+    """py-spy's program (beside this Python, else on the PATH), or None."""
+    return shutil.which("py-spy", path=str(Path(sys.executable).parent)) or shutil.which("py-spy")
+
+
 def profile(pid: int, seconds: float, output: Path) -> subprocess.Popen[bytes]:
     """py-spy (``pip install py-spy``) sampling the server for ``seconds``,
     without pausing it: its stacks, collapsed (one line each, with a count)."""
     output.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        return subprocess.Popen(
-            [shutil.which("py-spy", path=str(Path(sys.executable).parent)) or "py-spy", "record", "--pid", str(pid), "--duration", str(int(seconds)), "--rate", "200",
-             "--nonblocking", "--format", "raw", "--output", str(output)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )
-    except FileNotFoundError:
-        raise SystemExit("--profile needs py-spy: pip install py-spy") from None
+    return subprocess.Popen(
+        [py_spy() or "py-spy", "record", "--pid", str(pid), "--duration", str(int(seconds)), "--rate", "200",
+         "--nonblocking", "--format", "raw", "--output", str(output)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
 
 
 def run_load(
@@ -629,6 +631,15 @@ def main() -> None:
         parser.error("--rooms, --drivers and --duration must be positive")
     if not 0 <= args.kill_after < math.inf:
         parser.error(f"--kill-after must be 0 or more seconds, got {args.kill_after:g}")
+    if args.profile is not None:
+        # Before any server starts (was: exit status 1 once the rooms were up);
+        # a profile of an earlier run is kept, not overwritten.
+        taken = [str(args.profile / f"server-{n}.txt") for n in args.rooms
+                 if (args.profile / f"server-{n}.txt").exists()]
+        if taken:
+            parser.error(f"--profile: {', '.join(taken)} exists already (not overwritten): another DIR")
+        if py_spy() is None:
+            parser.error("--profile needs py-spy: python3 -m pip install py-spy")
     raise_file_limit()
     limit = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
     if 2 * max(args.rooms) / args.drivers + 200 > limit or 2 * max(args.rooms) + 200 > limit:

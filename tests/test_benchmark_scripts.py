@@ -4,6 +4,7 @@ traceback, no hang, no minutes of work first)."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -114,3 +115,20 @@ def test_ntuple_strength_ends_where_no_opening_is_a_win(tmp_path: Path) -> None:
                       "--perfect-games", "0", "--perfect", "1", "--search", "0", "--puct", "0", "--puct-time", "0")
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     assert "none: no 2-move opening of 5x4 is a win for A" in done.stdout, done.stdout
+
+
+def test_load_server_checks_profile_before_it_starts(tmp_path: Path) -> None:
+    """--profile DIR: a profile already there is not overwritten, and without
+    py-spy the run stops before any server starts (was: exit status 1 after
+    the server and its rooms were up, and an older profile overwritten)."""
+    (tmp_path / "server-2.txt").write_text("an earlier run\n")
+    done = run_script("load_server.py", "--profile", str(tmp_path), "--rooms", "3", "2", "--duration", "1")
+    assert done.returncode == 2, done.stderr
+    one_error(done, "--profile", str(tmp_path / "server-2.txt"), "not overwritten")
+    assert (tmp_path / "server-2.txt").read_text() == "an earlier run\n"
+    assert "rooms" not in done.stdout, done.stdout
+    if not (shutil.which("py-spy", path=str(Path(sys.executable).parent)) or shutil.which("py-spy")):
+        done = run_script("load_server.py", "--profile", str(tmp_path / "new"), "--rooms", "2", "--duration", "1")
+        assert done.returncode == 2, done.stderr
+        one_error(done, "--profile", "py-spy")
+        assert "rooms" not in done.stdout and not (tmp_path / "new").exists(), done.stdout
