@@ -107,11 +107,11 @@ def main() -> None:
                      f"python3 -m venv {args.venv} && {args.venv}/bin/pip install bitbully")
 
     items = positions(args.random, args.seed)
-    print(f"{'position':<22}{'score':>6}{'c4lab s':>10}{'c4lab nodes':>14}{'BitBully s':>12}{'BB nodes':>14}", flush=True)
     try:
         theirs = run_bitbully(args.venv, items)
     except BitBullyError as exc:
-        sys.exit(f"vs_bitbully.py: error: {exc}")
+        parser.error(str(exc))  # the environment named cannot run BitBully: a bad option, exit status 2
+    print(f"{'position':<22}{'score':>6}{'c4lab s':>10}{'c4lab nodes':>14}{'BitBully s':>12}{'BB nodes':>14}", flush=True)
     ours_total = theirs_total = 0.0
     solver = Solver(book=False)
     for i, position in enumerate(items):

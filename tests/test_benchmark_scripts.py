@@ -61,9 +61,10 @@ def test_vs_bitbully_says_why_bitbully_did_not_run(tmp_path: Path) -> None:
     python.parent.mkdir(parents=True)
     python.write_text("#!/bin/sh\necho \"ModuleNotFoundError: No module named 'bitbully'\" >&2\nexit 1\n")
     python.chmod(0o755)
-    line = one_error(run_script("vs_bitbully.py", "--venv", str(python.parents[1]), "--random", "0"),
-                     "No module named 'bitbully'", "pip install bitbully")
+    done = run_script("vs_bitbully.py", "--venv", str(python.parents[1]), "--random", "0")
+    line = one_error(done, "No module named 'bitbully'", "pip install bitbully")
     assert "import json" not in line
+    assert done.returncode == 2 and not done.stdout, done.stdout  # a bad --venv, as one with no Python
 
 
 @pytest.mark.parametrize("args", [["--warm-runs", "0"], ["--cold-runs", "-1"]])
