@@ -1093,8 +1093,9 @@ def bench_accuracy(
 ) -> None:
     """The share of moves that keep the position's value (win, draw or loss),
     judged by the exact solver's score of every move, for each SPEC (default:
-    master:time=1); OpenSpiel's C++ MCTS at the same time a move where it is
-    installed (elsewhere a note says it is not)."""
+    master:time=1); OpenSpiel's C++ MCTS at the time a move of the first SPEC
+    with one (time=T) where it is installed (elsewhere, or with no such SPEC,
+    a note says so)."""
     from c4lab.arena import accuracy
     from c4lab.ui.status import StatusLine
 

@@ -66,6 +66,16 @@ def test_a_missing_openspiel_is_said_rather_than_its_row_left_out(monkeypatch: p
         assert "note" not in quiet and "note:" not in A.report(quiet) and "note" not in A.to_dict(quiet)
 
 
+def test_no_timed_agent_is_said_rather_than_the_yardstick_s_row_left_out() -> None:
+    """OpenSpiel plays at the time a move of the first ``time=`` SPEC: with
+    none (``c4lab bench accuracy master``), the row went without a word."""
+    measured = A.run_accuracy(["solver"], sets=("classic-middle",), count=1)
+    assert list(measured["results"]) == ["solver"]
+    assert "note: no SPEC gives a time a move (time=T)" in A.report(measured)
+    quiet = A.run_accuracy(["solver"], sets=("classic-middle",), count=1, openspiel=False)
+    assert "note" not in quiet
+
+
 def test_the_classic_sets_come_from_the_public_benchmark_files() -> None:
     begin = A.classic_positions("classic-begin", 3)
     assert len(begin) == 3 and all(p.variant.size == "7x6" for p in begin)

@@ -234,7 +234,7 @@ def run_accuracy(
 ) -> dict[str, Any]:
     """Every agent of ``specs`` on every set; OpenSpiel at the time of the
     first timed agent on the classic sets (when installed and ``openspiel``;
-    not installed, the record's ``note`` says so)."""
+    not installed, or no agent timed, the record's ``note`` says so)."""
     agents = {spec: make_agent(spec) for spec in specs}  # a bad spec fails before the long part
     built = {name: build_set(name, count, seed, progress) for name in sets}
     results: dict[str, dict[str, Tally]] = {}
@@ -246,8 +246,14 @@ def run_accuracy(
             results[spec][name] = measure(agent, positions)
     seconds = next((float(p["time"]) for _, p in map(parse_spec, specs) if "time" in p), None)
     measured: dict[str, Any] = {"sets": {name: len(positions) for name, positions in built.items()}, "results": results}
-    openspiel = openspiel and seconds is not None and any(name in CLASSIC_SETS for name in built)
-    if openspiel and not openspiel_available():
+    openspiel = openspiel and any(name in CLASSIC_SETS for name in built)
+    if openspiel and seconds is None:
+        # Said too: ``c4lab bench accuracy master`` (no ``time=``) lost the row without a word.
+        measured["note"] = (
+            "no SPEC gives a time a move (time=T), the time OpenSpiel's MCTS, the yardstick, would play at: "
+            "no row for it (--no-openspiel hides this note)"
+        )
+    elif openspiel and not openspiel_available():
         # Said, not left out silently: the docs promise the yardstick's row.
         measured["note"] = (
             "OpenSpiel's MCTS, the yardstick, is not installed: no row for it "
