@@ -127,3 +127,18 @@ new MutationObserver(() => {
     window.__seen.push(b.dataset.position);
 }).observe(document, {attributes: true, subtree: true, attributeFilter: ['data-position']});
 """
+
+
+def ann_and_bob(server, new_page, board: str = "7x6", watcher: bool = False) -> tuple[str, list[Page]]:
+    """An online room on ``board``: Ann hosts it as A, Bob has joined as B,
+    each on a page of their own (and, with ``watcher``, a third page that
+    watches); the room's code and the pages [ann, bob(, watcher)]."""
+    ticket = create_room(server, mode="online", board=board, seat="A", name="Ann")
+    code = ticket["code"]
+    guest = api(server, "POST", f"/api/rooms/{code}/join", {"name": "Bob"})
+    pages = [new_page() for _ in range(3 if watcher else 2)]
+    open_room(pages[0], server, ticket)
+    open_room(pages[1], server, {**guest, "url": f"/r/{code}"})
+    if watcher:
+        pages[2].goto(server.url + f"/r/{code}")
+    return code, pages

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from browser_helpers import (
-    api,
+    ann_and_bob,
     create_room,
     open_room,
     play_online_game,
@@ -175,12 +175,7 @@ RECORD_SAID = """() => { window.__said = []; const a = document.getElementById('
 
 
 def test_a_rematch_is_said_as_a_new_game_not_as_moves_taken_back(server, new_page):
-    ticket = create_room(server, mode="online", board="5x4", seat="A", name="Ann")
-    code = ticket["code"]
-    guest = api(server, "POST", f"/api/rooms/{code}/join", {"name": "Bob"})
-    ann, bob = new_page(), new_page()
-    open_room(ann, server, ticket)
-    open_room(bob, server, {**guest, "url": f"/r/{code}"})
+    _, (ann, bob) = ann_and_bob(server, new_page, "5x4")
     for ply, move in enumerate("abababa"):
         page = ann if ply % 2 == 0 else bob
         wait_my_turn(page)  # its page has the last move too: a key pressed before is no move
@@ -256,13 +251,7 @@ COUNT_REBUILDS = """(ids) => { window.__rebuilt = {}; for (const id of ids) { co
 
 
 def test_who_watches_is_said_when_it_changes_not_after_every_move(server, new_page):
-    ticket = create_room(server, mode="online", board="7x6", seat="A", name="Ann")
-    code = ticket["code"]
-    guest = api(server, "POST", f"/api/rooms/{code}/join", {"name": "Bob"})
-    ann, bob, watcher = new_page(), new_page(), new_page()
-    open_room(ann, server, ticket)
-    open_room(bob, server, {**guest, "url": f"/r/{code}"})
-    watcher.goto(server.url + f"/r/{code}")
+    _, (ann, bob, watcher) = ann_and_bob(server, new_page, "7x6", watcher=True)
     expect(watcher.locator("#watchers")).to_have_text("You are watching")
     expect(ann.locator("#watchers")).to_have_text("1 watching")
     for page in (ann, watcher):

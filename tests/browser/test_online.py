@@ -8,12 +8,11 @@ import re
 
 from browser_helpers import (
     RECORD_POSITIONS,
+    ann_and_bob,
     api,
     board,
     click_cell,
-    create_room,
     moves,
-    open_room,
     piece,
     wait_position,
 )
@@ -156,13 +155,7 @@ def test_online_game_with_a_spectator_a_reload_and_a_replay(server, new_page):
 
 
 def test_a_rematch_in_the_same_room_with_the_sides_swapped(server, new_page):
-    ticket = create_room(server, mode="online", board="5x4", seat="A", name="Ann")
-    code = ticket["code"]
-    guest = api(server, "POST", f"/api/rooms/{code}/join", {"name": "Bob"})
-    ann, bob, watcher = new_page(), new_page(), new_page()
-    open_room(ann, server, ticket)
-    open_room(bob, server, {**guest, "url": f"/r/{code}"})
-    watcher.goto(server.url + f"/r/{code}")
+    code, (ann, bob, watcher) = ann_and_bob(server, new_page, "5x4", watcher=True)
     expect(board(watcher)).to_have_attribute("data-role", "spectator")
     for p in (ann, bob):
         expect(p.locator("#offer-rematch")).to_be_hidden()  # not during the game
