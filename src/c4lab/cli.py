@@ -107,10 +107,15 @@ class BadInput(click.ClickException):
 def _named_file(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """A file option given an empty name (``--resume "$NET"`` with ``NET``
     unset) is an error, not the option left out: the command would
-    otherwise quietly start anew or write its default file."""
-    if value is not None and not value.strip():
+    otherwise quietly start anew or write its default file.  A ``~`` no
+    shell expanded (``--resume=~/net.npz``) is the home folder."""
+    if value is None:
+        return None
+    if not value.strip():
         raise click.BadParameter("an empty file name (blank)" if value else "an empty file name")
-    return value
+    from pathlib import Path  # lazy: start-up time
+
+    return str(Path(value).expanduser())
 
 
 def _no_colour_option(color: bool | None) -> None:
@@ -124,16 +129,14 @@ def _no_colour_option(color: bool | None) -> None:
 
 def _writable_output(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """An output file's folder must exist and take a new file: checked before
-    the run, so that a long run does not end in a write that fails.  A ``~``
-    no shell expanded (``--out=~/q.npz``) is the home folder, as it is in
-    the check: the name returned is the one checked."""
+    the run, so that a long run does not end in a write that fails (the
+    name, ``~`` expanded, from ``_named_file``)."""
     value = _named_file(ctx, param, value)
     if value is not None:
         from pathlib import Path  # lazy: start-up time
 
         from c4lab.arrayfile import check_writable  # lazy: start-up time
 
-        value = str(Path(value).expanduser())
         try:
             check_writable(Path(value))
         except ValueError as exc:
@@ -943,9 +946,8 @@ def train_ntuple(board: str | None, bonus: bool, minutes: float | None, games: i
 
     from c4lab.learning import train_ntuple
 
-    def _path(value: str | None) -> Path | None:
-        # --out=~/net.npz (no shell expands it there): the file the folder check read (~ expanded), not ./~/net.npz
-        return Path(value).expanduser() if value else None
+    def _path(value: str | None) -> Path | None:  # the options' callbacks expanded a ~ already (_named_file)
+        return Path(value) if value else None
 
     # Left to its default, a step size or exploration is the learner's (or, with --resume, where the network
     # stopped), and so are the openings, lambda and the averaged share (with --resume, its last run's); a

@@ -150,11 +150,17 @@ def test_a_control_that_goes_away_hands_the_keyboard_focus_on(server, new_page):
     assert focused(page) == "svg#board"
 
 
-def test_the_replays_buttons_keep_the_keyboard_focus(server, new_page):
+def replay_of_seven_moves(server, new_page):
+    """A page on the replay of a finished game of seven moves, at its end."""
     page = new_page()
     code = play_online_game(server, "ddeeffg")
     page.goto(server.url + f"/games/{code}")
     expect(page.locator("#replay-ply")).to_have_text("7 / 7")
+    return page
+
+
+def test_the_replays_buttons_keep_the_keyboard_focus(server, new_page):
+    page = replay_of_seven_moves(server, new_page)
     page.locator("#replay-prev").focus()
     page.keyboard.press("Home")  # Prev is disabled at the start
     expect(page.locator("#replay-ply")).to_have_text("0 / 7")
@@ -227,10 +233,7 @@ def test_the_boards_name_gives_the_keys_of_its_own_columns(server, new_page):
 
 
 def test_the_move_shown_is_marked_in_the_lists_not_only_by_its_colour(server, new_page):
-    page = new_page()
-    code = play_online_game(server, "ddeeffg")
-    page.goto(server.url + f"/games/{code}")
-    expect(page.locator("#replay-ply")).to_have_text("7 / 7")
+    page = replay_of_seven_moves(server, new_page)
     page.locator("#replay-review").click()
     expect(page.locator("#replay-review-list .review-row")).to_have_count(7)
     page.keyboard.press("Home")

@@ -113,6 +113,18 @@ def _moments(values: Sequence[float], counts: Sequence[float]) -> tuple[float, f
     return n, mean, variance
 
 
+def _z_of_equal(n: float, mean: float, variance: float) -> float:
+    """The Wald statistic of "expected score 0.5" for a sample's size, mean
+    and variance (``_moments``): ``(mean - 0.5) / sqrt(variance / n)``;
+    ``±inf`` with zero variance and a mean off 0.5, ``nan`` with no sample
+    or every score exactly 0.5 (no evidence either way)."""
+    if n == 0:
+        return math.nan
+    if variance == 0:
+        return math.nan if mean == 0.5 else math.copysign(math.inf, mean - 0.5)
+    return (mean - 0.5) / math.sqrt(variance / n)
+
+
 def _elo_interval(n: float, mean: float, variance: float, level: float) -> tuple[float, float]:
     """``mean ± z·sqrt(variance/n)`` on the score, each end mapped to Elo."""
     z = _z(level)
@@ -244,13 +256,8 @@ class Trinomial:
         below ``1 - level`` exactly when the interval excludes 0 Elo.  With
         zero variance it degenerates to 0 (1 if every game was drawn); 1
         without games."""
-        n, mean, variance = _moments(_GAME_SCORES, self.counts)
-        if n == 0:
-            return 1.0
-        if variance == 0:
-            return 1.0 if mean == 0.5 else 0.0
-        z = (mean - 0.5) / math.sqrt(variance / n)
-        return 2.0 * _NORMAL.cdf(-abs(z))
+        z = _z_of_equal(*_moments(_GAME_SCORES, self.counts))
+        return 1.0 if math.isnan(z) else 2.0 * _NORMAL.cdf(-abs(z))
 
     def swapped(self) -> Trinomial:
         """The same games from the opponent's side."""
@@ -342,7 +349,7 @@ class Pentanomial:
         pair and a pair split one game each alike).  0.5 without pairs;
         with zero variance 1 or 0 by the side of 0.5 the score falls on
         (0.5 when it is 0.5)."""
-        z = self._z()
+        z = _z_of_equal(*_moments(_PAIR_SCORES, self.counts))
         return 0.5 if math.isnan(z) else _NORMAL.cdf(z)
 
     @property
@@ -352,19 +359,8 @@ class Pentanomial:
         Where the opening or the first move decides much, it is smaller than
         the games' (``Trinomial.p_value``) on the same games.  1 without
         pairs; with zero variance 0 (1 when every pair scored 1)."""
-        z = self._z()
+        z = _z_of_equal(*_moments(_PAIR_SCORES, self.counts))
         return 1.0 if math.isnan(z) else 2.0 * _NORMAL.cdf(-abs(z))
-
-    def _z(self) -> float:
-        """The pairs' z statistic of "equal" (``±inf`` with zero variance
-        and a score off 0.5; ``nan`` without pairs or at exactly 0.5 with
-        zero variance)."""
-        n, mean, variance = _moments(_PAIR_SCORES, self.counts)
-        if n == 0:
-            return math.nan
-        if variance == 0:
-            return math.nan if mean == 0.5 else math.copysign(math.inf, mean - 0.5)
-        return (mean - 0.5) / math.sqrt(variance / n)
 
     def swapped(self) -> Pentanomial:
         """The same pairs from the opponent's side."""

@@ -10,8 +10,12 @@
 
 export const $ = (id) => document.getElementById(id);
 
+function textOf(value) {
+  return value === null || value === undefined ? "" : String(value);
+}
+
 export function setText(node, value) {
-  node.textContent = value === null || value === undefined ? "" : String(value);
+  node.textContent = textOf(value);
 }
 
 /** The words of a live region that says a state (who watches, the
@@ -19,7 +23,7 @@ export function setText(node, value) {
  * screen reader says a region again each time its text is replaced, even
  * by the same words. */
 export function setLive(node, value) {
-  const text = value === null || value === undefined ? "" : String(value);
+  const text = textOf(value);
   if (node.textContent !== text) node.textContent = text;
 }
 
