@@ -163,6 +163,44 @@ def test_perfect_falls_back_to_master_and_says_so() -> None:
     assert analysis.note is not None and "master" in analysis.note
 
 
+def _shares_of_a_game(monkeypatch: pytest.MonkeyPatch, solvable_from: int) -> tuple[list[tuple[int, float]], object]:
+    """The share of each move's second that `perfect` gives the solver over
+    one game on 9x8, with a solver that finishes only from `solvable_from`
+    empty cells on (the fallback plays a random move)."""
+    from c4lab.agents import solver_agent
+
+    asked: list[tuple[int, float]] = []
+
+    def solver(position: Position, *, timeout: float, **_: object) -> object:
+        asked.append((position.empty_cells, round(timeout, 3)))
+        return solved_move(position, max_nodes=10_000_000) if position.empty_cells <= solvable_from else None
+
+    monkeypatch.setattr(solver_agent, "solved_move", solver)
+    agent = solver_agent.SolverAgent(time=1.0, fallback=make_agent("random:seed=1"))
+    position = Position.parse("9x8:eeeeeeeedddddddcccccccc")  # 49 empty cells, A to move
+    while not position.is_over and position.empty_cells > 20:
+        position = position.play(agent.choose(position))
+        if not position.is_over:
+            position = position.play(position.legal_moves()[0])
+    return asked, agent
+
+
+def test_perfect_gives_a_board_out_of_reach_a_probe_and_the_whole_share_less_and_less_often(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    asked, _ = _shares_of_a_game(monkeypatch, solvable_from=0)
+    whole = [cells for cells, share in asked if share == 0.6]
+    assert whole == [49, 45, 37]  # 2, 4, then 8 moves (4, 8, 16 plies) apart
+    assert {share for cells, share in asked if cells not in whole} == {0.1}
+
+
+def test_perfect_plays_exact_moves_from_where_a_probe_first_finishes(monkeypatch: pytest.MonkeyPatch) -> None:
+    asked, agent = _shares_of_a_game(monkeypatch, solvable_from=40)
+    assert asked[:5] == [(49, 0.6), (47, 0.1), (45, 0.6), (43, 0.1), (41, 0.1)]
+    assert [share for cells, share in asked[5:]] == [0.1] + [0.6] * (len(asked) - 6)  # 39 solved: the whole share again
+    agent.new_game()
+    assert agent._share(Position.parse("9x8")) == 0.6
+
 @pytest.mark.parametrize("spec", ["mcts-solver:iterations=200", "hard", "master:time=0.2"])
 def test_mcts_agents_play_the_solved_move_in_the_end_game(spec: str) -> None:
     position, score = _classic(2, "Test_L3_R1")
