@@ -131,6 +131,19 @@ def test_help_does_not_import_the_engine() -> None:
     assert out.stdout.strip() == "[]"
 
 
+def test_the_packages_list_their_public_names_before_loading_them() -> None:
+    # dir() and a shell's completion show Position, make_agent... while the
+    # engine they live in is still unloaded.
+    code = (
+        "import sys, c4lab, c4lab.rules, c4lab.agents, c4lab.engine; "
+        "names = {p.__name__: [n for n in p.__all__ if n not in dir(p)] "
+        "for p in (c4lab, c4lab.rules, c4lab.agents, c4lab.engine)}; "
+        "print(names, 'numba' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "{'c4lab': [], 'c4lab.rules': [], 'c4lab.agents': [], 'c4lab.engine': []} False"
+
+
 def test_the_console_script_and_module_entry_point_work() -> None:
     out = subprocess.run(
         [sys.executable, "-m", "c4lab", "show", "--json", "7x6:d"], check=False, capture_output=True, text=True

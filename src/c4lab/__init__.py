@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from c4lab.lazy import lazy_names
+from c4lab.lazy import lazy_dir, lazy_names
 
 __version__ = "0.1.0"
 
@@ -37,4 +37,6 @@ if TYPE_CHECKING:  # pragma: no cover
     )
 
 
-__getattr__ = lazy_names(__name__, {name: "c4lab.rules" for name in __all__ if name != "__version__"})
+_HOMES = {name: "c4lab.rules" for name in __all__ if name != "__version__"}
+__getattr__ = lazy_names(__name__, _HOMES)
+__dir__ = lazy_dir(__name__, _HOMES)

@@ -26,7 +26,7 @@ from c4lab.agents.base import (
     parse_spec,
     register,
 )
-from c4lab.lazy import lazy_names
+from c4lab.lazy import lazy_dir, lazy_names
 
 if TYPE_CHECKING:  # pragma: no cover
     from c4lab.agents.human import HumanAgent, QuitGame
@@ -60,3 +60,4 @@ __all__ = [
 
 
 __getattr__ = lazy_names(__name__, _LAZY)
+__dir__ = lazy_dir(__name__, _LAZY)

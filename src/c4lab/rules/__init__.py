@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from c4lab.lazy import lazy_names
+from c4lab.lazy import lazy_dir, lazy_names
 
 if TYPE_CHECKING:  # pragma: no cover
     from c4lab.rules.errors import IllegalMoveError, PositionError, VariantError
@@ -47,3 +47,4 @@ __all__ = [
 
 
 __getattr__ = lazy_names(__name__, _HOMES)
+__dir__ = lazy_dir(__name__, _HOMES)
