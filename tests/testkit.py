@@ -195,6 +195,16 @@ def ctrl_c_once_ready(args: list[str], ready: str, inherited: str, after: float,
     return proc.returncode, stdout, line + stderr
 
 
+def alive(pid: int) -> bool:
+    """Whether ``pid`` is a live process (not gone, not a zombie: one dead
+    but not yet reaped by the container's init counts as gone); Linux's /proc."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
 def stop_process(proc: Any) -> None:
     """Stop a command started by a test (``subprocess.Popen``): SIGTERM, a
     kill if it lingers, and its pipes read to the end."""

@@ -33,6 +33,7 @@ from c4lab.engine import serve as serve_module
 from c4lab.engine.client import MAX_LINE, EngineAgent, EngineError, EngineTimeout
 from c4lab.engine.serve import _Engine, serve
 from c4lab.rules import Move, Position
+from testkit import alive
 
 pytestmark = pytest.mark.skipif(os.name != "posix" or not Path("/proc").is_dir(), reason="POSIX sessions and /proc")
 
@@ -64,15 +65,6 @@ def engine_script(tmp_path: Path, go: str, hello: str = "echo 'id name fake'; ec
     )
     script.chmod(0o755)
     return str(script)
-
-
-def alive(pid: int) -> bool:
-    """Whether ``pid`` is a live process (not gone, not a zombie)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 def left_behind(tmp_path: Path, wait: float = 2.0) -> list[int]:

@@ -28,7 +28,10 @@ No fault of the program can hang its caller:
 
 The program is ended on ``close()``, at garbage collection, and at exit;
 ``stop_all`` kills every one still running in this process (the arena's
-workers call it when they are terminated).  An ``EngineAgent`` holds a
+workers call it when they are terminated).  On Linux it cannot outlive
+this process even when none of that runs (a SIGKILL): it is started
+through the tether (``c4lab.engine.tether``), which kills its process
+group when this process ends.  An ``EngineAgent`` holds a
 process, so it cannot be pickled or shared between processes; within one
 process its calls are serialised by a lock.
 
@@ -49,11 +52,13 @@ import queue
 import shlex
 import signal
 import subprocess
+import sys
 import threading
 import time
 import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from c4lab.agents.base import Agent, AgentError, Analysis, Budget, Param, SpecError, register
@@ -97,6 +102,13 @@ _POLL = 0.1  # s: how often a read checks that the program still runs
 MAX_LINE = 64 * 1024
 #: Sessions of their own, so that stopping a program stops what it started.
 _OWN_SESSION = os.name == "posix"
+_TETHER_SCRIPT = Path(__file__).with_name("tether.py")
+#: Whether programs are started through the tether (``c4lab.engine.tether``),
+#: which ends a program whose c4lab process died: on Linux (it watches the
+#: process with a pidfd; elsewhere programs are started as they always were).
+TETHER = sys.platform.startswith("linux") and bool(sys.executable) and _TETHER_SCRIPT.is_file()
+#: How the tether is run: isolated (no user site, no PYTHON* variables), without ``site``: fast.
+_TETHER_RUN = (sys.executable, "-I", "-S", str(_TETHER_SCRIPT))
 
 
 class EngineError(AgentError):
@@ -178,6 +190,64 @@ class _LongLine:
     start: str
 
 
+def _popen(argv: list[str], pass_fds: tuple[int, ...] = ()) -> subprocess.Popen[str]:
+    """``argv`` with its three pipes, in a session of its own (POSIX)."""
+    return subprocess.Popen(
+        argv,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+        bufsize=1,
+        start_new_session=_OWN_SESSION,
+        pass_fds=pass_fds,
+    )
+
+
+def _launch(argv: list[str]) -> subprocess.Popen[str]:
+    """The program ``argv`` started, tied to this process where ``TETHER``
+    holds: run by the tether (``c4lab.engine.tether``), which kills it (and
+    what it started) if this process dies without stopping it -- killed by
+    SIGKILL, say, when no cleanup of ours runs.  The ``Popen`` is then the
+    tether's, which ends as the program ends, with its status.  A program
+    that cannot start is the ``OSError`` that ``Popen`` raises for it either
+    way (the tether sends its errno back on a pipe of its own)."""
+    if not TETHER:
+        return _popen(argv)
+    report, errfd = os.pipe()
+    try:
+        popen = _popen([*_TETHER_RUN, str(os.getpid()), str(errfd), *argv], pass_fds=(errfd,))
+    except BaseException:
+        os.close(report)
+        raise
+    finally:
+        os.close(errfd)
+    try:
+        with open(report, "rb") as pipe:  # EOF once the program started (or the tether failed, telling on stderr)
+            errno_text = pipe.read()
+    except BaseException:  # interrupted (Ctrl-C) while the tether started: nothing may be left behind
+        _kill_now(popen)
+        raise
+    if errno_text:
+        _kill_now(popen)
+        code = int(errno_text)
+        raise OSError(code, os.strerror(code), argv[0])
+    return popen
+
+
+def _kill_now(popen: subprocess.Popen[str]) -> None:
+    """Kill a program just started (its whole session) and reap it."""
+    with contextlib.suppress(OSError):
+        os.killpg(popen.pid, signal.SIGKILL)
+    popen.wait()
+    for stream in (popen.stdin, popen.stdout, popen.stderr):
+        if stream is not None:
+            with contextlib.suppress(OSError):
+                stream.close()
+
+
 #: Every program started in this process and not stopped yet (for stop_all).
 _RUNNING: weakref.WeakSet[_Process] = weakref.WeakSet()
 
@@ -197,17 +267,7 @@ class _Process:
     def __init__(self, argv: list[str], label: str) -> None:
         self.label = label
         try:
-            self.popen = subprocess.Popen(
-                argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-                encoding="utf-8",
-                errors="replace",
-                bufsize=1,
-                start_new_session=_OWN_SESSION,
-            )
+            self.popen = _launch(argv)
         except OSError as exc:
             raise EngineError(f"cannot start engine {label}: {exc}{_start_hint(argv[0], exc)}") from None
         self.lines: queue.Queue[str | _LongLine | None] = queue.Queue()
