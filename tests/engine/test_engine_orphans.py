@@ -132,6 +132,18 @@ def test_c4lab_move_killed_with_sigkill_leaves_no_hung_engine_behind(tmp_path: P
         assert still_alive(engine_and_child) == []
 
 
+def test_an_arena_killed_with_sigkill_leaves_no_worker_and_no_engine_behind(tmp_path: Path) -> None:
+    args = ["arena", f"engine:cmd={hung_engine(tmp_path)}", "random:seed=1", "--games", "4", "--limit", "600",
+            "--jobs", "2", "--out", str(tmp_path / "run.jsonl")]
+    with c4lab_with_thinking_engines(tmp_path, args, engines=2) as (pid, more):
+        workers = children(pid)
+        more.extend(workers)
+        assert len(workers) >= 2
+        kill(pid)
+        assert still_alive(workers) == []
+        assert still_alive(recorded(tmp_path, "pids")) == []
+
+
 def test_an_engine_started_by_a_thread_that_ends_at_once_plays_on(tmp_path: Path) -> None:
     """What a death signal (``PR_SET_PDEATHSIG``) set for the engine would
     break: it follows the thread that started the child, and c4lab starts

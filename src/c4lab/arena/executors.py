@@ -22,6 +22,7 @@ from c4lab.arena.games import play_pair
 from c4lab.arena.schedule import PairTask
 from c4lab.cores import usable_cores
 from c4lab.engine.client import stop_all
+from c4lab.engine.tether import wait
 
 log = logging.getLogger(__name__)
 
@@ -57,10 +58,13 @@ def _worker_start(started: Any = None) -> None:
     whole group: killed by it, a worker would leave its engine programs
     running, and the parent would take it for a crash.  The parent stops them with SIGTERM (``Pool.terminate``), which would
     leave their engine programs running in sessions of their own: a worker
-    kills those first (:func:`_worker_terminated`).  ``started``: the queue
-    on which a worker says which task it starts (``_play_numbered``)."""
+    kills those first (:func:`_worker_terminated`).  And a worker ends with
+    the run that started it, however that ended (SIGKILL runs no cleanup
+    of the run's): :func:`_end_with_the_run`.  ``started``: the queue on
+    which a worker says which task it starts (``_play_numbered``)."""
     global _started
     _started = started
+    threading.Thread(target=_end_with_the_run, args=(os.getppid(),), name="c4lab-run-watch", daemon=True).start()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if hasattr(signal, "SIGHUP"):
         signal.signal(signal.SIGHUP, signal.SIG_IGN)
@@ -74,6 +78,21 @@ def _play_numbered(number: int, task: PairTask) -> tuple[PairTask, list[dict[str
     if _started is not None:
         _started.put((number, os.getpid()))
     return play_pair(task)
+
+
+def _end_with_the_run(run: int) -> None:
+    """In a worker, on a thread of its own: wait until the process ``run``
+    that started it has ended, then kill the worker's engine programs and
+    exit.  A worker orphaned by a run killed with SIGKILL (or the
+    out-of-memory killer) would otherwise play its pair to the end, a game
+    with a hung engine waiting out the whole move limit, at a full core,
+    for nobody, its engines with it (they end with the worker that started
+    them: ``c4lab.engine.tether``).  The parent watched is the worker's:
+    the run, which forks its workers (with a fork server, the server, which
+    ends with the run)."""
+    wait(run)
+    stop_all()
+    os._exit(1)
 
 
 def _worker_terminated(signum: int, _frame: object) -> None:
@@ -189,7 +208,8 @@ def _terminate(pool: Pool) -> None:
     ``terminate`` holds, without having ended at its SIGTERM, and
     ``terminate`` waited for it forever (a SIGTERM sent by hand then ended
     it).  A worker killed this way does not stop its engine programs, as
-    one that ends at its SIGTERM does (``_worker_terminated``).  The wait
+    one that ends at its SIGTERM does (``_worker_terminated``); on Linux
+    their tethers do (``c4lab.engine.tether``).  The wait
     after the kill is bounded as well (once, in a test run, a stop hung
     with no worker left: the pool's own threads, not a process, held it);
     the thread that stops the pool is a daemon, left to end alone."""
