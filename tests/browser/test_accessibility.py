@@ -6,6 +6,7 @@ cursor and its score), the status is heard once per change, and a
 from __future__ import annotations
 
 import re
+import urllib.parse
 
 from browser_helpers import (
     ann_and_bob,
@@ -323,3 +324,38 @@ def test_a_jump_along_the_analysis_boards_line_is_said_once_where_it_ends(server
     wait_position(page, "7x6:dcdcdc")
     expect(announce(page)).to_have_text(
         "White played d (d2). Black played c (c2). White played d (d3). Black played c (c3).")
+
+
+def test_the_move_lists_entries_are_named_by_the_move_in_words(server, new_page):
+    """A screen reader said "c, button" for an entry of the move list: each
+    is named by its number, who played it, where it landed and, on the
+    bonus cell, what became of the ban -- in the words that announce the
+    move when it is played -- and the move on the board is the current one."""
+    page = new_page()
+    start = "5x4/Bc2:c"  # Black's piece in column c lands on the bonus cell
+    page.goto(server.url + "/analyse?position=" + urllib.parse.quote(start))
+    wait_position(page, start)
+    page.locator("#board").focus()
+    page.keyboard.press("c")
+    expect(page.locator("#ban-panel")).to_be_visible()
+    page.keyboard.press("a")  # the ban piece in column a
+    said = "Black played c (c2), on the bonus cell, and drops the ban piece in a"
+    expect(announce(page)).to_have_text(f"{said}.")
+    entries = page.locator("#moves .mv")
+    expect(entries).to_have_count(2)
+    assert [entries.nth(i).get_attribute("aria-label") for i in range(2)] == [
+        "Move 1: White played c (c1)", f"Move 2: {said}",
+    ]
+    expect(page.locator("#moves [aria-current=step]")).to_have_attribute("data-ply", "2")
+    entries.nth(0).click()  # back along the line: the first move is the one on the board
+    wait_position(page, start)
+    expect(page.locator("#moves [aria-current=step]")).to_have_attribute("data-ply", "1")
+    expect(page.locator("#moves [aria-current]")).to_have_count(1)
+    # a bonus declined says so, as the list's "(no ban)" shows it
+    page.locator("#board").focus()
+    page.keyboard.press("c")
+    page.keyboard.press("n")
+    wait_position(page, "5x4/Bc2:cc")
+    expect(entries.nth(1)).to_have_attribute(
+        "aria-label", "Move 2: Black played c (c2), on the bonus cell, and declines the ban piece"
+    )

@@ -8,7 +8,7 @@
 // Everything that comes from the server or from a person is inserted with
 // textContent or setAttribute, never as HTML.
 
-import { LETTERS, cellName, landingRow, replay } from "./notation.js";
+import { replay } from "./notation.js";
 import { setText } from "./util.js";
 
 // the pieces' colour words follow the theme (theme.js): red and yellow in the classic one
@@ -87,25 +87,35 @@ export function geometryOf(room) {
   return { width: room.width, height: room.height, forbidden: room.forbidden || [], bonus: room.bonus || null };
 }
 
-/** The plies (1 = the first move) whose piece landed on the bonus cell and
- * whose player declined the ban: the notation writes them as plain drops. */
-function declinedBans(geometry, tokens) {
-  const declined = new Set();
-  if (!geometry || !geometry.bonus) return declined;
-  const { boards } = replay(geometry, tokens);
-  tokens.forEach((token, ply) => {
-    const col = LETTERS.indexOf(token[0]);
-    const row = token.length === 1 ? landingRow(geometry, boards[ply], col) : null;
-    if (row !== null && cellName(col, row) === geometry.bonus) declined.add(ply + 1);
-  });
-  return declined;
+/** Where the piece of move `ply` (0 = the first) of `tokens` landed, from
+ * replay's `boards`: its cell (null if it found no room), and whether that
+ * is the bonus cell. */
+function landing(geometry, boards, tokens, ply) {
+  const after = boards[ply + 1];
+  const cell = Object.keys(after).find((name) => !boards[ply][name] && after[name] !== "ban") ?? null;
+  return { cell, bonus: cell !== null && cell === geometry.bonus };
 }
 
-/** The move list: one <li> per move pair, one .mv per move (data-ply);
- * with the game's `geometry`, a bonus declined is marked "(no ban)". */
+/** Move `ply` (0 = the first) of `tokens` in words, as the terminal says
+ * it (ui/terminal.py's move_words): its column and the cell it landed on,
+ * and on the bonus cell what became of the ban piece -- "d (d3)", "b (b1),
+ * on the bonus cell, and drops the ban piece in a", "b (b1), on the bonus
+ * cell, and declines the ban piece". `boards`: replay's, of `tokens`. */
+export function moveWords(geometry, boards, tokens, ply) {
+  const token = tokens[ply];
+  const { cell, bonus } = landing(geometry, boards, tokens, ply);
+  const words = cell ? `${token[0]} (${cell})` : token[0];
+  if (!bonus) return words;
+  return `${words}, on the bonus cell, and ${token.length === 3 ? `drops the ban piece in ${token[2]}` : "declines the ban piece"}`;
+}
+
+/** The move list: one <li> per move pair, one .mv per move (data-ply),
+ * the move shown marked aria-current; with the game's `geometry`, a bonus
+ * declined is marked "(no ban)". A list of buttons (`onPick`) names each
+ * by its move in words: a screen reader would say the letter alone. */
 export function renderMoves(list, tokens, { startPly = 0, current = tokens.length, onPick = null, geometry = null } = {}) {
   list.replaceChildren();
-  const declined = declinedBans(geometry, tokens);
+  const { boards } = geometry ? replay(geometry, tokens) : { boards: null };
   for (let i = 0; i < tokens.length; i += 2) {
     const li = document.createElement("li");
     const num = document.createElement("span");
@@ -120,7 +130,10 @@ export function renderMoves(list, tokens, { startPly = 0, current = tokens.lengt
       mv.dataset.ply = String(ply + 1);
       mv.dataset.side = ply % 2 === 0 ? "A" : "B";
       setText(mv, tokens[ply]);
-      if (declined.has(ply + 1)) {
+      // its name, said for the letter: the move's number, who played it, where it landed ("Move 3: White played d (d2)")
+      const words = boards ? moveWords(geometry, boards, tokens, ply) : tokens[ply];
+      if (onPick) mv.setAttribute("aria-label", `Move ${ply + 1}: ${COLOUR[mv.dataset.side]} played ${words}`);
+      if (boards && tokens[ply].length === 1 && landing(geometry, boards, tokens, ply).bonus) {
         const note = document.createElement("span");
         note.className = "no-ban";
         setText(note, " (no ban)");

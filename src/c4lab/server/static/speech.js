@@ -10,7 +10,7 @@
 // textContent or setAttribute, never as HTML.
 
 import { R, myTurn } from "./state.js";
-import { COLOUR, geometryOf } from "./describe.js";
+import { COLOUR, geometryOf, moveWords } from "./describe.js";
 import { LETTERS, cellName, landingRow, moveTokens, replay } from "./notation.js";
 import { $, setText } from "./util.js";
 
@@ -64,10 +64,7 @@ function sayChange(room) {
     const { boards } = replay(geometryOf(room), now);
     const played = [];
     for (let ply = kept; ply < now.length; ply++) {
-      const token = now[ply];
-      const landed = Object.keys(boards[ply + 1]).filter((name) => !boards[ply][name] && boards[ply + 1][name] !== "ban");
-      const ban = token.length === 3 ? `, ban piece in column ${token[2]}` : "";
-      played.push(`${COLOUR[ply % 2 === 0 ? "A" : "B"]} played ${token[0]}${landed.length ? ` (${landed[0]})` : ""}${ban}.`);
+      played.push(`${COLOUR[ply % 2 === 0 ? "A" : "B"]} played ${moveWords(geometryOf(room), boards, now, ply)}.`);
     }
     said.push(...played.slice(-4));
   }
