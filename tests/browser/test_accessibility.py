@@ -85,6 +85,38 @@ def test_the_status_is_rebuilt_only_when_it_changes(server, new_page):
     expect(announce(page)).to_have_text("White played d (d1).")
 
 
+def test_a_jump_along_the_analysis_line_rebuilds_the_status_once(server, new_page):
+    """Home over 14 moves brings 14 states, each with the other side to
+    move: the status (a live region) said each of them, "Black (Player B) to
+    move", "White (Player A) to move"... It is rebuilt for the position the
+    jump lands on alone, and only if that says something new."""
+    page = new_page()
+    line = "7x6:" + "abcdefg" * 2
+    page.goto(server.url + "/analyse?position=" + urllib.parse.quote(line))
+    wait_position(page, line)
+    expect(page.locator("#status")).to_contain_text("White (Player A) to move")
+    page.evaluate("""() => {
+      window.__statuses = [];
+      new MutationObserver((records) => {
+        for (const record of records) {
+          const words = [...record.addedNodes].find((node) => node.classList && node.classList.contains("status-text"));
+          if (words) window.__statuses.push(words.textContent);
+        }
+      }).observe(document.getElementById("status"), { childList: true });
+    }""")
+    page.locator("#board").focus()
+    page.keyboard.press("Home")
+    wait_position(page, "7x6")
+    expect(page.locator("#status")).to_contain_text("White (Player A) to move")  # as before: not rebuilt
+    page.keyboard.press("Shift+ArrowRight")  # one step: its state is shown at once
+    wait_position(page, "7x6:a")
+    expect(page.locator("#status")).to_contain_text("Black (Player B) to move")
+    page.keyboard.press("End")
+    wait_position(page, line)
+    expect(page.locator("#status")).to_contain_text("White (Player A) to move")
+    assert page.evaluate("window.__statuses") == ["Black (Player B) to move", "White (Player A) to move"]
+
+
 def test_the_resign_confirmation_is_said_and_taken_by_keyboard(server, new_page):
     page = new_page()
     ticket = create_room(server, board="7x6", players={"A": "human", "B": "random"})

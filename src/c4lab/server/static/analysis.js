@@ -306,6 +306,7 @@ export function onLine(room = R.state) {
 export function noteLine(room) {
   const tokens = moveTokens(room.position);
   if (!onLine(room) || tokens.length > R.line.length || tokens.some((t, i) => R.line[i] !== t)) R.line = tokens;
+  if (tokens.length === R.jumpTarget) R.jumpTarget = null; // the jump is there
 }
 
 /** Along the line to the position after `ply` moves: undo (an analysis
@@ -326,6 +327,7 @@ export function lineTo(ply) {
     if (i < 10) send(message);
     else setTimeout(() => send(message, { quiet: true }), (i - 9) * 60);
   });
+  R.jumpTarget = messages.length > 1 ? target : null; // the status waits for it (roomview.js)
   if (messages.length > 1) {
     // no hint for the positions on the way (each would cost the budget the moves need): one at the end
     const wait = Math.max(0, messages.length - 9) * 60 + 50;

@@ -65,8 +65,26 @@ export function render() {
   keepFocus($("board")); // a control the keyboard was on went away (Resign at the end, a list entry rebuilt)
 }
 
+// A jump along the analysis board's line (Home, End, a click far along the
+// list) brings one state a move: the status, a live region, waits for the
+// last one rather than say each position on the way (and lay the line out
+// again each time); if a message of the jump is lost, it shows the state on
+// screen once the jump's time is up.
+const JUMP_GRACE = 5000; // milliseconds after the jump's last message
+let statusLater = null;
+
+function jumpUnderWay(room) {
+  if (R.jumpTarget === null || moveTokens(room.position).length === R.jumpTarget) return false;
+  const left = R.jumpUntil + JUMP_GRACE - Date.now();
+  if (left <= 0) return false;
+  clearTimeout(statusLater);
+  statusLater = setTimeout(() => { if (R.state) renderStatus(); }, left + 10);
+  return true;
+}
+
 function renderStatus() {
   const room = R.state;
+  if (jumpUnderWay(room)) return;
   const status = $("status");
   let parts;
   let kind = "wait";

@@ -58,6 +58,7 @@ export const R = {
   hintPreparing: null, // the seconds the hint asked has waited for numba's compiler (a first start), else null
   hintWanted: false, // Hint pressed while the other side moves: asked once it is this page's turn
   jumpUntil: 0, // a jump along the line sends its last paced message before this time (Date.now())
+  jumpTarget: null, // the number of moves such a jump goes to, until its state comes (null: none under way)
   evaluation: null, // {value, position}
   review: null, // the review message of this game
   reviewWaiting: false,
