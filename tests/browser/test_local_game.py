@@ -92,6 +92,35 @@ def wait_my_turn_or_over(page) -> None:
         wait_my_turn(page)
 
 
+def test_a_size_chosen_keeps_the_forbidden_cell_on_its_board(server, new_page):
+    """The form proposes d3, a cell of every board (4 to 12 a side). A
+    cell picked on a large board and then off a smaller one stayed in the
+    field while the picture showed none, and Start was refused ("cell k10
+    is off the 5x4 board"): the form proposes d3 again, and says why; a cell
+    typed off the board is said at once."""
+    page = new_page()
+    custom_board_form(page, server, 12, 12)
+    expect(page.locator("#forbidden")).to_have_value("d3")
+    page.locator('#forbidden-picker [data-mini="k10"]').click()
+    expect(page.locator("#forbidden")).to_have_value("k10")
+    page.locator("#width").select_option("5")
+    page.locator("#height").select_option("4")
+    expect(page.locator("#forbidden")).to_have_value("d3")
+    note = page.locator("#forbidden-note")
+    expect(note).to_have_text("k10 is not on a 5 × 12 board: the forbidden cell is d3 now.")
+    expect(note).to_have_attribute("aria-live", "polite")
+    expect(page.locator("#forbidden-picker .is-forbidden")).to_have_attribute("data-mini", "d3")
+    page.locator("#forbidden").fill("f2")
+    expect(note).to_have_text("f2 is not on a 5 × 4 board: columns a to e, rows 1 to 4.")
+    page.locator("#forbidden").fill("e4")  # the top right corner: on the board
+    expect(note).to_have_text("")
+    page.locator("#forbidden").fill("d3")
+    page.locator("#player2").select_option("human")
+    page.locator("#start").click()
+    expect(page).to_have_url(re.compile(r"/r/[^/?]+$"))
+    expect(board(page)).to_have_attribute("data-position", "5x4/Xd3")
+
+
 @pytest.mark.slow
 def test_two_agents_can_be_watched(server, new_page):
     page = new_page()

@@ -14,7 +14,7 @@ import { COLOUR, positionHeader, resultText } from "./describe.js";
 import {
   recentRooms, saveAnalysing, saveDrawn, saveName, savePlayers, saveToken, savedName, savedPlayers, tokenFor, watchFromStart,
 } from "./settings.js";
-import { positionParam } from "./notation.js";
+import { LETTERS, parseCell, positionParam } from "./notation.js";
 import { $, api, setText, show } from "./util.js";
 
 /** The picker's groups, in order: [group key of /api/agents, label]. */
@@ -23,6 +23,18 @@ const PICKER_GROUPS = [
   ["agent", "Game-AI agents"],
   ["experimental", "Experimental"],
 ];
+
+/** The forbidden cell the form proposes for a chosen size: on every board
+ * (both sides have 4 to 12 cells), the one of RULES.md's example 9x8/Xd3. */
+const PROPOSED_FORBIDDEN = "d3";
+
+/** Whether the cell named `name` ("d3") is on a `width` x `height` board;
+ * null for a name that is no cell ("d", "3d": the server says why). */
+function onBoard(name, width, height) {
+  if (!/^[a-z][0-9]+$/.test(name)) return null;
+  const { col, row } = parseCell(name);
+  return col >= 0 && col < width && row >= 1 && row <= height;
+}
 
 export async function showHome() {
   show("view-home");
@@ -40,7 +52,7 @@ export async function showHome() {
   }
   $("width").value = "9";
   $("height").value = "8";
-  $("forbidden").value = "d3";
+  $("forbidden").value = PROPOSED_FORBIDDEN;
   $("name").value = savedName();
 
   const boardChoice = () => form.querySelector("input[name=board]:checked").value;
@@ -49,6 +61,38 @@ export async function showHome() {
   function forbiddenCell() {
     const text = $("forbidden").value.trim().toLowerCase(); // "D3" is the cell d3, as a person means it
     return text === "" ? null : text;
+  }
+
+  /** The forbidden cell in the field when it is a cell off the board chosen, else null. */
+  function offBoard() {
+    const f = forbiddenCell();
+    return f !== null && onBoard(f, Number($("width").value), Number($("height").value)) === false ? f : null;
+  }
+
+  let replaced = false; // the note says why the cell was replaced: it stays until the cell is changed
+
+  /** A size chosen that leaves the forbidden cell off the board (k10, then
+   *  5 x 4): the form's own proposal instead, and a line that says so. (The
+   *  field kept the cell, the picture showed none, and Start was refused.) */
+  function fitForbidden() {
+    const f = offBoard();
+    if (f === null) {
+      if (!replaced) setText($("forbidden-note"), ""); // a cell typed off the board is on this one
+      return;
+    }
+    $("forbidden").value = PROPOSED_FORBIDDEN;
+    replaced = true;
+    setText($("forbidden-note"),
+      `${f} is not on a ${$("width").value} × ${$("height").value} board: the forbidden cell is ${PROPOSED_FORBIDDEN} now.`);
+  }
+
+  /** A cell typed or picked: one off the board chosen is said at once, not at Start. */
+  function checkForbidden() {
+    replaced = false;
+    const f = offBoard();
+    const width = Number($("width").value);
+    setText($("forbidden-note"), f === null ? ""
+      : `${f} is not on a ${width} × ${$("height").value} board: columns a to ${LETTERS[width - 1]}, rows 1 to ${$("height").value}.`);
   }
 
   let drawnPicker = "";
@@ -62,6 +106,7 @@ export async function showHome() {
     miniBoard($("forbidden-picker"), { width, height, forbidden: f ? [f] : [] }, {
       onCell: (name) => {
         $("forbidden").value = forbiddenCell() === name ? "" : name;
+        checkForbidden();
         drawPicker();
       },
     });
@@ -111,7 +156,12 @@ export async function showHome() {
     select.appendChild(people);
   }
   form.addEventListener("change", sync);
-  $("forbidden").addEventListener("input", () => { if (boardChoice() === "custom") drawPicker(); });
+  $("forbidden").addEventListener("input", () => {
+    checkForbidden();
+    if (boardChoice() === "custom") drawPicker();
+  });
+  // before the form's own listener (sync) draws the picture of the new size
+  for (const id of ["width", "height"]) $(id).addEventListener("change", fitForbidden);
 
   // prefill from the address: /?board=...&bonus=1&mode=online&p1=human&p2=master&first=B&seat=A
   const board = positionParam(params, "board");
