@@ -298,7 +298,7 @@ def test_who_watches_is_said_when_it_changes_not_after_every_move(server, new_pa
         page.keyboard.press(move)
         wait_position(watcher, "7x6:" + "ddee"[: ply + 1])
     watcher.keyboard.press("ArrowLeft")  # the watcher looks back; the game goes on
-    expect(watcher.locator("#history-text")).to_have_text("Viewing move 3 of 4: White played e.")
+    expect(watcher.locator("#history-text")).to_have_text("Viewing move 3 of 4: White played e (e1).")
     ann.locator("#board").focus()
     ann.keyboard.press("f")
     expect(watcher.locator("#history-text")).to_contain_text("The game went on meanwhile.")

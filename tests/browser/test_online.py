@@ -144,7 +144,7 @@ def test_online_game_with_a_spectator_a_reload_and_a_replay(server, new_page):
     expect(replay_board).to_have_attribute("data-position", "7x6:aba")
     watcher.locator("#replay-prev").click()
     expect(replay_board).to_have_attribute("data-ply", "2")
-    expect(watcher.locator("#replay-status")).to_contain_text("Move 2: Black plays b")
+    expect(watcher.locator("#replay-status")).to_contain_text("Move 2: Black played b (b1)")
     watcher.keyboard.press("End")
     expect(replay_board).to_have_attribute("data-ply", "7")
     expect(watcher.locator("#replay-next")).to_be_disabled()

@@ -8,7 +8,7 @@
 // textContent or setAttribute, never as HTML.
 
 import { Board } from "./board.js";
-import { COLOUR, geometryOf, positionHeader, renderMoves, resultText } from "./describe.js";
+import { COLOUR, geometryOf, moveWords, positionHeader, renderMoves, resultText } from "./describe.js";
 import { moveTokens, replay } from "./notation.js";
 import { bestMoveGhost, drawColumnNotes, markMoves, renderReview, reviewNotes } from "./review.js";
 import { $, api, boardIntoView, copyText, keepFocus, setText, show } from "./util.js";
@@ -124,8 +124,7 @@ export async function showReplay(code) {
     if (ply === 0) status = "Start position";
     else {
       const side = (ply - 1) % 2 === 0 ? "A" : "B";
-      const token = tokens[ply - 1];
-      status = `Move ${ply}: ${COLOUR[side]} plays ${token[0]}${token.length === 3 ? `, ban in ${token[2]}` : ""}`;
+      status = `Move ${ply}: ${COLOUR[side]} played ${moveWords(geometry, boards, tokens, ply - 1)}`; // as the list names it
     }
     if (end && game.status === "over") status += ` · ${resultText(game)}`;
     setText($("replay-status"), status);

@@ -12,7 +12,7 @@
 // textContent or setAttribute, never as HTML.
 
 import { R, showPly } from "./state.js";
-import { COLOUR, geometryOf } from "./describe.js";
+import { COLOUR, geometryOf, moveWords } from "./describe.js";
 import { moveTokens, replay } from "./notation.js";
 import { $, setLive } from "./util.js";
 
@@ -96,8 +96,8 @@ export function renderHistory() {
   if (!viewing) return;
   let what = "the start position";
   if (k > 0) {
-    const token = tokens[k - 1];
-    what = `${COLOUR[k % 2 === 1 ? "A" : "B"]} played ${token[0]}${token.length === 3 ? `, ban in ${token[2]}` : ""}`;
+    const { boards } = replay(geometryOf(room), tokens.slice(0, k));
+    what = `${COLOUR[k % 2 === 1 ? "A" : "B"]} played ${moveWords(geometryOf(room), boards, tokens, k - 1)}`;
   }
   const moved = n > R.viewSince;
   const text = `Viewing move ${k} of ${n}: ${what}.` + (moved ? " The game went on meanwhile." : "");
