@@ -391,3 +391,14 @@ def test_the_move_lists_entries_are_named_by_the_move_in_words(server, new_page)
     expect(entries.nth(1)).to_have_attribute(
         "aria-label", "Move 2: Black played c (c2), on the bonus cell, and declines the ban piece"
     )
+
+
+def test_the_top_bars_link_to_the_page_shown_is_marked_current(server, new_page):
+    """"New game" and "Finished games" were told apart by an underline alone."""
+    page = new_page()
+    page.goto(server.url + "/")
+    expect(page.locator("#nav-new")).to_have_attribute("aria-current", "page")
+    expect(page.locator("#nav-games")).not_to_have_attribute("aria-current", re.compile(".*"))
+    page.locator("#nav-games").click()
+    expect(page.locator("#nav-games")).to_have_attribute("aria-current", "page")
+    expect(page.locator("#nav-new")).not_to_have_attribute("aria-current", re.compile(".*"))

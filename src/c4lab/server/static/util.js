@@ -34,6 +34,9 @@ export function show(viewId) {
     const here = (viewId === "view-home" && link.id === "nav-new") ||
       ((viewId === "view-games" || viewId === "view-replay") && link.id === "nav-games");
     link.classList.toggle("current", here);
+    // the page the reader is on: said, not only drawn underlined
+    if (here) link.setAttribute("aria-current", "page");
+    else link.removeAttribute("aria-current");
   }
 }
 
