@@ -205,6 +205,9 @@ def test_the_review_marks_the_blunder_and_shows_every_columns_score(server, new_
     expect(blunder).to_contain_text(f"+1 \u2192 {MINUS}2")
     expect(blunder).to_contain_text("best d")
     expect(page.locator('#moves .mv[data-ply="1"]')).to_have_attribute("data-verdict", "blunder")
+    # the list's ?? after it is said in words too: its name is not the letter alone (that is, not "a??")
+    expect(page.locator('#moves .mv[data-ply="1"]')).to_have_attribute("aria-label", "Move 1: White played a (a1); blunder")
+    expect(page.locator('#moves .mv[data-ply="2"]')).to_have_attribute("aria-label", "Move 2: Black played d (d1)")
     expect(page.locator('#moves .mv[data-ply="2"]')).to_have_attribute("data-verdict", "best")
 
     # the verdicts are never cut off in the panel (issue 27)

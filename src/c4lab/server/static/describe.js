@@ -132,7 +132,8 @@ export function renderMoves(list, tokens, { startPly = 0, current = tokens.lengt
       setText(mv, tokens[ply]);
       // its name, said for the letter: the move's number, who played it, where it landed ("Move 3: White played d (d2)")
       const words = boards ? moveWords(geometry, boards, tokens, ply) : tokens[ply];
-      if (onPick) mv.setAttribute("aria-label", `Move ${ply + 1}: ${COLOUR[mv.dataset.side]} played ${words}`);
+      if (onPick) mv.dataset.words = `Move ${ply + 1}: ${COLOUR[mv.dataset.side]} played ${words}`; // a review adds its verdict
+      if (onPick) mv.setAttribute("aria-label", mv.dataset.words);
       if (boards && tokens[ply].length === 1 && landing(geometry, boards, tokens, ply).bonus) {
         const note = document.createElement("span");
         note.className = "no-ban";

@@ -229,12 +229,16 @@ export function renderReview(parts, review, { current = null, onPick = null } = 
   if (cur && cur.scrollIntoView) cur.scrollIntoView({ block: "nearest" });
 }
 
-/** Mark the moves of a move list (.mv[data-ply]) with their verdicts. */
+/** Mark the moves of a move list (.mv[data-ply]) with their verdicts: the
+ * list draws ?? and ?! after a blunder and an inaccuracy, which its buttons'
+ * names (renderMoves) say in words. */
 export function markMoves(list, review) {
   for (const mv of list.querySelectorAll(".mv")) {
     const entry = review ? review.entries.find((e) => e.ply === Number(mv.dataset.ply)) : null;
     if (entry) mv.dataset.verdict = entry.verdict;
     else delete mv.dataset.verdict;
+    const marked = entry && (entry.verdict === "blunder" || entry.verdict === "inaccuracy");
+    if (mv.dataset.words) mv.setAttribute("aria-label", mv.dataset.words + (marked ? `; ${VERDICT_WORDS[entry.verdict]}` : ""));
   }
 }
 
