@@ -87,10 +87,10 @@ export function geometryOf(room) {
   return { width: room.width, height: room.height, forbidden: room.forbidden || [], bonus: room.bonus || null };
 }
 
-/** Where the piece of move `ply` (0 = the first) of `tokens` landed, from
- * replay's `boards`: its cell (null if it found no room), and whether that
- * is the bonus cell. */
-function landing(geometry, boards, tokens, ply) {
+/** Where the piece of move `ply` (0 = the first) landed, from replay's
+ * `boards`: its cell (null if it found no room), and whether that is the
+ * bonus cell. */
+function landing(geometry, boards, ply) {
   const after = boards[ply + 1];
   const cell = Object.keys(after).find((name) => !boards[ply][name] && after[name] !== "ban") ?? null;
   return { cell, bonus: cell !== null && cell === geometry.bonus };
@@ -103,7 +103,7 @@ function landing(geometry, boards, tokens, ply) {
  * cell, and declines the ban piece". `boards`: replay's, of `tokens`. */
 export function moveWords(geometry, boards, tokens, ply) {
   const token = tokens[ply];
-  const { cell, bonus } = landing(geometry, boards, tokens, ply);
+  const { cell, bonus } = landing(geometry, boards, ply);
   const words = cell ? `${token[0]} (${cell})` : token[0];
   if (!bonus) return words;
   return `${words}, on the bonus cell, and ${token.length === 3 ? `drops the ban piece in ${token[2]}` : "declines the ban piece"}`;
@@ -132,9 +132,11 @@ export function renderMoves(list, tokens, { startPly = 0, current = tokens.lengt
       setText(mv, tokens[ply]);
       // its name, said for the letter: the move's number, who played it, where it landed ("Move 3: White played d (d2)")
       const words = boards ? moveWords(geometry, boards, tokens, ply) : tokens[ply];
-      if (onPick) mv.dataset.words = `Move ${ply + 1}: ${COLOUR[mv.dataset.side]} played ${words}`; // a review adds its verdict
-      if (onPick) mv.setAttribute("aria-label", mv.dataset.words);
-      if (boards && tokens[ply].length === 1 && landing(geometry, boards, tokens, ply).bonus) {
+      if (onPick) {
+        mv.dataset.words = `Move ${ply + 1}: ${COLOUR[mv.dataset.side]} played ${words}`; // a review adds its verdict (markMoves)
+        mv.setAttribute("aria-label", mv.dataset.words);
+      }
+      if (boards && tokens[ply].length === 1 && landing(geometry, boards, ply).bonus) {
         const note = document.createElement("span");
         note.className = "no-ban";
         setText(note, " (no ban)");
