@@ -298,7 +298,7 @@ def test_a_hint_asked_while_the_computer_thinks_comes_after_its_move(server, new
     computer thinks, was answered for the computer's position and then
     dropped. It is now kept for the person's next turn, and given then."""
     page = new_page()
-    ticket = create_room(server, board="7x6", players={"A": "human", "B": "hard"})  # thinks a second
+    ticket = create_room(server, board="7x6", players={"A": "human", "B": "uct:time=4,seed=1"})  # thinks 4 s, however slow the machine
     open_room(page, server, ticket)
     click_cell(page, "d1")
     page.locator("#hint").click()
@@ -329,7 +329,7 @@ def test_with_the_analysis_switch_in_a_game_stepping_back_only_looks(server, new
 def test_an_error_about_a_moment_that_has_passed_goes_away(server, new_page):
     """"Wait for its move" stays no longer than the computer's move."""
     page = new_page()
-    ticket = create_room(server, board="7x6", players={"A": "human", "B": "hard"})  # thinks a second
+    ticket = create_room(server, board="7x6", players={"A": "human", "B": "uct:time=4,seed=1"})  # thinks 4 s, however slow the machine
     open_room(page, server, ticket)
     click_cell(page, "d1")
     wait_position(page, "7x6:d")
