@@ -160,12 +160,17 @@ def test_show_explains_the_symbols_of_the_board_it_prints() -> None:
     assert "forbidden" not in third and "bonus" not in third
 
 
+def human_seat(name: str | None) -> dict[str, object]:
+    """A human's seat as a server stores it (``Room.to_row``)."""
+    return {"kind": "human", "name": name, "spec": None, "token_hash": None, "absent_since": None}
+
+
 def test_a_local_game_left_open_is_listed_as_abandoned(tmp_path: Path) -> None:
     from c4lab.server.storage import LEFT_OPEN, GameRow, GameStore
 
     path = tmp_path / "games.sqlite"
     store = GameStore(path)
-    seats = {"A": {"name": "Ann"}, "B": {"name": None}}
+    seats = {"A": human_seat("Ann"), "B": human_seat(None)}
     store.save(GameRow("OLD", "local", "7x6:d", 0, seats))
     store.save(GameRow("NEW", "local", "7x6:dd", 0, seats))
     store.save(GameRow("ONLINE", "online", "7x6:ddd", 0, seats))
@@ -246,7 +251,7 @@ def test_games_says_who_won_and_how_in_words(tmp_path: Path) -> None:
 
     path = tmp_path / "games.sqlite"
     store = GameStore(path)
-    seats = {"A": {"name": "Ann"}, "B": {"name": "Bob"}}
+    seats = {"A": human_seat("Ann"), "B": human_seat("Bob")}
     store.save(GameRow("FOUR", "local", "7x6:adadadgd", 0, seats, status="over", result="B", reason="four"))
     store.save(GameRow("GIVEN", "online", "7x6:dd", 0, seats, status="over", result="A", reason="resign"))
     store.save(GameRow("FULL", "local", "4x4", 0, seats, status="over", result="draw", reason="full"))

@@ -445,11 +445,14 @@ class RoomManager:
         """Load every online room left open in the store (a restart), so
         that each ends on time even if nobody comes back; how many.  A
         stored room that cannot be loaded is logged and left on disk."""
+        damaged: list[str] = []
         try:
-            rows = self.store.open_rooms("online")
-        except StorageError as exc:  # a damaged row among them: each loads (or fails) when it is opened
+            rows = self.store.open_rooms("online", damaged)
+        except StorageError as exc:  # the database cannot be read now: each room loads when it is opened
             log.warning("the open rooms were not resumed: %s", exc)
             return 0
+        for problem in damaged:  # the others are resumed
+            log.warning("not resumed: %s", problem)
         for row in rows:
             try:
                 self.get(row.code)

@@ -49,6 +49,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from c4lab.rules.position import Position
+
 try:  # the lock beside the database: POSIX only (elsewhere two servers are not kept apart)
     import fcntl
 except ImportError:  # pragma: no cover
@@ -480,13 +482,14 @@ class GameStore:
         )
         return self._rows(rows, damaged)
 
-    def open_rooms(self, mode: str) -> list[GameRow]:
-        """The rooms of ``mode`` still open: waiting for a player or being played."""
+    def open_rooms(self, mode: str, damaged: list[str] | None = None) -> list[GameRow]:
+        """The rooms of ``mode`` still open: waiting for a player or being
+        played; a damaged row as in ``all``."""
         rows = self._run(
             "read the open rooms of",
             "SELECT * FROM games WHERE mode = ? AND status IN ('waiting', 'playing')", (mode,),
         )
-        return [self._row(r) for r in rows]
+        return self._rows(rows, damaged)
 
     def all(self, limit: int | None = None, damaged: list[str] | None = None) -> list[GameRow]:
         """Every stored game, newest first (the ``c4lab games`` listing).
@@ -602,11 +605,20 @@ def _row(values: tuple[Any, ...]) -> GameRow:
         raise ValueError(f"the seats are {sorted(stored)}, not A and B")
     if not all(isinstance(seat.get("name", 0), (str, type(None))) for seat in stored.values()):
         raise ValueError("a seat has no name")
+    for side, seat in sorted(stored.items()):  # what opening the room reads (``Room.from_row``)
+        if seat.get("kind") not in ("human", "agent"):
+            raise ValueError(f"seat {side}'s kind is {repr(seat.get('kind'))[:40]}, not human or agent")
+        if seat["kind"] == "agent" and not isinstance(seat.get("spec"), str):
+            raise ValueError(f"seat {side} is an agent with no spec")
+        if seat["kind"] == "human" and not isinstance(seat.get("token_hash", 0), (str, type(None))):
+            raise ValueError(f"seat {side} has no token hash")
     for name, when in (("created", created), ("updated", updated), ("finished", finished)):
         if when is not None or name != "finished":
             if isinstance(when, bool) or not isinstance(when, (int, float)):
                 raise TypeError(f"its time {name} is {when!r}, not a number")
             datetime.datetime.fromtimestamp(when)  # a time out of range: an OverflowError, an OSError or a ValueError
+    # a position that is none (hand-edited, another program's): listed, it would only fail when opened
+    Position.parse(position)  # a PositionError or a VariantError (ValueErrors) that says what and where
     return GameRow(
         code, mode, position, start_ply, stored, bool(public), status, result, reason,
         created, updated, finished,
