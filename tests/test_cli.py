@@ -68,6 +68,33 @@ def test_dash_reads_positions_from_stdin() -> None:
     assert text.exit_code == 2 and "error: stdin line 3: invalid position '7x6:z'" in text.output
 
 
+@pytest.mark.parametrize("text", [" 7x6:dd", "7x6:dd ", "7x6:d d", "7x6:dd\r", "\t7x6", "7x6:dd\x00", "7x6:d\udcffd"],
+                         ids=["a leading space", "a trailing space", "an inner space", "a CRLF line's CR", "a tab",
+                              "a NUL", "a byte that is not UTF-8"])
+@pytest.mark.parametrize("command", ["show", "solve"])
+def test_a_line_of_stdin_is_refused_as_its_argument_is_at_the_same_character(command: str, text: str) -> None:
+    """Review: stdin lines were stripped before the strict parser saw them,
+    so ' 7x6:dd' and a CRLF line were answered from a pipe and refused as
+    an argument (and the character numbers of an error counted from the
+    first non-space).  Only the newline a pipe adds is dropped now."""
+    argument = run(command, text)
+    assert argument.exit_code == 2, argument.output
+    said = argument.output.removeprefix("error: ").splitlines()[0]
+    piped = CliRunner().invoke(main, [command, "-"], input=text.encode("utf-8", "surrogateescape") + b"\n7x6\n")
+    assert piped.exit_code == 2, piped.output
+    assert piped.output.splitlines()[0] == f"error: stdin line 1: {said}"
+    assert len(piped.output.splitlines()) > 1  # the next line answered too
+
+
+def test_stdin_drops_one_newline_and_skips_empty_lines_only() -> None:
+    piped = run("show", "--json", "-", input="7x6:dd\n\n7x6:d\n \n7x6")  # the last line has no newline
+    records = [json.loads(line) for line in piped.output.splitlines()]
+    assert [r.get("position") for r in records] == ["7x6:dd", "7x6:d", None, "7x6"]
+    assert records[2] == {"input": " ", "error": records[2]["error"]}
+    assert records[2]["error"].startswith("stdin line 4: invalid position ' ': ' ' at character 0")
+    assert piped.exit_code == 2
+
+
 def test_streaming_answers_each_line_as_soon_as_it_is_read() -> None:
     """A program can keep the command open and talk to it line by line."""
     proc = subprocess.Popen(

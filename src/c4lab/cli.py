@@ -27,20 +27,36 @@ def _inputs(positions: tuple[str, ...]) -> Iterator[tuple[str, str]]:
     """The positions to answer, each with where it came from ("" for an
     argument, ``stdin line N: `` for a line of standard input): the
     arguments, with ``-`` meaning "read standard input, one position per
-    line, answering each as it comes" (blank lines skipped, spaces around a
-    position dropped)."""
+    line, answering each as it comes" (see ``_stdin_lines``)."""
     for item in positions:
         if item == "-":
-            number = 0
-            while True:
-                line = sys.stdin.readline()
-                number += 1
-                if not line:
-                    break
-                if line.strip():
-                    yield line.strip(), f"stdin line {number}: "
+            for number, line in _stdin_lines():
+                yield line, f"stdin line {number}: "
         else:
             yield item, ""
+
+
+def _stdin_lines() -> Iterator[tuple[int, str]]:
+    """The lines of standard input with their numbers (from 1), each as it
+    comes, without the newline ending it: exactly what an argument would
+    be, so the strict parser refuses what it refuses in an argument (a
+    space, a tab, the carriage return of a CRLF line) and its character
+    numbers point into the line as read.  An empty line is skipped (still
+    counted).  The bytes are read and decoded here, as the command line's
+    are: a byte that is not UTF-8 reaches the parser as itself
+    (``surrogateescape``), never a UnicodeDecodeError of the locale's
+    codec; only ``\\n`` ends a line (not a lone ``\\r``)."""
+    stream = getattr(sys.stdin, "buffer", None)
+    number = 0
+    while True:
+        raw = stream.readline() if stream is not None else sys.stdin.readline()
+        if not raw:
+            return
+        number += 1
+        line = raw.decode("utf-8", "surrogateescape") if isinstance(raw, bytes) else raw
+        line = line.removesuffix("\n")  # the newline a pipe adds: one, nothing more
+        if line:
+            yield number, line
 
 
 def _answer_each(
@@ -401,7 +417,7 @@ def solve(
     positions: tuple[str, ...], as_json: bool, weak: bool, analyse: bool, timeout: float | None, no_book: bool
 ) -> None:
     """Print each POSITION and its exact score ("-": read them from stdin,
-    one a line; blank lines are skipped).
+    one a line, as an argument would be; empty lines are skipped).
 
     The score is RULES.md's, for the side to move: positive wins (the larger,
     the sooner), 0 draws, negative loses.  A position given up at --timeout
