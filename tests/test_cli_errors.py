@@ -242,3 +242,13 @@ def test_move_tells_an_agent_that_fails_in_one_line_with_where_not_a_traceback(
     assert result.stderr.startswith(what) and len(result.stderr.splitlines()) == 1
     if how == "raise":  # where the agent's own code raised
         assert result.stderr.rstrip().endswith(f"testkit.py:{Misbehaving.analyse.__code__.co_firstlineno + 9}")
+
+
+@pytest.mark.parametrize(("spec", "what"), [("ntuple:weights", "n-tuple network"), ("qlearning:table", "Q-table")])
+def test_a_folder_given_as_an_agents_file_is_said_to_be_a_folder(tmp_path: Path, spec: str, what: str) -> None:
+    """Review: it was "cannot read n-tuple network DIR: [Errno 21] Is a
+    directory: 'DIR'", the file named twice, in Python's words."""
+    result = CliRunner().invoke(main, ["move", "7x6", "--agent", f"{spec}={tmp_path}"])
+    assert result.exit_code == 2, result.output
+    assert result.output == f"Error: {tmp_path} is a folder, not a c4lab {what} file\n"
+

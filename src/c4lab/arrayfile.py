@@ -58,6 +58,8 @@ def load_arrays(
     ``error`` naming ``what`` the file should be ("opening book", "Q-table")
     and the file.  The arrays' shapes and types are the caller's to check."""
     formats = (fmt,) if isinstance(fmt, str) else fmt
+    if path.is_dir():  # "[Errno 21] Is a directory: 'x'" said it in Python's words
+        raise error(f"{path} is a folder, not a c4lab {what} file")
     try:
         with path.open("rb") as f:
             if f.read(2) != b"PK":
@@ -75,6 +77,8 @@ def load_arrays(
             arrays = {name: data[name] for name in names}
     except error:
         raise
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zlib.error) as exc:  # zlib: data damaged
+    except OSError as exc:  # its reason alone: the file is named once
+        raise error(f"cannot read {what} {path}: {exc.strerror or exc}") from None
+    except (ValueError, KeyError, EOFError, zipfile.BadZipFile, zlib.error) as exc:  # zlib: data damaged
         raise error(f"cannot read {what} {path}: {exc}") from None
     return header, arrays
