@@ -252,3 +252,12 @@ def test_a_folder_given_as_an_agents_file_is_said_to_be_a_folder(tmp_path: Path,
     assert result.exit_code == 2, result.output
     assert result.output == f"Error: {tmp_path} is a folder, not a c4lab {what} file\n"
 
+
+def test_a_byte_that_is_not_utf8_in_a_position_is_named_as_a_byte_at_its_character() -> None:
+    """Review: a position file's byte 0xFF was "non-ASCII character U+DCFF"
+    (Python's stand-in for the byte), a character nobody wrote."""
+    said = "'\\udcff' at character 5: a byte 0xFF that is not UTF-8 text (the notation is ASCII)"
+    argument = CliRunner().invoke(main, ["show", "7x6:d\udcffd"])
+    assert argument.exit_code == 2 and said in argument.output, argument.output
+    piped = CliRunner().invoke(main, ["show", "-"], input=b"7x6:d\xffd\n")
+    assert piped.exit_code == 2 and piped.output.startswith("error: stdin line 1: ") and said in piped.output

@@ -103,6 +103,11 @@ class _Reader:
 
 def _check_characters(text: str) -> None:
     for i, char in enumerate(text):
+        if "\udc80" <= char <= "\udcff":  # a byte that is not UTF-8 (Python's surrogateescape, argv and stdin)
+            raise PositionError(
+                text, f"a byte 0x{ord(char) - 0xDC00:02X} that is not UTF-8 text (the notation is ASCII)",
+                token=char, index=i,
+            )
         if not char.isascii():
             raise PositionError(
                 text, f"non-ASCII character U+{ord(char):04X}", token=char, index=i
