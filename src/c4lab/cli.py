@@ -40,12 +40,13 @@ def _stdin_lines() -> Iterator[tuple[int, str]]:
     """The lines of standard input with their numbers (from 1), each as it
     comes, without the newline ending it: exactly what an argument would
     be, so the strict parser refuses what it refuses in an argument (a
-    space, a tab, the carriage return of a CRLF line) and its character
+    space, a tab) and its character
     numbers point into the line as read.  An empty line is skipped (still
     counted).  The bytes are read and decoded here, as the command line's
     are: a byte that is not UTF-8 reaches the parser as itself
     (``surrogateescape``), never a UnicodeDecodeError of the locale's
-    codec; only ``\\n`` ends a line (not a lone ``\\r``)."""
+    codec.  A line ends with ``\\n`` or ``\\r\\n`` (a file saved on
+    Windows), not with a lone ``\\r``."""
     stream = getattr(sys.stdin, "buffer", None)
     number = 0
     while True:
@@ -54,7 +55,7 @@ def _stdin_lines() -> Iterator[tuple[int, str]]:
             return
         number += 1
         line = raw.decode("utf-8", "surrogateescape") if isinstance(raw, bytes) else raw
-        line = line.removesuffix("\n")  # the newline a pipe adds: one, nothing more
+        line = line.removesuffix("\n").removesuffix("\r") if line.endswith("\n") else line  # one line end: LF or CRLF
         if line:
             yield number, line
 
