@@ -148,6 +148,11 @@ def test_agents_lists_names_and_parameters() -> None:
     assert "iterations=750  (int, hard's setting)" in result.output
 
 
+def _printed_by(code: str) -> str:
+    """What a fresh Python prints running ``code``."""
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+
+
 def test_help_does_not_import_the_engine() -> None:
     code = (
         "import sys; from click.testing import CliRunner; from c4lab.cli import main; "
@@ -155,8 +160,7 @@ def test_help_does_not_import_the_engine() -> None:
         "heavy = [m for m in ('numba', 'numpy', 'rich', 'c4lab.rules') if m in sys.modules]; "
         "print(heavy)"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
+    assert _printed_by(code) == "[]"
 
 
 def test_the_packages_list_their_public_names_before_loading_them() -> None:
@@ -168,8 +172,7 @@ def test_the_packages_list_their_public_names_before_loading_them() -> None:
         "for p in (c4lab, c4lab.rules, c4lab.agents, c4lab.engine)}; "
         "print(names, 'numba' in sys.modules)"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "{'c4lab': [], 'c4lab.rules': [], 'c4lab.agents': [], 'c4lab.engine': []} False"
+    assert _printed_by(code) == "{'c4lab': [], 'c4lab.rules': [], 'c4lab.agents': [], 'c4lab.engine': []} False"
 
 
 def test_the_console_script_and_module_entry_point_work() -> None:
