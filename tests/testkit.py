@@ -162,7 +162,8 @@ def ctrl_c_once_ready(args: list[str], ready: str, inherited: str, after: float,
                       presses: int = 1, env: dict[str, str] | None = None, signum: int | None = None,
                       group: bool = False) -> tuple[int, str, str]:
     """Run ``python -m c4lab ARGS``, press Ctrl-C (SIGINT to the process)
-    ``after`` seconds after ``ready`` shows on its stderr (``presses``
+    ``after`` seconds after a line of its stderr matches ``ready`` (a
+    regular expression, searched for in the line) (``presses``
     times, a tenth of a second apart: an impatient person), and return its
     ``(status, stdout, stderr)``.  ``inherited="ignored"`` starts it with
     SIGINT ignored, as a script's background job (``&``) is: the shell
@@ -170,6 +171,7 @@ def ctrl_c_once_ready(args: list[str], ready: str, inherited: str, after: float,
     default this one's).  ``signum``: another signal than SIGINT (a kill's
     SIGTERM, a closed terminal's SIGHUP); ``group``: sent to the process's
     whole group (its own session), workers included, as a terminal does."""
+    import re
     import signal
     import time
 
@@ -179,10 +181,13 @@ def ctrl_c_once_ready(args: list[str], ready: str, inherited: str, after: float,
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
                             start_new_session=group)
     try:
-        deadline = time.monotonic() + 120
+        # Generous: on an empty numba cache and a loaded machine, what comes before ``ready`` took minutes.
+        deadline = time.monotonic() + 600
         line = ""
-        while ready not in line and time.monotonic() < deadline:
+        while not re.search(ready, line) and time.monotonic() < deadline:
             line = proc.stderr.readline() if proc.stderr else ""
+            if not line and proc.poll() is not None:
+                break  # it ended without saying it
         time.sleep(after)
         for press in range(presses):
             if press:
