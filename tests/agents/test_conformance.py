@@ -28,8 +28,12 @@ from c4lab.arena.executors import LocalExecutor
 from c4lab.arena.schedule import PairTask
 from c4lab.rules import Position
 
-#: Our own engine program serving a seeded random player.
+#: Our own engine program serving a seeded random player, and the seconds it
+#: is given to start and get ready (its imports, its kernels: the defaults,
+#: 15 s and 30 s, are for a machine of its own; on a loaded one the start
+#: alone took 34 s).
 ENGINE = shlex.join([sys.executable, "-m", "c4lab", "engine", "--agent", "random:seed=1"])
+ENGINE_START = 120
 UCT_FAMILY = ("uct", "normal", "hard", "impossible", "hybrid", "mcts-solver", "uct-tt", "uct-lgr", "uct-lgr2",
               "uct-smart")
 
@@ -37,7 +41,7 @@ UCT_FAMILY = ("uct", "normal", "hard", "impossible", "hybrid", "mcts-solver", "u
 #: (``{table}``: a small 4x4 Q-table made for the session) and a seed.
 SPECS: dict[str, str] = {
     **{name: f"{name}:seed=7" for name in UCT_FAMILY},
-    "engine": f"engine:cmd={ENGINE}",
+    "engine": f"engine:cmd={ENGINE},handshake={ENGINE_START},timeout={ENGINE_START}",
     "heuristic": "heuristic:seed=7",
     "master": "master:seed=7",
     "minimax": "minimax",

@@ -27,6 +27,13 @@ from testkit import register_misbehaving
 ENGINE = [sys.executable, "-m", "c4lab", "engine"]
 
 
+#: Seconds our own engine is given to start (to 'c4labok': Python's and
+#: numba's imports) and to get ready (``isready``: its kernels loaded, or
+#: compiled): the defaults, 15 s and 30 s, are for a machine of its own; on
+#: a loaded one the start alone took 34 s.
+START = 120.0
+
+
 def engine_cmd(spec: str) -> str:
     """The command line of our own engine serving ``spec``."""
     return shlex.join([*ENGINE, "--agent", spec])
@@ -298,7 +305,7 @@ def test_a_bad_agent_spec_is_refused_before_the_protocol_starts() -> None:
 
 
 def test_an_engine_plays_a_whole_game_through_play_game() -> None:
-    engine = make_agent(f"engine:cmd={engine_cmd('heuristic:seed=1')}")
+    engine = make_agent(f"engine:cmd={engine_cmd('heuristic:seed=1')},handshake={START:g},timeout={START:g}")
     assert isinstance(engine, EngineAgent)
     try:
         assert engine.engine_name == "c4lab heuristic:seed=1"
@@ -323,13 +330,13 @@ def test_a_spec_sets_the_engines_own_options() -> None:
     told ``seed`` 3.  An option the engine refuses is its error, in one
     line; a malformed one is refused before the program starts."""
     position = Position.parse("7x6:dd")
-    with make_agent(f"engine:cmd={engine_cmd('random')},options=seed=3;") as engine:
+    with make_agent(f"engine:cmd={engine_cmd('random')},handshake={START:g},timeout={START:g},options=seed=3;") as engine:
         assert engine.options == {"seed": "3"}
         moves = [engine.choose(position.play(*[Move(c) for c in range(k)])) for k in range(5)]
     local = make_agent("random:seed=3")
     assert moves == [local.choose(position.play(*[Move(c) for c in range(k)])) for k in range(5)]
     with pytest.raises(EngineError, match=r"refused what it was sent after its options: .*unknown option 'depth'"):
-        make_agent(f"engine:cmd={engine_cmd('random')},options=seed=3;depth=2")
+        make_agent(f"engine:cmd={engine_cmd('random')},handshake={START:g},timeout={START:g},options=seed=3;depth=2")
     for bad, what in (("seed", r"options item 0 \('seed'\) is not NAME=VALUE"),
                       ("seed=1;seed=2", "option 'seed' is given twice"),
                       ("my option=1", "option 'my option': an option name is one word")):
@@ -347,7 +354,7 @@ def test_the_engine_sees_positions_with_ban_tokens_and_may_answer_one(tmp_path: 
         assert move == Move.parse("b+a")
         assert analysis.pv == (Move(1, 0), Move(2)) and analysis.value == 0.5
         assert analysis.note == "9x8/Xd3/Bb1"  # the position went out as written
-    with EngineAgent(engine_cmd("random:seed=1")) as ours:
+    with EngineAgent(engine_cmd("random:seed=1"), handshake=START, timeout=START) as ours:
         after_ban = Position.parse("9x8/Xd3/Bb1:b+ac")
         assert after_ban.is_legal(ours.choose(after_ban))
 
@@ -401,13 +408,13 @@ def test_an_engine_error_or_an_illegal_move_is_an_error_and_the_engine_stays(tmp
 
 
 def test_the_program_ends_on_close_and_at_garbage_collection() -> None:
-    engine = EngineAgent(engine_cmd("random"))
+    engine = EngineAgent(engine_cmd("random"), handshake=START, timeout=START)
     popen = engine.program
     assert popen is not None
     engine.close()
     engine.close()
     assert popen.poll() is not None
-    engine = EngineAgent(engine_cmd("random"))
+    engine = EngineAgent(engine_cmd("random"), handshake=START, timeout=START)
     popen = engine.program
     assert popen is not None
     del engine
