@@ -433,22 +433,36 @@ def test_a_setting_out_of_its_range_is_a_usage_error_from_its_home() -> None:
     assert think.exit_code == 2 and "at least 1 s" in think.output
 
 
+#: ``c4lab solve 8x7`` as ``python -m c4lab`` runs it, once the modules it
+#: imports before its Ctrl-C handler is in place are imported, and said so.
+SOLVE_AFTER_IMPORTS = """
+import sys
+import c4lab.cli, c4lab.rules, c4lab.solver, c4lab.ui.preparing, c4lab.ui.status
+print("imported", file=sys.stderr, flush=True)
+sys.argv = ["c4lab", "solve", "8x7"]
+c4lab.cli.run()
+"""
+
+
 @pytest.mark.parametrize("inherited", ["default", "ignored"])
 def test_ctrl_c_stops_a_solve_at_once_even_inside_a_long_search(inherited: str) -> None:
     """The solver's search runs for minutes in one compiled call on a large
     board, and Python sees a signal only between the main thread's
     bytecodes: the command runs it on a thread of its own and waits, so
     Ctrl-C ends it at once (also where SIGINT came ignored, as a script's
-    background job gets it)."""
+    background job gets it).  The press comes a second after the slow
+    imports (numba's: seconds on a loaded machine, and a press before the
+    command's handler is in place is Python's own, or ignored)."""
     import os
     import signal
 
-    command = [sys.executable, "-m", "c4lab", "solve", "8x7"]  # hours of search
+    command = [sys.executable, "-c", SOLVE_AFTER_IMPORTS]  # c4lab solve 8x7: hours of search
     if inherited == "ignored":
         command = ["sh", "-c", 'trap "" INT; exec "$@"', "sh", *command]
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        time.sleep(3.0)  # compiling or searching: either way inside numba's code
+        assert proc.stderr is not None and proc.stderr.readline() == "imported\n"
+        time.sleep(1.0)  # compiling or searching: either way inside numba's code
         os.kill(proc.pid, signal.SIGINT)
         stdout, stderr = proc.communicate(timeout=30)
     finally:
