@@ -55,8 +55,22 @@ def test_two_versions_saved_at_once_each_load_their_own_code(tmp_path: Path, slo
         assert cache.load(key) == data
 
 
-def test_without_the_lock_the_race_is_real(tmp_path: Path, slow_index: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The check above would catch the race: numba's own save mixes them up."""
+def test_without_the_lock_the_race_is_real(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check above would catch the race: numba's own save mixes them up.
+    Here each saver waits for the other to have read the index before it
+    writes (a barrier, not a pause: on a loaded machine one thread could
+    start 0.2 s after the other, and there would be no race to see)."""
+    load = caching.IndexDataCacheFile._load_index
+    both_read = threading.Barrier(2)
+    savers = threading.Semaphore(2)  # the two saves' reads wait; the loads after them do not
+
+    def read_by_both(self: caching.IndexDataCacheFile) -> dict:
+        found = load(self)
+        if savers.acquire(blocking=False):
+            both_read.wait(timeout=60)
+        return found
+
+    monkeypatch.setattr(caching.IndexDataCacheFile, "_load_index", read_by_both)
     monkeypatch.setattr(caching.IndexDataCacheFile, "save", c4lab.jitcache._unlocked_save)
     cache = caching.IndexDataCacheFile(str(tmp_path), "kernel-1.py311", source_stamp=(0.0, 0))
     entries = {"kernel for bitboards": "code A", "kernel for line masks": "code B"}
