@@ -85,19 +85,22 @@ def test_page_reconnects_after_the_server_restarts(tmp_path, new_page):
 
 
 def test_thinking_is_shown_and_the_page_stays_responsive(server, new_page):
+    """While the agent thinks (5 s, the server's most: the checks below all
+    fall within it, even on a slow or loaded machine), the page says so and
+    answers a click at once, long before the agent's move."""
     page = new_page()
-    ticket = create_room(server, board="7x6", players={"A": "human", "B": "uct:time=2"})
+    ticket = create_room(server, board="7x6", players={"A": "human", "B": "uct:time=5"})
     open_room(page, server, ticket)
     click_cell(page, "d3")
     expect(page.locator("#status")).to_have_attribute("data-kind", "thinking")
-    expect(page.locator("#status")).to_contain_text("Black (uct:time=2) is thinking")
+    expect(page.locator("#status")).to_contain_text("Black (uct:time=5) is thinking")
     expect(page.locator("#seat-B .seat-badge")).to_have_text("thinking…")
     expect(board(page)).to_have_attribute("data-thinking", "B")
     # the page answers at once meanwhile
     started = page.evaluate("performance.now()")
     click_cell(page, "a1")
     expect(page.locator("#message")).to_contain_text("is thinking: wait for its move")
-    assert page.evaluate("performance.now()") - started < 1000
+    assert page.evaluate("performance.now()") - started < 3000  # not after the agent's move (5 s)
     assert position(page) == "7x6:d"
     # then the agent's move arrives and it is my turn again
     expect(board(page)).to_have_attribute("data-position", re.compile(r"^7x6:d[a-g]$"), timeout=15_000)
