@@ -283,8 +283,8 @@ def test_an_absent_player_forfeits_after_the_countdown(store: FailingStore) -> N
         await manager.handle(room, host, {"type": "move", "move": "d"})
         await manager.disconnect(room, guest)
         assert presence.absent(room) and room.forfeit_task is not None
-        for _ in range(POLLS):
-            if room.status == "over":
+        for _ in range(POLLS):  # the room is over, and the host has been told (a broadcast that follows)
+            if room.status == "over" and host.of_type("state")[-1]["room"]["status"] == "over":
                 break
             await asyncio.sleep(0.01)
         assert (room.status, room.result, room.reason) == ("over", "A", "forfeit")
