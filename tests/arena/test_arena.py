@@ -640,7 +640,7 @@ def test_a_kill_or_a_closed_terminal_stops_an_arena_and_its_workers_and_keeps_th
     command = [sys.executable, "-m", "c4lab", "arena", "master:time=0.05,seed=1", "heuristic:seed=1",
                "--games", "40", "--board", "random", "--jobs", "2", "--out", str(out)]
     run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 600  # generous: on an empty numba cache and a loaded machine, minutes
     while (not out.exists() or len(out.read_text().splitlines()) < 5) and time.monotonic() < deadline:
         time.sleep(0.1)
     workers = subprocess.run(["pgrep", "-P", str(run.pid)], capture_output=True, text=True, check=False).stdout.split()
@@ -825,7 +825,7 @@ def test_ctrl_c_stops_the_workers_keeps_the_saved_pairs_and_the_run_resumes(tmp_
         run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     finally:
         signal.signal(signal.SIGINT, previous)
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 600  # generous: on an empty numba cache and a loaded machine, minutes
     while (not out.exists() or len(out.read_text().splitlines()) < 5) and time.monotonic() < deadline:
         time.sleep(0.1)
     os.killpg(run.pid, signal.SIGINT)
