@@ -306,7 +306,7 @@ export function onLine(room = R.state) {
 export function noteLine(room) {
   const tokens = moveTokens(room.position);
   if (!onLine(room) || tokens.length > R.line.length || tokens.some((t, i) => R.line[i] !== t)) R.line = tokens;
-  if (tokens.length === R.jumpTarget) R.jumpTarget = null; // the jump is there
+  if (tokens.length === R.jumpTarget) [R.jumpTarget, R.jumpUntil] = [null, 0]; // the jump is there: the next may go
 }
 
 /** Along the line to the position after `ply` moves: undo (an analysis
