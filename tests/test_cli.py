@@ -163,6 +163,18 @@ def test_help_does_not_import_the_engine() -> None:
     assert _printed_by(code) == "[]"
 
 
+def test_games_with_nothing_stored_loads_neither_the_server_nor_the_engine(tmp_path: Path) -> None:
+    # "no game database" or "no games stored yet" comes at once: not after
+    # importing the web server (a second on a slow machine) and numba.
+    code = (
+        "import sys; from click.testing import CliRunner; from c4lab.cli import main; "
+        f"r = CliRunner().invoke(main, ['games', '--db', {str(tmp_path / 'none.sqlite')!r}]); "
+        "heavy = [m for m in ('numba', 'fastapi', 'uvicorn', 'c4lab.rules') if m in sys.modules]; "
+        "print(r.exit_code, heavy)"
+    )
+    assert _printed_by(code) == "2 []"
+
+
 def test_the_packages_list_their_public_names_before_loading_them() -> None:
     # dir() and a shell's completion show Position, make_agent... while the
     # engine they live in is still unloaded.

@@ -757,8 +757,7 @@ def games(db: str | None, as_json: bool, limit: int) -> None:
     and the others are listed (exit status 2)."""
     from pathlib import Path
 
-    from c4lab.server.run import DEFAULT_DB
-    from c4lab.server.storage import StorageError, read_games
+    from c4lab.server.storage import DEFAULT_DB, StorageError, read_games
 
     if db is None and not Path(DEFAULT_DB).exists():  # nothing stored yet: not an error
         click.echo(f"no games stored yet: games in the browser (`c4lab play`) and on `c4lab serve` are kept in "

@@ -543,7 +543,7 @@ def test_a_folder_where_the_database_should_be_is_said_by_games_and_serve(
 ) -> None:
     default = tmp_path / ".c4lab" / "games.sqlite"
     default.mkdir(parents=True)
-    monkeypatch.setattr("c4lab.server.run.DEFAULT_DB", default)
+    monkeypatch.setattr("c4lab.server.storage.DEFAULT_DB", default)
     listing = CliRunner().invoke(main, ["games"])  # it said "no games stored yet"
     served = CliRunner().invoke(main, ["serve", "--port", str(free_port())])  # "unable to open database file"
     for result in (listing, served):
@@ -558,7 +558,7 @@ def test_a_home_where_the_database_folder_cannot_be_made_is_one_line(
     home = tmp_path / "home"
     home.write_text("a file where the home folder should be")  # no folder can be made in it, even by root
     default = home / ".c4lab" / "games.sqlite"
-    monkeypatch.setattr("c4lab.server.run.DEFAULT_DB", default)
+    monkeypatch.setattr("c4lab.server.storage.DEFAULT_DB", default)
     for command in (["serve", "--port", str(free_port())], ["play", "--no-browser", "--port", str(free_port())]):
         result = CliRunner().invoke(main, command)  # a traceback (NotADirectoryError, PermissionError)
         assert result.exit_code == 2, result.output

@@ -17,14 +17,12 @@ from typing import Any
 import uvicorn
 from uvicorn.config import LOGGING_CONFIG
 
-from c4lab.server import logs
+from c4lab.server import logs, storage
 from c4lab.server.app import create_app
 from c4lab.server.guard import UNLIMITED, GuardOptions
 from c4lab.server.limits import AgentLimits
 from c4lab.server.presence import IDLE_AFTER
 from c4lab.server.storage import GameStore
-
-DEFAULT_DB = Path.home() / ".c4lab" / "games.sqlite"
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -230,7 +228,7 @@ def run_in_foreground(
     The address is said (and the page opened) once the server accepts
     connections."""
     port = usable_port(host, port)  # before the database is opened: a refused start leaves nothing
-    store = GameStore(db or DEFAULT_DB)
+    store = GameStore(db or storage.DEFAULT_DB)
     limits = limits or AgentLimits()
     server = make_server(
         store, host, port, forfeit_after=forfeit_after, limits=limits, guard=guard, idle_after=idle_after,

@@ -49,12 +49,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from c4lab.rules.position import Position
-
 try:  # the lock beside the database: POSIX only (elsewhere two servers are not kept apart)
     import fcntl
 except ImportError:  # pragma: no cover
     fcntl = None  # type: ignore[assignment]
+
+#: Where ``c4lab play`` (in the browser), ``serve`` and ``games`` keep and read
+#: the games when no ``--db`` is given.
+DEFAULT_DB = Path.home() / ".c4lab" / "games.sqlite"
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -618,6 +620,8 @@ def _row(values: tuple[Any, ...]) -> GameRow:
                 raise TypeError(f"its time {name} is {when!r}, not a number")
             datetime.datetime.fromtimestamp(when)  # a time out of range: an OverflowError, an OSError or a ValueError
     # a position that is none (hand-edited, another program's): listed, it would only fail when opened
+    from c4lab.rules.position import Position  # lazy: the rules engine (numba) only once a row is read
+
     Position.parse(position)  # a PositionError or a VariantError (ValueErrors) that says what and where
     return GameRow(
         code, mode, position, start_ply, stored, bool(public), status, result, reason,
