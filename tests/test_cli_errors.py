@@ -122,7 +122,7 @@ def test_a_listing_before_any_stored_game_says_where_games_will_be_kept_and_succ
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     default = tmp_path / ".c4lab" / "games.sqlite"
-    monkeypatch.setattr("c4lab.server.run.DEFAULT_DB", default)
+    monkeypatch.setattr("c4lab.server.storage.DEFAULT_DB", default)
     result = CliRunner().invoke(main, ["games"])
     assert result.exit_code == 0, result.output
     assert result.stdout == ""
