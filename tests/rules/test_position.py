@@ -233,3 +233,18 @@ def test_a_move_that_is_neither_a_move_nor_a_token_is_a_type_error_that_says_wha
     with pytest.raises(TypeError, match=r"not None \(a NoneType\)"):
         p.play(None)  # type: ignore[arg-type]
     assert p.play(Move(np.int64(3))) == p.play("d")  # a column from NumPy (argmax) is a column
+
+
+@pytest.mark.parametrize("bad", ["7x6:dd", 7, Cell(0, 0)])
+def test_a_position_built_from_anything_but_a_variant_is_a_type_error_that_says_what_to_pass(bad: object) -> None:
+    with pytest.raises(TypeError, match=r"^Position\(variant\) takes a Variant \(or nothing: the classic board\), not "):
+        Position(bad)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"Position.parse\('7x6'\) reads a position string"):
+        Position("7x6")  # type: ignore[arg-type]
+
+
+def test_a_cell_asked_as_anything_but_a_cell_or_its_name_is_a_type_error() -> None:
+    p = Position.parse("7x6:d")
+    assert p.piece_at("d1") == p.piece_at(Cell(3, 0)) == "A"
+    with pytest.raises(TypeError, match=r"a cell is a Cell or a cell name like 'd3', not \(3, 0\)"):
+        p.piece_at((3, 0))  # type: ignore[arg-type]

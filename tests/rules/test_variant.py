@@ -114,3 +114,24 @@ def test_a_long_move_token_is_quoted_short() -> None:
     with pytest.raises(IllegalMoveError, match="not a move token") as caught:
         Position.parse("7x6").play("a" * 10000)
     assert len(str(caught.value)) < 400
+
+
+@pytest.mark.parametrize(
+    "kwargs,words",
+    [
+        ({"bonus": 3}, r"^the bonus cell must be a Cell or a cell name like 'd3', not 3$"),
+        ({"forbidden": 3}, r"^the forbidden cells must be cells or cell names like \['d3'\], not 3$"),
+        ({"forbidden": ["a1", (3, 2)]}, r"^a forbidden cell must be a Cell or a cell name like 'd3', not \(3, 2\)$"),
+    ],
+)
+def test_special_cells_of_the_wrong_type_are_refused_naming_which(kwargs: dict, words: str) -> None:
+    with pytest.raises(VariantError, match=words):
+        Variant(7, 6, **kwargs)
+
+
+@pytest.mark.parametrize("parse,text", [(Cell.parse, "a cell name must be a str like 'd3', not 3"),
+                                        (Move.parse, "a move token must be a str like 'd' or 'd\\+a', not 3")])
+def test_parsing_anything_but_a_string_is_a_type_error_that_says_what_to_pass(
+        parse: Callable[[object], object], text: str) -> None:
+    with pytest.raises(TypeError, match=f"^{text} \\(type int; "):
+        parse(3)

@@ -72,7 +72,11 @@ class Move:
     @classmethod
     def parse(cls, token: str) -> Move:
         """The move written ``token``: a column letter, optionally ``+`` and a
-        ban column letter.  Raises ``ValueError`` for anything else."""
+        ban column letter.  Raises ``ValueError`` for any other string, and
+        ``TypeError`` for what is not a string (a column number is ``Move(3)``)."""
+        if not isinstance(token, str):
+            raise TypeError(f"a move token must be a str like 'd' or 'd+a', not {token!r} "
+                            f"(type {type(token).__name__}; a column number is Move(column))")
         if (
             len(token) in (1, 3)
             and token[0] in COLUMN_LETTERS

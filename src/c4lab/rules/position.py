@@ -71,6 +71,9 @@ class Position:
 
     def __init__(self, variant: Variant | None = None) -> None:
         variant = Variant.classic() if variant is None else variant
+        if not isinstance(variant, Variant):
+            hint = f" (Position.parse({variant!r}) reads a position string)" if isinstance(variant, str) else ""
+            raise TypeError(f"Position(variant) takes a Variant (or nothing: the classic board), not {variant!r}{hint}")
         object.__setattr__(self, "_variant", variant)
         object.__setattr__(self, "_moves", ())
         object.__setattr__(self, "_state", _tables(variant)[1])
@@ -267,7 +270,10 @@ class Position:
         return tuple(lines)
 
     def piece_at(self, cell: Cell | str) -> Piece | None:
-        """``'A'``, ``'B'``, ``'ban'``, or ``None`` for an empty or forbidden cell."""
+        """``'A'``, ``'B'``, ``'ban'``, or ``None`` for an empty or forbidden cell.
+        ``cell`` is a ``Cell`` or a cell name (``'d3'``)."""
+        if not isinstance(cell, Cell | str):
+            raise TypeError(f"a cell is a Cell or a cell name like 'd3', not {cell!r} (Cell(col, row) from numbers)")
         cell = cell if isinstance(cell, Cell) else Cell.parse(cell)
         if not self._variant.contains(cell):
             raise ValueError(f"cell {cell} is off the {self._variant.size} board")

@@ -67,7 +67,12 @@ class Cell:
 
     @classmethod
     def parse(cls, name: str) -> Cell:
-        """The cell named ``name`` (``'d3'``); strict: no spaces, no leading zeros."""
+        """The cell named ``name`` (``'d3'``); strict: no spaces, no leading zeros.
+        ``VariantError`` for a string that names no cell, ``TypeError`` for
+        what is not a string (``Cell(col, row)`` takes numbers)."""
+        if not isinstance(name, str):
+            raise TypeError(f"a cell name must be a str like 'd3', not {name!r} "
+                            f"(type {type(name).__name__}; Cell(col, row) takes 0-based numbers)")
         if (
             len(name) < 2
             or name[0] not in COLUMN_LETTERS
@@ -81,11 +86,25 @@ class Cell:
         return cls(COLUMN_LETTERS.index(name[0]), int(name[1:]) - 1)
 
 
-def _cells(cells: Iterable[Cell | str] | Cell | str) -> tuple[Cell, ...]:
-    """Cells given as ``Cell`` objects or names, as a tuple (order kept)."""
+def _cell(cell: object, what: str) -> Cell:
+    """``cell``, a ``Cell`` or a cell name, as a ``Cell``; ``VariantError``
+    naming ``what`` it was meant to be for anything else."""
+    if isinstance(cell, Cell):
+        return cell
+    if isinstance(cell, str):
+        return Cell.parse(cell)
+    raise VariantError(f"{what} must be a Cell or a cell name like 'd3', not {cell!r}")
+
+
+def _cells(cells: Iterable[Cell | str] | Cell | str, what: str) -> tuple[Cell, ...]:
+    """Cells given as ``Cell`` objects or names, as a tuple (order kept);
+    ``VariantError`` naming ``what`` each is (``"a forbidden cell"``) for
+    anything else."""
     if isinstance(cells, (str, Cell)):
         cells = [cells]
-    return tuple(c if isinstance(c, Cell) else Cell.parse(c) for c in cells)
+    elif not isinstance(cells, Iterable):
+        raise VariantError(f"{what.replace('a ', 'the ', 1)}s must be cells or cell names like ['d3'], not {cells!r}")
+    return tuple(_cell(c, what) for c in cells)
 
 
 @dataclass(frozen=True)
@@ -112,7 +131,7 @@ class Variant:
                 f"size {self.width}x{self.height} out of range: width and height "
                 f"go from {MIN_SIDE} to {MAX_SIDE}"
             )
-        forbidden = _cells(self.forbidden)
+        forbidden = _cells(self.forbidden, "a forbidden cell")
         for cell in forbidden:
             self._check_on_board(cell, "forbidden cell")
         if len(set(forbidden)) != len(forbidden):
@@ -121,7 +140,7 @@ class Variant:
             raise VariantError(f"forbidden cell {repeated} is repeated")
         object.__setattr__(self, "forbidden", tuple(sorted(forbidden)))
         if self.bonus is not None:
-            bonus = self.bonus if isinstance(self.bonus, Cell) else Cell.parse(self.bonus)
+            bonus = _cell(self.bonus, "the bonus cell")
             self._check_on_board(bonus, "bonus cell")
             if bonus in forbidden:
                 raise VariantError(f"the bonus cell {bonus} is a forbidden cell")
