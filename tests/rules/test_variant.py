@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
 from collections.abc import Callable
 
@@ -135,3 +136,15 @@ def test_parsing_anything_but_a_string_is_a_type_error_that_says_what_to_pass(
         parse: Callable[[object], object], text: str) -> None:
     with pytest.raises(TypeError, match=f"^{text} \\(type int; "):
         parse(3)
+
+
+@pytest.mark.parametrize("seed", ["1", 1.0, True, (1,)])
+def test_an_enhanced_board_refuses_a_seed_that_is_not_an_integer(seed: object) -> None:
+    # random.Random would take a string or a float (and True for 1) and hash it: a typo'd seed would
+    # still give a board, just not the one an integer seed reproduces
+    with pytest.raises(VariantError, match="^" + re.escape(f"an enhanced board's seed must be an integer, not {seed!r}") + "$"):
+        Variant.enhanced(seed)  # type: ignore[arg-type]
+
+
+def test_an_enhanced_board_takes_numpy_integer_seeds_and_generators() -> None:
+    assert Variant.enhanced(np.int64(5)) == Variant.enhanced(5) == Variant.enhanced(random.Random(5))

@@ -172,8 +172,15 @@ class Variant:
         Width and height are uniform over the inclusive ranges given; then
         ``forbidden`` distinct cells (one by default) uniform over all cells;
         then, if ``bonus``, a bonus cell uniform over the other cells.
+        ``seed`` is an integer (NumPy's too), a ``random.Random`` to draw
+        from, or ``None`` for a fresh board each call; anything else (a
+        string, a float, a bool) is a ``VariantError``, not a seed that
+        ``random`` would quietly hash.
         """
-        rng = seed if isinstance(seed, random.Random) else random.Random(seed)
+        if isinstance(seed, random.Random):
+            rng = seed
+        else:
+            rng = random.Random(None if seed is None else integer(seed, "an enhanced board's seed", VariantError))
         for label, (lo, hi) in (("width", width), ("height", height)):
             if not (MIN_SIDE <= lo <= hi <= MAX_SIDE):
                 raise VariantError(
