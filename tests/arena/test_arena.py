@@ -13,6 +13,7 @@ import threading
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -99,6 +100,35 @@ def test_bonus_means_what_it_means_everywhere_a_random_bonus_cell_on_any_board()
 def test_bad_settings_are_refused_with_a_reason(kwargs, message):
     with pytest.raises(ArenaError, match=message):
         ArenaConfig(**kwargs)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"specs": "random"}, r"^specs must be a tuple of agent specs like \('uct', 'random'\), not 'random'$"),
+        ({"specs": ("random", 3)}, r"^specs must be a tuple of agent specs"),
+        ({"specs": RANDOMS, "openings": "7x6:dd"}, r"^openings must be a tuple of position strings, not '7x6:dd'$"),
+        ({"specs": RANDOMS, "seed": "1"}, r"^seed must be an integer, not '1'$"),
+        ({"specs": RANDOMS, "seed": 1.5}, r"^seed must be an integer, not 1.5$"),
+        ({"specs": RANDOMS, "seed": None}, r"^seed must be an integer, not None$"),
+        ({"specs": RANDOMS, "games": "4"}, r"^games must be an integer, not '4'$"),
+        ({"specs": RANDOMS, "plies": 2.0}, r"^plies must be an integer, not 2.0$"),
+        ({"specs": RANDOMS, "limit": "2"}, r"^limit must be a number of seconds, not '2'$"),
+        ({"specs": RANDOMS, "bonus": "yes"}, r"^bonus must be True or False, not 'yes'$"),
+        ({"specs": RANDOMS, "board": 7}, r"^board must be 'classic', 'random' or a position string, not 7$"),
+    ],
+)
+def test_settings_of_the_wrong_type_are_refused_naming_the_field(kwargs, message):
+    # a config built in Python has no command line to check it: a seed of "1" or None ran, reproducibly, as
+    # some other seed; the string "random" ran as six agents named by its letters
+    with pytest.raises(ArenaError, match=message):
+        ArenaConfig(**kwargs)
+
+
+def test_a_config_given_lists_and_numpy_integers_keeps_tuples_and_ints():
+    config = ArenaConfig(list(RANDOMS), games=np.int64(4), seed=np.int64(3), openings=["7x6:dd"])
+    assert config == ArenaConfig(RANDOMS, games=4, seed=3, openings=("7x6:dd",))
+    assert type(config.seed) is int and config.specs == RANDOMS
 
 
 def test_bad_agent_specs_fail_before_any_game():

@@ -11,6 +11,7 @@ all agents meet the same boards.
 
 from __future__ import annotations
 
+import numbers
 import random
 from collections import Counter
 from dataclasses import asdict, dataclass, field
@@ -22,6 +23,7 @@ from c4lab.agents import SpecError, make_agent
 from c4lab.arena.match import random_moves
 from c4lab.rules import Position, PositionError, Variant
 from c4lab.rules.setup import CLASSIC, RANDOM, starting_position
+from c4lab.rules.variant import integer
 
 
 class ArenaError(ValueError):
@@ -55,6 +57,7 @@ class ArenaConfig:
     extra: dict[str, Any] = field(default_factory=dict)  # free-form, saved with the results
 
     def __post_init__(self) -> None:
+        self._check_types()
         if len(self.specs) < 2:
             raise ArenaError("an arena needs at least two agent specs")
         if len(set(self.specs)) != len(self.specs):
@@ -74,6 +77,32 @@ class ArenaConfig:
                 raise ArenaError(f"--board {self.board!r}: {err}") from None
             if start.is_over:
                 raise ArenaError(f"--board {self.board!r} is a finished game")
+
+    def _check_types(self) -> None:
+        """Each field of the type it must have, or an ``ArenaError`` naming
+        it: a config built in Python has no command line to check it, and a
+        seed of the wrong type (``"1"``, ``1.5``, ``None``) would give a
+        reproducible run of another seed, not an error.  ``specs`` and
+        ``openings`` given as lists are kept as tuples (as the results
+        file's header reads back), an integer from NumPy as an ``int``."""
+        for name in ("specs", "openings"):
+            value = getattr(self, name)
+            what = "agent specs like ('uct', 'random')" if name == "specs" else "position strings"
+            if isinstance(value, str) or not isinstance(value, tuple | list) or not all(
+                    isinstance(item, str) for item in value):
+                raise ArenaError(f"{name} must be a tuple of {what}, not {value!r}")
+            object.__setattr__(self, name, tuple(value))
+        for name in ("games", "plies", "seed"):
+            object.__setattr__(self, name, integer(getattr(self, name), name, ArenaError))
+        for name in ("limit", "margin"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                raise ArenaError(f"{name} must be a number of seconds, not {value!r}")
+        if not isinstance(self.board, str):
+            raise ArenaError(f"board must be 'classic', 'random' or a position string, not {self.board!r}")
+        for name in ("gauntlet", "bonus"):
+            if not isinstance(getattr(self, name), bool):
+                raise ArenaError(f"{name} must be True or False, not {getattr(self, name)!r}")
 
     def boards(self) -> list[Variant]:
         """Every board the run's games are played on, in the order of their
