@@ -282,3 +282,16 @@ def test_an_arena_run_with_an_agent_that_answers_none_completes_its_schedule(tmp
     summary = summarise(config, read_results(out).games)
     assert summary.forfeit_counts == {"random:seed=1": 0, "mute": 8, "random:seed=2": 0}
     assert {f["reason"] for f in summary.forfeits} == {"illegal"}
+
+
+def test_play_game_given_a_spec_or_a_position_string_says_what_to_pass() -> None:
+    agent = make_agent("random:seed=1")
+    with pytest.raises(TypeError, match=r"^play_game: player A must be an Agent, not 'random' "
+                                        r"\(make_agent\('random'\) builds it\)$"):
+        play_game("random", agent, Position())  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^play_game: player B must be an Agent, not None$"):
+        play_game(agent, None, Position())  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^play_game: the start must be a Position, not '7x6' "
+                                        r"\(Position.parse\('7x6'\) reads it\)$"):
+        play_game(agent, make_agent("random:seed=2"), "7x6")  # type: ignore[arg-type]
+

@@ -122,7 +122,10 @@ def play_game(
     """Play ``start`` to the end, ``a`` moving for A and ``b`` for B (each
     asked with ``budget``), and deal with a bad answer as ``policy`` says.
     ``a_spec`` and ``b_spec`` name the sides in the record (the agents'
-    own specs by default)."""
+    own specs by default).  ``TypeError`` for an agent that is not an
+    ``Agent`` (a spec is built by ``make_agent``) or a start that is not a
+    ``Position``."""
+    _check_players(a, b, start)
     if policy not in POLICIES:
         raise ValueError(f"policy must be one of {', '.join(POLICIES)}, not {policy!r}")
     agents = {"A": a, "B": b}
@@ -171,6 +174,19 @@ def play_game(
             on_move(Turn(position, side, after.moves[-1], after, elapsed))
         position = after
     return GameRecord(specs["A"], specs["B"], start, position, times, forfeit)
+
+
+def _check_players(a: object, b: object, start: object) -> None:
+    """``TypeError`` saying what to pass unless ``a`` and ``b`` are agents
+    and ``start`` a position: a spec or a position string would otherwise
+    fail deep in the loop, on an attribute it lacks."""
+    for side, agent in (("A", a), ("B", b)):
+        if not isinstance(agent, Agent):
+            hint = f" (make_agent({agent!r}) builds it)" if isinstance(agent, str) else ""
+            raise TypeError(f"play_game: player {side} must be an Agent, not {agent!r}{hint}")
+    if not isinstance(start, Position):
+        hint = f" (Position.parse({start!r}) reads it)" if isinstance(start, str) else ""
+        raise TypeError(f"play_game: the start must be a Position, not {start!r}{hint}")
 
 
 def _get_ready(
