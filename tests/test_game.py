@@ -295,3 +295,10 @@ def test_play_game_given_a_spec_or_a_position_string_says_what_to_pass() -> None
                                         r"\(Position.parse\('7x6'\) reads it\)$"):
         play_game(agent, make_agent("random:seed=2"), "7x6")  # type: ignore[arg-type]
 
+
+def test_a_paired_match_refuses_a_finished_opening_rather_than_count_games_nobody_played() -> None:
+    finished = Position.parse("4x4:abababa")
+    with pytest.raises(ValueError, match=r"^opening 1 \(4x4:abababa\) is a finished game"):
+        paired_match("random:seed=1", "random:seed=2", [Position.parse("4x4"), finished])
+    with pytest.raises(TypeError, match=r"^opening 0 must be a Position, not '4x4'$"):
+        paired_match("random:seed=1", "random:seed=2", ["4x4"])  # type: ignore[list-item]

@@ -45,10 +45,24 @@ def paired_match(
     openings: list[Position],
     budget: Budget | None = None,
 ) -> MatchResult:
-    """Every opening twice, ``first`` playing A then B."""
-    agents = {first: make_agent(first), second: make_agent(second)} if first != second else None
-    if agents is None:
+    """Every opening twice, ``first`` playing A then B, each agent asked
+    with ``budget`` (``None``: its spec's own).
+
+    Quick and in this process: each spec's agent is built once and plays
+    every game (``new_game`` between them), so a spec without ``seed=``
+    plays differently on every call; give seeds for a match that replays.
+    The arena (``c4lab.arena.runner.run_arena``) seeds them itself, builds
+    fresh agents for every game, judges forfeits and time, and runs on
+    several cores.  ``ValueError`` for a finished opening (its two games
+    would count a result nobody played) or two equal specs."""
+    if first == second:
         raise ValueError("a match needs two different specs")
+    for index, opening in enumerate(openings):
+        if not isinstance(opening, Position):
+            raise TypeError(f"opening {index} must be a Position, not {opening!r}")
+        if opening.is_over:
+            raise ValueError(f"opening {index} ({opening.notation}) is a finished game: there is nothing to play")
+    agents = {first: make_agent(first), second: make_agent(second)}
     result = MatchResult(first, second)
     for opening in openings:
         for a_spec, b_spec in ((first, second), (second, first)):
