@@ -3,7 +3,9 @@ the classic benchmark sets (read in place from ../shared)."""
 
 from __future__ import annotations
 
+import inspect
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -298,6 +300,7 @@ def test_boards_that_are_not_symmetric_do_not_share() -> None:
 #: Run in a fresh process: ``compile_search`` (what a child compiles aside)
 #: and whether the solver's search was on disk before and after.
 COMPILE_SEARCH = """
+import inspect
 import json
 from c4lab.solver.api import compile_search, on_disk
 before = on_disk()
@@ -307,6 +310,7 @@ print(json.dumps({"before": before, "after": on_disk()}))
 
 #: Then, in another process: an exact answer with its best moves.
 SOLVE = """
+import inspect
 import json
 from c4lab.solver import solve
 print(json.dumps({"score": solve("6x5/Xc2:dcdc").score, "compiled": compiled}))
@@ -322,3 +326,27 @@ def test_compile_search_leaves_every_one_word_solve_on_disk(tmp_path: Path) -> N
     report = run_counting_compiles(SOLVE, tmp_path)
     assert report["score"] == solve("6x5/Xc2:dcdc").score
     assert [name for name in report["compiled"] if name.startswith("c4lab.solver")] == []
+
+
+def test_a_solver_is_built_from_its_public_settings_only() -> None:
+    # help(Solver) showed _cleared, _cpu, _nodes_left, ... as constructor arguments
+    assert list(inspect.signature(Solver).parameters) == ["table_size", "book", "progress", "progress_every"]
+    with pytest.raises(TypeError, match="_searched"):
+        Solver(_searched=3)  # type: ignore[call-arg]
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda: Solver(table_size="x"), r"^Solver: table_size must be an integer, not 'x'$"),
+        (lambda: Solver(table_size=3), r"^Solver: table_size must be a power of two, not 3$"),
+        (lambda: Solver(progress_every="1"), r"^Solver: progress_every must be a number of seconds, not '1'$"),
+        (lambda: Solver(progress=3), r"^Solver: progress must be a function of a Progress, not 3$"),
+        (lambda: Solver().solve("4x4:dacd", timeout="1"), r"^solve: timeout must be a number of seconds, not '1'$"),
+        (lambda: Solver().solve("4x4:dacd", max_nodes=5.5), r"^solve: max_nodes must be an integer, not 5.5$"),
+        (lambda: Solver().analyse("4x4:dacd", timeout=True), r"^analyse: timeout must be a number of seconds, not True$"),
+    ],
+)
+def test_a_bad_setting_or_budget_is_refused_at_once_naming_it(make: Callable[[], object], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        make()

@@ -13,6 +13,8 @@ score at all (``score is None``, ``timed_out``): never a wrong one.
 from __future__ import annotations
 
 import functools
+import math
+import numbers
 import threading
 import time
 import warnings
@@ -26,7 +28,7 @@ from c4lab import compile_aside
 from c4lab.rules import kernels as K
 from c4lab.rules.move import Move
 from c4lab.rules.position import Position
-from c4lab.rules.variant import Variant
+from c4lab.rules.variant import Variant, integer
 from c4lab.solver import database, negamax
 from c4lab.solver.bitboard import Bitboards
 
@@ -197,12 +199,23 @@ class Solver:
     #: search runs (after the first such period): the :class:`Progress`.
     progress: Callable[[Progress], None] | None = None
     progress_every: float = 1.0
-    _cleared: bool = field(default=False, repr=False)
-    _cpu: float = field(default=0.0, repr=False)
-    _nodes_left: int | None = field(default=None, repr=False)
-    _searched: int = field(default=0, repr=False)  # nodes of every search of the last solve() or analyse(), given up or not
-    _cancelled: bool = field(default=False, repr=False)
-    _running: np.ndarray | None = field(default=None, repr=False)  # the context of the search under way
+    _cleared: bool = field(default=False, init=False, repr=False)
+    _cpu: float = field(default=0.0, init=False, repr=False)
+    _nodes_left: int | None = field(default=None, init=False, repr=False)
+    _searched: int = field(default=0, init=False, repr=False)  # nodes of every search of the last solve() or analyse(), given up or not
+    _cancelled: bool = field(default=False, init=False, repr=False)
+    _running: np.ndarray | None = field(default=None, init=False, repr=False)  # the context of the search under way
+
+    def __post_init__(self) -> None:
+        """``ValueError`` naming a bad setting now, not at the first solve
+        (``table_size='x'`` was a ``TypeError`` from inside the table)."""
+        size = integer(self.table_size, "Solver: table_size")
+        if size <= 0 or size & (size - 1):
+            raise ValueError(f"Solver: table_size must be a power of two, not {size}")
+        self.table_size = size
+        if self.progress is not None and not callable(self.progress):
+            raise ValueError(f"Solver: progress must be a function of a Progress, not {self.progress!r}")
+        _check_seconds(self.progress_every, "Solver: progress_every")
 
     def clear(self) -> None:
         """Forget every stored result (costs nothing: a new generation)."""
@@ -348,6 +361,10 @@ class Solver:
         node limit is reproducible, a timeout is not.  A string is read as
         a position (``Position.parse``)."""
         position = _as_position(position)
+        if timeout is not None:
+            _check_seconds(timeout, "solve: timeout")
+        if max_nodes is not None:
+            max_nodes = integer(max_nodes, "solve: max_nodes")
         b = Bitboards.of(position)
         self._prepare(b, position if best_moves else None)  # not part of the timeout
         start = time.monotonic()
@@ -411,6 +428,8 @@ class Solver:
         without it, in a fraction of the time where one is not.  A string
         is read as a position (``Position.parse``)."""
         position = _as_position(position)
+        if timeout is not None:
+            _check_seconds(timeout, "analyse: timeout")
         self.prepare(position, moves=True)  # outside the timeout, as in solve
         deadline = None if timeout is None else time.monotonic() + timeout
         self._nodes_left = None
@@ -442,6 +461,13 @@ class Solver:
             except SolverTimeout:
                 out[move] = None
         return out
+
+
+def _check_seconds(value: object, what: str) -> None:
+    """``ValueError`` naming ``what`` unless ``value`` is a number of seconds
+    (a bool or a string is not: ``timeout='1'`` failed on a ``+`` inside)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or math.isnan(value):
+        raise ValueError(f"{what} must be a number of seconds, not {value!r}")
 
 
 def _wins_at_once(position: Position) -> bool:
