@@ -248,3 +248,23 @@ def test_a_cell_asked_as_anything_but_a_cell_or_its_name_is_a_type_error() -> No
     assert p.piece_at("d1") == p.piece_at(Cell(3, 0)) == "A"
     with pytest.raises(TypeError, match=r"a cell is a Cell or a cell name like 'd3', not \(3, 0\)"):
         p.piece_at((3, 0))  # type: ignore[arg-type]
+
+
+def test_undo_takes_back_the_last_moves_a_bonus_move_with_its_ban_as_one() -> None:
+    p = Position.parse("9x8/Xd3/Bb1:b+acd")
+    assert p.undo() == Position.parse("9x8/Xd3/Bb1:b+ac")
+    assert p.undo(2) == Position.parse("9x8/Xd3/Bb1:b+a")
+    assert p.undo(3) == Position.parse("9x8/Xd3/Bb1") and p.undo(3).cells == {}
+    assert p.undo(0) is p and p.undo(2).play("c", "d") == p  # the state is rebuilt, not only the notation
+    assert p.undo(2).piece_at("a1") == "ban" and p.undo(2).to_move == "B"
+    won = Position.parse("4x4:abababa")
+    assert won.undo().result is None and won.undo().legal_moves() == Position.parse("4x4:ababab").legal_moves()
+
+
+def test_undo_refuses_more_moves_than_were_played() -> None:
+    with pytest.raises(ValueError, match=r"^cannot take back 3 moves of 7x6:dd: it has 2$"):
+        Position.parse("7x6:dd").undo(3)
+    with pytest.raises(ValueError, match=r"^cannot take back 1 move of 7x6: it has 0$"):
+        Position().undo()
+    with pytest.raises(ValueError, match="must be an integer"):
+        Position.parse("7x6:dd").undo(1.0)  # type: ignore[arg-type]

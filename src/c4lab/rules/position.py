@@ -21,7 +21,7 @@ from c4lab.rules import kernels as K
 from c4lab.rules.errors import IllegalMoveError, PositionError
 from c4lab.rules.move import Move
 from c4lab.rules.notation import MoveToken, parse_position
-from c4lab.rules.variant import Cell, Variant, column_letter
+from c4lab.rules.variant import Cell, Variant, column_letter, integer
 
 Side = Literal["A", "B"]
 Result = Literal["A", "B", "draw"]
@@ -184,6 +184,7 @@ class Position:
 
     @property
     def is_over(self) -> bool:
+        """Has the game ended (a win or a draw)?"""
         return int(self._state[K.S_RESULT]) != K.ONGOING
 
     @property
@@ -207,6 +208,8 @@ class Position:
         return tuple(_MOVES[c] for c in out[:n])  # type: ignore[misc]
 
     def is_legal(self, move: Move | str) -> bool:
+        """Is ``move`` (a ``Move`` or a token) legal here?  ``False`` for a
+        string that is no move token; ``TypeError`` for what is neither."""
         try:
             move = _as_move(move)
         except ValueError:
@@ -216,13 +219,31 @@ class Position:
     def play(self, *moves: Move | str) -> Position:
         """The position after ``moves`` (``Move`` objects or tokens like ``'d+a'``).
 
-        Raises ``IllegalMoveError``, and leaves nothing changed, if any of
-        them is not legal.
+        Raises ``IllegalMoveError`` if any of them is not legal (a string
+        that is no move token included), ``TypeError`` for what is neither a
+        ``Move`` nor a string (a column number is ``Move(3)``).
         """
         position = self
         for move in moves:
             position = position._play_one(move)
         return position
+
+    def undo(self, plies: int = 1) -> Position:
+        """The position ``plies`` move tokens earlier: the last move taken
+        back (a bonus move with its ban is one token).  A new position, as
+        ``play``'s are; ``ValueError`` for more moves than were played."""
+        plies = integer(plies, "the number of moves to take back")
+        if not 0 <= plies <= len(self._moves):
+            raise ValueError(f"cannot take back {plies} move{'s' if plies != 1 else ''} of "
+                             f"{self.notation}: it has {len(self._moves)}")
+        if plies == 0:
+            return self
+        moves = self._moves[: len(self._moves) - plies]
+        geo, start = _tables(self._variant)
+        state = start.copy()
+        if moves:
+            K.play_all(geo, state, np.array([m.code for m in moves], dtype=np.int64))
+        return Position._make(self._variant, moves, state)
 
     def _play_one(self, move: Move | str) -> Position:
         try:
