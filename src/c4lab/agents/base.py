@@ -19,6 +19,7 @@ import importlib.util
 import inspect
 import math
 import numbers
+import os
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
@@ -56,6 +57,17 @@ INT_LIMIT = 2**63
 #: The longest time budget: a year (a clock's waits overflow far beyond it;
 #: a search meant to run for ever counts iterations instead).
 MAX_SECONDS = 365 * 24 * 3600
+
+
+def seed_value(seed: object, agent: str) -> int:
+    """``seed`` as the integer an agent seeds its generator with: a fresh
+    one for ``None`` (a new game each run), else an integer (NumPy's too).
+    ``ValueError`` naming ``agent`` for anything else: a class built
+    directly, not from a spec, gets no spec's checks, and a string or a float
+    otherwise failed deep in the kernels' seeding, or seeded quietly."""
+    if seed is None:
+        return int.from_bytes(os.urandom(8), "little")
+    return integer(seed, f"{agent}: seed")
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ import numpy as np
 from numba import njit
 
 import c4lab.jitcache  # noqa: F401  (numba's cache made safe for concurrent processes)
-from c4lab.agents.base import Agent, Analysis, Budget, MoveStats, Param, register
+from c4lab.agents.base import Agent, Analysis, Budget, MoveStats, Param, register, seed_value
 from c4lab.agents.evaluation import evaluate
 from c4lab.rules import Move, Position
 from c4lab.rules import kernels as K
@@ -126,7 +126,7 @@ class HeuristicAgent(Agent):
     """Plays the best-scored move (``score_after``), ties broken at random."""
 
     def __init__(self, seed: int | None = None) -> None:
-        self._rng = random.Random(seed)
+        self._rng = random.Random(seed_value(seed, type(self).__name__))
 
     def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
         """The move, and every legal move's score (``score_after``)."""

@@ -86,6 +86,7 @@ from c4lab.agents.base import (
     SpecError,
     make_agent,
     register,
+    seed_value,
 )
 from c4lab.agents.ntuple_net import (
     BANNED,
@@ -422,7 +423,7 @@ class NTupleAgent(Agent):
         self.look = look
         self.threads = threads
         self.fallback = fallback  # plays on the boards the network was not trained for (None: an error)
-        self._rng = random.Random(seed)
+        self._rng = random.Random(seed_value(seed, type(self).__name__))
 
     def check_board(self, variant: Variant) -> None:
         """``NetworkError`` where the network is for another board and no

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import random
 
-from c4lab.agents.base import Agent, Analysis, Budget, MoveStats, Param, SpecError, register
+from c4lab.agents.base import Agent, Analysis, Budget, MoveStats, Param, SpecError, register, seed_value
 from c4lab.agents.qtable import QTable
 from c4lab.rules import Move, Position, Variant
 from c4lab.rules import kernels as K
@@ -25,7 +25,7 @@ class QLearningAgent(Agent):
 
     def __init__(self, table: QTable, seed: int | None = None) -> None:
         self.table = table
-        self._rng = random.Random(seed)
+        self._rng = random.Random(seed_value(seed, type(self).__name__))
         self.asked = 0  # positions asked about since the agent was made
         self.unknown = 0  # ... of which the table did not know
 

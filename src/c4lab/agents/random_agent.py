@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
-from c4lab.agents.base import Agent, Analysis, Budget, Param, register
+from c4lab.agents.base import Agent, Analysis, Budget, Param, register, seed_value
 from c4lab.rules import Move, Position
 from c4lab.rules import kernels as K
 
@@ -21,9 +19,7 @@ class RandomAgent(Agent):
     """Plays like one step of a random playout (the same kernel draws it)."""
 
     def __init__(self, seed: int | None = None) -> None:
-        if seed is None:
-            seed = int.from_bytes(os.urandom(8), "little")
-        self._rng = np.uint64(K.seed_rng(np.uint64(seed % 2**64)))
+        self._rng = np.uint64(K.seed_rng(np.uint64(seed_value(seed, type(self).__name__) % 2**64)))
 
     def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
         if position.is_over:

@@ -25,7 +25,17 @@ from __future__ import annotations
 import random
 import time
 
-from c4lab.agents.base import MAX_SECONDS, Agent, Analysis, Budget, MoveStats, Param, make_agent, register
+from c4lab.agents.base import (
+    MAX_SECONDS,
+    Agent,
+    Analysis,
+    Budget,
+    MoveStats,
+    Param,
+    make_agent,
+    register,
+    seed_value,
+)
 from c4lab.rules import Move, Position
 from c4lab.solver.api import DEFAULT_TABLE_SIZE
 from c4lab.solver.best_move import best_move
@@ -97,7 +107,7 @@ class SolverAgent(Agent):
         self.time = time
         self.book = book
         self.ties = ties
-        self._rng = random.Random(seed)
+        self._rng = random.Random(seed_value(seed, type(self).__name__))
         self.fallback = fallback or make_agent(f"master:time={time:g}" + ("" if seed is None else f",seed={seed}"))
         self._failures = 0  # solves with the whole share that ran out of time in a row
         self._due: tuple[object, int] | None = None  # (board, empty cells) from which the whole share is due

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import functools
 import math
-import os
 import threading
 import time
 from dataclasses import dataclass
@@ -24,7 +23,7 @@ import numpy as np
 
 from c4lab import compile_aside
 from c4lab.agents import uct_search as S
-from c4lab.agents.base import MAX_SECONDS, Agent, Analysis, Budget, MoveStats, Param, register
+from c4lab.agents.base import MAX_SECONDS, Agent, Analysis, Budget, MoveStats, Param, register, seed_value
 from c4lab.agents.solver_agent import solved_move
 from c4lab.rules import Move, Position
 from c4lab.rules import kernels as K
@@ -213,8 +212,7 @@ class UCTAgent(Agent):
         if endgame < 0:
             raise ValueError(f"endgame must be at least 0, not {endgame}")
         self.endgame = endgame
-        seed = int.from_bytes(os.urandom(8), "little") if seed is None else seed
-        self._rng = np.array([K.seed_rng(np.uint64(seed % 2**64))], dtype=np.uint64)
+        self._rng = np.array([K.seed_rng(np.uint64(seed_value(seed, type(self).__name__) % 2**64))], dtype=np.uint64)
         self._tree: Tree | None = None
         self._root_position: Position | None = None
         self.last_iterations = 0
