@@ -302,3 +302,13 @@ def test_a_paired_match_refuses_a_finished_opening_rather_than_count_games_nobod
         paired_match("random:seed=1", "random:seed=2", [Position.parse("4x4"), finished])
     with pytest.raises(TypeError, match=r"^opening 0 must be a Position, not '4x4'$"):
         paired_match("random:seed=1", "random:seed=2", ["4x4"])  # type: ignore[list-item]
+
+
+def test_a_match_scores_only_its_own_specs() -> None:
+    result = paired_match("random:seed=1", "random:seed=2", random_openings(1, seed=1, plies=2))
+    assert result.score("random:seed=1") + result.score("random:seed=2") == 2
+    with pytest.raises(ValueError, match=r"^'random' did not play this match \(its specs: 'random:seed=1', 'random:seed=2'\)$"):
+        result.score("random")  # scored 0 (or a draw's ½): a typo read as a lost match
+    with pytest.raises(ValueError, match="did not play this match"):
+        result.rate("random")
+

@@ -25,6 +25,10 @@ class MatchResult:
     games: list[GameRecord] = field(default_factory=list)
 
     def score(self, spec: str) -> float:
+        """The points of ``spec`` (one of the two): a win 1, a draw ½.
+        ``ValueError`` for another spec (it would score 0, or a draw's ½)."""
+        if spec not in (self.first, self.second):
+            raise ValueError(f"{spec!r} did not play this match (its specs: {self.first!r}, {self.second!r})")
         return sum(1.0 if g.winner == spec else 0.5 if g.winner is None else 0.0 for g in self.games)
 
     @property
