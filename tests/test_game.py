@@ -312,3 +312,8 @@ def test_a_match_scores_only_its_own_specs() -> None:
     with pytest.raises(ValueError, match="did not play this match"):
         result.rate("random")
 
+
+@pytest.mark.parametrize("seed", ["1", 1.5, None])
+def test_random_openings_refuse_a_seed_that_is_not_an_integer(seed: object) -> None:
+    with pytest.raises(ValueError, match=r"^random_openings: seed must be an integer, not "):
+        random_openings(2, seed=seed)  # type: ignore[arg-type]

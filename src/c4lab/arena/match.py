@@ -14,6 +14,7 @@ from c4lab.agents import Budget, make_agent
 from c4lab.game import GameRecord, play_game
 from c4lab.rules import Position
 from c4lab.rules.setup import RANDOM, starting_position
+from c4lab.rules.variant import integer
 
 
 @dataclass
@@ -87,8 +88,9 @@ def random_moves(rng: random.Random, position: Position, plies: int) -> Position
 def random_openings(n: int, seed: int, *, boards: list[str] | None = None, plies: int = 0) -> list[Position]:
     """``n`` starting positions: boards drawn from ``boards`` (position
     strings: ``rules.setup.starting_position``) or the enhanced setup, then
-    ``plies`` random moves."""
-    rng = random.Random(seed)
+    ``plies`` random moves.  ``seed`` is an integer: a string or a float
+    would seed another set quietly, so they are a ``ValueError``."""
+    rng = random.Random(integer(seed, "random_openings: seed"))
     openings: list[Position] = []
     while len(openings) < n:
         board = rng.choice(boards) if boards else RANDOM
