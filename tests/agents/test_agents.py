@@ -44,6 +44,15 @@ def test_make_agent_checks_names_keys_and_values() -> None:
         make_agent("random:seed=three")
 
 
+def test_an_agents_parameter_given_as_a_keyword_shows_the_spec_meant() -> None:
+    with pytest.raises(SpecError, match=re.escape("make_agent('uct', seed=3): an agent's parameters go in its spec: "
+                                                  "make_agent('uct:seed=3')")):
+        make_agent("uct", seed=3)
+    with pytest.raises(SpecError, match=re.escape("make_agent('uct:seed=3,iterations=500,c=0.5')")):
+        make_agent("uct:seed=3", iterations=500, c=0.5)
+    assert make_agent("random", ask=input).spec == "random"  # what is not a parameter is context: ignored here
+
+
 @pytest.mark.parametrize("name", ["uct", "minimax", "master", "solver", "ntuple"])
 def test_every_agents_time_is_at_most_a_year(name: str) -> None:
     """Review: ``uct:time=1e308`` was taken, then overflowed in the search

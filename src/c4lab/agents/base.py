@@ -399,7 +399,9 @@ def make_agent(spec: str, **context: Any) -> Agent:
 
     ``context`` passes things that are not parameters but that some agents
     need (the human agent's input and output functions); agents that do not
-    take them ignore them.
+    take them ignore them.  A parameter of the agent given there
+    (``make_agent("uct", seed=3)``) is a ``SpecError`` that shows the spec
+    meant (``"uct:seed=3"``): parameters are checked in the spec only.
     """
     _load_agent_families()
     name, raw = parse_spec(spec)
@@ -410,6 +412,12 @@ def make_agent(spec: str, **context: Any) -> Agent:
     if info.unavailable:
         raise SpecError(f"agent {name!r} {info.unavailable}")
     known_params = {p.name: p for p in info.params}
+    misplaced = [key for key in context if key in known_params]
+    if misplaced:  # make_agent("uct", seed=3): the factory got seed twice, a TypeError that named no way out
+        given = ", ".join(f"{key}={context[key]!r}" for key in misplaced)
+        spec_meant = spec + ("," if raw else ":") + ",".join(f"{key}={context[key]}" for key in misplaced)
+        raise SpecError(f"make_agent({spec!r}, {given}): an agent's parameters go in its spec: "
+                        f"make_agent({spec_meant!r})")
     values: dict[str, Any] = {p.name: p.default for p in info.params}
     for key, value in {**info.defaults, **raw}.items():
         param = known_params.get(key)
