@@ -148,3 +148,18 @@ def test_an_enhanced_board_refuses_a_seed_that_is_not_an_integer(seed: object) -
 
 def test_an_enhanced_board_takes_numpy_integer_seeds_and_generators() -> None:
     assert Variant.enhanced(np.int64(5)) == Variant.enhanced(5) == Variant.enhanced(random.Random(5))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"width": 5}, r"^the width range must be a pair \(low, high\), like \(7, 7\) for width 7 only, not 5$"),
+        ({"height": (5, 6, 7)}, r"^the height range must be a pair \(low, high\), .*, not \(5, 6, 7\)$"),
+        ({"width": ("5", 7)}, r"^each bound of the width range must be an integer, not '5'$"),
+        ({"forbidden": "1"}, r"^the number of forbidden cells must be an integer, not '1'$"),
+    ],
+)
+def test_enhanced_ranges_and_counts_of_the_wrong_type_are_refused_naming_which(kwargs: dict, message: str) -> None:
+    with pytest.raises(VariantError, match=message):
+        Variant.enhanced(1, **kwargs)
+    assert Variant.enhanced(1, width=[5, 5], height=(np.int64(4), 4)).size == "5x4"  # a list, NumPy bounds

@@ -181,7 +181,11 @@ class Variant:
             rng = seed
         else:
             rng = random.Random(None if seed is None else integer(seed, "an enhanced board's seed", VariantError))
-        for label, (lo, hi) in (("width", width), ("height", height)):
+        for label, bounds in (("width", width), ("height", height)):
+            if not isinstance(bounds, tuple | list) or len(bounds) != 2:
+                raise VariantError(f"the {label} range must be a pair (low, high), like (7, 7) for {label} 7 "
+                                   f"only, not {bounds!r}")
+            lo, hi = (integer(b, f"each bound of the {label} range", VariantError) for b in bounds)
             if not (MIN_SIDE <= lo <= hi <= MAX_SIDE):
                 raise VariantError(
                     f"{label} range {lo}..{hi} must lie within {MIN_SIDE}..{MAX_SIDE}"
@@ -189,6 +193,7 @@ class Variant:
         w = rng.randint(*width)
         h = rng.randint(*height)
         cells = [Cell(c, r) for c in range(w) for r in range(h)]
+        forbidden = integer(forbidden, "the number of forbidden cells", VariantError)
         if not 0 <= forbidden < len(cells):
             raise VariantError(f"cannot forbid {forbidden} of the {len(cells)} cells of {w}x{h}")
         picked = rng.sample(cells, forbidden + (1 if bonus else 0))
