@@ -88,6 +88,15 @@ def test_a_bonus_landing_asks_the_person_for_a_ban() -> None:
     assert "The moves so far: 5x5/Bb1:b+c" in out
 
 
+def test_the_header_says_when_an_agent_plays_a_stand_ins_moves_on_this_board() -> None:
+    # The shipped network is for 7x6 only: elsewhere ntuple plays heuristic's
+    # moves, which the page's seat and the arena say; the terminal said nothing.
+    out, _, _ = game(GameSettings(board="8x7/Bd1", players=("human", "ntuple"), first="1"), "exit")
+    assert "B (black) is player 2 (ntuple, heuristic's moves on this board)." in out
+    out, _, _ = game(GameSettings(board="7x6", players=("human", "ntuple"), first="1"), "exit")
+    assert "B (black) is player 2 (ntuple)." in out
+
+
 def test_the_board_without_colours_has_a_key_to_its_special_cells() -> None:
     out, _, _ = game(GameSettings(board="7x6/Xg1/Ba1", players=("human", "human"), first="1"), "a+b", "e")
     assert "X forbidden cell; * bonus cell (empty)" in out

@@ -209,10 +209,9 @@ class TerminalGame:
         ]
         # "you" when one person plays an agent; the spec otherwise.
         one_person = sum(p.is_human for p in self.players) == 1
-        self.labels = [
-            f"player {i + 1} ({'you' if agent.is_human and one_person else spec})"
-            for i, (agent, spec) in enumerate(zip(self.players, settings.players))
-        ]
+        self.names = ["you" if agent.is_human and one_person else spec
+                      for agent, spec in zip(self.players, settings.players)]
+        self.labels = [f"player {i + 1} ({name})" for i, name in enumerate(self.names)]
         check_start(settings.board, settings.bonus, finished=settings.analyse)  # fail early on a bad board
         self.warmup: threading.Thread | None = None
         self.adviser: Agent | None = None  # the hint's engine, for the analysis board's estimates
@@ -271,6 +270,16 @@ class TerminalGame:
         if still:
             said += f"; {', '.join(still)} not solved in {'the time before Ctrl-C' if stopped else f'{seconds:g} s'}"
         return said + "."
+
+    def seat_label(self, index: int, variant: Variant) -> str:
+        """Player ``index``'s label in a game's header on ``variant``; for
+        an agent that plays another's moves there (``ntuple`` on a board its
+        network was not learnt for plays ``heuristic``'s), whose moves, in
+        the words of the page's seat, so that nobody plays a stand-in unawares."""
+        instead = self.players[index].plays_instead(variant)
+        if instead is None:
+            return self.labels[index]
+        return f"player {index + 1} ({self.names[index]}, {instead.partition(':')[0]}'s moves on this board)"
 
     def prepare_engines(self, start: Position) -> None:
         """Compile the agents' code (numba's first start; later starts load it
@@ -376,16 +385,17 @@ class TerminalGame:
         first = self.settings.first
         a_index = self.rng.randrange(2) if first == "random" else int(first) - 1
         by_side = {"A": a_index, "B": 1 - a_index}
+        seat = {side: self.seat_label(index, start.variant) for side, index in by_side.items()}
         if start.ply:  # a game from a position with moves: who is to move there, not who moved first
             header = (
-                f"Game {number} on {start.notation}: {SIDE_NAMES['A']} is {self.labels[by_side['A']]}; "
-                f"{SIDE_NAMES['B']} is {self.labels[by_side['B']]}; {SIDE_NAMES[start.to_move or 'A']} to move."
+                f"Game {number} on {start.notation}: {SIDE_NAMES['A']} is {seat['A']}; "
+                f"{SIDE_NAMES['B']} is {seat['B']}; {SIDE_NAMES[start.to_move or 'A']} to move."
             )
         else:
             header = (
                 f"Game {number} on {start.notation}: "
-                f"{SIDE_NAMES['A']} is {self.labels[by_side['A']]} and moves first; "
-                f"{SIDE_NAMES['B']} is {self.labels[by_side['B']]}."
+                f"{SIDE_NAMES['A']} is {seat['A']} and moves first; "
+                f"{SIDE_NAMES['B']} is {seat['B']}."
             )
         if not self.color:
             self.say("\n" + header)
