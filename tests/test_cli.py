@@ -148,6 +148,18 @@ def test_agents_lists_names_and_parameters() -> None:
     assert "iterations=750  (int, hard's setting)" in result.output
 
 
+def test_agents_given_names_lists_those_only() -> None:
+    # A newcomer's "c4lab agents master" was "Got unexpected extra argument".
+    result = run("agents", "master", "hard:iterations=100")
+    assert result.exit_code == 0, result.output
+    assert [line.split(":")[0] for line in result.output.splitlines() if not line.startswith(" ")] == ["master", "hard"]
+    assert "    time=1.0  (float) seconds per move" in result.output
+    wrong = run("agents", "mastr")
+    assert wrong.exit_code == 2
+    assert wrong.output.startswith("Error: unknown agent 'mastr' (known agents: engine, hard, ")
+    assert len(wrong.output.splitlines()) == 1
+
+
 def _printed_by(code: str) -> str:
     """What a fresh Python prints running ``code``."""
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()

@@ -456,12 +456,21 @@ def solve(
 
 
 @main.command()
-def agents() -> None:
-    """List the agents and their parameters."""
+@click.argument("names", nargs=-1, metavar="[NAME]...")
+def agents(names: tuple[str, ...]) -> None:
+    """List the agents and their parameters: every agent, or those NAMEd
+    (`c4lab agents master uct`; a spec's name part counts: master:time=2)."""
     import c4lab.engine.client  # noqa: F401  (registers 'engine:cmd=...', which the arena and move play)
     from c4lab.agents import agent_infos
 
-    for info in agent_infos():
+    infos = agent_infos()
+    if names:
+        by_name = {info.name: info for info in infos}
+        unknown = [name for name in names if name.partition(":")[0] not in by_name]
+        if unknown:
+            raise BadInput(f"unknown agent {unknown[0].partition(':')[0]!r} (known agents: {', '.join(by_name)})")
+        infos = [by_name[name] for name in dict.fromkeys(name.partition(":")[0] for name in names)]
+    for info in infos:
         missing = info.unavailable
         click.echo(f"{info.name}: {info.help}" + (f"  [unavailable: {missing}]" if missing else ""))
         for param in info.params:
