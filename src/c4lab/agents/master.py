@@ -133,7 +133,8 @@ def _ready_minimax() -> None:
 
 @register(
     "master",
-    "our strongest: minimax for proven wins and losses, then UCT (MCTS-Solver, "
+    f"our strongest: the exact solver's win, draw or loss with {PROBE_CELLS} empty cells or fewer, "
+    "minimax for proven wins and losses, then UCT (MCTS-Solver, "
     "smart + Last-Good-Reply-2 playouts, tree reuse); 1 s a move",
     [
         Param("time", float, DEFAULT_TIME, "seconds per move (none: use iterations and depth)", nullable=True,
