@@ -152,6 +152,24 @@ def test_a_person_on_the_bonus_cell_chooses_a_ban_or_declines() -> None:
     assert human(Script("b", "")).choose(position) == Move(1)
 
 
+def test_a_person_may_type_a_bonus_move_with_its_ban_as_the_notation_writes_it() -> None:
+    # "d+e", as the rules page and the game's own notation write it, was "not a column".
+    position = Position.parse("8x7/Bd1")
+    script = Script("d+e")
+    assert human(script).choose(position) == Move(3, 4)
+    assert len(script.prompts) == 1  # no ban question: the entry answered it
+    assert human(Script(" 4+8 ")).choose(position) == Move(3, 7)
+    script = Script("c+a", "d+z", "+", "d+")
+    with pytest.raises(QuitGame):  # the script runs out: each entry was refused
+        human(script).choose(position)
+    assert script.said[0] == "A piece in column c does not land on the bonus cell here, so it drops no ban piece: type c alone."
+    assert all("is not a move: type a column, or for a piece on the bonus cell" in said for said in script.said[1:])
+    top = Position.parse("4x4/Ba4:aaa")  # a's last piece lands on the bonus cell: a is full then
+    script = Script("a+a", "a+b")
+    assert human(script).choose(top) == Move(0, 1)
+    assert script.said == ["Column a has no room for the ban piece: choose another one."]
+
+
 @pytest.mark.parametrize("answers", [("e", "y"), ("exit",), ("b", "E", "yes"), ()])
 def test_e_or_exit_or_end_of_input_quits(answers: tuple[str, ...]) -> None:
     with pytest.raises(QuitGame):

@@ -2,7 +2,8 @@
 
 The agent only asks and checks; what the person sees (the board) is the
 interface's business.  Input: a column letter or number, then, when the
-piece lands on the bonus cell, a ban column or Enter to decline; ``e`` or
+piece lands on the bonus cell, a ban column or Enter to decline (or both
+at once as the notation writes them, ``d+e``); ``e`` or
 ``exit`` quits at any prompt (``QuitGame``), so column e is typed as 5 (the
 prompt says so).  Where the board has a column e, a lone ``e`` asks first
 (a person who meant the column keeps the game).  A bad entry is explained
@@ -11,7 +12,7 @@ and asked again.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from c4lab.agents.base import Agent, Analysis, Budget, register
 from c4lab.rules import Move, Position
@@ -88,6 +89,11 @@ class HumanAgent(Agent):
             entry = self._prompt(
                 f"{side} to move: column a-{last} or 1-{variant.width}{e_note}, e to exit: ", variant.width >= 5
             )
+            if "+" in entry:  # the notation's bonus move, column and ban at once: d+e
+                move = self._move_with_ban(entry, legal, variant.width)
+                if move is not None:
+                    return move
+                continue
             col = _read_column(entry, variant.width)
             if col is None and not entry.strip():  # Enter alone: the question again, no reproach
                 continue
@@ -104,6 +110,30 @@ class HumanAgent(Agent):
             if len(options) == 1:
                 return options[0]
             return self._choose_ban(position, options)
+
+    def _move_with_ban(self, entry: str, legal: Sequence[Move], width: int) -> Move | None:
+        """The move ``entry`` writes as the notation does, ``d+e`` (a piece
+        in d that lands on the bonus cell, the ban piece in e; numbers too:
+        ``4+5``), as a person who read the notation types it; None, once
+        said why, where it is no legal move."""
+        column, _, ban = entry.strip().lower().partition("+")
+        col, ban_col = _read_column(column, width), _read_column(ban, width)
+        if col is None or ban_col is None:
+            self._say(f"{entry.strip()!r} is not a move: type a column, or for a piece on the bonus cell its "
+                      f"column and the ban column as the notation writes them (d+e).")
+            return None
+        for move in legal:
+            if move.column == col and move.ban == ban_col:
+                return move
+        in_column = [move for move in legal if move.column == col]
+        if not in_column:
+            self._say(f"Column {column_letter(col)} is full: choose another one.")
+        elif all(move.ban is None for move in in_column):
+            self._say(f"A piece in column {column_letter(col)} does not land on the bonus cell here, so it drops "
+                      f"no ban piece: type {column_letter(col)} alone.")
+        else:
+            self._say(f"Column {column_letter(ban_col)} has no room for the ban piece: choose another one.")
+        return None
 
     def _choose_ban(self, position: Position, options: list[Move]) -> Move:
         bans = {m.ban: m for m in options if m.ban is not None}
