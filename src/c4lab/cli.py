@@ -490,9 +490,10 @@ def agents(names: tuple[str, ...]) -> None:
     "--board",
     default="7x6",
     show_default=True,
-    help="7x6, WxH, 'random' (the enhanced setup), or a position string to start from.",
+    help="7x6, WxH, 'random' (the enhanced setup), or a position string: a board with its cells "
+    "(6x5/Xc2: c2 forbidden; 8x7/Bd1: the bonus cell on d1) and moves to start from (9x8/Xd3:ddde).",
 )
-@click.option("--bonus", is_flag=True, help="Add a random bonus cell to the board.")
+@click.option("--bonus", is_flag=True, help="Add a random bonus cell to a board that has none.")
 @click.option("--player1", "-1", "player1", default="human", show_default=True, help="Agent spec or 'human'.")
 @click.option(
     "--player2", "-2", "player2", default="hard", show_default=True,
@@ -1161,7 +1162,7 @@ def _set_names(text: str | None, default: tuple[str, ...], known: tuple[str, ...
 @click.option("--gauntlet", is_flag=True, help="The first agent against each of the others (default: round robin).")
 @click.option("--board", **_home(*_ARENA, "board"),
               help="classic (7x6), random (a new enhanced board per pair) or a position string (9x8, 9x8/Xd3).")
-@click.option("--bonus", is_flag=True, help="Add a random bonus cell to the board (a new one per pair).")
+@click.option("--bonus", is_flag=True, help="Add a random bonus cell to a board that has none (a new one per pair).")
 @click.option("--opening-moves", "plies", type=_Int64(min=0), default=2, show_default=True,
               help="Random opening moves played from each start (the same for both games of a pair).")
 @click.option("--openings", "openings_file", type=click.Path(dir_okay=False), default=None,
