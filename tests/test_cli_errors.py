@@ -165,6 +165,31 @@ def test_a_first_start_says_that_the_engine_is_being_prepared() -> None:
 
 
 
+def test_a_busy_status_shows_all_along_and_says_so_while_the_engine_is_prepared() -> None:
+    """The analysis board's status while it scores the columns: its own
+    words, and the first start's notice while numba compiles."""
+    import io
+
+    from numba import njit
+    from rich.console import Console
+
+    from c4lab.ui.preparing import MESSAGE, announce_preparation
+
+    out = io.StringIO()
+    with announce_preparation(Console(file=out, force_terminal=True), busy="scoring"):
+
+        @njit
+        def fresh(x: int) -> int:  # compiled here, never cached
+            return x + 3
+
+        assert fresh(1) == 4
+    assert MESSAGE in out.getvalue() and "scoring... " in out.getvalue()
+    quiet = io.StringIO()
+    with announce_preparation(Console(file=quiet, force_terminal=True), busy="scoring"):
+        pass  # nothing compiled: the busy words only
+    assert "scoring... " in quiet.getvalue() and MESSAGE not in quiet.getvalue()
+
+
 def test_the_notice_follows_the_thread_that_runs_the_command() -> None:
     """A command that runs its work on a thread of its own (so that Ctrl-C
     is seen at once) still says that the engine is being prepared."""

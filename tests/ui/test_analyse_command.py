@@ -57,6 +57,18 @@ def test_the_tui_shows_every_columns_exact_score_for_whoever_is_to_move() -> Non
     assert f"Scores for B (black), to move: {written(exact('7x6:ddc'))}" in text
 
 
+def test_the_tui_says_it_is_working_while_it_scores_the_columns() -> None:
+    # The first board of `c4lab analyse --tui 6x5/Xc2` took a minute on a first
+    # start (10 s on 12x12 after), a blank terminal all along.
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, color_system="standard", width=120)
+    settings = GameSettings(board="5x4", players=("human", "human"), first="1", analyse=True)
+    assert TerminalGame(settings, console=console, read=Script("exit")).run() == 0
+    shown = out.getvalue()
+    assert re.search(r"working out every column's score\.\.\. \d+ s", shown)
+    assert shown.index("working out every column's score") < shown.index("Scores for A (white)")
+
+
 def test_the_tui_steps_along_the_line_and_a_new_move_ends_it_there() -> None:
     status, text = analysis_tui("7x6:dd", "c", "u", "u", "u", "r", "r", "r", "u", "u", "b", "r", "e")
     assert status == 0

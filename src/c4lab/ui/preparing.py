@@ -26,17 +26,22 @@ MESSAGE = "preparing the engine, first start only"
 
 
 @contextmanager
-def announce_preparation(console: Console) -> Iterator[None]:
+def announce_preparation(console: Console, busy: str | None = None) -> Iterator[None]:
     """Within the block, a status line on ``console`` while numba compiles
     for the thread that entered it (not for other threads' compiling in the
-    background)."""
+    background).  With ``busy``, the status line shows all along: ``busy``
+    and the seconds so far, but for the compiling (work that may last
+    seconds, as the analysis board's scores, is never a silent screen)."""
     from numba.core import event  # lazy: only the commands that run kernels load numba
 
     owner = threading.current_thread()
     lock = threading.Lock()
+    begun = time.monotonic()
     state: dict[str, Any] = {"depth": 0, "start": None, "status": None}
 
     def text() -> str:
+        if busy is not None and state["depth"] == 0:
+            return f"{busy}... {time.monotonic() - begun:.0f} s"
         return f"{MESSAGE}... {time.monotonic() - state['start']:.0f} s"
 
     def tick(done: threading.Event) -> None:
@@ -51,11 +56,13 @@ def announce_preparation(console: Console) -> Iterator[None]:
                 return
             with lock:
                 state["depth"] += 1
+                state["start"] = state["start"] or time.monotonic()
                 if state["status"] is None:
-                    state["start"] = state["start"] or time.monotonic()
                     status = console.status(text(), spinner="dots")
                     status.start()
                     state["status"] = status
+                else:  # the busy line turns into the notice at once
+                    state["status"].update(text(), spinner="dots")  # spinner=: drawn now, not at the next tick
 
         def on_end(self, _event: Any) -> None:
             if threading.current_thread() is not owner:
@@ -63,10 +70,18 @@ def announce_preparation(console: Console) -> Iterator[None]:
             with lock:
                 state["depth"] -= 1
                 if state["depth"] == 0 and state["status"] is not None:
-                    state["status"].stop()
-                    state["status"] = None
+                    if busy is None:
+                        state["status"].stop()
+                        state["status"] = None
+                    else:  # back to the busy line
+                        state["status"].update(text(), spinner="dots")
 
     listener = Listener()
+    if busy is not None:
+        with lock:
+            state["status"] = console.status(text(), spinner="dots")
+            state["status"].start()
+            state["status"].update(text(), spinner="dots")  # drawn now, not at the first tick
     done = threading.Event()
     ticker = threading.Thread(target=tick, args=(done,), daemon=True)
     ticker.start()

@@ -13,6 +13,7 @@ plain text otherwise (pipes, tests).
 
 from __future__ import annotations
 
+import contextlib
 import random
 import sys
 import textwrap
@@ -34,6 +35,8 @@ from c4lab.rules.setup import check_start, starting_position
 from c4lab.rules.variant import column_letter
 
 SIDE_NAMES = {"A": "A (white)", "B": "B (black)"}
+#: The analysis board's status line while it works out the scores.
+SCORING = "working out every column's score"
 #: The exit status of a game Ctrl-C ended, as of every interrupted command
 #: (``c4lab connect`` too): 128 + SIGINT.
 EXIT_INTERRUPTED = 130
@@ -225,10 +228,20 @@ class TerminalGame:
         from c4lab.server.review import HINT_SPEC, hint
 
         if position.notation not in self.hints:
-            if self.adviser is None:
-                self.adviser = make_agent(HINT_SPEC)
-            self.hints[position.notation] = hint(position, self.adviser)
+            with self._busy(SCORING):  # a second or two, a minute on the first start: never a silent screen
+                if self.adviser is None:
+                    self.adviser = make_agent(HINT_SPEC)
+                self.hints[position.notation] = hint(position, self.adviser)
         return self.hints[position.notation]
+
+    def _busy(self, doing: str) -> contextlib.AbstractContextManager[None]:
+        """On a colour terminal, a status line while ``doing`` (and "preparing
+        the engine" while numba compiles for it); nothing elsewhere."""
+        if not self.color:
+            return contextlib.nullcontext()
+        from c4lab.ui.preparing import announce_preparation  # lazy: numba's events, for a hint only
+
+        return announce_preparation(self.console, busy=doing)
 
     def column_scores(self, position: Position) -> list[dict[str, Any]]:
         columns: list[dict[str, Any]] = self.hint(position)["columns"]
