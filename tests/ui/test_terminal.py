@@ -135,7 +135,8 @@ def test_starting_positions() -> None:
     assert bonus.variant.bonus is not None
     random_board = starting_position("random", False, rng)
     assert len(random_board.variant.forbidden) == 1
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^a bonus cell can only be added to an empty board, not to 7x6:d, which "
+                       r"has moves \(a position string names its own: 8x7/Bd1:dd\)$"):
         starting_position("7x6:d", True, rng)
     with pytest.raises(ValueError):
         starting_position("7x99", False, rng)

@@ -32,7 +32,8 @@ def starting_position(board: str, bonus: bool, rng: random.Random) -> Position:
     variant = position.variant
     if bonus and variant.bonus is None:
         if position.ply:
-            raise ValueError("a bonus cell can only be added to an empty board")
+            raise ValueError(f"a bonus cell can only be added to an empty board, not to {position.notation}, "
+                             f"which has moves (a position string names its own: 8x7/Bd1:dd)")
         free = [c for c in variant.cells() if c not in variant.forbidden]
         variant = Variant(variant.width, variant.height, variant.forbidden, rng.choice(free))
         position = Position(variant)
