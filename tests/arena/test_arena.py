@@ -271,9 +271,9 @@ def test_the_running_summary_counts_forfeits_so_a_broken_agent_shows_at_once():
     crashed = Game.of(play_game(Crasher(), make_agent("random:seed=3"), Position.parse("7x6"), a_spec="x",
                                 b_spec="random:seed=3", policy="judge", limit=5, margin=1))
     config = ArenaConfig(("x", "random:seed=3"), games=2)
-    assert running_summary(config, [crashed]) == "0 - 1, 1 forfeit"
-    assert running_summary(config, [crashed, crashed]) == "0 - 2, 2 forfeits"
-    assert running_summary(config, []) == "0 - 0"
+    assert running_summary(config, [crashed]) == "x 0 - 1 random:seed=3, 1 forfeit"
+    assert running_summary(config, [crashed, crashed]) == "x 0 - 2 random:seed=3, 2 forfeits"
+    assert running_summary(config, []) == "x 0 - 0 random:seed=3"  # the names say whose score is whose
 
 
 def test_a_normal_game_is_recorded_as_one_position_string_with_its_result_and_times():
@@ -761,7 +761,7 @@ def test_without_a_terminal_the_arena_prints_a_progress_line_every_tenth_of_the_
     assert result.exit_code == 0, result.output
     lines = [line for line in result.stderr.splitlines() if line.startswith("games ")]
     assert [line.split()[1] for line in lines] == [f"{done}/20" for done in range(2, 21, 2)]
-    assert re.fullmatch(r"games 20/20  \d+(\.5)? - \d+(\.5)?  \(\d+ s\)", lines[-1])
+    assert re.fullmatch(r"games 20/20  random:seed=1 \d+(\.5)? - \d+(\.5)? random:seed=2  \(\d+ s\)", lines[-1])
 
 
 def test_cli_arena_then_report(tmp_path):

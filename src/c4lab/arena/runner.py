@@ -36,7 +36,9 @@ class RunOutcome:
 
 def running_summary(config: ArenaConfig, games: list[Game]) -> str:
     """A short line for the progress bar: the match score for two agents,
-    the leader otherwise; and the games lost by a forfeit, if any (an
+    between their names (``heuristic 9 - 1 normal``: a bare ``9 - 1`` left
+    whose score came first to be guessed), the leader otherwise; and the
+    games lost by a forfeit, if any (an
     engine that loses every game on time shows at once, not at the end)."""
     scores = {spec: 0.0 for spec in config.specs}
     forfeits = 0
@@ -46,7 +48,7 @@ def running_summary(config: ArenaConfig, games: list[Game]) -> str:
         forfeits += game.forfeit is not None
     if len(config.specs) == 2:
         first, second = config.specs
-        line = f"{scores[first]:g} - {scores[second]:g}"
+        line = f"{first} {scores[first]:g} - {scores[second]:g} {second}"
     else:
         leader = max(scores, key=lambda s: scores[s])
         line = f"leader {leader} ({scores[leader]:g})"
