@@ -301,6 +301,27 @@ def test_the_ban_is_asked_for_on_the_bonus_cell_and_resigning_ends_the_game(serv
     assert room_state(server, code)["reason"] == "resign"
 
 
+def test_a_bonus_move_may_be_typed_as_the_notation_writes_it(server: BackgroundServer) -> None:
+    # as in the terminal game: d+e at once, no ban question; one that is no
+    # legal move says why and asks again
+    code, ann = new_room(server, board="9x8/Xd3/Bb1")
+    bob = Player(server, code, join(server, code, "Bob"))
+    try:
+        keyboard = Script("c+a", "b+", "b+a", "e")
+        client = Running(f"{server.url}/r/{code}", keyboard, token=ann)
+        room = bob.next_state(lambda r: r["position"] != "9x8/Xd3/Bb1")
+        assert room["position"] == "9x8/Xd3/Bb1:b+a"
+        bob.play("c")
+        assert client.finish() == 0
+    finally:
+        bob.close()
+    out = client.output
+    assert "A piece in column c does not land on the bonus cell here, so it drops no ban piece: type c alone." in out
+    assert "'b+' is not a move: type a column" in out
+    assert "Your piece lands on the bonus cell" not in out
+    assert "A (white), Ann (you) plays b, on the bonus cell, and drops the ban piece in a." in out
+
+
 def test_the_keyboard_does_not_block_updates_from_the_server(server: BackgroundServer) -> None:
     code, ann = new_room(server)
     bob = Player(server, code, join(server, code, "Bob"))

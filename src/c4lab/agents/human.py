@@ -37,6 +37,30 @@ def _read_column(entry: str, width: int) -> int | None:
     return col if 0 <= col < width else None
 
 
+def read_move_with_ban(entry: str, legal: Sequence[str], width: int) -> str:
+    """The legal move token ``entry`` writes as the notation does, ``d+e`` (a
+    piece in d that lands on the bonus cell, the ban piece in e; numbers
+    too: ``4+5``), as a person who read the notation types it (the terminal
+    game and ``c4lab connect`` both read it so).  ``ValueError`` saying why
+    where it is no legal move."""
+    column, _, ban = entry.strip().lower().partition("+")
+    col, ban_col = _read_column(column, width), _read_column(ban, width)
+    if col is None or ban_col is None:
+        raise ValueError(f"{entry.strip()!r} is not a move: type a column, or for a piece on the bonus cell its "
+                         f"column and the ban column as the notation writes them (d+e).")
+    letter = column_letter(col)
+    token = f"{letter}+{column_letter(ban_col)}"
+    if token in legal:
+        return token
+    in_column = [t for t in legal if t == letter or t.startswith(letter + "+")]
+    if not in_column:
+        raise ValueError(f"Column {letter} is full: choose another one.")
+    if all("+" not in t for t in in_column):
+        raise ValueError(f"A piece in column {letter} does not land on the bonus cell here, so it drops "
+                         f"no ban piece: type {letter} alone.")
+    raise ValueError(f"Column {column_letter(ban_col)} has no room for the ban piece: choose another one.")
+
+
 @register("human", "a person at the keyboard (terminal game)")
 class HumanAgent(Agent):
     """Asks through ``ask(prompt) -> str`` and explains through ``say(text)``."""
@@ -112,28 +136,14 @@ class HumanAgent(Agent):
             return self._choose_ban(position, options)
 
     def _move_with_ban(self, entry: str, legal: Sequence[Move], width: int) -> Move | None:
-        """The move ``entry`` writes as the notation does, ``d+e`` (a piece
-        in d that lands on the bonus cell, the ban piece in e; numbers too:
-        ``4+5``), as a person who read the notation types it; None, once
-        said why, where it is no legal move."""
-        column, _, ban = entry.strip().lower().partition("+")
-        col, ban_col = _read_column(column, width), _read_column(ban, width)
-        if col is None or ban_col is None:
-            self._say(f"{entry.strip()!r} is not a move: type a column, or for a piece on the bonus cell its "
-                      f"column and the ban column as the notation writes them (d+e).")
+        """The legal move ``entry`` writes as the notation does (``d+e``);
+        None, once said why, where it is none (``read_move_with_ban``)."""
+        try:
+            token = read_move_with_ban(entry, [move.token for move in legal], width)
+        except ValueError as exc:
+            self._say(str(exc))
             return None
-        for move in legal:
-            if move.column == col and move.ban == ban_col:
-                return move
-        in_column = [move for move in legal if move.column == col]
-        if not in_column:
-            self._say(f"Column {column_letter(col)} is full: choose another one.")
-        elif all(move.ban is None for move in in_column):
-            self._say(f"A piece in column {column_letter(col)} does not land on the bonus cell here, so it drops "
-                      f"no ban piece: type {column_letter(col)} alone.")
-        else:
-            self._say(f"Column {column_letter(ban_col)} has no room for the ban piece: choose another one.")
-        return None
+        return next(move for move in legal if move.token == token)
 
     def _choose_ban(self, position: Position, options: list[Move]) -> Move:
         bans = {m.ban: m for m in options if m.ban is not None}

@@ -45,7 +45,7 @@ from typing import Any
 
 from rich.console import Console
 
-from c4lab.agents.human import QUIT_WORDS, _read_column
+from c4lab.agents.human import QUIT_WORDS, _read_column, read_move_with_ban
 from c4lab.rules import Position
 from c4lab.rules.variant import column_letter
 from c4lab.server import errors
@@ -685,6 +685,14 @@ class OnlineClient:
             return None
         width = self.room["width"]
         legal: list[str] = list(self.room["legal_moves"])
+        if kind == "column" and "+" in entry:  # the notation's bonus move, column and ban at once: d+e
+            try:
+                token = read_move_with_ban(entry, legal, width)
+            except ValueError as exc:
+                self.say(str(exc))
+                return None
+            await self._send_move(ws, token)
+            return None
         if kind == "column":
             column = _read_column(entry, width)
             if column is None:
@@ -711,9 +719,9 @@ class OnlineClient:
             return None
         column = _read_column(entry, width)
         played = min(options, key=len)
-        token = f"{played}+{column_letter(column)}" if column is not None else None
-        if token in options:
-            await self._send_move(ws, token)
+        banned = f"{played}+{column_letter(column)}" if column is not None else None
+        if banned in options:
+            await self._send_move(ws, banned)
             return None
         bans = ", ".join(o.split("+")[1] for o in options if "+" in o)
         self.say(f"{entry!r} is not a column that can take the ban piece: choose one of {bans}, or Enter.")
