@@ -295,11 +295,13 @@ def test_who_watches_is_said_when_it_changes_not_after_every_move(server, new_pa
         page.evaluate(COUNT_REBUILDS, ["watchers", "history-text"])
     for ply, move in enumerate("ddee"):
         page = ann if ply % 2 == 0 else bob
+        wait_my_turn(page)  # its page has the last move too: a key pressed before is no move (it failed so once)
         page.locator("#board").focus()
         page.keyboard.press(move)
         wait_position(watcher, "7x6:" + "ddee"[: ply + 1])
     watcher.keyboard.press("ArrowLeft")  # the watcher looks back; the game goes on
     expect(watcher.locator("#history-text")).to_have_text("Viewing move 3 of 4: White played e (e1).")
+    wait_my_turn(ann)
     ann.locator("#board").focus()
     ann.keyboard.press("f")
     expect(watcher.locator("#history-text")).to_contain_text("The game went on meanwhile.")
