@@ -396,3 +396,39 @@ def test_the_replay_counts_its_moves_in_words(server, new_page):
         ticket = create_room(server, mode="local", board=start, players={"A": "human", "B": "human"})
         page.goto(f"{server.url}/games/{ticket['code']}")
         expect(page.locator("#replay-title")).to_have_text(words)
+
+
+#: A 5x4 game with the bonus on a1: White lands there and bans in e (a+e);
+#: White's c4, the last move, is a vertical four.
+BONUS_GAME = "5x4/Ba1:a+ebcdcdcbc"
+
+
+def play_and_review(page, server, game: str) -> None:
+    """A local room for two people at this screen on ``game``'s empty
+    board, its moves played on the page (a bonus move: the column, then the
+    ban's), then the review asked for: its rows on screen."""
+    start, _, _ = game.partition(":")
+    open_room(page, server, create_room(server, board=start, players={"A": "human", "B": "human"}))
+    played = start + ":"
+    for token in tokens_of(game):
+        click_cell(page, f"{token[0]}1")
+        if "+" in token:
+            expect(page.locator("#ban-panel")).to_be_visible()
+            click_cell(page, f"{token[2]}1")
+        played += token
+        wait_position(page, played)
+    wait_over(page)
+    page.locator("#review").click()
+    expect(page.locator("#review-list .review-row")).to_have_count(len(tokens_of(game)), timeout=60_000)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_bonus_move_in_the_review_does_not_run_into_its_scores(server, new_page, size):
+    page = new_page(*SIZES[size])
+    play_and_review(page, server, BONUS_GAME)
+    first = page.locator("#review-list .review-row").first
+    expect(first.locator(".rv-move")).to_have_text("a+e")
+    move = first.locator(".rv-move").evaluate("e => { const r = document.createRange(); r.selectNodeContents(e); return r.getBoundingClientRect().right; }")
+    scores = first.locator(".rv-scores").evaluate("e => e.getBoundingClientRect().left")
+    assert move <= scores, f"the move a+e ends at {move}px, over its scores from {scores}px"
+
