@@ -432,3 +432,27 @@ def test_a_bonus_move_in_the_review_does_not_run_into_its_scores(server, new_pag
     scores = first.locator(".rv-scores").evaluate("e => e.getBoundingClientRect().left")
     assert move <= scores, f"the move a+e ends at {move}px, over its scores from {scores}px"
 
+
+def test_the_summary_counts_only_the_moves_solved_in_time(server, new_page, monkeypatch):
+    """Off the classic board the solver has 0.5 s a position: here it
+    answers only from the eighth move on, so Black's four moves are all
+    unknown and only White's last (the win) is solved. The summary says so
+    for each player, and counts no blunder and no best move it never saw
+    (it read "Black: accuracy unknown, 0 blunders, 0 best of 4")."""
+    from c4lab.server import review
+
+    solve = review.move_scores
+
+    def only_the_end(position, seconds, solver):
+        if len(position.moves) < 8:
+            return {move.token: None for move in position.legal_moves()}
+        return solve(position, seconds, solver)
+
+    monkeypatch.setattr(review, "move_scores", only_the_end)
+    page = new_page()
+    play_and_review(page, server, BONUS_GAME)
+    summary = page.locator("#review-summary")
+    expect(summary).to_have_text(
+        "White: 1 of 5 moves solved in time: accuracy 100%, 0 blunders, 1 best\n"
+        "Black: none of its 4 moves solved in time"
+    )

@@ -156,19 +156,20 @@ function summary(review) {
     const blunders = count("blunder");
     // the accuracy: the share of the side's solved moves that kept the exact result (the server's summary)
     const tally = review.summary ? review.summary[side] : null;
-    // none of its moves solved in time: its accuracy is unknown (said in words, not a bare "?"); some of
-    // them: the share is of those only, and says so (100% of one solved move is not a perfect game)
-    let accuracy = "";
-    if (tally && tally.accuracy === null) accuracy = "accuracy unknown, ";
-    else if (tally && tally.known < tally.moves) {
-      accuracy = `accuracy ${percent(tally.accuracy)} of the ${tally.known} move${tally.known === 1 ? "" : "s"} solved, `;
-    } else if (tally) accuracy = `accuracy ${percent(tally.accuracy)}, `;
-    parts.push(`${COLOUR[side]}: ${accuracy}${blunders} blunder${blunders === 1 ? "" : "s"}, ${count("best")} best of ${mine.length}`);
+    const counts = `${blunders} blunder${blunders === 1 ? "" : "s"}, ${count("best")} best`;
+    if (tally && tally.known === 0) {
+      // none of its moves solved in time: nothing to count ("0 blunders, 0 best of 5" read as a clean, poor game)
+      parts.push(`${COLOUR[side]}: none of ${mine.length === 1 ? "its move" : `its ${mine.length} moves`} solved in time`);
+    } else if (tally && tally.known < tally.moves) {
+      // some of them: every count is of those only, and says so (100% of one solved move is not a perfect game)
+      parts.push(`${COLOUR[side]}: ${tally.known} of ${tally.moves} moves solved in time: accuracy ${percent(tally.accuracy)}, ${counts}`);
+    } else {
+      const accuracy = tally ? `accuracy ${percent(tally.accuracy)}, ` : "";
+      parts.push(`${COLOUR[side]}: ${accuracy}${counts} of ${mine.length}`);
+    }
   }
-  const unknown = review.entries.filter((e) => e.verdict === "unknown").length;
-  let text = parts.join("\n") || "No moves to review."; // one line a player
-  if (unknown) text += ` \u00b7 ${unknown} not solved in time`;
-  return text;
+  // one line a player, each saying how many of its moves were solved
+  return parts.join("\n") || "No moves to review.";
 }
 
 function cell(className, text) {
