@@ -11,6 +11,7 @@ import pytest
 
 from c4lab.agents import (
     Agent,
+    Analysis,
     Budget,
     HumanAgent,
     QuitGame,
@@ -85,6 +86,26 @@ def test_a_bad_budget_is_refused_when_it_is_made(budget: dict, words: str) -> No
 
 def test_a_budget_takes_numpy_numbers() -> None:
     assert Budget(time=np.float64(0.5), iterations=np.int64(100)) == Budget(time=0.5, iterations=100)
+
+
+@pytest.mark.parametrize("name", ["random", "heuristic", "minimax", "uct", "master", "ntuple", "solver"])
+def test_an_agent_asked_with_a_number_for_a_budget_or_a_string_for_a_position_says_what_to_pass(name: str) -> None:
+    # it was an AttributeError from inside the search ("'int' object has no attribute 'iterations'")
+    agent = make_agent(name)
+    with pytest.raises(TypeError, match=r"a Budget \(Budget\(iterations=N\) or Budget\(time=SECONDS\)\) or None, not int 100"):
+        agent.analyse(Position.parse("7x6"), 100)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"about a Position \(Position.parse\('7x6'\)\), not str '7x6'"):
+        agent.choose("7x6")  # type: ignore[arg-type]
+
+
+def test_an_agent_of_ones_own_is_checked_too() -> None:
+    class Mine(Agent):
+        def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
+            return position.legal_moves()[0], Analysis()
+
+    with pytest.raises(TypeError, match="not int 5"):
+        Mine().analyse(Position.parse("7x6"), 5)  # type: ignore[arg-type]
+    assert Mine().analyse(Position.parse("7x6"), Budget(iterations=1))[0] == Move(0)
 
 
 def test_the_registry_lists_every_agent() -> None:

@@ -292,7 +292,7 @@ def test_the_ban_is_asked_for_on_the_bonus_cell_and_resigning_ends_the_game(serv
         bob.close()
     out = client.output
     assert "Your piece lands on the bonus cell b1" in out
-    assert keyboard.prompts[1].startswith("Ban column (a, b, c, d, e, f, g, h, i) (column e: 5), or Enter")
+    assert keyboard.prompts[1].startswith("Ban column: a, b, c, d, e, f, g, h, i (column e: 5), or Enter")
     assert "'z' is not a column that can take the ban piece" in out
     assert "A (white), Ann (you) plays b, on the bonus cell, and drops the ban piece in a." in out
     assert "A (white), Ann (you) resigned: B (black), Bob wins." in out

@@ -15,6 +15,7 @@ an adapter or another package adds agents by declaring an entry point.
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib.util
 import inspect
 import math
@@ -136,6 +137,32 @@ class Analysis:
         }
 
 
+def check_arguments(position: object, budget: object) -> None:
+    """``TypeError`` saying what to pass unless ``position`` is a
+    ``Position`` and ``budget`` a ``Budget`` or ``None``."""
+    from c4lab.rules.position import Position  # lazy: the rules engine (numba) only once an agent is asked
+
+    if not isinstance(position, Position):
+        hint = f" (Position.parse({position!r}))" if isinstance(position, str) else ""
+        raise TypeError(f"an agent is asked about a Position{hint}, not {type(position).__name__} {position!r:.60}")
+    if budget is not None and not isinstance(budget, Budget):
+        raise TypeError(f"an agent's budget is a Budget (Budget(iterations=N) or Budget(time=SECONDS)) or None, "
+                        f"not {type(budget).__name__} {budget!r:.60}")
+
+
+def _checking(method: Callable[..., Any]) -> Callable[..., Any]:
+    """``method`` (an agent's ``analyse`` or ``choose``) after
+    ``check_arguments``."""
+
+    @functools.wraps(method)
+    def checked(self: Agent, position: Position, budget: Budget | None = None) -> Any:
+        check_arguments(position, budget)
+        return method(self, position, budget)
+
+    checked.checks_its_arguments = True  # type: ignore[attr-defined]
+    return checked
+
+
 class Agent(ABC):
     """A player.  Subclasses implement ``analyse``; the rest has defaults.
 
@@ -146,6 +173,19 @@ class Agent(ABC):
 
     #: The spec that built this agent (set by ``make_agent``).
     spec: str = ""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Every agent's own ``analyse`` and ``choose`` first check what they
+        are given, so that ``agent.analyse(position, 100)`` or
+        ``agent.choose("7x6")`` is a ``TypeError`` that says what to pass,
+        not an ``AttributeError`` from inside a search (an agent of one's
+        own is checked too)."""
+        super().__init_subclass__(**kwargs)
+        for name in ("analyse", "choose"):
+            own = cls.__dict__.get(name)
+            if own is not None and not getattr(own, "checks_its_arguments", False) \
+                    and not getattr(own, "__isabstractmethod__", False):
+                setattr(cls, name, _checking(own))
 
     @abstractmethod
     def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:

@@ -156,7 +156,7 @@ class HumanAgent(Agent):
         )
         while True:
             e_note = " (column e: 5)" if 4 in bans else ""
-            entry = self._prompt(f"Ban column ({letters}){e_note}, or Enter to decline: ", 4 in bans)
+            entry = self._prompt(f"Ban column: {letters}{e_note}, or Enter to decline: ", 4 in bans)
             if not entry.strip():
                 return options[0]
             col = _read_column(entry, position.variant.width)

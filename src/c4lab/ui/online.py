@@ -740,7 +740,7 @@ class OnlineClient:
     def _ask_ban(self, options: list[str]) -> None:
         bans = [o.split("+")[1] for o in options if "+" in o]
         e_note = " (column e: 5)" if "e" in bans else ""
-        self._ask("ban", f"Ban column ({', '.join(bans)}){e_note}, or Enter to decline: ", options)
+        self._ask("ban", f"Ban column: {', '.join(bans)}{e_note}, or Enter to decline: ", options)
 
     async def _send_move(self, ws: Any, token: str) -> None:
         await ws.send(link.move(token))
