@@ -3,6 +3,7 @@ status: never a traceback, and nothing written by a command that only reads."""
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 
 import pytest
@@ -266,7 +267,7 @@ def test_move_tells_an_agent_that_fails_in_one_line_with_where_not_a_traceback(
     assert result.stdout == "" and "Traceback" not in result.stderr
     assert result.stderr.startswith(what) and len(result.stderr.splitlines()) == 1
     if how == "raise":  # where the agent's own code raised
-        assert result.stderr.rstrip().endswith(f"testkit.py:{Misbehaving.analyse.__code__.co_firstlineno + 9}")
+        assert result.stderr.rstrip().endswith(f"testkit.py:{inspect.unwrap(Misbehaving.analyse).__code__.co_firstlineno + 9}")
 
 
 @pytest.mark.parametrize(("spec", "what"), [("ntuple:weights", "n-tuple network"), ("qlearning:table", "Q-table")])
