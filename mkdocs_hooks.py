@@ -40,6 +40,7 @@ def _cell(text: object) -> str:
 def agents_markdown() -> str:
     """Every registered agent with its parameters and their defaults (a
     preset's own values in place of the defaults), as ``c4lab agents``."""
+    # lazy: c4lab (and numba with it) is imported only by a build whose pages ask for the table
     import c4lab.engine.client  # noqa: F401  registers engine:cmd=... (the CLI's arena and move import it too)
     from c4lab.agents import agent_infos
 
