@@ -22,8 +22,7 @@ kernel (``rules.position.load_play``: ``c4lab move`` plays the answer it
 prints, 0.5-0.65 s of compiling after the search; the very first
 ``master`` move on 9x8/Xd3, idle, 2026-11-30: 5.70-6.22 → 5.01-5.07 s),
 and the first timed
-move searches with UCT while it does, then with minimax at once (the
-child has left the second core: ``master.MasterAgent._both_at_once``): on an empty cache this
+move searches with UCT while it does, then with minimax: on an empty cache this
 process compiles UCT's search and playouts (about 4.4 s) meanwhile; after
 a level, only the playouts (the search is on disk), and UCT's share of
 the move runs under the child's work too.  Measured (idle, two cores,

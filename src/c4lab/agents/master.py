@@ -19,8 +19,8 @@ Three searches, each doing what it is best at:
    time: MCTS-Solver, playouts that take wins and block losses with
    Last-Good-Reply-2, c = 0.5, the most visited move, the tree kept between
    moves.  It plays the best of its moves that minimax did not rule out.
-   (A first timed move whose minimax a child process compiles runs the
-   two searches at once, on the core the child leaves: ``_aside``.)
+   (A first timed move whose minimax a child process compiles runs UCT
+   first, while the child compiles: ``_aside``.)
 
 Choices measured with paired games on random enhanced boards: smart
 playouts beat random ones 0.66, Last-Good-Reply-2 on top scored 0.70,
@@ -33,12 +33,11 @@ from __future__ import annotations
 
 import functools
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 from c4lab import compile_aside
 from c4lab.agents.base import MAX_SECONDS, Agent, Analysis, Budget, Param, register
-from c4lab.agents.minimax import WIN, MinimaxAgent, SearchResult, compile_search
+from c4lab.agents.minimax import WIN, MinimaxAgent, compile_search
 from c4lab.agents.minimax import on_disk as minimax_on_disk
 from c4lab.agents.solver_agent import solved_move
 from c4lab.agents.uct import DEFAULT_ITERATIONS, ENDGAME_CELLS, ENDGAME_NODES, ENDGAME_TABLE, UCTAgent
@@ -246,9 +245,9 @@ class MasterAgent(Agent):
         # thinking time.  Where a child compiles minimax on another core
         # (``_aside``, started before the probe below: on 6x5/Xc2 after
         # ``hard`` the child otherwise ended 0.6 s after UCT), a first timed
-        # move compiles UCT, then runs the two searches with their usual
-        # shares of the move at once, UCT in a thread while minimax waits
-        # for the child (``_both_at_once``).  Only then: later moves, and every move on
+        # move compiles UCT and searches with it meanwhile, then with
+        # minimax: the same two searches with the same shares of the move,
+        # in the other order.  Only then: later moves, and every move on
         # iterations (reproducible: a cold start must not change a seeded
         # game), keep the usual order, where a proven win skips UCT.  Not in
         # the classic opening, which the solver answers alone.
@@ -273,23 +272,24 @@ class MasterAgent(Agent):
                     drawing = {s.move for s in verdict.moves}
                     ruled_out = {m for m in position.legal_moves() if m not in drawing}
         judgement: Analysis | None = None
-        searched: SearchResult | None = None
         compiling = time.perf_counter()
         if aside is not None and clock is not None:
             _compile_uct()
             start += time.perf_counter() - compiling
-            judgement, searched = self._both_at_once(position, clock, start, aside)
+            judgement = self._judge(position, clock, iterations, start, 1.0 - self.share)
+            compiling = time.perf_counter()
+            aside.wait()
         elif aside is not None:
             _ready_minimax()  # UCT compiled here while the child compiles minimax
-        if searched is None:
-            compile_search()
-            start += time.perf_counter() - compiling
-            tactics = None
-            if clock is not None:
-                tactics = Budget(time=max(self.share * (clock - (time.perf_counter() - start)), 0.005))
-            # Its analysis (whose line is read from its table, which UCT leaves
-            # alone) is made only where it is the answer.
-            searched = self.minimax.search_root(position, tactics)
+        compile_search()
+        start += time.perf_counter() - compiling
+        tactics = None
+        if clock is not None:
+            share = self.share if judgement is None else 1.0  # minimax last: the rest of the move
+            tactics = Budget(time=max(share * (clock - (time.perf_counter() - start)), 0.005))
+        # Its analysis (whose line is read from its table, which UCT leaves
+        # alone) is made only where it is the answer.
+        searched = self.minimax.search_root(position, tactics)
         scores = dict(searched.scores)
         best = max(scores, key=lambda m: scores[m])
         if scores[best] >= WIN:  # a proven win: no need to look further
@@ -314,26 +314,6 @@ class MasterAgent(Agent):
             return max(kept, key=lambda m: scores.get(m, -WIN)), self.minimax.analysis(position, searched)
         # Every move loses by force: resist the longest.
         return best, self.minimax.analysis(position, searched)
-
-    def _both_at_once(
-        self, position: Position, clock: float, start: float, aside: compile_aside.Aside
-    ) -> tuple[Analysis, SearchResult]:
-        """A first timed move whose minimax a child compiled (``_aside``),
-        with UCT compiled here: the two searches with their usual shares of
-        what is left of the move begun at ``start``, at once, UCT in a
-        thread (its kernel and minimax's release the GIL) and minimax here
-        once the child is done and its search loaded.  The child had the
-        second core and has left it; the move then takes UCT's share of
-        the second, not the whole second (measured: see docs/speed.md).
-        Waiting for the child is not thinking time: minimax's share starts
-        once its search is loaded."""
-        rest = clock - (time.perf_counter() - start)
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="c4lab-master-uct") as pool:
-            uct = pool.submit(self._judge, position, clock, None, start, 1.0 - self.share)
-            aside.wait()
-            compile_search()
-            searched = self.minimax.search_root(position, Budget(time=max(self.share * rest, 0.005)))
-            return uct.result(), searched
 
     def _judge(
         self, position: Position, clock: float | None, iterations: int | None, start: float, share: float
