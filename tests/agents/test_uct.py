@@ -13,6 +13,7 @@ import pytest
 
 from c4lab.agents import Analysis, Budget, make_agent
 from c4lab.agents import master as master_module
+from c4lab.agents import minimax as minimax_module
 from c4lab.agents import uct_search as S
 from c4lab.agents.master import TIME_MARGIN as MASTER_MARGIN
 from c4lab.agents.uct import TIME_MARGIN, UCTAgent
@@ -354,6 +355,36 @@ def test_a_first_timed_master_move_searches_with_uct_while_a_child_compiles_mini
     order.clear()
     assert agent.choose(position.play(first)) in position.play(first).legal_moves()
     assert order == ["minimax", "uct"]
+
+
+@pytest.mark.parametrize(("spec", "budget", "depth"), [
+    ("master:time=0.1,seed=1", None, master_module.FIXED_DEPTH),  # on a clock
+    ("master:time=none,iterations=200,seed=1", None, master_module.FIXED_DEPTH),  # on iterations
+    ("master:time=none,iterations=200,seed=1", Budget(time=0.1), master_module.FIXED_DEPTH),  # the arena's clock
+    ("master:time=0.1,depth=4,seed=1", None, 4),  # the spec's depth, on either
+    ("master:time=none,iterations=200,depth=4,seed=1", None, 4),
+])
+def test_masters_minimax_is_a_depth_6_tactics_check_on_a_clock_too(
+    monkeypatch: pytest.MonkeyPatch, spec: str, budget: Budget | None, depth: int
+) -> None:
+    """minimax searches to ``FIXED_DEPTH`` (or the spec's ``depth=``) on a
+    clock as on iterations, and UCT gets the rest of the move: deepening
+    through its whole 30 % share instead scored 41 % (49.5 of 120 paired
+    games, 0.5 s a move, random enhanced boards) against this."""
+    depths: list[int | None] = []
+    search = minimax_module.search
+
+    def recorded(position: Position, table: Any, depth: int | None = None, *rest: Any) -> Any:
+        depths.append(depth)
+        return search(position, table, depth, *rest)
+
+    minimax_module.compile_search()  # (its warm-up search, once per process, is not the move's)
+    monkeypatch.setattr(minimax_module, "search", recorded)
+    agent = make_agent(spec)
+    position = Position.parse("9x8/Xd3")
+    move, _ = agent.analyse(position, budget)
+    assert move in position.legal_moves()
+    assert depths == [depth]
 
 
 @pytest.mark.parametrize("text", ["9x8/Xd3", WIN_IN_3[0]])
