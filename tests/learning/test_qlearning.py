@@ -402,3 +402,11 @@ def test_a_tilde_in_out_is_the_home_folder(tmp_path: Path, monkeypatch: pytest.M
     assert QTable.load(home / "q.npz").info["episodes"] == 2000 and list(here.iterdir()) == []
     move = CliRunner().invoke(main, ["move", "4x4", "--agent", "qlearning:table=~/q.npz"])
     assert move.exit_code == 0 and move.output.strip() in "abcd", move.output
+
+
+def test_the_start_position_is_printed_as_typed_not_as_an_emoji_code(tmp_path: Path) -> None:
+    # "training 4x4:b: ..." held rich's emoji code ":b:": the line read "training 4x4🅱 1,000 episodes"
+    result = CliRunner().invoke(main, ["train", "qlearning", "--board", "4x4:b", "--episodes", "1000",
+                                       "--eval-games", "0", "--out", str(tmp_path / "q.npz")])
+    assert result.exit_code == 0, result.output
+    assert "training 4x4:b: 1,000 episodes" in result.stderr

@@ -538,7 +538,9 @@ def run_with_progress(
             last = ", wins " + ", ".join(f"{point.win_rate(o):.0%} vs {o}" for o in point.results)
             progress.update(task, last=last)
 
-        progress.console.print(f"training {config.board}: {config.episodes:,} episodes (Ctrl-C stops and saves)")
+        # plain text: a start position is no markup, and "4x4:b: " no emoji code (rich drew "4x4🅱 ")
+        progress.console.print(f"training {config.board}: {config.episodes:,} episodes (Ctrl-C stops and saves)",
+                               markup=False, emoji=False)
         table, curve = train(config, eval_every=eval_every, eval_games=eval_games, on_progress=on_progress,
                              on_eval=on_eval, stop=interrupted.is_set if interrupted is not None else None)
     out = Path(out)
