@@ -291,3 +291,20 @@ def as_a_user() -> list[str]:
         pytest.skip("root, and no setpriv to drop the capabilities that override file permissions")
     caps = "-dac_override,-dac_read_search,-fowner"
     return [setpriv, f"--bounding-set={caps}", f"--inh-caps={caps}"]
+
+
+def progress_line(columns: tuple[Any, ...], width: int, description: str, total: float, completed: float,
+                  **fields: Any) -> str:
+    """The line a rich progress bar of ``columns`` draws for one task on a
+    terminal ``width`` columns wide (colours left out)."""
+    import io  # lazy: only the progress bars' tests
+
+    from rich.console import Console
+    from rich.progress import Progress
+
+    console = Console(file=io.StringIO(), width=width, force_terminal=True, color_system=None)
+    progress = Progress(*columns, console=console, auto_refresh=False)
+    task = progress.add_task(description, total=total, **fields)
+    progress.update(task, completed=completed)
+    console.print(progress.make_tasks_table(progress.tasks))
+    return console.file.getvalue().rstrip("\n")  # type: ignore[attr-defined]

@@ -43,9 +43,10 @@ from c4lab.cli import main
 from c4lab.game import play_game
 from c4lab.learning import ntuple as N
 from c4lab.learning import ntuple_td as T
+from c4lab.learning.train_ntuple import bar_columns
 from c4lab.rules import Move, Position, Variant
 from c4lab.rules import kernels as K
-from testkit import as_a_user, ctrl_c_once_ready, run_counting_compiles
+from testkit import as_a_user, ctrl_c_once_ready, progress_line, run_counting_compiles
 
 NO_TCL = T.NO_TCL
 
@@ -1567,3 +1568,14 @@ def test_a_worker_that_fails_ends_the_run_in_one_line_and_keeps_what_was_learnt(
     assert result.exit_code == 1 and "Traceback" not in result.stderr
     assert "training stopped: a worker failed (MemoryError: no room for the next chunk)" in result.stderr
     assert Network.load(out).games == 3 * N.CHUNK
+
+
+def test_on_an_80_column_terminal_the_progress_line_cuts_the_last_point_short_not_the_bar() -> None:
+    # the curve's last point squeezed the bar and left out the time: "6x5/Xc2 ╸  52,000 games, ..."
+    last = ", accuracy 85.0%, 100% vs random, 65% vs normal"
+    line = progress_line(bar_columns(), 80, "6x5/Xc2", 100_000, 52_000, games=52_000, speed=17_017.0, last=last)
+    assert len(line) <= 80 and line.startswith("6x5/Xc2 ━━━━━━━━━━━━") and " 0:00:00 52,000 games, 17,017/s" in line
+    assert line.endswith("…")
+    assert progress_line(bar_columns(), 200, "6x5/Xc2", 100_000, 52_000, games=52_000, speed=17_017.0,
+                         last=last).endswith("17,017/s" + last)
+

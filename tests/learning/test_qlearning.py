@@ -18,10 +18,10 @@ from c4lab.agents.qlearning import QLearningAgent
 from c4lab.agents.qtable import FORMAT, QTable, TableError, check_board, position_keys
 from c4lab.cli import main
 from c4lab.game import play_game
-from c4lab.learning.qlearning import QLearner, TrainConfig, evaluate, train
+from c4lab.learning.qlearning import QLearner, TrainConfig, evaluate, progress_columns, train
 from c4lab.rules import Move, Position
 from c4lab.rules import kernels as K
-from testkit import ctrl_c_once_ready, run_counting_compiles
+from testkit import ctrl_c_once_ready, progress_line, run_counting_compiles
 
 
 @cache
@@ -410,3 +410,16 @@ def test_the_start_position_is_printed_as_typed_not_as_an_emoji_code(tmp_path: P
                                        "--eval-games", "0", "--out", str(tmp_path / "q.npz")])
     assert result.exit_code == 0, result.output
     assert "training 4x4:b: 1,000 episodes" in result.stderr
+
+
+def test_on_a_narrow_terminal_the_progress_line_cuts_the_scores_short_not_the_bar() -> None:
+    # on 80 columns the last evaluation's scores left of the board, the bar, the counts and the times only
+    # "4… 154,834 ep/s, ..."; on 120 the counts and the time left read "15000…" and "-:--:…"
+    fields = {"speed": 154_834.0, "states": 50_492, "eps": 0.05, "last": ", wins 80% vs random, 50% vs minimax:depth=2"}
+    for width in (80, 120):
+        line = progress_line(progress_columns(), width, "4x4:b", 300_000, 150_000, **fields)
+        assert len(line) <= width and line.startswith("4x4:b ━━━━━━━━━━━━")
+        assert "150000/300000 0:00:00 -:--:-- 154,834 ep/s" in line and line.endswith("…")
+    assert "eps 0.05, wins 80% vs rand" in progress_line(progress_columns(), 120, "4x4:b", 300_000, 150_000, **fields)
+    assert progress_line(progress_columns(), 200, "4x4:b", 300_000, 150_000, **fields).endswith(
+        "eps 0.05, wins 80% vs random, 50% vs minimax:depth=2")

@@ -489,6 +489,32 @@ def write_curve(curve: list[EvalPoint], prefix: str | Path, title: str = "") -> 
     return csv_path, png_path
 
 
+def progress_columns() -> tuple[Any, ...]:
+    """The columns of the training's progress line: the board, the bar,
+    episodes done of all, the time spent and left, then the speed, the
+    table's size, the exploration and the last evaluation, which alone is
+    cut short on a narrow terminal."""
+    from rich.progress import (  # lazy: rich's progress bars only for a run
+        BarColumn,
+        MofNCompleteColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    from c4lab.learning.progress_columns import Tail, whole  # lazy: as rich's
+
+    return (
+        TextColumn("[bold]{task.description}", table_column=whole()),
+        BarColumn(bar_width=24, table_column=whole()),
+        MofNCompleteColumn(table_column=whole()),
+        TimeElapsedColumn(table_column=whole()),
+        TimeRemainingColumn(table_column=whole()),
+        Tail("{task.fields[speed]:,.0f} ep/s, {task.fields[states]:,} positions, "
+             "eps {task.fields[eps]:.2f}{task.fields[last]}"),
+    )
+
+
 def run_with_progress(
     config: TrainConfig,
     out: str | Path,
@@ -504,28 +530,12 @@ def run_with_progress(
     the last evaluation), then save the table and the learning curve.  Once
     ``interrupted`` is set (:func:`ctrl_c_stops`), training stops at the end
     of its chunk and what it learnt so far is saved."""
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
+    from rich.progress import Progress  # lazy: the bar only for a run
 
     # Load (or compile) the kernels before the clock and the bar start.
     QLearner(TrainConfig(board=config.board, episodes=1, seed=config.seed)).run(1)
-    columns = (
-        TextColumn("[bold]{task.description}"),
-        BarColumn(bar_width=24),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        TextColumn("{task.fields[speed]:,.0f} ep/s, {task.fields[states]:,} positions, "
-                   "eps {task.fields[eps]:.2f}{task.fields[last]}"),
-    )
     last = ""
-    with Progress(*columns, console=console, disable=not show_progress) as progress:
+    with Progress(*progress_columns(), console=console, disable=not show_progress) as progress:
         task = progress.add_task(config.board, total=config.episodes, speed=0.0, states=0, eps=1.0, last="")
 
         def on_progress(learner: QLearner) -> None:

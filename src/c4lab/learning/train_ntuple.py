@@ -48,6 +48,19 @@ def _games(count: int) -> str:
     return f"{count:,} game{'' if count == 1 else 's'}"
 
 
+def bar_columns() -> tuple[Any, ...]:
+    """The columns of the progress line: the board, the bar, the time
+    spent, then the games, games a second and the curve's last point,
+    which alone is cut short on a narrow terminal."""
+    from rich.progress import BarColumn, TextColumn, TimeElapsedColumn  # lazy: the bar only for a run
+
+    from c4lab.learning.progress_columns import Tail, whole  # lazy: as rich's
+
+    return (TextColumn("[bold]{task.description}", table_column=whole()), BarColumn(bar_width=24, table_column=whole()),
+            TimeElapsedColumn(table_column=whole()),
+            Tail("{task.fields[games]:,} games, {task.fields[speed]:,.0f}/s{task.fields[last]}"))
+
+
 def schedule(last: dict[str, Any], alpha: float | None, alpha_final: float | None, epsilon: float | None,
              epsilon_final: float | None) -> tuple[float, float | None, float, float | None]:
     """The run's step size and exploration, start and end, from what was
@@ -243,13 +256,11 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
         state["last"] = _summary(acc, scores)
 
     from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import Progress
 
-    columns = (TextColumn("[bold]{task.description}"), BarColumn(bar_width=24), TimeElapsedColumn(),
-               TextColumn("{task.fields[games]:,} games, {task.fields[speed]:,.0f}/s{task.fields[last]}"))
     interrupted = False
     evaluate()
-    with Progress(*columns, console=Console(stderr=True), disable=not sys.stderr.isatty()) as bar:
+    with Progress(*bar_columns(), console=Console(stderr=True), disable=not sys.stderr.isatty()) as bar:
         task = bar.add_task(str(variant), total=games or seconds, games=network.games, speed=0.0, last="")
 
         def tick(t: N.Trainer) -> None:
