@@ -3,6 +3,7 @@ its command."""
 
 from __future__ import annotations
 
+import csv
 import itertools
 import json
 import math
@@ -1579,3 +1580,22 @@ def test_on_an_80_column_terminal_the_progress_line_cuts_the_last_point_short_no
     assert progress_line(bar_columns(), 200, "6x5/Xc2", 100_000, 52_000, games=52_000, speed=17_017.0,
                          last=last).endswith("17,017/s" + last)
 
+
+def test_two_runs_of_one_seed_score_their_same_network_alike_against_random_however_many_points_came_before(
+        tmp_path: Path) -> None:
+    # The games against random were drawn from the point's index, so the final point of the same network
+    # scored differently when a busy machine placed fewer points before it (1 worker: --eval-every changes
+    # when the curve is measured, not what is learnt).
+    finals = []
+    for name, every in (("few", "1000"), ("many", "0.05")):
+        out = tmp_path / f"{name}.npz"
+        result = CliRunner().invoke(main, ["train", "ntuple", "--board", "4x4", "--games", "40000", "--tuples", "20",
+                                           "--probes", "0", "--seed", "3", "--eval-every", every, "--out", str(out)])
+        assert result.exit_code == 0, result.output
+        with (tmp_path / f"{name}-curve.csv").open(newline="") as f:
+            rows = list(csv.DictReader(f))
+        finals.append((Network.load(out).weights, rows))
+    (few_weights, few), (many_weights, many) = finals
+    assert np.array_equal(few_weights, many_weights)  # few: 2 points (start, end); many: one at each tick
+    assert few[-1]["games"] == many[-1]["games"] == "40000"
+    assert few[-1]["score vs random"] == many[-1]["score vs random"]

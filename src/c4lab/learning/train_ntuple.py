@@ -245,7 +245,9 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
         judged, seconds = trainer.snapshot(), since + trainer.seconds  # the workers train on meanwhile
         acc = N.accuracy(judged, probe_set) if probe_set else None
         plan = FINAL_GAMES if final else (MATCH_GAMES if state["evals"] % 4 == 0 else {"random": 20})
-        scores = {o: N.score_against(judged, o, g, seed=state["evals"]) for o, g in plan.items()}
+        # the games drawn from the point's games, not from its index: the same network scores the same against
+        # random in two runs of one seed, however many points the machine's speed placed before it
+        scores = {o: N.score_against(judged, o, g, seed=judged.games) for o, g in plan.items()}
         state["evals"] += 1
         if points and points[-1].games == judged.games:
             if not final:  # a resumed run starts where its curve ended: that point stays (with hard)
