@@ -329,3 +329,15 @@ def test_the_line_under_the_board_says_what_a_bonus_landing_did_with_the_ban(key
     taken the bonus and what became of the ban."""
     out, _, _ = game(GameSettings(board="5x5/Bb1", players=("human", "human"), first="1"), *keys, "exit")
     assert said in out
+
+
+def test_a_position_and_a_colon_print_as_written_not_as_an_emoji(capsys: pytest.CaptureFixture[str]) -> None:
+    """rich reads ``:b:`` as an emoji code: "4x4:b: ..." printed as
+    "4x4🅱 ..." (the game's console and the commands' stderr alike)."""
+    from c4lab.ui.status import stderr_console  # lazy: as the commands import it
+
+    buffer = io.StringIO()
+    game_console(False, buffer).print("4x4:b: your move, :a: too", markup=False)
+    assert buffer.getvalue() == "4x4:b: your move, :a: too\n"
+    stderr_console().print("4x4:b: solved", markup=False)
+    assert capsys.readouterr().err == "4x4:b: solved\n"

@@ -325,7 +325,7 @@ def render_text(summary: Summary) -> str:
     from rich.text import Text  # lazy, as rich above: only where a report is printed
 
     buffer = io.StringIO()
-    console = Console(file=buffer, width=140, force_terminal=False, color_system=None)
+    console = Console(file=buffer, width=140, force_terminal=False, color_system=None, emoji=False)
 
     def table(title: str, columns: Sequence[str], rows: list[list[str]], left: Sequence[str]) -> None:
         # Text, not markup: a spec or a forfeit's detail (an engine's stderr) may hold "[/b]".

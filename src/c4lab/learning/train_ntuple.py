@@ -262,7 +262,7 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
 
     interrupted = False
     evaluate()
-    with Progress(*bar_columns(), console=Console(stderr=True), disable=not sys.stderr.isatty()) as bar:
+    with Progress(*bar_columns(), console=Console(stderr=True, emoji=False), disable=not sys.stderr.isatty()) as bar:
         task = bar.add_task(str(variant), total=games or seconds, games=network.games, speed=0.0, last="")
 
         def tick(t: N.Trainer) -> None:

@@ -20,7 +20,7 @@ from rich.console import Console
 
 def stderr_console() -> Console:
     """A rich console on standard error."""
-    return Console(stderr=True)
+    return Console(stderr=True, emoji=False)  # "4x4:b: ..." is a position and a colon, no emoji code
 
 
 class StatusLine:

@@ -67,7 +67,8 @@ def game_console(color: bool | None, file: IO[str] | None = None) -> Console:
     the terminal and the environment, where ``NO_COLOR``
     (https://no-color.org) turns colours off."""
     return Console(
-        file=file, force_terminal=color, no_color=None if color is None else not color, highlight=False
+        file=file, force_terminal=color, no_color=None if color is None else not color, highlight=False,
+        emoji=False,  # a position and a colon ("4x4:b: ...") is no emoji code
     )
 
 
