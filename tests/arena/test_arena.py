@@ -25,6 +25,7 @@ from c4lab.arena.report import (
     NOT_AVAILABLE,
     NOTE,
     PAIRING_COLUMNS,
+    describe_setting,
     pairing_rows,
     render_text,
     standing_rows,
@@ -748,6 +749,22 @@ def test_report_writes_three_plots_and_a_self_contained_page(tmp_path):
             assert f.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     page = (tmp_path / "rep" / "report.html").read_text()
     assert page.count("data:image/png;base64,") == 3 and "heuristic:seed=1" in page
+
+
+def test_the_report_page_names_the_starts_the_run_played(tmp_path):
+    # A run from an openings file opened its page with "board classic, ...,
+    # 2 random opening moves": it played neither.
+    openings = ("7x6:dd", "9x8/Xd3:a", "7x6:c")
+    from_file = ArenaConfig(RANDOMS, games=2, openings=openings, gauntlet=True, limit=5, margin=0.5)
+    run_arena(from_file, tmp_path / "o.jsonl", executor=LocalExecutor(1))
+    write_report(summarise(from_file, read_results(tmp_path / "o.jsonl").games), tmp_path / "rep")
+    page = (tmp_path / "rep" / "report.html").read_text()
+    assert ("3 start positions from an openings file, used in turn, 2 games per pairing (gauntlet), "
+            "seed 0, limit 5 s + 0.5 s per move") in page
+    assert "random opening" not in page and "board classic" not in page
+    random_boards = ArenaConfig(RANDOMS, games=2, board="random", bonus=True, plies=1)
+    assert describe_setting(random_boards).startswith(
+        "board random with bonus, 1 random opening move, 2 games per pairing (round robin)")
 
 
 # -- the command line ------------------------------------------------------------------

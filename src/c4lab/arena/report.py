@@ -486,6 +486,25 @@ def write_report(
     return written
 
 
+def describe_setting(config: ArenaConfig) -> str:
+    """The experiment's settings in one line, as the report page opens
+    with them.  A run from an openings file names how many starts it has
+    rather than a board and random opening moves: it plays neither (the
+    header keeps ``plies`` at its default all the same), and a page that
+    said "board classic, 2 random opening moves" misreported the run."""
+    starts = (
+        f"{len(config.openings)} start position{'s' if len(config.openings) != 1 else ''}"
+        " from an openings file, used in turn"
+        if config.openings
+        else f"board {config.board}{' with bonus' if config.bonus else ''}, {config.plies} random opening"
+        f" move{'s' if config.plies != 1 else ''}"
+    )
+    return (
+        f"{starts}, {config.games} games per pairing ({'gauntlet' if config.gauntlet else 'round robin'}),"
+        f" seed {config.seed}, limit {config.limit:g} s + {config.margin:g} s per move"
+    )
+
+
 def _html(summary: Summary, images: dict[str, bytes], stopped: str | None = None, sprt: str | None = None) -> str:
     esc = html.escape
     config = summary.config
@@ -499,11 +518,8 @@ def _html(summary: Summary, images: dict[str, bytes], stopped: str | None = None
         f'<figure><img alt="{esc(name)}" src="data:image/png;base64,{base64.b64encode(data).decode()}"></figure>'
         for name, data in images.items()
     )
-    setting = (
-        f"board {esc(config.board)}{' with bonus' if config.bonus else ''}, {config.games} games per pairing"
-        f" ({'gauntlet' if config.gauntlet else 'round robin'}), {config.plies} random opening moves,"
-        f" seed {config.seed}, limit {config.limit:g} s + {config.margin:g} s per move"
-        + (f"; stopped early: {esc(stopped)}" if stopped else f"; {esc(sprt)}" if sprt else "")
+    setting = esc(describe_setting(config)) + (
+        f"; stopped early: {esc(stopped)}" if stopped else f"; {esc(sprt)}" if sprt else ""
     )
     header, *rows = cross_rows(summary)
     cross = f"<h2>Cross table</h2>\n{table(header, rows)}" if len(summary.table.agents) > 2 else ""
