@@ -394,6 +394,11 @@ def test_a_results_file_is_written_by_one_run_at_a_time(tmp_path, cut):
     assert len(run_arena(config, out, executor=LocalExecutor(1)).games) == 4
 
 
+def _edited(line: str, **changes: object) -> str:
+    """A results line with some fields changed (a hand-edited file)."""
+    return json.dumps({**json.loads(line), **changes}) + "\n"
+
+
 @pytest.mark.parametrize(
     ("damage", "where"),
     [
@@ -401,6 +406,12 @@ def test_a_results_file_is_written_by_one_run_at_a_time(tmp_path, cut):
         (lambda lines: [*lines[:2], "{\"position\": 3}\n", *lines[2:]], ":3:"),
         (lambda lines: [*lines[:2], lines[1]], ":3: game .* twice"),
         (lambda lines: [lines[0], lines[1].replace('"result":"', '"result":"x')], ":2:"),
+        # a forfeit the winner "lost": counted as its win, listed among its forfeits
+        (lambda lines: [lines[0], _edited(lines[1], result="A", forfeit={"side": "A", "reason": "time",
+                                                                          "detail": "x"})], ":2: .*side A forfeits"),
+        (lambda lines: [lines[0], _edited(lines[1], forfeit={"side": "C", "reason": "time", "detail": "x"})],
+         ":2: .*forfeit side must be A or B"),
+        (lambda lines: [lines[0], _edited(lines[1], times={"A": [-1.0], "B": []})], ":2: .*-1.0 seconds"),
     ],
 )
 def test_a_damaged_results_file_is_an_error_naming_its_line(tmp_path, damage, where):

@@ -9,6 +9,7 @@ one JSON line of the results file.
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,6 +20,7 @@ from c4lab.game import Forfeit, GameRecord, play_game
 from c4lab.rules import Position
 
 RESULTS = ("A", "B", "draw")
+FORFEIT_REASONS = ("crash", "illegal", "time")
 
 
 def _count(data: dict[str, Any], key: str) -> int:
@@ -27,6 +29,45 @@ def _count(data: dict[str, Any], key: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise ValueError(f"{key} must be a whole number >= 0, not {value!r}")
     return value
+
+
+def _forfeit(data: Any, result: str, position: Position) -> Forfeit | None:
+    """A record's ``forfeit`` (``None`` for none), checked against the game:
+    the side that forfeits is A or B and loses (``result`` is the other
+    side), for a reason the arena gives, in a game that had not ended.  A
+    record that said A forfeited a game it won was counted as A's win while
+    the report listed it among A's lost games."""
+    if data is None:
+        return None
+    if not isinstance(data, dict):
+        raise TypeError(f"forfeit must be null or an object, not {data!r}")
+    side, reason = data["side"], data["reason"]
+    if side not in ("A", "B"):
+        raise ValueError(f"forfeit side must be A or B, not {side!r}")
+    if reason not in FORFEIT_REASONS:
+        raise ValueError(f"forfeit reason must be one of {', '.join(FORFEIT_REASONS)}, not {reason!r}")
+    winner = "B" if side == "A" else "A"
+    if result != winner:
+        raise ValueError(f"side {side} forfeits, so the result is {winner!r}, not {result!r}")
+    if position.is_over:
+        raise ValueError(f"a forfeit in a finished game ({position.notation})")
+    return Forfeit(side, reason, str(data["detail"]))
+
+
+def _times(data: Any) -> dict[str, list[float]]:
+    """A record's ``times``: for A and B, the seconds of each move (finite,
+    >= 0: they make the report's mean time a move)."""
+    if not isinstance(data, dict):
+        raise TypeError(f"times must be an object of A and B, not {data!r}")
+    times: dict[str, list[float]] = {}
+    for side, seconds in data.items():
+        if side not in ("A", "B") or not isinstance(seconds, list):
+            raise ValueError(f"times must map A and B to lists of seconds, not {side!r}: {seconds!r}")
+        for t in seconds:
+            if isinstance(t, bool) or not isinstance(t, int | float) or not 0 <= t < math.inf:
+                raise ValueError(f"a move of {side} took {t!r} seconds: not a time")
+        times[side] = [float(t) for t in seconds]
+    return times
 
 
 @dataclass(frozen=True)
@@ -75,7 +116,7 @@ class Game:
         start = Position.parse(data["start"])
         if position.variant != start.variant or position.moves[: len(start.moves)] != start.moves:
             raise ValueError(f"the position {data['position']!r} is not a game from its start {data['start']!r}")
-        forfeit = data.get("forfeit")
+        forfeit = _forfeit(data.get("forfeit"), result, position)
         if forfeit is None and position.result != result:
             raise ValueError(f"result {result!r} does not match the position {data['position']!r}")
         return cls(
@@ -87,8 +128,8 @@ class Game:
             pairing=_count(data, "pairing"),
             pair=_count(data, "pair"),
             game=_count(data, "game"),
-            times={str(k): [float(t) for t in v] for k, v in dict(data.get("times", {})).items()},
-            forfeit=Forfeit(str(forfeit["side"]), str(forfeit["reason"]), str(forfeit["detail"])) if forfeit else None,
+            times=_times(data.get("times", {})),
+            forfeit=forfeit,
         )
 
     @classmethod

@@ -6,8 +6,8 @@ and flushed to disk, so an interrupted run loses at most the pairs in
 flight; started again with the same file, it plays only what is missing.
 A last line cut short by the interruption (no newline at its end) is
 dropped and its pair played again; any other bad line (not UTF-8, not JSON,
-not a record, a value of the wrong type, a game outside the experiment's
-schedule) is an error that names the file and line, and nothing is written.
+not a record, a value of the wrong type, a forfeit its result contradicts,
+a game outside the experiment's schedule) is an error that names the file and line, and nothing is written.
 """
 
 from __future__ import annotations
