@@ -244,6 +244,9 @@ def test_a_forfeit_is_a_loss_in_every_figure_and_the_report_says_so(tmp_path):
     assert summary.pairings[0].pairs.counts == (0, 0, 1, 0, 0)
     text = " ".join(render_text(summary).split())
     assert "Games lost by forfeit" in text and FORFEIT_NOTE in text
+    # the row names the opponent: the pairing's number alone told nothing a reader could look up
+    assert [(f["agent"], f["against"], f["pairing"]) for f in summary.forfeits] == [("x", "random:seed=3", 0)]
+    assert re.search(r"┃ agent +┃ against +┃ pairing.*\n.*\n│ x +│ random:seed=3 +│ 0 +│", render_text(summary))
     write_report(summary, tmp_path / "rep")
     assert FORFEIT_NOTE in (tmp_path / "rep" / "report.html").read_text()
 

@@ -123,10 +123,10 @@ def summarise(config: ArenaConfig, games: Sequence[Game]) -> Summary:
             cell[1] += 1
             times[spec].extend(game.times.get(side, []))
         if game.forfeit:
-            loser = game.a if game.forfeit.side == "A" else game.b
+            loser, winner = (game.a, game.b) if game.forfeit.side == "A" else (game.b, game.a)
             forfeit_counts[loser] += 1
             forfeits.append({
-                "pairing": game.pairing, "pair": game.pair, "game": game.game, "agent": loser,
+                "pairing": game.pairing, "pair": game.pair, "game": game.game, "agent": loser, "against": winner,
                 "reason": game.forfeit.reason, "detail": game.forfeit.detail,
             })
     pairings = []
@@ -235,7 +235,8 @@ STANDING_COLUMNS = ("#", "agent", "games", "score", "%", "W", "D", "L", "forfeit
                     "mean s/move")
 PAIRING_COLUMNS = ("first", "second", "games", "W-D-L", "pairs 0/½/1/1½/2", "Elo diff", "95% CI", "CI (pairs)",
                    "LOS", "p (equal)", "p (pairs)")
-FORFEIT_COLUMNS = ("agent", "pairing", "pair", "game", "reason", "detail")
+#: "against" names the opponent: "pairing" is only an index into the run's schedule.
+FORFEIT_COLUMNS = ("agent", "against", "pairing", "pair", "game", "reason", "detail")
 RATING_COLUMNS = ("#", "agent", "Elo (fitted)", "95% CI")
 #: Under the fitted ratings: what they are (``ratings``).
 RATING_NOTE = (
@@ -288,7 +289,7 @@ def _rated(summary: Summary) -> bool:
 
 def forfeit_rows(summary: Summary) -> list[list[str]]:
     """The games lost by forfeit as text cells (``FORFEIT_COLUMNS``)."""
-    return [[f["agent"], str(f["pairing"]), str(f["pair"]), str(f["game"]), f["reason"], f["detail"]]
+    return [[f["agent"], f["against"], str(f["pairing"]), str(f["pair"]), str(f["game"]), f["reason"], f["detail"]]
             for f in summary.forfeits]
 
 
