@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from c4lab.agents import Budget, SpecError, make_agent
+from c4lab.arena.schedule import ArenaConfig
 from c4lab.engine import EngineAgent, EngineError, ProtocolError, parse_command, parse_reply
 from c4lab.engine.client import EngineIllegalMove, EngineTimeout
 from c4lab.engine.protocol import BestMove, Error, Go, Info, Option, SetOption, SetPosition
@@ -342,6 +343,29 @@ def test_a_spec_sets_the_engines_own_options() -> None:
                       ("my option=1", "option 'my option': an option name is one word")):
         with pytest.raises(SpecError, match=what):
             make_agent(f"engine:cmd=/no/such/engine,options={bad}")
+
+
+def test_a_spec_gives_the_engine_its_own_time_or_iterations_a_move(tmp_path: Path) -> None:
+    """``time=`` and ``iterations=`` are the engine's budget, as
+    ``uct:time=0.5`` is uct's: the arena gives no budget of its own, so its
+    engines were told a bare ``go`` and could not be given a time a move.
+    A budget the caller gives still comes first; a bad one is refused."""
+    fake = fake_engine(tmp_path, "print('info string [' + rest + ']'); print('bestmove a')")
+    start = Position.parse("7x6")
+    for spec, sent in (("", "[]"), (",time=0.25", "[time 0.25]"), (",iterations=70", "[iterations 70]"),
+                       (",time=0.5,iterations=9", "[time 0.5 iterations 9]")):
+        with make_agent(f"engine:cmd={fake}{spec}") as engine:
+            assert engine.analyse(start)[1].note == sent
+            assert engine.analyse(start, Budget(iterations=7))[1].note == "[iterations 7]"
+    with make_agent(f"engine:cmd={fake},time=0.25") as engine:
+        record = play_game(engine, make_agent("random:seed=1"), start, policy="judge", limit=5, margin=1)
+        assert record.forfeit is None
+    over = ArenaConfig((f"engine:cmd={fake},time=5", "random"), games=2, board="5x4", limit=2, margin=1)
+    assert [n for n in over.check_agents() if "thinks 5 s a move, more than --limit 2 s + --margin 1 s" in n]
+    for bad, what in (("time=0", "a time budget must be a positive number"),
+                      ("iterations=0", "an iteration budget must be from 1")):
+        with pytest.raises(SpecError, match=f"agent 'engine': {what}"):
+            make_agent(f"engine:cmd={fake},{bad}")
 
 
 def test_the_engine_sees_positions_with_ban_tokens_and_may_answer_one(tmp_path: Path) -> None:

@@ -477,6 +477,8 @@ def _settings(options: Mapping[str, str] | str | None) -> dict[str, str]:
             "the engine's own settings as NAME=VALUE;NAME=VALUE, sent with 'setoption' after the handshake "
             "(no ',' or ';' in a value)",
         ),
+        Param("time", float, None, "seconds a move, sent as 'go time S' where the caller sets no budget (the arena)"),
+        Param("iterations", int, None, "the engine's units of work a move, sent as 'go iterations N' likewise"),
     ],
 )
 class EngineAgent(Agent):
@@ -489,6 +491,10 @@ class EngineAgent(Agent):
     ``engine_author`` and ``engine_options`` hold what the handshake told.
     ``handshake`` bounds the start-up (to ``c4labok``), ``timeout`` getting
     ready (``isready``) and a move that has no time of its own.
+    ``time`` and ``iterations`` are the engine's own budget a move, as
+    ``uct:time=0.5`` is uct's: sent with ``go`` when the caller gives no
+    budget, as the arena does (without them the engine, told a bare
+    ``go``, could not be given a time a move at all).
     """
 
     def __init__(
@@ -499,6 +505,8 @@ class EngineAgent(Agent):
         timeout: float = DEFAULT_TIMEOUT,
         handshake: float = DEFAULT_HANDSHAKE,
         options: Mapping[str, str] | str | None = None,
+        time: float | None = None,
+        iterations: int | None = None,
     ) -> None:
         if not cmd:
             raise SpecError("agent 'engine' needs cmd=, the engine's command line (e.g. engine:cmd=./my_engine.py)")
@@ -513,6 +521,12 @@ class EngineAgent(Agent):
         for key, seconds in (("timeout", timeout), ("handshake", handshake)):
             if not seconds > 0:
                 raise SpecError(f"agent 'engine': {key} must be positive, not {seconds!r}")
+        try:
+            self.budget = Budget(time, iterations) if time is not None or iterations is not None else None
+        except ValueError as exc:
+            raise SpecError(f"agent 'engine': {exc}") from None
+        self.time = time  # read by the arena's check of budgets against its --limit
+        self.iterations = iterations
         self.label = quote(shlex.join(self.argv))
         self.display_name = name
         self.margin = margin
@@ -683,6 +697,8 @@ class EngineAgent(Agent):
         and within the judge's ``move_limit``: else ``EngineTimeout``."""
         if position.is_over:
             raise ValueError(f"the game is over in {position.notation}: there is no move to choose")
+        if budget is None or (budget.time is None and budget.iterations is None):
+            budget = self.budget  # the spec's own (time=, iterations=), if any
         go = Go(budget.time, budget.iterations) if budget is not None else Go()
         with self._lock:
             process = self._live()
