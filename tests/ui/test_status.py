@@ -27,3 +27,26 @@ def test_the_games_bar_shows_a_spec_with_brackets_as_it_is(monkeypatch: pytest.M
         with games_bar(4) as progress:
             progress(2, 4, summary)
         assert summary in terminal.getvalue()
+
+
+def test_the_plain_progress_line_says_how_long_so_far_and_about_how_long_is_left(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Review: under ``nohup`` the line ended in a bare "(74 s)", which could
+    be the time so far or the time left.  The time left counts the games
+    this run played, not those a resumed run found saved."""
+    now = [0.0]
+    monkeypatch.setattr("c4lab.ui.status.time.monotonic", lambda: now[0])
+    log = io.StringIO()  # no terminal
+    monkeypatch.setattr(sys, "stderr", log)
+    with games_bar(400) as progress:
+        progress(100, 400, "a 60 - 40 b")  # resumed: 100 games saved
+        now[0] = 10.0
+        progress(140, 400, "a 84 - 56 b")  # 40 games in 10 s: 260 left, about 65 s
+        now[0] = 40.0
+        progress(400, 400, "a 240 - 160 b")
+    assert log.getvalue().splitlines() == [
+        "games 100/400  a 60 - 40 b  (0 s)",
+        "games 140/400  a 84 - 56 b  (10 s, about 65 s left)",
+        "games 400/400  a 240 - 160 b  (40 s)",
+    ]
