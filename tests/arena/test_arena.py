@@ -810,6 +810,11 @@ def test_cli_arena_then_report(tmp_path):
     report = runner.invoke(main, ["report", str(out), "--out-dir", str(tmp_path / "r")])
     assert report.exit_code == 0, report.output
     assert "Ranking" in report.output and (tmp_path / "r" / "report.html").exists()
+    # the JSON keeps the settings its figures come from (it had none: no seed, board or limit to publish)
+    again = json.loads(runner.invoke(main, ["report", str(out), "--out-dir", str(tmp_path / "r"), "--json"]).stdout)
+    for settings in (data["config"], again["config"]):
+        assert settings == read_results(out).config.to_dict()
+        assert (settings["seed"], settings["board"], settings["games"], settings["limit"]) == (3, "random", 4, 30.0)
     (tmp_path / "afile").write_text("")
     for where in ("afile/sub", "missing/deep/sub"):  # a folder under a file; folders that do not exist
         refused = runner.invoke(main, ["report", str(out), "--out-dir", str(tmp_path / where)])

@@ -72,6 +72,7 @@ class Summary:
             return [e if math.isfinite(e) else None for e in ends]
 
         return {
+            "config": self.config.to_dict(),  # the settings the figures come from: seed, board, limit, ...
             "games": self.games,
             "standings": [
                 {
