@@ -1213,7 +1213,7 @@ def arena(
             specs, games=games, gauntlet=gauntlet, board=board, bonus=bonus, plies=plies,
             openings=openings, seed=seed, limit=limit, margin=margin,
         )
-        test = SPRT.parse(sprt) if sprt else None
+        test = SPRT.parse(sprt) if sprt is not None else None  # `--sprt ""` (an unset variable) is no test: refused
         runner = make_executor(executor, jobs, ray_address)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None

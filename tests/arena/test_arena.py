@@ -828,6 +828,10 @@ def test_cli_arena_refuses_bad_input_clearly(tmp_path):
     assert result.exit_code == 2 and "at least two" in result.output
     result = runner.invoke(main, ["arena", "random", "random:seed=1", "--sprt", "elo0=0", "--out", str(tmp_path / "x.jsonl")])
     assert result.exit_code == 2 and "elo1" in result.output
+    # `--sprt "$TEST"` with TEST unset ran the whole match with no test, in silence
+    result = runner.invoke(main, ["arena", "random", "random:seed=1", "--sprt", "", "--out", str(tmp_path / "x.jsonl")])
+    assert result.exit_code == 2 and "SPRT: '' is not key=value" in result.output
+    assert not (tmp_path / "x.jsonl").exists()
     (tmp_path / "bad.jsonl").write_text("garbage\n")
     result = runner.invoke(main, ["report", str(tmp_path / "bad.jsonl")])
     assert result.exit_code == 2 and "bad.jsonl:1" in result.output
