@@ -1272,19 +1272,25 @@ def report_command(results: str, out_dir: str | None, as_json: bool) -> None:
         saved = read_results(results)
     except ResultsError as exc:
         raise BadInput(str(exc)) from None
-    if not saved.games:  # an arena stopped before its first game ended: no table, no plot to draw
+    games = saved.whole_pairs()  # what the run keeps: a lone game of a pair would give one side the first move
+    if not games:  # an arena stopped before its first game ended: no table, no plot to draw
         raise BadInput(f"{results}: no finished game yet, nothing to report")
     if saved.cut_line:  # a run stopped while it wrote: the arena plays that pair again when resumed
         click.echo(f"note: the last line of {results} is cut short (a run stopped while writing it): left out",
                    err=True)
-    summary = arena_report.summarise(saved.config, saved.games)
+    if len(games) < len(saved.games):
+        lone = len(saved.games) - len(games)
+        games_of = f"{lone} game{'s' if lone > 1 else ''} of {results}"
+        click.echo(f"note: {games_of} without the other game of {'their' if lone > 1 else 'its'} pair left out "
+                   "(the arena plays such a pair again when resumed)", err=True)
+    summary = arena_report.summarise(saved.config, games)
     stopped = state = line = None
     if saved.sprt:  # the run's sequential test: say where it stopped the run, as the arena said then, or where it stands
         from c4lab.arena.runner import sprt_line, sprt_state
         from c4lab.arena.stats import SPRT
 
         test = SPRT.parse(saved.sprt)
-        state = sprt_state(test, saved.config, list(saved.games))
+        state = sprt_state(test, saved.config, list(games))
         line = sprt_line(test, state)
         stopped = line if state["accepted"] else None
     path = Path(results)
