@@ -1158,7 +1158,7 @@ def _set_names(text: str | None, default: tuple[str, ...], known: tuple[str, ...
 
 @main.command()
 @click.argument("specs", nargs=-1, required=True, metavar="SPEC SPEC [SPEC...]")
-@click.option("--games", type=_INT64, default=10, show_default=True, help="Games per pairing (even: two per start).")
+@click.option("--games", type=_INT64, default=10, show_default=True, help="Games per pairing (even: two per start; at most 1,000,000 in a run).")
 @click.option("--gauntlet", is_flag=True, help="The first agent against each of the others (default: round robin).")
 @click.option("--board", **_home(*_ARENA, "board"),
               help="classic (7x6), random (a new enhanced board per pair) or a position string (9x8, 9x8/Xd3).")

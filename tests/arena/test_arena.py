@@ -96,6 +96,9 @@ def test_bonus_means_what_it_means_everywhere_a_random_bonus_cell_on_any_board()
         ({"specs": RANDOMS, "board": "7x6:q"}, "--board"),
         ({"specs": RANDOMS, "board": "7x6:d", "bonus": True}, "only be added to an empty board"),
         ({"specs": RANDOMS, "limit": 0}, "limit"),
+        # a slip of the finger sat there drawing a hundred billion starts, without a word
+        ({"specs": RANDOMS, "games": 100_000_000_000}, "makes 100,000,000,000 games in 1 pairing.*at most 1,000,000"),
+        ({"specs": (*RANDOMS, "heuristic"), "games": 400_000}, "makes 1,200,000 games in 3 pairing"),
     ],
 )
 def test_bad_settings_are_refused_with_a_reason(kwargs, message):

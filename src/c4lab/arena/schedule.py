@@ -31,6 +31,12 @@ class ArenaError(ValueError):
     a broken openings file."""
 
 
+#: The most games one run schedules: its starts are drawn before the first
+#: game (200,000 games took 25 s), so a slip of the finger (``--games
+#: 100000000000``) sat there without a word.
+MAX_GAMES = 1_000_000
+
+
 @dataclass(frozen=True)
 class ArenaConfig:
     """One experiment.  ``games`` counts the games of each pairing (an even
@@ -64,6 +70,11 @@ class ArenaConfig:
             raise ArenaError(f"an agent spec is given twice: {', '.join(self.specs)}")
         if self.games < 2 or self.games % 2:
             raise ArenaError(f"--games must be a positive even number (games come in pairs), not {self.games}")
+        if self.total_games > MAX_GAMES:
+            raise ArenaError(
+                f"--games {self.games} makes {self.total_games:,} games in {len(self.pairings())} pairing(s): a run "
+                f"schedules at most {MAX_GAMES:,} (each pair's start is drawn before the first game); "
+                "split it into runs with other seeds")
         if self.plies < 0:
             raise ArenaError(f"the number of random opening moves must be >= 0, not {self.plies}")
         if not self.limit > 0:
