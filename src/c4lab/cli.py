@@ -1217,6 +1217,13 @@ def arena(
         runner = make_executor(executor, jobs, ray_address)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
+    from c4lab.cores import usable_cores
+
+    cores = usable_cores()
+    if executor == "local" and jobs is not None and jobs > cores:  # more games at once than cores
+        click.echo(f"note: --jobs {jobs} on {cores} core{'s' if cores > 1 else ''}: an agent that thinks on a clock "
+                   f"gets less than a core and plays weaker (and loses on time more often) than at --jobs {cores}",
+                   err=True)
     from c4lab.arena.executors import WorkerLost
     from c4lab.ctrl_c import exit_status, stop_words, stops_ignored_from_now, stops_interrupt
 

@@ -1076,3 +1076,19 @@ def test_an_agent_that_cannot_play_a_board_the_run_draws_is_refused_before_any_g
     mixed = CliRunner().invoke(main, ["arena", "random", "random:seed=1", "--openings", str(tmp_path / "starts.txt"),
                                       "--board", "6x5", "--opening-moves", "3", "--out", str(tmp_path / "m.jsonl")])
     assert mixed.exit_code == 2 and "--board and --opening-moves cannot be given with it" in mixed.output
+
+
+def test_more_jobs_than_cores_is_run_with_a_note_on_what_it_costs_agents_on_a_clock(tmp_path, monkeypatch):
+    """Agents on a clock share the cores when more games run at once than
+    there are cores: weaker moves and more time forfeits, which a
+    researcher should hear of before publishing the figures; at most one
+    game a core, no note."""
+    import c4lab.cores
+
+    monkeypatch.setattr(c4lab.cores, "usable_cores", lambda: 1)
+    args = ["arena", *RANDOMS, "--board", "4x4", "--games", "2"]
+    crowded = CliRunner().invoke(main, [*args, "--jobs", "2", "--out", str(tmp_path / "two.jsonl")])
+    assert crowded.exit_code == 0, crowded.output
+    assert "note: --jobs 2 on 1 core: an agent that thinks on a clock gets less than a core" in crowded.stderr
+    alone = CliRunner().invoke(main, [*args, "--jobs", "1", "--out", str(tmp_path / "one.jsonl")])
+    assert alone.exit_code == 0 and "note: --jobs" not in alone.stderr
