@@ -276,7 +276,8 @@ class Agent(ABC):
 # ---------------------------------------------------------------------------
 
 
-#: An integer parameter's bound: the compiled kernels take 64-bit integers.
+#: The types a spec's ``key=value`` is read as (``Param.convert``).
+SPEC_TYPES = (int, float, bool, str)
 
 
 @dataclass(frozen=True)
@@ -292,6 +293,21 @@ class Param:
     minimum: float | None = None  # the smallest value allowed (numbers)
     above: bool = False  # ``minimum`` itself is not allowed (a time must be > 0)
     maximum: float | None = None  # the largest value allowed (numbers; a time: ``MAX_SECONDS``)
+
+    def __post_init__(self) -> None:
+        """``TypeError`` at the ``Param(...)`` line for a type a spec cannot
+        give: a spec's values are text, read with ``int``, ``float``, the
+        words of a ``bool`` or as they are (``str``).  ``int | None`` (a type
+        hint's way to say "may be left out") otherwise broke ``c4lab
+        agents`` for every agent, and ``list`` read ``weights=12`` as
+        ``['1', '2']``."""
+        if self.type not in SPEC_TYPES:
+            shown = getattr(self.type, "__name__", None) or repr(self.type)
+            raise TypeError(
+                f"Param({self.name!r}, {shown}, ...): a spec gives a parameter as text, so its type is one of "
+                "int, float, bool or str (one that may be left out has the default None, and 'none' in a spec "
+                f"gives None: Param({self.name!r}, int, None, ...))"
+            )
 
     def convert(self, agent: str, raw: str) -> Any:
         if (self.nullable or self.default is None) and raw.lower() == "none":
