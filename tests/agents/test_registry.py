@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 import c4lab
-from c4lab.agents import Param, agent_infos, base
+from c4lab.agents import Agent, Analysis, Budget, Param, SpecError, agent_infos, base, make_agent, register
+from c4lab.rules import Move, Position
 
 SRC = Path(c4lab.__file__).resolve().parents[1]
 
@@ -61,5 +62,48 @@ def test_the_agent_list_lives_on_after_a_refused_parameter() -> None:
     assert run.returncode == 0, run.stderr
     assert run.stdout.startswith("Param('depth', int | None, ...)")
     assert "random:" in run.stdout and "deep:" not in run.stdout
+
+
+def test_a_declared_parameter_the_class_does_not_take_is_refused_at_register() -> None:
+    with pytest.raises(TypeError, match=re.escape(
+            "agent 'leveled': Leveled takes no keyword parameter depth, which its Param list declares "
+            "(make_agent passes each by name: def __init__(self, depth=...))")):
+
+        @register("leveled", "a level", [Param("depth", int, 2, "how deep")])
+        class Leveled(Agent):
+            def __init__(self, level: int = 1) -> None:
+                self.level = level
+
+            def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
+                raise NotImplementedError
+
+    with pytest.raises(SpecError, match="unknown agent 'leveled'"):
+        make_agent("leveled:depth=3")  # nothing half-registered
+
+
+def test_a_constructor_argument_no_parameter_declares_is_refused_at_register() -> None:
+    with pytest.raises(TypeError, match=re.escape(
+            "agent 'needy': Needy needs depth, which no Param declares (a spec can give only declared "
+            "parameters: add Param('depth', ...) or a default)")):
+
+        @register("needy", "needs a depth")
+        class Needy(Agent):
+            def __init__(self, depth: int) -> None:
+                self.depth = depth
+
+            def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
+                raise NotImplementedError
+
+
+def test_a_class_taking_keyword_arguments_takes_every_parameter() -> None:
+    @register("keywords", "any keywords", [Param("depth", int, 2, "how deep")])
+    class Keywords(Agent):
+        def __init__(self, **options: int) -> None:
+            self.options = options
+
+        def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
+            return position.legal_moves()[0], Analysis()
+
+    assert make_agent("keywords:depth=3").options == {"depth": 3}  # type: ignore[attr-defined]
 
 

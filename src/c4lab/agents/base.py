@@ -388,12 +388,43 @@ def register(
 
     def wrap(factory: Callable[..., Agent]) -> Callable[..., Agent]:
         params_tuple = tuple(params)
+        _check_factory(name, factory, params_tuple)
         _add(AgentInfo(name, help, params_tuple, factory, requires=requires))
         for preset, (preset_help, values) in (presets or {}).items():
             _add(AgentInfo(preset, preset_help, params_tuple, factory, dict(values)))
         return factory
 
     return wrap
+
+
+def _check_factory(name: str, factory: Callable[..., Agent], params: tuple[Param, ...]) -> None:
+    """``TypeError`` at the ``@register`` line unless ``factory`` takes
+    every declared parameter by its name and needs no other: ``make_agent``
+    passes exactly the ``Param``s, and a mismatch otherwise surfaced as
+    ``__init__() got an unexpected keyword argument`` in a traceback at the
+    first spec that named the agent."""
+    try:
+        signature = inspect.signature(factory)
+    except (TypeError, ValueError):  # a builtin or a C callable: nothing to compare
+        return
+    accepted = signature.parameters
+    kinds = {p.kind for p in accepted.values()}
+    if inspect.Parameter.VAR_KEYWORD not in kinds:
+        by_name = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+        missing = [p.name for p in params if p.name not in accepted or accepted[p.name].kind not in by_name]
+        if missing:
+            raise TypeError(
+                f"agent {name!r}: {factory.__name__} takes no keyword parameter {', '.join(missing)}, which "
+                f"its Param list declares (make_agent passes each by name: def __init__(self, {missing[0]}=...))"
+            )
+    declared = {p.name for p in params}
+    required = [key for key, p in accepted.items()
+                if p.default is p.empty and key not in declared and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    if required:
+        raise TypeError(
+            f"agent {name!r}: {factory.__name__} needs {', '.join(required)}, which no Param declares "
+            f"(a spec can give only declared parameters: add Param({required[0]!r}, ...) or a default)"
+        )
 
 
 def _add(info: AgentInfo) -> None:
