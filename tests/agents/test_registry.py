@@ -31,6 +31,17 @@ def registry() -> Iterator[None]:
     base._REGISTRY.update(before)
 
 
+def define_first_column(name: str = "first-column") -> type[Agent]:
+    """A class as a notebook's cell defines it: the same qualified name each run."""
+
+    @register(name, "the first legal column")
+    class FirstColumn(Agent):
+        def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
+            return position.legal_moves()[0], Analysis()
+
+    return FirstColumn
+
+
 @pytest.mark.parametrize("kind, shown", [(int | None, "int | None"), (list, "list"), (Path, "Path")])
 def test_a_parameter_of_a_type_a_spec_cannot_give_is_refused_where_it_is_declared(kind: object, shown: str) -> None:
     with pytest.raises(TypeError, match=re.escape(f"Param('depth', {shown}, ...): a spec gives a parameter as text, "
@@ -106,4 +117,18 @@ def test_a_class_taking_keyword_arguments_takes_every_parameter() -> None:
 
     assert make_agent("keywords:depth=3").options == {"depth": 3}  # type: ignore[attr-defined]
 
+
+def test_a_notebook_cell_run_again_replaces_its_agent() -> None:
+    define_first_column()
+    second = define_first_column()  # was "agent name 'first-column' is registered twice"
+    assert type(make_agent("first-column")) is second
+    assert [info.name for info in agent_infos()].count("first-column") == 1
+
+
+def test_another_class_under_a_taken_name_names_both() -> None:
+    told = re.escape("agent name 'random' is registered twice: by c4lab.agents.random_agent.RandomAgent and by ")
+    mine = re.escape("test_registry.define_first_column.<locals>.FirstColumn; give one of them another name")
+    with pytest.raises(ValueError, match=f"{told}\\S*{mine}"):
+        define_first_column("random")
+    assert type(make_agent("random")).__name__ == "RandomAgent"
 

@@ -427,9 +427,21 @@ def _check_factory(name: str, factory: Callable[..., Agent], params: tuple[Param
         )
 
 
+def _origin(factory: Callable[..., Agent]) -> str:
+    """Where ``factory`` was defined: ``module.QualifiedName``."""
+    return f"{getattr(factory, '__module__', '?')}.{getattr(factory, '__qualname__', repr(factory))}"
+
+
 def _add(info: AgentInfo) -> None:
-    if info.name in _REGISTRY:
-        raise ValueError(f"agent name {info.name!r} is registered twice")
+    """Add ``info`` under its name.  The same class defined again (a
+    notebook's cell run a second time, a module reloaded) replaces its
+    earlier self; another one under a taken name is a ``ValueError`` naming
+    both, so that the one to rename is plain (a script's ``random`` meets
+    c4lab's only when the built-in agents load)."""
+    old = _REGISTRY.get(info.name)
+    if old is not None and _origin(old.factory) != _origin(info.factory):
+        raise ValueError(f"agent name {info.name!r} is registered twice: by {_origin(old.factory)} and by "
+                         f"{_origin(info.factory)}; give one of them another name")
     _REGISTRY[info.name] = info
 
 
