@@ -115,6 +115,18 @@ def test_the_python_agent_is_listed_played_and_offered(tmp_path: Path) -> None:
     ]
 
 
+def test_the_installed_python_agent_passes_the_conformance_suite(tmp_path: Path) -> None:
+    """The page's command: the contract every agent passes, on the
+    installed example.  It met ``KeyError: 'myagent'`` (the suite knew
+    c4lab's agents only) and a request to add the agent to c4lab's own
+    ``SPECS``."""
+    checked = _run(["-m", "pytest", str(ROOT / "tests" / "agents" / "test_conformance.py"), "-k",
+                    "myagent or every_registered_agent_is_checked", "-q", "-p", "no:cacheprovider",
+                    "--rootdir", str(ROOT)], tmp_path, _installed(tmp_path / "site"), timeout=600)
+    assert checked.returncode == 0, checked.stdout[-3000:]
+    assert "4 passed" in checked.stdout, checked.stdout[-3000:]
+
+
 def test_the_python_agent_takes_a_win_and_blocks_one(tmp_path: Path) -> None:
     """The agent's own play, as the page promises it.  In a process of its
     own: importing the module registers ``myagent``, which this session's
