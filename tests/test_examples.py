@@ -184,3 +184,23 @@ def test_the_engine_example_plays_the_arena_on_every_kind_of_board(tmp_path: Pat
     assert len({game["position"].split(":")[0] for game in games}) >= 5  # several kinds of board
     wins = sum(game["result"] == ("A" if game["A"] == spec else "B") for game in games)
     assert wins >= 13  # 15 of 20 with this seed (a small board can be lost or drawn from the start)
+
+
+def test_a_plugin_that_fails_on_import_is_named_in_one_line_and_the_other_agents_play(tmp_path: Path) -> None:
+    """An installed plugin whose module raises as it is imported (a bad
+    ``Param``, a missing dependency) left every command a traceback,
+    ``move --agent random`` included: now each command says once which
+    plugin did not load, where and why, and asking for its agent says so."""
+    site = tmp_path / "site"
+    info = site / "c4lab_broken-0.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: c4lab-broken\nVersion: 0.1\n", encoding="utf-8")
+    (info / "entry_points.txt").write_text("[c4lab.agents]\nbroken = c4lab_broken\n", encoding="utf-8")
+    (site / "c4lab_broken.py").write_text('"""A plugin with a bug."""\nraise ValueError("oops")\n', encoding="utf-8")
+    moved = _run(["-m", "c4lab", "move", "4x4", "--agent", "random:seed=1"], tmp_path, site)
+    assert moved.returncode == 0 and moved.stdout.strip() in list("abcd"), moved.stderr
+    assert moved.stderr.strip() == (f"warning: the agent plugin 'broken' (c4lab_broken) did not load at "
+                                    f"{site / 'c4lab_broken.py'}:2: ValueError: oops; its agents are left out")
+    asked = _run(["-m", "c4lab", "move", "4x4", "--agent", "broken"], tmp_path, site)
+    assert asked.returncode == 2 and "Traceback" not in asked.stderr
+    assert "unknown agent 'broken'" in asked.stderr and "'broken' (c4lab_broken) did not load" in asked.stderr

@@ -21,7 +21,9 @@ import inspect
 import math
 import numbers
 import os
+import sys
 import threading
+import traceback
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -462,8 +464,33 @@ def _load_agent_families() -> None:
             "install it (python3 -m pip install -e .) rather than running it from the source folder"
         )
     for ep in sorted(found, key=lambda ep: ep.name):
-        ep.load()  # the module registers its agents as it is imported
+        if ep.value.startswith("c4lab."):
+            ep.load()  # the module registers its agents as it is imported
+            continue
+        try:  # another package's: its fault must not stop every command, c4lab's own agents included
+            ep.load()
+        except Exception as exc:  # noqa: BLE001 - any error of a plugin's import is reported, one line
+            where = _plugin_frame(exc)
+            broken_plugins[ep.name] = (f"the agent plugin {ep.name!r} ({ep.value}) did not load{where}: "
+                                       f"{type(exc).__name__}: {exc}")
+            print(f"warning: {broken_plugins[ep.name]}; its agents are left out", file=sys.stderr)
     _families_loaded = True
+
+
+#: Agent plugins (entry points of other packages) whose import failed: the
+#: entry point's name, and one line that says why and where.
+broken_plugins: dict[str, str] = {}
+
+
+def _plugin_frame(exc: BaseException) -> str:
+    """`` at FILE:LINE``: the deepest frame of ``exc`` outside c4lab and
+    the import machinery (the plugin's own line), or nothing."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # c4lab's own folder
+    found = ""
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if "importlib" not in frame.filename and not os.path.abspath(frame.filename).startswith(package + os.sep):
+            found = f" at {frame.filename}:{frame.lineno}"
+    return found
 
 
 def agent_infos() -> list[AgentInfo]:
@@ -507,7 +534,8 @@ def make_agent(spec: str, **context: Any) -> Agent:
     info = _REGISTRY.get(name)
     if info is None:
         known = ", ".join(sorted(_REGISTRY))
-        raise SpecError(f"unknown agent {name!r} (known agents: {known})")
+        broken = "".join(f"; {line}" for line in broken_plugins.values())
+        raise SpecError(f"unknown agent {name!r} (known agents: {known}){broken}")
     if info.unavailable:
         raise SpecError(f"agent {name!r} {info.unavailable}")
     known_params = {p.name: p for p in info.params}
