@@ -274,7 +274,7 @@ def test_bad_entries_are_explained_and_asked_again(server: BackgroundServer) -> 
     assert "A (white), Ann (you) plays b." in out
     assert "You left the game." in out
     assert f"C4LAB_TOKEN={ann} c4lab connect" in out
-    assert len(keyboard.prompts) == 6
+    assert len(keyboard.prompts) == 7  # the last: "Leave the game?" for the e, answered by the end of input
     assert room_state(server, code)["status"] == "playing"  # leaving is not resigning
 
 
@@ -299,6 +299,47 @@ def test_the_ban_is_asked_for_on_the_bonus_cell_and_resigning_ends_the_game(serv
     assert "You lost." in out
     assert "The game in notation: 9x8/Xd3/Bb1:b+ac" in out
     assert room_state(server, code)["reason"] == "resign"
+
+
+def test_a_lone_e_in_a_game_asks_before_leaving_as_in_the_terminal_game(server: BackgroundServer) -> None:
+    """Review: on a board with a column e, a player who typed ``e`` for the
+    column left the game at once (and forfeited unless back in time); the
+    terminal game asks first, and so does connect now."""
+    code, ann = new_room(server)
+    bob = Player(server, code, join(server, code, "Bob"))
+    try:
+        keyboard = Script("e", "n", "exit")
+        client = Running(f"{server.url}/r/{code}", keyboard, token=ann)
+        client.wait_for("You stay: the game goes on.")
+        assert client.finish() == 0
+    finally:
+        bob.close()
+    assert keyboard.prompts[1] == "Leave the game? y leaves; anything else goes on (column e is typed 5): "
+    assert keyboard.prompts[2].startswith("A to move: column a-g")  # still in the game, asked again
+    assert "You left the game." in client.output  # "exit" is never a column: it leaves at once
+    assert len(keyboard.prompts) == 3
+    assert room_state(server, code)["status"] == "playing"
+
+
+def test_a_lone_e_at_the_ban_question_asks_before_leaving_and_the_ban_is_asked_again(
+    server: BackgroundServer,
+) -> None:
+    code, ann = new_room(server, board="9x8/Xd3/Bb1")
+    bob = Player(server, code, join(server, code, "Bob"))
+    try:
+        keyboard = Script("b", "e", "", "5", "e", "y")
+        client = Running(f"{server.url}/r/{code}", keyboard, token=ann)
+        room = bob.next_state(lambda r: r["position"] != "9x8/Xd3/Bb1")
+        assert room["position"] == "9x8/Xd3/Bb1:b+e"
+        bob.play("c")
+        assert client.finish() == 0
+    finally:
+        bob.close()
+    assert keyboard.prompts[2].startswith("Leave the game?")
+    assert keyboard.prompts[3].startswith("Ban column: a, b, c, d, e, f, g, h, i (column e: 5)")
+    assert keyboard.prompts[5].startswith("Leave the game?")  # y: leaves
+    assert "You left the game." in client.output
+    assert room_state(server, code)["position"] == "9x8/Xd3/Bb1:b+ec"
 
 
 def test_a_bonus_move_may_be_typed_as_the_notation_writes_it(server: BackgroundServer) -> None:
@@ -963,7 +1004,7 @@ def test_a_move_played_on_the_seats_other_connection_closes_the_column_prompt_he
         while "A (white), Ann (you) plays d." not in after():
             assert time.monotonic() < deadline, ann.output
             time.sleep(0.01)
-        ann.keyboard.lines.put("e")
+        ann.keyboard.lines.put("exit")
         assert ann.finish() == 0
     finally:
         page.close()

@@ -19,6 +19,8 @@ from c4lab.rules import Move, Position
 from c4lab.rules.variant import column_letter
 
 QUIT_WORDS = ("e", "exit")
+#: Asked for a lone ``e`` where the board has a column e (the terminal game and ``c4lab connect``).
+LEAVE_QUESTION = "Leave the game? y leaves; anything else goes on (column e is typed 5): "
 
 
 class QuitGame(Exception):
@@ -95,7 +97,7 @@ class HumanAgent(Agent):
                 return entry
             if word != "e" or not e_is_column:
                 raise QuitGame()
-            answer = self._read("Leave the game? y leaves; anything else goes on (column e is typed 5): ")
+            answer = self._read(LEAVE_QUESTION)
             if answer.strip().lower() in ("y", "yes"):
                 raise QuitGame()
 

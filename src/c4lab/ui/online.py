@@ -11,6 +11,8 @@ accepts the other's, ``n`` declines or takes one's own back: the
 ``rematch`` message of the page); accepted, the next game, sides swapped,
 is played in the same room and session, and spectators watch it too.
 A server message the client cannot read is one line, and it goes on.
+As in the terminal game, a player's lone ``e`` in a game on a board with
+a column e asks before leaving (it may mean the column).
 
 The keyboard is read in a daemon thread, one line at a time, so that the
 socket is served while a person thinks: "your opponent left" shows up under
@@ -45,7 +47,7 @@ from typing import Any
 
 from rich.console import Console
 
-from c4lab.agents.human import QUIT_WORDS, _read_column, read_move_with_ban
+from c4lab.agents.human import LEAVE_QUESTION, QUIT_WORDS, _read_column, read_move_with_ban
 from c4lab.rules import Position
 from c4lab.rules.variant import column_letter
 from c4lab.server import errors
@@ -666,7 +668,17 @@ class OnlineClient:
             await ws.send(link.resign())
             self._in_flight = True
             return None
+        if kind == "leave":  # the answer to "Leave the game?" (a lone e where e is a column)
+            if word in CONFIRM_WORDS:
+                return await self._leave(ws)
+            self.say("You stay: the game goes on.")
+            if options and self._my_turn():  # the ban question it interrupted, again
+                self._ask_ban(options)
+            return None
         if word in QUIT_WORDS:
+            if word == "e" and self._e_may_be_a_column(kind, options):
+                self._ask("leave", LEAVE_QUESTION, options if kind == "ban" else [])
+                return None
             return await self._leave(ws)
         if word in RESIGN_WORDS:
             if self.room["status"] != "playing" or not self.you:
@@ -727,6 +739,17 @@ class OnlineClient:
         self.say(f"{entry!r} is not a column that can take the ban piece: choose one of {bans}, or Enter.")
         self._ask_ban(options)
         return None
+
+    def _e_may_be_a_column(self, kind: str, options: list[str]) -> bool:
+        """Whether a lone ``e`` typed by a player in a game may mean column e
+        (a move, a ban, a move typed ahead): then it is asked about first, as
+        in the terminal game, since leaving starts the forfeit countdown."""
+        assert self.room is not None
+        if not self.you or self.room["status"] != "playing":
+            return False
+        if kind == "ban":
+            return any(option.endswith("+e") for option in options)
+        return kind in ("column", "wait") and self.room["width"] >= 5
 
     def _not_now(self) -> str:
         """What a line typed out of turn is told."""
