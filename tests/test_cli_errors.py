@@ -85,6 +85,20 @@ def test_bad_input_is_an_error_message_never_a_traceback(args: tuple[str, ...]) 
         assert len(result.output.strip().splitlines()) == 1, result.output
 
 
+@pytest.mark.parametrize("content", [b"\xff\xfe\x00token\n", b"", b"\n  \n"], ids=["not text", "empty", "blank"])
+def test_a_bad_token_file_is_one_line_that_names_it(tmp_path: Path, content: bytes) -> None:
+    """Review: a token file that was not text (the wrong file given) ended
+    ``c4lab connect`` in a UnicodeDecodeError traceback; an empty one did not
+    say which file."""
+    token_file = tmp_path / "seat.token"
+    token_file.write_bytes(content)
+    result = CliRunner().invoke(main, ["connect", "--token-file", str(token_file), "http://127.0.0.1:9/r/room"])
+    assert result.exit_code == 2, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    assert len(result.output.strip().splitlines()) == 1, result.output
+    assert "--token-file" in result.output and str(token_file) in result.output
+
+
 @pytest.mark.parametrize("option, value", [
     ("--max-think", "0.5"), ("--max-iterations", "0"), ("--max-depth", "-1"), ("--agent-threads", "0"),
     ("--allow-agent", "engine"),

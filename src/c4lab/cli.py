@@ -718,6 +718,23 @@ def _serve(
         raise BadInput(str(exc)) from None
 
 
+
+def _token_from_file(path: str) -> str:
+    """The token on the first line of ``path`` (``--token-file``): a file
+    that cannot be read, is not text or holds no token is one line naming
+    it, before anything connects (it was a traceback for a file not text)."""
+    try:
+        with open(path, encoding="utf-8") as lines:
+            token = lines.readline().strip()
+    except UnicodeDecodeError:
+        raise click.BadParameter(f"{path!r} is not a text file: the token is the first line of one",
+                                 param_hint="--token-file") from None
+    except OSError as exc:
+        raise click.BadParameter(f"cannot read {path!r}: {exc.strerror or exc}", param_hint="--token-file") from None
+    if not token:
+        raise click.BadParameter(f"{path!r} holds no token: its first line is empty", param_hint="--token-file")
+    return token
+
 @main.command()
 @click.argument("url")
 @click.option("--name", default=None, help="Your display name when you take a free seat (1-24 characters).")
@@ -748,10 +765,7 @@ def connect(
     from c4lab.ui.online import run_online
 
     if token_file is not None:
-        with open(token_file, encoding="utf-8") as lines:
-            token = lines.readline().strip()
-        if not token:
-            raise click.BadParameter("the file holds no token", param_hint="--token-file")
+        token = _token_from_file(token_file)
     token_file = os.path.abspath(token_file) if token_file is not None else None  # said in the come-back line
     sys.exit(run_online(url, name=name, token=token or None, token_file=token_file, watch=watch, color=color))
 
