@@ -202,3 +202,20 @@ def test_s_solves_on_the_columns_left_unknown_and_u_and_r_keep_what_it_found(mon
     assert "Every column is solved already." in text  # the second s
     after = f"Scores for B (black), to move: {written(exact('5x4:c'))}  (+ a win"
     assert text.count(after) == 3  # after s, after the second s, and back with u
+
+
+def test_u_at_the_ban_question_takes_back_the_drop_on_the_bonus_cell_only() -> None:
+    # b lands on the bonus cell b1: u at the ban question took back a as well (back to the empty board,
+    # saying "Nothing to take back: this is the start." from 5x4/Bb1), and r played the line's c instead
+    status, text = analysis_tui("5x4/Bb1:a", "b", "u", "e", "y")
+    assert status == 0
+    assert "The drop on the bonus cell is taken back." in text
+    assert text.count("Scores for B (black), to move: a -1, b +1, c 0, d 0, e -1") == 2  # before b, and after u
+    assert text.rstrip().endswith("The position on the board: 5x4/Bb1:a")
+    _, text = analysis_tui("5x4/Bb1:a", "c", "u", "b", "r", "", "e", "y")
+    assert "'r' is not a column that can take the ban piece" in text
+    assert text.rstrip().endswith("The position on the board: 5x4/Bb1:ab")  # the drop, declined: not the line's c
+    keys = Script("b", "e", "y")
+    settings = GameSettings(board="5x4/Bb1:a", players=("human", "human"), first="1", analyse=True)
+    TerminalGame(settings, console=Console(file=io.StringIO(), no_color=True), read=keys).run()
+    assert any(prompt.startswith("Ban column:") and "u to take the drop back" in prompt for prompt in keys.prompts)

@@ -21,6 +21,8 @@ from c4lab.rules.variant import column_letter
 QUIT_WORDS = ("e", "exit")
 #: Asked for a lone ``e`` where the board has a column e (the terminal game and ``c4lab connect``).
 LEAVE_QUESTION = "Leave the game? y leaves; anything else goes on (column e is typed 5): "
+#: How the ban question begins (the terminal's analysis board tells it from the move question by it).
+BAN_PROMPT = "Ban column:"
 
 
 class QuitGame(Exception):
@@ -158,7 +160,7 @@ class HumanAgent(Agent):
         )
         while True:
             e_note = " (column e: 5)" if 4 in bans else ""
-            entry = self._prompt(f"Ban column: {letters}{e_note}, or Enter to decline: ", 4 in bans)
+            entry = self._prompt(f"{BAN_PROMPT} {letters}{e_note}, or Enter to decline: ", 4 in bans)
             if not entry.strip():
                 return options[0]
             col = _read_column(entry, position.variant.width)

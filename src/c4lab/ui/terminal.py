@@ -28,7 +28,7 @@ from rich.text import Text
 
 from c4lab.agents import Agent, QuitGame, make_agent
 from c4lab.agents.base import warm_up
-from c4lab.agents.human import QUIT_WORDS
+from c4lab.agents.human import BAN_PROMPT, QUIT_WORDS
 from c4lab.game import Turn, play_game
 from c4lab.rules import Cell, Move, Position, Variant
 from c4lab.rules.setup import check_start, starting_position
@@ -483,7 +483,9 @@ class TerminalGame:
                 notice = self.solve_on(empty.play(*line[:ply]))
             except _LineStep as step:
                 moved = max(0, min(len(line), ply + step.delta))
-                if moved == ply:  # said under the board drawn next
+                if step.delta == 0:
+                    notice = "The drop on the bonus cell is taken back."
+                elif moved == ply:  # said under the board drawn next
                     notice = ("Nothing to play again: this is the end of the line." if step.delta > 0
                               else "Nothing to take back: this is the start.")
                 ply = moved
@@ -529,7 +531,8 @@ class _SolveOn(Exception):
 
 
 class _LineStep(Exception):
-    """The analysis board's u (one move back) or r (one forward)."""
+    """The analysis board's u (one move back) or r (one forward); at the
+    ban question, u (0: the drop on the bonus cell, not played yet, taken back)."""
 
     def __init__(self, delta: int) -> None:
         super().__init__(delta)
@@ -542,6 +545,13 @@ def _with_line_keys(read: Callable[[str], str]) -> Callable[[str], str]:
     leaves as in a game (asking first where ``e`` is a column)."""
 
     def keyed(prompt: str) -> str:
+        if prompt.startswith(BAN_PROMPT):
+            # the drop on the bonus cell is not played yet: u takes it back (the same position, the same side to
+            # move), not the move before it too; r and s are not columns here, as the question says
+            entry = read(prompt.replace("or Enter to decline", "Enter to decline, or u to take the drop back"))
+            if entry.strip().lower() in ("u", "undo"):
+                raise _LineStep(0)
+            return entry
         entry = read(prompt.replace("e to exit", "u back, r forward, e to exit"))  # the move prompt names them
         word = entry.strip().lower()
         if word in ("u", "undo"):
