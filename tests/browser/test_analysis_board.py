@@ -261,6 +261,37 @@ def test_a_bonus_board_with_a_ban_is_analysed_too(server, new_page):
     wait_notes(page, after, 5)
 
 
+def test_undo_or_a_step_back_while_a_ban_is_chosen_takes_back_the_drop_alone(server, new_page):
+    """The drop on the bonus cell is not played until its ban is chosen:
+    Undo (or the step back) takes it back, and the position, its side to
+    move and its scores stay; it took back the move before it too."""
+    page = new_page()
+    start = "5x4/Bc2:c"  # Black's piece in column c lands on the bonus cell
+    page.goto(server.url + "/analyse?position=" + urllib.parse.quote(start))
+    scores = wait_notes(page, start, 5)
+    for button in ("#undo", "#step-back"):
+        click_cell(page, "c2")
+        expect(page.locator("#ban-panel")).to_be_visible()
+        page.locator(button).click()
+        expect(page.locator("#ban-panel")).to_be_hidden()
+        assert notes(page) == scores  # the drops' scores again, for Black
+        expect(page.locator("#analysis-key")).to_contain_text("Scores for Black, to move")
+        click_cell(page, "d1")  # still Black's move, from the same position
+        wait_notes(page, start + "d", 5)
+        page.locator("#undo").click()
+        assert wait_notes(page, start, 5) == scores
+    # the first move of the board on the bonus cell: Undo takes back that drop too
+    first = "5x4/Bc1"
+    page.goto(server.url + "/analyse?position=" + urllib.parse.quote(first))
+    wait_notes(page, first, 5)
+    click_cell(page, "c1")
+    expect(page.locator("#undo")).to_be_enabled()
+    page.locator("#undo").click()
+    expect(page.locator("#ban-panel")).to_be_hidden()
+    click_cell(page, "d1")
+    wait_notes(page, first + ":d", 5)
+
+
 def test_while_a_ban_is_chosen_the_key_explains_the_ban_scores_shown(server, new_page, monkeypatch):
     """While the ban piece is chosen, the scores above the columns are the
     ban choices' (exact, or ? where not solved: no estimate exists for a

@@ -363,7 +363,7 @@ export function renderAnalysis() {
   $("redo").hidden = !line;
   $("redo").disabled = R.line.length <= n;
   if (line) {
-    $("step-back").disabled = n <= room.start_ply;
+    $("step-back").disabled = n <= room.start_ply && !R.pending; // a drop on the bonus cell is taken back too
     $("step-forward").disabled = R.line.length <= n;
     for (const mv of $("moves").querySelectorAll(".mv")) mv.classList.toggle("ahead", Number(mv.dataset.ply) > n);
   }

@@ -211,16 +211,14 @@ function cancelBan() {
 }
 
 function bindRoomControls() {
-  $("undo").addEventListener("click", () => {
-    dropBan();
-    send({ type: "undo" });
-  });
+  // a drop on the bonus cell whose ban is being chosen is not played yet: Undo (or a step back) takes it back alone
+  $("undo").addEventListener("click", () => (R.pending ? cancelBan() : send({ type: "undo" })));
   $("hint").addEventListener("click", () => {
     goLive(); // the hint is for the live position
     askHint(renderControls);
   });
   $("review").addEventListener("click", () => askReview(renderControls));
-  $("step-back").addEventListener("click", () => (onLine() && R.view === null ? stepLine(-1) : stepBy(-1)));
+  $("step-back").addEventListener("click", () => (R.pending ? cancelBan() : onLine() && R.view === null ? stepLine(-1) : stepBy(-1)));
   $("step-forward").addEventListener("click", () => (onLine() && R.view === null ? stepLine(1) : stepBy(1)));
   $("redo").addEventListener("click", () => stepLine(1));
   $("analysis-toggle").addEventListener("change", (e) => {

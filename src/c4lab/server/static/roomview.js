@@ -263,8 +263,8 @@ export function renderControls() {
   $("play-again").hidden = !(local && room.status === "over") || R.analysing;
   $("swap-sides").hidden = $("play-again").hidden;
   const givenUp = room.status === "over" && (room.reason === "resign" || room.reason === "forfeit");
-  $("undo").disabled = !R.you.length || givenUp || tokens.length <= room.start_ply ||
-    !tokens.some((_, ply) => ply >= room.start_ply && room.seats[ply % 2 === 0 ? "A" : "B"].kind === "human");
+  $("undo").disabled = !R.pending && (!R.you.length || givenUp || tokens.length <= room.start_ply ||
+    !tokens.some((_, ply) => ply >= room.start_ply && room.seats[ply % 2 === 0 ? "A" : "B"].kind === "human"));
   // while it waits, Hint and Review say so and do nothing, but keep the keyboard's focus (a disabled button drops it)
   $("hint").disabled = room.status !== "playing";
   $("hint").setAttribute("aria-disabled", String(R.hintWaiting));
