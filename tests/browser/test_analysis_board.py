@@ -376,6 +376,40 @@ def test_the_new_game_form_and_the_switch_in_a_game(server, new_page):
     expect(page.locator("#board .col-note")).to_have_count(0)
 
 
+def test_with_the_switch_on_in_a_game_the_computers_turn_promises_no_scores(server, new_page, monkeypatch):
+    """The switch gives the scores for the person's moves only: while the
+    computer thinks (here held until the test lets it move) the line under
+    the board says they come for the next move; it said "Black to move:
+    solving every column…", and no scores for Black ever came."""
+    from c4lab.agents.random_agent import RandomAgent
+
+    released = threading.Event()
+    real = RandomAgent.analyse
+
+    def held(self, position, budget=None):
+        released.wait(60)
+        return real(self, position, budget)
+
+    monkeypatch.setattr(RandomAgent, "analyse", held)
+    page = new_page()
+    key = page.locator("#analysis-key")
+    try:
+        ticket = create_room(server, board="5x4", players={"A": "human", "B": "random"})
+        open_room(page, server, ticket)
+        page.locator("#analysis-toggle").check()
+        wait_notes(page, "5x4", 5)
+        expect(key).to_contain_text("Scores for White, to move")
+        click_cell(page, "c1")
+        wait_position(page, "5x4:c")
+        expect(page.locator("#status")).to_contain_text("thinking")
+        expect(key).to_have_text("Black to move: the scores come for your next move.")
+        expect(page.locator("#board .col-note")).to_have_count(0)
+    finally:
+        released.set()
+    expect(page.locator("#board .col-note")).to_have_count(5, timeout=60_000)  # White's, after Black's move
+    expect(key).to_contain_text("Scores for White, to move")
+
+
 def test_the_key_under_the_board_after_the_game_names_only_what_takes_a_move_back(server, new_page):
     """With the switch on, the key under a finished game says how to go on
     analysing: undo (and stepping back, on the analysis board's line, where
