@@ -410,6 +410,22 @@ def test_with_the_switch_on_in_a_game_the_computers_turn_promises_no_scores(serv
     expect(key).to_contain_text("Scores for White, to move")
 
 
+def test_an_analysis_boards_address_opened_elsewhere_says_it_only_watches(server, new_page):
+    """The room's own address (/r/<code>, in the address bar once the board
+    is made) opened in another browser watches it: no scores are asked
+    there, and the line under the board says so and where a board of one's
+    own is; it said "White to move: solving every column…" for ever."""
+    ticket = create_room(server, board="7x6:dd", players={"A": "human", "B": "human"}, analysis=True)
+    page = new_page()  # without the room's token: it holds no seat
+    page.goto(server.url + ticket["url"])
+    wait_position(page, "7x6:dd")
+    expect(page.locator("#analysis-key")).to_have_text(
+        "You are watching: no scores here. The position panel's link opens this position on an analysis board of your own."
+    )
+    expect(page.locator("#analysis-link")).to_be_visible()
+    expect(page.locator("#board .col-note")).to_have_count(0)
+
+
 def test_the_key_under_the_board_after_the_game_names_only_what_takes_a_move_back(server, new_page):
     """With the switch on, the key under a finished game says how to go on
     analysing: undo (and stepping back, on the analysis board's line, where

@@ -378,8 +378,9 @@ export function renderAnalysis() {
     text = givenUp ? "The game is over and was given up: no move can be taken back. Review scores every move."
       : `The game is over: undo${line ? ", or step back," : ""} to go on analysing.`;
   } else if (!myTurn(room)) {
-    // the computer's move (or the other player's): no scores are asked for it (autoHint), none are coming
-    text = `${COLOUR[room.to_move]} to move: the scores come for your next move.`;
+    // the computer's move (or the other player's), or a page that only watches: no scores are asked (autoHint)
+    text = R.you.length ? `${COLOUR[room.to_move]} to move: the scores come for your next move.`
+      : "You are watching: no scores here. The position panel's link opens this position on an analysis board of your own.";
   } else if (!R.hint || R.hint.position !== room.position) {
     text = `${COLOUR[room.to_move]} to move: solving every column…`;
     if (R.hintWaiting && R.hintPreparing !== null) text += ` (${preparingText()})`;
