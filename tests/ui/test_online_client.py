@@ -278,18 +278,26 @@ def test_bad_entries_are_explained_and_asked_again(server: BackgroundServer) -> 
     assert room_state(server, code)["status"] == "playing"  # leaving is not resigning
 
 
-def test_the_ban_is_asked_for_on_the_bonus_cell_and_resigning_ends_the_game(server: BackgroundServer) -> None:
+def ann_plays_on_the_bonus_board(server: BackgroundServer, *keys: str) -> tuple[Script, Running, str, str]:
+    """Ann, in connect, types ``keys`` on 9x8/Xd3/Bb1 and Bob answers her
+    first move with c: her keyboard, her client once it has ended (status
+    0), the position her first move made and the room's code."""
     code, ann = new_room(server, board="9x8/Xd3/Bb1")
     bob = Player(server, code, join(server, code, "Bob"))
     try:
-        keyboard = Script("b", "z", "a", "r", "y")
+        keyboard = Script(*keys)
         client = Running(f"{server.url}/r/{code}", keyboard, token=ann)
-        room = bob.next_state(lambda r: r["position"] != "9x8/Xd3/Bb1")
-        assert room["position"] == "9x8/Xd3/Bb1:b+a"
+        first = bob.next_state(lambda r: r["position"] != "9x8/Xd3/Bb1")["position"]
         bob.play("c")
         assert client.finish() == 0
     finally:
         bob.close()
+    return keyboard, client, first, code
+
+
+def test_the_ban_is_asked_for_on_the_bonus_cell_and_resigning_ends_the_game(server: BackgroundServer) -> None:
+    keyboard, client, first, code = ann_plays_on_the_bonus_board(server, "b", "z", "a", "r", "y")
+    assert first == "9x8/Xd3/Bb1:b+a"
     out = client.output
     assert "Your piece lands on the bonus cell b1" in out
     assert keyboard.prompts[1].startswith("Ban column: a, b, c, d, e, f, g, h, i (column e: 5), or Enter")
@@ -324,17 +332,8 @@ def test_a_lone_e_in_a_game_asks_before_leaving_as_in_the_terminal_game(server: 
 def test_a_lone_e_at_the_ban_question_asks_before_leaving_and_the_ban_is_asked_again(
     server: BackgroundServer,
 ) -> None:
-    code, ann = new_room(server, board="9x8/Xd3/Bb1")
-    bob = Player(server, code, join(server, code, "Bob"))
-    try:
-        keyboard = Script("b", "e", "", "5", "e", "y")
-        client = Running(f"{server.url}/r/{code}", keyboard, token=ann)
-        room = bob.next_state(lambda r: r["position"] != "9x8/Xd3/Bb1")
-        assert room["position"] == "9x8/Xd3/Bb1:b+e"
-        bob.play("c")
-        assert client.finish() == 0
-    finally:
-        bob.close()
+    keyboard, client, first, code = ann_plays_on_the_bonus_board(server, "b", "e", "", "5", "e", "y")
+    assert first == "9x8/Xd3/Bb1:b+e"
     assert keyboard.prompts[2].startswith("Leave the game?")
     assert keyboard.prompts[3].startswith("Ban column: a, b, c, d, e, f, g, h, i (column e: 5)")
     assert keyboard.prompts[5].startswith("Leave the game?")  # y: leaves
@@ -345,17 +344,8 @@ def test_a_lone_e_at_the_ban_question_asks_before_leaving_and_the_ban_is_asked_a
 def test_a_bonus_move_may_be_typed_as_the_notation_writes_it(server: BackgroundServer) -> None:
     # as in the terminal game: d+e at once, no ban question; one that is no
     # legal move says why and asks again
-    code, ann = new_room(server, board="9x8/Xd3/Bb1")
-    bob = Player(server, code, join(server, code, "Bob"))
-    try:
-        keyboard = Script("c+a", "b+", "b+a", "e")
-        client = Running(f"{server.url}/r/{code}", keyboard, token=ann)
-        room = bob.next_state(lambda r: r["position"] != "9x8/Xd3/Bb1")
-        assert room["position"] == "9x8/Xd3/Bb1:b+a"
-        bob.play("c")
-        assert client.finish() == 0
-    finally:
-        bob.close()
+    _, client, first, _ = ann_plays_on_the_bonus_board(server, "c+a", "b+", "b+a", "e")
+    assert first == "9x8/Xd3/Bb1:b+a"
     out = client.output
     assert "A piece in column c does not land on the bonus cell here, so it drops no ban piece: type c alone." in out
     assert "'b+' is not a move: type a column" in out
