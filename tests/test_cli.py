@@ -463,7 +463,10 @@ def test_every_default_of_a_setting_has_one_home() -> None:
 
 def test_a_setting_out_of_its_range_is_a_usage_error_from_its_home() -> None:
     alpha = run("train", "qlearning", "--alpha", "2")
-    assert alpha.exit_code == 2 and "the learning rate must be in (0, 1]" in alpha.output
+    assert alpha.exit_code == 2 and "the learning rate (--alpha) must be in (0, 1]" in alpha.output
+    for option, said in (("--discount", "the discount (--discount)"), ("--slip", "the slip (--slip)")):
+        bad = run("train", "qlearning", option, "-1")
+        assert bad.exit_code == 2 and f"{said} must be" in bad.output, option
     think = run("serve", "--max-think", "0.5")
     assert think.exit_code == 2 and "at least 1 s" in think.output
 

@@ -983,14 +983,32 @@ def test_the_commands_defaults_are_the_learners() -> None:
         assert defaults[name] == options[name], name
 
 
+def test_a_setting_out_of_range_names_the_option_that_gave_it() -> None:
+    """``Options`` checks each learning setting's range (their one home);
+    the command turns the setting's name into its own option's name, so
+    that ``--lambda 1`` is not answered about a field called ``lam``."""
+    from c4lab.learning.train_ntuple import OPTION_OF
+
+    command = main.commands["train"].commands["ntuple"]  # type: ignore[attr-defined]
+    flags = {flag for p in command.params for flag in p.opts}
+    assert set(OPTION_OF.values()) <= flags
+    import dataclasses
+
+    assert set(OPTION_OF) <= {f.name for f in dataclasses.fields(N.Options)}
+
+
 @pytest.mark.parametrize("args, message", [
     (["--minutes", "-1"], "--minutes must be a positive, finite number"),
     (["--minutes", "inf"], "--minutes must be a positive, finite number, not inf"),
     (["--workers", "0"], "--workers must be from 1 to 1024"),
     (["--workers", "100000"], "--workers must be from 1 to 1024 (one per core is best), not 100000"),
-    (["--epsilon-final", "1.5"], "the final epsilon must be in [0, 1], not 1.5"),
-    (["--lambda", "1"], "lambda must be in [0, 1), not 1.0"),
-    (["--average", "1"], "the share of the run to average must be in [0, 1), not 1.0"),
+    (["--epsilon-final", "1.5"], "invalid value for --epsilon-final: the final epsilon must be in [0, 1], not 1.5"),
+    (["--lambda", "1"], "invalid value for --lambda: lambda must be in [0, 1), not 1.0"),
+    (["--average", "1"], "invalid value for --average: the share of the run to average must be in [0, 1), not 1.0"),
+    (["--alpha", "-1"], "invalid value for --alpha: alpha must be in (0, 100], not -1.0"),
+    (["--alpha-final", "0"], "invalid value for --alpha-final: the final alpha must be in (0, 100], not 0.0"),
+    (["--epsilon", "2"], "invalid value for --epsilon: epsilon must be in [0, 1], not 2.0"),
+    (["--opening", "65"], "invalid value for --opening: the random opening must be 0 to 64 moves, not 65"),
     (["--games", "0"], "--games must be at least 1"),
     (["--board", "7x6:d"], "not a position with moves"),
     (["--board", "3x3"], "size 3x3 out of range"),

@@ -196,6 +196,15 @@ class WorkerFailed(RuntimeError):
     other workers and the merged rounds left it."""
 
 
+class OptionOutOfRange(ValueError):
+    """A learning setting out of its range; ``field`` names the setting
+    (an ``Options`` field), so that the command can name its own option."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
 @dataclass(frozen=True)
 class Options:
     """The learning settings (stored in the network's header)."""
@@ -217,21 +226,21 @@ class Options:
 
     def __post_init__(self) -> None:
         if not 0 < self.alpha <= 100:
-            raise ValueError(f"alpha must be in (0, 100], not {self.alpha}")
+            raise OptionOutOfRange("alpha", f"alpha must be in (0, 100], not {self.alpha}")
         final = self.alpha / 10 if self.alpha_final is None else self.alpha_final
         object.__setattr__(self, "alpha_final", final)  # the header then says what the run used
         if not 0 < final <= 100:
-            raise ValueError(f"the final alpha must be in (0, 100], not {final}")
+            raise OptionOutOfRange("alpha_final", f"the final alpha must be in (0, 100], not {final}")
         if not 0 <= self.epsilon <= 1:
-            raise ValueError(f"epsilon must be in [0, 1], not {self.epsilon}")
+            raise OptionOutOfRange("epsilon", f"epsilon must be in [0, 1], not {self.epsilon}")
         if self.epsilon_final is not None and not 0 <= self.epsilon_final <= 1:
-            raise ValueError(f"the final epsilon must be in [0, 1], not {self.epsilon_final}")
+            raise OptionOutOfRange("epsilon_final", f"the final epsilon must be in [0, 1], not {self.epsilon_final}")
         if not 0 <= self.opening <= 64:
-            raise ValueError(f"the random opening must be 0 to 64 moves, not {self.opening}")
+            raise OptionOutOfRange("opening", f"the random opening must be 0 to 64 moves, not {self.opening}")
         if not 0 <= self.lam < 1:
-            raise ValueError(f"lambda must be in [0, 1), not {self.lam}")
+            raise OptionOutOfRange("lam", f"lambda must be in [0, 1), not {self.lam}")
         if not 0 <= self.average < 1:
-            raise ValueError(f"the share of the run to average must be in [0, 1), not {self.average}")
+            raise OptionOutOfRange("average", f"the share of the run to average must be in [0, 1), not {self.average}")
 
 
 def alpha_at(start: float, end: float, progress: float) -> float:

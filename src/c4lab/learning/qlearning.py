@@ -223,16 +223,16 @@ class TrainConfig:
         if self.episodes < 0:
             raise ValueError(f"episodes must be at least 0, not {self.episodes}")
         if not 0 < self.alpha <= 1:
-            raise ValueError(f"the learning rate must be in (0, 1], not {self.alpha}")
+            raise ValueError(f"the learning rate (--alpha) must be in (0, 1], not {self.alpha}")
         if not 0 <= self.discount <= 1:
-            raise ValueError(f"the discount must be in [0, 1], not {self.discount}")
+            raise ValueError(f"the discount (--discount) must be in [0, 1], not {self.discount}")
         for name, said in (("epsilon_start", "the start of the exploration rate (--epsilon)"),
                            ("epsilon_end", "the end of the exploration rate (--epsilon-end)"),
                            ("epsilon_decay", "the share of the episodes over which it falls (--epsilon-decay)")):
             if not 0 <= getattr(self, name) <= 1:
                 raise ValueError(f"{said} must be in [0, 1], not {getattr(self, name)}")
         if not 0 <= self.slip <= 1:
-            raise ValueError(f"the slip must be in [0, 1], not {self.slip}")
+            raise ValueError(f"the slip (--slip) must be in [0, 1], not {self.slip}")
         check_rewards(self.reward_win, self.reward_draw, self.reward_loss)
 
     def epsilons(self, first: int, count: int) -> np.ndarray:

@@ -33,6 +33,12 @@ MATCH_GAMES = {"random": 20, "normal": 10}
 FINAL_GAMES = {"random": 40, "normal": 20, "hard": 20}
 
 
+
+#: The command's option for each learning setting of ``Options``.
+OPTION_OF = {"alpha": "--alpha", "alpha_final": "--alpha-final", "epsilon": "--epsilon",
+             "epsilon_final": "--epsilon-final", "opening": "--opening", "lam": "--lambda", "average": "--average"}
+
+
 def _say(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
@@ -162,9 +168,12 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
         raise ValueError(f"the network cannot be written to {out}: {exc} (give --out FILE)") from None
     last = network.options if resume is not None else {}
     alpha, alpha_final, epsilon, epsilon_final = schedule(last, alpha, alpha_final, epsilon, epsilon_final)
-    options = N.Options(alpha=alpha, alpha_final=alpha_final, epsilon=epsilon, epsilon_final=epsilon_final,
-                        opening=carried(last, "opening", opening), lam=carried(last, "lam", lam),
-                        average=carried(last, "average", average))
+    try:
+        options = N.Options(alpha=alpha, alpha_final=alpha_final, epsilon=epsilon, epsilon_final=epsilon_final,
+                            opening=carried(last, "opening", opening), lam=carried(last, "lam", lam),
+                            average=carried(last, "average", average))
+    except N.OptionOutOfRange as exc:  # the option the user typed, not the field it fills
+        raise ValueError(f"invalid value for {OPTION_OF[exc.field]}: {exc}") from None
     if executor == "ray":
         from c4lab.arena.executors import ray_available  # lazy: only with Ray
 
