@@ -2,10 +2,11 @@
 
     python3 benchmarks/load_server.py [--rooms 500 1000 2000 5000] [--duration 60] [--drivers 2]
     python3 benchmarks/load_server.py --kill [--rooms 1000] [--kill-after 20]
+    python3 benchmarks/load_server.py --rooms 2 --duration 2 --drivers 1   # a quick check that it runs
 
-For each N, a fresh ``c4lab serve`` (a subprocess, on a free loopback port,
-with a new temporary database and its per-client rate limits and caps
-lifted) gets N online rooms made over REST; each room gets two players,
+For each N, a fresh ``c4lab serve`` (a subprocess, on a free loopback port
+or ``--port``, with a new temporary database and its per-client rate limits
+and caps lifted) gets N online rooms made over REST; each room gets two players,
 each on its own WebSocket, who send ``hello`` with their token and then
 play random legal moves with a think pause of 1 to 3 seconds.  When a game
 ends, its two players make a new room and play again, so N games are always
@@ -87,9 +88,13 @@ SETUPS_AT_ONCE = 50
 # -- the server ---------------------------------------------------------------------------
 
 
-def free_port() -> int:
+def loopback_port(port: int = 0) -> int:
+    """``port`` on 127.0.0.1 if a server can listen there now (bound as
+    uvicorn binds it: the address may be reused), or with 0 a free one;
+    ``OSError`` where it cannot (the port taken)."""
     with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.bind(("127.0.0.1", port))
         return int(s.getsockname()[1])
 
 
@@ -536,11 +541,12 @@ def profile(pid: int, seconds: float, output: Path) -> subprocess.Popen[bytes]:
 
 def run_load(
     rooms: int, duration: float, drivers: int, workdir: Path, extra: list[str], seed: int,
-    profile_dir: Path | None = None,
+    profile_dir: Path | None = None, port: int = 0,
 ) -> dict[str, Any]:
-    """One N: a fresh server, ``rooms`` rooms played for ``duration`` seconds."""
+    """One N: a fresh server (on ``port``, 0: a free one), ``rooms`` rooms
+    played for ``duration`` seconds."""
     db = workdir / f"load-{rooms}.sqlite"
-    server = Server(db, free_port(), workdir / f"server-{rooms}.log", extra)
+    server = Server(db, loopback_port(port), workdir / f"server-{rooms}.log", extra)
     server.start()
     try:
         started = start_drivers(server.url, rooms, drivers, False, seed)
@@ -575,10 +581,12 @@ def run_load(
     }
 
 
-def run_kill(rooms: int, kill_after: float, drivers: int, workdir: Path, extra: list[str], seed: int) -> None:
-    """``--kill``: SIGKILL mid-game, restart on the same database, everyone back and finishing."""
+def run_kill(rooms: int, kill_after: float, drivers: int, workdir: Path, extra: list[str], seed: int,
+             port: int = 0) -> None:
+    """``--kill``: SIGKILL mid-game, restart on the same database (and
+    port: 0, a free one), everyone back and finishing."""
     db = workdir / f"kill-{rooms}.sqlite"
-    server = Server(db, free_port(), workdir / f"server-kill-{rooms}.log", extra)
+    server = Server(db, loopback_port(port), workdir / f"server-kill-{rooms}.log", extra)
     server.start()
     try:
         started = start_drivers(server.url, rooms, drivers, True, seed)
@@ -614,6 +622,28 @@ def run_kill(rooms: int, kill_after: float, drivers: int, workdir: Path, extra: 
     print(f"errors: {sum(stats.errors.values())} {stats.errors or ''}")
 
 
+def check_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """One line naming the option and the value for a bad count, time or
+    port, before any server starts (was: "--rooms, --drivers and
+    --duration must be positive" for any of them, whichever it was)."""
+    for rooms in args.rooms:
+        if rooms < 1:
+            parser.error(f"--rooms must be 1 or more (rooms at once), got {rooms}")
+    if args.drivers < 1:
+        parser.error(f"--drivers must be 1 or more (player processes), got {args.drivers}")
+    if not 0 < args.duration < math.inf:
+        parser.error(f"--duration must be a number of seconds above 0, got {args.duration:g}")
+    if not 0 <= args.kill_after < math.inf:
+        parser.error(f"--kill-after must be 0 or more seconds, got {args.kill_after:g}")
+    if not 0 <= args.port <= 65535:
+        parser.error(f"--port must be 0 (a free one) to 65535, got {args.port}")
+    if args.port:
+        try:
+            loopback_port(args.port)
+        except OSError as exc:
+            parser.error(f"--port {args.port}: cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rooms", type=int, nargs="+", default=[500, 1000, 2000, 5000], help="N: rooms at once")
@@ -626,11 +656,11 @@ def main() -> None:
                         help="sample the server with py-spy over each window: DIR/server-N.txt (collapsed stacks)")
     parser.add_argument("--server-option", action="append", default=[], metavar="OPTION",
                         help="pass this on to c4lab serve (repeatable, e.g. --server-option=--agent-threads=1)")
+    parser.add_argument("--port", type=int, default=0,
+                        help="the server's port on 127.0.0.1 (default: a free one; on a shared machine, one of "
+                             "yours)")
     args = parser.parse_args()
-    if any(n < 1 for n in args.rooms) or args.drivers < 1 or not 0 < args.duration < math.inf:
-        parser.error("--rooms, --drivers and --duration must be positive")
-    if not 0 <= args.kill_after < math.inf:
-        parser.error(f"--kill-after must be 0 or more seconds, got {args.kill_after:g}")
+    check_options(parser, args)
     if args.profile is not None:
         # Before any server starts (was: exit status 1 once the rooms were up);
         # a profile of an earlier run is kept, not overwritten.
@@ -650,7 +680,7 @@ def main() -> None:
         workdir = Path(tmp)
         if args.kill:
             for rooms in args.rooms:
-                run_kill(rooms, args.kill_after, args.drivers, workdir, args.server_option, args.seed)
+                run_kill(rooms, args.kill_after, args.drivers, workdir, args.server_option, args.seed, args.port)
             return
         print(f"{args.duration:g} s per N, think 1-3 s, {args.drivers} driver process(es); "
               "RTT: move sent -> its state received", flush=True)
@@ -658,7 +688,8 @@ def main() -> None:
               f"{'peak':>6} {'srv CPU':>7} {'drv CPU':>7} {'errors':>6} {'lost':>5} {'games':>6} {'setup s':>7}",
               flush=True)
         for rooms in args.rooms:
-            r = run_load(rooms, args.duration, args.drivers, workdir, args.server_option, args.seed, args.profile)
+            r = run_load(rooms, args.duration, args.drivers, workdir, args.server_option, args.seed, args.profile,
+                         args.port)
             print(f"{r['rooms']:>6} {r['moves/s']:>8.0f} {r['p50']:>7.1f} {r['p99']:>7.1f} {r['max']:>7.0f} "
                   f"{r['rss']:>8.0f} {r['peak']:>6.0f} {r['server_cpu']:>6.0f}% {r['driver_cpu']:>6.0f}% "
                   f"{r['errors']:>6} {r['lost']:>5} {r['games']:>6} {r['setup']:>7.1f}", flush=True)

@@ -87,6 +87,57 @@ def test_load_server_refuses_a_negative_kill_time() -> None:
     one_error(run_script("load_server.py", "--kill", "--kill-after", "-5", "--rooms", "2"), "--kill-after", "-5")
 
 
+@pytest.mark.parametrize(("args", "words"), [
+    (["--rooms", "2", "0"], ["--rooms", "got 0"]),       # was: "--rooms, --drivers and --duration must be positive"
+    (["--drivers", "0"], ["--drivers", "got 0"]),
+    (["--duration", "0"], ["--duration", "got 0"]),
+    (["--duration", "nan"], ["--duration", "got nan"]),
+    (["--port", "70000"], ["--port", "got 70000"]),
+])
+def test_load_server_names_the_bad_option(args: list[str], words: list[str]) -> None:
+    one_error(run_script("load_server.py", *args), *words)
+
+
+def test_load_server_refuses_a_port_taken(tmp_path: Path) -> None:
+    """``--port`` that another program listens on: one line before any server starts."""
+    import socket  # lazy: only this test holds a port
+
+    from c4lab.server.run import free_port  # lazy: as above
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", free_port()))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        one_error(run_script("load_server.py", "--port", port, "--rooms", "2"), "--port", port, "cannot listen")
+
+
+@pytest.mark.parametrize("duration", ["3"])
+def test_load_server_runs_its_rooms_on_the_port_given(duration: str) -> None:
+    """A tiny run (2 rooms, a few seconds) on ``--port`` (a shared machine
+    gives each user a few ports): the table's row, no error and no lost
+    move.  Was: no ``--port``."""
+    import signal  # lazy: only this test starts a server
+
+    from c4lab.server.run import free_port  # lazy: as above
+
+    command = [sys.executable, str(BENCHMARKS / "load_server.py"), "--rooms", "2", "--duration", duration,
+               "--drivers", "1", "--port", str(free_port())]
+    # Its own session: a run that hangs is ended with its server and driver.
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          start_new_session=True) as proc:
+        try:
+            stdout, stderr = proc.communicate(timeout=180)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+    done = subprocess.CompletedProcess(command, proc.returncode, stdout, stderr)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    head, row = done.stdout.splitlines()[1:3]
+    assert head.split()[:4] == ["rooms", "moves/s", "p50", "ms"], done.stdout
+    fields = row.split()
+    assert fields[0] == "2" and fields[-4:-2] == ["0", "0"], done.stdout  # 2 rooms, 0 errors, 0 lost
+
+
 def test_load_server_says_why_the_server_did_not_start() -> None:
     """Was: 'see /tmp/c4lab-load-.../server-2.log', a file in a temporary
     folder removed as the script exited."""
