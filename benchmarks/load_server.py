@@ -331,8 +331,13 @@ class Driver:
         """Until when to wait for the next message (``time.monotonic()``)."""
         if self.kill:
             return time.monotonic() + STALLED
+        if self.window_end == float("inf"):
+            # Before the go: look again within a second for the window's end
+            # (was: no deadline, and where the first move's think outlasted
+            # a short --duration, no move ever came and the run never ended).
+            return time.monotonic() + 1.0
         if self.playing:
-            return None if self.window_end == float("inf") else self.window_end
+            return self.window_end
         return pending[2] + GRACE if pending is not None else time.monotonic()
 
     async def player(self, game: Game, side: str, joined: asyncio.Event) -> None:
