@@ -39,3 +39,14 @@ def test_bench_can_time_the_c_reference_beside_the_kernel() -> None:
     assert set(reference) == {"7x6", "12x12/Xf4"}
     assert set(reference["7x6"]) == {"lines", "bitboard"}
     assert all(rate > 0 for engines in reference.values() for rate in engines.values())
+
+
+def test_bench_help_names_every_measurement() -> None:
+    """``--help`` says what the command measures: all five, not only the
+    playouts and Position (the UCT, minimax and n-tuple rows went unnamed)."""
+    result = CliRunner().invoke(main, ["bench", "--help"])
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    for measured in ("random playouts", "Position", "UCT (iterations a second)", "minimax (nodes a second",
+                     "n-tuple self-play training (games a second)", "CPU time", "bench solver", "bench accuracy"):
+        assert measured in text, text
