@@ -8,10 +8,12 @@ script drives with a small program on its command line.  Make one with
 
     python3 -m venv .bitbully-venv && .bitbully-venv/bin/pip install bitbully
 
-(``--venv``, or ``$C4LAB_BITBULLY_VENV``; without either and without
-``.bitbully-venv``, only c4lab runs; a ``--venv`` or ``$C4LAB_BITBULLY_VENV``
-that holds no Python, or whose Python cannot run BitBully, stops it with
-one line that says so).
+in the folder you run this from (or anywhere, named by ``--venv`` or
+``$C4LAB_BITBULLY_VENV``).  Without either and without ``.bitbully-venv``
+there, only c4lab runs; a ``--venv`` or ``$C4LAB_BITBULLY_VENV`` that holds
+no Python, or whose Python cannot run BitBully, stops it with one line that
+says so.  The figures printed are CPU seconds and nodes of each solver, per
+position and in all.
 
 The positions: ``7x6:dddd``, ``7x6:ddddd`` and ``--random`` positions at ply
 6 to 10 reached by seeded random moves.  Both solvers search without any
@@ -111,20 +113,21 @@ def main() -> None:
         theirs = run_bitbully(args.venv, items)
     except BitBullyError as exc:
         parser.error(str(exc))  # the environment named cannot run BitBully: a bad option, exit status 2
-    print(f"{'position':<22}{'score':>6}{'c4lab s':>10}{'c4lab nodes':>14}{'BitBully s':>12}{'BB nodes':>14}", flush=True)
+    print(f"{'position':<22}{'score':>6}{'c4lab CPU s':>12}{'c4lab nodes':>14}{'BitBully CPU s':>15}{'BB nodes':>14}",
+          flush=True)
     ours_total = theirs_total = 0.0
     solver = Solver(book=False)
     for i, position in enumerate(items):
         solver.clear()
         solution = solver.solve(position)
         ours_total += solution.cpu_s
-        line = f"{position.notation:<22}{solution.score:>6}{solution.cpu_s:>10.2f}{solution.nodes:>14,}"
+        line = f"{position.notation:<22}{solution.score:>6}{solution.cpu_s:>12.2f}{solution.nodes:>14,}"
         if theirs is not None:
             them = theirs[i]
             theirs_total += them["cpu"]
             if them["score"] != solution.score:
                 sys.exit(f"the scores differ on {position.notation}: c4lab {solution.score}, BitBully {them['score']}")
-            line += f"{them['cpu']:>12.2f}{int(them['nodes']):>14,}"
+            line += f"{them['cpu']:>15.2f}{int(them['nodes']):>14,}"
         print(line, flush=True)
     summary = f"total CPU: c4lab {ours_total:.1f} s"
     if theirs is not None:
