@@ -90,19 +90,30 @@ def against_varied_perfect(spec: str, network: Network, games: int) -> tuple[int
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--weights", default=None)
-    parser.add_argument("--probes", type=int, default=400)
+    # The whole docstring: what each figure measures (was: its first line only).
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--weights", default=None,
+                        help="the network's .npz file (default: the one shipped for the classic board)")
+    parser.add_argument("--probes", type=int, default=400,
+                        help="probe positions judged by the solver (default %(default)s; 0: none)")
     parser.add_argument("--probe-seed", type=int, default=7,
-                        help="the probe set's seed (the training curve's is 7: another seed is a fresh set)")
-    parser.add_argument("--games", type=int, default=100)
-    parser.add_argument("--specs", default="heuristic,hard")
-    parser.add_argument("--search", type=float, default=0.2, help="seconds a move of the searching network (0: none)")
-    parser.add_argument("--puct", type=int, default=1000, help="iterations a move of the PUCT network (0: none)")
-    parser.add_argument("--puct-time", type=float, default=0.2, help="seconds a move of the timed PUCT network (0: none)")
-    parser.add_argument("--perfect", type=int, default=20)
+                        help="the probe set's seed (default %(default)s, the training curve's: another seed is a "
+                             "fresh set)")
+    parser.add_argument("--games", type=int, default=100,
+                        help="games of each network against random, normal and hard (default %(default)s; 0: none)")
+    parser.add_argument("--specs", default="heuristic,hard",
+                        help="other agents judged on the probes, comma-separated (default %(default)s)")
+    parser.add_argument("--search", type=float, default=0.2,
+                        help="seconds a move of the alpha-beta network (default %(default)s; 0: none)")
+    parser.add_argument("--puct", type=int, default=1000,
+                        help="iterations a move of the PUCT network (default %(default)s; 0: none)")
+    parser.add_argument("--puct-time", type=float, default=0.2,
+                        help="seconds a move of the timed PUCT network (default %(default)s; 0: none)")
+    parser.add_argument("--perfect", type=int, default=20,
+                        help="winning 2-move openings played against perfect (default %(default)s; 0: none)")
     parser.add_argument("--perfect-games", type=int, default=100,
-                        help="games from the empty board against perfect with random ties")
+                        help="games from the empty board against perfect with random ties (default %(default)s; "
+                             "0: none)")
     args = parser.parse_args()
     # Bad options: one error line before any measuring (they were tracebacks
     # after minutes, or, for negative counts, "wins 0/-5 (-0%)").

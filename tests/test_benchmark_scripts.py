@@ -156,6 +156,19 @@ def test_ntuple_strength_refuses_bad_options(args: list[str], words: list[str]) 
     one_error(run_script("ntuple_strength.py", *args), *words)
 
 
+def test_ntuple_strength_help_says_what_each_figure_measures() -> None:
+    """``--help`` has the measures and each option's default (was: the
+    docstring's first line, and seven options with no word of help)."""
+    done = run_script("ntuple_strength.py", "--help")
+    assert done.returncode == 0, done.stderr
+    text = " ".join(done.stdout.split())
+    for words in ("Value-keeping moves", "Against varied perfect play", "Against perfect play", "Games",
+                  "--probes PROBES probe positions judged by the solver (default 400",
+                  "--games GAMES games of each network against random, normal and hard (default 100",
+                  "--perfect PERFECT winning 2-move openings played against perfect (default 20"):
+        assert words in text, text
+
+
 def test_ntuple_strength_ends_where_no_opening_is_a_win(tmp_path: Path) -> None:
     """5x4: no 2-move opening is a win for A, so ``--perfect`` drew openings
     for ever; now it says so and ends."""
