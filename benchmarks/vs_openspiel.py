@@ -1,13 +1,15 @@
-"""Paired games of a c4lab agent against OpenSpiel's C++ MCTSBot.
+r"""Paired games of a c4lab agent against OpenSpiel's C++ MCTSBot.
 
     python3 benchmarks/vs_openspiel.py --agent master:time=0.1 --seconds 0.1 \
         --boards 7x6,8x7,9x7,10x8,12x12 --pairs 10
+    python3 benchmarks/vs_openspiel.py --agent random --seconds 0.01 --boards 4x4 --pairs 1  # a quick check
 
 Both sides get the same wall-clock time a move (OpenSpiel's
 ``max_wall_clock_time``; random rollouts, UCT selection, uct_c=2 as in its
 examples).  Each opening (a board and two random first moves) is played
 twice, sides swapped.  Plain boards only: OpenSpiel's connect_four has no
-forbidden cells or bonus.  Prints a line per board and the total score.
+forbidden cells or bonus.  Prints the agent's score (wins 1, draws 1/2) per
+board and in all, and each board's wall-clock seconds.
 Bad options (an unknown agent, a board with forbidden or bonus cells, no
 positive ``--seconds`` or ``--pairs``, OpenSpiel not installed) stop it at
 once with one line that says which.
@@ -59,15 +61,20 @@ def check_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--agent", default="master:time=0.1")
-    parser.add_argument("--seconds", type=float, default=0.1, help="OpenSpiel's wall-clock time a move")
-    parser.add_argument("--boards", default="7x6,8x7,9x7,10x8,12x12")
-    parser.add_argument("--pairs", type=int, default=10, help="openings per board (two games each)")
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--agent", default="master:time=0.1", help="c4lab's agent (default %(default)s)")
+    parser.add_argument("--seconds", type=float, default=0.1,
+                        help="OpenSpiel's wall-clock time a move (default %(default)s)")
+    parser.add_argument("--boards", default="7x6,8x7,9x7,10x8,12x12",
+                        help="plain boards, comma-separated (default %(default)s)")
+    parser.add_argument("--pairs", type=int, default=10,
+                        help="openings per board, two games each (default %(default)s)")
+    parser.add_argument("--seed", type=int, default=1, help="the openings' and OpenSpiel's seed (default %(default)s)")
     args = parser.parse_args()
     boards, ours = check_options(parser, args)
 
     rng = random.Random(args.seed)
+    print(f"{args.agent} against OpenSpiel's MCTSBot ({args.seconds:g} s a move, random rollouts), "
+          f"{2 * args.pairs} games a board; score: wins 1, draws 1/2", flush=True)
     total = games = 0.0
     for index, board in enumerate(boards):
         if index:
@@ -90,9 +97,9 @@ def main() -> None:
                 played += 1
         total += score
         games += played
-        print(f"{board.notation:>6}: {args.agent} scores {score:.1f}/{played:.0f} ({score / played:.0%}) "
+        print(f"{board.notation:>6}: {args.agent} scores {score:.1f} of {played:.0f} games ({score / played:.0%}) "
               f"in {time.time() - started:.0f} s", flush=True)
-    print(f"total: {total:.1f}/{games:.0f} ({total / games:.0%})")
+    print(f" total: {args.agent} scores {total:.1f} of {games:.0f} games ({total / games:.0%})")
 
 
 if __name__ == "__main__":

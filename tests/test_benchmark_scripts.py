@@ -43,6 +43,20 @@ def test_vs_openspiel_refuses_bad_options(args: list[str], words: list[str]) -> 
     one_error(run_script("vs_openspiel.py", *args), *words)
 
 
+def test_vs_openspiel_plays_its_pairs_and_says_what_it_measured() -> None:
+    """A tiny run (one opening of 4x4, two games): the opponent, its time
+    a move and the scoring named, then a line per board and the total, in
+    games (was: no word of OpenSpiel or of the scoring, and 'scores 1.5/2')."""
+    pytest.importorskip("pyspiel")
+    done = run_script("vs_openspiel.py", "--agent", "random", "--seconds", "0.01", "--boards", "4x4", "--pairs", "1")
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    head, board, total = done.stdout.splitlines()
+    assert head == "random against OpenSpiel's MCTSBot (0.01 s a move, random rollouts), 2 games a board; " \
+                   "score: wins 1, draws 1/2", head
+    assert board.split()[:3] == ["4x4:", "random", "scores"] and " of 2 games (" in board, board
+    assert total.split()[:3] == ["total:", "random", "scores"] and " of 2 games (" in total, total
+
+
 def test_vs_bitbully_refuses_a_negative_count() -> None:
     one_error(run_script("vs_bitbully.py", "--random", "-1"), "--random", "got -1")
 
