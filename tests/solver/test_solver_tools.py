@@ -120,7 +120,8 @@ def test_bench_solver_json_is_keyed_by_set_name() -> None:
 
 def test_bench_solver_text_and_bad_set_names() -> None:
     text = run("bench", "solver", "--limit", "2", "--sets", "Test_L3_R1").output
-    assert "Test_L3_R1" in text and "mean time" in text
+    assert "Test_L3_R1" in text and "mean CPU" in text and "max CPU" in text  # was: "mean time", of what unsaid
+    assert "the search's CPU time and nodes per position" in text
     bad = run("bench", "solver", "--sets", "Test_L9")
     assert bad.exit_code == 2 and "Test_L9" in bad.output
 
