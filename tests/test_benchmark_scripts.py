@@ -1,9 +1,11 @@
-"""The scripts of benchmarks/ refuse bad options with one clear line (no
-traceback, no hang, no minutes of work first)."""
+"""The scripts of benchmarks/: they refuse bad options with one clear line
+(no traceback, no hang, no minutes of work first), run with tiny settings
+and say what they measured, and the pages show command lines they take."""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -212,3 +214,38 @@ def test_load_server_checks_profile_before_it_starts(tmp_path: Path) -> None:
         assert done.returncode == 2, done.stderr
         one_error(done, "--profile", "py-spy")
         assert "rooms" not in done.stdout and not (tmp_path / "new").exists(), done.stdout
+
+
+def _benchmark_command_lines() -> list[tuple[str, str, list[str]]]:
+    """(where, script, options) of every ``python3 benchmarks/NAME.py ...``
+    the README and the manual's pages show (up to a backquote, a table's
+    bar or a comment)."""
+    root = BENCHMARKS.parent
+    found = []
+    for page in [root / "README.md", *sorted((root / "docs").glob("*.md"))]:
+        if page.name == "changelog.md":
+            continue  # history: the commands as they were then
+        for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1):
+            for match in re.finditer(r"python3 benchmarks/(\w+\.py)([^`|#(\n]*)", line):
+                options = [word.split("=")[0] for word in match.group(2).split() if word.startswith("--")]
+                found.append((f"{page.name}:{number}", match.group(1), options))
+    return found
+
+
+def test_the_pages_show_benchmark_command_lines() -> None:
+    assert {script for _, script, _ in _benchmark_command_lines()} >= {
+        "vs_openspiel.py", "vs_bitbully.py", "ntuple_strength.py", "compiles_in_game.py", "load_server.py"}
+
+
+@pytest.mark.parametrize("script", sorted({script for _, script, _ in _benchmark_command_lines()}))
+def test_every_benchmark_command_shown_names_a_script_and_options_it_has(script: str) -> None:
+    """The pages that quote a benchmark's figures say how to run it: the
+    script is there, and each option a page gives it is one its ``--help``
+    lists."""
+    assert (BENCHMARKS / script).is_file(), script
+    done = run_script(script, "--help")
+    assert done.returncode == 0, done.stderr
+    known = set(re.findall(r"--[a-z][a-z-]*", done.stdout))
+    for where, named, options in _benchmark_command_lines():
+        if named == script:
+            assert set(options) <= known, f"{where}: {script} has no {sorted(set(options) - known)}"
