@@ -114,8 +114,8 @@ def check(spec: str, board: str, games: int, cache_dir: str) -> dict[str, object
 def check_options(parser: argparse.ArgumentParser, specs: list[str], boards: list[str]) -> None:
     """One clear error for a bad agent or board, before any process starts
     (each would fail on every board in turn otherwise)."""
-    from c4lab.agents import make_agent
-    from c4lab.rules import Position
+    from c4lab.agents import make_agent  # lazy: the checks only; each run imports c4lab in its own process
+    from c4lab.rules import Position  # lazy: as above
 
     for board in boards:
         try:

@@ -189,7 +189,7 @@ def run_benchmarks(seconds: float = 2.0, c_reference: bool = False) -> dict[str,
 
 
 def _numba_version() -> str:
-    import numba
+    import numba  # lazy: loaded already by the kernels; only the report's last line reads it
 
     return str(numba.__version__)
 
