@@ -85,6 +85,16 @@ def test_bad_input_is_an_error_message_never_a_traceback(args: tuple[str, ...]) 
         assert len(result.output.strip().splitlines()) == 1, result.output
 
 
+@pytest.mark.parametrize("keys", ["", "exit\n"], ids=["no input", "exit"])
+def test_move_with_the_human_agent_says_no_move_came_from_the_keyboard(keys: str) -> None:
+    """Review: the line was 'agent 'human' raised QuitGame:  at .../human.py:90',
+    a crash report with a file of c4lab's for a person who typed no move."""
+    result = CliRunner().invoke(main, ["move", "7x6", "--agent", "human"], input=keys)
+    assert result.exit_code == 1
+    assert result.output.endswith("e to exit: Error: the human agent reads its moves from the keyboard, and none "
+                                  "came (the input ended, or e or exit was typed)\n")  # after the prompt it answers
+
+
 @pytest.mark.parametrize("content", [b"\xff\xfe\x00token\n", b"", b"\n  \n"], ids=["not text", "empty", "blank"])
 def test_a_bad_token_file_is_one_line_that_names_it(tmp_path: Path, content: bytes) -> None:
     """Review: a token file that was not text (the wrong file given) ended

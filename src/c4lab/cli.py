@@ -349,7 +349,7 @@ def move(
 ) -> None:
     """Print the move the agent chooses in each POSITION ("-": stdin)."""
     import c4lab.engine.client  # noqa: F401  (registers 'engine:cmd=...' on the local command line)
-    from c4lab.agents import Budget, make_agent
+    from c4lab.agents import Budget, QuitGame, make_agent
     from c4lab.rules import Position
 
     try:
@@ -374,6 +374,8 @@ def move(
             said, analysis = agent.analysed(position, budget)
         except (ValueError, AgentError):  # this position refused (its message says why); an engine's fault
             raise
+        except QuitGame:  # the human agent's: no move came from the keyboard (said below), not a crash
+            raise
         except AnswerError as exc:
             raise AgentFailed(f"agent {spec!r}: {exc}") from None
         except Exception as exc:  # noqa: BLE001  (an agent of one's own that fails: one line, not c4lab's traceback)
@@ -390,7 +392,6 @@ def move(
             click.echo(f"{spec} fell back to {analysis.fallback}: {analysis.note}", err=True)
         return record, chosen.token
 
-    from c4lab.agents import QuitGame
     from c4lab.engine.client import EngineError
     from c4lab.ui.preparing import preparing_on_stderr
 
@@ -401,7 +402,8 @@ def move(
     try:
         _interruptible(work)
     except QuitGame:
-        raise click.ClickException("the human agent reads its moves from the keyboard, and there is no input") from None
+        raise click.ClickException("the human agent reads its moves from the keyboard, and none came "
+                                   "(the input ended, or e or exit was typed)") from None
     except (EngineError, AgentFailed) as exc:
         raise click.ClickException(str(exc)) from None
 
