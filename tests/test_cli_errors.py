@@ -85,6 +85,26 @@ def test_bad_input_is_an_error_message_never_a_traceback(args: tuple[str, ...]) 
         assert len(result.output.strip().splitlines()) == 1, result.output
 
 
+@pytest.mark.parametrize(("args", "named"), [
+    (("--board", "3x3"), "--board"),
+    (("--board", "7x6:abababa"), "--board"),
+    (("-2", "nobody"), "--player2"),
+    (("-1", "master:time=abc"), "--player1"),
+    (("-1", "human", "-2", "qlearning:table=/nonexistent-folder/q.npz"), "--player2"),
+])
+@pytest.mark.parametrize("where", [("--tui",), ("--no-browser",)], ids=["terminal", "page"])
+def test_play_names_the_option_of_a_bad_board_or_player(
+    where: tuple[str, ...], args: tuple[str, ...], named: str
+) -> None:
+    """Review: in the terminal game (``--tui``) a bad board or player was
+    'Error: unknown agent 'nobody' (...)': which of the two players, or the
+    board, was not said; the page's refusal named the option."""
+    result = CliRunner().invoke(main, ["play", *where, *args], input="")
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith(f"Error: Invalid value for {named}: "), result.output
+    assert len(result.output.strip().splitlines()) == 1, result.output
+
+
 @pytest.mark.parametrize("keys", ["", "exit\n"], ids=["no input", "exit"])
 def test_move_with_the_human_agent_says_no_move_came_from_the_keyboard(keys: str) -> None:
     """Review: the line was 'agent 'human' raised QuitGame:  at .../human.py:90',

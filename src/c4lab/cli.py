@@ -483,6 +483,28 @@ def agents(names: tuple[str, ...]) -> None:
             click.echo(f"    {param.name}={default}  ({kind}) {param.help}")
 
 
+def _check_game_options(board: str, bonus: bool, player1: str, player2: str) -> None:
+    """``c4lab play``'s board and players, refused with the option that is
+    wrong (``Invalid value for --board: ...``) before a game starts: the page
+    would only show a bad board in its form and refuse an agent when the game
+    starts; the terminal game's own refusal would not name the option."""
+    from c4lab.agents import make_agent  # lazy: start-up time
+    from c4lab.rules.setup import check_start  # lazy: as above
+
+    try:
+        start = check_start(board, bonus)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--board") from None
+    for option, spec in (("--player1", player1), ("--player2", player2)):
+        if spec != "human":
+            try:
+                agent = make_agent(spec)
+                if not bonus and board != "random":  # the board of every game (else drawn for each game)
+                    agent.check_board(start.variant)
+            except ValueError as exc:
+                raise click.BadParameter(str(exc), param_hint=option) from None
+
+
 @main.command()
 @click.option("--tui", is_flag=True, help="Play in the terminal instead of the browser.")
 @click.option("--no-browser", is_flag=True, help="Do not open a browser (print the address only).")
@@ -529,6 +551,7 @@ def play(
 ) -> None:
     """Play: in the browser (a local server on 127.0.0.1), or with --tui in
     the terminal."""
+    _check_game_options(board, bonus, player1, player2)
     if tui:
         from c4lab.ui.terminal import GameSettings, run_terminal_game
 
@@ -545,21 +568,6 @@ def play(
             raise click.UsageError(f"{option} is for the terminal game (--tui): the page draws its own boards "
                                    "and first player, and plays the agents' moves as they come")
     _no_colour_option(color)
-    from c4lab.agents import make_agent
-    from c4lab.rules.setup import check_start
-
-    try:  # the page would only show the bad board in its form
-        start = check_start(board, bonus)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--board") from None
-    for option, spec in (("--player1", player1), ("--player2", player2)):
-        if spec != "human":
-            try:  # the page would only refuse it when the game starts
-                agent = make_agent(spec)
-                if not bonus and board != "random":  # the board of every game (else drawn for each game)
-                    agent.check_board(start.variant)
-            except ValueError as exc:
-                raise click.BadParameter(str(exc), param_hint=option) from None
     # The page's new-game form starts filled in with the options given here.
     query = {"board": board, "p1": player1, "p2": player2, "first": {"1": "A", "2": "B"}.get(first, "random")}
     if bonus:
