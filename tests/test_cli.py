@@ -508,3 +508,37 @@ def test_ctrl_c_stops_a_solve_at_once_even_inside_a_long_search(inherited: str) 
     assert proc.returncode == 130, stderr
     assert "interrupted" in stderr and "Traceback" not in stderr
     assert stdout == ""
+
+
+class _CtrlCWhileLoading:
+    """An import finder that is Ctrl-C pressed while ``name`` loads."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def find_spec(self, fullname: str, path: object, target: object = None) -> None:
+        if fullname == self.name:
+            raise KeyboardInterrupt  # any other module: the next finder's
+
+
+def test_ctrl_c_while_the_command_loads_is_one_line_and_status_130(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Review: Ctrl-C in the first few tenths of a second of any command
+    (``c4lab play --tui`` pressed by mistake) was Python's traceback of
+    the import it met, status 1: the command group that says
+    "interrupted" was not loaded yet."""
+    from c4lab.__main__ import main as command
+
+    monkeypatch.delitem(sys.modules, "c4lab.cli")
+    monkeypatch.setattr(sys, "meta_path", [_CtrlCWhileLoading("c4lab.cli"), *sys.meta_path])
+    with pytest.raises(SystemExit) as stop:
+        command()
+    assert stop.value.code == 130
+    assert capsys.readouterr().err == "\ninterrupted\n"
+
+
+def test_the_c4lab_command_is_the_entry_that_catches_ctrl_c_while_loading() -> None:
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    project = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert project["scripts"]["c4lab"] == "c4lab.__main__:main"
