@@ -156,6 +156,25 @@ def test_play_in_the_browser_refuses_the_terminal_games_options_and_says_whose_t
         assert result.exit_code == 2 and f"{option} is for the terminal (--tui)" in result.output, result.output
 
 
+@pytest.mark.parametrize(("option", "value", "why"), [
+    ("--db", "games.sqlite", "stores no game"),
+    ("--port", "8000", "runs no server"),
+    ("--no-browser", None, "opens none"),
+])
+@pytest.mark.parametrize("command", [("play", "--board", "4x4"), ("analyse", "4x4")], ids=["play", "analyse"])
+def test_the_terminal_game_refuses_the_pages_options_and_says_whose_they_are(
+    tmp_path: Path, command: tuple[str, ...], option: str, value: str | None, why: str
+) -> None:
+    """Review: ``play --tui --db games.sqlite`` started the game and
+    ignored the file (the terminal game stores none: the person looked
+    there for the game in vain), as ``--port`` and ``--no-browser``."""
+    given = [option, str(tmp_path / value) if option == "--db" else value] if value else [option]
+    result = CliRunner().invoke(main, [*command, "--tui", *given], input="exit\n")
+    assert result.exit_code == 2, result.output
+    assert result.output == f"Error: {option} is for the page in the browser: the terminal game (--tui) {why}\n"
+    assert not (tmp_path / "games.sqlite").exists()
+
+
 def test_a_listing_creates_no_file(tmp_path: Path) -> None:
     missing = tmp_path / "games.sqlite"
     result = CliRunner().invoke(main, ["games", "--db", str(missing)])

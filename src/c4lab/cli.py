@@ -144,6 +144,19 @@ def _no_colour_option(color: bool | None) -> None:
                                "in its Settings")
 
 
+def _no_page_options(port: int | None, db: str | None, no_browser: bool) -> None:
+    """The page's options given with ``--tui``: refused, not ignored, as the
+    terminal's are without it (``_no_colour_option``): a person who asked
+    for ``--db`` would look there for a game the terminal never stores."""
+    for option, given, why in (
+        ("--db", db is not None, "the terminal game (--tui) stores no game"),
+        ("--port", port is not None, "the terminal game (--tui) runs no server"),
+        ("--no-browser", no_browser, "the terminal game (--tui) opens none"),
+    ):
+        if given:
+            raise click.UsageError(f"{option} is for the page in the browser: {why}")
+
+
 def _writable_output(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """An output file's folder must exist and take a new file: checked before
     the run, so that a long run does not end in a write that fails (the
@@ -553,6 +566,7 @@ def play(
     the terminal."""
     _check_game_options(board, bonus, player1, player2)
     if tui:
+        _no_page_options(port, db, no_browser)
         from c4lab.ui.terminal import GameSettings, run_terminal_game
 
         settings = GameSettings(
@@ -604,6 +618,7 @@ def analyse(position: str, tui: bool, no_browser: bool, port: int | None, db: st
         click.echo(f"Error: {exc}", err=True)
         sys.exit(2)
     if tui:
+        _no_page_options(port, db, no_browser)
         from c4lab.ui.terminal import GameSettings, run_terminal_game
 
         settings = GameSettings(board=start.notation, players=("human", "human"), first="1", color=color, analyse=True)
