@@ -156,6 +156,24 @@ def test_play_in_the_browser_refuses_the_terminal_games_options_and_says_whose_t
         assert result.exit_code == 2 and f"{option} is for the terminal (--tui)" in result.output, result.output
 
 
+@pytest.mark.parametrize(("args", "named"), [
+    (("--time", "-1"), "--time"),
+    (("--time", "nan"), "--time"),
+    (("--iterations", "0"), "--iterations"),
+    (("--time", "1", "--iterations", "0"), "--iterations"),
+    (("--agent", "nobody"), "--agent"),
+    (("--agent", "hard:time=0"), "--agent"),
+])
+def test_move_names_the_option_of_a_bad_agent_or_budget(args: tuple[str, ...], named: str) -> None:
+    """Review: ``move 7x6 --time -1`` said 'a time budget must be a positive
+    number of seconds ...' and ``--agent nobody`` 'unknown agent', naming
+    no option."""
+    result = CliRunner().invoke(main, ["move", "7x6", *args])
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith(f"Error: Invalid value for {named}: "), result.output
+    assert len(result.output.strip().splitlines()) == 1, result.output
+
+
 @pytest.mark.parametrize(("option", "value", "why"), [
     ("--db", "games.sqlite", "stores no game"),
     ("--port", "8000", "runs no server"),
@@ -339,7 +357,7 @@ def test_a_folder_given_as_an_agents_file_is_said_to_be_a_folder(tmp_path: Path,
     directory: 'DIR'", the file named twice, in Python's words."""
     result = CliRunner().invoke(main, ["move", "7x6", "--agent", f"{spec}={tmp_path}"])
     assert result.exit_code == 2, result.output
-    assert result.output == f"Error: {tmp_path} is a folder, not a c4lab {what} file\n"
+    assert result.output == f"Error: Invalid value for --agent: {tmp_path} is a folder, not a c4lab {what} file\n"
 
 
 def test_a_byte_that_is_not_utf8_in_a_position_is_named_as_a_byte_at_its_character() -> None:

@@ -365,11 +365,18 @@ def move(
     from c4lab.agents import Budget, QuitGame, make_agent
     from c4lab.rules import Position
 
+    # the bad option named (Invalid value for --time: ...), each budget checked alone
+    for option, alone in (("--time", (seconds, None)), ("--iterations", (None, iterations))):
+        if any(value is not None for value in alone):
+            try:
+                Budget(*alone)
+            except ValueError as exc:
+                raise click.BadParameter(str(exc), param_hint=option) from None
+    budget = Budget(seconds, iterations) if (seconds is not None or iterations is not None) else None
     try:
         agent = make_agent(spec)
-        budget = Budget(seconds, iterations) if (seconds is not None or iterations is not None) else None
     except ValueError as exc:
-        raise click.UsageError(str(exc)) from None
+        raise click.BadParameter(str(exc), param_hint="--agent") from None
     except RuntimeError as exc:  # an engine program that cannot start
         raise BadInput(str(exc)) from None
 
