@@ -341,3 +341,54 @@ def test_a_position_and_a_colon_print_as_written_not_as_an_emoji(capsys: pytest.
     assert buffer.getvalue() == "4x4:b: your move, :a: too\n"
     stderr_console().print("4x4:b: solved", markup=False)
     assert capsys.readouterr().err == "4x4:b: solved\n"
+
+
+def _at_a_terminal(args: list[str], typed: list[bytes], timeout: float = 120.0) -> str:
+    """What ``c4lab`` shows at a terminal (a pseudo-terminal) while a person
+    types each of ``typed`` once the prompt before it has come; to its end."""
+    import os  # lazy: the pseudo-terminal test's only
+    import pty  # lazy: as above (POSIX only)
+    import select  # lazy: as above
+    import time  # lazy: as above
+
+    leader, follower = pty.openpty()
+    env = {**os.environ, "TERM": "xterm", "COLUMNS": "100", "LINES": "40"}
+    process = subprocess.Popen([sys.executable, "-m", "c4lab", *args], stdin=follower, stdout=follower, stderr=follower,
+                               env=env, close_fds=True)
+    os.close(follower)
+    seen = b""
+    keys = list(typed)
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([leader], [], [], 0.2)
+            if ready:
+                try:
+                    chunk = os.read(leader, 4096)
+                except OSError:  # the game ended: its terminal is closed
+                    break
+                if not chunk:
+                    break
+                seen += chunk
+            if keys and seen.rstrip().endswith(b"exit:"):  # a move's prompt, waiting
+                os.write(leader, keys.pop(0))
+                seen += b"\n"  # so that the same prompt is not answered twice
+        process.wait(timeout=max(1.0, deadline - time.monotonic()))
+    finally:
+        if process.poll() is None:
+            process.kill()
+        os.close(leader)
+    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", seen.decode(errors="replace"))
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a POSIX pseudo-terminal")
+def test_at_a_terminal_an_arrow_key_edits_the_entry_and_is_no_part_of_it() -> None:
+    """Review: at a terminal the prompt read a raw line: Left typed ``^[[D``
+    into the entry ('d\\x1b[D' is not a column) and Up (the last move
+    again, as in a shell) did the same; the entry is now edited as a
+    shell's line is."""
+    left, up = b"\x1b[D", b"\x1b[A"
+    shown = _at_a_terminal(["play", "--tui", "--board", "4x4", "-1", "human", "-2", "human", "--first", "1",
+                            "--no-color"], [b"d" + left + b"\r", up + b"\r", b"exit\r"])
+    assert "is not a column" not in shown, shown
+    assert "Game abandoned. The moves so far: 4x4:dd" in shown, shown

@@ -204,7 +204,7 @@ class TerminalGame:
         self.settings = settings
         self.console = console or game_console(settings.color)
         self.color = draws_in_colour(self.console)
-        keyboard = read or (lambda prompt: self.console.input(prompt, markup=False))
+        keyboard = read or keyboard_line
         # the analysis board's keys: u takes a move back, r plays it again (never a column: a-l)
         self.read = _with_line_keys(keyboard) if settings.analyse else keyboard
         self.rng = random.Random(settings.seed)
@@ -494,6 +494,18 @@ class TerminalGame:
                 if isinstance(stop, KeyboardInterrupt):
                     raise
                 return
+
+
+def keyboard_line(prompt: str) -> str:
+    """The line typed after ``prompt``, edited as a shell's is where standard
+    input is a terminal (readline): an arrow key moves along the line, Up
+    brings back an entry typed before; without it an arrow typed ``^[[A``
+    into the entry, which was then "not a column".  The prompt goes to
+    ``input`` itself, so that readline, which redraws the line, knows it."""
+    if sys.stdin.isatty():
+        with contextlib.suppress(ImportError):
+            import readline  # noqa: F401  (lazy: loading it gives input() its line editing; not on every platform)
+    return input(prompt)
 
 
 def wrap_words(message: str, width: int) -> str:
