@@ -85,6 +85,24 @@ def test_win_lines_gives_each_line_of_a_double_win_end_to_end() -> None:
     assert Position.parse("7x6:dd").win_lines == () and Position.parse(DRAWN_4X4).win_lines == ()
 
 
+def test_a_board_nobody_has_won_has_no_win_line_without_asking_a_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The terminal game draws the board with its win line before every
+    move: for a game in play (or drawn) the answer is known from the
+    result, so no kernel is called, nor compiled on a first start (where
+    it waited behind the agents' warm-up, and the first prompt came
+    seconds after the board)."""
+    from c4lab.rules import kernels as K
+
+    def no_kernel(*args: object) -> int:
+        raise AssertionError("a kernel was called")
+
+    monkeypatch.setattr(K, "win_cells", no_kernel)
+    monkeypatch.setattr(K, "win_runs", no_kernel)
+    for text in ("7x6", "7x6:dd", "9x8/Xd3/Bb1:b+ac", DRAWN_4X4):
+        position = Position.parse(text)
+        assert position.win_line == () and position.win_lines == ()
+
+
 DRAWN_4X4 = "4x4:ababcdcdbabadcdc"  # rows AB AB / AB AB / BA BA / BA BA: no four anywhere
 
 

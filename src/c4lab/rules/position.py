@@ -270,6 +270,8 @@ class Position:
     def win_line(self) -> tuple[Cell, ...]:
         """Every cell of every line of four or more through the winning
         piece, sorted by column then row; empty unless someone has won."""
+        if self.result not in ("A", "B"):  # no kernel call (nor its compile) for a board still in play
+            return ()
         out = np.empty(K.NCELLS, dtype=np.int64)
         n = K.win_cells(_tables(self._variant)[0], self._state, out)
         return tuple(_cell_at(i) for i in out[:n])
@@ -280,6 +282,8 @@ class Position:
         from one end to the other (the end with the smaller column, or row,
         first): one line, or two or more for a move that completes several
         at once (a double win).  Empty unless someone has won."""
+        if self.result not in ("A", "B"):
+            return ()
         ends = np.empty(8, dtype=np.int64)
         n = K.win_runs(_tables(self._variant)[0], self._state, ends)
         lines = []

@@ -303,7 +303,15 @@ class TerminalGame:
         if not specs or self.warmup is not None:
             return
 
+        # The person's prompt lists the legal moves: their kernel is compiled
+        # here, first.  numba compiles one function at a time, in any thread,
+        # so a prompt that waited for it behind the warm-up's search kernels
+        # came seconds after the board on a first start.
+        legal = start.legal_moves()
+
         def warm() -> None:
+            if legal:
+                start.play(legal[0])  # the person's move next: before the agents' search kernels
             for spec in specs:
                 warm_up(spec, start)  # a warm-up only: the real move reports any error
 
