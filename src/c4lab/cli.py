@@ -792,7 +792,8 @@ def connect(
     player's, n declines); spectators see the next game. A replay link
     (/games/CODE) watches. Exit status: 0 when the person leaves (or the
     game ends and no rematch can follow), 2 for a bad link or an unknown
-    room, 1 for a connection lost for good.
+    room, 1 for a connection lost for good (a server that went away is
+    tried again for two minutes, with a line saying so).
     """
     from c4lab.ui.online import run_online
 

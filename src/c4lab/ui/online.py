@@ -26,10 +26,14 @@ answer the prompts in turn, as they come.  The client checks an entry
 against the state's legal moves only to explain a mistake at once; the
 server decides.
 
+A server that goes away (a restart: 4 to 35 s on a slow machine) is
+tried again for ``RETRY_FOR`` seconds, with a line when the connection is
+lost and one about every ``NOTE_EVERY`` seconds while it stays down.
+
 Exit status: 0 when the person leaves (or the game is over and no rematch
 can follow: a local room, a replay link, a spectator whose players left), 2 for a link
 that is not a room (bad URL, unknown room, not a c4lab server), 1 when the
-connection is lost and cannot be made again after a few attempts.
+connection is lost and cannot be made again within ``RETRY_FOR`` seconds.
 
 This module is the display and the keyboard; the transport (addresses, the
 REST calls, the socket, the messages, what a failure means) is
@@ -72,6 +76,18 @@ QUIET_MESSAGES = ("pong", "hint", "review")
 #: After a game: offer a rematch (or accept the other's); decline one (or take one's own back).
 REMATCH_WORDS = ("m", "rematch")
 DECLINE_WORDS = ("n", "no")
+#: Seconds the client keeps trying to reach a server that went away.  A
+#: restart of ``c4lab serve`` (SIGTERM, then start) took 4 to 25 s on a
+#: loaded 2-core machine (the stop 2 s, or up to 10 s while a background
+#: warm-up finishes; the start 2.5 to 15 s), 35 s at worst: two minutes
+#: is several times that, and the default forfeit time of a seat.
+RETRY_FOR = 120.0
+#: The longest pause between two attempts, in ``retry_delay``s (1 s by
+#: default): a server back is found within 5 s.
+LONGEST_PAUSE = 5
+#: While the server stays away, a line about it after about this many
+#: ``retry_delay``s (not one a pause: the board would scroll away).
+NOTE_EVERY = 15
 _REASONS = {"four": "four in a row", "full": "the board is full", "resign": "resignation", "forfeit": "forfeit"}
 
 
@@ -182,7 +198,7 @@ class OnlineClient:
         console: Console | None = None,
         read: Callable[[str], str] | None = None,
         color: bool | None = None,
-        retries: int = 5,
+        retry_for: float = RETRY_FOR,
         retry_delay: float = 1.0,
         timeout: float = 10.0,
     ) -> None:
@@ -194,8 +210,9 @@ class OnlineClient:
         self.console = console or game_console(color)
         self.color = draws_in_colour(self.console)
         self.read = read or KeyboardLines(self.console)
-        self.retries = retries
+        self.retry_for = retry_for  # seconds of attempts before giving up (the pause: ``retry_delay``, up to 5 times it)
         self.retry_delay = retry_delay
+        self.attempts = 0  # attempts to connect that failed since the connection was last made
         self.timeout = timeout
         self.address: RoomAddress | None = None
         self.room: dict[str, Any] | None = None
@@ -286,20 +303,35 @@ class OnlineClient:
 
     async def _retrying(self, call: Callable[[], Any]) -> Any:
         """``call()`` in a thread, again after a pause while the server does
-        not answer."""
+        not answer (for ``retry_for`` seconds)."""
         assert self.address is not None
-        for attempt in range(self.retries + 1):
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + self.retry_for
+        noted = loop.time()
+        while True:
             try:
-                return await asyncio.to_thread(call)
+                answer = await asyncio.to_thread(call)
             except link.Unreachable as exc:
                 reason = str(exc)
-            if attempt < self.retries:
-                self.say(f"No answer from {self.address.base} ({reason}); trying again ({attempt + 1}/{self.retries})...")
-                await asyncio.sleep(self._delay(attempt))
-        raise ConnectError(f"Cannot reach {self.address.base}: {reason}.", EXIT_LOST)
+            else:
+                self.attempts = 0
+                return answer
+            self.attempts += 1
+            if loop.time() >= give_up:
+                raise ConnectError(f"Cannot reach {self.address.base}: {reason}.", EXIT_LOST)
+            delay = self._delay(self.attempts - 1)
+            if self.attempts == 1 or loop.time() - noted >= NOTE_EVERY * self.retry_delay:
+                noted = loop.time()
+                self.say(f"No answer from {self.address.base} ({reason}); trying again every few seconds, "
+                         f"{self._time_left(self.retry_for if self.attempts == 1 else give_up - loop.time())}...")
+            await asyncio.sleep(delay)
 
     def _delay(self, attempt: int) -> float:
-        return self.retry_delay * min(2**attempt, 4)
+        """The pause after the ``attempt``-th failure (from 0): 1, 2, 4, 5, 5... ``retry_delay``s."""
+        return self.retry_delay * min(2**min(attempt, 8), LONGEST_PAUSE)
+
+    def _time_left(self, seconds: float) -> str:
+        return f"for {_span(max(0.0, seconds))} more" if seconds < self.retry_for else f"for up to {_span(self.retry_for)}"
 
     def _fetch_room(self) -> dict[str, Any]:
         assert self.address is not None
@@ -323,9 +355,11 @@ class OnlineClient:
         self.say(self._comeback(holding=True))
 
     async def _play(self) -> int:
-        """Hold the socket; after a loss, connect again a few times."""
+        """Hold the socket; after a loss, connect again for ``retry_for``
+        seconds (a restart of the server is waited for)."""
         assert self.address is not None
-        failures = 0
+        loop = asyncio.get_running_loop()
+        give_up = noted = 0.0
         while True:
             self._received = False
             try:
@@ -340,17 +374,27 @@ class OnlineClient:
             if self.room is not None and self.room["status"] == "over":
                 self.say(f"The connection to {self.address.base} ended after the game ({reason}).")
                 return EXIT_OK
-            failures = 1 if self._received else failures + 1
-            if failures > self.retries:
-                self.say(f"Lost the connection to {self.address.base} ({reason}); giving up.")
+            self.attempts = 1 if self._received else self.attempts + 1
+            now = loop.time()
+            if self.attempts == 1:
+                give_up = now + self.retry_for
+            if now >= give_up:
+                self.say(f"Lost the connection to {self.address.base} ({reason}); no answer for "
+                         f"{_span(self.retry_for)}: giving up.")
                 if self._comeback():
                     self.say(self._comeback())
                 return EXIT_LOST
-            delay = self._delay(failures - 1)
+            delay = self._delay(self.attempts - 1)
             self._reconnecting = True
             exit_key = " (e exits)" if self._entry is not None else ""
-            self.say(f"Connection lost ({reason}); connecting again in {delay:g} s ({failures}/{self.retries})"
-                     f"...{exit_key}")
+            if self.attempts == 1:
+                noted = now
+                self.say(f"Connection lost ({reason}); connecting again, {self._time_left(self.retry_for)}"
+                         f"...{exit_key}")
+            elif now - noted >= NOTE_EVERY * self.retry_delay:
+                noted = now
+                self.say(f"Still not connected ({reason}); trying again every few seconds, "
+                         f"{self._time_left(give_up - now)}...{exit_key}")
             outcome = await self._pause(delay)
             if outcome is not None:
                 return outcome
