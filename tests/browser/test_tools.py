@@ -5,7 +5,16 @@ from __future__ import annotations
 
 import re
 
-from browser_helpers import board, click_cell, create_room, open_room, position, wait_my_turn, wait_position
+from browser_helpers import (
+    ann_and_bob,
+    board,
+    click_cell,
+    create_room,
+    open_room,
+    position,
+    wait_my_turn,
+    wait_position,
+)
 from playwright.sync_api import expect
 
 from c4lab.server.run import BackgroundServer
@@ -79,6 +88,35 @@ def test_page_reconnects_after_the_server_restarts(tmp_path, new_page):
         expect(board(page)).to_have_attribute("data-you", "AB")
         click_cell(page, "e1")
         wait_position(page, "7x6:de")
+    finally:
+        second.stop()
+        store.close()
+
+
+def test_during_a_server_outage_the_seats_say_their_presence_is_not_known(tmp_path, new_page):
+    """Review: while the server was restarting, the page still marked both
+    players "online" (the last state it had); it now says it does not know,
+    and shows the server's word again once it is back."""
+    from c4lab.server.storage import GameStore
+
+    store = GameStore(tmp_path / "games.sqlite")
+    first = BackgroundServer(store).start()
+    try:
+        _code, (ann, _bob) = ann_and_bob(first, new_page)
+        for side in "AB":
+            expect(ann.locator(f"#seat-{side} .seat-conn")).to_have_attribute("data-state", "online")
+    finally:
+        first.stop()
+    expect(ann.locator("#conn-banner")).to_contain_text("reconnecting")
+    for side in "AB":
+        expect(ann.locator(f"#seat-{side} .seat-conn")).to_have_attribute("data-state", "unknown")
+        expect(ann.locator(f"#seat-{side} .seat-conn")).to_have_text("not known: no connection")
+        expect(ann.locator(f"#seat-{side}")).to_have_attribute("data-connected", "")
+    second = BackgroundServer(store, port=first.port).start()
+    try:
+        expect(ann.locator("#conn-banner")).to_be_hidden(timeout=20_000)
+        for side in "AB":  # both pages come back by themselves
+            expect(ann.locator(f"#seat-{side} .seat-conn")).to_have_attribute("data-state", "online", timeout=20_000)
     finally:
         second.stop()
         store.close()

@@ -76,6 +76,8 @@ function openSocket() {
   ws.addEventListener("close", (event) => {
     if (R.ws !== ws) return;
     R.ws = null;
+    R.connected = false; // who is online, as the last state said, is not known any more: shown so
+    if (R.state) hooks.render();
     answered();
     hooks.onRefused(); // a hint or review asked on this socket will not come: the next state asks again
     if (event.code === 4404) {
@@ -132,6 +134,7 @@ function onMessage(message) {
   switch (message.type) {
     case "state":
     case "thinking":
+      if (message.type === "state") R.connected = true;
       R.queue.push(message);
       pump();
       break;

@@ -231,7 +231,11 @@ function renderSeats() {
     const kind = seat.kind === "agent" ? `computer · ${seat.spec}${instead}` : here ? "at this screen" : seat.taken ? "person" : "nobody yet";
     setText(card.querySelector(".seat-kind"), `${COLOUR[side]} (${side}) · ${kind}`);
     const conn = card.querySelector(".seat-conn");
-    if (seat.kind === "human" && seat.taken && !here) {
+    if (seat.kind === "human" && seat.taken && !here && !R.connected) {
+      // the server is out of reach: the last state's "online" may be stale (the server may be restarting)
+      setText(conn, "not known: no connection");
+      conn.dataset.state = "unknown";
+    } else if (seat.kind === "human" && seat.taken && !here) {
       const left = forfeitLeft(room, side);
       setText(conn, seat.connected ? "online" : left === null ? "away" : `away · forfeits in ${clock(left)}`);
       conn.dataset.state = seat.connected ? "online" : "away";
@@ -247,7 +251,7 @@ function renderSeats() {
     badge.dataset.kind = thinking ? "thinking" : R.you.includes(side) ? "you" : room.result === side ? "winner" : "";
     card.classList.toggle("turn", room.status === "playing" && room.to_move === side);
     card.classList.toggle("winner", room.status === "over" && room.result === side);
-    card.dataset.connected = seat.connected ? "1" : "0";
+    card.dataset.connected = !R.connected ? "" : seat.connected ? "1" : "0";
     card.dataset.taken = seat.taken ? "1" : "0";
   }
 }

@@ -34,6 +34,7 @@ export const R = {
   lastChange: 0,
   gone: false,
   everConnected: false,
+  connected: false, // the state on screen is live: a socket is open and its state came (else who is online is not known)
   // owner room.js: the page
   code: null,
   board: null,
