@@ -233,6 +233,11 @@ def test_the_log_line_of_a_game_over_counts_its_moves_in_words(
     ({"width": True, "height": 6}, "width and height must both be integers"),  # int(True) is 1
     ({"width": " 7", "height": 6}, "width and height must both be integers"),  # int(" 7") is 7
     ({"width": 7.9, "height": 6}, "width and height must both be integers"),  # int(7.9) is 7
+    # review: one without the other was "must both be integers" (9 was one); with a board, the board was dropped
+    ({"width": 9}, "width and height go together: height is missing"),
+    ({"height": 8, "forbidden": "d3"}, "width and height go together: width is missing"),
+    ({"board": "7x6:dd", "width": 9, "height": 8},
+     "give either board or width and height, not both (board '7x6:dd', width 9, height 8)"),
     ({"width": 7, "height": 6, "forbidden": 3}, "forbidden must be a cell name"),
     ({"width": 7, "height": 6, "forbidden": "d3/Bb1:dd"}, "forbidden: 'd3/Bb1:dd' is not a cell name"),
 ])
@@ -240,9 +245,9 @@ def test_a_board_from_its_parts_takes_whole_numbers_and_one_cell_name(
     store: FailingStore, options: dict[str, Any], words: str
 ) -> None:
     """``width``, ``height`` and ``forbidden`` build the board's string:
-    nothing that int() would bend into a number, and no more of a position
-    string after the cell (``d3/Bb1:dd`` made 7x6/Xd3/Bb1:dd, with a bonus
-    cell and two moves)."""
+    the two numbers together and instead of ``board``, nothing that int()
+    would bend into a number, and no more of a position string after the
+    cell (``d3/Bb1:dd`` made 7x6/Xd3/Bb1:dd, with a bonus cell and two moves)."""
     async def body(manager: RoomManager) -> None:
         with pytest.raises(RoomError, match=re.escape(words)):
             manager.create(options)

@@ -325,6 +325,12 @@ class RoomManager:
         bonus = bool(options.get("bonus", False))
         if "width" in options or "height" in options:
             width, height = options.get("width"), options.get("height")
+            if "board" in options:  # one of them would be dropped without a word
+                raise RoomError(BAD_REQUEST, "give either board or width and height, not both (board "
+                                             f"{str(options['board'])[:40]!r}, width {width!r}, height {height!r})")
+            if width is None or height is None:
+                missing = "height" if height is None else "width"
+                raise RoomError(BAD_REQUEST, f"width and height go together: {missing} is missing")
             # whole numbers, not their text (' 7', '1_2'), a fraction or a bool, which int() would take
             if not all(isinstance(n, int) and not isinstance(n, bool) for n in (width, height)):
                 raise RoomError(BAD_REQUEST, "width and height must both be integers")
