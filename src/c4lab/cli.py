@@ -793,7 +793,8 @@ def connect(
     (/games/CODE) watches. Exit status: 0 when the person leaves (or the
     game ends and no rematch can follow), 2 for a bad link or an unknown
     room, 1 for a connection lost for good (a server that went away is
-    tried again for two minutes, with a line saying so).
+    tried again for two minutes, or as long as it keeps an absent
+    player's seat, with a line saying so).
     """
     from c4lab.ui.online import run_online
 

@@ -497,6 +497,31 @@ def test_the_client_waits_out_a_slow_restart_and_says_it_is_retrying(tmp_path) -
     assert "giving up" not in out
 
 
+def test_a_player_keeps_trying_as_long_as_the_server_keeps_the_seat(tmp_path) -> None:
+    """A server that keeps an absent player's seat longer than two minutes
+    (``--forfeit-after 600``): its players try for that long, its
+    spectators for the two minutes."""
+    store = GameStore(tmp_path / "g.sqlite")
+    srv = BackgroundServer(store, forfeit_after=600).start()
+    try:
+        code, ann = new_room(srv)
+        join(srv, code, "Bob")
+        keys, watching = LiveKeys(), LiveKeys()
+        player = Running(f"{srv.url}/r/{code}", keys, token=ann, retry_delay=60)
+        spectator = Running(f"{srv.url}/r/{code}", watching, watch=True, retry_delay=60)
+        player.wait_for("Your move, A (white).")
+        spectator.wait_for("You are watching.")
+        srv.stop()
+        player.wait_for("connecting again, for up to 10 minutes...")
+        spectator.wait_for("connecting again, for up to 2 minutes...")
+        keys.answer("A to move", None)
+        watching.answer("", None)
+        assert player.finish() == 0 and spectator.finish() == 0
+    finally:
+        srv.stop()
+        store.close()
+
+
 def test_while_the_connection_is_down_a_line_typed_is_answered_at_once_and_e_leaves(tmp_path) -> None:
     """Review: while the client waited to connect again, what was typed went
     nowhere: the prompt said "e to exit" after every retry, but e (and a

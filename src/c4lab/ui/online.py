@@ -27,13 +27,14 @@ against the state's legal moves only to explain a mistake at once; the
 server decides.
 
 A server that goes away (a restart: 4 to 35 s on a slow machine) is
-tried again for ``RETRY_FOR`` seconds, with a line when the connection is
+tried again for ``RETRY_FOR`` seconds (a player in a game: at least as
+long as the server keeps an absent player's seat), with a line when the connection is
 lost and one about every ``NOTE_EVERY`` seconds while it stays down.
 
 Exit status: 0 when the person leaves (or the game is over and no rematch
 can follow: a local room, a replay link, a spectator whose players left), 2 for a link
 that is not a room (bad URL, unknown room, not a c4lab server), 1 when the
-connection is lost and cannot be made again within ``RETRY_FOR`` seconds.
+connection is lost and cannot be made again within that time.
 
 This module is the display and the keyboard; the transport (addresses, the
 REST calls, the socket, the messages, what a failure means) is
@@ -198,7 +199,7 @@ class OnlineClient:
         console: Console | None = None,
         read: Callable[[str], str] | None = None,
         color: bool | None = None,
-        retry_for: float = RETRY_FOR,
+        retry_for: float | None = None,
         retry_delay: float = 1.0,
         timeout: float = 10.0,
     ) -> None:
@@ -210,7 +211,8 @@ class OnlineClient:
         self.console = console or game_console(color)
         self.color = draws_in_colour(self.console)
         self.read = read or KeyboardLines(self.console)
-        self.retry_for = retry_for  # seconds of attempts before giving up (the pause: ``retry_delay``, up to 5 times it)
+        # seconds of attempts before giving up (None: ``retry_window``); the pause: ``retry_delay``, up to 5 times it
+        self.retry_for = retry_for
         self.retry_delay = retry_delay
         self.attempts = 0  # attempts to connect that failed since the connection was last made
         self.timeout = timeout
@@ -303,10 +305,11 @@ class OnlineClient:
 
     async def _retrying(self, call: Callable[[], Any]) -> Any:
         """``call()`` in a thread, again after a pause while the server does
-        not answer (for ``retry_for`` seconds)."""
+        not answer (for ``retry_window()`` seconds)."""
         assert self.address is not None
         loop = asyncio.get_running_loop()
-        give_up = loop.time() + self.retry_for
+        window = self.retry_window()
+        give_up = loop.time() + window
         noted = loop.time()
         while True:
             try:
@@ -322,16 +325,32 @@ class OnlineClient:
             delay = self._delay(self.attempts - 1)
             if self.attempts == 1 or loop.time() - noted >= NOTE_EVERY * self.retry_delay:
                 noted = loop.time()
+                left = window if self.attempts == 1 else give_up - loop.time()
                 self.say(f"No answer from {self.address.base} ({reason}); trying again every few seconds, "
-                         f"{self._time_left(self.retry_for if self.attempts == 1 else give_up - loop.time())}...")
+                         f"{self._time_left(left, window)}...")
             await asyncio.sleep(delay)
 
     def _delay(self, attempt: int) -> float:
         """The pause after the ``attempt``-th failure (from 0): 1, 2, 4, 5, 5... ``retry_delay``s."""
         return self.retry_delay * min(2**min(attempt, 8), LONGEST_PAUSE)
 
-    def _time_left(self, seconds: float) -> str:
-        return f"for {_span(max(0.0, seconds))} more" if seconds < self.retry_for else f"for up to {_span(self.retry_for)}"
+    def retry_window(self) -> float:
+        """Seconds of attempts to connect before giving up: ``retry_for``
+        if given, else ``RETRY_FOR``, or for a player in a game the time
+        the server keeps an absent player's seat (``forfeit_after``) if
+        that is longer: the seat is still theirs when the server is back."""
+        if self.retry_for is not None:
+            return self.retry_for
+        room = self.room or {}
+        kept = room.get("forfeit_after")
+        if (self.you and room.get("status") == "playing" and isinstance(kept, (int, float))
+                and not isinstance(kept, bool) and 0 < kept < 365 * 86400):
+            return max(RETRY_FOR, float(kept))
+        return RETRY_FOR
+
+    @staticmethod
+    def _time_left(seconds: float, window: float) -> str:
+        return f"for {_span(max(0.0, seconds))} more" if seconds < window else f"for up to {_span(window)}"
 
     def _fetch_room(self) -> dict[str, Any]:
         assert self.address is not None
@@ -355,11 +374,11 @@ class OnlineClient:
         self.say(self._comeback(holding=True))
 
     async def _play(self) -> int:
-        """Hold the socket; after a loss, connect again for ``retry_for``
+        """Hold the socket; after a loss, connect again for ``retry_window()``
         seconds (a restart of the server is waited for)."""
         assert self.address is not None
         loop = asyncio.get_running_loop()
-        give_up = noted = 0.0
+        give_up = noted = window = 0.0
         while True:
             self._received = False
             try:
@@ -377,10 +396,11 @@ class OnlineClient:
             self.attempts = 1 if self._received else self.attempts + 1
             now = loop.time()
             if self.attempts == 1:
-                give_up = now + self.retry_for
+                window = self.retry_window()
+                give_up = now + window
             if now >= give_up:
                 self.say(f"Lost the connection to {self.address.base} ({reason}); no answer for "
-                         f"{_span(self.retry_for)}: giving up.")
+                         f"{_span(window)}: giving up.")
                 if self._comeback():
                     self.say(self._comeback())
                 return EXIT_LOST
@@ -389,12 +409,12 @@ class OnlineClient:
             exit_key = " (e exits)" if self._entry is not None else ""
             if self.attempts == 1:
                 noted = now
-                self.say(f"Connection lost ({reason}); connecting again, {self._time_left(self.retry_for)}"
+                self.say(f"Connection lost ({reason}); connecting again, {self._time_left(window, window)}"
                          f"...{exit_key}")
             elif now - noted >= NOTE_EVERY * self.retry_delay:
                 noted = now
                 self.say(f"Still not connected ({reason}); trying again every few seconds, "
-                         f"{self._time_left(give_up - now)}...{exit_key}")
+                         f"{self._time_left(give_up - now, window)}...{exit_key}")
             outcome = await self._pause(delay)
             if outcome is not None:
                 return outcome
