@@ -168,6 +168,25 @@ def test_the_free_seat_is_taken_once(server: BackgroundServer) -> None:
     assert httpx.get(server.url + "/api/rooms/nosuchroom").status_code == 404
 
 
+def test_an_unknown_room_s_code_is_repeated_whole_only_if_short(server: BackgroundServer) -> None:
+    """Review: a 3,000-character code came back whole in the 404's detail
+    (and in the socket's error)."""
+    missing = httpx.get(server.url + "/api/rooms/nosuchroom")
+    assert missing.status_code == 404 and missing.json()["detail"] == "no room 'nosuchroom'"
+    long_code = "a" * 3000
+    for path in (f"/api/rooms/{long_code}", f"/api/games/{long_code}", f"/api/games/{long_code}/review"):
+        answer = httpx.get(server.url + path)
+        assert answer.status_code == 404
+        assert answer.json()["detail"] == f"no room '{'a' * 40}... (3000 characters)'"
+
+    async def attempt() -> None:
+        async with websockets.connect(ws_url(server, long_code)) as socket:
+            error = json.loads(await socket.recv())
+            assert error["code"] == "unknown-room" and error["message"] == f"no room '{'a' * 40}... (3000 characters)'"
+
+    asyncio.run(attempt())
+
+
 def test_the_api_is_described_and_the_page_is_served(server: BackgroundServer) -> None:
     schema = httpx.get(server.url + "/openapi.json").json()
     assert {"/api/rooms", "/api/rooms/{code}/join", "/api/games"} <= set(schema["paths"])

@@ -147,6 +147,18 @@ def link_to(request: Request, code: str) -> str:
     return f"{str(request.base_url).rstrip('/')}/r/{code}"
 
 
+#: The most of an unknown room's code an answer repeats (a code is 16
+#: characters, with a prefix some more).
+SHOWN_CODE = 40
+
+
+def no_room(code: str) -> str:
+    """The answer for an unknown room: its code, cut to ``SHOWN_CODE``
+    characters (an address of kilobytes is not sent back whole)."""
+    shown = code if len(code) <= SHOWN_CODE else f"{code[:SHOWN_CODE]}... ({len(code)} characters)"
+    return f"no room {shown!r}"
+
+
 def _page() -> str:
     return resources.files("c4lab.server").joinpath("static/index.html").read_text(encoding="utf-8")
 
@@ -271,13 +283,13 @@ def create_app(
     def room_or_404(code: str) -> Any:
         room = manager.get(code)
         if room is None:
-            raise HTTPException(404, f"no room {code!r}")
+            raise HTTPException(404, no_room(code))
         return room
 
     def state_or_404(code: str) -> dict[str, Any]:
         state = manager.view(code)
         if state is None:
-            raise HTTPException(404, f"no room {code!r}")
+            raise HTTPException(404, no_room(code))
         return state
 
     @app.post("/api/rooms", response_model=Ticket)
@@ -381,7 +393,7 @@ def create_app(
         except RoomError as exc:
             raise HTTPException(409 if exc.code == NOT_ALLOWED else 503, exc.message) from None
         if review is None:
-            raise HTTPException(404, f"no room {code!r}")
+            raise HTTPException(404, no_room(code))
         return review
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
@@ -403,7 +415,7 @@ def create_app(
             await socket.close(code=1011)
             return
         if room is None:
-            await conn.send_json(RoomError(UNKNOWN_ROOM, f"no room {code!r}").frame())
+            await conn.send_json(RoomError(UNKNOWN_ROOM, no_room(code)).frame())
             await socket.close(code=4404)
             return
         limiter = RateLimit()
