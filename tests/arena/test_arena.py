@@ -135,6 +135,41 @@ def test_a_config_given_lists_and_numpy_integers_keeps_tuples_and_ints():
     assert type(config.seed) is int and config.specs == RANDOMS
 
 
+def test_a_config_is_hashable_and_keeps_its_own_copy_of_extra_as_the_results_file_reads_it():
+    # Review: ArenaConfig was unhashable (its extra dict), so no dict of runs could be keyed by config,
+    # and it kept the caller's dict, which the caller could go on changing.
+    notes = {"note": "first try", "sizes": (5, 6), 7: None}
+    config = ArenaConfig(RANDOMS, extra=notes)
+    notes["note"] = "changed afterwards"
+    assert config.extra == {"note": "first try", "sizes": [5, 6], "7": None}
+    assert {config: "run 1"}[ArenaConfig(RANDOMS, extra={"note": "first try", "sizes": [5, 6], "7": None})] == "run 1"
+    assert hash(config) == hash(ArenaConfig(RANDOMS)) and config != ArenaConfig(RANDOMS)
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ({"out": Path("runs")}, r"^extra must hold JSON values only \(it is saved with the results\): .*PosixPath"),
+        ({"loss": float("nan")}, r"^extra must hold JSON values only"),
+        ({(1, 2): "pair"}, r"^extra must hold JSON values only .*: keys must be str"),
+        (["note"], r"^extra must be a dict of JSON values, not \['note'\]$"),
+    ],
+)
+def test_an_extra_that_json_cannot_hold_is_refused_when_the_config_is_made(extra, message):
+    # It failed when the run wrote its header: "Object of type PosixPath is not JSON serializable", naming no setting.
+    with pytest.raises(ArenaError, match=message):
+        ArenaConfig(RANDOMS, extra=extra)
+
+
+def test_a_run_whose_extra_has_a_tuple_resumes_with_the_same_config(tmp_path):
+    # Review: the file read back {"sizes": [5, 6]}, the config said (5, 6): "another experiment (different extra:
+    # {"sizes": [5, 6]} in the file, {"sizes": [5, 6]} asked)".
+    config = ArenaConfig(RANDOMS, games=2, board="5x4", extra={"sizes": (5, 6)})
+    out = tmp_path / "run.jsonl"
+    assert run_arena(config, out, executor=LocalExecutor(1)).played == 2
+    assert run_arena(config, out, executor=LocalExecutor(1)).played == 0
+
+
 def test_bad_agent_specs_fail_before_any_game():
     with pytest.raises(ArenaError, match="nosuchagent"):
         ArenaConfig(("random", "nosuchagent")).check_agents()

@@ -11,9 +11,11 @@ all agents meet the same boards.
 
 from __future__ import annotations
 
+import json
 import numbers
 import random
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -60,7 +62,7 @@ class ArenaConfig:
     seed: int = 0
     limit: float = 30.0
     margin: float = 1.0
-    extra: dict[str, Any] = field(default_factory=dict)  # free-form, saved with the results
+    extra: dict[str, Any] = field(default_factory=dict, hash=False)  # free-form JSON, saved with the results
 
     def __post_init__(self) -> None:
         self._check_types()
@@ -114,6 +116,7 @@ class ArenaConfig:
         for name in ("gauntlet", "bonus"):
             if not isinstance(getattr(self, name), bool):
                 raise ArenaError(f"{name} must be True or False, not {getattr(self, name)!r}")
+        object.__setattr__(self, "extra", _json_copy(self.extra))
 
     def boards(self) -> list[Variant]:
         """Every board the run's games are played on, in the order of their
@@ -244,6 +247,24 @@ class ArenaConfig:
     @property
     def total_games(self) -> int:
         return self.games * len(self.pairings())
+
+
+def _json_copy(extra: object) -> dict[str, Any]:
+    """``extra`` as the results file's header reads it back (its own copy):
+    an ``ArenaError`` now for what JSON cannot hold, which failed when the
+    run wrote its header (``Object of type PosixPath is not JSON
+    serializable``, naming no setting); and a tuple or a number key,
+    which JSON turns into a list or a string, made one at once, so that a
+    second run with the same config resumes the first (it was refused as
+    "another experiment": different extra)."""
+    if not isinstance(extra, Mapping):
+        raise ArenaError(f"extra must be a dict of JSON values, not {extra!r}")
+    try:
+        text = json.dumps(dict(extra), allow_nan=False)
+    except (TypeError, ValueError) as err:
+        raise ArenaError(f"extra must hold JSON values only (it is saved with the results): {err}") from None
+    copied: dict[str, Any] = json.loads(text)
+    return copied
 
 
 @dataclass(frozen=True)
