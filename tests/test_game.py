@@ -11,7 +11,9 @@ evaluation, paired matches and most tests raise.
 
 from __future__ import annotations
 
+import copy
 import json
+import pickle
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -28,7 +30,7 @@ from c4lab.arena.report import summarise
 from c4lab.arena.results import read_results
 from c4lab.arena.runner import run_arena
 from c4lab.arena.schedule import ArenaConfig
-from c4lab.game import GameRecord, SlowMoveError, Turn, play_game
+from c4lab.game import GameRecord, MoveTimes, SlowMoveError, Turn, play_game
 from c4lab.rules import IllegalMoveError, Move, Position
 
 
@@ -113,6 +115,31 @@ def test_the_record_names_the_sides_and_keeps_every_moves_time():
     assert len(record.times["A"]) + len(record.times["B"]) == record.final.ply - 1
     assert all(t >= 0 for ts in record.times.values() for t in ts)
     assert a.games == 1  # each agent is told a new game starts
+
+
+def test_a_record_is_a_value_hashable_picklable_and_its_times_cannot_be_changed_after_the_fact():
+    # Review: GameRecord was frozen but its times a dict of lists: hash(record) was a TypeError, and
+    # record.times["A"].append(...) changed the record, and the arena's Game made from it (the same dict).
+    record = play_game(first_legal(), make_agent("random:seed=2"), Position.parse("7x6:d"))
+    assert isinstance(record.times, MoveTimes) and isinstance(record.times["A"], tuple)
+    assert {record: "kept"}[pickle.loads(pickle.dumps(record))] == "kept"
+    assert copy.deepcopy(record) == record
+    with pytest.raises(AttributeError):
+        record.times["A"].append(99.0)  # type: ignore[attr-defined]
+    with pytest.raises(TypeError):
+        record.times["A"] = ()  # type: ignore[index]
+    game = Game.of(record)
+    assert game.times == record.times and hash(game) == hash(Game.from_dict(json.loads(json.dumps(game.to_dict()))))
+
+
+def test_times_given_as_lists_are_kept_as_tuples_that_the_caller_no_longer_holds():
+    seconds = {"A": [0.5, 1], "B": [0.25]}
+    start = Position.parse("7x6")
+    record = GameRecord("a", "b", start, start, seconds)  # type: ignore[arg-type]
+    seconds["A"].append(3.0)
+    assert record.times == {"A": (0.5, 1.0), "B": (0.25,)}
+    assert repr(record.times) == "MoveTimes({'A': (0.5, 1.0), 'B': (0.25,)})"
+    assert record == GameRecord("a", "b", start, start, MoveTimes({"A": (0.5, 1.0), "B": (0.25,)}))
 
 
 def test_a_draw_has_no_winner():

@@ -36,9 +36,9 @@ from __future__ import annotations
 
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from c4lab.agents import Agent, AgentError, Budget
 from c4lab.agents.base import AnswerError
@@ -78,18 +78,55 @@ class Turn:
     seconds: float
 
 
+class MoveTimes(Mapping[str, tuple[float, ...]]):
+    """The seconds each side took per move: ``"A"`` and ``"B"`` to a tuple
+    of seconds, read-only.  A record's times are part of the record: a
+    value, hashable and picklable as the record's positions are, not a dict
+    of lists that whoever holds the record (or a copy of it, the arena's
+    ``Game``) could change.  Equal to a mapping with the same tuples."""
+
+    __slots__ = ("_times",)
+
+    def __init__(self, times: Mapping[str, Iterable[float]] | None = None) -> None:
+        self._times = {side: tuple(float(t) for t in seconds) for side, seconds in (times or {}).items()}
+
+    def __getitem__(self, side: str) -> tuple[float, ...]:
+        return self._times[side]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._times)
+
+    def __len__(self) -> int:
+        return len(self._times)
+
+    def __hash__(self) -> int:
+        return hash(frozenset(self._times.items()))
+
+    def __repr__(self) -> str:
+        return f"MoveTimes({self._times!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (MoveTimes, (self._times,))
+
+
 @dataclass(frozen=True)
 class GameRecord:
     """A finished game: who played A and B (their specs), where it started
     and ended, the seconds each side took per move, and the forfeit that
-    ended it early, if one did."""
+    ended it early, if one did.  A value, as its positions are: ``times``
+    given as a dict of lists is kept as ``MoveTimes`` (tuples), so a
+    record is hashable and nothing of it changes after the fact."""
 
     a: str
     b: str
     start: Position
     final: Position
-    times: dict[str, list[float]] = field(default_factory=dict)
+    times: MoveTimes = field(default_factory=MoveTimes)
     forfeit: Forfeit | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.times, MoveTimes):
+            object.__setattr__(self, "times", MoveTimes(self.times))
 
     @property
     def result(self) -> str:
@@ -133,7 +170,7 @@ def play_game(
     times: dict[str, list[float]] = {"A": [], "B": []}
     forfeit = _get_ready(agents, specs, start, policy, limit, margin)
     if forfeit is not None:
-        return GameRecord(specs["A"], specs["B"], start, start, times, forfeit)
+        return GameRecord(specs["A"], specs["B"], start, start, MoveTimes(times), forfeit)
     position = start
     while not position.is_over:
         side = position.to_move
@@ -173,7 +210,7 @@ def play_game(
         if on_move is not None:
             on_move(Turn(position, side, after.moves[-1], after, elapsed))
         position = after
-    return GameRecord(specs["A"], specs["B"], start, position, times, forfeit)
+    return GameRecord(specs["A"], specs["B"], start, position, MoveTimes(times), forfeit)
 
 
 def _check_players(a: object, b: object, start: object) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 
 from c4lab.agents import Agent, agent_infos, make_agent, parse_spec
 from c4lab.arena.schedule import PairTask
-from c4lab.game import Forfeit, GameRecord, play_game
+from c4lab.game import Forfeit, GameRecord, MoveTimes, play_game
 from c4lab.rules import Position
 
 RESULTS = ("A", "B", "draw")
@@ -54,7 +54,7 @@ def _forfeit(data: Any, result: str, position: Position) -> Forfeit | None:
     return Forfeit(side, reason, str(data["detail"]))
 
 
-def _times(data: Any) -> dict[str, list[float]]:
+def _times(data: Any) -> MoveTimes:
     """A record's ``times``: for A and B, the seconds of each move (finite,
     >= 0: they make the report's mean time a move)."""
     if not isinstance(data, dict):
@@ -67,7 +67,7 @@ def _times(data: Any) -> dict[str, list[float]]:
             if isinstance(t, bool) or not isinstance(t, int | float) or not 0 <= t < math.inf:
                 raise ValueError(f"a move of {side} took {t!r} seconds: not a time")
         times[side] = [float(t) for t in seconds]
-    return times
+    return MoveTimes(times)
 
 
 @dataclass(frozen=True)
@@ -85,8 +85,12 @@ class Game:
     pairing: int
     pair: int
     game: int  # 0: the pairing's first spec plays A; 1: sides swapped
-    times: dict[str, list[float]] = field(default_factory=dict)  # seconds per move, by side
+    times: MoveTimes = field(default_factory=MoveTimes)  # seconds per move, by side (a dict of lists is kept as this)
     forfeit: Forfeit | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.times, MoveTimes):
+            object.__setattr__(self, "times", MoveTimes(self.times))
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -206,7 +210,7 @@ def play_pair(task: PairTask) -> tuple[PairTask, list[dict[str, Any]]]:
                 try:
                     agents.append(make_agent(seeded(spec, task.seed, task.start, a, b, side, task.repeat)))
                 except Exception as err:  # noqa: BLE001  (an engine that would not start this time)
-                    record = GameRecord(a, b, start, start, {"A": [], "B": []}, Forfeit(
+                    record = GameRecord(a, b, start, start, MoveTimes({"A": [], "B": []}), Forfeit(
                         side, "crash", f"player {side} ({spec}) could not start: {err}"
                     ))
                     break
