@@ -194,6 +194,19 @@ def test_positions_are_immutable_values() -> None:
         state[0] = 5
 
 
+def test_the_kernel_arrays_cannot_be_made_writeable_so_no_position_can_be_changed_through_them() -> None:
+    # Review: flags.writeable = True was allowed, and the geometry is shared by every position of a board:
+    # one line in a user's agent changed them all.
+    p = Position.parse("7x6:dd")
+    for array in p.kernel_arrays():
+        with pytest.raises(ValueError, match="WRITEABLE"):
+            array.flags.writeable = True
+    geo, _state = Position.parse("7x6").kernel_arrays()
+    with pytest.raises(ValueError, match="WRITEABLE"):
+        geo.flags.writeable = True
+    assert p.legal_moves() == tuple(Move(c) for c in range(7)) and Position.parse("7x6:dd").play("d").ply == 3
+
+
 @pytest.mark.parametrize("text", ["7x6", "7x6:dddc", "9x8/Xd3/Bb1:b+ac", "12x12/Xa1/Xl12/Bf6:ff", "4x4:aabbccd"])
 def test_positions_pickle_and_copy_as_the_same_position(text: str) -> None:
     # what multiprocessing, a saved experiment or a copied data structure needs

@@ -41,8 +41,12 @@ def _cell_at(index: int) -> Cell:
 
 
 def _readonly(array: np.ndarray) -> np.ndarray:
+    """``array`` read-only for good: a read-only view of it, whose
+    ``flags.writeable`` cannot be set back to ``True`` (the array's own
+    could, and the geometry is shared by every position of a board, so
+    one such line in a user's agent changed them all)."""
     array.flags.writeable = False
-    return array
+    return array.view()
 
 
 @lru_cache(maxsize=512)
@@ -393,7 +397,8 @@ class Position:
     # -- access for agents that run their own kernels -------------------------
 
     def kernel_arrays(self) -> tuple[np.ndarray, np.ndarray]:
-        """The read-only ``(geometry, state)`` arrays for kernel calls."""
+        """The read-only ``(geometry, state)`` arrays for kernel calls (they
+        cannot be made writeable: copy the state to play on it)."""
         return _tables(self._variant)[0], self._state
 
 
