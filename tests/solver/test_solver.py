@@ -345,6 +345,13 @@ def test_a_solver_is_built_from_its_public_settings_only() -> None:
         (lambda: Solver().solve("4x4:dacd", timeout="1"), r"^solve: timeout must be a number of seconds, not '1'$"),
         (lambda: Solver().solve("4x4:dacd", max_nodes=5.5), r"^solve: max_nodes must be an integer, not 5.5$"),
         (lambda: Solver().analyse("4x4:dacd", timeout=True), r"^analyse: timeout must be a number of seconds, not True$"),
+        # Review: these ran: a negative timeout or node budget gave up at once (score None, as for a position too
+        # hard), a progress_every of 0 or less called progress without a pause
+        (lambda: Solver().solve("4x4:dacd", timeout=-1), r"^solve: timeout must be 0 or more seconds, not -1$"),
+        (lambda: Solver().analyse("4x4:dacd", timeout=-0.5), r"^analyse: timeout must be 0 or more seconds, not -0.5$"),
+        (lambda: Solver().solve("4x4:dacd", max_nodes=-5), r"^solve: max_nodes must be 0 or more, not -5$"),
+        (lambda: Solver(progress_every=0), r"^Solver: progress_every must be more than 0 seconds, not 0$"),
+        (lambda: Solver(progress_every=-1.0), r"^Solver: progress_every must be more than 0 seconds, not -1.0$"),
     ],
 )
 def test_a_bad_setting_or_budget_is_refused_at_once_naming_it(make: Callable[[], object], message: str) -> None:

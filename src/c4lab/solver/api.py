@@ -215,7 +215,7 @@ class Solver:
         self.table_size = size
         if self.progress is not None and not callable(self.progress):
             raise ValueError(f"Solver: progress must be a function of a Progress, not {self.progress!r}")
-        _check_seconds(self.progress_every, "Solver: progress_every")
+        _check_seconds(self.progress_every, "Solver: progress_every", zero=False)
 
     def clear(self) -> None:
         """Forget every stored result (costs nothing: a new generation)."""
@@ -365,6 +365,8 @@ class Solver:
             _check_seconds(timeout, "solve: timeout")
         if max_nodes is not None:
             max_nodes = integer(max_nodes, "solve: max_nodes")
+            if max_nodes < 0:
+                raise ValueError(f"solve: max_nodes must be 0 or more, not {max_nodes}")
         b = Bitboards.of(position)
         self._prepare(b, position if best_moves else None)  # not part of the timeout
         start = time.monotonic()
@@ -463,11 +465,16 @@ class Solver:
         return out
 
 
-def _check_seconds(value: object, what: str) -> None:
+def _check_seconds(value: object, what: str, *, zero: bool = True) -> None:
     """``ValueError`` naming ``what`` unless ``value`` is a number of seconds
-    (a bool or a string is not: ``timeout='1'`` failed on a ``+`` inside)."""
+    (a bool or a string is not: ``timeout='1'`` failed on a ``+`` inside),
+    0 or more (more than 0 unless ``zero``): a negative timeout gave up at
+    once, a score of ``None`` as for a position too hard to solve, and a
+    ``progress_every`` of 0 or less called ``progress`` without a pause."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or math.isnan(value):
         raise ValueError(f"{what} must be a number of seconds, not {value!r}")
+    if value < 0 or (value == 0 and not zero):
+        raise ValueError(f"{what} must be {'0 or more' if zero else 'more than 0'} seconds, not {value!r}")
 
 
 def _wins_at_once(position: Position) -> bool:
