@@ -132,3 +132,13 @@ def test_another_class_under_a_taken_name_names_both() -> None:
         define_first_column("random")
     assert type(make_agent("random")).__name__ == "RandomAgent"
 
+
+
+def test_the_registry_hands_out_presets_that_cannot_be_changed_after_the_fact() -> None:
+    # Review: agent_infos() gives the registry's own objects, and a preset's defaults was a dict:
+    # hard.defaults["iterations"] = "5" made every later "hard" a 5-iteration UCT, in the whole process.
+    hard = next(info for info in agent_infos() if info.name == "hard")
+    before = make_agent("hard").iterations  # type: ignore[attr-defined]
+    with pytest.raises(TypeError):
+        hard.defaults["iterations"] = "5"  # type: ignore[index]
+    assert make_agent("hard").iterations == before == int(hard.defaults["iterations"])  # type: ignore[attr-defined]

@@ -25,9 +25,10 @@ import sys
 import threading
 import traceback
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from c4lab.rules.move import Move
@@ -348,14 +349,20 @@ class Param:
 
 @dataclass(frozen=True)
 class AgentInfo:
-    """A registered agent: its name, what it is, its parameters, its factory."""
+    """A registered agent: its name, what it is, its parameters, its factory.
+    ``defaults`` (a preset's own values) is read-only: the registry hands
+    out these very objects (``agent_infos``), and a change to one changed
+    what its name builds everywhere in the process."""
 
     name: str
     help: str
     params: tuple[Param, ...]
     factory: Callable[..., Agent]
-    defaults: dict[str, str] = field(default_factory=dict)  # for named presets
+    defaults: Mapping[str, str] = field(default_factory=dict)  # for named presets
     requires: tuple[str, str] | None = None  # (a module it imports, how to install it)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "defaults", MappingProxyType(dict(self.defaults)))
 
     @property
     def unavailable(self) -> str | None:
