@@ -15,7 +15,7 @@ import httpx
 import pytest
 import websockets
 
-from c4lab.rules import Position
+from c4lab.rules import Move, Position
 from c4lab.server.run import BackgroundServer, shown_host
 from c4lab.server.storage import GameRow, GameStore, read_games
 
@@ -941,6 +941,36 @@ def test_a_review_off_the_classic_board_keeps_to_its_time_budget() -> None:
     assert verdict(3, 3, {"a": 1, "b": 3}) == "best"
     assert verdict(None, 1, {"a": 1, "b": None}) == "unknown"
     assert verdict(2, None, {"a": None, "b": 2}) == "unknown"
+
+
+def test_a_hint_the_solver_settles_asks_no_engine_and_one_it_leaves_open_asks_it() -> None:
+    """The solver goes first: where it scores every move, the hint is
+    exact and the engine is never asked (on a first start its search would
+    have been compiled before the first scores, for nothing); where a
+    column is left open, the engine's analysis gives the move, the value
+    and that column's estimate."""
+    from c4lab.agents.base import Analysis, MoveStats
+    from c4lab.server.review import hint
+
+    class Adviser:
+        asked = 0
+
+        def analyse(self, position: Position, budget: object) -> tuple[Move, Analysis]:
+            Adviser.asked += 1
+            moves = position.legal_moves()
+            return moves[0], Analysis(value=0.75, moves=tuple(MoveStats(m, 1, 0.75) for m in moves))
+
+    small = Position.parse("5x4:cc")
+    answer = hint(small, Adviser(), timeout=30)  # type: ignore[arg-type]
+    assert Adviser.asked == 0
+    assert all(c["exact"] and c["estimate"] is None for c in answer["columns"])
+    best = max(c["score"] for c in answer["columns"])
+    assert answer["value"] == (1.0 if best > 0 else 0.5 if best == 0 else 0.0)
+    assert next(c["score"] for c in answer["columns"] if c["column"] == answer["move"][0]) == best
+    big = Position.parse("12x12:fg")
+    answer = hint(big, Adviser(), timeout=0.001)  # type: ignore[arg-type]
+    assert Adviser.asked == 1 and answer["value"] == 0.75
+    assert any(not c["exact"] and c["estimate"] == 0.75 for c in answer["columns"])
 
 
 def test_a_reviews_accuracy_counts_each_sides_moves_from_the_empty_board_or_after_a_pasted_start() -> None:

@@ -106,6 +106,12 @@ def column_scores(
     best known score is a win: nothing beats a win), else the engine's
     favourite (the best estimate, or the column of its move ``favourite``)."""
     scores = move_scores(position, budget_for(position) if timeout is None else timeout)
+    return columns_of(scores, estimates_of(analysis), favourite)
+
+
+def estimates_of(analysis: Analysis | None) -> dict[str, float]:
+    """The engine's estimate of each column (by its letter) from its
+    ``analysis``: the best expected result, 0..1, of the column's moves."""
     estimates: dict[str, float] = {}
     for stats in analysis.moves if analysis is not None else ():
         value = stats.value
@@ -114,7 +120,7 @@ def column_scores(
         if value is not None:
             letter = stats.move.token[0]
             estimates[letter] = max(value, estimates.get(letter, 0.0))
-    return columns_of(scores, estimates, favourite)
+    return estimates
 
 
 def columns_of(scores: dict[str, int | None], estimates: dict[str, float], favourite: str | None) -> dict[str, Any]:
@@ -264,14 +270,23 @@ def review_game(
 
 
 def hint(position: Position, adviser: Agent, timeout: float | None = None) -> dict[str, Any]:
-    """The ``hint`` message's answer (without ``type``): the adviser's move
-    and value, the exact score of every column (``column_scores``,
-    within ``timeout`` seconds) and of every move (``moves``: with the
-    bonus, the page shows the ban choices' own while one is chosen).  When every column is solved the value is
-    exact and the move a best one: the adviser's if it keeps the score,
-    else the solver's choice among those that do (``centre_first``)."""
+    """The ``hint`` message's answer (without ``type``): the exact score of
+    every column (``column_scores``, within ``timeout`` seconds) and of
+    every move (``moves``: with the bonus, the page shows the ban choices'
+    own while one is chosen), the engine's move and value.  The solver
+    goes first: where it solves every move, the value is exact and the move
+    the solver's choice among the best (``centre_first``), and the engine
+    is not asked at all (on a first start it would have compiled its
+    search for nothing, some seconds before the first scores); else the
+    engine's analysis gives the move, the value and the unsolved columns'
+    estimates."""
+    scores = move_scores(position, budget_for(position) if timeout is None else timeout)
+    if scores and all(score is not None for score in scores.values()):
+        best = max(score for score in scores.values() if score is not None)
+        move = centre_first(position, tuple(m for m in position.legal_moves() if scores[m.token] == best))
+        return _hint_answer(position, move, 0.5, columns_of(scores, {}, move.token))
     move, analysis = adviser.analyse(position, None)
-    columns = column_scores(position, analysis, timeout, favourite=move.token)
+    columns = columns_of(scores, estimates_of(analysis), move.token)
     return _hint_answer(position, move, 0.5 if analysis.value is None else analysis.value, columns)
 
 
