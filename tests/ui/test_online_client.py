@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, final
 
 import httpx
 import pytest
@@ -78,6 +78,37 @@ def join(server: BackgroundServer, code: str, name: str) -> str:
 
 def room_state(server: BackgroundServer, code: str) -> dict[str, Any]:
     return httpx.get(f"{server.url}/api/rooms/{code}", timeout=WAIT).json()
+
+
+@final
+class OwnServer:
+    """A server of a test's own, which the test stops and starts again on
+    the same port and store (a restart), with Ann (seat A) and Bob in a
+    room of it: ``code``, Ann's token ``ann`` and Bob's ``bob``.  Every
+    server it started is stopped, and the store closed, at the end."""
+
+    def __init__(self, tmp_path: Path, **options: Any) -> None:
+        self.store = GameStore(tmp_path / "g.sqlite")
+        self.options = options
+        self.first = BackgroundServer(self.store, **options).start()
+        self.started = [self.first]
+        self.code, self.ann = new_room(self.first)
+        self.bob = join(self.first, self.code, "Bob")
+        self.link = f"{self.first.url}/r/{self.code}"
+
+    def start_again(self) -> BackgroundServer:
+        """A new server on the first one's port and store (stop that first)."""
+        again = BackgroundServer(self.store, port=self.first.port, **self.options).start()
+        self.started.append(again)
+        return again
+
+    def __enter__(self) -> OwnServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for srv in self.started:
+            srv.stop()
+        self.store.close()
 
 
 class Player:
@@ -421,18 +452,14 @@ def test_a_finished_game_is_shown_in_colour_and_the_client_ends(server: Backgrou
 
 
 def test_the_client_comes_back_after_a_server_restart_and_gives_up_when_it_is_gone(tmp_path) -> None:
-    store = GameStore(tmp_path / "g.sqlite")
-    first = BackgroundServer(store).start()
-    second: BackgroundServer | None = None
-    try:
-        code, ann = new_room(first)
-        bob_token = join(first, code, "Bob")
-        client = Running(f"{first.url}/r/{code}", Script("d", "d"), token=ann, retry_delay=0.2)
+    with OwnServer(tmp_path) as own:
+        code, ann = own.code, own.ann
+        client = Running(own.link, Script("d", "d"), token=ann, retry_delay=0.2)
         client.wait_for("B (black), Bob (not connected) to move.")
-        first.stop()
+        own.first.stop()
         client.wait_for("Connection lost")
-        second = BackgroundServer(store, port=first.port).start()
-        bob = Player(second, code, bob_token)
+        second = own.start_again()
+        bob = Player(second, code, own.bob)
         try:
             bob.play("a")
             bob.next_state(lambda room: room["position"] == "7x6:dad")
@@ -448,15 +475,10 @@ def test_the_client_comes_back_after_a_server_restart_and_gives_up_when_it_is_go
         client.client.retry_for = 0.5  # (a shorter window: a quicker test)
         second.stop()  # for good: a few attempts, then exit status 1
         assert client.finish() == 1
-    finally:
-        for srv in (first, second):
-            if srv is not None:
-                srv.stop()
-        store.close()
     out = client.output
     assert "Connection lost (the server is restarting" in out and "Connected again." in out
     assert "Lost the connection to" in out and "giving up" in out
-    assert f"C4LAB_TOKEN={ann} c4lab connect {first.url}/r/{code}" in out.split("giving up")[1]
+    assert f"C4LAB_TOKEN={ann} c4lab connect {own.link}" in out.split("giving up")[1]
 
 
 def test_the_client_waits_out_a_slow_restart_and_says_it_is_retrying(tmp_path) -> None:
@@ -466,29 +488,19 @@ def test_the_client_waits_out_a_slow_restart_and_says_it_is_retrying(tmp_path) -
     minutes): here the server stays away for twenty failed attempts, four
     times the old number, and the client is still there when it is back."""
     assert RETRY_FOR >= 60  # several times the slowest restart measured (35 s)
-    store = GameStore(tmp_path / "g.sqlite")
-    first = BackgroundServer(store).start()
-    second: BackgroundServer | None = None
-    try:
-        code, ann = new_room(first)
-        join(first, code, "Bob")
+    with OwnServer(tmp_path) as own:
         keys = LiveKeys()
-        client = Running(f"{first.url}/r/{code}", keys, token=ann, retry_delay=0.01)
+        client = Running(own.link, keys, token=own.ann, retry_delay=0.01)
         client.wait_for("Your move, A (white).")
-        first.stop()
+        own.first.stop()
         deadline = time.monotonic() + WAIT
         while client.client.attempts < 20:
             assert time.monotonic() < deadline and client.thread.is_alive(), client.output
             time.sleep(0.01)
-        second = BackgroundServer(store, port=first.port).start()
+        own.start_again()
         client.wait_for("Connected again.")
         keys.answer("A to move", None)  # the end of input: the person leaves
         assert client.finish() == 0  # it left when asked, not because it gave up
-    finally:
-        for srv in (first, second):
-            if srv is not None:
-                srv.stop()
-        store.close()
     out = client.output
     assert "Connection lost (the server is restarting" in out
     assert "connecting again, for up to 2 minutes... (e exits)" in out
@@ -501,55 +513,41 @@ def test_a_player_keeps_trying_as_long_as_the_server_keeps_the_seat(tmp_path) ->
     """A server that keeps an absent player's seat longer than two minutes
     (``--forfeit-after 600``): its players try for that long, its
     spectators for the two minutes."""
-    store = GameStore(tmp_path / "g.sqlite")
-    srv = BackgroundServer(store, forfeit_after=600).start()
-    try:
-        code, ann = new_room(srv)
-        join(srv, code, "Bob")
+    with OwnServer(tmp_path, forfeit_after=600) as own:
         keys, watching = LiveKeys(), LiveKeys()
-        player = Running(f"{srv.url}/r/{code}", keys, token=ann, retry_delay=60)
-        spectator = Running(f"{srv.url}/r/{code}", watching, watch=True, retry_delay=60)
+        player = Running(own.link, keys, token=own.ann, retry_delay=60)
+        spectator = Running(own.link, watching, watch=True, retry_delay=60)
         player.wait_for("Your move, A (white).")
         spectator.wait_for("You are watching.")
-        srv.stop()
+        own.first.stop()
         player.wait_for("connecting again, for up to 10 minutes...")
         spectator.wait_for("connecting again, for up to 2 minutes...")
         keys.answer("A to move", None)
         watching.answer("", None)
         assert player.finish() == 0 and spectator.finish() == 0
-    finally:
-        srv.stop()
-        store.close()
 
 
 def test_while_the_connection_is_down_a_line_typed_is_answered_at_once_and_e_leaves(tmp_path) -> None:
     """Review: while the client waited to connect again, what was typed went
     nowhere: the prompt said "e to exit" after every retry, but e (and a
     move) waited for the server to come back or for the last attempt."""
-    store = GameStore(tmp_path / "g.sqlite")
-    srv = BackgroundServer(store).start()
-    try:
-        code, ann = new_room(srv)
-        join(srv, code, "Bob")
+    with OwnServer(tmp_path) as own:
         keys = LiveKeys()
         # a long pause before connecting again: the person acts during it
-        client = Running(f"{srv.url}/r/{code}", keys, token=ann, retry_delay=60)
+        client = Running(own.link, keys, token=own.ann, retry_delay=60)
         client.wait_for("Your move, A (white).")
-        srv.stop()
+        own.first.stop()
         client.wait_for("Connection lost")
         assert "(e exits)" in client.output.split("Connection lost")[1]
         keys.answer("A to move", "d")
         client.wait_for("Not connected to the server: 'd' was not sent (e exits).")
         keys.answer("A to move", "e")  # the same prompt, open again
         assert client.finish() == 0
-    finally:
-        srv.stop()
-    row = store.load(code)
-    store.close()
+        row = own.store.load(own.code)
     assert row is not None and row.position == "7x6", "the move typed while offline was never played"
     out = client.output
     assert "You left the game." in out
-    assert f"C4LAB_TOKEN={ann} c4lab connect {srv.url}/r/{code}" in out.split("You left the game.")[1]
+    assert f"C4LAB_TOKEN={own.ann} c4lab connect {own.link}" in out.split("You left the game.")[1]
     assert "forfeits after 2 minutes" in out
 
 
