@@ -157,6 +157,17 @@ def _no_page_options(port: int | None, db: str | None, no_browser: bool) -> None
             raise click.UsageError(f"{option} is for the page in the browser: {why}")
 
 
+def _ray_address(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """``--ray-address`` given an empty value (``--ray-address "$RAY"`` with
+    ``RAY`` unset) is an error, as ``--sprt ""`` is: it was taken for the
+    option left out, and the run started a local Ray (or, without
+    ``--executor ray``, ran here) without a word."""
+    if value is not None and not value.strip():
+        raise click.BadParameter(
+            "an empty address: give the cluster's HOST:PORT (or auto), or leave the option out to start a local Ray")
+    return value
+
+
 def _writable_output(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """An output file's folder must exist and take a new file: checked before
     the run, so that a long run does not end in a write that fails (the
@@ -956,7 +967,7 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
 @click.option("--executor", type=click.Choice(["threads", "processes", "ray"]), default="threads", show_default=True,
               help="threads: the workers share one table in this process; processes or ray: each plays rounds "
                    "on a copy, and the changes are merged.")
-@click.option("--ray-address", default=None,
+@click.option("--ray-address", default=None, callback=_ray_address,
               help="With --executor ray: the cluster's HOST:PORT, or auto (default: start a local Ray).")
 @click.option("--seed", type=_INT64, default=0, show_default=True,
               help="Tuples, bonus cell and games follow from it (with --resume: only the tuples --add-tuples adds; "
@@ -1227,7 +1238,8 @@ def _set_names(text: str | None, default: tuple[str, ...], known: tuple[str, ...
               help="A move over limit + margin loses the game.")
 @click.option("--jobs", type=_Int64(min=1), default=None, help="Parallel games (default: all cores).")
 @click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True)
-@click.option("--ray-address", default=None, help="A Ray cluster to join (default: start a local one).")
+@click.option("--ray-address", default=None, callback=_ray_address,
+              help="A Ray cluster to join (default: start a local one).")
 @click.option("--sprt", default=None, help="Stop a two-agent match when decided: elo0=0,elo1=20,alpha=0.05,beta=0.05 "
               "(alpha and beta 0.05 where not given)")
 @click.option("--out", type=click.Path(dir_okay=False), callback=_writable_output, default="arena.jsonl", show_default=True,

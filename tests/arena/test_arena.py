@@ -881,6 +881,20 @@ def test_cli_arena_refuses_bad_input_clearly(tmp_path):
     assert result.exit_code == 2 and "bad.jsonl:1" in result.output
 
 
+@pytest.mark.parametrize("executor", [[], ["--executor", "ray"]])
+def test_an_empty_ray_address_is_refused_as_an_empty_sprt_is(tmp_path, executor):
+    """`--ray-address "$RAY"` with RAY unset was taken for the option left
+    out: the games ran here (or on a new local Ray) without a word."""
+    out = tmp_path / "x.jsonl"
+    result = CliRunner().invoke(main, ["arena", "random", "random:seed=1", "--games", "2", *executor,
+                                       "--ray-address", "", "--out", str(out)])
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [
+        ("Error: Invalid value for '--ray-address': an empty address: give the cluster's HOST:PORT (or auto), "
+         "or leave the option out to start a local Ray")]
+    assert not out.exists()
+
+
 def test_report_of_a_run_with_no_finished_game_is_one_line_and_writes_nothing(tmp_path):
     out = tmp_path / "run.jsonl"
     played = CliRunner().invoke(main, ["arena", "heuristic:seed=1", "random:seed=1", "--games", "2", "--board", "6x5",

@@ -1025,6 +1025,7 @@ def test_a_setting_out_of_range_names_the_option_that_gave_it() -> None:
     (["--resume", "{good}", "--curve", "{curve}"], "old-curve.csv:1: not the header of a learning curve"),
     (["--resume", "{good}", "--curve", "{far}"], "is the curve of another run (its last point is at 9,000,000 games"),
     (["--executor", "ray", "--ray-address", "127.0.0.1:1"], "no Ray cluster answers there"),
+    (["--executor", "ray", "--ray-address", ""], "--ray-address': an empty address"),  # "$RAY" unset
     (["--out", "{tmp}/run.png", "--curve", "{tmp}/run"], "run.png is a file of the curve"),  # the plot over the network
 ])
 def test_bad_options_and_files_are_one_line_exit_2_and_nothing_is_overwritten(
