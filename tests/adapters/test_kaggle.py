@@ -22,7 +22,7 @@ from c4lab.adapters.kaggle import (
 )
 from c4lab.agents import Agent, Analysis, Budget, SpecError, make_agent
 from c4lab.game import play_game
-from c4lab.rules import Cell, Move, Piece, Position, Variant
+from c4lab.rules import Cell, IllegalMoveError, Move, Piece, Position, Variant
 
 
 def random_position(rng: random.Random, variant: Variant, plies: int) -> Position:
@@ -150,6 +150,26 @@ def test_the_wrapper_follows_the_game_so_the_agent_sees_the_true_history() -> No
     obs, config = to_connectx(Position.parse("7x6:dd"))
     play(obs, config)
     assert recorder.new_games == 2 and recorder.seen[-1].cells == Position.parse("7x6:dd").cells
+
+
+def test_an_agent_may_answer_a_move_token_as_in_the_arena() -> None:
+    """The answer is read as the arena reads it (``game.play_answer``): a
+    token names its move (docs/writing-agents.md), where `.column` of it
+    failed inside the adapter; a token that is no move is an error naming
+    the agent."""
+
+    class Tokens(Recorder):
+        def __init__(self, token: str) -> None:
+            super().__init__()
+            self.token = token
+
+        def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
+            return self.token, Analysis()  # type: ignore[return-value]
+
+    obs, config = to_connectx(Position.parse("7x6"))
+    assert connectx_agent(Tokens("c"))(obs, config) == 2
+    with pytest.raises(IllegalMoveError, match=r"'h' in '7x6': column h is beyond .* \(played by agent 'Tokens'\)"):
+        connectx_agent(Tokens("h"))(obs, config)
 
 
 # ---------------------------------------------------------------------------

@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from c4lab.adapters.openspiel import OpenSpielMCTS
+from c4lab.agents import Agent, Analysis, Budget
 from c4lab.arena import accuracy as A
-from c4lab.rules import Move, Position
+from c4lab.rules import IllegalMoveError, Move, Position
 from c4lab.solver import Solver
 
 
@@ -19,6 +20,23 @@ def test_a_move_is_right_when_it_keeps_the_result_of_the_best_move() -> None:
     assert drawn.keeps_value(Move(1)) and drawn.keeps_value(Move(2)) and not drawn.keeps_value(Move(0))
     lost = A.ScoredPosition(Position.parse("7x6"), {Move(0): -2, Move(1): -5})
     assert lost.keeps_value(Move(0)) and lost.keeps_value(Move(1))  # a lost position is lost
+
+
+def test_an_agent_may_answer_a_move_token_as_in_the_arena() -> None:
+    """A token names its move (docs/writing-agents.md), as in the arena
+    (``game.play_answer``): it failed on ``.token`` inside the tally."""
+
+    class Tokens(Agent):
+        spec = "tokens"
+
+        def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
+            return "d", Analysis()  # type: ignore[return-value]
+
+    item = A.ScoredPosition(Position.parse("7x6"), {Move(i): 1 if i == 3 else -1 for i in range(7)})
+    tally = A.measure(Tokens(), [item])
+    assert (tally.right, tally.played, tally.wrong) == (1, 1, [])
+    with pytest.raises(IllegalMoveError, match=r"column d is full \(played by agent 'tokens'\)"):
+        A.measure(Tokens(), [A.ScoredPosition(Position.parse("7x6:dddddd"), {Move(0): 0})])
 
 
 def test_every_move_of_a_scored_position_has_its_exact_score() -> None:

@@ -34,6 +34,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from c4lab.agents.base import Agent, Analysis, Budget, Param, make_agent, register
+from c4lab.game import play_answer
 from c4lab.rules import Cell, Move, Piece, Position, Variant
 
 #: ConnectX cell values.
@@ -299,11 +300,10 @@ def connectx_agent(spec: str | Agent, budget: Budget | None = None) -> ConnectXA
         if position is None:
             position = from_connectx(observation, configuration)
             agent.new_game()
-        move = agent.choose(position, budget)
         # ConnectX has no bans: a bonus landing is impossible without a bonus cell.
-        after = position.play(move)
+        after = play_answer(position, agent.choose(position, budget), f"agent {agent.spec or type(agent).__name__!r}")
         last[:] = [] if after.is_over else [after]
-        return move.column
+        return after.moves[-1].column
 
     play.__name__ = f"c4lab_{agent.spec or type(agent).__name__}"
     return play
