@@ -1141,3 +1141,34 @@ def test_more_jobs_than_cores_is_run_with_a_note_on_what_it_costs_agents_on_a_cl
     assert "note: --jobs 2 on 1 core: an agent that thinks on a clock gets less than a core" in crowded.stderr
     alone = CliRunner().invoke(main, [*args, "--jobs", "1", "--out", str(tmp_path / "one.jsonl")])
     assert alone.exit_code == 0 and "note: --jobs" not in alone.stderr
+
+
+def test_mean_seconds_a_move_leave_out_the_answer_that_lost_the_game_and_the_report_says_so(tmp_path):
+    """A hung engine forfeits on time after --limit + --margin; that wait was
+    counted as one of its moves, so its 'mean s/move' read 0.336 s where its
+    moves took 0.001 s.  The record keeps the wait; the means are of the
+    moves played, and the tables, the JSON and the page say what was left out."""
+    from c4lab.game import Forfeit
+
+    hung, other = "engine:cmd=./hang.sh", "random:seed=1"
+    config = ArenaConfig((hung, other), games=2, limit=1, margin=0.5)
+    timed_out = Game("7x6:acac", "B", hung, other, "7x6", 0, 0, 0, {"A": [0.002, 0.004, 1.5], "B": [0.01, 0.03]},
+                     Forfeit("A", "time", "move 5 of player A: no 'bestmove' within 1.5 s"))
+    crashed = Game("7x6:ab", "A", other, hung, "7x6", 0, 0, 1, {"A": [0.02], "B": [0.006]},
+                   Forfeit("B", "crash", "move 4 of player B: the engine exited"))  # a crash times no answer
+    assert (timed_out.unplayed, crashed.unplayed) == ("A", None)
+    summary = summarise(config, [timed_out, crashed])
+    assert summary.move_times[hung] == pytest.approx((0.004, 0.006))  # 0.002, 0.004, 0.006: not the 1.5 s wait
+    assert summary.move_times[other] == pytest.approx((0.02, 0.03))
+    standing = {s["spec"]: s for s in summary.to_dict()["standings"]}
+    assert (standing[hung]["mean_move_s"], standing[hung]["max_move_s"], standing[hung]["moves_left_out"]) == (
+        0.004, 0.006, 1)
+    assert standing[other]["moves_left_out"] == 0
+    note = ("mean s/move is over the moves played: an answer that lost its game on time or as an illegal move is "
+            "left out (1 here)")
+    assert note in " ".join(render_text(summary).split())
+    assert [row[-1] for row in standing_rows(summary)] == ["0.020", "0.004"]
+    write_report(summary, tmp_path)
+    assert note in (tmp_path / "report.html").read_text()
+    assert timed_out.to_dict()["times"]["A"] == [0.002, 0.004, 1.5]  # the record keeps the wait
+    assert "left out" not in render_text(summarise(config, [crashed]))  # nothing left out: no note

@@ -161,6 +161,24 @@ class Game:
     def height(self) -> int:
         return Position.parse(self.start).variant.height
 
+    @property
+    def unplayed(self) -> str | None:
+        """The side (``"A"``/``"B"``) whose last timed answer was never played,
+        or ``None``: a forfeit on time or for an illegal answer keeps that
+        answer's seconds in ``times`` (for a hung engine, the wait until the
+        limit plus margin), one more time than the moves played.  A crash,
+        or a forfeit before the first move, times no answer."""
+        if self.forfeit is None or not self.times.get(self.forfeit.side):
+            return None
+        plies = len(Position.parse(self.position).moves) - len(Position.parse(self.start).moves)
+        return self.forfeit.side if sum(len(t) for t in self.times.values()) == plies + 1 else None
+
+    def played_times(self, side: str) -> list[float]:
+        """The seconds of each move ``side`` played (``times`` without the
+        answer that lost the game, ``unplayed``)."""
+        seconds = self.times.get(side, [])
+        return seconds[:-1] if self.unplayed == side else list(seconds)
+
     def score_of(self, spec: str) -> float:
         """1, 0.5 or 0 for ``spec`` (which played A or B in this game)."""
         side = "A" if spec == self.a else "B" if spec == self.b else None

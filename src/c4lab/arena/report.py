@@ -47,9 +47,11 @@ class Summary:
     by_size: dict[str, dict[str, tuple[float, int]]]  # spec -> "WxH" -> (score, games)
     forfeits: tuple[dict[str, Any], ...] = ()
     forfeit_counts: dict[str, int] = field(default_factory=dict)  # spec -> games it lost by forfeit
-    move_times: dict[str, tuple[float, float]] = field(default_factory=dict)  # spec -> (mean, max) s
+    move_times: dict[str, tuple[float, float]] = field(default_factory=dict)  # spec -> (mean, max) s of moves played
     #: Ratings fitted to all the games at once (``ratings.fit_ratings``); None if the agents do not all meet.
     ratings: tuple[Rating, ...] | None = None
+    #: spec -> answers whose seconds ``move_times`` leaves out: each lost its game, unplayed (``Game.unplayed``).
+    moves_left_out: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         def number(x: float) -> float | None:
@@ -81,6 +83,7 @@ class Summary:
                     "elo_bound": bound(s.wins, s.draws, s.losses), "elo_ci": interval((s.elo_low, s.elo_high)),
                     "mean_move_s": round(self.move_times.get(s.agent, (0.0, 0.0))[0], 5),
                     "max_move_s": round(self.move_times.get(s.agent, (0.0, 0.0))[1], 5),
+                    "moves_left_out": self.moves_left_out.get(s.agent, 0),
                 }
                 for s in self.table.standings
             ],
@@ -115,6 +118,7 @@ def summarise(config: ArenaConfig, games: Sequence[Game]) -> Summary:
     by_size: dict[str, dict[str, list[float]]] = {s: {} for s in config.specs}
     forfeit_counts = dict.fromkeys(config.specs, 0)
     times: dict[str, list[float]] = {s: [] for s in config.specs}
+    left_out = dict.fromkeys(config.specs, 0)
     forfeits = []
     for game in games:
         size = f"{game.width}x{game.height}"
@@ -122,7 +126,8 @@ def summarise(config: ArenaConfig, games: Sequence[Game]) -> Summary:
             cell = by_size[spec].setdefault(size, [0.0, 0])
             cell[0] += game.score_of(spec)
             cell[1] += 1
-            times[spec].extend(game.times.get(side, []))
+            times[spec].extend(game.played_times(side))  # thinking: a hung engine's wait is no move of its
+            left_out[spec] += game.unplayed == side
         if game.forfeit:
             loser, winner = (game.a, game.b) if game.forfeit.side == "A" else (game.b, game.a)
             forfeit_counts[loser] += 1
@@ -151,6 +156,7 @@ def summarise(config: ArenaConfig, games: Sequence[Game]) -> Summary:
         forfeit_counts,
         {s: (sum(t) / len(t), max(t)) if t else (0.0, 0.0) for s, t in times.items()},
         fit_ratings((g.a, g.b, g.result) for g in games),
+        left_out,
     )
 
 
@@ -245,6 +251,20 @@ RATING_NOTE = (
     "and Ordo do; the mean rating is 0, one virtual draw a pairing), so two agents' difference is their Elo "
     "difference even where they never met; the intervals are each agent's against the field's mean."
 )
+#: Under the ranking, when some answer's seconds are not in "mean s/move".
+LEFT_OUT_NOTE = (
+    "mean s/move is over the moves played: an answer that lost its game on time or as an illegal move is left "
+    "out ({count} here), since a hung engine's is the wait until --limit + --margin, not thinking (the forfeits "
+    "below say how long; --json has the count as moves_left_out)"
+)
+
+
+def left_out_note(summary: Summary) -> str | None:
+    """``LEFT_OUT_NOTE`` with its count, or ``None`` when every answer timed was played."""
+    count = sum(summary.moves_left_out.values())
+    return LEFT_OUT_NOTE.format(count=count) if count else None
+
+
 #: Under the forfeits: what they are in the statistics.
 FORFEIT_NOTE = "A game lost by forfeit is a loss in every figure above (W/D/L, score, Elo, intervals, LOS, p, SPRT)."
 
@@ -339,6 +359,8 @@ def render_text(summary: Summary) -> str:
         console.print(shown)
 
     table(f"Ranking ({summary.games} games)", STANDING_COLUMNS, standing_rows(summary), ("agent",))
+    if left_out_note(summary):
+        console.print(f"{left_out_note(summary)}.")
     table("Pairings (first agent's view)", PAIRING_COLUMNS, pairing_rows(summary), ("first", "second"))
     if _has_gaps(summary):
         console.print(NOTE)
@@ -542,6 +564,7 @@ figure {{ display: inline-block; margin: 1em; }} img {{ max-width: 100%; }}
 <p>{summary.games} games: {setting}.</p>
 <h2>Ranking</h2>
 {table(STANDING_COLUMNS, standing_rows(summary))}
+{f"<p>{esc(left_out_note(summary) or '')}.</p>" if left_out_note(summary) else ""}
 <h2>Pairings</h2>
 {table(PAIRING_COLUMNS, pairing_rows(summary))}
 {f"<p>{esc(NOTE)}</p>" if _has_gaps(summary) else ""}
