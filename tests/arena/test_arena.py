@@ -1171,4 +1171,44 @@ def test_mean_seconds_a_move_leave_out_the_answer_that_lost_the_game_and_the_rep
     write_report(summary, tmp_path)
     assert note in (tmp_path / "report.html").read_text()
     assert timed_out.to_dict()["times"]["A"] == [0.002, 0.004, 1.5]  # the record keeps the wait
-    assert "left out" not in render_text(summarise(config, [crashed]))  # nothing left out: no note
+    assert "mean s/move is over" not in render_text(summarise(config, [crashed]))  # nothing left out: no note
+
+
+def _games_with_draws(first, second, scores):
+    """As ``_games_of``, with 0.5 a drawn game."""
+    games = _games_of(first, second, [1 if s == 0.5 else s for s in scores])
+    return [Game(g.position, "draw", g.a, g.b, g.start, g.pairing, g.pair, g.game) if score == 0.5 else g
+            for g, score in zip(games, scores, strict=True)]
+
+
+def test_a_small_lopsided_match_has_an_exact_p_value_beside_the_normal_one(tmp_path):
+    """9-1-0 in 10 games: the Wald test said p < 1e-15; the exact two-sided
+    sign test on the 9 decisive games says 2 / 2**9 = 0.0039, and the report
+    says which to read (tables, page, --json)."""
+    config = ArenaConfig(("x", "y"), games=10)
+    summary = summarise(config, _games_with_draws("x", "y", [1, 1, 1, 1, 1, 1, 1, 1, 1, 0.5]))
+    row = dict(zip(PAIRING_COLUMNS, pairing_rows(summary)[0], strict=True))
+    assert row["W-D-L"] == "9-1-0"
+    assert (row["p (equal)"], row["p (sign)"]) == ("<1e-15", "0.00391")
+    data = summary.to_dict()["pairings"][0]
+    assert data["sign_p_value"] == 2 / 2**9 and data["p_value"] < 1e-15
+    assert data["pentanomial_sign_p_value"] == 2 / 2**5  # 5 pairs won (2, 2, 2, 2 and 1½ points), none lost
+    note = "read p (sign) there, the exact two-sided sign test on the wins and losses"
+    assert note in " ".join(render_text(summary).split())
+    write_report(summary, tmp_path)
+    assert note in (tmp_path / "report.html").read_text()
+
+
+def test_a_sweep_has_an_exact_p_value_where_the_normal_one_has_none():
+    config = ArenaConfig(("x", "y"), games=10)
+    summary = summarise(config, _games_of("x", "y", [1] * 10))
+    row = dict(zip(PAIRING_COLUMNS, pairing_rows(summary)[0], strict=True))
+    assert (row["p (equal)"], row["p (sign)"]) == (NOT_AVAILABLE, "0.00195")  # 2 / 2**10
+
+
+def test_a_long_match_says_nothing_of_small_samples():
+    config = ArenaConfig(("x", "y"), games=60)
+    summary = summarise(config, _games_of("x", "y", [1, 0, 1] * 20))
+    assert "p (sign) there" not in render_text(summary)
+    row = dict(zip(PAIRING_COLUMNS, pairing_rows(summary)[0], strict=True))
+    assert row["W-D-L"] == "40-0-20" and float(row["p (sign)"]) > float(row["p (equal)"])  # exact: the wider

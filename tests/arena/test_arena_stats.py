@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
-from scipy.stats import norm
+from scipy.stats import binomtest, norm
 
 from c4lab.arena import stats
-from c4lab.arena.stats import SPRT, Cell, Pentanomial, Trinomial, rank
+from c4lab.arena.stats import SPRT, Cell, Pentanomial, Trinomial, rank, sign_test
 
 Z95 = norm.ppf(0.975)  # 1.959964...
 
@@ -492,11 +492,42 @@ def test_a_pairing_without_games_shows_no_interval_los_or_p_value() -> None:
     assert played[2:4] == ["2", "2-0-0"]
     for row in unplayed:
         assert row[2:5] == ["0", "0-0-0", "0/0/0/0/0"]
-        assert row[5] == "-" and row[6:] == [NOT_AVAILABLE] * 5  # Elo; both intervals, LOS, p (equal), p (pairs)
+        assert row[5] == "-" and row[6:] == [NOT_AVAILABLE] * 6  # Elo; both intervals, LOS, p (equal, sign, pairs)
     data = json.loads(json.dumps(summary.to_dict()))
     for pairing in data["pairings"][1:]:
         assert pairing["games"] == 0 and pairing["elo"] is None and pairing["elo_bound"] is None
         assert pairing["elo_ci"] is None and pairing["pentanomial_elo_ci"] is None
-        assert pairing["los"] is None and pairing["p_value"] is None
+        assert pairing["los"] is None and pairing["p_value"] is None and pairing["sign_p_value"] is None
+        assert pairing["pentanomial_sign_p_value"] is None
         assert pairing["pentanomial_los"] is None and pairing["pentanomial_p_value"] is None
     assert "[-, -]" not in render_text(summary)
+
+
+# -- the exact test ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("wins", "losses"), [(9, 0), (9, 1), (0, 7), (12, 4), (3, 3), (1, 0), (510, 490), (600, 400)])
+def test_the_sign_test_is_scipys_exact_binomial_test(wins: int, losses: int) -> None:
+    assert sign_test(wins, losses) == pytest.approx(binomtest(wins, wins + losses).pvalue, rel=1e-9)
+
+
+def test_the_sign_test_leaves_the_draws_out_and_says_nothing_without_a_decisive_game() -> None:
+    assert Trinomial(9, 1, 0).sign_p_value == sign_test(9, 0) == 2 / 2**9  # 0.0039: Wald said < 1e-15
+    assert Trinomial(9, 1, 0).p_value < 1e-15
+    assert Trinomial(0, 20, 0).sign_p_value == Trinomial(0, 0, 0).sign_p_value == 1.0
+    assert Trinomial(10, 0, 0).sign_p_value == Trinomial(0, 0, 10).sign_p_value == 2 / 2**10  # a sweep has one
+
+
+def test_the_pairs_sign_test_counts_pairs_won_and_lost_and_leaves_the_even_ones_out() -> None:
+    assert Pentanomial((1, 0, 4, 3, 2)).sign_p_value == pytest.approx(binomtest(5, 6).pvalue)
+    assert Pentanomial((0, 0, 9, 0, 0)).sign_p_value == 1.0
+
+
+@given(st.integers(0, 300), st.integers(0, 300))
+def test_the_sign_test_is_a_p_value_symmetric_in_its_sides(wins: int, losses: int) -> None:
+    p = sign_test(wins, losses)
+    assert 0.0 < p <= 1.0 and p == sign_test(losses, wins)
+
+
+def test_the_sign_test_is_quick_for_a_runs_million_games() -> None:
+    assert sign_test(500_000, 499_000) == pytest.approx(binomtest(500_000, 999_000).pvalue, rel=1e-9)

@@ -26,7 +26,8 @@ from c4lab.arena.schedule import ArenaConfig
 @dataclass(frozen=True)
 class Pairing:
     """One pairing, from the first spec's side: its games (W/D/L, Elo with
-    its interval, LOS, p-value of "equal") and its pairs (pentanomial)."""
+    its interval, LOS, p-values of "equal": Wald's and the exact sign
+    test's) and its pairs (pentanomial)."""
 
     first: str
     second: str
@@ -95,8 +96,10 @@ class Summary:
                     "elo_bound": bound(p.games.wins, p.games.draws, p.games.losses), "elo_ci": interval(p.games.elo_interval()), "pentanomial_elo_ci": interval(p.pairs.elo_interval()),
                     "los": number(p.games.los) if _has_test(p.games) else None,
                     "p_value": None if not _has_test(p.games) or p.games.variance == 0 else number(p.games.p_value),
+                    "sign_p_value": number(p.games.sign_p_value) if _has_test(p.games) else None,
                     "pentanomial_los": number(p.pairs.los) if _has_pair_test(p.pairs) else None,
                     "pentanomial_p_value": number(p.pairs.p_value) if _has_pair_test(p.pairs) else None,
+                    "pentanomial_sign_p_value": number(p.pairs.sign_p_value) if p.pairs.pairs else None,
                 }
                 for p in self.pairings
             ],
@@ -241,7 +244,15 @@ def _percent(x: float) -> str:
 STANDING_COLUMNS = ("#", "agent", "games", "score", "%", "W", "D", "L", "forfeits", "Elo vs field", "95% CI",
                     "mean s/move")
 PAIRING_COLUMNS = ("first", "second", "games", "W-D-L", "pairs 0/½/1/1½/2", "Elo diff", "95% CI", "CI (pairs)",
-                   "LOS", "p (equal)", "p (pairs)")
+                   "LOS", "p (equal)", "p (sign)", "p (pairs)")
+#: Fewer decisive games than this in a pairing, and the report says which p-value to read (``SMALL_NOTE``).
+SMALL_SAMPLE = 30
+#: Under the pairings, when one of them has few decisive games: the Wald p-value is too sure there.
+SMALL_NOTE = (
+    "p (equal) and p (pairs) use the normal approximation, too sure with fewer than {small} decisive games (9 wins "
+    "and a draw give p (equal) < 1e-15): read p (sign) there, the exact two-sided sign test on the wins and losses, "
+    "the draws left out (0.0039 for those 10 games)"
+)
 #: "against" names the opponent: "pairing" is only an index into the run's schedule.
 FORFEIT_COLUMNS = ("agent", "against", "pairing", "pair", "game", "reason", "detail")
 RATING_COLUMNS = ("#", "agent", "Elo (fitted)", "95% CI")
@@ -289,6 +300,7 @@ def pairing_rows(summary: Summary) -> list[list[str]]:
             "/".join(map(str, p.pairs.counts)), _estimate(p.games.elo, p.games.wins, p.games.draws, p.games.losses), _interval(*p.games.elo_interval()),
             _interval(*p.pairs.elo_interval()), _percent(p.games.los) if _has_test(p.games) else NOT_AVAILABLE,
             NOT_AVAILABLE if not _has_test(p.games) or p.games.variance == 0 else _p(p.games.p_value),
+            _p(p.games.sign_p_value) if _has_test(p.games) else NOT_AVAILABLE,
             _p(p.pairs.p_value) if _has_pair_test(p.pairs) else NOT_AVAILABLE,
         ]
         for p in summary.pairings
@@ -333,6 +345,12 @@ def _has_gaps(summary: Summary) -> bool:
     return any(NOT_AVAILABLE in row for row in (*standing_rows(summary), *pairing_rows(summary)))
 
 
+def _has_small_sample(summary: Summary) -> bool:
+    """Whether some pairing with games has fewer than ``SMALL_SAMPLE`` decisive
+    ones (and the pairings need ``SMALL_NOTE``)."""
+    return any(p.games.games and p.games.wins + p.games.losses < SMALL_SAMPLE for p in summary.pairings)
+
+
 def _has_bounds(summary: Summary) -> bool:
     """Whether a table shows a bound instead of an Elo estimate (and needs ``NO_ESTIMATE``)."""
     return any(cell.startswith((">=", "<=")) for row in (*standing_rows(summary), *pairing_rows(summary))
@@ -364,6 +382,8 @@ def render_text(summary: Summary) -> str:
     table("Pairings (first agent's view)", PAIRING_COLUMNS, pairing_rows(summary), ("first", "second"))
     if _has_gaps(summary):
         console.print(NOTE)
+    if _has_small_sample(summary):
+        console.print(SMALL_NOTE.format(small=SMALL_SAMPLE) + ".")
     if _has_bounds(summary):
         console.print(f">= / <=: {NO_ESTIMATE}.")
     if _rated(summary):
@@ -568,6 +588,7 @@ figure {{ display: inline-block; margin: 1em; }} img {{ max-width: 100%; }}
 <h2>Pairings</h2>
 {table(PAIRING_COLUMNS, pairing_rows(summary))}
 {f"<p>{esc(NOTE)}</p>" if _has_gaps(summary) else ""}
+{f"<p>{esc(SMALL_NOTE.format(small=SMALL_SAMPLE))}.</p>" if _has_small_sample(summary) else ""}
 {f"<p>&gt;= / &lt;=: {esc(NO_ESTIMATE)}.</p>" if _has_bounds(summary) else ""}
 {fitted}
 {cross}
