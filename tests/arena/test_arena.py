@@ -1212,3 +1212,29 @@ def test_a_long_match_says_nothing_of_small_samples():
     assert "p (sign) there" not in render_text(summary)
     row = dict(zip(PAIRING_COLUMNS, pairing_rows(summary)[0], strict=True))
     assert row["W-D-L"] == "40-0-20" and float(row["p (sign)"]) > float(row["p (equal)"])  # exact: the wider
+
+
+def test_specs_that_differ_only_in_how_a_number_is_written_are_one_agent(tmp_path):
+    """`uct:iterations=0200` and `uct:iterations=200` were two agents of a
+    run and of its report; the arena names each agent by its canonical spec
+    (``canonical_spec``), refuses the same agent twice, and still reads a
+    results file that spelt it otherwise."""
+    config = ArenaConfig(("uct:iterations=0200,seed=01", "random:seed=1"), games=2, board="5x4", plies=0)
+    assert config.specs == ("uct:iterations=200,seed=1", "random:seed=1")
+    with pytest.raises(ArenaError, match=r"^agent specs 'uct:iterations=0200' and 'uct:iterations=200' are the same "
+                                         r"agent \(uct:iterations=200\): give it once$"):
+        ArenaConfig(("uct:iterations=0200", "uct:iterations=200"), games=2)
+    result = CliRunner().invoke(main, ["arena", "master:time=0.50", "master:time=0.5", "--out", str(tmp_path / "x")])
+    assert result.exit_code == 2 and "are the same agent (master:time=0.5)" in result.output
+    # A results file written before: the header and the games spell the agent as given.
+    out = tmp_path / "old.jsonl"
+    run_arena(config, out, executor=LocalExecutor(1))
+    lines = out.read_text().replace("uct:iterations=200,seed=1", "uct:iterations=0200,seed=01")
+    out.write_text(lines)
+    assert "uct:iterations=0200,seed=01" in lines and "uct:iterations=200" not in lines
+    saved = read_results(out)
+    assert saved.config == config and {g.a for g in saved.games} == set(config.specs)
+    assert set(summarise(saved.config, saved.games).table.agents) == set(config.specs)  # one row each
+    again = run_arena(ArenaConfig(("uct:iterations=200,seed=1", "random:seed=1"), games=4, board="5x4", plies=0),
+                      out, executor=LocalExecutor(1))  # the same experiment, extended: resumed, not refused
+    assert again.played == 2 and {g.a for g in read_results(out).games} == set(config.specs)

@@ -26,6 +26,7 @@ from c4lab.agents.base import (
     parse_spec,
     register,
 )
+from c4lab.agents.spec_names import canonical_spec
 from c4lab.lazy import lazy_dir, lazy_names
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -53,6 +54,7 @@ __all__ = [
     "RandomAgent",
     "SpecError",
     "agent_infos",
+    "canonical_spec",
     "make_agent",
     "parse_spec",
     "register",

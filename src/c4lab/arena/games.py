@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from c4lab.agents import Agent, agent_infos, make_agent, parse_spec
+from c4lab.agents.spec_names import canonical_spec
 from c4lab.arena.schedule import PairTask
 from c4lab.game import Forfeit, GameRecord, MoveTimes, play_game
 from c4lab.rules import Position
@@ -126,8 +127,8 @@ class Game:
         return cls(
             position=position.notation,
             result=result,
-            a=str(data["A"]),
-            b=str(data["B"]),
+            a=canonical_spec(str(data["A"])),  # a file may spell an agent otherwise (schedule: _name_agents)
+            b=canonical_spec(str(data["B"])),
             start=start.notation,
             pairing=_count(data, "pairing"),
             pair=_count(data, "pair"),
@@ -197,7 +198,7 @@ def seeded(spec: str, seed: int, start: str, a: str, b: str, side: str, repeat: 
     ``repeat`` counts the pairs of the pairing that started from ``start``
     before this one: each repeat of a start gets seeds of its own, so a
     seeded agent does not replay the same game there (the first time keeps
-    the seeds it always had).  The results keep the spec as given."""
+    the seeds it always had).  The results keep the spec without it."""
     name, values = parse_spec(spec)
     info = next((i for i in agent_infos() if i.name == name), None)
     takes_seed = info is not None and any(p.name == "seed" for p in info.params) and "seed" not in info.defaults

@@ -22,6 +22,7 @@ from typing import Any
 
 import c4lab.engine.client  # noqa: F401  (registers 'engine:cmd=...': the arena is local, programs may play)
 from c4lab.agents import SpecError, make_agent
+from c4lab.agents.spec_names import canonical_spec
 from c4lab.arena.match import random_moves
 from c4lab.rules import Position, PositionError, Variant
 from c4lab.rules.setup import CLASSIC, RANDOM, starting_position
@@ -105,6 +106,7 @@ class ArenaConfig:
                     isinstance(item, str) for item in value):
                 raise ArenaError(f"{name} must be a tuple of {what}, not {value!r}")
             object.__setattr__(self, name, tuple(value))
+        self._name_agents()
         for name in ("games", "plies", "seed"):
             object.__setattr__(self, name, integer(getattr(self, name), name, ArenaError))
         for name in ("limit", "margin"):
@@ -117,6 +119,21 @@ class ArenaConfig:
             if not isinstance(getattr(self, name), bool):
                 raise ArenaError(f"{name} must be True or False, not {getattr(self, name)!r}")
         object.__setattr__(self, "extra", _json_copy(self.extra))
+
+    def _name_agents(self) -> None:
+        """Each spec in its canonical form (``canonical_spec``): the same agent
+        written two ways (``uct:iterations=0200``, ``master:time=0.50``) has
+        one name in the run, its results file and its report, and a results
+        file that wrote another form reads as the same experiment.  Two
+        specs of one agent are an ``ArenaError`` naming both."""
+        named: dict[str, str] = {}
+        for spec in self.specs:
+            canonical = canonical_spec(spec)
+            if canonical in named and named[canonical] != spec:
+                raise ArenaError(f"agent specs {named[canonical]!r} and {spec!r} are the same agent ({canonical}): "
+                                 "give it once")
+            named.setdefault(canonical, spec)
+        object.__setattr__(self, "specs", tuple(canonical_spec(spec) for spec in self.specs))
 
     def boards(self) -> list[Variant]:
         """Every board the run's games are played on, in the order of their
