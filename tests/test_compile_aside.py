@@ -79,6 +79,7 @@ def test_other_work_is_what_runs_now_not_the_last_minutes_average(monkeypatch: p
     assert compile_aside._others_running(samples=3, pause=0.0) == 0  # the fewest: only the reader ran
     monkeypatch.setattr("builtins.open", real_open)
     monkeypatch.setattr(compile_aside, "_others_running", lambda: 1)
+    monkeypatch.setattr(compile_aside, "_ahead_running", lambda: 0)  # (not a child compiling ahead now on this machine)
     assert compile_aside._load() == 1.0
     monkeypatch.setattr(compile_aside, "_others_running", lambda: None)
     monkeypatch.setattr(os, "getloadavg", lambda: (1.7, 1.0, 0.5))

@@ -177,8 +177,8 @@ class Game:
     def played_times(self, side: str) -> list[float]:
         """The seconds of each move ``side`` played (``times`` without the
         answer that lost the game, ``unplayed``)."""
-        seconds = self.times.get(side, [])
-        return seconds[:-1] if self.unplayed == side else list(seconds)
+        seconds = list(self.times.get(side, ()))
+        return seconds[:-1] if self.unplayed == side else seconds
 
     def score_of(self, spec: str) -> float:
         """1, 0.5 or 0 for ``spec`` (which played A or B in this game)."""
