@@ -650,6 +650,7 @@ def analyse(position: str, tui: bool, no_browser: bool, port: int | None, db: st
         host="127.0.0.1", port=port, db=db, forfeit_after=FORFEIT_AFTER, open_browser=not no_browser, local=True,
         page="analyse", query=urllib.parse.urlencode({"position": start.notation}), limits=PERSONAL,
         guard=UNLIMITED, idle_after=None,
+        first_warm=("perfect", start.notation),  # the page's hints: the solver, its fallback (the hint's engine)
     )
 
 

@@ -14,7 +14,6 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,7 @@ from c4lab.server.limits import DEFAULT_AGENTS, AgentLimits
 from c4lab.server.room import Room
 from c4lab.server.rooms import RoomManager
 from c4lab.server.storage import GameStore, StorageError
+from c4lab.server.warmup import AgentPool
 from testkit import ROOT
 
 
@@ -90,7 +90,7 @@ def store(tmp_path: Path) -> Iterator[FailingStore]:
 
 def with_manager(store: GameStore, body: Callable[[RoomManager], Any], **options: Any) -> Any:
     """Run ``body(manager)`` (a coroutine function) in a fresh event loop."""
-    executor = ThreadPoolExecutor(max_workers=2)
+    executor = AgentPool(max_workers=2)  # the server's own pool (``create_app``)
 
     async def main() -> Any:
         manager = RoomManager(store, executor, hint_spec="heuristic", **options)
@@ -703,6 +703,69 @@ def test_the_background_warm_up_prepares_what_is_offered_once_in_its_own_thread(
         assert manager.prepare_in_background((("random", "5x4"),)) is None  # claimed already
 
     with_manager(store, body, limits=limits)
+
+
+def test_the_background_warm_ups_give_way_to_a_persons_move_hint_or_review(
+    store: FailingStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A background warm-up starts only while the agent pool is idle: numba
+    compiles one function at a time, and a person's first hint on an empty
+    cache waited behind the speculative ones.  One under way finishes; the
+    next waits for the pool's task to end."""
+    from c4lab.server import warmup
+
+    events: list[str] = []
+    first_started, release = threading.Event(), threading.Event()
+
+    def warm_up(spec: str, start: Any) -> None:
+        events.append(f"warm {spec}")
+        first_started.set()
+
+    monkeypatch.setattr(warmup, "warm_up", warm_up)
+    monkeypatch.setattr(warmup, "claim", lambda kind: True)
+
+    def persons_hint() -> None:
+        release.wait(10)
+        events.append("hint done")
+
+    async def body(manager: RoomManager) -> None:
+        pool = manager.executor
+        assert isinstance(pool, AgentPool) and not pool.busy
+        hint = asyncio.get_running_loop().run_in_executor(pool, persons_hint)
+        assert pool.busy
+        thread = manager.prepare_in_background((("random", "6x5"), ("heuristic", "6x5")))
+        assert thread is not None
+        await asyncio.sleep(0.3)
+        assert events == [] and not first_started.is_set()  # waits while the hint runs
+        release.set()
+        await hint
+        await asyncio.get_running_loop().run_in_executor(None, thread.join, 10)
+        assert events == ["hint done", "warm random", "warm heuristic"]
+        assert not pool.busy
+
+    with_manager(store, body)
+
+
+def test_the_agent_pool_counts_its_tasks_and_stops_waiting_when_told() -> None:
+    """``AgentPool.busy`` covers a task waiting for a thread and one running,
+    a task that raised too; ``wait_idle`` returns False at once when its
+    stop event is set while the pool is busy."""
+    pool = AgentPool(max_workers=1)
+    gate = threading.Event()
+    try:
+        running = pool.submit(gate.wait, 10)
+        queued = pool.submit(lambda: 1 / 0)
+        assert pool.busy
+        stop = threading.Event()
+        stop.set()
+        assert pool.wait_idle(stop) is False
+        gate.set()
+        running.result(10)
+        with pytest.raises(ZeroDivisionError):
+            queued.result(10)
+        assert pool.wait_idle(threading.Event()) is True and not pool.busy
+    finally:
+        pool.shutdown(wait=True)
 
 
 def test_closing_the_manager_waits_for_the_background_warm_up_under_way(

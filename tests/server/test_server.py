@@ -1001,3 +1001,37 @@ def test_a_win_at_once_is_exact_and_the_positions_score_where_nothing_else_was_s
     assert position_score(before, {"a": -3, "b": 0}) == 0  # all known
     last = review_game(before.play("d"), start_ply=9, per_position=1e-6, total=5)["entries"][-1]
     assert (last["move"], last["before"], last["played"], last["verdict"]) == ("d", 31, 31, "best")
+
+
+def test_a_server_warms_its_first_need_in_the_pool_then_the_rest_in_the_background(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At start, ``warm_up`` prepares ``first_warm`` (the default level on the
+    classic board; ``c4lab analyse`` gives the solver on its position's
+    board) in the agent pool, then hands ``BACKGROUND_WARM_UPS`` to the
+    background thread; an agent the server does not offer is not warmed."""
+    from fastapi.testclient import TestClient
+
+    from c4lab.server.app import BACKGROUND_WARM_UPS, FIRST_WARM_UP, create_app
+    from c4lab.server.limits import DEFAULT_AGENTS, AgentLimits
+    from c4lab.server.rooms import RoomManager
+
+    calls: list[tuple[str, str]] = []
+    monkeypatch.setattr(RoomManager, "prepare", lambda self, spec, start: calls.append((spec, start.notation)))
+    monkeypatch.setattr(RoomManager, "prepare_in_background", lambda self, wanted: calls.append(("background", wanted)))
+
+    def started(**options: Any) -> list[tuple[str, Any]]:
+        calls.clear()
+        store = GameStore(tmp_path / "g.sqlite")
+        try:
+            with TestClient(create_app(store, warm_up=True, **options)):
+                pass
+        finally:
+            store.close()
+        return list(calls)
+
+    assert FIRST_WARM_UP == ("hard", "7x6")
+    assert started() == [("hard", "7x6"), ("background", BACKGROUND_WARM_UPS)]
+    assert started(first_warm=("perfect", "6x5/Xc2:dd")) == [("perfect", "6x5/Xc2:dd"), ("background", BACKGROUND_WARM_UPS)]
+    no_perfect = AgentLimits(allowed=DEFAULT_AGENTS - {"perfect"})
+    assert started(first_warm=("perfect", "6x5"), limits=no_perfect) == [("background", BACKGROUND_WARM_UPS)]

@@ -219,3 +219,16 @@ def test_u_at_the_ban_question_takes_back_the_drop_on_the_bonus_cell_only() -> N
     settings = GameSettings(board="5x4/Bb1:a", players=("human", "human"), first="1", analyse=True)
     TerminalGame(settings, console=Console(file=io.StringIO(), no_color=True), read=keys).run()
     assert any(prompt.startswith("Ban column:") and "u to take the drop back" in prompt for prompt in keys.prompts)
+
+
+def test_the_command_s_server_compiles_the_solver_for_the_position_s_board_first(monkeypatch) -> None:
+    """The page's first hint needs the exact solver and its fallback on the
+    position's board, not the default level on the classic board: the
+    server warms ``perfect`` there first (``create_app``'s ``first_warm``)."""
+    from c4lab.server import run
+
+    seen: dict[str, object] = {}
+    monkeypatch.setattr(run, "run_in_foreground", lambda *args, **options: seen.update(options))
+    result = CliRunner().invoke(main, ["analyse", "6x5/Xc2:dd", "--no-browser"])
+    assert result.exit_code == 0, result.output
+    assert seen["first_warm"] == ("perfect", "6x5/Xc2:dd") and seen["page"] == "analyse"

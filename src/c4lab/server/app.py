@@ -10,7 +10,6 @@ import asyncio
 import logging
 from collections import Counter
 from collections.abc import AsyncIterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from importlib import resources
 from typing import Any, Literal
@@ -27,8 +26,9 @@ from starlette.websockets import WebSocketDisconnect
 
 from c4lab.agents import agent_infos
 from c4lab.agents.catalogue import catalogue
-from c4lab.rules import Position, Variant
+from c4lab.rules import Position
 from c4lab.rules.position import load_kernels
+from c4lab.server import warmup
 from c4lab.server.errors import BAD_TOKEN, NOT_ALLOWED, RATE_LIMITED, STORAGE_FAILED, UNKNOWN_ROOM, RoomError
 from c4lab.server.guard import (
     UNLIMITED,
@@ -163,6 +163,12 @@ def _page() -> str:
     return resources.files("c4lab.server").joinpath("static/index.html").read_text(encoding="utf-8")
 
 
+#: An address may open this many analysis boards for each game room its
+#: ``rooms_per_minute`` allows (the default: 60 a minute against 10).
+ANALYSIS_BOARDS = 6
+#: What a server compiles (or loads) first, in the agent pool: the default
+#: level on the classic board (``create_app``'s ``first_warm``).
+FIRST_WARM_UP = ("hard", "7x6")
 #: What the server compiles (or loads) in the background after the default
 #: level, while the new-game form is open, in this order: the random
 #: playouts of the three other kinds of board (bonus or not, one-word
@@ -172,9 +178,6 @@ def _page() -> str:
 #: the picker's research group, greedy and with PUCT (about 3 and 3-4 s of
 #: CPU more; a first ``ntuple-puct`` move without it: 6.5-8 s).  Once per
 #: install: later starts load them from numba's cache in milliseconds.
-#: An address may open this many analysis boards for each game room its
-#: ``rooms_per_minute`` allows (the default: 60 a minute against 10).
-ANALYSIS_BOARDS = 6
 BACKGROUND_WARM_UPS: tuple[tuple[str, str], ...] = (
     ("hard", "7x6/Bd1"), ("hard", "9x8"), ("hard", "9x8/Bd1"), ("master", "7x6"), ("perfect", "9x8"),
     ("ntuple", "7x6"), ("ntuple-puct", "7x6"),
@@ -191,6 +194,7 @@ def create_app(
     guard: GuardOptions = UNLIMITED,
     idle_after: float | None = IDLE_AFTER,
     warm_up: bool = False,
+    first_warm: tuple[str, str] = FIRST_WARM_UP,
     room_prefix: str = "",
 ) -> FastAPI:
     """The application over ``store`` (the caller opens and closes it).
@@ -199,10 +203,13 @@ def create_app(
     overrides its thread count); ``guard`` sets the abuse limits (none by
     default: ``c4lab serve`` passes its options; the Origin check and the
     body cap always apply); ``idle_after``: ``presence.IDLE_AFTER``; ``warm_up``:
-    at start, compile (or load) the default level's kernels for the classic
-    board in the background, before anyone asks, then those of
-    ``BACKGROUND_WARM_UPS`` in a thread of their own (``c4lab serve`` and
-    ``play``: a new room's agents are prepared when it is made anyway);
+    at start, compile (or load) the kernels of ``first_warm`` (an agent and
+    a board: the default level on the classic board; ``c4lab analyse``'s
+    server, the exact solver and its fallback, the hint's engine, on the
+    position's board) in the agent pool, before anyone asks, then those of
+    ``BACKGROUND_WARM_UPS`` in a thread of their own once the pool is idle
+    (``c4lab serve`` and ``play``: a new room's agents are prepared when it
+    is made anyway);
     ``room_prefix``: every new room's code starts with it and a dash (one
     of several servers behind a proxy that routes by code)."""
     limits = limits or AgentLimits()
@@ -210,7 +217,7 @@ def create_app(
     # Each thread of the pool loads the rules' kernels before its first task (an agent's move or warm-up,
     # a hint, a review), so that no request of the event loop waits for numba's compiler lock while an
     # agent compiles (``load_kernels``).
-    executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="c4lab-agent", initializer=_load_kernels)
+    executor = warmup.AgentPool(max_workers=threads, thread_name_prefix="c4lab-agent", initializer=_load_kernels)
     manager = RoomManager(
         store, executor, forfeit_after=forfeit_after, hint_spec=hint_spec, limits=limits, idle_after=idle_after,
         room_prefix=room_prefix,
@@ -228,8 +235,9 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         manager.resume()  # online rooms left open by a previous run end on time
         manager.start_sweeping()  # rooms nobody uses end (online) or leave memory (local)
-        if warm_up and "hard" in limits.allowed:
-            manager.prepare("hard", Position(Variant(7, 6)))
+        spec, board = first_warm
+        if warm_up and spec in limits.allowed:
+            manager.prepare(spec, Position.parse(board))
         if warm_up:
             manager.prepare_in_background(BACKGROUND_WARM_UPS)
         yield

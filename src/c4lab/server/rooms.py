@@ -296,8 +296,10 @@ class RoomManager:
         new-game form is open: what a person may pick next (another level,
         another kind of board, ``master``, the hint, the exact solver) is
         then loaded from the cache rather than compiled.  Each one is
-        claimed like :meth:`prepare`'s; they stop, after the one under way,
-        when the manager closes.  Returns the thread (``None`` when there is
+        claimed like :meth:`prepare`'s; each starts only while the agent pool
+        is idle (when it is a ``warmup.AgentPool``: a person's move, hint or
+        review goes first); they stop, after the one under way, when the
+        manager closes.  Returns the thread (``None`` when there is
         nothing to do)."""
         todo = [
             (spec, Position.parse(board)) for spec, board in wanted
@@ -306,10 +308,14 @@ class RoomManager:
         if not todo:
             return None
 
+        pool = self.executor if isinstance(self.executor, warmup.AgentPool) else None
+
         def run() -> None:
             load_kernels()  # the rules' first, as the pool's threads do (the app's executor)
             for spec, start in todo:
-                if self._closing.is_set():
+                # Each one waits until a person's move, hint or review is done: numba compiles one function
+                # at a time in a process, and theirs would wait behind this speculative one.
+                if self._closing.is_set() or (pool is not None and not pool.wait_idle(self._closing)):
                     return
                 warmup.warm_up(spec, start)
 

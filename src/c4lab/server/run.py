@@ -18,7 +18,7 @@ import uvicorn
 from uvicorn.config import LOGGING_CONFIG
 
 from c4lab.server import logs, storage
-from c4lab.server.app import create_app
+from c4lab.server.app import FIRST_WARM_UP, create_app
 from c4lab.server.guard import UNLIMITED, GuardOptions
 from c4lab.server.limits import AgentLimits
 from c4lab.server.presence import IDLE_AFTER
@@ -219,12 +219,14 @@ def run_in_foreground(
     open_browser: bool = False, query: str = "", page: str = "", say: Callable[[str], None] = print,
     limits: AgentLimits | None = None, guard: GuardOptions = UNLIMITED, idle_after: float | None = IDLE_AFTER,
     room_prefix: str = "", log_level: str = "warning", access_log: bool = False,
+    first_warm: tuple[str, str] = FIRST_WARM_UP,
 ) -> None:
     """``c4lab serve`` and ``c4lab play``: open the game database (a
     ``StorageError`` if it is not usable), say where the server listens and
     with which limits, open the page if asked (``page``: its path after
     the first ``/``, e.g. ``analyse``; ``query``: its query string), and
-    serve until Ctrl-C.
+    serve until Ctrl-C.  ``first_warm``: the agent and board compiled (or
+    loaded) first (``create_app``).
     The address is said (and the page opened) once the server accepts
     connections."""
     port = usable_port(host, port)  # before the database is opened: a refused start leaves nothing
@@ -232,7 +234,8 @@ def run_in_foreground(
     limits = limits or AgentLimits()
     server = make_server(
         store, host, port, forfeit_after=forfeit_after, limits=limits, guard=guard, idle_after=idle_after,
-        warm_up=True, long_running=True, room_prefix=room_prefix, log_level=log_level, access_log=access_log,
+        warm_up=True, first_warm=first_warm, long_running=True, room_prefix=room_prefix, log_level=log_level,
+        access_log=access_log,
     )
     root = f"http://{shown_host(host)}:{port}/"
     url = root + page + (f"?{query}" if query else "")

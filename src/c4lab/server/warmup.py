@@ -15,12 +15,21 @@ as well as it can and says so when it cannot:
   ``preparing`` (the seconds the move has waited) and the page shows
   "preparing the engine, first start only".  Loading from the cache raises
   no compile event, so a warm server never shows it.
+- :class:`AgentPool` is the agent pool that knows when it is busy: the
+  background warm-ups (what a person may pick next) start each of theirs
+  only while no move, hint, review or room's warm-up is waiting or under
+  way, since numba compiles one function at a time in a process and a
+  person's first hint waited behind them (the analysis board's first hint
+  on 6x5/Xc2 on an empty cache: 66-76 s, 41 s with the gate, a loaded
+  machine).
 """
 
 from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from c4lab.agents.base import board_kind, claim, warm_up
@@ -68,9 +77,50 @@ class CompileWatch:
 
 COMPILING = CompileWatch()
 
+#: Seconds between two looks of a background warm-up at whether the pool is idle.
+IDLE_POLL = 0.1
+
+
+class AgentPool(ThreadPoolExecutor):
+    """A thread pool that counts its tasks waiting or under way, so that
+    speculative work elsewhere can give way to it (:meth:`wait_idle`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._count_lock = threading.Lock()
+        self._pending = 0
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        with self._count_lock:
+            self._pending += 1
+        try:
+            future = super().submit(fn, *args, **kwargs)
+        except BaseException:
+            self._finished(None)
+            raise
+        future.add_done_callback(self._finished)
+        return future
+
+    def _finished(self, _future: Future[Any] | None) -> None:
+        with self._count_lock:
+            self._pending -= 1
+
+    @property
+    def busy(self) -> bool:
+        """True while a task waits for a thread or runs."""
+        return self._pending > 0
+
+    def wait_idle(self, stop: threading.Event) -> bool:
+        """Block until no task waits or runs (True), or ``stop`` is set (False)."""
+        while self.busy:
+            if stop.wait(IDLE_POLL):
+                return False
+        return not stop.is_set()
+
+
 def waited(since: float) -> float:
     """The seconds since ``since`` (``time.monotonic``), to one decimal."""
     return round(time.monotonic() - since, 1)
 
 
-__all__ = ["COMPILING", "MESSAGE", "CompileWatch", "board_kind", "claim", "waited", "warm_up"]
+__all__ = ["COMPILING", "MESSAGE", "AgentPool", "CompileWatch", "board_kind", "claim", "waited", "warm_up"]
