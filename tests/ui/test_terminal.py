@@ -392,3 +392,32 @@ def test_at_a_terminal_an_arrow_key_edits_the_entry_and_is_no_part_of_it() -> No
                             "--no-color"], [b"d" + left + b"\r", up + b"\r", b"exit\r"])
     assert "is not a column" not in shown, shown
     assert "Game abandoned. The moves so far: 4x4:dd" in shown, shown
+
+
+def test_u_takes_back_the_person_s_last_move_and_the_agent_s_reply() -> None:
+    """A game's ``u`` (the page's undo): the person's last move and the
+    agent's reply to it go, and the person plays again from there; never
+    before the position the game started from."""
+    settings = GameSettings(board="7x6:gg", players=("human", "random:seed=3"), first="1", seed=1)
+    out, status, keys = game(settings, "u", "a", "u", "b", "e")
+    assert status == 0
+    assert "Nothing to take back: no move of a person since the game began." in out
+    assert "2 moves taken back." in out
+    assert keys.prompts[0] == "A to move: column a-g or 1-7 (column e: 5), u to take back, e to exit: "
+    abandoned = out.split("The moves so far: ")[1].split()[0]
+    assert abandoned.startswith("7x6:ggb") and len(abandoned) == len("7x6:ggb") + 1  # a's line is gone
+
+
+def test_between_two_people_u_takes_back_one_move_and_at_the_ban_question_the_drop() -> None:
+    settings = GameSettings(board="5x5/Bb1", players=("human", "human"), first="1")
+    out, _, keys = game(settings, "a", "u", "b", "u", "c", "d", "e")
+    assert "1 move taken back." in out and "The drop on the bonus cell is taken back." in out
+    assert any(p.startswith("Ban column") and "u to take the drop back" in p for p in keys.prompts)
+    assert "The moves so far: 5x5/Bb1:cd" in out
+
+
+def test_u_at_play_again_is_no_move_to_take_back_but_an_answer_asked_again() -> None:
+    settings = GameSettings(board="4x4:ababab", players=("human", "human"), first="1")
+    out, _, keys = game(settings, "a", "u", "n")
+    assert keys.prompts[-2:] == ["Play again? [y/n] ", "Play again? [y/n] "]
+    assert "Please answer y or n." in out

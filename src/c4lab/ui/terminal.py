@@ -205,8 +205,8 @@ class TerminalGame:
         self.console = console or game_console(settings.color)
         self.color = draws_in_colour(self.console)
         keyboard = read or keyboard_line
-        # the analysis board's keys: u takes a move back, r plays it again (never a column: a-l)
-        self.read = _with_line_keys(keyboard) if settings.analyse else keyboard
+        # the analysis board's keys: u takes a move back, r plays it again (never a column: a-l); a game's: u
+        self.read = _with_line_keys(keyboard, game=not settings.analyse)
         self.rng = random.Random(settings.seed)
         self.players: list[Agent] = [
             make_agent(spec, ask=self.read, say=self.say, show=self.draw_board) for spec in settings.players
@@ -427,11 +427,17 @@ class TerminalGame:
         screen = _Screen(self, header, by_side, delay, start)
         if self.color:
             self.prepare_engines(start)
+        here = start
         try:
-            record = play_game(
-                self.players[by_side["A"]], self.players[by_side["B"]], start,
-                on_turn=screen.before_move, on_move=screen.after_move,
-            )
+            while True:  # started again from where a person's u takes the game back to
+                try:
+                    record = play_game(
+                        self.players[by_side["A"]], self.players[by_side["B"]], here,
+                        on_turn=screen.before_move, on_move=screen.after_move,
+                    )
+                    break
+                except _LineStep as step:
+                    here, screen.note = self.take_back(screen.position, start.ply, by_side, step.delta)
         except (QuitGame, KeyboardInterrupt) as stop:
             self.say(f"\nGame abandoned. The moves so far: {screen.position.notation}")
             if isinstance(stop, KeyboardInterrupt):
@@ -445,6 +451,28 @@ class TerminalGame:
         self.say(f"The game in notation: {position.notation}")
         return True
 
+
+    def take_back(
+        self, position: Position, start_ply: int, by_side: dict[str, int], delta: int
+    ) -> tuple[Position, str]:
+        """A game's ``u`` in ``position`` (a person to move): the position
+        before that person's side's last move, which the person then plays
+        again (the agent's reply taken back with it; between two people, the
+        last move), never before the game's first ``start_ply`` moves (those
+        of the position it started from); at the ban question (``delta``
+        0), the drop on the bonus cell, not played yet.  With what the line
+        under the board says."""
+        if delta == 0:
+            return position, "The drop on the bonus cell is taken back."
+        empty = Position(position.variant)
+        moves = position.moves
+        for ply in range(len(moves) - 1, start_ply - 1, -1):
+            before = empty.play(*moves[:ply])
+            assert before.to_move is not None
+            if self.players[by_side[before.to_move]].is_human:
+                taken = len(moves) - ply
+                return before, f"{taken} move{'s' if taken > 1 else ''} taken back."
+        return position, "Nothing to take back: no move of a person since the game began."
 
     def analyse(self) -> None:
         """The analysis board: the position's line, played from where the
@@ -559,12 +587,22 @@ class _LineStep(Exception):
         self.delta = delta
 
 
-def _with_line_keys(read: Callable[[str], str]) -> Callable[[str], str]:
+def _with_line_keys(read: Callable[[str], str], game: bool = False) -> Callable[[str], str]:
     """``read``, where ``u`` and ``r`` step along the analysis board's line
     (``_LineStep``); ``e`` and ``exit`` go on to the person's prompt, which
-    leaves as in a game (asking first where ``e`` is a column)."""
+    leaves as in a game (asking first where ``e`` is a column).  In a
+    ``game``, the move prompt takes ``u`` only (the person's last move and
+    the replies to it taken back: ``TerminalGame.take_back``), and every
+    other prompt (play again?) is ``read``'s own."""
 
     def keyed(prompt: str) -> str:
+        if game and not prompt.startswith(BAN_PROMPT) and "e to exit" not in prompt:
+            return read(prompt)
+        if game and not prompt.startswith(BAN_PROMPT):
+            entry = read(prompt.replace("e to exit", "u to take back, e to exit"))
+            if entry.strip().lower() in ("u", "undo"):
+                raise _LineStep(-1)
+            return entry
         if prompt.startswith(BAN_PROMPT):
             # the drop on the bonus cell is not played yet: u takes it back (the same position, the same side to
             # move), not the move before it too; r and s are not columns here, as the question says
