@@ -2,7 +2,8 @@
 README: the site builds with ``mkdocs build --strict`` (a broken link, a
 missing page or a reference mkdocstrings cannot resolve fails it), the
 pages' Python examples run as doctests, every ``c4lab`` command line they
-show names a command and options that exist, and the README stays a front
+show names a command and options that exist, every command and option is
+named on a page (the changelog aside), and the README stays a front
 page (at most 250 lines, the two set-up commands as they are).
 
 The two worked examples of "Writing your own agent" are run by
@@ -222,6 +223,36 @@ def test_every_command_line_shown_names_a_command_and_options_that_exist(where: 
         sub = command.get_command(context, rest[0])
         assert sub is not None, f"{where}: {line!r}: no command {rest[0]!r}"
         command, args, parent = sub, rest[1:], context
+
+
+def _commands(command: click.Command, path: str) -> list[tuple[str, click.Command]]:
+    """``command`` and every command under it, each with its whole name
+    (``c4lab bench solver``)."""
+    found = [(path, command)]
+    if isinstance(command, click.Group):
+        for name, sub in sorted(command.commands.items()):
+            found += _commands(sub, f"{path} {name}")
+    return found
+
+
+def _manual() -> str:
+    """The manual's own pages: the changelog, a history, documents nothing."""
+    return "\n".join(p.read_text(encoding="utf-8") for p in PAGES if p.name != "changelog.md")
+
+
+@pytest.mark.parametrize("path, command", [pytest.param(path, command, id=path) for path, command in _commands(main, "c4lab")])
+def test_every_command_and_option_is_in_the_manual(path: str, command: click.Command) -> None:
+    """The other way round: what ``--help`` offers, a page names, each
+    command (``c4lab bench solver``) and each spelling of each option
+    (``--alpha`` and ``--learning-rate``; ``-1`` and ``--player1``)."""
+    manual = _manual()
+    assert path == "c4lab" or f"{path} " in manual or f"{path}`" in manual, f"no page names {path!r}"
+    missing = [
+        name for param in command.params if isinstance(param, click.Option)
+        for name in (*param.opts, *param.secondary_opts)
+        if name not in ("-h", "--help") and not re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", manual)
+    ]
+    assert not missing, f"{path}: no page names {missing}"
 
 
 def test_the_readme_is_a_front_page() -> None:
