@@ -139,10 +139,31 @@ def test_no_list_runs_into_the_paragraph_before_it() -> None:
                 continue
             if fence:
                 continue
-            item = re.match(r"(?:[-*]|\d+\.) ", line)
-            text = previous.strip() and not re.match(r"\s|[-*] |\d+\. |[#|<>]", previous)
+            item = re.match(r"(?:[-*+]|\d+\.) ", line)  # "+ 0.1·mean" at a line's start is an item on GitHub
+            text = previous.strip() and not re.match(r"\s|[-*+] |\d+\. |[#|<>]", previous)
             assert not (item and text), f"{page.name}:{number}: a list with no blank line before it"
             previous = line
+
+
+def test_no_paragraph_runs_into_the_list_item_before_it() -> None:
+    """Text at the margin right under a list's last item (no blank line)
+    is that item's lazy continuation: the site shows the paragraph inside
+    the item.  (An item's own wrapped lines are indented.)"""
+    for page in PAGES:
+        fence, in_item = None, False
+        for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1):
+            opened = re.match(r"\s*(`{3,}|~{3,})", line)
+            if opened:
+                fence, in_item = (None if fence else opened.group(1)), False
+                continue
+            if fence:
+                continue
+            if re.match(r"(?:[-*+]|\d+\.) ", line) or (in_item and re.match(r"\s+\S", line)):
+                in_item = True
+                continue
+            assert not (in_item and line.strip() and not re.match(r"[|#<>!]", line)), (
+                f"{page.name}:{number}: a paragraph with no blank line after the list above it")
+            in_item = False
 
 
 def test_every_list_of_the_site_renders_as_a_list(site: Path) -> None:
