@@ -18,7 +18,15 @@ from c4lab.agents.qlearning import QLearningAgent
 from c4lab.agents.qtable import FORMAT, QTable, TableError, check_board, position_keys
 from c4lab.cli import main
 from c4lab.game import play_game
-from c4lab.learning.qlearning import QLearner, TrainConfig, evaluate, progress_columns, train
+from c4lab.learning.qlearning import (
+    EvalPoint,
+    QLearner,
+    TrainConfig,
+    evaluate,
+    progress_columns,
+    summary,
+    train,
+)
 from c4lab.rules import Move, Position
 from c4lab.rules import kernels as K
 from testkit import ctrl_c_once_ready, progress_line, run_counting_compiles
@@ -294,6 +302,15 @@ def test_train_qlearning_writes_the_table_the_curve_and_its_plot(tmp_path: Path)
     assert (tmp_path / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     move = CliRunner().invoke(main, ["move", "4x4", "--agent", f"qlearning:table={out}"])
     assert move.exit_code == 0 and move.output.strip() in "abcd"
+
+
+def test_the_closing_summary_counts_one_game_in_the_singular(tmp_path: Path) -> None:
+    # A run printed "7 wins, 2 draws, 1 losses".
+    point = EvalPoint(episodes=10, seconds=0.1, states=5, epsilon=0.5,
+                      results={"random": (1, 1, 1), "minimax:depth=2": (0, 2, 3)})
+    text = summary(trained_4x4(), [point], [tmp_path / "curve.csv"])
+    assert "against random: 1 win, 1 draw, 1 loss (33.3% wins, score 50.0%)" in text
+    assert "against minimax:depth=2: 0 wins, 2 draws, 3 losses (0.0% wins, score 20.0%)" in text
 
 
 def test_training_asked_to_stop_ends_at_the_end_of_its_chunk_without_the_final_evaluation() -> None:

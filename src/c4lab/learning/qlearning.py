@@ -581,6 +581,11 @@ def default_table_path(board: str) -> Path:
     return Path("qlearning-" + board.replace("/", "_").replace(":", "_") + ".npz")
 
 
+def _counted(count: int, one: str, many: str) -> str:
+    """``count`` and its noun, singular for one: "1 loss", not "1 losses"."""
+    return f"{count} {one if count == 1 else many}"
+
+
 def summary(table: QTable, curve: list[EvalPoint], paths: Sequence[Path]) -> str:
     """What ``c4lab train qlearning`` prints at the end."""
     info = table.info
@@ -595,7 +600,8 @@ def summary(table: QTable, curve: list[EvalPoint], paths: Sequence[Path]) -> str
         last = curve[-1]
         for opponent, (w, d, lo) in last.results.items():
             lines.append(
-                f"  against {opponent}: {w} wins, {d} draws, {lo} losses "
+                f"  against {opponent}: {_counted(w, 'win', 'wins')}, {_counted(d, 'draw', 'draws')}, "
+                f"{_counted(lo, 'loss', 'losses')} "
                 f"({last.win_rate(opponent):.1%} wins, score {last.score_rate(opponent):.1%})"
             )
     lines.append("learning curve: " + ", ".join(str(p) for p in paths))
