@@ -214,6 +214,19 @@ def test_bad_input_answers_an_error_line_and_the_engine_goes_on() -> None:
     assert last[0].startswith("info") and Position.parse("7x6:dd").is_legal(Move.parse(last[1].split()[1]))
 
 
+def test_an_error_line_quotes_a_bad_line_as_sent_so_that_its_index_points_into_the_quote() -> None:
+    # Extra spaces between words are allowed; the error line squeezed them out of
+    # its quote ('go time soon' at character 9: the 'o' of 'soon' there, its 's' as sent).
+    with pytest.raises(ProtocolError) as caught:
+        parse_command("go  time soon")
+    assert str(Error.about(caught.value)) == (
+        "error bad message 'go  time soon' at character 9: time needs a positive number, not 'soon'")
+    assert "go  time soon"[9:] == "soon"
+    # A message of several lines is still one line, each joined by one space.
+    assert Error.about(ValueError("first line\n    second  line\r\n")).message == "first line second  line"
+    assert Error.about(ValueError("")).message == "ValueError"
+
+
 def _message(action) -> str:  # type: ignore[no-untyped-def]
     with pytest.raises(ValueError) as caught:
         action()

@@ -282,8 +282,11 @@ class Error:
 
     @classmethod
     def about(cls, problem: object) -> Error:
-        """An error line for ``problem`` (an exception or text), made one line."""
-        text = " ".join(str(problem).split()) or type(problem).__name__
+        """An error line for ``problem`` (an exception or text), made one
+        line: its lines joined by a space, the spaces within a line kept (a
+        quoted bad line stays as it was sent, so that the character index
+        the message gives points into the quote)."""
+        text = " ".join(part.strip() for part in str(problem).splitlines() if part.strip()) or type(problem).__name__
         return cls(text)
 
 
