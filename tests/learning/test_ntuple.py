@@ -1618,3 +1618,82 @@ def test_two_runs_of_one_seed_score_their_same_network_alike_against_random_howe
     assert np.array_equal(few_weights, many_weights)  # few: 2 points (start, end); many: one at each tick
     assert few[-1]["games"] == many[-1]["games"] == "40000"
     assert few[-1]["score vs random"] == many[-1]["score vs random"]
+
+
+@pytest.mark.parametrize("settings, message", [
+    ({"alpha": "1"}, "Options.alpha: alpha must be a number, not '1'"),
+    ({"alpha": None}, "Options.alpha: alpha must be a number, not None"),
+    ({"alpha_final": "x"}, "Options.alpha_final: alpha_final must be a number or None, not 'x'"),
+    ({"epsilon": None}, "Options.epsilon: epsilon must be a number, not None"),
+    ({"lam": "0.5"}, "Options.lam: lam must be a number, not '0.5'"),
+    ({"average": True}, "Options.average: average must be a number, not True"),
+    ({"opening": 3.5}, "Options.opening: opening must be a whole number of moves, not 3.5"),
+    ({"opening": True}, "Options.opening: opening must be a whole number of moves, not True"),
+    ({"learn_from_random": "no"}, "Options.learn_from_random: learn_from_random must be True or False, not 'no'"),
+    ({"tcl": "x"}, "Options.tcl: tcl must be a number, not 'x'"),
+])
+def test_options_of_the_wrong_type_are_a_type_error_naming_the_field(settings: dict[str, Any], message: str) -> None:
+    """The Python API: a learning setting of the wrong type is refused
+    where it is given, naming the field (not ``'<' not supported between
+    'int' and 'str'``, nor kept to fail, or not, in the kernel later)."""
+    with pytest.raises(TypeError) as caught:
+        N.Options(**settings)
+    assert str(caught.value) == message
+    assert isinstance(caught.value, N.OptionOutOfRange)  # one except for every bad setting
+    assert caught.value.field == next(iter(settings))
+
+
+@pytest.mark.parametrize("settings, message", [
+    ({"tcl": -1.0}, "Options.tcl: the temporal coherence beta must be in [0, 100], not -1.0"),
+    ({"tcl": math.nan}, "Options.tcl: the temporal coherence beta must be in [0, 100], not nan"),
+    ({"average": 1.5}, "Options.average: the share of the run to average must be in [0, 1), not 1.5"),
+    ({"alpha_final": 0.0}, "Options.alpha_final: the final alpha must be in (0, 100], not 0.0"),
+    ({"lam": 1.0}, "Options.lam: lambda must be in [0, 1), not 1.0"),
+])
+def test_options_out_of_range_name_the_field_for_the_python_api(settings: dict[str, Any], message: str) -> None:
+    """Out of range, the message begins with the field (``Options.lam``),
+    as the Python caller typed it; the command names its option instead
+    (``exc.message``: ``invalid value for --lambda: lambda must be ...``)."""
+    with pytest.raises(N.OptionOutOfRange) as caught:
+        N.Options(**settings)
+    assert str(caught.value) == message
+    assert not str(caught.value.message).startswith("Options.")
+
+
+@pytest.mark.parametrize("settings, error, message", [
+    ({"workers": 0}, ValueError, "Trainer.workers must be at least 1, not 0"),
+    ({"workers": 2.5}, TypeError, "Trainer.workers must be a whole number, not 2.5"),
+    ({"workers": "2"}, TypeError, "Trainer.workers must be a whole number, not '2'"),
+    ({"seed": "1"}, TypeError, "Trainer.seed must be a whole number, not '1'"),
+    ({"options": {"alpha": 1.0}}, TypeError, "Trainer.options must be an Options, not dict"),
+    ({"executor": "gpu"}, ValueError, "Trainer.executor: unknown executor 'gpu'"),
+])
+def test_a_trainer_of_bad_settings_is_refused_naming_the_field(settings: dict[str, Any], error: type,
+                                                               message: str) -> None:
+    net = Network.create(Position.parse("4x4").variant, tuples=5, seed=1)
+    with pytest.raises(error) as caught:
+        N.Trainer(net, **settings)
+    assert str(caught.value).startswith(message)
+
+
+@pytest.mark.parametrize("budget, error, message", [
+    ({"games": 0}, ValueError, "Trainer.run: games must be at least 1, not 0"),
+    ({"games": -5}, ValueError, "Trainer.run: games must be at least 1, not -5"),
+    ({"games": 2.5}, TypeError, "Trainer.run: games must be a whole number, not 2.5"),
+    ({"seconds": 0}, ValueError, "Trainer.run: seconds must be a positive, finite number, not 0"),
+    ({"seconds": -1.0}, ValueError, "Trainer.run: seconds must be a positive, finite number, not -1.0"),
+    ({"seconds": math.nan}, ValueError, "Trainer.run: seconds must be a positive, finite number, not nan"),
+])
+def test_a_run_of_no_games_or_no_time_is_refused_before_it_touches_the_network(
+        budget: dict[str, Any], error: type, message: str) -> None:
+    """``run(games=0)`` divided by zero in a worker (a ``WorkerFailed``),
+    ``games=-5`` and ``seconds=-1`` ran nothing and said nothing,
+    ``seconds=nan`` wrote ``done: nan`` into the header (a file the loader
+    then refuses), ``games=2.5`` counted half games: each is refused, and
+    the network's header is as it was."""
+    net = Network.create(Position.parse("4x4").variant, tuples=5, seed=1)
+    before = dict(net.options)
+    with pytest.raises(error) as caught:
+        N.Trainer(net).run(**budget)
+    assert str(caught.value) == message
+    assert net.options == before and net.games == 0

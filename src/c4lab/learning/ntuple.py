@@ -167,6 +167,7 @@ is written as CSV, PNG and an HTML page.
 
 from __future__ import annotations
 
+import math
 import random
 import threading
 import time
@@ -198,11 +199,31 @@ class WorkerFailed(RuntimeError):
 
 class OptionOutOfRange(ValueError):
     """A learning setting out of its range; ``field`` names the setting
-    (an ``Options`` field), so that the command can name its own option."""
+    (an ``Options`` field) and the message begins with it
+    (``Options.average: ...``), so that a caller of the Python API reads
+    which one; ``message`` is the rest, for the command, which names its
+    own option instead (``--average``)."""
 
     def __init__(self, field: str, message: str) -> None:
-        super().__init__(message)
+        super().__init__(f"Options.{field}: {message}")
         self.field = field
+        self.message = message
+
+
+class OptionWrongType(OptionOutOfRange, TypeError):
+    """A learning setting of the wrong type (a string, None, a bool for a
+    number): a ``TypeError`` as Python's own, and an ``OptionOutOfRange``
+    naming the field, so one ``except`` catches every bad setting."""
+
+
+def _number(field: str, value: Any, optional: bool = False) -> None:
+    """``OptionWrongType`` unless ``value`` is a real number (not a bool;
+    None too where ``optional``): the ranges below compare it."""
+    if optional and value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        kind = "a number or None" if optional else "a number"
+        raise OptionWrongType(field, f"{field} must be {kind}, not {value!r}")
 
 
 @dataclass(frozen=True)
@@ -225,6 +246,17 @@ class Options:
     average: float = 0.15
 
     def __post_init__(self) -> None:
+        """``OptionOutOfRange`` (``OptionWrongType``) naming the first
+        setting that no run could take."""
+        for name in ("alpha", "epsilon", "tcl", "lam", "average"):
+            _number(name, getattr(self, name))
+        _number("alpha_final", self.alpha_final, optional=True)
+        _number("epsilon_final", self.epsilon_final, optional=True)
+        if isinstance(self.opening, bool) or not isinstance(self.opening, int):
+            raise OptionWrongType("opening", f"opening must be a whole number of moves, not {self.opening!r}")
+        if not isinstance(self.learn_from_random, bool):
+            raise OptionWrongType("learn_from_random", f"learn_from_random must be True or False, "
+                                                       f"not {self.learn_from_random!r}")
         if not 0 < self.alpha <= 100:
             raise OptionOutOfRange("alpha", f"alpha must be in (0, 100], not {self.alpha}")
         final = self.alpha / 10 if self.alpha_final is None else self.alpha_final
@@ -241,6 +273,8 @@ class Options:
             raise OptionOutOfRange("lam", f"lambda must be in [0, 1), not {self.lam}")
         if not 0 <= self.average < 1:
             raise OptionOutOfRange("average", f"the share of the run to average must be in [0, 1), not {self.average}")
+        if not 0 <= self.tcl <= 100:  # a negative beta would enlarge the steps where they disagree
+            raise OptionOutOfRange("tcl", f"the temporal coherence beta must be in [0, 100], not {self.tcl}")
 
 
 def alpha_at(start: float, end: float, progress: float) -> float:
@@ -313,10 +347,19 @@ class Trainer:
     _error: BaseException | None = None  # what stopped the copies' loop (raised again by ``run``)
 
     def __post_init__(self) -> None:
+        """``ValueError`` (``TypeError`` for a value of the wrong type)
+        naming the field, before any worker starts."""
+        if not isinstance(self.options, Options):
+            raise TypeError(f"Trainer.options must be an Options, not {type(self.options).__name__} "
+                            "(Options(alpha=...) holds the learning settings)")
+        if isinstance(self.workers, bool) or not isinstance(self.workers, int):
+            raise TypeError(f"Trainer.workers must be a whole number, not {self.workers!r}")
         if self.workers < 1:
-            raise ValueError(f"--workers must be at least 1, not {self.workers}")
+            raise ValueError(f"Trainer.workers must be at least 1, not {self.workers}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
+            raise TypeError(f"Trainer.seed must be a whole number, not {self.seed!r}")
         if self.executor not in ("threads", "processes", "ray"):
-            raise ValueError(f"unknown executor {self.executor!r} (threads, processes or ray)")
+            raise ValueError(f"Trainer.executor: unknown executor {self.executor!r} (threads, processes or ray)")
         if self.executor != "threads" and self.options.tcl > 0:
             raise ValueError("temporal coherence (tcl) needs the threads executor: its sums are not merged")
         self._rngs = self._streams(self.network.options.get("rng"))
@@ -439,7 +482,17 @@ class Trainer:
             on_tick: Callable[[Trainer], None] | None = None, tick: float = 0.5) -> None:
         """Train for ``games`` games or ``seconds`` seconds, whichever ends
         first; a falling step size (``alpha_final``) and exploration
-        (``epsilon_final``) follow that plan."""
+        (``epsilon_final``) follow that plan.  ``ValueError`` (before any
+        game) for a number of games below 1 or seconds not above 0: the
+        schedule is a share of them."""
+        if games is not None and (isinstance(games, bool) or not isinstance(games, int)):
+            raise TypeError(f"Trainer.run: games must be a whole number, not {games!r}")
+        if games is not None and games < 1:
+            raise ValueError(f"Trainer.run: games must be at least 1, not {games}")
+        if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float))):
+            raise TypeError(f"Trainer.run: seconds must be a number, not {seconds!r}")
+        if seconds is not None and not (math.isfinite(seconds) and seconds > 0):
+            raise ValueError(f"Trainer.run: seconds must be a positive, finite number, not {seconds}")
         total = games if games is not None else 1 << 62
         budget = [total]
         began = time.monotonic()
