@@ -157,6 +157,12 @@ def _no_page_options(port: int | None, db: str | None, no_browser: bool) -> None
             raise click.UsageError(f"{option} is for the page in the browser: {why}")
 
 
+def _named_files(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
+    """A repeatable file option (``--network``): each as ``_named_file``
+    reads one (an empty name refused, a ``~`` expanded)."""
+    return tuple(str(_named_file(ctx, param, v)) for v in value)
+
+
 def _ray_address(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """``--ray-address`` given an empty value (``--ray-address "$RAY"`` with
     ``RAY`` unset) is an error, as ``--sprt ""`` is: it was taken for the
@@ -566,6 +572,9 @@ def _check_game_options(board: str, bonus: bool, player1: str, player2: str) -> 
 @click.option("--delay", type=_Finite(0), default=None, help="Seconds to pause after an agent's move (terminal game).")
 @click.option("--color/--no-color", default=None,
               help="Force the terminal game's colours on or off (default: when a terminal).")
+@click.option("--network", "networks", multiple=True, metavar="FILE", callback=_named_files,
+              help="Offer this n-tuple network to the page's players as weights=ITS-FILE-NAME (repeatable; a "
+                   "--player1/--player2 with weights=FILE offers its file by itself).")
 def play(
     tui: bool,
     no_browser: bool,
@@ -579,12 +588,16 @@ def play(
     seed: int | None,
     delay: float | None,
     color: bool | None,
+    networks: tuple[str, ...],
 ) -> None:
     """Play: in the browser (a local server on 127.0.0.1), or with --tui in
     the terminal."""
     _check_game_options(board, bonus, player1, player2)
     if tui:
         _no_page_options(port, db, no_browser)
+        if networks:
+            raise click.UsageError("--network is for the page in the browser: the terminal game's players "
+                                   "name their own files (weights=FILE)")
         from c4lab.ui.terminal import GameSettings, run_terminal_game
 
         settings = GameSettings(
@@ -600,17 +613,28 @@ def play(
             raise click.UsageError(f"{option} is for the terminal game (--tui): the page draws its own boards "
                                    "and first player, and plays the agents' moves as they come")
     _no_colour_option(color)
-    # The page's new-game form starts filled in with the options given here.
-    query = {"board": board, "p1": player1, "p2": player2, "first": {"1": "A", "2": "B"}.get(first, "random")}
-    if bonus:
-        query["bonus"] = "1"
+    import dataclasses  # lazy: start-up time
+
     from c4lab.server.guard import UNLIMITED
     from c4lab.server.limits import PERSONAL
+    from c4lab.server.networks import by_network_name, offered_networks, spec_network  # lazy: as above
     from c4lab.server.presence import FORFEIT_AFTER
 
+    # The page names a network by its file name (a room never opens a path): the players' own files and
+    # --network's are offered to it, and the form gets the players with their network's name.
+    wanted = [*(f for f in (spec_network(p) for p in (player1, player2) if p != "human") if f), *networks]
+    try:
+        limits = dataclasses.replace(PERSONAL, networks=offered_networks(wanted))
+    except ValueError as exc:  # a players' file was read already: a --network one, named
+        raise BadInput(str(exc)) from None
+    # The page's new-game form starts filled in with the options given here.
+    query = {"board": board, "p1": by_network_name(player1), "p2": by_network_name(player2),
+             "first": {"1": "A", "2": "B"}.get(first, "random")}
+    if bonus:
+        query["bonus"] = "1"
     _serve(
         host="127.0.0.1", port=port, db=db, forfeit_after=FORFEIT_AFTER, open_browser=not no_browser, local=True,
-        query=urllib.parse.urlencode(query), limits=PERSONAL, guard=UNLIMITED, idle_after=None,
+        query=urllib.parse.urlencode(query), limits=limits, guard=UNLIMITED, idle_after=None,
     )
 
 
@@ -670,6 +694,9 @@ def analyse(position: str, tui: bool, no_browser: bool, port: int | None, db: st
               help="Worker threads for agents, hints and reviews (one room uses one at most).")
 @click.option("--allow-agent", "allow_agents", multiple=True, metavar="NAME",
               help="Also let rooms use this agent (repeatable; qlearning opens files; engine, which runs programs, never).")
+@click.option("--network", "networks", multiple=True, metavar="FILE", callback=_named_files,
+              help="Let rooms use this n-tuple network as weights=ITS-FILE-NAME (ntuple:weights=net.npz; "
+                   "repeatable): loaded and checked at start; no other file is ever opened for weights=.")
 @click.option("--rooms-per-minute", type=_Finite(0), **_home(*_GUARD, "rooms_per_minute"),
               help="New rooms a minute from one client address (0: no limit).")
 @click.option("--joins-per-minute", type=_Finite(0), **_home(*_GUARD, "joins_per_minute"),
@@ -695,7 +722,8 @@ def analyse(position: str, tui: bool, no_browser: bool, port: int | None, db: st
               "each WebSocket's handshake, opening and closing.")
 def serve(
     host: str, port: int, db: str | None, forfeit_after: float, max_think: float, max_iterations: int,
-    max_depth: int, agent_threads: int, allow_agents: tuple[str, ...], rooms_per_minute: float,
+    max_depth: int, agent_threads: int, allow_agents: tuple[str, ...], networks: tuple[str, ...],
+    rooms_per_minute: float,
     joins_per_minute: float, rooms_per_client: int, max_rooms: int, sockets_per_client: int, expire_idle: float,
     allow_origins: tuple[str, ...], room_prefix: str, log_level: str, access_log: bool,
 ) -> None:
@@ -707,6 +735,12 @@ def serve(
     """
     from c4lab.server.guard import GuardOptions, normal_origin
     from c4lab.server.limits import AgentLimits, LimitError
+    from c4lab.server.networks import offered_networks  # lazy: start-up time
+
+    try:
+        offered = offered_networks(networks)
+    except ValueError as exc:  # it names the option and the file
+        raise BadInput(str(exc)) from None
 
     try:
         for origin in allow_origins:
@@ -716,6 +750,7 @@ def serve(
     try:  # AgentLimits holds the bounds of its own settings
         limits = AgentLimits.with_agents(
             allow_agents, max_time=max_think, max_iterations=max_iterations, max_depth=max_depth, threads=agent_threads,
+            networks=offered,
         )
     except LimitError as exc:  # the option that set it
         option = {"max_time": "--max-think", "max_iterations": "--max-iterations", "max_depth": "--max-depth",

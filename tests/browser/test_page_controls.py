@@ -183,3 +183,34 @@ def test_the_page_says_the_engine_is_being_prepared_while_numba_compiles(server,
     expect(page.locator("#board")).to_have_class(re.compile(r"\bmy-turn\b"), timeout=20_000)
     expect(page.locator("#preparing")).to_have_count(0)
     expect(page.locator("#status")).to_have_attribute("aria-busy", "false")
+
+
+def test_the_picker_offers_the_servers_networks_and_a_game_plays_one(tmp_path, new_page):
+    """``c4lab play -2 ntuple:weights=nets/small.npz`` (or ``serve
+    --network``): the agent's help names the network as the form's option
+    takes it, the form comes filled in, and the game is played by it."""
+    from c4lab.agents.ntuple_net import Network
+    from c4lab.rules import Position
+    from c4lab.server.limits import AgentLimits
+    from c4lab.server.networks import offered_networks
+    from c4lab.server.run import BackgroundServer
+    from c4lab.server.storage import GameStore
+
+    path = tmp_path / "nets" / "small.npz"
+    path.parent.mkdir()
+    Network.create(Position.parse("4x4").variant, tuples=5, seed=1).save(path)
+    store = GameStore(tmp_path / "games.sqlite")
+    running = BackgroundServer(store, limits=AgentLimits(networks=offered_networks([path]))).start()
+    try:
+        page = new_page()
+        page.goto(running.url + "/?board=4x4&p1=ntuple%3Aweights%3Dsmall.npz&p2=human&first=A")
+        expect(page.locator("#player1-options")).to_have_value("weights=small.npz")
+        expect(page.locator("#player1-help")).to_contain_text(
+            "Networks on this server, as options: weights=small.npz (4x4).")
+        page.locator("#start").click()
+        page.wait_for_url(re.compile(r"/r/"))
+        expect(page.locator("#board")).to_have_attribute("data-position", re.compile(r"^4x4:[a-d]$"), timeout=300_000)
+        assert page.evaluate("window.c4lab.R.state.seats")["A"]["spec"] == "ntuple:weights=small.npz"
+    finally:
+        running.stop()
+        store.close()

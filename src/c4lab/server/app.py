@@ -350,13 +350,17 @@ def create_app(
         """The computer players a seat can take, in the picker's order (the
         levels weakest first, the research agents, the experimental ones):
         name, group, a one-line summary, the full description and this
-        server's ``limits`` on its parameters (``{"time": 5.0, ...}``).  Only
-        the server's allowlist, never the human, nor one whose optional
-        package is missing here."""
+        server's ``limits`` on its parameters (``{"time": 5.0, ...}``), and
+        for an agent that takes ``weights=`` the ``networks`` this server
+        offers (``[{"name": "net.npz", "board": "6x5/Xc2"}]``: a room names
+        one as ``weights=net.npz``).  Only the server's allowlist, never the
+        human, nor one whose optional package is missing here."""
         infos = {i.name: i for i in agent_infos() if limits.offered(i)}  # never offered if it cannot play
+        networks = [{"name": n.name, "board": n.board} for n in limits.networks]
         return [
             {"name": o.name, "group": o.group, "summary": o.summary, "help": o.help,
-             "limits": limits.agent_bounds(infos[o.name])}
+             "limits": limits.agent_bounds(infos[o.name]),
+             **({"networks": networks} if any(p.name == "weights" for p in infos[o.name].params) else {})}
             for o in catalogue(list(infos.values()))
         ]
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from c4lab.agents import Agent, AgentInfo, agent_infos, make_agent, parse_spec
 from c4lab.agents.base import MAX_SECONDS
+from c4lab.server.networks import OfferedNetwork
 
 #: The agents a room may use by default: the built-in players, none of
 #: which starts a program, opens a file or needs an optional package.
@@ -30,7 +31,8 @@ DEFAULT_AGENTS = frozenset({
 LOCAL_ONLY = frozenset({"engine", "qlearning"})
 #: Parameters that name a file on this machine (``ntuple:weights=FILE``):
 #: refused from a room like ``LOCAL_ONLY`` agents (the agent's own shipped
-#: network is offered).
+#: network is offered), except ``weights=NAME`` of a network the server
+#: offers (``--network FILE``: ``c4lab.server.networks``).
 FILE_PARAMS = frozenset({"weights", "table"})
 
 #: Defaults, measured on this project's 2-core machine: UCT does about a
@@ -67,6 +69,8 @@ class AgentLimits:
     threads: int = AGENT_THREADS
     allowed: frozenset[str] = DEFAULT_AGENTS
     max_nodes: int = MAX_NODES
+    #: The network files a room may name by file name (``weights=NAME``).
+    networks: tuple[OfferedNetwork, ...] = ()
     #: The option that sets each bounded parameter, for the messages.
     options: dict[str, str] = field(default_factory=lambda: {
         "time": "--max-think", "iterations": "--max-iterations", "depth": "--max-depth", "nodes": "",
@@ -115,16 +119,70 @@ class AgentLimits:
         names = {p.name for p in info.params}
         return {name: value for name, value in self.bounds().items() if name in names}
 
+    def network(self, name: str | None) -> OfferedNetwork | None:
+        """The offered network a spec's ``weights=`` names, if any."""
+        return next((n for n in self.networks if n.name == name), None)
+
+    def local_spec(self, spec: str, listed: bool = True) -> tuple[str, OfferedNetwork | None]:
+        """``spec`` as this machine makes it: an offered network's name
+        (``weights=net.npz``) replaced by its file, and the network; a spec
+        that would open any other file is ``LimitError`` unless an agent
+        ``--allow-agent`` named may (not ``listed``: the server's own)."""
+        name, raw = parse_spec(spec)
+        if listed and name in LOCAL_ONLY and name not in self.allowed:
+            raise LimitError("agent", f"{spec!r} runs a program or opens a file: only the local command line may use it")
+        offered = self.network(raw.get("weights")) if "weights" in raw and "weights" in self._params(name) else None
+        if offered is not None:
+            raw = {**raw, "weights": offered.path}
+            spec = f"{name}:" + ",".join(f"{key}={value}" for key, value in raw.items())
+        if listed and FILE_PARAMS & set(raw) - ({"weights"} if offered else set()) and name not in self.allowed - DEFAULT_AGENTS:
+            raise LimitError("agent", f"{spec!r} opens a file: only the local command line may use it"
+                                      f"{self._networks_text(name)}")
+        return spec, offered
+
+    def _params(self, name: str) -> set[str]:
+        info = _infos().get(name)
+        return {p.name for p in info.params} if info is not None else set()
+
+    def _networks_text(self, name: str) -> str:
+        """For a refusal of ``weights=``: the networks this server offers."""
+        if "weights" not in self._params(name):
+            return ""
+        if not self.networks:
+            return " (this server offers no networks: its --network FILE would)"
+        return " (this server's networks: " + ", ".join(f"weights={n.name} ({n.board})" for n in self.networks) + ")"
+
+    def make_stored(self, spec: str) -> Agent:
+        """The agent of a stored room's ``spec`` (made under other limits,
+        perhaps: not held to the numbers), its offered network read from
+        the file given at start; ``LimitError`` for a ``weights=`` no
+        longer offered, never a file of that name opened."""
+        local, offered = self.local_spec(spec)
+        return self._made(local, offered)
+
+    @staticmethod
+    def _made(spec: str, offered: OfferedNetwork | None) -> Agent:
+        """The agent of a local spec; with an offered network it names the
+        network as the room did (its refusals say ``net.npz``, never the
+        server's path to it)."""
+        if offered is None:
+            return make_agent(spec)
+        try:
+            agent = make_agent(spec)
+        except ValueError as exc:
+            raise ValueError(str(exc).replace(offered.path, offered.name)) from None
+        if hasattr(agent, "source"):
+            agent.source = offered.name
+        return agent
+
     def make(self, spec: str, listed: bool = True) -> Agent:
         """The agent of ``spec`` if a room may use it, else ``LimitError``
         naming the limit (a malformed spec: the registry's ``ValueError``).
         Not ``listed``: the server's own agent (the hints'), held to the
         numbers but not to the allowlist."""
         name, raw = parse_spec(spec)
-        if listed and name in LOCAL_ONLY and name not in self.allowed:
-            raise LimitError("agent", f"{spec!r} runs a program or opens a file: only the local command line may use it")
-        if listed and FILE_PARAMS & set(raw) and name not in self.allowed - DEFAULT_AGENTS:
-            raise LimitError("agent", f"{spec!r} opens a file: only the local command line may use it")
+        asked = spec
+        spec, offered = self.local_spec(spec, listed)
         info = _infos().get(name)
         if info is None:
             return make_agent(spec)  # the registry's error: unknown agent, and the known ones
@@ -140,11 +198,11 @@ class AgentLimits:
                 unit = " s a move" if param == "time" else ""
                 raise LimitError(
                     param,
-                    f"{spec!r}: {param}={_number(value)} is above this server's limit of {_number(limit)}{unit}{where}",
+                    f"{asked!r}: {param}={_number(value)} is above this server's limit of {_number(limit)}{unit}{where}",
                 )
-        agent = make_agent(spec)  # checks every key and value
+        agent = self._made(spec, offered)  # checks every key and value
         if agent.is_human:
-            raise LimitError("agent", f"{spec!r} is not a computer player")
+            raise LimitError("agent", f"{asked!r} is not a computer player")
         return agent
 
     def public(self) -> dict[str, Any]:
@@ -152,6 +210,7 @@ class AgentLimits:
         return {
             "max_time": self.max_time, "max_iterations": self.max_iterations, "max_depth": self.max_depth,
             "max_nodes": self.max_nodes, "agent_threads": self.threads, "agents": sorted(self.allowed),
+            "networks": [{"name": n.name, "board": n.board} for n in self.networks],
         }
 
     def describe(self) -> str:

@@ -32,7 +32,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from concurrent.futures import Executor
 from typing import Any
 
-from c4lab.agents import make_agent, parse_spec
+from c4lab.agents import parse_spec
 from c4lab.rules import Cell, IllegalMoveError, Position, Variant
 from c4lab.rules.position import load_kernels
 from c4lab.rules.setup import starting_position
@@ -369,7 +369,7 @@ class RoomManager:
             raise AssertionError("not an agent")
         try:
             if stored and parse_spec(spec)[0] in self.limits.allowed:
-                agent = make_agent(spec)
+                agent = self.limits.make_stored(spec)  # an offered network's name read as its file
             else:
                 agent = self.limits.make(spec)
         except LimitError as exc:

@@ -133,14 +133,17 @@ export async function showHome() {
   }
 
   /** This server's bounds on an agent's options, for its help text (a
-   *  room asking for more is refused: /api/agents gives them). */
+   *  room asking for more is refused: /api/agents gives them), and the
+   *  n-tuple networks it offers (serve --network FILE) for weights=. */
   function limitsText(agent) {
     const limits = agent.limits || {};
     const parts = [];
     if (limits.time !== undefined) parts.push(`${limits.time} s a move`);
     if (limits.iterations !== undefined) parts.push(`${limits.iterations.toLocaleString("en")} iterations`);
     if (limits.depth !== undefined) parts.push(`depth ${limits.depth}`);
-    return parts.length ? ` (This server allows at most ${parts.join(", ")}.)` : "";
+    const bounds = parts.length ? ` (This server allows at most ${parts.join(", ")}.)` : "";
+    const networks = (agent.networks || []).map((n) => `weights=${n.name} (${n.board})`);
+    return bounds + (networks.length ? ` Networks on this server, as options: ${networks.join(", ")}.` : "");
   }
 
   let agents = [];
