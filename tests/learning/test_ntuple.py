@@ -1697,3 +1697,18 @@ def test_a_run_of_no_games_or_no_time_is_refused_before_it_touches_the_network(
         N.Trainer(net).run(**budget)
     assert str(caught.value) == message
     assert net.options == before and net.games == 0
+
+
+def test_a_run_says_where_its_network_and_curve_go_before_it_trains(tmp_path: Path) -> None:
+    """A run of minutes checkpoints its network and curve meanwhile: where
+    they are (the default name included, ``ntuple-6x5_Xc2.npz``) is said as
+    training starts, not only in the last lines."""
+    result = CliRunner().invoke(main, ["train", "ntuple", "--board", "4x4", "--games", "1000", "--probes", "0",
+                                       "--tuples", "5", "--out", str(tmp_path / "n.npz"), "--checkpoint", "2"])
+    assert result.exit_code == 0, result.output
+    lines = result.stderr.splitlines()
+    said = next(i for i, line in enumerate(lines) if line.startswith("network: "))
+    assert lines[said] == (f"network: {tmp_path / 'n.npz'} (every 2 min and at the end); curve: "
+                           f"{tmp_path / 'n-curve.csv'}, {tmp_path / 'n-curve.png'}, {tmp_path / 'n-curve.html'} "
+                           "(the CSV with each checkpoint)")
+    assert not any(" games, " in line for line in lines[:said])  # before the first point of the curve

@@ -235,6 +235,9 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
     _say(f"training {variant}: {network.tuples.shape[0]} tuples of {network.length} cells, {network.states} "
          f"cell states, {'mirrored' if network.mirror else 'not mirrored'}, {network.games:,} games so far; "
          f"{workers} worker{'s' if workers > 1 else ''}")
+    # where the run's files go, before minutes of training: the checkpoints are there to be found meanwhile
+    _say(f"network: {out} (every {checkpoint_minutes:g} min and at the end); curve: "
+         + ", ".join(str(p) for p in curve_paths(prefix)) + " (the CSV with each checkpoint)")
     trainer.warm_up()
 
     seconds = minutes * 60 if minutes is not None else None
