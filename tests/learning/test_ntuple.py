@@ -1712,3 +1712,18 @@ def test_a_run_says_where_its_network_and_curve_go_before_it_trains(tmp_path: Pa
                            f"{tmp_path / 'n-curve.csv'}, {tmp_path / 'n-curve.png'}, {tmp_path / 'n-curve.html'} "
                            "(the CSV with each checkpoint)")
     assert not any(" games, " in line for line in lines[:said])  # before the first point of the curve
+
+
+@pytest.mark.parametrize("args, message", [
+    (("4x4",), "Network.create: variant must be a Variant (Position.parse('4x4').variant), not str"),
+    ((Position.parse("4x4").variant, 2.5), "Network.create: tuples must be a whole number, not 2.5"),
+    ((Position.parse("4x4").variant, "3"), "Network.create: tuples must be a whole number, not '3'"),
+    ((Position.parse("4x4").variant, 5, 8.0), "Network.create: length must be a whole number, not 8.0"),
+    ((Position.parse("4x4").variant, 5, 8, "1"), "Network.create: seed must be a whole number, not '1'"),
+])
+def test_a_network_of_the_wrong_kind_of_argument_is_a_type_error_naming_it(args: tuple[Any, ...], message: str) -> None:
+    """``Network.create("4x4")`` failed with ``'str' object has no attribute
+    'bonus'``; ``tuples="3"`` with a comparison of str and int."""
+    with pytest.raises(TypeError) as caught:
+        Network.create(*args)
+    assert str(caught.value) == message

@@ -569,6 +569,12 @@ class Network:
         classic board) of
         ``length`` cells; ``cell_states`` (five where ban pieces can appear,
         four elsewhere); mirrored reading on a symmetric board."""
+        if not isinstance(variant, Variant):  # a board's notation, say: the message shows how to get its variant
+            raise TypeError(f"Network.create: variant must be a Variant (Position.parse({str(variant)!r}).variant), "
+                            f"not {type(variant).__name__}")
+        for name, value in (("tuples", tuples), ("length", length), ("seed", seed)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+                raise TypeError(f"Network.create: {name} must be a whole number, not {value!r}")
         if tuples is None:
             tuples = default_tuples(variant)
         if tuples < 1 or length < 1:
