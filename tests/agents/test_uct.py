@@ -309,6 +309,47 @@ def test_master_keeps_its_time_budget() -> None:
         assert min(took) < 0.3 + MASTER_MARGIN + 0.5, (board, took)
 
 
+def test_masters_probe_prepares_off_the_clock_and_leaves_the_move_to_its_searches(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The probe's one-time preparation (a new process: its search compiled
+    or loaded, the database read) is not thinking time: where the probe
+    then fails, minimax and UCT still share the move.  It was counted, and
+    a short move's UCT ran 256 iterations and played a losing move (``c4lab
+    move 7x6:dd --agent master --time 0.2``, three runs out of four)."""
+    from c4lab.solver import api
+
+    real_prepare = api.Solver._prepare
+    slow = [True]
+
+    def first_start(self: Any, *args: Any, **kwargs: Any) -> None:
+        if slow[0]:  # the first preparation of the process
+            slow[0] = False
+            time.sleep(1.5)
+        real_prepare(self, *args, **kwargs)
+
+    real_probe = master_module.solved_move
+
+    def probe_runs_out(position: Position, **options: Any) -> None:
+        real_probe(position, **options)  # as a probe does, then out of time
+
+    budgets: list[float] = []
+    real_uct = UCTAgent.analyse
+
+    def uct(self: UCTAgent, position: Position, budget: Budget | None = None) -> Any:
+        budgets.append(budget.time if budget is not None and budget.time is not None else -1.0)
+        return real_uct(self, position, budget)
+
+    agent = make_agent("master:time=1,seed=1")
+    agent.prepare(Position.parse("9x8"))  # minimax and UCT compiled: this test is about the probe's preparation
+    monkeypatch.setattr(api.Solver, "_prepare", first_start)
+    monkeypatch.setattr(master_module, "solved_move", probe_runs_out)
+    monkeypatch.setattr(UCTAgent, "analyse", uct)
+    move, _ = agent.analyse(Position.parse("7x6:dd"))
+    assert move in Position.parse("7x6:dd").legal_moves()
+    assert not slow[0] and budgets and budgets[-1] >= 0.1, budgets  # before: 0.01 s, its floor
+
+
 def test_master_plays_a_proven_win_at_once() -> None:
     for text in WIN_IN_3:
         position = Position.parse(text)

@@ -50,6 +50,7 @@ from c4lab.agents.uct_search import NO_LEAF, Leaf
 from c4lab.agents.uct_search import on_disk as uct_on_disk
 from c4lab.rules import Move, Position, Variant
 from c4lab.rules.position import load_play
+from c4lab.solver.api import Solver
 from c4lab.solver.api import compile_search as compile_solver
 from c4lab.solver.database import reaches
 
@@ -258,6 +259,14 @@ class MasterAgent(Agent):
         # the classic opening, which the solver answers alone.
         first = self.network is None and not classic_opening and not compile_search.cache_info().currsize
         aside = _aside() if first else None
+        if classic_opening or position.empty_cells <= PROBE_CELLS:
+            # The probe's one-time preparation (its search compiled or loaded, the database read, the table
+            # allocated: 0.3-0.7 s in a new process) is not thinking time either.  Counted, it took the whole
+            # of a short move (``c4lab move 7x6:dd --agent master --time 0.2``: the fallback's UCT had 256
+            # iterations and played a losing move in three runs out of four).
+            preparing = time.perf_counter()
+            Solver(PROBE_TABLE).prepare(position, moves=True)
+            start += time.perf_counter() - preparing
         if classic_opening:  # exact from the database, at once
             found = solved_move(position, book=False, table_size=PROBE_TABLE, timeout=PROBE_SHARE * clock if clock else None)
             if found is not None:
