@@ -325,6 +325,20 @@ def test_a_link_typed_by_hand_with_a_literal_plus_opens_the_bonus_move(server, n
     assert wait_notes(page, after, 5) == exact_columns(after)
 
 
+def test_the_current_move_in_the_list_stays_readable_under_the_pointer(server, new_page):
+    """A newcomer's review: on a phone the move just tapped keeps :hover,
+    and the hover's pale background under the current move's white text
+    left it unreadable (1.2:1); the current move keeps its own colours."""
+    page = new_page(390, 700)
+    page.goto(server.url + "/analyse?position=7x6:ddc")
+    wait_notes(page, "7x6:ddc", 7)  # the scores are in: the list is drawn for the last time
+    current = page.locator("#moves .mv.current")
+    expect(current).to_have_text("c")
+    current.hover()
+    colour, background = current.evaluate("e => [getComputedStyle(e).color, getComputedStyle(e).backgroundColor]")
+    assert contrast(colour, background) >= 4.5, (colour, background)
+
+
 def test_a_bad_position_in_the_link_is_one_line_and_makes_no_room(server, new_page):
     page = new_page()
     page.goto(server.url + "/analyse?position=" + urllib.parse.quote("7x6:dz"))
