@@ -73,6 +73,9 @@ def test_the_theme_picker_switches_the_look_and_remembers_it(server, new_page, s
     assert red[0] > 180 and red[1] < 80, red
     assert yellow[0] > 200 and yellow[1] > 160 and yellow[2] < 80, yellow
     check_pieces_and_forbidden(page)
+    # the words name the new colours at once, not after the next move (a newcomer's review)
+    expect(page.locator("#status")).to_contain_text("Yellow")
+    expect(page.locator("#seat-A .seat-kind")).to_contain_text("Red")
 
     page.locator("#theme-mode").select_option("dark")
     assert look(page) == ("classic", "dark", "dark")
@@ -94,6 +97,7 @@ def test_the_theme_picker_switches_the_look_and_remembers_it(server, new_page, s
     page.locator("#theme-pieces").select_option("contrast")
     assert look(page) == ("contrast", "dark", "dark")
     check_pieces_and_forbidden(page)
+    expect(page.locator("#status")).to_contain_text("Black")
     page.locator("#settings-close").click()
     expect(page.locator("#settings-panel")).to_be_hidden()
     assert page.evaluate("document.documentElement.scrollWidth") <= SIZES[size][0]

@@ -19,6 +19,17 @@ export const COLOUR = {
 };
 export const OTHER = { A: "B", B: "A" };
 
+/** Call `redraw` after the theme changes the pieces' colours (the settings
+ * panel, theme.js): the words a view wrote from COLOUR ("White to move",
+ * the seats, the move list, the review) would else name the old colours
+ * under the new pieces until the next move. */
+export function onColourChange(redraw) {
+  const root = document.documentElement;
+  new MutationObserver((records) => {
+    if (records.some((r) => r.oldValue !== root.dataset.pieces)) redraw();
+  }).observe(root, { attributes: true, attributeFilter: ["data-pieces"], attributeOldValue: true });
+}
+
 function seatName(room, side) {
   const seat = room.seats[side];
   return seat && seat.taken ? (seat.name || `Player ${side}`) : "free seat";

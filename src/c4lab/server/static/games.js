@@ -8,7 +8,7 @@
 // textContent or setAttribute, never as HTML.
 
 import { Board } from "./board.js";
-import { COLOUR, geometryOf, moveWords, positionHeader, renderMoves, resultText } from "./describe.js";
+import { COLOUR, geometryOf, moveWords, onColourChange, positionHeader, renderMoves, resultText } from "./describe.js";
 import { moveTokens, replay } from "./notation.js";
 import { bestMoveGhost, drawColumnNotes, markMoves, renderReview, reviewNotes } from "./review.js";
 import { $, api, boardIntoView, copyText, keepFocus, setText, show } from "./util.js";
@@ -80,8 +80,11 @@ export async function showReplay(code) {
   const slider = $("replay-slider");
   slider.max = String(tokens.length);
   slider.addEventListener("input", () => go(Number(slider.value), false));
-  setText($("replay-names"), `${COLOUR.A} (A): ${game.seats.A.name || "?"} · ${COLOUR.B} (B): ${game.seats.B.name || "?"}`);
-  setText($("replay-result"), game.status === "over" ? resultText(game) : "This game is still going on.");
+  const describeGame = () => {
+    setText($("replay-names"), `${COLOUR.A} (A): ${game.seats.A.name || "?"} · ${COLOUR.B} (B): ${game.seats.B.name || "?"}`);
+    setText($("replay-result"), game.status === "over" ? resultText(game) : "This game is still going on.");
+  };
+  describeGame();
   let ply = -1;
   let review = null; // the exact solver's verdicts, once asked for
   $("replay-review-panel").hidden = game.status !== "over";
@@ -156,4 +159,8 @@ export async function showReplay(code) {
     }
   });
   go(tokens.length, false);
+  onColourChange(() => { // the colour names follow a new theme
+    describeGame();
+    go(ply, false);
+  });
 }

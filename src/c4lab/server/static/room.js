@@ -22,7 +22,7 @@ import {
 } from "./analysis.js";
 import { bindHistory, goLive, goTo, stepBy } from "./history.js";
 import { render, renderControls, renderPreview } from "./roomview.js";
-import { COLOUR, positionHeader, seatLabel } from "./describe.js";
+import { COLOUR, onColourChange, positionHeader, seatLabel } from "./describe.js";
 import { LETTERS, moveTokens, positionParam } from "./notation.js";
 import { Board } from "./board.js";
 import { describeColumn, noteMoves } from "./speech.js";
@@ -53,6 +53,7 @@ export function showRoom(code) {
   bindRoomControls();
   bindHistory(render);
   document.addEventListener("keydown", roomKey);
+  onColourChange(render);
   startClient({
     render, renderControls,
     onState: (room) => {
