@@ -377,7 +377,8 @@ def test_after_a_game_every_button_is_in_view_at_1280x800(server, new_page):
 def test_the_form_offers_the_last_games_players_again(server, new_page):
     """A newcomer's review: Back from a game to the form reset player 2 to
     hard; the form now offers the players last chosen (an address that
-    names others, as New game's does, still wins)."""
+    names others, as New game's does, still wins), those of a game that
+    started only: a refused option is not offered again."""
     page = new_page()
     custom_board_form(page, server, 5, 4)
     page.locator("#player2").select_option("random")
@@ -385,6 +386,12 @@ def test_the_form_offers_the_last_games_players_again(server, new_page):
     expect(page).to_have_url(re.compile(r"/r/[^/?]+$"))
     page.go_back()
     expect(page.locator("#player2")).to_have_value("random")
+    page.locator("#player2-options").fill("bogus=1")  # refused: no game, so not kept for the next visit
+    page.locator("#start").click()
+    expect(page.locator("#form-error")).to_contain_text("no parameter 'bogus'")
+    page.reload()
+    expect(page.locator("#player2")).to_have_value("random")
+    expect(page.locator("#player2-options")).to_have_value("")
     page.goto(server.url + "/?p2=normal")
     expect(page.locator("#player2")).to_have_value("normal")
 

@@ -263,7 +263,6 @@ export async function showHome() {
         return value === "human" || !extra ? value : `${value}:${extra}`;
       };
       body.players = { A: spec(1), B: spec(2) };
-      savePlayers(body.players.A, body.players.B); // offered again when the person comes back to the form
       body.first = $("first").value;
     } else {
       body.seat = $("seat").value;
@@ -274,6 +273,8 @@ export async function showHome() {
     try {
       const ticket = await api("POST", "/api/rooms", body);
       saveName(name);
+      // offered again when the person comes back to the form; a refused start is no game's (its bad option was kept)
+      if (body.mode === "local" && !analysis) savePlayers(body.players.A, body.players.B);
       saveToken(ticket.code, ticket.token);
       if (analysis) saveAnalysing(ticket.code, true);
       if (choice === "random") saveDrawn(ticket.code, body.bonus);
