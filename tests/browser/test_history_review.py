@@ -79,12 +79,17 @@ def test_stepping_through_a_local_game_does_not_lose_it(server, new_page, size):
     expect(page.locator("#history-bar")).to_be_hidden()
     expect(page.locator("#step-forward")).to_be_disabled()
     expect(piece(page, "c2")).to_have_count(1)
+    top = board(page).bounding_box()["y"]
 
     # back one move: c2 (the fourth move) leaves the board, the bar says where we are
     page.locator("#step-back").click()
     expect(board(page)).to_have_attribute("data-view", "3")
     expect(page.locator("#history-bar")).to_be_visible()
     expect(page.locator("#history-text")).to_contain_text("move 3 of 4")
+    # all of it, and the board stays put (a newcomer's review: a phone's bar read "Viewing move 3 of 4: Wh…")
+    cut = "e => e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1"
+    assert not page.locator("#history-text").evaluate(cut), page.locator("#history-text").inner_text()
+    assert board(page).bounding_box()["y"] == top
     expect(piece(page, "c2")).to_have_count(0)
     expect(piece(page, "c1")).to_have_count(1)
     expect(page.locator("#moves .mv.current")).to_have_attribute("data-ply", "3")
