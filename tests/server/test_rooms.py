@@ -240,6 +240,8 @@ def test_the_log_line_of_a_game_over_counts_its_moves_in_words(
      "give either board or width and height, not both (board '7x6:dd', width 9, height 8)"),
     ({"width": 7, "height": 6, "forbidden": 3}, "forbidden must be a cell name"),
     ({"width": 7, "height": 6, "forbidden": "d3/Bb1:dd"}, "forbidden: 'd3/Bb1:dd' is not a cell name"),
+    # a letter past every board's columns: said so (it was "not a cell name (like 'd3')", which 'z9' looks like)
+    ({"width": 7, "height": 6, "forbidden": "z9"}, "forbidden: 'z9' is not a cell name: columns go from a to l"),
 ])
 def test_a_board_from_its_parts_takes_whole_numbers_and_one_cell_name(
     store: FailingStore, options: dict[str, Any], words: str

@@ -80,6 +80,8 @@ class Cell:
             or not name[1:].isascii()
             or name[1] == "0"
         ):
+            if len(name) >= 2 and COLUMN_LETTERS[-1] < name[0] <= "z" and name[1:].isascii() and name[1:].isdigit():
+                raise VariantError(f"{quote(name)} is not a cell name: columns go from a to {COLUMN_LETTERS[-1]}")
             raise VariantError(f"{quote(name)} is not a cell name (like 'd3')")
         if len(name) > 3 or int(name[1:]) > MAX_SIDE:  # (int() refuses thousands of digits)
             raise VariantError(f"{quote(name)} is not a cell name: rows go from 1 to {MAX_SIDE}")
