@@ -34,15 +34,6 @@ from c4lab.server.run import GC_THRESHOLDS, MAX_FRAME, BackgroundServer, LongRun
 from c4lab.server.storage import GameStore
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[GameStore]:
-    opened = GameStore(tmp_path / "games.sqlite")
-    try:
-        yield opened
-    finally:
-        opened.close()
-
-
 def client_for(store: GameStore, address: str = "203.0.113.7", **options: Any) -> TestClient:
     """A test client of a new app over ``store``, from ``address``."""
     return TestClient(create_app(store, **options), client=(address, 50000))

@@ -5,7 +5,6 @@ it was started with, and nothing a visitor writes is ever opened."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,15 +20,6 @@ from c4lab.server.app import create_app
 from c4lab.server.limits import AgentLimits, LimitError
 from c4lab.server.networks import by_network_name, offered_networks
 from c4lab.server.storage import GameStore
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[GameStore]:
-    opened = GameStore(tmp_path / "games.sqlite")
-    try:
-        yield opened
-    finally:
-        opened.close()
 
 
 def network_file(path: Path, board: str = "4x4") -> Path:
