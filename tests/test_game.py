@@ -344,3 +344,20 @@ def test_a_match_scores_only_its_own_specs() -> None:
 def test_random_openings_refuse_a_seed_that_is_not_an_integer(seed: object) -> None:
     with pytest.raises(ValueError, match=r"^random_openings: seed must be an integer, not "):
         random_openings(2, seed=seed)  # type: ignore[arg-type]
+
+
+def test_a_paired_match_names_each_agent_as_the_arena_does_one_agent_one_name() -> None:
+    """Review: ``uct:iterations=0200`` and ``uct:iterations=200`` were two
+    agents here (a match of an agent against itself) while the arena reads
+    them as one (``canonical_spec``)."""
+    openings = random_openings(1, seed=1, plies=2)
+    with pytest.raises(ValueError, match=r"^a match needs two different agents: 'uct:iterations=0200' and "
+                                         r"'uct:iterations=200' are the same agent \(uct:iterations=200\)$"):
+        paired_match("uct:iterations=0200", "uct:iterations=200", openings)
+    with pytest.raises(ValueError, match=r"^a match needs two different agents: 'random' twice is the same agent"):
+        paired_match("random", "random", openings)
+    result = paired_match("random:seed=01", "random:seed=2", openings)
+    assert (result.first, result.second) == ("random:seed=1", "random:seed=2")
+    assert {game.a for game in result.games} == {"random:seed=1", "random:seed=2"}
+    assert result.score("random:seed=01") == result.score("random:seed=1")
+    assert result.score("random:seed=01") + result.score("random:seed=2") == 2

@@ -11,6 +11,7 @@ import random
 from dataclasses import dataclass, field
 
 from c4lab.agents import Budget, make_agent
+from c4lab.agents.spec_names import canonical_spec
 from c4lab.game import GameRecord, play_game
 from c4lab.rules import Position
 from c4lab.rules.setup import RANDOM, starting_position
@@ -26,11 +27,13 @@ class MatchResult:
     games: list[GameRecord] = field(default_factory=list)
 
     def score(self, spec: str) -> float:
-        """The points of ``spec`` (one of the two): a win 1, a draw ½.
-        ``ValueError`` for another spec (it would score 0, or a draw's ½)."""
-        if spec not in (self.first, self.second):
+        """The points of ``spec`` (one of the two, in any spelling of it:
+        ``canonical_spec``): a win 1, a draw ½.  ``ValueError`` for another
+        spec (it would score 0, or a draw's ½)."""
+        named = canonical_spec(spec)
+        if named not in (self.first, self.second):
             raise ValueError(f"{spec!r} did not play this match (its specs: {self.first!r}, {self.second!r})")
-        return sum(1.0 if g.winner == spec else 0.5 if g.winner is None else 0.0 for g in self.games)
+        return sum(1.0 if g.winner == named else 0.5 if g.winner is None else 0.0 for g in self.games)
 
     @property
     def wins(self) -> tuple[int, int, int]:
@@ -58,10 +61,16 @@ def paired_match(
     plays differently on every call; give seeds for a match that replays.
     The arena (``c4lab.arena.runner.run_arena``) seeds them itself, builds
     fresh agents for every game, judges forfeits and time, and runs on
-    several cores.  ``ValueError`` for a finished opening (its two games
-    would count a result nobody played) or two equal specs."""
+    several cores.  The specs are named in their canonical form
+    (``c4lab.agents.canonical_spec``), as in the arena: the result's
+    ``first``, ``second`` and games name ``uct:iterations=0200`` as
+    ``uct:iterations=200``.  ``ValueError`` for a finished opening (its two
+    games would count a result nobody played) or two specs of one agent."""
+    given = (first, second)
+    first, second = canonical_spec(first), canonical_spec(second)
     if first == second:
-        raise ValueError("a match needs two different specs")
+        shown = f"{given[0]!r} and {given[1]!r} are" if given[0] != given[1] else f"{given[0]!r} twice is"
+        raise ValueError(f"a match needs two different agents: {shown} the same agent ({first})")
     for index, opening in enumerate(openings):
         if not isinstance(opening, Position):
             raise TypeError(f"opening {index} must be a Position, not {opening!r}")
