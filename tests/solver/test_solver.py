@@ -231,6 +231,16 @@ def test_a_finished_game_has_nothing_to_solve() -> None:
         Solver().solve(Position.parse("4x4:abababa"))
 
 
+@pytest.mark.parametrize("finished", ["4x4:abababa", "4x4:dcbacaaaddbcdbcb"], ids=["won", "drawn"])
+def test_a_finished_game_has_no_move_to_analyse_as_it_has_nothing_to_solve(finished: str) -> None:
+    """Review: ``analyse`` answered ``{}`` (a position with no moves, read as
+    "every move scored") where ``solve`` says the game is over."""
+    with pytest.raises(ValueError, match=rf"^the game is over in {finished}: there is no move to analyse$"):
+        Solver().analyse(finished)
+    with pytest.raises(ValueError, match=rf"^the game is over in {finished}: there is no move to analyse$"):
+        Solver().analyse(Position.parse(finished), timeout=1.0, weak=True)
+
+
 def test_a_long_search_reports_its_progress() -> None:
     reports = []
     solver = Solver(progress=reports.append, progress_every=0.05)

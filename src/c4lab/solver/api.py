@@ -428,8 +428,12 @@ class Solver:
         the moves after the first one not scored in its part are not
         searched (they map to ``None``): the same moves are scored as
         without it, in a fraction of the time where one is not.  A string
-        is read as a position (``Position.parse``)."""
+        is read as a position (``Position.parse``).  A finished game is a
+        ``ValueError``, as in ``solve``: it has no move to score, and an
+        empty answer would read as "every move scored"."""
         position = _as_position(position)
+        if position.is_over:
+            raise ValueError(f"the game is over in {position.notation}: there is no move to analyse")
         if timeout is not None:
             _check_seconds(timeout, "analyse: timeout")
         self.prepare(position, moves=True)  # outside the timeout, as in solve
