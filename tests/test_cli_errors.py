@@ -4,6 +4,7 @@ status: never a traceback, and nothing written by a command that only reads."""
 from __future__ import annotations
 
 import inspect
+import re
 from pathlib import Path
 
 import pytest
@@ -101,7 +102,7 @@ def test_play_names_the_option_of_a_bad_board_or_player(
     board, was not said; the page's refusal named the option."""
     result = CliRunner().invoke(main, ["play", *where, *args], input="")
     assert result.exit_code == 2, result.output
-    assert result.output.startswith(f"Error: Invalid value for {named}: "), result.output
+    assert result.output.startswith(f"Error: Invalid value for '{named}': "), result.output
     assert len(result.output.strip().splitlines()) == 1, result.output
 
 
@@ -170,7 +171,7 @@ def test_move_names_the_option_of_a_bad_agent_or_budget(args: tuple[str, ...], n
     no option."""
     result = CliRunner().invoke(main, ["move", "7x6", *args])
     assert result.exit_code == 2, result.output
-    assert result.output.startswith(f"Error: Invalid value for {named}: "), result.output
+    assert result.output.startswith(f"Error: Invalid value for '{named}': "), result.output
     assert len(result.output.strip().splitlines()) == 1, result.output
 
 
@@ -357,7 +358,7 @@ def test_a_folder_given_as_an_agents_file_is_said_to_be_a_folder(tmp_path: Path,
     directory: 'DIR'", the file named twice, in Python's words."""
     result = CliRunner().invoke(main, ["move", "7x6", "--agent", f"{spec}={tmp_path}"])
     assert result.exit_code == 2, result.output
-    assert result.output == f"Error: Invalid value for --agent: {tmp_path} is a folder, not a c4lab {what} file\n"
+    assert result.output == f"Error: Invalid value for '--agent': {tmp_path} is a folder, not a c4lab {what} file\n"
 
 
 def test_a_byte_that_is_not_utf8_in_a_position_is_named_as_a_byte_at_its_character() -> None:
@@ -368,3 +369,21 @@ def test_a_byte_that_is_not_utf8_in_a_position_is_named_as_a_byte_at_its_charact
     assert argument.exit_code == 2 and said in argument.output, argument.output
     piped = CliRunner().invoke(main, ["show", "-"], input=b"7x6:d\xffd\n")
     assert piped.exit_code == 2 and piped.output.startswith("error: stdin line 1: ") and said in piped.output
+
+
+@pytest.mark.parametrize(("click_refuses", "we_refuse"), [
+    (["move", "7x6", "--time", "x"], ["move", "7x6", "--time", "-1"]),
+    (["play", "--tui", "-1", "human", "--first", "3"], ["play", "--tui", "--board", "3x3"]),
+])
+def test_a_value_the_project_refuses_is_worded_as_click_words_one_it_refuses(
+    click_refuses: list[str], we_refuse: list[str]
+) -> None:
+    """Review: click said "Invalid value for '--time'" and the project's own
+    refusals "Invalid value for --time" (and ``train-ntuple`` "invalid value
+    for --lambda"): one form for both, click's."""
+    form = re.compile(r"^Error: Invalid value for '--[a-z0-9-]+': \S")
+    theirs = CliRunner().invoke(main, click_refuses, input="")
+    ours = CliRunner().invoke(main, we_refuse, input="")
+    assert theirs.exit_code == ours.exit_code == 2, (theirs.output, ours.output)
+    assert form.match(theirs.output), theirs.output
+    assert form.match(ours.output), ours.output

@@ -121,6 +121,14 @@ class BadInput(click.ClickException):
     exit_code = 2
 
 
+def bad_option(message: str, option: str | None) -> click.BadParameter:
+    """A value of ``option`` the command refuses after click has read it:
+    ``Error: Invalid value for '--board': MESSAGE``, the option quoted as
+    click quotes one it refuses itself (``'x' is not a valid integer``), so
+    that the two kinds of refusal read alike; ``None``: no option named."""
+    return click.BadParameter(message, param_hint=None if option is None else f"'{option}'")
+
+
 def _named_file(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """A file option given an empty name (``--resume "$NET"`` with ``NET``
     unset) is an error, not the option left out: the command would
@@ -382,18 +390,18 @@ def move(
     from c4lab.agents import Budget, QuitGame, make_agent
     from c4lab.rules import Position
 
-    # the bad option named (Invalid value for --time: ...), each budget checked alone
+    # the bad option named (Invalid value for '--time': ...), each budget checked alone
     for option, alone in (("--time", (seconds, None)), ("--iterations", (None, iterations))):
         if any(value is not None for value in alone):
             try:
                 Budget(*alone)
             except ValueError as exc:
-                raise click.BadParameter(str(exc), param_hint=option) from None
+                raise bad_option(str(exc), option) from None
     budget = Budget(seconds, iterations) if (seconds is not None or iterations is not None) else None
     try:
         agent = make_agent(spec)
     except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--agent") from None
+        raise bad_option(str(exc), "--agent") from None
     except RuntimeError as exc:  # an engine program that cannot start
         raise BadInput(str(exc)) from None
 
@@ -522,7 +530,7 @@ def agents(names: tuple[str, ...]) -> None:
 
 def _check_game_options(board: str, bonus: bool, player1: str, player2: str) -> None:
     """``c4lab play``'s board and players, refused with the option that is
-    wrong (``Invalid value for --board: ...``) before a game starts: the page
+    wrong (``Invalid value for '--board': ...``) before a game starts: the page
     would only show a bad board in its form and refuse an agent when the game
     starts; the terminal game's own refusal would not name the option."""
     from c4lab.agents import make_agent  # lazy: start-up time
@@ -531,7 +539,7 @@ def _check_game_options(board: str, bonus: bool, player1: str, player2: str) -> 
     try:
         start = check_start(board, bonus)
     except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--board") from None
+        raise bad_option(str(exc), "--board") from None
     for option, spec in (("--player1", player1), ("--player2", player2)):
         if spec != "human":
             try:
@@ -539,7 +547,7 @@ def _check_game_options(board: str, bonus: bool, player1: str, player2: str) -> 
                 if not bonus and board != "random":  # the board of every game (else drawn for each game)
                     agent.check_board(start.variant)
             except ValueError as exc:
-                raise click.BadParameter(str(exc), param_hint=option) from None
+                raise bad_option(str(exc), option) from None
 
 
 @main.command()
@@ -746,7 +754,7 @@ def serve(
         for origin in allow_origins:
             normal_origin(origin)
     except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--allow-origin") from None
+        raise bad_option(str(exc), "--allow-origin") from None
     try:  # AgentLimits holds the bounds of its own settings
         limits = AgentLimits.with_agents(
             allow_agents, max_time=max_think, max_iterations=max_iterations, max_depth=max_depth, threads=agent_threads,
@@ -755,7 +763,7 @@ def serve(
     except LimitError as exc:  # the option that set it
         option = {"max_time": "--max-think", "max_iterations": "--max-iterations", "max_depth": "--max-depth",
                   "threads": "--agent-threads"}.get(exc.limit)
-        raise click.BadParameter(exc.message, param_hint=option) from None
+        raise bad_option(exc.message, option) from None
     except ValueError as exc:  # --allow-agent: it names itself
         raise click.UsageError(str(exc)) from None
     guard = GuardOptions(
@@ -806,12 +814,11 @@ def _token_from_file(path: str) -> str:
         with open(path, encoding="utf-8") as lines:
             token = lines.readline().strip()
     except UnicodeDecodeError:
-        raise click.BadParameter(f"{path!r} is not a text file: the token is the first line of one",
-                                 param_hint="--token-file") from None
+        raise bad_option(f"{path!r} is not a text file: the token is the first line of one", "--token-file") from None
     except OSError as exc:
-        raise click.BadParameter(f"cannot read {path!r}: {exc.strerror or exc}", param_hint="--token-file") from None
+        raise bad_option(f"cannot read {path!r}: {exc.strerror or exc}", "--token-file") from None
     if not token:
-        raise click.BadParameter(f"{path!r} holds no token: its first line is empty", param_hint="--token-file")
+        raise bad_option(f"{path!r} holds no token: its first line is empty", "--token-file")
     return token
 
 @main.command()
@@ -953,7 +960,7 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
     try:
         r_win, r_draw, r_loss = qlearning.parse_rewards(rewards)
     except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--rewards") from None
+        raise bad_option(str(exc), "--rewards") from None
     try:  # TrainConfig holds the ranges of its settings: out of one, a usage error (status 2)
         config = qlearning.TrainConfig(
             board=board, episodes=episodes, alpha=alpha, discount=discount, epsilon_start=epsilon_start,

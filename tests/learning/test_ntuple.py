@@ -1002,13 +1002,13 @@ def test_a_setting_out_of_range_names_the_option_that_gave_it() -> None:
     (["--minutes", "inf"], "--minutes must be a positive, finite number, not inf"),
     (["--workers", "0"], "--workers must be from 1 to 1024"),
     (["--workers", "100000"], "--workers must be from 1 to 1024 (one per core is best), not 100000"),
-    (["--epsilon-final", "1.5"], "invalid value for --epsilon-final: the final epsilon must be in [0, 1], not 1.5"),
-    (["--lambda", "1"], "invalid value for --lambda: lambda must be in [0, 1), not 1.0"),
-    (["--average", "1"], "invalid value for --average: the share of the run to average must be in [0, 1), not 1.0"),
-    (["--alpha", "-1"], "invalid value for --alpha: alpha must be in (0, 100], not -1.0"),
-    (["--alpha-final", "0"], "invalid value for --alpha-final: the final alpha must be in (0, 100], not 0.0"),
-    (["--epsilon", "2"], "invalid value for --epsilon: epsilon must be in [0, 1], not 2.0"),
-    (["--opening", "65"], "invalid value for --opening: the random opening must be 0 to 64 moves, not 65"),
+    (["--epsilon-final", "1.5"], "Invalid value for '--epsilon-final': the final epsilon must be in [0, 1], not 1.5"),
+    (["--lambda", "1"], "Invalid value for '--lambda': lambda must be in [0, 1), not 1.0"),
+    (["--average", "1"], "Invalid value for '--average': the share of the run to average must be in [0, 1), not 1.0"),
+    (["--alpha", "-1"], "Invalid value for '--alpha': alpha must be in (0, 100], not -1.0"),
+    (["--alpha-final", "0"], "Invalid value for '--alpha-final': the final alpha must be in (0, 100], not 0.0"),
+    (["--epsilon", "2"], "Invalid value for '--epsilon': epsilon must be in [0, 1], not 2.0"),
+    (["--opening", "65"], "Invalid value for '--opening': the random opening must be 0 to 64 moves, not 65"),
     (["--games", "0"], "--games must be at least 1"),
     (["--board", "7x6:d"], "not a position with moves"),
     (["--board", "3x3"], "size 3x3 out of range"),
@@ -1653,7 +1653,7 @@ def test_options_of_the_wrong_type_are_a_type_error_naming_the_field(settings: d
 def test_options_out_of_range_name_the_field_for_the_python_api(settings: dict[str, Any], message: str) -> None:
     """Out of range, the message begins with the field (``Options.lam``),
     as the Python caller typed it; the command names its option instead
-    (``exc.message``: ``invalid value for --lambda: lambda must be ...``)."""
+    (``exc.message``: ``Invalid value for '--lambda': lambda must be ...``)."""
     with pytest.raises(N.OptionOutOfRange) as caught:
         N.Options(**settings)
     assert str(caught.value) == message

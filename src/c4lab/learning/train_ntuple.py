@@ -173,7 +173,7 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
                             opening=carried(last, "opening", opening), lam=carried(last, "lam", lam),
                             average=carried(last, "average", average))
     except N.OptionOutOfRange as exc:  # the option the user typed, not the field it fills
-        raise ValueError(f"invalid value for {OPTION_OF[exc.field]}: {exc.message}") from None
+        raise ValueError(f"Invalid value for '{OPTION_OF[exc.field]}': {exc.message}") from None  # click's own form
     if executor == "ray":
         from c4lab.arena.executors import ray_available  # lazy: only with Ray
 
