@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import errno
 import json
 import os
+import pickle
 import re
 import signal
 import subprocess
@@ -141,9 +144,28 @@ def test_a_config_is_hashable_and_keeps_its_own_copy_of_extra_as_the_results_fil
     notes = {"note": "first try", "sizes": (5, 6), 7: None}
     config = ArenaConfig(RANDOMS, extra=notes)
     notes["note"] = "changed afterwards"
-    assert config.extra == {"note": "first try", "sizes": [5, 6], "7": None}
+    assert config.to_dict()["extra"] == {"note": "first try", "sizes": [5, 6], "7": None}
     assert {config: "run 1"}[ArenaConfig(RANDOMS, extra={"note": "first try", "sizes": [5, 6], "7": None})] == "run 1"
     assert hash(config) == hash(ArenaConfig(RANDOMS)) and config != ArenaConfig(RANDOMS)
+
+
+def test_a_configs_extra_cannot_be_changed_in_place_and_still_writes_and_reads_as_json():
+    # Review: extra is out of the hash, yet config.extra["note"] = ... changed what the config equals, and what
+    # a run would write to its results file, behind its back; now it is a read-only copy, at every depth.
+    config = ArenaConfig(RANDOMS, extra={"note": "first try", "runs": {"sizes": [5, 6]}})
+    with pytest.raises(TypeError):
+        config.extra["note"] = "changed"  # type: ignore[index]
+    with pytest.raises(TypeError):
+        config.extra["runs"]["sizes"] = []
+    with pytest.raises(AttributeError):
+        config.extra["runs"]["sizes"].append(7)
+    assert config.extra["note"] == "first try" and config.extra["runs"]["sizes"] == (5, 6)
+    text = json.dumps(config.to_dict())  # the results file's header
+    again = ArenaConfig.from_dict(json.loads(text))
+    assert again == config and again.to_dict() == config.to_dict()
+    assert again.to_dict()["extra"] == {"note": "first try", "runs": {"sizes": [5, 6]}}
+    assert pickle.loads(pickle.dumps(config)) == config == copy.deepcopy(config)
+    assert dataclasses.replace(config, games=4).extra == config.extra
 
 
 @pytest.mark.parametrize(

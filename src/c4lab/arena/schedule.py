@@ -16,13 +16,14 @@ import numbers
 import random
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 import c4lab.engine.client  # noqa: F401  (registers 'engine:cmd=...': the arena is local, programs may play)
 from c4lab.agents import SpecError, make_agent
 from c4lab.agents.spec_names import canonical_spec
+from c4lab.arena.frozen_json import freeze, thaw
 from c4lab.arena.match import random_moves
 from c4lab.rules import Position, PositionError, Variant
 from c4lab.rules.setup import CLASSIC, RANDOM, starting_position
@@ -51,7 +52,12 @@ class ArenaConfig:
     ``plies`` random opening moves are played from each
     start; ``openings`` (position strings) replace the board and those
     moves, used in turn.  ``limit`` is the enforced time per move: a move
-    that takes more than ``limit + margin`` seconds loses the game."""
+    that takes more than ``limit + margin`` seconds loses the game.
+    ``extra`` (free-form JSON, saved with the results) is kept as a
+    read-only copy (``arena.frozen_json.freeze``: its objects are
+    mappings, its arrays tuples): it is out of the hash, and a config
+    whose ``extra`` changed in place would no longer be the experiment its
+    results file holds; ``to_dict()["extra"]`` is plain JSON again."""
 
     specs: tuple[str, ...]
     games: int = 2
@@ -63,7 +69,7 @@ class ArenaConfig:
     seed: int = 0
     limit: float = 30.0
     margin: float = 1.0
-    extra: dict[str, Any] = field(default_factory=dict, hash=False)  # free-form JSON, saved with the results
+    extra: Mapping[str, Any] = field(default_factory=dict, hash=False)  # free-form JSON, saved with the results
 
     def __post_init__(self) -> None:
         self._check_types()
@@ -118,7 +124,7 @@ class ArenaConfig:
         for name in ("gauntlet", "bonus"):
             if not isinstance(getattr(self, name), bool):
                 raise ArenaError(f"{name} must be True or False, not {getattr(self, name)!r}")
-        object.__setattr__(self, "extra", _json_copy(self.extra))
+        object.__setattr__(self, "extra", freeze(_json_copy(self.extra)))
 
     def _name_agents(self) -> None:
         """Each spec in its canonical form (``canonical_spec``): the same agent
@@ -209,10 +215,16 @@ class ArenaConfig:
     # -- (de)serialisation, for the results file's header -------------------
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
+        """The config as plain JSON values (the results file's header)."""
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
         data["specs"] = list(self.specs)
         data["openings"] = list(self.openings)
+        data["extra"] = thaw(self.extra)
         return data
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled (and copied) as its JSON: a read-only mapping cannot be."""
+        return (ArenaConfig.from_dict, (self.to_dict(),))
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ArenaConfig:
@@ -277,7 +289,7 @@ def _json_copy(extra: object) -> dict[str, Any]:
     if not isinstance(extra, Mapping):
         raise ArenaError(f"extra must be a dict of JSON values, not {extra!r}")
     try:
-        text = json.dumps(dict(extra), allow_nan=False)
+        text = json.dumps(thaw(extra), allow_nan=False)
     except (TypeError, ValueError) as err:
         raise ArenaError(f"extra must hold JSON values only (it is saved with the results): {err}") from None
     copied: dict[str, Any] = json.loads(text)
