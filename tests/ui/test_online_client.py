@@ -1085,3 +1085,61 @@ def test_on_a_terminal_the_clients_lines_break_between_words() -> None:
     token = "t" * 50
     client.say(f"You took seat A. Your token (keep it): {token}")
     assert out.getvalue().splitlines() == ["You took seat A. Your token (keep it):", token]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a POSIX pseudo-terminal")
+def test_at_a_terminal_the_line_is_edited_as_a_shells_and_the_terminal_is_given_back(
+    server: BackgroundServer,
+) -> None:
+    """Review: ``c4lab connect`` read raw lines in its keyboard thread (not
+    readline, as ``play --tui``): Left typed ``^[[D`` into the entry, which
+    was then "not a column", and Up did the same.  Now, at a (pseudo-)
+    terminal: Left and Delete edit the line, Up brings back the move typed
+    before, and at the end the terminal echoes and reads lines again."""
+    import pty  # lazy: POSIX only
+    import select  # lazy: as above
+    import termios  # lazy: as above
+
+    left, delete, up = b"\x1b[D", b"\x1b[3~", b"\x1b[A"
+    code, ann = new_room(server)
+    leader, follower = pty.openpty()
+    env = {**os.environ, "TERM": "xterm", "COLUMNS": "100", "LINES": "40"}
+    process = subprocess.Popen([sys.executable, "-m", "c4lab", "connect", f"{server.url}/r/{code}", "--name", "Bob"],
+                               stdin=follower, stdout=follower, stderr=follower, env=env, close_fds=True)
+    seen = ""
+
+    def read_until(pattern: str, after: int = 0) -> int:
+        """Read the screen until ``pattern`` shows after ``after``: the index past it."""
+        nonlocal seen
+        deadline = time.monotonic() + 8 * WAIT  # (a first start compiles for a while)
+        while (found := re.search(pattern, seen[after:])) is None:
+            assert time.monotonic() < deadline and process.poll() is None, f"no {pattern!r}:\n{seen}"
+            if select.select([leader], [], [], 0.2)[0]:
+                seen += re.sub(r"\x1b\[[0-9;?]*[A-Za-z]|\r", "", os.read(leader, 4096).decode(errors="replace"))
+        return after + found.end()
+
+    alice = Player(server, code, ann)
+    playing = threading.Thread(target=alice.play, args=("a", "a"), daemon=True)
+    try:
+        at = read_until(r"You play B")  # (the command's start may take longer than Ann waits for her turn)
+        playing.start()
+        at = read_until(r"B to move: column", at)
+        os.write(leader, b"cx" + left + delete + b"\r")  # cx, the cursor back on x, x deleted: c
+        at = read_until(r"B to move: column", read_until(r"Bob \(you\) plays c\.", at))
+        os.write(leader, up + b"\r")  # the line typed before: c
+        at = read_until(r"Bob \(you\) plays c\.", at)
+        os.write(leader, b"e\r")
+        read_until(r"Leave the game\?", at)
+        os.write(leader, b"y\r")
+        read_until(r"You left the game\.", at)
+        assert process.wait(timeout=WAIT) == 0
+        mode = termios.tcgetattr(follower)[3]
+        assert mode & termios.ECHO and mode & termios.ICANON, "the terminal was left in cbreak mode"
+    finally:
+        if process.poll() is None:
+            process.kill()
+        alice.close()
+        os.close(leader)
+        os.close(follower)
+    assert "is not a column" not in seen, seen
+    assert seen.count("B (black), Bob (you) plays c.") == 2, seen

@@ -16,7 +16,9 @@ a column e asks before leaving (it may mean the column).
 
 The keyboard is read in a daemon thread, one line at a time, so that the
 socket is served while a person thinks: "your opponent left" shows up under
-the prompt.  On a terminal the keyboard is read all the time, on the
+the prompt.  At a terminal the line is edited as a shell's (arrow keys,
+Home, End, Up for a line typed before: ``ui/line_editor.py``), and what
+was typed so far is drawn again under such news.  On a terminal the keyboard is read all the time, on the
 opponent's turn too (``KeyboardLines.live``): a line typed then is answered
 at once (``e`` leaves, ``r`` asks whether to resign, anything else is told
 it is not this player's move), never kept to answer a later prompt; a move
@@ -44,6 +46,7 @@ REST calls, the socket, the messages, what a failure means) is
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import sys
 import threading
@@ -57,6 +60,7 @@ from c4lab.rules import Position
 from c4lab.rules.variant import column_letter
 from c4lab.server import errors
 from c4lab.ui import room_link as link
+from c4lab.ui.line_editor import LineEditor
 from c4lab.ui.room_link import EXIT_BAD_ROOM, EXIT_LOST, EXIT_OK, ConnectError, RoomAddress
 from c4lab.ui.terminal import (
     SIDE_NAMES,
@@ -102,13 +106,25 @@ class KeyboardLines:
 
     It reads the file descriptor itself (``os.read``) rather than
     ``input()``: a thread left blocked in ``input()`` on a pipe holds the lock
-    of ``sys.stdin``'s buffer, and the interpreter aborts at exit.  A
-    terminal in its usual line mode still edits the line (backspace)."""
+    of ``sys.stdin``'s buffer, and the interpreter aborts at exit.  Where
+    both the keyboard and the screen are a terminal, a ``LineEditor``
+    reads and draws the line (``close`` gives the terminal its mode back)."""
 
     def __init__(self, console: Console) -> None:
         self.console = console
         self._pending = b""
         self.line_open = False  # a prompt is on screen, its line not ended
+        self.editor: LineEditor | None = _line_editor(console)
+
+    def aside(self) -> contextlib.AbstractContextManager[None]:
+        """Around what is printed while a line may be read: the edited line
+        moved out of its way (``show_prompt`` draws it again)."""
+        return self.editor.aside() if self.editor is not None else contextlib.nullcontext()
+
+    def close(self) -> None:
+        """The terminal's mode as it was (the client's end)."""
+        if self.editor is not None:
+            self.editor.stop()
 
     @property
     def live(self) -> bool:
@@ -120,11 +136,16 @@ class KeyboardLines:
             return False
 
     def show_prompt(self, prompt: str) -> None:
+        if self.editor is not None:  # the line being read, typed so far, with this prompt
+            self.editor.show(prompt)
+            return
         self.console.print(prompt, end="", markup=False, highlight=False)
         self.console.file.flush()
         self.line_open = bool(prompt)  # (a line read with no prompt, on the opponent's turn, opens none)
 
     def __call__(self, prompt: str) -> str:
+        if self.editor is not None:
+            return self.editor.read_line(prompt)
         self.show_prompt(prompt)
         try:
             return self._line()
@@ -230,10 +251,15 @@ class OnlineClient:
     # -- output ------------------------------------------------------------------
 
     def say(self, message: str) -> None:
-        self._end_prompt_line()
-        if self.console.is_terminal:  # broken between words at the terminal's edge, not in the middle of one
-            message = wrap_words(message, self.console.width)
-        self.console.print(message, highlight=False, markup=False, soft_wrap=True)
+        with self._aside():
+            self._end_prompt_line()
+            if self.console.is_terminal:  # broken between words at the terminal's edge, not in the middle of one
+                message = wrap_words(message, self.console.width)
+            self.console.print(message, highlight=False, markup=False, soft_wrap=True)
+
+    def _aside(self) -> contextlib.AbstractContextManager[None]:
+        """Around a print: the line being edited at a terminal out of its way."""
+        return self.read.aside() if isinstance(self.read, KeyboardLines) else contextlib.nullcontext()
 
     def _end_prompt_line(self) -> None:
         """What is printed under an open prompt starts on a line of its own."""
@@ -249,8 +275,8 @@ class OnlineClient:
 
     def _prompt_again(self) -> None:
         """The open prompt again, under what was printed (on a terminal)."""
-        if (self._entry is not None and self._asking_prompt and isinstance(self.read, KeyboardLines)
-                and _is_tty(self.console)):
+        if (self._entry is not None and isinstance(self.read, KeyboardLines) and _is_tty(self.console)
+                and (self._asking_prompt or self.read.editor is not None)):  # (an editor: what was typed, too)
             self.read.show_prompt(self._asking_prompt)
 
     def _name(self, side: str) -> str:
@@ -284,6 +310,9 @@ class OnlineClient:
             if self.room is not None and self.room["status"] != "over" and self._comeback():
                 self.say(self._comeback() + _forfeit_words(self.room))
             return EXIT_INTERRUPTED
+        finally:
+            if isinstance(self.read, KeyboardLines):
+                self.read.close()
 
     async def run_async(self) -> int:
         try:
@@ -631,12 +660,13 @@ class OnlineClient:
                 before = after
 
     def _draw(self, position: Position) -> None:
-        self._end_prompt_line()  # (a prompt from after the game, when a rematch begins)
-        if self.color:
-            self.console.print(board_text(position))
-            self.console.print(legend(position))
-        else:
-            self.console.print(position.render(), highlight=False, markup=False)
+        with self._aside():
+            self._end_prompt_line()  # (a prompt from after the game, when a rematch begins)
+            if self.color:
+                self.console.print(board_text(position))
+                self.console.print(legend(position))
+            else:
+                self.console.print(position.render(), highlight=False, markup=False)
 
     def _whose_turn(self, room: dict[str, Any]) -> str:
         assert self.address is not None
@@ -981,6 +1011,18 @@ def _watching(count: int) -> str:
     if not count:
         return "Nobody is watching now."
     return "1 person is watching." if count == 1 else f"{count} people are watching."
+
+
+def _line_editor(console: Console) -> LineEditor | None:
+    """An editor of the keyboard's line where the keyboard and the screen
+    are a terminal (POSIX), else None (lines piped in, a test's console)."""
+    try:
+        if os.name != "posix" or not sys.stdin.isatty() or not _is_tty(console):
+            return None
+        fd = sys.stdin.fileno()
+    except (AttributeError, ValueError, OSError):
+        return None
+    return LineEditor(fd, console.file, lambda: console.width)
 
 
 def _is_tty(console: Console) -> bool:
