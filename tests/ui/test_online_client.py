@@ -33,7 +33,7 @@ from c4lab.server.storage import GameStore
 from c4lab.ui.online import RETRY_FOR, KeyboardLines, OnlineClient
 from c4lab.ui.room_link import ConnectError, RoomAddress
 
-WAIT = 15.0  # seconds: a generous bound for anything the tests wait for
+WAIT = 60.0  # seconds: a generous bound for anything the tests wait for (a loaded machine compiling: 15 s was met once)
 
 
 class Script:
