@@ -206,6 +206,9 @@ def test_columns_left_to_estimates_turn_exact_while_the_position_stays(server, n
         page.goto(server.url + "/analyse?position=6x5/Xc2:dd")
         expect(page.locator("#analysis-key")).to_contain_text("a percentage in a dashed box: still being solved")
         assert any(text.endswith("%") for text in notes(page).values())
+        # each estimate's tooltip says what the key says (it said "not solved in time" while the solver went on)
+        titles = page.locator("#board .col-note.note-estimate title").all_text_contents()
+        assert titles and all(title.endswith("(the engine's estimate, still being solved)") for title in titles), titles
     finally:
         released.set()
     exact = exact_columns("6x5/Xc2:dd")

@@ -136,7 +136,7 @@ export function columnNotes(room) {
   if (R.pending) return banNotes(R.hint.moves, R.pending.letter);
   // the analysis board: the exact score, else the estimate (a percentage, italic, dashed), large (review.css)
   return R.hint.columns.map((c) => columnNote(c.column, {
-    score: c.exact ? c.score : null, estimate: c.estimate, best: R.hint.best.includes(c.column),
+    score: c.exact ? c.score : null, estimate: c.estimate, best: R.hint.best.includes(c.column), solving: R.hint.solving,
   }));
 }
 

@@ -44,18 +44,20 @@ function kindOf(score) {
 }
 
 /** One label above column `letter`: an exact score, else an estimate
- * (0..1, the engine's expected result for the player to move), else "?". */
-export function columnNote(letter, { score = null, estimate = null, best = false } = {}) {
+ * (0..1, the engine's expected result for the player to move), else "?";
+ * `solving`: the solver is still at it (the key below says the same). */
+export function columnNote(letter, { score = null, estimate = null, best = false, solving = false } = {}) {
   const col = LETTERS.indexOf(letter);
+  const later = solving ? "still being solved" : "not solved in time";
   if (score !== null && score !== undefined) {
     return { col, text: scoreText(score), kind: kindOf(score), best, title: `${letter}: ${scoreText(score)}, ${scoreWords(score)}` };
   }
   if (estimate !== null && estimate !== undefined) {
     const pct = `${Math.round(estimate * 100)}%`;
     // marked as an estimate: a percentage, not a score; in italics, its pill dashed (review.css)
-    return { col, text: pct, kind: "estimate", best, title: `${letter}: about ${pct} (the engine's estimate, not solved in time)` };
+    return { col, text: pct, kind: "estimate", best, title: `${letter}: about ${pct} (the engine's estimate, ${later})` };
   }
-  return { col, text: "?", kind: "unknown", best, title: `${letter}: not solved in time` };
+  return { col, text: "?", kind: "unknown", best, title: `${letter}: ${later}` };
 }
 
 /** While the ban piece of a drop in column `letter` (on the bonus cell) is
