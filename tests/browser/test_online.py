@@ -1,6 +1,7 @@
 """An online game between two browser contexts, watched from a third; a
 player who reloads or leaves and comes back; the finished game on /games and
-its replay; a rematch in the same room, the sides swapped."""
+its replay; a rematch in the same room, the sides swapped; a visitor offered
+the free seat who chooses to watch."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ from browser_helpers import (
     api,
     board,
     click_cell,
+    create_room,
     moves,
+    open_room,
     piece,
     wait_position,
 )
@@ -202,3 +205,19 @@ def test_a_rematch_in_the_same_room_with_the_sides_swapped(server, new_page):
     expect(watcher).to_have_url(f"{server.url}/games/{code}-1")
     expect(watcher.locator("#replay-board")).to_have_attribute("data-position", "5x4:abababa")
     assert api(server, "GET", f"/api/games/{code}-1")["seats"]["A"]["name"] == "Ann"
+
+
+def test_a_visitor_offered_the_free_seat_is_not_yet_watching(server, new_page):
+    ticket = create_room(server, mode="online", board="5x4", seat="A", name="Ann")
+    ann, visitor = new_page(), new_page()
+    open_room(ann, server, ticket)
+    visitor.goto(server.url + ticket["url"])
+    expect(visitor.locator("#join-panel")).to_be_visible()
+    # offered "Take seat B ... or just watch": the badge does not answer for them
+    # (it said "You are watching" beside the offer)
+    expect(visitor.locator("#watchers")).to_be_hidden()
+    expect(ann.locator("#watchers")).to_have_text("1 watching")  # the host still sees who has the game open
+    visitor.locator("#watch").click()
+    expect(visitor.locator("#join-panel")).to_be_hidden()
+    expect(visitor.locator("#watchers")).to_have_text("You are watching")
+    expect(board(visitor)).to_have_attribute("data-role", "spectator")

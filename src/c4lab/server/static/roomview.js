@@ -363,16 +363,17 @@ function renderPanels() {
   const watching = !R.you.length && !canJoin;
   document.body.classList.toggle("watching", watching);
   $("board").dataset.role = R.you.length ? "player" : "spectator";
-  renderWatchers(room);
+  renderWatchers(room, canJoin);
 }
 
 /** Who watches: a spectator is told so from the first state (not only when
  * a key is refused); players see how many watch. A page with a saved token
- * waits for the answer to its hello before calling itself a spectator. */
-function renderWatchers(room) {
+ * waits for the answer to its hello before calling itself a spectator, and
+ * a visitor offered the free seat (``canJoin``) has not chosen to watch yet. */
+function renderWatchers(room, canJoin) {
   const badge = $("watchers");
   const count = room.watchers || 0;
-  const spectator = !R.you.length && !R.token;
+  const spectator = !R.you.length && !R.token && !canJoin;
   let text = "";
   if (spectator) {
     const others = Math.max(0, count - 1);
