@@ -207,11 +207,13 @@ def test_a_rematch_in_the_same_room_with_the_sides_swapped(server, new_page):
     assert api(server, "GET", f"/api/games/{code}-1")["seats"]["A"]["name"] == "Ann"
 
 
-def test_a_visitor_offered_the_free_seat_is_not_yet_watching(server, new_page):
+def test_a_visitor_offered_the_free_seat_hears_if_the_host_is_there_and_is_not_yet_watching(server, new_page):
     ticket = create_room(server, mode="online", board="5x4", seat="A", name="Ann")
     ann, visitor = new_page(), new_page()
+    visitor.goto(server.url + ticket["url"])  # before the host's page is open: she is not waiting
+    expect(visitor.locator("#join-text")).to_contain_text("Ann (white) made this room but is away just now.")
     open_room(ann, server, ticket)
-    visitor.goto(server.url + ticket["url"])
+    expect(visitor.locator("#join-text")).to_contain_text("Ann (white) is waiting for an opponent.")
     expect(visitor.locator("#join-panel")).to_be_visible()
     # offered "Take seat B ... or just watch": the badge does not answer for them
     # (it said "You are watching" beside the offer)

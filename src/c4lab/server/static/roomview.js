@@ -355,7 +355,10 @@ function renderPanels() {
     const host = ["A", "B"].find((s) => room.seats[s].taken);
     const side = free[0];
     const who = host ? `${room.seats[host].name || "Your host"} (${COLOUR[host].toLowerCase()})` : "Nobody";
-    setText($("join-text"), `${who} is waiting for an opponent. Take seat ${side} (${COLOUR[side].toLowerCase()}, ` +
+    // a host whose page is closed is not waiting: their seat is kept, the game would start with them away
+    const hostAway = host && !room.seats[host].connected;
+    setText($("join-text"), `${who} ${hostAway ? "made this room but is away just now" : "is waiting for an opponent"}. ` +
+      `Take seat ${side} (${COLOUR[side].toLowerCase()}, ` +
       `${side === "A" ? "moves first" : "moves second"}) to play, or just watch.`);
     setText($("join-seat"), `Take seat ${side}`);
   }
