@@ -223,3 +223,7 @@ def test_a_visitor_offered_the_free_seat_hears_if_the_host_is_there_and_is_not_y
     expect(visitor.locator("#join-panel")).to_be_hidden()
     expect(visitor.locator("#watchers")).to_have_text("You are watching")
     expect(board(visitor)).to_have_attribute("data-role", "spectator")
+    # the keys named under the board are a spectator's: no "drop a piece" (the players' line said it)
+    expect(visitor.locator("#keys-help")).to_have_text("Keys: ←→ step through the moves, End back to the game",
+                                                       use_inner_text=True)
+    expect(ann.locator("#keys-help")).to_contain_text("drop a piece", use_inner_text=True)
