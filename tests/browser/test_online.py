@@ -163,8 +163,14 @@ def test_a_rematch_in_the_same_room_with_the_sides_swapped(server, new_page):
     for p in (ann, bob):
         expect(p.locator("#offer-rematch")).to_be_hidden()  # not during the game
     for ply, (page, cell) in enumerate([(ann, "a1"), (bob, "b1"), (ann, "a2"), (bob, "b2"), (ann, "a3"),
-                                        (bob, "b3"), (ann, "a4")]):
+                                        (bob, "b3")]):
         play(page, cell, "5x4:" + "abababa"[: ply + 1], ann, bob, watcher)
+    bob.locator("#resign").click()  # "Really resign?"... and Ann wins first
+    expect(bob.locator("#resign")).to_have_text("Really resign?")
+    play(ann, "a4", "5x4:abababa", bob, watcher)
+    # the question ends with its game (read once: it also turns back by itself after 3.5 s); it was still
+    # armed, and a rematch accepted within those seconds resigned the new game at one click
+    assert bob.locator("#resign").text_content() == "Resign"
     for p in (ann, bob, watcher):
         expect(board(p)).to_have_attribute("data-status", "over")
     expect(watcher.locator("#offer-rematch")).to_be_hidden()  # a spectator has no say

@@ -64,6 +64,7 @@ export function showRoom(code) {
       autoHint();
       wantedHint(renderControls);
       outdatedErrors(room);
+      if (R.resignArmed && room.status !== "playing") disarmResign(); // a rematch's Resign asks again
     },
     onHint: (message) => onHint(message, render),
     onPreparing: (message) => onPreparing(message, render),
@@ -86,6 +87,15 @@ function outdatedErrors(room) {
   if (!changed) return;
   if ($("message").dataset.kind === "error") say("", "info");
   setText($("paste-error"), "");
+}
+
+/** Resign again, not "Really resign?": after 3.5 s, once confirmed, or when
+ * the game it was asked in ends (the question is for that game alone). */
+function disarmResign() {
+  clearTimeout(R.resignArmed);
+  R.resignArmed = null;
+  setText($("resign"), "Resign");
+  $("resign").classList.remove("armed");
 }
 
 /** A click or key on column `col`: play it, refuse it, or ask for the ban. */
@@ -237,9 +247,7 @@ function bindRoomControls() {
   $("resign").addEventListener("click", () => {
     const button = $("resign");
     if (R.resignArmed) {
-      clearTimeout(R.resignArmed);
-      R.resignArmed = null;
-      setText(button, "Resign");
+      disarmResign();
       say("");
       send({ type: "resign" });
       return;
@@ -247,11 +255,7 @@ function bindRoomControls() {
     setText(button, "Really resign?");
     button.classList.add("armed");
     say("Press Resign again to resign: you lose the game. It turns back by itself in a few seconds.", "info"); // heard, not only seen
-    R.resignArmed = setTimeout(() => {
-      R.resignArmed = null;
-      setText(button, "Resign");
-      button.classList.remove("armed");
-    }, 3500);
+    R.resignArmed = setTimeout(disarmResign, 3500);
   });
   $("decline-ban").addEventListener("click", () => { if (R.pending) sendMove(R.pending.letter); });
   $("cancel-ban").addEventListener("click", cancelBan);
