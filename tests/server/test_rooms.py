@@ -686,12 +686,18 @@ def test_a_rooms_earlier_games_are_read_back_from_the_store(store: FailingStore)
     with_manager(store, reopen)  # a restart: a new manager over the same store
 
 
-def test_the_background_warm_up_prepares_what_is_offered_once_in_its_own_thread(store: FailingStore) -> None:
+def test_the_background_warm_up_prepares_what_is_offered_once_in_its_own_thread(
+    store: FailingStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """``prepare_in_background`` (what the server compiles while the form is
     open) warms each agent the server offers on its board, one after the
     other in a thread that is not the agent pool, claims each like a room's
     warm-up, and skips what is not offered or already claimed."""
     from c4lab.agents import base as agents_base
+
+    # a process of its own as far as claims go: an earlier test's room (random on 5x4, in the same pytest
+    # process) claimed both kinds, and nothing was left to warm (a CI run)
+    monkeypatch.setattr(agents_base, "_warmed", set())
 
     limits = AgentLimits(allowed=DEFAULT_AGENTS - {"heuristic"})
 
