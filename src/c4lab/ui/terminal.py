@@ -596,9 +596,9 @@ def _with_line_keys(read: Callable[[str], str], game: bool = False) -> Callable[
     other prompt (play again?) is ``read``'s own."""
 
     def keyed(prompt: str) -> str:
-        if game and not prompt.startswith(BAN_PROMPT) and "e to exit" not in prompt:
-            return read(prompt)
         if game and not prompt.startswith(BAN_PROMPT):
+            if "e to exit" not in prompt:  # not a move prompt (play again?)
+                return read(prompt)
             entry = read(prompt.replace("e to exit", "u to take back, e to exit"))
             if entry.strip().lower() in ("u", "undo"):
                 raise _LineStep(-1)
