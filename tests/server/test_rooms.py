@@ -856,6 +856,8 @@ def test_a_deeper_hint_goes_on_solving_the_columns_left_unknown(store: FailingSt
     from c4lab.solver import Solver
 
     monkeypatch.setattr(review, "PER_POSITION", 1e-6)
+
+    monkeypatch.setattr(review, "SOLVABLE_CELLS", 0)  # nor while the engine compiles
     monkeypatch.setattr(review, "DEEPER", (60.0,))
 
     async def body(manager: RoomManager) -> None:
@@ -887,6 +889,8 @@ def test_a_deeper_hint_stops_its_search_once_its_position_is_left(
     from c4lab.server.limits import PERSONAL
 
     monkeypatch.setattr(review, "PER_POSITION", 1e-6)
+
+    monkeypatch.setattr(review, "SOLVABLE_CELLS", 0)  # nor while the engine compiles
     monkeypatch.setattr(review, "DEEPER", (60.0,))
     passes: list[review.Solver] = []
     deeper = review.Reviewer.deeper
@@ -934,6 +938,8 @@ def test_further_passes_take_at_most_half_the_threads_so_other_rooms_are_answere
     from c4lab.server.limits import PERSONAL
 
     monkeypatch.setattr(review, "PER_POSITION", 1e-6)  # the first answers leave columns unknown
+
+    monkeypatch.setattr(review, "SOLVABLE_CELLS", 0)  # nor while the engine compiles
     monkeypatch.setattr(review, "DEEPER", (60.0,))
     lock, running, most, go = threading.Lock(), [0], [0], threading.Event()
 

@@ -7,6 +7,7 @@ import asyncio
 import json
 import random
 import sqlite3
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,9 +16,11 @@ import httpx
 import pytest
 import websockets
 
+from c4lab.agents.base import Analysis, MoveStats
 from c4lab.rules import Move, Position
 from c4lab.server.run import BackgroundServer, shown_host
 from c4lab.server.storage import GameRow, GameStore, read_games
+from c4lab.solver import Solver
 
 
 @pytest.fixture
@@ -943,34 +946,76 @@ def test_a_review_off_the_classic_board_keeps_to_its_time_budget() -> None:
     assert verdict(2, None, {"a": None, "b": 2}) == "unknown"
 
 
-def test_a_hint_the_solver_settles_asks_no_engine_and_one_it_leaves_open_asks_it() -> None:
+class _Adviser:
+    """A hint engine that counts its analyses: the first move, valued 0.75."""
+
+    spec = "adviser"
+    asked = 0
+
+    def analyse(self, position: Position, budget: object) -> tuple[Move, Analysis]:
+        self.asked += 1
+        moves = position.legal_moves()
+        return moves[0], Analysis(value=0.75, moves=tuple(MoveStats(m, 1, 0.75) for m in moves))
+
+
+def test_a_hint_the_solver_settles_asks_no_engine_and_one_it_leaves_open_asks_it(monkeypatch: pytest.MonkeyPatch) -> None:
     """The solver goes first: where it scores every move, the hint is
     exact and the engine is never asked (on a first start its search would
     have been compiled before the first scores, for nothing); where a
     column is left open, the engine's analysis gives the move, the value
     and that column's estimate."""
-    from c4lab.agents.base import Analysis, MoveStats
-    from c4lab.server.review import hint
+    from c4lab.server import review
 
-    class Adviser:
-        asked = 0
-
-        def analyse(self, position: Position, budget: object) -> tuple[Move, Analysis]:
-            Adviser.asked += 1
-            moves = position.legal_moves()
-            return moves[0], Analysis(value=0.75, moves=tuple(MoveStats(m, 1, 0.75) for m in moves))
-
+    warmed: list[str] = []
+    monkeypatch.setattr(review, "_engines", {})
+    monkeypatch.setattr(review, "warm_up_agent", lambda spec, position: warmed.append(spec))
     small = Position.parse("5x4:cc")
-    answer = hint(small, Adviser(), timeout=30)  # type: ignore[arg-type]
-    assert Adviser.asked == 0
+    adviser = _Adviser()
+    answer = review.hint(small, adviser, timeout=30)  # type: ignore[arg-type]
+    assert adviser.asked == 0 and warmed == []
     assert all(c["exact"] and c["estimate"] is None for c in answer["columns"])
     best = max(c["score"] for c in answer["columns"])
     assert answer["value"] == (1.0 if best > 0 else 0.5 if best == 0 else 0.0)
     assert next(c["score"] for c in answer["columns"] if c["column"] == answer["move"][0]) == best
     big = Position.parse("12x12:fg")
-    answer = hint(big, Adviser(), timeout=0.001)  # type: ignore[arg-type]
-    assert Adviser.asked == 1 and answer["value"] == 0.75
+    answer = review.hint(big, adviser, timeout=0.001)  # type: ignore[arg-type]
+    assert adviser.asked == 1 and answer["value"] == 0.75 and warmed == ["adviser"]  # made ready first
     assert any(not c["exact"] and c["estimate"] == 0.75 for c in answer["columns"])
+    review.hint(Position.parse("12x12:fgf"), adviser, timeout=0.001)  # type: ignore[arg-type]
+    assert adviser.asked == 2 and warmed == ["adviser"]  # once a kind of board
+
+
+def test_while_the_hint_engine_compiles_the_solver_goes_on_and_may_answer_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine's first hint on a kind of board compiles its kernels
+    (tens of seconds on a first start): meanwhile the solver goes on with
+    the moves its budget left open, and where it settles them all, the
+    hint is exact at once and the engine, still compiling, is not waited
+    for.  Its warm-up is started once, and serves the next hint."""
+    from c4lab.server import review
+
+    release = threading.Event()
+    warmed: list[str] = []
+
+    def slow_warm_up(spec: str, position: Position) -> None:
+        warmed.append(spec)
+        release.wait(60)  # a compile that outlasts the solver
+
+    monkeypatch.setattr(review, "_engines", {})
+    monkeypatch.setattr(review, "warm_up_agent", slow_warm_up)
+    position = Position.parse("6x5/Xc2:d")
+    adviser = _Adviser()
+    assert None in review.move_scores(position, 1e-6).values()  # the first budget leaves moves open
+    answer = review.hint(position, adviser, timeout=1e-6)  # type: ignore[arg-type]
+    try:
+        assert adviser.asked == 0 and warmed == ["adviser"]
+        assert all(c["exact"] for c in answer["columns"])
+        assert answer["moves"] == {m.token: s for m, s in Solver().analyse(position).items()}
+        assert not review._engines["adviser@6x5"].is_set()  # still compiling
+    finally:
+        release.set()
+    review._engines["adviser@6x5"].wait(10)
+    review.hint(Position.parse("12x12:fg"), adviser, timeout=0.001)  # type: ignore[arg-type]
+    assert adviser.asked == 1
 
 
 def test_a_reviews_accuracy_counts_each_sides_moves_from_the_empty_board_or_after_a_pasted_start() -> None:

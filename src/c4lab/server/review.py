@@ -16,12 +16,14 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import threading
 import time
 from concurrent.futures import Executor
 from typing import Any
 
 from c4lab.agents import make_agent
-from c4lab.agents.base import Agent, Analysis
+from c4lab.agents.base import Agent, Analysis, board_kind
+from c4lab.agents.base import warm_up as warm_up_agent
 from c4lab.rules import Move, Position
 from c4lab.rules.variant import Variant
 from c4lab.server.errors import REVIEW_FAILED, RoomError
@@ -279,15 +281,88 @@ def hint(position: Position, adviser: Agent, timeout: float | None = None) -> di
     is not asked at all (on a first start it would have compiled its
     search for nothing, some seconds before the first scores); else the
     engine's analysis gives the move, the value and the unsolved columns'
-    estimates."""
-    scores = move_scores(position, budget_for(position) if timeout is None else timeout)
-    if scores and all(score is not None for score in scores.values()):
+    estimates.  The first time the engine is needed on a kind of board in
+    this process, its kernels are compiled (or loaded) in a thread of
+    their own, and on a position of at most ``SOLVABLE_CELLS`` empty cells
+    the solver goes on meanwhile with the moves it left open
+    (``_solve_while_preparing``): on a first start that is tens of
+    seconds, in which it often settles every move."""
+    solver = Solver(TABLE_SIZE)
+    scores = move_scores(position, budget_for(position) if timeout is None else timeout, solver)
+    if not _complete(scores) and adviser.spec:
+        ready = _engine_ready(adviser.spec, position)
+        if not ready.is_set() and position.empty_cells <= SOLVABLE_CELLS:
+            scores = _solve_while_preparing(position, scores, solver, ready)
+        if not _complete(scores):
+            ready.wait()
+    if _complete(scores):
         best = max(score for score in scores.values() if score is not None)
         move = centre_first(position, tuple(m for m in position.legal_moves() if scores[m.token] == best))
         return _hint_answer(position, move, 0.5, columns_of(scores, {}, move.token))
     move, analysis = adviser.analyse(position, None)
     columns = columns_of(scores, estimates_of(analysis), move.token)
     return _hint_answer(position, move, 0.5 if analysis.value is None else analysis.value, columns)
+
+
+def _complete(scores: dict[str, int | None]) -> bool:
+    return bool(scores) and all(score is not None for score in scores.values())
+
+
+#: The most empty cells of a position whose moves the solver goes on
+#: solving while the hint engine compiles: 6x6 (36 cells) takes it 11 s
+#: here, 8x4 (32) 19 s, and a first start's compile 15-50 s; on a larger
+#: board it would only take the core the compile's second process uses.
+SOLVABLE_CELLS = 36
+
+#: The hint engine's warm-up of each kind of board (``board_kind``) in this
+#: process: set once it is done.  One warm-up each, however many hints ask.
+_engines: dict[str, threading.Event] = {}
+_engines_lock = threading.Lock()
+
+
+def _engine_ready(spec: str, position: Position) -> threading.Event:
+    """Set once the hint engine ``spec`` is ready on ``position``'s kind of
+    board: the first call starts its warm-up (``agents.base.warm_up``: a
+    throwaway move, which compiles its kernels or loads them from numba's
+    cache) in a thread of its own, later ones find it under way or done."""
+    kind = board_kind(spec, position)
+    with _engines_lock:
+        ready = _engines.get(kind)
+        if ready is not None:
+            return ready
+        ready = _engines[kind] = threading.Event()
+
+    def prepare() -> None:
+        try:
+            warm_up_agent(spec, position)
+        finally:
+            ready.set()
+
+    threading.Thread(target=prepare, name=f"c4lab-hint-engine-{kind}", daemon=True).start()
+    return ready
+
+
+def _solve_while_preparing(
+    position: Position, scores: dict[str, int | None], solver: Solver, ready: threading.Event
+) -> dict[str, int | None]:
+    """``scores`` with the moves left open solved again, for twice as long
+    each pass (the solver keeps what it learnt in its table), until every
+    move is scored (the engine's warm-up goes on, for the next hint) or
+    the engine is ready (``ready``: the search under way is then stopped,
+    ``Solver.cancel``).  The solver's search runs without Python's lock,
+    so it takes the other core while the compiler holds this one."""
+    def stop_when_ready() -> None:
+        ready.wait()
+        solver.cancel()
+
+    threading.Thread(target=stop_when_ready, name="c4lab-hint-solver-stop", daemon=True).start()
+    scores = dict(scores)
+    seconds = PER_POSITION
+    while not ready.is_set() and not _complete(scores):
+        seconds *= 2
+        more = solver.analyse(position, timeout=seconds)
+        scores.update({move.token: score for move, score in more.items() if score is not None})
+    return scores
 
 
 def deeper_hint(position: Position, answer: dict[str, Any], timeout: float, solver: Solver) -> dict[str, Any]:
