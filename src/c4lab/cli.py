@@ -166,7 +166,7 @@ def _no_page_options(port: int | None, db: str | None, no_browser: bool) -> None
 
 
 def _named_files(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
-    """A repeatable file option (``--network``): each as ``_named_file``
+    """A repeatable file option (``--network``, ``--qtable``): each as ``_named_file``
     reads one (an empty name refused, a ``~`` expanded)."""
     return tuple(str(_named_file(ctx, param, v)) for v in value)
 
@@ -582,7 +582,7 @@ def _check_game_options(board: str, bonus: bool, player1: str, player2: str) -> 
               help="Force the terminal game's colours on or off (default: when a terminal).")
 @click.option("--network", "networks", multiple=True, metavar="FILE", callback=_named_files,
               help="Offer this n-tuple network to the page's players as weights=ITS-FILE-NAME (repeatable; a "
-                   "--player1/--player2 with weights=FILE offers its file by itself).")
+                   "--player1/--player2 with weights=FILE or qlearning:table=FILE offers its file by itself).")
 def play(
     tui: bool,
     no_browser: bool,
@@ -625,18 +625,19 @@ def play(
 
     from c4lab.server.guard import UNLIMITED
     from c4lab.server.limits import PERSONAL
-    from c4lab.server.networks import by_network_name, offered_networks, spec_network  # lazy: as above
+    from c4lab.server.offered import NETWORK, by_file_name, offered_files, spec_file  # lazy: as above
     from c4lab.server.presence import FORFEIT_AFTER
 
-    # The page names a network by its file name (a room never opens a path): the players' own files and
-    # --network's are offered to it, and the form gets the players with their network's name.
-    wanted = [*(f for f in (spec_network(p) for p in (player1, player2) if p != "human") if f), *networks]
+    # The page names a file by its file name (a room never opens a path): the players' own files (networks,
+    # Q-tables) and --network's are offered to it, and the form gets the players with their file's name.
+    wanted = [*(f for f in (spec_file(p) for p in (player1, player2) if p != "human") if f),
+              *((NETWORK, n) for n in networks)]
     try:
-        limits = dataclasses.replace(PERSONAL, networks=offered_networks(wanted))
+        limits = dataclasses.replace(PERSONAL, files=offered_files(wanted))
     except ValueError as exc:  # a players' file was read already: a --network one, named
         raise BadInput(str(exc)) from None
     # The page's new-game form starts filled in with the options given here.
-    query = {"board": board, "p1": by_network_name(player1), "p2": by_network_name(player2),
+    query = {"board": board, "p1": by_file_name(player1), "p2": by_file_name(player2),
              "first": {"1": "A", "2": "B"}.get(first, "random")}
     if bonus:
         query["bonus"] = "1"
@@ -701,10 +702,14 @@ def analyse(position: str, tui: bool, no_browser: bool, port: int | None, db: st
 @click.option("--agent-threads", type=_INT64, **_home(*_LIMITS, "threads"),
               help="Worker threads for agents, hints and reviews (one room uses one at most).")
 @click.option("--allow-agent", "allow_agents", multiple=True, metavar="NAME",
-              help="Also let rooms use this agent (repeatable; qlearning opens files; engine, which runs programs, never).")
+              help="Also let rooms use this agent (repeatable; never engine, which runs programs, nor "
+                   "qlearning: see --qtable).")
 @click.option("--network", "networks", multiple=True, metavar="FILE", callback=_named_files,
               help="Let rooms use this n-tuple network as weights=ITS-FILE-NAME (ntuple:weights=net.npz; "
                    "repeatable): loaded and checked at start; no other file is ever opened for weights=.")
+@click.option("--qtable", "qtables", multiple=True, metavar="FILE", callback=_named_files,
+              help="Let rooms use qlearning with this Q-table as table=ITS-FILE-NAME (qlearning:table=q.npz; "
+                   "repeatable): loaded and checked at start; no other file is ever opened for table=.")
 @click.option("--rooms-per-minute", type=_Finite(0), **_home(*_GUARD, "rooms_per_minute"),
               help="New rooms a minute from one client address (0: no limit).")
 @click.option("--joins-per-minute", type=_Finite(0), **_home(*_GUARD, "joins_per_minute"),
@@ -731,7 +736,7 @@ def analyse(position: str, tui: bool, no_browser: bool, port: int | None, db: st
 def serve(
     host: str, port: int, db: str | None, forfeit_after: float, max_think: float, max_iterations: int,
     max_depth: int, agent_threads: int, allow_agents: tuple[str, ...], networks: tuple[str, ...],
-    rooms_per_minute: float,
+    qtables: tuple[str, ...], rooms_per_minute: float,
     joins_per_minute: float, rooms_per_client: int, max_rooms: int, sockets_per_client: int, expire_idle: float,
     allow_origins: tuple[str, ...], room_prefix: str, log_level: str, access_log: bool,
 ) -> None:
@@ -743,10 +748,10 @@ def serve(
     """
     from c4lab.server.guard import GuardOptions, normal_origin
     from c4lab.server.limits import AgentLimits, LimitError
-    from c4lab.server.networks import offered_networks  # lazy: start-up time
+    from c4lab.server.offered import NETWORK, QTABLE, offered_files  # lazy: start-up time
 
     try:
-        offered = offered_networks(networks)
+        offered = offered_files([*((NETWORK, n) for n in networks), *((QTABLE, t) for t in qtables)])
     except ValueError as exc:  # it names the option and the file
         raise BadInput(str(exc)) from None
 
@@ -758,7 +763,7 @@ def serve(
     try:  # AgentLimits holds the bounds of its own settings
         limits = AgentLimits.with_agents(
             allow_agents, max_time=max_think, max_iterations=max_iterations, max_depth=max_depth, threads=agent_threads,
-            networks=offered,
+            files=offered,
         )
     except LimitError as exc:  # the option that set it
         option = {"max_time": "--max-think", "max_iterations": "--max-iterations", "max_depth": "--max-depth",

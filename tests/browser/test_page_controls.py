@@ -192,7 +192,7 @@ def test_the_picker_offers_the_servers_networks_and_a_game_plays_one(tmp_path, n
     from c4lab.agents.ntuple_net import Network
     from c4lab.rules import Position
     from c4lab.server.limits import AgentLimits
-    from c4lab.server.networks import offered_networks
+    from c4lab.server.offered import NETWORK, offered_files
     from c4lab.server.run import BackgroundServer
     from c4lab.server.storage import GameStore
 
@@ -200,7 +200,7 @@ def test_the_picker_offers_the_servers_networks_and_a_game_plays_one(tmp_path, n
     path.parent.mkdir()
     Network.create(Position.parse("4x4").variant, tuples=5, seed=1).save(path)
     store = GameStore(tmp_path / "games.sqlite")
-    running = BackgroundServer(store, limits=AgentLimits(networks=offered_networks([path]))).start()
+    running = BackgroundServer(store, limits=AgentLimits(files=offered_files([(NETWORK, path)]))).start()
     try:
         page = new_page()
         page.goto(running.url + "/?board=4x4&p1=ntuple%3Aweights%3Dsmall.npz&p2=human&first=A")

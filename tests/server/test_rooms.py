@@ -812,11 +812,12 @@ def test_an_agent_that_cannot_play_on_the_rooms_board_is_refused_when_the_room_i
     store: FailingStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from c4lab.learning import qlearning
+    from c4lab.server.offered import QTABLE, offered_files
 
     table, _ = qlearning.train(qlearning.TrainConfig(board="4x4", episodes=200), eval_games=0)
     path = tmp_path / "q.npz"
     table.save(path)
-    spec = f"qlearning:table={path}"
+    spec = "qlearning:table=q.npz"  # a room names a table the server offers by its file name
 
     async def body(manager: RoomManager) -> None:
         with pytest.raises(RoomError) as refused:
@@ -832,7 +833,7 @@ def test_an_agent_that_cannot_play_on_the_rooms_board_is_refused_when_the_room_i
         room, _, _ = manager.create({"players": {"A": "human", "B": spec}, "board": "4x4"})  # its own board
         assert room.seats["B"].spec == spec
 
-    with_manager(store, body, limits=AgentLimits.with_agents(["qlearning"]))
+    with_manager(store, body, limits=AgentLimits(files=offered_files([(QTABLE, path)])))
 
 
 async def answered(conn: FakeConnection, count: int, kinds: tuple[str, ...] = ("hint", "error")) -> list[dict[str, Any]]:

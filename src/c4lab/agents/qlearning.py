@@ -29,6 +29,16 @@ class QLearningAgent(Agent):
         self.asked = 0  # positions asked about since the agent was made
         self.unknown = 0  # ... of which the table did not know
 
+    @property
+    def source(self) -> str:
+        """The table's name in the agent's messages: its file (a server's
+        room: the name the server offers it by, never its path there)."""
+        return self.table.path
+
+    @source.setter
+    def source(self, name: str) -> None:
+        self.table.path = name
+
     def check_board(self, variant: Variant) -> None:
         """``TableError`` unless ``variant`` is the table's board."""
         self.table.check_board(variant)

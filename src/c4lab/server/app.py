@@ -42,6 +42,7 @@ from c4lab.server.guard import (
 )
 from c4lab.server.limits import AgentLimits
 from c4lab.server.logs import refused
+from c4lab.server.offered import KINDS
 from c4lab.server.presence import FORFEIT_AFTER, IDLE_AFTER
 from c4lab.server.protocol import parse
 from c4lab.server.review import HINT_SPEC
@@ -236,7 +237,7 @@ def create_app(
         manager.resume()  # online rooms left open by a previous run end on time
         manager.start_sweeping()  # rooms nobody uses end (online) or leave memory (local)
         spec, board = first_warm
-        if warm_up and spec in limits.allowed:
+        if warm_up and spec in limits.agents:
             manager.prepare(spec, Position.parse(board))
         if warm_up:
             manager.prepare_in_background(BACKGROUND_WARM_UPS)
@@ -353,14 +354,17 @@ def create_app(
         server's ``limits`` on its parameters (``{"time": 5.0, ...}``), and
         for an agent that takes ``weights=`` the ``networks`` this server
         offers (``[{"name": "net.npz", "board": "6x5/Xc2"}]``: a room names
-        one as ``weights=net.npz``).  Only the server's allowlist, never the
-        human, nor one whose optional package is missing here."""
+        one as ``weights=net.npz``), for one that takes ``table=`` its
+        ``tables`` (``qlearning:table=q.npz``).  Only the server's
+        allowlist, never the human, nor one whose optional package is
+        missing here."""
         infos = {i.name: i for i in agent_infos() if limits.offered(i)}  # never offered if it cannot play
-        networks = [{"name": n.name, "board": n.board} for n in limits.networks]
+        files = {kind: [f.public() for f in limits.files if f.kind is kind] for kind in KINDS}
         return [
             {"name": o.name, "group": o.group, "summary": o.summary, "help": o.help,
              "limits": limits.agent_bounds(infos[o.name]),
-             **({"networks": networks} if any(p.name == "weights" for p in infos[o.name].params) else {})}
+             **{kind.key: listed for kind, listed in files.items()
+                if any(p.name == kind.param for p in infos[o.name].params)}}
             for o in catalogue(list(infos.values()))
         ]
 

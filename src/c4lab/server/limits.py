@@ -15,24 +15,26 @@ from typing import Any
 
 from c4lab.agents import Agent, AgentInfo, agent_infos, make_agent, parse_spec
 from c4lab.agents.base import MAX_SECONDS
-from c4lab.server.networks import OfferedNetwork
+from c4lab.server.offered import KINDS, OfferedFile
 
 #: The agents a room may use by default: the built-in players, none of
 #: which starts a program, opens a file or needs an optional package.
 #: An agent registered later (another package's) is *not* reachable from
-#: the network until the server's ``--allow-agent`` names it.
+#: the network until the server's ``--allow-agent`` names it; ``qlearning``
+#: is offered when the server offers a Q-table (``--qtable FILE``).
 DEFAULT_AGENTS = frozenset({
     "random", "normal", "hard", "impossible", "master", "perfect",
     "heuristic", "minimax", "uct", "mcts-solver", "solver",
     "hybrid", "uct-tt", "uct-lgr", "uct-lgr2", "uct-smart", "ntuple", "ntuple-puct",
 })
 #: Agents that start programs (``engine``) or open files (``qlearning``'s
-#: table) on this machine: refused with that reason unless allowed.
+#: table) on this machine: refused with that reason unless offered
+#: (``qlearning`` with a Q-table the server offers; ``engine`` never).
 LOCAL_ONLY = frozenset({"engine", "qlearning"})
-#: Parameters that name a file on this machine (``ntuple:weights=FILE``):
-#: refused from a room like ``LOCAL_ONLY`` agents (the agent's own shipped
-#: network is offered), except ``weights=NAME`` of a network the server
-#: offers (``--network FILE``: ``c4lab.server.networks``).
+#: Parameters that name a file on this machine (``ntuple:weights=FILE``,
+#: ``qlearning:table=FILE``): refused from a room like ``LOCAL_ONLY``
+#: agents, except the name of a file the server offers (``--network FILE``,
+#: ``--qtable FILE``: ``c4lab.server.offered``).
 FILE_PARAMS = frozenset({"weights", "table"})
 
 #: Defaults, measured on this project's 2-core machine: UCT does about a
@@ -69,8 +71,8 @@ class AgentLimits:
     threads: int = AGENT_THREADS
     allowed: frozenset[str] = DEFAULT_AGENTS
     max_nodes: int = MAX_NODES
-    #: The network files a room may name by file name (``weights=NAME``).
-    networks: tuple[OfferedNetwork, ...] = ()
+    #: The files a room may name by file name (``weights=NAME``, ``table=NAME``).
+    files: tuple[OfferedFile, ...] = ()
     #: The option that sets each bounded parameter, for the messages.
     options: dict[str, str] = field(default_factory=lambda: {
         "time": "--max-think", "iterations": "--max-iterations", "depth": "--max-depth", "nodes": "",
@@ -101,6 +103,9 @@ class AgentLimits:
             if name == "engine":  # not even registered in a server: cmd= is whatever a visitor writes
                 raise ValueError("--allow-agent 'engine': a server never offers it (engine:cmd= would run "
                                  "any program a visitor names on this machine)")
+            if name == "qlearning":  # table= would be any path a visitor writes
+                raise ValueError("--allow-agent 'qlearning': offer its tables instead, --qtable FILE (repeatable), "
+                                 "and rooms may use qlearning:table=ITS-FILE-NAME (never a path on this machine)")
             if name not in known:
                 raise ValueError(f"--allow-agent {name!r}: no such agent (known agents: {', '.join(sorted(known))})")
         return cls(allowed=DEFAULT_AGENTS | frozenset(extra), **bounds)
@@ -110,60 +115,74 @@ class AgentLimits:
         return {"time": self.max_time, "iterations": self.max_iterations, "depth": self.max_depth,
                 "nodes": self.max_nodes}
 
+    @property
+    def agents(self) -> frozenset[str]:
+        """The agents a room may use: ``allowed`` and those an offered file
+        brings (``qlearning`` with a Q-table)."""
+        return self.allowed | {f.kind.agent for f in self.files if f.kind.agent}
+
     def offered(self, info: AgentInfo) -> bool:
         """Whether a room may use this agent here."""
-        return info.name in self.allowed and info.name != "human" and not info.unavailable
+        return info.name in self.agents and info.name != "human" and not info.unavailable
 
     def agent_bounds(self, info: AgentInfo) -> dict[str, float | int]:
         """The bounds that apply to this agent's parameters."""
         names = {p.name for p in info.params}
         return {name: value for name, value in self.bounds().items() if name in names}
 
-    def network(self, name: str | None) -> OfferedNetwork | None:
-        """The offered network a spec's ``weights=`` names, if any."""
-        return next((n for n in self.networks if n.name == name), None)
+    def offered_file(self, param: str, name: str | None) -> OfferedFile | None:
+        """The offered file a spec's ``param=`` (``weights``, ``table``) names, if any."""
+        return next((f for f in self.files if f.kind.param == param and f.name == name), None)
 
-    def local_spec(self, spec: str, listed: bool = True) -> tuple[str, OfferedNetwork | None]:
-        """``spec`` as this machine makes it: an offered network's name
-        (``weights=net.npz``) replaced by its file, and the network; a spec
-        that would open any other file is ``LimitError`` unless an agent
-        ``--allow-agent`` named may (not ``listed``: the server's own)."""
+    def local_spec(self, spec: str, listed: bool = True) -> tuple[str, OfferedFile | None]:
+        """``spec`` as this machine makes it: an offered file's name
+        (``weights=net.npz``, ``table=q.npz``) replaced by its path, and the
+        file; a spec that would open any other file is ``LimitError``
+        unless an agent ``--allow-agent`` named may (not ``listed``: the
+        server's own)."""
         name, raw = parse_spec(spec)
-        if listed and name in LOCAL_ONLY and name not in self.allowed:
-            raise LimitError("agent", f"{spec!r} runs a program or opens a file: only the local command line may use it")
-        offered = self.network(raw.get("weights")) if "weights" in raw and "weights" in self._params(name) else None
+        if listed and name in LOCAL_ONLY and name not in self.agents:
+            raise LimitError("agent", f"{spec!r} runs a program or opens a file: only the local command line may use it"
+                                      f"{self._files_text(name)}")
+        params = self._params(name)
+        offered = next((found for kind in KINDS if kind.param in raw and kind.param in params
+                        if (found := self.offered_file(kind.param, raw[kind.param])) is not None), None)
         if offered is not None:
-            raw = {**raw, "weights": offered.path}
+            raw = {**raw, offered.kind.param: offered.path}
             spec = f"{name}:" + ",".join(f"{key}={value}" for key, value in raw.items())
-        if listed and FILE_PARAMS & set(raw) - ({"weights"} if offered else set()) and name not in self.allowed - DEFAULT_AGENTS:
+        opened = FILE_PARAMS & set(raw) - ({offered.kind.param} if offered else set())
+        if listed and opened and name not in self.allowed - DEFAULT_AGENTS:
             raise LimitError("agent", f"{spec!r} opens a file: only the local command line may use it"
-                                      f"{self._networks_text(name)}")
+                                      f"{self._files_text(name)}")
         return spec, offered
 
     def _params(self, name: str) -> set[str]:
         info = _infos().get(name)
         return {p.name for p in info.params} if info is not None else set()
 
-    def _networks_text(self, name: str) -> str:
-        """For a refusal of ``weights=``: the networks this server offers."""
-        if "weights" not in self._params(name):
+    def _files_text(self, name: str) -> str:
+        """For a refusal of a file parameter: the files of that kind this
+        server offers (``weights=``: its networks, ``table=``: its Q-tables)."""
+        kind = next((k for k in KINDS if k.param in self._params(name)), None)
+        if kind is None:
             return ""
-        if not self.networks:
-            return " (this server offers no networks: its --network FILE would)"
-        return " (this server's networks: " + ", ".join(f"weights={n.name} ({n.board})" for n in self.networks) + ")"
+        files = [f for f in self.files if f.kind is kind]
+        if not files:
+            return f" (this server offers no {kind.what}s: its {kind.option} FILE would)"
+        return f" (this server's {kind.what}s: " + ", ".join(f"{kind.param}={f.name} ({f.board})" for f in files) + ")"
 
     def make_stored(self, spec: str) -> Agent:
         """The agent of a stored room's ``spec`` (made under other limits,
-        perhaps: not held to the numbers), its offered network read from
-        the file given at start; ``LimitError`` for a ``weights=`` no
-        longer offered, never a file of that name opened."""
+        perhaps: not held to the numbers), its offered file read from the
+        file given at start; ``LimitError`` for a ``weights=`` or
+        ``table=`` no longer offered, never a file of that name opened."""
         local, offered = self.local_spec(spec)
         return self._made(local, offered)
 
     @staticmethod
-    def _made(spec: str, offered: OfferedNetwork | None) -> Agent:
-        """The agent of a local spec; with an offered network it names the
-        network as the room did (its refusals say ``net.npz``, never the
+    def _made(spec: str, offered: OfferedFile | None) -> Agent:
+        """The agent of a local spec; with an offered file it names the
+        file as the room did (its refusals say ``net.npz``, never the
         server's path to it)."""
         if offered is None:
             return make_agent(spec)
@@ -186,8 +205,8 @@ class AgentLimits:
         info = _infos().get(name)
         if info is None:
             return make_agent(spec)  # the registry's error: unknown agent, and the known ones
-        if listed and name not in self.allowed:
-            allowed = ", ".join(sorted(self.allowed))
+        if listed and name not in self.agents:
+            allowed = ", ".join(sorted(self.agents))
             raise LimitError("agent", f"agent {name!r} is not offered by this server (allowed: {allowed})")
         values = _values(info, raw)  # before making it: nothing is allocated for a refused spec
         for param, limit in self.agent_bounds(info).items():
@@ -209,8 +228,8 @@ class AgentLimits:
         """The limits as ``/api/limits`` shows them."""
         return {
             "max_time": self.max_time, "max_iterations": self.max_iterations, "max_depth": self.max_depth,
-            "max_nodes": self.max_nodes, "agent_threads": self.threads, "agents": sorted(self.allowed),
-            "networks": [{"name": n.name, "board": n.board} for n in self.networks],
+            "max_nodes": self.max_nodes, "agent_threads": self.threads, "agents": sorted(self.agents),
+            **{kind.key: [f.public() for f in self.files if f.kind is kind] for kind in KINDS},
         }
 
     def describe(self) -> str:
@@ -218,7 +237,7 @@ class AgentLimits:
         return (
             f"agents: at most {self.max_time:g} s, {self.max_iterations:,} iterations or depth "
             f"{self.max_depth} a move, {self.threads} thread{'s' if self.threads != 1 else ''}; "
-            f"allowed: {', '.join(sorted(self.allowed))}"
+            f"allowed: {', '.join(sorted(self.agents))}"
         )
 
 

@@ -303,7 +303,7 @@ class RoomManager:
         nothing to do)."""
         todo = [
             (spec, Position.parse(board)) for spec, board in wanted
-            if spec in self.limits.allowed and warmup.claim(warmup.board_kind(spec, Position.parse(board)))
+            if spec in self.limits.agents and warmup.claim(warmup.board_kind(spec, Position.parse(board)))
         ]
         if not todo:
             return None
@@ -368,8 +368,8 @@ class RoomManager:
         if spec == "human":
             raise AssertionError("not an agent")
         try:
-            if stored and parse_spec(spec)[0] in self.limits.allowed:
-                agent = self.limits.make_stored(spec)  # an offered network's name read as its file
+            if stored and parse_spec(spec)[0] in self.limits.agents:
+                agent = self.limits.make_stored(spec)  # an offered file's name read as its path
             else:
                 agent = self.limits.make(spec)
         except LimitError as exc:

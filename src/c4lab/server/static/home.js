@@ -134,7 +134,8 @@ export async function showHome() {
 
   /** This server's bounds on an agent's options, for its help text (a
    *  room asking for more is refused: /api/agents gives them), and the
-   *  n-tuple networks it offers (serve --network FILE) for weights=. */
+   *  n-tuple networks (serve --network FILE) and Q-tables (--qtable FILE)
+   *  it offers, for weights= and table=. */
   function limitsText(agent) {
     const limits = agent.limits || {};
     const parts = [];
@@ -143,7 +144,9 @@ export async function showHome() {
     if (limits.depth !== undefined) parts.push(`depth ${limits.depth}`);
     const bounds = parts.length ? ` (This server allows at most ${parts.join(", ")}.)` : "";
     const networks = (agent.networks || []).map((n) => `weights=${n.name} (${n.board})`);
-    return bounds + (networks.length ? ` Networks on this server, as options: ${networks.join(", ")}.` : "");
+    const tables = (agent.tables || []).map((t) => `table=${t.name} (${t.board})`);
+    return bounds + (networks.length ? ` Networks on this server, as options: ${networks.join(", ")}.` : "")
+      + (tables.length ? ` Q-tables on this server, as options: ${tables.join(", ")}.` : "");
   }
 
   let agents = [];

@@ -1,6 +1,7 @@
-"""The n-tuple networks a server offers its rooms (``--network FILE``):
-a room names one by its file name alone, the server opens only the files
-it was started with, and nothing a visitor writes is ever opened."""
+"""The files a server offers its rooms: n-tuple networks (``--network
+FILE``) and Q-tables (``--qtable FILE``): a room names one by its file name
+alone, the server opens only the files it was started with, and nothing a
+visitor writes is ever opened."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from c4lab.cli import main
 from c4lab.rules import Position
 from c4lab.server.app import create_app
 from c4lab.server.limits import AgentLimits, LimitError
-from c4lab.server.networks import by_network_name, offered_networks
+from c4lab.server.offered import NETWORK, QTABLE, by_file_name, offered_files
 from c4lab.server.storage import GameStore
 
 
@@ -36,7 +37,7 @@ def room(http: Any, spec: str, board: str = "4x4") -> Any:
 
 def test_a_room_plays_an_offered_network_by_its_file_name(store: GameStore, tmp_path: Path) -> None:
     net = network_file(tmp_path / "nets" / "small.npz")
-    limits = AgentLimits(networks=offered_networks([net]))
+    limits = AgentLimits(files=offered_files([(NETWORK, net)]))
     with TestClient(create_app(store, limits=limits), client=("203.0.113.7", 5000)) as http:
         agents = {a["name"]: a for a in http.get("/api/agents").json()}
         for name in ("ntuple", "ntuple-puct", "master"):  # every agent that takes weights= lists them
@@ -61,7 +62,7 @@ def test_a_room_never_opens_a_path_or_a_file_not_offered(store: GameStore, tmp_p
     named it, never by the server's path."""
     net = network_file(tmp_path / "nets" / "small.npz")
     network_file(tmp_path / "other.npz")
-    limits = AgentLimits(networks=offered_networks([net]))
+    limits = AgentLimits(files=offered_files([(NETWORK, net)]))
     with TestClient(create_app(store, limits=limits), client=("203.0.113.7", 5000)) as http:
         for spec in (f"ntuple:weights={net}", f"ntuple:weights={tmp_path / 'other.npz'}", "ntuple:weights=other.npz",
                      "ntuple:weights=nets/small.npz", "ntuple:weights=../small.npz", "master:weights=/etc/passwd",
@@ -87,7 +88,7 @@ def test_a_stored_room_reads_its_network_from_the_file_offered_and_never_from_it
     net = network_file(tmp_path / "nets" / "small.npz")
     network_file(tmp_path / "small.npz", board="5x4")  # what make_agent would have opened from here
     monkeypatch.chdir(tmp_path)
-    agent = AgentLimits(networks=offered_networks([net])).make_stored("ntuple:weights=small.npz")
+    agent = AgentLimits(files=offered_files([(NETWORK, net)])).make_stored("ntuple:weights=small.npz")
     agent.check_board(Position.parse("4x4").variant)  # the offered 4x4 network, not ./small.npz (5x4)
     with pytest.raises(LimitError, match="opens a file"):
         AgentLimits().make_stored("ntuple:weights=small.npz")
@@ -103,9 +104,9 @@ def test_a_network_offered_is_checked_at_start(tmp_path: Path) -> None:
         ([network_file(tmp_path / "x,y" / "n.npz")], "its path has a comma"),
     ]:
         with pytest.raises(ValueError) as caught:
-            offered_networks(paths)
+            offered_files((NETWORK, p) for p in paths)
         assert message.format(tmp=tmp_path) in str(caught.value)
-    assert [n.name for n in offered_networks([net, net])] == ["small.npz"]  # the same file twice: once
+    assert [n.name for n in offered_files([(NETWORK, net), (NETWORK, net)])] == ["small.npz"]  # the same file twice: once
 
 
 def test_serve_refuses_a_bad_network_in_one_line_before_it_starts(tmp_path: Path) -> None:
@@ -128,6 +129,96 @@ def test_play_offers_its_players_networks_to_the_page_by_file_name(
                                        "--network", str(extra)])
     assert result.exit_code == 0, result.output
     assert "p2=ntuple%3Aweights%3Dsmall.npz" in served["query"]
-    assert [(n.name, n.board) for n in served["limits"].networks] == [("small.npz", "4x4"), ("extra.npz", "5x4")]
+    assert [(n.name, n.board) for n in served["limits"].files] == [("small.npz", "4x4"), ("extra.npz", "5x4")]
     assert served["limits"].make("ntuple:weights=small.npz").network.variant.notation == "4x4"
-    assert by_network_name("random") == "random"
+    assert by_file_name("random") == "random"
+
+
+def qtable_file(path: Path, board: str = "4x4") -> Path:
+    """An empty Q-table for ``board`` (its agent wins, blocks or plays at random) written to ``path``."""
+    import numpy as np  # lazy: only the Q-table tests need it
+
+    from c4lab.agents.qtable import QTable
+
+    width = Position.parse(board).variant.width
+    path.parent.mkdir(parents=True, exist_ok=True)
+    QTable(Position.parse(board).variant, np.zeros(0, np.uint64), np.zeros((0, 2 * width), np.float32),
+           np.zeros(0, np.uint32), True).save(path)
+    return path
+
+
+def test_a_room_plays_an_offered_q_table_by_its_file_name(store: GameStore, tmp_path: Path) -> None:
+    """``serve --qtable tables/q.npz``: ``qlearning`` is offered, with its
+    tables listed, and a room's ``qlearning:table=q.npz`` plays from the
+    file given; without a table the agent is not offered at all."""
+    table = qtable_file(tmp_path / "tables" / "q.npz")
+    limits = AgentLimits(files=offered_files([(QTABLE, table)]))
+    with TestClient(create_app(store, limits=limits), client=("203.0.113.7", 5000)) as http:
+        agents = {a["name"]: a for a in http.get("/api/agents").json()}
+        assert agents["qlearning"]["tables"] == [{"name": "q.npz", "board": "4x4"}]
+        assert "tables" not in agents["ntuple"] and "networks" not in agents["qlearning"]
+        assert http.get("/api/limits").json()["tables"] == [{"name": "q.npz", "board": "4x4"}]
+        assert "qlearning" in http.get("/api/limits").json()["agents"]
+        made = room(http, "qlearning:table=q.npz")
+        assert made.status_code == 200, made.json()
+        deadline = time.monotonic() + 300  # the kernels may compile on a loaded machine
+        while (state := http.get(f"/api/rooms/{made.json()['code']}").json())["position"] == "4x4":
+            assert time.monotonic() < deadline, state
+            time.sleep(0.1)
+        assert state["seats"]["A"]["spec"] == "qlearning:table=q.npz"
+    with TestClient(create_app(store), client=("203.0.113.7", 5000)) as http:
+        assert "qlearning" not in {a["name"] for a in http.get("/api/agents").json()}
+
+
+def test_a_room_never_opens_a_q_table_path_or_a_table_not_offered(store: GameStore, tmp_path: Path) -> None:
+    """Before, ``--allow-agent qlearning`` let a visitor's ``table=`` name
+    any path on the server; now only an offered table's name is read, and
+    a table for another board is named as the room named it."""
+    table = qtable_file(tmp_path / "tables" / "q.npz")
+    qtable_file(tmp_path / "other.npz")
+    limits = AgentLimits(files=offered_files([(QTABLE, table)]))
+    with TestClient(create_app(store, limits=limits), client=("203.0.113.7", 5000)) as http:
+        for spec in (f"qlearning:table={table}", "qlearning:table=/etc/passwd", "qlearning:table=tables/q.npz",
+                     "qlearning:table=other.npz", f"qlearning:table={tmp_path / 'other.npz'}"):
+            answer = room(http, spec)
+            assert answer.status_code == 400, (spec, answer.json())
+            assert "only the local command line may use it (this server's Q-tables: table=q.npz (4x4))" in \
+                answer.json()["detail"]
+        elsewhere = room(http, "qlearning:table=q.npz", board="5x4").json()["detail"]
+        assert "the Q-table q.npz was trained on 4x4 boards" in elsewhere and str(tmp_path) not in elsewhere
+    with TestClient(create_app(store), client=("203.0.113.7", 5000)) as http:
+        answer = room(http, "qlearning:table=q.npz")
+        assert "this server offers no Q-tables: its --qtable FILE would" in answer.json()["detail"]
+
+
+def test_serve_refuses_a_bad_q_table_and_allow_agent_qlearning_in_one_line(tmp_path: Path) -> None:
+    """A missing or damaged ``--qtable`` stops the server before it starts;
+    ``--allow-agent qlearning`` (which let rooms name any path) points at
+    ``--qtable``; a network given as a table is named as the wrong kind."""
+    good = qtable_file(tmp_path / "q.npz")
+    (tmp_path / "damaged.npz").write_bytes(good.read_bytes()[:300])
+    net = network_file(tmp_path / "net.npz")
+    for args, message in [
+        (["--qtable", str(tmp_path / "missing.npz")], f"--qtable {tmp_path}/missing.npz: no Q-table at"),
+        (["--qtable", str(tmp_path / "damaged.npz")], f"--qtable {tmp_path}/damaged.npz: "),
+        (["--qtable", str(net)], f"--qtable {net}: "),
+        (["--allow-agent", "qlearning"], "--allow-agent 'qlearning': offer its tables instead, --qtable FILE"),
+    ]:
+        result = CliRunner().invoke(main, ["serve", *args, "--port", "8632"])
+        assert result.exit_code == 2, (args, result.output)
+        assert result.stderr.count("\n") == 1, result.stderr
+        assert message in result.stderr
+
+
+def test_play_offers_its_players_q_table_to_the_page_by_file_name(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``c4lab play -2 qlearning:table=tables/q.npz`` opens the page with
+    ``qlearning:table=q.npz``, which its local server offers (before, the
+    page refused ``qlearning`` outright)."""
+    table = qtable_file(tmp_path / "tables" / "q.npz")
+    served: dict[str, Any] = {}
+    monkeypatch.setattr(cli, "_serve", lambda **options: served.update(options))
+    result = CliRunner().invoke(main, ["play", "--board", "4x4", "--no-browser", "-2", f"qlearning:table={table}"])
+    assert result.exit_code == 0, result.output
+    assert "p2=qlearning%3Atable%3Dq.npz" in served["query"]
+    assert served["limits"].make("qlearning:table=q.npz").table.variant.notation == "4x4"
