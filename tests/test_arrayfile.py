@@ -36,3 +36,16 @@ def test_an_output_folder_must_exist_and_take_a_file(tmp_path: Path) -> None:
         arrayfile.check_writable(tmp_path / "missing" / "new.npz")
     with pytest.raises(ValueError, match="cannot write in the folder '/proc'"):
         arrayfile.check_writable(Path("/proc/new.npz"))
+
+
+def test_a_file_cut_short_is_called_cut_short_not_not_a_zip_file(tmp_path: Path) -> None:
+    """A network or table whose copy stopped part way starts as an archive
+    but has lost its end: it was "cannot read ...: File is not a zip file",
+    which sent a reader looking for the wrong kind of file."""
+    path = tmp_path / "net.npz"
+    arrayfile.save_arrays(path, {"format": "test-1"}, values=np.arange(10_000))
+    path.write_bytes(path.read_bytes()[:2000])
+    with pytest.raises(ValueError) as caught:
+        arrayfile.load_arrays(path, ("values",), fmt="test-1", what="n-tuple network", error=ValueError)
+    assert str(caught.value) == (f"cannot read n-tuple network {path}: it starts as an .npz archive but is cut "
+                                 "short or damaged (zip: File is not a zip file)")

@@ -79,6 +79,9 @@ def load_arrays(
         raise
     except OSError as exc:  # its reason alone: the file is named once
         raise error(f"cannot read {what} {path}: {exc.strerror or exc}") from None
-    except (ValueError, KeyError, EOFError, zipfile.BadZipFile, zlib.error) as exc:  # zlib: data damaged
+    except zipfile.BadZipFile as exc:  # it starts as an archive (PK): "File is not a zip file" alone misled
+        raise error(f"cannot read {what} {path}: it starts as an .npz archive but is cut short or damaged "
+                    f"(zip: {exc})") from None
+    except (ValueError, KeyError, EOFError, zlib.error) as exc:  # zlib: data damaged
         raise error(f"cannot read {what} {path}: {exc}") from None
     return header, arrays
