@@ -608,8 +608,12 @@ def score_against(network: Network, opponent: str, games: int, seed: int = 0, pl
 def board_variant(board: str, bonus: bool, seed: int) -> Variant:
     """The board of ``--board`` (a variant, no moves), with a random bonus
     cell drawn from ``seed`` when ``bonus`` (refused where the board has
-    one already: one of the two would be ignored)."""
-    position = Position.parse(board)
+    one already: one of the two would be ignored).  A board that does not
+    parse is named with its option (``--board: invalid position ...``)."""
+    try:
+        position = Position.parse(board)
+    except ValueError as exc:
+        raise ValueError(f"--board: {exc}") from None
     if position.ply:
         raise ValueError(f"--board takes a board, not a position with moves: {board!r}")
     variant = position.variant
