@@ -214,3 +214,36 @@ def test_the_picker_offers_the_servers_networks_and_a_game_plays_one(tmp_path, n
     finally:
         running.stop()
         store.close()
+
+
+def test_the_picker_offers_the_servers_q_tables_and_a_game_plays_one(tmp_path, new_page):
+    """``c4lab serve --qtable tables/q.npz`` (or ``play -2
+    qlearning:table=...``): qlearning's help names the table as the form's
+    option takes it, and the game is played from it."""
+    import numpy as np
+
+    from c4lab.agents.qtable import QTable
+    from c4lab.rules import Position
+    from c4lab.server.limits import AgentLimits
+    from c4lab.server.offered import QTABLE, offered_files
+    from c4lab.server.run import BackgroundServer
+    from c4lab.server.storage import GameStore
+
+    path = tmp_path / "tables" / "q.npz"
+    path.parent.mkdir()
+    QTable(Position.parse("4x4").variant, np.zeros(0, np.uint64), np.zeros((0, 8), np.float32),
+           np.zeros(0, np.uint32), True).save(path)
+    store = GameStore(tmp_path / "games.sqlite")
+    running = BackgroundServer(store, limits=AgentLimits(files=offered_files([(QTABLE, path)]))).start()
+    try:
+        page = new_page()
+        page.goto(running.url + "/?board=4x4&p1=qlearning%3Atable%3Dq.npz&p2=human&first=A")
+        expect(page.locator("#player1-options")).to_have_value("table=q.npz")
+        expect(page.locator("#player1-help")).to_contain_text("Q-tables on this server, as options: table=q.npz (4x4).")
+        page.locator("#start").click()
+        page.wait_for_url(re.compile(r"/r/"))
+        expect(page.locator("#board")).to_have_attribute("data-position", re.compile(r"^4x4:[a-d]$"), timeout=300_000)
+        assert page.evaluate("window.c4lab.R.state.seats")["A"]["spec"] == "qlearning:table=q.npz"
+    finally:
+        running.stop()
+        store.close()
