@@ -222,3 +222,12 @@ def test_play_offers_its_players_q_table_to_the_page_by_file_name(
     assert result.exit_code == 0, result.output
     assert "p2=qlearning%3Atable%3Dq.npz" in served["query"]
     assert served["limits"].make("qlearning:table=q.npz").table.variant.notation == "4x4"
+
+
+def test_the_start_up_line_names_the_files_rooms_may_name(tmp_path: Path) -> None:
+    """The person running ``serve --network ... --qtable ...`` sees what a
+    room may ask for (before, the line listed the agents alone)."""
+    files = offered_files([(NETWORK, network_file(tmp_path / "net.npz")), (QTABLE, qtable_file(tmp_path / "q.npz"))])
+    line = AgentLimits(files=files).describe()
+    assert line.endswith("; files rooms may name: weights=net.npz (4x4), table=q.npz (4x4)")
+    assert "qlearning" in line and "files" not in AgentLimits().describe()

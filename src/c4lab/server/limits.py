@@ -233,11 +233,13 @@ class AgentLimits:
         }
 
     def describe(self) -> str:
-        """One line for the server's start-up message."""
+        """One line for the server's start-up message, with the files rooms
+        may name (``weights=net.npz (6x5/Xc2)``) when the server offers any."""
+        files = ", ".join(f"{f.kind.param}={f.name} ({f.board})" for f in self.files)
         return (
             f"agents: at most {self.max_time:g} s, {self.max_iterations:,} iterations or depth "
             f"{self.max_depth} a move, {self.threads} thread{'s' if self.threads != 1 else ''}; "
-            f"allowed: {', '.join(sorted(self.agents))}"
+            f"allowed: {', '.join(sorted(self.agents))}" + (f"; files rooms may name: {files}" if files else "")
         )
 
 
