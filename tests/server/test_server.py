@@ -362,26 +362,52 @@ def test_a_room_both_players_left_before_a_move_ends_abandoned(server: Backgroun
         await bob.close()
         state = await room_over(server, code)
         assert (state["result"], state["reason"]) == (None, "abandoned")
-        assert listed(db, code) == "abandoned"
-        games = httpx.get(f"{server.url}/api/games").json()
-        assert [(g["result"], g["reason"]) for g in games if g["code"] == code] == [(None, "abandoned")]
+        assert listed(db, code) == "abandoned"  # c4lab games lists it as it is
+        # no move, no game: the public list of finished games leaves it out
+        assert code not in [g["code"] for g in httpx.get(f"{server.url}/api/games").json()]
 
     asyncio.run(game())
 
 
 def test_a_waiting_room_whose_host_left_ends_abandoned(server: BackgroundServer, db: Path) -> None:
     async def game() -> None:
-        room = create(server, mode="online", seat="A", name="Ann")
+        room = create(server, mode="online", seat="A", name="Ann", public=True)
         ann = await Client.open(ws_url(server, room["code"]), room["token"])
         await ann.close()
         state = await room_over(server, room["code"])
         assert (state["status"], state["result"], state["reason"]) == ("over", None, "abandoned")
         assert listed(db, room["code"]) == "abandoned"
+        assert room["code"] not in [g["code"] for g in httpx.get(f"{server.url}/api/games").json()]
         join = httpx.post(server.url + f"/api/rooms/{room['code']}/join", json={"name": "Late"})
         assert join.status_code == 409 and "over" in join.json()["detail"]  # too late: the game stays over
         assert httpx.get(f"{server.url}/api/rooms/{room['code']}").json()["status"] == "over"
 
     asyncio.run(game())
+
+
+def test_the_public_finished_games_are_those_with_a_move_played(db: Path) -> None:
+    """A room abandoned before any move was played in it is no game: the
+    public list leaves it out, also one that started from a pasted position
+    (its moves are the start's).  Abandoned after a move, resigned before
+    one: a game, listed."""
+    store = GameStore(db)
+    seat = {"kind": "human", "name": "Ann", "spec": None, "token_hash": None, "absent_since": None}
+    seats = {"A": seat, "B": {**seat, "name": "Bob"}}
+
+    def over(code: str, position: str, start_ply: int, result: str | None, reason: str, when: float) -> None:
+        store.save(GameRow(code, "online", position, start_ply, seats, public=True, status="over",
+                           result=result, reason=reason, finished=when))
+
+    over("EMPTY", "7x6", 0, None, "abandoned", 1.0)
+    over("PASTED", "7x6:dd", 2, None, "abandoned", 2.0)
+    over("PLAYED", "7x6:dd", 0, None, "abandoned", 3.0)
+    over("PASTEDPLAYED", "7x6:ddc", 2, None, "abandoned", 4.0)
+    over("RESIGNED", "7x6", 0, "B", "resign", 5.0)
+    try:
+        assert [row.code for row in store.finished_public()] == ["RESIGNED", "PASTEDPLAYED", "PLAYED"]
+        assert {row.code for row in read_games(db)} >= {"EMPTY", "PASTED"}  # still stored, and in c4lab games
+    finally:
+        store.close()
 
 
 def test_rooms_left_open_when_the_server_stopped_end_on_time_after_a_restart(db: Path) -> None:

@@ -49,6 +49,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from c4lab.rules.notation import parse_position
+
 try:  # the lock beside the database: POSIX only (elsewhere two servers are not kept apart)
     import fcntl
 except ImportError:  # pragma: no cover
@@ -291,6 +293,7 @@ class GameStore:
         except sqlite3.Error as exc:
             self._release()
             raise StorageError(_refusal(self.path, exc)) from None
+        _add_functions(self._db)
         try:
             if existed:
                 self._check()
@@ -330,6 +333,7 @@ class GameStore:
             except sqlite3.Error as exc:
                 failure = exc
                 continue
+            _add_functions(self._db)
             try:
                 self._check()
                 return self._db
@@ -476,10 +480,14 @@ class GameStore:
 
     def finished_public(self, limit: int = 100, damaged: list[str] | None = None) -> list[GameRow]:
         """Finished games whose host marked them public, newest first; a
-        damaged row as in ``all``."""
+        damaged row as in ``all``.  A room that ended abandoned with no move
+        played in it (its host left before a guest came, or both players
+        left before the first move) is no game, and is not one of them."""
         rows = self._run(
             "read the games of",
-            "SELECT * FROM games WHERE public = 1 AND status = 'over' ORDER BY finished DESC LIMIT ?",
+            "SELECT * FROM games WHERE public = 1 AND status = 'over'"
+            " AND (reason IS NOT 'abandoned' OR c4lab_plies(position) IS NOT start_ply)"
+            " ORDER BY finished DESC LIMIT ?",
             (limit,),
         )
         return self._rows(rows, damaged)
@@ -523,6 +531,22 @@ class GameStore:
             raise DamagedRow(
                 f"{self.path}: the row of game {values[0]!r} is damaged ({type(exc).__name__}: {exc})"
             ) from None
+
+
+def _plies(position: object) -> int | None:
+    """How many moves the stored ``position`` has (those of a pasted start
+    too); None for a position that is none (the row is then damaged, and
+    said so by whoever reads it)."""
+    try:
+        return len(parse_position(position).moves) if isinstance(position, str) else None
+    except ValueError:
+        return None
+
+
+def _add_functions(db: sqlite3.Connection) -> None:
+    """The SQL functions the store's queries use: ``c4lab_plies(position)``
+    (see ``_plies``)."""
+    db.create_function("c4lab_plies", 1, _plies, deterministic=True)
 
 
 def _identity(path: str) -> tuple[int, int]:
