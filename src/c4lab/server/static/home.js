@@ -10,7 +10,7 @@
 // textContent or setAttribute, never as HTML.
 
 import { miniBoard } from "./miniboard.js";
-import { COLOUR, positionHeader, resultText } from "./describe.js";
+import { COLOUR, onColourChange, positionHeader, resultText } from "./describe.js";
 import {
   recentRooms, saveAnalysing, saveDrawn, saveName, savePlayers, saveToken, savedName, savedPlayers, tokenFor, watchFromStart,
 } from "./settings.js";
@@ -294,10 +294,17 @@ export async function showHome() {
   showRecent();
 }
 
+/** "Your games": this browser's last rooms, read once; their colour words
+ * follow a theme change at once, as the rest of the page's do. */
 async function showRecent() {
   const recent = recentRooms().filter((r) => tokenFor(r.code)).slice(0, 6);
   if (!recent.length) return;
   const rooms = await Promise.all(recent.map((r) => api("GET", `/api/rooms/${encodeURIComponent(r.code)}`).catch(() => null)));
+  drawRecent(rooms);
+  onColourChange(() => drawRecent(rooms));
+}
+
+function drawRecent(rooms) {
   const list = $("recent");
   list.replaceChildren();
   rooms.forEach((room) => {

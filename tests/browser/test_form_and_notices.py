@@ -1,0 +1,42 @@
+"""A newcomer's small stumbles around the new-game form and the notices,
+each a page that behaves as a person expects: "Your games" names the
+colours of the theme chosen, the form offers the mode last started again,
+a copy says so under its button, and Start puts the keyboard on the board
+(but a finger's tap on a phone does not). At 390x700 and 1400x900, in the
+light and the dark look."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+SIZES = {"phone": (390, 700), "desktop": (1400, 900)}
+SCHEMES = ("light", "dark")
+
+
+def start_from_form(page, server, mode: str, *, players=("human", "human")) -> None:
+    """The form on a classic board in `mode`, started with a click; waits for the room."""
+    page.goto(server.url + "/")
+    page.locator("#board-classic").check()
+    page.locator(f"#mode-{mode}").check()
+    if mode == "local":
+        expect(page.locator("#player2 option[value=hard]")).to_be_attached()  # the agents are listed
+        page.locator("#player1").select_option(players[0])
+        page.locator("#player2").select_option(players[1])
+    page.locator("#start").click()
+    page.wait_for_url("**/r/**")
+    expect(page.locator("#board")).to_have_attribute("data-live", "1")
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+@pytest.mark.parametrize("size", SIZES)
+def test_your_games_name_the_colours_of_the_theme_chosen(server, new_page, size, scheme):
+    page = new_page(*SIZES[size], color_scheme=scheme)
+    start_from_form(page, server, "local")
+    page.locator("#nav-new").click()
+    recent = page.locator("#recent")
+    expect(recent).to_contain_text("White to move")
+    page.locator("#settings-button").click()
+    page.locator("#theme-pieces").select_option("classic")
+    expect(recent).to_contain_text("Red to move")  # at once, as the rest of the page does
+    expect(recent).not_to_contain_text("White")
