@@ -40,3 +40,17 @@ def test_your_games_name_the_colours_of_the_theme_chosen(server, new_page, size,
     page.locator("#theme-pieces").select_option("classic")
     expect(recent).to_contain_text("Red to move")  # at once, as the rest of the page does
     expect(recent).not_to_contain_text("White")
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_form_offers_the_mode_last_started_again(server, new_page, size):
+    page = new_page(*SIZES[size])
+    start_from_form(page, server, "online")
+    page.locator("#nav-new").click()  # the top bar's New game, after an online game
+    expect(page.locator("#mode-online")).to_be_checked()
+    expect(page.locator("#online-options")).to_be_visible()
+    start_from_form(page, server, "local")
+    page.goto(server.url + "/")
+    expect(page.locator("#mode-local")).to_be_checked()
+    page.goto(server.url + "/?mode=analysis")  # an address that names a mode has the last word
+    expect(page.locator("#mode-analysis")).to_be_checked()

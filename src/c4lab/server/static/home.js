@@ -12,7 +12,8 @@
 import { miniBoard } from "./miniboard.js";
 import { COLOUR, onColourChange, positionHeader, resultText } from "./describe.js";
 import {
-  recentRooms, saveAnalysing, saveDrawn, saveName, savePlayers, saveToken, savedName, savedPlayers, tokenFor, watchFromStart,
+  recentRooms, saveAnalysing, saveDrawn, saveMode, saveName, savePlayers, saveToken, savedMode, savedName, savedPlayers, tokenFor,
+  watchFromStart,
 } from "./settings.js";
 import { LETTERS, parseCell, positionParam } from "./notation.js";
 import { $, api, setText, show } from "./util.js";
@@ -180,8 +181,9 @@ export async function showHome() {
     }
   }
   if (params.get("bonus") === "1") $("bonus").checked = true;
-  if (params.get("mode") === "online") $("mode-online").checked = true;
-  if (params.get("mode") === "analysis") $("mode-analysis").checked = true;
+  // the mode the address names, else the one last started here (a person back from an online game wants Online again)
+  const mode = params.get("mode") || savedMode();
+  if (["local", "online", "analysis"].includes(mode)) $(`mode-${mode}`).checked = true;
   for (const key of ["first", "seat"]) {
     const value = params.get(key);
     if (value && ["A", "B", "random"].includes(value)) $(key).value = value;
@@ -276,6 +278,7 @@ export async function showHome() {
     try {
       const ticket = await api("POST", "/api/rooms", body);
       saveName(name);
+      saveMode(modeChoice());
       // offered again when the person comes back to the form; a refused start is no game's (its bad option was kept)
       if (body.mode === "local" && !analysis) savePlayers(body.players.A, body.players.B);
       saveToken(ticket.code, ticket.token);

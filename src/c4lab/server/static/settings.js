@@ -1,4 +1,4 @@
-// Settings kept in the browser: the player's name, the token of each room
+// Settings kept in the browser: the player's name, the form's last mode, the token of each room
 // this browser holds a seat in, the list of recent rooms (localStorage) and
 // the "watch a game between agents from its first move" flag a new game
 // leaves for its room page (sessionStorage). Storage can be missing (private
@@ -12,6 +12,7 @@ const NAME_KEY = "c4lab.name";
 const PLAYERS_KEY = "c4lab.players";
 const RECENT_KEY = "c4lab.recent";
 const WATCH_KEY = "c4lab.watch:";
+const FORM_MODE_KEY = "c4lab.form-mode"; // the new-game form's mode last started: local, online or analysis
 
 // tokens: localStorage "c4lab:<code>" holds the token of that room
 export function tokenFor(code) {
@@ -94,6 +95,16 @@ export function watchFromStart(code) {
   } catch (err) {
     /* the game is then shown as it is */
   }
+}
+
+/** The new-game form's mode last started here ("local", "online",
+ * "analysis"), null if none: the form offers it again. */
+export function savedMode() {
+  return read(FORM_MODE_KEY);
+}
+
+export function saveMode(mode) {
+  write(FORM_MODE_KEY, mode);
 }
 
 /** Whether the room page of `code` was asked to (the flag is used up). */
