@@ -54,3 +54,22 @@ def test_the_form_offers_the_mode_last_started_again(server, new_page, size):
     expect(page.locator("#mode-local")).to_be_checked()
     page.goto(server.url + "/?mode=analysis")  # an address that names a mode has the last word
     expect(page.locator("#mode-analysis")).to_be_checked()
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+@pytest.mark.parametrize("size", SIZES)
+def test_link_copied_is_said_under_the_button_pressed(server, new_page, size, scheme):
+    page = new_page(*SIZES[size], color_scheme=scheme)
+    start_from_form(page, server, "online")
+    for button in ("#copy-link", "#copy-position"):
+        if not page.locator(button).is_visible():
+            continue  # the position's panel, folded away on a phone
+        page.locator(button).click()
+        notice = page.locator("#toast")
+        expect(notice).to_be_visible()
+        expect(notice).to_contain_text("copied")
+        pressed, said = page.locator(button).bounding_box(), notice.bounding_box()
+        assert 0 <= said["y"] - (pressed["y"] + pressed["height"]) <= 20, (pressed, said)  # just under it
+        assert said["x"] >= 0 and said["x"] + said["width"] <= SIZES[size][0]  # inside the window
+        assert said["y"] + said["height"] <= SIZES[size][1] or button != "#copy-link"  # the invite is in view
+        expect(notice).to_be_hidden()  # it goes by itself

@@ -149,7 +149,7 @@ export async function showReplay(code) {
   $("replay-prev").addEventListener("click", () => go(ply - 1, false));
   $("replay-next").addEventListener("click", () => go(ply + 1, true));
   $("replay-last").addEventListener("click", () => go(tokens.length, false));
-  $("replay-copy").addEventListener("click", () => copyText($("replay-position").value, "Position"));
+  $("replay-copy").addEventListener("click", (e) => copyText($("replay-position").value, "Position", e.currentTarget));
   document.addEventListener("keydown", (event) => {
     if (event.target.closest && event.target.closest("input, textarea, select")) return;
     const moves = { ArrowLeft: ply - 1, ArrowRight: ply + 1, Home: 0, End: tokens.length };

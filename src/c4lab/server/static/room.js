@@ -236,7 +236,7 @@ function bindRoomControls() {
     setAnalysing(e.target.checked);
     render();
   });
-  $("copy-analysis").addEventListener("click", () => copyText($("analysis-link").value, "Link"));
+  $("copy-analysis").addEventListener("click", (e) => copyText($("analysis-link").value, "Link", e.currentTarget));
   $("analysis-link").addEventListener("focus", (e) => e.target.select());
   $("back-to-live").addEventListener("click", goLive);
   $("play-again").addEventListener("click", () => playAgain(false));
@@ -259,8 +259,8 @@ function bindRoomControls() {
   });
   $("decline-ban").addEventListener("click", () => { if (R.pending) sendMove(R.pending.letter); });
   $("cancel-ban").addEventListener("click", cancelBan);
-  $("copy-link").addEventListener("click", () => copyText($("share-link").value, "Link"));
-  $("copy-position").addEventListener("click", () => copyText($("position").value, "Position"));
+  $("copy-link").addEventListener("click", (e) => copyText($("share-link").value, "Link", e.currentTarget));
+  $("copy-position").addEventListener("click", (e) => copyText($("position").value, "Position", e.currentTarget));
   $("share-link").addEventListener("focus", (e) => e.target.select());
   $("position").addEventListener("focus", (e) => e.target.select());
   $("join-seat").addEventListener("click", joinSeat);

@@ -83,15 +83,29 @@ export async function api(method, path, body) {
 }
 
 let toastTimer = null;
-export function toast(message) {
+/** A short notice that goes by itself. With `anchor` (the button pressed),
+ * it shows just under that button, where the person is looking (at the
+ * bottom of the window it was far from a Copy button at the top of a phone's
+ * page or in the side panel); else at the bottom of the window. */
+export function toast(message, anchor = null) {
   const node = $("toast");
   setText(node, message);
   node.hidden = false;
+  node.classList.toggle("anchored", Boolean(anchor));
+  node.style.left = node.style.top = "";
+  if (anchor) {
+    const box = anchor.getBoundingClientRect();
+    const room = document.documentElement.clientWidth - node.offsetWidth - 8; // kept inside the window
+    const left = Math.max(8, Math.min(box.left + box.width / 2 - node.offsetWidth / 2, room));
+    node.style.left = `${left + window.scrollX}px`;
+    node.style.top = `${box.bottom + window.scrollY + 6}px`;
+  }
   clearTimeout(toastTimer);
   toastTimer = setTimeout(() => { node.hidden = true; }, 2200);
 }
 
-export async function copyText(value, what) {
+/** Copy `value` to the clipboard and say so under `button` (see toast). */
+export async function copyText(value, what, button = null) {
   let done = false;
   if (navigator.clipboard && window.isSecureContext) {
     try {
@@ -116,7 +130,7 @@ export async function copyText(value, what) {
     }
     area.remove();
   }
-  toast(done ? `${what} copied` : `Select the ${what.toLowerCase()} and copy it by hand`);
+  toast(done ? `${what} copied` : `Select the ${what.toLowerCase()} and copy it by hand`, button);
 }
 
 /** The message line under the room board: kind "info", "error", "hint" or
