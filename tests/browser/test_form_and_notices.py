@@ -8,6 +8,7 @@ light and the dark look."""
 from __future__ import annotations
 
 import pytest
+from browser_helpers import wait_position
 from playwright.sync_api import expect
 
 SIZES = {"phone": (390, 700), "desktop": (1400, 900)}
@@ -73,3 +74,28 @@ def test_link_copied_is_said_under_the_button_pressed(server, new_page, size, sc
         assert said["x"] >= 0 and said["x"] + said["width"] <= SIZES[size][0]  # inside the window
         assert said["y"] + said["height"] <= SIZES[size][1] or button != "#copy-link"  # the invite is in view
         expect(notice).to_be_hidden()  # it goes by itself
+
+
+@pytest.mark.parametrize("mode", ["local", "analysis"])
+@pytest.mark.parametrize("size", SIZES)
+def test_start_puts_the_keyboard_on_the_board(server, new_page, size, mode):
+    page = new_page(*SIZES[size])
+    start_from_form(page, server, mode)
+    expect(page.locator("#board")).to_be_focused()
+    page.keyboard.press("d")  # the keys play at once, no click or Tab first
+    wait_position(page, "7x6:d")
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_start_tapped_on_a_phone_leaves_the_focus_alone(server, new_page, size):
+    page = new_page(*SIZES[size], has_touch=True, is_mobile=True)
+    page.goto(server.url + "/")
+    page.locator("#board-classic").tap()
+    expect(page.locator("#player2 option[value=hard]")).to_be_attached()
+    page.locator("#player2").select_option("human")
+    page.locator("#start").tap()
+    page.wait_for_url("**/r/**")
+    expect(page.locator("#board")).to_have_attribute("data-live", "1")
+    page.wait_for_timeout(300)  # a focus given on arrival would be there by now
+    assert page.evaluate("document.activeElement === document.body")
+    expect(page.locator("#board .preview-piece")).to_have_count(0)  # no piece hovering over a column it never touched

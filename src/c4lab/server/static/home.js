@@ -12,8 +12,8 @@
 import { miniBoard } from "./miniboard.js";
 import { COLOUR, onColourChange, positionHeader, resultText } from "./describe.js";
 import {
-  recentRooms, saveAnalysing, saveDrawn, saveMode, saveName, savePlayers, saveToken, savedMode, savedName, savedPlayers, tokenFor,
-  watchFromStart,
+  focusBoardOnArrival, recentRooms, saveAnalysing, saveDrawn, saveMode, saveName, savePlayers, saveToken, savedMode, savedName,
+  savedPlayers, tokenFor, watchFromStart,
 } from "./settings.js";
 import { LETTERS, parseCell, positionParam } from "./notation.js";
 import { $, api, setText, show } from "./util.js";
@@ -234,6 +234,12 @@ export async function showHome() {
   }
   sync();
 
+  // how Start was last pressed: a finger (a phone) gets no focus on the board it opens, which would
+  // show a piece hovering over a column; a mouse or a key does, so that the keys play at once
+  let touched = false;
+  form.addEventListener("pointerdown", (event) => { touched = event.pointerType === "touch"; });
+  form.addEventListener("keydown", () => { touched = false; });
+
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     setText($("form-error"), "");
@@ -279,6 +285,7 @@ export async function showHome() {
       const ticket = await api("POST", "/api/rooms", body);
       saveName(name);
       saveMode(modeChoice());
+      if (!touched) focusBoardOnArrival(ticket.code);
       // offered again when the person comes back to the form; a refused start is no game's (its bad option was kept)
       if (body.mode === "local" && !analysis) savePlayers(body.players.A, body.players.B);
       saveToken(ticket.code, ticket.token);

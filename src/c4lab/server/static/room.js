@@ -26,7 +26,9 @@ import { COLOUR, onColourChange, positionHeader, seatLabel } from "./describe.js
 import { LETTERS, moveTokens, positionParam } from "./notation.js";
 import { Board } from "./board.js";
 import { describeColumn, noteMoves } from "./speech.js";
-import { analysing, drawnBoard, saveAnalysing, saveDrawn, saveName, saveToken, savedName, takeWatchFromStart, tokenFor } from "./settings.js";
+import {
+  analysing, drawnBoard, saveAnalysing, saveDrawn, saveName, saveToken, savedName, takeFocusBoard, takeWatchFromStart, tokenFor,
+} from "./settings.js";
 import { $, api, copyText, say, setText, show } from "./util.js";
 
 /** This page's join request id (random, sent with every try of a join). */
@@ -54,6 +56,7 @@ export function showRoom(code) {
   bindHistory(render);
   document.addEventListener("keydown", roomKey);
   onColourChange(render);
+  if (takeFocusBoard(code)) $("board").focus({ preventScroll: true }); // started from the form: its keys play at once
   startClient({
     render, renderControls,
     onState: (room) => {
@@ -237,7 +240,6 @@ function bindRoomControls() {
     render();
   });
   $("copy-analysis").addEventListener("click", (e) => copyText($("analysis-link").value, "Link", e.currentTarget));
-  $("analysis-link").addEventListener("focus", (e) => e.target.select());
   $("back-to-live").addEventListener("click", goLive);
   $("play-again").addEventListener("click", () => playAgain(false));
   $("swap-sides").addEventListener("click", () => playAgain(true));
@@ -261,8 +263,7 @@ function bindRoomControls() {
   $("cancel-ban").addEventListener("click", cancelBan);
   $("copy-link").addEventListener("click", (e) => copyText($("share-link").value, "Link", e.currentTarget));
   $("copy-position").addEventListener("click", (e) => copyText($("position").value, "Position", e.currentTarget));
-  $("share-link").addEventListener("focus", (e) => e.target.select());
-  $("position").addEventListener("focus", (e) => e.target.select());
+  for (const id of ["share-link", "position", "analysis-link"]) $(id).addEventListener("focus", (e) => e.target.select());
   $("join-seat").addEventListener("click", joinSeat);
   $("watch").addEventListener("click", () => {
     R.watching = true;
@@ -271,10 +272,9 @@ function bindRoomControls() {
   $("paste-start").addEventListener("click", pasteStart);
   $("paste-here").addEventListener("input", () => setText($("paste-error"), "")); // an error about the old text
   $("paste-here").addEventListener("keydown", (e) => {
-    if (e.key === "Enter") {
-      e.preventDefault();
-      pasteStart();
-    }
+    if (e.key !== "Enter") return;
+    e.preventDefault();
+    pasteStart();
   });
   $("board").addEventListener("focus", () => {
     if (R.cursor === null && R.state) {

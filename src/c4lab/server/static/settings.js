@@ -1,7 +1,8 @@
-// Settings kept in the browser: the player's name, the form's last mode, the token of each room
-// this browser holds a seat in, the list of recent rooms (localStorage) and
-// the "watch a game between agents from its first move" flag a new game
-// leaves for its room page (sessionStorage). Storage can be missing (private
+// Settings kept in the browser: the player's name, the form's last mode, the
+// token of each room this browser holds a seat in, the list of recent rooms
+// (localStorage) and the flags a new game leaves for its room page
+// (sessionStorage): "watch a game between agents from its first move",
+// "focus the board". Storage can be missing (private
 // mode): then the page still works until it is closed. Also the look (theme
 // and light or dark; index.html reads the same keys before the first paint)
 // and whether a drop makes a sound, and which rooms are analysis boards.
@@ -13,6 +14,7 @@ const PLAYERS_KEY = "c4lab.players";
 const RECENT_KEY = "c4lab.recent";
 const WATCH_KEY = "c4lab.watch:";
 const FORM_MODE_KEY = "c4lab.form-mode"; // the new-game form's mode last started: local, online or analysis
+const FOCUS_KEY = "c4lab.focus:";
 
 // tokens: localStorage "c4lab:<code>" holds the token of that room
 export function tokenFor(code) {
@@ -94,6 +96,27 @@ export function watchFromStart(code) {
     sessionStorage.setItem(WATCH_KEY + code, "1");
   } catch (err) {
     /* the game is then shown as it is */
+  }
+}
+
+/** Ask the room page of `code` to put the keyboard's focus on its board
+ * (a game started from the form: its keys play at once). */
+export function focusBoardOnArrival(code) {
+  try {
+    sessionStorage.setItem(FOCUS_KEY + code, "1");
+  } catch (err) {
+    /* the focus then stays where the browser puts it */
+  }
+}
+
+/** Whether the room page of `code` was asked to (the flag is used up). */
+export function takeFocusBoard(code) {
+  try {
+    const asked = sessionStorage.getItem(FOCUS_KEY + code) === "1";
+    sessionStorage.removeItem(FOCUS_KEY + code);
+    return asked;
+  } catch (err) {
+    return false;
   }
 }
 
