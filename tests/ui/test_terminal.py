@@ -88,6 +88,27 @@ def test_a_bonus_landing_asks_the_person_for_a_ban() -> None:
     assert "The moves so far: 5x5/Bb1:b+c" in out
 
 
+def test_on_a_12_column_board_the_ban_question_names_its_columns_as_ranges_and_fits_80_columns() -> None:
+    """Review: the ban question named all twelve columns, 107 characters
+    that an 80-column terminal broke in the middle of "take the drop back";
+    a wrong answer's reproach too."""
+    settings = GameSettings(board="12x12/Xf4/Bc2:c", players=("human", "human"), first="1")
+    out, _, keys = game(settings, "c", "z", "", "e")
+    ban = next(p for p in keys.prompts if p.startswith("Ban column"))
+    assert ban == "Ban column: a-l (column e: 5), Enter to decline, or u to take the drop back: "
+    assert len(ban) < 80
+    assert "'z' is not a column that can take the ban piece: choose one of a-l, or Enter." in out
+
+
+@pytest.mark.parametrize(("columns", "listed"), [
+    ([0, 1, 2, 3, 4], "a-e"), ([0, 1], "a, b"), ([0, 1, 3, 4, 5, 6, 11], "a, b, d-g, l"), ([4], "e"),
+])
+def test_a_prompt_lists_three_columns_or_more_in_a_row_as_a_range(columns: list[int], listed: str) -> None:
+    from c4lab.agents.human import column_ranges  # lazy: this test's only
+
+    assert column_ranges(columns) == listed
+
+
 def test_the_header_says_when_an_agent_plays_a_stand_ins_moves_on_this_board() -> None:
     # The shipped network is for 7x6 only: elsewhere ntuple plays heuristic's
     # moves, which the page's seat and the arena say; the terminal said nothing.

@@ -12,7 +12,7 @@ and asked again.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from c4lab.agents.base import Agent, Analysis, Budget, register
 from c4lab.rules import Move, Position
@@ -23,6 +23,26 @@ QUIT_WORDS = ("e", "exit")
 LEAVE_QUESTION = "Leave the game? y leaves; anything else goes on (column e is typed 5): "
 #: How the ban question begins (the terminal's analysis board tells it from the move question by it).
 BAN_PROMPT = "Ban column:"
+
+
+def column_ranges(columns: Iterable[int]) -> str:
+    """``columns`` (0-based) as a prompt lists them: a run of three or more
+    as a range, the others one by one (``a-l``; ``a, b, d-l``).  The ban
+    question named every column, 107 characters on a 12-column board: it
+    broke in the middle of a phrase on an 80-column terminal."""
+    runs: list[list[int]] = []
+    for column in sorted(set(columns)):
+        if runs and column == runs[-1][-1] + 1:
+            runs[-1].append(column)
+        else:
+            runs.append([column])
+    parts: list[str] = []
+    for run in runs:
+        if len(run) >= 3:
+            parts.append(f"{column_letter(run[0])}-{column_letter(run[-1])}")
+        else:
+            parts.extend(column_letter(column) for column in run)
+    return ", ".join(parts)
 
 
 class QuitGame(Exception):
@@ -151,7 +171,7 @@ class HumanAgent(Agent):
 
     def _choose_ban(self, position: Position, options: list[Move]) -> Move:
         bans = {m.ban: m for m in options if m.ban is not None}
-        letters = ", ".join(column_letter(b) for b in sorted(bans))
+        letters = column_ranges(bans)
         if self._show is not None:
             self._show(position.play(options[0]))  # the piece on the bonus cell, no ban yet
         self._say(

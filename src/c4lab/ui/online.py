@@ -55,7 +55,7 @@ from typing import Any
 
 from rich.console import Console
 
-from c4lab.agents.human import LEAVE_QUESTION, QUIT_WORDS, _read_column, read_move_with_ban
+from c4lab.agents.human import LEAVE_QUESTION, QUIT_WORDS, _read_column, column_ranges, read_move_with_ban
 from c4lab.rules import Position
 from c4lab.rules.variant import column_letter
 from c4lab.server import errors
@@ -829,7 +829,7 @@ class OnlineClient:
         if banned in options:
             await self._send_move(ws, banned)
             return None
-        bans = ", ".join(o.split("+")[1] for o in options if "+" in o)
+        bans = _ban_list(options)
         self.say(f"{entry!r} is not a column that can take the ban piece: choose one of {bans}, or Enter.")
         self._ask_ban(options)
         return None
@@ -855,9 +855,8 @@ class OnlineClient:
         return f"Not your move: {self._whose_turn(self.room).rstrip('.')} (r to resign, e to exit)."
 
     def _ask_ban(self, options: list[str]) -> None:
-        bans = [o.split("+")[1] for o in options if "+" in o]
-        e_note = " (column e: 5)" if "e" in bans else ""
-        self._ask("ban", f"Ban column: {', '.join(bans)}{e_note}, or Enter to decline: ", options)
+        e_note = " (column e: 5)" if any(o.endswith("+e") for o in options) else ""
+        self._ask("ban", f"Ban column: {_ban_list(options)}{e_note}, or Enter to decline: ", options)
 
     async def _send_move(self, ws: Any, token: str) -> None:
         await ws.send(link.move(token))
@@ -1000,6 +999,12 @@ class OnlineClient:
             return
         self._asking = (kind, self.room["position"], [])
         self._asking_prompt = prompt
+
+
+def _ban_list(options: list[str]) -> str:
+    """The ban columns of a bonus drop's move ``options`` (``b``, ``b+a``,
+    ``b+c``...) as the ban question lists them (``column_ranges``)."""
+    return column_ranges(ord(option.split("+")[1]) - ord("a") for option in options if "+" in option)
 
 
 def _other(side: str) -> str:
