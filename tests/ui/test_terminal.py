@@ -364,16 +364,17 @@ def test_a_position_and_a_colon_print_as_written_not_as_an_emoji(capsys: pytest.
     assert capsys.readouterr().err == "4x4:b: solved\n"
 
 
-def _at_a_terminal(args: list[str], typed: list[bytes], timeout: float = 120.0) -> str:
-    """What ``c4lab`` shows at a terminal (a pseudo-terminal) while a person
-    types each of ``typed`` once the prompt before it has come; to its end."""
+def _at_a_terminal(args: list[str], typed: list[bytes], timeout: float = 120.0, columns: int = 100) -> str:
+    """What ``c4lab`` shows at a terminal (a pseudo-terminal) ``columns``
+    wide while a person types each of ``typed`` once the prompt before it
+    has come; to its end."""
     import os  # lazy: the pseudo-terminal test's only
     import pty  # lazy: as above (POSIX only)
     import select  # lazy: as above
     import time  # lazy: as above
 
     leader, follower = pty.openpty()
-    env = {**os.environ, "TERM": "xterm", "COLUMNS": "100", "LINES": "40"}
+    env = {**os.environ, "TERM": "xterm", "COLUMNS": str(columns), "LINES": "40"}
     process = subprocess.Popen([sys.executable, "-m", "c4lab", *args], stdin=follower, stdout=follower, stderr=follower,
                                env=env, close_fds=True)
     os.close(follower)
@@ -413,6 +414,16 @@ def test_at_a_terminal_an_arrow_key_edits_the_entry_and_is_no_part_of_it() -> No
                             "--no-color"], [b"d" + left + b"\r", up + b"\r", b"exit\r"])
     assert "is not a column" not in shown, shown
     assert "Game abandoned. The moves so far: 4x4:dd" in shown, shown
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a POSIX pseudo-terminal")
+def test_with_no_color_a_terminal_s_lines_still_break_between_words() -> None:
+    """Review: ``--no-color`` took the terminal for a pipe, and a line
+    longer than it broke in the middle of a word ("... (human) and m" /
+    "oves first"), where ``NO_COLOR`` broke it between words."""
+    shown = _at_a_terminal(["play", "--tui", "--board", "12x12/Xf4/Bc2", "-1", "human", "-2", "human",
+                            "--first", "1", "--no-color"], [b"exit\r"], columns=60)
+    assert "Game 1 on 12x12/Xf4/Bc2: A (white) is player 1 (human) and\r\nmoves first;" in shown, shown
 
 
 def test_u_takes_back_the_person_s_last_move_and_the_agent_s_reply() -> None:

@@ -65,9 +65,13 @@ def game_console(color: bool | None, file: IO[str] | None = None) -> Console:
     """The console a game draws on (standard output, or ``file``): ``color``
     True or False as asked (``--color``, ``--no-color``); None leaves it to
     the terminal and the environment, where ``NO_COLOR``
-    (https://no-color.org) turns colours off."""
+    (https://no-color.org) turns colours off.  ``--no-color`` turns the
+    colours off only: a terminal stays one (its lines broken between words
+    at its edge, as with ``NO_COLOR``), where it was taken for a pipe and
+    a line broke in the middle of a word."""
     return Console(
-        file=file, force_terminal=color, no_color=None if color is None else not color, highlight=False,
+        file=file, force_terminal=True if color else None, no_color=None if color is None else not color,
+        highlight=False,
         emoji=False,  # a position and a colon ("4x4:b: ...") is no emoji code
     )
 
