@@ -426,6 +426,18 @@ def test_with_no_color_a_terminal_s_lines_still_break_between_words() -> None:
     assert "Game 1 on 12x12/Xf4/Bc2: A (white) is player 1 (human) and\r\nmoves first;" in shown, shown
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="a POSIX pseudo-terminal")
+def test_a_prompt_wider_than_the_terminal_breaks_between_words() -> None:
+    """Review: the move prompt of a 12-column board (73 characters) went
+    to the terminal whole, and a 60-column one broke it where its edge
+    fell ("u to take back," / " e to exit:"; on the analysis board "u back,
+    r forwa" / "rd"); it is broken between words as every other line is."""
+    shown = _at_a_terminal(["play", "--tui", "--board", "12x12/Xf4/Bc2", "-1", "human", "-2", "human",
+                            "--first", "1", "--no-color"], [b"exit\r"], columns=60)
+    assert "A to move: column a-l or 1-12 (column e: 5), u to take\r\nback, e to exit:" in shown, shown
+    assert max(len(line) for line in shown.splitlines()) <= 60, shown
+
+
 def test_u_takes_back_the_person_s_last_move_and_the_agent_s_reply() -> None:
     """A game's ``u`` (the page's undo): the person's last move and the
     agent's reply to it go, and the person plays again from there; never

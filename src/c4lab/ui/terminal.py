@@ -208,7 +208,7 @@ class TerminalGame:
         self.settings = settings
         self.console = console or game_console(settings.color)
         self.color = draws_in_colour(self.console)
-        keyboard = read or keyboard_line
+        keyboard = read or self._keyboard
         # the analysis board's keys: u takes a move back, r plays it again (never a column: a-l); a game's: u
         self.read = _with_line_keys(keyboard, game=not settings.analyse)
         self.rng = random.Random(settings.seed)
@@ -224,6 +224,20 @@ class TerminalGame:
         self.warmup: threading.Thread | None = None
         self.adviser: Agent | None = None  # the hint's engine, for the analysis board's estimates
         self.hints: dict[str, dict[str, Any]] = {}  # the analysis board's hints, by position (the line's)
+
+    def _keyboard(self, prompt: str) -> str:
+        """``keyboard_line``, with a prompt wider than the terminal broken
+        between words as ``say``'s lines are (the terminal broke it in the
+        middle of a word: "u back, r forwa" / "rd"): its lines but the last
+        printed, the last one given to ``input``, as readline redraws only
+        that one."""
+        if self.console.is_terminal:
+            body = prompt.rstrip()
+            lines = wrap_words(body, max(20, self.console.width - 2)).split("\n")  # room for the cursor
+            if len(lines) > 1:
+                self.console.print("\n".join(lines[:-1]), highlight=False, markup=False, soft_wrap=True)
+                prompt = lines[-1] + prompt[len(body):]
+        return keyboard_line(prompt)
 
     def hint(self, position: Position) -> dict[str, Any]:
         """The page's hint for ``position``: every column's score for the side
