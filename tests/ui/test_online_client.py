@@ -340,6 +340,17 @@ def test_the_ban_is_asked_for_on_the_bonus_cell_and_resigning_ends_the_game(serv
     assert room_state(server, code)["reason"] == "resign"
 
 
+def test_the_board_without_colours_has_a_key_to_its_special_cells_as_in_the_terminal_game(
+    server: BackgroundServer,
+) -> None:
+    """Review: without colours the board's X, * and # were left unexplained
+    (the terminal game's plain board has the rules' key under it)."""
+    _keyboard, client, _first, _code = ann_plays_on_the_bonus_board(server, "b", "a", "e", "y")
+    out = client.output
+    assert "   X forbidden cell; * bonus cell (empty)\n" in out
+    assert "   X forbidden cell; # ban piece\n" in out  # once the bonus cell is taken, its ban piece
+
+
 def test_a_lone_e_in_a_game_asks_before_leaving_as_in_the_terminal_game(server: BackgroundServer) -> None:
     """Review: on a board with a column e, a player who typed ``e`` for the
     column left the game at once (and forfeited unless back in time); the

@@ -665,8 +665,11 @@ class OnlineClient:
             if self.color:
                 self.console.print(board_text(position))
                 self.console.print(legend(position))
-            else:
+            else:  # with the rules' key to its symbols, as the terminal game's plain board: X, * and # said nothing
                 self.console.print(position.render(), highlight=False, markup=False)
+                key = position.legend()
+                if key:
+                    self.say("   " + key)
 
     def _whose_turn(self, room: dict[str, Any]) -> str:
         assert self.address is not None
