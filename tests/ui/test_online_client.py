@@ -28,6 +28,7 @@ from websockets.sync.client import ClientConnection, connect
 from websockets.sync.server import ServerConnection, serve
 
 from c4lab.cli import main
+from c4lab.rules import Position
 from c4lab.server.run import BackgroundServer
 from c4lab.server.storage import GameStore
 from c4lab.ui.online import RETRY_FOR, KeyboardLines, OnlineClient
@@ -331,7 +332,7 @@ def test_the_ban_is_asked_for_on_the_bonus_cell_and_resigning_ends_the_game(serv
     assert first == "9x8/Xd3/Bb1:b+a"
     out = client.output
     assert "Your piece lands on the bonus cell b1" in out
-    assert keyboard.prompts[1].startswith("Ban column: a-i (column e: 5), or Enter")
+    assert keyboard.prompts[1] == "Ban column: a-i (column e: 5), Enter to decline, or u to take the drop back: "
     assert "'z' is not a column that can take the ban piece" in out
     assert "A (white), Ann (you) plays b, on the bonus cell, and drops the ban piece in a." in out
     assert "A (white), Ann (you) resigned: B (black), Bob wins." in out
@@ -349,6 +350,21 @@ def test_the_board_without_colours_has_a_key_to_its_special_cells_as_in_the_term
     out = client.output
     assert "   X forbidden cell; * bonus cell (empty)\n" in out
     assert "   X forbidden cell; # ban piece\n" in out  # once the bonus cell is taken, its ban piece
+
+
+def test_the_ban_question_shows_the_piece_on_the_bonus_cell_and_u_takes_the_drop_back_as_in_the_terminal_game(
+    server: BackgroundServer,
+) -> None:
+    """Review: connect asked for the ban without drawing the piece on the
+    bonus cell, and a drop typed by mistake could not be taken back (the
+    terminal game does both; nothing is sent before the ban is chosen)."""
+    keyboard, client, first, _code = ann_plays_on_the_bonus_board(server, "b", "u", "a", "e", "y")
+    assert first == "9x8/Xd3/Bb1:a"
+    out = client.output
+    dropped = Position.parse("9x8/Xd3/Bb1").play("b").render()
+    assert dropped + "\n" in out.split("Your piece lands on the bonus cell b1")[0]
+    assert "The drop on the bonus cell is taken back." in out
+    assert keyboard.prompts[2].startswith("A to move: column a-i")
 
 
 def test_a_lone_e_in_a_game_asks_before_leaving_as_in_the_terminal_game(server: BackgroundServer) -> None:

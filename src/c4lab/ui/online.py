@@ -816,6 +816,8 @@ class OnlineClient:
             if len(choices) == 1:
                 await self._send_move(ws, choices[0])
                 return None
+            # as in the terminal game: the piece drawn on the bonus cell, no ban yet (nothing is sent before the ban)
+            self._draw(Position.parse(self.room["position"]).play(min(choices, key=len)))
             self.say(
                 f"Your piece lands on the bonus cell {self.room['bonus']}: you may drop a "
                 "ban piece (it blocks both players)."
@@ -825,6 +827,9 @@ class OnlineClient:
         # kind == "ban": options are the tokens of one column (plain and with a ban)
         if not entry:
             await self._send_move(ws, min(options, key=len))
+            return None
+        if word in ("u", "undo"):  # the drop is not sent yet: the column is asked again (``_maybe_ask``)
+            self.say("The drop on the bonus cell is taken back.")
             return None
         column = _read_column(entry, width)
         played = min(options, key=len)
@@ -859,7 +864,8 @@ class OnlineClient:
 
     def _ask_ban(self, options: list[str]) -> None:
         e_note = " (column e: 5)" if any(o.endswith("+e") for o in options) else ""
-        self._ask("ban", f"Ban column: {_ban_list(options)}{e_note}, or Enter to decline: ", options)
+        self._ask("ban", f"Ban column: {_ban_list(options)}{e_note}, Enter to decline, or u to take the drop back: ",
+                  options)
 
     async def _send_move(self, ws: Any, token: str) -> None:
         await ws.send(link.move(token))
