@@ -57,6 +57,15 @@ def test_the_tui_shows_every_columns_exact_score_for_whoever_is_to_move() -> Non
     assert f"Scores for B (black), to move: {written(exact('7x6:ddc'))}" in text
 
 
+def test_the_scores_line_explains_an_estimate_only_where_one_is_shown() -> None:
+    """Review: every scores line explained "~N: not solved in time, the
+    engine's N %", on 4x4 and 5x4 too, where every score is exact."""
+    _, text = analysis_tui("5x4/Bb1", "e", "y")
+    assert "Scores for A (white), to move: a -1, b +1, c 0, d 0, e 0  (+ a win, the larger the sooner; 0 a draw; " \
+           "- a loss)\n" in text
+    assert "~N" not in text
+
+
 def test_the_tui_says_it_is_working_while_it_scores_the_columns() -> None:
     # The first board of `c4lab analyse --tui 6x5/Xc2` took a minute on a first
     # start (10 s on 12x12 after), a blank terminal all along.

@@ -162,12 +162,14 @@ def scores_row(position: Position, columns: list[dict[str, Any]]) -> Text:
 
 def scores_line(position: Position, columns: list[dict[str, Any]]) -> str:
     """The hint's ``columns`` in words, one line (for every output); with a
-    column not solved, how to solve on (the analysis board's ``s``)."""
+    column not solved, what ``~N`` means and how to solve on (the analysis
+    board's ``s``): not where every score is exact, where it explained a
+    sign shown nowhere (on 80 columns, a line of three for two)."""
     parts = [f"{c['column']} {_score_cell(c)[0].strip()}" for c in columns]
-    more = "; s solves on" if any(not c["exact"] for c in columns) else ""
+    unsolved = "; ~N: not solved in time, the engine's N %; s solves on" if any(not c["exact"] for c in columns) else ""
     return (
         f"Scores for {SIDE_NAMES[position.to_move or 'A']}, to move: {', '.join(parts)}"
-        f"  (+ a win, the larger the sooner; 0 a draw; - a loss; ~N: not solved in time, the engine's N %{more})"
+        f"  (+ a win, the larger the sooner; 0 a draw; - a loss{unsolved})"
     )
 
 
