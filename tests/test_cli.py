@@ -335,6 +335,48 @@ def test_games_says_who_won_and_how_in_words(tmp_path: Path) -> None:
     assert whole.stdout.count("Ann vs Bob") == 3 and "shown" not in whole.stderr
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="a POSIX pseudo-terminal")
+def test_games_at_a_narrow_terminal_breaks_a_line_between_words_and_piped_keeps_one_a_game(tmp_path: Path) -> None:
+    """Review: a listing line (about 80-100 characters) broke in the middle
+    of a word at the terminal's edge ("playi" / "ng"); at a terminal it
+    now goes on, indented, from a space, the position string kept whole."""
+    import os  # lazy: the pseudo-terminal's only
+    import pty  # lazy: as above (POSIX only)
+
+    from c4lab.server.storage import GameRow, GameStore
+
+    path = tmp_path / "games.sqlite"
+    store = GameStore(path)
+    seats = {"A": human_seat("Ann"), "B": human_seat("Bob")}
+    store.save(GameRow("FOUR", "online", "12x12/Xf4/Bc2:cc+agghhgghh", 0, seats, status="playing"))
+    store.close()
+    leader, follower = pty.openpty()
+    env = {**os.environ, "COLUMNS": "60", "LINES": "24"}
+    process = subprocess.Popen([sys.executable, "-m", "c4lab", "games", "--db", str(path)], stdin=follower,
+                               stdout=follower, stderr=follower, env=env, close_fds=True)
+    os.close(follower)
+    shown = b""
+    try:
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # the command ended: its terminal is closed
+                break
+            if not chunk:
+                break
+            shown += chunk
+        assert process.wait(timeout=120) == 0, shown
+    finally:
+        if process.poll() is None:
+            process.kill()
+        os.close(leader)
+    lines = shown.decode().splitlines()
+    assert lines[0].endswith("  FOUR  online Ann vs Bob: playing"), lines
+    assert lines[1] == "    12x12/Xf4/Bc2:cc+agghhgghh", lines
+    piped = CliRunner().invoke(main, ["games", "--db", str(path)]).stdout
+    assert piped.count("\n") == 1 and "FOUR  online Ann vs Bob: playing  12x12/Xf4/Bc2:cc+agghhgghh" in piped
+
+
 def test_games_on_a_database_without_games_says_so(tmp_path: Path) -> None:
     from c4lab.server.storage import GameStore
 

@@ -863,6 +863,22 @@ def connect(
     sys.exit(run_online(url, name=name, token=token or None, token_file=token_file, watch=watch, color=color))
 
 
+def _fit_terminal(line: str) -> str:
+    """``line`` as is, or at a terminal narrower than it, broken between
+    words with its further lines indented, a word longer than a line (a
+    position string) kept whole: a listing line of ``c4lab games`` (about
+    100 characters) broke in the middle of a word on an 80-column terminal.
+    Piped, every game stays one line, for grep."""
+    import shutil  # lazy: as the command's other imports
+    import textwrap  # lazy: as above
+
+    if not sys.stdout.isatty():
+        return line
+    width = shutil.get_terminal_size().columns
+    return textwrap.fill(line, max(20, width), subsequent_indent="    ", break_long_words=False,
+                         break_on_hyphens=False)
+
+
 @main.command()
 @click.option("--db", type=click.Path(dir_okay=False), callback=_in_existing_folder, default=None, help="Game database (SQLite file).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per game.")
@@ -886,7 +902,7 @@ def games(db: str | None, as_json: bool, limit: int) -> None:
     except StorageError as exc:
         raise BadInput(str(exc)) from None
     for row in rows[:limit]:
-        click.echo(json.dumps(row.listing()) if as_json else row.listing_line())
+        click.echo(json.dumps(row.listing()) if as_json else _fit_terminal(row.listing_line()))
     if len(rows) > limit:  # said on stderr: the listing itself stays one game a line
         click.echo(f"(the newest {limit} games shown: --limit N shows more)", err=True)
     elif not rows and not damaged:
