@@ -8,12 +8,28 @@ import sys
 
 import pytest
 
-from c4lab.ui.status import games_bar
+from c4lab.ui.status import StatusLine, games_bar
 
 
 class Terminal(io.StringIO):
     def isatty(self) -> bool:
         return True
+
+
+def test_a_status_line_is_cut_to_the_terminal_s_width_so_that_it_is_rewritten_in_place(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Review: ``c4lab solve`` on a 60-column terminal wrote its 62-character
+    progress line whole: it wrapped, and each rewrite (a carriage return,
+    back to the start of the last row only) left a row behind."""
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    monkeypatch.setenv("COLUMNS", "60")
+    line = StatusLine("solving: ")
+    line.show("6.0 s  11,429,020 nodes  score in [-33, 34], testing -17")
+    shown = terminal.getvalue()
+    assert shown == "\r\x1b[Ksolving: 6.0 s  11,429,020 nodes  score in [-33, 34], testi"
+    assert len(shown) - len("\r\x1b[K") == 59
 
 
 def test_the_games_bar_shows_a_spec_with_brackets_as_it_is(monkeypatch: pytest.MonkeyPatch) -> None:

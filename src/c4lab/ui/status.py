@@ -8,6 +8,7 @@ on a terminal, stderr shows what is going on meanwhile.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -33,8 +34,13 @@ class StatusLine:
         self.enabled = sys.stderr.isatty()
 
     def show(self, text: str) -> None:
+        """``text`` in place of the line shown before, cut to the terminal's
+        width: a line that wrapped left its first part on the screen at
+        each rewrite (the carriage return goes back to the start of the
+        last row only), a column of "solving: ..." lines on 60 columns."""
         if self.enabled:
-            click.echo(f"\r\033[K{self.prefix}{text}", nl=False, err=True)
+            line = f"{self.prefix}{text}"[: max(1, _stderr_columns() - 1)]
+            click.echo(f"\r\033[K{line}", nl=False, err=True)
             self.shown = True
 
     def __call__(self, progress: Any) -> None:
@@ -45,6 +51,18 @@ class StatusLine:
         if self.shown:
             click.echo("\r\033[K", nl=False, err=True)
             self.shown = False
+
+
+def _stderr_columns() -> int:
+    """The width of the terminal standard error writes to (``COLUMNS``
+    first, as rich and the shell have it); 80 where none is known."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    try:
+        return os.get_terminal_size(sys.stderr.fileno()).columns
+    except (AttributeError, OSError, ValueError):  # no terminal, or a stream without a file descriptor
+        return 80
 
 
 @contextmanager
