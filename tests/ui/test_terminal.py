@@ -232,6 +232,20 @@ def test_a_terminal_without_colours_gets_the_plain_board_with_the_players_letter
     assert "●" not in out.getvalue()
 
 
+def test_a_terminal_without_colours_shows_the_piece_on_the_bonus_cell_before_the_ban_question(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Review: with NO_COLOR (or --no-color) the ban question came under the
+    board from before the drop, the piece on the bonus cell drawn nowhere;
+    the coloured board and ``c4lab connect`` draw it."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    out = _Terminal()
+    settings = GameSettings(board="5x4/Bb1", players=("human", "human"), first="1")
+    TerminalGame(settings, console=game_console(None, file=out), read=Script("b", "e", "y")).run()
+    before_the_question = out.getvalue().split("Your piece lands on the bonus cell b1")[0]
+    assert before_the_question.rstrip().endswith(Position.parse("5x4/Bb1:b").render())
+
+
 def test_a_colour_terminal_gets_the_coloured_board_and_colour_can_be_forced(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("NO_COLOR", raising=False)
     monkeypatch.setenv("TERM", "xterm-256color")

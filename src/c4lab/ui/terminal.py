@@ -339,10 +339,14 @@ class TerminalGame:
         self.warmup.start()
 
     def draw_board(self, position: Position) -> None:
-        """The board alone (on a terminal; piped output shows the boards of
-        the game loop only)."""
+        """The board alone (the piece on the bonus cell before the ban
+        question): on a terminal, coloured or plain (a terminal without
+        colours was shown no board, where ``c4lab connect`` draws one);
+        piped output shows the boards of the game loop only."""
         if self._in_colour(position):
             self.console.print(board_text(position, wide=self.settings.analyse))
+        elif self.console.is_terminal:
+            self.console.print(position.render(), highlight=False, markup=False)
 
     def _in_colour(self, position: Position) -> bool:
         """Whether ``position`` is drawn as the coloured board: on a colour
