@@ -49,8 +49,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from c4lab.rules.notation import parse_position
-
 try:  # the lock beside the database: POSIX only (elsewhere two servers are not kept apart)
     import fcntl
 except ImportError:  # pragma: no cover
@@ -537,6 +535,8 @@ def _plies(position: object) -> int | None:
     """How many moves the stored ``position`` has (those of a pasted start
     too); None for a position that is none (the row is then damaged, and
     said so by whoever reads it)."""
+    from c4lab.rules.notation import parse_position  # lazy: `c4lab games` lists rows without the rules engine
+
     try:
         return len(parse_position(position).moves) if isinstance(position, str) else None
     except ValueError:
