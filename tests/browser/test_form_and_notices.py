@@ -99,3 +99,24 @@ def test_start_tapped_on_a_phone_leaves_the_focus_alone(server, new_page, size):
     page.wait_for_timeout(300)  # a focus given on arrival would be there by now
     assert page.evaluate("document.activeElement === document.body")
     expect(page.locator("#board .preview-piece")).to_have_count(0)  # no piece hovering over a column it never touched
+
+
+@pytest.mark.parametrize("button", ["#play-again", "#swap-sides"])
+def test_rematch_and_swap_sides_put_the_keyboard_on_the_new_board(server, new_page, button):
+    """After a game, Rematch or Swap sides opens the new game's page with
+    the keys on its board, as Start does: a keyboard player goes on at once."""
+    from browser_helpers import click_cell, create_room, open_room, wait_over
+
+    page = new_page(*SIZES["desktop"])
+    ticket = create_room(server, board="5x4:abacac", players={"A": "human", "B": "human"})
+    open_room(page, server, ticket)
+    click_cell(page, "a4")  # A wins at once
+    wait_over(page)
+    first_room = page.url
+    page.locator(button).focus()
+    page.keyboard.press("Enter")
+    page.wait_for_url(lambda url: url != first_room)
+    wait_position(page, "5x4:abacac")
+    expect(page.locator("#board")).to_be_focused()
+    page.keyboard.press("d")
+    wait_position(page, "5x4:abacacd")

@@ -4,6 +4,7 @@ every control on screen at 1280x800, Undo after Resign, the evaluation bar."""
 from __future__ import annotations
 
 import re
+import urllib.parse
 
 import pytest
 from playwright.sync_api import expect
@@ -185,65 +186,52 @@ def test_the_page_says_the_engine_is_being_prepared_while_numba_compiles(server,
     expect(page.locator("#status")).to_have_attribute("aria-busy", "false")
 
 
-def test_the_picker_offers_the_servers_networks_and_a_game_plays_one(tmp_path, new_page):
-    """``c4lab play -2 ntuple:weights=nets/small.npz`` (or ``serve
-    --network``): the agent's help names the network as the form's option
-    takes it, the form comes filled in, and the game is played by it."""
+def _small_network(path) -> None:
     from c4lab.agents.ntuple_net import Network
     from c4lab.rules import Position
-    from c4lab.server.limits import AgentLimits
-    from c4lab.server.offered import NETWORK, offered_files
-    from c4lab.server.run import BackgroundServer
-    from c4lab.server.storage import GameStore
 
-    path = tmp_path / "nets" / "small.npz"
-    path.parent.mkdir()
     Network.create(Position.parse("4x4").variant, tuples=5, seed=1).save(path)
-    store = GameStore(tmp_path / "games.sqlite")
-    running = BackgroundServer(store, limits=AgentLimits(files=offered_files([(NETWORK, path)]))).start()
-    try:
-        page = new_page()
-        page.goto(running.url + "/?board=4x4&p1=ntuple%3Aweights%3Dsmall.npz&p2=human&first=A")
-        expect(page.locator("#player1-options")).to_have_value("weights=small.npz")
-        expect(page.locator("#player1-help")).to_contain_text(
-            "Networks on this server, as options: weights=small.npz (4x4).")
-        page.locator("#start").click()
-        page.wait_for_url(re.compile(r"/r/"))
-        expect(page.locator("#board")).to_have_attribute("data-position", re.compile(r"^4x4:[a-d]$"), timeout=300_000)
-        assert page.evaluate("window.c4lab.R.state.seats")["A"]["spec"] == "ntuple:weights=small.npz"
-    finally:
-        running.stop()
-        store.close()
 
 
-def test_the_picker_offers_the_servers_q_tables_and_a_game_plays_one(tmp_path, new_page):
-    """``c4lab serve --qtable tables/q.npz`` (or ``play -2
-    qlearning:table=...``): qlearning's help names the table as the form's
-    option takes it, and the game is played from it."""
+def _empty_q_table(path) -> None:
     import numpy as np
 
     from c4lab.agents.qtable import QTable
     from c4lab.rules import Position
+
+    QTable(Position.parse("4x4").variant, np.zeros(0, np.uint64), np.zeros((0, 8), np.float32),
+           np.zeros(0, np.uint32), True).save(path)
+
+
+@pytest.mark.parametrize("kind, spec, make, help_line", [
+    ("NETWORK", "ntuple:weights=small.npz", _small_network, "Networks on this server, as options: weights=small.npz (4x4)."),
+    ("QTABLE", "qlearning:table=small.npz", _empty_q_table, "Q-tables on this server, as options: table=small.npz (4x4)."),
+])
+def test_the_picker_offers_the_servers_files_and_a_game_plays_one(tmp_path, new_page, kind, spec, make, help_line):
+    """``c4lab play -2 ntuple:weights=nets/small.npz`` (or ``serve
+    --network``; ``--qtable`` and ``qlearning:table=`` alike): the agent's
+    help names the file as the form's option takes it, the form comes
+    filled in, and the game is played from it."""
+    from c4lab.server import offered
     from c4lab.server.limits import AgentLimits
-    from c4lab.server.offered import QTABLE, offered_files
     from c4lab.server.run import BackgroundServer
     from c4lab.server.storage import GameStore
 
-    path = tmp_path / "tables" / "q.npz"
+    path = tmp_path / "files" / "small.npz"
     path.parent.mkdir()
-    QTable(Position.parse("4x4").variant, np.zeros(0, np.uint64), np.zeros((0, 8), np.float32),
-           np.zeros(0, np.uint32), True).save(path)
+    make(path)
     store = GameStore(tmp_path / "games.sqlite")
-    running = BackgroundServer(store, limits=AgentLimits(files=offered_files([(QTABLE, path)]))).start()
+    files = offered.offered_files([(getattr(offered, kind), path)])
+    running = BackgroundServer(store, limits=AgentLimits(files=files)).start()
     try:
         page = new_page()
-        page.goto(running.url + "/?board=4x4&p1=qlearning%3Atable%3Dq.npz&p2=human&first=A")
-        expect(page.locator("#player1-options")).to_have_value("table=q.npz")
-        expect(page.locator("#player1-help")).to_contain_text("Q-tables on this server, as options: table=q.npz (4x4).")
+        page.goto(running.url + "/?board=4x4&p1=" + urllib.parse.quote(spec, safe="") + "&p2=human&first=A")
+        expect(page.locator("#player1-options")).to_have_value(spec.split(":", 1)[1])
+        expect(page.locator("#player1-help")).to_contain_text(help_line)
         page.locator("#start").click()
         page.wait_for_url(re.compile(r"/r/"))
         expect(page.locator("#board")).to_have_attribute("data-position", re.compile(r"^4x4:[a-d]$"), timeout=300_000)
-        assert page.evaluate("window.c4lab.R.state.seats")["A"]["spec"] == "qlearning:table=q.npz"
+        assert page.evaluate("window.c4lab.R.state.seats")["A"]["spec"] == spec
     finally:
         running.stop()
         store.close()

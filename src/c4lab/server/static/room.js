@@ -27,7 +27,8 @@ import { LETTERS, moveTokens, positionParam } from "./notation.js";
 import { Board } from "./board.js";
 import { describeColumn, noteMoves } from "./speech.js";
 import {
-  analysing, drawnBoard, saveAnalysing, saveDrawn, saveName, saveToken, savedName, takeFocusBoard, takeWatchFromStart, tokenFor,
+  analysing, drawnBoard, focusBoardOnArrival, saveAnalysing, saveDrawn, saveName, saveToken, savedName, takeFocusBoard,
+  takeWatchFromStart, tokenFor,
 } from "./settings.js";
 import { $, api, copyText, say, setText, show } from "./util.js";
 
@@ -235,14 +236,11 @@ function bindRoomControls() {
   $("step-back").addEventListener("click", () => (R.pending ? cancelBan() : onLine() && R.view === null ? stepLine(-1) : stepBy(-1)));
   $("step-forward").addEventListener("click", () => (onLine() && R.view === null ? stepLine(1) : stepBy(1)));
   $("redo").addEventListener("click", () => stepLine(1));
-  $("analysis-toggle").addEventListener("change", (e) => {
-    setAnalysing(e.target.checked);
-    render();
-  });
+  $("analysis-toggle").addEventListener("change", (e) => { setAnalysing(e.target.checked); render(); });
   $("copy-analysis").addEventListener("click", (e) => copyText($("analysis-link").value, "Link", e.currentTarget));
   $("back-to-live").addEventListener("click", goLive);
-  $("play-again").addEventListener("click", () => playAgain(false));
-  $("swap-sides").addEventListener("click", () => playAgain(true));
+  $("play-again").addEventListener("click", (e) => playAgain(false, e));
+  $("swap-sides").addEventListener("click", (e) => playAgain(true, e));
   $("offer-rematch").addEventListener("click", () => send({ type: "rematch", action: "offer" }));
   $("rematch-accept").addEventListener("click", () => send({ type: "rematch", action: "accept" }));
   $("rematch-decline").addEventListener("click", () => send({ type: "rematch", action: "decline" }));
@@ -349,10 +347,11 @@ function startPosition(room) {
   return tokens.length ? `${header}:${tokens.join("")}` : header;
 }
 
-/** A new local room on `board` with `players`, opened in this tab. */
-async function startLocal(board, players, analysis = false, drawn = null) {
+/** A new local room on `board` with `players`, opened in this tab (`focus`: its board takes the keys). */
+async function startLocal(board, players, analysis = false, drawn = null, focus = false) {
   const ticket = await api("POST", "/api/rooms", { mode: "local", board, players, ...(analysis ? { analysis } : {}) });
   saveToken(ticket.code, ticket.token);
+  if (focus) focusBoardOnArrival(ticket.code);
   if (analysis) saveAnalysing(ticket.code, true);
   if (drawn) saveDrawn(ticket.code, drawn === "bonus"); // a rematch on a drawn board: its New game draws again
   location.assign(ticket.url);
@@ -388,12 +387,13 @@ export async function showAnalyse() {
   }
 }
 
-/** Rematch (the same start and players) or swap sides (A and B exchanged). */
-async function playAgain(swap) {
+/** Rematch (same start and players) or swap sides; the new board takes the keys unless tapped with a finger. */
+async function playAgain(swap, click) {
   const room = R.state;
   const players = roomPlayers(room);
   try {
-    await startLocal(startPosition(room), swap ? { A: players.B, B: players.A } : players, false, R.drawn);
+    await startLocal(startPosition(room), swap ? { A: players.B, B: players.A } : players, false, R.drawn,
+      click.pointerType !== "touch");
   } catch (err) {
     say(`A new game could not start: ${err.message}`, "error");
   }

@@ -90,34 +90,46 @@ export function recentRooms() {
   return recent;
 }
 
+// One-off requests from the form to the room page it opens
+// (sessionStorage, this tab only): set once, used up when read.
+
+function ask(key) {
+  try {
+    sessionStorage.setItem(key, "1");
+  } catch (err) {
+    /* the page then does what it does unasked */
+  }
+}
+
+function take(key) {
+  try {
+    const asked = sessionStorage.getItem(key) === "1";
+    sessionStorage.removeItem(key);
+    return asked;
+  } catch (err) {
+    return false;
+  }
+}
+
 /** Ask the room page of `code` to show a game between agents from its start. */
 export function watchFromStart(code) {
-  try {
-    sessionStorage.setItem(WATCH_KEY + code, "1");
-  } catch (err) {
-    /* the game is then shown as it is */
-  }
+  ask(WATCH_KEY + code);
+}
+
+/** Whether the room page of `code` was asked to (the flag is used up). */
+export function takeWatchFromStart(code) {
+  return take(WATCH_KEY + code);
 }
 
 /** Ask the room page of `code` to put the keyboard's focus on its board
  * (a game started from the form: its keys play at once). */
 export function focusBoardOnArrival(code) {
-  try {
-    sessionStorage.setItem(FOCUS_KEY + code, "1");
-  } catch (err) {
-    /* the focus then stays where the browser puts it */
-  }
+  ask(FOCUS_KEY + code);
 }
 
 /** Whether the room page of `code` was asked to (the flag is used up). */
 export function takeFocusBoard(code) {
-  try {
-    const asked = sessionStorage.getItem(FOCUS_KEY + code) === "1";
-    sessionStorage.removeItem(FOCUS_KEY + code);
-    return asked;
-  } catch (err) {
-    return false;
-  }
+  return take(FOCUS_KEY + code);
 }
 
 /** The new-game form's mode last started here ("local", "online",
@@ -128,17 +140,6 @@ export function savedMode() {
 
 export function saveMode(mode) {
   write(FORM_MODE_KEY, mode);
-}
-
-/** Whether the room page of `code` was asked to (the flag is used up). */
-export function takeWatchFromStart(code) {
-  try {
-    const asked = sessionStorage.getItem(WATCH_KEY + code) === "1";
-    sessionStorage.removeItem(WATCH_KEY + code);
-    return asked;
-  } catch (err) {
-    return false;
-  }
 }
 
 // the analysis board: localStorage "c4lab.analyse:<code>" is "1" while that
