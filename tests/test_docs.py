@@ -13,6 +13,8 @@ The two worked examples of "Writing your own agent" are run by
 from __future__ import annotations
 
 import doctest
+import importlib
+import inspect
 import os
 import re
 import shlex
@@ -199,6 +201,58 @@ def test_the_python_examples_of_the_pages_run(page: Path) -> None:
     failures, tried = doctest.testfile(str(page), module_relative=False,
                                        optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert tried > 0 and failures == 0
+
+
+def _api_reference_names() -> list[tuple[str, object]]:
+    """What the API reference (``docs/api.md``) documents: each ``:::``
+    directive's object, or its ``members:`` list, or a module's every
+    public name defined in it, with its dotted name."""
+    found: list[tuple[str, object]] = []
+    text = (DOCS / "api.md").read_text(encoding="utf-8")
+    for target, options in re.findall(r"^::: (\S+)\n((?:    .*\n)*)", text, re.MULTILINE):
+        members = re.search(r"members: \[(.*?)\]", options)
+        try:
+            module, names = importlib.import_module(target), None
+        except ModuleNotFoundError:
+            module_name, _, name = target.rpartition(".")
+            module, names = importlib.import_module(module_name), [name]
+        if members:
+            names = [n.strip() for n in members.group(1).split(",")]
+        if names is None:
+            names = [n for n, obj in vars(module).items()
+                     if not n.startswith("_") and getattr(obj, "__module__", None) == module.__name__]
+        found += [(f"{module.__name__}.{n}", getattr(module, n)) for n in names]
+    return found
+
+
+def _public_members(cls: type) -> list[tuple[str, object]]:
+    """A class's own public methods and properties, as the reference shows them."""
+    found = []
+    for name, member in vars(cls).items():
+        if name.startswith("_"):
+            continue
+        function = member.fget if isinstance(member, property) else getattr(member, "__func__", member)
+        if inspect.isfunction(function):
+            found.append((name, function))
+    return found
+
+
+def test_every_name_of_the_api_reference_has_a_docstring() -> None:
+    """``help()`` and the reference page say what each public name is for:
+    every function, class, method and property that ``docs/api.md`` lists
+    has a docstring of its own (a dataclass's made-up ``Name(field, ...)``
+    signature is not one)."""
+    undocumented = []
+    names = _api_reference_names()
+    assert len(names) > 40
+    for dotted, obj in names:
+        own = obj.__doc__ or ""
+        if not own.strip() or (inspect.isclass(obj) and own.startswith(f"{obj.__name__}(")):
+            undocumented.append(dotted)
+        if inspect.isclass(obj):
+            undocumented += [f"{dotted}.{name}" for name, function in _public_members(obj)
+                             if not (getattr(function, "__doc__", None) or "").strip()]
+    assert not undocumented, f"no docstring: {undocumented}"
 
 
 def _command_lines() -> list[tuple[str, str]]:

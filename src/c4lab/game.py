@@ -63,6 +63,7 @@ class Forfeit:
     detail: str
 
     def to_dict(self) -> dict[str, str]:
+        """The forfeit as plain JSON values (a results file's record)."""
         return {"side": self.side, "reason": self.reason, "detail": self.detail}
 
 

@@ -127,6 +127,8 @@ class Analysis:
     fallback: str | None = None  # the agent that chose the move instead, when this one could not
 
     def to_dict(self) -> dict[str, Any]:
+        """The analysis as plain JSON values, moves as tokens: the
+        ``analysis`` of ``c4lab move --json``."""
         return {
             "note": self.note,
             "value": self.value,
@@ -268,6 +270,9 @@ class Agent(ABC):
 
     @property
     def is_human(self) -> bool:
+        """Does a person choose this agent's moves (the terminal game's
+        player)?  The terminal and the server then wait for the person's
+        move, and ``prepare`` warms nothing up."""
         return False
 
     def __repr__(self) -> str:
@@ -313,6 +318,9 @@ class Param:
             )
 
     def convert(self, agent: str, raw: str) -> Any:
+        """The spec's text ``raw`` as this parameter's value (``none`` as
+        ``None`` where allowed), checked against its choices and bounds;
+        ``SpecError`` naming ``agent`` and the parameter otherwise."""
         if (self.nullable or self.default is None) and raw.lower() == "none":
             return None  # e.g. master:time=none,iterations=20000,depth=6
         try:

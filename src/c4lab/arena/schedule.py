@@ -228,6 +228,8 @@ class ArenaConfig:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ArenaConfig:
+        """The config that ``to_dict`` wrote (a results file's header), checked
+        as a new one is."""
         data = dict(data)
         data["specs"] = tuple(data["specs"])
         data["openings"] = tuple(data.get("openings", ()))
@@ -245,6 +247,7 @@ class ArenaConfig:
 
     @property
     def pairs_per_pairing(self) -> int:
+        """The pairs of games (one start, sides swapped) each pairing plays."""
         return self.games // 2
 
     def start(self, pair: int) -> Position:
@@ -275,6 +278,7 @@ class ArenaConfig:
 
     @property
     def total_games(self) -> int:
+        """The games of the whole match: ``games`` for each pairing."""
         return self.games * len(self.pairings())
 
 

@@ -244,10 +244,12 @@ class Trinomial:
 
     @property
     def counts(self) -> tuple[int, int, int]:
+        """``(wins, draws, losses)``."""
         return (self.wins, self.draws, self.losses)
 
     @property
     def games(self) -> int:
+        """Wins, draws and losses together."""
         return self.wins + self.draws + self.losses
 
     @property
@@ -358,10 +360,12 @@ class Pentanomial:
 
     @property
     def pairs(self) -> int:
+        """The pairs counted."""
         return sum(self.counts)
 
     @property
     def games(self) -> int:
+        """The games of the pairs: two a pair."""
         return 2 * self.pairs
 
     @property
@@ -381,6 +385,7 @@ class Pentanomial:
 
     @property
     def elo(self) -> float:
+        """The Elo difference of the score fraction (``±inf`` for a sweep)."""
         return elo_from_score(self.fraction)
 
     def elo_interval(self, level: float = 0.95) -> tuple[float, float]:
@@ -595,6 +600,7 @@ class Cell:
 
     @property
     def fraction(self) -> float:
+        """The score over the games (``nan`` without games)."""
         return self.score / self.games if self.games else math.nan
 
 
@@ -617,14 +623,17 @@ class Standing:
 
     @property
     def games(self) -> int:
+        """Wins, draws and losses together."""
         return self.wins + self.draws + self.losses
 
     @property
     def score(self) -> float:
+        """Points: a win 1, a draw a half."""
         return self.wins + 0.5 * self.draws
 
     @property
     def fraction(self) -> float:
+        """The score over the games (``nan`` without games)."""
         return self.score / self.games if self.games else math.nan
 
 
@@ -643,6 +652,7 @@ class Table:
         return tuple(s.agent for s in self.standings)
 
     def standing(self, agent: str) -> Standing:
+        """``agent``'s standing; ``KeyError`` for an agent of no game here."""
         for s in self.standings:
             if s.agent == agent:
                 return s

@@ -61,6 +61,7 @@ class Solution:
 
     @property
     def timed_out(self) -> bool:
+        """Did the search give up (its time or node limit) with no score?"""
         return self.score is None
 
     def to_dict(self) -> dict[str, Any]:
