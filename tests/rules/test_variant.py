@@ -102,6 +102,19 @@ def test_a_move_of_anything_but_integers_is_refused_with_a_reason(args: tuple) -
         Move(*args)
 
 
+@pytest.mark.parametrize("make, message", [
+    (lambda: Move("d"), "a move's column must be an integer, not 'd' (Move.parse('d') reads it)"),
+    (lambda: Move("b+a"), "a move's column must be an integer, not 'b+a' (Move.parse('b+a') reads it)"),
+    (lambda: Variant("9x8/Xd3"),  # type: ignore[arg-type]
+     "the width must be an integer, not '9x8/Xd3' (Position.parse('9x8/Xd3').variant reads it)"),
+])
+def test_a_string_where_a_number_goes_names_what_reads_the_string(make: Callable[[], object], message: str) -> None:
+    """The newcomer's ``Move("d")``: the error says which call reads the
+    notation (still a ``ValueError``, as any other non-integer column)."""
+    with pytest.raises(ValueError, match="^" + re.escape(message) + "$"):
+        make()
+
+
 @pytest.mark.parametrize("name", ["a100", "a" + "1" * 5000, "b" + "9" * 4400])
 def test_a_cell_name_with_a_row_of_any_length_is_refused_with_a_reason(name: str) -> None:
     with pytest.raises(VariantError, match="rows go from 1 to 12") as caught:

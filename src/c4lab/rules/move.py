@@ -28,7 +28,7 @@ class Move:
     ban: int | None = None
 
     def __post_init__(self) -> None:
-        column = integer(self.column, "a move's column")
+        column = integer(self.column, "a move's column", text="Move.parse({})")
         if not 0 <= column < MAX_SIDE:
             raise ValueError(f"a move's column must be in 0..{MAX_SIDE - 1}, not {column}")
         object.__setattr__(self, "column", column)

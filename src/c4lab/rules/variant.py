@@ -21,14 +21,16 @@ COLUMN_LETTERS = "abcdefghijkl"
 DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
 
 
-def integer(value: object, what: str, error: type[ValueError] = ValueError) -> int:
+def integer(value: object, what: str, error: type[ValueError] = ValueError, *, text: str = "") -> int:
     """``value`` as an ``int``: any integer (NumPy's too: a column from
     ``argmax``), but not a bool, a float or a string; else ``error`` naming
-    ``what`` it was meant to be."""
+    ``what`` it was meant to be.  ``text`` is the call that reads a string
+    given there instead (``"Move.parse({})"``), which the message shows."""
     if type(value) is int:  # the usual case, at once
         return value
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise error(f"{what} must be an integer, not {value!r}")
+        hint = f" ({text.format(quote(value))} reads it)" if text and isinstance(value, str) else ""
+        raise error(f"{what} must be an integer, not {value!r}{hint}")
     return int(value)
 
 
@@ -127,7 +129,8 @@ class Variant:
 
     def __post_init__(self) -> None:
         for label in ("width", "height"):
-            object.__setattr__(self, label, integer(getattr(self, label), f"the {label}", VariantError))
+            reader = "Position.parse({}).variant" if label == "width" else ""  # Variant("9x8"): a notation
+            object.__setattr__(self, label, integer(getattr(self, label), f"the {label}", VariantError, text=reader))
         if not (MIN_SIDE <= self.width <= MAX_SIDE and MIN_SIDE <= self.height <= MAX_SIDE):
             raise VariantError(
                 f"size {self.width}x{self.height} out of range: width and height "
