@@ -1196,6 +1196,32 @@ def test_mean_seconds_a_move_leave_out_the_answer_that_lost_the_game_and_the_rep
     assert "mean s/move is over" not in render_text(summarise(config, [crashed]))  # nothing left out: no note
 
 
+def test_an_agent_that_played_no_move_has_no_mean_seconds_a_move_rather_than_zero(tmp_path):
+    """An engine too slow for --limit loses each game at its first answer:
+    it played no move, and the ranking said it thought 0.000 s a move (the
+    JSON 0.0), which reads as the fastest agent of the run.  It has no
+    figure: "-" in the tables and on the page, null in the JSON."""
+    from c4lab.game import Forfeit
+
+    slow, other = "engine:cmd=./slow.py", "random:seed=1"
+    config = ArenaConfig((slow, other), games=2, limit=1, margin=0.5)
+    games = [
+        Game("7x6:abc", "A", other, slow, "7x6:ab", 0, 0, 0, {"A": [0.01], "B": [1.5]},
+             Forfeit("B", "time", "move 4 of player B: no 'bestmove' within 1.5 s")),
+        Game("7x6:ab", "B", slow, other, "7x6:ab", 0, 0, 1, {"A": [1.5], "B": []},
+             Forfeit("A", "time", "move 3 of player A: no 'bestmove' within 1.5 s")),
+    ]
+    summary = summarise(config, games)
+    assert [row[1:2] + row[-1:] for row in standing_rows(summary)] == [[other, "0.010"], [slow, "-"]]
+    standing = {s["spec"]: s for s in summary.to_dict()["standings"]}
+    assert (standing[slow]["mean_move_s"], standing[slow]["max_move_s"], standing[slow]["moves_left_out"]) == (
+        None, None, 2)
+    assert (standing[other]["mean_move_s"], standing[other]["max_move_s"]) == (0.01, 0.01)
+    write_report(summary, tmp_path)
+    assert f"<td>{slow}</td>" in (page := (tmp_path / "report.html").read_text())
+    assert "0.000" not in page
+
+
 def _games_with_draws(first, second, scores):
     """As ``_games_of``, with 0.5 a drawn game."""
     games = _games_of(first, second, [1 if s == 0.5 else s for s in scores])

@@ -48,7 +48,9 @@ class Summary:
     by_size: dict[str, dict[str, tuple[float, int]]]  # spec -> "WxH" -> (score, games)
     forfeits: tuple[dict[str, Any], ...] = ()
     forfeit_counts: dict[str, int] = field(default_factory=dict)  # spec -> games it lost by forfeit
-    move_times: dict[str, tuple[float, float]] = field(default_factory=dict)  # spec -> (mean, max) s of moves played
+    #: spec -> (mean, max) s of the moves it played; an agent that played none (every game lost before
+    #: its first move was made, as by an engine too slow for the limit) has no entry: "-" and null, not 0 s.
+    move_times: dict[str, tuple[float, float]] = field(default_factory=dict)
     #: Ratings fitted to all the games at once (``ratings.fit_ratings``); None if the agents do not all meet.
     ratings: tuple[Rating, ...] | None = None
     #: spec -> answers whose seconds ``move_times`` leaves out: each lost its game, unplayed (``Game.unplayed``).
@@ -74,6 +76,11 @@ class Summary:
                 return None
             return [e if math.isfinite(e) else None for e in ends]
 
+        def timed(spec: str, which: int) -> float | None:
+            """Its mean (0) or longest (1) move in seconds; None for an agent that played no move."""
+            seconds = self.move_times.get(spec)
+            return None if seconds is None else round(seconds[which], 5)
+
         return {
             "config": self.config.to_dict(),  # the settings the figures come from: seed, board, limit, ...
             "games": self.games,
@@ -82,8 +89,8 @@ class Summary:
                     "spec": s.agent, "games": s.games, "score": s.score, "wins": s.wins, "draws": s.draws,
                     "losses": s.losses, "forfeits": self.forfeit_counts.get(s.agent, 0), "elo": number(s.elo),
                     "elo_bound": bound(s.wins, s.draws, s.losses), "elo_ci": interval((s.elo_low, s.elo_high)),
-                    "mean_move_s": round(self.move_times.get(s.agent, (0.0, 0.0))[0], 5),
-                    "max_move_s": round(self.move_times.get(s.agent, (0.0, 0.0))[1], 5),
+                    "mean_move_s": timed(s.agent, 0),
+                    "max_move_s": timed(s.agent, 1),
                     "moves_left_out": self.moves_left_out.get(s.agent, 0),
                 }
                 for s in self.table.standings
@@ -157,7 +164,7 @@ def summarise(config: ArenaConfig, games: Sequence[Game]) -> Summary:
         {s: {b: (v[0], int(v[1])) for b, v in sorted(row.items(), key=_size_order)} for s, row in by_size.items()},
         tuple(forfeits),
         forfeit_counts,
-        {s: (sum(t) / len(t), max(t)) if t else (0.0, 0.0) for s, t in times.items()},
+        {s: (sum(t) / len(t), max(t)) for s, t in times.items() if t},
         fit_ratings((g.a, g.b, g.result) for g in games),
         left_out,
     )
@@ -280,13 +287,20 @@ def left_out_note(summary: Summary) -> str | None:
 FORFEIT_NOTE = "A game lost by forfeit is a loss in every figure above (W/D/L, score, Elo, intervals, LOS, p, SPRT)."
 
 
+def _seconds(times: tuple[float, float] | None) -> str:
+    """The "mean s/move" cell: ``-`` for an agent that played no move (an
+    engine that forfeited every game at its first answer thought 0.000 s a
+    move by the old table, the opposite of what happened)."""
+    return "-" if times is None else f"{times[0]:.3f}"
+
+
 def standing_rows(summary: Summary) -> list[list[str]]:
     """The ranking as text cells (``STANDING_COLUMNS``), best first."""
     return [
         [
             str(rank), s.agent, str(s.games), f"{s.score:g}", f"{100 * s.fraction:.1f}", str(s.wins), str(s.draws),
             str(s.losses), str(summary.forfeit_counts.get(s.agent, 0)), _estimate(s.elo, s.wins, s.draws, s.losses), _interval(s.elo_low, s.elo_high),
-            f"{summary.move_times.get(s.agent, (0.0, 0.0))[0]:.3f}",
+            _seconds(summary.move_times.get(s.agent)),
         ]
         for rank, s in enumerate(summary.table.standings, 1)
     ]
