@@ -1222,6 +1222,23 @@ def test_an_agent_that_played_no_move_has_no_mean_seconds_a_move_rather_than_zer
     assert "0.000" not in page
 
 
+def test_the_report_page_says_under_each_plot_what_it_shows(tmp_path):
+    """The page's plots had their file names for captions and alt text
+    ("elo.png"); each now says what it draws, the Elo plot which of the
+    report's two Elo figures it is (the ranking's performance, not the
+    fitted ratings) and that a sweep is left out of it."""
+    import html
+
+    summary = summarise(ArenaConfig(("x", "y"), games=4), _games_of("x", "y", [1, 0, 1, 1]))
+    write_report(summary, tmp_path)
+    page = html.unescape((tmp_path / "report.html").read_text())
+    captions = re.findall(r"<figcaption>(.*?)</figcaption>", page)
+    assert [c.split(":")[0] for c in captions] == ["Cross table", "Elo vs field", "Score by board size"]
+    assert "not the fitted ratings" in captions[1] and "won or lost every game" in captions[1]
+    assert re.findall(r'<img alt="([^"]*)"', page) == captions  # read aloud, or shown where images are not
+    assert 'alt="elo.png"' not in page
+
+
 def _games_with_draws(first, second, scores):
     """As ``_games_of``, with 0.5 a drawn game."""
     games = _games_of(first, second, [1 if s == 0.5 else s for s in scores])

@@ -563,6 +563,19 @@ def describe_setting(config: ArenaConfig) -> str:
     )
 
 
+#: Under each plot on the page (and its ``alt`` text): what it shows.  The page named its plots by their
+#: file names only, and "Elo" alone did not say which of the report's two Elo figures it draws.
+FIGURE_CAPTIONS = {
+    "cross-table.png": "Cross table: the share of the points each row's agent took from each column's "
+                       "(blank: they did not meet).",
+    "elo.png": "Elo vs field: each agent's performance over all its games with its 95% interval, as in the "
+               "ranking (not the fitted ratings); an agent that won or lost every game has no finite figure "
+               "and is left out (the ranking gives its bound).",
+    "by-size.png": "Score by board size: each agent's share of the points on each board size, "
+                   "fewest cells first.",
+}
+
+
 def _html(summary: Summary, images: dict[str, bytes], stopped: str | None = None, sprt: str | None = None) -> str:
     esc = html.escape
     config = summary.config
@@ -573,7 +586,9 @@ def _html(summary: Summary, images: dict[str, bytes], stopped: str | None = None
         return f"<table><tr>{head}</tr>{body}</table>"
 
     figures = "".join(
-        f'<figure><img alt="{esc(name)}" src="data:image/png;base64,{base64.b64encode(data).decode()}"></figure>'
+        f'<figure><img alt="{esc(FIGURE_CAPTIONS.get(name, name))}" '
+        f'src="data:image/png;base64,{base64.b64encode(data).decode()}">'
+        f"<figcaption>{esc(FIGURE_CAPTIONS.get(name, name))}</figcaption></figure>"
         for name, data in images.items()
     )
     setting = esc(describe_setting(config)) + (
@@ -592,7 +607,8 @@ body {{ font-family: system-ui, sans-serif; margin: 2em; color: #222; }}
 table {{ border-collapse: collapse; margin: 1em 0; }}
 th, td {{ border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }}
 td:nth-child(2), td:first-child {{ text-align: left; }}
-figure {{ display: inline-block; margin: 1em; }} img {{ max-width: 100%; }}
+figure {{ display: inline-block; margin: 1em; max-width: 46em; vertical-align: top; }} img {{ max-width: 100%; }}
+figcaption {{ font-size: 0.9em; color: #444; }}
 </style></head><body>
 <h1>c4lab arena report</h1>
 <p>{summary.games} games: {setting}.</p>
