@@ -15,8 +15,9 @@ from pathlib import Path
 from click.testing import CliRunner
 from rich.console import Console
 
+from c4lab.agents.base import Analysis, MoveStats
 from c4lab.cli import main
-from c4lab.rules import Position
+from c4lab.rules import Move, Position
 from c4lab.solver import Solver
 from c4lab.ui.terminal import GameSettings, TerminalGame, board_text, scores_row
 from testkit import Script, stop_process
@@ -243,3 +244,46 @@ def test_the_command_s_server_compiles_the_solver_for_the_position_s_board_first
     result = CliRunner().invoke(main, ["analyse", "6x5/Xc2:dd", "--no-browser"])
     assert result.exit_code == 0, result.output
     assert seen["first_warm"] == ("perfect", "6x5/Xc2:dd") and seen["page"] == "analyse"
+
+
+class _Adviser:
+    """A hint engine ready at once: the first move, valued 0.6."""
+
+    spec = "adviser"
+
+    def analyse(self, position: Position, budget: object) -> tuple[Move, Analysis]:
+        moves = position.legal_moves()
+        return moves[0], Analysis(value=0.6, moves=tuple(MoveStats(m, 1, 0.6) for m in moves))
+
+
+def test_while_the_hint_waits_for_the_engine_s_first_compile_the_status_says_so(monkeypatch) -> None:
+    """A first start on a board of more than 36 empty cells: the scores
+    wait for the hint engine, whose kernels compile in a thread of its own
+    (``server.review._engine_ready``).  The status line said "working out
+    every column's score... 48 s" all along (9x8/Xd3, an empty cache), the
+    compile being another thread's; it says the engine is being prepared."""
+    from numba import njit
+
+    from c4lab.server import review
+    from c4lab.ui.preparing import MESSAGE
+
+    def compiling_warm_up(spec: str, position: Position) -> None:
+        @njit
+        def fresh(x: int) -> int:  # compiled here, never cached: the engine's first start
+            return x + 5
+
+        assert fresh(1) == 6
+
+    monkeypatch.setenv("TERM", "xterm")  # rich draws no status line on a dumb terminal
+    monkeypatch.setattr(review, "_engines", {})
+    monkeypatch.setattr(review, "warm_up_agent", compiling_warm_up)
+    monkeypatch.setattr(review, "PER_POSITION", 1e-6)  # columns left open: the engine is waited for
+    position = Position.parse("9x8/Xd3:d")
+    review.move_scores(position, 1e-6)  # the solver's own kernels loaded before: only the engine compiles
+    out = io.StringIO()
+    settings = GameSettings(board="9x8/Xd3:d", players=("human", "human"), first="1", analyse=True)
+    game = TerminalGame(settings, console=Console(file=out, force_terminal=True, color_system="standard"))
+    game.adviser = _Adviser()  # type: ignore[assignment]
+    answer = game.hint(position)
+    assert answer["value"] == 0.6  # the engine's: it was waited for
+    assert MESSAGE in out.getvalue()

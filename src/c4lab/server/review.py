@@ -318,6 +318,15 @@ SOLVABLE_CELLS = 36
 #: process: set once it is done.  One warm-up each, however many hints ask.
 _engines: dict[str, threading.Event] = {}
 _engines_lock = threading.Lock()
+#: The name of the hint engine's warm-up threads, before the kind of board.
+ENGINE_THREAD = "c4lab-hint-engine-"
+
+
+def prepares_the_engine(thread: threading.Thread) -> bool:
+    """Whether ``thread`` is a warm-up of the hint engine (``_engine_ready``):
+    work a hint may wait for, whose compiling the terminal's status line
+    announces as the hint's own (``ui.preparing.announce_preparation``)."""
+    return thread.name.startswith(ENGINE_THREAD)
 
 
 def _engine_ready(spec: str, position: Position) -> threading.Event:
@@ -338,7 +347,7 @@ def _engine_ready(spec: str, position: Position) -> threading.Event:
         finally:
             ready.set()
 
-    threading.Thread(target=prepare, name=f"c4lab-hint-engine-{kind}", daemon=True).start()
+    threading.Thread(target=prepare, name=f"{ENGINE_THREAD}{kind}", daemon=True).start()
     return ready
 
 

@@ -14,7 +14,7 @@ import contextlib
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -26,15 +26,24 @@ MESSAGE = "preparing the engine, first start only"
 
 
 @contextmanager
-def announce_preparation(console: Console, busy: str | None = None) -> Iterator[None]:
+def announce_preparation(
+    console: Console, busy: str | None = None, helpers: Callable[[threading.Thread], bool] | None = None
+) -> Iterator[None]:
     """Within the block, a status line on ``console`` while numba compiles
-    for the thread that entered it (not for other threads' compiling in the
-    background).  With ``busy``, the status line shows all along: ``busy``
-    and the seconds so far, but for the compiling (work that may last
-    seconds, as the analysis board's scores, is never a silent screen)."""
+    for the thread that entered it, or in a thread for which ``helpers``
+    is true (one whose work the block may wait for: the hint engine's
+    warm-up, ``server.review.prepares_the_engine``), not for other threads'
+    compiling in the background.  With ``busy``, the status line shows all
+    along: ``busy`` and the seconds so far, but for the compiling (work
+    that may last seconds, as the analysis board's scores, is never a
+    silent screen)."""
     from numba.core import event  # lazy: only the commands that run kernels load numba
 
     owner = threading.current_thread()
+
+    def ours() -> bool:
+        thread = threading.current_thread()
+        return thread is owner or (helpers is not None and helpers(thread))
     lock = threading.Lock()
     begun = time.monotonic()
     state: dict[str, Any] = {"depth": 0, "start": None, "status": None}
@@ -52,7 +61,7 @@ def announce_preparation(console: Console, busy: str | None = None) -> Iterator[
 
     class Listener(event.Listener):  # type: ignore[misc]
         def on_start(self, _event: Any) -> None:
-            if threading.current_thread() is not owner:
+            if not ours():
                 return
             with lock:
                 state["depth"] += 1
@@ -65,9 +74,11 @@ def announce_preparation(console: Console, busy: str | None = None) -> Iterator[
                     state["status"].update(text(), spinner="dots")  # spinner=: drawn now, not at the next tick
 
         def on_end(self, _event: Any) -> None:
-            if threading.current_thread() is not owner:
+            if not ours():
                 return
             with lock:
+                if state["depth"] == 0:
+                    return  # a helper's compile begun before the block: its start was not counted
                 state["depth"] -= 1
                 if state["depth"] == 0 and state["status"] is not None:
                     if busy is None:

@@ -246,23 +246,28 @@ class TerminalGame:
         to move.  Kept for the positions of the line (u and r come back to
         them; ``s`` solves on from it)."""
         # lazy: only the analysis board needs the server's hint
-        from c4lab.server.review import HINT_SPEC, hint
+        from c4lab.server.review import HINT_SPEC, hint, prepares_the_engine
 
         if position.notation not in self.hints:
-            with self._busy(SCORING):  # a second or two, a minute on the first start: never a silent screen
+            # a second or two, a minute on the first start: never a silent screen; the engine's warm-up,
+            # in a thread of its own, is announced as this hint's (it may wait for it)
+            with self._busy(SCORING, helpers=prepares_the_engine):
                 if self.adviser is None:
                     self.adviser = make_agent(HINT_SPEC)
                 self.hints[position.notation] = hint(position, self.adviser)
         return self.hints[position.notation]
 
-    def _busy(self, doing: str) -> contextlib.AbstractContextManager[None]:
+    def _busy(
+        self, doing: str, helpers: Callable[[threading.Thread], bool] | None = None
+    ) -> contextlib.AbstractContextManager[None]:
         """On a colour terminal, a status line while ``doing`` (and "preparing
-        the engine" while numba compiles for it); nothing elsewhere."""
+        the engine" while numba compiles for it, in this thread or one of
+        its ``helpers``); nothing elsewhere."""
         if not self.color:
             return contextlib.nullcontext()
         from c4lab.ui.preparing import announce_preparation  # lazy: numba's events, for a hint only
 
-        return announce_preparation(self.console, busy=doing)
+        return announce_preparation(self.console, busy=doing, helpers=helpers)
 
     def column_scores(self, position: Position) -> list[dict[str, Any]]:
         columns: list[dict[str, Any]] = self.hint(position)["columns"]
