@@ -190,6 +190,7 @@ def play_game(
                 times[side].append(round(time.perf_counter() - began, 5))
                 forfeit = Forfeit(side, "time", f"move {position.ply + 1} of {who}: {err}")
             elif isinstance(err, IllegalMoveError) and isinstance(err, AgentError):  # an engine's bestmove
+                times[side].append(round(time.perf_counter() - began, 5))  # timed, as an agent's illegal answer is
                 forfeit = Forfeit(side, "illegal", f"move {position.ply + 1} of {who}: {err}")
             else:
                 forfeit = Forfeit(side, "crash", f"move {position.ply + 1}: {crash_detail(err, who)}")

@@ -118,6 +118,23 @@ def test_a_faulty_engine_loses_with_the_reason_within_the_limit_and_leaves_nothi
     assert left_behind(tmp_path) == []
 
 
+def test_an_engines_illegal_answer_is_timed_and_left_out_of_its_mean_as_the_answer_that_lost(tmp_path: Path) -> None:
+    """An illegal ``bestmove`` is an answer like an agent's illegal move:
+    its seconds are in the record, one more time than the moves played, so
+    ``Game.unplayed`` names its side and the means leave it out.  It was
+    not timed, and the record's times were those of the moves alone."""
+    from c4lab.arena.games import Game
+
+    cmd = engine_script(tmp_path, "echo 'bestmove z'")
+    task = PairTask(0, f"engine:cmd={cmd}", "random:seed=1", 0, "7x6", LIMIT, MARGIN)
+    _, games = play_pair(task)
+    for record, side in zip(games, "AB"):
+        game = Game.from_dict(record)
+        assert game.forfeit is not None and game.forfeit.reason == "illegal"
+        assert game.unplayed == side
+        assert len(game.times[side]) == len(game.played_times(side)) + 1
+
+
 def test_a_hung_engine_is_not_waited_for_beyond_the_limit_whatever_its_timeout(tmp_path: Path) -> None:
     """``timeout=`` (30 s) is the engine's allowance without a judge; the
     judge's limit plus margin caps it, and the move's time counts in the
