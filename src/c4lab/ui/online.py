@@ -56,7 +56,7 @@ from typing import Any
 from rich.console import Console
 
 from c4lab.agents.human import LEAVE_QUESTION, QUIT_WORDS, _read_column, column_ranges, read_move_with_ban
-from c4lab.rules import Position
+from c4lab.rules import Move, Position
 from c4lab.rules.variant import column_letter
 from c4lab.server import errors
 from c4lab.ui import room_link as link
@@ -1013,7 +1013,7 @@ class OnlineClient:
 def _ban_list(options: list[str]) -> str:
     """The ban columns of a bonus drop's move ``options`` (``b``, ``b+a``,
     ``b+c``...) as the ban question lists them (``column_ranges``)."""
-    return column_ranges(ord(option.split("+")[1]) - ord("a") for option in options if "+" in option)
+    return column_ranges(ban for ban in (Move.parse(option).ban for option in options) if ban is not None)
 
 
 def _other(side: str) -> str:
