@@ -1072,8 +1072,10 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
                    "100 up to 48, else 0; from the empty board up to 30 cells and on the classic board, "
                    "from ply 10 on the others).")
 @click.option("--eval-every", type=_Finite(min=0, min_open=True), default=None,
-              help="Seconds of training between two points of the curve (default: a twentieth of the run; a point "
-                   "waits for the workers' chunk of games, about half a second, so a run of seconds has fewer).")
+              help="Seconds of training between two points of the curve (default: a twentieth of the run, for "
+                   "--games at exactly every twentieth of the games, the training paused at each point; a point "
+                   "by the clock waits for the workers' chunk of games, about half a second, so a run of seconds "
+                   "has fewer).")
 @click.option("--checkpoint", type=_Finite(min=0, min_open=True), default=5.0, show_default=True,
               help="Minutes between two checkpoints of the network file.")
 @click.option("--curve", type=click.Path(dir_okay=False), callback=_writable_output, default=None,

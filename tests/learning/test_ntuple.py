@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 import zipfile
 from functools import cache
 from pathlib import Path
@@ -351,6 +352,41 @@ def test_two_workers_play_the_games_asked_for_on_the_same_weights() -> None:
     trainer.run(games=5000)
     assert trainer.played == net.games == 5000 == trainer.counters[T.C_GAMES]
     assert net.weights.any()
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_run_given_in_games_pauses_every_worker_at_each_multiple_of_pause_every(workers: int) -> None:
+    """``pause_every``: the network is judged at exactly 700, 1400...
+    games, never at the run's end; no game is played while it is judged
+    (its weights do not move), and the pause is not training time."""
+    net = Network.create(Position.parse("5x4").variant, tuples=10, length=6, seed=4)
+    trainer = N.Trainer(net, workers=workers, seed=1)
+    seen: list[int] = []
+
+    def judge(t: N.Trainer) -> None:
+        weights = net.weights.copy()
+        seen.append(net.games)
+        assert t.played == net.games
+        threading.Event().wait(0.3)  # the workers, were they not paused, would play on meanwhile
+        assert net.games == seen[-1] and np.array_equal(net.weights, weights)
+
+    began = time.monotonic()
+    trainer.run(games=3000, pause_every=700, on_pause=judge)
+    wall = time.monotonic() - began
+    assert seen == [700, 1400, 2100, 2800] and net.games == trainer.played == 3000
+    assert trainer.seconds <= wall - 4 * 0.3  # the four pauses' 1.2 s at least are not in it
+    with pytest.raises(ValueError, match="Trainer.run: pause_every must be a whole number of games from 1, not 0"):
+        trainer.run(games=10, pause_every=0)
+
+
+def test_the_same_seed_with_one_worker_and_pauses_learns_the_same_network() -> None:
+    variant = Position.parse("5x4").variant
+    nets = []
+    for _ in range(2):
+        net = Network.create(variant, tuples=10, length=6, seed=4)
+        N.Trainer(net, workers=1, seed=9).run(games=3000, pause_every=450, on_pause=lambda t: None)
+        nets.append(net)
+    assert np.array_equal(nets[0].weights, nets[1].weights) and nets[0].weights.any()
 
 
 def test_merged_copies_take_the_mean_of_the_workers_changes() -> None:
@@ -805,6 +841,24 @@ def test_train_ntuple_writes_a_network_that_the_agent_plays_and_a_curve(tmp_path
     # Resumed with no step size or exploration given, it goes on where it stopped, not back at alpha 1.
     assert {k: again.options[k] for k in ("alpha", "alpha_final", "epsilon", "epsilon_final")} == {
         "alpha": 0.1, "alpha_final": 0.1, "epsilon": 0.0, "epsilon_final": 0.0}
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_curve_given_in_games_has_a_point_every_twentieth_of_the_games(tmp_path: Path, workers: str) -> None:
+    """The training pauses at each point of a run given in games, so the
+    points are at 0, 1/20, 2/20... of the games however long a point takes
+    (on 4x4 a point takes longer than the whole run's training: the curve
+    had its first and last points only); a twentieth is rounded up (at most
+    twenty points after the first)."""
+    for games, expected in (("4000", list(range(0, 4001, 200))), ("30", list(range(0, 31, 2)))):
+        out = tmp_path / f"g{games}.npz"
+        result = CliRunner().invoke(main, ["train", "ntuple", "--board", "4x4", "--games", games, "--out", str(out),
+                                           "--probes", "10", "--tuples", "20", "--workers", workers])
+        assert result.exit_code == 0, result.output
+        with (tmp_path / f"g{games}-curve.csv").open() as f:
+            rows = list(csv.DictReader(f))
+        assert [int(r["games"]) for r in rows] == expected
+        assert all(r["accuracy"] and r["score vs random"] for r in rows)
 
 
 def test_a_curve_reads_back_what_was_written_and_names_the_line_where_a_file_is_not_one(tmp_path: Path) -> None:

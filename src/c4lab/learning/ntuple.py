@@ -161,8 +161,11 @@ The learning curve
 A twentieth of the run apart (``c4lab train ntuple --eval-every``) the
 greedy network answers the probe set (the share of value-keeping moves)
 and plays ``random`` (every point), ``normal`` (every fourth point) and
-``hard`` (at the end) from short random openings, both sides.  The curve
-is written as CSV, PNG and an HTML page.
+``hard`` (at the end) from short random openings, both sides.  A run
+given in games pauses its workers at each point (``Trainer.run``'s
+``pause_every``, ``ntuple_pauses``), so the points are at exactly those
+games; a run given in seconds judges a copy while the workers train on.
+The curve is written as CSV, PNG and an HTML page.
 """
 
 from __future__ import annotations
@@ -184,6 +187,7 @@ from c4lab.arena.accuracy import ScoredPosition, measure
 from c4lab.game import play_game
 from c4lab.learning import ntuple_td as T
 from c4lab.learning.ntuple_curve import CurvePoint, write_curve
+from c4lab.learning.ntuple_pauses import Pauses
 from c4lab.rules import Position, Variant
 from c4lab.rules import kernels as K
 
@@ -421,17 +425,21 @@ class Trainer:
         o = self.options
         return o.epsilon if o.epsilon_final is None else epsilon_at(o.epsilon, o.epsilon_final, progress)
 
-    def _worker(self, w: int, budget: list[int], deadline: float, progress: Callable[[], float],
-                mean: Snapshots | None) -> None:
+    def _worker(self, w: int, budget: list[int], running: Callable[[], bool], progress: Callable[[], float],
+                mean: Snapshots | None, pauses: Pauses, wake: threading.Event) -> None:
         net = self.network
         geo, st = Position(net.variant).kernel_arrays()
         o = self.options
         counters = np.zeros(T.N_COUNTERS)
         stop = self._stop
-        while not stop.is_set() and time.monotonic() < deadline:
+        while not stop.is_set() and running():
             with self._lock:
+                while True:  # a chunk ends at the next pause at most (a point of a curve given in games)
+                    n = min(CHUNK, budget[0], pauses.room(pauses.total - budget[0]))
+                    if n > 0 or budget[0] <= 0 or stop.is_set():
+                        break
+                    pauses.wait()
                 at = progress()  # the schedule where this chunk starts, before its games are taken
-                n = min(CHUNK, budget[0])
                 budget[0] -= n
             if n <= 0:
                 break
@@ -446,21 +454,31 @@ class Trainer:
                 net.games += n
                 if mean is not None:
                     mean.take(progress())
+                pauses.played += n
+                if pauses.due():
+                    wake.set()
 
-    def _rounds(self, copies: Any, budget: list[int], deadline: float, progress: Callable[[], float],
-                mean: Snapshots | None) -> None:
+    def _rounds(self, copies: Any, budget: list[int], running: Callable[[], bool], progress: Callable[[], float],
+                mean: Snapshots | None, pauses: Pauses, wake: threading.Event) -> None:
         """The trainer's loop with copies: a round of up to ``ROUND`` games a
-        worker, the changes merged, until the budget or the time is spent."""
+        worker (ending at the next pause at most), the changes merged, until
+        the budget or the time is spent."""
         from c4lab.learning import ntuple_copies as C  # lazy: processes and Ray only here
 
         net, o = self.network, self.options
         stop = self._stop
-        while not stop.is_set() and time.monotonic() < deadline and budget[0] > 0:
-            share = min(C.ROUND, -(-budget[0] // self.workers))
+        while not stop.is_set() and running() and budget[0] > 0:
+            with self._lock:
+                room = min(budget[0], pauses.room(pauses.total - budget[0]))
+                if room <= 0:
+                    pauses.wait()
+                    continue
+            share = min(C.ROUND, -(-room // self.workers))
             at = progress()  # one schedule for every task of the round, read before its games are taken
             tasks = []
             for w in range(self.workers):
-                n = min(share, budget[0])
+                n = min(share, room)
+                room -= n
                 budget[0] -= n
                 if n > 0:
                     tasks.append(C.Round(net.variant.notation, tuple(net.arrays()[1:]), n, int(self._rngs[w]),
@@ -477,14 +495,24 @@ class Trainer:
                     net.games += task.games
                 if mean is not None:
                     mean.take(progress())
+                pauses.played += sum(task.games for task in tasks)
+                if pauses.due():
+                    wake.set()
 
     def run(self, games: int | None = None, seconds: float | None = None,
-            on_tick: Callable[[Trainer], None] | None = None, tick: float = 0.5) -> None:
+            on_tick: Callable[[Trainer], None] | None = None, tick: float = 0.5,
+            pause_every: int | None = None, on_pause: Callable[[Trainer], None] | None = None) -> None:
         """Train for ``games`` games or ``seconds`` seconds, whichever ends
         first; a falling step size (``alpha_final``) and exploration
         (``epsilon_final``) follow that plan.  ``ValueError`` (before any
         game) for a number of games below 1 or seconds not above 0: the
-        schedule is a share of them."""
+        schedule is a share of them.
+
+        ``pause_every`` N: after every N games of this run (not at its end)
+        every worker stops, and ``on_pause`` is called in the calling
+        thread with the network exactly N, 2N... games further (the curve
+        of ``c4lab train ntuple --games``: ``ntuple_pauses``); the time
+        paused is not counted in ``seconds``."""
         if games is not None and (isinstance(games, bool) or not isinstance(games, int)):
             raise TypeError(f"Trainer.run: games must be a whole number, not {games!r}")
         if games is not None and games < 1:
@@ -493,14 +521,24 @@ class Trainer:
             raise TypeError(f"Trainer.run: seconds must be a number, not {seconds!r}")
         if seconds is not None and not (math.isfinite(seconds) and seconds > 0):
             raise ValueError(f"Trainer.run: seconds must be a positive, finite number, not {seconds}")
+        if pause_every is not None and (isinstance(pause_every, bool) or not isinstance(pause_every, int)
+                                        or pause_every < 1):
+            raise ValueError(f"Trainer.run: pause_every must be a whole number of games from 1, not {pause_every!r}")
         total = games if games is not None else 1 << 62
         budget = [total]
+        pauses = Pauses(pause_every, total, self._lock)
+        wake = threading.Event()  # a worker finished, or a pause has come
         began = time.monotonic()
-        deadline = began + (seconds if seconds is not None else 1e12)
+
+        def elapsed() -> float:  # the run's training seconds: the pauses are not training
+            return time.monotonic() - began - pauses.seconds
+
+        def running() -> bool:
+            return seconds is None or elapsed() < seconds
 
         def progress() -> float:
             if seconds is not None:
-                return (time.monotonic() - began) / seconds
+                return elapsed() / seconds
             return 1.0 - budget[0] / total
 
         copies = None
@@ -512,12 +550,12 @@ class Trainer:
         mean = Snapshots(self.network.weights, 1.0 - self.options.average) if self.options.average else None
         if self.executor == "threads":
             targets: list[tuple[Callable[..., None], tuple[Any, ...]]] = [
-                (self._worker, (w, budget, deadline, progress, mean)) for w in range(self.workers)]
+                (self._worker, (w, budget, running, progress, mean, pauses, wake)) for w in range(self.workers)]
         else:
             from c4lab.learning import ntuple_copies as C  # lazy: processes and Ray only here
 
             copies = C.make_copies(self.executor, self.workers, self.address)
-            targets = [(self._rounds, (copies, budget, deadline, progress, mean))]
+            targets = [(self._rounds, (copies, budget, running, progress, mean, pauses, wake))]
         # Each thread says it has finished by an event of its own, set as its last act: a Thread.join that
         # Ctrl-C interrupted may return at once afterwards (CPython), and a worker would train on unseen.
         finished = [threading.Event() for _ in targets]
@@ -530,14 +568,21 @@ class Trainer:
                 stop.set()  # the other workers stop too
             finally:
                 finished[i].set()
+                wake.set()
 
         start_seconds = self.seconds
         for i, (target, args) in enumerate(targets):
             threading.Thread(target=body, args=(i, target, args), daemon=True).start()
         try:
             while not all(f.is_set() for f in finished):
-                next(f for f in finished if not f.is_set()).wait(tick)
-                self.seconds = start_seconds + time.monotonic() - began
+                wake.wait(tick)
+                wake.clear()  # what set it is seen below, whatever sets it next wakes the next wait
+                self.seconds = start_seconds + elapsed()
+                if pauses.due() and not stop.is_set():  # every worker waits: the network is at the pause's games
+                    paused = time.monotonic()
+                    if on_pause is not None:
+                        on_pause(self)
+                    pauses.resume(paused)
                 if on_tick is not None:
                     on_tick(self)
         finally:
@@ -552,7 +597,7 @@ class Trainer:
             if copies is not None:
                 copies.close()
             self._stop = threading.Event()  # the next run's (the workers of this one saw this one's set)
-            self.seconds = start_seconds + time.monotonic() - began
+            self.seconds = start_seconds + elapsed()
             if mean is not None:
                 mean.settle()
             self.record()

@@ -241,8 +241,9 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
     trainer.warm_up()
 
     seconds = minutes * 60 if minutes is not None else None
-    # A point of the curve every --eval-every seconds, else every twentieth of the run (in games for --games).
-    every = eval_every or (seconds / 20 if seconds else max(1, (games or 0) // 20))
+    # A point of the curve every --eval-every seconds, else every twentieth of the run (in games for --games, where
+    # the training pauses at each point: the points are at exactly that many games, however long one takes).
+    every = eval_every or (seconds / 20 if seconds else -(-(games or 0) // 20))
     by_games = eval_every is None and seconds is None
     points: list[CurvePoint] = list(earlier)
     # A resumed run's seconds go on from its network's (its header's ``seconds``, saved with it: a run stopped
@@ -289,13 +290,16 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
                 except OSError as exc:
                     _say(f"the checkpoint could not be written ({exc}); training goes on")
                 state["next_save"] += checkpoint_minutes * 60
-            now = t.played if by_games else t.seconds
-            if now >= state["next_eval"]:
-                evaluate()
-                state["next_eval"] = now + every
-                if not sys.stderr.isatty():  # no bar to show it (a log file, a pipe): one line a point
-                    print(f"{t.seconds:6.0f} s  {points[-1].games:,} games, {t.games_per_second:,.0f}/s, "
-                          f"{state['last']}", file=sys.stderr, flush=True)  # the point's games, as in the CSV
+            if not by_games and t.seconds >= state["next_eval"]:
+                point(t)
+                state["next_eval"] = t.seconds + every
+
+        def point(t: N.Trainer) -> None:
+            """A point of the curve, shown (a run given in games pauses for it: ``Trainer.run``'s ``on_pause``)."""
+            evaluate()
+            if not sys.stderr.isatty():  # no bar to show it (a log file, a pipe): one line a point
+                print(f"{t.seconds:6.0f} s  {points[-1].games:,} games, {t.games_per_second:,.0f}/s, "
+                      f"{state['last']}", file=sys.stderr, flush=True)  # the point's games, as in the CSV
 
         from c4lab.ctrl_c import (  # lazy: start-up time
             STOP_SIGNALS,
@@ -312,7 +316,8 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
             # Ctrl-C, even where SIGINT came ignored (a background job of a script), and a kill's SIGTERM or a
             # closed terminal's SIGHUP: each saves the network and the curve, as Ctrl-C does
             with stops_interrupt():
-                trainer.run(games=games, seconds=seconds, on_tick=tick)
+                trainer.run(games=games, seconds=seconds, on_tick=tick, pause_every=int(every) if by_games else None,
+                            on_pause=point)
         except KeyboardInterrupt as stop:
             interrupted, status = True, exit_status(stop)
             stops_ignored_from_now()  # more presses (signals) while saving and exiting change nothing
