@@ -178,8 +178,13 @@ class ArenaConfig:
                 raise ArenaError(f"agent {spec!r} is a human: the arena plays agents only")
             seconds = getattr(agent, "time", None)  # the searches' own budget a move (uct, minimax, master, ...)
             if isinstance(seconds, (int, float)) and seconds > self.limit + self.margin:
-                notes.append(f"{spec} thinks {seconds:g} s a move, more than --limit {self.limit:g} s + --margin "
-                             f"{self.margin:g} s: each of its games will be lost on time (give it a time= under the limit)")
+                over = f"more than --limit {self.limit:g} s + --margin {self.margin:g} s"
+                if getattr(agent, "time_is_asked", False):  # an engine program, which may take its time= or not
+                    notes.append(f"{spec} asks its engine for {seconds:g} s a move, {over}: if the engine takes it, "
+                                 "each of its games will be lost on time (give it a time= under the limit)")
+                else:
+                    notes.append(f"{spec} thinks {seconds:g} s a move, {over}: each of its games will be lost on "
+                                 "time (give it a time= under the limit)")
             for other, names in instead.items():
                 where = "every board of this run" if len(names) == len(boards) else (
                     f"{len(names)} of this run's {len(boards)} boards ({', '.join(names[:3])}"

@@ -497,6 +497,10 @@ class EngineAgent(Agent):
     ``go``, could not be given a time a move at all).
     """
 
+    #: ``time`` is asked of another program, which may take it or not: the
+    #: arena's check of budgets against its ``--limit`` says so.
+    time_is_asked = True
+
     def __init__(
         self,
         cmd: str | list[str] | None = None,
