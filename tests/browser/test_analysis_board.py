@@ -156,11 +156,11 @@ def test_while_numba_compiles_the_solver_the_board_says_so(server, new_page, mon
     released = threading.Event()
     real = review.Reviewer.hint
 
-    async def compiling(self, position):  # a hint that waits for a compile, as on a first start
+    async def compiling(self, position, solver=None):  # a hint that waits for a compile, as on a first start
         with warmup.COMPILING._lock:
             warmup.COMPILING.started += 1
         await asyncio.to_thread(released.wait, 60)
-        return await real(self, position)
+        return await real(self, position, solver)
 
     monkeypatch.setattr(review.Reviewer, "hint", compiling)
     page = new_page()
@@ -215,6 +215,45 @@ def test_columns_left_to_estimates_turn_exact_while_the_position_stays(server, n
     exact = exact_columns("6x5/Xc2:dd")
     expect(page.locator("#board .col-note text")).to_have_text([exact[c] for c in sorted(exact)], timeout=60_000)
     expect(page.locator("#analysis-key")).not_to_contain_text("percentage")
+
+
+def test_a_move_made_while_the_first_scores_are_worked_out_stops_that_work(server, new_page, monkeypatch):
+    """On a first start the first hint holds the room's thread while the
+    engine compiles (the solver going on meanwhile, tens of seconds): a move
+    made then stops that work at once, the page (which asks one question
+    at a time) is told and asks for the new position, and its scores come
+    as soon as the engine is ready, not after the old position's work."""
+    from c4lab.agents import make_agent
+    from c4lab.server import review
+
+    compiled = threading.Event()
+    monkeypatch.setattr(review, "PER_POSITION", 1e-6)
+    monkeypatch.setattr(review, "SOLVABLE_CELLS", 99)  # 9x8 too, which the solver never settles here
+    monkeypatch.setattr(review, "_engines", {})
+    monkeypatch.setattr(review, "warm_up_agent", lambda spec, position: compiled.wait(60))
+    monkeypatch.setattr(review, "make_agent", lambda spec: make_agent("heuristic"))  # an engine with nothing to compile
+    solvers = []
+    real = review.Reviewer.hint
+
+    async def watched(self, position, solver=None):
+        solvers.append(solver)
+        return await real(self, position, solver)
+
+    monkeypatch.setattr(review.Reviewer, "hint", watched)
+    page = new_page()
+    try:
+        page.goto(server.url + "/analyse?position=9x8")
+        expect(page.locator("#analysis-key")).to_contain_text("solving every column")
+        click_cell(page, "d1")
+        wait_position(page, "9x8:d")
+        for _ in range(600):  # the page asked again: the second hint's work starts while the engine compiles
+            if len(solvers) == 2:
+                break
+            page.wait_for_timeout(50)
+        assert len(solvers) == 2 and solvers[0].cancelled and not compiled.is_set()
+    finally:
+        compiled.set()
+    wait_notes(page, "9x8:d", 9)
 
 
 def test_a_long_jump_along_the_line_goes_all_the_way(server, new_page):

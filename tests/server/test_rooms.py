@@ -927,6 +927,55 @@ def test_a_deeper_hint_stops_its_search_once_its_position_is_left(
     with_manager(store, body, limits=PERSONAL)
 
 
+def test_a_first_hint_stops_its_search_once_its_position_is_left(store: FailingStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a first start the solver goes on with a hint's open moves while
+    the hint engine compiles (tens of seconds, holding the room's thread):
+    a move stops it at once, the answer for the position left is only
+    ``dropped`` (the page, which asks one question at a time, asks again),
+    and the next position's hint is answered as soon as the engine is
+    ready (before: the first hint ran on until the engine was ready, then
+    asked it, and only then could the page ask for the one on screen)."""
+    from c4lab.server import review
+    from c4lab.server.limits import PERSONAL
+
+    monkeypatch.setattr(review, "PER_POSITION", 1e-6)
+    monkeypatch.setattr(review, "SOLVABLE_CELLS", 99)  # 9x8 too, which the solver never settles here
+    monkeypatch.setattr(review, "_engines", {})
+    compiled = threading.Event()
+    monkeypatch.setattr(review, "warm_up_agent", lambda spec, position: compiled.wait(60))
+    solvers: list[Any] = []
+    hint = review.Reviewer.hint
+
+    async def watched(self: review.Reviewer, position: Position, solver: Any = None) -> dict:
+        solvers.append(solver)
+        return await hint(self, position, solver)
+
+    monkeypatch.setattr(review.Reviewer, "hint", watched)
+
+    async def body(manager: RoomManager) -> None:
+        room, conn = await seated(manager, {"board": "9x8", "analysis": True})
+        await manager.handle(room, conn, {"type": "hint"})
+        for _ in range(POLLS):
+            if solvers and solvers[0]._running is not None:
+                break
+            await asyncio.sleep(0.01)
+        await manager.handle(room, conn, {"type": "move", "move": "d"})  # the position is left
+        dropped = (await answered(conn, 1))[0]
+        assert solvers[0].cancelled and not compiled.is_set()  # stopped while the engine still compiles
+        assert dropped["position"] == "9x8" and dropped["dropped"] is True and dropped["columns"] == []
+        await manager.handle(room, conn, {"type": "hint"})  # asked again, as the page does
+        compiled.set()
+        answer = (await answered(conn, 2))[-1]
+        assert answer["position"] == "9x8:d" and len(answer["columns"]) == 9 and "dropped" not in answer
+        await asyncio.sleep(0.2)
+        assert [m.get("dropped", False) for m in conn.of_type("hint")] == [True, False]
+
+    try:
+        with_manager(store, body, limits=PERSONAL)
+    finally:
+        compiled.set()
+
+
 def test_further_passes_take_at_most_half_the_threads_so_other_rooms_are_answered_meanwhile(
     store: FailingStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -994,7 +1043,7 @@ def test_hints_are_answered_in_turn_one_waiting_at_most_and_a_failure_is_an_erro
     async def body(manager: RoomManager) -> None:
         room, conn = await seated(manager, {"board": "5x4", "analysis": True})
 
-        async def slow_hint(position: Position) -> dict[str, Any]:
+        async def slow_hint(position: Position, solver: Any = None) -> dict[str, Any]:
             asked.append(position.notation)
             await asyncio.sleep(0.05)
             if position.ply == 2:

@@ -271,7 +271,12 @@ def review_game(
     }
 
 
-def hint(position: Position, adviser: Agent, timeout: float | None = None) -> dict[str, Any]:
+class HintCancelled(Exception):
+    """The hint's solver was cancelled (``Solver.cancel``) before it settled
+    every move: the position was left, and nobody waits for its answer."""
+
+
+def hint(position: Position, adviser: Agent, timeout: float | None = None, solver: Solver | None = None) -> dict[str, Any]:
     """The ``hint`` message's answer (without ``type``): the exact score of
     every column (``column_scores``, within ``timeout`` seconds) and of
     every move (``moves``: with the bonus, the page shows the ban choices'
@@ -286,15 +291,22 @@ def hint(position: Position, adviser: Agent, timeout: float | None = None) -> di
     their own, and on a position of at most ``SOLVABLE_CELLS`` empty cells
     the solver goes on meanwhile with the moves it left open
     (``_solve_while_preparing``): on a first start that is tens of
-    seconds, in which it often settles every move."""
-    solver = Solver(TABLE_SIZE)
+    seconds, in which it often settles every move.
+
+    ``solver`` (a new one if None) lets another thread stop the work
+    (``Solver.cancel``): the search under way gives up, the wait for the
+    engine ends, and unless every move was settled by then the hint raises
+    ``HintCancelled`` without asking the engine."""
+    solver = Solver(TABLE_SIZE) if solver is None else solver
     scores = move_scores(position, budget_for(position) if timeout is None else timeout, solver)
     if not _complete(scores) and adviser.spec:
         ready = _engine_ready(adviser.spec, position)
         if not ready.is_set() and position.empty_cells <= SOLVABLE_CELLS:
             scores = _solve_while_preparing(position, scores, solver, ready)
-        if not _complete(scores):
-            ready.wait()
+        while not _complete(scores) and not solver.cancelled and not ready.wait(CANCEL_CHECK):
+            pass  # the engine's warm-up: waited for in steps, so that a cancel ends the wait
+    if not _complete(scores) and solver.cancelled:
+        raise HintCancelled(f"the hint for {position.notation} was cancelled")
     if _complete(scores):
         best = max(score for score in scores.values() if score is not None)
         move = centre_first(position, tuple(m for m in position.legal_moves() if scores[m.token] == best))
@@ -313,6 +325,9 @@ def _complete(scores: dict[str, int | None]) -> bool:
 #: here, 8x4 (32) 19 s, and a first start's compile 15-50 s; on a larger
 #: board it would only take the core the compile's second process uses.
 SOLVABLE_CELLS = 36
+#: Seconds between a hint's looks at its solver's cancel while it waits for
+#: the engine's warm-up.
+CANCEL_CHECK = 0.05
 
 #: The hint engine's warm-up of each kind of board (``board_kind``) in this
 #: process: set once it is done.  One warm-up each, however many hints ask.
@@ -367,7 +382,7 @@ def _solve_while_preparing(
     threading.Thread(target=stop_when_ready, name="c4lab-hint-solver-stop", daemon=True).start()
     scores = dict(scores)
     seconds = PER_POSITION
-    while not ready.is_set() and not _complete(scores):
+    while not ready.is_set() and not _complete(scores) and not solver.cancelled:
         seconds *= 2
         more = solver.analyse(position, timeout=seconds)
         scores.update({move.token: score for move, score in more.items() if score is not None})
@@ -422,12 +437,13 @@ class Reviewer:
         self._deepening = asyncio.Semaphore(max(1, limits.threads // 2))
         self._reviews: dict[str, asyncio.Future[dict[str, Any]]] = {}
 
-    async def hint(self, position: Position) -> dict[str, Any]:
-        """The hint for ``position`` (a game still going on)."""
+    async def hint(self, position: Position, solver: Solver | None = None) -> dict[str, Any]:
+        """The hint for ``position`` (a game still going on); ``solver``
+        cancelled, ``HintCancelled`` (``hint``)."""
         adviser = make_agent(self.hint_spec)  # within the limits: checked at start
         timeout = min(budget_for(position), self.limits.max_time)
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.executor, hint, position, adviser, timeout)
+        return await loop.run_in_executor(self.executor, hint, position, adviser, timeout, solver)
 
     def deeper_budgets(self, position: Position) -> list[float]:
         """The seconds of each further pass over a hint's unknown columns

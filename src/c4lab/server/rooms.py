@@ -55,7 +55,7 @@ from c4lab.server.errors import (
 )
 from c4lab.server.limits import AgentLimits, LimitError
 from c4lab.server.presence import FORFEIT_AFTER, IDLE_AFTER, Presence
-from c4lab.server.review import HINT_SPEC, TABLE_SIZE, Reviewer
+from c4lab.server.review import HINT_SPEC, TABLE_SIZE, HintCancelled, Reviewer
 from c4lab.server.room import (
     OPEN,
     SIDES,
@@ -147,9 +147,15 @@ async def _while_compiling(
             await tell(warmup.waited(started))
 
 
-#: Seconds between two looks, while the solver works on a hint's unknown
-#: columns again, at whether its position is still wanted.
+#: Seconds between two looks, while the solver works on a hint (or on its
+#: unknown columns again), at whether its position is still wanted.
 DEEPER_WATCH = 0.05
+#: The ``hint`` answer for a position left before its hint was worked out
+#: (``docs/protocol.md``): no scores, ``dropped``; the page asks again.
+DROPPED_HINT: dict[str, Any] = {
+    "move": None, "value": None, "evaluation": None, "columns": [], "best": [], "moves": {},
+    "solving": False, "dropped": True,
+}
 #: Seconds before an agent whose move could not be saved tries again.
 STORAGE_RETRY = 5.0
 #: Seconds a closing manager waits for the background warm-up under way
@@ -806,7 +812,13 @@ class RoomManager:
                 position = room.position
                 try:
                     async with room.work:  # one thread a room at most
-                        answer = await self._hint_telling(conn, position)
+                        answer = await self._hint_telling(room, conn, position)
+                except HintCancelled:  # the position was left before its hint was worked out
+                    if self._hints.get(conn, 0) < 2 and conn in room.connections:
+                        if room.position.notation == position.notation:
+                            continue  # left and come back to: worked out again, for the same question
+                        # the page asks one question at a time: told, it asks again for the one on screen
+                        await _tell(conn, to_json({"type": "hint", **DROPPED_HINT, "position": position.notation}))
                 except Exception as exc:  # the pool's work failed: say so, the page stops waiting
                     log.exception("the hint for room %s failed", room.code)
                     await _tell(conn, to_json(RoomError(REVIEW_FAILED, f"the hint could not be worked out: {exc}").frame()))
@@ -834,8 +846,7 @@ class RoomManager:
         (``Solver.cancel``): it holds the room's thread, which the next
         hint or an agent's move needs."""
         def still_wanted() -> bool:
-            return (self._hints.get(conn) == 1 and conn in room.connections and self.rooms.get(room.code) is room
-                    and room.status == "playing" and room.position.notation == position.notation)
+            return self._hints.get(conn) == 1 and self._on_screen(room, conn, position)
 
         for number, seconds in enumerate(budgets, 1):
             if not still_wanted():
@@ -867,20 +878,41 @@ class RoomManager:
                 return
             answer = deeper
 
-    async def _hint_telling(self, conn: Connection, position: Position) -> dict[str, Any]:
+    def _on_screen(self, room: Room, conn: Connection, position: Position) -> bool:
+        """Whether ``conn`` still shows ``position`` in ``room``: a hint's
+        work for it is still wanted."""
+        return (conn in room.connections and self.rooms.get(room.code) is room
+                and room.status == "playing" and room.position.notation == position.notation)
+
+    async def _hint_telling(self, room: Room, conn: Connection, position: Position) -> dict[str, Any]:
         """The hint for ``position``.  Meanwhile, from a compile of numba's
         seen on (the first start after an install: the solver's kernels for
         this board), ``conn`` is told every second how long it has waited
-        (``preparing``), as an agent's move says so in the room's state."""
+        (``preparing``), as an agent's move says so in the room's state.
+        Once the position is left (a move, an undo, the page gone), its
+        work is stopped (``Solver.cancel``) and ``HintCancelled`` raised
+        unless the solver had settled every move: it held the room's
+        thread, which the next position's hint needs (on a first start the
+        solver goes on while the engine compiles, tens of seconds)."""
         async def tell(seconds: float) -> None:
             await _tell(conn, to_json({"type": "preparing", "seconds": seconds}))
 
-        work = asyncio.ensure_future(self.reviewer.hint(position))
+        async def watch() -> None:
+            while self._on_screen(room, conn, position):
+                await asyncio.sleep(DEEPER_WATCH)
+            solver.cancel()
+
+        solver = Solver(TABLE_SIZE)
+        work = asyncio.ensure_future(self.reviewer.hint(position, solver))
+        watching = asyncio.ensure_future(watch())
         try:
             answer: dict[str, Any] = await _while_compiling(work, tell)
             return answer
         finally:
-            work.cancel()  # a no-op once done; the thread's work cannot be stopped, only its answer dropped
+            watching.cancel()
+            if not work.done():  # this task cancelled (the server closing): the thread stops too
+                solver.cancel()
+            work.cancel()  # a work still waiting for its turn in the pool: never starts
 
     async def review(self, code: str) -> dict[str, Any] | None:
         """The review of the finished game ``code`` (``docs/protocol.md``;

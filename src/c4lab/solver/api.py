@@ -233,6 +233,11 @@ class Solver:
         if running is not None:
             _stop(running)
 
+    @property
+    def cancelled(self) -> bool:
+        """Whether ``cancel`` was called: every search of this solver gives up."""
+        return self._cancelled
+
     def uses_database(self, position: Position) -> bool:
         """Whether a search of ``position`` reads the classic database at its
         leaves (the classic board, the database on, installed and readable)."""

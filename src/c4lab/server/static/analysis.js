@@ -62,17 +62,17 @@ export function onHint(message, render) {
   R.hintPreparing = null;
   if (!R.state) return;
   const position = message.position || R.state.position; // the position asked about
-  R.hint = {
-    token: message.move, position, evaluation: message.evaluation,
-    columns: message.columns || [], best: message.best || [], moves: message.moves || {},
-    solving: message.solving === true, // the solver goes on with the columns not solved yet
-  };
+  const left = message.dropped === true || position !== R.state.position; // dropped: left before worked out
+  if (message.dropped !== true) { // solving: the solver goes on with the columns not solved yet
+    R.hint = { token: message.move, position, evaluation: message.evaluation, columns: message.columns || [],
+      best: message.best || [], moves: message.moves || {}, solving: message.solving === true };
+  }
   if (typeof message.evaluation === "number") R.evaluation = { value: message.evaluation, position };
-  if (position !== R.state.position || R.analysing) {
+  if (left || R.analysing) {
     // the analysis board says nothing: its key stays under the board; a
     // hint for a position already left asks again for the one on screen
     // (the Hint button's too: the person still wants one)
-    if (!R.analysing && position !== R.state.position) R.hintWanted = true;
+    if (!R.analysing && left) R.hintWanted = true;
     autoHint();
     wantedHint(render);
     render();
