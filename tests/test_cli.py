@@ -171,6 +171,35 @@ def test_plays_help_shows_how_to_give_a_forbidden_or_a_bonus_cell() -> None:
         run("arena", "--help").output.split())
 
 
+def _every_command(command: click.Command, path: str = "c4lab") -> Iterator[tuple[str, click.Command]]:
+    """``command`` and every command under it, each with its whole name."""
+    yield path, command
+    if isinstance(command, click.Group):
+        for name, sub in sorted(command.commands.items()):
+            yield from _every_command(sub, f"{path} {name}")
+
+
+def test_every_option_of_every_command_says_what_it_is_for() -> None:
+    # `c4lab arena --help` showed "--executor [local|ray]", `serve` "--port
+    # INTEGER" and `train qlearning` "--seed INTEGER" with not a word.
+    bare = [f"{path} {param.opts[0]}" for path, command in _every_command(main)
+            for param in command.params if isinstance(param, click.Option) and not (param.help or "").strip()]
+    assert not bare, f"options without a help text: {bare}"
+
+
+def test_the_help_of_arena_and_report_says_what_their_arguments_are() -> None:
+    arena_help = " ".join(run("arena", "--help").output.split())
+    assert "Each SPEC is an agent spec, NAME[:key=value,...]" in arena_help
+    assert "`c4lab agents` lists the names and parameters." in arena_help
+    report_help = " ".join(run("report", "--help").output.split())
+    assert "RESULTS is the results file of `c4lab arena`" in report_help
+
+
+def test_book_infos_help_says_a_path_shows_that_book_alone() -> None:
+    # With PATH, `c4lab book info` prints that file's line only, not the database's.
+    assert "with PATH, that book file only." in " ".join(run("book", "info", "--help").output.split())
+
+
 def _printed_by(code: str) -> str:
     """What a fresh Python prints running ``code``."""
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()

@@ -689,7 +689,7 @@ def analyse(position: str, tui: bool, no_browser: bool, port: int | None, db: st
 
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (0.0.0.0: every one).")
-@click.option("--port", type=_Int64(1, 65535), default=8000, show_default=True)
+@click.option("--port", type=_Int64(1, 65535), default=8000, show_default=True, help="Port to listen on.")
 @click.option("--db", type=click.Path(dir_okay=False), callback=_in_existing_folder, default=None, help="Game database (SQLite file).")
 @click.option("--forfeit-after", type=_Finite(0, min_open=True), **_home(_PRESENCE, "FORFEIT_AFTER"),
               help="Seconds an absent player has to come back before forfeiting.")
@@ -963,7 +963,8 @@ def train() -> None:
 @click.option("--out", type=click.Path(dir_okay=False), callback=_writable_output, default=None, help="Table file (default: qlearning-BOARD.npz).")
 @click.option("--curve", type=click.Path(dir_okay=False), callback=_writable_output, default=None,
               help="Learning curve: writes CURVE.csv and CURVE.png (default: the table's name + '-curve').")
-@click.option("--seed", type=_INT64, **_home(*_QTRAIN, "seed"))
+@click.option("--seed", type=_INT64, **_home(*_QTRAIN, "seed"),
+              help="The self-play games and the evaluations follow from it.")
 def train_qlearning(board: str, episodes: int, alpha: float, discount: float, epsilon_start: float,
                     epsilon_end: float, epsilon_decay: float, slip: float, rewards: str, no_symmetry: bool,
                     eval_every: int | None, eval_games: int, out: str | None, curve: str | None, seed: int) -> None:
@@ -1164,7 +1165,8 @@ def book_build(depth: int, out: str | None, start: str | None, timeout: float | 
 @click.argument("path", type=click.Path(dir_okay=False), required=False)
 def book_info(path: str | None) -> None:
     """Say which books are loaded and where they come from: the classic
-    12-ply database, and a book file (PATH, default: the one the agents use)."""
+    12-ply database and the book file the agents use; with PATH, that book
+    file only."""
     from pathlib import Path
 
     from c4lab.solver import book as opening_book
@@ -1209,7 +1211,7 @@ def bench(ctx: click.Context, as_json: bool, seconds: float, c_reference: bool) 
 @click.option("--sets", default=None, help="Comma-separated set names (default: all but Test_L1_R3).")
 @click.option("--weak", is_flag=True, help="Weak solve: compare the sign of the score only.")
 @click.option("--dir", "directory", type=click.Path(file_okay=False), default=None,
-              help="Where the sets are (default: ../shared/bench/classic).")
+              help="Where the sets are (default: $C4LAB_BENCH_DIR, else ../shared/bench/classic).")
 def bench_solver(as_json: bool, limit: int | None, sets: str | None, weak: bool, directory: str | None) -> None:
     """Solve the classic benchmark sets: per set, positions solved exactly,
     mean CPU time and mean nodes per position."""
@@ -1303,7 +1305,8 @@ def _set_names(text: str | None, default: tuple[str, ...], known: tuple[str, ...
 @click.option("--margin", type=_Finite(), **_home(*_ARENA, "margin"),
               help="A move over limit + margin loses the game.")
 @click.option("--jobs", type=_Int64(min=1), default=None, help="Parallel games (default: all cores).")
-@click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True)
+@click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="Where the games run: local processes (--jobs) or a Ray cluster (the ray extra).")
 @click.option("--ray-address", default=None, callback=_ray_address,
               help="A Ray cluster to join (default: start a local one).")
 @click.option("--sprt", default=None, help="Stop a two-agent match when decided: elo0=0,elo1=20,alpha=0.05,beta=0.05 "
@@ -1318,7 +1321,10 @@ def arena(
 ) -> None:
     """Play agents against each other in pairs of games (same start, sides
     swapped) and rank them: score, W/D/L, Elo with its 95% interval,
-    likelihood of superiority, p-value of "equal"."""
+    likelihood of superiority, p-value of "equal".
+
+    Each SPEC is an agent spec, NAME[:key=value,...] (master:time=0.5,
+    uct:iterations=5000); `c4lab agents` lists the names and parameters."""
     import time
     from pathlib import Path
 
@@ -1400,7 +1406,10 @@ def arena(
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
 def report_command(results: str, out_dir: str | None, as_json: bool) -> None:
     """Print an arena run's tables again and write its plots (cross table,
-    Elo with error bars, score by board size) and a self-contained HTML report."""
+    Elo with error bars, score by board size) and a self-contained HTML report.
+
+    RESULTS is the results file of `c4lab arena` (its --out, arena.jsonl by
+    default)."""
     from pathlib import Path
 
     from c4lab.arena import report as arena_report
