@@ -360,6 +360,8 @@ def test_games_says_who_won_and_how_in_words(tmp_path: Path) -> None:
     cut = CliRunner().invoke(main, ["games", "--db", str(path), "--limit", "2"])
     assert cut.stdout.count("Ann vs Bob") == 2  # the newest two, and a word that more are stored
     assert "(the newest 2 games shown: --limit N shows more)" in cut.stderr
+    one = CliRunner().invoke(main, ["games", "--db", str(path), "--limit", "1"])
+    assert "(the newest game shown: --limit N shows more)" in one.stderr  # not "the newest 1 games"
     whole = CliRunner().invoke(main, ["games", "--db", str(path), "--limit", "3"])
     assert whole.stdout.count("Ann vs Bob") == 3 and "shown" not in whole.stderr
 

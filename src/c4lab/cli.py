@@ -904,7 +904,8 @@ def games(db: str | None, as_json: bool, limit: int) -> None:
     for row in rows[:limit]:
         click.echo(json.dumps(row.listing()) if as_json else _fit_terminal(row.listing_line()))
     if len(rows) > limit:  # said on stderr: the listing itself stays one game a line
-        click.echo(f"(the newest {limit} games shown: --limit N shows more)", err=True)
+        newest = "the newest game" if limit == 1 else f"the newest {limit} games"
+        click.echo(f"({newest} shown: --limit N shows more)", err=True)
     elif not rows and not damaged:
         click.echo(f"no games stored in {db or DEFAULT_DB} yet", err=True)
     if damaged:  # the others are listed; each damaged one is said, and the status says it too
