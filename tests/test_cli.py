@@ -195,6 +195,13 @@ def test_the_help_of_arena_and_report_says_what_their_arguments_are() -> None:
     assert "RESULTS is the results file of `c4lab arena`" in report_help
 
 
+def test_bench_accuracys_help_says_plainly_when_openspiel_plays() -> None:
+    # It read "OpenSpiel's C++ MCTS at the time a move of the first SPEC with one (time=T) where it is installed".
+    text = " ".join(run("bench", "accuracy", "--help").output.split())
+    assert ("As a yardstick, OpenSpiel's C++ MCTS plays the same positions, given the time a move of the first "
+            "SPEC that sets one (time=T), where OpenSpiel is installed") in text
+
+
 def test_book_infos_help_says_a_path_shows_that_book_alone() -> None:
     # With PATH, `c4lab book info` prints that file's line only, not the database's.
     assert "with PATH, that book file only." in " ".join(run("book", "info", "--help").output.split())

@@ -1254,9 +1254,10 @@ def bench_accuracy(
 ) -> None:
     """The share of moves that keep the position's value (win, draw or loss),
     judged by the exact solver's score of every move, for each SPEC (default:
-    master:time=1); OpenSpiel's C++ MCTS at the time a move of the first SPEC
-    with one (time=T) where it is installed (elsewhere, or with no such SPEC,
-    a note says so)."""
+    master:time=1).  As a yardstick, OpenSpiel's C++ MCTS plays the same
+    positions, given the time a move of the first SPEC that sets one
+    (time=T), where OpenSpiel is installed; elsewhere, or when no SPEC sets a
+    time, a note says so."""
     from c4lab.arena import accuracy
     from c4lab.ui.status import StatusLine
 
