@@ -202,6 +202,13 @@ def test_bench_accuracys_help_says_plainly_when_openspiel_plays() -> None:
             "SPEC that sets one (time=T), where OpenSpiel is installed") in text
 
 
+def test_moves_help_says_its_budget_replaces_the_specs() -> None:
+    # `move 7x6:dd --agent uct:iterations=100 --time 0.3` searches 0.3 s, not 100 iterations.
+    text = " ".join(run("move", "--help").output.split())
+    assert "--time FLOAT Seconds per move, in place of the spec's time= and iterations=." in text
+    assert "--iterations INTEGER Iterations per move, in place of the spec's time= and iterations=." in text
+
+
 def test_book_infos_help_says_a_path_shows_that_book_alone() -> None:
     # With PATH, `c4lab book info` prints that file's line only, not the database's.
     assert "with PATH, that book file only." in " ".join(run("book", "info", "--help").output.split())

@@ -378,9 +378,12 @@ def show(positions: tuple[str, ...], as_json: bool) -> None:
 
 @main.command()
 @click.argument("positions", nargs=-1, required=True, metavar="POSITION...")
-@click.option("--agent", "spec", default="random", show_default=True, help="Agent spec NAME[:key=value,...].")
-@click.option("--time", "seconds", type=float, default=None, help="Seconds per move.")
-@click.option("--iterations", type=_INT64, default=None, help="Iterations per move.")
+@click.option("--agent", "spec", default="random", show_default=True,
+              help="Agent spec NAME[:key=value,...] (`c4lab agents` lists them).")
+@click.option("--time", "seconds", type=float, default=None,
+              help="Seconds per move, in place of the spec's time= and iterations=.")
+@click.option("--iterations", type=_INT64, default=None,
+              help="Iterations per move, in place of the spec's time= and iterations=.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per position, with the analysis.")
 def move(
     positions: tuple[str, ...], spec: str, seconds: float | None, iterations: int | None, as_json: bool
