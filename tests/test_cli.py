@@ -166,6 +166,7 @@ def test_plays_help_shows_how_to_give_a_forbidden_or_a_bonus_cell() -> None:
     # "a position string to start from" left a newcomer asking how to forbid a cell.
     text = " ".join(run("play", "--help").output.split())
     assert "(6x5/Xc2: c2 forbidden; 8x7/Bd1: the bonus cell on d1)" in text
+    assert "'random' (the enhanced setup: a random size from 4x4 to 12x12 and one forbidden cell)" in text
     assert "Add a random bonus cell to a board that has none." in text
     assert "Add a random bonus cell to a board that has none (a new one per pair)." in " ".join(
         run("arena", "--help").output.split())
