@@ -1315,8 +1315,9 @@ def _set_names(text: str | None, default: tuple[str, ...], known: tuple[str, ...
               help="Where the games run: local processes (--jobs) or a Ray cluster (the ray extra).")
 @click.option("--ray-address", default=None, callback=_ray_address,
               help="A Ray cluster to join (default: start a local one).")
-@click.option("--sprt", default=None, help="Stop a two-agent match when decided: elo0=0,elo1=20,alpha=0.05,beta=0.05 "
-              "(alpha and beta 0.05 where not given)")
+@click.option("--sprt", default=None, help="Stop a two-agent match as soon as a sequential probability ratio test "
+              "decides between 'elo0 better' and 'elo1 better': elo0=0,elo1=20,alpha=0.05,beta=0.05 "
+              "(alpha and beta 0.05 where not given).")
 @click.option("--out", type=click.Path(dir_okay=False), callback=_writable_output, default="arena.jsonl", show_default=True,
               help="Results file (JSON lines); an unfinished run with the same settings is resumed.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
