@@ -211,6 +211,12 @@ def test_moves_help_says_its_budget_replaces_the_specs() -> None:
     assert "--iterations INTEGER Iterations per move, in place of the spec's time= and iterations=." in text
 
 
+def test_the_top_help_says_where_the_notation_is_told_and_how_to_get_a_commands_help() -> None:
+    text = " ".join(run("--help").output.split())
+    assert "(the manual's page \"The rules and the notation\", docs/rules.md, sums it up)" in text
+    assert "`c4lab COMMAND --help` tells a command's options." in text
+
+
 def test_book_infos_help_says_a_path_shows_that_book_alone() -> None:
     # With PATH, `c4lab book info` prints that file's line only, not the database's.
     assert "with PATH, that book file only." in " ".join(run("book", "info", "--help").output.split())

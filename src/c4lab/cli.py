@@ -337,7 +337,9 @@ class _Commands(click.Group):
 def main() -> None:
     """Connect Four on variant boards: play it, watch AIs play it, study it.
 
-    Positions use the notation of RULES.md, e.g. 7x6:dddc or 9x8/Xd3/Bb1:b+ac.
+    Positions use the notation of RULES.md, e.g. 7x6:dddc or 9x8/Xd3/Bb1:b+ac
+    (the manual's page "The rules and the notation", docs/rules.md, sums it up).
+    `c4lab COMMAND --help` tells a command's options.
     """
 
 
