@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from browser_helpers import (
     RECORD_POSITIONS,
     ann_and_bob,
@@ -233,3 +234,48 @@ def test_a_visitor_offered_the_free_seat_hears_if_the_host_is_there_and_is_not_y
     expect(visitor.locator("#keys-help")).to_have_text("Keys: ←→ step through the moves, End back to the game",
                                                        use_inner_text=True)
     expect(ann.locator("#keys-help")).to_contain_text("drop a piece", use_inner_text=True)
+
+
+@pytest.mark.parametrize("size", [(390, 700), (1400, 900)])
+def test_an_online_rematch_puts_the_keyboard_on_the_new_board(server, new_page, size):
+    """Accepted with a click, the rematch gives both players' pages the keys
+    on the new board, as a local Rematch does (the buttons clicked have gone,
+    and the focus went back to the top of the page): the new White plays
+    with a key at once. A spectator's focus is left where it was."""
+    _, (ann, bob, watcher) = ann_and_bob(server, new_page, "5x4", watcher=True)
+    for page in (ann, bob, watcher):
+        page.set_viewport_size({"width": size[0], "height": size[1]})
+    for ply, (page, cell) in enumerate([(ann, "a1"), (bob, "b1"), (ann, "a2"), (bob, "b2"), (ann, "a3"),
+                                        (bob, "b3"), (ann, "a4")]):
+        play(page, cell, "5x4:" + "abababa"[: ply + 1], ann, bob, watcher)
+    bob.locator("#offer-rematch").click()
+    ann.locator("#rematch-accept").click()
+    for page in (ann, bob, watcher):
+        wait_position(page, "5x4")
+        expect(board(page)).to_have_attribute("data-status", "playing")
+    for page in (ann, bob):
+        expect(board(page)).to_be_focused()
+    assert watcher.evaluate("document.activeElement === document.body")
+    bob.keyboard.press("c")  # Bob is White now: his key plays
+    for page in (ann, bob, watcher):
+        wait_position(page, "5x4:c")
+    ann.keyboard.press("d")
+    wait_position(bob, "5x4:cd")
+
+
+def test_an_online_rematch_tapped_on_a_phone_leaves_the_focus_alone(server, new_page):
+    """A finger gets no focus on the new board (it would draw a hovering
+    piece over a column never touched), as a local Rematch tapped."""
+    ticket = create_room(server, mode="online", board="5x4:ababab", seat="A", name="Ann")
+    code = ticket["code"]
+    guest = api(server, "POST", f"/api/rooms/{code}/join", {"name": "Bob"})
+    ann, bob = new_page(390, 700, has_touch=True, is_mobile=True), new_page(390, 700, has_touch=True, is_mobile=True)
+    open_room(ann, server, ticket)
+    open_room(bob, server, {**guest, "url": f"/r/{code}"})
+    play(ann, "a4", "5x4:abababa", bob)
+    bob.locator("#offer-rematch").tap()
+    ann.locator("#rematch-accept").tap()
+    for page in (ann, bob):
+        wait_position(page, "5x4:ababab")  # the same start again
+        page.wait_for_timeout(300)  # a focus given with the rematch would be there by now
+        assert page.evaluate("document.activeElement === document.body")

@@ -30,7 +30,7 @@ import {
   analysing, drawnBoard, focusBoardOnArrival, saveAnalysing, saveDrawn, saveName, saveToken, savedName, takeFocusBoard,
   takeWatchFromStart, tokenFor,
 } from "./settings.js";
-import { $, api, copyText, say, setText, show } from "./util.js";
+import { $, api, copyText, focusIsFree, say, setText, show } from "./util.js";
 
 /** This page's join request id (random, sent with every try of a join). */
 const JOIN_ID = Array.from(crypto.getRandomValues(new Uint8Array(18)), (b) => b.toString(16).padStart(2, "0")).join("");
@@ -241,9 +241,9 @@ function bindRoomControls() {
   $("back-to-live").addEventListener("click", goLive);
   $("play-again").addEventListener("click", (e) => playAgain(false, e));
   $("swap-sides").addEventListener("click", (e) => playAgain(true, e));
-  $("offer-rematch").addEventListener("click", () => send({ type: "rematch", action: "offer" }));
-  $("rematch-accept").addEventListener("click", () => send({ type: "rematch", action: "accept" }));
-  $("rematch-decline").addEventListener("click", () => send({ type: "rematch", action: "decline" }));
+  for (const [id, action] of [["offer-rematch", "offer"], ["rematch-accept", "accept"], ["rematch-decline", "decline"]]) {
+    $(id).addEventListener("click", (e) => { R.tapped = e.pointerType === "touch"; send({ type: "rematch", action }); });
+  }
   $("resign").addEventListener("click", () => {
     const button = $("resign");
     if (R.resignArmed) {
@@ -263,10 +263,7 @@ function bindRoomControls() {
   $("copy-position").addEventListener("click", (e) => copyText($("position").value, "Position", e.currentTarget));
   for (const id of ["share-link", "position", "analysis-link"]) $(id).addEventListener("focus", (e) => e.target.select());
   $("join-seat").addEventListener("click", joinSeat);
-  $("watch").addEventListener("click", () => {
-    R.watching = true;
-    render();
-  });
+  $("watch").addEventListener("click", () => { R.watching = true; render(); });
   $("paste-start").addEventListener("click", pasteStart);
   $("paste-here").addEventListener("input", () => setText($("paste-error"), "")); // an error about the old text
   $("paste-here").addEventListener("keydown", (e) => {
@@ -299,6 +296,8 @@ function onRematch(message) {
   }
   if (message.event === "accepted") {
     say("Rematch: a new game in this room, the sides swapped. The last game stays under \"Earlier games\".", "info");
+    // as a local Rematch: a player's keys play on the new board, unless a finger pressed the button or the focus is elsewhere
+    if (R.you.length && !R.tapped && focusIsFree("#rematch-panel, #offer-rematch")) $("board").focus({ preventScroll: true });
   }
 }
 

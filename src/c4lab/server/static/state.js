@@ -42,6 +42,7 @@ export const R = {
   watching: false,
   drawn: null, // "plain" or "bonus": the form here drew this room's board at random (New game draws again)
   resignArmed: null,
+  tapped: false, // the last rematch button was pressed with a finger: the rematch puts no focus on the board
   // owner state.js: the game on screen and this page's part in it
   state: null, // the room object on screen
   you: [],

@@ -182,6 +182,15 @@ function usable(node) {
   return Boolean(node) && node.isConnected && !node.disabled && node.getClientRects().length > 0;
 }
 
+/** Whether a new game's board may take the keyboard's focus: it is on
+ * nothing in particular (the page itself), on the board already, or on a
+ * control matched by `within` (which the new game takes away); never from
+ * a field or control the person has gone to meanwhile. */
+export function focusIsFree(within) {
+  const now = document.activeElement;
+  return !now || now === document.body || now.id === "board" || Boolean(now.closest && now.closest(within));
+}
+
 /** After a redraw: if the control the keyboard was on has been hidden,
  * disabled or rebuilt (the browser then drops the focus on the page itself,
  * and the next Tab starts again from the top), put the focus on its
