@@ -71,6 +71,18 @@ def wait_notes_in_view(page, board_id: str = "board") -> None:
     )
 
 
+def wait_in_view(page, selector: str) -> None:
+    """The element wholly on screen, below the sticky top bar."""
+    page.wait_for_function(
+        """s => {
+            const bar = document.querySelector('.topbar').getBoundingClientRect().bottom;
+            const r = document.querySelector(s).getBoundingClientRect();
+            return r.height > 0 && r.top >= bar - 0.5 && r.bottom <= innerHeight + 0.5;
+        }""",
+        arg=selector,
+    )
+
+
 @pytest.mark.parametrize("size", SIZES)
 def test_stepping_through_a_local_game_does_not_lose_it(server, new_page, size):
     page = new_page(*SIZES[size])
@@ -225,6 +237,9 @@ def test_the_review_marks_the_blunder_and_shows_every_columns_score(server, new_
     expect(blunder).to_have_class(re.compile(r"\bcurrent\b"))
     expect(page.locator("#board .col-note")).to_have_count(7)
     wait_notes_in_view(page)  # on a phone too: not under the top bar
+    # ... and so is the bar above the board that says which position it is (on a phone it lay under the top bar)
+    expect(page.locator("#history-text")).to_contain_text("the start position")
+    wait_in_view(page, "#history-bar")
     start = {"a": -2, "b": -1, "c": 0, "d": 1, "e": 0, "f": -1, "g": -2}  # c4lab solve --analyze 7x6
     assert notes(page) == {letter: score_text(v) for letter, v in start.items()}
     assert best_notes(page) == ["d"]
