@@ -279,3 +279,23 @@ def test_an_online_rematch_tapped_on_a_phone_leaves_the_focus_alone(server, new_
         wait_position(page, "5x4:ababab")  # the same start again
         page.wait_for_timeout(300)  # a focus given with the rematch would be there by now
         assert page.evaluate("document.activeElement === document.body")
+
+
+def test_a_rematch_offered_comes_into_view_on_a_short_phone(server, new_page):
+    """At 390x700 the answer to an offer lay below the window's bottom (the
+    offer's own button gone, Review and New game left in view): the other
+    player's page brings the offer and its Accept up into view."""
+    ticket = create_room(server, mode="online", board="7x7/Xd4/Bb2:abbcacac", seat="A", name="Ann")
+    code = ticket["code"]
+    guest = api(server, "POST", f"/api/rooms/{code}/join", {"name": "Bob"})
+    ann, bob = new_page(390, 700), new_page(390, 700)
+    open_room(ann, server, ticket)
+    open_room(bob, server, {**guest, "url": f"/r/{code}"})
+    play(ann, "a4", "7x7/Xd4/Bb2:abbcacaca", bob)
+    expect(ann.locator("#offer-rematch")).to_be_in_viewport(ratio=1)
+    ann.locator("#offer-rematch").click()
+    expect(bob.locator("#rematch-text")).to_have_text("White (Ann) offers a rematch in this room: you would play white.")
+    expect(bob.locator("#rematch-accept")).to_be_in_viewport(ratio=1)
+    expect(bob.locator("#rematch-text")).to_be_in_viewport(ratio=1)
+    bob.locator("#rematch-accept").click()
+    wait_position(ann, "7x7/Xd4/Bb2:abbcacac")

@@ -20,7 +20,7 @@ import {
 } from "./describe.js";
 import { LETTERS, cellName, landingRow, moveTokens, replay } from "./notation.js";
 import { el, pieceShape } from "./board.js";
-import { $, inviteLink, keepFocus, reachedLocally, setLive, setText } from "./util.js";
+import { $, inviteLink, keepFocus, reachedLocally, revealBelow, setLive, setText } from "./util.js";
 
 /** Redraw the whole room page (nothing before the first state). */
 export function render() {
@@ -304,6 +304,7 @@ function renderRematch(room) {
   const offered = online && room.status === "over" ? room.rematch : null;
   const mine = Boolean(offered) && R.you.includes(offered);
   $("offer-rematch").hidden = !online || room.status !== "over" || !R.you.length || Boolean(offered);
+  const news = $("rematch-panel").hidden && Boolean(offered) && !mine && R.you.length > 0;
   $("rematch-panel").hidden = !offered;
   $("rematch-accept").hidden = !offered || mine || !R.you.length;
   $("rematch-decline").hidden = !offered || !R.you.length;
@@ -318,6 +319,7 @@ function renderRematch(room) {
       : side
         ? `${by} offers a rematch in this room: you would play ${COLOUR[side].toLowerCase()}.`
         : `${by} offers a rematch in this room.`);
+    if (news) revealBelow($("rematch-panel")); // an offer to answer: on a short phone it lay under the fold
   }
   const earlier = online ? room.earlier || [] : [];
   $("earlier-games").hidden = !earlier.length;

@@ -152,6 +152,13 @@ export function boardIntoView(board) {
   if (window.innerWidth <= 900 && board.scrollIntoView) board.scrollIntoView({ block: "nearest" });
 }
 
+/** Scroll `node` up into view if it lies below the window's bottom (on a
+ * phone's short screen, under the board); never when it is above, where
+ * the person has scrolled past it. */
+export function revealBelow(node) {
+  if (node.getBoundingClientRect().bottom > window.innerHeight && node.scrollIntoView) node.scrollIntoView({ block: "nearest" });
+}
+
 /** The link to give an opponent: the room on the address this page was
  * reached on (location.origin: the host and port typed or followed, never
  * an address the server was started with). */
