@@ -257,6 +257,35 @@ def test_the_review_marks_the_blunder_and_shows_every_columns_score(server, new_
     expect(page.locator("#board .col-note")).to_have_count(0)
 
 
+def test_a_blunder_whose_best_moves_are_not_known_marks_a_move_known_to_do_better(server, new_page, monkeypatch):
+    """On a variant board the solver often leaves moves unsolved: a move
+    known to lose where another is known to win is a blunder whose best
+    moves nobody knows.  The row, the line under the board and the ghost
+    piece show the move known to keep a better result (nothing was marked)."""
+    from c4lab.server import review
+
+    real = review.move_scores
+    unsolved = {"a": -2, "b": None, "c": None, "d": 1, "e": None, "f": None, "g": -2}  # a loses, d wins
+
+    def partly(position, timeout, solver=None):
+        return dict(unsolved) if position.ply == 0 else real(position, timeout, solver)
+
+    monkeypatch.setattr(review, "move_scores", partly)
+    page = new_page()
+    ticket = create_room(server, board=BLUNDER_GAME[:-1], players={"A": "human", "B": "human"})
+    open_room(page, server, ticket)
+    click_cell(page, "d4")
+    wait_over(page)
+    page.locator("#review").click()
+    blunder = page.locator("#review-list .review-row").first
+    expect(blunder).to_have_attribute("data-verdict", "blunder", timeout=60_000)
+    expect(blunder).to_contain_text("better d")
+    blunder.click()
+    expect(board(page)).to_have_attribute("data-view", "0")
+    expect(page.locator("#review-at")).to_contain_text("Better: d (d marked on the board")
+    expect(page.locator("#board .hint")).to_have_attribute("data-hint", "d")
+
+
 @pytest.mark.parametrize("size", SIZES)
 def test_the_finished_game_viewer_has_the_review_too(server, new_page, size):
     from browser_helpers import play_online_game

@@ -1057,6 +1057,27 @@ def test_a_reviews_accuracy_counts_each_sides_moves_from_the_empty_board_or_afte
     assert pasted["summary"]["B"]["moves"] == 3  # ...but the tally is of the moves played
 
 
+def test_a_blunder_whose_best_moves_are_unknown_names_the_moves_known_to_do_better(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a variant board the solver often settles only some of a
+    position's moves: a move known to lose where another is known to win
+    is a blunder, but the position's score (and so its best moves) is not
+    known.  The entry then names the moves known to keep a better result
+    (``better``), which the page marks; with the best moves known, or for
+    any other verdict, ``better`` is empty."""
+    from c4lab.server import review
+
+    game = Position.parse("7x6:ad")
+    solved = {0: {"a": -2, "b": None, "c": 1, "d": 0, "e": None, "f": -1, "g": -2},  # a: a loss where c wins
+              1: {t: 0 for t in "abcdefg"}}
+    monkeypatch.setattr(review, "move_scores", lambda position, timeout, solver=None: dict(solved[position.ply]))
+    first, second = review.review_game(game, per_position=1)["entries"]
+    assert (first["before"], first["best"], first["verdict"], first["better"]) == (None, [], "blunder", ["c", "d"])
+    assert (second["before"], second["verdict"], second["better"]) == (0, "best", [])
+    solved[0].update(b=-1, e=0)  # every move known: the best is known, and only it is named
+    first = review.review_game(game, per_position=1)["entries"][0]
+    assert (first["before"], first["best"], first["verdict"], first["better"]) == (1, ["c"], "blunder", [])
+
+
 def test_a_win_at_once_is_exact_and_the_positions_score_where_nothing_else_was_solved() -> None:
     """On a large board the solver may settle nothing in time; a move that
     wins at once is worth the most any move can be (RULES.md), so it is the

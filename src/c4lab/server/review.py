@@ -170,6 +170,19 @@ def verdict(before: int | None, played: int | None, scores: dict[str, int | None
     return "best" if played >= before else "inaccuracy"
 
 
+def better_moves(played: int | None, scores: dict[str, int | None]) -> list[str]:
+    """The moves known to keep a better result (a win, a draw) than the
+    move ``played``: a blunder's own, shown where the position's exact
+    score, and so its best moves, are not known (moves left unsolved).
+
+    >>> better_moves(-2, {"a": -2, "b": None, "c": 1, "d": 0, "e": 3})
+    ['c', 'd', 'e']
+    """
+    if played is None:
+        return []
+    return sorted(t for t, v in scores.items() if v is not None and _sign(v) > _sign(played))
+
+
 #: The verdicts of a move that kept the exact result (a win, a draw or a loss).
 KEPT = ("best", "inaccuracy")
 
@@ -249,6 +262,7 @@ def review_game(
                 after = -max(v for v in following.values() if v is not None)
                 played = -after
         best = sorted(t for t, v in scores.items() if before is not None and v == before)
+        judged = verdict(before, played, scores)
         entries.append({
             "ply": ply + 1,
             "move": token,
@@ -257,8 +271,9 @@ def review_game(
             "played": played,
             "after": after,
             "best": best,
+            "better": better_moves(played, scores) if judged == "blunder" and not best else [],
             "scores": scores,
-            "verdict": verdict(before, played, scores),
+            "verdict": judged,
         })
         complete = complete and None not in scores.values()
     return {

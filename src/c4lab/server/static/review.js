@@ -110,8 +110,9 @@ export function reviewNotes(review, ply) {
  * the review knows no best move there. */
 export function bestMoveGhost(review, ply, geometry, cells) {
   const entry = entryFrom(review, ply);
-  if (!entry || !entry.best.length) return null;
-  const token = entry.best.includes(entry.move) ? entry.move : entry.best[0];
+  const marked = entry ? (entry.best.length ? entry.best : entry.better || []) : []; // better: best not known
+  if (!marked.length) return null;
+  const token = marked.includes(entry.move) ? entry.move : marked[0];
   const col = LETTERS.indexOf(token[0]);
   const row = landingRow(geometry, cells, col);
   if (row === null) return null;
@@ -136,6 +137,9 @@ export function reviewLine(review, ply) {
     const marked = entry.best.length > 1 ? `${entry.best[0]} marked on the board, each ringed in gold above its column`
       : "marked on the board";
     text += ` Best: ${entry.best.join(", ")} (${marked}).`;
+  } else if (entry.verdict === "blunder" && entry.better && entry.better.length) {
+    // the position's score is not known (moves left unsolved), but these keep a better result than the move played
+    text += ` Better: ${entry.better.join(", ")} (${entry.better[0]} marked on the board; not every move was solved in time).`;
   }
   return text;
 }
@@ -214,7 +218,8 @@ export function renderReview(parts, review, { current = null, onPick = null } = 
     if (given) row.classList.add("given");
     const before = scoreText(entry.before);
     const played = scoreText(entry.played);
-    const best = entry.verdict !== "best" && entry.best.length ? `best ${entry.best.join(", ")}` : "";
+    const better = entry.verdict === "blunder" && entry.better && entry.better.length ? `better ${entry.better.join(", ")}` : "";
+    const best = entry.verdict !== "best" && entry.best.length ? `best ${entry.best.join(", ")}` : better;
     row.append(
       cell("rv-num", `${entry.ply}.`),
       cell(`rv-side side-${entry.side}`, COLOUR[entry.side]),
