@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from c4lab.agents.base import Agent, Analysis, Budget, register
-from c4lab.rules import Move, Position
+from c4lab.rules import Cell, Move, Position, Variant
 from c4lab.rules.variant import column_letter
 
 QUIT_WORDS = ("e", "exit")
@@ -43,6 +43,29 @@ def column_ranges(columns: Iterable[int]) -> str:
         else:
             parts.extend(column_letter(column) for column in run)
     return ", ".join(parts)
+
+
+def move_prompt(variant: Variant, side: str) -> str:
+    """The question for a move of ``side`` on ``variant``: its columns by
+    letter and number, and how to leave ('e' means exit, so column e is
+    typed as its number).  A function of its own: the terminal game keeps
+    room for it under the board."""
+    last = column_letter(variant.width - 1)
+    e_note = " (column e: 5)" if variant.width >= 5 else ""
+    return f"{side} to move: column a-{last} or 1-{variant.width}{e_note}, e to exit: "
+
+
+def ban_offer(bonus: Cell) -> str:
+    """What a person whose piece lands on the ``bonus`` cell is told before the ban question."""
+    return f"Your piece lands on the bonus cell {bonus}: you may drop a ban piece (it blocks both players)."
+
+
+def ban_prompt(bans: Iterable[int]) -> str:
+    """The ban question, the columns ``bans`` (0-based) that can take the
+    ban piece listed as ranges."""
+    columns = set(bans)
+    e_note = " (column e: 5)" if 4 in columns else ""
+    return f"{BAN_PROMPT} {column_ranges(columns)}{e_note}, or Enter to decline: "
 
 
 class QuitGame(Exception):
@@ -130,13 +153,10 @@ class HumanAgent(Agent):
         variant = position.variant
         legal = position.legal_moves()
         last = column_letter(variant.width - 1)
-        side = position.to_move
-        # 'e' means exit, so column e is typed as its number.
-        e_note = " (column e: 5)" if variant.width >= 5 else ""
+        assert position.to_move is not None  # a game over asks no move
+        prompt = move_prompt(variant, position.to_move)
         while True:
-            entry = self._prompt(
-                f"{side} to move: column a-{last} or 1-{variant.width}{e_note}, e to exit: ", variant.width >= 5
-            )
+            entry = self._prompt(prompt, variant.width >= 5)
             if "+" in entry:  # the notation's bonus move, column and ban at once: d+e
                 move = self._move_with_ban(entry, legal, variant.width)
                 if move is not None:
@@ -174,13 +194,10 @@ class HumanAgent(Agent):
         letters = column_ranges(bans)
         if self._show is not None:
             self._show(position.play(options[0]))  # the piece on the bonus cell, no ban yet
-        self._say(
-            f"Your piece lands on the bonus cell {position.variant.bonus}: you may drop a "
-            "ban piece (it blocks both players)."
-        )
+        assert position.variant.bonus is not None  # a move with a ban lands on it
+        self._say(ban_offer(position.variant.bonus))
         while True:
-            e_note = " (column e: 5)" if 4 in bans else ""
-            entry = self._prompt(f"{BAN_PROMPT} {letters}{e_note}, or Enter to decline: ", 4 in bans)
+            entry = self._prompt(ban_prompt(bans), 4 in bans)
             if not entry.strip():
                 return options[0]
             col = _read_column(entry, position.variant.width)

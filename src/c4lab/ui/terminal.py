@@ -28,15 +28,21 @@ from rich.text import Text
 
 from c4lab.agents import Agent, QuitGame, make_agent
 from c4lab.agents.base import warm_up
-from c4lab.agents.human import BAN_PROMPT, QUIT_WORDS
+from c4lab.agents.human import BAN_PROMPT, QUIT_WORDS, ban_offer, ban_prompt, move_prompt
 from c4lab.game import Turn, play_game
 from c4lab.rules import Cell, Move, Position, Variant
 from c4lab.rules.setup import check_start, starting_position
 from c4lab.rules.variant import column_letter
+from c4lab.ui.screen_fit import MUST, Part, fit, text_rows
 
 SIDE_NAMES = {"A": "A (white)", "B": "B (black)"}
 #: The analysis board's status line while it works out the scores.
 SCORING = "working out every column's score"
+#: The question after a game.
+PLAY_AGAIN = "Play again? [y/n] "
+#: The analysis board's question at the end of its line, and what it says before it.
+LINE_OVER = "The game is over: u takes the last move back, e leaves."
+LINE_OVER_PROMPT = "u, r or e: "
 #: The exit status of a game Ctrl-C ended, as of every interrupted command
 #: (``c4lab connect`` too): 128 + SIGINT.
 EXIT_INTERRUPTED = 130
@@ -160,15 +166,18 @@ def scores_row(position: Position, columns: list[dict[str, Any]]) -> Text:
     return text
 
 
-def scores_line(position: Position, columns: list[dict[str, Any]]) -> str:
+def scores_line(position: Position, columns: list[dict[str, Any]], listed: bool = True) -> str:
     """The hint's ``columns`` in words, one line (for every output); with a
     column not solved, what ``~N`` means and how to solve on (the analysis
     board's ``s``): not where every score is exact, where it explained a
-    sign shown nowhere (on 80 columns, a line of three for two)."""
+    sign shown nowhere (on 80 columns, a line of three for two).  Not
+    ``listed``: the key to the signs of the scores above the board only,
+    for a screen short of rows."""
     parts = [f"{c['column']} {_score_cell(c)[0].strip()}" for c in columns]
     unsolved = "; ~N: not solved in time, the engine's N %; s solves on" if any(not c["exact"] for c in columns) else ""
+    scores = f": {', '.join(parts)}" if listed else ", above the board"
     return (
-        f"Scores for {SIDE_NAMES[position.to_move or 'A']}, to move: {', '.join(parts)}"
+        f"Scores for {SIDE_NAMES[position.to_move or 'A']}, to move{scores}"
         f"  (+ a win, the larger the sooner; 0 a draw; - a loss{unsolved})"
     )
 
@@ -226,6 +235,7 @@ class TerminalGame:
         self.warmup: threading.Thread | None = None
         self.adviser: Agent | None = None  # the hint's engine, for the analysis board's estimates
         self.hints: dict[str, dict[str, Any]] = {}  # the analysis board's hints, by position (the line's)
+        self._on_screen: tuple[str, str, str] | None = None  # the colour screen's header, title and note
 
     def _keyboard(self, prompt: str) -> str:
         """``keyboard_line``, with a prompt wider than the terminal broken
@@ -235,11 +245,33 @@ class TerminalGame:
         that one."""
         if self.console.is_terminal:
             body = prompt.rstrip()
-            lines = wrap_words(body, max(20, self.console.width - 2)).split("\n")  # room for the cursor
+            lines = wrap_words(body, self._prompt_width()).split("\n")
             if len(lines) > 1:
                 self.console.print("\n".join(lines[:-1]), highlight=False, markup=False, soft_wrap=True)
                 prompt = lines[-1] + prompt[len(body):]
         return keyboard_line(prompt)
+
+    def _prompt_width(self) -> int:
+        """The width a prompt is broken to: the terminal's, less room for the cursor."""
+        return max(20, self.console.width - 2)
+
+    def prompt_rows(self, prompt: str) -> int:
+        """The rows ``prompt`` takes as ``_keyboard`` asks it."""
+        return len(wrap_words(prompt.rstrip(), self._prompt_width()).split("\n"))
+
+    def said_rows(self, message: str) -> int:
+        """The rows ``message`` takes as ``say`` prints it."""
+        return text_rows(wrap_words(message, self.console.width), self.console.width)
+
+    def move_rows(self, position: Position, human: bool) -> int:
+        """The rows to keep free under the screen of ``position``: a
+        ``human``'s move prompt, as asked here, and a row under it (the
+        status line while the next screen is worked out); an agent's turn:
+        its "thinking" line only."""
+        if position.to_move is None or not human:
+            return 1
+        prompt = keyed_prompt(move_prompt(position.variant, position.to_move), game=not self.settings.analyse)
+        return self.prompt_rows(prompt) + 1
 
     def hint(self, position: Position) -> dict[str, Any]:
         """The page's hint for ``position``: every column's score for the side
@@ -348,7 +380,14 @@ class TerminalGame:
         question): on a terminal, coloured or plain (a terminal without
         colours was shown no board, where ``c4lab connect`` draws one);
         piped output shows the boards of the game loop only."""
-        if self._in_colour(position):
+        if self._in_colour(position) and self._on_screen is not None:  # the screen again, room for the question
+            header, title, note = self._on_screen
+            assert position.variant.bonus is not None  # the piece on it waits for the ban question
+            columns = {move.column for move in position.legal_moves()}  # about the columns it names
+            asked = keyed_prompt(ban_prompt(columns), game=not self.settings.analyse)
+            under = self.said_rows(ban_offer(position.variant.bonus)) + self.prompt_rows(asked) + 1
+            self.show(position, header, note, title=title, under=under)
+        elif self._in_colour(position):
             self.console.print(board_text(position, wide=self.settings.analyse))
         elif self.console.is_terminal:
             self.console.print(position.render(), highlight=False, markup=False)
@@ -366,18 +405,20 @@ class TerminalGame:
             message = wrap_words(message, self.console.width)
         self.console.print(message, highlight=False, markup=False, soft_wrap=True)
 
-    def show(self, position: Position, header: str, note: str, scores: list[dict[str, Any]] | None = None) -> None:
+    def show(
+        self, position: Position, header: str, note: str, scores: list[dict[str, Any]] | None = None,
+        title: str = "", under: int = 1,
+    ) -> None:
         """Draw the board (with ``scores``: every column's, above it); on a
-        terminal, redraw the screen in place."""
+        colour terminal, redraw the screen in place, fitted to its rows with
+        ``under`` rows left free under it (for the prompt): where it does
+        not fit, the scores in words become their key (the scores are over
+        the board), the ``header`` its ``title``, and then the board's key,
+        the scores' key, the title and the ``note`` on the last move are
+        left out, in that order, so that the board's top never scrolls away."""
         if self._in_colour(position):
-            self.console.clear()
-            self.say(header)
-            if scores:
-                self.console.print(scores_row(position, scores))
-            self.console.print(board_text(position, wide=self.settings.analyse))  # one width all along
-            self.console.print(legend(position))
-            if note:
-                self.say(note)
+            self._on_screen = (header, title, note)
+            self._draw_screen(position, header, note, scores, title, under)
         else:
             if self.color:  # a colour terminal too narrow for the coloured board
                 needed = board_columns(position.variant, wide=self.settings.analyse)
@@ -391,8 +432,31 @@ class TerminalGame:
             key = position.legend()  # the rules' own key to render's symbols
             if key:
                 self.say("   " + key)
+            if scores:
+                self.say(scores_line(position, scores))
+
+    def _draw_screen(
+        self, position: Position, header: str, note: str, scores: list[dict[str, Any]] | None, title: str, under: int,
+    ) -> None:
+        """The coloured screen of ``show``, its parts ranked for ``fit``."""
+        key = legend(position)
+        width = self.console.width
+        parts = [Part(self.said_rows(header), 2, lambda: self.say(header),
+                      shorter=Part(self.said_rows(title), 5, lambda: self.say(title)) if title else None)]
         if scores:
-            self.say(scores_line(position, scores))
+            parts.append(Part(1, MUST, lambda: self.console.print(scores_row(position, scores))))
+        parts.append(Part(position.variant.height + 1, MUST,  # one width all along
+                          lambda: self.console.print(board_text(position, wide=self.settings.analyse))))
+        parts.append(Part(text_rows(key.plain, width), 3, lambda: self.console.print(key)))
+        if note:
+            parts.append(Part(self.said_rows(note), 6, lambda: self.say(note)))
+        if scores:
+            listed, short = scores_line(position, scores), scores_line(position, scores, listed=False)
+            parts.append(Part(self.said_rows(listed), 1, lambda: self.say(listed),
+                              shorter=Part(self.said_rows(short), 4, lambda: self.say(short))))
+        self.console.clear()
+        for part in fit(parts, self.console.height - under):
+            part.draw()
 
     def ask_yes_no(self, prompt: str) -> bool:
         while True:
@@ -421,7 +485,7 @@ class TerminalGame:
             number = 1
             while True:
                 finished = self.play_one(number)
-                if not finished or not self.ask_yes_no("Play again? [y/n] "):
+                if not finished or not self.ask_yes_no(PLAY_AGAIN):
                     return 0
                 number += 1
         except KeyboardInterrupt:
@@ -453,7 +517,7 @@ class TerminalGame:
         delay = self.settings.delay
         if delay is None:
             delay = 0.5 if self.color and not any(p.is_human for p in self.players) else 0.0
-        screen = _Screen(self, header, by_side, delay, start)
+        screen = _Screen(self, header, by_side, delay, start, title=f"Game {number} on {start.notation}.")
         if self.color:
             self.prepare_engines(start)
         here = start
@@ -475,9 +539,12 @@ class TerminalGame:
         finally:
             screen.stop_thinking()
         position = record.final
-        self.show(position, header, screen.note)
-        self.say(_result_line(position, lambda side: f"{SIDE_NAMES[side]}, {self.labels[by_side[side]]},"))
-        self.say(f"The game in notation: {position.notation}")
+        result = _result_line(position, lambda side: f"{SIDE_NAMES[side]}, {self.labels[by_side[side]]},")
+        notation = f"The game in notation: {position.notation}"
+        under = self.said_rows(result) + self.said_rows(notation) + self.prompt_rows(PLAY_AGAIN) + 1
+        self.show(position, header, screen.note, title=screen.title, under=under)
+        self.say(result)
+        self.say(notation)
         return True
 
 
@@ -521,9 +588,10 @@ class TerminalGame:
         if not self.color:
             self.say("\n" + header)
         notice = ""  # why the last u or r did nothing: under the board until the next move
+        title = f"Analysis board on {start.notation}."
         while True:
             here = empty.play(*line[:ply])
-            screen = _Screen(self, header, {"A": 0, "B": 1}, 0.0, here, named=False)
+            screen = _Screen(self, header, {"A": 0, "B": 1}, 0.0, here, named=False, title=title)
             screen.note, notice = notice, ""
 
             def on_move(turn: Turn, screen: _Screen = screen) -> None:
@@ -537,13 +605,15 @@ class TerminalGame:
                 if not here.is_over:
                     play_game(self.players[0], self.players[1], here, on_turn=screen.before_move, on_move=on_move)
                 over = empty.play(*line[:ply])
-                self.show(over, header, screen.note)
-                self.say(_result_line(over, lambda side: SIDE_NAMES[side]))
-                self.say("The game is over: u takes the last move back, e leaves.")
+                result = _result_line(over, lambda side: SIDE_NAMES[side])
+                under = self.said_rows(result) + self.said_rows(LINE_OVER) + self.prompt_rows(LINE_OVER_PROMPT) + 1
+                self.show(over, header, screen.note, title=title, under=under)
+                self.say(result)
+                self.say(LINE_OVER)
                 while True:  # u and r end this wait (``_LineStep``), and e
-                    if self.read("u, r or e: ").strip().lower() in QUIT_WORDS:
+                    if self.read(LINE_OVER_PROMPT).strip().lower() in QUIT_WORDS:
                         raise QuitGame
-                    self.say("The game is over: u takes the last move back, e leaves.")
+                    self.say(LINE_OVER)
             except _SolveOn:
                 notice = self.solve_on(empty.play(*line[:ply]))
             except _LineStep as step:
@@ -616,6 +686,16 @@ class _LineStep(Exception):
         self.delta = delta
 
 
+def keyed_prompt(prompt: str, game: bool) -> str:
+    """A person's ``prompt`` as the terminal asks it, with the keys that
+    step along the line (``_with_line_keys``): the ban question's ``u``
+    (the drop taken back), the move question's ``u`` in a ``game``, ``u``
+    and ``r`` on the analysis board; any other prompt as it is."""
+    if prompt.startswith(BAN_PROMPT):
+        return prompt.replace("or Enter to decline", "Enter to decline, or u to take the drop back")
+    return prompt.replace("e to exit", "u to take back, e to exit" if game else "u back, r forward, e to exit")
+
+
 def _with_line_keys(read: Callable[[str], str], game: bool = False) -> Callable[[str], str]:
     """``read``, where ``u`` and ``r`` step along the analysis board's line
     (``_LineStep``); ``e`` and ``exit`` go on to the person's prompt, which
@@ -628,18 +708,18 @@ def _with_line_keys(read: Callable[[str], str], game: bool = False) -> Callable[
         if game and not prompt.startswith(BAN_PROMPT):
             if "e to exit" not in prompt:  # not a move prompt (play again?)
                 return read(prompt)
-            entry = read(prompt.replace("e to exit", "u to take back, e to exit"))
+            entry = read(keyed_prompt(prompt, game))
             if entry.strip().lower() in ("u", "undo"):
                 raise _LineStep(-1)
             return entry
         if prompt.startswith(BAN_PROMPT):
             # the drop on the bonus cell is not played yet: u takes it back (the same position, the same side to
             # move), not the move before it too; r and s are not columns here, as the question says
-            entry = read(prompt.replace("or Enter to decline", "Enter to decline, or u to take the drop back"))
+            entry = read(keyed_prompt(prompt, game))
             if entry.strip().lower() in ("u", "undo"):
                 raise _LineStep(0)
             return entry
-        entry = read(prompt.replace("e to exit", "u back, r forward, e to exit"))  # the move prompt names them
+        entry = read(keyed_prompt(prompt, game))  # the move prompt names them
         word = entry.strip().lower()
         if word in ("u", "undo"):
             raise _LineStep(-1)
@@ -659,10 +739,11 @@ class _Screen:
 
     def __init__(
         self, game: TerminalGame, header: str, by_side: dict[str, int], delay: float, start: Position,
-        named: bool = True,
+        named: bool = True, title: str = "",
     ) -> None:
         self.game = game
         self.header = header
+        self.title = title  # the header in one short line, for a screen short of rows
         self.named = named  # a move's note names its player (not on the analysis board: one person plays both)
         self.by_side = by_side
         self.delay = delay
@@ -673,9 +754,10 @@ class _Screen:
     def before_move(self, position: Position) -> None:
         self.position = position
         scores = self.game.column_scores(position) if self.game.settings.analyse else None
-        self.game.show(position, self.header, self.note, scores)
         assert position.to_move is not None
         index = self.by_side[position.to_move]
+        under = self.game.move_rows(position, self.game.players[index].is_human)
+        self.game.show(position, self.header, self.note, scores, title=self.title, under=under)
         if self.game.color and not self.game.players[index].is_human:
             self.thinking = _Thinking(self.game, self.game.labels[index])
 

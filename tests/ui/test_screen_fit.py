@@ -1,0 +1,149 @@
+"""The terminal game's screen fits the terminal's rows: on a 60x24 or 80x24
+terminal, every board from 4x4 to 12x12, in a game and on the analysis
+board, at the move and the ban questions and at the end, shows the top of
+the board and the prompt without scrolling (review: a 12x12 analysis board
+at 60x24 took 26 rows and its header scrolled away; the ban question drew
+the board a second time under the first)."""
+
+from __future__ import annotations
+
+import io
+import re
+from typing import Any
+
+import pytest
+from rich.console import Console
+
+from c4lab.rules import Position
+from c4lab.ui import terminal
+from c4lab.ui.screen_fit import MUST, Part, fit, text_rows
+from c4lab.ui.terminal import GameSettings, TerminalGame
+
+CLEAR = "\x1b[2J"
+ESCAPES = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def part(rows: int, rank: int, name: str, drawn: list[str], shorter: Part | None = None) -> Part:
+    return Part(rows, rank, lambda: drawn.append(name), shorter)
+
+
+def test_parts_that_fit_are_all_kept_in_their_order() -> None:
+    drawn: list[str] = []
+    for kept in fit([part(2, 1, "header", drawn), part(13, MUST, "board", drawn), part(1, 2, "key", drawn)], 16):
+        kept.draw()
+    assert drawn == ["header", "board", "key"]
+
+
+def test_the_least_important_part_is_shortened_then_left_out_first() -> None:
+    drawn: list[str] = []
+    header = part(4, 2, "header", drawn, shorter=part(1, 5, "title", drawn))
+    parts = [header, part(13, MUST, "board", drawn), part(1, 3, "key", drawn), part(2, 6, "note", drawn)]
+    assert [p.rows for p in fit(parts, 20)] == [4, 13, 1, 2]
+    for rows, names in ((19, ["title", "board", "key", "note"]), (16, ["title", "board", "note"]),
+                        (15, ["board", "note"]), (13, ["board"])):
+        drawn.clear()
+        for kept in fit(parts, rows):
+            kept.draw()
+        assert drawn == names, rows
+
+
+def test_a_part_that_must_stay_stays_even_where_it_alone_is_too_tall() -> None:
+    drawn: list[str] = []
+    assert [p.rows for p in fit([part(1, 1, "title", drawn), part(13, MUST, "board", drawn)], 10)] == [13]
+
+
+def test_a_line_wider_than_the_terminal_takes_the_rows_it_wraps_into() -> None:
+    assert text_rows("short\n" + "x" * 61, 60) == 3
+    assert text_rows("", 60) == 1
+
+
+def _estimates(position: Position) -> dict[str, Any]:
+    """A hint with every column an estimate: the longest scores, in figures and in words."""
+    columns = sorted({move.column for move in position.legal_moves()})
+    return {"columns": [{"column": chr(ord("a") + c), "score": None, "exact": False, "estimate": 0.57}
+                        for c in columns]}
+
+
+def _screens(monkeypatch: pytest.MonkeyPatch, settings: GameSettings, columns: int, rows: int,
+             answers: list[str]) -> list[str]:
+    """What a colour terminal ``columns`` x ``rows`` shows of ``settings``'s
+    game, the person typing ``answers`` (echoed, as a terminal does): at
+    each answer, the screen from its last clearing to the answer's end of line."""
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, width=columns, height=rows, color_system="standard")
+    left = list(answers)
+    screens: list[str] = []
+
+    def typed(prompt: str) -> str:
+        if not left:
+            raise EOFError
+        answer = left.pop(0)
+        out.write(prompt + answer + "\n")  # the prompt's last line, and the answer echoed
+        shown = out.getvalue()
+        screens.append(ESCAPES.sub("", shown[shown.rfind(CLEAR):]))
+        return answer
+
+    monkeypatch.setattr(terminal, "keyboard_line", typed)
+    monkeypatch.setattr(TerminalGame, "hint", lambda self, position: _estimates(position))
+    TerminalGame(settings, console=console, read=None).run()
+    return screens
+
+
+def _rows_taken(screen: str, columns: int) -> int:
+    """The rows of a screen up to its last answer, and the row under it
+    (where the cursor is: the status line while the next screen is worked out)."""
+    return text_rows(screen, columns)
+
+
+@pytest.mark.parametrize("size", [(w, h) for w in range(4, 13) for h in range(4, 13)],
+                         ids=lambda size: f"{size[0]}x{size[1]}")
+@pytest.mark.parametrize("columns", [60, 80])
+@pytest.mark.parametrize("analyse", [False, True], ids=["game", "analysis board"])
+def test_every_screen_fits_a_24_row_terminal_with_the_board_s_top_row_and_the_prompt(
+    monkeypatch: pytest.MonkeyPatch, size: tuple[int, int], columns: int, analyse: bool
+) -> None:
+    """A move that lands on the bonus cell b1 (the ban question: the longest
+    line on the last move), a ban in c, another move, and leaving; the
+    screen of each question, with the row under the prompt for the status
+    line, takes at most the terminal's 24 rows, and the board's top row is on it."""
+    width, height = size
+    settings = GameSettings(board=f"{width}x{height}/Xa1/Bb1", players=("human", "human"), first="1", analyse=analyse)
+    screens = _screens(monkeypatch, settings, columns, 24, ["b", "c", "a", "exit"])
+    assert len(screens) == 4  # a move, the ban question, a move, a move (left)
+    for screen in screens:
+        assert _rows_taken(screen, columns) <= 24, screen
+        assert f"\n{height:>2} " in "\n" + screen, screen  # the board's top row
+        assert screen.splitlines()[0].startswith(("Game 1 on", "Analysis board on")), screen
+
+
+@pytest.mark.parametrize("columns", [60, 80])
+@pytest.mark.parametrize("analyse", [False, True], ids=["game", "analysis board"])
+def test_the_screen_at_the_end_of_a_game_fits_with_its_result_and_question(
+    monkeypatch: pytest.MonkeyPatch, columns: int, analyse: bool
+) -> None:
+    settings = GameSettings(board="12x12/Xa1/Bb1", players=("human", "human"), first="1", analyse=analyse)
+    moves = ["c", "d"] * 3 + ["c"]
+    screens = _screens(monkeypatch, settings, columns, 24, [*moves, "e" if analyse else "n"])
+    last = screens[-1]
+    assert "wins with c1 c2 c3 c4!" in last
+    assert _rows_taken(last, columns) <= 24, last
+    assert "\n12 " in last and last.startswith(("Game 1 on", "Analysis board on")), last
+
+
+def test_a_screen_with_room_to_spare_keeps_the_whole_header_and_the_scores_in_words(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    settings = GameSettings(board="7x6", players=("human", "human"), first="1", analyse=True)
+    first = _screens(monkeypatch, settings, 80, 40, ["exit"])[0]
+    assert "u takes a move back, r plays it again, s solves on" in first.replace("\n", " ")
+    assert "Scores for A (white), to move: a ~57, b ~57" in first
+
+
+def test_on_a_small_terminal_the_analysis_board_keeps_the_scores_row_and_gives_their_key_in_words(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    settings = GameSettings(board="12x12/Xf4", players=("human", "human"), first="1", analyse=True)
+    first = _screens(monkeypatch, settings, 60, 24, ["exit"])[0]
+    assert first.startswith("Analysis board on 12x12/Xf4.\n   ~57 ~57")
+    words = first.replace("\n", " ")
+    assert "+ a win, the larger the sooner" in words and "s solves on" in words
