@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import threading
 from collections.abc import Iterator
 
@@ -86,3 +87,85 @@ def test_a_line_longer_than_the_terminal_is_drawn_again_from_its_first_row(edito
     _type(typing, "abcdefgh", HOME, "\r")  # 12 characters with the prompt: two rows, the cursor back on the first
     assert narrow.read_line("B: ") == "abcdefgh"
     assert "\x1b[1A" in screen.getvalue()  # up from the second row to the first
+
+
+def _terminal_rows(output: str, width: int) -> list[str]:
+    """What a terminal ``width`` columns wide shows after ``output``: its
+    rows, the text written as a terminal lays it out (a character past the
+    last column starts the next row; carriage return, line feed, the cursor
+    moved up, down and right, the screen erased below it)."""
+    rows: list[list[str]] = [[]]
+    row = column = 0
+    pending = False  # the cursor held on the last column: the next character starts a row
+    index = 0
+    while index < len(output):
+        escape = re.match(r"\x1b\[(\d*)([A-Za-z])", output[index:])
+        if escape:
+            count, command = int(escape.group(1) or 1), escape.group(2)
+            if command == "A":
+                row = max(0, row - count)
+            elif command == "B":
+                row += count
+            elif command == "C":
+                column = min(width - 1, column + count)
+            elif command == "J":
+                rows[row + 1:] = []
+                rows[row][column:] = []
+            pending = False
+            index += len(escape.group(0))
+            continue
+        char = output[index]
+        index += 1
+        if char in "\r\n":
+            row, column, pending = (row, 0, False) if char == "\r" else (row + 1, column, False)
+        else:
+            if pending:
+                row, column, pending = row + 1, 0, False
+            while len(rows) <= row:
+                rows.append([])
+            line = rows[row]
+            line.extend(" " * (column + 1 - len(line)))
+            line[column] = char
+            column, pending = (column, True) if column == width - 1 else (column + 1, False)
+        while len(rows) <= row:
+            rows.append([])
+    return ["".join(line) for line in rows]
+
+
+BAN_QUESTION = "Ban column: a-l (column e: 5), Enter to decline, or u to take the drop back: "
+
+
+def test_a_prompt_wider_than_the_terminal_breaks_between_words_as_the_terminal_game_s_do(editor) -> None:
+    """Review: at 60 columns ``c4lab connect``'s ban question broke where the
+    edge fell, "or u to tak" / "e the drop back:"; it breaks between words,
+    as ``c4lab play --tui`` breaks its prompts (``split_prompt``), the
+    entry after its last line, and Home and Left still find their column."""
+    line, typing, screen = editor
+    narrow = _PipeEditor(line.fd, screen, lambda: 60)
+    _type(typing, "de", HOME, RIGHT, "x", "\r")
+    assert narrow.read_line(BAN_QUESTION) == "dxe"
+    rows = _terminal_rows(screen.getvalue(), 60)
+    assert rows == ["Ban column: a-l (column e: 5), Enter to decline, or u to", "take the drop back: dxe", ""]
+
+
+def test_a_prompt_on_several_rows_is_drawn_again_in_place_with_the_news_above_it(editor) -> None:
+    line, typing, screen = editor
+    narrow = _PipeEditor(line.fd, screen, lambda: 60)
+    read: list[str] = []
+    reader = threading.Thread(target=lambda: read.append(narrow.read_line(BAN_QUESTION)), daemon=True)
+    reader.start()
+    _type(typing, "d")
+    for _ in range(500):
+        if screen.getvalue().endswith("d"):
+            break
+        threading.Event().wait(0.01)
+    with narrow.aside():
+        screen.write("Bob is away.\n")
+    narrow.show(BAN_QUESTION)
+    _type(typing, LEFT, "c", "\r")
+    reader.join(10)
+    assert read == ["cd"]
+    rows = _terminal_rows(screen.getvalue(), 60)
+    assert rows[:2] == ["Ban column: a-l (column e: 5), Enter to decline, or u to", "take the drop back: d"]
+    assert rows[2:] == ["Bob is away.", "Ban column: a-l (column e: 5), Enter to decline, or u to",
+                        "take the drop back: cd", ""]

@@ -16,6 +16,10 @@ Down through the lines typed before, Ctrl-A/E/B/F/U/K, Ctrl-D on an empty
 line to end the input), and the line drawn again on demand: ``aside()``
 moves it out of the way for what the program prints, ``show(prompt)``
 draws it again (with a new prompt if need be), what was typed kept.
+A prompt wider than the terminal is broken between words as the terminal
+game's are (``ui.terminal.split_prompt``): its lines but the last drawn
+first, the entry after the last one (the terminal broke it where its edge
+fell, in the middle of a word: "column a-l or 1-12 (column e: 5), Enter to d" / "ecline").
 A width is counted in characters (a wide character drawn two cells wide
 misplaces the cursor of a line that wraps, not what it holds).
 """
@@ -29,6 +33,9 @@ import select
 import threading
 from collections.abc import Callable, Iterator
 from typing import IO, Any
+
+from c4lab.ui.screen_fit import text_rows
+from c4lab.ui.terminal import split_prompt
 
 __all__ = ["LineEditor"]
 
@@ -66,6 +73,7 @@ class LineEditor:
         self._shown = False  # prompt and text on screen, the terminal's cursor at _cursor
         self._row = 0  # the screen row of the cursor, from the line's first row
         self._end_row = 0  # the row where the line ends
+        self._tail = 0  # the length of the prompt's last line, which the text follows
         self._history: list[str] = []
         self._recalled: int | None = None  # the line of _history shown (Up), None: the one being typed
         self._draft: list[str] = []  # the line being typed, while Up shows older ones
@@ -215,18 +223,23 @@ class LineEditor:
         if self._shown and self._row:
             write(f"\x1b[{self._row}A")
         write("\r\x1b[J")
-        whole = self._prompt + "".join(self._text)
+        above, last = split_prompt(self._prompt, width)
+        top = text_rows("\n".join(above), width) if above else 0  # the rows of the prompt's lines but the last
+        for line in above:
+            write(line + "\r\n")
+        whole = last + "".join(self._text)
         write(whole)
         end = len(whole)
         if end and end % width == 0:  # the terminal holds the cursor on the last column: the next row
             write("\r\n")
-        at = len(self._prompt) + self._cursor
-        self._end_row, self._row = end // width, at // width
+        at = len(last) + self._cursor
+        self._tail = len(last)
+        self._end_row, self._row = top + end // width, top + at // width
         if at != end:  # (at the end, the cursor is there already)
             if self._end_row > self._row:
                 write(f"\x1b[{self._end_row - self._row}A")
             write("\r" + (f"\x1b[{at % width}C" if at % width else ""))
-        self._shown = bool(whole)
+        self._shown = bool(above) or bool(whole)
         self.out.flush()
 
     def _leave(self) -> None:
@@ -236,7 +249,7 @@ class LineEditor:
         if self._end_row > self._row:
             self.out.write(f"\x1b[{self._end_row - self._row}B")
         width = max(self.width(), 1)
-        end = len(self._prompt) + len(self._text)
+        end = self._tail + len(self._text)
         self.out.write("\r" if end % width == 0 else "\r\n")
         self.out.flush()
         self._shown = False

@@ -244,20 +244,15 @@ class TerminalGame:
         printed, the last one given to ``input``, as readline redraws only
         that one."""
         if self.console.is_terminal:
-            body = prompt.rstrip()
-            lines = wrap_words(body, self._prompt_width()).split("\n")
-            if len(lines) > 1:
-                self.console.print("\n".join(lines[:-1]), highlight=False, markup=False, soft_wrap=True)
-                prompt = lines[-1] + prompt[len(body):]
+            above, prompt = split_prompt(prompt, self.console.width)
+            if above:
+                self.console.print("\n".join(above), highlight=False, markup=False, soft_wrap=True)
         return keyboard_line(prompt)
-
-    def _prompt_width(self) -> int:
-        """The width a prompt is broken to: the terminal's, less room for the cursor."""
-        return max(20, self.console.width - 2)
 
     def prompt_rows(self, prompt: str) -> int:
         """The rows ``prompt`` takes as ``_keyboard`` asks it."""
-        return len(wrap_words(prompt.rstrip(), self._prompt_width()).split("\n"))
+        above, last = split_prompt(prompt, self.console.width)
+        return text_rows("\n".join([*above, last]), self.console.width)
 
     def said_rows(self, message: str) -> int:
         """The rows ``message`` takes as ``say`` prints it."""
@@ -650,6 +645,18 @@ def wrap_words(message: str, width: int) -> str:
     return "\n".join(
         textwrap.fill(line, width, break_long_words=False, break_on_hyphens=False) for line in message.split("\n")
     )
+
+
+def split_prompt(prompt: str, width: int) -> tuple[list[str], str]:
+    """``prompt`` broken between words (``wrap_words``) for a terminal
+    ``width`` columns wide, two columns kept for the cursor: its lines but
+    the last, printed first, and the last one, the entry typed after it
+    (with the prompt's trailing space).  The terminal game's prompts and
+    ``c4lab connect``'s line editor both ask so; the terminal broke a
+    prompt where its edge fell, in the middle of a word."""
+    body = prompt.rstrip()
+    lines = wrap_words(body, max(20, width - 2)).split("\n")
+    return lines[:-1], lines[-1] + prompt[len(body):]
 
 
 def move_words(before: Position, move: Move, after: Position) -> str:
