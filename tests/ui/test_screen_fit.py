@@ -1,4 +1,4 @@
-"""The terminal game's screen fits the terminal's rows: on a 60x24 or 80x24
+"""The terminal game's screen fits the terminal's rows: on a 40x24, 60x24 or 80x24
 terminal, every board from 4x4 to 12x12, in a game and on the analysis
 board, at the move and the ban questions and at the end, shows the top of
 the board and the prompt without scrolling (review: a 12x12 analysis board
@@ -68,7 +68,8 @@ def _screens(monkeypatch: pytest.MonkeyPatch, settings: GameSettings, columns: i
              answers: list[str]) -> list[str]:
     """What a colour terminal ``columns`` x ``rows`` shows of ``settings``'s
     game, the person typing ``answers`` (echoed, as a terminal does): at
-    each answer, the screen from its last clearing to the answer's end of line."""
+    each question, the screen from its last clearing to the question, where
+    the cursor waits."""
     out = io.StringIO()
     console = Console(file=out, force_terminal=True, width=columns, height=rows, color_system="standard")
     left = list(answers)
@@ -78,9 +79,10 @@ def _screens(monkeypatch: pytest.MonkeyPatch, settings: GameSettings, columns: i
         if not left:
             raise EOFError
         answer = left.pop(0)
-        out.write(prompt + answer + "\n")  # the prompt's last line, and the answer echoed
+        out.write(prompt)  # the prompt's last line
         shown = out.getvalue()
         screens.append(ESCAPES.sub("", shown[shown.rfind(CLEAR):]))
+        out.write(answer + "\n")  # echoed
         return answer
 
     monkeypatch.setattr(terminal, "keyboard_line", typed)
@@ -90,14 +92,15 @@ def _screens(monkeypatch: pytest.MonkeyPatch, settings: GameSettings, columns: i
 
 
 def _rows_taken(screen: str, columns: int) -> int:
-    """The rows of a screen up to its last answer, and the row under it
-    (where the cursor is: the status line while the next screen is worked out)."""
-    return text_rows(screen, columns)
+    """The rows of a screen up to its question, and the row under it (the
+    entry's Enter goes there: the status line while the next screen is
+    worked out)."""
+    return text_rows(screen, columns) + 1
 
 
 @pytest.mark.parametrize("size", [(w, h) for w in range(4, 13) for h in range(4, 13)],
                          ids=lambda size: f"{size[0]}x{size[1]}")
-@pytest.mark.parametrize("columns", [60, 80])
+@pytest.mark.parametrize("columns", [40, 60, 80])  # at 40, the plain board where the coloured one is too wide
 @pytest.mark.parametrize("analyse", [False, True], ids=["game", "analysis board"])
 def test_every_screen_fits_a_24_row_terminal_with_the_board_s_top_row_and_the_prompt(
     monkeypatch: pytest.MonkeyPatch, size: tuple[int, int], columns: int, analyse: bool
@@ -105,7 +108,8 @@ def test_every_screen_fits_a_24_row_terminal_with_the_board_s_top_row_and_the_pr
     """A move that lands on the bonus cell b1 (the ban question: the longest
     line on the last move), a ban in c, another move, and leaving; the
     screen of each question, with the row under the prompt for the status
-    line, takes at most the terminal's 24 rows, and the board's top row is on it."""
+    line, takes at most the terminal's 24 rows, and the board's top row is
+    on it, under the header or its first words."""
     width, height = size
     settings = GameSettings(board=f"{width}x{height}/Xa1/Bb1", players=("human", "human"), first="1", analyse=analyse)
     screens = _screens(monkeypatch, settings, columns, 24, ["b", "c", "a", "exit"])
@@ -113,7 +117,8 @@ def test_every_screen_fits_a_24_row_terminal_with_the_board_s_top_row_and_the_pr
     for screen in screens:
         assert _rows_taken(screen, columns) <= 24, screen
         assert f"\n{height:>2} " in "\n" + screen, screen  # the board's top row
-        assert screen.splitlines()[0].startswith(("Game 1 on", "Analysis board on")), screen
+        if columns >= 60:  # (at 40, a tall board's screen may leave out even the short header)
+            assert screen.splitlines()[0].startswith(("Game 1 on", "Analysis board on")), screen
 
 
 @pytest.mark.parametrize("columns", [60, 80])
@@ -147,3 +152,13 @@ def test_on_a_small_terminal_the_analysis_board_keeps_the_scores_row_and_gives_t
     assert first.startswith("Analysis board on 12x12/Xf4.\n   ~57 ~57")
     words = first.replace("\n", " ")
     assert "+ a win, the larger the sooner" in words and "s solves on" in words
+
+
+def test_a_colour_terminal_too_narrow_and_short_says_why_in_a_few_words_over_the_plain_board(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    settings = GameSettings(board="12x12/Xa1", players=("human", "human"), first="1", analyse=True)
+    first = _screens(monkeypatch, settings, 40, 24, ["exit"])[0]
+    assert "(The coloured board needs 51 columns.)\n12 . . ." in first
+    assert "Scores for A (white), to move: a ~57" in first  # the only scores shown
+    assert _rows_taken(first, 40) <= 24

@@ -262,7 +262,7 @@ def test_a_colour_terminal_too_narrow_for_the_board_gets_the_plain_one_and_is_to
     """Review: a 12x12 analysis board (51 columns) in a 40-column terminal
     wrapped into an unreadable board, with nothing said."""
     out = io.StringIO()
-    console = Console(file=out, force_terminal=True, width=width, color_system="standard")
+    console = Console(file=out, force_terminal=True, width=width, height=40, color_system="standard")
     settings = GameSettings(board="12x12/Xa1", players=("human", "human"), first="1", analyse=True)
     TerminalGame(settings, console=console, read=Script("b", "e")).run()
     text = out.getvalue()

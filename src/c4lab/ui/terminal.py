@@ -375,7 +375,7 @@ class TerminalGame:
         question): on a terminal, coloured or plain (a terminal without
         colours was shown no board, where ``c4lab connect`` draws one);
         piped output shows the boards of the game loop only."""
-        if self._in_colour(position) and self._on_screen is not None:  # the screen again, room for the question
+        if self.color and self._on_screen is not None:  # the screen again, room for the question
             header, title, note = self._on_screen
             assert position.variant.bonus is not None  # the piece on it waits for the ban question
             columns = {move.column for move in position.legal_moves()}  # about the columns it names
@@ -410,25 +410,54 @@ class TerminalGame:
         not fit, the scores in words become their key (the scores are over
         the board), the ``header`` its ``title``, and then the board's key,
         the scores' key, the title and the ``note`` on the last move are
-        left out, in that order, so that the board's top never scrolls away."""
-        if self._in_colour(position):
+        left out, in that order, so that the board's top never scrolls away
+        (on a colour terminal too narrow for the coloured board, the plain
+        one: the line that says why is shortened after the header, and it
+        and the scores in words, which are the only ones shown, go last)."""
+        if self.color:
             self._on_screen = (header, title, note)
-            self._draw_screen(position, header, note, scores, title, under)
-        else:
-            if self.color:  # a colour terminal too narrow for the coloured board
-                needed = board_columns(position.variant, wide=self.settings.analyse)
-                self.console.clear()
-                self.say(header)
-                self.say(f"(The terminal is {self.console.width} columns wide and the coloured board needs {needed}: "
-                         "the plain board is shown until it is wider.)")
-            if note:
-                self.say(note)
-            self.console.print(position.render(), highlight=False, markup=False)
-            key = position.legend()  # the rules' own key to render's symbols
-            if key:
-                self.say("   " + key)
-            if scores:
-                self.say(scores_line(position, scores))
+            if self._in_colour(position):
+                self._draw_screen(position, header, note, scores, title, under)
+            else:
+                self._draw_plain_screen(position, header, note, scores, title, under)
+            return
+        if note:
+            self.say(note)
+        self.console.print(position.render(), highlight=False, markup=False)
+        key = position.legend()  # the rules' own key to render's symbols
+        if key:
+            self.say("   " + key)
+        if scores:
+            self.say(scores_line(position, scores))
+
+    def _draw_plain_screen(
+        self, position: Position, header: str, note: str, scores: list[dict[str, Any]] | None, title: str, under: int,
+    ) -> None:
+        """The screen of ``show`` on a colour terminal too narrow for the
+        coloured board: the plain board, with a line that says why."""
+        width = self.console.width
+        needed = board_columns(position.variant, wide=self.settings.analyse)
+        why = (f"(The terminal is {width} columns wide and the coloured board needs {needed}: "
+               "the plain board is shown until it is wider.)")
+        short_why = f"(The coloured board needs {needed} columns.)"
+        board = position.render()
+        key = "   " + position.legend()  # the rules' own key to render's symbols
+        parts = [Part(self.said_rows(header), 2, lambda: self.say(header),
+                      shorter=Part(self.said_rows(title), 5, lambda: self.say(title)) if title else None),
+                 Part(self.said_rows(why), 4, lambda: self.say(why),
+                      shorter=Part(self.said_rows(short_why), 7, lambda: self.say(short_why)))]
+        if note:
+            parts.append(Part(self.said_rows(note), 6, lambda: self.say(note)))
+        parts.append(Part(text_rows(board, width), MUST,
+                          lambda: self.console.print(board, highlight=False, markup=False)))
+        if key.strip():
+            parts.append(Part(self.said_rows(key), 3, lambda: self.say(key)))
+        if scores:
+            listed = scores_line(position, scores)
+            parts.append(Part(self.said_rows(listed), 8, lambda: self.say(listed)))
+        self.console.clear()
+        for part in fit(parts, self.console.height - under):
+            part.draw()
 
     def _draw_screen(
         self, position: Position, header: str, note: str, scores: list[dict[str, Any]] | None, title: str, under: int,
