@@ -190,6 +190,15 @@ def test_at_the_end_of_a_line_e_leaves_and_the_board_says_who_won() -> None:
     assert text.rstrip().endswith("The position on the board: 7x6:dcdcdcd")
 
 
+def test_the_line_under_the_board_says_which_move_u_took_back_and_r_played_again() -> None:
+    """Review: after u or r the board came back with nothing said; on the
+    plain board, under a long line of scores, which move went was hard to see."""
+    _, text = analysis_tui("5x4/Bb1", "b", "", "d", "u", "u", "r", "e", "y")  # b on the bonus cell, no ban
+    taken, again = text.split("Taken back: B (black) plays d.")[1].split("Taken back: A (white) plays b, on the bonus")
+    assert "Played again" not in taken
+    assert "Played again: A (white) plays b, on the bonus cell, and declines the ban piece." in again
+
+
 def test_a_notice_that_u_did_nothing_goes_with_the_next_move() -> None:
     _, text = analysis_tui("7x6", "u", "d", "c", "e", "y")
     after_u, after_moves = text.split("Scores for B (black), to move", 1)

@@ -647,6 +647,8 @@ class TerminalGame:
                 elif moved == ply:  # said under the board drawn next
                     notice = ("Nothing to play again: this is the end of the line." if step.delta > 0
                               else "Nothing to take back: this is the start.")
+                else:  # which move went or came back (the board alone did not say: a plain board, a long line)
+                    notice = _step_words(empty.play(*line[:min(ply, moved)]), line[min(ply, moved)], step.delta)
                 ply = moved
             except (QuitGame, KeyboardInterrupt, EOFError) as stop:
                 self.say(f"\nThe position on the board: {empty.play(*line[:ply]).notation}")
@@ -698,6 +700,14 @@ def move_words(before: Position, move: Move, after: Position) -> str:
     if move.ban is None:
         return f"{column}, on the bonus cell, and declines the ban piece"
     return f"{column}, on the bonus cell, and drops the ban piece in {column_letter(move.ban)}"
+
+
+def _step_words(before: Position, move: Move, delta: int) -> str:
+    """What the analysis board's u (``delta`` -1: ``move``, played in
+    ``before``, taken back) or r (1: played again) did, in words."""
+    assert before.to_move is not None
+    words = f"{SIDE_NAMES[before.to_move]} plays {move_words(before, move, before.play(move))}"
+    return f"Taken back: {words}." if delta < 0 else f"Played again: {words}."
 
 
 def _result_line(position: Position, who: Callable[[str], str]) -> str:
