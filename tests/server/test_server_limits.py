@@ -308,7 +308,7 @@ def test_a_room_holds_one_agent_thread_at_most(store: GameStore, monkeypatch: py
     most: dict[str, int] = {}
     lock = threading.Lock()
 
-    def slow_advice(position: Any, adviser: Any, timeout: float | None = None) -> dict[str, Any]:
+    def slow_advice(position: Any, adviser: Any, timeout: float | None = None, solver: Any = None) -> dict[str, Any]:
         key = position.notation
         with lock:
             running[key] = running.get(key, 0) + 1
