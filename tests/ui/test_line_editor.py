@@ -8,10 +8,12 @@ import io
 import os
 import re
 import threading
+import time
 from collections.abc import Iterator
 
 import pytest
 
+from c4lab.agents.human import ban_prompt
 from c4lab.ui.line_editor import LineEditor
 
 LEFT, RIGHT, HOME, END, UP, DOWN, DELETE = "\x1b[D", "\x1b[C", "\x1b[H", "\x1b[F", "\x1b[A", "\x1b[B", "\x1b[3~"
@@ -35,6 +37,19 @@ def editor() -> Iterator[tuple[_PipeEditor, int, io.StringIO]]:
 
 def _type(typing: int, *keys: str) -> None:
     os.write(typing, "".join(keys).encode())
+
+
+def _typing_d(line: _PipeEditor, prompt: str, typing: int, screen: io.StringIO) -> tuple[threading.Thread, list[str]]:
+    """A line being read after ``prompt`` in a thread, ``d`` typed and
+    drawn: the thread and the list the line goes to once it ends."""
+    read: list[str] = []
+    reader = threading.Thread(target=lambda: read.append(line.read_line(prompt)), daemon=True)
+    reader.start()
+    _type(typing, "d")
+    deadline = time.monotonic() + 60  # a generous bound: the test waits for the drawing, not for a speed
+    while not screen.getvalue().endswith("d") and time.monotonic() < deadline:
+        threading.Event().wait(0.01)
+    return reader, read
 
 
 def test_the_arrows_home_end_and_delete_edit_the_line_and_are_no_part_of_it(editor) -> None:
@@ -62,14 +77,7 @@ def test_news_printed_meanwhile_goes_under_the_line_which_is_drawn_again_with_a_
     its way and comes back under it, with what was typed, and the prompt
     of the moment (the line typed on the opponent's turn answers the move's)."""
     line, typing, screen = editor
-    read: list[str] = []
-    reader = threading.Thread(target=lambda: read.append(line.read_line("")), daemon=True)
-    reader.start()
-    _type(typing, "d")
-    for _ in range(500):
-        if screen.getvalue().endswith("d"):
-            break
-        threading.Event().wait(0.01)
+    reader, read = _typing_d(line, "", typing, screen)
     with line.aside():
         screen.write("A (white), Ann plays c.\n")
     line.show("B to move: ")
@@ -132,7 +140,7 @@ def _terminal_rows(output: str, width: int) -> list[str]:
     return ["".join(line) for line in rows]
 
 
-BAN_QUESTION = "Ban column: a-l (column e: 5), Enter to decline, or u to take the drop back: "
+BAN_QUESTION = ban_prompt(range(12), take_back=True)  # as connect asks it on a 12-column board
 
 
 def test_a_prompt_wider_than_the_terminal_breaks_between_words_as_the_terminal_game_s_do(editor) -> None:
@@ -151,14 +159,7 @@ def test_a_prompt_wider_than_the_terminal_breaks_between_words_as_the_terminal_g
 def test_a_prompt_on_several_rows_is_drawn_again_in_place_with_the_news_above_it(editor) -> None:
     line, typing, screen = editor
     narrow = _PipeEditor(line.fd, screen, lambda: 60)
-    read: list[str] = []
-    reader = threading.Thread(target=lambda: read.append(narrow.read_line(BAN_QUESTION)), daemon=True)
-    reader.start()
-    _type(typing, "d")
-    for _ in range(500):
-        if screen.getvalue().endswith("d"):
-            break
-        threading.Event().wait(0.01)
+    reader, read = _typing_d(narrow, BAN_QUESTION, typing, screen)
     with narrow.aside():
         screen.write("Bob is away.\n")
     narrow.show(BAN_QUESTION)

@@ -27,12 +27,14 @@ from websockets.http11 import Request, Response
 from websockets.sync.client import ClientConnection, connect
 from websockets.sync.server import ServerConnection, serve
 
+from c4lab.agents.human import ban_offer, ban_prompt, move_prompt, not_a_ban, not_a_column
 from c4lab.cli import main
 from c4lab.rules import Position
 from c4lab.server.run import BackgroundServer
 from c4lab.server.storage import GameStore
 from c4lab.ui.online import RETRY_FOR, KeyboardLines, OnlineClient
 from c4lab.ui.room_link import ConnectError, RoomAddress
+from c4lab.ui.terminal import keyed_prompt
 
 WAIT = 60.0  # seconds: a generous bound for anything the tests wait for (a loaded machine compiling: 15 s was met once)
 
@@ -339,6 +341,23 @@ def test_the_ban_is_asked_for_on_the_bonus_cell_and_resigning_ends_the_game(serv
     assert "You lost." in out
     assert "The game in notation: 9x8/Xd3/Bb1:b+ac" in out
     assert room_state(server, code)["reason"] == "resign"
+
+
+def test_connect_asks_and_explains_in_the_terminal_game_s_words_with_its_own_keys(server: BackgroundServer) -> None:
+    """The move and ban questions, the bonus cell's offer and the reproaches
+    are the terminal game's (``agents/human.py``), with connect's ``r`` in
+    the move question and its ``u`` in the ban question: connect kept copies
+    of its own, which had to be changed with them."""
+    keyboard, client, first, _ = ann_plays_on_the_bonus_board(server, "x", "b", "z", "a", "e")
+    variant = Position.parse(first).variant
+    assert variant.bonus is not None
+    assert keyboard.prompts[0] == move_prompt(variant, "A", keys=("r to resign",))
+    assert keyboard.prompts[0] == "A to move: column a-i or 1-9 (column e: 5), r to resign, e to exit: "
+    assert keyboard.prompts[2] == ban_prompt(range(9), take_back=True) == keyed_prompt(ban_prompt(range(9)), True)
+    out = client.output
+    assert not_a_column("x", 9) in out
+    assert ban_offer(variant.bonus) in out
+    assert not_a_ban("z", range(9)) in out
 
 
 def test_the_board_without_colours_has_a_key_to_its_special_cells_as_in_the_terminal_game(

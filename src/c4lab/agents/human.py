@@ -23,6 +23,11 @@ QUIT_WORDS = ("e", "exit")
 LEAVE_QUESTION = "Leave the game? y leaves; anything else goes on (column e is typed 5): "
 #: How the ban question begins (the terminal's analysis board tells it from the move question by it).
 BAN_PROMPT = "Ban column:"
+#: How the move question ends (the terminal game puts its ``u`` before it).
+EXIT_KEY = "e to exit"
+#: How the ban question ends: without a ban piece; and where ``u`` takes the drop back too.
+DECLINE = "or Enter to decline"
+DECLINE_OR_TAKE_BACK = "Enter to decline, or u to take the drop back"
 
 
 def column_ranges(columns: Iterable[int]) -> str:
@@ -45,27 +50,48 @@ def column_ranges(columns: Iterable[int]) -> str:
     return ", ".join(parts)
 
 
-def move_prompt(variant: Variant, side: str) -> str:
+def move_prompt(variant: Variant, side: str, keys: Sequence[str] = ()) -> str:
     """The question for a move of ``side`` on ``variant``: its columns by
-    letter and number, and how to leave ('e' means exit, so column e is
+    letter and number, an interface's own ``keys`` (``c4lab connect``'s
+    ``r to resign``), and how to leave ('e' means exit, so column e is
     typed as its number).  A function of its own: the terminal game keeps
-    room for it under the board."""
+    room for it under the board, and ``c4lab connect`` asks the same."""
     last = column_letter(variant.width - 1)
     e_note = " (column e: 5)" if variant.width >= 5 else ""
-    return f"{side} to move: column a-{last} or 1-{variant.width}{e_note}, e to exit: "
+    said = "".join(f"{key}, " for key in keys)
+    return f"{side} to move: column a-{last} or 1-{variant.width}{e_note}, {said}{EXIT_KEY}: "
 
 
 def ban_offer(bonus: Cell) -> str:
-    """What a person whose piece lands on the ``bonus`` cell is told before the ban question."""
+    """What a person whose piece lands on the ``bonus`` cell is told before
+    the ban question (the terminal game and ``c4lab connect``)."""
     return f"Your piece lands on the bonus cell {bonus}: you may drop a ban piece (it blocks both players)."
 
 
-def ban_prompt(bans: Iterable[int]) -> str:
+def ban_prompt(bans: Iterable[int], take_back: bool = False) -> str:
     """The ban question, the columns ``bans`` (0-based) that can take the
-    ban piece listed as ranges."""
+    ban piece listed as ranges; with ``take_back``, the ``u`` of an
+    interface that takes the drop on the bonus cell back (``c4lab connect``,
+    the terminal's ``keyed_prompt``)."""
     columns = set(bans)
     e_note = " (column e: 5)" if 4 in columns else ""
-    return f"{BAN_PROMPT} {column_ranges(columns)}{e_note}, or Enter to decline: "
+    way_out = DECLINE_OR_TAKE_BACK if take_back else DECLINE
+    return f"{BAN_PROMPT} {column_ranges(columns)}{e_note}, {way_out}: "
+
+
+def not_a_column(entry: str, width: int) -> str:
+    """Why ``entry`` (stripped) is no column of a board ``width`` columns wide."""
+    return f"{entry!r} is not a column: type a letter a-{column_letter(width - 1)} or a number 1-{width}."
+
+
+def column_full(column: int) -> str:
+    """Why a move in ``column`` (0-based), which is full, is refused."""
+    return f"Column {column_letter(column)} is full: choose another one."
+
+
+def not_a_ban(entry: str, bans: Iterable[int]) -> str:
+    """Why ``entry`` (stripped) answers the ban question with no column of ``bans``."""
+    return f"{entry!r} is not a column that can take the ban piece: choose one of {column_ranges(bans)}, or Enter."
 
 
 class QuitGame(Exception):
@@ -101,7 +127,7 @@ def read_move_with_ban(entry: str, legal: Sequence[str], width: int) -> str:
         return token
     in_column = [t for t in legal if t == letter or t.startswith(letter + "+")]
     if not in_column:
-        raise ValueError(f"Column {letter} is full: choose another one.")
+        raise ValueError(column_full(col))
     if all("+" not in t for t in in_column):
         raise ValueError(f"A piece in column {letter} does not land on the bonus cell here, so it drops "
                          f"no ban piece: type {letter} alone.")
@@ -152,7 +178,6 @@ class HumanAgent(Agent):
     def _ask_move(self, position: Position) -> Move:
         variant = position.variant
         legal = position.legal_moves()
-        last = column_letter(variant.width - 1)
         assert position.to_move is not None  # a game over asks no move
         prompt = move_prompt(variant, position.to_move)
         while True:
@@ -166,14 +191,11 @@ class HumanAgent(Agent):
             if col is None and not entry.strip():  # Enter alone: the question again, no reproach
                 continue
             if col is None:
-                self._say(
-                    f"{entry.strip()!r} is not a column: type a letter a-{last} "
-                    f"or a number 1-{variant.width}."
-                )
+                self._say(not_a_column(entry.strip(), variant.width))
                 continue
             options = [m for m in legal if m.column == col]
             if not options:
-                self._say(f"Column {column_letter(col)} is full: choose another one.")
+                self._say(column_full(col))
                 continue
             if len(options) == 1:
                 return options[0]
@@ -191,7 +213,6 @@ class HumanAgent(Agent):
 
     def _choose_ban(self, position: Position, options: list[Move]) -> Move:
         bans = {m.ban: m for m in options if m.ban is not None}
-        letters = column_ranges(bans)
         if self._show is not None:
             self._show(position.play(options[0]))  # the piece on the bonus cell, no ban yet
         assert position.variant.bonus is not None  # a move with a ban lands on it
@@ -203,4 +224,4 @@ class HumanAgent(Agent):
             col = _read_column(entry, position.variant.width)
             if col in bans:
                 return bans[col]
-            self._say(f"{entry.strip()!r} is not a column that can take the ban piece: choose one of {letters}, or Enter.")
+            self._say(not_a_ban(entry.strip(), bans))

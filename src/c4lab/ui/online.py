@@ -55,7 +55,18 @@ from typing import Any
 
 from rich.console import Console
 
-from c4lab.agents.human import LEAVE_QUESTION, QUIT_WORDS, _read_column, column_ranges, read_move_with_ban
+from c4lab.agents.human import (
+    LEAVE_QUESTION,
+    QUIT_WORDS,
+    _read_column,
+    ban_offer,
+    ban_prompt,
+    column_full,
+    move_prompt,
+    not_a_ban,
+    not_a_column,
+    read_move_with_ban,
+)
 from c4lab.rules import Move, Position
 from c4lab.rules.variant import column_letter
 from c4lab.server import errors
@@ -737,11 +748,10 @@ class OnlineClient:
             self._ask("wait", "", [])
 
     def _column_prompt(self) -> str:
+        """The terminal game's move question (``move_prompt``), with this client's ``r``."""
         assert self.room is not None
-        width = self.room["width"]
-        last = column_letter(width - 1)
-        e_note = " (column e: 5)" if width >= 5 else ""
-        return f"{self.room['to_move']} to move: column a-{last} or 1-{width}{e_note}, r to resign, e to exit: "
+        variant = Position.parse(self.room["position"]).variant
+        return move_prompt(variant, self.room["to_move"], keys=("r to resign",))
 
     async def _on_entry(self, ws: Any) -> int | None:
         assert self._entry is not None and self.room is not None
@@ -805,23 +815,21 @@ class OnlineClient:
         if kind == "column":
             column = _read_column(entry, width)
             if column is None:
-                last = column_letter(width - 1)
-                self.say(f"{entry!r} is not a column: type a letter a-{last} or a number 1-{width}.")
+                self.say(not_a_column(entry, width))
                 return None
             letter = column_letter(column)
             choices = [m for m in legal if m == letter or m.startswith(letter + "+")]
             if not choices:
-                self.say(f"Column {letter} is full: choose another one.")
+                self.say(column_full(column))
                 return None
             if len(choices) == 1:
                 await self._send_move(ws, choices[0])
                 return None
             # as in the terminal game: the piece drawn on the bonus cell, no ban yet (nothing is sent before the ban)
-            self._draw(Position.parse(self.room["position"]).play(min(choices, key=len)))
-            self.say(
-                f"Your piece lands on the bonus cell {self.room['bonus']}: you may drop a "
-                "ban piece (it blocks both players)."
-            )
+            position = Position.parse(self.room["position"])
+            assert position.variant.bonus is not None  # a move with a ban lands on it
+            self._draw(position.play(min(choices, key=len)))
+            self.say(ban_offer(position.variant.bonus))
             self._ask_ban(choices)
             return None
         # kind == "ban": options are the tokens of one column (plain and with a ban)
@@ -837,8 +845,7 @@ class OnlineClient:
         if banned in options:
             await self._send_move(ws, banned)
             return None
-        bans = _ban_list(options)
-        self.say(f"{entry!r} is not a column that can take the ban piece: choose one of {bans}, or Enter.")
+        self.say(not_a_ban(entry, _bans(options)))
         self._ask_ban(options)
         return None
 
@@ -863,9 +870,8 @@ class OnlineClient:
         return f"Not your move: {self._whose_turn(self.room).rstrip('.')} (r to resign, e to exit)."
 
     def _ask_ban(self, options: list[str]) -> None:
-        e_note = " (column e: 5)" if any(o.endswith("+e") for o in options) else ""
-        self._ask("ban", f"Ban column: {_ban_list(options)}{e_note}, Enter to decline, or u to take the drop back: ",
-                  options)
+        """The terminal game's ban question (``ban_prompt``), with the ``u`` that takes the drop back."""
+        self._ask("ban", ban_prompt(_bans(options), take_back=True), options)
 
     async def _send_move(self, ws: Any, token: str) -> None:
         await ws.send(link.move(token))
@@ -1010,10 +1016,9 @@ class OnlineClient:
         self._asking_prompt = prompt
 
 
-def _ban_list(options: list[str]) -> str:
-    """The ban columns of a bonus drop's move ``options`` (``b``, ``b+a``,
-    ``b+c``...) as the ban question lists them (``column_ranges``)."""
-    return column_ranges(ban for ban in (Move.parse(option).ban for option in options) if ban is not None)
+def _bans(options: list[str]) -> set[int]:
+    """The ban columns (0-based) of a bonus drop's move ``options`` (``b``, ``b+a``, ``b+c``...)."""
+    return {ban for ban in (Move.parse(option).ban for option in options) if ban is not None}
 
 
 def _other(side: str) -> str:

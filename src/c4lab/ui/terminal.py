@@ -28,7 +28,16 @@ from rich.text import Text
 
 from c4lab.agents import Agent, QuitGame, make_agent
 from c4lab.agents.base import warm_up
-from c4lab.agents.human import BAN_PROMPT, QUIT_WORDS, ban_offer, ban_prompt, move_prompt
+from c4lab.agents.human import (
+    BAN_PROMPT,
+    DECLINE,
+    DECLINE_OR_TAKE_BACK,
+    EXIT_KEY,
+    QUIT_WORDS,
+    ban_offer,
+    ban_prompt,
+    move_prompt,
+)
 from c4lab.game import Turn, play_game
 from c4lab.rules import Cell, Move, Position, Variant
 from c4lab.rules.setup import check_start, starting_position
@@ -736,10 +745,12 @@ def keyed_prompt(prompt: str, game: bool) -> str:
     """A person's ``prompt`` as the terminal asks it, with the keys that
     step along the line (``_with_line_keys``): the ban question's ``u``
     (the drop taken back), the move question's ``u`` in a ``game``, ``u``
-    and ``r`` on the analysis board; any other prompt as it is."""
+    and ``r`` on the analysis board; any other prompt as it is.  The keys
+    go where ``move_prompt`` and ``ban_prompt`` put an interface's own
+    (as ``c4lab connect`` asks them)."""
     if prompt.startswith(BAN_PROMPT):
-        return prompt.replace("or Enter to decline", "Enter to decline, or u to take the drop back")
-    return prompt.replace("e to exit", "u to take back, e to exit" if game else "u back, r forward, e to exit")
+        return prompt.replace(DECLINE, DECLINE_OR_TAKE_BACK)
+    return prompt.replace(EXIT_KEY, ("u to take back, " if game else "u back, r forward, ") + EXIT_KEY)
 
 
 def _with_line_keys(read: Callable[[str], str], game: bool = False) -> Callable[[str], str]:
@@ -752,7 +763,7 @@ def _with_line_keys(read: Callable[[str], str], game: bool = False) -> Callable[
 
     def keyed(prompt: str) -> str:
         if game and not prompt.startswith(BAN_PROMPT):
-            if "e to exit" not in prompt:  # not a move prompt (play again?)
+            if EXIT_KEY not in prompt:  # not a move prompt (play again?)
                 return read(prompt)
             entry = read(keyed_prompt(prompt, game))
             if entry.strip().lower() in ("u", "undo"):
