@@ -342,14 +342,14 @@ function renderPanels() {
   const room = R.state;
   const online = room.mode === "online";
   const share = $("share-panel");
-  // the invite is the players' own, and only while the game is to be played
+  // the invite is the players' own, while the game is to be played; its warning, about an opponent elsewhere, while a seat is free
   share.hidden = !online || !R.you.length || room.status === "over";
   $("share-link").value = inviteLink(R.code);
-  $("share-local").hidden = !reachedLocally();
+  const free = ["A", "B"].filter((s) => !room.seats[s].taken);
+  $("share-local").hidden = !reachedLocally() || !free.length;
   setText($("share-text"), room.status === "waiting" && R.you.length
     ? "Send this link to your opponent: the first to open it takes the free seat. Anyone else watches."
     : "Anyone who opens this link watches the game.");
-  const free = ["A", "B"].filter((s) => !room.seats[s].taken);
   const join = $("join-panel");
   const canJoin = online && !R.you.length && !R.token && !R.watching && free.length > 0 && room.status !== "over";
   join.hidden = !canJoin;
