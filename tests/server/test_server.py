@@ -1044,6 +1044,41 @@ def test_while_the_hint_engine_compiles_the_solver_goes_on_and_may_answer_alone(
     assert adviser.asked == 1
 
 
+def test_a_hint_whose_engine_gets_ready_while_the_solver_goes_on_asks_the_engine_and_is_not_cancelled(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The solver goes on with a hint's open moves while the engine
+    compiles, and is stopped once the engine is ready: that stop is not the
+    hint's cancel (its position left), so the hint goes on to ask the
+    engine.  Before, the engine's readiness cancelled the hint's own solver
+    and the hint raised ``HintCancelled`` for a position still on screen
+    (the terminal's analysis board ended on it; the server worked the hint
+    out twice)."""
+    from c4lab.server import review
+
+    go = threading.Event()
+    monkeypatch.setattr(review, "_engines", {})
+    monkeypatch.setattr(review, "PER_POSITION", 1e-3)
+    monkeypatch.setattr(review, "SOLVABLE_CELLS", 99)  # 9x8 too, which the solver never settles here
+    monkeypatch.setattr(review, "warm_up_agent", lambda spec, position: go.wait(60))
+    solve_on = review._solve_while_preparing
+
+    def released(*args: Any) -> dict[str, int | None]:  # the engine gets ready while the solver goes on
+        go.set()
+        scores: dict[str, int | None] = solve_on(*args)
+        for thread in threading.enumerate():  # the stop at the engine's readiness has happened too
+            if thread.name == "c4lab-hint-solver-stop":
+                thread.join(10)
+        return scores
+
+    monkeypatch.setattr(review, "_solve_while_preparing", released)
+    adviser = _Adviser()
+    solver = Solver(review.TABLE_SIZE)
+    answer = review.hint(Position.parse("9x8"), adviser, timeout=1e-6, solver=solver)  # type: ignore[arg-type]
+    assert go.is_set() and adviser.asked == 1 and answer["value"] == 0.75
+    assert not solver.cancelled  # the caller's solver: cancelled by the caller only
+
+
 def test_a_reviews_accuracy_counts_each_sides_moves_from_the_empty_board_or_after_a_pasted_start() -> None:
     from c4lab.server.review import review_game
 

@@ -387,20 +387,31 @@ def _solve_while_preparing(
     """``scores`` with the moves left open solved again, for twice as long
     each pass (the solver keeps what it learnt in its table), until every
     move is scored (the engine's warm-up goes on, for the next hint) or
-    the engine is ready (``ready``: the search under way is then stopped,
-    ``Solver.cancel``).  The solver's search runs without Python's lock,
-    so it takes the other core while the compiler holds this one."""
+    the engine is ready or ``solver`` is cancelled (the search under way
+    is then stopped).  The passes are a solver of their own (the same
+    table: this thread's), cancelled at the engine's readiness: a cancel of
+    ``solver`` itself says the position was left (``HintCancelled``), and
+    the engine's readiness must not say so.  The solver's search runs
+    without Python's lock, so it takes the other core while the compiler
+    holds this one."""
+    passes = Solver(solver.table_size, book=solver.book)
+    over = threading.Event()  # the passes are over: the watch below ends
+
     def stop_when_ready() -> None:
-        ready.wait()
-        solver.cancel()
+        while not ready.wait(CANCEL_CHECK) and not solver.cancelled and not over.is_set():
+            pass
+        passes.cancel()
 
     threading.Thread(target=stop_when_ready, name="c4lab-hint-solver-stop", daemon=True).start()
     scores = dict(scores)
     seconds = PER_POSITION
-    while not ready.is_set() and not _complete(scores) and not solver.cancelled:
-        seconds *= 2
-        more = solver.analyse(position, timeout=seconds)
-        scores.update({move.token: score for move, score in more.items() if score is not None})
+    try:
+        while not ready.is_set() and not _complete(scores) and not passes.cancelled and not solver.cancelled:
+            seconds *= 2
+            more = passes.analyse(position, timeout=seconds)
+            scores.update({move.token: score for move, score in more.items() if score is not None})
+    finally:
+        over.set()
     return scores
 
 
