@@ -379,6 +379,27 @@ def test_a_run_given_in_games_pauses_every_worker_at_each_multiple_of_pause_ever
         trainer.run(games=10, pause_every=0)
 
 
+def test_a_pause_that_ends_the_run_is_not_training_time_either() -> None:
+    """Ctrl-C (or a failure) while a point is judged ends the run with the
+    network at the pause's games, and the seconds the run saves leave the
+    unfinished pause out as they leave out the finished ones (they took it
+    in: a run stopped during a long point saved that point's time as
+    training)."""
+    net = Network.create(Position.parse("5x4").variant, tuples=10, length=6, seed=4)
+    trainer = N.Trainer(net, workers=1, seed=1)
+
+    def interrupted(t: N.Trainer) -> None:
+        threading.Event().wait(1.0)
+        raise KeyboardInterrupt
+
+    began = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        trainer.run(games=3000, pause_every=700, on_pause=interrupted)
+    wall = time.monotonic() - began
+    assert net.games == trainer.played == 700
+    assert trainer.seconds <= wall - 1.0
+
+
 def test_the_same_seed_with_one_worker_and_pauses_learns_the_same_network() -> None:
     variant = Position.parse("5x4").variant
     nets = []

@@ -580,8 +580,12 @@ class Trainer:
                 self.seconds = start_seconds + elapsed()
                 if pauses.due() and not stop.is_set():  # every worker waits: the network is at the pause's games
                     paused = time.monotonic()
-                    if on_pause is not None:
-                        on_pause(self)
+                    try:
+                        if on_pause is not None:
+                            on_pause(self)
+                    except BaseException:  # Ctrl-C while a point is judged: that pause is not training either
+                        pauses.seconds += time.monotonic() - paused  # (the workers stay paused: the run stops)
+                        raise
                     pauses.resume(paused)
                 if on_tick is not None:
                     on_tick(self)
