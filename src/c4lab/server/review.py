@@ -318,8 +318,8 @@ def hint(position: Position, adviser: Agent, timeout: float | None = None, solve
         ready = _engine_ready(adviser.spec, position)
         if not ready.is_set() and position.empty_cells <= SOLVABLE_CELLS:
             scores = _solve_while_preparing(position, scores, solver, ready)
-        while not _complete(scores) and not solver.cancelled and not ready.wait(CANCEL_CHECK):
-            pass  # the engine's warm-up: waited for in steps, so that a cancel ends the wait
+        if not _complete(scores):
+            _wait_ready(ready, solver)
     if not _complete(scores) and solver.cancelled:
         raise HintCancelled(f"the hint for {position.notation} was cancelled")
     if _complete(scores):
@@ -381,6 +381,13 @@ def _engine_ready(spec: str, position: Position) -> threading.Event:
     return ready
 
 
+def _wait_ready(ready: threading.Event, solver: Solver, over: threading.Event | None = None) -> None:
+    """Wait for the engine's warm-up (``ready``) in steps of ``CANCEL_CHECK``,
+    so that ``solver``'s cancel (or ``over``) ends the wait too."""
+    while not ready.wait(CANCEL_CHECK) and not solver.cancelled and not (over is not None and over.is_set()):
+        pass
+
+
 def _solve_while_preparing(
     position: Position, scores: dict[str, int | None], solver: Solver, ready: threading.Event
 ) -> dict[str, int | None]:
@@ -398,8 +405,7 @@ def _solve_while_preparing(
     over = threading.Event()  # the passes are over: the watch below ends
 
     def stop_when_ready() -> None:
-        while not ready.wait(CANCEL_CHECK) and not solver.cancelled and not over.is_set():
-            pass
+        _wait_ready(ready, solver, over)
         passes.cancel()
 
     threading.Thread(target=stop_when_ready, name="c4lab-hint-solver-stop", daemon=True).start()

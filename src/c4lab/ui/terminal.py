@@ -451,8 +451,7 @@ class TerminalGame:
         short_why = f"(The coloured board needs {needed} columns.)"
         board = position.render()
         key = "   " + position.legend()  # the rules' own key to render's symbols
-        parts = [Part(self.said_rows(header), 2, lambda: self.say(header),
-                      shorter=Part(self.said_rows(title), 5, lambda: self.say(title)) if title else None),
+        parts = [self._header_part(header, title),
                  Part(self.said_rows(why), 4, lambda: self.say(why),
                       shorter=Part(self.said_rows(short_why), 7, lambda: self.say(short_why)))]
         if note:
@@ -464,6 +463,15 @@ class TerminalGame:
         if scores:
             listed = scores_line(position, scores)
             parts.append(Part(self.said_rows(listed), 8, lambda: self.say(listed)))
+        self._draw_fitted(parts, under)
+
+    def _header_part(self, header: str, title: str) -> Part:
+        """The screen's ``header``, shortened to its ``title`` (if any) before it goes."""
+        shorter = Part(self.said_rows(title), 5, lambda: self.say(title)) if title else None
+        return Part(self.said_rows(header), 2, lambda: self.say(header), shorter=shorter)
+
+    def _draw_fitted(self, parts: list[Part], under: int) -> None:
+        """A screen of ``parts`` drawn afresh, fitted to the terminal's rows with ``under`` rows free."""
         self.console.clear()
         for part in fit(parts, self.console.height - under):
             part.draw()
@@ -474,8 +482,7 @@ class TerminalGame:
         """The coloured screen of ``show``, its parts ranked for ``fit``."""
         key = legend(position)
         width = self.console.width
-        parts = [Part(self.said_rows(header), 2, lambda: self.say(header),
-                      shorter=Part(self.said_rows(title), 5, lambda: self.say(title)) if title else None)]
+        parts = [self._header_part(header, title)]
         if scores:
             parts.append(Part(1, MUST, lambda: self.console.print(scores_row(position, scores))))
         parts.append(Part(position.variant.height + 1, MUST,  # one width all along
@@ -487,9 +494,7 @@ class TerminalGame:
             listed, short = scores_line(position, scores), scores_line(position, scores, listed=False)
             parts.append(Part(self.said_rows(listed), 1, lambda: self.say(listed),
                               shorter=Part(self.said_rows(short), 4, lambda: self.say(short))))
-        self.console.clear()
-        for part in fit(parts, self.console.height - under):
-            part.draw()
+        self._draw_fitted(parts, under)
 
     def ask_yes_no(self, prompt: str) -> bool:
         while True:
