@@ -1666,6 +1666,31 @@ def test_a_worker_that_fails_ends_the_run_in_one_line_and_keeps_what_was_learnt(
     assert Network.load(out).games == 3 * N.CHUNK
 
 
+def test_a_point_of_the_curve_that_cannot_be_judged_ends_the_run_in_one_line_and_keeps_what_was_learnt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A failure while a point of a run given in games is judged (the
+    workers paused) is not a worker's: it propagated as itself, and the
+    games played so far were not saved."""
+    real, calls = N.score_against, []
+
+    def failing(*args: Any, **kwargs: Any) -> Any:  # the first point judged, then the next fails
+        calls.append(1)
+        if len(calls) > 2:  # the first point plays random and normal, the next random only
+            raise MemoryError("no room for the match")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(N, "score_against", failing)
+    out = tmp_path / "n.npz"
+    result = CliRunner().invoke(main, ["train", "ntuple", "--board", "4x4", "--games", "4000", "--out", str(out),
+                                       "--probes", "0", "--tuples", "6"])
+    assert result.exit_code == 1 and "Traceback" not in result.stderr, result.stderr
+    assert ("training stopped: a point of the curve could not be judged (MemoryError: no room for the match); "
+            f"the network so far (200 games) is saved in {out}") in " ".join(result.stderr.split())
+    assert Network.load(out).games == 200
+    assert [p.suffix for p in tmp_path.glob("n*.csv")] == [".csv"]  # the curve so far
+
+
 def test_on_an_80_column_terminal_the_progress_line_cuts_the_last_point_short_not_the_bar() -> None:
     # the curve's last point squeezed the bar and left out the time: "6x5/Xc2 ╸  52,000 games, ..."
     last = ", accuracy 85.0%, 100% vs random, 65% vs normal"

@@ -321,8 +321,8 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
         except KeyboardInterrupt as stop:
             interrupted, status = True, exit_status(stop)
             stops_ignored_from_now()  # more presses (signals) while saving and exiting change nothing
-        except N.WorkerFailed as exc:  # what was learnt is kept, then one line
-            failed = exc
+        except Exception as exc:  # noqa: BLE001  a worker, or a point of the curve judged, failed: what was
+            failed = exc  # learnt is kept, then one line
 
     def save() -> None:
         """The network written to ``out``, with the curve's clock; a write that fails is one line and status 1."""
@@ -337,8 +337,9 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
         save()
         with suppress(OSError):  # the curve so far, as at a checkpoint
             write_csv(points, prefix, tuple(FINAL_GAMES))
-        _say(f"training stopped: a worker failed ({failed}); the network so far "
-             f"({network.games:,} games) is saved in {out}")
+        what = (f"a worker failed ({failed})" if isinstance(failed, N.WorkerFailed)
+                else f"a point of the curve could not be judged ({type(failed).__name__}: {failed})")
+        _say(f"training stopped: {what}; the network so far ({network.games:,} games) is saved in {out}")
         sys.exit(1)
     # What was learnt is saved whatever happens next: a second Ctrl-C (the
     # save takes seconds) is ignored while a file is written; the final
