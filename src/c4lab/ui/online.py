@@ -814,6 +814,8 @@ class OnlineClient:
             return None
         if kind == "column":
             column = _read_column(entry, width)
+            if column is None and not entry.strip():  # Enter alone: the question again, no reproach
+                return None
             if column is None:
                 self.say(not_a_column(entry, width))
                 return None
