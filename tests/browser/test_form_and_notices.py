@@ -120,3 +120,26 @@ def test_rematch_and_swap_sides_put_the_keyboard_on_the_new_board(server, new_pa
     expect(page.locator("#board")).to_be_focused()
     page.keyboard.press("d")
     wait_position(page, "5x4:abacacd")
+
+
+def test_a_rematch_tapped_where_a_click_has_no_pointer_type_leaves_the_focus_alone(server, new_page):
+    """Some browsers (Safari before 17) give a click no pointerType: the
+    finger pressed just before it tells it was a tap, so the new board
+    takes no focus (a piece would hover over a column never touched)."""
+    from browser_helpers import click_cell, create_room, open_room, wait_over
+
+    page = new_page(*SIZES["phone"], has_touch=True, is_mobile=True)
+    ticket = create_room(server, board="5x4:abacac", players={"A": "human", "B": "human"})
+    open_room(page, server, ticket)
+    click_cell(page, "a4")  # A wins at once
+    wait_over(page)
+    first_room = page.url
+    page.locator("#play-again").evaluate("""button => {
+        button.dispatchEvent(new PointerEvent("pointerdown", { pointerType: "touch", bubbles: true }));
+        button.dispatchEvent(new MouseEvent("click", { detail: 1, bubbles: true }));  // no pointerType
+    }""")
+    page.wait_for_url(lambda url: url != first_room)
+    wait_position(page, "5x4:abacac")
+    page.wait_for_timeout(300)  # a focus given with the rematch would be there by now
+    assert page.evaluate("document.activeElement === document.body")
+

@@ -30,7 +30,7 @@ import {
   analysing, drawnBoard, focusBoardOnArrival, saveAnalysing, saveDrawn, saveName, saveToken, savedName, takeFocusBoard,
   takeWatchFromStart, tokenFor,
 } from "./settings.js";
-import { $, api, copyText, focusIsFree, say, setText, show } from "./util.js";
+import { $, api, byFinger, copyText, focusIsFree, say, setText, show } from "./util.js";
 
 /** This page's join request id (random, sent with every try of a join). */
 const JOIN_ID = Array.from(crypto.getRandomValues(new Uint8Array(18)), (b) => b.toString(16).padStart(2, "0")).join("");
@@ -242,7 +242,7 @@ function bindRoomControls() {
   $("play-again").addEventListener("click", (e) => playAgain(false, e));
   $("swap-sides").addEventListener("click", (e) => playAgain(true, e));
   for (const [id, action] of [["offer-rematch", "offer"], ["rematch-accept", "accept"], ["rematch-decline", "decline"]]) {
-    $(id).addEventListener("click", (e) => { R.tapped = e.pointerType === "touch"; send({ type: "rematch", action }); });
+    $(id).addEventListener("click", (e) => { R.tapped = byFinger(e); send({ type: "rematch", action }); });
   }
   $("resign").addEventListener("click", () => {
     const button = $("resign");
@@ -392,7 +392,7 @@ async function playAgain(swap, click) {
   const players = roomPlayers(room);
   try {
     await startLocal(startPosition(room), swap ? { A: players.B, B: players.A } : players, false, R.drawn,
-      click.pointerType !== "touch");
+      !byFinger(click));
   } catch (err) {
     say(`A new game could not start: ${err.message}`, "error");
   }

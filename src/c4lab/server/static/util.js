@@ -198,6 +198,19 @@ export function focusIsFree(within) {
   return !now || now === document.body || now.id === "board" || Boolean(now.closest && now.closest(within));
 }
 
+// The kind of pointer that last went down on the page (a mouse, a pen, a finger): some browsers give a
+// click no pointerType of its own (Safari before 17), and then the pointer pressed just before it tells.
+let lastPointer = "";
+document.addEventListener("pointerdown", (event) => { lastPointer = event.pointerType; }, true);
+
+/** Whether `click` came from a finger (a phone), which should put no focus
+ * on a board (a piece would hover over a column): its own pointerType where
+ * the browser gives one, else the last pointer pressed; a click made with a
+ * key (Enter, Space: no pointer, `detail` 0) never. */
+export function byFinger(click) {
+  return click.detail !== 0 && (click.pointerType || lastPointer) === "touch";
+}
+
 /** After a redraw: if the control the keyboard was on has been hidden,
  * disabled or rebuilt (the browser then drops the focus on the page itself,
  * and the next Tab starts again from the top), put the focus on its
