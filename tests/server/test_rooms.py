@@ -21,7 +21,7 @@ import pytest
 
 from c4lab.agents.base import Agent, Analysis
 from c4lab.rules import Move, Position
-from c4lab.server import presence, rooms
+from c4lab.server import presence, rooms, telling
 from c4lab.server.errors import RoomError
 from c4lab.server.limits import DEFAULT_AGENTS, AgentLimits
 from c4lab.server.room import Room
@@ -319,7 +319,7 @@ class DeafConnection(FakeConnection):
 def test_a_client_that_reads_nothing_is_dropped_and_holds_up_no_one(
     store: FailingStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(rooms, "SEND_TIMEOUT", 0.05)
+    monkeypatch.setattr(telling, "SEND_TIMEOUT", 0.05)
 
     async def body(manager: RoomManager) -> None:
         room, host = await seated(manager, {"mode": "online", "seat": "A"})

@@ -46,8 +46,9 @@ from c4lab.server.offered import KINDS
 from c4lab.server.presence import FORFEIT_AFTER, IDLE_AFTER
 from c4lab.server.protocol import parse
 from c4lab.server.review import HINT_SPEC
-from c4lab.server.rooms import SEND_TIMEOUT, RoomManager
+from c4lab.server.rooms import RoomManager
 from c4lab.server.storage import DamagedRow, GameStore, StorageError
+from c4lab.server.telling import SEND_TIMEOUT
 
 log = logging.getLogger(__name__)
 
@@ -120,7 +121,7 @@ class SocketConnection:
                 await self.socket.send_text(text)
 
     def drop(self) -> None:
-        """Give up on a client that reads nothing (``rooms.SEND_TIMEOUT``):
+        """Give up on a client that reads nothing (``telling.SEND_TIMEOUT``):
         nothing more is sent to it, and its handler ends as if it had left
         (the room lets its seat go; a send of its own that waits is
         cancelled with it)."""

@@ -14,8 +14,10 @@ presence stamp that cannot be written (a player leaving or coming back) is
 only logged: it is kept in memory and written with the next change.
 
 The manager's parts live beside it: the room and its views in ``room.py``,
-presence, forfeits and expiry in ``presence.py``, hints and reviews in
-``review.py``, the error codes in ``errors.py``.  A finished game is shown
+presence, forfeits and expiry in ``presence.py``, when each connection's
+hints are worked out and stopped in ``hints.py``, the scores of hints and
+reviews in ``review.py``, sending to connections in ``telling.py``, the
+error codes in ``errors.py``.  A finished game is shown
 and reviewed from its stored row (``view``, ``review``): no live room, no
 agent.  ``tests/server/test_rooms.py`` drives a manager with fake connections.
 """
@@ -28,7 +30,7 @@ import logging
 import random
 import threading
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Iterator
+from collections.abc import Coroutine, Iterator
 from concurrent.futures import Executor
 from typing import Any
 
@@ -48,14 +50,14 @@ from c4lab.server.errors import (
     NOT_YOUR_SEAT,
     NOT_YOUR_TURN,
     OVER_LIMIT,
-    REVIEW_FAILED,
     ROOM_FULL,
     STORAGE_FAILED,
     RoomError,
 )
+from c4lab.server.hints import HintDesk
 from c4lab.server.limits import AgentLimits, LimitError
 from c4lab.server.presence import FORFEIT_AFTER, IDLE_AFTER, Presence
-from c4lab.server.review import HINT_SPEC, TABLE_SIZE, HintCancelled, Reviewer
+from c4lab.server.review import HINT_SPEC, Reviewer
 from c4lab.server.room import (
     OPEN,
     SIDES,
@@ -74,17 +76,10 @@ from c4lab.server.room import (
     token_hash,
 )
 from c4lab.server.storage import DamagedRow, GameStore, StorageError
-from c4lab.solver import Solver
+from c4lab.server.telling import tell, tell_all, while_compiling
 
 log = logging.getLogger(__name__)
 
-
-#: Seconds a message may wait for its connection to take it.  A send waits
-#: only when the client has stopped reading (its buffers full: megabytes
-#: behind); after this it is dropped (``drop``, if the connection has one),
-#: so that a broadcast -- and the player whose move it tells -- never waits
-#: for it longer.
-SEND_TIMEOUT = 10.0
 
 #: Seconds within which a spectator's coming or going is told to the
 #: others: one state for every spectator who came or went meanwhile.  Told
@@ -94,68 +89,6 @@ SEND_TIMEOUT = 10.0
 CROWD_EVERY = 0.5
 
 
-async def _tell(conn: Connection, text: str) -> None:
-    """Send the JSON ``text`` to ``conn`` if it is still open (``_tell_all``)."""
-    await _tell_all([(conn, text)])
-
-
-async def _tell_all(messages: list[tuple[Connection, str]]) -> None:
-    """Send each connection its JSON text, all at once: one that takes
-    nothing for ``SEND_TIMEOUT`` seconds (a client that never reads) is
-    dropped (its ``drop``, if it has one), and holds up neither the others
-    nor the sender for longer."""
-    sending = {asyncio.ensure_future(_send(conn, text)): conn for conn, text in messages}
-    if not sending:
-        return
-    _, stuck = await asyncio.wait(sending, timeout=SEND_TIMEOUT)
-    for task in stuck:
-        task.cancel()
-        drop = getattr(sending[task], "drop", None)
-        if drop is not None:
-            drop()
-
-
-async def _send(conn: Connection, text: str) -> None:
-    try:
-        await conn.send_text(text)
-    except Exception:  # a page closed meanwhile (its handler cleans up): its library's error
-        log.debug("a message found its connection closed", exc_info=True)
-
-#: Seconds into an agent's move when, if numba is compiling, the room says
-#: it is preparing the engine; then how often it says how long so far.
-PREPARING_FIRST = 0.3
-PREPARING_EVERY = 1.0
-async def _while_compiling(
-    work: asyncio.Future[Any], tell: Callable[[float], Awaitable[None]], skip: Callable[[], bool] = lambda: False
-) -> Any:
-    """``work``'s result.  Meanwhile, from a compile of numba's seen on (the
-    first start after an install), ``tell`` gets the seconds waited so far,
-    ``PREPARING_FIRST`` seconds in and then every ``PREPARING_EVERY``
-    (unless ``skip()`` at that moment)."""
-    started = time.monotonic()
-    compiles = warmup.COMPILING.started
-    wait, told = PREPARING_FIRST, False
-    while True:
-        done, _ = await asyncio.wait({work}, timeout=wait)
-        if done:
-            return work.result()
-        wait = PREPARING_EVERY
-        if skip():
-            continue
-        if told or warmup.COMPILING.active or warmup.COMPILING.started != compiles:
-            told = True
-            await tell(warmup.waited(started))
-
-
-#: Seconds between two looks, while the solver works on a hint (or on its
-#: unknown columns again), at whether its position is still wanted.
-DEEPER_WATCH = 0.05
-#: The ``hint`` answer for a position left before its hint was worked out
-#: (``docs/protocol.md``): no scores, ``dropped``; the page asks again.
-DROPPED_HINT: dict[str, Any] = {
-    "move": None, "value": None, "evaluation": None, "columns": [], "best": [], "moves": {},
-    "solving": False, "dropped": True,
-}
 #: Seconds before an agent whose move could not be saved tries again.
 STORAGE_RETRY = 5.0
 #: Seconds a closing manager waits for the background warm-up under way
@@ -190,13 +123,12 @@ class RoomManager:
         self.rng = rng or random.Random()
         self.rooms: dict[str, Room] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._hints: dict[Connection, int] = {}  # hints each connection asked for and has not had yet
-        self._deeper: dict[Connection, bool] = {}  # whether its last one asked for the further passes (``deeper``)
         #: Set when the manager closes: the background warm-ups stop after the one under way.
         self._closing = threading.Event()
         self._warming: threading.Thread | None = None  # ``prepare_in_background``'s thread
         self.limits = limits or AgentLimits()
         self.reviewer = Reviewer(executor, self.limits, hint_spec)
+        self.hints = HintDesk(self.rooms, self.reviewer, self.spawn)
         self.presence = Presence(self, forfeit_after, idle_after)
         warmup.COMPILING.install()  # a move that waits for numba's compiler says so (``preparing``)
 
@@ -584,7 +516,7 @@ class RoomManager:
             return
         room.crowd_told_soon = True
 
-        async def tell() -> None:
+        async def tell_soon() -> None:
             try:
                 await asyncio.sleep(CROWD_EVERY)
             finally:
@@ -592,7 +524,7 @@ class RoomManager:
             if room.connections:
                 await self.broadcast(room)
 
-        self.spawn(tell())
+        self.spawn(tell_soon())
 
     @staticmethod
     def _withdraw_if_gone(room: Room, left: set[str]) -> str | None:
@@ -609,7 +541,7 @@ class RoomManager:
         (never an older state after a newer one), and given up after
         ``SEND_TIMEOUT`` like theirs."""
         async with room.telling:
-            await _tell(conn, state_message(to_json(room.state(self.forfeit_after)), room.connections.get(conn, set())))
+            await tell(conn, state_message(to_json(room.state(self.forfeit_after)), room.connections.get(conn, set())))
 
     async def broadcast(self, room: Room, extra: dict[str, Any] | None = None) -> None:
         """Send the room's state (or ``extra``) to every connection.  The
@@ -619,7 +551,7 @@ class RoomManager:
         async with room.telling:  # in the order they were asked for; the state as it is then
             text = to_json(extra) if extra is not None else None
             room_json = to_json(room.state(self.forfeit_after)) if extra is None else ""
-            await _tell_all([
+            await tell_all([
                 (conn, text if text is not None else state_message(room_json, seats))
                 for conn, seats in room.connections.items()
             ])
@@ -635,7 +567,7 @@ class RoomManager:
         elif kind == "undo":
             await self._undo(room, seats)
         elif kind == "hint":
-            self._ask_hint(room, conn, message.get("deeper") is True)
+            self.hints.ask(room, conn, message.get("deeper") is True)
         elif kind == "review":
             over = self._finished(room)
             await conn.send_json({"type": "review", **await self.reviewer.review(over.position, over.start_ply)})
@@ -726,12 +658,12 @@ class RoomManager:
         """The agent's answer.  Meanwhile, from a compile of numba's seen
         on (the first start after an install), the room's ``preparing`` says
         how long the move has waited, sent to everyone every second."""
-        async def tell(seconds: float) -> None:
+        async def say_preparing(seconds: float) -> None:
             room.preparing = seconds
             await self.broadcast(room)
 
         try:  # (undone meanwhile: this move will not be played, nothing to say)
-            return await _while_compiling(thought, tell, skip=lambda: room.generation != generation)
+            return await while_compiling(thought, say_preparing, skip=lambda: room.generation != generation)
         finally:
             if room.generation == generation:
                 room.preparing = None
@@ -774,145 +706,6 @@ class RoomManager:
                 self._settle(room)
                 self.store.save(room.row())
         await self.broadcast(room)
-
-    def _ask_hint(self, room: Room, conn: Connection, deeper: bool = False) -> None:
-        """A hint for ``conn``, worked out in a task of its own: the
-        connection's next messages (a move, an undo: the analysis board
-        asks for a hint after each) are handled meanwhile, not after it
-        (they waited a second each on large boards).  A connection's hints
-        are answered one after the other, each for the room's position when
-        its work starts (the answer names it; the page asks again for the
-        one on screen); one at work and one waiting at most, so a client
-        that asks faster than hints are found queues nothing more.
-        ``deeper``: after the answer, the columns it left unknown are solved
-        again for longer (``_deepen``)."""
-        if room.mode != "local":
-            raise RoomError(NOT_ALLOWED, "hints are for local games only")
-        if room.status != "playing" or room.position.is_over:
-            raise RoomError(GAME_OVER, "the game is over")
-        asked = self._hints.get(conn, 0)
-        self._deeper[conn] = deeper
-        if asked >= 2:
-            return  # the waiting one answers for the position on screen when it starts
-        self._hints[conn] = asked + 1
-        if not asked:
-            self.spawn(self._answer_hints(room, conn))
-
-    async def _answer_hints(self, room: Room, conn: Connection) -> None:
-        """``conn``'s hints, while it asks (``_ask_hint``), stays and the
-        room's game goes on; a hint that fails is an error frame
-        (``review-failed``), as a review's is."""
-        try:
-            while self._hints.get(conn, 0) > 0:
-                if conn not in room.connections or self.rooms.get(room.code) is not room:
-                    return  # gone (or the room left memory): nobody to tell
-                if room.status != "playing" or room.position.is_over:
-                    await _tell(conn, to_json(RoomError(GAME_OVER, "the game is over").frame()))
-                    return
-                position = room.position
-                try:
-                    async with room.work:  # one thread a room at most
-                        answer = await self._hint_telling(room, conn, position)
-                except HintCancelled:  # the position was left before its hint was worked out
-                    if self._hints.get(conn, 0) < 2 and conn in room.connections:
-                        if room.position.notation == position.notation:
-                            continue  # left and come back to: worked out again, for the same question
-                        # the page asks one question at a time: told, it asks again for the one on screen
-                        await _tell(conn, to_json({"type": "hint", **DROPPED_HINT, "position": position.notation}))
-                except Exception as exc:  # the pool's work failed: say so, the page stops waiting
-                    log.exception("the hint for room %s failed", room.code)
-                    await _tell(conn, to_json(RoomError(REVIEW_FAILED, f"the hint could not be worked out: {exc}").frame()))
-                else:
-                    budgets = self.reviewer.deeper_budgets(position) if self._deeper.get(conn) else []
-                    solving = bool(budgets) and not all(column["exact"] for column in answer["columns"])
-                    await _tell(conn, to_json({"type": "hint", **answer, "solving": solving}))
-                    if solving:
-                        await self._deepen(room, conn, position, answer, budgets)
-                self._hints[conn] -= 1
-        finally:
-            self._hints.pop(conn, None)
-            self._deeper.pop(conn, None)
-
-    async def _deepen(
-        self, room: Room, conn: Connection, position: Position, answer: dict[str, Any], budgets: list[float]
-    ) -> None:
-        """The hint ``answer`` for ``position`` had unknown columns: solve
-        them again for longer (``budgets``, from ``Reviewer.deeper_budgets``:
-        4 s, then 30 s, within the think-time limit), and send each pass
-        that settles more, and the last (``solving`` false: no pass
-        follows), as long as the room's position is ``position`` and
-        ``conn`` asks nothing else.  Once that changes (a move, an undo,
-        another hint, the page gone), the search is stopped at once
-        (``Solver.cancel``): it holds the room's thread, which the next
-        hint or an agent's move needs."""
-        def still_wanted() -> bool:
-            return self._hints.get(conn) == 1 and self._on_screen(room, conn, position)
-
-        for number, seconds in enumerate(budgets, 1):
-            if not still_wanted():
-                return
-            solver = Solver(TABLE_SIZE)
-            async with room.work:
-                work = asyncio.ensure_future(self.reviewer.deeper(position, answer, seconds, solver))
-                try:
-                    while not (await asyncio.wait({work}, timeout=DEEPER_WATCH))[0]:
-                        if not still_wanted():
-                            solver.cancel()  # the search stops at its next check of its limit
-                            work.cancel()  # a pass still waiting for its turn in the pool: never starts
-                            await asyncio.wait({work})
-                            return
-                finally:
-                    if not work.done():  # this task cancelled (the server closing): the thread stops too
-                        solver.cancel()
-                try:
-                    deeper = work.result()
-                except Exception:  # the pool's work failed: the answer sent stands, with no pass to follow
-                    log.exception("a further pass over the hint for room %s failed", room.code)
-                    if still_wanted():
-                        await _tell(conn, to_json({"type": "hint", **answer, "solving": False}))
-                    return
-            solving = number < len(budgets) and not all(column["exact"] for column in deeper["columns"])
-            if (deeper["columns"] != answer["columns"] or not solving) and still_wanted():
-                await _tell(conn, to_json({"type": "hint", **deeper, "solving": solving}))
-            if not solving:
-                return
-            answer = deeper
-
-    def _on_screen(self, room: Room, conn: Connection, position: Position) -> bool:
-        """Whether ``conn`` still shows ``position`` in ``room``: a hint's
-        work for it is still wanted."""
-        return (conn in room.connections and self.rooms.get(room.code) is room
-                and room.status == "playing" and room.position.notation == position.notation)
-
-    async def _hint_telling(self, room: Room, conn: Connection, position: Position) -> dict[str, Any]:
-        """The hint for ``position``.  Meanwhile, from a compile of numba's
-        seen on (the first start after an install: the solver's kernels for
-        this board), ``conn`` is told every second how long it has waited
-        (``preparing``), as an agent's move says so in the room's state.
-        Once the position is left (a move, an undo, the page gone), its
-        work is stopped (``Solver.cancel``) and ``HintCancelled`` raised
-        unless the solver had settled every move: it held the room's
-        thread, which the next position's hint needs (on a first start the
-        solver goes on while the engine compiles, tens of seconds)."""
-        async def tell(seconds: float) -> None:
-            await _tell(conn, to_json({"type": "preparing", "seconds": seconds}))
-
-        async def watch() -> None:
-            while self._on_screen(room, conn, position):
-                await asyncio.sleep(DEEPER_WATCH)
-            solver.cancel()
-
-        solver = Solver(TABLE_SIZE)
-        work = asyncio.ensure_future(self.reviewer.hint(position, solver))
-        watching = asyncio.ensure_future(watch())
-        try:
-            answer: dict[str, Any] = await _while_compiling(work, tell)
-            return answer
-        finally:
-            watching.cancel()
-            if not work.done():  # this task cancelled (the server closing): the thread stops too
-                solver.cancel()
-            work.cancel()  # a work still waiting for its turn in the pool: never starts
 
     async def review(self, code: str) -> dict[str, Any] | None:
         """The review of the finished game ``code`` (``docs/protocol.md``;
