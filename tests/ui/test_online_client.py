@@ -32,7 +32,8 @@ from c4lab.cli import main
 from c4lab.rules import Position
 from c4lab.server.run import BackgroundServer
 from c4lab.server.storage import GameStore
-from c4lab.ui.online import RETRY_FOR, KeyboardLines, OnlineClient
+from c4lab.ui.keyboard_lines import KeyboardLines
+from c4lab.ui.online import RETRY_FOR, OnlineClient
 from c4lab.ui.room_link import ConnectError, RoomAddress
 from c4lab.ui.terminal import keyed_prompt
 

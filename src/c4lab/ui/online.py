@@ -16,7 +16,7 @@ a column e asks before leaving (it may mean the column).
 
 The keyboard is read in a daemon thread, one line at a time, so that the
 socket is served while a person thinks: "your opponent left" shows up under
-the prompt.  At a terminal the line is edited as a shell's (arrow keys,
+the prompt (``ui/keyboard_lines.py``).  At a terminal the line is edited as a shell's (arrow keys,
 Home, End, Up for a line typed before: ``ui/line_editor.py``), and what
 was typed so far is drawn again under such news.  On a terminal the keyboard is read all the time, on the
 opponent's turn too (``KeyboardLines.live``): a line typed then is answered
@@ -47,9 +47,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import sys
-import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -71,7 +68,7 @@ from c4lab.rules import Move, Position
 from c4lab.rules.variant import column_letter
 from c4lab.server import errors
 from c4lab.ui import room_link as link
-from c4lab.ui.line_editor import LineEditor
+from c4lab.ui.keyboard_lines import KeyboardLines, is_tty, read_in_thread
 from c4lab.ui.room_link import EXIT_BAD_ROOM, EXIT_LOST, EXIT_OK, ConnectError, RoomAddress
 from c4lab.ui.terminal import (
     SIDE_NAMES,
@@ -105,107 +102,6 @@ LONGEST_PAUSE = 5
 #: ``retry_delay``s (not one a pause: the board would scroll away).
 NOTE_EVERY = 15
 _REASONS = {"four": "four in a row", "full": "the board is full", "resign": "resignation", "forfeit": "forfeit"}
-
-
-# ---------------------------------------------------------------------------
-# The keyboard
-# ---------------------------------------------------------------------------
-
-
-class KeyboardLines:
-    """``read(prompt) -> line`` on standard input, for a reader thread.
-
-    It reads the file descriptor itself (``os.read``) rather than
-    ``input()``: a thread left blocked in ``input()`` on a pipe holds the lock
-    of ``sys.stdin``'s buffer, and the interpreter aborts at exit.  Where
-    both the keyboard and the screen are a terminal, a ``LineEditor``
-    reads and draws the line (``close`` gives the terminal its mode back)."""
-
-    def __init__(self, console: Console) -> None:
-        self.console = console
-        self._pending = b""
-        self.line_open = False  # a prompt is on screen, its line not ended
-        self.editor: LineEditor | None = _line_editor(console)
-
-    def aside(self) -> contextlib.AbstractContextManager[None]:
-        """Around what is printed while a line may be read: the edited line
-        moved out of its way (``show_prompt`` draws it again)."""
-        return self.editor.aside() if self.editor is not None else contextlib.nullcontext()
-
-    def close(self) -> None:
-        """The terminal's mode as it was (the client's end)."""
-        if self.editor is not None:
-            self.editor.stop()
-
-    @property
-    def live(self) -> bool:
-        """Whether a person types here (a terminal), so that a line may come
-        at any time and is read at once: on the opponent's turn too."""
-        try:
-            return sys.stdin.isatty()
-        except (AttributeError, ValueError, OSError):
-            return False
-
-    def show_prompt(self, prompt: str) -> None:
-        if self.editor is not None:  # the line being read, typed so far, with this prompt
-            self.editor.show(prompt)
-            return
-        self.console.print(prompt, end="", markup=False, highlight=False)
-        self.console.file.flush()
-        self.line_open = bool(prompt)  # (a line read with no prompt, on the opponent's turn, opens none)
-
-    def __call__(self, prompt: str) -> str:
-        if self.editor is not None:
-            return self.editor.read_line(prompt)
-        self.show_prompt(prompt)
-        try:
-            return self._line()
-        finally:
-            self.line_open = False
-
-    def _line(self) -> str:
-        try:
-            fd = sys.stdin.fileno()
-        except (AttributeError, OSError, ValueError):  # a replaced stdin (tests): no descriptor
-            line = sys.stdin.readline()
-            if not line:
-                raise EOFError from None
-            return line.rstrip("\r\n")
-        while b"\n" not in self._pending:
-            chunk = os.read(fd, 4096)
-            if not chunk:
-                if not self._pending:
-                    raise EOFError
-                break
-            self._pending += chunk
-        line, _, self._pending = self._pending.partition(b"\n")
-        return line.decode("utf-8", errors="replace").rstrip("\r")
-
-
-def _read_in_thread(read: Callable[[str], str], prompt: str) -> asyncio.Future[tuple[bool, Any]]:
-    """Run ``read(prompt)`` in a daemon thread: a future of ``(True, line)``
-    or ``(False, exception)``.  The thread may outlive the game (a person who
-    never presses Enter); being a daemon, it does not keep the program up."""
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[tuple[bool, Any]] = loop.create_future()
-
-    def work() -> None:
-        try:
-            outcome: tuple[bool, Any] = (True, read(prompt))
-        except BaseException as exc:  # noqa: BLE001  (EOF, Ctrl-C, a broken terminal: all end the entry)
-            outcome = (False, exc)
-
-        def deliver() -> None:
-            if not future.done():
-                future.set_result(outcome)
-
-        try:
-            loop.call_soon_threadsafe(deliver)
-        except RuntimeError:  # the loop is closed: the game ended meanwhile
-            pass
-
-    threading.Thread(target=work, name="c4lab-keyboard", daemon=True).start()
-    return future
 
 
 # ---------------------------------------------------------------------------
@@ -286,7 +182,7 @@ class OnlineClient:
 
     def _prompt_again(self) -> None:
         """The open prompt again, under what was printed (on a terminal)."""
-        if (self._entry is not None and isinstance(self.read, KeyboardLines) and _is_tty(self.console)
+        if (self._entry is not None and isinstance(self.read, KeyboardLines) and is_tty(self.console)
                 and (self._asking_prompt or self.read.editor is not None)):  # (an editor: what was typed, too)
             self.read.show_prompt(self._asking_prompt)
 
@@ -732,7 +628,7 @@ class OnlineClient:
         assert self.room is not None
         self._asking = (kind, self.room["position"], options)
         self._asking_prompt = prompt
-        self._entry = _read_in_thread(self.read, prompt)
+        self._entry = read_in_thread(self.read, prompt)
 
     def _maybe_ask(self) -> None:
         """Open the column prompt when it is this client's move; after the
@@ -1032,25 +928,6 @@ def _watching(count: int) -> str:
     if not count:
         return "Nobody is watching now."
     return "1 person is watching." if count == 1 else f"{count} people are watching."
-
-
-def _line_editor(console: Console) -> LineEditor | None:
-    """An editor of the keyboard's line where the keyboard and the screen
-    are a terminal (POSIX), else None (lines piped in, a test's console)."""
-    try:
-        if os.name != "posix" or not sys.stdin.isatty() or not _is_tty(console):
-            return None
-        fd = sys.stdin.fileno()
-    except (AttributeError, ValueError, OSError):
-        return None
-    return LineEditor(fd, console.file, lambda: console.width)
-
-
-def _is_tty(console: Console) -> bool:
-    try:
-        return bool(console.file.isatty())
-    except (AttributeError, ValueError, OSError):
-        return False
 
 
 def run_online(
