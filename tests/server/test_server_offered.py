@@ -13,8 +13,8 @@ import pytest
 from click.testing import CliRunner
 from fastapi.testclient import TestClient
 
-from c4lab import cli
 from c4lab.agents.ntuple_net import Network
+from c4lab.cli import games as cli_games
 from c4lab.cli import main
 from c4lab.rules import Position
 from c4lab.server.app import create_app
@@ -124,7 +124,7 @@ def test_play_offers_its_players_networks_to_the_page_by_file_name(
     net = network_file(tmp_path / "nets" / "small.npz")
     extra = network_file(tmp_path / "extra.npz", board="5x4")
     served: dict[str, Any] = {}
-    monkeypatch.setattr(cli, "_serve", lambda **options: served.update(options))
+    monkeypatch.setattr(cli_games, "_serve", lambda **options: served.update(options))
     result = CliRunner().invoke(main, ["play", "--board", "4x4", "--no-browser", "-2", f"ntuple:weights={net}",
                                        "--network", str(extra)])
     assert result.exit_code == 0, result.output
@@ -217,7 +217,7 @@ def test_play_offers_its_players_q_table_to_the_page_by_file_name(
     page refused ``qlearning`` outright)."""
     table = qtable_file(tmp_path / "tables" / "q.npz")
     served: dict[str, Any] = {}
-    monkeypatch.setattr(cli, "_serve", lambda **options: served.update(options))
+    monkeypatch.setattr(cli_games, "_serve", lambda **options: served.update(options))
     result = CliRunner().invoke(main, ["play", "--board", "4x4", "--no-browser", "-2", f"qlearning:table={table}"])
     assert result.exit_code == 0, result.output
     assert "p2=qlearning%3Atable%3Dq.npz" in served["query"]

@@ -1,0 +1,199 @@
+"""``c4lab arena`` and ``c4lab report``: experiments between agents, and
+the report of a results file."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from c4lab.cli.group import main
+from c4lab.cli.options import (
+    ARENA,
+    INT64,
+    BadInput,
+    Finite,
+    Int64,
+    default_from,
+    ray_address,
+    writable_output,
+)
+
+# lazy imports: every command imports the parts it uses, so that ``c4lab
+# --help`` and the light commands never load numba or the rules engine.
+
+
+@main.command()
+@click.argument("specs", nargs=-1, required=True, metavar="SPEC SPEC [SPEC...]")
+@click.option("--games", type=INT64, default=10, show_default=True, help="Games per pairing (even: two per start; at most 1,000,000 in a run).")
+@click.option("--gauntlet", is_flag=True, help="The first agent against each of the others (default: round robin).")
+@click.option("--board", **default_from(*ARENA, "board"),
+              help="classic (7x6), random (a new enhanced board per pair) or a position string (9x8, 9x8/Xd3).")
+@click.option("--bonus", is_flag=True, help="Add a random bonus cell to a board that has none (a new one per pair).")
+@click.option("--opening-moves", "plies", type=Int64(min=0), default=2, show_default=True,
+              help="Random opening moves played from each start (the same for both games of a pair).")
+@click.option("--openings", "openings_file", type=click.Path(dir_okay=False), default=None,
+              help="A file of start positions (one position string per line), used in turn.")
+@click.option("--seed", type=INT64, **default_from(*ARENA, "seed"), help="Boards and openings follow from it.")
+@click.option("--limit", type=Finite(), **default_from(*ARENA, "limit"), help="Seconds a move may take: a slower one (beyond --margin) loses its game; an engine "
+                   "program is stopped then, an agent of this process judged when its move returns.")
+@click.option("--margin", type=Finite(), **default_from(*ARENA, "margin"),
+              help="A move over limit + margin loses the game.")
+@click.option("--jobs", type=Int64(min=1), default=None, help="Parallel games (default: all cores).")
+@click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="Where the games run: local processes (--jobs) or a Ray cluster (the ray extra).")
+@click.option("--ray-address", default=None, callback=ray_address,
+              help="A Ray cluster to join (default: start a local one).")
+@click.option("--sprt", default=None, help="Stop a two-agent match as soon as a sequential probability ratio test "
+              "decides between 'elo0 better' and 'elo1 better': elo0=0,elo1=20,alpha=0.05,beta=0.05 "
+              "(alpha and beta 0.05 where not given).")
+@click.option("--out", type=click.Path(dir_okay=False), callback=writable_output, default="arena.jsonl", show_default=True,
+              help="Results file (JSON lines); an unfinished run with the same settings is resumed.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
+def arena(
+    specs: tuple[str, ...], games: int, gauntlet: bool, board: str, bonus: bool, plies: int,
+    openings_file: str | None, seed: int, limit: float, margin: float, jobs: int | None, executor: str,
+    ray_address: str | None, sprt: str | None, out: str, as_json: bool,
+) -> None:
+    """Play agents against each other in pairs of games (same start, sides
+    swapped) and rank them: score, W/D/L, Elo with its 95% interval,
+    likelihood of superiority, p-value of "equal".
+
+    Each SPEC is an agent spec, NAME[:key=value,...] (master:time=0.5,
+    uct:iterations=5000); `c4lab agents` lists the names and parameters."""
+    import time
+    from pathlib import Path
+
+    from c4lab.arena import report as arena_report
+    from c4lab.arena.executors import make_executor
+    from c4lab.arena.results import ResultsError, read_results
+    from c4lab.arena.runner import run_arena
+    from c4lab.arena.schedule import ArenaConfig, ArenaError, read_openings
+    from c4lab.arena.stats import SPRT
+    from c4lab.ui.status import games_bar
+
+    ctx = click.get_current_context()
+    given = [f"--{name.replace('_', '-')}" for name in ("board", "bonus", "plies")
+             if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT]
+    if ray_address and executor != "ray":  # it would be ignored: the games would run here without a word
+        raise click.UsageError(f"--ray-address {ray_address} is for --executor ray (the games run here otherwise)")
+    if openings_file and given:  # the file's positions are the starts: a board or random moves would be ignored
+        raise click.UsageError(f"--openings gives the start positions; {' and '.join(given)} cannot be given with it"
+                               .replace("--plies", "--opening-moves"))
+    try:
+        openings = read_openings(openings_file) if openings_file else ()
+        config = ArenaConfig(
+            specs, games=games, gauntlet=gauntlet, board=board, bonus=bonus, plies=plies,
+            openings=openings, seed=seed, limit=limit, margin=margin,
+        )
+        test = SPRT.parse(sprt) if sprt is not None else None  # `--sprt ""` (an unset variable) is no test: refused
+        runner = make_executor(executor, jobs, ray_address)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    from c4lab.cores import usable_cores
+
+    cores = usable_cores()
+    if executor == "local" and jobs is not None and jobs > cores:  # more games at once than cores
+        click.echo(f"note: --jobs {jobs} on {cores} core{'s' if cores > 1 else ''}: an agent that thinks on a clock "
+                   f"gets less than a core and plays weaker (and loses on time more often) than at --jobs {cores}",
+                   err=True)
+    from c4lab.arena.executors import WorkerLost
+    from c4lab.ctrl_c import exit_status, stop_words, stops_ignored_from_now, stops_interrupt
+
+    began = time.perf_counter()
+    # SIGTERM (a job scheduler, kill) and SIGHUP (a terminal closed under the run) stop it as Ctrl-C does: the
+    # workers stopped, the games kept; by default SIGTERM would end this process alone and leave its workers
+    # computing, orphans.
+    try:
+        with stops_interrupt(), games_bar(config.total_games) as progress:
+            outcome = run_arena(config, out, executor=runner, sprt=test, progress=progress,
+                                on_note=lambda note: click.echo(f"note: {note}", err=True))
+    except (ArenaError, ResultsError, ValueError) as exc:
+        raise BadInput(str(exc)) from None
+    except WorkerLost as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(1)
+    except KeyboardInterrupt as stop:
+        stops_ignored_from_now()  # the count below reads the file: a second press changes nothing
+        saved = len(read_results(out).whole_pairs()) if Path(out).exists() else 0
+        status = exit_status(stop)
+        click.echo(f"{stop_words(status)}: {saved} games saved in {out}; the same command resumes the run", err=True)
+        sys.exit(status)
+    summary = arena_report.summarise(outcome.config, outcome.games)
+    from c4lab.arena.runner import sprt_line, sprt_state
+
+    state = sprt_state(test, outcome.config, list(outcome.games)) if test else None  # decided or not: its LLR
+    if as_json:
+        data = summary.to_dict()
+        data.update(played=outcome.played, stopped=outcome.stopped, sprt=state,
+                    seconds=round(time.perf_counter() - began, 2))
+        click.echo(json.dumps(data))
+        return
+    click.echo(arena_report.render_text(summary))
+    if test and state:
+        click.echo(sprt_line(test, state))
+    click.echo(f"{outcome.played} games played now, {len(outcome.games)} in {out}")
+
+
+@main.command("report")
+@click.argument("results", type=click.Path(dir_okay=False))
+@click.option("--out-dir", type=click.Path(file_okay=False), default=None,
+              help="Where to write the plots and report.html (default: RESULTS without .jsonl, plus -report).")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
+def report_command(results: str, out_dir: str | None, as_json: bool) -> None:
+    """Print an arena run's tables again and write its plots (cross table,
+    Elo with error bars, score by board size) and a self-contained HTML report.
+
+    RESULTS is the results file of `c4lab arena` (its --out, arena.jsonl by
+    default)."""
+    from pathlib import Path
+
+    from c4lab.arena import report as arena_report
+    from c4lab.arena.results import ResultsError, read_results
+
+    try:
+        saved = read_results(results)
+    except ResultsError as exc:
+        raise BadInput(str(exc)) from None
+    games = saved.whole_pairs()  # what the run keeps: a lone game of a pair would give one side the first move
+    if not games:  # an arena stopped before its first game ended: no table, no plot to draw
+        raise BadInput(f"{results}: no finished game yet, nothing to report")
+    if saved.cut_line:  # a run stopped while it wrote: the arena plays that pair again when resumed
+        click.echo(f"note: the last line of {results} is cut short (a run stopped while writing it): left out",
+                   err=True)
+    if len(games) < len(saved.games):
+        lone = len(saved.games) - len(games)
+        games_of = f"{lone} game{'s' if lone > 1 else ''} of {results}"
+        click.echo(f"note: {games_of} without the other game of {'their' if lone > 1 else 'its'} pair left out "
+                   "(the arena plays such a pair again when resumed)", err=True)
+    summary = arena_report.summarise(saved.config, games)
+    stopped = state = line = None
+    if saved.sprt:  # the run's sequential test: say where it stopped the run, as the arena said then, or where it stands
+        from c4lab.arena.runner import sprt_line, sprt_state
+        from c4lab.arena.stats import SPRT
+
+        test = SPRT.parse(saved.sprt)
+        state = sprt_state(test, saved.config, list(games))
+        line = sprt_line(test, state)
+        stopped = line if state["accepted"] else None
+    path = Path(results)
+    folder = Path(out_dir) if out_dir else path.with_name(path.stem + "-report")
+    if not folder.parent.is_dir():  # the report's own folder is made, not a path of folders to it
+        raise BadInput(f"--out-dir {out_dir}: {str(folder.parent)!r} is not a folder")
+    try:
+        files = arena_report.write_report(summary, folder, stopped, sprt=line)
+    except OSError as exc:
+        raise BadInput(f"cannot write the report in {str(folder)!r}: {exc.strerror or exc}") from None
+    if as_json:
+        click.echo(json.dumps({**summary.to_dict(), "stopped": stopped, "sprt": state, "files": [str(f) for f in files]}))
+        return
+    click.echo(arena_report.render_text(summary))
+    if line:
+        click.echo(line)
+    for f in files:
+        click.echo(f"wrote {f}")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

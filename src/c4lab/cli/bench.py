@@ -1,0 +1,121 @@
+"""``c4lab bench`` (speed), ``bench solver`` (the exact solver on the
+benchmark positions) and ``bench accuracy`` (agents' value-keeping moves)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+
+from c4lab.cli.group import main
+from c4lab.cli.options import INT64, BadInput, Finite, Int64
+
+# lazy imports: every command imports the parts it uses, so that ``c4lab
+# --help`` and the light commands never load numba or the rules engine.
+
+
+def _set_names(text: str | None, default: tuple[str, ...], known: tuple[str, ...]) -> tuple[str, ...]:
+    """The benchmark sets a ``--sets`` option names (comma-separated)."""
+    names = default if text is None else tuple(n.strip() for n in text.split(",") if n.strip())
+    unknown = [n for n in names if n not in known]
+    if unknown or not names:
+        raise click.UsageError(f"unknown set {', '.join(unknown) or '(none)'}; the sets: {', '.join(known)}")
+    return names
+
+
+@main.group(invoke_without_command=True)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.option("--seconds", type=Finite(0, min_open=True), default=2.0, show_default=True,
+              help="CPU seconds per measurement.")
+@click.option("--c", "c_reference", is_flag=True, help="Also time the C reference playouts (needs gcc).")
+@click.pass_context
+def bench(ctx: click.Context, as_json: bool, seconds: float, c_reference: bool) -> None:
+    """Measure the engine on this machine, in CPU time on one core: random
+    playouts (playouts and moves a second), legal_moves + play through
+    Position (operations a second), plain UCT (iterations a second), minimax
+    (nodes a second, and the depth reached) and n-tuple self-play training
+    (games a second), each on 7x6 and 12x12/Xf4.
+
+    `c4lab bench solver` measures the exact solver on the classic sets,
+    `c4lab bench accuracy` the agents' moves against the solver's scores.
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    from c4lab.bench import report, run_benchmarks
+
+    try:
+        results = run_benchmarks(seconds, c_reference=c_reference)
+    except RuntimeError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(json.dumps(results) if as_json else report(results))
+
+
+@bench.command("solver")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object keyed by set name.")
+@click.option("--limit", type=Int64(min=1), default=None, help="Only the first N positions of each set.")
+@click.option("--sets", default=None, help="Comma-separated set names (default: all but Test_L1_R3).")
+@click.option("--weak", is_flag=True, help="Weak solve: compare the sign of the score only.")
+@click.option("--dir", "directory", type=click.Path(file_okay=False), default=None,
+              help="Where the sets are (default: $C4LAB_BENCH_DIR, else ../shared/bench/classic).")
+def bench_solver(as_json: bool, limit: int | None, sets: str | None, weak: bool, directory: str | None) -> None:
+    """Solve the classic benchmark sets: per set, positions solved exactly,
+    mean CPU time and mean nodes per position."""
+    from pathlib import Path
+
+    from rich.progress import Progress
+
+    from c4lab.solver import bench as solver_bench
+    from c4lab.ui.status import stderr_console
+
+    names = _set_names(sets, solver_bench.DEFAULT_SETS, solver_bench.SETS)
+    folder = Path(directory) if directory else solver_bench.default_directory()
+    try:
+        loaded = {name: solver_bench.read_set(folder / name, limit) for name in names}
+    except solver_bench.BenchSetError as exc:
+        raise BadInput(f"{exc} (give the folder with --dir or $C4LAB_BENCH_DIR)") from None
+    results = {}
+    with Progress(transient=True, disable=not sys.stderr.isatty(), console=stderr_console()) as progress:
+        for name, positions in loaded.items():
+            task = progress.add_task(name, total=len(positions))
+
+            def step(good: bool, task: Any = task) -> None:
+                progress.advance(task)
+
+            results[name] = solver_bench.run_set(positions, weak, step)
+    click.echo(json.dumps(results) if as_json else solver_bench.report(results, weak))
+
+
+@bench.command("accuracy")
+@click.argument("specs", nargs=-1, metavar="[SPEC...]")
+@click.option("--positions", "count", type=Int64(min=1), default=50, show_default=True,
+              help="Positions per set.")
+@click.option("--sets", default=None, help="Comma-separated sets (default: classic-begin,classic-middle,variants).")
+@click.option("--seed", type=INT64, default=1, show_default=True, help="Seed of the variant positions and OpenSpiel.")
+@click.option("--no-openspiel", is_flag=True, help="Do not measure OpenSpiel's MCTS as a yardstick.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def bench_accuracy(
+    specs: tuple[str, ...], count: int, sets: str | None, seed: int, no_openspiel: bool, as_json: bool
+) -> None:
+    """The share of moves that keep the position's value (win, draw or loss),
+    judged by the exact solver's score of every move, for each SPEC (default:
+    master:time=1).  As a yardstick, OpenSpiel's C++ MCTS plays the same
+    positions, given the time a move of the first SPEC that sets one
+    (time=T), where OpenSpiel is installed; elsewhere, or when no SPEC sets a
+    time, a note says so."""
+    from c4lab.arena import accuracy
+    from c4lab.ui.status import StatusLine
+
+    names = _set_names(sets, accuracy.SETS, accuracy.SETS)
+    line = StatusLine()
+    try:
+        measured = accuracy.run_accuracy(
+            list(specs) or ["master:time=1"], sets=names, count=count, seed=seed, openspiel=not no_openspiel,
+            progress=line.show,
+        )
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    finally:
+        line.clear()
+    click.echo(json.dumps(accuracy.to_dict(measured)) if as_json else accuracy.report(measured))

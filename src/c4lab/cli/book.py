@@ -1,0 +1,66 @@
+"""``c4lab book build`` and ``c4lab book info``: the opening book."""
+
+from __future__ import annotations
+
+import click
+
+from c4lab.cli.group import main
+from c4lab.cli.options import BadInput, Finite, Int64, writable_output
+
+# lazy imports: every command imports the parts it uses, so that ``c4lab
+# --help`` and the light commands never load numba or the rules engine.
+
+
+@main.group()
+def book() -> None:
+    """The classic 7x6 opening book of the solver and the perfect player."""
+
+
+@book.command("build")
+@click.option("--depth", type=Int64(0, 41), required=True, help="Last ply the book covers.")
+@click.option("--out", type=click.Path(dir_okay=False), callback=writable_output, default=None,
+              help="Book file (default: $C4LAB_BOOK or ~/.c4lab/classic-book.npz); resumed if it exists.")
+@click.option("--from", "start", default=None, help="Start the strategies at this classic position.")
+@click.option("--timeout", type=Finite(0, min_open=True), default=None,
+              help="Give up on a position after this many seconds.")
+@click.option("--budget", type=Finite(0, min_open=True), default=None,
+              help="Stop after this many seconds in all (resume later).")
+def book_build(depth: int, out: str | None, start: str | None, timeout: float | None, budget: float | None) -> None:
+    """Solve the book's positions and write them (saved after each one).
+
+    For the side to move at the start (the empty board by default) and for
+    the other side after each first move: the positions where that side is
+    to move, their exact scores and one best reply, against every answer,
+    down to --depth plies.
+    """
+    from pathlib import Path
+
+    from c4lab.rules import Position
+    from c4lab.solver import book as opening_book
+
+    path = Path(out) if out else opening_book.book_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        root = Position.parse(start) if start else None
+        made = opening_book.build(depth, path, start=root, timeout=timeout, budget=budget,
+                       log=lambda line: click.echo(line, err=True))
+    except ValueError as exc:
+        raise BadInput(str(exc)) from None
+    click.echo(f"{path}: {len(made)} positions, depth {made.depth}, {made.info.get('unsolved', 0)} left unsolved")
+
+
+@book.command("info")
+@click.argument("path", type=click.Path(dir_okay=False), required=False)
+def book_info(path: str | None) -> None:
+    """Say which books are loaded and where they come from: the classic
+    12-ply database and the book file the agents use; with PATH, that book
+    file only."""
+    from pathlib import Path
+
+    from c4lab.solver import book as opening_book
+
+    try:
+        for line in opening_book.describe_books(Path(path) if path else None):
+            click.echo(line)
+    except opening_book.BookError as exc:
+        raise BadInput(str(exc)) from None

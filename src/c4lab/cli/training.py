@@ -1,0 +1,227 @@
+"""``c4lab train qlearning`` and ``c4lab train ntuple``: the learners'
+training runs (their options; the runs themselves are in
+``c4lab.learning``)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from c4lab.cli.group import main
+from c4lab.cli.options import (
+    INT64,
+    NTRAIN,
+    QTRAIN,
+    BadInput,
+    Finite,
+    HomeDefault,
+    Int64,
+    bad_option,
+    default_from,
+    field_default,
+    named_file,
+    ray_address,
+    writable_output,
+)
+
+# lazy imports: every command imports the parts it uses, so that ``c4lab
+# --help`` and the light commands never load numba or the rules engine.
+
+
+def _rewards_default() -> str:
+    """``--rewards``' default: TrainConfig's rewards, written as the option takes them."""
+    win, draw, loss = (field_default(*QTRAIN, name) for name in ("reward_win", "reward_draw", "reward_loss"))
+    return ",".join(f"{value:g}" for value in (win, draw, loss))
+
+
+@main.group()
+def train() -> None:
+    """Train learning agents by self-play: n-tuple networks (any board) or
+    tabular Q-learning (small boards)."""
+
+
+@train.command("qlearning")
+@click.option("--board", **default_from(*QTRAIN, "board"), help="Start position to train from: 4x4, 5x4, 4x4/Xb2...")
+@click.option("--episodes", type=Int64(min=1), **default_from(*QTRAIN, "episodes"), help="Self-play games.")
+@click.option("--alpha", "--learning-rate", "alpha", type=float, **default_from(*QTRAIN, "alpha"),
+              help="Learning rate, in (0, 1].")
+@click.option("--discount", type=float, **default_from(*QTRAIN, "discount"),
+              help="Discount per ply (toward the draw reward), in [0, 1].")
+@click.option("--epsilon", "epsilon_start", type=float, **default_from(*QTRAIN, "epsilon_start"),
+              help="Exploration rate at the start (epsilon-greedy).")
+@click.option("--epsilon-end", type=float, **default_from(*QTRAIN, "epsilon_end"),
+              help="Exploration rate at the end.")
+@click.option("--epsilon-decay", type=float, **default_from(*QTRAIN, "epsilon_decay"),
+              help="Fraction of the episodes over which epsilon falls linearly to --epsilon-end.")
+@click.option("--slip", type=float, **default_from(*QTRAIN, "slip"),
+              help="Chance the opponent's value assumes a random move (0: plain max, minimax values).")
+@click.option("--rewards", cls=HomeDefault, home=_rewards_default,
+              help="Rewards for a win, a draw and a loss.")
+@click.option("--no-symmetry", is_flag=True, help="Do not share positions with their mirror images.")
+@click.option("--eval-every", type=Int64(min=0), default=None,
+              help="Evaluate every N episodes (default: episodes/20; 0: only at the end).")
+@click.option("--eval-games", type=Int64(min=0), default=100, show_default=True,
+              help="Games per evaluation against random and minimax:depth=2 (half as A, half as B).")
+@click.option("--out", type=click.Path(dir_okay=False), callback=writable_output, default=None, help="Table file (default: qlearning-BOARD.npz).")
+@click.option("--curve", type=click.Path(dir_okay=False), callback=writable_output, default=None,
+              help="Learning curve: writes CURVE.csv and CURVE.png (default: the table's name + '-curve').")
+@click.option("--seed", type=INT64, **default_from(*QTRAIN, "seed"),
+              help="The self-play games and the evaluations follow from it.")
+def train_qlearning(board: str, episodes: int, alpha: float, discount: float, epsilon_start: float,
+                    epsilon_end: float, epsilon_decay: float, slip: float, rewards: str, no_symmetry: bool,
+                    eval_every: int | None, eval_games: int, out: str | None, curve: str | None, seed: int) -> None:
+    """Learn a Q-table by self-play and save it for the agent qlearning:table=FILE.
+
+    A table covers small boards only: 4x4 (the default 200,000 episodes,
+    about a second, visit 92% of its positions; a million, 98.5%), 5x4 and
+    5x5 partially; 7x6 is far beyond it.
+    """
+    from pathlib import Path
+
+    from c4lab.learning import qlearning
+    from c4lab.ui.status import stderr_console
+
+    try:
+        r_win, r_draw, r_loss = qlearning.parse_rewards(rewards)
+    except ValueError as exc:
+        raise bad_option(str(exc), "--rewards") from None
+    try:  # TrainConfig holds the ranges of its settings: out of one, a usage error (status 2)
+        config = qlearning.TrainConfig(
+            board=board, episodes=episodes, alpha=alpha, discount=discount, epsilon_start=epsilon_start,
+            epsilon_end=epsilon_end, epsilon_decay=epsilon_decay, reward_win=r_win, reward_draw=r_draw,
+            reward_loss=r_loss, slip=slip, symmetry=not no_symmetry, seed=seed,
+        )
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    table_path = Path(out) if out else qlearning.default_table_path(config.board)
+    if table_path.exists():
+        raise BadInput(f"{table_path} exists: choose another --out, or remove it first (a run never overwrites "
+                       "a table)")
+    prefix = curve or str(table_path.with_suffix("")) + "-curve"
+    for suffix in (".csv", ".png"):  # the curve's files: another run's are never overwritten either
+        if Path(prefix + suffix).exists():
+            raise BadInput(f"{prefix}{suffix} exists: choose another --curve, or remove it first (a run never "
+                           "overwrites a curve)")
+    try:
+        with qlearning.ctrl_c_stops() as interrupted:
+            table, points, paths = qlearning.run_with_progress(
+                config, table_path, prefix, eval_every=eval_every, eval_games=eval_games,
+                console=stderr_console(), show_progress=sys.stderr.isatty(), interrupted=interrupted)
+        if interrupted.is_set():
+            from c4lab.ctrl_c import stops_ignored_from_now  # lazy: start-up time
+
+            stops_ignored_from_now()  # saved; more presses (signals) on the way out change nothing
+    except ValueError as exc:
+        raise BadInput(str(exc)) from None
+    click.echo(qlearning.summary(table, points, paths))
+    if interrupted.is_set():
+        from c4lab.ctrl_c import stop_words  # lazy: start-up time
+
+        click.echo(f"{stop_words(interrupted.status)}: the table ({table.info['episodes']:,} of {episodes:,} "
+                   "episodes) and the curve are saved", err=True)
+        sys.exit(interrupted.status)
+
+
+@train.command("ntuple")
+@click.option("--board", default=None, help="The board: 7x6 (default), 6x5/Xc2, 7x7/Xd4/Bc5...  "
+              "(with --resume: the network's own board).")
+@click.option("--bonus", is_flag=True, help="Add a random bonus cell (drawn from --seed) to the board.")
+@click.option("--minutes", type=float, default=None, help="Train for this long (wall clock).")
+@click.option("--games", type=INT64, default=None,
+              help="Train for this many self-play games (default: 200,000 unless --minutes).")
+@click.option("--workers", type=INT64, default=1, show_default=True,
+              help="Self-play workers (one per core; with --executor ray, Ray tasks at once).")
+@click.option("--executor", type=click.Choice(["threads", "processes", "ray"]), default="threads", show_default=True,
+              help="threads: the workers share one table in this process; processes or ray: each plays rounds "
+                   "on a copy, and the changes are merged.")
+@click.option("--ray-address", default=None, callback=ray_address,
+              help="With --executor ray: the cluster's HOST:PORT, or auto (default: start a local Ray).")
+@click.option("--seed", type=INT64, default=0, show_default=True,
+              help="Tuples, bonus cell and games follow from it (with --resume: only the tuples --add-tuples adds; "
+                   "the games go on from where the network's last run left them).")
+@click.option("--out", type=click.Path(dir_okay=False), callback=writable_output, default=None,
+              help="Network file (default: ntuple-BOARD.npz); never overwritten unless it is --resume's file.")
+@click.option("--resume", type=click.Path(dir_okay=False), callback=named_file, default=None,
+              help="Continue training this network file (written back to --out, default: the same file); "
+                   "given none of --alpha and --alpha-final (--epsilon and --epsilon-final) it goes on at its last "
+                   "run's final step size (exploration), or, for a run stopped early, with the rest of its schedule.")
+@click.option("--alpha", type=float, **default_from(*NTRAIN, "alpha"),
+              help="Step size (divided by the number of tuple readings).")
+@click.option("--alpha-final", type=float, **default_from(*NTRAIN, "alpha_final"),
+              help="The step size falls geometrically to this over the run (default: a tenth of --alpha; "
+                   "--alpha's value: constant).")
+@click.option("--epsilon", type=float, **default_from(*NTRAIN, "epsilon"),
+              help="Exploration: the chance of a random move.")
+@click.option("--epsilon-final", type=float, **default_from(*NTRAIN, "epsilon_final"),
+              help="The chance of a random move falls linearly to this over the run (--epsilon's value: "
+                   "constant).")
+@click.option("--opening", type=INT64, **default_from(*NTRAIN, "opening"),
+              help="Each game starts with 0 to this many random moves that nobody learns from (0: from the "
+                   "empty board).")
+@click.option("--lambda", "lam", type=float, **default_from(*NTRAIN, "lam"),
+              help="TD(lambda): at the end of each game every afterstate moves toward its lambda-return "
+                   "(0: TD(0), each toward the next one's value at once).")
+@click.option("--average", type=float, **default_from(*NTRAIN, "average"),
+              help="Keep the mean of the weights over this last share of the run (snapshots a hundredth of "
+                   "the run apart; 0: the last weights).")
+@click.option("--tuples", type=Int64(1, 1000), default=None,  # train_ntuple.MAX_TUPLES
+              help="Number of n-tuples (default: 70; 120 on boards with a bonus cell; 150 on the classic 7x6).")
+@click.option("--add-tuples", type=Int64(min=0), default=0,
+              help="With --resume: grow the network by this many tuples (random walks drawn from --seed) whose "
+                   "weights start at zero, so it plays as before and has more room to learn.")
+@click.option("--length", type=Int64(2, 8), default=8, show_default=True, help="Cells per tuple.")
+@click.option("--probes", type=Int64(min=0), default=None,
+              help="Probe positions for the accuracy curve (default: 200 on boards of up to 42 playable cells, "
+                   "100 up to 48, else 0; from the empty board up to 30 cells and on the classic board, "
+                   "from ply 10 on the others).")
+@click.option("--eval-every", type=Finite(min=0, min_open=True), default=None,
+              help="Seconds of training between two points of the curve (default: a twentieth of the run, for "
+                   "--games at exactly every twentieth of the games, the training paused at each point; a point "
+                   "by the clock waits for the workers' chunk of games, about half a second, so a run of seconds "
+                   "has fewer).")
+@click.option("--checkpoint", type=Finite(min=0, min_open=True), default=5.0, show_default=True,
+              help="Minutes between two checkpoints of the network file.")
+@click.option("--curve", type=click.Path(dir_okay=False), callback=writable_output, default=None,
+              help="Learning curve: CURVE.csv, CURVE.png, CURVE.html (default: the network's name + '-curve').")
+def train_ntuple(board: str | None, bonus: bool, minutes: float | None, games: int | None, workers: int,
+                 executor: str, ray_address: str | None, seed: int, out: str | None, resume: str | None,
+                 alpha: float | None, alpha_final: float | None, epsilon: float | None, epsilon_final: float | None,
+                 opening: int | None, lam: float | None, average: float | None, tuples: int | None, add_tuples: int, length: int, probes: int | None, eval_every: float | None, checkpoint: float, curve: str | None) -> None:
+    """Learn an n-tuple network by self-play (TD learning) for the agent
+    ntuple:weights=FILE.
+
+    Every point of the curve: the share of value-keeping moves of the
+    greedy network on probe positions scored by the exact solver, and its
+    score against random and normal (and hard at the end).  Ctrl-C saves
+    the network and the curve, then stops.  A bad option or file: one line,
+    exit status 2, and no file written.
+    """
+    from pathlib import Path
+
+    from c4lab.learning import train_ntuple
+
+    def _path(value: str | None) -> Path | None:  # the options' callbacks expanded a ~ already (named_file)
+        return Path(value) if value else None
+
+    # Left to its default, a step size or exploration is the learner's (or, with --resume, where the network
+    # stopped), and so are the openings, lambda and the averaged share (with --resume, its last run's); a
+    # length given with --resume is refused (the network keeps its tuples).
+    ctx = click.get_current_context()
+    given: dict[str, Any] = {
+        name: None if ctx.get_parameter_source(name) is click.core.ParameterSource.DEFAULT else value
+        for name, value in (("alpha", alpha), ("alpha_final", alpha_final), ("epsilon", epsilon),
+                            ("epsilon_final", epsilon_final), ("opening", opening), ("lam", lam),
+                            ("average", average), ("length", length))}
+    seed_given = ctx.get_parameter_source("seed") is not click.core.ParameterSource.DEFAULT
+    try:
+        train_ntuple.run(
+            board=board, bonus=bonus, minutes=minutes, games=games, workers=workers, executor=executor,
+            ray_address=ray_address, seed=seed, seed_given=seed_given, out=_path(out), resume=_path(resume),
+            tuples=tuples, add_tuples=add_tuples, probes=probes, eval_every=eval_every,
+            checkpoint_minutes=checkpoint, curve=_path(curve), **given,
+        )
+    except ValueError as exc:  # one line, whatever was wrong (an option, a file)
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(2)
