@@ -98,10 +98,11 @@ def pair_against_random(cmd: str, start: str = "7x6") -> tuple[list[dict], float
         ("echo 'the end' >&2; exit 3", "crash", "exited with status 3 (its stderr: the end)"),
         ('sleep 1000 & echo $! >> "$PIDS"; exit 0', "crash", "exited with status 0"),
         ("tr '\\0' x < /dev/zero", "crash", f"sent a line of more than {MAX_LINE} characters ('xxx"),
+        ("while :; do echo 'info string busy'; done", "time", "'info' lines meanwhile (the last: 'info string busy')"),
     ],
     ids=[
         "hangs-on-go", "garbage", "illegal-move", "no-move-at-all", "exits", "exits-leaving-a-child",
-        "endless-line",
+        "endless-line", "floods-info-lines",
     ],
 )
 def test_a_faulty_engine_loses_with_the_reason_within_the_limit_and_leaves_nothing(

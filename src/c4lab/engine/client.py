@@ -143,6 +143,18 @@ def _not_a_move(line: str) -> tuple[str, str] | None:
     return None
 
 
+def _flooded(err: EngineTimeout, infos: int, last: Info) -> EngineTimeout:
+    """``err``, a ``bestmove`` that did not come in time, saying how many
+    ``info`` lines the engine sent meanwhile (and the last one) when it
+    sent any: an engine that floods its output with them until the time
+    is up is not one that hung, and the message read as if it were."""
+    if not infos:
+        return err
+    text = str(last)
+    shown = quote(text) if len(text) <= 80 else f"{quote(text[:80])}..."
+    return EngineTimeout(f"{err}; it sent {infos} 'info' line{'s' if infos > 1 else ''} meanwhile (the last: {shown})")
+
+
 class _Refused(EngineError):
     """The engine answered ``error``: a failure, but the conversation is in
     step (the program is kept)."""
@@ -718,14 +730,19 @@ class EngineAgent(Agent):
                 info = Info()
                 wrong = None
                 chosen: BestMove | None = None
+                infos = 0  # 'info' lines read so far: a flood of them is not a silence
                 while True:
-                    line = process.read(deadline, f"'bestmove' for {position.notation}", allowed)
+                    try:
+                        line = process.read(deadline, f"'bestmove' for {position.notation}", allowed)
+                    except EngineTimeout as err:
+                        raise _flooded(err, infos, info) from None
                     wrong = _not_a_move(line)
                     if wrong is not None:  # an answer, in step: judged as an illegal move, not a broken line
                         break
                     reply = self._reply(line, f"'{go}'")
                     if isinstance(reply, Info):
                         info = reply
+                        infos += 1
                     elif isinstance(reply, BestMove):
                         chosen = reply
                         break
