@@ -6,6 +6,7 @@ import copy
 import dataclasses
 import errno
 import json
+import math
 import os
 import pickle
 import re
@@ -1237,6 +1238,31 @@ def test_the_report_page_says_under_each_plot_what_it_shows(tmp_path):
     assert "not the fitted ratings" in captions[1] and "won or lost every game" in captions[1]
     assert re.findall(r'<img alt="([^"]*)"', page) == captions  # read aloud, or shown where images are not
     assert 'alt="elo.png"' not in page
+
+
+def test_the_elo_plot_draws_an_agent_that_won_or_lost_every_game_at_its_bound(tmp_path):
+    """A gauntlet whose opponents all lost every game (broken engines, or a
+    field far too weak) has no finite "Elo vs field" anywhere: the plot left
+    every such agent out and drew an empty frame.  Each is drawn at the bound
+    the ranking prints (>= for a sweep, <= for no point), open on the far side."""
+    from c4lab.arena.report import EloPoint, elo_points, plot_elo
+    from c4lab.arena.stats import elo_bound
+
+    games = _games_of("x", "y", [1, 1, 1, 1]) + [
+        dataclasses.replace(g, pairing=1) for g in _games_of("x", "z", [1, 1, 1, 1])
+    ]
+    summary = summarise(ArenaConfig(("x", "y", "z"), games=4, gauntlet=True), games)
+    best, worst = elo_bound(8, 0, 0), elo_bound(0, 0, 4)
+    assert best is not None and worst is not None
+    assert elo_points(summary) == [
+        EloPoint("x", best[1], best[1], math.inf, ">="),
+        EloPoint("y", worst[1], -math.inf, worst[1], "<="),
+        EloPoint("z", worst[1], -math.inf, worst[1], "<="),
+    ]
+    assert plot_elo(summary).startswith(b"\x89PNG")
+    mixed = summarise(ArenaConfig(("x", "y"), games=4), _games_of("x", "y", [1, 0, 1, 1]))
+    x = next(s for s in mixed.table.standings if s.agent == "x")
+    assert elo_points(mixed)[0] == EloPoint("x", x.elo, x.elo_low, x.elo_high)  # an estimate: as before
 
 
 def _games_with_draws(first, second, scores):

@@ -446,41 +446,83 @@ def plot_cross_table(summary: Summary) -> bytes:
     return data
 
 
+@dataclass(frozen=True)
+class EloPoint:
+    """One agent's row of the Elo plot: its figure against the field and
+    the ends of its 95% interval (an infinite end: no end on that side,
+    drawn as an arrow).  ``bound`` is ``">="`` or ``"<="`` where the agent
+    won or lost every game: it has no finite figure, and ``elo`` is the
+    bound the exact interval of its score gives (the ranking's ``>=+234``)."""
+
+    agent: str
+    elo: float
+    low: float
+    high: float
+    bound: str | None = None
+
+
+def elo_points(summary: Summary) -> list[EloPoint]:
+    """The rows of the Elo plot, in the ranking's order: every agent that
+    played.  One that won or lost every game is drawn at its bound, open
+    on the far side; it was left out, so a gauntlet whose opponents all
+    lost every game (broken engines, say) drew an empty plot."""
+    points = []
+    for s in summary.table.standings:
+        if math.isfinite(s.elo):
+            points.append(EloPoint(s.agent, s.elo, s.elo_low, s.elo_high))
+            continue
+        found = stats.elo_bound(s.wins, s.draws, s.losses)
+        if found is None:  # no game yet (a run cut short): nothing to draw
+            continue
+        kind, value = found
+        if kind == "at_least":
+            points.append(EloPoint(s.agent, value, value, math.inf, ">="))
+        else:
+            points.append(EloPoint(s.agent, value, -math.inf, value, "<="))
+    return points
+
+
 def plot_elo(summary: Summary) -> bytes:
-    """Each agent's Elo against the field, with its 95% interval."""
+    """Each agent's Elo against the field, with its 95% interval (a sweep's
+    bound, hollow, with an arrow on its open side: ``elo_points``)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     standings = summary.table.standings
-    shown = [s for s in standings if math.isfinite(s.elo)]
+    points = elo_points(summary)
     fig, ax = plt.subplots(figsize=(7, 1 + 0.5 * max(1, len(standings))))
-    labels = [s.agent for s in shown]
-    values = [s.elo for s in shown]
-    lows = [s.elo - s.elo_low if math.isfinite(s.elo_low) else 0 for s in shown]
-    highs = [s.elo_high - s.elo if math.isfinite(s.elo_high) else 0 for s in shown]
-    ax.errorbar(values, range(len(shown)), xerr=[lows, highs], fmt="o", capsize=4)
+    for bounded in (False, True):
+        rows = [(row, p) for row, p in enumerate(points) if (p.bound is not None) == bounded]
+        if not rows:
+            continue
+        lows = [p.elo - p.low if math.isfinite(p.low) else 0 for _, p in rows]
+        highs = [p.high - p.elo if math.isfinite(p.high) else 0 for _, p in rows]
+        ax.errorbar([p.elo for _, p in rows], [row for row, _ in rows], xerr=[lows, highs], fmt="o", capsize=4,
+                    color="C0", markerfacecolor="white" if bounded else "C0")
     # An interval open on one side (a sweep of one pairing bounds the Elo on one side only): an arrow to
     # the plot's edge, not a bar that would read as a finite end at the point.
     left, right = ax.get_xlim()
     reach = 0.15 * ((right - left) or 100.0)
     opened = False
-    for row, s in enumerate(shown):
-        for end, edge in ((s.elo_high, right + reach), (s.elo_low, left - reach)):
+    for row, p in enumerate(points):
+        for end, edge in ((p.high, right + reach), (p.low, left - reach)):
             if math.isinf(end):
                 opened = True
-                ax.annotate("", xy=(edge, row), xytext=(s.elo, row),
+                ax.annotate("", xy=(edge, row), xytext=(p.elo, row),
                             arrowprops={"arrowstyle": "-|>", "color": "C0", "linewidth": 1.2})
     if opened:
         ax.set_xlim(left - reach, right + reach)
-    ax.set_yticks(range(len(shown)), labels)
+    ax.set_yticks(range(len(points)), [p.agent + (f" ({p.bound}{_elo(p.elo)})" if p.bound else "") for p in points])
     ax.invert_yaxis()
     ax.axvline(0, color="grey", linewidth=0.8)
     ax.set_xlabel("Elo against the rest of the field (95% interval"
-                  + ("; an arrow: no end on that side)" if opened else ")"))
-    hidden = [s.agent for s in standings if not math.isfinite(s.elo)]
-    ax.set_title("Elo" + (f" (not shown, all won or all lost: {', '.join(hidden)})" if hidden else ""))
+                  + ("; an arrow: no end on that side" if opened else "")
+                  + ("; hollow: a bound, all won or all lost" if any(p.bound for p in points)
+                     else "") + ")")
+    unplayed = [s.agent for s in standings if s.games == 0]
+    ax.set_title("Elo" + (f" (not shown, no game yet: {', '.join(unplayed)})" if unplayed else ""))
     data = _figure_png(fig)
     plt.close(fig)
     return data
@@ -570,7 +612,7 @@ FIGURE_CAPTIONS = {
                        "(blank: they did not meet).",
     "elo.png": "Elo vs field: each agent's performance over all its games with its 95% interval, as in the "
                "ranking (not the fitted ratings); an agent that won or lost every game has no finite figure "
-               "and is left out (the ranking gives its bound).",
+               "and is drawn hollow at the bound the ranking gives (>=, <=), with an arrow on its open side.",
     "by-size.png": "Score by board size: each agent's share of the points on each board size, "
                    "fewest cells first.",
 }
