@@ -242,6 +242,19 @@ def test_u_at_the_ban_question_takes_back_the_drop_on_the_bonus_cell_only() -> N
     assert any(prompt.startswith("Ban column:") and "u to take the drop back" in prompt for prompt in keys.prompts)
 
 
+def test_at_the_ban_question_the_scores_are_the_ban_choices_and_declining_s() -> None:
+    # 5x4/Bb1:a, B drops in b on the bonus cell b1: each column the ban can go to scores the move b+x for B,
+    # and declining scores b's; the columns' scores before the drop (b +1, its best choice) answer no ban question
+    scores = exact("5x4/Bb1:a")
+    assert {t: v for t, v in scores.items() if t[0] == "b"} == {"b": 1, "b+a": 0, "b+b": -1, "b+c": -1, "b+d": 0,
+                                                                "b+e": -2}
+    status, text = analysis_tui("5x4/Bb1:a", "b", "", "e", "y")
+    assert status == 0
+    line = "Scores for B (black), where the ban piece goes: a 0, b -1, c -1, d 0, e -2; declining: +1"
+    assert line + "  (+ a win, the larger the sooner; 0 a draw; - a loss)" in text
+    assert text.index(line) < text.index("Your piece lands on the bonus cell b1")
+
+
 def test_the_command_s_server_compiles_the_solver_for_the_position_s_board_first(monkeypatch) -> None:
     """The page's first hint needs the exact solver and its fallback on the
     position's board, not the default level on the classic board: the

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -17,7 +18,7 @@ from rich.console import Console
 from c4lab.rules import Position
 from c4lab.ui import terminal
 from c4lab.ui.screen_fit import MUST, Part, fit, text_rows
-from c4lab.ui.terminal import GameSettings, TerminalGame
+from c4lab.ui.terminal import GameSettings, TerminalGame, board_columns
 
 CLEAR = "\x1b[2J"
 ESCAPES = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -61,15 +62,16 @@ def _estimates(position: Position) -> dict[str, Any]:
     """A hint with every column an estimate: the longest scores, in figures and in words."""
     columns = sorted({move.column for move in position.legal_moves()})
     return {"columns": [{"column": chr(ord("a") + c), "score": None, "exact": False, "estimate": 0.57}
-                        for c in columns]}
+                        for c in columns],
+            "moves": {move.token: None for move in position.legal_moves()}}  # the ban choices' too: ``?``
 
 
 def _screens(monkeypatch: pytest.MonkeyPatch, settings: GameSettings, columns: int, rows: int,
-             answers: list[str]) -> list[str]:
+             answers: list[str], hint: Callable[[Position], dict[str, Any]] = _estimates) -> list[str]:
     """What a colour terminal ``columns`` x ``rows`` shows of ``settings``'s
     game, the person typing ``answers`` (echoed, as a terminal does): at
     each question, the screen from its last clearing to the question, where
-    the cursor waits."""
+    the cursor waits; the analysis board's scores are ``hint``'s."""
     out = io.StringIO()
     console = Console(file=out, force_terminal=True, width=columns, height=rows, color_system="standard")
     left = list(answers)
@@ -86,7 +88,7 @@ def _screens(monkeypatch: pytest.MonkeyPatch, settings: GameSettings, columns: i
         return answer
 
     monkeypatch.setattr(terminal, "keyboard_line", typed)
-    monkeypatch.setattr(TerminalGame, "hint", lambda self, position: _estimates(position))
+    monkeypatch.setattr(TerminalGame, "hint", lambda self, position: hint(position))
     TerminalGame(settings, console=console, read=None).run()
     return screens
 
@@ -114,6 +116,11 @@ def test_every_screen_fits_a_24_row_terminal_with_the_board_s_top_row_and_the_pr
     settings = GameSettings(board=f"{width}x{height}/Xa1/Bb1", players=("human", "human"), first="1", analyse=analyse)
     screens = _screens(monkeypatch, settings, columns, 24, ["b", "c", "a", "exit"])
     assert len(screens) == 4  # a move, the ban question, a move, a move (left)
+    if analyse and columns >= board_columns(Position.parse(f"{width}x{height}").variant, wide=True):
+        # the ban question's screen keeps a scores row, the ban choices', as the move question's does
+        lines = screens[1].splitlines()
+        over = lines[next(i for i, line in enumerate(lines) if line.startswith(f"{height:>2} ")) - 1]
+        assert set(over.split()) == {"?"}, screens[1]
     for screen in screens:
         assert _rows_taken(screen, columns) <= 24, screen
         assert f"\n{height:>2} " in "\n" + screen, screen  # the board's top row
@@ -152,6 +159,29 @@ def test_on_a_small_terminal_the_analysis_board_keeps_the_scores_row_and_gives_t
     assert first.startswith("Analysis board on 12x12/Xf4.\n   ~57 ~57")
     words = first.replace("\n", " ")
     assert "+ a win, the larger the sooner" in words and "s solves on" in words
+
+
+@pytest.mark.parametrize("columns", [60, 80])
+def test_at_the_ban_question_the_analysis_board_shows_where_the_ban_goes_scored_over_the_board(
+    monkeypatch: pytest.MonkeyPatch, columns: int
+) -> None:
+    """The ban question's screen was drawn without the scores row: the
+    scores over the columns are now those of putting the ban piece there
+    (the page's analysis board shows the same), and the words say so."""
+    def hint(position: Position) -> dict[str, Any]:
+        answer = _estimates(position)
+        answer["moves"].update({"b+a": 2, "b+b": 0, "b+c": -3, "b": 1})  # b+d..b+g: not solved
+        return answer
+
+    settings = GameSettings(board="7x7/Xd4/Bb1", players=("human", "human"), first="1", analyse=True)
+    screens = _screens(monkeypatch, settings, columns, 24, ["b", "exit"], hint)
+    ban = screens[1]
+    lines = ban.splitlines()
+    row = lines[lines.index(" 7   ·   ·   ·   ·   ·   ·   · ") - 1]
+    assert row.rstrip() == "    +2   0  -3   ?   ?   ?   ?"
+    assert "Scores for A (white), where the ban piece goes: a +2, b 0, c -3, d ?, e ?, f ?, g ?; declining: +1" \
+        in ban.replace("\n", " ")
+    assert _rows_taken(ban, columns) <= 24
 
 
 def test_a_colour_terminal_too_narrow_and_short_says_why_in_a_few_words_over_the_plain_board(

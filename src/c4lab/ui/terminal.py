@@ -42,6 +42,7 @@ from c4lab.game import Turn, play_game
 from c4lab.rules import Cell, Move, Position, Variant
 from c4lab.rules.setup import check_start, starting_position
 from c4lab.rules.variant import column_letter
+from c4lab.ui.ban_scores import ban_columns, ban_scores_line
 from c4lab.ui.screen_fit import MUST, Part, fit, text_rows
 
 SIDE_NAMES = {"A": "A (white)", "B": "B (black)"}
@@ -383,18 +384,41 @@ class TerminalGame:
         """The board alone (the piece on the bonus cell before the ban
         question): on a terminal, coloured or plain (a terminal without
         colours was shown no board, where ``c4lab connect`` draws one);
-        piped output shows the boards of the game loop only."""
+        piped output shows the boards of the game loop only.  On the
+        analysis board, with the ban choices' scores (``ban_scores``): on
+        a colour terminal in the row over the board and in words, as the
+        move question's, elsewhere in words under the board."""
+        ban_scores = self.ban_scores(position) if self.settings.analyse else None
         if self.color and self._on_screen is not None:  # the screen again, room for the question
             header, title, note = self._on_screen
             assert position.variant.bonus is not None  # the piece on it waits for the ban question
             columns = {move.column for move in position.legal_moves()}  # about the columns it names
             asked = keyed_prompt(ban_prompt(columns), game=not self.settings.analyse)
             under = self.said_rows(ban_offer(position.variant.bonus)) + self.prompt_rows(asked) + 1
-            self.show(position, header, note, title=title, under=under)
-        elif self._in_colour(position):
+            scores, words = ban_scores or (None, None)
+            self.show(position, header, note, scores, title=title, under=under, words=words)
+            return
+        if self._in_colour(position):
             self.console.print(board_text(position, wide=self.settings.analyse))
         elif self.console.is_terminal:
             self.console.print(position.render(), highlight=False, markup=False)
+        if ban_scores is not None:
+            self.say(ban_scores[1][0])
+
+    def ban_scores(self, dropped: Position) -> tuple[list[dict[str, Any]], tuple[str, str]]:
+        """The analysis board's scores at the ban question, ``dropped``
+        the position with the piece on the bonus cell (the ban not chosen):
+        the ban choices as the scores row draws columns, and in words
+        (listed, and the key alone), from the hint of the position before
+        the drop (kept: its screen was drawn from it)."""
+        before = Position(dropped.variant).play(*dropped.moves[:-1])
+        assert before.to_move is not None  # a drop was made there
+        moves: dict[str, int | None] = self.hint(before).get("moves", {})
+        letter = column_letter(dropped.moves[-1].column)
+        columns = ban_columns(moves, letter)
+        side = SIDE_NAMES[before.to_move]
+        declined = moves.get(letter)
+        return columns, (ban_scores_line(side, columns, declined), ban_scores_line(side, columns, declined, False))
 
     def _in_colour(self, position: Position) -> bool:
         """Whether ``position`` is drawn as the coloured board: on a colour
@@ -411,9 +435,11 @@ class TerminalGame:
 
     def show(
         self, position: Position, header: str, note: str, scores: list[dict[str, Any]] | None = None,
-        title: str = "", under: int = 1,
+        title: str = "", under: int = 1, words: tuple[str, str] | None = None,
     ) -> None:
-        """Draw the board (with ``scores``: every column's, above it); on a
+        """Draw the board (with ``scores``: every column's, above it, and in
+        ``words``, listed and the key alone: by default the move question's,
+        ``scores_line``; the ban question's are its own); on a
         colour terminal, redraw the screen in place, fitted to its rows with
         ``under`` rows left free under it (for the prompt): where it does
         not fit, the scores in words become their key (the scores are over
@@ -423,12 +449,14 @@ class TerminalGame:
         (on a colour terminal too narrow for the coloured board, the plain
         one: the line that says why is shortened after the header, and it
         and the scores in words, which are the only ones shown, go last)."""
+        if scores and words is None:
+            words = scores_line(position, scores), scores_line(position, scores, listed=False)
         if self.color:
             self._on_screen = (header, title, note)
             if self._in_colour(position):
-                self._draw_screen(position, header, note, scores, title, under)
+                self._draw_screen(position, header, note, scores, words, title, under)
             else:
-                self._draw_plain_screen(position, header, note, scores, title, under)
+                self._draw_plain_screen(position, header, note, words, title, under)
             return
         if note:
             self.say(note)
@@ -436,11 +464,11 @@ class TerminalGame:
         key = position.legend()  # the rules' own key to render's symbols
         if key:
             self.say("   " + key)
-        if scores:
-            self.say(scores_line(position, scores))
+        if words:
+            self.say(words[0])
 
     def _draw_plain_screen(
-        self, position: Position, header: str, note: str, scores: list[dict[str, Any]] | None, title: str, under: int,
+        self, position: Position, header: str, note: str, words: tuple[str, str] | None, title: str, under: int,
     ) -> None:
         """The screen of ``show`` on a colour terminal too narrow for the
         coloured board: the plain board, with a line that says why."""
@@ -460,8 +488,8 @@ class TerminalGame:
                           lambda: self.console.print(board, highlight=False, markup=False)))
         if key.strip():
             parts.append(Part(self.said_rows(key), 3, lambda: self.say(key)))
-        if scores:
-            listed = scores_line(position, scores)
+        if words:
+            listed = words[0]
             parts.append(Part(self.said_rows(listed), 8, lambda: self.say(listed)))
         self._draw_fitted(parts, under)
 
@@ -477,7 +505,8 @@ class TerminalGame:
             part.draw()
 
     def _draw_screen(
-        self, position: Position, header: str, note: str, scores: list[dict[str, Any]] | None, title: str, under: int,
+        self, position: Position, header: str, note: str, scores: list[dict[str, Any]] | None,
+        words: tuple[str, str] | None, title: str, under: int,
     ) -> None:
         """The coloured screen of ``show``, its parts ranked for ``fit``."""
         key = legend(position)
@@ -490,8 +519,8 @@ class TerminalGame:
         parts.append(Part(text_rows(key.plain, width), 3, lambda: self.console.print(key)))
         if note:
             parts.append(Part(self.said_rows(note), 6, lambda: self.say(note)))
-        if scores:
-            listed, short = scores_line(position, scores), scores_line(position, scores, listed=False)
+        if scores and words:
+            listed, short = words
             parts.append(Part(self.said_rows(listed), 1, lambda: self.say(listed),
                               shorter=Part(self.said_rows(short), 4, lambda: self.say(short))))
         self._draw_fitted(parts, under)
