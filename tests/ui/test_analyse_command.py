@@ -255,6 +255,26 @@ def test_at_the_ban_question_the_scores_are_the_ban_choices_and_declining_s() ->
     assert text.index(line) < text.index("Your piece lands on the bonus cell b1")
 
 
+def test_s_at_the_ban_question_solves_the_ban_choices_on_and_asks_again(monkeypatch) -> None:
+    """The ban choices' scores not solved in time are ``?``; ``s`` there
+    (refused as no column before) solves them on, as at the move question,
+    the ban question's scores are shown again exact, and the drop stays:
+    the question is asked again and a ban in a goes where it was asked."""
+    from c4lab.server import review
+
+    monkeypatch.setattr(review, "PER_POSITION", 1e-6)
+    monkeypatch.setattr(review, "SOLVABLE_CELLS", 0)  # nor while the engine compiles
+    status, text = analysis_tui("5x4/Bb1:a", "b", "s", "a", "e", "y")
+    assert status == 0
+    before, after = text.split("Solving ")
+    assert "; declining: ?  (+ a win, the larger the sooner; 0 a draw; - a loss; ?: not solved in time, s solves on)" \
+        in before
+    assert "not a column" not in text
+    assert "Scores for B (black), where the ban piece goes: a 0, b -1, c -1, d 0, e -2; declining: +1" in after
+    assert after.count("Your piece lands on the bonus cell b1") == 1  # asked again, once
+    assert text.rstrip().endswith("The position on the board: 5x4/Bb1:ab+a")
+
+
 def test_the_command_s_server_compiles_the_solver_for_the_position_s_board_first(monkeypatch) -> None:
     """The page's first hint needs the exact solver and its fallback on the
     position's board, not the default level on the classic board: the

@@ -46,6 +46,6 @@ def ban_scores_line(side: str, columns: list[dict[str, Any]], declined: int | No
     screen short of rows."""
     choices = ", ".join(f"{c['column']} {_signed(c['score'])}" for c in columns)
     scores = f": {choices}" if listed else ", above the board"
-    unknown = "; ?: not solved in time" if declined is None or any(not c["exact"] for c in columns) else ""
+    unknown = "; ?: not solved in time, s solves on" if declined is None or any(not c["exact"] for c in columns) else ""
     return (f"Scores for {side}, where the ban piece goes{scores}; declining: {_signed(declined)}"
             f"  ({_KEY}{unknown})")

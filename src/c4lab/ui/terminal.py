@@ -231,7 +231,8 @@ class TerminalGame:
         self.color = draws_in_colour(self.console)
         keyboard = read or self._keyboard
         # the analysis board's keys: u takes a move back, r plays it again (never a column: a-l); a game's: u
-        self.read = _with_line_keys(keyboard, game=not settings.analyse)
+        self.read = _with_line_keys(keyboard, game=not settings.analyse,
+                                    solve_ban=self.solve_ban if settings.analyse else None)
         self.rng = random.Random(settings.seed)
         self.players: list[Agent] = [
             make_agent(spec, ask=self.read, say=self.say, show=self.draw_board) for spec in settings.players
@@ -246,6 +247,7 @@ class TerminalGame:
         self.adviser: Agent | None = None  # the hint's engine, for the analysis board's estimates
         self.hints: dict[str, dict[str, Any]] = {}  # the analysis board's hints, by position (the line's)
         self._on_screen: tuple[str, str, str] | None = None  # the colour screen's header, title and note
+        self._dropped: Position | None = None  # the piece on the bonus cell whose ban question is open
 
     def _keyboard(self, prompt: str) -> str:
         """``keyboard_line``, with a prompt wider than the terminal broken
@@ -309,6 +311,23 @@ class TerminalGame:
     def column_scores(self, position: Position) -> list[dict[str, Any]]:
         columns: list[dict[str, Any]] = self.hint(position)["columns"]
         return columns
+
+    def solve_ban(self) -> None:
+        """The analysis board's ``s`` at the ban question: the moves of the
+        position before the drop left unknown (the ban choices' ``?`` among
+        them) solved on as the move question's ``s`` does, and the ban
+        question's screen drawn again with what was found (the question
+        is then asked again: the drop stays where it was)."""
+        dropped = self._dropped
+        assert dropped is not None and dropped.variant.bonus is not None  # only asked at the ban question
+        said = self.solve_on(_before_drop(dropped))
+        if self.color and self._on_screen is not None:
+            header, title, _ = self._on_screen
+            self._on_screen = (header, title, said)  # the line under the board, as after the move question's s
+        else:
+            self.say(said)
+        self.draw_board(dropped)
+        self.say(ban_offer(dropped.variant.bonus))
 
     def solve_on(self, position: Position) -> str:
         """The analysis board's ``s``: the columns of ``position`` left
@@ -388,6 +407,7 @@ class TerminalGame:
         analysis board, with the ban choices' scores (``ban_scores``): on
         a colour terminal in the row over the board and in words, as the
         move question's, elsewhere in words under the board."""
+        self._dropped = position
         ban_scores = self.ban_scores(position) if self.settings.analyse else None
         if self.color and self._on_screen is not None:  # the screen again, room for the question
             header, title, note = self._on_screen
@@ -411,7 +431,7 @@ class TerminalGame:
         the ban choices as the scores row draws columns, and in words
         (listed, and the key alone), from the hint of the position before
         the drop (kept: its screen was drawn from it)."""
-        before = Position(dropped.variant).play(*dropped.moves[:-1])
+        before = _before_drop(dropped)
         assert before.to_move is not None  # a drop was made there
         moves: dict[str, int | None] = self.hint(before).get("moves", {})
         letter = column_letter(dropped.moves[-1].column)
@@ -753,6 +773,12 @@ def _step_words(before: Position, move: Move, delta: int) -> str:
     return f"Taken back: {words}." if delta < 0 else f"Played again: {words}."
 
 
+def _before_drop(dropped: Position) -> Position:
+    """The position before the last piece of ``dropped`` (the piece on the
+    bonus cell whose ban is being chosen)."""
+    return Position(dropped.variant).play(*dropped.moves[:-1])
+
+
 def _result_line(position: Position, who: Callable[[str], str]) -> str:
     """How a finished game ended, in words (``who``: a side's name)."""
     if position.result == "draw":
@@ -787,13 +813,17 @@ def keyed_prompt(prompt: str, game: bool) -> str:
     return prompt.replace(EXIT_KEY, ("u to take back, " if game else "u back, r forward, ") + EXIT_KEY)
 
 
-def _with_line_keys(read: Callable[[str], str], game: bool = False) -> Callable[[str], str]:
+def _with_line_keys(
+    read: Callable[[str], str], game: bool = False, solve_ban: Callable[[], None] | None = None,
+) -> Callable[[str], str]:
     """``read``, where ``u`` and ``r`` step along the analysis board's line
     (``_LineStep``); ``e`` and ``exit`` go on to the person's prompt, which
     leaves as in a game (asking first where ``e`` is a column).  In a
     ``game``, the move prompt takes ``u`` only (the person's last move and
     the replies to it taken back: ``TerminalGame.take_back``), and every
-    other prompt (play again?) is ``read``'s own."""
+    other prompt (play again?) is ``read``'s own.  At the ban question,
+    ``s`` calls ``solve_ban`` (the analysis board's: the ban choices'
+    ``?`` solved on) and asks again, where there is one."""
 
     def keyed(prompt: str) -> str:
         if game and not prompt.startswith(BAN_PROMPT):
@@ -805,11 +835,15 @@ def _with_line_keys(read: Callable[[str], str], game: bool = False) -> Callable[
             return entry
         if prompt.startswith(BAN_PROMPT):
             # the drop on the bonus cell is not played yet: u takes it back (the same position, the same side to
-            # move), not the move before it too; r and s are not columns here, as the question says
-            entry = read(keyed_prompt(prompt, game))
-            if entry.strip().lower() in ("u", "undo"):
-                raise _LineStep(0)
-            return entry
+            # move), not the move before it too; r is no column here, as the question says
+            while True:
+                entry = read(keyed_prompt(prompt, game))
+                word = entry.strip().lower()
+                if word in ("u", "undo"):
+                    raise _LineStep(0)
+                if solve_ban is None or word not in ("s", "solve"):
+                    return entry
+                solve_ban()
         entry = read(keyed_prompt(prompt, game))  # the move prompt names them
         word = entry.strip().lower()
         if word in ("u", "undo"):
