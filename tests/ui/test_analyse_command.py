@@ -190,6 +190,18 @@ def test_at_the_end_of_a_line_e_leaves_and_the_board_says_who_won() -> None:
     assert text.rstrip().endswith("The position on the board: 7x6:dcdcdcd")
 
 
+def test_at_the_end_of_a_line_the_question_offers_only_the_keys_that_do_something() -> None:
+    """A finished game is always the end of its line: r there only said
+    "Nothing to play again", and the question offered it ("u, r or e")."""
+    keys = Script("d", "r", "u", "e", "y")
+    settings = GameSettings(board="7x6:dcdcdc", players=("human", "human"), first="1", analyse=True)
+    out = io.StringIO()
+    TerminalGame(settings, console=Console(file=out, no_color=True, width=200), read=keys).run()
+    over = [prompt for prompt in keys.prompts if not prompt.startswith(("A to move", "Leave the game?"))]
+    assert over == ["u or e: ", "u or e: "]  # after d, and after r: still the end
+    assert "Nothing to play again: this is the end of the line." in out.getvalue()
+
+
 def test_the_line_under_the_board_says_which_move_u_took_back_and_r_played_again() -> None:
     """Review: after u or r the board came back with nothing said; on the
     plain board, under a long line of scores, which move went was hard to see."""

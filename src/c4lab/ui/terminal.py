@@ -50,9 +50,10 @@ SIDE_NAMES = {"A": "A (white)", "B": "B (black)"}
 SCORING = "working out every column's score"
 #: The question after a game.
 PLAY_AGAIN = "Play again? [y/n] "
-#: The analysis board's question at the end of its line, and what it says before it.
+#: The analysis board's question at the end of its line, and what it says before it: no r, as a finished
+#: game is always the end of its line (r there says "Nothing to play again").
 LINE_OVER = "The game is over: u takes the last move back, e leaves."
-LINE_OVER_PROMPT = "u, r or e: "
+LINE_OVER_PROMPT = "u or e: "
 #: The exit status of a game Ctrl-C ended, as of every interrupted command
 #: (``c4lab connect`` too): 128 + SIGINT.
 EXIT_INTERRUPTED = 130
