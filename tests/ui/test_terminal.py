@@ -460,7 +460,7 @@ def test_u_takes_back_the_person_s_last_move_and_the_agent_s_reply() -> None:
     out, status, keys = game(settings, "u", "a", "u", "b", "e")
     assert status == 0
     assert "Nothing to take back: no move of a person since the game began." in out
-    assert "2 moves taken back." in out
+    assert "2 moves taken back: A (white) plays a; B (black) plays " in out
     assert keys.prompts[0] == "A to move: column a-g or 1-7 (column e: 5), u to take back, e to exit: "
     abandoned = out.split("The moves so far: ")[1].split()[0]
     assert abandoned.startswith("7x6:ggb") and len(abandoned) == len("7x6:ggb") + 1  # a's line is gone
@@ -469,9 +469,20 @@ def test_u_takes_back_the_person_s_last_move_and_the_agent_s_reply() -> None:
 def test_between_two_people_u_takes_back_one_move_and_at_the_ban_question_the_drop() -> None:
     settings = GameSettings(board="5x5/Bb1", players=("human", "human"), first="1")
     out, _, keys = game(settings, "a", "u", "b", "u", "c", "d", "e")
-    assert "1 move taken back." in out and "The drop on the bonus cell is taken back." in out
+    assert "1 move taken back: A (white) plays a." in out and "The drop on the bonus cell is taken back." in out
     assert any(p.startswith("Ban column") and "u to take the drop back" in p for p in keys.prompts)
     assert "The moves so far: 5x5/Bb1:cd" in out
+
+
+def test_u_says_which_moves_it_took_back_a_ban_piece_too() -> None:
+    """"2 moves taken back." said neither which nor that the ban piece went
+    with the drop on the bonus cell (the bonus cell back on the board)."""
+    settings = GameSettings(board="6x5/Xc2/Bb1", players=("human", "random:seed=3"), first="1")
+    out, _, _ = game(settings, "b", "d", "u", "exit")
+    said = re.search(r"2 moves taken back: A \(white\) plays b, on the bonus cell, and drops the ban piece in d; "
+                     r"B \(black\) plays [a-f]\.", out)
+    assert said is not None, out
+    assert "The moves so far: 6x5/Xc2/Bb1\n" in out
 
 
 def test_u_at_play_again_is_no_move_to_take_back_but_an_answer_asked_again() -> None:

@@ -655,7 +655,7 @@ class TerminalGame:
             assert before.to_move is not None
             if self.players[by_side[before.to_move]].is_human:
                 taken = len(moves) - ply
-                return before, f"{taken} move{'s' if taken > 1 else ''} taken back."
+                return before, f"{taken} move{'s' if taken > 1 else ''} taken back: {_moves_words(before, moves[ply:])}."
         return position, "Nothing to take back: no move of a person since the game began."
 
     def analyse(self) -> None:
@@ -764,6 +764,19 @@ def move_words(before: Position, move: Move, after: Position) -> str:
     if move.ban is None:
         return f"{column}, on the bonus cell, and declines the ban piece"
     return f"{column}, on the bonus cell, and drops the ban piece in {column_letter(move.ban)}"
+
+
+def _moves_words(before: Position, moves: tuple[Move, ...]) -> str:
+    """``moves``, played one after another from ``before``, in words
+    (a game's ``u`` says which went: an agent's ban piece too, gone from
+    the board with nothing said)."""
+    words = []
+    for move in moves:
+        after = before.play(move)
+        assert before.to_move is not None
+        words.append(f"{SIDE_NAMES[before.to_move]} plays {move_words(before, move, after)}")
+        before = after
+    return "; ".join(words)
 
 
 def _step_words(before: Position, move: Move, delta: int) -> str:
