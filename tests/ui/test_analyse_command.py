@@ -19,7 +19,7 @@ from c4lab.agents.base import Analysis, MoveStats
 from c4lab.cli import main
 from c4lab.rules import Move, Position
 from c4lab.solver import Solver
-from c4lab.ui.terminal import GameSettings, TerminalGame, board_text, scores_row
+from c4lab.ui.terminal import GameSettings, TerminalGame, board_text, scores_line, scores_row
 from testkit import Script, stop_process
 
 
@@ -65,6 +65,22 @@ def test_the_scores_line_explains_an_estimate_only_where_one_is_shown() -> None:
     assert "Scores for A (white), to move: a -1, b +1, c 0, d 0, e 0  (+ a win, the larger the sooner; 0 a draw; " \
            "- a loss)\n" in text
     assert "~N" not in text
+
+
+def test_the_scores_line_explains_a_question_mark_where_one_is_shown() -> None:
+    """A column neither solved in time nor estimated is ``?``: the line
+    explained only ``~N``, a sign shown nowhere there (the page says "?:
+    not solved in time, and no estimate")."""
+    position = Position.parse("6x5/Xc2")
+    columns = [{"column": "a", "score": None, "exact": False, "estimate": None},
+               {"column": "b", "score": None, "exact": False, "estimate": 0.57},
+               {"column": "c", "score": 1, "exact": True, "estimate": None}]
+    assert scores_line(position, columns) == (
+        "Scores for A (white), to move: a ?, b ~57, c +1  (+ a win, the larger the sooner; 0 a draw; - a loss; "
+        "~N: not solved in time, the engine's N %; ?: not solved in time, and no estimate; s solves on)")
+    assert scores_line(position, [columns[0], columns[2]], listed=False).endswith(
+        "above the board  (+ a win, the larger the sooner; 0 a draw; - a loss; ?: not solved in time, "
+        "and no estimate; s solves on)")
 
 
 def test_the_tui_says_it_is_working_while_it_scores_the_columns() -> None:

@@ -179,13 +179,19 @@ def scores_row(position: Position, columns: list[dict[str, Any]]) -> Text:
 
 def scores_line(position: Position, columns: list[dict[str, Any]], listed: bool = True) -> str:
     """The hint's ``columns`` in words, one line (for every output); with a
-    column not solved, what ``~N`` means and how to solve on (the analysis
-    board's ``s``): not where every score is exact, where it explained a
-    sign shown nowhere (on 80 columns, a line of three for two).  Not
-    ``listed``: the key to the signs of the scores above the board only,
-    for a screen short of rows."""
+    column not solved, what its sign means, ``~N`` (the engine's estimate)
+    or ``?`` (no estimate either: the page's "and no estimate"), each only
+    where one is shown, and how to solve on (the analysis board's ``s``):
+    not where every score is exact, where it explained a sign shown
+    nowhere (on 80 columns, a line of three for two).  Not ``listed``: the
+    key to the signs of the scores above the board only, for a screen short
+    of rows."""
     parts = [f"{c['column']} {_score_cell(c)[0].strip()}" for c in columns]
-    unsolved = "; ~N: not solved in time, the engine's N %; s solves on" if any(not c["exact"] for c in columns) else ""
+    left = [c for c in columns if not c["exact"]]
+    signs = ["~N: not solved in time, the engine's N %"] if any(c["estimate"] is not None for c in left) else []
+    if any(c["estimate"] is None for c in left):
+        signs.append("?: not solved in time, and no estimate")
+    unsolved = "".join(f"; {sign}" for sign in [*signs, "s solves on"]) if left else ""
     scores = f": {', '.join(parts)}" if listed else ", above the board"
     return (
         f"Scores for {SIDE_NAMES[position.to_move or 'A']}, to move{scores}"
