@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import re
+import typing
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 import pytest
@@ -79,6 +81,19 @@ def test_cells_are_named_column_then_row_and_sort_that_way() -> None:
 
 def test_forbidden_cells_are_kept_in_canonical_order() -> None:
     assert Variant(12, 12, ["b1", "a10", "a2"]).notation == "12x12/Xa2/Xa10/Xb1"
+
+
+def test_the_constructor_s_type_hints_take_what_it_takes() -> None:
+    """A type checker accepts the board as the docs build it
+    (``Variant(9, 8, forbidden=["d3"], bonus="b1")``): the constructor's
+    hints take cell names and any iterable, as it does, while the fields
+    hold the canonical tuple of ``Cell``s."""
+    hints = typing.get_type_hints(Variant.__init__)
+    assert hints["forbidden"] == Iterable[Cell | str] | Cell | str
+    assert hints["bonus"] == Cell | str | None
+    v = Variant(9, 8, forbidden=iter(["e3", Cell(3, 2)]), bonus="b1")
+    assert (v.forbidden, v.bonus) == ((Cell(3, 2), Cell(4, 2)), Cell(1, 0))
+    assert v == Variant(9, 8, ("d3", "e3"), Cell(1, 0)) and dataclasses.replace(v, bonus=None).notation == "9x8/Xd3/Xe3"
 
 
 def test_numpy_integers_make_the_same_boards_cells_and_moves_as_ints() -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numbers
 import random
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from c4lab.rules.errors import VariantError, quote
 
@@ -111,7 +111,7 @@ def _cells(cells: Iterable[Cell | str] | Cell | str, what: str) -> tuple[Cell, .
     return tuple(_cell(c, what) for c in cells)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Variant:
     """A board: ``width`` x ``height``, its forbidden cells, its bonus cell.
 
@@ -122,12 +122,31 @@ class Variant:
         '9x8/Xd3/Bb1'
     """
 
-    width: int = 7
-    height: int = 6
-    forbidden: tuple[Cell, ...] = field(default=())
-    bonus: Cell | None = None
+    width: int
+    height: int
+    forbidden: tuple[Cell, ...]
+    bonus: Cell | None
 
-    def __post_init__(self) -> None:
+    def __init__(
+        self,
+        width: int = 7,
+        height: int = 6,
+        forbidden: Iterable[Cell | str] | Cell | str = (),
+        bonus: Cell | str | None = None,
+    ) -> None:
+        """The board, checked against RULES.md (``VariantError`` naming what
+        is wrong).  Written out rather than generated from the fields, so
+        that its type hints take what it takes: cells or their names, in any
+        iterable (a type checker refused ``forbidden=["d3"], bonus="b1"``,
+        the form the docs show, as not ``tuple[Cell, ...]``)."""
+        object.__setattr__(self, "width", width)
+        object.__setattr__(self, "height", height)
+        object.__setattr__(self, "forbidden", forbidden)
+        object.__setattr__(self, "bonus", bonus)
+        self._check()
+
+    def _check(self) -> None:
+        """The fields as the types they are stored as, checked."""
         for label in ("width", "height"):
             reader = "Position.parse({}).variant" if label == "width" else ""  # Variant("9x8"): a notation
             object.__setattr__(self, label, integer(getattr(self, label), f"the {label}", VariantError, text=reader))
