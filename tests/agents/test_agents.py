@@ -125,6 +125,24 @@ def test_the_random_agent_always_plays_legal_moves_on_every_kind_of_board() -> N
         play_out(agent, Position(Variant.enhanced(rng, bonus=rng.random() < 0.5)))
 
 
+def test_an_agent_of_ones_own_is_never_asked_about_a_finished_game() -> None:
+    """docs/writing-agents.md promises an agent a game in play: asked about
+    a finished one, it is refused as the built-in agents refuse it, before
+    its code runs (which here failed with ``min() arg is an empty sequence``)."""
+    asked = []
+
+    class Nearest(Agent):
+        def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
+            asked.append(position)
+            return min(position.legal_moves()), Analysis()
+
+    over = Position.parse("4x4:abababa")
+    for call in (Nearest().analyse, Nearest().choose, make_agent("random").choose):
+        with pytest.raises(ValueError, match=re.escape("the game is over in 4x4:abababa: there is no move to choose")):
+            call(over)
+    assert asked == []
+
+
 def test_the_random_agent_is_reproducible_from_its_seed() -> None:
     board = Position.parse("9x8/Xd3/Bb1")
     assert play_out(make_agent("random:seed=4"), board) == play_out(make_agent("random:seed=4"), board)

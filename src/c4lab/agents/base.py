@@ -155,13 +155,24 @@ def check_arguments(position: object, budget: object) -> None:
                         f"not {type(budget).__name__} {budget!r:.60}")
 
 
+def check_not_over(position: Position) -> None:
+    """``ValueError`` for a finished game: it has no move to choose.  The
+    words are the built-in agents' own, so that an agent of one's own, which
+    is promised a game in play (docs/writing-agents.md), is refused the same
+    way, and not with what its code does on no legal move (``min() arg is
+    an empty sequence``)."""
+    if position.is_over:
+        raise ValueError(f"the game is over in {position.notation}: there is no move to choose")
+
+
 def _checking(method: Callable[..., Any]) -> Callable[..., Any]:
     """``method`` (an agent's ``analyse`` or ``choose``) after
-    ``check_arguments``."""
+    ``check_arguments`` and ``check_not_over``."""
 
     @functools.wraps(method)
     def checked(self: Agent, position: Position, budget: Budget | None = None) -> Any:
         check_arguments(position, budget)
+        check_not_over(position)
         return method(self, position, budget)
 
     checked.checks_its_arguments = True  # type: ignore[attr-defined]
@@ -183,8 +194,8 @@ class Agent(ABC):
         """Every agent's own ``analyse`` and ``choose`` first check what they
         are given, so that ``agent.analyse(position, 100)`` or
         ``agent.choose("7x6")`` is a ``TypeError`` that says what to pass,
-        not an ``AttributeError`` from inside a search (an agent of one's
-        own is checked too)."""
+        not an ``AttributeError`` from inside a search, and a finished game
+        a ``ValueError`` (an agent of one's own is checked too)."""
         super().__init_subclass__(**kwargs)
         for name in ("analyse", "choose"):
             own = cls.__dict__.get(name)
@@ -194,8 +205,9 @@ class Agent(ABC):
 
     @abstractmethod
     def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
-        """A legal move for ``position`` (which must not be over), with what
-        the agent knows about it (an empty ``Analysis()`` if nothing)."""
+        """A legal move for ``position``, with what the agent knows about it
+        (an empty ``Analysis()`` if nothing).  A finished game never gets
+        here: the call is a ``ValueError`` before this code runs."""
 
     def choose(self, position: Position, budget: Budget | None = None) -> Move:
         """The move alone: what the arena and the game loop ask.  An agent
