@@ -184,6 +184,13 @@ def test_an_unknown_policy_is_refused():
         play_game(first_legal(), first_legal(), START, policy="forgive")  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("policy", ["raise", "judge"])
+def test_a_finished_start_is_refused_rather_than_recorded_as_a_game_nobody_played(policy):
+    # it was a record whose winner never moved (A's spec, for 4x4:abababa), as paired_match says
+    with pytest.raises(ValueError, match=r"^play_game: the start \(4x4:abababa\) is a finished game"):
+        play_game(first_legal(), first_legal(), Position.parse("4x4:abababa"), policy=policy)
+
+
 # -- bad answers, judged -------------------------------------------------------
 
 

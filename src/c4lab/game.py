@@ -162,8 +162,11 @@ def play_game(
     ``a_spec`` and ``b_spec`` name the sides in the record (the agents'
     own specs by default).  ``TypeError`` for an agent that is not an
     ``Agent`` (a spec is built by ``make_agent``) or a start that is not a
-    ``Position``."""
+    ``Position``; ``ValueError`` for a finished start (its record would
+    count a result nobody played, as ``paired_match`` says)."""
     _check_players(a, b, start)
+    if start.is_over:
+        raise ValueError(f"play_game: the start ({start.notation}) is a finished game: there is nothing to play")
     if policy not in POLICIES:
         raise ValueError(f"policy must be one of {', '.join(POLICIES)}, not {policy!r}")
     agents = {"A": a, "B": b}
