@@ -330,6 +330,15 @@ def test_play_game_given_a_spec_or_a_position_string_says_what_to_pass() -> None
         play_game(agent, make_agent("random:seed=2"), "7x6")  # type: ignore[arg-type]
 
 
+def test_the_rate_of_a_spec_that_did_not_play_is_refused_even_before_any_game() -> None:
+    # an empty match (no openings) answered 0.0 for any spec at all, where score refuses it
+    empty = paired_match("random:seed=1", "random:seed=2", [])
+    assert empty.rate("random:seed=1") == 0.0
+    for ask in (empty.score, empty.rate):
+        with pytest.raises(ValueError, match=r"^'uct' did not play this match"):
+            ask("uct")
+
+
 def test_a_paired_match_refuses_a_finished_opening_rather_than_count_games_nobody_played() -> None:
     finished = Position.parse("4x4:abababa")
     with pytest.raises(ValueError, match=r"^opening 1 \(4x4:abababa\) is a finished game"):

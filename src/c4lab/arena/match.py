@@ -43,8 +43,11 @@ class MatchResult:
         return first, len(self.games) - first - second, second
 
     def rate(self, spec: str) -> float:
-        """The score of ``spec`` as a fraction of the games."""
-        return self.score(spec) / len(self.games) if self.games else 0.0
+        """The score of ``spec`` as a fraction of the games (0 before any
+        game); ``ValueError`` for another spec, as ``score``'s, with games
+        or not."""
+        points = self.score(spec)
+        return points / len(self.games) if self.games else 0.0
 
 
 def paired_match(
