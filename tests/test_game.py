@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import json
 import pickle
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -189,6 +190,26 @@ def test_a_finished_start_is_refused_rather_than_recorded_as_a_game_nobody_playe
     # it was a record whose winner never moved (A's spec, for 4x4:abababa), as paired_match says
     with pytest.raises(ValueError, match=r"^play_game: the start \(4x4:abababa\) is a finished game"):
         play_game(first_legal(), first_legal(), Position.parse("4x4:abababa"), policy=policy)
+
+
+@pytest.mark.parametrize("policy", ["raise", "judge"])
+@pytest.mark.parametrize(
+    "settings,error,words",
+    [
+        ({"budget": 100}, TypeError, "play_game: the budget is a Budget (Budget(iterations=N)"),
+        ({"limit": "1"}, ValueError, "play_game: limit must be a positive number of seconds (or None: no limit), not '1'"),
+        ({"limit": 0}, ValueError, "play_game: limit must be a positive number of seconds"),
+        ({"limit": float("nan")}, ValueError, "play_game: limit must be a positive number of seconds"),
+        ({"limit": 1, "margin": -1}, ValueError, "play_game: margin must be a number of seconds, 0 or more, not -1"),
+    ],
+)
+def test_the_callers_bad_settings_are_its_errors_not_a_forfeit_of_player_a(settings, error, words, policy):
+    # under "judge" each was a lost game of A's: a crash (the budget, a string limit) or a
+    # move over the limit (0 or less), though no agent did anything wrong
+    moved = []
+    with pytest.raises(error, match=re.escape(words)):
+        play_game(first_legal(), first_legal(), START, policy=policy, on_move=moved.append, **settings)
+    assert moved == []
 
 
 # -- bad answers, judged -------------------------------------------------------

@@ -34,6 +34,8 @@ move).
 
 from __future__ import annotations
 
+import math
+import numbers
 import time
 import traceback
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -162,11 +164,16 @@ def play_game(
     ``a_spec`` and ``b_spec`` name the sides in the record (the agents'
     own specs by default).  ``TypeError`` for an agent that is not an
     ``Agent`` (a spec is built by ``make_agent``) or a start that is not a
-    ``Position``; ``ValueError`` for a finished start (its record would
-    count a result nobody played, as ``paired_match`` says)."""
+    ``Position``, or a budget that is not a ``Budget``; ``ValueError`` for
+    a finished start (its record would count a result nobody played, as
+    ``paired_match`` says), a ``limit`` that is not a positive number of
+    seconds or a ``margin`` that is not 0 or more.  These are the caller's
+    mistakes, raised before any move under either policy: ``"judge"``
+    blamed them on player A as a forfeit."""
     _check_players(a, b, start)
     if start.is_over:
         raise ValueError(f"play_game: the start ({start.notation}) is a finished game: there is nothing to play")
+    _check_settings(budget, limit, margin)
     if policy not in POLICIES:
         raise ValueError(f"policy must be one of {', '.join(POLICIES)}, not {policy!r}")
     agents = {"A": a, "B": b}
@@ -229,6 +236,24 @@ def _check_players(a: object, b: object, start: object) -> None:
     if not isinstance(start, Position):
         hint = f" (Position.parse({start!r}) reads it)" if isinstance(start, str) else ""
         raise TypeError(f"play_game: the start must be a Position, not {start!r}{hint}")
+
+
+def _check_settings(budget: Budget | None, limit: float | None, margin: float) -> None:
+    """``TypeError`` for a budget that is not a ``Budget`` (or ``None``),
+    ``ValueError`` for a ``limit`` that is not a positive number of seconds
+    (or ``None``) or a ``margin`` that is not a number of seconds, 0 or
+    more: each named, with what to pass."""
+    if budget is not None and not isinstance(budget, Budget):
+        raise TypeError(f"play_game: the budget is a Budget (Budget(iterations=N) or Budget(time=SECONDS)) or None, "
+                        f"not {type(budget).__name__} {budget!r:.60}")
+
+    def seconds(value: object) -> bool:
+        return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
+
+    if limit is not None and not (seconds(limit) and limit > 0):
+        raise ValueError(f"play_game: limit must be a positive number of seconds (or None: no limit), not {limit!r}")
+    if not (seconds(margin) and margin >= 0):
+        raise ValueError(f"play_game: margin must be a number of seconds, 0 or more, not {margin!r}")
 
 
 def _get_ready(
