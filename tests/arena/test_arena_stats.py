@@ -115,6 +115,16 @@ def test_counts_are_whole_numbers():
             Trinomial(*bad)
 
 
+def test_counts_may_be_numpy_integers_and_are_kept_as_ints():
+    # what np.bincount or a sum over an array gives: refused as "not a whole number, np.int64(3)"
+    games, pairs = np.array([3, 1, 2]), np.bincount([0, 2, 2, 4], minlength=5)
+    trinomial = Trinomial(*games)
+    assert trinomial == Trinomial(3, 1, 2) and type(trinomial.wins) is int
+    assert Pentanomial(pairs) == Pentanomial((1, 0, 2, 0, 1)) and type(Pentanomial(pairs).counts[0]) is int
+    assert sign_test(np.int64(9), np.int64(1)) == sign_test(9, 1)
+    assert SPRT.parse("elo0=0,elo1=50").llr(pairs) == SPRT.parse("elo0=0,elo1=50").llr((1, 0, 2, 0, 1))
+
+
 def test_trinomial_from_per_game_scores():
     assert Trinomial.from_scores([1, 0.5, 0, 1, 1]) == Trinomial(3, 1, 1)
     with pytest.raises(ValueError, match="1, 0.5 or 0"):

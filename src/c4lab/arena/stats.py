@@ -39,6 +39,7 @@ Edges, chosen so that a report never shows an invented number:
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
@@ -172,7 +173,7 @@ def sign_test(wins: int, losses: int) -> float:
         >>> round(sign_test(9, 0), 4), sign_test(3, 3)
         (0.0039, 1.0)
     """
-    _check_counts((wins, losses), 2, "win/loss")
+    wins, losses = _check_counts((wins, losses), 2, "win/loss")
     n = wins + losses
     if n == 0:
         return 1.0
@@ -204,13 +205,17 @@ def elo_bound(wins: int, draws: int, losses: int, level: float = 0.95) -> tuple[
 
 
 def _check_counts(counts: Sequence[object], size: int, what: str) -> tuple[int, ...]:
+    """``counts`` as ``size`` plain ints, each 0 or more: any integer,
+    NumPy's too (what ``np.bincount`` or a sum of an array gives, which
+    was refused as not a whole number), but not a bool or a float;
+    ``ValueError`` naming ``what`` they count otherwise."""
     if len(counts) != size:
         raise ValueError(f"{what} counts are {size} numbers, not {len(counts)}: {tuple(counts)}")
     checked: list[int] = []
     for c in counts:
-        if isinstance(c, bool) or not isinstance(c, int) or c < 0:
+        if isinstance(c, bool) or not isinstance(c, numbers.Integral) or c < 0:
             raise ValueError(f"{what} counts are whole numbers >= 0, not {c!r}")
-        checked.append(c)
+        checked.append(int(c))
     return tuple(checked)
 
 
@@ -230,7 +235,9 @@ class Trinomial:
     losses: int
 
     def __post_init__(self) -> None:
-        _check_counts((self.wins, self.draws, self.losses), 3, "win/draw/loss")
+        counts = _check_counts((self.wins, self.draws, self.losses), 3, "win/draw/loss")
+        for name, count in zip(("wins", "draws", "losses"), counts, strict=True):
+            object.__setattr__(self, name, count)
 
     @classmethod
     def from_scores(cls, scores: Iterable[float]) -> Trinomial:
