@@ -75,6 +75,33 @@ def test_the_agent_list_lives_on_after_a_refused_parameter() -> None:
     assert "random:" in run.stdout and "deep:" not in run.stdout
 
 
+def test_the_engine_agent_unregistered_in_a_script_says_how_to_get_it() -> None:
+    """``engine:cmd=...`` is registered by importing its module, which only
+    local commands do (a server never starts programs): a script's
+    ``make_agent`` says so, not a bare "unknown agent", and works once the
+    module is imported.  In a process of its own: the suite imports it."""
+    script = (
+        "from c4lab.agents import SpecError, make_agent\n"
+        "try:\n"
+        "    make_agent('engine:cmd=true')\n"
+        "except SpecError as err:\n"
+        "    print(err)\n"
+        "import c4lab.engine.client\n"
+        "try:\n"
+        "    make_agent('engine:cmd=true,handshake=0.5')\n"
+        "except Exception as err:\n"
+        "    print(type(err).__name__)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, check=False,
+                         env=env)
+    assert run.returncode == 0, run.stderr
+    refused, started = run.stdout.splitlines()
+    assert refused.startswith("unknown agent 'engine': it is registered by `import c4lab.engine.client` "
+                              "(local use only: a server never starts programs;")
+    assert started == "EngineError"  # known now: it started `true`, which speaks no protocol
+
+
 def test_a_declared_parameter_the_class_does_not_take_is_refused_at_register() -> None:
     with pytest.raises(TypeError, match=re.escape(
             "agent 'leveled': Leveled takes no keyword parameter depth, which its Param list declares "

@@ -474,6 +474,15 @@ def _add(info: AgentInfo) -> None:
     _REGISTRY[info.name] = info
 
 
+#: Agents that no entry point registers, and how a script gets them: each is
+#: registered by importing its module, which only local commands do (a
+#: server must never start programs), so that ``make_agent("engine:cmd=...")``
+#: from Python is not a bare "unknown agent".
+REGISTERED_ON_IMPORT = {
+    "engine": "it is registered by `import c4lab.engine.client` (local use only: a server never starts "
+              "programs; the arena and c4lab's commands import it themselves)",
+}
+
 #: The entry-point group that lists the modules registering agents.
 ENTRY_POINT_GROUP = "c4lab.agents"
 _families_loaded = False
@@ -562,7 +571,8 @@ def make_agent(spec: str, **context: Any) -> Agent:
     if info is None:
         known = ", ".join(sorted(_REGISTRY))
         broken = "".join(f"; {line}" for line in broken_plugins.values())
-        raise SpecError(f"unknown agent {name!r} (known agents: {known}){broken}")
+        where = f": {REGISTERED_ON_IMPORT[name]}" if name in REGISTERED_ON_IMPORT else ""
+        raise SpecError(f"unknown agent {name!r}{where} (known agents: {known}){broken}")
     if info.unavailable:
         raise SpecError(f"agent {name!r} {info.unavailable}")
     known_params = {p.name: p for p in info.params}
