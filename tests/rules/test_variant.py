@@ -96,6 +96,17 @@ def test_the_constructor_s_type_hints_take_what_it_takes() -> None:
     assert v == Variant(9, 8, ("d3", "e3"), Cell(1, 0)) and dataclasses.replace(v, bonus=None).notation == "9x8/Xd3/Xe3"
 
 
+def test_contains_takes_a_cell_or_its_name_as_every_cell_argument_does() -> None:
+    # a name was an AttributeError ('str' object has no attribute 'col'), where piece_at takes one
+    board = Variant(7, 6)
+    assert board.contains("g6") and board.contains(Cell(6, 5))
+    assert not board.contains("h1") and not board.contains("a7")
+    with pytest.raises(VariantError, match="'zz' is not a cell name"):
+        board.contains("zz")
+    with pytest.raises(TypeError, match=re.escape("a cell is a Cell or a cell name like 'd3', not 3")):
+        board.contains(3)  # type: ignore[arg-type]
+
+
 def test_numpy_integers_make_the_same_boards_cells_and_moves_as_ints() -> None:
     # what NumPy code (argmax, arrays of sizes) passes; the values are stored as plain ints
     v = Variant(np.int64(9), np.int32(8), forbidden=[Cell(np.int64(3), np.int64(2))])

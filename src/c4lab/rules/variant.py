@@ -261,8 +261,16 @@ class Variant:
         """Cells that can ever hold a piece: all but the forbidden ones."""
         return self.width * self.height - len(self.forbidden)
 
-    def contains(self, cell: Cell) -> bool:
-        """Is ``cell`` on this board?"""
+    def contains(self, cell: Cell | str) -> bool:
+        """Is ``cell`` (a ``Cell`` or a cell name, as everywhere a cell is
+        asked for: ``'h1'``) on this board?  ``VariantError`` for a string
+        that names no cell, ``TypeError`` for what is neither (a name was
+        an ``AttributeError``: 'str' object has no attribute 'col')."""
+        if not isinstance(cell, Cell):
+            if not isinstance(cell, str):
+                raise TypeError(f"a cell is a Cell or a cell name like 'd3', not {cell!r} "
+                                "(Cell(col, row) from numbers)")
+            cell = Cell.parse(cell)
         return cell.col < self.width and cell.row < self.height
 
     def cells(self) -> list[Cell]:
