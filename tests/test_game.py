@@ -360,6 +360,21 @@ def test_the_rate_of_a_spec_that_did_not_play_is_refused_even_before_any_game() 
             ask("uct")
 
 
+def test_a_paired_match_plays_openings_given_by_a_generator() -> None:
+    # the check of the openings used a generator up: no game was played, and no error said so
+    given = [Position.parse("7x6"), Position.parse("6x5/Xc2")]
+    from_list = paired_match("random:seed=1", "random:seed=2", given)
+    from_generator = paired_match("random:seed=1", "random:seed=2", (p for p in given))
+    assert len(from_generator.games) == 4
+    assert [g.final for g in from_generator.games] == [g.final for g in from_list.games]
+
+
+@pytest.mark.parametrize("one", [Position.parse("7x6"), "7x6"])
+def test_a_paired_match_given_one_position_for_its_openings_says_to_pass_a_list(one) -> None:
+    with pytest.raises(TypeError, match=r"^openings are a list of Positions, not one (Position|str) .*\(\[position\] for one\)"):
+        paired_match("random:seed=1", "random:seed=2", one)
+
+
 def test_a_paired_match_refuses_a_finished_opening_rather_than_count_games_nobody_played() -> None:
     finished = Position.parse("4x4:abababa")
     with pytest.raises(ValueError, match=r"^opening 1 \(4x4:abababa\) is a finished game"):

@@ -8,6 +8,7 @@ by the one game loop (``c4lab.game.play_game``), errors raised.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from c4lab.agents import Budget, make_agent
@@ -53,7 +54,7 @@ class MatchResult:
 def paired_match(
     first: str,
     second: str,
-    openings: list[Position],
+    openings: Iterable[Position],
     budget: Budget | None = None,
 ) -> MatchResult:
     """Every opening twice, ``first`` playing A then B, each agent asked
@@ -67,8 +68,16 @@ def paired_match(
     several cores.  The specs are named in their canonical form
     (``c4lab.agents.canonical_spec``), as in the arena: the result's
     ``first``, ``second`` and games name ``uct:iterations=0200`` as
-    ``uct:iterations=200``.  ``ValueError`` for a finished opening (its two
-    games would count a result nobody played) or two specs of one agent."""
+    ``uct:iterations=200``.  ``openings`` is any iterable of positions (a
+    generator is read once, before the games; a generator's openings were
+    used up by their check and no game was played).  ``ValueError`` for a
+    finished opening (its two games would count a result nobody played) or
+    two specs of one agent; ``TypeError`` for an opening that is not a
+    ``Position``, or one position or string where the list goes."""
+    if isinstance(openings, Position | str):
+        raise TypeError(f"openings are a list of Positions, not one {type(openings).__name__} {openings!r:.60} "
+                        "([position] for one)")
+    openings = list(openings)
     given = (first, second)
     first, second = canonical_spec(first), canonical_spec(second)
     if first == second:
