@@ -111,6 +111,17 @@ def check(spec: str, board: str, games: int, cache_dir: str) -> dict[str, object
     return report
 
 
+def _is_agent(text: str) -> bool:
+    """Whether ``text`` makes an agent (for the hint of a misplaced one)."""
+    from c4lab.agents import make_agent  # lazy: the checks only; each run imports c4lab in its own process
+
+    try:
+        make_agent(text)
+    except ValueError:
+        return False
+    return True
+
+
 def check_options(parser: argparse.ArgumentParser, specs: list[str], boards: list[str]) -> None:
     """One clear error for a bad agent or board, before any process starts
     (each would fail on every board in turn otherwise)."""
@@ -122,7 +133,9 @@ def check_options(parser: argparse.ArgumentParser, specs: list[str], boards: lis
             if Position.parse(board).is_over:
                 parser.error(f"--board {board}: the game is already over")
         except ValueError as exc:
-            parser.error(f"--board: {exc}")
+            # --board takes every word after it: an agent there is named as such.
+            hint = " (an agent? name the agents before --board)" if _is_agent(board) else ""
+            parser.error(f"--board: {exc}{hint}")
     for spec in specs:
         try:
             make_agent(spec)
@@ -151,7 +164,9 @@ def _by_move(found: list[list[object]]) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("specs", nargs="*", default=list(SPECS), help="agents (default: %(default)s)")
-    parser.add_argument("--board", action="append", help=f"boards, in this order (default: {' '.join(BOARDS)})")
+    # Several boards after one --board, as the usage line shows, or one --board a board.
+    parser.add_argument("--board", nargs="+", action="extend", metavar="B",
+                        help=f"boards, in this order (default: {' '.join(BOARDS)})")
     parser.add_argument("--games", type=int, default=2, help="games on each board (default 2)")
     args = parser.parse_args()
     if args.games < 1:

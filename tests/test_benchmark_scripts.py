@@ -93,6 +93,9 @@ def test_first_move_refuses_counts_below_one(args: list[str]) -> None:
     (["--games", "0", "random"], ["--games", "got 0"]),            # was: quietly 1
     (["nosuch", "--board", "4x4"], ["unknown agent 'nosuch'"]),    # was: a failure line per board, after each started
     (["random", "--board", "7y6"], ["--board", "invalid position '7y6'"]),
+    # --board B ..., as the usage line shows (was: the second board an agent, or 'unrecognized arguments')
+    (["--board", "7x6", "7y6", "random"], ["--board", "invalid position '7y6'"]),
+    (["--board", "7x6", "hard"], ["--board", "invalid position 'hard'", "name the agents before --board"]),
 ])
 def test_compiles_in_game_refuses_bad_options(args: list[str], words: list[str]) -> None:
     one_error(run_script("compiles_in_game.py", *args), *words)
