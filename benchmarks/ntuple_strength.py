@@ -152,10 +152,13 @@ def main() -> None:
     if items:
         print(f"\nvalue-keeping moves on {len(items)} probe positions (plies {plies[0]}-{plies[1]}, seed "
               f"{args.probe_seed}, judged by the solver):")
-    for spec in [*(spec for _, spec in networks), *filter(None, args.specs.split(","))] if items else []:
+    # Each network by its label, as in the games below (its spec names the weights' whole path).
+    judged = [*networks, *((spec, spec) for spec in filter(None, args.specs.split(",")))]
+    width = max(len(label) for label, _ in judged)
+    for label, spec in judged if items else []:
         began = time.perf_counter()
         tally = measure(make_agent(spec), items)
-        print(f"  {spec:<60} {tally.share:6.1%}  ({time.perf_counter() - began:.0f} s)")
+        print(f"  {label:<{width}} {tally.share:6.1%}  ({time.perf_counter() - began:.0f} s)")
     if args.games:
         print(f"\nscore in {args.games} games from random 2-move openings (wins 1, draws 1/2):")
     for label, spec in networks if args.games else []:

@@ -202,6 +202,25 @@ def test_ntuple_strength_ends_where_no_opening_is_a_win(tmp_path: Path) -> None:
     assert "none: no 2-move opening of 5x4 is a win for A" in done.stdout, done.stdout
 
 
+def test_ntuple_strength_names_each_network_by_its_label_on_the_probes(tmp_path: Path) -> None:
+    """The value-keeping table names the networks as the games' table does
+    (greedy, alpha-beta T s, PUCT N), then each of ``--specs`` (was: each
+    network's whole spec, with the weights' full path, past the column)."""
+    from c4lab.agents.ntuple_net import Network  # lazy: only these tests make a network
+    from c4lab.rules import Position  # lazy: as above
+
+    net = tmp_path / "net.npz"
+    Network.create(Position.parse("5x4").variant, tuples=4, length=4).save(net)
+    done = run_script("ntuple_strength.py", "--weights", str(net), "--probes", "3", "--games", "0",
+                      "--perfect-games", "0", "--perfect", "0", "--search", "0.01", "--puct", "10",
+                      "--puct-time", "0", "--specs", "random")
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    rows = done.stdout.split("judged by the solver):\n")[1].splitlines()
+    assert [row.split("  ")[1].strip() for row in rows] == ["greedy", "alpha-beta 0.01 s", "PUCT 10", "random"], rows
+    assert all(re.search(r" \d+\.\d%  \(\d+ s\)$", row) for row in rows), rows
+    assert str(net) not in done.stdout.split("\n", 1)[1], done.stdout  # the path only on the first line
+
+
 def test_load_server_checks_profile_before_it_starts(tmp_path: Path) -> None:
     """--profile DIR: a profile already there is not overwritten, and without
     py-spy the run stops before any server starts (was: exit status 1 after
