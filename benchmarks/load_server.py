@@ -113,7 +113,8 @@ class Server:
         command = [
             sys.executable, "-m", "c4lab", "serve", "--host", "127.0.0.1", "--port", str(self.port),
             "--db", str(self.db), "--rooms-per-minute", "0", "--joins-per-minute", "0",
-            "--rooms-per-client", "0", "--max-rooms", "0", "--forfeit-after", "3600", "--expire-idle", "3600",
+            "--rooms-per-client", "0", "--max-rooms", "0", "--sockets-per-client", "0",
+            "--forfeit-after", "3600", "--expire-idle", "3600",
             *self.extra,
         ]
         with open(self.log, "ab") as log:
@@ -389,6 +390,11 @@ class Driver:
                     kind = message["type"]
                     if kind == "error":
                         self.stats.error(f"error {message['code']}")
+                        if message["code"] == "rate-limited" and not said_hello:
+                            # The server refused the socket (a cap of --server-option):
+                            # this seat is out (was: reopened for ever, the run never began).
+                            joined.set()
+                            return
                         continue
                     if kind != "state" or message["you"] != [side]:
                         continue  # the spectator's first state

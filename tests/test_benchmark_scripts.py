@@ -130,19 +130,15 @@ def test_load_server_refuses_a_port_taken(tmp_path: Path) -> None:
         one_error(run_script("load_server.py", "--port", port, "--rooms", "2"), "--port", port, "cannot listen")
 
 
-@pytest.mark.parametrize("duration", ["1", "2"])
-def test_load_server_runs_its_rooms_on_the_port_given(duration: str) -> None:
-    """A tiny run (2 rooms, a second or two) on ``--port`` (a shared machine
-    gives each user a few ports): the table's row, no error and no lost
-    move.  Was: no ``--port``; and a window shorter than the first move's
-    think (1-3 s) never ended, its players waiting for a move none would send."""
-    import signal  # lazy: only this test starts a server
+def run_load_server(*args: str) -> subprocess.CompletedProcess[str]:
+    """``load_server.py ARGS --drivers 1`` on a free port of its own, in its
+    own session: a run that hangs is ended with its server and driver, and
+    fails the test."""
+    import signal  # lazy: only these tests start a server
 
     from c4lab.server.run import free_port  # lazy: as above
 
-    command = [sys.executable, str(BENCHMARKS / "load_server.py"), "--rooms", "2", "--duration", duration,
-               "--drivers", "1", "--port", str(free_port())]
-    # Its own session: a run that hangs is ended with its server and driver.
+    command = [sys.executable, str(BENCHMARKS / "load_server.py"), *args, "--drivers", "1", "--port", str(free_port())]
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                           start_new_session=True) as proc:
         try:
@@ -150,12 +146,45 @@ def test_load_server_runs_its_rooms_on_the_port_given(duration: str) -> None:
         finally:
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGKILL)
-    done = subprocess.CompletedProcess(command, proc.returncode, stdout, stderr)
+    return subprocess.CompletedProcess(command, proc.returncode, stdout, stderr)
+
+
+def load_rows(done: subprocess.CompletedProcess[str]) -> list[list[str]]:
+    """The fields of each row of a run's table, under its checked header."""
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
-    head, row = done.stdout.splitlines()[1:3]
+    head, *rows = done.stdout.splitlines()[1:]
     assert head.split()[:4] == ["rooms", "moves/s", "p50", "ms"], done.stdout
-    fields = row.split()
-    assert fields[0] == "2" and fields[-4:-2] == ["0", "0"], done.stdout  # 2 rooms, 0 errors, 0 lost
+    return [row.split() for row in rows]
+
+
+@pytest.mark.parametrize("duration", ["1", "2"])
+def test_load_server_runs_its_rooms_on_the_port_given(duration: str) -> None:
+    """A tiny run (2 rooms, a second or two) on ``--port`` (a shared machine
+    gives each user a few ports): the table's row, no error and no lost
+    move.  Was: no ``--port``; and a window shorter than the first move's
+    think (1-3 s) never ended, its players waiting for a move none would send."""
+    [fields] = load_rows(run_load_server("--rooms", "2", "--duration", duration))
+    assert fields[0] == "2" and fields[-4:-2] == ["0", "0"], fields  # 2 rooms, 0 errors, 0 lost
+
+
+def test_load_server_lifts_the_servers_cap_on_sockets_from_one_address() -> None:
+    """51 rooms are 102 sockets from 127.0.0.1, over ``c4lab serve``'s
+    ``--sockets-per-client`` (100): lifted like the server's other caps
+    (was: every socket past the 100th refused and opened again without
+    end, so that no run of 51 rooms or more, the published 500 to 5,000
+    among them, ever began)."""
+    [fields] = load_rows(run_load_server("--rooms", "51", "--duration", "2"))
+    assert fields[0] == "51" and fields[-4:-2] == ["0", "0"], fields  # no error, no lost move
+
+
+def test_load_server_ends_when_the_server_refuses_a_socket() -> None:
+    """A cap passed on with ``--server-option``: the refused seat counts as
+    an error, named under the row, and the run ends (was: reopened for
+    ever)."""
+    done = run_load_server("--rooms", "2", "--duration", "1", "--server-option=--sockets-per-client=3")
+    [fields] = load_rows(done)[:1]
+    assert fields[0] == "2" and int(fields[-4]) >= 1, fields
+    assert "'error rate-limited': 1" in done.stdout, done.stdout
 
 
 def test_load_server_says_why_the_server_did_not_start() -> None:
