@@ -657,12 +657,14 @@ def check_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--rooms", type=int, nargs="+", default=[500, 1000, 2000, 5000], help="N: rooms at once")
-    parser.add_argument("--duration", type=float, default=60.0, help="seconds of play measured per N")
-    parser.add_argument("--drivers", type=int, default=2, help="player processes (asyncio each)")
+    parser.add_argument("--rooms", type=int, nargs="+", default=[500, 1000, 2000, 5000],
+                        help="N: rooms at once, one run each (default 500 1000 2000 5000)")
+    parser.add_argument("--duration", type=float, default=60.0, help="seconds of play measured per N (default %(default)s)")
+    parser.add_argument("--drivers", type=int, default=2, help="player processes, asyncio each (default %(default)s)")
     parser.add_argument("--kill", action="store_true", help="SIGKILL the server mid-game and restart it")
-    parser.add_argument("--kill-after", type=float, default=20.0, help="--kill: seconds into the games")
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--kill-after", type=float, default=20.0, help="--kill: seconds into the games (default %(default)s)")
+    parser.add_argument("--seed", type=int, default=1,
+                        help="the players' random moves and thinks (default %(default)s)")
     parser.add_argument("--profile", type=Path, metavar="DIR",
                         help="sample the server with py-spy over each window: DIR/server-N.txt (collapsed stacks)")
     parser.add_argument("--server-option", action="append", default=[], metavar="OPTION",

@@ -93,8 +93,9 @@ def main() -> None:
     parser.add_argument("--venv", type=Path, default=None,
                         help="BitBully's virtual environment (default: $C4LAB_BITBULLY_VENV, else .bitbully-venv "
                              "if there is one)")
-    parser.add_argument("--random", type=int, default=20, help="random positions at ply 6-10")
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--random", type=int, default=20,
+                        help="random positions at ply 6-10, besides dddd and ddddd (default %(default)s)")
+    parser.add_argument("--seed", type=int, default=1, help="the random positions' seed (default %(default)s)")
     args = parser.parse_args()
     if args.random < 0:
         parser.error(f"--random must be 0 or more (positions besides dddd and ddddd), got {args.random}")
