@@ -633,6 +633,12 @@ def run_kill(rooms: int, kill_after: float, drivers: int, workdir: Path, extra: 
     print(f"errors: {sum(stats.errors.values())} {stats.errors or ''}")
 
 
+def _ms(value: float, digits: int) -> str:
+    """A round trip in the table's 7 columns: ``-`` where no move was
+    acknowledged in the window (was: ``nan``)."""
+    return f"{'-':>7}" if math.isnan(value) else f"{value:>7.{digits}f}"
+
+
 def check_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """One line naming the option and the value for a bad count, time or
     port, before any server starts (was: "--rooms, --drivers and
@@ -703,7 +709,7 @@ def main() -> None:
         for rooms in args.rooms:
             r = run_load(rooms, args.duration, args.drivers, workdir, args.server_option, args.seed, args.profile,
                          args.port)
-            print(f"{r['rooms']:>6} {r['moves/s']:>8.0f} {r['p50']:>7.1f} {r['p99']:>7.1f} {r['max']:>7.0f} "
+            print(f"{r['rooms']:>6} {r['moves/s']:>8.0f} {_ms(r['p50'], 1)} {_ms(r['p99'], 1)} {_ms(r['max'], 0)} "
                   f"{r['rss']:>8.0f} {r['peak']:>6.0f} {r['server_cpu']:>6.0f}% {r['driver_cpu']:>6.0f}% "
                   f"{r['errors']:>6} {r['lost']:>5} {r['games']:>6} {r['setup']:>7.1f}", flush=True)
             if r["error_kinds"]:

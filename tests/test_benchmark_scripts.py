@@ -165,6 +165,7 @@ def test_load_server_runs_its_rooms_on_the_port_given(duration: str) -> None:
     think (1-3 s) never ended, its players waiting for a move none would send."""
     [fields] = load_rows(run_load_server("--rooms", "2", "--duration", duration))
     assert fields[0] == "2" and fields[-4:-2] == ["0", "0"], fields  # 2 rooms, 0 errors, 0 lost
+    assert "nan" not in fields, fields  # no move in the window: '-' for its round trips (was: nan)
 
 
 def test_load_server_lifts_the_servers_cap_on_sockets_from_one_address() -> None:
