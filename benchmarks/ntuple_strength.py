@@ -89,6 +89,20 @@ def against_varied_perfect(spec: str, network: Network, games: int) -> tuple[int
     return wins, draws
 
 
+def split_specs(text: str) -> list[str]:
+    """The agents of ``--specs``: comma-separated, where a spec's own
+    parameters are comma-separated too, so that a ``key=value`` piece (no
+    ``:``) belongs to the spec before it: ``ntuple:time=0.2,threads=2,hard``
+    is two agents (was: ``threads=2`` taken for a third, unknown one)."""
+    specs: list[str] = []
+    for piece in filter(None, (piece.strip() for piece in text.split(","))):
+        if specs and "=" in piece and ":" not in piece.partition("=")[0]:
+            specs[-1] += f",{piece}"
+        else:
+            specs.append(piece)
+    return specs
+
+
 def main() -> None:
     # The whole docstring: what each figure measures (was: its first line only).
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -102,7 +116,8 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=100,
                         help="games of each network against random, normal and hard (default %(default)s; 0: none)")
     parser.add_argument("--specs", default="heuristic,hard",
-                        help="other agents judged on the probes, comma-separated (default %(default)s)")
+                        help="other agents judged on the probes, comma-separated with their parameters "
+                             "(ntuple:time=0.2,threads=2,hard is two agents; default %(default)s)")
     parser.add_argument("--search", type=float, default=0.2,
                         help="seconds a move of the alpha-beta network (default %(default)s; 0: none)")
     parser.add_argument("--puct", type=int, default=1000,
@@ -128,7 +143,7 @@ def main() -> None:
         network = Network.load(weights)
     except (OSError, ValueError) as exc:
         parser.error(f"--weights: {exc}")
-    for spec in filter(None, args.specs.split(",")):
+    for spec in split_specs(args.specs):
         try:
             make_agent(spec)
         except ValueError as exc:
@@ -153,7 +168,7 @@ def main() -> None:
         print(f"\nvalue-keeping moves on {len(items)} probe positions (plies {plies[0]}-{plies[1]}, seed "
               f"{args.probe_seed}, judged by the solver):")
     # Each network by its label, as in the games below (its spec names the weights' whole path).
-    judged = [*networks, *((spec, spec) for spec in filter(None, args.specs.split(",")))]
+    judged = [*networks, *((spec, spec) for spec in split_specs(args.specs))]
     width = max(len(label) for label, _ in judged)
     for label, spec in judged if items else []:
         began = time.perf_counter()

@@ -251,6 +251,23 @@ def test_ntuple_strength_names_each_network_by_its_label_on_the_probes(tmp_path:
     assert str(net) not in done.stdout.split("\n", 1)[1], done.stdout  # the path only on the first line
 
 
+def test_ntuple_strength_takes_specs_with_parameters_of_their_own(tmp_path: Path) -> None:
+    """``--specs ntuple:time=0.2,threads=2``, as the README measures the
+    network on two threads: one agent with both parameters, beside another
+    (was: 'unknown agent 'threads=2'')."""
+    from c4lab.agents.ntuple_net import Network  # lazy: only these tests make a network
+    from c4lab.rules import Position  # lazy: as above
+
+    net = tmp_path / "net.npz"
+    Network.create(Position.parse("5x4").variant, tuples=4, length=4).save(net)
+    done = run_script("ntuple_strength.py", "--weights", str(net), "--probes", "2", "--games", "0",
+                      "--perfect-games", "0", "--perfect", "0", "--search", "0", "--puct", "0", "--puct-time", "0",
+                      "--specs", "uct:iterations=50,seed=3,random")
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    rows = done.stdout.split("judged by the solver):\n")[1].splitlines()
+    assert [row.split("  ")[1].strip() for row in rows] == ["greedy", "uct:iterations=50,seed=3", "random"], rows
+
+
 def test_load_server_checks_profile_before_it_starts(tmp_path: Path) -> None:
     """--profile DIR: a profile already there is not overwritten, and without
     py-spy the run stops before any server starts (was: exit status 1 after
