@@ -97,7 +97,10 @@ def main() -> None:
     parser.add_argument("--cold-runs", type=int, default=1,
                         help="times each case is run on a new empty cache (the range is shown: on a machine "
                              "whose speed wanders, run several)")
-    parser.add_argument("--only", choices=sorted(CASES), action="append", help="run only these cases")
+    # One --only with several names, as the usage line shows, or one --only a name.
+    parser.add_argument("--only", choices=sorted(CASES), nargs="+", action="extend", metavar="NAME",
+                        help="run only these cases, each name quoted (one or more: "
+                             + ", ".join(f"'{name}'" for name in sorted(CASES)) + ")")
     args = parser.parse_args()
     for option, value in (("--warm-runs", args.warm_runs), ("--cold-runs", args.cold_runs)):
         if value < 1:

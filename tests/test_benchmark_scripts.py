@@ -89,6 +89,15 @@ def test_first_move_refuses_counts_below_one(args: list[str]) -> None:
     one_error(run_script("first_move.py", *args, "--only", "show 7x6"), args[0], f"got {args[1]}")
 
 
+def test_first_move_takes_several_names_after_one_only() -> None:
+    """``--only NAME ...`` as its usage line shows: a row for each name
+    (was: 'unrecognized arguments' for every name after the first)."""
+    done = run_script("first_move.py", "--only", "show 7x6", "show 7x6", "--warm-runs", "1")
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    head, *rows = done.stdout.splitlines()
+    assert head.split()[0] == "case" and [row.split()[:2] for row in rows] == [["show", "7x6"]] * 2, done.stdout
+
+
 @pytest.mark.parametrize(("args", "words"), [
     (["--games", "0", "random"], ["--games", "got 0"]),            # was: quietly 1
     (["nosuch", "--board", "4x4"], ["unknown agent 'nosuch'"]),    # was: a failure line per board, after each started
