@@ -312,6 +312,15 @@ def test_a_forfeit_is_a_loss_in_every_figure_and_the_report_says_so(tmp_path):
     assert FORFEIT_NOTE in (tmp_path / "rep" / "report.html").read_text()
 
 
+def test_a_games_score_reads_a_spec_in_any_spelling_as_a_matchs_score_does():
+    # score_of compared the text: uct:iterations=0200 "did not play" a game of uct:iterations=200
+    won = Game("7x6:adcdcdcd", "B", "uct:iterations=200", "random:seed=3", "7x6", 0, 0, 1)
+    assert won.score_of("uct:iterations=0200") == 0.0
+    assert won.score_of("random:seed=03") == 1.0
+    with pytest.raises(ValueError, match=r"^'uct:iterations=300' did not play this game$"):
+        won.score_of("uct:iterations=300")
+
+
 class Bracketed(Agent):
     def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
         raise RuntimeError("[/bold] [red]stderr of an engine")

@@ -181,8 +181,12 @@ class Game:
         return seconds[:-1] if self.unplayed == side else seconds
 
     def score_of(self, spec: str) -> float:
-        """1, 0.5 or 0 for ``spec`` (which played A or B in this game)."""
-        side = "A" if spec == self.a else "B" if spec == self.b else None
+        """1, 0.5 or 0 for ``spec`` (which played A or B in this game), in
+        any spelling of it (``canonical_spec``), as ``MatchResult.score``
+        reads it: ``uct:iterations=0200`` played a game of
+        ``uct:iterations=200``."""
+        named = canonical_spec(spec)
+        side = "A" if named == canonical_spec(self.a) else "B" if named == canonical_spec(self.b) else None
         if side is None:
             raise ValueError(f"{spec!r} did not play this game")
         return 0.5 if self.result == "draw" else 1.0 if self.result == side else 0.0
