@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from c4lab.agents import Agent, Analysis, Budget, make_agent
+from c4lab.agents import Agent, Analysis, Budget, RandomAgent, make_agent
 from c4lab.arena import games as arena_games
 from c4lab.arena import schedule
 from c4lab.arena.executors import LocalExecutor
@@ -276,6 +276,17 @@ def test_an_agent_without_a_spec_is_named_by_its_class():
 
     record = play_game(Nameless(), first_legal(), START, policy="judge")
     assert record.forfeit is not None and "player A (Nameless) answered None" in record.forfeit.detail
+
+
+def test_agents_built_without_a_spec_are_named_so_a_decisive_games_winner_is_true_and_says_which_side() -> None:
+    # both sides were "": a decisive game's winner was "", false as a draw's None
+    record = play_game(RandomAgent(seed=1), RandomAgent(seed=2), Position.parse("7x6"))
+    assert record.result in ("A", "B")
+    assert (record.a, record.b) == ("RandomAgent (A)", "RandomAgent (B)")
+    assert record.winner == f"RandomAgent ({record.result})"
+    against_a_spec = play_game(RandomAgent(seed=1), make_agent("random:seed=2"), Position.parse("7x6"))
+    assert (against_a_spec.a, against_a_spec.b) == ("RandomAgent", "random:seed=2")
+    assert against_a_spec.winner
 
 
 # -- bad answers, raised ------------------------------------------------------------

@@ -140,7 +140,10 @@ class GameRecord:
 
     @property
     def winner(self) -> str | None:
-        """The spec that won, or None for a draw."""
+        """The name of the side that won (``a`` or ``b``: its spec, or what
+        ``play_game`` named an agent built without one), or None for a
+        draw: a non-empty string, so ``if record.winner`` tells a decisive
+        game from a draw."""
         result = self.result
         return self.a if result == "A" else self.b if result == "B" else None
 
@@ -162,7 +165,10 @@ def play_game(
     """Play ``start`` to the end, ``a`` moving for A and ``b`` for B (each
     asked with ``budget``), and deal with a bad answer as ``policy`` says.
     ``a_spec`` and ``b_spec`` name the sides in the record (the agents'
-    own specs by default).  ``TypeError`` for an agent that is not an
+    own specs by default; an agent built directly, with no spec, is named
+    by its class, ``RandomAgent``, and ``RandomAgent (A)``/``(B)`` when
+    both sides would have the same name: ``""`` made a decisive game's
+    ``winner`` read as false, as a draw's ``None``).  ``TypeError`` for an agent that is not an
     ``Agent`` (a spec is built by ``make_agent``) or a start that is not a
     ``Position``, or a budget that is not a ``Budget``; ``ValueError`` for
     a finished start (its record would count a result nobody played, as
@@ -178,10 +184,11 @@ def play_game(
         raise ValueError(f"policy must be one of {', '.join(POLICIES)}, not {policy!r}")
     agents = {"A": a, "B": b}
     specs = {"A": a_spec or a.spec, "B": b_spec or b.spec}
+    names = _names(agents, specs)
     times: dict[str, list[float]] = {"A": [], "B": []}
     forfeit = _get_ready(agents, specs, start, policy, limit, margin)
     if forfeit is not None:
-        return GameRecord(specs["A"], specs["B"], start, start, MoveTimes(times), forfeit)
+        return GameRecord(names["A"], names["B"], start, start, MoveTimes(times), forfeit)
     position = start
     while not position.is_over:
         side = position.to_move
@@ -222,7 +229,18 @@ def play_game(
         if on_move is not None:
             on_move(Turn(position, side, after.moves[-1], after, elapsed))
         position = after
-    return GameRecord(specs["A"], specs["B"], start, position, MoveTimes(times), forfeit)
+    return GameRecord(names["A"], names["B"], start, position, MoveTimes(times), forfeit)
+
+
+def _names(agents: dict[str, Agent], specs: dict[str, str]) -> dict[str, str]:
+    """The names of the sides in a game's record, by side: the spec (given
+    or the agent's own), else the agent's class name; a side named by its
+    class gets its letter too when the other side has the same name, so
+    that a record's ``winner`` says which side won."""
+    names = {side: specs[side] or type(agent).__name__ for side, agent in agents.items()}
+    if names["A"] == names["B"]:
+        names = {side: name if specs[side] else f"{name} ({side})" for side, name in names.items()}
+    return names
 
 
 def _check_players(a: object, b: object, start: object) -> None:
