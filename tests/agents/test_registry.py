@@ -102,6 +102,43 @@ def test_the_engine_agent_unregistered_in_a_script_says_how_to_get_it() -> None:
     assert started == "EngineError"  # known now: it started `true`, which speaks no protocol
 
 
+@pytest.mark.parametrize("kind, default, shown", [
+    (int, "x", "str"), (int, 2.0, "float"), (int, True, "bool"), (bool, 1, "int"), (float, "0.5", "str"),
+    (str, 3, "int"),
+])
+def test_a_default_that_is_not_a_value_of_its_parameters_type_is_refused_at_register(
+        kind: type, default: object, shown: str) -> None:
+    # nothing checked it: make_agent built the agent with depth='x' whenever a spec left depth out
+    with pytest.raises(TypeError, match=re.escape(
+            f"agent 'defaulted': Param('depth', {kind.__name__}, {default!r}, ...): its default is a {shown}, "
+            f"not a {kind.__name__} (the default is a value of the parameter's type, or None for one that may "
+            "be left out)")):
+
+        @register("defaulted", "a default", [Param("depth", kind, default, "how deep")])
+        class Defaulted(Agent):
+            def __init__(self, depth: object = None) -> None:
+                self.depth = depth
+
+            def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
+                raise NotImplementedError
+
+    with pytest.raises(SpecError, match="unknown agent 'defaulted'"):
+        make_agent("defaulted")  # nothing half-registered
+
+
+@pytest.mark.parametrize("kind, default", [(int, None), (int, 2), (float, 1), (float, 0.5), (bool, False), (str, "")])
+def test_a_default_of_its_parameters_type_or_none_is_taken(kind: type, default: object) -> None:
+    @register("defaulted", "a default", [Param("depth", kind, default, "how deep", nullable=True)])
+    class Defaulted(Agent):
+        def __init__(self, depth: object = None) -> None:
+            self.depth = depth
+
+        def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
+            return position.legal_moves()[0], Analysis()
+
+    assert make_agent("defaulted").depth == default  # type: ignore[attr-defined]
+
+
 def test_a_declared_parameter_the_class_does_not_take_is_refused_at_register() -> None:
     with pytest.raises(TypeError, match=re.escape(
             "agent 'leveled': Leveled takes no keyword parameter depth, which its Param list declares "

@@ -417,6 +417,7 @@ def register(
 
     def wrap(factory: Callable[..., Agent]) -> Callable[..., Agent]:
         params_tuple = tuple(params)
+        _check_defaults(name, params_tuple)
         _check_factory(name, factory, params_tuple)
         _add(AgentInfo(name, help, params_tuple, factory, requires=requires))
         for preset, (preset_help, values) in (presets or {}).items():
@@ -424,6 +425,26 @@ def register(
         return factory
 
     return wrap
+
+
+def _check_defaults(name: str, params: tuple[Param, ...]) -> None:
+    """``TypeError`` at the ``@register`` line for a parameter whose
+    default is not a value of its type (``None`` is always one: it makes the
+    parameter one that may be left out; a ``float`` takes an ``int``, not a
+    ``bool``): ``make_agent`` passes the default as it is, so
+    ``Param("depth", int, "x", ...)`` built the agent with ``depth="x"``
+    whenever a spec left it out, and the error came from deep in a game."""
+    for param in params:
+        default = param.default
+        if default is None:
+            continue
+        kinds: tuple[type, ...] = (int, float) if param.type is float else (param.type,)
+        if isinstance(default, bool) != (param.type is bool) or not isinstance(default, kinds):
+            raise TypeError(
+                f"agent {name!r}: Param({param.name!r}, {param.type.__name__}, {default!r}, ...): its default "
+                f"is a {type(default).__name__}, not a {param.type.__name__} (the default is a value of the "
+                f"parameter's type, or None for one that may be left out)"
+            )
 
 
 def _check_factory(name: str, factory: Callable[..., Agent], params: tuple[Param, ...]) -> None:
