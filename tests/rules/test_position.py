@@ -8,7 +8,7 @@ import pickle
 import numpy as np
 import pytest
 
-from c4lab.rules import Cell, IllegalMoveError, Move, Position, Variant
+from c4lab.rules import Cell, IllegalMoveError, Move, Position, Variant, VariantError
 
 
 def names(cells) -> list[str]:
@@ -279,6 +279,15 @@ def test_a_cell_asked_as_anything_but_a_cell_or_its_name_is_a_type_error() -> No
     assert p.piece_at("d1") == p.piece_at(Cell(3, 0)) == "A"
     with pytest.raises(TypeError, match=r"a cell is a Cell or a cell name like 'd3', not \(3, 0\)"):
         p.piece_at((3, 0))  # type: ignore[arg-type]
+
+
+def test_a_cell_off_the_board_is_a_variant_error_as_the_variant_says_it() -> None:
+    # piece_at raised a plain ValueError where Variant raises VariantError for the same check
+    p = Position.parse("7x6:d")
+    for off in ("h1", "a7", Cell(7, 0)):
+        with pytest.raises(VariantError, match=r"^cell (h1|a7) is off the 7x6 board$") as raised:
+            p.piece_at(off)
+        assert isinstance(raised.value, ValueError)  # what a caller caught before
 
 
 def test_undo_takes_back_the_last_moves_a_bonus_move_with_its_ban_as_one() -> None:

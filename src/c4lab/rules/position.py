@@ -18,7 +18,7 @@ from typing import Any, Literal
 import numpy as np
 
 from c4lab.rules import kernels as K
-from c4lab.rules.errors import IllegalMoveError, PositionError
+from c4lab.rules.errors import IllegalMoveError, PositionError, VariantError
 from c4lab.rules.move import Move
 from c4lab.rules.notation import MoveToken, parse_position
 from c4lab.rules.variant import Cell, Variant, column_letter, integer
@@ -300,12 +300,13 @@ class Position:
 
     def piece_at(self, cell: Cell | str) -> Piece | None:
         """``'A'``, ``'B'``, ``'ban'``, or ``None`` for an empty or forbidden cell.
-        ``cell`` is a ``Cell`` or a cell name (``'d3'``)."""
+        ``cell`` is a ``Cell`` or a cell name (``'d3'``); one off the board is
+        a ``VariantError`` (a ``ValueError``), as ``Variant``'s own check."""
         if not isinstance(cell, Cell | str):
             raise TypeError(f"a cell is a Cell or a cell name like 'd3', not {cell!r} (Cell(col, row) from numbers)")
         cell = cell if isinstance(cell, Cell) else Cell.parse(cell)
         if not self._variant.contains(cell):
-            raise ValueError(f"cell {cell} is off the {self._variant.size} board")
+            raise VariantError(f"cell {cell} is off the {self._variant.size} board")
         return _PIECES.get(int(self._state[K.S_BOARD + _cell_index(cell)]))
 
     @property
