@@ -148,12 +148,23 @@ def test_a_node_limit_gives_no_score_either() -> None:
     assert solution.timed_out and solution.score is None
 
 
-def test_a_search_given_up_still_counts_the_nodes_it_searched() -> None:
-    solution = Solver().solve(Position.parse("9x8:dc"), max_nodes=5000)
-    # the limit's nodes, and the one that found the limit reached
-    assert solution.timed_out and 5000 <= solution.nodes <= 5001
+def test_a_search_given_up_counts_the_nodes_it_searched_never_more_than_its_limit() -> None:
+    # the node that found the limit reached was counted too: max_nodes=5000 reported 5001 nodes
+    for limit in (0, 1, 5000):
+        solution = Solver().solve(Position.parse("9x8:dc"), max_nodes=limit)
+        assert solution.timed_out and solution.nodes == limit
     again = Solver().solve(Position.parse("9x8:dc"), max_nodes=5000, best_moves=True)
-    assert again.timed_out and again.nodes == solution.nodes
+    assert again.timed_out and again.nodes == 5000
+
+
+def test_a_limit_that_runs_out_among_the_best_moves_counts_only_the_nodes_searched() -> None:
+    solver, position = Solver(), Position.parse("6x4:dd")
+    solver.clear()  # no stored result: each search below takes the same nodes
+    solved = solver.solve(position)
+    solver.clear()
+    given_up = solver.solve(position, best_moves=True, max_nodes=solved.nodes + 1)  # the score, then one node
+    assert given_up.timed_out and given_up.nodes == solved.nodes + 1
+
 
 def test_an_analysis_all_or_none_stops_at_its_first_unscored_move() -> None:
     solver = Solver()

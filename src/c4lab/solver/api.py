@@ -343,9 +343,12 @@ class Solver:
             if reporter is not None:
                 reporter.stop()
         nodes = int(X[negamax.X_NODES])
-        self._searched += nodes
         if self._nodes_left is not None:
+            # The kernel counts the node past the limit, then gives up on it
+            # unsearched: a limit of 1000 reported 1001 nodes.
+            nodes = min(nodes, max(self._nodes_left, 0))
             self._nodes_left -= nodes
+        self._searched += nodes
         if value == negamax.ABORTED:
             raise SolverTimeout
         return value, nodes
@@ -364,7 +367,8 @@ class Solver:
         """The exact score of ``position`` (``weak``: 1, 0 or -1), and with
         ``best_moves`` every move token that keeps it.  ``timeout`` (seconds)
         or ``max_nodes`` (the whole call) give up with ``score = None``; a
-        node limit is reproducible, a timeout is not.  A string is read as
+        node limit is reproducible, a timeout is not, and the solution's
+        ``nodes`` is never more than ``max_nodes``.  A string is read as
         a position (``Position.parse``)."""
         position = _as_position(position)
         if timeout is not None:
