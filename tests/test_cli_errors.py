@@ -106,6 +106,22 @@ def test_play_names_the_option_of_a_bad_board_or_player(
     assert len(result.output.strip().splitlines()) == 1, result.output
 
 
+@pytest.mark.parametrize("command", [
+    ("play", "--tui"), ("play", "--no-browser"), ("arena", "random", "heuristic", "--games", "2"),
+    ("train", "ntuple", "--games", "1"),
+], ids=lambda c: " ".join(c))
+def test_bonus_with_a_board_that_names_its_own_bonus_cell_is_refused_naming_both(
+    command: tuple[str, ...], tmp_path: Path
+) -> None:
+    """c4lab play and c4lab arena ignored --bonus here without a word (a board has one bonus cell)."""
+    out = ("--out", str(tmp_path / "out")) if command[0] != "play" else ()
+    result = CliRunner().invoke(main, [*command, "--board", "6x5/Xc2/Bb2", "--bonus", *out], input="")
+    assert result.exit_code == 2, result.output
+    assert result.output == ("Error: Invalid value for '--bonus': --board 6x5/Xc2/Bb2 has its bonus cell (b2) "
+                             "already, and --bonus would draw another: give one or the other\n")
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize("keys", ["", "exit\n"], ids=["no input", "exit"])
 def test_move_with_the_human_agent_says_no_move_came_from_the_keyboard(keys: str) -> None:
     """Review: the line was 'agent 'human' raised QuitGame:  at .../human.py:90',

@@ -16,6 +16,7 @@ from c4lab.cli.options import (
     Finite,
     Int64,
     default_from,
+    one_bonus_cell,
     ray_address,
     writable_output,
 )
@@ -76,6 +77,7 @@ def arena(
     ctx = click.get_current_context()
     given = [f"--{name.replace('_', '-')}" for name in ("board", "bonus", "plies")
              if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT]
+    one_bonus_cell(board, bonus)
     if ray_address and executor != "ray":  # it would be ignored: the games would run here without a word
         raise click.UsageError(f"--ray-address {ray_address} is for --executor ray (the games run here otherwise)")
     if openings_file and given:  # the file's positions are the starts: a board or random moves would be ignored

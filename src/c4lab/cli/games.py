@@ -28,6 +28,7 @@ from c4lab.cli.options import (
     named_files,
     no_colour_option,
     no_page_options,
+    one_bonus_cell,
 )
 
 # lazy imports: every command imports the parts it uses, so that ``c4lab
@@ -107,6 +108,7 @@ def play(
 ) -> None:
     """Play: in the browser (a local server on 127.0.0.1), or with --tui in
     the terminal."""
+    one_bonus_cell(board, bonus)
     _check_game_options(board, bonus, player1, player2)
     if tui:
         no_page_options(port, db, no_browser)

@@ -31,6 +31,24 @@ def bad_option(message: str, option: str | None) -> click.BadParameter:
     return click.BadParameter(message, param_hint=None if option is None else f"'{option}'")
 
 
+def one_bonus_cell(board: str | None, bonus: bool) -> None:
+    """``--bonus`` refused with a board that names its own bonus cell
+    (``6x5/Xc2/Bb2``): a board has one bonus cell, so ``--bonus`` would
+    draw a second, and ``c4lab play`` and ``c4lab arena`` ignored it without
+    a word.  A board that does not parse is left to ``--board``'s check."""
+    if not bonus or board is None:
+        return
+    from c4lab.rules import Position  # lazy: the rules engine, for a command that runs
+
+    try:
+        variant = Position.parse(board).variant
+    except ValueError:  # "classic", "random", or a bad board: --board's to tell
+        return
+    if variant.bonus is not None:
+        raise bad_option(f"--board {board} has its bonus cell ({variant.bonus}) already, and --bonus would draw "
+                         "another: give one or the other", "--bonus")
+
+
 def named_file(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """A file option given an empty name (``--resume "$NET"`` with ``NET``
     unset) is an error, not the option left out: the command would

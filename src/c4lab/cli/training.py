@@ -22,6 +22,7 @@ from c4lab.cli.options import (
     default_from,
     field_default,
     named_file,
+    one_bonus_cell,
     ray_address,
     writable_output,
 )
@@ -215,6 +216,7 @@ def train_ntuple(board: str | None, bonus: bool, minutes: float | None, games: i
                             ("epsilon_final", epsilon_final), ("opening", opening), ("lam", lam),
                             ("average", average), ("length", length))}
     seed_given = ctx.get_parameter_source("seed") is not click.core.ParameterSource.DEFAULT
+    one_bonus_cell(board, bonus)
     try:
         train_ntuple.run(
             board=board, bonus=bonus, minutes=minutes, games=games, workers=workers, executor=executor,
