@@ -38,7 +38,7 @@ from c4lab.arena.report import (
 )
 from c4lab.arena.results import ResultsError, open_results, read_results
 from c4lab.arena.runner import run_arena, running_summary
-from c4lab.arena.schedule import ArenaConfig, ArenaError, read_openings
+from c4lab.arena.schedule import ArenaConfig, ArenaError, SettingError, read_openings
 from c4lab.arena.stats import SPRT
 from c4lab.cli import main
 from c4lab.game import play_game
@@ -97,7 +97,7 @@ def test_bonus_means_what_it_means_everywhere_a_random_bonus_cell_on_any_board()
         ({"specs": ("random",)}, "at least two"),
         ({"specs": ("random", "random")}, "twice"),
         ({"specs": RANDOMS, "games": 3}, "even"),
-        ({"specs": RANDOMS, "board": "7x6:q"}, "--board"),
+        ({"specs": RANDOMS, "board": "7x6:q"}, "^ArenaConfig.board "),
         ({"specs": RANDOMS, "board": "7x6:d", "bonus": True}, "only be added to an empty board"),
         ({"specs": RANDOMS, "limit": 0}, "limit"),
         # a slip of the finger sat there drawing a hundred billion starts, without a word
@@ -131,6 +131,34 @@ def test_settings_of_the_wrong_type_are_refused_naming_the_field(kwargs, message
     # some other seed; the string "random" ran as six agents named by its letters
     with pytest.raises(ArenaError, match=message):
         ArenaConfig(**kwargs)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field", "python", "command"),
+    [
+        ({"games": 3}, "games", "ArenaConfig.games must be a positive even number (games come in pairs), not 3",
+         "--games must be a positive even number (games come in pairs), not 3"),
+        ({"limit": 0}, "limit", "ArenaConfig.limit (the seconds a move may take) must be positive, not 0",
+         "--limit (the seconds a move may take) must be positive, not 0"),
+        ({"margin": -1}, "margin",
+         "ArenaConfig.margin (the seconds allowed past ArenaConfig.limit) must be 0 or more, not -1",
+         "--margin (the seconds allowed past --limit) must be 0 or more, not -1"),
+        ({"board": "4x4:abababa"}, "board", "ArenaConfig.board '4x4:abababa' is a finished game",
+         "--board '4x4:abababa' is a finished game"),
+        ({"board": "7x6:{q}"}, "board", "ArenaConfig.board '7x6:{q}': invalid position '7x6:{q}': move 0",
+         "--board '7x6:{q}': invalid position '7x6:{q}': move 0"),
+    ],
+)
+def test_a_bad_value_names_the_field_in_python_and_the_option_in_the_command(
+        kwargs, field, python, command, tmp_path):
+    # a config built in Python was told of --games, --limit and --board, options it never had
+    with pytest.raises(SettingError) as raised:
+        ArenaConfig(RANDOMS, **kwargs)
+    assert raised.value.field == field and str(raised.value).startswith(python)
+    assert isinstance(raised.value, ArenaError) and str(pickle.loads(pickle.dumps(raised.value))) == str(raised.value)
+    args = [arg for key, value in kwargs.items() for arg in (f"--{key}", str(value))]
+    result = CliRunner().invoke(main, ["arena", *RANDOMS, *args, "--out", str(tmp_path / "run.jsonl")])
+    assert result.exit_code == 2 and result.output.startswith(f"Error: {command}"), result.output  # as it was
 
 
 def test_a_config_given_lists_and_numpy_integers_keeps_tuples_and_ints():

@@ -35,6 +35,41 @@ class ArenaError(ValueError):
     a broken openings file."""
 
 
+class SettingError(ArenaError):
+    """A bad value of an ``ArenaConfig`` field.  The message names each
+    setting it speaks of as a field (``ArenaConfig.games must be a positive
+    even number ...``), for a caller of the Python API; ``field`` is the
+    setting at fault, and ``worded`` gives the message with the settings
+    named otherwise: ``c4lab arena`` names its options (``--games``).
+    ``template`` holds ``{games}``-style places for the names (a value in
+    it has its braces doubled)."""
+
+    def __init__(self, field: str, template: str) -> None:
+        self.field = field
+        self.template = template
+        super().__init__(self.worded({}))
+
+    def worded(self, names: Mapping[str, str]) -> str:
+        """The message with each setting called by ``names`` (a field not
+        in it: ``ArenaConfig.FIELD``)."""
+        return self.template.format_map(_Names(names))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (SettingError, (self.field, self.template))
+
+
+class _Names(dict[str, str]):
+    """What a ``SettingError`` calls a setting it was not given a name for."""
+
+    def __missing__(self, key: str) -> str:
+        return f"ArenaConfig.{key}"
+
+
+def _literal(value: object) -> str:
+    """``str(value)`` to put into a ``SettingError``'s template as it is."""
+    return str(value).replace("{", "{{").replace("}", "}}")
+
+
 #: The most games one run schedules: its starts are drawn before the first
 #: game (200,000 games took 25 s), so a slip of the finger (``--games
 #: 100000000000``) sat there without a word.
@@ -78,25 +113,27 @@ class ArenaConfig:
         if len(set(self.specs)) != len(self.specs):
             raise ArenaError(f"an agent spec is given twice: {', '.join(self.specs)}")
         if self.games < 2 or self.games % 2:
-            raise ArenaError(f"--games must be a positive even number (games come in pairs), not {self.games}")
+            raise SettingError("games", f"{{games}} must be a positive even number (games come in pairs), not {self.games}")
         if self.total_games > MAX_GAMES:
-            raise ArenaError(
-                f"--games {self.games} makes {self.total_games:,} games in {len(self.pairings())} pairing(s): a run "
+            raise SettingError(
+                "games",
+                f"{{games}} {self.games} makes {self.total_games:,} games in {len(self.pairings())} pairing(s): a run "
                 f"schedules at most {MAX_GAMES:,} (each pair's start is drawn before the first game); "
                 "split it into runs with other seeds")
         if self.plies < 0:
             raise ArenaError(f"the number of random opening moves must be >= 0, not {self.plies}")
         if not self.limit > 0:
-            raise ArenaError(f"--limit (the seconds a move may take) must be positive, not {self.limit:g}")
+            raise SettingError("limit", f"{{limit}} (the seconds a move may take) must be positive, not {self.limit:g}")
         if not self.margin >= 0:
-            raise ArenaError(f"--margin (the seconds allowed past --limit) must be 0 or more, not {self.margin:g}")
+            raise SettingError("margin", f"{{margin}} (the seconds allowed past {{limit}}) must be 0 or more, "
+                                         f"not {self.margin:g}")
         if self.board != RANDOM:
             try:
                 start = starting_position(self.board, self.bonus, random.Random(0))
             except ValueError as err:
-                raise ArenaError(f"--board {self.board!r}: {err}") from None
+                raise SettingError("board", f"{{board}} {_literal(repr(self.board))}: {_literal(err)}") from None
             if start.is_over:
-                raise ArenaError(f"--board {self.board!r} is a finished game")
+                raise SettingError("board", f"{{board}} {_literal(repr(self.board))} is a finished game")
 
     def _check_types(self) -> None:
         """Each field of the type it must have, or an ``ArenaError`` naming

@@ -24,6 +24,11 @@ from c4lab.cli.options import (
 # lazy imports: every command imports the parts it uses, so that ``c4lab
 # --help`` and the light commands never load numba or the rules engine.
 
+#: The option of each ArenaConfig field, as an error names it (``SettingError.worded``).
+OPTION_OF = {"games": "--games", "board": "--board", "bonus": "--bonus", "plies": "--opening-moves",
+             "openings": "--openings", "seed": "--seed", "limit": "--limit", "margin": "--margin",
+             "gauntlet": "--gauntlet"}
+
 
 @main.command()
 @click.argument("specs", nargs=-1, required=True, metavar="SPEC SPEC [SPEC...]")
@@ -70,7 +75,7 @@ def arena(
     from c4lab.arena.executors import make_executor
     from c4lab.arena.results import ResultsError, read_results
     from c4lab.arena.runner import run_arena
-    from c4lab.arena.schedule import ArenaConfig, ArenaError, read_openings
+    from c4lab.arena.schedule import ArenaConfig, ArenaError, SettingError, read_openings
     from c4lab.arena.stats import SPRT
     from c4lab.ui.status import games_bar
 
@@ -91,8 +96,8 @@ def arena(
         )
         test = SPRT.parse(sprt) if sprt is not None else None  # `--sprt ""` (an unset variable) is no test: refused
         runner = make_executor(executor, jobs, ray_address)
-    except ValueError as exc:
-        raise click.UsageError(str(exc)) from None
+    except ValueError as exc:  # a SettingError names the options, as its message names ArenaConfig's fields
+        raise click.UsageError(exc.worded(OPTION_OF) if isinstance(exc, SettingError) else str(exc)) from None
     from c4lab.cores import usable_cores
 
     cores = usable_cores()
