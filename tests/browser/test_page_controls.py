@@ -152,15 +152,18 @@ def test_the_evaluation_bar_keeps_its_width_whatever_its_label_says(server, new_
     assert track.bounding_box()["width"] == pytest.approx(empty, abs=1)
 
 
-def test_the_page_says_the_engine_is_being_prepared_while_numba_compiles(server, new_page):
+@pytest.mark.parametrize("size", [(1280, 800), (390, 700)], ids=["desktop", "phone"])
+def test_the_page_says_the_engine_is_being_prepared_while_numba_compiles(server, new_page, size):
     """The first start after an install: while the agent's move waits for
     numba's compiler (simulated with the compile event numba sends), the
     page says "preparing the engine, first start only" with the seconds so
-    far; the notice goes with the move."""
+    far; the notice goes with the move. On a phone the notice takes a line
+    of its own under "Black (uct:time=5,...) is thinking", which stays on one
+    line (the notice squeezed it: "White (perfect" over ") is thinking")."""
     from browser_helpers import click_cell, create_room, open_room, wait_my_turn
     from numba.core import event
 
-    page = new_page(1280, 800)
+    page = new_page(*size)
     event.start_event("numba:compile", data={})
     try:
         # The human moves first, so the agent's 5 s start once the page is
@@ -178,7 +181,12 @@ def test_the_page_says_the_engine_is_being_prepared_while_numba_compiles(server,
         expect(page.locator("#status")).to_have_attribute("aria-busy", "true")
         box, board = notice.bounding_box(), page.locator("#board").bounding_box()
         assert box is not None and board is not None, "the notice went before the move came"
-        assert box["y"] < board["y"] + board["height"] and box["y"] + box["height"] < 800  # by the board, on screen
+        assert box["y"] < board["y"] + board["height"] and box["y"] + box["height"] < size[1]  # by the board, on screen
+        # "Black (uct:time=5,...) is thinking" on one line, the notice on the next, whole
+        name, dots = page.locator("#status .status-name").bounding_box(), page.locator("#status .dots").bounding_box()
+        assert dots["y"] < name["y"] + name["height"], "the status broke over two lines"
+        assert box["y"] >= max(name["y"] + name["height"], dots["y"] + dots["height"]) - 1, "the notice is not under it"
+        assert box["height"] < 1.5 * name["height"] and box["x"] + box["width"] <= size[0], "the notice is cut or wraps"
     finally:
         event.end_event("numba:compile", data={})
     expect(page.locator("#board")).to_have_class(re.compile(r"\bmy-turn\b"), timeout=20_000)

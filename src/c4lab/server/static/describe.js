@@ -77,16 +77,42 @@ export function plainText(parts) {
  * .status-aside (the text read out stays the whole of it). */
 export function showParts(element, parts) {
   element.replaceChildren();
-  for (const part of parts) {
+  // a name with the punctuation either side of it ("(Ann)"): one piece, never broken over two lines
+  // (an inline-block name lets a line break before and after it, which left a ")" alone on a line)
+  let group = null;
+  parts.forEach((part, i) => {
     if (typeof part === "string") {
-      element.append(part);
-      continue;
+      let text = part;
+      if (group) {
+        const lead = /^\S*/.exec(text)[0];
+        group.append(lead);
+        text = text.slice(lead.length);
+        group = null;
+      }
+      const next = parts[i + 1];
+      const tail = next && typeof next === "object" && "name" in next ? /\S*$/.exec(text)[0] : "";
+      if (text.length > tail.length) element.append(text.slice(0, text.length - tail.length));
+      if (tail) group = nameGroup(element, tail);
+      return;
     }
     const span = document.createElement("span");
     span.className = "name" in part ? "status-name" : "status-aside";
     setText(span, part.name ?? part.aside);
-    element.append(span);
-  }
+    if ("name" in part) (group ?? (group = nameGroup(element, ""))).append(span);
+    else {
+      group = null;
+      element.append(span);
+    }
+  });
+}
+
+/** A new no-wrap group at the end of `element`, starting with `text`. */
+function nameGroup(element, text) {
+  const group = document.createElement("span");
+  group.className = "status-name-group";
+  if (text) group.append(text);
+  element.append(group);
+  return group;
 }
 
 export function positionHeader(position) {

@@ -135,7 +135,7 @@ function renderStatus() {
       note.id = "preparing";
       note.className = "preparing";
       setText(note, `preparing the engine, first start only — ${Math.round(room.preparing)} s`);
-      status.appendChild(note);
+      words.appendChild(note); // a line of its own under the words (style.css)
     }
   }
   if (kind === "turn" || kind === "over" || kind === "thinking") {
