@@ -512,3 +512,16 @@ def test_the_summary_counts_only_the_moves_solved_in_time(server, new_page, monk
         "White: 1 of 5 moves solved in time: accuracy 100%, 0 blunders, 1 best\n"
         "Black: none of its 4 moves solved in time"
     )
+    # and so does the line that says the review is ready (it said "0 blunders" of all nine)
+    expect(page.locator("#message")).to_contain_text("Review ready: 0 blunders among the 1 of 9 moves solved in time.")
+
+
+def test_a_review_that_solved_no_move_says_so_instead_of_0_blunders(server, new_page, monkeypatch):
+    """A game the solver settled no move of (a loaded machine, a large
+    board) has no verdicts: "Review ready: 0 blunders" read as a clean game."""
+    from c4lab.server import review
+
+    monkeypatch.setattr(review, "move_scores", lambda position, *_: {m.token: None for m in position.legal_moves()})
+    page = new_page()
+    play_and_review(page, server, BONUS_GAME)
+    expect(page.locator("#message")).to_have_text("Review ready: none of the 9 moves solved in time, so no verdicts.")

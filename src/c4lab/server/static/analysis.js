@@ -17,7 +17,7 @@ import { send } from "./client.js";
 import { COLOUR, geometryOf } from "./describe.js";
 import { LETTERS, cellName, landingRow, moveTokens, replay } from "./notation.js";
 import { goTo } from "./history.js";
-import { banNotes, bestMoveGhost, columnNote, markMoves, renderReview, reviewNotes, scoreText } from "./review.js";
+import { banNotes, bestMoveGhost, columnNote, markMoves, readyText, renderReview, reviewNotes, scoreText } from "./review.js";
 import { analysing, saveAnalysing } from "./settings.js";
 import { $, boardIntoView, say, setText } from "./util.js";
 
@@ -171,8 +171,7 @@ export function onReview(message, render) {
     return;
   }
   R.review = message;
-  const blunders = message.entries.filter((e) => e.verdict === "blunder").length;
-  say(`Review ready: ${blunders} blunder${blunders === 1 ? "" : "s"}. Click a move to see the position it was played from, with every column's score.`, "info");
+  say(readyText(message), "info");
   render();
   const panel = $("review-panel");
   if (panel.scrollIntoView && window.innerWidth <= 900) panel.scrollIntoView({ block: "nearest" });

@@ -152,6 +152,20 @@ export function percent(share) {
   return share === null || share === undefined ? "?" : `${Math.round(share * 100)}%`;
 }
 
+/** What the page says when a review comes: its blunders, counted only
+ * among the moves the solver settled ("0 blunders" of a game it solved no
+ * move of read as a clean game), or that it has nothing to say. */
+export function readyText(review) {
+  const moves = review.entries.length;
+  if (!moves) return "Review ready: no moves to review.";
+  const known = review.entries.filter((e) => e.verdict !== "unknown").length;
+  if (!known) return `Review ready: none of the ${moves === 1 ? "move" : `${moves} moves`} solved in time, so no verdicts.`;
+  const blunders = review.entries.filter((e) => e.verdict === "blunder").length;
+  const among = known < moves ? ` among the ${known} of ${moves} moves solved in time` : "";
+  return `Review ready: ${blunders} blunder${blunders === 1 ? "" : "s"}${among}. `
+    + "Click a move to see the position it was played from, with every column's score.";
+}
+
 function summary(review) {
   const parts = [];
   for (const side of ["A", "B"]) {
