@@ -17,7 +17,7 @@ from gymnasium.spaces import Discrete
 from pettingzoo.test import api_test, seed_test
 
 from c4lab.env import AGENTS, CHANNELS, env, raw_env
-from c4lab.rules import Cell, IllegalMoveError, Move, Position
+from c4lab.rules import Cell, IllegalMoveError, Move, Position, SecondBonusCellError
 
 PLAYER_OF = {"A": "player_0", "B": "player_1"}
 
@@ -57,6 +57,15 @@ def test_a_bonus_board_adds_one_action_per_column_pair() -> None:
     assert e.action_to_move(9 + 1 * 9 + 0) == Move.parse("b+a")
     for action in range(e.num_actions):
         assert e.move_to_action(e.action_to_move(action)) == action
+
+
+def test_a_bonus_cell_asked_for_on_a_board_with_its_own_is_refused_when_the_environment_is_made() -> None:
+    """It played the board's own bonus cell and dropped the one asked for
+    without a word; the refusal comes at construction, not at ``reset``."""
+    with pytest.raises(SecondBonusCellError, match=r"^the board 9x8/Xd3/Bb1 has its bonus cell \(b1\) already, "
+                                                   r"and the bonus asked for would draw another"):
+        env(board="9x8/Xd3/Bb1", bonus=True)
+    assert raw_env(board="9x8/Xd3", bonus=True).has_bonus  # a board without one draws it
 
 
 def test_random_boards_are_padded_to_twelve_by_twelve_and_redrawn_at_each_reset() -> None:

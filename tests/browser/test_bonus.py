@@ -96,3 +96,21 @@ def test_a_hint_asked_while_the_ban_is_chosen_says_what_the_ban_scores_are(serve
     message = page.locator("#message")
     expect(message).to_contain_text("While the ban piece is chosen, above each column: the score of putting it there")
     expect(message).not_to_contain_text("estimate (%)")
+
+
+def test_a_pasted_board_with_its_own_bonus_cell_and_the_bonus_box_ticked_is_refused_in_the_form(server, new_page):
+    """The room played the pasted board's bonus cell and dropped the one
+    the ticked box asked for without a word; the form says why no game
+    started, and keeps what was typed."""
+    page = new_page()
+    page.goto(server.url + "/")
+    page.locator("#board-paste").check()
+    page.locator("#paste-position").fill("5x5/Bc1")
+    page.locator("#bonus").check()
+    page.locator("#start").click()
+    expect(page.locator("#form-error")).to_have_text(
+        "The game could not start: the board 5x5/Bc1 has its bonus cell (c1) already, and the bonus asked for "
+        "would draw another: give one or the other")
+    assert page.url.rstrip("/") == server.url
+    expect(page.locator("#paste-position")).to_have_value("5x5/Bc1")
+    expect(page.locator("#bonus")).to_be_checked()

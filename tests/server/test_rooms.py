@@ -260,6 +260,24 @@ def test_a_board_from_its_parts_takes_whole_numbers_and_one_cell_name(
     with_manager(store, body)
 
 
+def test_a_bonus_cell_asked_for_on_a_board_with_its_own_is_a_bad_board_and_makes_no_room(store: FailingStore) -> None:
+    """A room on ``6x5/Xc2/Bb2`` with ``bonus`` played the board's own bonus
+    cell and dropped the one asked for without a word; a bonus on a board
+    without one is drawn as before."""
+    async def body(manager: RoomManager) -> None:
+        with pytest.raises(RoomError) as raised:
+            manager.create({"board": "6x5/Xc2/Bb2", "bonus": True, "players": {"A": "human", "B": "human"}})
+        assert raised.value.code == "bad-board" and raised.value.message == (
+            "the board 6x5/Xc2/Bb2 has its bonus cell (b2) already, and the bonus asked for would draw another: "
+            "give one or the other")
+        assert not manager.rooms
+        for board in ("6x5/Xc2", "random"):
+            room, _, _ = manager.create({"board": board, "bonus": True, "players": {"A": "human", "B": "human"}})
+            assert room.position.variant.bonus is not None
+
+    with_manager(store, body)
+
+
 def test_an_undo_cancels_the_move_the_agent_is_thinking_about(store: FailingStore) -> None:
     gated = GatedAgent()
 

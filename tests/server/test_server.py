@@ -148,6 +148,9 @@ def test_rooms_are_created_with_unguessable_codes_and_secret_tokens(server: Back
         ({"width": 7, "height": 6, "forbidden": "d3/Bb1:dd"}, "forbidden: 'd3/Bb1:dd' is not a cell name"),
         ({"width": 7, "height": 6, "forbidden": ""}, "forbidden: '' is not a cell name"),
         ({"width": 7.5, "height": 6}, "width"),
+        # a second bonus cell: the board's own was played, the one asked for dropped without a word
+        ({"board": "6x5/Xc2/Bb2", "bonus": True}, ("6x5/Xc2/Bb2 has its bonus cell (b2) already, and the bonus "
+                                                  "asked for would draw another: give one or the other")),
     ],
 )
 def test_a_bad_room_request_is_refused_with_a_reason(server: BackgroundServer, body: dict, words: str) -> None:

@@ -11,7 +11,7 @@ import sys
 import pytest
 from rich.console import Console
 
-from c4lab.rules import Position
+from c4lab.rules import Position, SecondBonusCellError
 from c4lab.rules.setup import starting_position
 from c4lab.ui.terminal import GameSettings, TerminalGame, board_text, draws_in_colour, game_console, legend
 from testkit import Script
@@ -178,6 +178,16 @@ def test_a_bad_board_or_agent_is_a_usage_error() -> None:
             [sys.executable, "-m", "c4lab", "play", "--tui", *args], check=False, capture_output=True, text=True, timeout=60
         )
         assert out.returncode == 2 and "Error" in out.stderr
+
+
+def test_a_bonus_cell_asked_for_on_a_board_with_its_own_is_refused_before_the_game_starts() -> None:
+    """The terminal game played the board's own bonus cell and dropped the
+    one asked for without a word (``c4lab play --tui`` refused it itself)."""
+    settings = GameSettings(board="6x5/Xc2/Bb2", bonus=True, players=("human", "human"), first="1")
+    keyboard = Script("a")
+    with pytest.raises(SecondBonusCellError, match=r"^the board 6x5/Xc2/Bb2 has its bonus cell \(b2\) already"):
+        TerminalGame(settings, console=Console(file=io.StringIO()), read=keyboard)
+    assert keyboard.prompts == []  # no move was asked for
 
 
 def test_on_a_terminal_an_agent_s_turn_says_that_it_is_thinking(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from c4lab.lazy import lazy_dir, lazy_names
 
 if TYPE_CHECKING:  # pragma: no cover
-    from c4lab.rules.errors import IllegalMoveError, PositionError, VariantError
+    from c4lab.rules.errors import IllegalMoveError, PositionError, SecondBonusCellError, VariantError
     from c4lab.rules.move import Move
     from c4lab.rules.position import Piece, Position, Result, Side
     from c4lab.rules.variant import Cell, Variant
@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # pragma: no cover
 _HOMES = {
     "IllegalMoveError": "c4lab.rules.errors",
     "PositionError": "c4lab.rules.errors",
+    "SecondBonusCellError": "c4lab.rules.errors",
     "VariantError": "c4lab.rules.errors",
     "Move": "c4lab.rules.move",
     "Piece": "c4lab.rules.position",
@@ -40,6 +41,7 @@ __all__ = [
     "Position",
     "PositionError",
     "Result",
+    "SecondBonusCellError",
     "Side",
     "Variant",
     "VariantError",

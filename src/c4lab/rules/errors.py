@@ -89,3 +89,31 @@ class IllegalMoveError(ValueError):
         self.move = move
         self.reason = reason
         super().__init__(f"illegal move {quote(move)} in {quote(position)}: {reason}")
+
+
+class SecondBonusCellError(ValueError):
+    """A random bonus cell asked for (``bonus=True``: ``--bonus``, the
+    page's Bonus cell box) on a board whose position string names its own
+    (``6x5/Xc2/Bb2``): a board has one bonus cell, so one of the two would
+    be dropped without a word.  The one refusal of every front end
+    (``rules.setup.starting_position``); each words it with its own names
+    for the two settings (``worded``).
+
+    Attributes:
+        board: the board as it was given.
+        cell: the name of the bonus cell it names (``b2``).
+    """
+
+    def __init__(self, board: str, cell: str) -> None:
+        self.board = board
+        self.cell = cell
+        super().__init__(self.worded())
+
+    def worded(self, board: str = "the board", bonus: str = "the bonus asked for") -> str:
+        """The message with the two settings called ``board`` and ``bonus``
+        (``c4lab play``: ``--board`` and ``--bonus``)."""
+        return (f"{board} {brief(self.board)} has its bonus cell ({self.cell}) already, and {bonus} would draw "
+                "another: give one or the other")
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (SecondBonusCellError, (self.board, self.cell))

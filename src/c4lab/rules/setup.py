@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 
+from c4lab.rules.errors import SecondBonusCellError
 from c4lab.rules.position import Position
 from c4lab.rules.variant import Variant
 
@@ -23,14 +24,19 @@ def starting_position(board: str, bonus: bool, rng: random.Random) -> Position:
     (``7x6``, ``9x8/Xd3:dd``); ``bonus`` adds a random bonus cell to a board
     that has none and no moves yet (drawn from ``rng``).
 
-    Raises ``ValueError`` (a ``PositionError`` for a bad string)."""
+    Raises ``ValueError``: a ``PositionError`` for a bad string, a
+    ``SecondBonusCellError`` for ``bonus`` with a board that names its own
+    bonus cell (one of the two would be dropped: every front end refuses
+    it here, each in its own words)."""
     if board == RANDOM:
         return Position(Variant.enhanced(rng, bonus=bonus))
     if board == CLASSIC:
         board = Variant.classic().notation
     position = Position.parse(board)
     variant = position.variant
-    if bonus and variant.bonus is None:
+    if bonus and variant.bonus is not None:
+        raise SecondBonusCellError(board, variant.bonus.name)
+    if bonus:
         if position.ply:
             raise ValueError(f"a bonus cell can only be added to an empty board, not to {position.notation}, "
                              f"which has moves (a position string names its own: 8x7/Bd1:dd)")
