@@ -161,6 +161,22 @@ def test_a_bad_value_names_the_field_in_python_and_the_option_in_the_command(
     assert result.exit_code == 2 and result.output.startswith(f"Error: {command}"), result.output  # as it was
 
 
+def test_a_bonus_cell_asked_for_on_a_board_with_its_own_names_both_fields_in_python_and_both_options_in_the_command(
+        tmp_path):
+    # a config built in Python played the board's own bonus cell and dropped the one asked for without a word
+    with pytest.raises(SettingError) as raised:
+        ArenaConfig(RANDOMS, board="6x5/Xc2/Bb2", bonus=True)
+    assert raised.value.field == "bonus"
+    assert str(raised.value) == ("ArenaConfig.board 6x5/Xc2/Bb2 has its bonus cell (b2) already, and ArenaConfig.bonus "
+                                 "would draw another: give one or the other")
+    result = CliRunner().invoke(main, ["arena", *RANDOMS, "--board", "6x5/Xc2/Bb2", "--bonus",
+                                       "--out", str(tmp_path / "run.jsonl")])
+    assert (result.exit_code, result.output) == (
+        2, ("Error: Invalid value for '--bonus': --board 6x5/Xc2/Bb2 has its bonus cell (b2) already, and --bonus "
+           "would draw another: give one or the other\n"))
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_config_given_lists_and_numpy_integers_keeps_tuples_and_ints():
     config = ArenaConfig(list(RANDOMS), games=np.int64(4), seed=np.int64(3), openings=["7x6:dd"])
     assert config == ArenaConfig(RANDOMS, games=4, seed=3, openings=("7x6:dd",))

@@ -25,7 +25,7 @@ from c4lab.agents import SpecError, make_agent
 from c4lab.agents.spec_names import canonical_spec
 from c4lab.arena.frozen_json import freeze, thaw
 from c4lab.arena.match import random_moves
-from c4lab.rules import Position, PositionError, Variant
+from c4lab.rules import Position, PositionError, SecondBonusCellError, Variant
 from c4lab.rules.setup import CLASSIC, RANDOM, starting_position
 from c4lab.rules.variant import integer
 
@@ -83,7 +83,8 @@ class ArenaConfig:
     mean everywhere (``rules.setup.starting_position``): ``"classic"``,
     ``"random"`` (the enhanced setup: a new size and forbidden cell for each
     pair) or a position string (``"9x8"``, ``"9x8/Xd3"``); ``bonus`` adds a
-    random bonus cell, a new one for each pair, to a board that has none.
+    random bonus cell, a new one for each pair, to a board that has none
+    (with one that names its own, ``"9x8/Xd3/Bb2"``: a ``SettingError``).
     ``plies`` random opening moves are played from each
     start; ``openings`` (position strings) replace the board and those
     moves, used in turn.  ``limit`` is the enforced time per move: a move
@@ -130,6 +131,8 @@ class ArenaConfig:
         if self.board != RANDOM:
             try:
                 start = starting_position(self.board, self.bonus, random.Random(0))
+            except SecondBonusCellError as err:  # a board that parsed has no braces to double
+                raise SettingError("bonus", err.worded("{board}", "{bonus}")) from None
             except ValueError as err:
                 raise SettingError("board", f"{{board}} {_literal(repr(self.board))}: {_literal(err)}") from None
             if start.is_over:
