@@ -122,6 +122,14 @@ def test_bonus_with_a_board_that_names_its_own_bonus_cell_is_refused_naming_both
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("where", [("--tui",), ("--no-browser",)], ids=["terminal", "page"])
+def test_bonus_with_a_board_that_has_moves_is_refused_as_a_board_that_is_not_empty(where: tuple[str, ...]) -> None:
+    result = CliRunner().invoke(main, ["play", *where, "--board", "7x6:d", "--bonus"], input="")
+    assert (result.exit_code, result.output) == (
+        2, ("Error: Invalid value for '--board': a bonus cell can only be added to an empty board, not to 7x6:d, "
+           "which has moves (a position string names its own: 8x7/Bd1:dd)\n"))
+
+
 @pytest.mark.parametrize("keys", ["", "exit\n"], ids=["no input", "exit"])
 def test_move_with_the_human_agent_says_no_move_came_from_the_keyboard(keys: str) -> None:
     """Review: the line was 'agent 'human' raised QuitGame:  at .../human.py:90',

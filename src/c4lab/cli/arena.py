@@ -15,8 +15,8 @@ from c4lab.cli.options import (
     BadInput,
     Finite,
     Int64,
+    bad_option,
     default_from,
-    one_bonus_cell,
     ray_address,
     writable_output,
 )
@@ -82,7 +82,6 @@ def arena(
     ctx = click.get_current_context()
     given = [f"--{name.replace('_', '-')}" for name in ("board", "bonus", "plies")
              if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT]
-    one_bonus_cell(board, bonus)
     if ray_address and executor != "ray":  # it would be ignored: the games would run here without a word
         raise click.UsageError(f"--ray-address {ray_address} is for --executor ray (the games run here otherwise)")
     if openings_file and given:  # the file's positions are the starts: a board or random moves would be ignored
@@ -96,8 +95,12 @@ def arena(
         )
         test = SPRT.parse(sprt) if sprt is not None else None  # `--sprt ""` (an unset variable) is no test: refused
         runner = make_executor(executor, jobs, ray_address)
-    except ValueError as exc:  # a SettingError names the options, as its message names ArenaConfig's fields
-        raise click.UsageError(exc.worded(OPTION_OF) if isinstance(exc, SettingError) else str(exc)) from None
+    except SettingError as exc:  # it names the options, as its message names ArenaConfig's fields
+        if exc.field == "bonus":  # a board with its own bonus cell: the line c4lab play and train ntuple give
+            raise bad_option(exc.worded(OPTION_OF), "--bonus") from None
+        raise click.UsageError(exc.worded(OPTION_OF)) from None
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
     from c4lab.cores import usable_cores
 
     cores = usable_cores()

@@ -22,13 +22,13 @@ from c4lab.cli.options import (
     Finite,
     Int64,
     bad_option,
+    bonus_refused,
     checked_room_prefix,
     default_from,
     in_existing_folder,
     named_files,
     no_colour_option,
     no_page_options,
-    one_bonus_cell,
 )
 
 # lazy imports: every command imports the parts it uses, so that ``c4lab
@@ -41,10 +41,13 @@ def _check_game_options(board: str, bonus: bool, player1: str, player2: str) -> 
     would only show a bad board in its form and refuse an agent when the game
     starts; the terminal game's own refusal would not name the option."""
     from c4lab.agents import make_agent  # lazy: start-up time
+    from c4lab.rules.errors import SecondBonusCellError  # lazy: as above
     from c4lab.rules.setup import check_start  # lazy: as above
 
     try:
         start = check_start(board, bonus)
+    except SecondBonusCellError as exc:  # --bonus with a board that names its own bonus cell
+        raise bonus_refused(exc) from None
     except ValueError as exc:
         raise bad_option(str(exc), "--board") from None
     for option, spec in (("--player1", player1), ("--player2", player2)):
@@ -108,7 +111,6 @@ def play(
 ) -> None:
     """Play: in the browser (a local server on 127.0.0.1), or with --tui in
     the terminal."""
-    one_bonus_cell(board, bonus)
     _check_game_options(board, bonus, player1, player2)
     if tui:
         no_page_options(port, db, no_browser)

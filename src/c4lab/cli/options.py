@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
+
+if TYPE_CHECKING:  # pragma: no cover
+    from c4lab.rules.errors import SecondBonusCellError
 
 # lazy imports: every command imports the parts it uses, so that ``c4lab
 # --help`` and the light commands never load numba or the rules engine.
@@ -31,22 +34,14 @@ def bad_option(message: str, option: str | None) -> click.BadParameter:
     return click.BadParameter(message, param_hint=None if option is None else f"'{option}'")
 
 
-def one_bonus_cell(board: str | None, bonus: bool) -> None:
-    """``--bonus`` refused with a board that names its own bonus cell
-    (``6x5/Xc2/Bb2``): a board has one bonus cell, so ``--bonus`` would
-    draw a second, and ``c4lab play`` and ``c4lab arena`` ignored it without
-    a word.  A board that does not parse is left to ``--board``'s check."""
-    if not bonus or board is None:
-        return
-    from c4lab.rules import Position  # lazy: the rules engine, for a command that runs
-
-    try:
-        variant = Position.parse(board).variant
-    except ValueError:  # "classic", "random", or a bad board: --board's to tell
-        return
-    if variant.bonus is not None:
-        raise bad_option(f"--board {board} has its bonus cell ({variant.bonus}) already, and --bonus would draw "
-                         "another: give one or the other", "--bonus")
+def bonus_refused(exc: SecondBonusCellError) -> click.BadParameter:
+    """The rules' refusal of ``--bonus`` with a board that names its own
+    bonus cell (``rules.setup.starting_position``: ``6x5/Xc2/Bb2``), in
+    the options' words: ``Invalid value for '--bonus': --board 6x5/Xc2/Bb2
+    has its bonus cell (b2) already, and --bonus would draw another: give
+    one or the other``, as ``c4lab play``, ``arena`` and ``train ntuple``
+    say it."""
+    return bad_option(exc.worded("--board", "--bonus"), "--bonus")
 
 
 def named_file(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:

@@ -19,10 +19,10 @@ from c4lab.cli.options import (
     HomeDefault,
     Int64,
     bad_option,
+    bonus_refused,
     default_from,
     field_default,
     named_file,
-    one_bonus_cell,
     ray_address,
     writable_output,
 )
@@ -202,6 +202,7 @@ def train_ntuple(board: str | None, bonus: bool, minutes: float | None, games: i
     from pathlib import Path
 
     from c4lab.learning import train_ntuple
+    from c4lab.rules.errors import SecondBonusCellError
 
     def _path(value: str | None) -> Path | None:  # the options' callbacks expanded a ~ already (named_file)
         return Path(value) if value else None
@@ -216,7 +217,6 @@ def train_ntuple(board: str | None, bonus: bool, minutes: float | None, games: i
                             ("epsilon_final", epsilon_final), ("opening", opening), ("lam", lam),
                             ("average", average), ("length", length))}
     seed_given = ctx.get_parameter_source("seed") is not click.core.ParameterSource.DEFAULT
-    one_bonus_cell(board, bonus)
     try:
         train_ntuple.run(
             board=board, bonus=bonus, minutes=minutes, games=games, workers=workers, executor=executor,
@@ -224,6 +224,8 @@ def train_ntuple(board: str | None, bonus: bool, minutes: float | None, games: i
             tuples=tuples, add_tuples=add_tuples, probes=probes, eval_every=eval_every,
             checkpoint_minutes=checkpoint, curve=_path(curve), **given,
         )
+    except SecondBonusCellError as exc:  # --bonus with a board that names its own bonus cell
+        raise bonus_refused(exc) from None
     except ValueError as exc:  # one line, whatever was wrong (an option, a file)
         click.echo(f"Error: {exc}", err=True)
         sys.exit(2)

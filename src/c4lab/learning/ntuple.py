@@ -190,6 +190,7 @@ from c4lab.learning.ntuple_curve import CurvePoint, write_curve
 from c4lab.learning.ntuple_pauses import Pauses
 from c4lab.rules import Position, Variant
 from c4lab.rules import kernels as K
+from c4lab.rules.setup import starting_position
 
 #: Games a worker plays between two looks at the clock.
 CHUNK = 1000
@@ -656,23 +657,17 @@ def score_against(network: Network, opponent: str, games: int, seed: int = 0, pl
 
 def board_variant(board: str, bonus: bool, seed: int) -> Variant:
     """The board of ``--board`` (a variant, no moves), with a random bonus
-    cell drawn from ``seed`` when ``bonus`` (refused where the board has
-    one already: one of the two would be ignored).  A board that does not
-    parse is named with its option (``--board: invalid position ...``)."""
+    cell drawn from ``seed`` when ``bonus`` (``rules.setup.starting_position``'s
+    draw, and its ``SecondBonusCellError`` where the board names one
+    already).  A board that does not parse is named with its option
+    (``--board: invalid position ...``)."""
     try:
         position = Position.parse(board)
     except ValueError as exc:
         raise ValueError(f"--board: {exc}") from None
     if position.ply:
         raise ValueError(f"--board takes a board, not a position with moves: {board!r}")
-    variant = position.variant
-    if bonus and variant.bonus is not None:
-        raise ValueError(f"--bonus draws a bonus cell, and the board {variant} has one already: give one or the other")
-    if bonus:
-        rng = random.Random(seed)
-        free = [c for c in variant.cells() if c not in variant.forbidden]
-        variant = Variant(variant.width, variant.height, variant.forbidden, rng.choice(free))
-    return variant
+    return starting_position(board, bonus, random.Random(seed)).variant
 
 
 
