@@ -3,11 +3,12 @@ names the offending token and its index (../shared/cases/bad_positions.txt)."""
 
 from __future__ import annotations
 
+import pickle
 import re
 
 import pytest
 
-from c4lab.rules import Position, PositionError
+from c4lab.rules import IllegalMoveError, Position, PositionError
 from testkit import load_bad_positions
 
 BAD = load_bad_positions()
@@ -91,3 +92,17 @@ def test_a_bad_moves_message_gives_the_ordinal_a_person_counts_by_next_to_its_in
         "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "102nd", "111th", "113th"]
     with pytest.raises(PositionError, match=r"move 6 \(the 7th\) 'd' at character 10: column d is full"):
         Position.parse("7x6:ddddddd")
+
+
+def test_the_rules_errors_cross_a_process_boundary_with_their_fields() -> None:
+    """An error raised in an arena worker or a Ray task comes back by pickle:
+    the same message and the same fields a program points with."""
+    with pytest.raises(PositionError) as bad:
+        Position.parse("7x6:dz")
+    again = pickle.loads(pickle.dumps(bad.value))
+    assert (type(again), str(again)) == (PositionError, str(bad.value))
+    assert (again.text, again.token, again.index, again.move_index) == ("7x6:dz", "z", 5, 1)
+    with pytest.raises(IllegalMoveError) as illegal:
+        Position.parse("4x4:aaaa").play("a")
+    moved = pickle.loads(pickle.dumps(illegal.value))
+    assert (type(moved), str(moved), moved.move) == (IllegalMoveError, str(illegal.value), "a")

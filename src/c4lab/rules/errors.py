@@ -80,6 +80,19 @@ class PositionError(ValueError):
             + reason
         )
 
+    def __reduce__(self) -> tuple[object, ...]:
+        # Keyword-only fields: the default pickling would call
+        # ``PositionError(message)`` and fail (an error raised in an arena
+        # worker or a Ray task comes back by pickle).
+        return (_position_error, (self.text, self.reason, self.token, self.index, self.move_index))
+
+
+def _position_error(
+    text: str, reason: str, token: str | None, index: int | None, move_index: int | None
+) -> PositionError:
+    """A :class:`PositionError` rebuilt from its fields (unpickling)."""
+    return PositionError(text, reason, token=token, index=index, move_index=move_index)
+
 
 class IllegalMoveError(ValueError):
     """A move that is not legal in a position (or not a move at all)."""
@@ -89,6 +102,9 @@ class IllegalMoveError(ValueError):
         self.move = move
         self.reason = reason
         super().__init__(f"illegal move {quote(move)} in {quote(position)}: {reason}")
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (IllegalMoveError, (self.position, self.move, self.reason))
 
 
 class SecondBonusCellError(ValueError):
