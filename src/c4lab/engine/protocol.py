@@ -49,6 +49,9 @@ class ProtocolError(ValueError):
         where = f" at character {index}" if index is not None else ""
         super().__init__(f"bad message {quote(line)}{where}: {reason}")
 
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.line, self.reason, self.index))  # the default would pass the message alone
+
 
 # ---------------------------------------------------------------------------
 # Commands: driver -> engine

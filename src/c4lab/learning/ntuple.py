@@ -214,6 +214,9 @@ class OptionOutOfRange(ValueError):
         self.field = field
         self.message = message
 
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.field, self.message))  # the default would pass the message alone
+
 
 class OptionWrongType(OptionOutOfRange, TypeError):
     """A learning setting of the wrong type (a string, None, a bool for a

@@ -84,14 +84,14 @@ class PositionError(ValueError):
         # Keyword-only fields: the default pickling would call
         # ``PositionError(message)`` and fail (an error raised in an arena
         # worker or a Ray task comes back by pickle).
-        return (_position_error, (self.text, self.reason, self.token, self.index, self.move_index))
+        return (_position_error, (type(self), self.text, self.reason, self.token, self.index, self.move_index))
 
 
 def _position_error(
-    text: str, reason: str, token: str | None, index: int | None, move_index: int | None
+    kind: type[PositionError], text: str, reason: str, token: str | None, index: int | None, move_index: int | None
 ) -> PositionError:
-    """A :class:`PositionError` rebuilt from its fields (unpickling)."""
-    return PositionError(text, reason, token=token, index=index, move_index=move_index)
+    """A :class:`PositionError` (or a subclass) rebuilt from its fields (unpickling)."""
+    return kind(text, reason, token=token, index=index, move_index=move_index)
 
 
 class IllegalMoveError(ValueError):
@@ -104,7 +104,7 @@ class IllegalMoveError(ValueError):
         super().__init__(f"illegal move {quote(move)} in {quote(position)}: {reason}")
 
     def __reduce__(self) -> tuple[object, ...]:
-        return (IllegalMoveError, (self.position, self.move, self.reason))
+        return (type(self), (self.position, self.move, self.reason))  # an engine's illegal move stays one
 
 
 class SecondBonusCellError(ValueError):

@@ -53,6 +53,9 @@ class RoomError(ValueError):
         self.code = code
         self.message = message
 
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.code, self.message))
+
     def frame(self) -> dict[str, str]:
         """The protocol's ``error`` message."""
         return {"type": "error", "code": self.code, "message": self.message}

@@ -60,6 +60,9 @@ class LimitError(ValueError):
         self.limit = limit
         self.message = message
 
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.limit, self.message))
+
 
 @dataclass(frozen=True)
 class AgentLimits:

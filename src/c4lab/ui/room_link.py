@@ -42,6 +42,9 @@ class ConnectError(Exception):
         self.message = message
         self.status = status
 
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.message, self.status))
+
 
 class Unreachable(Exception):
     """The server did not answer (worth another try)."""
