@@ -118,6 +118,52 @@ def test_every_control_is_visible_without_scrolling_at_1280x800(server, new_page
     assert page.evaluate("window.scrollY") == 0
 
 
+#: Phones and a tablet, upright: (width, height).
+SMALL_SCREENS = {"phone-390x700": (390, 700), "phone-360x640": (360, 640), "tablet-768x1024": (768, 1024)}
+
+
+def ends_in_view(page, controls: tuple[str, ...], height: int, where: str) -> None:
+    """Each control shown, whole, above the window's bottom (no scrolling)."""
+    assert page.evaluate("window.scrollY") == 0, where
+    for control in controls:
+        expect(page.locator(control)).to_be_visible()
+        box = page.locator(control).bounding_box()
+        assert box["y"] + box["height"] <= height, f"{where}: {control} ends at {box['y'] + box['height']:.0f}px"
+
+
+@pytest.mark.parametrize("size", SMALL_SCREENS)
+def test_on_a_phone_or_a_tablet_every_control_of_the_largest_board_is_in_view(server, new_page, size):
+    """12x12 with a forbidden and a bonus cell against the computer, at
+    390x700 (Resign, then Rematch and New game, lay below the window's
+    bottom after the board: the person had to scroll to find them), at
+    360x640 (no control was in view) and at 768x1024 (none either): the
+    board leaves room under it for two rows of controls, which hold every
+    button of the game and, after it, every button of its end. The
+    analysis board's Undo and Redo too (its key to the scores goes under
+    them on a phone)."""
+    from browser_helpers import click_cell, create_room, open_room, wait_my_turn, wait_over
+
+    width, height = SMALL_SCREENS[size]
+    page = new_page(width, height)
+    ticket = create_room(server, board="12x12/Xf4/Bc2:alalal", players={"A": "human", "B": "normal"})
+    open_room(page, server, ticket)
+    wait_my_turn(page)
+    ends_in_view(page, ("#step-back", "#step-forward", "#undo", "#hint", "#analysis-switch", "#resign"),
+                 height, "during the game")
+    click_cell(page, "a4")  # four in a row up column a
+    wait_over(page)
+    ends_in_view(page, ("#step-back", "#step-forward", "#undo", "#analysis-switch", "#play-again", "#swap-sides",
+                        "#review", "#rematch"), height, "after the game")
+    board = page.locator("#board").bounding_box()
+    assert board["width"] >= 0.75 * width, f"the board shrank to {board['width']:.0f}px: more than it needed"
+    page.goto(server.url + "/analyse?position=12x12/Xf4/Bc2:fgfgeh")
+    expect(page.locator("#board .col-note")).to_have_count(12, timeout=60_000)
+    page.locator("#undo").click()
+    expect(page.locator("#redo")).to_be_visible()
+    ends_in_view(page, ("#step-back", "#step-forward", "#undo", "#redo", "#analysis-switch"), height,
+                 "on the analysis board")
+
+
 def test_undo_after_resign_does_not_reopen_the_game(server, new_page):
     from browser_helpers import click_cell, create_room, open_room, wait_over, wait_position
 
