@@ -140,7 +140,7 @@ def test_on_a_phone_or_a_tablet_every_control_of_the_largest_board_is_in_view(se
     board leaves room under it for two rows of controls, which hold every
     button of the game and, after it, every button of its end. The
     analysis board's Undo and Redo too (its key to the scores goes under
-    them on a phone)."""
+    them on a phone). The top bar's links each keep to one line."""
     from browser_helpers import click_cell, create_room, open_room, wait_my_turn, wait_over
 
     width, height = SMALL_SCREENS[size]
@@ -156,6 +156,9 @@ def test_on_a_phone_or_a_tablet_every_control_of_the_largest_board_is_in_view(se
                         "#review", "#rematch"), height, "after the game")
     board = page.locator("#board").bounding_box()
     assert board["width"] >= 0.75 * width, f"the board shrank to {board['width']:.0f}px: more than it needed"
+    for link in ("#nav-new", "#nav-games"):
+        line = page.locator(link).evaluate("a => parseFloat(getComputedStyle(a).lineHeight)")
+        assert page.locator(link).evaluate("a => a.getBoundingClientRect().height") < 2 * line, f"{link} wraps"
     page.goto(server.url + "/analyse?position=12x12/Xf4/Bc2:fgfgeh")
     expect(page.locator("#board .col-note")).to_have_count(12, timeout=60_000)
     page.locator("#undo").click()
