@@ -66,3 +66,15 @@ def test_classic_random_and_a_plain_board_take_a_drawn_bonus_cell() -> None:
     plain = starting_position("6x5/Xc2", True, rng)
     assert plain.notation.startswith("6x5/Xc2/B") and plain.variant.bonus is not None
     assert plain == Position.parse(plain.notation)
+
+
+def test_a_board_without_bonus_is_the_string_as_given_and_random_draws_one_forbidden_cell() -> None:
+    rng = random.Random(3)
+    assert starting_position("7x6", False, rng).notation == "7x6"
+    drawn = starting_position("random", False, rng).variant
+    assert len(drawn.forbidden) == 1 and drawn.bonus is None
+
+
+def test_a_bad_board_is_refused_as_a_bad_position_string() -> None:
+    with pytest.raises(ValueError, match=r"7x99"):
+        starting_position("7x99", False, random.Random(3))

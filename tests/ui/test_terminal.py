@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import random
 import re
 import subprocess
 import sys
@@ -12,7 +11,6 @@ import pytest
 from rich.console import Console
 
 from c4lab.rules import Position, SecondBonusCellError
-from c4lab.rules.setup import starting_position
 from c4lab.ui.terminal import GameSettings, TerminalGame, board_text, draws_in_colour, game_console, legend
 from testkit import Script
 
@@ -147,20 +145,6 @@ def test_the_colour_board_marks_the_forbidden_bonus_ban_and_winning_cells() -> N
     assert len(win_styles) == 4
     out, _, _ = game(GameSettings(board="7x6/Xg1/Ba1", players=("human", "human"), first="1"), "a+b", "e", color=True)
     assert "\x1b[" in out  # colours when asked for
-
-
-def test_starting_positions() -> None:
-    rng = random.Random(3)
-    assert starting_position("7x6", False, rng).notation == "7x6"
-    bonus = starting_position("7x6", True, rng)
-    assert bonus.variant.bonus is not None
-    random_board = starting_position("random", False, rng)
-    assert len(random_board.variant.forbidden) == 1
-    with pytest.raises(ValueError, match=r"^a bonus cell can only be added to an empty board, not to 7x6:d, which "
-                       r"has moves \(a position string names its own: 8x7/Bd1:dd\)$"):
-        starting_position("7x6:d", True, rng)
-    with pytest.raises(ValueError):
-        starting_position("7x99", False, rng)
 
 
 def test_the_command_runs_the_game_from_a_pipe() -> None:
