@@ -83,6 +83,26 @@ def test_vs_bitbully_says_why_bitbully_did_not_run(tmp_path: Path) -> None:
     assert done.returncode == 2 and not done.stdout, done.stdout  # a bad --venv, as one with no Python
 
 
+def test_vs_bitbully_says_what_it_does_at_once_and_why_it_stopped(tmp_path: Path) -> None:
+    """BitBully answers position by position, so the table's header and a
+    line on stderr come at once (it was a minute of silence: BitBully
+    solved every position before the first line); a BitBully that stops
+    answering in the middle stops the run with one line that says so."""
+    python = tmp_path / "venv" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text("#!/bin/sh\necho ready\nread line\necho 'Killed: out of memory' >&2\nexit 137\n")
+    python.chmod(0o755)
+    done = run_script("vs_bitbully.py", "--venv", str(python.parents[1]), "--random", "0")
+    assert done.stdout.split() == ["position", "score", "c4lab", "CPU", "s", "c4lab", "nodes", "BitBully", "CPU",
+                                   "s", "BB", "nodes"], done.stdout
+    first, *rest = done.stderr.splitlines()
+    assert first.startswith("2 positions, each solved by BitBully, then c4lab, and printed at once"), first
+    assert "Traceback" not in done.stderr and len(rest) == 1, done.stderr
+    assert rest[0].endswith("could not solve 7x6:dddd: Killed: out of memory (install it there: "
+                            f"{python} -m pip install bitbully)"), rest[0]
+    assert done.returncode == 1
+
+
 @pytest.mark.parametrize("args", [["--warm-runs", "0"], ["--cold-runs", "-1"]])
 def test_first_move_refuses_counts_below_one(args: list[str]) -> None:
     """Was: quietly run once, as though 1 had been given."""
