@@ -34,6 +34,18 @@ def test_specs_read_name_then_key_values() -> None:
             parse_spec(bad)
 
 
+@pytest.mark.parametrize("spec", [None, 3, b"hard", ("uct", "random")])
+def test_a_spec_that_is_not_a_string_is_a_type_error_that_says_what_to_pass(spec: object) -> None:
+    """A caller's slip, as a number where a Move goes: it was a SpecError (a
+    ValueError), as though the string were wrong."""
+    expected = r"^an agent spec must be a str like 'hard' or 'uct:iterations=1000', not .* \(type \w+\)$"
+    with pytest.raises(TypeError, match=expected) as caught:
+        make_agent(spec)  # type: ignore[arg-type]
+    assert not isinstance(caught.value, SpecError)
+    with pytest.raises(TypeError, match=expected):
+        parse_spec(spec)  # type: ignore[arg-type]
+
+
 def test_make_agent_checks_names_keys_and_values() -> None:
     agent = make_agent("random:seed=3")
     assert isinstance(agent, RandomAgent) and agent.spec == "random:seed=3"

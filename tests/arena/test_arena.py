@@ -22,7 +22,7 @@ import pytest
 from click.testing import CliRunner
 
 from c4lab.agents import Agent, Analysis, Budget, make_agent
-from c4lab.arena import executors
+from c4lab.arena import executors, paired_match
 from c4lab.arena.executors import LocalExecutor
 from c4lab.arena.games import Game, play_pair
 from c4lab.arena.report import (
@@ -38,7 +38,7 @@ from c4lab.arena.report import (
 )
 from c4lab.arena.results import ResultsError, open_results, read_results
 from c4lab.arena.runner import run_arena, running_summary
-from c4lab.arena.schedule import ArenaConfig, ArenaError, SettingError, read_openings
+from c4lab.arena.schedule import ArenaConfig, ArenaError, ArenaTypeError, SettingError, read_openings
 from c4lab.arena.stats import SPRT
 from c4lab.cli import main
 from c4lab.game import play_game
@@ -128,9 +128,21 @@ def test_bad_settings_are_refused_with_a_reason(kwargs, message):
 )
 def test_settings_of_the_wrong_type_are_refused_naming_the_field(kwargs, message):
     # a config built in Python has no command line to check it: a seed of "1" or None ran, reproducibly, as
-    # some other seed; the string "random" ran as six agents named by its letters
-    with pytest.raises(ArenaError, match=message):
+    # some other seed; the string "random" ran as six agents named by its letters.  A TypeError, as a wrong
+    # type is everywhere in the API (make_agent(None), Position.parse(None)), and an ArenaError still.
+    with pytest.raises(ArenaTypeError, match=message) as caught:
         ArenaConfig(**kwargs)
+    assert isinstance(caught.value, TypeError) and isinstance(caught.value, ArenaError)
+
+
+def test_a_spec_of_the_wrong_type_is_a_type_error_in_every_way_into_the_arena() -> None:
+    """make_agent(None) said 'must be a non-empty string' as a SpecError (a
+    ValueError); SPRT.parse(None) was an AttributeError ('NoneType' object
+    has no attribute 'split')."""
+    with pytest.raises(TypeError, match=r"^an agent spec must be a str like 'hard' .*\(type NoneType\)$"):
+        paired_match(None, "random", [Position.parse("4x4")])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^SPRT.parse takes a str like 'elo0=0,elo1=20', not None \(type NoneType\)$"):
+        SPRT.parse(None)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(

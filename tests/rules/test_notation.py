@@ -83,8 +83,10 @@ def test_strict_reading_points_at_the_token(text: str, token: str | None, index:
 
 
 def test_a_position_string_must_be_a_string() -> None:
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match=r"^a position string must be a str like '7x6:dd', not b'7x6' \(type bytes\)$"):
         Position.parse(b"7x6")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"not None \(type NoneType\)$"):
+        Position.parse(None)  # type: ignore[arg-type]
 
 
 def test_move_tokens_are_strict() -> None:

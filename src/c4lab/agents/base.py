@@ -557,9 +557,14 @@ def agent_infos() -> list[AgentInfo]:
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
-    """Split ``NAME[:key=value,...]`` into the name and its raw values."""
-    if not isinstance(spec, str) or not spec:
-        raise SpecError("an agent spec must be a non-empty string like 'random:seed=3'")
+    """Split ``NAME[:key=value,...]`` into the name and its raw values.
+    ``SpecError`` for a string that is no spec, ``TypeError`` for what is
+    not a string (a caller's slip, as everywhere in the API)."""
+    if not isinstance(spec, str):
+        raise TypeError(f"an agent spec must be a str like 'hard' or 'uct:iterations=1000', not {spec!r:.60} "
+                        f"(type {type(spec).__name__})")
+    if not spec:
+        raise SpecError("an agent spec must be a non-empty string like 'hard' or 'uct:iterations=1000'")
     name, _, rest = spec.partition(":")
     if not name:
         raise SpecError(f"agent spec {spec!r} has no agent name before ':'")
@@ -585,6 +590,8 @@ def make_agent(spec: str, **context: Any) -> Agent:
     take them ignore them.  A parameter of the agent given there
     (``make_agent("uct", seed=3)``) is a ``SpecError`` that shows the spec
     meant (``"uct:seed=3"``): parameters are checked in the spec only.
+    A ``spec`` that is not a string (``None``, an agent already built) is
+    a ``TypeError`` that says what to pass.
     """
     _load_agent_families()
     name, raw = parse_spec(spec)

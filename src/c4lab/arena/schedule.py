@@ -58,6 +58,13 @@ class SettingError(ArenaError):
         return (SettingError, (self.field, self.template))
 
 
+class ArenaTypeError(ArenaError, TypeError):
+    """An ``ArenaConfig`` field of the wrong type (``specs=(None, "random")``,
+    ``seed="1"``): a ``TypeError``, as a wrong type is everywhere in the
+    API (``make_agent(None)``, ``Position.parse(None)``), and still an
+    ``ArenaError``, which is what a caller of the arena catches."""
+
+
 class _Names(dict[str, str]):
     """What a ``SettingError`` calls a setting it was not given a name for."""
 
@@ -139,7 +146,7 @@ class ArenaConfig:
                 raise SettingError("board", f"{{board}} {_literal(repr(self.board))} is a finished game")
 
     def _check_types(self) -> None:
-        """Each field of the type it must have, or an ``ArenaError`` naming
+        """Each field of the type it must have, or an ``ArenaTypeError`` naming
         it: a config built in Python has no command line to check it, and a
         seed of the wrong type (``"1"``, ``1.5``, ``None``) would give a
         reproducible run of another seed, not an error.  ``specs`` and
@@ -150,20 +157,20 @@ class ArenaConfig:
             what = "agent specs like ('uct', 'random')" if name == "specs" else "position strings"
             if isinstance(value, str) or not isinstance(value, tuple | list) or not all(
                     isinstance(item, str) for item in value):
-                raise ArenaError(f"{name} must be a tuple of {what}, not {value!r}")
+                raise ArenaTypeError(f"{name} must be a tuple of {what}, not {value!r}")
             object.__setattr__(self, name, tuple(value))
         self._name_agents()
         for name in ("games", "plies", "seed"):
-            object.__setattr__(self, name, integer(getattr(self, name), name, ArenaError))
+            object.__setattr__(self, name, integer(getattr(self, name), name, ArenaTypeError))
         for name in ("limit", "margin"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, numbers.Real):
-                raise ArenaError(f"{name} must be a number of seconds, not {value!r}")
+                raise ArenaTypeError(f"{name} must be a number of seconds, not {value!r}")
         if not isinstance(self.board, str):
-            raise ArenaError(f"board must be 'classic', 'random' or a position string, not {self.board!r}")
+            raise ArenaTypeError(f"board must be 'classic', 'random' or a position string, not {self.board!r}")
         for name in ("gauntlet", "bonus"):
             if not isinstance(getattr(self, name), bool):
-                raise ArenaError(f"{name} must be True or False, not {getattr(self, name)!r}")
+                raise ArenaTypeError(f"{name} must be True or False, not {getattr(self, name)!r}")
         object.__setattr__(self, "extra", freeze(_json_copy(self.extra)))
 
     def _name_agents(self) -> None:
@@ -336,7 +343,7 @@ def _json_copy(extra: object) -> dict[str, Any]:
     second run with the same config resumes the first (it was refused as
     "another experiment": different extra)."""
     if not isinstance(extra, Mapping):
-        raise ArenaError(f"extra must be a dict of JSON values, not {extra!r}")
+        raise ArenaTypeError(f"extra must be a dict of JSON values, not {extra!r}")
     try:
         text = json.dumps(thaw(extra), allow_nan=False)
     except (TypeError, ValueError) as err:

@@ -508,7 +508,11 @@ class SPRT:
         """Read ``elo0=0,elo1=20,alpha=0.05,beta=0.05``: the four keys once
         each, in any order, ``alpha`` and ``beta`` 0.05 where not given
         (``elo0=0,elo1=20`` is the same test); anything else is a
-        ``ValueError`` that says what is wrong."""
+        ``ValueError`` that says what is wrong, and what is not a string a
+        ``TypeError``."""
+        if not isinstance(text, str):
+            raise TypeError(f"SPRT.parse takes a str like 'elo0=0,elo1=20', not {text!r:.60} "
+                            f"(type {type(text).__name__})")
         values: dict[str, float] = {}
         for item in text.split(","):
             key, sep, value = (part.strip() for part in item.partition("="))

@@ -133,7 +133,7 @@ def _numbered_moves(moves: str, before: str, width: int = 7) -> str:
 def parse_position(text: str) -> ParsedPosition:
     """Read ``text``; raise ``PositionError`` at the first thing that is wrong."""
     if not isinstance(text, str):
-        raise TypeError(f"a position string must be a str, not {type(text).__name__}")
+        raise TypeError(f"a position string must be a str like '7x6:dd', not {text!r:.60} (type {type(text).__name__})")
     _check_characters(text)
     reader = _Reader(text)
     if not reader.peek().isdigit():
