@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import errno
+import html
 import json
 import math
 import os
@@ -26,10 +27,12 @@ from c4lab.arena import executors, paired_match
 from c4lab.arena.executors import LocalExecutor
 from c4lab.arena.games import Game, play_pair
 from c4lab.arena.report import (
+    FORFEIT_COLUMNS,
     NOT_AVAILABLE,
     NOTE,
     PAIRING_COLUMNS,
     describe_setting,
+    forfeit_rows,
     pairing_rows,
     render_text,
     standing_rows,
@@ -43,6 +46,7 @@ from c4lab.arena.stats import SPRT
 from c4lab.cli import main
 from c4lab.game import play_game
 from c4lab.rules import Move, Position
+from testkit import register_misbehaving
 
 RANDOMS = ("random:seed=1", "random:seed=2")
 
@@ -368,6 +372,37 @@ def test_a_forfeit_is_a_loss_in_every_figure_and_the_report_says_so(tmp_path):
     assert FORFEIT_NOTE in (tmp_path / "rep" / "report.html").read_text()
 
 
+def test_each_forfeit_is_found_in_the_results_file_by_its_numbers_and_shown_by_its_position(tmp_path, monkeypatch):
+    """The forfeits' pairing, pair and game are the results file's own
+    (from 0: the report says so under the table, with the page), and the
+    row's position is the game up to the forfeit, which c4lab show reads.
+    The numbers were shown bare (from 0 or from 1? the pairings are not
+    numbered) and nothing showed the game itself."""
+    from c4lab.arena.report import FORFEIT_WHERE
+
+    x = f"{register_misbehaving(monkeypatch)}:how=number"  # answers 3 for a move: illegal
+    config = ArenaConfig(("random:seed=1", "heuristic", x), games=4, board="6x5")
+    outcome = run_arena(config, tmp_path / "run.jsonl", executor=LocalExecutor(jobs=1))
+    summary = summarise(config, outcome.games)
+    assert len(summary.forfeits) == 8  # x loses each of its 8 games at its first answer
+    records = [json.loads(line) for line in (tmp_path / "run.jsonl").read_text().splitlines()[1:]]
+    for row in forfeit_rows(summary):
+        shown = dict(zip(FORFEIT_COLUMNS, row, strict=True))
+        found = [r for r in records if (str(r["pairing"]), str(r["pair"]), str(r["game"]))
+                 == (shown["pairing"], shown["pair"], shown["game"])]
+        assert len(found) == 1 and found[0]["forfeit"]["reason"] == shown["reason"] == "illegal", shown
+        assert shown["position"] == found[0]["position"] and shown["agent"] == x in (found[0]["A"], found[0]["B"])
+        assert config.pairings()[int(shown["pairing"])] == (shown["against"], x)  # pairing 0: the first row
+        first_plays_a = found[0]["A"] == config.pairings()[int(shown["pairing"])][0]
+        assert first_plays_a == (shown["game"] == "0")
+    done = CliRunner().invoke(main, ["show", summary.forfeits[0]["position"]])
+    assert done.exit_code == 0, done.output
+    text = " ".join(render_text(summary).split())
+    assert FORFEIT_WHERE in text and "c4lab show POSITION" in FORFEIT_WHERE
+    write_report(summary, tmp_path / "rep")
+    assert html.escape(FORFEIT_WHERE) in (tmp_path / "rep" / "report.html").read_text()
+
+
 def test_a_games_score_reads_a_spec_in_any_spelling_as_a_matchs_score_does():
     # score_of compared the text: uct:iterations=0200 "did not play" a game of uct:iterations=200
     won = Game("7x6:adcdcdcd", "B", "uct:iterations=200", "random:seed=3", "7x6", 0, 0, 1)
@@ -393,7 +428,7 @@ def test_the_text_report_shows_brackets_in_specs_and_forfeits_as_they_are():
     won = Game("7x6:adcdcdcd", "B", specs[1], specs[0], "7x6", 0, 0, 1)
     summary = summarise(ArenaConfig(specs, games=2), [crashed, won])
     text = render_text(summary)
-    assert "[/bold] [red]stderr of an engine" in " ".join(text.split())
+    assert "[/bold] [red]stderr of an" in " ".join(text.split())  # folded after "an" in the detail column
     assert "x[/b]" in text and "[red]y" in text
 
 

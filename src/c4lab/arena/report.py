@@ -143,7 +143,7 @@ def summarise(config: ArenaConfig, games: Sequence[Game]) -> Summary:
             forfeit_counts[loser] += 1
             forfeits.append({
                 "pairing": game.pairing, "pair": game.pair, "game": game.game, "agent": loser, "against": winner,
-                "reason": game.forfeit.reason, "detail": game.forfeit.detail,
+                "position": game.position, "reason": game.forfeit.reason, "detail": game.forfeit.detail,
             })
     pairings = []
     for index, (first, second) in enumerate(config.pairings()):
@@ -260,8 +260,9 @@ SMALL_NOTE = (
     "and a draw give p (equal) < 1e-15): read p (sign) there, the exact two-sided sign test on the wins and losses, "
     "the draws left out (0.0039 for those 10 games)"
 )
-#: "against" names the opponent: "pairing" is only an index into the run's schedule.
-FORFEIT_COLUMNS = ("agent", "against", "pairing", "pair", "game", "reason", "detail")
+#: "against" names the opponent; "pairing", "pair" and "game" are the game's numbers in the results file
+#: (``FORFEIT_WHERE``), "position" the game up to the forfeit, which ``c4lab show`` and ``analyse`` read.
+FORFEIT_COLUMNS = ("agent", "against", "pairing", "pair", "game", "position", "reason", "detail")
 RATING_COLUMNS = ("#", "agent", "Elo (fitted)", "95% CI")
 #: Under the fitted ratings: what they are (``ratings``).
 RATING_NOTE = (
@@ -285,6 +286,14 @@ def left_out_note(summary: Summary) -> str | None:
 
 #: Under the forfeits: what they are in the statistics.
 FORFEIT_NOTE = "A game lost by forfeit is a loss in every figure above (W/D/L, score, Elo, intervals, LOS, p, SPRT)."
+#: Under the forfeits: where to find each game.  The numbers were shown bare: counted from 0 or 1, in the
+#: run or in the pairing, and no position to look at.
+FORFEIT_WHERE = (
+    "pairing, pair and game are the game's own in the results file (its \"pairing\", \"pair\" and \"game\", "
+    "each from 0: pairing 0 is the first row of the pairings, game 0 of a pair the one whose A is the pairing's "
+    "first agent); position is the game up to the forfeit: c4lab show POSITION prints it, c4lab analyse "
+    "POSITION opens it on the board."
+)
 
 
 def _seconds(times: tuple[float, float] | None) -> str:
@@ -336,7 +345,8 @@ def _rated(summary: Summary) -> bool:
 
 def forfeit_rows(summary: Summary) -> list[list[str]]:
     """The games lost by forfeit as text cells (``FORFEIT_COLUMNS``)."""
-    return [[f["agent"], f["against"], str(f["pairing"]), str(f["pair"]), str(f["game"]), f["reason"], f["detail"]]
+    return [[f["agent"], f["against"], str(f["pairing"]), str(f["pair"]), str(f["game"]), f["position"], f["reason"],
+             f["detail"]]
             for f in summary.forfeits]
 
 
@@ -409,6 +419,7 @@ def render_text(summary: Summary) -> str:
     if summary.forfeits:
         table("Games lost by forfeit", FORFEIT_COLUMNS, forfeit_rows(summary), FORFEIT_COLUMNS)
         console.print(FORFEIT_NOTE)
+        console.print(FORFEIT_WHERE)
     return buffer.getvalue().rstrip("\n")
 
 
@@ -641,7 +652,7 @@ def _html(summary: Summary, images: dict[str, bytes], stopped: str | None = None
     fitted = (f"<h2>Fitted ratings</h2>\n{table(RATING_COLUMNS, rating_rows(summary))}\n<p>{esc(RATING_NOTE)}</p>"
               if _rated(summary) else "")
     lost = (f"<h2>Forfeits</h2>\n{table(FORFEIT_COLUMNS, forfeit_rows(summary))}\n<p>{esc(FORFEIT_NOTE)}</p>"
-            if summary.forfeits else "")
+            f"\n<p>{esc(FORFEIT_WHERE)}</p>" if summary.forfeits else "")
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>c4lab arena report</title>
 <style>
