@@ -161,11 +161,13 @@ def test_an_engine_that_hangs_at_the_handshake_is_refused_in_one_line_within_its
     assert time.monotonic() - began < 0.5 + SLACK
     message = str(caught.value)
     assert message.startswith("engine '/") and "\n" not in message
-    assert message.endswith(" sent no 'c4labok' (the end of the handshake) within 0.5 s" + SILENT)
+    assert message.endswith(" sent no 'c4labok' (the end of the handshake) within 0.5 s" + SILENT + LONGER)
     assert left_behind(tmp_path) == []
-    # The arena refuses it before any game, in one line, and starts nothing else.
+    # The arena refuses it before any game, in one line naming the parameter that allows a slower start (the
+    # handshake has its own allowance, not --limit: it said nothing of it), and starts nothing else.
     config = ArenaConfig((f"engine:cmd={cmd},handshake=0.5", "random"), games=2)
-    with pytest.raises(ArenaError, match=r"^agent 'engine:cmd=.*' cannot start: engine .* within 0.5 s \(nor .*\)$"):
+    with pytest.raises(ArenaError, match=r"^agent 'engine:cmd=.*' cannot start: engine .* within 0.5 s \(nor .*\); "
+                                         r"to give it longer to start: handshake=SECONDS \(15 by default\)$"):
         run_arena(config, tmp_path / "arena.jsonl")
     assert left_behind(tmp_path) == []
 
@@ -173,6 +175,8 @@ def test_an_engine_that_hangs_at_the_handshake_is_refused_in_one_line_within_its
 #: What a time-out adds when the program has printed nothing at all yet.
 SILENT = (" (nor anything else: does it flush its standard output after each line,"
           " and read its input a line at a time?)")
+#: What a time-out at the start adds: the parameter that allows more.
+LONGER = "; to give it longer to start: handshake=SECONDS (15 by default)"
 
 
 def test_a_silent_engine_is_asked_whether_it_flushes_one_that_spoke_is_not(tmp_path: Path) -> None:
@@ -189,11 +193,11 @@ def test_a_silent_engine_is_asked_whether_it_flushes_one_that_spoke_is_not(tmp_p
     silent = shlex.join(["env", "-u", "PYTHONUNBUFFERED", sys.executable, str(tmp_path / "buffered.py")])
     with pytest.raises(EngineTimeout) as caught:
         EngineAgent(silent, handshake=0.5)
-    assert str(caught.value).endswith("sent no 'c4labok' (the end of the handshake) within 0.5 s" + SILENT)
+    assert str(caught.value).endswith("sent no 'c4labok' (the end of the handshake) within 0.5 s" + SILENT + LONGER)
     spoke = engine_script(tmp_path, "echo 'bestmove a'", hello=f"echo 'id name fake'; {HANG}")
     with pytest.raises(EngineTimeout) as caught:
         EngineAgent(spoke, handshake=0.5)
-    assert str(caught.value).endswith("sent no 'c4labok' (the end of the handshake) within 0.5 s")
+    assert str(caught.value).endswith("sent no 'c4labok' (the end of the handshake) within 0.5 s" + LONGER)
 
 
 def test_a_program_that_is_not_executable_is_told_how_to_run_it(tmp_path: Path) -> None:
@@ -253,6 +257,7 @@ def test_an_engine_that_fails_its_handshake_in_a_later_game_loses_that_game(tmp_
     for game, side in zip(games, "AB"):
         assert game["forfeit"]["side"] == side and game["forfeit"]["reason"] == "crash"
         assert "could not start: engine" in game["forfeit"]["detail"]
+        assert game["forfeit"]["detail"].endswith(LONGER)
         assert game["position"] == "7x6"
     assert seconds < 2 * (0.5 + SLACK)
     assert left_behind(tmp_path) == []
@@ -337,7 +342,7 @@ def test_an_engine_is_told_the_start_before_the_clock_runs(tmp_path: Path) -> No
         agent.set_move_limit(0.5)
         agent.prepare(Position.parse("9x8/Xd3"))
         assert log.read_text().splitlines()[-1] == "isready position 9x8/Xd3"
-        with pytest.raises(EngineError, match="sent no 'readyok' within 0.5 s"):  # a move's isready is timed
+        with pytest.raises(EngineError, match="sent no 'readyok' within 0.5 s$"):  # a move's isready is timed
             agent.choose(Position.parse("9x8/Xd3"), Budget(time=0.3))
     finally:
         agent.close()
@@ -346,7 +351,7 @@ def test_an_engine_is_told_the_start_before_the_clock_runs(tmp_path: Path) -> No
 def test_an_engine_not_ready_in_time_for_a_game_loses_it_on_time(tmp_path: Path) -> None:
     """An answer that does not come in time is a ``time`` forfeit, before
     the first move too: here ``readyok`` to the start's ``position``,
-    within the engine's ``timeout``."""
+    within the engine's ``timeout``, which the detail names."""
     script = engine_script(tmp_path, "echo 'bestmove d'")
     Path(script).write_text(Path(script).read_text().replace(
         "    isready) echo readyok;;", f'    isready) if [ -n "$position" ]; then {HANG}; fi; echo readyok;;'
@@ -356,7 +361,8 @@ def test_an_engine_not_ready_in_time_for_a_game_loses_it_on_time(tmp_path: Path)
         forfeit = game["forfeit"]
         assert (forfeit["side"], forfeit["reason"]) == (side, "time"), forfeit
         assert forfeit["detail"].startswith(f"before the first move: player {side} (engine:cmd=")
-        assert forfeit["detail"].endswith("sent no 'readyok' within 0.5 s")
+        assert forfeit["detail"].endswith("sent no 'readyok' within 0.5 s; to give it longer to get ready: "
+                                          "timeout=SECONDS (30 by default)")
         assert game["position"] == "7x6"
     assert left_behind(tmp_path) == []
 

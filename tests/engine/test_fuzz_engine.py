@@ -110,11 +110,11 @@ class FakeProcess:
         for reply in self.script.get(line.split()[0], []):
             self.lines.put(reply)
 
-    def read(self, deadline: float, waiting_for: str, allowed: float) -> str:
+    def read(self, deadline: float, waiting_for: str, allowed: float, longer: str = "") -> str:
         try:
             line = self.lines.get(timeout=max(deadline - time.monotonic(), 0.0))
         except queue.Empty:
-            raise EngineTimeout(f"engine {self.label} sent no {waiting_for} within {allowed:g} s") from None
+            raise EngineTimeout(f"engine {self.label} sent no {waiting_for} within {allowed:g} s{longer}") from None
         assert line is not None
         return line
 

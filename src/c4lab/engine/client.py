@@ -91,6 +91,10 @@ if TYPE_CHECKING:  # pragma: no cover
 DEFAULT_TIMEOUT = 30.0  # s: getting ready (isready), and a move when the budget sets no time
 DEFAULT_HANDSHAKE = 15.0  # s: from start to 'c4labok' (our own engine, cold: 5.5 s here)
 DEFAULT_MARGIN = 2.0  # s: beyond the move's time, for the engine's start-up and the pipes
+#: The end of a time-out's message at the start and when getting ready: the parameter that allows more.
+#: A slow start (tables loaded, code compiled) is no fault of the program, and --limit does not bound it.
+LONGER_START = f"; to give it longer to start: handshake=SECONDS ({DEFAULT_HANDSHAKE:g} by default)"
+LONGER_READY = f"; to give it longer to get ready: timeout=SECONDS ({DEFAULT_TIMEOUT:g} by default)"
 _STDERR_LINES = 20  # the engine's last stderr lines, quoted when it dies
 _QUIT_GRACE = 1.0  # s: a program told 'quit' may take this long to exit before it is killed
 _TERM_GRACE = 0.5  # s: between SIGTERM and SIGKILL to the program's process group
@@ -330,10 +334,11 @@ class _Process:
         except (BrokenPipeError, OSError, ValueError):
             raise EngineError(f"engine {self.label} {self.exit_story('input')} before reading {line!r}") from None
 
-    def read(self, deadline: float, waiting_for: str, allowed: float) -> str:
+    def read(self, deadline: float, waiting_for: str, allowed: float, longer: str = "") -> str:
         """The next line, or EngineError if the program exits first, or
         EngineTimeout if none comes before ``deadline`` (a
-        ``time.monotonic()`` value, ``allowed`` seconds after the question).
+        ``time.monotonic()`` value, ``allowed`` seconds after the question),
+        its message ending in ``longer`` (how to allow more: ``LONGER_START``).
         The program's exit counts even while its output stays open (held by
         a child it left behind): the wait checks on it every ``_POLL`` s."""
         while True:
@@ -343,7 +348,7 @@ class _Process:
                     " (nor anything else: does it flush its standard output after each line,"
                     " and read its input a line at a time?)"
                 )
-                raise EngineTimeout(f"engine {self.label} sent no {waiting_for} within {allowed:g} s{silent}")
+                raise EngineTimeout(f"engine {self.label} sent no {waiting_for} within {allowed:g} s{silent}{longer}")
             try:
                 line = self.lines.get(timeout=min(remaining, _POLL))
                 break
@@ -575,7 +580,7 @@ class EngineAgent(Agent):
         try:
             process.send(str(Hello()))
             while True:
-                line = process.read(deadline, "'c4labok' (the end of the handshake)", self.handshake)
+                line = process.read(deadline, "'c4labok' (the end of the handshake)", self.handshake, LONGER_START)
                 reply = self._reply(line, "the handshake")
                 if isinstance(reply, HelloOk):
                     break
@@ -590,7 +595,7 @@ class EngineAgent(Agent):
                     raise self._out_of_step(reply, "'id', 'option' or 'c4labok' during the handshake")
             for key, value in self.options.items():
                 process.send(str(SetOption(key, value)))
-            self._sync(time.monotonic() + self.timeout, self.timeout, "after its options")
+            self._sync(time.monotonic() + self.timeout, self.timeout, "after its options", LONGER_READY)
         except _Refused:
             self.close()
             raise
@@ -609,16 +614,17 @@ class EngineAgent(Agent):
         self._abandon()
         return EngineError(f"engine {self.label} sent {quote(str(reply))} where {expected} was expected")
 
-    def _sync(self, deadline: float, allowed: float, when: str) -> None:
+    def _sync(self, deadline: float, allowed: float, when: str, longer: str = "") -> None:
         """Send ``isready`` and read up to ``readyok`` (before ``deadline``,
-        ``allowed`` s after the question); an ``error`` on the way (an option
+        ``allowed`` s after the question; a time-out's message ends in
+        ``longer``, ``LONGER_READY`` where ``timeout`` allows it); an ``error`` on the way (an option
         or a position the engine refused) is an EngineError -- after
         ``readyok``, so the conversation stays in step."""
         process = self._live()
         process.send(str(IsReady()))
         errors = []
         while True:
-            reply = self._reply(process.read(deadline, "'readyok'", allowed), "'isready'")
+            reply = self._reply(process.read(deadline, "'readyok'", allowed, longer), "'isready'")
             if isinstance(reply, ReadyOk):
                 break
             if isinstance(reply, Error):
@@ -682,7 +688,7 @@ class EngineAgent(Agent):
             process = self._live()
             try:
                 process.send(str(NewGame()))
-                self._sync(time.monotonic() + self.timeout, self.timeout, "with 'newgame'")
+                self._sync(time.monotonic() + self.timeout, self.timeout, "with 'newgame'", LONGER_READY)
             except _Refused:
                 raise
             except BaseException:
@@ -698,7 +704,8 @@ class EngineAgent(Agent):
             process = self._live()
             try:
                 process.send(str(SetPosition(start.notation)))
-                self._sync(time.monotonic() + self.timeout, self.timeout, f"with 'position {start.notation}'")
+                self._sync(time.monotonic() + self.timeout, self.timeout, f"with 'position {start.notation}'",
+                           LONGER_READY)
             except _Refused:
                 raise
             except BaseException:
