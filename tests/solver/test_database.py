@@ -214,6 +214,24 @@ def test_master_s_opening_move_from_the_database_compiles_neither_minimax_nor_uc
     assert out.split() == ["d", "solved", "0", "0", "0"]
 
 
+def test_perfect_says_what_each_board_has_the_classic_database_and_nothing_elsewhere() -> None:
+    """``c4lab agents`` and the page's picker said "the solver with the
+    classic opening book": no book ships, and no board but the classic one
+    has a database.  What it says now holds: the classic search ends at the
+    database whatever ``book=`` (the opening solves in a few nodes), another
+    7x6 board has none (the same budget does not solve its opening)."""
+    from c4lab.agents import agent_infos
+    from c4lab.solver.best_move import best_move
+
+    info = next(i for i in agent_infos() if i.name == "perfect")
+    assert "classic opening book" not in info.help
+    assert "On the classic 7x6 board the search ends at the published 12-ply database" in info.help
+    assert "other boards have neither" in info.help and "master's move" in info.help
+    found = best_move(Position.parse("7x6"), book=False, max_nodes=1_000_000, table_size=1 << 20)
+    assert found is not None and found.move == Move.parse("d") and found.note.startswith("solved")
+    assert best_move(Position.parse("7x6/Xd3"), book=False, max_nodes=1_000_000, table_size=1 << 20) is None
+
+
 @pytest.mark.parametrize("spec", ["perfect", "master"])
 def test_perfect_and_master_play_the_exact_move_of_the_classic_opening(spec: str) -> None:
     agent = make_agent(spec)

@@ -48,6 +48,16 @@ SOLVE_SHARE = 0.6
 PROBE_SHARE = 0.1
 
 
+#: What ``perfect`` is, board by board: only the classic board has a database (and a book, if one was built);
+#: it said "the solver with the classic opening book", as though there were one on every board, shipped.
+PERFECT_HELP = (
+    "level perfect: the solver, 1 s a move: a move that keeps the exact score where the position solves in "
+    "time, else master's move. On the classic 7x6 board the search ends at the published 12-ply database (after "
+    "a look in a book of your own from `c4lab book build`, if any); other boards have neither, and their early "
+    "positions (7x6/Xd3, 9x8) get master's moves"
+)
+
+
 def _value(score: int) -> float:
     return 1.0 if score > 0 else (0.0 if score < 0 else 0.5)
 
@@ -85,13 +95,14 @@ def solved_move(
     "solves in time, else master's move (the analysis says which)",
     [
         Param("time", float, DEFAULT_TIME, "seconds per move", minimum=0, above=True, maximum=MAX_SECONDS),
-        Param("book", bool, True, "use the classic opening book"),
+        Param("book", bool, True, "look first in a classic 7x6 book built with `c4lab book build`, if there is "
+              "one (the 12-ply database is read in any case; other boards have neither)"),
         Param("seed", int, None, "random seed of the fallback (master) and of random ties"),
         Param("ties", str, "centre", "among the moves that keep the exact score: the one nearest the centre, "
               "or one at random (a perfect opponent that varies its games, as GBG's evaluator's)",
               choices=("centre", "random")),
     ],
-    presets={"perfect": ("level perfect: the solver with the classic opening book, 1 s a move", {})},
+    presets={"perfect": (PERFECT_HELP, {})},
 )
 class SolverAgent(Agent):
     """The exact solver first, the fallback agent when it cannot finish in time."""
