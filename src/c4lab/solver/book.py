@@ -1,9 +1,12 @@
 """The classic 7x6 opening book: exact scores computed by this solver.
 
 The early positions of the classic board are the expensive ones to solve, so
-their scores are computed once, ahead of time, and shipped as a compact data
-file (``data/classic-book.npz``: two sorted arrays, 9 bytes a position, no
-pickle).  A position's key is Pons' ``cur + mask + bottom`` (unique on the
+their scores can be computed once, ahead of time, by ``c4lab book build``,
+into a compact data file (``~/.c4lab/classic-book.npz``, or
+``$C4LAB_BOOK``: two sorted arrays, 9 bytes a position, no pickle).  None
+ships with the package: the published 12-ply database
+(``c4lab.solver.database``) answers the classic opening, and a book of
+your own is looked in first where there is one.  A position's key is Pons' ``cur + mask + bottom`` (unique on the
 classic board), the smaller of the key of the position and of its mirror
 image: the board is symmetric, so a mirrored position shares its entry.
 
