@@ -140,7 +140,9 @@ def test_on_a_phone_or_a_tablet_every_control_of_the_largest_board_is_in_view(se
     board leaves room under it for two rows of controls, which hold every
     button of the game and, after it, every button of its end. The
     analysis board's Undo and Redo too (its key to the scores goes under
-    them on a phone). The top bar's links each keep to one line."""
+    them on a phone). While a hint is shown too: on a phone its message
+    keeps to one line, in short words (its three lines pushed the controls
+    below the window). The top bar's links each keep to one line."""
     from browser_helpers import click_cell, create_room, open_room, wait_my_turn, wait_over
 
     width, height = SMALL_SCREENS[size]
@@ -150,6 +152,14 @@ def test_on_a_phone_or_a_tablet_every_control_of_the_largest_board_is_in_view(se
     wait_my_turn(page)
     ends_in_view(page, ("#step-back", "#step-forward", "#undo", "#hint", "#analysis-switch", "#resign"),
                  height, "during the game")
+    page.locator("#hint").click()
+    expect(page.locator("#board .hint[data-hint]")).to_have_count(1, timeout=60_000)
+    # at once (the hint's message fades after a few seconds): shown, and every control still above the bottom
+    message, ends = page.evaluate("""ids => [document.getElementById('message').innerText,
+        ids.map(id => [id, document.getElementById(id).getBoundingClientRect().bottom])]""",
+                                  ["step-back", "step-forward", "undo", "hint", "analysis-switch", "resign"])
+    assert message.startswith("Hint: drop in "), message
+    assert all(bottom <= height for _, bottom in ends), f"while the hint ({message!r}) is shown: {ends}"
     click_cell(page, "a4")  # four in a row up column a
     wait_over(page)
     ends_in_view(page, ("#step-back", "#step-forward", "#undo", "#analysis-switch", "#play-again", "#swap-sides",

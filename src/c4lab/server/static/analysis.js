@@ -80,10 +80,11 @@ export function onHint(message, render) {
   }
   const token = message.move;
   let words = `Hint: drop in column ${token[0]}`;
+  let short = `Hint: drop in ${token[0]}`; // a phone's one line (the board draws the hint, the notes their scores)
   const landing = landingRow(geometryOf(R.state), R.state.cells, LETTERS.indexOf(token[0]));
-  if (token.length === 3) words += ` and put the ban piece in column ${token[2]}`;
+  if (token.length === 3) [words, short] = [`${words} and put the ban piece in column ${token[2]}`, `${short}, ban piece in ${token[2]}`];
   else if (R.state.bonus && landing !== null && cellName(LETTERS.indexOf(token[0]), landing) === R.state.bonus) {
-    words += " and decline the ban";
+    [words, short] = [`${words} and decline the ban`, `${short}, decline the ban`];
   }
   const exact = R.hint.columns.length && R.hint.columns.every((c) => c.exact);
   const key = R.pending // the notes drawn are the ban choices' (banNotes): exact, or ? where not solved
@@ -91,7 +92,7 @@ export function onHint(message, render) {
     : exact
       ? "Above each column: its exact score (+ a win, the larger the sooner; 0 a draw; \u2212 a loss)"
       : "Above each column: its exact score where the solver answered in time, else the engine's estimate (%)";
-  say(`${words}. ${key}.`, "hint");
+  say(`${words}. ${key}.`, "hint", `${short}.`);
   render();
 }
 

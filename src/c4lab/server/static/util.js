@@ -134,11 +134,20 @@ export async function copyText(value, what, button = null) {
 }
 
 /** The message line under the room board: kind "info", "error", "hint" or
- * "sticky" (stays); the others fade after a few seconds. */
+ * "sticky" (stays); the others fade after a few seconds. With ``short``, a
+ * phone shows it instead of ``text`` (one line, where ``text`` took three
+ * and pushed the controls below the window); a screen reader says ``text``. */
 let sayTimer = null;
-export function say(text, kind = "info") {
+export function say(text, kind = "info", short = null) {
   const node = $("message");
-  setText(node, text);
+  if (short) {
+    const [full, brief] = [document.createElement("span"), document.createElement("span")];
+    [full.className, brief.className] = ["message-full", "message-short"];
+    brief.setAttribute("aria-hidden", "true");
+    setText(full, text);
+    setText(brief, short);
+    node.replaceChildren(full, brief);
+  } else setText(node, text);
   node.dataset.kind = kind;
   clearTimeout(sayTimer);
   if (text && kind !== "sticky") sayTimer = setTimeout(() => { setText(node, ""); }, kind === "error" ? 6000 : 4000);
