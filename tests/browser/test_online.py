@@ -299,3 +299,42 @@ def test_a_rematch_offered_comes_into_view_on_a_short_phone(server, new_page):
     expect(bob.locator("#rematch-text")).to_be_in_viewport(ratio=1)
     bob.locator("#rematch-accept").click()
     wait_position(ann, "7x7/Xd4/Bb2:abbcacac")
+
+
+def test_on_a_phone_the_board_stays_put_when_someone_comes_to_watch(server, new_page):
+    """At 390x700 the "1 watching" or "You are watching" badge went onto a
+    row of its own under the status when it came (or when the status grew
+    to two lines: "Bonus! Choose where the ban piece goes"), and the board
+    jumped down (165 to 194px); a spectator's sat 10px lower than the
+    players'. An online room keeps the badge's row: every page's board has
+    the same top, before and after someone watches, during the bonus's
+    choice and after the game, whose controls stay in view."""
+    ticket = create_room(server, mode="online", board="12x12/Xf4/Bc2:alalal", seat="A", name="Ann")
+    code = ticket["code"]
+    guest = api(server, "POST", f"/api/rooms/{code}/join", {"name": "Bob"})
+    ann, bob, watcher = new_page(390, 700), new_page(390, 700), new_page(390, 700)
+    open_room(ann, server, ticket)
+    open_room(bob, server, {**guest, "url": f"/r/{code}"})
+    expect(board(bob)).to_have_attribute("data-you", "B")
+    expect(ann.locator("#watchers")).to_be_hidden()
+    top = board(ann).bounding_box()["y"]
+    assert board(bob).bounding_box()["y"] == top
+    watcher.goto(server.url + f"/r/{code}")
+    expect(watcher.locator("#watchers")).to_have_text("You are watching")
+    for page in (ann, bob):
+        expect(page.locator("#watchers")).to_have_text("1 watching")
+    for page, who in ((ann, "Ann"), (bob, "Bob"), (watcher, "the spectator")):
+        assert board(page).bounding_box()["y"] == top, f"{who}'s board moved"
+    play(ann, "c1", "12x12/Xf4/Bc2:alalalc", bob, watcher)
+    expect(board(bob)).to_have_class(re.compile(r"\bmy-turn\b"))
+    click_cell(bob, "c2")  # the bonus cell: Bob chooses where the ban piece goes
+    expect(bob.locator("#ban-panel")).to_be_visible()
+    expect(bob.locator("#status")).to_contain_text("Choose where the ban piece goes")
+    assert board(bob).bounding_box()["y"] == top, "Bob's board moved while he chooses the ban"
+    bob.locator("#decline-ban").click()
+    play(ann, "a4", "12x12/Xf4/Bc2:alalalcca", bob, watcher)  # four in a row up column a
+    for page, who in ((ann, "Ann"), (bob, "Bob"), (watcher, "the spectator")):
+        expect(board(page)).to_have_attribute("data-status", "over")
+        assert board(page).bounding_box()["y"] == top, f"{who}'s board moved after the game"
+    for control in ("#step-back", "#offer-rematch", "#review", "#rematch"):
+        expect(ann.locator(control)).to_be_in_viewport(ratio=1)

@@ -383,9 +383,8 @@ function renderWatchers(room, canJoin) {
   if (spectator) {
     const others = Math.max(0, count - 1);
     text = others ? `You are watching (with ${others} other${others === 1 ? "" : "s"})` : "You are watching";
-  } else if (R.you.length && count > 0) {
-    text = `${count} watching`;
-  }
+  } else if (R.you.length && count > 0) text = `${count} watching`;
+  $("view-room").dataset.mode = room.mode; // an online room keeps a phone's row for the badge (style.css)
   setLive(badge, text); // a live region: heard when the count changes, not after every move
   badge.hidden = !text;
   badge.dataset.role = spectator ? "spectator" : "player";
