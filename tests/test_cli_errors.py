@@ -106,6 +106,34 @@ def test_play_names_the_option_of_a_bad_board_or_player(
     assert len(result.output.strip().splitlines()) == 1, result.output
 
 
+@pytest.mark.parametrize(("args", "refusal"), [
+    (("train", "ntuple", "--games", "10", "--probes", "0", "--board", ""), "'--board': an empty board"),
+    (("book", "build", "--depth", "0", "--out", "{tmp}/book.npz", "--from", ""), "'--from': an empty position"),
+    (("book", "info", ""), "'[PATH]': an empty file name"),
+    (("arena", "random", "random:seed=1", "--games", "2", "--jobs", "1", "--out", "{tmp}/run.jsonl",
+      "--openings", ""), "'--openings': an empty file name"),
+    (("report", ""), "'RESULTS': an empty file name"),
+    (("report", "{tmp}/run.jsonl", "--out-dir", " "), "'--out-dir': an empty folder name (blank)"),
+    (("bench", "solver", "--limit", "1", "--dir", ""), "'--dir': an empty folder name"),
+    (("games", "--db", ""), "'--db': an empty file name"),
+    (("play", "--no-browser", "--db", ""), "'--db': an empty file name"),
+    (("serve", "--db", "  ", "--port", "99999"), "'--db': an empty file name (blank)"),  # never a server
+], ids=lambda a: " ".join(a) if isinstance(a, tuple) else None)
+def test_an_empty_value_is_refused_naming_its_option_not_taken_for_the_option_left_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...], refusal: str
+) -> None:
+    """A variable left unset (``--board "$BOARD"``) gives an option an empty
+    value: ``train ntuple`` trained a 7x6 network, ``book build --from``
+    built from the empty board, ``arena --openings`` played its default
+    starts, ``report --out-dir`` and ``bench solver --dir`` used their
+    default folders, and ``--db`` said "'.' is a folder"."""
+    monkeypatch.chdir(tmp_path)  # a default file the command might write lands here, and is seen
+    result = CliRunner().invoke(main, [a.format(tmp=tmp_path) for a in args], input="")
+    assert result.exit_code == 2, result.output
+    assert result.output == f"Error: Invalid value for {refusal}\n"
+    assert list(tmp_path.iterdir()) == []  # nothing written
+
+
 @pytest.mark.parametrize("command", [
     ("play", "--tui"), ("play", "--no-browser"), ("arena", "random", "heuristic", "--games", "2"),
     ("train", "ntuple", "--games", "1"),

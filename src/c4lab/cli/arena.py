@@ -17,6 +17,9 @@ from c4lab.cli.options import (
     Int64,
     bad_option,
     default_from,
+    named_file,
+    named_folder,
+    one_bonus_cell,
     ray_address,
     writable_output,
 )
@@ -39,7 +42,7 @@ OPTION_OF = {"games": "--games", "board": "--board", "bonus": "--bonus", "plies"
 @click.option("--bonus", is_flag=True, help="Add a random bonus cell to a board that has none (a new one per pair).")
 @click.option("--opening-moves", "plies", type=Int64(min=0), default=2, show_default=True,
               help="Random opening moves played from each start (the same for both games of a pair).")
-@click.option("--openings", "openings_file", type=click.Path(dir_okay=False), default=None,
+@click.option("--openings", "openings_file", type=click.Path(dir_okay=False), default=None, callback=named_file,
               help="A file of start positions (one position string per line), used in turn.")
 @click.option("--seed", type=INT64, **default_from(*ARENA, "seed"), help="Boards and openings follow from it.")
 @click.option("--limit", type=Finite(), **default_from(*ARENA, "limit"), help="Seconds a move may take: a slower one (beyond --margin) loses its game; an engine "
@@ -147,8 +150,8 @@ def arena(
 
 
 @main.command("report")
-@click.argument("results", type=click.Path(dir_okay=False))
-@click.option("--out-dir", type=click.Path(file_okay=False), default=None,
+@click.argument("results", type=click.Path(dir_okay=False), callback=named_file)
+@click.option("--out-dir", type=click.Path(file_okay=False), default=None, callback=named_folder,
               help="Where to write the plots and report.html (default: RESULTS without .jsonl, plus -report).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
 def report_command(results: str, out_dir: str | None, as_json: bool) -> None:

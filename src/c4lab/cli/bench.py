@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from c4lab.cli.group import main
-from c4lab.cli.options import INT64, BadInput, Finite, Int64
+from c4lab.cli.options import INT64, BadInput, Finite, Int64, named_folder
 
 # lazy imports: every command imports the parts it uses, so that ``c4lab
 # --help`` and the light commands never load numba or the rules engine.
@@ -57,7 +57,7 @@ def bench(ctx: click.Context, as_json: bool, seconds: float, c_reference: bool) 
 @click.option("--limit", type=Int64(min=1), default=None, help="Only the first N positions of each set.")
 @click.option("--sets", default=None, help="Comma-separated set names (default: all but Test_L1_R3).")
 @click.option("--weak", is_flag=True, help="Weak solve: compare the sign of the score only.")
-@click.option("--dir", "directory", type=click.Path(file_okay=False), default=None,
+@click.option("--dir", "directory", type=click.Path(file_okay=False), default=None, callback=named_folder,
               help="Where the sets are (default: $C4LAB_BENCH_DIR, else ../shared/bench/classic).")
 def bench_solver(as_json: bool, limit: int | None, sets: str | None, weak: bool, directory: str | None) -> None:
     """Solve the classic benchmark sets: per set, positions solved exactly,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from c4lab.cli.group import main
-from c4lab.cli.options import BadInput, Finite, Int64, writable_output
+from c4lab.cli.options import BadInput, Finite, Int64, given, named_file, writable_output
 
 # lazy imports: every command imports the parts it uses, so that ``c4lab
 # --help`` and the light commands never load numba or the rules engine.
@@ -20,7 +20,7 @@ def book() -> None:
 @click.option("--depth", type=Int64(0, 41), required=True, help="Last ply the book covers.")
 @click.option("--out", type=click.Path(dir_okay=False), callback=writable_output, default=None,
               help="Book file (default: $C4LAB_BOOK or ~/.c4lab/classic-book.npz); resumed if it exists.")
-@click.option("--from", "start", default=None, help="Start the strategies at this classic position.")
+@click.option("--from", "start", default=None, callback=given("position"), help="Start the strategies at this classic position.")
 @click.option("--timeout", type=Finite(0, min_open=True), default=None,
               help="Give up on a position after this many seconds.")
 @click.option("--budget", type=Finite(0, min_open=True), default=None,
@@ -50,7 +50,7 @@ def book_build(depth: int, out: str | None, start: str | None, timeout: float | 
 
 
 @book.command("info")
-@click.argument("path", type=click.Path(dir_okay=False), required=False)
+@click.argument("path", type=click.Path(dir_okay=False), required=False, callback=named_file)
 def book_info(path: str | None) -> None:
     """Say which books are loaded and where they come from: the classic
     12-ply database and the book file the agents use; with PATH, that book

@@ -44,18 +44,45 @@ def bonus_refused(exc: SecondBonusCellError) -> click.BadParameter:
     return bad_option(exc.worded("--board", "--bonus"), "--bonus")
 
 
+def given(what: str) -> Callable[[click.Context, click.Parameter, str | None], str | None]:
+    """The callback of an option (or argument) whose empty value is an
+    error, not the option left out: ``--board "$BOARD"`` with ``BOARD``
+    unset trained on 7x6, ``--from ""`` built the book from the empty board,
+    ``--openings ""`` played the default starts.  ``what`` names the value
+    in the error (``an empty board``; ``(blank)`` for spaces only)."""
+
+    def check(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+        if value is not None and not value.strip():
+            raise click.BadParameter(f"an empty {what} (blank)" if value else f"an empty {what}")
+        return value
+
+    return check
+
+
+def _named(what: str, ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """A file or folder name given (``given``), a ``~`` no shell expanded
+    (``--resume=~/net.npz``) read as the home folder."""
+    value = given(what)(ctx, param, value)
+    if value is None:
+        return None
+    from pathlib import Path  # lazy: start-up time
+
+    return str(Path(value).expanduser())
+
+
 def named_file(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """A file option given an empty name (``--resume "$NET"`` with ``NET``
     unset) is an error, not the option left out: the command would
     otherwise quietly start anew or write its default file.  A ``~`` no
     shell expanded (``--resume=~/net.npz``) is the home folder."""
-    if value is None:
-        return None
-    if not value.strip():
-        raise click.BadParameter("an empty file name (blank)" if value else "an empty file name")
-    from pathlib import Path  # lazy: start-up time
+    return _named("file name", ctx, param, value)
 
-    return str(Path(value).expanduser())
+
+def named_folder(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """A folder option, as ``named_file`` reads a file option: ``--out-dir ""``
+    wrote the report into the default folder, ``--dir ""`` read the default
+    benchmark sets."""
+    return _named("folder name", ctx, param, value)
 
 
 def no_colour_option(color: bool | None) -> None:
@@ -115,11 +142,13 @@ def writable_output(ctx: click.Context, param: click.Parameter, value: str | Non
 
 
 def in_existing_folder(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    """A file option's folder must exist: a typo is an error, not new folders."""
+    """A file option's folder must exist: a typo is an error, not new folders.
+    An empty name is refused as ``named_file`` refuses it (``--db ""`` was
+    "." is a folder)."""
+    value = named_file(ctx, param, value)  # the file whose folder is checked, ~ expanded: not ./~/...
     if value is not None:
         from pathlib import Path  # lazy: start-up time
 
-        value = str(Path(value).expanduser())  # the file whose folder was checked, not ./~/...
         folder = Path(value).parent
         if not folder.is_dir():
             raise click.BadParameter(f"the folder {str(folder)!r} does not exist")

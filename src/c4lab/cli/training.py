@@ -22,6 +22,7 @@ from c4lab.cli.options import (
     bonus_refused,
     default_from,
     field_default,
+    given,
     named_file,
     ray_address,
     writable_output,
@@ -126,7 +127,7 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
 
 
 @train.command("ntuple")
-@click.option("--board", default=None, help="The board: 7x6 (default), 6x5/Xc2, 7x7/Xd4/Bc5...  "
+@click.option("--board", default=None, callback=given("board"), help="The board: 7x6 (default), 6x5/Xc2, 7x7/Xd4/Bc5...  "
               "(with --resume: the network's own board).")
 @click.option("--bonus", is_flag=True, help="Add a random bonus cell (drawn from --seed) to the board.")
 @click.option("--minutes", type=float, default=None, help="Train for this long (wall clock).")
