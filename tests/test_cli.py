@@ -188,6 +188,34 @@ def test_every_option_of_every_command_says_what_it_is_for() -> None:
     assert not bare, f"options without a help text: {bare}"
 
 
+@pytest.mark.parametrize("command", ["play", "analyse", "serve", "games"])
+def test_the_help_of_db_says_where_the_games_go_when_it_is_left_out(command: str) -> None:
+    # "--db FILE  Game database (SQLite file)." said nothing of ~/.c4lab/games.sqlite.
+    from c4lab.server.storage import DEFAULT_DB
+
+    shown = "~/" + DEFAULT_DB.relative_to(Path.home()).as_posix()
+    assert f"--db FILE Game database (SQLite file; default: {shown})." in " ".join(run(command, "--help").output.split())
+
+
+def test_the_help_of_the_terminal_games_seed_and_delay_says_what_leaving_them_out_does() -> None:
+    from c4lab.ui.terminal import WATCH_DELAY
+
+    text = " ".join(run("play", "--help").output.split())
+    assert "of the terminal game (default: none, new draws each run)." in text
+    assert (f"(terminal game; default: {WATCH_DELAY:g} when two agents play on a colour terminal, else 0)."
+            in text)
+
+
+@pytest.mark.parametrize(("command", "option", "default"), [
+    (("solve",), "--timeout", "none, search to the end"),
+    (("book", "build"), "--timeout", "none, search to the end"),
+    (("book", "build"), "--budget", "none, until the book is done"),
+])
+def test_a_time_limit_left_out_is_said_in_the_help(command: tuple[str, ...], option: str, default: str) -> None:
+    text = " ".join(run(*command, "--help").output.split())
+    assert re.search(rf"{option} FLOAT [^\[]*\(.*default: {default}\)", text), text
+
+
 def test_the_help_of_arena_and_report_says_what_their_arguments_are() -> None:
     arena_help = " ".join(run("arena", "--help").output.split())
     assert "Each SPEC is an agent spec, NAME[:key=value,...]" in arena_help

@@ -22,9 +22,9 @@ def book() -> None:
               help="Book file (default: $C4LAB_BOOK or ~/.c4lab/classic-book.npz); resumed if it exists.")
 @click.option("--from", "start", default=None, callback=given("position"), help="Start the strategies at this classic position.")
 @click.option("--timeout", type=Finite(0, min_open=True), default=None,
-              help="Give up on a position after this many seconds.")
+              help="Give up on a position after this many seconds (default: none, search to the end).")
 @click.option("--budget", type=Finite(0, min_open=True), default=None,
-              help="Stop after this many seconds in all (resume later).")
+              help="Stop after this many seconds in all (resume later; default: none, until the book is done).")
 def book_build(depth: int, out: str | None, start: str | None, timeout: float | None, budget: float | None) -> None:
     """Solve the book's positions and write them (saved after each one).
 

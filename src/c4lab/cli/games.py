@@ -24,8 +24,8 @@ from c4lab.cli.options import (
     bad_option,
     bonus_refused,
     checked_room_prefix,
+    db_option,
     default_from,
-    in_existing_folder,
     named_files,
     no_colour_option,
     no_page_options,
@@ -64,7 +64,7 @@ def _check_game_options(board: str, bonus: bool, player1: str, player2: str) -> 
 @click.option("--tui", is_flag=True, help="Play in the terminal instead of the browser.")
 @click.option("--no-browser", is_flag=True, help="Do not open a browser (print the address only).")
 @click.option("--port", type=Int64(1, 65535), default=None, help="Port of the local server (default: a free one).")
-@click.option("--db", type=click.Path(dir_okay=False), callback=in_existing_folder, default=None, help="Game database (SQLite file).")
+@db_option
 @click.option(
     "--board",
     default="7x6",
@@ -87,8 +87,11 @@ def _check_game_options(board: str, bonus: bool, player1: str, player2: str) -> 
     help="Which player plays A (moves first).",
 )
 @click.option("--seed", type=INT64, default=None,
-              help="Seed for the draws (first player, random boards) of the terminal game.")
-@click.option("--delay", type=Finite(0), default=None, help="Seconds to pause after an agent's move (terminal game).")
+              help="Seed for the draws (first player, random boards) of the terminal game (default: none, "
+                   "new draws each run).")
+@click.option("--delay", type=Finite(0), default=None,
+              help="Seconds to pause after an agent's move (terminal game; default: 0.5 when two agents play on "
+                   "a colour terminal, else 0).")
 @click.option("--color/--no-color", default=None,
               help="Force the terminal game's colours on or off (default: when a terminal).")
 @click.option("--network", "networks", multiple=True, metavar="FILE", callback=named_files,
@@ -163,7 +166,7 @@ def play(
 @click.option("--tui", is_flag=True, help="Analyse in the terminal instead of the browser.")
 @click.option("--no-browser", is_flag=True, help="Do not open a browser (print the link only).")
 @click.option("--port", type=Int64(1, 65535), default=None, help="Port of the local server (default: a free one).")
-@click.option("--db", type=click.Path(dir_okay=False), callback=in_existing_folder, default=None, help="Game database (SQLite file).")
+@db_option
 @click.option("--color/--no-color", default=None, help="Force the terminal's colours on or off (default: when a terminal).")
 def analyse(position: str, tui: bool, no_browser: bool, port: int | None, db: str | None, color: bool | None) -> None:
     """Open POSITION on the analysis board: you make the moves of both
@@ -201,7 +204,7 @@ def analyse(position: str, tui: bool, no_browser: bool, port: int | None, db: st
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (0.0.0.0: every one).")
 @click.option("--port", type=Int64(1, 65535), default=8000, show_default=True, help="Port to listen on.")
-@click.option("--db", type=click.Path(dir_okay=False), callback=in_existing_folder, default=None, help="Game database (SQLite file).")
+@db_option
 @click.option("--forfeit-after", type=Finite(0, min_open=True), **default_from(PRESENCE, "FORFEIT_AFTER"),
               help="Seconds an absent player has to come back before forfeiting.")
 @click.option("--max-think", type=Finite(), **default_from(*LIMITS, "max_time"),
@@ -391,7 +394,7 @@ def _fit_terminal(line: str) -> str:
 
 
 @main.command()
-@click.option("--db", type=click.Path(dir_okay=False), callback=in_existing_folder, default=None, help="Game database (SQLite file).")
+@db_option
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per game.")
 @click.option("--limit", type=Int64(min=1), default=50, show_default=True, help="The most games listed.")
 def games(db: str | None, as_json: bool, limit: int) -> None:

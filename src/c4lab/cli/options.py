@@ -155,6 +155,15 @@ def in_existing_folder(ctx: click.Context, param: click.Parameter, value: str | 
     return value
 
 
+#: ``--db`` of ``c4lab play``, ``analyse``, ``serve`` and ``games``: one
+#: definition, whose help says where the games go when it is left out
+#: (``c4lab.server.storage.DEFAULT_DB``; its four copies said nothing).
+db_option = click.option(
+    "--db", type=click.Path(dir_okay=False), callback=in_existing_folder, default=None,
+    help="Game database (SQLite file; default: ~/.c4lab/games.sqlite).",
+)
+
+
 def checked_room_prefix(ctx: click.Context, param: click.Parameter, value: str) -> str:
     """``--room-prefix``: letters and digits (a one-line error otherwise)."""
     if value:

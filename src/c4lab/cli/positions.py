@@ -210,7 +210,7 @@ def move(
 @click.option("--weak", is_flag=True, help="Only decide win, draw or loss (prints 1, 0 or -1); faster.")
 @click.option("--analyse", "--analyze", "analyse", is_flag=True, help="Also score every legal move (with --weak: 1, 0 or -1).")
 @click.option("--timeout", type=Finite(0, min_open=True), default=None,
-              help="Give up on a position after this many seconds.")
+              help="Give up on a position after this many seconds (default: none, search to the end).")
 @click.option("--no-book", is_flag=True, help="Search classic openings to the end instead of reading the 12-ply database.")
 def solve(
     positions: tuple[str, ...], as_json: bool, weak: bool, analyse: bool, timeout: float | None, no_book: bool

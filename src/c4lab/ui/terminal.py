@@ -57,6 +57,9 @@ LINE_OVER_PROMPT = "u or e: "
 #: The exit status of a game Ctrl-C ended, as of every interrupted command
 #: (``c4lab connect`` too): 128 + SIGINT.
 EXIT_INTERRUPTED = 130
+#: The pause after an agent's move when two agents play on a colour terminal
+#: (``--delay`` left out), so that a person can follow the game.
+WATCH_DELAY = 0.5
 
 
 @dataclass(frozen=True)
@@ -610,7 +613,7 @@ class TerminalGame:
             self.say("\n" + header)
         delay = self.settings.delay
         if delay is None:
-            delay = 0.5 if self.color and not any(p.is_human for p in self.players) else 0.0
+            delay = WATCH_DELAY if self.color and not any(p.is_human for p in self.players) else 0.0
         screen = _Screen(self, header, by_side, delay, start, title=f"Game {number} on {start.notation}.")
         if self.color:
             self.prepare_engines(start)
