@@ -592,6 +592,28 @@ def test_a_damaged_results_file_is_an_error_naming_its_line(tmp_path, damage, wh
         read_results(out)
 
 
+NO_WHOLE_LINE = "no newline): not an arena results file, or one whose header was cut short"
+
+
+@pytest.mark.parametrize(("content", "said"), [
+    (b"", "is empty: not an arena results file"),
+    (b'{"c4lab_arena":1,"config":{"specs"', f"holds no whole line (34 bytes, {NO_WHOLE_LINE}"),
+    (b"\x7fELF\x02\x01\x01\x00", f"holds no whole line (8 bytes, {NO_WHOLE_LINE}"),
+], ids=["empty", "a header cut short", "a program"])
+@pytest.mark.parametrize("command", ["arena", "report"])
+def test_a_file_without_a_whole_line_is_refused_saying_so_and_left_as_it_was(tmp_path, content, said, command):
+    """Review: a file of bytes with no newline (a header cut short, a
+    program given by mistake) was said to be empty."""
+    out = tmp_path / "run.jsonl"
+    out.write_bytes(content)
+    args = ["arena", *RANDOMS, "--games", "2", "--jobs", "1", "--out", str(out)] if command == "arena" \
+        else ["report", str(out)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2, result.output
+    assert result.output == f"Error: {out} {said}\n"
+    assert out.read_bytes() == content and sorted(tmp_path.iterdir()) == [out]
+
+
 def test_a_results_folder_removed_during_a_run_stops_it_with_one_line(tmp_path):
     """Review: the run went on writing into the removed file and ended
     "400 games played now, 400 in gone/x.jsonl", status 0, with no file:

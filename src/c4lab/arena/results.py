@@ -80,8 +80,10 @@ def read_results(path: str | Path) -> Results:
     elif chunks:
         cut = True  # no newline at the end: the last write was interrupted
         chunks.pop()
-    if not chunks:
-        raise ResultsError(f"{path} is empty: not an arena results file")
+    if not chunks:  # an empty file, or bytes with no newline: "empty" said of a file of text was false
+        raise ResultsError(f"{path} is empty: not an arena results file" if not raw else
+                           f"{path} holds no whole line ({len(raw):,} bytes, no newline): not an arena results "
+                           "file, or one whose header was cut short")
     lines = []
     for number, chunk in enumerate(chunks, 1):
         try:
