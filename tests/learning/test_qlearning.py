@@ -365,6 +365,20 @@ def test_train_qlearning_explains_bad_boards_and_options(tmp_path: Path) -> None
     assert not (tmp_path / "x.npz").exists()
 
 
+@pytest.mark.parametrize(("board", "why"), [
+    ("9x9", "9x9 is too large for a Q-table: its keys need 90 bits"),
+    ("4x4:abababa", "the start position 4x4:abababa is already over"),
+    ("4x4:dz", "invalid position '4x4:dz': move 1 (the 2nd) 'z' at character 5"),
+])
+def test_a_bad_board_names_the_option_before_any_work(tmp_path: Path, board: str, why: str) -> None:
+    """Review: 'Error: 9x9 is too large for a Q-table' named no option,
+    where train ntuple, arena and play name --board."""
+    result = CliRunner().invoke(main, ["train", "qlearning", "--board", board, "--out", str(tmp_path / "x.npz")])
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith(f"Error: Invalid value for '--board': {why}"), result.output
+    assert len(result.output.splitlines()) == 1 and list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.slow
 def test_a_first_training_run_compiles_no_error_messages(tmp_path: Path) -> None:
     """The training kernel's array copies (the start position, the table

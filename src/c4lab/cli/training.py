@@ -86,6 +86,10 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
     from c4lab.ui.status import stderr_console
 
     try:
+        qlearning.start_position(board)
+    except ValueError as exc:
+        raise bad_option(str(exc), "--board") from None
+    try:
         r_win, r_draw, r_loss = qlearning.parse_rewards(rewards)
     except ValueError as exc:
         raise bad_option(str(exc), "--rewards") from None

@@ -243,6 +243,18 @@ class TrainConfig:
         return self.epsilon_start + (self.epsilon_end - self.epsilon_start) * frac
 
 
+def start_position(board: str) -> Position:
+    """The position a run on ``board`` starts from: a ``ValueError`` that
+    says why for a position that does not parse, is over, or whose board is
+    too large for a table (``c4lab train qlearning`` names ``--board`` with
+    it before any work)."""
+    start = Position.parse(board)
+    if start.is_over:
+        raise ValueError(f"the start position {start.notation} is already over")
+    check_board(start.variant)
+    return start
+
+
 class QLearner:
     """A training run in progress: the table being learnt and the random state.
 
@@ -252,11 +264,8 @@ class QLearner:
 
     def __init__(self, config: TrainConfig) -> None:
         self.config = config
-        self.start = Position.parse(config.board)
-        if self.start.is_over:
-            raise ValueError(f"the start position {self.start.notation} is already over")
+        self.start = start_position(config.board)
         self.variant = self.start.variant
-        check_board(self.variant)
         self.symmetric = config.symmetry and self.variant.is_mirror_symmetric
         self._geo, start_state = self.start.kernel_arrays()
         self._start_state = start_state.copy()
