@@ -19,7 +19,6 @@ from c4lab.cli.options import (
     default_from,
     named_file,
     named_folder,
-    one_bonus_cell,
     ray_address,
     writable_output,
 )
