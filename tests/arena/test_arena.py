@@ -596,14 +596,14 @@ NO_WHOLE_LINE = "no newline): not an arena results file, or one whose header was
 
 
 @pytest.mark.parametrize(("content", "said"), [
-    (b"", "is empty: not an arena results file"),
     (b'{"c4lab_arena":1,"config":{"specs"', f"holds no whole line (34 bytes, {NO_WHOLE_LINE}"),
     (b"\x7fELF\x02\x01\x01\x00", f"holds no whole line (8 bytes, {NO_WHOLE_LINE}"),
-], ids=["empty", "a header cut short", "a program"])
+], ids=["a header cut short", "a program"])
 @pytest.mark.parametrize("command", ["arena", "report"])
 def test_a_file_without_a_whole_line_is_refused_saying_so_and_left_as_it_was(tmp_path, content, said, command):
     """Review: a file of bytes with no newline (a header cut short, a
-    program given by mistake) was said to be empty."""
+    program given by mistake) was said to be empty.  Its bytes may be
+    anything: nothing is overwritten."""
     out = tmp_path / "run.jsonl"
     out.write_bytes(content)
     args = ["arena", *RANDOMS, "--games", "2", "--jobs", "1", "--out", str(out)] if command == "arena" \
@@ -612,6 +612,37 @@ def test_a_file_without_a_whole_line_is_refused_saying_so_and_left_as_it_was(tmp
     assert result.exit_code == 2, result.output
     assert result.output == f"Error: {out} {said}\n"
     assert out.read_bytes() == content and sorted(tmp_path.iterdir()) == [out]
+
+
+def test_an_empty_results_file_is_started_anew_by_the_arena_saying_so(tmp_path):
+    """Review: a file of 0 bytes -- what a run killed between creating the
+    file and writing its header leaves -- was refused ("is empty: not an
+    arena results file") until removed by hand, though it holds nothing to
+    lose.  The arena starts it anew with a note; the same command then
+    resumes it as any other."""
+    out = tmp_path / "run.jsonl"
+    out.write_bytes(b"")
+    args = ["arena", *RANDOMS, "--games", "2", "--jobs", "1", "--out", str(out)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert f"note: {out} was empty (0 bytes): starting it anew\n" in result.stderr
+    assert "2 games played now, 2 in" in result.stdout
+    saved = read_results(out)
+    assert len(saved.whole_pairs()) == 2 and saved.config.specs == RANDOMS
+    again = CliRunner().invoke(main, args)  # a file with games: resumed, no note
+    assert again.exit_code == 0 and "was empty" not in again.stderr and "0 games played now, 2 in" in again.stdout
+
+
+def test_the_report_of_an_empty_results_file_says_there_are_no_results_yet(tmp_path):
+    """An empty file (0 bytes) is no results yet, said in one line by
+    ``c4lab report`` (status 2), the file left as it was."""
+    out = tmp_path / "run.jsonl"
+    out.write_bytes(b"")
+    result = CliRunner().invoke(main, ["report", str(out)])
+    assert result.exit_code == 2
+    assert result.output == (f"Error: {out} is empty (0 bytes): no arena results yet (a run stopped before it "
+                             "wrote its first line; c4lab arena with this --out starts it anew)\n")
+    assert out.read_bytes() == b"" and sorted(tmp_path.iterdir()) == [out]
 
 
 def test_a_results_folder_removed_during_a_run_stops_it_with_one_line(tmp_path):

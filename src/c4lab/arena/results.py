@@ -8,13 +8,15 @@ A last line cut short by the interruption (no newline at its end) is
 dropped and its pair played again; any other bad line (not UTF-8, not JSON,
 not a record, a value of the wrong type, a forfeit its result contradicts,
 a game outside the experiment's schedule) is an error that names the file and line, and nothing is written.
+An empty file (0 bytes: a run killed before it wrote the header) is
+started anew; bytes with no whole line are refused as any bad line is.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,9 +82,11 @@ def read_results(path: str | Path) -> Results:
     elif chunks:
         cut = True  # no newline at the end: the last write was interrupted
         chunks.pop()
-    if not chunks:  # an empty file, or bytes with no newline: "empty" said of a file of text was false
-        raise ResultsError(f"{path} is empty: not an arena results file" if not raw else
-                           f"{path} holds no whole line ({len(raw):,} bytes, no newline): not an arena results "
+    if not raw:  # what a run killed between creating the file and writing its header leaves
+        raise ResultsError(f"{path} is empty (0 bytes): no arena results yet (a run stopped before it wrote its "
+                           "first line; c4lab arena with this --out starts it anew)")
+    if not chunks:  # bytes with no newline: "empty" said of a file of text was false
+        raise ResultsError(f"{path} holds no whole line ({len(raw):,} bytes, no newline): not an arena results "
                            "file, or one whose header was cut short")
     lines = []
     for number, chunk in enumerate(chunks, 1):
@@ -160,16 +164,20 @@ class ResultsWriter:
         self, path: str | Path, config: ArenaConfig, *, resume: Results | None = None, sprt: str | None = None,
         held: IO[str] | None = None,
     ) -> None:
-        """``held``: with ``resume``, the file opened for appending and held
-        (``open_results`` holds it before reading it)."""
+        """``held``: the file opened for appending and held (``open_results``
+        holds it before reading it): with ``resume``, the file continued;
+        without, an empty file (0 bytes) started anew in place."""
         self.path = Path(path)
         self._file: IO[str]
         # the header: the experiment, and the sequential test that may stop it early (for the report to say so)
         header = {HEADER_KEY: FORMAT, "config": config.to_dict(), **({"sprt": sprt} if sprt else {})}
         if resume is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = self.path.open("x", encoding="utf-8")
-            _hold(self._file, self.path)
+            if held is not None:  # an empty file, held: the header goes at its start
+                self._file = held
+            else:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._file = self.path.open("x", encoding="utf-8")
+                _hold(self._file, self.path)
             self._write([header])
         else:
             whole = resume.whole_pairs()
@@ -254,15 +262,18 @@ def _check_starts(path: Path, config: ArenaConfig, previous: Results) -> None:
 
 
 def open_results(
-    path: str | Path, config: ArenaConfig, sprt: str | None = None
+    path: str | Path, config: ArenaConfig, sprt: str | None = None, on_note: Callable[[str], None] | None = None,
 ) -> tuple[ResultsWriter, Results | None]:
     """Start ``path`` for ``config`` (``sprt``: the test that may stop it,
     kept in the header), or continue it if it holds the same experiment, or
     the same with fewer games (extended to ``config.games``; an error if it
     holds another one).  A run continued under another test, or
     none, has the header say so: the report must not tell of a test that
-    did not stop the run.  The file is held by this run until the writer is
-    closed: a second run on it is a ResultsError at once."""
+    did not stop the run.  An empty file (0 bytes: a run killed between
+    creating it and writing its header) holds nothing to lose: it is
+    started anew, and ``on_note`` told so; it was refused until removed by
+    hand.  The file is held by this run until the writer is closed: a
+    second run on it is a ResultsError at once."""
     path = Path(path)
     if not path.exists():
         return ResultsWriter(path, config, sprt=sprt), None
@@ -272,6 +283,10 @@ def open_results(
         raise ResultsError(f"cannot write {path}: {err.strerror or err}") from None
     try:
         _hold(held, path)  # before reading it: what it holds stays so until this run ends
+        if os.fstat(held.fileno()).st_size == 0:
+            if on_note is not None:
+                on_note(f"{path} was empty (0 bytes): starting it anew")
+            return ResultsWriter(path, config, sprt=sprt, held=held), None
         previous = read_results(path)
         ours, theirs = config.to_dict(), previous.config.to_dict()
         differ = [k for k in ours if ours[k] != theirs.get(k)]

@@ -98,7 +98,8 @@ def run_arena(
 ) -> RunOutcome:
     """Play what ``out`` does not hold yet of ``config``'s experiment;
     ``on_note`` is told, before any game, of each agent that plays
-    another's moves on some board of the run (``ArenaConfig.check_agents``)."""
+    another's moves on some board of the run (``ArenaConfig.check_agents``),
+    and of an empty ``out`` started anew (``open_results``)."""
     if sprt is not None and len(config.specs) != 2:
         raise ValueError("--sprt needs exactly two agents")
     notes = config.check_agents() + config.schedule_notes()
@@ -106,7 +107,7 @@ def run_arena(
         for note in notes:
             on_note(note)
     writer: ResultsWriter
-    writer, previous = open_results(out, config, sprt.text() if sprt else None)
+    writer, previous = open_results(out, config, sprt.text() if sprt else None, on_note)
     done = previous.done_pairs() if previous else set()
     games = list(previous.whole_pairs()) if previous else []
     tasks = [t for t in config.tasks() if t.key not in done]
