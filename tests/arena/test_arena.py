@@ -174,7 +174,31 @@ def test_a_bad_value_names_the_field_in_python_and_the_option_in_the_command(
     assert isinstance(raised.value, ArenaError) and str(pickle.loads(pickle.dumps(raised.value))) == str(raised.value)
     args = [arg for key, value in kwargs.items() for arg in (f"--{key}", str(value))]
     result = CliRunner().invoke(main, ["arena", *RANDOMS, *args, "--out", str(tmp_path / "run.jsonl")])
-    assert result.exit_code == 2 and result.output.startswith(f"Error: {command}"), result.output  # as it was
+    # the option at fault quoted as click quotes one (it was "Error: --games ...", --bonus alone read so)
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith(f"Error: Invalid value for '{args[0]}': {command}"), result.output
+    assert len(result.output.splitlines()) == 1 and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(("args", "refusal"), [
+    (("--sprt", "elo0=0,elo1"), ("'--sprt': SPRT: 'elo1' is not key=value (expected elo0=0,elo1=20,alpha=0.05,"
+                                "beta=0.05)")),
+    (("--openings", "{tmp}/starts.txt"), "'--openings': {tmp}/starts.txt:2: invalid position 'abc'"),
+    (("--board", "4x4", "--opening-moves", "40"), ("'--opening-moves': 40 random opening moves (--opening-moves) "
+                                                  "end every game on '4x4'")),
+], ids=["sprt", "openings", "opening-moves"])
+def test_every_setting_the_arena_refuses_names_its_option_as_click_does(tmp_path, args, refusal):
+    """Review: the arena's refusals read "Error: --games ...", "Error:
+    SPRT: ..." (no option named), "Error: FILE:2: ..." for an openings
+    file, where --bonus and every other command's options read "Invalid
+    value for '--X': ..."; too many --opening-moves was found only as the
+    run began and named no option."""
+    (tmp_path / "starts.txt").write_text("7x6:dd\nabc\n")
+    result = CliRunner().invoke(main, ["arena", *RANDOMS, *(a.format(tmp=tmp_path) for a in args),
+                                       "--out", str(tmp_path / "run.jsonl")])
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith(f"Error: Invalid value for {refusal.format(tmp=tmp_path)}"), result.output
+    assert len(result.output.splitlines()) == 1 and not (tmp_path / "run.jsonl").exists()
 
 
 def test_a_bonus_cell_asked_for_on_a_board_with_its_own_names_both_fields_in_python_and_both_options_in_the_command(

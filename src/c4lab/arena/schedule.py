@@ -311,7 +311,8 @@ class ArenaConfig:
             position = random_moves(rng, starting_position(self.board, self.bonus, rng), self.plies)
             if not position.is_over:
                 return position
-        raise ArenaError(f"{self.plies} random opening moves end every game on {self.board!r}")
+        raise SettingError("plies", f"{self.plies} random opening moves ({{plies}}) end every game on "
+                                    f"{_literal(repr(self.board))}")
 
     def tasks(self) -> list[PairTask]:
         """Every pair of games of the run, pair by pair across the pairings

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
@@ -23,6 +24,9 @@ from c4lab.cli.options import (
     writable_output,
 )
 
+if TYPE_CHECKING:  # pragma: no cover
+    from c4lab.arena.schedule import SettingError
+
 # lazy imports: every command imports the parts it uses, so that ``c4lab
 # --help`` and the light commands never load numba or the rules engine.
 
@@ -30,6 +34,14 @@ from c4lab.cli.options import (
 OPTION_OF = {"games": "--games", "board": "--board", "bonus": "--bonus", "plies": "--opening-moves",
              "openings": "--openings", "seed": "--seed", "limit": "--limit", "margin": "--margin",
              "gauntlet": "--gauntlet"}
+
+
+def setting_refused(exc: SettingError) -> click.BadParameter:
+    """An ``ArenaConfig`` setting refused, in the options' words: the option
+    at fault quoted as click quotes one (``Invalid value for '--games':
+    --games must be a positive even number ...``), the settings the message
+    speaks of named as options (``SettingError.worded``)."""
+    return bad_option(exc.worded(OPTION_OF), OPTION_OF.get(exc.field))
 
 
 @main.command()
@@ -89,19 +101,28 @@ def arena(
     if openings_file and given:  # the file's positions are the starts: a board or random moves would be ignored
         raise click.UsageError(f"--openings gives the start positions; {' and '.join(given)} cannot be given with it"
                                .replace("--plies", "--opening-moves"))
+    # each refusal names the option at fault in click's words (Invalid value for '--games': ...), as the
+    # other commands do; it was "Error: --games ..." here, and only --bonus read so
     try:
         openings = read_openings(openings_file) if openings_file else ()
+    except ArenaError as exc:  # the file's name and line, and what is wrong there
+        raise bad_option(str(exc), "--openings") from None
+    try:
         config = ArenaConfig(
             specs, games=games, gauntlet=gauntlet, board=board, bonus=bonus, plies=plies,
             openings=openings, seed=seed, limit=limit, margin=margin,
         )
+    except SettingError as exc:
+        raise setting_refused(exc) from None
+    except ArenaError as exc:  # the SPECs (fewer than two, one given twice): no option at fault
+        raise click.UsageError(str(exc)) from None
+    try:
         test = SPRT.parse(sprt) if sprt is not None else None  # `--sprt ""` (an unset variable) is no test: refused
-        runner = make_executor(executor, jobs, ray_address)
-    except SettingError as exc:  # it names the options, as its message names ArenaConfig's fields
-        if exc.field == "bonus":  # a board with its own bonus cell: the line c4lab play and train ntuple give
-            raise bad_option(exc.worded(OPTION_OF), "--bonus") from None
-        raise click.UsageError(exc.worded(OPTION_OF)) from None
     except ValueError as exc:
+        raise bad_option(str(exc), "--sprt") from None
+    try:
+        runner = make_executor(executor, jobs, ray_address)
+    except ValueError as exc:  # Ray missing, or no cluster at --ray-address: the line names the option
         raise click.UsageError(str(exc)) from None
     from c4lab.cores import usable_cores
 
@@ -121,6 +142,8 @@ def arena(
         with stops_interrupt(), games_bar(config.total_games) as progress:
             outcome = run_arena(config, out, executor=runner, sprt=test, progress=progress,
                                 on_note=lambda note: click.echo(f"note: {note}", err=True))
+    except SettingError as exc:  # found when the starts are drawn: too many --opening-moves
+        raise setting_refused(exc) from None
     except (ArenaError, ResultsError, ValueError) as exc:
         raise BadInput(str(exc)) from None
     except WorkerLost as exc:
