@@ -1073,10 +1073,11 @@ def test_a_setting_out_of_range_names_the_option_that_gave_it() -> None:
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--minutes", "-1"], "--minutes must be a positive, finite number"),
-    (["--minutes", "inf"], "--minutes must be a positive, finite number, not inf"),
-    (["--workers", "0"], "--workers must be from 1 to 1024"),
-    (["--workers", "100000"], "--workers must be from 1 to 1024 (one per core is best), not 100000"),
+    (["--minutes", "-1"], "Error: Invalid value for '--minutes': the minutes must be a positive, finite number"),
+    (["--minutes", "inf"], "Invalid value for '--minutes': the minutes must be a positive, finite number, not inf"),
+    (["--workers", "0"], "Error: Invalid value for '--workers': the workers must be from 1 to 1024"),
+    (["--workers", "100000"], ("Invalid value for '--workers': the workers must be from 1 to 1024 (one per core is "
+                              "best), not 100000")),
     (["--epsilon-final", "1.5"], "Invalid value for '--epsilon-final': the final epsilon must be in [0, 1], not 1.5"),
     (["--lambda", "1"], "Invalid value for '--lambda': lambda must be in [0, 1), not 1.0"),
     (["--average", "1"], "Invalid value for '--average': the share of the run to average must be in [0, 1), not 1.0"),
@@ -1084,10 +1085,11 @@ def test_a_setting_out_of_range_names_the_option_that_gave_it() -> None:
     (["--alpha-final", "0"], "Invalid value for '--alpha-final': the final alpha must be in (0, 100], not 0.0"),
     (["--epsilon", "2"], "Invalid value for '--epsilon': epsilon must be in [0, 1], not 2.0"),
     (["--opening", "65"], "Invalid value for '--opening': the random opening must be 0 to 64 moves, not 65"),
-    (["--games", "0"], "--games must be at least 1"),
-    (["--board", "7x6:d"], "not a position with moves"),
-    (["--board", "3x3"], "--board: invalid position '3x3': '3x3' at character 0: size 3x3 out of range"),
-    (["--resume", "{good}", "--board", "5x4/Xz9"], "--board: invalid position '5x4/Xz9'"),
+    (["--games", "0"], "Error: Invalid value for '--games': the games must be at least 1, not 0"),
+    (["--board", "7x6:d"], "Error: Invalid value for '--board': '7x6:d' is a position with moves: give a board"),
+    (["--board", "3x3"], ("Error: Invalid value for '--board': invalid position '3x3': '3x3' at character 0: size 3x3 "
+                         "out of range")),
+    (["--resume", "{good}", "--board", "5x4/Xz9"], "Error: Invalid value for '--board': invalid position '5x4/Xz9'"),
     (["--resume", "{missing}"], "does not exist"),
     (["--resume", "{damaged}"], "damaged.npz"),
     (["--resume", "{good}", "--board", "7x6"], "is a network for the board 5x4, not 7x6"),

@@ -231,6 +231,8 @@ def train_ntuple(board: str | None, bonus: bool, minutes: float | None, games: i
         )
     except SecondBonusCellError as exc:  # --bonus with a board that names its own bonus cell
         raise bonus_refused(exc) from None
-    except ValueError as exc:  # one line, whatever was wrong (an option, a file)
+    except train_ntuple.OptionRefused as exc:  # one option at fault: named as click names one
+        raise bad_option(exc.message, exc.option) from None
+    except ValueError as exc:  # one line, whatever was wrong (options together, a file)
         click.echo(f"Error: {exc}", err=True)
         sys.exit(2)

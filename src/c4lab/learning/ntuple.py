@@ -662,14 +662,11 @@ def board_variant(board: str, bonus: bool, seed: int) -> Variant:
     """The board of ``--board`` (a variant, no moves), with a random bonus
     cell drawn from ``seed`` when ``bonus`` (``rules.setup.starting_position``'s
     draw, and its ``SecondBonusCellError`` where the board names one
-    already).  A board that does not parse is named with its option
-    (``--board: invalid position ...``)."""
-    try:
-        position = Position.parse(board)
-    except ValueError as exc:
-        raise ValueError(f"--board: {exc}") from None
+    already).  A board that does not parse is its ``PositionError`` (a
+    ``ValueError``); a position with moves a ``ValueError`` too."""
+    position = Position.parse(board)
     if position.ply:
-        raise ValueError(f"--board takes a board, not a position with moves: {board!r}")
+        raise ValueError(f"{board!r} is a position with moves: give a board (7x6, 9x8/Xd3)")
     return starting_position(board, bonus, random.Random(seed)).variant
 
 

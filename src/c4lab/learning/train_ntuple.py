@@ -21,6 +21,8 @@ from c4lab.cores import usable_cores
 from c4lab.learning import ntuple as N
 from c4lab.learning import probes as P
 from c4lab.learning.ntuple_curve import CurvePoint, bare, check_curve, curve_paths, write_csv
+from c4lab.rules import Variant
+from c4lab.rules.errors import SecondBonusCellError
 
 #: The most tuples a network may have (``--tuples``, and with ``--add-tuples``).
 MAX_TUPLES = 1000
@@ -37,6 +39,30 @@ FINAL_GAMES = {"random": 40, "normal": 20, "hard": 20}
 #: The command's option for each learning setting of ``Options``.
 OPTION_OF = {"alpha": "--alpha", "alpha_final": "--alpha-final", "epsilon": "--epsilon",
              "epsilon_final": "--epsilon-final", "opening": "--opening", "lam": "--lambda", "average": "--average"}
+
+
+class OptionRefused(ValueError):
+    """An option's value ``run`` refuses, alone at fault: ``option`` names
+    it, ``message`` says why.  ``c4lab train ntuple`` words it as click words
+    an option it refuses (``Invalid value for '--games': ...``, with
+    ``cli.options.bad_option``), as every command does; a refusal of two
+    options together, or of a file, is a plain ``ValueError``."""
+
+    def __init__(self, option: str, message: str) -> None:
+        self.option = option
+        self.message = message
+        super().__init__(f"{option}: {message}")
+
+
+def _board(board: str, bonus: bool, seed: int) -> Variant:
+    """``N.board_variant``, its refusal of the board naming ``--board``
+    (a second bonus cell is the rules' own error, naming both options)."""
+    try:
+        return N.board_variant(board, bonus, seed)
+    except SecondBonusCellError:
+        raise
+    except ValueError as exc:
+        raise OptionRefused("--board", str(exc)) from None
 
 
 def _say(text: str) -> None:
@@ -118,13 +144,14 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
     was typed (with ``resume`` and no ``add_tuples`` it changes nothing,
     and a note says so)."""
     if minutes is not None and not (math.isfinite(minutes) and minutes > 0):
-        raise ValueError(f"--minutes must be a positive, finite number, not {minutes:g}")
+        raise OptionRefused("--minutes", f"the minutes must be a positive, finite number, not {minutes:g}")
     if games is not None and games < 1:
-        raise ValueError(f"--games must be at least 1, not {games}")
+        raise OptionRefused("--games", f"the games must be at least 1, not {games}")
     if minutes is not None and games is not None:
         raise ValueError("give --minutes or --games, not both")
     if not 1 <= workers <= MAX_WORKERS:
-        raise ValueError(f"--workers must be from 1 to {MAX_WORKERS} (one per core is best), not {workers}")
+        raise OptionRefused("--workers", f"the workers must be from 1 to {MAX_WORKERS} (one per core is best), "
+                                         f"not {workers}")
     if games is None and minutes is None:
         games = 200_000
     if add_tuples and resume is None:
@@ -144,7 +171,7 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
         if bonus:
             raise ValueError(f"--bonus draws the bonus cell of a new network; the one in {resume} keeps its "
                              f"board, {network.variant}")
-        if board is not None and N.board_variant(board, bonus, seed) != network.variant:
+        if board is not None and _board(board, bonus, seed) != network.variant:
             raise ValueError(f"{resume} is a network for the board {network.variant}, not {board}")
         if add_tuples:
             if network.tuples.shape[0] + add_tuples > MAX_TUPLES:
@@ -152,7 +179,7 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
                                  f"{network.tuples.shape[0] + add_tuples} tuples, more than {MAX_TUPLES}")
             network = network.grown(add_tuples, seed)
     else:
-        variant = N.board_variant(board or "7x6", bonus, seed)
+        variant = _board(board or "7x6", bonus, seed)
         network = Network.create(variant, tuples, length or 8, seed)
     out = out or resume or Path(f"ntuple-{network.variant.notation.replace('/', '_')}.npz")
     if out.resolve().parent == shipped_folder().resolve():
@@ -173,7 +200,7 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
                             opening=carried(last, "opening", opening), lam=carried(last, "lam", lam),
                             average=carried(last, "average", average))
     except N.OptionOutOfRange as exc:  # the option the user typed, not the field it fills
-        raise ValueError(f"Invalid value for '{OPTION_OF[exc.field]}': {exc.message}") from None  # click's own form
+        raise OptionRefused(OPTION_OF[exc.field], exc.message) from None
     if executor == "ray":
         from c4lab.arena.executors import ray_available  # lazy: only with Ray
 
