@@ -1506,3 +1506,17 @@ def test_specs_that_differ_only_in_how_a_number_is_written_are_one_agent(tmp_pat
     again = run_arena(ArenaConfig(("uct:iterations=200,seed=1", "random:seed=1"), games=4, board="5x4", plies=0),
                       out, executor=LocalExecutor(1))  # the same experiment, extended: resumed, not refused
     assert again.played == 2 and {g.a for g in read_results(out).games} == set(config.specs)
+
+
+def test_ctrl_c_before_the_header_is_written_counts_no_games_and_shows_no_traceback(tmp_path, monkeypatch):
+    out = tmp_path / "run.jsonl"
+
+    def stopped_at_once(config, path, **kwargs):  # the file made, its header not yet written
+        Path(path).touch()
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("c4lab.arena.runner.run_arena", stopped_at_once)
+    result = CliRunner().invoke(main, ["arena", *RANDOMS, "--games", "2", "--out", str(out)])
+    assert result.exit_code == 130, result.output
+    assert f"interrupted: 0 games saved in {out}; the same command resumes the run" in result.output
+    assert "Traceback" not in result.output and out.read_bytes() == b""

@@ -151,7 +151,10 @@ def arena(
         sys.exit(1)
     except KeyboardInterrupt as stop:
         stops_ignored_from_now()  # the count below reads the file: a second press changes nothing
-        saved = len(read_results(out).whole_pairs()) if Path(out).exists() else 0
+        try:  # a run stopped before its header was written leaves an empty file: nothing saved, no traceback
+            saved = len(read_results(out).whole_pairs()) if Path(out).exists() else 0
+        except ResultsError:
+            saved = 0
         status = exit_status(stop)
         click.echo(f"{stop_words(status)}: {saved} games saved in {out}; the same command resumes the run", err=True)
         sys.exit(status)
