@@ -53,6 +53,9 @@ class OptionRefused(ValueError):
         self.message = message
         super().__init__(f"{option}: {message}")
 
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.option, self.message))  # the default would pass the message alone
+
 
 def _board(board: str, bonus: bool, seed: int) -> Variant:
     """``N.board_variant``, its refusal of the board naming ``--board``
