@@ -106,6 +106,21 @@ def test_play_names_the_option_of_a_bad_board_or_player(
     assert len(result.output.strip().splitlines()) == 1, result.output
 
 
+@pytest.mark.parametrize(("start", "why"), [
+    ("zz", "invalid position 'zz': 'z' at character 0"),
+    ("7x6:abababa", "the game is over in 7x6:abababa: start from a position with a move to play"),
+])
+def test_book_build_names_its_from_option_for_a_bad_start(tmp_path: Path, start: str, why: str) -> None:
+    """A start that does not parse or whose game is over is one line naming
+    ``--from``, and no book is made (it read 'Error: invalid position ...',
+    naming no option)."""
+    out = tmp_path / "book.npz"
+    result = CliRunner().invoke(main, ["book", "build", "--depth", "2", "--out", str(out), "--from", start])
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith(f"Error: Invalid value for '--from': {why}"), result.output
+    assert len(result.output.strip().splitlines()) == 1 and not out.exists()
+
+
 @pytest.mark.parametrize(("args", "refusal"), [
     (("train", "ntuple", "--games", "10", "--probes", "0", "--board", ""), "'--board': an empty board"),
     (("book", "build", "--depth", "0", "--out", "{tmp}/book.npz", "--from", ""), "'--from': an empty position"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from c4lab.cli.group import main
-from c4lab.cli.options import BadInput, Finite, Int64, given, named_file, writable_output
+from c4lab.cli.options import BadInput, Finite, Int64, bad_option, given, named_file, writable_output
 
 # lazy imports: every command imports the parts it uses, so that ``c4lab
 # --help`` and the light commands never load numba or the rules engine.
@@ -35,13 +35,16 @@ def book_build(depth: int, out: str | None, start: str | None, timeout: float | 
     """
     from pathlib import Path
 
-    from c4lab.rules import Position
+    from c4lab.rules.setup import check_start
     from c4lab.solver import book as opening_book
 
+    try:  # a start that does not parse or whose game is over: the option at fault named, nothing made
+        root = check_start(start, False) if start else None
+    except ValueError as exc:
+        raise bad_option(str(exc), "--from") from None
     path = Path(out) if out else opening_book.book_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        root = Position.parse(start) if start else None
         made = opening_book.build(depth, path, start=root, timeout=timeout, budget=budget,
                        log=lambda line: click.echo(line, err=True))
     except ValueError as exc:
