@@ -199,11 +199,15 @@ def test_a_bad_token_file_is_one_line_that_names_it(tmp_path: Path, content: byt
 
 @pytest.mark.parametrize("option, value", [
     ("--max-think", "0.5"), ("--max-iterations", "0"), ("--max-depth", "-1"), ("--agent-threads", "0"),
-    ("--allow-agent", "engine"),
+    ("--allow-agent", "engine"), ("--allow-agent", "nosuch"),
 ])
 def test_a_servers_bad_limit_names_its_option(option: str, value: str) -> None:
     result = CliRunner().invoke(main, ["serve", option, value])
-    assert result.exit_code == 2 and option in result.output, result.output  # before: "threads must be at least 1"
+    # before: "threads must be at least 1"; --allow-agent's read "Error: --allow-agent 'nosuch': ..."
+    assert result.exit_code == 2 and result.output.startswith(f"Error: Invalid value for '{option}': "), result.output
+    assert len(result.output.strip().splitlines()) == 1, result.output
+    if value == "nosuch":
+        assert "'nosuch': no such agent (known agents: " in result.output
     if value == "engine":  # not "no such agent": it runs whatever program a visitor names
         assert "never offers it" in result.output
 

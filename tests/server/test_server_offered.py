@@ -202,7 +202,8 @@ def test_serve_refuses_a_bad_q_table_and_allow_agent_qlearning_in_one_line(tmp_p
         (["--qtable", str(tmp_path / "missing.npz")], f"--qtable {tmp_path}/missing.npz: no Q-table at"),
         (["--qtable", str(tmp_path / "damaged.npz")], f"--qtable {tmp_path}/damaged.npz: "),
         (["--qtable", str(net)], f"--qtable {net}: "),
-        (["--allow-agent", "qlearning"], "--allow-agent 'qlearning': offer its tables instead, --qtable FILE"),
+        (["--allow-agent", "qlearning"],
+         "Invalid value for '--allow-agent': 'qlearning': offer its tables instead, --qtable FILE"),
     ]:
         result = CliRunner().invoke(main, ["serve", *args, "--port", "8632"])
         assert result.exit_code == 2, (args, result.output)

@@ -283,8 +283,8 @@ def serve(
         option = {"max_time": "--max-think", "max_iterations": "--max-iterations", "max_depth": "--max-depth",
                   "threads": "--agent-threads"}.get(exc.limit)
         raise bad_option(exc.message, option) from None
-    except ValueError as exc:  # --allow-agent: it names itself
-        raise click.UsageError(str(exc)) from None
+    except ValueError as exc:  # a name --allow-agent cannot offer
+        raise bad_option(str(exc), "--allow-agent") from None
     guard = GuardOptions(
         rooms_per_minute=rooms_per_minute or None, joins_per_minute=joins_per_minute or None,
         rooms_per_client=rooms_per_client or None, max_rooms=max_rooms or None,

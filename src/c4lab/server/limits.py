@@ -100,17 +100,19 @@ class AgentLimits:
     @classmethod
     def with_agents(cls, extra: Iterable[str] = (), **bounds: Any) -> AgentLimits:
         """The default allowlist extended by ``extra`` (``--allow-agent``);
-        ``ValueError`` for a name that is no agent."""
+        ``ValueError`` for a name that is no agent or one a server never
+        offers (its message begins with the name: the command puts its
+        option before it)."""
         known = _infos()
         for name in extra:
             if name == "engine":  # not even registered in a server: cmd= is whatever a visitor writes
-                raise ValueError("--allow-agent 'engine': a server never offers it (engine:cmd= would run "
+                raise ValueError("'engine': a server never offers it (engine:cmd= would run "
                                  "any program a visitor names on this machine)")
             if name == "qlearning":  # table= would be any path a visitor writes
-                raise ValueError("--allow-agent 'qlearning': offer its tables instead, --qtable FILE (repeatable), "
+                raise ValueError("'qlearning': offer its tables instead, --qtable FILE (repeatable), "
                                  "and rooms may use qlearning:table=ITS-FILE-NAME (never a path on this machine)")
             if name not in known:
-                raise ValueError(f"--allow-agent {name!r}: no such agent (known agents: {', '.join(sorted(known))})")
+                raise ValueError(f"{name!r}: no such agent (known agents: {', '.join(sorted(known))})")
         return cls(allowed=DEFAULT_AGENTS | frozenset(extra), **bounds)
 
     def bounds(self) -> dict[str, float | int]:
