@@ -124,7 +124,8 @@ def test_book_build_names_its_from_option_for_a_bad_start(tmp_path: Path, start:
 @pytest.mark.parametrize(("args", "refusal"), [
     (("train", "ntuple", "--games", "10", "--probes", "0", "--board", ""), "'--board': an empty board"),
     (("book", "build", "--depth", "0", "--out", "{tmp}/book.npz", "--from", ""), "'--from': an empty position"),
-    (("book", "info", ""), "'[PATH]': an empty file name"),
+    (("book", "info", ""), "'PATH': an empty file name"),  # as the help names it, not click's '[PATH]'
+    (("book", "info", "{tmp}"), "'PATH': File '{tmp}' is a directory."),
     (("arena", "random", "random:seed=1", "--games", "2", "--jobs", "1", "--out", "{tmp}/run.jsonl",
       "--openings", ""), "'--openings': an empty file name"),
     (("report", ""), "'RESULTS': an empty file name"),
@@ -145,7 +146,7 @@ def test_an_empty_value_is_refused_naming_its_option_not_taken_for_the_option_le
     monkeypatch.chdir(tmp_path)  # a default file the command might write lands here, and is seen
     result = CliRunner().invoke(main, [a.format(tmp=tmp_path) for a in args], input="")
     assert result.exit_code == 2, result.output
-    assert result.output == f"Error: Invalid value for {refusal}\n"
+    assert result.output == f"Error: Invalid value for {refusal.format(tmp=tmp_path)}\n"
     assert list(tmp_path.iterdir()) == []  # nothing written
 
 

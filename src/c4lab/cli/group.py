@@ -26,6 +26,8 @@ class _Commands(click.Group):
         try:
             return super().invoke(ctx)
         except click.UsageError as exc:  # click's own form is four lines (usage, hint, blank, error): one
+            if isinstance(exc, click.BadParameter):
+                _name_as_the_help_does(exc)
             click.echo(f"Error: {exc.format_message()}", err=True)
             sys.exit(exc.exit_code)
         except KeyboardInterrupt:
@@ -34,6 +36,15 @@ class _Commands(click.Group):
             ctrl_c_ignored_from_now()  # a second press on the way out would end the process by SIGINT (-2)
             click.echo("\ninterrupted", err=True)
             sys.exit(130)
+
+
+def _name_as_the_help_does(exc: click.BadParameter) -> None:
+    """An argument's refusal names it as the command's help does (``PATH``),
+    not by click's usage form of it: ``book info ''`` said ``Invalid value
+    for '[PATH]'`` (the brackets of an optional argument).  An argument
+    with a metavar of its own (``SPEC SPEC [SPEC...]``) keeps it."""
+    if exc.param_hint is None and isinstance(exc.param, click.Argument) and exc.param.metavar is None:
+        exc.param_hint = f"'{exc.param.human_readable_name}'"
 
 
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
