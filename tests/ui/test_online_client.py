@@ -606,12 +606,52 @@ def test_an_unknown_room_or_a_bad_link_exits_with_status_2(server: BackgroundSer
     result = runner.invoke(main, ["connect", f"ws://{server.host}:{server.port}/ws/NoSuchRoom123"])
     assert result.exit_code == 2 and "There is no room" in result.output
     code, _ann = new_room(server)
-    result = runner.invoke(main, ["connect", f"{server.url}/r/{code}", "--name", "<b>Bob</b>"])
-    assert result.exit_code == 2 and "Cannot take the free seat: a name must be plain text" in result.output
+    # a name the server refuses at the join (the command refuses it before: the client as a program uses)
+    refused = OnlineClient(f"{server.url}/r/{code}", name="<b>Bob</b>", console=Console(file=io.StringIO()))
+    assert refused.run() == 2
+    assert "Cannot take the free seat: a name must be plain text" in refused.console.file.getvalue()
+    assert not room_state(server, code)["seats"]["B"]["taken"]
     for bad in ("ftp://example.org/r/abc", f"{server.url}/", f"{server.url}/r/bad code", "http://:80/r/abc"):
         result = runner.invoke(main, ["connect", bad])
         assert result.exit_code == 2, (bad, result.output)
         assert "is not a room link" in result.output
+
+
+@pytest.mark.parametrize(("name", "said"), [
+    ("", "an empty name: a name has 1 to 24 characters (leave --name out for the server's default)"),
+    ("   ", "a name has 1 to 24 characters, not 0"),
+    ("x" * 25, "a name has 1 to 24 characters, not 25"),
+    ("<b>Bob</b>", "a name must be plain text: '<>' not allowed"),
+], ids=["empty", "blank", "25 characters", "markup"])
+def test_a_name_the_server_would_refuse_is_refused_before_connecting(
+    monkeypatch: pytest.MonkeyPatch, name: str, said: str
+) -> None:
+    """Review: ``--name`` was checked by the server only, once the room had
+    been looked up (nowhere, at an address where nothing answered), and
+    ``--name ''`` took the server's default name.  It is checked first,
+    by the server's own rule (``server.names.check_name``): one line naming
+    ``--name``, status 2, and nothing connects."""
+    from c4lab.ui import online
+
+    def no_connection(*args: Any, **kwargs: Any) -> int:
+        raise AssertionError("connect went on with a name the server would refuse")
+
+    monkeypatch.setattr(online, "run_online", no_connection)
+    result = CliRunner().invoke(main, ["connect", "http://127.0.0.1:9/r/abcdef", "--name", name])
+    assert result.exit_code == 2, result.output
+    assert result.output == f"Error: Invalid value for '--name': {said}\n"
+
+
+def test_a_name_the_server_takes_is_taken_by_connect_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same rule on both sides: 24 characters, spaces around it
+    stripped as the server strips them, pass to the client as typed."""
+    from c4lab.ui import online
+
+    given: list[str | None] = []
+    monkeypatch.setattr(online, "run_online", lambda url, **options: given.append(options["name"]) or 0)
+    for name in ("x" * 24, " Ann ", "Zoë"):
+        assert CliRunner().invoke(main, ["connect", "http://127.0.0.1:9/r/abcdef", "--name", name]).exit_code == 0
+    assert given == ["x" * 24, "Ann", "Zoë"]
 
 
 def test_room_links_are_read_in_every_form() -> None:

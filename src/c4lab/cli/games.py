@@ -340,9 +340,30 @@ def _token_from_file(path: str) -> str:
         raise bad_option(f"{path!r} holds no token: its first line is empty", "--token-file")
     return token
 
+def _checked_name(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """``--name``, checked before anything connects by the rule the server
+    applies (``server.names.check_name``): a name the server would refuse
+    was said only after the room was looked up, as "Cannot take the free
+    seat: ...", and ``--name ''`` (a variable left unset) took the
+    server's default name without a word."""
+    if value is None:
+        return None
+    from c4lab.server.errors import RoomError  # lazy: start-up time
+    from c4lab.server.names import NAME_MAX, check_name  # lazy: as above
+
+    if value == "":
+        raise click.BadParameter(f"an empty name: a name has 1 to {NAME_MAX} characters (leave --name out "
+                                 "for the server's default)")
+    try:
+        return check_name(value, "")
+    except RoomError as exc:
+        raise click.BadParameter(exc.message) from None
+
+
 @main.command()
 @click.argument("url")
-@click.option("--name", default=None, help="Your display name when you take a free seat (1-24 characters).")
+@click.option("--name", default=None, callback=_checked_name,
+              help="Your display name when you take a free seat (1-24 characters, plain text).")
 @click.option("--token", default=None, envvar="C4LAB_TOKEN", show_envvar=True,
               help="The token of your seat: come back to a game you left (visible to others in ps: "
                    "prefer --token-file or C4LAB_TOKEN).")

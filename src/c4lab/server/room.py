@@ -4,8 +4,9 @@
 under a room's lock; this module holds them with their views -- the
 protocol's ``room`` object (``Room.state``) and the stored row
 (``Room.row``, ``Room.from_row``) -- and the small vocabulary of rooms:
-codes, tokens, display names.  It builds no agent: a room read from the
-store is shown, and a finished one replayed or reviewed, without one.
+codes and tokens (display names: ``names.py``).  It builds no agent: a
+room read from the store is shown, and a finished one replayed or
+reviewed, without one.
 
 Connections are anything with ``async send_json(obj)`` and ``async
 send_text(text)`` (a broadcast writes the room as JSON once and sends
@@ -25,7 +26,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from c4lab.rules import Position, Variant
-from c4lab.server.errors import BAD_MESSAGE, BAD_NAME, RoomError
 from c4lab.server.storage import ANALYSIS, GameRow
 
 if TYPE_CHECKING:  # a seat holds an agent; this module makes none
@@ -34,7 +34,6 @@ if TYPE_CHECKING:  # a seat holds an agent; this module makes none
 SIDES = ("A", "B")
 #: The statuses of a room still open (an online one has a countdown for absent players).
 OPEN = ("waiting", "playing")
-NAME_MAX = 24
 
 
 class Connection(Protocol):
@@ -87,21 +86,6 @@ def new_token() -> str:
 
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
-
-
-def check_name(name: str | None, default: str) -> str:
-    """A display name: plain text, 1 to 24 characters, no markup."""
-    if name is None or name == "":
-        return default
-    if not isinstance(name, str):
-        raise RoomError(BAD_MESSAGE, "a name must be a string")
-    name = name.strip()
-    bad = sorted({c for c in name if c in "<>&\"'`" or not c.isprintable()})
-    if bad:
-        raise RoomError(BAD_NAME, f"a name must be plain text: {''.join(bad)!r} not allowed")
-    if not 1 <= len(name) <= NAME_MAX:
-        raise RoomError(BAD_NAME, f"a name has 1 to {NAME_MAX} characters, not {len(name)}")
-    return name
 
 
 @dataclass

@@ -56,6 +56,7 @@ from c4lab.server.errors import (
 )
 from c4lab.server.hints import HintDesk
 from c4lab.server.limits import AgentLimits, LimitError
+from c4lab.server.names import check_name
 from c4lab.server.presence import FORFEIT_AFTER, IDLE_AFTER, Presence
 from c4lab.server.review import HINT_SPEC, Reviewer
 from c4lab.server.room import (
@@ -64,7 +65,6 @@ from c4lab.server.room import (
     Connection,
     Room,
     Seat,
-    check_name,
     check_prefix,
     kept_row,
     new_code,
