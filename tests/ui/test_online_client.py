@@ -10,6 +10,7 @@ import json
 import os
 import queue
 import re
+import socket
 import subprocess
 import sys
 import threading
@@ -33,7 +34,7 @@ from c4lab.rules import Position
 from c4lab.server.run import BackgroundServer
 from c4lab.server.storage import GameStore
 from c4lab.ui.keyboard_lines import KeyboardLines
-from c4lab.ui.online import RETRY_FOR, OnlineClient
+from c4lab.ui.online import FIRST_CONTACT_FOR, RETRY_FOR, OnlineClient
 from c4lab.ui.room_link import ConnectError, RoomAddress
 from c4lab.ui.terminal import keyed_prompt
 
@@ -617,6 +618,31 @@ def test_an_unknown_room_or_a_bad_link_exits_with_status_2(server: BackgroundSer
         assert "is not a room link" in result.output
 
 
+def test_an_address_where_nothing_answers_is_said_within_seconds_with_what_to_check() -> None:
+    """Review: ``c4lab connect`` to an address where nothing had ever
+    answered (a wrong port) tried for two minutes, as for a server that
+    went away mid-game, and ended with status 1.  The first contact is
+    tried for ``FIRST_CONTACT_FOR`` seconds (three tries, 1 and 2 s
+    apart), then one line says where nothing answers and what to check,
+    status 2 (the link leads to no room); the patience of ``RETRY_FOR``
+    stays for a server that answered (the restart tests above)."""
+    with socket.socket() as probe:  # a port nothing listens on: bound, never listening
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+        client = OnlineClient(f"http://127.0.0.1:{port}/r/abcdef", console=Console(file=io.StringIO(), width=400),
+                              read=Script())
+        assert FIRST_CONTACT_FOR <= 5 < RETRY_FOR
+        assert client.run() == 2
+    out = client.console.file.getvalue()
+    assert len(out.splitlines()) == 1, out  # no "trying again" lines
+    said = re.fullmatch(
+        rf"Nothing answers at http://127\.0\.0\.1:{port} \(.*Connection refused; tried (\d) times in \d+ s\): "
+        r"is the server running \(c4lab serve prints its address once it is ready\), and are the host and port "
+        r"right\?\n", out)
+    assert said is not None, out
+    assert 2 <= int(said.group(1)) <= 3  # more than one try: a server a moment from ready is found
+
+
 @pytest.mark.parametrize(("name", "said"), [
     ("", "an empty name: a name has 1 to 24 characters (leave --name out for the server's default)"),
     ("   ", "a name has 1 to 24 characters, not 0"),
@@ -1020,7 +1046,6 @@ def test_a_host_name_nobody_has_fails_at_once_a_slow_name_server_is_tried_again(
     """Review: ``c4lab connect http://example.invalid/...`` (a typo) tried
     five times, 15 s, before it failed; a name no server has never comes
     back, while a name server that does not answer in time may."""
-    import socket
     import urllib.error
     import urllib.request
 

@@ -385,10 +385,11 @@ def connect(
     offers a rematch in the same room, sides swapped (y accepts the other
     player's, n declines); spectators see the next game. A replay link
     (/games/CODE) watches. Exit status: 0 when the person leaves (or the
-    game ends and no rematch can follow), 2 for a bad link or an unknown
-    room, 1 for a connection lost for good (a server that went away is
-    tried again for two minutes, or as long as it keeps an absent
-    player's seat, with a line saying so).
+    game ends and no rematch can follow), 2 for a bad link, an unknown
+    room or an address where nothing answers (said within seconds: is the
+    server running, is the port right?), 1 for a connection lost for good
+    (a server that answered and went away is tried again for two minutes,
+    or as long as it keeps an absent player's seat, with a line saying so).
     """
     from c4lab.ui.online import run_online
 

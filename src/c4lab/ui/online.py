@@ -31,12 +31,16 @@ server decides.
 A server that goes away (a restart: 4 to 35 s on a slow machine) is
 tried again for ``RETRY_FOR`` seconds (a player in a game: at least as
 long as the server keeps an absent player's seat), with a line when the connection is
-lost and one about every ``NOTE_EVERY`` seconds while it stays down.
+lost and one about every ``NOTE_EVERY`` seconds while it stays down.  An
+address where nothing answers at the first contact (a wrong port, a
+server not started) is tried for ``FIRST_CONTACT_FOR`` seconds only,
+then said in one line with what to check.
 
 Exit status: 0 when the person leaves (or the game is over and no rematch
 can follow: a local room, a replay link, a spectator whose players left), 2 for a link
-that is not a room (bad URL, unknown room, not a c4lab server), 1 when the
-connection is lost and cannot be made again within that time.
+that leads to no room (bad URL, unknown room, no such host, nothing
+answering at its address at the first contact, not a c4lab server), 1
+when the connection is lost and cannot be made again within that time.
 
 This module is the display and the keyboard; the transport (addresses, the
 REST calls, the socket, the messages, what a failure means) is
@@ -95,6 +99,14 @@ DECLINE_WORDS = ("n", "no")
 #: warm-up finishes; the start 2.5 to 15 s), 35 s at worst: two minutes
 #: is several times that, and the default forfeit time of a seat.
 RETRY_FOR = 120.0
+#: Seconds the first contact with a server (looking the room up) is tried
+#: for: three tries, 1 and 2 s apart (a refused connection fails at once;
+#: a try that times out takes ``timeout``).  An address where nothing has
+#: answered yet is most likely a wrong port or a server not started, said
+#: within seconds; the patience of ``RETRY_FOR`` is for a server that
+#: answered and went away (``c4lab serve`` prints its address once it is
+#: ready: a script can wait for that line).
+FIRST_CONTACT_FOR = 3.0
 #: The longest pause between two attempts, in ``retry_delay``s (1 s by
 #: default): a server back is found within 5 s.
 LONGEST_PAUSE = 5
@@ -130,6 +142,7 @@ class OnlineClient:
         retry_for: float | None = None,
         retry_delay: float = 1.0,
         timeout: float = 10.0,
+        first_contact_for: float = FIRST_CONTACT_FOR,
     ) -> None:
         self.url = url
         self.name = name
@@ -142,6 +155,7 @@ class OnlineClient:
         # seconds of attempts before giving up (None: ``retry_window``); the pause: ``retry_delay``, up to 5 times it
         self.retry_for = retry_for
         self.retry_delay = retry_delay
+        self.first_contact_for = first_contact_for  # seconds of tries before the server has ever answered
         self.attempts = 0  # attempts to connect that failed since the connection was last made
         self.timeout = timeout
         self.address: RoomAddress | None = None
@@ -224,7 +238,7 @@ class OnlineClient:
     async def run_async(self) -> int:
         try:
             self.address = RoomAddress.parse(self.url)
-            room = await self._retrying(self._fetch_room)
+            room = await self._first_contact()
             if self.address.replay and self.token is None and not self.watch:
                 # a replay link (/games/CODE) is for watching: a free seat is taken with the room's link
                 self.watch = True
@@ -239,32 +253,31 @@ class OnlineClient:
             self.say(exc.message)
             return exc.status
 
-    async def _retrying(self, call: Callable[[], Any]) -> Any:
-        """``call()`` in a thread, again after a pause while the server does
-        not answer (for ``retry_window()`` seconds)."""
+    async def _first_contact(self) -> dict[str, Any]:
+        """The room, looked up: tried again after a pause (``_delay``)
+        while nothing answers, for ``first_contact_for`` seconds; then a
+        ``ConnectError`` (status 2: the link leads nowhere) saying where
+        nothing answered, why, and what to check.  It tried for two
+        minutes, as for a server that went away: a newcomer who typed a
+        wrong port waited that long for the error."""
         assert self.address is not None
         loop = asyncio.get_running_loop()
-        window = self.retry_window()
-        give_up = loop.time() + window
-        noted = loop.time()
+        started = loop.time()
+        give_up = started + self.first_contact_for
+        tries = 0
         while True:
             try:
-                answer = await asyncio.to_thread(call)
+                return await asyncio.to_thread(self._fetch_room)
             except link.Unreachable as exc:
                 reason = str(exc)
-            else:
-                self.attempts = 0
-                return answer
-            self.attempts += 1
-            if loop.time() >= give_up:
-                raise ConnectError(f"Cannot reach {self.address.base}: {reason}.", EXIT_LOST)
-            delay = self._delay(self.attempts - 1)
-            if self.attempts == 1 or loop.time() - noted >= NOTE_EVERY * self.retry_delay:
-                noted = loop.time()
-                left = window if self.attempts == 1 else give_up - loop.time()
-                self.say(f"No answer from {self.address.base} ({reason}); trying again every few seconds, "
-                         f"{self._time_left(left, window)}...")
-            await asyncio.sleep(delay)
+            tries += 1
+            now = loop.time()
+            if now >= give_up:
+                raise ConnectError(
+                    f"Nothing answers at {self.address.base} ({reason}; {_tries(tries)} in {_span(now - started)}): "
+                    "is the server running (c4lab serve prints its address once it is ready), and are the host "
+                    "and port right?", EXIT_BAD_ROOM)
+            await asyncio.sleep(min(self._delay(tries - 1), give_up - now))
 
     def _delay(self, attempt: int) -> float:
         """The pause after the ``attempt``-th failure (from 0): 1, 2, 4, 5, 5... ``retry_delay``s."""
@@ -936,6 +949,11 @@ def run_online(
 ) -> int:
     """``c4lab connect``: the exit status (``token_file``: where ``token`` was read)."""
     return OnlineClient(url, name=name, token=token, token_file=token_file, watch=watch, color=color).run()
+
+
+def _tries(count: int) -> str:
+    """``count`` tries in words: "tried once", "tried 3 times"."""
+    return "tried once" if count == 1 else f"tried {count} times"
 
 
 def _span(seconds: float) -> str:
