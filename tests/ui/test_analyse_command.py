@@ -16,10 +16,18 @@ from click.testing import CliRunner
 from rich.console import Console
 
 from c4lab.agents.base import Analysis, MoveStats
+from c4lab.agents.human import LEAVE_QUESTION
 from c4lab.cli import main
 from c4lab.rules import Move, Position
 from c4lab.solver import Solver
-from c4lab.ui.terminal import GameSettings, TerminalGame, board_text, scores_line, scores_row
+from c4lab.ui.terminal import (
+    LEAVE_BOARD_QUESTION,
+    GameSettings,
+    TerminalGame,
+    board_text,
+    scores_line,
+    scores_row,
+)
 from testkit import Script, stop_process
 
 
@@ -213,7 +221,7 @@ def test_at_the_end_of_a_line_the_question_offers_only_the_keys_that_do_somethin
     settings = GameSettings(board="7x6:dcdcdc", players=("human", "human"), first="1", analyse=True)
     out = io.StringIO()
     TerminalGame(settings, console=Console(file=out, no_color=True, width=200), read=keys).run()
-    over = [prompt for prompt in keys.prompts if not prompt.startswith(("A to move", "Leave the game?"))]
+    over = [prompt for prompt in keys.prompts if not prompt.startswith(("A to move", "Leave the board?"))]
     assert over == ["u or e: ", "u or e: "]  # after d, and after r: still the end
     assert "Nothing to play again: this is the end of the line." in out.getvalue()
 
@@ -357,3 +365,28 @@ def test_while_the_hint_waits_for_the_engine_s_first_compile_the_status_says_so(
     answer = game.hint(position)
     assert answer["value"] == 0.6  # the engine's: it was waited for
     assert MESSAGE in out.getvalue()
+
+
+def test_a_lone_e_asks_before_leaving_the_analysis_board_in_its_own_words() -> None:
+    """Review: the analysis board asked "Leave the game?" for a lone ``e``.
+    It still asks where the board has a column e (e is a move there too,
+    and leaving by mistake costs the command again and every score worked
+    out), naming the board; anything but ``y`` goes on; leaving prints the
+    position; on a board without a column e, ``e`` leaves at once."""
+    keys = Script("d", "e", "u", "e", "y")
+    settings = GameSettings(board="7x6", players=("human", "human"), first="1", analyse=True)
+    out = io.StringIO()
+    TerminalGame(settings, console=Console(file=out, no_color=True, width=200), read=keys).run()
+    asked = [prompt for prompt in keys.prompts if prompt.startswith("Leave")]
+    assert asked == [LEAVE_BOARD_QUESTION, LEAVE_BOARD_QUESTION]
+    assert LEAVE_BOARD_QUESTION == "Leave the board? y leaves; anything else goes on (column e is typed 5): "
+    text = out.getvalue()
+    assert "Taken back: A (white) plays d." in text  # u at the question: the board's key, it goes on
+    assert text.rstrip().endswith("The position on the board: 7x6")
+    status, text = analysis_tui("4x4", "b", "e")
+    assert status == 0 and text.rstrip().endswith("The position on the board: 4x4:b")
+    # a game asks in a game's words
+    game_keys = Script("e", "y")
+    game = GameSettings(board="7x6", players=("human", "human"), first="1")
+    TerminalGame(game, console=Console(file=io.StringIO(), no_color=True, width=200), read=game_keys).run()
+    assert game_keys.prompts[1] == LEAVE_QUESTION

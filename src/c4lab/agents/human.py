@@ -19,8 +19,10 @@ from c4lab.rules import Cell, Move, Position, Variant
 from c4lab.rules.variant import column_letter
 
 QUIT_WORDS = ("e", "exit")
+#: The answers to the question a lone ``e`` asks where the board has a column e.
+LEAVE_ANSWERS = "y leaves; anything else goes on (column e is typed 5): "
 #: Asked for a lone ``e`` where the board has a column e (the terminal game and ``c4lab connect``).
-LEAVE_QUESTION = "Leave the game? y leaves; anything else goes on (column e is typed 5): "
+LEAVE_QUESTION = "Leave the game? " + LEAVE_ANSWERS
 #: How the ban question begins (the terminal's analysis board tells it from the move question by it).
 BAN_PROMPT = "Ban column:"
 #: How the move question ends (the terminal game puts its ``u`` before it).

@@ -35,6 +35,8 @@ from c4lab.agents.human import (
     DECLINE,
     DECLINE_OR_TAKE_BACK,
     EXIT_KEY,
+    LEAVE_ANSWERS,
+    LEAVE_QUESTION,
     QUIT_WORDS,
     ban_offer,
     ban_prompt,
@@ -56,6 +58,10 @@ PLAY_AGAIN = "Play again? [y/n] "
 #: game is always the end of its line (r there says "Nothing to play again").
 LINE_OVER = "The game is over: u takes the last move back, e leaves."
 LINE_OVER_PROMPT = "u or e: "
+#: The analysis board's question for a lone ``e`` where the board has a column e: asked, as in a game, since
+#: e is a move there too and leaving by mistake costs the command again and every score worked out (a first
+#: start: a minute of compiling); nothing else is lost: the position is printed.  Within 80 columns.
+LEAVE_BOARD_QUESTION = "Leave the board? " + LEAVE_ANSWERS
 #: The exit status of a game Ctrl-C ended, as of every interrupted command
 #: (``c4lab connect`` too): 128 + SIGINT.
 EXIT_INTERRUPTED = 130
@@ -832,7 +838,10 @@ def keyed_prompt(prompt: str, game: bool) -> str:
     (the drop taken back), the move question's ``u`` in a ``game``, ``u``
     and ``r`` on the analysis board; any other prompt as it is.  The keys
     go where ``move_prompt`` and ``ban_prompt`` put an interface's own
-    (as ``c4lab connect`` asks them)."""
+    (as ``c4lab connect`` asks them).  On the analysis board (not a
+    ``game``), the question of a lone ``e`` names the board, not a game."""
+    if prompt == LEAVE_QUESTION:
+        return prompt if game else LEAVE_BOARD_QUESTION
     if prompt.startswith(BAN_PROMPT):
         return prompt.replace(DECLINE, DECLINE_OR_TAKE_BACK)
     return prompt.replace(EXIT_KEY, ("u to take back, " if game else "u back, r forward, ") + EXIT_KEY)
