@@ -30,6 +30,7 @@ from c4lab.cli.options import (
     no_colour_option,
     no_page_options,
 )
+from c4lab.server.names import NAME_MAX  # the display name's rule: light (no server loaded)
 
 # lazy imports: every command imports the parts it uses, so that ``c4lab
 # --help`` and the light commands never load numba or the rules engine.
@@ -340,6 +341,7 @@ def _token_from_file(path: str) -> str:
         raise bad_option(f"{path!r} holds no token: its first line is empty", "--token-file")
     return token
 
+
 def _checked_name(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """``--name``, checked before anything connects by the rule the server
     applies (``server.names.check_name``): a name the server would refuse
@@ -349,7 +351,7 @@ def _checked_name(ctx: click.Context, param: click.Parameter, value: str | None)
     if value is None:
         return None
     from c4lab.server.errors import RoomError  # lazy: start-up time
-    from c4lab.server.names import NAME_MAX, check_name  # lazy: as above
+    from c4lab.server.names import check_name  # lazy: as above
 
     if value == "":
         raise click.BadParameter(f"an empty name: a name has 1 to {NAME_MAX} characters (leave --name out "
@@ -363,7 +365,7 @@ def _checked_name(ctx: click.Context, param: click.Parameter, value: str | None)
 @main.command()
 @click.argument("url")
 @click.option("--name", default=None, callback=_checked_name,
-              help="Your display name when you take a free seat (1-24 characters, plain text).")
+              help=f"Your display name when you take a free seat (1-{NAME_MAX} characters, plain text).")
 @click.option("--token", default=None, envvar="C4LAB_TOKEN", show_envvar=True,
               help="The token of your seat: come back to a game you left (visible to others in ps: "
                    "prefer --token-file or C4LAB_TOKEN).")
