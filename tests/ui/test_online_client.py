@@ -615,7 +615,9 @@ def test_an_unknown_room_or_a_bad_link_exits_with_status_2(server: BackgroundSer
     for bad in ("ftp://example.org/r/abc", f"{server.url}/", f"{server.url}/r/bad code", "http://:80/r/abc"):
         result = runner.invoke(main, ["connect", bad])
         assert result.exit_code == 2, (bad, result.output)
-        assert "is not a room link" in result.output
+        # refused as every bad argument is, on standard error (it was a line on standard output)
+        assert result.stdout == "" and result.stderr.startswith("Error: Invalid value for 'URL': "), result.output
+        assert "is not a room link" in result.stderr and len(result.stderr.splitlines()) == 1
 
 
 def test_an_address_where_nothing_answers_is_said_within_seconds_with_what_to_check() -> None:

@@ -362,8 +362,21 @@ def _checked_name(ctx: click.Context, param: click.Parameter, value: str | None)
         raise click.BadParameter(exc.message) from None
 
 
+def _checked_link(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """``URL``, read as a room's link before anything connects: one that is
+    none is refused as every bad argument is (``Invalid value for 'URL':
+    ...``, on standard error); it was a line on standard output."""
+    from c4lab.ui.room_link import ConnectError, RoomAddress  # lazy: start-up time
+
+    try:
+        RoomAddress.parse(value)
+    except ConnectError as exc:
+        raise click.BadParameter(exc.message) from None
+    return value
+
+
 @main.command()
-@click.argument("url")
+@click.argument("url", callback=_checked_link)
 @click.option("--name", default=None, callback=_checked_name,
               help=f"Your display name when you take a free seat (1-{NAME_MAX} characters, plain text).")
 @click.option("--token", default=None, envvar="C4LAB_TOKEN", show_envvar=True,
