@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import pickle
 import re
 import subprocess
 import sys
@@ -17,6 +18,8 @@ from click.testing import CliRunner
 
 import c4lab
 from c4lab.cli import main
+from c4lab.learning.qlearning import TrainConfig
+from c4lab.learning.settings import OptionOutOfRange
 from testkit import stop_process
 
 CONTRACT_FIELDS = {
@@ -586,10 +589,20 @@ def test_every_default_of_a_setting_has_one_home() -> None:
 
 def test_a_setting_out_of_its_range_is_a_usage_error_from_its_home() -> None:
     alpha = run("train", "qlearning", "--alpha", "2")
-    assert alpha.exit_code == 2 and "the learning rate (--alpha) must be in (0, 1]" in alpha.output
-    for option, said in (("--discount", "the discount (--discount)"), ("--slip", "the slip (--slip)")):
+    # named as every refused option is (it read "Error: the learning rate (--alpha) must be ...")
+    assert alpha.exit_code == 2 and alpha.output == (
+        "Error: Invalid value for '--alpha': the learning rate must be in (0, 1], not 2.0\n")
+    for option, said in (("--discount", "the discount"), ("--slip", "the slip"),
+                         ("--epsilon", "the start of the exploration rate"),
+                         ("--epsilon-end", "the end of the exploration rate"),
+                         ("--epsilon-decay", "the share of the episodes over which it falls")):
         bad = run("train", "qlearning", option, "-1")
-        assert bad.exit_code == 2 and f"{said} must be" in bad.output, option
+        assert bad.exit_code == 2 and bad.output == (
+            f"Error: Invalid value for '{option}': {said} must be in [0, 1], not -1.0\n"), option
+    with pytest.raises(OptionOutOfRange) as caught:  # from Python: the field, of its class
+        TrainConfig(alpha=2.0)
+    assert str(caught.value) == "TrainConfig.alpha: the learning rate must be in (0, 1], not 2.0"
+    assert caught.value.field == "alpha" and str(pickle.loads(pickle.dumps(caught.value))) == str(caught.value)
     think = run("serve", "--max-think", "0.5")
     assert think.exit_code == 2 and "at least 1 s" in think.output
 

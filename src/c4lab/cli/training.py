@@ -27,9 +27,16 @@ from c4lab.cli.options import (
     ray_address,
     writable_output,
 )
+from c4lab.learning.settings import OptionOutOfRange  # light: the error alone
 
 # lazy imports: every command imports the parts it uses, so that ``c4lab
 # --help`` and the light commands never load numba or the rules engine.
+
+
+#: ``train qlearning``'s options by the ``TrainConfig`` field each fills (a refusal names the option typed).
+QTRAIN_OPTION_OF = {"episodes": "--episodes", "alpha": "--alpha", "discount": "--discount",
+                    "epsilon_start": "--epsilon", "epsilon_end": "--epsilon-end", "epsilon_decay": "--epsilon-decay",
+                    "slip": "--slip"}
 
 
 def _rewards_default() -> str:
@@ -99,6 +106,8 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
             epsilon_end=epsilon_end, epsilon_decay=epsilon_decay, reward_win=r_win, reward_draw=r_draw,
             reward_loss=r_loss, slip=slip, symmetry=not no_symmetry, seed=seed,
         )
+    except OptionOutOfRange as exc:  # the option typed, not the field it fills
+        raise bad_option(exc.message, QTRAIN_OPTION_OF.get(exc.field)) from None
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     table_path = Path(out) if out else qlearning.default_table_path(config.board)

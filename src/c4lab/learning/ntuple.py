@@ -188,6 +188,7 @@ from c4lab.game import play_game
 from c4lab.learning import ntuple_td as T
 from c4lab.learning.ntuple_curve import CurvePoint, write_curve
 from c4lab.learning.ntuple_pauses import Pauses
+from c4lab.learning.settings import OptionOutOfRange, OptionWrongType
 from c4lab.rules import Position, Variant
 from c4lab.rules import kernels as K
 from c4lab.rules.setup import starting_position
@@ -200,28 +201,6 @@ class WorkerFailed(RuntimeError):
     """A worker of a run stopped on an error (a process of the copies that
     died, a Ray task that failed): the run ended there, its network as the
     other workers and the merged rounds left it."""
-
-
-class OptionOutOfRange(ValueError):
-    """A learning setting out of its range; ``field`` names the setting
-    (an ``Options`` field) and the message begins with it
-    (``Options.average: ...``), so that a caller of the Python API reads
-    which one; ``message`` is the rest, for the command, which names its
-    own option instead (``--average``)."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"Options.{field}: {message}")
-        self.field = field
-        self.message = message
-
-    def __reduce__(self) -> tuple[object, ...]:
-        return (type(self), (self.field, self.message))  # the default would pass the message alone
-
-
-class OptionWrongType(OptionOutOfRange, TypeError):
-    """A learning setting of the wrong type (a string, None, a bool for a
-    number): a ``TypeError`` as Python's own, and an ``OptionOutOfRange``
-    naming the field, so one ``except`` catches every bad setting."""
 
 
 def _number(field: str, value: Any, optional: bool = False) -> None:

@@ -80,6 +80,7 @@ from c4lab.agents.qtable import QTable, action_index, check_board, check_rewards
 from c4lab.atomic import replacing
 from c4lab.game import play_game
 from c4lab.learning.ntuple_curve import bare
+from c4lab.learning.settings import OptionOutOfRange
 from c4lab.rules import Position
 from c4lab.rules import kernels as K
 
@@ -220,19 +221,22 @@ class TrainConfig:
     seed: int = 0
 
     def __post_init__(self) -> None:
+        """``OptionOutOfRange`` naming the first setting out of its range
+        (``TrainConfig.alpha: the learning rate must be ...``; the command
+        names its option instead)."""
+        def out_of_range(field: str, said: str, interval: str) -> OptionOutOfRange:
+            return OptionOutOfRange(field, f"{said} must be in {interval}, not {getattr(self, field)}", "TrainConfig")
+
         if self.episodes < 0:
-            raise ValueError(f"episodes must be at least 0, not {self.episodes}")
+            raise OptionOutOfRange("episodes", f"the episodes must be at least 0, not {self.episodes}", "TrainConfig")
         if not 0 < self.alpha <= 1:
-            raise ValueError(f"the learning rate (--alpha) must be in (0, 1], not {self.alpha}")
-        if not 0 <= self.discount <= 1:
-            raise ValueError(f"the discount (--discount) must be in [0, 1], not {self.discount}")
-        for name, said in (("epsilon_start", "the start of the exploration rate (--epsilon)"),
-                           ("epsilon_end", "the end of the exploration rate (--epsilon-end)"),
-                           ("epsilon_decay", "the share of the episodes over which it falls (--epsilon-decay)")):
-            if not 0 <= getattr(self, name) <= 1:
-                raise ValueError(f"{said} must be in [0, 1], not {getattr(self, name)}")
-        if not 0 <= self.slip <= 1:
-            raise ValueError(f"the slip (--slip) must be in [0, 1], not {self.slip}")
+            raise out_of_range("alpha", "the learning rate", "(0, 1]")
+        for field, said in (("discount", "the discount"), ("epsilon_start", "the start of the exploration rate"),
+                            ("epsilon_end", "the end of the exploration rate"),
+                            ("epsilon_decay", "the share of the episodes over which it falls"),
+                            ("slip", "the slip")):
+            if not 0 <= getattr(self, field) <= 1:
+                raise out_of_range(field, said, "[0, 1]")
         check_rewards(self.reward_win, self.reward_draw, self.reward_loss)
 
     def epsilons(self, first: int, count: int) -> np.ndarray:
