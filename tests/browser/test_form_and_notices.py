@@ -7,6 +7,8 @@ light and the dark look."""
 
 from __future__ import annotations
 
+import sqlite3
+
 import pytest
 from browser_helpers import wait_position
 from playwright.sync_api import expect
@@ -143,3 +145,46 @@ def test_a_rematch_tapped_where_a_click_has_no_pointer_type_leaves_the_focus_alo
     page.wait_for_timeout(300)  # a focus given with the rematch would be there by now
     assert page.evaluate("document.activeElement === document.body")
 
+
+
+FINISHED = "7x6:abababa"  # A's four in column a: no move left to play
+
+
+@pytest.mark.parametrize("mode", ["local", "online"])
+def test_a_finished_position_pasted_in_the_form_is_refused_and_makes_no_room(server, new_page, mode):
+    """A game cannot start where it is already over: the form says so in one
+    line, as ``c4lab play --board`` does, and stays; it opened a room that
+    told its player "You win!" for a game never played (an online one was
+    listed on Finished games with no move)."""
+    page = new_page(*SIZES["desktop"])
+    page.goto(server.url + "/")
+    page.locator("#board-paste").check()
+    page.locator("#paste-position").fill(FINISHED)
+    page.locator(f"#mode-{mode}").check()
+    page.locator("#start").click()
+    error = page.locator("#form-error")
+    expect(error).to_have_text(
+        f"The game could not start: the game is over in {FINISHED}: start from a position with a move to play"
+    )
+    assert page.url == server.url + "/"
+    with sqlite3.connect(server.db_path) as db:
+        assert db.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 0
+
+
+def test_a_finished_position_opens_on_the_analysis_board_but_starts_no_game_from_a_room(server, new_page):
+    """The analysis board takes a finished game (to step back through it);
+    a game's own paste box refuses one, saying why under it."""
+    page = new_page(*SIZES["desktop"])
+    page.goto(server.url + "/analyse?position=" + FINISHED)
+    wait_position(page, FINISHED)
+    expect(page.locator("#status")).to_contain_text("wins")
+    start_from_form(page, server, "local")
+    room = page.url
+    page.locator("#paste-here").fill(FINISHED)
+    page.locator("#paste-start").click()
+    expect(page.locator("#paste-error")).to_have_text(
+        f"That position cannot start a game: the game is over in {FINISHED}: start from a position with a move to play"
+    )
+    assert page.url == room
+    with sqlite3.connect(server.db_path) as db:
+        assert db.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 2  # the analysis board and the game

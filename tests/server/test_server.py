@@ -148,6 +148,9 @@ def test_rooms_are_created_with_unguessable_codes_and_secret_tokens(server: Back
         ({"width": 7, "height": 6, "forbidden": "d3/Bb1:dd"}, "forbidden: 'd3/Bb1:dd' is not a cell name"),
         ({"width": 7, "height": 6, "forbidden": ""}, "forbidden: '' is not a cell name"),
         ({"width": 7.5, "height": 6}, "width"),
+        # a game that is over before it starts (an analysis board opens one: below)
+        ({"board": "7x6:abababa"}, "the game is over in 7x6:abababa: start from a position with a move to play"),
+        ({"board": "4x4:abababa", "mode": "online"}, "the game is over in 4x4:abababa"),
         # a second bonus cell: the board's own was played, the one asked for dropped without a word
         ({"board": "6x5/Xc2/Bb2", "bonus": True}, ("6x5/Xc2/Bb2 has its bonus cell (b2) already, and the bonus "
                                                   "asked for would draw another: give one or the other")),
@@ -487,7 +490,8 @@ def test_a_listing_without_a_server_shows_an_online_room_left_for_an_hour_as_aba
 
 
 def test_the_state_of_a_double_win_gives_each_line(server: BackgroundServer) -> None:
-    room = create(server, mode="local", board="7x6:fcgffgeggggcecd", players={"A": "human", "B": "human"})
+    # an analysis board: a game never starts where it is over, an analysis board opens a finished one
+    room = create(server, mode="local", board="7x6:fcgffgeggggcecd", analysis=True)
     state = httpx.get(f"{server.url}/api/rooms/{room['code']}").json()
     assert state["status"] == "over" and state["result"] == "A"
     assert state["win_lines"] == [["d1", "e1", "f1", "g1"], ["d1", "e2", "f3", "g4"]]

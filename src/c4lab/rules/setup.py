@@ -52,6 +52,14 @@ def check_start(board: str, bonus: bool, *, finished: bool = False) -> Position:
     board steps back through a finished game) its game is over: the check of
     a game's options before it starts, in the terminal and on the page."""
     start = starting_position(board, bonus, random.Random(0))
-    if start.is_over and not finished:
-        raise ValueError(f"the game is over in {start.notation}: start from a position with a move to play")
+    if not finished:
+        refuse_finished(start)
     return start
+
+
+def refuse_finished(start: Position) -> None:
+    """Refuse, with ``ValueError``, a game's ``start`` where that game is
+    already over (nothing to play): the terminal's, the CLI's and the
+    server's one sentence for it."""
+    if start.is_over:
+        raise ValueError(f"the game is over in {start.notation}: start from a position with a move to play")

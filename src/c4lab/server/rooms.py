@@ -37,7 +37,7 @@ from typing import Any
 from c4lab.agents import parse_spec
 from c4lab.rules import Cell, IllegalMoveError, Position, Variant
 from c4lab.rules.position import load_kernels
-from c4lab.rules.setup import starting_position
+from c4lab.rules.setup import refuse_finished, starting_position
 from c4lab.server import warmup
 from c4lab.server.errors import (
     BAD_AGENT,
@@ -155,7 +155,7 @@ class RoomManager:
         if mode == "online" and options.get("players") is not None:
             raise RoomError(BAD_REQUEST, "players are for local rooms: an online room's two seats are people, "
                                          "its creator's and a guest's (seat chooses the creator's)")
-        position = self._start(options)
+        position = self._start(options, analysis)
         token = new_token()
         digest = token_hash(token)
         name = check_name(options.get("name"), "Player")
@@ -265,7 +265,10 @@ class RoomManager:
     async def _warm_up(self, spec: str, start: Position) -> None:
         await asyncio.get_running_loop().run_in_executor(self.executor, warmup.warm_up, spec, start)
 
-    def _start(self, options: dict[str, Any]) -> Position:
+    def _start(self, options: dict[str, Any], analysis: bool) -> Position:
+        """The position a new room starts from, as the creation body asks;
+        a game (not an ``analysis`` board, which steps back through one)
+        never starts where it is already over."""
         bonus = bool(options.get("bonus", False))
         if "width" in options or "height" in options:
             width, height = options.get("width"), options.get("height")
@@ -295,7 +298,10 @@ class RoomManager:
         if not isinstance(board, str):
             raise RoomError(BAD_REQUEST, "board must be a string: '7x6', 'random' or a position")
         try:
-            return starting_position(board, bonus, self.rng)
+            start = starting_position(board, bonus, self.rng)
+            if not analysis:
+                refuse_finished(start)
+            return start
         except ValueError as exc:
             raise RoomError(BAD_BOARD, str(exc)) from None
 
