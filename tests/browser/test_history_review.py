@@ -525,3 +525,27 @@ def test_a_review_that_solved_no_move_says_so_instead_of_0_blunders(server, new_
     page = new_page()
     play_and_review(page, server, BONUS_GAME)
     expect(page.locator("#message")).to_have_text("Review ready: none of the 9 moves solved in time, so no verdicts.")
+
+
+def test_the_replay_offers_a_new_game_only_from_a_position_with_a_move_to_play(server, new_page):
+    """At the end of a game won on the board the replay offers no "New game
+    from this position" (the form would refuse it: the game is over there);
+    one move earlier it does, and "Analyse this position" stays at both."""
+    from browser_helpers import play_online_game
+
+    page = new_page()
+    code = play_online_game(server, BLUNDER_GAME.split(":")[1])
+    page.goto(server.url + f"/games/{code}")
+    expect(page.locator("#replay-board")).to_have_attribute("data-ply", "8")
+    expect(page.locator("#replay-from-here")).to_be_hidden()
+    expect(page.locator("#replay-analyse")).to_be_visible()
+    page.locator("#replay-prev").click()
+    expect(page.locator("#replay-board")).to_have_attribute("data-ply", "7")
+    from_here = page.locator("#replay-from-here")
+    expect(from_here).to_be_visible()
+    from_here.click()
+    expect(page.locator("#paste-position")).to_have_value(BLUNDER_GAME[:-1])
+    page.locator("#player2").select_option("human")
+    page.locator("#start").click()
+    page.wait_for_url("**/r/**")
+    wait_position(page, BLUNDER_GAME[:-1])

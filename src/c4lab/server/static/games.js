@@ -118,6 +118,8 @@ export async function showReplay(code) {
     const position = ply ? `${header}:${tokens.slice(0, ply).join("")}` : header;
     $("replay-position").value = position;
     $("replay-from-here").href = `/?board=${encodeURIComponent(position)}`;
+    // no game starts where this one ended on the board (the form would refuse it); after a resignation it can
+    $("replay-from-here").hidden = end && (game.reason === "four" || game.reason === "full");
     $("replay-analyse").href = `/analyse?position=${encodeURIComponent(position)}`;
     $("replay-board").dataset.ply = String(ply);
     $("replay-board").dataset.position = position;
