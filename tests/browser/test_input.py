@@ -63,6 +63,25 @@ def test_the_keys_line_names_the_digits_this_board_has(server, new_page):
         expect(page.locator("#keys-help")).to_contain_text(f"a…{letter} or 1…{digit} drop a piece")
 
 
+def test_the_keys_line_names_the_bonus_keys_only_on_a_board_with_a_bonus_cell(server, new_page):
+    """Under a board with no bonus cell the line said "with the bonus: a
+    column key bans there, N declines, Esc cancels", about a rule the game
+    on the screen does not have; a board with one still says it."""
+    page = new_page()
+    for start, bonus in (("7x6", False), ("9x8/Xd3", False), ("5x5/Bc1", True)):
+        ticket = create_room(server, board=start, players={"A": "human", "B": "human"})
+        open_room(page, server, ticket)
+        keys = page.locator("#keys-help")
+        expect(keys).to_contain_text("drop a piece", use_inner_text=True)
+        expect(keys).to_contain_text("step through the moves", use_inner_text=True)
+        if bonus:
+            expect(keys).to_contain_text("with the bonus: a column key bans there, N declines, Esc cancels",
+                                         use_inner_text=True)
+        else:
+            expect(keys).to_contain_text("+ Enter · Shift+", use_inner_text=True)
+            expect(keys).not_to_contain_text("bonus", use_inner_text=True)
+
+
 def test_not_your_turn_and_server_errors_in_plain_words(server, new_page):
     page = new_page()
     # a bad position string: the form says what is wrong

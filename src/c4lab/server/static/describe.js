@@ -1,15 +1,15 @@
 // Words and small pieces shared by the views that show a game (the room,
 // the recent games, the finished games, the replay): colour names, seat
 // labels, the result sentence, the position header, the geometry of a room
-// or game object, and the move list.
+// or game object, the move list, and the keys line under a room's board.
 //
 // May import: util.js, notation.js (no view, no state, no client).
 //
 // Everything that comes from the server or from a person is inserted with
 // textContent or setAttribute, never as HTML.
 
-import { replay } from "./notation.js";
-import { setText } from "./util.js";
+import { LETTERS, replay } from "./notation.js";
+import { $, setText } from "./util.js";
 
 // the pieces' colour words follow the theme (theme.js): red and yellow in the classic one
 const CLASSIC = () => document.documentElement.dataset.pieces === "classic";
@@ -113,6 +113,18 @@ function nameGroup(element, text) {
   if (text) group.append(text);
   element.append(group);
   return group;
+}
+
+/** The keys line under the room's board and the board's own label: the last
+ * column's letter and digit (a digit past the board, or past 9, is no
+ * column); the bonus keys only on a board that has a bonus cell. */
+export function describeKeys(room, board) {
+  const letter = LETTERS[room.width - 1];
+  const digit = String(Math.min(9, room.width));
+  setText($("last-key"), letter);
+  setText($("last-digit"), digit);
+  $("keys-bonus").hidden = !room.bonus;
+  board.setAttribute("aria-label", `game board; column keys a to ${letter} or 1 to ${digit}, arrows and Enter`);
 }
 
 export function positionHeader(position) {

@@ -16,7 +16,7 @@ import {
 import { goTo, renderHistory, viewOverlays } from "./history.js";
 import { drawColumnNotes } from "./review.js";
 import {
-  COLOUR, geometryOf, plainText, positionHeader, renderMoves, resultParts, seatLabel, seatParts, showParts,
+  COLOUR, describeKeys, geometryOf, plainText, positionHeader, renderMoves, resultParts, seatLabel, seatParts, showParts,
 } from "./describe.js";
 import { LETTERS, cellName, landingRow, moveTokens, replay } from "./notation.js";
 import { el, pieceShape } from "./board.js";
@@ -52,10 +52,7 @@ export function render() {
   renderRoomReview();
   renderAnalysis();
   $("position").value = room.position;
-  setText($("last-key"), LETTERS[room.width - 1]);
-  setText($("last-digit"), String(Math.min(9, room.width))); // a digit past the board is no column
-  board.setAttribute("aria-label",
-    `game board; column keys a to ${LETTERS[room.width - 1]} or 1 to ${Math.min(9, room.width)}, arrows and Enter`);
+  describeKeys(room, board);
   $("ban-panel").hidden = !R.pending;
   $("evalbar").hidden = Boolean(R.pending) || R.view !== null;
   $("moves-note").hidden = !room.start_ply;
