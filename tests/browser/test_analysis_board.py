@@ -398,6 +398,26 @@ def test_a_bad_position_in_the_link_is_one_line_and_makes_no_room(server, new_pa
         assert db.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 0
 
 
+def test_a_bad_position_pasted_on_the_analysis_board_says_it_cannot_be_analysed(server, new_page):
+    """The analysis board's paste box goes on from a position, it starts no
+    game: its refusal says so (it said "That position cannot start a
+    game"), and the board stays as it was."""
+    page = new_page()
+    page.goto(server.url + "/analyse?position=7x6:dd")
+    wait_position(page, "7x6:dd")
+    room = page.url
+    page.locator("#paste-here").fill("7x6:dz")
+    page.locator("#paste-start").click()
+    expect(page.locator("#paste-error")).to_have_text(
+        "That position cannot be analysed: invalid position '7x6:dz': move 1 (the 2nd) 'z' at character 5: "
+        "column z is beyond the board's width 7 (columns a..g)"
+    )
+    assert page.url == room
+    wait_position(page, "7x6:dd")
+    with sqlite3.connect(server.db_path) as db:
+        assert db.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 1
+
+
 def test_a_finished_games_replay_links_its_position_to_the_analysis_board(server, new_page):
     code = play_online_game(server, "dcdcdcd")
     page = new_page()

@@ -335,7 +335,7 @@ async function pasteStart() {
   try {
     await startLocal(text, players, R.analysing);
   } catch (err) {
-    setText($("paste-error"), `That position cannot start a game: ${err.message}`);
+    setText($("paste-error"), `That position cannot ${R.analysing ? "be analysed" : "start a game"}: ${err.message}`);
   }
 }
 
