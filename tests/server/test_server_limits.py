@@ -653,3 +653,17 @@ def test_connect_reads_the_token_from_a_file_or_the_environment(monkeypatch: pyt
     empty.write_text("")
     assert runner.invoke(main, ["connect", link, "--token-file", str(empty)]).exit_code == 2
     assert "ps" in runner.invoke(main, ["connect", "--help"]).output
+
+
+def test_the_start_up_line_says_each_bound_and_any_number_where_there_is_none() -> None:
+    """Review: with ``--rooms-per-minute 0`` the line read "each client: no
+    limit and 30 joins a minute", and with no bounds at all "no limit and
+    no limit a minute, no limit open rooms"."""
+    assert GuardOptions().describe().startswith(
+        "each client: 10 new rooms a minute, 30 joins a minute, 20 open rooms, 100 open sockets; "
+        "10000 open rooms in all; bodies up to 65,536 bytes; other origins allowed: none")
+    assert GuardOptions(rooms_per_minute=None).describe().startswith(
+        "each client: any number of new rooms a minute, 30 joins a minute, ")
+    assert UNLIMITED.describe().startswith(
+        "each client: any number of new rooms a minute, any number of joins a minute, any number of open rooms, "
+        "any number of open sockets; any number of open rooms in all; ")

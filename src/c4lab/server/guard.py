@@ -83,16 +83,18 @@ class GuardOptions:
     max_body: int = MAX_BODY
 
     def describe(self) -> str:
-        """One line for the server's start-up message."""
+        """One line for the server's start-up message: each bound as a
+        number of its kind, "any number of" where there is none (it read
+        "no limit and no limit a minute")."""
 
-        def per(value: float | None, unit: str) -> str:
-            return "no limit" if value is None else f"{value:g}{unit}"
+        def bound(value: float | None, what: str) -> str:
+            return f"any number of {what}" if value is None else f"{value:g} {what}"
 
         origins = ", ".join(self.allow_origins) or "none"
         return (
-            f"each client: {per(self.rooms_per_minute, ' rooms')} and {per(self.joins_per_minute, ' joins')} a minute, "
-            f"{per(self.rooms_per_client, '')} open rooms, {per(self.sockets_per_client, '')} open sockets; "
-            f"{per(self.max_rooms, '')} open rooms in all; "
+            f"each client: {bound(self.rooms_per_minute, 'new rooms a minute')}, "
+            f"{bound(self.joins_per_minute, 'joins a minute')}, {bound(self.rooms_per_client, 'open rooms')}, "
+            f"{bound(self.sockets_per_client, 'open sockets')}; {bound(self.max_rooms, 'open rooms in all')}; "
             f"bodies up to {self.max_body:,} bytes; other origins allowed: {origins}"
         )
 
