@@ -45,7 +45,8 @@ ERROR_CODES = {
     "illegal-move", "game-over", "not-allowed", "review-failed", "storage-failed",
 }
 FUZZ = settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+    max_examples=150, deadline=None, derandomize=True, database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 
 json_values = st.recursive(
@@ -53,9 +54,13 @@ json_values = st.recursive(
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
     max_leaves=12,
 )
+#: Strings JSON lets through that are odd as text: lone surrogates (the
+#: escape ``\\ud800`` without its pair), a NUL, direction and width marks,
+#: a combining accent, a full-width letter, one outside the BMP, a long one.
+ODD_TEXT = ["\ud800", "d\udfff", "\udc00d", "\x00", "\u202ed", "\ufeffd", "d\u0301", "\uff44", "\U0001f600", "d" * 3000]
 #: Values a field may take: anything, and often what a real client would send.
 field_values = json_values | st.sampled_from(
-    ["a", "b", "c", "d", "e", "a+b", "d+", "", "7x6:d", "A", "B", "offer", "accept", "decline"]
+    ["a", "b", "c", "d", "e", "a+b", "d+", "", "7x6:d", "A", "B", "offer", "accept", "decline", *ODD_TEXT]
 )
 #: A message of a known type, its fields of any type (and any extra fields).
 typed_messages = st.builds(
@@ -70,7 +75,8 @@ odd_types = st.builds(lambda kind, rest: {**rest, "type": kind}, json_values, st
 
 def frames(token: str) -> st.SearchStrategy[tuple[str, Any]]:
     """One frame: ("json", a value), ("text", raw text) or ("bytes", raw bytes)."""
-    hello = st.builds(lambda t: {"type": "hello", "token": t}, st.sampled_from([token, token[:-1] + "x", "", None]))
+    hello = st.builds(lambda t: {"type": "hello", "token": t},
+                      st.sampled_from([token, token[:-1] + "x", "", None, token[:-1] + "\ud800", "\udfff"]))
     return st.one_of(
         st.tuples(st.just("json"), typed_messages | odd_types | json_values | hello),
         st.tuples(st.just("text"), st.text(max_size=60)),
@@ -201,7 +207,7 @@ def test_the_issues_example_keeps_the_connection_on_a_real_server(tmp_path: Path
     async def talk(code: str) -> None:
         async with websockets.connect(server.url.replace("http://", "ws://") + f"/ws/{code}") as socket:
             json.loads(await socket.recv())  # the state
-            for bad in ('{"type": {"a": 1}}', '{"type": ["move"]}', "[" * 3000):
+            for bad in ('{"type": {"a": 1}}', '{"type": ["move"]}', "[" * 3000, '{"type": "hello", "token": "\\ud800"}'):
                 await socket.send(bad)
                 error = json.loads(await socket.recv())
                 assert error["type"] == "error" and error["code"] in ("bad-message", "bad-json", "too-large"), error
@@ -214,6 +220,26 @@ def test_the_issues_example_keeps_the_connection_on_a_real_server(tmp_path: Path
     finally:
         server.stop()
         store.close()
+
+
+def test_a_string_that_is_not_unicode_text_is_a_clean_error(client: TestClient) -> None:
+    """JSON's ``\\ud800`` escape without its pair is a lone surrogate, which
+    UTF-8 cannot write: a token of one raised UnicodeEncodeError (a traceback,
+    the connection dropped).  Now it is ``bad-message`` naming the field, and
+    the connection keeps its seats."""
+    room = client.post("/api/rooms", json={"board": "4x4", "players": {"A": "human", "B": "human"}}).json()
+    code = room["code"]
+    with client.websocket_connect(f"/ws/{code}") as socket:
+        socket.receive_json()
+        socket.send_text(json.dumps({"type": "hello", "token": room["token"]}))
+        assert socket.receive_json()["you"] == ["A", "B"]
+        before = snapshot(client, code)
+        for bad, field in (({"type": "hello", "token": "\ud800"}, "token"), ({"type": "move", "move": "d\udfff"}, "move"),
+                           ({"type": "ping", "note": ["\udc00"]}, "note"), ({"type": "hint", "\ud800": 1}, "\ud800")):
+            got = answers_to(socket, ("json", bad))
+            assert len(got) == 1 and got[0]["code"] == "bad-message", got
+            assert f"{field!r} of '{bad['type']}' is not Unicode text" in got[0]["message"], got
+            assert snapshot(client, code) == before, bad
 
 
 def test_deeply_nested_or_huge_messages_are_errors(client: TestClient) -> None:

@@ -47,6 +47,10 @@ def parse(text: str | bytes) -> dict[str, Any]:
     if not isinstance(kind, str) or kind not in MESSAGES:  # an object or a list is no type (nor hashable)
         known = ", ".join(MESSAGES)
         raise RoomError(BAD_MESSAGE, f"unknown message type {kind!r} (known: {known})")
+    for name, value in message.items():
+        if not _is_text(name) or not _is_text(value):
+            raise RoomError(BAD_MESSAGE, f"{name!r} of '{kind}' is not Unicode text: it has a \\uD800-\\uDFFF escape "
+                                         "without its pair (a lone surrogate)")
     for name, expected in MESSAGES[kind].items():
         if not isinstance(message.get(name), expected):
             raise RoomError(BAD_MESSAGE, f"'{kind}' needs a {expected.__name__} field {name!r}")
@@ -57,3 +61,25 @@ def parse(text: str | bytes) -> dict[str, Any]:
     if kind == "rematch" and message["action"] not in REMATCH_ACTIONS:
         raise RoomError(BAD_MESSAGE, f"'rematch' takes an 'action': 'offer', 'accept' or 'decline', not {message['action']!r}")
     return message
+
+
+def _is_text(value: Any) -> bool:
+    """Whether every string in ``value`` (keys too, at any depth) is text
+    that UTF-8 can write: JSON lets ``"\\ud800"`` through as a lone
+    surrogate, which no token can be hashed from nor a message be sent with.
+    A loop, not recursion: the JSON may be nested as deep as ``json`` reads."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if not item.isascii():
+                try:
+                    item.encode("utf-8")
+                except UnicodeEncodeError:
+                    return False
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return True
