@@ -652,6 +652,54 @@ def test_a_rematch_that_cannot_be_saved_changes_nothing_and_keeps_no_game(store:
     with_manager(store, body)
 
 
+def test_a_room_waiting_for_its_guest_has_no_game_to_move_resign_rematch_or_review(store: FailingStore) -> None:
+    """Before a guest comes there is no game: a resignation made the absent
+    guest the winner ("B won by resign", listed as a finished game).  Each
+    is refused saying why, and nothing changes."""
+    async def body(manager: RoomManager) -> None:
+        room, host_token, _ = manager.create({"mode": "online", "seat": "A", "name": "Ann", "board": "5x4"})
+        host = await connected(manager, room, host_token)
+        before, row = room.state(), store_row(manager, room.code)
+        for message, code in (({"type": "resign"}, "not-allowed"), ({"type": "move", "move": "a"}, "not-your-turn"),
+                              ({"type": "rematch", "action": "offer"}, "not-allowed"), ({"type": "review"}, "not-allowed")):
+            with pytest.raises(RoomError) as error:
+                await manager.handle(room, host, message)
+            assert error.value.code == code and "waiting for a second player" in error.value.message, message
+            assert room.state() == before and store_row(manager, room.code) == row, message
+        assert manager.join(room, "Bob")[1] == ["B"]  # the seat is still free
+
+    with_manager(store, body)
+
+
+def test_a_game_over_without_a_result_says_so_and_one_never_joined_has_no_rematch(store: FailingStore) -> None:
+    """A room abandoned while it waited for its guest: a move said "the game
+    is over (None won by abandoned)", a join "its players left" whatever the
+    end, and a rematch could be offered to nobody."""
+    async def body(manager: RoomManager) -> None:
+        room, host_token, _ = manager.create({"mode": "online", "seat": "A", "name": "Ann", "board": "5x4"})
+        host = await connected(manager, room, host_token)
+        room.finish(None, "abandoned")  # as the countdown ends it (``presence``)
+        manager.save_presence(room)
+        with pytest.raises(RoomError) as error:
+            await manager.handle(room, host, {"type": "move", "move": "a"})
+        assert (error.value.code, error.value.message) == ("game-over", "the game is over (no result, abandoned)")
+        with pytest.raises(RoomError) as error:
+            manager.join(room, "Bob")
+        assert error.value.code == "game-over" and "(no result, abandoned)" in error.value.message
+        await refused(manager, room, host, "offer", "not-allowed")
+        with pytest.raises(RoomError) as error:
+            await manager.handle(room, host, {"type": "rematch", "action": "offer"})
+        assert "nobody took the other seat" in error.value.message
+        # a game that was played names its end
+        played, played_host, *_ = await two_players(manager)
+        await manager.handle(played, played_host, {"type": "resign"})
+        with pytest.raises(RoomError) as error:
+            manager.join(played, "Cy")
+        assert error.value.message == "this game is over (B won by resign): open the link to see it"
+
+    with_manager(store, body)
+
+
 def test_a_rematch_is_for_online_rooms_and_its_message_is_checked() -> None:
     from c4lab.server.protocol import parse
 

@@ -267,7 +267,10 @@ class Room:
             self.forfeit_task = None
 
     def outcome(self) -> str:
-        """The end of the game in words."""
+        """The end of the game in words ("A won by four", "a draw",
+        "no result, abandoned")."""
+        if self.result is None:
+            return f"no result, {self.reason}"
         if self.result == "draw":
             return "a draw"
         return f"{self.result} won by {self.reason}"

@@ -98,6 +98,8 @@ WARM_UP_WAIT = 10.0
 STORAGE_FAILED_MESSAGE = (
     "the server could not save this change (its disk may be full): nothing changed, try again later"
 )
+#: Why an online room waiting for its guest refuses a move, a resignation, a rematch or a review.
+WAITING_FOR_GUEST = "the other seat is still free: waiting for a second player"
 
 
 class RoomManager:
@@ -433,7 +435,7 @@ class RoomManager:
         if room.mode != "online":
             raise RoomError(NOT_ALLOWED, "only online rooms have a seat to take")
         if room.status == "over":
-            raise RoomError(GAME_OVER, "this game is over (its players left): open the link to see it")
+            raise RoomError(GAME_OVER, f"this game is over ({room.outcome()}): open the link to see it")
         free = [side for side, seat in room.seats.items() if not seat.taken]
         if not free:
             raise RoomError(ROOM_FULL, "both seats are taken; open the link to watch")
@@ -603,7 +605,7 @@ class RoomManager:
         if room.status == "over":
             raise RoomError(GAME_OVER, f"the game is over ({room.outcome()})")
         if room.status == "waiting":
-            raise RoomError(NOT_YOUR_TURN, "the other seat is still free: waiting for a second player")
+            raise RoomError(NOT_YOUR_TURN, WAITING_FOR_GUEST)
         if not seats:
             raise RoomError(NOT_YOUR_SEAT, "you hold no seat of this room (you are watching)")
         side = room.position.to_move
@@ -725,6 +727,8 @@ class RoomManager:
 
     @staticmethod
     def _finished(room: Room) -> Room:
+        if room.status == "waiting":
+            raise RoomError(NOT_ALLOWED, f"the review is for finished games: {WAITING_FOR_GUEST}")
         if room.status != "over":
             raise RoomError(NOT_ALLOWED, "the review is for finished games: this one is still going on")
         return room
@@ -732,10 +736,12 @@ class RoomManager:
     async def _resign(self, room: Room, seats: set[str]) -> None:
         async with room.lock:
             if room.status == "over":
-                raise RoomError(GAME_OVER, "the game is over")
+                raise RoomError(GAME_OVER, f"the game is over ({room.outcome()})")
             human = {s for s in seats if room.seats[s].kind == "human"}
             if not human:
                 raise RoomError(NOT_YOUR_SEAT, "you hold no seat of this room")
+            if room.status == "waiting":  # no game yet: nobody to win it (a room nobody joins ends by itself)
+                raise RoomError(NOT_ALLOWED, f"there is no game to resign yet: {WAITING_FOR_GUEST}")
             # In a local game against the computer, or with both seats, the
             # side to move (or else A) is the one that resigns.
             loser = room.position.to_move if room.position.to_move in human else min(human)
@@ -758,8 +764,12 @@ class RoomManager:
                 raise RoomError(NOT_ALLOWED, "a rematch is for online rooms: start a new game instead")
             if not seats:
                 raise RoomError(NOT_YOUR_SEAT, "you hold no seat of this room (you are watching): the players decide")
+            if room.status == "waiting":
+                raise RoomError(NOT_ALLOWED, f"a rematch is offered once the game is over: {WAITING_FOR_GUEST}")
             if room.status != "over":
                 raise RoomError(NOT_ALLOWED, "the game is still going on: a rematch is offered once it is over")
+            if not all(seat.taken for seat in room.seats.values()):  # ended before a guest came: abandoned
+                raise RoomError(NOT_ALLOWED, "nobody took the other seat: there is no one to play a rematch with")
             side = min(seats)
             offered = room.rematch
             if action == "offer" and offered == side:
