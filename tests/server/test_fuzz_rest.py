@@ -24,7 +24,8 @@ from hypothesis import strategies as st
 from testkit import cheap_server
 
 FUZZ = settings(
-    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+    max_examples=120, deadline=None, derandomize=True, database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 
 json_values = st.recursive(
@@ -38,6 +39,8 @@ plausible = st.sampled_from([
     "local", "online", "7x6", "random", "4x4", "9x8/Xd3", "13x13", "7x6:dddd", "A", "B", "human", "random",
     "easy", "d3", "z99", "", "Ann", "<b>", 0, 1, -1, 4, 99, 10**30, True, None,
     {"A": "human", "B": "random"}, {"A": "human"}, {"A": "random", "B": "random"}, {"A": 1, "B": []},
+    # strings odd as text: lone surrogates (JSON's \ud800 escape without its pair), a NUL, marks, full-width
+    "\ud800", "7x6:d\udfff", {"A": "human", "B": "hard:seed=\udc00"}, {"\ud800": 5}, "\x00", "\u202eAnn", "\uff44",
 ])
 shaped = st.dictionaries(st.sampled_from(FIELDS), plausible | json_values, max_size=6)
 bodies = st.one_of(
@@ -107,6 +110,30 @@ def test_a_refused_join_leaves_the_seat_free(client: TestClient) -> None:
         assert client.post(f"/api/rooms/{code}/join", json={"name": name}).status_code == 400
     assert not client.get(f"/api/rooms/{code}").json()["seats"]["B"]["taken"]
     assert client.post(f"/api/rooms/{code}/join", json={"name": "Bob"}).status_code == 200
+
+
+@pytest.mark.parametrize(("body", "status", "said"), [
+    (b'{"name": "\xff"}', 400, "the body is not JSON this server reads: 'utf-8' codec can't decode byte 0xff in position 10"),
+    (b'{"width": ' + b"1" * 5000 + b", \"height\": 6}", 400, "the body is not JSON this server reads: Exceeds the limit (4300 digits)"),
+    (b"[" * 5000, 400, "the body is not JSON this server reads: maximum recursion depth exceeded"),
+    (b'{"mode": "local",}', 422, "not JSON: Expecting property name enclosed in double quotes"),
+])
+def test_a_body_that_is_not_json_says_why(client: TestClient, body: bytes, status: int, said: str) -> None:
+    """FastAPI said only "There was an error parsing the body" (text not
+    in UTF-8, a number too long, arrays nested too deep) or "JSON decode
+    error" (with the character it stopped at, kept: ``loc``)."""
+    answer = client.post("/api/rooms", content=body, headers={"content-type": "application/json"})
+    assert answer.status_code == status, answer.text
+    detail = answer.json()["detail"]
+    assert said in (detail if status == 400 else detail[0]["msg"]), detail
+    if status == 422:
+        assert detail[0]["loc"] == ["body", 17]
+
+
+def test_a_refusal_does_not_echo_a_long_key_back(client: TestClient) -> None:
+    answer = client.post("/api/rooms", json={"players": {"k" * 3000: 5}})
+    assert answer.status_code == 422 and len(answer.text) < 500, answer.text[:200]
+    assert answer.json()["detail"][0]["loc"][2].startswith("kkk")
 
 
 @pytest.mark.slow

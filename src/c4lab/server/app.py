@@ -273,6 +273,10 @@ def create_app(
         log (``logs.refused``)."""
         if exc.status_code in (429, 503):
             refused(client_of(request.scope), request.method, request.url.path, exc.status_code, str(exc.detail))
+        cause = exc.__cause__
+        if exc.status_code == 400 and isinstance(cause, (ValueError, RecursionError)):
+            # FastAPI's "There was an error parsing the body" for JSON it could not read: say what
+            return JSONResponse({"detail": f"the body is not JSON this server reads: {cause}"}, 400)
         return await http_exception_handler(request, exc)
 
     @app.exception_handler(RequestValidationError)
@@ -280,8 +284,17 @@ def create_app(
         """A body of the wrong shape: 422 with where and what, as FastAPI
         says it, but without echoing the input back (it may be large, or a
         value JSON cannot write, such as ``Infinity``: FastAPI's own
-        handler then failed with a 500)."""
-        errors = [{"loc": list(e.get("loc", ())), "msg": str(e.get("msg", "")), "type": str(e.get("type", ""))}
+        handler then failed with a 500).  Text that is not JSON says why
+        (``ctx.error``: "Expecting ',' delimiter") where FastAPI says only
+        "JSON decode error"; a key of the body in ``loc`` is cut short."""
+        def where(part: Any) -> Any:
+            return part if not isinstance(part, str) or len(part) <= SHOWN_CODE else f"{part[:SHOWN_CODE]}..."
+
+        def what(error: dict[str, Any]) -> str:
+            why = (error.get("ctx") or {}).get("error")
+            return f"not JSON: {why}" if error.get("type") == "json_invalid" and why else str(error.get("msg", ""))
+
+        errors = [{"loc": [where(part) for part in e.get("loc", ())], "msg": what(e), "type": str(e.get("type", ""))}
                   for e in exc.errors()]
         return JSONResponse({"detail": jsonable_encoder(errors)}, 422)
     static = resources.files("c4lab.server").joinpath("static")
