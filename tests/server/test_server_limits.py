@@ -143,7 +143,7 @@ def test_the_limits_are_printed_at_start(monkeypatch: pytest.MonkeyPatch, tmp_pa
         "--allow-origin", "https://c4.example.com", "--room-prefix", "east",
     ])
     assert result.exit_code == 0, result.output
-    for words in ("3 s", "1,000 iterations", "depth 8", "4 threads", "6 rooms", "50 open rooms in all",
+    for words in ("3 s", "1,000 iterations", "depth 8", "4 threads", "6 new rooms a minute", "50 open rooms in all",
                   "https://c4.example.com", "allowed: ", "room codes start with east-"):
         assert words in result.output
     bad = CliRunner().invoke(main, ["serve", "--db", str(tmp_path / "g.sqlite"), "--allow-origin", "not a url"])
