@@ -136,6 +136,27 @@ def test_a_refusal_does_not_echo_a_long_key_back(client: TestClient) -> None:
     assert answer.json()["detail"][0]["loc"][2].startswith("kkk")
 
 
+@pytest.mark.parametrize(("path", "body"), [
+    ("/api/rooms", {"borad": "9x8"}),
+    ("/api/rooms", {"board": "9x8", "player": {"A": "hard"}}),
+    ("/api/rooms/{code}/join", {"nmae": "Bob"}),
+])
+def test_a_field_of_no_such_name_is_refused_naming_it_and_nothing_is_made(
+    client: TestClient, path: str, body: dict[str, Any]
+) -> None:
+    """Review: a typo in a field's name was ignored: ``{"borad": "9x8"}``
+    made a 7x6 room, ``{"nmae": "Bob"}`` took the seat as "Player 2"."""
+    code = client.post("/api/rooms", json={"mode": "online", "seat": "A"}).json()["code"]
+    rooms = client.get("/api/rooms").json()
+    answer = client.post(path.format(code=code), json=body)
+    assert answer.status_code == 422, answer.text
+    typo = next(key for key in body if key not in ("board",))
+    assert answer.json()["detail"] == [{"loc": ["body", typo], "msg": "Extra inputs are not permitted",
+                                        "type": "extra_forbidden"}]
+    assert client.get("/api/rooms").json() == rooms
+    assert client.get(f"/api/rooms/{code}").json()["seats"]["B"]["taken"] is False
+
+
 @pytest.mark.slow
 def test_many_more_room_bodies(client: TestClient) -> None:
     @settings(FUZZ, max_examples=2000)

@@ -623,7 +623,7 @@ def test_a_new_room_prepares_its_agent_while_the_person_thinks(server: Backgroun
     assert "uct@7x6" in agents_base._warmed
     assert not warmup.claim("uct@7x6")  # not again in this process
     before = set(agents_base._warmed)  # (with what earlier tests in this process warmed up)
-    create(server, mode="local", players={"A": "human", "B": "uct:iterations=7,seed=4"}, start="7x6/Xa1")
+    create(server, mode="local", players={"A": "human", "B": "uct:iterations=7,seed=4"}, board="7x6/Xa1")
     assert set(agents_base._warmed) == before
 
 

@@ -20,7 +20,7 @@ from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.websockets import WebSocketDisconnect
 
@@ -54,7 +54,10 @@ log = logging.getLogger(__name__)
 
 
 class CreateRoom(BaseModel):
-    """A new room (every field optional)."""
+    """A new room (every field optional; a field of no such name is a 422
+    naming it: a typo, ``borad``, made a 7x6 room without a word)."""
+
+    model_config = ConfigDict(extra="forbid")
 
     mode: Literal["local", "online"] = "local"
     board: str | None = Field(None, description="'7x6', 'random' or a position string")
@@ -71,6 +74,10 @@ class CreateRoom(BaseModel):
 
 
 class JoinRoom(BaseModel):
+    """Taking a room's free seat (a field of no such name is a 422 naming it)."""
+
+    model_config = ConfigDict(extra="forbid")
+
     name: str | None = None
     request_id: str | None = Field(
         None, min_length=8, max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$",
