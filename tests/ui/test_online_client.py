@@ -467,18 +467,20 @@ def test_a_wrong_token_is_explained_and_the_client_watches(server: BackgroundSer
     client.wait_for("The server did not accept the token: this token holds no seat of this room; you are watching. "
                     "(To take a free seat, if there is one, leave with e and connect again without the token.)")
     client.wait_for("You are watching.")
+    join(server, code, "Bob")  # a game to resign: a room still waiting for its guest refuses a resignation
     ann_socket = Player(server, code, ann)
     try:
         ann_socket.send({"type": "resign"})
         assert client.finish() == 0
     finally:
         ann_socket.close()
-    assert "A (white), Ann resigned: B (black), seat B (free) wins." in client.output
+    assert "A (white), Ann resigned: B (black), Bob wins." in client.output
 
 
 def resigned_room(server: BackgroundServer) -> str:
-    """The code of a 4x4 room whose game Ann resigned."""
+    """The code of a 4x4 room whose game Ann resigned against Bob."""
     code, ann = new_room(server, board="4x4:abab")
+    join(server, code, "Bob")  # a room still waiting for its guest refuses a resignation
     ann_socket = Player(server, code, ann)
     try:
         ann_socket.send({"type": "resign"})
