@@ -242,6 +242,33 @@ def test_a_string_that_is_not_unicode_text_is_a_clean_error(client: TestClient) 
             assert snapshot(client, code) == before, bad
 
 
+def test_a_field_of_no_such_name_is_a_clean_error_naming_it_and_changes_nothing(client: TestClient) -> None:
+    """Review: a field the message does not have was ignored, so a typo
+    (``deep`` for ``deeper``) was answered as if it were not there; an
+    unknown type was quoted back whole (up to 4 KB)."""
+    room = client.post("/api/rooms", json={"board": "4x4", "players": {"A": "human", "B": "human"}}).json()
+    code = room["code"]
+    with client.websocket_connect(f"/ws/{code}") as socket:
+        socket.receive_json()
+        socket.send_text(json.dumps({"type": "hello", "token": room["token"]}))
+        assert socket.receive_json()["you"] == ["A", "B"]
+        before = snapshot(client, code)
+        for bad, said in (
+            ({"type": "hint", "deep": True}, "'hint' has no field 'deep' (its fields: 'deeper')"),
+            ({"type": "move", "move": "a", "ban": "b"}, "'move' has no field 'ban' (its fields: 'move')"),
+            ({"type": "ping", "id": 1}, "'ping' has no field 'id' (its fields: none but 'type')"),
+            ({"type": "hello", "token": room["token"], "seat": "A"}, "'hello' has no field 'seat' (its fields: 'token')"),
+            ({"type": "undo", "x" * 3000: 1}, f"'undo' has no field '{'x' * 40}...' (its fields: none but 'type')"),
+            ({"type": "y" * 3000}, f"unknown message type '{'y' * 40}...' (known: "),
+        ):
+            got = answers_to(socket, ("json", bad))
+            assert len(got) == 1 and got[0]["code"] == "bad-message", got
+            assert got[0]["message"].startswith(said), got
+            assert snapshot(client, code) == before, bad
+        got = answers_to(socket, ("json", {"type": "move", "move": "a"}))  # the connection plays on
+        assert [m["type"] for m in got] == ["state"] and got[0]["room"]["position"] == "4x4:a", got
+
+
 def test_deeply_nested_or_huge_messages_are_errors(client: TestClient) -> None:
     code = client.post("/api/rooms", json={"players": {"A": "human", "B": "human"}}).json()["code"]
     with client.websocket_connect(f"/ws/{code}") as socket:

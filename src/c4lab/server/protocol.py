@@ -25,6 +25,10 @@ MESSAGES: dict[str, dict[str, type]] = {
     "review": {},
     "rematch": {"action": str},
 }
+#: type -> the fields it may have besides ``type`` and its required ones
+OPTIONAL: dict[str, frozenset[str]] = {"hello": frozenset({"token"}), "hint": frozenset({"deeper"})}
+#: How much of a name the server did not expect an error quotes (a frame may hold 4096 bytes).
+SHOWN_NAME = 40
 #: What a ``rematch`` message may do.
 REMATCH_ACTIONS = ("offer", "accept", "decline")
 
@@ -46,11 +50,18 @@ def parse(text: str | bytes) -> dict[str, Any]:
     kind = message.get("type")
     if not isinstance(kind, str) or kind not in MESSAGES:  # an object or a list is no type (nor hashable)
         known = ", ".join(MESSAGES)
-        raise RoomError(BAD_MESSAGE, f"unknown message type {kind!r} (known: {known})")
+        shown = kind if not isinstance(kind, str) or len(kind) <= SHOWN_NAME else f"{kind[:SHOWN_NAME]}..."
+        raise RoomError(BAD_MESSAGE, f"unknown message type {shown!r} (known: {known})")
     for name, value in message.items():
         if not _is_text(name) or not _is_text(value):
             raise RoomError(BAD_MESSAGE, f"{name!r} of '{kind}' is not Unicode text: it has a \\uD800-\\uDFFF escape "
                                          "without its pair (a lone surrogate)")
+    allowed = {"type", *MESSAGES[kind], *OPTIONAL.get(kind, ())}
+    for name in message:
+        if name not in allowed:  # a typo ('deep' for 'deeper') was answered as if the field were not there
+            shown = name if len(name) <= SHOWN_NAME else f"{name[:SHOWN_NAME]}..."
+            fields = ", ".join(repr(f) for f in sorted(allowed - {"type"})) or "none but 'type'"
+            raise RoomError(BAD_MESSAGE, f"'{kind}' has no field {shown!r} (its fields: {fields})")
     for name, expected in MESSAGES[kind].items():
         if not isinstance(message.get(name), expected):
             raise RoomError(BAD_MESSAGE, f"'{kind}' needs a {expected.__name__} field {name!r}")
