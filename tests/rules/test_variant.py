@@ -107,6 +107,24 @@ def test_contains_takes_a_cell_or_its_name_as_every_cell_argument_does() -> None
         board.contains(3)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("name", ["z9", "j1", "a9", "a13"])
+def test_a_cell_off_a_board_is_refused_with_that_board_s_own_columns_and_rows(name: str) -> None:
+    # a room's forbidden z9 on 9x8 said "columns go from a to l", the notation's limit, not the board's
+    with pytest.raises(VariantError) as refused:
+        Variant(9, 8).cell(name)
+    assert str(refused.value) == f"cell {name} is off the 9x8 board (columns a to i, rows 1 to 8)"
+
+
+@pytest.mark.parametrize("name", ["d3/Bb1:dd", "", "D3", "d03", "a0", "d"])
+def test_what_is_no_cell_name_at_all_is_refused_as_cell_parse_refuses_it(name: str) -> None:
+    with pytest.raises(VariantError, match=re.escape(f"{name!r} is not a cell name")):
+        Variant(9, 8).cell(name)
+
+
+def test_a_cell_of_the_board_is_its_cell() -> None:
+    assert Variant(9, 8).cell("i8") == Cell(8, 7) and Variant(9, 8).extent == "columns a to i, rows 1 to 8"
+
+
 def test_numpy_integers_make_the_same_boards_cells_and_moves_as_ints() -> None:
     # what NumPy code (argmax, arrays of sizes) passes; the values are stored as plain ints
     v = Variant(np.int64(9), np.int32(8), forbidden=[Cell(np.int64(3), np.int64(2))])

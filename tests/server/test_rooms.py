@@ -240,8 +240,15 @@ def test_the_log_line_of_a_game_over_counts_its_moves_in_words(
      "give either board or width and height, not both (board '7x6:dd', width 9, height 8)"),
     ({"width": 7, "height": 6, "forbidden": 3}, "forbidden must be a cell name"),
     ({"width": 7, "height": 6, "forbidden": "d3/Bb1:dd"}, "forbidden: 'd3/Bb1:dd' is not a cell name"),
-    # a letter past every board's columns: said so (it was "not a cell name (like 'd3')", which 'z9' looks like)
-    ({"width": 7, "height": 6, "forbidden": "z9"}, "forbidden: 'z9' is not a cell name: columns go from a to l"),
+    # off this board: said with its own columns and rows (it was "columns go from a to l", the notation's
+    # limit, on a board whose columns go to i; and "invalid position '9x8/Xj1'", a string nobody wrote)
+    ({"width": 9, "height": 8, "forbidden": "z9"},
+     "forbidden: cell z9 is off the 9x8 board (columns a to i, rows 1 to 8)"),
+    ({"width": 9, "height": 8, "forbidden": "j1"},
+     "forbidden: cell j1 is off the 9x8 board (columns a to i, rows 1 to 8)"),
+    ({"width": 7, "height": 6, "forbidden": "a13"},
+     "forbidden: cell a13 is off the 7x6 board (columns a to g, rows 1 to 6)"),
+    ({"width": 13, "height": 6, "forbidden": "z9"}, "size 13x6 out of range: width and height go from 4 to 12"),
 ])
 def test_a_board_from_its_parts_takes_whole_numbers_and_one_cell_name(
     store: FailingStore, options: dict[str, Any], words: str

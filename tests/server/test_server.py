@@ -132,7 +132,8 @@ def test_rooms_are_created_with_unguessable_codes_and_secret_tokens(server: Back
     [
         ({"board": "7x6:4453"}, "character 4"),
         ({"board": "13x6"}, "out of range"),
-        ({"width": 7, "height": 6, "forbidden": "h9"}, "off the 7x6 board"),
+        ({"width": 7, "height": 6, "forbidden": "h9"}, "forbidden: cell h9 is off the 7x6 board (columns a to g, rows 1 to 6)"),
+        ({"width": 9, "height": 8, "forbidden": "z9"}, "forbidden: cell z9 is off the 9x8 board (columns a to i, rows 1 to 8)"),
         ({"players": {"A": "human", "B": "nobody"}}, "unknown agent 'nobody'"),
         ({"players": {"A": "human", "B": "uct:iterations=x"}}, "not a valid int"),
         ({"players": {"A": "human", "B": "engine:cmd=touch /tmp/pwned"}}, "only the local command line"),

@@ -12,7 +12,7 @@ import random
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from c4lab.rules.errors import VariantError, quote
+from c4lab.rules.errors import VariantError, brief, quote
 
 MIN_SIDE = 4
 MAX_SIDE = 12
@@ -88,6 +88,13 @@ class Cell:
         if len(name) > 3 or int(name[1:]) > MAX_SIDE:  # (int() refuses thousands of digits)
             raise VariantError(f"{quote(name)} is not a cell name: rows go from 1 to {MAX_SIDE}")
         return cls(COLUMN_LETTERS.index(name[0]), int(name[1:]) - 1)
+
+
+def _cell_shaped(name: str) -> bool:
+    """Whether ``name`` is written as a cell name is, a lowercase letter
+    then a row number (``'z9'``, ``'a13'``), whether or not a board has it."""
+    return (len(name) >= 2 and name[0].isascii() and name[0].islower()
+            and name[1:].isascii() and name[1:].isdigit() and name[1] != "0")
 
 
 def _cell(cell: object, what: str) -> Cell:
@@ -272,6 +279,32 @@ class Variant:
                                 "(Cell(col, row) from numbers)")
             cell = Cell.parse(cell)
         return cell.col < self.width and cell.row < self.height
+
+    @property
+    def extent(self) -> str:
+        """Where its cells are, in their names: ``'columns a to i, rows 1 to 8'`` on 9x8."""
+        return f"columns a to {COLUMN_LETTERS[self.width - 1]}, rows 1 to {self.height}"
+
+    def cell(self, name: str) -> Cell:
+        """The cell of this board named ``name``, as a person writes it for
+        this board (a room's forbidden cell): one off it, a column or row
+        past every board's included (``'z9'``, ``'a13'``), is a
+        ``VariantError`` saying the board's own columns and rows, not the
+        notation's general limit; what is no cell name at all
+        (``'d3/Bb1'``, ``'D3'``) is ``Cell.parse``'s.
+
+            >>> Variant(9, 8).cell("i8")
+            Cell.parse('i8')
+        """
+        try:
+            cell: Cell | None = Cell.parse(name)
+        except VariantError:
+            if not _cell_shaped(name):
+                raise
+            cell = None  # a column letter or a row number beyond every board
+        if cell is None or not self.contains(cell):
+            raise VariantError(f"cell {brief(name)} is off the {self.size} board ({self.extent})")
+        return cell
 
     def cells(self) -> list[Cell]:
         """Every cell of the board, column by column, bottom up."""

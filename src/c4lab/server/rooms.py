@@ -35,7 +35,7 @@ from concurrent.futures import Executor
 from typing import Any
 
 from c4lab.agents import parse_spec
-from c4lab.rules import Cell, IllegalMoveError, Position, Variant
+from c4lab.rules import IllegalMoveError, Position, Variant
 from c4lab.rules.position import load_kernels
 from c4lab.rules.setup import refuse_finished, starting_position
 from c4lab.server import warmup
@@ -287,8 +287,12 @@ class RoomManager:
             if forbidden is not None:  # a cell name, not more of a position string ('d3/Bb1:dd')
                 if not isinstance(forbidden, str):
                     raise RoomError(BAD_REQUEST, "forbidden must be a cell name (like 'd3')")
-                try:
-                    Cell.parse(forbidden)
+                try:  # the size first: its cell is off a board that cannot be
+                    shape = Variant(width, height)
+                except ValueError as exc:
+                    raise RoomError(BAD_BOARD, str(exc)) from None
+                try:  # off this board, said with its own columns and rows (not the notation's a to l)
+                    shape.cell(forbidden)
                 except ValueError as exc:
                     raise RoomError(BAD_BOARD, f"forbidden: {exc}") from None
             board = f"{width}x{height}" + (f"/X{forbidden}" if forbidden else "")
