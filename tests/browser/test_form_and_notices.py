@@ -188,3 +188,24 @@ def test_a_finished_position_opens_on_the_analysis_board_but_starts_no_game_from
     assert page.url == room
     with sqlite3.connect(server.db_path) as db:
         assert db.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 2  # the analysis board and the game
+
+
+def test_an_agent_above_the_servers_limit_is_refused_with_what_to_choose(server, new_page):
+    """A person asking the form for a longer think than the server allows
+    is told what the server lets an agent do and what to choose; the
+    refusal named ``--max-think``, an option of ``c4lab serve`` a player
+    of the page does not have."""
+    page = new_page(*SIZES["desktop"])
+    page.goto(server.url + "/")
+    page.locator("#board-classic").check()
+    page.locator("#mode-local").check()
+    expect(page.locator("#player2 option[value=master]")).to_be_attached()
+    page.locator("#player2").select_option("master")
+    page.locator("#player2-options").fill("time=60")
+    page.locator("#start").click()
+    expect(page.locator("#form-error")).to_have_text(
+        "The game could not start: 'master:time=60': time=60 is more than this server allows: it lets an agent "
+        "think at most 5 s a move; choose time=5 or less"
+    )
+    assert page.url == server.url + "/"
+

@@ -49,32 +49,36 @@ def local_room(http: Any, b: str, a: str = "human") -> Any:
 
 
 @pytest.mark.parametrize(
-    ("spec", "limit", "words"),
+    ("spec", "words"),
     [
-        ("master:time=100000", "time", "--max-think"),
-        ("uct:iterations=1000000000000", "iterations", "--max-iterations"),
-        ("minimax:depth=99", "depth", "--max-depth"),
-        ("perfect:time=99999", "time", "--max-think"),
-        ("uct:nodes=1000000000", "nodes", "limit of 2000000"),
+        ("master:time=100000", "time=100000 is more than this server allows: it lets an agent think at most 5 s"),
+        ("uct:iterations=1000000000000", "it lets an agent run at most 500,000 iterations a move; choose iterations=500000"),
+        ("minimax:depth=99", "depth=99 is more than this server allows: it lets an agent look at most 10 moves ahead"),
+        ("perfect:time=99999", "it lets an agent think at most 5 s a move; choose time=5 or less"),
+        ("uct:nodes=1000000000", "it lets an agent keep at most 2,000,000 nodes in its tree; choose nodes=2000000 or less"),
     ],
 )
-def test_a_spec_above_a_limit_is_refused_naming_the_limit(store: GameStore, spec: str, limit: str, words: str) -> None:
+def test_a_spec_above_a_limit_is_refused_saying_what_to_choose(store: GameStore, spec: str, words: str) -> None:
+    """A room's agent is asked for by a person (the page's form, the API),
+    who has no option of the server's: the refusal says what the server
+    lets an agent do and what to choose; it named ``--max-think``."""
     with client_for(store) as http:
         answer = local_room(http, spec)
         assert answer.status_code == 422, answer.text
         detail = answer.json()["detail"]
-        assert f"{limit}=" in detail and "above this server's limit" in detail and words in detail
+        assert detail.startswith(f"{spec!r}: ") and words in detail and "--max" not in detail
         assert http.app.state.manager.open_count() == 0  # type: ignore[attr-defined]  (nothing was made)
 
 
 def test_c4lab_plays_refusal_names_no_option_it_does_not_have() -> None:
     """``c4lab play`` (limits.PERSONAL) has no --max-think: its refusal of
-    an over-long think says the limit and names no option."""
+    an over-long think says the limit and what to choose."""
     from c4lab.server.limits import PERSONAL, LimitError
 
     with pytest.raises(LimitError) as refused:
         PERSONAL.make("master:time=4000")
-    assert str(refused.value) == "'master:time=4000': time=4000 is above this server's limit of 3600 s a move"
+    assert str(refused.value) == ("'master:time=4000': time=4000 is more than this server allows: it lets an agent "
+                                  "think at most 3600 s a move; choose time=3600 or less")
 
 
 def test_a_spec_at_the_limit_is_played_as_asked_not_clipped(store: GameStore) -> None:
@@ -125,8 +129,10 @@ def test_the_agent_list_and_the_limits_endpoint_give_the_limits(store: GameStore
 
 
 def test_the_hints_keep_the_same_limits(store: GameStore) -> None:
-    with pytest.raises(ValueError, match="limit"):
+    """The server's own agent is its operator's doing: its refusal names the option."""
+    with pytest.raises(ValueError) as refused:
         create_app(store, hint_spec="master:time=30", limits=AgentLimits(max_time=5.0))
+    assert str(refused.value) == "'master:time=30': time=30 is above this server's limit of 5 s a move (--max-think)"
 
 
 def test_the_limits_are_printed_at_start(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -2,8 +2,9 @@
 use (an allowlist) and how much one move may think (time, iterations,
 depth, tree nodes).
 
-A spec above a limit is refused with the limit's name; it is never clipped
-to fit, so what a room plays is always what its creator asked for.  The
+A spec above a limit is refused with the limit and what to choose within
+it; it is never clipped to fit, so what a room plays is always what its
+creator asked for.  The
 limits are ``c4lab serve`` options; ``/api/agents`` shows them.
 """
 
@@ -76,7 +77,9 @@ class AgentLimits:
     max_nodes: int = MAX_NODES
     #: The files a room may name by file name (``weights=NAME``, ``table=NAME``).
     files: tuple[OfferedFile, ...] = ()
-    #: The option that sets each bounded parameter, for the messages.
+    #: The option that sets each bounded parameter, named when the server's
+    #: own agent (the hints') is above it; a room's refusal, read by a
+    #: person who has no such option, says what to choose instead.
     options: dict[str, str] = field(default_factory=lambda: {
         "time": "--max-think", "iterations": "--max-iterations", "depth": "--max-depth", "nodes": "",
     })
@@ -217,17 +220,32 @@ class AgentLimits:
         for param, limit in self.agent_bounds(info).items():
             value = values.get(param)
             if value is not None and value > limit:
-                option = self.options.get(param)
-                where = f" ({option})" if option else ""
-                unit = " s a move" if param == "time" else ""
-                raise LimitError(
-                    param,
-                    f"{asked!r}: {param}={_number(value)} is above this server's limit of {_number(limit)}{unit}{where}",
-                )
+                raise LimitError(param, self._over(asked, param, value, limit, listed))
         agent = self._made(spec, offered)  # checks every key and value
         if agent.is_human:
             raise LimitError("agent", f"{asked!r} is not a computer player")
         return agent
+
+    def _over(self, asked: str, param: str, value: float, limit: float, listed: bool) -> str:
+        """Why ``asked`` is refused: its ``param`` is ``value``, above
+        ``limit``.  A room's agent (``listed``) is asked for by a person,
+        on the page or through the API, who has no option of this server
+        to change: they are told what the server lets an agent do and what
+        to choose instead.  The server's own (the hints') is its operator's
+        doing: the option that sets the limit is named."""
+        if not listed:
+            option = self.options.get(param)
+            where = f" ({option})" if option else ""
+            unit = " s a move" if param == "time" else ""
+            return f"{asked!r}: {param}={_number(value)} is above this server's limit of {_number(limit)}{unit}{where}"
+        lets = {
+            "time": f"think at most {_number(limit)} s a move",
+            "iterations": f"run at most {limit:,} iterations a move",
+            "depth": f"look at most {limit} moves ahead",
+            "nodes": f"keep at most {limit:,} nodes in its tree",
+        }.get(param, f"take at most {param}={_number(limit)}")
+        return (f"{asked!r}: {param}={_number(value)} is more than this server allows: it lets an agent {lets}; "
+                f"choose {param}={_number(limit)} or less")
 
     def public(self) -> dict[str, Any]:
         """The limits as ``/api/limits`` shows them."""
@@ -250,7 +268,7 @@ class AgentLimits:
 
 #: ``c4lab play``: one person on their own machine, who may ask an agent
 #: for a long think (the allowlist still applies: the page is a web page).
-#: It has no options for them, so its refusals name none.
+#: It has no options for them, so even its own refusals name none.
 PERSONAL = AgentLimits(max_time=3600.0, max_iterations=10**9, max_depth=64, options={})
 
 
