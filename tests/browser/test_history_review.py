@@ -212,7 +212,7 @@ def test_the_review_marks_the_blunder_and_shows_every_columns_score(server, new_
     expect(rows).to_have_count(8, timeout=60_000)
     # every move has its row, but the accuracy counts only the move played here (d4): the
     # first seven were the room's pasted start, shown apart and counted for nobody
-    expect(page.locator("#review-summary")).to_contain_text("Black: accuracy 100%, 0 blunders, 1 best of 1")
+    expect(page.locator("#review-summary")).to_contain_text("Black: accuracy 100%, 0 blunders, 0 inaccuracies, 1 best of 1")
     expect(page.locator("#review-summary")).not_to_contain_text("White")
     expect(page.locator("#review-list .review-row.given")).to_have_count(7)
     verdicts = rows.evaluate_all("rs => rs.map(r => r.dataset.verdict)")
@@ -489,6 +489,30 @@ def test_a_bonus_move_in_the_review_does_not_run_into_its_scores(server, new_pag
     assert move <= scores, f"the move a+e ends at {move}px, over its scores from {scores}px"
 
 
+def test_the_summary_counts_the_inaccuracies_its_accuracy_keeps(server, new_page):
+    """An inaccuracy keeps the result, so the accuracy counts it as kept:
+    the summary read "White: accuracy 100%, 0 blunders, 1 best of 3"
+    beside two moves marked ?!. It says them beside the blunders, and its
+    title says what each word counts."""
+    page = new_page()
+    ticket = create_room(server, board="7x6:ad", players={"A": "human", "B": "human"})
+    open_room(page, server, ticket)
+    played = "7x6:ad"
+    for token in "cdcdcd":  # the rest of BLUNDER_GAME: White's three c keep the loss, but lose sooner
+        click_cell(page, f"{token}1")
+        played += token
+        wait_position(page, played)
+    wait_over(page)
+    page.locator("#review").click()
+    summary = page.locator("#review-summary")
+    expect(summary).to_have_text(
+        "White: accuracy 100%, 0 blunders, 2 inaccuracies, 1 best of 3\n"
+        "Black: accuracy 100%, 0 blunders, 0 inaccuracies, 3 best of 3", timeout=60_000,
+    )
+    expect(page.locator('#review-list .review-row[data-verdict="inaccuracy"]')).to_have_count(2)
+    expect(summary).to_have_attribute("title", re.compile(r"an inaccuracy \(\?!\) kept it, but wins later or loses sooner"))
+
+
 def test_the_summary_counts_only_the_moves_solved_in_time(server, new_page, monkeypatch):
     """Off the classic board the solver has 0.5 s a position: here it
     answers only from the eighth move on, so Black's four moves are all
@@ -509,7 +533,7 @@ def test_the_summary_counts_only_the_moves_solved_in_time(server, new_page, monk
     play_and_review(page, server, BONUS_GAME)
     summary = page.locator("#review-summary")
     expect(summary).to_have_text(
-        "White: 1 of 5 moves solved in time: accuracy 100%, 0 blunders, 1 best\n"
+        "White: 1 of 5 moves solved in time: accuracy 100%, 0 blunders, 0 inaccuracies, 1 best\n"
         "Black: none of its 4 moves solved in time"
     )
     # and so does the line that says the review is ready (it said "0 blunders" of all nine)

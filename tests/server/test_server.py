@@ -933,8 +933,10 @@ def test_the_review_marks_the_blunder_and_the_best_moves_of_a_finished_game(serv
         # each side's accuracy: the share of its moves that kept the exact result (issue 27), counting only
         # the moves played in the room: the first seven were its pasted start, which nobody played here
         assert review["start_ply"] == 7
-        assert review["summary"]["A"] == {"moves": 0, "known": 0, "kept": 0, "blunders": 0, "best": 0, "accuracy": None}
-        assert review["summary"]["B"] == {"moves": 1, "known": 1, "kept": 1, "blunders": 0, "best": 1, "accuracy": 1.0}
+        assert review["summary"]["A"] == {"moves": 0, "known": 0, "kept": 0, "blunders": 0, "inaccuracies": 0, "best": 0,
+                                          "accuracy": None}
+        assert review["summary"]["B"] == {"moves": 1, "known": 1, "kept": 1, "blunders": 0, "inaccuracies": 0, "best": 1,
+                                          "accuracy": 1.0}
         last = entries[-1]
         assert last["played"] == 18 and last["after"] is None  # the winning move ends the game
         assert all(e["played"] == -e["after"] for e in entries[:-1])
@@ -963,6 +965,7 @@ def test_a_review_off_the_classic_board_keeps_to_its_time_budget() -> None:
         mine = [e["verdict"] for e in done["entries"] if e["side"] == side]
         known = [v for v in mine if v != "unknown"]
         assert (tally["moves"], tally["known"], tally["blunders"]) == (len(mine), len(known), mine.count("blunder"))
+        assert tally["inaccuracies"] == mine.count("inaccuracy")
         kept = sum(v in ("best", "inaccuracy") for v in known)
         assert tally["accuracy"] == (round(kept / len(known), 3) if known else None)
     # the hint's columns: B threatens g4, so every other column loses at once
@@ -1092,11 +1095,14 @@ def test_a_reviews_accuracy_counts_each_sides_moves_from_the_empty_board_or_afte
 
     game = Position.parse("7x6:adcdcdcd")  # A's first move (a) is the game's one blunder
     whole = review_game(game, per_position=5)
-    assert whole["summary"]["A"] == {"moves": 4, "known": 4, "kept": 3, "blunders": 1, "best": 1, "accuracy": 0.75}
-    assert whole["summary"]["B"] == {"moves": 4, "known": 4, "kept": 4, "blunders": 0, "best": 4, "accuracy": 1.0}
+    assert whole["summary"]["A"] == {"moves": 4, "known": 4, "kept": 3, "blunders": 1, "inaccuracies": 2, "best": 1,
+                                     "accuracy": 0.75}
+    assert whole["summary"]["B"] == {"moves": 4, "known": 4, "kept": 4, "blunders": 0, "inaccuracies": 0, "best": 4,
+                                     "accuracy": 1.0}
     pasted = review_game(game, 2, per_position=5)  # the same moves, "adcd..." pasted after "ad"
     assert pasted["start_ply"] == 2 and pasted["entries"] == whole["entries"]  # every move is shown...
-    assert pasted["summary"]["A"] == {"moves": 3, "known": 3, "kept": 3, "blunders": 0, "best": 1, "accuracy": 1.0}
+    assert pasted["summary"]["A"] == {"moves": 3, "known": 3, "kept": 3, "blunders": 0, "inaccuracies": 2, "best": 1,
+                                      "accuracy": 1.0}  # two inaccuracies: kept the loss, but lost sooner
     assert pasted["summary"]["B"]["moves"] == 3  # ...but the tally is of the moves played
 
 

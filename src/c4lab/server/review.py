@@ -192,16 +192,19 @@ def summary(entries: list[dict[str, Any]], start_ply: int = 0) -> dict[str, dict
     ``start_ply`` moves (those of a pasted starting position, which nobody
     played in this game): ``moves``, ``known`` (a verdict other than
     ``unknown``), ``kept`` (the exact result kept: ``best`` or
-    ``inaccuracy``), ``blunders``, ``best``, and ``accuracy``: the share of
-    its known moves that kept the result (0..1, rounded to three places;
-    None when no move of that side is known).
+    ``inaccuracy``), ``blunders``, ``inaccuracies``, ``best``, and
+    ``accuracy``: the share of its known moves that kept the result (0..1,
+    rounded to three places; None when no move of that side is known).
+    An inaccuracy keeps the result, so it counts as accurate: the
+    ``inaccuracies`` are given beside it, so that "accuracy 100%" next to
+    a move marked ?! reads as it is meant.
 
     >>> entries = [{"ply": 1, "side": "A", "verdict": "best"}, {"ply": 2, "side": "B", "verdict": "blunder"},
     ...            {"ply": 3, "side": "A", "verdict": "inaccuracy"}, {"ply": 4, "side": "B", "verdict": "unknown"}]
     >>> summary(entries)["A"]
-    {'moves': 2, 'known': 2, 'kept': 2, 'blunders': 0, 'best': 1, 'accuracy': 1.0}
+    {'moves': 2, 'known': 2, 'kept': 2, 'blunders': 0, 'inaccuracies': 1, 'best': 1, 'accuracy': 1.0}
     >>> summary(entries, start_ply=2)["B"]  # a game pasted after two moves: B's blunder was not played in it
-    {'moves': 1, 'known': 0, 'kept': 0, 'blunders': 0, 'best': 0, 'accuracy': None}
+    {'moves': 1, 'known': 0, 'kept': 0, 'blunders': 0, 'inaccuracies': 0, 'best': 0, 'accuracy': None}
     """
     tally: dict[str, dict[str, Any]] = {}
     for side in ("A", "B"):
@@ -210,7 +213,8 @@ def summary(entries: list[dict[str, Any]], start_ply: int = 0) -> dict[str, dict
         kept = sum(v in KEPT for v in verdicts)
         tally[side] = {
             "moves": len(verdicts), "known": known, "kept": kept, "blunders": verdicts.count("blunder"),
-            "best": verdicts.count("best"), "accuracy": round(kept / known, 3) if known else None,
+            "inaccuracies": verdicts.count("inaccuracy"), "best": verdicts.count("best"),
+            "accuracy": round(kept / known, 3) if known else None,
         }
     return tally
 

@@ -174,9 +174,12 @@ function summary(review) {
     if (!mine.length) continue;
     const count = (v) => mine.filter((e) => e.verdict === v).length;
     const blunders = count("blunder");
-    // the accuracy: the share of the side's solved moves that kept the exact result (the server's summary)
+    const inaccuracies = count("inaccuracy");
+    // the accuracy: the share of the side's solved moves that kept the exact result (the server's summary);
+    // an inaccuracy kept it, so its count is said beside the blunders ("accuracy 100%" beside a ?! read as wrong)
     const tally = review.summary ? review.summary[side] : null;
-    const counts = `${blunders} blunder${blunders === 1 ? "" : "s"}, ${count("best")} best`;
+    const counts = `${blunders} blunder${blunders === 1 ? "" : "s"}, `
+      + `${inaccuracies} inaccurac${inaccuracies === 1 ? "y" : "ies"}, ${count("best")} best`;
     if (tally && tally.known === 0) {
       // none of its moves solved in time: nothing to count ("0 blunders, 0 best of 5" read as a clean, poor game)
       parts.push(`${COLOUR[side]}: none of ${mine.length === 1 ? "its move" : `its ${mine.length} moves`} solved in time`);
@@ -206,8 +209,9 @@ function cell(className, text) {
  * and the best move are. */
 export function renderReview(parts, review, { current = null, onPick = null } = {}) {
   setText(parts.summary, summary(review));
-  parts.summary.title = "Accuracy: the share of a player's moves that kept the exact result (a win, a draw or a loss); " +
-    "a blunder changed it.";
+  parts.summary.title = "Accuracy: the share of a player's solved moves that kept the exact result (a win, a draw " +
+    "or a loss). A blunder (??) changed it; an inaccuracy (?!) kept it, but wins later or loses sooner; best kept the " +
+    "exact score.";
   if (parts.at) {
     const line = current === null ? "" : reviewLine(review, current);
     setLive(parts.at, line);
