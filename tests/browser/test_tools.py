@@ -67,6 +67,31 @@ def test_undo_hint_and_evaluation_bar(server, new_page):
     expect(page.locator("#paste-error")).to_contain_text("cannot start a game")
 
 
+def test_the_evaluation_bar_keeps_the_hints_score_after_a_reload(server, new_page):
+    """A page reloaded in a running game showed "No evaluation yet: ask for a
+    hint" though a hint had just been given (the server keeps no hint's
+    score: the room leaves its memory when its last page goes). The tab
+    keeps it for the room and its position, and the bar shows it again;
+    a move leaves it stale."""
+    page = new_page()
+    ticket = create_room(server, board="7x6", players={"A": "human", "B": "human"})
+    open_room(page, server, ticket)
+    click_cell(page, "d1")
+    wait_position(page, "7x6:d")
+    page.locator("#hint").click()
+    expect(page.locator("#board .hint[data-hint]")).to_have_count(1, timeout=60_000)
+    value = page.locator("#evalbar").get_attribute("data-value")
+    label = page.locator("#eval-label").text_content()
+    assert value and re.search(r"even|better|winning", label or ""), (value, label)
+    page.reload()
+    wait_position(page, "7x6:d")
+    expect(page.locator("#evalbar")).to_have_attribute("data-value", value)
+    expect(page.locator("#eval-label")).to_have_text(label or "")
+    click_cell(page, "c1")
+    wait_position(page, "7x6:dc")
+    expect(page.locator("#eval-label")).to_contain_text("before the last move")
+
+
 def test_page_reconnects_after_the_server_restarts(tmp_path, new_page):
     from c4lab.server.storage import GameStore
 

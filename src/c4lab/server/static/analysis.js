@@ -1,11 +1,12 @@
 // Analysis on the room page: the hint (asking the server's engine for a
-// move, saying it, the ghost piece it draws and every column's score), the
-// evaluation bar, the review after the game (asked of the server, drawn
-// by review.js), and the analysis board: the same hint asked after every
-// move, its scores kept above the columns, the line (undo, redo, a move of
-// the list) and the link that opens the position (/analyse?position=...).
+// move, saying it, the ghost piece it draws and every column's score; its
+// evaluation goes to evalbar.js), the review after the game (asked of the
+// server, drawn by review.js), and the analysis board: the same hint asked
+// after every move, its scores kept above the columns, the line (undo,
+// redo, a move of the list) and the link that opens the position
+// (/analyse?position=...).
 //
-// May import: state.js, client.js (send), history.js, review.js,
+// May import: state.js, client.js (send), history.js, review.js, evalbar.js,
 // describe.js, notation.js, settings.js, util.js.
 // Never a view: the room page passes render / renderControls in.
 //
@@ -19,6 +20,7 @@ import { LETTERS, cellName, landingRow, moveTokens, replay } from "./notation.js
 import { goTo } from "./history.js";
 import { banNotes, bestMoveGhost, columnNote, markMoves, readyText, renderReview, reviewNotes, scoreText } from "./review.js";
 import { analysing, saveAnalysing } from "./settings.js";
+import { keepEvaluation } from "./evalbar.js";
 import { $, boardIntoView, say, setText } from "./util.js";
 
 /** The Hint button: ask the server (one question at a time). Pressed while
@@ -67,7 +69,7 @@ export function onHint(message, render) {
     R.hint = { token: message.move, position, evaluation: message.evaluation, columns: message.columns || [],
       best: message.best || [], moves: message.moves || {}, solving: message.solving === true };
   }
-  if (typeof message.evaluation === "number") R.evaluation = { value: message.evaluation, position };
+  if (typeof message.evaluation === "number") keepEvaluation(message.evaluation, position);
   if (left || R.analysing) {
     // the analysis board says nothing: its key stays under the board; a
     // hint for a position already left asks again for the one on screen
@@ -108,14 +110,6 @@ export function onPreparing(message, render) {
 
 function preparingText() {
   return `preparing the engine, first start only \u2014 ${R.hintPreparing} s`;
-}
-
-/** A state from the server was applied: keep its evaluation, if it has
- * one (shown stale after the next move, until another comes). */
-export function noteState(room) {
-  if (room.evaluation !== null && room.evaluation !== undefined) {
-    R.evaluation = { value: room.evaluation, position: room.position };
-  }
 }
 
 /** An error answered the page: a hint or review it waited for will not
@@ -221,45 +215,6 @@ export function hintOverlay(room) {
     }
   }
   return hint;
-}
-
-/** The evaluation bar: the last evaluation known (stale after a move), or
- * the result once the game is over. */
-export function renderEval() {
-  const room = R.state;
-  let value = null;
-  let stale = false;
-  if (room.status === "over") {
-    value = room.result === "A" ? 1 : room.result === "B" ? -1 : room.result === "draw" ? 0 : null;
-  } else if (R.evaluation) {
-    value = R.evaluation.value;
-    stale = R.evaluation.position !== room.position;
-  }
-  const bar = $("evalbar");
-  const fill = $("eval-fill");
-  const label = $("eval-label");
-  bar.classList.toggle("stale", stale);
-  bar.classList.toggle("empty", value === null);
-  if (value === null) {
-    fill.style.width = "50%";
-    bar.setAttribute("aria-valuenow", "0");
-    bar.dataset.value = "";
-    // the analysis board has no Hint button: its scores come by themselves
-    setText(label, room.mode !== "local" ? "No evaluation" : R.analysing ? "No evaluation yet" : "No evaluation yet: ask for a hint");
-    return;
-  }
-  const v = Math.max(-1, Math.min(1, value));
-  fill.style.width = `${((v + 1) / 2) * 100}%`;
-  bar.setAttribute("aria-valuenow", v.toFixed(2));
-  bar.dataset.value = v.toFixed(2);
-  let words;
-  if (room.status === "over") words = room.result === "draw" ? "Draw" : `${COLOUR[room.result]} won`;
-  else if (Math.abs(v) < 0.08) words = "About even";
-  else {
-    const who = v > 0 ? COLOUR.A : COLOUR.B;
-    words = Math.abs(v) > 0.9 ? `${who} is winning` : Math.abs(v) > 0.4 ? `${who} is clearly better` : `${who} is better`;
-  }
-  setText(label, `${words} (${v > 0 ? "+" : ""}${v.toFixed(2)})${stale ? " · before the last move" : ""}`);
 }
 
 // -- the analysis board ------------------------------------------------------------

@@ -9,7 +9,8 @@
 //   home.js      the new-game form, the player picker, recent games
 //   room.js      the room page: input, buttons, joining (a view)
 //   roomview.js  drawing the room page from the state
-//   analysis.js  hint (with every column's score), evaluation bar, review requests, the analysis board
+//   analysis.js  hint (with every column's score), review requests, the analysis board
+//   evalbar.js   the evaluation bar (its last value kept for a reload)
 //   history.js   stepping through the room's game (back, forward, a move of the list)
 //   review.js    drawing the solver's scores above the columns and a game's review
 //   client.js    the WebSocket room client (local and online games)

@@ -5,7 +5,7 @@
 // joins a free seat, starts a new game from a pasted position, and starts
 // the client with this page's drawing functions.
 //
-// May import: state.js, client.js, analysis.js, history.js, roomview.js,
+// May import: state.js, client.js, analysis.js, evalbar.js, history.js, roomview.js,
 // describe.js, notation.js, board.js, settings.js, speech.js, util.js. Only app.js
 // imports it.
 //
@@ -17,9 +17,10 @@ import {
 } from "./state.js";
 import { send, startClient, useToken } from "./client.js";
 import {
-  askHint, askReview, autoHint, declineScore, lineTo, noteLine, noteState, onHint, onLine, onPreparing, onReview, refused,
+  askHint, askReview, autoHint, declineScore, lineTo, noteLine, onHint, onLine, onPreparing, onReview, refused,
   followRoom, setAnalysing, stepLine, wantedHint,
 } from "./analysis.js";
+import { noteState } from "./evalbar.js";
 import { bindHistory, goLive, goTo, stepBy } from "./history.js";
 import { render, renderControls, renderPreview } from "./roomview.js";
 import { COLOUR, onColourChange, positionHeader, seatLabel } from "./describe.js";

@@ -2,7 +2,7 @@
 // overlays and preview, the seat cards, the controls, the side panels and
 // the move list. Reads R; changes nothing in it; sends nothing.
 //
-// May import: state.js, analysis.js (evaluation bar, hint overlay, review),
+// May import: state.js, analysis.js (hint overlay, review), evalbar.js,
 // history.js (a viewed earlier position), review.js (column scores),
 // describe.js, notation.js, board.js, util.js. Never room.js or app.js.
 //
@@ -11,8 +11,9 @@
 
 import { R, myTurn, roomPlayers } from "./state.js";
 import {
-  columnNotes, hintOverlay, lineTo, onLine, renderAnalysis, renderEval, renderRoomReview, reviewGhost,
+  columnNotes, hintOverlay, lineTo, onLine, renderAnalysis, renderRoomReview, reviewGhost,
 } from "./analysis.js";
+import { renderEval } from "./evalbar.js";
 import { goTo, renderHistory, viewOverlays } from "./history.js";
 import { drawColumnNotes } from "./review.js";
 import {

@@ -5,7 +5,8 @@
 // "focus the board". Storage can be missing (private
 // mode): then the page still works until it is closed. Also the look (theme
 // and light or dark; index.html reads the same keys before the first paint)
-// and whether a drop makes a sound, and which rooms are analysis boards.
+// and whether a drop makes a sound, which rooms are analysis boards, and
+// the last evaluation a room's bar showed in this tab (sessionStorage).
 //
 // May import: nothing (browser globals only).
 
@@ -168,6 +169,28 @@ export function drawnBoard(code) {
 
 export function saveDrawn(code, bonus) {
   write(DRAWN_KEY + code, bonus ? "bonus" : "plain");
+}
+
+// the last evaluation shown in a room: sessionStorage "c4lab.eval:<code>"
+// (this tab only) is {value, position}, shown again after a reload
+const EVAL_KEY = "c4lab.eval:";
+
+/** The evaluation kept for the room `code` in this tab: {value, position}, or null. */
+export function savedEvaluation(code) {
+  try {
+    const kept = JSON.parse(sessionStorage.getItem(EVAL_KEY + code) || "null");
+    return kept && typeof kept.value === "number" && typeof kept.position === "string" ? kept : null;
+  } catch (err) {
+    return null;
+  }
+}
+
+export function saveEvaluation(code, evaluation) {
+  try {
+    sessionStorage.setItem(EVAL_KEY + code, JSON.stringify(evaluation));
+  } catch (err) {
+    /* the bar shows it until the page is closed */
+  }
 }
 
 // the look: keys also read by the script in index.html's <head>

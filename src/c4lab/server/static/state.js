@@ -54,18 +54,19 @@ export const R = {
   view: null, // null: the live game; else the number of moves shown (history.js)
   // owner history.js
   viewSince: 0, // the live game's length when the stepping began
-  // owner analysis.js: hints, the evaluation, the review (each for the position it names)
+  // owner analysis.js: hints and the review (each for the position it names)
   hint: null, // {token, position, evaluation, columns, best}
   hintWaiting: false,
   hintPreparing: null, // the seconds the hint asked has waited for numba's compiler (a first start), else null
   hintWanted: false, // Hint pressed while the other side moves: asked once it is this page's turn
   jumpUntil: 0, // a jump along the line sends its last paced message before this time (Date.now())
   jumpTarget: null, // the number of moves such a jump goes to, until its state comes (null: none under way)
-  evaluation: null, // {value, position}
   review: null, // the review message of this game
   reviewWaiting: false,
   analysing: false, // the analysis board: every column's score after every move (the switch)
   line: [], // the analysis board's line: the moves played, then those undone that redo plays again
+  // owner evalbar.js
+  evaluation: null, // {value, position}: the last known, a hint's or an agent's
 };
 
 // -- state.js's named updates ----------------------------------------------------

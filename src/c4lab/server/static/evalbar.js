@@ -1,0 +1,76 @@
+// The evaluation bar of the room page: who is better, from the last
+// evaluation known (an agent's move's, from the room's state, or a hint's),
+// stale after a move, or the result once the game is over. The last one is
+// kept for the room in this tab (settings.js, sessionStorage) and shown
+// again after a reload while its position is on the board: the server
+// keeps a hint's score for nobody (a room leaves its memory when its last
+// page goes; the next page got "No evaluation yet: ask for a hint").
+//
+// May import: state.js, describe.js, settings.js, util.js.
+//
+// Everything that comes from the server or from a person is inserted with
+// textContent or setAttribute, never as HTML.
+
+import { R } from "./state.js";
+import { COLOUR } from "./describe.js";
+import { saveEvaluation, savedEvaluation } from "./settings.js";
+import { $, setText } from "./util.js";
+
+/** `value` (-1..1 for A) is the evaluation of `position`: shown on the bar,
+ * and kept for this room in this tab. */
+export function keepEvaluation(value, position) {
+  R.evaluation = { value, position };
+  saveEvaluation(R.code, R.evaluation);
+}
+
+/** A state from the server was applied: keep its evaluation, if it has
+ * one (shown stale after the next move, until another comes); a page
+ * that has none yet (just loaded) takes the one this tab kept for the
+ * position on the board. */
+export function noteState(room) {
+  if (typeof room.evaluation === "number") {
+    keepEvaluation(room.evaluation, room.position);
+  } else if (!R.evaluation) {
+    const kept = savedEvaluation(R.code);
+    if (kept && kept.position === room.position) R.evaluation = kept;
+  }
+}
+
+/** The evaluation bar: the last evaluation known (stale after a move), or
+ * the result once the game is over. */
+export function renderEval() {
+  const room = R.state;
+  let value = null;
+  let stale = false;
+  if (room.status === "over") {
+    value = room.result === "A" ? 1 : room.result === "B" ? -1 : room.result === "draw" ? 0 : null;
+  } else if (R.evaluation) {
+    value = R.evaluation.value;
+    stale = R.evaluation.position !== room.position;
+  }
+  const bar = $("evalbar");
+  const fill = $("eval-fill");
+  const label = $("eval-label");
+  bar.classList.toggle("stale", stale);
+  bar.classList.toggle("empty", value === null);
+  if (value === null) {
+    fill.style.width = "50%";
+    bar.setAttribute("aria-valuenow", "0");
+    bar.dataset.value = "";
+    // the analysis board has no Hint button: its scores come by themselves
+    setText(label, room.mode !== "local" ? "No evaluation" : R.analysing ? "No evaluation yet" : "No evaluation yet: ask for a hint");
+    return;
+  }
+  const v = Math.max(-1, Math.min(1, value));
+  fill.style.width = `${((v + 1) / 2) * 100}%`;
+  bar.setAttribute("aria-valuenow", v.toFixed(2));
+  bar.dataset.value = v.toFixed(2);
+  let words;
+  if (room.status === "over") words = room.result === "draw" ? "Draw" : `${COLOUR[room.result]} won`;
+  else if (Math.abs(v) < 0.08) words = "About even";
+  else {
+    const who = v > 0 ? COLOUR.A : COLOUR.B;
+    words = Math.abs(v) > 0.9 ? `${who} is winning` : Math.abs(v) > 0.4 ? `${who} is clearly better` : `${who} is better`;
+  }
+  setText(label, `${words} (${v > 0 ? "+" : ""}${v.toFixed(2)})${stale ? " · before the last move" : ""}`);
+}
