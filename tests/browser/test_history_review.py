@@ -215,6 +215,9 @@ def test_the_review_marks_the_blunder_and_shows_every_columns_score(server, new_
     expect(page.locator("#review-summary")).to_contain_text("Black: accuracy 100%, 0 blunders, 0 inaccuracies, 1 best of 1")
     expect(page.locator("#review-summary")).not_to_contain_text("White")
     expect(page.locator("#review-list .review-row.given")).to_have_count(7)
+    # and so does the line that says the review is ready (it said "1 blunder": the start's)
+    expect(page.locator("#message")).to_contain_text(
+        "Review ready: 0 blunders (the starting position's 7 moves not counted).")
     verdicts = rows.evaluate_all("rs => rs.map(r => r.dataset.verdict)")
     assert verdicts[0] == "blunder" and verdicts.count("blunder") == 1
     assert [v for i, v in enumerate(verdicts) if i % 2 == 1] == ["best"] * 4

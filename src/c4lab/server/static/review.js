@@ -154,15 +154,24 @@ export function percent(share) {
 
 /** What the page says when a review comes: its blunders, counted only
  * among the moves the solver settled ("0 blunders" of a game it solved no
- * move of read as a clean game), or that it has nothing to say. */
+ * move of read as a clean game) and played in this game (not those of a
+ * pasted start, as the summary counts them), or that it has nothing to say. */
 export function readyText(review) {
-  const moves = review.entries.length;
-  if (!moves) return "Review ready: no moves to review.";
-  const known = review.entries.filter((e) => e.verdict !== "unknown").length;
+  const start = review.start_ply || 0;
+  const entries = review.entries.filter((e) => e.ply > start);
+  const given = review.entries.length - entries.length;
+  const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  const moves = entries.length;
+  if (!moves) {
+    return given ? `Review ready: no move was played after the starting position (its ${plural(given, "move")} listed, not counted).`
+      : "Review ready: no moves to review.";
+  }
+  const known = entries.filter((e) => e.verdict !== "unknown").length;
   if (!known) return `Review ready: none of the ${moves === 1 ? "move" : `${moves} moves`} solved in time, so no verdicts.`;
-  const blunders = review.entries.filter((e) => e.verdict === "blunder").length;
+  const blunders = entries.filter((e) => e.verdict === "blunder").length;
   const among = known < moves ? ` among the ${known} of ${moves} moves solved in time` : "";
-  return `Review ready: ${blunders} blunder${blunders === 1 ? "" : "s"}${among}. `
+  const apart = given ? ` (the starting position's ${plural(given, "move")} not counted)` : "";
+  return `Review ready: ${plural(blunders, "blunder")}${among}${apart}. `
     + "Click a move to see the position it was played from, with every column's score.";
 }
 
