@@ -5,7 +5,7 @@ checks that nothing sticks out sideways on a phone."""
 from __future__ import annotations
 
 import pytest
-from browser_helpers import board, create_room, open_room, play_online_game, wait_my_turn, wait_over
+from browser_helpers import board, click_cell, create_room, open_room, play_online_game, wait_my_turn, wait_over
 from playwright.sync_api import expect
 
 SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
@@ -63,8 +63,9 @@ def test_screenshots(server, new_page, artifacts, size):
     page.screenshot(path=str(artifacts / f"{size}-online-waiting.png"), full_page=True)
 
     # a finished game: the winning line
-    over = create_room(server, board="7x6/Xd1:cdcdcec", players={"A": "human", "B": "human"})
+    over = create_room(server, board="7x6/Xd1:cdcdce", players={"A": "human", "B": "human"})  # a finished one is refused
     open_room(page, server, over)
+    click_cell(page, "c4")
     wait_over(page)
     page.wait_for_timeout(300)
     page.screenshot(path=str(artifacts / f"{size}-game-over.png"))
@@ -129,7 +130,11 @@ def test_theme_screenshots(server, new_page, artifacts, size):
     drawn) with a forbidden cell; and the settings panel open."""
     width, height = SIZES[size]
     page = new_page(width, height)
-    over = create_room(server, board="7x6/Xa3:fcgffgeggggcecd", players={"A": "human", "B": "human"}, name="Ann")
+    over = create_room(server, board="7x6/Xa3:fcgffgeggggcec", players={"A": "human", "B": "human"}, name="Ann")
+    page.goto(server.url + "/")  # a finished position starts no room: its last move is played here
+    open_room(page, server, over)
+    click_cell(page, "d1")
+    wait_over(page)
     for pieces, mode in LOOKS:
         page.goto(server.url + "/games")
         page.evaluate("([p, m]) => { localStorage.setItem('c4lab.pieces', p); localStorage.setItem('c4lab.mode', m); }", [pieces, mode])
