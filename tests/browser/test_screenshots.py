@@ -5,7 +5,15 @@ checks that nothing sticks out sideways on a phone."""
 from __future__ import annotations
 
 import pytest
-from browser_helpers import board, click_cell, create_room, open_room, play_online_game, wait_my_turn, wait_over
+from browser_helpers import (
+    board,
+    click_cell,
+    create_room,
+    open_room,
+    play_online_game,
+    wait_my_turn,
+    wait_over,
+)
 from playwright.sync_api import expect
 
 SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
