@@ -57,6 +57,30 @@ def test_make_agent_checks_names_keys_and_values() -> None:
         make_agent("random:seed=three")
 
 
+@pytest.mark.parametrize(("spec", "said"), [
+    ("random:seed=1_0", "seed='1_0' is not a valid int"),
+    ("random:seed= 1", "seed=' 1' is not a valid int"),
+    ("random:seed=1 ", "seed='1 ' is not a valid int"),
+    ("random:seed=\u0661", "seed='\u0661' is not a valid int"),  # ARABIC-INDIC DIGIT ONE
+    ("uct:time=1_0.5", "time='1_0.5' is not a valid float"),
+    ("uct:time=\uff11", "time='\uff11' is not a valid float"),  # FULLWIDTH DIGIT ONE
+])
+def test_a_number_in_a_spec_is_written_in_ascii_digits_only(spec: str, said: str) -> None:
+    """Review: Python's int() and float() took a space around a number,
+    ``_`` between digits and the digits of every script, so one agent had
+    many specs (``seed=10``, ``seed=1_0``, ``seed= 10``), which the arena
+    keeps and compares as text."""
+    with pytest.raises(SpecError) as caught:
+        make_agent(spec)
+    assert str(caught.value) == f"agent {spec.partition(':')[0]!r}: {said}"
+
+
+@pytest.mark.parametrize("spec", ["random:seed=+3", "random:seed=-3", "uct:time=.2", "uct:time=2.", "uct:time=1e-1",
+                                  "uct:time=2.5E+0,c=1.4"])
+def test_a_number_in_a_spec_may_have_a_sign_a_point_and_an_exponent(spec: str) -> None:
+    assert make_agent(spec).spec == spec
+
+
 def test_an_agents_parameter_given_as_a_keyword_shows_the_spec_meant() -> None:
     with pytest.raises(SpecError, match=re.escape("make_agent('uct', seed=3): an agent's parameters go in its spec: "
                                                   "make_agent('uct:seed=3')")):

@@ -21,6 +21,7 @@ import inspect
 import math
 import numbers
 import os
+import re
 import sys
 import threading
 import traceback
@@ -58,6 +59,12 @@ class AnswerError(TypeError):
 
 #: The bound of every integer an agent's kernels count with (64 bits).
 INT_LIMIT = 2**63
+#: How a spec writes a number, in ASCII digits only: Python's ``int()`` and
+#: ``float()`` also take spaces around it, ``_`` between digits and the
+#: digits of every script (``seed=1_0``, ``seed= 1``, ``seed=١``), so one
+#: agent had many specs, which the arena keeps and compares as text.
+SPEC_INT = re.compile(r"[+-]?[0-9]+")
+SPEC_FLOAT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?:inf|infinity|nan)", re.IGNORECASE)
 #: The longest time budget: a year (a clock's waits overflow far beyond it;
 #: a search meant to run for ever counts iterations instead).
 MAX_SECONDS = 365 * 24 * 3600
@@ -344,6 +351,9 @@ class Param:
                 else:
                     raise ValueError(raw)
             else:
+                written = {int: SPEC_INT, float: SPEC_FLOAT}.get(self.type)
+                if written is not None and not written.fullmatch(raw):
+                    raise ValueError(raw)
                 value = self.type(raw)
         except ValueError:
             raise SpecError(
