@@ -17,6 +17,7 @@ regression test, on a real uvicorn as well.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
@@ -222,17 +223,24 @@ def test_the_issues_example_keeps_the_connection_on_a_real_server(tmp_path: Path
         store.close()
 
 
+@contextlib.contextmanager
+def both_seats(client: TestClient) -> Iterator[tuple[Any, str, str]]:
+    """A local 4x4 room whose socket holds both seats: the socket, the
+    room's code and its token."""
+    room = client.post("/api/rooms", json={"board": "4x4", "players": {"A": "human", "B": "human"}}).json()
+    with client.websocket_connect(f"/ws/{room['code']}") as socket:
+        socket.receive_json()
+        socket.send_text(json.dumps({"type": "hello", "token": room["token"]}))
+        assert socket.receive_json()["you"] == ["A", "B"]
+        yield socket, room["code"], room["token"]
+
+
 def test_a_string_that_is_not_unicode_text_is_a_clean_error(client: TestClient) -> None:
     """JSON's ``\\ud800`` escape without its pair is a lone surrogate, which
     UTF-8 cannot write: a token of one raised UnicodeEncodeError (a traceback,
     the connection dropped).  Now it is ``bad-message`` naming the field, and
     the connection keeps its seats."""
-    room = client.post("/api/rooms", json={"board": "4x4", "players": {"A": "human", "B": "human"}}).json()
-    code = room["code"]
-    with client.websocket_connect(f"/ws/{code}") as socket:
-        socket.receive_json()
-        socket.send_text(json.dumps({"type": "hello", "token": room["token"]}))
-        assert socket.receive_json()["you"] == ["A", "B"]
+    with both_seats(client) as (socket, code, _token):
         before = snapshot(client, code)
         for bad, field in (({"type": "hello", "token": "\ud800"}, "token"), ({"type": "move", "move": "d\udfff"}, "move"),
                            ({"type": "ping", "note": ["\udc00"]}, "note"), ({"type": "hint", "\ud800": 1}, "\ud800")):
@@ -246,18 +254,13 @@ def test_a_field_of_no_such_name_is_a_clean_error_naming_it_and_changes_nothing(
     """Review: a field the message does not have was ignored, so a typo
     (``deep`` for ``deeper``) was answered as if it were not there; an
     unknown type was quoted back whole (up to 4 KB)."""
-    room = client.post("/api/rooms", json={"board": "4x4", "players": {"A": "human", "B": "human"}}).json()
-    code = room["code"]
-    with client.websocket_connect(f"/ws/{code}") as socket:
-        socket.receive_json()
-        socket.send_text(json.dumps({"type": "hello", "token": room["token"]}))
-        assert socket.receive_json()["you"] == ["A", "B"]
+    with both_seats(client) as (socket, code, token):
         before = snapshot(client, code)
         for bad, said in (
             ({"type": "hint", "deep": True}, "'hint' has no field 'deep' (its fields: 'deeper')"),
             ({"type": "move", "move": "a", "ban": "b"}, "'move' has no field 'ban' (its fields: 'move')"),
             ({"type": "ping", "id": 1}, "'ping' has no field 'id' (its fields: none but 'type')"),
-            ({"type": "hello", "token": room["token"], "seat": "A"}, "'hello' has no field 'seat' (its fields: 'token')"),
+            ({"type": "hello", "token": token, "seat": "A"}, "'hello' has no field 'seat' (its fields: 'token')"),
             ({"type": "undo", "x" * 3000: 1}, f"'undo' has no field '{'x' * 40}...' (its fields: none but 'type')"),
             ({"type": "y" * 3000}, f"unknown message type '{'y' * 40}...' (known: "),
         ):
