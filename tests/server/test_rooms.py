@@ -24,6 +24,7 @@ from c4lab.rules import Move, Position
 from c4lab.server import presence, rooms, telling
 from c4lab.server.errors import RoomError
 from c4lab.server.limits import DEFAULT_AGENTS, AgentLimits
+from c4lab.server.names import NAME_MAX
 from c4lab.server.room import Room
 from c4lab.server.rooms import RoomManager
 from c4lab.server.storage import GameStore, StorageError
@@ -1144,3 +1145,12 @@ def test_hints_are_answered_in_turn_one_waiting_at_most_and_a_failure_is_an_erro
         assert asked == ["5x4", "5x4:c", "5x4:cc"] and len(conn.of_type("hint")) == 2
 
     with_manager(store, body)
+
+
+def test_the_pages_name_fields_take_as_many_characters_as_the_server() -> None:
+    """The page's name fields keep their ``maxlength`` (they work before any
+    script runs); it is held here to the server's one rule, ``NAME_MAX``."""
+    page = (Path(rooms.__file__).parent / "static" / "index.html").read_text(encoding="utf-8")
+    fields = re.findall(r'<input id="(name|join-name)"[^>]*maxlength="(\d+)"', page)
+    assert sorted(f for f, _ in fields) == ["join-name", "name"]
+    assert {int(n) for _, n in fields} == {NAME_MAX}
