@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from c4lab.rules import Position, Variant
-from c4lab.server.storage import ANALYSIS, GameRow
+from c4lab.server.storage import ANALYSIS, GameRow, outcome_words
 
 if TYPE_CHECKING:  # a seat holds an agent; this module makes none
     from c4lab.agents.base import Agent
@@ -267,13 +267,12 @@ class Room:
             self.forfeit_task = None
 
     def outcome(self) -> str:
-        """The end of the game in words ("A won by four", "a draw",
-        "no result, abandoned")."""
+        """The end of the game in words, as ``c4lab games`` lists it ("A
+        won, four in a row", "B won, A resigned", "draw, the board is
+        full"), or "no result, abandoned" (it read "A won by resign")."""
         if self.result is None:
             return f"no result, {self.reason}"
-        if self.result == "draw":
-            return "a draw"
-        return f"{self.result} won by {self.reason}"
+        return outcome_words(self.result, self.reason)
 
     def ended_line(self) -> str:
         """A finished game in one line of the server's log."""
