@@ -46,20 +46,14 @@ def starting_position(board: str, bonus: bool, rng: random.Random) -> Position:
     return position
 
 
-def check_start(board: str, bonus: bool, *, finished: bool = False) -> Position:
-    """What :func:`starting_position` makes of ``board`` (any draw), refused
-    with ``ValueError`` where it is bad or (unless ``finished``: the analysis
-    board steps back through a finished game) its game is over: the check of
-    a game's options before it starts, in the terminal and on the page."""
-    start = starting_position(board, bonus, random.Random(0))
-    if not finished:
-        refuse_finished(start)
-    return start
-
-
-def refuse_finished(start: Position) -> None:
-    """Refuse, with ``ValueError``, a game's ``start`` where that game is
-    already over (nothing to play): the terminal's, the CLI's and the
-    server's one sentence for it."""
-    if start.is_over:
+def check_start(board: str, bonus: bool, *, finished: bool = False, rng: random.Random | None = None) -> Position:
+    """What :func:`starting_position` makes of ``board`` (with ``rng``'s
+    draw; any draw without one), refused with ``ValueError`` where it is
+    bad or (unless ``finished``: the analysis board steps back through a
+    finished game) its game is over: the check of a game's options before
+    it starts, in the terminal, the commands and the server's rooms, one
+    sentence for them all."""
+    start = starting_position(board, bonus, rng if rng is not None else random.Random(0))
+    if start.is_over and not finished:
         raise ValueError(f"the game is over in {start.notation}: start from a position with a move to play")
+    return start

@@ -37,7 +37,7 @@ from typing import Any
 from c4lab.agents import parse_spec
 from c4lab.rules import IllegalMoveError, Position, Variant
 from c4lab.rules.position import load_kernels
-from c4lab.rules.setup import refuse_finished, starting_position
+from c4lab.rules.setup import check_start
 from c4lab.server import warmup
 from c4lab.server.errors import (
     BAD_AGENT,
@@ -304,10 +304,7 @@ class RoomManager:
         if not isinstance(board, str):
             raise RoomError(BAD_REQUEST, "board must be a string: '7x6', 'random' or a position")
         try:
-            start = starting_position(board, bonus, self.rng)
-            if not analysis:
-                refuse_finished(start)
-            return start
+            return check_start(board, bonus, finished=analysis, rng=self.rng)
         except ValueError as exc:
             raise RoomError(BAD_BOARD, str(exc)) from None
 
