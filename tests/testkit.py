@@ -11,12 +11,14 @@ import random
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
+from filelock import FileLock
 
 from c4lab.agents import Agent, Analysis, Budget, Param
 from c4lab.agents import base as registry
@@ -27,6 +29,16 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 CASES = SHARED / "cases"
 BENCH_CLASSIC = SHARED / "bench" / "classic"
+
+
+@contextmanager
+def one_at_a_time(name: str) -> Iterator[None]:
+    """A block that one test process at a time runs (the suite's workers,
+    ``-n auto``, or two runs at once): what a session installs once, such
+    as chromium or a package, is installed by the first to come; the
+    others wait, then find it there."""
+    with FileLock(str(Path(tempfile.gettempdir()) / f"c4lab-tests-{name}.lock")):
+        yield
 
 
 def _need(path: Path) -> Path:

@@ -18,15 +18,22 @@ import pytest
 
 from c4lab.server.run import BackgroundServer
 from c4lab.server.storage import GameStore
+from testkit import one_at_a_time
 
 CHROMIUM = Path(os.environ.get("C4LAB_CHROMIUM", "/usr/lib/chromium/chromium"))
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 
 
 def _install_chromium() -> None:
-    """``apt-get install chromium`` when it is missing (we run as root)."""
-    if CHROMIUM.exists():
-        return
+    """``apt-get install chromium`` when it is missing (we run as root),
+    by one of the suite's workers: the others wait for it."""
+    with one_at_a_time("chromium-install"):
+        if not CHROMIUM.exists():
+            _apt_get_chromium()
+
+
+def _apt_get_chromium() -> None:
+    """``apt-get`` it, or fail saying how to get it."""
     how = "apt-get update && apt-get install -y chromium"
     if not shutil.which("apt-get"):
         pytest.fail(
@@ -48,7 +55,7 @@ def _install_chromium() -> None:
 
 @pytest.fixture(scope="session")
 def chromium() -> Path:
-    """Debian's chromium, installed if missing (once per session)."""
+    """Debian's chromium, installed if missing (once per session and worker)."""
     _install_chromium()
     return CHROMIUM
 
