@@ -235,6 +235,18 @@ def test_the_line_under_the_board_says_which_move_u_took_back_and_r_played_again
     assert "Played again: A (white) plays b, on the bonus cell, and declines the ban piece." in again
 
 
+def test_leaving_after_u_prints_the_whole_line_too_so_the_moves_taken_back_are_not_lost() -> None:
+    """Review: leaving printed only the position on the board, and the
+    moves u had taken back (which r would have played again) were gone
+    with the board."""
+    status, text = analysis_tui("7x6", "d", "c", "b", "u", "u", "e", "y")
+    assert status == 0
+    assert text.rstrip().endswith("The position on the board: 7x6:d\n"
+                                  "The whole line (u took back its last 2 moves): 7x6:dcb")
+    _, text = analysis_tui("7x6", "d", "c", "u", "r", "e", "y")  # r played it again: the line is the board's
+    assert text.rstrip().endswith("The position on the board: 7x6:dc")
+
+
 def test_a_notice_that_u_did_nothing_goes_with_the_next_move() -> None:
     _, text = analysis_tui("7x6", "u", "d", "c", "e", "y")
     after_u, after_moves = text.split("Scores for B (black), to move", 1)
@@ -382,7 +394,8 @@ def test_a_lone_e_asks_before_leaving_the_analysis_board_in_its_own_words() -> N
     assert LEAVE_BOARD_QUESTION == "Leave the board? y leaves; anything else goes on (column e is typed 5): "
     text = out.getvalue()
     assert "Taken back: A (white) plays d." in text  # u at the question: the board's key, it goes on
-    assert text.rstrip().endswith("The position on the board: 7x6")
+    assert text.rstrip().endswith("The position on the board: 7x6\n"
+                                  "The whole line (u took back its last 1 move): 7x6:d")
     status, text = analysis_tui("4x4", "b", "e")
     assert status == 0 and text.rstrip().endswith("The position on the board: 4x4:b")
     # a game asks in a game's words

@@ -733,6 +733,10 @@ class TerminalGame:
                 ply = moved
             except (QuitGame, KeyboardInterrupt, EOFError) as stop:
                 self.say(f"\nThe position on the board: {empty.play(*line[:ply]).notation}")
+                if ply < len(line):  # the moves u took back, which r would have played again, are not lost either
+                    back = len(line) - ply
+                    self.say(f"The whole line (u took back its last {back} move{'s' if back > 1 else ''}): "
+                             f"{empty.play(*line).notation}")
                 if isinstance(stop, KeyboardInterrupt):
                     raise
                 return
