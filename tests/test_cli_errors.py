@@ -123,6 +123,10 @@ def test_book_build_names_its_from_option_for_a_bad_start(tmp_path: Path, start:
 
 @pytest.mark.parametrize(("args", "refusal"), [
     (("train", "ntuple", "--games", "10", "--probes", "0", "--board", ""), "'--board': an empty board"),
+    (("train", "qlearning", "--episodes", "10", "--board", ""), "'--board': an empty board"),
+    (("play", "--tui", "--board", " "), "'--board': an empty board (blank)"),
+    (("arena", "random", "random:seed=1", "--games", "2", "--jobs", "1", "--out", "{tmp}/run.jsonl",
+      "--board", ""), "'--board': an empty board"),
     (("book", "build", "--depth", "0", "--out", "{tmp}/book.npz", "--from", ""), "'--from': an empty position"),
     (("book", "info", ""), "'PATH': an empty file name"),  # as the help names it, not click's '[PATH]'
     (("book", "info", "{tmp}"), "'PATH': File '{tmp}' is a directory."),
@@ -139,7 +143,9 @@ def test_an_empty_value_is_refused_naming_its_option_not_taken_for_the_option_le
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...], refusal: str
 ) -> None:
     """A variable left unset (``--board "$BOARD"``) gives an option an empty
-    value: ``train ntuple`` trained a 7x6 network, ``book build --from``
+    value: ``train ntuple`` trained a 7x6 network, ``play``, ``arena`` and
+    ``train qlearning`` said "invalid position ''" (the arena naming
+    ``--board`` twice), not the words the other options use, ``book build --from``
     built from the empty board, ``arena --openings`` played its default
     starts, ``report --out-dir`` and ``bench solver --dir`` used their
     default folders, and ``--db`` said "'.' is a folder"."""

@@ -18,6 +18,7 @@ from c4lab.cli.options import (
     Int64,
     bad_option,
     default_from,
+    given,
     named_file,
     named_folder,
     ray_address,
@@ -48,7 +49,7 @@ def setting_refused(exc: SettingError) -> click.BadParameter:
 @click.argument("specs", nargs=-1, required=True, metavar="SPEC SPEC [SPEC...]")
 @click.option("--games", type=INT64, default=10, show_default=True, help="Games per pairing (even: two per start; at most 1,000,000 in a run).")
 @click.option("--gauntlet", is_flag=True, help="The first agent against each of the others (default: round robin).")
-@click.option("--board", **default_from(*ARENA, "board"),
+@click.option("--board", **default_from(*ARENA, "board"), callback=given("board"),
               help="classic (7x6), random (a new enhanced board per pair) or a position string (9x8, 9x8/Xd3).")
 @click.option("--bonus", is_flag=True, help="Add a random bonus cell to a board that has none (a new one per pair).")
 @click.option("--opening-moves", "plies", type=Int64(min=0), default=2, show_default=True,
@@ -94,12 +95,12 @@ def arena(
     from c4lab.ui.status import games_bar
 
     ctx = click.get_current_context()
-    given = [f"--{name.replace('_', '-')}" for name in ("board", "bonus", "plies")
+    set_here = [f"--{name.replace('_', '-')}" for name in ("board", "bonus", "plies")
              if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT]
     if ray_address and executor != "ray":  # it would be ignored: the games would run here without a word
         raise click.UsageError(f"--ray-address {ray_address} is for --executor ray (the games run here otherwise)")
-    if openings_file and given:  # the file's positions are the starts: a board or random moves would be ignored
-        raise click.UsageError(f"--openings gives the start positions; {' and '.join(given)} cannot be given with it"
+    if openings_file and set_here:  # the file's positions are the starts: a board or random moves would be ignored
+        raise click.UsageError(f"--openings gives the start positions; {' and '.join(set_here)} cannot be given with it"
                                .replace("--plies", "--opening-moves"))
     # each refusal names the option at fault in click's words (Invalid value for '--games': ...), as the
     # other commands do; it was "Error: --games ..." here, and only --bonus read so

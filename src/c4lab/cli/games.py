@@ -26,6 +26,7 @@ from c4lab.cli.options import (
     checked_room_prefix,
     db_option,
     default_from,
+    given,
     named_files,
     no_colour_option,
     no_page_options,
@@ -70,6 +71,7 @@ def _check_game_options(board: str, bonus: bool, player1: str, player2: str) -> 
     "--board",
     default="7x6",
     show_default=True,
+    callback=given("board"),
     help="7x6, WxH, 'random' (the enhanced setup: a random size from 4x4 to 12x12 and one forbidden cell), "
     "or a position string: a board with its cells "
     "(6x5/Xc2: c2 forbidden; 8x7/Bd1: the bonus cell on d1) and moves to start from (9x8/Xd3:ddde).",

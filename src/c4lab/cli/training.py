@@ -52,7 +52,7 @@ def train() -> None:
 
 
 @train.command("qlearning")
-@click.option("--board", **default_from(*QTRAIN, "board"), help="Start position to train from: 4x4, 5x4, 4x4/Xb2...")
+@click.option("--board", **default_from(*QTRAIN, "board"), callback=given("board"), help="Start position to train from: 4x4, 5x4, 4x4/Xb2...")
 @click.option("--episodes", type=Int64(min=1), **default_from(*QTRAIN, "episodes"), help="Self-play games.")
 @click.option("--alpha", "--learning-rate", "alpha", type=float, **default_from(*QTRAIN, "alpha"),
               help="Learning rate, in (0, 1].")
