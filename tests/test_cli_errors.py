@@ -253,6 +253,17 @@ def test_move_names_the_option_of_a_bad_agent_or_budget(args: tuple[str, ...], n
     assert len(result.output.strip().splitlines()) == 1, result.output
 
 
+@pytest.mark.parametrize("spec", ["nobody", "hard:time=0", "ntuple:weights=/nonexistent-folder/n.npz"])
+def test_engine_names_its_agent_option_for_a_bad_spec_as_move_does(spec: str) -> None:
+    """Review: ``c4lab engine --agent nobody`` said 'Error: unknown agent
+    'nobody' ...', naming no option, where ``c4lab move --agent nobody``
+    names ``--agent``; nothing is written on standard output (no handshake)."""
+    result = CliRunner().invoke(main, ["engine", "--agent", spec], input="c4lab\n")
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith("Error: Invalid value for '--agent': "), result.output
+    assert len(result.output.strip().splitlines()) == 1, result.output
+
+
 @pytest.mark.parametrize(("option", "value", "why"), [
     ("--db", "games.sqlite", "stores no game"),
     ("--port", "8000", "runs no server"),

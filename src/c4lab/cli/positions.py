@@ -296,5 +296,5 @@ def engine(spec: str) -> None:
     try:
         status = run_on_stdio(spec)  # a bad spec is a usage error before the conversation starts
     except ValueError as exc:  # a bad spec, or a file it names (a network, a table) that cannot be read
-        raise click.UsageError(str(exc)) from None
+        raise bad_option(str(exc), "--agent") from None  # named as c4lab move names it
     sys.exit(status)
