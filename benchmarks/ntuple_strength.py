@@ -9,7 +9,7 @@ solver, and in games.
 * **Value-keeping moves**: on the probe set of the network's board (plies
   0-16 reached by random moves, 10-20 on boards over 30 cells but the classic one, none over 48 (``probes.default_plan``), only positions where some move changes the
   result, every move scored by c4lab's solver; ``c4lab.learning.probes``),
-  the share of moves that keep the value, for the greedy network, the
+  the share of moves that keep the value (and the plies of the misses), for the greedy network, the
   network with its test-time searches (alpha-beta for ``--search`` seconds,
   PUCT for ``--puct`` iterations and for ``--puct-time`` seconds), and
   each of ``--specs``
@@ -36,6 +36,7 @@ from __future__ import annotations
 import argparse
 import random
 import time
+from collections import Counter
 
 from c4lab.agents import make_agent
 from c4lab.agents.ntuple import shipped_path
@@ -87,6 +88,16 @@ def against_varied_perfect(spec: str, network: Network, games: int) -> tuple[int
         wins += record.result == "A"
         draws += record.result == "draw"
     return wins, draws
+
+
+def misses_by_ply(wrong: list[str]) -> str:
+    """The plies of the probes an agent missed (``Tally.wrong``'s
+    "position: move" entries), counted: ``1: 2, 4: 1`` (two misses at ply
+    1, one at ply 4).  Where the misses sit tells a network's opening
+    errors, which a few more plies of search do not mend, from its
+    tactical ones."""
+    counts = Counter(Position.parse(entry.rpartition(": ")[0]).ply for entry in wrong)
+    return ", ".join(f"{ply}: {count}" for ply, count in sorted(counts.items()))
 
 
 def split_specs(text: str) -> list[str]:
@@ -173,7 +184,8 @@ def main() -> None:
     for label, spec in judged if items else []:
         began = time.perf_counter()
         tally = measure(make_agent(spec), items)
-        print(f"  {label:<{width}} {tally.share:6.1%}  ({time.perf_counter() - began:.0f} s)")
+        print(f"  {label:<{width}} {tally.share:6.1%}  ({time.perf_counter() - began:.0f} s)"
+              + (f"; misses by ply: {misses_by_ply(tally.wrong)}" if tally.wrong else ""))
     if args.games:
         print(f"\nscore in {args.games} games from random 2-move openings (wins 1, draws 1/2):")
     for label, spec in networks if args.games else []:

@@ -276,7 +276,11 @@ def test_ntuple_strength_names_each_network_by_its_label_on_the_probes(tmp_path:
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     rows = done.stdout.split("judged by the solver):\n")[1].splitlines()
     assert [row.split("  ")[1].strip() for row in rows] == ["greedy", "alpha-beta 0.01 s", "PUCT 10", "random"], rows
-    assert all(re.search(r" \d+\.\d%  \(\d+ s\)$", row) for row in rows), rows
+    for row in rows:  # each with the plies of its misses, counted, where it has any
+        shown = re.search(r" (\d+\.\d)%  \(\d+ s\)(?:; misses by ply: (\d+: \d+(?:, \d+: \d+)*))?$", row)
+        assert shown, row
+        missed = sum(int(pair.split(": ")[1]) for pair in shown[2].split(", ")) if shown[2] else 0
+        assert missed == round(3 * (1 - float(shown[1]) / 100)), row
     assert str(net) not in done.stdout.split("\n", 1)[1], done.stdout  # the path only on the first line
 
 
