@@ -31,7 +31,7 @@ from c4lab.arena.report import summarise
 from c4lab.arena.results import read_results
 from c4lab.arena.runner import run_arena
 from c4lab.arena.schedule import ArenaConfig
-from c4lab.game import GameRecord, MoveTimes, SlowMoveError, Turn, play_game
+from c4lab.game import GameRecord, MoveTimes, SlowMoveError, Turn, answer_move, play_answer, play_game
 from c4lab.rules import IllegalMoveError, Move, Position
 
 
@@ -424,3 +424,24 @@ def test_a_paired_match_names_each_agent_as_the_arena_does_one_agent_one_name() 
     assert {game.a for game in result.games} == {"random:seed=1", "random:seed=2"}
     assert result.score("random:seed=01") == result.score("random:seed=1")
     assert result.score("random:seed=01") + result.score("random:seed=2") == 2
+
+
+@pytest.mark.parametrize("start, answer", [
+    ("7x6", "d"), ("7x6", Move(3)), ("5x5/Bb1", "b+d"), ("5x5/Bb1", "b"),  # a legal token or Move: itself
+    ("7x6:dddddd", "d"), ("7x6", "h"), ("7x6", "b+c"), ("7x6", None), ("7x6", 3), ("7x6", "dd"),  # none is
+])
+def test_an_answer_said_and_not_played_is_checked_as_a_played_one(start: str, answer: object) -> None:
+    """``c4lab move``, ``c4lab engine`` and the accuracy count only say the
+    move an agent chose: ``answer_move`` checks it with the rules' legality
+    test, without playing it, and takes it, or refuses it, exactly as
+    ``play_answer`` (which plays it) does, in the same words."""
+    position = Position.parse(start)
+    try:
+        played: Move | str = play_answer(position, answer, "agent 'x'").moves[-1]
+    except IllegalMoveError as refused:
+        played = str(refused)
+    try:
+        said: Move | str = answer_move(position, answer, "agent 'x'")
+    except IllegalMoveError as refused:
+        said = str(refused)
+    assert said == played

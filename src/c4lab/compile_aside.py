@@ -17,9 +17,10 @@ from 5.4 to 4.4 s, and as the very first command (an empty cache) from 7.5
 to 6.3 s, while its UCT now searches its whole share of the move (before,
 the compiler ran inside that share and the search stopped after one chunk).  It costs the child's start (about 0.5 s of CPU on the other core)
 and the compiling the two processes do twice (the small rules kernels).
-The child compiles minimax (``master._aside``), then the rules' ``play``
-kernel (``rules.position.load_play``: ``c4lab move`` plays the answer it
-prints, 0.5-0.65 s of compiling after the search; the very first
+The child compiles minimax (``master._aside``), then the rules' ``check``
+and ``play`` kernels (``rules.position.load_play``: ``c4lab move`` played
+the answer it prints until 2026-12-02, and checks it since, 0.5-0.65 s of
+compiling after the search then; the very first
 ``master`` move on 9x8/Xd3, idle, 2026-11-30: 5.70-6.22 → 5.01-5.07 s),
 and the first timed
 move searches with UCT while it does, then with minimax: on an empty cache this
@@ -227,7 +228,7 @@ def start(*targets: str, ahead: bool = False) -> Aside | None:
     :func:`enabled`; None otherwise.  A later target is work the caller
     needs later, or that costs little and saves it the compiling at the
     end of its first move (``rules.position.load_play``: ``c4lab move``
-    plays the answer it prints).  The caller checks first that the work is not on disk
+    checks the answer it prints).  The caller checks first that the work is not on disk
     already (:func:`on_disk`).  ``ahead``: work that nothing waits for
     yet (what a later command may need), at a low priority (nice 10), and
     not counted as other work by a later :func:`enabled`."""

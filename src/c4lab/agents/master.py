@@ -104,8 +104,9 @@ def _compile_uct_valued() -> None:
     _throwaway_iteration(NO_LEAF)
 
 
-#: What a child compiles: minimax's search, then the rules' ``play``
-#: (``rules.position.load_play``, what ``c4lab move`` needs last).
+#: What a child compiles: minimax's search, then the rules' ``check`` and
+#: ``play`` (``rules.position.load_play``: what ``c4lab move`` and a game
+#: need last).
 _MINIMAX = f"{compile_search.__module__}:compile_search"
 _PLAY = f"{load_play.__module__}:load_play"
 
@@ -124,9 +125,10 @@ def _aside() -> compile_aside.Aside | None:
     as before; after a level, the child took the playouts and this process
     compiled minimax, and the move waited for both in turn (the first
     ``master`` move on 9x8/Xd3 after ``hard``: 4.9-5.1 s, 4.3-4.6 s now).
-    The child then compiles the rules' ``play`` (``_PLAY``), in the time
-    it has left before this process waits for it: ``c4lab move`` plays
-    the answer it prints, and compiled ``play`` after the search."""
+    The child then compiles the rules' ``check`` and ``play`` (``_PLAY``),
+    in the time it has left before this process waits for it: ``c4lab
+    move`` checks the answer it prints, and compiled that after the
+    search."""
     if _compile_uct.cache_info().currsize or uct_on_disk():
         return None
     if compile_search.cache_info().currsize or minimax_on_disk():

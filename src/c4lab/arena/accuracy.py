@@ -37,7 +37,7 @@ from c4lab.adapters.openspiel import OpenSpielMCTS
 from c4lab.adapters.openspiel import available as openspiel_available
 from c4lab.agents.base import Agent, Budget, make_agent, parse_spec
 from c4lab.cores import usable_cores
-from c4lab.game import play_answer
+from c4lab.game import answer_move
 from c4lab.rules.move import Move
 from c4lab.rules.position import Position
 from c4lab.rules.variant import Variant
@@ -215,7 +215,7 @@ def measure(agent: Agent, positions: list[ScoredPosition], budget: Budget | None
     tally = Tally()
     for item in positions:
         agent.new_game()
-        move = play_answer(item.position, agent.choose(item.position, budget), f"agent {agent.spec!r}").moves[-1]
+        move = answer_move(item.position, agent.choose(item.position, budget), f"agent {agent.spec!r}")
         tally.played += 1
         if item.keeps_value(move):
             tally.right += 1

@@ -157,7 +157,7 @@ def move(
         raise BadInput(str(exc)) from None
 
     from c4lab.agents.base import AgentError, AnswerError
-    from c4lab.game import crash_detail, play_answer
+    from c4lab.game import answer_move, crash_detail
 
     class AgentFailed(Exception):
         """The agent raised (not bad input: a fault of the agent's code)."""
@@ -177,7 +177,7 @@ def move(
         except Exception as exc:  # noqa: BLE001  (an agent of one's own that fails: one line, not c4lab's traceback)
             raise AgentFailed(crash_detail(exc, f"agent {spec!r}")) from None
         # An illegal answer is told as an engine's is: an error line for this position, status 2.
-        chosen = play_answer(position, said, f"agent {spec!r}").moves[-1]
+        chosen = answer_move(position, said, f"agent {spec!r}")
         record = {
             "position": position.notation,
             "agent": spec,

@@ -49,7 +49,7 @@ from c4lab.engine.protocol import (
     Stop,
     parse_command,
 )
-from c4lab.game import play_answer
+from c4lab.game import answer_move
 from c4lab.rules import IllegalMoveError, Position, Variant
 
 AUTHOR = "c4lab"
@@ -142,7 +142,7 @@ class _Engine:
             self.error(f"go: the agent failed: {type(exc).__name__}: {exc}")
             return
         try:  # an agent of one's own may answer None, a number, a full column...
-            move = play_answer(self.position, answer, "the agent").moves[-1]
+            move = answer_move(self.position, answer, "the agent")
         except IllegalMoveError as exc:
             self.error(f"go: {exc}")
             return

@@ -425,13 +425,15 @@ def load_kernels() -> None:
 
 @cache
 def load_play() -> None:
-    """The kernel that :meth:`Position.play` calls, compiled (0.5 s on a
-    first start) or loaded from numba's cache.  A child compiling aside
-    runs it after (or before) its main work (``c4lab.compile_aside``):
-    ``c4lab move`` plays the answer it prints (``game.play_answer``), which
-    otherwise compiled it at the end of a first ``master`` or ``hard``
-    move, after the search."""
-    Position.parse("4x4").play("a")
+    """The kernels that :meth:`Position.is_legal` and :meth:`Position.play`
+    call, compiled (0.4 and 0.5-1.3 s on a first start) or loaded from
+    numba's cache.  A child compiling aside runs it after its main work
+    (``c4lab.compile_aside``): ``c4lab move`` checks the answer it prints
+    (``game.answer_move``), which otherwise compiled the check at the end
+    of a first ``master`` move, after the search; a game plays it."""
+    start = Position.parse("4x4")
+    start.is_legal("a")
+    start.play("a")
 
 
 def _as_move(move: Move | str) -> Move:
