@@ -539,3 +539,20 @@ def test_keys_typed_at_a_terminal_are_read_and_dropped_a_line_begun_too(monkeypa
         assert select.select([slave], [], [], 10)[0]
         assert os.read(slave, 100) == b"d\n"  # the "xy" begun is gone with the rest
     os.close(master)
+
+
+def test_on_a_terminal_without_colours_too_an_agent_s_first_move_says_that_it_is_thinking(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Review: with NO_COLOR (or --no-color) nothing was shown between the
+    board and the agent's first move, up to seven seconds on a first start
+    while the engine was prepared, and keys typed meanwhile were "not
+    taken, typed while player 1 (hard) thought" with no word that it was."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("TERM", "xterm")  # rich draws no status line on a dumb terminal
+    out = _Terminal()
+    settings = GameSettings(board="5x4", players=("minimax:depth=3", "human"), first="1", seed=3)
+    TerminalGame(settings, console=game_console(None, file=out), read=Script("e", "y")).run()
+    before_its_move = out.getvalue().split("A (white), player 1 (minimax:depth=3), plays")[0]
+    assert "is thinking" in before_its_move or "preparing the engine" in before_its_move
+    assert " 1 . . . . ." in before_its_move  # under the empty board, drawn first

@@ -247,6 +247,10 @@ class TerminalGame:
         self.settings = settings
         self.console = console or game_console(settings.color)
         self.color = draws_in_colour(self.console)
+        # a terminal that redraws a status line in place (not a pipe, nor TERM=dumb): colours or not, an
+        # agent's turn and a hint say there that they are under way (without colours the first move's seven
+        # seconds on a first start were a silent screen)
+        self.live = self.console.is_terminal and not self.console.is_dumb_terminal
         keyboard = read or self._keyboard
         # the analysis board's keys: u takes a move back, r plays it again (never a column: a-l); a game's: u
         self.read = _with_line_keys(keyboard, game=not settings.analyse,
@@ -317,10 +321,10 @@ class TerminalGame:
     def _busy(
         self, doing: str, helpers: Callable[[threading.Thread], bool] | None = None
     ) -> contextlib.AbstractContextManager[None]:
-        """On a colour terminal, a status line while ``doing`` (and "preparing
+        """On a terminal (``live``), a status line while ``doing`` (and "preparing
         the engine" while numba compiles for it, in this thread or one of
         its ``helpers``); nothing elsewhere."""
-        if not self.color:
+        if not self.live:
             return contextlib.nullcontext()
         from c4lab.ui.preparing import announce_preparation  # lazy: numba's events, for a hint only
 
@@ -623,7 +627,7 @@ class TerminalGame:
         if delay is None:
             delay = WATCH_DELAY if self.color and not any(p.is_human for p in self.players) else 0.0
         screen = _Screen(self, header, by_side, delay, start, title=f"Game {number} on {start.notation}.")
-        if self.color:
+        if self.live:
             self.prepare_engines(start)
         here = start
         try:
@@ -921,7 +925,7 @@ class _Screen:
         index = self.by_side[position.to_move]
         under = self.game.move_rows(position, self.game.players[index].is_human)
         self.game.show(position, self.header, self.note, scores, title=self.title, under=under)
-        if self.game.color and not self.game.players[index].is_human:
+        if self.game.live and not self.game.players[index].is_human:
             self.thinking = _Thinking(self.game, self.game.labels[index])
 
     def stop_thinking(self) -> None:
