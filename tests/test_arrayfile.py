@@ -4,6 +4,8 @@ run that ends with a write."""
 
 from __future__ import annotations
 
+import os
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -49,3 +51,38 @@ def test_a_file_cut_short_is_called_cut_short_not_not_a_zip_file(tmp_path: Path)
         arrayfile.load_arrays(path, ("values",), fmt="test-1", what="n-tuple network", error=ValueError)
     assert str(caught.value) == (f"cannot read n-tuple network {path}: it starts as an .npz archive but is cut "
                                  "short or damaged (zip: File is not a zip file)")
+
+
+def test_a_pipe_in_the_files_place_is_refused_without_waiting_for_a_writer(tmp_path: Path) -> None:
+    """A named pipe (made by mistake, or given for a file) was opened to be
+    read: the command waited for ever for a writer that never came."""
+    path = tmp_path / "net.npz"
+    os.mkfifo(path)
+    caught: list[BaseException] = []
+
+    def load() -> None:
+        try:
+            arrayfile.load_arrays(path, ("values",), fmt="test-1", what="n-tuple network", error=ValueError)
+        except BaseException as exc:  # noqa: BLE001 (what it raised is the test's to judge)
+            caught.append(exc)
+
+    reader = threading.Thread(target=load, daemon=True)
+    reader.start()
+    reader.join(60)
+    if reader.is_alive():  # let the blocked open end, then fail
+        os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+        pytest.fail("load_arrays waited on the pipe for a writer")
+    assert [str(exc) for exc in caught] == [
+        f"{path} is not a c4lab n-tuple network file but a pipe or a device (an archive is read from a file on disk)"
+    ]
+
+
+def test_bytes_after_pk_that_are_no_archive_are_not_an_archive_not_a_pickle(tmp_path: Path) -> None:
+    """Random bytes that happen to start with "PK" went on to NumPy, which
+    took them for a pickle and advised loading it unsafely ("If you trust
+    the file you can load it unsafely ...")."""
+    path = tmp_path / "table.npz"
+    path.write_bytes(b"PK" + bytes(range(256)) * 8)
+    with pytest.raises(ValueError) as caught:
+        arrayfile.load_arrays(path, ("keys",), fmt="test-1", what="Q-table", error=ValueError)
+    assert str(caught.value) == f"{path} is not a c4lab Q-table (not an .npz archive)"

@@ -4,14 +4,15 @@ One ``.npz`` archive (compressed) holding the named arrays and ``header``,
 a JSON object with at least ``format``.  Written atomically (a temporary
 file, then a rename: a crash leaves the old file or the new one, never half
 of one) and read strictly: never unpickled, and every way a file can be
-wrong (missing, not an archive, cut short, its compressed data damaged,
-another format, a missing array) is raised as the caller's own error
+wrong (missing, a folder, a pipe or a device, not an archive, cut short,
+its compressed data damaged, another format, a missing array) is raised as the caller's own error
 class, saying what and which file.
 """
 
 from __future__ import annotations
 
 import json
+import stat
 import tempfile
 import zipfile
 import zlib
@@ -22,6 +23,12 @@ from typing import Any
 import numpy as np
 
 from c4lab.atomic import replacing
+
+#: How a zip archive starts: a file's local header, or the end of an
+#: archive with no file.  ``np.load`` reads anything else as a pickle, and
+#: refused random bytes after "PK" as "pickled (object) data. If you trust
+#: the file ...".
+_ZIP_STARTS = (b"PK\x03\x04", b"PK\x05\x06")
 
 
 def save_arrays(path: Path, header: dict[str, Any], **arrays: np.ndarray) -> None:
@@ -61,8 +68,11 @@ def load_arrays(
     if path.is_dir():  # "[Errno 21] Is a directory: 'x'" said it in Python's words
         raise error(f"{path} is a folder, not a c4lab {what} file")
     try:
+        if not stat.S_ISREG(path.stat().st_mode):  # a pipe: reading it waited for ever for a writer
+            raise error(f"{path} is not a c4lab {what} file but a pipe or a device (an archive is read "
+                        "from a file on disk)")
         with path.open("rb") as f:
-            if f.read(2) != b"PK":
+            if f.read(4) not in _ZIP_STARTS:  # "PK" alone let bytes that are no archive reach the pickle
                 raise error(f"{path} is not a c4lab {what} (not an .npz archive)")
         with np.load(path, allow_pickle=False) as data:
             if "header" not in data.files:  # another program's archive
