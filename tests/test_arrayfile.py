@@ -86,3 +86,13 @@ def test_bytes_after_pk_that_are_no_archive_are_not_an_archive_not_a_pickle(tmp_
     with pytest.raises(ValueError) as caught:
         arrayfile.load_arrays(path, ("keys",), fmt="test-1", what="Q-table", error=ValueError)
     assert str(caught.value) == f"{path} is not a c4lab Q-table (not an .npz archive)"
+
+
+def test_an_output_that_is_a_pipe_is_refused_before_the_run(tmp_path: Path) -> None:
+    """Opened to be written, a named pipe waits for a reader; a device
+    takes the bytes and cannot be read back (a run cannot resume from it)."""
+    os.mkfifo(tmp_path / "run.jsonl")
+    with pytest.raises(ValueError) as caught:
+        arrayfile.check_writable(tmp_path / "run.jsonl")
+    assert str(caught.value) == (f"{str(tmp_path / 'run.jsonl')!r} is a pipe or a device, not a file: give the "
+                                 "name of a file on disk")

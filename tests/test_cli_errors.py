@@ -476,3 +476,14 @@ def test_a_value_the_project_refuses_is_worded_as_click_words_one_it_refuses(
     assert theirs.exit_code == ours.exit_code == 2, (theirs.output, ours.output)
     assert form.match(theirs.output), theirs.output
     assert form.match(ours.output), ours.output
+
+
+def test_arena_out_at_a_device_is_one_line_naming_the_option() -> None:
+    """``--out /dev/null`` (a run whose results nobody keeps) wrote the
+    header there, then ended in a traceback ("OSError: [Errno 22] Invalid
+    argument", syncing a device): a pipe or a device is refused before the
+    run, as a folder nobody may write in is."""
+    result = CliRunner().invoke(main, ["arena", "random", "heuristic", "--games", "2", "--out", "/dev/null"])
+    assert result.exit_code == 2, result.output
+    assert result.output == ("Error: Invalid value for '--out': '/dev/null' is a pipe or a device, not a file: give "
+                             "the name of a file on disk\n")

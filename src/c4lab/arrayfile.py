@@ -40,12 +40,17 @@ def save_arrays(path: Path, header: dict[str, Any], **arrays: np.ndarray) -> Non
 
 
 def check_writable(path: Path) -> None:
-    """``ValueError``, saying which folder and why, unless a file can be
-    written at ``path``: its folder exists and takes a new file (a temporary
-    one is made and removed).  Checked before a long run that ends with a
+    """``ValueError``, saying which folder (or file) and why, unless a file
+    can be written at ``path``: its folder exists and takes a new file (a
+    temporary one is made and removed).  Checked before a long run that ends with a
     write, so that the run is not lost to a typo or a folder nobody may
-    write in."""
-    folder = path.expanduser().parent
+    write in.  A pipe or a device at ``path`` (``--out /dev/null``) is
+    refused too: an arena run wrote its header there, then failed to sync
+    it with a traceback, and a pipe waited for a reader."""
+    path = path.expanduser()
+    if path.exists() and not path.is_dir() and not path.is_file():
+        raise ValueError(f"{str(path)!r} is a pipe or a device, not a file: give the name of a file on disk")
+    folder = path.parent
     if folder.exists() and not folder.is_dir():
         raise ValueError(f"{str(folder)!r} is a file, not a folder")
     if not folder.is_dir():
