@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -72,11 +73,17 @@ def test_a_probe_set_is_labelled_once_and_read_back(tmp_path: Path) -> None:
     ('{"format": "c4lab-probes-1", "positions": [{"position": "5x4:zz", "scores": {}}]}', "entry 0 is damaged"),
     ('{"format": "c4lab-probes-1", "positions": [{"position": "5x4", "scores": {"a": 1}}]}',
      "entry 0 does not score every legal move"),
+    ('{"format": "c4lab-probes-1", "positions": 5}', 'is damaged: its "positions" is int, not a list'),
+    ('{"format": "c4lab-probes-1"}', 'is damaged: its "positions" is NoneType, not a list'),
+    (('{"format": "c4lab-probes-1", "positions": [{"position": "4x4", "scores": '
+      '{"a": Infinity, "b": 1, "c": 1, "d": 1}}]}'), "entry 0 is damaged (a score is a whole number, not inf)"),
+    (('{"format": "c4lab-probes-1", "positions": [{"position": "4x4", "scores": '
+      '{"a": 1.7, "b": 1, "c": 1, "d": 1}}]}'), "entry 0 is damaged (a score is a whole number, not 1.7)"),
 ])
 def test_a_damaged_probe_file_names_the_file_and_the_entry(tmp_path: Path, text: str, says: str) -> None:
     path = tmp_path / "p.json"
     path.write_text(text)
-    with pytest.raises(P.ProbeError, match=says) as caught:
+    with pytest.raises(P.ProbeError, match=re.escape(says)) as caught:
         P.load(path)
     assert str(path) in str(caught.value)
     json.dumps(str(caught.value))  # one printable line

@@ -130,22 +130,36 @@ def save(path: Path, items: list[ScoredPosition]) -> None:
     atomic.write_text(path, json.dumps(record, indent=0))
 
 
+def _score(value: object) -> int:
+    """A move's score as ``save`` writes it: a whole number.  ``int()`` took
+    1.7 for 1 and failed on Infinity with an ``OverflowError`` nobody
+    caught (a traceback in ``c4lab train ntuple``)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"a score is a whole number, not {value!r}")
+    return value
+
+
 def load(path: Path, variant: Variant | None = None) -> list[ScoredPosition]:
     """A probe set written by ``save``; ``ProbeError`` naming the file and
     the entry when it is damaged, or (given ``variant``) holds a position
     of another board (a file copied or renamed: the network would be
     judged on positions it cannot play)."""
     try:
-        record = json.loads(path.read_text())
-    except (OSError, ValueError) as exc:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:  # its reason alone: the file is named once
+        raise ProbeError(f"cannot read probe set {path}: {exc.strerror or exc}") from None
+    except ValueError as exc:
         raise ProbeError(f"cannot read probe set {path}: {exc}") from None
     if not isinstance(record, dict) or record.get("format") != FORMAT:
         raise ProbeError(f"{path} is not a c4lab probe set")
+    entries = record.get("positions")
+    if not isinstance(entries, list):  # a number here was a traceback ("'int' object is not iterable")
+        raise ProbeError(f"{path} is damaged: its \"positions\" is {type(entries).__name__}, not a list")
     out = []
-    for i, entry in enumerate(record.get("positions", [])):
+    for i, entry in enumerate(entries):
         try:
             position = Position.parse(entry["position"])
-            scores = {Move.parse(t): int(v) for t, v in entry["scores"].items()}
+            scores = {Move.parse(t): _score(v) for t, v in entry["scores"].items()}
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise ProbeError(f"{path}: entry {i} is damaged ({exc})") from None
         if variant is not None and position.variant != variant:
