@@ -132,6 +132,20 @@ def test_bench_solver_reports_an_unreadable_set_with_its_line(tmp_path: Path) ->
     assert result.exit_code == 2 and "Test_L3_R1:2" in result.output
 
 
+@pytest.mark.parametrize(("text", "says"), [
+    ("4453 1\n1212121 0\n", "Test_L3_R1:2: 1212121 is a finished game (7x6:abababa): nothing to solve"),
+    ("", "the benchmark set {dir}/Test_L3_R1 holds no position"),
+])
+def test_bench_solver_refuses_a_set_with_a_finished_game_or_no_position(tmp_path: Path, text: str, says: str) -> None:
+    """A finished game in a set ended the run in a traceback when the solver
+    met it ("the game is over ... nothing to solve"); an empty file printed
+    a table of 0 positions with status 0."""
+    (tmp_path / "Test_L3_R1").write_text(text)
+    result = run("bench", "solver", "--dir", str(tmp_path), "--sets", "Test_L3_R1")
+    assert result.exit_code == 2, result.output
+    assert says.format(dir=tmp_path) in result.output and len(result.output.strip().splitlines()) == 1
+
+
 # -- the agents ---------------------------------------------------------------------------
 
 

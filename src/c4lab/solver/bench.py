@@ -52,12 +52,18 @@ def default_directory() -> Path:
 
 
 def read_set(path: Path, limit: int | None = None) -> list[BenchPosition]:
-    """The positions of one benchmark file (the first ``limit`` ones)."""
+    """The positions of one benchmark file (the first ``limit`` ones); a
+    ``BenchSetError`` naming the file (and the line) where it is not one:
+    a finished game is no position to solve (it was a traceback when the
+    solver met it), a file of no position no set (a table of zeros, status
+    0)."""
     classic = Variant.classic()
     out: list[BenchPosition] = []
     try:
         lines = path.read_text(encoding="ascii").split("\n")
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:  # its reason alone: the file is named once
+        raise BenchSetError(f"cannot read benchmark set {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
         raise BenchSetError(f"cannot read benchmark set {path}: {exc}") from None
     for number, line in enumerate(lines, 1):
         if limit is not None and len(out) >= limit:
@@ -74,7 +80,11 @@ def read_set(path: Path, limit: int | None = None) -> list[BenchPosition]:
             position = Position(classic).play(*("abcdefg"[int(ch) - 1] for ch in moves))
         except ValueError as exc:
             raise BenchSetError(f"{path}:{number}: {exc}") from None
+        if position.is_over:
+            raise BenchSetError(f"{path}:{number}: {moves} is a finished game ({position.notation}): nothing to solve")
         out.append(BenchPosition(position, int(score), number))
+    if not out:
+        raise BenchSetError(f"the benchmark set {path} holds no position")
     return out
 
 
