@@ -96,3 +96,24 @@ def test_an_output_that_is_a_pipe_is_refused_before_the_run(tmp_path: Path) -> N
         arrayfile.check_writable(tmp_path / "run.jsonl")
     assert str(caught.value) == (f"{str(tmp_path / 'run.jsonl')!r} is a pipe or a device, not a file: give the "
                                  "name of a file on disk")
+
+
+@pytest.mark.parametrize(("written", "said"), [
+    ("Infinity", "Infinity"), ("NaN", "NaN"), ("-Infinity", "-Infinity"), ("1e400", "1e400"),
+    ("1" + "0" * 400, "a whole number of 401 digits"),
+])
+def test_a_header_number_no_c4lab_file_holds_is_damage_named_in_one_line(
+    tmp_path: Path, written: str, said: str
+) -> None:
+    """An edited header's depth, states or rewards of Infinity (or a number
+    too large for a float) passed the archive's checks, then the reader's
+    ``int()`` or ``float()`` of it ended the command in a traceback
+    (``OverflowError: cannot convert float infinity to integer``)."""
+    path = tmp_path / "book.npz"
+    header = '{"format": "test-1", "depth": ' + written + "}"
+    with path.open("wb") as f:
+        np.savez_compressed(f, header=np.array(header), keys=np.arange(3))
+    with pytest.raises(ValueError) as caught:
+        arrayfile.load_arrays(path, ("keys",), fmt="test-1", what="opening book", error=ValueError)
+    assert str(caught.value) == (f"{path} is a damaged c4lab opening book: its header holds {said}, not a number "
+                                 "c4lab writes")

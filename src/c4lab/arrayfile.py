@@ -12,6 +12,7 @@ class, saying what and which file.
 from __future__ import annotations
 
 import json
+import math
 import stat
 import tempfile
 import zipfile
@@ -29,6 +30,34 @@ from c4lab.atomic import replacing
 #: refused random bytes after "PK" as "pickled (object) data. If you trust
 #: the file ...".
 _ZIP_STARTS = (b"PK\x03\x04", b"PK\x05\x06")
+
+
+class _BadNumber(ValueError):
+    """A number in a header that no file c4lab writes holds."""
+
+
+def _read_header(text: str) -> Any:
+    """The header's JSON, its numbers checked as they are read: Infinity,
+    NaN, 1e400 (read as infinity) and a whole number past 64 bits are
+    ``_BadNumber``.  No header c4lab writes holds one, and the readers'
+    ``int()`` and ``float()`` of them raised ``OverflowError``, a traceback
+    ("cannot convert float infinity to integer")."""
+
+    def constant(name: str) -> float:
+        raise _BadNumber(name)
+
+    def real(digits: str) -> float:
+        value = float(digits)
+        if not math.isfinite(value):
+            raise _BadNumber(digits)
+        return value
+
+    def whole(digits: str) -> int:
+        if len(digits.lstrip("-")) > 19:  # 2**63 has 19 digits
+            raise _BadNumber(f"a whole number of {len(digits.lstrip('-'))} digits")
+        return int(digits)
+
+    return json.loads(text, parse_constant=constant, parse_float=real, parse_int=whole)
 
 
 def save_arrays(path: Path, header: dict[str, Any], **arrays: np.ndarray) -> None:
@@ -82,7 +111,11 @@ def load_arrays(
         with np.load(path, allow_pickle=False) as data:
             if "header" not in data.files:  # another program's archive
                 raise error(f"{path} is not a c4lab {what} (an .npz archive without c4lab's header)")
-            header = json.loads(str(data["header"]))
+            try:
+                header = _read_header(str(data["header"]))
+            except _BadNumber as exc:
+                raise error(f"{path} is a damaged c4lab {what}: its header holds {exc}, not a number c4lab "
+                            "writes") from None
             if not isinstance(header, dict) or header.get("format") not in formats:
                 found = header.get("format") if isinstance(header, dict) else None
                 raise error(f"{path} is not a c4lab {what} (format {found!r}, expected {formats[0]!r})")
