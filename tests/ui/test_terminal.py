@@ -42,7 +42,7 @@ def test_two_people_share_a_keyboard_and_the_game_is_printed_at_the_end() -> Non
     out, _status, keys = game(settings, "a", "b", "a", "b", "a", "b", "1", "n")
     assert "A (white), player 1 (human), wins with a1 a2 a3 a4!" in out
     assert "The game in notation: 7x6:abababa" in out
-    assert keys.prompts[-1] == "Play again? [y/n] "
+    assert keys.prompts[-1] == "Play again? [y/n, s: player 2 (human) moves first] "
 
 
 def test_invalid_entries_are_explained_and_asked_again() -> None:
@@ -59,8 +59,27 @@ def test_play_again_starts_a_new_game_and_ends_on_no() -> None:
     winning = ["a", "b", "a", "b", "a", "b", "a"]
     out, status, _ = game(settings, *winning, "maybe", "y", *winning, "n")
     assert out.count("wins with a1 a2 a3 a4") == 2
-    assert "Please answer y or n." in out
+    assert "Please answer y, n or s." in out
     assert "Game 2 on 7x6" in out and status == 0
+
+
+def test_play_again_s_lets_the_other_player_move_first_from_then_on() -> None:
+    """Review: "Play again?" neither said who would move first nor let the
+    person change it: with ``--first 1`` they always moved first."""
+    settings = GameSettings(board="4x4", players=("human", "random:seed=3"), first="1", seed=2)
+    out, status, keys = game(settings, "a", "b", "c", "d", "a", "b", "c", "d", "a", "b", "c", "d", "a", "b", "c",
+                             "s", "e")
+    assert status == 0
+    assert "Game 1 on 4x4: A (white) is player 1 (you) and moves first" in out
+    assert "Play again? [y/n, s: player 2 (random:seed=3) moves first] " in keys.prompts
+    assert "Game 2 on 4x4: A (white) is player 2 (random:seed=3) and moves first" in out
+
+
+def test_play_again_from_a_position_names_the_side_the_other_player_would_take() -> None:
+    settings = GameSettings(board="4x4:ababab", players=("human", "human"), first="2")
+    out, _, keys = game(settings, "a", "s", "e")
+    assert keys.prompts[1] == "Play again? [y/n, s: player 1 (human) plays A (white)] "
+    assert "Game 2 on 4x4:ababab: A (white) is player 1 (human); B (black) is player 2 (human)" in out
 
 
 def test_two_agents_play_each_other_to_the_end() -> None:
@@ -340,7 +359,7 @@ def test_leaving_at_play_again_ends_the_prompt_s_line(key: type[BaseException]) 
         return entry
 
     TerminalGame(GameSettings(board="4x4", players=("human", "human"), first="1"), console=console, read=keyboard).run()
-    assert out.getvalue().endswith("Play again? [y/n] \n")
+    assert out.getvalue().endswith("Play again? [y/n, s: player 2 (human) moves first] \n")
 
 
 @pytest.mark.parametrize(
@@ -441,8 +460,8 @@ def test_a_prompt_wider_than_the_terminal_breaks_between_words() -> None:
     fell ("u to take back," / " e to exit:"; on the analysis board "u back,
     r forwa" / "rd"); it is broken between words as every other line is."""
     shown = _at_a_terminal(["play", "--tui", "--board", "12x12/Xf4/Bc2", "-1", "human", "-2", "human",
-                            "--first", "1", "--no-color"], [b"exit\r"], columns=60)
-    assert "A to move: column a-l or 1-12 (column e: 5), u to take\r\nback, e to exit:" in shown, shown
+                            "--first", "1", "--no-color"], [b"a\r", b"exit\r"], columns=60)
+    assert "B to move: column a-l or 1-12 (column e: 5), u to take\r\nback, e to exit:" in shown, shown
     assert max(len(line) for line in shown.splitlines()) <= 60, shown
 
 
@@ -455,9 +474,21 @@ def test_u_takes_back_the_person_s_last_move_and_the_agent_s_reply() -> None:
     assert status == 0
     assert "Nothing to take back: no move of a person since the game began." in out
     assert "2 moves taken back: A (white) plays a; B (black) plays " in out
-    assert keys.prompts[0] == "A to move: column a-g or 1-7 (column e: 5), u to take back, e to exit: "
+    # u is offered once the person has a move to take back; before, it only says there is none
+    assert keys.prompts[:2] == ["A to move: column a-g or 1-7 (column e: 5), e to exit: "] * 2
+    assert keys.prompts[2] == "A to move: column a-g or 1-7 (column e: 5), u to take back, e to exit: "
     abandoned = out.split("The moves so far: ")[1].split()[0]
     assert abandoned.startswith("7x6:ggb") and len(abandoned) == len("7x6:ggb") + 1  # a's line is gone
+
+
+def test_u_is_offered_once_the_person_has_a_move_to_take_back() -> None:
+    """Review: with the agent moving first, the first move question offered
+    "u to take back" where u could only answer that there was nothing."""
+    settings = GameSettings(board="7x6", players=("human", "random:seed=3"), first="2", seed=1)
+    _out, status, keys = game(settings, "d", "e")
+    assert status == 0
+    assert keys.prompts[0] == "B to move: column a-g or 1-7 (column e: 5), e to exit: "
+    assert keys.prompts[1] == "B to move: column a-g or 1-7 (column e: 5), u to take back, e to exit: "
 
 
 def test_between_two_people_u_takes_back_one_move_and_at_the_ban_question_the_drop() -> None:
@@ -482,8 +513,8 @@ def test_u_says_which_moves_it_took_back_a_ban_piece_too() -> None:
 def test_u_at_play_again_is_no_move_to_take_back_but_an_answer_asked_again() -> None:
     settings = GameSettings(board="4x4:ababab", players=("human", "human"), first="1")
     out, _, keys = game(settings, "a", "u", "n")
-    assert keys.prompts[-2:] == ["Play again? [y/n] ", "Play again? [y/n] "]
-    assert "Please answer y or n." in out
+    assert keys.prompts[-2:] == ["Play again? [y/n, s: player 2 (human) plays A (white)] "] * 2
+    assert "Please answer y, n or s." in out
 
 
 def test_what_was_typed_while_the_agent_thought_is_said_not_taken_under_the_next_board(

@@ -52,8 +52,9 @@ from c4lab.ui.screen_fit import MUST, Part, fit, text_rows
 SIDE_NAMES = {"A": "A (white)", "B": "B (black)"}
 #: The analysis board's status line while it works out the scores.
 SCORING = "working out every column's score"
-#: The question after a game.
-PLAY_AGAIN = "Play again? [y/n] "
+#: The question after a game: y, the same options again; s, the other player
+#: moves first (plays A); n (or e), no more games.  {other} is that player.
+PLAY_AGAIN = "Play again? [y/n, s: {other} {plays}] "
 #: The analysis board's question at the end of its line, and what it says before it: no r, as a finished
 #: game is always the end of its line (r there says "Nothing to play again").
 LINE_OVER = "The game is over: u takes the last move back, e leaves."
@@ -254,7 +255,14 @@ class TerminalGame:
         keyboard = read or self._keyboard
         # the analysis board's keys: u takes a move back, r plays it again (never a column: a-l); a game's: u
         self.read = _with_line_keys(keyboard, game=not settings.analyse,
-                                    solve_ban=self.solve_ban if settings.analyse else None)
+                                    solve_ban=self.solve_ban if settings.analyse else None,
+                                    offers_take_back=lambda: self.take_back_offered)
+        # a game's move prompt offers u once a person has a move to take back (``_Screen.before_move``)
+        self.take_back_offered = False
+        # who plays A: the settings' choice; "Play again?"'s s makes it the other player of the game before
+        self.first = settings.first
+        self.a_index = 0  # the player who played A in the game just played
+        self.from_moves = False  # that game started from a position with moves
         self.rng = random.Random(settings.seed)
         self.players: list[Agent] = [
             make_agent(spec, ask=self.read, say=self.say, show=self.draw_board) for spec in settings.players
@@ -299,7 +307,8 @@ class TerminalGame:
         its "thinking" line only."""
         if position.to_move is None or not human:
             return 1
-        prompt = keyed_prompt(move_prompt(position.variant, position.to_move), game=not self.settings.analyse)
+        prompt = keyed_prompt(move_prompt(position.variant, position.to_move), game=not self.settings.analyse,
+                              take_back=self.take_back_offered)
         return self.prompt_rows(prompt) + 1
 
     def hint(self, position: Position) -> dict[str, Any]:
@@ -567,7 +576,17 @@ class TerminalGame:
                               shorter=Part(self.said_rows(short), 4, lambda: self.say(short))))
         self._draw_fitted(parts, under)
 
-    def ask_yes_no(self, prompt: str) -> bool:
+    def play_again_prompt(self) -> str:
+        """The question after a game, naming who moves first (plays A, in a
+        game started from a position with moves) if the person answers s."""
+        other = self.labels[1 - self.a_index]
+        return PLAY_AGAIN.format(other=other, plays=f"plays {SIDE_NAMES['A']}" if self.from_moves else "moves first")
+
+    def ask_play_again(self) -> bool:
+        """"Play again?": True for another game (``s``: with the other player
+        moving first, from then on), False for none (``n``, ``e``, the end
+        of the input)."""
+        prompt = self.play_again_prompt()
         while True:
             try:
                 entry = self.read(prompt).strip().lower()
@@ -579,9 +598,12 @@ class TerminalGame:
                 raise
             if entry in ("y", "yes"):
                 return True
+            if entry in ("s", "swap"):
+                self.first = str(2 - self.a_index)  # the other player, fixed from now on (not drawn again)
+                return True
             if entry in ("n", "no", "e", "exit"):
                 return False
-            self.say("Please answer y or n.")
+            self.say("Please answer y, n or s.")
 
     def run(self) -> int:
         """Play games until the person declines another one (the analysis
@@ -594,7 +616,7 @@ class TerminalGame:
             number = 1
             while True:
                 finished = self.play_one(number)
-                if not finished or not self.ask_yes_no(PLAY_AGAIN):
+                if not finished or not self.ask_play_again():
                     return 0
                 number += 1
         except KeyboardInterrupt:
@@ -606,8 +628,9 @@ class TerminalGame:
         start = starting_position(self.settings.board, self.settings.bonus, self.rng)
         for agent in self.players:  # one that cannot play on this board: refused before the board is drawn
             agent.check_board(start.variant)
-        first = self.settings.first
+        first = self.first
         a_index = self.rng.randrange(2) if first == "random" else int(first) - 1
+        self.a_index, self.from_moves = a_index, bool(start.ply)
         by_side = {"A": a_index, "B": 1 - a_index}
         seat = {side: self.seat_label(index, start.variant) for side, index in by_side.items()}
         if start.ply:  # a game from a position with moves: who is to move there, not who moved first
@@ -650,7 +673,7 @@ class TerminalGame:
         position = record.final
         result = _result_line(position, lambda side: f"{SIDE_NAMES[side]}, {self.labels[by_side[side]]},")
         notation = f"The game in notation: {position.notation}"
-        under = self.said_rows(result) + self.said_rows(notation) + self.prompt_rows(PLAY_AGAIN) + 1
+        under = self.said_rows(result) + self.said_rows(notation) + self.prompt_rows(self.play_again_prompt()) + 1
         self.show(position, header, screen.note, title=screen.title, under=under)
         self.say(result)
         self.say(notation)
@@ -669,15 +692,25 @@ class TerminalGame:
         under the board says."""
         if delta == 0:
             return position, "The drop on the bonus cell is taken back."
+        before = self.last_person_move(position, start_ply, by_side)
+        if before is None:
+            return position, "Nothing to take back: no move of a person since the game began."
+        taken = position.ply - before.ply
+        return before, f"{taken} move{'s' if taken > 1 else ''} taken back: {_moves_words(before, position.moves[before.ply:])}."
+
+    def last_person_move(self, position: Position, start_ply: int, by_side: dict[str, int]) -> Position | None:
+        """The position before the last move a person played since the game's
+        first ``start_ply`` moves (where ``u`` takes the game back to), or
+        None: no person has moved yet (the agent moved first, or the game
+        started from a position with a person to move)."""
         empty = Position(position.variant)
         moves = position.moves
         for ply in range(len(moves) - 1, start_ply - 1, -1):
             before = empty.play(*moves[:ply])
             assert before.to_move is not None
             if self.players[by_side[before.to_move]].is_human:
-                taken = len(moves) - ply
-                return before, f"{taken} move{'s' if taken > 1 else ''} taken back: {_moves_words(before, moves[ply:])}."
-        return position, "Nothing to take back: no move of a person since the game began."
+                return before
+        return None
 
     def analyse(self) -> None:
         """The analysis board: the position's line, played from where the
@@ -840,11 +873,13 @@ class _LineStep(Exception):
         self.delta = delta
 
 
-def keyed_prompt(prompt: str, game: bool) -> str:
+def keyed_prompt(prompt: str, game: bool, take_back: bool = True) -> str:
     """A person's ``prompt`` as the terminal asks it, with the keys that
     step along the line (``_with_line_keys``): the ban question's ``u``
-    (the drop taken back), the move question's ``u`` in a ``game``, ``u``
-    and ``r`` on the analysis board; any other prompt as it is.  The keys
+    (the drop taken back), the move question's ``u`` in a ``game`` where
+    there is a person's move to ``take_back`` (before it, ``u`` only says
+    there is none, so the prompt does not offer it), ``u`` and ``r`` on
+    the analysis board; any other prompt as it is.  The keys
     go where ``move_prompt`` and ``ban_prompt`` put an interface's own
     (as ``c4lab connect`` asks them).  On the analysis board (not a
     ``game``), the question of a lone ``e`` names the board, not a game."""
@@ -852,11 +887,14 @@ def keyed_prompt(prompt: str, game: bool) -> str:
         return prompt if game else LEAVE_BOARD_QUESTION
     if prompt.startswith(BAN_PROMPT):
         return prompt.replace(DECLINE, DECLINE_OR_TAKE_BACK)
+    if game and not take_back:
+        return prompt
     return prompt.replace(EXIT_KEY, ("u to take back, " if game else "u back, r forward, ") + EXIT_KEY)
 
 
 def _with_line_keys(
     read: Callable[[str], str], game: bool = False, solve_ban: Callable[[], None] | None = None,
+    offers_take_back: Callable[[], bool] = lambda: True,
 ) -> Callable[[str], str]:
     """``read``, where ``u`` and ``r`` step along the analysis board's line
     (``_LineStep``); ``e`` and ``exit`` go on to the person's prompt, which
@@ -865,13 +903,15 @@ def _with_line_keys(
     the replies to it taken back: ``TerminalGame.take_back``), and every
     other prompt (play again?) is ``read``'s own.  At the ban question,
     ``s`` calls ``solve_ban`` (the analysis board's: the ban choices'
-    ``?`` solved on) and asks again, where there is one."""
+    ``?`` solved on) and asks again, where there is one.  A game's move
+    prompt names ``u`` only where ``offers_take_back`` (a person has
+    moved); before, ``u`` still answers, with why nothing was taken back."""
 
     def keyed(prompt: str) -> str:
         if game and not prompt.startswith(BAN_PROMPT):
             if EXIT_KEY not in prompt:  # not a move prompt (play again?)
                 return read(prompt)
-            entry = read(keyed_prompt(prompt, game))
+            entry = read(keyed_prompt(prompt, game, take_back=offers_take_back()))
             if entry.strip().lower() in ("u", "undo"):
                 raise _LineStep(-1)
             return entry
@@ -915,6 +955,7 @@ class _Screen:
         self.by_side = by_side
         self.delay = delay
         self.position = start  # the last position shown: where an abandoned game stopped
+        self.start_ply = start.ply  # u never takes back the moves the game started from
         self.note = ""
         self.thinking: _Thinking | None = None
 
@@ -923,6 +964,9 @@ class _Screen:
         scores = self.game.column_scores(position) if self.game.settings.analyse else None
         assert position.to_move is not None
         index = self.by_side[position.to_move]
+        if not self.game.settings.analyse and self.game.players[index].is_human:  # the board's u: always
+            before = self.game.last_person_move(position, self.start_ply, self.by_side)
+            self.game.take_back_offered = before is not None
         under = self.game.move_rows(position, self.game.players[index].is_human)
         self.game.show(position, self.header, self.note, scores, title=self.title, under=under)
         if self.game.live and not self.game.players[index].is_human:
