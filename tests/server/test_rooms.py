@@ -1158,3 +1158,32 @@ def test_the_pages_name_fields_take_as_many_characters_as_the_server() -> None:
     fields = re.findall(r'<input id="(name|join-name)"[^>]*maxlength="(\d+)"', page)
     assert sorted(f for f, _ in fields) == ["join-name", "name"]
     assert {int(n) for _, n in fields} == {NAME_MAX}
+
+
+class ClosedConnection(FakeConnection):
+    """A page closed while it waited: every send fails as Starlette's does
+    on a socket whose close was sent ("Cannot call "send" once a close
+    message has been sent.", a RuntimeError)."""
+
+    async def send_json(self, data: Any) -> None:
+        raise RuntimeError('Cannot call "send" once a close message has been sent.')
+
+    async def send_text(self, text: str) -> None:
+        raise RuntimeError('Cannot call "send" once a close message has been sent.')
+
+
+def test_a_review_whose_page_closed_while_it_was_solved_is_dropped_quietly(store: FailingStore) -> None:
+    """A review takes seconds: a page closed meanwhile gets nothing, and
+    the server goes on. The answer was sent to the closed socket and the
+    error came out of the socket's handler (a traceback in the server's
+    log, "Exception in ASGI application")."""
+    async def body(manager: RoomManager) -> None:
+        room, host, guest, _, _ = await two_players(manager)
+        await manager.handle(room, host, {"type": "move", "move": "a"})
+        await manager.handle(room, guest, {"type": "resign"})
+        closed = ClosedConnection()
+        await manager.handle(room, closed, {"type": "review"})  # before: the RuntimeError came out here
+        await manager.handle(room, guest, {"type": "review"})  # the others' reviews still come
+        assert [e["ply"] for e in guest.of_type("review")[-1]["entries"]] == [1]
+
+    with_manager(store, body)

@@ -579,7 +579,9 @@ class RoomManager:
             self.hints.ask(room, conn, message.get("deeper") is True)
         elif kind == "review":
             over = self._finished(room)
-            await conn.send_json({"type": "review", **await self.reviewer.review(over.position, over.start_ply)})
+            review = await self.reviewer.review(over.position, over.start_ply)
+            # sent as the broadcasts are: a review takes seconds, and a page closed meanwhile gets nothing
+            await tell(conn, to_json({"type": "review", **review}))
         elif kind == "resign":
             await self._resign(room, seats)
         elif kind == "rematch":
