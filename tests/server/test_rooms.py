@@ -611,7 +611,11 @@ def test_a_rematch_offered_and_accepted_swaps_the_sides_in_the_same_room_and_kee
     with_manager(store, body)
 
 
-def test_a_rematch_declined_or_withdrawn_changes_nothing_but_the_offer(store: FailingStore) -> None:
+def test_a_rematch_declined_or_withdrawn_changes_nothing_but_the_offer(
+    store: FailingStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(rooms, "REMATCH_GRACE", 0.05)
+
     async def body(manager: RoomManager) -> None:
         room, host, guest, _, guest_token = await two_players(manager)
         await manager.handle(room, host, {"type": "resign"})
@@ -625,10 +629,10 @@ def test_a_rematch_declined_or_withdrawn_changes_nothing_but_the_offer(store: Fa
         await manager.handle(room, guest, {"type": "rematch", "action": "decline"})  # taken back
         assert guest.of_type("rematch")[-1] == {"type": "rematch", "event": "withdrawn", "seat": "B"}
         assert room.rematch is None
-        # offered, then whoever offered leaves: the offer goes with them
+        # offered, then whoever offered leaves: the offer goes with them, once they are not back in time
         await manager.handle(room, guest, {"type": "rematch", "action": "offer"})
         await manager.disconnect(room, guest)
-        assert room.rematch is None  # the page then says that B left, not that B took the offer back
+        await until(lambda: room.rematch is None)  # the page then says that B left, not that B took the offer back
         assert host.of_type("rematch")[-1] == {"type": "rematch", "event": "withdrawn", "seat": "B", "left": True}
         await refused(manager, room, host, "accept", "not-allowed")
         # both offering is both accepting
@@ -1185,5 +1189,45 @@ def test_a_review_whose_page_closed_while_it_was_solved_is_dropped_quietly(store
         await manager.handle(room, closed, {"type": "review"})  # before: the RuntimeError came out here
         await manager.handle(room, guest, {"type": "review"})  # the others' reviews still come
         assert [e["ply"] for e in guest.of_type("review")[-1]["entries"]] == [1]
+
+    with_manager(store, body)
+
+
+async def until(condition: Callable[[], bool]) -> None:
+    """Wait (at most ``POLLS`` hundredths of a second) for ``condition()``."""
+    for _ in range(POLLS):
+        if condition():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("never came true")
+
+
+def test_a_rematch_offer_stands_while_its_player_reloads_the_page(
+    store: FailingStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A page reloaded closes its socket and opens another at once: the
+    offer was withdrawn at the close, so the player found it gone (and the
+    other had been told they left). It stands for ``REMATCH_GRACE``
+    seconds; a player gone for longer takes it with them."""
+    monkeypatch.setattr(rooms, "REMATCH_GRACE", 0.3)
+
+    async def body(manager: RoomManager) -> None:
+        room, host, guest, host_token, _ = await two_players(manager)
+        await manager.handle(room, host, {"type": "resign"})
+        await manager.handle(room, host, {"type": "rematch", "action": "offer"})
+        await manager.disconnect(room, host)  # the reload: the old page's socket closes...
+        reloaded = await connected(manager, room, host_token)  # ...and the new page's opens
+        await asyncio.sleep(0.5)  # past the grace
+        assert room.rematch == "A" and reloaded.of_type("state")[-1]["room"]["rematch"] == "A"
+        assert guest.of_type("rematch")[-1]["event"] == "offered"  # no word of a withdrawal
+        await manager.handle(room, guest, {"type": "rematch", "action": "accept"})
+        assert room.status == "playing" and room.seats["A"].name == "Bob"
+        # offered again after the next game, then gone for good, with nobody else here
+        await manager.handle(room, reloaded, {"type": "resign"})
+        await manager.handle(room, reloaded, {"type": "rematch", "action": "offer"})
+        await manager.disconnect(room, guest)
+        await manager.disconnect(room, reloaded)
+        assert manager.rooms.get(room.code) is room  # kept in memory while the offer stands
+        await until(lambda: room.rematch is None and room.code not in manager.rooms)
 
     with_manager(store, body)

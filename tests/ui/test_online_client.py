@@ -31,6 +31,7 @@ from websockets.sync.server import ServerConnection, serve
 from c4lab.agents.human import ban_offer, ban_prompt, move_prompt, not_a_ban, not_a_column
 from c4lab.cli import main
 from c4lab.rules import Position
+from c4lab.server import rooms
 from c4lab.server.run import BackgroundServer
 from c4lab.server.storage import GameStore
 from c4lab.ui.keyboard_lines import KeyboardLines
@@ -893,7 +894,10 @@ def test_a_rematch_is_offered_accepted_and_played_in_the_same_room(server: Backg
     assert set(watching.prompts) == {"e to stop watching: "}  # a spectator is offered no rematch
 
 
-def test_a_rematch_declined_either_way_and_an_offer_whose_player_left(server: BackgroundServer) -> None:
+def test_a_rematch_declined_either_way_and_an_offer_whose_player_left(
+    server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(rooms, "REMATCH_GRACE", 0.1)  # an offer stands that long after its player left
     code, ann_token = new_room(server)
     bob = Player(server, code, join(server, code, "Bob"))
     keys = Keys()

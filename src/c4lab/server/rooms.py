@@ -87,6 +87,10 @@ log = logging.getLogger(__name__)
 #: sockets (n² in all: 300 watchers, 45,000 messages); the newcomer gets
 #: its own state at once.
 CROWD_EVERY = 0.5
+#: Seconds a rematch offer stands after its player's last connection
+#: closed: a page reloaded (or a terminal client's connection made again)
+#: finds its offer still there; a player gone for longer takes it with them.
+REMATCH_GRACE = 5.0
 
 
 #: Seconds before an agent whose move could not be saved tries again.
@@ -506,13 +510,9 @@ class RoomManager:
             seats = room.connections.pop(conn, set())
             for side in seats:
                 self.presence.leave(room, side)
-            withdrawn = self._withdraw_if_gone(room, seats)
-            if not room.connections and room.thinking is None and room.forfeit_task is None:
-                # Nobody is here and nothing is pending: the row on disk is
-                # the room; ``get`` loads it again when someone comes back.
-                self.rooms.pop(room.code, None)
-        if withdrawn:
-            await self.broadcast(room, {"type": "rematch", "event": "withdrawn", "seat": withdrawn, "left": True})
+            if room.rematch in seats and room.seats[room.rematch].connections == 0:
+                self.spawn(self._withdraw_later(room, room.rematch))
+            self._forget_if_unused(room)
         if seats:  # a player left: at once
             await self.broadcast(room)
         elif room.connections:  # a spectator: the others see the count
@@ -534,6 +534,24 @@ class RoomManager:
                 await self.broadcast(room)
 
         self.spawn(tell_soon())
+
+    def _forget_if_unused(self, room: Room) -> None:
+        """Nobody is here and nothing is pending (a move, a countdown, an
+        offer): the row on disk is the room; ``get`` loads it again when
+        someone comes back."""
+        if (not room.connections and room.thinking is None and room.forfeit_task is None and room.rematch is None
+                and self.rooms.get(room.code) is room):
+            self.rooms.pop(room.code, None)
+
+    async def _withdraw_later(self, room: Room, side: str) -> None:
+        """The rematch ``side`` offered is withdrawn if they are not back
+        within ``REMATCH_GRACE`` seconds (a reload keeps it)."""
+        await asyncio.sleep(REMATCH_GRACE)
+        async with room.lock:
+            withdrawn = self._withdraw_if_gone(room, {side})
+            self._forget_if_unused(room)
+        if withdrawn:
+            await self.broadcast(room, {"type": "rematch", "event": "withdrawn", "seat": withdrawn, "left": True})
 
     @staticmethod
     def _withdraw_if_gone(room: Room, left: set[str]) -> str | None:
