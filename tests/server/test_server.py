@@ -376,6 +376,25 @@ def test_a_room_both_players_left_before_a_move_ends_abandoned(server: Backgroun
     asyncio.run(game())
 
 
+def test_a_room_whose_host_never_connected_and_whose_guest_left_before_a_move_ends_abandoned(
+    server: BackgroundServer, db: Path,
+) -> None:
+    """Review: a host who made the room (by the REST API) and never opened
+    it was not counted as gone, so the guest who came and left before any
+    move forfeited, and the absent host won."""
+    async def game() -> None:
+        room = create(server, mode="online", seat="A", name="Ann")
+        join = httpx.post(server.url + f"/api/rooms/{room['code']}/join", json={"name": "Bob"})
+        assert join.status_code == 200, join.text
+        bob = await Client.open(ws_url(server, room["code"]), join.json()["token"])
+        await bob.close()
+        state = await room_over(server, room["code"])
+        assert (state["result"], state["reason"]) == (None, "abandoned")
+        assert listed(db, room["code"]) == "abandoned"
+
+    asyncio.run(game())
+
+
 def test_a_waiting_room_whose_host_left_ends_abandoned(server: BackgroundServer, db: Path) -> None:
     async def game() -> None:
         room = create(server, mode="online", seat="A", name="Ann", public=True)

@@ -52,7 +52,9 @@ def due(room: Room, forfeit_after: float, now: float) -> tuple[str | None, str] 
     a game, the player whose countdown ran out first loses by forfeit --
     unless both have left and no move was played in the room, or both left
     at the same moment (a server restart), which ends it abandoned (no
-    result)."""
+    result).  A player who never opened the room (its host made it by the
+    REST API) counts as gone: the guest who came and left before a move
+    does not forfeit to them."""
     if room.mode != "online" or room.status not in OPEN:
         return None
     gone = absent(room)
@@ -61,7 +63,7 @@ def due(room: Room, forfeit_after: float, now: float) -> tuple[str | None, str] 
     if room.status == "waiting":
         return None, "abandoned"
     humans = [seat for seat in room.seats.values() if seat.kind == "human" and seat.taken]
-    everyone_left = len(gone) == len(humans)
+    everyone_left = all(seat.connections == 0 for seat in humans)  # left, or never came
     unplayed = room.position.ply == room.start_ply
     tied = len(gone) > 1 and gone[1][0] == gone[0][0]
     if everyone_left and (unplayed or tied):
