@@ -604,8 +604,8 @@ class RoomManager:
             await self._resign(room, seats)
         elif kind == "rematch":
             await self._rematch(room, seats, message["action"])
-        elif kind == "ping":
-            await conn.send_json({"type": "pong"})
+        elif kind == "ping":  # as every other reply: a closed page gets nothing, a stuck one is dropped
+            await tell(conn, to_json({"type": "pong"}))
 
     async def _move(self, room: Room, seats: set[str], token: str) -> None:
         async with room.lock:
