@@ -5,8 +5,8 @@ a JSON object with at least ``format``.  Written atomically (a temporary
 file, then a rename: a crash leaves the old file or the new one, never half
 of one) and read strictly: never unpickled, and every way a file can be
 wrong (missing, a folder, a pipe or a device, not an archive, cut short,
-its compressed data damaged, another format, a missing array) is raised as the caller's own error
-class, saying what and which file.
+its compressed data damaged, a zip or array header damaged, another format, a missing array) is
+raised as the caller's own error class, saying what and which file.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import json
 import math
 import stat
 import tempfile
+import tokenize
 import zipfile
 import zlib
 from collections.abc import Sequence
@@ -132,4 +133,11 @@ def load_arrays(
                     f"(zip: {exc})") from None
     except (ValueError, KeyError, EOFError, zlib.error) as exc:  # zlib: data damaged
         raise error(f"cannot read {what} {path}: {exc}") from None
+    except (NotImplementedError, RuntimeError) as exc:  # a zip header's damaged byte: "That compression method
+        # is not supported", "File 'x.npy' is encrypted, password required for extraction"
+        raise error(f"cannot read {what} {path}: it starts as an .npz archive but is damaged (zip: {exc})") from None
+    except (tokenize.TokenError, SyntaxError, MemoryError) as exc:  # an array's own header damaged
+        why = ("an array's size in it is beyond any memory" if isinstance(exc, MemoryError)
+               else "an array's description in it cannot be read")
+        raise error(f"cannot read {what} {path}: it is damaged ({why})") from None
     return header, arrays
