@@ -337,10 +337,11 @@ def test_undo_or_a_step_back_while_a_ban_is_chosen_takes_back_the_drop_alone(ser
 
 def test_while_a_ban_is_chosen_the_key_explains_the_ban_scores_shown(server, new_page, monkeypatch):
     """While the ban piece is chosen, the scores above the columns are the
-    ban choices' (exact, or ? where not solved: no estimate exists for a
-    ban), not the drops'. The key under the board speaks of what is drawn:
-    here the solver has answered nothing yet, the drops have estimates,
-    the bans none, so the key explains the ? and no percentage."""
+    ban choices', not the drops': here the solver has answered nothing
+    yet, so each column shows the engine's estimate of putting the ban
+    there, marked as one (they were all "?"), the key says the numbers are
+    where the ban piece goes (it spoke of the drops'), and the ban panel
+    says about what declining scores."""
     released = hold_the_solver(monkeypatch)
     page = new_page()
     key = page.locator("#analysis-key")
@@ -350,11 +351,14 @@ def test_while_a_ban_is_chosen_the_key_explains_the_ban_scores_shown(server, new
         expect(key).to_contain_text("a percentage in a dashed box: still being solved")
         click_cell(page, "c1")  # White's piece lands on the bonus cell
         expect(page.locator("#ban-panel")).to_be_visible()
-        expect(page.locator("#board .col-note text")).to_have_text(["?"] * 6)
-        expect(key).to_contain_text("?: still being solved, and no estimate")
-        expect(key).not_to_contain_text("percentage")
+        expect(page.locator("#board .col-note.note-estimate text")).to_have_text([re.compile(r"^\d+%$")] * 6)
+        expect(key).to_have_text(
+            "Scores for White, where the ban piece goes: + a win (the larger, the sooner), 0 a draw, "
+            f"{MINUS} a loss; a percentage in a dashed box: still being solved, the engine's estimate."
+        )
+        expect(page.locator("#ban-text")).to_contain_text(re.compile(r"Declining: about \d+% \(the engine's estimate\)\."))
         page.locator("#cancel-ban").click()  # the drops' estimates again, and their key
-        expect(key).to_contain_text("a percentage in a dashed box: still being solved")
+        expect(key).to_contain_text("Scores for White, to move")
     finally:
         released.set()
 

@@ -1037,6 +1037,8 @@ def test_a_hint_the_solver_settles_asks_no_engine_and_one_it_leaves_open_asks_it
     answer = review.hint(big, adviser, timeout=0.001)  # type: ignore[arg-type]
     assert adviser.asked == 1 and answer["value"] == 0.75 and warmed == ["adviser"]  # made ready first
     assert any(not c["exact"] and c["estimate"] == 0.75 for c in answer["columns"])
+    # each move left open has the engine's estimate of its own (a ban choice's, shown while the ban is chosen)
+    assert answer["estimates"] == {token: 0.75 for token, score in answer["moves"].items() if score is None}
     review.hint(Position.parse("12x12:fgf"), adviser, timeout=0.001)  # type: ignore[arg-type]
     assert adviser.asked == 2 and warmed == ["adviser"]  # once a kind of board
 

@@ -184,6 +184,29 @@ def test_at_the_ban_question_the_analysis_board_shows_where_the_ban_goes_scored_
     assert _rows_taken(ban, columns) <= 24
 
 
+def test_the_ban_choices_the_solver_left_open_show_the_engines_estimate(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ban choice (and declining) not solved shows the engine's estimate
+    of it, ``~N``, in the row over the board and in words, as the page
+    does; they were ``?`` though the engine had estimated them."""
+    columns = 100
+
+    def hint(position: Position) -> dict[str, Any]:
+        answer = _estimates(position)
+        answer["moves"].update({"b+a": 2, "b+b": 0, "b+c": -3})  # b+d..b+g and declining: not solved
+        answer["estimates"] = {"b+d": 0.41, "b+e": 0.62, "b+f": 0.05, "b": 0.5}  # b+g: not estimated either
+        return answer
+
+    settings = GameSettings(board="7x7/Xd4/Bb1", players=("human", "human"), first="1", analyse=True)
+    ban = _screens(monkeypatch, settings, columns, 40, ["b", "exit"], hint)[1]
+    lines = ban.splitlines()
+    row = lines[lines.index(" 7   ·   ·   ·   ·   ·   ·   · ") - 1]
+    assert row.rstrip() == "    +2   0  -3 ~41 ~62 ~05   ?"
+    words = " ".join(ban.split())
+    assert ("Scores for A (white), where the ban piece goes: a +2, b 0, c -3, d ~41, e ~62, f ~05, g ?; declining: ~50"
+            " (+ a win, the larger the sooner; 0 a draw; - a loss; ~N: not solved in time, the engine's N %;"
+            " ?: not solved in time; s solves on)") in words
+
+
 def test_a_colour_terminal_too_narrow_and_short_says_why_in_a_few_words_over_the_plain_board(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

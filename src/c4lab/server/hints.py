@@ -30,7 +30,7 @@ DEEPER_WATCH = 0.05
 #: The ``hint`` answer for a position left before its hint was worked out
 #: (``docs/protocol.md``): no scores, ``dropped``; the page asks again.
 DROPPED_HINT: dict[str, Any] = {
-    "move": None, "value": None, "evaluation": None, "columns": [], "best": [], "moves": {},
+    "move": None, "value": None, "evaluation": None, "columns": [], "best": [], "moves": {}, "estimates": {},
     "solving": False, "dropped": True,
 }
 

@@ -112,32 +112,36 @@ def column_scores(
 
 
 def estimates_of(analysis: Analysis | None) -> dict[str, float]:
-    """The engine's estimate of each column (by its letter) from its
-    ``analysis``: the best expected result, 0..1, of the column's moves."""
+    """The engine's estimate of each move (by its token) from its
+    ``analysis``: the expected result, 0..1, for the side to move (with the
+    bonus, each ban choice has its own: the page shows them while the ban
+    piece is chosen)."""
     estimates: dict[str, float] = {}
     for stats in analysis.moves if analysis is not None else ():
         value = stats.value
         if value is None and stats.score is not None:
             value = 1.0 if stats.score > 0 else 0.5 if stats.score == 0 else 0.0
         if value is not None:
-            letter = stats.move.token[0]
-            estimates[letter] = max(value, estimates.get(letter, 0.0))
+            estimates[stats.move.token] = value
     return estimates
 
 
 def columns_of(scores: dict[str, int | None], estimates: dict[str, float], favourite: str | None) -> dict[str, Any]:
     """``column_scores``'s answer from every move's exact score (``None``:
-    not solved) and the engine's estimate of each column (by its letter)."""
+    not solved) and the engine's estimate of each move (by its token): a
+    column's estimate is the best of its moves'; ``estimates`` in the answer
+    keeps those of the moves left unsolved (a ban choice's own)."""
     columns: list[dict[str, Any]] = []
     for letter in sorted({token[0] for token in scores}):
         mine = [v for t, v in scores.items() if t[0] == letter]
         exact = all(v is not None for v in mine)
         score = max(v for v in mine if v is not None) if exact else None
+        guesses = [v for t, v in estimates.items() if t[0] == letter and t in scores]
         columns.append({
             "column": letter,
             "score": score,
             "exact": exact,
-            "estimate": None if exact else estimates.get(letter),
+            "estimate": None if exact or not guesses else max(guesses),
         })
     if columns and all(c["exact"] for c in columns):
         top = max(c["score"] for c in columns)
@@ -153,7 +157,8 @@ def columns_of(scores: dict[str, int | None], estimates: dict[str, float], favou
             best = [max(estimated, key=lambda c: c["estimate"])["column"]]
         else:
             best = [favourite[0]] if favourite else []
-    return {"columns": columns, "best": best, "score": best_score, "moves": scores}
+    unsolved = {token: value for token, value in estimates.items() if token in scores and scores[token] is None}
+    return {"columns": columns, "best": best, "score": best_score, "moves": scores, "estimates": unsolved}
 
 
 def verdict(before: int | None, played: int | None, scores: dict[str, int | None]) -> str:
@@ -435,7 +440,7 @@ def deeper_hint(position: Position, answer: dict[str, Any], timeout: float, solv
     for token, score in answer["moves"].items():
         if scores.get(token) is None:
             scores[token] = score
-    estimates = {c["column"]: c["estimate"] for c in answer["columns"] if c["estimate"] is not None}
+    estimates = answer.get("estimates", {})
     adviser = next(m for m in position.legal_moves() if m.token == answer["move"])
     return _hint_answer(position, adviser, answer["value"], columns_of(scores, estimates, adviser.token))
 
@@ -453,6 +458,7 @@ def _hint_answer(position: Position, move: Move, value: float, columns: dict[str
     return {
         "position": position.notation, "move": move.token, "value": value, "evaluation": evaluation,
         "columns": columns["columns"], "best": columns["best"], "moves": columns["moves"],
+        "estimates": columns["estimates"],
     }
 
 

@@ -464,12 +464,15 @@ class TerminalGame:
         the drop (kept: its screen was drawn from it)."""
         before = _before_drop(dropped)
         assert before.to_move is not None  # a drop was made there
-        moves: dict[str, int | None] = self.hint(before).get("moves", {})
+        answer = self.hint(before)
+        moves: dict[str, int | None] = answer.get("moves", {})
+        estimates: dict[str, float] = answer.get("estimates", {})  # the engine's, of the moves not solved
         letter = column_letter(dropped.moves[-1].column)
-        columns = ban_columns(moves, letter)
+        columns = ban_columns(moves, letter, estimates)
         side = SIDE_NAMES[before.to_move]
-        declined = moves.get(letter)
-        return columns, (ban_scores_line(side, columns, declined), ban_scores_line(side, columns, declined, False))
+        declined, guess = moves.get(letter), estimates.get(letter)
+        return columns, (ban_scores_line(side, columns, declined, declined_estimate=guess),
+                         ban_scores_line(side, columns, declined, False, guess))
 
     def _in_colour(self, position: Position) -> bool:
         """Whether ``position`` is drawn as the coloured board: on a colour

@@ -67,7 +67,7 @@ export function onHint(message, render) {
   const left = message.dropped === true || position !== R.state.position; // dropped: left before worked out
   if (message.dropped !== true) { // solving: the solver goes on with the columns not solved yet
     R.hint = { token: message.move, position, evaluation: message.evaluation, columns: message.columns || [],
-      best: message.best || [], moves: message.moves || {}, solving: message.solving === true };
+      best: message.best || [], moves: message.moves || {}, estimates: message.estimates || {}, solving: message.solving === true };
   }
   if (typeof message.evaluation === "number") keepEvaluation(message.evaluation, position);
   if (left || R.analysing) {
@@ -89,8 +89,8 @@ export function onHint(message, render) {
     [words, short] = [`${words} and decline the ban`, `${short}, decline the ban`];
   }
   const exact = R.hint.columns.length && R.hint.columns.every((c) => c.exact);
-  const key = R.pending // the notes drawn are the ban choices' (banNotes): exact, or ? where not solved
-    ? "While the ban piece is chosen, above each column: the score of putting it there, exact where the solver answered in time, else ?"
+  const key = R.pending // the notes drawn are the ban choices' (banNotes): exact, else the estimate, else ?
+    ? "While the ban piece is chosen, above each column: the score of putting it there, exact where the solver answered in time, else the engine's estimate (%)"
     : exact
       ? "Above each column: its exact score (+ a win, the larger the sooner; 0 a draw; \u2212 a loss)"
       : "Above each column: its exact score where the solver answered in time, else the engine's estimate (%)";
@@ -128,19 +128,28 @@ export function columnNotes(room) {
   if (R.view !== null) return reviewNotes(R.review && R.review.position === room.position ? R.review : null, R.view);
   if (!R.hint || R.hint.position !== room.position || room.status !== "playing") return [];
   // a drop on the bonus cell whose ban is being chosen: each ban column's own score, not the drops'
-  if (R.pending) return banNotes(R.hint.moves, R.pending.letter);
+  if (R.pending) return banChoices();
   // the analysis board: the exact score, else the estimate (a percentage, italic, dashed), large (review.css)
   return R.hint.columns.map((c) => columnNote(c.column, {
     score: c.exact ? c.score : null, estimate: c.estimate, best: R.hint.best.includes(c.column), solving: R.hint.solving,
   }));
 }
 
-/** What declining the ban scores, for the ban panel's text ("" when no
- * hint stands for this position or the move is not solved). */
+/** The notes of the ban choices while the ban piece of a drop on the
+ * bonus cell is chosen (``R.pending``; a hint for the position stands). */
+function banChoices() {
+  return banNotes(R.hint.moves, R.pending.letter, R.hint.estimates, R.hint.solving);
+}
+
+/** What declining the ban scores, for the ban panel's text: exact, else
+ * the engine's estimate, as the ban columns' notes ("" when no hint stands
+ * for this position or neither is known). */
 export function declineScore(room) {
   if (!R.pending || !R.hint || R.hint.position !== room.position) return "";
   const score = R.hint.moves[R.pending.letter];
-  return score === null || score === undefined ? "" : ` Declining scores ${scoreText(score)}.`;
+  if (score !== null && score !== undefined) return ` Declining scores ${scoreText(score)}.`;
+  const estimate = R.hint.estimates[R.pending.letter];
+  return typeof estimate === "number" ? ` Declining: about ${Math.round(estimate * 100)}% (the engine's estimate).` : "";
 }
 
 /** The Review button: ask the server for the exact verdict on every move. */
@@ -340,13 +349,16 @@ export function renderAnalysis() {
     text = `${COLOUR[room.to_move]} to move: solving every column…`;
     if (R.hintWaiting && R.hintPreparing !== null) text += ` (${preparingText()})`;
   } else {
-    // while a ban is chosen the notes are the ban choices' (exact or ?, banNotes), not the drops'
-    const bans = R.pending ? banNotes(R.hint.moves, R.pending.letter) : null;
-    const estimated = !bans && R.hint.columns.some((c) => !c.exact && c.estimate !== null && c.estimate !== undefined);
+    // while a ban is chosen the notes are the ban choices' (banNotes), not the drops': the key says so
+    // (the ban panel says what declining scores)
+    const bans = R.pending ? banChoices() : null;
+    const estimated = bans ? bans.some((note) => note.kind === "estimate")
+      : R.hint.columns.some((c) => !c.exact && c.estimate !== null && c.estimate !== undefined);
     const unknown = bans ? bans.some((note) => note.kind === "unknown")
       : R.hint.columns.some((c) => !c.exact && (c.estimate === null || c.estimate === undefined));
     const later = R.hint.solving ? "still being solved" : "not solved in time";
-    text = `Scores for ${COLOUR[room.to_move]}, to move: + a win (the larger, the sooner), 0 a draw, \u2212 a loss` +
+    const what = bans ? "where the ban piece goes" : "to move";
+    text = `Scores for ${COLOUR[room.to_move]}, ${what}: + a win (the larger, the sooner), 0 a draw, \u2212 a loss` +
       (estimated ? `; a percentage in a dashed box: ${later}, the engine's estimate` : "") +
       (unknown ? `; ?: ${later}, and no estimate` : "") + ".";
   }

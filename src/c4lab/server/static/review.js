@@ -62,13 +62,16 @@ export function columnNote(letter, { score = null, estimate = null, best = false
 
 /** While the ban piece of a drop in column `letter` (on the bonus cell) is
  * chosen: above each column the ban may go to, the score of that choice
- * (from per-move scores {token: score|null}); the best ones marked when
- * every choice, declining too, is solved. */
-export function banNotes(scores, letter) {
+ * (from per-move scores {token: score|null}), else the engine's estimate
+ * of it ({token: 0..1}, the hint's `estimates`), else ?; the best ones
+ * marked when every choice, declining too, is solved. */
+export function banNotes(scores, letter, estimates = {}, solving = false) {
   const bans = Object.entries(scores).filter(([token]) => token.length === 3 && token[0] === letter);
   const choices = [...bans.map(([, score]) => score), scores[letter]];
   const top = choices.every((s) => s !== null && s !== undefined) ? Math.max(...choices) : null;
-  return bans.map(([token, score]) => columnNote(token[2], { score, best: top !== null && score === top }));
+  return bans.map(([token, score]) => columnNote(token[2], {
+    score, estimate: estimates[token], best: top !== null && score === top, solving,
+  }));
 }
 
 /** Column labels from per-move scores {token: score|null} (with the bonus a
