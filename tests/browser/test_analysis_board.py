@@ -120,6 +120,11 @@ def test_the_link_opens_an_analysis_board_with_the_solvers_scores(server, new_pa
     page.locator("#step-back").click()
     assert wait_notes(page, "7x6:dd", 7) == exact_columns("7x6:dd")
     expect(page.locator("#moves .mv.ahead")).to_have_count(2)
+    # a reload keeps the moves ahead for redo (the tab keeps the line; they were lost)
+    page.reload()
+    assert wait_notes(page, "7x6:dd", 7) == exact_columns("7x6:dd")
+    expect(page.locator("#moves .mv.ahead")).to_have_count(2)
+    expect(page.locator("#redo")).to_be_enabled()
     # the link's own moves are part of the line: back to the empty board, and forward again
     page.locator("#board").focus()
     page.keyboard.press("Home")

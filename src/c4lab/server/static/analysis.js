@@ -19,7 +19,7 @@ import { COLOUR, geometryOf } from "./describe.js";
 import { LETTERS, cellName, landingRow, moveTokens, replay } from "./notation.js";
 import { goTo } from "./history.js";
 import { banNotes, bestMoveGhost, columnNote, markMoves, readyText, renderReview, reviewNotes, scoreText } from "./review.js";
-import { analysing, saveAnalysing } from "./settings.js";
+import { analysing, saveAnalysing, saveLine, savedLine } from "./settings.js";
 import { keepEvaluation } from "./evalbar.js";
 import { $, boardIntoView, say, setText } from "./util.js";
 
@@ -266,10 +266,14 @@ export function onLine(room = R.state) {
 }
 
 /** A state was applied: the line goes on (a new move) or keeps the moves
- * undone, for redo, while the position is still on it. */
+ * undone, for redo, while the position is still on it; a local room's line
+ * is kept in the tab (settings.js), so that a reload keeps them too. */
 export function noteLine(room) {
   const tokens = moveTokens(room.position);
+  const local = room.mode === "local";
+  if (!R.line.length && local) R.line = savedLine(room.code); // a reload: the moves undone before it
   if (!onLine(room) || tokens.length > R.line.length || tokens.some((t, i) => R.line[i] !== t)) R.line = tokens;
+  if (local) saveLine(room.code, R.line);
   if (tokens.length === R.jumpTarget) [R.jumpTarget, R.jumpUntil] = [null, 0]; // the jump is there: the next may go
 }
 

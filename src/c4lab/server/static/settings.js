@@ -193,6 +193,29 @@ export function saveEvaluation(code, evaluation) {
   }
 }
 
+// the analysis board's line in a local room: sessionStorage "c4lab.line:<code>"
+// (this tab only) is its moves as tokens, those undone included, so that a
+// reload keeps what redo plays again
+const LINE_KEY = "c4lab.line:";
+
+/** The line kept for the room `code` in this tab: its move tokens, or []. */
+export function savedLine(code) {
+  try {
+    const kept = JSON.parse(sessionStorage.getItem(LINE_KEY + code) || "[]");
+    return Array.isArray(kept) && kept.every((t) => typeof t === "string") ? kept : [];
+  } catch (err) {
+    return [];
+  }
+}
+
+export function saveLine(code, tokens) {
+  try {
+    sessionStorage.setItem(LINE_KEY + code, JSON.stringify(tokens));
+  } catch (err) {
+    /* redo keeps it until the page is closed */
+  }
+}
+
 // the look: keys also read by the script in index.html's <head>
 const PIECES_KEY = "c4lab.pieces"; // "contrast" (colour-blind safe, the default) or "classic"
 const MODE_KEY = "c4lab.mode"; // "auto" (follow the system, the default), "light" or "dark"
