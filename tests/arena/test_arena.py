@@ -739,13 +739,61 @@ def test_a_saved_game_that_is_not_from_its_pairs_start_is_refused_and_nothing_is
         moved["forfeit"] = {"side": "A" if record["result"] == "B" else "B", "reason": "time", "detail": "edited"}
     edited = "\n".join([header, json.dumps(moved), *games[1:]]) + "\n"
     out.write_text(edited)
-    with pytest.raises(ResultsError, match=rf"a\.jsonl: game \(0, 0, 0\) starts from {other}, where pair 1 of this "
-                       r"experiment starts from .*: the file holds games of another run; give another --out"):
+    with pytest.raises(ResultsError, match=rf"a\.jsonl:2: game \(0, 0, 0\) starts from {other}, where pair 1 of this "
+                       r"experiment starts from .*: the file holds games of another run, or its header was edited"):
         run_arena(ArenaConfig(config.specs, games=8, board="6x5", plies=2, seed=1), out, executor=LocalExecutor(1))
     assert out.read_text() == edited  # the header not rewritten for the 8 games asked
     out.write_text("\n".join([header, json.dumps({**record, "position": "6x5:ffff"}), *games[1:]]) + "\n")
     with pytest.raises(ResultsError, match=r"a\.jsonl:2: not a game record .*is not a game from its start"):
         read_results(out)
+
+
+@pytest.mark.parametrize(("openings", "said"), [
+    (["zzz"], r"opening 1, 'zzz', is not a position"),
+    (["5x4:b", "5x4:abababa"], r"opening 2, '5x4:abababa', is a finished game"),
+    ("5x4:b", r"openings must be a tuple of position strings, not '5x4:b'"),
+])
+def test_a_results_header_whose_openings_are_no_starts_is_refused_and_no_report_is_written(tmp_path, openings, said):
+    """The header's openings were read as they stood: a report was drawn
+    from a file whose openings were no positions, finished games, or a
+    string read as one opening a character.  Each is one line naming the
+    file's header, and no report folder is made."""
+    out = tmp_path / "a.jsonl"
+    header = {"c4lab_arena": 1, "config": {**ArenaConfig(("random", "heuristic"), board="5x4").to_dict(),
+                                           "openings": openings}}
+    out.write_text(json.dumps(header) + "\n")
+    result = CliRunner().invoke(main, ["report", str(out)])
+    assert result.exit_code == 2
+    assert re.fullmatch(rf"Error: {re.escape(str(out))}:1: not an arena results header \(\w+: .*{said}.*\)",
+                        result.output.strip()), result.output
+    assert not (tmp_path / "a-report").exists()
+
+
+def test_a_report_refuses_games_that_do_not_start_where_the_headers_openings_do(tmp_path):
+    """A header whose openings were edited after the run still named real
+    starts, and the report drew the games all the same, under a schedule
+    they were not played from; now the first such game is named by its line."""
+    out = tmp_path / "a.jsonl"
+    run_arena(ArenaConfig(("heuristic:seed=1", "random:seed=1"), games=2, openings=("5x4:b",)), out,
+              executor=LocalExecutor(1))
+    header, *games = out.read_text().splitlines()
+    out.write_text("\n".join([header.replace('"5x4:b"', '"5x4:c"'), *games]) + "\n")
+    result = CliRunner().invoke(main, ["report", str(out)])
+    assert result.exit_code == 2
+    assert result.output.strip() == (f"Error: {out}:2: game (0, 0, 0) starts from 5x4:b, where pair 1 of this "
+                                     "experiment starts from 5x4:c: the file holds games of another run, or its "
+                                     "header was edited")
+    assert not (tmp_path / "a-report").exists()
+
+
+def test_an_arena_config_refuses_openings_that_are_no_starts_and_keeps_them_canonical():
+    """From Python, a bad opening was taken and failed (or played a
+    finished game) only when its pair came."""
+    with pytest.raises(SettingError, match=r"^ArenaConfig\.openings: opening 1, 'zzz', is not a position"):
+        ArenaConfig(("random", "heuristic"), openings=("zzz",))
+    with pytest.raises(SettingError, match=r"opening 1, '5x4:abababa', is a finished game$"):
+        ArenaConfig(("random", "heuristic"), openings=("5x4:abababa",))
+    assert ArenaConfig(("random", "heuristic"), openings=("5x4:b",)).openings == ("5x4:b",)
 
 
 def test_a_run_resumed_under_another_test_or_none_has_its_header_say_so(tmp_path):

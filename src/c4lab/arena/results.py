@@ -7,7 +7,8 @@ flight; started again with the same file, it plays only what is missing.
 A last line cut short by the interruption (no newline at its end) is
 dropped and its pair played again; any other bad line (not UTF-8, not JSON,
 not a record, a value of the wrong type, a forfeit its result contradicts,
-a game outside the experiment's schedule) is an error that names the file and line, and nothing is written.
+a game outside the experiment's schedule or not from its pair's start) is
+an error that names the file and line, and nothing is written.
 An empty file (0 bytes: a run killed before it wrote the header) is
 started anew; bytes with no whole line are refused as any bad line is.
 """
@@ -112,6 +113,7 @@ def read_results(path: str | Path) -> Results:
         except (TypeError, ValueError) as err:
             raise ResultsError(f"{path}:1: the header's \"sprt\" is not a test ({err})") from None
     pairings = config.pairings()
+    starts: dict[int, str] = {}  # each pair's start in the header's schedule
     games: list[Game] = []
     keys: set[tuple[int, int, int]] = set()
     for number, line in enumerate(lines[1:], 2):
@@ -128,6 +130,17 @@ def read_results(path: str | Path) -> Results:
             raise ResultsError(
                 f"{path}:{number}: game {(game.pairing, game.pair, game.game)} is not played by "
                 f"{game.a!r} and {game.b!r} in this experiment"
+            )
+        if game.pair not in starts:
+            try:
+                starts[game.pair] = config.start(game.pair).notation
+            except ArenaError as err:  # opening moves that end every game on the header's board
+                raise ResultsError(f"{path}:1: not an arena results header ({err})") from None
+        if game.start != starts[game.pair]:  # a game of another run (files joined), or a header edited
+            raise ResultsError(
+                f"{path}:{number}: game {(game.pairing, game.pair, game.game)} starts from {game.start}, where pair "
+                f"{game.pair + 1} of this experiment starts from {starts[game.pair]}: the file holds games of "
+                "another run, or its header was edited"
             )
         key = (game.pairing, game.pair, game.game)
         if key in keys:
@@ -245,22 +258,6 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _check_starts(path: Path, config: ArenaConfig, previous: Results) -> None:
-    """Each saved game starts where its pair of ``config``'s schedule does:
-    a game from another run (a file edited, or two joined) is an error, not
-    a pair the run counts as played."""
-    starts: dict[int, str] = {}
-    for game in previous.games:
-        if game.pair not in starts:
-            starts[game.pair] = config.start(game.pair).notation
-        if game.start != starts[game.pair]:
-            raise ResultsError(
-                f"{path}: game {(game.pairing, game.pair, game.game)} starts from {game.start}, where pair "
-                f"{game.pair + 1} of this experiment starts from {starts[game.pair]}: the file holds games of "
-                "another run; give another --out"
-            )
-
-
 def open_results(
     path: str | Path, config: ArenaConfig, sprt: str | None = None, on_note: Callable[[str], None] | None = None,
 ) -> tuple[ResultsWriter, Results | None]:
@@ -300,7 +297,6 @@ def open_results(
                 f"{path} holds another experiment (different {shown}): "
                 f"give another --out, or the same settings to resume it{more}"
             )
-        _check_starts(path, config, previous)
         return ResultsWriter(path, config, resume=previous, sprt=sprt, held=held), previous
     except BaseException:
         held.close()

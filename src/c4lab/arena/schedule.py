@@ -144,6 +144,26 @@ class ArenaConfig:
                 raise SettingError("board", f"{{board}} {_literal(repr(self.board))}: {_literal(err)}") from None
             if start.is_over:
                 raise SettingError("board", f"{{board}} {_literal(repr(self.board))} is a finished game")
+        self._check_openings()
+
+    def _check_openings(self) -> None:
+        """Each opening a position where a game goes on, kept in its
+        canonical notation (as ``read_openings`` reads a file), or a
+        ``SettingError`` naming it: a results file's header whose openings
+        were edited (``"zzz"``, a finished game) was read without a word,
+        and its report told of starts no game was played from."""
+        named = []
+        for number, opening in enumerate(self.openings, 1):
+            try:
+                position = Position.parse(opening)
+            except PositionError as err:
+                raise SettingError("openings", f"{{openings}}: opening {number}, {_literal(repr(opening))}, is "
+                                               f"not a position ({_literal(err)})") from None
+            if position.is_over:
+                raise SettingError("openings", f"{{openings}}: opening {number}, {_literal(repr(opening))}, is "
+                                               "a finished game")
+            named.append(position.notation)
+        object.__setattr__(self, "openings", tuple(named))
 
     def _check_types(self) -> None:
         """Each field of the type it must have, or an ``ArenaTypeError`` naming
@@ -281,11 +301,9 @@ class ArenaConfig:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ArenaConfig:
         """The config that ``to_dict`` wrote (a results file's header), checked
-        as a new one is."""
-        data = dict(data)
-        data["specs"] = tuple(data["specs"])
-        data["openings"] = tuple(data.get("openings", ()))
-        return cls(**data)
+        as a new one is: its lists as they are (``tuple()`` of a string,
+        ``"openings": "5x4:ab"``, made each character an opening)."""
+        return cls(**{"openings": (), **data})
 
     # -- the schedule ------------------------------------------------------
 
