@@ -8,6 +8,7 @@ import itertools
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -891,12 +892,37 @@ def test_a_curve_reads_back_what_was_written_and_names_the_line_where_a_file_is_
     assert write_csv(points, tmp_path / "c.csv") == path  # --curve c.csv: c.csv, c.png, c.html (not c.csv.csv)
     assert read_curve(path) == points
     for text, where in (("games,seconds\n", ":1: not the header"),
-                        ("games,seconds,accuracy\n10,1,0.5\n5,2,0.5\n", ":3: games must be a whole number"),
+                        ("games,seconds,accuracy\n10,1,0.5\n5,2,0.5\n", ":3: games 5 is less than the line before's 10"),
                         ("games,seconds,accuracy\n10,1\n", ":2: 2 fields where the header has 3"),
                         ("games,seconds,accuracy\n10,nan,0.5\n", ":2: seconds is not a number")):
         path.write_text(text)
         with pytest.raises(ValueError, match=where):
             read_curve(path)
+
+
+@pytest.mark.parametrize(("row", "said"), [
+    ("1000,2.0,2.5,200,0.5", ":3: accuracy must be a share from 0 to 1, not '2.5'"),
+    ("1000,2.0,-3,200,0.5", ":3: accuracy must be a share from 0 to 1, not '-3'"),
+    ("1000,2.0,0.5,200,97.5", ":3: score vs random must be a share from 0 to 1, not '97.5'"),
+    ("1000,2.0,0.5,200,nan", ":3: score vs random is not a number: 'nan'"),
+    ("-1000,2.0,0.5,200,0.5", ":3: games must be a whole number, 0 or more, not '-1000'"),
+    ("1000.5,2.0,0.5,200,0.5", ":3: games must be a whole number, 0 or more, not '1000.5'"),
+    ("1000,-2.0,0.5,200,0.5", ":3: seconds must be 0 or more, not '-2.0'"),
+    ("1000,2.0,0.5,-200,0.5", ":3: probes must be a whole number, 0 or more, not '-200'"),
+])
+def test_a_curve_value_out_of_its_range_names_the_file_line_and_column(tmp_path: Path, row: str, said: str) -> None:
+    """A curve's CSV read back (by a resumed run) took any finite number:
+    an accuracy of 250 % or -3, a negative count or time went on into the
+    new curve, its plot and its page.  Each is one line naming the file,
+    the line and the column, and the resumed run writes nothing."""
+    from c4lab.learning.ntuple_curve import check_curve
+
+    path = tmp_path / "c.csv"
+    text = f"games,seconds,accuracy,probes,score vs random\n0,0.0,0.5,200,0.5\n{row}\n"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=rf"^{re.escape(str(path) + said)}"):
+        check_curve(tmp_path / "c", 2000, 200)
+    assert path.read_text() == text and not (tmp_path / "c.png").exists()
 
 
 def test_a_resumed_curve_keeps_one_measure_and_its_columns(tmp_path: Path) -> None:

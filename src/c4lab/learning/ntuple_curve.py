@@ -71,7 +71,10 @@ def write_csv(points: list[CurvePoint], prefix: Path, opponents: tuple[str, ...]
 
 def read_curve(path: Path) -> list[CurvePoint]:
     """The points of a curve's CSV (:func:`write_csv`); ``ValueError`` that
-    names the file and the line where it is not one."""
+    names the file, the line and the column where it is not one: a value
+    out of its range too (an accuracy or a score outside 0..1, a negative
+    count or time), which a resumed run carried on and drew, with a page
+    that showed 250.0 %."""
 
     def number(text: str, line: int, column: str) -> float:
         try:
@@ -81,6 +84,20 @@ def read_curve(path: Path) -> list[CurvePoint]:
         if not math.isfinite(value):
             raise ValueError(f"{path}:{line}: {column} is not a number: {text!r} (not a learning curve of "
                              "`c4lab train ntuple`)")
+        return value
+
+    def whole(text: str, line: int, column: str) -> int:
+        """A count (games, probe positions): a whole number, 0 or more."""
+        value = number(text, line, column)
+        if value < 0 or value != int(value):
+            raise ValueError(f"{path}:{line}: {column} must be a whole number, 0 or more, not {text!r}")
+        return int(value)
+
+    def share(text: str, line: int, column: str) -> float:
+        """An accuracy or a score: a share from 0 to 1 (the CSV writes 0.9, not 90 %)."""
+        value = number(text, line, column)
+        if not 0 <= value <= 1:
+            raise ValueError(f"{path}:{line}: {column} must be a share from 0 to 1, not {text!r}")
         return value
 
     try:
@@ -97,18 +114,17 @@ def read_curve(path: Path) -> list[CurvePoint]:
     for line, row in enumerate(rows[1:], start=2):
         if len(row) != len(header):
             raise ValueError(f"{path}:{line}: {len(row)} fields where the header has {len(header)}")
-        games = number(row[0], line, "games")
-        if games < 0 or games != int(games) or (points and games < points[-1].games):
-            raise ValueError(f"{path}:{line}: games must be a whole number, not less than the line before's")
-        scores = {c[len(_SCORE):]: number(v, line, c) for c, v in zip(header[first:], row[first:]) if v != ""}
-        accuracy = number(row[2], line, "accuracy") if row[2] != "" else None
-        probes = None
-        if first == 4 and row[3] != "":
-            probes = number(row[3], line, _PROBES)
-            if probes < 0 or probes != int(probes):
-                raise ValueError(f"{path}:{line}: {_PROBES} must be a whole number, not {row[3]!r}")
-        points.append(CurvePoint(int(games), number(row[1], line, "seconds"), accuracy, scores,
-                                 None if probes is None else int(probes)))
+        games = whole(row[0], line, "games")
+        if points and games < points[-1].games:
+            raise ValueError(f"{path}:{line}: games {row[0]} is less than the line before's "
+                             f"{points[-1].games} (a curve's points come in the order they were measured)")
+        seconds = number(row[1], line, "seconds")
+        if seconds < 0:
+            raise ValueError(f"{path}:{line}: seconds must be 0 or more, not {row[1]!r}")
+        accuracy = share(row[2], line, "accuracy") if row[2] != "" else None
+        probes = whole(row[3], line, _PROBES) if first == 4 and row[3] != "" else None
+        scores = {c[len(_SCORE):]: share(v, line, c) for c, v in zip(header[first:], row[first:]) if v != ""}
+        points.append(CurvePoint(games, seconds, accuracy, scores, probes))
     return points
 
 
