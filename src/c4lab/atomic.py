@@ -9,7 +9,7 @@ old file or the new one, never half of one, and no temporary file behind.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO, Any
@@ -45,3 +45,28 @@ def write_text(path: Path, text: str) -> None:
     """``path`` holds ``text`` (UTF-8), written whole (:func:`replacing`)."""
     with replacing(path, "w", encoding="utf-8") as f:
         f.write(text)
+
+
+def write_all(files: Mapping[Path, bytes]) -> None:
+    """Each path holds its bytes, all of them or none: every file is written
+    whole to its temporary file (flushed to disk) before the first is
+    renamed over its path, so a full disk or Ctrl-C while writing leaves
+    every old file as it was (a report's plots and its page stay of one
+    run), and no temporary file behind."""
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for path, data in files.items():
+            tmp = Path(path).with_name(Path(path).name + ".tmp")
+            staged.append((tmp, Path(path)))
+            with tmp.open("wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+        for tmp, path in staged:
+            os.replace(tmp, path)
+    except BaseException:
+        for tmp, _ in staged:
+            with suppress(OSError):  # the error to report is the write's, not the clean-up's
+                tmp.unlink(missing_ok=True)
+        raise
+

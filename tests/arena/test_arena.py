@@ -1157,6 +1157,34 @@ def test_report_of_a_run_with_no_finished_game_is_one_line_and_writes_nothing(tm
         assert not (tmp_path / (name[:-6] + "-report")).exists()
 
 
+def test_a_report_that_cannot_be_written_whole_leaves_the_last_one_as_it_was(tmp_path):
+    """The report wrote its four files in place, one after the other: a
+    full disk left a page cut short beside new plots and said only that it
+    could not write.  Now the four are written whole, all or none (a file
+    size limit stands in for the full disk, reached in the page)."""
+    import resource
+
+    out = tmp_path / "run.jsonl"
+    run_arena(ArenaConfig(("heuristic:seed=1", "random:seed=1"), games=2, board="6x5"), out, executor=LocalExecutor(1))
+    sizes = {f.name: f.stat().st_size for f in write_report(summarise(read_results(out).config, read_results(out).games),
+                                                            tmp_path / "sizes")}
+    limit = max(size for name, size in sizes.items() if name != "report.html") + 1
+    assert sizes["report.html"] > limit  # the page is the file the disk fills up in
+    folder = tmp_path / "run-report"
+    folder.mkdir()
+    for name in sizes:
+        (folder / name).write_text(f"the last report's {name}")
+
+    def small_disk() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    done = subprocess.run([sys.executable, "-m", "c4lab", "report", str(out)], capture_output=True, text=True,
+                          timeout=120, check=False, preexec_fn=small_disk)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip() == f"Error: cannot write the report in {str(folder)!r}: File too large"
+    assert {f.name: f.read_text() for f in folder.iterdir()} == {name: f"the last report's {name}" for name in sizes}
+
+
 def test_a_sweep_shows_no_invented_interval_or_p_value(tmp_path):
     config = ArenaConfig(("heuristic:seed=1", "random:seed=1"), games=4, board="6x5", plies=0, seed=1)
     outcome = run_arena(config, tmp_path / "sweep.jsonl", executor=LocalExecutor(1))

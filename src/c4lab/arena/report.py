@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from c4lab import atomic
 from c4lab.arena import stats
 from c4lab.arena.games import Game
 from c4lab.arena.ratings import Rating, fit_ratings
@@ -578,7 +579,8 @@ def write_report(
     ``report.html`` (which embeds the three) into ``folder``; ``stopped``:
     why the run ended before its last game (the SPRT's verdict), said on
     the page; ``sprt``: where the run's test stands when it did not stop
-    it (no decision yet, its LLR and bounds)."""
+    it (no decision yet, its LLR and bounds).  The four are written whole,
+    all of them or none (``atomic.write_all``)."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     images = {
@@ -586,15 +588,10 @@ def write_report(
         "elo.png": plot_elo(summary),
         "by-size.png": plot_by_size(summary),
     }
-    written = []
-    for name, data in images.items():
-        path = folder / name
-        path.write_bytes(data)
-        written.append(path)
-    page = folder / "report.html"
-    page.write_text(_html(summary, images, stopped, sprt), encoding="utf-8")
-    written.append(page)
-    return written
+    files = {folder / name: data for name, data in images.items()}
+    files[folder / "report.html"] = _html(summary, images, stopped, sprt).encode("utf-8")
+    atomic.write_all(files)  # all four or none: a full disk left a page cut short beside the plots of another run
+    return list(files)
 
 
 def describe_setting(config: ArenaConfig) -> str:
