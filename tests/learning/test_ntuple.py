@@ -894,7 +894,9 @@ def test_a_curve_reads_back_what_was_written_and_names_the_line_where_a_file_is_
     for text, where in (("games,seconds\n", ":1: not the header"),
                         ("games,seconds,accuracy\n10,1,0.5\n5,2,0.5\n", ":3: games 5 is less than the line before's 10"),
                         ("games,seconds,accuracy\n10,1\n", ":2: 2 fields where the header has 3"),
-                        ("games,seconds,accuracy\n10,nan,0.5\n", ":2: seconds is not a number")):
+                        ("games,seconds,accuracy\n10,nan,0.5\n", ":2: seconds is not a number"),
+                        ("games,seconds,accuracy,score vs random,score vs random\n10,1,0.5,0.25,1\n",
+                         ":1: the column 'score vs random' is there twice")):
         path.write_text(text)
         with pytest.raises(ValueError, match=where):
             read_curve(path)

@@ -110,6 +110,9 @@ def read_curve(path: Path) -> list[CurvePoint]:
         raise ValueError(f"{path}:1: not the header of a learning curve of `c4lab train ntuple` "
                          f"({', '.join(_FIXED)}, {_PROBES}, then 'score vs ...' columns)")
     header = rows[0]
+    twice = next((c for n, c in enumerate(header) if c in header[:n]), None)
+    if twice is not None:  # one opponent's scores in two columns: the later would replace the earlier unseen
+        raise ValueError(f"{path}:1: the column {twice!r} is there twice (not a learning curve of `c4lab train ntuple`)")
     points: list[CurvePoint] = []
     for line, row in enumerate(rows[1:], start=2):
         if len(row) != len(header):
