@@ -1185,6 +1185,27 @@ def test_a_report_that_cannot_be_written_whole_leaves_the_last_one_as_it_was(tmp
     assert {f.name: f.read_text() for f in folder.iterdir()} == {name: f"the last report's {name}" for name in sizes}
 
 
+@pytest.mark.parametrize(("command", "said"), [
+    (["report", "{fifo}"], ("Error: {fifo} is a pipe or a device, not an arena results file (one is read from a file "
+                            "on disk)")),
+    (["arena", "heuristic", "random", "--openings", "{fifo}", "--out", "{out}"],
+     ("Error: Invalid value for '--openings': the openings file {fifo} is a pipe or a device: give the name of a file "
+      "on disk")),
+])
+def test_a_pipe_given_as_results_or_openings_is_refused_at_once(tmp_path, command, said):
+    """A named pipe as the results of ``c4lab report`` or the arena's
+    ``--openings`` waited for ever for a writer, saying nothing (as a
+    network or a Q-table that is a pipe did until refused); now it is one
+    line, and nothing is written."""
+    fifo, out = tmp_path / "fifo", tmp_path / "out.jsonl"
+    os.mkfifo(fifo)
+    args = [arg.format(fifo=fifo, out=out) for arg in command]
+    done = subprocess.run([sys.executable, "-m", "c4lab", *args], capture_output=True, text=True, timeout=60,
+                          check=False)
+    assert done.returncode == 2 and done.stderr.strip() == said.format(fifo=fifo), done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo"]
+
+
 def test_a_sweep_shows_no_invented_interval_or_p_value(tmp_path):
     config = ArenaConfig(("heuristic:seed=1", "random:seed=1"), games=4, board="6x5", plies=0, seed=1)
     outcome = run_arena(config, tmp_path / "sweep.jsonl", executor=LocalExecutor(1))

@@ -72,6 +72,8 @@ class Results:
 def read_results(path: str | Path) -> Results:
     """Read and check a results file."""
     path = Path(path)
+    if path.exists() and not path.is_file() and not path.is_dir():  # a pipe: reading it waited for ever for a writer
+        raise ResultsError(f"{path} is a pipe or a device, not an arena results file (one is read from a file on disk)")
     try:
         raw = path.read_bytes()
     except OSError as err:

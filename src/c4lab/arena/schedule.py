@@ -397,6 +397,8 @@ def read_openings(path: str | Path) -> tuple[str, ...]:
     """Position strings, one per line (blank lines and ``#`` comments
     skipped), each checked: a bad one is reported with its file and line."""
     path = Path(path)
+    if path.exists() and not path.is_file() and not path.is_dir():  # a pipe: reading it waited for ever for a writer
+        raise ArenaError(f"the openings file {path} is a pipe or a device: give the name of a file on disk")
     try:
         data = path.read_bytes()
     except OSError as err:
