@@ -427,6 +427,8 @@ def test_move_judges_an_agents_answer_an_illegal_one_is_an_error_line_not_a_move
               "not Move.parse('b')")),
     ("no-analysis", ("Error: agent 'misbehaving:how=no-analysis': Misbehaving.analyse must return "
                     "(Move, Analysis), not an analysis None (Analysis() is an empty one)")),
+    ("percent", ("Error: agent 'misbehaving:how=percent': Analysis.value must be an expected score for the side "
+                 "to move in [0, 1] (win 1, draw 0.5, loss 0), not 75.0")),
     ("raise", "Error: agent 'misbehaving:how=raise' raised RuntimeError: my agent's own bug at "),
 ])
 def test_move_tells_an_agent_that_fails_in_one_line_with_where_not_a_traceback(
@@ -438,7 +440,7 @@ def test_move_tells_an_agent_that_fails_in_one_line_with_where_not_a_traceback(
     assert result.stdout == "" and "Traceback" not in result.stderr
     assert result.stderr.startswith(what) and len(result.stderr.splitlines()) == 1
     if how == "raise":  # where the agent's own code raised
-        assert result.stderr.rstrip().endswith(f"testkit.py:{inspect.unwrap(Misbehaving.analyse).__code__.co_firstlineno + 9}")
+        assert result.stderr.rstrip().endswith(f"testkit.py:{inspect.unwrap(Misbehaving.analyse).__code__.co_firstlineno + 11}")
 
 
 @pytest.mark.parametrize(("spec", "what"), [("ntuple:weights", "n-tuple network"), ("qlearning:table", "Q-table")])

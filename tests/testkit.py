@@ -278,6 +278,8 @@ class Misbehaving(Agent):
             "alone": position.legal_moves()[0],
             "no-analysis": (position.legal_moves()[0], None),
         }
+        if self.how == "percent":  # a value in per cent, not in [0, 1]: refused where it is built
+            return position.legal_moves()[0], Analysis(value=75.0)
         if self.how not in answers:
             raise RuntimeError("my agent's own bug")
         return answers[self.how]  # type: ignore[return-value]
@@ -287,7 +289,7 @@ def register_misbehaving(monkeypatch: pytest.MonkeyPatch) -> str:
     """Register ``Misbehaving`` as the spec ``misbehaving:how=...`` for one
     test (``monkeypatch`` takes it away again); returns the name."""
     agent_infos()  # the real families first
-    how = Param("how", str, "full", "full, none, number, alone, no-analysis or raise")
+    how = Param("how", str, "full", "full, none, number, alone, no-analysis, percent or raise")
     monkeypatch.setitem(registry._REGISTRY, "misbehaving", AgentInfo("misbehaving", "for tests", (how,), Misbehaving))
     return "misbehaving"
 

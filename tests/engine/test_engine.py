@@ -258,6 +258,8 @@ def misbehaving(monkeypatch: pytest.MonkeyPatch) -> str:
               "not Move.parse('b')")),
     ("no-analysis", ("error go: the agent failed: AnswerError: Misbehaving.analyse must return (Move, Analysis), "
                     "not an analysis None (Analysis() is an empty one)")),
+    ("percent", ("error go: the agent failed: AnswerError: Analysis.value must be an expected score for the side "
+                 "to move in [0, 1] (win 1, draw 0.5, loss 0), not 75.0")),
     ("raise", "error go: the agent failed: RuntimeError: my agent's own bug"),
 ])
 def test_an_agent_that_answers_go_wrongly_is_one_error_line_and_the_engine_goes_on(

@@ -53,8 +53,11 @@ class AgentError(RuntimeError):
 
 class AnswerError(TypeError):
     """An agent's ``analyse`` that returned something other than ``(Move,
-    Analysis)`` (``Agent.analysed``): the fault is in what it returned, not
-    where c4lab noticed it."""
+    Analysis)`` (``Agent.analysed``), or an ``Analysis`` or ``MoveStats``
+    whose field is not what it documents (a value outside [0, 1], a
+    principal variation of strings): the fault is in what it returned, not
+    where c4lab noticed it (``c4lab move --json``, the engine's ``info``
+    line, the page's hint)."""
 
 
 #: The bound of every integer an agent's kernels count with (64 bits).
@@ -107,6 +110,35 @@ class Budget:
             object.__setattr__(self, "iterations", iterations)
 
 
+def _whole(value: object, what: str) -> int:
+    """``value`` as an ``int`` (NumPy's too); ``AnswerError`` naming ``what`` else."""
+    try:
+        return integer(value, what)
+    except ValueError as exc:
+        raise AnswerError(str(exc)) from None
+
+
+def _count(value: object, what: str) -> int | None:
+    """``None``, or ``value`` as an ``int`` of 0 or more."""
+    if value is None:
+        return None
+    count = _whole(value, what)
+    if count < 0:
+        raise AnswerError(f"{what} must be 0 or more, not {count}")
+    return count
+
+
+def _unit_value(value: object, what: str) -> float | None:
+    """``None``, or ``value`` as a ``float`` in [0, 1]: an expected score
+    (win 1, draw 0.5, loss 0); NaN, a percentage or a string is refused."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= float(value) <= 1:
+        raise AnswerError(f"{what} must be an expected score for the side to move in [0, 1] "
+                          f"(win 1, draw 0.5, loss 0), not {value!r:.60}")
+    return float(value)
+
+
 @dataclass(frozen=True)
 class MoveStats:
     """What a search learnt about one legal move."""
@@ -115,6 +147,16 @@ class MoveStats:
     visits: int | None = None
     value: float | None = None  # expected score for the side to move, in [0, 1]
     score: int | None = None  # exact or heuristic score, when the agent has one
+
+    def __post_init__(self) -> None:
+        """Each field checked (``AnswerError`` naming it), NumPy's numbers
+        made Python's: they go out as JSON and in the engine's ``info``."""
+        if not isinstance(self.move, Move):
+            raise AnswerError(f"MoveStats.move must be a Move (like Move.parse('d')), not {self.move!r:.60}")
+        object.__setattr__(self, "visits", _count(self.visits, "MoveStats.visits"))
+        object.__setattr__(self, "value", _unit_value(self.value, "MoveStats.value"))
+        if self.score is not None:
+            object.__setattr__(self, "score", _whole(self.score, "MoveStats.score"))
 
 
 @dataclass(frozen=True)
@@ -132,6 +174,35 @@ class Analysis:
     seconds: float | None = None
     note: str | None = None  # how the move was found, when it matters (a fallback, a book move)
     fallback: str | None = None  # the agent that chose the move instead, when this one could not
+
+    def __post_init__(self) -> None:
+        """Each field checked as the class documents it (``AnswerError``
+        naming the field and what it got), so that an agent of one's own
+        that fills one wrongly fails where it builds its answer, not in
+        what shows it (a JSON ``NaN``, a traceback of ``c4lab move`` or
+        ``c4lab engine``); ``moves`` and ``pv`` may be any iterables (a
+        list), kept as tuples, and NumPy's numbers become Python's."""
+        for name, kind in (("moves", MoveStats), ("pv", Move)):
+            items = getattr(self, name)
+            if isinstance(items, str | bytes) or not isinstance(items, Iterable):
+                raise AnswerError(f"Analysis.{name} must be a tuple of {kind.__name__}, not {items!r:.60}")
+            items = tuple(items)
+            wrong = next((item for item in items if not isinstance(item, kind)), None)
+            if wrong is not None:
+                hint = f" (Move.parse({wrong!r}) reads a token)" if isinstance(wrong, str) and kind is Move else ""
+                raise AnswerError(f"Analysis.{name} must hold {kind.__name__} objects, not {wrong!r:.60}{hint}")
+            object.__setattr__(self, name, items)
+        object.__setattr__(self, "value", _unit_value(self.value, "Analysis.value"))
+        object.__setattr__(self, "iterations", _count(self.iterations, "Analysis.iterations"))
+        if self.seconds is not None:
+            seconds = self.seconds
+            if isinstance(seconds, bool) or not isinstance(seconds, numbers.Real) or not 0 <= float(seconds) < math.inf:
+                raise AnswerError(f"Analysis.seconds must be a number of seconds, 0 or more, not {seconds!r:.60}")
+            object.__setattr__(self, "seconds", float(seconds))
+        for name in ("note", "fallback"):
+            text = getattr(self, name)
+            if text is not None and not isinstance(text, str):
+                raise AnswerError(f"Analysis.{name} must be a str or None, not {text!r:.60}")
 
     def to_dict(self) -> dict[str, Any]:
         """The analysis as plain JSON values, moves as tokens: the
