@@ -172,6 +172,24 @@ def test_an_agent_may_answer_a_move_token_as_in_the_arena() -> None:
         connectx_agent(Tokens("h"))(obs, config)
 
 
+
+@pytest.mark.parametrize(("spec", "budget", "message"), [
+    (5, None, "connectx_agent takes an agent spec like 'master:time=0.5' or an Agent, not int 5"),
+    (None, None, "connectx_agent takes an agent spec like 'master:time=0.5' or an Agent, not NoneType None"),
+    ("random", 0.5, ("an agent's budget is a Budget (Budget(iterations=N) or Budget(time=SECONDS)) or None, "
+                    "not float 0.5")),
+])
+def test_a_wrapper_of_no_agent_or_no_budget_is_refused_when_it_is_made(
+    spec: object, budget: object, message: str
+) -> None:
+    """Not at the first move of a Kaggle game, which Kaggle reports as the
+    agent's error (a number was an AttributeError: 'int' object has no
+    attribute 'spec')."""
+    with pytest.raises(TypeError) as caught:
+        connectx_agent(spec, budget)  # type: ignore[arg-type]
+    assert str(caught.value) == message
+
+
 # ---------------------------------------------------------------------------
 # Kaggle's agents as ours
 # ---------------------------------------------------------------------------

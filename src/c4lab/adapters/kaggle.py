@@ -33,7 +33,7 @@ import random
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from c4lab.agents.base import Agent, Analysis, Budget, Param, make_agent, register
+from c4lab.agents.base import Agent, Analysis, Budget, Param, check_budget, make_agent, register
 from c4lab.game import play_answer
 from c4lab.rules import Cell, Move, Piece, Position, Variant
 
@@ -291,8 +291,19 @@ def connectx_agent(spec: str | Agent, budget: Budget | None = None) -> ConnectXA
     that one plus one opponent piece, it continues the game; otherwise (a new
     game, a skipped turn) it rebuilds the position from the cells and tells
     the agent ``new_game()``.
+
+    A ``spec`` that is neither, or a ``budget`` that is no ``Budget``, is a
+    ``TypeError`` saying what to pass, here rather than at the first move
+    of a Kaggle game (which Kaggle reports as the agent's error).
     """
-    agent = make_agent(spec) if isinstance(spec, str) else spec
+    if isinstance(spec, str):
+        agent = make_agent(spec)
+    elif isinstance(spec, Agent):
+        agent = spec
+    else:
+        raise TypeError(f"connectx_agent takes an agent spec like 'master:time=0.5' or an Agent, "
+                        f"not {type(spec).__name__} {spec!r:.60}")
+    check_budget(budget)
     last: list[Position] = []  # the position after our previous move, if any
 
     def play(observation: Any, configuration: Any) -> int:

@@ -228,6 +228,13 @@ def check_arguments(position: object, budget: object) -> None:
     if not isinstance(position, Position):
         hint = f" (Position.parse({position!r}))" if isinstance(position, str) else ""
         raise TypeError(f"an agent is asked about a Position{hint}, not {type(position).__name__} {position!r:.60}")
+    check_budget(budget)
+
+
+def check_budget(budget: object) -> None:
+    """``TypeError`` saying what to pass unless ``budget`` is a ``Budget``
+    or ``None``: at once where a budget is kept for later moves
+    (``connectx_agent``), not at the first move."""
     if budget is not None and not isinstance(budget, Budget):
         raise TypeError(f"an agent's budget is a Budget (Budget(iterations=N) or Budget(time=SECONDS)) or None, "
                         f"not {type(budget).__name__} {budget!r:.60}")
