@@ -110,6 +110,27 @@ def test_an_environments_options_of_the_wrong_kind_are_refused_with_what_to_pass
         raw_env(**options)
 
 
+@pytest.mark.parametrize("seed", ["x", "1", 1.5, True])
+def test_a_seed_that_is_no_integer_is_refused_when_made_and_at_reset(seed: object) -> None:
+    """As ``Variant.enhanced`` refuses it: ``random`` quietly hashed a
+    string or a float into a seed, so ``seed="1"`` drew other boards than
+    ``seed=1``."""
+    with pytest.raises(ValueError, match=re.escape(f"the environment's seed must be an integer, not {seed!r}")):
+        env(board="random", seed=seed)  # type: ignore[arg-type]
+    e = env(board="random")
+    with pytest.raises(ValueError, match=re.escape(f"reset's seed must be an integer, not {seed!r}")):
+        e.reset(seed=seed)
+
+
+def test_a_numpy_integer_seeds_as_the_same_python_integer_does() -> None:
+    boards = []
+    for seed in (np.int64(5), 5):
+        e = raw_env(board="random", seed=seed)  # type: ignore[arg-type]
+        e.reset()
+        boards.append(e.position.notation)
+    assert boards[0] == boards[1]
+
+
 def test_planes_show_the_board_from_the_observing_agent_and_top_row_first() -> None:
     e = raw_env(board="9x8/Xd3/Bb1:b+ac")  # A on b1 (the bonus), ban on a1, B on c1
     e.reset()

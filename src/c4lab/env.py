@@ -11,7 +11,8 @@ Agents ``"player_0"`` (A, moves first) and ``"player_1"`` (B).
 ``"9x8/Xd3/Bb1:b+ac"``: each game starts there) or ``"random"``: every
 ``reset`` draws a new enhanced board (a random size from 4x4 to 12x12 and
 one forbidden cell), from the seed given to ``reset`` or else the
-environment's own generator (``seed=``).  ``bonus=True`` adds a random bonus
+environment's own generator (``seed=``); a seed is an integer (NumPy's
+too) or ``None``.  ``bonus=True`` adds a random bonus
 cell (drawn at each reset) to a board that has none.
 
 **Spaces.** They are fixed for the environment's life, so they are sized for
@@ -54,7 +55,7 @@ from pettingzoo.utils import wrappers
 from c4lab.rules import IllegalMoveError, Move, Position
 from c4lab.rules import kernels as K
 from c4lab.rules.setup import starting_position
-from c4lab.rules.variant import MAX_SIDE
+from c4lab.rules.variant import MAX_SIDE, integer
 
 AGENTS = ("player_0", "player_1")
 SIDES = ("A", "B")
@@ -78,6 +79,13 @@ def env(
     wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
     wrapped = wrappers.OrderEnforcingWrapper(wrapped)
     return wrapped
+
+
+def _seed(seed: object, what: str) -> int | None:
+    """``seed`` as an ``int`` (NumPy's too) or ``None``; ``ValueError``
+    naming ``what`` for anything else, as ``Variant.enhanced`` refuses it:
+    ``random`` would quietly hash a string or a float into a seed."""
+    return None if seed is None else integer(seed, what)
 
 
 class raw_env(AECEnv, EzPickle):
@@ -104,8 +112,8 @@ class raw_env(AECEnv, EzPickle):
         self.render_mode = render_mode
         self.board = board
         self.bonus = bonus
-        self._seed = seed
-        self._rng = random.Random(seed)
+        self._seed = _seed(seed, "the environment's seed")
+        self._rng = random.Random(self._seed)
         if board == RANDOM:
             self.width = self.height = MAX_SIDE
             self.has_bonus = bonus
@@ -158,7 +166,7 @@ class raw_env(AECEnv, EzPickle):
         """A new game: the board (drawn again for ``"random"`` or a random
         bonus cell), seeded by ``seed`` when given."""
         if seed is not None:
-            self._rng = random.Random(seed)
+            self._rng = random.Random(_seed(seed, "reset's seed"))
         self.position = starting_position(self.board, self.bonus, self._rng)
         self.agents = list(AGENTS)
         self.rewards = dict.fromkeys(self.agents, 0)
