@@ -1,9 +1,9 @@
 """A PettingZoo AEC environment for every variant (``c4lab.env.env()``).
 
->>> from c4lab.env import env
->>> e = env(board="random", bonus=True, seed=1)
->>> e.reset(seed=1)
->>> observation, reward, terminated, truncated, info = e.last()
+    >>> from c4lab.env import env
+    >>> e = env(board="random", bonus=True, seed=1)
+    >>> e.reset(seed=1)
+    >>> observation, reward, terminated, truncated, info = e.last()
 
 Agents ``"player_0"`` (A, moves first) and ``"player_1"`` (B).
 
@@ -136,9 +136,11 @@ class raw_env(AECEnv, EzPickle):
     # -- spaces --------------------------------------------------------------
 
     def observation_space(self, agent: str) -> spaces.Dict:
+        """``agent``'s observations: the planes and the action mask (the same for both agents)."""
         return self.observation_spaces[agent]
 
     def action_space(self, agent: str) -> spaces.Discrete:
+        """``agent``'s actions: ``Discrete(N)``, the same for both agents."""
         return self.action_spaces[agent]
 
     # -- the action encoding ----------------------------------------------------

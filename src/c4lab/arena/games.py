@@ -94,6 +94,7 @@ class Game:
             object.__setattr__(self, "times", MoveTimes(self.times))
 
     def to_dict(self) -> dict[str, Any]:
+        """The game as the JSON object of its line in the results file."""
         return {
             "position": self.position,
             "result": self.result,
@@ -156,10 +157,12 @@ class Game:
 
     @property
     def width(self) -> int:
+        """The board's number of columns."""
         return Position.parse(self.start).variant.width
 
     @property
     def height(self) -> int:
+        """The board's number of rows."""
         return Position.parse(self.start).variant.height
 
     @property

@@ -58,6 +58,9 @@ class Summary:
     moves_left_out: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        """The summary as plain JSON values (a number that is not finite,
+        as an Elo of a clean sweep, as ``null``)."""
+
         def number(x: float) -> float | None:
             return x + 0.0 if math.isfinite(x) else None  # + 0.0: an even score's -0.0 is written 0.0
 
