@@ -162,12 +162,32 @@ def test_the_engine_example_speaks_the_protocol() -> None:
         "readyok",
         "bestmove d",  # the win
         replies[replies.index("c4labok") + 4],
-        "error cannot read the position '7x6:4453'",
+        "error cannot read the position '7x6:4453': it is not in RULES.md's notation",
         "error go: no position, or the game is over",
         "error unknown command 'frobnicate'",
         "error unknown option 'level': this engine has no options",  # as the protocol asks of every engine
     ]
     assert replies[replies.index("c4labok") + 4].startswith("bestmove ")
+
+
+@pytest.mark.parametrize(("position", "why"), [
+    ("13x6", "width and height go from 4 to 12"),
+    ("7x6:dddddddd", "'d' is not a legal move"),
+    ("7x6:hh", "'h' is not a legal move"),
+    ("4x4/Ba1:a+e", "'a+e' is not a legal move"),
+    ("4x4:abababab", "'b' is not a legal move"),
+])
+def test_the_engine_example_answers_a_position_it_cannot_play_with_an_error_and_reads_on(
+    position: str, why: str
+) -> None:
+    """As the protocol asks of every engine (docs/engine-protocol.md): a
+    board wider than its column letters made the next ``go`` an IndexError
+    that ended the engine, and a move into a full column was taken."""
+    assert _talk([f"position {position}", "go", "position 7x6:dd", "go"]) == [
+        f"error cannot read the position '{position}': {why}",
+        "error go: no position, or the game is over",
+        "bestmove d",
+    ]
 
 
 def test_the_engine_example_plays_the_arena_on_every_kind_of_board(tmp_path: Path) -> None:

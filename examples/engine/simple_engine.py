@@ -20,8 +20,10 @@ class Board:
     def __init__(self, text):
         found = re.fullmatch(r"(\d+)x(\d+)((?:/X[a-l]\d+)*)(?:/B[a-l]\d+)?(?::([a-l+]+))?", text)
         if not found:
-            raise ValueError(f"cannot read the position {text!r}")
+            raise ValueError("it is not in RULES.md's notation")
         self.width, self.height = int(found[1]), int(found[2])
+        if not (4 <= self.width <= 12 and 4 <= self.height <= 12):
+            raise ValueError("width and height go from 4 to 12")
         # (column, row) -> "A", "B" or "#": a forbidden cell or a ban piece
         self.cells = {(LETTERS.index(c[0]), int(c[1:]) - 1): "#" for c in re.findall(r"X([a-l]\d+)", found[3])}
         self.to_move, self.winner = "A", None
@@ -53,12 +55,16 @@ class Board:
 
     def play(self, token):
         column = LETTERS.index(token[0])
-        row = self.landing(column)
+        row = self.landing(column) if column < self.width and not self.winner else None
+        if row is None:  # a column off the board or full, or a move after the game ended
+            raise ValueError(f"{token!r} is not a legal move")
         self.cells[(column, row)] = self.to_move
         if self.wins(column, row, self.to_move):
             self.winner = self.to_move
         if len(token) == 3:  # "b+a": then a ban piece in column a
             ban = LETTERS.index(token[2])
+            if ban >= self.width or self.landing(ban) is None:
+                raise ValueError(f"{token!r} is not a legal move")
             self.cells[(ban, self.landing(ban))] = "#"
         self.to_move = "B" if self.to_move == "A" else "A"
 
@@ -102,9 +108,9 @@ def main():
         elif command == "position" and len(words) == 2:
             try:
                 board = Board(words[1])
-            except (ValueError, IndexError, TypeError):
+            except (ValueError, IndexError, TypeError) as why:  # never die of bad input: say why, read on
                 board = None
-                print(f"error cannot read the position {words[1]!r}")
+                print(f"error cannot read the position {words[1]!r}: {why}")
         elif command == "go":
             if board is None or not board.moves():
                 print("error go: no position, or the game is over")
