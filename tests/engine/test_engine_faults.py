@@ -212,6 +212,23 @@ def test_a_program_that_is_not_executable_is_told_how_to_run_it(tmp_path: Path) 
         EngineAgent(str(plain))
 
 
+@pytest.mark.parametrize(("setting", "error", "message"), [
+    ({"timeout": "30"}, TypeError, "EngineAgent: timeout is a number of seconds, not str '30'"),
+    ({"margin": None}, TypeError, "EngineAgent: margin is a number of seconds, not NoneType None"),
+    ({"handshake": True}, TypeError, "EngineAgent: handshake is a number of seconds, not bool True"),
+    ({"timeout": float("inf")}, ValueError, "agent 'engine': timeout must be a finite number, not inf"),
+])
+def test_engine_agents_limits_from_python_that_are_no_seconds_are_refused_before_a_start(
+    tmp_path: Path, setting: dict[str, object], error: type[Exception], message: str
+) -> None:
+    """As the spec's are (``engine:cmd=...,timeout=inf``): a string was
+    "'>' not supported between instances of 'str' and 'int'", and an
+    infinite wait was taken. Nothing is started."""
+    with pytest.raises(error) as caught:
+        EngineAgent(str(tmp_path / "never-started"), **setting)  # type: ignore[arg-type]
+    assert str(caught.value) == message
+
+
 def test_a_program_that_is_there_but_would_not_start_is_told_why(tmp_path: Path, monkeypatch) -> None:
     """Issue review: "No such file or directory: 'my_engine.py'" for a file
     that is right there (the ``./`` left out, so PATH was searched; or its

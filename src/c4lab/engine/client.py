@@ -47,6 +47,8 @@ from __future__ import annotations
 import collections
 import contextlib
 import errno
+import math
+import numbers
 import os
 import queue
 import shlex
@@ -537,6 +539,12 @@ class EngineAgent(Agent):
             raise SpecError(f"agent 'engine': cmd={cmd!r} is not a command line: {exc}") from None
         if not self.argv:
             raise SpecError("agent 'engine': cmd= is empty")
+        for key, seconds in (("margin", margin), ("timeout", timeout), ("handshake", handshake)):
+            if isinstance(seconds, bool) or not isinstance(seconds, numbers.Real):  # a spec's are checked floats
+                raise TypeError(f"EngineAgent: {key} is a number of seconds, not {type(seconds).__name__} "
+                                f"{seconds!r:.60}")
+            if not math.isfinite(seconds):  # a wait for ever for a hung engine
+                raise SpecError(f"agent 'engine': {key} must be a finite number, not {seconds!r}")
         if not margin >= 0:
             raise SpecError(f"agent 'engine': margin must not be negative, not {margin!r}")
         for key, seconds in (("timeout", timeout), ("handshake", handshake)):
