@@ -11,8 +11,7 @@ import json
 import numpy as np
 import pytest
 
-from c4lab.agents import Analysis, MoveStats
-from c4lab.agents.base import AnswerError
+from c4lab.agents import Analysis, AnswerError, MoveStats
 from c4lab.rules import Move
 
 
