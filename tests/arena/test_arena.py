@@ -489,6 +489,21 @@ def test_a_pair_swaps_the_sides_on_the_same_start():
 # -- runs, the results file and resuming ---------------------------------------------
 
 
+@pytest.mark.parametrize(("jobs", "message"), [
+    (0, "LocalExecutor: jobs must be at least 1 (None: one a core), not 0"),
+    ("2", "LocalExecutor: jobs must be an integer, not '2' (1 or more; None: one a core)"),
+    (1.5, "LocalExecutor: jobs must be an integer, not 1.5 (1 or more; None: one a core)"),
+])
+def test_a_local_executor_of_no_positive_number_of_jobs_is_refused_naming_it(jobs: object, message: str) -> None:
+    """From Python (the command's --jobs is checked by click): 0 took every
+    core without a word, "2" was "'<' not supported between instances of
+    'str' and 'int'", and the message named --jobs, which a script has not."""
+    with pytest.raises(ValueError) as caught:
+        LocalExecutor(jobs)  # type: ignore[arg-type]
+    assert str(caught.value) == message
+    assert LocalExecutor(np.int64(2)).jobs == 2  # type: ignore[arg-type]
+
+
 def test_a_round_robin_run_saves_every_game_and_ranks_the_agents(tmp_path):
     out = tmp_path / "run.jsonl"
     config = ArenaConfig(("heuristic:seed=1", "random:seed=1", "random:seed=2"), games=4, board="random", seed=2)

@@ -23,6 +23,7 @@ from c4lab.arena.schedule import PairTask
 from c4lab.cores import usable_cores
 from c4lab.engine.client import stop_all
 from c4lab.engine.tether import wait
+from c4lab.rules.variant import integer
 
 log = logging.getLogger(__name__)
 
@@ -106,12 +107,19 @@ def _worker_terminated(signum: int, _frame: object) -> None:
 
 class LocalExecutor:
     """A pool of ``jobs`` local processes (``jobs=1``: this process, which
-    keeps tracebacks and debuggers simple)."""
+    keeps tracebacks and debuggers simple; ``None``: one a core).  Any
+    other ``jobs`` than an integer of 1 or more is a ``ValueError`` naming
+    it (``0`` took every core, ``"2"`` failed on a comparison)."""
 
     def __init__(self, jobs: int | None = None) -> None:
+        if jobs is not None:
+            try:
+                jobs = integer(jobs, "LocalExecutor: jobs")
+            except ValueError as exc:
+                raise ValueError(f"{exc} (1 or more; None: one a core)") from None
+            if jobs < 1:
+                raise ValueError(f"LocalExecutor: jobs must be at least 1 (None: one a core), not {jobs}")
         self.jobs = jobs or default_jobs()
-        if self.jobs < 1:
-            raise ValueError(f"--jobs must be at least 1, not {self.jobs}")
         self._pool: Pool | None = None
         self._finished = False
 
