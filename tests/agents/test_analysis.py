@@ -73,3 +73,11 @@ def test_lists_and_numpys_numbers_are_taken_as_tuples_and_pythons_numbers() -> N
 def test_an_empty_analysis_and_the_bounds_of_its_value_are_fine() -> None:
     assert Analysis() == Analysis(moves=(), value=None, pv=())
     assert [Analysis(value=v).value for v in (0, 0.5, 1)] == [0.0, 0.5, 1.0]
+
+
+def test_a_value_a_rounding_error_past_an_end_is_that_end() -> None:
+    """A search's mean of wins can come out a rounding error over 1 (or
+    under 0): that is its arithmetic, not an agent's mistake."""
+    assert Analysis(value=1 + 2e-16).value == 1.0 and MoveStats(Move(3), value=-1e-12).value == 0.0
+    with pytest.raises(AnswerError):
+        Analysis(value=1.001)

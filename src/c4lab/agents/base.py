@@ -128,15 +128,22 @@ def _count(value: object, what: str) -> int | None:
     return count
 
 
+#: How far past 0 or 1 an expected score may be and still be taken (as 0 or 1): float rounding.
+ROUNDING = 1e-9
+
+
 def _unit_value(value: object, what: str) -> float | None:
     """``None``, or ``value`` as a ``float`` in [0, 1]: an expected score
-    (win 1, draw 0.5, loss 0); NaN, a percentage or a string is refused."""
+    (win 1, draw 0.5, loss 0); NaN, a percentage or a string is refused.  A
+    value a rounding error past an end (``1.0000000000000002``, from a
+    mean of wins) is that end: no search's arithmetic is refused."""
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= float(value) <= 1:
+    if (isinstance(value, bool) or not isinstance(value, numbers.Real)
+            or not -ROUNDING <= float(value) <= 1 + ROUNDING):
         raise AnswerError(f"{what} must be an expected score for the side to move in [0, 1] "
                           f"(win 1, draw 0.5, loss 0), not {value!r:.60}")
-    return float(value)
+    return min(1.0, max(0.0, float(value)))
 
 
 @dataclass(frozen=True)
