@@ -504,6 +504,15 @@ def test_a_local_executor_of_no_positive_number_of_jobs_is_refused_naming_it(job
     assert LocalExecutor(np.int64(2)).jobs == 2  # type: ignore[arg-type]
 
 
+def test_a_ray_executor_of_no_positive_number_of_jobs_is_refused_before_ray_starts() -> None:
+    """As the local executor's: 0 started a local Ray on every core."""
+    from c4lab.arena.executors import RayExecutor
+
+    with pytest.raises(ValueError) as caught:
+        RayExecutor(jobs=0)
+    assert str(caught.value) == "RayExecutor: jobs must be at least 1 (None: one a core), not 0"
+
+
 def test_a_round_robin_run_saves_every_game_and_ranks_the_agents(tmp_path):
     out = tmp_path / "run.jsonl"
     config = ArenaConfig(("heuristic:seed=1", "random:seed=1", "random:seed=2"), games=4, board="random", seed=2)

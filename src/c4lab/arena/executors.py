@@ -112,14 +112,7 @@ class LocalExecutor:
     it (``0`` took every core, ``"2"`` failed on a comparison)."""
 
     def __init__(self, jobs: int | None = None) -> None:
-        if jobs is not None:
-            try:
-                jobs = integer(jobs, "LocalExecutor: jobs")
-            except ValueError as exc:
-                raise ValueError(f"{exc} (1 or more; None: one a core)") from None
-            if jobs < 1:
-                raise ValueError(f"LocalExecutor: jobs must be at least 1 (None: one a core), not {jobs}")
-        self.jobs = jobs or default_jobs()
+        self.jobs = checked_jobs(jobs, "LocalExecutor") or default_jobs()
         self._pool: Pool | None = None
         self._finished = False
 
@@ -307,6 +300,22 @@ def start_ray(address: str | None, cpus: int) -> tuple[Any, bool]:
     return ray, True
 
 
+def checked_jobs(jobs: object, executor: str) -> int | None:
+    """An executor's ``jobs`` as an ``int`` of 1 or more (NumPy's integers
+    too), or ``None`` (one a core); anything else is a ``ValueError`` naming
+    ``executor``'s ``jobs`` (``0`` took every core without a word, ``"2"``
+    failed on a comparison)."""
+    if jobs is None:
+        return None
+    try:
+        count = integer(jobs, f"{executor}: jobs")
+    except ValueError as exc:
+        raise ValueError(f"{exc} (1 or more; None: one a core)") from None
+    if count < 1:
+        raise ValueError(f"{executor}: jobs must be at least 1 (None: one a core), not {count}")
+    return count
+
+
 class RayExecutor:
     """The same runner on a Ray cluster (``address``: ``None`` starts a
     local Ray instance; ``"auto"`` joins the cluster this machine is in; an
@@ -314,7 +323,7 @@ class RayExecutor:
     :func:`check_ray_address`).  Needs the optional extra ``ray`` (``pip install -e '.[ray]'``)."""
 
     def __init__(self, address: str | None = None, jobs: int | None = None) -> None:
-        self._ray, self._started = start_ray(address, jobs or default_jobs())
+        self._ray, self._started = start_ray(address, checked_jobs(jobs, "RayExecutor") or default_jobs())
         ray = self._ray
         self.jobs = int(ray.cluster_resources().get("CPU", 1))
         self._remote = ray.remote(num_cpus=1)(play_pair)

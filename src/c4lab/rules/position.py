@@ -74,6 +74,10 @@ class Position:
     _state: np.ndarray
 
     def __init__(self, variant: Variant | None = None) -> None:
+        """The empty board of ``variant`` (the classic 7x6 when left out),
+        with no move played; ``Position.parse`` reads a position with moves,
+        ``play`` plays on.  Not a ``Variant`` (a position string, say) is a
+        ``TypeError`` saying so."""
         variant = Variant.classic() if variant is None else variant
         if not isinstance(variant, Variant):
             hint = f" (Position.parse({variant!r}) reads a position string)" if isinstance(variant, str) else ""
