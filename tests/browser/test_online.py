@@ -212,6 +212,16 @@ def test_a_rematch_in_the_same_room_with_the_sides_swapped(server, new_page):
     expect(watcher).to_have_url(f"{server.url}/games/{code}-1")
     expect(watcher.locator("#replay-board")).to_have_attribute("data-position", "5x4:abababa")
     assert api(server, "GET", f"/api/games/{code}-1")["seats"]["A"]["name"] == "Ann"
+    # opened as a room, it is a record: no one can connect to its seats, so no presence
+    # is shown (both players were "away" in red), and the badge says what it is
+    watcher.goto(f"{server.url}/r/{code}-1")
+    wait_position(watcher, "5x4:abababa")
+    for side, name in (("A", "Ann"), ("B", "Bob")):
+        expect(watcher.locator(f"#seat-{side} .seat-name")).to_have_text(name)
+        expect(watcher.locator(f"#seat-{side} .seat-conn")).to_have_text("")
+        expect(watcher.locator(f"#seat-{side} .seat-conn")).to_have_attribute("data-state", "")
+    expect(watcher.locator("#watchers")).to_have_text(f"An earlier game of room {code}: a record, no one plays here")
+    expect(watcher.locator("#offer-rematch")).to_be_hidden()
 
 
 def test_a_visitor_offered_the_free_seat_hears_if_the_host_is_there_and_is_not_yet_watching(server, new_page):

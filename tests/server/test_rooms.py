@@ -585,7 +585,7 @@ def test_a_rematch_offered_and_accepted_swaps_the_sides_in_the_same_room_and_kee
         assert (room.connections[host], room.connections[guest], room.connections[watcher]) == ({"B"}, {"A"}, set())
         for conn, you in ((host, ["B"]), (guest, ["A"]), (watcher, [])):
             state = conn.of_type("state")[-1]
-            assert state["you"] == you and state["room"]["earlier"] == [kept]
+            assert state["you"] == you and state["room"]["earlier"] == [kept] and state["room"]["kept"] is False
             assert state["room"]["seats"]["A"]["connected"] and state["room"]["seats"]["B"]["connected"]
         assert store_row(manager, room.code)[:3] == ("5x4", "playing", None)
         # the finished game, kept as its own: shown and reviewed, no seat for anyone's token
@@ -593,6 +593,7 @@ def test_a_rematch_offered_and_accepted_swaps_the_sides_in_the_same_room_and_kee
         assert old is not None and (old["position"], old["status"], old["result"]) == (finished, "over", "A")
         assert (old["seats"]["A"]["name"], old["seats"]["B"]["name"]) == ("Ann", "Bob")
         assert old["seats"]["A"]["taken"] and (await manager.review(kept)) is not None
+        assert old["kept"] is True  # a record: a page shows no one present or away in it
         kept_room = await manager.attach(kept, FakeConnection())
         assert kept_room is not None and kept_room.seats_of(host_token) == set()
         # the new game is played by the swapped sides: Bob (A) moves first

@@ -199,7 +199,7 @@ class Room:
         if self.mode == "local":
             record.update(analysis=self.analysis)  # a page that has no choice of its own for the room shows it so
         if self.mode == "online":
-            record.update(rematch=self.rematch, earlier=list(self.earlier))
+            record.update(rematch=self.rematch, earlier=list(self.earlier), kept=self.kept)
         if self.mode == "online" and self.status == "playing" and forfeit_after is not None:
             # The seconds an absent player has left before forfeiting, as of
             # this message (a page counts down from it: no clocks compared).
@@ -214,6 +214,13 @@ class Room:
         elif self.status == "waiting":
             record["legal_moves"] = []
         return record
+
+    @property
+    def kept(self) -> bool:
+        """A finished game a rematch kept as its own (``kept_row``): a
+        record whose seats no token holds, so no one is present or away in it."""
+        humans = [seat for seat in self.seats.values() if seat.kind == "human"]
+        return bool(humans) and all(seat.token_hash == KEPT for seat in humans)
 
     def row(self) -> GameRow:
         return GameRow(

@@ -17,7 +17,7 @@ import { renderEval } from "./evalbar.js";
 import { goTo, renderHistory, viewOverlays } from "./history.js";
 import { drawColumnNotes } from "./review.js";
 import {
-  COLOUR, describeKeys, geometryOf, plainText, positionHeader, renderMoves, resultParts, seatLabel, seatParts, showParts,
+  COLOUR, OTHER, describeKeys, geometryOf, plainText, positionHeader, renderMoves, resultParts, seatLabel, seatParts, showParts,
 } from "./describe.js";
 import { LETTERS, cellName, landingRow, moveTokens, replay } from "./notation.js";
 import { el, pieceShape } from "./board.js";
@@ -229,11 +229,13 @@ function renderSeats() {
     const kind = seat.kind === "agent" ? `computer · ${seat.spec}${instead}` : here ? "at this screen" : seat.taken ? "person" : "nobody yet";
     setText(card.querySelector(".seat-kind"), `${COLOUR[side]} (${side}) · ${kind}`);
     const conn = card.querySelector(".seat-conn");
-    if (seat.kind === "human" && seat.taken && !here && !R.connected) {
+    // an earlier game a rematch kept is a record: no one can connect to its seats, so no one is online or away
+    const present = seat.kind === "human" && seat.taken && !here && !room.kept;
+    if (present && !R.connected) {
       // the server is out of reach: the last state's "online" may be stale (the server may be restarting)
       setText(conn, "not known: no connection");
       conn.dataset.state = "unknown";
-    } else if (seat.kind === "human" && seat.taken && !here) {
+    } else if (present) {
       const left = forfeitLeft(room, side);
       setText(conn, seat.connected ? "online" : left === null ? "away" : `away · forfeits in ${clock(left)}`);
       conn.dataset.state = seat.connected ? "online" : "away";
@@ -310,7 +312,7 @@ function renderRematch(room) {
   if (offered) {
     const by = seatLabel(room, offered);
     const side = R.you.length ? (R.you.includes("A") ? "B" : "A") : null; // a rematch swaps the sides
-    const them = OTHER_SIDE[offered];
+    const them = OTHER[offered];
     const away = room.seats[them].connected ? "" : ", who has left the room, to come back and";
     setLive($("rematch-text"), mine
       ? `You offered a rematch (the sides swapped): waiting for ${seatLabel(room, them)}${away} to accept.`
@@ -333,8 +335,6 @@ function renderRematch(room) {
     links.append(link);
   });
 }
-
-const OTHER_SIDE = { A: "B", B: "A" };
 
 function renderPanels() {
   const room = R.state;
@@ -378,7 +378,8 @@ function renderWatchers(room, canJoin) {
   const count = room.watchers || 0;
   const spectator = !R.you.length && !R.token && !canJoin;
   let text = "";
-  if (spectator) {
+  if (room.kept) text = `An earlier game of room ${room.code.replace(/-\d+$/, "")}: a record, no one plays here`;
+  else if (spectator) {
     const others = Math.max(0, count - 1);
     text = others ? `You are watching (with ${others} other${others === 1 ? "" : "s"})` : "You are watching";
   } else if (R.you.length && count > 0) text = `${count} watching`;
@@ -387,7 +388,8 @@ function renderWatchers(room, canJoin) {
   badge.hidden = !text;
   badge.dataset.role = spectator ? "spectator" : "player";
   badge.dataset.count = String(count);
-  badge.title = spectator ? "You hold no seat: you see every move as it is played."
+  badge.title = room.kept ? "A rematch kept this finished game: its players play on in the room itself."
+    : spectator ? "You hold no seat: you see every move as it is played."
     : `${count} ${count === 1 ? "person is" : "people are"} watching this game (they cannot move).`;
 }
 
