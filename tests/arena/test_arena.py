@@ -201,6 +201,21 @@ def test_every_setting_the_arena_refuses_names_its_option_as_click_does(tmp_path
     assert len(result.output.splitlines()) == 1 and not (tmp_path / "run.jsonl").exists()
 
 
+def test_a_test_of_more_than_two_agents_is_refused_naming_sprt_as_click_does(tmp_path):
+    """Review: three agents with --sprt read "Error: --sprt needs exactly
+    two agents", the one refusal of the arena that named no option in
+    click's words; run_arena from Python refuses it with the same words."""
+    specs = (*RANDOMS, "random:seed=3")
+    result = CliRunner().invoke(main, ["arena", *specs, "--sprt", "elo0=0,elo1=20",
+                                       "--out", str(tmp_path / "run.jsonl")])
+    assert (result.exit_code, result.output) == (
+        2, "Error: Invalid value for '--sprt': --sprt needs exactly two agents, not 3\n")
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(ValueError, match=r"^--sprt needs exactly two agents, not 3$"):
+        run_arena(ArenaConfig(specs), tmp_path / "run.jsonl", sprt=SPRT.parse("elo0=0,elo1=20"))
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_bonus_cell_asked_for_on_a_board_with_its_own_names_both_fields_in_python_and_both_options_in_the_command(
         tmp_path):
     # a config built in Python played the board's own bonus cell and dropped the one asked for without a word

@@ -87,6 +87,14 @@ def sprt_verdict(sprt: SPRT, config: ArenaConfig, games: list[Game]) -> str | No
     return sprt_line(sprt, state) if state["accepted"] else None
 
 
+def sprt_refusal(config: ArenaConfig) -> str | None:
+    """Why a sequential test cannot decide ``config``'s match (it compares
+    exactly two agents: the first spec's score against the second's), or
+    None; ``c4lab arena`` refuses it before any game, as ``run_arena`` does."""
+    count = len(config.specs)
+    return None if count == 2 else f"--sprt needs exactly two agents, not {count}"
+
+
 def run_arena(
     config: ArenaConfig,
     out: str | Path,
@@ -100,8 +108,8 @@ def run_arena(
     ``on_note`` is told, before any game, of each agent that plays
     another's moves on some board of the run (``ArenaConfig.check_agents``),
     and of an empty ``out`` started anew (``open_results``)."""
-    if sprt is not None and len(config.specs) != 2:
-        raise ValueError("--sprt needs exactly two agents")
+    if sprt is not None and (refusal := sprt_refusal(config)):
+        raise ValueError(refusal)
     notes = config.check_agents() + config.schedule_notes()
     if on_note is not None:
         for note in notes:

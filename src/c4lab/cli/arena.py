@@ -89,7 +89,7 @@ def arena(
     from c4lab.arena import report as arena_report
     from c4lab.arena.executors import make_executor
     from c4lab.arena.results import ResultsError, read_results
-    from c4lab.arena.runner import run_arena
+    from c4lab.arena.runner import run_arena, sprt_refusal
     from c4lab.arena.schedule import ArenaConfig, ArenaError, SettingError, read_openings
     from c4lab.arena.stats import SPRT
     from c4lab.ui.status import games_bar
@@ -121,6 +121,8 @@ def arena(
         test = SPRT.parse(sprt) if sprt is not None else None  # `--sprt ""` (an unset variable) is no test: refused
     except ValueError as exc:
         raise bad_option(str(exc), "--sprt") from None
+    if test is not None and (refusal := sprt_refusal(config)):  # three agents: "Invalid value for '--sprt': ..."
+        raise bad_option(refusal, "--sprt")
     try:
         runner = make_executor(executor, jobs, ray_address)
     except ValueError as exc:  # Ray missing, or no cluster at --ray-address: the line names the option
