@@ -896,7 +896,12 @@ def test_a_curve_reads_back_what_was_written_and_names_the_line_where_a_file_is_
                         ("games,seconds,accuracy\n10,1\n", ":2: 2 fields where the header has 3"),
                         ("games,seconds,accuracy\n10,nan,0.5\n", ":2: seconds is not a number"),
                         ("games,seconds,accuracy,score vs random,score vs random\n10,1,0.5,0.25,1\n",
-                         ":1: the column 'score vs random' is there twice")):
+                         ":1: the column 'score vs random' is there twice"),
+                        # an opponent with no name: its scores were read, carried on and drawn as "score vs "
+                        ("games,seconds,accuracy,score vs random,score vs \n10,1,0.5,0.25,1\n",
+                         ":1: column 5, 'score vs ', names no opponent"),
+                        ("games,seconds,accuracy,probes,score vs  \n10,1,0.5,200,1\n",
+                         ":1: column 5, 'score vs  ', names no opponent")):
         path.write_text(text)
         with pytest.raises(ValueError, match=where):
             read_curve(path)

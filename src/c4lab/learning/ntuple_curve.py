@@ -110,6 +110,10 @@ def read_curve(path: Path) -> list[CurvePoint]:
         raise ValueError(f"{path}:1: not the header of a learning curve of `c4lab train ntuple` "
                          f"({', '.join(_FIXED)}, {_PROBES}, then 'score vs ...' columns)")
     header = rows[0]
+    nameless = next((n for n, c in enumerate(header) if n >= first and not c[len(_SCORE):].strip()), None)
+    if nameless is not None:  # 'score vs ': its scores would go on into the curve, drawn against no one
+        raise ValueError(f"{path}:1: column {nameless + 1}, {header[nameless]!r}, names no opponent "
+                         "(not a learning curve of `c4lab train ntuple`)")
     twice = next((c for n, c in enumerate(header) if c in header[:n]), None)
     if twice is not None:  # one opponent's scores in two columns: the later would replace the earlier unseen
         raise ValueError(f"{path}:1: the column {twice!r} is there twice (not a learning curve of `c4lab train ntuple`)")
