@@ -645,6 +645,11 @@ def _edited(line: str, **changes: object) -> str:
         (lambda lines: [lines[0], _edited(lines[1], forfeit={"side": "C", "reason": "time", "detail": "x"})],
          ":2: .*forfeit side must be A or B"),
         (lambda lines: [lines[0], _edited(lines[1], times={"A": [-1.0], "B": []})], ":2: .*-1.0 seconds"),
+        # a move time more or less than the moves played: the report's mean s/move was of times no move took
+        (lambda lines: [lines[0], _edited(lines[1], times={**json.loads(lines[1])["times"], "A": [
+            *json.loads(lines[1])["times"]["A"], 9.0]})], r":2: .*times has \d+ for A, which played \d+ moves"),
+        (lambda lines: [lines[0], _edited(lines[1], times={"A": json.loads(lines[1])["times"]["A"]})],
+         ":2: .*times must give A and B"),
     ],
 )
 def test_a_damaged_results_file_is_an_error_naming_its_line(tmp_path, damage, where):
@@ -653,6 +658,55 @@ def test_a_damaged_results_file_is_an_error_naming_its_line(tmp_path, damage, wh
     out.write_text("".join(damage(out.read_text().splitlines(keepends=True))))
     with pytest.raises(ResultsError, match=where):
         read_results(out)
+
+
+def _record(position: str, start: str, times: dict[str, list[float]], forfeit: tuple[str, str] | None) -> dict:
+    """A results line's record: ``forfeit`` is (side, reason), the result its loss."""
+    from c4lab.game import Forfeit
+
+    result = Position.parse(position).result if forfeit is None else ("B" if forfeit[0] == "A" else "A")
+    game = Game(position, result, "random:seed=1", "random:seed=2", start, 0, 0, 0, times,
+                Forfeit(*forfeit, "x") if forfeit else None)
+    return game.to_dict()
+
+
+@pytest.mark.parametrize(("position", "start", "times", "forfeit"), [
+    ("7x6:dcdcdcd", "7x6", {"A": [0.1] * 4, "B": [0.1] * 3}, None),  # won: one time a move
+    ("7x6:dcdcdcd", "7x6:dcd", {"A": [0.1] * 2, "B": [0.1] * 2}, None),  # the start's moves were no one's here
+    ("7x6:dc", "7x6", {"A": [0.1], "B": [0.1]}, ("A", "crash")),  # a crash times no answer
+    ("7x6:dc", "7x6", {"A": [0.1, 1.5], "B": [0.1]}, ("A", "time")),  # the answer that came too late
+    ("7x6:dcd", "7x6", {"A": [0.1, 0.1], "B": [0.1, 0.1]}, ("B", "illegal")),  # the illegal answer
+    ("7x6", "7x6", {"A": [], "B": []}, ("B", "time")),  # not ready in time, before any clock ran
+    ("7x6", "7x6", {"A": [1.5], "B": []}, ("A", "time")),  # too slow for its first move
+    ("7x6", "7x6", {"A": [], "B": []}, ("B", "crash")),  # could not start
+])
+def test_a_record_has_one_time_a_move_and_one_more_for_the_answer_that_lost(position, start, times, forfeit):
+    """Each way a game ends (play_game, play_pair), as the arena writes it:
+    a time for each move played, and one more for the side whose answer
+    lost on time or as an illegal move; it reads back as written."""
+    record = _record(position, start, times, forfeit)
+    assert Game.from_dict(record).to_dict() == record
+
+
+@pytest.mark.parametrize(("position", "start", "times", "forfeit", "said"), [
+    ("7x6:dcdcdcd", "7x6", {"A": [0.1] * 4, "B": [0.1] * 4}, None, "times has 4 for B, which played 3 moves"),
+    ("7x6:dcdcdcd", "7x6", {"A": [0.1] * 3, "B": [0.1] * 3}, None, "times has 3 for A, which played 4 moves"),
+    ("7x6:dcdcdcd", "7x6:dcd", {"A": [0.1] * 4, "B": [0.1] * 3}, None, "times has 4 for A, which played 2 moves"),
+    ("7x6:dc", "7x6", {"A": [0.1, 0.1], "B": [0.1]}, ("A", "crash"), "times has 2 for A, which played 1 move"),
+    ("7x6:dc", "7x6", {"A": [0.1], "B": [0.1]}, ("A", "time"),
+     "times has 1 for A, which played 1 move and lost on time with one more answer: 2"),
+    ("7x6:dcd", "7x6", {"A": [0.1, 0.1], "B": [0.1]}, ("B", "illegal"),
+     "times has 1 for B, which played 1 move and lost as an illegal move with one more answer: 2"),
+    ("7x6", "7x6", {"A": [0.1], "B": []}, ("B", "crash"), "times has 1 for A, which played 0 moves"),
+    # the side that forfeits after a move is the side to move: its next answer lost
+    ("7x6:dc", "7x6", {"A": [0.1], "B": [0.1, 1.5]}, ("B", "time"), "side B forfeits where A is to move"),
+])
+def test_a_record_whose_times_cannot_be_its_moves_is_refused(position, start, times, forfeit, said):
+    """Review: the number of move times was not checked against the moves
+    played, so an edited file skewed "mean s/move"; the results reader
+    names the file and line (``test_a_damaged_results_file...``)."""
+    with pytest.raises(ValueError, match=re.escape(said)):
+        Game.from_dict(_record(position, start, times, forfeit))
 
 
 NO_WHOLE_LINE = "no newline): not an arena results file, or one whose header was cut short"
@@ -775,7 +829,8 @@ def test_a_saved_game_that_is_not_from_its_pairs_start_is_refused_and_nothing_is
     other = "6x5:" + "".join(m for m in "abcdef" if not record["start"].endswith(":" + m * 2))[:2]
     moved = {**record, "start": other, "position": other + record["position"][len(record["start"]):]}
     if Position.parse(moved["position"]).result != record["result"] and moved["forfeit"] is None:
-        moved["forfeit"] = {"side": "A" if record["result"] == "B" else "B", "reason": "time", "detail": "edited"}
+        # a crash: it times no answer, so the record's times stay its moves' (a loss on time would time one more)
+        moved["forfeit"] = {"side": "A" if record["result"] == "B" else "B", "reason": "crash", "detail": "edited"}
     edited = "\n".join([header, json.dumps(moved), *games[1:]]) + "\n"
     out.write_text(edited)
     with pytest.raises(ResultsError, match=rf"a\.jsonl:2: game \(0, 0, 0\) starts from {other}, where pair 1 of this "

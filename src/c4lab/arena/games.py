@@ -32,10 +32,11 @@ def _count(data: dict[str, Any], key: str) -> int:
     return value
 
 
-def _forfeit(data: Any, result: str, position: Position) -> Forfeit | None:
+def _forfeit(data: Any, result: str, position: Position, start: Position) -> Forfeit | None:
     """A record's ``forfeit`` (``None`` for none), checked against the game:
     the side that forfeits is A or B and loses (``result`` is the other
-    side), for a reason the arena gives, in a game that had not ended.  A
+    side), for a reason the arena gives, in a game that had not ended, and
+    once a move is played it is the side to move (its answer lost).  A
     record that said A forfeited a game it won was counted as A's win while
     the report listed it among A's lost games."""
     if data is None:
@@ -52,6 +53,8 @@ def _forfeit(data: Any, result: str, position: Position) -> Forfeit | None:
         raise ValueError(f"side {side} forfeits, so the result is {winner!r}, not {result!r}")
     if position.is_over:
         raise ValueError(f"a forfeit in a finished game ({position.notation})")
+    if position.moves != start.moves and side != position.to_move:  # after a move: the next answer lost
+        raise ValueError(f"side {side} forfeits where {position.to_move} is to move ({position.notation})")
     return Forfeit(side, reason, str(data["detail"]))
 
 
@@ -69,6 +72,36 @@ def _times(data: Any) -> MoveTimes:
                 raise ValueError(f"a move of {side} took {t!r} seconds: not a time")
         times[side] = [float(t) for t in seconds]
     return MoveTimes(times)
+
+
+#: The forfeits whose losing answer ``play_game`` times: it came, too late or illegal.
+TIMED_FORFEITS = ("time", "illegal")
+
+
+def _check_times(times: MoveTimes, start: Position, position: Position, forfeit: Forfeit | None) -> None:
+    """The move times of a record read back against its moves, as
+    ``play_game`` and ``play_pair`` write them: one for each move a side
+    played from the start, and one more for the side whose answer lost on
+    time or as an illegal move (``Game.unplayed``).  A crash times no
+    answer, nor does a forfeit before the first move (an agent that would
+    not start, or was not ready in time: no clock had run).  An edited
+    count skewed the report's mean s/move."""
+    if set(times) != {"A", "B"}:
+        raise ValueError(f"times must give A and B, not {', '.join(times) or 'nothing'}")
+    plies = len(position.moves) - len(start.moves)
+    first = start.to_move or "A"  # the moves alternate (a bonus's ban piece is part of its move)
+    played = {first: (plies + 1) // 2, ("B" if first == "A" else "A"): plies // 2}
+    for side in ("A", "B"):
+        count, moves = len(times[side]), played[side]
+        how = ""
+        if forfeit is not None and forfeit.side == side and forfeit.reason in TIMED_FORFEITS:
+            if count == 0 and plies == 0 and forfeit.reason == "time":  # not ready in time: before any clock ran
+                continue
+            how = f" and lost {'on time' if forfeit.reason == 'time' else 'as an illegal move'} with one more answer"
+        expected = moves + 1 if how else moves
+        if count != expected:
+            raise ValueError(f"times has {count} for {side}, which played {moves} move{'' if moves == 1 else 's'}"
+                             + (f"{how}: {expected}" if how else ""))
 
 
 @dataclass(frozen=True)
@@ -122,9 +155,12 @@ class Game:
         start = Position.parse(data["start"])
         if position.variant != start.variant or position.moves[: len(start.moves)] != start.moves:
             raise ValueError(f"the position {data['position']!r} is not a game from its start {data['start']!r}")
-        forfeit = _forfeit(data.get("forfeit"), result, position)
+        forfeit = _forfeit(data.get("forfeit"), result, position, start)
         if forfeit is None and position.result != result:
             raise ValueError(f"result {result!r} does not match the position {data['position']!r}")
+        times = _times(data.get("times", {}))
+        if "times" in data:  # a record without them (written by hand) has none to count
+            _check_times(times, start, position, forfeit)
         return cls(
             position=position.notation,
             result=result,
@@ -134,7 +170,7 @@ class Game:
             pairing=_count(data, "pairing"),
             pair=_count(data, "pair"),
             game=_count(data, "game"),
-            times=_times(data.get("times", {})),
+            times=times,
             forfeit=forfeit,
         )
 
