@@ -214,6 +214,47 @@ def test_a_second_server_on_the_same_file_refuses_to_start_and_the_first_goes_on
     db.close()
 
 
+def test_a_listing_leaves_no_wal_or_shm_file_beside_a_database_it_reads(good: Path, tmp_path: Path) -> None:
+    """Review: ``c4lab games`` left ``-wal`` (0 bytes) and ``-shm`` (32 KB)
+    files beside a database no server had open: a read-only connection
+    cannot remove what SQLite makes for its read.  The listing's connection
+    may write (its statements may not: ``query_only``), so SQLite removes
+    them as it closes, as a server's last connection does; beside a running
+    server they are the server's, and the listing reads its latest game."""
+    def beside() -> list[str]:
+        return sorted(p.name for p in good.parent.iterdir())
+
+    before, content = beside(), good.read_bytes()
+    assert before == ["good.sqlite", "good.sqlite.lock"]
+    result = games(good)
+    assert result.exit_code == 0 and "game0299" in result.output, result.output
+    assert len(read_games(good)) == 300
+    assert beside() == before and good.read_bytes() == content  # nothing left, nothing written
+    server = GameStore(good)
+    try:
+        server.save(GameRow("latest", "local", "7x6:dd", 0, SEATS))
+        assert "latest" in {row.code for row in read_games(good)}  # what the server wrote: not a stale copy
+        assert {"good.sqlite-wal", "good.sqlite-shm"} <= set(beside())  # the server's own, still in use
+        server.save(GameRow("after", "local", "7x6:dd", 0, SEATS))
+    finally:
+        server.close()
+    assert beside() == before and len(read_games(good)) == 302 and beside() == before
+    # a server that died with games in its -wal file (copied while it ran): the listing reads them and leaves the
+    # file as it was for the next server to take up (it writes nothing into the database)
+    server = GameStore(good)
+    try:
+        server.save(GameRow("unsaved", "local", "7x6:dd", 0, SEATS))
+        crashed = tmp_path / "crashed"
+        crashed.mkdir()
+        for name in ("good.sqlite", "good.sqlite-wal"):
+            shutil.copyfile(good.parent / name, crashed / name)
+    finally:
+        server.close()
+    wal = (crashed / "good.sqlite-wal").read_bytes()
+    assert wal and "unsaved" in {row.code for row in read_games(crashed / "good.sqlite")}
+    assert (crashed / "good.sqlite-wal").read_bytes() == wal
+
+
 def test_two_stores_in_one_process_the_second_is_refused_until_the_first_closes(good: Path) -> None:
     first = GameStore(good)
     with pytest.raises(StorageError, match=f"in use by another c4lab server \\(process {os.getpid()}\\)"):

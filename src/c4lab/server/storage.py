@@ -313,18 +313,29 @@ class GameStore:
             raise StorageError(_refusal(self.path, exc)) from None
 
     def _open_readonly(self, timeout: float) -> sqlite3.Connection:
-        """The connection of a listing: read-only (SQLite's ``mode=ro``: no
-        write to the file, not even the journal mode or the table), checked
-        as a server checks it.  A database in a folder this process cannot
-        write (read-only media, another user's folder) and without a ``-wal``
-        file is opened ``immutable`` (SQLite cannot make the ``-shm`` file
-        it reads a WAL database with; with no ``-wal`` file there is nothing
-        in it to read)."""
+        """The connection of a listing, which reads only, checked as a
+        server checks it.  Its statements may write nothing (``query_only``:
+        not even the journal mode or the table).  With no ``-wal`` file
+        beside the database (no connection has it open: the file holds every
+        game) in a folder and a file this process can write, it is opened
+        ``mode=rw`` all the same, so that SQLite removes the ``-wal`` and
+        ``-shm`` files it makes for the read when it closes last, as a
+        server's connection does (a ``mode=ro`` one cannot: it left them
+        beside the file); beside a running server they are the server's.
+        Otherwise ``mode=ro``, which writes nothing, not even into a
+        ``-wal`` file a stopped server left (its games are read).  A
+        database in a folder this process cannot write (read-only media,
+        another user's folder) and without a ``-wal`` file is opened
+        ``immutable`` (SQLite cannot make the ``-shm`` file it reads a WAL
+        database with; with no ``-wal`` file there is nothing in it to read)."""
         address = "file:" + urllib.parse.quote(os.path.abspath(self.path))
         wal = Path(self.path + "-wal")
-        immutable = not os.access(Path(self.path).parent, os.W_OK) and not (wal.exists() and wal.stat().st_size)
+        writable = os.access(Path(self.path).parent, os.W_OK)
+        tidy = writable and os.access(self.path, os.W_OK) and not wal.exists() and not Path(self.path + "-journal").exists()
+        immutable = not writable and not (wal.exists() and wal.stat().st_size)
+        queries = (("?mode=rw",) if tidy else ()) + ("?mode=ro",) + (("?mode=ro&immutable=1",) if immutable else ())
         failure: sqlite3.Error | None = None
-        for query in ("?mode=ro", "?mode=ro&immutable=1") if immutable else ("?mode=ro",):
+        for query in queries:
             try:
                 self._db = sqlite3.connect(address + query, uri=True, timeout=timeout, check_same_thread=False,
                                            isolation_level=None)
@@ -333,11 +344,14 @@ class GameStore:
                 continue
             _add_functions(self._db)
             try:
+                self._db.execute("PRAGMA query_only = 1")
                 self._check()
                 return self._db
             except sqlite3.Error as exc:
                 failure = exc
                 self._db.close()
+                if query == "?mode=rw" and explain(exc).startswith("it is locked"):  # so read-only too: one wait
+                    break
             except StorageError:
                 self._db.close()
                 raise
