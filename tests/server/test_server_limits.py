@@ -383,6 +383,21 @@ def test_a_request_refused_for_another_reason_does_not_count_against_the_rooms_a
         assert local_room(client, "random").status_code == 429
 
 
+def test_a_client_at_its_open_room_cap_keeps_its_rooms_a_minute(store: GameStore) -> None:
+    """Refused for having too many open rooms (429) makes no room either, so
+    it takes nothing from the budget: retrying at the cap used to spend the
+    rooms a minute, and the next refusal said "too many new rooms" instead
+    of naming the open rooms."""
+    guard = GuardOptions(rooms_per_minute=3, rooms_per_client=2)
+    with client_for(store, guard=guard) as client:
+        for _ in range(2):
+            assert client.post("/api/rooms", json={"mode": "online"}).status_code == 200
+        for _ in range(4):
+            capped = client.post("/api/rooms", json={"mode": "online"})
+            assert capped.status_code == 429
+            assert capped.json()["detail"].startswith("your address has 2 open rooms, the most allowed")
+
+
 def test_analysis_boards_have_a_budget_of_their_own_six_times_the_games(store: GameStore) -> None:
     """Issue 27 review: each position pasted or linked on the analysis board
     makes a room, and after ten the board said the position could not be

@@ -341,7 +341,7 @@ def create_app(
                 room, token, seats = manager.create(body.model_dump(exclude_none=True))
             except RoomError as exc:
                 raise fail(exc) from None
-        except HTTPException:
+        except StarletteHTTPException:  # FastAPI's and the guard's ``too_many`` (Starlette's) alike
             if budget is not None:
                 budget.give_back(client)
             raise
