@@ -13,6 +13,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from c4lab.server import logs
@@ -40,9 +41,9 @@ def answer(url: str, body: dict[str, object], origin: str | None = None) -> tupl
 
 def logged(tmp_path: Path, *options: str) -> list[str]:
     """Run ``c4lab serve`` with ``options`` and one new room a minute from
-    an address; make a room and open a socket to it, make a second one
-    (refused: 429) and one from a foreign page (refused: 403); stop it;
-    the lines of its log."""
+    an address; make a room and open a socket to it, and one that sends a
+    text frame that is not UTF-8; make a second room (refused: 429) and one
+    from a foreign page (refused: 403); stop it; the lines of its log."""
     port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "c4lab", "serve", "--port", str(port), "--db", str(tmp_path / "g.sqlite"),
@@ -56,6 +57,12 @@ def logged(tmp_path: Path, *options: str) -> list[str]:
         assert status == 200
         with connect(f"ws://127.0.0.1:{port}/ws/{room['code']}", open_timeout=30) as socket:
             assert json.loads(socket.recv(timeout=30))["type"] == "state"
+        with connect(f"ws://127.0.0.1:{port}/ws/{room['code']}", open_timeout=30) as socket:
+            socket.recv(timeout=30)
+            socket.send(b"\xff\xfe", text=True)  # a text frame that is not UTF-8: closed with 1007
+            with pytest.raises(ConnectionClosed) as closed:
+                socket.recv(timeout=30)
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 1007
         assert post(url, {"mode": "online"}) == 429
         assert post(url, {"mode": "online"}, origin="https://elsewhere.example") == 403
     finally:
@@ -77,6 +84,10 @@ def test_each_line_has_its_time_and_the_default_tells_rooms_and_refusals(tmp_pat
                for line in lines), text
     assert not any(" ACCESS " in line for line in lines), text  # only with --access-log
     assert not any(re.search(WEBSOCKET_LINE, line) for line in lines), text  # nor uvicorn's lines of a socket
+    # a frame that is not UTF-8 is the client's error: one line, not uvicorn's ERROR and traceback
+    assert any(re.search(r"INFO +uvicorn\.error: a socket sent a text message that is not UTF-8 \('utf-8' codec "
+                         r"can't decode byte 0xff in position 0: invalid start byte\): closed with 1007$", line)
+               for line in lines), text
 
 
 @pytest.mark.parametrize(("options", "room_lines", "access_lines", "socket_lines"), [

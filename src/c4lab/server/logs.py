@@ -12,7 +12,9 @@ which part of the server wrote it::
 was survived: a database write that failed, a socket closed for reading
 nothing), ``info`` (``c4lab serve``'s default: also each room made and
 each game ended, and each request the server's door refused: rate
-limits, room caps, a foreign page, a body too large), ``debug``.
+limits, room caps, a foreign page, a body too large; a socket's text
+message that is not UTF-8, which uvicorn wrote as an error with a
+traceback: ``BadTextFrames``), ``debug``.
 ``--access-log`` adds uvicorn's line for every HTTP request, and the
 lines uvicorn writes about each WebSocket (the handshake accepted or
 refused, the connection opened and closed), left out otherwise
@@ -50,6 +52,27 @@ class ConnectionLines(logging.Filter):
                     or message in ("connection open", "connection closed"))
 
 
+class BadTextFrames(logging.Filter):
+    """Makes uvicorn's record of a WebSocket text frame that is not UTF-8
+    (an ``ERROR`` with the ``UnicodeDecodeError``'s traceback, as if the
+    server had failed) one ``INFO`` line, as a refused request's: the
+    client sent bad input, the socket is closed with 1007, nothing else
+    happened."""
+
+    MESSAGE = "Invalid UTF-8 sequence received from client."
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.msg != self.MESSAGE:
+            return True
+        if not logging.getLogger(record.name).isEnabledFor(logging.INFO):
+            return False
+        why = record.exc_info[1] if record.exc_info else None
+        record.msg, record.args = "a socket sent a text message that is not UTF-8 (%s): closed with 1007", (why,)
+        record.exc_info, record.exc_text = None, None
+        record.levelno, record.levelname = logging.INFO, "INFO"
+        return True
+
+
 def config(level: str = "warning", access: bool = False) -> dict[str, Any]:
     """The ``dictConfig`` of a server's log: c4lab's and uvicorn's lines at
     ``level`` (one of ``LEVELS``) and above, with the time; uvicorn's access
@@ -66,14 +89,14 @@ def config(level: str = "warning", access: bool = False) -> dict[str, Any]:
             "access": {"()": "uvicorn.logging.AccessFormatter", "fmt": ACCESS_FORMAT, "datefmt": DATE_FORMAT,
                        "use_colors": False},
         },
-        "filters": {"connections": {"()": ConnectionLines}},
+        "filters": {"connections": {"()": ConnectionLines}, "bad-text": {"()": BadTextFrames}},
         "handlers": {
             "default": {"formatter": "default", "class": "logging.StreamHandler", "stream": "ext://sys.stderr"},
             "access": {"formatter": "access", "class": "logging.StreamHandler", "stream": "ext://sys.stderr"},
         },
         "loggers": {
             "uvicorn": {"handlers": ["default"], "level": upper, "propagate": False},
-            "uvicorn.error": {"level": upper, "filters": [] if access else ["connections"]},
+            "uvicorn.error": {"level": upper, "filters": ["bad-text"] if access else ["bad-text", "connections"]},
             "uvicorn.access": {"handlers": ["access"] if access else [], "level": "INFO", "propagate": False},
             # propagates: a test's log capture (on the root logger) still sees c4lab's lines
             "c4lab": {"handlers": ["default"], "level": upper, "propagate": True},
