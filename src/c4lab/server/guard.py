@@ -194,7 +194,7 @@ class RoomOwners:
 
 def client_of(scope: Scope) -> str:
     """The client's address (uvicorn puts a trusted proxy's
-    ``X-Forwarded-For`` there: ``--forwarded-allow-ips``)."""
+    ``X-Forwarded-For`` there: ``$FORWARDED_ALLOW_IPS``, 127.0.0.1 and ::1 by default)."""
     client = scope.get("client")
     return str(client[0]) if client else "unknown"
 
