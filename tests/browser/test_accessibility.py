@@ -225,8 +225,12 @@ def test_a_rematch_is_said_as_a_new_game_not_as_moves_taken_back(server, new_pag
     for page in (ann, bob):
         expect(page.locator("#board")).to_have_attribute("data-status", "over")
         page.evaluate(RECORD_SAID)
+    # focus() does not wait for a button to show: on a loaded machine Enter went to the board (the offer
+    # had not reached Ann's page yet) and no rematch began
+    expect(bob.locator("#offer-rematch")).to_be_visible()
     bob.locator("#offer-rematch").focus()
     bob.keyboard.press("Enter")
+    expect(ann.locator("#rematch-accept")).to_be_visible()
     ann.locator("#rematch-accept").focus()
     ann.keyboard.press("Enter")
     for page in (ann, bob):
