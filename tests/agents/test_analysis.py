@@ -15,42 +15,32 @@ from c4lab.agents import Analysis, AnswerError, MoveStats
 from c4lab.rules import Move
 
 
-@pytest.mark.parametrize(("fields", "message"), [
-    ({"value": 75.0}, ("Analysis.value must be an expected score for the side to move in [0, 1] "
-                      "(win 1, draw 0.5, loss 0), not 75.0")),
-    ({"value": float("nan")}, ("Analysis.value must be an expected score for the side to move in [0, 1] "
-                              "(win 1, draw 0.5, loss 0), not nan")),
-    ({"value": "0.5"}, ("Analysis.value must be an expected score for the side to move in [0, 1] "
-                       "(win 1, draw 0.5, loss 0), not '0.5'")),
-    ({"pv": ("d", "e")}, "Analysis.pv must hold Move objects, not 'd' (Move.parse('d') reads a token)"),
-    ({"pv": "de"}, "Analysis.pv must be a tuple of Move, not 'de'"),
-    ({"moves": (Move(3),)}, "Analysis.moves must hold MoveStats objects, not Move.parse('d')"),
-    ({"iterations": -1}, "Analysis.iterations must be 0 or more, not -1"),
-    ({"iterations": 2.5}, "Analysis.iterations must be an integer, not 2.5"),
-    ({"seconds": float("inf")}, "Analysis.seconds must be a number of seconds, 0 or more, not inf"),
-    ({"note": 123}, "Analysis.note must be a str or None, not 123"),
-    ({"fallback": b"heuristic"}, "Analysis.fallback must be a str or None, not b'heuristic'"),
+@pytest.mark.parametrize(("kind", "fields", "message"), [
+    (Analysis, {"value": 75.0}, ("Analysis.value must be an expected score for the side to move in [0, 1] "
+                                "(win 1, draw 0.5, loss 0), not 75.0")),
+    (Analysis, {"value": float("nan")}, ("Analysis.value must be an expected score for the side to move in [0, 1] "
+                                        "(win 1, draw 0.5, loss 0), not nan")),
+    (Analysis, {"value": "0.5"}, ("Analysis.value must be an expected score for the side to move in [0, 1] "
+                                 "(win 1, draw 0.5, loss 0), not '0.5'")),
+    (Analysis, {"pv": ("d", "e")}, "Analysis.pv must hold Move objects, not 'd' (Move.parse('d') reads a token)"),
+    (Analysis, {"pv": "de"}, "Analysis.pv must be a tuple of Move, not 'de'"),
+    (Analysis, {"moves": (Move(3),)}, "Analysis.moves must hold MoveStats objects, not Move.parse('d')"),
+    (Analysis, {"iterations": -1}, "Analysis.iterations must be 0 or more, not -1"),
+    (Analysis, {"iterations": 2.5}, "Analysis.iterations must be an integer, not 2.5"),
+    (Analysis, {"seconds": float("inf")}, "Analysis.seconds must be a number of seconds, 0 or more, not inf"),
+    (Analysis, {"note": 123}, "Analysis.note must be a str or None, not 123"),
+    (Analysis, {"fallback": b"heuristic"}, "Analysis.fallback must be a str or None, not b'heuristic'"),
+    (MoveStats, {"move": "d"}, "MoveStats.move must be a Move (like Move.parse('d')), not 'd'"),
+    (MoveStats, {"move": Move(3), "value": 1.5}, ("MoveStats.value must be an expected score for the side to move "
+                                                 "in [0, 1] (win 1, draw 0.5, loss 0), not 1.5")),
+    (MoveStats, {"move": Move(3), "visits": -2}, "MoveStats.visits must be 0 or more, not -2"),
+    (MoveStats, {"move": Move(3), "score": 0.5}, "MoveStats.score must be an integer, not 0.5"),
 ])
-def test_an_analysis_field_that_is_not_what_it_documents_is_refused_naming_it(
-    fields: dict[str, object], message: str
+def test_a_field_that_is_not_what_it_documents_is_refused_naming_it(
+    kind: type, fields: dict[str, object], message: str
 ) -> None:
     with pytest.raises(AnswerError) as caught:
-        Analysis(**fields)  # type: ignore[arg-type]
-    assert str(caught.value) == message
-
-
-@pytest.mark.parametrize(("fields", "message"), [
-    ({"move": "d"}, "MoveStats.move must be a Move (like Move.parse('d')), not 'd'"),
-    ({"move": Move(3), "value": 1.5}, ("MoveStats.value must be an expected score for the side to move in [0, 1] "
-                                      "(win 1, draw 0.5, loss 0), not 1.5")),
-    ({"move": Move(3), "visits": -2}, "MoveStats.visits must be 0 or more, not -2"),
-    ({"move": Move(3), "score": 0.5}, "MoveStats.score must be an integer, not 0.5"),
-])
-def test_a_move_stats_field_that_is_not_what_it_documents_is_refused_naming_it(
-    fields: dict[str, object], message: str
-) -> None:
-    with pytest.raises(AnswerError) as caught:
-        MoveStats(**fields)  # type: ignore[arg-type]
+        kind(**fields)
     assert str(caught.value) == message
 
 
