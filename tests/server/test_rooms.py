@@ -633,8 +633,10 @@ def test_a_rematch_declined_or_withdrawn_changes_nothing_but_the_offer(
         # offered, then whoever offered leaves: the offer goes with them, once they are not back in time
         await manager.handle(room, guest, {"type": "rematch", "action": "offer"})
         await manager.disconnect(room, guest)
-        await until(lambda: room.rematch is None)  # the page then says that B left, not that B took the offer back
+        # the page then says that B left, not that B took the offer back (told after the offer is gone: waited for)
+        await until(lambda: host.of_type("rematch")[-1].get("event") == "withdrawn")
         assert host.of_type("rematch")[-1] == {"type": "rematch", "event": "withdrawn", "seat": "B", "left": True}
+        assert room.rematch is None
         await refused(manager, room, host, "accept", "not-allowed")
         # both offering is both accepting
         await manager.handle(room, host, {"type": "rematch", "action": "offer"})
