@@ -16,6 +16,7 @@ import logging
 import os
 import resource
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -751,3 +752,29 @@ def test_a_database_removed_while_the_server_runs_refuses_changes_and_the_server
         store.close()
     said = [r.getMessage() for r in caplog.records if "removed or replaced while the server runs" in r.getMessage()]
     assert said and all(str(db) in line for line in said)
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
+def test_a_server_stopped_by_a_signal_closes_its_database_first(good: Path, stop: signal.Signals) -> None:
+    """``kill`` (SIGTERM) and Ctrl-C (SIGINT) each end the server with their
+    usual status, its database closed: SQLite folds its ``-wal`` file back
+    in and removes it, so the file alone holds every game (a copy or a
+    backup of it misses none)."""
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "c4lab", "serve", "--db", str(good), "--port", str(port)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        assert server.stdout and server.stdout.readline().startswith("c4lab server at ")
+        made = httpx.post(f"http://127.0.0.1:{port}/api/rooms", json={"mode": "online"}, timeout=30)
+        assert made.status_code == 200, made.text
+        assert Path(f"{good}-wal").exists()  # the new room is written to it
+        server.send_signal(stop)
+        _, err = server.communicate(timeout=60)
+    finally:
+        server.kill()
+    assert server.returncode == (-signal.SIGTERM if stop == signal.SIGTERM else 130), err
+    assert "Traceback" not in err, err
+    assert not Path(f"{good}-wal").exists()
+    assert made.json()["code"] in {row.code for row in read_games(good)}

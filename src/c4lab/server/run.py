@@ -117,6 +117,9 @@ class LongRunningServer(RoomServer):
     connects the moment it reads the line must not be refused)."""
 
     on_listening: Callable[[], None] | None = None
+    #: Set when SIGTERM stopped it: the caller closes what it opened (the
+    #: game database, checkpointed), then ends the process by SIGTERM.
+    terminated: bool = False
 
     def run(self, sockets: list[socket.socket] | None = None) -> None:
         settle_collector()
@@ -136,8 +139,10 @@ class LongRunningServer(RoomServer):
         and raises every captured signal again at the end: an impatient
         person's presses made tracebacks, "Aborted!" and status 1.  Here,
         after Ctrl-C the process ignores Ctrl-C and raises one
-        ``KeyboardInterrupt`` (one line, status 130); after SIGTERM it
-        raises SIGTERM once more, as uvicorn does."""
+        ``KeyboardInterrupt`` (one line, status 130); after SIGTERM it sets
+        ``terminated``, for the caller to close the database and raise
+        SIGTERM once more, as uvicorn does (raised here, it ended the
+        process before the database was closed: its ``-wal`` file stayed)."""
         if threading.current_thread() is not threading.main_thread():
             yield
             return
@@ -160,8 +165,7 @@ class LongRunningServer(RoomServer):
                 signal.signal(signum, handler)
         if signal.SIGINT in received:
             raise KeyboardInterrupt
-        if signal.SIGTERM in received:  # its default disposition ends the process
-            signal.raise_signal(signal.SIGTERM)
+        self.terminated = signal.SIGTERM in received
 
 
 def make_server(
@@ -261,6 +265,8 @@ def run_in_foreground(
         server.run()
     finally:
         store.close()
+    if getattr(server, "terminated", False):  # its default disposition ends the process: status 143
+        signal.raise_signal(signal.SIGTERM)
 
 
 def open_page(url: str) -> None:
