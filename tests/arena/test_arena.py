@@ -650,6 +650,10 @@ def _edited(line: str, **changes: object) -> str:
             *json.loads(lines[1])["times"]["A"], 9.0]})], r":2: .*times has \d+ for A, which played \d+ moves"),
         (lambda lines: [lines[0], _edited(lines[1], times={"A": json.loads(lines[1])["times"]["A"]})],
          ":2: .*times must give A and B"),
+        # plies, for a reader's convenience, said what the moves did not
+        (lambda lines: [lines[0], _edited(lines[1], plies=json.loads(lines[1])["plies"] + 1)],
+         r":2: .*plies is \d+, but \d+ moves lead from the start to the position"),
+        (lambda lines: [lines[0], _edited(lines[1], plies="7")], ":2: .*plies is '7'"),
     ],
 )
 def test_a_damaged_results_file_is_an_error_naming_its_line(tmp_path, damage, where):

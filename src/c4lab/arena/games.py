@@ -155,6 +155,10 @@ class Game:
         start = Position.parse(data["start"])
         if position.variant != start.variant or position.moves[: len(start.moves)] != start.moves:
             raise ValueError(f"the position {data['position']!r} is not a game from its start {data['start']!r}")
+        plies = len(position.moves) - len(start.moves)
+        if "plies" in data and (type(data["plies"]) is not int or data["plies"] != plies):
+            # written for a reader's convenience (jq, pandas): it must say what the moves say
+            raise ValueError(f"plies is {data['plies']!r}, but {plies} moves lead from the start to the position")
         forfeit = _forfeit(data.get("forfeit"), result, position, start)
         if forfeit is None and position.result != result:
             raise ValueError(f"result {result!r} does not match the position {data['position']!r}")
