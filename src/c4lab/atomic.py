@@ -15,6 +15,37 @@ from pathlib import Path
 from typing import IO, Any
 
 
+def _temporary(path: Path) -> Path:
+    """Where ``path``'s new content is written before it is renamed over it."""
+    return path.with_name(path.name + ".tmp")
+
+
+@contextmanager
+def _renamed_together(paths: list[Path]) -> Iterator[None]:
+    """Within the block each path's temporary file is written; when the
+    block ends without an error, each is renamed over its path; on an error
+    (or Ctrl-C), in the block or a rename, every temporary file is removed."""
+    try:
+        yield
+        for path in paths:
+            os.replace(_temporary(path), path)
+    except BaseException:
+        for path in paths:
+            with suppress(OSError):  # the error to report is the write's, not the clean-up's
+                _temporary(path).unlink(missing_ok=True)
+        raise
+
+
+@contextmanager
+def _synced(path: Path, mode: str, **kwargs: Any) -> Iterator[IO[Any]]:
+    """``path``'s temporary file, open for writing, flushed to disk when the
+    block ends without an error."""
+    with _temporary(path).open(mode, **kwargs) as f:
+        yield f
+        f.flush()
+        os.fsync(f.fileno())
+
+
 @contextmanager
 def replacing(path: Path, mode: str = "w", **kwargs: Any) -> Iterator[IO[Any]]:
     """A file opened with ``mode`` (``"w"`` or ``"wb"``; ``kwargs`` as for
@@ -22,17 +53,8 @@ def replacing(path: Path, mode: str = "w", **kwargs: Any) -> Iterator[IO[Any]]:
     error (flushed to disk first); on an error (or Ctrl-C) ``path`` stays as
     it was and the temporary file is removed."""
     path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        with tmp.open(mode, **kwargs) as f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with suppress(OSError):  # the error to report is the write's, not the clean-up's
-            tmp.unlink(missing_ok=True)
-        raise
+    with _renamed_together([path]), _synced(path, mode, **kwargs) as f:
+        yield f
 
 
 def write_bytes(path: Path, data: bytes) -> None:
@@ -53,20 +75,8 @@ def write_all(files: Mapping[Path, bytes]) -> None:
     renamed over its path, so a full disk or Ctrl-C while writing leaves
     every old file as it was (a report's plots and its page stay of one
     run), and no temporary file behind."""
-    staged: list[tuple[Path, Path]] = []
-    try:
-        for path, data in files.items():
-            tmp = Path(path).with_name(Path(path).name + ".tmp")
-            staged.append((tmp, Path(path)))
-            with tmp.open("wb") as f:
+    paths = [Path(path) for path in files]
+    with _renamed_together(paths):
+        for path, data in zip(paths, files.values(), strict=True):
+            with _synced(path, "wb") as f:
                 f.write(data)
-                f.flush()
-                os.fsync(f.fileno())
-        for tmp, path in staged:
-            os.replace(tmp, path)
-    except BaseException:
-        for tmp, _ in staged:
-            with suppress(OSError):  # the error to report is the write's, not the clean-up's
-                tmp.unlink(missing_ok=True)
-        raise
-
