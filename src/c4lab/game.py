@@ -256,14 +256,19 @@ def _check_players(a: object, b: object, start: object) -> None:
         raise TypeError(f"play_game: the start must be a Position, not {start!r}{hint}")
 
 
-def _check_settings(budget: Budget | None, limit: float | None, margin: float) -> None:
+def check_budget(budget: object, caller: str) -> None:
     """``TypeError`` for a budget that is not a ``Budget`` (or ``None``),
-    ``ValueError`` for a ``limit`` that is not a positive number of seconds
-    (or ``None``) or a ``margin`` that is not a number of seconds, 0 or
-    more: each named, with what to pass."""
+    naming ``caller`` (the function the person called) and what to pass."""
     if budget is not None and not isinstance(budget, Budget):
-        raise TypeError(f"play_game: the budget is a Budget (Budget(iterations=N) or Budget(time=SECONDS)) or None, "
+        raise TypeError(f"{caller}: the budget is a Budget (Budget(iterations=N) or Budget(time=SECONDS)) or None, "
                         f"not {type(budget).__name__} {budget!r:.60}")
+
+
+def _check_settings(budget: Budget | None, limit: float | None, margin: float) -> None:
+    """``check_budget``'s ``TypeError``; ``ValueError`` for a ``limit`` that
+    is not a positive number of seconds (or ``None``) or a ``margin`` that
+    is not a number of seconds, 0 or more: each named, with what to pass."""
+    check_budget(budget, "play_game")
 
     def seconds(value: object) -> bool:
         return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)

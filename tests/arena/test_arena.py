@@ -147,6 +147,10 @@ def test_a_spec_of_the_wrong_type_is_a_type_error_in_every_way_into_the_arena() 
         paired_match(None, "random", [Position.parse("4x4")])  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"^SPRT.parse takes a str like 'elo0=0,elo1=20', not None \(type NoneType\)$"):
         SPRT.parse(None)  # type: ignore[arg-type]
+    # a number of seconds as the budget: the error named play_game, which the person never called
+    with pytest.raises(TypeError, match=r"^paired_match: the budget is a Budget \(Budget\(iterations=N\) or "
+                                        r"Budget\(time=SECONDS\)\) or None, not float 0.5$"):
+        paired_match("random:seed=1", "random:seed=2", [Position.parse("4x4")], budget=0.5)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from c4lab.agents import Budget, make_agent
 from c4lab.agents.spec_names import canonical_spec
-from c4lab.game import GameRecord, play_game
+from c4lab.game import GameRecord, check_budget, play_game
 from c4lab.rules import Position
 from c4lab.rules.setup import RANDOM, starting_position
 from c4lab.rules.variant import integer
@@ -73,10 +73,12 @@ def paired_match(
     used up by their check and no game was played).  ``ValueError`` for a
     finished opening (its two games would count a result nobody played) or
     two specs of one agent; ``TypeError`` for an opening that is not a
-    ``Position``, or one position or string where the list goes."""
+    ``Position``, one position or string where the list goes, or a budget
+    that is not a ``Budget``."""
     if isinstance(openings, Position | str):
         raise TypeError(f"openings are a list of Positions, not one {type(openings).__name__} {openings!r:.60} "
                         "([position] for one)")
+    check_budget(budget, "paired_match")  # before any agent is built (and compiled)
     openings = list(openings)
     given = (first, second)
     first, second = canonical_spec(first), canonical_spec(second)

@@ -210,8 +210,7 @@ class ArenaConfig:
 
     def boards(self) -> list[Variant]:
         """Every board the run's games are played on, in the order of their
-        first pair (each start follows from the seed:
-        [``start``][c4lab.arena.schedule.ArenaConfig.start])."""
+        first pair (each start follows from the seed: ``start``)."""
         return list(dict.fromkeys(self.start(pair).variant for pair in range(self.pairs_per_pairing)))
 
     def check_agents(self) -> list[str]:

@@ -116,8 +116,9 @@ class Position:
     def parse(cls, text: str) -> Position:
         """The position written ``text`` (RULES.md notation).
 
-        Raises ``PositionError`` naming the offending token and its index
-        for anything malformed or illegal.
+        Raises ``PositionError`` (a ``ValueError``) naming the offending
+        token and its index for anything malformed or illegal, and
+        ``TypeError`` for ``text`` that is not a ``str`` (bytes, ``None``).
         """
         parsed = parse_position(text)
         variant = parsed.variant
@@ -355,9 +356,8 @@ class Position:
         return "\n".join(lines)
 
     def legend(self) -> str:
-        """What [``render``][c4lab.rules.position.Position.render]'s symbols
-        mean, for the ones on this board ("" when only pieces and empty
-        cells are shown)."""
+        """What ``render``'s symbols mean, for the ones on this board (""
+        when only pieces and empty cells are shown)."""
         shown = set(self.render().split())
         words = [(sym, text) for sym, text in (("X", "forbidden cell"), ("*", "bonus cell (empty)"), ("#", "ban piece"))
                  if sym in shown]
