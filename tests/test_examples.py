@@ -175,6 +175,8 @@ def test_the_engine_example_speaks_the_protocol() -> None:
     ("7x6:dddddddd", "'d' is not a legal move"),
     ("7x6:hh", "'h' is not a legal move"),
     ("4x4/Ba1:a+e", "'a+e' is not a legal move"),
+    ("4x4/Bb1:a+b", "'a+b' is not a legal move"),  # a ban after a landing off the bonus cell
+    ("4x4/Bd1:aabbccd+a", "'d+a' is not a legal move"),  # nor after the bonus landing that won
     ("4x4:abababab", "'b' is not a legal move"),
 ])
 def test_the_engine_example_answers_a_position_it_cannot_play_with_an_error_and_reads_on(

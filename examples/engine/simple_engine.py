@@ -18,7 +18,7 @@ class Board:
     """A position read from its notation: the cells, whose turn, the winner."""
 
     def __init__(self, text):
-        found = re.fullmatch(r"(\d+)x(\d+)((?:/X[a-l]\d+)*)(?:/B[a-l]\d+)?(?::([a-l+]+))?", text)
+        found = re.fullmatch(r"(\d+)x(\d+)((?:/X[a-l]\d+)*)(?:/B([a-l])(\d+))?(?::([a-l+]+))?", text)
         if not found:
             raise ValueError("it is not in RULES.md's notation")
         self.width, self.height = int(found[1]), int(found[2])
@@ -26,8 +26,10 @@ class Board:
             raise ValueError("width and height go from 4 to 12")
         # (column, row) -> "A", "B" or "#": a forbidden cell or a ban piece
         self.cells = {(LETTERS.index(c[0]), int(c[1:]) - 1): "#" for c in re.findall(r"X([a-l]\d+)", found[3])}
+        # the bonus cell, if any: a ban may follow only a landing there that did not win
+        self.bonus = (LETTERS.index(found[4]), int(found[5]) - 1) if found[4] else None
         self.to_move, self.winner = "A", None
-        for token in re.findall(r"[a-l](?:\+[a-l])?", found[4] or ""):
+        for token in re.findall(r"[a-l](?:\+[a-l])?", found[6] or ""):
             self.play(token)
 
     def landing(self, column):
@@ -63,7 +65,7 @@ class Board:
             self.winner = self.to_move
         if len(token) == 3:  # "b+a": then a ban piece in column a
             ban = LETTERS.index(token[2])
-            if ban >= self.width or self.landing(ban) is None:
+            if (column, row) != self.bonus or self.winner or ban >= self.width or self.landing(ban) is None:
                 raise ValueError(f"{token!r} is not a legal move")
             self.cells[(ban, self.landing(ban))] = "#"
         self.to_move = "B" if self.to_move == "A" else "A"
