@@ -220,3 +220,16 @@ def test_enhanced_ranges_and_counts_of_the_wrong_type_are_refused_naming_which(k
     with pytest.raises(VariantError, match=message):
         Variant.enhanced(1, **kwargs)
     assert Variant.enhanced(1, width=[5, 5], height=(np.int64(4), 4)).size == "5x4"  # a list, NumPy bounds
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: Variant(10**5000, 6), "the width is far out of range: a number of about 5,000 digits"),
+    (lambda: Move(-(10**5000)), "a move's column is far out of range: a number of about 5,000 digits"),
+    (lambda: Cell(0, 10**4400), "a cell's row is far out of range: a number of about 4,400 digits"),
+])
+def test_an_integer_too_long_to_write_out_is_refused_saying_so(make: Callable[[], object], message: str) -> None:
+    """Python writes no integer of more than 4,300 digits: each message that
+    named such a number failed with Python's own ("Exceeds the limit (4300
+    digits) for integer string conversion"), as if c4lab had broken."""
+    with pytest.raises(ValueError, match="^" + re.escape(message) + "$"):
+        make()

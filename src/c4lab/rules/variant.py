@@ -21,16 +21,26 @@ COLUMN_LETTERS = "abcdefghijkl"
 DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
 
 
+#: The most bits an integer argument may have: 1,000 digits, far beyond any
+#: board, budget or seed, and well within what Python writes out in a
+#: message (4,300 digits).
+_MAX_BITS = 3322
+
+
 def integer(value: object, what: str, error: type[ValueError] = ValueError, *, text: str = "") -> int:
     """``value`` as an ``int``: any integer (NumPy's too: a column from
     ``argmax``), but not a bool, a float or a string; else ``error`` naming
-    ``what`` it was meant to be.  ``text`` is the call that reads a string
-    given there instead (``"Move.parse({})"``), which the message shows."""
-    if type(value) is int:  # the usual case, at once
+    ``what`` it was meant to be, or saying it is far out of range (more
+    than 1,000 digits, which no message could write out).  ``text`` is the
+    call that reads a string given there instead (``"Move.parse({})"``),
+    which the message shows."""
+    if type(value) is int and value.bit_length() <= _MAX_BITS:  # the usual case, at once
         return value
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         hint = f" ({text.format(quote(value))} reads it)" if text and isinstance(value, str) else ""
         raise error(f"{what} must be an integer, not {value!r}{hint}")
+    if int(value).bit_length() > _MAX_BITS:  # Python will not write it out: every message naming it failed
+        raise error(f"{what} is far out of range: a number of about {int(value).bit_length() * 0.30103:,.0f} digits")
     return int(value)
 
 
