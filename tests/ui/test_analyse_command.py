@@ -20,14 +20,8 @@ from c4lab.agents.human import LEAVE_QUESTION
 from c4lab.cli import main
 from c4lab.rules import Move, Position
 from c4lab.solver import Solver
-from c4lab.ui.terminal import (
-    LEAVE_BOARD_QUESTION,
-    GameSettings,
-    TerminalGame,
-    board_text,
-    scores_line,
-    scores_row,
-)
+from c4lab.ui.board_view import board_text, scores_line, scores_row
+from c4lab.ui.terminal import LEAVE_BOARD_QUESTION, GameSettings, TerminalGame
 from testkit import Script, stop_process
 
 

@@ -17,8 +17,9 @@ from rich.console import Console
 
 from c4lab.rules import Position
 from c4lab.ui import terminal
+from c4lab.ui.board_view import board_columns
 from c4lab.ui.screen_fit import MUST, Part, fit, text_rows
-from c4lab.ui.terminal import GameSettings, TerminalGame, board_columns
+from c4lab.ui.terminal import GameSettings, TerminalGame
 
 CLEAR = "\x1b[2J"
 ESCAPES = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")

@@ -11,7 +11,8 @@ import pytest
 from rich.console import Console
 
 from c4lab.rules import Position, SecondBonusCellError
-from c4lab.ui.terminal import GameSettings, TerminalGame, board_text, draws_in_colour, game_console, legend
+from c4lab.ui.board_view import board_text, draws_in_colour, game_console, legend
+from c4lab.ui.terminal import GameSettings, TerminalGame
 from testkit import Script
 
 

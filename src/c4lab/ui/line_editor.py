@@ -17,7 +17,7 @@ line to end the input), and the line drawn again on demand: ``aside()``
 moves it out of the way for what the program prints, ``show(prompt)``
 draws it again (with a new prompt if need be), what was typed kept.
 A prompt wider than the terminal is broken between words as the terminal
-game's are (``ui.terminal.split_prompt``): its lines but the last drawn
+game's are (``ui.board_view.split_prompt``): its lines but the last drawn
 first, the entry after the last one (the terminal broke it where its edge
 fell, in the middle of a word: "column a-l or 1-12 (column e: 5), Enter to d" / "ecline").
 A width is counted in characters (a wide character drawn two cells wide
@@ -34,8 +34,8 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import IO, Any
 
+from c4lab.ui.board_view import split_prompt
 from c4lab.ui.screen_fit import text_rows
-from c4lab.ui.terminal import split_prompt
 
 __all__ = ["LineEditor"]
 

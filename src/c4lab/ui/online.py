@@ -72,9 +72,7 @@ from c4lab.rules import Move, Position
 from c4lab.rules.variant import column_letter
 from c4lab.server import errors
 from c4lab.ui import room_link as link
-from c4lab.ui.keyboard_lines import KeyboardLines, is_tty, read_in_thread
-from c4lab.ui.room_link import EXIT_BAD_ROOM, EXIT_LOST, EXIT_OK, ConnectError, RoomAddress
-from c4lab.ui.terminal import (
+from c4lab.ui.board_view import (
     SIDE_NAMES,
     board_text,
     draws_in_colour,
@@ -83,6 +81,8 @@ from c4lab.ui.terminal import (
     move_words,
     wrap_words,
 )
+from c4lab.ui.keyboard_lines import KeyboardLines, is_tty, read_in_thread
+from c4lab.ui.room_link import EXIT_BAD_ROOM, EXIT_LOST, EXIT_OK, ConnectError, RoomAddress
 
 SIDES = ("A", "B")
 RESIGN_WORDS = ("r", "resign")
