@@ -146,6 +146,39 @@ def test_bench_solver_refuses_a_set_with_a_finished_game_or_no_position(tmp_path
     assert says.format(dir=tmp_path) in result.output and len(result.output.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize(("text", "says"), [
+    ("4453 1\n44 99\n", "Test_L3_R1:2: score 99 is no score of 44 (7x6:dd: 40 empty cells, scores -20 to 20)"),
+    ("4453 1\n\xff\n", "Test_L3_R1:2: not ASCII text (byte 0xff)"),
+])
+def test_bench_solver_refuses_a_score_no_game_can_have_and_a_line_not_text(
+    tmp_path: Path, text: str, says: str
+) -> None:
+    """A score out of a position's range was run and counted as the
+    solver's mistake; a byte not ASCII was named by its offset in the
+    whole file.  Neither is a folder's fault: no --dir hint."""
+    (tmp_path / "Test_L3_R1").write_bytes(text.encode("latin-1"))
+    result = run("bench", "solver", "--dir", str(tmp_path), "--sets", "Test_L3_R1")
+    assert result.exit_code == 2, result.output
+    assert says in result.output and len(result.output.strip().splitlines()) == 1
+    assert "--dir" not in result.output
+
+
+def test_bench_solver_names_each_position_whose_score_is_not_the_files(tmp_path: Path) -> None:
+    """The table said "4" correct of 5 and no more: which line, and what the
+    solver found, were in --json's line numbers only."""
+    lines = (BENCH_CLASSIC / "Test_L3_R1").read_text().splitlines()[:3]
+    moves, score = lines[1].split()
+    lines[1] = f"{moves} {int(score) - 1}"  # still a score the position could have
+    (tmp_path / "Test_L3_R1").write_text("\n".join(lines) + "\n")
+    result = run("bench", "solver", "--dir", str(tmp_path), "--sets", "Test_L3_R1")
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[-1] == (
+        f"{tmp_path / 'Test_L3_R1'}:2: the solver's score {score}, the file's {int(score) - 1}")
+    record = json.loads(run("bench", "solver", "--json", "--dir", str(tmp_path), "--sets", "Test_L3_R1").output)
+    assert record["Test_L3_R1"]["correct"] == 2
+    assert record["Test_L3_R1"]["wrong"] == [{"line": 2, "expected": int(score) - 1, "solver": int(score)}]
+
+
 # -- the agents ---------------------------------------------------------------------------
 
 

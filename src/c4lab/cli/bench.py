@@ -73,8 +73,8 @@ def bench_solver(as_json: bool, limit: int | None, sets: str | None, weak: bool,
     folder = Path(directory) if directory else solver_bench.default_directory()
     try:
         loaded = {name: solver_bench.read_set(folder / name, limit) for name in names}
-    except solver_bench.BenchSetError as exc:
-        raise BadInput(f"{exc} (give the folder with --dir or $C4LAB_BENCH_DIR)") from None
+    except solver_bench.BenchSetError as exc:  # the folder hinted at only where the file is not there
+        raise BadInput(f"{exc} (give the folder with --dir or $C4LAB_BENCH_DIR)" if exc.missing else str(exc)) from None
     results = {}
     with Progress(transient=True, disable=not sys.stderr.isatty(), console=stderr_console()) as progress:
         for name, positions in loaded.items():
@@ -84,7 +84,7 @@ def bench_solver(as_json: bool, limit: int | None, sets: str | None, weak: bool,
                 progress.advance(task)
 
             results[name] = solver_bench.run_set(positions, weak, step)
-    click.echo(json.dumps(results) if as_json else solver_bench.report(results, weak))
+    click.echo(json.dumps(results) if as_json else solver_bench.report(results, weak, folder))
 
 
 @bench.command("accuracy")

@@ -28,7 +28,13 @@ DEFAULT_SETS = SETS[:5]
 
 
 class BenchSetError(ValueError):
-    """A benchmark file that cannot be read: says which file and line."""
+    """A benchmark file that cannot be read: says which file and line.
+    ``missing``: the file itself could not be opened (the folder may be the
+    wrong one), not a line of it that is no position."""
+
+    def __init__(self, message: str, missing: bool = False) -> None:
+        super().__init__(message)
+        self.missing = missing
 
 
 @dataclass(frozen=True)
@@ -56,15 +62,18 @@ def read_set(path: Path, limit: int | None = None) -> list[BenchPosition]:
     ``BenchSetError`` naming the file (and the line) where it is not one:
     a finished game is no position to solve (it was a traceback when the
     solver met it), a file of no position no set (a table of zeros, status
-    0)."""
+    0), a score no game from that position can have (RULES.md: from
+    ``-floor(E/2)`` to ``floor((E+1)/2)`` with ``E`` empty cells) no
+    score (it was counted as the solver's mistake)."""
     classic = Variant.classic()
     out: list[BenchPosition] = []
     try:
         lines = path.read_text(encoding="ascii").split("\n")
     except OSError as exc:  # its reason alone: the file is named once
-        raise BenchSetError(f"cannot read benchmark set {path}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise BenchSetError(f"cannot read benchmark set {path}: {exc}") from None
+        raise BenchSetError(f"cannot read benchmark set {path}: {exc.strerror or exc}", missing=True) from None
+    except UnicodeDecodeError as exc:  # the line, not a byte offset of the whole file
+        at = path.read_bytes()[:exc.start].count(b"\n") + 1
+        raise BenchSetError(f"{path}:{at}: not ASCII text (byte 0x{exc.object[exc.start]:02x})") from None
     for number, line in enumerate(lines, 1):
         if limit is not None and len(out) >= limit:
             break
@@ -82,6 +91,10 @@ def read_set(path: Path, limit: int | None = None) -> list[BenchPosition]:
             raise BenchSetError(f"{path}:{number}: {exc}") from None
         if position.is_over:
             raise BenchSetError(f"{path}:{number}: {moves} is a finished game ({position.notation}): nothing to solve")
+        lowest, highest = -(position.empty_cells // 2), (position.empty_cells + 1) // 2
+        if not lowest <= int(score) <= highest:
+            raise BenchSetError(f"{path}:{number}: score {score} is no score of {moves} ({position.notation}: "
+                                f"{position.empty_cells} empty cells, scores {lowest} to {highest})")
         out.append(BenchPosition(position, int(score), number))
     if not out:
         raise BenchSetError(f"the benchmark set {path} holds no position")
@@ -97,7 +110,7 @@ def run_set(
     cpu = 0.0
     nodes = 0
     worst = 0.0
-    wrong: list[int] = []
+    wrong: list[dict[str, int | None]] = []
     for item in positions:
         solver.clear()
         solution = solver.solve(item.position, weak=weak)
@@ -105,7 +118,7 @@ def run_set(
         good = solution.score == expected
         correct += good
         if not good:
-            wrong.append(item.line)
+            wrong.append({"line": item.line, "expected": expected, "solver": solution.score})
         cpu += solution.cpu_s
         worst = max(worst, solution.cpu_s)
         nodes += solution.nodes
@@ -119,12 +132,15 @@ def run_set(
         "mean_nodes": nodes / n,
         "max_cpu_s": worst,
         "total_cpu_s": cpu,
-        "wrong_lines": wrong[:20],
+        "wrong_lines": [w["line"] for w in wrong[:20]],
+        "wrong": wrong[:20],
     }
 
 
-def report(results: dict[str, dict[str, Any]], weak: bool) -> str:
-    """The results as a table."""
+def report(results: dict[str, dict[str, Any]], weak: bool, folder: Path | None = None) -> str:
+    """The results as a table, then each position (of the first 20 a set)
+    where the solver's score is not the file's, by file and line: a
+    ``correct`` short of ``positions`` said no more than that."""
     head = f"{'set':<12} {'positions':>9} {'correct':>8} {'mean CPU':>12} {'mean nodes':>12} {'max CPU':>10}"
     title = (f"classic 7x6 benchmark sets, {'weak' if weak else 'strong'} solve, table cleared per position, "
              "no database; the search's CPU time and nodes per position")
@@ -134,6 +150,12 @@ def report(results: dict[str, dict[str, Any]], weak: bool) -> str:
             f"{name:<12} {r['positions']:>9} {r['correct']:>8} {_time(r['mean_cpu_s']):>12} "
             f"{r['mean_nodes']:>12.0f} {_time(r['max_cpu_s']):>10}"
         )
+    for name, r in results.items():
+        where = folder / name if folder is not None else Path(name)
+        for wrong in r.get("wrong", []):
+            got = "none (not solved)" if wrong["solver"] is None else wrong["solver"]
+            rows.append(f"{where}:{wrong['line']}: the solver's {'sign' if weak else 'score'} {got}, "
+                        f"the file's {wrong['expected']}")
     return "\n".join(rows)
 
 
