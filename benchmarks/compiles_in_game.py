@@ -126,6 +126,7 @@ def check_options(parser: argparse.ArgumentParser, specs: list[str], boards: lis
     """One clear error for a bad agent or board, before any process starts
     (each would fail on every board in turn otherwise)."""
     from c4lab.agents import make_agent  # lazy: the checks only; each run imports c4lab in its own process
+    from c4lab.agents.base import refuse_a_person  # lazy: as above
     from c4lab.rules import Position  # lazy: as above
 
     for board in boards:
@@ -138,7 +139,7 @@ def check_options(parser: argparse.ArgumentParser, specs: list[str], boards: lis
             parser.error(f"--board: {exc}{hint}")
     for spec in specs:
         try:
-            make_agent(spec)
+            refuse_a_person(make_agent(spec), "compiles_in_game.py")  # was "failed: ...QuitGame" on each board
         except ValueError as exc:
             parser.error(f"agent {spec!r}: {exc}")
 

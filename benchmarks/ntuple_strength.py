@@ -39,6 +39,7 @@ import time
 from collections import Counter
 
 from c4lab.agents import make_agent
+from c4lab.agents.base import refuse_a_person
 from c4lab.agents.ntuple import shipped_path
 from c4lab.agents.ntuple_net import Network
 from c4lab.arena.accuracy import measure
@@ -156,7 +157,7 @@ def main() -> None:
         parser.error(f"--weights: {exc}")
     for spec in split_specs(args.specs):
         try:
-            make_agent(spec)
+            refuse_a_person(make_agent(spec), "ntuple_strength.py")  # human: a traceback at stdin's end
         except ValueError as exc:
             parser.error(f"--specs: {exc}")
     greedy = f"ntuple:weights={weights},seed=1"

@@ -10,7 +10,7 @@ examples).  Each opening (a board and two random first moves) is played
 twice, sides swapped.  Plain boards only: OpenSpiel's connect_four has no
 forbidden cells or bonus.  Prints the agent's score (wins 1, draws 1/2) per
 board and in all, and each board's wall-clock seconds.
-Bad options (an unknown agent, a board with forbidden or bonus cells, no
+Bad options (an unknown agent or ``human``, a board with forbidden or bonus cells, no
 positive ``--seconds`` or ``--pairs``, OpenSpiel not installed) stop it at
 once with one line that says which.
 """
@@ -24,6 +24,7 @@ import time
 
 from c4lab.adapters.openspiel import OpenSpielMCTS
 from c4lab.agents import Agent, make_agent
+from c4lab.agents.base import refuse_a_person
 from c4lab.rules import Position
 
 
@@ -49,7 +50,7 @@ def check_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> 
             parser.error(f"--boards: {text.strip()}: the game is already over")
         boards.append(board)
     try:
-        agent = make_agent(args.agent)
+        agent = refuse_a_person(make_agent(args.agent), "vs_openspiel.py")  # human: a traceback at stdin's end
     except ValueError as exc:
         parser.error(f"--agent: {exc}")
     try:

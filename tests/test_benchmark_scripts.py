@@ -40,6 +40,8 @@ def one_error(done: subprocess.CompletedProcess[str], *words: str) -> str:
     (["--boards", "7y6"], ["--boards", "invalid position '7y6'"]),
     (["--agent", "nosuch"], ["--agent", "unknown agent 'nosuch'"]),
     (["--agent", "master:time=-1"], ["--agent", "time"]),
+    (["--agent", "human"], ["--agent", "agent 'human' is a human: vs_openspiel.py plays agents only"]),  # was: a
+    # traceback once the first game read the end of stdin
 ])
 def test_vs_openspiel_refuses_bad_options(args: list[str], words: list[str]) -> None:
     one_error(run_script("vs_openspiel.py", *args), *words)
@@ -121,6 +123,7 @@ def test_first_move_takes_several_names_after_one_only() -> None:
 @pytest.mark.parametrize(("args", "words"), [
     (["--games", "0", "random"], ["--games", "got 0"]),            # was: quietly 1
     (["nosuch", "--board", "4x4"], ["unknown agent 'nosuch'"]),    # was: a failure line per board, after each started
+    (["human", "--board", "4x4"], ["agent 'human' is a human"]),  # was: "failed: ...QuitGame" on each board
     (["random", "--board", "7y6"], ["--board", "invalid position '7y6'"]),
     # --board B ..., as the usage line shows (was: the second board an agent, or 'unrecognized arguments')
     (["--board", "7x6", "7y6", "random"], ["--board", "invalid position '7y6'"]),
@@ -229,6 +232,7 @@ def test_load_server_says_why_the_server_did_not_start() -> None:
     (["--weights", "/nonexistent.npz"], ["--weights", "does not exist"]),    # was: a NetworkError traceback
     (["--perfect-games", "-5"], ["--perfect-games", "got -5"]),            # was: 'wins 0/-5 (-0%)'
     (["--specs", "nosuch"], ["--specs", "unknown agent 'nosuch'"]),        # was: a traceback after the networks
+    (["--specs", "heuristic,human"], ["--specs", "agent 'human' is a human"]),  # was: a traceback at stdin's end
 ])
 def test_ntuple_strength_refuses_bad_options(args: list[str], words: list[str]) -> None:
     one_error(run_script("ntuple_strength.py", *args), *words)

@@ -48,6 +48,7 @@ BAD = [
     ("book", "info", "/nonexistent-folder/book.npz"),
     ("bench", "solver", "--sets", "nope"),
     ("bench", "accuracy", "nobody"),
+    ("bench", "accuracy", "random", "human"),  # was: a traceback once the run read the end of stdin
     ("arena", "random"),
     ("arena", "random", "random", "--out", "/nonexistent-folder/run.jsonl"),
     ("report", "/nonexistent-folder/run.jsonl"),

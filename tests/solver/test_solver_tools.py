@@ -417,3 +417,14 @@ def test_bench_accuracy_measures_the_share_of_value_keeping_moves() -> None:
     assert result.exit_code == 0, result.output
     assert "variants (3)" in result.output and "100.0%" in result.output
     assert run("bench", "accuracy", "nobody", "--sets", "variants").exit_code == 2
+
+
+def test_bench_accuracy_measures_an_engine_program() -> None:
+    """``engine:cmd=...`` is an agent wherever agents work, the manual says;
+    ``bench accuracy`` said "unknown agent 'engine': it is registered by
+    `import c4lab.engine.client`" (the command did not import it)."""
+    engine = Path(__file__).resolve().parents[2] / "examples" / "engine" / "simple_engine.py"
+    spec = f"engine:cmd={sys.executable} {engine}"
+    result = run("bench", "accuracy", spec, "--positions", "2", "--sets", "variants", "--no-openspiel")
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[-1].startswith("engine:cmd="), result.output

@@ -719,6 +719,17 @@ def make_agent(spec: str, **context: Any) -> Agent:
     return agent
 
 
+def refuse_a_person(agent: Agent, where: str) -> Agent:
+    """``agent``, unless a person chooses its moves (``human``): then a
+    ``SpecError`` saying that ``where`` (the arena, a benchmark) plays
+    agents only, the agent closed.  Such a run has no one to ask: the
+    human agent read standard input and ended it in a traceback."""
+    if agent.is_human:
+        agent.close()
+        raise SpecError(f"agent {agent.spec!r} is a human: {where} plays agents only")
+    return agent
+
+
 # ---------------------------------------------------------------------------
 # Warming up: numba's compile time is not thinking time
 # ---------------------------------------------------------------------------

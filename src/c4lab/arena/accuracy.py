@@ -35,7 +35,7 @@ from typing import Any
 
 from c4lab.adapters.openspiel import OpenSpielMCTS
 from c4lab.adapters.openspiel import available as openspiel_available
-from c4lab.agents.base import Agent, Budget, make_agent, parse_spec
+from c4lab.agents.base import Agent, Budget, make_agent, parse_spec, refuse_a_person
 from c4lab.cores import usable_cores
 from c4lab.game import answer_move
 from c4lab.rules.move import Move
@@ -236,15 +236,21 @@ def run_accuracy(
     """Every agent of ``specs`` on every set; OpenSpiel at the time of the
     first timed agent on the classic sets (when installed and ``openspiel``;
     not installed, or no agent timed, the record's ``note`` says so)."""
-    agents = {spec: make_agent(spec) for spec in specs}  # a bad spec fails before the long part
-    built = {name: build_set(name, count, seed, progress) for name in sets}
+    agents: dict[str, Agent] = {}
     results: dict[str, dict[str, Tally]] = {}
-    for spec, agent in agents.items():
-        results[spec] = {}
-        for name, positions in built.items():
-            if progress is not None:
-                progress(f"{spec} on {name}")
-            results[spec][name] = measure(agent, positions)
+    try:
+        for spec in specs:  # a bad spec, or a person's, fails before the long part
+            agents[spec] = refuse_a_person(make_agent(spec), "c4lab bench accuracy")
+        built = {name: build_set(name, count, seed, progress) for name in sets}
+        for spec, agent in agents.items():
+            results[spec] = {}
+            for name, positions in built.items():
+                if progress is not None:
+                    progress(f"{spec} on {name}")
+                results[spec][name] = measure(agent, positions)
+    finally:  # an engine's program ends with the run
+        for agent in agents.values():
+            agent.close()
     seconds = next((float(p["time"]) for _, p in map(parse_spec, specs) if "time" in p), None)
     measured: dict[str, Any] = {"sets": {name: len(positions) for name, positions in built.items()}, "results": results}
     openspiel = openspiel and any(name in CLASSIC_SETS for name in built)

@@ -22,6 +22,7 @@ from typing import Any
 
 import c4lab.engine.client  # noqa: F401  (registers 'engine:cmd=...': the arena is local, programs may play)
 from c4lab.agents import SpecError, make_agent
+from c4lab.agents.base import refuse_a_person
 from c4lab.agents.spec_names import canonical_spec
 from c4lab.arena.frozen_json import freeze, thaw
 from c4lab.arena.match import random_moves
@@ -240,8 +241,10 @@ class ArenaConfig:
                         instead.setdefault(other, []).append(variant.notation)
             finally:
                 agent.close()
-            if agent.is_human:
-                raise ArenaError(f"agent {spec!r} is a human: the arena plays agents only")
+            try:
+                refuse_a_person(agent, "the arena")
+            except SpecError as err:
+                raise ArenaError(str(err)) from None
             seconds = getattr(agent, "time", None)  # the searches' own budget a move (uct, minimax, master, ...)
             if isinstance(seconds, (int, float)) and seconds > self.limit + self.margin:
                 over = f"more than --limit {self.limit:g} s + --margin {self.margin:g} s"

@@ -104,6 +104,7 @@ def bench_accuracy(
     positions, given the time a move of the first SPEC that sets one
     (time=T), where OpenSpiel is installed; elsewhere, or when no SPEC sets a
     time, a note says so."""
+    import c4lab.engine.client  # noqa: F401  (registers 'engine:cmd=...': an engine program is measured as any agent)
     from c4lab.arena import accuracy
     from c4lab.ui.status import StatusLine
 
