@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -372,6 +373,39 @@ def test_a_shallower_build_over_a_book_keeps_what_the_book_knows(tmp_path: Path)
     book = OpeningBook.load(path)
     assert book.depth == deep.depth and book.entries() == deep.entries()
     assert {p: book.score(Position.parse(p)) for p in known} == known
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("stop", "status", "words"), [
+    (signal.SIGINT, 130, "interrupted"),
+    (signal.SIGTERM, 143, "stopped by a signal"),
+])
+def test_a_stopped_book_build_saves_what_it_solved_and_says_so(
+    tmp_path: Path, stop: signal.Signals, status: int, words: str
+) -> None:
+    """Ctrl-C in a background job of a script (SIGINT ignored, as a
+    non-interactive shell starts it) did nothing, and a kill ended the build
+    with up to 30 s of solved positions unsaved and not a word; the same
+    command resumes from what is kept."""
+    path = tmp_path / "book.npz"
+    command = [sys.executable, "-m", "c4lab", "book", "build", "--depth", "13", "--out", str(path)]
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # stays ignored across exec
+    try:
+        build = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    try:
+        assert build.stderr is not None
+        while "ply 5 " not in (line := build.stderr.readline()):  # some positions solved, none saved yet
+            assert line, "the build ended before ply 5"
+        build.send_signal(stop)
+        out, err = build.communicate(timeout=120)
+    finally:
+        build.kill()
+    assert build.returncode == status, err
+    saved = len(OpeningBook.load(path))
+    assert err.splitlines()[-1] == f"{words}: {saved} positions saved in {path}; the same command resumes the build"
+    assert saved > 100 and out == ""
 
 
 def _replies_of_replies(start: Position) -> list[Position]:

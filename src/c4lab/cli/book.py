@@ -26,15 +26,20 @@ def book() -> None:
 @click.option("--budget", type=Finite(0, min_open=True), default=None,
               help="Stop after this many seconds in all (resume later; default: none, until the book is done).")
 def book_build(depth: int, out: str | None, start: str | None, timeout: float | None, budget: float | None) -> None:
-    """Solve the book's positions and write them (saved after each one).
+    """Solve the book's positions and write them (saved every 30 s, at the
+    end, and when stopped).
 
     For the side to move at the start (the empty board by default) and for
     the other side after each first move: the positions where that side is
     to move, their exact scores and one best reply, against every answer,
-    down to --depth plies.
+    down to --depth plies.  Ctrl-C, a kill (SIGTERM) or a closed terminal
+    (SIGHUP) stops it with what was solved saved (status 130, 143, 129);
+    the same command resumes.
     """
+    import sys
     from pathlib import Path
 
+    from c4lab.ctrl_c import exit_status, stop_words, stops_ignored_from_now, stops_interrupt
     from c4lab.rules.setup import check_start
     from c4lab.solver import book as opening_book
 
@@ -44,11 +49,21 @@ def book_build(depth: int, out: str | None, start: str | None, timeout: float | 
         raise bad_option(str(exc), "--from") from None
     path = Path(out) if out else opening_book.book_path()
     path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        made = opening_book.build(depth, path, start=root, timeout=timeout, budget=budget,
-                       log=lambda line: click.echo(line, err=True))
+    try:  # a stop saves what was solved (build's own finally), from a background job or a kill too
+        with stops_interrupt():
+            made = opening_book.build(depth, path, start=root, timeout=timeout, budget=budget,
+                                      log=lambda line: click.echo(line, err=True))
     except ValueError as exc:
         raise BadInput(str(exc)) from None
+    except KeyboardInterrupt as stop:
+        stops_ignored_from_now()  # saved; more presses (signals) on the way out change nothing
+        status = exit_status(stop)
+        try:
+            kept = f"{len(opening_book.OpeningBook.load(path))} positions saved in {path}"
+        except opening_book.BookError:  # stopped before the book was read or written
+            kept = f"nothing new saved in {path}"
+        click.echo(f"{stop_words(status)}: {kept}; the same command resumes the build", err=True)
+        sys.exit(status)
     click.echo(f"{path}: {len(made)} positions, depth {made.depth}, {made.info.get('unsolved', 0)} left unsolved")
 
 
