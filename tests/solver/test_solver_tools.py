@@ -361,6 +361,26 @@ def test_book_build_resumes_from_its_file(tmp_path: Path) -> None:
     assert run("book", "build", "--depth", "3", "--from", "6x4", "--out", str(path)).exit_code == 2
 
 
+def test_a_book_cut_short_by_its_budget_says_it_is_not_complete_until_a_run_ends_it(tmp_path: Path) -> None:
+    """A build the --budget stopped ended "b.npz: 0 positions, depth 7, 0
+    left unsolved", as a finished one does, and ``book info`` showed the
+    same: a book cut short looked done."""
+    start, _ = _classic(5)
+    path = tmp_path / "b.npz"
+    depth = str(start.ply + 2)
+    cut = run("book", "build", "--depth", depth, "--from", start.notation, "--out", str(path), "--budget", "1e-9")
+    assert cut.exit_code == 0, cut.output
+    assert cut.output.splitlines()[-1].endswith(
+        "; not complete: the --budget ran out first (the same command resumes it)"), cut.output
+    assert OpeningBook.load(path).info["complete"] is False
+    assert '"complete": false' in run("book", "info", str(path)).output
+    done = run("book", "build", "--depth", depth, "--from", start.notation, "--out", str(path))
+    assert done.exit_code == 0 and done.output.splitlines()[-1].endswith(" 0 left unsolved"), done.output
+    assert OpeningBook.load(path).info["complete"] is True
+    shallower = run("book", "build", "--depth", str(start.ply + 1), "--from", start.notation, "--out", str(path))
+    assert OpeningBook.load(path).info["complete"] is True, shallower.output  # the book below was complete
+
+
 def test_a_shallower_build_over_a_book_keeps_what_the_book_knows(tmp_path: Path) -> None:
     start, _ = _classic(5)
     path = tmp_path / "b.npz"

@@ -64,7 +64,13 @@ def book_build(depth: int, out: str | None, start: str | None, timeout: float | 
             kept = f"nothing new saved in {path}"
         click.echo(f"{stop_words(status)}: {kept}; the same command resumes the build", err=True)
         sys.exit(status)
-    click.echo(f"{path}: {len(made)} positions, depth {made.depth}, {made.info.get('unsolved', 0)} left unsolved")
+    if made.info["complete"]:
+        done = ""
+    elif made.info.get("budget_spent"):
+        done = "; not complete: the --budget ran out first (the same command resumes it)"
+    else:  # a shallower run over a book cut short below it
+        done = f"; complete to depth {depth} only (--depth {made.depth} completes it)"
+    click.echo(f"{path}: {len(made)} positions, depth {made.depth}, {made.info.get('unsolved', 0)} left unsolved{done}")
 
 
 @book.command("info")

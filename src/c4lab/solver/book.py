@@ -212,8 +212,11 @@ def build(
     children for the other side.  ``timeout``: give up on a position after
     that many seconds (it and what lies below it stay out of the book);
     ``budget``: stop after that many seconds in all.  A book resumed keeps
-    its own depth if that is the deeper.  ``BookError`` for a start that is
-    not classic, is over, or lies beyond ``depth``."""
+    its own depth if that is the deeper.  The file's ``complete`` says
+    whether every position down to ``depth`` was reached (not when the
+    budget or a stop ended the run: the depth alone did not tell a book cut
+    short from a finished one).  ``BookError`` for a start that is not
+    classic, is over, or lies beyond ``depth``."""
     began = saved = time.monotonic()
     entries: dict[int, int] = {}
     root = start if start is not None else Position(Variant.classic())
@@ -224,15 +227,17 @@ def build(
     if root.ply > depth:
         raise BookError(f"depth {depth} ends before the start {root.notation}, at ply {root.ply}: "
                         f"the book would be empty (give a depth of at least {root.ply})")
-    info: dict = {"variant": "7x6", "start": root.notation, "unsolved": 0}
+    info: dict = {"variant": "7x6", "start": root.notation, "unsolved": 0, "complete": False, "budget_spent": False}
     if path.exists():
         old = OpeningBook.load(path)
         entries = old.entries()
         log(f"resuming from {path}: {len(old)} positions, depth {old.depth}")
         # The book's depth is how deep its lookups go: a shallower run must not hide what is there.
         depth_saved = max(depth, old.depth)
+        # A shallower run completes the book only if it was complete below its own depth.
+        deeper_done = depth >= old.depth or old.info.get("complete") is True
     else:
-        depth_saved = depth
+        depth_saved, deeper_done = depth, True
     solver = Solver()
     # The side to move's positions, and the other side's (one ply later).
     queue = [root, *list(_replies(root))]
@@ -252,6 +257,7 @@ def build(
             else:
                 if budget is not None and time.monotonic() - began > budget:
                     log("time budget spent: stopping")
+                    info["budget_spent"] = True
                     break
                 solution = solver.solve(position, timeout=timeout, best_moves=True)
                 score = solution.score
@@ -279,6 +285,8 @@ def build(
                     saved = time.monotonic()
                 log(f"ply {position.ply} {position.notation}: score {score} "
                     f"({solution.time_s:.1f} s, {solution.nodes} nodes); {len(entries)} positions")
+        else:  # every position reached: not stopped by the budget
+            info["complete"] = deeper_done
     finally:  # also on Ctrl-C: keep what was solved
         info["unsolved"] = unsolved
         OpeningBook.from_entries(entries, depth_saved, info).save(path)
