@@ -470,7 +470,19 @@ def test_bench_accuracy_measures_the_share_of_value_keeping_moves() -> None:
     result = run("bench", "accuracy", "solver:time=60", "--positions", "3", "--sets", "variants", "--no-openspiel")
     assert result.exit_code == 0, result.output
     assert "variants (3)" in result.output and "100.0%" in result.output
+    assert result.output.startswith("share of moves that keep the value (exact move scores from the solver); "
+                                    "in brackets, a set's positions\n")  # the (3) was said nowhere
     assert run("bench", "accuracy", "nobody", "--sets", "variants").exit_code == 2
+
+
+def test_bench_accuracy_names_the_folder_setting_when_a_classic_set_is_missing(tmp_path: Path) -> None:
+    """It said "cannot read benchmark set .../Test_L1_R2: No such file or
+    directory" and not how to point it elsewhere (it has no --dir)."""
+    result = run("bench", "accuracy", "random", "--sets", "classic-begin", "--no-openspiel",
+                 env={"C4LAB_BENCH_DIR": str(tmp_path)})
+    assert result.exit_code == 2, result.output
+    assert result.output.strip() == (f"Error: cannot read benchmark set {tmp_path / 'Test_L1_R2'}: No such file or "
+                                     "directory (give the folder with $C4LAB_BENCH_DIR)")
 
 
 def test_bench_accuracy_measures_an_engine_program() -> None:

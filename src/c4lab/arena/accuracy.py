@@ -282,7 +282,7 @@ def report(measured: dict[str, Any]) -> str:
     """A table: one row per agent, the share of value-keeping moves per set."""
     names = list(measured["sets"])
     lines = [
-        "share of moves that keep the value (exact move scores from the solver)",
+        "share of moves that keep the value (exact move scores from the solver); in brackets, a set's positions",
         f"{'agent':<28}" + "".join(f"{n + ' (' + str(measured['sets'][n]) + ')':>22}" for n in names),
     ]
     for spec, per_set in measured["results"].items():

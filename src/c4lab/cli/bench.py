@@ -106,6 +106,7 @@ def bench_accuracy(
     time, a note says so."""
     import c4lab.engine.client  # noqa: F401  (registers 'engine:cmd=...': an engine program is measured as any agent)
     from c4lab.arena import accuracy
+    from c4lab.solver.bench import BenchSetError
     from c4lab.ui.status import StatusLine
 
     names = _set_names(sets, accuracy.SETS, accuracy.SETS)
@@ -115,6 +116,8 @@ def bench_accuracy(
             list(specs) or ["master:time=1"], sets=names, count=count, seed=seed, openspiel=not no_openspiel,
             progress=line.show,
         )
+    except BenchSetError as exc:  # the classic sets' folder, where the file is not there
+        raise BadInput(f"{exc} (give the folder with $C4LAB_BENCH_DIR)" if exc.missing else str(exc)) from None
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     finally:
