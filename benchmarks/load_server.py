@@ -22,10 +22,12 @@ seconds the players stop starting moves, wait for the moves they sent, and
 the stored games are read back: a move that was acknowledged but is not in
 its stored game, or a move never acknowledged, is *lost*.  Printed per N:
 moves per second (acknowledged within the window), the round trip at p50,
-p99 and its maximum, the server's resident memory (peak, ``VmHWM`` of
-``/proc/<pid>/status``), the CPU the server and the drivers used (percent
-of one core, over the window), errors (``error`` messages, failed
-requests, dropped connections) and lost moves.
+p99 and its maximum, the server's resident memory at the end and at its
+peak (MiB: ``VmRSS`` and ``VmHWM`` of ``/proc/<pid>/status``), the CPU the
+server and the drivers used (percent of one core, over the window), errors
+(``error`` messages, failed requests, dropped connections), lost moves,
+the games finished in the window and the seconds it took to make the
+rooms and seat their players (the slowest driver's).
 
 ``--kill``: the server is killed with SIGKILL ``--kill-after`` seconds into
 the games, restarted on the same database and port, and every player comes
@@ -704,13 +706,13 @@ def main() -> None:
         print(f"{args.duration:g} s per N, think 1-3 s, {args.drivers} driver process(es); "
               "RTT: move sent -> its state received", flush=True)
         print(f"{'rooms':>6} {'moves/s':>8} {'p50 ms':>7} {'p99 ms':>7} {'max ms':>7} {'RSS MiB':>8} "
-              f"{'peak':>6} {'srv CPU':>7} {'drv CPU':>7} {'errors':>6} {'lost':>5} {'games':>6} {'setup s':>7}",
+              f"{'peak MiB':>8} {'srv CPU':>7} {'drv CPU':>7} {'errors':>6} {'lost':>5} {'games':>6} {'setup s':>7}",
               flush=True)
         for rooms in args.rooms:
             r = run_load(rooms, args.duration, args.drivers, workdir, args.server_option, args.seed, args.profile,
                          args.port)
             print(f"{r['rooms']:>6} {r['moves/s']:>8.0f} {_ms(r['p50'], 1)} {_ms(r['p99'], 1)} {_ms(r['max'], 0)} "
-                  f"{r['rss']:>8.0f} {r['peak']:>6.0f} {r['server_cpu']:>6.0f}% {r['driver_cpu']:>6.0f}% "
+                  f"{r['rss']:>8.0f} {r['peak']:>8.0f} {r['server_cpu']:>6.0f}% {r['driver_cpu']:>6.0f}% "
                   f"{r['errors']:>6} {r['lost']:>5} {r['games']:>6} {r['setup']:>7.1f}", flush=True)
             if r["error_kinds"]:
                 print(f"       errors: {r['error_kinds']}", flush=True)

@@ -186,7 +186,17 @@ def load_rows(done: subprocess.CompletedProcess[str]) -> list[list[str]]:
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     head, *rows = done.stdout.splitlines()[1:]
     assert head.split()[:4] == ["rooms", "moves/s", "p50", "ms"], done.stdout
+    assert "RSS MiB peak MiB srv CPU" in " ".join(head.split()), head  # the peak's unit was not said
     return [row.split() for row in rows]
+
+
+def test_load_server_help_says_what_each_column_measures() -> None:
+    """The table's last two columns (games, setup s) were said nowhere, and
+    the memory's peak had no unit."""
+    text = " ".join(run_script("load_server.py", "--help").stdout.split())
+    for words in ("resident memory at the end and at its peak (MiB", "the games finished in the window",
+                  "the seconds it took to make the rooms and seat their players"):
+        assert words in text, text
 
 
 @pytest.mark.parametrize("duration", ["1", "2"])
