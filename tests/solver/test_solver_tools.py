@@ -172,10 +172,11 @@ def test_bench_solver_names_each_position_whose_score_is_not_the_files(tmp_path:
     lines[1] = f"{moves} {int(score) - 1}"  # still a score the position could have
     (tmp_path / "Test_L3_R1").write_text("\n".join(lines) + "\n")
     result = run("bench", "solver", "--dir", str(tmp_path), "--sets", "Test_L3_R1")
-    assert result.exit_code == 0, result.output
-    assert result.output.splitlines()[-1] == (
+    assert result.exit_code == 1, result.output  # a script running the sets learns it from the status
+    assert result.stdout.splitlines()[-1] == (
         f"{tmp_path / 'Test_L3_R1'}:2: the solver's score {score}, the file's {int(score) - 1}")
-    record = json.loads(run("bench", "solver", "--json", "--dir", str(tmp_path), "--sets", "Test_L3_R1").output)
+    assert result.stderr == "the solver's score is not the file's on 1 position\n"
+    record = json.loads(run("bench", "solver", "--json", "--dir", str(tmp_path), "--sets", "Test_L3_R1").stdout)
     assert record["Test_L3_R1"]["correct"] == 2
     assert record["Test_L3_R1"]["wrong"] == [{"line": 2, "expected": int(score) - 1, "solver": int(score)}]
 
@@ -433,10 +434,16 @@ def _replies_of_replies(start: Position) -> list[Position]:
     return [c.play(m) for c in children if not c.is_over for m in c.legal_moves()]
 
 
-def test_a_book_whose_depth_ends_before_its_start_is_refused_and_not_written(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("start", "said"), [
+    ("7x6:dddddd", "depth 2 ends before the start 7x6:dddddd, at ply 6: the book would be empty"),
+    ("6x5:a", "the opening book is for the classic 7x6 board, not 6x5"),  # named no option before
+])
+def test_a_book_whose_start_cannot_be_is_refused_naming_from_and_not_written(
+    tmp_path: Path, start: str, said: str
+) -> None:
     path = tmp_path / "b.npz"
-    result = run("book", "build", "--depth", "2", "--from", "7x6:dddddd", "--out", str(path))
-    assert result.exit_code == 2 and "depth 2 ends before the start 7x6:dddddd, at ply 6" in result.output
+    result = run("book", "build", "--depth", "2", "--from", start, "--out", str(path))
+    assert result.exit_code == 2 and f"Invalid value for '--from': {said}" in result.output, result.output
     assert not path.exists()
 
 

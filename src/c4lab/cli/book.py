@@ -43,8 +43,10 @@ def book_build(depth: int, out: str | None, start: str | None, timeout: float | 
     from c4lab.rules.setup import check_start
     from c4lab.solver import book as opening_book
 
-    try:  # a start that does not parse or whose game is over: the option at fault named, nothing made
+    try:  # a start that does not parse, whose game is over or is no classic one: the option named, nothing made
         root = check_start(start, False) if start else None
+        if root is not None:
+            opening_book.check_start(root, depth)
     except ValueError as exc:
         raise bad_option(str(exc), "--from") from None
     path = Path(out) if out else opening_book.book_path()

@@ -197,6 +197,18 @@ def _replies(position: Position) -> Iterator[Position]:
             yield child
 
 
+def check_start(root: Position, depth: int) -> None:
+    """``BookError`` for a start of a book's strategies that is not on the
+    classic board, is a finished game, or lies beyond ``depth``."""
+    if root.variant != Variant.classic():
+        raise BookError(f"the opening book is for the classic 7x6 board, not {root.variant.notation}")
+    if root.is_over:
+        raise BookError(f"the game is over in {root.notation}")
+    if root.ply > depth:
+        raise BookError(f"depth {depth} ends before the start {root.notation}, at ply {root.ply}: "
+                        f"the book would be empty (give a depth of at least {root.ply})")
+
+
 def build(
     depth: int,
     path: Path,
@@ -220,13 +232,7 @@ def build(
     began = saved = time.monotonic()
     entries: dict[int, int] = {}
     root = start if start is not None else Position(Variant.classic())
-    if root.variant != Variant.classic():
-        raise BookError(f"the opening book is for the classic 7x6 board, not {root.variant.notation}")
-    if root.is_over:
-        raise BookError(f"the game is over in {root.notation}")
-    if root.ply > depth:
-        raise BookError(f"depth {depth} ends before the start {root.notation}, at ply {root.ply}: "
-                        f"the book would be empty (give a depth of at least {root.ply})")
+    check_start(root, depth)
     info: dict = {"variant": "7x6", "start": root.notation, "unsolved": 0, "complete": False, "budget_spent": False}
     if path.exists():
         old = OpeningBook.load(path)
