@@ -209,3 +209,34 @@ def test_an_agent_above_the_servers_limit_is_refused_with_what_to_choose(server,
     )
     assert page.url == server.url + "/"
 
+
+
+def test_the_form_waits_for_its_computer_players_and_keeps_a_choice_made_before(server, new_page):
+    """The list of computer players comes from the server after the page:
+    until it is there Start waits (pressed before, the browser sent the form
+    itself: the page loaded again and no game started), and a player chosen meanwhile
+    stays chosen (it was set back to the default, hard, as the list came).
+    Tests met both on a loaded machine."""
+    page = new_page(*SIZES["desktop"])
+    held = []
+    page.route("**/api/agents", lambda route: held.append(route))  # the list is on its way until the test lets it come
+    page.goto(server.url + "/")
+    page.locator("#board-classic").check()
+    page.locator("#player2").select_option("human")
+    expect(page.locator("#start")).to_be_disabled()
+    expect(page.locator("#player2 option[value=hard]")).to_have_count(0)
+    for _ in range(300):  # the route's handler runs while Playwright waits: until it has had the request
+        if held:
+            break
+        page.wait_for_timeout(50)
+    assert len(held) == 1
+    held[0].continue_()
+    expect(page.locator("#player2 option[value=hard]")).to_be_attached()
+    expect(page.locator("#start")).to_be_enabled()
+    expect(page.locator("#player2")).to_have_value("human")
+    expect(page.locator("#player1")).to_have_value("human")
+    page.locator("#start").click()
+    page.wait_for_url("**/r/**")
+    expect(page.locator("#board")).to_have_attribute("data-live", "1")
+    seats = page.evaluate("window.c4lab.R.state.seats")
+    assert (seats["A"]["kind"], seats["B"]["kind"]) == ("human", "human")

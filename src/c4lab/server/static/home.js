@@ -42,6 +42,9 @@ export async function showHome() {
   document.title = "c4lab: new game";
   const params = new URLSearchParams(location.search);
   const form = $("new-game-form");
+  // Start waits for the list of computer players (and the form's own handler, bound once it is in):
+  // pressed before, the browser sent the form itself: the page loaded again and no game started
+  $("start").disabled = true;
   for (const id of ["width", "height"]) {
     const select = $(id);
     for (let n = 4; n <= 12; n++) {
@@ -163,6 +166,11 @@ export async function showHome() {
     select.appendChild(people);
   }
   form.addEventListener("change", sync);
+  // a player chosen before the list of computer players comes stays chosen (it was set back to the default)
+  const chosen = new Set();
+  for (const n of [1, 2]) {
+    for (const id of [`player${n}`, `player${n}-options`]) $(id).addEventListener("input", () => chosen.add(n));
+  }
   $("forbidden").addEventListener("input", () => {
     checkForbidden();
     if (boardChoice() === "custom") drawPicker();
@@ -219,6 +227,7 @@ export async function showHome() {
   const defaults = { 1: "human", 2: names.includes("hard") ? "hard" : names[0] || "human" };
   const kept = savedPlayers(); // the last game's players, unless the address names others
   for (const n of [1, 2]) {
+    if (chosen.has(n)) continue;
     const wanted = params.get(`p${n}`) || (kept ? kept[n] : null);
     let value = defaults[n];
     let options = "";
@@ -300,6 +309,7 @@ export async function showHome() {
       button.disabled = false;
     }
   });
+  $("start").disabled = false;
 
   showRecent();
 }
