@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 import urllib.error
 import urllib.request
 
@@ -57,8 +58,10 @@ def wait_position(page: Page, value: str) -> None:
     expect(board(page)).to_have_attribute("data-position", value)
 
 
-def wait_my_turn(page: Page) -> None:
-    expect(board(page)).to_have_class(re.compile(r"\bmy-turn\b"))
+def wait_my_turn(page: Page, timeout: float | None = None) -> None:
+    """Until the board takes this page's move (``timeout`` in ms: the suite's
+    default unless given, as for an agent's first move on a fresh numba cache)."""
+    expect(board(page)).to_have_class(re.compile(r"\bmy-turn\b"), timeout=timeout)
 
 
 def wait_over(page: Page) -> None:
@@ -142,3 +145,21 @@ def ann_and_bob(server, new_page, board: str = "7x6", watcher: bool = False) -> 
     if watcher:
         pages[2].goto(server.url + f"/r/{code}")
     return code, pages
+
+
+def hold_moves(monkeypatch, agent_class: type) -> threading.Event:
+    """Every move of an ``agent_class`` agent waits (in the server's thread)
+    until the returned event is set: what the page shows while the computer
+    thinks is looked at before its move comes, on any machine however slow
+    or busy (an agent's own think time, a few seconds, was not enough for
+    that on a loaded one). Set the event in a ``finally``: the server stops
+    once the move is done."""
+    released = threading.Event()
+    real = agent_class.analyse
+
+    def held(self, position, budget=None):
+        released.wait(60)
+        return real(self, position, budget)
+
+    monkeypatch.setattr(agent_class, "analyse", held)
+    return released

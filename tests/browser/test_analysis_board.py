@@ -16,7 +16,15 @@ import threading
 import urllib.parse
 
 import pytest
-from browser_helpers import board, click_cell, create_room, open_room, play_online_game, wait_position
+from browser_helpers import (
+    board,
+    click_cell,
+    create_room,
+    hold_moves,
+    open_room,
+    play_online_game,
+    wait_position,
+)
 from playwright.sync_api import expect
 
 from c4lab.rules import Position
@@ -469,14 +477,7 @@ def test_with_the_switch_on_in_a_game_the_computers_turn_promises_no_scores(serv
     solving every column…", and no scores for Black ever came."""
     from c4lab.agents.random_agent import RandomAgent
 
-    released = threading.Event()
-    real = RandomAgent.analyse
-
-    def held(self, position, budget=None):
-        released.wait(60)
-        return real(self, position, budget)
-
-    monkeypatch.setattr(RandomAgent, "analyse", held)
+    released = hold_moves(monkeypatch, RandomAgent)
     page = new_page()
     key = page.locator("#analysis-key")
     try:

@@ -17,6 +17,7 @@ from browser_helpers import (
     click_cell,
     create_room,
     custom_board_form,
+    hold_moves,
     open_room,
     piece,
     position,
@@ -342,17 +343,22 @@ def test_the_hint_shows_every_columns_score(server, new_page, size):
     assert len(best_notes(page)) >= 1
 
 
-def test_a_hint_asked_while_the_computer_thinks_comes_after_its_move(server, new_page):
+def test_a_hint_asked_while_the_computer_thinks_comes_after_its_move(server, new_page, monkeypatch):
     """A newcomer's review: Hint pressed right after a move, while the
     computer thinks, was answered for the computer's position and then
     dropped. It is now kept for the person's next turn, and given then."""
+    from c4lab.agents.uct import UCTAgent
+
+    released = hold_moves(monkeypatch, UCTAgent)  # the click below comes while it thinks, on any machine
     page = new_page()
-    # (it thinks 3 s: the click below comes while it thinks, even on a slow or loaded machine)
-    ticket = create_room(server, board="7x6", players={"A": "human", "B": "uct:time=3,seed=1"})
-    open_room(page, server, ticket)
-    click_cell(page, "d1")
-    page.locator("#hint").click()
-    expect(page.locator("#message")).to_contain_text("Hint: once Black has moved")
+    try:
+        ticket = create_room(server, board="7x6", players={"A": "human", "B": "uct:time=3,seed=1"})
+        open_room(page, server, ticket)
+        click_cell(page, "d1")
+        page.locator("#hint").click()
+        expect(page.locator("#message")).to_contain_text("Hint: once Black has moved")
+    finally:
+        released.set()
     expect(page.locator("#board .hint[data-hint]")).to_have_count(1, timeout=60_000)
     assert len(tokens_of(position(page))) == 2  # for the position after the computer's reply
     expect(page.locator("#message")).to_contain_text("Hint: drop in column")
@@ -376,17 +382,22 @@ def test_with_the_analysis_switch_in_a_game_stepping_back_only_looks(server, new
     expect(page.locator("#redo")).to_be_hidden()
 
 
-def test_an_error_about_a_moment_that_has_passed_goes_away(server, new_page):
+def test_an_error_about_a_moment_that_has_passed_goes_away(server, new_page, monkeypatch):
     """"Wait for its move" stays no longer than the computer's move."""
+    from c4lab.agents.uct import UCTAgent
+
+    released = hold_moves(monkeypatch, UCTAgent)  # the click below comes while it thinks, on any machine
     page = new_page()
-    # (it thinks 3 s: the click below comes while it thinks, even on a slow or loaded machine)
-    ticket = create_room(server, board="7x6", players={"A": "human", "B": "uct:time=3,seed=1"})
-    open_room(page, server, ticket)
-    click_cell(page, "d1")
-    wait_position(page, "7x6:d")
-    click_cell(page, "c1")  # the computer is thinking: refused
-    expect(page.locator("#message")).to_contain_text("wait for its move")
-    wait_my_turn(page)
+    try:
+        ticket = create_room(server, board="7x6", players={"A": "human", "B": "uct:time=3,seed=1"})
+        open_room(page, server, ticket)
+        click_cell(page, "d1")
+        wait_position(page, "7x6:d")
+        click_cell(page, "c1")  # the computer is thinking: refused
+        expect(page.locator("#message")).to_contain_text("wait for its move")
+    finally:
+        released.set()
+    wait_my_turn(page, timeout=60_000)  # its 3 s, and on a fresh numba cache its search's compile first
     expect(page.locator("#message")).not_to_contain_text("wait for its move")
 
 
