@@ -212,6 +212,10 @@ def test_the_replays_buttons_keep_the_keyboard_focus(server, new_page):
 #: Keeps every text #announce has said in window.__said.
 RECORD_SAID = """() => { window.__said = []; const a = document.getElementById('announce');
   new MutationObserver(() => window.__said.push(a.textContent)).observe(a, {childList: true, characterData: true, subtree: true}); }"""
+#: Keeps every text the line under the board (#message) has shown in window.__shown: an "info" line goes after
+#: 4 s, which a loaded machine may take between two pages' checks.
+RECORD_SHOWN = """() => { window.__shown = []; const m = document.getElementById('message');
+  new MutationObserver(() => window.__shown.push(m.textContent)).observe(m, {childList: true, characterData: true, subtree: true}); }"""
 
 
 def test_a_rematch_is_said_as_a_new_game_not_as_moves_taken_back(server, new_page):
@@ -225,6 +229,7 @@ def test_a_rematch_is_said_as_a_new_game_not_as_moves_taken_back(server, new_pag
     for page in (ann, bob):
         expect(page.locator("#board")).to_have_attribute("data-status", "over")
         page.evaluate(RECORD_SAID)
+        page.evaluate(RECORD_SHOWN)
     # focus() does not wait for a button to show: on a loaded machine Enter went to the board (the offer
     # had not reached Ann's page yet) and no rematch began
     expect(bob.locator("#offer-rematch")).to_be_visible()
@@ -235,7 +240,7 @@ def test_a_rematch_is_said_as_a_new_game_not_as_moves_taken_back(server, new_pag
     ann.keyboard.press("Enter")
     for page in (ann, bob):
         wait_position(page, "5x4")
-        expect(page.locator("#message")).to_contain_text("Rematch: a new game in this room")
+        page.wait_for_function("() => window.__shown.some((text) => text.includes('Rematch: a new game in this room'))")
     wait_my_turn(bob)
     bob.locator("#board").focus()
     bob.keyboard.press("c")  # Bob plays white now

@@ -153,11 +153,13 @@ def test_on_a_phone_or_a_tablet_every_control_of_the_largest_board_is_in_view(se
     ends_in_view(page, ("#step-back", "#step-forward", "#undo", "#hint", "#analysis-switch", "#resign"),
                  height, "during the game")
     page.locator("#hint").click()
-    expect(page.locator("#board .hint[data-hint]")).to_have_count(1, timeout=60_000)
-    # at once (the hint's message fades after a few seconds): shown, and every control still above the bottom
-    message, ends = page.evaluate("""ids => [document.getElementById('message').innerText,
-        ids.map(id => [id, document.getElementById(id).getBoundingClientRect().bottom])]""",
-                                  ["step-back", "step-forward", "undo", "hint", "analysis-switch", "resign"])
+    # read as the hint comes, in one go (its message goes after 4 s, which a loaded machine may take before a
+    # second look): shown, and every control still above the bottom
+    message, ends = page.wait_for_function("""ids => document.querySelector('#board .hint[data-hint]')
+        && [document.getElementById('message').innerText,
+            ids.map(id => [id, document.getElementById(id).getBoundingClientRect().bottom])]""",
+                                           arg=["step-back", "step-forward", "undo", "hint", "analysis-switch", "resign"],
+                                           timeout=60_000).json_value()
     assert message.startswith("Hint: drop in "), message
     assert all(bottom <= height for _, bottom in ends), f"while the hint ({message!r}) is shown: {ends}"
     click_cell(page, "a4")  # four in a row up column a
