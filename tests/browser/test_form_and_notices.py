@@ -97,8 +97,8 @@ def test_start_tapped_on_a_phone_leaves_the_focus_alone(server, new_page, size):
     page.locator("#player2").select_option("human")
     page.locator("#start").tap()
     page.wait_for_url("**/r/**")
+    # a focus given on arrival is given before the socket opens (room.js): it would be there by now
     expect(page.locator("#board")).to_have_attribute("data-live", "1")
-    page.wait_for_timeout(300)  # a focus given on arrival would be there by now
     assert page.evaluate("document.activeElement === document.body")
     expect(page.locator("#board .preview-piece")).to_have_count(0)  # no piece hovering over a column it never touched
 
@@ -141,8 +141,7 @@ def test_a_rematch_tapped_where_a_click_has_no_pointer_type_leaves_the_focus_alo
         button.dispatchEvent(new MouseEvent("click", { detail: 1, bubbles: true }));  // no pointerType
     }""")
     page.wait_for_url(lambda url: url != first_room)
-    wait_position(page, "5x4:abacac")
-    page.wait_for_timeout(300)  # a focus given with the rematch would be there by now
+    wait_position(page, "5x4:abacac")  # a focus given on arrival is given before the socket opens (room.js)
     assert page.evaluate("document.activeElement === document.body")
 
 

@@ -173,7 +173,7 @@ def test_the_drop_sound_is_off_by_default_and_remembered_when_on(server, new_pag
     open_room(page, server, vs_agent)
     click_cell(page, "a1")
     page.wait_for_function("window.c4lab.R.state.position.split(':')[1]?.length === 2")
-    page.wait_for_function("Number(document.documentElement.dataset.sounds || 0) >= 2", timeout=5000)
+    page.wait_for_function("Number(document.documentElement.dataset.sounds || 0) >= 2")  # once its piece has landed
     # off again: remembered, and silent
     open_settings(page)
     page.locator("#sound-toggle").uncheck()

@@ -519,7 +519,7 @@ def test_the_client_comes_back_after_a_server_restart_and_gives_up_when_it_is_go
         client.wait_for("A (white), Ann (you) plays d.\n")
         # (the note is printed as the move goes out; the room the client
         # holds is the next state it reads)
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + WAIT
         while (client.client.room or {}).get("position") != "7x6:dad" and time.monotonic() < deadline:
             time.sleep(0.01)
         assert client.client.room is not None and client.client.room["position"] == "7x6:dad"
