@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -322,3 +323,21 @@ def progress_line(columns: tuple[Any, ...], width: int, description: str, total:
     progress.update(task, completed=completed)
     console.print(progress.make_tasks_table(progress.tasks))
     return console.file.getvalue().rstrip("\n")  # type: ignore[attr-defined]
+
+
+def hold_moves(monkeypatch: pytest.MonkeyPatch, agent_class: type[Agent]) -> threading.Event:
+    """Every move of an ``agent_class`` agent waits (in the server's thread)
+    until the returned event is set: what a page or a client is shown while
+    the computer thinks is looked at before its move comes, on any machine
+    however slow or busy (an agent's own think time, a few seconds, was not
+    enough for that on a loaded one). Set the event in a ``finally``: the
+    server stops once the move is done."""
+    released = threading.Event()
+    real = agent_class.analyse
+
+    def held(self: Agent, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
+        released.wait(60)
+        return real(self, position, budget)
+
+    monkeypatch.setattr(agent_class, "analyse", held)
+    return released

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 import urllib.error
 import urllib.request
 
@@ -146,20 +145,3 @@ def ann_and_bob(server, new_page, board: str = "7x6", watcher: bool = False) -> 
         pages[2].goto(server.url + f"/r/{code}")
     return code, pages
 
-
-def hold_moves(monkeypatch, agent_class: type) -> threading.Event:
-    """Every move of an ``agent_class`` agent waits (in the server's thread)
-    until the returned event is set: what the page shows while the computer
-    thinks is looked at before its move comes, on any machine however slow
-    or busy (an agent's own think time, a few seconds, was not enough for
-    that on a loaded one). Set the event in a ``finally``: the server stops
-    once the move is done."""
-    released = threading.Event()
-    real = agent_class.analyse
-
-    def held(self, position, budget=None):
-        released.wait(60)
-        return real(self, position, budget)
-
-    monkeypatch.setattr(agent_class, "analyse", held)
-    return released

@@ -20,7 +20,6 @@ from browser_helpers import (
     board,
     click_cell,
     create_room,
-    hold_moves,
     open_room,
     play_online_game,
     wait_position,
@@ -29,6 +28,7 @@ from playwright.sync_api import expect
 
 from c4lab.rules import Position
 from c4lab.solver import Solver
+from testkit import hold_moves
 
 MINUS = "\u2212"
 #: (width, height, pieces theme)

@@ -17,7 +17,6 @@ from browser_helpers import (
     click_cell,
     create_room,
     custom_board_form,
-    hold_moves,
     open_room,
     piece,
     position,
@@ -30,6 +29,7 @@ from playwright.sync_api import expect
 
 from c4lab.rules import Position
 from c4lab.solver import Solver
+from testkit import hold_moves
 
 SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
 MINUS = "\u2212"

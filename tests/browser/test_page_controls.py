@@ -221,10 +221,11 @@ def test_the_page_says_the_engine_is_being_prepared_while_numba_compiles(server,
     far; the notice goes with the move. On a phone the notice takes a line
     of its own under "Black (uct:time=5,...) is thinking", which stays on one
     line (the notice squeezed it: "White (perfect" over ") is thinking")."""
-    from browser_helpers import click_cell, create_room, hold_moves, open_room, wait_my_turn
+    from browser_helpers import click_cell, create_room, open_room, wait_my_turn
     from numba.core import event
 
     from c4lab.agents.uct import UCTAgent
+    from testkit import hold_moves
 
     # the agent's move waits for the test: the notice is looked at before the move takes it away (the
     # agent's own 5 s were not always enough for that on a busy machine)

@@ -10,7 +10,6 @@ from browser_helpers import (
     board,
     click_cell,
     create_room,
-    hold_moves,
     open_room,
     position,
     wait_my_turn,
@@ -19,6 +18,7 @@ from browser_helpers import (
 from playwright.sync_api import expect
 
 from c4lab.server.run import BackgroundServer
+from testkit import hold_moves
 
 
 def test_undo_hint_and_evaluation_bar(server, new_page):

@@ -8,6 +8,7 @@ import json
 import random
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from c4lab.rules import Move, Position
 from c4lab.server.run import BackgroundServer, shown_host
 from c4lab.server.storage import GameRow, GameStore, read_games
 from c4lab.solver import Solver
+from testkit import hold_moves
 
 
 @pytest.fixture
@@ -603,28 +605,39 @@ def test_agents_play_each_other_in_a_local_room(server: BackgroundServer) -> Non
     asyncio.run(game())
 
 
-def test_a_move_that_waits_for_numba_to_compile_says_so_and_the_notice_goes(server: BackgroundServer) -> None:
+def test_a_move_that_waits_for_numba_to_compile_says_so_and_the_notice_goes(
+    server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """While an agent's move waits and numba compiles (simulated here with the
     compile event numba sends), the room's state carries ``preparing``: the
-    seconds waited, sent every second; once the move is played it is gone."""
+    seconds waited, sent every second; once the move is played it is gone.
+    The move waits for the test until it has seen two of them (the agent's
+    own 2.5 s could end first on a loaded machine, the client connecting late)."""
     from numba.core import event
+
+    from c4lab.agents.uct import UCTAgent
+
+    released = hold_moves(monkeypatch, UCTAgent)
 
     async def game() -> None:
         event.start_event("numba:compile", data={})
         try:
+            made = time.monotonic()
             room = create(server, mode="local", players={"A": "uct:time=2.5,seed=1", "B": "human"})
             me = await Client.open(ws_url(server, room["code"]), room["token"])
             state = me.received[-1]
             while state["room"].get("preparing") is None:
-                state = await me.expect("state", timeout=5)
+                state = await me.expect("state", timeout=10)
             first = state["room"]["preparing"]
-            assert state["room"]["thinking"] == "A" and 0 < first < 2.5
-            state = await me.expect("state", timeout=5)
+            # the seconds the move has waited: no more than the room has been there
+            assert state["room"]["thinking"] == "A" and 0 < first < time.monotonic() - made
+            state = await me.expect("state", timeout=10)
             assert state["room"]["preparing"] > first  # the seconds so far, sent again
         finally:
             event.end_event("numba:compile", data={})
+            released.set()
         while state["room"]["thinking"]:
-            state = await me.expect("state", timeout=10)
+            state = await me.expect("state", timeout=60)  # its 2.5 s (and on a fresh numba cache, its compile)
         assert state["room"]["position"] != "7x6" and state["room"]["preparing"] is None
         await me.close()
 
