@@ -5,9 +5,11 @@ cursor and its score), the status is heard once per change, and a
 
 from __future__ import annotations
 
+import asyncio
 import re
 import urllib.parse
 
+import pytest
 from browser_helpers import (
     ann_and_bob,
     create_room,
@@ -351,10 +353,24 @@ def test_the_first_tab_offers_to_skip_the_top_bar_to_the_board(server, new_page)
     assert page.evaluate("document.activeElement.closest('#view-home') !== null")
 
 
-def test_a_jump_along_the_analysis_boards_line_is_said_once_where_it_ends(server, new_page):
+@pytest.mark.parametrize("pace", [0.0, 0.3], ids=["at-once", "slowly"])
+def test_a_jump_along_the_analysis_boards_line_is_said_once_where_it_ends(server, new_page, monkeypatch, pace):
     """Home on the analysis board takes back every move, one undo (and one
     state) each: said once, "6 moves taken back", not six times "One move
-    taken back"; End plays them again, the last four said."""
+    taken back"; End plays them again, the last four said. Also when the
+    server answers each move ``pace`` seconds apart (a loaded machine, a
+    slow line): the states came further apart than the page's 150 ms for
+    "at once", and End was said in two pieces, its last two moves alone."""
+    if pace:
+        from c4lab.server.rooms import RoomManager
+
+        real = RoomManager.handle
+
+        async def slowly(self, room, conn, message):
+            await asyncio.sleep(pace)
+            await real(self, room, conn, message)
+
+        monkeypatch.setattr(RoomManager, "handle", slowly)
     page = new_page()
     ticket = create_room(server, board="7x6:dcdcdc", players={"A": "human", "B": "human"}, analysis=True)
     open_room(page, server, ticket)

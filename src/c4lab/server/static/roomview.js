@@ -9,7 +9,7 @@
 // Everything that comes from the server or from a person is inserted with
 // textContent or setAttribute, never as HTML.
 
-import { R, myTurn, roomPlayers } from "./state.js";
+import { R, jumpWait, myTurn, roomPlayers } from "./state.js";
 import {
   columnNotes, hintOverlay, lineTo, onLine, renderAnalysis, renderRoomReview, reviewGhost,
 } from "./analysis.js";
@@ -67,13 +67,11 @@ export function render() {
 // list) brings one state a move: the status, a live region, waits for the
 // last one rather than say each position on the way (and lay the line out
 // again each time); if a message of the jump is lost, it shows the state on
-// screen once the jump's time is up.
-const JUMP_GRACE = 5000; // milliseconds after the jump's last message
+// screen once the jump's time is up (jumpWait).
 let statusLater = null;
 
 function jumpUnderWay(room) {
-  if (R.jumpTarget === null || moveTokens(room.position).length === R.jumpTarget) return false;
-  const left = R.jumpUntil + JUMP_GRACE - Date.now();
+  const left = jumpWait(room);
   if (left <= 0) return false;
   clearTimeout(statusLater);
   statusLater = setTimeout(() => { if (R.state) renderStatus(); }, left + 10);

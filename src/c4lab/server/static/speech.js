@@ -9,7 +9,7 @@
 // Everything that comes from the server or from a person is inserted with
 // textContent or setAttribute, never as HTML.
 
-import { R, myTurn } from "./state.js";
+import { R, jumpWait, myTurn } from "./state.js";
 import { COLOUR, geometryOf, moveWords } from "./describe.js";
 import { LETTERS, cellName, landingRow, moveTokens, replay } from "./notation.js";
 import { $, setText } from "./util.js";
@@ -29,9 +29,9 @@ const SETTLE = 150;
 
 /** A state was shown: say the moves that led to it from the one said
  * before (a move, a few agent moves, moves taken back), once the states
- * stop coming for a moment: a jump of ten moves along the line is "10
- * moves taken back", not ten times "One move taken back" with the status
- * between. A rematch's new game is no move taken back (its own message
+ * stop coming for a moment, or a jump along the line lands: a jump of ten
+ * moves is "10 moves taken back", not ten times "One move taken back" with
+ * the status between. A rematch's new game is no move taken back (its own message
  * says it). */
 export function noteMoves(room) {
   const game = (room.earlier || []).length;
@@ -43,10 +43,11 @@ export function noteMoves(room) {
     return;
   }
   clearTimeout(settling);
+  // a jump along the line is said where it lands: its states may come further apart than SETTLE
   settling = setTimeout(() => {
     settling = null;
     if (R.state) sayChange(R.state);
-  }, SETTLE);
+  }, Math.max(SETTLE, jumpWait(room)));
 }
 
 function sayChange(room) {

@@ -171,6 +171,20 @@ export function applyState(room, you, isFrame = false) {
   if (!isFrame) $("board").dataset.live = "1";
 }
 
+/** Milliseconds after a jump's last message (along the analysis board's
+ * line: Home, End, a move far along the list) that the page waits for its
+ * state before it shows and says the position it has: a message was lost. */
+export const JUMP_GRACE = 5000;
+
+/** How long to wait (ms) for the rest of a jump under way before `room`, a
+ * state on its way, is put in words (the status, the moves said): 0 when no
+ * jump is under way or `room` is where it goes. Its states come one a move,
+ * further apart on a loaded machine or a slow line. */
+export function jumpWait(room) {
+  if (R.jumpTarget === null || moveTokens(room.position).length === R.jumpTarget) return 0;
+  return Math.max(0, R.jumpUntil + JUMP_GRACE - Date.now());
+}
+
 /** Who plays each side of a local room, as /api/rooms takes it. */
 export function roomPlayers(room) {
   const spec = (side) => (room.seats[side].kind === "agent" ? room.seats[side].spec : "human");
