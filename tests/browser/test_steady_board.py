@@ -133,7 +133,7 @@ def test_with_the_scores_shown_the_ban_panels_longer_text_moves_nothing_either(s
     open_room(page, server, ticket)
     wait_my_turn(page)
     page.locator("#analysis-toggle").check()
-    expect(page.locator("#board .col-note")).to_have_count(5)
+    expect(page.locator("#board .col-note")).to_have_count(5, timeout=60_000)  # (a first hint compiles the solver)
     top = board_top(page)
     press_cell(page, size, "c5")
     expect(page.locator("#ban-text")).to_contain_text("Declining scores")
