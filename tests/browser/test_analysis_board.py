@@ -376,6 +376,27 @@ def test_while_a_ban_is_chosen_the_key_explains_the_ban_scores_shown(server, new
         released.set()
 
 
+def test_the_ban_panels_declining_score_turns_exact_while_the_ban_is_chosen(server, new_page, monkeypatch):
+    """The panel said what declining scores as the hint stood when the piece
+    landed on the bonus cell, and kept it: the engine's estimate stayed
+    there after the solver's later pass had put the exact scores above the
+    columns (a loaded machine's first pass left it open; here the solver is
+    held). It follows the hint, as the scores above the columns do."""
+    released = hold_the_solver(monkeypatch)
+    page = new_page()
+    try:
+        start = "6x5/Bc1"
+        page.goto(server.url + "/analyse?position=" + urllib.parse.quote(start))
+        expect(page.locator("#analysis-key")).to_contain_text("a percentage in a dashed box: still being solved")
+        click_cell(page, "c1")  # White's piece lands on the bonus cell
+        expect(page.locator("#ban-text")).to_contain_text(re.compile(r"Declining: about \d+% \(the engine's estimate\)\."))
+    finally:
+        released.set()
+    exact = {m.token: v for m, v in Solver().analyse(Position.parse(start)).items()}
+    expect(page.locator("#ban-text")).to_contain_text(f"Declining scores {score_text(exact['c'])}.", timeout=60_000)
+    expect(page.locator("#ban-panel")).to_be_visible()  # the ban still to choose
+
+
 def test_a_link_typed_by_hand_with_a_literal_plus_opens_the_bonus_move(server, new_page):
     """A query reads "+" as a space; a position has none, so the page reads it
     as the bonus move's "+" that the person typed."""

@@ -17,7 +17,7 @@ import {
 } from "./state.js";
 import { send, startClient, useToken } from "./client.js";
 import {
-  askHint, askReview, autoHint, declineScore, lineTo, noteLine, onHint, onLine, onPreparing, onReview, refused,
+  askHint, askReview, autoHint, lineTo, noteLine, onHint, onLine, onPreparing, onReview, refused,
   followRoom, setAnalysing, stepLine, wantedHint,
 } from "./analysis.js";
 import { noteState } from "./evalbar.js";
@@ -118,8 +118,7 @@ function tryColumn(col) {
     return;
   }
   if (action.pending) {
-    holdBan(action.pending);
-    setText($("ban-text"), action.text + declineScore(R.state));
+    holdBan({ ...action.pending, text: action.text }); // the panel says it (render), with what declining scores
     render();
     $("decline-ban").focus({ preventScroll: true });
     return;

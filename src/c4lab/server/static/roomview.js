@@ -11,7 +11,7 @@
 
 import { R, jumpWait, myTurn, roomPlayers } from "./state.js";
 import {
-  columnNotes, hintOverlay, lineTo, onLine, renderAnalysis, renderRoomReview, reviewGhost,
+  columnNotes, declineScore, hintOverlay, lineTo, onLine, renderAnalysis, renderRoomReview, reviewGhost,
 } from "./analysis.js";
 import { renderEval } from "./evalbar.js";
 import { goTo, renderHistory, viewOverlays } from "./history.js";
@@ -55,6 +55,7 @@ export function render() {
   $("position").value = room.position;
   describeKeys(room, board);
   $("ban-panel").hidden = !R.pending;
+  if (R.pending) setText($("ban-text"), R.pending.text + declineScore(room)); // as the hint stands now: exact once solved
   $("evalbar").hidden = Boolean(R.pending) || R.view !== null;
   $("moves-note").hidden = !room.start_ply;
   if (R.pending) {

@@ -47,7 +47,7 @@ export const R = {
   state: null, // the room object on screen
   you: [],
   cursor: null, // the column the keyboard points at
-  pending: null, // {col, row, letter, owner}: a move on the bonus cell, ban not chosen yet
+  pending: null, // {col, row, letter, owner, text}: a move on the bonus cell, ban not chosen yet (text: the panel's)
   awaiting: false, // a move sent, its answer not come yet
   awaitTimer: null,
   catchUp: false,
