@@ -53,6 +53,25 @@ def _apt_get_chromium() -> None:
         pytest.fail(f"`{how}` failed (exit {done.returncode}); {CHROMIUM} still missing:\n{tail}")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def compiled_default_level() -> None:
+    """The default level (``hard`` on 7x6) and the hint's solver compiled,
+    or loaded from numba's cache, once per worker before any page opens.
+    A first compile in a server's pool holds the GIL: on an empty cache and
+    a loaded machine, for longer than a page waits for its room's socket
+    (15 s), and the first test of a worker to open a room could time out
+    on it (the page tests are not about compiling; the notices shown while
+    it is done have tests of their own)."""
+    from c4lab.agents.base import warm_up
+    from c4lab.rules import Position
+    from c4lab.server import review
+    from c4lab.solver import Solver
+
+    classic = Position.parse("7x6")
+    warm_up("hard", classic)
+    review.warm_up(Solver(review.TABLE_SIZE), classic)
+
+
 @pytest.fixture(scope="session")
 def chromium() -> Path:
     """Debian's chromium, installed if missing (once per session and worker)."""
