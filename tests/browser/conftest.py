@@ -5,6 +5,11 @@ Chromium comes from Debian (``/usr/lib/chromium/chromium``), never from
 ``playwright install``: if it is missing, the session installs it with
 ``apt-get`` (as root) or fails saying how to get it. See
 ``../shared/KNOWN-TO-WORK.md``.
+
+The page runs under the server's Content-Security-Policy, as a visitor's
+does: ``page.wait_for_function`` takes a function (``"() => ..."``), which
+Playwright evaluates once; a bare expression is evaluated again at each
+poll, which the policy refuses (no ``'unsafe-eval'``).
 """
 
 from __future__ import annotations

@@ -60,7 +60,7 @@ def test_rematch_and_swap_sides_start_a_new_game_from_the_same_start(server, new
     second_room = page.url
     page.locator("#swap-sides").click()
     page.wait_for_url(lambda url: url != second_room)
-    page.wait_for_function("window.c4lab && window.c4lab.R.state && window.c4lab.R.state.seats.A.kind === 'agent'")
+    page.wait_for_function("() => window.c4lab && window.c4lab.R.state && window.c4lab.R.state.seats.A.kind === 'agent'")
     seats = page.evaluate("window.c4lab.R.state.seats")
     assert (seats["A"].get("spec"), seats["B"]["kind"]) == ("random:seed=1", "human")
     assert position(page).startswith("5x4:abacac")

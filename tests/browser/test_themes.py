@@ -113,10 +113,10 @@ def test_dark_mode_follows_the_system_unless_light_or_dark_is_chosen(server, new
     check_pieces_and_forbidden(page)
     # the system turns light while the page is open: the page follows
     page.emulate_media(color_scheme="light")
-    page.wait_for_function("document.documentElement.dataset.scheme === 'light'")
+    page.wait_for_function("() => document.documentElement.dataset.scheme === 'light'")
     assert min(rgb(page, "html", "backgroundColor")) > 200
     page.emulate_media(color_scheme="dark")
-    page.wait_for_function("document.documentElement.dataset.scheme === 'dark'")
+    page.wait_for_function("() => document.documentElement.dataset.scheme === 'dark'")
     # light chosen explicitly wins over the system's dark, after a reload too
     open_settings(page)
     page.locator("#theme-mode").select_option("light")
@@ -167,13 +167,13 @@ def test_the_drop_sound_is_off_by_default_and_remembered_when_on(server, new_pag
     page.keyboard.press("Escape")
     click_cell(page, "d2")  # B's piece (both seats are this screen's)
     wait_position(page, "7x6:dd")
-    page.wait_for_function("Number(document.documentElement.dataset.sounds || 0) >= 1")
+    page.wait_for_function("() => Number(document.documentElement.dataset.sounds || 0) >= 1")
     # the opponent's piece sounds too: an agent's reply
     vs_agent = create_room(server, board="7x6", players={"A": "human", "B": "random:seed=3"})
     open_room(page, server, vs_agent)
     click_cell(page, "a1")
-    page.wait_for_function("window.c4lab.R.state.position.split(':')[1]?.length === 2")
-    page.wait_for_function("Number(document.documentElement.dataset.sounds || 0) >= 2")  # once its piece has landed
+    page.wait_for_function("() => window.c4lab.R.state.position.split(':')[1]?.length === 2")
+    page.wait_for_function("() => Number(document.documentElement.dataset.sounds || 0) >= 2")  # once its piece has landed
     # off again: remembered, and silent
     open_settings(page)
     page.locator("#sound-toggle").uncheck()

@@ -40,6 +40,7 @@ from c4lab.server.guard import (
     client_of,
     too_many,
 )
+from c4lab.server.headers import SecurityHeaders, page_policy
 from c4lab.server.limits import AgentLimits
 from c4lab.server.logs import refused
 from c4lab.server.offered import KINDS
@@ -260,6 +261,8 @@ def create_app(
     )
     app.state.manager = manager
     app.add_middleware(Guard, options=guard)  # the Origin check and the body cap, before anything is read
+    # outermost (added last): the guard's own refusals carry the headers too
+    app.add_middleware(SecurityHeaders, policy=page_policy(_page()))
 
     @app.exception_handler(StorageError)
     async def storage_failed(request: Request, exc: StorageError) -> JSONResponse:
