@@ -446,6 +446,21 @@ def test_each_forfeit_is_found_in_the_results_file_by_its_numbers_and_shown_by_i
     assert html.escape(FORFEIT_WHERE) in (tmp_path / "rep" / "report.html").read_text()
 
 
+def test_the_report_page_shows_an_agents_name_with_markup_as_text(tmp_path):
+    """A results file someone sent may name its agents anything: the page
+    (cross table, ranking, pairings, forfeits) writes them escaped, and no
+    element of theirs is ever made."""
+    bad = '<img src=x onerror="alert(1)">'
+    games = [Game("7x6:adcdcdcd", "A", "random:seed=3", bad, "7x6", 0, 0, 0),
+             Game("7x6:adcdcdcd", "A", "random:seed=3", "heuristic", "7x6", 1, 0, 0),
+             Game("7x6:adcdcdcd", "A", bad, "heuristic", "7x6", 2, 0, 0)]
+    summary = summarise(ArenaConfig(("random:seed=3", bad, "heuristic"), games=2), games)
+    write_report(summary, tmp_path / "rep")
+    page = (tmp_path / "rep" / "report.html").read_text()
+    assert "<img src=x" not in page and "<img " not in page.replace('<img alt="', "")
+    assert page.count(html.escape(bad)) >= 4  # the ranking, the pairings and the cross table's row and column
+
+
 def test_a_games_score_reads_a_spec_in_any_spelling_as_a_matchs_score_does():
     # score_of compared the text: uct:iterations=0200 "did not play" a game of uct:iterations=200
     won = Game("7x6:adcdcdcd", "B", "uct:iterations=200", "random:seed=3", "7x6", 0, 0, 1)
