@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -108,3 +109,38 @@ def test_a_log_level_is_one_of_four() -> None:
     assert logs.LEVELS == ("error", "warning", "info", "debug")
     with pytest.raises(ValueError, match="one of error, warning, info, debug, not 'loud'"):
         logs.config("loud")
+
+
+#: A line a visitor would like the log to show: the server's own words, after a newline in an address.
+FORGED = "\n2026-12-02 12:00:00 INFO    c4lab.server.rooms: room FORGED: created (online, 7x6)"
+
+
+def test_a_newline_in_an_address_is_written_escaped_and_starts_no_line(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """``%0A`` in a refused request's path (a foreign page's call, a body
+    too large, a socket from a foreign page) was written as a newline, and
+    whatever followed it read as a line of the server's own."""
+    from fastapi.testclient import TestClient
+    from starlette.websockets import WebSocketDisconnect
+
+    from c4lab.server.app import create_app
+    from c4lab.server.guard import GuardOptions
+    from c4lab.server.storage import GameStore
+
+    store = GameStore(tmp_path / "g.sqlite")
+    try:
+        http = TestClient(create_app(store, guard=GuardOptions(max_body=16)))
+        path = urllib.parse.quote(f"/api/rooms{FORGED}")
+        with caplog.at_level("INFO", logger="c4lab"):
+            assert http.post(path, json={}, headers={"Origin": "https://elsewhere.example"}).status_code == 403
+            assert http.post(path, content=b"{}" * 20, headers={"Content-Type": "application/json"}).status_code == 413
+            socket = http.websocket_connect(urllib.parse.quote(f"/ws/x{FORGED}"), headers={"Origin": "https://elsewhere.example"})
+            with pytest.raises(WebSocketDisconnect), socket:  # refused before it opens (1008)
+                pass
+    finally:
+        store.close()
+    lines = [r.getMessage() for r in caplog.records if "FORGED" in r.getMessage()]
+    assert len(lines) == 3, caplog.text
+    for line in lines:
+        assert "\n" not in line and "\\n2026-12-02 12:00:00 INFO    c4lab.server.rooms: room FORGED" in line, line
+    assert lines[0].startswith("refused 403 POST /api/rooms\\n2026")

@@ -42,7 +42,7 @@ from c4lab.server.guard import (
 )
 from c4lab.server.headers import SecurityHeaders, page_policy
 from c4lab.server.limits import AgentLimits
-from c4lab.server.logs import refused
+from c4lab.server.logs import one_line, refused
 from c4lab.server.offered import KINDS
 from c4lab.server.presence import FORFEIT_AFTER, IDLE_AFTER
 from c4lab.server.protocol import parse
@@ -270,7 +270,7 @@ def create_app(
         a traceback, and the client is not told the server's file names.
         A damaged row will not heal (500, said so); a lock held too long
         may (503: try again later)."""
-        log.warning("%s %s: %s", request.method, request.url.path, exc)
+        log.warning("%s %s: %s", request.method, one_line(request.url.path), exc)
         if isinstance(exc, DamagedRow):
             return JSONResponse({"detail": "this game's stored record is damaged: it cannot be read (the server's "
                                            "log says what is wrong)"}, 500)
@@ -450,7 +450,7 @@ def create_app(
         try:
             room = await manager.attach(code, conn)
         except StorageError as exc:  # a stored room that cannot be read: say so, close cleanly
-            log.warning("/ws/%s: %s", code, exc)
+            log.warning("/ws/%s: %s", one_line(code), exc)
             await conn.send_json(RoomError(STORAGE_FAILED, "this room cannot be read right now").frame())
             await socket.close(code=1011)
             return

@@ -104,7 +104,16 @@ def config(level: str = "warning", access: bool = False) -> dict[str, Any]:
     }
 
 
+def one_line(text: str) -> str:
+    """``text`` as part of one line of the log: a character that does not
+    print (a newline, a NUL, ``%0A`` in an address once decoded) is written
+    as its escape, ``\\n``, so that no visitor can start a line of their own
+    that looks like the server's ("room ... created")."""
+    return text if text.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def refused(client: str, method: str, path: str, status: int, detail: str) -> None:
     """One line (info) for a request the server refused to serve as asked:
-    who, what, and the answer it was given."""
-    log.info("refused %d %s %s from %s: %s", status, method, path, client, detail)
+    who, what, and the answer it was given (the path is the visitor's:
+    ``one_line``)."""
+    log.info("refused %d %s %s from %s: %s", status, one_line(method), one_line(path), client, one_line(detail))
