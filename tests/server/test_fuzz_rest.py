@@ -130,6 +130,29 @@ def test_a_body_that_is_not_json_says_why(client: TestClient, body: bytes, statu
         assert detail[0]["loc"] == ["body", 17]
 
 
+@pytest.mark.parametrize(("headers", "said"), [
+    ({"content-type": "text/plain"}, "this one was sent as 'text/plain'"),
+    ({"content-type": "application/x-www-form-urlencoded"},  # curl -d
+     "this one was sent as 'application/x-www-form-urlencoded'"),
+    ({}, "this one has no Content-Type"),
+])
+def test_json_sent_as_another_type_says_which_type_to_send(
+        client: TestClient, headers: dict[str, str], said: str) -> None:
+    """FastAPI reads a body as JSON only when its type says so, and said
+    "Input should be a valid dictionary or object to extract fields from"
+    of a JSON object it had not read: now what to send, and nothing is made."""
+    answer = client.post("/api/rooms", content=b'{"mode": "online"}', headers=headers)
+    assert answer.status_code == 422, answer.text
+    assert answer.json()["detail"] == [{
+        "loc": ["body"], "type": "model_attributes_type",
+        "msg": f"the body is read as JSON only when sent with Content-Type: application/json; {said}",
+    }]
+    none = client.post("/api/rooms")
+    assert none.status_code == 422 and none.json()["detail"][0]["msg"] == (
+        "no body: send a JSON object ({} for every default) with Content-Type: application/json")
+    assert not client.app.state.manager.rooms  # type: ignore[attr-defined]
+
+
 def test_a_refusal_does_not_echo_a_long_key_back(client: TestClient) -> None:
     answer = client.post("/api/rooms", json={"players": {"k" * 3000: 5}})
     assert answer.status_code == 422 and len(answer.text) < 500, answer.text[:200]

@@ -296,13 +296,26 @@ def create_app(
         value JSON cannot write, such as ``Infinity``: FastAPI's own
         handler then failed with a 500).  Text that is not JSON says why
         (``ctx.error``: "Expecting ',' delimiter") where FastAPI says only
-        "JSON decode error"; a key of the body in ``loc`` is cut short."""
+        "JSON decode error"; a key of the body in ``loc`` is cut short.  A
+        body FastAPI did not read as JSON (its ``Content-Type`` is not
+        JSON's: ``curl -d`` sends a form's) or no body says what to send,
+        where FastAPI said "Input should be a valid dictionary or object to
+        extract fields from" or "Field required"."""
         def where(part: Any) -> Any:
             return part if not isinstance(part, str) or len(part) <= SHOWN_CODE else f"{part[:SHOWN_CODE]}..."
 
+        sent_as = request.headers.get("content-type")
+
         def what(error: dict[str, Any]) -> str:
             why = (error.get("ctx") or {}).get("error")
-            return f"not JSON: {why}" if error.get("type") == "json_invalid" and why else str(error.get("msg", ""))
+            if error.get("type") == "json_invalid" and why:
+                return f"not JSON: {why}"
+            if tuple(error.get("loc", ())) == ("body",) and error.get("type") == "missing":
+                return "no body: send a JSON object ({} for every default) with Content-Type: application/json"
+            if tuple(error.get("loc", ())) == ("body",) and isinstance(error.get("input"), bytes):  # not read as JSON
+                return ("the body is read as JSON only when sent with Content-Type: application/json; this one "
+                        + (f"was sent as {sent_as[:SHOWN_CODE]!r}" if sent_as else "has no Content-Type"))
+            return str(error.get("msg", ""))
 
         errors = [{"loc": [where(part) for part in e.get("loc", ())], "msg": what(e), "type": str(e.get("type", ""))}
                   for e in exc.errors()]
