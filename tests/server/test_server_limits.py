@@ -640,6 +640,30 @@ def test_a_websocket_from_a_foreign_page_is_refused_with_403(server: BackgroundS
     assert asyncio.run(welcome()) == "state"
 
 
+def test_a_flood_of_messages_is_answered_up_to_the_burst_told_once_and_then_dropped(
+        store: GameStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A socket's frames beyond ``BURST`` (refilled at ``RATE`` a second)
+    are read and dropped, with one ``rate-limited`` error a second; the
+    socket stays open and is answered again once its bucket refills (the
+    clock is the test's: it stands still during the flood)."""
+    from c4lab.server import guard
+
+    now = [1000.0]
+    monkeypatch.setattr(guard, "time", type("Clock", (), {"monotonic": staticmethod(lambda: now[0])}))
+    with client_for(store) as http:
+        code = http.post("/api/rooms", json={"mode": "online"}).json()["code"]
+        with http.websocket_connect(f"/ws/{code}") as ws:
+            assert ws.receive_json()["type"] == "state"
+            for _ in range(10 * guard.BURST):
+                ws.send_text('{"type": "ping"}')
+            now[0] += 1.0  # a second later: RATE more tokens
+            ws.send_text('{"type": "ping"}')
+            answers = [ws.receive_json() for _ in range(guard.BURST + 2)]
+    assert answers[:guard.BURST] == [{"type": "pong"}] * guard.BURST
+    assert answers[guard.BURST] == {"type": "error", "code": "rate-limited", "message": "too many messages: slow down"}
+    assert answers[-1] == {"type": "pong"}  # the other 359 of the flood were dropped, unanswered
+
+
 def test_a_join_with_a_request_id_is_safe_to_retry(store: GameStore) -> None:
     app = create_app(store, guard=UNLIMITED)
     with TestClient(app, client=("198.51.100.1", 1)) as guest, TestClient(app, client=("198.51.100.2", 1)) as other:
