@@ -12,6 +12,7 @@ def start_from_paste(page, server, text: str) -> None:
     page.goto(server.url + "/")
     page.locator("#board-paste").check()
     page.locator("#paste-position").fill(text)
+    expect(page.locator("#player2 option[value=hard]")).to_be_attached()  # listed: their arrival sets the defaults
     page.locator("#player1").select_option("human")
     page.locator("#player2").select_option("human")
     page.locator("#start").click()

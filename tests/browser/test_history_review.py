@@ -583,6 +583,8 @@ def test_the_replay_offers_a_new_game_only_from_a_position_with_a_move_to_play(s
     expect(from_here).to_be_visible()
     from_here.click()
     expect(page.locator("#paste-position")).to_have_value(BLUNDER_GAME[:-1])
+    # the agents are listed: their arrival sets player 2 to the default agent, which then won with d
+    expect(page.locator("#player2 option[value=hard]")).to_be_attached()
     page.locator("#player2").select_option("human")
     page.locator("#start").click()
     page.wait_for_url("**/r/**")

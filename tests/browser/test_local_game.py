@@ -115,6 +115,7 @@ def test_a_size_chosen_keeps_the_forbidden_cell_on_its_board(server, new_page):
     page.locator("#forbidden").fill("e4")  # the top right corner: on the board
     expect(note).to_have_text("")
     page.locator("#forbidden").fill("d3")
+    expect(page.locator("#player2 option[value=hard]")).to_be_attached()  # listed: their arrival sets the defaults
     page.locator("#player2").select_option("human")
     page.locator("#start").click()
     expect(page).to_have_url(re.compile(r"/r/[^/?]+$"))
