@@ -26,7 +26,14 @@ from starlette.websockets import WebSocketDisconnect
 from c4lab.agents.random_agent import RandomAgent
 from c4lab.cli import main
 from c4lab.server.app import create_app
-from c4lab.server.guard import UNLIMITED, GuardOptions, Throttle, normal_origin, origin_allowed
+from c4lab.server.guard import (
+    PERSONAL_GUARD,
+    UNLIMITED,
+    GuardOptions,
+    Throttle,
+    normal_origin,
+    origin_allowed,
+)
 from c4lab.server.limits import AgentLimits
 from c4lab.server.run import GC_THRESHOLDS, MAX_FRAME, BackgroundServer, LongRunningServer, make_server
 from c4lab.server.storage import GameStore
@@ -538,6 +545,32 @@ def test_the_origin_check_of_websockets(store: GameStore) -> None:
         assert refused.value.code == 1008
         with http.websocket_connect(f"/ws/{code}", headers={"Origin": "http://testserver"}) as ws:
             assert ws.receive_json()["type"] == "state"
+
+
+def test_a_personal_games_server_answers_only_this_machines_names(store: GameStore) -> None:
+    """DNS rebinding: a page on evil.example whose name was made to point at
+    127.0.0.1 sends Host and Origin both evil.example, which the Origin
+    check lets through; ``c4lab play``'s server (``PERSONAL_GUARD``) answers only
+    a loopback name, and ``c4lab serve``'s (behind a proxy that passes on
+    its public name) is not so bound."""
+    with TestClient(create_app(store, guard=PERSONAL_GUARD), base_url="http://127.0.0.1:8000") as http:
+        assert http.get("/api/agents").status_code == 200
+        for host in ("localhost:8000", "[::1]:8000", "127.0.0.2", "app.localhost:80"):
+            assert http.get("/api/agents", headers={"Host": host}).status_code == 200, host
+        for host in ("evil.example:8000", "127.0.0.1.evil.example", "192.168.1.5:8000", "[::2]", "a b"):
+            refused = http.post("/api/rooms", json={"mode": "online"},
+                                headers={"Host": host, "Origin": f"http://{host}"})
+            assert refused.status_code == 403, host
+            assert "is not this machine's address (open http://127.0.0.1:PORT/)" in refused.json()["detail"]
+        code = http.post("/api/rooms", json={"mode": "online"}).json()["code"]
+        with (
+            pytest.raises(WebSocketDisconnect) as closed,
+            http.websocket_connect(f"/ws/{code}", headers={"Host": "evil.example:8000"}) as ws,
+        ):
+            ws.receive_json()
+        assert closed.value.code == 1008
+    with TestClient(create_app(store), base_url="http://c4.example.com") as http:
+        assert http.get("/api/agents").status_code == 200  # a public server: any name it is reached by
 
 
 def test_origins_compare_host_and_port() -> None:

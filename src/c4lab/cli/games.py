@@ -140,7 +140,7 @@ def play(
     no_colour_option(color)
     import dataclasses  # lazy: start-up time
 
-    from c4lab.server.guard import UNLIMITED
+    from c4lab.server.guard import PERSONAL_GUARD
     from c4lab.server.limits import PERSONAL
     from c4lab.server.offered import NETWORK, by_file_name, offered_files, spec_file  # lazy: as above
     from c4lab.server.presence import FORFEIT_AFTER
@@ -160,7 +160,7 @@ def play(
         query["bonus"] = "1"
     _serve(
         host="127.0.0.1", port=port, db=db, forfeit_after=FORFEIT_AFTER, open_browser=not no_browser, local=True,
-        query=urllib.parse.urlencode(query), limits=limits, guard=UNLIMITED, idle_after=None,
+        query=urllib.parse.urlencode(query), limits=limits, guard=PERSONAL_GUARD, idle_after=None,
     )
 
 
@@ -192,14 +192,14 @@ def analyse(position: str, tui: bool, no_browser: bool, port: int | None, db: st
         settings = GameSettings(board=start.notation, players=("human", "human"), first="1", color=color, analyse=True)
         sys.exit(run_terminal_game(settings))
     no_colour_option(color)
-    from c4lab.server.guard import UNLIMITED
+    from c4lab.server.guard import PERSONAL_GUARD
     from c4lab.server.limits import PERSONAL
     from c4lab.server.presence import FORFEIT_AFTER
 
     _serve(
         host="127.0.0.1", port=port, db=db, forfeit_after=FORFEIT_AFTER, open_browser=not no_browser, local=True,
         page="analyse", query=urllib.parse.urlencode({"position": start.notation}), limits=PERSONAL,
-        guard=UNLIMITED, idle_after=None,
+        guard=PERSONAL_GUARD, idle_after=None,
         first_warm=("perfect", start.notation),  # the page's hints: the solver, its fallback (the hint's engine)
     )
 

@@ -11,11 +11,14 @@ reached on nor one of ``--allow-origin``) -- 403 for a state-changing REST
 call, close code 1008 (HTTP 403) for a WebSocket -- and a request body
 above the cap (413), from its ``Content-Length`` before reading anything,
 or as soon as a streamed body goes over.  A request without ``Origin``
-(``c4lab connect``, scripts: not a browser) is let through.
+(``c4lab connect``, scripts: not a browser) is let through.  A personal
+game's server (``PERSONAL_GUARD``: ``c4lab play``, ``c4lab analyse``) also
+refuses a request whose ``Host`` is not a loopback name (DNS rebinding).
 """
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import math
 import time
@@ -81,6 +84,13 @@ class GuardOptions:
     sockets_per_client: int | None = 100
     allow_origins: tuple[str, ...] = ()
     max_body: int = MAX_BODY
+    #: A personal game's server (``c4lab play``, ``c4lab analyse``) answers
+    #: only requests addressed to this machine by a loopback name
+    #: (``Host``: 127.0.0.1, localhost, [::1]): a page on another site whose
+    #: name was made to point at 127.0.0.1 (DNS rebinding) passes the Origin
+    #: check, its Host and Origin being alike.  Not for ``c4lab serve``,
+    #: whose proxy may pass on its public name.
+    loopback_only: bool = False
 
     def describe(self) -> str:
         """One line for the server's start-up message: each bound as a
@@ -109,6 +119,9 @@ class GuardOptions:
 #: No rate limits, no caps: tests and ``c4lab play`` (one person).
 UNLIMITED = GuardOptions(rooms_per_minute=None, joins_per_minute=None, rooms_per_client=None, max_rooms=None,
                          sockets_per_client=None)
+#: A personal game's server: no limits, reached by a loopback name only.
+PERSONAL_GUARD = GuardOptions(rooms_per_minute=None, joins_per_minute=None, rooms_per_client=None, max_rooms=None,
+                              sockets_per_client=None, loopback_only=True)
 
 
 class Throttle:
@@ -248,6 +261,26 @@ def origin_allowed(origin: str | None, host: str | None, allowed: Iterable[str] 
     return reached.hostname == hostname and reached_port == port
 
 
+def loopback_host(host: str | None) -> bool:
+    """Whether a ``Host`` header names this machine by a loopback name
+    (127.0.0.1 or any 127.x address, ``localhost``, ``[::1]``), any port;
+    none at all (not a browser: every browser sends one) counts as one."""
+    if host is None:
+        return True
+    try:
+        name = urlsplit(f"//{host.strip().lower()}").hostname
+    except ValueError:
+        return False
+    if name is None:
+        return False
+    if name == "localhost" or name.endswith(".localhost"):  # RFC 6761: always this machine
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
 class BodyTooLarge(HTTPException):
     """A request body over the cap (HTTP 413)."""
 
@@ -269,6 +302,16 @@ class Guard:
             await self.app(scope, receive, send)
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        if self.options.loopback_only and not loopback_host(headers.get("host")):
+            detail = (f"this is a personal game's server, for this machine's browser: {headers.get('host')!r} "
+                      "is not this machine's address (open http://127.0.0.1:PORT/)")
+            if scope["type"] == "websocket":
+                await receive()  # websocket.connect
+                refused(client_of(scope), "WEBSOCKET", scope.get("path", ""), 403, f"{detail} (close code 1008)")
+                await send({"type": "websocket.close", "code": 1008, "reason": "not this machine's address"})
+            else:
+                await _answer(scope, send, 403, detail)
+            return
         trusted = origin_allowed(headers.get("origin"), headers.get("host"), self.allowed)
         if scope["type"] == "websocket":
             if not trusted:
