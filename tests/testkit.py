@@ -341,3 +341,23 @@ def hold_moves(monkeypatch: pytest.MonkeyPatch, agent_class: type[Agent]) -> thr
 
     monkeypatch.setattr(agent_class, "analyse", held)
     return released
+
+
+def first_pass_solves_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hint's first pass (its ``PER_POSITION``, here a millionth of a
+    second: the least a pass is given is 1 ms) settles no move, nor does
+    the solver go on while the engine compiles; ``s``'s longer passes are
+    the real ones.  In 1 ms the solver settled some of a 5x4 board's moves
+    or none, as the machine ran."""
+    from c4lab.server import review
+
+    real = review.move_scores
+
+    def nothing_at_first(position: Position, timeout: float, solver: object = None) -> dict:
+        if timeout <= 1e-3:
+            return {move.token: None for move in position.legal_moves()}
+        return real(position, timeout, solver)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(review, "PER_POSITION", 1e-6)
+    monkeypatch.setattr(review, "move_scores", nothing_at_first)
+    monkeypatch.setattr(review, "SOLVABLE_CELLS", 0)

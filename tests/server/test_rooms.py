@@ -29,7 +29,7 @@ from c4lab.server.room import Room
 from c4lab.server.rooms import RoomManager
 from c4lab.server.storage import GameStore, StorageError
 from c4lab.server.warmup import AgentPool
-from testkit import ROOT
+from testkit import ROOT, first_pass_solves_nothing
 
 
 class FakeConnection:
@@ -937,9 +937,7 @@ def test_a_deeper_hint_goes_on_solving_the_columns_left_unknown(store: FailingSt
     from c4lab.server.limits import PERSONAL
     from c4lab.solver import Solver
 
-    monkeypatch.setattr(review, "PER_POSITION", 1e-6)
-
-    monkeypatch.setattr(review, "SOLVABLE_CELLS", 0)  # nor while the engine compiles
+    first_pass_solves_nothing(monkeypatch)
     monkeypatch.setattr(review, "DEEPER", (60.0,))
 
     async def body(manager: RoomManager) -> None:

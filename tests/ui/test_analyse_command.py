@@ -22,7 +22,7 @@ from c4lab.rules import Move, Position
 from c4lab.solver import Solver
 from c4lab.ui.board_view import board_text, scores_line, scores_row
 from c4lab.ui.terminal import LEAVE_BOARD_QUESTION, GameSettings, TerminalGame
-from testkit import Script, stop_process
+from testkit import Script, first_pass_solves_nothing, stop_process
 
 
 def exact(position: str) -> dict[str, int]:
@@ -253,11 +253,8 @@ def test_s_solves_on_the_columns_left_unknown_and_u_and_r_keep_what_it_found(mon
     millionth of a second: every column unknown, the engine's estimate
     shown); ``s`` solves the columns left for longer, the board shows their
     exact scores, and stepping away and back keeps them."""
-    from c4lab.server import review
 
-    monkeypatch.setattr(review, "PER_POSITION", 1e-6)
-
-    monkeypatch.setattr(review, "SOLVABLE_CELLS", 0)  # nor while the engine compiles
+    first_pass_solves_nothing(monkeypatch)
     _, text = analysis_tui("5x4:c", "s", "s", "c", "u", "e", "y")
     assert "~" in text.split("Solving")[0] and "s solves on)" in text  # estimates before
     left = re.search(r"Solving ([a-e, ]+) for up to 30 s \(Ctrl-C stops\)\.\.\.\nSolved ([a-e, ]+)\.", text)
@@ -303,10 +300,8 @@ def test_s_at_the_ban_question_solves_the_ban_choices_on_and_asks_again(monkeypa
     them on, as at the move question,
     the ban question's scores are shown again exact, and the drop stays:
     the question is asked again and a ban in a goes where it was asked."""
-    from c4lab.server import review
 
-    monkeypatch.setattr(review, "PER_POSITION", 1e-6)
-    monkeypatch.setattr(review, "SOLVABLE_CELLS", 0)  # nor while the engine compiles
+    first_pass_solves_nothing(monkeypatch)
     status, text = analysis_tui("5x4/Bb1:a", "b", "s", "a", "e", "y")
     assert status == 0
     before, after = text.split("Solving ")
