@@ -331,3 +331,14 @@ def test_any_frame_before_hello_or_with_a_bad_token_changes_nothing(client: Test
 def test_many_more_frames_in_a_local_game(client: TestClient, caplog: pytest.LogCaptureFixture) -> None:
     room = client.post("/api/rooms", json={"board": "5x5", "players": {"A": "human", "B": "human"}}).json()
     fuzz_room(client, room["code"], room["token"], caplog, examples=3000)
+
+
+def test_a_message_is_measured_in_bytes_as_its_error_says() -> None:
+    """4,096 bytes, as the error and the protocol page say: a message of
+    1,393 characters, 4,125 bytes of UTF-8 (a euro sign is three), was let
+    through, and a count the error gave was of characters."""
+    wide = '{"type": "ping", "pad": "' + "€" * 1366 + '"}'  # 1,393 characters, 4,125 bytes
+    with pytest.raises(protocol.RoomError, match=r"^a message has at most 4096 bytes, this one 4125$"):
+        protocol.parse(wide)
+    with pytest.raises(protocol.RoomError, match="this one 4097$"):
+        protocol.parse("x" * 4097)

@@ -37,8 +37,9 @@ def parse(text: str | bytes) -> dict[str, Any]:
     """The message in ``text``; ``RoomError`` if it is not a valid one."""
     if isinstance(text, bytes):
         raise RoomError(BAD_MESSAGE, "messages are JSON text frames, not binary")
-    if len(text) > MAX_MESSAGE:
-        raise RoomError(TOO_LARGE, f"a message has at most {MAX_MESSAGE} bytes, this one {len(text)}")
+    size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))  # bytes, as said
+    if size > MAX_MESSAGE:
+        raise RoomError(TOO_LARGE, f"a message has at most {MAX_MESSAGE} bytes, this one {size}")
     try:
         message = json.loads(text)
     except json.JSONDecodeError as exc:
