@@ -10,9 +10,16 @@ examples).  Each opening (a board and two random first moves) is played
 twice, sides swapped.  Plain boards only: OpenSpiel's connect_four has no
 forbidden cells or bonus.  Prints the agent's score (wins 1, draws 1/2) per
 board and in all, and each board's wall-clock seconds.
-Bad options (an unknown agent or ``human``, a board with forbidden or bonus cells, no
-positive ``--seconds`` or ``--pairs``, OpenSpiel not installed) stop it at
-once with one line that says which.
+The agent is any spec ``c4lab arena`` takes, an engine program's
+(``engine:cmd=./my_engine``) too.  Every game is played by c4lab's game
+loop (``c4lab.game.play_game``): an answer that is no legal move, or an
+agent that fails, loses that game by forfeit, counted in the score and
+told in one line under its board's.  An engine's program ends with the
+run, on Ctrl-C too.
+Bad options (an unknown agent or ``human``, an engine that does not start,
+a board with forbidden or bonus cells, no positive ``--seconds`` or
+``--pairs``, OpenSpiel not installed) stop it at once with one line that
+says which.
 """
 
 from __future__ import annotations
@@ -20,11 +27,15 @@ from __future__ import annotations
 import argparse
 import math
 import random
+import sys
 import time
 
+import c4lab.engine.client  # noqa: F401  (registers 'engine:cmd=...': an engine program plays as any agent)
 from c4lab.adapters.openspiel import OpenSpielMCTS
-from c4lab.agents import Agent, make_agent
+from c4lab.agents import Agent, AgentError, make_agent
 from c4lab.agents.base import refuse_a_person
+from c4lab.ctrl_c import exit_status, stop_words, stops_ignored_from_now, stops_interrupt
+from c4lab.game import Forfeit, play_game
 from c4lab.rules import Position
 
 
@@ -51,13 +62,22 @@ def check_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> 
         boards.append(board)
     try:
         agent = refuse_a_person(make_agent(args.agent), "vs_openspiel.py")  # human: a traceback at stdin's end
-    except ValueError as exc:
+    except (ValueError, AgentError) as exc:  # AgentError: an engine's program that did not start
         parser.error(f"--agent: {exc}")
     try:
         import pyspiel  # noqa: F401  (the yardstick; OpenSpielMCTS imports it when made)
     except ImportError:
+        agent.close()  # an engine's program ends here too
         parser.error("OpenSpiel is not installed: python3 -m pip install open-spiel")
     return boards, agent
+
+
+def forfeit_line(forfeits: list[Forfeit]) -> str:
+    """The one line under a board's that tells its forfeits: how many, and
+    the first one in the game loop's words (which move, whose, and why)."""
+    count = len(forfeits)
+    return (f"{'':>6}  {count} game{'s' if count > 1 else ''} lost by forfeit (an answer that was no legal move, "
+            f"or an agent that failed); the first: {forfeits[0].detail}")
 
 
 def main() -> None:
@@ -77,31 +97,43 @@ def main() -> None:
     print(f"{args.agent} against OpenSpiel's MCTSBot ({args.seconds:g} s a move, random rollouts), "
           f"{2 * args.pairs} games a board; score: wins 1, draws 1/2", flush=True)
     total = games = 0.0
-    for index, board in enumerate(boards):
-        if index:
-            ours = make_agent(args.agent)
-        theirs = OpenSpielMCTS(args.seconds, args.seed)
-        score = played = 0.0
-        started = time.time()
-        for _ in range(args.pairs):
-            opening = board
-            for _ in range(2):
-                opening = opening.play(rng.choice(opening.legal_moves()))
-            for ours_is_a in (True, False):
-                ours.new_game()
-                position = opening
-                while not position.is_over:
-                    our_turn = (position.to_move == "A") == ours_is_a
-                    position = position.play((ours if our_turn else theirs).choose(position))
-                mine = "A" if ours_is_a else "B"
-                score += 1.0 if position.result == mine else 0.5 if position.result == "draw" else 0.0
-                played += 1
-        total += score
-        games += played
-        print(f"{board.notation:>6}: {args.agent} scores {score:.1f} of {played:.0f} games ({score / played:.0%}) "
-              f"in {time.time() - started:.0f} s", flush=True)
+    try:
+        for index, board in enumerate(boards):
+            if index:  # a fresh agent a board; the last one's engine program ends first
+                ours.close()
+                ours = make_agent(args.agent)
+            theirs = OpenSpielMCTS(args.seconds, args.seed)
+            score = played = 0.0
+            forfeits: list[Forfeit] = []
+            started = time.time()
+            for _ in range(args.pairs):
+                opening = board
+                for _ in range(2):
+                    opening = opening.play(rng.choice(opening.legal_moves()))
+                for ours_is_a in (True, False):
+                    a, b = (ours, theirs) if ours_is_a else (theirs, ours)
+                    record = play_game(a, b, opening, policy="judge")  # a bad answer loses its game
+                    mine = "A" if ours_is_a else "B"
+                    score += 1.0 if record.result == mine else 0.5 if record.result == "draw" else 0.0
+                    played += 1
+                    if record.forfeit is not None:
+                        forfeits.append(record.forfeit)
+            total += score
+            games += played
+            print(f"{board.notation:>6}: {args.agent} scores {score:.1f} of {played:.0f} games "
+                  f"({score / played:.0%}) in {time.time() - started:.0f} s", flush=True)
+            if forfeits:
+                print(forfeit_line(forfeits), flush=True)
+    finally:  # an engine's program ends with the run, on Ctrl-C too
+        ours.close()
     print(f" total: {args.agent} scores {total:.1f} of {games:.0f} games ({total / games:.0%})")
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        with stops_interrupt():  # Ctrl-C, SIGTERM, SIGHUP: one line, the engine closed (main's finally)
+            main()
+    except KeyboardInterrupt as stop:
+        stops_ignored_from_now()
+        print(stop_words(exit_status(stop)), file=sys.stderr)
+        sys.exit(exit_status(stop))

@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import os
 import re
+import runpy
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from testkit import register_misbehaving
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 
@@ -365,3 +368,106 @@ def test_every_benchmark_command_shown_names_a_script_and_options_it_has(script:
     for where, named, options in _benchmark_command_lines():
         if named == script:
             assert set(options) <= known, f"{where}: {script} has no {sorted(set(options) - known)}"
+
+
+ENGINE = BENCHMARKS.parent / "examples" / "engine" / "simple_engine.py"
+
+
+def run_in_process(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], name: str,
+                   *args: str) -> subprocess.CompletedProcess[str]:
+    """``run_script`` in this process, as ``python3 benchmarks/NAME ARGS``
+    runs it: an agent registered for one test (``register_misbehaving``)
+    is one it can name.  A traceback would be the exception itself, failing
+    the test."""
+    monkeypatch.setattr(sys, "argv", [name, *args])
+    code: int | str | None = 0
+    try:
+        runpy.run_path(str(BENCHMARKS / name), run_name="__main__")
+    except SystemExit as stop:
+        code = stop.code
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess([name, *args], code, out, err)
+
+
+@pytest.mark.parametrize(("how", "words"), [
+    ("number", "player A (misbehaving:how=number) answered 3, which is not a move"),
+    ("raise", "player A (misbehaving:how=raise) raised RuntimeError: my agent's own bug at "),
+])
+def test_vs_openspiel_counts_a_bad_answer_as_a_game_lost_by_forfeit(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], how: str, words: str
+) -> None:
+    """An agent that answers no legal move, or fails, loses each game by
+    forfeit, counted in its score and told in one line under the board's
+    (was: a ValueError traceback at its first move, nothing printed)."""
+    pytest.importorskip("pyspiel")
+    spec = f"{register_misbehaving(monkeypatch)}:how={how}"
+    done = run_in_process(monkeypatch, capsys, "vs_openspiel.py", "--agent", spec, "--seconds", "0.01",
+                          "--boards", "4x4", "--pairs", "1")
+    assert done.returncode == 0 and not done.stderr, done.stderr
+    _, board, forfeits, total = done.stdout.splitlines()
+    assert board.startswith(f"   4x4: {spec} scores 0.0 of 2 games (0%) in "), board
+    assert forfeits.startswith("        2 games lost by forfeit (an answer that was no legal move, or an agent that "
+                               "failed); the first: move 3: "), forfeits
+    assert words in forfeits, forfeits
+    assert total == f" total: {spec} scores 0.0 of 2 games (0%)", total
+
+
+def test_vs_openspiel_plays_an_engine_program() -> None:
+    """``engine:cmd=...`` as the manual says an engine works wherever
+    agents do (was: 'unknown agent 'engine''); one that does not start is
+    one line."""
+    pytest.importorskip("pyspiel")
+    spec = f"engine:cmd={sys.executable} {ENGINE}"
+    done = run_script("vs_openspiel.py", "--agent", spec, "--seconds", "0.01", "--boards", "4x4", "--pairs", "1")
+    assert done.returncode == 0 and not done.stderr, done.stderr
+    _, board, total = done.stdout.splitlines()
+    assert board.startswith(f"   4x4: {spec} scores ") and " of 2 games (" in board, board
+    assert total.startswith(f" total: {spec} scores "), total
+    one_error(run_script("vs_openspiel.py", "--agent", "engine:cmd=/nonexistent/engine"),
+              "--agent", "cannot start engine '/nonexistent/engine'")
+
+
+def _running(path: Path) -> list[int]:
+    """The live processes whose command line names ``path``."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and str(path).encode() in (proc / "cmdline").read_bytes():
+                found.append(int(proc.name))
+        except OSError:  # ended while looked at
+            continue
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="finds the engine's process in /proc")
+def test_vs_openspiel_ends_its_engine_on_ctrl_c(tmp_path: Path) -> None:
+    """Ctrl-C in the middle of the games: the line 'interrupted', status
+    130 as a shell gives it, no traceback, and the engine's program ended
+    with the run."""
+    import signal  # lazy: only this test interrupts a run
+    import time  # lazy: as above
+
+    pytest.importorskip("pyspiel")
+    engine = tmp_path / "engine_for_ctrl_c.py"  # a path of its own: its process is found by it
+    shutil.copy(ENGINE, engine)
+    command = [sys.executable, str(BENCHMARKS / "vs_openspiel.py"), "--agent", f"engine:cmd={sys.executable} {engine}",
+               "--seconds", "0.01", "--boards", "7x6", "--pairs", "10000"]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
+        try:
+            assert proc.stdout is not None
+            proc.stdout.readline()  # the header: the engine started before it
+            deadline = time.monotonic() + 60
+            while not _running(engine) and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert _running(engine), "the engine never started"
+            proc.send_signal(signal.SIGINT)
+            _, stderr = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    assert proc.returncode == 130 and stderr == "interrupted\n", stderr
+    deadline = time.monotonic() + 10  # the engine's own 'quit' grace, then its process group killed
+    while _running(engine) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _running(engine), "the engine's program outlived the run"
+
