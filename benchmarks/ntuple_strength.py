@@ -28,25 +28,33 @@ solver, and in games.
   possible).  The share it wins.
 
 Without ``--weights`` the network shipped for the classic board is used.
-Prints a table; every figure is measured when it runs.
+Prints a table; every figure is measured when it runs.  ``--specs`` takes
+any spec ``c4lab arena`` does, an engine program's
+(``engine:cmd=./my_engine``) too; an answer there that is no legal move,
+or an agent that fails, is a probe missed, counted in its share and told
+in the same row (how many, the first in full), not a traceback.  An
+engine's program ends with its row, on Ctrl-C too.
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+import sys
 import time
 from collections import Counter
 
-from c4lab.agents import make_agent
+import c4lab.engine.client  # noqa: F401  (registers 'engine:cmd=...': an engine program is judged as any agent)
+from c4lab.agents import AgentError, make_agent
 from c4lab.agents.base import refuse_a_person
 from c4lab.agents.ntuple import shipped_path
 from c4lab.agents.ntuple_net import Network
-from c4lab.arena.accuracy import measure
-from c4lab.game import play_game
+from c4lab.arena.accuracy import ScoredPosition, Tally, measure
+from c4lab.ctrl_c import exit_status, stop_words, stops_ignored_from_now, stops_interrupt
+from c4lab.game import crash_detail, play_game
 from c4lab.learning import probes as P
 from c4lab.learning.ntuple import score_against
-from c4lab.rules import Position
+from c4lab.rules import IllegalMoveError, Position
 from c4lab.solver.api import Solver
 
 
@@ -99,6 +107,31 @@ def misses_by_ply(wrong: list[str]) -> str:
     tactical ones."""
     counts = Counter(Position.parse(entry.rpartition(": ")[0]).ply for entry in wrong)
     return ", ".join(f"{ply}: {count}" for ply, count in sorted(counts.items()))
+
+
+def judge_on_probes(spec: str, items: list[ScoredPosition]) -> tuple[Tally, list[str]]:
+    """``spec``'s tally on the probes (``accuracy.measure``, one probe at a
+    time) and what went wrong where its answer was no legal move or the
+    agent failed: such a probe is a miss (``?`` for its move), as a bad
+    answer in a game is a lost game; the run goes on (was: a traceback
+    that lost every row after it).  The agent is closed at the end (an
+    engine's program), whatever ends the row."""
+    agent = make_agent(spec)
+    tally, failures = Tally(), list[str]()
+    try:
+        for item in items:
+            try:
+                one = measure(agent, [item])
+            except (Exception, SystemExit) as err:  # noqa: BLE001  (any failure of the agent, as the game loop)
+                one = Tally(played=1, wrong=[f"{item.position.notation}: ?"])
+                # An illegal answer's words name the agent (answer_move's), an engine's failure its own.
+                failures.append(str(err) if isinstance(err, IllegalMoveError) else crash_detail(err, f"agent {spec!r}"))
+            tally.right += one.right
+            tally.played += one.played
+            tally.wrong += one.wrong
+    finally:
+        agent.close()
+    return tally, failures
 
 
 def split_specs(text: str) -> list[str]:
@@ -157,8 +190,8 @@ def main() -> None:
         parser.error(f"--weights: {exc}")
     for spec in split_specs(args.specs):
         try:
-            refuse_a_person(make_agent(spec), "ntuple_strength.py")  # human: a traceback at stdin's end
-        except ValueError as exc:
+            refuse_a_person(make_agent(spec), "ntuple_strength.py").close()  # human: a traceback at stdin's end
+        except (ValueError, AgentError) as exc:  # AgentError: an engine's program that did not start
             parser.error(f"--specs: {exc}")
     greedy = f"ntuple:weights={weights},seed=1"
     search = f"ntuple:weights={weights},search=alphabeta,time={args.search:g},seed=1"
@@ -184,9 +217,10 @@ def main() -> None:
     width = max(len(label) for label, _ in judged)
     for label, spec in judged if items else []:
         began = time.perf_counter()
-        tally = measure(make_agent(spec), items)
+        tally, failures = judge_on_probes(spec, items)
         print(f"  {label:<{width}} {tally.share:6.1%}  ({time.perf_counter() - began:.0f} s)"
-              + (f"; misses by ply: {misses_by_ply(tally.wrong)}" if tally.wrong else ""))
+              + (f"; misses by ply: {misses_by_ply(tally.wrong)}" if tally.wrong else "")
+              + (f"; {len(failures)} answered no legal move or failed, the first: {failures[0]}" if failures else ""))
     if args.games:
         print(f"\nscore in {args.games} games from random 2-move openings (wins 1, draws 1/2):")
     for label, spec in networks if args.games else []:
@@ -214,4 +248,10 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        with stops_interrupt():  # Ctrl-C, SIGTERM, SIGHUP: one line, an engine's program closed (its row's finally)
+            main()
+    except KeyboardInterrupt as stop:
+        stops_ignored_from_now()
+        print(stop_words(exit_status(stop)), file=sys.stderr)
+        sys.exit(exit_status(stop))

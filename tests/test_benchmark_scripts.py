@@ -471,3 +471,29 @@ def test_vs_openspiel_ends_its_engine_on_ctrl_c(tmp_path: Path) -> None:
         time.sleep(0.1)
     assert not _running(engine), "the engine's program outlived the run"
 
+
+def test_ntuple_strength_judges_an_engine_and_counts_bad_answers_as_misses(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """``--specs`` takes an engine program's spec (was: 'unknown agent
+    'engine''), and an agent that answers no legal move has its probes
+    missed, said in its row, while the other rows are measured (was: an
+    IllegalMoveError traceback that lost the rest of the run)."""
+    from c4lab.agents.ntuple_net import Network  # lazy: only these tests make a network
+    from c4lab.rules import Position  # lazy: as above
+
+    net = tmp_path / "net.npz"
+    Network.create(Position.parse("5x4").variant, tuples=4, length=4).save(net)
+    bad = f"{register_misbehaving(monkeypatch)}:how=number"
+    engine = f"engine:cmd={sys.executable} {ENGINE}"
+    done = run_in_process(monkeypatch, capsys, "ntuple_strength.py", "--weights", str(net), "--probes", "2",
+                          "--games", "0", "--perfect-games", "0", "--perfect", "0", "--search", "0", "--puct", "0",
+                          "--puct-time", "0", "--specs", f"{engine},{bad},random")
+    assert done.returncode == 0 and not done.stderr, done.stderr
+    rows = done.stdout.split("judged by the solver):\n")[1].splitlines()
+    assert [row.split("  ")[1].strip() for row in rows] == ["greedy", engine, bad, "random"], rows
+    assert re.search(r" \d+\.\d%  \(\d+ s\)", rows[1]) and "failed" not in rows[1], rows[1]
+    assert re.search(rf"{re.escape(bad)} +0\.0%  \(", rows[2]), rows[2]  # both probes missed
+    assert re.search(r"; misses by ply: \d+: \d+(, \d+: \d+)?; 2 answered no legal move or failed, the first: "
+                     r"illegal move '3' in '5x4:\w+': agent 'misbehaving:how=number' answered 3, which is not a "
+                     r"move$", rows[2]), rows[2]
