@@ -49,6 +49,7 @@ BAD = [
     ("bench", "solver", "--sets", "nope"),
     ("bench", "accuracy", "nobody"),
     ("bench", "accuracy", "random", "human"),  # was: a traceback once the run read the end of stdin
+    ("bench", "accuracy", "engine:cmd=/nonexistent/engine", "--no-openspiel"),  # was: EngineError's traceback
     ("arena", "random"),
     ("arena", "random", "random", "--out", "/nonexistent-folder/run.jsonl"),
     ("report", "/nonexistent-folder/run.jsonl"),

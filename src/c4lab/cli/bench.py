@@ -111,6 +111,7 @@ def bench_accuracy(
     (time=T), where OpenSpiel is installed; elsewhere, or when no SPEC sets a
     time, a note says so."""
     import c4lab.engine.client  # noqa: F401  (registers 'engine:cmd=...': an engine program is measured as any agent)
+    from c4lab.agents.base import AgentError
     from c4lab.arena import accuracy
     from c4lab.solver.bench import BenchSetError
     from c4lab.ui.status import StatusLine
@@ -126,6 +127,8 @@ def bench_accuracy(
         raise BadInput(f"{exc} (give the folder with $C4LAB_BENCH_DIR)" if exc.missing else str(exc)) from None
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
+    except AgentError as exc:  # an engine program that would not start, exited or broke the protocol: as move says it
+        raise BadInput(str(exc)) from None
     finally:
         line.clear()
     click.echo(json.dumps(accuracy.to_dict(measured)) if as_json else accuracy.report(measured))
