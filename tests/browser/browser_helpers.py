@@ -145,3 +145,37 @@ def ann_and_bob(server, new_page, board: str = "7x6", watcher: bool = False) -> 
         pages[2].goto(server.url + f"/r/{code}")
     return code, pages
 
+
+
+#: A page script that records, in ``window.__sent``, every message the page
+#: sends on its sockets (parsed), as it sends it: a test that a click or key
+#: sent nothing reads this after a later move's answer, which comes only
+#: once everything sent before it was handled.
+RECORD_SENT = """
+window.__sent = [];
+const send = WebSocket.prototype.send;
+WebSocket.prototype.send = function (data) {
+  try { window.__sent.push(JSON.parse(data)); } catch (err) { window.__sent.push(String(data)); }
+  return send.call(this, data);
+};
+"""
+
+
+def moves_sent(page: Page) -> list[str]:
+    """The moves the page has sent, in order (with ``RECORD_SENT``)."""
+    return page.evaluate("window.__sent.filter((m) => m.type === 'move').map((m) => m.move)")
+
+
+#: A page script that records, in ``window.__landed``, every landing a board
+#: announces (the cell of each ``c4lab:land``, the event the drop's sound
+#: plays on): once a cell is there, its sound has played or never will.
+RECORD_LANDINGS = """
+window.__landed = [];
+document.addEventListener("c4lab:land", (event) => window.__landed.push(event.detail.cell));
+"""
+
+
+def wait_landed(page: Page, cell: str) -> None:
+    """Until the board has announced that the piece on ``cell`` landed (with ``RECORD_LANDINGS``)."""
+    page.wait_for_function("cell => window.__landed.includes(cell)", arg=cell)
+

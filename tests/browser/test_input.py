@@ -5,12 +5,25 @@ from __future__ import annotations
 
 import re
 
-from browser_helpers import board, click_cell, create_room, open_room, piece, position, wait_position
+from browser_helpers import (
+    RECORD_SENT,
+    board,
+    click_cell,
+    create_room,
+    moves_sent,
+    open_room,
+    piece,
+    wait_position,
+)
 from playwright.sync_api import expect
 
 
 def test_full_column_refuses_a_click(server, new_page):
+    """The click on a full column is refused on the page, and nothing is
+    sent: the next move, in another column, is the only one the server
+    gets, and the board takes it."""
     page = new_page()
+    page.add_init_script(RECORD_SENT)
     ticket = create_room(server, board="4x4:aaaa", players={"A": "human", "B": "human"})
     open_room(page, server, ticket)
     for row in range(1, 5):
@@ -19,15 +32,15 @@ def test_full_column_refuses_a_click(server, new_page):
     expect(page.locator("#message")).to_contain_text("Column a is full")
     expect(page.locator('#board [data-refused="a"]')).to_have_count(1)
     expect(board(page)).to_have_class(re.compile(r"\bshake\b"))
-    page.wait_for_timeout(300)
-    assert position(page) == "4x4:aaaa"
-    # another column still plays
+    # another column still plays; its answer comes after anything sent before it
     click_cell(page, "b3")
     wait_position(page, "4x4:aaaab")
+    assert moves_sent(page) == ["b"]  # the full column sent nothing
 
 
 def test_keyboard_play(server, new_page):
     page = new_page()
+    page.add_init_script(RECORD_SENT)
     ticket = create_room(server, board="7x6", players={"A": "human", "B": "human"})
     open_room(page, server, ticket)
     page.locator("#board").focus()
@@ -46,8 +59,9 @@ def test_keyboard_play(server, new_page):
     wait_position(page, "7x6:ddec")
     page.keyboard.press("z")  # not a column: nothing happens
     page.keyboard.press("9")  # no column 9 on this board
-    page.wait_for_timeout(300)
-    assert position(page) == "7x6:ddec"
+    page.keyboard.press("a")  # a column: its answer comes after anything sent before it
+    wait_position(page, "7x6:ddeca")
+    assert moves_sent(page) == ["d", "d", "e", "c", "a"]  # z and 9 sent nothing
 
 
 def test_the_keys_line_names_the_digits_this_board_has(server, new_page):

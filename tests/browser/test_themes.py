@@ -7,7 +7,15 @@ double win drawn. At 1280x800 and 390x844."""
 from __future__ import annotations
 
 import pytest
-from browser_helpers import click_cell, create_room, open_room, wait_over, wait_position
+from browser_helpers import (
+    RECORD_LANDINGS,
+    click_cell,
+    create_room,
+    open_room,
+    wait_landed,
+    wait_over,
+    wait_position,
+)
 from playwright.sync_api import expect
 
 SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
@@ -148,6 +156,7 @@ def sounds(page) -> int:
 @pytest.mark.parametrize("size", SIZES)
 def test_the_drop_sound_is_off_by_default_and_remembered_when_on(server, new_page, size):
     page = new_page(*SIZES[size])
+    page.add_init_script(RECORD_LANDINGS)
     ticket = create_room(server, board="7x6", players={"A": "human", "B": "human"})
     open_room(page, server, ticket)
     open_settings(page)
@@ -155,7 +164,7 @@ def test_the_drop_sound_is_off_by_default_and_remembered_when_on(server, new_pag
     page.keyboard.press("Escape")
     click_cell(page, "d1")
     wait_position(page, "7x6:d")
-    page.wait_for_timeout(700)
+    wait_landed(page, "d1")  # the moment its sound would have played
     assert sounds(page) == 0
     open_settings(page)
     page.locator("#sound-toggle").check()
@@ -186,6 +195,7 @@ def test_the_drop_sound_is_off_by_default_and_remembered_when_on(server, new_pag
 @pytest.mark.parametrize("size", SIZES)
 def test_the_drop_sound_never_throws_without_audio(server, new_page, size, audio):
     page = new_page(*SIZES[size])
+    page.add_init_script(RECORD_LANDINGS)
     if audio == "missing":
         page.add_init_script("delete window.AudioContext; delete window.webkitAudioContext;")
     else:
@@ -200,7 +210,7 @@ def test_the_drop_sound_never_throws_without_audio(server, new_page, size, audio
     page.keyboard.press("Escape")
     click_cell(page, "a4")
     wait_over(page)
-    page.wait_for_timeout(600)
+    wait_landed(page, "a4")  # the moment its sound would have played
     assert sounds(page) == 0  # nothing played, nothing thrown (page errors fail the test)
 
 
