@@ -510,13 +510,23 @@ def test_rooms_nobody_uses_end_or_leave_memory(store: GameStore) -> None:
 
 
 def test_a_room_someone_uses_does_not_expire(store: GameStore) -> None:
+    """A connected room outlives a sweep that ends a room made after its
+    last use: the sweeper has looked at it when it was as long unused, and
+    only the connection kept it (not a sweep that had not come yet)."""
     with client_for(store, idle_after=0.3) as http:
         room = http.post("/api/rooms", json={"mode": "online"}).json()
+        manager = http.app.state.manager  # type: ignore[attr-defined]
         with http.websocket_connect(f"/ws/{room['code']}") as ws:
             ws.receive_json()
             ws.send_json({"type": "hello", "token": room["token"]})
             ws.receive_json()
-            time.sleep(1.0)
+            made = time.time()
+            unused = http.post("/api/rooms", json={"mode": "online"}).json()["code"]
+            deadline = time.monotonic() + 60
+            while manager.is_open(unused):
+                assert time.monotonic() < deadline, "the sweeper never ended a room nobody used"
+                time.sleep(0.05)
+            assert manager.rooms[room["code"]].touched <= made  # as long unused as the room the sweep ended
             assert http.get(f"/api/rooms/{room['code']}").json()["status"] == "waiting"
 
 

@@ -747,10 +747,11 @@ def test_a_line_typed_on_the_opponents_turn_is_answered_at_once_and_never_played
         client.wait_for("You did not resign: the game goes on.")
         bob.play("d")
         client.wait_for("Your move, A (white).")
-        time.sleep(0.3)
-        assert room_state(server, code)["position"] == "7x6:dd"  # the "a" typed before was not played
         keys.lines.put("c")  # the prompt already open is now the move's
         client.wait_for("A (white), Ann (you) plays c.")
+        # the move after Bob's d is the c typed on Ann's turn: the "a" typed before was not played
+        assert room_state(server, code)["position"] == "7x6:ddc"
+        assert "Ann (you) plays a" not in client.output
         keys.answer("", None)  # the end of input on Bob's turn: the client leaves
         assert client.finish() == 0
     finally:
@@ -1160,10 +1161,10 @@ def test_a_move_played_on_the_seats_other_connection_closes_the_column_prompt_he
         ann.wait_for("Your move, A (white).\nA to move: column")
         page.play("d")
         ann.wait_for("B (black), Bob to move.")
-        time.sleep(0.3)
-        assert ann.output.rstrip(" \n").endswith("B (black), Bob to move.")  # no prompt of a move already played
         bob.play("c")
-        ann.wait_for("B (black), Bob plays c.")
+        ann.wait_for("B (black), Bob plays c.")  # printed after all the client did on Ann's d
+        between = ann.output.split("B (black), Bob to move.")[1].split("B (black), Bob plays c.")[0]
+        assert between.strip(" \n") == "", ann.output  # no prompt of a move already played
         def after() -> str:
             return ann.output.split("B (black), Bob plays c.")[1]
 
