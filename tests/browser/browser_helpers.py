@@ -179,3 +179,13 @@ def wait_landed(page: Page, cell: str) -> None:
     """Until the board has announced that the piece on ``cell`` landed (with ``RECORD_LANDINGS``)."""
     page.wait_for_function("cell => window.__landed.includes(cell)", arg=cell)
 
+
+def wait_still(page: Page, selector: str = "#board") -> None:
+    """Until nothing in ``selector`` moves: every animation there that ends
+    (a piece's fall and bounce, a mark fading in) has ended; the endless
+    ones (a winning line's pulse, the hint's ring) are left running."""
+    page.wait_for_function(
+        """s => [...document.querySelectorAll(s)].every((node) => node.getAnimations({ subtree: true }).every(
+             (a) => a.playState === "finished" || a.effect.getComputedTiming().iterations === Infinity))""",
+        arg=selector,
+    )

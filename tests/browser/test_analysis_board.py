@@ -23,6 +23,7 @@ from browser_helpers import (
     open_room,
     play_online_game,
     wait_position,
+    wait_still,
 )
 from playwright.sync_api import expect
 
@@ -117,7 +118,7 @@ def test_the_link_opens_an_analysis_board_with_the_solvers_scores(server, new_pa
     expect(page.locator("#analysis-key")).to_contain_text(NAMES[pieces][1])
     check_readable(page, 16 if width < 600 else 20)
     page.mouse.move(0, 0)
-    page.wait_for_timeout(600)  # the piece has landed
+    wait_still(page)  # the piece has landed, the marks on it are in
     page.screenshot(path=str(artifacts / f"analysis-{look}.png"))
     # and one for Black: both sides are played here
     click_cell(page, "b1")

@@ -17,6 +17,7 @@ from browser_helpers import (
     position,
     tokens_of,
     wait_my_turn,
+    wait_still,
 )
 from playwright.sync_api import expect
 
@@ -48,7 +49,7 @@ def test_full_game_against_an_agent_on_a_board_with_a_forbidden_cell(server, new
     click_cell(page, "d4")
     expect(piece(page, "d2")).to_have_attribute("data-owner", "A")
     expect(piece(page, "d1")).to_have_count(0)
-    page.wait_for_timeout(600)  # the fall is over
+    wait_still(page, '#board [data-piece="d2"]')  # the fall is over
     x_box = page.locator('#board [data-forbidden="d1"]').bounding_box()
     piece_box = piece(page, "d2").bounding_box()
     assert piece_box["y"] + piece_box["height"] <= x_box["y"] + 2, (
