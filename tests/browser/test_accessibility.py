@@ -121,15 +121,22 @@ def test_a_jump_along_the_analysis_line_rebuilds_the_status_once(server, new_pag
 
 
 def test_the_resign_confirmation_is_said_and_taken_by_keyboard(server, new_page):
+    """Enter on Resign asks (said as an alert), Enter again resigns. The
+    question turns back by itself after 3.5 s of the page's clock, which
+    stands still from the first Enter to the second here: a loaded machine's
+    checks in between could outlast the question."""
     page = new_page()
+    page.clock.install()  # the page's timers on a clock the test can stop; it runs as usual until then
     ticket = create_room(server, board="7x6", players={"A": "human", "B": "random"})
     open_room(page, server, ticket)
     page.locator("#resign").focus()
+    page.clock.pause_at(page.evaluate("Date.now()") + 1)
     page.keyboard.press("Enter")
     expect(page.locator("#resign")).to_have_text("Really resign?")
     expect(page.locator("#message")).to_have_attribute("role", "alert")
     expect(page.locator("#message")).to_contain_text("Press Resign again to resign")
     page.keyboard.press("Enter")
+    page.clock.resume()
     expect(page.locator("#board")).to_have_attribute("data-status", "over")
     expect(page.locator("#status")).to_contain_text("White resigned")
 
