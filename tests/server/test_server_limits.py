@@ -544,15 +544,18 @@ def test_the_origin_check_of_rest_calls(store: GameStore) -> None:
         assert http.get("/api/agents", headers={"Origin": "http://evil.example"}).status_code == 200
 
 
+def socket_closed_with(http: TestClient, code: str, headers: dict[str, str]) -> int:
+    """The close code of a socket to room ``code`` opened with ``headers``,
+    which the server refuses."""
+    with pytest.raises(WebSocketDisconnect) as closed, http.websocket_connect(f"/ws/{code}", headers=headers) as ws:
+        ws.receive_json()
+    return closed.value.code
+
+
 def test_the_origin_check_of_websockets(store: GameStore) -> None:
     with client_for(store) as http:
         code = http.post("/api/rooms", json={"mode": "online"}).json()["code"]
-        with (
-            pytest.raises(WebSocketDisconnect) as refused,
-            http.websocket_connect(f"/ws/{code}", headers={"Origin": "http://evil.example"}) as ws,
-        ):
-            ws.receive_json()
-        assert refused.value.code == 1008
+        assert socket_closed_with(http, code, {"Origin": "http://evil.example"}) == 1008
         with http.websocket_connect(f"/ws/{code}", headers={"Origin": "http://testserver"}) as ws:
             assert ws.receive_json()["type"] == "state"
 
@@ -573,12 +576,7 @@ def test_a_personal_games_server_answers_only_this_machines_names(store: GameSto
             assert refused.status_code == 403, host
             assert "is not this machine's address (open http://127.0.0.1:PORT/)" in refused.json()["detail"]
         code = http.post("/api/rooms", json={"mode": "online"}).json()["code"]
-        with (
-            pytest.raises(WebSocketDisconnect) as closed,
-            http.websocket_connect(f"/ws/{code}", headers={"Host": "evil.example:8000"}) as ws,
-        ):
-            ws.receive_json()
-        assert closed.value.code == 1008
+        assert socket_closed_with(http, code, {"Host": "evil.example:8000"}) == 1008
     with TestClient(create_app(store), base_url="http://c4.example.com") as http:
         assert http.get("/api/agents").status_code == 200  # a public server: any name it is reached by
 
