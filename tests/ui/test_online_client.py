@@ -746,10 +746,13 @@ def test_a_line_typed_on_the_opponents_turn_is_answered_at_once_and_never_played
         keys.answer("Really resign", "")
         client.wait_for("You did not resign: the game goes on.")
         bob.play("d")
-        client.wait_for("Your move, A (white).")
-        # a person's reaction time: a line typed the very moment the turn came was lost now and then (CI265,
-        # 2026-12-02; left for the next session to find: see the session note)
-        time.sleep(0.3)
+        # the turn is Ann's once the client has shown Bob's move (its "Your move" of the first move is
+        # in the output already: waiting for that one, "c" went out on Bob's turn, CI265)
+        client.wait_for("B (black), Bob plays d.")
+        deadline = time.monotonic() + WAIT
+        while "Your move, A (white)." not in client.output.split("B (black), Bob plays d.")[1]:
+            assert time.monotonic() < deadline, client.output
+            time.sleep(0.01)
         assert room_state(server, code)["position"] == "7x6:dd"  # the "a" typed before was not played
         keys.lines.put("c")  # the prompt already open is now the move's
         client.wait_for("A (white), Ann (you) plays c.")
