@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from c4lab.agents import Agent, AgentError, Budget
-from c4lab.agents.base import AnswerError
+from c4lab.agents.base import AnswerError, check_budget
 from c4lab.rules import IllegalMoveError, Move, Position
 
 #: What a bad answer of an agent does: end the game with a forfeit, or raise.
@@ -256,19 +256,11 @@ def _check_players(a: object, b: object, start: object) -> None:
         raise TypeError(f"play_game: the start must be a Position, not {start!r}{hint}")
 
 
-def check_budget(budget: object, caller: str) -> None:
-    """``TypeError`` for a budget that is not a ``Budget`` (or ``None``),
-    naming ``caller`` (the function the person called) and what to pass."""
-    if budget is not None and not isinstance(budget, Budget):
-        raise TypeError(f"{caller}: the budget is a Budget (Budget(iterations=N) or Budget(time=SECONDS)) or None, "
-                        f"not {type(budget).__name__} {budget!r:.60}")
-
-
 def _check_settings(budget: Budget | None, limit: float | None, margin: float) -> None:
     """``check_budget``'s ``TypeError``; ``ValueError`` for a ``limit`` that
     is not a positive number of seconds (or ``None``) or a ``margin`` that
     is not a number of seconds, 0 or more: each named, with what to pass."""
-    check_budget(budget, "play_game")
+    check_budget(budget, "play_game: the budget")
 
     def seconds(value: object) -> bool:
         return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)

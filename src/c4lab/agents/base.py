@@ -238,12 +238,13 @@ def check_arguments(position: object, budget: object) -> None:
     check_budget(budget)
 
 
-def check_budget(budget: object) -> None:
+def check_budget(budget: object, what: str = "an agent's budget") -> None:
     """``TypeError`` saying what to pass unless ``budget`` is a ``Budget``
     or ``None``: at once where a budget is kept for later moves
-    (``connectx_agent``), not at the first move."""
+    (``connectx_agent``), not at the first move.  ``what`` names it as the
+    caller knows it (``"play_game: the budget"``)."""
     if budget is not None and not isinstance(budget, Budget):
-        raise TypeError(f"an agent's budget is a Budget (Budget(iterations=N) or Budget(time=SECONDS)) or None, "
+        raise TypeError(f"{what} is a Budget (Budget(iterations=N) or Budget(time=SECONDS)) or None, "
                         f"not {type(budget).__name__} {budget!r:.60}")
 
 

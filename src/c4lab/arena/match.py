@@ -12,8 +12,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from c4lab.agents import Budget, make_agent
+from c4lab.agents.base import check_budget
 from c4lab.agents.spec_names import canonical_spec
-from c4lab.game import GameRecord, check_budget, play_game
+from c4lab.game import GameRecord, play_game
 from c4lab.rules import Position
 from c4lab.rules.setup import RANDOM, starting_position
 from c4lab.rules.variant import integer
@@ -78,7 +79,7 @@ def paired_match(
     if isinstance(openings, Position | str):
         raise TypeError(f"openings are a list of Positions, not one {type(openings).__name__} {openings!r:.60} "
                         "([position] for one)")
-    check_budget(budget, "paired_match")  # before any agent is built (and compiled)
+    check_budget(budget, "paired_match: the budget")  # before any agent is built (and compiled)
     openings = list(openings)
     given = (first, second)
     first, second = canonical_spec(first), canonical_spec(second)
