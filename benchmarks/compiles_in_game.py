@@ -30,6 +30,8 @@ import subprocess
 import sys
 import tempfile
 
+from c4lab.ctrl_c import run_stoppable
+
 #: Agents at budgets that keep a game short; ``master`` keeps its tree
 #: between moves, ``hard`` and ``impossible`` solve their end game exactly.
 SPECS = (
@@ -194,4 +196,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_stoppable(main)  # Ctrl-C, SIGTERM, SIGHUP: one line, the children ended (the finally blocks)

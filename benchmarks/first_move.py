@@ -48,6 +48,8 @@ import sys
 import tempfile
 import time
 
+from c4lab.ctrl_c import run_stoppable
+
 HARD_7X6 = ["move", "7x6", "--agent", "hard"]
 
 #: name: (the commands that fill the cache first, the command measured).
@@ -77,7 +79,12 @@ def run(args: list[str], cache_dir: str) -> tuple[float, float]:
     env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
     start = time.perf_counter()
     child = subprocess.Popen([sys.executable, "-m", "c4lab", *args], env=env, stdout=subprocess.DEVNULL)
-    _, status, usage = os.wait4(child.pid, 0)
+    try:
+        _, status, usage = os.wait4(child.pid, 0)
+    except BaseException:  # a stop (run_stoppable): the command measured ends with this script
+        child.kill()
+        child.wait()
+        raise
     wall = time.perf_counter() - start
     child.returncode = os.waitstatus_to_exitcode(status)
     if child.returncode != 0:
@@ -125,4 +132,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_stoppable(main)  # Ctrl-C, SIGTERM, SIGHUP: one line, the children ended (the finally blocks)

@@ -75,6 +75,8 @@ import httpx
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
+from c4lab.ctrl_c import run_stoppable
+
 #: A player's think pause, seconds (uniform).
 THINK = (1.0, 3.0)
 #: Seconds a player waits for the acknowledgement of its last move once the run is over.
@@ -121,6 +123,16 @@ class Server:
         ]
         with open(self.log, "ab") as log:
             self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            self._wait_until_it_answers(timeout)
+        except BaseException:  # a stop (run_stoppable) or no answer: the server ends with this script
+            self.kill()
+            raise
+
+    def _wait_until_it_answers(self, timeout: float) -> None:
+        """Return once ``/api/limits`` answers; SystemExit if the server
+        exits or is silent for ``timeout`` seconds."""
+        assert self.process is not None
         deadline = time.monotonic() + timeout
         while True:
             if self.process.poll() is not None:
@@ -135,8 +147,7 @@ class Server:
                         return
             except (urllib.error.URLError, OSError):
                 pass
-            if time.monotonic() > deadline:
-                self.kill()
+            if time.monotonic() > deadline:  # (start kills it)
                 raise SystemExit(f"the server did not answer within {timeout:g} s: see {self.log}")
             time.sleep(0.1)
 
@@ -719,4 +730,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_stoppable(main)  # Ctrl-C, SIGTERM, SIGHUP: one line, the children ended (the finally blocks)

@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import argparse
 import random
-import sys
 import time
 from collections import Counter
 
@@ -50,7 +49,7 @@ from c4lab.agents.base import refuse_a_person
 from c4lab.agents.ntuple import shipped_path
 from c4lab.agents.ntuple_net import Network
 from c4lab.arena.accuracy import ScoredPosition, Tally, measure
-from c4lab.ctrl_c import exit_status, stop_words, stops_ignored_from_now, stops_interrupt
+from c4lab.ctrl_c import run_stoppable
 from c4lab.game import crash_detail, play_game
 from c4lab.learning import probes as P
 from c4lab.learning.ntuple import score_against
@@ -248,10 +247,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    try:
-        with stops_interrupt():  # Ctrl-C, SIGTERM, SIGHUP: one line, an engine's program closed (its row's finally)
-            main()
-    except KeyboardInterrupt as stop:
-        stops_ignored_from_now()
-        print(stop_words(exit_status(stop)), file=sys.stderr)
-        sys.exit(exit_status(stop))
+    run_stoppable(main)  # Ctrl-C, SIGTERM, SIGHUP: one line, an engine's program closed (its row's finally)

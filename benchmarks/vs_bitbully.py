@@ -38,6 +38,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from c4lab.ctrl_c import run_stoppable
 from c4lab.rules import Position
 from c4lab.solver import Solver
 
@@ -211,4 +212,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_stoppable(main)  # Ctrl-C, SIGTERM, SIGHUP: one line, the children ended (the finally blocks)

@@ -27,14 +27,13 @@ from __future__ import annotations
 import argparse
 import math
 import random
-import sys
 import time
 
 import c4lab.engine.client  # noqa: F401  (registers 'engine:cmd=...': an engine program plays as any agent)
 from c4lab.adapters.openspiel import OpenSpielMCTS
 from c4lab.agents import Agent, AgentError, make_agent
 from c4lab.agents.base import refuse_a_person
-from c4lab.ctrl_c import exit_status, stop_words, stops_ignored_from_now, stops_interrupt
+from c4lab.ctrl_c import run_stoppable
 from c4lab.game import Forfeit, play_game
 from c4lab.rules import Position
 
@@ -130,10 +129,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    try:
-        with stops_interrupt():  # Ctrl-C, SIGTERM, SIGHUP: one line, the engine closed (main's finally)
-            main()
-    except KeyboardInterrupt as stop:
-        stops_ignored_from_now()
-        print(stop_words(exit_status(stop)), file=sys.stderr)
-        sys.exit(exit_status(stop))
+    run_stoppable(main)  # Ctrl-C, SIGTERM, SIGHUP: one line, the engine closed (main's finally)

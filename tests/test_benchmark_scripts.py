@@ -497,3 +497,42 @@ def test_ntuple_strength_judges_an_engine_and_counts_bad_answers_as_misses(
     assert re.search(r"; misses by ply: \d+: \d+(, \d+: \d+)?; 2 answered no legal move or failed, the first: "
                      r"illegal move '3' in '5x4:\w+': agent 'misbehaving:how=number' answered 3, which is not a "
                      r"move$", rows[2]), rows[2]
+
+
+def _children(pid: int) -> list[int]:
+    """The live processes whose parent is ``pid`` (from ``/proc``)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(proc.name))
+        except (OSError, IndexError, ValueError):  # ended while looked at
+            continue
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="finds the command measured in /proc")
+def test_first_move_stopped_by_a_signal_says_so_and_ends_the_command_it_measures() -> None:
+    """A ``kill`` (SIGTERM) while a command is being timed: the line
+    'stopped by a signal', status 143 as a shell gives it, no traceback,
+    and the ``c4lab`` command it was timing ended with it (was: a traceback
+    from ``os.wait4``, and the command ran on, an orphan)."""
+    import signal  # lazy: only these tests stop a run
+    import time  # lazy: as above
+
+    command = [sys.executable, str(BENCHMARKS / "first_move.py"), "--only", "show 7x6", "--warm-runs", "1000"]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
+        try:
+            deadline = time.monotonic() + 60
+            while not (timed := _children(proc.pid)) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert timed, "no command was timed"
+            proc.send_signal(signal.SIGTERM)
+            _, stderr = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    assert proc.returncode == 143 and stderr == "stopped by a signal\n", stderr
+    for pid in timed:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)

@@ -9,6 +9,7 @@ arena, training, a solve) put their own handler in place for their run.
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -103,6 +104,22 @@ def stops_ignored_from_now() -> None:
             signal.signal(signum, signal.SIG_IGN)
 
 
+def run_stoppable(main: Callable[[], object]) -> None:
+    """Run a script's ``main`` so that Ctrl-C, SIGTERM or SIGHUP ends it as
+    a command does: ``main``'s ``finally`` blocks run (an engine closed, a
+    server stopped), then one line on stderr ("interrupted" or "stopped by
+    a signal") and the shell's status (130, 143, 129), no traceback.  The
+    ``__main__`` of the benchmark scripts; a command of the CLI says in its
+    line what it saved as well."""
+    try:
+        with stops_interrupt():
+            main()
+    except KeyboardInterrupt as stop:
+        stops_ignored_from_now()  # on the way out: more presses change nothing
+        print(stop_words(exit_status(stop)), file=sys.stderr)
+        sys.exit(exit_status(stop))
+
+
 def ctrl_c_ignored_from_now() -> None:
     """Ignore Ctrl-C from now until the process ends: called once a first
     Ctrl-C is being handled (what was done is being saved, the process is
@@ -117,5 +134,5 @@ def ctrl_c_ignored_from_now() -> None:
 
 __all__ = [
     "STOP_SIGNALS", "Stopped", "ctrl_c_calls", "ctrl_c_ignored_from_now", "ctrl_c_interrupts", "exit_status",
-    "stop_status", "stop_words", "stops_ignored_from_now", "stops_interrupt",
+    "run_stoppable", "stop_status", "stop_words", "stops_ignored_from_now", "stops_interrupt",
 ]
