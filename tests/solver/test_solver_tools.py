@@ -396,6 +396,48 @@ def test_a_shallower_build_over_a_book_keeps_what_the_book_knows(tmp_path: Path)
     assert {p: book.score(Position.parse(p)) for p in known} == known
 
 
+def test_a_book_built_from_a_second_start_lists_both_and_is_complete_only_when_both_reach_its_depth(
+    tmp_path: Path
+) -> None:
+    """The agents read one book: a build from another start adds its
+    strategies to it (was: the file's ``start`` said the last run's start
+    alone, and ``complete`` spoke for that run only)."""
+    first, _ = _classic(5)
+    second = first.play(first.legal_moves()[0])
+    path = tmp_path / "b.npz"
+    depth = first.ply + 3
+
+    def build_from(start: Position, plies: int) -> str:
+        done = run("book", "build", "--depth", str(plies), "--from", start.notation, "--out", str(path))
+        assert done.exit_code == 0, done.output
+        return done.output.splitlines()[-1]
+
+    build_from(first, depth)
+    build_from(second, depth)
+    book = OpeningBook.load(path)
+    assert book.info["starts"] == {first.notation: depth, second.notation: depth} and book.info["complete"] is True
+    assert book.score(second) == Solver().solve(second).score
+    said = build_from(second, depth + 1)  # the first start's strategies stop a ply above the book's depth now
+    assert said.endswith(f"; not complete: --depth {depth + 1} --from each of {first.notation} completes it"), said
+    assert OpeningBook.load(path).info["complete"] is False
+    build_from(first, depth + 1)
+    book = OpeningBook.load(path)
+    assert book.info["starts"] == {first.notation: depth + 1, second.notation: depth + 1}
+    assert book.info["complete"] is True
+
+
+def test_a_book_of_one_start_written_before_starts_were_listed_keeps_its_start(tmp_path: Path) -> None:
+    first, _ = _classic(5)
+    second = first.play(first.legal_moves()[0])
+    path = tmp_path / "b.npz"
+    made = build(first.ply + 2, path, start=first, log=lambda line: None)
+    before = {key: value for key, value in made.info.items() if key != "starts"} | {"start": first.notation}
+    OpeningBook.from_entries(made.entries(), made.depth, before).save(path)
+    book = build(first.ply + 2, path, start=second, log=lambda line: None)
+    assert book.info["starts"] == {first.notation: first.ply + 2, second.notation: first.ply + 2}
+    assert book.info["complete"] is True
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(("stop", "status", "words"), [
     (signal.SIGINT, 130, "interrupted"),

@@ -40,6 +40,7 @@ def book_build(depth: int, out: str | None, start: str | None, timeout: float | 
     from pathlib import Path
 
     from c4lab.ctrl_c import exit_status, stop_words, stops_ignored_from_now, stops_interrupt
+    from c4lab.rules import Variant
     from c4lab.rules.setup import check_start
     from c4lab.solver import book as opening_book
 
@@ -70,8 +71,11 @@ def book_build(depth: int, out: str | None, start: str | None, timeout: float | 
         done = ""
     elif made.info.get("budget_spent"):
         done = "; not complete: the --budget ran out first (the same command resumes it)"
-    else:  # a shallower run over a book cut short below it
-        done = f"; complete to depth {depth} only (--depth {made.depth} completes it)"
+    else:  # a shallower run over a book cut short below it, or another start's strategies stop above its depth
+        short = [start for start, reached in made.info["starts"].items() if (reached or 0) < made.depth]
+        ours = root.notation if root is not None else Variant.classic().notation
+        done = (f"; complete to depth {depth} only (--depth {made.depth} completes it)" if short == [ours]
+                else f"; not complete: --depth {made.depth} --from each of {', '.join(short)} completes it")
     click.echo(f"{path}: {len(made)} positions, depth {made.depth}, {made.info.get('unsolved', 0)} left unsolved{done}")
 
 

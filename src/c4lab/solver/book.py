@@ -227,23 +227,28 @@ def build(
     its own depth if that is the deeper.  The file's ``complete`` says
     whether every position down to ``depth`` was reached (not when the
     budget or a stop ended the run: the depth alone did not tell a book cut
-    short from a finished one).  ``BookError`` for a start that is not
-    classic, is over, or lies beyond ``depth``."""
+    short from a finished one).  A run from another start adds its
+    strategies to the book's: the file's ``starts`` gives each start the
+    depth its strategies are complete to, and the book is ``complete`` when
+    each reaches the book's depth.  ``BookError``
+    for a start that is not classic, is over, or lies beyond ``depth``."""
     began = saved = time.monotonic()
     entries: dict[int, int] = {}
     root = start if start is not None else Position(Variant.classic())
     check_start(root, depth)
-    info: dict = {"variant": "7x6", "start": root.notation, "unsolved": 0, "complete": False, "budget_spent": False}
+    info: dict = {"variant": "7x6", "unsolved": 0, "complete": False, "budget_spent": False}
+    starts: dict[str, int | None] = {}
     if path.exists():
         old = OpeningBook.load(path)
         entries = old.entries()
         log(f"resuming from {path}: {len(old)} positions, depth {old.depth}")
         # The book's depth is how deep its lookups go: a shallower run must not hide what is there.
         depth_saved = max(depth, old.depth)
-        # A shallower run completes the book only if it was complete below its own depth.
-        deeper_done = depth >= old.depth or old.info.get("complete") is True
+        starts = _starts(old.info, old.depth)
     else:
-        depth_saved, deeper_done = depth, True
+        depth_saved = depth
+    starts.setdefault(root.notation, None)
+    info["starts"] = starts
     solver = Solver()
     # The side to move's positions, and the other side's (one ply later).
     queue = [root, *list(_replies(root))]
@@ -292,11 +297,26 @@ def build(
                 log(f"ply {position.ply} {position.notation}: score {score} "
                     f"({solution.time_s:.1f} s, {solution.nodes} nodes); {len(entries)} positions")
         else:  # every position reached: not stopped by the budget
-            info["complete"] = deeper_done
+            starts[root.notation] = max(depth, starts[root.notation] or 0)
     finally:  # also on Ctrl-C: keep what was solved
+        info["complete"] = all(reached is not None and reached >= depth_saved for reached in starts.values())
         info["unsolved"] = unsolved
         OpeningBook.from_entries(entries, depth_saved, info).save(path)
     return OpeningBook.from_entries(entries, depth_saved, info)
+
+
+def _starts(info: dict, depth: int) -> dict[str, int | None]:
+    """The starts whose strategies a book holds, each with the depth down to
+    which they are complete (``None``: a run cut short before any).  A book
+    of before ``starts`` had one ``start`` (the empty board where none is
+    said), complete to the book's ``depth`` if the book was."""
+    starts = info.get("starts")
+    if isinstance(starts, dict) and all(isinstance(key, str) and (reached is None or isinstance(reached, int))
+                                        for key, reached in starts.items()):
+        return dict(starts)
+    start = info.get("start")
+    return {start if isinstance(start, str) else Variant.classic().notation:
+            depth if info.get("complete") is True else None}
 
 
 def _known_best(position: Position, score: int | None, entries: dict[int, int]) -> tuple[Move, ...]:
