@@ -8,8 +8,11 @@ import os
 import re
 import runpy
 import shutil
+import signal
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -169,7 +172,6 @@ def run_load_server(*args: str) -> subprocess.CompletedProcess[str]:
     """``load_server.py ARGS --drivers 1`` on a free port of its own, in its
     own session: a run that hangs is ended with its server and driver, and
     fails the test."""
-    import signal  # lazy: only these tests start a server
 
     from c4lab.server.run import free_port  # lazy: as above
 
@@ -427,6 +429,26 @@ def test_vs_openspiel_plays_an_engine_program() -> None:
               "--agent", "cannot start engine '/nonexistent/engine'")
 
 
+def _stopped_while_running(
+    command: list[str], running: Callable[[int], list[int]], stop: signal.Signals
+) -> tuple[int, str, list[int]]:
+    """Start ``command``, wait until ``running(its pid)`` finds the
+    processes it started (an engine, a command it times), then send it
+    ``stop``: its exit status, its stderr and those processes."""
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
+        try:
+            deadline = time.monotonic() + 60
+            while not (found := running(proc.pid)) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert found, f"{command[1]} started nothing within 60 s"
+            proc.send_signal(stop)
+            _, stderr = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    return proc.returncode, stderr, found
+
+
 def _running(path: Path) -> list[int]:
     """The live processes whose command line names ``path``."""
     found = []
@@ -444,28 +466,14 @@ def test_vs_openspiel_ends_its_engine_on_ctrl_c(tmp_path: Path) -> None:
     """Ctrl-C in the middle of the games: the line 'interrupted', status
     130 as a shell gives it, no traceback, and the engine's program ended
     with the run."""
-    import signal  # lazy: only this test interrupts a run
-    import time  # lazy: as above
-
     pytest.importorskip("pyspiel")
     engine = tmp_path / "engine_for_ctrl_c.py"  # a path of its own: its process is found by it
     shutil.copy(ENGINE, engine)
     command = [sys.executable, str(BENCHMARKS / "vs_openspiel.py"), "--agent", f"engine:cmd={sys.executable} {engine}",
                "--seconds", "0.01", "--boards", "7x6", "--pairs", "10000"]
-    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
-        try:
-            assert proc.stdout is not None
-            proc.stdout.readline()  # the header: the engine started before it
-            deadline = time.monotonic() + 60
-            while not _running(engine) and time.monotonic() < deadline:
-                time.sleep(0.1)
-            assert _running(engine), "the engine never started"
-            proc.send_signal(signal.SIGINT)
-            _, stderr = proc.communicate(timeout=60)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-    assert proc.returncode == 130 and stderr == "interrupted\n", stderr
+    status, stderr, _ = _stopped_while_running(  # (the engine's path is in the script's command line too)
+        command, lambda pid: [other for other in _running(engine) if other != pid], signal.SIGINT)
+    assert status == 130 and stderr == "interrupted\n", stderr
     deadline = time.monotonic() + 10  # the engine's own 'quit' grace, then its process group killed
     while _running(engine) and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -517,22 +525,9 @@ def test_first_move_stopped_by_a_signal_says_so_and_ends_the_command_it_measures
     'stopped by a signal', status 143 as a shell gives it, no traceback,
     and the ``c4lab`` command it was timing ended with it (was: a traceback
     from ``os.wait4``, and the command ran on, an orphan)."""
-    import signal  # lazy: only these tests stop a run
-    import time  # lazy: as above
-
     command = [sys.executable, str(BENCHMARKS / "first_move.py"), "--only", "show 7x6", "--warm-runs", "1000"]
-    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
-        try:
-            deadline = time.monotonic() + 60
-            while not (timed := _children(proc.pid)) and time.monotonic() < deadline:
-                time.sleep(0.05)
-            assert timed, "no command was timed"
-            proc.send_signal(signal.SIGTERM)
-            _, stderr = proc.communicate(timeout=60)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-    assert proc.returncode == 143 and stderr == "stopped by a signal\n", stderr
+    status, stderr, timed = _stopped_while_running(command, _children, signal.SIGTERM)
+    assert status == 143 and stderr == "stopped by a signal\n", stderr
     for pid in timed:
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)

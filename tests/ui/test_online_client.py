@@ -1039,7 +1039,7 @@ def test_two_terminals_agree_on_a_rematch(server: BackgroundServer) -> None:
 
 def test_the_come_back_line_after_ctrl_c_says_how_long_the_seat_is_kept() -> None:
     """The room's state gives the forfeit time: the line says it, in words."""
-    from c4lab.ui.online import _forfeit_words
+    from c4lab.ui.room_words import forfeit_words as _forfeit_words
 
     assert _forfeit_words({"forfeit_after": 120}) == " (while a game is played, an absent player forfeits after 2 minutes)"
     assert _forfeit_words({"forfeit_after": 90.0}) == " (while a game is played, an absent player forfeits after 90 s)"
@@ -1047,7 +1047,7 @@ def test_the_come_back_line_after_ctrl_c_says_how_long_the_seat_is_kept() -> Non
 
 
 def test_the_opponents_time_to_come_back_is_said_in_words() -> None:
-    from c4lab.ui.online import _forfeit_in
+    from c4lab.ui.room_words import forfeit_in as _forfeit_in
 
     assert _forfeit_in({"forfeit_in": 120.0}) == "they forfeit unless they are back within 2 minutes"
     assert _forfeit_in({"forfeit_in": 19.6}) == "they forfeit unless they are back within 20 s"

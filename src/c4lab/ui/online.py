@@ -44,7 +44,8 @@ when the connection is lost and cannot be made again within that time.
 
 This module is the display and the keyboard; the transport (addresses, the
 REST calls, the socket, the messages, what a failure means) is
-``ui/room_link.py``.
+``ui/room_link.py``, and what is said about the room, in words,
+``ui/room_words.py``.
 """
 
 from __future__ import annotations
@@ -72,19 +73,17 @@ from c4lab.rules import Move, Position
 from c4lab.rules.variant import column_letter
 from c4lab.server import errors
 from c4lab.ui import room_link as link
+from c4lab.ui import room_words as words
 from c4lab.ui.board_view import (
-    SIDE_NAMES,
     board_text,
     draws_in_colour,
     game_console,
     legend,
-    move_words,
     wrap_words,
 )
 from c4lab.ui.keyboard_lines import KeyboardLines, is_tty, read_in_thread
 from c4lab.ui.room_link import EXIT_BAD_ROOM, EXIT_LOST, EXIT_OK, ConnectError, RoomAddress
 
-SIDES = ("A", "B")
 RESIGN_WORDS = ("r", "resign")
 CONFIRM_WORDS = ("y", "yes")
 EXIT_INTERRUPTED = 130
@@ -113,7 +112,6 @@ LONGEST_PAUSE = 5
 #: While the server stays away, a line about it after about this many
 #: ``retry_delay``s (not one a pause: the board would scroll away).
 NOTE_EVERY = 15
-_REASONS = {"four": "four in a row", "full": "the board is full", "resign": "resignation", "forfeit": "forfeit"}
 
 
 # ---------------------------------------------------------------------------
@@ -200,25 +198,16 @@ class OnlineClient:
                 and (self._asking_prompt or self.read.editor is not None)):  # (an editor: what was typed, too)
             self.read.show_prompt(self._asking_prompt)
 
-    def _name(self, side: str) -> str:
-        assert self.room is not None
-        seat = self.room["seats"][side]
-        return seat["name"] or f"seat {side} (free)"
-
     def _label(self, side: str) -> str:
-        label = f"{SIDE_NAMES[side]}, {self._name(side)}"
-        return label + (" (you)" if side in self.you and len(self.you) == 1 else "")
+        assert self.room is not None
+        return words.label(self.room, self.you, side)
 
     def _comeback(self, holding: bool = False) -> str:
         """How to come back to this seat ("" for a spectator)."""
         assert self.address is not None
         if not (self.you or holding) or not self.token:
             return ""
-        if self.token_file:
-            return f"To come back to this game: c4lab connect {self.address.link} --token-file {self.token_file}"
-        # never --token TOKEN: a command line is visible to anyone who runs ps on the machine
-        return (f"To come back to this game: C4LAB_TOKEN={self.token} c4lab connect {self.address.link} "
-                "(or save the token in a file and add --token-file FILE)")
+        return words.comeback(self.address.link, self.token, self.token_file)
 
     # -- running ---------------------------------------------------------------------
 
@@ -229,7 +218,7 @@ class OnlineClient:
         except KeyboardInterrupt:
             self.say("\nInterrupted.")
             if self.room is not None and self.room["status"] != "over" and self._comeback():
-                self.say(self._comeback() + _forfeit_words(self.room))
+                self.say(self._comeback() + words.forfeit_words(self.room))
             return EXIT_INTERRUPTED
         finally:
             if isinstance(self.read, KeyboardLines):
@@ -274,7 +263,7 @@ class OnlineClient:
             now = loop.time()
             if now >= give_up:
                 raise ConnectError(
-                    f"Nothing answers at {self.address.base} ({reason}; {_tries(tries)} in {_span(now - started)}): "
+                    f"Nothing answers at {self.address.base} ({reason}; {words.tries(tries)} in {words.span(now - started)}): "
                     "is the server running (c4lab serve prints its address once it is ready), and are the host "
                     "and port right?", EXIT_BAD_ROOM)
             await asyncio.sleep(min(self._delay(tries - 1), give_up - now))
@@ -299,7 +288,7 @@ class OnlineClient:
 
     @staticmethod
     def _time_left(seconds: float, window: float) -> str:
-        return f"for {_span(max(0.0, seconds))} more" if seconds < window else f"for up to {_span(window)}"
+        return f"for {words.span(max(0.0, seconds))} more" if seconds < window else f"for up to {words.span(window)}"
 
     def _fetch_room(self) -> dict[str, Any]:
         assert self.address is not None
@@ -318,8 +307,7 @@ class OnlineClient:
             self.say("The free seat was just taken: you are watching.")
             return
         self.token = answer["token"]
-        seats = " and ".join(SIDE_NAMES[s] for s in answer["seats"])
-        self.say(f"You took seat {seats}. Your token (keep it): {self.token}")
+        self.say(f"You took seat {words.sides(answer['seats'])}. Your token (keep it): {self.token}")
         self.say(self._comeback(holding=True))
 
     async def _play(self) -> int:
@@ -349,7 +337,7 @@ class OnlineClient:
                 give_up = now + window
             if now >= give_up:
                 self.say(f"Lost the connection to {self.address.base} ({reason}); no answer for "
-                         f"{_span(window)}: giving up.")
+                         f"{words.span(window)}: giving up.")
                 if self._comeback():
                     self.say(self._comeback())
                 return EXIT_LOST
@@ -510,74 +498,17 @@ class OnlineClient:
         return None
 
     def _introduce(self, room: dict[str, Any], position: Position) -> None:
-        assert self.address is not None
-        variant = position.variant
-        board = f"{variant.width}x{variant.height}"
-        extras = []
-        if variant.forbidden:
-            extras.append("forbidden " + " ".join(c.name for c in variant.forbidden))
-        if variant.bonus is not None:
-            extras.append(f"bonus cell {variant.bonus.name}")
-        self.say(
-            f"Room {room['code']} ({room['mode']}), {board} board" + (f" ({', '.join(extras)})" if extras else "")
-            + f": {self._players()}."
-        )
-        if self.you:
-            self.say(f"You play {' and '.join(SIDE_NAMES[s] for s in sorted(self.you))}.")
-            if room.get("watchers"):
-                self.say(_watching(room["watchers"]))
-        else:
-            self.say("You are watching.")
+        for line in words.introduction(room, self.you, position):
+            self.say(line)
 
     def _introduce_rematch(self, room: dict[str, Any]) -> None:
         """A rematch started a new game in the room: the players, sides swapped."""
-        self._note(f"A new game in this room, the sides swapped: {self._players()}.")
-        if self.you:
-            self._note(f"You play {' and '.join(SIDE_NAMES[s] for s in sorted(self.you))} now.")
-
-    def _players(self) -> str:
-        assert self.room is not None
-        parts = []
-        for side in SIDES:
-            seat = self.room["seats"][side]
-            who = self._label(side) if seat["taken"] else f"{SIDE_NAMES[side]}, free"
-            if seat["kind"] == "agent":
-                who += " (computer)"
-            elif seat["taken"] and not seat["connected"] and self.room["status"] != "over":
-                who += " (not connected)"
-            parts.append(who)
-        return "; ".join(parts)
+        for line in words.rematch_started(room, self.you):
+            self._note(line)
 
     def _report_changes(self, old: dict[str, Any], room: dict[str, Any], position: Position) -> None:
-        for side in SIDES:
-            before, now = old["seats"][side], room["seats"][side]
-            if not before["taken"] and now["taken"]:
-                self._note(f"{now['name']} took seat {SIDE_NAMES[side]}.")
-            elif side not in self.you and now["kind"] == "human" and now["taken"]:
-                if before["connected"] and not now["connected"] and room["status"] == "playing":
-                    self._note(f"{self._label(side)} disconnected: they can come back; {_forfeit_in(now)}.")
-                elif before["connected"] and not now["connected"] and room["status"] == "over":
-                    unless = ": no rematch unless they come back" if self.you else ""
-                    self._note(f"{self._label(side)} left the room{unless}.")
-                elif before["connected"] and not now["connected"]:
-                    self._note(f"{self._label(side)} disconnected.")
-                elif not before["connected"] and now["connected"]:
-                    self._note(f"{self._label(side)} is connected.")
-        if self.you and old.get("watchers", 0) != room.get("watchers", 0):
-            self._note(_watching(room.get("watchers", 0)))
-        if old["status"] == "waiting" and room["status"] == "playing":
-            self._note("Both seats are taken: the game starts.")
-        before = Position.parse(old["position"])
-        old_moves = before.moves
-        moves = position.moves
-        if moves[: len(old_moves)] != old_moves:
-            self._note("Moves were taken back.")
-        else:
-            for index in range(len(old_moves), len(moves)):
-                side = SIDES[index % 2]
-                after = before.play(moves[index])
-                self._note(f"{self._label(side)} plays {move_words(before, moves[index], after)}.")
-                before = after
+        for line in words.changes(old, room, self.you, position):
+            self._note(line)
 
     def _draw(self, position: Position) -> None:
         with self._aside():
@@ -593,38 +524,12 @@ class OnlineClient:
 
     def _whose_turn(self, room: dict[str, Any]) -> str:
         assert self.address is not None
-        if room["status"] == "waiting":
-            if not self.you:  # the link is the host's to share
-                return "Waiting for a second player to take the free seat."
-            return f"Waiting for a second player: share the link {self.address.link}"
-        side = room["to_move"]
-        if self._my_turn():
-            return f"Your move, {SIDE_NAMES[side]}."
-        seat = room["seats"][side]
-        away = "" if seat["connected"] else " (not connected)"
-        return f"{self._label(side)}{away} to move."
+        return words.whose_turn(room, self.you, self.address.link, self._my_turn())
 
     def _announce_result(self, room: dict[str, Any]) -> None:
-        result, reason = room["result"], room["reason"]
-        if result == "draw":
-            self.say("The game is a draw: the board is full.")
-        elif result in SIDES:
-            loser = "B" if result == "A" else "A"
-            if reason == "four":
-                self.say(f"{self._label(result)} wins with {' '.join(room['win_line'])}!")
-            elif reason == "resign":
-                self.say(f"{self._label(loser)} resigned: {self._label(result)} wins.")
-            elif reason == "forfeit":
-                self.say(f"{self._label(loser)} stayed away too long and forfeits: {self._label(result)} wins.")
-            else:
-                self.say(f"{self._label(result)} wins ({_REASONS.get(reason, reason)}).")
-            if len(self.you) == 1:
-                self.say("You won." if result in self.you else "You lost.")
-        elif reason == "abandoned":
-            self.say("The game was abandoned: the players left before it was decided.")
-        self.say(f"The game in notation: {room['position']}")
         assert self.address is not None
-        self.say(f"Step through it move by move in a browser: {self.address.replay_link}")
+        for line in words.result(room, self.you, self.address.replay_link):
+            self.say(line)
 
     # -- the person's entries ---------------------------------------------------------
 
@@ -800,7 +705,7 @@ class OnlineClient:
                  else "You left the game.")
         if status == "playing" and self._comeback():
             assert self.room is not None
-            self.say(self._comeback() + _forfeit_words(self.room))
+            self.say(self._comeback() + words.forfeit_words(self.room))
         elif status == "waiting" and self._comeback():
             self.say(self._comeback())
 
@@ -836,18 +741,7 @@ class OnlineClient:
     def _after_prompt(self) -> str:
         """What a player may do after the game (a spectator: leave)."""
         assert self.room is not None
-        if not self.you:
-            return "e to stop watching: "
-        offered = self.room.get("rematch")
-        gone = [side for side, seat in self.room["seats"].items()
-                if side not in self.you and seat["kind"] == "human" and not seat["connected"]]
-        if offered is None and gone:
-            return f"{self._name(gone[0])} has left: m to offer a rematch should they come back, e to exit: "
-        if offered is None:
-            return "m for a rematch (the sides swapped), e to exit: "
-        if offered in self.you:
-            return f"Waiting for {self._name(_other(offered))} to answer: n to take the rematch back, e to exit: "
-        return f"{self._name(offered)} offers a rematch: y to accept, n to decline, e to exit: "
+        return words.after_prompt(self.room, self.you)
 
     def _on_rematch(self, event: str, seat: str, kept: str | None) -> None:
         """A rematch's news; the state that follows shows what it changed."""
@@ -857,25 +751,8 @@ class OnlineClient:
         self._in_flight = event == "accepted"  # no prompt until the new game's board
         if self._entry is not None and self._asking[0] in ("after", "watch"):  # accepted: the new board comes next
             self._asking_prompt = "" if event == "accepted" else self._after_prompt()
-        self._note(self._rematch_news(event, seat, kept))
-
-    def _rematch_news(self, event: str, seat: str, kept: str | None) -> str:
-        """``seat`` (a seat of the game that ended) offered, accepted,
-        declined or withdrew a rematch, in words."""
         assert self.address is not None
-        mine = seat in self.you
-        who = "You" if mine else self._label(seat)
-        if event == "offered" and mine:
-            return f"You offered a rematch (the sides swapped): waiting for {self._label(_other(seat))} to answer."
-        if event == "offered":
-            would = f": you would play {SIDE_NAMES[seat]}" if self.you else ""
-            return f"{who} offers a rematch in this room, the sides swapped{would}."
-        if event == "declined":
-            return f"{who} declined the rematch."
-        if event == "withdrawn":
-            return "You took back your offer of a rematch." if mine else f"The rematch {who} offered is withdrawn."
-        where = f" The last game stays at {self.address.base}/games/{kept}" if kept else ""
-        return f"{who} accepted the rematch: a new game in this room.{where}"
+        self._note(words.rematch_news(self.room, self.you, event, seat, kept, self.address.base))
 
     async def _on_after_entry(self, ws: Any, kind: str, entry: str) -> None:
         """A line typed after the game: a player offers, accepts or declines
@@ -932,50 +809,9 @@ def _bans(options: list[str]) -> set[int]:
     return {ban for ban in (Move.parse(option).ban for option in options) if ban is not None}
 
 
-def _other(side: str) -> str:
-    return "B" if side == "A" else "A"
-
-
-def _watching(count: int) -> str:
-    """What a player is told of the spectators (the room's ``watchers``)."""
-    if not count:
-        return "Nobody is watching now."
-    return "1 person is watching." if count == 1 else f"{count} people are watching."
-
-
 def run_online(
     url: str, *, name: str | None = None, token: str | None = None, token_file: str | None = None,
     watch: bool = False, color: bool | None = None,
 ) -> int:
     """``c4lab connect``: the exit status (``token_file``: where ``token`` was read)."""
     return OnlineClient(url, name=name, token=token, token_file=token_file, watch=watch, color=color).run()
-
-
-def _tries(count: int) -> str:
-    """``count`` tries in words: "tried once", "tried 3 times"."""
-    return "tried once" if count == 1 else f"tried {count} times"
-
-
-def _span(seconds: float) -> str:
-    """A time in words: "2 minutes", "2.5 minutes", "90 s"."""
-    return f"{round(seconds / 60, 1):g} minutes" if seconds >= 120 else f"{round(seconds)} s"
-
-
-def _forfeit_in(seat: dict[str, Any]) -> str:
-    """When an absent player forfeits, as their seat's ``forfeit_in`` says."""
-    seconds = seat.get("forfeit_in")
-    if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or seconds < 0:
-        return "if they stay away too long they forfeit"
-    return f"they forfeit unless they are back within {_span(seconds)}"
-
-
-def _forfeit_words(room: dict[str, Any]) -> str:
-    """How long an absent player has before forfeiting, as the room's
-    state says (``forfeit_after``), for the come-back line; nothing for a
-    local room (``c4lab play``), whose players never forfeit."""
-    if room.get("mode", "online") != "online":
-        return ""
-    seconds = room.get("forfeit_after")
-    if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or seconds <= 0:
-        return " (an absent player forfeits after the server's time limit)"
-    return f" (while a game is played, an absent player forfeits after {_span(seconds)})"
