@@ -240,7 +240,8 @@ def analyse(position: str, tui: bool, no_browser: bool, port: int | None, db: st
 @click.option("--expire-idle", type=Finite(1.0), **default_from(PRESENCE, "IDLE_AFTER"),
               help="Seconds before a room nobody has connected to ends (online) or leaves memory (local).")
 @click.option("--allow-origin", "allow_origins", multiple=True, metavar="ORIGIN",
-              help="Also accept browser requests from this page origin, e.g. https://c4.example.com (repeatable; * any).")
+              help="Also accept browser requests from this page origin, e.g. https://c4.example.com, and let its pages "
+                   "call the REST API from their own site (CORS) (repeatable; * any).")
 @click.option("--room-prefix", default="", metavar="NAME", callback=checked_room_prefix,
               help="Start every new room's code with NAME- (letters and digits): one of several servers "
                    "behind a proxy that routes /r/NAME-..., /ws/NAME-... to it.")

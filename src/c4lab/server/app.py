@@ -29,6 +29,7 @@ from c4lab.agents.catalogue import catalogue
 from c4lab.rules import Position
 from c4lab.rules.position import load_kernels
 from c4lab.server import warmup
+from c4lab.server.cors import CrossOrigin
 from c4lab.server.errors import BAD_TOKEN, NOT_ALLOWED, RATE_LIMITED, STORAGE_FAILED, UNKNOWN_ROOM, RoomError
 from c4lab.server.guard import (
     UNLIMITED,
@@ -261,6 +262,8 @@ def create_app(
     )
     app.state.manager = manager
     app.add_middleware(Guard, options=guard)  # the Origin check and the body cap, before anything is read
+    if guard.allow_origins:  # outside the guard: its refusals (413) name the page's origin too, to be read
+        app.add_middleware(CrossOrigin, allow_origins=guard.allow_origins)
     # outermost (added last): the guard's own refusals carry the headers too
     app.add_middleware(SecurityHeaders, policy=page_policy(_page()))
 

@@ -11,7 +11,8 @@ reached on nor one of ``--allow-origin``) -- 403 for a state-changing REST
 call, close code 1008 (HTTP 403) for a WebSocket -- and a request body
 above the cap (413), from its ``Content-Length`` before reading anything,
 or as soon as a streamed body goes over.  A request without ``Origin``
-(``c4lab connect``, scripts: not a browser) is let through.  A personal
+(``c4lab connect``, scripts: not a browser) is let through.  (The CORS
+answers that let an allowed origin's page read the API are ``cors``'s.)  A personal
 game's server (``PERSONAL_GUARD``: ``c4lab play``, ``c4lab analyse``) also
 refuses a request whose ``Host`` is not a loopback name (DNS rebinding).
 """
@@ -239,6 +240,18 @@ def normal_origin(text: str) -> str:
     return "{}://{}:{}".format(*parsed)
 
 
+def origin_listed(origin: str, allowed: Iterable[str]) -> bool:
+    """Whether ``origin`` (an ``Origin`` header) is one of ``allowed``
+    (``normal_origin`` values, ``*`` any): scheme, host and port compared,
+    so ``https://c4.example.com`` is ``https://c4.example.com:443``.
+    ``null`` (a sandboxed page, a file) never is."""
+    parsed = _origin(origin)
+    if parsed is None:
+        return False
+    allowed = set(allowed)
+    return "*" in allowed or "{}://{}:{}".format(*parsed) in allowed
+
+
 def origin_allowed(origin: str | None, host: str | None, allowed: Iterable[str] = ()) -> bool:
     """Whether a request with this ``Origin`` header may act: none (not a
     browser), the address it was sent to (its ``Host``), or an allowed one."""
@@ -247,10 +260,9 @@ def origin_allowed(origin: str | None, host: str | None, allowed: Iterable[str] 
     parsed = _origin(origin)
     if parsed is None:  # "null" (a sandboxed page, a file): never trusted
         return False
-    scheme, hostname, port = parsed
-    allowed = set(allowed)
-    if "*" in allowed or "{}://{}:{}".format(*parsed) in allowed:
+    if origin_listed(origin, allowed):
         return True
+    scheme, hostname, port = parsed
     if not host:
         return False
     try:
