@@ -149,6 +149,19 @@ def test_a_damaged_database_is_refused_at_start_and_left_as_it_was(good: Path, d
         GameStore(good)
 
 
+@pytest.mark.parametrize("size", [1, 99])
+def test_a_database_cut_shorter_than_its_header_is_refused_and_left_as_it_was(good: Path, size: int) -> None:
+    """Cut to one byte, SQLite read the file as a new, empty database: the
+    listing said "no games stored yet" (status 0) and a server wrote a new
+    database over it."""
+    good.write_bytes(good.read_bytes()[:size])
+    before = good.read_bytes()
+    line = refused(serve(good), good, f"is {size} byte", "shorter than the 100-byte header", "a truncated file?")
+    assert CliRunner().invoke(main, ["games", "--db", str(good)]).output == line + "\n"
+    assert games(good).exit_code == 2
+    assert good.read_bytes() == before
+
+
 def test_a_database_locked_by_another_program_is_refused_at_start(good: Path) -> None:
     other = sqlite3.connect(good, isolation_level=None)
     other.execute("PRAGMA locking_mode=EXCLUSIVE")

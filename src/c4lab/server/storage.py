@@ -24,8 +24,8 @@ assumes the store is the only writer of its file, which the lock below
 makes sure of for servers (``c4lab games`` only reads).
 
 A file that cannot serve is refused when it is opened, with a
-:class:`StorageError` of one line: an empty (truncated to nothing) file, a
-file that is not SQLite, a damaged one (``PRAGMA quick_check``), another
+:class:`StorageError` of one line: an empty (truncated to nothing) file, one
+cut shorter than SQLite's header, a file that is not SQLite, a damaged one (``PRAGMA quick_check``), another
 program's database, one locked by another program, a full disk.  A server's
 store also holds an exclusive lock on a file beside the database
 (``games.sqlite.lock``) for as long as it is open, so a second server on the
@@ -57,6 +57,10 @@ except ImportError:  # pragma: no cover
 #: Where ``c4lab play`` (in the browser), ``serve`` and ``games`` keep and read
 #: the games when no ``--db`` is given.
 DEFAULT_DB = Path.home() / ".c4lab" / "games.sqlite"
+
+#: The bytes of the header an SQLite database file starts with (it writes
+#: whole pages, so a file that has any is at least this long).
+SQLITE_HEADER = 100
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -276,9 +280,17 @@ class GameStore:
                     f"{exc.strerror or exc} (give --db a file in a folder you can write)"
                 ) from None
             existed = file.exists()
-            if existed and file.is_file() and file.stat().st_size == 0 and not Path(self.path + "-wal").exists():
+            size = file.stat().st_size if existed and file.is_file() else None
+            if size == 0 and not Path(self.path + "-wal").exists():
                 raise StorageError(
                     f"{self.path} is empty (0 bytes): not a c4lab game database -- a truncated file? "
+                    "Move it away to start a new database there"
+                )
+            if size is not None and 0 < size < SQLITE_HEADER:  # SQLite read one byte as an empty database: a
+                # listing said "no games stored yet", and a server wrote a new database over it
+                raise StorageError(
+                    f"{self.path} is {size} byte{'s' if size > 1 else ''}, shorter than the {SQLITE_HEADER}-byte "
+                    "header every SQLite database starts with: not a c4lab game database -- a truncated file? "
                     "Move it away to start a new database there"
                 )
             if exclusive:
