@@ -510,7 +510,7 @@ class GameStore:
         rows = self._run(
             "read the games of",
             "SELECT * FROM games WHERE public = 1 AND status = 'over'"
-            " AND (reason IS NOT 'abandoned' OR c4lab_plies(position) IS NOT start_ply)"
+            " AND (reason IS NOT 'abandoned' OR c4lab_plies(CAST(position AS BLOB)) IS NOT start_ply)"
             " ORDER BY finished DESC LIMIT ?",
             (limit,),
         )
@@ -560,18 +560,40 @@ class GameStore:
 def _plies(position: object) -> int | None:
     """How many moves the stored ``position`` has (those of a pasted start
     too); None for a position that is none (the row is then damaged, and
-    said so by whoever reads it)."""
+    said so by whoever reads it).  The queries give it the column's bytes
+    (``CAST(position AS BLOB)``): SQLite hands a function its text decoded
+    strictly, and bytes that are not UTF-8 failed the whole query."""
     from c4lab.rules.notation import parse_position  # lazy: `c4lab games` lists rows without the rules engine
 
+    if isinstance(position, bytes):
+        try:
+            position = position.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
     try:
         return len(parse_position(position).moves) if isinstance(position, str) else None
     except ValueError:
         return None
 
 
+def _text(raw: bytes) -> str:
+    """A TEXT value as read: its bytes that are not UTF-8 kept as surrogate
+    escapes, for ``_row`` to call the row damaged.  Python's strict decoding
+    failed the whole query on one such row ("Could not decode to UTF-8
+    column 'seats' with text ..."): every game went unlisted, and the
+    message showed the row's bytes."""
+    return raw.decode("utf-8", "surrogateescape")
+
+
+def _not_utf8(value: object) -> bool:
+    """Whether ``value`` (read through ``_text``) held bytes that are not UTF-8."""
+    return isinstance(value, str) and any("\udc80" <= char <= "\udcff" for char in value)
+
+
 def _add_functions(db: sqlite3.Connection) -> None:
     """The SQL functions the store's queries use: ``c4lab_plies(position)``
-    (see ``_plies``)."""
+    (see ``_plies``); and text read as ``_text`` reads it."""
+    db.text_factory = _text
     db.create_function("c4lab_plies", 1, _plies, deterministic=True)
 
 
@@ -644,9 +666,11 @@ def _row(values: tuple[Any, ...]) -> GameRow:
     # one that fails later, in the JSON of a listing or a page (a traceback, a 500 for the whole list)
     texts = (("code", code), ("mode", mode), ("position", position), ("status", status), ("result", result),
              ("reason", reason))
-    for name, value in texts:
+    for name, value in (*texts, ("seats", seats)):
         if not isinstance(value, str) and not (value is None and name in ("result", "reason")):
             raise TypeError(f"its {name} is {repr(value)[:40]}, not text")
+        if _not_utf8(value):
+            raise ValueError(f"its {name} holds bytes that are not UTF-8 text")
     for name, value in (("start_ply", start_ply), ("public", public)):
         if isinstance(value, bool) or not isinstance(value, int):
             raise TypeError(f"its {name} is {repr(value)[:40]}, not an integer")
