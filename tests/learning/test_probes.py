@@ -79,6 +79,8 @@ def test_a_probe_set_is_labelled_once_and_read_back(tmp_path: Path) -> None:
       '{"a": Infinity, "b": 1, "c": 1, "d": 1}}]}'), "entry 0 is damaged (a score is a whole number, not inf)"),
     (('{"format": "c4lab-probes-1", "positions": [{"position": "4x4", "scores": '
       '{"a": 1.7, "b": 1, "c": 1, "d": 1}}]}'), "entry 0 is damaged (a score is a whole number, not 1.7)"),
+    pytest.param('{"format": "c4lab-probes-1", "positions": ' + "[" * 100_000 + "]" * 100_000 + "}",
+                 "its JSON is nested deeper than any probe set's", id="nested-too-deep"),  # a RecursionError
 ])
 def test_a_damaged_probe_file_names_the_file_and_the_entry(tmp_path: Path, text: str, says: str) -> None:
     path = tmp_path / "p.json"

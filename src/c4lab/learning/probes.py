@@ -150,6 +150,8 @@ def load(path: Path, variant: Variant | None = None) -> list[ScoredPosition]:
         raise ProbeError(f"cannot read probe set {path}: {exc.strerror or exc}") from None
     except ValueError as exc:
         raise ProbeError(f"cannot read probe set {path}: {exc}") from None
+    except RecursionError:  # brackets nested past what json reads: a RecursionError traceback in `train ntuple`
+        raise ProbeError(f"cannot read probe set {path}: its JSON is nested deeper than any probe set's") from None
     if not isinstance(record, dict) or record.get("format") != FORMAT:
         raise ProbeError(f"{path} is not a c4lab probe set")
     entries = record.get("positions")
