@@ -79,6 +79,8 @@ def test_a_probe_set_is_labelled_once_and_read_back(tmp_path: Path) -> None:
       '{"a": Infinity, "b": 1, "c": 1, "d": 1}}]}'), "entry 0 is damaged (a score is a whole number, not inf)"),
     (('{"format": "c4lab-probes-1", "positions": [{"position": "4x4", "scores": '
       '{"a": 1.7, "b": 1, "c": 1, "d": 1}}]}'), "entry 0 is damaged (a score is a whole number, not 1.7)"),
+    ('{"format": "c4lab-probes-1", "positions": [{"position": "4x4:abababa", "scores": {}}]}',
+     "entry 0 is a finished game (4x4:abababa), no probe"),  # read as a probe, train ntuple failed at its first point
     pytest.param('{"format": "c4lab-probes-1", "positions": ' + "[" * 100_000 + "]" * 100_000 + "}",
                  "its JSON is nested deeper than any probe set's", id="nested-too-deep"),  # a RecursionError
 ])

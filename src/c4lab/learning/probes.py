@@ -166,6 +166,8 @@ def load(path: Path, variant: Variant | None = None) -> list[ScoredPosition]:
             raise ProbeError(f"{path}: entry {i} is damaged ({exc})") from None
         if variant is not None and position.variant != variant:
             raise ProbeError(f"{path}: entry {i} is a position of {position.variant}, not of {variant}")
+        if position.is_over:  # no move of it to judge: the run failed at its first point, minutes in
+            raise ProbeError(f"{path}: entry {i} is a finished game ({position.notation}), no probe")
         if set(scores) != set(position.legal_moves()):
             raise ProbeError(f"{path}: entry {i} does not score every legal move of {position.notation}")
         out.append(ScoredPosition(position, scores))
