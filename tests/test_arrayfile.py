@@ -160,3 +160,22 @@ def test_an_array_whose_own_header_is_damaged_is_one_clear_error(tmp_path: Path,
     with pytest.raises(ValueError) as caught:
         arrayfile.load_arrays(path, (), fmt="test-1", what="opening book", error=ValueError)
     assert str(caught.value) == f"cannot read opening book {path}: it is damaged ({said})"
+
+
+@pytest.mark.parametrize(("header", "says"), [
+    ("{not json", "its header is not JSON (Expecting property name enclosed in double quotes: line 1 column 2"),
+    ("", "its header is not JSON (Expecting value: line 1 column 1 (char 0))"),
+    ("[" * 100_000 + "]" * 100_000, "its header's JSON is nested deeper than any c4lab writes"),
+], ids=["not JSON", "empty", "nested too deep"])
+def test_a_header_that_is_not_json_is_said_to_be_the_header(tmp_path: Path, header: str, says: str) -> None:
+    """An archive whose header is damaged said only JSON's own words
+    ("cannot read ...: Expecting value: line 1 column 1 (char 0)"), or,
+    nested too deep, "(zip: maximum recursion depth exceeded ...)"."""
+    path = tmp_path / "net.npz"
+    with path.open("wb") as f:
+        np.savez_compressed(f, header=np.array(header), values=np.arange(3))
+    with pytest.raises(ValueError) as caught:
+        arrayfile.load_arrays(path, ("values",), fmt="test-1", what="n-tuple network", error=ValueError)
+    assert str(caught.value).startswith(f"{path} is a damaged c4lab n-tuple network: ")
+    assert says in str(caught.value) and "\n" not in str(caught.value)
+

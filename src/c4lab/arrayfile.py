@@ -112,11 +112,17 @@ def load_arrays(
         with np.load(path, allow_pickle=False) as data:
             if "header" not in data.files:  # another program's archive
                 raise error(f"{path} is not a c4lab {what} (an .npz archive without c4lab's header)")
+            text = str(data["header"])
             try:
-                header = _read_header(str(data["header"]))
+                header = _read_header(text)
             except _BadNumber as exc:
                 raise error(f"{path} is a damaged c4lab {what}: its header holds {exc}, not a number c4lab "
                             "writes") from None
+            except ValueError as exc:  # it was "cannot read ...: Expecting value: line 1 column 1 (char 0)"
+                raise error(f"{path} is a damaged c4lab {what}: its header is not JSON ({exc})") from None
+            except RecursionError:  # it was "... is damaged (zip: maximum recursion depth exceeded ...)"
+                raise error(f"{path} is a damaged c4lab {what}: its header's JSON is nested deeper than any "
+                            "c4lab writes") from None
             if not isinstance(header, dict) or header.get("format") not in formats:
                 found = header.get("format") if isinstance(header, dict) else None
                 raise error(f"{path} is not a c4lab {what} (format {found!r}, expected {formats[0]!r})")
