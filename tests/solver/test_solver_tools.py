@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -349,6 +350,25 @@ def test_a_book_cut_short_or_of_another_format_is_a_clear_error(
     np.savez(table, header=np.array('{"format": "c4lab-qtable-1"}'), keys=np.zeros(1, np.uint64))
     with pytest.raises(BookError, match=r"not a c4lab opening book \(format 'c4lab-qtable-1'"):
         OpeningBook.load(table)
+
+
+@pytest.mark.parametrize("depth", [1e300, 42, -1, 2.5, True, "3", None])
+def test_a_book_whose_depth_is_no_ply_is_refused_and_a_build_leaves_it_as_it_was(
+    tmp_path: Path, depth: object
+) -> None:
+    """The depth was read with ``int()``: 1e300 was taken, and a build
+    resuming it wrote back a depth of 301 digits, a file no c4lab reads."""
+    path = tmp_path / "book.npz"
+    np.savez(path, header=np.array(json.dumps({"format": "c4lab-book-1", "depth": depth})),
+             keys=np.zeros(0, np.uint64), scores=np.zeros(0, np.int8))
+    before = path.read_bytes()
+    with pytest.raises(BookError, match=re.escape(f"opening book {path} is damaged: its depth is {depth!r}, not a "
+                                                  "ply from 0 to 41")):
+        OpeningBook.load(path)
+    for command in (["book", "info", str(path)], ["book", "build", "--depth", "1", "--out", str(path)]):
+        result = run(*command)
+        assert result.exit_code == 2 and "its depth is" in result.output and "Traceback" not in result.output
+    assert path.read_bytes() == before
 
 
 def test_book_build_resumes_from_its_file(tmp_path: Path) -> None:

@@ -46,6 +46,9 @@ USER_BOOK = Path.home() / ".c4lab" / "classic-book.npz"
 FORMAT = "c4lab-book-1"
 #: The builder saves what it has every this many seconds (and at the end).
 SAVE_EVERY = 30.0
+#: The deepest a book can go: the last ply of a classic game with a move to
+#: play (its 42nd move fills the board).  ``c4lab book build --depth`` is 0 to this.
+DEEPEST = 41
 
 
 def book_path() -> Path:
@@ -117,10 +120,12 @@ class OpeningBook:
             raise BookError(f"opening book {path} is damaged: bad arrays")
         if keys.size and not bool(np.all(keys[1:] > keys[:-1])):
             raise BookError(f"opening book {path} is damaged: keys not sorted")
-        try:
-            depth = int(header.pop("depth"))
-        except (KeyError, TypeError, ValueError):
-            raise BookError(f"opening book {path} is damaged: no depth in its header") from None
+        if "depth" not in header:
+            raise BookError(f"opening book {path} is damaged: no depth in its header")
+        depth = header.pop("depth")
+        if isinstance(depth, bool) or not isinstance(depth, int) or not 0 <= depth <= DEEPEST:
+            # int() took 1e300 (a resumed build wrote back 301 digits, a book no c4lab reads), 2.5 and true
+            raise BookError(f"opening book {path} is damaged: its depth is {depth!r}, not a ply from 0 to {DEEPEST}")
         header.pop("format")
         return cls(keys, scores, depth, header)
 
