@@ -1562,6 +1562,11 @@ def test_a_header_that_does_not_match_its_arrays_or_holds_bad_options_is_refused
         ("count.npz", {"tuples": 999}, "do not match its header"),
         ("length.npz", {"length": 3}, "do not match its header"),
         ("games.npz", {"games": -5}, "header is damaged"),
+        # int() took these: a run resuming 1e300 failed on it ("seed must fit in a 64-bit integer")
+        ("huge.npz", {"games": 1e300}, "header is damaged \\(games is 1e\\+300, not a whole number\\)"),
+        ("half.npz", {"games": 2.5}, "header is damaged \\(games is 2.5, not a whole number\\)"),
+        ("true.npz", {"games": True}, "header is damaged \\(games is True, not a whole number\\)"),
+        ("past.npz", {"games": 2**63}, "header is damaged \\(games is 9223372036854775808, not a count"),
         ("final.npz", {"options": {**net.options, "alpha_final": [1]}}, "option alpha_final is \\[1\\]"),
         ("eps.npz", {"options": {**net.options, "epsilon_final": {}}}, "option epsilon_final"),
         ("zero.npz", {"options": {**net.options, "rng": ["0"]}}, "option rng"),

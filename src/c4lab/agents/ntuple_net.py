@@ -672,11 +672,14 @@ class Network:
             mirror = header["mirror"]
             if not isinstance(mirror, bool):  # bool("false") would be True: the tuples read the other way
                 raise TypeError(f"mirror is {mirror!r}, not true or false")
-            games = int(header["games"])
+            games = header["games"]
+            # int() took 1e300, 2.5 and true: a run resuming 1e300 failed on it ("seed must fit in a 64-bit integer")
+            if isinstance(games, bool) or not isinstance(games, int):
+                raise TypeError(f"games is {games!r}, not a whole number")
             options = dict(header.get("options") or {})
             said = (int(header.get("tuples", -1)), int(header.get("length", -1)))  # -1: not said (an early file)
-            if games < 0:
-                raise ValueError(f"{games} games")
+            if not 0 <= games < 2**63:
+                raise ValueError(f"games is {games}, not a count of games (0 to 2**63 - 1)")
             _check_options(options)
         except (KeyError, TypeError, ValueError) as exc:
             raise NetworkError(f"{path}: its header is damaged ({exc})") from None
