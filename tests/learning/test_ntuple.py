@@ -907,6 +907,24 @@ def test_a_curve_reads_back_what_was_written_and_names_the_line_where_a_file_is_
             read_curve(path)
 
 
+def test_a_curve_not_text_or_not_a_file_is_named_once_with_its_line_or_its_reason(tmp_path: Path) -> None:
+    """A byte that is not UTF-8 was named by its offset in the chunk the
+    reader had decoded ("can't decode byte 0x82 in position 2"), and a
+    folder in the file's place named it twice, with Python's errno."""
+    from c4lab.learning.ntuple_curve import read_curve
+
+    path = tmp_path / "c.csv"
+    path.write_bytes(b"games,seconds,accuracy\r\n10,1,0.5\r\n20,2,\x82\r\n")
+    with pytest.raises(ValueError) as caught:
+        read_curve(path)
+    assert str(caught.value) == f"{path}:3: not UTF-8 text (byte 0x82): not a learning curve of `c4lab train ntuple`"
+    folder = tmp_path / "folder.csv"
+    folder.mkdir()
+    with pytest.raises(ValueError) as caught:
+        read_curve(folder)
+    assert str(caught.value) == f"cannot read the learning curve {folder}: Is a directory"
+
+
 @pytest.mark.parametrize(("row", "said"), [
     ("1000,2.0,2.5,200,0.5", ":3: accuracy must be a share from 0 to 1, not '2.5'"),
     ("1000,2.0,-3,200,0.5", ":3: accuracy must be a share from 0 to 1, not '-3'"),

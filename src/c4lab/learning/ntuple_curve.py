@@ -101,9 +101,18 @@ def read_curve(path: Path) -> list[CurvePoint]:
         return value
 
     try:
-        with path.open(newline="", encoding="utf-8") as f:
-            rows = list(csv.reader(f))
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        data = path.read_bytes()
+    except OSError as exc:  # its reason alone: "[Errno 21] Is a directory: '...'" named the file a second time
+        raise ValueError(f"cannot read the learning curve {path}: {exc.strerror or exc}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:  # the line, not the byte's offset in a chunk the reader had decoded
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ValueError(f"{path}:{line}: not UTF-8 text (byte {data[exc.start]:#04x}): not a learning curve of "
+                         "`c4lab train ntuple`") from None
+    try:
+        rows = list(csv.reader(io.StringIO(text, newline="")))
+    except csv.Error as exc:
         raise ValueError(f"{path}: cannot read it as a learning curve: {exc}") from None
     first = 4 if rows and rows[0][3:4] == [_PROBES] else 3  # the first score column
     if not rows or rows[0][:3] != _FIXED or not all(c.startswith(_SCORE) for c in rows[0][first:]):
