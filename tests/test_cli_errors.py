@@ -192,13 +192,16 @@ def test_move_with_the_human_agent_says_no_move_came_from_the_keyboard(keys: str
                                   "came (the input ended, or e or exit was typed)\n")  # after the prompt it answers
 
 
-@pytest.mark.parametrize("content", [b"\xff\xfe\x00token\n", b"", b"\n  \n"], ids=["not text", "empty", "blank"])
-def test_a_bad_token_file_is_one_line_that_names_it(tmp_path: Path, content: bytes) -> None:
+@pytest.mark.parametrize("content", [b"\xff\xfe\x00token\n", b"", b"\n  \n", b"a" * 10_000_000, "/dev/zero"],
+                         ids=["not text", "empty", "blank", "one long line", "endless"])
+def test_a_bad_token_file_is_one_line_that_names_it(tmp_path: Path, content: bytes | str) -> None:
     """Review: a token file that was not text (the wrong file given) ended
     ``c4lab connect`` in a UnicodeDecodeError traceback; an empty one did not
-    say which file."""
-    token_file = tmp_path / "seat.token"
-    token_file.write_bytes(content)
+    say which file. Review: a file of one long line was read whole, sent as
+    the token, and /dev/zero was read until memory ran out."""
+    token_file = Path(content) if isinstance(content, str) else tmp_path / "seat.token"
+    if isinstance(content, bytes):
+        token_file.write_bytes(content)
     result = CliRunner().invoke(main, ["connect", "--token-file", str(token_file), "http://127.0.0.1:9/r/room"])
     assert result.exit_code == 2, result.output
     assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)

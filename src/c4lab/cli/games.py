@@ -329,17 +329,27 @@ def _serve(
 
 
 
+#: The longest first line a token file may have (a token is 32 characters).
+TOKEN_LINE_LIMIT = 4096
+
+
 def _token_from_file(path: str) -> str:
     """The token on the first line of ``path`` (``--token-file``): a file
     that cannot be read, is not text or holds no token is one line naming
-    it, before anything connects (it was a traceback for a file not text)."""
+    it, before anything connects (it was a traceback for a file not text).
+    At most ``TOKEN_LINE_LIMIT`` characters are read: the wrong file given
+    (a log of one long line, ``/dev/zero``) was read whole, or for ever."""
     try:
         with open(path, encoding="utf-8") as lines:
-            token = lines.readline().strip()
+            first = lines.readline(TOKEN_LINE_LIMIT + 1)
     except UnicodeDecodeError:
         raise bad_option(f"{path!r} is not a text file: the token is the first line of one", "--token-file") from None
     except OSError as exc:
         raise bad_option(f"cannot read {path!r}: {exc.strerror or exc}", "--token-file") from None
+    if len(first.rstrip("\r\n")) > TOKEN_LINE_LIMIT:
+        raise bad_option(f"{path!r} holds no token: its first line is longer than {TOKEN_LINE_LIMIT:,} characters "
+                         "(a token is 32)", "--token-file")
+    token = first.strip()
     if not token:
         raise bad_option(f"{path!r} holds no token: its first line is empty", "--token-file")
     return token
