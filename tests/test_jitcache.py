@@ -9,6 +9,7 @@ test fails every time."""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from pathlib import Path
@@ -76,6 +77,63 @@ def test_without_the_lock_the_race_is_real(tmp_path: Path, monkeypatch: pytest.M
     entries = {"kernel for bitboards": "code A", "kernel for line masks": "code B"}
     _save_at_once(cache, entries)
     assert [cache.load(key) for key in entries] != list(entries.values())
+
+
+# -- a damaged cache file: compiled again -----------------------------------------
+
+
+@pytest.mark.parametrize("damage", ["cut short", "garbage", "empty"])
+def test_a_damaged_index_is_an_empty_cache_and_the_next_save_writes_it_anew(tmp_path: Path, damage: str) -> None:
+    """numba unpickled the index and let the failure through: every command
+    compiling the function failed ("UnpicklingError: pickle data was
+    truncated") until the cache was found and deleted."""
+    cache = caching.IndexDataCacheFile(str(tmp_path), "kernel-1.py311", source_stamp=(0.0, 0))
+    cache.save("kernel for bitboards", "code A")
+    index = tmp_path / "kernel-1.py311.nbi"
+    whole = index.read_bytes()
+    index.write_bytes({"cut short": whole[: len(whole) // 2], "garbage": bytes(range(256)), "empty": b""}[damage])
+    assert cache.load("kernel for bitboards") is None  # a miss: the function is compiled again
+    cache.save("kernel for bitboards", "code B")
+    assert cache.load("kernel for bitboards") == "code B"
+
+
+@pytest.mark.parametrize("damage", ["cut short", "garbage"])
+def test_a_damaged_data_file_is_a_miss_and_the_next_save_writes_it_anew(tmp_path: Path, damage: str) -> None:
+    cache = caching.IndexDataCacheFile(str(tmp_path), "kernel-1.py311", source_stamp=(0.0, 0))
+    cache.save("kernel for bitboards", "code A")
+    data = tmp_path / "kernel-1.py311.1.nbc"
+    whole = data.read_bytes()
+    data.write_bytes(whole[: len(whole) // 2] if damage == "cut short" else bytes(range(200)))
+    assert cache.load("kernel for bitboards") is None
+    cache.save("kernel for bitboards", "code B")
+    assert cache.load("kernel for bitboards") == "code B"
+
+
+def test_a_process_whose_cache_files_are_damaged_compiles_again_and_runs(tmp_path: Path) -> None:
+    """The whole path, as a command meets it: a function cached by a first
+    process, every cache file then damaged, a second process gets the right
+    answer (it was numba's unpickling traceback), and a third reads the
+    cache the second wrote."""
+    import subprocess
+    import sys
+
+    (tmp_path / "kernel.py").write_text(
+        "import c4lab.jitcache\nfrom numba import njit\n\n\n@njit(cache=True)\ndef triple(x):\n    return 3 * x\n")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": os.pathsep.join(
+        [str(tmp_path), *sys.path])}
+    code = "from kernel import triple; print(triple(14), triple.stats.cache_hits[triple.signatures[0]])"
+
+    def run() -> list[str]:
+        return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True,
+                              timeout=120).stdout.split()
+
+    assert run() == ["42", "0"]
+    files = sorted(p for p in (tmp_path / "cache").rglob("*") if p.suffix in (".nbi", ".nbc"))
+    assert {p.suffix for p in files} == {".nbi", ".nbc"}
+    for path in files:
+        path.write_bytes(path.read_bytes()[:7])
+    assert run() == ["42", "0"]  # compiled again
+    assert run() == ["42", "1"]  # and cached again
 
 
 # -- the front-end shortcuts: the same compiled code, sooner ----------------------

@@ -17,7 +17,9 @@ Importing this module makes numba's save hold an exclusive ``flock`` on a
 lock file beside the index while it reads the index, picks the number and
 writes both files.  Loading needs no lock: the data is written (atomically,
 by rename) before the lock is released, and an index entry whose data is
-not there yet is a cache miss.  The rules kernels import it, so it is in
+not there yet is a cache miss.  So is a damaged index or data file (numba's
+unpickling error stopped every command that compiled the function): the
+function is compiled again and its entry written anew.  The rules kernels import it, so it is in
 place before any c4lab function is compiled.  Without ``fcntl`` (Windows)
 nothing changes.
 
@@ -79,6 +81,44 @@ def _locked_save(self: Any, key: Any, data: Any) -> None:
 
 if fcntl is not None and getattr(caching.IndexDataCacheFile.save, "__name__", "") != "_locked_save":
     caching.IndexDataCacheFile.save = _locked_save  # type: ignore[method-assign]
+
+
+# -- a damaged cache file is a cache miss
+#
+# numba unpickles the index and the data files and lets any failure through
+# but a missing data file: one damaged file (a disk error, a copy cut short,
+# another program's write) made every command that compiles the function
+# fail ("agent 'ntuple:...' raised UnpicklingError: pickle data was
+# truncated") until someone found and deleted the cache.  Here an index that
+# cannot be read is an empty one, and a data file that cannot be read a
+# miss: the function is compiled again and its entry written anew, as for a
+# cache of another numba version.  The cache is only ever a cache.
+
+_numba_load_index = caching.IndexDataCacheFile._load_index
+_numba_load = caching.IndexDataCacheFile.load
+
+
+def _load_index_or_none(self: Any) -> dict[Any, Any]:
+    """numba's index, or none (``{}``) where the file cannot be unpickled."""
+    try:
+        found: dict[Any, Any] = _numba_load_index(self)
+    except Exception:  # noqa: BLE001 (unpickling bytes that are no pickle raises almost anything)
+        return {}
+    return found
+
+
+def _load_or_miss(self: Any, key: Any) -> Any:
+    """numba's cached entry for ``key``, or a miss (``None``) where its data
+    file cannot be unpickled."""
+    try:
+        return _numba_load(self, key)
+    except Exception:  # noqa: BLE001 (as above)
+        return None
+
+
+if getattr(caching.IndexDataCacheFile.load, "__name__", "") != "_load_or_miss":
+    caching.IndexDataCacheFile._load_index = _load_index_or_none  # type: ignore[method-assign]
+    caching.IndexDataCacheFile.load = _load_or_miss  # type: ignore[method-assign]
 
 
 # -- numba's inliner: one copy of the scope per inlined function, not per block
