@@ -1580,6 +1580,7 @@ def test_a_header_that_does_not_match_its_arrays_or_holds_bad_options_is_refused
         ("count.npz", {"tuples": 999}, "do not match its header"),
         ("length.npz", {"length": 3}, "do not match its header"),
         ("games.npz", {"games": -5}, "header is damaged"),
+        ("nameless.npz", {"variant": None}, "header is damaged \\(invalid position 'None'"),
         # int() took these: a run resuming 1e300 failed on it ("seed must fit in a 64-bit integer")
         ("huge.npz", {"games": 1e300}, "header is damaged \\(games is 1e\\+300, not a whole number\\)"),
         ("half.npz", {"games": 2.5}, "header is damaged \\(games is 2.5, not a whole number\\)"),
@@ -1595,6 +1596,11 @@ def test_a_header_that_does_not_match_its_arrays_or_holds_bad_options_is_refused
         with pytest.raises(NetworkError, match=f"{name}: .*{why}"):
             Network.load(written(name, **changes))
     assert Network.load(written("fine.npz")).games == 500
+    unsaid = tmp_path / "unsaid.npz"  # a missing field was said by its name alone: "its header is damaged ('mirror')"
+    np.savez_compressed(unsaid, header=np.array(json.dumps({k: v for k, v in net.header().items() if k != "mirror"})),
+                        tuples=net.tuples, weights=net.weights)
+    with pytest.raises(NetworkError, match=re.escape(f"{unsaid}: its header is damaged (it has no 'mirror')")):
+        Network.load(unsaid)
 
 
 def test_a_resumed_network_whose_header_holds_options_no_run_takes_is_refused_naming_the_file(

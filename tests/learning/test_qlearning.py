@@ -226,6 +226,9 @@ def test_a_damaged_table_says_what_is_wrong_and_where(tmp_path: Path) -> None:
             "damaged: bad rewards",
         variant("short_rewards.npz", header=np.array(json.dumps({**header, "rewards": [1, 0]}))): "damaged",
         variant("yes.npz", header=np.array(json.dumps({**header, "symmetric": "no"}))): "damaged: bad header",
+        # a missing field was said by its name alone: "bad header ('rewards')"
+        variant("no_rewards.npz", header=np.array(json.dumps({k: v for k, v in header.items() if k != "rewards"}))):
+            "damaged: bad header (it has no 'rewards')",
         variant("pickled.npz", keys=np.array([None])): "cannot read Q-table",  # never unpickled
     }
     for path, message in cases.items():

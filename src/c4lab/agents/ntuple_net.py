@@ -681,8 +681,9 @@ class Network:
             if not 0 <= games < 2**63:
                 raise ValueError(f"games is {games}, not a count of games (0 to 2**63 - 1)")
             _check_options(options)
-        except (KeyError, TypeError, ValueError) as exc:
-            raise NetworkError(f"{path}: its header is damaged ({exc})") from None
+        except (KeyError, TypeError, ValueError) as exc:  # a KeyError's words were the name alone: "('variant')"
+            why = f"it has no {exc.args[0]!r}" if isinstance(exc, KeyError) else exc
+            raise NetworkError(f"{path}: its header is damaged ({why})") from None
         tuples, weights = arrays["tuples"], arrays["weights"]
         count, length = tuples.shape if tuples.ndim == 2 else (0, 0)
         playable = {c.col * 16 + c.row for c in variant.cells()} - {c.col * 16 + c.row for c in variant.forbidden}

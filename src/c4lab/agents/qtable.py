@@ -216,8 +216,9 @@ class QTable:
             if not isinstance(symmetric, bool):
                 raise TypeError(f"'symmetric' is {symmetric!r}, not true or false")
             r_win, r_draw, r_loss = (float(r) for r in header["rewards"])
-        except (KeyError, ValueError, TypeError) as exc:
-            raise TableError(f"Q-table {path} is damaged: bad header ({exc})") from None
+        except (KeyError, ValueError, TypeError) as exc:  # a KeyError's words were the name alone: "('variant')"
+            why = f"it has no {exc.args[0]!r}" if isinstance(exc, KeyError) else exc
+            raise TableError(f"Q-table {path} is damaged: bad header ({why})") from None
         try:
             check_rewards(r_win, r_draw, r_loss)
         except ValueError as exc:
