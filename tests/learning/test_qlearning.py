@@ -230,6 +230,14 @@ def test_a_damaged_table_says_what_is_wrong_and_where(tmp_path: Path) -> None:
         variant("no_rewards.npz", header=np.array(json.dumps({k: v for k, v in header.items() if k != "rewards"}))):
             "damaged: bad header (it has no 'rewards')",
         variant("pickled.npz", keys=np.array([None])): "cannot read Q-table",  # never unpickled
+        # a start evaluate() plays from: was taken unread, and failed there without the file's name
+        variant("start.npz", header=np.array(json.dumps({**header, "start": "5x4"}))):
+            "damaged: its start (5x4 is not on the table's 4x4)",
+        variant("over.npz", header=np.array(json.dumps({**header, "start": "4x4:abababa"}))):
+            "damaged: its start (the game is over in 4x4:abababa)",
+        variant("bad_start.npz", header=np.array(json.dumps({**header, "start": "4x4:z"}))): "damaged: its start (",
+        variant("no_text.npz", header=np.array(json.dumps({**header, "start": 3}))):
+            "damaged: its start (3 is not a position)",
     }
     for path, message in cases.items():
         with pytest.raises(TableError, match=re.escape(message)) as info:

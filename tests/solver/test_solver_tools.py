@@ -352,6 +352,22 @@ def test_a_book_cut_short_or_of_another_format_is_a_clear_error(
         OpeningBook.load(table)
 
 
+@pytest.mark.parametrize("score", [22, -22, 127, -128])
+def test_a_book_with_a_score_no_classic_position_has_is_damaged(
+    small_book: tuple[OpeningBook, Position, Path], tmp_path: Path, score: int
+) -> None:
+    """A score beyond 21 either way (RULES.md's bound on 42 empty cells)
+    was taken, and ``perfect`` then played by a score nothing can have."""
+    book, _start, _path = small_book
+    scores = book.scores.copy()
+    scores[len(scores) // 2] = score
+    bad = tmp_path / "bad.npz"
+    OpeningBook(book.keys, scores, book.depth, book.info).save(bad)
+    with pytest.raises(BookError, match=rf"bad\.npz is damaged: a score of {score}, where no classic position "
+                                        r"scores beyond 21 either way"):
+        OpeningBook.load(bad)
+
+
 @pytest.mark.parametrize("depth", [1e300, 42, -1, 2.5, True, "3", None])
 def test_a_book_whose_depth_is_no_ply_is_refused_and_a_build_leaves_it_as_it_was(
     tmp_path: Path, depth: object

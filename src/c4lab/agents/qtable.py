@@ -126,6 +126,24 @@ def check_rewards(win: float, draw: float, loss: float) -> None:
         raise ValueError("rewards must satisfy loss <= draw <= win, with loss < win")
 
 
+def _check_start(start: object, variant: Variant, path: Path) -> None:
+    """``TableError`` for a header's ``start`` (where the table's games
+    began: ``evaluate`` and the report play from it) that is not a position
+    on the table's own board with a move to play; ``None``: the empty board."""
+    if start is None:
+        return
+    if not isinstance(start, str):
+        raise TableError(f"Q-table {path} is damaged: its start ({start!r} is not a position)")
+    try:
+        position = Position.parse(start)
+        if position.variant != variant:
+            raise ValueError(f"{start} is not on the table's {variant.notation}")
+        if position.is_over:
+            raise ValueError(f"the game is over in {start}")
+    except ValueError as exc:  # PositionError, IllegalMoveError: a ValueError each
+        raise TableError(f"Q-table {path} is damaged: its start ({exc})") from None
+
+
 @dataclass
 class QTable:
     """A learnt table: ``keys`` (sorted uint64), ``q`` (float32, ``2 W`` values a
@@ -227,6 +245,7 @@ class QTable:
             check_board(variant)
         except TableError as exc:
             raise TableError(f"Q-table {path} is damaged: {exc}") from None
+        _check_start(header.get("start"), variant, path)
         n, w = keys.shape[0] if keys.ndim == 1 else -1, variant.width
         if (
             keys.dtype != np.uint64

@@ -49,6 +49,9 @@ SAVE_EVERY = 30.0
 #: The deepest a book can go: the last ply of a classic game with a move to
 #: play (its 42nd move fills the board).  ``c4lab book build --depth`` is 0 to this.
 DEEPEST = 41
+#: The largest score of a classic position either way (RULES.md: at most
+#: ``floor((E + 1) / 2)`` for E empty cells, 42 at most).
+HIGHEST = (42 + 1) // 2
 
 
 def book_path() -> Path:
@@ -120,6 +123,10 @@ class OpeningBook:
             raise BookError(f"opening book {path} is damaged: bad arrays")
         if keys.size and not bool(np.all(keys[1:] > keys[:-1])):
             raise BookError(f"opening book {path} is damaged: keys not sorted")
+        if scores.size and int(np.abs(scores.astype(np.int16)).max()) > HIGHEST:
+            wrong = int(scores[np.argmax(np.abs(scores.astype(np.int16)))])
+            raise BookError(f"opening book {path} is damaged: a score of {wrong}, where no classic position "
+                            f"scores beyond {HIGHEST} either way")
         if "depth" not in header:
             raise BookError(f"opening book {path} is damaged: no depth in its header")
         depth = header.pop("depth")
