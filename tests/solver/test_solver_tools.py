@@ -134,6 +134,14 @@ def test_bench_solver_reports_an_unreadable_set_with_its_line(tmp_path: Path) ->
     assert result.exit_code == 2 and "Test_L3_R1:2" in result.output
 
 
+def test_bench_solver_says_a_folder_in_a_sets_place_is_one_not_where_the_sets_are(tmp_path: Path) -> None:
+    """The hint to give the sets' folder is for a set that is not there;
+    a folder named like a set is not that (it was told to give --dir)."""
+    (tmp_path / "Test_L3_R1").mkdir()
+    result = run("bench", "solver", "--dir", str(tmp_path), "--sets", "Test_L3_R1")
+    assert result.exit_code == 2 and "Is a directory" in result.output and "--dir" not in result.output, result.output
+
+
 @pytest.mark.parametrize(("text", "says"), [
     ("4453 1\n1212121 0\n", "Test_L3_R1:2: 1212121 is a finished game (7x6:abababa): nothing to solve"),
     ("", "the benchmark set {dir}/Test_L3_R1 holds no position"),

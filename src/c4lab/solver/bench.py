@@ -70,7 +70,8 @@ def read_set(path: Path, limit: int | None = None) -> list[BenchPosition]:
     try:
         lines = path.read_text(encoding="ascii").split("\n")
     except OSError as exc:  # its reason alone: the file is named once
-        raise BenchSetError(f"cannot read benchmark set {path}: {exc.strerror or exc}", missing=True) from None
+        raise BenchSetError(f"cannot read benchmark set {path}: {exc.strerror or exc}",
+                            missing=isinstance(exc, FileNotFoundError)) from None  # (a folder in its place: no hint)
     except UnicodeDecodeError as exc:  # the line, not a byte offset of the whole file
         at = path.read_bytes()[:exc.start].count(b"\n") + 1
         raise BenchSetError(f"{path}:{at}: not ASCII text (byte 0x{exc.object[exc.start]:02x})") from None
