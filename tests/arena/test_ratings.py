@@ -75,6 +75,32 @@ def test_a_sweep_gets_a_finite_rating_from_the_prior_of_one_draw_and_none_withou
     assert fit_ratings(games("a", "b", 10, 0, 0), prior=0) is None
 
 
+def test_without_the_prior_a_group_that_won_every_game_against_the_rest_is_not_rated() -> None:
+    """a won all 10 of its games against b, and b and c drew theirs: no
+    finite ratings make these games most likely (a's runs off to
+    infinity), so there are none; it was 4183 Elo with an interval of zero
+    width.  With one virtual draw a pairing the same games are rated."""
+    outcomes = games("a", "b", 10, 0, 0) + games("b", "c", 0, 10, 0)
+    assert fit_ratings(outcomes, prior=0) is None
+    rated = fit_ratings(outcomes)
+    assert rated is not None and all(r.low < r.elo < r.high for r in rated)
+
+
+def test_without_the_prior_a_sweep_inside_a_cycle_is_rated_at_the_likelihoods_maximum() -> None:
+    """a won every game against b, but b scored against c and c against a:
+    every group scored against the rest, so the maximum is finite; there
+    each agent's points are the points the ratings expect of it."""
+    outcomes = games("a", "b", 10, 0, 0) + games("b", "c", 7, 0, 3) + games("c", "a", 4, 0, 6)
+    rated = fit_ratings(outcomes, prior=0)
+    assert rated is not None
+    elo = {r.agent: r.elo for r in rated}
+    for agent, rating in elo.items():
+        points = sum(1.0 if (f == agent) == (res == "A") else 0.0 for f, s, res in outcomes if agent in (f, s))
+        expected = sum(stats.score_from_elo(rating - elo[s if f == agent else f])
+                       for f, s, _ in outcomes if agent in (f, s))
+        assert points == pytest.approx(expected, abs=1e-6)
+
+
 def test_agents_that_never_meet_even_through_others_are_not_rated() -> None:
     assert fit_ratings(games("a", "b", 3, 1, 2) + games("c", "d", 2, 2, 2)) is None
     assert fit_ratings([]) == ()
