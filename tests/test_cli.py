@@ -224,6 +224,7 @@ def test_the_help_of_arena_and_report_says_what_their_arguments_are() -> None:
     assert "Each SPEC is an agent spec, NAME[:key=value,...]" in arena_help
     assert "`c4lab agents` lists the names and parameters." in arena_help
     assert "--sprt TEXT Stop a two-agent match as soon as a sequential probability ratio test decides" in arena_help
+    assert "logistic Elo, as cutechess reads them, not fishtest's default normalized Elo" in arena_help
     report_help = " ".join(run("report", "--help").output.split())
     assert "RESULTS is the results file of `c4lab arena`" in report_help
 

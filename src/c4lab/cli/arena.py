@@ -68,7 +68,8 @@ def setting_refused(exc: SettingError) -> click.BadParameter:
               help="A Ray cluster to join (default: start a local one).")
 @click.option("--sprt", default=None, help="Stop a two-agent match as soon as a sequential probability ratio test "
               "decides between 'elo0 better' and 'elo1 better': elo0=0,elo1=20,alpha=0.05,beta=0.05 "
-              "(alpha and beta 0.05 where not given).")
+              "(alpha and beta 0.05 where not given; logistic Elo, as cutechess reads them, not fishtest's "
+              "default normalized Elo).")
 @click.option("--out", type=click.Path(dir_okay=False), callback=writable_output, default="arena.jsonl", show_default=True,
               help="Results file (JSON lines); an unfinished run with the same settings is resumed.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
