@@ -337,6 +337,22 @@ def test_load_server_checks_profile_before_it_starts(tmp_path: Path) -> None:
         assert "rooms" not in done.stdout and not (tmp_path / "new").exists(), done.stdout
 
 
+@pytest.mark.parametrize("args", [["--reps", "5"], ["--sprt-reps", "0"]])
+def test_stats_coverage_refuses_too_few_simulations(args: list[str]) -> None:
+    one_error(run_script("stats_coverage.py", *args), "--reps is 10 or more and --sprt-reps 1 or more")
+
+
+def test_stats_coverage_says_how_often_each_figure_got_the_truth() -> None:
+    """A tiny run of two sections: each says what it measured, then one
+    share a case and match length, and how long it took."""
+    done = run_script("stats_coverage.py", "--only", "intervals", "null", "--reps", "20")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "Games' 95% interval: how often it holds the true Elo (independent games)"
+    assert lines[1].startswith("  W/D/L (0.45, 0.1, 0.45) Elo     +0:  50 games ") and lines[1].endswith("%")
+    assert "Equal agents called unequal at the 5% level (Wald p / sign test p / LOS > 97.5%)" in lines
+
+
 def _benchmark_command_lines() -> list[tuple[str, str, list[str]]]:
     """(where, script, options) of every ``python3 benchmarks/NAME.py ...``
     the README and the manual's pages show (up to a backquote, a table's

@@ -20,9 +20,11 @@ Choices, each stated in the report:
 
 * **A prior of one virtual draw a pairing** (``PRIOR_DRAWS``): an agent
   that won every game would otherwise have no finite rating (as a sweep
-  has no finite Elo in ``stats``).  With the dozens of games a pairing
-  of an arena plays it moves a rating by a few Elo at most (with 100
-  games at 75 %, 189 instead of 191 Elo apart).
+  has no finite Elo in ``stats``).  It pulls ratings towards the mean:
+  with 100 games at 75 %, 189 instead of 191 Elo apart; in simulated
+  round robins of agents at -300/-100/0/+100/+300 the outermost by 8-13
+  Elo with 40 games a pairing, by 40-47 with 10, and at -600/0/+600 with
+  10 games (mostly sweeps) by about 220 (``benchmarks/stats_coverage.py``).
 * **Intervals** from the curvature of the likelihood at its maximum (the
   inverse of the Fisher information, in the space of ratings with mean 0),
   each an agent's rating against the mean of the field, at the normal
