@@ -1329,7 +1329,7 @@ def test_a_sweep_shows_no_invented_interval_or_p_value(tmp_path):
     summary = summarise(config, outcome.games)
     assert summary.pairings[0].games.counts == (4, 0, 0)  # seeded: the same four wins every run
     row = dict(zip(PAIRING_COLUMNS, pairing_rows(summary)[0], strict=True))
-    assert row["95% CI"] == row["CI (pairs)"] == row["p (equal)"] == row["p (pairs)"] == NOT_AVAILABLE
+    assert row["95% CI (games)"] == row["95% CI (pairs)"] == row["p (equal)"] == row["p (pairs)"] == NOT_AVAILABLE
     assert row["Elo diff"] == ">=-72"  # no finite estimate: 4 wins in 4 bound it at -72 Elo (exact interval)
     assert NOTE in render_text(summary)
     data = summary.to_dict()["pairings"][0]
@@ -1398,7 +1398,7 @@ def test_a_one_all_pairing_shows_elo_0_and_no_interval_that_spans_everything():
     summary = summarise(config, _games_of("x", "y", [1, 0]))
     row = dict(zip(PAIRING_COLUMNS, pairing_rows(summary)[0], strict=True))
     assert row["W-D-L"] == "1-0-1" and row["Elo diff"] == "0"  # not "-0"
-    assert row["95% CI"] == row["CI (pairs)"] == NOT_AVAILABLE  # not [-inf, +inf]
+    assert row["95% CI (games)"] == row["95% CI (pairs)"] == NOT_AVAILABLE  # not [-inf, +inf]
     assert all(r[9] == "0" and r[10] == NOT_AVAILABLE for r in standing_rows(summary))
     text = render_text(summary)
     assert NOTE in text and "[-inf, +inf]" not in text and "-0 " not in text

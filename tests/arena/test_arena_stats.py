@@ -513,6 +513,31 @@ def test_a_pairing_without_games_shows_no_interval_los_or_p_value() -> None:
     assert "[-, -]" not in render_text(summary)
 
 
+def test_a_pairings_two_intervals_say_which_is_from_the_games_and_which_from_the_pairs() -> None:
+    """The pairings' intervals are headed "95% CI (games)" and "95% CI
+    (pairs)", in the text and on the page: the games' one takes each game
+    as independent, which a paired match is not (where an opening favours
+    one agent in both its games it held the truth 88.5-92% of the time in
+    simulation, the pairs' 92-95.5%).  They were "95% CI", read as the
+    pairing's, and "CI (pairs)"."""
+    from c4lab.arena.games import Game
+    from c4lab.arena.report import PAIRING_COLUMNS, _html, pairing_rows, render_text, summarise
+    from c4lab.arena.schedule import ArenaConfig
+
+    config = ArenaConfig(("x", "y"), games=4)
+    games = [Game("7x6:dcdcdcd", "A", "x", "y", "7x6", 0, 0, 0), Game("7x6:adcdcdcd", "B", "y", "x", "7x6", 0, 0, 1),
+             Game("7x6:dcdcdcd", "A", "y", "x", "7x6", 0, 1, 0), Game("7x6:dcdcdcd", "A", "x", "y", "7x6", 0, 1, 1)]
+    summary = summarise(config, games)
+    row = dict(zip(PAIRING_COLUMNS, pairing_rows(summary)[0], strict=True))
+    assert summary.pairings[0].games.counts == (3, 0, 1) and summary.pairings[0].pairs.counts == (0, 0, 1, 0, 1)
+    # games: 0.75 - 1.96·sqrt(0.1875/4) = 0.326, -126 Elo; pairs (½ and 1): 0.75 - 1.96·sqrt(0.0625/2) = 0.403, -68
+    assert row["95% CI (games)"] == "[-126, +inf]" and row["95% CI (pairs)"] == "[-68, +inf]"
+    text = " ".join(render_text(summary).split())
+    assert "95% CI (games)" in text and "95% CI (pairs)" in text
+    page = _html(summary, {})
+    assert "<th>95% CI (games)</th><th>95% CI (pairs)</th>" in page
+
+
 # -- the exact test ------------------------------------------------------------------------
 
 

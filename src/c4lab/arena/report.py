@@ -254,8 +254,11 @@ def _percent(x: float) -> str:
 
 STANDING_COLUMNS = ("#", "agent", "games", "score", "%", "W", "D", "L", "forfeits", "Elo vs field", "95% CI",
                     "mean s/move")
-PAIRING_COLUMNS = ("first", "second", "games", "W-D-L", "pairs 0/½/1/1½/2", "Elo diff", "95% CI", "CI (pairs)",
-                   "LOS", "p (equal)", "p (sign)", "p (pairs)")
+#: The two intervals of a pairing say what they are from: the games' (each game taken as independent: too narrow
+#: where an opening favours one agent in both its games) and the pairs' (what a paired match should be read by).
+#: They were "95% CI" and "CI (pairs)", the first read as the pairing's interval, the second without a level.
+PAIRING_COLUMNS = ("first", "second", "games", "W-D-L", "pairs 0/½/1/1½/2", "Elo diff", "95% CI (games)",
+                   "95% CI (pairs)", "LOS", "p (equal)", "p (sign)", "p (pairs)")
 #: Fewer decisive games than this in a pairing, and the report says which p-value to read (``SMALL_NOTE``).
 SMALL_SAMPLE = 30
 #: Under the pairings, when one of them has few decisive games: the Wald p-value is too sure there.
