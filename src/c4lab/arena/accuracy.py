@@ -189,6 +189,25 @@ def variant_positions(count: int, seed: int) -> Iterator[Position]:
         yield position
 
 
+def first_labelled(
+    positions: Iterator[Position], count: int, threads: int, timeout: float = SCORING_TIMEOUT,
+    keep: Callable[[ScoredPosition], bool] = lambda item: True, said: Callable[[int], None] | None = None,
+) -> list[ScoredPosition]:
+    """The first ``count`` of ``positions`` that the solver scores within
+    ``timeout`` and ``keep`` keeps (:func:`labelled` on ``threads``
+    threads); ``said(n)`` after the n-th is kept (a progress line)."""
+    out: list[ScoredPosition] = []
+    for item in labelled(positions, threads, timeout):
+        if item is None or not keep(item):
+            continue
+        out.append(item)
+        if said is not None:
+            said(len(out))
+        if len(out) == count:
+            break
+    return out
+
+
 def build_set(
     name: str, count: int, seed: int, progress: Callable[[str], None] | None = None, threads: int | None = None
 ) -> list[ScoredPosition]:
@@ -199,15 +218,8 @@ def build_set(
         candidates = variant_positions(10 * count, seed)
     else:
         candidates = iter(classic_positions(name, 10 * count))
-    out: list[ScoredPosition] = []
-    for item in labelled(candidates, threads or usable_cores()):
-        if item is not None:
-            out.append(item)
-            if progress is not None:
-                progress(f"{name}: scored {len(out)}/{count}")
-        if len(out) == count:
-            break
-    return out
+    said = None if progress is None else (lambda n: progress(f"{name}: scored {n}/{count}"))
+    return first_labelled(candidates, count, threads or usable_cores(), said=said)
 
 
 def measure(agent: Agent, positions: list[ScoredPosition], budget: Budget | None = None) -> Tally:

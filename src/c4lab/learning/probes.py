@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from c4lab import atomic
-from c4lab.arena.accuracy import ScoredPosition, labelled
+from c4lab.arena.accuracy import ScoredPosition, first_labelled
 from c4lab.cores import usable_cores
 from c4lab.rules import Move, Position, Variant
 
@@ -103,17 +103,10 @@ def make(variant: Variant, count: int, seed: int, plies: tuple[int, int] = EARLY
     """``count`` distinct probe positions of ``variant`` (see the module),
     labelled on ``threads`` threads (by default one a core)."""
     rng = random.Random(seed)
-    out: list[ScoredPosition] = []
-    drawn = candidates(variant, plies, rng, count)
-    for item in labelled(drawn, threads or usable_cores(), TIMEOUT):
-        if item is None or not item.decides:
-            continue
-        out.append(item)
-        if progress is not None:
-            progress(f"probe positions of {variant}: {len(out)}/{count} labelled by the solver")
-        if len(out) == count:
-            break
-    return out
+    said = None if progress is None else (
+        lambda n: progress(f"probe positions of {variant}: {n}/{count} labelled by the solver"))
+    return first_labelled(candidates(variant, plies, rng, count), count, threads or usable_cores(), TIMEOUT,
+                          keep=lambda item: item.decides, said=said)
 
 
 def default_path(variant: Variant, count: int, seed: int, plies: tuple[int, int]) -> Path:
