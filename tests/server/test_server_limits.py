@@ -490,7 +490,32 @@ def test_open_rooms_are_capped_per_client_and_in_all(store: GameStore) -> None:
         assert one.post("/api/rooms", json={"mode": "online"}).status_code == 200
 
 
-def test_rooms_nobody_uses_end_or_leave_memory(store: GameStore) -> None:
+class SweeperClock:
+    """The clock of the rooms' sweeper (``presence.time``), the test's: it
+    stands at the moment it was made until ``run`` lets it go on with the
+    real time. A room made, or connected to, while it stands is not idle
+    to the sweeper, however long a loaded machine or a cold numba cache
+    takes to make it (the rooms' own times are real)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        from c4lab.server import presence
+
+        self.held: float | None = time.time()
+        monkeypatch.setattr(presence, "time", self)
+
+    def time(self) -> float:
+        return time.time() if self.held is None else self.held
+
+    def run(self) -> None:
+        """The clock goes on: it says the real time from now on."""
+        self.held = None
+
+
+def test_rooms_nobody_uses_end_or_leave_memory(store: GameStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sweeper ends the online rooms nobody used for ``idle_after``
+    seconds (one waiting, one joined) and lets a local one leave memory.
+    Its clock stands while the three are made, then runs on."""
+    clock = SweeperClock(monkeypatch)
     with client_for(store, idle_after=0.3) as http:
         waiting = http.post("/api/rooms", json={"mode": "online"}).json()["code"]
         joined = http.post("/api/rooms", json={"mode": "online"}).json()["code"]
@@ -498,6 +523,7 @@ def test_rooms_nobody_uses_end_or_leave_memory(store: GameStore) -> None:
         local = local_room(http, "random").json()["code"]
         manager = http.app.state.manager  # type: ignore[attr-defined]
         assert manager.open_count() == 3
+        clock.run()
         deadline = time.monotonic() + 5
         while manager.open_count() and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -509,10 +535,12 @@ def test_rooms_nobody_uses_end_or_leave_memory(store: GameStore) -> None:
         assert http.get(f"/api/rooms/{local}").json()["status"] == "playing"
 
 
-def test_a_room_someone_uses_does_not_expire(store: GameStore) -> None:
+def test_a_room_someone_uses_does_not_expire(store: GameStore, monkeypatch: pytest.MonkeyPatch) -> None:
     """A connected room outlives a sweep that ends a room made after its
     last use: the sweeper has looked at it when it was as long unused, and
-    only the connection kept it (not a sweep that had not come yet)."""
+    only the connection kept it (not a sweep that had not come yet). The
+    sweeper's clock stands until the room is connected and the other made."""
+    clock = SweeperClock(monkeypatch)
     with client_for(store, idle_after=0.3) as http:
         room = http.post("/api/rooms", json={"mode": "online"}).json()
         manager = http.app.state.manager  # type: ignore[attr-defined]
@@ -522,6 +550,7 @@ def test_a_room_someone_uses_does_not_expire(store: GameStore) -> None:
             ws.receive_json()
             made = time.time()
             unused = http.post("/api/rooms", json={"mode": "online"}).json()["code"]
+            clock.run()
             deadline = time.monotonic() + 60
             while manager.is_open(unused):
                 assert time.monotonic() < deadline, "the sweeper never ended a room nobody used"
