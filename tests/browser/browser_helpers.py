@@ -7,6 +7,7 @@ import re
 import urllib.error
 import urllib.request
 
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, expect
 
 
@@ -65,6 +66,35 @@ def wait_my_turn(page: Page, timeout: float | None = None) -> None:
 
 def wait_over(page: Page) -> None:
     expect(board(page)).to_have_attribute("data-status", "over", timeout=30_000)
+
+
+def hold_clock(page: Page) -> None:
+    """Stop the page's clock (Playwright's, installed by the test before the
+    page opened: ``page.clock.install()``) half a second of it from now;
+    ``page.clock.resume()`` lets it run on. ``pause_at`` takes seconds. If
+    that moment passed before the clock was told (this thread can wait
+    seconds for the GIL while the server's thread compiles), the clock
+    stopped where it was and the moment is read again from it."""
+    for _ in range(3):
+        try:
+            page.clock.pause_at(page.evaluate("Date.now()") / 1000 + 0.5)
+            return
+        except PlaywrightError as exc:
+            if "to the past" not in str(exc):
+                raise
+    raise AssertionError("the page's clock could not be stopped")
+
+
+def resign(page: Page) -> None:
+    """Resign by two clicks on Resign (the second confirms), the page's clock
+    standing still between them (``hold_clock``): "Really resign?" turns back
+    by itself after 3.5 s of it, which a loaded machine could let pass
+    between two clicks. It runs as usual before and after."""
+    hold_clock(page)
+    page.locator("#resign").click()
+    expect(page.locator("#resign")).to_have_text("Really resign?")
+    page.locator("#resign").click()  # confirm
+    page.clock.resume()
 
 
 def click_cell(page: Page, cell: str) -> None:

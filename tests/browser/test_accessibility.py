@@ -13,6 +13,7 @@ import pytest
 from browser_helpers import (
     ann_and_bob,
     create_room,
+    hold_clock,
     open_room,
     play_online_game,
     tokens_of,
@@ -130,7 +131,7 @@ def test_the_resign_confirmation_is_said_and_taken_by_keyboard(server, new_page)
     ticket = create_room(server, board="7x6", players={"A": "human", "B": "random"})
     open_room(page, server, ticket)
     page.locator("#resign").focus()
-    page.clock.pause_at(page.evaluate("Date.now()") + 1)
+    hold_clock(page)
     page.keyboard.press("Enter")
     expect(page.locator("#resign")).to_have_text("Really resign?")
     expect(page.locator("#message")).to_have_attribute("role", "alert")

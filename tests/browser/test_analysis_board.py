@@ -22,6 +22,7 @@ from browser_helpers import (
     create_room,
     open_room,
     play_online_game,
+    resign,
     wait_position,
     wait_still,
 )
@@ -560,12 +561,12 @@ def test_the_key_under_the_board_after_the_game_names_only_what_takes_a_move_bac
     earlier position; after a resignation no move can be taken back at all
     (Undo is disabled), and the key says so."""
     page = new_page()
+    page.clock.install()  # held by resign() between its two clicks
     key = page.locator("#analysis-key")
     ticket = create_room(server, board="7x6:dd", players={"A": "human", "B": "hard"})
     open_room(page, server, ticket)
     page.locator("#analysis-toggle").check()
-    page.locator("#resign").click()
-    page.locator("#resign").click()  # confirm
+    resign(page)
     expect(board(page)).to_have_attribute("data-status", "over")
     expect(page.locator("#undo")).to_be_disabled()
     expect(key).to_have_text("The game is over and was given up: no move can be taken back. Review scores every move.")

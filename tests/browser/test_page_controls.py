@@ -72,9 +72,10 @@ def test_new_game_after_a_board_drawn_at_random_draws_another(server, new_page, 
     to the form with Random chosen (the bonus cell too, if it was asked
     for), not with the board it drew; Rematch plays the drawn board again,
     and its New game still draws."""
-    from browser_helpers import wait_over
+    from browser_helpers import resign, wait_over
 
     page = new_page()
+    page.clock.install()  # held by resign() between its two clicks
     page.goto(server.url + "/")
     page.locator("#board-random").check()
     if bonus:
@@ -85,16 +86,14 @@ def test_new_game_after_a_board_drawn_at_random_draws_another(server, new_page, 
     expect(page.locator("#board")).to_have_attribute("data-live", "1")
     drawn = page.evaluate("window.c4lab.R.state.position")
     assert ("/B" in drawn) == bonus
-    for _ in range(2):  # resign, then confirm
-        page.locator("#resign").click()
+    resign(page)
     wait_over(page)
     expect(page.locator("#rematch")).to_have_attribute("href", re.compile(r"[?&]board=random(&|$)"))
     page.locator("#play-again").click()
     page.wait_for_function(
         "([p]) => window.c4lab && window.c4lab.R.state && window.c4lab.R.state.position === p "
         "&& window.c4lab.R.state.status === 'playing'", arg=[drawn])
-    for _ in range(2):
-        page.locator("#resign").click()
+    resign(page)
     wait_over(page)
     page.locator("#rematch").click()
     expect(page.locator("#board-random")).to_be_checked()
@@ -180,16 +179,16 @@ def test_on_a_phone_or_a_tablet_every_control_of_the_largest_board_is_in_view(se
 
 
 def test_undo_after_resign_does_not_reopen_the_game(server, new_page):
-    from browser_helpers import click_cell, create_room, open_room, wait_over, wait_position
+    from browser_helpers import click_cell, create_room, open_room, resign, wait_over, wait_position
 
     page = new_page()
+    page.clock.install()  # held by resign() between its two clicks
     ticket = create_room(server, board="7x6", players={"A": "human", "B": "human"})
     open_room(page, server, ticket)
     click_cell(page, "d1")
     wait_position(page, "7x6:d")
     expect(page.locator("#undo")).to_be_enabled()
-    page.locator("#resign").click()
-    page.locator("#resign").click()  # confirm
+    resign(page)
     wait_over(page)
     expect(page.locator("#undo")).to_be_disabled()
 
