@@ -5,6 +5,7 @@ two agents, watched."""
 from __future__ import annotations
 
 import re
+import threading
 
 import pytest
 from browser_helpers import (
@@ -20,6 +21,9 @@ from browser_helpers import (
     wait_still,
 )
 from playwright.sync_api import expect
+
+from c4lab.agents.base import warm_once
+from c4lab.rules import Position
 
 PREFERENCE = "cebfagd"  # our columns, in order, when one is full
 
@@ -163,11 +167,18 @@ def test_an_agent_that_plays_another_agents_moves_on_this_board_says_so(server, 
 
 def test_a_move_another_agent_chose_says_so_on_the_seat(server, new_page):
     # perfect cannot solve the empty 12x12 board in its second: master's move, said on perfect's seat
+    # Its kernels for 12x12 (and master's) compiled, or loaded from numba's cache, before Start, in this
+    # process the server shares: the server's own warm-up is then skipped (claimed), and the wait for the
+    # first move covers that move alone, not a compile (a minute on an empty cache and a loaded machine).
+    # Its throwaway moves think 0.05 s, not perfect's second: the same kernels, run shorter.
+    warming = threading.Thread(target=warm_once, args=("perfect:time=0.05", Position.parse("12x12")))
+    warming.start()  # while the page opens and its form is filled in
     page = new_page(390, 844, has_touch=True, is_mobile=True)
     custom_board_form(page, server, 12, 12)
     page.locator("#player1").select_option("human")
     page.locator("#player2").select_option("perfect")
     page.locator("#first").select_option("B")  # the computer moves first
+    warming.join()
     page.locator("#start").click()
     wait_my_turn(page)
     expect(page.locator("#seat-A .seat-conn")).to_have_text(re.compile(r"^· last move not solved in [\d.]+ s: master's move$"))
