@@ -13,12 +13,21 @@ from browser_helpers import (
     play_online_game,
     wait_my_turn,
     wait_over,
+    wait_still,
 )
 from playwright.sync_api import expect
 
 SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
 # a 9x8 board with a forbidden cell, a bonus cell taken and a ban piece; A to move
 IN_PROGRESS = "9x8/Xd3/Bb1:ecdb+addcfef"
+
+
+def settled(page) -> None:
+    """Until nothing on the page moves (``wait_still`` of the whole body: a
+    piece falling, the evaluation bar sliding, a panel's button easing), so
+    the screenshot shows where things come to rest; a fixed 200-700 ms
+    could end before a loaded machine had drawn it."""
+    wait_still(page, "body")
 
 
 def no_sideways_scroll(page) -> None:
@@ -43,7 +52,7 @@ def test_screenshots(server, new_page, artifacts, size):
     page.locator("#hint").click()
     expect(page.locator("#board .hint[data-hint]")).to_have_count(1, timeout=60_000)
     page.mouse.move(0, 0)
-    page.wait_for_timeout(700)
+    settled(page)
     no_sideways_scroll(page)
     board_box = board(page).bounding_box()
     assert board_box["x"] >= 0 and board_box["x"] + board_box["width"] <= width
@@ -58,7 +67,8 @@ def test_screenshots(server, new_page, artifacts, size):
     page.locator('#board [data-cell="d4"]').click()
     expect(page.locator("#ban-panel")).to_be_visible()
     page.locator('#board [data-cell="f3"]').hover()
-    page.wait_for_timeout(300)
+    expect(page.locator('#board [data-preview="f"]')).to_be_visible()  # the ban piece shown over the hovered column
+    settled(page)
     no_sideways_scroll(page)
     page.screenshot(path=str(artifacts / f"{size}-ban-choice.png"))
 
@@ -66,7 +76,7 @@ def test_screenshots(server, new_page, artifacts, size):
     online = create_room(server, mode="online", board="random", bonus=True, seat="A", name="Ann")
     open_room(page, server, online)
     expect(page.locator("#share-panel")).to_be_visible()
-    page.wait_for_timeout(300)
+    settled(page)
     no_sideways_scroll(page)
     page.screenshot(path=str(artifacts / f"{size}-online-waiting.png"), full_page=True)
 
@@ -75,7 +85,7 @@ def test_screenshots(server, new_page, artifacts, size):
     open_room(page, server, over)
     click_cell(page, "c4")
     wait_over(page)
-    page.wait_for_timeout(300)
+    settled(page)
     page.screenshot(path=str(artifacts / f"{size}-game-over.png"))
 
     # the hint's exact score above every column, then stepping back through the game
@@ -84,13 +94,13 @@ def test_screenshots(server, new_page, artifacts, size):
     page.locator("#hint").click()
     expect(page.locator("#board .col-note")).to_have_count(7, timeout=60_000)
     page.mouse.move(0, 0)
-    page.wait_for_timeout(300)
+    settled(page)
     no_sideways_scroll(page)
     page.screenshot(path=str(artifacts / f"{size}-hint-scores.png"))
     page.locator("#step-back").click()
     page.locator("#step-back").click()
     expect(board(page)).to_have_attribute("data-view", "2")
-    page.wait_for_timeout(300)
+    settled(page)
     no_sideways_scroll(page)
     page.screenshot(path=str(artifacts / f"{size}-stepping.png"))
 
@@ -104,7 +114,7 @@ def test_screenshots(server, new_page, artifacts, size):
     expect(page.locator("#review-list .review-row")).to_have_count(8, timeout=60_000)
     page.locator('#review-list .review-row[data-ply="1"]').click()
     expect(board(page)).to_have_attribute("data-view", "0")
-    page.wait_for_timeout(300)
+    settled(page)
     no_sideways_scroll(page)
     page.screenshot(path=str(artifacts / f"{size}-review.png"))
     page.screenshot(path=str(artifacts / f"{size}-review-full.png"), full_page=True)
@@ -119,12 +129,13 @@ def test_screenshots(server, new_page, artifacts, size):
     expect(page.locator("#replay-board")).to_have_attribute("data-ply", "7")
     page.locator("#replay-prev").click()
     page.locator("#replay-prev").click()
-    page.wait_for_timeout(300)
+    expect(page.locator("#replay-board")).to_have_attribute("data-ply", "5")
+    settled(page)
     no_sideways_scroll(page)
     page.screenshot(path=str(artifacts / f"{size}-replay.png"), full_page=True)
     page.locator("#replay-review").click()
     expect(page.locator("#replay-review-list .review-row")).to_have_count(7, timeout=60_000)
-    page.wait_for_timeout(300)
+    settled(page)
     no_sideways_scroll(page)
     page.screenshot(path=str(artifacts / f"{size}-replay-review.png"), full_page=True)
 
@@ -150,11 +161,11 @@ def test_theme_screenshots(server, new_page, artifacts, size):
         wait_over(page)
         expect(page.locator("#board .win-line")).to_have_count(2)
         assert page.evaluate("document.documentElement.dataset.scheme") == mode
-        page.wait_for_timeout(300)
+        settled(page)
         no_sideways_scroll(page)
         page.screenshot(path=str(artifacts / f"{size}-theme-{pieces}-{mode}.png"))
     page.locator("#settings-button").click()
     expect(page.locator("#settings-panel")).to_be_visible()
-    page.wait_for_timeout(200)
+    settled(page)
     no_sideways_scroll(page)
     page.screenshot(path=str(artifacts / f"{size}-settings.png"))
