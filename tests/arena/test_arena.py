@@ -461,6 +461,20 @@ def test_the_report_page_shows_an_agents_name_with_markup_as_text(tmp_path):
     assert page.count(html.escape(bad)) >= 4  # the ranking, the pairings and the cross table's row and column
 
 
+def test_a_report_names_the_agents_of_a_run_stopped_before_their_games(tmp_path):
+    """The ranking, the pairings' figures and the fitted ratings come from
+    games: an agent of the run with none yet was missing from all of them
+    without a word."""
+    games = [Game("7x6:adcdcdcd", "A", "random:seed=3", "heuristic", "7x6", 0, 0, 0)]
+    summary = summarise(ArenaConfig(("random:seed=3", "heuristic", "minimax[x]"), games=2), games)
+    said = "Not ranked, no game played yet (the run stopped before their games): minimax[x]."
+    assert said in render_text(summary).replace("\n", " ") and "Ranking (1 game)" in render_text(summary)
+    write_report(summary, tmp_path / "rep")
+    assert f"<p>{html.escape(said)}</p>" in (tmp_path / "rep" / "report.html").read_text()
+    whole = summarise(ArenaConfig(("random:seed=3", "heuristic"), games=2), games)
+    assert "Not ranked" not in render_text(whole)
+
+
 def test_a_games_score_reads_a_spec_in_any_spelling_as_a_matchs_score_does():
     # score_of compared the text: uct:iterations=0200 "did not play" a game of uct:iterations=200
     won = Game("7x6:adcdcdcd", "B", "uct:iterations=200", "random:seed=3", "7x6", 0, 0, 1)

@@ -285,6 +285,18 @@ LEFT_OUT_NOTE = (
 )
 
 
+#: Under the ranking, when some agent of the run has played no game yet (a run stopped early): the ranking,
+#: the pairings' figures and the fitted ratings come from games, so it was missing from them without a word.
+UNPLAYED_NOTE = "Not ranked, no game played yet (the run stopped before their games): {agents}"
+
+
+def unplayed_note(summary: Summary) -> str | None:
+    """``UNPLAYED_NOTE`` naming the run's agents that played no game, or ``None``."""
+    played = {agent for pairing in summary.pairings if pairing.games.games for agent in (pairing.first, pairing.second)}
+    missing = [spec for spec in summary.config.specs if spec not in played]
+    return UNPLAYED_NOTE.format(agents=", ".join(missing)) if missing else None
+
+
 def left_out_note(summary: Summary) -> str | None:
     """``LEFT_OUT_NOTE`` with its count, or ``None`` when every answer timed was played."""
     count = sum(summary.moves_left_out.values())
@@ -407,9 +419,11 @@ def render_text(summary: Summary) -> str:
             shown.add_row(*(Text(cell) for cell in row))
         console.print(shown)
 
-    table(f"Ranking ({summary.games} games)", STANDING_COLUMNS, standing_rows(summary), ("agent",))
+    table(f"Ranking ({summary.games} game{'' if summary.games == 1 else 's'})", STANDING_COLUMNS, standing_rows(summary), ("agent",))
     if left_out_note(summary):
         console.print(f"{left_out_note(summary)}.")
+    if unplayed_note(summary):
+        console.print(f"{unplayed_note(summary)}.", markup=False)
     table("Pairings (first agent's view)", PAIRING_COLUMNS, pairing_rows(summary), ("first", "second"))
     if _has_gaps(summary):
         console.print(NOTE)
@@ -671,6 +685,7 @@ figcaption {{ font-size: 0.9em; color: #444; }}
 <h2>Ranking</h2>
 {table(STANDING_COLUMNS, standing_rows(summary))}
 {f"<p>{esc(left_out_note(summary) or '')}.</p>" if left_out_note(summary) else ""}
+{f"<p>{esc(unplayed_note(summary) or '')}.</p>" if unplayed_note(summary) else ""}
 <h2>Pairings</h2>
 {table(PAIRING_COLUMNS, pairing_rows(summary))}
 {f"<p>{esc(NOTE)}</p>" if _has_gaps(summary) else ""}
