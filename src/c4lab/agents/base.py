@@ -32,6 +32,7 @@ from importlib.metadata import entry_points
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from c4lab.rules.errors import quote
 from c4lab.rules.move import Move
 from c4lab.rules.variant import integer
 
@@ -443,23 +444,23 @@ class Param:
                 value = self.type(raw)
         except ValueError:
             raise SpecError(
-                f"agent {agent!r}: {self.name}={raw!r} is not a valid {self.type.__name__}"
+                f"agent {agent!r}: {self.name}={quote(raw)} is not a valid {self.type.__name__}"
             ) from None
         if isinstance(value, float) and not math.isfinite(value):
-            raise SpecError(f"agent {agent!r}: {self.name} must be a finite number, not {raw!r}")
+            raise SpecError(f"agent {agent!r}: {self.name} must be a finite number, not {quote(raw)}")
         if isinstance(value, int) and not -INT_LIMIT <= value < INT_LIMIT:  # the kernels count in 64 bits
             raise SpecError(f"agent {agent!r}: {self.name} must fit in a 64-bit integer (below {INT_LIMIT:,}), "
-                            f"not {raw!r}")
+                            f"not {quote(raw)}")
         low = self.minimum
         if low is not None and isinstance(value, (int, float)) and (value < low or (self.above and value == low)):
             bound = f"greater than {low:g}" if self.above else f"at least {low:g}"
-            raise SpecError(f"agent {agent!r}: {self.name} must be {bound}, not {raw!r}")
+            raise SpecError(f"agent {agent!r}: {self.name} must be {bound}, not {quote(raw)}")
         high = self.maximum
         if high is not None and isinstance(value, (int, float)) and value > high:
-            raise SpecError(f"agent {agent!r}: {self.name} must be at most {high:,.10g}, not {raw!r}")
+            raise SpecError(f"agent {agent!r}: {self.name} must be at most {high:,.10g}, not {quote(raw)}")
         if self.choices and value not in self.choices:
             allowed = ", ".join(str(c) for c in self.choices)
-            raise SpecError(f"agent {agent!r}: {self.name} must be one of {allowed}, not {raw!r}")
+            raise SpecError(f"agent {agent!r}: {self.name} must be one of {allowed}, not {quote(raw)}")
         return value
 
 

@@ -65,6 +65,7 @@ from typing import IO, TYPE_CHECKING
 
 from c4lab.agents.base import Agent, AgentError, Analysis, Budget, Param, SpecError, register
 from c4lab.engine.protocol import (
+    MAX_LINE,
     BestMove,
     Error,
     Go,
@@ -101,11 +102,6 @@ _STDERR_LINES = 20  # the engine's last stderr lines, quoted when it dies
 _QUIT_GRACE = 1.0  # s: a program told 'quit' may take this long to exit before it is killed
 _TERM_GRACE = 0.5  # s: between SIGTERM and SIGKILL to the program's process group
 _POLL = 0.1  # s: how often a read checks that the program still runs
-#: The longest line read from a program, in characters.  A reply of the
-#: protocol is far shorter (a pv over a whole 12x12 board is under 500);
-#: a program that writes an endless line is given up (on standard output)
-#: or cut short (standard error), not buffered until memory runs out.
-MAX_LINE = 64 * 1024
 #: Sessions of their own, so that stopping a program stops what it started.
 _OWN_SESSION = os.name == "posix"
 _TETHER_SCRIPT = Path(__file__).with_name("tether.py")

@@ -23,13 +23,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from c4lab.agents.base import INT_LIMIT, MAX_SECONDS
-from c4lab.rules.errors import quote
+from c4lab.rules.errors import brief, quote
 from c4lab.rules.move import Move
 
 #: Option names are one word: letters, digits, ``_``, ``-`` and ``.``.
 OPTION_NAME = re.compile(r"[A-Za-z0-9_.-]+")
 #: The types an ``option`` line may declare.
 OPTION_TYPES = ("int", "float", "bool", "str")
+#: The longest line either party reads, in characters (without its line
+#: end).  A message of the protocol is far shorter (a pv over a whole 12x12
+#: board is under 500, a position string under 1,000): a longer line is
+#: refused unread, not buffered until memory runs out.
+MAX_LINE = 64 * 1024
 
 
 class ProtocolError(ValueError):
@@ -85,7 +90,7 @@ class SetOption:
 
     def __post_init__(self) -> None:
         if not OPTION_NAME.fullmatch(self.name):
-            raise ValueError(f"an option name is one word of letters, digits, '_', '-' or '.', not {self.name!r}")
+            raise ValueError(f"an option name is one word of letters, digits, '_', '-' or '.', not {quote(self.name)}")
         _check_text("an option value", self.value)
 
     def __str__(self) -> str:
@@ -109,7 +114,7 @@ class SetPosition:
 
     def __post_init__(self) -> None:
         if not self.text or any(c.isspace() for c in self.text):
-            raise ValueError(f"a position string is one non-empty word, not {self.text!r}")
+            raise ValueError(f"a position string is one non-empty word, not {quote(self.text)}")
 
     def __str__(self) -> str:
         return f"position {self.text}"
@@ -176,7 +181,7 @@ class Id:
 
     def __post_init__(self) -> None:
         if self.key not in ("name", "author"):
-            raise ValueError(f"an id line gives 'name' or 'author', not {self.key!r}")
+            raise ValueError(f"an id line gives 'name' or 'author', not {quote(self.key)}")
         _check_text(f"id {self.key}", self.value, allow_empty=False)
 
     def __str__(self) -> str:
@@ -195,9 +200,9 @@ class Option:
 
     def __post_init__(self) -> None:
         if not OPTION_NAME.fullmatch(self.name):
-            raise ValueError(f"an option name is one word of letters, digits, '_', '-' or '.', not {self.name!r}")
+            raise ValueError(f"an option name is one word of letters, digits, '_', '-' or '.', not {quote(self.name)}")
         if self.type not in OPTION_TYPES:
-            raise ValueError(f"an option type is one of {', '.join(OPTION_TYPES)}, not {self.type!r}")
+            raise ValueError(f"an option type is one of {', '.join(OPTION_TYPES)}, not {quote(self.type)}")
         _check_text("an option default", self.default, allow_empty=False)
 
     def __str__(self) -> str:
@@ -288,8 +293,13 @@ class Error:
         """An error line for ``problem`` (an exception or text), made one
         line: its lines joined by a space, the spaces within a line kept (a
         quoted bad line stays as it was sent, so that the character index
-        the message gives points into the quote)."""
+        the message gives points into the quote), and cut short to fit in
+        ``MAX_LINE`` characters, the most a driver reads."""
         text = " ".join(part.strip() for part in str(problem).splitlines() if part.strip()) or type(problem).__name__
+        room = MAX_LINE - len("error ")
+        if len(text) > room:  # a message that quoted some input whole: cut to fit the driver's line
+            more = f"... ({len(text)} characters)"
+            text = text[:room - len(more)] + more
         return cls(text)
 
 
@@ -305,7 +315,7 @@ def _check_text(what: str, text: str, allow_empty: bool = True) -> None:
     if not allow_empty and not text.strip():
         raise ValueError(f"{what} must not be empty")
     if any(c in text for c in "\r\n"):
-        raise ValueError(f"{what} must fit on one line, not {text!r}")
+        raise ValueError(f"{what} must fit on one line, not {quote(text)}")
 
 
 class _Words:
@@ -339,7 +349,7 @@ class _Words:
     def expect(self, keyword: str, after: str) -> None:
         word, at = self.next(f"'{keyword}' after '{after}'")
         if word != keyword:
-            raise self.fail(f"expected '{keyword}' after '{after}', got {word!r}", at)
+            raise self.fail(f"expected '{keyword}' after '{after}', got {quote(word)}", at)
 
     def rest(self, what: str) -> str:
         """The rest of the line from the next word on (inner spaces kept)."""
@@ -352,7 +362,7 @@ class _Words:
     def done(self, command: str) -> None:
         if not self.at_end():
             word, at = self.words[self.i]
-            raise self.fail(f"unexpected {word!r} after '{command}'", at)
+            raise self.fail(f"unexpected {quote(word)} after '{command}'", at)
 
 
 def _number(words: _Words, key: str, kind: type, positive: bool) -> tuple[float | int, int]:
@@ -364,7 +374,7 @@ def _number(words: _Words, key: str, kind: type, positive: bool) -> tuple[float 
     if value is None or not math.isfinite(value) or (value <= 0 if positive else value < 0):
         need = "a positive" if positive else "a non-negative"
         noun = "integer" if kind is int else "number"
-        raise words.fail(f"{key} needs {need} {noun}, not {word!r}", at)
+        raise words.fail(f"{key} needs {need} {noun}, not {quote(word)}", at)
     return value, at
 
 
@@ -408,27 +418,27 @@ def parse_command(line: str) -> Command:
         return _COMMANDS[head]()
     if head == "position":
         text, _ = words.next("a position string after 'position'")
-        words.done("position " + text)
+        words.done("position " + brief(text))
         return _checked(words, SetPosition, text)
     if head == "setoption":
         words.expect("name", "setoption")
         name, name_at = words.next("an option name after 'name'")
         if not OPTION_NAME.fullmatch(name):
-            raise words.fail(f"an option name is one word of letters, digits, '_', '-' or '.', not {name!r}", name_at)
-        words.expect("value", f"setoption name {name}")
-        return _checked(words, SetOption, name, words.rest(f"the value of option {name!r}"))
+            raise words.fail(f"an option name is one word of letters, digits, '_', '-' or '.', not {quote(name)}", name_at)
+        words.expect("value", f"setoption name {brief(name)}")
+        return _checked(words, SetOption, name, words.rest(f"the value of option {quote(name)}"))
     if head == "go":
         limits: dict[str, float | int] = {}
         while not words.at_end():
             key, key_at = words.next("a limit")
             if key not in ("time", "iterations"):
-                raise words.fail(f"'go' takes 'time S' and 'iterations N', not {key!r}", key_at)
+                raise words.fail(f"'go' takes 'time S' and 'iterations N', not {quote(key)}", key_at)
             if key in limits:
                 raise words.fail(f"'{key}' is given twice", key_at)
             limits[key], _ = _number(words, key, float if key == "time" else int, positive=True)
         return _checked(words, lambda: Go(**limits))  # type: ignore[arg-type]
     raise words.fail(
-        f"unknown command {head!r} (commands: c4lab, isready, setoption, newgame, position, go, stop, quit)", at
+        f"unknown command {quote(head)} (commands: c4lab, isready, setoption, newgame, position, go, stop, quit)", at
     )
 
 
@@ -448,33 +458,33 @@ def parse_reply(line: str) -> Reply:
     if head == "id":
         key, key_at = words.next("'name' or 'author' after 'id'")
         if key not in ("name", "author"):
-            raise words.fail(f"an id line gives 'name' or 'author', not {key!r}", key_at)
+            raise words.fail(f"an id line gives 'name' or 'author', not {quote(key)}", key_at)
         return _checked(words, Id, key, words.rest(f"the {key} after 'id {key}'"))
     if head == "option":
         words.expect("name", "option")
         name, name_at = words.next("an option name after 'name'")
         if not OPTION_NAME.fullmatch(name):
-            raise words.fail(f"an option name is one word of letters, digits, '_', '-' or '.', not {name!r}", name_at)
-        words.expect("type", f"option name {name}")
+            raise words.fail(f"an option name is one word of letters, digits, '_', '-' or '.', not {quote(name)}", name_at)
+        words.expect("type", f"option name {brief(name)}")
         kind, kind_at = words.next("an option type after 'type'")
         if kind not in OPTION_TYPES:
-            raise words.fail(f"an option type is one of {', '.join(OPTION_TYPES)}, not {kind!r}", kind_at)
-        words.expect("default", f"option name {name} type {kind}")
-        return _checked(words, Option, name, kind, words.rest(f"the default of option {name!r}"))
+            raise words.fail(f"an option type is one of {', '.join(OPTION_TYPES)}, not {quote(kind)}", kind_at)
+        words.expect("default", f"option name {brief(name)} type {kind}")
+        return _checked(words, Option, name, kind, words.rest(f"the default of option {quote(name)}"))
     if head == "bestmove":
         token, token_at = words.next("a move token after 'bestmove'")
         try:
             move = Move.parse(token)
         except ValueError as exc:
             raise words.fail(str(exc), token_at) from None
-        words.done("bestmove " + token)
+        words.done("bestmove " + brief(token))
         return BestMove(move)
     if head == "error":
         return _checked(words, Error, words.rest("the message after 'error'"))
     if head == "info":
         return _parse_info(words)
     raise words.fail(
-        f"unknown reply {head!r} (replies: id, option, c4labok, readyok, info, bestmove, error)", at
+        f"unknown reply {quote(head)} (replies: id, option, c4labok, readyok, info, bestmove, error)", at
     )
 
 
@@ -508,6 +518,6 @@ def _parse_info(words: _Words) -> Info:
             fields[key] = words.rest("the text after 'string'")
         else:
             raise words.fail(
-                f"unknown info field {key!r} (fields: value, iterations, time, pv, string)", key_at
+                f"unknown info field {quote(key)} (fields: value, iterations, time, pv, string)", key_at
             )
     return _checked(words, lambda: Info(**fields))  # type: ignore[arg-type]

@@ -51,6 +51,7 @@ from c4lab.engine.protocol import (
 )
 from c4lab.game import answer_move
 from c4lab.rules import IllegalMoveError, Position, Variant
+from c4lab.rules.errors import quote
 
 AUTHOR = "c4lab"
 
@@ -94,11 +95,11 @@ class _Engine:
     def set_option(self, command: SetOption) -> None:
         if command.name not in {p.name for p in self.info.params}:
             known = ", ".join(p.name for p in self.info.params) or "none"
-            self.error(f"setoption: unknown option {command.name!r} (options: {known})")
+            self.error(f"setoption: unknown option {quote(command.name)} (options: {known})")
             return
         value = command.value.strip()
         if not value or any(c in value for c in ",=") or any(c.isspace() for c in value):
-            self.error(f"setoption: option {command.name!r} cannot take the value {value!r}")
+            self.error(f"setoption: option {quote(command.name)} cannot take the value {quote(value)}")
             return
         values = {**self.values, command.name: value}
         old = self.values
