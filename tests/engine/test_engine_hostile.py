@@ -5,6 +5,8 @@ bad line is one ``error`` reply a driver can read (docs/engine-protocol.md,
 from __future__ import annotations
 
 import io
+import subprocess
+import sys
 
 import pytest
 
@@ -20,7 +22,7 @@ def answers(*lines: str, spec: str = "random:seed=1") -> list[str]:
     return out.getvalue().splitlines()
 
 
-LONG = 100_000
+LONG = 60_000  # a long word on a line a driver may send (MAX_LINE at most)
 
 
 @pytest.mark.parametrize(
@@ -57,3 +59,49 @@ def test_no_error_line_is_longer_than_a_driver_reads() -> None:
 def test_after_the_long_lines_the_engine_plays_on() -> None:
     lines = answers("z" * LONG, "position 7x6:dd", "go")
     assert isinstance(parse_reply(lines[-1]), BestMove)
+
+
+class EndlessLine(io.TextIOBase):
+    """A driver that writes ``total`` characters without a line end, then
+    ``rest``; it records the most any one read asked for."""
+
+    def __init__(self, total: int, rest: str) -> None:
+        self.left, self.rest, self.most = total, rest, 0
+
+    def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
+        assert size is not None and size > 0, "a read without a limit would hold the whole line"
+        self.most = max(self.most, size)
+        if self.left:
+            piece = min(size, self.left)
+            self.left -= piece
+            return "x" * piece
+        line, _, self.rest = self.rest.partition("\n")
+        return line + "\n" if line or self.rest else ""
+
+
+def test_a_line_longer_than_a_line_may_be_is_one_error_and_never_read_whole() -> None:
+    stdin = EndlessLine(10 * MAX_LINE + 7, "\nisready\n")
+    out = io.StringIO()
+    serve("random:seed=1", stdin, out)  # type: ignore[arg-type]
+    assert out.getvalue().splitlines() == [
+        f"error bad message {'x' * 60!r}... ({10 * MAX_LINE + 7} characters): a line has at most 65,536 characters",
+        "readyok",
+    ]
+    assert stdin.most == MAX_LINE + 1
+
+
+def test_a_line_of_the_longest_length_is_read_as_a_command() -> None:
+    assert answers("isready" + " " * (MAX_LINE - len("isready"))) == ["readyok"]
+
+
+def test_a_byte_that_is_no_utf8_is_named_with_where_it_is_and_the_engine_reads_on() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "c4lab", "engine", "--agent", "random:seed=1"],
+        input=b"position 7x6:d\xc3d\n\xff isready\nisready\n", capture_output=True, timeout=120, check=False,
+    )
+    assert done.returncode == 0 and done.stderr == b""
+    assert done.stdout.decode().splitlines() == [
+        "error bad message 'position 7x6:d\ufffdd' at character 14: byte 0xC3 is not UTF-8 (a line is UTF-8 text)",
+        "error bad message '\ufffd isready' at character 0: byte 0xFF is not UTF-8 (a line is UTF-8 text)",
+        "readyok",
+    ]

@@ -52,10 +52,18 @@ class ProtocolError(ValueError):
         self.reason = reason
         self.index = index
         where = f" at character {index}" if index is not None else ""
-        super().__init__(f"bad message {quote(line)}{where}: {reason}")
+        super().__init__(f"bad message {quote(readable(line))}{where}: {reason}")
 
     def __reduce__(self) -> tuple[object, ...]:
         return (type(self), (self.line, self.reason, self.index))  # the default would pass the message alone
+
+
+def readable(line: str) -> str:
+    """``line`` as a message quotes it: each byte that was no UTF-8 (read as
+    a lone surrogate by ``errors="surrogateescape"``) shown as U+FFFD, one
+    character for one, so that a character index still points into it and
+    the quote can be written as UTF-8."""
+    return "".join("\ufffd" if "\udc80" <= char <= "\udcff" else char for char in line)
 
 
 # ---------------------------------------------------------------------------
@@ -385,11 +393,14 @@ _REPLIES: dict[str, type[HelloOk | ReadyOk]] = {"c4labok": HelloOk, "readyok": R
 def _one_line(line: str) -> _Words:
     """The words of ``line`` without its line end; a ``ProtocolError`` if
     a line break is left inside it (it would be two lines, or a message
-    that could not be written back on one)."""
+    that could not be written back on one), or a byte that was no UTF-8
+    (decoded with ``errors="surrogateescape"``)."""
     line = line.rstrip("\r\n")
     for at, char in enumerate(line):
         if char in "\r\n":
             raise ProtocolError(line, "a line break inside the line", at)
+        if "\udc80" <= char <= "\udcff":  # a byte that was no UTF-8, kept by surrogateescape
+            raise ProtocolError(line, f"byte 0x{ord(char) - 0xDC00:02X} is not UTF-8 (a line is UTF-8 text)", at)
     return _Words(line)
 
 

@@ -26,10 +26,12 @@ import io
 import os
 import sys
 import time
+from collections.abc import Iterator
 from typing import TextIO
 
 from c4lab.agents.base import Agent, AgentInfo, Budget, agent_infos, make_agent, parse_spec, warm_once
 from c4lab.engine.protocol import (
+    MAX_LINE,
     BestMove,
     Error,
     Go,
@@ -48,6 +50,7 @@ from c4lab.engine.protocol import (
     SetPosition,
     Stop,
     parse_command,
+    readable,
 )
 from c4lab.game import answer_move
 from c4lab.rules import IllegalMoveError, Position, Variant
@@ -204,13 +207,32 @@ def serve(agent_spec: str, stdin: TextIO, stdout: TextIO) -> int:
     Blank lines are ignored; every other bad line answers ``error ...``.
     """
     engine = _Engine(agent_spec, stdout)
-    for line in stdin:
-        line = line.rstrip("\r\n")
+    for line in _lines(stdin):
+        if isinstance(line, Error):
+            engine.send(line)
+            continue
         if not line.strip():
             continue
         if not engine.handle(line):
             break
     return 0
+
+
+def _lines(stdin: TextIO) -> Iterator[str | Error]:
+    """The lines of ``stdin`` without their line ends; in place of a line
+    longer than ``MAX_LINE`` characters, the error that says so: its rest
+    is read and dropped a piece at a time, never held whole (a driver that
+    writes an endless line does not fill this process's memory)."""
+    while line := stdin.readline(MAX_LINE + 1):
+        if len(line.rstrip("\r\n")) <= MAX_LINE:
+            yield line.rstrip("\r\n")
+            continue
+        start, length = line[:60], len(line)
+        while not line.endswith("\n") and (line := stdin.readline(MAX_LINE)):
+            length += len(line)
+        length -= len(line) - len(line.rstrip("\r\n"))  # its line end
+        yield Error(f"bad message {readable(start)!r}... ({length} characters): a line has at most "
+                    f"{MAX_LINE:,} characters")
 
 
 def run_on_stdio(agent_spec: str) -> int:
@@ -221,7 +243,8 @@ def run_on_stdio(agent_spec: str) -> int:
     A bad ``agent_spec`` raises ``SpecError`` (a file it names that cannot
     be read, the file's ``ValueError``) before anything is written."""
     make_agent(agent_spec).close()
-    stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
+    # a byte that is no UTF-8 is kept (a lone surrogate) for the error that names it
+    stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="surrogateescape")
     stdout = open(os.dup(sys.stdout.fileno()), "w", encoding="utf-8", newline="\n")  # noqa: SIM115
     try:
         with contextlib.redirect_stdout(sys.stderr):
