@@ -10,8 +10,8 @@ import sys
 
 import pytest
 
-from c4lab.engine import parse_reply
-from c4lab.engine.protocol import MAX_LINE, BestMove, Error, ReadyOk
+from c4lab.engine import ProtocolError, parse_command, parse_reply
+from c4lab.engine.protocol import MAX_LINE, BestMove, Error, Go, ReadyOk
 from c4lab.engine.serve import serve
 
 
@@ -105,3 +105,37 @@ def test_a_byte_that_is_no_utf8_is_named_with_where_it_is_and_the_engine_reads_o
         "error bad message '\ufffd isready' at character 0: byte 0xFF is not UTF-8 (a line is UTF-8 text)",
         "readyok",
     ]
+
+
+@pytest.mark.parametrize(
+    ("line", "index", "what"),
+    [
+        ("go time 1_0", 8, "time needs a positive number, not '1_0'"),
+        ("go iterations 1_000", 14, "iterations needs a positive integer, not '1_000'"),
+        ("go iterations \uff15", 14, "iterations needs a positive integer"),  # a fullwidth 5
+        ("go time \u0660.\u0661", 8, "time needs a positive number"),  # 0.1 in Arabic-Indic digits
+        ("go time 0x10", 8, "time needs a positive number, not '0x10'"),
+        ("go time inf", 8, "time needs a positive number, not 'inf'"),
+        ("go iterations 0", 14, "iterations needs a positive integer, not '0'"),
+        ("go time 1 iterations 99999999999999999999", 21, "iterations must be a positive integer below"),
+        ("go iterations 5 time 1e9", 21, "time must be a positive number of seconds, at most a year"),
+    ],
+)
+def test_a_go_limit_is_ascii_digits_within_a_budgets_bounds_or_an_error_at_the_number(
+    line: str, index: int, what: str
+) -> None:
+    with pytest.raises(ProtocolError) as caught:
+        parse_command(line)
+    assert (caught.value.index, what in caught.value.reason) == (index, True), caught.value
+
+
+@pytest.mark.parametrize("line", ["go time 0.5", "go time .5", "go time 2", "go time 1e-3", "go iterations +5"])
+def test_a_go_limit_written_as_a_number_is_read(line: str) -> None:
+    assert isinstance(parse_command(line), Go)
+
+
+@pytest.mark.parametrize(("seconds", "written"), [(0.00001, "0.00001"), (1e-7, "0.0000001"), (2.0, "2.0"),
+                                                 (0.5, "0.5"), (31_536_000.0, "31536000.0")])
+def test_go_writes_its_time_as_a_plain_decimal_number(seconds: float, written: str) -> None:
+    assert str(Go(time=seconds)) == f"go time {written}"
+    assert parse_command(f"go time {written}") == Go(time=seconds)

@@ -20,9 +20,10 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
-from c4lab.agents.base import INT_LIMIT, MAX_SECONDS
+from c4lab.agents.base import INT_LIMIT, MAX_SECONDS, SPEC_FLOAT, SPEC_INT
 from c4lab.rules.errors import brief, quote
 from c4lab.rules.move import Move
 
@@ -148,8 +149,8 @@ class Go:
 
     def __str__(self) -> str:
         parts = ["go"]
-        if self.time is not None:
-            parts += ["time", repr(float(self.time))]
+        if self.time is not None:  # plain decimals, as the page writes them: 0.00001, never 1e-05
+            parts += ["time", format(Decimal(repr(float(self.time))), "f")]
         if self.iterations is not None:
             parts += ["iterations", str(self.iterations)]
         return " ".join(parts)
@@ -375,9 +376,9 @@ class _Words:
 
 def _number(words: _Words, key: str, kind: type, positive: bool) -> tuple[float | int, int]:
     word, at = words.next(f"a number after '{key}'")
-    try:
-        value = kind(word)
-    except ValueError:
+    try:  # written as a spec writes it: ASCII digits (no '1_000', no other script's digits, which int() takes)
+        value = kind(word) if (SPEC_INT if kind is int else SPEC_FLOAT).fullmatch(word) else None
+    except ValueError:  # an int of more digits than Python converts
         value = None
     if value is None or not math.isfinite(value) or (value <= 0 if positive else value < 0):
         need = "a positive" if positive else "a non-negative"
@@ -446,8 +447,12 @@ def parse_command(line: str) -> Command:
                 raise words.fail(f"'go' takes 'time S' and 'iterations N', not {quote(key)}", key_at)
             if key in limits:
                 raise words.fail(f"'{key}' is given twice", key_at)
-            limits[key], _ = _number(words, key, float if key == "time" else int, positive=True)
-        return _checked(words, lambda: Go(**limits))  # type: ignore[arg-type]
+            limits[key], value_at = _number(words, key, float if key == "time" else int, positive=True)
+            try:  # within a budget's bounds, said at the number
+                Go(**{key: limits[key]})  # type: ignore[arg-type]
+            except ValueError as exc:
+                raise words.fail(str(exc), value_at) from None
+        return Go(**limits)  # type: ignore[arg-type]
     raise words.fail(
         f"unknown command {quote(head)} (commands: c4lab, isready, setoption, newgame, position, go, stop, quit)", at
     )
