@@ -98,7 +98,7 @@ def test_the_engine_agent_unregistered_in_a_script_says_how_to_get_it() -> None:
     assert run.returncode == 0, run.stderr
     refused, started = run.stdout.splitlines()
     assert refused.startswith("unknown agent 'engine': it is registered by `import c4lab.engine.client` "
-                              "(local use only: a server never starts programs;")
+                              "(local use only: a server, and so the page of `c4lab play`, never starts programs;")
     assert started == "EngineError"  # known now: it started `true`, which speaks no protocol
 
 

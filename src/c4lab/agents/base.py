@@ -597,8 +597,9 @@ def _add(info: AgentInfo) -> None:
 #: server must never start programs), so that ``make_agent("engine:cmd=...")``
 #: from Python is not a bare "unknown agent".
 REGISTERED_ON_IMPORT = {
-    "engine": "it is registered by `import c4lab.engine.client` (local use only: a server never starts "
-              "programs; the arena and c4lab's commands import it themselves)",
+    "engine": "it is registered by `import c4lab.engine.client` (local use only: a server, and so the page of "
+              "`c4lab play`, never starts programs; the arena, `c4lab move` and `c4lab play --tui` import it "
+              "themselves)",
 }
 
 #: The entry-point group that lists the modules registering agents.

@@ -117,6 +117,8 @@ def play(
 ) -> None:
     """Play: in the browser (a local server on 127.0.0.1), or with --tui in
     the terminal."""
+    if tui:  # the terminal game is local: a program named on one's own command line may play (engine:cmd=...)
+        import c4lab.engine.client  # noqa: F401  (registers 'engine:cmd=...'; the page's server never starts programs)
     _check_game_options(board, bonus, player1, player2)
     if tui:
         no_page_options(port, db, no_browser)
