@@ -139,3 +139,29 @@ def test_a_go_limit_written_as_a_number_is_read(line: str) -> None:
 def test_go_writes_its_time_as_a_plain_decimal_number(seconds: float, written: str) -> None:
     assert str(Go(time=seconds)) == f"go time {written}"
     assert parse_command(f"go time {written}") == Go(time=seconds)
+
+
+def test_commands_before_the_handshake_are_answered_as_after_it() -> None:
+    lines = answers("position 7x6:dd", "go", "c4lab", "go")
+    assert [line.split()[0] for line in lines] == ["info", "bestmove", "id", "id", "option", "c4labok", "info",
+                                                   "bestmove"]
+
+
+def test_setoption_value_none_gives_an_option_no_value() -> None:
+    lines = answers("setoption name seed value none", "c4lab")
+    assert "option name seed type int default none" in lines
+
+
+def test_a_position_stays_after_go_and_a_second_go_chooses_again() -> None:
+    lines = answers("position 7x6:dd", "go", "go", "isready")
+    assert [line.split()[0] for line in lines] == ["info", "bestmove", "info", "bestmove", "readyok"]
+
+
+def test_quit_or_the_end_of_input_after_go_comes_after_its_bestmove() -> None:
+    # commands are read one at a time: a piped script gets every answer
+    assert answers("position 7x6:dd", "go", "quit", "isready")[-1].startswith("bestmove")
+    assert answers("position 7x6:dd", "go")[-1].startswith("bestmove")
+
+
+def test_stop_with_no_search_and_blank_or_spaced_lines_answer_nothing() -> None:
+    assert answers("stop", "", "   ", "\t", "  isready  ", "isready\r") == ["readyok", "readyok"]
