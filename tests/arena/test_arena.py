@@ -932,7 +932,8 @@ def test_a_run_resumed_under_another_test_or_none_has_its_header_say_so(tmp_path
     tells what the arena told, not what an earlier run was tested by."""
     out = tmp_path / "sprt.jsonl"
     config = ArenaConfig(("heuristic:seed=1", "random:seed=1"), games=40, board="6x5", plies=1, seed=1)
-    first = run_arena(config, out, executor=LocalExecutor(1), sprt=SPRT.parse("elo0=0,elo1=50,alpha=0.05,beta=0.05"))
+    # elo1=200: a sweep decides in 8 pairs, well inside the 20 of the schedule
+    first = run_arena(config, out, executor=LocalExecutor(1), sprt=SPRT.parse("elo0=0,elo1=200,alpha=0.05,beta=0.05"))
     assert first.stopped is not None and len(first.games) < 40
     other = SPRT.parse("elo0=0,elo1=500,alpha=0.05,beta=0.05")
     again = run_arena(config, out, executor=LocalExecutor(1), sprt=other)  # decided at once, on the games saved
@@ -960,14 +961,8 @@ def test_an_sprt_that_has_not_decided_when_the_games_run_out_says_where_it_stand
     assert played.exit_code == 0, played.output
     data = json.loads(played.stdout)
     assert data["stopped"] is None and data["games"] == 4
-    # the LLR worked out here: half a pair of prior in each of the five cells, then
-    # (s1 - s0)(2m - s0 - s1) / (2 var / n) on the pairs' mean scores 0, 1/4, ..., 1
-    counts = [c + 0.5 for c in data["pairings"][0]["pentanomial"]]
-    n = sum(counts)
-    m = sum(c * k / 4 for k, c in enumerate(counts)) / n
-    var = sum(c * (k / 4 - m) ** 2 for k, c in enumerate(counts)) / n
-    s0, s1 = 0.5, 1 / (1 + 10 ** (-20 / 400))
-    llr = (s1 - s0) * (2 * m - s0 - s1) / (2 * var / n)
+    # the LLR is the test's on the pairing's pentanomial (its values are checked in test_arena_stats.py)
+    llr = SPRT.parse(test).llr(data["pairings"][0]["pentanomial"])
     bound = 2.944439  # log(0.95 / 0.05)
     assert data["sprt"] == {"test": test, "pairs": 2, "llr": pytest.approx(llr),
                             "lower": pytest.approx(-bound), "upper": pytest.approx(bound), "accepted": None}

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
+from scipy.optimize import minimize
 from scipy.stats import binomtest, norm
 
 from c4lab.arena import stats
@@ -302,24 +303,44 @@ def test_sprt_parser_says_what_is_wrong(text, message):
         SPRT.parse(text)
 
 
-def gaussian_llr(values, counts, elo0: float, elo1: float) -> float:
-    """The GSPRT written the other way: log N(mean; s1, se) - log N(mean; s0, se),
-    after half an observation more of every value (SPRT.PRIOR)."""
-    weights = np.array(counts) + 0.5
-    mean = np.average(values, weights=weights)
-    se = math.sqrt(np.average((np.array(values) - mean) ** 2, weights=weights) / weights.sum())
+def brute_force_fit(values, counts, score: float) -> tuple[np.ndarray, float]:
+    """The chances of ``values`` with expected score ``score`` that make the
+    counts most likely, and that log-likelihood: SciPy's SLSQP over the
+    whole simplex, no Lagrange multiplier (the way SPRT finds them)."""
+    values, n = np.array(values, float), np.array(counts, float)
+    seen, total = n > 0, n.sum()
+    found = minimize(lambda q: -np.sum(n[seen] * np.log(np.maximum(q[seen], 1e-300))) / total,
+                     np.full(len(n), 1 / len(n)), method="SLSQP", bounds=[(0, 1)] * len(n),
+                     options={"ftol": 1e-14, "maxiter": 1000},
+                     constraints=[{"type": "eq", "fun": lambda q: q.sum() - 1},
+                                  {"type": "eq", "fun": lambda q: q @ values - score}])
+    assert found.success, found.message
+    return found.x, -found.fun * total
+
+
+def brute_force_llr(values, counts, elo0: float, elo1: float) -> float:
+    """The generalized LLR: the best log-likelihood under H1 less the best under H0."""
     s0, s1 = (1 / (1 + 10 ** (-e / 400)) for e in (elo0, elo1))
-    return norm.logpdf(mean, s1, se) - norm.logpdf(mean, s0, se)
+    return brute_force_fit(values, counts, s1)[1] - brute_force_fit(values, counts, s0)[1]
 
 
-def test_sprt_llr_is_the_normal_approximation_for_games_and_for_pairs():
-    t = SPRT(0, 20, 0.05, 0.05)
-    wdl = (60, 20, 20)
-    assert t.llr(wdl) == pytest.approx(gaussian_llr([1, 0.5, 0], wdl, 0, 20))
-    assert t.llr(Trinomial(*wdl)) == t.llr(wdl)
-    penta = (3, 10, 30, 12, 5)
-    assert t.llr(penta) == pytest.approx(gaussian_llr([0, 0.25, 0.5, 0.75, 1], penta, 0, 20))
-    assert t.llr(Pentanomial(penta)) == t.llr(penta)
+GAME_VALUES, PAIR_VALUES = (1, 0.5, 0), (0, 0.25, 0.5, 0.75, 1)
+
+
+@pytest.mark.parametrize(("elo0", "elo1"), [(0, 20), (0, 200), (-100, 0), (100, 300), (-500, 500)])
+def test_sprt_llr_is_the_exact_multinomial_likelihood_ratio_for_games_and_for_pairs(elo0, elo1):
+    """Each hypothesis is the distribution of its score that explains the
+    counts best; some counts are 0, as in a short match."""
+    t = SPRT(elo0, elo1, 0.05, 0.05)
+    rng = np.random.default_rng(elo1 - elo0)
+    for values in (GAME_VALUES, PAIR_VALUES):
+        for _ in range(8):
+            counts = tuple(int(c) for c in rng.integers(0, 30, len(values)) * (rng.random(len(values)) < 0.7))
+            if sum(counts):
+                assert t.llr(counts) == pytest.approx(brute_force_llr(values, counts, elo0, elo1), abs=1e-6), counts
+    wdl, penta = (60, 20, 20), (3, 10, 30, 12, 5)
+    assert t.llr(Trinomial(*wdl)) == t.llr(wdl) == pytest.approx(brute_force_llr(GAME_VALUES, wdl, elo0, elo1))
+    assert t.llr(Pentanomial(penta)) == t.llr(penta) == pytest.approx(brute_force_llr(PAIR_VALUES, penta, elo0, elo1))
     with pytest.raises(ValueError, match="3 .* or 5"):
         t.llr((1, 2, 3, 4))
     with pytest.raises(ValueError, match="3 .* or 5"):
@@ -328,11 +349,87 @@ def test_sprt_llr_is_the_normal_approximation_for_games_and_for_pairs():
         t.decide((1, -1, 0))
 
 
+def test_sprt_llr_is_fishtests_on_fishtests_figures():
+    # fishtest's LLR_logistic(0, 20, [10, 50, 200, 150, 40]) is 16.87; the normal
+    # approximation the arena used before said 20.0
+    assert SPRT(0, 20, 0.05, 0.05).llr((10, 50, 200, 150, 40)) == pytest.approx(16.8725, abs=1e-4)
+
+
+def test_the_fitted_hypothesis_has_its_score_and_explains_the_counts_best():
+    t = SPRT(0, 20, 0.05, 0.05)
+    for counts, values in (((10, 50, 200, 150, 40), PAIR_VALUES), ((0, 3, 0, 0, 7), PAIR_VALUES),
+                           ((7, 0, 2), GAME_VALUES), ((0, 9, 0), GAME_VALUES)):
+        for elo in (-150, 0, 20, 300):
+            q = np.array(t.fitted(counts, elo))
+            score = stats.score_from_elo(elo)
+            assert q.sum() == pytest.approx(1, abs=1e-12) and (q >= 0).all()
+            assert q @ np.array(values) == pytest.approx(score, abs=1e-12)
+            best, _ = brute_force_fit(values, counts, score)
+            assert q == pytest.approx(best, abs=1e-5), (counts, elo)
+    assert t.fitted(Trinomial(7, 0, 2), 20) == t.fitted((7, 0, 2), 20)
+    with pytest.raises(ValueError, match="needs a game"):
+        t.fitted((0, 0, 0), 20)
+
+
+def test_an_outcome_never_seen_takes_only_what_the_seen_ones_cannot_reach():
+    # a sweep of wins read as "equal strength": half wins, half losses, nothing
+    # on draws (which would only lower the chance of a win)
+    assert SPRT(0, 20, 0.05, 0.05).fitted((5, 0, 0), 0) == pytest.approx((0.5, 0, 0.5), abs=1e-15)
+    assert SPRT(0, 20, 0.05, 0.05).fitted((0, 0, 0, 0, 5), 0) == pytest.approx((0.5, 0, 0, 0, 0.5), abs=1e-15)
+    # all draws against elo 0: the draws explain the score alone
+    assert SPRT(0, 20, 0.05, 0.05).fitted((0, 9, 0), 0) == pytest.approx((0, 1, 0), abs=1e-15)
+
+
+def test_without_draws_the_llr_is_the_binomial_one():
+    # no draw seen: each hypothesis is the binomial of its score (a draw would
+    # only take chance from a win and a loss), so LLR = W·log(s1/s0) + L·log((1-s1)/(1-s0))
+    s0, s1 = 0.5, 1 / (1 + 10 ** (-200 / 400))
+    for wins, losses in ((63, 37), (64, 36), (9, 1), (0, 4)):
+        expected = wins * math.log(s1 / s0) + losses * math.log((1 - s1) / (1 - s0))
+        assert SPRT(0, 200, 0.05, 0.05).llr((wins, 0, losses)) == pytest.approx(expected, abs=1e-9)
+
+
+def test_the_llr_changes_sign_where_both_hypotheses_explain_the_games_as_well_not_at_the_midpoint():
+    # elo 0 against 200 without draws: equal likelihoods at the score
+    # log((1-s0)/(1-s1)) / log(s1·(1-s0) / (s0·(1-s1))) = 0.6366, above the
+    # midpoint of the two scores (0.5 + 0.7597)/2 = 0.6299: at 63% the test leans to H0
+    t = SPRT(0, 200, 0.05, 0.05)
+    assert t.llr((63, 0, 37)) == pytest.approx(-0.7601, abs=1e-4)
+    assert t.llr((64, 0, 36)) == pytest.approx(0.3912, abs=1e-4)
+
+
+def test_the_llr_is_symmetric_under_swapping_the_sides():
+    # hypotheses mirrored about 0 Elo, results seen from the other side: the LLR
+    # changes sign, so counts symmetric about a score of ½ between -e and +e leave it at 0
+    for counts in ((3, 10, 30, 12, 5), (0, 0, 4, 1, 9), (12, 0, 3, 0, 0)):
+        assert SPRT(-50, 20, 0.05, 0.05).llr(Pentanomial(counts).swapped()) == pytest.approx(
+            -SPRT(-20, 50, 0.05, 0.05).llr(counts), abs=1e-9)
+    assert SPRT(-30, 30, 0.05, 0.05).llr((4, 10, 30, 10, 4)) == pytest.approx(0, abs=1e-9)
+    assert SPRT(-30, 30, 0.05, 0.05).llr((7, 2, 7)) == pytest.approx(0, abs=1e-9)
+
+
+def test_no_games_is_no_evidence():
+    t = SPRT(0, 20, 0.05, 0.05)
+    assert t.llr((0, 0, 0)) == 0.0 and t.llr(Pentanomial((0, 0, 0, 0, 0))) == 0.0
+    assert t.decide((0, 0, 0)) is None and t.decide((0, 0, 0, 0, 0)) is None
+
+
+@pytest.mark.parametrize(("text", "key", "score"), [("elo0=0,elo1=7000", "elo1", "1"),
+                                                    ("elo0=-200000,elo1=0", "elo0", "0")])
+def test_an_sprt_of_a_hypothesis_no_match_can_tell_apart_is_refused(text, key, score):
+    # a score of 1 to double precision allows no game but a win: every other result would end it at once
+    with pytest.raises(ValueError, match=rf"^SPRT: {key}=-?\d+ is too far from 0 to test: its expected score is "
+                                         rf"{score} to double precision$"):
+        SPRT.parse(text)
+    near = SPRT.parse("elo0=0,elo1=6000")  # a score of 1 - 1e-15: tested, a pair lost refutes it at once
+    assert near.decide((0, 0, 0, 0, 4)) is None and near.decide((0, 0, 0, 0, 5)) == "H1"
+    assert near.decide((1, 0, 0, 0, 4)) == "H0"
+
+
 def test_sprt_llr_by_hand_on_a_large_even_match():
-    # 500-0-500 with the half-game prior: 500.5-0.5-500.5, n = 1001.5, s = 0.5,
-    # var = 1001·0.25/1001.5 = 0.249875; s1 = 1/(1 + 10^(-20/400)) = 0.5287505, so
-    # LLR = 0.0287505·(1 - 1.0287505)/(2·0.249875/1001.5) = -0.00082659/0.00049900 = -1.6565
-    assert SPRT(0, 20, 0.05, 0.05).llr((500, 0, 500)) == pytest.approx(-1.6565, abs=1e-4)
+    # 500-0-500 is binomial: 500·log(2·s1) + 500·log(2·(1-s1)) = 500·log(1 - 4·(s1-½)²),
+    # s1 = 1/(1 + 10^(-20/400)) = 0.5287505: 500·log(0.9966935) = -1.6560
+    assert SPRT(0, 20, 0.05, 0.05).llr((500, 0, 500)) == pytest.approx(-1.6560, abs=1e-4)
 
 
 def test_sprt_stops_a_lopsided_match_with_h1():
@@ -347,26 +444,43 @@ def test_sprt_does_not_stop_an_even_match_early():
     test = SPRT.parse("elo0=0,elo1=20,alpha=0.05,beta=0.05")
     games = [1, 0] * 100
     assert all(test.decide(Trinomial.from_scores(games[:n])) is None for n in range(201))
-    # ...but it does accept H0 in the end: LLR ≈ -(s1-s0)²·n/(2·0.25) = -0.00165·n
+    # ...but it does accept H0 in the end: n/2·log(1 - 4·(s1-½)²) = -0.0016560·n
     # crosses -2.944 after about 1780 games.
     longer = Trinomial.from_scores([1, 0] * 1000)
-    assert test.llr(longer) == pytest.approx(-(0.028751**2) * 2001.5 / 0.5, rel=1e-3)
+    assert test.llr(longer) == pytest.approx(1000 * math.log(1 - 4 * 0.0287505**2), rel=1e-5)
     assert test.decide(longer) == "H0"
+
+
+def test_a_sweep_of_pairs_decides_as_the_likelihood_of_wins_alone_says():
+    # n pairs won and nothing else: H0 (a score of ½) is best read as half the
+    # pairs won, half lost, H1 as s1 won and 1-s1 lost, so LLR = n·log(2·s1), and
+    # the test accepts H1 at the first n with n·log(2·s1) >= log(0.95/0.05):
+    # 53 pairs for elo1=20, 23 for 50, 8 for 200 (the normal approximation took 13 for 20)
+    upper = math.log(0.95 / 0.05)
+    for elo1, pairs in ((20, 53), (50, 23), (200, 8)):
+        test = SPRT(0, elo1, 0.05, 0.05)
+        s1 = 1 / (1 + 10 ** (-elo1 / 400))
+        assert test.llr((0, 0, 0, 0, 13)) == pytest.approx(13 * math.log(2 * s1), abs=1e-12)
+        assert math.ceil(upper / math.log(2 * s1)) == pairs
+        assert test.decide((0, 0, 0, 0, pairs - 1)) is None and test.decide((0, 0, 0, 0, pairs)) == "H1"
+    # fishtest's LLR of 13 pairs won in a row for elo 0 against 20: 0.73
+    assert SPRT(0, 20, 0.05, 0.05).llr((0, 0, 0, 0, 13)) == pytest.approx(0.7268, abs=1e-4)
 
 
 def test_sprt_on_pairs():
     test = SPRT.parse("elo0=0,elo1=50,alpha=0.05,beta=0.05")
     assert test.decide((0, 0, 0, 0, 0)) is None  # no verdict without a game
     assert test.decide((0, 0, 0, 0, 1)) is None  # one pair won proves nothing
-    sweep = next(n for n in range(1, 100) if test.decide((0, 0, 0, 0, n)) is not None)
-    assert test.decide((0, 0, 0, 0, sweep)) == "H1" and 3 <= sweep <= 20
-    assert test.decide((sweep, 0, 0, 0, 0)) == "H0"
+    assert test.decide((0, 0, 0, 0, 23)) == "H1"
+    # pairs lost: n·log((1-s1)/½) = -0.15418·n, H0 after 20
+    assert test.decide((19, 0, 0, 0, 0)) is None and test.decide((20, 0, 0, 0, 0)) == "H0"
 
 
 def test_sprt_does_not_stop_an_even_paired_match_early():
     # Pair totals 2, 0, 1, 1.5, 0.5 in turn: s = 0.5, per-pair variance
-    # (0.25 + 0.25 + 0 + 0.0625 + 0.0625)/5 = 0.125, so LLR ≈ -0.028751²·N/(2·0.125)
-    # = -0.0033·N: H0 only after about 890 pairs.
+    # (0.25 + 0.25 + 0 + 0.0625 + 0.0625)/5 = 0.125; for hypotheses this close the
+    # LLR is near its normal approximation -0.028751²·N/(2·0.125) = -0.0033·N:
+    # H0 only after about 890 pairs.
     test = SPRT.parse("elo0=0,elo1=20,alpha=0.05,beta=0.05")
     cycle = itertools.cycle([4, 0, 2, 3, 1])
     counts = [0] * 5
@@ -374,6 +488,7 @@ def test_sprt_does_not_stop_an_even_paired_match_early():
         counts[next(cycle)] += 1
         assert test.decide(tuple(counts)) is None
     assert test.llr(tuple(counts)) == pytest.approx(-(0.028751**2) * 200 / 0.25, rel=0.02)
+    assert test.llr(tuple(counts)) == pytest.approx(brute_force_llr(PAIR_VALUES, counts, 0, 20), abs=1e-6)
 
 
 # -- a tournament -----------------------------------------------------------------------------

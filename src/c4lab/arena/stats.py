@@ -16,7 +16,8 @@ Elo is the logistic scale throughout: an expected score ``s`` is
 ``-400·log10(1/s - 1)`` Elo, and ``score_from_elo`` is its inverse.  The
 intervals and tests use the normal approximation of a mean score, as
 cutechess and fishtest do; they are good for dozens of games and more, not
-for a handful.  Beside them, ``sign_test`` is exact at every sample size
+for a handful.  The SPRT maximises the exact multinomial likelihood, as
+fishtest does today.  Beside them, ``sign_test`` is exact at every sample size
 (a few games, a sweep): the two-sided sign test on the decisive games (or
 on the pairs won and lost).  Standard library only (``math``,
 ``statistics.NormalDist``).
@@ -33,14 +34,15 @@ Edges, chosen so that a report never shows an invented number:
 * The normal approximation has nothing to say when every game ended the
   same way (zero variance): the interval shrinks to the point and the
   p-value is 0 (1 when that outcome is a draw).  The LOS and the SPRT do
-  not have this flaw (see ``los`` and ``SPRT.llr``).
+  not have this flaw (see ``los`` and ``SPRT.llr``); the SPRT has no LLR
+  without a game (0) and refuses a hypothesis whose score is 0 or 1.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 from typing import ClassVar, Literal
@@ -484,8 +486,10 @@ class SPRT:
     alpha: float
     beta: float
 
-    #: Half a game (or pair) added to every count before the LLR: see ``llr``.
-    PRIOR: ClassVar[float] = 0.5
+    #: Games (or pairs) added to every count before the LLR: none, the exact
+    #: likelihood needs none (see ``llr``).  Half a pair, measured, pulls
+    #: the score towards ½: a sweep then accepts elo0=0 against elo1=1000.
+    PRIOR: ClassVar[float] = 0.0
 
     def __post_init__(self) -> None:
         for key in _SPRT_KEYS:
@@ -498,6 +502,8 @@ class SPRT:
             raise ValueError(f"SPRT: alpha + beta must be below 1 (got {self.alpha:g} + {self.beta:g})")
         if self.elo1 <= self.elo0:
             raise ValueError(f"SPRT: elo1 must be above elo0 (got elo0={self.elo0:g}, elo1={self.elo1:g})")
+        for key in ("elo0", "elo1"):
+            _testable_score(getattr(self, key), key)
 
     def text(self) -> str:
         """The settings as ``parse`` reads them (kept in a results file)."""
@@ -550,30 +556,49 @@ class SPRT:
         """The log-likelihood ratio of H1 against H0 given the results so far:
         3 counts (wins, draws, losses: games) or 5 (pentanomial: pairs).
 
-        The generalized SPRT's normal approximation (fishtest's ``LLR_alt2``;
-        fishtest itself now maximises the exact multinomial likelihood,
-        ``LLR_logistic``, whose LLR is smaller away from ``s0`` and ``s1``:
-        16.9 where this is 20.0 on the pairs 10/50/200/150/40, elo 0 vs 20):
-        the mean score ``s`` of the samples (games, or pairs' mean scores) is
-        taken as normal with its observed variance ``var/n``, so
+        The generalized SPRT on the exact multinomial likelihood, as
+        fishtest computes it (``LLR_logistic`` with ``MLE_expected`` in its
+        ``LLRcalc.py``; M. Van den Bergh, "A practical introduction to the
+        generalized SPRT", and his note on the multinomial MLE,
+        http://hardy.uhasselt.be/Fishtest/support_MLE_multinomial.pdf,
+        Proposition 1.1).  Each hypothesis is the distribution over the
+        outcomes (games, or pair totals) that makes the counts most likely
+        among all whose expected score is ``s0`` (the score of ``elo0``),
+        or ``s1`` (``fitted``), and
 
-            LLR = (s1 - s0) · (2s - s0 - s1) / (2 · var/n),
+            LLR = sum over the outcomes of n_i · log(q1_i / q0_i).
 
-        the log ratio of the two normal densities at ``s``, where ``s0`` and
-        ``s1`` are the expected scores of ``elo0`` and ``elo1``.  Before
-        that, ``PRIOR`` (half a sample) is added to every count: without it
-        a first game won would have zero variance and an infinite LLR; with
-        it a sweep has to last before it decides (eight straight pairs
-        won for elo1=50), and a real match moves by O(1/n).  That pull
-        towards a score of ½ and the normal approximation favour the
-        hypothesis nearer 0 Elo in a test decided in a few dozen pairs:
-        simulated, ``elo0=0,elo1=200`` without draws accepted H0 in 11.8%
-        of the matches at 200 Elo (nominal 5%), the exact likelihood ratio
-        in 3.0% (``benchmarks/stats_coverage.py``, ``docs/experiments.md``)."""
+        It is 0 without a game.  An outcome never seen adds nothing, and a
+        hypothesis gives it a chance only where the outcomes seen cannot
+        reach its score (a sweep of pairs read under ``s0``: ``s0`` of them
+        won, the rest lost), so no prior is needed (``PRIOR`` is 0): a
+        sweep accepts H1 after ``log((1-beta)/alpha) / log(s1/s0)`` pairs
+        (53 for ``elo0=0,elo1=20``, 23 for 50, 8 for 200).  It replaced the
+        normal approximation ``(s1 - s0)(2s - s0 - s1)/(2 var/n)`` with half
+        a sample of prior in each cell (fishtest's ``LLR_alt2``), which
+        took 13 pairs won for ``elo1=20`` and, over a gap of 100 Elo or
+        more, favoured the hypothesis nearer 0 Elo (11.8% wrong verdicts
+        at 200 Elo for ``elo0=0,elo1=200``, 3.3% now): see
+        ``docs/experiments.md``."""
         values, raw = _sprt_sample(counts)
-        n, mean, variance = _moments(values, [c + self.PRIOR for c in raw])
-        s0, s1 = score_from_elo(self.elo0), score_from_elo(self.elo1)
-        return (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * variance / n)
+        if sum(raw) == 0:
+            return 0.0
+        weights = [c + self.PRIOR for c in raw]
+        q0 = _fit_score(values, weights, score_from_elo(self.elo0))
+        q1 = _fit_score(values, weights, score_from_elo(self.elo1))
+        return math.fsum(n * (math.log(b) - math.log(a)) for n, a, b in zip(weights, q0, q1, strict=True) if n > 0)
+
+    def fitted(self, counts: Counts, elo: float) -> tuple[float, ...]:
+        """The hypothesis "``elo`` stronger" as ``llr`` reads it on these
+        counts: the chances of the outcomes, in the counts' order, that make
+        the counts most likely among all whose expected score is
+        ``score_from_elo(elo)``.  A ``ValueError`` without a game (every
+        such distribution is then as likely) and for an ``elo`` whose score
+        is 0 or 1 to double precision."""
+        values, raw = _sprt_sample(counts)
+        if sum(raw) == 0:
+            raise ValueError("SPRT.fitted needs a game: without one every distribution of a score is as likely")
+        return _fit_score(values, [c + self.PRIOR for c in raw], _testable_score(elo, "elo"))
 
     def decide(self, counts: Counts) -> Verdict | None:
         """``"H1"`` (accept elo1), ``"H0"`` (accept elo0) or ``None`` (play
@@ -597,6 +622,88 @@ def _sprt_sample(counts: Counts) -> tuple[tuple[float, ...], tuple[int, ...]]:
     if len(counts) == 5:
         return _PAIR_SCORES, _check_counts(counts, 5, "pentanomial")
     raise ValueError(f"SPRT counts are 3 (wins, draws, losses) or 5 (pentanomial), not {len(counts)}")
+
+
+def _testable_score(elo: float, key: str) -> float:
+    """The expected score of ``elo``, refused (``ValueError`` naming ``key``)
+    where it is 0 or 1 to double precision: no match can tell that
+    hypothesis from a slightly smaller gap (about 6,400 Elo and more)."""
+    score = score_from_elo(elo)
+    if not 0.0 < score < 1.0:
+        raise ValueError(f"SPRT: {key}={elo:g} is too far from 0 to test: its expected score is "
+                         f"{score:g} to double precision")
+    return score
+
+
+def _fit_score(values: Sequence[float], counts: Sequence[float], score: float) -> tuple[float, ...]:
+    """The chances ``q`` of ``values`` that maximise ``sum(n_i · log q_i)``
+    for the ``counts`` (some may be 0, not all) subject to
+    ``sum(q_i · values_i) = score``, with ``score`` strictly between the
+    smallest and the largest value.
+
+    The Lagrange conditions give ``q_i = p_i / (1 + t·d_i)`` for the observed
+    frequencies ``p_i`` and ``d_i = values_i - score``, where ``t`` is the
+    root of ``f(t) = sum p_i·d_i / (1 + t·d_i)`` (then the ``q_i`` add up to 1
+    and have the score): ``f`` decreases from ``f(0)``, the observed mean
+    score less ``score``, towards the pole ``-1/d`` of the value farthest
+    below the score (``t > 0``) or above it (``t < 0``), where it tends to
+    ``-inf`` (or ``+inf``) if that value was observed.  If it was not,
+    ``f`` is finite there, and where it has not reached 0 the maximum is
+    at that end, the chance the observed outcomes leave going to that
+    unseen value (a sweep of wins under a score of ½: half wins, half
+    losses)."""
+    total = math.fsum(counts)
+    p = [c / total for c in counts]
+    d = [v - score for v in values]
+    seen = [(pi, di) for pi, di in zip(p, d, strict=True) if pi > 0]
+
+    def f(t: float) -> tuple[float, float]:
+        """``f(t)`` and its derivative ``-sum p_i·d_i² / (1 + t·d_i)²``."""
+        value = slope = 0.0
+        for pi, di in seen:
+            term = pi * di / (1.0 + t * di)
+            value += term
+            slope -= term * term / pi
+        return value, slope
+
+    gap = f(0.0)[0]
+    t, end = 0.0, None
+    if gap != 0.0:
+        far = d.index(min(d)) if gap > 0 else d.index(max(d))
+        edge = -1.0 / d[far]
+        if p[far] == 0 and f(edge)[0] * gap >= 0:
+            t, end = edge, far
+        else:
+            t = _root_of_decreasing(f, (0.0, edge) if gap > 0 else (edge, 0.0))
+    q = [pi / (1.0 + t * di) if pi > 0 else 0.0 for pi, di in zip(p, d, strict=True)]
+    if end is not None:
+        q[end] = max(0.0, 1.0 - math.fsum(q))
+    return tuple(q)
+
+
+def _root_of_decreasing(f: Callable[[float], tuple[float, float]], bracket: tuple[float, float]) -> float:
+    """The root of a decreasing ``f`` (which gives its value and slope)
+    inside the open ``bracket``, one of whose ends is 0: Newton steps from
+    0, a bisection wherever a step would leave the bracket, until a step
+    moves the point by less than 1e-12 of it (Newton's last step then
+    leaves an error of the order of its square).  Rounding makes ``f``
+    noisy by some 1e-17 near the root, which a bracket alone would chase
+    down to the last bit."""
+    low, high = bracket
+    t = 0.0
+    for _ in range(200):  # Newton takes a few steps; a bisection halves the bracket
+        value, slope = f(t)
+        if value == 0.0:
+            return t
+        if value > 0:
+            low = t
+        else:
+            high = t
+        newton = t - value / slope
+        if abs(newton - t) <= 1e-12 * max(1.0, abs(t)):
+            return newton if low < newton < high else t  # a last step past a bracket end is that noise
+        t = newton if low < newton < high else 0.5 * (low + high)
+    return t
 
 
 # -- a tournament -------------------------------------------------------------------------
