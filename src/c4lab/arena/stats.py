@@ -558,8 +558,7 @@ class SPRT:
 
         The generalized SPRT on the exact multinomial likelihood, as
         fishtest computes it (``LLR_logistic`` with ``MLE_expected`` in its
-        ``LLRcalc.py``; M. Van den Bergh, "A practical introduction to the
-        generalized SPRT", and his note on the multinomial MLE,
+        ``LLRcalc.py``; M. Van den Bergh's note on the multinomial MLE,
         http://hardy.uhasselt.be/Fishtest/support_MLE_multinomial.pdf,
         Proposition 1.1).  Each hypothesis is the distribution over the
         outcomes (games, or pair totals) that makes the counts most likely
