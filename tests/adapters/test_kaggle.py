@@ -108,7 +108,13 @@ def test_our_agent_plays_a_whole_connectx_game(kaggle: ModuleType) -> None:
 
 @pytest.mark.parametrize("ours_first", [True, False])
 def test_our_heuristic_and_master_beat_kaggles_random_agent(kaggle: ModuleType, ours_first: bool) -> None:
+    """Our agents win against Kaggle's random one.  (Compiled first: the
+    game measures play, and on a cold cache under load master's first move
+    compiled past Kaggle's time for a step.)"""
+    from c4lab.agents.base import warm_once  # lazy: only this test compiles ahead
+
     for spec in ("heuristic:seed=2", "master:time=0.1,seed=3"):
+        warm_once(spec, Position(Variant.classic()))
         env = kaggle.make("connectx", debug=True)
         ours = connectx_agent(spec)
         env.run([ours, "random"] if ours_first else ["random", ours])
