@@ -617,7 +617,7 @@ def test_a_pairing_without_games_shows_no_interval_los_or_p_value() -> None:
     assert played[2:4] == ["2", "2-0-0"]
     for row in unplayed:
         assert row[2:5] == ["0", "0-0-0", "0/0/0/0/0"]
-        assert row[5] == "-" and row[6:] == [NOT_AVAILABLE] * 6  # Elo; both intervals, LOS, p (equal, sign, pairs)
+        assert row[5] == "-" and row[6:] == [NOT_AVAILABLE] * 7  # Elo; both intervals, both LOS, p (equal, sign, pairs)
     data = json.loads(json.dumps(summary.to_dict()))
     for pairing in data["pairings"][1:]:
         assert pairing["games"] == 0 and pairing["elo"] is None and pairing["elo_bound"] is None
@@ -628,13 +628,15 @@ def test_a_pairing_without_games_shows_no_interval_los_or_p_value() -> None:
     assert "[-, -]" not in render_text(summary)
 
 
-def test_a_pairings_two_intervals_say_which_is_from_the_games_and_which_from_the_pairs() -> None:
+def test_a_pairings_two_intervals_and_two_los_say_which_is_from_the_games_and_which_from_the_pairs() -> None:
     """The pairings' intervals are headed "95% CI (games)" and "95% CI
     (pairs)", in the text and on the page: the games' one takes each game
     as independent, which a paired match is not (where an opening favours
     one agent in both its games it held the truth 88.5-92% of the time in
     simulation, the pairs' 92-95.5%).  They were "95% CI", read as the
-    pairing's, and "CI (pairs)"."""
+    pairing's, and "CI (pairs)".  The likelihood of superiority is given
+    both ways too, "LOS (games)" and "LOS (pairs)" (the pairs' was in the
+    JSON only)."""
     from c4lab.arena.games import Game
     from c4lab.arena.report import PAIRING_COLUMNS, _html, pairing_rows, render_text, summarise
     from c4lab.arena.schedule import ArenaConfig
@@ -647,10 +649,12 @@ def test_a_pairings_two_intervals_say_which_is_from_the_games_and_which_from_the
     assert summary.pairings[0].games.counts == (3, 0, 1) and summary.pairings[0].pairs.counts == (0, 0, 1, 0, 1)
     # games: 0.75 - 1.96·sqrt(0.1875/4) = 0.326, -126 Elo; pairs (½ and 1): 0.75 - 1.96·sqrt(0.0625/2) = 0.403, -68
     assert row["95% CI (games)"] == "[-126, +inf]" and row["95% CI (pairs)"] == "[-68, +inf]"
+    # the LOS the same way: games Φ((3 - 1)/sqrt(3 + 1)) = Φ(1); pairs Φ((0.75 - 0.5)/sqrt(0.0625/2)) = Φ(1.414)
+    assert row["LOS (games)"] == "84.1%" and row["LOS (pairs)"] == "92.1%"
     text = " ".join(render_text(summary).split())
-    assert "95% CI (games)" in text and "95% CI (pairs)" in text
+    assert "95% CI (games)" in text and "95% CI (pairs)" in text and "LOS (games) ┃ LOS (pairs)" in text
     page = _html(summary, {})
-    assert "<th>95% CI (games)</th><th>95% CI (pairs)</th>" in page
+    assert "<th>95% CI (games)</th><th>95% CI (pairs)</th><th>LOS (games)</th><th>LOS (pairs)</th>" in page
 
 
 # -- the exact test ------------------------------------------------------------------------
@@ -681,3 +685,22 @@ def test_the_sign_test_is_a_p_value_symmetric_in_its_sides(wins: int, losses: in
 
 def test_the_sign_test_is_quick_for_a_runs_million_games() -> None:
     assert sign_test(500_000, 499_000) == pytest.approx(binomtest(500_000, 999_000).pvalue, rel=1e-9)
+
+
+def test_a_text_reports_pairings_keep_each_spec_and_figure_on_one_line() -> None:
+    """The pairings' thirteen columns are wider than the report's 140
+    characters for specs of everyday length: the table grows as wide as it
+    needs (up to 200), rather than folding "heuristic" into "heuristi" and
+    "c" and an interval over two lines, as it did with twelve columns."""
+    from c4lab.arena.games import Game
+    from c4lab.arena.report import NARROWEST, WIDEST, render_text, summarise
+    from c4lab.arena.schedule import ArenaConfig
+
+    first, second = "heuristic", "minimax:depth=4"
+    games = [Game("7x6:dcdcdcd", "A", first, second, "7x6", 0, 0, 0), Game("7x6:adcdcdcd", "B", second, first, "7x6", 0, 0, 1)]
+    lines = render_text(summarise(ArenaConfig((first, second), games=2), games)).splitlines()
+    row = next(line for line in lines if line.startswith("│ heuristic"))
+    assert f"│ {first} " in row and f"│ {second} " in row
+    assert NARROWEST < len(row) <= WIDEST
+    assert all(len(line) <= NARROWEST for line in lines if not line.startswith(("┏", "┃", "┡", "│", "└")) and line.strip()
+               and "Pairings" not in line)

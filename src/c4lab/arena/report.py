@@ -257,8 +257,9 @@ STANDING_COLUMNS = ("#", "agent", "games", "score", "%", "W", "D", "L", "forfeit
 #: The two intervals of a pairing say what they are from: the games' (each game taken as independent: too narrow
 #: where an opening favours one agent in both its games) and the pairs' (what a paired match should be read by).
 #: They were "95% CI" and "CI (pairs)", the first read as the pairing's interval, the second without a level.
+#: The likelihood of superiority likewise: the games' and the pairs' (the pairs' was in the JSON only).
 PAIRING_COLUMNS = ("first", "second", "games", "W-D-L", "pairs 0/½/1/1½/2", "Elo diff", "95% CI (games)",
-                   "95% CI (pairs)", "LOS", "p (equal)", "p (sign)", "p (pairs)")
+                   "95% CI (pairs)", "LOS (games)", "LOS (pairs)", "p (equal)", "p (sign)", "p (pairs)")
 #: Fewer decisive games than this in a pairing, and the report says which p-value to read (``SMALL_NOTE``).
 SMALL_SAMPLE = 30
 #: Under the pairings, when one of them has few decisive games: the Wald p-value is too sure there.
@@ -341,6 +342,7 @@ def pairing_rows(summary: Summary) -> list[list[str]]:
             p.first, p.second, str(p.games.games), f"{p.games.wins}-{p.games.draws}-{p.games.losses}",
             "/".join(map(str, p.pairs.counts)), _estimate(p.games.elo, p.games.wins, p.games.draws, p.games.losses), _interval(*p.games.elo_interval()),
             _interval(*p.pairs.elo_interval()), _percent(p.games.los) if _has_test(p.games) else NOT_AVAILABLE,
+            _percent(p.pairs.los) if _has_pair_test(p.pairs) else NOT_AVAILABLE,
             NOT_AVAILABLE if not _has_test(p.games) or p.games.variance == 0 else _p(p.games.p_value),
             _p(p.games.sign_p_value) if _has_test(p.games) else NOT_AVAILABLE,
             _p(p.pairs.p_value) if _has_pair_test(p.pairs) else NOT_AVAILABLE,
@@ -400,15 +402,22 @@ def _has_bounds(summary: Summary) -> bool:
                for cell in row)
 
 
+#: A text report's width: its notes' lines, and its tables' at least.
+NARROWEST = 140
+#: The widest a text report's table grows before a long spec or figure folds onto more lines.
+WIDEST = 200
+
+
 def render_text(summary: Summary) -> str:
     """The ranking, the pairings, the cross table and the forfeits, as
     plain-text tables."""
     from rich.console import Console
+    from rich.measure import Measurement
     from rich.table import Table
     from rich.text import Text  # lazy, as rich above: only where a report is printed
 
     buffer = io.StringIO()
-    console = Console(file=buffer, width=140, force_terminal=False, color_system=None, emoji=False)
+    console = Console(file=buffer, width=NARROWEST, force_terminal=False, color_system=None, emoji=False)
 
     def table(title: str, columns: Sequence[str], rows: list[list[str]], left: Sequence[str]) -> None:
         # Text, not markup: a spec or a forfeit's detail (an engine's stderr) may hold "[/b]".
@@ -417,7 +426,11 @@ def render_text(summary: Summary) -> str:
             shown.add_column(Text(name), justify="left" if name in left else "right", overflow="fold")
         for row in rows:
             shown.add_row(*(Text(cell) for cell in row))
+        # As wide as the table needs up to WIDEST (the pairings' thirteen columns need about 160 for two short
+        # specs), so that no figure or spec folds; the notes keep NARROWEST.
+        console.width = max(NARROWEST, Measurement.get(console, console.options.update_width(WIDEST), shown).maximum)
         console.print(shown)
+        console.width = NARROWEST
 
     table(f"Ranking ({summary.games} game{'' if summary.games == 1 else 's'})", STANDING_COLUMNS, standing_rows(summary), ("agent",))
     if left_out_note(summary):
