@@ -901,7 +901,9 @@ def test_a_curve_reads_back_what_was_written_and_names_the_line_where_a_file_is_
                         ("games,seconds,accuracy,score vs random,score vs \n10,1,0.5,0.25,1\n",
                          ":1: column 5, 'score vs ', names no opponent"),
                         ("games,seconds,accuracy,probes,score vs  \n10,1,0.5,200,1\n",
-                         ":1: column 5, 'score vs  ', names no opponent")):
+                         ":1: column 5, 'score vs  ', names no opponent"),
+                        # cut in the middle of its last number: 0.9 of 0.9531 was read as a point
+                        ("games,seconds,accuracy\r\n10,1,0.5\r\n20,2,0.9", ":3: the file ends in the middle of a line")):
         path.write_text(text)
         with pytest.raises(ValueError, match=where):
             read_curve(path)

@@ -74,7 +74,8 @@ def read_curve(path: Path) -> list[CurvePoint]:
     names the file, the line and the column where it is not one: a value
     out of its range too (an accuracy or a score outside 0..1, a negative
     count or time), which a resumed run carried on and drew, with a page
-    that showed 250.0 %."""
+    that showed 250.0 %; a file whose last line has no end, cut short in
+    the middle of a number ("0.9" of "0.9531" read as 0.9)."""
 
     def number(text: str, line: int, column: str) -> float:
         try:
@@ -110,6 +111,9 @@ def read_curve(path: Path) -> list[CurvePoint]:
         line = data.count(b"\n", 0, exc.start) + 1
         raise ValueError(f"{path}:{line}: not UTF-8 text (byte {data[exc.start]:#04x}): not a learning curve of "
                          "`c4lab train ntuple`") from None
+    if text and not text.endswith("\n"):  # write_csv ends every row: "0.9" may be what is left of "0.9531"
+        raise ValueError(f"{path}:{text.count(chr(10)) + 1}: the file ends in the middle of a line (cut short: "
+                         "`c4lab train ntuple` ends every line of a curve)")
     try:
         rows = list(csv.reader(io.StringIO(text, newline="")))
     except csv.Error as exc:
