@@ -21,7 +21,8 @@ from c4lab.cli import main
 from c4lab.rules import Move, Position
 from c4lab.solver import Solver
 from c4lab.ui.board_view import board_text, scores_line, scores_row
-from c4lab.ui.terminal import LEAVE_BOARD_QUESTION, GameSettings, TerminalGame
+from c4lab.ui.line_keys import LEAVE_BOARD_QUESTION
+from c4lab.ui.terminal import GameSettings, TerminalGame
 from testkit import Script, first_pass_solves_nothing, stop_process
 
 

@@ -35,9 +35,9 @@ from c4lab.server import rooms
 from c4lab.server.run import BackgroundServer
 from c4lab.server.storage import GameStore
 from c4lab.ui.keyboard_lines import KeyboardLines
+from c4lab.ui.line_keys import keyed_prompt
 from c4lab.ui.online import FIRST_CONTACT_FOR, RETRY_FOR, OnlineClient
 from c4lab.ui.room_link import ConnectError, RoomAddress
-from c4lab.ui.terminal import keyed_prompt
 
 WAIT = 60.0  # seconds: a generous bound for anything the tests wait for (a loaded machine compiling: 15 s was met once)
 

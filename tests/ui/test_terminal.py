@@ -526,10 +526,10 @@ def test_what_was_typed_while_the_agent_thought_is_said_not_taken_under_the_next
     redraw wiped both the typing and the status line's "keys typed
     meanwhile do not count".  The line under the board says what was not
     taken, with the move it follows."""
-    from c4lab.ui import terminal
+    from c4lab.ui import turn_screen
 
     typed = iter(["c\n\x1b[Axy", ""])  # after the agent's first move: a line, an arrow key, a line begun
-    monkeypatch.setattr(terminal, "_discard_typed_keys", lambda: next(typed))
+    monkeypatch.setattr(turn_screen, "discard_typed_keys", lambda: next(typed))
     settings = GameSettings(board="7x6", players=("human", "random:seed=1"), first="1")
     out, _status, _keys = game(settings, "d", "d", "e", "y")
     note = "Not taken: 'c', 'xy', typed while player 2 (random:seed=1) thought; type it again at the question if you meant it."
@@ -539,16 +539,16 @@ def test_what_was_typed_while_the_agent_thought_is_said_not_taken_under_the_next
 
 
 def test_between_two_agents_typed_keys_are_dropped_without_a_word(monkeypatch: pytest.MonkeyPatch) -> None:
-    from c4lab.ui import terminal
+    from c4lab.ui import turn_screen
 
-    monkeypatch.setattr(terminal, "_discard_typed_keys", lambda: "x\n")
+    monkeypatch.setattr(turn_screen, "discard_typed_keys", lambda: "x\n")
     out, status, _keys = game(GameSettings(board="4x4", players=("random:seed=1", "random:seed=2"), first="1"), "n")
     assert status == 0 and "Not taken" not in out
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="a pseudo-terminal")
 def test_keys_typed_at_a_terminal_are_read_and_dropped_a_line_begun_too(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``_discard_typed_keys`` on a real terminal (a pseudo-terminal): it
+    """``discard_typed_keys`` on a real terminal (a pseudo-terminal): it
     returns what was typed, whole lines and the one begun, and leaves
     nothing for the next question to read; the terminal's line mode is
     back as it was."""
@@ -557,7 +557,7 @@ def test_keys_typed_at_a_terminal_are_read_and_dropped_a_line_begun_too(monkeypa
     import select
     import termios
 
-    from c4lab.ui import terminal
+    from c4lab.ui import typed_keys
 
     master, slave = pty.openpty()
     with os.fdopen(slave, "r") as keyboard:
@@ -565,7 +565,7 @@ def test_keys_typed_at_a_terminal_are_read_and_dropped_a_line_begun_too(monkeypa
         before = termios.tcgetattr(slave)
         os.write(master, b"c\nxy")
         assert select.select([slave], [], [], 10)[0]  # the line typed has reached the terminal
-        assert terminal._discard_typed_keys() == "c\nxy"
+        assert typed_keys.discard_typed_keys() == "c\nxy"
         assert termios.tcgetattr(slave) == before
         os.write(master, b"d\n")
         assert select.select([slave], [], [], 10)[0]

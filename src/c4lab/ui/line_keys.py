@@ -1,0 +1,105 @@
+"""The keys a person types at the terminal game's questions beyond a move:
+``u`` (take back), ``r`` (play again) and ``s`` (solve on) on the analysis
+board, ``u`` in a game, and the prompts that name them.
+
+A key that steps along the line raises ``LineStep`` (``SolveOn`` for the
+analysis board's ``s``) out of the game loop, which the terminal game
+catches and starts the loop again from where the key took it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from c4lab.agents.human import (
+    BAN_PROMPT,
+    DECLINE,
+    DECLINE_OR_TAKE_BACK,
+    EXIT_KEY,
+    LEAVE_ANSWERS,
+    LEAVE_QUESTION,
+)
+
+#: The analysis board's question for a lone ``e`` where the board has a column e: asked, as in a game, since
+#: e is a move there too and leaving by mistake costs the command again and every score worked out (a first
+#: start: a minute of compiling); nothing else is lost: the position is printed.  Within 80 columns.
+LEAVE_BOARD_QUESTION = "Leave the board? " + LEAVE_ANSWERS
+
+
+class SolveOn(Exception):
+    """The analysis board's s: the columns left unknown, solved for longer."""
+
+
+class LineStep(Exception):
+    """The analysis board's u (one move back) or r (one forward); at the
+    ban question, u (0: the drop on the bonus cell, not played yet, taken back)."""
+
+    def __init__(self, delta: int) -> None:
+        super().__init__(delta)
+        self.delta = delta
+
+
+def keyed_prompt(prompt: str, game: bool, take_back: bool = True) -> str:
+    """A person's ``prompt`` as the terminal asks it, with the keys that
+    step along the line (``with_line_keys``): the ban question's ``u``
+    (the drop taken back), the move question's ``u`` in a ``game`` where
+    there is a person's move to ``take_back`` (before it, ``u`` only says
+    there is none, so the prompt does not offer it), ``u`` and ``r`` on
+    the analysis board; any other prompt as it is.  The keys
+    go where ``move_prompt`` and ``ban_prompt`` put an interface's own
+    (as ``c4lab connect`` asks them).  On the analysis board (not a
+    ``game``), the question of a lone ``e`` names the board, not a game."""
+    if prompt == LEAVE_QUESTION:
+        return prompt if game else LEAVE_BOARD_QUESTION
+    if prompt.startswith(BAN_PROMPT):
+        return prompt.replace(DECLINE, DECLINE_OR_TAKE_BACK)
+    if game and not take_back:
+        return prompt
+    return prompt.replace(EXIT_KEY, ("u to take back, " if game else "u back, r forward, ") + EXIT_KEY)
+
+
+def with_line_keys(
+    read: Callable[[str], str], game: bool = False, solve_ban: Callable[[], None] | None = None,
+    offers_take_back: Callable[[], bool] = lambda: True,
+) -> Callable[[str], str]:
+    """``read``, where ``u`` and ``r`` step along the analysis board's line
+    (``LineStep``); ``e`` and ``exit`` go on to the person's prompt, which
+    leaves as in a game (asking first where ``e`` is a column).  In a
+    ``game``, the move prompt takes ``u`` only (the person's last move and
+    the replies to it taken back: ``TerminalGame.take_back``), and every
+    other prompt (play again?) is ``read``'s own.  At the ban question,
+    ``s`` calls ``solve_ban`` (the analysis board's: the ban choices'
+    ``?`` solved on) and asks again, where there is one.  A game's move
+    prompt names ``u`` only where ``offers_take_back`` (a person has
+    moved); before, ``u`` still answers, with why nothing was taken back."""
+
+    def keyed(prompt: str) -> str:
+        if game and not prompt.startswith(BAN_PROMPT):
+            if EXIT_KEY not in prompt:  # not a move prompt (play again?)
+                return read(prompt)
+            entry = read(keyed_prompt(prompt, game, take_back=offers_take_back()))
+            if entry.strip().lower() in ("u", "undo"):
+                raise LineStep(-1)
+            return entry
+        if prompt.startswith(BAN_PROMPT):
+            # the drop on the bonus cell is not played yet: u takes it back (the same position, the same side to
+            # move), not the move before it too; r is no column here, as the question says
+            while True:
+                entry = read(keyed_prompt(prompt, game))
+                word = entry.strip().lower()
+                if word in ("u", "undo"):
+                    raise LineStep(0)
+                if solve_ban is None or word not in ("s", "solve"):
+                    return entry
+                solve_ban()
+        entry = read(keyed_prompt(prompt, game))  # the move prompt names them
+        word = entry.strip().lower()
+        if word in ("u", "undo"):
+            raise LineStep(-1)
+        if word in ("r", "redo"):
+            raise LineStep(1)
+        if word in ("s", "solve"):
+            raise SolveOn
+        return entry
+
+    return keyed
