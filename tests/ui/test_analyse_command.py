@@ -315,6 +315,44 @@ def test_s_at_the_ban_question_solves_the_ban_choices_on_and_asks_again(monkeypa
     assert text.rstrip().endswith("The position on the board: 5x4/Bb1:ab+a")
 
 
+class _ProvenWin:
+    """A hint engine that has proved a win, as ``master`` does on a small
+    board: it reports its winning move alone, with its score, and nothing
+    of the other moves (``solver_agent``'s analysis keeps only the best)."""
+
+    spec = "proven"
+
+    def analyse(self, position: Position, budget: object) -> tuple[Move, Analysis]:
+        best = max(exact(position.notation).items(), key=lambda item: item[1])[0]
+        move = next(m for m in position.legal_moves() if m.token == best)
+        return move, Analysis(value=1.0, moves=(MoveStats(move, score=1),))
+
+
+def test_a_ban_choice_neither_solved_nor_estimated_is_a_question_mark_explained_as_at_the_move_question(
+    monkeypatch,
+) -> None:
+    """The report of a ``?`` among a 5x4 board's ban scores, reproduced:
+    on a loaded machine the hint's first pass (0.5 s) settled none of
+    5x4/Bb1:a's moves, and the engine, which had proved B's win with b,
+    estimated b alone, so that every ban choice was ``?`` and declining
+    ``~99``.  Each ``?`` is explained in the move question's words, the
+    page's (the ban question said only "not solved in time", as if an
+    estimate were missing by mistake), and ``s`` there solves them."""
+    first_pass_solves_nothing(monkeypatch)
+    out = io.StringIO()
+    settings = GameSettings(board="5x4/Bb1:a", players=("human", "human"), first="1", analyse=True)
+    game = TerminalGame(settings, console=Console(file=out, no_color=True, width=400), read=Script("b", "s", "", "e"))
+    game.adviser = _ProvenWin()  # type: ignore[assignment]
+    assert game.run() == 0
+    before, after = out.getvalue().split("Solving ")
+    key = "(+ a win, the larger the sooner; 0 a draw; - a loss; ~N: not solved in time, the engine's N %; " \
+          "?: not solved in time, and no estimate; s solves on)"
+    assert f"Scores for B (black), to move: a ?, b ~99, c ?, d ?, e ?  {key}" in before
+    assert f"Scores for B (black), where the ban piece goes: a ?, b ?, c ?, d ?, e ?; declining: ~99  {key}" in before
+    assert "Scores for B (black), where the ban piece goes: a 0, b -1, c -1, d 0, e -2; declining: +1  (+ a win, " \
+           "the larger the sooner; 0 a draw; - a loss)" in after
+
+
 def test_the_command_s_server_compiles_the_solver_for_the_position_s_board_first(monkeypatch) -> None:
     """The page's first hint needs the exact solver and its fallback on the
     position's board, not the default level on the classic board: the

@@ -205,7 +205,7 @@ def test_the_ban_choices_the_solver_left_open_show_the_engines_estimate(monkeypa
     words = " ".join(ban.split())
     assert ("Scores for A (white), where the ban piece goes: a +2, b 0, c -3, d ~41, e ~62, f ~05, g ?; declining: ~50"
             " (+ a win, the larger the sooner; 0 a draw; - a loss; ~N: not solved in time, the engine's N %;"
-            " ?: not solved in time; s solves on)") in words
+            " ?: not solved in time, and no estimate; s solves on)") in words
 
 
 def test_a_colour_terminal_too_narrow_and_short_says_why_in_a_few_words_over_the_plain_board(

@@ -15,16 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-#: The key to the scores' signs (as the move question's line gives it).
-_KEY = "+ a win, the larger the sooner; 0 a draw; - a loss"
-
-
-def _signed(score: int | None, estimate: float | None = None) -> str:
-    """A score as the scores row writes it: ``+3``, ``0``, ``-2``; not
-    solved, the engine's estimate ``~57`` (in %); ``?`` neither."""
-    if score is None:
-        return "?" if estimate is None else f"~{min(99, round(estimate * 100)):02d}"
-    return f"{score:+d}" if score else "0"
+from c4lab.ui.board_view import score_sign, scores_key
 
 
 def ban_columns(
@@ -54,12 +45,9 @@ def ban_scores_line(
     (its name: the side that dropped the piece and chooses the ban).  Not
     ``listed``: the key only (the scores are above the board), for a
     screen short of rows."""
-    choices = ", ".join(f"{c['column']} {_signed(c['score'], c['estimate'])}" for c in columns)
+    declining = {"score": declined, "exact": declined is not None,
+                 "estimate": None if declined is not None else declined_estimate}
+    choices = ", ".join(f"{c['column']} {score_sign(c)}" for c in columns)
     scores = f": {choices}" if listed else ", above the board"
-    shown = [(c["score"], c["estimate"]) for c in columns] + [(declined, declined_estimate)]
-    signs = ["~N: not solved in time, the engine's N %"] if any(s is None and e is not None for s, e in shown) else []
-    if any(s is None and e is None for s, e in shown):
-        signs.append("?: not solved in time")
-    unsolved = "".join(f"; {sign}" for sign in [*signs, "s solves on"]) if signs else ""
-    return (f"Scores for {side}, where the ban piece goes{scores}; declining: {_signed(declined, declined_estimate)}"
-            f"  ({_KEY}{unsolved})")
+    return (f"Scores for {side}, where the ban piece goes{scores}; declining: {score_sign(declining)}"
+            f"  ({scores_key([*columns, declining])})")

@@ -128,17 +128,30 @@ def scores_line(position: Position, columns: list[dict[str, Any]], listed: bool 
     nowhere (on 80 columns, a line of three for two).  Not ``listed``: the
     key to the signs of the scores above the board only, for a screen short
     of rows."""
-    parts = [f"{c['column']} {_score_cell(c)[0].strip()}" for c in columns]
+    parts = [f"{c['column']} {score_sign(c)}" for c in columns]
+    scores = f": {', '.join(parts)}" if listed else ", above the board"
+    return f"Scores for {SIDE_NAMES[position.to_move or 'A']}, to move{scores}  ({scores_key(columns)})"
+
+
+def score_sign(column: dict[str, Any]) -> str:
+    """A column's score as the lines of words write it: ``+3``, ``0``,
+    ``-2``; not solved, the engine's estimate ``~57`` (in %), else ``?``."""
+    return _score_cell(column)[0].strip()
+
+
+def scores_key(columns: list[dict[str, Any]]) -> str:
+    """The key to the signs of the scores ``columns`` (the hint's, or the
+    ban choices' with declining): what ``+``, ``0`` and ``-`` mean, and
+    with a score not solved, what its sign means, ``~N`` (the engine's
+    estimate) or ``?`` (no estimate either: the page's "and no
+    estimate"), each only where one is shown, and how to solve on (the
+    analysis board's ``s``)."""
     left = [c for c in columns if not c["exact"]]
     signs = ["~N: not solved in time, the engine's N %"] if any(c["estimate"] is not None for c in left) else []
     if any(c["estimate"] is None for c in left):
         signs.append("?: not solved in time, and no estimate")
     unsolved = "".join(f"; {sign}" for sign in [*signs, "s solves on"]) if left else ""
-    scores = f": {', '.join(parts)}" if listed else ", above the board"
-    return (
-        f"Scores for {SIDE_NAMES[position.to_move or 'A']}, to move{scores}"
-        f"  (+ a win, the larger the sooner; 0 a draw; - a loss{unsolved})"
-    )
+    return f"+ a win, the larger the sooner; 0 a draw; - a loss{unsolved}"
 
 
 def legend(position: Position) -> Text:
