@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import re
 import socket
 import threading
 import time
@@ -37,7 +38,7 @@ from c4lab.server.guard import (
 from c4lab.server.limits import AgentLimits
 from c4lab.server.run import GC_THRESHOLDS, MAX_FRAME, BackgroundServer, LongRunningServer, make_server
 from c4lab.server.storage import GameStore
-from testkit import hold_moves
+from testkit import ROOT, hold_moves
 
 
 def client_for(store: GameStore, address: str = "203.0.113.7", **options: Any) -> TestClient:
@@ -132,6 +133,26 @@ def test_the_agent_list_and_the_limits_endpoint_give_the_limits(store: GameStore
         assert shown["agent_threads"] == 3 and shown["rooms_per_minute"] == 5 and shown["max_rooms"] == 99
         assert shown["sockets_per_client"] == 100
         assert "master" in shown["agents"] and "engine" not in shown["agents"]
+
+
+def _documented_fields(path: str) -> set[str]:
+    """The fields docs/protocol.md's REST table gives the answer of
+    ``GET path``: the quoted names of its first ``{...}`` or ``[{...}]``."""
+    text = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
+    row = re.search(rf"^\| `GET {re.escape(path)}` \|(.*)$", text, re.MULTILINE)
+    assert row, f"protocol.md has no row for GET {path}"
+    return set(re.findall(r'"(\w+)"', re.search(r"`\[?\{(.*?)\}", row.group(1)).group(1)))
+
+
+def test_the_limits_endpoint_answers_the_documented_fields(store: GameStore) -> None:
+    """docs/protocol.md's /api/limits is the answer, field for field (its
+    files offered, ``networks`` and ``tables``, were left out); each agent
+    of /api/agents has the row's fields, and only the files' besides."""
+    with client_for(store) as http:
+        assert set(http.get("/api/limits").json()) == _documented_fields("/api/limits")
+        fields = _documented_fields("/api/agents")
+        for agent in http.get("/api/agents").json():
+            assert fields <= set(agent) <= fields | {"networks", "tables"}, agent["name"]
 
 
 def test_the_hints_keep_the_same_limits(store: GameStore) -> None:
