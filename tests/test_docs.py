@@ -3,7 +3,8 @@ README: the site builds with ``mkdocs build --strict`` (a broken link, a
 missing page or a reference mkdocstrings cannot resolve fails it), the
 pages' Python examples run as doctests, every ``c4lab`` command line they
 show (in a shell block or a code span of the prose) names a command and
-options that exist, every command and option is
+options that exist, and so does every ``python3 benchmarks/...`` line
+(a script and its options), every command and option is
 named on a page (the changelog aside), and the README stays a front
 page (at most 250 lines, the two set-up commands as they are).
 
@@ -13,6 +14,7 @@ The two worked examples of "Writing your own agent" are run by
 
 from __future__ import annotations
 
+import ast
 import doctest
 import importlib
 import inspect
@@ -319,6 +321,49 @@ def test_every_command_line_shown_names_a_command_and_options_that_exist(where: 
         sub = command.get_command(context, rest[0])
         assert sub is not None, f"{where}: {line!r}: no command {rest[0]!r}"
         command, args, parent = sub, rest[1:], context
+
+
+def _benchmark_lines() -> list[tuple[str, str]]:
+    """Every ``python3 benchmarks/NAME.py ...`` the pages and the README
+    show, in a shell block (the comment after ``#`` dropped) or a code span
+    of the prose (not the changelog's), with the file it is in."""
+    found = []
+    for path in [*PAGES, ROOT / "README.md"]:
+        if path.name == "changelog.md":
+            continue
+        text = path.read_text(encoding="utf-8")
+        for block in re.findall(r"```(?:sh|console)\n(.*?)```", text, re.DOTALL):
+            found += [(path.name, line.split(" #")[0].strip()) for line in block.splitlines()
+                      if line.startswith("python3 benchmarks/")]
+        prose = re.sub(r"```.*?```", "", text, flags=re.DOTALL).replace("\n", " ")
+        found += [(path.name, span) for span in re.findall(r"`(python3 benchmarks/[^`]+)`", prose)]
+    return found
+
+
+def _script_options(script: Path) -> set[str]:
+    """The options a benchmark script's argparse parser takes: the strings
+    starting with ``-`` of its ``add_argument`` calls, read from its source."""
+    return {
+        arg.value for node in ast.walk(ast.parse(script.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument"
+        for arg in node.args if isinstance(arg, ast.Constant) and str(arg.value).startswith("-")
+    }
+
+
+def test_the_pages_show_benchmark_lines() -> None:
+    assert len(_benchmark_lines()) > 15
+
+
+@pytest.mark.parametrize("where, line", _benchmark_lines())
+def test_every_benchmark_line_shown_names_a_script_and_options_that_exist(where: str, line: str) -> None:
+    """What the test above does for ``c4lab``, for the benchmarks a page
+    sends its reader to run: the script is in ``benchmarks/`` and takes
+    every option the line gives it (each by its whole name: argparse would
+    take a prefix, a reader copies the page)."""
+    script = ROOT / line.split()[1]
+    assert script.is_file(), f"{where}: {line!r}: no {script.relative_to(ROOT)}"
+    unknown = set(re.findall(r"(?<!\S)--?[a-z][\w-]*", line)) - _script_options(script)
+    assert not unknown, f"{where}: {line!r}: {script.name} has no option {sorted(unknown)}"
 
 
 def _commands(command: click.Command, path: str) -> list[tuple[str, click.Command]]:
