@@ -69,6 +69,21 @@ def test_the_exact_solver_keeps_every_value_and_a_random_player_does_not() -> No
     assert "variants (12)" in table and "100.0%" in table
 
 
+def test_each_share_stands_under_its_set_however_long_an_agent_s_spec() -> None:
+    """A spec longer than the agents' column (an engine program's) widens
+    the column: every share ends where its set's heading ends."""
+    long_spec = "engine:cmd=examples/engine/simple_engine.py"
+    measured = {"sets": {"classic-middle": 3, "variants": 3},
+                "results": {"heuristic": {"classic-middle": A.Tally(3, 3), "variants": A.Tally(2, 3)},
+                            long_spec: {"classic-middle": A.Tally(2, 3)}}}
+    heading, *rows = A.report(measured).splitlines()[1:]
+    assert rows[1].startswith(long_spec + "  ")
+    for row in rows:
+        for cell in ("classic-middle (3)", "variants (3)"):
+            end = heading.index(cell) + len(cell)
+            assert row[end - 7:end] in ("100.0% ", " 66.7% ", "    n/a"), (row, cell)
+
+
 def test_a_missing_openspiel_is_said_rather_than_its_row_left_out(monkeypatch: pytest.MonkeyPatch) -> None:
     # A plain install has no OpenSpiel: the table lost the yardstick's row
     # that the docs name without a word.

@@ -291,18 +291,21 @@ def run_accuracy(
 
 
 def report(measured: dict[str, Any]) -> str:
-    """A table: one row per agent, the share of value-keeping moves per set."""
+    """A table: one row per agent, the share of value-keeping moves per set.
+    The agents' column is as wide as its longest spec (an engine program's
+    ``engine:cmd=...`` pushed its row's shares out of their columns)."""
     names = list(measured["sets"])
+    width = max([28, *(len(spec) + 2 for spec in measured["results"])])
     lines = [
         "share of moves that keep the value (exact move scores from the solver); in brackets, a set's positions",
-        f"{'agent':<28}" + "".join(f"{n + ' (' + str(measured['sets'][n]) + ')':>22}" for n in names),
+        f"{'agent':<{width}}" + "".join(f"{n + ' (' + str(measured['sets'][n]) + ')':>22}" for n in names),
     ]
     for spec, per_set in measured["results"].items():
         cells = []
         for name in names:
             tally = per_set.get(name)
             cells.append(f"{'n/a':>22}" if tally is None else f"{tally.share:>21.1%} ")
-        lines.append(f"{spec:<28}" + "".join(cells))
+        lines.append(f"{spec:<{width}}" + "".join(cells))
     if measured.get("note"):
         lines.append(f"note: {measured['note']}")
     return "\n".join(lines)
