@@ -363,6 +363,30 @@ def test_the_address_is_printed_once_the_server_accepts_connections(tmp_path: Pa
         stop_process(proc)
 
 
+@pytest.mark.parametrize("command", [["play", "--no-browser"], ["serve"], ["analyse", "7x6:dd", "--no-browser"]])
+def test_port_0_listens_on_a_free_port_and_prints_it(tmp_path: Path, command: list[str]) -> None:
+    """``--port 0`` asks for a free port, as the operating system's own
+    port 0 does: the address printed names the port it got, and answers
+    at once (a script starting several servers need not pick ports; was:
+    "0 is not in the range 1<=x<=65535")."""
+    import re
+    import urllib.request
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "c4lab", *command, "--port", "0", "--db", str(tmp_path / "g.sqlite")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )
+    try:
+        assert proc.stdout
+        line = proc.stdout.readline()
+        match = re.search(r"at http://127\.0\.0\.1:(\d+)/", line)
+        assert match and int(match.group(1)) > 0, line
+        with urllib.request.urlopen(f"http://127.0.0.1:{match.group(1)}/api/limits", timeout=10) as answer:
+            assert answer.status == 200
+    finally:
+        stop_process(proc)
+
+
 @pytest.mark.parametrize("command", [["play", "--no-browser"], ["serve"]])
 def test_ctrl_c_pressed_again_and_again_stops_the_server_with_one_line(tmp_path: Path, command: list[str]) -> None:
     """An impatient person presses Ctrl-C until the server has gone: it

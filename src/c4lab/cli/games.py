@@ -65,7 +65,8 @@ def _check_game_options(board: str, bonus: bool, player1: str, player2: str) -> 
 @main.command()
 @click.option("--tui", is_flag=True, help="Play in the terminal instead of the browser.")
 @click.option("--no-browser", is_flag=True, help="Do not open a browser (print the address only).")
-@click.option("--port", type=Int64(1, 65535), default=None, help="Port of the local server (default: a free one).")
+@click.option("--port", type=Int64(0, 65535), default=None,
+              help="Port of the local server (default or 0: a free one, in the address printed).")
 @db_option
 @click.option(
     "--board",
@@ -170,7 +171,8 @@ def play(
 @click.argument("position")
 @click.option("--tui", is_flag=True, help="Analyse in the terminal instead of the browser.")
 @click.option("--no-browser", is_flag=True, help="Do not open a browser (print the link only).")
-@click.option("--port", type=Int64(1, 65535), default=None, help="Port of the local server (default: a free one).")
+@click.option("--port", type=Int64(0, 65535), default=None,
+              help="Port of the local server (default or 0: a free one, in the address printed).")
 @db_option
 @click.option("--color/--no-color", default=None, help="Force the terminal's colours on or off (default: when a terminal).")
 def analyse(position: str, tui: bool, no_browser: bool, port: int | None, db: str | None, color: bool | None) -> None:
@@ -208,7 +210,8 @@ def analyse(position: str, tui: bool, no_browser: bool, port: int | None, db: st
 
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (0.0.0.0: every one).")
-@click.option("--port", type=Int64(1, 65535), default=8000, show_default=True, help="Port to listen on.")
+@click.option("--port", type=Int64(0, 65535), default=8000, show_default=True,
+              help="Port to listen on (0: a free one, in the address printed).")
 @db_option
 @click.option("--forfeit-after", type=Finite(0, min_open=True), **default_from(PRESENCE, "FORFEIT_AFTER"),
               help="Seconds an absent player has to come back before forfeiting.")
