@@ -11,6 +11,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 from fastapi.testclient import TestClient
+from starlette.responses import JSONResponse
 
 from c4lab.server.app import create_app
 from c4lab.server.guard import PERSONAL_GUARD, GuardOptions
@@ -91,6 +92,8 @@ def test_another_origins_post_is_still_the_guards_403(http: TestClient) -> None:
     refused = http.post("/api/rooms", json={"mode": "online"}, headers={"Origin": FOREIGN})
     assert refused.status_code == 403
     assert refused.json() == {"detail": f"requests from {FOREIGN!r} are not allowed here"}
+    # written as the routes' errors are (starlette's JSONResponse: no spaces), not json.dumps' default
+    assert refused.content == JSONResponse(refused.json()).body
     assert cors_headers(refused) == {}
     assert all(name in refused.headers for name in SECURITY)
 

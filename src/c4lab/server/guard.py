@@ -370,10 +370,11 @@ class Guard:
 
 
 async def _answer(scope: Scope, send: Send, status: int, detail: str) -> None:
-    """A JSON error answer, as FastAPI gives them (``{"detail": ...}``),
+    """A JSON error answer, as FastAPI gives them (``{"detail": ...}``,
+    written as starlette's ``JSONResponse`` writes it: compact, UTF-8),
     and its line in the log (``logs.refused``)."""
     refused(client_of(scope), str(scope.get("method", "")), str(scope.get("path", "")), status, detail)
-    body = json.dumps({"detail": detail}).encode()
+    body = json.dumps({"detail": detail}, ensure_ascii=False, separators=(",", ":")).encode()
     await send({
         "type": "http.response.start", "status": status,
         "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
