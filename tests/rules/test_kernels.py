@@ -65,6 +65,25 @@ def test_a_playout_from_a_finished_position_changes_nothing() -> None:
     assert result == K.WIN_A and (state == start).all()
 
 
+def test_a_playout_won_on_the_bonus_cell_ends_before_its_ban() -> None:
+    """RULES.md: the ban comes after a bonus landing that did not win.
+    Random playouts on 4x4 with the bonus cell on each cell in turn: every
+    one whose last piece won on the bonus cell has no ban piece on the board."""
+    s = np.uint64(K.seed_rng(1))
+    won_on_bonus = 0
+    for bonus in Variant(4, 4).cells():
+        variant = Variant(4, 4, bonus=bonus)
+        geo, start = Position(variant).kernel_arrays()
+        for _ in range(100):
+            state = start.copy()
+            result, s = K.random_playout(geo, state, s)
+            s = np.uint64(s)
+            if result != K.DRAW and int(state[K.S_LAST]) == bonus.col * 16 + bonus.row:
+                won_on_bonus += 1
+                assert "ban" not in board_of(variant, state).values(), variant.notation
+    assert won_on_bonus > 20  # the case is common enough to be tested (53 games)
+
+
 def test_playout_batches_count_every_game() -> None:
     geo, start = Position.parse("7x6").kernel_arrays()
     a, b, d, tokens = K.playout_batch(geo, start, 20_000, 3)

@@ -65,6 +65,20 @@ def test_four_in_a_row_wins_in_every_direction() -> None:
     assert Position.parse("7x6:gffeededdad").result == "A"  # anti-diagonal g1 f2 e3 d4
 
 
+def test_the_top_corner_of_the_largest_board_is_a_cell_like_any_other() -> None:
+    """l12 of 12x12 is alone on the board's last anti-diagonal: a piece
+    there counts in its own lines and touches no other cell (the line masks'
+    last index; an off-by-one there gave B a phantom piece on l1 for A's
+    l12, and wiped the piece on a1 for B's)."""
+    a_on_top = Position.parse("12x12:" + "l" * 11 + "a" + "l")  # A: l1, l3 .. l11, l12; B: a1 and the even rows
+    assert (a_on_top.piece_at("l1"), a_on_top.piece_at("l12"), a_on_top.piece_at("a1")) == ("A", "A", "B")
+    three = a_on_top.play("i", "b", "j", "c", "k")  # B's i1 j1 k1 end on A's l1
+    assert three.result is None and three.piece_at("l1") == "A"
+    b_on_top = Position.parse("12x12:a" + "l" * 11 + "b" + "l")  # B's piece lands on l12
+    assert b_on_top.piece_at("l12") == "B"
+    assert (b_on_top.piece_at("a1"), b_on_top.piece_at("b1"), len(b_on_top.cells)) == ("A", "A", 14)
+
+
 def test_the_win_line_lists_every_line_through_the_winning_piece() -> None:
     # d1 completes a1-e1 minus d1 (five in a row) for A.
     p = Position.parse("7x6:aabbcceed")

@@ -83,6 +83,40 @@ def test_forbidden_cells_are_kept_in_canonical_order() -> None:
     assert Variant(12, 12, ["b1", "a10", "a2"]).notation == "12x12/Xa2/Xa10/Xb1"
 
 
+def _mirror_image(variant: Variant) -> Variant:
+    """The board seen in a mirror: every special cell moved to the mirrored column."""
+    def flip(cell: Cell) -> Cell:
+        return Cell(variant.width - 1 - cell.col, cell.row)
+
+    return Variant(variant.width, variant.height, [flip(c) for c in variant.forbidden],
+                   None if variant.bonus is None else flip(variant.bonus))
+
+
+@pytest.mark.parametrize(("board", "symmetric"), [
+    ("7x6", True), ("6x5", True), ("7x6/Xd2", True), ("7x6/Xa1/Xg1", True), ("7x6/Bd3", True),
+    ("7x6/Xb2/Xf2/Bd6", True),
+    ("7x6/Xa1", False), ("7x6/Xa1/Xg2", False), ("7x6/Bc3", False), ("6x5/Bc3", False), ("7x6/Xa1/Xg1/Be1", False),
+])
+def test_a_board_is_its_own_mirror_image_only_when_its_forbidden_and_bonus_cells_are(board: str, symmetric: bool) -> None:
+    """The solver's table and the learners' weights are shared between a
+    position and its mirror image only on such a board: a forbidden cell or
+    a bonus cell off the centre column without its mirror breaks it (an
+    even width has no centre column, so no bonus cell is its own mirror)."""
+    variant = Position.parse(board).variant
+    assert variant.is_mirror_symmetric is symmetric
+    assert (_mirror_image(variant) == variant) is symmetric
+
+
+def test_mirror_symmetry_is_the_board_equal_to_its_mirror_image() -> None:
+    rng = random.Random(8)
+    for _ in range(300):
+        variant = Variant.enhanced(rng, width=(4, 7), height=(4, 5), forbidden=rng.randint(0, 3), bonus=rng.random() < 0.5)
+        if rng.random() < 0.5:  # make half of them symmetric, or nearly
+            variant = Variant(variant.width, variant.height, set(variant.forbidden) | set(_mirror_image(variant).forbidden),
+                              None)
+        assert variant.is_mirror_symmetric == (_mirror_image(variant) == variant), variant.notation
+
+
 def test_the_constructor_s_type_hints_take_what_it_takes() -> None:
     """A type checker accepts the board as the docs build it
     (``Variant(9, 8, forbidden=["d3"], bonus="b1")``): the constructor's

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from c4lab.rules import Position
+from c4lab.rules import Move, Position
 from c4lab.solver import Solver, solve
 from c4lab.solver.bench import read_set
 from testkit import BENCH_CLASSIC, CASES, brute_score, run_counting_compiles
@@ -135,6 +135,18 @@ def test_a_bonus_cell_makes_each_ban_a_separate_move() -> None:
     scores = Solver().analyse(position)
     assert {m.token for m in scores} == {m.token for m in position.legal_moves()}
     assert any(m.ban is not None for m in scores)
+
+
+def test_a_bonus_landing_with_one_cell_left_may_ban_it_and_save_the_draw() -> None:
+    """RULES.md: only a bonus landing that fills the last playable cell has
+    no ban, and the ban may go into the column just played.  A's only
+    column is c: its piece lands on the bonus c3 below the last empty cell
+    c4, where B would complete a4-d4.  Declining loses with B's last stone
+    (-1); banning c4 fills the board, a draw (0)."""
+    position = Position.parse("4x4/Bc3:ddabbabbcdadca")
+    assert [m.token for m in position.legal_moves()] == ["c", "c+c"]
+    assert Solver().analyse(position) == {Move.parse("c"): -1, Move.parse("c+c"): 0}
+    assert Solver().solve(position).score == 0 == brute_score(position)
 
 
 def test_a_timeout_gives_no_score_never_a_wrong_one() -> None:
