@@ -430,9 +430,9 @@ def test_games_says_who_won_and_how_in_words(tmp_path: Path) -> None:
     store.save(GameRow("FULL", "local", "4x4", 0, seats, status="over", result="draw", reason="full"))
     store.close()
     text = CliRunner().invoke(main, ["games", "--db", str(path)]).output
-    assert "Ann vs Bob: Bob (B) won, four in a row  7x6:adadadgd" in text
-    assert "Ann vs Bob: Ann (A) won, Bob (B) resigned  7x6:dd" in text
-    assert "Ann vs Bob: draw, the board is full  4x4" in text
+    assert "Ann vs Bob: B (black), Bob, wins: four in a row  7x6:adadadgd" in text
+    assert "Ann vs Bob: A (white), Ann, wins: B (black) resigned  7x6:dd" in text
+    assert "Ann vs Bob: Draw: the board is full  4x4" in text
     assert "(four)" not in text
 
     cut = CliRunner().invoke(main, ["games", "--db", str(path), "--limit", "2"])

@@ -204,7 +204,7 @@ def test_the_log_tells_each_room_made_and_each_game_ended_once_it_is_saved(
     told = [r.getMessage() for r in caplog.records if r.name.startswith("c4lab.server.")]
     assert f"room {resigned}: created (local, 4x4)" in told
     assert f"room {agent}: created (local, 6x5/Xc2; B: random)" in told
-    assert f"room {resigned}: game over, B won, A resigned, after 0 moves" in told
+    assert f"room {resigned}: game over, B wins: A resigned, after 0 moves" in told
     assert sum(f"room {resigned}: game over" in line for line in told) == 1  # not the one that was not saved
 
 
@@ -226,8 +226,8 @@ def test_the_log_line_of_a_game_over_counts_its_moves_in_words(
     with caplog.at_level(logging.INFO, logger="c4lab.server"):
         one, two = with_manager(store, body)
     told = [r.getMessage() for r in caplog.records if r.name.startswith("c4lab.server.")]
-    assert f"room {one}: game over, A won, B resigned, after 1 move" in told
-    assert f"room {two}: game over, B won, A resigned, after 2 moves" in told
+    assert f"room {one}: game over, A wins: B resigned, after 1 move" in told
+    assert f"room {two}: game over, B wins: A resigned, after 2 moves" in told
 
 
 @pytest.mark.parametrize(("options", "words"), [
@@ -697,10 +697,10 @@ def test_a_game_over_without_a_result_says_so_and_one_never_joined_has_no_rematc
         manager.save_presence(room)
         with pytest.raises(RoomError) as error:
             await manager.handle(room, host, {"type": "move", "move": "a"})
-        assert (error.value.code, error.value.message) == ("game-over", "the game is over (no result, abandoned)")
+        assert (error.value.code, error.value.message) == ("game-over", "the game is over (abandoned: the players left)")
         with pytest.raises(RoomError) as error:
             manager.join(room, "Bob")
-        assert error.value.code == "game-over" and "(no result, abandoned)" in error.value.message
+        assert error.value.code == "game-over" and "(abandoned: the players left)" in error.value.message
         await refused(manager, room, host, "offer", "not-allowed")
         with pytest.raises(RoomError) as error:
             await manager.handle(room, host, {"type": "rematch", "action": "offer"})
@@ -710,7 +710,7 @@ def test_a_game_over_without_a_result_says_so_and_one_never_joined_has_no_rematc
         await manager.handle(played, played_host, {"type": "resign"})
         with pytest.raises(RoomError) as error:
             manager.join(played, "Cy")
-        assert error.value.message == "this game is over (B won, A resigned): open the link to see it"
+        assert error.value.message == "this game is over (B wins: A resigned): open the link to see it"
 
     with_manager(store, body)
 

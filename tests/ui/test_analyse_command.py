@@ -203,7 +203,7 @@ def test_at_the_end_of_a_line_e_leaves_and_the_board_says_who_won() -> None:
     "player 1 (human)" although one person plays both sides."""
     status, text = analysis_tui("7x6:dcdcdc", "d", "x", "e")
     assert status == 0
-    assert "A (white) wins with d1 d2 d3 d4!" in text
+    assert "A (white) wins: four in a row (d1 d2 d3 d4)." in text
     assert "A (white) plays d." in text and "human" not in text
     assert text.count("The game is over: u takes the last move back, e leaves.") == 2  # again after "x"
     assert text.rstrip().endswith("The position on the board: 7x6:dcdcdcd")
@@ -216,7 +216,7 @@ def test_at_the_end_of_a_line_the_question_offers_only_the_keys_that_do_somethin
     settings = GameSettings(board="7x6:dcdcdc", players=("human", "human"), first="1", analyse=True)
     out = io.StringIO()
     TerminalGame(settings, console=Console(file=out, no_color=True, width=200), read=keys).run()
-    over = [prompt for prompt in keys.prompts if not prompt.startswith(("A to move", "Leave the board?"))]
+    over = [prompt for prompt in keys.prompts if not prompt.startswith(("A (white) to move", "Leave the board?"))]
     assert over == ["u or e: ", "u or e: "]  # after d, and after r: still the end
     assert "Nothing to play again: this is the end of the line." in out.getvalue()
 

@@ -269,11 +269,11 @@ def test_a_full_game_with_a_spectator_ends_in_a_win(server: BackgroundServer) ->
     assert f"--token {token}" not in out
     assert "You play B (black)." in out
     assert "1 person is watching." in out  # the spectator, from the start
-    assert "A (white), Ann plays g." in out
-    assert "B (black), Bob (you) wins with d1 d2 d3 d4!" in out
+    assert "A (white), Ann, plays g." in out
+    assert "B (black), Bob (you), wins: four in a row (d1 d2 d3 d4)." in out
     assert "You won." in out
     assert "The game in notation: 7x6:adadgdgd" in out
-    assert len(keyboard.prompts) == 5 and keyboard.prompts[0].startswith("B to move: column a-g")
+    assert len(keyboard.prompts) == 5 and keyboard.prompts[0].startswith("B (black) to move: column a-g")
     # after the game, a rematch is offered; the keyboard's end leaves the room
     assert keyboard.prompts[4] == "m for a rematch (the sides swapped), e to exit: "
     assert "You left the room." in out
@@ -284,10 +284,10 @@ def test_a_full_game_with_a_spectator_ends_in_a_win(server: BackgroundServer) ->
     assert "Bob took seat B (black)." in seen
     for index, (side, move) in enumerate(zip("ABABABAB", "adadgdgd")):
         label = "A (white), Ann" if side == "A" else "B (black), Bob"
-        assert f"{label} plays {move}." in seen, (index, seen)
+        assert f"{label}, plays {move}." in seen, (index, seen)
     assert "Both seats are taken: the game starts." in seen
     assert seen.count("   a b c d e f g") == 10  # the empty board, at the start, after each move
-    assert "B (black), Bob wins with d1 d2 d3 d4!" in seen
+    assert "B (black), Bob, wins: four in a row (d1 d2 d3 d4)." in seen
     assert "You won." not in seen
     assert "The game in notation: 7x6:adadgdgd" in seen
 
@@ -308,7 +308,7 @@ def test_bad_entries_are_explained_and_asked_again(server: BackgroundServer) -> 
     assert "'9' is not a column" in out
     assert "Column a is full: choose another one." in out
     assert "'' is not a column" not in out  # Enter alone asks again, as the terminal game does
-    assert "A (white), Ann (you) plays b." in out
+    assert "A (white), Ann (you), plays b." in out
     assert "You left the game." in out
     assert f"C4LAB_TOKEN={ann} c4lab connect" in out
     assert len(keyboard.prompts) == 7  # the last: "Leave the game?" for the e, answered by the end of input
@@ -339,8 +339,8 @@ def test_the_ban_is_asked_for_on_the_bonus_cell_and_resigning_ends_the_game(serv
     assert "Your piece lands on the bonus cell b1" in out
     assert keyboard.prompts[1] == "Ban column: a-i (column e: 5), Enter to decline, or u to take the drop back: "
     assert "'z' is not a column that can take the ban piece" in out
-    assert "A (white), Ann (you) plays b, on the bonus cell, and drops the ban piece in a." in out
-    assert "A (white), Ann (you) resigned: B (black), Bob wins." in out
+    assert "A (white), Ann (you), plays b, on the bonus cell, and drops the ban piece in a." in out
+    assert "B (black), Bob, wins: A (white) resigned." in out
     assert "You lost." in out
     assert "The game in notation: 9x8/Xd3/Bb1:b+ac" in out
     assert room_state(server, code)["reason"] == "resign"
@@ -355,7 +355,7 @@ def test_connect_asks_and_explains_in_the_terminal_game_s_words_with_its_own_key
     variant = Position.parse(first).variant
     assert variant.bonus is not None
     assert keyboard.prompts[0] == move_prompt(variant, "A", keys=("r to resign",))
-    assert keyboard.prompts[0] == "A to move: column a-i or 1-9 (column e: 5), r to resign, e to exit: "
+    assert keyboard.prompts[0] == "A (white) to move: column a-i or 1-9 (column e: 5), r to resign, e to exit: "
     assert keyboard.prompts[2] == ban_prompt(range(9), take_back=True) == keyed_prompt(ban_prompt(range(9)), True)
     out = client.output
     assert not_a_column("x", 9) in out
@@ -386,7 +386,7 @@ def test_the_ban_question_shows_the_piece_on_the_bonus_cell_and_u_takes_the_drop
     dropped = Position.parse("9x8/Xd3/Bb1").play("b").render()
     assert dropped + "\n" in out.split("Your piece lands on the bonus cell b1")[0]
     assert "The drop on the bonus cell is taken back." in out
-    assert keyboard.prompts[2].startswith("A to move: column a-i")
+    assert keyboard.prompts[2].startswith("A (white) to move: column a-i")
 
 
 def test_a_lone_e_in_a_game_asks_before_leaving_as_in_the_terminal_game(server: BackgroundServer) -> None:
@@ -403,7 +403,7 @@ def test_a_lone_e_in_a_game_asks_before_leaving_as_in_the_terminal_game(server: 
     finally:
         bob.close()
     assert keyboard.prompts[1] == "Leave the game? y leaves; anything else goes on (column e is typed 5): "
-    assert keyboard.prompts[2].startswith("A to move: column a-g")  # still in the game, asked again
+    assert keyboard.prompts[2].startswith("A (white) to move: column a-g")  # still in the game, asked again
     assert "You left the game." in client.output  # "exit" is never a column: it leaves at once
     assert len(keyboard.prompts) == 3
     assert room_state(server, code)["status"] == "playing"
@@ -430,7 +430,7 @@ def test_a_bonus_move_may_be_typed_as_the_notation_writes_it(server: BackgroundS
     assert "A piece in column c does not land on the bonus cell here, so it drops no ban piece: type c alone." in out
     assert "'b+' is not a move: type a column" in out
     assert "Your piece lands on the bonus cell" not in out
-    assert "A (white), Ann (you) plays b, on the bonus cell, and drops the ban piece in a." in out
+    assert "A (white), Ann (you), plays b, on the bonus cell, and drops the ban piece in a." in out
 
 
 def test_the_keyboard_does_not_block_updates_from_the_server(server: BackgroundServer) -> None:
@@ -452,14 +452,14 @@ def test_the_keyboard_does_not_block_updates_from_the_server(server: BackgroundS
     try:
         assert asked.wait(WAIT)
         bob.close()  # Bob leaves while Ann is at the prompt: she is told at once
-        client.wait_for("B (black), Bob disconnected")
+        client.wait_for("B (black), Bob, disconnected")
         # with the time he has (the server's forfeit time, 120 s: "2 minutes" or a few seconds under)
-        client.wait_for("B (black), Bob disconnected: they can come back; they forfeit unless they are back within ")
+        client.wait_for("B (black), Bob, disconnected: they can come back; they forfeit unless they are back within ")
         assert re.search(r"back within (2 minutes|1[01]\d s)\.\n", client.output), client.output
     finally:
         answer.set()
     assert client.finish() == 0
-    assert "A (white), Ann (you) resigned: B (black), Bob wins." in client.output
+    assert "B (black), Bob, wins: A (white) resigned." in client.output
 
 
 def test_a_wrong_token_is_explained_and_the_client_watches(server: BackgroundServer) -> None:
@@ -475,7 +475,7 @@ def test_a_wrong_token_is_explained_and_the_client_watches(server: BackgroundSer
         assert client.finish() == 0
     finally:
         ann_socket.close()
-    assert "A (white), Ann resigned: B (black), Bob wins." in client.output
+    assert "B (black), Bob, wins: A (white) resigned." in client.output
 
 
 def resigned_room(server: BackgroundServer) -> str:
@@ -498,7 +498,7 @@ def test_a_finished_game_is_shown_in_colour_and_the_client_ends(server: Backgrou
     out = client.output
     assert "You are watching: the game is over." in out
     assert "\x1b[" in out and "●" in out  # the coloured board of the terminal game
-    assert "A (white), Ann resigned" in out
+    assert "wins: A (white) resigned" in out
     assert "The game in notation: 4x4:abab" in out
 
 
@@ -506,7 +506,7 @@ def test_the_client_comes_back_after_a_server_restart_and_gives_up_when_it_is_go
     with OwnServer(tmp_path) as own:
         code, ann = own.code, own.ann
         client = Running(own.link, Script("d", "d"), token=ann, retry_delay=0.2)
-        client.wait_for("B (black), Bob (not connected) to move.")
+        client.wait_for("B (black), Bob (not connected), to move.")
         own.first.stop()
         client.wait_for("Connection lost")
         second = own.start_again()
@@ -516,7 +516,7 @@ def test_the_client_comes_back_after_a_server_restart_and_gives_up_when_it_is_go
             bob.next_state(lambda room: room["position"] == "7x6:dad")
         finally:
             bob.close()
-        client.wait_for("A (white), Ann (you) plays d.\n")
+        client.wait_for("A (white), Ann (you), plays d.\n")
         # (the note is printed as the move goes out; the room the client
         # holds is the next state it reads)
         deadline = time.monotonic() + WAIT
@@ -550,7 +550,7 @@ def test_the_client_waits_out_a_slow_restart_and_says_it_is_retrying(tmp_path) -
             time.sleep(0.01)
         own.start_again()
         client.wait_for("Connected again.")
-        keys.answer("A to move", None)  # the end of input: the person leaves
+        keys.answer("A (white) to move", None)  # the end of input: the person leaves
         assert client.finish() == 0  # it left when asked, not because it gave up
     out = client.output
     assert "Connection lost (the server is restarting" in out
@@ -573,7 +573,7 @@ def test_a_player_keeps_trying_as_long_as_the_server_keeps_the_seat(tmp_path) ->
         own.first.stop()
         player.wait_for("connecting again, for up to 10 minutes...")
         spectator.wait_for("connecting again, for up to 2 minutes...")
-        keys.answer("A to move", None)
+        keys.answer("A (white) to move", None)
         watching.answer("", None)
         assert player.finish() == 0 and spectator.finish() == 0
 
@@ -590,9 +590,9 @@ def test_while_the_connection_is_down_a_line_typed_is_answered_at_once_and_e_lea
         own.first.stop()
         client.wait_for("Connection lost")
         assert "(e exits)" in client.output.split("Connection lost")[1]
-        keys.answer("A to move", "d")
+        keys.answer("A (white) to move", "d")
         client.wait_for("Not connected to the server: 'd' was not sent (e exits).")
-        keys.answer("A to move", "e")  # the same prompt, open again
+        keys.answer("A (white) to move", "e")  # the same prompt, open again
         assert client.finish() == 0
         row = own.store.load(own.code)
     assert row is not None and row.position == "7x6", "the move typed while offline was never played"
@@ -721,9 +721,9 @@ def test_resigning_asks_for_confirmation_first(server: BackgroundServer) -> None
         bob.close()
     out = client.output
     assert out.count("You did not resign: the game goes on.") == 2
-    assert "A (white), Ann (you) plays d." in out
+    assert "A (white), Ann (you), plays d." in out
     assert [p.split("?")[0] for p in keyboard.prompts if p.startswith("Really")] == ["Really resign (you lose the game)"] * 3
-    assert "A (white), Ann (you) resigned: B (black), Bob wins." in out
+    assert "B (black), Bob, wins: A (white) resigned." in out
     assert room_state(server, code)["reason"] == "resign" and room_state(server, code)["position"] == "7x6:da"
 
 
@@ -739,26 +739,26 @@ def test_a_line_typed_on_the_opponents_turn_is_answered_at_once_and_never_played
     keys = LiveKeys()
     try:
         client = Running(f"{server.url}/r/{code}", keys, token=ann)
-        keys.answer("A to move", "d")
+        keys.answer("A (white) to move", "d")
         keys.answer("", "a")  # Bob's turn: a column typed now
-        client.wait_for("Not your move: B (black), Bob to move (r to resign, e to exit).")
+        client.wait_for("Not your move: B (black), Bob, to move (r to resign, e to exit).")
         keys.answer("", "r")
         keys.answer("Really resign", "")
         client.wait_for("You did not resign: the game goes on.")
         bob.play("d")
         # the turn is Ann's once the client has shown Bob's move (its "Your move" of the first move is
         # in the output already: waiting for that one, "c" went out on Bob's turn, CI265)
-        client.wait_for("B (black), Bob plays d.")
+        client.wait_for("B (black), Bob, plays d.")
         deadline = time.monotonic() + WAIT
-        while "Your move, A (white)." not in client.output.split("B (black), Bob plays d.")[1]:
+        while "Your move, A (white)." not in client.output.split("B (black), Bob, plays d.")[1]:
             assert time.monotonic() < deadline, client.output
             time.sleep(0.01)
         assert room_state(server, code)["position"] == "7x6:dd"  # the "a" typed before was not played
         keys.lines.put("c")  # the prompt already open is now the move's
-        client.wait_for("A (white), Ann (you) plays c.")
+        client.wait_for("A (white), Ann (you), plays c.")
         # the move after Bob's d is the c typed on Ann's turn: the "a" typed before was not played
         assert room_state(server, code)["position"] == "7x6:ddc"
-        assert "Ann (you) plays a" not in client.output
+        assert "Ann (you), plays a" not in client.output
         keys.answer("", None)  # the end of input on Bob's turn: the client leaves
         assert client.finish() == 0
     finally:
@@ -819,7 +819,7 @@ def test_a_replay_link_shows_the_finished_game_and_never_takes_a_seat(server: Ba
     assert result.exit_code == 0, result.output
     assert "There is no room" not in result.output
     assert "You are watching." in result.output
-    assert "A (white), Ann resigned" in result.output
+    assert "wins: A (white) resigned" in result.output
     assert f"Step through it move by move in a browser: {server.url}/games/{code}" in result.output
     missing = runner.invoke(main, ["connect", f"{server.url}/games/NoSuchGame123"])
     assert missing.exit_code == 2
@@ -849,13 +849,13 @@ def test_a_rematch_is_offered_accepted_and_played_in_the_same_room(server: Backg
     ann = Running(link, keys, token=ann_token)
     try:
         for move in range(4):  # Ann (A) wins on d1-d4
-            keys.answer("A to move", "d")
+            keys.answer("A (white) to move", "d")
             if move < 3:
                 bob.play("a")
         assert bob.next_state(lambda room: room["status"] == "over")["result"] == "A"
         keys.answer("m for a rematch (the sides swapped), e to exit", "m")
         assert bob.next_message("rematch") == {"type": "rematch", "event": "offered", "seat": "A"}
-        ann.wait_for("You offered a rematch (the sides swapped): waiting for B (black), Bob to answer.")
+        ann.wait_for("You offered a rematch (the sides swapped): waiting for B (black), Bob, to answer.")
         bob.send({"type": "rematch", "action": "accept"})
         accepted = bob.next_message("rematch")
         assert accepted == {"type": "rematch", "event": "accepted", "seat": "B", "kept": f"{code}-1"}
@@ -867,7 +867,7 @@ def test_a_rematch_is_offered_accepted_and_played_in_the_same_room(server: Backg
         keys.answer("Waiting for Bob to answer", "c")
         for _ in range(2):
             bob.play("a")
-            keys.answer("B to move", "c")
+            keys.answer("B (black) to move", "c")
         final = bob.play("a")
         assert final["status"] == "over" and final["result"] == "A" and final["position"] == "7x6:acacaca"
         keys.answer("m for a rematch", "e")
@@ -878,12 +878,12 @@ def test_a_rematch_is_offered_accepted_and_played_in_the_same_room(server: Backg
     assert spectator.finish() == 0  # both players gone: nothing more to watch
     watching.end()
     out = ann.output
-    assert "A (white), Ann (you) wins with d1 d2 d3 d4!" in out
-    assert f"B (black), Bob accepted the rematch: a new game in this room. The last game stays at {server.url}/games/{code}-1" in out
+    assert "A (white), Ann (you), wins: four in a row (d1 d2 d3 d4)." in out
+    assert f"B (black), Bob, accepted the rematch: a new game in this room. The last game stays at {server.url}/games/{code}-1" in out
     assert "A new game in this room, the sides swapped: A (white), Bob; B (black), Ann (you)." in out
     assert "You play B (black) now." in out
-    assert "B (black), Ann (you) plays c." in out
-    assert "A (white), Bob wins with a1 a2 a3 a4!" in out and "You lost." in out
+    assert "B (black), Ann (you), plays c." in out
+    assert "A (white), Bob, wins: four in a row (a1 a2 a3 a4)." in out and "You lost." in out
     assert "You left the room." in out
     assert "Moves were taken back" not in out and "disconnected" not in out
     assert keys.prompts.count("m for a rematch (the sides swapped), e to exit: ") == 2  # after each game
@@ -893,11 +893,11 @@ def test_a_rematch_is_offered_accepted_and_played_in_the_same_room(server: Backg
     kept = httpx.get(f"{server.url}/api/games/{code}-1", timeout=WAIT).json()
     assert kept["position"] == "7x6:dadadad" and kept["result"] == "A"
     seen = spectator.output
-    assert "A (white), Ann offers a rematch in this room, the sides swapped." in seen
-    assert "B (black), Bob accepted the rematch" in seen
+    assert "A (white), Ann, offers a rematch in this room, the sides swapped." in seen
+    assert "B (black), Bob, accepted the rematch" in seen
     assert "A new game in this room, the sides swapped: A (white), Bob; B (black), Ann." in seen
-    assert "B (black), Ann plays c." in seen and "A (white), Bob wins with a1 a2 a3 a4!" in seen
-    assert "B (black), Ann left the room." in seen  # (no word of a rematch for a spectator)
+    assert "B (black), Ann, plays c." in seen and "A (white), Bob, wins: four in a row (a1 a2 a3 a4)." in seen
+    assert "B (black), Ann, left the room." in seen  # (no word of a rematch for a spectator)
     assert "Both players have left the room: there is nothing more to watch." in seen
     assert set(watching.prompts) == {"e to stop watching: "}  # a spectator is offered no rematch
 
@@ -916,23 +916,23 @@ def test_a_rematch_declined_either_way_and_an_offer_whose_player_left(
         # Bob offers, Ann declines
         bob.send({"type": "rematch", "action": "offer"})
         assert bob.next_message("rematch") == {"type": "rematch", "event": "offered", "seat": "B"}
-        ann.wait_for("B (black), Bob offers a rematch in this room, the sides swapped: you would play B (black).")
-        keys.answer("A to move", "n")  # the prompt open when Bob resigned takes the answer
+        ann.wait_for("B (black), Bob, offers a rematch in this room, the sides swapped: you would play B (black).")
+        keys.answer("A (white) to move", "n")  # the prompt open when Bob resigned takes the answer
         assert bob.next_message("rematch") == {"type": "rematch", "event": "declined", "seat": "A"}
         ann.wait_for("You declined the rematch.")
         # Ann offers, Bob declines
         keys.answer("m for a rematch", "m")
         assert bob.next_message("rematch")["event"] == "offered"
         bob.send({"type": "rematch", "action": "decline"})
-        ann.wait_for("B (black), Bob declined the rematch.")
+        ann.wait_for("B (black), Bob, declined the rematch.")
         # Ann types something that is no key, then Bob offers and leaves
         keys.answer("Waiting for Bob to answer", "x")  # (the prompt still open from her offer)
         ann.wait_for("'x' is not a key here: m for a rematch (the sides swapped), e to exit.")
         bob.send({"type": "rematch", "action": "offer"})
-        ann.wait_for("B (black), Bob offers a rematch")
+        ann.wait_for("B (black), Bob, offers a rematch")
         bob.close()
-        ann.wait_for("The rematch B (black), Bob offered is withdrawn.")
-        ann.wait_for("B (black), Bob left the room: no rematch unless they come back.")
+        ann.wait_for("The rematch B (black), Bob, offered is withdrawn.")
+        ann.wait_for("B (black), Bob, left the room: no rematch unless they come back.")
         keys.answer("m for a rematch", "x")  # the prompt open before he left
         ann.wait_for("'x' is not a key here: Bob has left: m to offer a rematch should they come back, e to exit.")
         keys.answer("Bob has left: m to offer a rematch should they come back, e to exit", "e")
@@ -941,7 +941,7 @@ def test_a_rematch_declined_either_way_and_an_offer_whose_player_left(
         keys.end()
         bob.close()
     out = ann.output
-    assert "B (black), Bob resigned: A (white), Ann (you) wins." in out
+    assert "A (white), Ann (you), wins: B (black) resigned." in out
     assert "You left the room." in out
     room = room_state(server, code)
     assert room["status"] == "over" and room["earlier"] == [] and room["rematch"] is None
@@ -996,7 +996,7 @@ def test_broken_messages_from_the_server_are_one_line_each_and_the_client_goes_o
     assert any("'thinking' names no seat A or B" in line for line in ignored)
     assert any("'rematch' has no event of offered, accepted, declined, withdrawn" in line for line in ignored)
     assert "(a message of a type this client does not know was ignored: 'surprise')" in ignored
-    assert "B (black), Bob resigned: A (white), Ann wins." in lines  # the game as the last good state says
+    assert "A (white), Ann, wins: B (black) resigned." in lines  # the game as the last good state says
     assert "Traceback" not in client.output
 
 
@@ -1009,15 +1009,15 @@ def test_two_terminals_agree_on_a_rematch(server: BackgroundServer) -> None:
     ann = Running(link, ann_keys, token=ann_token)
     bob = Running(link, bob_keys, name="Bob")
     try:
-        ann_keys.answer("A to move", "r")
+        ann_keys.answer("A (white) to move", "r")
         ann_keys.answer("Really resign", "y")
         bob_keys.answer("m for a rematch", "m")
-        ann.wait_for("B (black), Bob offers a rematch in this room, the sides swapped: you would play B (black).")
+        ann.wait_for("B (black), Bob, offers a rematch in this room, the sides swapped: you would play B (black).")
         ann_keys.answer("m for a rematch", "y")  # (the prompt opened before the offer came)
         bob.wait_for("Your move, A (white).")
         bob_keys.answer("Waiting for Ann to answer", "d")
-        ann_keys.answer("B to move", "c")
-        bob_keys.answer("A to move", "r")
+        ann_keys.answer("B (black) to move", "c")
+        bob_keys.answer("A (white) to move", "r")
         bob_keys.answer("Really resign", "y")
         ann_keys.answer("m for a rematch", "e")
         bob_keys.answer("m for a rematch", "e")
@@ -1026,10 +1026,10 @@ def test_two_terminals_agree_on_a_rematch(server: BackgroundServer) -> None:
         ann_keys.end()
         bob_keys.end()
     assert "You accepted the rematch: a new game in this room." in ann.output
-    assert "A (white), Ann (you) accepted the rematch" not in bob.output
-    assert "A (white), Ann accepted the rematch: a new game in this room." in bob.output
+    assert "A (white), Ann (you), accepted the rematch" not in bob.output
+    assert "A (white), Ann, accepted the rematch: a new game in this room." in bob.output
     assert "You play A (white) now." in bob.output and "You play B (black) now." in ann.output
-    assert "A (white), Bob (you) resigned: B (black), Ann wins." in bob.output
+    assert "B (black), Ann, wins: A (white) resigned." in bob.output
     assert "You won." in ann.output.split("A new game in this room")[1]
     room = room_state(server, code)
     assert room["earlier"] == [f"{code}-1"] and room["position"] == "7x6:dc"
@@ -1137,15 +1137,15 @@ def test_a_spectator_at_a_terminal_is_offered_the_way_out_after_each_game_and_no
     try:
         spectator.wait_for("You are watching.")
         ann.send({"type": "resign"})
-        spectator.wait_for("B (black), Bob wins.")
+        spectator.wait_for("B (black), Bob, wins: A (white) resigned.")
         spectator.wait_for(f"/games/{code}\ne to stop watching: ")  # the way out, at once
         ann.send({"type": "rematch", "action": "offer"})
         bob.next_message("rematch")
         bob.send({"type": "rematch", "action": "accept"})
         bob.next_state(lambda room: room["status"] == "playing")
-        spectator.wait_for("A (white), Bob to move.")
+        spectator.wait_for("A (white), Bob, to move.")
         bob.play("d")
-        spectator.wait_for("B (black), Ann to move.")
+        spectator.wait_for("B (black), Ann, to move.")
         new_game = spectator.output.split("A new game in this room")[1]
         assert "e to stop watching" not in new_game  # a game is watched with no prompt (e still leaves)
         spectator.keyboard.lines.put("e")
@@ -1158,29 +1158,29 @@ def test_a_spectator_at_a_terminal_is_offered_the_way_out_after_each_game_and_no
 
 def test_a_move_played_on_the_seats_other_connection_closes_the_column_prompt_here(server: BackgroundServer) -> None:
     """Review: a player with the game open twice (this terminal and a page)
-    who moved on the page still saw "A to move: column ..." here, under the
+    who moved on the page still saw "A (white) to move: column ..." here, under the
     line saying it was the opponent's move."""
     code, ann_token = new_room(server)
     bob = Player(server, code, join(server, code, "Bob"))
     ann = _AtATerminal(f"{server.url}/r/{code}", token=ann_token)
     page = Player(server, code, ann_token)  # Ann's other connection
     try:
-        ann.wait_for("Your move, A (white).\nA to move: column")
+        ann.wait_for("Your move, A (white).\nA (white) to move: column")
         page.play("d")
-        ann.wait_for("B (black), Bob to move.")
+        ann.wait_for("B (black), Bob, to move.")
         bob.play("c")
-        ann.wait_for("B (black), Bob plays c.")  # printed after all the client did on Ann's d
-        between = ann.output.split("B (black), Bob to move.")[1].split("B (black), Bob plays c.")[0]
+        ann.wait_for("B (black), Bob, plays c.")  # printed after all the client did on Ann's d
+        between = ann.output.split("B (black), Bob, to move.")[1].split("B (black), Bob, plays c.")[0]
         assert between.strip(" \n") == "", ann.output  # no prompt of a move already played
         def after() -> str:
-            return ann.output.split("B (black), Bob plays c.")[1]
+            return ann.output.split("B (black), Bob, plays c.")[1]
 
         deadline = time.monotonic() + WAIT
-        while "Your move, A (white).\nA to move: column" not in after():  # and her turn's prompt again
+        while "Your move, A (white).\nA (white) to move: column" not in after():  # and her turn's prompt again
             assert time.monotonic() < deadline, ann.output
             time.sleep(0.01)
         ann.keyboard.lines.put("d")
-        while "A (white), Ann (you) plays d." not in after():
+        while "A (white), Ann (you), plays d." not in after():
             assert time.monotonic() < deadline, ann.output
             time.sleep(0.01)
         ann.keyboard.lines.put("exit")
@@ -1251,11 +1251,11 @@ def test_at_a_terminal_the_line_is_edited_as_a_shells_and_the_terminal_is_given_
     try:
         at = read_until(r"You play B")  # (the command's start may take longer than Ann waits for her turn)
         playing.start()
-        at = read_until(r"B to move: column", at)
+        at = read_until(r"B \(black\) to move: column", at)
         os.write(leader, b"cx" + left + delete + b"\r")  # cx, the cursor back on x, x deleted: c
-        at = read_until(r"B to move: column", read_until(r"Bob \(you\) plays c\.", at))
+        at = read_until(r"B \(black\) to move: column", read_until(r"Bob \(you\), plays c\.", at))
         os.write(leader, up + b"\r")  # the line typed before: c
-        at = read_until(r"Bob \(you\) plays c\.", at)
+        at = read_until(r"Bob \(you\), plays c\.", at)
         os.write(leader, b"e\r")
         read_until(r"Leave the game\?", at)
         os.write(leader, b"y\r")
@@ -1270,4 +1270,4 @@ def test_at_a_terminal_the_line_is_edited_as_a_shells_and_the_terminal_is_given_
         os.close(leader)
         os.close(follower)
     assert "is not a column" not in seen, seen
-    assert seen.count("B (black), Bob (you) plays c.") == 2, seen
+    assert seen.count("B (black), Bob (you), plays c.") == 2, seen

@@ -138,7 +138,7 @@ def test_the_screen_at_the_end_of_a_game_fits_with_its_result_and_question(
     moves = ["c", "d"] * 3 + ["c"]
     screens = _screens(monkeypatch, settings, columns, 24, [*moves, "e" if analyse else "n"])
     last = screens[-1]
-    assert "wins with c1 c2 c3 c4!" in last
+    assert "wins: four in a row (c1 c2 c3 c4)." in " ".join(last.split())  # (broken between words)
     assert _rows_taken(last, columns) <= 24, last
     assert "\n12 " in last and last.startswith(("Game 1 on", "Analysis board on")), last
 

@@ -33,7 +33,7 @@ def test_a_game_can_start_from_a_position_string() -> None:
     assert status == 0
     assert "A (white) is player 2 (random:seed=1); B (black) is player 1 (you); B (black) to move." in out
     assert "moves first" not in out
-    assert keys.prompts[0].startswith("B to move")
+    assert keys.prompts[0].startswith("B (black) to move")
     abandoned = out.split("The moves so far: ")[1].split()[0]
     assert abandoned.startswith("7x6:aaad") and len(abandoned) == len("7x6:aaad") + 1
 
@@ -41,7 +41,7 @@ def test_a_game_can_start_from_a_position_string() -> None:
 def test_two_people_share_a_keyboard_and_the_game_is_printed_at_the_end() -> None:
     settings = GameSettings(board="7x6", players=("human", "human"), first="1")
     out, _status, keys = game(settings, "a", "b", "a", "b", "a", "b", "1", "n")
-    assert "A (white), player 1 (human), wins with a1 a2 a3 a4!" in out
+    assert "A (white), player 1 (human), wins: four in a row (a1 a2 a3 a4)." in out
     assert "The game in notation: 7x6:abababa" in out
     assert keys.prompts[-1] == "Play again? [y/n, s: player 2 (human) moves first] "
 
@@ -59,7 +59,7 @@ def test_play_again_starts_a_new_game_and_ends_on_no() -> None:
     settings = GameSettings(board="7x6", players=("human", "human"), first="1")
     winning = ["a", "b", "a", "b", "a", "b", "a"]
     out, status, _ = game(settings, *winning, "maybe", "y", *winning, "n")
-    assert out.count("wins with a1 a2 a3 a4") == 2
+    assert out.count("wins: four in a row (a1 a2 a3 a4)") == 2
     assert "Please answer y, n or s." in out
     assert "Game 2 on 7x6" in out and status == 0
 
@@ -462,7 +462,7 @@ def test_a_prompt_wider_than_the_terminal_breaks_between_words() -> None:
     r forwa" / "rd"); it is broken between words as every other line is."""
     shown = _at_a_terminal(["play", "--tui", "--board", "12x12/Xf4/Bc2", "-1", "human", "-2", "human",
                             "--first", "1", "--no-color"], [b"a\r", b"exit\r"], columns=60)
-    assert "B to move: column a-l or 1-12 (column e: 5), u to take\r\nback, e to exit:" in shown, shown
+    assert "B (black) to move: column a-l or 1-12 (column e: 5), u to\r\ntake back, e to exit:" in shown, shown
     assert max(len(line) for line in shown.splitlines()) <= 60, shown
 
 
@@ -476,8 +476,8 @@ def test_u_takes_back_the_person_s_last_move_and_the_agent_s_reply() -> None:
     assert "Nothing to take back: no move of a person since the game began." in out
     assert "2 moves taken back: A (white) plays a; B (black) plays " in out
     # u is offered once the person has a move to take back; before, it only says there is none
-    assert keys.prompts[:2] == ["A to move: column a-g or 1-7 (column e: 5), e to exit: "] * 2
-    assert keys.prompts[2] == "A to move: column a-g or 1-7 (column e: 5), u to take back, e to exit: "
+    assert keys.prompts[:2] == ["A (white) to move: column a-g or 1-7 (column e: 5), e to exit: "] * 2
+    assert keys.prompts[2] == "A (white) to move: column a-g or 1-7 (column e: 5), u to take back, e to exit: "
     abandoned = out.split("The moves so far: ")[1].split()[0]
     assert abandoned.startswith("7x6:ggb") and len(abandoned) == len("7x6:ggb") + 1  # a's line is gone
 
@@ -488,8 +488,8 @@ def test_u_is_offered_once_the_person_has_a_move_to_take_back() -> None:
     settings = GameSettings(board="7x6", players=("human", "random:seed=3"), first="2", seed=1)
     _out, status, keys = game(settings, "d", "e")
     assert status == 0
-    assert keys.prompts[0] == "B to move: column a-g or 1-7 (column e: 5), e to exit: "
-    assert keys.prompts[1] == "B to move: column a-g or 1-7 (column e: 5), u to take back, e to exit: "
+    assert keys.prompts[0] == "B (black) to move: column a-g or 1-7 (column e: 5), e to exit: "
+    assert keys.prompts[1] == "B (black) to move: column a-g or 1-7 (column e: 5), u to take back, e to exit: "
 
 
 def test_between_two_people_u_takes_back_one_move_and_at_the_ban_question_the_drop() -> None:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from c4lab.agents.base import Agent, Analysis, Budget, register
 from c4lab.rules import Cell, Move, Position, Variant
+from c4lab.rules.sides import SIDE_NAMES
 from c4lab.rules.variant import column_letter
 
 QUIT_WORDS = ("e", "exit")
@@ -53,7 +54,8 @@ def column_ranges(columns: Iterable[int]) -> str:
 
 
 def move_prompt(variant: Variant, side: str, keys: Sequence[str] = ()) -> str:
-    """The question for a move of ``side`` on ``variant``: its columns by
+    """The question for a move of ``side`` on ``variant``, the side named
+    as every screen names it ("A (white) to move"): its columns by
     letter and number, an interface's own ``keys`` (``c4lab connect``'s
     ``r to resign``), and how to leave ('e' means exit, so column e is
     typed as its number).  A function of its own: the terminal game keeps
@@ -61,7 +63,7 @@ def move_prompt(variant: Variant, side: str, keys: Sequence[str] = ()) -> str:
     last = column_letter(variant.width - 1)
     e_note = " (column e: 5)" if variant.width >= 5 else ""
     said = "".join(f"{key}, " for key in keys)
-    return f"{side} to move: column a-{last} or 1-{variant.width}{e_note}, {said}{EXIT_KEY}: "
+    return f"{SIDE_NAMES[side]} to move: column a-{last} or 1-{variant.width}{e_note}, {said}{EXIT_KEY}: "
 
 
 def ban_offer(bonus: Cell) -> str:

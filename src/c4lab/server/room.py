@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from c4lab.rules import Position, Variant
-from c4lab.server.storage import ANALYSIS, GameRow, outcome_words
+from c4lab.rules.sides import LETTERS, result_words
+from c4lab.server.storage import ANALYSIS, GameRow
 
 if TYPE_CHECKING:  # a seat holds an agent; this module makes none
     from c4lab.agents.base import Agent
@@ -274,16 +275,16 @@ class Room:
             self.forfeit_task = None
 
     def outcome(self) -> str:
-        """The end of the game in words, as ``c4lab games`` lists it ("A
-        won, four in a row", "B won, A resigned", "draw, the board is
-        full"), or "no result, abandoned" (it read "A won by resign")."""
-        if self.result is None:
-            return f"no result, {self.reason}"
-        return outcome_words(self.result, self.reason)
+        """The end of the game in words, in the sentence every screen says
+        (``rules.sides.result_words``), the sides by letter, begun in lower
+        case for a message's parentheses: "A wins: four in a row", "B wins:
+        A resigned", "draw: the board is full", "abandoned: the players left"."""
+        words = result_words(self.result, self.reason, names=LETTERS)
+        return words if self.result in LETTERS else words[0].lower() + words[1:]
 
     def ended_line(self) -> str:
         """A finished game in one line of the server's log."""
-        how = f"no result ({self.reason})" if self.result is None else self.outcome()
+        how = self.outcome()
         ply = self.position.ply
         return f"room {self.code}: game over, {how}, after {ply} move{'' if ply == 1 else 's'}"
 

@@ -158,28 +158,13 @@ class GameRow:
         when = datetime.datetime.fromtimestamp(self.updated).strftime("%Y-%m-%d %H:%M")
         if self.mode == ANALYSIS:
             return f"{when}  {self.code}  analysis board  {self.position}"
-        outcome = self.result and outcome_words(self.result, self.reason, {side: f"{name} ({side})" for side, name in names.items()})
+        # lazy: `c4lab games` with nothing stored loads no rules
+        from c4lab.rules.sides import result_words, side_with_name
+
+        outcome = self.result and result_words(self.result, self.reason,
+                                               winner=lambda side: f"{side_with_name(side, names[side])},")
         return (f"{when}  {self.code}  {self.mode:<6} {names['A']} vs {names['B']}: "
                 f"{outcome or self.shown_status()}  {self.position}")
-
-
-def outcome_words(result: str, reason: str | None, names: dict[str, str] | None = None) -> str:
-    """A finished game's result in words: ``B won, four in a row``,
-    ``A won, B resigned``, ``draw, the board is full``; ``names``: what to
-    call each side instead of its letter.
-
-    >>> outcome_words("B", "four")
-    'B won, four in a row'
-    >>> outcome_words("A", "resign", {"A": "Ann (A)", "B": "Bob (B)"})
-    'Ann (A) won, Bob (B) resigned'
-    """
-    if result == "draw":
-        return "draw, the board is full" if reason in (None, "full") else f"draw ({reason})"
-    loser = "B" if result == "A" else "A"
-    if names:
-        result, loser = names.get(result, result), names.get(loser, loser)
-    how = {"four": "four in a row", "resign": f"{loser} resigned", "forfeit": f"{loser} stayed away and forfeited"}
-    return f"{result} won, {how.get(reason or '', reason or 'no reason given')}"
 
 
 class StorageError(RuntimeError):

@@ -15,9 +15,8 @@ from rich.console import Console
 from rich.text import Text
 
 from c4lab.rules import Cell, Move, Position, Variant
+from c4lab.rules.sides import SIDE_NAMES
 from c4lab.rules.variant import column_letter
-
-SIDE_NAMES = {"A": "A (white)", "B": "B (black)"}
 
 
 def game_console(color: bool | None, file: IO[str] | None = None) -> Console:

@@ -200,7 +200,7 @@ class OnlineClient:
 
     def _label(self, side: str) -> str:
         assert self.room is not None
-        return words.label(self.room, self.you, side)
+        return words.subject(self.room, self.you, side)
 
     def _comeback(self, holding: bool = False) -> str:
         """How to come back to this seat ("" for a spectator)."""

@@ -5,7 +5,9 @@ Each function reads a room's state as the server sends it (``room``: the
 client plays (empty for a spectator), and returns the sentences; nothing
 here prints, reads the keyboard or touches the socket
 (``ui/online.py`` does, and says these).  A player is named with the
-terminal game's side names: "A (white), Ann (you)".
+side names of every screen (``rules.sides``): "A (white), Ann (you)",
+and the end of a game in their one sentence ("A (white), Ann, wins: four
+in a row (d1 e1 f1 g1).").
 """
 
 from __future__ import annotations
@@ -13,17 +15,10 @@ from __future__ import annotations
 from typing import Any
 
 from c4lab.rules import Position
-from c4lab.ui.board_view import SIDE_NAMES, move_words
-
-SIDES = ("A", "B")
-#: Why a game ended, for a reason the sentences below do not tell apart.
-REASONS = {"four": "four in a row", "full": "the board is full", "resign": "resignation", "forfeit": "forfeit"}
+from c4lab.rules.sides import SIDE_NAMES, SIDES, other, result_words, side_with_name
+from c4lab.ui.board_view import move_words
 
 Room = dict[str, Any]
-
-
-def other(side: str) -> str:
-    return "B" if side == "A" else "A"
 
 
 def name(room: Room, side: str) -> str:
@@ -34,8 +29,14 @@ def name(room: Room, side: str) -> str:
 def label(room: Room, you: set[str], side: str) -> str:
     """``side`` and its player: "A (white), Ann", with "(you)" for this
     client's one seat."""
-    said = f"{SIDE_NAMES[side]}, {name(room, side)}"
+    said = side_with_name(side, name(room, side))
     return said + (" (you)" if side in you and len(you) == 1 else "")
+
+
+def subject(room: Room, you: set[str], side: str) -> str:
+    """``label`` as the subject of a sentence, its closing comma after
+    the name: "A (white), Ann, plays d"."""
+    return f"{label(room, you, side)},"
 
 
 def sides(seats: set[str] | list[str]) -> str:
@@ -91,7 +92,7 @@ def changes(old: Room, room: Room, you: set[str], position: Position) -> list[st
     lines = []
     for side in SIDES:
         before, now = old["seats"][side], room["seats"][side]
-        who = label(room, you, side)
+        who = subject(room, you, side)
         if not before["taken"] and now["taken"]:
             lines.append(f"{now['name']} took seat {SIDE_NAMES[side]}.")
         elif side not in you and now["kind"] == "human" and now["taken"]:
@@ -115,7 +116,7 @@ def changes(old: Room, room: Room, you: set[str], position: Position) -> list[st
     else:
         for index in range(len(old_moves), len(moves)):
             after = before_position.play(moves[index])
-            lines.append(f"{label(room, you, SIDES[index % 2])} plays "
+            lines.append(f"{subject(room, you, SIDES[index % 2])} plays "
                          f"{move_words(before_position, moves[index], after)}.")
             before_position = after
     return lines
@@ -132,30 +133,17 @@ def whose_turn(room: Room, you: set[str], link: str, my_turn: bool) -> str:
     if my_turn:
         return f"Your move, {SIDE_NAMES[side]}."
     away = "" if room["seats"][side]["connected"] else " (not connected)"
-    return f"{label(room, you, side)}{away} to move."
+    return f"{label(room, you, side)}{away}, to move."
 
 
 def result(room: Room, you: set[str], replay_link: str) -> list[str]:
     """The end of a game: who won and how, for a player whether they won,
     the game in notation and where to step through it."""
     outcome, reason = room["result"], room["reason"]
-    lines = []
-    if outcome == "draw":
-        lines.append("The game is a draw: the board is full.")
-    elif outcome in SIDES:
-        winner, loser = label(room, you, outcome), label(room, you, other(outcome))
-        if reason == "four":
-            lines.append(f"{winner} wins with {' '.join(room['win_line'])}!")
-        elif reason == "resign":
-            lines.append(f"{loser} resigned: {winner} wins.")
-        elif reason == "forfeit":
-            lines.append(f"{loser} stayed away too long and forfeits: {winner} wins.")
-        else:
-            lines.append(f"{winner} wins ({REASONS.get(reason, reason)}).")
-        if len(you) == 1:
-            lines.append("You won." if outcome in you else "You lost.")
-    elif reason == "abandoned":
-        lines.append("The game was abandoned: the players left before it was decided.")
+    win_line = " ".join(room.get("win_line") or [])
+    lines = [result_words(outcome, reason, lambda side: subject(room, you, side), win_line=win_line) + "."]
+    if outcome in SIDES and len(you) == 1:
+        lines.append("You won." if outcome in you else "You lost.")
     lines.append(f"The game in notation: {room['position']}")
     lines.append(f"Step through it move by move in a browser: {replay_link}")
     return lines
@@ -182,9 +170,9 @@ def rematch_news(room: Room, you: set[str], event: str, seat: str, kept: str | N
     or withdrew a rematch, in words (``kept``: the code the last game is
     kept under, on the server at ``base``)."""
     mine = seat in you
-    who = "You" if mine else label(room, you, seat)
+    who = "You" if mine else subject(room, you, seat)
     if event == "offered" and mine:
-        return f"You offered a rematch (the sides swapped): waiting for {label(room, you, other(seat))} to answer."
+        return f"You offered a rematch (the sides swapped): waiting for {subject(room, you, other(seat))} to answer."
     if event == "offered":
         would = f": you would play {SIDE_NAMES[seat]}" if you else ""
         return f"{who} offers a rematch in this room, the sides swapped{would}."

@@ -19,6 +19,7 @@ from rich.console import Console
 
 from c4lab.agents.human import ban_offer, ban_prompt, move_prompt
 from c4lab.rules import Position
+from c4lab.rules.sides import result_words
 from c4lab.ui.board_view import (
     board_columns,
     board_text,
@@ -206,9 +207,9 @@ class TerminalScreen:
 
 
 def result_line(position: Position, who: Callable[[str], str]) -> str:
-    """How a finished game ended, in words (``who``: a side's name)."""
-    if position.result == "draw":
-        return "The game is a draw: the board is full."
+    """How a finished game ended, in the sentence of every screen
+    (``rules.sides.result_words``; ``who``: the winner's name, the subject
+    of "wins")."""
     assert position.result is not None
     line = " ".join(c.name for c in position.win_line)
-    return f"{who(position.result)} wins with {line}!"
+    return result_words(position.result, "full" if position.result == "draw" else "four", who, win_line=line) + "."
