@@ -37,7 +37,7 @@ def test_each_move_is_said_the_computers_too(server, new_page):
     expect(page.locator("#board")).to_have_attribute("data-position", re.compile(r"^7x6:d.$"))
     reply = tokens_of(page.locator("#board").get_attribute("data-position"))[1]
     row = "2" if reply == "d" else "1"
-    expect(announce(page)).to_contain_text(f"Black played {reply} ({reply}{row}).")
+    expect(announce(page)).to_contain_text(f"B (black) played {reply} ({reply}{row}).")
     page.locator("#undo").click()  # back to before White's move
     wait_position(page, "7x6")
     expect(announce(page)).to_contain_text("taken back")
@@ -49,14 +49,14 @@ def test_the_keyboard_cursor_reads_its_column(server, new_page):
     open_room(page, server, ticket)
     page.locator("#board").focus()  # the cursor starts on the middle column
     expect(announce(page)).to_have_text(
-        "Column d: d1 white, d2 black, d4 forbidden; your piece lands on d3."
+        "Column d: d1 A (white), d2 B (black), d4 forbidden; your piece lands on d3."
     )
     page.keyboard.press("ArrowRight")
     expect(announce(page)).to_have_text("Column e: empty; your piece lands on e1.")
     # the classic theme's words
     page.evaluate("document.documentElement.dataset.pieces = 'classic'")
     page.keyboard.press("ArrowLeft")
-    expect(announce(page)).to_contain_text("d1 red, d2 yellow")
+    expect(announce(page)).to_contain_text("d1 A (red), d2 B (yellow)")
 
 
 def test_the_analysis_boards_scores_are_said_with_their_column(server, new_page):
@@ -66,7 +66,7 @@ def test_the_analysis_boards_scores_are_said_with_their_column(server, new_page)
     expect(page.locator('#board [data-note="d"]')).to_have_attribute("data-score", "+1", timeout=60_000)
     page.locator("#board").focus()
     expect(announce(page)).to_have_text(
-        "Column d: d1 white, d2 black; your piece lands on d3; score +1, a win, best."
+        "Column d: d1 A (white), d2 B (black); your piece lands on d3; score +1, a win, best."
     )
     page.keyboard.press("ArrowLeft")
     expect(announce(page)).to_contain_text("Column c: empty; your piece lands on c1; score −2, a loss.")
@@ -76,7 +76,7 @@ def test_the_status_is_rebuilt_only_when_it_changes(server, new_page):
     page = new_page()
     ticket = create_room(server, board="7x6", players={"A": "human", "B": "human"})
     open_room(page, server, ticket)
-    expect(page.locator("#status")).to_contain_text("White (Player A) to move")
+    expect(page.locator("#status")).to_contain_text("A (white), Player, to move")
     page.evaluate("window.__words = document.querySelector('#status .status-text')")
     page.locator("#board").focus()
     page.keyboard.press("ArrowRight")  # redraws the preview, says nothing new
@@ -85,8 +85,8 @@ def test_the_status_is_rebuilt_only_when_it_changes(server, new_page):
     assert page.evaluate("document.querySelector('#status .status-text') === window.__words")
     page.locator("#board").focus()
     page.keyboard.press("Enter")
-    expect(page.locator("#status")).to_contain_text("Black (Player B) to move")
-    expect(announce(page)).to_have_text("White played d (d1).")
+    expect(page.locator("#status")).to_contain_text("B (black), Player, to move")
+    expect(announce(page)).to_have_text("A (white) played d (d1).")
 
 
 def test_a_jump_along_the_analysis_line_rebuilds_the_status_once(server, new_page):
@@ -98,7 +98,7 @@ def test_a_jump_along_the_analysis_line_rebuilds_the_status_once(server, new_pag
     line = "7x6:" + "abcdefg" * 2
     page.goto(server.url + "/analyse?position=" + urllib.parse.quote(line))
     wait_position(page, line)
-    expect(page.locator("#status")).to_contain_text("White (Player A) to move")
+    expect(page.locator("#status")).to_contain_text("A (white), Player, to move")
     page.evaluate("""() => {
       window.__statuses = [];
       new MutationObserver((records) => {
@@ -111,14 +111,14 @@ def test_a_jump_along_the_analysis_line_rebuilds_the_status_once(server, new_pag
     page.locator("#board").focus()
     page.keyboard.press("Home")
     wait_position(page, "7x6")
-    expect(page.locator("#status")).to_contain_text("White (Player A) to move")  # as before: not rebuilt
+    expect(page.locator("#status")).to_contain_text("A (white), Player, to move")  # as before: not rebuilt
     page.keyboard.press("Shift+ArrowRight")  # one step: its state is shown at once
     wait_position(page, "7x6:a")
-    expect(page.locator("#status")).to_contain_text("Black (Player B) to move")
+    expect(page.locator("#status")).to_contain_text("B (black), Player, to move")
     page.keyboard.press("End")
     wait_position(page, line)
-    expect(page.locator("#status")).to_contain_text("White (Player A) to move")
-    assert page.evaluate("window.__statuses") == ["Black (Player B) to move", "White (Player A) to move"]
+    expect(page.locator("#status")).to_contain_text("A (white), Player, to move")
+    assert page.evaluate("window.__statuses") == ["B (black), Player, to move", "A (white), Player, to move"]
 
 
 def test_the_resign_confirmation_is_said_and_taken_by_keyboard(server, new_page):
@@ -139,7 +139,7 @@ def test_the_resign_confirmation_is_said_and_taken_by_keyboard(server, new_page)
     page.keyboard.press("Enter")
     page.clock.resume()
     expect(page.locator("#board")).to_have_attribute("data-status", "over")
-    expect(page.locator("#status")).to_contain_text("White resigned")
+    expect(page.locator("#status")).to_contain_text("A (white) resigned")
 
 
 def test_a_320_px_phone_keeps_the_top_bar_on_screen(server, new_page):
@@ -256,13 +256,13 @@ def test_a_rematch_is_said_as_a_new_game_not_as_moves_taken_back(server, new_pag
     bob.locator("#board").focus()
     bob.keyboard.press("c")  # Bob plays white now
     for page in (ann, bob):
-        expect(announce(page)).to_have_text("White played c (c1).")
+        expect(announce(page)).to_have_text("A (white) played c (c1).")
         said = page.evaluate("window.__said")
         assert not [text for text in said if "taken back" in text], said
 
 
 def test_the_analysis_boards_key_is_not_read_again_after_every_move(server, new_page):
-    """Its legend ("Scores for White, to move: + a win ...") and its
+    """Its legend ("Scores for A (white), to move: + a win ...") and its
     "solving every column…" change with every move: a live region would
     say them after each move on top of the move itself. The scores are
     heard with their column, under the keyboard's cursor."""
@@ -271,8 +271,8 @@ def test_the_analysis_boards_key_is_not_read_again_after_every_move(server, new_
     expect(page.locator('#board [data-note="d"]')).to_have_attribute("data-score", "+1", timeout=60_000)
     page.locator("#board").focus()
     page.keyboard.press("c")
-    expect(announce(page)).to_have_text("White played c (c1).")
-    expect(page.locator("#analysis-key")).to_contain_text("Scores for Black, to move")
+    expect(announce(page)).to_have_text("A (white) played c (c1).")
+    expect(page.locator("#analysis-key")).to_contain_text("Scores for B (black), to move")
     live = "[aria-live]:not([aria-live=off]), [role=status], [role=alert], [role=log]"
     assert page.evaluate(f"document.getElementById('analysis-key').closest('{live}') === null")
 
@@ -320,12 +320,12 @@ def test_who_watches_is_said_when_it_changes_not_after_every_move(server, new_pa
         page.keyboard.press(move)
         wait_position(watcher, "7x6:" + "ddee"[: ply + 1])
     watcher.keyboard.press("ArrowLeft")  # the watcher looks back; the game goes on
-    expect(watcher.locator("#history-text")).to_have_text("Viewing move 3 of 4: White played e (e1).")
+    expect(watcher.locator("#history-text")).to_have_text("Viewing move 3 of 4: A (white) played e (e1).")
     wait_my_turn(ann)
     ann.locator("#board").focus()
     ann.keyboard.press("f")
     expect(watcher.locator("#history-text")).to_contain_text("The game went on meanwhile.")
-    expect(announce(watcher)).to_have_text("White played f (f1).")
+    expect(announce(watcher)).to_have_text("A (white) played f (f1).")
     assert ann.evaluate("window.__rebuilt.watchers") == 0
     assert watcher.evaluate("window.__rebuilt") == {"watchers": 0, "history-text": 2}
 
@@ -392,7 +392,7 @@ def test_a_jump_along_the_analysis_boards_line_is_said_once_where_it_ends(server
     page.keyboard.press("End")
     wait_position(page, "7x6:dcdcdc")
     expect(announce(page)).to_have_text(
-        "White played d (d2). Black played c (c2). White played d (d3). Black played c (c3).")
+        "A (white) played d (d2). B (black) played c (c2). A (white) played d (d3). B (black) played c (c3).")
 
 
 def test_the_move_lists_entries_are_named_by_the_move_in_words(server, new_page):
@@ -408,12 +408,12 @@ def test_the_move_lists_entries_are_named_by_the_move_in_words(server, new_page)
     page.keyboard.press("c")
     expect(page.locator("#ban-panel")).to_be_visible()
     page.keyboard.press("a")  # the ban piece in column a
-    said = "Black played c (c2), on the bonus cell, and drops the ban piece in a"
+    said = "B (black) played c (c2), on the bonus cell, and drops the ban piece in a"
     expect(announce(page)).to_have_text(f"{said}.")
     entries = page.locator("#moves .mv")
     expect(entries).to_have_count(2)
     assert [entries.nth(i).get_attribute("aria-label") for i in range(2)] == [
-        "Move 1: White played c (c1)", f"Move 2: {said}",
+        "Move 1: A (white) played c (c1)", f"Move 2: {said}",
     ]
     expect(page.locator("#moves [aria-current=step]")).to_have_attribute("data-ply", "2")
     entries.nth(0).click()  # back along the line: the first move is the one on the board
@@ -426,7 +426,7 @@ def test_the_move_lists_entries_are_named_by_the_move_in_words(server, new_page)
     page.keyboard.press("n")
     wait_position(page, "5x4/Bc2:cc")
     expect(entries.nth(1)).to_have_attribute(
-        "aria-label", "Move 2: Black played c (c2), on the bonus cell, and declines the ban piece"
+        "aria-label", "Move 2: B (black) played c (c2), on the bonus cell, and declines the ban piece"
     )
 
 

@@ -36,7 +36,7 @@ MINUS = "\u2212"
 #: (width, height, pieces theme)
 LOOKS = {"desktop-contrast": (1280, 800, "contrast"), "phone-classic": (390, 844, "classic")}
 #: The sides' names in each theme: A, B.
-NAMES = {"contrast": ("White", "Black"), "classic": ("Red", "Yellow")}
+NAMES = {"contrast": ("A (white)", "B (black)"), "classic": ("A (red)", "B (yellow)")}
 
 
 def score_text(score: int) -> str:
@@ -351,7 +351,7 @@ def test_undo_or_a_step_back_while_a_ban_is_chosen_takes_back_the_drop_alone(ser
         page.locator(button).click()
         expect(page.locator("#ban-panel")).to_be_hidden()
         assert notes(page) == scores  # the drops' scores again, for Black
-        expect(page.locator("#analysis-key")).to_contain_text("Scores for Black, to move")
+        expect(page.locator("#analysis-key")).to_contain_text("Scores for B (black), to move")
         click_cell(page, "d1")  # still Black's move, from the same position
         wait_notes(page, start + "d", 5)
         page.locator("#undo").click()
@@ -386,12 +386,12 @@ def test_while_a_ban_is_chosen_the_key_explains_the_ban_scores_shown(server, new
         expect(page.locator("#ban-panel")).to_be_visible()
         expect(page.locator("#board .col-note.note-estimate text")).to_have_text([re.compile(r"^\d+%$")] * 6)
         expect(key).to_have_text(
-            "Scores for White, where the ban piece goes: + a win (the larger, the sooner), 0 a draw, "
+            "Scores for A (white), where the ban piece goes: + a win (the larger, the sooner), 0 a draw, "
             f"{MINUS} a loss; a percentage in a dashed box: still being solved, the engine's estimate."
         )
         expect(page.locator("#ban-text")).to_contain_text(re.compile(r"Declining: about \d+% \(the engine's estimate\)\."))
         page.locator("#cancel-ban").click()  # the drops' estimates again, and their key
-        expect(key).to_contain_text("Scores for White, to move")
+        expect(key).to_contain_text("Scores for A (white), to move")
     finally:
         released.set()
 
@@ -526,16 +526,16 @@ def test_with_the_switch_on_in_a_game_the_computers_turn_promises_no_scores(serv
         open_room(page, server, ticket)
         page.locator("#analysis-toggle").check()
         wait_notes(page, "5x4", 5)
-        expect(key).to_contain_text("Scores for White, to move")
+        expect(key).to_contain_text("Scores for A (white), to move")
         click_cell(page, "c1")
         wait_position(page, "5x4:c")
         expect(page.locator("#status")).to_contain_text("thinking")
-        expect(key).to_have_text("Black to move: the scores come for your next move.")
+        expect(key).to_have_text("B (black) to move: the scores come for your next move.")
         expect(page.locator("#board .col-note")).to_have_count(0)
     finally:
         released.set()
     expect(page.locator("#board .col-note")).to_have_count(5, timeout=60_000)  # White's, after Black's move
-    expect(key).to_contain_text("Scores for White, to move")
+    expect(key).to_contain_text("Scores for A (white), to move")
 
 
 def test_an_analysis_boards_address_opened_elsewhere_says_it_only_watches(server, new_page):

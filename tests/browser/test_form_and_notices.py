@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
-from browser_helpers import wait_position
+from browser_helpers import click_cell, resign, wait_position
 from playwright.sync_api import expect
 
 SIZES = {"phone": (390, 700), "desktop": (1400, 900)}
@@ -38,11 +38,11 @@ def test_your_games_name_the_colours_of_the_theme_chosen(server, new_page, size,
     start_from_form(page, server, "local")
     page.locator("#nav-new").click()
     recent = page.locator("#recent")
-    expect(recent).to_contain_text("White to move")
+    expect(recent).to_contain_text("A (white) to move")
     page.locator("#settings-button").click()
     page.locator("#theme-pieces").select_option("classic")
-    expect(recent).to_contain_text("Red to move")  # at once, as the rest of the page does
-    expect(recent).not_to_contain_text("White")
+    expect(recent).to_contain_text("A (red) to move")  # at once, as the rest of the page does
+    expect(recent).not_to_contain_text("(white)")
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -239,3 +239,32 @@ def test_the_form_waits_for_its_computer_players_and_keeps_a_choice_made_before(
     expect(page.locator("#board")).to_have_attribute("data-live", "1")
     seats = page.evaluate("window.c4lab.R.state.seats")
     assert (seats["A"]["kind"], seats["B"]["kind"]) == ("human", "human")
+
+
+def test_the_form_and_the_room_name_the_sides_as_every_screen_does(server, new_page):
+    """One vocabulary (docs/design.md): the form's players 1 and 2 are told
+    which side each gets, by its letter with the theme's colour ("A
+    (white)"), and the room names a side and its player so ("A (white),
+    Player, to move"); the form said "Whoever moves first plays white
+    (A)", the room "White (Player A) to move", the terminal "A (white)"."""
+    page = new_page(*SIZES["desktop"])
+    page.clock.install()  # (resign holds the page's clock between its two clicks)
+    page.goto(server.url + "/?first=B")
+    help_line = page.locator("#first-help")
+    expect(help_line).to_have_text("Player 2 plays A (white) and moves first; player 1 plays B (black).")
+    page.locator("#first").select_option("random")
+    expect(help_line).to_have_text("Drawn at the start: one player plays A (white) and moves first, the other B (black).")
+    page.locator("#settings-button").click()
+    page.locator("#theme-pieces").select_option("classic")  # no colour the pieces shown are not
+    expect(help_line).to_contain_text("A (red)")
+    expect(page.locator("#seat option[value=A]")).to_have_text("A (red), moves first")
+    page.locator("#theme-pieces").select_option("contrast")
+    page.locator("#settings-close").click()
+    start_from_form(page, server, "local")  # two people at this screen, no names given
+    status = page.locator("#status")
+    expect(status).to_have_text("A (white), Player, to move")
+    expect(page.locator("#seat-A .seat-kind")).to_have_text("A (white) · at this screen")
+    click_cell(page, "d1")
+    expect(status).to_have_text("B (black), Player, to move")
+    resign(page)  # B's, to move
+    expect(status).to_have_text("A (white), Player, wins: B (black) resigned")

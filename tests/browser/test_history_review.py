@@ -213,8 +213,8 @@ def test_the_review_marks_the_blunder_and_shows_every_columns_score(server, new_
     expect(rows).to_have_count(8, timeout=60_000)
     # every move has its row, but the accuracy counts only the move played here (d4): the
     # first seven were the room's pasted start, shown apart and counted for nobody
-    expect(page.locator("#review-summary")).to_contain_text("Black: accuracy 100%, 0 blunders, 0 inaccuracies, 1 best of 1")
-    expect(page.locator("#review-summary")).not_to_contain_text("White")
+    expect(page.locator("#review-summary")).to_contain_text("B (black): accuracy 100%, 0 blunders, 0 inaccuracies, 1 best of 1")
+    expect(page.locator("#review-summary")).not_to_contain_text("A (white)")
     expect(page.locator("#review-list .review-row.given")).to_have_count(7)
     # and so does the line that says the review is ready (it said "1 blunder": the start's)
     expect(page.locator("#message")).to_contain_text(
@@ -249,7 +249,7 @@ def test_the_review_marks_the_blunder_and_shows_every_columns_score(server, new_
     assert best_notes(page) == ["d"]
     expect(page.locator('#board .col-note[data-played="1"]')).to_have_attribute("data-note", "a")
     expect(page.locator("#board .hint")).to_have_attribute("data-hint", "d")  # the best move, drawn where it lands
-    expect(page.locator("#review-at")).to_contain_text(f"White played a ({MINUS}2): blunder")
+    expect(page.locator("#review-at")).to_contain_text(f"A (white) played a ({MINUS}2): blunder")
     expect(page.locator("#review-at")).to_contain_text("Best: d")
     page.keyboard.press("ArrowRight")  # after the blunder: Black's scores, b and d both +2
     expect(board(page)).to_have_attribute("data-view", "1")
@@ -302,15 +302,15 @@ def test_the_finished_game_viewer_has_the_review_too(server, new_page, size):
     rows = page.locator("#replay-review-list .review-row")
     expect(rows).to_have_count(8, timeout=60_000)
     expect(rows.first).to_have_attribute("data-verdict", "blunder")
-    expect(page.locator("#replay-review-summary")).to_contain_text("White: accuracy 75%")
+    expect(page.locator("#replay-review-summary")).to_contain_text("A (white): accuracy 75%")
     expect(page.locator('#replay-moves .mv[data-ply="1"]')).to_have_attribute("data-verdict", "blunder")
     rows.nth(3).click()  # Black's fourth move (d): the position it was played from
     expect(page.locator("#replay-board")).to_have_attribute("data-ply", "3")
     expect(page.locator("#replay-board .col-note")).to_have_count(7)
     wait_notes_in_view(page, "replay-board")  # on a phone the board is far above the list: brought into view
-    assert notes(page, "replay-board")["d"] == "+5"  # 7x6:adc, Black to move: d wins
+    assert notes(page, "replay-board")["d"] == "+5"  # 7x6:adc, B (black) to move: d wins
     expect(page.locator("#replay-board .hint")).to_have_attribute("data-hint", "d")
-    expect(page.locator("#replay-review-at")).to_contain_text("Black played d (+5): best")
+    expect(page.locator("#replay-review-at")).to_contain_text("B (black) played d (+5): best")
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -356,7 +356,7 @@ def test_a_hint_asked_while_the_computer_thinks_comes_after_its_move(server, new
         open_room(page, server, ticket)
         click_cell(page, "d1")
         page.locator("#hint").click()
-        expect(page.locator("#message")).to_contain_text("Hint: once Black has moved")
+        expect(page.locator("#message")).to_contain_text("Hint: once B (black) has moved")
     finally:
         released.set()
     expect(page.locator("#board .hint[data-hint]")).to_have_count(1, timeout=60_000)
@@ -520,8 +520,8 @@ def test_the_summary_counts_the_inaccuracies_its_accuracy_keeps(server, new_page
     page.locator("#review").click()
     summary = page.locator("#review-summary")
     expect(summary).to_have_text(
-        "White: accuracy 100%, 0 blunders, 2 inaccuracies, 1 best of 3\n"
-        "Black: accuracy 100%, 0 blunders, 0 inaccuracies, 3 best of 3", timeout=60_000,
+        "A (white): accuracy 100%, 0 blunders, 2 inaccuracies, 1 best of 3\n"
+        "B (black): accuracy 100%, 0 blunders, 0 inaccuracies, 3 best of 3", timeout=60_000,
     )
     expect(page.locator('#review-list .review-row[data-verdict="inaccuracy"]')).to_have_count(2)
     expect(summary).to_have_attribute("title", re.compile(r"an inaccuracy \(\?!\) kept it, but wins later or loses sooner"))
@@ -547,8 +547,8 @@ def test_the_summary_counts_only_the_moves_solved_in_time(server, new_page, monk
     play_and_review(page, server, BONUS_GAME)
     summary = page.locator("#review-summary")
     expect(summary).to_have_text(
-        "White: 1 of 5 moves solved in time: accuracy 100%, 0 blunders, 0 inaccuracies, 1 best\n"
-        "Black: none of its 4 moves solved in time"
+        "A (white): 1 of 5 moves solved in time: accuracy 100%, 0 blunders, 0 inaccuracies, 1 best\n"
+        "B (black): none of its 4 moves solved in time"
     )
     # and so does the line that says the review is ready (it said "0 blunders" of all nine)
     expect(page.locator("#message")).to_contain_text("Review ready: 0 blunders among the 1 of 9 moves solved in time.")

@@ -161,8 +161,8 @@ def test_an_agent_that_plays_another_agents_moves_on_this_board_says_so(server, 
     page.locator("#first").select_option("A")
     page.locator("#start").click()
     wait_my_turn(page)
-    expect(page.locator("#seat-B .seat-kind")).to_have_text("Black (B) · computer · ntuple, heuristic's moves on this board")
-    expect(page.locator("#seat-A .seat-kind")).to_have_text("White (A) · at this screen")
+    expect(page.locator("#seat-B .seat-kind")).to_have_text("B (black) · computer · ntuple, heuristic's moves on this board")
+    expect(page.locator("#seat-A .seat-kind")).to_have_text("A (white) · at this screen")
 
 
 def test_a_move_another_agent_chose_says_so_on_the_seat(server, new_page):

@@ -53,7 +53,7 @@ def test_online_game_with_a_spectator_a_reload_and_a_replay(server, new_page):
     bob = bob_context_page
     bob.goto(link)
     expect(bob.locator("#join-panel")).to_be_visible()
-    expect(bob.locator("#join-text")).to_contain_text("Ann (white) is waiting")
+    expect(bob.locator("#join-text")).to_contain_text("A (white), Ann, is waiting")
     bob.locator("#join-name").fill("Bob")
     bob.locator("#join-seat").click()
     expect(board(bob)).to_have_attribute("data-you", "B")
@@ -82,7 +82,7 @@ def test_online_game_with_a_spectator_a_reload_and_a_replay(server, new_page):
 
     play(ann, "a1", "7x6:a", bob, watcher)
     click_cell(ann, "b1")  # not Ann's turn: refused on the page
-    expect(ann.locator("#message")).to_contain_text("turn")
+    expect(ann.locator("#message")).to_contain_text("Not your move: B (black), Bob, to move")
     play(bob, "b3", "7x6:ab", ann, watcher)
     play(ann, "a4", "7x6:aba", bob, watcher)
 
@@ -120,7 +120,7 @@ def test_online_game_with_a_spectator_a_reload_and_a_replay(server, new_page):
     expect(ann.locator("#share-panel")).to_be_hidden()  # the invite goes with the game
     expect(ann.locator("#watchers")).to_have_text("1 watching")
     expect(bob.locator("#status")).to_contain_text("You lose.")
-    expect(watcher.locator("#status")).to_have_text("White (Ann) wins: four in a row")
+    expect(watcher.locator("#status")).to_have_text("A (white), Ann, wins: four in a row")
     expected = list("abababa")
     assert moves(ann) == moves(bob) == moves(watcher) == expected
     seen = watcher.evaluate("window.__seen")
@@ -130,7 +130,7 @@ def test_online_game_with_a_spectator_a_reload_and_a_replay(server, new_page):
     watcher.locator("#nav-games").click()
     row = watcher.locator(f'#games-list tr[data-code="{code}"]')
     expect(row).to_contain_text("Ann vs Bob")
-    expect(row).to_contain_text("White (Ann) wins")
+    expect(row).to_contain_text("A (white), Ann, wins")
     row.locator(".replay-link").click()
     expect(watcher).to_have_url(f"{server.url}/games/{code}")
     replay_board = watcher.locator("#replay-board")
@@ -148,7 +148,7 @@ def test_online_game_with_a_spectator_a_reload_and_a_replay(server, new_page):
     expect(replay_board).to_have_attribute("data-position", "7x6:aba")
     watcher.locator("#replay-prev").click()
     expect(replay_board).to_have_attribute("data-ply", "2")
-    expect(watcher.locator("#replay-status")).to_contain_text("Move 2: Black played b (b1)")
+    expect(watcher.locator("#replay-status")).to_contain_text("Move 2: B (black) played b (b1)")
     watcher.keyboard.press("End")
     expect(replay_board).to_have_attribute("data-ply", "7")
     expect(watcher.locator("#replay-next")).to_be_disabled()
@@ -178,14 +178,14 @@ def test_a_rematch_in_the_same_room_with_the_sides_swapped(server, new_page):
 
     # Bob offers; Ann sees the offer and may take or leave it; Bob may take it back
     bob.locator("#offer-rematch").click()
-    expect(bob.locator("#rematch-text")).to_contain_text("waiting for White (Ann) to accept")
+    expect(bob.locator("#rematch-text")).to_contain_text("waiting for A (white), Ann, to accept")
     expect(bob.locator("#rematch-accept")).to_be_hidden()
     expect(bob.locator("#offer-rematch")).to_be_hidden()
-    expect(ann.locator("#rematch-text")).to_have_text("Black (Bob) offers a rematch in this room: you would play black.")
-    expect(watcher.locator("#rematch-text")).to_have_text("Black (Bob) offers a rematch in this room.")
+    expect(ann.locator("#rematch-text")).to_have_text("B (black), Bob, offers a rematch in this room: you would play B (black).")
+    expect(watcher.locator("#rematch-text")).to_have_text("B (black), Bob, offers a rematch in this room.")
     expect(watcher.locator("#rematch-accept")).to_be_hidden()
     ann.locator("#rematch-decline").click()
-    expect(bob.locator("#message")).to_contain_text("White (Ann) declined the rematch.")
+    expect(bob.locator("#message")).to_contain_text("A (white), Ann, declined the rematch.")
     for p in (ann, bob, watcher):
         expect(p.locator("#rematch-panel")).to_be_hidden()
     expect(board(ann)).to_have_attribute("data-position", "5x4:abababa")
@@ -228,9 +228,9 @@ def test_a_visitor_offered_the_free_seat_hears_if_the_host_is_there_and_is_not_y
     ticket = create_room(server, mode="online", board="5x4", seat="A", name="Ann")
     ann, visitor = new_page(), new_page()
     visitor.goto(server.url + ticket["url"])  # before the host's page is open: she is not waiting
-    expect(visitor.locator("#join-text")).to_contain_text("Ann (white) made this room but is away just now.")
+    expect(visitor.locator("#join-text")).to_contain_text("A (white), Ann, made this room but is away just now.")
     open_room(ann, server, ticket)
-    expect(visitor.locator("#join-text")).to_contain_text("Ann (white) is waiting for an opponent.")
+    expect(visitor.locator("#join-text")).to_contain_text("A (white), Ann, is waiting for an opponent.")
     expect(visitor.locator("#join-panel")).to_be_visible()
     # offered "Take seat B ... or just watch": the badge does not answer for them
     # (it said "You are watching" beside the offer)
@@ -305,7 +305,7 @@ def test_a_rematch_offered_comes_into_view_on_a_short_phone(server, new_page):
     play(ann, "a4", "7x7/Xd4/Bb2:abbcacaca", bob)
     expect(ann.locator("#offer-rematch")).to_be_in_viewport(ratio=1)
     ann.locator("#offer-rematch").click()
-    expect(bob.locator("#rematch-text")).to_have_text("White (Ann) offers a rematch in this room: you would play white.")
+    expect(bob.locator("#rematch-text")).to_have_text("A (white), Ann, offers a rematch in this room: you would play A (white).")
     expect(bob.locator("#rematch-accept")).to_be_in_viewport(ratio=1)
     expect(bob.locator("#rematch-text")).to_be_in_viewport(ratio=1)
     bob.locator("#rematch-accept").click()

@@ -202,9 +202,9 @@ def test_the_evaluation_bar_keeps_its_width_whatever_its_label_says(server, new_
     open_room(page, server, ticket)
     track = page.locator(".eval-track")
     empty = track.bounding_box()["width"]
-    click_cell(page, "a4")  # four in a row: "White won (+1.00)"
+    click_cell(page, "a4")  # four in a row: "A (white) wins (+1.00)"
     wait_over(page)
-    expect(page.locator("#eval-label")).to_contain_text("won")
+    expect(page.locator("#eval-label")).to_contain_text("A (white) wins")
     assert track.bounding_box()["width"] == pytest.approx(empty, abs=1)
     page.locator("#undo").click()
     wait_position(page, "5x4:abacac")
@@ -218,7 +218,7 @@ def test_the_page_says_the_engine_is_being_prepared_while_numba_compiles(server,
     numba's compiler (simulated with the compile event numba sends), the
     page says "preparing the engine, first start only" with the seconds so
     far; the notice goes with the move. On a phone the notice takes a line
-    of its own under "Black (uct:time=5,...) is thinking", which stays on one
+    of its own under "B (black), uct:time=5,..., is thinking", which stays on one
     line (the notice squeezed it: "White (perfect" over ") is thinking")."""
     from browser_helpers import click_cell, create_room, open_room, wait_my_turn
     from numba.core import event

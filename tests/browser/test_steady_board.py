@@ -68,18 +68,18 @@ def test_the_ban_panels_buttons_show_their_keys_only_where_there_is_a_keyboard(s
 
 @pytest.mark.parametrize("size", SIZES)
 def test_the_board_does_not_move_when_the_status_grows_to_two_lines(server, new_page, size):
-    """'Your move (white)' takes one line; 'You lose. Black (hard) wins: four
+    """'Your move, A (white)' takes one line; 'You lose. B (black), hard, wins: four
     in a row' takes two on a phone: the status row keeps room for two."""
     page = open_page(new_page, size)
     # B (the computer) has d1-d3 and wins at d4 once A plays elsewhere
     ticket = create_room(server, board="7x6:adadbd", players={"A": "human", "B": "hard"})
     open_room(page, server, ticket)
     wait_my_turn(page)
-    expect(page.locator("#status")).to_have_text("Your move (white)")
+    expect(page.locator("#status")).to_have_text("Your move, A (white)")
     before = board_top(page)
     press_cell(page, size, "g1")
     wait_over(page)
-    expect(page.locator("#status")).to_contain_text("You lose. Black (hard) wins: four in a row")
+    expect(page.locator("#status")).to_contain_text("You lose. B (black), hard, wins: four in a row")
     lines = page.locator("#status .status-text").evaluate(
         "e => Math.round(e.getBoundingClientRect().height / parseFloat(getComputedStyle(e).lineHeight))"
     )
@@ -184,12 +184,12 @@ LONG_NAMES = {"A": "Bartholomew Featherstone", "B": "Maximilian Wolfensberger"} 
 
 @pytest.mark.parametrize("size", [*NARROW, *SIZES])
 def test_the_board_does_not_move_for_the_longest_status_long_names_and_a_forfeit(quick_forfeits, new_page, size):
-    """The longest status, "You win! White (Bartholomew Featherstone) wins:
-    Black forfeited (away too long)", took four lines at 320 px, three at 360 and 390 (the status
+    """The longest status, "You win! A (white), Bartholomew Featherstone, wins:
+    B (black) forfeited (away too long)", took four lines at 320 px, three at 360 and 390 (the status
     row keeps two) and two on a desktop (it kept one): the board moved down
     by 39 px at 320, 19 at 360 and 390, 14 on a desktop. The name is cut with an
     ellipsis where the line is short, and a phone leaves "(away too long)"
-    to screen readers: the status keeps to its two lines. What is read out
+    and the loser's "(black)" to screen readers: the status keeps to its two lines. What is read out
     is the whole sentence; the seat cards show the names whole."""
     from websockets.sync.client import connect
 
@@ -201,14 +201,14 @@ def test_the_board_does_not_move_for_the_longest_status_long_names_and_a_forfeit
         bob.send(json.dumps({"type": "hello", "token": guest["token"]}))
         open_room(page, server, ticket)
         wait_my_turn(page)
-        expect(page.locator("#status")).to_have_text("Your move (white)")
+        expect(page.locator("#status")).to_have_text("Your move, A (white)")
         before = board_top(page)
     # Bob has gone: a second later he forfeits
     wait_over(page)
     status = page.locator("#status")
-    sentence = f"You win! White ({LONG_NAMES['A']}) wins: Black forfeited (away too long)"
+    sentence = f"You win! A (white), {LONG_NAMES['A']}, wins: B (black) forfeited (away too long)"
     expect(status).to_have_text(sentence)
-    assert "Black forfeited (away too long)" in status.aria_snapshot(), "screen readers hear the whole reason"
+    assert "B (black) forfeited (away too long)" in status.aria_snapshot(), "screen readers hear the whole reason"
     assert board_top(page) == pytest.approx(before, abs=0.5), "the board moved when the status grew"
     lines = status.locator(".status-text").evaluate(
         "e => Math.round(e.getBoundingClientRect().height / parseFloat(getComputedStyle(e).lineHeight))"

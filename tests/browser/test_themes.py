@@ -70,7 +70,7 @@ def test_the_theme_picker_switches_the_look_and_remembers_it(server, new_page, s
     white = rgb(page, "#board .piece .owner-A .disc", "fill")
     assert min(white) > 200, white
     check_pieces_and_forbidden(page)
-    expect(page.locator("#seat-A .seat-kind")).to_contain_text("White")
+    expect(page.locator("#seat-A .seat-kind")).to_contain_text("A (white)")
 
     open_settings(page)
     expect(page.locator("#theme-pieces")).to_have_value("contrast")
@@ -82,8 +82,8 @@ def test_the_theme_picker_switches_the_look_and_remembers_it(server, new_page, s
     assert yellow[0] > 200 and yellow[1] > 160 and yellow[2] < 80, yellow
     check_pieces_and_forbidden(page)
     # the words name the new colours at once, not after the next move (a newcomer's review)
-    expect(page.locator("#status")).to_contain_text("Yellow")
-    expect(page.locator("#seat-A .seat-kind")).to_contain_text("Red")
+    expect(page.locator("#status")).to_contain_text("B (yellow)")
+    expect(page.locator("#seat-A .seat-kind")).to_contain_text("A (red)")
 
     page.locator("#theme-mode").select_option("dark")
     assert look(page) == ("classic", "dark", "dark")
@@ -95,7 +95,7 @@ def test_the_theme_picker_switches_the_look_and_remembers_it(server, new_page, s
     page.reload()
     expect(page.locator("#board")).to_have_attribute("data-live", "1")
     assert look(page) == ("classic", "dark", "dark")
-    expect(page.locator("#seat-A .seat-kind")).to_contain_text("Red")
+    expect(page.locator("#seat-A .seat-kind")).to_contain_text("A (red)")
     open_settings(page)
     expect(page.locator("#theme-pieces")).to_have_value("classic")
     expect(page.locator("#theme-mode")).to_have_value("dark")
@@ -105,7 +105,7 @@ def test_the_theme_picker_switches_the_look_and_remembers_it(server, new_page, s
     page.locator("#theme-pieces").select_option("contrast")
     assert look(page) == ("contrast", "dark", "dark")
     check_pieces_and_forbidden(page)
-    expect(page.locator("#status")).to_contain_text("Black")
+    expect(page.locator("#status")).to_contain_text("B (black)")
     page.locator("#settings-close").click()
     expect(page.locator("#settings-panel")).to_be_hidden()
     assert page.evaluate("document.documentElement.scrollWidth") <= SIZES[size][0]

@@ -161,7 +161,7 @@ def test_thinking_is_shown_and_the_page_stays_responsive(server, new_page, monke
         open_room(page, server, ticket)
         click_cell(page, "d3")
         expect(page.locator("#status")).to_have_attribute("data-kind", "thinking")
-        expect(page.locator("#status")).to_contain_text("Black (uct:time=5) is thinking")
+        expect(page.locator("#status")).to_contain_text("B (black), uct:time=5, is thinking")
         expect(page.locator("#seat-B .seat-badge")).to_have_text("thinking…")
         expect(board(page)).to_have_attribute("data-thinking", "B")
         # the page answers meanwhile: not after the agent's move, which cannot come yet

@@ -10,6 +10,10 @@ from __future__ import annotations
 
 from c4lab.server.errors import BAD_MESSAGE, BAD_NAME, RoomError
 
+#: The name of a person who gives none: no side letter in it ("Player B"
+#: was one), since a rematch swaps the sides and a name goes with its person;
+#: every screen names the side beside it ("B (black), Player").
+DEFAULT_NAME = "Player"
 #: The longest display name, in characters.
 NAME_MAX = 24
 #: Characters a name may not hold (besides those that do not print): a name is shown as text, never markup.

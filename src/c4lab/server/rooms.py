@@ -56,7 +56,7 @@ from c4lab.server.errors import (
 )
 from c4lab.server.hints import HintDesk
 from c4lab.server.limits import AgentLimits, LimitError
-from c4lab.server.names import check_name
+from c4lab.server.names import DEFAULT_NAME, check_name
 from c4lab.server.presence import FORFEIT_AFTER, IDLE_AFTER, Presence
 from c4lab.server.review import HINT_SPEC, Reviewer
 from c4lab.server.room import (
@@ -164,7 +164,7 @@ class RoomManager:
         position = self._start(options, analysis)
         token = new_token()
         digest = token_hash(token)
-        name = check_name(options.get("name"), "Player")
+        name = check_name(options.get("name"), DEFAULT_NAME)
         seats: dict[str, Seat] = {}
         if mode == "local":
             players = options.get("players") or {"A": "human", "B": "human" if analysis else "hard"}
@@ -181,7 +181,7 @@ class RoomManager:
                     if not isinstance(who, str):
                         raise RoomError(BAD_REQUEST, f"player {side} must be 'human' or an agent spec")
                     if who == "human":
-                        seats[side] = Seat("human", name if name != "Player" else f"Player {side}", token_hash=digest)
+                        seats[side] = Seat("human", name, token_hash=digest)
                     else:
                         seats[side] = self._agent_seat(who, variant=position.variant)
             except RoomError:  # the other seat refused: the agent made for this one goes too
@@ -446,7 +446,7 @@ class RoomManager:
             raise RoomError(ROOM_FULL, "both seats are taken; open the link to watch")
         side = free[0]
         token = new_token()
-        shown = check_name(name, f"Player {side}")
+        shown = check_name(name, DEFAULT_NAME)
         with self._change(room):
             room.seats[side].token_hash = token_hash(token)
             room.seats[side].name = shown

@@ -15,7 +15,7 @@
 
 import { R, awaitAnswer, myTurn } from "./state.js";
 import { send } from "./client.js";
-import { COLOUR, geometryOf } from "./describe.js";
+import { SIDE, geometryOf } from "./describe.js";
 import { LETTERS, cellName, landingRow, moveTokens, replay } from "./notation.js";
 import { goTo } from "./history.js";
 import { banNotes, bestMoveGhost, columnNote, markMoves, readyText, renderReview, reviewNotes, scoreText } from "./review.js";
@@ -33,7 +33,7 @@ export function askHint(renderControls) {
   if (room && room.status === "playing" && (R.awaiting || !myTurn(room))) {
     // a move just sent (its answer not back yet), or the other side to move: the hint is for the next turn
     R.hintWanted = true;
-    const next = R.awaiting ? COLOUR[room.to_move === "A" ? "B" : "A"] : COLOUR[room.to_move];
+    const next = R.awaiting ? SIDE[room.to_move === "A" ? "B" : "A"] : SIDE[room.to_move];
     say(`Hint: once ${next} has moved, for your next move…`, "sticky");
     renderControls();
     return;
@@ -347,10 +347,10 @@ export function renderAnalysis() {
       : `The game is over: undo${line ? ", or step back," : ""} to go on analysing.`;
   } else if (!myTurn(room)) {
     // the computer's move (or the other player's), or a page that only watches: no scores are asked (autoHint)
-    text = R.you.length ? `${COLOUR[room.to_move]} to move: the scores come for your next move.`
+    text = R.you.length ? `${SIDE[room.to_move]} to move: the scores come for your next move.`
       : "You are watching: no scores here. The position panel's link opens this position on an analysis board of your own.";
   } else if (!R.hint || R.hint.position !== room.position) {
-    text = `${COLOUR[room.to_move]} to move: solving every column…`;
+    text = `${SIDE[room.to_move]} to move: solving every column…`;
     if (R.hintWaiting && R.hintPreparing !== null) text += ` (${preparingText()})`;
   } else {
     // while a ban is chosen the notes are the ban choices' (banNotes), not the drops': the key says so
@@ -362,7 +362,7 @@ export function renderAnalysis() {
       : R.hint.columns.some((c) => !c.exact && (c.estimate === null || c.estimate === undefined));
     const later = R.hint.solving ? "still being solved" : "not solved in time";
     const what = bans ? "where the ban piece goes" : "to move";
-    text = `Scores for ${COLOUR[room.to_move]}, ${what}: + a win (the larger, the sooner), 0 a draw, \u2212 a loss` +
+    text = `Scores for ${SIDE[room.to_move]}, ${what}: + a win (the larger, the sooner), 0 a draw, \u2212 a loss` +
       (estimated ? `; a percentage in a dashed box: ${later}, the engine's estimate` : "") +
       (unknown ? `; ?: ${later}, and no estimate` : "") + ".";
   }

@@ -1,26 +1,39 @@
 // Words and small pieces shared by the views that show a game (the room,
-// the recent games, the finished games, the replay): colour names, seat
+// the recent games, the finished games, the replay): side names, seat
 // labels, the result sentence, the position header, the geometry of a room
 // or game object, the move list, and the keys line under a room's board.
 //
-// May import: util.js, notation.js (no view, no state, no client).
+// The vocabulary is every screen's (docs/design.md, "One vocabulary"; the
+// terminal's in c4lab/rules/sides.py): a side is its letter, its pieces'
+// colour as a helper, "A (white)"; a player follows their side, "A (white),
+// Ann"; a result is one sentence, "A (white), Ann, wins: four in a row".
+//
+// May import: util.js, notation.js, settings.js (no view, no state, no client).
 //
 // Everything that comes from the server or from a person is inserted with
 // textContent or setAttribute, never as HTML.
 
 import { LETTERS, replay } from "./notation.js";
+import { PIECE_COLOURS, PIECES } from "./settings.js";
 import { $, setText } from "./util.js";
 
-// the pieces' colour words follow the theme (theme.js): red and yellow in the classic one
-const CLASSIC = () => document.documentElement.dataset.pieces === "classic";
+// the pieces' colour words follow the theme (theme.js): white and black in the colour-blind safe one
+// (RULES.md's), red and yellow in the classic one; never a colour the pieces shown are not
+const colours = () => PIECE_COLOURS[document.documentElement.dataset.pieces] || PIECE_COLOURS[PIECES[0]];
+/** Each side's colour word, in the look shown: "white". */
 export const COLOUR = {
-  get A() { return CLASSIC() ? "Red" : "White"; },
-  get B() { return CLASSIC() ? "Yellow" : "Black"; },
+  get A() { return colours().A; },
+  get B() { return colours().B; },
+};
+/** Each side by name: its letter, then its colour as a helper: "A (white)", "B (yellow)". */
+export const SIDE = {
+  get A() { return `A (${COLOUR.A})`; },
+  get B() { return `B (${COLOUR.B})`; },
 };
 export const OTHER = { A: "B", B: "A" };
 
 /** Call `redraw` after the theme changes the pieces' colours (the settings
- * panel, theme.js): the words a view wrote from COLOUR ("White to move",
+ * panel, theme.js): the words a view wrote from SIDE ("A (white) to move",
  * the seats, the move list, the review) would else name the old colours
  * under the new pieces until the next move. */
 export function onColourChange(redraw) {
@@ -32,25 +45,40 @@ export function onColourChange(redraw) {
 
 function seatName(room, side) {
   const seat = room.seats[side];
-  return seat && seat.taken ? (seat.name || `Player ${side}`) : "free seat";
+  return seat && seat.taken ? seat.name : "free seat";
 }
 
 export function seatLabel(room, side) {
   return plainText(seatParts(room, side));
 }
 
-/** A status line in parts: strings, {name} (a person's or agent's name,
- * cut with an ellipsis where the line is short: the seat cards show it
- * whole) and {aside} (words a phone leaves to screen readers). */
-export function seatParts(room, side) {
-  return [`${COLOUR[side]} (`, { name: seatName(room, side) }, ")"];
+/** seatLabel as the subject of a sentence: "A (white), Ann," (subjectParts). */
+export function subjectLabel(room, side) {
+  return plainText(subjectParts(room, side));
 }
 
-const REASONS = { four: "four in a row", full: "the board is full" };
+/** A status line in parts: strings, {name} (a person's or agent's name,
+ * cut with an ellipsis where the line is short: the seat cards show it
+ * whole) and {aside} (words a phone leaves to screen readers): "A (white),
+ * Ann", the colour an aside beside a name (the seat cards show it: a phone's
+ * status line broke in two); a seat with no name, its side alone. */
+export function seatParts(room, side) {
+  const name = seatName(room, side);
+  return name ? [side, { aside: ` (${COLOUR[side]})` }, ", ", { name }] : [SIDE[side]];
+}
+
+/** seatParts as the subject of a sentence, a comma closing the name: "A (white), Ann, to move". */
+export function subjectParts(room, side) {
+  const parts = seatParts(room, side);
+  return parts.length > 1 ? [...parts, ","] : parts;
+}
+
 // the loser's part: why they lost
 const GIVEN_UP = { resign: ["resigned"], forfeit: ["forfeited", { aside: " (away too long)" }] };
 
-/** "White (Ann) wins: four in a row" and the like. */
+/** "A (white), Ann, wins: four in a row", "... wins: B (black) resigned",
+ * "Draw: the board is full", "Abandoned: the players left": the sentence of
+ * every screen (c4lab/rules/sides.py's result_words says it in the terminal). */
 export function resultText(room) {
   return plainText(resultParts(room));
 }
@@ -59,11 +87,13 @@ export function resultText(room) {
 export function resultParts(room) {
   if (room.result === "draw") return ["Draw: the board is full"];
   if (room.result === "A" || room.result === "B") {
-    const winner = seatParts(room, room.result);
+    const winner = subjectParts(room, room.result);
     if (room.reason in GIVEN_UP) {
-      return [...winner, ` wins: ${COLOUR[OTHER[room.result]]} `, ...GIVEN_UP[room.reason]];
+      // the loser's colour, like the reason's detail, is left to screen readers on a phone: two lines at 320 px
+      const loser = OTHER[room.result];
+      return [...winner, ` wins: ${loser}`, { aside: ` (${COLOUR[loser]})` }, " ", ...GIVEN_UP[room.reason]];
     }
-    return [...winner, ` wins: ${REASONS[room.reason] || "four in a row"}`];
+    return [...winner, " wins: four in a row"];
   }
   if (room.reason === "abandoned") return ["Abandoned: the players left"];
   return ["The game is over"];
@@ -179,10 +209,10 @@ export function renderMoves(list, tokens, { startPly = 0, current = tokens.lengt
       mv.dataset.ply = String(ply + 1);
       mv.dataset.side = ply % 2 === 0 ? "A" : "B";
       setText(mv, tokens[ply]);
-      // its name, said for the letter: the move's number, who played it, where it landed ("Move 3: White played d (d2)")
+      // its name, said for the letter: the move's number, who played it, where it landed ("Move 3: A (white) played d (d2)")
       const words = boards ? moveWords(geometry, boards, tokens, ply) : tokens[ply];
       if (onPick) {
-        mv.dataset.words = `Move ${ply + 1}: ${COLOUR[mv.dataset.side]} played ${words}`; // a review adds its verdict (markMoves)
+        mv.dataset.words = `Move ${ply + 1}: ${SIDE[mv.dataset.side]} played ${words}`; // a review adds its verdict (markMoves)
         mv.setAttribute("aria-label", mv.dataset.words);
       }
       if (boards && tokens[ply].length === 1 && landing(geometry, boards, ply).bonus) {

@@ -12,7 +12,7 @@
 // textContent or setAttribute, never as HTML.
 
 import { R } from "./state.js";
-import { COLOUR } from "./describe.js";
+import { SIDE } from "./describe.js";
 import { saveEvaluation, savedEvaluation } from "./settings.js";
 import { $, setText } from "./util.js";
 
@@ -66,10 +66,10 @@ export function renderEval() {
   bar.setAttribute("aria-valuenow", v.toFixed(2));
   bar.dataset.value = v.toFixed(2);
   let words;
-  if (room.status === "over") words = room.result === "draw" ? "Draw" : `${COLOUR[room.result]} won`;
+  if (room.status === "over") words = room.result === "draw" ? "Draw" : `${SIDE[room.result]} wins`;
   else if (Math.abs(v) < 0.08) words = "About even";
   else {
-    const who = v > 0 ? COLOUR.A : COLOUR.B;
+    const who = v > 0 ? SIDE.A : SIDE.B;
     words = Math.abs(v) > 0.9 ? `${who} is winning` : Math.abs(v) > 0.4 ? `${who} is clearly better` : `${who} is better`;
   }
   setText(label, `${words} (${v > 0 ? "+" : ""}${v.toFixed(2)})${stale ? " · before the last move" : ""}`);

@@ -8,7 +8,7 @@
 // textContent or setAttribute, never as HTML.
 
 import { Board } from "./board.js";
-import { COLOUR, geometryOf, moveWords, onColourChange, positionHeader, renderMoves, resultText } from "./describe.js";
+import { SIDE, geometryOf, moveWords, onColourChange, positionHeader, renderMoves, resultText } from "./describe.js";
 import { moveTokens, replay } from "./notation.js";
 import { bestMoveGhost, drawColumnNotes, markMoves, renderReview, reviewNotes } from "./review.js";
 import { $, api, boardIntoView, copyText, keepFocus, setText, show } from "./util.js";
@@ -81,7 +81,7 @@ export async function showReplay(code) {
   slider.max = String(tokens.length);
   slider.addEventListener("input", () => go(Number(slider.value), false));
   const describeGame = () => {
-    setText($("replay-names"), `${COLOUR.A} (A): ${game.seats.A.name || "?"} · ${COLOUR.B} (B): ${game.seats.B.name || "?"}`);
+    setText($("replay-names"), `${SIDE.A}: ${game.seats.A.name || "?"} · ${SIDE.B}: ${game.seats.B.name || "?"}`);
     setText($("replay-result"), game.status === "over" ? resultText(game) : "This game is still going on.");
   };
   describeGame();
@@ -129,7 +129,7 @@ export async function showReplay(code) {
     if (ply === 0) status = "Start position";
     else {
       const side = (ply - 1) % 2 === 0 ? "A" : "B";
-      status = `Move ${ply}: ${COLOUR[side]} played ${moveWords(geometry, boards, tokens, ply - 1)}`; // as the list names it
+      status = `Move ${ply}: ${SIDE[side]} played ${moveWords(geometry, boards, tokens, ply - 1)}`; // as the list names it
     }
     if (end && game.status === "over") status += ` · ${resultText(game)}`;
     setText($("replay-status"), status);

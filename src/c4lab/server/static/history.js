@@ -12,7 +12,7 @@
 // textContent or setAttribute, never as HTML.
 
 import { R, showPly } from "./state.js";
-import { COLOUR, geometryOf, moveWords } from "./describe.js";
+import { SIDE, geometryOf, moveWords } from "./describe.js";
 import { moveTokens, replay } from "./notation.js";
 import { $, setLive } from "./util.js";
 
@@ -97,7 +97,7 @@ export function renderHistory() {
   let what = "the start position";
   if (k > 0) {
     const { boards } = replay(geometryOf(room), tokens.slice(0, k));
-    what = `${COLOUR[k % 2 === 1 ? "A" : "B"]} played ${moveWords(geometryOf(room), boards, tokens, k - 1)}`;
+    what = `${SIDE[k % 2 === 1 ? "A" : "B"]} played ${moveWords(geometryOf(room), boards, tokens, k - 1)}`;
   }
   const moved = n > R.viewSince;
   const text = `Viewing move ${k} of ${n}: ${what}.` + (moved ? " The game went on meanwhile." : "");

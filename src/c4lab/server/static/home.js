@@ -10,7 +10,7 @@
 // textContent or setAttribute, never as HTML.
 
 import { miniBoard } from "./miniboard.js";
-import { COLOUR, onColourChange, positionHeader, resultText } from "./describe.js";
+import { SIDE, onColourChange, positionHeader, resultText } from "./describe.js";
 import {
   focusBoardOnArrival, recentRooms, saveAnalysing, saveDrawn, saveMode, saveName, savePlayers, saveToken, savedMode, savedName,
   savedPlayers, tokenFor, watchFromStart,
@@ -130,11 +130,23 @@ export async function showHome() {
       const agent = agents.find((a) => a.name === value);
       setText($(`player${n}-help`), human ? "a person at this screen" : agent ? agent.help + limitsText(agent) : "");
     }
+    sayFirst();
     if (boardChoice() === "custom") drawPicker();
     for (const label of form.querySelectorAll(".choice")) {
       label.classList.toggle("checked", label.querySelector("input").checked);
     }
   }
+
+  /** The line under "Who moves first": the side each player gets, named
+   *  as every screen names it (player 1 and 2 are the rows above, as
+   *  `c4lab play --player1 --player2` and the terminal game call them). */
+  function sayFirst() {
+    const first = $("first").value;
+    setText($("first-help"), first === "random"
+      ? `Drawn at the start: one player plays ${SIDE.A} and moves first, the other ${SIDE.B}.`
+      : `Player ${first === "A" ? 1 : 2} plays ${SIDE.A} and moves first; player ${first === "A" ? 2 : 1} plays ${SIDE.B}.`);
+  }
+  onColourChange(sayFirst);
 
   /** This server's bounds on an agent's options, for its help text (a
    *  room asking for more is refused: /api/agents gives them), and the
@@ -335,7 +347,7 @@ function drawRecent(rooms) {
     setText(a, `${room.seats.A.name || "free seat"} vs ${room.seats.B.name || "free seat"}`);
     const meta = document.createElement("span");
     meta.className = "hint-text";
-    const state = room.status === "over" ? resultText(room) : room.status === "waiting" ? "waiting for a player" : `${COLOUR[room.to_move]} to move`;
+    const state = room.status === "over" ? resultText(room) : room.status === "waiting" ? "waiting for a player" : `${SIDE[room.to_move]} to move`;
     setText(meta, ` · ${positionHeader(room.position)} · ${room.mode} · ${state}`);
     li.append(a, meta);
     list.appendChild(li);

@@ -16,7 +16,7 @@
 // textContent or setAttribute, never as HTML.
 
 import { TOP, WIDE, el } from "./board.js";
-import { COLOUR } from "./describe.js";
+import { SIDE } from "./describe.js";
 import { LETTERS, cellName, landingRow } from "./notation.js";
 import { setLive, setText } from "./util.js";
 
@@ -132,7 +132,7 @@ export function bestMoveGhost(review, ply, geometry, cells) {
 export function reviewLine(review, ply) {
   const entry = entryFrom(review, ply);
   if (!entry) return "";
-  const who = COLOUR[entry.side];
+  const who = SIDE[entry.side];
   let text = `Before move ${entry.ply}: ${who} to move, ${scoreWords(entry.before)} (${scoreText(entry.before)}). ` +
     `${who} played ${entry.move} (${scoreText(entry.played)}): ${VERDICT_WORDS[entry.verdict]}.`;
   if (entry.verdict !== "best" && entry.best.length) {
@@ -194,13 +194,13 @@ function summary(review) {
       + `${inaccuracies} inaccurac${inaccuracies === 1 ? "y" : "ies"}, ${count("best")} best`;
     if (tally && tally.known === 0) {
       // none of its moves solved in time: nothing to count ("0 blunders, 0 best of 5" read as a clean, poor game)
-      parts.push(`${COLOUR[side]}: none of ${mine.length === 1 ? "its move" : `its ${mine.length} moves`} solved in time`);
+      parts.push(`${SIDE[side]}: none of ${mine.length === 1 ? "its move" : `its ${mine.length} moves`} solved in time`);
     } else if (tally && tally.known < tally.moves) {
       // some of them: every count is of those only, and says so (100% of one solved move is not a perfect game)
-      parts.push(`${COLOUR[side]}: ${tally.known} of ${tally.moves} moves solved in time: accuracy ${percent(tally.accuracy)}, ${counts}`);
+      parts.push(`${SIDE[side]}: ${tally.known} of ${tally.moves} moves solved in time: accuracy ${percent(tally.accuracy)}, ${counts}`);
     } else {
       const accuracy = tally ? `accuracy ${percent(tally.accuracy)}, ` : "";
-      parts.push(`${COLOUR[side]}: ${accuracy}${counts} of ${mine.length}`);
+      parts.push(`${SIDE[side]}: ${accuracy}${counts} of ${mine.length}`);
     }
   }
   // one line a player, each saying how many of its moves were solved
@@ -252,14 +252,14 @@ export function renderReview(parts, review, { current = null, onPick = null } = 
     const best = entry.verdict !== "best" && entry.best.length ? `best ${entry.best.join(", ")}` : better;
     row.append(
       cell("rv-num", `${entry.ply}.`),
-      cell(`rv-side side-${entry.side}`, COLOUR[entry.side]),
+      cell(`rv-side side-${entry.side}`, SIDE[entry.side]),
       cell("rv-move", entry.move),
       cell("rv-scores", `${before} \u2192 ${played}`),
       cell("rv-verdict", `${VERDICT_MARK[entry.verdict]} ${VERDICT_WORDS[entry.verdict]}`),
       cell("rv-best", best),
     );
-    row.title = `Move ${entry.ply}, ${COLOUR[entry.side]} ${entry.move}: the position was ${scoreWords(entry.before)} ` +
-      `(${before}), the move is ${scoreWords(entry.played)} (${played}) for ${COLOUR[entry.side]}` +
+    row.title = `Move ${entry.ply}, ${SIDE[entry.side]} ${entry.move}: the position was ${scoreWords(entry.before)} ` +
+      `(${before}), the move is ${scoreWords(entry.played)} (${played}) for ${SIDE[entry.side]}` +
       (best ? `; ${best}` : "") + (given ? " (part of the starting position: not counted in the accuracy)" : "");
     parts.list.appendChild(row);
   }

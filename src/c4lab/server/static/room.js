@@ -23,7 +23,7 @@ import {
 import { noteState } from "./evalbar.js";
 import { bindHistory, goLive, goTo, stepBy } from "./history.js";
 import { render, renderControls, renderPreview } from "./roomview.js";
-import { COLOUR, onColourChange, positionHeader, seatLabel } from "./describe.js";
+import { SIDE, onColourChange, positionHeader, subjectLabel } from "./describe.js";
 import { LETTERS, moveTokens, positionParam } from "./notation.js";
 import { Board } from "./board.js";
 import { describeColumn, noteMoves } from "./speech.js";
@@ -81,7 +81,7 @@ export function showRoom(code) {
 
 let lastSeen = ""; // the position and the status, as last shown
 
-/** An error line about a moment that has passed ("Black is thinking: wait
+/** An error line about a moment that has passed ("B (black), hard, is thinking: wait
  * for its move" once it has moved; a pasted position's refusal once the
  * game has gone on) is taken away when the position or the turn changes. */
 function outdatedErrors(room) {
@@ -287,7 +287,7 @@ function bindRoomControls() {
 /** A rematch's news (the room's state, which follows, shows the offer). */
 function onRematch(message) {
   const room = R.state;
-  const who = room ? seatLabel(room, message.seat) : `Player ${message.seat}`;
+  const who = room ? subjectLabel(room, message.seat) : SIDE[message.seat];
   const me = R.you.includes(message.seat);
   if (message.event === "declined" && !me) say(`${who} declined the rematch.`, "info");
   if (message.event === "withdrawn" && !me) {
@@ -312,7 +312,7 @@ async function joinSeat() {
     saveToken(R.code, ticket.token);
     useToken(ticket.token);
     send({ type: "hello", token: ticket.token });
-    say(`You took seat ${ticket.seats.join(", ")} (${ticket.seats.map((s) => COLOUR[s].toLowerCase()).join(", ")}).`, "info");
+    say(`You took seat ${ticket.seats.map((s) => SIDE[s]).join(" and ")}.`, "info");
   } catch (err) {
     say(`You could not take the seat: ${err.message}`, "error");
     R.watching = true;

@@ -17,7 +17,8 @@ import { renderEval } from "./evalbar.js";
 import { goTo, renderHistory, viewOverlays } from "./history.js";
 import { drawColumnNotes } from "./review.js";
 import {
-  COLOUR, OTHER, describeKeys, geometryOf, plainText, positionHeader, renderMoves, resultParts, seatLabel, seatParts, showParts,
+  OTHER, SIDE, describeKeys, geometryOf, plainText, positionHeader, renderMoves, resultParts, seatLabel, showParts,
+  subjectLabel, subjectParts,
 } from "./describe.js";
 import { LETTERS, cellName, landingRow, moveTokens, replay } from "./notation.js";
 import { el, pieceShape } from "./board.js";
@@ -95,17 +96,17 @@ function renderStatus() {
   } else if (room.status === "waiting") {
     const free = ["A", "B"].filter((s) => !room.seats[s].taken);
     parts = [R.you.length
-      ? `Waiting for an opponent to take seat ${free.join(", ")}: share the link.`
-      : `Waiting for a second player to take seat ${free.join(", ")}.`];
+      ? `Waiting for an opponent to take seat ${free.map((s) => SIDE[s]).join(", ")}: share the link.`
+      : `Waiting for a second player to take seat ${free.map((s) => SIDE[s]).join(", ")}.`];
   } else if (room.thinking) {
-    parts = [...seatParts(room, room.thinking), " is thinking"];
+    parts = [...subjectParts(room, room.thinking), " is thinking"];
     kind = "thinking";
   } else if (myTurn(room)) {
-    parts = R.you.length > 1 ? [...seatParts(room, room.to_move), " to move"] : [`Your move (${COLOUR[room.to_move].toLowerCase()})`];
+    parts = R.you.length > 1 ? [...subjectParts(room, room.to_move), " to move"] : [`Your move, ${SIDE[room.to_move]}`];
     if (R.pending) parts = ["Bonus! Choose where the ban piece goes"];
     kind = "turn";
   } else {
-    parts = [...seatParts(room, room.to_move), " to move"];
+    parts = [...subjectParts(room, room.to_move), " to move"];
   }
   const text = plainText(parts);
   document.title = `${text} · c4lab`;
@@ -220,13 +221,13 @@ function renderSeats() {
     const card = $(`seat-${side}`);
     const swatch = card.querySelector(".swatch");
     if (!swatch.firstChild) drawSwatch(swatch, side);
-    setText(card.querySelector(".seat-name"), seat.taken ? (seat.name || `Player ${side}`) : "free seat");
+    setText(card.querySelector(".seat-name"), seat.taken ? (seat.name || "no name") : "free seat");
     // a local room's people are at this screen: "online" would say nothing to them
     const here = room.mode === "local" && seat.kind === "human";
     // an agent that cannot play its own moves on this board says whose it plays (ntuple with no network for it)
     const instead = seat.plays_instead ? `, ${seat.plays_instead.split(":")[0]}'s moves on this board` : "";
     const kind = seat.kind === "agent" ? `computer · ${seat.spec}${instead}` : here ? "at this screen" : seat.taken ? "person" : "nobody yet";
-    setText(card.querySelector(".seat-kind"), `${COLOUR[side]} (${side}) · ${kind}`);
+    setText(card.querySelector(".seat-kind"), `${SIDE[side]} · ${kind}`);
     const conn = card.querySelector(".seat-conn");
     // an earlier game a rematch kept is a record: no one can connect to its seats, so no one is online or away
     const present = seat.kind === "human" && seat.taken && !here && !room.kept;
@@ -309,14 +310,14 @@ function renderRematch(room) {
   $("rematch-decline").hidden = !offered || !R.you.length;
   setText($("rematch-decline"), mine ? "Take back" : "Decline");
   if (offered) {
-    const by = seatLabel(room, offered);
+    const by = subjectLabel(room, offered);
     const side = R.you.length ? (R.you.includes("A") ? "B" : "A") : null; // a rematch swaps the sides
     const them = OTHER[offered];
     const away = room.seats[them].connected ? "" : ", who has left the room, to come back and";
     setLive($("rematch-text"), mine
-      ? `You offered a rematch (the sides swapped): waiting for ${seatLabel(room, them)}${away} to accept.`
+      ? `You offered a rematch (the sides swapped): waiting for ${away ? seatLabel(room, them) + away : subjectLabel(room, them)} to accept.`
       : side
-        ? `${by} offers a rematch in this room: you would play ${COLOUR[side].toLowerCase()}.`
+        ? `${by} offers a rematch in this room: you would play ${SIDE[side]}.`
         : `${by} offers a rematch in this room.`);
     if (news) revealBelow($("rematch-panel")); // an offer to answer: on a short phone it lay under the fold
   }
@@ -353,12 +354,11 @@ function renderPanels() {
   if (canJoin) {
     const host = ["A", "B"].find((s) => room.seats[s].taken);
     const side = free[0];
-    const who = host ? `${room.seats[host].name || "Your host"} (${COLOUR[host].toLowerCase()})` : "Nobody";
+    const who = host ? `${SIDE[host]}, ${room.seats[host].name || "your host"},` : "Nobody";
     // a host whose page is closed is not waiting: their seat is kept, the game would start with them away
     const hostAway = host && !room.seats[host].connected;
     setText($("join-text"), `${who} ${hostAway ? "made this room but is away just now" : "is waiting for an opponent"}. ` +
-      `Take seat ${side} (${COLOUR[side].toLowerCase()}, ` +
-      `${side === "A" ? "moves first" : "moves second"}) to play, or just watch.`);
+      `Take seat ${SIDE[side]} (${side === "A" ? "moves first" : "moves second"}) to play, or just watch.`);
     setText($("join-seat"), `Take seat ${side}`);
   }
   $("view-room").classList.toggle("aside-first", canJoin || (room.status === "waiting" && R.you.length > 0));

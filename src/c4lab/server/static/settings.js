@@ -221,6 +221,9 @@ const PIECES_KEY = "c4lab.pieces"; // "contrast" (colour-blind safe, the default
 const MODE_KEY = "c4lab.mode"; // "auto" (follow the system, the default), "light" or "dark"
 const SOUND_KEY = "c4lab.sound"; // "1": a sound when a piece lands (off by default)
 export const PIECES = ["contrast", "classic"];
+/** The colour of each side's pieces in each look, the one list of the page's colour words (theme.js,
+ * describe.js): the colour-blind safe look shows white and black, RULES.md's; the classic one red and yellow. */
+export const PIECE_COLOURS = { contrast: { A: "white", B: "black" }, classic: { A: "red", B: "yellow" } };
 export const MODES = ["auto", "light", "dark"];
 
 function read(key) {

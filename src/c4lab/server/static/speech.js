@@ -10,7 +10,7 @@
 // textContent or setAttribute, never as HTML.
 
 import { R, jumpWait, myTurn } from "./state.js";
-import { COLOUR, geometryOf, moveWords } from "./describe.js";
+import { SIDE, geometryOf, moveWords } from "./describe.js";
 import { LETTERS, cellName, landingRow, moveTokens, replay } from "./notation.js";
 import { $, setText } from "./util.js";
 
@@ -65,7 +65,7 @@ function sayChange(room) {
     const { boards } = replay(geometryOf(room), now);
     const played = [];
     for (let ply = kept; ply < now.length; ply++) {
-      played.push(`${COLOUR[ply % 2 === 0 ? "A" : "B"]} played ${moveWords(geometryOf(room), boards, now, ply)}.`);
+      played.push(`${SIDE[ply % 2 === 0 ? "A" : "B"]} played ${moveWords(geometryOf(room), boards, now, ply)}.`);
     }
     said.push(...played.slice(-4));
   }
@@ -83,7 +83,7 @@ export function describeColumn(col) {
   for (let row = 1; row <= room.height; row++) {
     const name = cellName(col, row);
     if (geometry.forbidden.includes(name)) parts.push(`${name} forbidden`);
-    else if (R.board.drawn[name]) parts.push(`${name} ${OWNER_WORDS[R.board.drawn[name]] || COLOUR[R.board.drawn[name]].toLowerCase()}`);
+    else if (R.board.drawn[name]) parts.push(`${name} ${OWNER_WORDS[R.board.drawn[name]] || SIDE[R.board.drawn[name]]}`);
     else if (name === geometry.bonus) parts.push(`${name} bonus cell`);
   }
   let text = `Column ${letter}: ${parts.length ? parts.join(", ") : "empty"}`;

@@ -14,7 +14,7 @@
 // textContent or setAttribute, never as HTML.
 
 import { LETTERS, cellName, landingRow, moveTokens, replay } from "./notation.js";
-import { geometryOf, positionHeader, resultText, seatLabel } from "./describe.js";
+import { geometryOf, positionHeader, resultText, subjectLabel } from "./describe.js";
 import { $ } from "./util.js";
 
 // Every field has one owner module, the only one that assigns it; the
@@ -204,8 +204,8 @@ export function whyNot(room) {
   }
   if (!R.you.length) return "You are watching this game.";
   const side = room.to_move;
-  if (room.thinking || room.seats[side].kind === "agent") return `${seatLabel(room, side)} is thinking: wait for its move.`;
-  if (!R.you.includes(side)) return `It is ${seatLabel(room, side)}'s turn.`;
+  if (room.thinking || room.seats[side].kind === "agent") return `${subjectLabel(room, side)} is thinking: wait for its move.`;
+  if (!R.you.includes(side)) return `Not your move: ${subjectLabel(room, side)} to move.`;
   return null;
 }
 

@@ -11,7 +11,7 @@
 //
 // May import: settings.js only.
 
-import { MODES, PIECES, saveLook, savedLook } from "./settings.js";
+import { MODES, PIECE_COLOURS, PIECES, saveLook, savedLook } from "./settings.js";
 
 const DARK_QUERY = "(prefers-color-scheme: dark)";
 
@@ -33,7 +33,7 @@ export function applyLook(look) {
   root.dataset.mode = mode;
   root.dataset.scheme = dark ? "dark" : "light";
   // the page's fixed words for the pieces' colours
-  const words = pieces === "classic" ? { A: "red", B: "yellow" } : { A: "white", B: "black" };
+  const words = PIECE_COLOURS[pieces];
   for (const node of document.querySelectorAll("[data-colour]")) node.textContent = words[node.dataset.colour] || "";
   for (const node of document.querySelectorAll("[data-colour-label]")) {
     node.textContent = node.dataset.colourLabel.replace(/\{([AB])\}/g, (_, side) => words[side]);
