@@ -76,7 +76,7 @@ def test_the_status_is_rebuilt_only_when_it_changes(server, new_page):
     page = new_page()
     ticket = create_room(server, board="7x6", players={"A": "human", "B": "human"})
     open_room(page, server, ticket)
-    expect(page.locator("#status")).to_contain_text("A (white), Player, to move")
+    expect(page.locator("#status")).to_contain_text("A (white) to move")
     page.evaluate("window.__words = document.querySelector('#status .status-text')")
     page.locator("#board").focus()
     page.keyboard.press("ArrowRight")  # redraws the preview, says nothing new
@@ -85,7 +85,7 @@ def test_the_status_is_rebuilt_only_when_it_changes(server, new_page):
     assert page.evaluate("document.querySelector('#status .status-text') === window.__words")
     page.locator("#board").focus()
     page.keyboard.press("Enter")
-    expect(page.locator("#status")).to_contain_text("B (black), Player, to move")
+    expect(page.locator("#status")).to_contain_text("B (black) to move")
     expect(announce(page)).to_have_text("A (white) played d (d1).")
 
 
@@ -98,7 +98,7 @@ def test_a_jump_along_the_analysis_line_rebuilds_the_status_once(server, new_pag
     line = "7x6:" + "abcdefg" * 2
     page.goto(server.url + "/analyse?position=" + urllib.parse.quote(line))
     wait_position(page, line)
-    expect(page.locator("#status")).to_contain_text("A (white), Player, to move")
+    expect(page.locator("#status")).to_contain_text("A (white) to move")
     page.evaluate("""() => {
       window.__statuses = [];
       new MutationObserver((records) => {
@@ -111,14 +111,14 @@ def test_a_jump_along_the_analysis_line_rebuilds_the_status_once(server, new_pag
     page.locator("#board").focus()
     page.keyboard.press("Home")
     wait_position(page, "7x6")
-    expect(page.locator("#status")).to_contain_text("A (white), Player, to move")  # as before: not rebuilt
+    expect(page.locator("#status")).to_contain_text("A (white) to move")  # as before: not rebuilt
     page.keyboard.press("Shift+ArrowRight")  # one step: its state is shown at once
     wait_position(page, "7x6:a")
-    expect(page.locator("#status")).to_contain_text("B (black), Player, to move")
+    expect(page.locator("#status")).to_contain_text("B (black) to move")
     page.keyboard.press("End")
     wait_position(page, line)
-    expect(page.locator("#status")).to_contain_text("A (white), Player, to move")
-    assert page.evaluate("window.__statuses") == ["B (black), Player, to move", "A (white), Player, to move"]
+    expect(page.locator("#status")).to_contain_text("A (white) to move")
+    assert page.evaluate("window.__statuses") == ["B (black) to move", "A (white) to move"]
 
 
 def test_the_resign_confirmation_is_said_and_taken_by_keyboard(server, new_page):

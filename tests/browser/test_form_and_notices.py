@@ -244,9 +244,10 @@ def test_the_form_waits_for_its_computer_players_and_keeps_a_choice_made_before(
 def test_the_form_and_the_room_name_the_sides_as_every_screen_does(server, new_page):
     """One vocabulary (docs/design.md): the form's players 1 and 2 are told
     which side each gets, by its letter with the theme's colour ("A
-    (white)"), and the room names a side and its player so ("A (white),
-    Player, to move"); the form said "Whoever moves first plays white
-    (A)", the room "White (Player A) to move", the terminal "A (white)"."""
+    (white)"), and the room names a side so ("A (white) to move": where
+    one person plays both sides, no name beside it, which would be the
+    same each turn); the form said "Whoever moves first plays white (A)",
+    the room "White (Player A) to move", the terminal "A (white)"."""
     page = new_page(*SIZES["desktop"])
     page.clock.install()  # (resign holds the page's clock between its two clicks)
     page.goto(server.url + "/?first=B")
@@ -262,9 +263,9 @@ def test_the_form_and_the_room_name_the_sides_as_every_screen_does(server, new_p
     page.locator("#settings-close").click()
     start_from_form(page, server, "local")  # two people at this screen, no names given
     status = page.locator("#status")
-    expect(status).to_have_text("A (white), Player, to move")
+    expect(status).to_have_text("A (white) to move")
     expect(page.locator("#seat-A .seat-kind")).to_have_text("A (white) · at this screen")
     click_cell(page, "d1")
-    expect(status).to_have_text("B (black), Player, to move")
+    expect(status).to_have_text("B (black) to move")
     resign(page)  # B's, to move
-    expect(status).to_have_text("A (white), Player, wins: B (black) resigned")
+    expect(status).to_have_text("A (white) wins: B (black) resigned")

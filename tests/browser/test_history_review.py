@@ -233,6 +233,14 @@ def test_the_review_marks_the_blunder_and_shows_every_columns_score(server, new_
         "vs => vs.filter(v => v.scrollWidth > v.clientWidth || v.scrollHeight > v.clientHeight + 1).map(v => v.textContent)"
     )
     assert cut == []
+    # a row names its side by the letter, on one line: the colour is read out, not shown
+    # ("A (white)" took two lines a row in the narrow list)
+    expect(blunder.locator(".rv-side")).to_have_text("A (white)")
+    tall = page.locator("#review-list .rv-side").evaluate_all(
+        "ss => ss.filter(s => s.getBoundingClientRect().height > 1.5 * parseFloat(getComputedStyle(s).lineHeight))"
+        ".map(s => s.textContent)"
+    )
+    assert tall == []
 
     # a row shows the position its move was played from (issue 27): the
     # mover's score above every column, the best move marked, the move played too

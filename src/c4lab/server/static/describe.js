@@ -43,8 +43,13 @@ export function onColourChange(redraw) {
   }).observe(root, { attributes: true, attributeFilter: ["data-pieces"], attributeOldValue: true });
 }
 
+/** A seat's player for the status lines: its name; none where one person
+ * plays both sides at this screen (a local room of two humans, an analysis
+ * board: "B (black) to move", not "B (black), Player, to move" and "A
+ * (white), Player, ..." by turns, the same name each time). */
 function seatName(room, side) {
   const seat = room.seats[side];
+  if (room.mode === "local" && Object.values(room.seats).every((s) => s.kind === "human")) return "";
   return seat && seat.taken ? seat.name : "free seat";
 }
 

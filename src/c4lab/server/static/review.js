@@ -16,7 +16,7 @@
 // textContent or setAttribute, never as HTML.
 
 import { TOP, WIDE, el } from "./board.js";
-import { SIDE } from "./describe.js";
+import { COLOUR, SIDE } from "./describe.js";
 import { LETTERS, cellName, landingRow } from "./notation.js";
 import { setLive, setText } from "./util.js";
 
@@ -214,6 +214,14 @@ function cell(className, text) {
   return span;
 }
 
+/** A row's side: its letter, the colour read out only (the list's column is
+ * narrow: "A (white)" took two lines a row; the summary and the title say it whole). */
+function sideCell(side) {
+  const span = cell(`rv-side side-${side}`, side);
+  span.append(cell("sr-only", ` (${COLOUR[side]})`));
+  return span;
+}
+
 /** Fill a review panel: `parts` = {summary, list, at (optional)} elements;
  * `current` the number of moves on the board (its row: the move played from
  * there); `onPick(moves)` shows the position after `moves` moves -- a row
@@ -252,7 +260,7 @@ export function renderReview(parts, review, { current = null, onPick = null } = 
     const best = entry.verdict !== "best" && entry.best.length ? `best ${entry.best.join(", ")}` : better;
     row.append(
       cell("rv-num", `${entry.ply}.`),
-      cell(`rv-side side-${entry.side}`, SIDE[entry.side]),
+      sideCell(entry.side),
       cell("rv-move", entry.move),
       cell("rv-scores", `${before} \u2192 ${played}`),
       cell("rv-verdict", `${VERDICT_MARK[entry.verdict]} ${VERDICT_WORDS[entry.verdict]}`),
