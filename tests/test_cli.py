@@ -330,7 +330,7 @@ def test_a_local_game_left_open_is_listed_as_abandoned(tmp_path: Path) -> None:
     status = {r["code"]: r["status"] for r in map(json.loads, result.output.splitlines())}
     assert status == {"OLD": "abandoned", "NEW": "playing", "ONLINE": "playing"}
     text = CliRunner().invoke(main, ["games", "--db", str(path)]).output
-    assert "Ann vs -: abandoned  7x6:d" in text
+    assert "Ann vs -  abandoned  7x6:d" in text
 
 
 @pytest.mark.parametrize("command", [["play", "--no-browser"], ["serve"]])
@@ -430,9 +430,9 @@ def test_games_says_who_won_and_how_in_words(tmp_path: Path) -> None:
     store.save(GameRow("FULL", "local", "4x4", 0, seats, status="over", result="draw", reason="full"))
     store.close()
     text = CliRunner().invoke(main, ["games", "--db", str(path)]).output
-    assert "Ann vs Bob: B (black), Bob, wins: four in a row  7x6:adadadgd" in text
-    assert "Ann vs Bob: A (white), Ann, wins: B (black) resigned  7x6:dd" in text
-    assert "Ann vs Bob: Draw: the board is full  4x4" in text
+    assert "Ann vs Bob  B (black), Bob, wins: four in a row  7x6:adadadgd" in text
+    assert "Ann vs Bob  A (white), Ann, wins: B (black) resigned  7x6:dd" in text
+    assert "Ann vs Bob  Draw: the board is full  4x4" in text
     assert "(four)" not in text
 
     cut = CliRunner().invoke(main, ["games", "--db", str(path), "--limit", "2"])
@@ -480,10 +480,10 @@ def test_games_at_a_narrow_terminal_breaks_a_line_between_words_and_piped_keeps_
             process.kill()
         os.close(leader)
     lines = shown.decode().splitlines()
-    assert lines[0].endswith("  FOUR  online Ann vs Bob: playing"), lines
+    assert lines[0].endswith("  FOUR  online Ann vs Bob  playing"), lines
     assert lines[1] == "    12x12/Xf4/Bc2:cc+agghhgghh", lines
     piped = CliRunner().invoke(main, ["games", "--db", str(path)]).stdout
-    assert piped.count("\n") == 1 and "FOUR  online Ann vs Bob: playing  12x12/Xf4/Bc2:cc+agghhgghh" in piped
+    assert piped.count("\n") == 1 and "FOUR  online Ann vs Bob  playing  12x12/Xf4/Bc2:cc+agghhgghh" in piped
 
 
 def test_games_on_a_database_without_games_says_so(tmp_path: Path) -> None:

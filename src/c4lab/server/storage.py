@@ -163,7 +163,7 @@ class GameRow:
 
         outcome = self.result and result_words(self.result, self.reason,
                                                winner=lambda side: f"{side_with_name(side, names[side])},")
-        return (f"{when}  {self.code}  {self.mode:<6} {names['A']} vs {names['B']}: "
+        return (f"{when}  {self.code}  {self.mode:<6} {names['A']} vs {names['B']}  "
                 f"{outcome or self.shown_status()}  {self.position}")
 
 
