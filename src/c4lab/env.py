@@ -55,10 +55,10 @@ from pettingzoo.utils import wrappers
 from c4lab.rules import IllegalMoveError, Move, Position
 from c4lab.rules import kernels as K
 from c4lab.rules.setup import starting_position
+from c4lab.rules.sides import SIDES
 from c4lab.rules.variant import MAX_SIDE, integer
 
 AGENTS = ("player_0", "player_1")
-SIDES = ("A", "B")
 CHANNELS = ("own", "opponent", "blocked", "ban", "bonus")
 RANDOM = "random"
 

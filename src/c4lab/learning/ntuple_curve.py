@@ -112,7 +112,8 @@ def read_curve(path: Path) -> list[CurvePoint]:
         raise ValueError(f"{path}:{line}: not UTF-8 text (byte {data[exc.start]:#04x}): not a learning curve of "
                          "`c4lab train ntuple`") from None
     if text and not text.endswith("\n"):  # write_csv ends every row: "0.9" may be what is left of "0.9531"
-        raise ValueError(f"{path}:{text.count(chr(10)) + 1}: the file ends in the middle of a line (cut short: "
+        last = text.count("\n") + 1
+        raise ValueError(f"{path}:{last}: the file ends in the middle of a line (cut short: "
                          "`c4lab train ntuple` ends every line of a curve)")
     try:
         rows = list(csv.reader(io.StringIO(text, newline="")))

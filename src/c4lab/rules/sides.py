@@ -27,9 +27,6 @@ SIDE_NAMES = {side: f"{side} ({COLOURS[side]})" for side in SIDES}
 #: log and messages, which no board stands beside).
 LETTERS = {side: side for side in SIDES}
 
-#: Why a side won, for a reason that names no loser.
-_WON_BY = {"four": "four in a row"}
-
 
 def other(side: str) -> str:
     """The side that is not ``side``."""
@@ -68,9 +65,10 @@ def result_words(
     if result in SIDES:
         who = winner(result) if winner else names[result]
         loser = names[other(result)]
-        how = {"resign": f"{loser} resigned", "forfeit": f"{loser} forfeited (away too long)"}.get(
-            reason or "four", _WON_BY.get(reason or "four", reason or "four in a row"))
-        if reason in (None, "four") and win_line:
+        reason = reason or "four"
+        how = {"four": "four in a row", "resign": f"{loser} resigned",
+               "forfeit": f"{loser} forfeited (away too long)"}.get(reason, reason)
+        if reason == "four" and win_line:
             how += f" ({win_line})"
         return f"{who} wins: {how}"
     if reason == "abandoned":

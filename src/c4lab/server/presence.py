@@ -23,7 +23,8 @@ import time
 from collections.abc import Coroutine, Iterable
 from typing import Any, Protocol
 
-from c4lab.server.room import OPEN, Room, other
+from c4lab.rules.sides import other
+from c4lab.server.room import OPEN, Room
 
 log = logging.getLogger(__name__)
 

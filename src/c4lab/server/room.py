@@ -26,13 +26,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from c4lab.rules import Position, Variant
-from c4lab.rules.sides import LETTERS, result_words
+from c4lab.rules.sides import LETTERS, SIDES, result_words
 from c4lab.server.storage import ANALYSIS, GameRow
 
 if TYPE_CHECKING:  # a seat holds an agent; this module makes none
     from c4lab.agents.base import Agent
 
-SIDES = ("A", "B")
 #: The statuses of a room still open (an online one has a countdown for absent players).
 OPEN = ("waiting", "playing")
 
@@ -325,7 +324,3 @@ def kept_row(room: Room, code: str) -> GameRow:
     row.seats = {side: {**seat, "token_hash": KEPT, "absent_since": None} for side, seat in row.seats.items()}
     return row
 
-
-def other(side: str | None) -> str:
-    """The other side."""
-    return "B" if side == "A" else "A"

@@ -38,6 +38,7 @@ from c4lab.agents import parse_spec
 from c4lab.rules import IllegalMoveError, Position, Variant
 from c4lab.rules.position import load_kernels
 from c4lab.rules.setup import check_start
+from c4lab.rules.sides import other
 from c4lab.server import warmup
 from c4lab.server.errors import (
     BAD_AGENT,
@@ -69,7 +70,6 @@ from c4lab.server.room import (
     kept_row,
     new_code,
     new_token,
-    other,
     plays_instead,
     state_message,
     to_json,

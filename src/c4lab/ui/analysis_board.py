@@ -24,9 +24,10 @@ from c4lab.agents.human import QUIT_WORDS, ban_offer
 from c4lab.game import Turn, play_game
 from c4lab.rules import Move, Position
 from c4lab.rules.setup import starting_position
+from c4lab.rules.sides import SIDE_NAMES
 from c4lab.rules.variant import column_letter
 from c4lab.ui.ban_scores import ban_columns, ban_scores_line
-from c4lab.ui.board_view import SIDE_NAMES, move_words
+from c4lab.ui.board_view import move_words
 from c4lab.ui.line_keys import LineStep, SolveOn
 from c4lab.ui.terminal_screen import TerminalScreen, result_line
 from c4lab.ui.turn_screen import TurnScreen

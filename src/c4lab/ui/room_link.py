@@ -28,6 +28,7 @@ import websockets
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus, InvalidURI
 
 from c4lab.rules import Position
+from c4lab.rules.sides import SIDES
 
 EXIT_OK, EXIT_LOST, EXIT_BAD_ROOM = 0, 1, 2
 _CODE = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -236,7 +237,6 @@ class BadMessage(Exception):
     """A server message this client cannot read; ``str(exc)`` says what is wrong."""
 
 
-SIDES = ("A", "B")
 STATUSES = ("waiting", "playing", "over")
 #: What a ``rematch`` message from the server may say.
 REMATCH_EVENTS = ("offered", "accepted", "declined", "withdrawn")

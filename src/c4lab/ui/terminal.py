@@ -27,8 +27,9 @@ from c4lab.agents.base import warm_up
 from c4lab.game import play_game
 from c4lab.rules import Move, Position, Variant
 from c4lab.rules.setup import check_start, starting_position
+from c4lab.rules.sides import SIDE_NAMES, side_with_name
 from c4lab.ui.analysis_board import AnalysisBoard
-from c4lab.ui.board_view import SIDE_NAMES, move_words, split_prompt
+from c4lab.ui.board_view import move_words, split_prompt
 from c4lab.ui.line_keys import LineStep, with_line_keys
 from c4lab.ui.terminal_screen import result_line
 from c4lab.ui.turn_screen import TurnScreen
@@ -233,7 +234,7 @@ class TerminalGame(AnalysisBoard):
         finally:
             screen.stop_thinking()
         position = record.final
-        result = result_line(position, lambda side: f"{SIDE_NAMES[side]}, {self.labels[by_side[side]]},")
+        result = result_line(position, lambda side: f"{side_with_name(side, self.labels[by_side[side]])},")
         notation = f"The game in notation: {position.notation}"
         under = self.said_rows(result) + self.said_rows(notation) + self.prompt_rows(self.play_again_prompt()) + 1
         self.show(position, header, screen.note, title=screen.title, under=under)

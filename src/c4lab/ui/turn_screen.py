@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 
 from c4lab.game import Turn
 from c4lab.rules import Position
-from c4lab.ui.board_view import SIDE_NAMES, move_words
+from c4lab.rules.sides import SIDE_NAMES, side_with_name
+from c4lab.ui.board_view import move_words
 from c4lab.ui.typed_keys import discard_typed_keys, not_taken
 
 if TYPE_CHECKING:  # the hooks draw the game's screens; the game makes them
@@ -59,7 +60,7 @@ class TurnScreen:
     def after_move(self, turn: Turn) -> None:
         index = self.by_side[turn.side]
         self.stop_thinking()
-        who = f"{SIDE_NAMES[turn.side]}, {self.game.labels[index]}," if self.named else SIDE_NAMES[turn.side]
+        who = f"{side_with_name(turn.side, self.game.labels[index])}," if self.named else SIDE_NAMES[turn.side]
         self.note = f"{who} plays {move_words(turn.before, turn.move, turn.after)}."
         if not self.game.players[index].is_human:
             if self.delay:
