@@ -17,7 +17,7 @@ import httpx
 import pytest
 import websockets
 
-from c4lab.agents.base import Analysis, MoveStats
+from c4lab.agents.base import Analysis, Budget, MoveStats
 from c4lab.rules import Move, Position
 from c4lab.server.run import BackgroundServer, shown_host
 from c4lab.server.storage import GameRow, GameStore, read_games
@@ -1054,6 +1054,49 @@ def test_a_hint_the_solver_settles_asks_no_engine_and_one_it_leaves_open_asks_it
     assert answer["estimates"] == {token: 0.75 for token, score in answer["moves"].items() if score is None}
     review.hint(Position.parse("12x12:fgf"), adviser, timeout=0.001)  # type: ignore[arg-type]
     assert adviser.asked == 2 and warmed == ["adviser"]  # once a kind of board
+
+
+class _ProvingAdviser:
+    """An engine that, like ``master`` on a win at once, lists only its
+    winning move at the root, and values any other position at 0.25 for its
+    side to move; it records each budget it is given."""
+
+    spec = "adviser"
+
+    def __init__(self, root: Position) -> None:
+        self.root = root
+        self.budgets: list[Budget | None] = []
+
+    def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
+        self.budgets.append(budget)
+        first = position.legal_moves()[0]
+        if position == self.root:
+            return first, Analysis(value=1.0, moves=(MoveStats(first, score=5),))
+        return first, Analysis(value=0.25)
+
+
+def test_a_column_the_engines_proof_leaves_out_gets_the_engines_value_of_the_move(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """When the engine proves a win and lists only the winning move, every
+    other column the solver left open still gets an estimate above the
+    board (it showed "?"): the engine's value of the position after that
+    column's drop, for the side to move here (1 - 0.25), all of them within
+    ``GAP_TIME`` seconds."""
+    from c4lab.server import review
+
+    monkeypatch.setattr(review, "_engines", {})
+    monkeypatch.setattr(review, "warm_up_agent", lambda spec, position: None)
+    big = Position.parse("12x12:fg")
+    adviser = _ProvingAdviser(big)
+    answer = review.hint(big, adviser, timeout=0.001)  # type: ignore[arg-type]
+    columns = {c["column"]: c for c in answer["columns"]}
+    assert columns["a"]["estimate"] == 1.0  # the proof's own move
+    assert all(c["estimate"] == 0.75 for letter, c in columns.items() if letter != "a" and not c["exact"])
+    asked = adviser.budgets[1:]
+    assert len(asked) == sum(1 for c in columns.values() if c["column"] != "a" and not c["exact"])
+    assert all(b is not None and b.time is not None for b in asked)
+    assert sum(b.time for b in asked if b is not None and b.time is not None) == pytest.approx(review.GAP_TIME)
 
 
 def test_while_the_hint_engine_compiles_the_solver_goes_on_and_may_answer_alone(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -22,7 +22,7 @@ from concurrent.futures import Executor
 from typing import Any
 
 from c4lab.agents import make_agent
-from c4lab.agents.base import Agent, Analysis, board_kind
+from c4lab.agents.base import Agent, Analysis, Budget, board_kind
 from c4lab.agents.base import warm_up as warm_up_agent
 from c4lab.rules import Move, Position
 from c4lab.rules.variant import Variant
@@ -336,8 +336,37 @@ def hint(position: Position, adviser: Agent, timeout: float | None = None, solve
         move = centre_first(position, tuple(m for m in position.legal_moves() if scores[m.token] == best))
         return _hint_answer(position, move, 0.5, columns_of(scores, {}, move.token))
     move, analysis = adviser.analyse(position, None)
-    columns = columns_of(scores, estimates_of(analysis), move.token)
+    estimates = estimates_of(analysis)
+    estimates.update(_gap_estimates(position, adviser, scores, estimates))
+    columns = columns_of(scores, estimates, move.token)
     return _hint_answer(position, move, 0.5 if analysis.value is None else analysis.value, columns)
+
+
+#: Seconds in all that the hint engine may spend on the columns its own
+#: analysis left without an estimate (``_gap_estimates``).
+GAP_TIME = 0.3
+
+
+def _gap_estimates(position: Position, adviser: Agent, scores: dict[str, int | None],
+                   estimates: dict[str, float]) -> dict[str, float]:
+    """An estimate for each column that has neither an exact score nor one
+    in the engine's analysis: the engine's value of the position after the
+    column's plain drop (no ban), seen from the side to move here, within
+    ``GAP_TIME`` seconds shared among them.  An engine that proves a win
+    at once (``master`` on a win in one) lists only the winning moves, and
+    every other column stayed "?" above the board."""
+    gaps = [m for m in position.legal_moves()
+            if m.ban is None and not any(t[0] == m.token[0] and (v is not None or t in estimates)
+                                         for t, v in scores.items())]
+    found: dict[str, float] = {}
+    for move in gaps:
+        after = position.play(move)
+        if after.is_over:  # the solver scores every move that ends the game: not reached
+            continue
+        _, analysis = adviser.analyse(after, Budget(time=GAP_TIME / len(gaps)))
+        if analysis.value is not None:
+            found[move.token] = 1.0 - analysis.value
+    return found
 
 
 def _complete(scores: dict[str, int | None]) -> bool:
