@@ -1075,27 +1075,27 @@ class _ProvingAdviser:
         return first, Analysis(value=0.25)
 
 
-def test_a_column_the_engines_proof_leaves_out_gets_the_engines_value_of_the_move(
+def test_a_move_the_engines_proof_leaves_out_gets_the_engines_value_of_the_position_after_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """When the engine proves a win and lists only the winning move, every
-    other column the solver left open still gets an estimate above the
-    board (it showed "?"): the engine's value of the position after that
-    column's drop, for the side to move here (1 - 0.25), all of them within
-    ``GAP_TIME`` seconds."""
+    other move the solver left open still gets an estimate (its column
+    showed "?" above the board, and with the bonus so did each ban choice):
+    the engine's value of the position after the move, for the side to
+    move here (1 - 0.25), all of them within ``GAP_TIME`` seconds."""
     from c4lab.server import review
 
     monkeypatch.setattr(review, "_engines", {})
     monkeypatch.setattr(review, "warm_up_agent", lambda spec, position: None)
-    big = Position.parse("12x12:fg")
+    big = Position.parse("12x12/Ba1:fg")  # a lands on the bonus cell: a (declining) and a+a ... a+l
     adviser = _ProvingAdviser(big)
     answer = review.hint(big, adviser, timeout=0.001)  # type: ignore[arg-type]
-    columns = {c["column"]: c for c in answer["columns"]}
-    assert columns["a"]["estimate"] == 1.0  # the proof's own move
-    assert all(c["estimate"] == 0.75 for letter, c in columns.items() if letter != "a" and not c["exact"])
+    unsolved = [token for token, score in answer["moves"].items() if score is None]
+    assert len(unsolved) > 20 and "a+l" in unsolved
+    assert answer["estimates"] == {token: 1.0 if token == "a" else 0.75 for token in unsolved}
+    assert all(c["exact"] or c["estimate"] == (1.0 if c["column"] == "a" else 0.75) for c in answer["columns"])
     asked = adviser.budgets[1:]
-    assert len(asked) == sum(1 for c in columns.values() if c["column"] != "a" and not c["exact"])
-    assert all(b is not None and b.time is not None for b in asked)
+    assert len(asked) == len(unsolved) - (1 if "a" in unsolved else 0)
     assert sum(b.time for b in asked if b is not None and b.time is not None) == pytest.approx(review.GAP_TIME)
 
 

@@ -349,15 +349,14 @@ GAP_TIME = 0.3
 
 def _gap_estimates(position: Position, adviser: Agent, scores: dict[str, int | None],
                    estimates: dict[str, float]) -> dict[str, float]:
-    """An estimate for each column that has neither an exact score nor one
-    in the engine's analysis: the engine's value of the position after the
-    column's plain drop (no ban), seen from the side to move here, within
-    ``GAP_TIME`` seconds shared among them.  An engine that proves a win
-    at once (``master`` on a win in one) lists only the winning moves, and
-    every other column stayed "?" above the board."""
-    gaps = [m for m in position.legal_moves()
-            if m.ban is None and not any(t[0] == m.token[0] and (v is not None or t in estimates)
-                                         for t, v in scores.items())]
+    """An estimate for each move that has neither an exact score nor one in
+    the engine's analysis: the engine's value of the position after it,
+    seen from the side to move here, within ``GAP_TIME`` seconds shared
+    among them.  An engine that proves a win at once (``master`` on a win
+    in one) lists only the winning moves, and every other column stayed
+    "?" above the board (with the bonus, so did each ban choice the page
+    shows while the ban piece is chosen)."""
+    gaps = [m for m in position.legal_moves() if scores.get(m.token) is None and m.token not in estimates]
     found: dict[str, float] = {}
     for move in gaps:
         after = position.play(move)
