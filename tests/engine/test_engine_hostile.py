@@ -11,8 +11,9 @@ import sys
 import pytest
 
 from c4lab.engine import ProtocolError, parse_command, parse_reply
-from c4lab.engine.protocol import MAX_LINE, BestMove, Error, Go, ReadyOk
+from c4lab.engine.protocol import MAX_LINE, BestMove, Error, Go, Id, ReadyOk
 from c4lab.engine.serve import serve
+from c4lab.rules import Move
 
 
 def answers(*lines: str, spec: str = "random:seed=1") -> list[str]:
@@ -127,6 +128,36 @@ def test_a_go_limit_is_ascii_digits_within_a_budgets_bounds_or_an_error_at_the_n
     with pytest.raises(ProtocolError) as caught:
         parse_command(line)
     assert (caught.value.index, what in caught.value.reason) == (index, True), caught.value
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [  # a no-break space, an em space, an ideographic space, a form feed, a vertical tab, NEL
+        ("position\xa07x6:dd", "unknown command 'position\\xa07x6:dd'"),
+        ("position 7x6:d\u2003d", "invalid position '7x6:d\\u2003d': '\\u2003' at character 5: non-ASCII character U+2003"),
+        ("position 7x6:dd\x0c", "invalid position '7x6:dd\\x0c': '\\x0c' at character 6: whitespace or a control"),
+        ("setoption\u3000name seed value 3", "unknown command 'setoption\\u3000name'"),
+        ("go time\x0b1", "'go' takes 'time S' and 'iterations N', not 'time\\x0b1'"),
+        ("isready\x85", "unknown command 'isready\\x85'"),
+        ("\xa0", "unknown command '\\xa0'"),
+        ("setoption name seed value 3\xa0", "option 'seed' cannot take the value '3\\xa0'"),
+    ],
+)
+def test_words_are_split_at_ascii_spaces_and_tabs_alone_any_other_space_is_part_of_its_word(
+    line: str, said: str
+) -> None:
+    error, ready = answers(line, "isready")
+    assert error.startswith("error ") and said in error, error
+    assert ready == "readyok"
+
+
+def test_a_reply_is_split_at_ascii_spaces_and_tabs_alone() -> None:
+    assert parse_reply("id name my\xa0engine") == Id("name", "my\xa0engine")
+    assert parse_reply("bestmove\td \t") == BestMove(Move.parse("d"))
+    with pytest.raises(ProtocolError, match="unknown reply 'bestmove\\\\xa0d'"):
+        parse_reply("bestmove\xa0d")
+    with pytest.raises(ProtocolError, match="'\\\\u2003' is not a move token"):
+        parse_reply("bestmove \u2003")
 
 
 @pytest.mark.parametrize("line", ["go time 0.5", "go time .5", "go time 2", "go time 1e-3", "go iterations +5"])

@@ -83,6 +83,7 @@ from c4lab.engine.protocol import (
     SetOption,
     SetPosition,
     parse_reply,
+    split_words,
 )
 from c4lab.game import SlowMoveError
 from c4lab.rules import IllegalMoveError, Move, Position
@@ -135,7 +136,7 @@ def _not_a_move(line: str) -> tuple[str, str] | None:
     (the conversation is in step) with a move it cannot play: the same
     ``illegal`` as a move the position does not allow, as for an agent in
     Python."""
-    words = line.split()
+    words = split_words(line)  # as parse_reply splits it: 'bestmove\xa0z' is no bestmove at all
     if len(words) != 2 or words[0] != "bestmove":
         return None
     try:

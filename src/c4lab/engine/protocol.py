@@ -27,6 +27,13 @@ from c4lab.agents.base import INT_LIMIT, MAX_SECONDS, SPEC_FLOAT, SPEC_INT
 from c4lab.rules.errors import brief, quote
 from c4lab.rules.move import Move
 
+#: What separates the words of a message: ASCII spaces and tabs, nothing
+#: else.  Any other character -- a no-break space, an em space, a form feed
+#: -- is part of its word (which the word's own check then refuses, a
+#: position string with RULES.md's message), so that no driver's text is
+#: cut in a place its author did not see (``str.split()`` cuts at all of them).
+SEPARATORS = " \t"
+_WORD = re.compile(r"[^ \t]+")
 #: Option names are one word: letters, digits, ``_``, ``-`` and ``.``.
 OPTION_NAME = re.compile(r"[A-Za-z0-9_.-]+")
 #: The types an ``option`` line may declare.
@@ -122,7 +129,7 @@ class SetPosition:
     text: str
 
     def __post_init__(self) -> None:
-        if not self.text or any(c.isspace() for c in self.text):
+        if not self.text or any(c in SEPARATORS or c in "\r\n" for c in self.text):
             raise ValueError(f"a position string is one non-empty word, not {quote(self.text)}")
 
     def __str__(self) -> str:
@@ -320,8 +327,13 @@ Reply = Id | Option | HelloOk | ReadyOk | Info | BestMove | Error
 # ---------------------------------------------------------------------------
 
 
+def split_words(line: str) -> list[str]:
+    """The words of ``line``, split where ``SEPARATORS`` are (and only there)."""
+    return _WORD.findall(line)
+
+
 def _check_text(what: str, text: str, allow_empty: bool = True) -> None:
-    if not allow_empty and not text.strip():
+    if not allow_empty and not text.strip(SEPARATORS):
         raise ValueError(f"{what} must not be empty")
     if any(c in text for c in "\r\n"):
         raise ValueError(f"{what} must fit on one line, not {quote(text)}")
@@ -332,7 +344,7 @@ class _Words:
 
     def __init__(self, line: str) -> None:
         self.line = line
-        self.words = [(m.group(), m.start()) for m in re.finditer(r"\S+", line)]
+        self.words = [(m.group(), m.start()) for m in _WORD.finditer(line)]
         self.i = 0
 
     def fail(self, reason: str, at: int | None = None) -> ProtocolError:
@@ -364,7 +376,7 @@ class _Words:
         """The rest of the line from the next word on (inner spaces kept)."""
         if self.at_end():
             raise self.fail(f"{what} is missing", len(self.line))
-        text = self.line[self.offset():].rstrip()
+        text = self.line[self.offset():].rstrip(SEPARATORS)
         self.i = len(self.words)
         return text
 

@@ -32,6 +32,7 @@ from typing import TextIO
 from c4lab.agents.base import Agent, AgentInfo, Budget, agent_infos, make_agent, parse_spec, warm_once
 from c4lab.engine.protocol import (
     MAX_LINE,
+    SEPARATORS,
     BestMove,
     Error,
     Go,
@@ -100,7 +101,7 @@ class _Engine:
             known = ", ".join(p.name for p in self.info.params) or "none"
             self.error(f"setoption: unknown option {quote(command.name)} (options: {known})")
             return
-        value = command.value.strip()
+        value = command.value.strip(SEPARATORS)
         if not value or any(c in value for c in ",=") or any(c.isspace() for c in value):
             self.error(f"setoption: option {quote(command.name)} cannot take the value {quote(value)}")
             return
@@ -211,7 +212,7 @@ def serve(agent_spec: str, stdin: TextIO, stdout: TextIO) -> int:
         if isinstance(line, Error):
             engine.send(line)
             continue
-        if not line.strip():
+        if not line.strip(SEPARATORS):  # blank: spaces and tabs alone (a no-break space is a word, refused)
             continue
         if not engine.handle(line):
             break
