@@ -417,6 +417,19 @@ def test_an_engine_printing_garbage_is_an_error_naming_what_it_printed(tmp_path:
         engine.choose(Position.parse("7x6"), Budget(time=1))
 
 
+def test_an_engines_line_ends_at_lf_or_crlf_and_a_lone_cr_is_a_fault_naming_where(tmp_path: Path) -> None:
+    crlf = fake_engine(tmp_path, on_go="sys.stdout.write('info value 0.5\\r\\nbestmove d\\r\\n')")
+    with EngineAgent(shlex.split(crlf)) as agent:
+        move, analysis = agent.analyse(Position.parse("7x6:dd"))
+    assert (move, analysis.value) == (Move(3), 0.5)
+    cr = fake_engine(tmp_path, on_go="print('info value 0.5\\rbestmove d')")
+    with EngineAgent(shlex.split(cr)) as agent, pytest.raises(EngineError) as caught:
+        agent.analyse(Position.parse("7x6:dd"))
+    assert not isinstance(caught.value, EngineIllegalMove | EngineTimeout)
+    assert ("sent 'info value 0.5\\rbestmove d' during 'go': a carriage return inside the line "
+            "(a line ends in '\\n' or '\\r\\n')") in str(caught.value)
+
+
 def test_an_engine_that_hangs_is_given_up_and_killed(tmp_path: Path) -> None:
     engine = EngineAgent(fake_engine(tmp_path, "time.sleep(60)"), margin=0.5)
     popen = engine.program

@@ -88,11 +88,12 @@ def test_a_line_longer_than_a_line_may_be_is_one_error_and_never_read_whole() ->
         f"error bad message {'x' * 60!r}... ({10 * MAX_LINE + 7} characters): a line has at most 65,536 characters",
         "readyok",
     ]
-    assert stdin.most == MAX_LINE + 1
+    assert stdin.most == MAX_LINE + 2  # the longest line and its '\r\n'
 
 
 def test_a_line_of_the_longest_length_is_read_as_a_command() -> None:
     assert answers("isready" + " " * (MAX_LINE - len("isready"))) == ["readyok"]
+    assert answers("isready" + " " * (MAX_LINE - len("isready")) + "\r") == ["readyok"]  # and its '\r\n'
 
 
 def test_a_byte_that_is_no_utf8_is_named_with_where_it_is_and_the_engine_reads_on() -> None:
@@ -106,6 +107,23 @@ def test_a_byte_that_is_no_utf8_is_named_with_where_it_is_and_the_engine_reads_o
         "error bad message '\ufffd isready' at character 0: byte 0xFF is not UTF-8 (a line is UTF-8 text)",
         "readyok",
     ]
+
+
+def test_a_line_ends_at_lf_or_crlf_and_a_lone_cr_is_an_error_naming_where() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "c4lab", "engine", "--agent", "random:seed=1"],
+        input=b"position 7x6:dd\rgo\nisready\r\r\nposition 7x6:dd\r\ngo\r\nisready\r\nisready\r",
+        capture_output=True, timeout=120, check=False,
+    )
+    assert done.returncode == 0 and done.stderr == b""
+    lines = done.stdout.decode().split("\n")
+    because = "a carriage return inside the line (a line ends in '\\n' or '\\r\\n')"
+    assert lines[:2] == [  # no 'go' was read at the lone '\r', and the first 'isready' came with one '\r' too many
+        f"error bad message 'position 7x6:dd\\rgo' at character 15: {because}",
+        f"error bad message 'isready\\r' at character 7: {because}",
+    ]
+    assert [line.split(" ")[0] for line in lines[2:]] == ["info", "bestmove", "readyok", "error", ""]
+    assert lines[-2] == f"error bad message 'isready\\r' at character 7: {because}"  # the last line: no '\n' after it
 
 
 @pytest.mark.parametrize(

@@ -47,6 +47,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import errno
+import io
 import math
 import numbers
 import os
@@ -84,6 +85,7 @@ from c4lab.engine.protocol import (
     SetPosition,
     parse_reply,
     split_words,
+    without_line_end,
 )
 from c4lab.game import SlowMoveError
 from c4lab.rules import IllegalMoveError, Move, Position
@@ -297,12 +299,14 @@ class _Process:
         stream = self.popen.stdout
         assert stream is not None
         try:
-            while line := stream.readline(MAX_LINE + 1):
+            if isinstance(stream, io.TextIOWrapper):  # a line ends at '\n' (or '\r\n'), not at a lone '\r'
+                stream.reconfigure(newline="\n")
+            while line := stream.readline(MAX_LINE + 2):  # the longest line and its '\r\n'
                 self.heard = True
-                if len(line) > MAX_LINE and not line.endswith("\n"):  # no end in sight: not a reply
+                if len(without_line_end(line)) > MAX_LINE:  # longer than a line may be (its end not in sight): not a reply
                     self.lines.put(_LongLine(line[:40]))
                     break
-                self.lines.put(line.rstrip("\r\n"))
+                self.lines.put(without_line_end(line))
             else:
                 self.lines.put(None)
         except (OSError, ValueError):

@@ -327,6 +327,18 @@ Reply = Id | Option | HelloOk | ReadyOk | Info | BestMove | Error
 # ---------------------------------------------------------------------------
 
 
+def without_line_end(line: str) -> str:
+    """``line`` without its line end, ``\\n`` or ``\\r\\n``: the only two a
+    line may end in.  A carriage return anywhere else stays in the line
+    (``parse_command`` refuses it, naming where): a lone ``\\r`` ends no
+    line, as it would for a reader with universal newlines, which cuts
+    ``go\\rtime 1`` into two commands no driver wrote."""
+    if line.endswith("\n"):
+        line = line[:-1]
+        line = line.removesuffix("\r")
+    return line
+
+
 def split_words(line: str) -> list[str]:
     """The words of ``line``, split where ``SEPARATORS`` are (and only there)."""
     return _WORD.findall(line)
@@ -408,9 +420,11 @@ def _one_line(line: str) -> _Words:
     a line break is left inside it (it would be two lines, or a message
     that could not be written back on one), or a byte that was no UTF-8
     (decoded with ``errors="surrogateescape"``)."""
-    line = line.rstrip("\r\n")
+    line = without_line_end(line)
     for at, char in enumerate(line):
-        if char in "\r\n":
+        if char == "\r":
+            raise ProtocolError(line, "a carriage return inside the line (a line ends in '\\n' or '\\r\\n')", at)
+        if char == "\n":
             raise ProtocolError(line, "a line break inside the line", at)
         if "\udc80" <= char <= "\udcff":  # a byte that was no UTF-8, kept by surrogateescape
             raise ProtocolError(line, f"byte 0x{ord(char) - 0xDC00:02X} is not UTF-8 (a line is UTF-8 text)", at)

@@ -52,6 +52,7 @@ from c4lab.engine.protocol import (
     Stop,
     parse_command,
     readable,
+    without_line_end,
 )
 from c4lab.game import answer_move
 from c4lab.rules import IllegalMoveError, Position, Variant
@@ -224,14 +225,14 @@ def _lines(stdin: TextIO) -> Iterator[str | Error]:
     longer than ``MAX_LINE`` characters, the error that says so: its rest
     is read and dropped a piece at a time, never held whole (a driver that
     writes an endless line does not fill this process's memory)."""
-    while line := stdin.readline(MAX_LINE + 1):
-        if len(line.rstrip("\r\n")) <= MAX_LINE:
-            yield line.rstrip("\r\n")
+    while line := stdin.readline(MAX_LINE + 2):  # the longest line and its '\r\n'
+        if len(without_line_end(line)) <= MAX_LINE:
+            yield without_line_end(line)
             continue
         start, length = line[:60], len(line)
         while not line.endswith("\n") and (line := stdin.readline(MAX_LINE)):
             length += len(line)
-        length -= len(line) - len(line.rstrip("\r\n"))  # its line end
+        length -= len(line) - len(without_line_end(line))  # its line end
         yield Error(f"bad message {readable(start)!r}... ({length} characters): a line has at most "
                     f"{MAX_LINE:,} characters")
 
@@ -245,7 +246,8 @@ def run_on_stdio(agent_spec: str) -> int:
     be read, the file's ``ValueError``) before anything is written."""
     make_agent(agent_spec).close()
     # a byte that is no UTF-8 is kept (a lone surrogate) for the error that names it
-    stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="surrogateescape")
+    # and a line ends at '\n' alone (_lines takes off its '\r\n'): a lone '\r' stays in its line, for the error
+    stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="surrogateescape", newline="\n")
     stdout = open(os.dup(sys.stdout.fileno()), "w", encoding="utf-8", newline="\n")  # noqa: SIM115
     try:
         with contextlib.redirect_stdout(sys.stderr):
