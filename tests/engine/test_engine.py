@@ -179,8 +179,9 @@ def test_the_handshake_names_the_engine_and_lists_the_agents_parameters_as_optio
 
 
 def test_go_answers_info_then_a_legal_bestmove() -> None:
-    lines = converse("random:seed=1", "c4lab", "position 7x6:dddc", "go time 0.5", "quit")
-    info, best = (parse_reply(line) for line in lines[-2:])
+    lines = converse("random:seed=1", "c4lab", "position 7x6:dddc", "go time 0.5", "isready", "quit")
+    assert lines[-1] == "readyok"  # answered once the search is done: a script gets the search's answer
+    info, best = (parse_reply(line) for line in lines[-3:-1])
     assert isinstance(info, Info) and info.time is not None  # random knows no value, no line
     assert isinstance(best, BestMove) and Position.parse("7x6:dddc").is_legal(best.move)
 
@@ -198,10 +199,12 @@ def test_bad_input_answers_an_error_line_and_the_engine_goes_on() -> None:
         "go",  # ... but not one to move in
         "position 7x6:dd",
         "go iterations 1",
+        "isready",
         "quit",
         "isready",  # never read: the engine has quit
     )
-    errors, last = lines[:-2], lines[-2:]
+    errors, last = lines[:-3], lines[-3:-1]
+    assert lines[-1] == "readyok"
     assert [line.split(" ", 1)[0] for line in errors] == ["error"] * 7
     assert errors[0] == f"error {_message(lambda: Position.parse('7x6:4453'))}"
     assert "character 4" in errors[0]
@@ -237,7 +240,7 @@ def test_setoption_rebuilds_the_agent_with_the_new_parameter() -> None:
     def moves_with(*setup: str) -> list[str]:
         out = io.StringIO()
         positions = ("9x8/Xd3/Bb1:b+ac", "9x8/Xd3/Bb1:e", "7x6", "7x6:dd")
-        script = "".join(f"{line}\n" for line in setup) + "".join(f"position {p}\ngo\n" for p in positions)
+        script = "".join(f"{line}\n" for line in setup) + "".join(f"position {p}\ngo\n" for p in positions) + "isready\n"
         serve("random:seed=1", io.StringIO(script), out)
         return [line for line in out.getvalue().splitlines() if line.startswith("bestmove")]
 
@@ -279,17 +282,18 @@ def test_an_agent_that_refuses_a_position_is_its_own_message_as_c4lab_move_gives
     net = tmp_path / "net.npz"
     Network.create(Position.parse("4x4").variant, tuples=4, length=4).save(net)
     out = io.StringIO()
-    serve(f"ntuple:weights={net}", io.StringIO("position 7x6:dd\ngo\nposition 4x4:bb\ngo\n"), out)
+    serve(f"ntuple:weights={net}", io.StringIO("position 7x6:dd\ngo\nposition 4x4:bb\ngo\nisready\n"), out)
     lines = out.getvalue().splitlines()
     assert lines[0] == f"error go: the network in {net} was trained for the board 4x4, not 7x6"
-    assert lines[-1].startswith("bestmove ")
+    assert lines[-2].startswith("bestmove ") and lines[-1] == "readyok"
 
 
 def test_a_setoption_that_leaves_no_agent_is_an_error_and_the_old_agent_plays_on(tmp_path: Path) -> None:
     cmd = fake_engine(tmp_path, "print('bestmove d')")
     out = io.StringIO()
-    serve(f"engine:cmd={cmd}", io.StringIO("setoption name cmd value /nonexistent/engine\nposition 7x6\ngo\n"), out)
+    serve(f"engine:cmd={cmd}", io.StringIO("setoption name cmd value /nonexistent/engine\nposition 7x6\ngo\nisready\n"), out)
     lines = out.getvalue().splitlines()
+    assert lines.pop() == "readyok"
     assert lines[0].startswith("error setoption: no agent with cmd=/nonexistent/engine (the old settings stay): "
                                "EngineError: cannot start engine '/nonexistent/engine'")
     assert lines[-1] == "bestmove d"
@@ -302,8 +306,8 @@ def test_a_ban_move_goes_out_as_a_whole_token() -> None:
         (s, m) for s in range(100) if (m := make_agent(f"random:seed={s}").choose(landing)).ban is not None
     )
     out = io.StringIO()
-    serve(f"random:seed={seed}", io.StringIO("position 4x4/Ba1\ngo\n"), out)
-    assert out.getvalue().splitlines()[-1] == f"bestmove {move.token}"
+    serve(f"random:seed={seed}", io.StringIO("position 4x4/Ba1\ngo\nisready\n"), out)
+    assert out.getvalue().splitlines()[-2:] == [f"bestmove {move.token}", "readyok"]
 
 
 def test_a_bad_agent_spec_is_refused_before_the_protocol_starts() -> None:

@@ -58,8 +58,8 @@ def test_no_error_line_is_longer_than_a_driver_reads() -> None:
 
 
 def test_after_the_long_lines_the_engine_plays_on() -> None:
-    lines = answers("z" * LONG, "position 7x6:dd", "go")
-    assert isinstance(parse_reply(lines[-1]), BestMove)
+    lines = answers("z" * LONG, "position 7x6:dd", "go", "isready")
+    assert isinstance(parse_reply(lines[-2]), BestMove)
 
 
 class EndlessLine(io.TextIOBase):
@@ -191,9 +191,9 @@ def test_go_writes_its_time_as_a_plain_decimal_number(seconds: float, written: s
 
 
 def test_commands_before_the_handshake_are_answered_as_after_it() -> None:
-    lines = answers("position 7x6:dd", "go", "c4lab", "go")
+    lines = answers("position 7x6:dd", "go", "c4lab", "go", "isready")
     assert [line.split()[0] for line in lines] == ["info", "bestmove", "id", "id", "option", "c4labok", "info",
-                                                   "bestmove"]
+                                                   "bestmove", "readyok"]
 
 
 def test_setoption_value_none_gives_an_option_no_value() -> None:
@@ -206,10 +206,44 @@ def test_a_position_stays_after_go_and_a_second_go_chooses_again() -> None:
     assert [line.split()[0] for line in lines] == ["info", "bestmove", "info", "bestmove", "readyok"]
 
 
-def test_quit_or_the_end_of_input_after_go_comes_after_its_bestmove() -> None:
-    # commands are read one at a time: a piped script gets every answer
-    assert answers("position 7x6:dd", "go", "quit", "isready")[-1].startswith("bestmove")
-    assert answers("position 7x6:dd", "go")[-1].startswith("bestmove")
+def test_a_command_after_go_is_answered_after_its_bestmove_and_stop_changes_nothing() -> None:
+    # the lines after 'go' are read during its search, answered in order after it: a script ending
+    # in 'isready' gets every answer, 'stop' is ignored (the search ends by its budget)
+    lines = answers("position 7x6:dd", "go time 0.3", "stop", "fly", "go iterations 5", "isready", "quit", "isready")
+    assert [line.split()[0] for line in lines] == ["info", "bestmove", "error", "info", "bestmove", "readyok"]
+
+
+def engine_searching(spec: str) -> subprocess.Popen[str]:
+    """``c4lab engine --agent spec`` ready (its kernels loaded: ``isready``
+    answered) and told ``go time 60`` in the middle of a game on 9x8."""
+    engine = subprocess.Popen([sys.executable, "-m", "c4lab", "engine", "--agent", spec], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert engine.stdin is not None and engine.stdout is not None
+    engine.stdin.write("position 9x8:ddeec\nisready\n")
+    engine.stdin.flush()
+    assert engine.stdout.readline() == "readyok\n"
+    engine.stdin.write("go time 60\n")
+    engine.stdin.flush()
+    return engine
+
+
+@pytest.mark.parametrize("spec", ["uct:seed=1", "master:seed=1"])
+@pytest.mark.parametrize("end", ["quit", "the end of the input"])
+def test_quit_or_the_end_of_the_input_during_a_search_ends_it_unanswered_and_exits(spec: str, end: str) -> None:
+    engine = engine_searching(spec)
+    assert engine.stdin is not None and engine.stdout is not None and engine.stderr is not None
+    try:
+        if end == "quit":
+            engine.stdin.write("quit\n")
+            engine.stdin.flush()
+        engine.stdin.close()
+        status = engine.wait(timeout=20)  # the search was given 60 s
+    finally:
+        engine.kill()
+        out, err = engine.stdout.read(), engine.stderr.read()
+        engine.stdout.close()
+        engine.stderr.close()
+    assert (status, out, err) == (0, "", "")  # no bestmove: the driver that quit does not wait for one
 
 
 def test_stop_with_no_search_and_blank_or_spaced_lines_answer_nothing() -> None:

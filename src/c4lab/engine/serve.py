@@ -8,9 +8,13 @@ or at the end of the input.
 
 The agent's parameters are the engine's options: ``setoption name seed
 value 3`` rebuilds the agent from its spec with ``seed=3``.  Commands are
-handled in order, one at a time: ``go`` answers ``bestmove`` before the
-next line is read, so ``stop`` never interrupts a search (our agents keep
-to their budget) and is accepted and ignored.
+answered in order: a ``go`` searches in a thread of its own while the loop
+reads on, and every line after it but two waits for its ``bestmove``.
+``quit`` and the end of the input do not wait: they end the conversation
+at once, the search unanswered (a driver that quits wants no more
+answers, and one that died must not leave its engine thinking for a
+minute).  ``stop`` is accepted and ignored: our agents keep to their
+budget, and none can be cut short with its move.
 
 ``isready`` is where the engine gets ready, as the protocol intends: the
 agent is warmed up there (``c4lab.agents.base.warm_once``: numba compiles
@@ -25,6 +29,7 @@ import contextlib
 import io
 import os
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from typing import TextIO
@@ -34,6 +39,7 @@ from c4lab.engine.protocol import (
     MAX_LINE,
     SEPARATORS,
     BestMove,
+    Command,
     Error,
     Go,
     Hello,
@@ -71,6 +77,9 @@ class _Engine:
         self.info: AgentInfo = next(i for i in agent_infos() if i.name == name)
         self.values = values  # the spec's key=value pairs, updated by setoption
         self.position: Position | None = None
+        #: Set once the conversation is over (``quit``, the end of input):
+        #: a search still running then answers nothing.
+        self.over = False
 
     @property
     def spec(self) -> str:
@@ -78,6 +87,8 @@ class _Engine:
         return name + (":" + ",".join(f"{k}={v}" for k, v in self.values.items()) if self.values else "")
 
     def send(self, reply: Reply) -> None:
+        if self.over:
+            return
         self.out.write(f"{reply}\n")
         self.out.flush()
 
@@ -172,16 +183,27 @@ class _Engine:
         take that long, a timed ``go`` should not."""
         warm_once(self.spec, self.position or Position(Variant.classic()))
 
-    def handle(self, line: str) -> bool:
-        """Answer one line; False once the engine should exit."""
+    def read(self, line: str) -> Command | Error:
+        """The command on ``line``, or the error line that answers it."""
         try:
-            command = parse_command(line)
+            return parse_command(line)
         except ProtocolError as exc:
-            self.error(exc)
-            return True
+            return Error.about(exc)
+
+    def handle(self, line: str) -> bool:
+        """Answer one line, a ``go`` included, before returning; False once
+        the engine should exit."""
+        command = self.read(line)
         if isinstance(command, Quit):
             return False
-        if isinstance(command, Hello):
+        self.run(command)
+        return True
+
+    def run(self, command: Command | Error) -> None:
+        """Carry out ``command`` (send an error line as it is)."""
+        if isinstance(command, Error):
+            self.send(command)
+        elif isinstance(command, Hello):
             self.hello()
         elif isinstance(command, IsReady):
             self.get_ready()
@@ -195,9 +217,36 @@ class _Engine:
             self.set_position(command)
         elif isinstance(command, Go):
             self.go(command)
-        elif isinstance(command, Stop):
-            pass  # searches are synchronous: by the time we read 'stop', 'bestmove' is sent
-        return True
+        # Stop: our searches end by their budget (a quit ends one sooner: serve)
+
+
+class _Search:
+    """A ``go`` under way in a thread of its own, so that the loop reads
+    on while it runs: a ``quit`` or the end of the input during the search
+    ends the conversation at once instead of after it.  The thread is a
+    daemon: a process that exits does not wait for it."""
+
+    def __init__(self, engine: _Engine, command: Go) -> None:
+        self.engine = engine
+        self.command = command
+        self.failure: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, name="c4lab-engine-go", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        try:
+            self.engine.go(self.command)  # the agent's own failures are an error line there
+        except BaseException as exc:  # noqa: BLE001  (a closed pipe, or at quit the output closed under it)
+            if not self.engine.over:
+                self.failure = exc
+
+    def wait(self) -> None:
+        """Wait for the search's answer; what broke its writing (a driver
+        that closed its end) is raised here, as a synchronous ``go``
+        raised it."""
+        self.thread.join()
+        if self.failure is not None:
+            raise self.failure
 
 
 def serve(agent_spec: str, stdin: TextIO, stdout: TextIO) -> int:
@@ -205,18 +254,36 @@ def serve(agent_spec: str, stdin: TextIO, stdout: TextIO) -> int:
     ``stdin`` until ``quit`` or the end of input, answer on ``stdout``
     (one line each, flushed).  Returns the exit status, 0.
 
+    A ``go`` searches in a thread of its own while the lines after it are
+    read: ``stop`` is ignored (the search ends by its budget); ``quit`` or
+    the end of the input ends the conversation at once, the search left
+    unanswered (the process that exits ends it; in this process it runs on
+    to its budget, and answers nothing); any other line is answered after
+    the search's ``bestmove``, in order.
+
     A bad ``agent_spec`` raises ``SpecError`` before anything is written.
     Blank lines are ignored; every other bad line answers ``error ...``.
     """
     engine = _Engine(agent_spec, stdout)
-    for line in _lines(stdin):
-        if isinstance(line, Error):
-            engine.send(line)
-            continue
-        if not line.strip(SEPARATORS):  # blank: spaces and tabs alone (a no-break space is a word, refused)
-            continue
-        if not engine.handle(line):
-            break
+    search: _Search | None = None
+    try:
+        for line in _lines(stdin):
+            if isinstance(line, str) and not line.strip(SEPARATORS):  # blank: spaces and tabs alone
+                continue
+            command = line if isinstance(line, Error) else engine.read(line)
+            if isinstance(command, Quit):
+                break
+            if isinstance(command, Stop):
+                continue
+            if search is not None:  # every other line is answered after the search under way
+                search.wait()
+                search = None
+            if isinstance(command, Go):
+                search = _Search(engine, command)
+            else:
+                engine.run(command)
+    finally:
+        engine.over = True  # a search still running (the conversation ended during it) answers nothing
     return 0
 
 
