@@ -10,10 +10,11 @@ The agent's parameters are the engine's options: ``setoption name seed
 value 3`` rebuilds the agent from its spec with ``seed=3``.  Commands are
 answered in order: a ``go`` searches in a thread of its own while the loop
 reads on, and every line after it but two waits for its ``bestmove``.
-``quit`` and the end of the input do not wait: they end the conversation
-at once, the search unanswered (a driver that quits wants no more
-answers, and one that died must not leave its engine thinking for a
-minute).  ``stop`` is accepted and ignored: our agents keep to their
+``quit`` does not wait: it ends the conversation at once, the search
+unanswered (a driver that quits wants no more answers, and should not
+leave its engine thinking for a minute).  The end of the input does
+wait, and the search answers: a script piped in ends there, and wants
+its answers.  ``stop`` is accepted and ignored: our agents keep to their
 budget, and none can be cut short with its move.
 
 ``isready`` is where the engine gets ready, as the protocol intends: the
@@ -255,11 +256,11 @@ def serve(agent_spec: str, stdin: TextIO, stdout: TextIO) -> int:
     (one line each, flushed).  Returns the exit status, 0.
 
     A ``go`` searches in a thread of its own while the lines after it are
-    read: ``stop`` is ignored (the search ends by its budget); ``quit`` or
-    the end of the input ends the conversation at once, the search left
-    unanswered (the process that exits ends it; in this process it runs on
-    to its budget, and answers nothing); any other line is answered after
-    the search's ``bestmove``, in order.
+    read: ``stop`` is ignored (the search ends by its budget); ``quit``
+    ends the conversation at once, the search left unanswered (the process
+    that exits ends it; in this process it runs on to its budget, and
+    answers nothing); the end of the input waits for the search's
+    ``bestmove``, and any other line is answered after it, in order.
 
     A bad ``agent_spec`` raises ``SpecError`` before anything is written.
     Blank lines are ignored; every other bad line answers ``error ...``.
@@ -282,6 +283,9 @@ def serve(agent_spec: str, stdin: TextIO, stdout: TextIO) -> int:
                 search = _Search(engine, command)
             else:
                 engine.run(command)
+        else:  # the end of the input: the search under way answers first (a piped script wants it)
+            if search is not None:
+                search.wait()
     finally:
         engine.over = True  # a search still running (the conversation ended during it) answers nothing
     return 0
