@@ -996,6 +996,51 @@ def test_a_header_whose_test_is_not_one_is_an_error_naming_line_1(tmp_path, sprt
     assert line.startswith(f"Error: {out}:1: the header's \"sprt\" is not a test (") and why in line
 
 
+def test_a_header_whose_test_an_earlier_c4lab_ran_but_this_one_cannot_evaluate_still_loads(tmp_path):
+    """c4lab arena took --sprt elo0=0,elo1=7000 until hypotheses whose
+    score is 1 to double precision were refused, and kept it in the
+    header: such a file stopped loading (report, resume), its games with
+    it.  It loads; the report says the test is not evaluated and why, and
+    the arena refuses that test at its command line, before any game."""
+    out = tmp_path / "run.jsonl"
+    run_arena(ArenaConfig(RANDOMS, games=2, seed=1), out, executor=LocalExecutor(1))
+    header, *games = out.read_text().splitlines(keepends=True)
+    test = "elo0=0,elo1=7000,alpha=0.05,beta=0.05"
+    out.write_text(json.dumps({**json.loads(header), "sprt": test}) + "\n" + "".join(games))
+    saved = read_results(out)
+    assert saved.sprt == test and len(saved.games) == 2
+    why = (f"SPRT {test}: not evaluated, elo1=7000 is too far from 0 to test: its expected score is 1 to double "
+           "precision (above 6381.8359)")
+    runner = CliRunner()
+    report = runner.invoke(main, ["report", str(out)])
+    assert report.exit_code == 0 and why in report.stdout and "accepted" not in report.stdout
+    assert html.escape(why) in (tmp_path / "run-report" / "report.html").read_text()
+    as_json = runner.invoke(main, ["report", str(out), "--json"])
+    assert as_json.exit_code == 0 and as_json.stderr == f"note: {why}\n"
+    assert json.loads(as_json.stdout)["sprt"] is None and json.loads(as_json.stdout)["stopped"] is None
+    refused = runner.invoke(main, ["arena", *RANDOMS, "--games", "4", "--sprt", "elo0=0,elo1=7000", "--out", str(out)])
+    assert refused.exit_code == 2 and refused.output == (
+        "Error: Invalid value for '--sprt': SPRT: elo1=7000 is too far from 0 to test: its expected score is 1 to "
+        "double precision (above 6381.8359)\n")
+    assert read_results(out).sprt == test and len(read_results(out).games) == 2  # nothing written
+    resumed = run_arena(ArenaConfig(RANDOMS, games=4, seed=1), out, executor=LocalExecutor(1))  # without the test
+    assert resumed.played == 2 and read_results(out).sprt is None and len(read_results(out).games) == 4
+
+
+def test_a_test_the_arena_takes_is_kept_as_given_and_read_back(tmp_path):
+    """The last testable hypothesis: the arena took elo1=6381.8359 and wrote
+    it as 6381.84, whose score is 1, and the file it had written no longer
+    loaded ('the header's "sprt" is not a test')."""
+    out = tmp_path / "run.jsonl"
+    test = "elo0=0,elo1=6381.8359,alpha=0.05,beta=0.05"
+    played = CliRunner().invoke(main, ["arena", *RANDOMS, "--games", "2", "--board", "5x4", "--jobs", "1",
+                                       "--sprt", test, "--out", str(out)])
+    assert played.exit_code == 0, played.output
+    assert read_results(out).sprt == test
+    report = CliRunner().invoke(main, ["report", str(out)])
+    assert report.exit_code == 0 and "SPRT accepted H0 (elo0=0) after 1 pairs" in report.stdout
+
+
 _worker_start = executors._worker_start
 
 

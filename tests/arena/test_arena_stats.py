@@ -15,7 +15,7 @@ from scipy.optimize import minimize
 from scipy.stats import binomtest, norm
 
 from c4lab.arena import stats
-from c4lab.arena.stats import SPRT, Cell, Pentanomial, Trinomial, rank, sign_test
+from c4lab.arena.stats import SPRT, Cell, Pentanomial, Trinomial, UntestableHypothesis, rank, sign_test
 
 Z95 = norm.ppf(0.975)  # 1.959964...
 
@@ -271,6 +271,21 @@ def test_sprt_bounds_are_walds():
     assert SPRT.parse(" beta=0.05 , alpha=0.05, elo1=5, elo0=-1.5 ") == SPRT(-1.5, 5, 0.05, 0.05)
 
 
+@pytest.mark.parametrize("text", ["elo0=0,elo1=6381.8359", "elo0=1.0000001,elo1=1.0000002", "elo0=0,elo1=20.0000001",
+                                  "elo0=0,elo1=20,alpha=0.4999999,beta=0.5", "elo0=0,elo1=20,alpha=0.9999999,beta=1e-08",
+                                  "elo0=-0.1,elo1=0.30000000000000004"])
+def test_an_sprt_as_text_reads_back_as_the_same_test_to_the_last_bit(text) -> None:
+    """What a results file keeps (``text``) is the run's test: it wrote six
+    digits, so elo1=6381.8359 came back as 6381.84 (refused: its score is
+    1), elo0=1.0000001,elo1=1.0000002 as 1 and 1 (refused: not above), and
+    alpha=0.4999999,beta=0.5 as 0.5 + 0.5 (refused): files the arena
+    wrote that its report then refused.  Round numbers stay short."""
+    test = SPRT.parse(text)
+    assert SPRT.parse(test.text()) == test and str(test) == test.text()
+    assert SPRT(0, 20, 0.05, 0.05).text() == "elo0=0,elo1=20,alpha=0.05,beta=0.05"
+    assert SPRT(-1.5, 1e-07, 0.1, 0.2).text() == "elo0=-1.5,elo1=1e-07,alpha=0.1,beta=0.2"
+
+
 def test_an_sprt_without_its_error_rates_takes_fishtests_5_percent() -> None:
     assert SPRT.parse("elo0=0,elo1=20") == SPRT(0, 20, 0.05, 0.05)
     assert SPRT.parse("elo0=0,elo1=20,beta=0.1") == SPRT(0, 20, 0.05, 0.1)
@@ -414,13 +429,17 @@ def test_no_games_is_no_evidence():
     assert t.decide((0, 0, 0)) is None and t.decide((0, 0, 0, 0, 0)) is None
 
 
-@pytest.mark.parametrize(("text", "key", "score"), [("elo0=0,elo1=7000", "elo1", "1"),
-                                                    ("elo0=-200000,elo1=0", "elo0", "0")])
-def test_an_sprt_of_a_hypothesis_no_match_can_tell_apart_is_refused(text, key, score):
+@pytest.mark.parametrize(("text", "key", "score", "reach"),
+                         [("elo0=0,elo1=7000", "elo1", "1", "above 6381.8359"),
+                          ("elo0=0,elo1=6381.836", "elo1", "1", "above 6381.8359"),
+                          ("elo0=-200000,elo1=0", "elo0", "0", "below -120000")])
+def test_an_sprt_of_a_hypothesis_no_match_can_tell_apart_is_refused(text, key, score, reach):
     # a score of 1 to double precision allows no game but a win: every other result would end it at once
-    with pytest.raises(ValueError, match=rf"^SPRT: {key}=-?\d+ is too far from 0 to test: its expected score is "
-                                         rf"{score} to double precision$"):
+    with pytest.raises(UntestableHypothesis, match=rf"^SPRT: {key}=-?[\d.]+ is too far from 0 to test: its expected "
+                                                   rf"score is {score} to double precision \({reach}\)$"):
         SPRT.parse(text)
+    # the bounds the line gives are the last testable ones
+    assert SPRT.parse("elo0=0,elo1=6381.8359").elo1 == 6381.8359 and SPRT.parse("elo0=-120000,elo1=0").elo0 == -120000
     near = SPRT.parse("elo0=0,elo1=6000")  # a score of 1 - 1e-15: tested, a pair lost refutes it at once
     assert near.decide((0, 0, 0, 0, 4)) is None and near.decide((0, 0, 0, 0, 5)) == "H1"
     assert near.decide((1, 0, 0, 0, 4)) == "H0"

@@ -54,6 +54,7 @@ __all__ = [
     "Standing",
     "Table",
     "Trinomial",
+    "UntestableHypothesis",
     "elo",
     "elo_bound",
     "elo_from_score",
@@ -469,6 +470,25 @@ _SPRT_FORMAT = "elo0=0,elo1=20,alpha=0.05,beta=0.05"
 _SPRT_DEFAULTS = {"alpha": 0.05, "beta": 0.05}
 
 
+class UntestableHypothesis(ValueError):
+    """An SPRT hypothesis whose expected score is 0 or 1 to double precision
+    (``elo1`` above 6381.8359, ``elo0`` below -120000): well formed, but no LLR can be
+    computed for it.  ``c4lab arena`` refuses it; a results file whose
+    header holds one (written by a c4lab that took it) still loads, and its
+    report says the test cannot be read."""
+
+
+def _number(value: float) -> str:
+    """``value`` as ``SPRT.text`` writes it: short (``%g``: ``20``, ``0.05``)
+    where that reads back as the same float, else every digit it takes
+    (``repr``), so that a results file's test is the run's, to the last
+    bit (``%g`` alone wrote ``elo1=6381.8359`` as ``6381.84``, a hypothesis
+    the file's reader refused, and ``elo0=1.0000001,elo1=1.0000002`` as
+    ``elo0=1,elo1=1``)."""
+    short = f"{value:g}"
+    return short if float(short) == value else repr(value)
+
+
 @dataclass(frozen=True)
 class SPRT:
     """Wald's sequential probability ratio test between two Elo differences,
@@ -506,8 +526,11 @@ class SPRT:
             _testable_score(getattr(self, key), key)
 
     def text(self) -> str:
-        """The settings as ``parse`` reads them (kept in a results file)."""
-        return f"elo0={self.elo0:g},elo1={self.elo1:g},alpha={self.alpha:g},beta={self.beta:g}"
+        """The settings as ``parse`` reads them back, the same test to the
+        last bit (kept in a results file): each number short where that is
+        exact (``elo0=0,elo1=20,alpha=0.05,beta=0.05``), else with every
+        digit it takes."""
+        return ",".join(f"{key}={_number(getattr(self, key))}" for key in _SPRT_KEYS)
 
     @classmethod
     def parse(cls, text: str) -> SPRT:
@@ -540,7 +563,7 @@ class SPRT:
         return cls(**values)
 
     def __str__(self) -> str:
-        return f"elo0={self.elo0:g},elo1={self.elo1:g},alpha={self.alpha:g},beta={self.beta:g}"
+        return self.text()
 
     @property
     def lower(self) -> float:
@@ -624,13 +647,15 @@ def _sprt_sample(counts: Counts) -> tuple[tuple[float, ...], tuple[int, ...]]:
 
 
 def _testable_score(elo: float, key: str) -> float:
-    """The expected score of ``elo``, refused (``ValueError`` naming ``key``)
-    where it is 0 or 1 to double precision: no match can tell that
-    hypothesis from a slightly smaller gap (about 6,400 Elo and more)."""
+    """The expected score of ``elo``, refused (``UntestableHypothesis``
+    naming ``key``) where it is 0 or 1 to double precision: no match can
+    tell that hypothesis from a slightly smaller gap (above 6381.8359 Elo,
+    or below -120000)."""
     score = score_from_elo(elo)
     if not 0.0 < score < 1.0:
-        raise ValueError(f"SPRT: {key}={elo:g} is too far from 0 to test: its expected score is "
-                         f"{score:g} to double precision")
+        reach = "above 6381.8359" if score else "below -120000"
+        raise UntestableHypothesis(f"SPRT: {key}={_number(elo)} is too far from 0 to test: its expected score is "
+                                   f"{score:g} to double precision ({reach})")
     return score
 
 

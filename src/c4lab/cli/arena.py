@@ -213,12 +213,18 @@ def report_command(results: str, out_dir: str | None, as_json: bool) -> None:
     stopped = state = line = None
     if saved.sprt:  # the run's sequential test: say where it stopped the run, as the arena said then, or where it stands
         from c4lab.arena.runner import sprt_line, sprt_state
-        from c4lab.arena.stats import SPRT
+        from c4lab.arena.stats import SPRT, UntestableHypothesis
 
-        test = SPRT.parse(saved.sprt)
-        state = sprt_state(test, saved.config, list(games))
-        line = sprt_line(test, state)
-        stopped = line if state["accepted"] else None
+        try:
+            test = SPRT.parse(saved.sprt)
+        except UntestableHypothesis as exc:  # an earlier c4lab ran it; `c4lab arena` refuses it now
+            line = f"SPRT {saved.sprt}: not evaluated, {str(exc).removeprefix('SPRT: ')}"
+            if as_json:  # the JSON's "sprt" is null: the line says why (the text and the page print it)
+                click.echo(f"note: {line}", err=True)
+        else:
+            state = sprt_state(test, saved.config, list(games))
+            line = sprt_line(test, state)
+            stopped = line if state["accepted"] else None
     path = Path(results)
     folder = Path(out_dir) if out_dir else path.with_name(path.stem + "-report")
     if not folder.parent.is_dir():  # the report's own folder is made, not a path of folders to it
