@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import math
 import random
@@ -12,7 +13,15 @@ import pytest
 from c4lab.arena import stats
 from c4lab.arena.games import Game
 from c4lab.arena.ratings import fit_ratings
-from c4lab.arena.report import RATING_COLUMNS, RATING_NOTE, rating_rows, render_text, summarise, write_report
+from c4lab.arena.report import (
+    PRIOR_NOTE,
+    RATING_COLUMNS,
+    RATING_NOTE,
+    rating_rows,
+    render_text,
+    summarise,
+    write_report,
+)
 from c4lab.arena.schedule import ArenaConfig
 
 
@@ -67,12 +76,29 @@ def test_the_ratings_have_mean_0_and_do_not_depend_on_the_order_or_sides_of_the_
     assert by_agent(flipped) == pytest.approx(r)
 
 
+@pytest.mark.parametrize(("wins", "draws", "losses"), [(39, 0, 1), (9, 0, 1), (38, 1, 1), (75, 0, 25)])
+def test_a_near_sweep_is_as_far_apart_as_its_score_says_with_no_prior(wins: int, draws: int, losses: int) -> None:
+    """Where the games have a finite maximum they are fitted alone: 39-1
+    is 636.4 Elo apart, the pairing's figure and plain Bradley-Terry's.
+    One virtual draw a pairing, always added until now, read it as 39.5 of
+    41: 568.2 Elo (9-1: 320.7 for 381.7), a gap a reader of the pairing
+    beside it could not explain."""
+    fitted = fit_ratings(games("a", "b", wins, draws, losses))
+    assert fitted is not None and all(r.prior == 0 for r in fitted)
+    r = {x.agent: x.elo for x in fitted}
+    assert r["a"] - r["b"] == pytest.approx(stats.elo_from_score((wins + draws / 2) / (wins + draws + losses)))
+    assert r == pytest.approx(by_agent(games("a", "b", wins, draws, losses), prior=0))
+
+
 def test_a_sweep_gets_a_finite_rating_from_the_prior_of_one_draw_and_none_without() -> None:
     """10 wins of 10: one virtual draw makes the score 10.5 of 11 (528 Elo
     apart); plain maximum likelihood has no finite answer."""
     r = by_agent(games("a", "b", 10, 0, 0))
     assert r["a"] - r["b"] == pytest.approx(stats.elo_from_score(10.5 / 11))
     assert fit_ratings(games("a", "b", 10, 0, 0), prior=0) is None
+    swept = fit_ratings(games("a", "b", 40, 0, 0))  # 40.5 of 41: 763.4 Elo, said to come from the prior
+    assert swept is not None and [x.prior for x in swept] == [1.0, 1.0]
+    assert swept[0].elo - swept[1].elo == pytest.approx(stats.elo_from_score(40.5 / 41))
 
 
 def test_without_the_prior_a_group_that_won_every_game_against_the_rest_is_not_rated() -> None:
@@ -159,17 +185,34 @@ def test_the_report_shows_the_fitted_ratings_of_three_agents_or_more(tmp_path) -
     assert len(rows[0]) == len(RATING_COLUMNS)
     text = render_text(summary)
     assert "Fitted ratings" in text and " ".join(RATING_NOTE.split()) in " ".join(text.split())
+    assert "virtual draw" not in text  # no sweep: the games alone
     data = json.loads(json.dumps(summary.to_dict()))
     assert [r["spec"] for r in data["ratings"]] == ["x", "y", "z"]
     assert sum(r["elo"] for r in data["ratings"]) == pytest.approx(0, abs=0.05)
     assert all(r["elo_ci"][0] < r["elo"] < r["elo_ci"][1] for r in data["ratings"])
+    assert data["ratings_prior_draws"] == 0
     page = next(p for p in write_report(summary, tmp_path / "rep") if p.suffix == ".html").read_text()
-    assert "<h2>Fitted ratings</h2>" in page
+    assert "<h2>Fitted ratings</h2>" in page and "virtual draw" not in page
+
+
+def test_the_report_says_when_a_sweep_made_the_ratings_take_their_prior(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """z lost all its 16 games: no finite ratings fit them alone, so each
+    pairing gets one virtual draw, and the table's note, the page and
+    the JSON say so."""
+    summary = summarise(ArenaConfig(("x", "y", "z"), games=8), _arena_games([("x", "y", 6, 2), ("x", "z", 8, 0),
+                                                                              ("y", "z", 8, 0)]))
+    assert summary.ratings is not None and [r.agent for r in summary.ratings] == ["x", "y", "z"]
+    assert " ".join(PRIOR_NOTE.split()) in " ".join(render_text(summary).split())
+    assert summary.to_dict()["ratings_prior_draws"] == 1.0
+    page = next(p for p in write_report(summary, tmp_path / "rep") if p.suffix == ".html").read_text()
+    assert html.escape(PRIOR_NOTE) in page
 
 
 def test_two_agents_show_no_fitted_table_but_the_json_has_their_ratings() -> None:
     summary = summarise(ArenaConfig(("x", "y"), games=8), _arena_games([("x", "y", 6, 2)]))
     assert "Fitted ratings" not in render_text(summary)
     data = summary.to_dict()["ratings"]
-    assert data[0]["elo"] - data[1]["elo"] == pytest.approx(stats.elo_from_score(6.5 / 9), abs=0.05)
+    # the pairing's Elo: 6 of 8 (it was 6.5 of 9, one virtual draw added)
+    assert data[0]["elo"] - data[1]["elo"] == pytest.approx(summary.pairings[0].games.elo, abs=0.05)
+    assert summary.pairings[0].games.elo == pytest.approx(stats.elo_from_score(0.75))
     assert not math.isnan(data[0]["elo"])

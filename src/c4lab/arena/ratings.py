@@ -18,13 +18,20 @@ one scale.
 
 Choices, each stated in the report:
 
-* **A prior of one virtual draw a pairing** (``PRIOR_DRAWS``): an agent
-  that won every game would otherwise have no finite rating (as a sweep
-  has no finite Elo in ``stats``).  It pulls ratings towards the mean:
-  with 100 games at 75 %, 189 instead of 191 Elo apart; in simulated
-  round robins of agents at -300/-100/0/+100/+300 the outermost by 8-13
-  Elo with 40 games a pairing, by 40-47 with 10, and at -600/0/+600 with
-  10 games (mostly sweeps) by about 220 (``benchmarks/stats_coverage.py``).
+* **Plain maximum likelihood, a prior only where it has no answer**:
+  the games alone are fitted, so two agents' difference is the Elo of
+  their score, the pairing's figure (39-1: 636 Elo).  Where some agents
+  won (or lost) every game they played against the rest, no finite
+  ratings fit those games (as a sweep has no finite Elo in ``stats``);
+  then, and only then, one virtual draw is added to each pairing
+  (``PRIOR_DRAWS``; ``Rating.prior`` says which), and the report says so.
+  The prior was always added until this version: it pulled near-sweeps
+  in, 39-1 to 568 Elo (the score 39.5 of 41), 9-1 from 382 to 321, and
+  in simulated round robins of agents at -300/-100/0/+100/+300 with 10
+  games a pairing the outermost by about 40 Elo, where the plain fit is
+  off by about 19, outwards (``benchmarks/stats_coverage.py``).  A sweep
+  is still read through the prior: 40-0 is 763 Elo apart (40.5 of 41),
+  10-0 529, a figure the prior makes.
 * **Intervals** from the curvature of the likelihood at its maximum (the
   inverse of the Fisher information, in the space of ratings with mean 0),
   each an agent's rating against the mean of the field, at the normal
@@ -51,7 +58,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-#: Virtual draws added to each pairing that played (see the module's docstring).
+#: Virtual draws added to each pairing where the games alone fit no finite ratings (see the module's docstring).
 PRIOR_DRAWS = 1.0
 #: Elo per natural unit of the logistic: ``r = ELO_UNIT * theta``.
 ELO_UNIT = 400 / math.log(10)
@@ -66,6 +73,9 @@ class Rating:
     elo: float
     low: float
     high: float
+    #: The virtual draws this fit added to each pairing: 0, or ``PRIOR_DRAWS``
+    #: where the games alone have no finite maximum (a sweep).
+    prior: float = 0.0
 
 
 def fit_ratings(outcomes: Iterable[tuple[str, str, str]], level: float = 0.95, prior: float = PRIOR_DRAWS) -> tuple[Rating, ...] | None:
@@ -73,8 +83,9 @@ def fit_ratings(outcomes: Iterable[tuple[str, str, str]], level: float = 0.95, p
     result)``, result ``"A"``, ``"B"`` or ``"draw"``: the ``stats.rank``
     outcomes), best first (equal ratings by name); ``None`` when the agents
     do not all meet, directly or through others, or when no finite
-    ratings fit (only without a prior).  ``prior``: the virtual draws a
-    pairing gets (0: plain maximum likelihood, none for a sweep)."""
+    ratings fit (only without a prior).  The games alone are fitted where
+    they have a finite maximum; ``prior`` is the virtual draws each pairing
+    gets where they have none (0: no ratings then)."""
     agents: dict[str, int] = {}
     counts: dict[tuple[int, int], list[int]] = {}  # (i, j), i < j -> i's wins, draws, losses
     for first, second, result in outcomes:
@@ -90,6 +101,28 @@ def fit_ratings(outcomes: Iterable[tuple[str, str, str]], level: float = 0.95, p
     n = len(agents)
     if n == 0:
         return ()
+    fitted = _fit(n, counts, 0.0)
+    used = 0.0
+    if fitted is None and prior > 0:  # a sweep: no finite maximum without the prior
+        fitted, used = _fit(n, counts, prior), prior
+    if fitted is None:
+        return None
+    theta, covariance = fitted
+    z = NormalDist().inv_cdf(0.5 + level / 2)
+    ratings = []
+    for k, name in enumerate(agents):
+        half = z * math.sqrt(max(float(covariance[k, k]), 0.0)) * ELO_UNIT
+        elo = float(theta[k]) * ELO_UNIT + 0.0  # + 0.0: no -0.0
+        ratings.append(Rating(name, elo, elo - half, elo + half, used))
+    ratings.sort(key=lambda r: (-round(r.elo, 9), r.agent))
+    return tuple(ratings)
+
+
+def _fit(n: int, counts: dict[tuple[int, int], list[int]], prior: float) -> tuple[np.ndarray, np.ndarray] | None:
+    """The ratings (natural units, mean 0) and their covariance that make
+    ``counts`` (``(i, j)``: i's wins, draws and losses against j) most
+    likely, ``prior`` virtual draws added to each pairing; ``None`` where
+    the agents do not all meet or no finite ratings fit."""
     games = np.zeros((n, n))  # games[i, j]: games between i and j, the prior's included
     points = np.zeros((n, n))  # points[i, j]: i's points against j, the prior's included
     for (i, j), (w, d, lost) in counts.items():
@@ -104,16 +137,7 @@ def fit_ratings(outcomes: Iterable[tuple[str, str, str]], level: float = 0.95, p
     theta = _maximise(games, points)
     if theta is None:  # it did not settle
         return None
-    covariance = np.linalg.pinv(_information(games, theta))
-    z = NormalDist().inv_cdf(0.5 + level / 2)
-    names = list(agents)
-    ratings = []
-    for k, name in enumerate(names):
-        half = z * math.sqrt(max(float(covariance[k, k]), 0.0)) * ELO_UNIT
-        elo = float(theta[k]) * ELO_UNIT + 0.0  # + 0.0: no -0.0
-        ratings.append(Rating(name, elo, elo - half, elo + half))
-    ratings.sort(key=lambda r: (-round(r.elo, 9), r.agent))
-    return tuple(ratings)
+    return theta, np.linalg.pinv(_information(games, theta))
 
 
 def _connected(met: np.ndarray) -> bool:

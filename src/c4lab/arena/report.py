@@ -124,6 +124,8 @@ class Summary:
                 {"spec": r.agent, "elo": round(r.elo, 2), "elo_ci": [round(r.low, 2), round(r.high, 2)]}
                 for r in self.ratings
             ],
+            # the virtual draws a pairing the fit took: 0, or 1 where the games alone fit no finite ratings
+            "ratings_prior_draws": None if not self.ratings else self.ratings[0].prior,
         }
 
 
@@ -275,9 +277,20 @@ RATING_COLUMNS = ("#", "agent", "Elo (fitted)", "95% CI")
 #: Under the fitted ratings: what they are (``ratings``).
 RATING_NOTE = (
     "Fitted ratings: the logistic Elo model fitted to every game at once (maximum likelihood, as BayesElo "
-    "and Ordo do; the mean rating is 0, one virtual draw a pairing), so two agents' difference is their Elo "
+    "and Ordo do; the mean rating is 0), so two agents' difference is their Elo "
     "difference even where they never met; the intervals are each agent's against the field's mean."
 )
+#: After ``RATING_NOTE`` where the fit took its prior (``Rating.prior``): the games alone had no finite maximum.
+PRIOR_NOTE = (
+    "Some agents won or lost every game against the rest, which no finite ratings fit: one virtual draw was "
+    "added to each pairing (40-0 read as 40.5-0.5, 763 Elo apart), so these ratings are pulled towards 0."
+)
+
+
+def rating_note(summary: Summary) -> str:
+    """``RATING_NOTE``, and ``PRIOR_NOTE`` after it where the fit needed its prior."""
+    ratings = summary.ratings or ()
+    return RATING_NOTE + (f" {PRIOR_NOTE}" if ratings and ratings[0].prior else "")
 #: Under the ranking, when some answer's seconds are not in "mean s/move".
 LEFT_OUT_NOTE = (
     "mean s/move is over the moves played: an answer that lost its game on time or as an illegal move is left "
@@ -446,7 +459,7 @@ def render_text(summary: Summary) -> str:
         console.print(f">= / <=: {NO_ESTIMATE}.")
     if _rated(summary):
         table("Fitted ratings", RATING_COLUMNS, rating_rows(summary), ("agent",))
-        console.print(RATING_NOTE)
+        console.print(rating_note(summary))
     if len(summary.table.agents) > 2:
         header, *rows = cross_rows(summary)
         table("Cross table (row's score against column)", header, rows, ("",))
@@ -679,7 +692,7 @@ def _html(summary: Summary, images: dict[str, bytes], stopped: str | None = None
     )
     header, *rows = cross_rows(summary)
     cross = f"<h2>Cross table</h2>\n{table(header, rows)}" if len(summary.table.agents) > 2 else ""
-    fitted = (f"<h2>Fitted ratings</h2>\n{table(RATING_COLUMNS, rating_rows(summary))}\n<p>{esc(RATING_NOTE)}</p>"
+    fitted = (f"<h2>Fitted ratings</h2>\n{table(RATING_COLUMNS, rating_rows(summary))}\n<p>{esc(rating_note(summary))}</p>"
               if _rated(summary) else "")
     lost = (f"<h2>Forfeits</h2>\n{table(FORFEIT_COLUMNS, forfeit_rows(summary))}\n<p>{esc(FORFEIT_NOTE)}</p>"
             f"\n<p>{esc(FORFEIT_WHERE)}</p>" if summary.forfeits else "")
