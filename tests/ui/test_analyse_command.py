@@ -205,8 +205,26 @@ def test_at_the_end_of_a_line_e_leaves_and_the_board_says_who_won() -> None:
     assert status == 0
     assert "A (white) wins: four in a row (d1 d2 d3 d4)." in text
     assert "A (white) plays d." in text and "human" not in text
-    assert text.count("The game is over: u takes the last move back, e leaves.") == 2  # again after "x"
+    assert text.count("The game is over: u takes the last move back, e leaves.") == 1
+    assert "'x' is not a key here: u takes the last move back, e leaves." in text  # not the line again alone
     assert text.rstrip().endswith("The position on the board: 7x6:dcdcdcd")
+
+
+def test_at_the_end_of_a_line_an_answer_not_understood_is_named_as_a_bad_column_is() -> None:
+    """Review: any answer but u, r or e at the line's end only repeated the
+    line; it is named as the move question names a bad column ("'x' is
+    not a column: ..."), and Enter alone asks again with no reproach."""
+    keys = Script("d", "", "hello", "r", "u", "e", "y")
+    settings = GameSettings(board="7x6:dcdcdc", players=("human", "human"), first="1", analyse=True)
+    out = io.StringIO()
+    TerminalGame(settings, console=Console(file=out, no_color=True, width=200), read=keys).run()
+    text = out.getvalue()
+    over = [prompt for prompt in keys.prompts if prompt == "u or e: "]
+    assert len(over) == 4  # after d, after Enter, after hello, after r
+    said = text.split("The game is over: u takes the last move back, e leaves.\n", 1)[1]
+    assert said.startswith("'hello' is not a key here: u takes the last move back, e leaves.\n"
+                           "Nothing to play again: this is the end of the line.")
+    assert "Taken back: A (white) plays d." in text
 
 
 def test_at_the_end_of_a_line_the_question_offers_only_the_keys_that_do_something() -> None:
@@ -240,6 +258,25 @@ def test_leaving_after_u_prints_the_whole_line_too_so_the_moves_taken_back_are_n
                                   "The whole line (u took back its last 2 moves): 7x6:dcb")
     _, text = analysis_tui("7x6", "d", "c", "u", "r", "e", "y")  # r played it again: the line is the board's
     assert text.rstrip().endswith("The position on the board: 7x6:dc")
+
+
+def test_what_u_did_is_said_under_the_board_drawn_next_and_not_over_the_ban_question_after_it() -> None:
+    """Review: on a colour terminal, "Taken back: A (white) plays a." stayed
+    under the board through the ban question of the next drop on the bonus
+    cell, as if it spoke of the drop; the note on a move played stays there
+    (the last move before the drop)."""
+    for keys, kept in ((("a", "u", "b"), ""), (("a", "b"), "A (white) plays a.")):
+        out = io.StringIO()
+        console = Console(file=out, force_terminal=True, color_system="standard", width=120, height=40)
+        settings = GameSettings(board="5x4/Bb1", players=("human", "human"), first="1", analyse=True)
+        TerminalGame(settings, console=console, read=Script(*keys, "", "exit")).run()
+        screens = [re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", screen) for screen in out.getvalue().split("\x1b[2J")]
+        asked = next(screen for screen in screens if "Your piece lands on the bonus cell" in screen)
+        assert "Taken back" not in asked
+        assert kept in asked
+        if "u" in keys:
+            after_u = screens[screens.index(asked) - 1]
+            assert "Taken back: A (white) plays a." in after_u
 
 
 def test_a_notice_that_u_did_nothing_goes_with_the_next_move() -> None:

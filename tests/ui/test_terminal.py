@@ -500,6 +500,18 @@ def test_between_two_people_u_takes_back_one_move_and_at_the_ban_question_the_dr
     assert "The moves so far: 5x5/Bb1:cd" in out
 
 
+def test_what_u_took_back_is_said_under_the_next_board_only_not_over_the_ban_question() -> None:
+    """As on the analysis board: on a colour terminal "1 move taken back:
+    ..." stayed under the board through the ban question of the next drop
+    on the bonus cell."""
+    settings = GameSettings(board="5x5/Bb1", players=("human", "human"), first="1")
+    out, _, _ = game(settings, "a", "u", "b", "", "exit", color=True)
+    screens = [re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", screen) for screen in out.split("\x1b[2J")]
+    asked = next(screen for screen in screens if "Your piece lands on the bonus cell" in screen)
+    assert "taken back" not in asked
+    assert "1 move taken back: A (white) plays a." in screens[screens.index(asked) - 1]
+
+
 def test_u_says_which_moves_it_took_back_a_ban_piece_too() -> None:
     """"2 moves taken back." said neither which nor that the ban piece went
     with the drop on the bonus cell (the bonus cell back on the board)."""

@@ -88,6 +88,14 @@ def not_a_column(entry: str, width: int) -> str:
     return f"{entry!r} is not a column: type a letter a-{column_letter(width - 1)} or a number 1-{width}."
 
 
+def not_a_key(entry: str, keys: str) -> str:
+    """Why ``entry`` (stripped) answers a question whose answers are keys
+    with none of them (``keys``: the keys and what each does, in words), as
+    ``not_a_column`` says it of a column: the terminal analysis board at
+    the end of its line, ``c4lab connect`` after a game."""
+    return f"{entry!r} is not a key here: {keys}."
+
+
 def column_full(column: int) -> str:
     """Why a move in ``column`` (0-based), which is full, is refused."""
     return f"Column {column_letter(column)} is full: choose another one."

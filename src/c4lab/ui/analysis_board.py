@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, cast
 from rich.console import Console
 
 from c4lab.agents import Agent, QuitGame, make_agent
-from c4lab.agents.human import QUIT_WORDS, ban_offer
+from c4lab.agents.human import QUIT_WORDS, ban_offer, not_a_key
 from c4lab.game import Turn, play_game
 from c4lab.rules import Move, Position
 from c4lab.rules.setup import starting_position
@@ -38,8 +38,10 @@ if TYPE_CHECKING:  # the board's turns are the game's (``TerminalGame`` inherits
 #: The analysis board's status line while it works out the scores.
 SCORING = "working out every column's score"
 #: The analysis board's question at the end of its line, and what it says before it: no r, as a finished
-#: game is always the end of its line (r there says "Nothing to play again").
-LINE_OVER = "The game is over: u takes the last move back, e leaves."
+#: game is always the end of its line (r there says "Nothing to play again"); any other answer is told
+#: the keys (``not_a_key``).
+LINE_OVER_KEYS = "u takes the last move back, e leaves"
+LINE_OVER = f"The game is over: {LINE_OVER_KEYS}."
 LINE_OVER_PROMPT = "u or e: "
 
 
@@ -187,14 +189,14 @@ class AnalysisBoard(TerminalScreen):
         )
         if not self.color:
             self.say("\n" + header)
-        notice = ""  # why the last u or r did nothing: under the board until the next move
+        notice = ""  # what the last u, r or s did: under the board drawn next only (``TurnScreen.say_once``)
         title = f"Analysis board on {start.notation}."
         while True:
             here = empty.play(*line[:ply])
             # the board's turns are a game's (``TerminalGame``, the only class that inherits the board)
             screen = TurnScreen(cast("TerminalGame", self), header, {"A": 0, "B": 1}, 0.0, here, named=False,
                                 title=title)
-            screen.note, notice = notice, ""
+            screen.say_once(notice)
 
             def on_move(turn: Turn, screen: TurnScreen = screen) -> None:
                 nonlocal ply, line
@@ -212,10 +214,12 @@ class AnalysisBoard(TerminalScreen):
                 self.show(over, header, screen.note, title=title, under=under)
                 self.say(result)
                 self.say(LINE_OVER)
-                while True:  # u and r end this wait (``LineStep``), and e
-                    if self.read(LINE_OVER_PROMPT).strip().lower() in QUIT_WORDS:
+                while True:  # u and r end this wait (``LineStep``), and e; Enter alone asks again, no reproach
+                    answer = self.read(LINE_OVER_PROMPT).strip()
+                    if answer.lower() in QUIT_WORDS:
                         raise QuitGame
-                    self.say(LINE_OVER)
+                    if answer:  # what was not understood, as the move question says it of a column
+                        self.say(not_a_key(answer, LINE_OVER_KEYS))
             except SolveOn:
                 notice = self.solve_on(empty.play(*line[:ply]))
             except LineStep as step:

@@ -67,6 +67,7 @@ from c4lab.agents.human import (
     move_prompt,
     not_a_ban,
     not_a_column,
+    not_a_key,
     read_move_with_ban,
 )
 from c4lab.rules import Move, Position
@@ -777,7 +778,7 @@ class OnlineClient:
             self.say("You have offered a rematch already: waiting for the answer.")
             return
         else:
-            self.say(f"{entry!r} is not a key here: {self._after_prompt().rstrip(': ')}.")
+            self.say(not_a_key(entry, self._after_prompt().rstrip(": ")))
             return
         await ws.send(link.rematch(action))
         self._in_flight = True

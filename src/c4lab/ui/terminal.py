@@ -225,7 +225,8 @@ class TerminalGame(AnalysisBoard):
                     )
                     break
                 except LineStep as step:
-                    here, screen.note = self.take_back(screen.position, start.ply, by_side, step.delta)
+                    here, said = self.take_back(screen.position, start.ply, by_side, step.delta)
+                    screen.say_once(said)
         except (QuitGame, KeyboardInterrupt) as stop:
             self.say(f"\nGame abandoned. The moves so far: {screen.position.notation}")
             if isinstance(stop, KeyboardInterrupt):

@@ -100,6 +100,14 @@ class TerminalScreen:
         if ban_scores is not None:
             self.say(ban_scores[1][0])
 
+    def forget_note(self) -> None:
+        """The note under the screen drawn last is said: a redraw of that
+        screen (``draw_board``: the piece on the bonus cell before the ban
+        question) leaves it out."""
+        if self._on_screen is not None:
+            header, title, _ = self._on_screen
+            self._on_screen = (header, title, "")
+
     def _in_colour(self, position: Position) -> bool:
         """Whether ``position`` is drawn as the coloured board: on a colour
         terminal wide enough for it (a 12x12 analysis board needs 51

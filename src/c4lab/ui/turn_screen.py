@@ -37,7 +37,16 @@ class TurnScreen:
         self.position = start  # the last position shown: where an abandoned game stopped
         self.start_ply = start.ply  # u never takes back the moves the game started from
         self.note = ""
+        self._once = False  # the note says what a key did (u, r, s): under the next board only
         self.thinking: _Thinking | None = None
+
+    def say_once(self, note: str) -> None:
+        """``note`` (what a key did: u, r, s) under the board drawn next,
+        and no other: a drop on the bonus cell then draws the board again
+        for the ban question, where "Taken back: A (white) plays a." stayed
+        as if it spoke of the drop.  The note on a move played stays there
+        (the last move before the drop)."""
+        self.note, self._once = note, bool(note)
 
     def before_move(self, position: Position) -> None:
         self.position = position
@@ -49,6 +58,9 @@ class TurnScreen:
             self.game.take_back_offered = before is not None
         under = self.game.move_rows(position, self.game.players[index].is_human)
         self.game.show(position, self.header, self.note, scores, title=self.title, under=under)
+        if self._once:  # said: the ban question's board, drawn next, leaves it out
+            self.note, self._once = "", False
+            self.game.forget_note()
         if self.game.live and not self.game.players[index].is_human:
             self.thinking = _Thinking(self.game, self.game.labels[index])
 
