@@ -21,6 +21,7 @@ def test_every_end_of_a_game_is_one_sentence_naming_the_winner_and_how() -> None
     assert result_words("A", "forfeit") == "A (white) wins: B (black) forfeited (away too long)"
     assert result_words("draw", "full") == "Draw: the board is full"
     assert result_words(None, "abandoned") == "Abandoned: the players left"
+    assert result_words(None, "abandoned", left="you") == "Abandoned: you left"  # a terminal game a person quit
 
 
 def test_where_no_board_stands_beside_the_words_the_letter_alone() -> None:

@@ -34,7 +34,7 @@ def test_a_game_can_start_from_a_position_string() -> None:
     assert "A (white) is player 2 (random:seed=1); B (black) is player 1 (you); B (black) to move." in out
     assert "moves first" not in out
     assert keys.prompts[0].startswith("B (black) to move")
-    abandoned = out.split("The moves so far: ")[1].split()[0]
+    abandoned = out.split("The game so far in notation: ")[1].split()[0]
     assert abandoned.startswith("7x6:aaad") and len(abandoned) == len("7x6:aaad") + 1
 
 
@@ -52,7 +52,21 @@ def test_invalid_entries_are_explained_and_asked_again() -> None:
     assert "'x' is not a column" in out
     assert "'9' is not a column" in out
     assert "Column a is full" in out
-    assert "Game abandoned. The moves so far: 4x4:aaaab" in out
+    assert "Abandoned: you left.\nThe game so far in notation: 4x4:aaaab" in out
+
+
+def test_a_game_left_unfinished_ends_in_a_result_sentence_and_its_moves_start_the_next_game() -> None:
+    """Review: quitting said "Game abandoned. The moves so far: ...", in
+    words no other screen used; a result is one sentence on every screen
+    ("Abandoned: the players left" on the page), and the moves, pasted
+    back as --board, start a game where this one stopped."""
+    settings = GameSettings(board="7x6", players=("human", "human"), first="1")
+    out, status, _ = game(settings, "d", "c", "exit")
+    assert status == 0
+    assert out.endswith("\nAbandoned: you left.\nThe game so far in notation: 7x6:dc\n")
+    pasted = out.rsplit("The game so far in notation: ", 1)[1].strip()
+    again, _, keys = game(GameSettings(board=pasted, players=("human", "human"), first="1"), "exit")
+    assert "Game 1 on 7x6:dc:" in again and keys.prompts[0].startswith("A (white) to move")
 
 
 def test_play_again_starts_a_new_game_and_ends_on_no() -> None:
@@ -103,7 +117,7 @@ def test_a_bonus_landing_asks_the_person_for_a_ban() -> None:
     settings = GameSettings(board="5x5/Bb1", players=("human", "human"), first="1")
     out, _, keys = game(settings, "b", "c", "e")
     assert any(p.startswith("Ban column") for p in keys.prompts)
-    assert "The moves so far: 5x5/Bb1:b+c" in out
+    assert "The game so far in notation: 5x5/Bb1:b+c" in out
 
 
 def test_on_a_12_column_board_the_ban_question_names_its_columns_as_ranges_and_fits_80_columns() -> None:
@@ -302,7 +316,8 @@ class _CtrlCAfter:
 @pytest.mark.parametrize(
     ("settings", "keys", "said"),
     [
-        (GameSettings(players=("human", "human"), first="1"), ("d", "c"), "Game abandoned. The moves so far: 7x6:dc"),
+        (GameSettings(players=("human", "human"), first="1"), ("d", "c"),
+         "Abandoned: you left.\nThe game so far in notation: 7x6:dc"),
         (GameSettings(board="4x4", players=("human", "human"), first="1"), ("a", "b", "a", "b", "a", "b", "a"),
          "The game in notation: 4x4:abababa"),  # Ctrl-C at "Play again?"
         (GameSettings(board="7x6:dd", players=("human", "human"), analyse=True), ("c",),
@@ -441,7 +456,7 @@ def test_at_a_terminal_an_arrow_key_edits_the_entry_and_is_no_part_of_it() -> No
     shown = _at_a_terminal(["play", "--tui", "--board", "4x4", "-1", "human", "-2", "human", "--first", "1",
                             "--no-color"], [b"d" + left + b"\r", up + b"\r", b"exit\r"])
     assert "is not a column" not in shown, shown
-    assert "Game abandoned. The moves so far: 4x4:dd" in shown, shown
+    assert "Abandoned: you left.\r\nThe game so far in notation: 4x4:dd" in shown, shown
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="a POSIX pseudo-terminal")
@@ -478,7 +493,7 @@ def test_u_takes_back_the_person_s_last_move_and_the_agent_s_reply() -> None:
     # u is offered once the person has a move to take back; before, it only says there is none
     assert keys.prompts[:2] == ["A (white) to move: column a-g or 1-7 (column e: 5), e to exit: "] * 2
     assert keys.prompts[2] == "A (white) to move: column a-g or 1-7 (column e: 5), u to take back, e to exit: "
-    abandoned = out.split("The moves so far: ")[1].split()[0]
+    abandoned = out.split("The game so far in notation: ")[1].split()[0]
     assert abandoned.startswith("7x6:ggb") and len(abandoned) == len("7x6:ggb") + 1  # a's line is gone
 
 
@@ -497,7 +512,7 @@ def test_between_two_people_u_takes_back_one_move_and_at_the_ban_question_the_dr
     out, _, keys = game(settings, "a", "u", "b", "u", "c", "d", "e")
     assert "1 move taken back: A (white) plays a." in out and "The drop on the bonus cell is taken back." in out
     assert any(p.startswith("Ban column") and "u to take the drop back" in p for p in keys.prompts)
-    assert "The moves so far: 5x5/Bb1:cd" in out
+    assert "The game so far in notation: 5x5/Bb1:cd" in out
 
 
 def test_what_u_took_back_is_said_under_the_next_board_only_not_over_the_ban_question() -> None:
@@ -520,7 +535,7 @@ def test_u_says_which_moves_it_took_back_a_ban_piece_too() -> None:
     said = re.search(r"2 moves taken back: A \(white\) plays b, on the bonus cell, and drops the ban piece in d; "
                      r"B \(black\) plays [a-f]\.", out)
     assert said is not None, out
-    assert "The moves so far: 6x5/Xc2/Bb1\n" in out
+    assert "The game so far in notation: 6x5/Xc2/Bb1\n" in out
 
 
 def test_u_at_play_again_is_no_move_to_take_back_but_an_answer_asked_again() -> None:

@@ -45,6 +45,7 @@ def result_words(
     winner: Callable[[str], str] | None = None,
     names: dict[str, str] = SIDE_NAMES,
     win_line: str = "",
+    left: str = "the players",
 ) -> str:
     """How a game ended, one sentence without its full stop: "A (white)
     wins: four in a row", "B (black) wins: A (white) resigned", "A
@@ -53,7 +54,8 @@ def result_words(
     winner, as the subject of "wins" ("A (white), Ann," with its closing
     comma), else by ``names``; the loser is named by ``names``
     (its player is in the line already).  ``win_line``: the four cells,
-    said after "four in a row".
+    said after "four in a row".  ``left``: who left a game abandoned (the
+    terminal game a person quit: "Abandoned: you left").
 
     >>> result_words("B", "four")
     'B (black) wins: four in a row'
@@ -72,5 +74,5 @@ def result_words(
             how += f" ({win_line})"
         return f"{who} wins: {how}"
     if reason == "abandoned":
-        return "Abandoned: the players left"
+        return f"Abandoned: {left} left"
     return "No result" + (f" ({reason})" if reason else "")

@@ -27,7 +27,7 @@ from c4lab.agents.base import warm_up
 from c4lab.game import play_game
 from c4lab.rules import Move, Position, Variant
 from c4lab.rules.setup import check_start, starting_position
-from c4lab.rules.sides import SIDE_NAMES, side_with_name
+from c4lab.rules.sides import SIDE_NAMES, result_words, side_with_name
 from c4lab.ui.analysis_board import AnalysisBoard
 from c4lab.ui.board_view import move_words, split_prompt
 from c4lab.ui.line_keys import LineStep, with_line_keys
@@ -186,8 +186,9 @@ class TerminalGame(AnalysisBoard):
             return EXIT_INTERRUPTED
 
     def play_one(self, number: int) -> bool:
-        """One game; False if a person quit in the middle (Ctrl-C: the moves
-        so far, then ``KeyboardInterrupt`` again)."""
+        """One game; False if a person quit in the middle ("Abandoned: you
+        left." and the moves so far; Ctrl-C: then ``KeyboardInterrupt``
+        again)."""
         start = starting_position(self.settings.board, self.settings.bonus, self.rng)
         for agent in self.players:  # one that cannot play on this board: refused before the board is drawn
             agent.check_board(start.variant)
@@ -228,7 +229,9 @@ class TerminalGame(AnalysisBoard):
                     here, said = self.take_back(screen.position, start.ply, by_side, step.delta)
                     screen.say_once(said)
         except (QuitGame, KeyboardInterrupt) as stop:
-            self.say(f"\nGame abandoned. The moves so far: {screen.position.notation}")
+            # the result's one sentence, as a game the page's players left ends; the moves, to paste back
+            self.say(f"\n{result_words(None, 'abandoned', left='you')}.")
+            self.say(f"The game so far in notation: {screen.position.notation}")
             if isinstance(stop, KeyboardInterrupt):
                 raise
             return False
