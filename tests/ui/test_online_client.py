@@ -185,13 +185,17 @@ class Keys:
             raise EOFError
         return line
 
-    def answer(self, start: str, line: str | None) -> None:
-        """Type ``line`` (None: the end of input) at the prompt open now, once
-        there is one that starts with ``start`` and was not answered yet."""
+    def asked(self, start: str) -> None:
+        """Wait for a prompt open now that starts with ``start`` and was not answered yet."""
         deadline = time.monotonic() + WAIT
         while not (len(self.prompts) > self.answered and self.prompts[-1].startswith(start)):
             assert time.monotonic() < deadline, f"no prompt {start!r}; the prompts: {self.prompts}"
             time.sleep(0.01)
+
+    def answer(self, start: str, line: str | None) -> None:
+        """Type ``line`` (None: the end of input) at the prompt open now, once
+        there is one that starts with ``start`` and was not answered yet."""
+        self.asked(start)
         self.answered = len(self.prompts)
         self.lines.put(line)
 
@@ -542,7 +546,7 @@ def test_the_client_waits_out_a_slow_restart_and_says_it_is_retrying(tmp_path) -
     with OwnServer(tmp_path) as own:
         keys = LiveKeys()
         client = Running(own.link, keys, token=own.ann, retry_delay=0.01)
-        client.wait_for("Your move, A (white).")
+        keys.asked("A (white) to move")
         own.first.stop()
         deadline = time.monotonic() + WAIT
         while client.client.attempts < 20:
@@ -568,7 +572,7 @@ def test_a_player_keeps_trying_as_long_as_the_server_keeps_the_seat(tmp_path) ->
         keys, watching = LiveKeys(), LiveKeys()
         player = Running(own.link, keys, token=own.ann, retry_delay=60)
         spectator = Running(own.link, watching, watch=True, retry_delay=60)
-        player.wait_for("Your move, A (white).")
+        keys.asked("A (white) to move")
         spectator.wait_for("You are watching.")
         own.first.stop()
         player.wait_for("connecting again, for up to 10 minutes...")
@@ -586,7 +590,7 @@ def test_while_the_connection_is_down_a_line_typed_is_answered_at_once_and_e_lea
         keys = LiveKeys()
         # a long pause before connecting again: the person acts during it
         client = Running(own.link, keys, token=own.ann, retry_delay=60)
-        client.wait_for("Your move, A (white).")
+        keys.asked("A (white) to move")
         own.first.stop()
         client.wait_for("Connection lost")
         assert "(e exits)" in client.output.split("Connection lost")[1]
@@ -1165,7 +1169,7 @@ def test_a_move_played_on_the_seats_other_connection_closes_the_column_prompt_he
     ann = _AtATerminal(f"{server.url}/r/{code}", token=ann_token)
     page = Player(server, code, ann_token)  # Ann's other connection
     try:
-        ann.wait_for("Your move, A (white).\nA (white) to move: column")
+        ann.wait_for("a b c d e f g\nA (white) to move: column")  # the move question under the board, alone
         page.play("d")
         ann.wait_for("B (black), Bob, to move.")
         bob.play("c")
@@ -1176,7 +1180,7 @@ def test_a_move_played_on_the_seats_other_connection_closes_the_column_prompt_he
             return ann.output.split("B (black), Bob, plays c.")[1]
 
         deadline = time.monotonic() + WAIT
-        while "Your move, A (white).\nA (white) to move: column" not in after():  # and her turn's prompt again
+        while "A (white) to move: column" not in after():  # and her turn's prompt again
             assert time.monotonic() < deadline, ann.output
             time.sleep(0.01)
         ann.keyboard.lines.put("d")
@@ -1189,6 +1193,47 @@ def test_a_move_played_on_the_seats_other_connection_closes_the_column_prompt_he
         page.close()
         bob.close()
     assert room_state(server, code)["position"] == "7x6:dcd"
+
+
+def test_a_player_s_turn_is_said_once_by_the_move_question(server: BackgroundServer) -> None:
+    """Review: "Your move, A (white)." came right over the move question
+    "A (white) to move: column ...", which says the same.  The question
+    alone says it (the first move, and after the opponent's, where the
+    line read on their turn is given the question); where it cannot be
+    shown again (the output piped, the keyboard a terminal) the line
+    still says whose move it is."""
+    code, ann_token = new_room(server)
+    bob = Player(server, code, join(server, code, "Bob"))
+    ann = _AtATerminal(f"{server.url}/r/{code}", token=ann_token)
+    try:
+        ann.wait_for("a b c d e f g\nA (white) to move: column")
+        ann.keyboard.lines.put("d")
+        ann.wait_for("B (black), Bob, to move.")
+        bob.play("c")
+        deadline = time.monotonic() + WAIT
+        while ann.output.count("A (white) to move: column") < 2:
+            assert time.monotonic() < deadline, ann.output
+            time.sleep(0.01)
+        ann.keyboard.lines.put("exit")
+        assert ann.finish() == 0
+    finally:
+        bob.close()
+    assert "Your move" not in ann.output
+    assert ann.output.count("A (white) to move: column") == 2, ann.output
+    code, ann_token = new_room(server)
+    bob = Player(server, code, join(server, code, "Bob"))
+    keys = LiveKeys()  # a person typing, the output not a terminal: no prompt drawn again
+    piped = Running(f"{server.url}/r/{code}", keys, token=ann_token)
+    try:
+        keys.answer("A (white) to move", "d")
+        bob.play("c")
+        piped.wait_for("B (black), Bob, plays c.")
+        piped.wait_for("Your move, A (white).")
+        keys.answer("", None)
+        assert piped.finish() == 0
+    finally:
+        bob.close()
+    assert piped.output.count("Your move, A (white).") == 1, piped.output  # not before the first question
 
 
 def test_leaving_a_local_room_says_the_way_back_and_no_forfeit(server: BackgroundServer) -> None:

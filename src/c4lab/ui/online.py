@@ -195,9 +195,15 @@ class OnlineClient:
 
     def _prompt_again(self) -> None:
         """The open prompt again, under what was printed (on a terminal)."""
-        if (self._entry is not None and isinstance(self.read, KeyboardLines) and is_tty(self.console)
+        if (self._prompts_again() and isinstance(self.read, KeyboardLines)
                 and (self._asking_prompt or self.read.editor is not None)):  # (an editor: what was typed, too)
             self.read.show_prompt(self._asking_prompt)
+
+    def _prompts_again(self) -> bool:
+        """Whether a line is being read whose prompt ``_prompt_again`` can
+        draw again: on a terminal (its output piped, what was printed would
+        be all a person sees)."""
+        return self._entry is not None and isinstance(self.read, KeyboardLines) and is_tty(self.console)
 
     def _label(self, side: str) -> str:
         assert self.room is not None
@@ -495,7 +501,12 @@ class OnlineClient:
                 self._announce_result(room)
             return self._after_game(old, room, new_board)
         if new_board:
-            self._note(self._whose_turn(room))
+            if self._my_turn() and (self._entry is None or self._prompts_again()):
+                # the move question, asked next, says it: "A (white) to move: column ..." (under "Your move, A
+                # (white)." it said it twice); a line open with no prompt shows it again (``_rebind_entry``)
+                self._prompt_again()
+            else:
+                self._note(self._whose_turn(room))
         return None
 
     def _introduce(self, room: dict[str, Any], position: Position) -> None:

@@ -124,7 +124,9 @@ def changes(old: Room, room: Room, you: set[str], position: Position) -> list[st
 
 def whose_turn(room: Room, you: set[str], link: str, my_turn: bool) -> str:
     """Who is to move (or that a second player is awaited: ``link`` is
-    the room's, for the host to share)."""
+    the room's, for the host to share); ``my_turn``: "Your move, A
+    (white).", said only where the move question, which says it too,
+    cannot be drawn again under the news (``OnlineClient._on_state``)."""
     if room["status"] == "waiting":
         if not you:  # the link is the host's to share
             return "Waiting for a second player to take the free seat."
