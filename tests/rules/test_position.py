@@ -188,8 +188,11 @@ def test_play_refuses_illegal_moves_and_changes_nothing() -> None:
         p.play("e")
     with pytest.raises(IllegalMoveError, match="not a move token"):
         p.play("A")
-    with pytest.raises(IllegalMoveError, match="already over"):
+    # the end in the result words of every screen (rules/sides.py): it said "(A won)"
+    with pytest.raises(IllegalMoveError, match=r"the game is already over \(A \(white\) wins: four in a row\)$"):
         Position.parse("7x6:aabbccd").play("e")
+    with pytest.raises(IllegalMoveError, match=r"the game is already over \(draw: the board is full\)$"):
+        Position.parse("4x4:dcbacaaaddbcdbcb").play("a")
     assert not p.is_legal("e") and not p.is_legal("zz") and p.is_legal("b")
 
 

@@ -4,7 +4,7 @@ the player after the side, the result in one sentence."""
 
 from __future__ import annotations
 
-from c4lab.rules.sides import LETTERS, SIDE_NAMES, result_words, side_with_name
+from c4lab.rules.sides import LETTERS, SIDE_NAMES, result_clause, result_words, side_with_name
 
 
 def test_a_side_is_its_letter_then_its_colour_and_a_player_follows_it() -> None:
@@ -26,3 +26,9 @@ def test_every_end_of_a_game_is_one_sentence_naming_the_winner_and_how() -> None
 
 def test_where_no_board_stands_beside_the_words_the_letter_alone() -> None:
     assert result_words("B", "resign", names=LETTERS) == "B wins: A resigned"
+
+
+def test_in_a_message_s_parentheses_the_result_begins_in_lower_case_unless_with_a_side() -> None:
+    assert result_clause("A", "four") == "A (white) wins: four in a row"
+    assert result_clause("draw", "full") == "draw: the board is full"
+    assert result_clause(None, "abandoned", names=LETTERS) == "abandoned: the players left"

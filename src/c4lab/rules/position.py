@@ -21,6 +21,7 @@ from c4lab.rules import kernels as K
 from c4lab.rules.errors import IllegalMoveError, PositionError, VariantError
 from c4lab.rules.move import Move
 from c4lab.rules.notation import MoveToken, parse_position
+from c4lab.rules.sides import result_clause
 from c4lab.rules.variant import Cell, Variant, column_letter, integer
 
 Side = Literal["A", "B"]
@@ -463,9 +464,8 @@ def _reason(err: int, variant: Variant, state: np.ndarray, token: MoveToken) -> 
     letter = token.text[0]
     ban = token.text[2:] if token.ban is not None else ""
     if err == K.ERR_GAME_OVER:
-        result = _RESULTS[int(state[K.S_RESULT])]
-        over = "a draw" if result == "draw" else f"{result} won"
-        return f"the game is already over ({over})"
+        result = _RESULTS[int(state[K.S_RESULT])]  # the rules end a game by four in a row or a full board
+        return f"the game is already over ({result_clause(result, 'full' if result == 'draw' else 'four')})"
     if err == K.ERR_COLUMN_RANGE:
         return f"column {letter} is beyond the board's width {variant.width} ({_letters(variant)})"
     if err == K.ERR_COLUMN_FULL:

@@ -76,3 +76,15 @@ def result_words(
     if reason == "abandoned":
         return f"Abandoned: {left} left"
     return "No result" + (f" ({reason})" if reason else "")
+
+
+def result_clause(result: str | None, reason: str | None, names: dict[str, str] = SIDE_NAMES) -> str:
+    """``result_words`` for a message's parentheses, begun in lower case
+    where it does not begin with a side: "the game is already over (A
+    (white) wins: four in a row)", "(draw: the board is full)".
+
+    >>> result_clause("draw", "full")
+    'draw: the board is full'
+    """
+    words = result_words(result, reason, names=names)
+    return words if result in SIDES else words[0].lower() + words[1:]

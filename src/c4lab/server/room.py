@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from c4lab.rules import Position, Variant
-from c4lab.rules.sides import LETTERS, SIDES, result_words
+from c4lab.rules.sides import LETTERS, SIDES, result_clause
 from c4lab.server.storage import ANALYSIS, GameRow
 
 if TYPE_CHECKING:  # a seat holds an agent; this module makes none
@@ -275,11 +275,10 @@ class Room:
 
     def outcome(self) -> str:
         """The end of the game in words, in the sentence every screen says
-        (``rules.sides.result_words``), the sides by letter, begun in lower
+        (``rules.sides.result_clause``), the sides by letter, begun in lower
         case for a message's parentheses: "A wins: four in a row", "B wins:
         A resigned", "draw: the board is full", "abandoned: the players left"."""
-        words = result_words(self.result, self.reason, names=LETTERS)
-        return words if self.result in LETTERS else words[0].lower() + words[1:]
+        return result_clause(self.result, self.reason, names=LETTERS)
 
     def ended_line(self) -> str:
         """A finished game in one line of the server's log."""
