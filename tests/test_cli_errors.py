@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from c4lab.cli import main
+from c4lab.cli.options import PAGE_ONLY, TERMINAL_ONLY
 from testkit import Misbehaving, register_misbehaving
 
 BAD = [
@@ -238,6 +239,37 @@ def test_play_in_the_browser_refuses_the_terminal_games_options_and_says_whose_t
     if value is None:  # analyse's colours too
         result = CliRunner().invoke(main, ["analyse", "7x6", "--no-browser", option])
         assert result.exit_code == 2 and f"{option} is for the terminal (--tui)" in result.output, result.output
+
+
+@pytest.mark.parametrize(("args", "typed", "said"), [
+    (("play",), "--bored", "'--board', '--seed' (for --tui) or '--port' (for the page)"),
+    (("play",), "--colour", "'--color' (for --tui) or '--no-color' (for --tui)"),
+    (("play",), "--nobrowser", "'--no-browser' (for the page)"),
+    (("analyse", "7x6"), "--prot", "'--port' (for the page)"),
+])
+def test_a_suggestion_for_a_mistyped_option_says_which_game_takes_it(
+    args: tuple[str, ...], typed: str, said: str
+) -> None:
+    """Review: ``play --bored`` was asked "Did you mean one of: '--board',
+    '--port', '--seed'?", and each of the last two then said that it was
+    for the other game only: the suggestion says so at once."""
+    result = CliRunner().invoke(main, [*args, typed])
+    assert result.exit_code == 2
+    assert result.output == f"Error: No such option '{typed}'. Did you mean {said}?\n"
+    result = CliRunner().invoke(main, ["play", "--xyz"])  # nothing close: click's line as it was
+    assert result.output == "Error: No such option '--xyz'.\n"
+
+
+@pytest.mark.parametrize("option", sorted(PAGE_ONLY | TERMINAL_ONLY))
+def test_an_option_a_suggestion_names_as_one_games_is_refused_by_the_other(tmp_path: Path, option: str) -> None:
+    """The suggestion's "(for the page)" and "(for --tui)" hold: ``play``
+    refuses each option so named when it opens the other game."""
+    value = {"--port": ["8000"], "--db": [str(tmp_path / "g.sqlite")], "--network": [str(tmp_path / "n.npz")],
+             "--seed": ["3"], "--delay": ["1"]}.get(option, [])
+    page = option in PAGE_ONLY
+    result = CliRunner().invoke(main, ["play", "--tui" if page else "--no-browser", option, *value], input="exit\n")
+    assert result.exit_code == 2, result.output
+    assert f"Error: {option} is for the {'page' if page else 'terminal'}" in result.output, result.output
 
 
 @pytest.mark.parametrize(("args", "named"), [

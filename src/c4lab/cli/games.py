@@ -21,6 +21,7 @@ from c4lab.cli.options import (
     BadInput,
     Finite,
     Int64,
+    PageOrTerminal,
     bad_option,
     bonus_refused,
     checked_room_prefix,
@@ -62,7 +63,7 @@ def _check_game_options(board: str, bonus: bool, player1: str, player2: str) -> 
                 raise bad_option(str(exc), option) from None
 
 
-@main.command()
+@main.command(cls=PageOrTerminal)
 @click.option("--tui", is_flag=True, help="Play in the terminal instead of the browser.")
 @click.option("--no-browser", is_flag=True, help="Do not open a browser (print the address only).")
 @click.option("--port", type=Int64(0, 65535), default=None,
@@ -167,7 +168,7 @@ def play(
     )
 
 
-@main.command()
+@main.command(cls=PageOrTerminal)
 @click.argument("position")
 @click.option("--tui", is_flag=True, help="Analyse in the terminal instead of the browser.")
 @click.option("--no-browser", is_flag=True, help="Do not open a browser (print the link only).")

@@ -107,6 +107,33 @@ def no_page_options(port: int | None, db: str | None, no_browser: bool) -> None:
             raise click.UsageError(f"{option} is for the page in the browser: {why}")
 
 
+#: The options of ``play`` and ``analyse`` that only the page takes, and only the terminal game (``--tui``):
+#: each refused with the other (``no_page_options``, ``no_colour_option``, ``play``'s own for --network,
+#: --seed and --delay), and so named in a suggestion for a mistyped option (``PageOrTerminal``).
+PAGE_ONLY = frozenset({"--no-browser", "--port", "--db", "--network"})
+TERMINAL_ONLY = frozenset({"--seed", "--delay", "--color", "--no-color"})
+
+
+class PageOrTerminal(click.Command):
+    """A command that opens the page or, with ``--tui``, the terminal game
+    (``play``, ``analyse``): click's suggestion for an option it does not
+    know names which of those it suggests one of the two only takes:
+    ``play --bored`` was asked "Did you mean one of: '--board', '--port',
+    '--seed'?", and --seed alone then said it was for --tui."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.NoSuchOption as exc:
+            if not exc.possibilities:
+                raise
+            named = [f"'{option}'" + (" (for the page)" if option in PAGE_ONLY
+                                      else " (for --tui)" if option in TERMINAL_ONLY else "")
+                     for option in exc.possibilities]
+            listed = named[0] if len(named) == 1 else f"{', '.join(named[:-1])} or {named[-1]}"
+            raise click.NoSuchOption(exc.option_name, f"{exc.message} Did you mean {listed}?", ctx=ctx) from None
+
+
 def named_files(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
     """A repeatable file option (``--network``, ``--qtable``): each as ``named_file``
     reads one (an empty name refused, a ``~`` expanded)."""
