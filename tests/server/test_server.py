@@ -585,6 +585,8 @@ def test_a_local_game_against_an_agent_with_undo_hint_and_resign(server: Backgro
         await me.send({"type": "undo"})  # a resigned game stays over
         refused = await me.expect("error")
         assert refused["code"] == "game-over"
+        # in the result words of every screen (it said the bare reason: "the game is over (resign)")
+        assert refused["message"] == "the game is over (B wins: A resigned): start a new one"
         state = httpx.get(f"{server.url}/api/rooms/{room['code']}").json()
         assert state["status"] == "over" and state["reason"] == "resign"
         await me.close()

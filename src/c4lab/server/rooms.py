@@ -715,7 +715,7 @@ class RoomManager:
                 raise RoomError(NOT_YOUR_SEAT, "you hold no seat of this room")
             if room.status == "over" and room.reason in ("resign", "forfeit"):
                 # A game someone gave up stays over: only a move on the board can be taken back.
-                raise RoomError(GAME_OVER, f"the game is over ({room.reason}): start a new one")
+                raise RoomError(GAME_OVER, f"the game is over ({room.outcome()}): start a new one")
             moves = room.position.moves
             keep = len(moves)
             # Take back moves until a person is to move again, at least one
