@@ -66,6 +66,33 @@ def test_rematch_and_swap_sides_start_a_new_game_from_the_same_start(server, new
     assert position(page).startswith("5x4:abacac")
 
 
+def test_a_rematch_swapped_sides_and_a_pasted_position_keep_the_players_name(server, new_page):
+    """The person named Zoe at the start is Zoe in the games she starts from
+    this one, on whichever side she sits (each was 'Player': the new rooms
+    were asked for with no name)."""
+    from browser_helpers import click_cell, create_room, open_room, wait_over, wait_position
+
+    page = new_page(390, 844)
+    ticket = create_room(server, board="7x7/Xd4/Be2:abacac", players={"A": "human", "B": "random:seed=1"},
+                         name="Zoe")
+    open_room(page, server, ticket)
+    expect(page.locator("#seat-A .seat-name")).to_have_text("Zoe")
+    click_cell(page, "a4")  # four in a row: the game is over
+    wait_over(page)
+    page.locator("#play-again").click()
+    wait_position(page, "7x7/Xd4/Be2:abacac")
+    expect(page.locator("#seat-A .seat-name")).to_have_text("Zoe")
+    click_cell(page, "a4")
+    wait_over(page)
+    page.locator("#swap-sides").click()
+    expect(page.locator("#seat-B .seat-name")).to_have_text("Zoe")
+    expect(page.locator("#seat-A .seat-name")).to_have_text("random:seed=1")
+    page.locator("#paste-here").fill("6x5/Xc2")
+    page.locator("#paste-start").click()
+    expect(page.locator("#board")).to_have_attribute("data-position", re.compile(r"^6x5/Xc2(:[a-f])?$"))  # the agent, A, moves
+    expect(page.locator("#seat-B .seat-name")).to_have_text("Zoe")  # the players of the game it came from
+
+
 @pytest.mark.parametrize("bonus", [False, True], ids=["plain", "bonus"])
 def test_new_game_after_a_board_drawn_at_random_draws_another(server, new_page, bonus):
     """The form's Random enhanced board: New game after the game comes back

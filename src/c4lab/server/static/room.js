@@ -13,7 +13,7 @@
 // textContent or setAttribute, never as HTML.
 
 import {
-  R, awaitAnswer, columnAction, dropBan, holdBan, moveCursor, roomPlayers, watchFromStart,
+  R, awaitAnswer, columnAction, dropBan, holdBan, moveCursor, ownName, roomPlayers, watchFromStart,
 } from "./state.js";
 import { send, startClient, useToken } from "./client.js";
 import {
@@ -346,9 +346,10 @@ function startPosition(room) {
   return tokens.length ? `${header}:${tokens.join("")}` : header;
 }
 
-/** A new local room on `board` with `players`, opened in this tab (`focus`: its board takes the keys). */
+/** A new local room on `board` with `players` and this page's name, opened here (`focus`: its board takes the keys). */
 async function startLocal(board, players, analysis = false, drawn = null, focus = false) {
-  const ticket = await api("POST", "/api/rooms", { mode: "local", board, players, ...(analysis ? { analysis } : {}) });
+  const body = { mode: "local", board, players, name: ownName(R.state), ...(analysis ? { analysis } : {}) };
+  const ticket = await api("POST", "/api/rooms", body);
   saveToken(ticket.code, ticket.token);
   if (focus) focusBoardOnArrival(ticket.code);
   if (analysis) saveAnalysing(ticket.code, true);

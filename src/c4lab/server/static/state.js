@@ -191,6 +191,13 @@ export function roomPlayers(room) {
   return { A: spec("A"), B: spec("B") };
 }
 
+/** The name the person at this page plays under in `room` (a seat of theirs; undefined if they hold
+ * none): a room they start from this one (a rematch, swapped sides, a pasted position) keeps it. */
+export function ownName(room) {
+  const side = room ? R.you.find((s) => room.seats[s] && room.seats[s].kind === "human") : undefined;
+  return side ? room.seats[side].name : undefined;
+}
+
 export function myTurn(room = R.state) {
   return Boolean(room) && room.status === "playing" && room.to_move &&
     R.you.includes(room.to_move) && room.seats[room.to_move].kind === "human";
