@@ -3,6 +3,7 @@ declined ban."""
 
 from __future__ import annotations
 
+import pytest
 from browser_helpers import click_cell, create_room, moves, open_room, piece, wait_my_turn, wait_position
 from playwright.sync_api import expect
 
@@ -83,6 +84,23 @@ def test_declining_the_ban(server, new_page):
     page.keyboard.press("n")
     wait_position(page, "5x5/Bd1:d")
     expect(page.locator('#board [data-owner="ban"]')).to_have_count(0)
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_a_declined_ban_in_the_move_list_stays_on_one_line(server, new_page, width):
+    """'(no ban)' is read on one line beside its move, inside its pair's
+    place in the list, on a phone as on a desktop (it folded into '(no' over
+    'ban)' in a pair's column, and on a phone ran past it)."""
+    page = new_page(width, 844)
+    ticket = create_room(server, board="7x7/Xd4/Be2:abcdeeabgfgfab", players={"A": "human", "B": "human"})
+    open_room(page, server, ticket)
+    assert moves(page)[5] == "e (no ban)"
+    note = page.locator("#moves .no-ban")
+    assert note.evaluate("n => n.getClientRects().length") == 1  # one box: not folded
+    heights = page.locator("#moves .mv").evaluate_all("ms => ms.map(m => m.getBoundingClientRect().height)")
+    assert max(heights) == min(heights), heights  # as tall as a plain move: one line
+    overflow = page.locator("#moves li").evaluate_all("ls => ls.map(l => l.scrollWidth - l.clientWidth)")
+    assert max(overflow) <= 0, overflow  # no pair runs past its place
 
 
 def test_a_hint_asked_while_the_ban_is_chosen_says_what_the_ban_scores_are(server, new_page):
