@@ -535,6 +535,36 @@ def test_the_summary_counts_the_inaccuracies_its_accuracy_keeps(server, new_page
     expect(summary).to_have_attribute("title", re.compile(r"an inaccuracy \(\?!\) kept it, but wins later or loses sooner"))
 
 
+def test_a_move_scored_where_the_position_was_not_solved_has_no_verdict_and_says_why(server, new_page, monkeypatch):
+    """The solver scored the move played (a: -2) but not the others from
+    there, so nobody knows if it was best: the row and the line under the
+    board say 'no verdict' and why (they said 'a (-2): not solved' beside
+    its score)."""
+    from c4lab.server import review
+
+    real = review.move_scores
+    unsolved = {"a": -2, "b": None, "c": None, "d": None, "e": None, "f": None, "g": None}
+
+    def partly(position, timeout, solver=None):
+        return dict(unsolved) if position.ply == 0 else real(position, timeout, solver)
+
+    monkeypatch.setattr(review, "move_scores", partly)
+    page = new_page()
+    ticket = create_room(server, board=BLUNDER_GAME[:-1], players={"A": "human", "B": "human"})
+    open_room(page, server, ticket)
+    click_cell(page, "d4")
+    wait_over(page)
+    page.locator("#review").click()
+    first = page.locator("#review-list .review-row").first
+    expect(first).to_have_attribute("data-verdict", "unknown", timeout=60_000)
+    expect(first.locator(".rv-scores")).to_have_text(f"? \u2192 {MINUS}2")
+    expect(first.locator(".rv-verdict")).to_have_text("\u00b7 no verdict")
+    first.click()
+    expect(page.locator("#review-at")).to_have_text(
+        f"Before move 1: A (white) to move, not solved in time (?). A (white) played a ({MINUS}2): no verdict, "
+        "as not every move from there was solved in time.")
+
+
 def test_the_summary_counts_only_the_moves_solved_in_time(server, new_page, monkeypatch):
     """Off the classic board the solver has 0.5 s a position: here it
     answers only from the eighth move on, so Black's four moves are all

@@ -134,7 +134,8 @@ export function reviewLine(review, ply) {
   if (!entry) return "";
   const who = SIDE[entry.side];
   let text = `Before move ${entry.ply}: ${who} to move, ${scoreWords(entry.before)} (${scoreText(entry.before)}). ` +
-    `${who} played ${entry.move} (${scoreText(entry.played)}): ${VERDICT_WORDS[entry.verdict]}.`;
+    `${who} played ${entry.move} (${scoreText(entry.played)}): ${verdictWords(entry)}.`;
+  if (scored(entry)) text = `${text.slice(0, -1)}, as not every move from there was solved in time.`;
   if (entry.verdict !== "best" && entry.best.length) {
     // the board marks one of them with a ghost piece (bestMoveGhost), every one with a gold ring above its column
     const marked = entry.best.length > 1 ? `${entry.best[0]} marked on the board, each ringed in gold above its column`
@@ -148,6 +149,18 @@ export function reviewLine(review, ply) {
 }
 
 const VERDICT_WORDS = { best: "best", inaccuracy: "inaccuracy", blunder: "blunder", unknown: "not solved" };
+
+/** A move with a score but no verdict: the position's score is not known (some of its other moves
+ * were not solved in time), and no move is known to do better. */
+function scored(entry) {
+  return entry.verdict === "unknown" && entry.played !== null && entry.played !== undefined;
+}
+
+/** A verdict in words: "no verdict" for a move the solver scored but could not judge ("c+a (+1):
+ * not solved" read as a contradiction), "not solved" for one it did not score. */
+function verdictWords(entry) {
+  return scored(entry) ? "no verdict" : VERDICT_WORDS[entry.verdict];
+}
 const VERDICT_MARK = { best: "\u2713", inaccuracy: "?!", blunder: "??", unknown: "\u00b7" };
 
 /** "75%": a share of moves (0..1; null: "?"). */
@@ -263,7 +276,7 @@ export function renderReview(parts, review, { current = null, onPick = null } = 
       sideCell(entry.side),
       cell("rv-move", entry.move),
       cell("rv-scores", `${before} \u2192 ${played}`),
-      cell("rv-verdict", `${VERDICT_MARK[entry.verdict]} ${VERDICT_WORDS[entry.verdict]}`),
+      cell("rv-verdict", `${VERDICT_MARK[entry.verdict]} ${verdictWords(entry)}`),
       cell("rv-best", best),
     );
     row.title = `Move ${entry.ply}, ${SIDE[entry.side]} ${entry.move}: the position was ${scoreWords(entry.before)} ` +
