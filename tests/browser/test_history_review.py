@@ -565,6 +565,31 @@ def test_a_move_scored_where_the_position_was_not_solved_has_no_verdict_and_says
         "as not every move from there was solved in time.")
 
 
+@pytest.mark.parametrize("width", [390, 1280])
+def test_a_rows_best_move_stands_under_its_own_scores(server, new_page, width):
+    """'best d' is read with its own move: right under the row's scores,
+    nearer them than the next row. In the side panel's narrow column a
+    verdict folded ('?!' over 'inaccuracy') pushed it a line down, against
+    the next row's move, whose it seemed to be."""
+    page = new_page(width, 800)
+    ticket = create_room(server, board=BLUNDER_GAME[:-1], players={"A": "human", "B": "human"})
+    open_room(page, server, ticket)
+    click_cell(page, "d4")
+    wait_over(page)
+    page.locator("#review").click()
+    expect(page.locator("#review-list .review-row").first).to_be_visible(timeout=60_000)
+    gaps = page.locator("#review-list .review-row").evaluate_all("""rows => rows.flatMap((row, i) => {
+        const best = row.querySelector('.rv-best');
+        if (!best.textContent || i + 1 === rows.length) return [];
+        const own = row.querySelector('.rv-scores').getBoundingClientRect(), b = best.getBoundingClientRect();
+        const next = rows[i + 1].querySelector('.rv-scores').getBoundingClientRect();
+        return [[row.dataset.ply, b.top - own.bottom, next.top - b.bottom]];
+    })""")
+    assert len(gaps) >= 2, gaps  # the blunder and the inaccuracies name a best move
+    for ply, to_own, to_next in gaps:
+        assert to_own <= 2 and to_own < to_next, (ply, to_own, to_next)
+
+
 def test_the_summary_counts_only_the_moves_solved_in_time(server, new_page, monkeypatch):
     """Off the classic board the solver has 0.5 s a position: here it
     answers only from the eighth move on, so Black's four moves are all
