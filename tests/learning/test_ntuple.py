@@ -321,7 +321,7 @@ def test_one_random_game_teaches_only_its_end_the_winner_up_and_the_loser_down()
         net.weights[:] = 0
         counters = np.zeros(T.N_COUNTERS)
         T.train_games(geo, st, *net.arrays(), 1, np.uint64(K.seed_rng(seed)), 1.0, 1.0, False, NO_TCL, 0.0, 0.0, 0,
-                      counters)
+                      0, 0.0, counters)
         rate = 1.0 / net.layout.inst_cells.shape[0]
         if counters[T.C_DRAW]:
             assert not net.weights.any()
@@ -332,6 +332,51 @@ def test_one_random_game_teaches_only_its_end_the_winner_up_and_the_loser_down()
         assert net.weights[1 - winner].sum() == pytest.approx(-rate * net.layout.inst_cells.shape[0])
         return
     pytest.fail("no decisive game in 20 seeds")
+
+
+def test_early_exploration_makes_the_first_moves_random_and_only_those() -> None:
+    """``early_epsilon`` is the least chance of a random move in a game's
+    first ``early_plies`` moves: at 1 over the whole game, greedy play
+    (epsilon 0) becomes random play, which teaches only the game's end (two
+    updates a game, as above); over the first two moves only, every later
+    greedy move teaches again; at 0 it changes nothing."""
+    position = Position.parse("4x4")
+    geo, st = position.kernel_arrays()
+
+    def updates(early_plies: int, early_epsilon: float) -> tuple[float, np.ndarray]:
+        net = Network.create(position.variant, tuples=6, length=4, seed=1)
+        counters = np.zeros(T.N_COUNTERS)
+        T.train_games(geo, st, *net.arrays(), 200, np.uint64(K.seed_rng(3)), 0.5, 0.0, False, NO_TCL, 0.0, 0.0, 0,
+                      early_plies, early_epsilon, counters)
+        return counters[T.C_UPDATES], net.weights
+
+    assert updates(16, 1.0)[0] == 2 * 200
+    assert updates(2, 1.0)[0] > 2 * 200
+    greedy, weights = updates(0, 0.0)
+    assert greedy > 2 * 200
+    again, same = updates(8, 0.0)
+    assert again == greedy and np.array_equal(weights, same)
+
+
+def test_early_exploration_is_an_option_the_header_keeps_and_a_resume_carries(tmp_path: Path) -> None:
+    with pytest.raises(N.OptionOutOfRange, match="early epsilon must be in"):
+        N.Options(early_epsilon=1.5)
+    with pytest.raises(N.OptionWrongType, match="early_plies must be a whole number"):
+        N.Options(early_plies=2.5)  # type: ignore[arg-type]
+    out = tmp_path / "net.npz"
+    result = CliRunner().invoke(main, ["train", "ntuple", "--board", "4x4", "--games", "200", "--probes", "0",
+                                       "--early-epsilon", "0.3", "--early-plies", "3", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    options = Network.load(out).options
+    assert (options["early_epsilon"], options["early_plies"]) == (0.3, 3)
+    result = CliRunner().invoke(main, ["train", "ntuple", "--resume", str(out), "--games", "200", "--probes", "0"])
+    assert result.exit_code == 0, result.output
+    options = Network.load(out).options
+    assert (options["early_epsilon"], options["early_plies"]) == (0.3, 3)
+    result = CliRunner().invoke(main, ["train", "ntuple", "--board", "4x4", "--games", "200", "--early-epsilon", "2",
+                                       "--out", str(tmp_path / "other.npz")])
+    assert result.exit_code == 2 and "Invalid value for '--early-epsilon'" in result.output
+    assert not (tmp_path / "other.npz").exists()
 
 
 def test_the_same_seed_with_one_worker_learns_the_same_network() -> None:

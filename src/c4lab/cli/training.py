@@ -175,6 +175,12 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
 @click.option("--opening", type=INT64, **default_from(*NTRAIN, "opening"),
               help="Each game starts with 0 to this many random moves that nobody learns from (0: from the "
                    "empty board).")
+@click.option("--early-epsilon", type=float, **default_from(*NTRAIN, "early_epsilon"),
+              help="The chance of a random move is at least this in each game's first --early-plies moves (its "
+                   "random opening's included), so that more of the early replies greedy play never picks are "
+                   "valued (0: off).")
+@click.option("--early-plies", type=INT64, **default_from(*NTRAIN, "early_plies"),
+              help="The moves of each game that --early-epsilon applies to.")
 @click.option("--lambda", "lam", type=float, **default_from(*NTRAIN, "lam"),
               help="TD(lambda): at the end of each game every afterstate moves toward its lambda-return "
                    "(0: TD(0), each toward the next one's value at once).")
@@ -203,7 +209,8 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
 def train_ntuple(board: str | None, bonus: bool, minutes: float | None, games: int | None, workers: int,
                  executor: str, ray_address: str | None, seed: int, out: str | None, resume: str | None,
                  alpha: float | None, alpha_final: float | None, epsilon: float | None, epsilon_final: float | None,
-                 opening: int | None, lam: float | None, average: float | None, tuples: int | None, add_tuples: int, length: int, probes: int | None, eval_every: float | None, checkpoint: float, curve: str | None) -> None:
+                 opening: int | None, early_epsilon: float | None, early_plies: int | None, lam: float | None,
+                 average: float | None, tuples: int | None, add_tuples: int, length: int, probes: int | None, eval_every: float | None, checkpoint: float, curve: str | None) -> None:
     """Learn an n-tuple network by self-play (TD learning) for the agent
     ntuple:weights=FILE.
 
@@ -228,7 +235,8 @@ def train_ntuple(board: str | None, bonus: bool, minutes: float | None, games: i
     given: dict[str, Any] = {
         name: None if ctx.get_parameter_source(name) is click.core.ParameterSource.DEFAULT else value
         for name, value in (("alpha", alpha), ("alpha_final", alpha_final), ("epsilon", epsilon),
-                            ("epsilon_final", epsilon_final), ("opening", opening), ("lam", lam),
+                            ("epsilon_final", epsilon_final), ("opening", opening), ("early_epsilon", early_epsilon),
+                            ("early_plies", early_plies), ("lam", lam),
                             ("average", average), ("length", length))}
     seed_given = ctx.get_parameter_source("seed") is not click.core.ParameterSource.DEFAULT
     try:

@@ -227,6 +227,10 @@ class Options:
     learn_from_random: bool = False
     tcl: float = 0.0  # beta of temporal coherence (TCL-EXP); 0: off
     opening: int = 16  # a game starts with 0..opening random moves nobody learns from
+    #: the chance of a random move is at least early_epsilon in each game's
+    #: first early_plies moves (its random opening's included); 0: off
+    early_epsilon: float = 0.0
+    early_plies: int = 4
     lam: float = 0.0  # lambda of the lambda-return each afterstate learns at the end of a game; 0: TD(0)
     #: the network kept is the mean of the weights over this last share of
     #: the run (snapshots a hundredth of the run apart); 0: the last weights
@@ -241,6 +245,9 @@ class Options:
         _number("epsilon_final", self.epsilon_final, optional=True)
         if isinstance(self.opening, bool) or not isinstance(self.opening, int):
             raise OptionWrongType("opening", f"opening must be a whole number of moves, not {self.opening!r}")
+        _number("early_epsilon", self.early_epsilon)
+        if isinstance(self.early_plies, bool) or not isinstance(self.early_plies, int):
+            raise OptionWrongType("early_plies", f"early_plies must be a whole number of moves, not {self.early_plies!r}")
         if not isinstance(self.learn_from_random, bool):
             raise OptionWrongType("learn_from_random", f"learn_from_random must be True or False, "
                                                        f"not {self.learn_from_random!r}")
@@ -256,6 +263,10 @@ class Options:
             raise OptionOutOfRange("epsilon_final", f"the final epsilon must be in [0, 1], not {self.epsilon_final}")
         if not 0 <= self.opening <= 64:
             raise OptionOutOfRange("opening", f"the random opening must be 0 to 64 moves, not {self.opening}")
+        if not 0 <= self.early_epsilon <= 1:
+            raise OptionOutOfRange("early_epsilon", f"the early epsilon must be in [0, 1], not {self.early_epsilon}")
+        if not 0 <= self.early_plies <= 144:
+            raise OptionOutOfRange("early_plies", f"the early plies must be 0 to 144 moves, not {self.early_plies}")
         if not 0 <= self.lam < 1:
             raise OptionOutOfRange("lam", f"lambda must be in [0, 1), not {self.lam}")
         if not 0 <= self.average < 1:
@@ -394,7 +405,7 @@ class Trainer:
         net = self.network
         geo, st = Position(net.variant).kernel_arrays()
         T.train_games(geo, st, np.zeros_like(net.weights), *net.arrays()[1:], 1, np.uint64(K.seed_rng(1)), 0.1, 0.1,  # type: ignore[call-arg]  # numba's Dispatcher type
-                      False, T.NO_TCL, 0.0, 0.0, 0, np.zeros(T.N_COUNTERS))
+                      False, T.NO_TCL, 0.0, 0.0, 0, 0, 0.0, np.zeros(T.N_COUNTERS))
 
     def alpha_at(self, progress: float) -> float:
         """The step size when ``progress`` (0 to 1) of the run is done."""
@@ -430,7 +441,7 @@ class Trainer:
             self._rngs[w] = np.uint64(T.train_games(geo, st, *net.arrays(), n, self._rngs[w],  # type: ignore[call-arg]  # numba's Dispatcher type
                                                     self.alpha_at(at), self.epsilon_at(at),
                                                     o.learn_from_random, self._tcl, o.tcl, o.lam,
-                                                    o.opening, counters))
+                                                    o.opening, o.early_plies, o.early_epsilon, counters))
             with self._lock:
                 self.counters += counters
                 self.played += n
@@ -467,7 +478,7 @@ class Trainer:
                     tasks.append(C.Round(net.variant.notation, tuple(net.arrays()[1:]), n, int(self._rngs[w]),
                                          self.alpha_at(at), self.epsilon_at(at),
                                          o.learn_from_random,
-                                         o.opening, o.lam))
+                                         o.opening, o.lam, o.early_plies, o.early_epsilon))
             changes = copies.round(net.weights, tasks)
             C.merge(net.weights, changes)
             with self._lock:

@@ -49,6 +49,8 @@ class Round:
     learn_from_random: bool
     opening: int
     lam: float = 0.0  # lambda of the lambda-return (0: TD(0))
+    early_plies: int = 0  # the first moves of a game that explore at least early_epsilon (``Options``)
+    early_epsilon: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -70,7 +72,7 @@ def play_round(task: Round, weights: np.ndarray) -> Change:
     counters = np.zeros(T.N_COUNTERS)
     rng = T.train_games(geo, st, copy, *task.arrays, task.games, np.uint64(task.rng),  # type: ignore[call-arg]  # numba's Dispatcher type
                         task.alpha, task.epsilon, task.learn_from_random, T.NO_TCL, 0.0, task.lam,
-                        task.opening, counters)
+                        task.opening, task.early_plies, task.early_epsilon, counters)
     flat, base = copy.reshape(-1), np.asarray(weights, dtype=np.float32).reshape(-1)
     index = np.flatnonzero(flat != base)
     return Change(index, flat[index] - base[index], int(rng), counters)

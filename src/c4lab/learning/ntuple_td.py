@@ -100,11 +100,16 @@ NO_TCL = np.zeros((2, 1, 1), dtype=np.float32)
 
 @njit(cache=True, nogil=True)
 def train_games(geo, start, weights, inst_cells, ptr, inst, pw, drop_ptr, drop, states,
-                games, rng, alpha, epsilon, learn_from_random, tcl, beta, lam, opening, counters):
+                games, rng, alpha, epsilon, learn_from_random, tcl, beta, lam, opening, early_plies, early_epsilon,
+                counters):
     """Play ``games`` self-play games from ``start`` and learn from them.
 
     Each side moves greedily on its afterstate values (ties broken at
-    random), or with probability ``epsilon`` uniformly at random.  After a
+    random), or with probability ``epsilon`` uniformly at random (at
+    least ``early_epsilon`` in the game's first ``early_plies`` moves, its
+    random opening's included).  An exploratory move's afterstate learns
+    from the side's next one as any other does: more exploration early
+    values more of the early replies that greedy play never picks.  After a
     side's move, its previous afterstate moves toward the value of its new
     one (TD(0) between the same side's afterstates, so no sign flips);
     after an exploratory move only if ``learn_from_random`` or the move ends
@@ -144,6 +149,7 @@ def train_games(geo, start, weights, inst_cells, ptr, inst, pw, drop_ptr, drop, 
         copy_into(st, start)
         encode(geo, st, codes, idx, ptr, inst, pw)
         kept[:] = 0
+        ply = 0
         if opening > 0:
             s, x = K.next_random(s)
             randoms = np.int64(K.random_below(x, K.U(opening + 1)))
@@ -153,6 +159,7 @@ def train_games(geo, start, weights, inst_cells, ptr, inst, pw, drop_ptr, drop, 
                 s, x = K.next_random(s)
                 k = np.int64(K.random_below(x, K.U(n)))
                 result, _ = play_move(geo, st, moves[k], codes, idx, ptr, inst, pw, log)
+                ply += 1
                 if result != K.ONGOING:
                     ended = True
                     break
@@ -166,7 +173,8 @@ def train_games(geo, start, weights, inst_cells, ptr, inst, pw, drop_ptr, drop, 
             afterstate_values(geo, st, saved, moves, n, values, results, codes, idx, ptr, inst, pw, log,
                               weights, drop_ptr, drop)
             s, x = K.next_random(s)
-            explore = np.float64(x >> K.U(11)) * (1.0 / 9007199254740992.0) < epsilon
+            chance = max(epsilon, early_epsilon) if ply < early_plies else epsilon
+            explore = np.float64(x >> K.U(11)) * (1.0 / 9007199254740992.0) < chance
             if explore:
                 s, x = K.next_random(s)
                 k = np.int64(K.random_below(x, K.U(n)))
@@ -191,6 +199,7 @@ def train_games(geo, start, weights, inst_cells, ptr, inst, pw, drop_ptr, drop, 
             elif learn:
                 learn_step(weights, side, hist[side, 0], values[k], rate, tcl, beta, counters)
             play_move(geo, st, moves[k], codes, idx, ptr, inst, pw, log)
+            ply += 1
             if result != K.ONGOING:
                 other = 1 - side
                 if forward:

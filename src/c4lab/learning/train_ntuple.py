@@ -38,7 +38,8 @@ FINAL_GAMES = {"random": 40, "normal": 20, "hard": 20}
 
 #: The command's option for each learning setting of ``Options``.
 OPTION_OF = {"alpha": "--alpha", "alpha_final": "--alpha-final", "epsilon": "--epsilon",
-             "epsilon_final": "--epsilon-final", "opening": "--opening", "lam": "--lambda", "average": "--average"}
+             "epsilon_final": "--epsilon-final", "opening": "--opening", "lam": "--lambda", "average": "--average",
+             "early_epsilon": "--early-epsilon", "early_plies": "--early-plies"}
 
 
 class OptionRefused(ValueError):
@@ -137,13 +138,15 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
         executor: str = "threads", ray_address: str | None = None, seed: int, seed_given: bool = False,
         out: Path | None, resume: Path | None, alpha: float | None = None, alpha_final: float | None = None,
         epsilon: float | None = None, epsilon_final: float | None = None, tuples: int | None, length: int | None,
-        opening: int | None = None, lam: float | None = None, average: float | None = None, add_tuples: int = 0,
+        opening: int | None = None, lam: float | None = None, average: float | None = None,
+        early_epsilon: float | None = None, early_plies: int | None = None, add_tuples: int = 0,
         probes: int | None, eval_every: float | None, checkpoint_minutes: float, curve: Path | None) -> None:
     """The command (see ``c4lab train ntuple --help``); ``ValueError`` for
     anything wrong before training starts.  A step size or exploration
     left out (None) is ``Options``' default, or with ``resume`` where the
     network's last run ended (:func:`schedule`); so are ``opening``,
-    ``lam`` and ``average`` (:func:`carried`).  ``seed_given``: ``--seed``
+    ``lam``, ``average``, ``early_epsilon`` and ``early_plies``
+    (:func:`carried`).  ``seed_given``: ``--seed``
     was typed (with ``resume`` and no ``add_tuples`` it changes nothing,
     and a note says so)."""
     if minutes is not None and not (math.isfinite(minutes) and minutes > 0):
@@ -201,7 +204,9 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
     try:
         options = N.Options(alpha=alpha, alpha_final=alpha_final, epsilon=epsilon, epsilon_final=epsilon_final,
                             opening=carried(last, "opening", opening), lam=carried(last, "lam", lam),
-                            average=carried(last, "average", average))
+                            average=carried(last, "average", average),
+                            early_epsilon=carried(last, "early_epsilon", early_epsilon),
+                            early_plies=carried(last, "early_plies", early_plies))
     except N.OptionOutOfRange as exc:  # the option the user typed, not the field it fills
         raise OptionRefused(OPTION_OF[exc.field], exc.message) from None
     if executor == "ray":
