@@ -996,21 +996,27 @@ def test_a_header_whose_test_is_not_one_is_an_error_naming_line_1(tmp_path, sprt
     assert line.startswith(f"Error: {out}:1: the header's \"sprt\" is not a test (") and why in line
 
 
-def test_a_header_whose_test_an_earlier_c4lab_ran_but_this_one_cannot_evaluate_still_loads(tmp_path):
+@pytest.mark.parametrize(("given", "refusal"), [
+    ("elo0=0,elo1=7000", ("elo1=7000 is too far from 0 to test: its expected score is 1 to double precision "
+                          "(above 6381.8359)")),
+    ("elo0=-7000,elo1=0", ("elo0=-7000 is too far from 0 to test: its opponent's expected score is 1 to double "
+                           "precision (below -6381.8359)"))])
+def test_a_header_whose_test_an_earlier_c4lab_ran_but_this_one_cannot_evaluate_still_loads(tmp_path, given, refusal):
     """c4lab arena took --sprt elo0=0,elo1=7000 until hypotheses whose
-    score is 1 to double precision were refused, and kept it in the
-    header: such a file stopped loading (report, resume), its games with
-    it.  It loads; the report says the test is not evaluated and why, and
-    the arena refuses that test at its command line, before any game."""
+    score is 1 to double precision were refused, and elo0=-7000,elo1=0
+    (the same test, agents swapped) until the range was made the same
+    either way; it kept them in the header: such a file stopped loading
+    (report, resume), its games with it.  It loads; the report says the
+    test is not evaluated and why, and the arena refuses that test at its
+    command line, before any game, naming the bound."""
     out = tmp_path / "run.jsonl"
     run_arena(ArenaConfig(RANDOMS, games=2, seed=1), out, executor=LocalExecutor(1))
     header, *games = out.read_text().splitlines(keepends=True)
-    test = "elo0=0,elo1=7000,alpha=0.05,beta=0.05"
+    test = f"{given},alpha=0.05,beta=0.05"
     out.write_text(json.dumps({**json.loads(header), "sprt": test}) + "\n" + "".join(games))
     saved = read_results(out)
     assert saved.sprt == test and len(saved.games) == 2
-    why = (f"SPRT {test}: not evaluated, elo1=7000 is too far from 0 to test: its expected score is 1 to double "
-           "precision (above 6381.8359)")
+    why = f"SPRT {test}: not evaluated, {refusal}"
     runner = CliRunner()
     report = runner.invoke(main, ["report", str(out)])
     assert report.exit_code == 0 and why in report.stdout and "accepted" not in report.stdout
@@ -1018,10 +1024,8 @@ def test_a_header_whose_test_an_earlier_c4lab_ran_but_this_one_cannot_evaluate_s
     as_json = runner.invoke(main, ["report", str(out), "--json"])
     assert as_json.exit_code == 0 and as_json.stderr == f"note: {why}\n"
     assert json.loads(as_json.stdout)["sprt"] is None and json.loads(as_json.stdout)["stopped"] is None
-    refused = runner.invoke(main, ["arena", *RANDOMS, "--games", "4", "--sprt", "elo0=0,elo1=7000", "--out", str(out)])
-    assert refused.exit_code == 2 and refused.output == (
-        "Error: Invalid value for '--sprt': SPRT: elo1=7000 is too far from 0 to test: its expected score is 1 to "
-        "double precision (above 6381.8359)\n")
+    refused = runner.invoke(main, ["arena", *RANDOMS, "--games", "4", "--sprt", given, "--out", str(out)])
+    assert refused.exit_code == 2 and refused.output == f"Error: Invalid value for '--sprt': SPRT: {refusal}\n"
     assert read_results(out).sprt == test and len(read_results(out).games) == 2  # nothing written
     resumed = run_arena(ArenaConfig(RANDOMS, games=4, seed=1), out, executor=LocalExecutor(1))  # without the test
     assert resumed.played == 2 and read_results(out).sprt is None and len(read_results(out).games) == 4

@@ -429,17 +429,42 @@ def test_no_games_is_no_evidence():
     assert t.decide((0, 0, 0)) is None and t.decide((0, 0, 0, 0, 0)) is None
 
 
-@pytest.mark.parametrize(("text", "key", "score", "reach"),
-                         [("elo0=0,elo1=7000", "elo1", "1", "above 6381.8359"),
-                          ("elo0=0,elo1=6381.836", "elo1", "1", "above 6381.8359"),
-                          ("elo0=-200000,elo1=0", "elo0", "0", "below -120000")])
-def test_an_sprt_of_a_hypothesis_no_match_can_tell_apart_is_refused(text, key, score, reach):
+@pytest.mark.parametrize(("text", "key", "whose", "reach"),
+                         [("elo0=0,elo1=7000", "elo1", "its", "above 6381.8359"),
+                          ("elo0=0,elo1=6381.836", "elo1", "its", "above 6381.8359"),
+                          ("elo0=-6381.836,elo1=0", "elo0", "its opponent's", "below -6381.8359"),
+                          ("elo0=-7000,elo1=0", "elo0", "its opponent's", "below -6381.8359"),
+                          ("elo0=-200000,elo1=0", "elo0", "its opponent's", "below -6381.8359")])
+def test_an_sprt_of_a_hypothesis_no_match_can_tell_apart_is_refused(text, key, whose, reach):
     # a score of 1 to double precision allows no game but a win: every other result would end it at once
-    with pytest.raises(UntestableHypothesis, match=rf"^SPRT: {key}=-?[\d.]+ is too far from 0 to test: its expected "
-                                                   rf"score is {score} to double precision \({reach}\)$"):
+    with pytest.raises(UntestableHypothesis, match=rf"^SPRT: {key}=-?[\d.]+ is too far from 0 to test: {whose} "
+                                                   rf"expected score is 1 to double precision \({reach}\)$"):
         SPRT.parse(text)
     # the bounds the line gives are the last testable ones
-    assert SPRT.parse("elo0=0,elo1=6381.8359").elo1 == 6381.8359 and SPRT.parse("elo0=-120000,elo1=0").elo0 == -120000
+    assert SPRT.parse("elo0=0,elo1=6381.8359").elo1 == 6381.8359
+    assert SPRT.parse("elo0=-6381.8359,elo1=0").elo0 == -6381.8359
+
+
+@pytest.mark.parametrize(("elo0", "elo1"), [(0, 6381.8359), (0, 6381.836), (-7000, 0), (-120000, -6000), (-200, 7000),
+                                            (-6381.8359, 6381.8359), (-6381.836, -6381.8359)])
+def test_an_sprt_is_taken_exactly_when_the_same_test_with_the_agents_swapped_is(elo0, elo1):
+    """A against B with (elo0, elo1) is B against A with (-elo1, -elo0):
+    both taken or both refused.  elo0 went down to -120000, where the
+    score is still above 0, while elo1 stopped at 6381.8359, so
+    elo0=-7000,elo1=0 was a test and its mirror elo0=0,elo1=7000 none."""
+
+    def taken(low: float, high: float) -> bool:
+        try:
+            SPRT(low, high, 0.05, 0.05)
+        except UntestableHypothesis:
+            return False
+        return True
+
+    assert taken(elo0, elo1) == taken(-elo1, -elo0)
+    if taken(elo0, elo1):  # and the two read the same games the same way, mirrored
+        counts = (1, 3, 5, 2, 4)
+        mirror = SPRT(-elo1, -elo0, 0.05, 0.05).decide(Pentanomial(counts).swapped())
+        assert SPRT(elo0, elo1, 0.05, 0.05).decide(counts) == {"H0": "H1", "H1": "H0", None: None}[mirror]
     near = SPRT.parse("elo0=0,elo1=6000")  # a score of 1 - 1e-15: tested, a pair lost refutes it at once
     assert near.decide((0, 0, 0, 0, 4)) is None and near.decide((0, 0, 0, 0, 5)) == "H1"
     assert near.decide((1, 0, 0, 0, 4)) == "H0"

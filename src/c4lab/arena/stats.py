@@ -35,7 +35,8 @@ Edges, chosen so that a report never shows an invented number:
   same way (zero variance): the interval shrinks to the point and the
   p-value is 0 (1 when that outcome is a draw).  The LOS and the SPRT do
   not have this flaw (see ``los`` and ``SPRT.llr``); the SPRT has no LLR
-  without a game (0) and refuses a hypothesis whose score is 0 or 1.
+  without a game (0) and refuses a hypothesis more than 6381.8359 Elo
+  from 0 either way (a score of 1 to double precision, for one side).
 """
 
 from __future__ import annotations
@@ -471,11 +472,12 @@ _SPRT_DEFAULTS = {"alpha": 0.05, "beta": 0.05}
 
 
 class UntestableHypothesis(ValueError):
-    """An SPRT hypothesis whose expected score is 0 or 1 to double precision
-    (``elo1`` above 6381.8359, ``elo0`` below -120000): well formed, but no LLR can be
-    computed for it.  ``c4lab arena`` refuses it; a results file whose
-    header holds one (written by a c4lab that took it) still loads, and its
-    report says the test cannot be read."""
+    """An SPRT hypothesis more than 6381.8359 Elo from 0, either way, where
+    the stronger side's expected score is 1 to double precision: well
+    formed, but no match can tell it from a slightly smaller gap.
+    ``c4lab arena`` refuses it; a results file whose header holds one
+    (written by a c4lab that took it) still loads, and its report says the
+    test cannot be read."""
 
 
 def _number(value: float) -> str:
@@ -646,17 +648,24 @@ def _sprt_sample(counts: Counts) -> tuple[tuple[float, ...], tuple[int, ...]]:
     raise ValueError(f"SPRT counts are 3 (wins, draws, losses) or 5 (pentanomial), not {len(counts)}")
 
 
+#: The largest gap an SPRT takes, either way: beyond it the stronger side's expected score is 1 to double precision.
+_TESTABLE_REACH = "6381.8359"
+
+
 def _testable_score(elo: float, key: str) -> float:
     """The expected score of ``elo``, refused (``UntestableHypothesis``
-    naming ``key``) where it is 0 or 1 to double precision: no match can
-    tell that hypothesis from a slightly smaller gap (above 6381.8359 Elo,
-    or below -120000)."""
-    score = score_from_elo(elo)
-    if not 0.0 < score < 1.0:
-        reach = "above 6381.8359" if score else "below -120000"
-        raise UntestableHypothesis(f"SPRT: {key}={_number(elo)} is too far from 0 to test: its expected score is "
-                                   f"{score:g} to double precision ({reach})")
-    return score
+    naming ``key`` and the bound) where the stronger side's is 1 to double
+    precision: no match can tell that hypothesis from a slightly smaller
+    gap.  The range is the same either way, -6381.8359 to 6381.8359 Elo,
+    so a test of A against B is taken exactly when the same test of B
+    against A (``elo0, elo1`` as ``-elo1, -elo0``) is; a score near 0 is
+    representable far further (down to -120000), which made ``elo0=-7000``
+    a test and ``elo1=7000`` none."""
+    if score_from_elo(abs(elo)) == 1.0:
+        whose, reach = ("its", f"above {_TESTABLE_REACH}") if elo > 0 else ("its opponent's", f"below -{_TESTABLE_REACH}")
+        raise UntestableHypothesis(f"SPRT: {key}={_number(elo)} is too far from 0 to test: {whose} expected score is "
+                                   f"1 to double precision ({reach})")
+    return score_from_elo(elo)
 
 
 def _fit_score(values: Sequence[float], counts: Sequence[float], score: float) -> tuple[float, ...]:
