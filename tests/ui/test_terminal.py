@@ -565,6 +565,27 @@ def test_what_was_typed_while_the_agent_thought_is_said_not_taken_under_the_next
     assert "Not taken" not in second  # nothing typed the second time: nothing said
 
 
+def test_what_was_not_taken_is_said_under_the_next_board_only_not_over_the_ban_question(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """As what u, r or s did: on a colour terminal "Not taken: ..." stayed
+    under the board through the ban question of the person's drop on the
+    bonus cell, as if it spoke of that drop.  The agent's move, the last
+    one played, stays there."""
+    from c4lab.ui import turn_screen
+
+    typed = iter(["c\n", "", ""])  # a line typed while the agent played c, nothing after
+    monkeypatch.setattr(turn_screen, "discard_typed_keys", lambda: next(typed))
+    settings = GameSettings(board="5x5/Bb2:b", players=("human", "random:seed=2"), first="1")
+    out, _, _ = game(settings, "b", "a", "exit", color=True)  # the agent plays c; b lands on the bonus cell
+    screens = [re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", screen).replace("\n", " ") for screen in out.split("\x1b[2J")]
+    asked = next(screen for screen in screens if "Your piece lands on the bonus cell" in screen)
+    assert "Not taken" not in asked and "B (black), player 2 (random:seed=2), plays c." in asked
+    before = screens[screens.index(asked) - 1]
+    assert "B (black), player 2 (random:seed=2), plays c. Not taken: 'c', typed while" in before
+    assert "The game so far in notation: 5x5/Bb2:bcb+a" in out
+
+
 def test_between_two_agents_typed_keys_are_dropped_without_a_word(monkeypatch: pytest.MonkeyPatch) -> None:
     from c4lab.ui import turn_screen
 

@@ -211,7 +211,7 @@ class AnalysisBoard(TerminalScreen):
                 over = empty.play(*line[:ply])
                 result = result_line(over, lambda side: SIDE_NAMES[side])
                 under = self.said_rows(result) + self.said_rows(LINE_OVER) + self.prompt_rows(LINE_OVER_PROMPT) + 1
-                self.show(over, header, screen.note, title=title, under=under)
+                self.show(over, header, screen.next_note, title=title, under=under)
                 self.say(result)
                 self.say(LINE_OVER)
                 while True:  # u and r end this wait (``LineStep``), and e; Enter alone asks again, no reproach

@@ -241,7 +241,7 @@ class TerminalGame(AnalysisBoard):
         result = result_line(position, lambda side: f"{side_with_name(side, self.labels[by_side[side]])},")
         notation = f"The game in notation: {position.notation}"
         under = self.said_rows(result) + self.said_rows(notation) + self.prompt_rows(self.play_again_prompt()) + 1
-        self.show(position, header, screen.note, title=screen.title, under=under)
+        self.show(position, header, screen.next_note, title=screen.title, under=under)
         self.say(result)
         self.say(notation)
         return True

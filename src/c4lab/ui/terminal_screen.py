@@ -100,13 +100,14 @@ class TerminalScreen:
         if ban_scores is not None:
             self.say(ban_scores[1][0])
 
-    def forget_note(self) -> None:
+    def forget_note(self, keep: str = "") -> None:
         """The note under the screen drawn last is said: a redraw of that
         screen (``draw_board``: the piece on the bonus cell before the ban
-        question) leaves it out."""
+        question) leaves it out, and shows ``keep`` alone (the note on the
+        move just played, which still holds)."""
         if self._on_screen is not None:
             header, title, _ = self._on_screen
-            self._on_screen = (header, title, "")
+            self._on_screen = (header, title, keep)
 
     def _in_colour(self, position: Position) -> bool:
         """Whether ``position`` is drawn as the coloured board: on a colour

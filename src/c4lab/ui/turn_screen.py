@@ -36,8 +36,8 @@ class TurnScreen:
         self.delay = delay
         self.position = start  # the last position shown: where an abandoned game stopped
         self.start_ply = start.ply  # u never takes back the moves the game started from
-        self.note = ""
-        self._once = False  # the note says what a key did (u, r, s): under the next board only
+        self.note = ""  # the move just played: under every board until the next move
+        self._once = ""  # what a key did (u, r, s), or what was typed and not taken: under the next board only
         self.thinking: _Thinking | None = None
 
     def say_once(self, note: str) -> None:
@@ -46,7 +46,13 @@ class TurnScreen:
         for the ban question, where "Taken back: A (white) plays a." stayed
         as if it spoke of the drop.  The note on a move played stays there
         (the last move before the drop)."""
-        self.note, self._once = note, bool(note)
+        self.note, self._once = "", note
+
+    @property
+    def next_note(self) -> str:
+        """The note under the board drawn next: the move just played, and
+        under it what is said once (``say_once``, keys ``not_taken``)."""
+        return "\n".join(part for part in (self.note, self._once) if part)
 
     def before_move(self, position: Position) -> None:
         self.position = position
@@ -57,10 +63,10 @@ class TurnScreen:
             before = self.game.last_person_move(position, self.start_ply, self.by_side)
             self.game.take_back_offered = before is not None
         under = self.game.move_rows(position, self.game.players[index].is_human)
-        self.game.show(position, self.header, self.note, scores, title=self.title, under=under)
-        if self._once:  # said: the ban question's board, drawn next, leaves it out
-            self.note, self._once = "", False
-            self.game.forget_note()
+        self.game.show(position, self.header, self.next_note, scores, title=self.title, under=under)
+        if self._once:  # said: the ban question's board, drawn next, keeps the move's note alone
+            self._once = ""
+            self.game.forget_note(keep=self.note)
         if self.game.live and not self.game.players[index].is_human:
             self.thinking = _Thinking(self.game, self.game.labels[index])
 
@@ -73,14 +79,16 @@ class TurnScreen:
         index = self.by_side[turn.side]
         self.stop_thinking()
         who = f"{side_with_name(turn.side, self.game.labels[index])}," if self.named else SIDE_NAMES[turn.side]
-        self.note = f"{who} plays {move_words(turn.before, turn.move, turn.after)}."
+        self.note, self._once = f"{who} plays {move_words(turn.before, turn.move, turn.after)}.", ""
         if not self.game.players[index].is_human:
             if self.delay:
                 time.sleep(self.delay)
             typed = discard_typed_keys()  # keys pressed while the agent thought do not count
             said = not_taken(typed, self.game.labels[index]) if any(p.is_human for p in self.game.players) else ""
-            if said:  # under the board drawn next: the redraw wiped the typing and the status line's "do not count"
-                self.note += "\n" + said
+            # under the board drawn next only (the redraw wiped the typing and the status line's "do not
+            # count"); a drop on the bonus cell then draws the board again for the ban question, where it
+            # stayed as if it spoke of that drop
+            self._once = said
 
 
 class _Thinking:
