@@ -100,8 +100,13 @@ def test_bad_options_are_refused() -> None:
                 {"reward_win": 0.0, "reward_draw": 0.0, "reward_loss": 0.0}):
         with pytest.raises(ValueError):
             TrainConfig(**bad)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="already over"):
+    with pytest.raises(ValueError, match=r"^the start position 4x4:aabbccd is already over \(A \(white\) wins: four in a "
+                                         r"row\)$"):
         QLearner(TrainConfig(board="4x4:aabbccd"))
+    # how it ended, in the words a move after the end is refused with (a full board: a draw)
+    with pytest.raises(ValueError, match=r"^the start position 4x4:bbcdaadcbbdcdcaa is already over \(draw: the board "
+                                         r"is full\)$"):
+        QLearner(TrainConfig(board="4x4:bbcdaadcbbdcdcaa"))
 
 
 # -- keys and mirror symmetry ----------------------------------------------------
@@ -378,7 +383,7 @@ def test_train_qlearning_explains_bad_boards_and_options(tmp_path: Path) -> None
 
 @pytest.mark.parametrize(("board", "why"), [
     ("9x9", "9x9 is too large for a Q-table: its keys need 90 bits"),
-    ("4x4:abababa", "the start position 4x4:abababa is already over"),
+    ("4x4:abababa", "the start position 4x4:abababa is already over (A (white) wins: four in a row)"),
     ("4x4:dz", "invalid position '4x4:dz': move 1 (the 2nd) 'z' at character 5"),
 ])
 def test_a_bad_board_names_the_option_before_any_work(tmp_path: Path, board: str, why: str) -> None:
