@@ -465,7 +465,7 @@ def _reason(err: int, variant: Variant, state: np.ndarray, token: MoveToken) -> 
     ban = token.text[2:] if token.ban is not None else ""
     if err == K.ERR_GAME_OVER:
         result = _RESULTS[int(state[K.S_RESULT])]  # the rules end a game by four in a row or a full board
-        return f"the game is already over ({result_clause(result, 'full' if result == 'draw' else 'four')})"
+        return f"the game is already over ({result_clause(result, None)})"
     if err == K.ERR_COLUMN_RANGE:
         return f"column {letter} is beyond the board's width {variant.width} ({_letters(variant)})"
     if err == K.ERR_COLUMN_FULL:

@@ -221,4 +221,4 @@ def result_line(position: Position, who: Callable[[str], str]) -> str:
     of "wins")."""
     assert position.result is not None
     line = " ".join(c.name for c in position.win_line)
-    return result_words(position.result, "full" if position.result == "draw" else "four", who, win_line=line) + "."
+    return result_words(position.result, None, who, win_line=line) + "."  # the rules' ends: four, or full
