@@ -640,6 +640,31 @@ def test_a_wide_boards_scores_take_two_staggered_rows_and_stay_as_large_as_on_7x
     assert pills[1]["bottom"] < page.locator("#board rect.frame").bounding_box()["y"] + 1
 
 
+@pytest.mark.parametrize("size", [(390, 844), (1280, 800)], ids=["phone", "desktop"])
+def test_on_a_wide_board_the_keyboards_column_is_marked_on_its_score(server, new_page, size):
+    """From 9 columns on, the scores' two rows cover the row where the
+    keyboard's dashed box is drawn: the score of the keyboard's column is
+    boxed the same way, in either row, and no other."""
+    page = new_page(*size)
+    page.goto(server.url + "/analyse?position=10x9/Xe5")
+    wait_notes(page, "10x9/Xe5", 10)
+    page.locator("#board").focus()  # the cursor starts on the middle column, e
+    for letter in ("e", "f"):  # a score in the upper row, then one in the lower
+        expect(page.locator("#board [data-preview]")).to_have_attribute("data-preview", letter)
+        expect(page.locator("#board .col-note.at-cursor")).to_have_count(1)
+        marked = page.locator("#board .col-note.at-cursor")
+        expect(marked).to_have_attribute("data-note", letter)
+        box = marked.locator(".note-cursor").bounding_box()
+        pill = marked.locator(".note-pill").bounding_box()
+        assert box is not None and pill is not None, letter  # drawn, not hidden
+        assert box["x"] < pill["x"] and box["x"] + box["width"] > pill["x"] + pill["width"], (box, pill)
+        assert box["y"] < pill["y"] and box["y"] + box["height"] > pill["y"] + pill["height"], (box, pill)
+        page.keyboard.press("ArrowRight")
+    page.locator("#board").blur()  # no keyboard column: no score boxed
+    expect(page.locator("#board .col-note.at-cursor")).to_have_count(0)
+    expect(page.locator("#board .note-cursor:visible")).to_have_count(0)
+
+
 def test_a_tall_board_keeps_its_bottom_row_and_its_controls_in_view_on_a_phone(server, new_page):
     page = new_page(390, 844)
     page.goto(server.url + "/analyse?position=4x12")

@@ -351,6 +351,11 @@ export class Board {
     this.preview.replaceChildren();
     for (const g of this.columns) g.classList.remove("hover");
     this.columnGlow.replaceChildren();
+    // the keyboard's column; on a wide board its box lies under the scores' two rows, so its score is marked too
+    this.cursor = focus && col !== null && col !== undefined ? col : null;
+    for (const note of this.svg.querySelectorAll(":scope > g.column-notes > g.col-note")) {
+      note.classList.toggle("at-cursor", note.dataset.note === LETTERS[this.cursor]);
+    }
     if (col === null || col === undefined || !this.geometry) return;
     const x = this.left + PAD + col * S + S / 2;
     this.columns[col].classList.add("hover");

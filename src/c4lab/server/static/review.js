@@ -338,8 +338,9 @@ export function drawColumnNotes(board, notes) {
     const x = Number(hit.getAttribute("x")) + width / 2;
     const upper = staggered && note.col % 2 === 0;
     const y = !staggered ? top / 2 : upper ? (top - TOP) / 2 : top - TOP / 2 - 4;
+    const cursor = board.cursor === note.col ? " at-cursor" : ""; // the keyboard's column (Board.setPreview)
     const g = el("g", {
-      class: `col-note note-${note.kind}${note.best ? " best" : ""}${note.played ? " played" : ""}`,
+      class: `col-note note-${note.kind}${note.best ? " best" : ""}${note.played ? " played" : ""}${cursor}`,
       transform: `translate(${x} ${y})`, "data-note": LETTERS[note.col], "data-score": note.text,
       "data-kind": note.kind, "data-best": note.best ? "1" : "0", "data-played": note.played ? "1" : "0",
     }, layer);
@@ -356,6 +357,8 @@ export function drawColumnNotes(board, notes) {
       el("path", { d: `M-7,${head} L7,${head} L0,${Math.min(tip, head + 9)} Z`, class: "note-pointer" }, g);
     }
     el("rect", { x: left, y: -tall, width: span, height: 2 * tall, rx: 10, class: "note-pill" }, g);
+    // the keyboard cursor's box around the pill, shown on its column's (review.css)
+    el("rect", { x: left - 4, y: -tall - 4, width: span + 8, height: 2 * tall + 8, rx: 13, class: "note-cursor" }, g);
     // centred on the pill (review.css), which the frame's side may have cut
     const text = el("text", { x: left + span / 2, y: 0, class: "note-text" }, g);
     text.textContent = note.text;
