@@ -13,6 +13,7 @@ from browser_helpers import (
     moves_sent,
     open_room,
     piece,
+    wait_over,
     wait_position,
 )
 from playwright.sync_api import expect
@@ -62,6 +63,22 @@ def test_keyboard_play(server, new_page):
     page.keyboard.press("a")  # a column: its answer comes after anything sent before it
     wait_position(page, "7x6:ddeca")
     assert moves_sent(page) == ["d", "d", "e", "c", "a"]  # z and 9 sent nothing
+
+
+def test_the_keyboards_box_is_drawn_only_while_a_move_can_be_made(server, new_page):
+    """The dashed box over the keyboard's column says where Enter drops a
+    piece: once the game is over no move can be made, and the box goes,
+    though the board keeps the focus."""
+    page = new_page()
+    ticket = create_room(server, board="4x4:ababab", players={"A": "human", "B": "human"})
+    open_room(page, server, ticket)
+    page.locator("#board").focus()
+    page.keyboard.press("ArrowRight")
+    expect(page.locator("#board .cursor")).to_have_count(1)
+    page.keyboard.press("a")  # a, a, a, a: A wins
+    wait_over(page)
+    expect(page.locator("#board")).to_be_focused()
+    expect(page.locator("#board .cursor")).to_have_count(0)
 
 
 def test_the_keys_line_names_the_digits_this_board_has(server, new_page):

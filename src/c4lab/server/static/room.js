@@ -13,7 +13,7 @@
 // textContent or setAttribute, never as HTML.
 
 import {
-  R, awaitAnswer, columnAction, dropBan, holdBan, moveCursor, ownName, roomPlayers, watchFromStart,
+  R, awaitAnswer, canPlay, columnAction, dropBan, holdBan, moveCursor, ownName, roomPlayers, watchFromStart,
 } from "./state.js";
 import { send, startClient, useToken } from "./client.js";
 import {
@@ -194,13 +194,13 @@ function roomKey(event) {
 function historyKey(event) {
   const key = event.key;
   const room = R.state;
-  const canPlay = room.status === "playing" && R.you.length > 0;
-  if (onLine() && R.view === null && !R.pending && (key === "ArrowLeft" || key === "ArrowRight") && (event.shiftKey || !canPlay)) {
+  const playing = canPlay(room);
+  if (onLine() && R.view === null && !R.pending && (key === "ArrowLeft" || key === "ArrowRight") && (event.shiftKey || !playing)) {
     event.preventDefault();
     stepLine(key === "ArrowLeft" ? -1 : 1); // along the analysis board's line: undo, redo
     return true;
   }
-  if ((key === "ArrowLeft" || key === "ArrowRight") && (event.shiftKey || R.view !== null || !canPlay) && !R.pending) {
+  if ((key === "ArrowLeft" || key === "ArrowRight") && (event.shiftKey || R.view !== null || !playing) && !R.pending) {
     event.preventDefault();
     stepBy(key === "ArrowLeft" ? -1 : 1);
     return true;

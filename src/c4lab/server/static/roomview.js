@@ -9,7 +9,7 @@
 // Everything that comes from the server or from a person is inserted with
 // textContent or setAttribute, never as HTML.
 
-import { R, jumpWait, myTurn, roomPlayers } from "./state.js";
+import { R, canPlay, jumpWait, myTurn, roomPlayers } from "./state.js";
 import {
   columnNotes, declineScore, hintOverlay, lineTo, onLine, renderAnalysis, renderRoomReview, reviewGhost,
 } from "./analysis.js";
@@ -183,7 +183,7 @@ export function renderPreview() {
     landing = landingRow(geometryOf(room), cells, col);
     if (landing === null) owner = null;
   }
-  R.board.setPreview(col, owner, { focus: R.cursor !== null, landing });
+  R.board.setPreview(col, owner, { focus: R.cursor !== null && canPlay(room), landing }); // no box where no move can be made
 }
 
 // An absent player's forfeit countdown: the server says how many seconds

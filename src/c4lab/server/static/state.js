@@ -198,6 +198,12 @@ export function ownName(room) {
   return side ? room.seats[side].name : undefined;
 }
 
+/** Whether this page can make moves in the game at all (it is under way and the page holds a seat),
+ * now or on a later turn: if not, the arrows step through the game and the keyboard's box is not drawn. */
+export function canPlay(room = R.state) {
+  return Boolean(room) && room.status === "playing" && R.you.length > 0;
+}
+
 export function myTurn(room = R.state) {
   return Boolean(room) && room.status === "playing" && room.to_move &&
     R.you.includes(room.to_move) && room.seats[room.to_move].kind === "human";
