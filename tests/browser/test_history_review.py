@@ -565,6 +565,37 @@ def test_a_move_scored_where_the_position_was_not_solved_has_no_verdict_and_says
         "as not every move from there was solved in time.")
 
 
+def test_a_ban_that_was_not_the_columns_best_is_told_apart_from_the_columns_score(server, new_page, monkeypatch):
+    """With the bonus, the score above a column is its best ban choice (here
+    a+e, +2), while White played a+c (+1): the line under the board says
+    whose score the column shows, or the two numbers read as one move's."""
+    from c4lab.server import review
+
+    real = review.move_scores
+    first = {"a": -1, "a+a": 0, "a+b": 0, "a+c": 1, "a+d": 0, "a+e": 2, "b": 0, "c": 0, "d": 0, "e": 0}
+
+    def fixed(position, timeout, solver=None):  # the solver's scores (c4lab solve --analyse), fixed: never left unsolved
+        return dict(first) if position.ply == 0 else real(position, timeout, solver)
+
+    monkeypatch.setattr(review, "move_scores", fixed)
+    page = new_page()
+    ticket = create_room(server, board="5x4/Ba1:a+caaabbbbcccddddeee", players={"A": "human", "B": "human"})
+    open_room(page, server, ticket)
+    click_cell(page, "e4")  # the board is full: a draw
+    wait_over(page)
+    page.locator("#review").click()
+    row = page.locator("#review-list .review-row").first
+    expect(row).to_have_attribute("data-verdict", "inaccuracy", timeout=60_000)
+    row.click()
+    expect(page.locator('#board [data-note="a"]')).to_have_attribute("data-score", "+2")
+    expect(page.locator("#review-at")).to_contain_text(
+        "A (white) played a+c (+1): inaccuracy. Column a shows +2, the score of its best ban choice: a+e. Best: a+e")
+    # where the column's score is the move's own, nothing more is said
+    page.locator('#review-list .review-row[data-ply="2"]').click()
+    expect(page.locator("#review-at")).to_contain_text("B (black) played a")
+    expect(page.locator("#review-at")).not_to_contain_text("Column")
+
+
 @pytest.mark.parametrize("width", [390, 1280])
 def test_a_rows_best_move_stands_under_its_own_scores(server, new_page, width):
     """'best d' is read with its own move: right under the row's scores,

@@ -136,6 +136,7 @@ export function reviewLine(review, ply) {
   let text = `Before move ${entry.ply}: ${who} to move, ${scoreWords(entry.before)} (${scoreText(entry.before)}). ` +
     `${who} played ${entry.move} (${scoreText(entry.played)}): ${verdictWords(entry)}.`;
   if (scored(entry)) text = `${text.slice(0, -1)}, as not every move from there was solved in time.`;
+  text += columnAside(entry);
   if (entry.verdict !== "best" && entry.best.length) {
     // the board marks one of them with a ghost piece (bestMoveGhost), every one with a gold ring above its column
     const marked = entry.best.length > 1 ? `${entry.best[0]} marked on the board, each ringed in gold above its column`
@@ -146,6 +147,19 @@ export function reviewLine(review, ply) {
     text += ` Better: ${entry.better.join(", ")} (${entry.better[0]} marked on the board; not every move was solved in time).`;
   }
   return text;
+}
+
+/** With the bonus, the note above the played move's column is the column's best ban choice
+ * (notesFromScores), which need not be the move played: " Column a shows +2, the score of its best
+ * ban choice: a+e." ("" where it shows the move's own score). */
+function columnAside(entry) {
+  const letter = entry.move[0];
+  const note = notesFromScores(entry.scores).find((n) => LETTERS[n.col] === letter);
+  if (!note || note.text === scoreText(entry.played)) return "";
+  if (note.kind === "unknown") return ` Column ${letter} shows ?: not every ban choice there was solved in time.`;
+  const named = (token) => (token.length === 3 ? token : `${token} (no ban)`);
+  const best = Object.keys(entry.scores).filter((t) => t[0] === letter && scoreText(entry.scores[t]) === note.text);
+  return ` Column ${letter} shows ${note.text}, the score of its best ban choice: ${best.map(named).join(", ")}.`;
 }
 
 const VERDICT_WORDS = { best: "best", inaccuracy: "inaccuracy", blunder: "blunder", unknown: "not solved" };
