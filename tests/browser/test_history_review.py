@@ -269,18 +269,16 @@ def test_the_review_marks_the_blunder_and_shows_every_columns_score(server, new_
     expect(page.locator("#board .col-note")).to_have_count(0)
 
 
-def test_a_blunder_whose_best_moves_are_not_known_marks_a_move_known_to_do_better(server, new_page, monkeypatch):
-    """On a variant board the solver often leaves moves unsolved: a move
-    known to lose where another is known to win is a blunder whose best
-    moves nobody knows.  The row, the line under the board and the ghost
-    piece show the move known to keep a better result (nothing was marked)."""
+def _reviewed_with_first_scores(server, new_page, monkeypatch, scores):
+    """A page with the review of ``BLUNDER_GAME`` (its last move played
+    there) open, the solver's scores of the first position's moves being
+    ``scores`` (``None``: not solved in time), the later ones its own."""
     from c4lab.server import review
 
     real = review.move_scores
-    unsolved = {"a": -2, "b": None, "c": None, "d": 1, "e": None, "f": None, "g": -2}  # a loses, d wins
 
     def partly(position, timeout, solver=None):
-        return dict(unsolved) if position.ply == 0 else real(position, timeout, solver)
+        return dict(scores) if position.ply == 0 else real(position, timeout, solver)
 
     monkeypatch.setattr(review, "move_scores", partly)
     page = new_page()
@@ -289,6 +287,16 @@ def test_a_blunder_whose_best_moves_are_not_known_marks_a_move_known_to_do_bette
     click_cell(page, "d4")
     wait_over(page)
     page.locator("#review").click()
+    return page
+
+
+def test_a_blunder_whose_best_moves_are_not_known_marks_a_move_known_to_do_better(server, new_page, monkeypatch):
+    """On a variant board the solver often leaves moves unsolved: a move
+    known to lose where another is known to win is a blunder whose best
+    moves nobody knows.  The row, the line under the board and the ghost
+    piece show the move known to keep a better result (nothing was marked)."""
+    unsolved = {"a": -2, "b": None, "c": None, "d": 1, "e": None, "f": None, "g": -2}  # a loses, d wins
+    page = _reviewed_with_first_scores(server, new_page, monkeypatch, unsolved)
     blunder = page.locator("#review-list .review-row").first
     expect(blunder).to_have_attribute("data-verdict", "blunder", timeout=60_000)
     expect(blunder).to_contain_text("better d")
@@ -540,21 +548,8 @@ def test_a_move_scored_where_the_position_was_not_solved_has_no_verdict_and_says
     there, so nobody knows if it was best: the row and the line under the
     board say 'no verdict' and why (they said 'a (-2): not solved' beside
     its score)."""
-    from c4lab.server import review
-
-    real = review.move_scores
     unsolved = {"a": -2, "b": None, "c": None, "d": None, "e": None, "f": None, "g": None}
-
-    def partly(position, timeout, solver=None):
-        return dict(unsolved) if position.ply == 0 else real(position, timeout, solver)
-
-    monkeypatch.setattr(review, "move_scores", partly)
-    page = new_page()
-    ticket = create_room(server, board=BLUNDER_GAME[:-1], players={"A": "human", "B": "human"})
-    open_room(page, server, ticket)
-    click_cell(page, "d4")
-    wait_over(page)
-    page.locator("#review").click()
+    page = _reviewed_with_first_scores(server, new_page, monkeypatch, unsolved)
     first = page.locator("#review-list .review-row").first
     expect(first).to_have_attribute("data-verdict", "unknown", timeout=60_000)
     expect(first.locator(".rv-scores")).to_have_text(f"? \u2192 {MINUS}2")
