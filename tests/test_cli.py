@@ -51,6 +51,12 @@ def test_show_prints_the_canonical_position_and_the_board() -> None:
     assert "A to move" in result.output
 
 
+def test_show_says_how_a_finished_game_ended_in_the_words_of_every_other_screen() -> None:
+    won, drawn = run("show", "4x4:abababa", "4x4:dcbacaaaddbcdbcb").output.strip().split("\n\n")
+    assert won.splitlines()[-1] == "A (white) wins: four in a row (a1 a2 a3 a4); 9 empty cells; legal: -"
+    assert drawn.splitlines()[-1] == "Draw: the board is full; 0 empty cells; legal: -"
+
+
 def test_a_bad_position_answers_an_error_and_the_run_goes_on() -> None:
     result = run("show", "--json", "7x6:4453", "7x6:d")
     assert result.exit_code == 2

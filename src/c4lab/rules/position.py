@@ -21,7 +21,7 @@ from c4lab.rules import kernels as K
 from c4lab.rules.errors import IllegalMoveError, PositionError, VariantError
 from c4lab.rules.move import Move
 from c4lab.rules.notation import MoveToken, parse_position
-from c4lab.rules.sides import result_clause
+from c4lab.rules.sides import result_clause, result_words
 from c4lab.rules.variant import Cell, Variant, column_letter, integer
 
 Side = Literal["A", "B"]
@@ -366,12 +366,12 @@ class Position:
 
     def describe(self) -> str:
         """The board with its legend and one line of facts: who is to move
-        (or the result and the winning line), the empty cells, the legal
-        moves.  The text answer of ``c4lab show``."""
-        if self.result == "draw":
-            state = "draw"
-        elif self.result:
-            state = f"{self.result} wins ({' '.join(c.name for c in self.win_line)})"
+        (or how the game ended, in the words of every other screen: "A
+        (white) wins: four in a row (a1 a2 a3 a4)", "Draw: the board is
+        full"), the empty cells, the legal moves.  The text answer of
+        ``c4lab show``."""
+        if self.result:
+            state = result_words(self.result, None, win_line=" ".join(c.name for c in self.win_line))
         else:
             state = f"{self.to_move} to move"
         legend = self.legend()
