@@ -42,6 +42,15 @@ from c4lab.ui.room_link import ConnectError, RoomAddress
 WAIT = 60.0  # seconds: a generous bound for anything the tests wait for (a loaded machine compiling: 15 s was met once)
 
 
+def until(condition: Callable[[], bool], failure: Callable[[], str], limit: float = WAIT) -> None:
+    """Wait until ``condition()`` holds, looking every hundredth of a second;
+    fail with ``failure()`` (what was seen) once ``limit`` seconds have gone."""
+    deadline = time.monotonic() + limit
+    while not condition():
+        assert time.monotonic() < deadline, failure()
+        time.sleep(0.01)
+
+
 class Script:
     """A person at the keyboard, scripted: answers prompts from a list (end
     of input after the last one) and records the prompts."""
@@ -187,10 +196,8 @@ class Keys:
 
     def asked(self, start: str) -> None:
         """Wait for a prompt open now that starts with ``start`` and was not answered yet."""
-        deadline = time.monotonic() + WAIT
-        while not (len(self.prompts) > self.answered and self.prompts[-1].startswith(start)):
-            assert time.monotonic() < deadline, f"no prompt {start!r}; the prompts: {self.prompts}"
-            time.sleep(0.01)
+        until(lambda: len(self.prompts) > self.answered and self.prompts[-1].startswith(start),
+              lambda: f"no prompt {start!r}; the prompts: {self.prompts}")
 
     def answer(self, start: str, line: str | None) -> None:
         """Type ``line`` (None: the end of input) at the prompt open now, once
@@ -239,11 +246,13 @@ class Running:
         return self.out.getvalue()
 
     def wait_for(self, text: str) -> None:
-        deadline = time.monotonic() + WAIT
-        while text not in self.output:
-            assert time.monotonic() < deadline, f"{text!r} never came; output:\n{self.output}"
+        def seen() -> bool:
+            if text in self.output:
+                return True
             assert self.thread.is_alive() or text in self.output, f"ended without {text!r}:\n{self.output}"
-            time.sleep(0.01)
+            return False
+
+        until(seen, lambda: f"{text!r} never came; output:\n{self.output}")
 
     def finish(self) -> int:
         self.thread.join(WAIT)
@@ -523,10 +532,7 @@ def test_the_client_comes_back_after_a_server_restart_and_gives_up_when_it_is_go
         client.wait_for("A (white), Ann (you), plays d.\n")
         # (the note is printed as the move goes out; the room the client
         # holds is the next state it reads)
-        deadline = time.monotonic() + WAIT
-        while (client.client.room or {}).get("position") != "7x6:dad" and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert client.client.room is not None and client.client.room["position"] == "7x6:dad"
+        until(lambda: (client.client.room or {}).get("position") == "7x6:dad", lambda: str(client.client.room))
         client.client.retry_for = 0.5  # (a shorter window: a quicker test)
         second.stop()  # for good: a few attempts, then exit status 1
         assert client.finish() == 1
@@ -548,10 +554,11 @@ def test_the_client_waits_out_a_slow_restart_and_says_it_is_retrying(tmp_path) -
         client = Running(own.link, keys, token=own.ann, retry_delay=0.01)
         keys.asked("A (white) to move")
         own.first.stop()
-        deadline = time.monotonic() + WAIT
-        while client.client.attempts < 20:
-            assert time.monotonic() < deadline and client.thread.is_alive(), client.output
-            time.sleep(0.01)
+        def tried() -> bool:
+            assert client.thread.is_alive(), client.output
+            return client.client.attempts >= 20
+
+        until(tried, lambda: client.output)
         own.start_again()
         client.wait_for("Connected again.")
         keys.answer("A (white) to move", None)  # the end of input: the person leaves
@@ -753,10 +760,8 @@ def test_a_line_typed_on_the_opponents_turn_is_answered_at_once_and_never_played
         # the turn is Ann's once the client has shown Bob's move (its "Your move" of the first move is
         # in the output already: waiting for that one, "c" went out on Bob's turn, CI265)
         client.wait_for("B (black), Bob, plays d.")
-        deadline = time.monotonic() + WAIT
-        while "Your move, A (white)." not in client.output.split("B (black), Bob, plays d.")[1]:
-            assert time.monotonic() < deadline, client.output
-            time.sleep(0.01)
+        until(lambda: "Your move, A (white)." in client.output.split("B (black), Bob, plays d.")[1],
+              lambda: client.output)
         assert room_state(server, code)["position"] == "7x6:dd"  # the "a" typed before was not played
         keys.lines.put("c")  # the prompt already open is now the move's
         client.wait_for("A (white), Ann (you), plays c.")
@@ -1179,14 +1184,9 @@ def test_a_move_played_on_the_seats_other_connection_closes_the_column_prompt_he
         def after() -> str:
             return ann.output.split("B (black), Bob, plays c.")[1]
 
-        deadline = time.monotonic() + WAIT
-        while "A (white) to move: column" not in after():  # and her turn's prompt again
-            assert time.monotonic() < deadline, ann.output
-            time.sleep(0.01)
+        until(lambda: "A (white) to move: column" in after(), lambda: ann.output)  # and her turn's prompt again
         ann.keyboard.lines.put("d")
-        while "A (white), Ann (you), plays d." not in after():
-            assert time.monotonic() < deadline, ann.output
-            time.sleep(0.01)
+        until(lambda: "A (white), Ann (you), plays d." in after(), lambda: ann.output)
         ann.keyboard.lines.put("exit")
         assert ann.finish() == 0
     finally:
@@ -1210,10 +1210,7 @@ def test_a_player_s_turn_is_said_once_by_the_move_question(server: BackgroundSer
         ann.keyboard.lines.put("d")
         ann.wait_for("B (black), Bob, to move.")
         bob.play("c")
-        deadline = time.monotonic() + WAIT
-        while ann.output.count("A (white) to move: column") < 2:
-            assert time.monotonic() < deadline, ann.output
-            time.sleep(0.01)
+        until(lambda: ann.output.count("A (white) to move: column") >= 2, lambda: ann.output)
         ann.keyboard.lines.put("exit")
         assert ann.finish() == 0
     finally:
