@@ -273,6 +273,38 @@ def _checking(method: Callable[..., Any]) -> Callable[..., Any]:
     return checked
 
 
+class StopRequest:
+    """A request that the search under way finish now and answer the best
+    move it has found, as its deadline reached now would (``Agent.request_stop``:
+    the engine protocol's ``stop``, a driver's "move now").
+
+    Set from another thread while the search runs, read by the search where
+    it already reads its clock: ``bool(request)`` between the chunks of its
+    work, and ``request.flag`` (one ``uint8``, 1 once set) inside a compiled
+    kernel, which runs without the GIL and sees it set.  The engine clears it
+    before each ``go``, before the search starts, so that a ``stop`` sent at
+    once after ``go`` is not lost."""
+
+    __slots__ = ("flag",)
+
+    def __init__(self) -> None:
+        import numpy as np  # lazy: the registry loads without NumPy
+
+        self.flag = np.zeros(1, dtype=np.uint8)
+
+    def set(self) -> None:
+        self.flag[0] = 1
+
+    def clear(self) -> None:
+        self.flag[0] = 0
+
+    def __bool__(self) -> bool:
+        return bool(self.flag[0])
+
+    def __repr__(self) -> str:
+        return f"<StopRequest {'set' if self else 'clear'}>"
+
+
 class Agent(ABC):
     """A player.  Subclasses implement ``analyse``; the rest has defaults.
 
@@ -363,11 +395,45 @@ class Agent(ABC):
         throwaway moves on ``start`` do not reach; ``warm_up`` calls it
         after them.  By default nothing: the first moves reach everything."""
 
+    @property
+    def stop_request(self) -> StopRequest:
+        """This agent's :class:`StopRequest`: a search checks it where it
+        checks its clock (an agent that never does keeps to its budget, as
+        before).  Made on first use, so that an agent of one's own needs no
+        ``super().__init__()``; an agent that searches with others (``master``,
+        a fallback) shares its own with them (:meth:`share_stop`)."""
+        request = self.__dict__.get("_stop_request")
+        if request is None:
+            request = self.__dict__.setdefault("_stop_request", StopRequest())
+        return request
+
+    def request_stop(self) -> None:
+        """Ask the search under way, from another thread, to finish now and
+        answer the best move found so far (``stop`` in the engine protocol).
+        The request stays until ``stop_request.clear()``: a search that starts
+        afterwards finishes at once too (its least: one chunk, one depth)."""
+        self.stop_request.set()
+
+    def share_stop(self, *others: Agent) -> None:
+        """Make ``others`` (the searches this agent runs: ``master``'s UCT
+        and minimax, a fallback) stop when this agent is asked to: they, and
+        the agents they share theirs with (``perfect``'s ``master``'s UCT),
+        read this agent's :class:`StopRequest` from now on."""
+        self.__dict__.setdefault("_stop_sharers", []).extend(others)
+        for other in others:
+            other._take_stop(self.stop_request)
+
+    def _take_stop(self, request: StopRequest) -> None:
+        """Read ``request`` from now on, and so do the agents this one shares its own with."""
+        self.__dict__["_stop_request"] = request
+        for other in self.__dict__.get("_stop_sharers", ()):
+            other._take_stop(request)
+
     def set_move_limit(self, seconds: float | None) -> None:
         """The longest a move may take before it loses the game (a judge's
         limit plus its margin), or ``None`` for no such limit.  A search in
-        this process cannot be interrupted and is judged after it returns,
-        so by default this does nothing; an agent that waits for something
+        this process is judged after it returns, so by default this does
+        nothing; an agent that waits for something
         outside (an engine program) stops waiting then."""
 
     def close(self) -> None:

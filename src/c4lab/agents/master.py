@@ -192,6 +192,7 @@ class MasterAgent(Agent):
             iterations=iterations,
         )
         self.minimax = MinimaxAgent(depth=depth or FIXED_DEPTH)
+        self.share_stop(self.uct, self.minimax)  # a stop request ends the phase under way, and each after it at once
         self.network = None
         self.source: str | None = None  # the network's file, named when it is for another board
         if weights is not None:
@@ -232,7 +233,10 @@ class MasterAgent(Agent):
         ``depth``, then that many UCT iterations -- reproducible with a seed.  The analysis is the
         search's that chose the move; its ``pv`` always starts with the
         move (a line of a move that was overruled -- ruled out by a proof,
-        or not the strongest resistance -- is cut to the move alone)."""
+        or not the strongest resistance -- is cut to the move alone).
+        A stop request (``request_stop``) ends minimax's and UCT's search
+        at once: the move is what the phases found so far (minimax's
+        completed depths, UCT's tree)."""
         self.check_board(position.variant)
         move, analysis = self._search(position, budget)
         if analysis.pv[:1] != (move,):

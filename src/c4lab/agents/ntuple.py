@@ -423,6 +423,8 @@ class NTupleAgent(Agent):
         self.look = look
         self.threads = threads
         self.fallback = fallback  # plays on the boards the network was not trained for (None: an error)
+        if fallback is not None:
+            self.share_stop(fallback)
         self._rng = random.Random(seed_value(seed, type(self).__name__))
 
     def check_board(self, variant: Variant) -> None:
@@ -485,8 +487,9 @@ class NTupleAgent(Agent):
 
     def _puct(self, position: Position, budget: Budget | None) -> tuple[Move, Analysis]:
         """PUCT on the learnt value (``c4lab.agents.ntuple_puct``): ``iterations``
-        of it, or as many as fit in the time.  The move is a proven win when
-        there is one, else the most visited."""
+        of it, or as many as fit in the time, or until a stop request
+        (``request_stop``: the chunk under way completes).  The move is a
+        proven win when there is one, else the most visited."""
         net = self.network
         geo, st = position.kernel_arrays()
         seconds = self._seconds(budget)
@@ -503,6 +506,7 @@ class NTupleAgent(Agent):
                               *net.arrays(), False)
         began = _time.perf_counter()
         settled = threading.Event()  # the tree is full or the root settled: every thread stops
+        stop = self.stop_request  # a stop request: every thread stops after its chunk
 
         def search(share: int | None, shared: bool) -> None:
             done = 0
@@ -515,6 +519,8 @@ class NTupleAgent(Agent):
                 done += ran
                 if ran < chunk:
                     settled.set()
+                if stop:
+                    return
 
         if self.threads == 1:
             search(quota, False)
@@ -555,7 +561,9 @@ class NTupleAgent(Agent):
         """Alpha-beta on the learnt value: to ``depth``, or deeper and deeper
         while the next depth is expected to fit in the time (``time``, or
         the budget's when it is shorter; each depth costs about four times
-        the one before), never deeper than ``depth`` when both are given."""
+        the one before), never deeper than ``depth`` when both are given.
+        A stop request (``request_stop``) is seen between depths: the depth
+        under way completes."""
         net = self.network
         geo, st = position.kernel_arrays()
         moves = np.empty(K.MAX_LEGAL, dtype=np.uint8)
@@ -577,7 +585,7 @@ class NTupleAgent(Agent):
             best = int(nodes[1])
             spent = _time.perf_counter() - began
             if (seconds is None or depth >= position.empty_cells or spent * 5 > seconds or depth >= 42
-                    or depth == self.depth):  # depth= is the deepest, with a time as without
+                    or depth == self.depth or self.stop_request):  # depth= is the deepest, with a time as without
                 break
             depth += 1
         move = Move.from_code(int(moves[best]))

@@ -105,7 +105,12 @@ def solved_move(
     presets={"perfect": (PERFECT_HELP, {})},
 )
 class SolverAgent(Agent):
-    """The exact solver first, the fallback agent when it cannot finish in time."""
+    """The exact solver first, the fallback agent when it cannot finish in time.
+
+    A stop request (``request_stop``) reaches the fallback, which it shares
+    (``share_stop``): after a solve that did not finish, the fallback answers
+    at once.  The solve itself does not see it (``best_move`` takes no
+    request) and runs on to its share of the move."""
 
     def __init__(
         self, time: float = DEFAULT_TIME, book: bool = True, seed: int | None = None, fallback: Agent | None = None,
@@ -120,6 +125,7 @@ class SolverAgent(Agent):
         self.ties = ties
         self._rng = random.Random(seed_value(seed, type(self).__name__))
         self.fallback = fallback or make_agent(f"master:time={time:g}" + ("" if seed is None else f",seed={seed}"))
+        self.share_stop(self.fallback)
         self._failures = 0  # solves with the whole share that ran out of time in a row
         self._due: tuple[object, int] | None = None  # (board, empty cells) from which the whole share is due
 

@@ -5,7 +5,8 @@ One agent class, ``UCTAgent``, with every variant behind a parameter, and
 names for the usual combinations (``uct-tt``, ``uct-lgr``, ``hybrid``,
 ``mcts-solver``, ...) and for the difficulty levels (``normal``, ``hard``,
 ``impossible``).  The agent owns the tree arrays, runs the search in chunks
-(so that a time budget is kept without a clock inside the compiled loop),
+(so that a time budget is kept, and a stop request seen, without a clock
+inside the compiled loop),
 picks the final move, reports its analysis, and can keep the tree from one
 move of a game to the next.
 """
@@ -33,6 +34,11 @@ from c4lab.solver.bitboard import is_wide
 #: How late a time-budgeted search may return, beyond its budget: the last
 #: chunk of iterations (sized to about 10 ms) and the bookkeeping after it.
 TIME_MARGIN = 0.02
+
+#: How long a chunk of the search runs (iterations at the rate measured so
+#: far): how late it sees its deadline or a stop request.  Each chunk is a
+#: call of the compiled search, some microseconds.
+CHUNK_SECONDS = 0.01
 
 DEFAULT_ITERATIONS = 1000
 DEFAULT_NODES = 2_000_000
@@ -288,7 +294,9 @@ class UCTAgent(Agent):
         return copy
 
     def search(self, position: Position, budget: Budget | None = None) -> Tree:
-        """Run the search for ``position`` within the budget; the tree."""
+        """Run the search for ``position`` within the budget, or until a
+        stop request (``Agent.request_stop``: at least one chunk runs); the
+        tree."""
         if position.is_over:
             raise ValueError(f"the game is over in {position.notation}: there is no move to choose")
         iterations, seconds = self._limits(budget)
@@ -298,7 +306,8 @@ class UCTAgent(Agent):
         flags = self.config.flags()
         left = iterations if iterations is not None else 1 << 62
         deadline = None if seconds is None else start + seconds - TIME_MARGIN / 2
-        chunk = 256 if deadline is not None else left
+        stop = self.stop_request
+        chunk = 256
         done = 0
         while left > 0:
             n = min(chunk, left)
@@ -309,13 +318,15 @@ class UCTAgent(Agent):
             )
             done += ran
             left -= ran
-            if ran < n or deadline is None:
-                break
             now = time.perf_counter()
-            if now >= deadline:
+            if ran < n or stop or (deadline is not None and now >= deadline):
                 break
+            # The next chunk: about CHUNK_SECONDS of the rate measured so far
+            # (half what is left of a deadline at most), so that a deadline or
+            # a stop request is seen that soon after it comes.
             rate = done / max(now - start, 1e-6)
-            chunk = max(16, int(rate * min(0.01, (deadline - now) / 2)))
+            room = CHUNK_SECONDS if deadline is None else min(CHUNK_SECONDS, (deadline - now) / 2)
+            chunk = max(16, int(rate * room))
         self.last_iterations = done
         return tree
 
