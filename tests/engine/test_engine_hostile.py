@@ -208,7 +208,7 @@ def test_a_position_stays_after_go_and_a_second_go_chooses_again() -> None:
 
 def test_a_command_after_go_is_answered_after_its_bestmove_and_stop_changes_nothing() -> None:
     # the lines after 'go' are read during its search, answered in order after it: a script ending
-    # in 'isready' gets every answer, 'stop' is ignored (the search ends by its budget)
+    # in 'isready' gets every answer; 'stop' answers nothing of its own (random's go answers at once anyway)
     lines = answers("position 7x6:dd", "go time 0.3", "stop", "fly", "go iterations 5", "isready", "quit", "isready")
     assert [line.split()[0] for line in lines] == ["info", "bestmove", "error", "info", "bestmove", "readyok"]
 

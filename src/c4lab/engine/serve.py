@@ -10,12 +10,15 @@ The agent's parameters are the engine's options: ``setoption name seed
 value 3`` rebuilds the agent from its spec with ``seed=3``.  Commands are
 answered in order: a ``go`` searches in a thread of its own while the loop
 reads on, and every line after it but two waits for its ``bestmove``.
-``quit`` does not wait: it ends the conversation at once, the search
-unanswered (a driver that quits wants no more answers, and should not
-leave its engine thinking for a minute).  The end of the input does
-wait, and the search answers: a script piped in ends there, and wants
-its answers.  ``stop`` is accepted and ignored: our agents keep to their
-budget, and none can be cut short with its move.
+``stop`` asks the search to finish now (``Agent.request_stop``): the ``go``
+answers at once with the best move found so far, as its deadline reached
+now would; with no search under way it is ignored.  ``quit`` does not
+wait: it ends the conversation at once and stops the search, unanswered (a
+driver that quits wants no more answers, and should not leave its engine
+thinking for a minute).  The end of the input does wait, and the search
+answers: a script piped in ends there, and wants its answers.  An agent
+that never looks at its stop request (one of one's own) keeps to its
+budget: ``stop`` changes nothing for it.
 
 ``isready`` is where the engine gets ready, as the protocol intends: the
 agent is warmed up there (``c4lab.agents.base.warm_once``: numba compiles
@@ -217,22 +220,30 @@ class _Engine:
         elif isinstance(command, SetPosition):
             self.set_position(command)
         elif isinstance(command, Go):
+            self.agent.stop_request.clear()
             self.go(command)
-        # Stop: our searches end by their budget (a quit ends one sooner: serve)
+        # Stop: nothing runs here (a search in its thread is stopped by serve)
 
 
 class _Search:
     """A ``go`` under way in a thread of its own, so that the loop reads
-    on while it runs: a ``quit`` or the end of the input during the search
-    ends the conversation at once instead of after it.  The thread is a
-    daemon: a process that exits does not wait for it."""
+    on while it runs: a ``stop`` asks it to answer now, and a ``quit``
+    during the search ends the conversation at once instead of after it.
+    The thread is a daemon: a process that exits does not wait for it."""
 
     def __init__(self, engine: _Engine, command: Go) -> None:
         self.engine = engine
+        self.agent = engine.agent
         self.command = command
         self.failure: BaseException | None = None
+        # cleared before the thread starts: a stop read at once after this go is for this go
+        self.agent.stop_request.clear()
         self.thread = threading.Thread(target=self._run, name="c4lab-engine-go", daemon=True)
         self.thread.start()
+
+    def stop(self) -> None:
+        """Ask the search to finish now (its agent's ``request_stop``)."""
+        self.agent.request_stop()
 
     def _run(self) -> None:
         try:
@@ -256,11 +267,14 @@ def serve(agent_spec: str, stdin: TextIO, stdout: TextIO) -> int:
     (one line each, flushed).  Returns the exit status, 0.
 
     A ``go`` searches in a thread of its own while the lines after it are
-    read: ``stop`` is ignored (the search ends by its budget); ``quit``
-    ends the conversation at once, the search left unanswered (the process
-    that exits ends it; in this process it runs on to its budget, and
-    answers nothing); the end of the input waits for the search's
-    ``bestmove``, and any other line is answered after it, in order.
+    read: ``stop`` asks it to finish now (the agent's ``request_stop``), and
+    it answers with the best move found so far (``stop`` with no search is
+    ignored); ``quit`` ends the conversation at once and stops the search,
+    which answers nothing (its thread ends soon after ``serve`` returns, as
+    soon as a ``stop`` would answer; an agent that never looks at its stop
+    request runs on to its budget); the end of the input waits for the
+    search's ``bestmove``, and any other line is answered after it, in
+    order.
 
     A bad ``agent_spec`` raises ``SpecError`` before anything is written.
     Blank lines are ignored; every other bad line answers ``error ...``.
@@ -275,6 +289,8 @@ def serve(agent_spec: str, stdin: TextIO, stdout: TextIO) -> int:
             if isinstance(command, Quit):
                 break
             if isinstance(command, Stop):
+                if search is not None:  # a search already over: its agent's request is cleared at the next go
+                    search.stop()
                 continue
             if search is not None:  # every other line is answered after the search under way
                 search.wait()
@@ -286,8 +302,11 @@ def serve(agent_spec: str, stdin: TextIO, stdout: TextIO) -> int:
         else:  # the end of the input: the search under way answers first (a piped script wants it)
             if search is not None:
                 search.wait()
+                search = None
     finally:
         engine.over = True  # a search still running (the conversation ended during it) answers nothing
+        if search is not None:  # and thinks no longer
+            search.stop()
     return 0
 
 
