@@ -293,12 +293,15 @@ class StopRequest:
         self.flag = np.zeros(1, dtype=np.uint8)
 
     def set(self) -> None:
+        """Ask for the stop (any thread)."""
         self.flag[0] = 1
 
     def clear(self) -> None:
+        """Withdraw the request: the next search runs to its budget."""
         self.flag[0] = 0
 
     def __bool__(self) -> bool:
+        """Whether a stop is asked for."""
         return bool(self.flag[0])
 
     def __repr__(self) -> str:
@@ -397,11 +400,11 @@ class Agent(ABC):
 
     @property
     def stop_request(self) -> StopRequest:
-        """This agent's :class:`StopRequest`: a search checks it where it
+        """This agent's ``StopRequest``: a search checks it where it
         checks its clock (an agent that never does keeps to its budget, as
         before).  Made on first use, so that an agent of one's own needs no
         ``super().__init__()``; an agent that searches with others (``master``,
-        a fallback) shares its own with them (:meth:`share_stop`)."""
+        a fallback) shares its own with them (``share_stop``)."""
         request = self.__dict__.get("_stop_request")
         if request is None:
             request = self.__dict__.setdefault("_stop_request", StopRequest())
@@ -418,7 +421,7 @@ class Agent(ABC):
         """Make ``others`` (the searches this agent runs: ``master``'s UCT
         and minimax, a fallback) stop when this agent is asked to: they, and
         the agents they share theirs with (``perfect``'s ``master``'s UCT),
-        read this agent's :class:`StopRequest` from now on."""
+        read this agent's ``StopRequest`` from now on."""
         self.__dict__.setdefault("_stop_sharers", []).extend(others)
         for other in others:
             other._take_stop(self.stop_request)
