@@ -7,11 +7,12 @@ from __future__ import annotations
 import io
 import subprocess
 import sys
+import time
 
 import pytest
 
 from c4lab.engine import ProtocolError, parse_command, parse_reply
-from c4lab.engine.protocol import MAX_LINE, BestMove, Error, Go, Id, ReadyOk
+from c4lab.engine.protocol import MAX_LINE, BestMove, Error, Go, Id, Info, ReadyOk
 from c4lab.engine.serve import serve
 from c4lab.rules import Move
 
@@ -242,6 +243,29 @@ def test_quit_during_a_search_ends_it_unanswered_and_exits(spec: str) -> None:
         engine.stdout.close()
         engine.stderr.close()
     assert (status, out, err) == (0, "", "")  # no bestmove: the driver that quit does not wait for one
+
+
+def test_stop_during_a_search_answers_at_once_and_the_engine_reads_on() -> None:
+    # the process as a driver meets it (tests/engine/test_engine_stop.py: every agent, in process)
+    engine = engine_searching("uct:seed=1")
+    assert engine.stdin is not None and engine.stdout is not None and engine.stderr is not None
+    try:
+        stopped = time.monotonic()
+        engine.stdin.write("stop\n")
+        engine.stdin.flush()
+        info, best = engine.stdout.readline(), engine.stdout.readline()
+        took = time.monotonic() - stopped
+        engine.stdin.write("isready\nquit\n")
+        engine.stdin.flush()
+        ready = engine.stdout.readline()
+        status = engine.wait(timeout=20)
+    finally:
+        engine.kill()
+        engine.stdout.close()
+        engine.stderr.close()
+    assert isinstance(parse_reply(info), Info) and isinstance(parse_reply(best), BestMove)
+    assert took < 15, took  # the search was given 60 s
+    assert (ready, status) == ("readyok\n", 0)
 
 
 def test_the_end_of_the_input_during_a_search_waits_for_its_bestmove() -> None:
