@@ -37,6 +37,30 @@ def test_a_request_is_set_from_another_thread_and_stays_until_cleared() -> None:
     assert not request
 
 
+def test_a_search_with_a_stop_of_its_own_registers_it_for_its_duration() -> None:
+    request, called = StopRequest(), []
+    with request.calls(lambda: called.append("during")):
+        assert called == []
+        request.set()  # while the search runs: its own stop is called
+        assert called == ["during"]
+    request.set()  # after it: not any more
+    assert called == ["during"]
+    with request.calls(lambda: called.append("late")):  # a search that starts with the request set stops at once
+        assert called == ["during", "late"]
+
+
+def test_the_exact_solver_is_cancelled_by_the_request_and_its_fallback_answers() -> None:
+    agent = make_agent("perfect:seed=1")
+    position = Position.parse("9x8/Xd3")  # no exact solve in a minute here
+    agent.prepare(position)  # compiled, off the clock below (by a throwaway agent: this one's schedule is new)
+    threading.Timer(0.5, agent.request_stop).start()
+    started = time.monotonic()
+    move = agent.choose(position, Budget(time=60))
+    assert position.is_legal(move)
+    assert time.monotonic() - started < 15  # not the 36 s of its solve's share (60 % of the move)
+    assert (agent._failures, agent._due) == (0, None)  # a solve cut short is no solve that ran out of time
+
+
 def test_a_search_asked_to_stop_does_its_least_uct_one_chunk() -> None:
     # the request stays set: a search that starts after it finishes at once too
     agent = UCTAgent(seed=1)

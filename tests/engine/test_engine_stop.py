@@ -89,6 +89,8 @@ def searches() -> Iterator[threading.Thread]:
         ("master:seed=1,time=none", "9x8/Xd3", "go iterations 1000000000000", None),
         # PUCT ends when its tree is full (about 190,000 iterations, 5.5 s here): stopped well before
         ("ntuple:search=puct,seed=1", "7x6:dd", LONG, 100_000),
+        # the exact solver, which takes 60 % of the move before its fallback: its solve is cancelled
+        ("perfect:seed=1", "9x8/Xd3", LONG, None),
     ],
 )
 def test_stop_during_go_answers_the_best_move_found_so_far_at_once(

@@ -26,7 +26,7 @@ import sys
 import threading
 import traceback
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from types import MappingProxyType
@@ -281,20 +281,39 @@ class StopRequest:
     Set from another thread while the search runs, read by the search where
     it already reads its clock: ``bool(request)`` between the chunks of its
     work, and ``request.flag`` (one ``uint8``, 1 once set) inside a compiled
-    kernel, which runs without the GIL and sees it set.  The engine clears it
-    before each ``go``, before the search starts, so that a ``stop`` sent at
-    once after ``go`` is not lost."""
+    kernel, which runs without the GIL and sees it set.  A search that has
+    a stop of its own (the exact solver's ``Solver.cancel``) registers it
+    for its duration (``calls``).  The engine clears it before each ``go``,
+    before the search starts, so that a ``stop`` sent at once after ``go``
+    is not lost."""
 
-    __slots__ = ("flag",)
+    __slots__ = ("_calls", "flag")
 
     def __init__(self) -> None:
         import numpy as np  # lazy: the registry loads without NumPy
 
         self.flag = np.zeros(1, dtype=np.uint8)
+        self._calls: list[Callable[[], object]] = []
 
     def set(self) -> None:
-        """Ask for the stop (any thread)."""
+        """Ask for the stop (any thread), and call what a search under way
+        registered (``calls``)."""
         self.flag[0] = 1
+        for call in list(self._calls):
+            call()
+
+    @contextlib.contextmanager
+    def calls(self, stop: Callable[[], object]) -> Iterator[None]:
+        """Within the block, ``set`` also calls ``stop`` (a search's own way
+        to stop: ``Solver.cancel``); called at once if the request is set
+        already.  ``stop`` must be safe to call twice, from any thread."""
+        self._calls.append(stop)
+        try:
+            if self:
+                stop()
+            yield
+        finally:
+            self._calls.remove(stop)
 
     def clear(self) -> None:
         """Withdraw the request: the next search runs to its budget."""

@@ -282,14 +282,15 @@ class MasterAgent(Agent):
             Solver(PROBE_TABLE).prepare(position, moves=True)
             start += time.perf_counter() - preparing
         if classic_opening:  # exact from the database, at once
-            found = solved_move(position, book=False, table_size=PROBE_TABLE, timeout=CLASSIC_SHARE * clock if clock else None)
+            found = solved_move(position, book=False, table_size=PROBE_TABLE, timeout=CLASSIC_SHARE * clock if clock else None,
+                                stop=self.stop_request)
             if found is not None:
                 return found
         elif position.empty_cells <= PROBE_CELLS:
             limit = PROBE_SHARE * clock if clock is not None else None
             found = solved_move(
                 position, book=False, table_size=PROBE_TABLE, weak=True,
-                timeout=limit, max_nodes=PROBE_NODES if limit is None else None,
+                timeout=limit, max_nodes=PROBE_NODES if limit is None else None, stop=self.stop_request,
             )
             if found is not None:
                 verdict = found[1]

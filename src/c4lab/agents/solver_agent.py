@@ -22,6 +22,7 @@ about 0.87 s of most moves instead of 0.4 s, and against
 
 from __future__ import annotations
 
+import contextlib
 import random
 import time
 
@@ -32,12 +33,13 @@ from c4lab.agents.base import (
     Budget,
     MoveStats,
     Param,
+    StopRequest,
     make_agent,
     register,
     seed_value,
 )
 from c4lab.rules import Move, Position
-from c4lab.solver.api import DEFAULT_TABLE_SIZE
+from c4lab.solver.api import DEFAULT_TABLE_SIZE, Solver
 from c4lab.solver.best_move import best_move
 
 DEFAULT_TIME = 1.0
@@ -70,13 +72,18 @@ def solved_move(
     book: bool = True,
     table_size: int = DEFAULT_TABLE_SIZE,
     weak: bool = False,
+    stop: StopRequest | None = None,
 ) -> tuple[Move, Analysis] | None:
     """``c4lab.solver.best_move.best_move`` (same arguments) as an agent's
     answer: the move, and an analysis that lists every move keeping the
-    score; ``None`` if the solver did not finish."""
-    found = best_move(
-        position, timeout=timeout, max_nodes=max_nodes, book=book, table_size=table_size, weak=weak
-    )
+    score; ``None`` if the solver did not finish, or gave up at ``stop``
+    (an agent's ``stop_request``: the solve is cancelled when it is set)."""
+    solver = Solver(table_size)
+    with stop.calls(solver.cancel) if stop is not None else contextlib.nullcontext():
+        found = best_move(
+            position, timeout=timeout, max_nodes=max_nodes, book=book, table_size=table_size, weak=weak,
+            solver=solver,
+        )
     if found is None:
         return None
     return found.move, Analysis(
@@ -107,10 +114,10 @@ def solved_move(
 class SolverAgent(Agent):
     """The exact solver first, the fallback agent when it cannot finish in time.
 
-    A stop request (``request_stop``) reaches the fallback, which it shares
-    (``share_stop``): after a solve that did not finish, the fallback answers
-    at once.  The solve itself does not see it (``best_move`` takes no
-    request) and runs on to its share of the move."""
+    A stop request (``request_stop``) cancels the solve under way and
+    reaches the fallback, which it shares (``share_stop``): the fallback
+    then answers at once.  A solve cut short so does not count as one that
+    ran out of time (``_share``'s schedule)."""
 
     def __init__(
         self, time: float = DEFAULT_TIME, book: bool = True, seed: int | None = None, fallback: Agent | None = None,
@@ -162,8 +169,9 @@ class SolverAgent(Agent):
         start = time.perf_counter()
         seconds = budget.time if budget is not None and budget.time is not None else self.time
         share = self._share(position)
-        found = solved_move(position, timeout=share * seconds, book=self.book)
-        self._count(position, share, found is not None)
+        found = solved_move(position, timeout=share * seconds, book=self.book, stop=self.stop_request)
+        if found is not None or not self.stop_request:
+            self._count(position, share, found is not None)
         if found is not None:
             move, analysis = found
             keeping = [stats.move for stats in analysis.moves]

@@ -52,13 +52,16 @@ def best_move(
     book: bool = True,
     table_size: int = DEFAULT_TABLE_SIZE,
     weak: bool = False,
+    solver: Solver | None = None,
 ) -> ProvenMove | None:
     """A best move of ``position`` with its exact score, or ``None`` if the
     solver did not finish within ``timeout`` seconds / ``max_nodes`` nodes.
     (A small search needs a small table: ``table_size`` entries.)  With
     ``max_nodes`` the answer depends on the position alone.  With ``weak``
     only win, draw or loss is proven (much cheaper), and ``keeping`` lists
-    every move that keeps it."""
+    every move that keeps it.  ``solver``: the ``Solver`` to search with
+    (by default a new one with ``table_size`` entries), for a caller that
+    may stop it from another thread (``Solver.cancel``: then ``None``)."""
     start = time.perf_counter()
     found = book_move(position) if book else None
     if found is not None:
@@ -68,7 +71,7 @@ def best_move(
             centre_first(position, keeping), keeping, score, False, None,
             time.perf_counter() - start, f"opening book: exact score {score}",
         )
-    solver = Solver(table_size)
+    solver = solver or Solver(table_size)
     if max_nodes is not None:
         # A node limit promises the same answer every time, so the search
         # starts from an empty table: what earlier solves (this game's, or
