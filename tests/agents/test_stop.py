@@ -55,8 +55,9 @@ def test_the_exact_solver_is_cancelled_by_the_request_and_its_fallback_answers()
     agent.prepare(position)  # compiled, off the clock below (by a throwaway agent: this one's schedule is new)
     threading.Timer(0.5, agent.request_stop).start()
     started = time.monotonic()
-    move = agent.choose(position, Budget(time=60))
+    move, analysis = agent.analyse(position, Budget(time=60))
     assert position.is_legal(move)
+    assert analysis.note.startswith("stopped after ") and analysis.note.endswith(" s: master's move"), analysis.note
     assert time.monotonic() - started < 15  # not the 36 s of its solve's share (60 % of the move)
     assert (agent._failures, agent._due) == (0, None)  # a solve cut short is no solve that ran out of time
 

@@ -170,7 +170,8 @@ class SolverAgent(Agent):
         seconds = budget.time if budget is not None and budget.time is not None else self.time
         share = self._share(position)
         found = solved_move(position, timeout=share * seconds, book=self.book, stop=self.stop_request)
-        if found is not None or not self.stop_request:
+        stopped = found is None and bool(self.stop_request)
+        if not stopped:
             self._count(position, share, found is not None)
         if found is not None:
             move, analysis = found
@@ -180,10 +181,12 @@ class SolverAgent(Agent):
                 analysis = Analysis(analysis.moves, analysis.value, (move,), analysis.iterations, analysis.seconds,
                                     f"{analysis.note}; a random one of the {len(keeping)} moves that keep it")
             return move, analysis
-        left = max(seconds - (time.perf_counter() - start), 0.02)
+        solving = time.perf_counter() - start
+        left = max(seconds - solving, 0.02)
         move, analysis = self.fallback.analyse(position, Budget(time=left))
         name = self.fallback.spec.partition(":")[0] or "the fallback"
-        note = f"not solved in {share * seconds:.2f} s: {name}'s move"
+        tried = f"stopped after {solving:.2f} s" if stopped else f"not solved in {share * seconds:.2f} s"
+        note = f"{tried}: {name}'s move"
         return move, Analysis(
             analysis.moves, analysis.value, analysis.pv, analysis.iterations, time.perf_counter() - start, note,
             fallback=self.fallback.spec or name,
