@@ -86,11 +86,16 @@ def test_declining_the_ban(server, new_page):
     expect(page.locator('#board [data-owner="ban"]')).to_have_count(0)
 
 
-@pytest.mark.parametrize("width", [390, 1280])
-def test_a_declined_ban_in_the_move_list_stays_on_one_line(server, new_page, width):
+@pytest.mark.parametrize("width", [360, 390, 768, 1280])
+def test_a_declined_ban_in_the_move_list_stays_on_one_line_in_columns_of_pairs(server, new_page, width):
     """'(no ban)' is read on one line beside its move, inside its pair's
     place in the list, on a phone as on a desktop (it folded into '(no' over
-    'ban)' in a pair's column, and on a phone ran past it)."""
+    'ban)' in a pair's column, and on a phone ran past it); and the list
+    stays a grid of pairs: every pair as wide as the others, one after the
+    other in reading order, no cell left empty before the last row (the
+    pair took two columns, and where it came to a row's last one it went
+    to the next row, leaving that cell empty: "1. a b  2. c d  __" over
+    "3. e e (no ban)  4. a b"), nothing wider than its place."""
     page = new_page(width, 844)
     ticket = create_room(server, board="7x7/Xd4/Be2:abcdeeabgfgfab", players={"A": "human", "B": "human"})
     open_room(page, server, ticket)
@@ -101,6 +106,17 @@ def test_a_declined_ban_in_the_move_list_stays_on_one_line(server, new_page, wid
     assert max(heights) == min(heights), heights  # as tall as a plain move: one line
     overflow = page.locator("#moves li").evaluate_all("ls => ls.map(l => l.scrollWidth - l.clientWidth)")
     assert max(overflow) <= 0, overflow  # no pair runs past its place
+    listed = page.locator("#moves")
+    assert listed.evaluate("l => l.scrollWidth - l.clientWidth") <= 0  # the list does not scroll sideways
+    places = page.locator("#moves li").evaluate_all(
+        "ls => ls.map(l => { const r = l.getBoundingClientRect(); return [r.left, r.top, r.width]; })"
+    )
+    assert len({round(w, 1) for _, _, w in places}) == 1, places  # one width
+    columns = sorted({round(left) for left, _, _ in places})
+    assert len(columns) >= 2, places  # pairs side by side
+    for i, (left, top, _) in enumerate(places):  # in reading order, no cell skipped
+        assert round(left) == columns[i % len(columns)], (i, places)
+        assert round(top) == round(places[i - i % len(columns)][1]), (i, places)
 
 
 def test_a_hint_asked_while_the_ban_is_chosen_says_what_the_ban_scores_are(server, new_page):
