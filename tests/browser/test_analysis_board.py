@@ -665,6 +665,31 @@ def test_on_a_wide_board_the_keyboards_column_is_marked_on_its_score(server, new
     expect(page.locator("#board .note-cursor:visible")).to_have_count(0)
 
 
+def test_the_keys_line_of_an_analysis_board_names_what_its_keys_do_along_the_line(server, new_page):
+    """On an analysis board Shift+arrows take a move back and play it
+    again, Home and End go to the line's start and end: the line under the
+    board said "step through the moves, End back to the game", a game's
+    words, where no game is left to go back to. In a game against the
+    computer, the switch on, the keys still look back at the game."""
+    page = new_page()
+    page.goto(server.url + "/analyse?position=7x6:dd")
+    wait_notes(page, "7x6:dd", 7)
+    keys = page.locator("#keys-help")
+    expect(keys).to_contain_text(
+        "Shift+←→ take a move back and play it again (←→ alone when you cannot move), Home End the line's start "
+        "and end", use_inner_text=True)
+    expect(keys).not_to_contain_text("back to the game", use_inner_text=True)
+    page.keyboard.press("Home")  # as the line says
+    wait_position(page, "7x6")
+    page.keyboard.press("End")
+    wait_position(page, "7x6:dd")
+    ticket = create_room(server, board="7x6", players={"A": "human", "B": "hard"})
+    open_room(page, server, ticket)
+    page.locator("#analysis-toggle").check()
+    expect(keys).to_contain_text("step through the moves (←→ alone when you cannot move), End back to the game",
+                                 use_inner_text=True)
+
+
 def test_a_tall_board_keeps_its_bottom_row_and_its_controls_in_view_on_a_phone(server, new_page):
     page = new_page(390, 844)
     page.goto(server.url + "/analyse?position=4x12")

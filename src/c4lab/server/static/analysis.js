@@ -329,6 +329,7 @@ export function renderAnalysis() {
   $("board").dataset.analysing = on ? "1" : "";
   const line = onLine(room);
   $("redo").hidden = !line;
+  $("keys-help").classList.toggle("on-line", line); // its keys go along the line (index.html, style.css)
   $("redo").disabled = R.line.length <= n;
   if (line) {
     $("step-back").disabled = n <= room.start_ply && !R.pending; // a drop on the bonus cell is taken back too
