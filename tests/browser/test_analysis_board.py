@@ -665,6 +665,27 @@ def test_on_a_wide_board_the_keyboards_column_is_marked_on_its_score(server, new
     expect(page.locator("#board .note-cursor:visible")).to_have_count(0)
 
 
+def test_the_evaluation_bar_states_an_exact_result_in_the_scores_terms(server, new_page):
+    """Where every column is solved the position's result is known: the bar
+    says it ("A (white) wins with best play", "Draw with best play"). It
+    said "A (white) is winning (+1.00)" beside the column scores' +1, and
+    the same +1.00 beside a best score of +5 or, with B to move, of -1: a
+    second signed number on another scale; a solved draw was "About even
+    (0.00)". An engine's estimate keeps its words and number."""
+    page = new_page()
+    for start, count, words in (
+        ("7x6:dd", 7, "A (white) wins with best play"),
+        ("7x6:d", 7, "A (white) wins with best play"),  # B to move: -1 at best above the columns
+        ("4x4:bc", 4, "Draw with best play"),
+    ):
+        page.goto(server.url + "/analyse?position=" + urllib.parse.quote(start))
+        wait_exact_notes(page, start, count)
+        expect(page.locator("#eval-label")).to_have_text(words)
+    page.goto(server.url + "/analyse?position=12x12/Xf4")
+    expect(page.locator('#board .col-note[data-kind="estimate"]').first).to_be_visible(timeout=60_000)
+    expect(page.locator("#eval-label")).to_have_text(re.compile(r" \([+-]?[01]\.\d\d\)$"))  # "A (white) is better (+0.18)"
+
+
 def test_the_keys_line_of_an_analysis_board_names_what_its_keys_do_along_the_line(server, new_page):
     """On an analysis board Shift+arrows take a move back and play it
     again, Home and End go to the line's start and end: the line under the

@@ -47,7 +47,7 @@ def test_undo_hint_and_evaluation_bar(server, new_page):
     expect(page.locator("#message")).to_contain_text(f"Hint: drop in column {token}")
     value = page.locator("#evalbar").get_attribute("data-value")
     assert value and -1 <= float(value) <= 1
-    expect(page.locator("#eval-label")).to_contain_text(re.compile(r"even|better|winning"))
+    expect(page.locator("#eval-label")).to_contain_text(re.compile(r"even|better|winning|with best play"))
     # playing the hinted move clears the hint
     click_cell(page, f"{token}1")
     expect(page.locator("#board .hint")).to_have_count(0)
@@ -83,7 +83,7 @@ def test_the_evaluation_bar_keeps_the_hints_score_after_a_reload(server, new_pag
     expect(page.locator("#board .hint[data-hint]")).to_have_count(1, timeout=60_000)
     value = page.locator("#evalbar").get_attribute("data-value")
     label = page.locator("#eval-label").text_content()
-    assert value and re.search(r"even|better|winning", label or ""), (value, label)
+    assert value and re.search(r"even|better|winning|with best play", label or ""), (value, label)
     page.reload()
     wait_position(page, "7x6:d")
     expect(page.locator("#evalbar")).to_have_attribute("data-value", value)

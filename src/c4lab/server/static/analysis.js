@@ -69,7 +69,10 @@ export function onHint(message, render) {
     R.hint = { token: message.move, position, evaluation: message.evaluation, columns: message.columns || [],
       best: message.best || [], moves: message.moves || {}, estimates: message.estimates || {}, solving: message.solving === true };
   }
-  if (typeof message.evaluation === "number") keepEvaluation(message.evaluation, position);
+  if (typeof message.evaluation === "number") {
+    const columns = message.columns || [];
+    keepEvaluation(message.evaluation, position, columns.length > 0 && columns.every((c) => c.exact)); // the result, solved
+  }
   if (left || R.analysing) {
     // the analysis board says nothing: its key stays under the board; a
     // hint for a position already left asks again for the one on screen

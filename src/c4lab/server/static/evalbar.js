@@ -16,10 +16,11 @@ import { SIDE } from "./describe.js";
 import { saveEvaluation, savedEvaluation } from "./settings.js";
 import { $, setText } from "./util.js";
 
-/** `value` (-1..1 for A) is the evaluation of `position`: shown on the bar,
- * and kept for this room in this tab. */
-export function keepEvaluation(value, position) {
-  R.evaluation = { value, position };
+/** `value` (-1..1 for A) is the evaluation of `position` (`exact`: the
+ * result with best play, every column solved): shown on the bar, and kept
+ * for this room in this tab. */
+export function keepEvaluation(value, position, exact = false) {
+  R.evaluation = { value, position, exact };
   saveEvaluation(R.code, R.evaluation);
 }
 
@@ -37,16 +38,21 @@ export function noteState(room) {
 }
 
 /** The evaluation bar: the last evaluation known (stale after a move), or
- * the result once the game is over. */
+ * the result once the game is over. An exact one is said as the result,
+ * without a number: beside the column scores (+5, -1, for the side to
+ * move) its +1.00 for A read as one more score. */
 export function renderEval() {
   const room = R.state;
   let value = null;
   let stale = false;
+  let exact = false;
   if (room.status === "over") {
     value = room.result === "A" ? 1 : room.result === "B" ? -1 : room.result === "draw" ? 0 : null;
+    exact = true;
   } else if (R.evaluation) {
     value = R.evaluation.value;
     stale = R.evaluation.position !== room.position;
+    exact = R.evaluation.exact === true;
   }
   const bar = $("evalbar");
   const fill = $("eval-fill");
@@ -67,10 +73,12 @@ export function renderEval() {
   bar.dataset.value = v.toFixed(2);
   let words;
   if (room.status === "over") words = room.result === "draw" ? "Draw" : `${SIDE[room.result]} wins`;
+  else if (exact) words = v > 0 ? `${SIDE.A} wins with best play` : v < 0 ? `${SIDE.B} wins with best play` : "Draw with best play";
   else if (Math.abs(v) < 0.08) words = "About even";
   else {
     const who = v > 0 ? SIDE.A : SIDE.B;
     words = Math.abs(v) > 0.9 ? `${who} is winning` : Math.abs(v) > 0.4 ? `${who} is clearly better` : `${who} is better`;
   }
-  setText(label, `${words} (${v > 0 ? "+" : ""}${v.toFixed(2)})${stale ? " · before the last move" : ""}`);
+  const number = exact ? "" : ` (${v > 0 ? "+" : ""}${v.toFixed(2)})`;
+  setText(label, `${words}${number}${stale ? " · before the last move" : ""}`);
 }
