@@ -641,24 +641,44 @@ def test_a_wide_boards_scores_take_two_staggered_rows_and_stay_as_large_as_on_7x
 
 
 @pytest.mark.parametrize("size", [(390, 844), (1280, 800)], ids=["phone", "desktop"])
-def test_on_a_wide_board_the_keyboards_column_is_marked_on_its_score(server, new_page, size):
-    """From 9 columns on, the scores' two rows cover the row where the
-    keyboard's dashed box is drawn: the score of the keyboard's column is
-    boxed the same way, in either row, and no other."""
+@pytest.mark.parametrize("start", ["7x6", "10x9/Xe5", "12x12/Xf4"])
+def test_the_keyboards_column_is_marked_on_its_score_and_nothing_peeks_out(server, new_page, start, size):
+    """The scores take the row above the board where the keyboard's dashed
+    box and the piece it would drop are drawn (from 9 columns on, in two
+    rows that cover it): the score of the keyboard's column is boxed
+    instead, in either row, its arrow down to the column in the box's
+    colour, and no other; the box covers no other score, and nothing of the
+    row under the scores shows between them (the box and the piece peeked
+    out there, under the arrows)."""
     page = new_page(*size)
-    page.goto(server.url + "/analyse?position=10x9/Xe5")
-    wait_notes(page, "10x9/Xe5", 10)
-    page.locator("#board").focus()  # the cursor starts on the middle column, e
-    for letter in ("e", "f"):  # a score in the upper row, then one in the lower
+    columns = int(start.split("x")[0])
+    page.goto(server.url + "/analyse?position=" + start)
+    wait_notes(page, start, columns)
+    page.locator("#board").focus()  # the cursor starts on the middle column
+    middle = "abcdefghijkl"[(columns - 1) // 2]
+    for letter in (middle, chr(ord(middle) + 1)):  # on a wide board, a score in the upper row, then one in the lower
         expect(page.locator("#board [data-preview]")).to_have_attribute("data-preview", letter)
         expect(page.locator("#board .col-note.at-cursor")).to_have_count(1)
         marked = page.locator("#board .col-note.at-cursor")
         expect(marked).to_have_attribute("data-note", letter)
-        box = marked.locator(".note-cursor").bounding_box()
-        pill = marked.locator(".note-pill").bounding_box()
-        assert box is not None and pill is not None, letter  # drawn, not hidden
-        assert box["x"] < pill["x"] and box["x"] + box["width"] > pill["x"] + pill["width"], (box, pill)
-        assert box["y"] < pill["y"] and box["y"] + box["height"] > pill["y"] + pill["height"], (box, pill)
+        for hidden in (".preview .cursor", ".preview .preview-piece"):
+            expect(page.locator("#board " + hidden)).to_be_hidden()
+        expect(marked.locator(".note-cursor")).to_be_visible()
+        # outlines (without their strokes): [left, right, top, bottom]
+        outline = "n => { const r = n.getBoundingClientRect(); return [r.left, r.right, r.top, r.bottom]; }"
+        box = marked.locator(".note-cursor").evaluate(outline)
+        pill = marked.locator(".note-pill").evaluate(outline)
+        assert box[0] < pill[0] and box[1] > pill[1] and box[2] < pill[2] and box[3] > pill[3], (box, pill)
+        line = float(marked.locator(".note-cursor").evaluate("n => parseFloat(getComputedStyle(n).strokeWidth)"))
+        scale = (box[1] - box[0]) / float(marked.locator(".note-cursor").get_attribute("width") or 1)
+        reach = line * scale / 2  # the box's dashes, half outside its outline
+        others = page.locator("#board .col-note:not(.at-cursor) .note-pill").evaluate_all(f"ps => ps.map({outline})")
+        for left, right, top, bottom in others:  # no other score under the box
+            apart = right <= box[0] - reach or left >= box[1] + reach or bottom <= box[2] - reach or top >= box[3] + reach
+            assert apart, (letter, box, (left, right, top, bottom))
+        colour = marked.locator(".note-cursor").evaluate("n => getComputedStyle(n).stroke")
+        if columns >= 9:  # two columns wide: its arrow says which
+            assert marked.locator(".note-pointer").evaluate("n => getComputedStyle(n).fill") == colour
         page.keyboard.press("ArrowRight")
     page.locator("#board").blur()  # no keyboard column: no score boxed
     expect(page.locator("#board .col-note.at-cursor")).to_have_count(0)

@@ -351,7 +351,8 @@ export class Board {
     this.preview.replaceChildren();
     for (const g of this.columns) g.classList.remove("hover");
     this.columnGlow.replaceChildren();
-    // the keyboard's column; on a wide board its box lies under the scores' two rows, so its score is marked too
+    // the keyboard's column; where scores are shown above the columns they take the row of its box, so its
+    // score is boxed instead (review.js, drawColumnNotes; review.css hides the box and the piece drawn here)
     this.cursor = focus && col !== null && col !== undefined ? col : null;
     for (const note of this.svg.querySelectorAll(":scope > g.column-notes > g.col-note")) {
       note.classList.toggle("at-cursor", note.dataset.note === LETTERS[this.cursor]);

@@ -371,8 +371,10 @@ export function drawColumnNotes(board, notes) {
       el("path", { d: `M-7,${head} L7,${head} L0,${Math.min(tip, head + 9)} Z`, class: "note-pointer" }, g);
     }
     el("rect", { x: left, y: -tall, width: span, height: 2 * tall, rx: 10, class: "note-pill" }, g);
-    // the keyboard cursor's box around the pill, shown on its column's (review.css)
-    el("rect", { x: left - 4, y: -tall - 4, width: span + 8, height: 2 * tall + 8, rx: 13, class: "note-cursor" }, g);
+    // the keyboard cursor's box around the pill, shown on its column's (review.css), clear of a best pill's
+    // gold ring and of the other pills
+    const gap = staggered ? 4 : 5;
+    el("rect", { x: left - gap, y: -tall - gap, width: span + 2 * gap, height: 2 * tall + 2 * gap, rx: 13, class: "note-cursor" }, g);
     // centred on the pill (review.css), which the frame's side may have cut
     const text = el("text", { x: left + span / 2, y: 0, class: "note-text" }, g);
     text.textContent = note.text;
