@@ -891,7 +891,8 @@ def test_train_ntuple_writes_a_network_that_the_agent_plays_and_a_curve(tmp_path
     for suffix in ("csv", "png", "html"):
         assert (tmp_path / f"n-curve.{suffix}").stat().st_size > 0
     lines = (tmp_path / "n-curve.csv").read_text().splitlines()
-    assert lines[0].startswith("games,seconds,accuracy,probes,score vs")
+    assert lines[0].startswith("games,seconds,accuracy,probes,board,score vs")
+    assert all(line.split(",")[4] == "4x4" for line in lines[1:])  # the network's board, on every point
     games = [int(line.split(",")[0]) for line in lines[1:]]
     assert games == sorted(set(games)) and games[-1] == 4000  # one row a point, the last one the final's
     moved = CliRunner().invoke(main, ["move", "4x4:bb", "--agent", f"ntuple:weights={out}"])
@@ -1007,7 +1008,8 @@ def test_a_resumed_curve_keeps_one_measure_and_its_columns(tmp_path: Path) -> No
 
     points = [CurvePoint(0, 0.0, 0.5, {"random": 0.5}, 200), CurvePoint(2000, 3.5, 0.75, {"random": 1.0}, 200)]
     path = write_csv(points, tmp_path / "c", ("random", "normal", "hard"))
-    assert path.read_text().splitlines()[0] == "games,seconds,accuracy,probes,score vs hard,score vs normal,score vs random"
+    assert path.read_text().splitlines()[0] == ("games,seconds,accuracy,probes,board,score vs hard,score vs normal,"
+                                                "score vs random")
     assert read_curve(path) == points
     assert check_curve(tmp_path / "c", 2000, 200) == points
     with pytest.raises(ValueError, match=r"c\.csv measured the accuracy on 200 probe positions, this run on 10: "
@@ -1018,6 +1020,33 @@ def test_a_resumed_curve_keeps_one_measure_and_its_columns(tmp_path: Path) -> No
     assert check_curve(tmp_path / "c", 10, 10) == read_curve(path)  # nothing to compare: it goes on
     write_csv(points, tmp_path / "c")
     assert check_curve(tmp_path / "c", 2000, 0) == points  # --probes 0: no accuracy measured, nothing mixed
+
+
+def test_a_network_resumed_onto_the_curve_of_another_boards_network_is_refused_and_the_curve_kept(
+        tmp_path: Path) -> None:
+    """Two runs of ``--games 2000`` on 4x4 and 5x4: resumed with
+    ``--curve`` naming the other's curve (a slip of the keyboard), the 4x4
+    network went on with the 5x4 curve, whose last point was not past its
+    games, and its points were added to that curve and drawn over its PNG
+    and page.  A curve names its board on every point; a resumed run
+    refuses another board's, before any game, and writes nothing."""
+    from c4lab.learning.ntuple_curve import CurvePoint, check_curve, read_curve, write_csv
+
+    for board in ("4x4", "5x4"):
+        made = CliRunner().invoke(main, ["train", "ntuple", "--board", board, "--games", "2000", "--probes", "0",
+                                         "--tuples", "4", "--out", str(tmp_path / f"{board}.npz")])
+        assert made.exit_code == 0, made.output
+    before = {p: p.read_bytes() for p in tmp_path.iterdir()}
+    result = CliRunner().invoke(main, ["train", "ntuple", "--resume", str(tmp_path / "4x4.npz"), "--games", "100",
+                                       "--curve", str(tmp_path / "5x4-curve")])
+    assert result.exit_code == 2
+    assert result.output == (f"Error: {tmp_path / '5x4-curve.csv'} is the curve of a network for the board 5x4, "
+                             "not 4x4: choose another --curve\n")
+    assert {p: p.read_bytes() for p in tmp_path.iterdir()} == before
+    assert read_curve(tmp_path / "5x4-curve.csv")[-1].board == "5x4"
+    # A curve written before the column names no board: it goes on as before.
+    write_csv([CurvePoint(10, 1.0, 0.5, {"random": 0.25}, 0)], tmp_path / "old")
+    assert check_curve(tmp_path / "old", 10, 0, "4x4") == [CurvePoint(10, 1.0, 0.5, {"random": 0.25}, 0)]
 
 
 def test_the_step_size_falls_geometrically_and_exploration_linearly_over_the_run() -> None:
@@ -1336,7 +1365,7 @@ def test_ctrl_c_saves_the_network_and_the_curve_then_exits(tmp_path: Path, inher
     assert Network.load(out).games > 0
     # The columns a checkpoint writes, 'score vs hard' too though only a run's end measures it.
     header = (tmp_path / "n-curve.csv").read_text().splitlines()[0]
-    assert header == "games,seconds,accuracy,probes,score vs hard,score vs normal,score vs random"
+    assert header == "games,seconds,accuracy,probes,board,score vs hard,score vs normal,score vs random"
 
 
 def test_a_run_stopped_between_two_points_of_its_curve_goes_on_at_the_seconds_it_stopped_at(tmp_path: Path) -> None:

@@ -227,7 +227,7 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
         raise ValueError(f"--out {out} is a file of the curve {bare(prefix)} (.csv, .png, .html): give the network "
                          "and the curve other names")
     # the points it goes on from, measured on as many probe positions as this run's
-    earlier = check_curve(prefix, network.games if resume is not None else None, count)
+    earlier = check_curve(prefix, network.games if resume is not None else None, count, variant.notation)
     trainer = N.Trainer(network, options, workers, seed, executor, ray_address)
     if resume is not None and seed_given and not add_tuples:
         _say(f"note: --seed {seed} changes nothing here: a resumed run's games go on from the random states its "
@@ -302,7 +302,7 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
                 state["last"] = _summary(acc, scores)
                 return
             points.pop()  # the run ended on a point: one row for it, the final one (with hard)
-        points.append(CurvePoint(judged.games, seconds, acc, scores, count))
+        points.append(CurvePoint(judged.games, seconds, acc, scores, count, variant.notation))
         state["last"] = _summary(acc, scores)
 
     from rich.console import Console
