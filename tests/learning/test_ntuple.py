@@ -489,6 +489,48 @@ def test_merged_copies_take_the_mean_of_the_workers_changes() -> None:
     assert np.array_equal(net.weights, again.weights) and net.weights.any()
 
 
+def test_the_copies_workers_start_before_the_clock_and_the_schedule_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Starting the workers of the copies (two processes spawned, c4lab
+    imported and the kernel loaded in each: 5 s here; a local Ray 15 to
+    40 s) was counted as training: a run of ``--minutes 1 --executor ray``
+    spent most of its minute, and of its falling step size and
+    exploration, before its first game, and said 2 games a second.  The
+    workers start with a round of no games each, off the clock; the first
+    games are played at the start of the schedule."""
+    from c4lab.learning import ntuple_copies as C
+
+    class SlowToStart:
+        """Copies played in this process, whose workers take a second to
+        start (their first round), after half a second to make them."""
+
+        def __init__(self, workers: int) -> None:
+            time.sleep(0.5)
+            self.workers, self.started, self.tasks = workers, False, []
+
+        def round(self, weights: np.ndarray, tasks: list[C.Round]) -> list[C.Change]:
+            if not self.started:
+                time.sleep(1.0)
+                self.started = True
+            self.tasks += [t for t in tasks if t.games]
+            return [C.play_round(t, weights) for t in tasks]
+
+        def close(self) -> None:
+            pass
+
+    made: list[SlowToStart] = []
+    monkeypatch.setattr(C, "make_copies", lambda executor, workers, address=None: made.append(SlowToStart(workers))
+                        or made[-1])
+    monkeypatch.setattr(C, "ROUND", 200)
+    net = Network.create(Position.parse("5x4").variant, tuples=10, length=6, seed=4)
+    trainer = N.Trainer(net, workers=2, seed=1, executor="processes")
+    began = time.monotonic()
+    trainer.run(seconds=2.0)
+    wall = time.monotonic() - began
+    assert trainer.seconds <= wall - 1.5  # the start's 1.5 s are not training
+    assert trainer.played == net.games > 0
+    assert made[0].tasks[0].alpha > 0.99 and made[0].tasks[0].epsilon > 0.099  # 1 falling to 0.1, 0.1 to 0
+
+
 @pytest.mark.slow
 def test_ray_tasks_learn_what_local_processes_learn() -> None:
     """The Ray executor (a local Ray here) runs the same rounds as local

@@ -520,7 +520,9 @@ class Trainer:
         every worker stops, and ``on_pause`` is called in the calling
         thread with the network exactly N, 2N... games further (the curve
         of ``c4lab train ntuple --games``: ``ntuple_pauses``); the time
-        paused is not counted in ``seconds``."""
+        paused is not counted in ``seconds``, nor the start of the copies'
+        workers (``executor`` processes or ray: ``ntuple_copies.start``),
+        which the schedule does not count either."""
         if games is not None and (isinstance(games, bool) or not isinstance(games, int)):
             raise TypeError(f"Trainer.run: games must be a whole number, not {games!r}")
         if games is not None and games < 1:
@@ -563,6 +565,15 @@ class Trainer:
             from c4lab.learning import ntuple_copies as C  # lazy: processes and Ray only here
 
             copies = C.make_copies(self.executor, self.workers, self.address)
+            try:
+                C.start(copies, self.network.variant.notation, tuple(self.network.arrays()[1:]), self.network.weights)
+            except Exception as exc:  # a worker that cannot start: as one that fails later, none left behind
+                copies.close()
+                raise WorkerFailed(f"{type(exc).__name__}: {exc}") from exc
+            except BaseException:
+                copies.close()
+                raise
+            began = time.monotonic()  # the clock (and the schedule, which reads it) starts with the first games
             targets = [(self._rounds, (copies, budget, running, progress, mean, pauses, wake))]
         # Each thread says it has finished by an event of its own, set as its last act: a Thread.join that
         # Ctrl-C interrupted may return at once afterwards (CPython), and a worker would train on unseen.

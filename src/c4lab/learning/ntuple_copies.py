@@ -174,4 +174,15 @@ def make_copies(executor: str, workers: int, address: str | None = None) -> Copi
     raise ValueError(f"unknown executor {executor!r} (threads, processes or ray)")
 
 
-__all__ = ["ROUND", "Change", "Copies", "ProcessCopies", "RayCopies", "Round", "make_copies", "merge", "play_round"]
+def start(copies: Copies, variant: str, arrays: tuple[Any, ...], weights: np.ndarray) -> None:
+    """Start every worker of ``copies`` with a round of no games each: a
+    process spawned, c4lab imported and the kernel loaded in it (5 s for
+    two processes here; a Ray task's worker alike), so that a run's clock
+    and schedule start with its first games.  What the round sends back
+    is dropped (``variant``, ``arrays``: as in ``Round``)."""
+    idle = Round(variant, arrays, 0, 1, 1.0, 0.0, False, 0)
+    copies.round(weights, [idle] * copies.workers)
+
+
+__all__ = ["ROUND", "Change", "Copies", "ProcessCopies", "RayCopies", "Round", "make_copies", "merge", "play_round",
+           "start"]
