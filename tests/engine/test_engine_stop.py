@@ -10,6 +10,7 @@ import queue
 import threading
 import time
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -19,6 +20,9 @@ from c4lab.engine import parse_reply
 from c4lab.engine.protocol import BestMove, Info
 from c4lab.engine.serve import serve
 from c4lab.rules import Move, Position
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 #: A ``go`` budget no test waits for: a stopped search answers well before.
 LONG = "go time 60"
@@ -68,6 +72,12 @@ class Driver:
             lines.append(self.read(timeout))
         return lines
 
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
     def close(self) -> None:
         self.send("quit")
         self.thread.join(timeout=PROMPT)
@@ -96,8 +106,7 @@ def searches() -> Iterator[threading.Thread]:
 def test_stop_during_go_answers_the_best_move_found_so_far_at_once(
     spec: str, position: str, go: str, most: int | None
 ) -> None:
-    driver = Driver(spec)
-    try:
+    with Driver(spec) as driver:
         driver.ready(position)
         driver.send(go)
         time.sleep(0.1 if most else 0.5)
@@ -114,33 +123,25 @@ def test_stop_during_go_answers_the_best_move_found_so_far_at_once(
         assert most is None or (info.iterations is not None and info.iterations < most)
         driver.send("stop", "isready")  # a stop after the answer, as with no search: nothing
         assert driver.read() == "readyok"
-    finally:
-        driver.close()
 
 
 def test_stop_right_after_go_is_not_lost() -> None:
     # the engine clears the request before the search starts, not in it: a stop read at once is for this go
-    driver = Driver("uct:seed=1")
-    try:
+    with Driver("uct:seed=1") as driver:
         driver.ready("7x6:dd")
         driver.send(LONG, "stop")
         *_, best = driver.until_bestmove(PROMPT)
         assert isinstance(parse_reply(best), BestMove)
-    finally:
-        driver.close()
 
 
 def test_a_stop_of_a_finished_search_does_not_cut_the_next_one() -> None:
-    driver = Driver("uct:seed=1")
-    try:
+    with Driver("uct:seed=1") as driver:
         driver.ready("7x6:dd")
         driver.send("go iterations 10", "stop", "go iterations 50000")  # the stop comes after the first answer
         first = driver.until_bestmove(PROMPT)
         info, _ = driver.until_bestmove(PROMPT)
         assert "iterations 10 " in first[0]
         assert "iterations 50000 " in info  # all of them: the request was cleared at this go
-    finally:
-        driver.close()
 
 
 @pytest.mark.parametrize("spec", ["uct:seed=1", "minimax", "master:seed=1"])
@@ -170,13 +171,10 @@ class IgnoresStop(Agent):
 def test_an_agent_that_ignores_stop_answers_after_its_budget_as_before(monkeypatch: pytest.MonkeyPatch) -> None:
     agent_infos()  # the real families first
     monkeypatch.setitem(base._REGISTRY, "ignores-stop", AgentInfo("ignores-stop", "for tests", (), IgnoresStop))
-    driver = Driver("ignores-stop")
-    try:
+    with Driver("ignores-stop") as driver:
         driver.ready("7x6")
         began = time.monotonic()
         driver.send("go time 1", "stop")
         info, best = driver.until_bestmove(PROMPT)
         assert time.monotonic() - began >= 1.0
         assert "string slept" in info and best == "bestmove a"
-    finally:
-        driver.close()
