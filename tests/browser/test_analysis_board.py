@@ -476,6 +476,28 @@ def test_a_bad_position_pasted_on_the_analysis_board_says_it_cannot_be_analysed(
         assert db.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 1
 
 
+def test_the_paste_box_of_an_analysis_board_offers_to_analyse_not_to_start_a_game(server, new_page):
+    """A position pasted on an analysis board is analysed, on a board of its
+    own: the box said "Start a new game from a position (on the analysis
+    board: go on from it)" over a Start button, a game's words first. Now
+    it says what it does; in a game it still starts one."""
+    page = new_page()
+    page.goto(server.url + "/analyse?position=7x6:dd")
+    wait_position(page, "7x6:dd")
+    expect(page.locator('label[for="paste-here"]')).to_have_text("Analyse another position",
+                                                                 use_inner_text=True)
+    expect(page.get_by_role("button", name="Analyse", exact=True)).to_be_visible()
+    page.locator("#paste-here").fill("7x6:dcdc")
+    page.get_by_role("button", name="Analyse", exact=True).click()
+    wait_position(page, "7x6:dcdc")
+    expect(page.locator("#analysis-toggle")).to_be_checked()
+    ticket = create_room(server, board="7x6", players={"A": "human", "B": "human"})
+    open_room(page, server, ticket)
+    expect(page.locator('label[for="paste-here"]')).to_have_text("Start a new game from a position",
+                                                                 use_inner_text=True)
+    expect(page.get_by_role("button", name="Start", exact=True)).to_be_visible()
+
+
 def test_a_finished_games_replay_links_its_position_to_the_analysis_board(server, new_page):
     code = play_online_game(server, "dcdcdcd")
     page = new_page()

@@ -329,6 +329,7 @@ export function renderAnalysis() {
   $("analysis-switch").hidden = !local || !R.you.length;
   $("analysis-toggle").checked = on;
   $("board").classList.toggle("analysing", on);
+  $("position-panel").classList.toggle("analysing", on); // its paste box analyses (index.html, style.css)
   $("board").dataset.analysing = on ? "1" : "";
   const line = onLine(room);
   $("redo").hidden = !line;
