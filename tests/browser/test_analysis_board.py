@@ -707,6 +707,23 @@ def test_the_keyboards_column_is_marked_on_its_score_and_nothing_peeks_out(serve
     expect(page.locator("#board .note-cursor:visible")).to_have_count(0)
 
 
+@pytest.mark.parametrize("size", [(390, 844), (1280, 800)], ids=["phone", "desktop"])
+def test_a_hints_arrow_does_not_peek_out_between_the_scores(server, new_page, size):
+    """A hint writes every column's score in the row above the board, where
+    its gold arrow over the hinted column is drawn: on 9 columns and more the
+    arrow showed between the lower row's pills, beside the arrows down to
+    the columns, one more pointer to read. The hint is the gold-ringed
+    score and the piece drawn on the board."""
+    page = new_page(*size)
+    ticket = create_room(server, board="10x9/Xe5", players={"A": "human", "B": "human"})
+    open_room(page, server, ticket)
+    page.locator("#hint").click()
+    expect(page.locator("#board .col-note")).to_have_count(10, timeout=60_000)
+    expect(page.locator("#board .hint[data-hint]")).to_be_visible()
+    expect(page.locator("#board .col-note.best")).not_to_have_count(0)
+    expect(page.locator("#board .hint-arrow")).to_be_hidden()
+
+
 def test_the_evaluation_bar_states_an_exact_result_in_the_scores_terms(server, new_page):
     """Where every column is solved the position's result is known: the bar
     says it ("A (white) wins with best play", "Draw with best play"). It
