@@ -335,3 +335,23 @@ def test_the_picker_offers_the_servers_files_and_a_game_plays_one(tmp_path, new_
     finally:
         running.stop()
         store.close()
+
+
+@pytest.mark.parametrize("size", [(600, 900), (800, 1000)], ids=["600", "800"])
+def test_the_board_stays_put_when_the_evaluation_bars_label_grows(server, new_page, size):
+    """Between a phone's width and a desktop's the label beside the bar was
+    11rem wide: "A (white) wins with best play · before the last move" took
+    three lines there, the bar's slot grew and the board went 11px down
+    after a move. The label has the room of two lines at most."""
+    from browser_helpers import click_cell, create_room, open_room, wait_position
+
+    page = new_page(*size)
+    ticket = create_room(server, board="7x6", players={"A": "human", "B": "human"})
+    open_room(page, server, ticket)
+    top = page.locator("#board").bounding_box()["y"]
+    page.locator("#hint").click()
+    expect(page.locator("#board .hint[data-hint]")).to_have_count(1, timeout=60_000)
+    click_cell(page, "d1")
+    wait_position(page, "7x6:d")
+    expect(page.locator("#eval-label")).to_have_text("A (white) wins with best play · before the last move")
+    assert page.locator("#board").bounding_box()["y"] == pytest.approx(top, abs=0.5)
