@@ -1496,6 +1496,37 @@ def test_ctrl_c_while_the_probes_are_labelled_stops_at_once_and_writes_nothing(t
     assert not out.exists() and not (tmp_path / "home" / ".c4lab" / "probes").exists()
 
 
+@pytest.mark.parametrize("during", ["warm_up", "the first point"])
+def test_ctrl_c_while_the_kernel_loads_or_the_first_point_is_judged_stops_at_once_where_sigint_came_ignored(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, during: str) -> None:
+    """A run started with SIGINT ignored (a script's background job, then
+    ``kill -INT``) takes Ctrl-C while it labels its probes and while it
+    trains; in between, while the kernel was loaded (compiled: minutes on
+    an empty numba cache) and the first point of the curve judged, Ctrl-C
+    was lost, and the run trained on to its end (``--minutes 0.3``: 18 s,
+    status 0).  It stops there at once, before any game, and writes
+    nothing."""
+    import signal
+
+    from c4lab.learning import train_ntuple
+
+    def ctrl_c(*args: Any, **kwargs: Any) -> float:
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(1.0)  # the handler, if any, runs meanwhile
+        return 0.5
+
+    monkeypatch.setattr(*((N.Trainer, "warm_up", ctrl_c) if during == "warm_up" else (N, "score_against", ctrl_c)))
+    inherited = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            train_ntuple.run(board="4x4", bonus=False, minutes=None, games=2000, workers=1, seed=0,
+                             out=tmp_path / "n.npz", resume=None, tuples=4, length=None, probes=0, eval_every=None,
+                             checkpoint_minutes=5.0, curve=None)
+    finally:
+        signal.signal(signal.SIGINT, inherited)
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize(("name", "status", "executor"), [("SIGTERM", 143, "threads"), ("SIGHUP", 129, "processes")])
 def test_a_kill_or_a_closed_terminal_saves_as_ctrl_c_does(tmp_path: Path, name: str, status: int, executor: str) -> None:
     """A scheduler's or ``timeout``'s SIGTERM, or the SIGHUP of a terminal

@@ -233,6 +233,8 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
         _say(f"note: --seed {seed} changes nothing here: a resumed run's games go on from the random states its "
              "network saved (--seed draws the tuples --add-tuples adds)")
 
+    from c4lab.ctrl_c import ctrl_c_interrupts  # lazy: start-up time
+
     probe_set = []
     if count:
         stored = P.probe_path(variant, count, plies=plies)
@@ -259,8 +261,6 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
             if done % max(1, count // 10) == 0:
                 print(text, file=sys.stderr, flush=True)
 
-        from c4lab.ctrl_c import ctrl_c_interrupts  # lazy: start-up time
-
         with ctrl_c_interrupts():  # Ctrl-C stops the labelling (minutes on some boards), nothing written
             probe_set = P.probe_set(variant, count, plies=plies, progress=show if shown else log,
                                     threads=min(workers, usable_cores()),  # the cores the run was given
@@ -273,7 +273,6 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
     # where the run's files go, before minutes of training: the checkpoints are there to be found meanwhile
     _say(f"network: {out} (every {checkpoint_minutes:g} min and at the end); curve: "
          + ", ".join(str(p) for p in curve_paths(prefix)) + " (the CSV with each checkpoint)")
-    trainer.warm_up()
 
     seconds = minutes * 60 if minutes is not None else None
     # A point of the curve every --eval-every seconds, else every twentieth of the run (in games for --games, where
@@ -305,12 +304,17 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
         points.append(CurvePoint(judged.games, seconds, acc, scores, count, variant.notation))
         state["last"] = _summary(acc, scores)
 
-    from rich.console import Console
-    from rich.progress import Progress
-
     interrupted = False
-    evaluate()
-    with Progress(*bar_columns(), console=Console(stderr=True, emoji=False), disable=not sys.stderr.isatty()) as bar:
+    # Ctrl-C while the kernel is loaded (compiled: minutes on an empty numba cache) and the first point judged,
+    # before any game: the run stops at once and writes nothing, also where SIGINT came ignored (it was lost)
+    with ctrl_c_interrupts():
+        from rich.console import Console
+        from rich.progress import Progress
+
+        columns = bar_columns()
+        trainer.warm_up()
+        evaluate()
+    with Progress(*columns, console=Console(stderr=True, emoji=False), disable=not sys.stderr.isatty()) as bar:
         task = bar.add_task(str(variant), total=games or seconds, games=network.games, speed=0.0, last="")
 
         def tick(t: N.Trainer) -> None:
