@@ -528,7 +528,9 @@ def test_the_copies_workers_start_before_the_clock_and_the_schedule_start(monkey
     wall = time.monotonic() - began
     assert trainer.seconds <= wall - 1.5  # the start's 1.5 s are not training
     assert trainer.played == net.games > 0
-    assert made[0].tasks[0].alpha > 0.99 and made[0].tasks[0].epsilon > 0.099  # 1 falling to 0.1, 0.1 to 0
+    # the first round within a tenth of the schedule (1 falling to 0.1, 0.1 to 0), not three quarters down it
+    # (0.18 and 0.025: the start's 1.5 s of the 2)
+    assert made[0].tasks[0].alpha > 0.8 and made[0].tasks[0].epsilon > 0.09
 
 
 @pytest.mark.slow
