@@ -216,11 +216,13 @@ def test_a_command_after_go_is_answered_after_its_bestmove_and_stop_changes_noth
 
 def engine_searching(spec: str) -> subprocess.Popen[str]:
     """``c4lab engine --agent spec`` ready (its kernels loaded: ``isready``
-    answered) and told ``go time 60`` in the middle of a game on 9x8."""
+    answered) and told ``go time 60`` early in a game on 9x8 (a position
+    that takes thinking: in 9x8:ddeec, where the side to move has lost,
+    ``master`` answered at once, sometimes before the ``quit`` was read)."""
     engine = subprocess.Popen([sys.executable, "-m", "c4lab", "engine", "--agent", spec], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert engine.stdin is not None and engine.stdout is not None
-    engine.stdin.write("position 9x8:ddeec\nisready\n")
+    engine.stdin.write("position 9x8:dd\nisready\n")
     engine.stdin.flush()
     assert engine.stdout.readline() == "readyok\n"
     engine.stdin.write("go time 60\n")
