@@ -171,6 +171,15 @@ def random_positions(rng: random.Random, count: int) -> list[Position]:
     return positions
 
 
+#: The ``c4lab`` command as its console script runs it, saying "main
+#: starts" on stderr just before it calls ``main``: a press before that line
+#: falls in the interpreter's own start-up and the import of the package
+#: (hundredths of a second, tenths on a loaded machine), where it is
+#: Python's, before any code of c4lab's runs.
+STARTED = ("import sys; from c4lab.__main__ import main; print('main starts', file=sys.stderr, flush=True); "
+           "main()")
+
+
 def ctrl_c_once_ready(args: list[str], ready: str, inherited: str, after: float,
                       presses: int = 1, env: dict[str, str] | None = None, signum: int | None = None,
                       group: bool = False) -> tuple[int, str, str]:
@@ -178,7 +187,8 @@ def ctrl_c_once_ready(args: list[str], ready: str, inherited: str, after: float,
     ``after`` seconds after a line of its stderr matches ``ready`` (a
     regular expression, searched for in the line) (``presses``
     times, a tenth of a second apart: an impatient person), and return its
-    ``(status, stdout, stderr)``.  ``inherited="ignored"`` starts it with
+    ``(status, stdout, stderr)``; ``ready="main starts"`` (:data:`STARTED`):
+    ``after`` seconds after the command's ``main`` is called.  ``inherited="ignored"`` starts it with
     SIGINT ignored, as a script's background job (``&``) is: the shell
     ignores SIGINT, then execs.  ``env``: the process's environment (by
     default this one's).  ``signum``: another signal than SIGINT (a kill's
@@ -188,7 +198,7 @@ def ctrl_c_once_ready(args: list[str], ready: str, inherited: str, after: float,
     import signal
     import time
 
-    command = [sys.executable, "-m", "c4lab", *args]
+    command = [sys.executable, *(["-c", STARTED] if ready == "main starts" else ["-m", "c4lab"]), *args]
     if inherited == "ignored":
         command = ["sh", "-c", 'trap "" INT; exec "$@"', "sh", *command]
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,

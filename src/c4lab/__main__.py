@@ -9,19 +9,38 @@ it met, before the command group that says "interrupted" existed.
 
 from __future__ import annotations
 
+import signal  # built in: no time
 import sys
 
 #: The status of a command Ctrl-C ended, as the shell gives it: 128 + SIGINT.
 INTERRUPTED = 130
+
+#: The commands that Ctrl-C stops even where SIGINT came ignored (a
+#: background job of a script): each puts its own handler in place for its
+#: run (``c4lab.ctrl_c``), and Ctrl-C is Python's ``KeyboardInterrupt``
+#: from the process's start, so that a press while the command loads (a
+#: second or so: click, numpy, numba) is not lost and the run does not go
+#: on to its end.
+STOPPABLE = frozenset({"arena", "book", "move", "solve", "train"})
+
+
+def interrupted_line() -> str:
+    """What a command Ctrl-C ended says: "interrupted", on a line of its own
+    after the ``^C`` a terminal echoes, with no blank line before it in a
+    log file or a pipe."""
+    return ("\n" if sys.stderr.isatty() else "") + "interrupted"
 
 
 def main() -> None:
     """Run the ``c4lab`` command; Ctrl-C while it loads is "interrupted",
     status 130, as Ctrl-C in any command."""
     try:
+        if len(sys.argv) > 1 and sys.argv[1] in STOPPABLE:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
         from c4lab.cli import run  # lazy: so that Ctrl-C while it loads is caught here
     except KeyboardInterrupt:
-        print("\ninterrupted", file=sys.stderr)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # more presses on the way out change nothing
+        print(interrupted_line(), file=sys.stderr)
         sys.exit(INTERRUPTED)
     run()
 

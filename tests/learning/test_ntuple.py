@@ -1243,6 +1243,16 @@ def test_a_setting_out_of_range_names_the_option_that_gave_it() -> None:
     assert set(OPTION_OF) <= {f.name for f in dataclasses.fields(N.Options)}
 
 
+def test_the_board_is_named_as_everywhere_classic_included(tmp_path: Path) -> None:
+    """Review: ``--board classic`` was refused ("invalid position"), where
+    ``arena`` and ``play`` take it for the 7x6 board."""
+    out = tmp_path / "n.npz"
+    result = CliRunner().invoke(main, ["train", "ntuple", "--board", "classic", "--games", "200", "--probes", "0",
+                                       "--tuples", "5", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert Network.load(out).variant == Variant.classic()
+
+
 @pytest.mark.parametrize("args, message", [
     (["--minutes", "-1"], "Error: Invalid value for '--minutes': the minutes must be a positive, finite number"),
     (["--minutes", "inf"], "Invalid value for '--minutes': the minutes must be a positive, finite number, not inf"),
@@ -1276,6 +1286,8 @@ def test_a_setting_out_of_range_names_the_option_that_gave_it() -> None:
     (["--executor", "ray", "--ray-address", "127.0.0.1:1"], "no Ray cluster answers there"),
     (["--executor", "ray", "--ray-address", ""], "--ray-address': an empty address"),  # "$RAY" unset
     (["--out", "{tmp}/run.png", "--curve", "{tmp}/run"], "run.png is a file of the curve"),  # the plot over the network
+    (["--board", "random"], "'random' draws a new board for each game, and a learner learns one board"),
+    (["--probes", "10001"], "10001 is not in the range 0<=x<=10000"),  # each labelled by the solver first
 ])
 def test_bad_options_and_files_are_one_line_exit_2_and_nothing_is_overwritten(
     tmp_path: Path, args: list[str], message: str
@@ -1410,6 +1422,25 @@ def test_ctrl_c_saves_the_network_and_the_curve_then_exits(tmp_path: Path, inher
     # The columns a checkpoint writes, 'score vs hard' too though only a run's end measures it.
     header = (tmp_path / "n-curve.csv").read_text().splitlines()[0]
     assert header == "games,seconds,accuracy,probes,board,score vs hard,score vs normal,score vs random"
+
+
+@pytest.mark.parametrize("inherited", ["default", "ignored"])
+@pytest.mark.parametrize("after", [0.1, 0.3, 0.6, 1.0])
+def test_ctrl_c_from_the_first_moments_of_a_run_ends_it_with_one_line(tmp_path: Path, inherited: str,
+                                                                       after: float) -> None:
+    """Review: a press while the command loads (about a second: click,
+    numpy, numba) was lost where the run started with SIGINT ignored (a
+    script's background job): it trained on to its end.  Pressed while
+    click read the command line, it said "Aborted!", status 1.  At any
+    moment now: status 130, one "interrupted" line, no blank line before it
+    in a pipe, no traceback."""
+    status, _, stderr = ctrl_c_once_ready([*TRAIN_5X4, "--out", str(tmp_path / "n.npz")], "main starts",
+                                          inherited, after=after)
+    assert status == 130, stderr
+    assert "Traceback" not in stderr and "Aborted" not in stderr, stderr
+    lines = stderr.splitlines()
+    said = [line for line in lines if "interrupted" in line]
+    assert said and "" not in lines[lines.index(said[0]) - 1:lines.index(said[0])], stderr
 
 
 def test_a_run_stopped_between_two_points_of_its_curve_goes_on_at_the_seconds_it_stopped_at(tmp_path: Path) -> None:

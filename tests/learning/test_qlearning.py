@@ -385,6 +385,7 @@ def test_train_qlearning_explains_bad_boards_and_options(tmp_path: Path) -> None
     ("9x9", "9x9 is too large for a Q-table: its keys need 90 bits"),
     ("4x4:abababa", "the start position 4x4:abababa is already over (A (white) wins: four in a row)"),
     ("4x4:dz", "invalid position '4x4:dz': move 1 (the 2nd) 'z' at character 5"),
+    ("random", "'random' draws a new board for each game, and a learner learns one board"),
 ])
 def test_a_bad_board_names_the_option_before_any_work(tmp_path: Path, board: str, why: str) -> None:
     """Review: 'Error: 9x9 is too large for a Q-table' named no option,

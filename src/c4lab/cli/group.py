@@ -7,7 +7,7 @@ exit)."""
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -22,6 +22,15 @@ class _Commands(click.Group):
     """The command group: Ctrl-C in any command is one line and status 130
     (click's own handling prints "Aborted!" and exits 1)."""
 
+    def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
+                     **extra: Any) -> click.Context:
+        """The command line read (click's), where Ctrl-C is "interrupted",
+        status 130, as in the command (click's own: "Aborted!", status 1)."""
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except KeyboardInterrupt:
+            _interrupted()
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
@@ -31,11 +40,18 @@ class _Commands(click.Group):
             click.echo(f"Error: {exc.format_message()}", err=True)
             sys.exit(exc.exit_code)
         except KeyboardInterrupt:
-            from c4lab.ctrl_c import ctrl_c_ignored_from_now  # lazy: start-up time
+            _interrupted()
 
-            ctrl_c_ignored_from_now()  # a second press on the way out would end the process by SIGINT (-2)
-            click.echo("\ninterrupted", err=True)
-            sys.exit(130)
+
+def _interrupted() -> NoReturn:
+    """Ctrl-C's end of any command: one line, status 130; more presses on
+    the way out change nothing (one would end the process by SIGINT, -2)."""
+    from c4lab.__main__ import INTERRUPTED, interrupted_line
+    from c4lab.ctrl_c import ctrl_c_ignored_from_now  # lazy: start-up time
+
+    ctrl_c_ignored_from_now()
+    click.echo(interrupted_line(), err=True)
+    sys.exit(INTERRUPTED)
 
 
 def _name_as_the_help_does(exc: click.BadParameter) -> None:

@@ -33,6 +33,11 @@ from c4lab.learning.settings import OptionOutOfRange  # light: the error alone
 # --help`` and the light commands never load numba or the rules engine.
 
 
+#: The most probe positions a curve is judged on: each is labelled once by
+#: the solver (10,000 on the classic board: a few minutes), and more would
+#: spend the run's time judging rather than learning.
+MAX_PROBES = 10_000
+
 #: ``train qlearning``'s options by the ``TrainConfig`` field each fills (a refusal names the option typed).
 QTRAIN_OPTION_OF = {"episodes": "--episodes", "alpha": "--alpha", "discount": "--discount",
                     "epsilon_start": "--epsilon", "epsilon_end": "--epsilon-end", "epsilon_decay": "--epsilon-decay",
@@ -193,7 +198,7 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
               help="With --resume: grow the network by this many tuples (random walks drawn from --seed) whose "
                    "weights start at zero, so it plays as before and has more room to learn.")
 @click.option("--length", type=Int64(2, 8), default=8, show_default=True, help="Cells per tuple.")
-@click.option("--probes", type=Int64(min=0), default=None,
+@click.option("--probes", type=Int64(0, MAX_PROBES), default=None,
               help="Probe positions for the accuracy curve (default: 200 on boards of up to 42 playable cells, "
                    "100 up to 48, else 0; from the empty board up to 30 cells and on the classic board, "
                    "from ply 10 on the others).")

@@ -205,7 +205,7 @@ from c4lab.learning.ntuple_pauses import Pauses
 from c4lab.learning.settings import OptionOutOfRange, OptionWrongType
 from c4lab.rules import Position, Variant
 from c4lab.rules import kernels as K
-from c4lab.rules.setup import starting_position
+from c4lab.rules.setup import one_board, starting_position
 
 #: Games a worker plays between two looks at the clock.
 CHUNK = 1000
@@ -679,10 +679,10 @@ def board_variant(board: str, bonus: bool, seed: int) -> Variant:
     draw, and its ``SecondBonusCellError`` where the board names one
     already).  A board that does not parse is its ``PositionError`` (a
     ``ValueError``); a position with moves a ``ValueError`` too."""
-    position = Position.parse(board)
+    position = one_board(board)
     if position.ply:
         raise ValueError(f"{board!r} is a position with moves: give a board (7x6, 9x8/Xd3)")
-    return starting_position(board, bonus, random.Random(seed)).variant
+    return starting_position(position.variant.notation, bonus, random.Random(seed)).variant
 
 
 

@@ -83,6 +83,7 @@ from c4lab.learning.ntuple_curve import bare
 from c4lab.learning.settings import OptionOutOfRange
 from c4lab.rules import Position
 from c4lab.rules import kernels as K
+from c4lab.rules.setup import one_board
 from c4lab.rules.sides import result_clause
 
 INITIAL_Q = 0.5  # an action never tried is worth a draw (with the default rewards)
@@ -254,7 +255,7 @@ def start_position(board: str) -> Position:
     words of every screen: "... is already over (A (white) wins: four in a
     row)"), or whose board is too large for a table (``c4lab train
     qlearning`` names ``--board`` with it before any work)."""
-    start = Position.parse(board)
+    start = one_board(board)
     if start.is_over:  # the rules end a game by four in a row or a full board: the reason the words take unsaid
         raise ValueError(f"the start position {start.notation} is already over ({result_clause(start.result, None)})")
     check_board(start.variant)

@@ -46,6 +46,16 @@ def starting_position(board: str, bonus: bool, rng: random.Random) -> Position:
     return position
 
 
+def one_board(board: str) -> Position:
+    """The start ``board`` names for a learner, which learns one board:
+    ``classic`` or a position string, as everywhere; ``random``, a new
+    board for each game, refused with ``ValueError`` saying so."""
+    if board == RANDOM:
+        raise ValueError(f"{RANDOM!r} draws a new board for each game, and a learner learns one board: name it "
+                         "(classic, 7x6, 9x8/Xd3)")
+    return starting_position(board, False, random.Random(0))
+
+
 def check_start(board: str, bonus: bool, *, finished: bool = False, rng: random.Random | None = None) -> Position:
     """What :func:`starting_position` makes of ``board`` (with ``rng``'s
     draw; any draw without one), refused with ``ValueError`` where it is
