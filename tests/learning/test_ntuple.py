@@ -935,7 +935,7 @@ def test_train_ntuple_writes_a_network_that_the_agent_plays_and_a_curve(tmp_path
     for suffix in ("csv", "png", "html"):
         assert (tmp_path / f"n-curve.{suffix}").stat().st_size > 0
     lines = (tmp_path / "n-curve.csv").read_text().splitlines()
-    assert lines[0].startswith("games,seconds,accuracy,probes,board,score vs")
+    assert lines[0].startswith("games,seconds,accuracy,probes,board,run,score vs")
     assert all(line.split(",")[4] == "4x4" for line in lines[1:])  # the network's board, on every point
     games = [int(line.split(",")[0]) for line in lines[1:]]
     assert games == sorted(set(games)) and games[-1] == 4000  # one row a point, the last one the final's
@@ -1052,7 +1052,7 @@ def test_a_resumed_curve_keeps_one_measure_and_its_columns(tmp_path: Path) -> No
 
     points = [CurvePoint(0, 0.0, 0.5, {"random": 0.5}, 200), CurvePoint(2000, 3.5, 0.75, {"random": 1.0}, 200)]
     path = write_csv(points, tmp_path / "c", ("random", "normal", "hard"))
-    assert path.read_text().splitlines()[0] == ("games,seconds,accuracy,probes,board,score vs hard,score vs normal,"
+    assert path.read_text().splitlines()[0] == ("games,seconds,accuracy,probes,board,run,score vs hard,score vs normal,"
                                                 "score vs random")
     assert read_curve(path) == points
     assert check_curve(tmp_path / "c", 2000, 200) == points
@@ -1091,6 +1091,43 @@ def test_a_network_resumed_onto_the_curve_of_another_boards_network_is_refused_a
     # A curve written before the column names no board: it goes on as before.
     write_csv([CurvePoint(10, 1.0, 0.5, {"random": 0.25}, 0)], tmp_path / "old")
     assert check_curve(tmp_path / "old", 10, 0, "4x4") == [CurvePoint(10, 1.0, 0.5, {"random": 0.25}, 0)]
+
+
+def test_a_network_resumed_onto_the_curve_of_another_network_of_its_board_is_refused_and_the_curve_kept(
+        tmp_path: Path) -> None:
+    """Review: two runs on 5x4, the second shorter: the first network,
+    resumed with ``--curve`` naming the second's curve (whose last point
+    was not past its games), went on with it and drew its points over the
+    other run's.  A network is named when it is made (its header's ``run``,
+    kept by every run that resumes it) and a curve names it on every point:
+    another network's curve is refused, before any game, nothing written;
+    a curve of the network's own run goes on."""
+    from c4lab.learning.ntuple_curve import CurvePoint, check_curve, read_curve, write_csv
+
+    for name, games in (("long", "3000"), ("short", "1000")):
+        made = CliRunner().invoke(main, ["train", "ntuple", "--board", "5x4", "--games", games, "--probes", "0",
+                                         "--tuples", "4", "--out", str(tmp_path / f"{name}.npz")])
+        assert made.exit_code == 0, made.output
+    long_run, short_run = (Network.load(tmp_path / f"{n}.npz").options["run"] for n in ("long", "short"))
+    assert long_run != short_run and read_curve(tmp_path / "short-curve.csv")[-1].run == short_run
+    before = {p: p.read_bytes() for p in tmp_path.iterdir()}
+    result = CliRunner().invoke(main, ["train", "ntuple", "--resume", str(tmp_path / "long.npz"), "--games", "100",
+                                       "--probes", "0", "--curve", str(tmp_path / "short-curve")])
+    assert result.exit_code == 2
+    assert result.output == (f"Error: {tmp_path / 'short-curve.csv'} is the curve of another network (run "
+                             f"{short_run}; this one's is run {long_run}): choose another --curve\n")
+    assert {p: p.read_bytes() for p in tmp_path.iterdir()} == before
+    again = CliRunner().invoke(main, ["train", "ntuple", "--resume", str(tmp_path / "long.npz"), "--games", "100",
+                                      "--probes", "0"])
+    assert again.exit_code == 0, again.output
+    assert Network.load(tmp_path / "long.npz").options["run"] == long_run
+    assert {p.run for p in read_curve(tmp_path / "long-curve.csv")} == {long_run}
+    # A curve written before the column names no run: it goes on as before; a damaged name is refused.
+    write_csv([CurvePoint(10, 1.0, 0.5, {"random": 0.25}, 0, "5x4")], tmp_path / "old")
+    assert check_curve(tmp_path / "old", 10, 0, "5x4", long_run) == [CurvePoint(10, 1.0, 0.5, {"random": 0.25}, 0, "5x4")]
+    (tmp_path / "bad-curve.csv").write_text("games,seconds,accuracy,probes,board,run\n10,1,0.5,0,5x4,zz\n")
+    with pytest.raises(ValueError, match=r"bad-curve\.csv:2: run must be a run's name"):
+        read_curve(tmp_path / "bad-curve.csv")
 
 
 def test_the_step_size_falls_geometrically_and_exploration_linearly_over_the_run() -> None:
@@ -1421,7 +1458,7 @@ def test_ctrl_c_saves_the_network_and_the_curve_then_exits(tmp_path: Path, inher
     assert Network.load(out).games > 0
     # The columns a checkpoint writes, 'score vs hard' too though only a run's end measures it.
     header = (tmp_path / "n-curve.csv").read_text().splitlines()[0]
-    assert header == "games,seconds,accuracy,probes,board,score vs hard,score vs normal,score vs random"
+    assert header == "games,seconds,accuracy,probes,board,run,score vs hard,score vs normal,score vs random"
 
 
 @pytest.mark.parametrize("inherited", ["default", "ignored"])
@@ -1774,6 +1811,7 @@ def test_a_header_that_does_not_match_its_arrays_or_holds_bad_options_is_refused
         ("text.npz", {"options": {**net.options, "rng": ["x"]}}, "option rng"),
         ("minus.npz", {"options": {**net.options, "rng": ["-1"]}}, "option rng"),
         ("clock.npz", {"options": {**net.options, "seconds": "12"}}, "option seconds is '12', not a number"),
+        ("run.npz", {"options": {**net.options, "run": "../x"}}, "option run is '../x', not a run's name"),
     ]:
         with pytest.raises(NetworkError, match=f"{name}: .*{why}"):
             Network.load(written(name, **changes))

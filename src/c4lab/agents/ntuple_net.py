@@ -76,6 +76,7 @@ from __future__ import annotations
 import copy as _copy
 import math
 import random
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -719,6 +720,13 @@ _NUMBERS = ("alpha", "epsilon", "lam", "average", "tcl", "seconds")
 _OPTIONAL_NUMBERS = ("alpha_final", "epsilon_final")
 
 
+#: A training run's name in a network's header options (``run``) and in its
+#: curve's ``run`` column: random hexadecimal digits drawn when the network
+#: is made, kept by every run that resumes or grows it, so that a resumed
+#: run knows its own curve from another network's.
+RUN_ID = re.compile(r"[0-9a-f]{8,32}")
+
+
 def _check_options(options: dict[str, Any]) -> None:
     """``ValueError`` unless the header's training options are what a
     trainer wrote: finite numbers, a whole number of opening moves, and each
@@ -738,6 +746,9 @@ def _check_options(options: dict[str, Any]) -> None:
         raise ValueError(f"option done is {done!r}, not a share of the run between 0 and 1")
     if "learn_from_random" in options and not isinstance(options["learn_from_random"], bool):
         raise ValueError(f"option learn_from_random is {options['learn_from_random']!r}, not true or false")
+    run = options.get("run")
+    if run is not None and not (isinstance(run, str) and RUN_ID.fullmatch(run)):
+        raise ValueError(f"option run is {run!r}, not a run's name (8 to 32 hexadecimal digits)")
     rng = options.get("rng")
     if rng is not None and not (isinstance(rng, list) and rng and all(
             isinstance(x, str) and x.isdigit() and 0 < int(x) < 2**64 for x in rng)):

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from c4lab import atomic
+from c4lab.agents.ntuple_net import RUN_ID
 from c4lab.atomic import replacing
 
 SUFFIXES = (".csv", ".png", ".html")
@@ -29,6 +30,9 @@ _PROBES = "probes"
 #: The column that names the board of the network measured (``7x6``,
 #: ``6x5/Xc2``), after ``probes``; a curve written before it had none.
 _BOARD = "board"
+#: The column that names the run of the network measured (its header's
+#: ``run``), after ``board``; a curve written before it had none.
+_RUN = "run"
 _SCORE = "score vs "
 
 
@@ -42,6 +46,7 @@ class CurvePoint:
     scores: dict[str, float] = field(default_factory=dict)  # opponent -> score (draw = 1/2)
     probes: int | None = None  # the size of the probe set the accuracy was measured on, --probes (None: not said)
     board: str | None = None  # the board of the network measured, its notation (None: not said)
+    run: str | None = None  # the run of the network measured, its header's ``run`` (None: not said)
 
 
 def bare(prefix: Path) -> Path:
@@ -65,10 +70,10 @@ def write_csv(points: list[CurvePoint], prefix: Path, opponents: tuple[str, ...]
     path = curve_paths(prefix)[0]
     with replacing(path, "w", newline="", encoding="utf-8") as f:  # a full disk, Ctrl-C: the last whole file
         writer = csv.writer(f)
-        writer.writerow([*_FIXED, _PROBES, _BOARD, *(_SCORE + o for o in names)])
+        writer.writerow([*_FIXED, _PROBES, _BOARD, _RUN, *(_SCORE + o for o in names)])
         for p in points:
             writer.writerow([p.games, round(p.seconds, 1), "" if p.accuracy is None else round(p.accuracy, 4),
-                             "" if p.probes is None else p.probes, p.board or "",
+                             "" if p.probes is None else p.probes, p.board or "", p.run or "",
                              *("" if o not in p.scores else round(p.scores[o], 4) for o in names)])
     return path
 
@@ -123,12 +128,16 @@ def read_curve(path: Path) -> list[CurvePoint]:
         rows = list(csv.reader(io.StringIO(text, newline="")))
     except csv.Error as exc:
         raise ValueError(f"{path}: cannot read it as a learning curve: {exc}") from None
-    first = 3  # the first score column: after probes and board, where the curve has them (older ones do not)
-    if rows and rows[0][3:4] == [_PROBES]:
-        first = 5 if rows[0][4:5] == [_BOARD] else 4
+    # the first score column: after probes, board and run, where the curve has them (older ones do not)
+    first = 3
+    for column in (_PROBES, _BOARD, _RUN):
+        if rows and rows[0][first:first + 1] == [column]:
+            first += 1
+        else:
+            break
     if not rows or rows[0][:3] != _FIXED or not all(c.startswith(_SCORE) for c in rows[0][first:]):
         raise ValueError(f"{path}:1: not the header of a learning curve of `c4lab train ntuple` "
-                         f"({', '.join(_FIXED)}, {_PROBES}, {_BOARD}, then 'score vs ...' columns)")
+                         f"({', '.join(_FIXED)}, {_PROBES}, {_BOARD}, {_RUN}, then 'score vs ...' columns)")
     header = rows[0]
     nameless = next((n for n, c in enumerate(header) if n >= first and not c[len(_SCORE):].strip()), None)
     if nameless is not None:  # 'score vs ': its scores would go on into the curve, drawn against no one
@@ -150,20 +159,24 @@ def read_curve(path: Path) -> list[CurvePoint]:
             raise ValueError(f"{path}:{line}: seconds must be 0 or more, not {row[1]!r}")
         accuracy = share(row[2], line, "accuracy") if row[2] != "" else None
         probes = whole(row[3], line, _PROBES) if first >= 4 and row[3] != "" else None
-        board = row[4] if first == 5 and row[4] != "" else None
+        board = row[4] if first >= 5 and row[4] != "" else None
+        run = row[5] if first == 6 and row[5] != "" else None
+        if run is not None and not RUN_ID.fullmatch(run):
+            raise ValueError(f"{path}:{line}: {_RUN} must be a run's name (8 to 32 hexadecimal digits), not {run!r}")
         scores = {c[len(_SCORE):]: share(v, line, c) for c, v in zip(header[first:], row[first:]) if v != ""}
-        points.append(CurvePoint(games, seconds, accuracy, scores, probes, board))
+        points.append(CurvePoint(games, seconds, accuracy, scores, probes, board, run))
     return points
 
 
 def check_curve(prefix: Path, games: int | None, probes: int | None = None,
-                board: str | None = None) -> list[CurvePoint]:
+                board: str | None = None, run: str | None = None) -> list[CurvePoint]:
     """Before a run: the points it goes on from.  A new run (``games``
     None) finds none of the curve's files, else ``ValueError`` (a run never
     overwrites another's curve); a run that resumes a network of ``games``
     games on ``board`` (its notation) goes on from its CSV where there is
     one (read by :func:`read_curve`), whose last point must be of a network
-    of that board (where the curve says: an older one does not), not past
+    of that board and of that ``run`` (where the curve and the network say:
+    older ones do not), not past
     the network, nor measured on another number of probe positions than
     this run's ``probes`` (one curve, one measure; 0 on either side
     measures nothing, and mixes nothing), and otherwise finds none of the
@@ -176,6 +189,10 @@ def check_curve(prefix: Path, games: int | None, probes: int | None = None,
         if board and drawn and drawn != board:  # a network of another board: its curve is another run's
             raise ValueError(f"{paths[0]} is the curve of a network for the board {drawn}, not {board}: choose "
                              "another --curve")
+        drawn_run = points[-1].run if points else None
+        if run and drawn_run and drawn_run != run:  # another network's, though of the same board and fewer games
+            raise ValueError(f"{paths[0]} is the curve of another network (run {drawn_run}; this one's is run "
+                             f"{run}): choose another --curve")
         if points and points[-1].games > games:
             raise ValueError(f"{paths[0]} is the curve of another run (its last point is at {points[-1].games:,} "
                              f"games, the network has {games:,}): choose another --curve")

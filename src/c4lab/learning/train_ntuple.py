@@ -8,6 +8,7 @@ leaves every existing file as it was.
 from __future__ import annotations
 
 import math
+import secrets
 import sys
 from contextlib import suppress
 from dataclasses import fields
@@ -199,6 +200,9 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
         check_writable(out)
     except ValueError as exc:
         raise ValueError(f"the network cannot be written to {out}: {exc} (give --out FILE)") from None
+    if not network.options.get("run"):  # a new network, or one trained before runs were named: named now
+        network.options["run"] = secrets.token_hex(6)
+    run_id = str(network.options["run"])
     last = network.options if resume is not None else {}
     alpha, alpha_final, epsilon, epsilon_final = schedule(last, alpha, alpha_final, epsilon, epsilon_final)
     try:
@@ -227,7 +231,7 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
         raise ValueError(f"--out {out} is a file of the curve {bare(prefix)} (.csv, .png, .html): give the network "
                          "and the curve other names")
     # the points it goes on from, measured on as many probe positions as this run's
-    earlier = check_curve(prefix, network.games if resume is not None else None, count, variant.notation)
+    earlier = check_curve(prefix, network.games if resume is not None else None, count, variant.notation, run_id)
     trainer = N.Trainer(network, options, workers, seed, executor, ray_address)
     if resume is not None and seed_given and not add_tuples:
         _say(f"note: --seed {seed} changes nothing here: a resumed run's games go on from the random states its "
@@ -301,7 +305,7 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
                 state["last"] = _summary(acc, scores)
                 return
             points.pop()  # the run ended on a point: one row for it, the final one (with hard)
-        points.append(CurvePoint(judged.games, seconds, acc, scores, count, variant.notation))
+        points.append(CurvePoint(judged.games, seconds, acc, scores, count, variant.notation, run_id))
         state["last"] = _summary(acc, scores)
 
     interrupted = False
