@@ -192,6 +192,18 @@ def test_the_engine_example_answers_a_position_it_cannot_play_with_an_error_and_
     ]
 
 
+def test_the_engine_example_splits_words_where_the_protocol_does() -> None:
+    """Review: ``line.split()`` split at a no-break space too, so that a
+    position string holding one read as two words ('unknown command
+    position'); words are split at spaces and tabs only, as the protocol
+    says."""
+    assert _talk(["position 7x6:d\u00a0d", "go", "position\t7x6:dd", "go"]) == [
+        "error cannot read the position '7x6:d\\xa0d': it is not in RULES.md's notation",
+        "error go: no position, or the game is over",
+        "bestmove d",
+    ]
+
+
 def test_the_engine_example_plays_the_arena_on_every_kind_of_board(tmp_path: Path) -> None:
     """Random boards from 4x4 to 12x12 with forbidden and bonus cells: no
     forfeit (a move it thinks legal that is not would lose with

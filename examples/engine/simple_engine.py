@@ -92,10 +92,18 @@ def choose(board):
     return min(board.moves(), key=rank)
 
 
+def words_of(line):
+    """The words of a line, split at spaces and tabs only, as the protocol
+    says: ``line.split()`` would also split at other spaces (a no-break
+    space inside a position string), and read a word the driver never
+    sent."""
+    return [word for word in line.rstrip("\r\n").replace("\t", " ").split(" ") if word]
+
+
 def main():
     board = None
     for line in sys.stdin:
-        words = line.split()
+        words = words_of(line)
         if not words:
             continue
         command = words[0]

@@ -225,6 +225,16 @@ def test_an_error_line_quotes_a_bad_line_as_sent_so_that_its_index_points_into_t
     assert str(Error.about(caught.value)) == (
         "error bad message 'go  time soon' at character 9: time needs a positive number, not 'soon'")
     assert "go  time soon"[9:] == "soon"
+    # Review: an escape in the quote before the token (a tab shown as \t) made the index point before it;
+    # it counts in the quote now, and the exception's ``index`` stays the line's.
+    for line, token in (("go\ttime soon", "soon"), ("go\t\u200b time 1", "\u200b"), ("c4lab\t\tfly", "fly")):
+        with pytest.raises(ProtocolError) as caught:
+            parse_command(line)
+        message = str(caught.value)
+        shown = message[len("bad message '"):message.index("' at character ")]
+        at = int(message.split("' at character ")[1].split(":")[0])
+        assert shown[at:].startswith(repr(token)[1:-1]), message
+        assert caught.value.index is not None and line[caught.value.index:].startswith(token)
     # A message of several lines is still one line, each joined by one space.
     assert Error.about(ValueError("first line\n    second  line\r\n")).message == "first line second  line"
     assert Error.about(ValueError("")).message == "ValueError"
@@ -342,6 +352,32 @@ def test_an_engine_plays_a_whole_game_through_play_game() -> None:
         assert record.final.result in ("A", "draw")
     finally:
         engine.close()
+
+
+def test_an_engine_program_is_told_to_stop_when_its_agent_is() -> None:
+    """Review: ``request_stop`` on the agent of an engine program (the
+    arena's move limit, a driver's "move now") was not passed on: the
+    program thought its whole ``go time 60``.  It is now the protocol's
+    ``stop``, and the program answers with the best move found so far; a
+    request made before ``go`` stops the next search at once, until it is
+    cleared (as for every agent)."""
+    import threading
+
+    position = Position.parse("9x8/Xd3")
+    with make_agent(f"engine:cmd={engine_cmd('uct:seed=1')},handshake={START:g},timeout={START:g}") as engine:
+        engine.analyse(position, Budget(iterations=100))  # started, and warmed up for the board
+        threading.Timer(1.0, engine.request_stop).start()
+        began = time.monotonic()
+        move, analysis = engine.analyse(position, Budget(time=60))
+        assert position.is_legal(move)
+        assert time.monotonic() - began < 20  # a minute's budget: stopped after about a second
+        assert analysis.iterations is not None and analysis.iterations > 100
+        began = time.monotonic()
+        assert position.is_legal(engine.analyse(position, Budget(time=60))[0])  # still asked to stop
+        assert time.monotonic() - began < 20
+        engine.stop_request.clear()
+        move, analysis = engine.analyse(position, Budget(time=0.5))
+        assert analysis.seconds is not None and analysis.seconds >= 0.4  # the next search runs to its budget
 
 
 def test_a_spec_sets_the_engines_own_options() -> None:

@@ -431,7 +431,7 @@ def test_the_pv_sent_starts_with_the_bestmove_it_goes_with() -> None:
     engine = _Engine("random", out)
     engine.agent = OverruledLine()
     for line in ("position 7x6", "go time 0.5"):
-        engine.handle(line)
+        engine.run(engine.read(line))
     assert out.getvalue().splitlines() == ["info time 0.250 pv a", "bestmove a"]
 
 

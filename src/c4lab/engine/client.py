@@ -83,6 +83,7 @@ from c4lab.engine.protocol import (
     Reply,
     SetOption,
     SetPosition,
+    Stop,
     parse_reply,
     split_words,
     without_line_end,
@@ -291,6 +292,7 @@ class _Process:
         self.stderr: collections.deque[str] = collections.deque(maxlen=_STDERR_LINES)
         self.stopped = False
         self.heard = False  # any line on its standard output yet (a silent one may buffer it)
+        self._writing = threading.Lock()  # a 'stop' from another thread never splits a line being sent
         _RUNNING.add(self)
         threading.Thread(target=self._read_stdout, daemon=True, name=f"engine-out {label}").start()
         threading.Thread(target=self._read_stderr, daemon=True, name=f"engine-err {label}").start()
@@ -332,8 +334,9 @@ class _Process:
         stream: IO[str] | None = self.popen.stdin
         assert stream is not None
         try:
-            stream.write(line + "\n")
-            stream.flush()
+            with self._writing:
+                stream.write(line + "\n")
+                stream.flush()
         except (BrokenPipeError, OSError, ValueError):
             raise EngineError(f"engine {self.label} {self.exit_story('input')} before reading {line!r}") from None
 
@@ -434,6 +437,14 @@ def _stop(process: _Process, grace: float) -> None:
     """``process.stop(grace)``, for ``weakref.finalize`` (a plain function,
     so that the finalizer holds no agent)."""
     process.stop(grace)
+
+
+def _send_stop(process: _Process) -> None:
+    """Tell ``process`` to answer now (``stop``), from the thread that asks
+    it (``EngineAgent.request_stop``); a program that has died meanwhile is
+    the waiting thread's to report."""
+    with contextlib.suppress(EngineError):
+        process.send(str(Stop()))
 
 
 def stop_all() -> None:
@@ -747,28 +758,30 @@ class EngineAgent(Agent):
                 wrong = None
                 chosen: BestMove | None = None
                 infos = 0  # 'info' lines read so far: a flood of them is not a silence
-                while True:
-                    try:
-                        line = process.read(deadline, f"'bestmove' for {position.notation}", allowed)
-                    except EngineTimeout as err:
-                        raise _flooded(err, infos, info) from None
-                    wrong = _not_a_move(line)
-                    if wrong is not None:  # an answer, in step: judged as an illegal move, not a broken line
-                        break
-                    reply = self._reply(line, f"'{go}'")
-                    if isinstance(reply, Info):
-                        info = reply
-                        infos += 1
-                    elif isinstance(reply, BestMove):
-                        chosen = reply
-                        break
-                    elif isinstance(reply, Error):
-                        raise _Refused(
-                            f"engine {self.label} answered '{go}' for {position.notation} with an error: "
-                            f"{reply.message}"
-                        )
-                    else:
-                        raise self._out_of_step(reply, "'info', 'bestmove' or 'error'")
+                # a stop request (``request_stop``) while it thinks is the protocol's 'stop': it answers now
+                with self.stop_request.calls(lambda: _send_stop(process)):
+                    while True:
+                        try:
+                            line = process.read(deadline, f"'bestmove' for {position.notation}", allowed)
+                        except EngineTimeout as err:
+                            raise _flooded(err, infos, info) from None
+                        wrong = _not_a_move(line)
+                        if wrong is not None:  # an answer, in step: judged as an illegal move, not a broken line
+                            break
+                        reply = self._reply(line, f"'{go}'")
+                        if isinstance(reply, Info):
+                            info = reply
+                            infos += 1
+                        elif isinstance(reply, BestMove):
+                            chosen = reply
+                            break
+                        elif isinstance(reply, Error):
+                            raise _Refused(
+                                f"engine {self.label} answered '{go}' for {position.notation} with an error: "
+                                f"{reply.message}"
+                            )
+                        else:
+                            raise self._out_of_step(reply, "'info', 'bestmove' or 'error'")
             except _Refused:
                 raise
             except BaseException:  # dead, hung, out of step, or interrupted while it thought:

@@ -59,11 +59,24 @@ class ProtocolError(ValueError):
         self.line = line
         self.reason = reason
         self.index = index
-        where = f" at character {index}" if index is not None else ""
-        super().__init__(f"bad message {quote(readable(line))}{where}: {reason}")
+        shown = readable(line)
+        where = f" at character {quoted_index(shown, index)}" if index is not None else ""
+        super().__init__(f"bad message {quote(shown)}{where}: {reason}")
 
     def __reduce__(self) -> tuple[object, ...]:
         return (type(self), (self.line, self.reason, self.index))  # the default would pass the message alone
+
+
+def quoted_index(text: str, index: int) -> int:
+    """Where character ``index`` of ``text`` stands in the quote a message
+    shows of it (``quote``: Python's ``repr``, without its quote marks), so
+    that "at character N" counts in what the reader sees: an escape there
+    (a tab shown as ``\\t``, a quote mark as ``\\'``, a character that is
+    not printable as ``\\x85`` or ``\\u200b``) is more than one character
+    of the quote for one of the line, and the index pointed before the
+    token to blame."""
+    mark = repr(text)[0]  # the quote mark repr chose for the whole text: only that one is escaped
+    return sum(2 if char in (mark, "\\") else len(repr(char)) - 2 for char in text[:index])
 
 
 def readable(line: str) -> str:

@@ -194,15 +194,6 @@ class _Engine:
         except ProtocolError as exc:
             return Error.about(exc)
 
-    def handle(self, line: str) -> bool:
-        """Answer one line, a ``go`` included, before returning; False once
-        the engine should exit."""
-        command = self.read(line)
-        if isinstance(command, Quit):
-            return False
-        self.run(command)
-        return True
-
     def run(self, command: Command | Error) -> None:
         """Carry out ``command`` (send an error line as it is)."""
         if isinstance(command, Error):
