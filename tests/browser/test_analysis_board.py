@@ -519,6 +519,8 @@ def test_the_new_game_form_and_the_switch_in_a_game(server, new_page):
     expect(page).to_have_url(re.compile(r"/r/[^/?]+$"))
     assert wait_exact_notes(page, "7x6", 7) == exact_columns("7x6")
     expect(page.locator("#seat-B .seat-kind")).to_contain_text("at this screen")
+    # review: Undo said "take back your last move" here, where both sides are the person's
+    expect(page.locator("#undo")).to_have_attribute("title", "take back the last move")
     page.reload()  # the room stays an analysis board
     assert wait_exact_notes(page, "7x6", 7) == exact_columns("7x6")
 
@@ -529,6 +531,7 @@ def test_the_new_game_form_and_the_switch_in_a_game(server, new_page):
     page.locator("#analysis-toggle").check()
     assert wait_exact_notes(page, "7x6:dd", 7) == exact_columns("7x6:dd")
     expect(page.locator("#resign")).to_be_visible()  # still a game: the person may resign with the scores on
+    expect(page.locator("#undo")).to_have_attribute("title", "take back your last move")
     page.locator("#analysis-toggle").uncheck()
     expect(page.locator("#board .col-note")).to_have_count(0)
 

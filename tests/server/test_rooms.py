@@ -140,9 +140,13 @@ def test_a_move_is_saved_then_told_and_an_undo_takes_back_the_agents_reply_too(s
         await manager.handle(room, conn, {"type": "undo"})
         assert room.position.notation == "7x6" and room.status == "playing"
         assert store.load(room.code).position == "7x6"  # type: ignore[union-attr]
-        with pytest.raises(RoomError) as nothing:
+        with pytest.raises(RoomError, match="there is no move of yours to take back") as nothing:
             await manager.handle(room, conn, {"type": "undo"})
         assert nothing.value.code == "not-allowed"
+        # two people at one screen: both sides are theirs, no move is more "yours" than another
+        both, conn = await seated(manager, {"players": {"A": "human", "B": "human"}, "board": "7x6"})
+        with pytest.raises(RoomError, match="there is no move to take back"):
+            await manager.handle(both, conn, {"type": "undo"})
 
     with_manager(store, body)
 

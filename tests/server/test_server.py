@@ -983,6 +983,20 @@ def test_the_review_marks_the_blunder_and_the_best_moves_of_a_finished_game(serv
     asyncio.run(game())
 
 
+def test_every_column_whose_estimate_shows_best_is_ringed() -> None:
+    """Review: two estimates that both showed 59 % got one gold ring (the
+    best was the unrounded value's); every column showing the best whole
+    per cent is best now, as the page rounds it (0.5 up)."""
+    from c4lab.server.review import columns_of
+
+    unsolved: dict[str, int | None] = {"c": None, "d": None, "e": None}
+    assert columns_of(unsolved, {"c": 0.5861, "d": 0.5899, "e": 0.40}, None)["best"] == ["c", "d"]
+    assert columns_of(unsolved, {"c": 0.585, "d": 0.5849, "e": 0.40}, None)["best"] == ["c"]  # 59 % and 58 %
+    # a solved win still outranks every estimate; an exact loss is not ringed over an estimate
+    assert columns_of({"c": 2, "d": None}, {"d": 0.9}, None)["best"] == ["c"]
+    assert columns_of({"c": -2, "d": None}, {"d": 0.3}, None)["best"] == ["d"]
+
+
 def test_a_review_off_the_classic_board_keeps_to_its_time_budget() -> None:
     from c4lab.server.review import VERDICTS, column_scores, review_game, verdict
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import math
 import threading
 import time
 from concurrent.futures import Executor
@@ -106,7 +107,9 @@ def column_scores(
     side to move, 0..1), else nothing.  ``best``: the columns to highlight,
     those with the best exact score when every column is solved (or when the
     best known score is a win: nothing beats a win), else the engine's
-    favourite (the best estimate, or the column of its move ``favourite``)."""
+    favourite (the columns whose estimate shows best, rounded to a whole per
+    cent as the page shows it: two that both show 59 % are both ringed, or
+    the column of its move ``favourite``)."""
     scores = move_scores(position, budget_for(position) if timeout is None else timeout)
     return columns_of(scores, estimates_of(analysis), favourite)
 
@@ -153,8 +156,9 @@ def columns_of(scores: dict[str, int | None], estimates: dict[str, float], favou
         estimated = [c for c in columns if c["estimate"] is not None]
         if solved and max(solved) > 0:
             best = [c["column"] for c in columns if c["exact"] and c["score"] == max(solved)]
-        elif estimated:
-            best = [max(estimated, key=lambda c: c["estimate"])["column"]]
+        elif estimated:  # every column that shows the best estimate: a whole per cent, as the page rounds it
+            shown = {c["column"]: math.floor(c["estimate"] * 100 + 0.5) for c in estimated}
+            best = [column for column, per_cent in shown.items() if per_cent == max(shown.values())]
         else:
             best = [favourite[0]] if favourite else []
     unsolved = {token: value for token, value in estimates.items() if token in scores and scores[token] is None}

@@ -726,7 +726,8 @@ class RoomManager:
                 if room.seats[side].kind == "human":
                     break
             else:
-                raise RoomError(NOT_ALLOWED, "there is no move of yours to take back")
+                yours = any(seat.kind != "human" for seat in room.seats.values())  # else both sides are the person's
+                raise RoomError(NOT_ALLOWED, f"there is no move{' of yours' if yours else ''} to take back")
             self._arm(room)  # a finished game read from the store plays on
             with self._change(room):
                 room.position = Position(room.position.variant).play(*moves[:keep])

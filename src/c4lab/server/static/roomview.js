@@ -261,6 +261,9 @@ export function renderControls() {
   const local = room.mode === "local";
   const tokens = moveTokens(room.position);
   $("undo").hidden = !local;
+  // both sides one person's (the analysis board, two people at one screen): no move is more "yours" than another
+  const againstComputer = Object.values(room.seats).some((seat) => seat.kind === "agent");
+  $("undo").title = againstComputer ? "take back your last move" : "take back the last move";
   // the analysis board asks by itself; after the game Review takes its place (so the row keeps New game in view)
   $("hint").hidden = !local || R.analysing || room.status === "over";
   // A new game from the same start: after the end, at this screen's games.
@@ -279,7 +282,6 @@ export function renderControls() {
   setText(review.querySelector(".label"), R.reviewWaiting ? "Reviewing…" : "Review");
   const resign = $("resign");
   // the analysis switch in a game against the computer keeps Resign (an analysis board, two people: none)
-  const againstComputer = Object.values(room.seats).some((seat) => seat.kind === "agent");
   resign.hidden = !R.you.length || room.status !== "playing" || (R.analysing && !againstComputer);
   resign.disabled = room.status !== "playing";
   if (!R.resignArmed) resign.classList.remove("armed");
