@@ -219,3 +219,30 @@ def test_the_board_does_not_move_for_the_longest_status_long_names_and_a_forfeit
     name = status.locator(".status-name")
     cut = name.evaluate("e => e.scrollWidth > e.clientWidth")
     assert cut == size.startswith("phone"), "the name is cut on a phone only"
+
+
+@pytest.mark.parametrize("size", [(360, 640), (768, 1024), (1280, 800)])
+def test_the_ban_panel_of_an_analysis_board_covers_the_status_whole_and_shows_its_whole_text(server, new_page,
+                                                                                             size):
+    """Review: the panel lay over the slot and grew upwards; with three
+    lines of text (the engine's estimate of declining, at 768 px) it hid the
+    status's last line by half, and at 360 px its last line was cut. It
+    takes the place of the status row and the slot exactly now, at every
+    width: the status, which says the same, is under it whole, its text
+    shows whole, and the board stays put."""
+    import urllib.parse
+
+    page = new_page(*size)
+    page.goto(server.url + "/analyse?position=" + urllib.parse.quote("7x6/Bc2:c"))
+    expect(page.locator("#board .col-note")).to_have_count(7, timeout=60_000)
+    top = board_top(page)
+    page.locator("#board").focus()
+    page.keyboard.press("c")  # Black's piece on the bonus cell c2
+    panel = page.locator("#ban-panel")
+    expect(panel).to_be_visible()
+    expect(page.locator("#ban-text")).to_contain_text("Declining")
+    assert board_top(page) == pytest.approx(top, abs=0.5), "the board moved when the panel opened"
+    box, row = panel.bounding_box(), page.locator("#view-room .status-row").bounding_box()
+    assert box["y"] <= row["y"] + 0.5 and row["y"] + row["height"] <= box["y"] + box["height"], (box, row)
+    assert box["y"] + box["height"] <= top + 0.5, "the panel covers the board"
+    assert page.locator("#ban-text").evaluate("e => e.scrollHeight <= e.clientHeight"), "the panel's text is cut"
