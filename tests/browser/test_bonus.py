@@ -86,8 +86,17 @@ def test_declining_the_ban(server, new_page):
     expect(page.locator('#board [data-owner="ban"]')).to_have_count(0)
 
 
+#: A system font wider than this machine's, for "(no ban)": the style sheet's widths were measured here.
+WIDER_FONT = """document.addEventListener("DOMContentLoaded", () => {
+  const sheet = new CSSStyleSheet();  // the page's policy allows no <style> element: a sheet made in script
+  sheet.replaceSync(".moves .mv .no-ban { letter-spacing: .2em; }");
+  document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+});"""
+
+
+@pytest.mark.parametrize("font", ["this machine's", "wider"])
 @pytest.mark.parametrize("width", [360, 390, 768, 1280])
-def test_a_declined_ban_in_the_move_list_stays_on_one_line_in_columns_of_pairs(server, new_page, width):
+def test_a_declined_ban_in_the_move_list_stays_on_one_line_in_columns_of_pairs(server, new_page, width, font):
     """'(no ban)' is read on one line beside its move, inside its pair's
     place in the list, on a phone as on a desktop (it folded into '(no' over
     'ban)' in a pair's column, and on a phone ran past it); and the list
@@ -97,6 +106,8 @@ def test_a_declined_ban_in_the_move_list_stays_on_one_line_in_columns_of_pairs(s
     to the next row, leaving that cell empty: "1. a b  2. c d  __" over
     "3. e e (no ban)  4. a b"), nothing wider than its place."""
     page = new_page(width, 844)
+    if font == "wider":  # review: the columns must fit the pairs in whatever font the browser has
+        page.add_init_script(WIDER_FONT)
     ticket = create_room(server, board="7x7/Xd4/Be2:abcdeeabgfgfab", players={"A": "human", "B": "human"})
     open_room(page, server, ticket)
     assert moves(page)[5] == "e (no ban)"
@@ -113,7 +124,7 @@ def test_a_declined_ban_in_the_move_list_stays_on_one_line_in_columns_of_pairs(s
     )
     assert len({round(w, 1) for _, _, w in places}) == 1, places  # one width
     columns = sorted({round(left) for left, _, _ in places})
-    assert len(columns) >= 2, places  # pairs side by side
+    assert len(columns) >= 2 or font == "wider", places  # pairs side by side (in this machine's fonts)
     for i, (left, top, _) in enumerate(places):  # in reading order, no cell skipped
         assert round(left) == columns[i % len(columns)], (i, places)
         assert round(top) == round(places[i - i % len(columns)][1]), (i, places)

@@ -240,10 +240,31 @@ export function renderMoves(list, tokens, { startPly = 0, current = tokens.lengt
     }
     list.appendChild(li);
   }
+  fitPairs(list);
   const cur = list.querySelector(".current");
   if (cur) {
     const box = list;
     const top = cur.offsetTop - box.offsetTop;
     if (top < box.scrollTop || top > box.scrollTop + box.clientHeight - 30) box.scrollTop = top - box.clientHeight / 2;
   }
+}
+
+/** Every column of the move list as wide as its widest pair, measured in
+ * the fonts this browser has (the list's --pair): the widths set in the
+ * style sheet were this machine's fonts', and "(no ban)" in a wider system
+ * font ran past its pair's place. A list not shown measures nothing, and
+ * keeps the style sheet's widths. */
+function fitPairs(list) {
+  const pairs = [...list.children];
+  if (!pairs.length) return;
+  const style = getComputedStyle(pairs[0]);
+  const around = parseFloat(style.paddingLeft) + parseFloat(style.paddingRight);
+  const gap = parseFloat(style.columnGap) || 0;
+  let widest = 0;
+  for (const pair of pairs) {
+    const parts = [...pair.children];
+    const width = parts.reduce((sum, part) => sum + part.getBoundingClientRect().width, 0);
+    widest = Math.max(widest, width + gap * (parts.length - 1) + around);
+  }
+  list.style.setProperty("--pair", `${Math.ceil(widest)}px`);
 }
