@@ -12,23 +12,18 @@ from __future__ import annotations
 import signal  # built in: no time
 import sys
 
+from c4lab.ctrl_c import ctrl_c_kept_for_later, interrupted_line  # light: signal, sys, threading
+
 #: The status of a command Ctrl-C ended, as the shell gives it: 128 + SIGINT.
 INTERRUPTED = 130
 
 #: The commands that Ctrl-C stops even where SIGINT came ignored (a
 #: background job of a script): each puts its own handler in place for its
-#: run (``c4lab.ctrl_c``), and Ctrl-C is Python's ``KeyboardInterrupt``
-#: from the process's start, so that a press while the command loads (a
-#: second or so: click, numpy, numba) is not lost and the run does not go
-#: on to its end.
+#: run (``c4lab.ctrl_c``).  From the process's start, a press is kept for
+#: the first of them to act on (``ctrl_c_kept_for_later``), so that a press
+#: while the command loads (a second or so: click, numpy, numba) is
+#: neither lost nor a traceback of numba's imports.
 STOPPABLE = frozenset({"arena", "book", "move", "solve", "train"})
-
-
-def interrupted_line() -> str:
-    """What a command Ctrl-C ended says: "interrupted", on a line of its own
-    after the ``^C`` a terminal echoes, with no blank line before it in a
-    log file or a pipe."""
-    return ("\n" if sys.stderr.isatty() else "") + "interrupted"
 
 
 def main() -> None:
@@ -36,7 +31,7 @@ def main() -> None:
     status 130, as Ctrl-C in any command."""
     try:
         if len(sys.argv) > 1 and sys.argv[1] in STOPPABLE:
-            signal.signal(signal.SIGINT, signal.default_int_handler)
+            ctrl_c_kept_for_later()
         from c4lab.cli import run  # lazy: so that Ctrl-C while it loads is caught here
     except KeyboardInterrupt:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # more presses on the way out change nothing

@@ -55,6 +55,32 @@ def exit_status(stop: KeyboardInterrupt) -> int:
     return stop.status if isinstance(stop, Stopped) else stop_status(signal.SIGINT)
 
 
+#: A Ctrl-C pressed since :func:`ctrl_c_kept_for_later` and not yet acted on.
+_PRESSED = threading.Event()
+
+
+def _keep(signum: int, frame: FrameType | None) -> None:
+    _PRESSED.set()
+
+
+def ctrl_c_pressed() -> bool:
+    """Whether a Ctrl-C kept for later (:func:`ctrl_c_kept_for_later`) has
+    not been acted on."""
+    return _PRESSED.is_set()
+
+
+def ctrl_c_kept_for_later() -> None:
+    """From now on, Ctrl-C outside the blocks of :func:`ctrl_c_calls` is
+    kept, not raised, and the next such block acts on it as it starts: the
+    way a long command starts (``c4lab.__main__``), also where SIGINT came
+    ignored.  Raised while the command loads, a ``KeyboardInterrupt`` met
+    numba's imports and compiler, which made it an ``ImportError`` (a
+    traceback, status 1) or swallowed it in a callback (the run trained on
+    to its end).  Outside the main thread nothing changes."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, _keep)
+
+
 @contextmanager
 def ctrl_c_calls(handler: Callable[[int, FrameType | None], object],
                  signals: tuple[signal.Signals, ...] = (signal.SIGINT,)) -> Iterator[None]:
@@ -63,14 +89,33 @@ def ctrl_c_calls(handler: Callable[[int, FrameType | None], object],
     inherited: a non-interactive shell starts a background job with SIGINT
     ignored, and Python then installs no handler of its own, so a run
     started that way could not be stopped (nor its results saved) by
-    Ctrl-C.  Outside the main thread signals cannot be handled, and nothing
-    changes."""
+    Ctrl-C.  A press kept for later (:func:`ctrl_c_kept_for_later`) calls
+    ``handler`` as the block starts.  Each press is kept too, until it is
+    acted on: one that ``handler`` raised where it was lost (swallowed in a
+    compiled library's callback) is acted on by the next block.  Outside
+    the main thread signals cannot be handled, and nothing changes."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = {signum: signal.signal(signum, handler) for signum in signals}
+
+    def call(signum: int, frame: FrameType | None) -> object:
+        if signum == signal.SIGINT:
+            _PRESSED.set()
+        return handler(signum, frame)
+
+    def act_on_a_kept_press() -> None:
+        if signal.SIGINT in signals and _PRESSED.is_set():
+            _PRESSED.clear()
+            handler(signal.SIGINT, None)
+
+    previous = {signum: signal.signal(signum, call) for signum in signals}
     try:
+        act_on_a_kept_press()  # pressed before the block
         yield
+        act_on_a_kept_press()  # pressed in the block, and lost there
+    except KeyboardInterrupt:
+        _PRESSED.clear()  # acted on
+        raise
     finally:
         for signum, disposition in previous.items():
             signal.signal(signum, disposition)
@@ -99,6 +144,7 @@ def stops_interrupt() -> AbstractContextManager[None]:
 def stops_ignored_from_now() -> None:
     """:func:`ctrl_c_ignored_from_now` for every signal of
     :data:`STOP_SIGNALS`: the first one is being handled."""
+    _PRESSED.clear()  # acted on
     if threading.current_thread() is threading.main_thread():
         for signum in STOP_SIGNALS:
             signal.signal(signum, signal.SIG_IGN)
@@ -128,11 +174,19 @@ def ctrl_c_ignored_from_now() -> None:
     that escapes while Python exits kills the process by SIGINT: the
     status is then -2, not 130, and the last lines may be lost.  Outside
     the main thread nothing changes."""
+    _PRESSED.clear()  # acted on
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+def interrupted_line() -> str:
+    """What a command Ctrl-C ended says: "interrupted", on a line of its own
+    after the ``^C`` a terminal echoes, with no blank line before it in a
+    log file or a pipe."""
+    return ("\n" if sys.stderr.isatty() else "") + "interrupted"
+
+
 __all__ = [
-    "STOP_SIGNALS", "Stopped", "ctrl_c_calls", "ctrl_c_ignored_from_now", "ctrl_c_interrupts", "exit_status",
-    "run_stoppable", "stop_status", "stop_words", "stops_ignored_from_now", "stops_interrupt",
+    "STOP_SIGNALS", "Stopped", "ctrl_c_calls", "ctrl_c_ignored_from_now", "ctrl_c_interrupts", "ctrl_c_kept_for_later",
+    "ctrl_c_pressed", "exit_status", "interrupted_line", "run_stoppable", "stop_status", "stop_words", "stops_ignored_from_now", "stops_interrupt",
 ]

@@ -33,7 +33,7 @@ class _Commands(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
-            return super().invoke(ctx)
+            done = super().invoke(ctx)
         except click.UsageError as exc:  # click's own form is four lines (usage, hint, blank, error): one
             if isinstance(exc, click.BadParameter):
                 _name_as_the_help_does(exc)
@@ -41,17 +41,21 @@ class _Commands(click.Group):
             sys.exit(exc.exit_code)
         except KeyboardInterrupt:
             _interrupted()
+        from c4lab.ctrl_c import ctrl_c_pressed  # lazy: start-up time
+
+        if ctrl_c_pressed():  # kept for a block of the command's that never came (c4lab.__main__): acted on now
+            _interrupted()
+        return done
 
 
 def _interrupted() -> NoReturn:
     """Ctrl-C's end of any command: one line, status 130; more presses on
     the way out change nothing (one would end the process by SIGINT, -2)."""
-    from c4lab.__main__ import INTERRUPTED, interrupted_line
-    from c4lab.ctrl_c import ctrl_c_ignored_from_now  # lazy: start-up time
+    from c4lab.ctrl_c import ctrl_c_ignored_from_now, interrupted_line  # lazy: start-up time
 
     ctrl_c_ignored_from_now()
     click.echo(interrupted_line(), err=True)
-    sys.exit(INTERRUPTED)
+    sys.exit(130)
 
 
 def _name_as_the_help_does(exc: click.BadParameter) -> None:
