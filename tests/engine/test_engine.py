@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gc
 import io
+import re
 import shlex
 import subprocess
 import sys
@@ -244,6 +245,35 @@ def _message(action) -> str:  # type: ignore[no-untyped-def]
     with pytest.raises(ValueError) as caught:
         action()
     return str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("line", "token"),
+    [
+        ("position 7x6'd x", "x"),  # a quote mark before the token, shown escaped: \'
+        ("position 7x6'\"d x", "x"),  # both marks: the one repr quotes with is escaped
+        ("position é'd\u2003 x", "x"),  # non-ASCII text before it: 'é' is one character, U+2003 shown \u2003
+        ("position 😀\\d x", "x"),  # a character beyond the BMP, and a backslash (shown \\\\)
+        # a long line is quoted by its first 60 characters: the mark is that quote's, not the whole line's
+        ("position 7x6'd x" + " " * 50 + '"', "x"),
+        ("position\t7x6'd\t\tx" + " " * 50 + '"', "x"),
+    ],
+)
+def test_the_index_of_an_error_points_at_the_token_in_the_quote_it_shows(line: str, token: str) -> None:
+    """Review: "at character N" counts in the quote the message shows,
+    escapes included; a long line's quote (its first 60 characters) may
+    choose another quote mark than the whole line would, and N counted the
+    escapes of the whole line's: one character late for each quote mark
+    before the token."""
+    with pytest.raises(ProtocolError) as caught:
+        parse_command(line)
+    found = re.fullmatch(r"bad message ('.*'|\".*\")(?: \(\d+ characters\))? at character (\d+): .*",
+                         str(caught.value))
+    assert found is not None, str(caught.value)
+    shown, at = found[1][1:-1], int(found[2])
+    assert shown[at:].startswith(repr(token)[1:-1]), (shown, at)
+    assert caught.value.index is not None and line[caught.value.index:].startswith(token)  # the line's own
+    assert f"at character {at}:" in str(Error.about(caught.value))  # and so in the error line sent
 
 
 def test_setoption_rebuilds_the_agent_with_the_new_parameter() -> None:

@@ -74,8 +74,12 @@ def quoted_index(text: str, index: int) -> int:
     (a tab shown as ``\\t``, a quote mark as ``\\'``, a character that is
     not printable as ``\\x85`` or ``\\u200b``) is more than one character
     of the quote for one of the line, and the index pointed before the
-    token to blame."""
-    mark = repr(text)[0]  # the quote mark repr chose for the whole text: only that one is escaped
+    token to blame.
+
+    The quote mark is the one of the quote shown, which is of the text's
+    first characters alone when the text is long (``quote`` cuts it): a
+    ``"`` past the cut does not make a ``'`` before the token an escape."""
+    mark = quote(text)[0]  # the mark repr chose for what is shown: only that one is escaped in it
     return sum(2 if char in (mark, "\\") else len(repr(char)) - 2 for char in text[:index])
 
 
