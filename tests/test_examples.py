@@ -204,6 +204,64 @@ def test_the_engine_example_splits_words_where_the_protocol_does() -> None:
     ]
 
 
+def _talk_bytes(data: bytes, encoding: str) -> list[str]:
+    """The example's answers to ``data`` (bytes as a driver writes them)
+    on a machine whose standard streams' encoding is ``encoding``."""
+    env = {**os.environ, "PYTHONIOENCODING": encoding}
+    done = subprocess.run([sys.executable, str(ENGINE)], input=data, capture_output=True, env=env, timeout=30,
+                          check=False)
+    assert done.returncode == 0 and done.stderr == b"", done.stderr.decode(errors="replace")
+    return done.stdout.decode("utf-8").split("\n")[:-1]
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1", "utf-8:strict"])
+def test_the_engine_example_reads_and_writes_utf8_whatever_the_locale(encoding: str) -> None:
+    """Review: the example read with this machine's encoding, as the
+    protocol does not (it is UTF-8): where that was ASCII, a no-break space
+    in a position string ended it with a UnicodeDecodeError; where it was
+    Latin-1, it quoted 'Â\xa0' for it; a byte that is no UTF-8 ended it
+    where errors are strict.  Digits of another script (U+0667, ARABIC-INDIC
+    SEVEN) made a 7x6 board of '٧x6', as \\d matches them: RULES.md's
+    notation is ASCII."""
+    data = "position 7x6:d\u00a0d\nposition \u0667x6:dd\ngo\n".encode() + b"position 7x6:d\xc3d\nposition 7x6:dd\ngo\n"
+    assert _talk_bytes(data, encoding) == [
+        "error cannot read the position '7x6:d\\xa0d': it is not in RULES.md's notation",
+        "error cannot read the position '\u0667x6:dd': it is not in RULES.md's notation",
+        "error go: no position, or the game is over",
+        "error bad message 'position 7x6:d\\udcc3d': byte 0xC3 at character 14 is not UTF-8",
+        "bestmove d",
+    ]
+
+
+def test_the_engine_example_answers_a_line_that_is_no_message_with_an_error_and_reads_on() -> None:
+    """Review: the example took 'isready now' for 'isready', 'go fast' for
+    'go' and 'isready\\r\\r\\n' for a line (it stripped every '\\r' at the
+    end).  The protocol's keywords are exact, a command takes the words it
+    takes, and a line ends in '\\n' or '\\r\\n' alone: each is an error now,
+    as from c4lab's own engine, and the example reads on.  A word longer
+    than a driver reads is quoted by its start."""
+    data = (b"isready now\nisready\r\r\nposition 7x6:dd\rgo\nposition 7x6:dd extra\nposition 7x6:dd\r\n"
+            b"position\ngo\ngo fast\ngo time 0\ngo time 1e-3\ngo iterations 5 iterations 5\ngo time\n"
+            + b"x" * 70_000 + b"\nposition 7x6:dd\ngo iterations 0005\ttime .5\nisready\r\n")
+    assert _talk_bytes(data, "utf-8") == [
+        "error unexpected 'now' after 'isready'",
+        "error bad message 'isready\\r': a carriage return at character 7 (a line ends in '\\n' or '\\r\\n')",
+        ("error bad message 'position 7x6:dd\\rgo': a carriage return at character 15 (a line ends in '\\n' or "
+         "'\\r\\n')"),
+        "error unexpected 'extra' after 'position 7x6:dd'",
+        "error 'position' needs a position string",
+        "error go: no position, or the game is over",
+        "error 'go' takes 'time S' and 'iterations N', each at most once, not 'fast'",
+        "error time needs a positive number, not '0'",
+        "error time needs a positive number, not '1e-3'",
+        "error 'go' takes 'time S' and 'iterations N', each at most once, not 'iterations'",
+        "error time needs a positive number",
+        f"error unknown command {'x' * 60!r}... (70000 characters)",
+        "bestmove d",
+        "readyok",
+    ]
+
+
 def test_the_engine_example_plays_the_arena_on_every_kind_of_board(tmp_path: Path) -> None:
     """Random boards from 4x4 to 12x12 with forbidden and bonus cells: no
     forfeit (a move it thinks legal that is not would lose with

@@ -18,14 +18,14 @@ class Board:
     """A position read from its notation: the cells, whose turn, the winner."""
 
     def __init__(self, text):
-        found = re.fullmatch(r"(\d+)x(\d+)((?:/X[a-l]\d+)*)(?:/B([a-l])(\d+))?(?::([a-l+]+))?", text)
+        found = re.fullmatch(r"([0-9]+)x([0-9]+)((?:/X[a-l][0-9]+)*)(?:/B([a-l])([0-9]+))?(?::([a-l+]+))?", text)
         if not found:
             raise ValueError("it is not in RULES.md's notation")
         self.width, self.height = int(found[1]), int(found[2])
         if not (4 <= self.width <= 12 and 4 <= self.height <= 12):
             raise ValueError("width and height go from 4 to 12")
         # (column, row) -> "A", "B" or "#": a forbidden cell or a ban piece
-        self.cells = {(LETTERS.index(c[0]), int(c[1:]) - 1): "#" for c in re.findall(r"X([a-l]\d+)", found[3])}
+        self.cells = {(LETTERS.index(c[0]), int(c[1:]) - 1): "#" for c in re.findall(r"X([a-l][0-9]+)", found[3])}
         # the bonus cell, if any: a ban may follow only a landing there that did not win
         self.bonus = (LETTERS.index(found[4]), int(found[5]) - 1) if found[4] else None
         self.to_move, self.winner = "A", None
@@ -96,18 +96,71 @@ def words_of(line):
     """The words of a line, split at spaces and tabs only, as the protocol
     says: ``line.split()`` would also split at other spaces (a no-break
     space inside a position string), and read a word the driver never
-    sent."""
-    return [word for word in line.rstrip("\r\n").replace("\t", " ").split(" ") if word]
+    sent.  A carriage return left in the line (a line ends in ``\\n`` or
+    ``\\r\\n``, nothing else), or a byte that is no UTF-8 (read as a lone
+    surrogate), is a ValueError that says where."""
+    for at, char in enumerate(line):
+        if char == "\r":
+            raise ValueError(f"a carriage return at character {at} (a line ends in '\\n' or '\\r\\n')")
+        if "\udc80" <= char <= "\udcff":
+            raise ValueError(f"byte 0x{ord(char) - 0xDC00:02X} at character {at} is not UTF-8")
+    return [word for word in line.replace("\t", " ").split(" ") if word]
+
+
+#: The words each command takes after its keyword (``setoption``'s value
+#: runs to the end of the line; ``go``'s limits are read by ``go_error``).
+WORDS_AFTER = {"c4lab": 0, "isready": 0, "newgame": 0, "position": 1, "stop": 0, "quit": 0}
+#: ``go``'s limits: positive numbers in ASCII digits, no exponent (``\d``
+#: would take other scripts' digits too, and ``int()`` reads them).
+LIMITS = {
+    "time": re.compile(r"(?=[0-9.]*[1-9])([0-9]+(\.[0-9]*)?|\.[0-9]+)"),  # '0.5', '2', '.5': not '0' or '1e-3'
+    "iterations": re.compile(r"0*[1-9][0-9]*"),
+}
+
+
+def shown(text):
+    """``text`` quoted for an error line, cut short if it is long: no line
+    a driver reads may be longer than 65,536 characters."""
+    return repr(text) if len(text) <= 60 else f"{text[:60]!r}... ({len(text)} characters)"
+
+
+def go_error(words):
+    """Why the words after ``go`` are not ``[time S] [iterations N]``, or
+    None.  This engine answers as fast as it can whatever the limits: it
+    reads them only to refuse a ``go`` that is not one."""
+    seen = set()
+    for at in range(1, len(words), 2):
+        key = words[at]
+        if key not in LIMITS or key in seen:
+            return f"'go' takes 'time S' and 'iterations N', each at most once, not {shown(key)}"
+        seen.add(key)
+        value = words[at + 1] if at + 1 < len(words) else ""
+        if not LIMITS[key].fullmatch(value):
+            return f"{key} needs a positive number" + (f", not {shown(value)}" if value else "")
+    return None
 
 
 def main():
+    # UTF-8 whatever this machine's locale, lines ended by "\n" alone (a "\r" stays in its line, for
+    # words_of to refuse), a byte that is no UTF-8 kept for the error that names it
+    sys.stdin.reconfigure(encoding="utf-8", errors="surrogateescape", newline="\n")
+    sys.stdout.reconfigure(encoding="utf-8", newline="\n")
     board = None
     for line in sys.stdin:
-        words = words_of(line)
+        line = line.removesuffix("\n").removesuffix("\r") if line.endswith("\n") else line
+        try:
+            words = words_of(line)
+        except ValueError as why:  # never die of bad input: say why, read on
+            print(f"error bad message {shown(line)}: {why}")
+            sys.stdout.flush()
+            continue
         if not words:
             continue
         command = words[0]
-        if command == "c4lab":
+        takes = WORDS_AFTER.get(command, len(words))  # setoption, go and unknown commands: read below
+        if len(words) > 1 + takes:
+            print(f"error unexpected {shown(words[1 + takes])} after {shown(' '.join(words[:1 + takes]))}")
+        elif command == "c4lab":
             print("id name simple_engine.py")
             print("id author the c4lab manual")
             print("c4labok")
@@ -115,24 +168,29 @@ def main():
             print("readyok")
         elif command == "newgame":
             board = None
-        elif command == "position" and len(words) == 2:
+        elif command == "position" and len(words) == 1:
+            board = None
+            print("error 'position' needs a position string")
+        elif command == "position":
             try:
                 board = Board(words[1])
             except (ValueError, IndexError, TypeError) as why:  # never die of bad input: say why, read on
                 board = None
-                print(f"error cannot read the position {words[1]!r}: {why}")
+                print(f"error cannot read the position {shown(words[1])}: {why}")
         elif command == "go":
-            if board is None or not board.moves():
+            if why := go_error(words):
+                print(f"error {why}")
+            elif board is None or not board.moves():
                 print("error go: no position, or the game is over")
             else:
                 print(f"bestmove {choose(board)}")
         elif command == "setoption":  # it has no options: every one is unknown
             name = words[2] if len(words) > 2 and words[1] == "name" else "?"
-            print(f"error unknown option {name!r}: this engine has no options")
+            print(f"error unknown option {shown(name)}: this engine has no options")
         elif command == "quit":
             break
         elif command != "stop":
-            print(f"error unknown command {command!r}")
+            print(f"error unknown command {shown(command)}")
         sys.stdout.flush()
 
 
