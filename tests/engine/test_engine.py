@@ -276,6 +276,21 @@ def test_the_index_of_an_error_points_at_the_token_in_the_quote_it_shows(line: s
     assert f"at character {at}:" in str(Error.about(caught.value))  # and so in the error line sent
 
 
+@pytest.mark.parametrize("junk", ["\x1b[31m", "\x85d", "\u2028", "\x00", "\x0c"])
+def test_an_error_line_holds_no_control_character_of_the_line_it_answers(junk: str) -> None:
+    """Review: the words of a bad ``position`` line were named raw in the
+    reason ("unexpected 'x' after 'position 7x6<ESC>[31m'"): a terminal's
+    escape sequence went out in the error line to the driver, and a line
+    separator (U+0085, U+2028) was made a space by ``Error.about``.  They
+    are shown escaped, as in the quote of the line."""
+    with pytest.raises(ProtocolError) as caught:
+        parse_command(f"position 7x6{junk} x")
+    message = str(caught.value)
+    assert message.isprintable(), message
+    assert message.endswith(f"unexpected 'x' after 'position 7x6{repr(junk)[1:-1]}'")
+    assert Error.about(caught.value).message == message  # one line as it is: nothing made a space
+
+
 def test_setoption_rebuilds_the_agent_with_the_new_parameter() -> None:
     def moves_with(*setup: str) -> list[str]:
         out = io.StringIO()

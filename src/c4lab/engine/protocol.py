@@ -473,7 +473,9 @@ def parse_command(line: str) -> Command:
         return _COMMANDS[head]()
     if head == "position":
         text, _ = words.next("a position string after 'position'")
-        words.done("position " + brief(text))
+        # the string shown as the line's quote shows it (escaped): no control character of the driver's
+        # (a terminal's escape sequence, a line separator) goes out raw in the error line that answers it
+        words.done("position " + brief(repr(text)[1:-1]))
         return _checked(words, SetPosition, text)
     if head == "setoption":
         words.expect("name", "setoption")
