@@ -146,6 +146,28 @@ def test_ntuple_puct_stops_after_its_chunk_and_alpha_beta_after_its_depth() -> N
     assert analysis.note is not None and "to depth 1 " in analysis.note
 
 
+def test_ntuple_alpha_beta_on_a_depth_alone_is_cut_by_a_stop_and_plays_its_learnt_values_move() -> None:
+    # it saw the request between depths only, and on a depth alone (no time) searched that depth whole
+    position = Position.parse("7x6:dd")
+    greedy = make_agent("ntuple:search=alphabeta,depth=1,seed=1")
+    deep = make_agent("ntuple:search=alphabeta,depth=12,seed=1")  # 280,000 afterstates
+    deep.request_stop()  # seen at the 256th node of its first child
+    move, analysis = deep.analyse(position)
+    first, expected = greedy.analyse(position)
+    assert move == first
+    assert analysis.note is not None and "to depth 1 " in analysis.note
+    assert [(m.move, m.value) for m in analysis.moves] == [(m.move, m.value) for m in expected.moves]
+
+
+def test_ntuple_alpha_beta_without_a_request_searches_as_before() -> None:
+    position = Position.parse("7x6:dd")
+    agent = make_agent("ntuple:search=alphabeta,depth=8,seed=1")
+    move, analysis = agent.analyse(position)
+    assert analysis.note is not None and "to depth 8 " in analysis.note
+    assert analysis.iterations is not None and analysis.iterations > 256 * 7  # past the first reading of the flag
+    assert move == make_agent("ntuple:search=alphabeta,depth=8,seed=2").choose(position)
+
+
 class OwnAgent(Agent):
     """An agent of one's own: no ``__init__`` of the base class, no stop."""
 
