@@ -239,6 +239,8 @@ def test_an_error_line_quotes_a_bad_line_as_sent_so_that_its_index_points_into_t
     # A message of several lines is still one line, each joined by one space.
     assert Error.about(ValueError("first line\n    second  line\r\n")).message == "first line second  line"
     assert Error.about(ValueError("")).message == "ValueError"
+    # Only '\n' and '\r' end a line: a line separator in a message is one of its characters, where its index counts.
+    assert Error.about(ValueError("a\u2028b\x85c\x0cd at character 6")).message == "a\u2028b\x85c\x0cd at character 6"
 
 
 def _message(action) -> str:  # type: ignore[no-untyped-def]
@@ -513,6 +515,19 @@ def test_an_engines_line_ends_at_lf_or_crlf_and_a_lone_cr_is_a_fault_naming_wher
     assert not isinstance(caught.value, EngineIllegalMove | EngineTimeout)
     assert ("sent 'info value 0.5\\rbestmove d' during 'go': a carriage return inside the line "
             "(a line ends in '\\n' or '\\r\\n')") in str(caught.value)
+
+
+@pytest.mark.parametrize("reply", [b"bestmove d\xc3", b"info value 0.5 pv d\xff", b"info string caf\xe9"])
+def test_a_byte_of_an_engine_that_is_no_utf8_is_a_fault_naming_it_and_where(tmp_path: Path, reply: bytes) -> None:
+    # read as U+FFFD before, which 'info' took silently and 'bestmove' called an illegal move
+    on_go = f"sys.stdout.buffer.write({reply!r} + b'\\n'); sys.stdout.flush(); print('bestmove d')"
+    with EngineAgent(shlex.split(fake_engine(tmp_path, on_go=on_go))) as agent, pytest.raises(EngineError) as caught:
+        agent.analyse(Position.parse("7x6:dd"))
+    assert not isinstance(caught.value, EngineIllegalMove | EngineTimeout)
+    byte = reply.decode("latin-1")[-1]
+    shown = reply.decode("utf-8", errors="replace")
+    assert (f"sent {shown!r} during 'go': byte 0x{ord(byte):02X} is not UTF-8 (a line is UTF-8 text)"
+            in str(caught.value))
 
 
 def test_an_engine_that_hangs_is_given_up_and_killed(tmp_path: Path) -> None:

@@ -85,6 +85,7 @@ from c4lab.engine.protocol import (
     SetPosition,
     Stop,
     parse_reply,
+    readable,
     split_words,
     without_line_end,
 )
@@ -138,9 +139,10 @@ def _not_a_move(line: str) -> tuple[str, str] | None:
     the protocol's parser reads.  An engine that answers so has answered
     (the conversation is in step) with a move it cannot play: the same
     ``illegal`` as a move the position does not allow, as for an agent in
-    Python."""
+    Python.  A line with a byte that is no UTF-8 is a broken line, for the
+    parser to refuse by its index, whatever it holds."""
     words = split_words(line)  # as parse_reply splits it: 'bestmove\xa0z' is no bestmove at all
-    if len(words) != 2 or words[0] != "bestmove":
+    if len(words) != 2 or words[0] != "bestmove" or readable(line) != line:  # a byte no UTF-8: a broken line
         return None
     try:
         Move.parse(words[1])
@@ -217,7 +219,7 @@ def _popen(argv: list[str], pass_fds: tuple[int, ...] = ()) -> subprocess.Popen[
         stderr=subprocess.PIPE,
         text=True,
         encoding="utf-8",
-        errors="replace",
+        errors="surrogateescape",  # a byte that is no UTF-8 kept, for the protocol's parser to refuse by its index
         bufsize=1,
         start_new_session=_OWN_SESSION,
         pass_fds=pass_fds,
@@ -306,7 +308,7 @@ class _Process:
             while line := stream.readline(MAX_LINE + 2):  # the longest line and its '\r\n'
                 self.heard = True
                 if len(without_line_end(line)) > MAX_LINE:  # longer than a line may be (its end not in sight): not a reply
-                    self.lines.put(_LongLine(line[:40]))
+                    self.lines.put(_LongLine(readable(line[:40])))
                     break
                 self.lines.put(without_line_end(line))
             else:
@@ -323,7 +325,7 @@ class _Process:
         try:
             while chunk := stream.readline(MAX_LINE):
                 if not cut:
-                    self.stderr.append(chunk.rstrip("\r\n") + ("" if chunk.endswith("\n") else " [...]"))
+                    self.stderr.append(readable(chunk.rstrip("\r\n")) + ("" if chunk.endswith("\n") else " [...]"))
                 cut = not chunk.endswith("\n")
         except (OSError, ValueError):
             pass
@@ -628,7 +630,7 @@ class EngineAgent(Agent):
             return parse_reply(line)
         except ProtocolError as exc:
             self._abandon()  # out of step with the program: only a restart helps
-            raise EngineError(f"engine {self.label} sent {quote(line)} during {during}: {exc.reason}") from None
+            raise EngineError(f"engine {self.label} sent {quote(readable(line))} during {during}: {exc.reason}") from None
 
     def _out_of_step(self, reply: Reply, expected: str) -> EngineError:
         self._abandon()

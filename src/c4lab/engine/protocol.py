@@ -309,6 +309,10 @@ class BestMove:
         return f"bestmove {self.move.token}"
 
 
+#: What ends a line of an error's text (``Error.about``).
+_LINE_BREAK = re.compile(r"[\r\n]+")
+
+
 @dataclass(frozen=True)
 class Error:
     """``error TEXT``: a command could not be carried out; the engine goes on."""
@@ -328,7 +332,8 @@ class Error:
         quoted bad line stays as it was sent, so that the character index
         the message gives points into the quote), and cut short to fit in
         ``MAX_LINE`` characters, the most a driver reads."""
-        text = " ".join(part.strip() for part in str(problem).splitlines() if part.strip()) or type(problem).__name__
+        parts = _LINE_BREAK.split(str(problem))  # a line ends in '\n' or '\r' alone: U+2028 is a character of it
+        text = " ".join(part.strip() for part in parts if part.strip()) or type(problem).__name__
         room = MAX_LINE - len("error ")
         if len(text) > room:  # a message that quoted some input whole: cut to fit the driver's line
             more = f"... ({len(text)} characters)"
