@@ -32,8 +32,8 @@ def open_room(page: Page, server, ticket: dict) -> None:
     page.evaluate("([k, v]) => localStorage.setItem(k, v)", [f"c4lab:{ticket['code']}", ticket["token"]])
     page.goto(server.url + ticket["url"])
     expect(page.locator("#board")).to_have_attribute("data-live", "1")
-    if ticket.get("seats"):  # the socket is open before the server has said which seats are this page's:
-        # a click then is not a move yet (a test that clicked at once raced it, on a loaded machine)
+    if ticket.get("seats"):  # the page draws no state before the server has said which seats are its own
+        # (client.js), so this holds at once; kept: a click before it would not be a move
         expect(page.locator("#board")).to_have_attribute("data-you", re.compile(r"^[AB]+$"))
 
 

@@ -246,6 +246,39 @@ def test_a_visitor_offered_the_free_seat_hears_if_the_host_is_there_and_is_not_y
     expect(ann.locator("#keys-help")).to_contain_text("drop a piece", use_inner_text=True)
 
 
+RECORD_ROLES = """
+window.__roles = [];
+new MutationObserver(() => {
+  const b = document.getElementById('board');
+  if (b && b.dataset.role && window.__roles[window.__roles.length - 1] !== b.dataset.role)
+    window.__roles.push(b.dataset.role);
+}).observe(document, {attributes: true, subtree: true, attributeFilter: ['data-role']});
+"""
+
+
+def test_a_players_page_draws_its_seat_from_the_first_state_never_a_spectators_a_moment(server, new_page):
+    """The server sends a socket the room's state before it reads the
+    page's hello: a page that holds a seat skips that spectator's state, so
+    a phone does not show the position's panel and then fold it away under
+    the finger, on opening the room or on reloading it."""
+    ticket = create_room(server, mode="online", board="7x6", seat="A", name="Ann")
+    ann = new_page(390, 700)
+    ann.add_init_script(RECORD_ROLES)
+    open_room(ann, server, ticket)
+    expect(ann.locator("#share-panel")).to_be_visible()
+    expect(ann.locator("#position-panel")).to_be_hidden()  # folded on a phone while she waits
+    assert ann.evaluate("window.__roles") == ["player"]
+    ann.reload()
+    expect(board(ann)).to_have_attribute("data-live", "1")
+    expect(board(ann)).to_have_attribute("data-you", "A")
+    assert ann.evaluate("window.__roles") == ["player"]
+    # a token that holds no seat: refused, and the page then draws the spectator's state it is sent
+    ann.evaluate("([k]) => localStorage.setItem(k, 'not-a-token')", [f"c4lab:{ticket['code']}"])
+    ann.reload()
+    expect(board(ann)).to_have_attribute("data-role", "spectator")
+    expect(ann.locator("#join-panel")).to_be_visible()
+
+
 @pytest.mark.parametrize("size", [(390, 700), (1400, 900)])
 def test_an_online_rematch_puts_the_keyboard_on_the_new_board(server, new_page, size):
     """Accepted with a click, the rematch gives both players' pages the keys

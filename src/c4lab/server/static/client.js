@@ -56,6 +56,7 @@ function openSocket() {
     return;
   }
   R.ws = ws;
+  R.greeted = false;
   ws.addEventListener("open", () => {
     if (R.ws !== ws) return;
     R.retries = 0;
@@ -133,8 +134,16 @@ const ERROR_WORDS = {
 function onMessage(message) {
   switch (message.type) {
     case "state":
+      // the server sends a socket's state at once, before it reads the hello: a page that holds a
+      // seat would show itself a moment as a spectator (a phone's panels folded away under the
+      // finger); the hello's answer follows at once, with the seats (a refused token: an error first)
+      if (R.token && !R.greeted && !(message.you && message.you.length)) break;
+      R.greeted = true;
+      R.connected = true;
+      R.queue.push(message);
+      pump();
+      break;
     case "thinking":
-      if (message.type === "state") R.connected = true;
       R.queue.push(message);
       pump();
       break;
@@ -162,7 +171,7 @@ function onError(message) {
   answered();
   if (message.code === "bad-token") {
     forgetToken(R.code);
-    R.token = null;
+    R.token = null; // the state that follows is this page's, a spectator's
   }
   if (message.code === "unknown-room") {
     R.gone = true;

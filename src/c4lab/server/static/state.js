@@ -35,6 +35,7 @@ export const R = {
   gone: false,
   everConnected: false,
   connected: false, // the state on screen is live: a socket is open and its state came (else who is online is not known)
+  greeted: false, // this socket's hello is answered: a page with a seat token shows no state before (it would be a spectator's)
   // owner room.js: the page
   code: null,
   board: null,
