@@ -151,14 +151,21 @@ def play_online_game(server, moves_: str, *, public: bool = True, board: str = "
 
 #: A page script that records, in ``window.__seen``, every position the
 #: board shows (for comparing what players and spectators saw).
-RECORD_POSITIONS = """
-window.__seen = [];
-new MutationObserver(() => {
+def board_attribute_recorder(name: str, into: str) -> str:
+    """An init script that keeps in ``window[into]`` every value the board's
+    ``data-<name>`` takes, in order (a value repeated at once counted once):
+    what the page showed, however briefly, between two checks."""
+    return f"""
+window.{into} = [];
+new MutationObserver(() => {{
   const b = document.getElementById('board');
-  if (b && b.dataset.position && window.__seen[window.__seen.length - 1] !== b.dataset.position)
-    window.__seen.push(b.dataset.position);
-}).observe(document, {attributes: true, subtree: true, attributeFilter: ['data-position']});
+  const value = b && b.getAttribute('data-{name}');
+  if (value && window.{into}[window.{into}.length - 1] !== value) window.{into}.push(value);
+}}).observe(document, {{attributes: true, subtree: true, attributeFilter: ['data-{name}']}});
 """
+
+
+RECORD_POSITIONS = board_attribute_recorder("position", "__seen")
 
 
 def ann_and_bob(server, new_page, board: str = "7x6", watcher: bool = False) -> tuple[str, list[Page]]:

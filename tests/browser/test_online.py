@@ -13,6 +13,7 @@ from browser_helpers import (
     ann_and_bob,
     api,
     board,
+    board_attribute_recorder,
     click_cell,
     create_room,
     moves,
@@ -246,14 +247,7 @@ def test_a_visitor_offered_the_free_seat_hears_if_the_host_is_there_and_is_not_y
     expect(ann.locator("#keys-help")).to_contain_text("drop a piece", use_inner_text=True)
 
 
-RECORD_ROLES = """
-window.__roles = [];
-new MutationObserver(() => {
-  const b = document.getElementById('board');
-  if (b && b.dataset.role && window.__roles[window.__roles.length - 1] !== b.dataset.role)
-    window.__roles.push(b.dataset.role);
-}).observe(document, {attributes: true, subtree: true, attributeFilter: ['data-role']});
-"""
+RECORD_ROLES = board_attribute_recorder("role", "__roles")
 
 
 def test_a_players_page_draws_its_seat_from_the_first_state_never_a_spectators_a_moment(server, new_page):
