@@ -45,6 +45,7 @@ import numpy as np
 
 from c4lab.arena import stats
 from c4lab.arena.ratings import fit_ratings
+from c4lab.arena.sprt import SPRT
 from c4lab.ctrl_c import run_stoppable
 
 #: A match's chances: (win, draw, loss) of the first agent in one game.
@@ -189,7 +190,7 @@ def sprt(reps: int, seed: int, narrow: bool = False) -> None:
     print("SPRT on the pairs, alpha = beta = 5%: wrong verdicts with the true Elo at elo0 / at elo1, "
           "average pairs")
     for elo0, elo1 in ((NARROW_TEST,) if narrow else ()) + SPRT_TESTS:
-        test = stats.SPRT(elo0, elo1, 0.05, 0.05)
+        test = SPRT(elo0, elo1, 0.05, 0.05)
         for name, draws, first in SPRT_MODELS:
             cells = []
             for truth in (elo0, elo1):

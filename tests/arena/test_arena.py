@@ -42,7 +42,7 @@ from c4lab.arena.report import (
 from c4lab.arena.results import ResultsError, open_results, read_results
 from c4lab.arena.runner import run_arena, running_summary
 from c4lab.arena.schedule import ArenaConfig, ArenaError, ArenaTypeError, SettingError, read_openings
-from c4lab.arena.stats import SPRT
+from c4lab.arena.sprt import SPRT
 from c4lab.cli import main
 from c4lab.game import play_game
 from c4lab.rules import Move, Position

@@ -1,4 +1,4 @@
-"""Match statistics (c4lab.arena.stats): every number is checked against one
+"""Match statistics (c4lab.arena.stats, .sprt and .standings): every number is checked against one
 worked out here, by hand in the comments or with scipy/numpy, never by
 calling the module twice."""
 
@@ -15,7 +15,9 @@ from scipy.optimize import minimize
 from scipy.stats import binomtest, norm
 
 from c4lab.arena import stats
-from c4lab.arena.stats import SPRT, Cell, Pentanomial, Trinomial, UntestableHypothesis, rank, sign_test
+from c4lab.arena.sprt import SPRT, UntestableHypothesis
+from c4lab.arena.standings import Cell, rank
+from c4lab.arena.stats import Pentanomial, Trinomial, sign_test
 
 Z95 = norm.ppf(0.975)  # 1.959964...
 
@@ -748,3 +750,16 @@ def test_a_text_reports_pairings_keep_each_spec_and_figure_on_one_line() -> None
     assert NARROWEST < len(row) <= WIDEST
     assert all(len(line) <= NARROWEST for line in lines if not line.startswith(("┏", "┃", "┡", "│", "└")) and line.strip()
                and "Pairings" not in line)
+
+
+def test_the_names_that_moved_to_their_own_modules_are_still_read_from_stats():
+    """``SPRT`` and ``rank`` (with their classes) have modules of their own;
+    a script that imports them from ``c4lab.arena.stats`` gets the same
+    objects, and ``dir`` lists them."""
+    from c4lab.arena import sprt, standings, stats
+
+    assert stats.SPRT is sprt.SPRT and stats.UntestableHypothesis is sprt.UntestableHypothesis
+    assert stats.rank is standings.rank and stats.Table is standings.Table
+    assert {"SPRT", "rank", "Cell", "Standing"} <= set(dir(stats))
+    with pytest.raises(AttributeError, match="has no attribute 'nothing'"):
+        stats.nothing  # noqa: B018

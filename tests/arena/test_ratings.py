@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from c4lab.arena import stats
+from c4lab.arena import standings, stats
 from c4lab.arena.games import Game
 from c4lab.arena.ratings import fit_ratings
 from c4lab.arena.report import (
@@ -26,7 +26,7 @@ from c4lab.arena.schedule import ArenaConfig
 
 
 def games(first: str, second: str, wins: int, draws: int, losses: int) -> list[tuple[str, str, str]]:
-    """``first``'s wins, draws and losses against ``second``, as ``stats.rank`` outcomes."""
+    """``first``'s wins, draws and losses against ``second``, as ``standings.rank`` outcomes."""
     return [(first, second, "A")] * wins + [(first, second, "draw")] * draws + [(first, second, "B")] * losses
 
 
@@ -61,7 +61,7 @@ def test_the_fitted_difference_is_the_elo_difference_where_the_performance_is_no
     r = by_agent(outcomes, prior=0)
     assert r["a"] - r["b"] == pytest.approx(stats.elo_from_score(0.75))
     assert r["b"] == pytest.approx(r["c"])
-    field = {s.agent: s.elo for s in stats.rank(outcomes).standings}
+    field = {s.agent: s.elo for s in standings.rank(outcomes).standings}
     assert field["a"] - field["b"] == pytest.approx(stats.elo_from_score(0.75) - stats.elo_from_score(0.375))
     assert field["a"] - field["b"] > r["a"] - r["b"] + 80
 

@@ -1,7 +1,7 @@
 """Ratings fitted to a whole tournament at once: one Elo number an agent,
 on one scale, whoever met whom.
 
-The ranking's "Elo vs field" (``stats.rank``) is a performance: an
+The ranking's "Elo vs field" (``standings.rank``) is a performance: an
 agent's score against the opponents it happened to meet.  It depends on
 the field (everybody's rises with a ``random`` that they all beat), and
 the difference of two agents' figures is not their Elo difference.  A
@@ -80,7 +80,7 @@ class Rating:
 
 def fit_ratings(outcomes: Iterable[tuple[str, str, str]], level: float = 0.95, prior: float = PRIOR_DRAWS) -> tuple[Rating, ...] | None:
     """The fitted ratings of every agent in ``outcomes`` (``(first, second,
-    result)``, result ``"A"``, ``"B"`` or ``"draw"``: the ``stats.rank``
+    result)``, result ``"A"``, ``"B"`` or ``"draw"``: the ``standings.rank``
     outcomes), best first (equal ratings by name); ``None`` when the agents
     do not all meet, directly or through others, or when no finite
     ratings fit (only without a prior).  The games alone are fitted where

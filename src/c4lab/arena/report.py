@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from c4lab import atomic
-from c4lab.arena import stats
+from c4lab.arena import standings, stats
 from c4lab.arena.games import Game
 from c4lab.arena.ratings import Rating, fit_ratings
 from c4lab.arena.schedule import ArenaConfig
@@ -39,12 +39,12 @@ class Pairing:
 @dataclass(frozen=True)
 class Summary:
     """Everything the tables and plots show.  ``table`` is the ranking and
-    the cross table (``stats.rank``); the rest is what only the arena
+    the cross table (``standings.rank``); the rest is what only the arena
     knows: forfeits, move times, board sizes."""
 
     config: ArenaConfig
     games: int
-    table: stats.Table
+    table: standings.Table
     pairings: tuple[Pairing, ...]
     by_size: dict[str, dict[str, tuple[float, int]]]  # spec -> "WxH" -> (score, games)
     forfeits: tuple[dict[str, Any], ...] = ()
@@ -165,7 +165,7 @@ def summarise(config: ArenaConfig, games: Sequence[Game]) -> Summary:
     return Summary(
         config,
         len(games),
-        stats.rank((g.a, g.b, g.result) for g in games),
+        standings.rank((g.a, g.b, g.result) for g in games),
         tuple(pairings),
         {s: {b: (v[0], int(v[1])) for b, v in sorted(row.items(), key=_size_order)} for s, row in by_size.items()},
         tuple(forfeits),

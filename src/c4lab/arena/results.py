@@ -25,7 +25,7 @@ from typing import IO, Any
 
 from c4lab.arena.games import Game
 from c4lab.arena.schedule import ArenaConfig, ArenaError
-from c4lab.arena.stats import SPRT, UntestableHypothesis
+from c4lab.arena.sprt import SPRT, UntestableHypothesis
 from c4lab.atomic import replacing
 
 try:

@@ -16,7 +16,8 @@ from c4lab.arena.executors import Executor, LocalExecutor
 from c4lab.arena.games import Game
 from c4lab.arena.results import ResultsWriter, open_results
 from c4lab.arena.schedule import ArenaConfig
-from c4lab.arena.stats import SPRT, pentanomial_counts
+from c4lab.arena.sprt import SPRT
+from c4lab.arena.stats import pentanomial_counts
 from c4lab.ctrl_c import ctrl_c_interrupts
 
 #: ``progress(games done, games in all, running summary)``

@@ -6,11 +6,16 @@
 * ``Pentanomial``: the same games read as pairs (one opening, sides
   swapped).  Pairing cancels most of the luck of the opening and of moving
   first, so its interval is the honest one for a paired match.
-* ``SPRT``: the sequential test fishtest runs, to stop a match as soon as
-  it has decided between two Elo hypotheses.
-* ``rank``: a whole tournament: totals, cross table, ranking, and each
-  agent's Elo against the field (a performance; the ratings fitted to the
-  whole tournament are ``c4lab.arena.ratings``).
+* ``sign_test``, ``sweep_bound``, ``elo_bound``: what a handful of games
+  or a sweep says, exactly.
+
+Two neighbours build on these and have modules of their own:
+``c4lab.arena.sprt`` (``SPRT``: the sequential test fishtest runs, to stop
+a match as soon as it has decided between two Elo hypotheses) and
+``c4lab.arena.standings`` (``rank``: a whole tournament's totals, cross
+table, ranking and each agent's Elo against the field).  Their names are
+still read from here (``from c4lab.arena.stats import SPRT``), loaded on
+first use.
 
 Elo is the logistic scale throughout: an expected score ``s`` is
 ``-400·log10(1/s - 1)`` Elo, and ``score_from_elo`` is its inverse.  The
@@ -43,19 +48,15 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
-from typing import ClassVar, Literal
+
+from c4lab.lazy import lazy_dir, lazy_names
 
 __all__ = [
-    "SPRT",
-    "Cell",
     "Pentanomial",
-    "Standing",
-    "Table",
     "Trinomial",
-    "UntestableHypothesis",
     "elo",
     "elo_bound",
     "elo_from_score",
@@ -64,18 +65,29 @@ __all__ = [
     "p_value",
     "pentanomial_counts",
     "pentanomial_elo_interval",
-    "rank",
     "score_from_elo",
     "sign_test",
     "sweep_bound",
 ]
 
+#: The names of the two neighbour modules that were this module's once, read from here on first use.
+_MOVED = {
+    "SPRT": "c4lab.arena.sprt",
+    "UntestableHypothesis": "c4lab.arena.sprt",
+    "Cell": "c4lab.arena.standings",
+    "Standing": "c4lab.arena.standings",
+    "Table": "c4lab.arena.standings",
+    "rank": "c4lab.arena.standings",
+}
+__getattr__ = lazy_names(__name__, _MOVED)
+__dir__ = lazy_dir(__name__, _MOVED)
+
 _NORMAL = NormalDist()
 
 #: Per-game scores of a win, a draw and a loss, in the order of the counts.
-_GAME_SCORES = (1.0, 0.5, 0.0)
+GAME_SCORES = (1.0, 0.5, 0.0)
 #: A pair's mean score for pair totals 0, 0.5, 1, 1.5 and 2, in the order of the counts.
-_PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
+PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
 
 
 # -- the Elo scale ---------------------------------------------------------------------
@@ -177,7 +189,7 @@ def sign_test(wins: int, losses: int) -> float:
         >>> round(sign_test(9, 0), 4), sign_test(3, 3)
         (0.0039, 1.0)
     """
-    wins, losses = _check_counts((wins, losses), 2, "win/loss")
+    wins, losses = check_counts((wins, losses), 2, "win/loss")
     n = wins + losses
     if n == 0:
         return 1.0
@@ -208,7 +220,7 @@ def elo_bound(wins: int, draws: int, losses: int, level: float = 0.95) -> tuple[
     return None
 
 
-def _check_counts(counts: Sequence[object], size: int, what: str) -> tuple[int, ...]:
+def check_counts(counts: Sequence[object], size: int, what: str) -> tuple[int, ...]:
     """``counts`` as ``size`` plain ints, each 0 or more: any integer,
     NumPy's too (what ``np.bincount`` or a sum of an array gives, which
     was refused as not a whole number), but not a bool or a float;
@@ -239,7 +251,7 @@ class Trinomial:
     losses: int
 
     def __post_init__(self) -> None:
-        counts = _check_counts((self.wins, self.draws, self.losses), 3, "win/draw/loss")
+        counts = check_counts((self.wins, self.draws, self.losses), 3, "win/draw/loss")
         for name, count in zip(("wins", "draws", "losses"), counts, strict=True):
             object.__setattr__(self, name, count)
 
@@ -248,9 +260,9 @@ class Trinomial:
         """Count per-game scores (1 a win, 0.5 a draw, 0 a loss)."""
         counts = [0, 0, 0]
         for score in scores:
-            if score not in _GAME_SCORES:
+            if score not in GAME_SCORES:
                 raise ValueError(f"a game scores 1, 0.5 or 0, not {score!r}")
-            counts[_GAME_SCORES.index(score)] += 1
+            counts[GAME_SCORES.index(score)] += 1
         return cls(*counts)
 
     @property
@@ -276,7 +288,7 @@ class Trinomial:
     @property
     def variance(self) -> float:
         """The variance of one game's score (``nan`` without games)."""
-        return _moments(_GAME_SCORES, self.counts)[2]
+        return _moments(GAME_SCORES, self.counts)[2]
 
     @property
     def elo(self) -> float:
@@ -287,7 +299,7 @@ class Trinomial:
         """The ``level`` confidence interval of the Elo difference: the normal
         interval ``s ± z·sd/sqrt(n)`` of the score, both ends mapped to Elo
         (so it is not symmetric around ``elo``)."""
-        return _elo_interval(*_moments(_GAME_SCORES, self.counts), level)
+        return _elo_interval(*_moments(GAME_SCORES, self.counts), level)
 
     @property
     def los(self) -> float:
@@ -309,7 +321,7 @@ class Trinomial:
         below ``1 - level`` exactly when the interval excludes 0 Elo.  With
         zero variance it degenerates to 0 (1 if every game was drawn); 1
         without games."""
-        z = _z_of_equal(*_moments(_GAME_SCORES, self.counts))
+        z = _z_of_equal(*_moments(GAME_SCORES, self.counts))
         return 1.0 if math.isnan(z) else 2.0 * _NORMAL.cdf(-abs(z))
 
     @property
@@ -362,7 +374,7 @@ class Pentanomial:
     counts: tuple[int, int, int, int, int]
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "counts", _check_counts(tuple(self.counts), 5, "pentanomial"))
+        object.__setattr__(self, "counts", check_counts(tuple(self.counts), 5, "pentanomial"))
 
     @classmethod
     def from_pairs(cls, pairs: Iterable[Sequence[float]]) -> Pentanomial:
@@ -392,7 +404,7 @@ class Pentanomial:
     @property
     def variance(self) -> float:
         """The variance of one pair's mean score (``nan`` without pairs)."""
-        return _moments(_PAIR_SCORES, self.counts)[2]
+        return _moments(PAIR_SCORES, self.counts)[2]
 
     @property
     def elo(self) -> float:
@@ -402,7 +414,7 @@ class Pentanomial:
     def elo_interval(self, level: float = 0.95) -> tuple[float, float]:
         """The ``level`` confidence interval of the Elo difference from the
         pentanomial variance: ``s ± z·sd_pair/sqrt(pairs)``, mapped to Elo."""
-        return _elo_interval(*_moments(_PAIR_SCORES, self.counts), level)
+        return _elo_interval(*_moments(PAIR_SCORES, self.counts), level)
 
     @property
     def los(self) -> float:
@@ -412,7 +424,7 @@ class Pentanomial:
         pair and a pair split one game each alike).  0.5 without pairs;
         with zero variance 1 or 0 by the side of 0.5 the score falls on
         (0.5 when it is 0.5)."""
-        z = _z_of_equal(*_moments(_PAIR_SCORES, self.counts))
+        z = _z_of_equal(*_moments(PAIR_SCORES, self.counts))
         return 0.5 if math.isnan(z) else _NORMAL.cdf(z)
 
     @property
@@ -422,7 +434,7 @@ class Pentanomial:
         Where the opening or the first move decides much, it is smaller than
         the games' (``Trinomial.p_value``) on the same games.  1 without
         pairs; with zero variance 0 (1 when every pair scored 1)."""
-        z = _z_of_equal(*_moments(_PAIR_SCORES, self.counts))
+        z = _z_of_equal(*_moments(PAIR_SCORES, self.counts))
         return 1.0 if math.isnan(z) else 2.0 * _NORMAL.cdf(-abs(z))
 
     @property
@@ -447,7 +459,7 @@ def pentanomial_counts(pairs: Iterable[Sequence[float]]) -> tuple[int, int, int,
         if len(pair) != 2:
             raise ValueError(f"a pair is two game scores, not {tuple(pair)!r}")
         for score in pair:
-            if score not in _GAME_SCORES:
+            if score not in GAME_SCORES:
                 raise ValueError(f"a game scores 1, 0.5 or 0, not {score!r} (pair {tuple(pair)!r})")
         counts[round(2 * (pair[0] + pair[1]))] += 1
     return (counts[0], counts[1], counts[2], counts[3], counts[4])
@@ -458,399 +470,3 @@ def pentanomial_elo_interval(
 ) -> tuple[float, float]:
     """``Pentanomial(counts).elo_interval(level)``."""
     return Pentanomial(tuple(counts)).elo_interval(level)  # type: ignore[arg-type]
-
-
-# -- the sequential test --------------------------------------------------------------------
-
-Verdict = Literal["H0", "H1"]
-#: What the test reads: W/D/L counts or pentanomial pair counts, as objects or plain numbers.
-Counts = Trinomial | Pentanomial | Sequence[int]
-_SPRT_KEYS = ("elo0", "elo1", "alpha", "beta")
-_SPRT_FORMAT = "elo0=0,elo1=20,alpha=0.05,beta=0.05"
-#: The error rates a test takes when it does not give them (fishtest's).
-_SPRT_DEFAULTS = {"alpha": 0.05, "beta": 0.05}
-
-
-class UntestableHypothesis(ValueError):
-    """An SPRT hypothesis more than 6381.8359 Elo from 0, either way, where
-    the stronger side's expected score is 1 to double precision: well
-    formed, but no match can tell it from a slightly smaller gap.
-    ``c4lab arena`` refuses it; a results file whose header holds one
-    (written by a c4lab that took it) still loads, and its report says the
-    test cannot be read."""
-
-
-def _number(value: float) -> str:
-    """``value`` as ``SPRT.text`` writes it: short (``%g``: ``20``, ``0.05``)
-    where that reads back as the same float, else every digit it takes
-    (``repr``), so that a results file's test is the run's, to the last
-    bit (``%g`` alone wrote ``elo1=6381.8359`` as ``6381.84``, a hypothesis
-    the file's reader refused, and ``elo0=1.0000001,elo1=1.0000002`` as
-    ``elo0=1,elo1=1``)."""
-    short = f"{value:g}"
-    return short if float(short) == value else repr(value)
-
-
-@dataclass(frozen=True)
-class SPRT:
-    """Wald's sequential probability ratio test between two Elo differences,
-    after fishtest (its logistic model; see ``llr``): H0 "the agent is ``elo0`` stronger" against H1
-    "``elo1`` stronger" (logistic Elo), with false-positive rate ``alpha``
-    and false-negative rate ``beta``.
-
-    After each game (or pair) the log-likelihood ratio ``llr`` is compared
-    with Wald's bounds ``log(beta/(1-alpha))`` and ``log((1-beta)/alpha)``:
-    below the first accepts H0, above the second accepts H1, in between the
-    match goes on."""
-
-    elo0: float
-    elo1: float
-    alpha: float
-    beta: float
-
-    #: Games (or pairs) added to every count before the LLR: none, the exact
-    #: likelihood needs none (see ``llr``).  Half a pair, measured, pulls
-    #: the score towards ½: a sweep then accepts elo0=0 against elo1=1000.
-    PRIOR: ClassVar[float] = 0.0
-
-    def __post_init__(self) -> None:
-        for key in _SPRT_KEYS:
-            if not math.isfinite(getattr(self, key)):
-                raise ValueError(f"SPRT: {key} must be a finite number, not {getattr(self, key)}")
-        for key, value in (("alpha", self.alpha), ("beta", self.beta)):
-            if not 0.0 < value < 1.0:
-                raise ValueError(f"SPRT: {key} is a probability strictly between 0 and 1, not {value:g}")
-        if self.alpha + self.beta >= 1.0:
-            raise ValueError(f"SPRT: alpha + beta must be below 1 (got {self.alpha:g} + {self.beta:g})")
-        if self.elo1 <= self.elo0:
-            raise ValueError(f"SPRT: elo1 must be above elo0 (got elo0={self.elo0:g}, elo1={self.elo1:g})")
-        for key in ("elo0", "elo1"):
-            _testable_score(getattr(self, key), key)
-
-    def text(self) -> str:
-        """The settings as ``parse`` reads them back, the same test to the
-        last bit (kept in a results file): each number short where that is
-        exact (``elo0=0,elo1=20,alpha=0.05,beta=0.05``), else with every
-        digit it takes."""
-        return ",".join(f"{key}={_number(getattr(self, key))}" for key in _SPRT_KEYS)
-
-    @classmethod
-    def parse(cls, text: str) -> SPRT:
-        """Read ``elo0=0,elo1=20,alpha=0.05,beta=0.05``: the four keys once
-        each, in any order, ``alpha`` and ``beta`` 0.05 where not given
-        (``elo0=0,elo1=20`` is the same test); anything else is a
-        ``ValueError`` that says what is wrong, and what is not a string a
-        ``TypeError``."""
-        if not isinstance(text, str):
-            raise TypeError(f"SPRT.parse takes a str like 'elo0=0,elo1=20', not {text!r:.60} "
-                            f"(type {type(text).__name__})")
-        values: dict[str, float] = {}
-        for item in text.split(","):
-            key, sep, value = (part.strip() for part in item.partition("="))
-            if not sep or not key:
-                raise ValueError(f"SPRT: {item.strip()!r} is not key=value (expected {_SPRT_FORMAT})")
-            if key not in _SPRT_KEYS:
-                raise ValueError(f"SPRT: unknown key {key!r} (the keys are {', '.join(_SPRT_KEYS)})")
-            if key in values:
-                raise ValueError(f"SPRT: {key} is given twice")
-            try:
-                number = float(value)
-            except ValueError:
-                raise ValueError(f"SPRT: {key}={value!r} is not a number") from None
-            values[key] = number
-        values = {**_SPRT_DEFAULTS, **values}
-        missing = [key for key in _SPRT_KEYS if key not in values]
-        if missing:
-            raise ValueError(f"SPRT: missing {', '.join(missing)} (expected {_SPRT_FORMAT})")
-        return cls(**values)
-
-    def __str__(self) -> str:
-        return self.text()
-
-    @property
-    def lower(self) -> float:
-        """Accept H0 at or below this LLR: ``log(beta / (1 - alpha))``."""
-        return math.log(self.beta / (1.0 - self.alpha))
-
-    @property
-    def upper(self) -> float:
-        """Accept H1 at or above this LLR: ``log((1 - beta) / alpha)``."""
-        return math.log((1.0 - self.beta) / self.alpha)
-
-    def llr(self, counts: Counts) -> float:
-        """The log-likelihood ratio of H1 against H0 given the results so far:
-        3 counts (wins, draws, losses: games) or 5 (pentanomial: pairs).
-
-        The generalized SPRT on the exact multinomial likelihood, as
-        fishtest computes it (``LLR_logistic`` with ``MLE_expected`` in its
-        ``LLRcalc.py``; M. Van den Bergh's note on the multinomial MLE,
-        http://hardy.uhasselt.be/Fishtest/support_MLE_multinomial.pdf,
-        Proposition 1.1).  Each hypothesis is the distribution over the
-        outcomes (games, or pair totals) that makes the counts most likely
-        among all whose expected score is ``s0`` (the score of ``elo0``),
-        or ``s1`` (``fitted``), and
-
-            LLR = sum over the outcomes of n_i · log(q1_i / q0_i).
-
-        It is 0 without a game.  An outcome never seen adds nothing, and a
-        hypothesis gives it a chance only where the outcomes seen cannot
-        reach its score (a sweep of pairs read under ``s0``: ``s0`` of them
-        won, the rest lost), so no prior is needed (``PRIOR`` is 0): a
-        sweep accepts H1 after ``log((1-beta)/alpha) / log(s1/s0)`` pairs
-        (53 for ``elo0=0,elo1=20``, 23 for 50, 8 for 200).  It replaced the
-        normal approximation ``(s1 - s0)(2s - s0 - s1)/(2 var/n)`` with half
-        a sample of prior in each cell (fishtest's ``LLR_alt2``), which
-        took 13 pairs won for ``elo1=20`` and, over a gap of 100 Elo or
-        more, favoured the hypothesis nearer 0 Elo (11.8% wrong verdicts
-        at 200 Elo for ``elo0=0,elo1=200``, 3.3% now): see
-        ``docs/experiments.md``."""
-        values, raw = _sprt_sample(counts)
-        if sum(raw) == 0:
-            return 0.0
-        weights = [c + self.PRIOR for c in raw]
-        q0 = _fit_score(values, weights, score_from_elo(self.elo0))
-        q1 = _fit_score(values, weights, score_from_elo(self.elo1))
-        return math.fsum(n * (math.log(b) - math.log(a)) for n, a, b in zip(weights, q0, q1, strict=True) if n > 0)
-
-    def fitted(self, counts: Counts, elo: float) -> tuple[float, ...]:
-        """The hypothesis "``elo`` stronger" as ``llr`` reads it on these
-        counts: the chances of the outcomes, in the counts' order, that make
-        the counts most likely among all whose expected score is
-        ``score_from_elo(elo)``.  A ``ValueError`` without a game (every
-        such distribution is then as likely) and for an ``elo`` whose score
-        is 0 or 1 to double precision."""
-        values, raw = _sprt_sample(counts)
-        if sum(raw) == 0:
-            raise ValueError("SPRT.fitted needs a game: without one every distribution of a score is as likely")
-        return _fit_score(values, [c + self.PRIOR for c in raw], _testable_score(elo, "elo"))
-
-    def decide(self, counts: Counts) -> Verdict | None:
-        """``"H1"`` (accept elo1), ``"H0"`` (accept elo0) or ``None`` (play
-        on).  Never a verdict without a single game."""
-        if sum(_sprt_sample(counts)[1]) == 0:
-            return None
-        llr = self.llr(counts)
-        if llr >= self.upper:
-            return "H1"
-        if llr <= self.lower:
-            return "H0"
-        return None
-
-
-def _sprt_sample(counts: Counts) -> tuple[tuple[float, ...], tuple[int, ...]]:
-    """The values and checked counts of an SPRT sample: games or pairs."""
-    if isinstance(counts, Trinomial | Pentanomial):
-        counts = counts.counts
-    if len(counts) == 3:
-        return _GAME_SCORES, _check_counts(counts, 3, "win/draw/loss")
-    if len(counts) == 5:
-        return _PAIR_SCORES, _check_counts(counts, 5, "pentanomial")
-    raise ValueError(f"SPRT counts are 3 (wins, draws, losses) or 5 (pentanomial), not {len(counts)}")
-
-
-#: The largest gap an SPRT takes, either way: beyond it the stronger side's expected score is 1 to double precision.
-_TESTABLE_REACH = "6381.8359"
-
-
-def _testable_score(elo: float, key: str) -> float:
-    """The expected score of ``elo``, refused (``UntestableHypothesis``
-    naming ``key`` and the bound) where the stronger side's is 1 to double
-    precision: no match can tell that hypothesis from a slightly smaller
-    gap.  The range is the same either way, -6381.8359 to 6381.8359 Elo,
-    so a test of A against B is taken exactly when the same test of B
-    against A (``elo0, elo1`` as ``-elo1, -elo0``) is; a score near 0 is
-    representable far further (down to -120000), which made ``elo0=-7000``
-    a test and ``elo1=7000`` none."""
-    if score_from_elo(abs(elo)) == 1.0:
-        whose, reach = ("its", f"above {_TESTABLE_REACH}") if elo > 0 else ("its opponent's", f"below -{_TESTABLE_REACH}")
-        raise UntestableHypothesis(f"SPRT: {key}={_number(elo)} is too far from 0 to test: {whose} expected score is "
-                                   f"1 to double precision ({reach})")
-    return score_from_elo(elo)
-
-
-def _fit_score(values: Sequence[float], counts: Sequence[float], score: float) -> tuple[float, ...]:
-    """The chances ``q`` of ``values`` that maximise ``sum(n_i · log q_i)``
-    for the ``counts`` (some may be 0, not all) subject to
-    ``sum(q_i · values_i) = score``, with ``score`` strictly between the
-    smallest and the largest value.
-
-    The Lagrange conditions give ``q_i = p_i / (1 + t·d_i)`` for the observed
-    frequencies ``p_i`` and ``d_i = values_i - score``, where ``t`` is the
-    root of ``f(t) = sum p_i·d_i / (1 + t·d_i)`` (then the ``q_i`` add up to 1
-    and have the score): ``f`` decreases from ``f(0)``, the observed mean
-    score less ``score``, towards the pole ``-1/d`` of the value farthest
-    below the score (``t > 0``) or above it (``t < 0``), where it tends to
-    ``-inf`` (or ``+inf``) if that value was observed.  If it was not,
-    ``f`` is finite there, and where it has not reached 0 the maximum is
-    at that end, the chance the observed outcomes leave going to that
-    unseen value (a sweep of wins under a score of ½: half wins, half
-    losses)."""
-    total = math.fsum(counts)
-    p = [c / total for c in counts]
-    d = [v - score for v in values]
-    seen = [(pi, di) for pi, di in zip(p, d, strict=True) if pi > 0]
-
-    def f(t: float) -> tuple[float, float]:
-        """``f(t)`` and its derivative ``-sum p_i·d_i² / (1 + t·d_i)²``."""
-        value = slope = 0.0
-        for pi, di in seen:
-            term = pi * di / (1.0 + t * di)
-            value += term
-            slope -= term * term / pi
-        return value, slope
-
-    gap = f(0.0)[0]
-    t, end = 0.0, None
-    if gap != 0.0:
-        far = d.index(min(d)) if gap > 0 else d.index(max(d))
-        edge = -1.0 / d[far]
-        if p[far] == 0 and f(edge)[0] * gap >= 0:
-            t, end = edge, far
-        else:
-            t = _root_of_decreasing(f, (0.0, edge) if gap > 0 else (edge, 0.0))
-    q = [pi / (1.0 + t * di) if pi > 0 else 0.0 for pi, di in zip(p, d, strict=True)]
-    if end is not None:
-        q[end] = max(0.0, 1.0 - math.fsum(q))
-    return tuple(q)
-
-
-def _root_of_decreasing(f: Callable[[float], tuple[float, float]], bracket: tuple[float, float]) -> float:
-    """The root of a decreasing ``f`` (which gives its value and slope)
-    inside the open ``bracket``, one of whose ends is 0: Newton steps from
-    0, a bisection wherever a step would leave the bracket, until a step
-    moves the point by less than 1e-12 of it (Newton's last step then
-    leaves an error of the order of its square).  Rounding makes ``f``
-    noisy by some 1e-17 near the root, which a bracket alone would chase
-    down to the last bit."""
-    low, high = bracket
-    t = 0.0
-    for _ in range(200):  # Newton takes a few steps; a bisection halves the bracket
-        value, slope = f(t)
-        if value == 0.0:
-            return t
-        if value > 0:
-            low = t
-        else:
-            high = t
-        newton = t - value / slope
-        if abs(newton - t) <= 1e-12 * max(1.0, abs(t)):
-            return newton if low < newton < high else t  # a last step past a bracket end is that noise
-        t = newton if low < newton < high else 0.5 * (low + high)
-    return t
-
-
-# -- a tournament -------------------------------------------------------------------------
-
-#: ``(agent playing A, agent playing B, result)`` with result "A", "B" or "draw".
-Outcome = tuple[str, str, str]
-
-
-@dataclass(frozen=True)
-class Cell:
-    """A cell of the cross table: ``row``'s score against ``column``."""
-
-    row: str
-    column: str
-    score: float
-    games: int
-
-    @property
-    def fraction(self) -> float:
-        """The score over the games (``nan`` without games)."""
-        return self.score / self.games if self.games else math.nan
-
-
-@dataclass(frozen=True)
-class Standing:
-    """One agent's totals over all its games, and its Elo against the field.
-
-    ``elo`` is the Elo of its overall score fraction: its strength relative
-    to the average of the opponents it met (a performance, not a fitted
-    rating: in a gauntlet or an unbalanced schedule the fields differ).
-    The interval is the trinomial one of its pooled games."""
-
-    agent: str
-    wins: int
-    draws: int
-    losses: int
-    elo: float
-    elo_low: float
-    elo_high: float
-
-    @property
-    def games(self) -> int:
-        """Wins, draws and losses together."""
-        return self.wins + self.draws + self.losses
-
-    @property
-    def score(self) -> float:
-        """Points: a win 1, a draw a half."""
-        return self.wins + 0.5 * self.draws
-
-    @property
-    def fraction(self) -> float:
-        """The score over the games (``nan`` without games)."""
-        return self.score / self.games if self.games else math.nan
-
-
-@dataclass(frozen=True)
-class Table:
-    """A tournament's standings (best first) and its cross table (every
-    ordered pair of distinct agents, rows and columns in ranking order;
-    pairs that never met have 0 games)."""
-
-    standings: tuple[Standing, ...]
-    cells: tuple[Cell, ...]
-
-    @property
-    def agents(self) -> tuple[str, ...]:
-        """The agents in ranking order."""
-        return tuple(s.agent for s in self.standings)
-
-    def standing(self, agent: str) -> Standing:
-        """``agent``'s standing; ``KeyError`` for an agent of no game here."""
-        for s in self.standings:
-            if s.agent == agent:
-                return s
-        raise KeyError(agent)
-
-    def cell(self, row: str, column: str) -> Cell:
-        """``row``'s score against ``column``."""
-        for c in self.cells:
-            if c.row == row and c.column == column:
-                return c
-        raise KeyError((row, column))
-
-
-def rank(outcomes: Iterable[Outcome], *, level: float = 0.95) -> Table:
-    """Totals, cross table and ranking of a list of games.
-
-    Agents are ranked by score fraction, highest first; equal fractions by
-    name, so the order never depends on the order of the games."""
-    records: dict[str, list[int]] = {}  # wins, draws, losses
-    cross: dict[tuple[str, str], list[float]] = {}  # score, games
-    for outcome in outcomes:
-        a, b, result = outcome
-        if result not in ("A", "B", "draw"):
-            raise ValueError(f"a result is 'A', 'B' or 'draw', not {result!r} in {outcome!r}")
-        if a == b:
-            raise ValueError(f"an agent does not play itself: {outcome!r}")
-        score_a = 1.0 if result == "A" else 0.0 if result == "B" else 0.5
-        for me, other, score in ((a, b, score_a), (b, a, 1.0 - score_a)):
-            records.setdefault(me, [0, 0, 0])[_GAME_SCORES.index(score)] += 1
-            cell = cross.setdefault((me, other), [0.0, 0])
-            cell[0] += score
-            cell[1] += 1
-    standings = []
-    for agent, (wins, draws, losses) in records.items():
-        record = Trinomial(wins, draws, losses)
-        standings.append(Standing(agent, wins, draws, losses, record.elo, *record.elo_interval(level)))
-    standings.sort(key=lambda s: (-s.fraction, s.agent))
-    order = [s.agent for s in standings]
-    cells = []
-    for row in order:
-        for column in order:
-            if row != column:
-                score, games = cross.get((row, column), (0.0, 0))
-                cells.append(Cell(row, column, score, int(games)))
-    return Table(tuple(standings), tuple(cells))

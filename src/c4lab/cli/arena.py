@@ -92,7 +92,7 @@ def arena(
     from c4lab.arena.results import ResultsError, read_results
     from c4lab.arena.runner import run_arena, sprt_refusal
     from c4lab.arena.schedule import ArenaConfig, ArenaError, SettingError, read_openings
-    from c4lab.arena.stats import SPRT
+    from c4lab.arena.sprt import SPRT
     from c4lab.ui.status import games_bar
 
     ctx = click.get_current_context()
@@ -213,7 +213,7 @@ def report_command(results: str, out_dir: str | None, as_json: bool) -> None:
     stopped = state = line = None
     if saved.sprt:  # the run's sequential test: say where it stopped the run, as the arena said then, or where it stands
         from c4lab.arena.runner import sprt_line, sprt_state
-        from c4lab.arena.stats import SPRT, UntestableHypothesis
+        from c4lab.arena.sprt import SPRT, UntestableHypothesis
 
         try:
             test = SPRT.parse(saved.sprt)
