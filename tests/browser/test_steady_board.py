@@ -246,3 +246,30 @@ def test_the_ban_panel_of_an_analysis_board_covers_the_status_whole_and_shows_it
     assert box["y"] <= row["y"] + 0.5 and row["y"] + row["height"] <= box["y"] + box["height"], (box, row)
     assert box["y"] + box["height"] <= top + 0.5, "the panel covers the board"
     assert page.locator("#ban-text").evaluate("e => e.scrollHeight <= e.clientHeight"), "the panel's text is cut"
+
+
+@pytest.mark.parametrize("width", [600, 1000, 1280])
+def test_the_watchers_badge_stays_beside_a_long_status_and_the_ban_panel_covers_the_row(server, new_page, width):
+    """In an online room someone watches: the players see "1 watching"
+    beside the status. Taking the bonus cell makes the status "Bonus!
+    Choose where the ban piece goes"; at 561-600 and 901-1000 px the badge
+    went onto a row of its own under it, the status row grew 11 px, the
+    board went down, and the ban panel, placed for the row's kept height,
+    left the status's first line showing above it. The status now wraps its
+    own words beside the badge."""
+    from browser_helpers import ann_and_bob, click_cell
+
+    _, (ann, _bob, _watcher) = ann_and_bob(server, new_page, "7x6/Bd1", watcher=True)
+    ann.set_viewport_size({"width": width, "height": 900})
+    expect(ann.locator("#watchers")).to_have_text("1 watching")
+    row = ann.locator("#view-room .status-row")
+    kept = row.evaluate("e => parseFloat(getComputedStyle(e).minHeight)")
+    top = board_top(ann)
+    click_cell(ann, "d1")
+    expect(ann.locator("#ban-panel")).to_be_visible()
+    expect(ann.locator("#status")).to_contain_text("Bonus!")
+    assert row.bounding_box()["height"] == pytest.approx(kept, abs=0.5), "the status row grew"
+    assert board_top(ann) == pytest.approx(top, abs=0.5), "the board moved when the bonus was taken"
+    badge, status = ann.locator("#watchers").bounding_box(), ann.locator("#status").bounding_box()
+    assert badge["x"] >= status["x"] + status["width"], "the badge is beside the status"
+    assert ann.locator("#ban-panel").bounding_box()["y"] <= row.bounding_box()["y"] + 0.5, "the status shows above the panel"
