@@ -5,8 +5,10 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import os
+import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 from types import ModuleType
 
 import pytest
@@ -55,3 +57,24 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         import atexit
 
         atexit.unregister(colorama.reset_all)
+
+
+#: The signals a command of c4lab ignores once it is on its way out (``c4lab.ctrl_c``).
+_STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+@pytest.fixture(autouse=True)
+def _signal_dispositions_restored() -> Iterator[None]:
+    """Each test starts with the worker's own SIGINT, SIGTERM and SIGHUP
+    dispositions. A command run in this process (click's ``CliRunner``)
+    and stopped ignores them from then on, as a process on its way out
+    should (``stops_ignored_from_now``); left so, the next test's engine
+    program, started from this process, inherited SIGTERM ignored and
+    could not be killed by it (``kill -TERM $$`` in the engine: a timeout,
+    not "was killed by signal 15"). Seen: the arena's Ctrl-C test before the
+    header left SIGINT, SIGTERM and SIGHUP ignored in its worker."""
+    saved = {signum: signal.getsignal(signum) for signum in _STOP_SIGNALS}
+    yield
+    for signum, disposition in saved.items():
+        if disposition is not None and signal.getsignal(signum) is not disposition:
+            signal.signal(signum, disposition)
