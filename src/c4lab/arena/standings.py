@@ -12,7 +12,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from c4lab.arena.stats import GAME_SCORES, Trinomial
+from c4lab.arena.stats import GAME_SCORES, Record, Trinomial
 
 __all__ = ["Cell", "Outcome", "Standing", "Table", "rank"]
 
@@ -36,7 +36,7 @@ class Cell:
 
 
 @dataclass(frozen=True)
-class Standing:
+class Standing(Record):
     """One agent's totals over all its games, and its Elo against the field.
 
     ``elo`` is the Elo of its overall score fraction: its strength relative
@@ -51,21 +51,6 @@ class Standing:
     elo: float
     elo_low: float
     elo_high: float
-
-    @property
-    def games(self) -> int:
-        """Wins, draws and losses together."""
-        return self.wins + self.draws + self.losses
-
-    @property
-    def score(self) -> float:
-        """Points: a win 1, a draw a half."""
-        return self.wins + 0.5 * self.draws
-
-    @property
-    def fraction(self) -> float:
-        """The score over the games (``nan`` without games)."""
-        return self.score / self.games if self.games else math.nan
 
 
 @dataclass(frozen=True)

@@ -56,6 +56,7 @@ from c4lab.lazy import lazy_dir, lazy_names
 
 __all__ = [
     "Pentanomial",
+    "Record",
     "Trinomial",
     "elo",
     "elo_bound",
@@ -238,8 +239,33 @@ def check_counts(counts: Sequence[object], size: int, what: str) -> tuple[int, .
 # -- one agent against another: wins, draws, losses ----------------------------------------
 
 
+class Record:
+    """Wins, draws and losses, and what they add up to: the base of
+    ``Trinomial`` (one agent against another) and of
+    ``standings.Standing`` (one agent's whole tournament)."""
+
+    wins: int
+    draws: int
+    losses: int
+
+    @property
+    def games(self) -> int:
+        """Wins, draws and losses together."""
+        return self.wins + self.draws + self.losses
+
+    @property
+    def score(self) -> float:
+        """Points: a win 1, a draw a half."""
+        return self.wins + 0.5 * self.draws
+
+    @property
+    def fraction(self) -> float:
+        """The score fraction ``s`` (``nan`` without games)."""
+        return self.score / self.games if self.games else math.nan
+
+
 @dataclass(frozen=True)
-class Trinomial:
+class Trinomial(Record):
     """One agent's wins, draws and losses against another, and what they say.
 
     The games are taken as independent: each scores 1, 0.5 or 0, and the
@@ -269,21 +295,6 @@ class Trinomial:
     def counts(self) -> tuple[int, int, int]:
         """``(wins, draws, losses)``."""
         return (self.wins, self.draws, self.losses)
-
-    @property
-    def games(self) -> int:
-        """Wins, draws and losses together."""
-        return self.wins + self.draws + self.losses
-
-    @property
-    def score(self) -> float:
-        """Points: a win 1, a draw a half."""
-        return self.wins + 0.5 * self.draws
-
-    @property
-    def fraction(self) -> float:
-        """The score fraction ``s`` (``nan`` without games)."""
-        return self.score / self.games if self.games else math.nan
 
     @property
     def variance(self) -> float:
