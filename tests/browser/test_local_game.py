@@ -139,10 +139,18 @@ def test_two_agents_can_be_watched(server, new_page):
     page.locator("#player1-options").fill("seed=3")
     page.locator("#player2").select_option("random")
     page.locator("#player2-options").fill("seed=4")
-    # record every position the page shows
+    # record every position the page shows, and every message it says
     page.add_init_script(RECORD_POSITIONS)
+    page.add_init_script("""window.__said = [];
+new MutationObserver(() => {
+  const m = document.getElementById('message');
+  if (m && m.textContent) window.__said.push(m.textContent);
+}).observe(document, {subtree: true, childList: true, characterData: true});""")
     page.locator("#start").click()
     expect(board(page)).to_have_attribute("data-status", "over", timeout=30_000)
+    # the person watches from the start: no "Your saved seat for this room is not valid" as the room opens
+    # (the page kept the creator's token, which holds no seat here, and said hello with it)
+    assert page.evaluate("window.__said") == []
     seen = page.evaluate("window.__seen")
     final = position(page)
     n = len(tokens_of(final))

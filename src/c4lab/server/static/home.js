@@ -12,7 +12,7 @@
 import { miniBoard } from "./miniboard.js";
 import { SIDE, onColourChange, positionHeader, resultText } from "./describe.js";
 import {
-  focusBoardOnArrival, recentRooms, saveAnalysing, saveDrawn, saveMode, saveName, savePlayers, saveToken, savedMode, savedName,
+  focusBoardOnArrival, recentRooms, saveAnalysing, saveDrawn, saveMode, saveName, savePlayers, saveTicket, savedMode, savedName,
   savedPlayers, tokenFor, watchFromStart,
 } from "./settings.js";
 import { LETTERS, parseCell, positionParam } from "./notation.js";
@@ -309,7 +309,7 @@ export async function showHome() {
       if (!touched) focusBoardOnArrival(ticket.code);
       // offered again when the person comes back to the form; a refused start is no game's (its bad option was kept)
       if (body.mode === "local" && !analysis) savePlayers(body.players.A, body.players.B);
-      saveToken(ticket.code, ticket.token);
+      saveTicket(ticket);
       if (analysis) saveAnalysing(ticket.code, true);
       if (choice === "random") saveDrawn(ticket.code, body.bonus);
       if (body.mode === "local" && body.players.A !== "human" && body.players.B !== "human") {

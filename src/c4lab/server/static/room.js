@@ -28,7 +28,7 @@ import { LETTERS, moveTokens, positionParam } from "./notation.js";
 import { Board } from "./board.js";
 import { describeColumn, noteMoves } from "./speech.js";
 import {
-  analysing, drawnBoard, focusBoardOnArrival, saveAnalysing, saveDrawn, saveName, saveToken, savedName, takeFocusBoard,
+  analysing, drawnBoard, focusBoardOnArrival, saveAnalysing, saveDrawn, saveName, saveTicket, savedName, takeFocusBoard,
   takeWatchFromStart, tokenFor,
 } from "./settings.js";
 import { $, api, byFinger, copyText, focusIsFree, say, setText, show } from "./util.js";
@@ -309,7 +309,7 @@ async function joinSeat() {
     // The same request id on every try: a join whose answer was lost gets the same seat again.
     const ticket = await api("POST", `/api/rooms/${encodeURIComponent(R.code)}/join`, { ...(name ? { name } : {}), request_id: JOIN_ID });
     saveName(name);
-    saveToken(R.code, ticket.token);
+    saveTicket(ticket);
     useToken(ticket.token);
     send({ type: "hello", token: ticket.token });
     say(`You took seat ${ticket.seats.map((s) => SIDE[s]).join(" and ")}.`, "info");
@@ -350,7 +350,7 @@ function startPosition(room) {
 async function startLocal(board, players, analysis = false, drawn = null, focus = false) {
   const body = { mode: "local", board, players, name: ownName(R.state), ...(analysis ? { analysis } : {}) };
   const ticket = await api("POST", "/api/rooms", body);
-  saveToken(ticket.code, ticket.token);
+  saveTicket(ticket);
   if (focus) focusBoardOnArrival(ticket.code);
   if (analysis) saveAnalysing(ticket.code, true);
   if (drawn) saveDrawn(ticket.code, drawn === "bonus"); // a rematch on a drawn board: its New game draws again
@@ -376,7 +376,7 @@ export async function showAnalyse() {
     const ticket = await api("POST", "/api/rooms", {
       mode: "local", board: position, players: { A: "human", B: "human" }, analysis: true,
     });
-    saveToken(ticket.code, ticket.token);
+    saveTicket(ticket);
     saveAnalysing(ticket.code, true);
     history.replaceState(null, "", ticket.url);
     showRoom(ticket.code);

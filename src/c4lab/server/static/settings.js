@@ -26,15 +26,27 @@ export function tokenFor(code) {
   }
 }
 
-export function saveToken(code, token) {
+/** Keep ``code`` among "Your games", with the seat token its page says
+ * hello with (null: none). */
+function saveToken(code, token) {
   try {
-    localStorage.setItem(`c4lab:${code}`, token);
+    if (token) localStorage.setItem(`c4lab:${code}`, token);
+    else localStorage.removeItem(`c4lab:${code}`);
     const recent = JSON.parse(localStorage.getItem(RECENT_KEY) || "[]").filter((r) => r.code !== code);
     recent.unshift({ code, t: Date.now() });
     localStorage.setItem(RECENT_KEY, JSON.stringify(recent.slice(0, 12)));
   } catch (err) {
     /* private mode: the game still works until the page is closed */
   }
+}
+
+/** Keep a room just made or joined (an API ticket: code, token, seats)
+ * among "Your games", with its token where that holds a seat: the creator
+ * of a room of two computers holds none and watches (the token was kept,
+ * and the page's hello with it was refused as the room opened: "Your saved
+ * seat for this room is not valid"). */
+export function saveTicket(ticket) {
+  saveToken(ticket.code, ticket.seats.length ? ticket.token : null);
 }
 
 export function forgetToken(code) {
