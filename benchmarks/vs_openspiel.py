@@ -59,15 +59,17 @@ def check_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> 
         if board.is_over:
             parser.error(f"--boards: {text.strip()}: the game is already over")
         boards.append(board)
+    # the yardstick first, then our agent: its engine's program starts only for a match that can be played, and
+    # a Ctrl-C once it runs cannot land in OpenSpiel's import (its C extension made that an ImportError: the run
+    # said "OpenSpiel is not installed" and ended with status 2, seen on a slow day)
+    try:
+        import pyspiel  # noqa: F401  (OpenSpielMCTS imports it when made)
+    except ImportError:
+        parser.error("OpenSpiel is not installed: python3 -m pip install open-spiel")
     try:
         agent = refuse_a_person(make_agent(args.agent), "vs_openspiel.py")  # human: a traceback at stdin's end
     except (ValueError, AgentError) as exc:  # AgentError: an engine's program that did not start
         parser.error(f"--agent: {exc}")
-    try:
-        import pyspiel  # noqa: F401  (the yardstick; OpenSpielMCTS imports it when made)
-    except ImportError:
-        agent.close()  # an engine's program ends here too
-        parser.error("OpenSpiel is not installed: python3 -m pip install open-spiel")
     return boards, agent
 
 
