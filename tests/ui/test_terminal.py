@@ -477,7 +477,7 @@ def test_a_prompt_wider_than_the_terminal_breaks_between_words() -> None:
     r forwa" / "rd"); it is broken between words as every other line is."""
     shown = _at_a_terminal(["play", "--tui", "--board", "12x12/Xf4/Bc2", "-1", "human", "-2", "human",
                             "--first", "1", "--no-color"], [b"a\r", b"exit\r"], columns=60)
-    assert "B (black) to move: column a-l or 1-12 (column e: 5), u to\r\ntake back, e to exit:" in shown, shown
+    assert "B (black) to move: column a-l or 1-12 (column e: 5), u to\r\ntake back, r to resign, e to exit:" in shown, shown
     assert max(len(line) for line in shown.splitlines()) <= 60, shown
 
 
@@ -491,8 +491,9 @@ def test_u_takes_back_the_person_s_last_move_and_the_agent_s_reply() -> None:
     assert "Nothing to take back: no move of a person since the game began." in out
     assert "2 moves taken back: A (white) plays a; B (black) plays " in out
     # u is offered once the person has a move to take back; before, it only says there is none
-    assert keys.prompts[:2] == ["A (white) to move: column a-g or 1-7 (column e: 5), e to exit: "] * 2
-    assert keys.prompts[2] == "A (white) to move: column a-g or 1-7 (column e: 5), u to take back, e to exit: "
+    assert keys.prompts[:2] == ["A (white) to move: column a-g or 1-7 (column e: 5), r to resign, e to exit: "] * 2
+    assert keys.prompts[2] == ("A (white) to move: column a-g or 1-7 (column e: 5), u to take back, r to resign, "
+                               "e to exit: ")
     abandoned = out.split("The game so far in notation: ")[1].split()[0]
     assert abandoned.startswith("7x6:ggb") and len(abandoned) == len("7x6:ggb") + 1  # a's line is gone
 
@@ -503,8 +504,30 @@ def test_u_is_offered_once_the_person_has_a_move_to_take_back() -> None:
     settings = GameSettings(board="7x6", players=("human", "random:seed=3"), first="2", seed=1)
     _out, status, keys = game(settings, "d", "e")
     assert status == 0
-    assert keys.prompts[0] == "B (black) to move: column a-g or 1-7 (column e: 5), e to exit: "
-    assert keys.prompts[1] == "B (black) to move: column a-g or 1-7 (column e: 5), u to take back, e to exit: "
+    assert keys.prompts[0] == "B (black) to move: column a-g or 1-7 (column e: 5), r to resign, e to exit: "
+    assert keys.prompts[1] == ("B (black) to move: column a-g or 1-7 (column e: 5), u to take back, r to resign, "
+                               "e to exit: ")
+
+
+def test_r_resigns_once_confirmed_and_the_game_ends_as_a_finished_one() -> None:
+    """Review: the terminal game had no resign (``r`` was "not a column"),
+    where the page and ``c4lab connect`` have one.  ``r`` asks first (the
+    same question as ``connect``'s); anything but y goes on; a confirmed
+    ``r`` ends the game, the other side winning, and "Play again?" follows."""
+    settings = GameSettings(board="7x6", players=("human", "random:seed=3"), first="1", seed=1)
+    out, status, keys = game(settings, "d", "r", "", "r", "y", "n")
+    assert status == 0
+    assert keys.prompts[2] == "Really resign (you lose the game)? y to resign, Enter to go on: "
+    assert "You did not resign: the game goes on." in out
+    assert out.endswith("B (black), player 2 (random:seed=3), wins: A (white) resigned.\n"
+                        "The game in notation: 7x6:dg\n")
+    assert keys.prompts[-1].startswith("Play again?")
+
+
+def test_between_two_people_r_resigns_for_the_side_to_move() -> None:
+    settings = GameSettings(board="5x5/Bb1", players=("human", "human"), first="1")
+    out, _, _ = game(settings, "c", "r", "yes", "n")
+    assert "A (white), player 1 (human), wins: B (black) resigned." in out
 
 
 def test_between_two_people_u_takes_back_one_move_and_at_the_ban_question_the_drop() -> None:

@@ -20,6 +20,13 @@ from c4lab.rules.sides import SIDE_NAMES
 from c4lab.rules.variant import column_letter
 
 QUIT_WORDS = ("e", "exit")
+#: A person resigns with these (the terminal game and ``c4lab connect``; never a column: boards are a-l),
+#: after ``RESIGN_QUESTION`` is answered with one of ``CONFIRM_WORDS``.
+RESIGN_WORDS = ("r", "resign")
+CONFIRM_WORDS = ("y", "yes")
+#: How a move question names the resign key (``move_prompt``'s ``keys``).
+RESIGN_KEY = "r to resign"
+RESIGN_QUESTION = "Really resign (you lose the game)? y to resign, Enter to go on: "
 #: The answers to the question a lone ``e`` asks where the board has a column e.
 LEAVE_ANSWERS = "y leaves; anything else goes on (column e is typed 5): "
 #: Asked for a lone ``e`` where the board has a column e (the terminal game and ``c4lab connect``).

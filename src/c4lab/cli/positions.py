@@ -129,9 +129,11 @@ def show(positions: tuple[str, ...], as_json: bool) -> None:
 @click.option("--agent", "spec", default="random", show_default=True,
               help="Agent spec NAME[:key=value,...] (`c4lab agents` lists them).")
 @click.option("--time", "seconds", type=float, default=None,
-              help="Seconds per move, in place of the spec's time= and iterations=.")
+              help="Seconds per move, in place of the spec's time= and iterations= (with --iterations: "
+                   "whichever runs out first).")
 @click.option("--iterations", type=INT64, default=None,
-              help="Iterations per move, in place of the spec's time= and iterations=.")
+              help="Iterations per move, in place of the spec's time= and iterations= (with --time: "
+                   "whichever runs out first).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per position, with the analysis.")
 def move(
     positions: tuple[str, ...], spec: str, seconds: float | None, iterations: int | None, as_json: bool

@@ -58,8 +58,12 @@ from typing import Any
 from rich.console import Console
 
 from c4lab.agents.human import (
+    CONFIRM_WORDS,
     LEAVE_QUESTION,
     QUIT_WORDS,
+    RESIGN_KEY,
+    RESIGN_QUESTION,
+    RESIGN_WORDS,
     _read_column,
     ban_offer,
     ban_prompt,
@@ -85,8 +89,6 @@ from c4lab.ui.board_view import (
 from c4lab.ui.keyboard_lines import KeyboardLines, is_tty, read_in_thread
 from c4lab.ui.room_link import EXIT_BAD_ROOM, EXIT_LOST, EXIT_OK, ConnectError, RoomAddress
 
-RESIGN_WORDS = ("r", "resign")
-CONFIRM_WORDS = ("y", "yes")
 EXIT_INTERRUPTED = 130
 #: Server messages the client reads and has nothing to show for.
 QUIET_MESSAGES = ("pong", "hint", "review")
@@ -577,7 +579,7 @@ class OnlineClient:
         """The terminal game's move question (``move_prompt``), with this client's ``r``."""
         assert self.room is not None
         variant = Position.parse(self.room["position"]).variant
-        return move_prompt(variant, self.room["to_move"], keys=("r to resign",))
+        return move_prompt(variant, self.room["to_move"], keys=(RESIGN_KEY,))
 
     async def _on_entry(self, ws: Any) -> int | None:
         assert self._entry is not None and self.room is not None
@@ -617,7 +619,7 @@ class OnlineClient:
             if self.room["status"] != "playing" or not self.you:
                 self.say("There is nothing to resign.")
                 return None
-            self._ask("resign", "Really resign (you lose the game)? y to resign, Enter to go on: ", [])
+            self._ask("resign", RESIGN_QUESTION, [])
             return None
         if kind in ("after", "watch"):
             await self._on_after_entry(ws, kind, entry)
@@ -695,7 +697,7 @@ class OnlineClient:
             return "You are watching: e to stop watching."
         if self.room["status"] == "waiting":
             return "The game has not begun: waiting for a second player (e to exit)."
-        return f"Not your move: {self._whose_turn(self.room).rstrip('.')} (r to resign, e to exit)."
+        return f"Not your move: {self._whose_turn(self.room).rstrip('.')} ({RESIGN_KEY}, e to exit)."
 
     def _ask_ban(self, options: list[str]) -> None:
         """The terminal game's ban question (``ban_prompt``), with the ``u`` that takes the drop back."""

@@ -27,10 +27,10 @@ from c4lab.agents.base import warm_up
 from c4lab.game import play_game
 from c4lab.rules import Move, Position, Variant
 from c4lab.rules.setup import check_start, starting_position
-from c4lab.rules.sides import SIDE_NAMES, result_words, side_with_name
+from c4lab.rules.sides import SIDE_NAMES, other, result_words, side_with_name
 from c4lab.ui.analysis_board import AnalysisBoard
 from c4lab.ui.board_view import move_words, split_prompt
-from c4lab.ui.line_keys import LineStep, with_line_keys
+from c4lab.ui.line_keys import LineStep, Resigned, with_line_keys
 from c4lab.ui.terminal_screen import result_line
 from c4lab.ui.turn_screen import TurnScreen
 
@@ -72,10 +72,11 @@ class TerminalGame(AnalysisBoard):
     ) -> None:
         super().__init__(settings, console)
         keyboard = read or self._keyboard
-        # the analysis board's keys: u takes a move back, r plays it again (never a column: a-l); a game's: u
+        # the analysis board's keys: u takes a move back, r plays it again (never a column: a-l); a game's: u,
+        # and r to resign
         self.read = with_line_keys(keyboard, game=not settings.analyse,
                                    solve_ban=self.solve_ban if settings.analyse else None,
-                                   offers_take_back=lambda: self.take_back_offered)
+                                   offers_take_back=lambda: self.take_back_offered, say=self.say)
         # who plays A: the settings' choice; "Play again?"'s s makes it the other player of the game before
         self.first = settings.first
         self.a_index = 0  # the player who played A in the game just played
@@ -188,7 +189,8 @@ class TerminalGame(AnalysisBoard):
     def play_one(self, number: int) -> bool:
         """One game; False if a person quit in the middle ("Abandoned: you
         left." and the moves so far; Ctrl-C: then ``KeyboardInterrupt``
-        again)."""
+        again).  A person's confirmed ``r`` ends it as a game ends: the
+        other side wins, "A (white) resigned"."""
         start = starting_position(self.settings.board, self.settings.bonus, self.rng)
         for agent in self.players:  # one that cannot play on this board: refused before the board is drawn
             agent.check_board(start.variant)
@@ -217,6 +219,8 @@ class TerminalGame(AnalysisBoard):
         if self.live:
             self.prepare_engines(start)
         here = start
+        winner = self.winner_words(by_side)
+        resigned = False
         try:
             while True:  # started again from where a person's u takes the game back to
                 try:
@@ -224,10 +228,18 @@ class TerminalGame(AnalysisBoard):
                         self.players[by_side["A"]], self.players[by_side["B"]], here,
                         on_turn=screen.before_move, on_move=screen.after_move,
                     )
+                    position = record.final
+                    result = result_line(position, winner)
                     break
                 except LineStep as step:
                     here, said = self.take_back(screen.position, start.ply, by_side, step.delta)
                     screen.say_once(said)
+                except Resigned:  # the person to move resigned (r, confirmed): the other side wins
+                    position = screen.position
+                    assert position.to_move is not None
+                    result = result_words(other(position.to_move), "resign", winner) + "."
+                    resigned = True
+                    break
         except (QuitGame, KeyboardInterrupt) as stop:
             # the result's one sentence, as a game the page's players left ends; the moves, to paste back
             self.say(f"\n{result_words(None, 'abandoned', left='you')}.")
@@ -237,15 +249,18 @@ class TerminalGame(AnalysisBoard):
             return False
         finally:
             screen.stop_thinking()
-        position = record.final
-        result = result_line(position, lambda side: f"{side_with_name(side, self.labels[by_side[side]])},")
         notation = f"The game in notation: {position.notation}"
         under = self.said_rows(result) + self.said_rows(notation) + self.prompt_rows(self.play_again_prompt()) + 1
-        self.show(position, header, screen.next_note, title=screen.title, under=under)
+        if self.color or not resigned:  # (printed as plain text, the board is above the question already)
+            self.show(position, header, screen.next_note, title=screen.title, under=under)
         self.say(result)
         self.say(notation)
         return True
 
+    def winner_words(self, by_side: dict[str, int]) -> Callable[[str], str]:
+        """How a game's result line calls its winner, ``side``: the side
+        and its player, the subject of "wins" (``result_words``)."""
+        return lambda side: f"{side_with_name(side, self.labels[by_side[side]])},"
 
     def take_back(
         self, position: Position, start_ply: int, by_side: dict[str, int], delta: int
