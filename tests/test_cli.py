@@ -245,8 +245,10 @@ def test_bench_accuracys_help_says_plainly_when_openspiel_plays() -> None:
 def test_moves_help_says_its_budget_replaces_the_specs() -> None:
     # `move 7x6:dd --agent uct:iterations=100 --time 0.3` searches 0.3 s, not 100 iterations.
     text = " ".join(run("move", "--help").output.split())
-    assert "--time FLOAT Seconds per move, in place of the spec's time= and iterations=." in text
-    assert "--iterations INTEGER Iterations per move, in place of the spec's time= and iterations=." in text
+    assert ("--time FLOAT Seconds per move, in place of the spec's time= and iterations= (with --iterations: "
+            "whichever runs out first).") in text
+    assert ("--iterations INTEGER Iterations per move, in place of the spec's time= and iterations= (with --time: "
+            "whichever runs out first).") in text
 
 
 def test_the_top_help_says_where_the_notation_is_told_and_how_to_get_a_commands_help() -> None:

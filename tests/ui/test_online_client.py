@@ -1313,3 +1313,70 @@ def test_at_a_terminal_the_line_is_edited_as_a_shells_and_the_terminal_is_given_
         os.close(follower)
     assert "is not a column" not in seen, seen
     assert seen.count("B (black), Bob (you), plays c.") == 2, seen
+
+
+def test_connect_new_opens_a_room_on_the_server_prints_its_link_and_plays_in_it(server: BackgroundServer) -> None:
+    """Review (a newcomer at the terminal): ``connect`` needed a room's link,
+    and the only way to make one without a browser was the REST call of
+    docs/protocol.md.  ``--new`` opens the room on the server's address,
+    takes the seat asked for and prints the link to share and the way
+    back; the player then waits in the room as the page's creator does."""
+    keys = Keys()
+    client = Running(server.url, keys, name="Ann", new_room={"board": "6x5/Xc2", "seat": "B", "public": False})
+    client.wait_for("Waiting for a second player: share the link")
+    out = client.output
+    link = out.split("Share its link: ")[1].split()[0]
+    code = link.rsplit("/r/", 1)[1]
+    assert link == f"{server.url}/r/{code}"
+    room = room_state(server, code)
+    assert room["mode"] == "online" and room["position"] == "6x5/Xc2"
+    assert room["seats"]["B"]["name"] == "Ann" and not room["seats"]["A"]["taken"]
+    token = out.split("Your token (keep it): ")[1].split()[0]
+    assert f"C4LAB_TOKEN={token} c4lab connect {link}" in out
+    bob = Player(server, code, join(server, code, "Bob"))
+    try:
+        bob.play("a")
+        keys.answer("B (black) to move", "r")
+        keys.answer("Really resign", "y")
+        assert bob.next_state(lambda room: room["status"] == "over")["result"] == "A"
+        keys.answer("m for a rematch", "e")
+        assert client.finish() == 0
+    finally:
+        bob.close()
+    assert "A (white), Bob, wins: B (black) resigned." in client.output
+
+
+def test_connect_new_says_what_the_server_refused_and_where_nothing_answers(server: BackgroundServer) -> None:
+    from c4lab.ui import room_link
+
+    with pytest.raises(ConnectError) as info:
+        room_link.open_room(server.url, {"mode": "online", "board": "3x3"}, WAIT)
+    assert info.value.status == 2 and info.value.message.startswith("The server opened no room: "), info.value.message
+    assert "3x3" in info.value.message
+    with pytest.raises(ConnectError) as info:  # a field of no such name: FastAPI's 422, said as field: reason
+        room_link.open_room(server.url, {"mode": "online", "borad": "7x6"}, WAIT)
+    assert info.value.message == "The server opened no room: borad: Extra inputs are not permitted.", info.value.message
+    with socket.socket() as probe:  # a port nothing listens on: refused, so tried again for the first contact's time
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+        client = OnlineClient(f"http://127.0.0.1:{port}", console=Console(file=io.StringIO(), width=400),
+                              read=Script(), new_room={"board": "7x6"}, first_contact_for=0.2, retry_delay=0.05)
+        assert client.run() == 2
+    assert client.console.file.getvalue().startswith(f"Nothing answers at http://127.0.0.1:{port} (")
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (["http://h:8000/r/abcdef", "--new"], ("Invalid value for 'URL': 'http://h:8000/r/abcdef' is a room's link, "
+                                           "not a server's address")),
+    (["http://h:8000"], "(a server's address: add --new to open a new room there)"),
+    (["http://h:8000/r/abcdef", "--board", "8x8"], "--board is for the room --new opens: add --new"),
+    (["http://h:8000/r/abcdef", "--public"], "--public is for the room --new opens: add --new"),
+    (["http://h:8000", "--new", "--watch"], "--new opens a room and takes a seat of it: --watch is for joining"),
+    (["http://h:8000", "--new", "--token", "t"], "--token is for joining a room"),
+    (["http://h:8000", "--new", "--board", "8x8/Xz9"], "Invalid value for '--board': invalid position '8x8/Xz9'"),
+    (["http://h:8000", "--new", "--board", "8x7/Bd1", "--bonus"], "--bonus"),
+])
+def test_connect_new_and_its_options_are_checked_before_anything_connects(args: list[str], said: str) -> None:
+    result = CliRunner().invoke(main, ["connect", *args])
+    assert result.exit_code == 2, result.output
+    assert said in result.stderr and result.stdout == "", result.output

@@ -8,7 +8,7 @@ import json
 import os
 import sys
 import urllib.parse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -34,8 +34,26 @@ from c4lab.cli.options import (
 )
 from c4lab.server.names import NAME_MAX  # the display name's rule: light (no server loaded)
 
+if TYPE_CHECKING:
+    from c4lab.rules import Position
+
 # lazy imports: every command imports the parts it uses, so that ``c4lab
 # --help`` and the light commands never load numba or the rules engine.
+
+
+def _checked_start(board: str, bonus: bool) -> Position:
+    """The start of a game on ``board`` (``--bonus``: with a bonus cell
+    drawn), refused with the option that is wrong (``Invalid value for
+    '--board': ...``) before anything starts (``play``, ``connect --new``)."""
+    from c4lab.rules.errors import SecondBonusCellError  # lazy: start-up time
+    from c4lab.rules.setup import check_start  # lazy: as above
+
+    try:
+        return check_start(board, bonus)
+    except SecondBonusCellError as exc:  # --bonus with a board that names its own bonus cell
+        raise bonus_refused(exc) from None
+    except ValueError as exc:
+        raise bad_option(str(exc), "--board") from None
 
 
 def _check_game_options(board: str, bonus: bool, player1: str, player2: str) -> None:
@@ -44,15 +62,8 @@ def _check_game_options(board: str, bonus: bool, player1: str, player2: str) -> 
     would only show a bad board in its form and refuse an agent when the game
     starts; the terminal game's own refusal would not name the option."""
     from c4lab.agents import make_agent  # lazy: start-up time
-    from c4lab.rules.errors import SecondBonusCellError  # lazy: as above
-    from c4lab.rules.setup import check_start  # lazy: as above
 
-    try:
-        start = check_start(board, bonus)
-    except SecondBonusCellError as exc:  # --bonus with a board that names its own bonus cell
-        raise bonus_refused(exc) from None
-    except ValueError as exc:
-        raise bad_option(str(exc), "--board") from None
+    start = _checked_start(board, bonus)
     for option, spec in (("--player1", player1), ("--player2", player2)):
         if spec != "human":
             try:
@@ -381,21 +392,41 @@ def _checked_name(ctx: click.Context, param: click.Parameter, value: str | None)
         raise click.BadParameter(exc.message) from None
 
 
-def _checked_link(ctx: click.Context, param: click.Parameter, value: str) -> str:
-    """``URL``, read as a room's link before anything connects: one that is
-    none is refused as every bad argument is (``Invalid value for 'URL':
-    ...``, on standard error); it was a line on standard output."""
-    from c4lab.ui.room_link import ConnectError, RoomAddress  # lazy: start-up time
+def _checked_link(url: str, new: bool) -> None:
+    """``URL``, read as a room's link (with ``--new``, a server's address)
+    before anything connects: one that is none is refused as every bad
+    argument is (``Invalid value for 'URL': ...``, on standard error); it
+    was a line on standard output."""
+    from c4lab.ui.room_link import ConnectError, RoomAddress, server_base  # lazy: start-up time
 
     try:
-        RoomAddress.parse(value)
+        server_base(url) if new else RoomAddress.parse(url)
     except ConnectError as exc:
-        raise click.BadParameter(exc.message) from None
-    return value
+        raise click.BadParameter(exc.message, param_hint="'URL'") from None
+
+
+def _new_room(board: str | None, bonus: bool, seat: str | None, public: bool, new: bool,
+              holds: tuple[tuple[str, object], ...]) -> dict[str, object] | None:
+    """The body of the room ``connect --new`` opens (None without
+    ``--new``), its board checked as ``play``'s is; a room's option
+    without ``--new``, or ``--new`` with a seat's (``holds``), refused."""
+    if not new:
+        given_alone = [option for option, value in (("--board", board), ("--bonus", bonus), ("--seat", seat),
+                                                    ("--public", public)) if value]
+        if given_alone:
+            raise click.UsageError(f"{given_alone[0]} is for the room --new opens: add --new (and give the "
+                                   "server's address, http://HOST:PORT)")
+        return None
+    clash = [option for option, value in holds if value]
+    if clash:
+        raise click.UsageError(f"--new opens a room and takes a seat of it: {clash[0]} is for joining a room")
+    board = board or "7x6"
+    _checked_start(board, bonus)
+    return {"board": board, "bonus": bonus, "seat": seat or "random", "public": public}
 
 
 @main.command()
-@click.argument("url", callback=_checked_link)
+@click.argument("url")
 @click.option("--name", default=None, callback=_checked_name,
               help=f"Your display name when you take a free seat (1-{NAME_MAX} characters, plain text).")
 @click.option("--token", default=None, envvar="C4LAB_TOKEN", show_envvar=True,
@@ -404,13 +435,25 @@ def _checked_link(ctx: click.Context, param: click.Parameter, value: str) -> str
 @click.option("--token-file", type=click.Path(exists=True, dir_okay=False), default=None,
               help="Read the token from this file (its first line).")
 @click.option("--watch", is_flag=True, help="Watch as a spectator, even if a seat is free.")
+@click.option("--new", is_flag=True, help="Open a new online room on the server at URL (http://HOST:PORT) and "
+                                          "take a seat of it: the link to share is printed.")
+@click.option("--board", default=None, metavar="BOARD",
+              help="With --new: the room's board, as play's --board (default 7x6; 'random', 9x8/Xd3, 8x7/Bd1...).")
+@click.option("--bonus", is_flag=True, help="With --new: add a random bonus cell to a board that has none.")
+@click.option("--seat", type=click.Choice(["A", "B", "random"]), default=None,
+              help="With --new: your seat, A (moves first), B or random (the default).")
+@click.option("--public", is_flag=True, help="With --new: list the finished game on the server's /games.")
 @click.option("--color/--no-color", default=None, help="Force colours on or off (default: when a terminal).")
 def connect(
-    url: str, name: str | None, token: str | None, token_file: str | None, watch: bool, color: bool | None
+    url: str, name: str | None, token: str | None, token_file: str | None, watch: bool, new: bool,
+    board: str | None, bonus: bool, seat: str | None, public: bool, color: bool | None,
 ) -> None:
-    """Play or watch an online room in the terminal.
+    """Play or watch an online room in the terminal, or open one.
 
-    URL is the room's link, http://HOST:PORT/r/CODE (or ws://HOST:PORT/ws/CODE).
+    URL is the room's link, http://HOST:PORT/r/CODE (or ws://HOST:PORT/ws/CODE);
+    with --new, the server's address, http://HOST:PORT, where a new room
+    is opened (--board, --bonus, --seat, --public), its link printed to
+    share, and you wait in it for the other player.
     Without a token you take the free seat (the token to come back is
     printed), or watch if there is none. The token comes from --token-file,
     the C4LAB_TOKEN environment variable or --token (which other users of
@@ -427,10 +470,14 @@ def connect(
     """
     from c4lab.ui.online import run_online
 
+    _checked_link(url, new)
+    new_room = _new_room(board, bonus, seat, public, new,
+                         (("--token", token), ("--token-file", token_file), ("--watch", watch)))
     if token_file is not None:
         token = _token_from_file(token_file)
     token_file = os.path.abspath(token_file) if token_file is not None else None  # said in the come-back line
-    sys.exit(run_online(url, name=name, token=token or None, token_file=token_file, watch=watch, color=color))
+    sys.exit(run_online(url, name=name, token=token or None, token_file=token_file, watch=watch, color=color,
+                        new_room=new_room))
 
 
 def _fit_terminal(line: str) -> str:

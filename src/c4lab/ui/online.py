@@ -2,7 +2,8 @@
 
 The client speaks the protocol of ``docs/protocol.md``: it looks the room up
 (``GET /api/rooms/{code}``), takes the free seat if asked to play (``POST
-/api/rooms/{code}/join``), then holds the room's WebSocket: ``hello`` with
+/api/rooms/{code}/join``), or with ``--new`` opens a room on the server
+(``POST /api/rooms``, a seat of it taken and its link said), then holds the room's WebSocket: ``hello`` with
 the seat's token, a board for every new position (drawn like the terminal
 game), a line for every other change (a player who leaves or comes back, an
 agent thinking, an error), and the result at the end.  After a game in an
@@ -144,8 +145,10 @@ class OnlineClient:
         retry_delay: float = 1.0,
         timeout: float = 10.0,
         first_contact_for: float = FIRST_CONTACT_FOR,
+        new_room: dict[str, Any] | None = None,
     ) -> None:
         self.url = url
+        self.new_room = new_room  # the body of the room to open on the server at ``url`` (``--new``)
         self.name = name
         self.token = token
         self.token_file = token_file  # where the token came from, if from a file
@@ -235,6 +238,9 @@ class OnlineClient:
 
     async def run_async(self) -> int:
         try:
+            if self.new_room is not None:
+                await self._open_room()
+                return await self._play()
             self.address = RoomAddress.parse(self.url)
             room = await self._first_contact()
             if self.address.replay and self.token is None and not self.watch:
@@ -251,28 +257,51 @@ class OnlineClient:
             self.say(exc.message)
             return exc.status
 
-    async def _first_contact(self) -> dict[str, Any]:
-        """The room, looked up: tried again after a pause (``_delay``)
-        while nothing answers, for ``first_contact_for`` seconds; then a
-        ``ConnectError`` (status 2: the link leads nowhere) saying where
-        nothing answered, why, and what to check.  It tried for two
-        minutes, as for a server that went away: a newcomer who typed a
-        wrong port waited that long for the error."""
-        assert self.address is not None
+    async def _open_room(self) -> None:
+        """``--new``: a room opened on the server at ``url`` (tried as a
+        first contact is, but only again where the connection was refused:
+        a request that timed out may have opened one), its seat taken."""
+        assert self.new_room is not None
+        base = link.server_base(self.url)
+        body = {"mode": "online", **self.new_room, **({"name": self.name} if self.name else {})}
+        answer = await self._first_contact(base, lambda: link.open_room(base, body, self.timeout), again=False)
+        self.address = RoomAddress(base, answer["code"])
+        self.token = answer["token"]
+        self.say(f"You opened a room and took seat {words.sides(answer['seats'])}. Share its link: "
+                 f"{self.address.link}")
+        self.say(f"Your token (keep it): {self.token}")
+        self.say(self._comeback(holding=True))
+
+    async def _first_contact(
+        self, base: str | None = None, call: Callable[[], dict[str, Any]] | None = None, again: bool = True,
+    ) -> dict[str, Any]:
+        """The room, looked up (or ``call``'s answer, from the server at
+        ``base``): tried again after a pause (``_delay``) while nothing
+        answers, for ``first_contact_for`` seconds; then a ``ConnectError``
+        (status 2: the link leads nowhere) saying where nothing answered,
+        why, and what to check.  It tried for two minutes, as for a server
+        that went away: a newcomer who typed a wrong port waited that long
+        for the error.  Without ``again`` (a request that changes
+        something), only a refused connection is tried again."""
+        assert self.address is not None or base is not None
+        base = base or self.address.base  # type: ignore[union-attr]
         loop = asyncio.get_running_loop()
         started = loop.time()
         give_up = started + self.first_contact_for
         tries = 0
         while True:
             try:
-                return await asyncio.to_thread(self._fetch_room)
+                return await asyncio.to_thread(call or self._fetch_room)
             except link.Unreachable as exc:
                 reason = str(exc)
+                if not (again or exc.refused):
+                    raise ConnectError(f"{base} did not answer ({reason}): whether it opened the room is not "
+                                       "known (one that nobody joins ends by itself); try again.", EXIT_LOST) from None
             tries += 1
             now = loop.time()
             if now >= give_up:
                 raise ConnectError(
-                    f"Nothing answers at {self.address.base} ({reason}; {words.tries(tries)} in {words.span(now - started)}): "
+                    f"Nothing answers at {base} ({reason}; {words.tries(tries)} in {words.span(now - started)}): "
                     "is the server running (c4lab serve prints its address once it is ready), and are the host "
                     "and port right?", EXIT_BAD_ROOM)
             await asyncio.sleep(min(self._delay(tries - 1), give_up - now))
@@ -825,7 +854,9 @@ def _bans(options: list[str]) -> set[int]:
 
 def run_online(
     url: str, *, name: str | None = None, token: str | None = None, token_file: str | None = None,
-    watch: bool = False, color: bool | None = None,
+    watch: bool = False, color: bool | None = None, new_room: dict[str, Any] | None = None,
 ) -> int:
-    """``c4lab connect``: the exit status (``token_file``: where ``token`` was read)."""
-    return OnlineClient(url, name=name, token=token, token_file=token_file, watch=watch, color=color).run()
+    """``c4lab connect``: the exit status (``token_file``: where ``token``
+    was read; ``new_room``: the room ``--new`` opens, ``url`` its server)."""
+    return OnlineClient(url, name=name, token=token, token_file=token_file, watch=watch, color=color,
+                        new_room=new_room).run()

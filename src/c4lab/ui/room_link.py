@@ -48,7 +48,49 @@ class ConnectError(Exception):
 
 
 class Unreachable(Exception):
-    """The server did not answer (worth another try)."""
+    """The server did not answer (worth another try).  ``refused``: the
+    connection was refused, so the request surely did nothing there (a
+    request that timed out may have been carried out)."""
+
+    def __init__(self, reason: str, refused: bool = False) -> None:
+        super().__init__(reason)
+        self.refused = refused
+
+
+#: What an address given to ``c4lab connect`` should be, in its error.
+ROOM_LINK, SERVER = "a room link", "a server's address"
+
+
+def _site(url: str, what: str) -> tuple[str, list[str]]:
+    """``url``'s server, ``http(s)://host[:port]``, and its path's
+    segments; ``ConnectError`` (status 2) where it is no web address
+    (``what`` it should have been, in the message).  A missing scheme
+    means http; ws and wss are read as http and https."""
+    text = url.strip()
+    if "://" not in text:
+        text = "http://" + text
+    try:
+        parts = urllib.parse.urlsplit(text)
+        parts.port  # noqa: B018  (raises on a bad port)
+    except ValueError as exc:
+        raise ConnectError(f"{url!r} is not {what}: {exc}", EXIT_BAD_ROOM) from None
+    scheme = {"http": "http", "https": "https", "ws": "http", "wss": "https"}.get(parts.scheme.lower())
+    if scheme is None or not parts.hostname:
+        example = "http://HOST:PORT" if what == SERVER else "http://HOST:PORT/r/CODE (or ws://HOST:PORT/ws/CODE)"
+        raise ConnectError(f"{url!r} is not {what}: expected {example}", EXIT_BAD_ROOM)
+    return f"{scheme}://{parts.netloc}", parts.path.rstrip("/").split("/")
+
+
+def server_base(url: str) -> str:
+    """The server at ``url`` (``http://HOST:PORT``, with the path of a
+    server behind a prefix), where ``c4lab connect --new`` opens a room;
+    ``ConnectError`` (status 2) for a room's link, which names a room
+    already."""
+    site, segments = _site(url, SERVER)
+    if len(segments) >= 3 and segments[-2] in _ROOM_PATHS:
+        raise ConnectError(f"{url!r} is a room's link, not {SERVER}: --new opens a new room on a server "
+                           f"({site}); leave --new out to join this room", EXIT_BAD_ROOM)
+    return site + "/".join(segments)
 
 
 @dataclass(frozen=True)
@@ -65,29 +107,16 @@ class RoomAddress:
         """The room of a link: ``http://host:port/r/CODE`` (the page),
         ``ws://host:port/ws/CODE`` (the socket) or ``.../games/CODE``; a
         missing scheme means http."""
-        text = url.strip()
-        if "://" not in text:
-            text = "http://" + text
-        try:
-            parts = urllib.parse.urlsplit(text)
-            parts.port  # noqa: B018  (raises on a bad port)
-        except ValueError as exc:
-            raise ConnectError(f"{url!r} is not a room link: {exc}", EXIT_BAD_ROOM) from None
-        scheme = {"http": "http", "https": "https", "ws": "http", "wss": "https"}.get(parts.scheme.lower())
-        if scheme is None or not parts.hostname:
-            raise ConnectError(
-                f"{url!r} is not a room link: expected http://HOST:PORT/r/CODE (or ws://HOST:PORT/ws/CODE)",
-                EXIT_BAD_ROOM,
-            )
-        segments = parts.path.rstrip("/").split("/")
+        site, segments = _site(url, ROOM_LINK)
         if len(segments) < 3 or segments[-2] not in _ROOM_PATHS or not _CODE.fullmatch(segments[-1]):
+            opens = " (a server's address: add --new to open a new room there)" if len(segments) <= 1 else ""
             raise ConnectError(
                 f"{url!r} is not a room link: its path should end in /r/CODE (the link of the room's page) "
-                "or /games/CODE (a finished game's)",
+                f"or /games/CODE (a finished game's){opens}",
                 EXIT_BAD_ROOM,
             )
         prefix = "/".join(segments[:-2])
-        return cls(f"{scheme}://{parts.netloc}{prefix}", segments[-1], replay=segments[-2] == "games")
+        return cls(f"{site}{prefix}", segments[-1], replay=segments[-2] == "games")
 
     @property
     def link(self) -> str:
@@ -134,7 +163,7 @@ def http_json(method: str, url: str, body: Any = None, timeout: float = 10.0) ->
             host = urllib.parse.urlsplit(url).hostname
             raise ConnectError(f"Cannot reach {url.split('/api/')[0]}: there is no host named {host!r} "
                                "(a typo in the address?).", EXIT_BAD_ROOM) from None
-        raise Unreachable(str(reason)) from None
+        raise Unreachable(str(reason), refused=isinstance(reason, ConnectionRefusedError)) from None
     try:
         return status, json.loads(raw or b"null")
     except ValueError:
@@ -157,6 +186,27 @@ def fetch_room(address: RoomAddress, timeout: float) -> dict[str, Any]:
             EXIT_BAD_ROOM,
         )
     return answer
+
+
+def open_room(base: str, body: dict[str, Any], timeout: float) -> dict[str, Any]:
+    """A new room on the server at ``base`` (``POST /api/rooms``, ``body``
+    as docs/protocol.md writes it): its ticket (``code``, ``token``,
+    ``seats``).  ``ConnectError`` with the server's reason where it opens
+    none: status 2 for a request it refuses (a bad board, a name), 1 for
+    one to try later (too many rooms: 429, a full server: 503);
+    ``Unreachable`` if it does not answer."""
+    status, answer = http_json("POST", f"{base}/api/rooms", body, timeout)
+    if status == 200 and isinstance(answer, dict) and {"code", "token", "seats"} <= answer.keys():
+        return answer
+    detail = answer.get("detail") if isinstance(answer, dict) else None
+    if isinstance(detail, list):  # a 422: FastAPI's list of {"loc", "msg"}
+        detail = "; ".join(f"{'.'.join(str(key) for key in item.get('loc', [])[1:])}: {item.get('msg')}"
+                           if isinstance(item, dict) else str(item) for item in detail)
+    if detail is None:
+        raise ConnectError(f"{base}/api/rooms answered HTTP {status}: is this a c4lab server?", EXIT_BAD_ROOM)
+    later = status in (429, 503)
+    raise ConnectError(f"The server opened no room: {detail}{' (try again later)' if later else ''}.",
+                       EXIT_LOST if later else EXIT_BAD_ROOM)
 
 
 #: Tries of a join whose answer does not come (the same request id each time).
