@@ -319,11 +319,15 @@ def test_any_frame_before_hello_or_with_a_bad_token_changes_nothing(client: Test
     with client.websocket_connect(f"/ws/{code}") as socket:
         socket.receive_json()
         before = snapshot(client, code)
-        for frame in (("json", {"type": "hello", "token": "wrong"}), ("json", {"type": "hello", "token": 5}),
-                      ("json", {"type": "move", "move": "d"}), ("json", {"type": "resign"}), ("json", {"type": "undo"}),
-                      ("json", {"type": "rematch", "action": "offer"}), ("json", {"type": "rematch"})):
+        for frame in (("json", {"type": "move", "move": "d"}), ("json", {"type": "resign"}), ("json", {"type": "undo"}),
+                      ("json", {"type": "rematch", "action": "offer"}), ("json", {"type": "rematch"}),
+                      ("json", {"type": "hello", "token": "wrong"}), ("json", {"type": "hello", "token": 5})):
             got = answers_to(socket, frame)
             assert got and got[0]["type"] == "error", (frame, got)
+            if frame[1] == {"type": "hello", "token": "wrong"}:
+                # a hello, even refused, says the connection is no player's: a spectator, counted from now on
+                assert json.loads(snapshot(client, code))[0]["watchers"] == 1
+                before = before.replace('"watchers": 0', '"watchers": 1')
             assert snapshot(client, code) == before, frame
 
 

@@ -410,6 +410,43 @@ def test_a_crowd_of_spectators_is_told_in_one_state_not_one_each(
     with_manager(store, body)
 
 
+def test_a_connection_is_no_watcher_before_its_hello_and_one_that_never_says_it_is_counted_after_a_grace(
+    store: FailingStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review (two ``c4lab connect`` players, the server restarted): the
+    host heard "1 person is watching", then "Nobody is watching now": the
+    guest's new socket, before its hello, was counted as a spectator in the
+    state the host's own hello sent to everyone.  A connection is counted
+    once it said hello, or once it kept silent for ``HELLO_GRACE`` seconds
+    (a client that never says it), and the others are told then."""
+    monkeypatch.setattr(rooms, "HELLO_GRACE", 0.3)
+
+    async def body(manager: RoomManager) -> None:
+        room, host = await seated(manager, {"mode": "online", "seat": "A"})
+        guest_token, _ = manager.join(room, "guest")
+        guest = FakeConnection()
+        assert await manager.attach(room.code, guest) is room  # its socket open, its hello not read yet
+        await manager.handle(room, host, {"type": "move", "move": "d"})  # a state for everyone meanwhile
+        for _ in range(POLLS):
+            if host.of_type("state")[-1]["room"]["position"] == "7x6:d":
+                break
+            await asyncio.sleep(0.01)
+        assert [s["room"]["watchers"] for s in host.of_type("state")] == [0] * len(host.of_type("state"))
+        await manager.connect(room, guest, guest_token)
+        assert host.of_type("state")[-1]["room"]["seats"]["B"]["connected"] is True
+        silent = FakeConnection()
+        await manager.attach(room.code, silent)
+        assert silent.sent == [] and host.of_type("state")[-1]["room"]["watchers"] == 0
+        for _ in range(POLLS):  # HELLO_GRACE, then the crowd's CROWD_EVERY
+            if host.of_type("state")[-1]["room"]["watchers"] == 1:
+                break
+            await asyncio.sleep(0.01)
+        assert host.of_type("state")[-1]["room"]["watchers"] == 1
+        assert all(s["room"]["watchers"] == 0 for s in guest.of_type("state")[:-1])
+
+    with_manager(store, body)
+
+
 def test_a_rooms_broadcasts_go_out_one_at_a_time_so_a_crowd_leaving_holds_one_message_a_socket(
     store: FailingStore,
 ) -> None:

@@ -243,8 +243,10 @@ def test_players_see_how_many_watch_and_a_player_coming_back_is_not_counted(serv
         code, tokens, ann, bob = await online_game(server)
         assert bob.received[-1]["room"]["watchers"] == 0
         watcher = await Client.open(ws_url(server, code))
-        assert watcher.received[-1]["room"]["watchers"] == 1  # itself: sent at once, before any hello
+        # its state at once; it counts itself once its hello says it is no player's page
+        assert watcher.received[-1]["room"]["watchers"] == 0
         await watcher.send({"type": "hello"})
+        assert (await watcher.expect("state"))["room"]["watchers"] == 1
         while (await ann.expect("state"))["room"]["watchers"] != 1:
             pass
         await watcher.close()

@@ -149,6 +149,10 @@ class Room:
     generation: int = 0
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     connections: dict[Connection, set[str]] = field(default_factory=dict)
+    #: Connections that have not said hello yet (for ``HELLO_GRACE`` seconds
+    #: at most): not counted as watchers, since a player's page or terminal
+    #: holds no seat until its hello is answered.
+    unheard: set[Connection] = field(default_factory=set)
     forfeit_task: asyncio.Task[None] | None = None
     #: When the room last changed or was sent to anyone (``broadcast``): idle rooms expire.
     touched: float = field(default_factory=time.time)
@@ -191,7 +195,8 @@ class Room:
             preparing=self.preparing if self.thinking else None,
             evaluation=self.evaluation,
             forfeit_after=forfeit_after if self.mode == "online" else None,
-            watchers=sum(1 for seats in self.connections.values() if not seats),  # connections holding no seat
+            # connections holding no seat, once they said hello (or kept silent for HELLO_GRACE)
+            watchers=sum(1 for conn, seats in self.connections.items() if not seats and conn not in self.unheard),
         )
         for side, seat in self.seats.items():
             if seat.agent is not None:  # e.g. ntuple with no network for this board: heuristic's moves

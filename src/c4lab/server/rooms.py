@@ -87,6 +87,13 @@ log = logging.getLogger(__name__)
 #: sockets (n² in all: 300 watchers, 45,000 messages); the newcomer gets
 #: its own state at once.
 CROWD_EVERY = 0.5
+#: Seconds a new connection that has not said ``hello`` is left out of the
+#: count of watchers: a player's socket holds no seat until its hello is
+#: answered, and counted meanwhile (a broadcast in between: the other
+#: player's hello after a server restart) the others were told "1 person
+#: is watching", then "Nobody is watching now".  A client that never says
+#: hello is counted after it, as a spectator.
+HELLO_GRACE = 2.0
 #: Seconds a rematch offer stands after its player's last connection
 #: closed: a page reloaded (or a terminal client's connection made again)
 #: finds its offer still there; a player gone for longer takes it with them.
@@ -474,15 +481,31 @@ class RoomManager:
                 return None
             async with room.lock:
                 if self.rooms.get(code) is room:
-                    room.connections.setdefault(conn, set())
+                    if conn not in room.connections:
+                        room.connections[conn] = set()
+                        room.unheard.add(conn)
+                        self.spawn(self._heard_or_counted(room, conn))
                     return room
+
+    async def _heard_or_counted(self, room: Room, conn: Connection) -> None:
+        """A connection still silent ``HELLO_GRACE`` seconds after it came
+        is counted as a watcher from then on, and the others told."""
+        await asyncio.sleep(HELLO_GRACE)
+        if conn in room.unheard:
+            room.unheard.discard(conn)
+            if conn in room.connections:
+                self._tell_crowd(room)
 
     async def connect(self, room: Room, conn: Connection, token: str | None) -> set[str]:
         """Register ``conn`` for the seats of ``token`` (none: a spectator)."""
         async with room.lock:
+            was_unheard = conn in room.unheard
+            room.unheard.discard(conn)  # counted from now on (a spectator's), or a player
             seats = room.seats_of(token)
             old = room.connections.get(conn, set())
             if token and not seats:  # the connection keeps what it had
+                if was_unheard and not old:  # a spectator now: the others see the count
+                    self._tell_crowd(room)
                 kept = f"this connection keeps seat {' and '.join(sorted(old))}" if old else "you are watching"
                 raise RoomError(BAD_TOKEN, f"this token holds no seat of this room; {kept}")
             for side in old - seats:
@@ -508,6 +531,7 @@ class RoomManager:
     async def disconnect(self, room: Room, conn: Connection) -> None:
         async with room.lock:
             seats = room.connections.pop(conn, set())
+            room.unheard.discard(conn)
             for side in seats:
                 self.presence.leave(room, side)
             if room.rematch in seats and room.seats[room.rematch].connections == 0:
