@@ -889,6 +889,10 @@ def test_a_rematch_is_offered_accepted_and_played_in_the_same_room(server: Backg
     out = ann.output
     assert "A (white), Ann (you), wins: four in a row (d1 d2 d3 d4)." in out
     assert f"B (black), Bob, accepted the rematch: a new game in this room. The last game stays at {server.url}/games/{code}-1" in out
+    # each game's end says where it goes if a rematch follows (the room's link then shows the new game)
+    assert (f"Step through it move by move in a browser: {server.url}/games/{code} (after a rematch in this room: "
+            f"{server.url}/games/{code}-1)") in out
+    assert f"{server.url}/games/{code} (after a rematch in this room: {server.url}/games/{code}-2)" in out
     assert "A new game in this room, the sides swapped: A (white), Bob; B (black), Ann (you)." in out
     assert "You play B (black) now." in out
     assert "B (black), Ann (you), plays c." in out
@@ -1147,7 +1151,7 @@ def test_a_spectator_at_a_terminal_is_offered_the_way_out_after_each_game_and_no
         spectator.wait_for("You are watching.")
         ann.send({"type": "resign"})
         spectator.wait_for("B (black), Bob, wins: A (white) resigned.")
-        spectator.wait_for(f"/games/{code}\ne to stop watching: ")  # the way out, at once
+        spectator.wait_for(f"/games/{code}-1)\ne to stop watching: ")  # the way out, at once
         ann.send({"type": "rematch", "action": "offer"})
         bob.next_message("rematch")
         bob.send({"type": "rematch", "action": "accept"})

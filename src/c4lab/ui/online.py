@@ -570,8 +570,15 @@ class OnlineClient:
         return words.whose_turn(room, self.you, self.address.link, self._my_turn())
 
     def _announce_result(self, room: dict[str, Any]) -> None:
+        """The result; the replay link, and where the game goes if a
+        rematch follows in this online room (its link then shows the new
+        game: the finished one is kept as ``CODE-N``)."""
         assert self.address is not None
-        for line in words.result(room, self.you, self.address.replay_link):
+        kept = None
+        if (room.get("mode") == "online" and not self.address.replay
+                and all(seat.get("taken") for seat in room["seats"].values())):
+            kept = f"{self.address.replay_link}-{len(room.get('earlier') or []) + 1}"
+        for line in words.result(room, self.you, self.address.replay_link, kept):
             self.say(line)
 
     # -- the person's entries ---------------------------------------------------------

@@ -138,16 +138,19 @@ def whose_turn(room: Room, you: set[str], link: str, my_turn: bool) -> str:
     return f"{label(room, you, side)}{away}, to move."
 
 
-def result(room: Room, you: set[str], replay_link: str) -> list[str]:
+def result(room: Room, you: set[str], replay_link: str, kept_link: str | None = None) -> list[str]:
     """The end of a game: who won and how, for a player whether they won,
-    the game in notation and where to step through it."""
+    the game in notation and where to step through it (``kept_link``:
+    where it goes if a rematch is played in the room, whose new game then
+    has ``replay_link``)."""
     outcome, reason = room["result"], room["reason"]
     win_line = " ".join(room.get("win_line") or [])
     lines = [result_words(outcome, reason, lambda side: subject(room, you, side), win_line=win_line) + "."]
     if outcome in SIDES and len(you) == 1:
         lines.append("You won." if outcome in you else "You lost.")
     lines.append(f"The game in notation: {room['position']}")
-    lines.append(f"Step through it move by move in a browser: {replay_link}")
+    after = f" (after a rematch in this room: {kept_link})" if kept_link else ""
+    lines.append(f"Step through it move by move in a browser: {replay_link}{after}")
     return lines
 
 
