@@ -340,15 +340,17 @@ def test_s_at_the_ban_question_solves_the_ban_choices_on_and_asks_again(monkeypa
     the question is asked again and a ban in a goes where it was asked."""
 
     first_pass_solves_nothing(monkeypatch)
-    status, text = analysis_tui("5x4/Bb1:a", "b", "s", "a", "e", "y")
+    status, text = analysis_tui("5x4/Bb1:a", "b", "s", "s", "a", "e", "y")
     assert status == 0
     before, after = text.split("Solving ")
+    # the second s: nothing left, said of the ban question's choices (not "every column")
+    assert "Every choice is solved already: each ban column, and declining." in after
     unsolved = r"(~\d\d|\?)"  # the engine's estimate where it made one (test_screen_fit draws both)
     assert re.search(rf"where the ban piece goes: a {unsolved}, b {unsolved}, c {unsolved}, d {unsolved}, "
                      rf"e {unsolved}; declining: {unsolved} \(\+ a win, .*; s solves on\)", " ".join(before.split()))
     assert "not a column" not in text
     assert "Scores for B (black), where the ban piece goes: a 0, b -1, c -1, d 0, e -2; declining: +1" in after
-    assert after.count("Your piece lands on the bonus cell b1") == 1  # asked again, once
+    assert after.count("Your piece lands on the bonus cell b1") == 2  # asked again, once after each s
     assert text.rstrip().endswith("The position on the board: 5x4/Bb1:ab+a")
 
 

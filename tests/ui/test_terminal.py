@@ -31,7 +31,7 @@ def test_a_game_can_start_from_a_position_string() -> None:
     settings = GameSettings(board="7x6:aaa", players=("human", "random:seed=1"), first="2", seed=1)
     out, status, keys = game(settings, "d")
     assert status == 0
-    assert "A (white) is player 2 (random:seed=1); B (black) is player 1 (you); B (black) to move." in out
+    assert "A (white) is player 2 (random:seed=1); B (black) is player 1 (you); B (black) to move at the start." in out
     assert "moves first" not in out
     assert keys.prompts[0].startswith("B (black) to move")
     abandoned = out.split("The game so far in notation: ")[1].split()[0]

@@ -202,7 +202,7 @@ class TerminalGame(AnalysisBoard):
         if start.ply:  # a game from a position with moves: who is to move there, not who moved first
             header = (
                 f"Game {number} on {start.notation}: {SIDE_NAMES['A']} is {seat['A']}; "
-                f"{SIDE_NAMES['B']} is {seat['B']}; {SIDE_NAMES[start.to_move or 'A']} to move."
+                f"{SIDE_NAMES['B']} is {seat['B']}; {SIDE_NAMES[start.to_move or 'A']} to move at the start."
             )
         else:
             header = (
