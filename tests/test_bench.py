@@ -31,6 +31,25 @@ def test_bench_text_report() -> None:
     assert "M playouts/s" in result.output and "12x12/Xf4" in result.output
 
 
+def test_bench_prints_each_table_as_it_is_measured_so_a_stopped_run_keeps_what_it_measured(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Review: the tables came only at the end of the run (about 20 s at the
+    default), and a run stopped with Ctrl-C in its last measurement showed
+    nothing of the four before it."""
+    from c4lab import bench
+
+    def stopped(board: str, seconds: float) -> dict[str, float]:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(bench, "bench_training", stopped)  # the last section: Ctrl-C there
+    result = CliRunner().invoke(main, ["bench", "--seconds", "0.02"])
+    assert result.exit_code == 130, result.output
+    for heading in ("Random playouts", "Position API", "UCT iterations", "Minimax"):
+        assert heading in result.output
+    assert "n-tuple TD training" not in result.output
+
+
 @pytest.mark.skipif(shutil.which("gcc") is None and shutil.which("cc") is None, reason="needs a C compiler")
 def test_bench_can_time_the_c_reference_beside_the_kernel() -> None:
     result = CliRunner().invoke(main, ["bench", "--json", "--seconds", "0.05", "--c"])

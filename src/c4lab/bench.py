@@ -159,13 +159,32 @@ def bench_c_reference(seconds: float) -> dict[str, dict[str, float]]:
     return out
 
 
-def run_benchmarks(seconds: float = 2.0, c_reference: bool = False) -> dict[str, Any]:
-    """Every measurement, as the JSON object ``c4lab bench --json`` prints."""
-    playouts = {board: bench_playouts(board, seconds) for board in BOARDS}
-    api = {board: bench_position_api(board, seconds / 2) for board in BOARDS}
-    uct = {board: bench_uct(board) for board in BOARDS}
-    minimax = {board: bench_minimax(board, seconds / 2) for board in BOARDS}
-    ntuple = {board: bench_training(board, seconds) for board in BOARDS}
+#: The measurements, in the order they are made and reported: the name of
+#: each under ``details`` in the JSON object.
+SECTIONS = ("playouts", "position_api", "uct", "minimax", "ntuple")
+
+
+def run_benchmarks(
+    seconds: float = 2.0, c_reference: bool = False,
+    measured: Callable[[str, dict[str, Any]], None] | None = None,
+) -> dict[str, Any]:
+    """Every measurement, as the JSON object ``c4lab bench --json`` prints;
+    ``measured(name, by_board)`` is called as each of ``SECTIONS`` is done
+    (the command prints its table then: a run stopped half-way has shown
+    what it measured)."""
+    runs: dict[str, Callable[[str], dict[str, Any]]] = {
+        "playouts": lambda board: bench_playouts(board, seconds),
+        "position_api": lambda board: bench_position_api(board, seconds / 2),
+        "uct": bench_uct,
+        "minimax": lambda board: bench_minimax(board, seconds / 2),
+        "ntuple": lambda board: bench_training(board, seconds),
+    }
+    details: dict[str, dict[str, Any]] = {}
+    for name in SECTIONS:
+        details[name] = {board: runs[name](board) for board in BOARDS}
+        if measured is not None:
+            measured(name, details[name])
+    playouts, api, uct, minimax, ntuple = (details[name] for name in SECTIONS)
     results: dict[str, Any] = {
         "playouts_per_s": {b: round(r["playouts_per_s"]) for b, r in playouts.items()},
         "position_ops_per_s": {b: round(r["ops_per_s"]) for b, r in api.items()},
@@ -174,7 +193,7 @@ def run_benchmarks(seconds: float = 2.0, c_reference: bool = False) -> dict[str,
         "minimax_nodes_per_s": round(minimax["7x6"]["nodes_per_s"]),
         "minimax_nodes_per_s_by_board": {b: round(r["nodes_per_s"]) for b, r in minimax.items()},
         "ntuple_training_games_per_s": {b: round(r["games_per_s"]) for b, r in ntuple.items()},
-        "details": {"playouts": playouts, "position_api": api, "uct": uct, "minimax": minimax, "ntuple": ntuple},
+        "details": details,
         "machine": {
             "python": platform.python_version(),
             "numpy": np.__version__,
@@ -194,42 +213,56 @@ def _numba_version() -> str:
     return str(numba.__version__)
 
 
-def report(results: dict[str, Any]) -> str:
-    """The human-readable table of ``c4lab bench``."""
-    lines = ["Random playouts (compiled kernel, one core, CPU time):"]
-    for board, r in results["details"]["playouts"].items():
-        lines.append(
-            f"  {board:<10} {r['playouts_per_s'] / 1e6:7.2f} M playouts/s  "
-            f"{r['moves_per_s'] / 1e6:7.1f} M moves/s  mean length {r['mean_length']:5.1f}  "
-            f"A {r['wins_a']:.1%} B {r['wins_b']:.1%} draw {r['draws']:.1%}  "
-            f"(median of 3 runs of {r['playouts']:,}: {r['cpu_s']:.2f} s CPU, {r['wall_s']:.2f} s wall)"
-        )
-    lines.append("Position API (legal_moves + play, pure Python caller):")
-    for board, r in results["details"]["position_api"].items():
-        lines.append(
-            f"  {board:<10} {r['ops_per_s'] / 1e3:7.1f} k ops/s  "
-            f"(median of 3 runs of {r['ops']:,}: {r['cpu_s']:.2f} s CPU, {r['wall_s']:.2f} s wall)"
-        )
-    lines.append("UCT iterations (plain UCT, random playouts, 100,000 iterations from the empty board):")
-    for board, r in results["details"]["uct"].items():
-        lines.append(
-            f"  {board:<10} {r['iterations_per_s'] / 1e6:7.2f} M iterations/s  "
-            f"(median of 5 runs: {r['cpu_s']:.3f} s CPU, {r['wall_s']:.3f} s wall)"
-        )
-    lines.append("Minimax (alpha-beta, iterative deepening from the empty board):")
-    for board, r in results["details"]["minimax"].items():
-        lines.append(
-            f"  {board:<10} {r['nodes_per_s'] / 1e6:7.2f} M nodes/s  depth {r['depth']}  "
-            f"({r['nodes']:,} nodes, {r['cpu_s']:.2f} s CPU, {r['wall_s']:.2f} s wall)"
-        )
-    lines.append("n-tuple TD training (self-play games, tuples of 8 cells, one core; the shipped network where "
-                 "there is one):")
-    for board, r in results["details"]["ntuple"].items():
-        lines.append(
-            f"  {board:<10} {r['games_per_s']:9,.0f} games/s  {r['tuples']:4} tuples  "
-            f"{r['cells_per_game']:5.1f} cells a game  "
-            f"(median of 3 runs of {r['games']:,}: {r['cpu_s']:.2f} s CPU, {r['wall_s']:.2f} s wall)"
-        )
+def section_lines(name: str, by_board: dict[str, Any]) -> list[str]:
+    """The table of one of ``SECTIONS`` (its heading, a line per board)."""
+    lines: list[str] = []
+    if name == "playouts":
+        lines.append("Random playouts (compiled kernel, one core, CPU time):")
+        for board, r in by_board.items():
+            lines.append(
+                f"  {board:<10} {r['playouts_per_s'] / 1e6:7.2f} M playouts/s  "
+                f"{r['moves_per_s'] / 1e6:7.1f} M moves/s  mean length {r['mean_length']:5.1f}  "
+                f"A {r['wins_a']:.1%} B {r['wins_b']:.1%} draw {r['draws']:.1%}  "
+                f"(median of 3 runs of {r['playouts']:,}: {r['cpu_s']:.2f} s CPU, {r['wall_s']:.2f} s wall)"
+            )
+    elif name == "position_api":
+        lines.append("Position API (legal_moves + play, pure Python caller):")
+        for board, r in by_board.items():
+            lines.append(
+                f"  {board:<10} {r['ops_per_s'] / 1e3:7.1f} k ops/s  "
+                f"(median of 3 runs of {r['ops']:,}: {r['cpu_s']:.2f} s CPU, {r['wall_s']:.2f} s wall)"
+            )
+    elif name == "uct":
+        lines.append("UCT iterations (plain UCT, random playouts, 100,000 iterations from the empty board):")
+        for board, r in by_board.items():
+            lines.append(
+                f"  {board:<10} {r['iterations_per_s'] / 1e6:7.2f} M iterations/s  "
+                f"(median of 5 runs: {r['cpu_s']:.3f} s CPU, {r['wall_s']:.3f} s wall)"
+            )
+    elif name == "minimax":
+        lines.append("Minimax (alpha-beta, iterative deepening from the empty board):")
+        for board, r in by_board.items():
+            lines.append(
+                f"  {board:<10} {r['nodes_per_s'] / 1e6:7.2f} M nodes/s  depth {r['depth']}  "
+                f"({r['nodes']:,} nodes, {r['cpu_s']:.2f} s CPU, {r['wall_s']:.2f} s wall)"
+            )
+    elif name == "ntuple":
+        lines.append("n-tuple TD training (self-play games, tuples of 8 cells, one core; the shipped network where "
+                     "there is one):")
+        for board, r in by_board.items():
+            lines.append(
+                f"  {board:<10} {r['games_per_s']:9,.0f} games/s  {r['tuples']:4} tuples  "
+                f"{r['cells_per_game']:5.1f} cells a game  "
+                f"(median of 3 runs of {r['games']:,}: {r['cpu_s']:.2f} s CPU, {r['wall_s']:.2f} s wall)"
+            )
+    else:
+        raise ValueError(f"no section {name!r}: the sections are {', '.join(SECTIONS)}")
+    return lines
+
+
+def closing_lines(results: dict[str, Any]) -> list[str]:
+    """What the report says after the sections: the C reference (``--c``), the machine."""
+    lines: list[str] = []
     reference = results.get("c_reference_playouts_per_s")
     if reference:
         lines.append("C reference (bench_reference.c, gcc -O3 -march=native), the same playouts:")
@@ -242,4 +275,10 @@ def report(results: dict[str, Any]) -> str:
                 )
     m = results["machine"]
     lines.append(f"Python {m['python']}, numba {m['numba']}, numpy {m['numpy']}, {m['cpus']} CPUs")
-    return "\n".join(lines)
+    return lines
+
+
+def report(results: dict[str, Any]) -> str:
+    """The human-readable table of ``c4lab bench``: every section, then ``closing_lines``."""
+    lines = [line for name in SECTIONS for line in section_lines(name, results["details"][name])]
+    return "\n".join(lines + closing_lines(results))

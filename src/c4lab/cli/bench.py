@@ -43,13 +43,16 @@ def bench(ctx: click.Context, as_json: bool, seconds: float, c_reference: bool) 
     """
     if ctx.invoked_subcommand is not None:
         return
-    from c4lab.bench import report, run_benchmarks
+    from c4lab.bench import closing_lines, run_benchmarks, section_lines
+
+    def measured(name: str, by_board: dict[str, Any]) -> None:  # each table as soon as it is measured
+        click.echo("\n".join(section_lines(name, by_board)))
 
     try:
-        results = run_benchmarks(seconds, c_reference=c_reference)
+        results = run_benchmarks(seconds, c_reference=c_reference, measured=None if as_json else measured)
     except RuntimeError as exc:
         raise click.ClickException(str(exc)) from None
-    click.echo(json.dumps(results) if as_json else report(results))
+    click.echo(json.dumps(results) if as_json else "\n".join(closing_lines(results)))
 
 
 @bench.command("solver")

@@ -100,7 +100,7 @@ class AnalysisBoard(TerminalScreen):
         is then asked again: the drop stays where it was)."""
         dropped = self._dropped
         assert dropped is not None and dropped.variant.bonus is not None  # only asked at the ban question
-        said = self.solve_on(_before_drop(dropped), solved="Every choice is solved already: each ban column, "
+        said = self.solve_on(_before_drop(dropped), none_left="Every choice is solved already: each ban column, "
                                                            "and declining.")
         if self.color and self._on_screen is not None:
             header, title, _ = self._on_screen
@@ -110,12 +110,12 @@ class AnalysisBoard(TerminalScreen):
         self.draw_dropped(dropped)
         self.say(ban_offer(dropped.variant.bonus))
 
-    def solve_on(self, position: Position, solved: str = "Every column is solved already.") -> str:
+    def solve_on(self, position: Position, none_left: str = "Every column is solved already.") -> str:
         """The analysis board's ``s``: the columns of ``position`` left
         unknown, solved again for up to the page's longest further pass
         (30 s), on a thread of its own that Ctrl-C stops (``Solver.cancel``),
         keeping what was solved by then.  What happened, in words
-        (``solved``: where nothing was left; at the ban question the
+        (``none_left``: where nothing was left; at the ban question the
         choices are ban columns and declining)."""
         from c4lab.server.review import DEEPER, TABLE_SIZE, deeper_hint  # lazy: only the analysis board's s
         from c4lab.solver import Solver  # lazy: as above
@@ -125,7 +125,7 @@ class AnalysisBoard(TerminalScreen):
         answer = self.hint(position)
         left = [c["column"] for c in answer["columns"] if not c["exact"]]
         if not left:
-            return solved
+            return none_left
         seconds = DEEPER[-1]
         self.say(f"Solving {', '.join(left)} for up to {seconds:g} s (Ctrl-C stops)...")
         solver = Solver(TABLE_SIZE)
