@@ -213,51 +213,44 @@ def _numba_version() -> str:
     return str(numba.__version__)
 
 
+#: Each of ``SECTIONS``: its heading, and its line for one board's figures.
+_TABLES: dict[str, tuple[str, Callable[[dict[str, Any]], str]]] = {
+    "playouts": (
+        "Random playouts (compiled kernel, one core, CPU time):",
+        lambda r: (f"{r['playouts_per_s'] / 1e6:7.2f} M playouts/s  {r['moves_per_s'] / 1e6:7.1f} M moves/s  "
+                   f"mean length {r['mean_length']:5.1f}  "
+                   f"A {r['wins_a']:.1%} B {r['wins_b']:.1%} draw {r['draws']:.1%}  "
+                   f"(median of 3 runs of {r['playouts']:,}: {r['cpu_s']:.2f} s CPU, {r['wall_s']:.2f} s wall)"),
+    ),
+    "position_api": (
+        "Position API (legal_moves + play, pure Python caller):",
+        lambda r: (f"{r['ops_per_s'] / 1e3:7.1f} k ops/s  "
+                   f"(median of 3 runs of {r['ops']:,}: {r['cpu_s']:.2f} s CPU, {r['wall_s']:.2f} s wall)"),
+    ),
+    "uct": (
+        "UCT iterations (plain UCT, random playouts, 100,000 iterations from the empty board):",
+        lambda r: (f"{r['iterations_per_s'] / 1e6:7.2f} M iterations/s  "
+                   f"(median of 5 runs: {r['cpu_s']:.3f} s CPU, {r['wall_s']:.3f} s wall)"),
+    ),
+    "minimax": (
+        "Minimax (alpha-beta, iterative deepening from the empty board):",
+        lambda r: (f"{r['nodes_per_s'] / 1e6:7.2f} M nodes/s  depth {r['depth']}  "
+                   f"({r['nodes']:,} nodes, {r['cpu_s']:.2f} s CPU, {r['wall_s']:.2f} s wall)"),
+    ),
+    "ntuple": (
+        "n-tuple TD training (self-play games, tuples of 8 cells, one core; the shipped network where there is one):",
+        lambda r: (f"{r['games_per_s']:9,.0f} games/s  {r['tuples']:4} tuples  {r['cells_per_game']:5.1f} cells a game  "
+                   f"(median of 3 runs of {r['games']:,}: {r['cpu_s']:.2f} s CPU, {r['wall_s']:.2f} s wall)"),
+    ),
+}
+
+
 def section_lines(name: str, by_board: dict[str, Any]) -> list[str]:
     """The table of one of ``SECTIONS`` (its heading, a line per board)."""
-    lines: list[str] = []
-    if name == "playouts":
-        lines.append("Random playouts (compiled kernel, one core, CPU time):")
-        for board, r in by_board.items():
-            lines.append(
-                f"  {board:<10} {r['playouts_per_s'] / 1e6:7.2f} M playouts/s  "
-                f"{r['moves_per_s'] / 1e6:7.1f} M moves/s  mean length {r['mean_length']:5.1f}  "
-                f"A {r['wins_a']:.1%} B {r['wins_b']:.1%} draw {r['draws']:.1%}  "
-                f"(median of 3 runs of {r['playouts']:,}: {r['cpu_s']:.2f} s CPU, {r['wall_s']:.2f} s wall)"
-            )
-    elif name == "position_api":
-        lines.append("Position API (legal_moves + play, pure Python caller):")
-        for board, r in by_board.items():
-            lines.append(
-                f"  {board:<10} {r['ops_per_s'] / 1e3:7.1f} k ops/s  "
-                f"(median of 3 runs of {r['ops']:,}: {r['cpu_s']:.2f} s CPU, {r['wall_s']:.2f} s wall)"
-            )
-    elif name == "uct":
-        lines.append("UCT iterations (plain UCT, random playouts, 100,000 iterations from the empty board):")
-        for board, r in by_board.items():
-            lines.append(
-                f"  {board:<10} {r['iterations_per_s'] / 1e6:7.2f} M iterations/s  "
-                f"(median of 5 runs: {r['cpu_s']:.3f} s CPU, {r['wall_s']:.3f} s wall)"
-            )
-    elif name == "minimax":
-        lines.append("Minimax (alpha-beta, iterative deepening from the empty board):")
-        for board, r in by_board.items():
-            lines.append(
-                f"  {board:<10} {r['nodes_per_s'] / 1e6:7.2f} M nodes/s  depth {r['depth']}  "
-                f"({r['nodes']:,} nodes, {r['cpu_s']:.2f} s CPU, {r['wall_s']:.2f} s wall)"
-            )
-    elif name == "ntuple":
-        lines.append("n-tuple TD training (self-play games, tuples of 8 cells, one core; the shipped network where "
-                     "there is one):")
-        for board, r in by_board.items():
-            lines.append(
-                f"  {board:<10} {r['games_per_s']:9,.0f} games/s  {r['tuples']:4} tuples  "
-                f"{r['cells_per_game']:5.1f} cells a game  "
-                f"(median of 3 runs of {r['games']:,}: {r['cpu_s']:.2f} s CPU, {r['wall_s']:.2f} s wall)"
-            )
-    else:
+    if name not in _TABLES:
         raise ValueError(f"no section {name!r}: the sections are {', '.join(SECTIONS)}")
-    return lines
+    heading, line = _TABLES[name]
+    return [heading, *(f"  {board:<10} {line(figures)}" for board, figures in by_board.items())]
 
 
 def closing_lines(results: dict[str, Any]) -> list[str]:
