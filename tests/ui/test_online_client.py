@@ -1384,3 +1384,19 @@ def test_connect_new_and_its_options_are_checked_before_anything_connects(args: 
     result = CliRunner().invoke(main, ["connect", *args])
     assert result.exit_code == 2, result.output
     assert said in result.stderr and result.stdout == "", result.output
+
+
+def test_connect_new_leaves_a_c4lab_token_of_another_game_in_the_environment_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``--token`` with ``--new`` is refused, but ``C4LAB_TOKEN`` left set
+    from another game (as the come-back line suggests) is no reason to
+    refuse: the new room's token is printed instead."""
+    from c4lab.ui import online
+
+    given: list[dict[str, Any]] = []
+    monkeypatch.setattr(online, "run_online", lambda url, **options: given.append(options) or 0)
+    result = CliRunner().invoke(main, ["connect", "http://h:8000", "--new"], env={"C4LAB_TOKEN": "old-token"})
+    assert result.exit_code == 0, result.output
+    assert given[0]["token"] is None and given[0]["new_room"] == {"board": "7x6", "bonus": False, "seat": "random",
+                                                                  "public": False}

@@ -471,6 +471,8 @@ def connect(
     from c4lab.ui.online import run_online
 
     _checked_link(url, new)
+    if new and click.get_current_context().get_parameter_source("token") is click.core.ParameterSource.ENVIRONMENT:
+        token = None  # C4LAB_TOKEN left from another game: the new room's token is printed instead
     new_room = _new_room(board, bonus, seat, public, new,
                          (("--token", token), ("--token-file", token_file), ("--watch", watch)))
     if token_file is not None:
