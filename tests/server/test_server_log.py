@@ -53,6 +53,9 @@ def logged(tmp_path: Path, *options: str) -> list[str]:
     )
     try:
         assert proc.stdout and proc.stdout.readline().startswith("c4lab server at ")
+        banner = [proc.stdout.readline() for _ in range(3)]  # the limits, then how to open a room
+        assert banner[2] == (f"  open a room on the page at that address, or in a terminal: "
+                             f"c4lab connect http://127.0.0.1:{port} --new\n"), banner
         url = f"http://127.0.0.1:{port}/api/rooms"
         status, room = answer(url, {"mode": "online"})
         assert status == 200

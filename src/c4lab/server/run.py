@@ -255,6 +255,7 @@ def run_in_foreground(
             say(f"  {guard.describe()}; absent players forfeit after {forfeit_after:g} s; rooms nobody uses end {idle}")
             if room_prefix:
                 say(f"  room codes start with {room_prefix}-")
+            say(f"  open a room on the page at that address, or in a terminal: c4lab connect {root.rstrip('/')} --new")
         sys.stdout.flush()  # a script reading the line may connect at once
         if open_browser:  # in a thread: some browsers' launchers wait, the server must not
             threading.Thread(target=open_page, args=(url,), name="c4lab-browser", daemon=True).start()
