@@ -81,6 +81,34 @@ def test_a_timeout_says_so_and_the_run_goes_on() -> None:
     assert record["score"] is None and record["timed_out"] is True
 
 
+def test_a_long_search_with_no_timeout_and_no_progress_line_says_once_that_it_goes_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Review: ``solve 7x7/Xd4/Bb2`` in a pipe printed nothing, for ever (a
+    search of hours, its progress shown on a terminal only).  One line on
+    standard error says the search goes on and names ``--timeout``; a
+    position answered before then gets none."""
+    import time
+
+    from c4lab.cli import positions
+    from c4lab.solver import api
+
+    monkeypatch.setattr(positions, "STILL_SOLVING_AFTER", 0.3)
+    answer = api.answer
+
+    def slow(solver, position, **options):  # a search that takes a second
+        if position.notation == "6x4":
+            time.sleep(1.0)
+        return answer(solver, position, **options)
+
+    monkeypatch.setattr(api, "answer", slow)
+    result = run("solve", "4x4:dacd", "6x4")
+    assert result.exit_code == 0 and result.stdout.splitlines() == ["4x4:dacd 0", "6x4 -1"]
+    assert result.stderr == ("still solving 6x4 after 0.3 s: off the classic board a search can take hours "
+                             "(--timeout SECONDS gives up on a position: 'timeout', status 3)\n")
+    assert run("solve", "--timeout", "5", "6x4").stderr == ""  # bounded already: nothing to say
+
+
 def test_bad_positions_get_an_error_that_says_where_and_the_run_goes_on() -> None:
     # empty lines are skipped, not errors; a line may end in CRLF
     result = run("solve", "-", input="4x4:dacd\n\n7x6:zz\n\n4x4:abababa\n6x4\r\n\n")

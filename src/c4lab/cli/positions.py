@@ -206,6 +206,19 @@ def move(
         raise click.ClickException(str(exc)) from None
 
 
+#: Seconds after which ``solve`` with no ``--timeout`` and no progress line
+#: (its standard error not a terminal) says, once a position, that the
+#: search goes on: off the classic board one can take hours, and a script
+#: waited in silence with no hint of ``--timeout``.
+STILL_SOLVING_AFTER = 10.0
+
+
+def still_solving(notation: str) -> str:
+    """The line ``solve`` says of a search that goes on (``STILL_SOLVING_AFTER``)."""
+    return (f"still solving {notation} after {STILL_SOLVING_AFTER:g} s: off the classic board a search can take "
+            "hours (--timeout SECONDS gives up on a position: 'timeout', status 3)")
+
+
 @main.command()
 @click.argument("positions", nargs=-1, required=True, metavar="POSITION...")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per position: score, best_moves, nodes, time_s.")
@@ -225,8 +238,11 @@ def solve(
     prints "timeout" (JSON: "score": null) and the exit status is 3; no
     answer is ever a guess.  A classic position with at most 12 pieces is
     searched down to the published 12-ply database (`c4lab book info`); a
-    search longer than a second shows its progress on a terminal's stderr.
+    search longer than a second shows its progress on a terminal's stderr
+    (elsewhere, without --timeout, one line after 10 s says it goes on).
     """
+    import threading  # lazy: start-up time
+
     from c4lab.rules import Position
     from c4lab.solver import Solver, api
     from c4lab.ui.preparing import preparing_on_stderr
@@ -238,9 +254,20 @@ def solve(
 
     def answer(text: str) -> tuple[dict, str]:
         nonlocal timed_out
-        record, plain = api.answer(
-            solver, Position.parse(text), weak=weak, analyse=analyse, timeout=timeout, best_moves=as_json
-        )
+        position = Position.parse(text)
+        note = None
+        if timeout is None and not line.enabled:  # no progress line (a pipe, a script): one line if it is long
+            note = threading.Timer(STILL_SOLVING_AFTER, click.echo, args=(still_solving(position.notation),),
+                                   kwargs={"err": True})
+            note.daemon = True
+            note.start()
+        try:
+            record, plain = api.answer(
+                solver, position, weak=weak, analyse=analyse, timeout=timeout, best_moves=as_json
+            )
+        finally:
+            if note is not None:
+                note.cancel()
         timed_out += record["timed_out"]
         line.clear()
         return record, plain
