@@ -819,6 +819,22 @@ def test_a_callers_iteration_cap_bounds_puct_and_depth_bounds_a_timed_alpha_beta
     assert analysis.note is not None and analysis.note.startswith("alpha-beta to depth 3 ")
 
 
+@pytest.mark.parametrize("board", ["5x4:cc", "6x5/Xc2/Bb1:a"])
+def test_both_searches_give_a_principal_variation_a_legal_line_from_the_position(board: str) -> None:
+    """Review: PUCT and alpha-beta on the learnt value answered a line of
+    one move (``"pv": ["d"]``) where UCT gives the line it expects; PUCT's
+    line is the most visited one under its move, alpha-beta's the table's
+    best moves along it, and each is legal from the position (a bonus
+    move with its ban too)."""
+    net = trained(board.partition(":")[0], 500)
+    start = Position.parse(board)
+    for agent in (NTupleAgent(net, search="puct", iterations=2000, seed=1),
+                  NTupleAgent(net, depth=4, search="alphabeta", seed=1)):
+        move, analysis = agent.analyse(start)
+        assert analysis.pv[0] == move and 3 <= len(analysis.pv) <= 12, (agent, analysis.pv)
+        start.play(*analysis.pv)  # a legal line (an illegal move raises)
+
+
 def test_two_threads_share_one_puct_tree_lose_no_visit_and_prove_the_same_win() -> None:
     """Two threads on one tree (atomic updates, virtual loss): the root's
     visits are exactly the iterations asked for, every value sum is within

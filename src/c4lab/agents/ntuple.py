@@ -574,7 +574,7 @@ class NTupleAgent(Agent):
         stats = tuple(MoveStats(Move.from_code(int(tree.move[j])), visits=int(tree.visits[j]), value=value(j))
                       for j in children)
         move = Move.from_code(int(tree.move[k]))
-        return move, Analysis(moves=stats, value=value(k), pv=(move,), iterations=int(tree.meta[M_ITER]),
+        return move, Analysis(moves=stats, value=value(k), pv=_puct_line(tree, k), iterations=int(tree.meta[M_ITER]),
                               seconds=_time.perf_counter() - began, note=note)
 
     def _search(self, position: Position, budget: Budget | None) -> tuple[Move, Analysis]:
@@ -624,9 +624,52 @@ class NTupleAgent(Agent):
             depth += 1
         move = Move.from_code(int(moves[best]))
         stats = tuple(MoveStats(Move.from_code(int(moves[j])), value=_unit(values[j])) for j in range(n))
-        return move, Analysis(moves=stats, value=_unit(values[best]), pv=(move,), iterations=int(nodes[0]),
+        line = _table_line(position, move, tt_key, tt_info, depth)
+        return move, Analysis(moves=stats, value=_unit(values[best]), pv=line, iterations=int(nodes[0]),
                               seconds=_time.perf_counter() - began,
                               note=f"alpha-beta to depth {depth} on the learnt value (other moves: bounds)")
+
+
+def _table_line(position: Position, first: Move, tt_key: np.ndarray, tt_info: np.ndarray,
+                length: int) -> tuple[Move, ...]:
+    """The principal variation of an alpha-beta search: ``first``, then the
+    best move the transposition table holds for each position along the
+    line (its key as the search computed it, ``K.board_key``), while the
+    table has the position and its move is legal there: at most ``length``
+    moves (the depth searched)."""
+    line = [first]
+    mask = tt_key.shape[0] - 1
+    after = position.play(first)
+    while len(line) < length and not after.is_over:
+        geo, st = after.kernel_arrays()
+        key = np.uint64(K.board_key(geo, st))
+        slot = int(key) & mask
+        if tt_key[slot] != key:
+            break
+        code = int(tt_info[slot]) >> 8
+        legal = {m.code: m for m in after.legal_moves()}
+        if code not in legal:
+            break
+        line.append(legal[code])
+        after = after.play(legal[code])
+    return tuple(line)
+
+
+def _puct_line(tree: Tree, chosen: int, length: int = 12) -> tuple[Move, ...]:
+    """The principal variation of a PUCT search: the ``chosen`` child of
+    the root's move, then below it the most visited child of each node,
+    while one was visited (as UCT's line; the chosen move need not be the
+    most visited: a proven win ranks first)."""
+    line = [Move.from_code(int(tree.move[chosen]))]
+    node = chosen
+    while len(line) < length and tree.count[node] > 0:
+        base = int(tree.first[node])
+        children = range(base, base + int(tree.count[node]))
+        node = max(children, key=lambda j: tree.visits[j])
+        if tree.visits[node] == 0:
+            break
+        line.append(Move.from_code(int(tree.move[node])))
+    return tuple(line)
 
 
 def _before_the_clock(kernel: Any, *args: Any) -> None:
