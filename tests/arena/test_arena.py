@@ -875,8 +875,26 @@ def test_a_saved_game_that_is_not_from_its_pairs_start_is_refused_and_nothing_is
         run_arena(ArenaConfig(config.specs, games=8, board="6x5", plies=2, seed=1), out, executor=LocalExecutor(1))
     assert out.read_text() == edited  # the header not rewritten for the 8 games asked
     out.write_text("\n".join([header, json.dumps({**record, "position": "6x5:ffff"}), *games[1:]]) + "\n")
-    with pytest.raises(ResultsError, match=r"a\.jsonl:2: not a game record .*is not a game from its start"):
+    with pytest.raises(ResultsError, match=r"a\.jsonl:2: not a game record .*is not a game from its start.*; "
+                       r"remove the line, and the same c4lab arena command with this --out plays its pair again"):
         read_results(out)
+
+
+def test_a_blank_line_in_a_results_file_is_skipped_and_a_removed_game_is_played_again(tmp_path) -> None:
+    """Review: one blank line (a file edited by hand) made the whole file
+    unreadable ("not a game record (JSONDecodeError: Expecting value ...)");
+    it is skipped.  A broken record's error says to remove its line: the
+    same run then plays that game's pair again, as it says."""
+    out = tmp_path / "a.jsonl"
+    config = ArenaConfig(("heuristic:seed=1", "random:seed=1"), games=4, board="5x4", plies=2, seed=1)
+    run_arena(config, out, executor=LocalExecutor(1))
+    header, *games = out.read_text().splitlines()
+    out.write_text("\n".join([header, games[0], "", "  ", *games[1:]]) + "\n")
+    assert len(read_results(out).games) == 4
+    out.write_text("\n".join([header, *games[:-1]]) + "\n")  # the last game's line removed
+    run_arena(config, out, executor=LocalExecutor(1))
+    again = read_results(out)
+    assert len(again.games) == 4 and len(again.done_pairs()) == 2
 
 
 @pytest.mark.parametrize(("openings", "said"), [

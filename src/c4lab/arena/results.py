@@ -121,10 +121,13 @@ def read_results(path: str | Path) -> Results:
     games: list[Game] = []
     keys: set[tuple[int, int, int]] = set()
     for number, line in enumerate(lines[1:], 2):
+        if not line.strip():  # a blank line (an edit by hand): no record, and nothing wrong
+            continue
         try:
             game = Game.from_dict(json.loads(line))
         except BAD_RECORD as err:
-            raise ResultsError(f"{path}:{number}: not a game record ({type(err).__name__}: {err})") from None
+            raise ResultsError(f"{path}:{number}: not a game record ({type(err).__name__}: {err}); remove the line, "
+                               "and the same c4lab arena command with this --out plays its pair again") from None
         if game.pairing >= len(pairings) or game.pair >= config.pairs_per_pairing or game.game > 1:
             raise ResultsError(
                 f"{path}:{number}: game {(game.pairing, game.pair, game.game)} is not in this experiment's schedule"
