@@ -1053,7 +1053,8 @@ def test_a_curve_value_out_of_its_range_names_the_file_line_and_column(tmp_path:
     path = tmp_path / "c.csv"
     text = f"games,seconds,accuracy,probes,score vs random\n0,0.0,0.5,200,0.5\n{row}\n"
     path.write_text(text)
-    with pytest.raises(ValueError, match=rf"^{re.escape(str(path) + said)}"):
+    with pytest.raises(ValueError, match=rf"^{re.escape(str(path) + said)}.*; mend the file, or give another "
+                       r"--curve \(a curve that starts at this network\)$"):  # what to do next, as other refusals say
         check_curve(tmp_path / "c", 2000, 200)
     assert path.read_text() == text and not (tmp_path / "c.png").exists()
 
@@ -1566,6 +1567,25 @@ def test_a_network_resumed_into_a_new_curve_keeps_its_training_seconds(tmp_path:
     rows = [line.split(",") for line in (tmp_path / "other-curve.csv").read_text().splitlines()[1:]]
     assert (int(rows[0][0]), float(rows[0][1])) == (3000, 12.5)
     assert Network.load(out).options["seconds"] >= 12.5
+
+
+def test_a_network_resumed_into_another_out_takes_its_curve_s_points_along(tmp_path: Path) -> None:
+    """Review: ``--resume net.npz --out n3.npz`` started ``n3-curve.csv`` at
+    the network's games, the earlier points left in ``net-curve.csv``
+    alone, where the docs say a resumed run goes on with its curve.  The
+    new curve now starts with them (the old file stays as it was)."""
+    net = tmp_path / "net.npz"
+    first = CliRunner().invoke(main, ["train", "ntuple", "--board", "4x4", "--games", "2000", "--probes", "0",
+                                      "--out", str(net), "--seed", "1"])
+    assert first.exit_code == 0, first.output
+    old = (tmp_path / "net-curve.csv").read_text()
+    result = CliRunner().invoke(main, ["train", "ntuple", "--resume", str(net), "--out", str(tmp_path / "n3.npz"),
+                                       "--games", "1000", "--probes", "0"])
+    assert result.exit_code == 0, result.output
+    assert f"the curve goes on from {tmp_path / 'net-curve.csv'}'s " in result.stderr
+    new = (tmp_path / "n3-curve.csv").read_text().splitlines()
+    assert new[: len(old.splitlines())] == old.splitlines() and len(new) > len(old.splitlines())
+    assert (tmp_path / "net-curve.csv").read_text() == old
 
 
 @pytest.mark.parametrize("inherited", ["default", "ignored"])

@@ -184,7 +184,11 @@ def check_curve(prefix: Path, games: int | None, probes: int | None = None,
     paths = curve_paths(prefix)
     there = [p for p in paths if p.exists()]
     if games is not None and paths[0].exists():
-        points = read_curve(paths[0])
+        try:
+            points = read_curve(paths[0])
+        except ValueError as exc:  # what to do next, as the other refusals say
+            raise ValueError(f"{exc}; mend the file, or give another --curve (a curve that starts at this "
+                             "network)") from None
         drawn = points[-1].board if points else None
         if board and drawn and drawn != board:  # a network of another board: its curve is another run's
             raise ValueError(f"{paths[0]} is the curve of a network for the board {drawn}, not {board}: choose "

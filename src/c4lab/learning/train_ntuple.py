@@ -232,6 +232,13 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
                          "and the curve other names")
     # the points it goes on from, measured on as many probe positions as this run's
     earlier = check_curve(prefix, network.games if resume is not None else None, count, variant.notation, run_id)
+    own = resume.with_name(resume.stem + "-curve") if resume is not None else None
+    if (own is not None and curve is None and not earlier and not curve_paths(prefix)[0].exists()
+            and own.resolve() != prefix.resolve() and curve_paths(own)[0].exists()):
+        # resumed into another --out: the network's curve goes on in the new one, its points copied (it stays)
+        earlier = check_curve(own, network.games, count, variant.notation, run_id)
+        if earlier:
+            _say(f"the curve goes on from {curve_paths(own)[0]}'s {len(earlier)} points in {curve_paths(prefix)[0]}")
     trainer = N.Trainer(network, options, workers, seed, executor, ray_address)
     if resume is not None and seed_given and not add_tuples:
         _say(f"note: --seed {seed} changes nothing here: a resumed run's games go on from the random states its "
