@@ -156,6 +156,17 @@ def test_bench_solver_text_and_bad_set_names() -> None:
     assert bad.exit_code == 2 and "Test_L9" in bad.output
 
 
+def test_bench_solver_reads_a_set_of_any_name_in_a_folder_of_ones_own(tmp_path: Path) -> None:
+    """Review: ``--dir DIR --sets Mine`` was "unknown set Mine": a set of
+    one's own had to be named as one of the six classic sets."""
+    (tmp_path / "Mine").write_text("2252576253462244111563365343671351441 -1\n")
+    result = run("bench", "solver", "--dir", str(tmp_path), "--sets", "Mine")
+    assert result.exit_code == 0, result.output
+    assert re.search(r"^Mine +1 +1 ", result.output, re.M), result.output
+    bad = run("bench", "solver", "--dir", str(tmp_path), "--sets", "Nope")
+    assert bad.exit_code == 2 and "unknown set Nope" in bad.output and bad.output.rstrip().endswith("Mine")
+
+
 def test_bench_solver_reports_an_unreadable_set_with_its_line(tmp_path: Path) -> None:
     (tmp_path / "Test_L3_R1").write_text("4453 1\n44x 2\n")
     result = run("bench", "solver", "--dir", str(tmp_path), "--sets", "Test_L3_R1")

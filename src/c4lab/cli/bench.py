@@ -58,7 +58,8 @@ def bench(ctx: click.Context, as_json: bool, seconds: float, c_reference: bool) 
 @bench.command("solver")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object keyed by set name.")
 @click.option("--limit", type=Int64(min=1), default=None, help="Only the first N positions of each set.")
-@click.option("--sets", default=None, help="Comma-separated set names (default: all but Test_L1_R3).")
+@click.option("--sets", default=None, help="Comma-separated set names (default: all but Test_L1_R3; with --dir, any "
+                                           "file of that folder too).")
 @click.option("--weak", is_flag=True, help="Weak solve: compare the sign of the score only.")
 @click.option("--dir", "directory", type=click.Path(file_okay=False), default=None, callback=named_folder,
               help="Where the sets are (default: $C4LAB_BENCH_DIR, else ../shared/bench/classic).")
@@ -74,8 +75,11 @@ def bench_solver(as_json: bool, limit: int | None, sets: str | None, weak: bool,
     from c4lab.solver import bench as solver_bench
     from c4lab.ui.status import stderr_console
 
-    names = _set_names(sets, solver_bench.DEFAULT_SETS, solver_bench.SETS)
     folder = Path(directory) if directory else solver_bench.default_directory()
+    # in a folder of one's own (--dir), a set of any name: its files
+    own = tuple(sorted(p.name for p in folder.iterdir() if p.is_file())) if directory and folder.is_dir() else ()
+    names = _set_names(sets, solver_bench.DEFAULT_SETS, solver_bench.SETS + tuple(n for n in own
+                                                                                  if n not in solver_bench.SETS))
     try:
         loaded = {name: solver_bench.read_set(folder / name, limit) for name in names}
     except solver_bench.BenchSetError as exc:  # the folder hinted at only where the file is not there
