@@ -162,7 +162,7 @@ def test_bench_solver_reads_a_set_of_any_name_in_a_folder_of_ones_own(tmp_path: 
     (tmp_path / "Mine").write_text("2252576253462244111563365343671351441 -1\n")
     result = run("bench", "solver", "--dir", str(tmp_path), "--sets", "Mine")
     assert result.exit_code == 0, result.output
-    assert re.search(r"^Mine +1 +1 ", result.output, re.M), result.output
+    assert re.search(r"^Mine +1 +1 ", result.output, re.MULTILINE), result.output
     bad = run("bench", "solver", "--dir", str(tmp_path), "--sets", "Nope")
     assert bad.exit_code == 2 and "unknown set Nope" in bad.output and bad.output.rstrip().endswith("Mine")
 
