@@ -251,6 +251,17 @@ def test_moves_help_says_its_budget_replaces_the_specs() -> None:
             "whichever runs out first).") in text
 
 
+def test_a_budget_an_agent_cannot_use_is_noted_not_taken_silently() -> None:
+    """Review: ``move 7x6 --agent heuristic --time 0.5`` answered as if the
+    time counted; the move is the same, and standard error says so."""
+    result = run("move", "7x6", "--agent", "heuristic:seed=1", "--time", "0.5")
+    assert result.exit_code == 0 and result.stdout == "d\n"
+    assert result.stderr == "note: heuristic searches nothing a budget could bound: --time changes nothing\n"
+    both = run("move", "7x6", "--agent", "random:seed=1", "--time", "0.5", "--iterations", "3")
+    assert both.stderr.endswith("--time and --iterations change nothing\n")
+    assert run("move", "7x6", "--agent", "uct:seed=1", "--iterations", "100").stderr == ""
+
+
 def test_the_top_help_says_where_the_notation_is_told_and_how_to_get_a_commands_help() -> None:
     text = " ".join(run("--help").output.split())
     assert "(the manual's page \"The rules and the notation\", docs/rules.md, sums it up)" in text

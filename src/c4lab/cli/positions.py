@@ -157,6 +157,8 @@ def move(
         raise bad_option(str(exc), "--agent") from None
     except RuntimeError as exc:  # an engine program that cannot start
         raise BadInput(str(exc)) from None
+    if budget is not None:
+        _say_an_unused_budget(spec, seconds, iterations)
 
     from c4lab.agents.base import AgentError, AnswerError
     from c4lab.game import answer_move, crash_detail
@@ -204,6 +206,21 @@ def move(
                                    "(the input ended, or e or exit was typed)") from None
     except (EngineError, AgentFailed) as exc:
         raise click.ClickException(str(exc)) from None
+
+
+def _say_an_unused_budget(spec: str, seconds: float | None, iterations: int | None) -> None:
+    """A note on standard error where ``move``'s ``--time`` or
+    ``--iterations`` changes nothing: the agent (``heuristic``, ``random``,
+    a Q-table) takes no budget of either kind (it was taken silently)."""
+    from c4lab.agents import agent_infos  # lazy: start-up time
+
+    name = spec.partition(":")[0]
+    info = next((info for info in agent_infos() if info.name == name), None)
+    if info is None or {"time", "iterations"} & {param.name for param in info.params}:
+        return  # a search (or an engine program, told the budget by go): the budget holds
+    given = [option for option, value in (("--time", seconds), ("--iterations", iterations)) if value is not None]
+    verb = "changes" if len(given) == 1 else "change"
+    click.echo(f"note: {name} searches nothing a budget could bound: {' and '.join(given)} {verb} nothing", err=True)
 
 
 #: Seconds after which ``solve`` with no ``--timeout`` and no progress line
