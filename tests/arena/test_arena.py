@@ -1762,6 +1762,8 @@ def test_a_sweep_has_an_exact_p_value_where_the_normal_one_has_none():
     summary = summarise(config, _games_of("x", "y", [1] * 10))
     row = dict(zip(PAIRING_COLUMNS, pairing_rows(summary)[0], strict=True))
     assert (row["p (equal)"], row["p (sign)"]) == (NOT_AVAILABLE, "0.00195")  # 2 / 2**10
+    # the note on p (equal) and p (pairs) is for figures shown: both n/a here, it said "too sure" of none
+    assert "p (sign) there" not in render_text(summary)
 
 
 def test_a_long_match_says_nothing_of_small_samples():

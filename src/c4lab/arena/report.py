@@ -183,8 +183,8 @@ def _size_order(item: tuple[str, Any]) -> tuple[int, int, int]:
 
 #: What a score of 1 (or 0) says instead of an Elo figure.
 NO_ESTIMATE = (
-    "a perfect score (or none) has no finite Elo estimate: the bound is the end of the "
-    "exact (Clopper-Pearson) 95% interval of the score"
+    "a perfect score (or none) has no finite Elo estimate: the bound is the end of the score's "
+    "exact (Clopper-Pearson) 95% interval"
 )
 
 
@@ -268,7 +268,7 @@ SMALL_SAMPLE = 30
 SMALL_NOTE = (
     "p (equal) and p (pairs) use the normal approximation, too sure with fewer than {small} decisive games (9 wins "
     "and a draw give p (equal) < 1e-15): read p (sign) there, the exact two-sided sign test on the wins and losses, "
-    "the draws left out (0.0039 for those 10 games)"
+    "the draws left out (0.0039 for the 10 games of that example)"
 )
 #: "against" names the opponent; "pairing", "pair" and "game" are the game's numbers in the results file
 #: (``FORFEIT_WHERE``), "position" the game up to the forfeit, which ``c4lab show`` and ``analyse`` read.
@@ -405,8 +405,12 @@ def _has_gaps(summary: Summary) -> bool:
 
 def _has_small_sample(summary: Summary) -> bool:
     """Whether some pairing with games has fewer than ``SMALL_SAMPLE`` decisive
-    ones (and the pairings need ``SMALL_NOTE``)."""
-    return any(p.games.games and p.games.wins + p.games.losses < SMALL_SAMPLE for p in summary.pairings)
+    ones and shows a p (equal) or p (pairs) (and the pairings need
+    ``SMALL_NOTE``; where both say n/a, a sweep's, it said nothing of them)."""
+    equal, pairs = PAIRING_COLUMNS.index("p (equal)"), PAIRING_COLUMNS.index("p (pairs)")
+    return any(p.games.games and p.games.wins + p.games.losses < SMALL_SAMPLE
+               and (row[equal] != NOT_AVAILABLE or row[pairs] != NOT_AVAILABLE)
+               for p, row in zip(summary.pairings, pairing_rows(summary), strict=True))
 
 
 def _has_bounds(summary: Summary) -> bool:
