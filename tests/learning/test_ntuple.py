@@ -989,6 +989,19 @@ def test_a_curve_given_in_games_has_a_point_every_twentieth_of_the_games(tmp_pat
         assert all(r["accuracy"] and r["score vs random"] for r in rows)
 
 
+def test_the_curve_page_lists_the_opponents_weakest_first_and_the_games_axis_speaks_one_style(tmp_path: Path) -> None:
+    """Review: the page's columns came hard, normal, random (by name), and
+    the plot's axis said "800,000" beside "1 M"."""
+    from c4lab.learning.ntuple_curve import CurvePoint, _games_tick, write_curve
+
+    points = [CurvePoint(0, 0.0, 0.5, {"random": 0.5, "normal": 0.25}),
+              CurvePoint(2000, 3.5, 0.75, {"random": 1.0, "normal": 0.5, "hard": 0.25})]
+    write_curve(points, tmp_path / "c", "a curve")
+    page = (tmp_path / "c.html").read_text()
+    assert "<th>accuracy</th><th>random</th><th>normal</th><th>hard</th>" in page
+    assert [_games_tick(x) for x in (0, 500, 800_000, 1_000_000, 1_500_000)] == ["0", "500", "800 k", "1 M", "1.5 M"]
+
+
 def test_a_curve_reads_back_what_was_written_and_names_the_line_where_a_file_is_not_one(tmp_path: Path) -> None:
     from c4lab.learning.ntuple_curve import CurvePoint, read_curve, write_csv
 

@@ -220,7 +220,7 @@ def write_curve(points: list[CurvePoint], prefix: Path, title: str, columns: tup
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    opponents = sorted({o for p in points for o in p.scores})
+    opponents = sorted({o for p in points for o in p.scores}, key=_by_strength)  # random, normal, hard...
     csv_path = write_csv(points, prefix, columns)
     fig, ax = plt.subplots(figsize=(8, 4.5), dpi=100)
     xs = [p.games for p in points if p.accuracy is not None]
@@ -232,7 +232,7 @@ def write_curve(points: list[CurvePoint], prefix: Path, title: str, columns: tup
         ax.plot([x for x, _ in pts], [y for _, y in pts], marker="s", markersize=3 if len(pts) > 1 else 8,
                 linestyle="--", label=f"score vs {o}", fillstyle="full" if len(pts) > 1 else "none")
     ax.set_ylim(-0.02, 1.02)
-    ax.xaxis.set_major_formatter(lambda x, _: f"{x / 1e6:g} M" if abs(x) >= 1e6 else f"{x:,.0f}")
+    ax.xaxis.set_major_formatter(_games_tick)
     ax.set_xlabel("training games")
     ax.set_ylabel("share")
     ax.grid(alpha=0.3)
@@ -270,6 +270,23 @@ Scores: wins 1, draws 1/2, from short random openings, each side once.</p>
 """
     atomic.write_text(html_path, page)
     return [csv_path, png_path, html_path]
+
+
+#: The opponents of a curve in the order of their strength (the page's columns, the plot's legend).
+_STRENGTH = ("random", "normal", "hard", "impossible", "master")
+
+
+def _by_strength(name: str) -> tuple[int, str]:
+    """The sort key of an opponent: the levels weakest first, then any other by name."""
+    return (_STRENGTH.index(name), "") if name in _STRENGTH else (len(_STRENGTH), name)
+
+
+def _games_tick(x: float, _: object = None) -> str:
+    """A tick of the games axis, in one style: 800 k, 1 M, 1.5 M (it mixed
+    "800,000" with "1 M")."""
+    if abs(x) >= 1e6:
+        return f"{x / 1e6:g} M"
+    return f"{x / 1e3:g} k" if abs(x) >= 1e3 else f"{x:g}"
 
 
 __all__ = ["CurvePoint", "check_curve", "curve_paths", "read_curve", "write_csv", "write_curve"]
