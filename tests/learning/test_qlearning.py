@@ -355,7 +355,8 @@ def test_ctrl_c_saves_the_table_and_the_curve_then_exits(tmp_path: Path, inherit
     assert "Traceback" not in stderr and "interrupted: the table" in stderr
     episodes = QTable.load(out).info["episodes"]
     assert 0 < episodes < 1_000_000_000 and f"{episodes:,} episodes" in stdout
-    assert (tmp_path / "q-curve.csv").exists()
+    # stopped before its first evaluation (every 50 M episodes): no curve, and the summary says why
+    assert not (tmp_path / "q-curve.csv").exists() and "no learning curve: no evaluation games" in stdout
 
 
 def test_a_kill_saves_the_table_as_ctrl_c_does(tmp_path: Path) -> None:
@@ -369,7 +370,7 @@ def test_a_kill_saves_the_table_as_ctrl_c_does(tmp_path: Path) -> None:
         "training 5x5", "default", after=1.0, signum=signal.SIGTERM)
     assert status == 143, stderr
     assert "Traceback" not in stderr and "stopped by a signal: the table" in stderr
-    assert QTable.load(out).info["episodes"] > 0 and (tmp_path / "q-curve.csv").exists()
+    assert QTable.load(out).info["episodes"] > 0 and not (tmp_path / "q-curve.csv").exists()  # no evaluation yet
 
 
 def test_train_qlearning_explains_bad_boards_and_options(tmp_path: Path) -> None:
@@ -425,7 +426,7 @@ def test_a_new_run_never_overwrites_a_table(tmp_path: Path) -> None:
 
 
 def test_a_new_run_never_overwrites_a_curve(tmp_path: Path) -> None:
-    first = CliRunner().invoke(main, ["train", "qlearning", "--board", "4x4", "--episodes", "2000", "--eval-games", "0",
+    first = CliRunner().invoke(main, ["train", "qlearning", "--board", "4x4", "--episodes", "2000", "--eval-games", "2",
                                       "--out", str(tmp_path / "q.npz"), "--curve", str(tmp_path / "c")])
     assert first.exit_code == 0, first.output
     before = {p: p.read_bytes() for p in tmp_path.iterdir()}
@@ -433,6 +434,16 @@ def test_a_new_run_never_overwrites_a_curve(tmp_path: Path) -> None:
                                       "--out", str(tmp_path / "q2.npz"), "--curve", str(tmp_path / "c")])
     assert again.exit_code == 2 and f"{tmp_path / 'c'}.csv exists: choose another --curve" in again.output
     assert {p: p.read_bytes() for p in tmp_path.iterdir()} == before  # nothing written, nothing overwritten
+
+
+def test_no_evaluation_games_write_no_curve_and_the_summary_says_why(tmp_path: Path) -> None:
+    """Review: ``--eval-games 0`` wrote a CSV of its header alone and a
+    blank plot, and the summary named them as the learning curve."""
+    result = CliRunner().invoke(main, ["train", "qlearning", "--board", "4x4", "--episodes", "2000", "--eval-games", "0",
+                                       "--out", str(tmp_path / "q.npz")])
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["q.npz"]
+    assert "no learning curve: no evaluation games were played (--eval-games 0, " in result.output
 
 
 def test_a_tilde_in_out_is_the_home_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

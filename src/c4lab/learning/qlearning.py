@@ -541,7 +541,7 @@ def run_with_progress(
     console: Any = None,
     show_progress: bool = True,
     interrupted: threading.Event | None = None,
-) -> tuple[QTable, list[EvalPoint], tuple[Path, Path]]:
+) -> tuple[QTable, list[EvalPoint], tuple[Path, ...]]:
     """``train`` with a rich progress bar (episodes, speed, positions, epsilon,
     the last evaluation), then save the table and the learning curve.  Once
     ``interrupted`` is set (:func:`ctrl_c_stops`), training stops at the end
@@ -573,8 +573,10 @@ def run_with_progress(
     out.parent.mkdir(parents=True, exist_ok=True)
     table.path = str(out)
     table.save(out)
-    Path(curve_prefix).parent.mkdir(parents=True, exist_ok=True)
-    paths = write_curve(curve, curve_prefix, f"Q-learning on {config.board}, {table.info['episodes']:,} episodes")
+    paths: tuple[Path, ...] = ()
+    if curve:  # none with --eval-games 0: an empty plot and a CSV of its header alone said nothing
+        Path(curve_prefix).parent.mkdir(parents=True, exist_ok=True)
+        paths = write_curve(curve, curve_prefix, f"Q-learning on {config.board}, {table.info['episodes']:,} episodes")
     return table, curve, paths
 
 
@@ -620,6 +622,10 @@ def summary(table: QTable, curve: list[EvalPoint], paths: Sequence[Path]) -> str
                 f"{_counted(lo, 'loss', 'losses')} "
                 f"({last.win_rate(opponent):.1%} wins, score {last.score_rate(opponent):.1%})"
             )
-    lines.append("learning curve: " + ", ".join(str(p) for p in paths))
+    if paths:
+        lines.append("learning curve: " + ", ".join(str(p) for p in paths))
+    else:
+        lines.append("no learning curve: no evaluation games were played (--eval-games 0, or stopped before the first "
+                     "evaluation)")
     lines.append(f"play it: c4lab move {info.get('start', table.variant.notation)} --agent qlearning:table={table.path}")
     return "\n".join(lines)
