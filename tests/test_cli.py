@@ -352,6 +352,29 @@ def test_a_local_game_left_open_is_listed_as_abandoned(tmp_path: Path) -> None:
     assert "Ann vs -  abandoned  7x6:d" in text
 
 
+def test_a_room_that_ended_before_its_first_move_is_no_game_unless_all_are_asked_for(tmp_path: Path) -> None:
+    """Review: ``c4lab games`` listed every room whose host left before a
+    guest came ("online Ann vs -  abandoned  6x5/Xc2"), where the server's
+    /api/games leaves them out as no game; ``--all`` lists them."""
+    from c4lab.server.storage import GameRow, GameStore
+
+    path = tmp_path / "games.sqlite"
+    store = GameStore(path)
+    seats = {"A": human_seat("Ann"), "B": human_seat(None)}
+    store.save(GameRow("EMPTY", "online", "6x5/Xc2", 0, seats, status="over", reason="abandoned"))
+    store.save(GameRow("FROM", "online", "7x6:dd", 2, seats, status="over", reason="abandoned"))
+    store.close()
+    result = CliRunner().invoke(main, ["games", "--db", str(path)])
+    assert result.stdout == "" and "no games stored" in result.stderr and "--all lists those" in result.stderr
+    store = GameStore(path)
+    store.save(GameRow("PLAYED", "online", "6x5/Xc2:c", 0, seats, status="over", reason="abandoned"))
+    store.close()
+    listed = CliRunner().invoke(main, ["games", "--db", str(path), "--json"])
+    assert [json.loads(line)["code"] for line in listed.stdout.splitlines()] == ["PLAYED"]
+    every = CliRunner().invoke(main, ["games", "--db", str(path), "--json", "--all"])
+    assert sorted(json.loads(line)["code"] for line in every.stdout.splitlines()) == ["EMPTY", "FROM", "PLAYED"]
+
+
 @pytest.mark.parametrize("command", [["play", "--no-browser"], ["serve"]])
 def test_the_address_is_printed_once_the_server_accepts_connections(tmp_path: Path, command: list[str]) -> None:
     """A script (or a browser) that connects the instant the line appears

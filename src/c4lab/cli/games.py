@@ -502,9 +502,12 @@ def _fit_terminal(line: str) -> str:
 @db_option
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per game.")
 @click.option("--limit", type=Int64(min=1), default=50, show_default=True, help="The most games listed.")
-def games(db: str | None, as_json: bool, limit: int) -> None:
+@click.option("--all", "unplayed", is_flag=True,
+              help="Also the rooms that ended abandoned before a move was played in them (no game: left out).")
+def games(db: str | None, as_json: bool, limit: int, unplayed: bool) -> None:
     """List the games stored by `c4lab play` (in the browser) or `c4lab
-    serve`, newest first; the terminal game stores none. The file is only
+    serve`, newest first; the terminal game stores none, and a room that
+    ended abandoned before its first move is no game (--all lists it). The file is only
     read (a read-only one too). A damaged game is named in an error line
     and the others are listed (exit status 2)."""
     from pathlib import Path
@@ -517,7 +520,7 @@ def games(db: str | None, as_json: bool, limit: int) -> None:
         return
     damaged: list[str] = []
     try:
-        rows = read_games(db or DEFAULT_DB, limit + 1, damaged)  # a listing creates no file; one more: any left?
+        rows = read_games(db or DEFAULT_DB, limit + 1, damaged, unplayed)  # creates no file; one more: any left?
     except StorageError as exc:
         raise BadInput(str(exc)) from None
     for row in rows[:limit]:
@@ -526,7 +529,8 @@ def games(db: str | None, as_json: bool, limit: int) -> None:
         newest = "the newest game" if limit == 1 else f"the newest {limit} games"
         click.echo(f"({newest} shown: --limit N shows more)", err=True)
     elif not rows and not damaged:
-        click.echo(f"no games stored in {db or DEFAULT_DB} yet", err=True)
+        left_out = "" if unplayed else " (a room that ended before its first move is none: --all lists those)"
+        click.echo(f"no games stored in {db or DEFAULT_DB} yet{left_out}", err=True)
     if damaged:  # the others are listed; each damaged one is said, and the status says it too
         for line in damaged:
             click.echo(f"Error: {line}", err=True)

@@ -510,13 +510,17 @@ class GameStore:
         )
         return self._rows(rows, damaged)
 
-    def all(self, limit: int | None = None, damaged: list[str] | None = None) -> list[GameRow]:
-        """Every stored game, newest first (the ``c4lab games`` listing).
+    def all(self, limit: int | None = None, damaged: list[str] | None = None, unplayed: bool = True) -> list[GameRow]:
+        """Every stored game, newest first (the ``c4lab games`` listing);
+        without ``unplayed``, not the rooms that ended abandoned with no
+        move played in them (``finished_public``'s rule: no game).
         A damaged row is a StorageError, or with ``damaged`` given, left
         out and said there (one line each: the file, the game, what is wrong)."""
         if not self._tables:  # a listing of an SQLite file with no table yet
             return []
-        query = "SELECT * FROM games ORDER BY updated DESC"
+        played = ("" if unplayed else " WHERE NOT (status = 'over' AND reason = 'abandoned'"
+                                      " AND c4lab_plies(CAST(position AS BLOB)) IS start_ply)")
+        query = f"SELECT * FROM games{played} ORDER BY updated DESC"
         rows = self._run("read the games of", query + (" LIMIT ?" if limit else ""), (limit,) if limit else ())
         return self._rows(rows, damaged)
 
@@ -629,16 +633,17 @@ def _stamp(holder: int, more: str = "") -> None:
         pass
 
 
-def read_games(path: str | Path, limit: int | None = None, damaged: list[str] | None = None) -> list[GameRow]:
+def read_games(path: str | Path, limit: int | None = None, damaged: list[str] | None = None,
+               unplayed: bool = True) -> list[GameRow]:
     """The games stored in ``path``, newest first, creating nothing: a
     missing file is a :class:`StorageError`.  It reads beside a running
-    server (no lock file is taken).  ``damaged``: see ``GameStore.all``."""
+    server (no lock file is taken).  ``damaged``, ``unplayed``: see ``GameStore.all``."""
     if not Path(path).exists():
         raise StorageError(f"no game database at {path} (`c4lab play` in the browser and `c4lab serve` make one; "
                            "the terminal game does not)")
     store = GameStore(path, exclusive=False, readonly=True)
     try:
-        return store.all(limit, damaged)
+        return store.all(limit, damaged, unplayed)
     finally:
         store.close()
 
