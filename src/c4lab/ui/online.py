@@ -242,7 +242,7 @@ class OnlineClient:
                 await self._open_room()
                 return await self._play()
             self.address = RoomAddress.parse(self.url)
-            room = await self._first_contact()
+            room = await self._first_contact(self.address.base, self._fetch_room)
             if self.address.replay and self.token is None and not self.watch:
                 # a replay link (/games/CODE) is for watching: a free seat is taken with the room's link
                 self.watch = True
@@ -273,25 +273,23 @@ class OnlineClient:
         self.say(self._comeback(holding=True))
 
     async def _first_contact(
-        self, base: str | None = None, call: Callable[[], dict[str, Any]] | None = None, again: bool = True,
+        self, base: str, call: Callable[[], dict[str, Any]], again: bool = True,
     ) -> dict[str, Any]:
-        """The room, looked up (or ``call``'s answer, from the server at
-        ``base``): tried again after a pause (``_delay``) while nothing
+        """``call``'s answer from the server at ``base`` (the room looked
+        up, or a room opened): tried again after a pause (``_delay``) while nothing
         answers, for ``first_contact_for`` seconds; then a ``ConnectError``
         (status 2: the link leads nowhere) saying where nothing answered,
         why, and what to check.  It tried for two minutes, as for a server
         that went away: a newcomer who typed a wrong port waited that long
         for the error.  Without ``again`` (a request that changes
         something), only a refused connection is tried again."""
-        assert self.address is not None or base is not None
-        base = base or self.address.base  # type: ignore[union-attr]
         loop = asyncio.get_running_loop()
         started = loop.time()
         give_up = started + self.first_contact_for
         tries = 0
         while True:
             try:
-                return await asyncio.to_thread(call or self._fetch_room)
+                return await asyncio.to_thread(call)
             except link.Unreachable as exc:
                 reason = str(exc)
                 if not (again or exc.refused):
