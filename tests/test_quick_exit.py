@@ -50,6 +50,28 @@ def test_a_thread_that_is_not_a_daemon_is_waited_for() -> None:
     assert out.stdout == "the thread finished\n"
 
 
+def test_after_at_once_a_thread_still_running_is_not_waited_for() -> None:
+    """``c4lab serve`` and ``play`` call ``at_once`` once the server stopped
+    and the game database is closed: a first move or warm-up still inside
+    numba's compiler no longer holds the exit (Python's shutdown joined the
+    agent pool's threads)."""
+    out = python("""
+        import atexit, threading, time
+        from c4lab.quick_exit import at_once, ends_at_once, leave
+        atexit.register(lambda: print("atexit ran"))
+        def work():
+            time.sleep(600)
+            print("the thread finished")
+        threading.Thread(target=work).start()
+        print(ends_at_once(), end=" ")
+        at_once()
+        print(ends_at_once(), end=" ")
+        leave(130)
+    """)
+    assert out.returncode == 130
+    assert out.stdout == "False True atexit ran\n"
+
+
 def test_the_quick_commands_are_commands() -> None:
     from c4lab.cli import QUICK_EXIT, main
 

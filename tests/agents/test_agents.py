@@ -120,6 +120,13 @@ def test_a_bad_budget_is_refused_when_it_is_made(budget: dict, words: str) -> No
         Budget(**budget)
 
 
+def test_a_budget_is_given_by_name_never_by_place() -> None:
+    """Review: ``Budget(1000)``, meant as 1,000 iterations, was 1,000 seconds."""
+    with pytest.raises(TypeError):
+        Budget(1000)  # type: ignore[misc]
+    assert Budget(iterations=1000).time is None
+
+
 def test_a_budget_takes_numpy_numbers() -> None:
     assert Budget(time=np.float64(0.5), iterations=np.int64(100)) == Budget(time=0.5, iterations=100)
 

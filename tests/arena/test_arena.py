@@ -1127,9 +1127,16 @@ class MoveAlone(Agent):
         return position.legal_moves()[0]
 
 
+class Swapped(Agent):
+    def analyse(self, position: Position, budget: Budget | None = None):  # type: ignore[override]
+        return Analysis(), position.legal_moves()[0]
+
+
 @pytest.mark.parametrize(("culprit", "detail"), [
     (Exiter(), "raised SystemExit: 5"),
     (MoveAlone(), "MoveAlone.analyse must return (Move, Analysis), not Move.parse('a')"),
+    (Swapped(), ("Swapped.analyse must return (Move, Analysis), not an analysis Move.parse('a') "
+                "(the pair is the other way round: the move first)")),
 ])
 def test_an_agent_that_calls_sys_exit_or_answers_a_move_alone_loses_with_a_clear_reason(culprit, detail):
     """Issue review: ``sys.exit`` in an agent ended the whole arena without a
@@ -1139,6 +1146,23 @@ def test_an_agent_that_calls_sys_exit_or_answers_a_move_alone_loses_with_a_clear
                              policy="judge", limit=5, margin=1))
     assert game.forfeit is not None and (game.forfeit.side, game.forfeit.reason) == ("A", "crash")
     assert detail in game.forfeit.detail
+
+
+class Tokener(Agent):
+    def analyse(self, position: Position, budget: Budget | None = None):  # type: ignore[override]
+        return position.legal_moves()[-1].token, Analysis()
+
+
+def test_a_token_answered_by_analyse_is_played_and_choose_gives_it_as_a_move():
+    """Review: ``choose`` of an agent that answered ``("d", Analysis())``
+    returned the string, though it is typed ``-> Move`` (the arena and
+    ``c4lab move`` play the token, as documented)."""
+    agent = Tokener()
+    move = agent.choose(Position.parse("7x6:dd"))
+    assert isinstance(move, Move) and move == Move.parse("g")
+    game = Game.of(play_game(agent, make_agent("random:seed=3"), Position.parse("5x4"), a_spec="t", b_spec="r",
+                             policy="judge", limit=5, margin=1))
+    assert game.forfeit is None and game.position.startswith("5x4:e")
 
 
 class NoAnswer(Agent):

@@ -930,6 +930,58 @@ def test_closing_the_manager_waits_for_the_background_warm_up_under_way(
     assert rooms.WARM_UP_WAIT >= 5
 
 
+def test_a_server_that_ends_its_process_stops_without_waiting_for_the_warm_up_under_way(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``c4lab serve`` and ``play`` (``create_app(ends_process=True)``): the
+    process ends at once after the server (``quick_exit.at_once``), so a
+    Ctrl-C does not wait for a warm-up in numba's compiler (up to
+    ``WARM_UP_WAIT``, 10 s, on a first start).  A server in a longer-lived
+    process (the tests', an embedding program's) still waits for it."""
+    from fastapi.testclient import TestClient
+
+    from c4lab.server import warmup
+    from c4lab.server.app import create_app
+
+    release = threading.Event()
+    inside = threading.Event()
+    threads: list[threading.Thread] = []
+
+    def slow_warm_up(spec: str, start: Any) -> None:
+        inside.set()
+        release.wait(60)  # a compile under way when the server stops
+
+    background = RoomManager.prepare_in_background
+
+    def recorded(self: RoomManager, wanted: tuple[tuple[str, str], ...]) -> threading.Thread | None:
+        thread = background(self, wanted)
+        if thread is not None:
+            threads.append(thread)
+        return thread
+
+    monkeypatch.setattr(warmup, "warm_up", slow_warm_up)
+    monkeypatch.setattr(warmup, "claim", lambda kind: True)
+    monkeypatch.setattr(RoomManager, "prepare", lambda self, spec, start: None)
+    monkeypatch.setattr(RoomManager, "prepare_in_background", recorded)
+    monkeypatch.setattr(rooms, "WARM_UP_WAIT", 120.0)
+    store = GameStore(tmp_path / "g.sqlite")
+    try:
+        with TestClient(create_app(store, warm_up=True, ends_process=True)):
+            assert inside.wait(30)
+        assert threads[0].is_alive()  # the server stopped while the warm-up went on
+        release.set()
+        threads[0].join(30)
+        release.clear()
+        inside.clear()
+        with TestClient(create_app(store, warm_up=True)):
+            assert inside.wait(30)
+            threading.Timer(0.3, release.set).start()
+        assert not threads[1].is_alive()  # this one was waited for
+    finally:
+        release.set()
+        store.close()
+
+
 def test_an_agent_that_cannot_play_on_the_rooms_board_is_refused_when_the_room_is_made(
     store: FailingStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

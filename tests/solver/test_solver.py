@@ -237,6 +237,53 @@ def test_the_python_api_takes_a_string_and_gives_the_best_moves() -> None:
     assert record["score"] == 16 and record["best_moves"] == ["b", "e"] and record["nodes"] > 0
 
 
+def test_the_function_takes_the_solvers_arguments_with_the_best_moves_on_by_default() -> None:
+    """Review: ``solve("7x6", best_moves=False)`` was a ``TypeError``, and
+    ``max_nodes`` too, though the page shows both with ``Solver.solve``."""
+    assert solve("7x6:ddddddcc", best_moves=False).best_moves == ()
+    assert Solver().solve("7x6:ddddddcc").best_moves == ()  # a kept solver asks for them
+    given_up = solve("8x7", max_nodes=1000)
+    assert given_up.score is None and 0 < given_up.nodes <= 1000
+
+
+def test_ctrl_c_stops_a_long_solve_called_from_a_script_at_once() -> None:
+    """Review: ``solve("9x8")`` from a script or a notebook ignored Ctrl-C,
+    for the hours the search takes (the kernel runs without Python's signal
+    handlers); now the search stops and ``KeyboardInterrupt`` is raised.
+    The solver stays usable."""
+    import signal
+    import subprocess
+    import sys
+    import textwrap
+    import time
+
+    code = textwrap.dedent("""
+        import threading
+        from c4lab.solver import Solver
+        solver = Solver(table_size=1 << 16)
+        solver.prepare("9x8")
+        try:
+            print("solving", flush=True)
+            solver.solve("9x8")
+        except KeyboardInterrupt:
+            print("interrupted", flush=True)
+        print(solver.solve("5x4:cc").score, [t.name for t in threading.enumerate()])
+    """)
+    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None
+        assert child.stdout.readline() == "solving\n"
+        time.sleep(1.0)  # into the search (hours long: 9x8 is not solved here)
+        child.send_signal(signal.SIGINT)
+        child.wait(60)  # before: the search went on, and this ran out
+        out = child.stdout.read()
+    finally:
+        child.kill()
+        child.wait()
+    assert out == f"interrupted\n{Solver().solve('5x4:cc').score} ['MainThread']\n"
+    assert child.returncode == 0
+
+
 def test_a_solver_takes_a_position_or_its_notation_and_says_what_else_to_pass() -> None:
     """Review: ``Solver().solve("4x4")`` raised ``AttributeError`` where the
     module's ``solve`` took the string."""

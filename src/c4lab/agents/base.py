@@ -85,13 +85,15 @@ def seed_value(seed: object, agent: str) -> int:
     return integer(seed, f"{agent}: seed")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Budget:
     """How much an agent may think about one move.
 
     ``time`` is in seconds of wall-clock time, ``iterations`` counts the
     agent's own unit of work (playouts, nodes); ``None`` means "no limit from
-    this side".  An agent with neither uses its own default.
+    this side".  An agent with neither uses its own default.  Both are
+    keywords: ``Budget(1000)`` read as 1,000 seconds where 1,000 iterations
+    were meant (a ``TypeError`` now).
     """
 
     time: float | None = None
@@ -362,6 +364,11 @@ class Agent(ABC):
         with a cheaper way to its move than a full analysis may override it
         (``minimax`` skips the full-window root scores)."""
         move = self.analysed(position, budget)[0]  # an agent of one's own may answer anything: the caller judges it
+        if isinstance(move, str):  # a token, as the arena and ``c4lab move`` take it: the caller gets a Move
+            try:
+                return Move.parse(move)
+            except ValueError:
+                pass  # not a token: the caller's judgement names it
         return move  # type: ignore[return-value]
 
     def analysed(self, position: Position, budget: Budget | None = None) -> tuple[object, Analysis]:
@@ -375,9 +382,10 @@ class Agent(ABC):
         if not isinstance(answer, tuple) or len(answer) != 2:
             raise AnswerError(f"{type(self).__name__}.analyse must return (Move, Analysis), not {answer!r}")
         if not isinstance(answer[1], Analysis):
+            swapped = isinstance(answer[0], Analysis)
             raise AnswerError(
                 f"{type(self).__name__}.analyse must return (Move, Analysis), not an analysis {answer[1]!r} "
-                "(Analysis() is an empty one)"
+                + ("(the pair is the other way round: the move first)" if swapped else "(Analysis() is an empty one)")
             )
         return answer
 

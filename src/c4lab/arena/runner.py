@@ -108,7 +108,9 @@ def run_arena(
     """Play what ``out`` does not hold yet of ``config``'s experiment;
     ``on_note`` is told, before any game, of each agent that plays
     another's moves on some board of the run (``ArenaConfig.check_agents``),
-    and of an empty ``out`` started anew (``open_results``)."""
+    of a schedule whose pairs repeat a few starts (``schedule_notes``), and
+    of an empty ``out`` started anew (``open_results``).  Without it these
+    are not said: the command line prints each (``c4lab arena``)."""
     if sprt is not None and (refusal := sprt_refusal(config)):
         raise ValueError(refusal)
     notes = config.check_agents() + config.schedule_notes()

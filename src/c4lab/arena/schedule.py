@@ -94,7 +94,9 @@ class ArenaConfig:
     random bonus cell, a new one for each pair, to a board that has none
     (with one that names its own, ``"9x8/Xd3/Bb2"``: a ``SettingError``).
     ``plies`` random opening moves are played from each
-    start; ``openings`` (position strings) replace the board and those
+    start (2, as ``c4lab arena --opening-moves``: with 0 on one board every
+    pair starts from the same position, and deterministic agents play the
+    same two games again and again); ``openings`` (position strings) replace the board and those
     moves, used in turn.  ``limit`` is the enforced time per move: a move
     that takes more than ``limit + margin`` seconds loses the game.
     ``extra`` (free-form JSON, saved with the results) is kept as a
@@ -108,7 +110,7 @@ class ArenaConfig:
     gauntlet: bool = False
     board: str = CLASSIC
     bonus: bool = False
-    plies: int = 0
+    plies: int = 2
     openings: tuple[str, ...] = ()
     seed: int = 0
     limit: float = 30.0

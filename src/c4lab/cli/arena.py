@@ -52,7 +52,7 @@ def setting_refused(exc: SettingError) -> click.BadParameter:
 @click.option("--board", **default_from(*ARENA, "board"), callback=given("board"),
               help="classic (7x6), random (a new enhanced board per pair) or a position string (9x8, 9x8/Xd3).")
 @click.option("--bonus", is_flag=True, help="Add a random bonus cell to a board that has none (a new one per pair).")
-@click.option("--opening-moves", "plies", type=Int64(min=0), default=2, show_default=True,
+@click.option("--opening-moves", "plies", type=Int64(min=0), **default_from(*ARENA, "plies"),
               help="Random opening moves played from each start (the same for both games of a pair).")
 @click.option("--openings", "openings_file", type=click.Path(dir_okay=False), default=None, callback=named_file,
               help="A file of start positions (one position string per line), used in turn.")

@@ -12,7 +12,7 @@ from typing import Any, NoReturn
 import click
 
 from c4lab import __version__
-from c4lab.quick_exit import leave
+from c4lab.quick_exit import ends_at_once, leave
 
 # lazy imports: every command imports the parts it uses, so that ``c4lab
 # --help`` and the light commands never load numba or the rules engine.
@@ -94,6 +94,6 @@ def run() -> None:
     try:
         main()
     except SystemExit as exc:
-        if quick:
+        if quick or ends_at_once():
             leave(exc.code)
         raise

@@ -144,13 +144,13 @@ def move(
     from c4lab.rules import Position
 
     # the bad option named (Invalid value for '--time': ...), each budget checked alone
-    for option, alone in (("--time", (seconds, None)), ("--iterations", (None, iterations))):
-        if any(value is not None for value in alone):
+    for option, alone in (("--time", {"time": seconds}), ("--iterations", {"iterations": iterations})):
+        if any(value is not None for value in alone.values()):
             try:
-                Budget(*alone)
+                Budget(**alone)
             except ValueError as exc:
                 raise bad_option(str(exc), option) from None
-    budget = Budget(seconds, iterations) if (seconds is not None or iterations is not None) else None
+    budget = Budget(time=seconds, iterations=iterations) if (seconds is not None or iterations is not None) else None
     try:
         agent = make_agent(spec)
     except ValueError as exc:

@@ -565,7 +565,7 @@ class EngineAgent(Agent):
             if not seconds > 0:
                 raise SpecError(f"agent 'engine': {key} must be positive, not {seconds!r}")
         try:
-            self.budget = Budget(time, iterations) if time is not None or iterations is not None else None
+            self.budget = Budget(time=time, iterations=iterations) if time is not None or iterations is not None else None
         except ValueError as exc:
             raise SpecError(f"agent 'engine': {exc}") from None
         self.time = time  # read by the arena's check of budgets against its --limit

@@ -152,7 +152,7 @@ class _Engine:
         if self.position.is_over:
             self.error(f"go: the game is over in {self.position.notation}: there is no move to choose")
             return
-        budget = Budget(command.time, command.iterations) if command.time or command.iterations else None
+        budget = Budget(time=command.time, iterations=command.iterations) if command.time or command.iterations else None
         start = time.monotonic()
         try:
             answer, analysis = self.agent.analysed(self.position, budget)

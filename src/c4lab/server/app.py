@@ -207,6 +207,7 @@ def create_app(
     warm_up: bool = False,
     first_warm: tuple[str, str] = FIRST_WARM_UP,
     room_prefix: str = "",
+    ends_process: bool = False,
 ) -> FastAPI:
     """The application over ``store`` (the caller opens and closes it).
 
@@ -222,7 +223,11 @@ def create_app(
     (``c4lab serve`` and ``play``: a new room's agents are prepared when it
     is made anyway);
     ``room_prefix``: every new room's code starts with it and a dash (one
-    of several servers behind a proxy that routes by code)."""
+    of several servers behind a proxy that routes by code); ``ends_process``:
+    the server is the last work of its process, which ends at once when it
+    stops (``c4lab serve`` and ``play``: ``quick_exit.at_once``), so its
+    shutdown does not wait for a warm-up under way (up to
+    ``rooms.WARM_UP_WAIT``, 10 s, in numba's compiler on a first start)."""
     limits = limits or AgentLimits()
     threads = agent_workers or limits.threads
     # Each thread of the pool loads the rules' kernels before its first task (an agent's move or warm-up,
@@ -252,7 +257,7 @@ def create_app(
         if warm_up:
             manager.prepare_in_background(BACKGROUND_WARM_UPS)
         yield
-        await manager.close()
+        await manager.close(0.0 if ends_process else None)
         executor.shutdown(wait=False, cancel_futures=True)
 
     app = FastAPI(

@@ -950,13 +950,17 @@ class RoomManager:
         task.add_done_callback(self._tasks.discard)
         return task
 
-    async def close(self) -> None:
+    async def close(self, warm_up_wait: float | None = None) -> None:
         """Stop the background warm-ups and the rooms' tasks.  The warm-up
-        under way is waited for (at most ``WARM_UP_WAIT`` seconds): a thread
+        under way is waited for (at most ``warm_up_wait`` seconds, by
+        default ``WARM_UP_WAIT``): a thread
         still inside numba's compiler when the interpreter shuts down can
-        take the process down with it."""
+        take the process down with it.  A process that ends without that
+        shutdown (``c4lab serve`` and ``play``: ``quick_exit.at_once``)
+        need not wait: 0."""
         self._closing.set()
         for task in list(self._tasks):
             task.cancel()
-        if self._warming is not None and self._warming.is_alive():
-            await asyncio.get_running_loop().run_in_executor(None, self._warming.join, WARM_UP_WAIT)
+        wait = WARM_UP_WAIT if warm_up_wait is None else warm_up_wait
+        if wait > 0 and self._warming is not None and self._warming.is_alive():
+            await asyncio.get_running_loop().run_in_executor(None, self._warming.join, wait)

@@ -17,6 +17,7 @@ from typing import Any
 import uvicorn
 from uvicorn.config import LOGGING_CONFIG
 
+from c4lab.quick_exit import at_once
 from c4lab.server import logs, storage
 from c4lab.server.app import FIRST_WARM_UP, create_app
 from c4lab.server.guard import UNLIMITED, GuardOptions
@@ -177,7 +178,7 @@ def make_server(
     serves until stopped (``settle_collector``), not a test's thread; its
     log has the time on every line, at ``log_level`` (``logs.config``,
     with uvicorn's line a request if ``access_log``)."""
-    app = create_app(store, **options)
+    app = create_app(store, ends_process=long_running, **options)
     # A server of its own sets every logger's level in its configuration (uvicorn's
     # log_level would also set the access log's, which is on or off by itself).
     log_config, level = (logs.config(log_level, access_log), None) if long_running else (LOGGING_CONFIG, log_level)
@@ -266,6 +267,7 @@ def run_in_foreground(
         server.run()
     finally:
         store.close()
+        at_once()  # all is kept: a warm-up or a first move still compiling is not waited for
     if getattr(server, "terminated", False):  # its default disposition ends the process: status 143
         signal.raise_signal(signal.SIGTERM)
 

@@ -243,14 +243,15 @@ class Solver:
         leaves (the classic board, the database on, installed and readable)."""
         return self._database(Bitboards.of(position)) is not None
 
-    def prepare(self, position: Position, moves: bool = False) -> None:
+    def prepare(self, position: Position | str, moves: bool = False) -> None:
         """Compile (or load from numba's cache) what a solve of ``position``
         runs, and with ``moves`` what scoring its moves runs (the rules'
         kernels that list and play them): what ``solve`` and ``analyse`` do
         before their timeout starts, for a caller that wants it done before
         a first solve (``answer`` with ``analyse``: a first start then
         compiles the search in a child process while this one compiles the
-        rules' kernels)."""
+        rules' kernels).  A string is read as a position, as ``solve`` reads it."""
+        position = _as_position(position)
         if not position.is_over:
             self._prepare(Bitboards.of(position), position if moves else None)
 
@@ -334,7 +335,7 @@ class Solver:
         if self._cancelled:  # a cancel() since the test above, which did not see X: stop it here
             _stop(X)
         try:
-            value = call(X, tt)
+            value = _interruptible(call, X, tt)
         finally:
             self._running = None
             self._cpu += time.process_time() - cpu
@@ -369,7 +370,8 @@ class Solver:
         or ``max_nodes`` (the whole call) give up with ``score = None``; a
         node limit is reproducible, a timeout is not, and the solution's
         ``nodes`` is never more than ``max_nodes``.  A string is read as
-        a position (``Position.parse``)."""
+        a position (``Position.parse``).  Ctrl-C stops the search at once
+        (``KeyboardInterrupt``, on the main thread)."""
         position = _as_position(position)
         if timeout is not None:
             _check_seconds(timeout, "solve: timeout")
@@ -551,6 +553,40 @@ def _stop(X: np.ndarray) -> None:
     X[negamax.X_LIMIT] = 0
 
 
+def _interruptible(call: Callable[[np.ndarray, np.ndarray], int], X: np.ndarray, tt: np.ndarray) -> int:
+    """``call(X, tt)``, a search on context ``X``.  On the main thread it
+    runs on a thread of its own while this one waits, so that Ctrl-C (a
+    notebook's interrupt too) stops it at once: ``KeyboardInterrupt`` stops
+    the search (``_stop``) and is raised here.  Python runs a signal's
+    handler only between the main thread's bytecodes, and the search, a
+    compiled kernel that holds no GIL, can run for hours in one call: a
+    ``solve("9x8")`` from a script ignored Ctrl-C.  Elsewhere (the
+    commands' own worker thread, a server's pool) it runs in place."""
+    if threading.current_thread() is not threading.main_thread():
+        return call(X, tt)
+    answer: list[int] = []
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            answer.append(call(X, tt))
+        except BaseException as exc:  # noqa: BLE001 - raised again in the waiting thread
+            failure.append(exc)
+
+    worker = threading.Thread(target=run, name="c4lab-solve", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.1)  # a wait that Ctrl-C interrupts
+    except BaseException:
+        _stop(X)
+        worker.join()
+        raise
+    if failure:
+        raise failure[0]
+    return answer[0]
+
+
 def answer(
     solver: Solver, position: Position, *, weak: bool = False, analyse: bool = False,
     timeout: float | None = None, best_moves: bool = False,
@@ -583,9 +619,20 @@ def answer(
     return record, plain
 
 
-def solve(position: Position | str, *, weak: bool = False, timeout: float | None = None) -> Solution:
-    """The exact score of ``position`` with its best moves (see ``Solver.solve``)."""
-    return Solver().solve(position, weak=weak, timeout=timeout, best_moves=True)
+def solve(
+    position: Position | str,
+    *,
+    weak: bool = False,
+    timeout: float | None = None,
+    best_moves: bool = True,
+    max_nodes: int | None = None,
+) -> Solution:
+    """The exact score of ``position`` with its best moves: ``Solver.solve``
+    on a new solver, the same arguments, but ``best_moves`` on by default
+    (one position asked about; a ``Solver`` kept for many positions leaves
+    them out unless asked, as they cost a search per move).  Ctrl-C stops
+    it; without ``timeout`` or ``max_nodes`` a large board can take hours."""
+    return Solver().solve(position, weak=weak, timeout=timeout, best_moves=best_moves, max_nodes=max_nodes)
 
 
 def _as_position(position: Position | str) -> Position:
