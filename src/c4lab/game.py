@@ -167,8 +167,8 @@ def play_game(
     ``a_spec`` and ``b_spec`` name the sides in the record (the agents'
     own specs by default; an agent built directly, with no spec, is named
     by its class, ``RandomAgent``, and ``RandomAgent (A)``/``(B)`` when
-    both sides would have the same name: ``""`` made a decisive game's
-    ``winner`` read as false, as a draw's ``None``).  ``TypeError`` for an agent that is not an
+    both sides would have the same name; never ``""``, so that a decisive
+    game's ``winner`` is never read as false, like a draw's ``None``).  ``TypeError`` for an agent that is not an
     ``Agent`` (a spec is built by ``make_agent``) or a start that is not a
     ``Position``, or a budget that is not a ``Budget``; ``ValueError`` for
     a finished start (its record would count a result nobody played, as

@@ -57,6 +57,18 @@ def test_make_agent_checks_names_keys_and_values() -> None:
         make_agent("random:seed=three")
 
 
+def test_a_name_in_capitals_or_a_spec_with_spaces_is_told_how_to_write_it() -> None:
+    """Review: "unknown agent 'UCT'" listed the agents, with no word that
+    the name is lower case; a space after the colon named a parameter
+    ' iterations'."""
+    with pytest.raises(SpecError, match=r"^unknown agent 'UCT' \(did you mean 'uct'\? names are lower case"):
+        make_agent("UCT")
+    with pytest.raises(SpecError, match=r"no parameter ' iterations' \(a spec has no spaces: uct:iterations=100"):
+        make_agent("uct: iterations=100")
+    with pytest.raises(SpecError, match=r"^unknown agent 'uct2' \(known agents"):
+        make_agent("uct2")  # no name to suggest
+
+
 @pytest.mark.parametrize(("spec", "said"), [
     ("random:seed=1_0", "seed='1_0' is not a valid int"),
     ("random:seed= 1", "seed=' 1' is not a valid int"),

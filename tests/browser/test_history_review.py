@@ -213,7 +213,7 @@ def test_the_review_marks_the_blunder_and_shows_every_columns_score(server, new_
     expect(rows).to_have_count(8, timeout=60_000)
     # every move has its row, but the accuracy counts only the move played here (d4): the
     # first seven were the room's pasted start, shown apart and counted for nobody
-    expect(page.locator("#review-summary")).to_contain_text("B (black): accuracy 100%, 0 blunders, 0 inaccuracies, 1 best of 1")
+    expect(page.locator("#review-summary")).to_contain_text("B (black): accuracy 100% (1 of 1 move kept the result), 0 blunders, 0 inaccuracies, 1 best")
     expect(page.locator("#review-summary")).not_to_contain_text("A (white)")
     expect(page.locator("#review-list .review-row.given")).to_have_count(7)
     # and so does the line that says the review is ready (it said "1 blunder": the start's)
@@ -250,7 +250,8 @@ def test_the_review_marks_the_blunder_and_shows_every_columns_score(server, new_
     expect(page.locator("#board .col-note")).to_have_count(7)
     wait_notes_in_view(page)  # on a phone too: not under the top bar
     # ... and so is the bar above the board that says which position it is (on a phone it lay under the top bar)
-    expect(page.locator("#history-text")).to_contain_text("the start position")
+    # with a review it gives the verdict on the move played from there (on a phone the panel's lies below)
+    expect(page.locator("#history-text")).to_have_text(f"Move 1: A (white) played a ({MINUS}2), blunder; best d.")
     wait_in_view(page, "#history-bar")
     start = {"a": -2, "b": -1, "c": 0, "d": 1, "e": 0, "f": -1, "g": -2}  # c4lab solve --analyze 7x6
     assert notes(page) == {letter: score_text(v) for letter, v in start.items()}
@@ -536,8 +537,8 @@ def test_the_summary_counts_the_inaccuracies_its_accuracy_keeps(server, new_page
     page.locator("#review").click()
     summary = page.locator("#review-summary")
     expect(summary).to_have_text(
-        "A (white): accuracy 100%, 0 blunders, 2 inaccuracies, 1 best of 3\n"
-        "B (black): accuracy 100%, 0 blunders, 0 inaccuracies, 3 best of 3", timeout=60_000,
+        "A (white): accuracy 100% (3 of 3 moves kept the result), 0 blunders, 2 inaccuracies, 1 best\n"
+        "B (black): accuracy 100% (3 of 3 moves kept the result), 0 blunders, 0 inaccuracies, 3 best", timeout=60_000,
     )
     expect(page.locator('#review-list .review-row[data-verdict="inaccuracy"]')).to_have_count(2)
     expect(summary).to_have_attribute("title", re.compile(r"an inaccuracy \(\?!\) kept it, but wins later or loses sooner"))
@@ -636,7 +637,7 @@ def test_the_summary_counts_only_the_moves_solved_in_time(server, new_page, monk
     play_and_review(page, server, BONUS_GAME)
     summary = page.locator("#review-summary")
     expect(summary).to_have_text(
-        "A (white): 1 of 5 moves solved in time: accuracy 100%, 0 blunders, 0 inaccuracies, 1 best\n"
+        "A (white): 1 of 5 moves solved in time: accuracy 100% (1 of them kept the result), 0 blunders, 0 inaccuracies, 1 best\n"
         "B (black): none of its 4 moves solved in time"
     )
     # and so does the line that says the review is ready (it said "0 blunders" of all nine)
@@ -678,3 +679,30 @@ def test_the_replay_offers_a_new_game_only_from_a_position_with_a_move_to_play(s
     page.locator("#start").click()
     page.wait_for_url("**/r/**")
     wait_position(page, BLUNDER_GAME[:-1])
+
+
+def test_a_review_row_tapped_on_a_phone_says_its_verdict_above_the_board(server, new_page):
+    """A newcomer's review: on a phone, a row tapped brings the board into
+    view, and its line in the panel lay below the screen (y 1022 of 844),
+    while the bar above the board said which move was shown, not what the
+    review found. The bar now says the verdict on the move played from the
+    position shown, whole, in view."""
+    page = new_page(390, 844, is_mobile=True, has_touch=True)
+    open_room(page, server, create_room(server, board="7x6:ad", players={"A": "human", "B": "human"}))
+    played = "7x6:ad"
+    for token in "cdcdcd":  # White's three c keep the loss, two of them sooner: inaccuracies
+        page.locator(f'#board [data-cell="{token}1"]').tap()
+        played += token
+        wait_position(page, played)
+    wait_over(page)
+    page.locator("#review").tap()
+    row = page.locator('#review-list .review-row[data-verdict="inaccuracy"]').first
+    expect(row).to_be_visible(timeout=60_000)
+    row.tap()
+    bar = page.locator("#history-text")
+    expect(bar).to_have_text(re.compile(r"^Move \d: A \(white\) played c \(\S+\), inaccuracy; best [a-g, ]+\.$"))
+    expect(bar).to_be_in_viewport(ratio=1)
+    cut = "e => e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1"
+    assert not bar.evaluate(cut), bar.inner_text()
+    page.locator("#back-to-live").tap()
+    expect(page.locator("#history-bar")).to_be_hidden()

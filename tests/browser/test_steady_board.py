@@ -273,3 +273,23 @@ def test_the_watchers_badge_stays_beside_a_long_status_and_the_ban_panel_covers_
     badge, status = ann.locator("#watchers").bounding_box(), ann.locator("#status").bounding_box()
     assert badge["x"] >= status["x"] + status["width"], "the badge is beside the status"
     assert ann.locator("#ban-panel").bounding_box()["y"] <= row.bounding_box()["y"] + 0.5, "the status shows above the panel"
+
+
+def test_after_the_game_the_keys_line_offers_only_the_keys_that_still_do_something(server, new_page):
+    """A player's review: once the game was over, the line under the board
+    still said "a...g or 1...7 drop a piece"."""
+    page = open_page(new_page, "desktop")
+    open_room(page, server, create_room(server, board="4x4", players={"A": "human", "B": "human"}))
+    expect(page.locator("#keys-help .keys-play")).to_be_visible()
+    expect(page.locator("#keys-help .keys-watch")).to_be_hidden()
+    played = "4x4:"
+    for column in "ababab":
+        press_cell(page, "desktop", f"{column}1")
+        played += column
+        wait_position(page, played)
+    expect(page.locator("#keys-help .keys-play")).to_be_visible()  # still playing: A's fourth in a wins
+    press_cell(page, "desktop", "a1")
+    wait_over(page)
+    expect(page.locator("#keys-help .keys-play")).to_be_hidden()
+    expect(page.locator("#keys-help .keys-watch")).to_be_visible()
+    expect(page.locator("#keys-help")).to_contain_text("step through the moves")

@@ -232,3 +232,40 @@ def test_a_double_win_draws_both_lines(server, new_page, size):
     page.goto(server.url + f"/games/{ticket['code']}")
     expect(page.locator("#replay-board")).to_have_attribute("data-ply", "15")
     expect(page.locator("#replay-board .win-line")).to_have_count(2)
+
+
+def _contrast(a: tuple[int, ...], b: tuple[int, ...]) -> float:
+    def luminance(rgb: tuple[int, ...]) -> float:
+        linear = [v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4 for v in (c / 255 for c in rgb)]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_in_dark_mode_the_skip_link_and_the_accents_words_read_at_4_5_to_1(server, new_page):
+    """A player's review: in dark mode the skip link was light blue on blue
+    (1.9:1: the dark scheme's link colour over its own), and white on the
+    accent (the "you" badge, the start button, the current move) 4.3:1."""
+    page = new_page(1280, 800)
+    page.emulate_media(color_scheme="dark")
+    open_room(page, server, create_room(server, board="7x6", players={"A": "human", "B": "human"}))
+    assert look(page)[2] == "dark"
+    page.locator(".skip-link").focus()
+    expect(page.locator(".skip-link")).to_be_in_viewport()
+    for selector in (".skip-link", '#seat-A .seat-badge[data-kind="you"]'):
+        words, ground = rgb(page, selector, "color"), rgb(page, selector, "backgroundColor")
+        assert _contrast(words, ground) >= 4.5, (selector, words, ground)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_large_boards_two_digit_row_numbers_keep_clear_of_the_frame(server, new_page, size):
+    """A player's review: on 12x12 the numbers 10 to 12, centred in their
+    room, touched the frame's left edge."""
+    page = new_page(*SIZES[size])
+    open_room(page, server, create_room(server, board="12x12", players={"A": "human", "B": "human"}))
+    frame = page.locator("#board .frame").bounding_box()
+    scale = frame["width"] / page.locator("#board .frame").evaluate("n => n.width.baseVal.value")
+    for label in page.locator("#board .row-label").all():
+        box = label.bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= frame["x"] - 3 * scale, (label.text_content(), box, frame)

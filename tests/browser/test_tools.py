@@ -163,6 +163,10 @@ def test_thinking_is_shown_and_the_page_stays_responsive(server, new_page, monke
         expect(page.locator("#status")).to_have_attribute("data-kind", "thinking")
         expect(page.locator("#status")).to_contain_text("B (black), uct:time=5, is thinking")
         expect(page.locator("#seat-B .seat-badge")).to_have_text("thinking…")
+        # it pulses in its background, never in its words' opacity (it blinked to a fifth: pale on pale)
+        frames = page.locator("#seat-B .seat-badge").evaluate(
+            "n => n.getAnimations().flatMap((a) => a.effect.getKeyframes().map((k) => Object.keys(k)))")
+        assert frames and not any("opacity" in keys for keys in frames), frames
         expect(board(page)).to_have_attribute("data-thinking", "B")
         # the page answers meanwhile: not after the agent's move, which cannot come yet
         click_cell(page, "a1")

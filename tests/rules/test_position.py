@@ -325,3 +325,5 @@ def test_undo_refuses_more_moves_than_were_played() -> None:
         Position().undo()
     with pytest.raises(ValueError, match="must be an integer"):
         Position.parse("7x6:dd").undo(1.0)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"^the number of moves to take back must be 0 or more, not -1$"):
+        Position.parse("7x6:ddc").undo(-1)  # it said "cannot take back -1 moves of 7x6:ddc: it has 3"

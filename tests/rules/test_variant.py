@@ -79,6 +79,13 @@ def test_cells_are_named_column_then_row_and_sort_that_way() -> None:
             Cell.parse(bad)
 
 
+def test_a_cell_out_of_range_says_that_cells_count_from_zero() -> None:
+    """Review: "no cell at column 0, row 12" read like the notation's row 12."""
+    with pytest.raises(VariantError, match=re.escape("no cell at column 0, row 12: Cell(col, row) counts from 0, "
+                                                      "each below 12 (a1 is Cell(0, 0)")):
+        Cell(0, 12)
+
+
 def test_forbidden_cells_are_kept_in_canonical_order() -> None:
     assert Variant(12, 12, ["b1", "a10", "a2"]).notation == "12x12/Xa2/Xa10/Xb1"
 

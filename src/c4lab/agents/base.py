@@ -332,10 +332,11 @@ class StopRequest:
 class Agent(ABC):
     """A player.  Subclasses implement ``analyse``; the rest has defaults.
 
-    ``tests/agents/test_conformance.py`` holds the contract every registered
-    agent family passes: legal moves on every kind of board, the time budget
-    kept, the same move from the same seed, an ``Analysis`` of the
-    documented shape, and a life in the arena's worker processes."""
+    Every registered agent family passes the project's conformance tests
+    (``tests/agents/test_conformance.py`` in the source tree): legal moves
+    on every kind of board, the time budget kept, the same move from the
+    same seed, an ``Analysis`` of the documented shape, and a life in the
+    arena's worker processes."""
 
     #: The spec that built this agent (set by ``make_agent``).
     spec: str = ""
@@ -507,10 +508,8 @@ class Param:
     def __post_init__(self) -> None:
         """``TypeError`` at the ``Param(...)`` line for a type a spec cannot
         give: a spec's values are text, read with ``int``, ``float``, the
-        words of a ``bool`` or as they are (``str``).  ``int | None`` (a type
-        hint's way to say "may be left out") otherwise broke ``c4lab
-        agents`` for every agent, and ``list`` read ``weights=12`` as
-        ``['1', '2']``."""
+        words of a ``bool`` or as they are (``str``); so not ``int | None``
+        (a default of ``None`` says "may be left out") nor ``list``."""
         if self.type not in SPEC_TYPES:
             shown = getattr(self.type, "__name__", None) or repr(self.type)
             raise TypeError(
@@ -794,7 +793,9 @@ def make_agent(spec: str, **context: Any) -> Agent:
         known = ", ".join(sorted(_REGISTRY))
         broken = "".join(f"; {line}" for line in broken_plugins.values())
         where = f": {REGISTERED_ON_IMPORT[name]}" if name in REGISTERED_ON_IMPORT else ""
-        raise SpecError(f"unknown agent {name!r}{where} (known agents: {known}){broken}")
+        meant = next((n for n in sorted(_REGISTRY) if n.lower() == name.strip().lower()), None)
+        hint = f" (did you mean {meant!r}? names are lower case, with no spaces)" if meant and meant != name else ""
+        raise SpecError(f"unknown agent {name!r}{hint}{where} (known agents: {known}){broken}")
     if info.unavailable:
         raise SpecError(f"agent {name!r} {info.unavailable}")
     known_params = {p.name: p for p in info.params}
@@ -809,7 +810,8 @@ def make_agent(spec: str, **context: Any) -> Agent:
         param = known_params.get(key)
         if param is None:
             allowed = ", ".join(known_params) or "none"
-            raise SpecError(f"agent {name!r} has no parameter {key!r} (parameters: {allowed})")
+            spaced = " (a spec has no spaces: uct:iterations=100,seed=1)" if key != key.strip() else ""
+            raise SpecError(f"agent {name!r} has no parameter {key!r}{spaced} (parameters: {allowed})")
         values[key] = param.convert(name, value)
     accepted = inspect.signature(info.factory).parameters
     extra = {k: v for k, v in context.items() if k in accepted}

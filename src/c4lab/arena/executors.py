@@ -109,7 +109,7 @@ class LocalExecutor:
     """A pool of ``jobs`` local processes (``jobs=1``: this process, which
     keeps tracebacks and debuggers simple; ``None``: one a core).  Any
     other ``jobs`` than an integer of 1 or more is a ``ValueError`` naming
-    it (``0`` took every core, ``"2"`` failed on a comparison)."""
+    it."""
 
     def __init__(self, jobs: int | None = None) -> None:
         self.jobs = checked_jobs(jobs, "LocalExecutor") or default_jobs()
@@ -303,8 +303,7 @@ def start_ray(address: str | None, cpus: int) -> tuple[Any, bool]:
 def checked_jobs(jobs: object, executor: str) -> int | None:
     """An executor's ``jobs`` as an ``int`` of 1 or more (NumPy's integers
     too), or ``None`` (one a core); anything else is a ``ValueError`` naming
-    ``executor``'s ``jobs`` (``0`` took every core without a word, ``"2"``
-    failed on a comparison)."""
+    ``executor``'s ``jobs``."""
     if jobs is None:
         return None
     try:

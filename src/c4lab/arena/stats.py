@@ -309,7 +309,9 @@ class Trinomial(Record):
     def elo_interval(self, level: float = 0.95) -> tuple[float, float]:
         """The ``level`` confidence interval of the Elo difference: the normal
         interval ``s ± z·sd/sqrt(n)`` of the score, both ends mapped to Elo
-        (so it is not symmetric around ``elo``)."""
+        (so it is not symmetric around ``elo``).  A sweep has no spread:
+        ``(inf, inf)`` (or ``(-inf, -inf)``, all lost); no games ``(nan,
+        nan)``.  The report prints both as n/a."""
         return _elo_interval(*_moments(GAME_SCORES, self.counts), level)
 
     @property
@@ -424,7 +426,9 @@ class Pentanomial:
 
     def elo_interval(self, level: float = 0.95) -> tuple[float, float]:
         """The ``level`` confidence interval of the Elo difference from the
-        pentanomial variance: ``s ± z·sd_pair/sqrt(pairs)``, mapped to Elo."""
+        pentanomial variance: ``s ± z·sd_pair/sqrt(pairs)``, mapped to Elo;
+        ``(±inf, ±inf)`` for pairs all won (lost), ``(nan, nan)`` with none,
+        as ``Trinomial.elo_interval``."""
         return _elo_interval(*_moments(PAIR_SCORES, self.counts), level)
 
     @property

@@ -243,7 +243,9 @@ class Position:
         back (a bonus move with its ban is one token).  A new position, as
         ``play``'s are; ``ValueError`` for more moves than were played."""
         plies = integer(plies, "the number of moves to take back")
-        if not 0 <= plies <= len(self._moves):
+        if plies < 0:
+            raise ValueError(f"the number of moves to take back must be 0 or more, not {plies}")
+        if plies > len(self._moves):
             raise ValueError(f"cannot take back {plies} move{'s' if plies != 1 else ''} of "
                              f"{self.notation}: it has {len(self._moves)}")
         if plies == 0:

@@ -64,7 +64,8 @@ class Cell:
         object.__setattr__(self, "col", integer(self.col, "a cell's column", VariantError))
         object.__setattr__(self, "row", integer(self.row, "a cell's row", VariantError))
         if not (0 <= self.col < MAX_SIDE and 0 <= self.row < MAX_SIDE):
-            raise VariantError(f"no cell at column {self.col}, row {self.row}")
+            raise VariantError(f"no cell at column {self.col}, row {self.row}: Cell(col, row) counts from 0, "
+                               f"each below {MAX_SIDE} (a1 is Cell(0, 0); Cell.parse('a1') reads a name)")
 
     @property
     def name(self) -> str:
@@ -152,10 +153,8 @@ class Variant:
         bonus: Cell | str | None = None,
     ) -> None:
         """The board, checked against RULES.md (``VariantError`` naming what
-        is wrong).  Written out rather than generated from the fields, so
-        that its type hints take what it takes: cells or their names, in any
-        iterable (a type checker refused ``forbidden=["d3"], bonus="b1"``,
-        the form the docs show, as not ``tuple[Cell, ...]``)."""
+        is wrong).  It takes cells or their names, in any iterable:
+        ``Variant(9, 8, forbidden=["d3"], bonus="b1")``."""
         object.__setattr__(self, "width", width)
         object.__setattr__(self, "height", height)
         object.__setattr__(self, "forbidden", forbidden)

@@ -208,8 +208,7 @@ class Solver:
     _running: np.ndarray | None = field(default=None, init=False, repr=False)  # the context of the search under way
 
     def __post_init__(self) -> None:
-        """``ValueError`` naming a bad setting now, not at the first solve
-        (``table_size='x'`` was a ``TypeError`` from inside the table)."""
+        """``ValueError`` naming a bad setting now, not at the first solve."""
         size = integer(self.table_size, "Solver: table_size")
         if size <= 0 or size & (size - 1):
             raise ValueError(f"Solver: table_size must be a power of two, not {size}")

@@ -163,8 +163,8 @@ export class Board {
     }
     for (let row = 1; row <= height; row++) {
       const c = centre(this.geometry, 0, row);
-      const t = el("text", { x: left / 2, y: c.y + (large(this.geometry) ? 8 : 5), class: "row-label" }, labels);
-      t.textContent = String(row);
+      const x = large(this.geometry) ? left - 7 : left / 2; // a large board's end 7 before the frame (10-12 ran into it)
+      el("text", { x, y: c.y + (large(this.geometry) ? 8 : 5), class: "row-label" }, labels).textContent = String(row);
     }
     // fixed overlays
     const fixed = el("g", { class: "fixed-overlays" }, svg);

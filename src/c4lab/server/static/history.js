@@ -5,7 +5,8 @@
 // while R.view is set) and the bar above the board says how far the live
 // game is; "Back to the game", a click on the board or End come back.
 //
-// May import: state.js, describe.js, notation.js, util.js. The room page
+// May import: state.js, describe.js, notation.js, review.js (its word on the
+// move played from the position shown), util.js. The room page
 // gives its redraw function (bindHistory) so that nothing imports a view.
 //
 // Everything that comes from the server or from a person is inserted with
@@ -14,6 +15,7 @@
 import { R, showPly } from "./state.js";
 import { SIDE, geometryOf, moveWords } from "./describe.js";
 import { moveTokens, replay } from "./notation.js";
+import { reviewBrief } from "./review.js";
 import { $, setLive } from "./util.js";
 
 let redraw = () => {};
@@ -100,7 +102,11 @@ export function renderHistory() {
     what = `${SIDE[k % 2 === 1 ? "A" : "B"]} played ${moveWords(geometryOf(room), boards, tokens, k - 1)}`;
   }
   const moved = n > R.viewSince;
-  const text = `Viewing move ${k} of ${n}: ${what}.` + (moved ? " The game went on meanwhile." : "");
+  const review = R.review && R.review.position === room.position ? R.review : null;
+  // with a review, the verdict on the move played from here (a review row tapped on a phone: its line in the
+  // panel lies below the screen), else what was played to get here
+  const text = (reviewBrief(review, k) || `Viewing move ${k} of ${n}: ${what}.`)
+    + (moved ? " The game went on meanwhile." : "");
   setLive($("history-text"), text);
   $("history-text").title = text;
   $("history-bar").dataset.moved = moved ? "1" : "";

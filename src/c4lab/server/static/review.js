@@ -164,6 +164,15 @@ function columnAside(entry) {
 
 const VERDICT_WORDS = { best: "best", inaccuracy: "inaccuracy", blunder: "blunder", unknown: "not solved" };
 
+/** The review's word on the move played after `ply` moves, for the bar above a phone's board (its two
+ * lines): the panel's line lies below the screen once the board is in view. "" if none. */
+export function reviewBrief(review, ply) {
+  const entry = entryFrom(review, ply);
+  if (!entry) return "";
+  const best = entry.verdict !== "best" && entry.best.length ? `; best ${entry.best.join(", ")}` : "";
+  return `Move ${entry.ply}: ${SIDE[entry.side]} played ${entry.move} (${scoreText(entry.played)}), ${verdictWords(entry)}${best}.`;
+}
+
 /** A move with a score but no verdict: the position's score is not known (some of its other moves
  * were not solved in time), and no move is known to do better. */
 function scored(entry) {
@@ -215,7 +224,7 @@ function summary(review) {
     const blunders = count("blunder");
     const inaccuracies = count("inaccuracy");
     // the accuracy: the share of the side's solved moves that kept the exact result (the server's summary);
-    // an inaccuracy kept it, so its count is said beside the blunders ("accuracy 100%" beside a ?! read as wrong)
+    // an inaccuracy kept it: the figure says what it counts ("accuracy 100%" beside 3 inaccuracies read as wrong)
     const tally = review.summary ? review.summary[side] : null;
     const counts = `${blunders} blunder${blunders === 1 ? "" : "s"}, `
       + `${inaccuracies} inaccurac${inaccuracies === 1 ? "y" : "ies"}, ${count("best")} best`;
@@ -224,10 +233,11 @@ function summary(review) {
       parts.push(`${SIDE[side]}: none of ${mine.length === 1 ? "its move" : `its ${mine.length} moves`} solved in time`);
     } else if (tally && tally.known < tally.moves) {
       // some of them: every count is of those only, and says so (100% of one solved move is not a perfect game)
-      parts.push(`${SIDE[side]}: ${tally.known} of ${tally.moves} moves solved in time: accuracy ${percent(tally.accuracy)}, ${counts}`);
+      parts.push(`${SIDE[side]}: ${tally.known} of ${tally.moves} moves solved in time: accuracy ${percent(tally.accuracy)} (${tally.kept} of them kept the result), ${counts}`);
+    } else if (tally) {
+      parts.push(`${SIDE[side]}: accuracy ${percent(tally.accuracy)} (${tally.kept} of ${tally.known} move${tally.known === 1 ? "" : "s"} kept the result), ${counts}`);
     } else {
-      const accuracy = tally ? `accuracy ${percent(tally.accuracy)}, ` : "";
-      parts.push(`${SIDE[side]}: ${accuracy}${counts} of ${mine.length}`);
+      parts.push(`${SIDE[side]}: ${counts} of ${mine.length}`);
     }
   }
   // one line a player, each saying how many of its moves were solved

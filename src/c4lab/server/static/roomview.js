@@ -364,8 +364,8 @@ function renderPanels() {
     setText($("join-seat"), `Take seat ${side}`);
   }
   $("view-room").classList.toggle("aside-first", canJoin || (room.status === "waiting" && R.you.length > 0));
-  const watching = !R.you.length && !canJoin;
-  document.body.classList.toggle("watching", watching);
+  document.body.classList.toggle("watching", !R.you.length && !canJoin);
+  $("keys-help").classList.toggle("over", room.status === "over"); // no piece to drop: the stepping keys alone
   $("board").dataset.role = R.you.length ? "player" : "spectator";
   renderWatchers(room, canJoin);
 }
