@@ -452,8 +452,13 @@ def test_a_bad_position_in_the_link_is_one_line_and_makes_no_room(server, new_pa
     expect(page.locator("#missing-text")).to_contain_text("names no position")
     page.goto(server.url + "/analyse?position=9x8/Xd3/Bb1:b+")  # typed by hand: its "+" at the very end
     expect(page.locator("#missing-text")).to_contain_text("'+' must be followed by a ban column letter")
+    # the link's own words quoted: a player's review saw 'hello+world' for hello%20world
+    page.goto(server.url + "/analyse?position=hello%20world")
+    expect(page.locator("#missing-text")).to_contain_text("invalid position 'hello world'")
     with sqlite3.connect(server.db_path) as db:
         assert db.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 0
+    page.goto(server.url + "/analyse?board=9x8&position=7x6%3Add")  # encoded, after another field
+    expect(page.locator("#board")).to_have_attribute("data-position", "7x6:dd")
 
 
 def test_a_bad_position_pasted_on_the_analysis_board_says_it_cannot_be_analysed(server, new_page):

@@ -191,7 +191,7 @@ export async function showHome() {
   for (const id of ["width", "height"]) $(id).addEventListener("change", fitForbidden);
 
   // prefill from the address: /?board=...&bonus=1&mode=online&p1=human&p2=master&first=B&seat=A
-  const board = positionParam(params, "board");
+  const board = positionParam(location.search, "board");
   if (board) {
     if (board === "7x6") $("board-classic").checked = true;
     else if (board === "random") $("board-random").checked = true;

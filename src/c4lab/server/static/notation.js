@@ -15,13 +15,23 @@ export function parseCell(name) {
   return { col: LETTERS.indexOf(name[0]), row: parseInt(name.slice(1), 10) };
 }
 
-/** A position read from the address's query (``params``: URLSearchParams),
- * trimmed, "" when absent. A query reads "+" as a space, but a position
- * has no spaces and its bonus moves are written with "+" ("b+ac"): a link
- * typed by hand with a literal "+" means that "+", not a space. */
-export function positionParam(params, name) {
-  // spaces back to "+" first: a "+" at the very end (a bad position) must not be trimmed away as a space
-  return (params.get(name) || "").replace(/ /g, "+").trim();
+/** A position read from the address's query (``search``: location.search),
+ * trimmed, "" when absent. Read as written, not as a form's query (where
+ * "+" is a space): a position's bonus moves are written with "+" ("b+ac"),
+ * and a link typed by hand with a literal "+" means that "+"; a "%20" is a
+ * space, quoted as such in the error (it read as "+"). */
+export function positionParam(search, name) {
+  for (const part of search.replace(/^\?/, "").split("&")) {
+    const at = part.indexOf("=");
+    if ((at < 0 ? part : part.slice(0, at)) !== name) continue;
+    const raw = at < 0 ? "" : part.slice(at + 1);
+    try {
+      return decodeURIComponent(raw).trim();
+    } catch {
+      return raw.trim(); // a stray "%": the position's own error names it
+    }
+  }
+  return "";
 }
 
 /** The move tokens of a position string ("7x6:dd+ac" -> ["d", "d+a", "c"]). */

@@ -361,7 +361,7 @@ async function startLocal(board, players, analysis = false, drawn = null, focus 
  * shown as an analysis board at its own address (/r/<code>); a bad
  * position is one line that says where, and no room is made. */
 export async function showAnalyse() {
-  const position = positionParam(new URLSearchParams(location.search), "position");
+  const position = positionParam(location.search, "position");
   const fail = (text) => {
     show("view-missing");
     setText($("missing-title"), "No analysis board");
