@@ -258,7 +258,8 @@ def test_ctrl_c_stops_a_long_solve_called_from_a_script_at_once() -> None:
     import time
 
     code = textwrap.dedent("""
-        import threading
+        import signal, threading
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # as at a terminal: a background job ignores it
         from c4lab.solver import Solver
         solver = Solver(table_size=1 << 16)
         solver.prepare("9x8")
