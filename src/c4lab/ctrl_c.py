@@ -14,6 +14,9 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from types import FrameType
+from typing import TypeVar
+
+T = TypeVar("T")
 
 #: The signals that ask a long run to stop and keep what it did: Ctrl-C,
 #: ``kill``'s (or a job scheduler's, or ``timeout``'s) SIGTERM, and the SIGHUP
@@ -186,7 +189,40 @@ def interrupted_line() -> str:
     return ("\n" if sys.stderr.isatty() else "") + "interrupted"
 
 
+def waited_on_a_thread(work: Callable[[], T], name: str, on_interrupt: Callable[[], None] | None = None) -> T:
+    """``work()`` run on a daemon thread of its own while this one waits,
+    so that Ctrl-C reaches this one at once: Python runs a signal's handler
+    only between the main thread's bytecodes, and a compiled kernel can run
+    for minutes (hours) in one call.  Its exception is raised here.  An
+    exception in the wait (``KeyboardInterrupt``) calls ``on_interrupt``,
+    which stops the work, waits for it and is raised again; without
+    ``on_interrupt`` the work is left to the process's end."""
+    answer: list[T] = []
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            answer.append(work())
+        except BaseException as exc:  # noqa: BLE001 - raised again in the waiting thread
+            failure.append(exc)
+
+    thread = threading.Thread(target=run, name=name, daemon=True)
+    thread.start()
+    try:
+        while thread.is_alive():
+            thread.join(0.1)  # a wait that Ctrl-C interrupts
+    except BaseException:
+        if on_interrupt is not None:
+            on_interrupt()
+            thread.join()
+        raise
+    if failure:
+        raise failure[0]
+    return answer[0]
+
+
 __all__ = [
     "STOP_SIGNALS", "Stopped", "ctrl_c_calls", "ctrl_c_ignored_from_now", "ctrl_c_interrupts", "ctrl_c_kept_for_later",
     "ctrl_c_pressed", "exit_status", "interrupted_line", "run_stoppable", "stop_status", "stop_words", "stops_ignored_from_now", "stops_interrupt",
+    "waited_on_a_thread",
 ]

@@ -87,25 +87,10 @@ def interruptible(work: Callable[[], None]) -> None:
     commands whose only output is the standard streams (``solve``,
     ``move``): the work's thread is a daemon, left to the process's end.
     An exception of ``work`` (``SystemExit`` among them) is raised here."""
-    import threading  # lazy: start-up time
+    from c4lab.ctrl_c import ctrl_c_interrupts, waited_on_a_thread  # lazy: start-up time
 
-    failure: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            work()
-        except BaseException as exc:  # noqa: BLE001 - raised again in the waiting thread
-            failure.append(exc)
-
-    from c4lab.ctrl_c import ctrl_c_interrupts  # lazy: start-up time
-
-    thread = threading.Thread(target=run, name="c4lab-command", daemon=True)
-    thread.start()
     with ctrl_c_interrupts():  # even where SIGINT came ignored (a background job of a script)
-        while thread.is_alive():
-            thread.join(0.1)  # a wait that Ctrl-C interrupts
-    if failure:
-        raise failure[0]
+        waited_on_a_thread(work, "c4lab-command")
 
 
 

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from c4lab import compile_aside
+from c4lab.ctrl_c import waited_on_a_thread
 from c4lab.rules import kernels as K
 from c4lab.rules.move import Move
 from c4lab.rules.position import Position
@@ -563,27 +564,7 @@ def _interruptible(call: Callable[[np.ndarray, np.ndarray], int], X: np.ndarray,
     commands' own worker thread, a server's pool) it runs in place."""
     if threading.current_thread() is not threading.main_thread():
         return call(X, tt)
-    answer: list[int] = []
-    failure: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            answer.append(call(X, tt))
-        except BaseException as exc:  # noqa: BLE001 - raised again in the waiting thread
-            failure.append(exc)
-
-    worker = threading.Thread(target=run, name="c4lab-solve", daemon=True)
-    worker.start()
-    try:
-        while worker.is_alive():
-            worker.join(0.1)  # a wait that Ctrl-C interrupts
-    except BaseException:
-        _stop(X)
-        worker.join()
-        raise
-    if failure:
-        raise failure[0]
-    return answer[0]
+    return waited_on_a_thread(lambda: call(X, tt), "c4lab-solve", on_interrupt=lambda: _stop(X))
 
 
 def answer(
