@@ -44,6 +44,7 @@ from c4lab.arena.runner import run_arena, running_summary
 from c4lab.arena.schedule import ArenaConfig, ArenaError, ArenaTypeError, SettingError, read_openings
 from c4lab.arena.sprt import SPRT
 from c4lab.cli import main
+from c4lab.cli.arena import OPTION_OF
 from c4lab.game import play_game
 from c4lab.rules import Move, Position
 from testkit import register_misbehaving
@@ -213,9 +214,9 @@ def test_a_test_of_more_than_two_agents_is_refused_naming_sprt_as_click_does(tmp
     result = CliRunner().invoke(main, ["arena", *specs, "--sprt", "elo0=0,elo1=20",
                                        "--out", str(tmp_path / "run.jsonl")])
     assert (result.exit_code, result.output) == (
-        2, "Error: Invalid value for '--sprt': --sprt needs exactly two agents, not 3\n")
+        2, "Error: Invalid value for '--sprt': a sequential test (SPRT) needs exactly two agents, not 3\n")
     assert list(tmp_path.iterdir()) == []
-    with pytest.raises(ValueError, match=r"^--sprt needs exactly two agents, not 3$"):
+    with pytest.raises(ValueError, match=r"^a sequential test \(SPRT\) needs exactly two agents, not 3$"):
         run_arena(ArenaConfig(specs), tmp_path / "run.jsonl", sprt=SPRT.parse("elo0=0,elo1=20"))
     assert list(tmp_path.iterdir()) == []
 
@@ -325,22 +326,29 @@ def test_openings_file_is_read_strictly(tmp_path):
 def test_openings_a_run_is_too_short_to_play_are_noted() -> None:
     openings = ("7x6:dd", "7x6:cc", "7x6:ee")
     assert ArenaConfig(RANDOMS, games=6, openings=openings).schedule_notes() == []
-    assert ArenaConfig(RANDOMS, games=2, openings=openings).schedule_notes() == [
+    assert ArenaConfig(RANDOMS, games=2, openings=openings).schedule_notes(OPTION_OF) == [
         ("--games 2 makes 1 pair of games a pairing: only the first 1 of the 3 openings are played "
         "(--games 6 plays each once)")]
+    # From Python the note calls the settings as ArenaConfig does (no command's options there).
+    assert ArenaConfig(RANDOMS, games=2, openings=openings).schedule_notes() == [
+        ("games=2 makes 1 pair of games a pairing: only the first 1 of the 3 openings are played "
+         "(games=6 plays each once)")]
 
 
 def test_pairs_that_start_alike_and_so_repeat_their_games_are_noted(tmp_path) -> None:
     # `--board 4x4 --opening-moves 0 --games 2000` played one pair 1000 times
     # (the arena seeds random from the start) and ranked it 2000-0 in silence.
     config = ArenaConfig(("qlearning", "random"), games=6, board="4x4", plies=0)
-    assert config.schedule_notes() == [
+    assert config.schedule_notes(OPTION_OF) == [
         ("the 3 pairs of each pairing start from only 1 position (--opening-moves 0 on one board): agents that "
          "play alike from a start (deterministic ones, and those whose spec gives a seed) repeat their games there, "
          "and the statistics count each repeat as a new game (the arena gives the agents it seeds new seeds at each "
          "repeat); more --opening-moves, --board random or --openings give more starts")]
     assert "start from only 4 positions (the same start drawn again)" in ArenaConfig(
         RANDOMS, games=20, board="4x4", plies=1).schedule_notes()[0]
+    assert config.schedule_notes()[0].endswith(  # from Python: the fields
+        "more ArenaConfig.plies, board='random' or ArenaConfig.openings give more starts")
+    assert "(plies=0 on one board)" in config.schedule_notes()[0]
     assert "(openings used again)" in ArenaConfig(RANDOMS, games=4, openings=("7x6:dd",)).schedule_notes()[0]
     assert "start from only 9 positions (the same start drawn again)" in ArenaConfig(
         RANDOMS, games=20, bonus=True, plies=0).schedule_notes()[0]  # two of ten bonus cells alike
@@ -602,7 +610,7 @@ def test_a_results_file_of_another_experiment_is_not_touched(tmp_path):
     before = out.read_bytes()
     with pytest.raises(ResultsError, match="another experiment.*seed"):
         run_arena(ArenaConfig(RANDOMS, games=4, seed=2), out, executor=LocalExecutor(1))
-    with pytest.raises(ResultsError, match=r"different games: 4 in the file, 2 asked\): .*\(more --games extend it\)"):
+    with pytest.raises(ResultsError, match=r"different games: 4 in the file, 2 asked\): .*\(more games extend it\)"):
         run_arena(ArenaConfig(RANDOMS, games=2, seed=1), out, executor=LocalExecutor(1))  # fewer: some would go
     with pytest.raises(ResultsError, match=r"different games: 4 in the file, 6 asked, seed: 1 in the file, 2 asked"):
         run_arena(ArenaConfig(RANDOMS, games=6, seed=2), out, executor=LocalExecutor(1))  # the values, not the names
@@ -795,7 +803,7 @@ def test_the_report_of_an_empty_results_file_says_there_are_no_results_yet(tmp_p
     result = CliRunner().invoke(main, ["report", str(out)])
     assert result.exit_code == 2
     assert result.output == (f"Error: {out} is empty (0 bytes): no arena results yet (a run stopped before it "
-                             "wrote its first line; c4lab arena with this --out starts it anew)\n")
+                             "wrote its first line; an arena run that writes to it starts it anew)\n")
     assert out.read_bytes() == b"" and sorted(tmp_path.iterdir()) == [out]
 
 
@@ -876,7 +884,7 @@ def test_a_saved_game_that_is_not_from_its_pairs_start_is_refused_and_nothing_is
     assert out.read_text() == edited  # the header not rewritten for the 8 games asked
     out.write_text("\n".join([header, json.dumps({**record, "position": "6x5:ffff"}), *games[1:]]) + "\n")
     with pytest.raises(ResultsError, match=r"a\.jsonl:2: not a game record .*is not a game from its start.*; "
-                       r"remove the line, and the same c4lab arena command with this --out plays its pair again"):
+                       r"remove the line, and the same arena run on this file plays its pair again"):
         read_results(out)
 
 

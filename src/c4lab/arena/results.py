@@ -87,7 +87,7 @@ def read_results(path: str | Path) -> Results:
         chunks.pop()
     if not raw:  # what a run killed between creating the file and writing its header leaves
         raise ResultsError(f"{path} is empty (0 bytes): no arena results yet (a run stopped before it wrote its "
-                           "first line; c4lab arena with this --out starts it anew)")
+                           "first line; an arena run that writes to it starts it anew)")
     if not chunks:  # bytes with no newline: "empty" said of a file of text was false
         raise ResultsError(f"{path} holds no whole line ({len(raw):,} bytes, no newline): not an arena results "
                            "file, or one whose header was cut short")
@@ -127,7 +127,7 @@ def read_results(path: str | Path) -> Results:
             game = Game.from_dict(json.loads(line))
         except BAD_RECORD as err:
             raise ResultsError(f"{path}:{number}: not a game record ({type(err).__name__}: {err}); remove the line, "
-                               "and the same c4lab arena command with this --out plays its pair again") from None
+                               "and the same arena run on this file plays its pair again") from None
         if game.pairing >= len(pairings) or game.pair >= config.pairs_per_pairing or game.game > 1:
             raise ResultsError(
                 f"{path}:{number}: game {(game.pairing, game.pair, game.game)} is not in this experiment's schedule"
@@ -170,7 +170,7 @@ def _hold(file: IO[str], path: Path) -> None:
     except BlockingIOError:
         file.close()
         raise ResultsError(
-            f"{path} is being written by another arena run: wait for it to end, or give another --out"
+            f"{path} is being written by another arena run: wait for it to end, or write to another file"
         ) from None
     except OSError:  # pragma: no cover  (no locks on this file system)
         pass
@@ -299,10 +299,10 @@ def open_results(
         longer = differ == ["games"] and config.games >= previous.config.games
         if differ and not longer:
             shown = ", ".join(f"{k}: {_shown(theirs.get(k))} in the file, {_shown(ours[k])} asked" for k in differ)
-            more = " (more --games extend it)" if differ == ["games"] else ""
+            more = " (more games extend it)" if differ == ["games"] else ""
             raise ResultsError(
                 f"{path} holds another experiment (different {shown}): "
-                f"give another --out, or the same settings to resume it{more}"
+                f"write to another file, or give the same settings to resume it{more}"
             )
         return ResultsWriter(path, config, resume=previous, sprt=sprt, held=held), previous
     except BaseException:

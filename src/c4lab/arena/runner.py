@@ -8,7 +8,7 @@ results file, and stops early when a sequential test has decided.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -93,7 +93,7 @@ def sprt_refusal(config: ArenaConfig) -> str | None:
     exactly two agents: the first spec's score against the second's), or
     None; ``c4lab arena`` refuses it before any game, as ``run_arena`` does."""
     count = len(config.specs)
-    return None if count == 2 else f"--sprt needs exactly two agents, not {count}"
+    return None if count == 2 else f"a sequential test (SPRT) needs exactly two agents, not {count}"
 
 
 def run_arena(
@@ -104,16 +104,19 @@ def run_arena(
     sprt: SPRT | None = None,
     progress: ProgressHook | None = None,
     on_note: Callable[[str], None] | None = None,
+    names: Mapping[str, str] | None = None,
 ) -> RunOutcome:
     """Play what ``out`` does not hold yet of ``config``'s experiment;
     ``on_note`` is told, before any game, of each agent that plays
     another's moves on some board of the run (``ArenaConfig.check_agents``),
     of a schedule whose pairs repeat a few starts (``schedule_notes``), and
     of an empty ``out`` started anew (``open_results``).  Without it these
-    are not said: the command line prints each (``c4lab arena``)."""
+    are not said: the command line prints each (``c4lab arena``).  The notes
+    call the settings as ``names`` does (``{"games": "--games"}``: the
+    command's options), otherwise as ``ArenaConfig``'s fields."""
     if sprt is not None and (refusal := sprt_refusal(config)):
         raise ValueError(refusal)
-    notes = config.check_agents() + config.schedule_notes()
+    notes = config.check_agents() + config.schedule_notes(names)
     if on_note is not None:
         for note in notes:
             on_note(note)

@@ -263,29 +263,38 @@ class ArenaConfig:
                 notes.append(f"{spec} has nothing learnt for {where}: it plays {other}'s moves there")
         return notes
 
-    def schedule_notes(self) -> list[str]:
+    def schedule_notes(self, names: Mapping[str, str] | None = None) -> list[str]:
         """What a run of this schedule leaves out that its settings name: the
         openings beyond its pairs (pair ``k`` starts from opening ``k``, so
         with fewer pairs than openings the last ones are never played); and
         pairs that start alike, where agents that play alike from a start
         (deterministic ones, and those whose spec fixes their seed) repeat
         their games; the arena gives the agents it seeds new seeds at each
-        repeat of a start (``games.seeded``)."""
+        repeat of a start (``games.seeded``).  The settings are called as
+        ``names`` calls them (``c4lab arena``: its options, ``--games 2``),
+        otherwise as fields (``games=2``, ``ArenaConfig.plies``)."""
+        names = names or {}
+
+        def said(field: str, value: object = None) -> str:
+            if value is None:
+                return names.get(field, f"ArenaConfig.{field}")
+            return f"{names[field]} {value}" if field in names else f"{field}={value!r}"
+
         pairs = self.pairs_per_pairing
         if self.openings and pairs < len(self.openings):
-            return [(f"--games {self.games} makes {pairs} pair{'s' if pairs != 1 else ''} of games a pairing: only the "
-                    f"first {pairs} of the {len(self.openings)} openings are played (--games "
-                    f"{2 * len(self.openings)} plays each once)")]
+            return [(f"{said('games', self.games)} makes {pairs} pair{'s' if pairs != 1 else ''} of games a pairing: "
+                     f"only the first {pairs} of the {len(self.openings)} openings are played "
+                     f"({said('games', 2 * len(self.openings))} plays each once)")]
         starts = len({self.start(k).notation for k in range(pairs)})
         if starts < pairs:
             how = ("openings used again" if self.openings
-                   else "--opening-moves 0 on one board" if self.plies == 0 and self.board != RANDOM and not self.bonus
+                   else f"{said('plies', 0)} on one board" if self.plies == 0 and self.board != RANDOM and not self.bonus
                    else "the same start drawn again")
             return [(f"the {pairs} pairs of each pairing start from only {starts} position{'s' if starts != 1 else ''} "
                      f"({how}): agents that play alike from a start (deterministic ones, and those whose spec "
                      f"gives a seed) repeat their games there, and the statistics count each repeat as a new game "
-                     f"(the arena gives the agents it seeds new seeds at each repeat); more --opening-moves, "
-                     f"--board random or --openings give more starts")]
+                     f"(the arena gives the agents it seeds new seeds at each repeat); more {said('plies')}, "
+                     f"{said('board', RANDOM)} or {said('openings')} give more starts")]
         return []
 
     # -- (de)serialisation, for the results file's header -------------------

@@ -145,7 +145,7 @@ def arena(
     try:
         with stops_interrupt(), games_bar(config.total_games) as progress:
             outcome = run_arena(config, out, executor=runner, sprt=test, progress=progress,
-                                on_note=lambda note: click.echo(f"note: {note}", err=True))
+                                on_note=lambda note: click.echo(f"note: {note}", err=True), names=OPTION_OF)
     except SettingError as exc:  # found when the starts are drawn: too many --opening-moves
         raise setting_refused(exc) from None
     except (ArenaError, ResultsError, ValueError) as exc:
