@@ -56,6 +56,12 @@ class SlowMoveError(TimeoutError):
     the ``"raise"`` policy; ``"judge"`` records a forfeit instead)."""
 
 
+class NotReadyError(SlowMoveError):
+    """An agent not ready within the time it has to get ready (an engine
+    program's ``readyok``): a judged game records it as ``time``, whether
+    it happens as the agent starts or before a move."""
+
+
 @dataclass(frozen=True)
 class Forfeit:
     """Who lost the game without finishing it, and why."""

@@ -992,13 +992,23 @@ def test_an_sprt_that_has_not_decided_when_the_games_run_out_says_where_it_stand
     bound = 2.944439  # log(0.95 / 0.05)
     assert data["sprt"] == {"test": test, "pairs": 2, "llr": pytest.approx(llr),
                             "lower": pytest.approx(-bound), "upper": pytest.approx(bound), "accepted": None}
-    line = f"SPRT {test}: no decision after 2 pairs, LLR {llr:.2f} (bounds -2.94, 2.94)"
+    line = f"SPRT {test}: no decision after 2 pairs, LLR {round(llr, 2) + 0.0:.2f} (bounds -2.94, 2.94)"
     report = runner.invoke(main, ["report", str(out)])
     assert report.exit_code == 0 and line in report.stdout
     page = (tmp_path / "sprt-report" / "report.html").read_text()
     assert line in page and "stopped early" not in page
     as_json = json.loads(runner.invoke(main, ["report", str(out), "--json"]).stdout)
     assert as_json["stopped"] is None and as_json["sprt"] == data["sprt"]
+
+
+def test_an_llr_next_to_zero_is_written_without_a_minus() -> None:
+    """Review: a test interrupted early printed "LLR -0.00"."""
+    from c4lab.arena.runner import sprt_line
+
+    test = SPRT.parse("elo0=0,elo1=20")
+    state = {"test": "elo0=0,elo1=20", "pairs": 1, "llr": -0.001, "lower": -2.944, "upper": 2.944, "accepted": None}
+    assert sprt_line(test, state) == "SPRT elo0=0,elo1=20: no decision after 1 pair, LLR 0.00 (bounds -2.94, 2.94)"
+    assert "LLR -0.01 " in sprt_line(test, {**state, "llr": -0.006})
 
 
 @pytest.mark.parametrize(
@@ -1068,7 +1078,7 @@ def test_a_test_the_arena_takes_is_kept_as_given_and_read_back(tmp_path):
     assert played.exit_code == 0, played.output
     assert read_results(out).sprt == test
     report = CliRunner().invoke(main, ["report", str(out)])
-    assert report.exit_code == 0 and "SPRT accepted H0 (elo0=0) after 1 pairs" in report.stdout
+    assert report.exit_code == 0 and "SPRT accepted H0 (elo0=0) after 1 pair" in report.stdout
 
 
 _worker_start = executors._worker_start
@@ -1844,3 +1854,34 @@ def test_ctrl_c_before_the_header_is_written_counts_no_games_and_shows_no_traceb
     assert result.exit_code == 130, result.output
     assert f"interrupted: 0 games saved in {out}; the same command resumes the run" in result.output
     assert "Traceback" not in result.output and out.read_bytes() == b""
+
+
+def test_ctrl_c_before_the_file_is_made_says_it_was_not_written(tmp_path, monkeypatch):
+    """Review: Ctrl-C before the results file existed said "0 games saved
+    in ss.jsonl", of a file that was never made."""
+    out = tmp_path / "run.jsonl"
+
+    def stopped_at_once(config, path, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("c4lab.arena.runner.run_arena", stopped_at_once)
+    result = CliRunner().invoke(main, ["arena", *RANDOMS, "--games", "2", "--out", str(out)])
+    assert result.exit_code == 130, result.output
+    assert f"interrupted before any game: {out} was not written; the same command starts the run" in result.output
+    assert "saved" not in result.output and not out.exists()
+
+
+def test_the_report_of_an_unfinished_run_says_so(tmp_path):
+    """Review: ``c4lab report`` on a run stopped after 10 of its 30 games
+    never said, in the terminal, that the run was unfinished."""
+    out = tmp_path / "run.jsonl"
+    run_arena(ArenaConfig(RANDOMS, games=4, board="5x4", seed=1), out, executor=LocalExecutor(1))
+    runner = CliRunner()
+    whole = runner.invoke(main, ["report", str(out)])
+    assert whole.exit_code == 0 and "unfinished" not in whole.output
+    lines = out.read_text().splitlines()
+    out.write_text("\n".join(lines[:3]) + "\n")  # the header and the first pair: a run stopped there
+    cut = runner.invoke(main, ["report", str(out)])
+    assert cut.exit_code == 0
+    assert ("note: the run is unfinished: 2 of its 4 games played (the same c4lab arena command resumes it)"
+            in cut.stderr)

@@ -205,6 +205,35 @@ def test_on_a_phone_or_a_tablet_every_control_of_the_largest_board_is_in_view(se
                  "on the analysis board")
 
 
+@pytest.mark.parametrize("board", ["7x6", "12x12/Xf4/Bc2:alalal"])
+def test_on_a_desktop_a_hint_moves_no_control(server, new_page, board):
+    """Review: at 1280x800 a hint's message (its move, then the key to the
+    column scores) took two lines and pushed the controls under the board
+    20 px down, and back up when it faded 4 s later.  A message that would
+    wrap shows its short words; the long ones are still read out."""
+    from browser_helpers import create_room, open_room, wait_my_turn
+
+    page = new_page(1280, 800)
+    ticket = create_room(server, board=board, players={"A": "human", "B": "normal"})
+    open_room(page, server, ticket)
+    wait_my_turn(page)
+    before = page.locator("#undo").bounding_box()["y"]
+    page.locator("#hint").click()
+    seen = page.wait_for_function("""() => {
+        const message = document.getElementById('message');
+        if (!document.querySelector('#board .hint[data-hint]') || !message.textContent) return null;
+        const shown = [...message.children].filter(span => span.getBoundingClientRect().width > 1);
+        return [shown.map(span => span.textContent), message.textContent,
+                message.getBoundingClientRect().height, parseFloat(getComputedStyle(message).lineHeight),
+                document.getElementById('undo').getBoundingClientRect().y];
+    }""", timeout=60_000).json_value()
+    shown, read, height, line, after = seen
+    assert len(shown) == 1 and shown[0].startswith("Hint: drop in "), shown
+    assert "Above each column" in read  # the key, for a screen reader
+    assert height < 1.5 * line, f"the message takes {height / line:.1f} lines: {shown}"
+    assert after == pytest.approx(before, abs=0.5), f"the controls moved from y {before} to {after} ({shown!r})"
+
+
 def test_undo_after_resign_does_not_reopen_the_game(server, new_page):
     from browser_helpers import click_cell, create_room, open_room, resign, wait_over, wait_position
 

@@ -99,10 +99,15 @@ def pair_against_random(cmd: str, start: str = "7x6") -> tuple[list[dict], float
         ('sleep 1000 & echo $! >> "$PIDS"; exit 0', "crash", "exited with status 0"),
         ("tr '\\0' x < /dev/zero", "crash", f"sent a line of more than {MAX_LINE} characters ('xxx"),
         ("while :; do echo 'info string busy'; done", "time", "'info' lines meanwhile (the last: 'info string busy')"),
+        # the last info line quoted as the engine wrote it, not as c4lab would ('value 0.5000')
+        ("while :; do echo 'info value 0.5 string thinking'; done", "time", "(the last: 'info value 0.5 string thinking')"),
+        # a last stderr line with no newline is whole: no "[...]" as if it had been cut short
+        ("printf 'line one\\nno newline at end' >&2; exit 3", "crash",
+         "exited with status 3 (its stderr: line one | no newline at end)"),
     ],
     ids=[
         "hangs-on-go", "garbage", "illegal-move", "no-move-at-all", "exits", "exits-leaving-a-child",
-        "endless-line", "floods-info-lines",
+        "endless-line", "floods-info-lines", "floods-info-lines-as-written", "stderr-without-a-last-newline",
     ],
 )
 def test_a_faulty_engine_loses_with_the_reason_within_the_limit_and_leaves_nothing(
@@ -365,13 +370,16 @@ def test_an_engine_is_told_the_start_before_the_clock_runs(tmp_path: Path) -> No
         agent.close()
 
 
-def test_an_engine_not_ready_in_time_for_a_game_loses_it_on_time(tmp_path: Path) -> None:
+@pytest.mark.parametrize("when", ["-n", "-z"], ids=["before-the-first-move", "at-its-start"])
+def test_an_engine_not_ready_in_time_for_a_game_loses_it_on_time(tmp_path: Path, when: str) -> None:
     """An answer that does not come in time is a ``time`` forfeit, before
-    the first move too: here ``readyok`` to the start's ``position``,
-    within the engine's ``timeout``, which the detail names."""
+    the first move too: ``readyok`` to the start's ``position`` (``-n``:
+    once a position was sent), or to the ``isready`` after the options, at
+    the program's start (``-z``; review: that one was a ``crash``, "could
+    not start"), within the engine's ``timeout``, which the detail names."""
     script = engine_script(tmp_path, "echo 'bestmove d'")
     Path(script).write_text(Path(script).read_text().replace(
-        "    isready) echo readyok;;", f'    isready) if [ -n "$position" ]; then {HANG}; fi; echo readyok;;'
+        "    isready) echo readyok;;", f'    isready) if [ {when} "$position" ]; then {HANG}; fi; echo readyok;;'
     ).replace('  case "$line" in', '  case "$line" in\n    position*) position="$line";;'))
     games, _ = pair_against_random(f"{script},timeout=0.5")
     for game, side in zip(games, "AB"):
@@ -442,3 +450,29 @@ def test_our_searches_give_a_pv_that_starts_with_their_move(spec: str) -> None:
         position = Position.parse(text)
         move, analysis = agent.analyse(position)
         assert analysis.pv[:1] == (move,), (text, move, analysis.pv)
+
+
+def test_an_option_an_engine_does_not_declare_is_refused_even_where_it_would_ignore_it(tmp_path: Path) -> None:
+    """Review: ``options=levle=3`` to an engine that ignores an unknown
+    ``setoption`` (this shell engine ignores every one) ran the experiment
+    as if the option were set.  The driver sends only the options the
+    handshake declared; another is one line, and the program is stopped."""
+    cmd = engine_script(tmp_path, "echo 'bestmove d'")
+    with pytest.raises(EngineError, match=r"^engine '.*has no option 'levle' \(the options its handshake "
+                                          r"declares: none\)$"):
+        EngineAgent(cmd, options={"levle": "3"})
+    assert left_behind(tmp_path) == []
+
+
+def test_a_program_that_spoke_at_an_earlier_start_is_not_asked_whether_it_flushes(tmp_path: Path) -> None:
+    """Review: a program whose handshake went through in an earlier game and
+    that hung silently at a later start was asked whether it flushes its
+    output: it had shown that its lines get through."""
+    once = tmp_path / "started-once"
+    cmd = engine_script(tmp_path, "echo 'bestmove d'",
+                        hello=f'if [ -e "{once}" ]; then {HANG}; fi; touch "{once}"; echo c4labok')
+    EngineAgent(cmd, handshake=5).close()
+    with pytest.raises(EngineTimeout) as caught:
+        EngineAgent(cmd, handshake=0.5)
+    assert str(caught.value).endswith("sent no 'c4labok' (the end of the handshake) within 0.5 s" + LONGER)
+    assert left_behind(tmp_path) == []

@@ -1002,6 +1002,25 @@ def test_the_curve_page_lists_the_opponents_weakest_first_and_the_games_axis_spe
     assert [_games_tick(x) for x in (0, 500, 800_000, 1_000_000, 1_500_000)] == ["0", "500", "800 k", "1 M", "1.5 M"]
 
 
+def test_the_curve_page_says_how_many_probes_and_games_its_figures_are_of(tmp_path: Path) -> None:
+    """Review: the page said neither how many probe positions the accuracy
+    counts nor how many games each score is of (10 against normal: one
+    game is 10 points), and explained an accuracy a run without probes
+    does not have."""
+    from c4lab.learning.ntuple_curve import CurvePoint, write_curve
+    from c4lab.learning.train_ntuple import GAMES_NOTE
+
+    points = [CurvePoint(0, 0.0, 0.5, {"random": 0.5}, probes=400), CurvePoint(2000, 3.5, 0.75, {"random": 1.0},
+                                                                               probes=400)]
+    write_curve(points, tmp_path / "c", "a curve", games_note=GAMES_NOTE)
+    page = " ".join((tmp_path / "c.html").read_text().split())
+    assert "Accuracy: the share of the 400 probe positions" in page and "one position is 0.25 points of it" in page
+    assert "at each point 20 games against random, at every fourth also 10 against normal" in page
+    assert "40 against random, 20 against normal, 20 against hard." in page
+    write_curve([CurvePoint(0, 0.0, None, {"random": 0.5})], tmp_path / "d", "no probes", games_note=GAMES_NOTE)
+    assert "Accuracy" not in (tmp_path / "d.html").read_text().split("<table>")[0]
+
+
 def test_a_curve_reads_back_what_was_written_and_names_the_line_where_a_file_is_not_one(tmp_path: Path) -> None:
     from c4lab.learning.ntuple_curve import CurvePoint, read_curve, write_csv
 
@@ -2148,8 +2167,16 @@ def test_a_run_says_where_its_network_and_curve_go_before_it_trains(tmp_path: Pa
     assert not any(" games, " in line for line in lines[:said])  # before the first point of the curve
 
 
+def test_a_network_is_made_for_a_board_given_by_its_notation_too() -> None:
+    """Review: ``Network.create("6x5/Xc2")`` was a TypeError (a Variant was
+    wanted) where ``Solver.prepare`` takes the string."""
+    assert Network.create("6x5/Xc2", 5).variant == Position.parse("6x5/Xc2").variant
+    with pytest.raises(ValueError, match="'6x5:dd' is a position with moves: give a board"):
+        Network.create("6x5:dd", 5)
+
+
 @pytest.mark.parametrize("args, message", [
-    (("4x4",), "Network.create: variant must be a Variant (Position.parse('4x4').variant), not str"),
+    ((16,), "Network.create: variant must be a Variant or a board's notation ('6x5/Xc2'), not int"),
     ((Position.parse("4x4").variant, 2.5), "Network.create: tuples must be a whole number, not 2.5"),
     ((Position.parse("4x4").variant, "3"), "Network.create: tuples must be a whole number, not '3'"),
     ((Position.parse("4x4").variant, 5, 8.0), "Network.create: length must be a whole number, not 8.0"),

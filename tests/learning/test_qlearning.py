@@ -327,6 +327,11 @@ def test_the_closing_summary_counts_one_game_in_the_singular(tmp_path: Path) -> 
     text = summary(trained_4x4(), [point], [tmp_path / "curve.csv"])
     assert "against random: 1 win, 1 draw, 1 loss (33.3% wins, score 50.0%)" in text
     assert "against minimax:depth=2: 0 wins, 2 draws, 3 losses (0.0% wins, score 20.0%)" in text
+    # Review: a run stopped between two evaluations showed the last one's figures under its own count of
+    # episodes, as if they were measured there.
+    table = trained_4x4()
+    assert table.info["episodes"] != 10
+    assert "  at the last evaluation, after 10 episodes:\n  against random: 1 win" in text
 
 
 def test_training_asked_to_stop_ends_at_the_end_of_its_chunk_without_the_final_evaluation() -> None:
@@ -357,6 +362,7 @@ def test_ctrl_c_saves_the_table_and_the_curve_then_exits(tmp_path: Path, inherit
     assert 0 < episodes < 1_000_000_000 and f"{episodes:,} episodes" in stdout
     # stopped before its first evaluation (every 50 M episodes): no curve, and the summary says why
     assert not (tmp_path / "q-curve.csv").exists() and "no learning curve: no evaluation games" in stdout
+    assert "interrupted: the table is saved (" in stderr and "curve" not in stderr  # it said "and the curve are"
 
 
 def test_a_kill_saves_the_table_as_ctrl_c_does(tmp_path: Path) -> None:

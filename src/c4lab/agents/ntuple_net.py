@@ -564,14 +564,20 @@ class Network:
         self.layout = Layout.of(self.variant, self.tuples, self.states, self.mirror)
 
     @classmethod
-    def create(cls, variant: Variant, tuples: int | None = None, length: int = 8, seed: int = 0) -> Network:
-        """A new network for ``variant`` (all weights zero): ``tuples`` random
+    def create(cls, variant: Variant | str, tuples: int | None = None, length: int = 8, seed: int = 0) -> Network:
+        """A new network for ``variant`` (a ``Variant``, or a board's notation:
+        ``"6x5/Xc2"``), all weights zero: ``tuples`` random
         walks (``default_tuples``: 70, 120 with a bonus cell, 150 on the
         classic board) of
         ``length`` cells; ``cell_states`` (five where ban pieces can appear,
         four elsewhere); mirrored reading on a symmetric board."""
-        if not isinstance(variant, Variant):  # a board's notation, say: the message shows how to get its variant
-            raise TypeError(f"Network.create: variant must be a Variant (Position.parse({str(variant)!r}).variant), "
+        if isinstance(variant, str):  # a board's notation ("6x5/Xc2"), as Solver.prepare takes one
+            board = Position.parse(variant)
+            if board.ply:
+                raise ValueError(f"Network.create: {variant!r} is a position with moves: give a board (6x5/Xc2)")
+            variant = board.variant
+        if not isinstance(variant, Variant):
+            raise TypeError(f"Network.create: variant must be a Variant or a board's notation ('6x5/Xc2'), "
                             f"not {type(variant).__name__}")
         for name, value in (("tuples", tuples), ("length", length), ("seed", seed)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int)):

@@ -70,15 +70,21 @@ def sprt_state(sprt: SPRT, config: ArenaConfig, games: list[Game]) -> dict[str, 
             "upper": sprt.upper, "accepted": sprt.decide(counts)}
 
 
+def _hundredths(value: object) -> str:
+    """``value`` to two decimals, with no minus on a zero (an LLR of -0.001 is 0.00, not -0.00)."""
+    return f"{round(float(value), 2) + 0.0:.2f}"  # type: ignore[arg-type]
+
+
 def sprt_line(sprt: SPRT, state: dict[str, object]) -> str:
     """``state`` (``sprt_state``) as a sentence: what the test accepted, or
     that it has not decided, with the LLR against its bounds."""
-    llr = f"LLR {state['llr']:.2f} (bounds {state['lower']:.2f}, {state['upper']:.2f})"
+    llr = f"LLR {_hundredths(state['llr'])} (bounds {state['lower']:.2f}, {state['upper']:.2f})"
     decision = state["accepted"]
+    pairs = f"{state['pairs']} pair{'' if state['pairs'] == 1 else 's'}"
     if decision is None:
-        return f"SPRT {state['test']}: no decision after {state['pairs']} pairs, {llr}"
+        return f"SPRT {state['test']}: no decision after {pairs}, {llr}"
     which = f"elo1={sprt.elo1:g}" if decision == "H1" else f"elo0={sprt.elo0:g}"
-    return f"SPRT accepted {decision} ({which}) after {state['pairs']} pairs, {llr}"
+    return f"SPRT accepted {decision} ({which}) after {pairs}, {llr}"
 
 
 def sprt_verdict(sprt: SPRT, config: ArenaConfig, games: list[Game]) -> str | None:

@@ -61,7 +61,8 @@ def setting_refused(exc: SettingError) -> click.BadParameter:
                    "program is stopped then, an agent of this process judged when its move returns.")
 @click.option("--margin", type=Finite(), **default_from(*ARENA, "margin"),
               help="A move over limit + margin loses the game.")
-@click.option("--jobs", type=Int64(min=1), default=None, help="Parallel games (default: all cores).")
+@click.option("--jobs", "--workers", "jobs", type=Int64(min=1), default=None,
+              help="Parallel games (default: all cores); --workers, as `c4lab train` calls it, is the same.")
 @click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True,
               help="Where the games run: local processes (--jobs) or a Ray cluster (the ray extra).")
 @click.option("--ray-address", default=None, callback=ray_address,
@@ -160,7 +161,12 @@ def arena(
         except ResultsError:
             saved = 0
         status = exit_status(stop)
-        click.echo(f"{stop_words(status)}: {saved} games saved in {out}; the same command resumes the run", err=True)
+        if Path(out).exists():
+            click.echo(f"{stop_words(status)}: {saved} games saved in {out}; the same command resumes the run",
+                       err=True)
+        else:  # stopped before the file was made: there is no "saved in" it
+            click.echo(f"{stop_words(status)} before any game: {out} was not written; the same command starts "
+                       "the run", err=True)
         sys.exit(status)
     summary = arena_report.summarise(outcome.config, outcome.games)
     from c4lab.arena.runner import sprt_line, sprt_state
@@ -225,6 +231,9 @@ def report_command(results: str, out_dir: str | None, as_json: bool) -> None:
             state = sprt_state(test, saved.config, list(games))
             line = sprt_line(test, state)
             stopped = line if state["accepted"] else None
+    if stopped is None and len(games) < saved.config.total_games:  # stopped by a signal, or still running
+        click.echo(f"note: the run is unfinished: {len(games)} of its {saved.config.total_games} games played (the "
+                   "same c4lab arena command resumes it)", err=True)
     path = Path(results)
     folder = Path(out_dir) if out_dir else path.with_name(path.stem + "-report")
     if not folder.parent.is_dir():  # the report's own folder is made, not a path of folders to it

@@ -95,6 +95,7 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
     from pathlib import Path
 
     from c4lab.learning import qlearning
+    from c4lab.ui.preparing import preparing_on_stderr
     from c4lab.ui.status import stderr_console
 
     try:
@@ -128,7 +129,8 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
         with qlearning.ctrl_c_stops() as interrupted:
             table, points, paths = qlearning.run_with_progress(
                 config, table_path, prefix, eval_every=eval_every, eval_games=eval_games,
-                console=stderr_console(), show_progress=sys.stderr.isatty(), interrupted=interrupted)
+                console=stderr_console(), show_progress=sys.stderr.isatty(), interrupted=interrupted,
+                preparing=lambda: preparing_on_stderr(logged=True))
         if interrupted.is_set():
             from c4lab.ctrl_c import stops_ignored_from_now  # lazy: start-up time
 
@@ -139,8 +141,9 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
     if interrupted.is_set():
         from c4lab.ctrl_c import stop_words  # lazy: start-up time
 
-        click.echo(f"{stop_words(interrupted.status)}: the table ({table.info['episodes']:,} of {episodes:,} "
-                   "episodes) and the curve are saved", err=True)
+        saved = "the table" + (" and the curve are" if paths else " is")  # no curve when no evaluation was played
+        click.echo(f"{stop_words(interrupted.status)}: {saved} saved ({table.info['episodes']:,} of {episodes:,} "
+                   "episodes)", err=True)
         sys.exit(interrupted.status)
 
 
@@ -148,7 +151,7 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
 @click.option("--board", default=None, callback=given("board"), help="The board: 7x6 (default), 6x5/Xc2, 7x7/Xd4/Bc5...  "
               "(with --resume: the network's own board).")
 @click.option("--bonus", is_flag=True, help="Add a random bonus cell (drawn from --seed) to the board.")
-@click.option("--minutes", type=float, default=None, help="Train for this long (wall clock).")
+@click.option("--minutes", type=float, default=None, help="Train for this long (wall clock; the probes' labelling, once per board, and the final evaluation come on top).")
 @click.option("--games", type=INT64, default=None,
               help="Train for this many self-play games (default: 200,000 unless --minutes).")
 @click.option("--workers", type=INT64, default=1, show_default=True,
@@ -229,6 +232,7 @@ def train_ntuple(board: str | None, bonus: bool, minutes: float | None, games: i
 
     from c4lab.learning import train_ntuple
     from c4lab.rules.errors import SecondBonusCellError
+    from c4lab.ui.preparing import preparing_on_stderr
 
     def _path(value: str | None) -> Path | None:  # the options' callbacks expanded a ~ already (named_file)
         return Path(value) if value else None
@@ -249,7 +253,8 @@ def train_ntuple(board: str | None, bonus: bool, minutes: float | None, games: i
             board=board, bonus=bonus, minutes=minutes, games=games, workers=workers, executor=executor,
             ray_address=ray_address, seed=seed, seed_given=seed_given, out=_path(out), resume=_path(resume),
             tuples=tuples, add_tuples=add_tuples, probes=probes, eval_every=eval_every,
-            checkpoint_minutes=checkpoint, curve=_path(curve), **given,
+            checkpoint_minutes=checkpoint, curve=_path(curve), preparing=lambda: preparing_on_stderr(logged=True),
+            **given,
         )
     except SecondBonusCellError as exc:  # --bonus with a board that names its own bonus cell
         raise bonus_refused(exc) from None

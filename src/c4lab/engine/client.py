@@ -89,7 +89,7 @@ from c4lab.engine.protocol import (
     split_words,
     without_line_end,
 )
-from c4lab.game import SlowMoveError
+from c4lab.game import NotReadyError, SlowMoveError
 from c4lab.rules import IllegalMoveError, Move, Position
 from c4lab.rules.errors import quote
 
@@ -128,6 +128,12 @@ class EngineTimeout(EngineError, SlowMoveError):
     game records it as a ``time`` forfeit)."""
 
 
+class EngineNotReady(EngineTimeout, NotReadyError):
+    """An engine that sent no ``readyok`` within its ``timeout``: at its
+    start (after its options) as before a move, a judged game records it as
+    a ``time`` forfeit."""
+
+
 class EngineIllegalMove(IllegalMoveError, EngineError):
     """An engine whose ``bestmove`` is not a legal move of the position (a
     judged game records it as an ``illegal`` forfeit)."""
@@ -151,14 +157,22 @@ def _not_a_move(line: str) -> tuple[str, str] | None:
     return None
 
 
-def _flooded(err: EngineTimeout, infos: int, last: Info) -> EngineTimeout:
+def _signal_name(number: int) -> str:
+    """``11 (SIGSEGV)``: a signal's number and, where Python knows it, its name."""
+    try:
+        return f"{number} ({signal.Signals(number).name})"
+    except ValueError:
+        return str(number)
+
+
+def _flooded(err: EngineTimeout, infos: int, last: str) -> EngineTimeout:
     """``err``, a ``bestmove`` that did not come in time, saying how many
-    ``info`` lines the engine sent meanwhile (and the last one) when it
+    ``info`` lines the engine sent meanwhile (and the last one, as sent) when it
     sent any: an engine that floods its output with them until the time
     is up is not one that hung, and the message read as if it were."""
     if not infos:
         return err
-    text = str(last)
+    text = readable(last)
     shown = quote(text) if len(text) <= 80 else f"{quote(text[:80])}..."
     return EngineTimeout(f"{err}; it sent {infos} 'info' line{'s' if infos > 1 else ''} meanwhile (the last: {shown})")
 
@@ -270,6 +284,9 @@ def _kill_now(popen: subprocess.Popen[str]) -> None:
 
 #: Every program started in this process and not stopped yet (for stop_all).
 _RUNNING: weakref.WeakSet[_Process] = weakref.WeakSet()
+#: The command lines whose programs have written a line to this process: a
+#: later start of one that stays silent is not asked whether it flushes.
+_SPOKE: set[tuple[str, ...]] = set()
 
 
 class _Process:
@@ -294,6 +311,7 @@ class _Process:
         self.stderr: collections.deque[str] = collections.deque(maxlen=_STDERR_LINES)
         self.stopped = False
         self.heard = False  # any line on its standard output yet (a silent one may buffer it)
+        self.argv = tuple(argv)
         self._writing = threading.Lock()  # a 'stop' from another thread never splits a line being sent
         _RUNNING.add(self)
         threading.Thread(target=self._read_stdout, daemon=True, name=f"engine-out {label}").start()
@@ -306,7 +324,9 @@ class _Process:
             if isinstance(stream, io.TextIOWrapper):  # a line ends at '\n' (or '\r\n'), not at a lone '\r'
                 stream.reconfigure(newline="\n")
             while line := stream.readline(MAX_LINE + 2):  # the longest line and its '\r\n'
-                self.heard = True
+                if not self.heard:
+                    self.heard = True
+                    _SPOKE.add(self.argv)
                 if len(without_line_end(line)) > MAX_LINE:  # longer than a line may be (its end not in sight): not a reply
                     self.lines.put(_LongLine(readable(line[:40])))
                     break
@@ -322,11 +342,12 @@ class _Process:
         stream = self.popen.stderr
         assert stream is not None
         cut = False  # in the rest of a line cut short: skipped
-        try:
+        try:  # kept as read (``readable`` when quoted): a chatty engine's stderr costs its clock next to nothing
             while chunk := stream.readline(MAX_LINE):
-                if not cut:
-                    self.stderr.append(readable(chunk.rstrip("\r\n")) + ("" if chunk.endswith("\n") else " [...]"))
-                cut = not chunk.endswith("\n")
+                ended = chunk.endswith("\n")
+                if not cut:  # a last line with no newline is whole; only one as long as MAX_LINE was cut short
+                    self.stderr.append(chunk.rstrip("\r\n") if ended or len(chunk) < MAX_LINE else chunk + " [...]")
+                cut = not ended and len(chunk) >= MAX_LINE
         except (OSError, ValueError):
             pass
         with contextlib.suppress(OSError):
@@ -352,7 +373,7 @@ class _Process:
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                silent = "" if self.heard else (
+                silent = "" if self.heard or self.argv in _SPOKE else (
                     " (nor anything else: does it flush its standard output after each line,"
                     " and read its input a line at a time?)"
                 )
@@ -385,9 +406,9 @@ class _Process:
         except subprocess.TimeoutExpired:
             story = f"closed its {closed}"
         else:
-            story = f"exited with status {status}" if status >= 0 else f"was killed by signal {-status}"
+            story = f"exited with status {status}" if status >= 0 else f"was killed by signal {_signal_name(-status)}"
         time.sleep(0.05)  # let the stderr thread catch the last lines
-        tail = " | ".join(line for line in self.stderr if line.strip())
+        tail = " | ".join(readable(line) for line in list(self.stderr) if line.strip())
         return story + (f" (its stderr: {tail[-600:]})" if tail else "")
 
     def alive(self) -> bool:
@@ -615,6 +636,11 @@ class EngineAgent(Agent):
                     self.engine_options[reply.name] = reply
                 else:
                     raise self._out_of_step(reply, "'id', 'option' or 'c4labok' during the handshake")
+            undeclared = [key for key in self.options if key not in self.engine_options]
+            if undeclared:  # an engine that ignores an unknown setoption would play on as if it took it
+                declared = ", ".join(self.engine_options) or "none"
+                raise _Refused(f"engine {self.label} has no option {', '.join(map(quote, undeclared))} "
+                               f"(the options its handshake declares: {declared})")
             for key, value in self.options.items():
                 process.send(str(SetOption(key, value)))
             self._sync(time.monotonic() + self.timeout, self.timeout, "after its options", LONGER_READY)
@@ -646,7 +672,11 @@ class EngineAgent(Agent):
         process.send(str(IsReady()))
         errors = []
         while True:
-            reply = self._reply(process.read(deadline, "'readyok'", allowed, longer), "'isready'")
+            try:
+                line = process.read(deadline, "'readyok'", allowed, longer)
+            except EngineTimeout as err:
+                raise EngineNotReady(str(err)) from None
+            reply = self._reply(line, "'isready'")
             if isinstance(reply, ReadyOk):
                 break
             if isinstance(reply, Error):
@@ -760,13 +790,14 @@ class EngineAgent(Agent):
                 wrong = None
                 chosen: BestMove | None = None
                 infos = 0  # 'info' lines read so far: a flood of them is not a silence
+                said = ""  # the last of them, as the engine wrote it
                 # a stop request (``request_stop``) while it thinks is the protocol's 'stop': it answers now
                 with self.stop_request.calls(lambda: _send_stop(process)):
                     while True:
                         try:
                             line = process.read(deadline, f"'bestmove' for {position.notation}", allowed)
                         except EngineTimeout as err:
-                            raise _flooded(err, infos, info) from None
+                            raise _flooded(err, infos, said) from None
                         wrong = _not_a_move(line)
                         if wrong is not None:  # an answer, in step: judged as an illegal move, not a broken line
                             break
@@ -774,6 +805,7 @@ class EngineAgent(Agent):
                         if isinstance(reply, Info):
                             info = reply
                             infos += 1
+                            said = line
                         elif isinstance(reply, BestMove):
                             chosen = reply
                             break
@@ -811,4 +843,4 @@ class EngineAgent(Agent):
         return f"<EngineAgent {self.name!r} {self.spec or shlex.join(self.argv)}>"
 
 
-__all__ = ["EngineAgent", "EngineError", "EngineIllegalMove", "EngineTimeout", "stop_all"]
+__all__ = ["EngineAgent", "EngineError", "EngineIllegalMove", "EngineNotReady", "EngineTimeout", "stop_all"]

@@ -88,7 +88,11 @@ def readable(line: str) -> str:
     a lone surrogate by ``errors="surrogateescape"``) shown as U+FFFD, one
     character for one, so that a character index still points into it and
     the quote can be written as UTF-8."""
-    return "".join("\ufffd" if "\udc80" <= char <= "\udcff" else char for char in line)
+    return _UNDECODED.sub("\ufffd", line)
+
+
+#: A byte that was no UTF-8, as ``errors="surrogateescape"`` reads it.
+_UNDECODED = re.compile("[\udc80-\udcff]")
 
 
 # ---------------------------------------------------------------------------

@@ -211,10 +211,12 @@ def check_curve(prefix: Path, games: int | None, probes: int | None = None,
     return []
 
 
-def write_curve(points: list[CurvePoint], prefix: Path, title: str, columns: tuple[str, ...] = ()) -> list[Path]:
+def write_curve(points: list[CurvePoint], prefix: Path, title: str, columns: tuple[str, ...] = (),
+                games_note: str = "") -> list[Path]:
     """``PREFIX.csv``, ``PREFIX.png`` and ``PREFIX.html`` (the page embeds
     the plot); their paths.  ``columns``: the CSV's score columns even where
-    no point has them (:func:`write_csv`'s ``opponents``)."""
+    no point has them (:func:`write_csv`'s ``opponents``); ``games_note``:
+    how many games each score is of, for the page."""
     import matplotlib  # lazy: plotting is only for the curve
 
     matplotlib.use("Agg")
@@ -252,6 +254,13 @@ def write_curve(points: list[CurvePoint], prefix: Path, title: str, columns: tup
             f"{p.games:,}", f"{p.seconds:.0f}", "" if p.accuracy is None else f"{p.accuracy:.1%}",
             *("" if o not in p.scores else f"{p.scores[o]:.1%}" for o in opponents)]) + "</tr>"
         for p in points)
+    probes = next((p.probes for p in reversed(points) if p.accuracy is not None and p.probes), None)
+    accuracy_note = ""  # none without probes (--probes 0): no accuracy to explain
+    if xs:
+        which = f"the {probes:,} probe positions" if probes else "the probe positions"
+        accuracy_note = (f"Accuracy: the share of {esc(which)} (random plies, only positions where some move changes "
+                         "the result, every move scored by the exact solver) where the greedy network keeps the value"
+                         + (f"; one position is {100 / probes:.2g} points of it" if probes else "") + ". ")
     page = f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{esc(title)}</title>
 <style>
@@ -261,9 +270,7 @@ th, td {{ border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }}
 img {{ max-width: 100%; }}
 </style></head><body>
 <h1>{esc(title)}</h1>
-<p>Accuracy: the share of probe positions (random plies, only positions where some move changes the
-result, every move scored by the exact solver) where the greedy network keeps the value.
-Scores: wins 1, draws 1/2, from short random openings, each side once.</p>
+<p>{accuracy_note}Scores: wins 1, draws 1/2, from short random openings, each side once{esc(games_note)}.</p>
 <figure><img alt="learning curve" src="data:image/png;base64,{base64.b64encode(png).decode()}"></figure>
 <table><tr>{head}</tr>{rows}</table>
 </body></html>

@@ -59,12 +59,13 @@ it (use the search agents).
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import math
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -541,15 +542,24 @@ def run_with_progress(
     console: Any = None,
     show_progress: bool = True,
     interrupted: threading.Event | None = None,
+    preparing: Callable[[], AbstractContextManager[Any]] = contextlib.nullcontext,
 ) -> tuple[QTable, list[EvalPoint], tuple[Path, ...]]:
     """``train`` with a rich progress bar (episodes, speed, positions, epsilon,
     the last evaluation), then save the table and the learning curve.  Once
     ``interrupted`` is set (:func:`ctrl_c_stops`), training stops at the end
-    of its chunk and what it learnt so far is saved."""
+    of its chunk and what it learnt so far is saved.  ``preparing``: a
+    context around the kernels' first load (compiled on a first start), to
+    say so."""
     from rich.progress import Progress  # lazy: the bar only for a run
 
-    # Load (or compile) the kernels before the clock and the bar start.
-    QLearner(TrainConfig(board=config.board, episodes=1, seed=config.seed)).run(1)
+    # Load (or compile) the kernels before the clock and the bar start: the learner's, and the evaluation's
+    # opponents' (a first start compiles for half a minute, said, not a silent bar stuck at its first point).
+    with preparing():  # the command's notice of it
+        first = QLearner(TrainConfig(board=config.board, episodes=1, seed=config.seed))
+        first.run(1)
+        if eval_games > 0:
+            for opponent in DEFAULT_OPPONENTS:
+                evaluate(first.table(), opponent, 1, config.seed, first.start)
     last = ""
     with Progress(*progress_columns(), console=console, disable=not show_progress) as progress:
         task = progress.add_task(config.board, total=config.episodes, speed=0.0, states=0, eps=1.0, last="")
@@ -563,10 +573,13 @@ def run_with_progress(
             nonlocal last
             last = ", wins " + ", ".join(f"{point.win_rate(o):.0%} vs {o}" for o in point.results)
             progress.update(task, last=last)
+            if not show_progress:  # no bar (a pipe, a log file): a line a point, as `train ntuple` writes
+                progress.console.print(f"{point.seconds:6.1f} s  {point.episodes:,} episodes, {point.states:,} "
+                                       f"positions{last}", markup=False, emoji=False, highlight=False, soft_wrap=True)
 
         # plain text: a start position is no markup, and "4x4:b: " no emoji code (rich drew "4x4🅱 ")
         progress.console.print(f"training {config.board}: {config.episodes:,} episodes (Ctrl-C stops and saves)",
-                               markup=False, emoji=False)
+                               markup=False, emoji=False, highlight=False)  # no colours in its numbers
         table, curve = train(config, eval_every=eval_every, eval_games=eval_games, on_progress=on_progress,
                              on_eval=on_eval, stop=interrupted.is_set if interrupted is not None else None)
     out = Path(out)
@@ -616,6 +629,8 @@ def summary(table: QTable, curve: list[EvalPoint], paths: Sequence[Path]) -> str
     ]
     if curve:
         last = curve[-1]
+        if last.episodes != info.get("episodes", 0):  # stopped between two evaluations: say which one these are
+            lines.append(f"  at the last evaluation, after {last.episodes:,} episodes:")
         for opponent, (w, d, lo) in last.results.items():
             lines.append(
                 f"  against {opponent}: {_counted(w, 'win', 'wins')}, {_counted(d, 'draw', 'draws')}, "

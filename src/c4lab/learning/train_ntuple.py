@@ -7,10 +7,12 @@ leaves every existing file as it was.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import secrets
 import sys
-from contextlib import suppress
+from collections.abc import Callable
+from contextlib import AbstractContextManager, suppress
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -34,6 +36,10 @@ MAX_WORKERS = 1024
 #: Games of each curve point against random, normal; hard at the end.
 MATCH_GAMES = {"random": 20, "normal": 10}
 FINAL_GAMES = {"random": 40, "normal": 20, "hard": 20}
+#: How many games each score of the curve is of, for its page.
+GAMES_NOTE = (f"; at each point {MATCH_GAMES['random']} games against random, at every fourth also "
+              f"{MATCH_GAMES['normal']} against normal, and at the last (the network saved, judged again: the curve "
+              "may step there) " + ", ".join(f"{g} against {o}" for o, g in FINAL_GAMES.items()))
 
 
 
@@ -141,7 +147,8 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
         epsilon: float | None = None, epsilon_final: float | None = None, tuples: int | None, length: int | None,
         opening: int | None = None, lam: float | None = None, average: float | None = None,
         early_epsilon: float | None = None, early_plies: int | None = None, add_tuples: int = 0,
-        probes: int | None, eval_every: float | None, checkpoint_minutes: float, curve: Path | None) -> None:
+        probes: int | None, eval_every: float | None, checkpoint_minutes: float, curve: Path | None,
+        preparing: Callable[[], AbstractContextManager[Any]] = contextlib.nullcontext) -> None:
     """The command (see ``c4lab train ntuple --help``); ``ValueError`` for
     anything wrong before training starts.  A step size or exploration
     left out (None) is ``Options``' default, or with ``resume`` where the
@@ -261,7 +268,8 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
             if damaged is not None:
                 _say(f"{damaged}: labelling the probe positions again")
             _say(f"labelling {count} probe positions of {variant} at plies {plies[0]}-{plies[1]} with the solver "
-                 f"(once; kept in {P.PROBE_DIR}; --probes 0 trains without them)...")
+                 f"(once, before the training's clock starts: seconds to minutes; kept in {P.PROBE_DIR}; --probes 0 "
+                 "trains without them)...")
         shown = sys.stderr.isatty()
 
         def show(text: str) -> None:
@@ -323,14 +331,17 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
         from rich.progress import Progress
 
         columns = bar_columns()
-        trainer.warm_up()
-        evaluate()
+        with preparing():  # a first start compiles for a minute: said (the command's notice), not silent
+            trainer.warm_up()
+            evaluate()
     with Progress(*columns, console=Console(stderr=True, emoji=False), disable=not sys.stderr.isatty()) as bar:
         task = bar.add_task(str(variant), total=games or seconds, games=network.games, speed=0.0, last="")
 
         def tick(t: N.Trainer) -> None:
+            # the last point's figures with its games: the bar's count runs on, the figures are the point's
             bar.update(task, completed=t.played if games else t.seconds, games=network.games,
-                       speed=t.games_per_second, last=f", {state['last']}" if state["last"] else "")
+                       speed=t.games_per_second,
+                       last=f"; at {points[-1].games:,}: {state['last']}" if state["last"] and points else "")
             if t.seconds >= state["next_save"]:
                 t.record()  # the header says how to go on: the options, where each worker's games are
                 network.options["seconds"] = round(since + t.seconds, 1)  # and the curve's clock
@@ -348,7 +359,7 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
             """A point of the curve, shown (a run given in games pauses for it: ``Trainer.run``'s ``on_pause``)."""
             evaluate()
             if not sys.stderr.isatty():  # no bar to show it (a log file, a pipe): one line a point
-                print(f"{t.seconds:6.0f} s  {points[-1].games:,} games, {t.games_per_second:,.0f}/s, "
+                print(f"{t.seconds:6.0f} s  {_games(points[-1].games)}, {t.games_per_second:,.0f}/s, "
                       f"{state['last']}", file=sys.stderr, flush=True)  # the point's games, as in the CSV
 
         from c4lab.ctrl_c import (  # lazy: start-up time
@@ -411,7 +422,8 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
             _say("interrupted: the final evaluation is skipped; saving the curve...")
     with keep():
         try:
-            paths = N.write_curve(points, prefix, f"n-tuple TD learning on {variant}", tuple(FINAL_GAMES))
+            paths = N.write_curve(points, prefix, f"n-tuple TD learning on {variant}", tuple(FINAL_GAMES),
+                                  games_note=GAMES_NOTE)
         except OSError as exc:  # the network is saved: one line, and the status says something failed
             _say(f"the curve could not be written ({exc}); the network is saved in {out}")
             sys.exit(1)
@@ -423,6 +435,7 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
           f"{trainer.games_per_second:,.0f} games/s, {trainer.mean_cells:.1f} cells a game); "
           f"last point: {_games(points[-1].games)}, {state['last']}{judged}")
     print("curve: " + ", ".join(str(p) for p in paths))
+    print(f"play it: c4lab move {network.variant.notation} --agent ntuple:weights={out}")  # its board, --bonus's cell too
     if interrupted:
         _say(f"{stop_words(status)}: the network and the curve are saved")
         sys.exit(status)

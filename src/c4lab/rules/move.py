@@ -84,7 +84,11 @@ class Move:
         ):
             ban = COLUMN_LETTERS.index(token[2]) if len(token) == 3 else None
             return cls(COLUMN_LETTERS.index(token[0]), ban)
+        number = ""
+        if token.isascii() and token.isdigit() and 1 <= int(token) <= len(COLUMN_LETTERS):
+            # a column number, as other tools write moves: say which letter it is, counted from 1 as they do
+            number = f"; column {int(token)}, counted from 1, is {quote(COLUMN_LETTERS[int(token) - 1])}"
         raise ValueError(
             f"{quote(token)} is not a move token: a column letter a..l, "
-            "optionally followed by '+' and a ban column letter (like 'd' or 'd+a')"
+            f"optionally followed by '+' and a ban column letter (like 'd' or 'd+a'){number}"
         )

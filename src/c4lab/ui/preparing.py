@@ -96,11 +96,10 @@ def announce_preparation(
     done = threading.Event()
     ticker = threading.Thread(target=tick, args=(done,), daemon=True)
     ticker.start()
-    event.register("numba:compile", listener)
     try:
-        yield
+        with event.install_listener("numba:compile", listener):
+            yield
     finally:
-        event.unregister("numba:compile", listener)
         done.set()
         ticker.join()
         with lock:
@@ -109,9 +108,62 @@ def announce_preparation(
                 state["status"] = None
 
 
-def preparing_on_stderr() -> Any:
-    """On a terminal, :func:`announce_preparation` on stderr; nothing
-    otherwise (a pipe gets no status lines)."""
-    if not sys.stderr.isatty():
-        return contextlib.nullcontext()
-    return announce_preparation(stderr_console())
+def preparing_on_stderr(logged: bool = False) -> Any:
+    """On a terminal, :func:`announce_preparation` on stderr; otherwise (a
+    pipe, a log file: no status lines) nothing, or with ``logged`` a line
+    when the compiling begins and one when the block ends after it (a long
+    run's log: a minute of silence there read as a hang)."""
+    if sys.stderr.isatty():
+        return announce_preparation(stderr_console())
+    return _logged_preparation() if logged else contextlib.nullcontext()
+
+
+@contextmanager
+def _logged_preparation(after: float = 1.0) -> Iterator[None]:
+    """A line on stderr once this thread has spent ``after`` seconds
+    compiling within the block (a kernel numba cannot cache, compiled in a
+    fraction of a second on every start, says nothing), and at the block's
+    end the seconds since its first compile."""
+    from numba.core import event  # lazy: only the commands that run kernels load numba
+
+    owner = threading.current_thread()
+    lock = threading.Lock()
+    state: dict[str, Any] = {"depth": 0, "first": None, "since": 0.0, "spent": 0.0, "said": False}
+    done = threading.Event()
+
+    def watch() -> None:  # says it once the compiling so far, the one under way included, passes ``after``
+        while not done.wait(0.1):
+            with lock:
+                running = time.monotonic() - state["since"] if state["depth"] else 0.0
+                if state["spent"] + running >= after:
+                    state["said"] = True
+                    print(f"{MESSAGE} (compiling, then kept on disk)...", file=sys.stderr, flush=True)
+                    return
+
+    class Listener(event.Listener):  # type: ignore[misc]
+        def on_start(self, _event: Any) -> None:
+            if threading.current_thread() is not owner:
+                return
+            with lock:
+                state["depth"] += 1
+                if state["depth"] == 1:
+                    state["since"] = time.monotonic()
+                if state["first"] is None:
+                    state["first"] = state["since"]
+                    threading.Thread(target=watch, daemon=True).start()
+
+        def on_end(self, _event: Any) -> None:
+            if threading.current_thread() is owner:
+                with lock:
+                    state["depth"] = max(0, state["depth"] - 1)
+                    if state["depth"] == 0:
+                        state["spent"] += time.monotonic() - state["since"]
+
+    try:
+        with event.install_listener("numba:compile", Listener()):
+            yield
+    finally:
+        done.set()
+        with lock:
+            if state["said"]:
+                print(f"ready after {time.monotonic() - state['first']:.0f} s", file=sys.stderr, flush=True)

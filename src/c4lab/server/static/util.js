@@ -136,7 +136,9 @@ export async function copyText(value, what, button = null) {
 /** The message line under the room board: kind "info", "error", "hint" or
  * "sticky" (stays); the others fade after a few seconds. With ``short``, a
  * phone shows it instead of ``text`` (one line, where ``text`` took three
- * and pushed the controls below the window); a screen reader says ``text``. */
+ * and pushed the controls below the window), and so does a wider screen
+ * where ``text`` would wrap (the controls moved down a line, and back when
+ * it faded), with ``text`` as its tooltip; a screen reader says ``text``. */
 let sayTimer = null;
 export function say(text, kind = "info", short = null) {
   const node = $("message");
@@ -146,8 +148,15 @@ export function say(text, kind = "info", short = null) {
     brief.setAttribute("aria-hidden", "true");
     setText(full, text);
     setText(brief, short);
+    node.classList.remove("wraps");
     node.replaceChildren(full, brief);
-  } else setText(node, text);
+    const wraps = full.getClientRects().length > 1; // an inline span: a box a line
+    node.classList.toggle("wraps", wraps);
+    node.title = wraps ? text : ""; // the long words on hovering the short ones
+  } else {
+    setText(node, text);
+    node.title = "";
+  }
   node.dataset.kind = kind;
   clearTimeout(sayTimer);
   if (text && kind !== "sticky") sayTimer = setTimeout(() => { setText(node, ""); }, kind === "error" ? 6000 : 4000);
