@@ -1101,8 +1101,9 @@ def test_a_resumed_curve_keeps_one_measure_and_its_columns(tmp_path: Path) -> No
 
     points = [CurvePoint(0, 0.0, 0.5, {"random": 0.5}, 200), CurvePoint(2000, 3.5, 0.75, {"random": 1.0}, 200)]
     path = write_csv(points, tmp_path / "c", ("random", "normal", "hard"))
-    assert path.read_text().splitlines()[0] == ("games,seconds,accuracy,probes,board,run,score vs hard,score vs normal,"
-                                                "score vs random")
+    # the levels weakest first, as the page's columns (review: the CSV had them by name, hard first)
+    assert path.read_text().splitlines()[0] == ("games,seconds,accuracy,probes,board,run,score vs random,"
+                                                "score vs normal,score vs hard")
     assert read_curve(path) == points
     assert check_curve(tmp_path / "c", 2000, 200) == points
     with pytest.raises(ValueError, match=r"c\.csv measured the accuracy on 200 probe positions, this run on 10: "
@@ -1507,7 +1508,7 @@ def test_ctrl_c_saves_the_network_and_the_curve_then_exits(tmp_path: Path, inher
     assert Network.load(out).games > 0
     # The columns a checkpoint writes, 'score vs hard' too though only a run's end measures it.
     header = (tmp_path / "n-curve.csv").read_text().splitlines()[0]
-    assert header == "games,seconds,accuracy,probes,board,run,score vs hard,score vs normal,score vs random"
+    assert header == "games,seconds,accuracy,probes,board,run,score vs random,score vs normal,score vs hard"
 
 
 @pytest.mark.parametrize("inherited", ["default", "ignored"])

@@ -610,6 +610,7 @@ class Network:
 
     @property
     def length(self) -> int:
+        """The cells of each tuple (8 by default)."""
         return int(self.tuples.shape[1])
 
     def frozen(self) -> Network:
@@ -649,6 +650,8 @@ class Network:
     # -- the file -------------------------------------------------------------
 
     def header(self) -> dict[str, Any]:
+        """The file's JSON header: its format, board, tuples, cell states and
+        what the network's runs recorded (games, options)."""
         return {
             "format": FORMAT,
             "variant": self.variant.notation,

@@ -402,6 +402,8 @@ class Trainer:
                                 "done": round(min(max(self._progress(), 0.0), 1.0), 6)}
 
     def stop(self) -> None:
+        """Ask every worker to stop at the end of its current game (``run``
+        then returns; Ctrl-C's handler calls it from another thread)."""
         self._stop.set()
 
     def snapshot(self) -> Network:
@@ -631,10 +633,12 @@ class Trainer:
 
     @property
     def games_per_second(self) -> float:
+        """Self-play games a second of training time, over this trainer's runs."""
         return self.played / self.seconds if self.seconds else 0.0
 
     @property
     def mean_cells(self) -> float:
+        """The cells a self-play game filled, on average (how long the games are)."""
         c = self.counters
         return float(c[T.C_CELLS] / c[T.C_GAMES]) if c[T.C_GAMES] else 0.0
 

@@ -66,7 +66,7 @@ def write_csv(points: list[CurvePoint], prefix: Path, opponents: tuple[str, ...]
     renamed (a run stopped at any moment leaves the whole file of the last
     write); its path.  ``opponents``: score columns written even before a
     point has them (the columns stay the same from checkpoint to end)."""
-    names = sorted({o for p in points for o in p.scores} | set(opponents))
+    names = sorted({o for p in points for o in p.scores} | set(opponents), key=_by_strength)  # random first, as the page
     path = curve_paths(prefix)[0]
     with replacing(path, "w", newline="", encoding="utf-8") as f:  # a full disk, Ctrl-C: the last whole file
         writer = csv.writer(f)
