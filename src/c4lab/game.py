@@ -296,9 +296,7 @@ def _get_ready(
         except (Exception, SystemExit) as err:
             if policy == "raise":
                 raise
-            who = f"player {side} ({specs[side] or type(agent).__name__})"
-            reason = "time" if isinstance(err, SlowMoveError) else "crash"  # an engine not ready in time: 'time'
-            return Forfeit(side, reason, "before the first move: " + crash_detail(err, who))
+            return unready_forfeit(side, f"player {side} ({specs[side] or type(agent).__name__})", err)
     return None
 
 
@@ -348,6 +346,14 @@ def answer_move(position: Position, answer: object, who: str) -> Move:
             if position.is_legal(move):
                 return move
     return play_answer(position, answer, who).moves[-1]  # raises, naming the fault
+
+
+def unready_forfeit(side: str, who: str, err: BaseException) -> Forfeit:
+    """The forfeit of ``who`` (on ``side``), whose getting ready for a game
+    failed with ``err``: ``time`` for one not ready in its time (an engine's
+    ``readyok``), ``crash`` otherwise, both "before the first move"."""
+    reason = "time" if isinstance(err, SlowMoveError) else "crash"
+    return Forfeit(side, reason, "before the first move: " + crash_detail(err, who))
 
 
 def crash_detail(err: BaseException, who: str) -> str:

@@ -17,7 +17,7 @@ from typing import Any
 from c4lab.agents import Agent, agent_infos, make_agent, parse_spec
 from c4lab.agents.spec_names import canonical_spec
 from c4lab.arena.schedule import PairTask
-from c4lab.game import Forfeit, GameRecord, MoveTimes, NotReadyError, crash_detail, play_game
+from c4lab.game import Forfeit, GameRecord, MoveTimes, NotReadyError, play_game, unready_forfeit
 from c4lab.rules import Position
 
 RESULTS = ("A", "B", "draw")
@@ -277,8 +277,7 @@ def play_pair(task: PairTask) -> tuple[PairTask, list[dict[str, Any]]]:
                     agents.append(make_agent(seeded(spec, task.seed, task.start, a, b, side, task.repeat)))
                 except Exception as err:  # noqa: BLE001  (an engine that would not start this time)
                     forfeit = (  # not ready in its time (``readyok``): on time, as before a game's first move
-                        Forfeit(side, "time", "before the first move: " + crash_detail(err, f"player {side} ({spec})"))
-                        if isinstance(err, NotReadyError)
+                        unready_forfeit(side, f"player {side} ({spec})", err) if isinstance(err, NotReadyError)
                         else Forfeit(side, "crash", f"player {side} ({spec}) could not start: {err}"))
                     record = GameRecord(a, b, start, start, MoveTimes({"A": [], "B": []}), forfeit)
                     break
