@@ -58,8 +58,30 @@ def exit_status(stop: KeyboardInterrupt) -> int:
     return stop.status if isinstance(stop, Stopped) else stop_status(signal.SIGINT)
 
 
+class Flag:
+    """A flag that a signal handler may set: ``threading.Event``'s ``set``
+    without its lock.  Python runs a handler between any two bytecodes of
+    the main thread, a handler included: a second signal can run one
+    handler inside another, and an ``Event.set`` interrupted while it held
+    its lock waits for itself for ever (an impatient user's many Ctrl-C
+    hung a training run: CI290).  Setting, clearing and reading an
+    attribute is one bytecode each, and nothing is waited for."""
+
+    def __init__(self) -> None:
+        self._set = False
+
+    def set(self) -> None:
+        self._set = True
+
+    def clear(self) -> None:
+        self._set = False
+
+    def is_set(self) -> bool:
+        return self._set
+
+
 #: A Ctrl-C pressed since :func:`ctrl_c_kept_for_later` and not yet acted on.
-_PRESSED = threading.Event()
+_PRESSED = Flag()
 
 
 def _keep(signum: int, frame: FrameType | None) -> None:
@@ -222,7 +244,7 @@ def waited_on_a_thread(work: Callable[[], T], name: str, on_interrupt: Callable[
 
 
 __all__ = [
-    "STOP_SIGNALS", "Stopped", "ctrl_c_calls", "ctrl_c_ignored_from_now", "ctrl_c_interrupts", "ctrl_c_kept_for_later",
+    "STOP_SIGNALS", "Flag", "Stopped", "ctrl_c_calls", "ctrl_c_ignored_from_now", "ctrl_c_interrupts", "ctrl_c_kept_for_later",
     "ctrl_c_pressed", "exit_status", "interrupted_line", "run_stoppable", "stop_status", "stop_words", "stops_ignored_from_now", "stops_interrupt",
     "waited_on_a_thread",
 ]

@@ -5,6 +5,8 @@ from __future__ import annotations
 import csv
 import json
 import re
+import subprocess
+import sys
 import zipfile
 from functools import cache
 from pathlib import Path
@@ -363,6 +365,46 @@ def test_ctrl_c_saves_the_table_and_the_curve_then_exits(tmp_path: Path, inherit
     # stopped before its first evaluation (every 50 M episodes): no curve, and the summary says why
     assert not (tmp_path / "q-curve.csv").exists() and "no learning curve: no evaluation games" in stdout
     assert "interrupted: the table is saved (" in stderr and "curve" not in stderr  # it said "and the curve are"
+
+
+SIGNAL_INSIDE_SET = """
+import os, signal, sys
+from c4lab.learning.qlearning import ctrl_c_stops
+
+sent = 0
+
+def tracer(frame, event, arg):  # a signal between every two lines of a method 'set' (three at most)
+    if frame.f_code.co_name != "set":
+        return None
+    def line(frame, event, arg):
+        global sent
+        if event == "line" and sent < 3:
+            sent += 1
+            os.kill(os.getpid(), signal.SIGINT)
+        return line
+    return line
+
+with ctrl_c_stops() as pressed:
+    sys.settrace(tracer)
+    os.kill(os.getpid(), signal.SIGINT)
+    for _ in range(1000):
+        pass  # the handlers run here, one inside another
+    sys.settrace(None)
+print(pressed.is_set(), pressed.status, sent)
+"""
+
+
+def test_a_press_that_comes_while_the_last_one_is_being_handled_is_no_deadlock() -> None:
+    """Python runs a signal's handler between any two bytecodes, another
+    handler's included.  Training's flag was a ``threading.Event``: a
+    press that came while the last press's handler held the event's lock
+    waited for that lock for ever (CI290: the 60 presses of the test
+    above hung a run).  Here a signal comes between every two lines of
+    the flag's ``set``."""
+    done = subprocess.run([sys.executable, "-c", SIGNAL_INSIDE_SET], capture_output=True, text=True, timeout=60,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[:2] == ["True", "130"], done.stdout
 
 
 def test_a_kill_saves_the_table_as_ctrl_c_does(tmp_path: Path) -> None:

@@ -62,7 +62,6 @@ from __future__ import annotations
 import contextlib
 import csv
 import math
-import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
@@ -79,6 +78,7 @@ from c4lab.agents import make_agent
 from c4lab.agents.qlearning import QLearningAgent
 from c4lab.agents.qtable import QTable, action_index, check_board, check_rewards, position_keys
 from c4lab.atomic import replacing
+from c4lab.ctrl_c import Flag
 from c4lab.game import play_game
 from c4lab.learning.ntuple_curve import bare
 from c4lab.learning.settings import OptionOutOfRange
@@ -426,8 +426,9 @@ def train(
     return learner.table(), curve
 
 
-class StopAsked(threading.Event):
-    """Set by :func:`ctrl_c_stops`; ``status``: the exit status of a run it
+class StopAsked(Flag):
+    """Set by :func:`ctrl_c_stops` (from a signal's handler: no lock, see
+    :class:`~c4lab.ctrl_c.Flag`); ``status``: the exit status of a run it
     stopped (130 for Ctrl-C, 128 + the signal's number for another)."""
 
     status = 130
@@ -541,7 +542,7 @@ def run_with_progress(
     eval_games: int,
     console: Any = None,
     show_progress: bool = True,
-    interrupted: threading.Event | None = None,
+    interrupted: Flag | None = None,
     preparing: Callable[[], AbstractContextManager[Any]] = contextlib.nullcontext,
 ) -> tuple[QTable, list[EvalPoint], tuple[Path, ...]]:
     """``train`` with a rich progress bar (episodes, speed, positions, epsilon,
