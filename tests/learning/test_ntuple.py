@@ -1782,6 +1782,36 @@ def test_a_first_search_or_training_run_compiles_no_error_paths_and_nothing_twic
     assert not heavy, heavy
 
 
+#: A short training run in a fresh process on an empty cache
+#: (``run_counting_compiles``), the command's notice of the compiling
+#: replaced by a mark of what was compiled when it ended.
+TRAINING_COMPILES = """
+import contextlib, json, pathlib
+from c4lab.learning import train_ntuple
+marks = []
+@contextlib.contextmanager
+def preparing():
+    yield
+    marks.append(len(compiled))
+train_ntuple.run(board="5x4", bonus=False, minutes=None, games=3000, workers=1, seed=1, out=pathlib.Path(OUT),
+                 resume=None, tuples=10, length=6, probes=0, eval_every=None, checkpoint_minutes=10.0, curve=None,
+                 preparing=preparing)
+print(json.dumps({"during": compiled[:marks[0]], "after": compiled[marks[0]:]}))
+"""
+
+
+@pytest.mark.slow
+def test_a_first_training_run_compiles_within_its_notice_and_not_after(tmp_path: Path) -> None:
+    """The notice of a first start ("preparing the engine ...") covers all
+    the run compiles: the final point's games against ``hard`` compiled
+    its search after the notice had ended, seconds of a silent stop
+    (helper 155's review)."""
+    script = TRAINING_COMPILES.replace("OUT", repr(str(tmp_path / "net.npz")))
+    compiled = run_counting_compiles(script, tmp_path / "cache")
+    assert "c4lab.learning.ntuple_td.train_games" in compiled["during"]
+    assert compiled["after"] == []
+
+
 # -- the trainer's own bookkeeping: stopping, resuming, the header -------------------------------
 
 

@@ -17,6 +17,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
+from c4lab.agents.base import warm_up
 from c4lab.agents.ntuple import shipped_folder
 from c4lab.agents.ntuple_net import Network
 from c4lab.arrayfile import check_writable
@@ -24,7 +25,7 @@ from c4lab.cores import usable_cores
 from c4lab.learning import ntuple as N
 from c4lab.learning import probes as P
 from c4lab.learning.ntuple_curve import CurvePoint, bare, check_curve, curve_paths, write_csv
-from c4lab.rules import Variant
+from c4lab.rules import Position, Variant
 from c4lab.rules.errors import SecondBonusCellError
 
 #: The most tuples a network may have (``--tuples``, and with ``--add-tuples``).
@@ -334,6 +335,8 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
         with preparing():  # a first start compiles for a minute: said (the command's notice), not silent
             trainer.warm_up()
             evaluate()
+            for opponent in (o for o in FINAL_GAMES if o not in MATCH_GAMES):  # the last point's (hard): now, said
+                warm_up(opponent, Position(variant))
     with Progress(*columns, console=Console(stderr=True, emoji=False), disable=not sys.stderr.isatty()) as bar:
         task = bar.add_task(str(variant), total=games or seconds, games=network.games, speed=0.0, last="")
 
