@@ -1032,6 +1032,18 @@ def test_a_header_whose_test_is_not_one_is_an_error_naming_line_1(tmp_path, sprt
     assert line.startswith(f"Error: {out}:1: the header's \"sprt\" is not a test (") and why in line
 
 
+@pytest.mark.parametrize("engines", ['"fake"', '{"nosuchagent": "fake"}', '{"random:seed=1": 3}', "[]"])
+def test_a_header_whose_engines_are_not_names_of_its_specs_is_an_error_naming_line_1(tmp_path, engines):
+    out = tmp_path / "run.jsonl"
+    run_arena(ArenaConfig(RANDOMS, games=2, seed=1), out, executor=LocalExecutor(1))
+    header, *games = out.read_text().splitlines(keepends=True)
+    out.write_text(json.dumps({**json.loads(header), "engines": json.loads(engines)}) + "\n" + "".join(games))
+    with pytest.raises(ResultsError) as caught:
+        read_results(out)
+    assert str(caught.value) == (f"{out}:1: the header's \"engines\" is not a name for each engine spec of the run "
+                                 f"({json.dumps(json.loads(engines))})")
+
+
 @pytest.mark.parametrize(("given", "refusal"), [
     ("elo0=0,elo1=7000", ("elo1=7000 is too far from 0 to test: its expected score is 1 to double precision "
                           "(above 6381.8359)")),

@@ -476,3 +476,35 @@ def test_a_program_that_spoke_at_an_earlier_start_is_not_asked_whether_it_flushe
         EngineAgent(cmd, handshake=0.5)
     assert str(caught.value).endswith("sent no 'c4labok' (the end of the handshake) within 0.5 s" + LONGER)
     assert left_behind(tmp_path) == []
+
+
+def test_a_run_resumed_after_its_engine_program_changed_is_refused_and_the_file_kept(tmp_path: Path) -> None:
+    """The results file keeps what each engine said it is (``id name``):
+    resuming after the program was changed (its spec, a path, the same)
+    would mix the games of two versions in one experiment, silently.  It
+    is refused, the file untouched; with the program of those games it
+    resumes."""
+    from c4lab.arena.executors import LocalExecutor
+    from c4lab.arena.results import ResultsError, read_results
+
+    agent = tmp_path / "agent.txt"
+    agent.write_text("random:seed=1")
+    script = tmp_path / "engine.sh"
+    script.write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} -m c4lab engine --agent "$(cat {agent})"\n')
+    script.chmod(0o755)
+    spec = f"engine:cmd={script}"
+    out = tmp_path / "arena.jsonl"
+    run_arena(ArenaConfig((spec, "random"), games=2, board="5x4"), out, executor=LocalExecutor(jobs=1))
+    assert read_results(out).engines == {spec: "c4lab random:seed=1"}
+    written = out.read_bytes()
+    agent.write_text("random:seed=2")  # a new version of the program, under the same command
+    with pytest.raises(ResultsError) as caught:
+        run_arena(ArenaConfig((spec, "random"), games=4, board="5x4"), out, executor=LocalExecutor(jobs=1))
+    assert str(caught.value) == (
+        f"{out}: its games are by the engine of {spec!r} when it said it was 'c4lab random:seed=1', and it now says "
+        "'c4lab random:seed=2': one run does not mix the games of two versions of a program (write to another file, "
+        "or resume it with the program of those games)")
+    assert out.read_bytes() == written
+    agent.write_text("random:seed=1")
+    outcome = run_arena(ArenaConfig((spec, "random"), games=4, board="5x4"), out, executor=LocalExecutor(jobs=1))
+    assert outcome.played == 2 and len(read_results(out).games) == 4

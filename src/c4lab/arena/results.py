@@ -1,6 +1,7 @@
 """The results file: JSON lines, one experiment per file.
 
-The first line is a header (``{"c4lab_arena": 1, "config": {...}}``), every
+The first line is a header (``{"c4lab_arena": 1, "config": {...}}``, and
+``"engines": {SPEC: ID_NAME}``, what each engine program said it is), every
 other line one game (``Game.to_dict``).  Games are appended a pair at a time
 and flushed to disk, so an interrupted run loses at most the pairs in
 flight; started again with the same file, it plays only what is missing.
@@ -19,7 +20,7 @@ import json
 import os
 from collections.abc import Callable, Iterable
 from contextlib import suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
@@ -54,6 +55,7 @@ class Results:
     games: tuple[Game, ...]
     cut_line: bool = False  # a last line was cut short (and ignored)
     sprt: str | None = None  # the sequential test the run stopped by, if any (``SPRT.text``)
+    engines: dict[str, str] = field(default_factory=dict)  # each engine spec's ``id name`` when the file was made
 
     def done_pairs(self) -> set[tuple[int, int]]:
         """``(pairing, pair)`` of every pair whose two games are saved."""
@@ -116,6 +118,11 @@ def read_results(path: str | Path) -> Results:
             pass
         except (TypeError, ValueError) as err:
             raise ResultsError(f"{path}:1: the header's \"sprt\" is not a test ({err})") from None
+    engines = header.get("engines", {})  # none in a file of an earlier c4lab
+    if not (isinstance(engines, dict) and all(isinstance(k, str) and k in config.specs and isinstance(v, str)
+                                              for k, v in engines.items())):
+        raise ResultsError(f"{path}:1: the header's \"engines\" is not a name for each engine spec of the run "
+                           f"({_shown(engines)})")
     pairings = config.pairings()
     starts: dict[int, str] = {}  # each pair's start in the header's schedule
     games: list[Game] = []
@@ -154,7 +161,7 @@ def read_results(path: str | Path) -> Results:
             raise ResultsError(f"{path}:{number}: game {key} is recorded twice")
         keys.add(key)
         games.append(game)
-    return Results(config, tuple(games), cut, sprt)
+    return Results(config, tuple(games), cut, sprt, engines)
 
 
 def _hold(file: IO[str], path: Path) -> None:
@@ -182,15 +189,19 @@ class ResultsWriter:
 
     def __init__(
         self, path: str | Path, config: ArenaConfig, *, resume: Results | None = None, sprt: str | None = None,
-        held: IO[str] | None = None,
+        held: IO[str] | None = None, engines: dict[str, str] | None = None,
     ) -> None:
         """``held``: the file opened for appending and held (``open_results``
         holds it before reading it): with ``resume``, the file continued;
-        without, an empty file (0 bytes) started anew in place."""
+        without, an empty file (0 bytes) started anew in place.  ``engines``:
+        what each engine program of the run said it is, kept in the header."""
         self.path = Path(path)
         self._file: IO[str]
-        # the header: the experiment, and the sequential test that may stop it early (for the report to say so)
-        header = {HEADER_KEY: FORMAT, "config": config.to_dict(), **({"sprt": sprt} if sprt else {})}
+        # the header: the experiment, the sequential test that may stop it early (for the report to say so), and
+        # the engine programs' names (a run resumed after one changed is refused: ``open_results``)
+        engines = {**(resume.engines if resume else {}), **(engines or {})}
+        header = {HEADER_KEY: FORMAT, "config": config.to_dict(), **({"sprt": sprt} if sprt else {}),
+                  **({"engines": engines} if engines else {})}
         if resume is None:
             if held is not None:  # an empty file, held: the header goes at its start
                 self._file = held
@@ -202,7 +213,7 @@ class ResultsWriter:
         else:
             whole = resume.whole_pairs()
             if (resume.cut_line or len(whole) != len(resume.games) or resume.sprt != sprt
-                    or resume.config.games != config.games):
+                    or resume.config.games != config.games or resume.engines != engines):
                 # Drop a cut last line and the lone game of an unfinished
                 # pair (that pair is played again), and keep in the header
                 # the test of this run, the one that may stop it (or none),
@@ -267,6 +278,7 @@ def _shown(value: Any) -> str:
 
 def open_results(
     path: str | Path, config: ArenaConfig, sprt: str | None = None, on_note: Callable[[str], None] | None = None,
+    *, engines: dict[str, str] | None = None,
 ) -> tuple[ResultsWriter, Results | None]:
     """Start ``path`` for ``config`` (``sprt``: the test that may stop it,
     kept in the header), or continue it if it holds the same experiment, or
@@ -277,10 +289,13 @@ def open_results(
     creating it and writing its header) holds nothing to lose: it is
     started anew, and ``on_note`` told so; it was refused until removed by
     hand.  The file is held by this run until the writer is closed: a
-    second run on it is a ResultsError at once."""
+    second run on it is a ResultsError at once.  ``engines``: what each
+    engine program of the run says it is (its ``id name``, by spec); a
+    file whose games were played by a program that said otherwise is
+    refused: one run does not mix two versions of a program."""
     path = Path(path)
     if not path.exists():
-        return ResultsWriter(path, config, sprt=sprt), None
+        return ResultsWriter(path, config, sprt=sprt, engines=engines), None
     try:
         held = path.open("a", encoding="utf-8")
     except OSError as err:
@@ -290,7 +305,7 @@ def open_results(
         if os.fstat(held.fileno()).st_size == 0:
             if on_note is not None:
                 on_note(f"{path} was empty (0 bytes): starting it anew")
-            return ResultsWriter(path, config, sprt=sprt, held=held), None
+            return ResultsWriter(path, config, sprt=sprt, held=held, engines=engines), None
         previous = read_results(path)
         ours, theirs = config.to_dict(), previous.config.to_dict()
         differ = [k for k in ours if ours[k] != theirs.get(k)]
@@ -304,7 +319,14 @@ def open_results(
                 f"{path} holds another experiment (different {shown}): "
                 f"write to another file, or give the same settings to resume it{more}"
             )
-        return ResultsWriter(path, config, resume=previous, sprt=sprt, held=held), previous
+        for spec, said in (engines or {}).items():
+            if previous.engines.get(spec, said) != said:
+                raise ResultsError(
+                    f"{path}: its games are by the engine of {spec!r} when it said it was "
+                    f"{previous.engines[spec]!r}, and it now says {said!r}: one run does not mix the games of two "
+                    "versions of a program (write to another file, or resume it with the program of those games)"
+                )
+        return ResultsWriter(path, config, resume=previous, sprt=sprt, held=held, engines=engines), previous
     except BaseException:
         held.close()
         raise

@@ -122,12 +122,13 @@ def run_arena(
     command's options), otherwise as ``ArenaConfig``'s fields."""
     if sprt is not None and (refusal := sprt_refusal(config)):
         raise ValueError(refusal)
-    notes = config.check_agents() + config.schedule_notes(names)
+    notes, engines = config.checked_agents()
+    notes += config.schedule_notes(names)
     if on_note is not None:
         for note in notes:
             on_note(note)
     writer: ResultsWriter
-    writer, previous = open_results(out, config, sprt.text() if sprt else None, on_note)
+    writer, previous = open_results(out, config, sprt.text() if sprt else None, on_note, engines=engines)
     done = previous.done_pairs() if previous else set()
     games = list(previous.whole_pairs()) if previous else []
     tasks = [t for t in config.tasks() if t.key not in done]

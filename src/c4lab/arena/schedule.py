@@ -222,8 +222,16 @@ class ArenaConfig:
         another board) fails too, whatever draws the boards.  Returns a note
         for each agent that plays another's moves on some of the run's
         boards (``Agent.plays_instead``)."""
+        return self.checked_agents()[0]
+
+    def checked_agents(self) -> tuple[list[str], dict[str, str]]:
+        """The notes of ``check_agents``, and what each engine program of the
+        run said it is (its handshake's ``id name``), by spec: the results
+        file keeps it, so that a run resumed after the program changed does
+        not mix the games of two versions."""
         boards = self.boards()
         notes: list[str] = []
+        engines: dict[str, str] = {}
         for spec in self.specs:
             try:
                 agent = make_agent(spec)
@@ -241,6 +249,9 @@ class ArenaConfig:
                     other = agent.plays_instead(variant)
                     if other is not None:
                         instead.setdefault(other, []).append(variant.notation)
+                said = getattr(agent, "engine_name", None)  # an engine program's id name
+                if isinstance(said, str):
+                    engines[spec] = said
             finally:
                 agent.close()
             try:
@@ -261,7 +272,7 @@ class ArenaConfig:
                     f"{len(names)} of this run's {len(boards)} boards ({', '.join(names[:3])}"
                     f"{', ...' if len(names) > 3 else ''})")
                 notes.append(f"{spec} has nothing learnt for {where}: it plays {other}'s moves there")
-        return notes
+        return notes, engines
 
     def schedule_notes(self, names: Mapping[str, str] | None = None) -> list[str]:
         """What a run of this schedule leaves out that its settings name: the
