@@ -104,10 +104,13 @@ def pair_against_random(cmd: str, start: str = "7x6") -> tuple[list[dict], float
         # a last stderr line with no newline is whole: no "[...]" as if it had been cut short
         ("printf 'line one\\nno newline at end' >&2; exit 3", "crash",
          "exited with status 3 (its stderr: line one | no newline at end)"),
+        # a line begun and never ended: quoted, the program's bug named
+        (f"printf 'bestmo'; {HANG}", "time", "(it wrote 'bestmo' and no newline after it: a line ends with one)"),
     ],
     ids=[
         "hangs-on-go", "garbage", "illegal-move", "no-move-at-all", "exits", "exits-leaving-a-child",
         "endless-line", "floods-info-lines", "floods-info-lines-as-written", "stderr-without-a-last-newline",
+        "a-line-never-ended",
     ],
 )
 def test_a_faulty_engine_loses_with_the_reason_within_the_limit_and_leaves_nothing(

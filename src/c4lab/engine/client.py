@@ -44,6 +44,7 @@ clients' specs).
 
 from __future__ import annotations
 
+import codecs
 import collections
 import contextlib
 import errno
@@ -87,7 +88,6 @@ from c4lab.engine.protocol import (
     parse_reply,
     readable,
     split_words,
-    without_line_end,
 )
 from c4lab.game import NotReadyError, SlowMoveError
 from c4lab.rules import IllegalMoveError, Move, Position
@@ -107,6 +107,7 @@ _STDERR_LINES = 20  # the engine's last stderr lines, quoted when it dies
 _QUIT_GRACE = 1.0  # s: a program told 'quit' may take this long to exit before it is killed
 _TERM_GRACE = 0.5  # s: between SIGTERM and SIGKILL to the program's process group
 _POLL = 0.1  # s: how often a read checks that the program still runs
+_CHUNK = 65536  # bytes: the most one read of standard output takes
 #: Sessions of their own, so that stopping a program stops what it started.
 _OWN_SESSION = os.name == "posix"
 _TETHER_SCRIPT = Path(__file__).with_name("tether.py")
@@ -310,7 +311,8 @@ class _Process:
         self.lines: queue.Queue[str | _LongLine | None] = queue.Queue()
         self.stderr: collections.deque[str] = collections.deque(maxlen=_STDERR_LINES)
         self.stopped = False
-        self.heard = False  # any line on its standard output yet (a silent one may buffer it)
+        self.heard = False  # anything on its standard output yet (a silent one may buffer it)
+        self.partial = ""  # what it wrote after its last newline: a line not ended yet
         self.argv = tuple(argv)
         self._writing = threading.Lock()  # a 'stop' from another thread never splits a line being sent
         _RUNNING.add(self)
@@ -318,25 +320,40 @@ class _Process:
         threading.Thread(target=self._read_stderr, daemon=True, name=f"engine-err {label}").start()
 
     def _read_stdout(self) -> None:
+        """Standard output's lines into ``lines``, as they come.  Read in
+        chunks, not a line at a time, so that what the program wrote of a
+        line it has not ended (``partial``) is there to quote when a wait
+        times out: ``bestmo`` and no newline is a program's bug to name."""
         stream = self.popen.stdout
-        assert stream is not None
+        assert isinstance(stream, io.TextIOWrapper)  # ``_popen``'s: its bytes are read as they come
+        decode = codecs.getincrementaldecoder("utf-8")("surrogateescape").decode  # as ``_popen``'s text streams
         try:
-            if isinstance(stream, io.TextIOWrapper):  # a line ends at '\n' (or '\r\n'), not at a lone '\r'
-                stream.reconfigure(newline="\n")
-            while line := stream.readline(MAX_LINE + 2):  # the longest line and its '\r\n'
+            while chunk := stream.buffer.read1(_CHUNK):
                 if not self.heard:
                     self.heard = True
                     _SPOKE.add(self.argv)
-                if len(without_line_end(line)) > MAX_LINE:  # longer than a line may be (its end not in sight): not a reply
-                    self.lines.put(_LongLine(readable(line[:40])))
-                    break
-                self.lines.put(without_line_end(line))
-            else:
-                self.lines.put(None)
+                # a line ends at '\n' (or '\r\n'), not at a lone '\r'
+                *ended, rest = (self.partial + decode(chunk)).split("\n")
+                for line in ended:
+                    line = line.removesuffix("\r")
+                    if len(line) > MAX_LINE:  # longer than a line may be: not a reply
+                        self.lines.put(_LongLine(readable(line[:40])))
+                        return
+                    self.lines.put(line)
+                self.partial = rest
+                if len(rest.removesuffix("\r")) > MAX_LINE:  # its end not in sight
+                    self.lines.put(_LongLine(readable(rest[:40])))
+                    return
+            self.partial += decode(b"", True)  # bytes of a character cut short at the end: kept, escaped
+            if self.partial:  # the last line, with no newline: whole
+                self.lines.put(self.partial.removesuffix("\r"))
+                self.partial = ""
+            self.lines.put(None)
         except (OSError, ValueError):
             self.lines.put(None)
-        with contextlib.suppress(OSError):
-            stream.close()
+        finally:
+            with contextlib.suppress(OSError):
+                stream.close()
 
     def _read_stderr(self) -> None:
         stream = self.popen.stderr
@@ -377,6 +394,8 @@ class _Process:
                     " (nor anything else: does it flush its standard output after each line,"
                     " and read its input a line at a time?)"
                 )
+                if partial := self.partial.removesuffix("\r"):  # a line begun, never ended
+                    silent = f" (it wrote {quote(partial)} and no newline after it: a line ends with one)"
                 raise EngineTimeout(f"engine {self.label} sent no {waiting_for} within {allowed:g} s{silent}{longer}")
             try:
                 line = self.lines.get(timeout=min(remaining, _POLL))
