@@ -315,6 +315,28 @@ def test_closing_an_engine_stops_what_it_started_even_holding_its_pipes(tmp_path
     assert left_behind(tmp_path) == []
 
 
+#: A process the engine starts in a session of its own, out of its process group (a daemon).
+OWN_SESSION = 'setsid sleep 1000 < /dev/null > /dev/null 2>&1 & echo $! >> "$PIDS"'
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the tether is Linux's")
+@pytest.mark.parametrize("engine", ["quits", "ignores-sigterm"])
+def test_closing_an_engine_ends_what_it_started_in_a_session_of_its_own(tmp_path: Path, engine: str) -> None:
+    """Killing the engine's process group missed a process that left it
+    (``setsid``): it ran on after the game, for ever (helper 156's review).
+    The tether is the subreaper of what the engine starts, and ends it:
+    after an engine that quits when asked, and after one that ignores
+    SIGTERM, which c4lab then kills."""
+    hello = f"{OWN_SESSION}; " + ("trap '' TERM; " if engine == "ignores-sigterm" else "") + "echo c4labok"
+    engine_agent = EngineAgent(engine_script(tmp_path, "echo 'bestmove d'", hello=hello))
+    assert engine_agent.choose(Position.parse("7x6")) == Move(3)
+    assert len(left_behind(tmp_path, wait=0)) == 2  # the script and its daemon
+    began = time.monotonic()
+    engine_agent.close()
+    assert time.monotonic() - began < 3.0
+    assert left_behind(tmp_path) == []
+
+
 def test_ctrl_c_stops_the_run_keeps_finished_games_and_leaves_no_process(tmp_path: Path) -> None:
     """The first pairing's engine plays and loses at once, the second's
     hangs for long: Ctrl-C keeps the finished pairs and stops everything."""

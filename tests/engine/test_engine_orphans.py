@@ -45,9 +45,9 @@ GONE_WITHIN = 10.0
 READY_WITHIN = 180.0
 
 
-def hung_engine(tmp_path: Path) -> str:
+def hung_engine(tmp_path: Path, child: str = "sleep 1000") -> str:
     """A shell engine that answers the handshake, then at ``go`` starts a
-    child (``sleep``) and busy-loops for ever, never reading again."""
+    child (``sleep``; ``child``) and busy-loops for ever, never reading again."""
     script = tmp_path / "hung.sh"
     script.write_text(textwrap.dedent(f"""\
         #!/bin/sh
@@ -56,7 +56,7 @@ def hung_engine(tmp_path: Path) -> str:
           case "$line" in
             c4lab) echo c4labok;;
             isready) echo readyok;;
-            go*) sleep 1000 & echo $! >> "{tmp_path / 'pids'}"; echo $$ >> "{tmp_path / 'thinking'}"
+            go*) {child} & echo $! >> "{tmp_path / 'pids'}"; echo $$ >> "{tmp_path / 'thinking'}"
                  while :; do :; done;;
           esac
         done
@@ -124,8 +124,12 @@ def children(pid: int) -> list[int]:
     return found
 
 
-def test_c4lab_move_killed_with_sigkill_leaves_no_hung_engine_behind(tmp_path: Path) -> None:
-    args = ["move", "7x6", "--agent", f"engine:cmd={hung_engine(tmp_path)}", "--time", "600"]
+@pytest.mark.parametrize("child", ["sleep 1000", "setsid sleep 1000 < /dev/null > /dev/null 2>&1"],
+                         ids=["in-its-group", "in-a-session-of-its-own"])
+def test_c4lab_move_killed_with_sigkill_leaves_no_hung_engine_behind(tmp_path: Path, child: str) -> None:
+    """Nor what the engine started, in a session of its own too (out of
+    the group the tether kills: the tether is its subreaper)."""
+    args = ["move", "7x6", "--agent", f"engine:cmd={hung_engine(tmp_path, child)}", "--time", "600"]
     with c4lab_with_thinking_engines(tmp_path, args, engines=1) as (pid, _):
         kill(pid)
         engine_and_child = recorded(tmp_path, "pids")

@@ -89,6 +89,7 @@ from c4lab.engine.protocol import (
     readable,
     split_words,
 )
+from c4lab.engine.tether import KILL_ALL
 from c4lab.game import NotReadyError, SlowMoveError
 from c4lab.rules import IllegalMoveError, Move, Position
 from c4lab.rules.errors import quote
@@ -304,6 +305,7 @@ class _Process:
 
     def __init__(self, argv: list[str], label: str) -> None:
         self.label = label
+        self.tethered = TETHER  # run by the tether (``_launch``), which ends what the program started
         try:
             self.popen = _launch(argv)
         except OSError as exc:
@@ -455,7 +457,11 @@ class _Process:
         try:
             popen.wait(timeout=_TERM_GRACE)
         except subprocess.TimeoutExpired:
-            pass
+            if self.tethered:  # SIGKILL would end the tether before it ends what left the group (``setsid``)
+                with contextlib.suppress(OSError):
+                    popen.send_signal(KILL_ALL)
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    popen.wait(timeout=_TERM_GRACE)
         self.kill_group(signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):
             popen.wait(timeout=_TERM_GRACE)

@@ -27,6 +27,16 @@ reach the engine itself, too, not a script's children.  The tether watches
 the *process*, with a pidfd where Linux has one (5.3 on) and by looking at
 ``getppid()`` every ``POLL`` seconds where not.
 
+A process the engine starts in a session of its own (``setsid``, a daemon)
+leaves the engine's process group, so killing the group misses it.  The
+tether is therefore the *subreaper* of what the engine starts
+(``PR_SET_CHILD_SUBREAPER``): such a process, orphaned, becomes the
+tether's child rather than init's, and the tether kills its children
+(and theirs, as they come to it) before it ends: when the engine ends,
+when c4lab is gone, and on SIGUSR1, which c4lab sends before it kills a
+group that would not end on SIGTERM (SIGKILL would end the tether before
+it could).
+
 It must not change what the engine sees: PROGRAM is found on PATH as
 ``subprocess`` finds it, a program that cannot start reports its errno on
 ERRFD (a pipe that closes unwritten when PROGRAM started: c4lab reads it
@@ -99,13 +109,70 @@ def wait(parent: int, child: int | None = None) -> int | None:
             return None
 
 
+#: Linux's ``prctl`` option that makes orphaned descendants this process's children.
+PR_SET_CHILD_SUBREAPER = 36
+#: The signal c4lab sends the tether to kill everything under it at once.
+KILL_ALL = signal.SIGUSR1
+
+
+def become_subreaper() -> bool:
+    """Make this process the subreaper of its descendants (Linux 3.4 on):
+    whether it is.  ``ctypes`` only here: a dozen milliseconds."""
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (ImportError, OSError, AttributeError):
+        return False
+
+
+def children() -> list[int]:
+    """This process's children (zombies included), from /proc."""
+    found: list[int] = []
+    try:
+        for task in os.listdir("/proc/self/task"):
+            with open(f"/proc/self/task/{task}/children") as listing:
+                found += [int(pid) for pid in listing.read().split()]
+    except (OSError, ValueError):
+        pass
+    return found
+
+
+def kill_descendants(rounds: int = 50) -> None:
+    """SIGKILL every process under this one, reaping them: a child killed
+    leaves its own children to this process (the subreaper), so the next
+    round finds them, until none is left (or ``rounds`` have passed)."""
+    for _ in range(rounds):
+        alive = children()
+        if not alive:
+            return
+        for pid in alive:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        for pid in alive:
+            try:
+                os.waitpid(pid, 0)
+            except OSError:
+                pass
+
+
+def _kill_all(signum: int, frame: object) -> None:
+    """SIGUSR1: kill what is under the tether, then its group (itself too)."""
+    kill_descendants()
+    if os.getpgrp() == os.getpid():
+        os.killpg(os.getpgrp(), signal.SIGKILL)
+    os._exit(128 + signal.SIGKILL)
+
+
 def _run(program: list[str], errfd: int, inherited: Mapping[int, object]) -> None:
     """In the child: PROGRAM, with the dispositions ``Popen`` would give it;
     its errno on ``errfd`` if it cannot start."""
     try:
         for signum, disposition in inherited.items():
             signal.signal(signum, signal.SIG_IGN if disposition == signal.SIG_IGN else signal.SIG_DFL)
-        for signum in _RESTORED:
+        for signum in (*_RESTORED, KILL_ALL):
             signal.signal(signum, signal.SIG_DFL)
         os.execvp(program[0], program)
     except OSError as exc:
@@ -148,6 +215,8 @@ def main(argv: list[str]) -> None:
     if os.getppid() != parent:  # c4lab died before the tether got here: nobody to play for
         os._exit(NOT_STARTED)
     os.set_inheritable(errfd, False)  # closed by a successful exec: c4lab reads its end, then EOF
+    become_subreaper()  # before the fork: what the engine starts is the tether's to end
+    signal.signal(KILL_ALL, _kill_all)
     child = os.fork()
     if child == 0:
         _run(program, errfd, inherited)
@@ -158,8 +227,10 @@ def main(argv: list[str]) -> None:
     os.close(null)
     status = wait(parent, child)
     if status is not None:
+        kill_descendants()  # what the engine left behind, in a session of its own too
         _relay(status)
-    if os.getpgrp() == os.getpid():  # c4lab is gone: the engine, what it started, and the tether
+    kill_descendants()  # c4lab is gone: the engine, what it started, and the tether
+    if os.getpgrp() == os.getpid():
         os.killpg(os.getpgrp(), signal.SIGKILL)
     os.kill(child, signal.SIGKILL)
     os._exit(NOT_STARTED)
