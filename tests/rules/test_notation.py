@@ -35,7 +35,14 @@ def test_other_tools_column_numbers_are_not_our_notation_and_the_error_translate
         with pytest.raises(PositionError) as refused:
             Position.parse(text)
         assert f"is '{ours}' here" in str(refused.value)
-    for text in ("7x6:89", "7x6:d4", "7"):  # beyond the board, after a move, a lone digit: no translation
+    # a line of Pons' benchmark files, moves and score (review: solve's batch said "whitespace" alone)
+    with pytest.raises(PositionError) as refused:
+        Position.parse("4453 -1")
+    assert str(refused.value).endswith(
+        "whitespace or a control character (the notation has none); a line of Pons' benchmark files (moves "
+        "numbered from 1, then the score)? its position is '7x6:ddec' here, and `c4lab bench solver FILE` checks "
+        "such a file's scores")
+    for text in ("7x6:89", "7x6:d4", "7", "4453 x", "4453\t-1"):  # no translation: beyond the board, ..., no score
         with pytest.raises(PositionError) as refused:
             Position.parse(text)
         assert "other tools" not in str(refused.value)

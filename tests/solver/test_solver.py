@@ -169,13 +169,35 @@ def test_a_search_given_up_counts_the_nodes_it_searched_never_more_than_its_limi
     assert again.timed_out and again.nodes == 5000
 
 
-def test_a_limit_that_runs_out_among_the_best_moves_counts_only_the_nodes_searched() -> None:
+def test_a_limit_that_runs_out_among_the_best_moves_keeps_the_score_and_counts_only_the_nodes_searched() -> None:
+    """Review: ``--json`` (which asks for the best moves) threw away a
+    score found in time when its moves' searches ran out of time, and
+    answered "timeout" where the plain command answered the score."""
     solver, position = Solver(), Position.parse("6x4:dd")
     solver.clear()  # no stored result: each search below takes the same nodes
     solved = solver.solve(position)
     solver.clear()
     given_up = solver.solve(position, best_moves=True, max_nodes=solved.nodes + 1)  # the score, then one node
-    assert given_up.timed_out and given_up.nodes == solved.nodes + 1
+    assert given_up.nodes == solved.nodes + 1
+    assert given_up.score == solved.score and not given_up.timed_out and not given_up.complete
+    record = given_up.to_dict()
+    assert record["score"] == solved.score and record["timed_out"] is True and record["best_moves"] is None
+    assert solver.solve(position, best_moves=True).to_dict()["best_moves"]  # with no limit: found, a list
+
+
+def test_a_timeout_beyond_what_the_clock_can_count_is_no_timeout() -> None:
+    """Review: ``--timeout 1e10`` printed a traceback from the timer's
+    thread (OverflowError), which died, and the limit was not kept."""
+    import threading
+
+    failures: list[object] = []
+    previous, threading.excepthook = threading.excepthook, failures.append
+    try:
+        assert Solver().solve(Position.parse("6x4:dd"), timeout=1e10).score is not None
+        assert solve("6x4:dd", timeout=1e300).score is not None
+    finally:
+        threading.excepthook = previous
+    assert failures == []
 
 
 def test_an_analysis_all_or_none_stops_at_its_first_unscored_move() -> None:

@@ -223,7 +223,9 @@ def still_solving(notation: str) -> str:
 
 @main.command()
 @click.argument("positions", nargs=-1, required=True, metavar="POSITION...")
-@click.option("--json", "as_json", is_flag=True, help="One JSON object per position: score, best_moves, nodes, time_s.")
+@click.option("--json", "as_json", is_flag=True,
+              help="One JSON object per position: score, best_moves (searched after the score, within the same "
+                   "--timeout), nodes, time_s.")
 @click.option("--weak", is_flag=True, help="Only decide win, draw or loss (prints 1, 0 or -1); faster.")
 @click.option("--analyse", "--analyze", "analyse", is_flag=True, help="Also score every legal move (with --weak: 1, 0 or -1).")
 @click.option("--timeout", type=Finite(0, min_open=True), default=None,
@@ -238,7 +240,9 @@ def solve(
     The score is RULES.md's, for the side to move: positive wins (the larger,
     the sooner), 0 draws, negative loses.  A position given up at --timeout
     prints "timeout" (JSON: "score": null) and the exit status is 3; no
-    answer is ever a guess.  A classic position with at most 12 pieces is
+    answer is ever a guess.  The status is 3 too for a move --analyse had
+    no time left for ("?") and, with --json, for best moves not found in
+    time ("best_moves": null, the score kept).  A classic position with at most 12 pieces is
     searched down to the published 12-ply database (`c4lab book info`); a
     search longer than a second shows its progress on a terminal's stderr
     (elsewhere, without --timeout, one line after 10 s says it goes on).

@@ -114,7 +114,7 @@ def _check_characters(text: str) -> None:
             )
         if char.isspace() or not char.isprintable():
             raise PositionError(
-                text, "whitespace or a control character (the notation has none)",
+                text, f"whitespace or a control character (the notation has none){_benchmark_line(text, i)}",
                 token=char, index=i,
             )
 
@@ -128,6 +128,19 @@ def _numbered_moves(moves: str, before: str, width: int = 7) -> str:
         return ""
     letters = "".join(_LOWER[int(char) - 1] for char in moves)
     return f" (moves numbered from 1, as other tools write them? {quote(moves)} is {quote(before + letters)} here)"
+
+
+def _benchmark_line(text: str, space: int) -> str:
+    """A hint for a line of Pascal Pons' benchmark files (the moves as
+    column numbers from 1, a space, the score: ``4453 -1``), whose first
+    whitespace is at ``space``; "" for anything else."""
+    score = text[space + 1:]
+    moves = text[:space]
+    if text[space] != " " or not score.lstrip("-").isdigit() or not _numbered_moves(moves, "7x6:"):
+        return ""
+    letters = "".join(_LOWER[int(char) - 1] for char in moves)
+    return (f"; a line of Pons' benchmark files (moves numbered from 1, then the score)? its position is "
+            f"{quote('7x6:' + letters)} here, and `c4lab bench solver FILE` checks such a file's scores")
 
 
 def parse_position(text: str) -> ParsedPosition:

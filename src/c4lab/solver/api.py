@@ -50,6 +50,9 @@ class Solution:
     ``score`` is the exact score (with ``weak``: 1, 0 or -1), ``None`` when
     the search gave up at its time limit.  ``best_moves`` are the move tokens
     that keep the score (empty unless asked for, or when timed out).
+    ``complete`` is False where the score was found but the limit came
+    before the best moves asked for were (``best_moves`` is then empty):
+    the score stands, found before the limit.
     """
 
     position: Position
@@ -59,6 +62,7 @@ class Solution:
     nodes: int = 0
     time_s: float = 0.0
     cpu_s: float = 0.0  # CPU time of the searches themselves (what benchmarks compare)
+    complete: bool = True
 
     @property
     def timed_out(self) -> bool:
@@ -66,13 +70,15 @@ class Solution:
         return self.score is None
 
     def to_dict(self) -> dict[str, Any]:
-        """The ``c4lab solve --json`` record."""
+        """The ``c4lab solve --json`` record: ``timed_out`` where the limit
+        came before all of it was found (the score, or the best moves after
+        it: ``best_moves`` is then null, the score kept)."""
         return {
             "position": self.position.notation,
             "score": self.score,
             "weak": self.weak,
-            "timed_out": self.timed_out,
-            "best_moves": [m.token for m in self.best_moves],
+            "timed_out": self.timed_out or not self.complete,
+            "best_moves": [m.token for m in self.best_moves] if self.complete else None,
             "nodes": self.nodes,
             "time_s": round(self.time_s, 6),
         }
@@ -326,9 +332,10 @@ class Solver:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise SolverTimeout
-            timer = threading.Timer(left, _stop, (X,))
-            timer.daemon = True
-            timer.start()
+            if left < threading.TIMEOUT_MAX:  # a wait longer than the platform's clock can count never ends
+                timer = threading.Timer(left, _stop, (X,))
+                timer.daemon = True
+                timer.start()
         reporter = _Reporter(X, self.progress, self.progress_every) if self.progress is not None else None
         cpu = time.process_time()
         self._running = X
@@ -388,12 +395,16 @@ class Solver:
         self._nodes_left = max_nodes
         try:
             score, _ = self._run(b, deadline, lambda X, tt: negamax.solve(b, weak, X, tt))
-            best: tuple[Move, ...] = ()
-            if best_moves:
-                best, _ = self._best_moves(position, score, weak, deadline)
         except SolverTimeout:  # the nodes searched until then count too
             return Solution(position, None, weak, (), self._searched, time.monotonic() - start, self._cpu)
-        return Solution(position, score, weak, best, self._searched, time.monotonic() - start, self._cpu)
+        best: tuple[Move, ...] = ()
+        complete = True
+        if best_moves:
+            try:
+                best, _ = self._best_moves(position, score, weak, deadline)
+            except SolverTimeout:  # the score stands (it was found): only its moves are missing
+                complete = False
+        return Solution(position, score, weak, best, self._searched, time.monotonic() - start, self._cpu, complete)
 
     def _best_moves(
         self, position: Position, score: int, weak: bool, deadline: float | None
@@ -578,8 +589,12 @@ def answer(
     legal move is scored too (with ``weak``, each as 1, 0 or -1 like the
     position), in what is left of ``timeout``.  A position
     given up at the timeout answers ``POSITION timeout (not solved in T s)``
-    and its record's score is null.  The record's ``nodes`` and ``time_s``
-    count the analysis too.
+    and its record's score is null.  A move the analysis had no time left
+    for shows ``?`` (null in the record), and the line says so; the
+    record's ``timed_out`` is then true, as it is where the best moves
+    were not all found in time (the score kept either way, found before
+    the limit).  The record's ``nodes`` and ``time_s`` count the analysis
+    too; its ``analysis`` is null where the score was not found.
     """
     if analyse:  # its moves' kernels too, before the first solve (not part of the timeout)
         solver.prepare(position, moves=True)
@@ -587,6 +602,8 @@ def answer(
     solution = solver.solve(position, weak=weak, timeout=timeout, best_moves=best_moves)
     record = solution.to_dict()
     if solution.timed_out:
+        if analyse:
+            record["analysis"] = None  # the same keys whatever the time allowed
         return record, f"{position.notation} timeout (not solved in {timeout:g} s)"
     plain = f"{position.notation} {solution.score}"
     if analyse:
@@ -595,6 +612,9 @@ def answer(
         record["analysis"] = {m.token: v for m, v in scores.items()}
         record["nodes"] += solver.nodes
         plain += "  " + " ".join(f"{m.token}:{'?' if v is None else v}" for m, v in scores.items())
+        if None in scores.values():
+            record["timed_out"] = True
+            plain += f"  (?: not scored within {timeout:g} s)"
         record["time_s"] = round(time.monotonic() - start, 6)
     return record, plain
 
