@@ -713,6 +713,30 @@ def test_ctrl_c_stops_a_solve_at_once_even_inside_a_long_search(inherited: str) 
     assert stdout == ""
 
 
+def test_ctrl_c_in_a_batch_says_where_it_stopped() -> None:
+    """Review: Ctrl-C in ``solve -`` said "interrupted" alone: which line of
+    a long batch it stopped at, a script had to count."""
+    import os
+    import signal
+
+    command = [sys.executable, "-c", SOLVE_AFTER_IMPORTS.replace('"8x7"', '"-"')]
+    proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write("4x4:dacd\n\n8x7\n4x4\n")  # an empty line counted, as the errors count it
+        proc.stdin.flush()
+        assert proc.stdout.readline() == "4x4:dacd 0\n"
+        time.sleep(0.5)  # 8x7: hours of search
+        os.kill(proc.pid, signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, stderr
+    assert stderr.splitlines()[-1] == "interrupted at stdin line 3 (1 answer printed before it)"
+    assert stdout == ""
+
+
 class _CtrlCWhileLoading:
     """An import finder that is Ctrl-C pressed while ``name`` loads."""
 

@@ -39,6 +39,8 @@ class _Commands(click.Group):
                 _name_as_the_help_does(exc)
             click.echo(f"Error: {exc.format_message()}", err=True)
             sys.exit(exc.exit_code)
+        except InterruptedAt as stop:
+            _interrupted(str(stop))
         except KeyboardInterrupt:
             _interrupted()
         from c4lab.ctrl_c import ctrl_c_pressed  # lazy: start-up time
@@ -48,13 +50,19 @@ class _Commands(click.Group):
         return done
 
 
-def _interrupted() -> NoReturn:
-    """Ctrl-C's end of any command: one line, status 130; more presses on
-    the way out change nothing (one would end the process by SIGINT, -2)."""
+class InterruptedAt(KeyboardInterrupt):
+    """Ctrl-C in a command that says where it stopped (a batch of
+    positions: "at stdin line 57 (56 answers printed before it)")."""
+
+
+def _interrupted(where: str = "") -> NoReturn:
+    """Ctrl-C's end of any command: one line ("interrupted", and ``where``),
+    status 130; more presses on the way out change nothing (one would end
+    the process by SIGINT, -2)."""
     from c4lab.ctrl_c import ctrl_c_ignored_from_now, interrupted_line  # lazy: start-up time
 
     ctrl_c_ignored_from_now()
-    click.echo(interrupted_line(), err=True)
+    click.echo(interrupted_line() + (f" {where}" if where else ""), err=True)
     sys.exit(130)
 
 

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 
 import click
 
-from c4lab.cli.group import main
+from c4lab.cli.group import InterruptedAt, main
 from c4lab.cli.options import INT64, BadInput, Finite, bad_option
 
 # lazy imports: every command imports the parts it uses, so that ``c4lab
@@ -54,14 +54,33 @@ def _stdin_lines() -> Iterator[tuple[int, str]]:
             yield number, line
 
 
+class Progress:
+    """Where a batch of answers is (:func:`answer_each`): the input being
+    answered, and how many answers were printed before it."""
+
+    def __init__(self) -> None:
+        self.where = ""
+        self.printed = 0
+
+    def stopped(self) -> KeyboardInterrupt:
+        """Ctrl-C in the batch, saying where: "interrupted at stdin line 57
+        (56 answers printed before it)"."""
+        answers = f"{self.printed} answer{'' if self.printed == 1 else 's'}"
+        return InterruptedAt(f"at {self.where} ({answers} printed before it)") if self.where else KeyboardInterrupt()
+
+
 def answer_each(
-    positions: tuple[str, ...], as_json: bool, answer: Callable[[str], tuple[dict, str]]
+    positions: tuple[str, ...], as_json: bool, answer: Callable[[str], tuple[dict, str]],
+    progress: Progress | None = None,
 ) -> None:
     """Run ``answer`` on every input; print its JSON record or its text, one
     answer per input, flushed at once.  A bad input answers an error and the
-    run goes on; the exit status is 2 if any input was bad."""
+    run goes on; the exit status is 2 if any input was bad.  ``progress``
+    is kept up to date, for a Ctrl-C to say where it stopped the batch."""
     bad = 0
     for text, where in _inputs(positions):
+        if progress is not None:
+            progress.where = where.removesuffix(": ") or repr(text if len(text) <= 40 else text[:37] + "...")
         try:
             record, plain = answer(text)
         except ValueError as exc:
@@ -73,11 +92,13 @@ def answer_each(
         else:
             click.echo(json.dumps(record) if as_json else plain)
         sys.stdout.flush()
+        if progress is not None:
+            progress.printed += 1
     if bad:
         sys.exit(2)
 
 
-def interruptible(work: Callable[[], None]) -> None:
+def interruptible(work: Callable[[], None], progress: Progress | None = None) -> None:
     """Run ``work`` on a thread of its own while this one waits for it, so
     that Ctrl-C stops the command at once (its ``KeyboardInterrupt`` is raised
     here, and the command group says "interrupted", status 130).  Python runs
@@ -90,7 +111,14 @@ def interruptible(work: Callable[[], None]) -> None:
     from c4lab.ctrl_c import ctrl_c_interrupts, waited_on_a_thread  # lazy: start-up time
 
     with ctrl_c_interrupts():  # even where SIGINT came ignored (a background job of a script)
-        waited_on_a_thread(work, "c4lab-command")
+        try:
+            waited_on_a_thread(work, "c4lab-command")
+        except InterruptedAt:
+            raise
+        except KeyboardInterrupt:
+            if progress is None:
+                raise
+            raise progress.stopped() from None
 
 
 
@@ -180,12 +208,14 @@ def move(
     from c4lab.engine.client import EngineError
     from c4lab.ui.preparing import preparing_on_stderr
 
+    progress = Progress()
+
     def work() -> None:
         with preparing_on_stderr():
-            answer_each(positions, as_json, answer)
+            answer_each(positions, as_json, answer, progress)
 
     try:
-        interruptible(work)
+        interruptible(work, progress)
     except QuitGame:
         raise click.ClickException("the human agent reads its moves from the keyboard, and none came "
                                    "(the input ended, or e or exit was typed)") from None
@@ -278,11 +308,13 @@ def solve(
         line.clear()
         return record, plain
 
+    progress = Progress()
+
     def work() -> None:
         with preparing_on_stderr():
-            answer_each(positions, as_json, answer)
+            answer_each(positions, as_json, answer, progress)
 
-    interruptible(work)
+    interruptible(work, progress)
     line.clear()
     if timed_out:
         sys.exit(3)
