@@ -193,7 +193,7 @@ def test_an_agent_of_ones_own_is_never_asked_about_a_finished_game() -> None:
 
     over = Position.parse("4x4:abababa")
     for call in (Nearest().analyse, Nearest().choose, make_agent("random").choose):
-        with pytest.raises(ValueError, match=re.escape("the game is over in 4x4:abababa: there is no move to choose")):
+        with pytest.raises(ValueError, match=re.escape("the game is over in 4x4:abababa (A (white) wins: four in a row): there is no move to choose")):
             call(over)
     assert asked == []
 

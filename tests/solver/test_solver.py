@@ -324,14 +324,22 @@ def test_a_finished_game_has_nothing_to_solve() -> None:
         Solver().solve(Position.parse("4x4:abababa"))
 
 
-@pytest.mark.parametrize("finished", ["4x4:abababa", "4x4:dcbacaaaddbcdbcb"], ids=["won", "drawn"])
-def test_a_finished_game_has_no_move_to_analyse_as_it_has_nothing_to_solve(finished: str) -> None:
+@pytest.mark.parametrize(("finished", "result"), [("4x4:abababa", "A (white) wins: four in a row"),
+                                                  ("4x4:dcbacaaaddbcdbcb", "draw: the board is full")],
+                         ids=["won", "drawn"])
+def test_a_finished_game_has_no_move_to_analyse_as_it_has_nothing_to_solve(finished: str, result: str) -> None:
     """Review: ``analyse`` answered ``{}`` (a position with no moves, read as
-    "every move scored") where ``solve`` says the game is over."""
-    with pytest.raises(ValueError, match=rf"^the game is over in {finished}: there is no move to analyse$"):
-        Solver().analyse(finished)
-    with pytest.raises(ValueError, match=rf"^the game is over in {finished}: there is no move to analyse$"):
-        Solver().analyse(Position.parse(finished), timeout=1.0, weak=True)
+    "every move scored") where ``solve`` says the game is over; and who won
+    it was not said (review 158)."""
+    said = f"the game is over in {finished} ({result}): there is"
+    for call in (lambda: Solver().analyse(finished), lambda: Solver().analyse(Position.parse(finished), timeout=1.0,
+                                                                                weak=True)):
+        with pytest.raises(ValueError) as refused:
+            call()
+        assert str(refused.value) == f"{said} no move to analyse"
+    with pytest.raises(ValueError) as refused:
+        Solver().solve(finished)
+    assert str(refused.value) == f"{said} nothing to solve"
 
 
 def test_a_long_search_reports_its_progress() -> None:

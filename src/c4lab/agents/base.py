@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from c4lab.rules.errors import quote
 from c4lab.rules.move import Move
+from c4lab.rules.sides import game_over_error
 from c4lab.rules.variant import integer
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -258,7 +259,7 @@ def check_not_over(position: Position) -> None:
     way, and not with what its code does on no legal move (``min() arg is
     an empty sequence``)."""
     if position.is_over:
-        raise ValueError(f"the game is over in {position.notation}: there is no move to choose")
+        raise game_over_error(position.notation, position.result)
 
 
 def _checking(method: Callable[..., Any]) -> Callable[..., Any]:

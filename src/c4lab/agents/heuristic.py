@@ -37,6 +37,7 @@ from c4lab.agents.base import Agent, Analysis, Budget, MoveStats, Param, registe
 from c4lab.agents.evaluation import evaluate
 from c4lab.rules import Move, Position
 from c4lab.rules import kernels as K
+from c4lab.rules.sides import game_over_error
 
 WINS = 1_000_000
 LOSES = -1_000_000
@@ -131,7 +132,7 @@ class HeuristicAgent(Agent):
     def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
         """The move, and every legal move's score (``score_after``)."""
         if position.is_over:
-            raise ValueError(f"the game is over in {position.notation}: there is no move to choose")
+            raise game_over_error(position.notation, position.result)
         me = 0 if position.to_move == "A" else 1
         scores = {move: score_after(position.play(move), me) for move in position.legal_moves()}
         best = max(scores.values())

@@ -52,6 +52,7 @@ from c4lab.agents.base import MAX_SECONDS, Agent, Analysis, Budget, MoveStats, P
 from c4lab.agents.evaluation import INC, _add, _remove, load_codes, windows
 from c4lab.rules import Move, Position
 from c4lab.rules import kernels as K
+from c4lab.rules.sides import game_over_error
 
 #: A proven win scores ``WIN + floor((E + 1) / 2)``; heuristic scores stay below.
 WIN = 1_000_000
@@ -345,7 +346,7 @@ def search(
     Depth 1 always completes, so a legal move is always found.
     """
     if position.is_over:
-        raise ValueError(f"the game is over in {position.notation}: there is no move to choose")
+        raise game_over_error(position.notation, position.result)
     start = _time.perf_counter()
     geo, st = position.kernel_arrays()
     win = windows(geo, st)

@@ -106,6 +106,7 @@ from c4lab.agents.ntuple_puct import M_ITER, PROVEN, Tree
 from c4lab.agents.ntuple_puct import run as puct_run
 from c4lab.rules import Move, Position, Variant
 from c4lab.rules import kernels as K
+from c4lab.rules.sides import game_over_error
 
 #: The network shipped in the package, by board.
 SHIPPED = {"7x6": "ntuple-7x6.npz"}
@@ -462,7 +463,7 @@ class NTupleAgent(Agent):
         """The move, and every legal move's value (the network's, or the
         search's at ``depth``), mapped to [0, 1] for the side to move."""
         if position.is_over:
-            raise ValueError(f"the game is over in {position.notation}: there is no move to choose")
+            raise game_over_error(position.notation, position.result)
         if self.fallback is not None and self.plays_instead(position.variant):
             move, analysis = self.fallback.analyse(position, budget)
             name = self.fallback.spec.partition(":")[0]

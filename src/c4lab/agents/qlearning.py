@@ -18,6 +18,7 @@ from c4lab.agents.base import Agent, Analysis, Budget, MoveStats, Param, SpecErr
 from c4lab.agents.qtable import QTable
 from c4lab.rules import Move, Position, Variant
 from c4lab.rules import kernels as K
+from c4lab.rules.sides import game_over_error
 
 
 class QLearningAgent(Agent):
@@ -47,7 +48,7 @@ class QLearningAgent(Agent):
         """The move, and the learnt value of every legal move (or a note that
         the position is unknown and how the move was picked instead)."""
         if position.is_over:
-            raise ValueError(f"the game is over in {position.notation}: there is no move to choose")
+            raise game_over_error(position.notation, position.result)
         values = self.table.values(position)
         self.asked += 1
         if values is None:

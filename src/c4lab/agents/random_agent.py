@@ -7,6 +7,7 @@ import numpy as np
 from c4lab.agents.base import Agent, Analysis, Budget, Param, register, seed_value
 from c4lab.rules import Move, Position
 from c4lab.rules import kernels as K
+from c4lab.rules.sides import game_over_error
 
 
 @register(
@@ -23,7 +24,7 @@ class RandomAgent(Agent):
 
     def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
         if position.is_over:
-            raise ValueError(f"the game is over in {position.notation}: there is no move to choose")
+            raise game_over_error(position.notation, position.result)
         geo, state = position.kernel_arrays()
         code, rng = K.random_code(geo, state, self._rng)
         self._rng = np.uint64(rng)

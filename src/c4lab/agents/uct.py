@@ -28,6 +28,7 @@ from c4lab.agents.base import MAX_SECONDS, Agent, Analysis, Budget, MoveStats, P
 from c4lab.agents.solver_agent import solved_move
 from c4lab.rules import Move, Position
 from c4lab.rules import kernels as K
+from c4lab.rules.sides import game_over_error
 from c4lab.solver import api as solver_api
 from c4lab.solver.bitboard import is_wide
 
@@ -298,7 +299,7 @@ class UCTAgent(Agent):
         stop request (``Agent.request_stop``: at least one chunk runs); the
         tree."""
         if position.is_over:
-            raise ValueError(f"the game is over in {position.notation}: there is no move to choose")
+            raise game_over_error(position.notation, position.result)
         iterations, seconds = self._limits(budget)
         start = time.perf_counter()
         tree = self._place_root(self._tree_for(iterations, seconds), position)

@@ -175,6 +175,7 @@ def move(
 
     from c4lab.agents.base import AgentError, AnswerError
     from c4lab.game import answer_move, crash_detail
+    from c4lab.rules.sides import game_over_error
 
     class AgentFailed(Exception):
         """The agent raised (not bad input: a fault of the agent's code)."""
@@ -182,7 +183,7 @@ def move(
     def answer(text: str) -> tuple[dict, str]:
         position = Position.parse(text)
         if position.is_over:
-            raise ValueError(f"the game is over in {position.notation}: there is no move to choose")
+            raise game_over_error(position.notation, position.result)
         try:
             said, analysis = agent.analysed(position, budget)
         except (ValueError, AgentError):  # this position refused (its message says why); an engine's fault

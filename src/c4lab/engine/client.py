@@ -93,6 +93,7 @@ from c4lab.engine.tether import KILL_ALL
 from c4lab.game import NotReadyError, SlowMoveError
 from c4lab.rules import IllegalMoveError, Move, Position
 from c4lab.rules.errors import quote
+from c4lab.rules.sides import game_over_error
 
 if TYPE_CHECKING:  # pragma: no cover
     from typing_extensions import Self
@@ -796,7 +797,7 @@ class EngineAgent(Agent):
         within the move's time plus ``margin`` (``timeout`` without a time),
         and within the judge's ``move_limit``: else ``EngineTimeout``."""
         if position.is_over:
-            raise ValueError(f"the game is over in {position.notation}: there is no move to choose")
+            raise game_over_error(position.notation, position.result)
         if budget is None or (budget.time is None and budget.iterations is None):
             budget = self.budget  # the spec's own (time=, iterations=), if any
         go = Go(budget.time, budget.iterations) if budget is not None else Go()

@@ -67,6 +67,7 @@ from c4lab.engine.protocol import (
 from c4lab.game import answer_move
 from c4lab.rules import IllegalMoveError, Position, Variant
 from c4lab.rules.errors import quote
+from c4lab.rules.sides import game_over_error
 
 AUTHOR = "c4lab"
 
@@ -150,7 +151,7 @@ class _Engine:
             self.error("go: no position (send 'position <position string>' first)")
             return
         if self.position.is_over:
-            self.error(f"go: the game is over in {self.position.notation}: there is no move to choose")
+            self.error(f"go: {game_over_error(self.position.notation, self.position.result)}")
             return
         budget = Budget(time=command.time, iterations=command.iterations) if command.time or command.iterations else None
         start = time.monotonic()

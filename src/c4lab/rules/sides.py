@@ -88,3 +88,11 @@ def result_clause(result: str | None, reason: str | None, names: dict[str, str] 
     """
     words = result_words(result, reason, names=names)
     return words if result in SIDES else words[0].lower() + words[1:]
+
+
+def game_over_error(notation: str, result: str | None, nothing: str = "no move to choose") -> ValueError:
+    """What an agent or the solver raises when asked about a finished game
+    (its ``notation``, its ``result``): the game, who won, and that there
+    is ``nothing`` to do there.  "the game is over in 4x4:abababa (A
+    (white) wins: four in a row): there is no move to choose"."""
+    return ValueError(f"the game is over in {notation} ({result_clause(result, None)}): there is {nothing}")

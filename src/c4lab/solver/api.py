@@ -29,6 +29,7 @@ from c4lab.ctrl_c import waited_on_a_thread
 from c4lab.rules import kernels as K
 from c4lab.rules.move import Move
 from c4lab.rules.position import Position
+from c4lab.rules.sides import game_over_error
 from c4lab.rules.variant import Variant, integer
 from c4lab.solver import database, negamax
 from c4lab.solver.bitboard import Bitboards
@@ -456,7 +457,7 @@ class Solver:
         empty answer would read as "every move scored"."""
         position = _as_position(position)
         if position.is_over:
-            raise ValueError(f"the game is over in {position.notation}: there is no move to analyse")
+            raise game_over_error(position.notation, position.result, "no move to analyse")
         if timeout is not None:
             _check_seconds(timeout, "analyse: timeout")
         self.prepare(position, moves=True)  # outside the timeout, as in solve

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from c4lab.rules import kernels as K
 from c4lab.rules.position import Position
-from c4lab.rules.sides import result_clause
+from c4lab.rules.sides import game_over_error
 from c4lab.rules.variant import Variant
 
 #: Words of a wide board (12 x 13 bits = 156 <= 192).
@@ -75,8 +75,7 @@ class Bitboards:
     def of(cls, position: Position) -> Bitboards:
         """The bitboards of an unfinished ``position``."""
         if position.is_over:
-            raise ValueError(f"the game is over in {position.notation} ({result_clause(position.result, None)}): "
-                             "there is nothing to solve")
+            raise game_over_error(position.notation, position.result, "nothing to solve")
         variant = position.variant
         width, height = variant.width, variant.height
         stride = height + 1
