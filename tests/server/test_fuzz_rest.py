@@ -188,3 +188,39 @@ def test_many_more_room_bodies(client: TestClient) -> None:
         check(post(client, "/api/rooms", body), repr(body))
 
     one()
+
+
+@pytest.mark.parametrize(("body", "field"), [
+    ({"public": "yes"}, "public"), ({"public": 1}, "public"), ({"bonus": "true"}, "bonus"),
+    ({"width": "9", "height": 8}, "width"), ({"width": 9.0, "height": 8}, "width"),
+    ({"analysis": 0}, "analysis"),
+])
+def test_a_room_body_takes_true_false_and_numbers_as_json_writes_them(client: TestClient, body: dict,
+                                                                      field: str) -> None:
+    """Review 157: ``"public": "yes"`` and ``1`` made a public room, ``"width":
+    "9"`` a board of 9: a client's bug taken for a choice.  Refused (422),
+    naming the field."""
+    answer = client.post("/api/rooms", json={"mode": "online", **body})
+    assert answer.status_code == 422, answer.text
+    assert answer.json()["detail"][0]["loc"] == ["body", field]
+
+
+def test_first_in_an_online_room_is_refused_as_players_is(client: TestClient) -> None:
+    """Review 157: ``first`` (local rooms': which player moves first) was
+    ignored in an online room without a word."""
+    answer = client.post("/api/rooms", json={"mode": "online", "first": "B", "seat": "A"})
+    assert answer.status_code == 400
+    assert answer.json()["detail"] == ("first is for local rooms (which of its players moves first): in an "
+                                       "online room A moves first, and seat chooses the creator's side")
+    assert client.post("/api/rooms", json={"mode": "local", "first": "B"}).status_code == 200
+
+
+def test_a_name_of_spaces_alone_is_no_name_as_an_empty_one_is(client: TestClient) -> None:
+    """Review 157: ``"name": ""`` made a "Player", ``"   "`` was refused
+    ("a name has 1 to 24 characters, not 0")."""
+    for name in ("", "   "):
+        made = client.post("/api/rooms", json={"mode": "online", "seat": "A", "name": name})
+        assert made.status_code == 200, made.text
+        assert client.post(f"/api/rooms/{made.json()['code']}/join", json={"name": name}).status_code == 200
+        seats = client.get(f"/api/rooms/{made.json()['code']}").json()["seats"]
+        assert seats["A"]["name"] == seats["B"]["name"] == "Player"

@@ -263,6 +263,11 @@ def test_a_field_of_no_such_name_is_a_clean_error_naming_it_and_changes_nothing(
             ({"type": "hello", "token": token, "seat": "A"}, "'hello' has no field 'seat' (its fields: 'token')"),
             ({"type": "undo", "x" * 3000: 1}, f"'undo' has no field '{'x' * 40}...' (its fields: none but 'type')"),
             ({"type": "y" * 3000}, f"unknown message type '{'y' * 40}...' (known: "),
+            # review 157: {} and a null type both said "unknown message type None", Python's word
+            ({}, "a message needs a 'type' (one of: hello, "),
+            ({"type": None}, "a message's 'type' is a string, not null (one of: hello, "),
+            ({"type": 3}, "a message's 'type' is a string, not 3 (one of: "),
+            ({"type": ["move"]}, "a message's 'type' is a string, not a list (one of: "),
         ):
             got = answers_to(socket, ("json", bad))
             assert len(got) == 1 and got[0]["code"] == "bad-message", got

@@ -760,6 +760,39 @@ def test_a_flood_of_messages_is_answered_up_to_the_burst_told_once_and_then_drop
     assert answers[-1] == {"type": "pong"}  # the other 359 of the flood were dropped, unanswered
 
 
+def test_a_move_the_rate_limit_drops_is_answered_each_time_so_a_bot_can_send_it_again(
+        store: GameStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review 157: a move sent after a burst of pings vanished, unanswered
+    (the one warning a second had gone to a ping): the bot could not know
+    its move was not played.  A dropped move, resign, rematch or hello is
+    answered, each one, naming it; the position is unchanged, and the
+    move sent again once the bucket refills is played."""
+    from c4lab.server import guard
+
+    now = [1000.0]
+    monkeypatch.setattr(guard, "time", type("Clock", (), {"monotonic": staticmethod(lambda: now[0])}))
+    with client_for(store) as http:
+        made = http.post("/api/rooms", json={"mode": "local", "players": {"A": "human", "B": "human"}}).json()
+        with http.websocket_connect(f"/ws/{made['code']}") as ws:
+            assert ws.receive_json()["type"] == "state"
+            ws.send_text(json.dumps({"type": "hello", "token": made["token"]}))
+            assert ws.receive_json()["type"] == "state"
+            for _ in range(guard.BURST):  # the hello took one token: these take the rest, and one is dropped
+                ws.send_text('{"type": "ping"}')
+            ws.send_text('{"type": "move", "move": "d"}')
+            ws.send_text('{"type": "move", "move": "d"}')
+            answers = [ws.receive_json() for _ in range(guard.BURST + 2)]
+            now[0] += 1.0
+            ws.send_text('{"type": "move", "move": "d"}')
+            played = ws.receive_json()
+    assert answers[:guard.BURST - 1] == [{"type": "pong"}] * (guard.BURST - 1)
+    assert answers[guard.BURST - 1] == {"type": "error", "code": "rate-limited", "message": "too many messages: slow down"}
+    dropped = {"type": "error", "code": "rate-limited",
+               "message": "too many messages: this 'move' was not handled (slow down, then send it again)"}
+    assert answers[guard.BURST:] == [dropped, dropped]
+    assert played["type"] == "state" and played["room"]["position"] == "7x6:d", played
+
+
 def test_a_join_with_a_request_id_is_safe_to_retry(store: GameStore) -> None:
     app = create_app(store, guard=UNLIMITED)
     with TestClient(app, client=("198.51.100.1", 1)) as guest, TestClient(app, client=("198.51.100.2", 1)) as other:

@@ -20,7 +20,7 @@ from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.websockets import WebSocketDisconnect
 
@@ -46,7 +46,7 @@ from c4lab.server.limits import AgentLimits
 from c4lab.server.logs import one_line, refused
 from c4lab.server.offered import KINDS
 from c4lab.server.presence import FORFEIT_AFTER, IDLE_AFTER
-from c4lab.server.protocol import parse
+from c4lab.server.protocol import dropped_action, parse
 from c4lab.server.review import HINT_SPEC
 from c4lab.server.rooms import RoomManager
 from c4lab.server.storage import DamagedRow, GameStore, StorageError
@@ -63,16 +63,16 @@ class CreateRoom(BaseModel):
 
     mode: Literal["local", "online"] = "local"
     board: str | None = Field(None, description="'7x6', 'random' or a position string")
-    width: int | None = None
-    height: int | None = None
+    width: StrictInt | None = None  # strict: "9" (a string) and 9.0 are refused, as true for 1 is
+    height: StrictInt | None = None
     forbidden: str | None = Field(None, description="a cell name, with width and height")
-    bonus: bool = False
+    bonus: StrictBool = False
     players: dict[str, str] | None = Field(None, description="local: {'A': 'human' | spec, 'B': ...}")
     first: Literal["A", "B", "random"] = "A"
     seat: Literal["A", "B", "random"] = "random"
     name: str | None = None
-    public: bool = False
-    analysis: bool = Field(False, description="local: an analysis board (every move can be taken back)")
+    public: StrictBool = False  # strict: "yes" and 1 were taken for true
+    analysis: StrictBool = Field(False, description="local: an analysis board (every move can be taken back)")
 
 
 class JoinRoom(BaseModel):
@@ -362,7 +362,7 @@ def create_app(
             if guard.max_rooms is not None and manager.open_count() >= guard.max_rooms:
                 raise HTTPException(503, "this server is full: try again later", headers={"Retry-After": "60"})
             try:
-                room, token, seats = manager.create(body.model_dump(exclude_none=True))
+                room, token, seats = manager.create(body.model_dump(exclude_unset=True, exclude_none=True))
             except RoomError as exc:
                 raise fail(exc) from None
         except StarletteHTTPException:  # FastAPI's and the guard's ``too_many`` (Starlette's) alike
@@ -489,7 +489,12 @@ def create_app(
                 if frame["type"] == "websocket.disconnect":
                     break
                 if not limiter.allow():
-                    if limiter.should_warn():
+                    action = dropped_action(frame)
+                    if action is not None:  # a move (resign, rematch, hello) lost unsaid: the bot could not know
+                        await conn.send_json(RoomError(
+                            RATE_LIMITED, f"too many messages: this '{action}' was not handled (slow down, then "
+                                          "send it again)").frame())
+                    elif limiter.should_warn():
                         refused(client_of(socket.scope), "WEBSOCKET", socket.url.path, 429,
                                 "too many messages: dropped (said at most once a second)")
                         await conn.send_json(RoomError(RATE_LIMITED, "too many messages: slow down").frame())

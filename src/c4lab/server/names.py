@@ -22,13 +22,16 @@ NOT_IN_A_NAME = "<>&\"'`"
 
 def check_name(name: str | None, default: str) -> str:
     """A display name: plain text, 1 to ``NAME_MAX`` characters once
-    stripped, no markup; ``default`` where none is given (None or "").
-    ``RoomError`` (``bad-name``) saying what is wrong otherwise."""
-    if name is None or name == "":
+    stripped, no markup; ``default`` where none is given (None, "" or
+    spaces alone: refused before, where "" was not).  ``RoomError``
+    (``bad-name``) saying what is wrong otherwise."""
+    if name is None:
         return default
     if not isinstance(name, str):
         raise RoomError(BAD_MESSAGE, "a name must be a string")
     name = name.strip()
+    if not name:
+        return default
     bad = sorted({c for c in name if c in NOT_IN_A_NAME or not c.isprintable()})
     if bad:
         raise RoomError(BAD_NAME, f"a name must be plain text: {''.join(bad)!r} not allowed")

@@ -8,6 +8,7 @@ socket's frames is ``guard.RateLimit``'s business."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from c4lab.server.errors import BAD_JSON, BAD_MESSAGE, TOO_LARGE, RoomError
@@ -33,6 +34,23 @@ SHOWN_NAME = 40
 REMATCH_ACTIONS = ("offer", "accept", "decline")
 
 
+#: The messages that change a game or a seat: one dropped by the rate limit is answered, each time.
+ACTIONS = ("move", "resign", "rematch", "hello")
+
+
+def dropped_action(frame: Mapping[str, Any]) -> str | None:
+    """The type of a frame the rate limit dropped, where it is one of the
+    ``ACTIONS`` (a bot must learn that its move was not played); None for
+    any other frame, and for one that is no message at all."""
+    try:
+        text = frame.get("text")
+        message = parse(text if text is not None else frame.get("bytes") or b"")
+    except RoomError:
+        return None
+    kind = message["type"]
+    return kind if kind in ACTIONS else None
+
+
 def parse(text: str | bytes) -> dict[str, Any]:
     """The message in ``text``; ``RoomError`` if it is not a valid one."""
     if isinstance(text, bytes):
@@ -51,7 +69,12 @@ def parse(text: str | bytes) -> dict[str, Any]:
     kind = message.get("type")
     if not isinstance(kind, str) or kind not in MESSAGES:  # an object or a list is no type (nor hashable)
         known = ", ".join(MESSAGES)
-        shown = kind if not isinstance(kind, str) or len(kind) <= SHOWN_NAME else f"{kind[:SHOWN_NAME]}..."
+        if "type" not in message:
+            raise RoomError(BAD_MESSAGE, f"a message needs a 'type' (one of: {known})")
+        if not isinstance(kind, str):  # said as JSON writes it: null, 3, true, not Python's None, 3, True
+            shown = "an object" if isinstance(kind, dict) else "a list" if isinstance(kind, list) else json.dumps(kind)
+            raise RoomError(BAD_MESSAGE, f"a message's 'type' is a string, not {shown} (one of: {known})")
+        shown = kind if len(kind) <= SHOWN_NAME else f"{kind[:SHOWN_NAME]}..."
         raise RoomError(BAD_MESSAGE, f"unknown message type {shown!r} (known: {known})")
     for name, value in message.items():
         if not _is_text(name) or not _is_text(value):

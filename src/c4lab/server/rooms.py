@@ -168,6 +168,9 @@ class RoomManager:
         if mode == "online" and options.get("players") is not None:
             raise RoomError(BAD_REQUEST, "players are for local rooms: an online room's two seats are people, "
                                          "its creator's and a guest's (seat chooses the creator's)")
+        if mode == "online" and "first" in options:  # it was ignored: the creator's seat was 'seat's
+            raise RoomError(BAD_REQUEST, "first is for local rooms (which of its players moves first): in an online "
+                                         "room A moves first, and seat chooses the creator's side")
         position = self._start(options, analysis)
         token = new_token()
         digest = token_hash(token)
