@@ -83,6 +83,25 @@ def test_a_timeout_says_so_and_the_run_goes_on() -> None:
     assert analysed.keys() == {*record, "analysis"} and analysed["analysis"] is None  # the same keys, however long
 
 
+def test_a_timeout_after_a_first_starts_compiling_says_the_time_went_to_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review 158: ``solve --timeout 2 10x10`` took 12 s on an empty cache
+    and said "not solved in 2 s" alone: the timeout counts the search, not
+    the compiling before it (a second here stands for it)."""
+    import time
+
+    original = Solver._prepare
+
+    def compiling(self: Solver, *args: object, **kwargs: object) -> None:
+        time.sleep(1.2)
+        original(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Solver, "_prepare", compiling)
+    result = run("solve", "--timeout", "0.05", "9x8:dc")
+    assert result.exit_code == 3
+    assert result.output.strip() == ("9x8:dc timeout (not solved in 0.05 s of search, after 1 s of preparing the "
+                                     "engine: a first start's compiling)")
+
+
 def test_an_analysis_the_timeout_cut_short_says_so_and_exits_3(monkeypatch: pytest.MonkeyPatch) -> None:
     """Review: an analysis with moves left unscored at the timeout (``?``)
     answered status 0 and ``"timed_out": false``, and the ``?`` was

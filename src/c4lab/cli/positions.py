@@ -279,6 +279,7 @@ def solve(
     (elsewhere, without --timeout, one line after 10 s says it goes on).
     """
     import threading  # lazy: start-up time
+    import time
 
     from c4lab.rules import Position
     from c4lab.solver import Solver, api
@@ -298,6 +299,7 @@ def solve(
                                    kwargs={"err": True})
             note.daemon = True
             note.start()
+        began = time.monotonic()
         try:
             record, plain = api.answer(
                 solver, position, weak=weak, analyse=analyse, timeout=timeout, best_moves=as_json
@@ -305,6 +307,9 @@ def solve(
         finally:
             if note is not None:
                 note.cancel()
+        before = time.monotonic() - began - record["time_s"]  # not the search's: a first start's compiling
+        if record["timed_out"] and before >= 1.0 and plain.endswith(" s)"):  # the timeout counts the search only
+            plain = plain[:-1] + f" of search, after {before:.0f} s of preparing the engine: a first start's compiling)"
         timed_out += record["timed_out"]
         line.clear()
         return record, plain
