@@ -661,7 +661,7 @@ def test_an_address_where_nothing_answers_is_said_within_seconds_with_what_to_ch
 
 @pytest.mark.parametrize(("name", "said"), [
     ("", "an empty name: a name has 1 to 24 characters (leave --name out for the server's default)"),
-    ("   ", "a name has 1 to 24 characters, not 0"),
+    ("   ", "a name of spaces alone: a name has 1 to 24 characters (leave --name out for the server's default)"),
     ("x" * 25, "a name has 1 to 24 characters, not 25"),
     ("<b>Bob</b>", "a name must be plain text: '<>' not allowed"),
 ], ids=["empty", "blank", "25 characters", "markup"])

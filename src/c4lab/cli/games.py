@@ -383,8 +383,9 @@ def _checked_name(ctx: click.Context, param: click.Parameter, value: str | None)
     from c4lab.server.errors import RoomError  # lazy: start-up time
     from c4lab.server.names import check_name  # lazy: as above
 
-    if value == "":
-        raise click.BadParameter(f"an empty name: a name has 1 to {NAME_MAX} characters (leave --name out "
+    if not value.strip():  # the server would take it for none given: its default name, without a word
+        what = "an empty name" if value == "" else "a name of spaces alone"
+        raise click.BadParameter(f"{what}: a name has 1 to {NAME_MAX} characters (leave --name out "
                                  "for the server's default)")
     try:
         return check_name(value, "")
