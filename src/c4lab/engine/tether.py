@@ -62,6 +62,7 @@ TYPE_CHECKING = False  # not typing's: importing typing would add to every engin
 if TYPE_CHECKING:
     import signal
     from collections.abc import Mapping
+    from typing import NoReturn
 else:
     try:  # the C module that ``signal`` wraps: ``signal`` imports enum, a third of the tether's start-up time
         import _signal as signal
@@ -158,12 +159,21 @@ def kill_descendants(rounds: int = 50) -> None:
                 pass
 
 
-def _kill_all(signum: int, frame: object) -> None:
-    """SIGUSR1: kill what is under the tether, then its group (itself too)."""
+def _end_all(status: int, child: int | None = None) -> NoReturn:
+    """Kill what is under the tether, then its group (itself too), and
+    ``child`` in any case (where /proc lists no children); exit with
+    ``status``."""
     kill_descendants()
     if os.getpgrp() == os.getpid():
         os.killpg(os.getpgrp(), signal.SIGKILL)
-    os._exit(128 + signal.SIGKILL)
+    if child is not None:
+        os.kill(child, signal.SIGKILL)
+    os._exit(status)
+
+
+def _kill_all(signum: int, frame: object) -> None:
+    """SIGUSR1 (``KILL_ALL``): end everything now, as SIGKILL would have."""
+    _end_all(128 + signal.SIGKILL)
 
 
 def _run(program: list[str], errfd: int, inherited: Mapping[int, object]) -> None:
@@ -229,11 +239,7 @@ def main(argv: list[str]) -> None:
     if status is not None:
         kill_descendants()  # what the engine left behind, in a session of its own too
         _relay(status)
-    kill_descendants()  # c4lab is gone: the engine, what it started, and the tether
-    if os.getpgrp() == os.getpid():
-        os.killpg(os.getpgrp(), signal.SIGKILL)
-    os.kill(child, signal.SIGKILL)
-    os._exit(NOT_STARTED)
+    _end_all(NOT_STARTED, child)  # c4lab is gone: the engine, what it started, and the tether
 
 
 if __name__ == "__main__":

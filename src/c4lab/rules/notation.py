@@ -119,14 +119,22 @@ def _check_characters(text: str) -> None:
             )
 
 
-def _numbered_moves(moves: str, before: str, width: int = 7) -> str:
-    """A hint for moves written as column numbers from 1, as other tools
-    write them (``4453``): what they are in this notation, after
-    ``before`` (the board, ``width`` columns); "" when ``moves`` is not
-    such a string."""
+def _as_letters(moves: str, width: int = 7) -> str | None:
+    """Moves written as column numbers from 1, as other tools write them
+    (``4453``), in this notation's letters (``ddec``); None when ``moves``
+    is not such a string (on a board ``width`` columns wide)."""
     if len(moves) < 2 or not all("1" <= char <= "9" and int(char) <= width for char in moves):
+        return None
+    return "".join(_LOWER[int(char) - 1] for char in moves)
+
+
+def _numbered_moves(moves: str, before: str, width: int = 7) -> str:
+    """A hint for moves written as column numbers from 1: what they are in
+    this notation, after ``before`` (the board, ``width`` columns); ""
+    when ``moves`` is not such a string."""
+    letters = _as_letters(moves, width)
+    if letters is None:
         return ""
-    letters = "".join(_LOWER[int(char) - 1] for char in moves)
     return f" (moves numbered from 1, as other tools write them? {quote(moves)} is {quote(before + letters)} here)"
 
 
@@ -134,11 +142,9 @@ def _benchmark_line(text: str, space: int) -> str:
     """A hint for a line of Pascal Pons' benchmark files (the moves as
     column numbers from 1, a space, the score: ``4453 -1``), whose first
     whitespace is at ``space``; "" for anything else."""
-    score = text[space + 1:]
-    moves = text[:space]
-    if text[space] != " " or not score.lstrip("-").isdigit() or not _numbered_moves(moves, "7x6:"):
+    letters = _as_letters(text[:space])
+    if text[space] != " " or not text[space + 1:].lstrip("-").isdigit() or letters is None:
         return ""
-    letters = "".join(_LOWER[int(char) - 1] for char in moves)
     return (f"; a line of Pons' benchmark files (moves numbered from 1, then the score)? its position is "
             f"{quote('7x6:' + letters)} here, and `c4lab bench solver FILE` checks such a file's scores")
 
