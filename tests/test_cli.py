@@ -101,7 +101,7 @@ def test_stdin_drops_one_line_end_and_skips_empty_lines_only() -> None:
     records = [json.loads(line) for line in piped.output.splitlines()]
     assert [r.get("position") for r in records] == ["7x6:dd", "7x6:d", None, "7x6"]
     assert records[2] == {"input": " ", "error": records[2]["error"]}
-    assert records[2]["error"].startswith("stdin line 4: invalid position ' ': ' ' at character 0")
+    assert records[2]["error"].startswith("stdin line 4: invalid position ' ': at character 0")
     assert piped.exit_code == 2
 
 

@@ -1355,7 +1355,7 @@ def test_the_board_is_named_as_everywhere_classic_included(tmp_path: Path) -> No
     (["--opening", "65"], "Invalid value for '--opening': the random opening must be 0 to 64 moves, not 65"),
     (["--games", "0"], "Error: Invalid value for '--games': the games must be at least 1, not 0"),
     (["--board", "7x6:d"], "Error: Invalid value for '--board': '7x6:d' is a position with moves: give a board"),
-    (["--board", "3x3"], ("Error: Invalid value for '--board': invalid position '3x3': '3x3' at character 0: size 3x3 "
+    (["--board", "3x3"], ("Error: Invalid value for '--board': invalid position '3x3': at character 0: size 3x3 "
                          "out of range")),
     (["--resume", "{good}", "--board", "5x4/Xz9"], "Error: Invalid value for '--board': invalid position '5x4/Xz9'"),
     (["--resume", "{missing}"], "does not exist"),
@@ -1372,7 +1372,9 @@ def test_the_board_is_named_as_everywhere_classic_included(tmp_path: Path) -> No
     (["--resume", "{good}", "--curve", "{far}"], "is the curve of another run (its last point is at 9,000,000 games"),
     (["--executor", "ray", "--ray-address", "127.0.0.1:1"], "no Ray cluster answers there"),
     (["--executor", "ray", "--ray-address", ""], "--ray-address': an empty address"),  # "$RAY" unset
-    (["--out", "{tmp}/run.png", "--curve", "{tmp}/run"], "run.png is a file of the curve"),  # the plot over the network
+    (["--out", "{tmp}/run.png", "--curve", "{tmp}/run"], "run.png: a network file's name ends in .npz"),  # not the plot
+    (["--out", "{tmp}/net.txt"], ("net.txt: a network file's name ends in .npz (it is a NumPy archive, read back by "
+                                  "--resume and weights=FILE): give --out ")),
     (["--board", "random"], "'random' draws a new board for each game, and a learner learns one board"),
     (["--probes", "10001"], "10001 is not in the range 0<=x<=10000"),  # each labelled by the solver first
 ])

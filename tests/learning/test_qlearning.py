@@ -530,3 +530,14 @@ def test_on_a_narrow_terminal_the_progress_line_cuts_the_scores_short_not_the_ba
     assert "eps 0.05, wins 80% vs rand" in progress_line(progress_columns(), 120, "4x4:b", 300_000, 150_000, **fields)
     assert progress_line(progress_columns(), 200, "4x4:b", 300_000, 150_000, **fields).endswith(
         "eps 0.05, wins 80% vs random, 50% vs minimax:depth=2")
+
+
+def test_a_table_file_named_other_than_npz_is_refused_before_the_run(tmp_path: Path) -> None:
+    """``--out q.txt`` wrote a NumPy archive under a text file's name: the
+    name must say what the file is, and the message gives the one to use."""
+    result = CliRunner().invoke(main, ["train", "qlearning", "--board", "4x4", "--episodes", "1000",
+                                       "--out", str(tmp_path / "q.txt")])
+    assert result.exit_code == 2, result.output
+    assert (f"{tmp_path / 'q.txt'}: a table file's name ends in .npz (it is a NumPy archive, read back by "
+            f"table=FILE): give --out {tmp_path / 'q.npz'}") in result.output
+    assert list(tmp_path.iterdir()) == []

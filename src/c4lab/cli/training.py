@@ -120,6 +120,9 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
     if table_path.exists():
         raise BadInput(f"{table_path} exists: choose another --out, or remove it first (a run never overwrites "
                        "a table)")
+    if table_path.suffix != ".npz":
+        raise BadInput(f"{table_path}: a table file's name ends in .npz (it is a NumPy archive, read back by "
+                       f"table=FILE): give --out {table_path.with_suffix('.npz')}")
     prefix = curve or str(table_path.with_suffix("")) + "-curve"
     for suffix in (".csv", ".png"):  # the curve's files: another run's are never overwritten either
         if Path(prefix + suffix).exists():

@@ -204,6 +204,9 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
         if out.suffix != ".npz":  # a curve's .csv, say: nothing --resume could go on with
             raise ValueError(f"{out} exists and is not a network file (.npz): choose another --out")
         raise ValueError(f"{out} exists: continue it with --resume {out}, or choose another --out")
+    if out.suffix != ".npz" and (resume is None or out.resolve() != resume.resolve()):
+        raise ValueError(f"{out}: a network file's name ends in .npz (it is a NumPy archive, read back by "
+                         f"--resume and weights=FILE): give --out {out.with_suffix('.npz')}")
     try:  # --out's folder is checked as the option is read; the default's (--resume's, this one's) here
         check_writable(out)
     except ValueError as exc:

@@ -69,7 +69,7 @@ class PositionError(ValueError):
         where = []
         if move_index is not None:  # 0-based, as RULES.md's cases count; the ordinal for a person
             where.append(f"move {move_index} (the {_ordinal(move_index + 1)})")
-        if token is not None:
+        if token is not None and not (token == text and index in (0, None)):  # the whole string, quoted already
             where.append(quote(token))
         if index is not None:
             where.append(f"at character {index}")
