@@ -185,6 +185,31 @@ def test_a_limit_that_runs_out_among_the_best_moves_keeps_the_score_and_counts_o
     assert solver.solve(position, best_moves=True).to_dict()["best_moves"]  # with no limit: found, a list
 
 
+def test_an_analysis_under_a_node_budget_is_reproducible_never_overspent_and_exact_where_it_answers() -> None:
+    """Review: ``analyse`` had a timeout but no node budget, so an analysis
+    could not be repeated to the node as ``solve(max_nodes=...)`` can."""
+    position = Position.parse("6x5:dc")
+    exact = Solver().analyse(position)
+    assert None not in exact.values()
+    partial = 0
+    for budget in (0, 1_000_000, 2_000_000):  # all of it takes 1.9 M nodes
+        runs = []
+        for _ in range(2):
+            solver = Solver()
+            solver.clear()  # no stored result: the same search each time
+            runs.append(solver.analyse(position, max_nodes=budget))
+            assert solver.nodes <= budget
+        assert runs[0] == runs[1]  # to the node: the same moves scored, the same scores
+        assert all(score is None or score == exact[move] for move, score in runs[0].items())
+        partial += 0 < sum(score is not None for score in runs[0].values()) < len(exact)
+    assert partial == 2  # the two budgets short of it each scored some moves and not others
+    assert Solver().analyse(position, max_nodes=10**9) == exact
+    # a move that lets the opponent win at once is scored without a search, whatever the budget
+    threat = Position.parse("4x4:ababa")  # A threatens a4: every move but a lets A win
+    scores = Solver().analyse(threat, max_nodes=0)
+    assert scores[Move.parse("c")] == -((threat.play(Move.parse("c")).empty_cells + 1) // 2) == scores[Move.parse("d")]
+
+
 def test_a_timeout_beyond_what_the_clock_can_count_is_no_timeout() -> None:
     """Review: ``--timeout 1e10`` printed a traceback from the timer's
     thread (OverflowError), which died, and the limit was not kept."""
@@ -461,6 +486,8 @@ def test_a_solver_is_built_from_its_public_settings_only() -> None:
         (lambda: Solver().solve("4x4:dacd", timeout=-1), r"^solve: timeout must be 0 or more seconds, not -1$"),
         (lambda: Solver().analyse("4x4:dacd", timeout=-0.5), r"^analyse: timeout must be 0 or more seconds, not -0.5$"),
         (lambda: Solver().solve("4x4:dacd", max_nodes=-5), r"^solve: max_nodes must be 0 or more, not -5$"),
+        (lambda: Solver().analyse("4x4:dacd", max_nodes=-1), r"^analyse: max_nodes must be 0 or more, not -1$"),
+        (lambda: Solver().analyse("4x4:dacd", max_nodes="9"), r"^analyse: max_nodes must be an integer, not '9'$"),
         (lambda: Solver(progress_every=0), r"^Solver: progress_every must be more than 0 seconds, not 0$"),
         (lambda: Solver(progress_every=-1.0), r"^Solver: progress_every must be more than 0 seconds, not -1.0$"),
     ],

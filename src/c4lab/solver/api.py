@@ -384,9 +384,7 @@ class Solver:
         if timeout is not None:
             _check_seconds(timeout, "solve: timeout")
         if max_nodes is not None:
-            max_nodes = integer(max_nodes, "solve: max_nodes")
-            if max_nodes < 0:
-                raise ValueError(f"solve: max_nodes must be 0 or more, not {max_nodes}")
+            max_nodes = _node_budget(max_nodes, "solve")
         b = Bitboards.of(position)
         self._prepare(b, position if best_moves else None)  # not part of the timeout
         start = time.monotonic()
@@ -439,13 +437,16 @@ class Solver:
         return self._searched
 
     def analyse(self, position: Position | str, *, timeout: float | None = None,
-                all_or_none: bool = False, weak: bool = False) -> dict[Move, int | None]:
+                all_or_none: bool = False, weak: bool = False, max_nodes: int | None = None) -> dict[Move, int | None]:
         """The exact score of every legal move (RULES.md: the move's worth to
         the side to move; ``weak``: only win, draw or loss, 1, 0 or -1, as
         ``solve(weak=True)`` scores a position).  Moves not scored before ``timeout`` map to
         ``None``.  The time is shared out: each move may use an equal part of
         what is left, so that one hard move does not leave the others
         unscored (a move solved early leaves its part to the next ones).
+        ``max_nodes`` is a budget of nodes for the whole call, shared out
+        the same way: reproducible where a timeout is not, and never
+        overspent (``nodes`` after the call is at most ``max_nodes``).
         A move that wins at once, or that lets the opponent win at once, is
         scored without a search, so it is known whatever the clock leaves.
         ``all_or_none``: for a caller that has no use for a partial answer,
@@ -460,6 +461,7 @@ class Solver:
             raise game_over_error(position.notation, position.result, "no move to analyse")
         if timeout is not None:
             _check_seconds(timeout, "analyse: timeout")
+        budget = None if max_nodes is None else _node_budget(max_nodes, "analyse")
         self.prepare(position, moves=True)  # outside the timeout, as in solve
         deadline = None if timeout is None else time.monotonic() + timeout
         self._nodes_left = None
@@ -472,7 +474,7 @@ class Solver:
             if child.is_over:
                 out[move] = 0 if child.result == "draw" else win
                 continue
-            if deadline is not None and _wins_at_once(child):
+            if (deadline is not None or budget is not None) and _wins_at_once(child):
                 # the opponent wins with its next stone: exact without a search, so known
                 # whatever the clock (a slow or busy machine) leaves, as a win at once is
                 out[move] = -1 if weak else -((child.empty_cells + 1) // 2)
@@ -485,11 +487,16 @@ class Solver:
             if deadline is not None:
                 now = time.monotonic()
                 mine = now + (deadline - now) / (len(moves) - i)
+            if budget is not None:
+                self._nodes_left = part = budget // (len(moves) - i)
             try:
                 value, _ = self._run(cb, mine, lambda X, tt, cb=cb: negamax.solve(cb, weak, X, tt))
                 out[move] = -value
             except SolverTimeout:
                 out[move] = None
+            if budget is not None:
+                budget -= part - max(self._nodes_left or 0, 0)
+        self._nodes_left = None
         return out
 
 
@@ -503,6 +510,15 @@ def _check_seconds(value: object, what: str, *, zero: bool = True) -> None:
         raise ValueError(f"{what} must be a number of seconds, not {value!r}")
     if value < 0 or (value == 0 and not zero):
         raise ValueError(f"{what} must be {'0 or more' if zero else 'more than 0'} seconds, not {value!r}")
+
+
+def _node_budget(value: object, caller: str) -> int:
+    """``max_nodes`` checked: a whole number, 0 or more (``ValueError``
+    naming ``caller`` otherwise)."""
+    nodes = integer(value, f"{caller}: max_nodes")
+    if nodes < 0:
+        raise ValueError(f"{caller}: max_nodes must be 0 or more, not {nodes}")
+    return nodes
 
 
 def _wins_at_once(position: Position) -> bool:
