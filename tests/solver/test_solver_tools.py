@@ -167,6 +167,33 @@ def test_a_long_search_with_no_timeout_and_no_progress_line_says_once_that_it_go
     assert run("solve", "--timeout", "5", "6x4").stderr == ""  # bounded already: nothing to say
 
 
+def test_a_first_start_s_compiling_is_not_taken_for_a_long_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review: "still solving 6x5/Xc2 after 10 s: off the classic board a
+    search can take hours" was said while a first start compiled the
+    search, which then took milliseconds.  The clock of that line starts
+    with the search."""
+    import time
+
+    from c4lab.cli import positions
+    from c4lab.solver import Solver
+
+    monkeypatch.setattr(positions, "STILL_SOLVING_AFTER", 0.3)
+    prepare = Solver._prepare
+    compiled = []
+
+    def compiling_once(self, *args):  # a first start: a second of compiling, once
+        if not compiled:
+            compiled.append(True)
+            time.sleep(1.0)
+        return prepare(self, *args)
+
+    monkeypatch.setattr(Solver, "_prepare", compiling_once)
+    for options in ([], ["--analyse"], ["--json"]):
+        compiled.clear()
+        result = run("solve", *options, "4x4:dacd")
+        assert result.exit_code == 0 and result.stdout.startswith(("4x4:dacd 0", "{")) and result.stderr == "", options
+
+
 def test_bad_positions_get_an_error_that_says_where_and_the_run_goes_on() -> None:
     # empty lines are skipped, not errors; a line may end in CRLF
     result = run("solve", "-", input="4x4:dacd\n\n7x6:zz\n\n4x4:abababa\n6x4\r\n\n")

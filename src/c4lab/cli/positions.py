@@ -294,12 +294,14 @@ def solve(
         nonlocal timed_out
         position = Position.parse(text)
         note = None
+        began = time.monotonic()
         if timeout is None and not line.enabled:  # no progress line (a pipe, a script): one line if it is long
+            # compiled first (a first start's): the line is about a search that goes on, not the compiler
+            solver.prepare(position, moves=analyse or as_json)
             note = threading.Timer(STILL_SOLVING_AFTER, click.echo, args=(still_solving(position.notation),),
                                    kwargs={"err": True})
             note.daemon = True
             note.start()
-        began = time.monotonic()
         try:
             record, plain = api.answer(
                 solver, position, weak=weak, analyse=analyse, timeout=timeout, best_moves=as_json
