@@ -233,6 +233,27 @@ def test_bench_solver_json_is_keyed_by_set_name() -> None:
         assert numbers["mean_cpu_s"] > 0 and numbers["mean_nodes"] > 0
 
 
+def test_bench_solver_each_prints_every_answer_and_a_timeout_is_no_wrong_score(tmp_path: Path) -> None:
+    """Review: the benchmark had no answer per position and no timeout: a
+    set with one position of hours could only be run to its end."""
+    (tmp_path / "Mine").write_text("2252576253462244111563365343671351441 -1\n7422341735647741166133573473242566 1\n")
+    result = run("bench", "solver", "--dir", str(tmp_path), "--sets", "Mine", "--each")
+    assert result.exit_code == 0, result.output
+    first, second = result.stdout.splitlines()[:2]
+    assert first.startswith(f"{tmp_path / 'Mine'}:1 7x6:bbebegfbecdfbbddaaaefccfecdcfgaceadda -1 (the file's -1) ")
+    assert second.startswith(f"{tmp_path / 'Mine'}:2 7x6:gdbbcdagcefdggdaaffaccegcdgcbdbeff 1 (the file's 1) ")
+    as_json = json.loads(run("bench", "solver", "--dir", str(tmp_path), "--sets", "Mine", "--each", "--json").stdout)
+    assert [a["line"] for a in as_json["Mine"]["answers"]] == [1, 2]
+    assert as_json["Mine"]["answers"][1]["solver"] == 1 and as_json["Mine"]["answers"][1]["nodes"] > 0
+    # an opening searched to its end takes seconds; a thousandth of a second of search is not enough for it
+    (tmp_path / "Hard").write_text("44 1\n")
+    given_up = run("bench", "solver", "--dir", str(tmp_path), "--sets", "Hard", "--timeout", "0.001", "--each")
+    assert given_up.exit_code == 3, given_up.output
+    assert given_up.stdout.startswith(f"{tmp_path / 'Hard'}:1 7x6:dd timeout (the file's 1) ")
+    assert re.search(r"^Hard +1 +0 .* 1$", given_up.stdout, re.MULTILINE), given_up.stdout
+    assert "differs" not in given_up.stdout and "1 position was not solved within --timeout 0.001 s" in given_up.stderr
+
+
 def test_bench_solver_text_and_bad_set_names() -> None:
     text = run("bench", "solver", "--limit", "2", "--sets", "Test_L3_R1").output
     assert "Test_L3_R1" in text and "mean CPU" in text and "max CPU" in text  # was: "mean time", of what unsaid

@@ -63,11 +63,18 @@ def bench(ctx: click.Context, as_json: bool, seconds: float, c_reference: bool) 
 @click.option("--weak", is_flag=True, help="Weak solve: compare the sign of the score only.")
 @click.option("--dir", "directory", type=click.Path(file_okay=False), default=None, callback=named_folder,
               help="Where the sets are (default: $C4LAB_BENCH_DIR, else ../shared/bench/classic).")
-def bench_solver(as_json: bool, limit: int | None, sets: str | None, weak: bool, directory: str | None) -> None:
+@click.option("--timeout", type=Finite(0, min_open=True), default=None,
+              help="Give up on a position after this many seconds of search (counted as a timeout, not as a wrong "
+                   "score; default: none).")
+@click.option("--each", is_flag=True,
+              help="Also print every position's answer as it comes: FILE:LINE, the position, the solver's score and "
+                   "the file's, nodes, CPU time (with --json: an \"answers\" list in each set's object).")
+def bench_solver(as_json: bool, limit: int | None, sets: str | None, weak: bool, directory: str | None,
+                 timeout: float | None, each: bool) -> None:
     """Solve the classic benchmark sets: per set, positions solved exactly,
     mean CPU time and mean nodes per position.  Exit status 1 where the
     solver's score of a position is not the file's (each named under the
-    table)."""
+    table), else 3 where a position was given up at --timeout."""
     from pathlib import Path
 
     from rich.progress import Progress
@@ -92,12 +99,28 @@ def bench_solver(as_json: bool, limit: int | None, sets: str | None, weak: bool,
             def step(good: bool, task: Any = task) -> None:
                 progress.advance(task)
 
-            results[name] = solver_bench.run_set(positions, weak, step)
-    click.echo(json.dumps(results) if as_json else solver_bench.report(results, weak, folder))
-    differ = sum(r["positions"] - r["correct"] for r in results.values())
+            answers: list[dict[str, Any]] = []
+
+            def told(answer: dict[str, Any], where: str = str(folder / name), answers: list = answers) -> None:
+                if as_json:
+                    answers.append(answer)
+                else:
+                    # sys.stdout as it is now: on a terminal, rich's proxy prints above the progress bar
+                    click.echo(solver_bench.answer_line(where, answer), file=sys.stdout)
+
+            results[name] = solver_bench.run_set(positions, weak, step, timeout, told if each else None)
+            if each and as_json:
+                results[name]["answers"] = answers
+    click.echo(json.dumps(results) if as_json else solver_bench.report(results, weak, folder, timeout))
+    gave_up = sum(r["timed_out"] for r in results.values())
+    differ = sum(r["positions"] - r["correct"] for r in results.values()) - gave_up
     if differ:  # a script (or CI) running the sets learns it from the status, as from a test runner's
         click.echo(f"the solver's score is not the file's on {differ} position{'s' if differ != 1 else ''}", err=True)
         sys.exit(1)
+    if gave_up:
+        click.echo(f"{gave_up} position{'s were' if gave_up != 1 else ' was'} not solved within --timeout {timeout:g} s",
+                   err=True)
+        sys.exit(3)
 
 
 @bench.command("accuracy")

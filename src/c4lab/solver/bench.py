@@ -103,32 +103,42 @@ def read_set(path: Path, limit: int | None = None) -> list[BenchPosition]:
 
 
 def run_set(
-    positions: list[BenchPosition], weak: bool = False, step: Callable[[bool], None] | None = None
+    positions: list[BenchPosition], weak: bool = False, step: Callable[[bool], None] | None = None,
+    timeout: float | None = None, each: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
-    """Solve every position (table cleared before each); the set's numbers."""
+    """Solve every position (table cleared before each); the set's numbers.
+    ``timeout``: seconds of search a position, after which it counts as not
+    solved (``timed_out``), never as a wrong score.  ``each`` is called with
+    every position's answer (:func:`answer_line` prints one)."""
     solver = Solver(book=False)  # the search itself is measured, as the sets are meant for
     correct = 0
+    timed_out = 0
     cpu = 0.0
     nodes = 0
     worst = 0.0
     wrong: list[dict[str, int | None]] = []
     for item in positions:
         solver.clear()
-        solution = solver.solve(item.position, weak=weak)
+        solution = solver.solve(item.position, weak=weak, timeout=timeout)
         expected = (item.score > 0) - (item.score < 0) if weak else item.score
         good = solution.score == expected
         correct += good
-        if not good:
+        timed_out += solution.timed_out
+        if not good and not solution.timed_out:
             wrong.append({"line": item.line, "expected": expected, "solver": solution.score})
         cpu += solution.cpu_s
         worst = max(worst, solution.cpu_s)
         nodes += solution.nodes
+        if each is not None:
+            each({"line": item.line, "position": item.position.notation, "expected": expected,
+                  "solver": solution.score, "nodes": solution.nodes, "cpu_s": solution.cpu_s})
         if step is not None:
             step(good)
     n = max(len(positions), 1)
     return {
         "positions": len(positions),
         "correct": correct,
+        "timed_out": timed_out,
         "mean_cpu_s": cpu / n,
         "mean_nodes": nodes / n,
         "max_cpu_s": worst,
@@ -138,18 +148,34 @@ def run_set(
     }
 
 
-def report(results: dict[str, dict[str, Any]], weak: bool, folder: Path | None = None) -> str:
+def answer_line(where: str, answer: dict[str, Any]) -> str:
+    """One position's answer for ``bench solver --each``: ``FILE:LINE``,
+    the position, the solver's score and the file's, nodes and CPU time."""
+    got = "timeout" if answer["solver"] is None else answer["solver"]
+    mark = "" if answer["solver"] in (None, answer["expected"]) else "  (differs)"
+    return (f"{where}:{answer['line']} {answer['position']} {got} (the file's {answer['expected']}) "
+            f"{answer['nodes']:,} nodes {_time(answer['cpu_s'])}{mark}")
+
+
+def report(results: dict[str, dict[str, Any]], weak: bool, folder: Path | None = None,
+           timeout: float | None = None) -> str:
     """The results as a table, then each position (of the first 20 a set)
     where the solver's score is not the file's, by file and line: a
-    ``correct`` short of ``positions`` said no more than that."""
+    ``correct`` short of ``positions`` said no more than that.  With a
+    ``timeout``, a column counts the positions given up at it."""
     head = f"{'set':<12} {'positions':>9} {'correct':>8} {'mean CPU':>12} {'mean nodes':>12} {'max CPU':>10}"
+    if timeout is not None:
+        head += f" {'timeouts':>9}"
     title = (f"classic 7x6 benchmark sets, {'weak' if weak else 'strong'} solve, table cleared per position, "
-             "no database; the search's CPU time and nodes per position")
+             "no database; the search's CPU time and nodes per position"
+             + (f" (a position not solved in {timeout:g} s of search counts as a timeout)" if timeout is not None
+                else ""))
     rows = [title, head]
     for name, r in results.items():
         rows.append(
             f"{name:<12} {r['positions']:>9} {r['correct']:>8} {_time(r['mean_cpu_s']):>12} "
             f"{r['mean_nodes']:>12.0f} {_time(r['max_cpu_s']):>10}"
+            + (f" {r['timed_out']:>9}" if timeout is not None else "")
         )
     for name, r in results.items():
         where = folder / name if folder is not None else Path(name)
