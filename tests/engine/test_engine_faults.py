@@ -337,6 +337,43 @@ def test_closing_an_engine_ends_what_it_started_in_a_session_of_its_own(tmp_path
     assert left_behind(tmp_path) == []
 
 
+def zombies_under(pid: int) -> list[int]:
+    """The children of ``pid`` that have ended and not been reaped."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        for child in (task / "children").read_text().split():
+            try:
+                stat = Path(f"/proc/{child}/stat").read_text()
+            except OSError:
+                continue
+            if stat.rpartition(")")[2].split()[0] == "Z":
+                found.append(int(child))
+    return found
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the tether is Linux's")
+def test_a_process_the_engine_left_in_a_session_of_its_own_is_reaped_when_it_ends_not_at_the_game_s_end(
+    tmp_path: Path,
+) -> None:
+    """The tether adopts what the engine leaves in a session of its own (it
+    is their subreaper); one that ended on its own stayed a zombie under the
+    tether until the game was over."""
+    tether = tmp_path / "tether"
+    hello = (f'echo $PPID > "{tether}"; ( setsid sh -c "sleep 0.2" < /dev/null > /dev/null 2>&1 & ); '
+             "echo c4labok")
+    engine_agent = EngineAgent(engine_script(tmp_path, "echo 'bestmove d'", hello=hello))
+    try:
+        assert engine_agent.choose(Position.parse("7x6")) == Move(3)
+        parent = int(tether.read_text())
+        time.sleep(0.5)  # the daemon's 0.2 s are over: it has ended
+        deadline = time.monotonic() + 2
+        while zombies_under(parent) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert zombies_under(parent) == []  # and nothing is left of it
+    finally:
+        engine_agent.close()
+
+
 def test_ctrl_c_stops_the_run_keeps_finished_games_and_leaves_no_process(tmp_path: Path) -> None:
     """The first pairing's engine plays and loses at once, the second's
     hangs for long: Ctrl-C keeps the finished pairs and stops everything."""

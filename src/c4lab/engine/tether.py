@@ -35,7 +35,8 @@ tether's child rather than init's, and the tether kills its children
 (and theirs, as they come to it) before it ends: when the engine ends,
 when c4lab is gone, and on SIGUSR1, which c4lab sends before it kills a
 group that would not end on SIGTERM (SIGKILL would end the tether before
-it could).
+it could).  One that ends by itself is reaped as it ends (SIGCHLD), as
+init would have.
 
 It must not change what the engine sees: PROGRAM is found on PATH as
 ``subprocess`` finds it, a program that cannot start reports its errno on
@@ -159,6 +160,19 @@ def kill_descendants(rounds: int = 50) -> None:
                 pass
 
 
+def reap_adopted(engine: int) -> None:
+    """Reap the children that have ended but ``engine``: processes the
+    engine left in a session of their own, adopted by the tether (its
+    subreaper), which would else stay zombies until the tether ends.  The
+    engine is left to :func:`wait`, which reports its status."""
+    for pid in children():
+        if pid != engine:
+            try:
+                os.waitpid(pid, os.WNOHANG)
+            except OSError:
+                pass
+
+
 def _end_all(status: int, child: int | None = None) -> NoReturn:
     """Kill what is under the tether, then its group (itself too), and
     ``child`` in any case (where /proc lists no children); exit with
@@ -231,6 +245,8 @@ def main(argv: list[str]) -> None:
     if child == 0:
         _run(program, errfd, inherited)
     os.close(errfd)
+    if hasattr(signal, "SIGCHLD"):  # an adopted process that ends is reaped then, not when the tether ends
+        signal.signal(signal.SIGCHLD, lambda signum, frame: reap_adopted(child))
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):  # the engine's pipes are the engine's alone: they close when it ends
         os.dup2(null, fd)
