@@ -1752,44 +1752,15 @@ def test_puct_on_the_shipped_network_keeps_the_value_more_often_than_greedy_and_
     assert wins >= 9
 
 
-#: Run in a fresh process on an empty cache (``run_counting_compiles``):
-#: the learnt network's three searches and its training kernel.
+#: Run in a fresh process on an empty cache (``run_counting_compiles``): a
+#: short training run, the command's notice of the compiling replaced by a
+#: mark of what was compiled when it ended; then the learnt network's three
+#: searches.  (One process for both: a cold start costs a minute or two.)
 FIRST_COMPILES = """
-import itertools
-import json
-from c4lab.agents import make_agent
-from c4lab.learning.ntuple import bench_training
-from c4lab.rules import Position
-for spec in ("ntuple", "ntuple:iterations=20", "ntuple:depth=2"):
-    make_agent(spec).choose(Position.parse("7x6:dd"))
-bench_training("4x4", 0.01)
-print(json.dumps(compiled))
-"""
-
-
-@pytest.mark.slow
-def test_a_first_search_or_training_run_compiles_no_error_paths_and_nothing_twice(tmp_path: Path) -> None:
-    """What a first start compiles is the work itself: PUCT's expansion
-    once (not again for the root's literal index), alpha-beta's children
-    once (its root, in Python, calls the kernel its nodes call), and none of numba's
-    error messages for slice copies, an array's ``max`` or a sort (each
-    a second or more of a first move)."""
-    compiled = run_counting_compiles(FIRST_COMPILES, tmp_path)
-    puct, agent = "c4lab.agents.ntuple_puct", "c4lab.agents.ntuple"
-    assert {f"{puct}.run", f"{puct}._expand", f"{agent}._negamax", f"{agent}._children", f"{agent}._greedy_values",
-            "c4lab.learning.ntuple_td.train_games"} <= set(compiled)
-    assert compiled.count(f"{puct}._expand") == 1
-    assert compiled.count(f"{agent}._children") == 1  # alpha-beta's root (Python) and its nodes share one
-    heavy = [name for name in compiled if any(part in name for part in ("raise_with_shape", "npy_max", "quicksort"))]
-    assert not heavy, heavy
-
-
-#: A short training run in a fresh process on an empty cache
-#: (``run_counting_compiles``), the command's notice of the compiling
-#: replaced by a mark of what was compiled when it ended.
-TRAINING_COMPILES = """
 import contextlib, json, pathlib
+from c4lab.agents import make_agent
 from c4lab.learning import train_ntuple
+from c4lab.rules import Position
 marks = []
 @contextlib.contextmanager
 def preparing():
@@ -1798,20 +1769,38 @@ def preparing():
 train_ntuple.run(board="5x4", bonus=False, minutes=None, games=3000, workers=1, seed=1, out=pathlib.Path(OUT),
                  resume=None, tuples=10, length=6, probes=0, eval_every=None, checkpoint_minutes=10.0, curve=None,
                  preparing=preparing)
-print(json.dumps({"during": compiled[:marks[0]], "after": compiled[marks[0]:]}))
+marks.append(len(compiled))
+for spec in ("ntuple", "ntuple:iterations=20", "ntuple:depth=2"):
+    make_agent(spec).choose(Position.parse("7x6:dd"))
+print(json.dumps({"during": compiled[:marks[0]], "after": compiled[marks[0]:marks[1]], "all": compiled}))
 """
 
 
 @pytest.mark.slow
-def test_a_first_training_run_compiles_within_its_notice_and_not_after(tmp_path: Path) -> None:
+def test_a_first_training_run_or_search_compiles_within_its_notice_no_error_paths_and_nothing_twice(
+    tmp_path: Path,
+) -> None:
     """The notice of a first start ("preparing the engine ...") covers all
-    the run compiles: the final point's games against ``hard`` compiled
-    its search after the notice had ended, seconds of a silent stop
-    (helper 155's review)."""
-    script = TRAINING_COMPILES.replace("OUT", repr(str(tmp_path / "net.npz")))
-    compiled = run_counting_compiles(script, tmp_path / "cache")
-    assert "c4lab.learning.ntuple_td.train_games" in compiled["during"]
-    assert compiled["after"] == []
+    the training run compiles: the final point's games against ``hard``
+    compiled its search after the notice had ended, seconds of a silent
+    stop (helper 155's review).  And what a first start compiles is the
+    work itself: PUCT's expansion once (not again for the root's literal
+    index), alpha-beta's children once (its root, in Python, calls the
+    kernel its nodes call), and none of numba's error messages for slice
+    copies, an array's ``max`` or a sort (each a second or more of a first
+    move)."""
+    script = FIRST_COMPILES.replace("OUT", repr(str(tmp_path / "net.npz")))
+    found = run_counting_compiles(script, tmp_path / "cache")
+    assert "c4lab.learning.ntuple_td.train_games" in found["during"]
+    assert found["after"] == []
+    compiled = found["all"]
+    puct, agent = "c4lab.agents.ntuple_puct", "c4lab.agents.ntuple"
+    assert {f"{puct}.run", f"{puct}._expand", f"{agent}._negamax", f"{agent}._children", f"{agent}._greedy_values",
+            "c4lab.learning.ntuple_td.train_games"} <= set(compiled)
+    assert compiled.count(f"{puct}._expand") == 1
+    assert compiled.count(f"{agent}._children") == 1  # alpha-beta's root (Python) and its nodes share one
+    heavy = [name for name in compiled if any(part in name for part in ("raise_with_shape", "npy_max", "quicksort"))]
+    assert not heavy, heavy
 
 
 # -- the trainer's own bookkeeping: stopping, resuming, the header -------------------------------
