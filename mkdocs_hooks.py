@@ -7,6 +7,10 @@ shows but no page writes by hand.
   Its lists are set apart from the paragraph above them (GitHub starts a
   list right under a line of text; Python-Markdown would run the items into
   that paragraph), the one change to how it reads.
+- A page links RULES.md where a checkout has it, ``../../shared/RULES.md``
+  (the file beside the project, so that the link works on the page read
+  in a checkout or a repository's browser); the site's link goes to its
+  own copy, ``rules-reference.md``.
 - The agents' parameters: the marker ``<!-- c4lab:agents -->`` in a page is
   replaced by a table per agent built from the registry
   (:func:`c4lab.agents.agent_infos`), the same data ``c4lab agents`` prints.
@@ -23,6 +27,8 @@ from mkdocs.structure.files import File, Files
 ROOT = Path(__file__).resolve().parent
 RULES = ROOT.parent / "shared" / "RULES.md"
 AGENTS_MARKER = "<!-- c4lab:agents -->"
+#: A page's link to RULES.md beside the project (``docs/x.md`` -> ``../../shared/RULES.md``, anchor kept).
+RULES_LINK = re.compile(r"\]\(\.\./\.\./shared/RULES\.md(#[^)]*)?\)")
 
 
 def on_files(files: Files, config: Any) -> Files:
@@ -89,6 +95,7 @@ def lists_apart(markdown: str) -> str:
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
     if page.file.src_uri == "rules-reference.md":
         markdown = lists_apart(markdown)
+    markdown = RULES_LINK.sub(lambda m: f"](rules-reference.md{m.group(1) or ''})", markdown)
     if AGENTS_MARKER in markdown:
         markdown = markdown.replace(AGENTS_MARKER, agents_markdown())
     return markdown

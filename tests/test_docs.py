@@ -402,3 +402,26 @@ def test_the_readme_is_a_front_page() -> None:
     for command in QUICK_START:
         assert f"```sh\n{command}\n```" in readme
     assert "python3 -m mkdocs serve" in readme
+
+
+def test_every_link_of_the_pages_works_in_a_checkout_too() -> None:
+    """A page read in a checkout (or a repository's file browser) linked
+    ``rules-reference.md``, a page only the built site has; RULES.md is
+    linked where a checkout has it, beside the project, and the site's
+    build turns that link into its own page's (``mkdocs_hooks``)."""
+    broken = []
+    for page in sorted((ROOT / "docs").glob("*.md")):
+        text = page.read_text(encoding="utf-8")
+        text = re.sub(r"```.*?```", "", text, flags=re.DOTALL)  # code blocks hold no links
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            path = target.split("#")[0]
+            if not path or re.match(r"[a-z]+:", path):
+                continue
+            if not (page.parent / path).exists():
+                broken.append(f"{page.name}: {target}")
+    assert broken == []
+
+
+def test_the_site_links_rules_md_to_its_own_page(site: Path) -> None:
+    index = (site / "index.html").read_text(encoding="utf-8")
+    assert 'href="rules-reference/"' in index and "shared/RULES.md" not in index
