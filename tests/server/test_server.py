@@ -127,6 +127,10 @@ def test_rooms_are_created_with_unguessable_codes_and_secret_tokens(server: Back
     assert state["seats"]["B"]["name"] == "Ann" and not state["seats"]["A"]["taken"]
     row = stored(db, online["code"])
     assert online["token"] not in row["seats"], "only a hash of the token is stored"
+    # a room of two computers holds no seat for its creator, who watches: no token to keep (it was one that
+    # every hello with it had refused, "bad-token")
+    computers = create(server, mode="local", players={"A": "random:seed=1", "B": "random:seed=2"})
+    assert computers["seats"] == [] and computers["token"] is None
 
 
 @pytest.mark.parametrize(

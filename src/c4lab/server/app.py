@@ -92,7 +92,8 @@ class Ticket(BaseModel):
 
     code: str
     url: str
-    token: str
+    token: str | None = Field(description="the token of the seats below; null where there are none (a room of two "
+                                          "computers: its creator watches)")
     seats: list[str]
     link: str | None = Field(None, description="the room's full address, on the host and port the request was sent to")
 
@@ -370,7 +371,8 @@ def create_app(
                 budget.give_back(client)
             raise
         owners.add(client, room.code)
-        return Ticket(code=room.code, url=f"/r/{room.code}", token=token, seats=seats, link=link_to(request, room.code))
+        return Ticket(code=room.code, url=f"/r/{room.code}", token=token if seats else None, seats=seats,
+                      link=link_to(request, room.code))
 
     @app.post("/api/rooms/{code}/join", response_model=Ticket)
     async def join_room(code: str, body: JoinRoom, request: Request) -> Ticket:
