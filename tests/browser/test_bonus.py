@@ -86,6 +86,21 @@ def test_declining_the_ban(server, new_page):
     expect(page.locator('#board [data-owner="ban"]')).to_have_count(0)
 
 
+def test_a_bonus_landing_that_wins_declined_nothing_in_the_move_list(server, new_page):
+    """Review: a landing on the bonus cell that won was listed as "d (no
+    ban)", its name "... and declines the ban piece": RULES.md offers no ban
+    after a winning landing, so nobody declined one."""
+    page = new_page()
+    ticket = create_room(server, board="4x4/Bd1:aabbcc", players={"A": "human", "B": "human"})
+    open_room(page, server, ticket)
+    wait_my_turn(page)
+    click_cell(page, "d4")  # A lands on d1, the bonus cell, and wins along row 1
+    wait_position(page, "4x4/Bd1:aabbccd")
+    assert moves(page)[-1] == "d"
+    label = page.locator('#moves .mv[data-ply="7"]').get_attribute("aria-label")
+    assert label == "Move 7: A (white) played d (d1), on the bonus cell", label
+
+
 #: A system font wider than this machine's, for "(no ban)": the style sheet's widths were measured here.
 WIDER_FONT = """document.addEventListener("DOMContentLoaded", () => {
   const sheet = new CSSStyleSheet();  // the page's policy allows no <style> element: a sheet made in script

@@ -68,11 +68,13 @@ def _estimates(position: Position) -> dict[str, Any]:
 
 
 def _screens(monkeypatch: pytest.MonkeyPatch, settings: GameSettings, columns: int, rows: int,
-             answers: list[str], hint: Callable[[Position], dict[str, Any]] = _estimates) -> list[str]:
+             answers: list[str], hint: Callable[[Position], dict[str, Any]] = _estimates,
+             after: list[str] | None = None) -> list[str]:
     """What a colour terminal ``columns`` x ``rows`` shows of ``settings``'s
     game, the person typing ``answers`` (echoed, as a terminal does): at
     each question, the screen from its last clearing to the question, where
-    the cursor waits; the analysis board's scores are ``hint``'s."""
+    the cursor waits; the analysis board's scores are ``hint``'s.  What is
+    printed after the last answer is appended to ``after``."""
     out = io.StringIO()
     console = Console(file=out, force_terminal=True, width=columns, height=rows, color_system="standard")
     left = list(answers)
@@ -91,6 +93,9 @@ def _screens(monkeypatch: pytest.MonkeyPatch, settings: GameSettings, columns: i
     monkeypatch.setattr(terminal, "keyboard_line", typed)
     monkeypatch.setattr(TerminalGame, "hint", lambda self, position: hint(position))
     TerminalGame(settings, console=console, read=None).run()
+    if after is not None:
+        shown = out.getvalue()
+        after.append(ESCAPES.sub("", shown[shown.rfind(answers[-1] + "\n") + len(answers[-1]) + 1:]))
     return screens
 
 
@@ -139,8 +144,42 @@ def test_the_screen_at_the_end_of_a_game_fits_with_its_result_and_question(
     screens = _screens(monkeypatch, settings, columns, 24, [*moves, "e" if analyse else "n"])
     last = screens[-1]
     assert "wins: four in a row (c1 c2 c3 c4)." in " ".join(last.split())  # (broken between words)
-    assert _rows_taken(last, columns) <= 24, last
+    assert text_rows(last, columns) <= 24, last  # (the answer's Enter: the screen is drawn afresh, or it was the end)
     assert "\n12 " in last and last.startswith(("Game 1 on", "Analysis board on")), last
+
+
+def test_on_a_short_terminal_the_ban_question_keeps_the_board_whole_and_the_scores_over_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Review: at 80x16, the analysis board's ban question on a 12x12 board
+    pushed its scores row off the top (the two lines of the bonus cell's
+    offer were kept instead), so no score was in view; at 80x15 a game's
+    ban question lost the board's top row.  The offer gives way: the
+    question itself says what to type."""
+    settings = GameSettings(board="12x12/Xf4/Bc1", players=("human", "human"), first="1", analyse=True)
+    ban = _screens(monkeypatch, settings, 80, 16, ["c", "", "exit"])[1]
+    lines = ban.splitlines()
+    top = next(i for i, line in enumerate(lines) if line.startswith("12 "))
+    assert top == 1 and set(lines[0].split()) == {"?"}, ban  # the ban choices' scores row, over the board's top row
+    assert "Ban column" in ban and "Your piece lands" not in ban and _rows_taken(ban, 80) <= 16, ban
+    game = GameSettings(board="12x12/Xf4/Bc1", players=("human", "human"), first="1")
+    ban = _screens(monkeypatch, game, 80, 15, ["c", "", "exit"])[1]
+    assert "\n12 " in "\n" + ban and "Ban column" in ban and _rows_taken(ban, 80) <= 15, ban
+    roomy = _screens(monkeypatch, game, 80, 24, ["c", "", "exit"])[1]  # where it fits, the offer is said
+    assert "Your piece lands on the bonus cell c1: you may drop a ban piece" in roomy.replace("\n", " ")
+
+
+def test_on_a_short_terminal_the_end_of_a_game_keeps_the_board_whole_and_says_its_notation_last(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Review: at 80x15 the end of a 12x12 game scrolled the board's top row
+    away under its result, its notation and the question."""
+    settings = GameSettings(board="12x12/Xf4", players=("human", "human"), first="1")
+    after: list[str] = []
+    last = _screens(monkeypatch, settings, 80, 15, [*["a", "b"] * 3, "a", "n"], after=after)[-1]
+    assert "\n12 " in "\n" + last and "wins: four in a row (a1 a2 a3 a4)." in last and text_rows(last, 80) <= 15, last
+    assert "The game in notation" not in last
+    assert after[0].strip() == "The game in notation: 12x12/Xf4:abababa"
 
 
 def test_a_screen_with_room_to_spare_keeps_the_whole_header_and_the_scores_in_words(

@@ -395,6 +395,18 @@ def test_the_line_under_the_board_says_what_a_bonus_landing_did_with_the_ban(key
     assert said in out
 
 
+@pytest.mark.parametrize(("board", "said", "end"), [
+    ("4x4/Bd1:aabbcc", "A (white), player 1 (human), plays d, on the bonus cell.", "four in a row (a1 b1 c1 d1)"),
+    ("4x4/Bc4:ababbabacdcddcd", "B (black), player 2 (human), plays c, on the bonus cell.", "Draw: the board is full."),
+], ids=["won", "filled"])
+def test_a_bonus_landing_that_ends_the_game_declined_nothing(board: str, said: str, end: str) -> None:
+    """Review: "plays d, on the bonus cell, and declines the ban piece"
+    where the landing won (or filled the board): RULES.md offers no ban
+    there, so nobody declined one."""
+    out, _, _ = game(GameSettings(board=board, players=("human", "human"), first="1"), board.split("/B")[1][:1], "n")
+    assert said in out and end in out and "declines" not in out
+
+
 def test_a_position_and_a_colon_print_as_written_not_as_an_emoji(capsys: pytest.CaptureFixture[str]) -> None:
     """rich reads ``:b:`` as an emoji code: "4x4:b: ..." printed as
     "4x4🅱 ..." (the game's console and the commands' stderr alike)."""

@@ -176,12 +176,14 @@ def legend(position: Position) -> Text:
 def move_words(before: Position, move: Move, after: Position) -> str:
     """``move``, played in ``before`` to give ``after``, for the line under
     the board: its column, and on the bonus cell, what became of the ban
-    (the notation's ``b+c`` says it to those who know it only)."""
+    (the notation's ``b+c`` says it to those who know it only).  A landing
+    that won or filled the board offers no ban (RULES.md): nothing was
+    declined."""
     column = column_letter(move.column)
     if after.last_cell is None or after.last_cell != before.variant.bonus:
         return column
     if move.ban is None:
-        return f"{column}, on the bonus cell, and declines the ban piece"
+        return f"{column}, on the bonus cell" if after.is_over else f"{column}, on the bonus cell, and declines the ban piece"
     return f"{column}, on the bonus cell, and drops the ban piece in {column_letter(move.ban)}"
 
 

@@ -94,6 +94,7 @@ class TerminalGame(AnalysisBoard):
         self.labels = [f"player {i + 1} ({name})" for i, name in enumerate(self.names)]
         check_start(settings.board, settings.bonus, finished=settings.analyse)  # fail early on a bad board
         self.warmup: threading.Thread | None = None
+        self.held_notation: str | None = None  # a finished game's notation said after "Play again?" (a short terminal)
 
     def _keyboard(self, prompt: str) -> str:
         """``keyboard_line``, with a prompt wider than the terminal broken
@@ -181,6 +182,8 @@ class TerminalGame(AnalysisBoard):
             while True:
                 finished = self.play_one(number)
                 if not finished or not self.ask_play_again():
+                    if finished and self.held_notation is not None:  # the game's moves, to paste back, said last
+                        self.say(self.held_notation)
                     return 0
                 number += 1
         except KeyboardInterrupt:
@@ -250,11 +253,18 @@ class TerminalGame(AnalysisBoard):
         finally:
             screen.stop_thinking()
         notation = f"The game in notation: {position.notation}"
-        under = self.said_rows(result) + self.said_rows(notation) + self.prompt_rows(self.play_again_prompt()) + 1
+        # (no row for a status line under the question: the next screen is drawn afresh, or the game is over)
+        under = self.said_rows(result) + self.prompt_rows(self.play_again_prompt())
+        self.held_notation = None
+        if self.color and self.must_rows(position) + under + self.said_rows(notation) > self.console.height:
+            self.held_notation = notation  # the board whole first; the notation follows the answer
+        else:
+            under += self.said_rows(notation)
         if self.color or not resigned:  # (printed as plain text, the board is above the question already)
             self.show(position, header, screen.next_note, title=screen.title, under=under)
         self.say(result)
-        self.say(notation)
+        if self.held_notation is None:
+            self.say(notation)
         return True
 
     def winner_words(self, by_side: dict[str, int]) -> Callable[[str], str]:

@@ -53,6 +53,9 @@ class TerminalScreen:
         # a game's move prompt offers u once a person has a move to take back (``TurnScreen.before_move``)
         self.take_back_offered = False
         self._on_screen: tuple[str, str, str] | None = None  # the colour screen's header, title and note
+        # a line the screen left out to keep the board whole on a short terminal (the ban question's offer):
+        # ``say`` skips it once
+        self._left_out: str | None = None
 
     def prompt_rows(self, prompt: str) -> int:
         """The rows ``prompt`` takes as ``TerminalGame._keyboard`` asks it."""
@@ -89,8 +92,13 @@ class TerminalScreen:
             assert position.variant.bonus is not None  # the piece on it waits for the ban question
             columns = {move.column for move in position.legal_moves()}  # about the columns it names
             asked = keyed_prompt(ban_prompt(columns), game=not self.settings.analyse)
-            under = self.said_rows(ban_offer(position.variant.bonus)) + self.prompt_rows(asked) + 1
+            under = self.prompt_rows(asked) + 1
             scores, words = ban_scores or (None, None)
+            offer = ban_offer(position.variant.bonus)
+            if self.must_rows(position, scores) + self.said_rows(offer) + under <= self.console.height:
+                under += self.said_rows(offer)
+            else:  # the board and its scores first: the question itself says what to type
+                self._left_out = offer
             self.show(position, header, note, scores, title=title, under=under, words=words)
             return
         if self._in_colour(position):
@@ -117,7 +125,17 @@ class TerminalScreen:
         drawn with a line that says why."""
         return self.color and self.console.width >= board_columns(position.variant, wide=self.settings.analyse)
 
+    def must_rows(self, position: Position, scores: list[dict[str, Any]] | None = None) -> int:
+        """The rows of what a colour screen of ``position`` never leaves out:
+        the board, and with ``scores`` the scores over it."""
+        if self._in_colour(position):
+            return (1 if scores else 0) + position.variant.height + 1
+        return text_rows(position.render(), self.console.width)
+
     def say(self, message: str) -> None:
+        if message == self._left_out:  # left out to keep the board whole (``draw_board``)
+            self._left_out = None
+            return
         if self.console.is_terminal:  # broken between words at the terminal's edge, not in the middle of one
             message = wrap_words(message, self.console.width)
         self.console.print(message, highlight=False, markup=False, soft_wrap=True)

@@ -180,16 +180,27 @@ function landing(geometry, boards, ply) {
   return { cell, bonus: cell !== null && cell === geometry.bonus };
 }
 
+/** Whether the game of `room` (a room's state, or a stored game) ended on
+ * the board with its last move: four in a row, or the board full -- not a
+ * resignation, a forfeit or an abandoned game. */
+export function endedOnBoard(room) {
+  return room.status === "over" && (room.reason === "four" || room.reason === "full");
+}
+
 /** Move `ply` (0 = the first) of `tokens` in words, as the terminal says
- * it (ui/terminal.py's move_words): its column and the cell it landed on,
+ * it (ui/board_view.py's move_words): its column and the cell it landed on,
  * and on the bonus cell what became of the ban piece -- "d (d3)", "b (b1),
  * on the bonus cell, and drops the ban piece in a", "b (b1), on the bonus
- * cell, and declines the ban piece". `boards`: replay's, of `tokens`. */
-export function moveWords(geometry, boards, tokens, ply) {
+ * cell, and declines the ban piece". `boards`: replay's, of `tokens`.
+ * `ended`: the game ended with the last of `tokens` (`endedOnBoard`): a
+ * landing there that won or filled the board was offered no ban
+ * (RULES.md), so it declined nothing -- "d (d1), on the bonus cell". */
+export function moveWords(geometry, boards, tokens, ply, ended = false) {
   const token = tokens[ply];
   const { cell, bonus } = landing(geometry, boards, ply);
   const words = cell ? `${token[0]} (${cell})` : token[0];
   if (!bonus) return words;
+  if (token.length !== 3 && ended && ply === tokens.length - 1) return `${words}, on the bonus cell`;
   return `${words}, on the bonus cell, and ${token.length === 3 ? `drops the ban piece in ${token[2]}` : "declines the ban piece"}`;
 }
 
@@ -197,7 +208,7 @@ export function moveWords(geometry, boards, tokens, ply) {
  * the move shown marked aria-current; with the game's `geometry`, a bonus
  * declined is marked "(no ban)". A list of buttons (`onPick`) names each
  * by its move in words: a screen reader would say the letter alone. */
-export function renderMoves(list, tokens, { startPly = 0, current = tokens.length, onPick = null, geometry = null } = {}) {
+export function renderMoves(list, tokens, { startPly = 0, current = tokens.length, onPick = null, geometry = null, ended = false } = {}) {
   list.replaceChildren();
   const { boards } = geometry ? replay(geometry, tokens) : { boards: null };
   for (let i = 0; i < tokens.length; i += 2) {
@@ -215,12 +226,12 @@ export function renderMoves(list, tokens, { startPly = 0, current = tokens.lengt
       mv.dataset.side = ply % 2 === 0 ? "A" : "B";
       setText(mv, tokens[ply]);
       // its name, said for the letter: the move's number, who played it, where it landed ("Move 3: A (white) played d (d2)")
-      const words = boards ? moveWords(geometry, boards, tokens, ply) : tokens[ply];
+      const words = boards ? moveWords(geometry, boards, tokens, ply, ended) : tokens[ply];
       if (onPick) {
         mv.dataset.words = `Move ${ply + 1}: ${SIDE[mv.dataset.side]} played ${words}`; // a review adds its verdict (markMoves)
         mv.setAttribute("aria-label", mv.dataset.words);
       }
-      if (boards && tokens[ply].length === 1 && landing(geometry, boards, ply).bonus) {
+      if (boards && tokens[ply].length === 1 && landing(geometry, boards, ply).bonus && !(ended && ply === tokens.length - 1)) {
         const note = document.createElement("span");
         note.className = "no-ban";
         setText(note, " (no ban)");

@@ -8,7 +8,7 @@
 // textContent or setAttribute, never as HTML.
 
 import { Board } from "./board.js";
-import { SIDE, geometryOf, moveWords, onColourChange, positionHeader, renderMoves, resultText } from "./describe.js";
+import { SIDE, endedOnBoard, geometryOf, moveWords, onColourChange, positionHeader, renderMoves, resultText } from "./describe.js";
 import { moveTokens, replay } from "./notation.js";
 import { bestMoveGhost, drawColumnNotes, markMoves, renderReview, reviewNotes } from "./review.js";
 import { $, api, boardIntoView, copyText, keepFocus, setText, show } from "./util.js";
@@ -129,7 +129,7 @@ export async function showReplay(code) {
     if (ply === 0) status = "Start position";
     else {
       const side = (ply - 1) % 2 === 0 ? "A" : "B";
-      status = `Move ${ply}: ${SIDE[side]} played ${moveWords(geometry, boards, tokens, ply - 1)}`; // as the list names it
+      status = `Move ${ply}: ${SIDE[side]} played ${moveWords(geometry, boards, tokens, ply - 1, endedOnBoard(game))}`; // as the list names it
     }
     if (end && game.status === "over") status += ` · ${resultText(game)}`;
     setText($("replay-status"), status);
@@ -137,7 +137,7 @@ export async function showReplay(code) {
     $("replay-prev").disabled = ply === 0;
     $("replay-next").disabled = end;
     $("replay-last").disabled = end;
-    renderMoves($("replay-moves"), tokens, { startPly: game.start_ply, current: ply, onPick: (p) => go(p, false), geometry });
+    renderMoves($("replay-moves"), tokens, { startPly: game.start_ply, current: ply, onPick: (p) => go(p, false), geometry, ended: endedOnBoard(game) });
     if (review) {
       const parts = { summary: $("replay-review-summary"), list: $("replay-review-list"), at: $("replay-review-at") };
       renderReview(parts, review, { current: ply, onPick: (p) => { go(p, false); boardIntoView($("replay-board")); } });

@@ -13,7 +13,7 @@
 // textContent or setAttribute, never as HTML.
 
 import { R, showPly } from "./state.js";
-import { SIDE, geometryOf, moveWords } from "./describe.js";
+import { SIDE, endedOnBoard, geometryOf, moveWords } from "./describe.js";
 import { moveTokens, replay } from "./notation.js";
 import { reviewBrief } from "./review.js";
 import { $, setLive } from "./util.js";
@@ -99,7 +99,7 @@ export function renderHistory() {
   let what = "the start position";
   if (k > 0) {
     const { boards } = replay(geometryOf(room), tokens.slice(0, k));
-    what = `${SIDE[k % 2 === 1 ? "A" : "B"]} played ${moveWords(geometryOf(room), boards, tokens, k - 1)}`;
+    what = `${SIDE[k % 2 === 1 ? "A" : "B"]} played ${moveWords(geometryOf(room), boards, tokens, k - 1, endedOnBoard(room))}`;
   }
   const moved = n > R.viewSince;
   const review = R.review && R.review.position === room.position ? R.review : null;

@@ -17,8 +17,8 @@ import { renderEval } from "./evalbar.js";
 import { goTo, renderHistory, viewOverlays } from "./history.js";
 import { drawColumnNotes } from "./review.js";
 import {
-  OTHER, SIDE, describeKeys, geometryOf, plainText, positionHeader, renderMoves, resultParts, seatLabel, showParts,
-  subjectLabel, subjectParts,
+  OTHER, SIDE, describeKeys, endedOnBoard, geometryOf, plainText, positionHeader, renderMoves, resultParts, seatLabel,
+  showParts, subjectLabel, subjectParts,
 } from "./describe.js";
 import { LETTERS, cellName, landingRow, moveTokens, replay } from "./notation.js";
 import { el, pieceShape } from "./board.js";
@@ -46,9 +46,10 @@ export function render() {
   const tokens = moveTokens(room.position);
   if (onLine(room)) {
     // the analysis board's list: its whole line, the moves undone after the one on the board
-    renderMoves($("moves"), R.line, { startPly: room.start_ply, current: tokens.length, onPick: lineTo, geometry: geometryOf(room) });
+    // (a game over on the board is the end of its line: no move follows it)
+    renderMoves($("moves"), R.line, { startPly: room.start_ply, current: tokens.length, onPick: lineTo, geometry: geometryOf(room), ended: endedOnBoard(room) });
   } else {
-    renderMoves($("moves"), tokens, { startPly: room.start_ply, current: R.view ?? tokens.length, onPick: goTo, geometry: geometryOf(room) });
+    renderMoves($("moves"), tokens, { startPly: room.start_ply, current: R.view ?? tokens.length, onPick: goTo, geometry: geometryOf(room), ended: endedOnBoard(room) });
   }
   renderHistory();
   renderRoomReview();

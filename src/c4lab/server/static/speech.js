@@ -10,7 +10,7 @@
 // textContent or setAttribute, never as HTML.
 
 import { R, jumpWait, myTurn } from "./state.js";
-import { SIDE, geometryOf, moveWords } from "./describe.js";
+import { SIDE, endedOnBoard, geometryOf, moveWords } from "./describe.js";
 import { LETTERS, cellName, landingRow, moveTokens, replay } from "./notation.js";
 import { $, setText } from "./util.js";
 
@@ -65,7 +65,7 @@ function sayChange(room) {
     const { boards } = replay(geometryOf(room), now);
     const played = [];
     for (let ply = kept; ply < now.length; ply++) {
-      played.push(`${SIDE[ply % 2 === 0 ? "A" : "B"]} played ${moveWords(geometryOf(room), boards, now, ply)}.`);
+      played.push(`${SIDE[ply % 2 === 0 ? "A" : "B"]} played ${moveWords(geometryOf(room), boards, now, ply, endedOnBoard(room))}.`);
     }
     said.push(...played.slice(-4));
   }
