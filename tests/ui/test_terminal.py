@@ -671,3 +671,23 @@ def test_on_a_terminal_without_colours_too_an_agent_s_first_move_says_that_it_is
     before_its_move = out.getvalue().split("A (white), player 1 (minimax:depth=3), plays")[0]
     assert "is thinking" in before_its_move or "preparing the engine" in before_its_move
     assert " 1 . . . . ." in before_its_move  # under the empty board, drawn first
+
+
+def test_a_move_the_agent_found_another_way_says_how(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review: ``perfect`` whose solver ran out of time played ``master``'s
+    move (a draw where the exact move wins), and the terminal game said
+    only "plays e"; ``c4lab move`` says it fell back.  The line under the
+    board says so too; an agent's own move is said as before."""
+    from c4lab.agents import solver_agent
+
+    def out_of_time(position: Position, **options: object) -> None:
+        return None  # the solver found nothing in its share of the time
+
+    monkeypatch.setattr(solver_agent, "solved_move", out_of_time)
+    settings = GameSettings(board="5x4", players=("perfect:time=0.05", "human"), first="1", seed=1)
+    out, _, _ = game(settings, "exit")
+    assert re.search(r"A \(white\), player 1 \(perfect:time=0\.05\), plays [a-e] \(not solved in 0\.0\d s: "
+                     r"master's move\)\.", out), out
+    mine = GameSettings(board="5x4", players=("random:seed=1", "human"), first="1")
+    out, _, _ = game(mine, "exit")
+    assert re.search(r"A \(white\), player 1 \(random:seed=1\), plays [a-e]\.", out), out

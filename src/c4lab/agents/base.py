@@ -361,11 +361,17 @@ class Agent(ABC):
         (an empty ``Analysis()`` if nothing).  A finished game never gets
         here: the call is a ``ValueError`` before this code runs."""
 
+    #: The analysis of the move ``choose`` answered last (None before, or
+    #: where an agent chose without one): what a game's screen says of a
+    #: move found another way (a fallback's).
+    last_analysis: Analysis | None = None
+
     def choose(self, position: Position, budget: Budget | None = None) -> Move:
         """The move alone: what the arena and the game loop ask.  An agent
         with a cheaper way to its move than a full analysis may override it
-        (``minimax`` skips the full-window root scores)."""
-        move = self.analysed(position, budget)[0]  # an agent of one's own may answer anything: the caller judges it
+        (``minimax`` skips the full-window root scores).  Its analysis is
+        kept in ``last_analysis``."""
+        move, self.last_analysis = self.analysed(position, budget)  # the move: anything; the caller judges it
         if isinstance(move, str):  # a token, as the arena and ``c4lab move`` take it: the caller gets a Move
             try:
                 return Move.parse(move)

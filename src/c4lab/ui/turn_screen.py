@@ -79,8 +79,12 @@ class TurnScreen:
         index = self.by_side[turn.side]
         self.stop_thinking()
         who = f"{side_with_name(turn.side, self.game.labels[index])}," if self.named else SIDE_NAMES[turn.side]
-        self.note, self._once = f"{who} plays {move_words(turn.before, turn.move, turn.after)}.", ""
-        if not self.game.players[index].is_human:
+        agent = self.game.players[index]
+        analysis = None if agent.is_human else agent.last_analysis
+        how = f" ({analysis.note})" if analysis is not None and analysis.fallback and analysis.note else ""
+        # a move found another way than the agent's own (perfect's, when the solver ran out of time) says so
+        self.note, self._once = f"{who} plays {move_words(turn.before, turn.move, turn.after)}{how}.", ""
+        if not agent.is_human:
             if self.delay:
                 time.sleep(self.delay)
             typed = discard_typed_keys()  # keys pressed while the agent thought do not count
