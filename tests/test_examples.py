@@ -296,3 +296,56 @@ def test_a_plugin_that_fails_on_import_is_named_in_one_line_and_the_other_agents
     asked = _run(["-m", "c4lab", "move", "4x4", "--agent", "broken"], tmp_path, site)
     assert asked.returncode == 2 and "Traceback" not in asked.stderr
     assert "unknown agent 'broken'" in asked.stderr and "'broken' (c4lab_broken) did not load" in asked.stderr
+
+
+@pytest.mark.parametrize("entry", ["aaa", "zzz"])
+def test_a_plugin_that_takes_a_built_in_name_is_the_one_left_out_whatever_its_entry_point_s_name(
+    tmp_path: Path, entry: str
+) -> None:
+    """Review: a plugin registering ``random`` under an entry point named
+    before c4lab's own (``aaa``) made c4lab's module raise as it loaded:
+    every command failed, ``move --agent heuristic`` included; named after
+    them (``zzz``), the plugin was the one left out.  c4lab's own agents
+    load first now."""
+    site = tmp_path / "site"
+    info = site / "c4lab_clash-0.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: c4lab-clash\nVersion: 0.1\n", encoding="utf-8")
+    (info / "entry_points.txt").write_text(f"[c4lab.agents]\n{entry} = c4lab_clash\n", encoding="utf-8")
+    (site / "c4lab_clash.py").write_text(
+        "from c4lab.agents import Agent, Analysis, register\n"
+        "@register('random', 'my own random: the leftmost move')\n"
+        "class MyRandom(Agent):\n"
+        "    def analyse(self, position, budget=None):\n"
+        "        return position.legal_moves()[0], Analysis()\n", encoding="utf-8")
+    moved = _run(["-m", "c4lab", "move", "4x4:a", "--agent", "heuristic"], tmp_path, site)
+    assert moved.returncode == 0 and moved.stdout.strip() in list("abcd"), moved.stderr
+    assert moved.stderr.startswith(f"warning: the agent plugin '{entry}' (c4lab_clash) did not load at "
+                                   f"{site / 'c4lab_clash.py'}:2: ValueError: agent name 'random' is registered "
+                                   "twice: by c4lab.agents.random_agent.RandomAgent and by c4lab_clash.MyRandom")
+
+
+def test_a_script_s_agent_under_a_taken_name_is_refused_at_its_register_line_and_the_rest_goes_on(
+    tmp_path: Path,
+) -> None:
+    """Review: a script that registered ``random`` before its first lookup
+    was not refused there; c4lab's own module raised at the next lookup of
+    any agent, and every later one, until the process restarted."""
+    script = (
+        "from c4lab.agents import Agent, Analysis, make_agent, register\n"
+        "try:\n"
+        "    @register('random', 'mine')\n"
+        "    class R(Agent):\n"
+        "        def analyse(self, position, budget=None):\n"
+        "            return position.legal_moves()[0], Analysis()\n"
+        "except ValueError as exc:\n"
+        "    print('refused:', exc)\n"
+        "print(type(make_agent('heuristic')).__name__, type(make_agent('random')).__module__)\n"
+    )
+    done = _run(["-c", script], tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        ("refused: agent name 'random' is registered twice: by c4lab.agents.random_agent.RandomAgent and by "
+         "__main__.R; give one of them another name"),
+        "HeuristicAgent c4lab.agents.random_agent",
+    ]

@@ -687,6 +687,11 @@ def _add(info: AgentInfo) -> None:
     earlier self; another one under a taken name is a ``ValueError`` naming
     both, so that the one to rename is plain (a script's ``random`` meets
     c4lab's only when the built-in agents load)."""
+    if not _families_loaded and not _loading and not str(getattr(info.factory, "__module__", "")).startswith("c4lab."):
+        # a script's or a notebook's agent, registered before any lookup: c4lab's own are loaded first, so
+        # that a taken name is refused here, at its @register line (loaded after, c4lab's own module raised,
+        # and every lookup of any agent failed from then on)
+        _load_agent_families()
     old = _REGISTRY.get(info.name)
     if old is not None and _origin(old.factory) != _origin(info.factory):
         raise ValueError(f"agent name {info.name!r} is registered twice: by {_origin(old.factory)} and by "
@@ -707,12 +712,17 @@ REGISTERED_ON_IMPORT = {
 #: The entry-point group that lists the modules registering agents.
 ENTRY_POINT_GROUP = "c4lab.agents"
 _families_loaded = False
+_loading = False  # the entry points' modules are being imported (their agents register as they are)
 
 
 def _load_agent_families() -> None:
-    """Import every module of the ``c4lab.agents`` entry points (once)."""
-    global _families_loaded
-    if _families_loaded:
+    """Import every module of the ``c4lab.agents`` entry points (once):
+    c4lab's own first, then other packages' (plugins), so that a plugin
+    that takes a built-in name is the one refused, whatever the order of
+    the entry points' names (one sorted before c4lab's made c4lab's own
+    module raise, and every command failed)."""
+    global _families_loaded, _loading
+    if _families_loaded or _loading:
         return
     found = entry_points(group=ENTRY_POINT_GROUP)
     if not any(ep.value.startswith("c4lab.") for ep in found):
@@ -720,7 +730,18 @@ def _load_agent_families() -> None:
             "c4lab's agents are not registered: its package metadata is missing; "
             "install it (python3 -m pip install -e .) rather than running it from the source folder"
         )
-    for ep in sorted(found, key=lambda ep: ep.name):
+    _loading = True
+    try:
+        _load_entry_points(sorted(found, key=lambda ep: (not ep.value.startswith("c4lab."), ep.name)))
+    finally:
+        _loading = False
+    _families_loaded = True
+
+
+def _load_entry_points(found: list[Any]) -> None:
+    """Import the modules of ``found`` in order: c4lab's own raising is
+    c4lab's bug (raised); a plugin's fault is one warning on stderr."""
+    for ep in found:
         if ep.value.startswith("c4lab."):
             ep.load()  # the module registers its agents as it is imported
             continue
@@ -731,7 +752,6 @@ def _load_agent_families() -> None:
             broken_plugins[ep.name] = (f"the agent plugin {ep.name!r} ({ep.value}) did not load{where}: "
                                        f"{type(exc).__name__}: {exc}")
             print(f"warning: {broken_plugins[ep.name]}; its agents are left out", file=sys.stderr)
-    _families_loaded = True
 
 
 #: Agent plugins (entry points of other packages) whose import failed: the
