@@ -26,7 +26,7 @@ import sys
 import threading
 import traceback
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from types import MappingProxyType
@@ -178,9 +178,9 @@ class Analysis:
     draw 0.5, loss 0), when the agent estimates one.
     """
 
-    moves: tuple[MoveStats, ...] = ()
+    moves: Sequence[MoveStats] = ()  # a tuple once made (a list or any iterable is taken)
     value: float | None = None
-    pv: tuple[Move, ...] = ()
+    pv: Sequence[Move] = ()  # a tuple once made
     iterations: int | None = None
     seconds: float | None = None
     note: str | None = None  # how the move was found, when it matters (a fallback, a book move)
