@@ -206,3 +206,40 @@ def test_the_registry_hands_out_presets_that_cannot_be_changed_after_the_fact() 
     with pytest.raises(TypeError):
         hard.defaults["iterations"] = "5"  # type: ignore[index]
     assert make_agent("hard").iterations == before == int(hard.defaults["iterations"])  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("name", ["", "uct:x", "Bad Name", "a,b", "k=v"])
+def test_a_name_no_spec_can_give_is_refused_at_register(name: str) -> None:
+    """Review: ``register("uct:x", ...)`` was taken, and no spec could
+    make it (``make_agent("uct:x")`` read ``x`` as a parameter); an empty
+    name and one with a space were taken too."""
+    with pytest.raises(ValueError, match=re.escape(f"agent name {name!r}: a spec names an agent with one word")):
+
+        @register(name, "a name")
+        class Named(Agent):
+            def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
+                raise NotImplementedError
+
+
+@pytest.mark.parametrize("params, says", [
+    ([Param("seed", int, None, "h"), Param("seed", int, None, "h")], "Param('seed', ...) is declared twice"),
+    ([Param("n", int, 3, "h", minimum=5)], "Param('n', ...): its default 3 breaks its own rule (n must be at least 5"),
+    ([Param("mode", str, "x", "h", choices=("a", "b"))],
+     "Param('mode', ...): its default 'x' breaks its own rule (mode must be one of a, b"),
+])
+def test_a_param_list_that_breaks_its_own_rules_is_refused_at_register(params: list[Param], says: str) -> None:
+    """Review: a default below its own minimum was taken (a spec leaving
+    the parameter out built what ``n=3`` in a spec was refused), and so
+    were a default that is none of the choices and a parameter declared
+    twice."""
+    with pytest.raises(TypeError, match=re.escape(f"agent 'ruled': {says}")):
+
+        @register("ruled", "rules", params)
+        class Ruled(Agent):
+            def __init__(self, seed: int | None = None, n: int = 3, mode: str = "x") -> None:
+                pass
+
+            def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
+                raise NotImplementedError
+    with pytest.raises(SpecError, match="unknown agent 'ruled'"):
+        make_agent("ruled")

@@ -616,6 +616,8 @@ def register(
 
     def wrap(factory: Callable[..., Agent]) -> Callable[..., Agent]:
         params_tuple = tuple(params)
+        for spec_name in (name, *(presets or {})):
+            _check_name(spec_name)
         _check_defaults(name, params_tuple)
         _check_factory(name, factory, params_tuple)
         _add(AgentInfo(name, help, params_tuple, factory, requires=requires))
@@ -626,6 +628,16 @@ def register(
     return wrap
 
 
+def _check_name(name: object) -> None:
+    """``ValueError`` at the ``@register`` line for a name no spec can
+    give: empty, or holding a space or one of the spec's own marks (``:``
+    ``,`` ``=``): ``register("uct:x", ...)`` was taken, and
+    ``make_agent("uct:x")`` then read ``x`` as a parameter."""
+    if not isinstance(name, str) or not name or any(ch.isspace() or ch in ":,=" for ch in name):
+        raise ValueError(f"agent name {name!r}: a spec names an agent with one word, without spaces, ':', ',' or "
+                         "'=' (like 'myagent' or 'my-agent')")
+
+
 def _check_defaults(name: str, params: tuple[Param, ...]) -> None:
     """``TypeError`` at the ``@register`` line for a parameter whose
     default is not a value of its type (``None`` is always one: it makes the
@@ -633,7 +645,11 @@ def _check_defaults(name: str, params: tuple[Param, ...]) -> None:
     ``bool``): ``make_agent`` passes the default as it is, so
     ``Param("depth", int, "x", ...)`` built the agent with ``depth="x"``
     whenever a spec left it out, and the error came from deep in a game."""
+    seen: set[str] = set()
     for param in params:
+        if param.name in seen:  # a spec's key=value sets one parameter: the second declaration hid the first
+            raise TypeError(f"agent {name!r}: Param({param.name!r}, ...) is declared twice")
+        seen.add(param.name)
         default = param.default
         if default is None:
             continue
@@ -644,6 +660,12 @@ def _check_defaults(name: str, params: tuple[Param, ...]) -> None:
                 f"is a {type(default).__name__}, not a {param.type.__name__} (the default is a value of the "
                 f"parameter's type, or None for one that may be left out)"
             )
+        try:  # the default obeys the parameter's own rules, or a spec that leaves it out builds what one giving it
+            param.convert(name, str(default))  # could not ("n=3" refused, the default 3 taken)
+        except SpecError as exc:
+            rule = str(exc).removeprefix(f"agent {name!r}: ")
+            raise TypeError(f"agent {name!r}: Param({param.name!r}, ...): its default {default!r} breaks its own "
+                            f"rule ({rule})") from None
 
 
 def _check_factory(name: str, factory: Callable[..., Agent], params: tuple[Param, ...]) -> None:
