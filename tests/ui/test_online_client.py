@@ -1400,3 +1400,19 @@ def test_connect_new_leaves_a_c4lab_token_of_another_game_in_the_environment_alo
     assert result.exit_code == 0, result.output
     assert given[0]["token"] is None and given[0]["new_room"] == {"board": "7x6", "bonus": False, "seat": "random",
                                                                   "public": False}
+
+
+def test_a_guest_who_joins_while_the_host_is_away_is_told_the_host_s_time_to_come_back(
+    server: BackgroundServer,
+) -> None:
+    """Review: Bob joined a room whose host had left before anyone came:
+    he saw "A (white), Ann (not connected), to move." and nothing more,
+    until two minutes later Ann forfeited.  A player who drops during the
+    game is announced with the time left; so is one away when a guest
+    comes."""
+    code, ann = new_room(server, seat="B")
+    Player(server, code, ann).close()  # Ann opened her room and left it: her clock starts with the game
+    bob = Running(f"{server.url}/r/{code}", Script(), name="Bob")  # A, to move: the keyboard's end leaves
+    bob.wait_for("B (black), Ann, is not connected: they can come back; they forfeit unless they are back within ")
+    assert re.search(r"back within (2 minutes|1[01]\d s)\.\n", bob.output), bob.output
+    assert bob.finish() == 0

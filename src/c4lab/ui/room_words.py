@@ -74,7 +74,19 @@ def introduction(room: Room, you: set[str], position: Position) -> list[str]:
             lines.append(watching(room["watchers"]))
     else:
         lines.append("You are watching.")
-    return lines
+    return lines + away(room, you)
+
+
+def away(room: Room, you: set[str]) -> list[str]:
+    """A line for each player of a game under way who is not connected
+    (one who left before this client came, or before the game began): the
+    forfeit clock runs for them, and a player who joins such a room is
+    told so, as a player who drops during the game is announced."""
+    if room["status"] != "playing":
+        return []
+    return [f"{subject(room, you, side)} is not connected: they can come back; {forfeit_in(seat)}."
+            for side, seat in room["seats"].items()
+            if side not in you and seat.get("kind") == "human" and seat.get("taken") and not seat.get("connected")]
 
 
 def rematch_started(room: Room, you: set[str]) -> list[str]:
@@ -109,6 +121,7 @@ def changes(old: Room, room: Room, you: set[str], position: Position) -> list[st
         lines.append(watching(room.get("watchers", 0)))
     if old["status"] == "waiting" and room["status"] == "playing":
         lines.append("Both seats are taken: the game starts.")
+        lines += away(room, you)  # (its host left while the room waited: the clock starts now)
     before_position = Position.parse(old["position"])
     old_moves, moves = before_position.moves, position.moves
     if moves[: len(old_moves)] != old_moves:
