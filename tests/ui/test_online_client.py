@@ -293,7 +293,8 @@ def test_a_full_game_with_a_spectator_ends_in_a_win(server: BackgroundServer) ->
     # The spectator saw the seat taken, every move, every board and the result.
     assert spectator.finish() == 0
     seen = spectator.output
-    assert "You are watching." in seen
+    # and knew from the start how to leave (review: told only once they typed something)
+    assert "You are watching.\nType e to stop watching.\n" in seen
     assert "Bob took seat B (black)." in seen
     for index, (side, move) in enumerate(zip("ABABABAB", "adadgdgd")):
         label = "A (white), Ann" if side == "A" else "B (black), Bob"

@@ -74,6 +74,8 @@ def introduction(room: Room, you: set[str], position: Position) -> list[str]:
             lines.append(watching(room["watchers"]))
     else:
         lines.append("You are watching.")
+        if room["status"] != "over":  # (after a game, its question says so): a watcher is asked nothing till then
+            lines.append("Type e to stop watching.")
     return lines + away(room, you)
 
 
