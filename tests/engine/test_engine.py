@@ -467,9 +467,12 @@ def test_a_spec_gives_the_engine_its_own_time_or_iterations_a_move(tmp_path: Pat
         assert record.forfeit is None
     over = ArenaConfig((f"engine:cmd={fake},time=5", "random"), games=2, board="5x4", limit=2, margin=1)
     assert [n for n in over.check_agents()  # an engine may ignore the time it is given: "if"
-            if "asks its engine for 5 s a move, more than --limit 2 s + --margin 1 s: if the engine takes it," in n]
+            if "asks its engine for 5 s a move, more than limit=2 s + margin=1 s: if the engine takes it," in n]
     assert [n for n in ArenaConfig(("uct:time=5", "random"), games=2, board="5x4", limit=2, margin=1).check_agents()
-            if "uct:time=5 thinks 5 s a move, more than --limit 2 s + --margin 1 s: each of its games will be lost" in n]
+            if "uct:time=5 thinks 5 s a move, more than limit=2 s + margin=1 s: each of its games will be lost" in n]
+    command = {"limit": "--limit", "margin": "--margin"}  # as c4lab arena calls them
+    assert [n for n in ArenaConfig(("uct:time=5", "random"), games=2, board="5x4", limit=2, margin=1).check_agents(
+            command) if "more than --limit 2 s + --margin 1 s" in n]
     for bad, what in (("time=0", "a time budget must be a positive number"),
                       ("iterations=0", "an iteration budget must be from 1")):
         with pytest.raises(SpecError, match=f"agent 'engine': {what}"):

@@ -122,7 +122,7 @@ def run_arena(
     command's options), otherwise as ``ArenaConfig``'s fields."""
     if sprt is not None and (refusal := sprt_refusal(config)):
         raise ValueError(refusal)
-    notes, engines = config.checked_agents()
+    notes, engines = config.checked_agents(names)
     notes += config.schedule_notes(names)
     if on_note is not None:
         for note in notes:

@@ -216,19 +216,26 @@ class ArenaConfig:
         first pair (each start follows from the seed: ``start``)."""
         return list(dict.fromkeys(self.start(pair).variant for pair in range(self.pairs_per_pairing)))
 
-    def check_agents(self) -> list[str]:
+    def check_agents(self, names: Mapping[str, str] | None = None) -> list[str]:
         """Build each agent once, so that a bad spec fails before any game,
         and one that cannot play on a board of the run (a network learnt for
         another board) fails too, whatever draws the boards.  Returns a note
         for each agent that plays another's moves on some of the run's
-        boards (``Agent.plays_instead``)."""
-        return self.checked_agents()[0]
+        boards (``Agent.plays_instead``), and for one whose own time a move
+        is over the run's limit; the settings are called as ``names`` calls
+        them (``c4lab arena``: ``--limit``), otherwise as fields (``limit=2``)."""
+        return self.checked_agents(names)[0]
 
-    def checked_agents(self) -> tuple[list[str], dict[str, str]]:
+    def checked_agents(self, names: Mapping[str, str] | None = None) -> tuple[list[str], dict[str, str]]:
         """The notes of ``check_agents``, and what each engine program of the
         run said it is (its handshake's ``id name``), by spec: the results
         file keeps it, so that a run resumed after the program changed does
         not mix the games of two versions."""
+        called = names or {}
+
+        def setting(field: str, value: float) -> str:
+            return f"{called[field]} {value:g}" if field in called else f"{field}={value:g}"
+
         boards = self.boards()
         notes: list[str] = []
         engines: dict[str, str] = {}
@@ -260,17 +267,17 @@ class ArenaConfig:
                 raise ArenaError(str(err)) from None
             seconds = getattr(agent, "time", None)  # the searches' own budget a move (uct, minimax, master, ...)
             if isinstance(seconds, (int, float)) and seconds > self.limit + self.margin:
-                over = f"more than --limit {self.limit:g} s + --margin {self.margin:g} s"
+                over = f"more than {setting('limit', self.limit)} s + {setting('margin', self.margin)} s"
                 if getattr(agent, "time_is_asked", False):  # an engine program, which may take its time= or not
                     notes.append(f"{spec} asks its engine for {seconds:g} s a move, {over}: if the engine takes it, "
                                  "each of its games will be lost on time (give it a time= under the limit)")
                 else:
                     notes.append(f"{spec} thinks {seconds:g} s a move, {over}: each of its games will be lost on "
                                  "time (give it a time= under the limit)")
-            for other, names in instead.items():
-                where = "every board of this run" if len(names) == len(boards) else (
-                    f"{len(names)} of this run's {len(boards)} boards ({', '.join(names[:3])}"
-                    f"{', ...' if len(names) > 3 else ''})")
+            for other, on in instead.items():
+                where = "every board of this run" if len(on) == len(boards) else (
+                    f"{len(on)} of this run's {len(boards)} boards ({', '.join(on[:3])}"
+                    f"{', ...' if len(on) > 3 else ''})")
                 notes.append(f"{spec} has nothing learnt for {where}: it plays {other}'s moves there")
         return notes, engines
 
