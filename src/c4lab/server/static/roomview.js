@@ -46,7 +46,6 @@ export function render() {
   const tokens = moveTokens(room.position);
   if (onLine(room)) {
     // the analysis board's list: its whole line, the moves undone after the one on the board
-    // (a game over on the board is the end of its line: no move follows it)
     renderMoves($("moves"), R.line, { startPly: room.start_ply, current: tokens.length, onPick: lineTo, geometry: geometryOf(room), ended: endedOnBoard(room) });
   } else {
     renderMoves($("moves"), tokens, { startPly: room.start_ply, current: R.view ?? tokens.length, onPick: goTo, geometry: geometryOf(room), ended: endedOnBoard(room) });
