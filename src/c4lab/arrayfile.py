@@ -92,6 +92,16 @@ def check_writable(path: Path) -> None:
         raise ValueError(f"cannot write in the folder {str(folder)!r}: {exc.strerror or exc}") from None
 
 
+def check_npz_name(path: Path, what: str, read_back: str) -> None:
+    """``ValueError`` unless ``path`` ends in ``.npz``: the file is a NumPy
+    archive, and ``--out net.txt`` wrote one under a text file's name.
+    ``what`` names the file ("a network file"), ``read_back`` what reads
+    it again; the message gives the name to use."""
+    if path.suffix != ".npz":
+        raise ValueError(f"{path}: {what}'s name ends in .npz (it is a NumPy archive, read back by {read_back}): "
+                         f"give --out {path.with_suffix('.npz')}")
+
+
 def load_arrays(
     path: Path, names: Sequence[str], *, fmt: str | tuple[str, ...], what: str, error: type[Exception]
 ) -> tuple[dict[str, Any], dict[str, np.ndarray]]:

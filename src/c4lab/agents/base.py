@@ -548,22 +548,28 @@ class Param:
             raise SpecError(
                 f"agent {agent!r}: {self.name}={quote(raw)} is not a valid {self.type.__name__}"
             ) from None
+        self.check(agent, value, quote(raw))
+        return value
+
+    def check(self, agent: str, value: Any, shown: str) -> None:
+        """``SpecError`` naming ``agent`` and the parameter unless ``value``
+        (written ``shown`` in the message) obeys this parameter's bounds and
+        choices: a spec's value, and a default (``register`` checks them)."""
         if isinstance(value, float) and not math.isfinite(value):
-            raise SpecError(f"agent {agent!r}: {self.name} must be a finite number, not {quote(raw)}")
+            raise SpecError(f"agent {agent!r}: {self.name} must be a finite number, not {shown}")
         if isinstance(value, int) and not -INT_LIMIT <= value < INT_LIMIT:  # the kernels count in 64 bits
             raise SpecError(f"agent {agent!r}: {self.name} must fit in a 64-bit integer (below {INT_LIMIT:,}), "
-                            f"not {quote(raw)}")
+                            f"not {shown}")
         low = self.minimum
         if low is not None and isinstance(value, (int, float)) and (value < low or (self.above and value == low)):
             bound = f"greater than {low:g}" if self.above else f"at least {low:g}"
-            raise SpecError(f"agent {agent!r}: {self.name} must be {bound}, not {quote(raw)}")
+            raise SpecError(f"agent {agent!r}: {self.name} must be {bound}, not {shown}")
         high = self.maximum
         if high is not None and isinstance(value, (int, float)) and value > high:
-            raise SpecError(f"agent {agent!r}: {self.name} must be at most {high:,.10g}, not {quote(raw)}")
+            raise SpecError(f"agent {agent!r}: {self.name} must be at most {high:,.10g}, not {shown}")
         if self.choices and value not in self.choices:
             allowed = ", ".join(str(c) for c in self.choices)
-            raise SpecError(f"agent {agent!r}: {self.name} must be one of {allowed}, not {quote(raw)}")
-        return value
+            raise SpecError(f"agent {agent!r}: {self.name} must be one of {allowed}, not {shown}")
 
 
 @dataclass(frozen=True)
@@ -661,7 +667,7 @@ def _check_defaults(name: str, params: tuple[Param, ...]) -> None:
                 f"parameter's type, or None for one that may be left out)"
             )
         try:  # the default obeys the parameter's own rules, or a spec that leaves it out builds what one giving it
-            param.convert(name, str(default))  # could not ("n=3" refused, the default 3 taken)
+            param.check(name, default, quote(str(default)))  # could not ("n=3" refused, the default 3 taken)
         except SpecError as exc:
             rule = str(exc).removeprefix(f"agent {name!r}: ")
             raise TypeError(f"agent {name!r}: Param({param.name!r}, ...): its default {default!r} breaks its own "

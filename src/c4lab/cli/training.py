@@ -94,6 +94,7 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
     """
     from pathlib import Path
 
+    from c4lab.arrayfile import check_npz_name
     from c4lab.learning import qlearning
     from c4lab.ui.preparing import preparing_on_stderr
     from c4lab.ui.status import stderr_console
@@ -120,9 +121,10 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
     if table_path.exists():
         raise BadInput(f"{table_path} exists: choose another --out, or remove it first (a run never overwrites "
                        "a table)")
-    if table_path.suffix != ".npz":
-        raise BadInput(f"{table_path}: a table file's name ends in .npz (it is a NumPy archive, read back by "
-                       f"table=FILE): give --out {table_path.with_suffix('.npz')}")
+    try:
+        check_npz_name(table_path, "a table file", "table=FILE")
+    except ValueError as exc:
+        raise BadInput(str(exc)) from None
     prefix = curve or str(table_path.with_suffix("")) + "-curve"
     for suffix in (".csv", ".png"):  # the curve's files: another run's are never overwritten either
         if Path(prefix + suffix).exists():

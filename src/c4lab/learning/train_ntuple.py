@@ -20,7 +20,7 @@ from typing import Any
 from c4lab.agents.base import warm_up
 from c4lab.agents.ntuple import shipped_folder
 from c4lab.agents.ntuple_net import Network
-from c4lab.arrayfile import check_writable
+from c4lab.arrayfile import check_npz_name, check_writable
 from c4lab.cores import usable_cores
 from c4lab.learning import ntuple as N
 from c4lab.learning import probes as P
@@ -204,9 +204,8 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
         if out.suffix != ".npz":  # a curve's .csv, say: nothing --resume could go on with
             raise ValueError(f"{out} exists and is not a network file (.npz): choose another --out")
         raise ValueError(f"{out} exists: continue it with --resume {out}, or choose another --out")
-    if out.suffix != ".npz" and (resume is None or out.resolve() != resume.resolve()):
-        raise ValueError(f"{out}: a network file's name ends in .npz (it is a NumPy archive, read back by "
-                         f"--resume and weights=FILE): give --out {out.with_suffix('.npz')}")
+    if resume is None or out.resolve() != resume.resolve():
+        check_npz_name(out, "a network file", "--resume and weights=FILE")
     try:  # --out's folder is checked as the option is read; the default's (--resume's, this one's) here
         check_writable(out)
     except ValueError as exc:
