@@ -489,7 +489,7 @@ def test_a_prompt_wider_than_the_terminal_breaks_between_words() -> None:
     r forwa" / "rd"); it is broken between words as every other line is."""
     shown = _at_a_terminal(["play", "--tui", "--board", "12x12/Xf4/Bc2", "-1", "human", "-2", "human",
                             "--first", "1", "--no-color"], [b"a\r", b"exit\r"], columns=60)
-    assert "B (black) to move: column a-l or 1-12 (column e: 5), u to\r\ntake back, r to resign, e to exit:" in shown, shown
+    assert "B (black) to move: column a-l or 1-12 (column e: 5), u to\r\ntake back, r to resign, ? for a hint, e to exit:" in shown, shown
     assert max(len(line) for line in shown.splitlines()) <= 60, shown
 
 
@@ -503,9 +503,10 @@ def test_u_takes_back_the_person_s_last_move_and_the_agent_s_reply() -> None:
     assert "Nothing to take back: no move of a person since the game began." in out
     assert "2 moves taken back: A (white) plays a; B (black) plays " in out
     # u is offered once the person has a move to take back; before, it only says there is none
-    assert keys.prompts[:2] == ["A (white) to move: column a-g or 1-7 (column e: 5), r to resign, e to exit: "] * 2
+    assert keys.prompts[:2] == ["A (white) to move: column a-g or 1-7 (column e: 5), r to resign, ? for a hint, "
+                                "e to exit: "] * 2
     assert keys.prompts[2] == ("A (white) to move: column a-g or 1-7 (column e: 5), u to take back, r to resign, "
-                               "e to exit: ")
+                               "? for a hint, e to exit: ")
     abandoned = out.split("The game so far in notation: ")[1].split()[0]
     assert abandoned.startswith("7x6:ggb") and len(abandoned) == len("7x6:ggb") + 1  # a's line is gone
 
@@ -516,9 +517,10 @@ def test_u_is_offered_once_the_person_has_a_move_to_take_back() -> None:
     settings = GameSettings(board="7x6", players=("human", "random:seed=3"), first="2", seed=1)
     _out, status, keys = game(settings, "d", "e")
     assert status == 0
-    assert keys.prompts[0] == "B (black) to move: column a-g or 1-7 (column e: 5), r to resign, e to exit: "
-    assert keys.prompts[1] == ("B (black) to move: column a-g or 1-7 (column e: 5), u to take back, r to resign, "
+    assert keys.prompts[0] == ("B (black) to move: column a-g or 1-7 (column e: 5), r to resign, ? for a hint, "
                                "e to exit: ")
+    assert keys.prompts[1] == ("B (black) to move: column a-g or 1-7 (column e: 5), u to take back, r to resign, "
+                               "? for a hint, e to exit: ")
 
 
 def test_r_resigns_once_confirmed_and_the_game_ends_as_a_finished_one() -> None:
@@ -534,6 +536,43 @@ def test_r_resigns_once_confirmed_and_the_game_ends_as_a_finished_one() -> None:
     assert out.endswith("B (black), player 2 (random:seed=3), wins: A (white) resigned.\n"
                         "The game in notation: 7x6:dg\n")
     assert keys.prompts[-1].startswith("Play again?")
+
+
+def test_question_mark_gives_every_column_s_score_under_the_board_and_the_person_moves() -> None:
+    """Review: the terminal game had no hint, where the page has one.  A
+    ``?`` (never a column: ``h`` is one from 8 columns on) says the page's
+    hint under the board drawn again: the move, then every column's score
+    for the person to move, exact on the classic board (the 12-ply
+    database: ``c4lab solve --analyse 7x6:dg`` gives these); the note on
+    the agent's last move stays, and the person then moves as before."""
+    settings = GameSettings(board="7x6", players=("human", "random:seed=3"), first="1", seed=1)
+    out, status, keys = game(settings, "d", "?", "hint", "e")
+    assert status == 0
+    said = ("Hint: drop in column d. Scores for A (white), to move: a +2, b +3, c +3, d +4, e +2, f -2, g 0  "
+            "(+ a win, the larger the sooner; 0 a draw; - a loss)")
+    assert out.count(said) == 2, out
+    board = out.split(said)[1]
+    assert board.startswith("\n 6 . . . . . . .") and "1 . . . A . . B" in board
+    assert out.split(said)[0].endswith("B (black), player 2 (random:seed=3), plays g.\n")
+    assert len(keys.prompts) == 5 and keys.prompts[1:4] == [keys.prompts[1]] * 3
+    assert "The game so far in notation: 7x6:dg\n" in out
+
+
+def test_a_hint_with_the_bonus_cell_names_the_ban_and_without_an_exact_score_marks_the_estimates() -> None:
+    """``?`` on a board the solver does not settle in the hint's time: the
+    engine's estimates, marked ``~``, and their key, but no ``s`` (the
+    analysis board's key to solve on: a game has none); the hint's move
+    on the bonus cell says what to do with the ban."""
+    from c4lab.ui.board_view import hint_words
+
+    position = Position.parse("6x5/Xc2/Bb1:df")
+    columns = [{"column": c, "exact": False, "score": None, "estimate": 0.5} for c in "abcdef"]
+    words = hint_words(position, {"move": "b+d", "columns": columns})
+    assert words == ("Hint: drop in column b and put the ban piece in column d. Scores for A (white), to move: "
+                     "a ~50, b ~50, c ~50, d ~50, e ~50, f ~50  (+ a win, the larger the sooner; 0 a draw; - a loss; "
+                     "~N: not solved in time, the engine's N %)")
+    assert hint_words(position, {"move": "b", "columns": columns}).startswith(
+        "Hint: drop in column b and decline the ban. ")
 
 
 def test_between_two_people_r_resigns_for_the_side_to_move() -> None:

@@ -26,6 +26,10 @@ RESIGN_WORDS = ("r", "resign")
 CONFIRM_WORDS = ("y", "yes")
 #: How a move question names the resign key (``move_prompt``'s ``keys``).
 RESIGN_KEY = "r to resign"
+#: A person asks the terminal game for a hint with these (``?``: never a column, where ``h`` is one from 8x
+#: boards on), and how its move question names the key.
+HINT_WORDS = ("?", "hint")
+HINT_KEY = "? for a hint"
 RESIGN_QUESTION = "Really resign (you lose the game)? y to resign, Enter to go on: "
 #: The answers to the question a lone ``e`` asks where the board has a column e.
 LEAVE_ANSWERS = "y leaves; anything else goes on (column e is typed 5): "

@@ -118,18 +118,38 @@ def scores_row(position: Position, columns: list[dict[str, Any]]) -> Text:
     return text
 
 
-def scores_line(position: Position, columns: list[dict[str, Any]], listed: bool = True) -> str:
+def scores_line(
+    position: Position, columns: list[dict[str, Any]], listed: bool = True, solve_on: bool = True,
+) -> str:
     """The hint's ``columns`` in words, one line (for every output); with a
     column not solved, what its sign means, ``~N`` (the engine's estimate)
     or ``?`` (no estimate either: the page's "and no estimate"), each only
-    where one is shown, and how to solve on (the analysis board's ``s``):
+    where one is shown, and how to solve on (the analysis board's ``s``,
+    where there is one: ``solve_on``):
     not where every score is exact, where it explained a sign shown
     nowhere (on 80 columns, a line of three for two).  Not ``listed``: the
     key to the signs of the scores above the board only, for a screen short
     of rows."""
     parts = [f"{c['column']} {score_sign(c)}" for c in columns]
     scores = f": {', '.join(parts)}" if listed else ", above the board"
-    return f"Scores for {SIDE_NAMES[position.to_move or 'A']}, to move{scores}  ({scores_key(columns)})"
+    key = scores_key(columns, solve_on)
+    return f"Scores for {SIDE_NAMES[position.to_move or 'A']}, to move{scores}  ({key})"
+
+
+def hint_words(position: Position, answer: dict[str, Any]) -> str:
+    """The hint ``answer`` (``server.review.hint``) for ``position`` in
+    words, as a game in the terminal says it under the board: the move,
+    as the page's hint says it ("drop in column d and put the ban piece
+    in column e"), then every column's score (``scores_line``; a game has
+    no ``s`` to solve on)."""
+    move = Move.parse(answer["move"])
+    words = f"Hint: drop in column {column_letter(move.column)}"
+    after = position.play(move)
+    if move.ban is not None:
+        words += f" and put the ban piece in column {column_letter(move.ban)}"
+    elif after.last_cell == position.variant.bonus and not after.is_over:
+        words += " and decline the ban"
+    return f"{words}. {scores_line(position, answer['columns'], solve_on=False)}"
 
 
 def score_sign(column: dict[str, Any]) -> str:
@@ -138,18 +158,20 @@ def score_sign(column: dict[str, Any]) -> str:
     return _score_cell(column)[0].strip()
 
 
-def scores_key(columns: list[dict[str, Any]]) -> str:
+def scores_key(columns: list[dict[str, Any]], solve_on: bool = True) -> str:
     """The key to the signs of the scores ``columns`` (the hint's, or the
     ban choices' with declining): what ``+``, ``0`` and ``-`` mean, and
     with a score not solved, what its sign means, ``~N`` (the engine's
     estimate) or ``?`` (no estimate either: the page's "and no
     estimate"), each only where one is shown, and how to solve on (the
-    analysis board's ``s``)."""
+    analysis board's ``s``, where there is one: ``solve_on``)."""
     left = [c for c in columns if not c["exact"]]
     signs = ["~N: not solved in time, the engine's N %"] if any(c["estimate"] is not None for c in left) else []
     if any(c["estimate"] is None for c in left):
         signs.append("?: not solved in time, and no estimate")
-    unsolved = "".join(f"; {sign}" for sign in [*signs, "s solves on"]) if left else ""
+    if solve_on:
+        signs.append("s solves on")
+    unsolved = "".join(f"; {sign}" for sign in signs) if left else ""
     return f"+ a win, the larger the sooner; 0 a draw; - a loss{unsolved}"
 
 

@@ -1,11 +1,13 @@
 """The keys a person types at the terminal game's questions beyond a move:
 ``u`` (take back), ``r`` (play again) and ``s`` (solve on) on the analysis
-board, ``u`` and ``r`` (resign) in a game, and the prompts that name them.
+board, ``u``, ``r`` (resign) and ``?`` (a hint) in a game, and the prompts
+that name them.
 
 A key that steps along the line raises ``LineStep`` (``SolveOn`` for the
-analysis board's ``s``) out of the game loop, which the terminal game
-catches and starts the loop again from where the key took it; a game's
-``r``, once confirmed, raises ``Resigned``, and the game ends there.
+analysis board's ``s``, ``HintAsked`` for a game's ``?``) out of the game
+loop, which the terminal game catches and starts the loop again from where
+the key took it; a game's ``r``, once confirmed, raises ``Resigned``, and
+the game ends there.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from c4lab.agents.human import (
     DECLINE,
     DECLINE_OR_TAKE_BACK,
     EXIT_KEY,
+    HINT_KEY,
+    HINT_WORDS,
     LEAVE_ANSWERS,
     LEAVE_QUESTION,
     RESIGN_KEY,
@@ -33,6 +37,11 @@ LEAVE_BOARD_QUESTION = "Leave the board? " + LEAVE_ANSWERS
 
 class SolveOn(Exception):
     """The analysis board's s: the columns left unknown, solved for longer."""
+
+
+class HintAsked(Exception):
+    """A game's ``?``: every column's score for the person to move, under
+    the board drawn again, and the move asked again."""
 
 
 class Resigned(Exception):
@@ -53,7 +62,7 @@ def keyed_prompt(prompt: str, game: bool, take_back: bool = True) -> str:
     step along the line (``with_line_keys``): the ban question's ``u``
     (the drop taken back), the move question's ``u`` in a ``game`` where
     there is a person's move to ``take_back`` (before it, ``u`` only says
-    there is none, so the prompt does not offer it) and its ``r`` (resign),
+    there is none, so the prompt does not offer it), its ``r`` (resign) and ``?`` (a hint),
     ``u`` and ``r`` on the analysis board; any other prompt as it is.  The keys
     go where ``move_prompt`` and ``ban_prompt`` put an interface's own
     (as ``c4lab connect`` asks them).  On the analysis board (not a
@@ -63,7 +72,7 @@ def keyed_prompt(prompt: str, game: bool, take_back: bool = True) -> str:
     if prompt.startswith(BAN_PROMPT):
         return prompt.replace(DECLINE, DECLINE_OR_TAKE_BACK)
     if game:
-        return prompt.replace(EXIT_KEY, ("u to take back, " if take_back else "") + f"{RESIGN_KEY}, {EXIT_KEY}")
+        return prompt.replace(EXIT_KEY, ("u to take back, " if take_back else "") + f"{RESIGN_KEY}, {HINT_KEY}, {EXIT_KEY}")
     return prompt.replace(EXIT_KEY, "u back, r forward, " + EXIT_KEY)
 
 
@@ -78,7 +87,7 @@ def with_line_keys(
     the replies to it taken back: ``TerminalGame.take_back``) and ``r``
     (resign, once ``RESIGN_QUESTION`` is answered y: ``Resigned``; anything
     else is ``say``'d to go on and the move is asked again, as ``c4lab
-    connect`` and the page ask), and every other prompt (play again?) is
+    connect`` and the page ask) and ``?`` (a hint: ``HintAsked``), and every other prompt (play again?) is
     ``read``'s own.  At the ban question,
     ``s`` calls ``solve_ban`` (the analysis board's: the ban choices'
     ``?`` solved on) and asks again, where there is one.  A game's move
@@ -94,6 +103,8 @@ def with_line_keys(
                 word = entry.strip().lower()
                 if word in ("u", "undo"):
                     raise LineStep(-1)
+                if word in HINT_WORDS:
+                    raise HintAsked
                 if word not in RESIGN_WORDS:
                     return entry
                 if read(RESIGN_QUESTION).strip().lower() in CONFIRM_WORDS:

@@ -29,8 +29,8 @@ from c4lab.rules import Move, Position, Variant
 from c4lab.rules.setup import check_start, starting_position
 from c4lab.rules.sides import SIDE_NAMES, other, result_words, side_with_name
 from c4lab.ui.analysis_board import AnalysisBoard
-from c4lab.ui.board_view import move_words, split_prompt
-from c4lab.ui.line_keys import LineStep, Resigned, with_line_keys
+from c4lab.ui.board_view import hint_words, move_words, split_prompt
+from c4lab.ui.line_keys import HintAsked, LineStep, Resigned, with_line_keys
 from c4lab.ui.terminal_screen import result_line
 from c4lab.ui.turn_screen import TurnScreen
 
@@ -73,7 +73,7 @@ class TerminalGame(AnalysisBoard):
         super().__init__(settings, console)
         keyboard = read or self._keyboard
         # the analysis board's keys: u takes a move back, r plays it again (never a column: a-l); a game's: u,
-        # and r to resign
+        # r to resign and ? for a hint
         self.read = with_line_keys(keyboard, game=not settings.analyse,
                                    solve_ban=self.solve_ban if settings.analyse else None,
                                    offers_take_back=lambda: self.take_back_offered, say=self.say)
@@ -193,7 +193,9 @@ class TerminalGame(AnalysisBoard):
         """One game; False if a person quit in the middle ("Abandoned: you
         left." and the moves so far; Ctrl-C: then ``KeyboardInterrupt``
         again).  A person's confirmed ``r`` ends it as a game ends: the
-        other side wins, "A (white) resigned"."""
+        other side wins, "A (white) resigned"; a ``?`` says every column's
+        score (the page's hint: ``AnalysisBoard.hint``) under the board
+        drawn again, and the person moves."""
         start = starting_position(self.settings.board, self.settings.bonus, self.rng)
         for agent in self.players:  # one that cannot play on this board: refused before the board is drawn
             agent.check_board(start.variant)
@@ -237,6 +239,9 @@ class TerminalGame(AnalysisBoard):
                 except LineStep as step:
                     here, said = self.take_back(screen.position, start.ply, by_side, step.delta)
                     screen.say_once(said)
+                except HintAsked:  # the person's ?: the scores under the board, and the move asked again
+                    here = screen.position
+                    screen.say_once(hint_words(here, self.hint(here)), keep_note=True)
                 except Resigned:  # the person to move resigned (r, confirmed): the other side wins
                     position = screen.position
                     assert position.to_move is not None

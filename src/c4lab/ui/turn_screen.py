@@ -40,13 +40,15 @@ class TurnScreen:
         self._once = ""  # what a key did (u, r, s), or what was typed and not taken: under the next board only
         self.thinking: _Thinking | None = None
 
-    def say_once(self, note: str) -> None:
-        """``note`` (what a key did: u, r, s) under the board drawn next,
+    def say_once(self, note: str, keep_note: bool = False) -> None:
+        """``note`` (what a key did: u, r, s, ?) under the board drawn next,
         and no other: a drop on the bonus cell then draws the board again
         for the ban question, where "Taken back: A (white) plays a." stayed
-        as if it spoke of the drop.  The note on a move played stays there
-        (the last move before the drop)."""
-        self.note, self._once = "", note
+        as if it spoke of the drop.  The note on the move played last goes
+        (a key that stepped along the line took it away) unless
+        ``keep_note`` (a hint: the move is still the last one); it stays
+        under the ban question's board (the last move before the drop)."""
+        self.note, self._once = (self.note if keep_note else ""), note
 
     @property
     def next_note(self) -> str:
