@@ -196,6 +196,20 @@ def test_play_refuses_illegal_moves_and_changes_nothing() -> None:
     assert not p.is_legal("e") and not p.is_legal("zz") and p.is_legal("b")
 
 
+def test_of_several_moves_given_at_once_the_error_says_which_one_was_illegal() -> None:
+    """Review: ``play(*moves)`` named the move and the position it met,
+    not which of the moves given it was (the same ``a`` five times)."""
+    with pytest.raises(IllegalMoveError) as error:
+        Position.parse("4x4").play("a", "a", "a", "a", "a", "b")
+    assert str(error.value) == "illegal move 'a' (the 5th of the 6 moves given) in '4x4:aaaa': column a is full"
+    assert error.value.given == (4, 6) and error.value.move == "a" and error.value.position == "4x4:aaaa"
+    with pytest.raises(IllegalMoveError) as alone:
+        Position.parse("4x4:aaaa").play("a")
+    assert alone.value.given is None and str(alone.value).startswith("illegal move 'a' in '4x4:aaaa':")
+    again = pickle.loads(pickle.dumps(error.value))  # an engine's error crosses processes whole
+    assert str(again) == str(error.value) and again.given == (4, 6)
+
+
 def test_positions_are_immutable_values() -> None:
     p = Position.parse("7x6:dd")
     with pytest.raises(AttributeError):

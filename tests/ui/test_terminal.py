@@ -503,8 +503,8 @@ def test_u_takes_back_the_person_s_last_move_and_the_agent_s_reply() -> None:
     assert "Nothing to take back: no move of a person since the game began." in out
     assert "2 moves taken back: A (white) plays a; B (black) plays " in out
     # u is offered once the person has a move to take back; before, it only says there is none
-    assert keys.prompts[:2] == ["A (white) to move: column a-g or 1-7 (column e: 5), r to resign, ? for a hint, "
-                                "e to exit: "] * 2
+    first = "A (white) to move: column a-g or 1-7 (column e: 5), r to resign, ? for a hint, e to exit: "
+    assert keys.prompts[:2] == [first] * 2
     assert keys.prompts[2] == ("A (white) to move: column a-g or 1-7 (column e: 5), u to take back, r to resign, "
                                "? for a hint, e to exit: ")
     abandoned = out.split("The game so far in notation: ")[1].split()[0]

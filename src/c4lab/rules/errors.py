@@ -97,14 +97,19 @@ def _position_error(
 class IllegalMoveError(ValueError):
     """A move that is not legal in a position (or not a move at all)."""
 
-    def __init__(self, position: str, move: str, reason: str) -> None:
+    def __init__(self, position: str, move: str, reason: str, given: tuple[int, int] | None = None) -> None:
         self.position = position
         self.move = move
         self.reason = reason
-        super().__init__(f"illegal move {quote(move)} in {quote(position)}: {reason}")
+        #: ``(i, n)``: the move was the ``i``-th (from 0) of ``n`` given to one ``Position.play`` call, which
+        #: the message names ("the 3rd of the 5 moves given"); None for a move given alone.
+        self.given = given
+        which = f" (the {_ordinal(given[0] + 1)} of the {given[1]} moves given)" if given else ""
+        super().__init__(f"illegal move {quote(move)}{which} in {quote(position)}: {reason}")
 
     def __reduce__(self) -> tuple[object, ...]:
-        return (type(self), (self.position, self.move, self.reason))  # an engine's illegal move stays one
+        # an engine's illegal move stays one
+        return (type(self), (self.position, self.move, self.reason, self.given))
 
 
 class SecondBonusCellError(ValueError):

@@ -230,12 +230,18 @@ class Position:
         """The position after ``moves`` (``Move`` objects or tokens like ``'d+a'``).
 
         Raises ``IllegalMoveError`` if any of them is not legal (a string
-        that is no move token included), ``TypeError`` for what is neither a
-        ``Move`` nor a string (a column number is ``Move(3)``).
+        that is no move token included; with more than one move, its
+        ``given`` and message say which of them), ``TypeError`` for what is
+        neither a ``Move`` nor a string (a column number is ``Move(3)``).
         """
         position = self
-        for move in moves:
-            position = position._play_one(move)
+        for i, move in enumerate(moves):
+            try:
+                position = position._play_one(move)
+            except IllegalMoveError as exc:
+                if len(moves) == 1:
+                    raise
+                raise IllegalMoveError(exc.position, exc.move, exc.reason, given=(i, len(moves))) from None
         return position
 
     def undo(self, plies: int = 1) -> Position:
