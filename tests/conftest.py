@@ -64,6 +64,17 @@ _STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "S
 
 
 @pytest.fixture(autouse=True)
+def _no_scores_known_from_another_test() -> None:
+    """Each test starts with the server's table of exact scores found
+    (``c4lab.server.known_scores.KNOWN``, one for the process) empty: a
+    hint of one test would otherwise make another's position exact, or
+    not, by the order the worker ran them in."""
+    known = sys.modules.get("c4lab.server.known_scores")
+    if known is not None:
+        known.KNOWN.clear()
+
+
+@pytest.fixture(autouse=True)
 def _signal_dispositions_restored() -> Iterator[None]:
     """Each test starts with the worker's own SIGINT, SIGTERM and SIGHUP
     dispositions. A command run in this process (click's ``CliRunner``)

@@ -28,6 +28,7 @@ from c4lab.agents.base import warm_up as warm_up_agent
 from c4lab.rules import Move, Position
 from c4lab.rules.variant import Variant
 from c4lab.server.errors import REVIEW_FAILED, RoomError
+from c4lab.server.known_scores import KNOWN
 from c4lab.server.limits import AgentLimits
 from c4lab.solver import Solver
 from c4lab.solver.best_move import centre_first
@@ -74,11 +75,16 @@ def warm_up(solver: Solver, position: Position) -> None:
 def move_scores(position: Position, timeout: float, solver: Solver | None = None) -> dict[str, int | None]:
     """The exact score of every legal move of ``position`` by its token (its
     worth to the side to move, RULES.md), ``None`` for those not solved in
-    ``timeout`` seconds (shared out among the moves: :meth:`Solver.analyse`)."""
+    ``timeout`` seconds (shared out among the moves: :meth:`Solver.analyse`)
+    nor known from an earlier answer (``known_scores``: a position after
+    the move solved before, such as a line the analysis board stepped into
+    and back out of); what was solved is kept there for the next answers."""
     solver = solver or Solver(TABLE_SIZE)
     warm_up(solver, position)
-    scores = solver.analyse(position, timeout=max(timeout, 1e-3))
-    return {move.token: score for move, score in scores.items()}
+    solved = solver.analyse(position, timeout=max(timeout, 1e-3))
+    scores = KNOWN.fill(position, {move.token: score for move, score in solved.items()})
+    KNOWN.learn(position, scores, position_score(position, scores))
+    return scores
 
 
 def position_score(position: Position, scores: dict[str, int | None]) -> int | None:
@@ -459,6 +465,7 @@ def _solve_while_preparing(
             scores.update({move.token: score for move, score in more.items() if score is not None})
     finally:
         over.set()
+    KNOWN.learn(position, scores, position_score(position, scores))
     return scores
 
 
@@ -472,6 +479,22 @@ def deeper_hint(position: Position, answer: dict[str, Any], timeout: float, solv
     for token, score in answer["moves"].items():
         if scores.get(token) is None:
             scores[token] = score
+    return _rescored(position, answer, scores)
+
+
+def known_hint(position: Position, answer: dict[str, Any]) -> dict[str, Any]:
+    """The hint ``answer`` for ``position``, given before, with the moves it
+    left open scored where the positions they lead to were solved since
+    (``known_scores``: the terminal's analysis board keeps its hints, and
+    shows one again when ``u`` steps back to it); ``answer`` itself when
+    nothing new is known."""
+    scores = KNOWN.fill(position, answer["moves"])
+    return answer if scores == answer["moves"] else _rescored(position, answer, scores)
+
+
+def _rescored(position: Position, answer: dict[str, Any], scores: dict[str, int | None]) -> dict[str, Any]:
+    """The hint ``answer`` for ``position`` with its moves' ``scores`` as
+    given; the engine's move, value and estimates are the answer's."""
     estimates = answer.get("estimates", {})
     adviser = next(m for m in position.legal_moves() if m.token == answer["move"])
     return _hint_answer(position, adviser, answer["value"], columns_of(scores, estimates, adviser.token))

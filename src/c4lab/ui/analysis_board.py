@@ -63,9 +63,10 @@ class AnalysisBoard(TerminalScreen):
     def hint(self, position: Position) -> dict[str, Any]:
         """The page's hint for ``position``: every column's score for the side
         to move.  Kept for the positions of the line (u and r come back to
-        them; ``s`` solves on from it)."""
+        them; ``s`` solves on from it), and scored again from what was
+        solved since (``known_hint``: the line stepped into and back)."""
         # lazy: only the analysis board needs the server's hint
-        from c4lab.server.review import HINT_SPEC, hint, prepares_the_engine
+        from c4lab.server.review import HINT_SPEC, hint, known_hint, prepares_the_engine
 
         if position.notation not in self.hints:
             # a second or two, a minute on the first start: never a silent screen; the engine's warm-up,
@@ -74,6 +75,8 @@ class AnalysisBoard(TerminalScreen):
                 if self.adviser is None:
                     self.adviser = make_agent(HINT_SPEC)
                 self.hints[position.notation] = hint(position, self.adviser)
+        else:  # a move left open is exact once the position it leads to was solved (a line stepped into)
+            self.hints[position.notation] = known_hint(position, self.hints[position.notation])
         return self.hints[position.notation]
 
     def _busy(
