@@ -6,6 +6,7 @@ import functools
 import random
 import time
 from dataclasses import replace
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -260,6 +261,30 @@ def test_uct_at_1000_iterations_beats_random() -> None:
     openings = random_openings(10, 3, plies=1)
     result = paired_match("uct:iterations=1000,seed=1", "random:seed=2", openings)
     assert result.rate("uct:iterations=1000,seed=1") >= 0.95
+
+
+def test_a_time_budget_is_searched_to_its_end_not_stopped_short(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review: the search stopped ``TIME_MARGIN / 2`` (10 ms) before its
+    budget, so that ``uct:time=0.01`` ran one chunk of 256 iterations (0.6
+    ms) and every budget lost 10 ms against minimax's and PUCT's whole
+    one.  With a search of one iteration a microsecond (a clock of its
+    own), a 10 ms budget runs its 10,000 iterations, in chunks that
+    shrink toward the deadline, and ends within the last of them."""
+    import c4lab.agents.uct as uct_module
+
+    now = [0.0]
+
+    def search(*args: Any) -> int:
+        n = int(args[-4])  # the chunk's iterations, all run
+        now[0] += n * 1e-6
+        return n
+
+    monkeypatch.setattr(uct_module, "time", SimpleNamespace(perf_counter=lambda: now[0]))  # the module's clock only
+    monkeypatch.setattr(S, "search", search)
+    agent = UCTAgent(time=0.01, seed=1)
+    agent.search(Position.parse("7x6:dd"), Budget(time=0.01))
+    assert 9_900 <= agent.last_iterations <= 10_016
+    assert 0.01 <= now[0] <= 0.01 + 16e-6  # past the deadline by one chunk of 16 iterations at most
 
 
 def test_uct_agent_rejects_bad_budgets() -> None:
