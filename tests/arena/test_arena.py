@@ -361,6 +361,25 @@ def test_pairs_that_start_alike_and_so_repeat_their_games_are_noted(tmp_path) ->
     assert "note: the 2 pairs of each pairing start from only 1 position" in result.stderr
 
 
+def test_the_report_says_how_many_games_differ_where_some_repeat_others_move_for_move(tmp_path) -> None:
+    """Review: the note before the games was the only word on repeats; the
+    report, the file that travels, said 10-0, p 0.002 and Elo >= +140 from
+    2 different games.  It says how many differ, in the text, the HTML and
+    the JSON; where every game differs it says nothing."""
+    config = ArenaConfig(("minimax:depth=2", "heuristic:seed=1"), games=10, plies=0)
+    outcome = run_arena(config, tmp_path / "det.jsonl", executor=LocalExecutor(1))
+    summary = summarise(config, outcome.games)
+    assert summary.distinct_games == 2 and summary.to_dict()["distinct_games"] == 2
+    said = ("Only 2 of the 10 games differ: the others repeat one of them move for move (the same start, and "
+            "agents that play alike from it), and every figure above counts each repeat as a new game.")
+    assert said in " ".join(render_text(summary).split())
+    write_report(summary, tmp_path / "report")
+    assert html.escape(said) in (tmp_path / "report" / "report.html").read_text(encoding="utf-8")
+    varied = ArenaConfig(("minimax:depth=2", "heuristic:seed=1"), games=4, plies=4, seed=3)
+    summary = summarise(varied, run_arena(varied, tmp_path / "varied.jsonl", executor=LocalExecutor(1)).games)
+    assert summary.distinct_games == 4 and "differ" not in render_text(summary)
+
+
 # -- refereed games ---------------------------------------------------------------
 
 
