@@ -185,6 +185,18 @@ def test_a_bad_value_names_the_field_in_python_and_the_option_in_the_command(
     assert len(result.output.splitlines()) == 1 and list(tmp_path.iterdir()) == []
 
 
+def test_negative_opening_moves_are_the_field_s_setting_error_too() -> None:
+    """Review: ``ArenaConfig(plies=-1)`` was a plain ``ArenaError`` whose
+    ``field`` was None and whose message named no field, where every other
+    field's bad value is its ``SettingError`` (the command refuses
+    ``--opening-moves -1`` itself, as click refuses a number out of range)."""
+    with pytest.raises(SettingError) as raised:
+        ArenaConfig(RANDOMS, plies=-1)
+    assert raised.value.field == "plies"
+    assert str(raised.value) == "ArenaConfig.plies (the random opening moves) must be 0 or more, not -1"
+    assert raised.value.worded(OPTION_OF) == "--opening-moves (the random opening moves) must be 0 or more, not -1"
+
+
 @pytest.mark.parametrize(("args", "refusal"), [
     (("--sprt", "elo0=0,elo1"), ("'--sprt': SPRT: 'elo1' is not key=value (expected elo0=0,elo1=20,alpha=0.05,"
                                 "beta=0.05)")),
@@ -623,12 +635,28 @@ def test_an_interrupted_run_resumes_and_plays_only_what_is_missing(tmp_path, cut
     assert run_arena(config, out, executor=LocalExecutor(1)).played == 0
 
 
+def test_a_board_spelt_otherwise_is_the_same_experiment(tmp_path) -> None:
+    """Review: ``--board 7x6`` plays the games of ``--board classic`` and was
+    refused as another experiment on its results file, as was
+    ``9x8/Xe2/Xd3`` on one of ``9x8/Xd3/Xe2``: a board is kept in its
+    canonical notation, as the specs and the openings are."""
+    assert ArenaConfig(RANDOMS, board="7x6").board == "classic" == ArenaConfig(RANDOMS).board
+    assert ArenaConfig(RANDOMS, board="9x8/Xe2/Xd3").board == "9x8/Xd3/Xe2"
+    assert ArenaConfig(RANDOMS, board="7x6:dd").board == "7x6:dd"
+    out = tmp_path / "run.jsonl"
+    run_arena(ArenaConfig(RANDOMS, games=2, board="classic"), out, executor=LocalExecutor(1))
+    assert run_arena(ArenaConfig(RANDOMS, games=2, board="7x6"), out, executor=LocalExecutor(1)).played == 0
+
+
 def test_a_results_file_of_another_experiment_is_not_touched(tmp_path):
     out = tmp_path / "run.jsonl"
     run_arena(ArenaConfig(RANDOMS, games=4, seed=1), out, executor=LocalExecutor(1))
     before = out.read_bytes()
+    notes: list[str] = []
     with pytest.raises(ResultsError, match="another experiment.*seed"):
-        run_arena(ArenaConfig(RANDOMS, games=4, seed=2), out, executor=LocalExecutor(1))
+        # a schedule worth a note (one start for both pairs): none before the refusal (review), as nothing is played
+        run_arena(ArenaConfig(RANDOMS, games=4, seed=2, plies=0), out, executor=LocalExecutor(1), on_note=notes.append)
+    assert notes == []
     with pytest.raises(ResultsError, match=r"different games: 4 in the file, 2 asked\): .*\(more games extend it\)"):
         run_arena(ArenaConfig(RANDOMS, games=2, seed=1), out, executor=LocalExecutor(1))  # fewer: some would go
     with pytest.raises(ResultsError, match=r"different games: 4 in the file, 6 asked, seed: 1 in the file, 2 asked"):

@@ -113,7 +113,8 @@ def run_arena(
     names: Mapping[str, str] | None = None,
 ) -> RunOutcome:
     """Play what ``out`` does not hold yet of ``config``'s experiment;
-    ``on_note`` is told, before any game, of each agent that plays
+    ``on_note`` is told, before any game (and once ``out`` is taken: not
+    before a refusal of it), of each agent that plays
     another's moves on some board of the run (``ArenaConfig.check_agents``),
     of a schedule whose pairs repeat a few starts (``schedule_notes``), and
     of an empty ``out`` started anew (``open_results``).  Without it these
@@ -124,11 +125,13 @@ def run_arena(
         raise ValueError(refusal)
     notes, engines = config.checked_agents(names)
     notes += config.schedule_notes(names)
+    writer: ResultsWriter
+    # the notes once ``out`` is taken: a file holding another experiment is refused without a word on a run
+    # that will not be played
+    writer, previous = open_results(out, config, sprt.text() if sprt else None, notes.append, engines=engines)
     if on_note is not None:
         for note in notes:
             on_note(note)
-    writer: ResultsWriter
-    writer, previous = open_results(out, config, sprt.text() if sprt else None, on_note, engines=engines)
     done = previous.done_pairs() if previous else set()
     games = list(previous.whole_pairs()) if previous else []
     tasks = [t for t in config.tasks() if t.key not in done]

@@ -90,7 +90,8 @@ class ArenaConfig:
     number: two per start position).  ``board`` and ``bonus`` mean what they
     mean everywhere (``rules.setup.starting_position``): ``"classic"``,
     ``"random"`` (the enhanced setup: a new size and forbidden cell for each
-    pair) or a position string (``"9x8"``, ``"9x8/Xd3"``); ``bonus`` adds a
+    pair) or a position string (``"9x8"``, ``"9x8/Xd3"``), kept in its
+    canonical notation (``"7x6"`` is ``"classic"``); ``bonus`` adds a
     random bonus cell, a new one for each pair, to a board that has none
     (with one that names its own, ``"9x8/Xd3/Bb2"``: a ``SettingError``).
     ``plies`` random opening moves are played from each
@@ -132,7 +133,7 @@ class ArenaConfig:
                 f"schedules at most {MAX_GAMES:,} (each pair's start is drawn before the first game); "
                 "split it into runs with other seeds")
         if self.plies < 0:
-            raise ArenaError(f"the number of random opening moves must be >= 0, not {self.plies}")
+            raise SettingError("plies", f"{{plies}} (the random opening moves) must be 0 or more, not {self.plies}")
         if not self.limit > 0:
             raise SettingError("limit", f"{{limit}} (the seconds a move may take) must be positive, not {self.limit:g}")
         if not self.margin >= 0:
@@ -147,6 +148,11 @@ class ArenaConfig:
                 raise SettingError("board", f"{{board}} {_literal(repr(self.board))}: {_literal(err)}") from None
             if start.is_over:
                 raise SettingError("board", f"{{board}} {_literal(repr(self.board))} is a finished game")
+            # in its canonical notation, as the specs and the openings are: `--board 7x6` resumes a run of
+            # `--board classic` (the same games) and `9x8/Xe2/Xd3` one of `9x8/Xd3/Xe2`; they were refused as
+            # another experiment
+            notation = Position.parse(Variant.classic().notation if self.board == CLASSIC else self.board).notation
+            object.__setattr__(self, "board", CLASSIC if notation == Variant.classic().notation else notation)
         self._check_openings()
 
     def _check_openings(self) -> None:
