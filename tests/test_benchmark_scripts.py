@@ -425,7 +425,7 @@ def test_vs_openspiel_counts_a_bad_answer_as_a_game_lost_by_forfeit(
     _, board, forfeits, total = done.stdout.splitlines()
     assert board.startswith(f"   4x4: {spec} scores 0.0 of 2 games (0%) in "), board
     assert forfeits.startswith("        2 games lost by forfeit (an answer that was no legal move, or an agent that "
-                               "failed); the first: move 3: "), forfeits
+                               "failed); the first: move 3 of the game: "), forfeits
     assert words in forfeits, forfeits
     assert total == f" total: {spec} scores 0.0 of 2 games (0%)", total
 

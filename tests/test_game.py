@@ -260,7 +260,10 @@ def test_a_move_over_the_time_limit_loses_by_forfeit(seat):
     record = play_game(*sides(slow, seat), START, policy="judge", limit=0.1, margin=0.1)
     assert record.forfeit is not None
     assert (record.forfeit.side, record.forfeit.reason) == (seat, "time")
-    assert f"of player {seat} (sleeper) took" in record.forfeit.detail and "limit 0.1 s + 0.1 s" in record.forfeit.detail
+    # the game's move number, said as such: "move 2 of player B" read as B's second move (review)
+    number = 1 if seat == "A" else 2
+    assert record.forfeit.detail.startswith(f"move {number} of the game, by player {seat} (sleeper), took ")
+    assert "limit 0.1 s + 0.1 s" in record.forfeit.detail
 
 
 def test_without_a_limit_a_slow_move_is_only_timed():
@@ -310,7 +313,7 @@ def test_under_the_raise_policy_an_illegal_move_raises_and_names_the_agent():
 
 def test_under_the_raise_policy_a_slow_move_raises():
     slow = Answers("sleeper", lambda p: time.sleep(0.05) or p.legal_moves()[0])
-    with pytest.raises(SlowMoveError, match=r"move 1 of player A \(sleeper\) took"):
+    with pytest.raises(SlowMoveError, match=r"move 1 of the game, by player A \(sleeper\), took"):
         play_game(slow, first_legal(), START, limit=0.01)
 
 

@@ -211,12 +211,12 @@ def play_game(
                 raise
             if isinstance(err, SlowMoveError):  # it gave up waiting (an engine): a slow move
                 times[side].append(round(time.perf_counter() - began, 5))
-                forfeit = Forfeit(side, "time", f"move {position.ply + 1} of {who}: {err}")
+                forfeit = Forfeit(side, "time", f"{_move_by(position, who)}: {err}")
             elif isinstance(err, IllegalMoveError) and isinstance(err, AgentError):  # an engine's bestmove
                 times[side].append(round(time.perf_counter() - began, 5))  # timed, as an agent's illegal answer is
-                forfeit = Forfeit(side, "illegal", f"move {position.ply + 1} of {who}: {err}")
+                forfeit = Forfeit(side, "illegal", f"{_move_by(position, who)}: {err}")
             else:
-                forfeit = Forfeit(side, "crash", f"move {position.ply + 1}: {crash_detail(err, who)}")
+                forfeit = Forfeit(side, "crash", f"move {position.ply + 1} of the game: {crash_detail(err, who)}")
             break
         elapsed = time.perf_counter() - began
         times[side].append(round(elapsed, 5))  # 10 µs: as the arena saves it, so a record reads back equal
@@ -230,7 +230,7 @@ def play_game(
         except IllegalMoveError as err:
             if policy == "raise":
                 raise
-            forfeit = Forfeit(side, "illegal", f"move {position.ply + 1}: {err}")
+            forfeit = Forfeit(side, "illegal", f"move {position.ply + 1} of the game: {err}")
             break
         if on_move is not None:
             on_move(Turn(position, side, after.moves[-1], after, elapsed))
@@ -300,6 +300,13 @@ def _get_ready(
     return None
 
 
+def _move_by(position: Position, who: str) -> str:
+    """Which move ``who`` was to play in ``position``, for a forfeit's
+    detail: the game's move number, said as the game's ("move 3 of player
+    A" read as A's third move, where it was A's second)."""
+    return f"move {position.ply + 1} of the game, by {who}"
+
+
 def _judge(position: Position, answer: object, who: str, elapsed: float, limit: float | None, margin: float) -> Position:
     """The position after ``answer``, or the error that makes it a bad one:
     ``SlowMoveError`` over the time limit, ``IllegalMoveError`` for an
@@ -307,7 +314,7 @@ def _judge(position: Position, answer: object, who: str, elapsed: float, limit: 
     ``who`` names the agent in the message."""
     if limit is not None and elapsed > limit + margin:
         raise SlowMoveError(
-            f"move {position.ply + 1} of {who} took {elapsed:.2f} s (limit {limit:g} s + {margin:g} s)"
+            f"{_move_by(position, who)}, took {elapsed:.2f} s (limit {limit:g} s + {margin:g} s)"
         )
     return play_answer(position, answer, who)
 

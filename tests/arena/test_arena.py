@@ -1255,7 +1255,7 @@ def test_a_forfeit_for_an_answer_of_the_wrong_shape_names_the_answer_not_c4labs_
                              b_spec="mine", policy="judge", limit=5, margin=1))
     assert game.forfeit is not None and (game.forfeit.side, game.forfeit.reason) == ("B", "crash")
     assert game.forfeit.detail == (
-        "move 2: player B (mine) failed: NoAnswer.analyse must return (Move, Analysis), not None"
+        "move 2 of the game: player B (mine) failed: NoAnswer.analyse must return (Move, Analysis), not None"
     )
 
 

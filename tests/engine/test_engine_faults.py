@@ -155,7 +155,7 @@ def test_a_hung_engine_is_not_waited_for_beyond_the_limit_whatever_its_timeout(t
     assert time.monotonic() - began < 2 * (LIMIT + MARGIN + SLACK)
     game = games[1]  # the engine plays B: it moves first from 7x6:d
     assert game["forfeit"]["reason"] == "time"
-    assert game["forfeit"]["detail"].startswith("move 2 of player B (engine:cmd=")
+    assert game["forfeit"]["detail"].startswith("move 2 of the game, by player B (engine:cmd=")
     assert game["forfeit"]["detail"].endswith(f"within {LIMIT + MARGIN:g} s")
     assert LIMIT + MARGIN <= game["times"]["B"][-1] < LIMIT + MARGIN + SLACK
     assert left_behind(tmp_path) == []
