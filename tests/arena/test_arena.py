@@ -1022,6 +1022,20 @@ def test_a_run_resumed_under_another_test_or_none_has_its_header_say_so(tmp_path
     assert "stopped early" not in (tmp_path / "sprt-report" / "report.html").read_text()
 
 
+def test_an_sprt_on_the_default_number_of_games_is_told_that_it_is_its_ceiling(tmp_path):
+    """Review: ``--sprt elo0=0,elo1=20`` without ``--games`` played the
+    default 10 games and ended "no decision after 5 pairs", not a word
+    before; given ``--games``, nothing is said."""
+    runner = CliRunner()
+    args = ["arena", *RANDOMS, "--board", "4x4", "--jobs", "1", "--sprt", "elo0=0,elo1=20"]
+    default = runner.invoke(main, [*args, "--out", str(tmp_path / "a.jsonl")])
+    assert default.exit_code == 0, default.output
+    assert ("note: --sprt plays at most --games 10 (5 pairs), the default: a test seldom decides so soon"
+            in default.stderr)
+    given = runner.invoke(main, [*args, "--games", "10", "--out", str(tmp_path / "b.jsonl")])
+    assert given.exit_code == 0 and "--sprt plays at most" not in given.stderr
+
+
 def test_an_sprt_that_has_not_decided_when_the_games_run_out_says_where_it_stands(tmp_path):
     """--sprt with too few --games for a decision: the run ends with every
     game played and the test undecided; arena and report say so, with the

@@ -70,7 +70,7 @@ def setting_refused(exc: SettingError) -> click.BadParameter:
 @click.option("--sprt", default=None, help="Stop a two-agent match as soon as a sequential probability ratio test "
               "decides between 'elo0 better' and 'elo1 better': elo0=0,elo1=20,alpha=0.05,beta=0.05 "
               "(alpha and beta 0.05 where not given; logistic Elo, as cutechess reads them, not fishtest's "
-              "default normalized Elo).")
+              "default normalized Elo); --games is the most it plays.")
 @click.option("--out", type=click.Path(dir_okay=False), callback=writable_output, default="arena.jsonl", show_default=True,
               help="Results file (JSON lines); an unfinished run with the same settings is resumed.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
@@ -125,6 +125,11 @@ def arena(
         raise bad_option(str(exc), "--sprt") from None
     if test is not None and (refusal := sprt_refusal(config)):  # three agents: "Invalid value for '--sprt': ..."
         raise bad_option(refusal, "--sprt")
+    if test is not None and ctx.get_parameter_source("games") is click.core.ParameterSource.DEFAULT:
+        # a test stopped by the default --games 10 ended "no decision after 5 pairs" without a word before
+        click.echo(f"note: --sprt plays at most --games {games} ({games // 2} pairs), the default: a test seldom "
+                   "decides so soon (between Elo 20 apart it takes hundreds of pairs); give --games, the most it "
+                   "may play (it stops at its decision)", err=True)
     try:
         runner = make_executor(executor, jobs, ray_address)
     except ValueError as exc:  # Ray missing, or no cluster at --ray-address: the line names the option
