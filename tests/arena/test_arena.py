@@ -31,9 +31,11 @@ from c4lab.arena.report import (
     NOT_AVAILABLE,
     NOTE,
     PAIRING_COLUMNS,
+    board_sizes,
     describe_setting,
     forfeit_rows,
     pairing_rows,
+    plot_by_size,
     render_text,
     standing_rows,
     summarise,
@@ -633,6 +635,17 @@ def test_an_interrupted_run_resumes_and_plays_only_what_is_missing(tmp_path, cut
     # Seeded random agents: the resumed run plays exactly the same games.
     assert sorted(g.position for g in again.games) == sorted(g.position for g in full.games)
     assert run_arena(config, out, executor=LocalExecutor(1)).played == 0
+
+
+def test_the_score_by_size_plot_names_each_size_s_number_of_games() -> None:
+    """Review: a bar of 1.0 from 2 games on 12x6 read as one from 200:
+    each size's label gives its games."""
+    games = [Game.of(play_game(make_agent(a), make_agent(b), Position.parse(board), a_spec=a, b_spec=b),
+                     pairing=0, pair=k, game=g)
+             for k, board in enumerate(("4x4", "12x6", "4x4")) for g, (a, b) in enumerate((RANDOMS, RANDOMS[::-1]))]
+    summary = summarise(ArenaConfig(RANDOMS, games=6, board="random"), games)
+    assert board_sizes(summary) == {"4x4": 4, "12x6": 2}
+    assert plot_by_size(summary).startswith(b"\x89PNG")
 
 
 def test_a_board_spelt_otherwise_is_the_same_experiment(tmp_path) -> None:

@@ -615,6 +615,15 @@ def plot_elo(summary: Summary) -> bytes:
     return data
 
 
+def board_sizes(summary: Summary) -> dict[str, int]:
+    """The board sizes of the games (``"9x8"``), fewest cells first, each
+    with its number of games (every game counts for both its agents in
+    ``by_size``): the plot's labels give it, as a bar of 1.0 from 2 games
+    read as one from 200."""
+    sizes = sorted({b for row in summary.by_size.values() for b in row}, key=lambda b: _size_order((b, None)))
+    return {b: sum(row[b][1] for row in summary.by_size.values() if b in row) // 2 for b in sizes}
+
+
 def plot_by_size(summary: Summary) -> bytes:
     """Each agent's score fraction by board size (cells, smallest first), as
     grouped bars: sizes are categories, so no line joins them, and agents
@@ -624,22 +633,23 @@ def plot_by_size(summary: Summary) -> bytes:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    sizes = sorted({b for row in summary.by_size.values() for b in row}, key=lambda b: _size_order((b, None)))
+    sizes = board_sizes(summary)
+    names = list(sizes)
     specs = list(summary.by_size)
     fig, ax = plt.subplots(figsize=(max(6.0, 0.25 * len(sizes) * max(len(specs), 2) + 3), 4))
     width = 0.8 / max(len(specs), 1)
     for k, spec in enumerate(specs):
         row = summary.by_size[spec]
-        xs = [i for i, b in enumerate(sizes) if b in row]
-        ys = [row[sizes[i]][0] / row[sizes[i]][1] for i in xs]
+        xs = [i for i, b in enumerate(names) if b in row]
+        ys = [row[names[i]][0] / row[names[i]][1] for i in xs]
         centres = [x - 0.4 + (k + 0.5) * width for x in xs]
         bars = ax.bar(centres, ys, width=width, label=spec)
         ax.plot(centres, ys, "o", color=bars.patches[0].get_facecolor() if bars.patches else None,
                 markersize=4, clip_on=False)  # a score of 0 is a dot on the axis, not an empty place
-    ax.set_xticks(range(len(sizes)), sizes, rotation=45)
+    ax.set_xticks(range(len(sizes)), [f"{b} ({n})" for b, n in sizes.items()], rotation=45)
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("score")
-    ax.set_xlabel("board (W x H, fewest cells first)")
+    ax.set_xlabel("board (W x H, fewest cells first; its games in brackets)")
     ax.set_title("Score by board size")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     data = _figure_png(fig)
