@@ -66,3 +66,23 @@ def test_the_plain_progress_line_says_how_long_so_far_and_about_how_long_is_left
         "games 140/400  a 84 - 56 b  (10 s, about 65 s left)",
         "games 400/400  a 240 - 160 b  (40 s)",
     ]
+
+
+def test_the_time_left_leaves_out_the_first_games_which_carry_the_compiling(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review: a first run's first pair took 19 s of compiling, and the line
+    said "about 172 s left" of a run that ended 4 s later: once more games
+    come, the rate is theirs."""
+    now = [0.0]
+    monkeypatch.setattr("c4lab.ui.status.time.monotonic", lambda: now[0])
+    log = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", log)
+    with games_bar(20) as progress:
+        progress(0, 20, "")
+        now[0] = 19.0
+        progress(2, 20, "a 1 - 1 b")  # the first pair, after the compiling: only its rate so far
+        now[0] = 19.5
+        progress(4, 20, "a 2 - 2 b")  # 2 games in 0.5 s since: 16 left, about 4 s
+    assert log.getvalue().splitlines() == [
+        "games 2/20  a 1 - 1 b  (19 s, about 171 s left)",
+        "games 4/20  a 2 - 2 b  (20 s, about 4 s left)",
+    ]

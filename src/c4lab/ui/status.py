@@ -75,7 +75,9 @@ def games_bar(total: int, plain_every: float = 60.0) -> Iterator[Callable[[int, 
     that printed nothing until its end could not be followed.  The line
     ends with the seconds so far and, once a game is played, about how many
     are left, from the games this run played (not those a resumed run
-    found saved): ``(74 s, about 37 s left)``; it gave a bare ``(74 s)``."""
+    found saved), after its first ones once more came (those carry the
+    workers' start and compiling): ``(74 s, about 37 s left)``; it gave a
+    bare ``(74 s)``."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     columns = (  # the summary names specs: text, not markup ("[/b]" in a spec is no tag)
@@ -86,6 +88,10 @@ def games_bar(total: int, plain_every: float = 60.0) -> Iterator[Callable[[int, 
     began = time.monotonic()
     last = {"time": began, "tenth": 0}
     first: list[int] = []  # the games done at the first call: those a resumed run found saved
+    # (time, games done) when this run's first games came: the rate is taken from there on once more come, as
+    # the first ones carry the workers' start and, on a first run, their compiling (a run of 23 s said "about
+    # 172 s left" after its first pair)
+    warm: list[tuple[float, int]] = []
     with Progress(*columns, console=stderr_console(), disable=not terminal) as bar:
         task = bar.add_task("games", total=total, summary="")
 
@@ -93,14 +99,19 @@ def games_bar(total: int, plain_every: float = 60.0) -> Iterator[Callable[[int, 
             bar.update(task, completed=done, total=total, summary=summary)
             if not first:
                 first.append(done)
+            now = time.monotonic()
+            if not warm and done > first[0]:
+                warm.append((now, done))
             if terminal:
                 return
-            now = time.monotonic()
             tenth = 10 * done // max(total, 1)
             if done and (tenth > last["tenth"] or now - last["time"] >= plain_every):
                 last.update(time=now, tenth=tenth)
                 played = done - first[0]
-                left = f", about {(now - began) / played * (total - done):.0f} s left" if played and done < total else ""
+                left = ""
+                if played and done < total:
+                    since, then = warm[0] if warm and done > warm[0][1] else (began, first[0])
+                    left = f", about {(now - since) / (done - then) * (total - done):.0f} s left"
                 click.echo(f"games {done}/{total}  {summary}  ({now - began:.0f} s{left})", err=True)
 
         yield progress
