@@ -575,6 +575,19 @@ def test_a_hint_with_the_bonus_cell_names_the_ban_and_without_an_exact_score_mar
         "Hint: drop in column b and decline the ban. ")
 
 
+def test_question_mark_at_the_ban_question_gives_the_ban_choices_scores_and_asks_again() -> None:
+    """As the move question's ``?``: at the ban question the scores of
+    putting the ban piece in each column, and of declining, for the side
+    that dropped the piece (the analysis board's, without its ``s``), and
+    the question again; the drop stays where it is."""
+    settings = GameSettings(board="5x5/Bb1", players=("human", "human"), first="1")
+    out, _, keys = game(settings, "b", "?", "c", "e")
+    said = next(line for line in out.splitlines() if line.startswith("Scores for A (white), where the ban piece goes: "))
+    assert "declining: " in said and "s solves on" not in said
+    assert [p.startswith("Ban column") for p in keys.prompts[1:3]] == [True, True]
+    assert "The game so far in notation: 5x5/Bb1:b+c\n" in out
+
+
 def test_between_two_people_r_resigns_for_the_side_to_move() -> None:
     settings = GameSettings(board="5x5/Bb1", players=("human", "human"), first="1")
     out, _, _ = game(settings, "c", "r", "yes", "n")

@@ -160,7 +160,17 @@ class AnalysisBoard(TerminalScreen):
         self._dropped = position
         self.draw_board(position, self.ban_scores(position))
 
-    def ban_scores(self, dropped: Position) -> tuple[list[dict[str, Any]], tuple[str, str]]:
+    def say_ban_hint(self) -> None:
+        """A game's ``?`` at the ban question: the ban choices' scores, and
+        declining's, in words (``ban_scores``: the hint of the position
+        before the drop), under the question, which is then asked again."""
+        dropped = self._dropped
+        assert dropped is not None  # the game's show drew the drop before its question
+        self.say(self.ban_scores(dropped, solve_on=False)[1][0])
+
+    def ban_scores(
+        self, dropped: Position, solve_on: bool = True,
+    ) -> tuple[list[dict[str, Any]], tuple[str, str]]:
         """The analysis board's scores at the ban question, ``dropped``
         the position with the piece on the bonus cell (the ban not chosen):
         the ban choices as the scores row draws columns, and in words
@@ -175,8 +185,8 @@ class AnalysisBoard(TerminalScreen):
         columns = ban_columns(moves, letter, estimates)
         side = SIDE_NAMES[before.to_move]
         declined, guess = moves.get(letter), estimates.get(letter)
-        return columns, (ban_scores_line(side, columns, declined, declined_estimate=guess),
-                         ban_scores_line(side, columns, declined, False, guess))
+        return columns, (ban_scores_line(side, columns, declined, declined_estimate=guess, solve_on=solve_on),
+                         ban_scores_line(side, columns, declined, False, guess, solve_on=solve_on))
 
     def analyse(self) -> None:
         """The analysis board: the position's line, played from where the

@@ -37,17 +37,18 @@ def ban_columns(
 
 def ban_scores_line(
     side: str, columns: list[dict[str, Any]], declined: int | None, listed: bool = True,
-    declined_estimate: float | None = None,
+    declined_estimate: float | None = None, solve_on: bool = True,
 ) -> str:
     """The ban choices' ``columns`` in words, one line, with what declining
     scores (``declined``: the hint's score of the drop alone, else
     ``declined_estimate``, the engine's), for ``side``
     (its name: the side that dropped the piece and chooses the ban).  Not
     ``listed``: the key only (the scores are above the board), for a
-    screen short of rows."""
+    screen short of rows.  ``solve_on``: the key names the analysis
+    board's ``s`` (a game has none)."""
     declining = {"score": declined, "exact": declined is not None,
                  "estimate": None if declined is not None else declined_estimate}
     choices = ", ".join(f"{c['column']} {score_sign(c)}" for c in columns)
     scores = f": {choices}" if listed else ", above the board"
     return (f"Scores for {side}, where the ban piece goes{scores}; declining: {score_sign(declining)}"
-            f"  ({scores_key([*columns, declining])})")
+            f"  ({scores_key([*columns, declining], solve_on)})")

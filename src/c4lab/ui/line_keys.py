@@ -70,6 +70,7 @@ def keyed_prompt(prompt: str, game: bool, take_back: bool = True) -> str:
     if prompt == LEAVE_QUESTION:
         return prompt if game else LEAVE_BOARD_QUESTION
     if prompt.startswith(BAN_PROMPT):
+        # (a game's ? answers there too, unnamed: the question of a 12-column board stays within 80 columns)
         return prompt.replace(DECLINE, DECLINE_OR_TAKE_BACK)
     if game:
         return prompt.replace(EXIT_KEY, ("u to take back, " if take_back else "") + f"{RESIGN_KEY}, {HINT_KEY}, {EXIT_KEY}")
@@ -79,6 +80,7 @@ def keyed_prompt(prompt: str, game: bool, take_back: bool = True) -> str:
 def with_line_keys(
     read: Callable[[str], str], game: bool = False, solve_ban: Callable[[], None] | None = None,
     offers_take_back: Callable[[], bool] = lambda: True, say: Callable[[str], None] = print,
+    hint_ban: Callable[[], None] | None = None,
 ) -> Callable[[str], str]:
     """``read``, where ``u`` and ``r`` step along the analysis board's line
     (``LineStep``); ``e`` and ``exit`` go on to the person's prompt, which
@@ -90,7 +92,8 @@ def with_line_keys(
     connect`` and the page ask) and ``?`` (a hint: ``HintAsked``), and every other prompt (play again?) is
     ``read``'s own.  At the ban question,
     ``s`` calls ``solve_ban`` (the analysis board's: the ban choices'
-    ``?`` solved on) and asks again, where there is one.  A game's move
+    ``?`` solved on) and asks again, where there is one, and a game's
+    ``?`` calls ``hint_ban`` (the ban choices' scores) and asks again.  A game's move
     prompt names ``u`` only where ``offers_take_back`` (a person has
     moved); before, ``u`` still answers, with why nothing was taken back."""
 
@@ -118,6 +121,9 @@ def with_line_keys(
                 word = entry.strip().lower()
                 if word in ("u", "undo"):
                     raise LineStep(0)
+                if hint_ban is not None and word in HINT_WORDS:
+                    hint_ban()
+                    continue
                 if solve_ban is None or word not in ("s", "solve"):
                     return entry
                 solve_ban()

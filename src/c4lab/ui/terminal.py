@@ -76,14 +76,15 @@ class TerminalGame(AnalysisBoard):
         # r to resign and ? for a hint
         self.read = with_line_keys(keyboard, game=not settings.analyse,
                                    solve_ban=self.solve_ban if settings.analyse else None,
-                                   offers_take_back=lambda: self.take_back_offered, say=self.say)
+                                   offers_take_back=lambda: self.take_back_offered, say=self.say,
+                                   hint_ban=None if settings.analyse else self.say_ban_hint)
         # who plays A: the settings' choice; "Play again?"'s s makes it the other player of the game before
         self.first = settings.first
         self.a_index = 0  # the player who played A in the game just played
         self.from_moves = False  # that game started from a position with moves
         self.rng = random.Random(settings.seed)
         # an agent's piece on the bonus cell is drawn before its ban (the analysis board's: with the ban's scores)
-        show = self.draw_dropped if settings.analyse else self.draw_board
+        show = self.draw_dropped if settings.analyse else self.draw_drop
         self.players: list[Agent] = [
             make_agent(spec, ask=self.read, say=self.say, show=show) for spec in settings.players
         ]
@@ -107,6 +108,13 @@ class TerminalGame(AnalysisBoard):
             if above:
                 self.console.print("\n".join(above), highlight=False, markup=False, soft_wrap=True)
         return keyboard_line(prompt)
+
+    def draw_drop(self, position: Position) -> None:
+        """A game's ``show`` before the ban question: the board with the
+        piece on the bonus cell (``draw_board``), the drop kept for a ``?``
+        there (``say_ban_hint``)."""
+        self._dropped = position
+        self.draw_board(position)
 
     def seat_label(self, index: int, variant: Variant) -> str:
         """Player ``index``'s label in a game's header on ``variant``; for
