@@ -551,11 +551,26 @@ def test_question_mark_gives_every_column_s_score_under_the_board_and_the_person
     said = ("Hint: drop in column d. Scores for A (white), to move: a +2, b +3, c +3, d +4, e +2, f -2, g 0  "
             "(+ a win, the larger the sooner; 0 a draw; - a loss)")
     assert out.count(said) == 2, out
-    board = out.split(said)[1]
-    assert board.startswith("\n 6 . . . . . . .") and "1 . . . A . . B" in board
-    assert out.split(said)[0].endswith("B (black), player 2 (random:seed=3), plays g.\n")
+    before = out.split(said)[1]  # the board drawn again, the hint under it, just above the question
+    assert before.startswith("\nB (black), player 2 (random:seed=3), plays g.\n 6 . . . . . . .")
+    assert before.endswith("1 . . . A . . B\n   a b c d e f g\n")
     assert len(keys.prompts) == 5 and keys.prompts[1:4] == [keys.prompts[1]] * 3
     assert "The game so far in notation: 7x6:dg\n" in out
+
+
+def test_on_a_short_colour_terminal_the_hint_is_never_left_out() -> None:
+    """Review: on 12x12 at 80x16 the hint, a note under the board, was the
+    first thing the screen left out to keep the board whole: the person
+    asked and was shown nothing.  It is said under the board, above the
+    question, with room kept for it."""
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, width=80, height=16, color_system="standard")
+    settings = GameSettings(board="12x12/Xf4", players=("human", "human"), first="1")
+    TerminalGame(settings, console=console, read=Script("a", "?", "e", "exit")).run()
+    screens = [re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", screen) for screen in out.getvalue().split("\x1b[2J")]
+    hinted = [screen for screen in screens if "Hint: drop in column" in screen]
+    assert hinted, screens[-1]
+    assert re.search(r"^12 ", hinted[0], re.MULTILINE) and "Scores for B (black), to move: " in hinted[0]  # the top row too
 
 
 def test_a_hint_with_the_bonus_cell_names_the_ban_and_without_an_exact_score_marks_the_estimates() -> None:

@@ -249,7 +249,7 @@ class TerminalGame(AnalysisBoard):
                     screen.say_once(said)
                 except HintAsked:  # the person's ?: the scores under the board, and the move asked again
                     here = screen.position
-                    screen.say_once(hint_words(here, self.hint(here)), keep_note=True)
+                    screen.hint_once(hint_words(here, self.hint(here)))
                 except Resigned:  # the person to move resigned (r, confirmed): the other side wins
                     position = screen.position
                     assert position.to_move is not None

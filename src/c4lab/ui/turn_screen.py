@@ -38,17 +38,23 @@ class TurnScreen:
         self.start_ply = start.ply  # u never takes back the moves the game started from
         self.note = ""  # the move just played: under every board until the next move
         self._once = ""  # what a key did (u, r, s), or what was typed and not taken: under the next board only
+        self._hint = ""  # a game's ?: said under the next board, above its question, never left out
         self.thinking: _Thinking | None = None
 
-    def say_once(self, note: str, keep_note: bool = False) -> None:
-        """``note`` (what a key did: u, r, s, ?) under the board drawn next,
+    def say_once(self, note: str) -> None:
+        """``note`` (what a key did: u, r, s) under the board drawn next,
         and no other: a drop on the bonus cell then draws the board again
         for the ban question, where "Taken back: A (white) plays a." stayed
-        as if it spoke of the drop.  The note on the move played last goes
-        (a key that stepped along the line took it away) unless
-        ``keep_note`` (a hint: the move is still the last one); it stays
-        under the ban question's board (the last move before the drop)."""
-        self.note, self._once = (self.note if keep_note else ""), note
+        as if it spoke of the drop.  The note on a move played stays there
+        (the last move before the drop)."""
+        self.note, self._once = "", note
+
+    def hint_once(self, words: str) -> None:
+        """A game's ``?``: ``words`` said under the board drawn next, just
+        above its question, and room kept for them (a note under the board
+        is left out first on a short screen: on 12x12 at 80x16 the hint
+        was never seen)."""
+        self._hint = words
 
     @property
     def next_note(self) -> str:
@@ -65,7 +71,12 @@ class TurnScreen:
             before = self.game.last_person_move(position, self.start_ply, self.by_side)
             self.game.take_back_offered = before is not None
         under = self.game.move_rows(position, self.game.players[index].is_human)
+        hint, self._hint = self._hint, ""
+        if hint:
+            under += self.game.said_rows(hint)
         self.game.show(position, self.header, self.next_note, scores, title=self.title, under=under)
+        if hint:
+            self.game.say(hint)
         if self._once:  # said: the ban question's board, drawn next, keeps the move's note alone
             self._once = ""
             self.game.forget_note(keep=self.note)
