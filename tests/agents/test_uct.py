@@ -287,6 +287,32 @@ def test_a_time_budget_is_searched_to_its_end_not_stopped_short(monkeypatch: pyt
     assert 0.01 <= now[0] <= 0.01 + 16e-6  # past the deadline by one chunk of 16 iterations at most
 
 
+def test_loading_the_compiled_search_is_not_counted_in_the_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review: numba loads the compiled search from its cache on its first
+    call in a process (about 20 ms), so a one-shot ``uct:time=0.01`` spent
+    its budget on the load and played on one chunk of 256 iterations.  The
+    search is now loaded by a call of no iterations before the clock starts:
+    with a load of 20 ms, a 10 ms budget still runs its 10,000 iterations."""
+    import c4lab.agents.uct as uct_module
+
+    now = [0.0]
+    calls: list[int] = []
+
+    def search(*args: Any) -> int:
+        n = int(args[-4])
+        calls.append(n)
+        now[0] += 0.02 if len(calls) == 1 else n * 1e-6  # the first call loads the kernel
+        return n
+
+    monkeypatch.setattr(uct_module, "time", SimpleNamespace(perf_counter=lambda: now[0]))
+    monkeypatch.setattr(S, "search", search)
+    agent = UCTAgent(time=0.01, seed=1)
+    agent.search(Position.parse("7x6:dd"), Budget(time=0.01))
+    assert calls[0] == 0
+    assert 9_900 <= agent.last_iterations <= 10_016
+    assert 0.03 <= now[0] <= 0.03 + 16e-6
+
+
 def test_uct_agent_rejects_bad_budgets() -> None:
     with pytest.raises(ValueError):
         UCTAgent(iterations=0)
