@@ -1056,6 +1056,19 @@ def test_an_sprt_on_the_default_number_of_games_is_told_that_it_is_its_ceiling(t
     assert given.exit_code == 0 and "--sprt plays at most" not in given.stderr
 
 
+def test_the_sprt_ceiling_note_is_said_once_the_results_file_is_taken_and_not_again_on_resuming(tmp_path):
+    """Review: the note was printed by the command before the run, so that it
+    came before a refusal of the results file (one that holds another
+    experiment) and again on resuming a finished run."""
+    runner = CliRunner()
+    args = ["arena", *RANDOMS, "--jobs", "1", "--sprt", "elo0=0,elo1=20", "--out", str(tmp_path / "a.jsonl")]
+    assert runner.invoke(main, [*args, "--board", "4x4"]).exit_code == 0
+    resumed = runner.invoke(main, [*args, "--board", "4x4"])
+    assert resumed.exit_code == 0 and "--sprt plays at most" not in resumed.stderr
+    other = runner.invoke(main, [*args, "--board", "5x4"])  # the file holds the 4x4 experiment: refused
+    assert other.exit_code == 2 and "--sprt plays at most" not in other.stderr, other.stderr
+
+
 def test_an_sprt_that_has_not_decided_when_the_games_run_out_says_where_it_stands(tmp_path):
     """--sprt with too few --games for a decision: the run ends with every
     game played and the test undecided; arena and report say so, with the

@@ -8,7 +8,7 @@ results file, and stops early when a sequential test has decided.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -111,6 +111,7 @@ def run_arena(
     progress: ProgressHook | None = None,
     on_note: Callable[[str], None] | None = None,
     names: Mapping[str, str] | None = None,
+    new_run_notes: Sequence[str] = (),
 ) -> RunOutcome:
     """Play what ``out`` does not hold yet of ``config``'s experiment;
     ``on_note`` is told, before any game (and once ``out`` is taken: not
@@ -120,7 +121,9 @@ def run_arena(
     of an empty ``out`` started anew (``open_results``).  Without it these
     are not said: the command line prints each (``c4lab arena``).  The notes
     call the settings as ``names`` does (``{"games": "--games"}``: the
-    command's options), otherwise as ``ArenaConfig``'s fields."""
+    command's options), otherwise as ``ArenaConfig``'s fields.
+    ``new_run_notes``: the caller's own notes, told after these where
+    ``out`` held no game yet (not again on resuming the run)."""
     if sprt is not None and (refusal := sprt_refusal(config)):
         raise ValueError(refusal)
     notes, engines = config.checked_agents(names)
@@ -129,11 +132,13 @@ def run_arena(
     # the notes once ``out`` is taken: a file holding another experiment is refused without a word on a run
     # that will not be played
     writer, previous = open_results(out, config, sprt.text() if sprt else None, notes.append, engines=engines)
+    done = previous.done_pairs() if previous else set()
+    games = list(previous.whole_pairs()) if previous else []
+    if not games:
+        notes += new_run_notes
     if on_note is not None:
         for note in notes:
             on_note(note)
-    done = previous.done_pairs() if previous else set()
-    games = list(previous.whole_pairs()) if previous else []
     tasks = [t for t in config.tasks() if t.key not in done]
     executor = executor or LocalExecutor()
     total = config.total_games

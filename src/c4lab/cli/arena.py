@@ -125,11 +125,13 @@ def arena(
         raise bad_option(str(exc), "--sprt") from None
     if test is not None and (refusal := sprt_refusal(config)):  # three agents: "Invalid value for '--sprt': ..."
         raise bad_option(refusal, "--sprt")
+    new_run_notes = []
     if test is not None and ctx.get_parameter_source("games") is click.core.ParameterSource.DEFAULT:
-        # a test stopped by the default --games 10 ended "no decision after 5 pairs" without a word before
-        click.echo(f"note: --sprt plays at most --games {games} ({games // 2} pairs), the default: a test seldom "
-                   "decides so soon (between Elo 20 apart it takes hundreds of pairs); give --games, the most it "
-                   "may play (it stops at its decision)", err=True)
+        # a test stopped by the default --games 10 ended "no decision after 5 pairs" without a word before; said
+        # with the run's notes, once the results file is taken (not before a refusal of it, nor on resuming)
+        new_run_notes.append(f"--sprt plays at most --games {games} ({games // 2} pairs), the default: a test "
+                             "seldom decides so soon (between Elo 20 apart it takes hundreds of pairs); give "
+                             "--games, the most it may play (it stops at its decision)")
     try:
         runner = make_executor(executor, jobs, ray_address)
     except ValueError as exc:  # Ray missing, or no cluster at --ray-address: the line names the option
@@ -151,7 +153,8 @@ def arena(
     try:
         with stops_interrupt(), games_bar(config.total_games) as progress:
             outcome = run_arena(config, out, executor=runner, sprt=test, progress=progress,
-                                on_note=lambda note: click.echo(f"note: {note}", err=True), names=OPTION_OF)
+                                on_note=lambda note: click.echo(f"note: {note}", err=True), names=OPTION_OF,
+                                new_run_notes=new_run_notes)
     except SettingError as exc:  # found when the starts are drawn: too many --opening-moves
         raise setting_refused(exc) from None
     except (ArenaError, ResultsError, ValueError) as exc:
