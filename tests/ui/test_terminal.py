@@ -603,6 +603,32 @@ def test_question_mark_at_the_ban_question_gives_the_ban_choices_scores_and_asks
     assert "The game so far in notation: 5x5/Bb1:b+c\n" in out
 
 
+def test_on_a_short_colour_terminal_the_ban_question_s_hint_keeps_the_board_whole_and_the_offer_names_it() -> None:
+    """Review: the ban question's hint (three lines on 9 columns) was said
+    under the question, so that on 80x16 its lines scrolled the board's top
+    off, and nothing told a person that ``?`` works there.  It is said
+    under the board drawn again, above the question, with room kept (the
+    screen leaves out its header and the offer for it); the offer before
+    the question names the key."""
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, width=80, height=16, color_system="standard")
+    settings = GameSettings(board="9x8/Xd3/Bb1", players=("human", "human"), first="1")
+    script = Script("b", "?", "c", "e", "exit")
+    TerminalGame(settings, console=console, read=script).run()
+    screens = [re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", screen) for screen in out.getvalue().split("\x1b[2J")]
+    hinted = [screen for screen in screens if "where the ban piece goes: " in screen]
+    assert hinted, screens[-1]
+    assert re.search(r"^ 8 ", hinted[0], re.MULTILINE)  # the board's top row
+    assert len(hinted[0].rstrip("\n").split("\n")) + 2 <= 16  # and the question again, and its status row
+    assert script.prompts[2].startswith("Ban column")
+    plain = io.StringIO()
+    TerminalGame(GameSettings(board="5x5/Bb1", players=("human", "human"), first="1"),
+                 console=Console(file=plain, force_terminal=True, width=100, height=40, color_system="standard"),
+                 read=Script("b", "c", "e", "exit")).run()
+    said = " ".join(re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", plain.getvalue()).split())  # broken at the screen's edge
+    assert "you may drop a ban piece (it blocks both players; ? for a hint)." in said
+
+
 def test_between_two_people_r_resigns_for_the_side_to_move() -> None:
     settings = GameSettings(board="5x5/Bb1", players=("human", "human"), first="1")
     out, _, _ = game(settings, "c", "r", "yes", "n")

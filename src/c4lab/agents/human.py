@@ -77,10 +77,13 @@ def move_prompt(variant: Variant, side: str, keys: Sequence[str] = ()) -> str:
     return f"{SIDE_NAMES[side]} to move: column a-{last} or 1-{variant.width}{e_note}, {said}{EXIT_KEY}: "
 
 
-def ban_offer(bonus: Cell) -> str:
+def ban_offer(bonus: Cell, hint: bool = False) -> str:
     """What a person whose piece lands on the ``bonus`` cell is told before
-    the ban question (the terminal game and ``c4lab connect``)."""
-    return f"Your piece lands on the bonus cell {bonus}: you may drop a ban piece (it blocks both players)."
+    the ban question (the terminal game and ``c4lab connect``); with
+    ``hint``, that ``?`` gives a hint there (a game in the terminal: the
+    question itself does not name the key, as it would pass 80 columns)."""
+    blocks = "it blocks both players; ? for a hint" if hint else "it blocks both players"
+    return f"Your piece lands on the bonus cell {bonus}: you may drop a ban piece ({blocks})."
 
 
 def ban_prompt(bans: Iterable[int], take_back: bool = False) -> str:
@@ -166,10 +169,12 @@ class HumanAgent(Agent):
         ask: Callable[[str], str] = input,
         say: Callable[[str], None] = print,
         show: Callable[[Position], None] | None = None,
+        hint_key: bool = False,
     ) -> None:
         self._ask = ask
         self._say = say
         self._show = show  # draws a position (the piece on the bonus cell before the ban question)
+        self._hint_key = hint_key  # ``ask`` answers ? with a hint (a game in the terminal): the ban offer says so
 
     @property
     def is_human(self) -> bool:
@@ -239,7 +244,7 @@ class HumanAgent(Agent):
         if self._show is not None:
             self._show(position.play(options[0]))  # the piece on the bonus cell, no ban yet
         assert position.variant.bonus is not None  # a move with a ban lands on it
-        self._say(ban_offer(position.variant.bonus))
+        self._say(ban_offer(position.variant.bonus, self._hint_key))
         while True:
             entry = self._prompt(ban_prompt(bans), 4 in bans)
             if not entry.strip():

@@ -163,10 +163,11 @@ class AnalysisBoard(TerminalScreen):
     def say_ban_hint(self) -> None:
         """A game's ``?`` at the ban question: the ban choices' scores, and
         declining's, in words (``ban_scores``: the hint of the position
-        before the drop), under the question, which is then asked again."""
+        before the drop), under the board drawn again (``draw_board``), just
+        above the question, which is then asked again."""
         dropped = self._dropped
         assert dropped is not None  # the game's show drew the drop before its question
-        self.say(self.ban_scores(dropped, solve_on=False)[1][0])
+        self.draw_board(dropped, hint=self.ban_scores(dropped, solve_on=False)[1][0])
 
     def ban_scores(
         self, dropped: Position, solve_on: bool = True,

@@ -86,7 +86,8 @@ class TerminalGame(AnalysisBoard):
         # an agent's piece on the bonus cell is drawn before its ban (the analysis board's: with the ban's scores)
         show = self.draw_dropped if settings.analyse else self.draw_drop
         self.players: list[Agent] = [
-            make_agent(spec, ask=self.read, say=self.say, show=show) for spec in settings.players
+            make_agent(spec, ask=self.read, say=self.say, show=show, hint_key=not settings.analyse)
+            for spec in settings.players
         ]
         # "you" when one person plays an agent; the spec otherwise.
         one_person = sum(p.is_human for p in self.players) == 1

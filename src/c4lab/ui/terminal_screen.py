@@ -79,6 +79,7 @@ class TerminalScreen:
 
     def draw_board(
         self, position: Position, ban_scores: tuple[list[dict[str, Any]], tuple[str, str]] | None = None,
+        hint: str = "",
     ) -> None:
         """The board alone (the piece on the bonus cell before the ban
         question): on a terminal, coloured or plain (a terminal without
@@ -86,7 +87,11 @@ class TerminalScreen:
         piped output shows the boards of the game loop only.  On the
         analysis board, with the ban choices' scores (``ban_scores``): on
         a colour terminal in the row over the board and in words, as the
-        move question's, elsewhere in words under the board."""
+        move question's, elsewhere in words under the board.  ``hint``: a
+        game's ``?`` at the ban question, said under the board drawn again,
+        just above the question asked again, with its rows kept (said under
+        the question, its lines scrolled the board's top off a short
+        screen); the offer is not said again."""
         if self.color and self._on_screen is not None:  # the screen again, room for the question
             header, title, note = self._on_screen
             assert position.variant.bonus is not None  # the piece on it waits for the ban question
@@ -94,12 +99,19 @@ class TerminalScreen:
             asked = keyed_prompt(ban_prompt(columns), game=not self.settings.analyse)
             under = self.prompt_rows(asked) + 1
             scores, words = ban_scores or (None, None)
-            offer = ban_offer(position.variant.bonus)
-            if self.must_rows(position, scores) + self.said_rows(offer) + under <= self.console.height:
+            offer = ban_offer(position.variant.bonus, hint=not self.settings.analyse)
+            if hint:
+                under += self.said_rows(hint)
+            elif self.must_rows(position, scores) + self.said_rows(offer) + under <= self.console.height:
                 under += self.said_rows(offer)
             else:  # the board and its scores first: the question itself says what to type
                 self._left_out = offer
             self.show(position, header, note, scores, title=title, under=under, words=words)
+            if hint:
+                self.say(hint)
+            return
+        if hint:
+            self.say(hint)
             return
         if self._in_colour(position):
             self.console.print(board_text(position, wide=self.settings.analyse))
