@@ -12,6 +12,7 @@ import sys
 import urllib.request
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from rich.console import Console
 
@@ -450,6 +451,44 @@ def test_while_the_hint_waits_for_the_engine_s_first_compile_the_status_says_so(
     answer = game.hint(position)
     assert answer["value"] == 0.6  # the engine's: it was waited for
     assert MESSAGE in out.getvalue()
+
+
+def test_ctrl_c_during_a_hint_ends_at_once_and_tells_the_hint_to_stop(monkeypatch) -> None:
+    """Review: Ctrl-C while a hint was worked out waited for it to finish
+    (the solver's search holds the thread it runs in up to its 0.5 s, and
+    a first hint waits for the engine's compile).  The hint is worked out
+    in a thread of its own: Ctrl-C goes up at once, while the hint still
+    runs, and its solver is told to stop."""
+    import os
+    import signal
+    import threading
+
+    from c4lab.server import review
+
+    seen: list[Solver] = []
+    returned = threading.Event()
+
+    def slow_hint(position: Position, adviser: object, timeout: float | None = None,
+                  solver: Solver | None = None) -> dict[str, object]:
+        assert solver is not None
+        seen.append(solver)
+        os.kill(os.getpid(), signal.SIGINT)  # the person's Ctrl-C, while the hint is under way
+        for _ in range(600):  # until told to stop (a minute at most)
+            if solver.cancelled:
+                break
+            threading.Event().wait(0.1)
+        returned.set()
+        return {"columns": []}
+
+    monkeypatch.setattr(review, "hint", slow_hint)
+    settings = GameSettings(board="7x6", players=("human", "human"), first="1", analyse=True)
+    game = TerminalGame(settings, console=Console(file=io.StringIO(), width=100))
+    game.adviser = _Adviser()  # type: ignore[assignment]
+    with pytest.raises(KeyboardInterrupt):
+        game.hint(Position.parse("7x6:d"))
+    assert seen and seen[0].cancelled
+    assert returned.wait(10)  # the hint, told to stop, ended on its own
+    assert "7x6:d" not in game.hints
 
 
 def test_a_lone_e_asks_before_leaving_the_analysis_board_in_its_own_words() -> None:

@@ -15,7 +15,7 @@ import contextlib
 import random
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from rich.console import Console
 
@@ -45,6 +45,45 @@ LINE_OVER = f"The game is over: {LINE_OVER_KEYS}."
 LINE_OVER_PROMPT = "u or e: "
 
 
+#: The name of the thread a hint is worked out in (``AnalysisBoard.hint``).
+HINT_THREAD = "c4lab-hint"
+
+T = TypeVar("T")
+
+
+def in_thread(work: Callable[[], T], name: str, on_ctrl_c: Callable[[], bool]) -> T:
+    """``work()``'s result (or its exception), worked out in a daemon
+    thread named ``name`` while this one waits in steps of 0.1 s, so that
+    Ctrl-C is seen at once (compiled code that runs in this thread holds a
+    Ctrl-C back until it returns): ``on_ctrl_c`` is then called, and the
+    wait goes on where it returns True (``work`` was told to stop and
+    returns what it has), else the ``KeyboardInterrupt`` goes up at once
+    (the thread, told to stop, ends on its own)."""
+    outcome: list[tuple[bool, Any]] = []
+
+    def run() -> None:
+        try:
+            outcome.append((True, work()))
+        except BaseException as exc:  # noqa: BLE001 (raised again in the waiting thread)
+            outcome.append((False, exc))
+
+    worker = threading.Thread(target=run, name=name, daemon=True)
+    begun = False
+    while not begun or worker.is_alive():
+        try:
+            if not begun:  # in the try: a Ctrl-C as it starts (``start`` waits for the thread) is seen too
+                begun = True
+                worker.start()
+            worker.join(0.1)
+        except KeyboardInterrupt:
+            if not on_ctrl_c():
+                raise
+    done, value = outcome[0]
+    if not done:
+        raise value
+    return cast(T, value)
+
+
 class AnalysisBoard(TerminalScreen):
     """The analysis board's half of a session at a terminal: its hints,
     kept by position, and its line of moves."""
@@ -66,15 +105,25 @@ class AnalysisBoard(TerminalScreen):
         them; ``s`` solves on from it), and scored again from what was
         solved since (``known_hint``: the line stepped into and back)."""
         # lazy: only the analysis board needs the server's hint
-        from c4lab.server.review import HINT_SPEC, hint, known_hint, prepares_the_engine
+        from c4lab.server.review import HINT_SPEC, TABLE_SIZE, hint, known_hint, prepares_the_engine
+        from c4lab.solver import Solver
 
         if position.notation not in self.hints:
+            if self.adviser is None:
+                self.adviser = make_agent(HINT_SPEC)
+            adviser, solver = self.adviser, Solver(TABLE_SIZE)
             # a second or two, a minute on the first start: never a silent screen; the engine's warm-up,
-            # in a thread of its own, is announced as this hint's (it may wait for it)
-            with self._busy(SCORING, helpers=prepares_the_engine):
-                if self.adviser is None:
-                    self.adviser = make_agent(HINT_SPEC)
-                self.hints[position.notation] = hint(position, self.adviser)
+            # in a thread of its own, is announced as this hint's (it may wait for it).  In a thread, so that
+            # Ctrl-C ends the board at once: the solver's search holds this thread up to its 0.5 s, and the
+            # first hint waits for the engine's compile
+
+            def give_up() -> bool:  # Ctrl-C: the work told to stop, the board left at once
+                solver.cancel()
+                return False
+
+            with self._busy(SCORING, helpers=lambda thread: thread.name == HINT_THREAD or prepares_the_engine(thread)):
+                self.hints[position.notation] = in_thread(
+                    lambda: hint(position, adviser, solver=solver), HINT_THREAD, give_up)
         else:  # a move left open is exact once the position it leads to was solved (a line stepped into)
             self.hints[position.notation] = known_hint(position, self.hints[position.notation])
         return self.hints[position.notation]
@@ -132,19 +181,16 @@ class AnalysisBoard(TerminalScreen):
         seconds = DEEPER[-1]
         self.say(f"Solving {', '.join(left)} for up to {seconds:g} s (Ctrl-C stops)...")
         solver = Solver(TABLE_SIZE)
-        found: list[dict[str, Any]] = []
-        worker = threading.Thread(target=lambda: found.append(deeper_hint(position, answer, seconds, solver)),
-                                  name="solve-on", daemon=True)
-        worker.start()
-        stopped = False
-        while worker.is_alive():
-            try:
-                worker.join(0.1)
-            except KeyboardInterrupt:
-                solver.cancel()
-                stopped = True
-        if found:
-            self.hints[position.notation] = answer = found[0]
+        stops: list[bool] = []
+
+        def stop() -> bool:  # Ctrl-C: the search stops, and what it solved by then is kept
+            solver.cancel()
+            stops.append(True)
+            return True
+
+        self.hints[position.notation] = answer = in_thread(
+            lambda: deeper_hint(position, answer, seconds, solver), "c4lab-solve-on", stop)
+        stopped = bool(stops)
         still = [c["column"] for c in answer["columns"] if not c["exact"]]
         solved = [column for column in left if column not in still]
         said = f"Solved {', '.join(solved)}" if solved else "Nothing more solved"
