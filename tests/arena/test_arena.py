@@ -1020,6 +1020,27 @@ def test_an_arena_config_refuses_openings_that_are_no_starts_and_keeps_them_cano
     assert ArenaConfig(("random", "heuristic"), openings=("5x4:b",)).openings == ("5x4:b",)
 
 
+def test_openings_replace_the_board_and_the_random_moves_which_the_config_neither_takes_nor_writes():
+    """Review: ``c4lab arena --openings`` wrote ``"board": "classic",
+    "plies": 2`` in ``--json``'s config (and the results header) of a run
+    on openings of 9x8, settings no game used; and from Python a board
+    given with openings was ignored without a word (the command refuses
+    it)."""
+    config = ArenaConfig(("random", "heuristic"), openings=("9x8/Xd3:d",))
+    data = config.to_dict()
+    assert "board" not in data and "plies" not in data and "bonus" not in data
+    assert data["openings"] == ["9x8/Xd3:d"] and ArenaConfig.from_dict(data) == config
+    # a header written before, from Python, with a board beside the openings: read, the board dropped
+    assert ArenaConfig.from_dict({**data, "board": "5x4", "plies": 3}) == config
+    for given, said in (({"board": "9x8"}, "board"), ({"plies": 4}, "plies"), ({"bonus": True}, "bonus")):
+        with pytest.raises(SettingError, match=rf"^ArenaConfig\.openings give the start positions; "
+                                               rf"ArenaConfig\.{said} cannot be given with them$") as refused:
+            ArenaConfig(("random", "heuristic"), openings=("9x8/Xd3:d",), **given)
+        assert refused.value.field == said
+    plain = ArenaConfig(("random", "heuristic"), board="9x8/Xd3").to_dict()
+    assert (plain["board"], plain["plies"], plain["bonus"]) == ("9x8/Xd3", 2, False)
+
+
 def test_a_run_resumed_under_another_test_or_none_has_its_header_say_so(tmp_path):
     """The header keeps the test of the run that wrote last: the report
     tells what the arena told, not what an earlier run was tested by."""

@@ -161,6 +161,12 @@ class ArenaConfig:
         ``SettingError`` naming it: a results file's header whose openings
         were edited (``"zzz"``, a finished game) was read without a word,
         and its report told of starts no game was played from."""
+        if self.openings:  # they are the starts: a board or random moves given with them would be ignored
+            given = [name for name, default in (("board", CLASSIC), ("bonus", False), ("plies", 2))
+                     if getattr(self, name) != default]
+            if given:
+                raise SettingError(given[0], f"{{openings}} give the start positions; {{{given[0]}}} cannot be "
+                                             "given with them")
         named = []
         for number, opening in enumerate(self.openings, 1):
             try:
@@ -324,11 +330,17 @@ class ArenaConfig:
     # -- (de)serialisation, for the results file's header -------------------
 
     def to_dict(self) -> dict[str, Any]:
-        """The config as plain JSON values (the results file's header)."""
+        """The config as plain JSON values (the results file's header);
+        with ``openings``, without ``board``, ``bonus`` and ``plies``, which
+        they replace (``c4lab arena --json`` said ``"board": "classic",
+        "plies": 2`` of a run on openings of 9x8)."""
         data = {f.name: getattr(self, f.name) for f in fields(self)}
         data["specs"] = list(self.specs)
         data["openings"] = list(self.openings)
         data["extra"] = thaw(self.extra)
+        if self.openings:
+            for name in ("board", "bonus", "plies"):
+                del data[name]
         return data
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -339,7 +351,12 @@ class ArenaConfig:
     def from_dict(cls, data: dict[str, Any]) -> ArenaConfig:
         """The config that ``to_dict`` wrote (a results file's header), checked
         as a new one is: its lists as they are (``tuple()`` of a string,
-        ``"openings": "5x4:ab"``, made each character an opening)."""
+        ``"openings": "5x4:ab"``, made each character an opening).  With
+        openings, a board, bonus or random moves beside them (a header
+        written before 2026-12-05, from Python) are dropped, as the run
+        ignored them."""
+        if data.get("openings"):
+            data = {key: value for key, value in data.items() if key not in ("board", "bonus", "plies")}
         return cls(**{"openings": (), **data})
 
     # -- the schedule ------------------------------------------------------
