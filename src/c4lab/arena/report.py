@@ -478,8 +478,8 @@ def render_text(summary: Summary) -> str:
     if unplayed_note(summary):
         console.print(f"{unplayed_note(summary)}.", markup=False)
     table("Pairings (first agent's view)", PAIRING_COLUMNS, pairing_rows(summary), ("first", "second"))
-    if repeat_note(summary):
-        console.print(f"{repeat_note(summary)}.", markup=False)
+    if repeated := repeat_note(summary):
+        console.print(f"{repeated}.", markup=False)
     if _has_gaps(summary):
         console.print(NOTE)
     if _has_small_sample(summary):
@@ -737,6 +737,9 @@ def _html(summary: Summary, images: dict[str, bytes], stopped: str | None = None
     setting = esc(describe_setting(config)) + (
         f"; stopped early: {esc(stopped)}" if stopped else f"; {esc(sprt)}" if sprt else ""
     )
+    def sentence(note: str | None) -> str:  # a note, where there is one, as a paragraph
+        return f"<p>{esc(note)}.</p>" if note else ""
+
     header, *rows = cross_rows(summary)
     cross = f"<h2>Cross table</h2>\n{table(header, rows)}" if len(summary.table.agents) > 2 else ""
     fitted = (f"<h2>Fitted ratings</h2>\n{table(RATING_COLUMNS, rating_rows(summary))}\n<p>{esc(rating_note(summary))}</p>"
@@ -757,11 +760,11 @@ figcaption {{ font-size: 0.9em; color: #444; }}
 <p>{summary.games} games: {setting}.</p>
 <h2>Ranking</h2>
 {table(STANDING_COLUMNS, standing_rows(summary))}
-{f"<p>{esc(left_out_note(summary) or '')}.</p>" if left_out_note(summary) else ""}
-{f"<p>{esc(unplayed_note(summary) or '')}.</p>" if unplayed_note(summary) else ""}
+{sentence(left_out_note(summary))}
+{sentence(unplayed_note(summary))}
 <h2>Pairings</h2>
 {table(PAIRING_COLUMNS, pairing_rows(summary))}
-{f"<p>{esc(repeat_note(summary) or '')}.</p>" if repeat_note(summary) else ""}
+{sentence(repeat_note(summary))}
 {f"<p>{esc(NOTE)}</p>" if _has_gaps(summary) else ""}
 {f"<p>{esc(SMALL_NOTE.format(small=SMALL_SAMPLE))}.</p>" if _has_small_sample(summary) else ""}
 {f"<p>&gt;= / &lt;=: {esc(NO_ESTIMATE)}.</p>" if _has_bounds(summary) else ""}
