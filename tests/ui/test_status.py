@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import io
+import re
 import sys
+import threading
 
 import pytest
 
@@ -86,3 +88,21 @@ def test_the_time_left_leaves_out_the_first_games_which_carry_the_compiling(monk
         "games 2/20  a 1 - 1 b  (19 s, about 171 s left)",
         "games 4/20  a 2 - 2 b  (20 s, about 4 s left)",
     ]
+
+
+def test_without_a_terminal_a_line_comes_every_so_often_even_while_no_game_ends(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review: under ``nohup`` a first run said nothing while its first pair
+    waited for the agents' compile (and "at least every 60 s" held only
+    while games ended): a line now comes every ``plain_every`` seconds
+    whatever happens, saying that no game has ended yet if none has."""
+    log = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", log)
+    with games_bar(20, plain_every=0.05) as progress:
+        progress(0, 20, "")
+        for _ in range(200):  # until the first line comes (0.05 s on an idle machine; 10 s at most)
+            if log.getvalue():
+                break
+            threading.Event().wait(0.05)
+    first = log.getvalue().splitlines()[0]
+    assert re.fullmatch(r"games 0/20  \(\d+ s: no game has ended yet \(a first run compiles the agents before "
+                        r"their first moves\)\)", first), first

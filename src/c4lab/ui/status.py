@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -71,8 +72,10 @@ def games_bar(total: int, plain_every: float = 60.0) -> Iterator[Callable[[int, 
     running score, the time left); yields the function that moves it:
     ``progress(done, total, summary)``.  Where stderr is no terminal (a log
     file, ``nohup``, a job scheduler) a plain line instead, at each tenth of
-    the run and at least every ``plain_every`` seconds of it: a long run
-    that printed nothing until its end could not be followed.  The line
+    the run and at least every ``plain_every`` seconds of it, games ending
+    or not (a first run's first games, which wait for the agents' compile,
+    are said to be under way): a long run that printed nothing until its
+    end could not be followed.  The line
     ends with the seconds so far and, once a game is played, about how many
     are left, from the games this run played (not those a resumed run
     found saved), after its first ones once more came (those carry the
@@ -92,26 +95,54 @@ def games_bar(total: int, plain_every: float = 60.0) -> Iterator[Callable[[int, 
     # the first ones carry the workers' start and, on a first run, their compiling (a run of 23 s said "about
     # 172 s left" after its first pair)
     warm: list[tuple[float, int]] = []
+    latest: dict[str, int | str] = {"done": 0, "total": total, "summary": ""}  # the last call's, for the heartbeat
+    lock = threading.Lock()  # the calls and the heartbeat below print one line at a time
+
+    def plain_line(done: int, total: int, summary: str, now: float, beat: bool = False) -> str:
+        played = done - first[0] if first else 0
+        left = ""
+        if played and done < total:
+            since, then = warm[0] if warm and done > warm[0][1] else (began, first[0])
+            left = f", about {(now - since) / (done - then) * (total - done):.0f} s left"
+        if beat and not played:  # nothing ended yet in this run: a first run compiles the agents first
+            left = ": no game has ended yet (a first run compiles the agents before their first moves)"
+        said = f"  {summary}" if summary else ""
+        return f"games {done}/{total}{said}  ({now - began:.0f} s{left})"
+
     with Progress(*columns, console=stderr_console(), disable=not terminal) as bar:
         task = bar.add_task("games", total=total, summary="")
 
         def progress(done: int, total: int, summary: str) -> None:
             bar.update(task, completed=done, total=total, summary=summary)
-            if not first:
-                first.append(done)
-            now = time.monotonic()
-            if not warm and done > first[0]:
-                warm.append((now, done))
-            if terminal:
-                return
-            tenth = 10 * done // max(total, 1)
-            if done and (tenth > last["tenth"] or now - last["time"] >= plain_every):
-                last.update(time=now, tenth=tenth)
-                played = done - first[0]
-                left = ""
-                if played and done < total:
-                    since, then = warm[0] if warm and done > warm[0][1] else (began, first[0])
-                    left = f", about {(now - since) / (done - then) * (total - done):.0f} s left"
-                click.echo(f"games {done}/{total}  {summary}  ({now - began:.0f} s{left})", err=True)
+            with lock:
+                latest.update(done=done, total=total, summary=summary)
+                if not first:
+                    first.append(done)
+                now = time.monotonic()
+                if not warm and done > first[0]:
+                    warm.append((now, done))
+                if terminal:
+                    return
+                tenth = 10 * done // max(total, 1)
+                if done and (tenth > last["tenth"] or now - last["time"] >= plain_every):
+                    last.update(time=now, tenth=tenth)
+                    click.echo(plain_line(done, total, summary, now), err=True)
 
-        yield progress
+        def heartbeat() -> None:
+            # "at least every plain_every seconds" held only while games ended: a first run's first pair
+            # (compiling) or long games left a log silent for minutes
+            while not over.wait(min(1.0, plain_every / 4)):
+                with lock:
+                    now = time.monotonic()
+                    if now - last["time"] >= plain_every:
+                        last["time"] = now
+                        click.echo(plain_line(int(latest["done"]), int(latest["total"]), str(latest["summary"]), now,
+                                              beat=True), err=True)
+
+        over = threading.Event()
+        if not terminal:
+            threading.Thread(target=heartbeat, name="c4lab-games-heartbeat", daemon=True).start()
+        try:
+            yield progress
+        finally:
+            over.set()
