@@ -106,7 +106,7 @@ class AnalysisBoard(TerminalScreen):
         solved since (``known_hint``: the line stepped into and back)."""
         # lazy: only the analysis board needs the server's hint
         from c4lab.server.review import HINT_SPEC, TABLE_SIZE, hint, known_hint, prepares_the_engine
-        from c4lab.solver import Solver
+        from c4lab.solver import Solver  # lazy: as above
 
         if position.notation not in self.hints:
             if self.adviser is None:
