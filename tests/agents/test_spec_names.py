@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from c4lab.agents import canonical_spec, make_agent
+from c4lab.agents.spec_names import same_agent
 
 
 @pytest.mark.parametrize(("given", "canonical"), [
@@ -44,3 +45,18 @@ def test_a_canonical_spec_is_left_as_it_is(spec: str) -> None:
 ])
 def test_a_spec_that_does_not_parse_is_left_to_make_agent(spec: str) -> None:
     assert canonical_spec(spec) == spec
+
+
+@pytest.mark.parametrize(("first", "second", "same"), [
+    ("master", "master:time=1", True),  # master's default budget written out
+    ("random", "random:seed=none", True),
+    ("master", "master:time=2", False),
+    ("random", "random:seed=1", False),  # a fixed seed is another agent than a fresh one each game
+    ("hard", "uct", False),  # another name, whatever it plays
+    ("nobody", "nobody:depth=1", False),  # an unknown agent: not told
+])
+def test_same_agent_fills_in_the_defaults_a_spec_leaves_out(first: str, second: str, same: bool) -> None:
+    """Review: ``master`` and ``master:time=1`` passed as two agents in an
+    arena run (their canonical specs differ, as a default written out is
+    kept): ``same_agent`` tells them apart from agents that differ."""
+    assert same_agent(first, second) is same

@@ -1041,6 +1041,17 @@ def test_openings_replace_the_board_and_the_random_moves_which_the_config_neithe
     assert (plain["board"], plain["plies"], plain["bonus"]) == ("9x8/Xd3", 2, False)
 
 
+def test_one_agent_under_two_names_is_noted_before_the_run(tmp_path):
+    """Review: ``master`` and ``master:time=1`` (its default written out)
+    were ranked as two agents without a word.  They still play (a pairing
+    of an agent with itself is a check some runs want), with a note."""
+    notes: list[str] = []
+    config = ArenaConfig(("random:seed=none", "random"), games=2, board="4x4")
+    run_arena(config, tmp_path / "a.jsonl", executor=LocalExecutor(1), on_note=notes.append)
+    assert ("random:seed=none and random are one agent (one spec writes out the other's defaults): "
+            "the run counts its games under both names") in notes
+
+
 def test_a_run_resumed_under_another_test_or_none_has_its_header_say_so(tmp_path):
     """The header keeps the test of the run that wrote last: the report
     tells what the arena told, not what an earlier run was tested by."""

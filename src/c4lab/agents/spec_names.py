@@ -20,7 +20,7 @@ from typing import Any
 
 from c4lab.agents.base import AgentInfo, SpecError, agent_infos, parse_spec
 
-__all__ = ["canonical_spec"]
+__all__ = ["canonical_spec", "same_agent"]
 
 
 #: Specs already put in canonical form (a results file names its agents once a game, a million times).
@@ -60,6 +60,36 @@ def _canonical(spec: str) -> str | None:
         return None
     ordered = [f"{p.name}={values[p.name]}" for p in info.params if p.name in values]
     return f"{name}:{','.join(ordered)}"
+
+
+def same_agent(first: str, second: str) -> bool:
+    """Whether two specs that differ build the same agent: the same name, and
+    the same value of every parameter once the defaults (the agent's, a
+    preset's) fill in what a spec leaves out: ``master`` and
+    ``master:time=1``.  False where either does not parse (as
+    ``canonical_spec``)."""
+    ours, theirs = _every_value(first), _every_value(second)
+    return ours is not None and ours == theirs
+
+
+def _every_value(spec: str) -> tuple[str, tuple[tuple[str, str], ...]] | None:
+    """``spec``'s agent and the value of each of its parameters, written as
+    ``canonical_spec`` writes them, the defaults filled in; ``None`` for a
+    spec that does not parse."""
+    try:
+        name, raw = parse_spec(spec)
+    except SpecError:
+        return None
+    info = _info(name)
+    if info is None or any(key not in {p.name for p in info.params} for key in raw):
+        return None
+    given = {**info.defaults, **raw}
+    try:
+        values = tuple((p.name, _text(p.convert(name, given[p.name]) if p.name in given else p.default))
+                       for p in info.params)
+    except SpecError:
+        return None
+    return name, values
 
 
 def _info(name: str) -> AgentInfo | None:

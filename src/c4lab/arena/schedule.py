@@ -23,7 +23,7 @@ from typing import Any
 import c4lab.engine.client  # noqa: F401  (registers 'engine:cmd=...': the arena is local, programs may play)
 from c4lab.agents import SpecError, make_agent
 from c4lab.agents.base import refuse_a_person
-from c4lab.agents.spec_names import canonical_spec
+from c4lab.agents.spec_names import canonical_spec, same_agent
 from c4lab.arena.frozen_json import freeze, thaw
 from c4lab.arena.match import random_moves
 from c4lab.rules import Position, PositionError, SecondBonusCellError, Variant
@@ -249,7 +249,12 @@ class ArenaConfig:
             return f"{called[field]} {value:g}" if field in called else f"{field}={value:g}"
 
         boards = self.boards()
-        notes: list[str] = []
+        # one agent under two names (the defaults written out): not refused, as a pairing of an agent with
+        # itself is a check some runs want, but said (a results file's names are kept as given, so folding
+        # them would make runs written before read as another experiment)
+        notes = [f"{first} and {second} are one agent (one spec writes out the other's defaults): "
+                 "the run counts its games under both names" for n, first in enumerate(self.specs)
+                 for second in self.specs[n + 1:] if same_agent(first, second)]
         engines: dict[str, str] = {}
         for spec in self.specs:
             try:
