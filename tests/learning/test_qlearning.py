@@ -318,6 +318,11 @@ def test_train_qlearning_writes_the_table_the_curve_and_its_plot(tmp_path: Path)
     assert [int(r["episodes"]) for r in rows] == [1000, 2000, 3000]
     assert {"random win_rate", "minimax:depth=2 win_rate", "states", "epsilon"} <= set(rows[0])
     assert (tmp_path / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # the page, as the n-tuple learner's: the plot embedded, and each evaluation's games against each opponent
+    page = (tmp_path / "curve.html").read_text()
+    assert page.count("data:image/png;base64,") == 1 and "<th>vs minimax:depth=2</th>" in page
+    assert re.search(r"<td>3,000</td>.*<td>\d / \d / \d, \d+\.\d%</td>", page)
+    assert f"learning curve: {tmp_path / 'curve.csv'}, {tmp_path / 'curve.png'}, {tmp_path / 'curve.html'}" in result.output
     move = CliRunner().invoke(main, ["move", "4x4", "--agent", f"qlearning:table={out}"])
     assert move.exit_code == 0 and move.output.strip() in "abcd"
 

@@ -80,7 +80,7 @@ def train() -> None:
               help="Games per evaluation against random and minimax:depth=2 (half as A, half as B).")
 @click.option("--out", type=click.Path(dir_okay=False), callback=writable_output, default=None, help="Table file (default: qlearning-BOARD.npz).")
 @click.option("--curve", type=click.Path(dir_okay=False), callback=writable_output, default=None,
-              help="Learning curve: writes CURVE.csv and CURVE.png (default: the table's name + '-curve').")
+              help="Learning curve: writes CURVE.csv, CURVE.png and CURVE.html (default: the table's name + '-curve').")
 @click.option("--seed", type=INT64, **default_from(*QTRAIN, "seed"),
               help="The self-play games and the evaluations follow from it.")
 def train_qlearning(board: str, episodes: int, alpha: float, discount: float, epsilon_start: float,
@@ -126,7 +126,7 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
     except ValueError as exc:
         raise BadInput(str(exc)) from None
     prefix = curve or str(table_path.with_suffix("")) + "-curve"
-    for suffix in (".csv", ".png"):  # the curve's files: another run's are never overwritten either
+    for suffix in (".csv", ".png", ".html"):  # the curve's files: another run's are never overwritten either
         if Path(prefix + suffix).exists():
             raise BadInput(f"{prefix}{suffix} exists: choose another --curve, or remove it first (a run never "
                            "overwrites a curve)")

@@ -10,9 +10,7 @@ command refuses it before training: :func:`check_curve`).
 
 from __future__ import annotations
 
-import base64
 import csv
-import html
 import io
 import math
 from dataclasses import dataclass, field
@@ -21,6 +19,7 @@ from pathlib import Path
 from c4lab import atomic
 from c4lab.agents.ntuple_net import RUN_ID
 from c4lab.atomic import replacing
+from c4lab.learning.curve_page import curve_page
 
 SUFFIXES = (".csv", ".png", ".html")
 _FIXED = ["games", "seconds", "accuracy"]
@@ -247,34 +246,17 @@ def write_curve(points: list[CurvePoint], prefix: Path, title: str, columns: tup
     png = buffer.getvalue()
     _, png_path, html_path = curve_paths(prefix)
     atomic.write_bytes(png_path, png)
-    esc = html.escape
-    head = "".join(f"<th>{esc(c)}</th>" for c in ["games", "seconds", "accuracy", *opponents])
-    rows = "".join(
-        "<tr>" + "".join(f"<td>{esc(c)}</td>" for c in [
-            f"{p.games:,}", f"{p.seconds:.0f}", "" if p.accuracy is None else f"{p.accuracy:.1%}",
-            *("" if o not in p.scores else f"{p.scores[o]:.1%}" for o in opponents)]) + "</tr>"
-        for p in points)
+    rows = [[f"{p.games:,}", f"{p.seconds:.0f}", "" if p.accuracy is None else f"{p.accuracy:.1%}",
+             *("" if o not in p.scores else f"{p.scores[o]:.1%}" for o in opponents)] for p in points]
     probes = next((p.probes for p in reversed(points) if p.accuracy is not None and p.probes), None)
     accuracy_note = ""  # none without probes (--probes 0): no accuracy to explain
     if xs:
         which = f"the {probes:,} probe positions" if probes else "the probe positions"
-        accuracy_note = (f"Accuracy: the share of {esc(which)} (random plies, only positions where some move changes "
+        accuracy_note = (f"Accuracy: the share of {which} (random plies, only positions where some move changes "
                          "the result, every move scored by the exact solver) where the greedy network keeps the value"
                          + (f"; one position is {100 / probes:.2g} points of it" if probes else "") + ". ")
-    page = f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>{esc(title)}</title>
-<style>
-body {{ font-family: system-ui, sans-serif; margin: 2em; color: #222; }}
-table {{ border-collapse: collapse; margin: 1em 0; }}
-th, td {{ border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }}
-img {{ max-width: 100%; }}
-</style></head><body>
-<h1>{esc(title)}</h1>
-<p>{accuracy_note}Scores: wins 1, draws 1/2, from short random openings, each side once{esc(games_note)}.</p>
-<figure><img alt="learning curve" src="data:image/png;base64,{base64.b64encode(png).decode()}"></figure>
-<table><tr>{head}</tr>{rows}</table>
-</body></html>
-"""
+    note = f"{accuracy_note}Scores: wins 1, draws 1/2, from short random openings, each side once{games_note}."
+    page = curve_page(title, png, note, ["games", "seconds", "accuracy", *opponents], rows)
     atomic.write_text(html_path, page)
     return [csv_path, png_path, html_path]
 

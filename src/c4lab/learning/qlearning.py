@@ -61,6 +61,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import io
 import math
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -80,6 +81,7 @@ from c4lab.agents.qtable import QTable, action_index, check_board, check_rewards
 from c4lab.atomic import replacing
 from c4lab.ctrl_c import Flag
 from c4lab.game import play_game
+from c4lab.learning.curve_page import curve_page
 from c4lab.learning.ntuple_curve import bare
 from c4lab.learning.settings import OptionOutOfRange
 from c4lab.rules import Position
@@ -460,9 +462,11 @@ def ctrl_c_stops() -> Iterator[StopAsked]:
 # ---------------------------------------------------------------------------
 
 
-def write_curve(curve: list[EvalPoint], prefix: str | Path, title: str = "") -> tuple[Path, Path]:
-    """Write ``PREFIX.csv`` (one row per evaluation) and ``PREFIX.png`` (win and
-    score rates against each opponent over the episodes)."""
+def write_curve(curve: list[EvalPoint], prefix: str | Path, title: str = "") -> tuple[Path, Path, Path]:
+    """Write ``PREFIX.csv`` (one row per evaluation), ``PREFIX.png`` (win and
+    score rates against each opponent over the episodes) and ``PREFIX.html``
+    (the plot and the table of the evaluations, as the n-tuple learner's
+    page: ``learning.curve_page``)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -471,6 +475,7 @@ def write_curve(curve: list[EvalPoint], prefix: str | Path, title: str = "") -> 
     prefix = bare(Path(prefix))
     csv_path = prefix.with_name(prefix.name + ".csv")
     png_path = prefix.with_name(prefix.name + ".png")
+    html_path = prefix.with_name(prefix.name + ".html")
     opponents = list(curve[0].results) if curve else []
     with replacing(csv_path, "w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)
@@ -493,7 +498,8 @@ def write_curve(curve: list[EvalPoint], prefix: str | Path, title: str = "") -> 
     ax.set_xlabel("training episodes")
     ax.set_ylabel("fraction of evaluation games")
     ax.grid(alpha=0.3)
-    ax.set_title(title or "Q-learning: greedy agent against fixed opponents")
+    title = title or "Q-learning: greedy agent against fixed opponents"
+    ax.set_title(title)
     ax2 = ax.twinx()
     ax2.plot(xs, [p.states for p in curve], color="grey", alpha=0.5, linewidth=1, label="positions in table")
     ax2.set_ylabel("positions in table", color="grey")
@@ -501,10 +507,23 @@ def write_curve(curve: list[EvalPoint], prefix: str | Path, title: str = "") -> 
     extra = ax2.get_legend_handles_labels()
     ax.legend(handles[0] + extra[0], handles[1] + extra[1], loc="lower right", fontsize=8)
     fig.tight_layout()
-    with replacing(png_path, "wb") as f:
-        fig.savefig(f, format="png")
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png")
     plt.close(fig)
-    return csv_path, png_path
+    png = buffer.getvalue()
+    with replacing(png_path, "wb") as f:
+        f.write(png)
+    rows = [[f"{p.episodes:,}", f"{p.seconds:.1f}", f"{p.states:,}", f"{p.epsilon:.3f}",
+             *(f"{p.results[o][0]} / {p.results[o][1]} / {p.results[o][2]}, {p.score_rate(o):.1%}" for o in opponents)]
+            for p in curve]
+    games = sum(curve[-1].results[opponents[0]]) if curve and opponents else 0
+    note = (f"The greedy agent (the table's best move; in a position not in the table, a win, a block or a random move) against each "
+            f"opponent, {games:,} games at each point, half of them moving first: wins / draws / losses, and the score "
+            "(wins 1, draws 1/2). Epsilon: the share of exploring moves in training at that point.")
+    with replacing(html_path, "w", encoding="utf-8") as f:
+        f.write(curve_page(title, png, note, ["episodes", "seconds", "positions", "epsilon",
+                                              *(f"vs {o}" for o in opponents)], rows))
+    return csv_path, png_path, html_path
 
 
 def progress_columns() -> tuple[Any, ...]:
