@@ -46,7 +46,13 @@ next.  Measured with ``benchmarks/first_move.py`` (idle, two cores,
 2026-11-29): ``c4lab solve 6x5/Xc2`` right after the first ``c4lab move
 7x6 --agent hard`` went from 3.6-3.7 to 1.0-1.2 s and ``move 6x5/Xc2:dc
 --agent perfect`` from 4.9-5.2 to 1.8-2.1 s; that first ``hard`` move
-itself took 0.1-0.2 s longer (4.23-4.32 against 4.33-4.56 s).  Such a
+itself took 0.1-0.2 s longer (4.23-4.32 against 4.33-4.56 s).  The same
+child then compiles the random playouts of the other kinds of board
+(``rules.kernels.compile_playouts``, about 6 s more on a slow day): the
+level's first move on 9x8/Xd3 after one on 7x6 took 1.47 s once the
+child was done (16 s after the first command, 2026-12-05, a slow day),
+against 3.7-3.9 s started at once, as ``benchmarks/first_move.py`` starts
+it (the child is still on the solver then).  Such a
 child runs at nice 10 and is not counted as other work by a later
 :func:`enabled` (it ends within seconds).
 
@@ -91,6 +97,10 @@ WAIT_LIMIT = 120.0
 #: priority, a child that other work keeps from its core may take ten
 #: times its 4-5 s; the caller then compiles the work itself.
 AHEAD_WAIT_LIMIT = 10.0
+#: How often a wait with ``done`` (``Aside.wait``) reads whether the work
+#: it waits for is on disk, in seconds (a read of the cache's index: a few
+#: milliseconds).
+DONE_CHECK = 0.2
 
 
 def on_disk(py_func: Any, signature: Callable[[str], bool] | None = None) -> bool:
@@ -209,17 +219,25 @@ class Aside:
         self._child.wait()
         self._ended.set()
 
-    def wait(self, limit: float = WAIT_LIMIT) -> bool:
+    def wait(self, limit: float = WAIT_LIMIT, done: Callable[[], bool] | None = None) -> bool:
         """Wait for the child (at most ``limit`` seconds), once; True if it
-        finished its work.  While it waits, numba's compile event is raised
+        finished its work.  With ``done``, only until ``done()`` says that
+        the part of its work the caller needs is on disk (read every
+        ``DONE_CHECK`` seconds; True then): the child goes on with the
+        rest alone.  While it waits, numba's compile event is raised
         in this process, so that the notice "preparing the engine" stays up
         (``c4lab.ui.preparing``, the server's ``warmup.COMPILING``)."""
         if self._waited:
             return False
         self._waited = True
+        deadline = time.monotonic() + limit
         with _compile_event(self.target):
-            ended = self._ended.wait(limit)
-        return ended and self._child.returncode == 0
+            while not self._ended.wait(max(0.0, min(DONE_CHECK, deadline - time.monotonic()))):
+                if done is not None and done():
+                    return True
+                if time.monotonic() >= deadline:
+                    return False
+        return self._child.returncode == 0
 
 
 def start(*targets: str, ahead: bool = False) -> Aside | None:

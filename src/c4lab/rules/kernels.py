@@ -980,6 +980,17 @@ def playout_address(has_bonus: bool, bitboard: bool) -> int:
     return int(address)
 
 
+def compile_playouts() -> None:
+    """Compile (or load from numba's cache) the playout function of every
+    kind of board (``playout_address``): a child compiling ahead runs it
+    (``c4lab.compile_aside``, after a level's first move: the next board
+    a person picks is often of another kind, whose playout was 1.9-2.3 s
+    of that board's first move).  Boards of more than 64 bits (9x8 and
+    larger) first, then those with a bonus cell."""
+    for has_bonus, bitboard in ((False, False), (False, True), (True, True), (True, False)):
+        _playout_function(has_bonus, bitboard)
+
+
 @functools.cache
 def _playout_function(has_bonus: bool, bitboard: bool) -> Any:
     """The compiled playout function of one kind of board, kept here (its
