@@ -484,8 +484,13 @@ def test_ctrl_c_during_a_hint_ends_at_once_and_tells_the_hint_to_stop(monkeypatc
     settings = GameSettings(board="7x6", players=("human", "human"), first="1", analyse=True)
     game = TerminalGame(settings, console=Console(file=io.StringIO(), width=100))
     game.adviser = _Adviser()  # type: ignore[assignment]
-    with pytest.raises(KeyboardInterrupt):
-        game.hint(Position.parse("7x6:d"))
+    # Python's own Ctrl-C, whatever handler an earlier test in this process left installed
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            game.hint(Position.parse("7x6:d"))
+    finally:
+        signal.signal(signal.SIGINT, before)
     assert seen and seen[0].cancelled
     assert returned.wait(10)  # the hint, told to stop, ended on its own
     assert "7x6:d" not in game.hints
