@@ -211,14 +211,20 @@ def interrupted_line() -> str:
     return ("\n" if sys.stderr.isatty() else "") + "interrupted"
 
 
-def waited_on_a_thread(work: Callable[[], T], name: str, on_interrupt: Callable[[], None] | None = None) -> T:
+def waited_on_a_thread(
+    work: Callable[[], T], name: str, on_interrupt: Callable[[], bool | None] | None = None, join: bool = True,
+) -> T:
     """``work()`` run on a daemon thread of its own while this one waits,
     so that Ctrl-C reaches this one at once: Python runs a signal's handler
     only between the main thread's bytecodes, and a compiled kernel can run
     for minutes (hours) in one call.  Its exception is raised here.  An
-    exception in the wait (``KeyboardInterrupt``) calls ``on_interrupt``,
-    which stops the work, waits for it and is raised again; without
-    ``on_interrupt`` the work is left to the process's end."""
+    exception in the wait (``KeyboardInterrupt``, one as the thread starts
+    too) calls ``on_interrupt``, which tells the work to stop: where it
+    returns True the wait goes on (the work returns what it has: the
+    analysis board's ``s``); otherwise the exception is raised again, after
+    the work ended where ``join`` (else at once: a hint, whose engine may
+    think on; the thread ends on its own).  Without ``on_interrupt`` the
+    work is left to the process's end."""
     answer: list[T] = []
     failure: list[BaseException] = []
 
@@ -229,15 +235,21 @@ def waited_on_a_thread(work: Callable[[], T], name: str, on_interrupt: Callable[
             failure.append(exc)
 
     thread = threading.Thread(target=run, name=name, daemon=True)
-    thread.start()
-    try:
-        while thread.is_alive():
+    begun = False
+    while not begun or thread.is_alive():
+        try:
+            if not begun:  # in the try: ``start`` waits for the thread, and a Ctrl-C may come meanwhile
+                begun = True
+                thread.start()
             thread.join(0.1)  # a wait that Ctrl-C interrupts
-    except BaseException:
-        if on_interrupt is not None:
-            on_interrupt()
-            thread.join()
-        raise
+        except BaseException:
+            if on_interrupt is None:
+                raise
+            if on_interrupt():
+                continue
+            if join:
+                thread.join()
+            raise
     if failure:
         raise failure[0]
     return answer[0]

@@ -15,12 +15,13 @@ import contextlib
 import random
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from rich.console import Console
 
 from c4lab.agents import Agent, QuitGame, make_agent
 from c4lab.agents.human import QUIT_WORDS, ban_offer, not_a_key
+from c4lab.ctrl_c import waited_on_a_thread
 from c4lab.game import Turn, play_game
 from c4lab.rules import Move, Position
 from c4lab.rules.setup import starting_position
@@ -47,42 +48,6 @@ LINE_OVER_PROMPT = "u or e: "
 
 #: The name of the thread a hint is worked out in (``AnalysisBoard.hint``).
 HINT_THREAD = "c4lab-hint"
-
-T = TypeVar("T")
-
-
-def in_thread(work: Callable[[], T], name: str, on_ctrl_c: Callable[[], bool]) -> T:
-    """``work()``'s result (or its exception), worked out in a daemon
-    thread named ``name`` while this one waits in steps of 0.1 s, so that
-    Ctrl-C is seen at once (compiled code that runs in this thread holds a
-    Ctrl-C back until it returns): ``on_ctrl_c`` is then called, and the
-    wait goes on where it returns True (``work`` was told to stop and
-    returns what it has), else the ``KeyboardInterrupt`` goes up at once
-    (the thread, told to stop, ends on its own)."""
-    outcome: list[tuple[bool, Any]] = []
-
-    def run() -> None:
-        try:
-            outcome.append((True, work()))
-        except BaseException as exc:  # noqa: BLE001 (raised again in the waiting thread)
-            outcome.append((False, exc))
-
-    worker = threading.Thread(target=run, name=name, daemon=True)
-    begun = False
-    while not begun or worker.is_alive():
-        try:
-            if not begun:  # in the try: a Ctrl-C as it starts (``start`` waits for the thread) is seen too
-                begun = True
-                worker.start()
-            worker.join(0.1)
-        except KeyboardInterrupt:
-            if not on_ctrl_c():
-                raise
-    done, value = outcome[0]
-    if not done:
-        raise value
-    return cast(T, value)
-
 
 class AnalysisBoard(TerminalScreen):
     """The analysis board's half of a session at a terminal: its hints,
@@ -122,8 +87,8 @@ class AnalysisBoard(TerminalScreen):
                 return False
 
             with self._busy(SCORING, helpers=lambda thread: thread.name == HINT_THREAD or prepares_the_engine(thread)):
-                self.hints[position.notation] = in_thread(
-                    lambda: hint(position, adviser, solver=solver), HINT_THREAD, give_up)
+                self.hints[position.notation] = waited_on_a_thread(
+                    lambda: hint(position, adviser, solver=solver), HINT_THREAD, give_up, join=False)
         else:  # a move left open is exact once the position it leads to was solved (a line stepped into)
             self.hints[position.notation] = known_hint(position, self.hints[position.notation])
         return self.hints[position.notation]
@@ -188,7 +153,7 @@ class AnalysisBoard(TerminalScreen):
             stops.append(True)
             return True
 
-        self.hints[position.notation] = answer = in_thread(
+        self.hints[position.notation] = answer = waited_on_a_thread(
             lambda: deeper_hint(position, answer, seconds, solver), "c4lab-solve-on", stop)
         stopped = bool(stops)
         still = [c["column"] for c in answer["columns"] if not c["exact"]]
