@@ -319,7 +319,8 @@ def test_an_absent_player_forfeits_after_the_countdown(store: FailingStore) -> N
         guest = await connected(manager, room, guest_token)
         await manager.handle(room, host, {"type": "move", "move": "d"})
         await manager.disconnect(room, guest)
-        assert presence.absent(room) and room.forfeit_task is not None
+        # the countdown started (on a loaded machine it may already have run out during the broadcast)
+        assert presence.absent(room) and (room.forfeit_task is not None or room.status == "over")
         for _ in range(POLLS):  # the room is over, and the host has been told (a broadcast that follows)
             if room.status == "over" and host.of_type("state")[-1]["room"]["status"] == "over":
                 break
