@@ -153,6 +153,7 @@ def test_a_timeout_gives_no_score_never_a_wrong_one() -> None:
     # (Early classic positions are answered by the database: a bigger board.)
     solution = Solver().solve(Position.parse("9x8:dc"), timeout=0.05)
     assert solution.score is None and solution.timed_out and solution.best_moves == ()
+    assert solution.to_dict()["best_moves"] is None  # not found, as where the best moves alone ran out
 
 
 def test_a_node_limit_gives_no_score_either() -> None:

@@ -73,13 +73,13 @@ class Solution:
     def to_dict(self) -> dict[str, Any]:
         """The ``c4lab solve --json`` record: ``timed_out`` where the limit
         came before all of it was found (the score, or the best moves after
-        it: ``best_moves`` is then null, the score kept)."""
+        it: ``best_moves`` is then null, the score kept if it was found)."""
         return {
             "position": self.position.notation,
             "score": self.score,
             "weak": self.weak,
             "timed_out": self.timed_out or not self.complete,
-            "best_moves": [m.token for m in self.best_moves] if self.complete else None,
+            "best_moves": [m.token for m in self.best_moves] if self.complete and not self.timed_out else None,
             "nodes": self.nodes,
             "time_s": round(self.time_s, 6),
         }
