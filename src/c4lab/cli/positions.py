@@ -309,9 +309,9 @@ def solve(
         finally:
             if note is not None:
                 note.cancel()
-        before = time.monotonic() - began - record["time_s"]  # not the search's: a first start's compiling
+        before = time.monotonic() - began - record["time_s"]  # not the search's: a first start's compiling, or loading it from the cache
         if record["timed_out"] and before >= 1.0 and plain.endswith(" s)"):  # the timeout counts the search only
-            plain = plain[:-1] + f" of search, after {before:.0f} s of preparing the engine: a first start's compiling)"
+            plain = plain[:-1] + f" of search, after {before:.0f} s of preparing the engine, not counted)"
         timed_out += record["timed_out"]
         line.clear()
         return record, plain
