@@ -211,6 +211,36 @@ def interrupted_line() -> str:
     return ("\n" if sys.stderr.isatty() else "") + "interrupted"
 
 
+@contextmanager
+def _stops_held() -> Iterator[None]:
+    """Within the block, the stop signals (:data:`STOP_SIGNALS`) are noted,
+    not acted on, and each one noted is sent again as the block ends, to
+    the handler in place before it: for a step that must not be cut in
+    the middle.  ``Thread.start`` is one: it starts the thread, then waits
+    for it to say so, and a handler that raised in that wait (CI saw a
+    SIGTERM there) left a thread running that ``join`` refused to wait for
+    ("cannot join thread before it is started").  Outside the main thread
+    signals are not handled, and nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[int] = []
+
+    def note(signum: int, frame: FrameType | None) -> None:
+        held.append(signum)
+
+    previous = {}
+    try:
+        for signum in STOP_SIGNALS:
+            previous[signum] = signal.signal(signum, note)
+        yield
+    finally:
+        for signum, disposition in previous.items():
+            signal.signal(signum, disposition)
+        for noted in dict.fromkeys(held):  # also after a failure in the block: a Ctrl-C is never lost
+            signal.raise_signal(noted)  # its handler runs now, here
+
+
 def waited_on_a_thread(
     work: Callable[[], T], name: str, on_interrupt: Callable[[], bool | None] | None = None, join: bool = True,
 ) -> T:
@@ -238,16 +268,17 @@ def waited_on_a_thread(
     begun = False
     while not begun or thread.is_alive():
         try:
-            if not begun:  # in the try: ``start`` waits for the thread, and a Ctrl-C may come meanwhile
-                begun = True
-                thread.start()
+            if not begun:
+                with _stops_held():  # a stop raised in ``start``'s wait would leave a thread no join may wait for
+                    thread.start()
+                    begun = True
             thread.join(0.1)  # a wait that Ctrl-C interrupts
         except BaseException:
             if on_interrupt is None:
                 raise
             if on_interrupt():
                 continue
-            if join:
+            if join and begun:
                 thread.join()
             raise
     if failure:

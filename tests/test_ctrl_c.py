@@ -1,0 +1,51 @@
+"""The stop signals around a wait on a thread (``c4lab.ctrl_c.waited_on_a_thread``):
+a solve, a hint or a book build runs its search on a thread so that Ctrl-C
+(or a SIGTERM) reaches the main thread at once."""
+
+from __future__ import annotations
+
+import signal
+import threading
+
+import pytest
+
+from c4lab.ctrl_c import Stopped, stops_interrupt, waited_on_a_thread
+
+
+def test_a_stop_that_comes_as_the_thread_starts_is_raised_once_the_work_has_stopped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """CI: a SIGTERM to ``c4lab book build`` came while ``Thread.start``
+    waited for the solve's new thread; raised there, it left a thread that
+    ``join`` refused to wait for ("cannot join thread before it is
+    started"): a traceback and status 1 instead of the saved book and 143.
+    Now the signal waits for the start to end, then acts as in the wait:
+    the work is told to stop, ends, and the stop is raised."""
+    original = threading.Thread.start
+
+    def start(self: threading.Thread) -> None:
+        signal.raise_signal(signal.SIGTERM)  # within the start (CI's came in its wait for the thread)
+        original(self)
+
+    told = threading.Event()
+    ended: list[bool] = []
+
+    def work() -> int:
+        told.wait(10)
+        ended.append(told.is_set())
+        return 1
+
+    monkeypatch.setattr(threading.Thread, "start", start)
+    with stops_interrupt(), pytest.raises(Stopped):
+        waited_on_a_thread(work, "test-work", on_interrupt=told.set)
+    assert ended == [True]  # told to stop, and waited for
+
+
+def test_without_a_stop_the_work_s_answer_and_its_exception_come_back() -> None:
+    assert waited_on_a_thread(lambda: 41 + 1, "test-work") == 42
+
+    def fails() -> int:
+        raise ValueError("the work's own error")
+
+    with pytest.raises(ValueError, match="the work's own error"):
+        waited_on_a_thread(fails, "test-work")
