@@ -44,7 +44,14 @@ from c4lab.arena.report import (
 )
 from c4lab.arena.results import ResultsError, open_results, read_results
 from c4lab.arena.runner import run_arena, running_summary
-from c4lab.arena.schedule import ArenaConfig, ArenaError, ArenaTypeError, SettingError, read_openings
+from c4lab.arena.schedule import (
+    ArenaConfig,
+    ArenaError,
+    ArenaTypeError,
+    SettingError,
+    agent_labels,
+    read_openings,
+)
 from c4lab.arena.sprt import SPRT
 from c4lab.cli import main
 from c4lab.cli.arena import OPTION_OF
@@ -2023,3 +2030,34 @@ def test_the_report_of_an_unfinished_run_says_so(tmp_path):
     assert cut.exit_code == 0
     assert ("note: the run is unfinished: 2 of its 4 games played (the same c4lab arena command resumes it)"
             in cut.stderr)
+
+
+def test_an_agent_that_gives_a_name_goes_by_it_in_the_report_and_the_progress_line(tmp_path):
+    """``engine:cmd=...,name=mine``: its name was ignored, and every table
+    showed the whole spec, command line and all."""
+    engine = "engine:cmd=c4lab engine --agent heuristic,name=heur"
+    games = [Game("7x6:adcdcdcd", "A", engine, "random:seed=3", "7x6", 0, 0, 0),
+             Game("7x6:adcdcdcd", "A", "random:seed=3", engine, "7x6", 0, 0, 1)]
+    config = ArenaConfig((engine, "random:seed=3"), games=2)
+    summary = summarise(config, games)
+    text = render_text(summary)
+    assert re.search(r"│ 1 +│ heur +│", text) and re.search(r"│ heur +│ random:seed=3 +│", text)
+    assert f"Named by their name=: heur = {engine}." in " ".join(text.split())
+    assert "cmd=" not in text.replace(f"heur = {engine}", "")  # the spec appears in that note only
+    assert summary.to_dict()["standings"][0]["name"] == "heur"
+    assert summary.to_dict()["standings"][0]["spec"] == engine  # the results and the JSON keep the spec
+    assert running_summary(config, games) == "heur 1 - 1 random:seed=3"
+    write_report(summary, tmp_path / "rep")
+    page = (tmp_path / "rep" / "report.html").read_text()
+    assert "<td>heur</td>" in page and html.escape(f"heur = {engine}") in page
+
+
+@pytest.mark.parametrize(("specs", "named"), [
+    (("engine:cmd=./a,name=x", "engine:cmd=./b,name=x"), {}),  # two alike: neither
+    (("engine:cmd=./a,name=random", "random"), {}),  # the name of another spec: the spec
+    (("engine:cmd=./a,name=a", "engine:cmd=./b"), {"engine:cmd=./a,name=a": "a"}),
+    (("heuristic", "random:seed=1"), {}),
+])
+def test_a_name_that_would_read_as_another_agent_names_nobody(specs, named):
+    assert agent_labels(specs) == named
+    assert [ArenaConfig(specs).label(spec) for spec in specs] == [named.get(spec, spec) for spec in specs]

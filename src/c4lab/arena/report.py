@@ -21,7 +21,7 @@ from c4lab import atomic
 from c4lab.arena import standings, stats
 from c4lab.arena.games import Game
 from c4lab.arena.ratings import Rating, fit_ratings
-from c4lab.arena.schedule import ArenaConfig
+from c4lab.arena.schedule import ArenaConfig, agent_labels
 
 
 @dataclass(frozen=True)
@@ -60,6 +60,10 @@ class Summary:
     #: playing A, is counted once (``repeat_note``); None: as many as ``games``.
     distinct_games: int | None = None
 
+    def label(self, spec: str) -> str:
+        """``spec``'s name in the tables and plots (``ArenaConfig.label``)."""
+        return self.config.label(spec)
+
     def to_dict(self) -> dict[str, Any]:
         """The summary as plain JSON values (a number that is not finite,
         as an Elo of a clean sweep, as ``null``)."""
@@ -95,7 +99,7 @@ class Summary:
             "distinct_games": self.games if self.distinct_games is None else self.distinct_games,
             "standings": [
                 {
-                    "spec": s.agent, "games": s.games, "score": s.score, "wins": s.wins, "draws": s.draws,
+                    "spec": s.agent, "name": self.label(s.agent), "games": s.games, "score": s.score, "wins": s.wins, "draws": s.draws,
                     "losses": s.losses, "forfeits": self.forfeit_counts.get(s.agent, 0), "elo": number(s.elo),
                     "elo_bound": bound(s.wins, s.draws, s.losses), "elo_ci": interval((s.elo_low, s.elo_high)),
                     "mean_move_s": timed(s.agent, 0),
@@ -132,6 +136,17 @@ class Summary:
             # the virtual draws a pairing the fit took: 0, or 1 where the games alone fit no finite ratings
             "ratings_prior_draws": None if not self.ratings else self.ratings[0].prior,
         }
+
+
+#: Under the ranking, when an agent goes by its ``name=``: which spec each name stands for.
+NAMES_NOTE = "Named by their name=: {names}"
+
+
+def names_note(summary: Summary) -> str | None:
+    """``NAMES_NOTE`` with each name and its spec, or ``None`` when every
+    agent is shown by its spec."""
+    labels = agent_labels(summary.config.specs)
+    return NAMES_NOTE.format(names="; ".join(f"{name} = {spec}" for spec, name in labels.items())) if labels else None
 
 
 def summarise(config: ArenaConfig, games: Sequence[Game]) -> Summary:
@@ -314,7 +329,7 @@ def unplayed_note(summary: Summary) -> str | None:
     """``UNPLAYED_NOTE`` naming the run's agents that played no game, or ``None``."""
     played = {agent for pairing in summary.pairings if pairing.games.games for agent in (pairing.first, pairing.second)}
     missing = [spec for spec in summary.config.specs if spec not in played]
-    return UNPLAYED_NOTE.format(agents=", ".join(missing)) if missing else None
+    return UNPLAYED_NOTE.format(agents=", ".join(map(summary.label, missing))) if missing else None
 
 
 #: Under the pairings, when some games repeat others move for move: the warning the run gave before its games
@@ -363,7 +378,7 @@ def standing_rows(summary: Summary) -> list[list[str]]:
     """The ranking as text cells (``STANDING_COLUMNS``), best first."""
     return [
         [
-            str(rank), s.agent, str(s.games), f"{s.score:g}", f"{100 * s.fraction:.1f}", str(s.wins), str(s.draws),
+            str(rank), summary.label(s.agent), str(s.games), f"{s.score:g}", f"{100 * s.fraction:.1f}", str(s.wins), str(s.draws),
             str(s.losses), str(summary.forfeit_counts.get(s.agent, 0)), _estimate(s.elo, s.wins, s.draws, s.losses), _interval(s.elo_low, s.elo_high),
             _seconds(summary.move_times.get(s.agent)),
         ]
@@ -375,7 +390,7 @@ def pairing_rows(summary: Summary) -> list[list[str]]:
     """The pairings as text cells (``PAIRING_COLUMNS``)."""
     return [
         [
-            p.first, p.second, str(p.games.games), f"{p.games.wins}-{p.games.draws}-{p.games.losses}",
+            summary.label(p.first), summary.label(p.second), str(p.games.games), f"{p.games.wins}-{p.games.draws}-{p.games.losses}",
             "/".join(map(str, p.pairs.counts)), _estimate(p.games.elo, p.games.wins, p.games.draws, p.games.losses), _interval(*p.games.elo_interval()),
             _interval(*p.pairs.elo_interval()), _percent(p.games.los) if _has_test(p.games) else NOT_AVAILABLE,
             _percent(p.pairs.los) if _has_pair_test(p.pairs) else NOT_AVAILABLE,
@@ -390,7 +405,7 @@ def pairing_rows(summary: Summary) -> list[list[str]]:
 def rating_rows(summary: Summary) -> list[list[str]]:
     """The fitted ratings as text cells (``RATING_COLUMNS``), best first;
     none where there are none (agents that do not all meet)."""
-    return [[str(k), r.agent, _elo(r.elo), f"[{_elo(r.low)}, {_elo(r.high)}]"]
+    return [[str(k), summary.label(r.agent), _elo(r.elo), f"[{_elo(r.low)}, {_elo(r.high)}]"]
             for k, r in enumerate(summary.ratings or (), 1)]
 
 
@@ -402,7 +417,7 @@ def _rated(summary: Summary) -> bool:
 
 def forfeit_rows(summary: Summary) -> list[list[str]]:
     """The games lost by forfeit as text cells (``FORFEIT_COLUMNS``)."""
-    return [[f["agent"], f["against"], str(f["pairing"]), str(f["pair"]), str(f["game"]), f["position"], f["reason"],
+    return [[summary.label(f["agent"]), summary.label(f["against"]), str(f["pairing"]), str(f["pair"]), str(f["game"]), f["position"], f["reason"],
              f["detail"]]
             for f in summary.forfeits]
 
@@ -411,13 +426,13 @@ def cross_rows(summary: Summary) -> list[list[str]]:
     """The cross table: a header row of agents, then each agent's score/games
     against each column (ranking order)."""
     order = summary.table.agents
-    rows = [["", *order]]
+    rows = [["", *map(summary.label, order)]]
     for r in order:
         cells = []
         for c in order:
             cell = summary.table.cell(r, c) if r != c else None
             cells.append("" if cell is None else f"{cell.score:g}/{cell.games}" if cell.games else "-")
-        rows.append([r, *cells])
+        rows.append([summary.label(r), *cells])
     return rows
 
 
@@ -473,6 +488,8 @@ def render_text(summary: Summary) -> str:
         console.width = NARROWEST
 
     table(f"Ranking ({summary.games} game{'' if summary.games == 1 else 's'})", STANDING_COLUMNS, standing_rows(summary), ("agent",))
+    if names := names_note(summary):
+        console.print(f"{names}.", markup=False)
     if left_out_note(summary):
         console.print(f"{left_out_note(summary)}.")
     if unplayed_note(summary):
@@ -528,8 +545,9 @@ def plot_cross_table(summary: Summary) -> bytes:
     grid = [[math.nan if r == c else summary.table.cell(r, c).fraction for c in order] for r in order]
     fig, ax = plt.subplots(figsize=(1.6 + 1.1 * n, 1.2 + 0.9 * n))
     image = ax.imshow(grid, cmap="RdYlGn", vmin=0, vmax=1)
-    ax.set_xticks(range(n), order, rotation=30, ha="right")
-    ax.set_yticks(range(n), order)
+    names = [summary.label(agent) for agent in order]
+    ax.set_xticks(range(n), names, rotation=30, ha="right")
+    ax.set_yticks(range(n), names)
     for i in range(n):
         for j in range(n):
             if not math.isnan(grid[i][j]):
@@ -609,14 +627,14 @@ def plot_elo(summary: Summary) -> bytes:
                             arrowprops={"arrowstyle": "-|>", "color": "C0", "linewidth": 1.2})
     if opened:
         ax.set_xlim(left - reach, right + reach)
-    ax.set_yticks(range(len(points)), [p.agent + (f" ({p.bound}{_elo(p.elo)})" if p.bound else "") for p in points])
+    ax.set_yticks(range(len(points)), [summary.label(p.agent) + (f" ({p.bound}{_elo(p.elo)})" if p.bound else "") for p in points])
     ax.invert_yaxis()
     ax.axvline(0, color="grey", linewidth=0.8)
     ax.set_xlabel("Elo against the rest of the field (95% interval"
                   + ("; an arrow: no end on that side" if opened else "")
                   + ("; hollow: a bound, all won or all lost" if any(p.bound for p in points)
                      else "") + ")")
-    unplayed = [s.agent for s in standings if s.games == 0]
+    unplayed = [summary.label(s.agent) for s in standings if s.games == 0]
     ax.set_title("Elo" + (f" (not shown, no game yet: {', '.join(unplayed)})" if unplayed else ""))
     data = _figure_png(fig)
     plt.close(fig)
@@ -651,7 +669,7 @@ def plot_by_size(summary: Summary) -> bytes:
         xs = [i for i, b in enumerate(names) if b in row]
         ys = [row[names[i]][0] / row[names[i]][1] for i in xs]
         centres = [x - 0.4 + (k + 0.5) * width for x in xs]
-        bars = ax.bar(centres, ys, width=width, label=spec)
+        bars = ax.bar(centres, ys, width=width, label=summary.label(spec))
         ax.plot(centres, ys, "o", color=bars.patches[0].get_facecolor() if bars.patches else None,
                 markersize=4, clip_on=False)  # a score of 0 is a dot on the axis, not an empty place
     ax.set_xticks(range(len(sizes)), [f"{b} ({n})" for b, n in sizes.items()], rotation=45)
@@ -760,6 +778,7 @@ figcaption {{ font-size: 0.9em; color: #444; }}
 <p>{summary.games} games: {setting}.</p>
 <h2>Ranking</h2>
 {table(STANDING_COLUMNS, standing_rows(summary))}
+{sentence(names_note(summary))}
 {sentence(left_out_note(summary))}
 {sentence(unplayed_note(summary))}
 <h2>Pairings</h2>

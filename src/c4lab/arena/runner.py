@@ -49,10 +49,10 @@ def running_summary(config: ArenaConfig, games: list[Game]) -> str:
         forfeits += game.forfeit is not None
     if len(config.specs) == 2:
         first, second = config.specs
-        line = f"{first} {scores[first]:g} - {scores[second]:g} {second}"
+        line = f"{config.label(first)} {scores[first]:g} - {scores[second]:g} {config.label(second)}"
     else:
         leader = max(scores, key=lambda s: scores[s])
-        line = f"leader {leader} ({scores[leader]:g})"
+        line = f"leader {config.label(leader)} ({scores[leader]:g})"
     return line + (f", {forfeits} forfeit{'s' if forfeits != 1 else ''}" if forfeits else "")
 
 

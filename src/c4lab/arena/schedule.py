@@ -11,6 +11,7 @@ all agents meet the same boards.
 
 from __future__ import annotations
 
+import functools
 import json
 import numbers
 import random
@@ -22,7 +23,7 @@ from typing import Any
 
 import c4lab.engine.client  # noqa: F401  (registers 'engine:cmd=...': the arena is local, programs may play)
 from c4lab.agents import SpecError, make_agent
-from c4lab.agents.base import refuse_a_person
+from c4lab.agents.base import parse_spec, refuse_a_person
 from c4lab.agents.spec_names import canonical_spec, same_agent
 from c4lab.arena.frozen_json import freeze, thaw
 from c4lab.arena.match import random_moves
@@ -82,6 +83,28 @@ def _literal(value: object) -> str:
 #: game (200,000 games took 25 s), so a slip of the finger (``--games
 #: 100000000000``) sat there without a word.
 MAX_GAMES = 1_000_000
+
+
+@functools.cache
+def agent_labels(specs: tuple[str, ...]) -> dict[str, str]:
+    """The specs of a run that go by a name in its tables, plots and
+    progress line, each with that name: the ``name=`` it gives (an
+    engine's display name: ``engine:cmd=./my-engine,name=mine`` is
+    ``mine``); the others are shown as they are.  A name that two specs
+    give, or that another spec is, names neither (their specs are shown):
+    a table where two rows read alike says nothing.  (The tables showed the
+    whole spec, ``name=`` and all: an engine's command line made a column
+    of 45 characters.)"""
+    wanted: dict[str, str] = {}
+    for spec in specs:
+        try:
+            name = parse_spec(spec)[1].get("name", "")
+        except ValueError:  # not a spec (the run refused it already): shown as it is
+            continue
+        if name and name != spec:
+            wanted[spec] = name
+    taken = [*wanted.values(), *specs]
+    return {spec: name for spec, name in wanted.items() if taken.count(name) == 1}
 
 
 @dataclass(frozen=True)
@@ -363,6 +386,11 @@ class ArenaConfig:
         if data.get("openings"):
             data = {key: value for key, value in data.items() if key not in ("board", "bonus", "plies")}
         return cls(**{"openings": (), **data})
+
+    def label(self, spec: str) -> str:
+        """``spec``'s name in the run's tables, plots and progress line
+        (``agent_labels``)."""
+        return agent_labels(self.specs).get(spec, spec)
 
     # -- the schedule ------------------------------------------------------
 
