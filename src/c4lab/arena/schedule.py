@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import c4lab.engine.client  # noqa: F401  (registers 'engine:cmd=...': the arena is local, programs may play)
@@ -86,7 +87,7 @@ MAX_GAMES = 1_000_000
 
 
 @functools.cache
-def agent_labels(specs: tuple[str, ...]) -> dict[str, str]:
+def agent_labels(specs: tuple[str, ...]) -> Mapping[str, str]:
     """The specs of a run that go by a name in its tables, plots and
     progress line, each with that name: the ``name=`` it gives (an
     engine's display name: ``engine:cmd=./my-engine,name=mine`` is
@@ -101,10 +102,11 @@ def agent_labels(specs: tuple[str, ...]) -> dict[str, str]:
             name = parse_spec(spec)[1].get("name", "")
         except ValueError:  # not a spec (the run refused it already): shown as it is
             continue
-        if name and name != spec:
+        if name:
             wanted[spec] = name
     taken = [*wanted.values(), *specs]
-    return {spec: name for spec, name in wanted.items() if taken.count(name) == 1}
+    # read-only: the cache hands the same mapping to every caller
+    return MappingProxyType({spec: name for spec, name in wanted.items() if taken.count(name) == 1})
 
 
 @dataclass(frozen=True)
