@@ -146,15 +146,17 @@ def test_cell_states_tell_playable_empty_cells_from_the_others_and_ban_pieces_fr
     assert net.states == 5
 
 
+@pytest.mark.parametrize("threats", [False, True])
 @pytest.mark.parametrize("board", ["6x5/Xc2/Bd1", "7x6", "9x8/Xd8", "12x12/Xf4/Bb3"])
-def test_afterstate_values_equal_the_values_of_the_positions_encoded_afresh(board: str) -> None:
+def test_afterstate_values_equal_the_values_of_the_positions_encoded_afresh(board: str, threats: bool) -> None:
     """``move_values`` reads a plain drop's afterstate from the instances it
     moves (``drops``: its cell becomes a stone, the next free cell above it,
     past a forbidden one, becomes playable) and plays a bonus move on the
     features and takes it back: either way its values must be those of the
-    positions after each move, encoded afresh, to the rounding."""
+    positions after each move, encoded afresh, to the rounding (with threat
+    tables too, read from each afterstate's board)."""
     position = Position.parse(board)
-    net = Network.create(position.variant, tuples=12, length=6, seed=2)
+    net = Network.create(position.variant, tuples=12, length=6, seed=2, threats=threats)
     rng = np.random.default_rng(0)
     net.weights[:] = rng.normal(0, 0.1, net.weights.shape).astype(np.float32)
     while not position.is_over:
@@ -309,13 +311,16 @@ def test_a_short_run_with_a_lambda_return_or_temporal_coherence_learns_too(optio
     assert N.score_against(net, "random", 40, seed=1) >= 0.8
 
 
-def test_one_random_game_teaches_only_its_end_the_winner_up_and_the_loser_down() -> None:
+@pytest.mark.parametrize("threats", [False, True])
+def test_one_random_game_teaches_only_its_end_the_winner_up_and_the_loser_down(threats: bool) -> None:
     """With every move random and no learning from random moves, a game
     teaches two things from zero weights: the winner's last afterstate
     before the win moves toward +1 and the loser's last one toward -1, each
-    active weight by exactly the step size."""
+    active weight by exactly the step size (the step divided by the tuple
+    instances; a threat table's weight, one a column, takes the same step)."""
     position = Position.parse("4x4")
-    net = Network.create(position.variant, tuples=6, length=4, seed=1)
+    net = Network.create(position.variant, tuples=6, length=4, seed=1, threats=threats)
+    active = net.layout.slots
     geo, st = position.kernel_arrays()
     for seed in range(20):
         net.weights[:] = 0
@@ -328,8 +333,8 @@ def test_one_random_game_teaches_only_its_end_the_winner_up_and_the_loser_down()
             continue
         winner = 0 if counters[T.C_WIN_A] else 1
         assert counters[T.C_UPDATES] == 2
-        assert net.weights[winner].sum() == pytest.approx(rate * net.layout.inst_cells.shape[0])
-        assert net.weights[1 - winner].sum() == pytest.approx(-rate * net.layout.inst_cells.shape[0])
+        assert net.weights[winner].sum() == pytest.approx(rate * active)
+        assert net.weights[1 - winner].sum() == pytest.approx(-rate * active)
         return
     pytest.fail("no decisive game in 20 seeds")
 
@@ -565,7 +570,8 @@ def test_uct_with_the_learnt_value_at_its_leaves_backs_up_the_networks_value() -
     lay = net.layout
     for mix in (1.0, 0.5):
         agent = UCTAgent(iterations=1, seed=1)
-        agent.leaf = Leaf(net.weights, lay.cell_ptr, lay.cell_inst, lay.cell_add, len(lay.inst_tuple), mix)
+        agent.leaf = Leaf(net.weights, lay.cell_ptr, lay.cell_inst, lay.cell_add, lay.threat_base,
+                          len(lay.inst_tuple), mix)
         tree = agent.search(position, Budget(iterations=1))
         [(move, child)] = tree.children(tree.root)
         learnt = 0.5 + 0.5 * values[moves.index(move.code)]

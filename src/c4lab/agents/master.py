@@ -201,7 +201,8 @@ class MasterAgent(Agent):
             self.network = net = load_network(weights)
             self.source = weights
             lay = net.layout
-            self.uct.leaf = Leaf(net.weights, lay.cell_ptr, lay.cell_inst, lay.cell_add, len(lay.inst_tuple), mix)
+            self.uct.leaf = Leaf(net.weights, lay.cell_ptr, lay.cell_inst, lay.cell_add, lay.threat_base,
+                                 len(lay.inst_tuple), mix)
 
     def new_game(self) -> None:
         self.uct.new_game()

@@ -153,14 +153,14 @@ def load_network(path: str | Path) -> Network:
 
 @njit(cache=True, nogil=True)
 def _children(geo, st, saved, moves, n, depth, values, results, codes, idx, weights, ptr, inst, pw, log,
-              drop_ptr, drop, nodes):
+              drop_ptr, drop, thr, nodes):
     """Every child of ``st``: its exact value when the move ends the game (a
     win is worth more than any learnt value, and more the sooner it comes),
     else the network's value of its afterstate (``afterstate_values``, as
     greedy play and PUCT read them).  Returns the index of a move that wins
     at once, or -1."""
     afterstate_values(geo, st, saved, moves, n, values, results, codes, idx, ptr, inst, pw, log,
-                      weights, drop_ptr, drop)
+                      weights, drop_ptr, drop, thr)
     nodes[0] += n
     win = -1
     for k in range(n):
@@ -221,8 +221,8 @@ def _tt_store(tt_key, tt_val, tt_info, slot, key, value, move, depth, alpha, bet
 
 
 @njit(cache=True)
-def _negamax(geo, st, depth, alpha, beta, key, codes, idx, weights, ptr, inst, pw, drop_ptr, drop, tt_key, tt_val,
-             tt_info, nodes, stop):
+def _negamax(geo, st, depth, alpha, beta, key, codes, idx, weights, ptr, inst, pw, drop_ptr, drop, thr, tt_key,
+             tt_val, tt_info, nodes, stop):
     """The value of ``st`` for its side to move, ``depth`` plies deep
     (alpha-beta, fail-soft): a leaf is the afterstate of a move, valued by
     the network for its mover, or exactly when the game ended.  Children are
@@ -284,7 +284,7 @@ def _negamax(geo, st, depth, alpha, beta, key, codes, idx, weights, ptr, inst, p
                 count[p] = n
                 K.restore(geo, sv[p], st)
                 win = _children(geo, st, sv[p], moves, n, d, values, res[p], codes, idx, weights, ptr,
-                                inst, pw, lg[p], drop_ptr, drop, nodes)
+                                inst, pw, lg[p], drop_ptr, drop, thr, nodes)
                 if win >= 0:
                     ret = values[win]
                     cut = True
@@ -365,7 +365,7 @@ def _search_root(net: Network, geo: np.ndarray, root: np.ndarray, depth: int, mo
     move (10.4 s in all after ``hard``).  A child's features are read from
     its board (``encode``), not updated from the root's, and its key
     computed from its board: the same features and key."""
-    weights, _, ptr, inst, pw, drop_ptr, drop, _ = net.arrays()
+    weights, _, ptr, inst, pw, drop_ptr, drop, _, thr = net.arrays()
     n = int(K.legal_codes(geo, root, moves))
     st, saved = root.copy(), root.copy()  # writable, as every state below (another type for numba)
     codes, idx = _features(geo, st, net)
@@ -373,7 +373,7 @@ def _search_root(net: Network, geo: np.ndarray, root: np.ndarray, depth: int, mo
     leaf = np.empty(n, dtype=np.float64)
     results = np.empty(n, dtype=np.int64)
     _children(geo, st, saved, moves, n, depth, leaf, results, codes, idx, weights, ptr, inst, pw, log,
-              drop_ptr, drop, nodes)
+              drop_ptr, drop, thr, nodes)
     order = prior[:n] + 1e-3 * leaf
     best = -INF
     for k in sorted(range(n), key=lambda k: -order[k]):  # highest first, ties in index order
@@ -384,7 +384,7 @@ def _search_root(net: Network, geo: np.ndarray, root: np.ndarray, depth: int, mo
             K.play(geo, child, int(moves[k]))  # an int64, as reading a position's moves compiled it
             child_codes, child_idx = _features(geo, child, net)
             value = -_negamax(geo, child, depth - 1, -INF, -best, np.uint64(K.board_key(geo, child)),
-                              child_codes, child_idx, weights, ptr, inst, pw, drop_ptr, drop, tt_key, tt_val,
+                              child_codes, child_idx, weights, ptr, inst, pw, drop_ptr, drop, thr, tt_key, tt_val,
                               tt_info, nodes, stop)
             if math.isnan(value):  # stopped
                 return 0
@@ -400,17 +400,18 @@ def _features(geo: np.ndarray, st: np.ndarray, net: Network) -> tuple[np.ndarray
     (``encode``): ``(codes, idx)``."""
     lay = net.layout
     codes = np.zeros(K.NCELLS, dtype=np.int64)
-    idx = np.zeros(lay.inst_cells.shape[0], dtype=np.int64)
-    encode(geo, st, codes, idx, lay.cell_ptr, lay.cell_inst, lay.cell_add)
+    idx = np.zeros(lay.slots, dtype=np.int64)
+    encode(geo, st, codes, idx, lay.cell_ptr, lay.cell_inst, lay.cell_add, lay.threat_base)
     return codes, idx
 
 
 @njit(cache=True)
-def _greedy_values(geo, root, weights, inst_cells, ptr, inst, pw, drop_ptr, drop, states, moves, values, results,
+def _greedy_values(geo, root, weights, inst_cells, ptr, inst, pw, drop_ptr, drop, states, thr, moves, values, results,
                    unsafe):
     """The network's value of every legal move, its result, and whether the
     opponent can then win at once (``unsafe``).  Returns how many moves."""
-    n = move_values(geo, root, weights, inst_cells, ptr, inst, pw, drop_ptr, drop, states, moves, values, results)
+    n = move_values(geo, root, weights, inst_cells, ptr, inst, pw, drop_ptr, drop, states, thr, moves, values,
+                    results)
     st = root.copy()
     saved = root.copy()
     side = K.to_move(root)

@@ -90,7 +90,7 @@ ROOT = np.int64(0)
 
 @njit(cache=True, nogil=True)
 def _expand(geo, st, node, first, count, move, kind, prior, net, visits, total, meta, codes, idx, weights, ptr, inst,
-            pw, drop_ptr, drop, temp, moves, values, results, saved, log, shared):
+            pw, drop_ptr, drop, thr, temp, moves, values, results, saved, log, shared):
     """Give ``node`` (whose position is ``st``, features ``codes``/``idx``) its
     children, each valued for the side to move of ``st`` (``afterstate_values``;
     ``st`` and the features are as they were after it); returns ``False``
@@ -107,7 +107,7 @@ def _expand(geo, st, node, first, count, move, kind, prior, net, visits, total, 
         return False
     copy_into(saved, st)
     afterstate_values(geo, st, saved, moves, n, values, results, codes, idx, ptr, inst, pw, log, weights, drop_ptr,
-                      drop)
+                      drop, thr)
     top = largest(values, n)
     mass = 0.0
     wins = False
@@ -142,7 +142,7 @@ def _expand(geo, st, node, first, count, move, kind, prior, net, visits, total, 
 
 @njit(cache=True, nogil=True)
 def run(geo, root, iterations, c, temp, look, first, count, move, kind, prior, net, visits, total, meta, weights,
-        inst_cells, ptr, inst, pw, drop_ptr, drop, states, shared):
+        inst_cells, ptr, inst, pw, drop_ptr, drop, states, thr, shared):
     """``iterations`` more iterations of PUCT from ``root`` on the tree (its
     arrays, filled by earlier calls on the same root); stops early when the
     tree is full or the root is settled.  ``look`` is the weight of a new
@@ -158,8 +158,8 @@ def run(geo, root, iterations, c, temp, look, first, count, move, kind, prior, n
     is the single-threaded one, step for step."""
     st = root.copy()
     codes = np.zeros(K.NCELLS, dtype=np.int64)
-    idx = np.zeros(inst_cells.shape[0], dtype=np.int64)
-    encode(geo, st, codes, idx, ptr, inst, pw)
+    idx = np.zeros(inst_cells.shape[0] + thr.shape[0], dtype=np.int64)
+    encode(geo, st, codes, idx, ptr, inst, pw, thr)
     root_codes = codes.copy()
     root_idx = idx.copy()
     saved = root.copy()
@@ -171,7 +171,7 @@ def run(geo, root, iterations, c, temp, look, first, count, move, kind, prior, n
     done = 0
     for _ in range(iterations):
         if kind[0] == OPEN and not _expand(geo, st, ROOT, first, count, move, kind, prior, net, visits, total,
-                                               meta, codes, idx, weights, ptr, inst, pw, drop_ptr, drop, temp,
+                                               meta, codes, idx, weights, ptr, inst, pw, drop_ptr, drop, thr, temp,
                                                moves, values, results, saved, log, shared):
             break
         copy_into(st, root)
@@ -203,7 +203,8 @@ def run(geo, root, iterations, c, temp, look, first, count, move, kind, prior, n
         expanded = False
         if kind[node] == OPEN and (not shared or compare_swap(kind, node, np.int8(OPEN), np.int8(CLAIMED))):
             if not _expand(geo, st, node, first, count, move, kind, prior, net, visits, total, meta, codes, idx,
-                           weights, ptr, inst, pw, drop_ptr, drop, temp, moves, values, results, saved, log, shared):
+                           weights, ptr, inst, pw, drop_ptr, drop, thr, temp, moves, values, results, saved, log,
+                           shared):
                 if shared:  # take the walk back: the tree is full
                     store_release(kind, node, np.int8(OPEN))
                     for d in range(depth, 0, -1):

@@ -570,7 +570,7 @@ def search(
     return int(kernel(
         geo, root_state, nf, ni, nkey, emove, echild, meta, tt_keys, tt_nodes,
         lgr1, lgr2, st, path, moves, rng, iterations, c, flags,
-        v.weights, v.ptr, v.inst, v.pw, v.mix, v.codes, v.idx, np.uint64(playout),
+        v.weights, v.ptr, v.inst, v.pw, v.thr, v.mix, v.codes, v.idx, np.uint64(playout),
     ))
 
 
@@ -579,19 +579,19 @@ class Leaf:
     features are computed in, and the share ``mix`` of its value in a
     leaf's (the rest is the playout's)."""
 
-    def __init__(self, weights: np.ndarray, ptr: np.ndarray, inst: np.ndarray, pw: np.ndarray, instances: int,
-                 mix: float) -> None:
-        """``weights`` and the layout's ``cell_ptr``, ``cell_inst`` and
-        ``cell_add`` for ``instances`` tuple instances
+    def __init__(self, weights: np.ndarray, ptr: np.ndarray, inst: np.ndarray, pw: np.ndarray, thr: np.ndarray,
+                 instances: int, mix: float) -> None:
+        """``weights`` and the layout's ``cell_ptr``, ``cell_inst``,
+        ``cell_add`` and ``threat_base`` for ``instances`` tuple instances
         (``c4lab.agents.ntuple_net``)."""
-        self.weights, self.ptr, self.inst, self.pw = weights, ptr, inst, pw
+        self.weights, self.ptr, self.inst, self.pw, self.thr = weights, ptr, inst, pw, thr
         self.mix = float(mix)
         self.codes = np.zeros(K.NCELLS, dtype=np.int64)
-        self.idx = np.zeros(instances, dtype=np.int64)
+        self.idx = np.zeros(instances + thr.shape[0], dtype=np.int64)
 
 
 NO_LEAF = Leaf(np.zeros((2, 1), dtype=np.float32), np.zeros(K.NCELLS + 1, dtype=np.int64),
-               np.zeros(1, dtype=np.int64), np.zeros((1, 4), dtype=np.int64), 1, 0.0)
+               np.zeros(1, dtype=np.int64), np.zeros((1, 4), dtype=np.int64), np.zeros(0, dtype=np.int64), 1, 0.0)
 
 
 @cache
@@ -618,7 +618,7 @@ def _search_kernel(use_tt: bool, valued: bool) -> Any:
     def search_kernel(
         geo, root_state, nf, ni, nkey, emove, echild, meta, tt_keys, tt_nodes,
         lgr1, lgr2, st, path, moves, rng, iterations, c, flags,
-        lweights, lptr, linst, lpw, mix, lcodes, lidx, playout,
+        lweights, lptr, linst, lpw, lthr, mix, lcodes, lidx, playout,
     ):
         s = U(rng[0])
         bitboard = K.fits_one_word(geo)
@@ -702,7 +702,7 @@ def _search_kernel(use_tt: bool, valued: bool) -> Any:
             else:
                 learnt = 0.0
                 if valued:  # the afterstate's value for the player who moved into the leaf, in [0, 1]
-                    encode(geo, st, lcodes, lidx, lptr, linst, lpw)
+                    encode(geo, st, lcodes, lidx, lptr, linst, lpw, lthr)
                     learnt = 0.5 + 0.5 * np.tanh(weight_sum(lweights, 1 - turn, lidx))
                 if valued and mix >= 1.0:
                     reward = learnt

@@ -206,6 +206,10 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
               help="With --resume: grow the network by this many tuples (random walks drawn from --seed) whose "
                    "weights start at zero, so it plays as before and has more room to learn.")
 @click.option("--length", type=Int64(2, 8), default=8, show_default=True, help="Cells per tuple.")
+@click.option("--threats", is_flag=True,
+              help="Threat tables beside the tuples: for each column, a weight for the cells above its landing "
+                   "row where either side would complete four, so the network sees which rows (odd or even) "
+                   "the threats are on.")
 @click.option("--probes", type=Int64(0, MAX_PROBES), default=None,
               help="Probe positions for the accuracy curve (default: 200 on boards of up to 42 playable cells, "
                    "100 up to 48, else 0; from the empty board up to 30 cells and on the classic board, "
@@ -223,7 +227,8 @@ def train_ntuple(board: str | None, bonus: bool, minutes: float | None, games: i
                  executor: str, ray_address: str | None, seed: int, out: str | None, resume: str | None,
                  alpha: float | None, alpha_final: float | None, epsilon: float | None, epsilon_final: float | None,
                  opening: int | None, early_epsilon: float | None, early_plies: int | None, lam: float | None,
-                 average: float | None, tuples: int | None, add_tuples: int, length: int, probes: int | None, eval_every: float | None, checkpoint: float, curve: str | None) -> None:
+                 average: float | None, tuples: int | None, add_tuples: int, length: int, threats: bool,
+                 probes: int | None, eval_every: float | None, checkpoint: float, curve: str | None) -> None:
     """Learn an n-tuple network by self-play (TD learning) for the agent
     ntuple:weights=FILE.
 
@@ -257,7 +262,7 @@ def train_ntuple(board: str | None, bonus: bool, minutes: float | None, games: i
         train_ntuple.run(
             board=board, bonus=bonus, minutes=minutes, games=games, workers=workers, executor=executor,
             ray_address=ray_address, seed=seed, seed_given=seed_given, out=_path(out), resume=_path(resume),
-            tuples=tuples, add_tuples=add_tuples, probes=probes, eval_every=eval_every,
+            tuples=tuples, add_tuples=add_tuples, threats=threats, probes=probes, eval_every=eval_every,
             checkpoint_minutes=checkpoint, curve=_path(curve), preparing=lambda: preparing_on_stderr(logged=True),
             **given,
         )

@@ -15,7 +15,15 @@ import numpy as np
 from numba import njit
 
 import c4lab.jitcache  # noqa: F401  (numba's cache made safe for concurrent processes)
-from c4lab.agents.ntuple_net import afterstate_values, copy_into, encode, outcome_value, play_move, weight_sum
+from c4lab.agents.ntuple_net import (
+    afterstate_values,
+    copy_into,
+    encode,
+    outcome_value,
+    play_move,
+    threat_slots,
+    weight_sum,
+)
 from c4lab.rules import kernels as K
 
 # Counters returned by ``train_games`` (float64 array).
@@ -99,7 +107,7 @@ NO_TCL = np.zeros((2, 1, 1), dtype=np.float32)
 
 
 @njit(cache=True, nogil=True)
-def train_games(geo, start, weights, inst_cells, ptr, inst, pw, drop_ptr, drop, states,
+def train_games(geo, start, weights, inst_cells, ptr, inst, pw, drop_ptr, drop, states, thr,
                 games, rng, alpha, epsilon, learn_from_random, tcl, beta, lam, opening, early_plies, early_epsilon,
                 counters):
     """Play ``games`` self-play games from ``start`` and learn from them.
@@ -132,10 +140,10 @@ def train_games(geo, start, weights, inst_cells, ptr, inst, pw, drop_ptr, drop, 
     st = start.copy()
     saved = start.copy()
     codes = np.zeros(K.NCELLS, dtype=np.int64)
-    idx = np.zeros(n_inst, dtype=np.int64)
+    idx = np.zeros(n_inst + thr.shape[0], dtype=np.int64)  # the instances' indices, then the threat tables'
     forward = lam > 0.0  # the lambda-return at the end of the game
     rows = K.NCELLS // 2 + 2 if forward else 1
-    hist = np.zeros((2, rows, n_inst), dtype=np.int64)  # a side's afterstates (forward: in order; else the latest)
+    hist = np.zeros((2, rows, idx.shape[0]), dtype=np.int64)  # a side's afterstates (forward: in order; else the latest)
     nextv = np.zeros((2, rows))  # forward: the value of the side's next afterstate (or the result)
     has = np.zeros((2, rows), dtype=np.bool_)  # forward: whether that afterstate learns
     returns = np.zeros(rows)
@@ -147,7 +155,7 @@ def train_games(geo, start, weights, inst_cells, ptr, inst, pw, drop_ptr, drop, 
     played = 0
     while played < games:
         copy_into(st, start)
-        encode(geo, st, codes, idx, ptr, inst, pw)
+        encode(geo, st, codes, idx, ptr, inst, pw, thr)
         kept[:] = 0
         ply = 0
         if opening > 0:
@@ -171,7 +179,7 @@ def train_games(geo, start, weights, inst_cells, ptr, inst, pw, drop_ptr, drop, 
             n = K.legal_codes(geo, st, moves)
             K.restore(geo, saved, st)
             afterstate_values(geo, st, saved, moves, n, values, results, codes, idx, ptr, inst, pw, log,
-                              weights, drop_ptr, drop)
+                              weights, drop_ptr, drop, thr)
             s, x = K.next_random(s)
             chance = max(epsilon, early_epsilon) if ply < early_plies else epsilon
             explore = np.float64(x >> K.U(11)) * (1.0 / 9007199254740992.0) < chance
@@ -223,6 +231,7 @@ def train_games(geo, start, weights, inst_cells, ptr, inst, pw, drop_ptr, drop, 
                 else:
                     counters[C_WIN_B] += 1
                 break
+            threat_slots(geo, st, thr, idx)
             if forward:
                 copy_into(hist[side, kept[side]], idx)
                 kept[side] += 1

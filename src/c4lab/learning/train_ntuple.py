@@ -148,7 +148,7 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
         epsilon: float | None = None, epsilon_final: float | None = None, tuples: int | None, length: int | None,
         opening: int | None = None, lam: float | None = None, average: float | None = None,
         early_epsilon: float | None = None, early_plies: int | None = None, add_tuples: int = 0,
-        probes: int | None, eval_every: float | None, checkpoint_minutes: float, curve: Path | None,
+        threats: bool = False, probes: int | None, eval_every: float | None, checkpoint_minutes: float, curve: Path | None,
         preparing: Callable[[], AbstractContextManager[Any]] = contextlib.nullcontext) -> None:
     """The command (see ``c4lab train ntuple --help``); ``ValueError`` for
     anything wrong before training starts.  A step size or exploration
@@ -183,6 +183,8 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
         if length is not None:
             raise ValueError(f"--length shapes a new network; the one in {resume} keeps its tuples of "
                              f"{network.length} cells")
+        if threats and not network.threats:
+            raise ValueError(f"--threats shapes a new network; the one in {resume} has no threat tables")
         if bonus:
             raise ValueError(f"--bonus draws the bonus cell of a new network; the one in {resume} keeps its "
                              f"board, {network.variant}")
@@ -195,7 +197,7 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
             network = network.grown(add_tuples, seed)
     else:
         variant = _board(board or "7x6", bonus, seed)
-        network = Network.create(variant, tuples, length or 8, seed)
+        network = Network.create(variant, tuples, length or 8, seed, threats)
     out = out or resume or Path(f"ntuple-{network.variant.notation.replace('/', '_')}.npz")
     if out.resolve().parent == shipped_folder().resolve():
         raise ValueError(f"{out} is a network shipped with c4lab: it is never overwritten (every ntuple agent "
@@ -289,7 +291,8 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
                                     warn=lambda text: _say(f"\r\033[K{text}" if shown else text))
         if shown:
             print("\r\033[K", end="", file=sys.stderr, flush=True)
-    _say(f"training {variant}: {network.tuples.shape[0]} tuples of {network.length} cells, {network.states} "
+    _say(f"training {variant}: {network.tuples.shape[0]} tuples of {network.length} cells"
+         f"{' and threat tables' if network.threats else ''}, {network.states} "
          f"cell states, {'mirrored' if network.mirror else 'not mirrored'}, {network.games:,} games so far; "
          f"{workers} worker{'s' if workers > 1 else ''}")
     # where the run's files go, before minutes of training: the checkpoints are there to be found meanwhile

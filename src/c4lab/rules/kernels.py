@@ -392,6 +392,56 @@ def completing_cells(p, stride):
     return r
 
 
+@njit(inline="always")
+def threat_windows(geo, st, reach, out):
+    """Each column's *threats*: ``out[c]`` gets bit ``k`` (``k < reach``)
+    where a piece of A on the empty cell ``k`` rows above the column's
+    landing row would complete four in a line, whether or not it can be
+    played there now, and bit ``reach + k`` where one of B would (a full
+    column: 0).  Above the landing row
+    every cell is empty but a forbidden one (the gravity table tells it:
+    the cell codes are not read, as ``restore`` leaves them behind), which
+    is never a threat.  On bitboard boards both sides' completing cells
+    come from a few shifts; elsewhere each cell of the window is tested
+    through its lines."""
+    width = np.int64(geo[G_W])
+    height = np.int64(geo[G_H])
+    if geo[G_BITBOARD]:
+        stride = U(height) + U1
+        ca = completing_cells(_load_bb(st, U0), stride)
+        cb = completing_cells(_load_bb(st, U1), stride)
+        for c in range(width):
+            land = np.int64(st[S_HEIGHT + c])
+            n = min(reach, height - land)
+            wa = U0
+            wb = U0
+            if n > 0:
+                sh = U(c) * stride + U(land)
+                m = (U1 << U(n)) - U1
+                wa = (ca >> sh) & m
+                wb = (cb >> sh) & m
+                if wa | wb:
+                    for k in range(n):
+                        if geo[G_NEXT + U(c * 16 + land + k)] != land + k:  # forbidden
+                            wa &= ~(U1 << U(k))
+                            wb &= ~(U1 << U(k))
+            out[c] = np.int64(wa | (wb << U(reach)))
+    else:
+        for c in range(width):
+            land = np.int64(st[S_HEIGHT + c])
+            wa = U0
+            wb = U0
+            for k in range(min(reach, height - land)):
+                r = land + k
+                if geo[G_NEXT + U(c * 16 + r)] == r:  # not forbidden
+                    if would_win(geo, st, U0, U(c), U(r)):
+                        wa |= U1 << U(k)
+                    if would_win(geo, st, U1, U(c), U(r)):
+                        wb |= U1 << U(k)
+            out[c] = np.int64(wa | (wb << U(reach)))
+    geo, st = geo, st  # noqa: PLW0127  (see "Inlined helpers" above)
+
+
 @njit(inline="always", cache=True)
 def winning_columns(geo, st, side):
     """The columns (a bit per column) where a piece of ``side`` dropped now
