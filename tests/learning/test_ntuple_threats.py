@@ -113,7 +113,9 @@ def test_a_network_with_threat_tables_has_a_table_per_column_pair_after_the_tupl
     assert lay.slots == lay.inst_cells.shape[0] + 7
     lopsided = Network.create("6x5/Xc2", tuples=10, seed=1, threats=True)  # not its own mirror image
     assert lopsided.layout.threat_entries == 6 * THREAT_PATTERNS * 6
-    plain = Network.create("7x6", tuples=10, seed=1)
+    assert Network.create("7x6", tuples=10, seed=1).threats  # the default on the classic board
+    assert not Network.create("6x5/Xc2", tuples=10, seed=1).threats  # and there only
+    plain = Network.create("7x6", tuples=10, seed=1, threats=False)
     assert plain.layout.threat_entries == 0 and plain.layout.slots == plain.layout.inst_cells.shape[0]
 
 
@@ -175,5 +177,5 @@ def test_train_threats_makes_a_network_with_them_and_a_resume_cannot_add_them(tm
     refused = CliRunner().invoke(main, ["train", "ntuple", "--resume", str(plain), "--threats", "--games", "10",
                                         "--probes", "0"])
     assert refused.exit_code == 2
-    assert "--threats shapes a new network" in refused.output and str(plain) in refused.output
+    assert "--threats and --no-threats shape a new network" in refused.output and str(plain) in refused.output
     assert plain.read_bytes() == before

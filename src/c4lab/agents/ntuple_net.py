@@ -65,8 +65,10 @@ iterations): at 3 M games +1.6 and +0.9 points with PUCT on two seeds, at
 10 M games +1.1 (97.9 against 96.8 %), greedy play the same; but two
 30-minute runs on two workers kept 97.56 and 97.66 % with PUCT, against
 98.0 and 97.9-98.2 % for the same seeds without them (``docs/ntuple.md``):
-faster learning, not a higher end, for a fifth fewer games a second.  So
-an option, not the default.  The
+faster learning, not a higher end, for a fifth fewer games a second.
+With 200 tuples, which learn more slowly than 150 and hold more, two
+30-minute runs kept 98.42 and 98.48 %: the default on the classic board
+since (``default_threats``).  The
 index slots of a position come after its tuple instances' (``Layout.slots``,
 ``threat_slots``), so a TD update reads and moves them with the rest.
 
@@ -596,10 +598,14 @@ def move_values(geo, st, weights, inst_cells, ptr, inst, pw, drop_ptr, drop, sta
 #: (30 minutes on two workers: 150 tuples, 16.1 M games, keep 94.3 % of
 #: 1,200 probes greedy and 97.2 % with PUCT at 0.2 s; 70 tuples, 27.5 M
 #: games, 90.4 and 93.9 %; 200 tuples, 12.1 M games, 92.8 and 96.4 %;
-#: ``c4lab.learning.ntuple``).
+#: ``c4lab.learning.ntuple``).  Since the forty-fifth session 200 on the
+#: classic board, with threat tables (``default_threats``): two 30-minute
+#: runs on slow days kept 98.42 and 98.48 % with PUCT at 0.2 s, where 150
+#: tuples kept 97.5 to 98.64 % (97.8 % on average, ten runs) and 200
+#: without the tables 96.8 to 98.8 %.
 TUPLES = 70
 TUPLES_BONUS = 120
-TUPLES_CLASSIC = 150
+TUPLES_CLASSIC = 200
 
 
 def cell_states(variant: Variant) -> int:
@@ -614,6 +620,13 @@ def default_tuples(variant: Variant) -> int:
     if cell_states(variant) == 5:
         return TUPLES_BONUS
     return TUPLES_CLASSIC if variant == Variant.classic() else TUPLES
+
+
+def default_threats(variant: Variant) -> bool:
+    """Whether a new network for ``variant`` gets threat tables by default:
+    on the classic board, where they were measured (see "Threat tables"
+    above and ``TUPLES_CLASSIC``)."""
+    return variant == Variant.classic()
 
 
 @dataclass
@@ -639,15 +652,15 @@ class Network:
 
     @classmethod
     def create(cls, variant: Variant | str, tuples: int | None = None, length: int = 8, seed: int = 0,
-               threats: bool = False) -> Network:
+               threats: bool | None = None) -> Network:
         """A new network for ``variant`` (a ``Variant``, or a board's notation:
         ``"6x5/Xc2"``), all weights zero: ``tuples`` random
-        walks (``default_tuples``: 70, 120 with a bonus cell, 150 on the
+        walks (``default_tuples``: 70, 120 with a bonus cell, 200 on the
         classic board) of
         ``length`` cells; ``cell_states`` (five where ban pieces can appear,
         four elsewhere); mirrored reading on a symmetric board; with
-        ``threats``, a threat table per column beside the tuples (see
-        "Threat tables" above)."""
+        ``threats`` (``default_threats``: on the classic board), a threat
+        table per column beside the tuples (see "Threat tables" above)."""
         if isinstance(variant, str):  # a board's notation ("6x5/Xc2"), as Solver.prepare takes one
             board = Position.parse(variant)
             if board.ply:
@@ -659,8 +672,10 @@ class Network:
         for name, value in (("tuples", tuples), ("length", length), ("seed", seed)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
                 raise TypeError(f"Network.create: {name} must be a whole number, not {value!r}")
+        if threats is None:
+            threats = default_threats(variant)
         if not isinstance(threats, bool):
-            raise TypeError(f"Network.create: threats must be True or False, not {threats!r}")
+            raise TypeError(f"Network.create: threats must be True, False or None, not {threats!r}")
         if tuples is None:
             tuples = default_tuples(variant)
         if tuples < 1 or length < 1:

@@ -201,15 +201,15 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
               help="Keep the mean of the weights over this last share of the run (snapshots a hundredth of "
                    "the run apart; 0: the last weights).")
 @click.option("--tuples", type=Int64(1, 1000), default=None,  # train_ntuple.MAX_TUPLES
-              help="Number of n-tuples (default: 70; 120 on boards with a bonus cell; 150 on the classic 7x6).")
+              help="Number of n-tuples (default: 70; 120 on boards with a bonus cell; 200 on the classic 7x6).")
 @click.option("--add-tuples", type=Int64(min=0), default=0,
               help="With --resume: grow the network by this many tuples (random walks drawn from --seed) whose "
                    "weights start at zero, so it plays as before and has more room to learn.")
 @click.option("--length", type=Int64(2, 8), default=8, show_default=True, help="Cells per tuple.")
-@click.option("--threats", is_flag=True,
+@click.option("--threats/--no-threats", default=None,
               help="Threat tables beside the tuples: for each column, a weight for the cells above its landing "
                    "row where either side would complete four, so the network sees which rows (odd or even) "
-                   "the threats are on.")
+                   "the threats are on (default: on the classic 7x6 only).")
 @click.option("--probes", type=Int64(0, MAX_PROBES), default=None,
               help="Probe positions for the accuracy curve (default: 200 on boards of up to 42 playable cells, "
                    "100 up to 48, else 0; from the empty board up to 30 cells and on the classic board, "
@@ -227,7 +227,7 @@ def train_ntuple(board: str | None, bonus: bool, minutes: float | None, games: i
                  executor: str, ray_address: str | None, seed: int, out: str | None, resume: str | None,
                  alpha: float | None, alpha_final: float | None, epsilon: float | None, epsilon_final: float | None,
                  opening: int | None, early_epsilon: float | None, early_plies: int | None, lam: float | None,
-                 average: float | None, tuples: int | None, add_tuples: int, length: int, threats: bool,
+                 average: float | None, tuples: int | None, add_tuples: int, length: int, threats: bool | None,
                  probes: int | None, eval_every: float | None, checkpoint: float, curve: str | None) -> None:
     """Learn an n-tuple network by self-play (TD learning) for the agent
     ntuple:weights=FILE.

@@ -148,7 +148,7 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
         epsilon: float | None = None, epsilon_final: float | None = None, tuples: int | None, length: int | None,
         opening: int | None = None, lam: float | None = None, average: float | None = None,
         early_epsilon: float | None = None, early_plies: int | None = None, add_tuples: int = 0,
-        threats: bool = False, probes: int | None, eval_every: float | None, checkpoint_minutes: float, curve: Path | None,
+        threats: bool | None = None, probes: int | None, eval_every: float | None, checkpoint_minutes: float, curve: Path | None,
         preparing: Callable[[], AbstractContextManager[Any]] = contextlib.nullcontext) -> None:
     """The command (see ``c4lab train ntuple --help``); ``ValueError`` for
     anything wrong before training starts.  A step size or exploration
@@ -183,8 +183,9 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
         if length is not None:
             raise ValueError(f"--length shapes a new network; the one in {resume} keeps its tuples of "
                              f"{network.length} cells")
-        if threats and not network.threats:
-            raise ValueError(f"--threats shapes a new network; the one in {resume} has no threat tables")
+        if threats is not None and threats != network.threats:
+            raise ValueError(f"--threats and --no-threats shape a new network; the one in {resume} "
+                             f"{'has' if network.threats else 'has no'} threat tables")
         if bonus:
             raise ValueError(f"--bonus draws the bonus cell of a new network; the one in {resume} keeps its "
                              f"board, {network.variant}")
