@@ -557,9 +557,8 @@ def afterstate_values(geo, st, saved, moves, n, values, results, codes, idx, ptr
                 for j in range(drop_ptr[row], drop_ptr[row + 1]):
                     i = drop[j, 0]
                     total += np.float64(weights[side, idx[i] + drop[j, 1]]) - np.float64(weights[side, idx[i]])
-                if thr.shape[0] > 0:
-                    threat_slots(geo, st, thr, idx)
-                    total += sum_of(weights, side, idx, tuples, idx.shape[0])
+                threat_slots(geo, st, thr, idx)  # none without threat tables
+                total += sum_of(weights, side, idx, tuples, idx.shape[0])
                 values[k] = math.tanh(total)
         else:
             result, changed = play_move(geo, st, moves[k], codes, idx, ptr, inst, pw, log)

@@ -148,7 +148,8 @@ def run(*, board: str | None, bonus: bool, minutes: float | None, games: int | N
         epsilon: float | None = None, epsilon_final: float | None = None, tuples: int | None, length: int | None,
         opening: int | None = None, lam: float | None = None, average: float | None = None,
         early_epsilon: float | None = None, early_plies: int | None = None, add_tuples: int = 0,
-        threats: bool | None = None, probes: int | None, eval_every: float | None, checkpoint_minutes: float, curve: Path | None,
+        threats: bool | None = None, probes: int | None, eval_every: float | None, checkpoint_minutes: float,
+        curve: Path | None,
         preparing: Callable[[], AbstractContextManager[Any]] = contextlib.nullcontext) -> None:
     """The command (see ``c4lab train ntuple --help``); ``ValueError`` for
     anything wrong before training starts.  A step size or exploration
