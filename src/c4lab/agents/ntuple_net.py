@@ -66,9 +66,9 @@ iterations): at 3 M games +1.6 and +0.9 points with PUCT on two seeds, at
 30-minute runs on two workers kept 97.56 and 97.66 % with PUCT, against
 98.0 and 97.9-98.2 % for the same seeds without them (``docs/ntuple.md``):
 faster learning, not a higher end, for a fifth fewer games a second.
-With 200 tuples, which learn more slowly than 150 and hold more, two
-30-minute runs kept 98.42 and 98.48 %: the default on the classic board
-since (``default_threats``).  The
+With 200 tuples, which learn more slowly than 150 and hold more, five
+30-minute runs kept 98.02 to 98.56 % (98.37 % on average): the default
+on the classic board since (``default_threats``).  The
 index slots of a position come after its tuple instances' (``Layout.slots``,
 ``threat_slots``), so a TD update reads and moves them with the rest.
 
@@ -598,8 +598,8 @@ def move_values(geo, st, weights, inst_cells, ptr, inst, pw, drop_ptr, drop, sta
 #: 1,200 probes greedy and 97.2 % with PUCT at 0.2 s; 70 tuples, 27.5 M
 #: games, 90.4 and 93.9 %; 200 tuples, 12.1 M games, 92.8 and 96.4 %;
 #: ``c4lab.learning.ntuple``).  Since the forty-fifth session 200 on the
-#: classic board, with threat tables (``default_threats``): two 30-minute
-#: runs on slow days kept 98.42 and 98.48 % with PUCT at 0.2 s, where 150
+#: classic board, with threat tables (``default_threats``): five 30-minute
+#: runs kept 98.02 to 98.56 % with PUCT at 0.2 s (98.37 % on average), where 150
 #: tuples kept 97.5 to 98.64 % (97.8 % on average, ten runs) and 200
 #: without the tables 96.8 to 98.8 %.
 TUPLES = 70

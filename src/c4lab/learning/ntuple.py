@@ -42,9 +42,10 @@ solver: ``c4lab.learning.probes``).  For scale, on the 400-position set:
   0.2 s, 98.07 % on average against 97.8 % for 150 tuples: within the
   spread of one run (mostly a few opening positions, docs/ntuple.md), and
   200 did worse on the slower days, so 150 stayed.  With threat tables
-  (``ntuple_net``'s "Threat tables"), which speed the learning, two runs
-  of 200 tuples on slow days kept 98.42 and 98.48 %: since then 200 tuples
-  and threat tables are the classic board's default.
+  (``ntuple_net``'s "Threat tables"), which speed the learning, five runs
+  of 200 tuples (18.4 to 21.3 M games) kept 98.02 to 98.56 % (98.37 % on
+  average): since then 200 tuples and threat tables are the classic
+  board's default.
 * **Walks started where the tuples are scarce** (``ntuple_net.random_walk_tuples``):
   each walk starts at the cell, with its mirror image, furthest below its
   share of the tuples' cells, the share in proportion to the lines of four
