@@ -124,7 +124,7 @@ def test_tuples_added_to_a_network_start_where_its_tuples_are_scarce() -> None:
     assert not set(added[:, 0].tolist()) & set(left.ravel().tolist())  # none starts where 20 tuples are
 
 
-def test_a_new_network_has_thills_70_tuples_120_where_a_bonus_cell_adds_a_fifth_cell_state_150_on_7x6() -> None:
+def test_a_new_network_has_thills_70_tuples_120_where_a_bonus_cell_adds_a_fifth_cell_state_200_on_7x6() -> None:
     assert default_tuples(Variant(7, 6)) == 200
     assert default_tuples(Position.parse("7x6/Xd1").variant) == 70
     assert default_tuples(Position.parse("6x5/Xc2").variant) == 70
