@@ -33,7 +33,9 @@ left.
 
 Prints wall and CPU seconds (user + system of the child process and of the
 processes it waited for: a ``master`` that compiles UCT in a second process,
-``c4lab.compile_aside``, counts both) for each; on a shared machine the CPU
+``c4lab.compile_aside``, counts both when it waits for it to end; a
+first timed ``master`` move waits for the child's minimax only, and then
+the child's last work, the rules' ``play``, is left out) for each; on a shared machine the CPU
 figure is the steadier one, on an idle one the wall figure is what a person
 waits.  The c4lab that runs
 is the one this Python imports (set ``PYTHONPATH`` to measure a source tree).

@@ -40,6 +40,34 @@ def test_on_disk_reads_the_index_of_numbas_cache(tmp_path: Path, monkeypatch: py
     assert not compile_aside.on_disk(module.twice.py_func, lambda signature: "float64" in signature)
 
 
+def test_a_closure_is_on_disk_only_for_the_values_it_was_compiled_with(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A closure's versions share one index, each under its closure's
+    values (the policy playouts of each win-test encoding, the search
+    kernels): the version compiled for ``times=2`` says nothing of
+    ``times=3``."""
+    monkeypatch.setattr(config, "CACHE_DIR", str(tmp_path / "cache"))
+    source = tmp_path / "aside_closure_module.py"
+    source.write_text(textwrap.dedent("""
+        from numba import njit
+
+        def scaled(times):
+            def scale(x):
+                return times * x
+            return scale
+    """))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module("aside_closure_module")
+    from numba import njit
+
+    assert njit(cache=True)(module.scaled(2))(21) == 42
+    assert compile_aside.on_disk(module.scaled(2))
+    assert not compile_aside.on_disk(module.scaled(3))
+    assert njit(cache=True)(module.scaled(3))(21) == 63
+    assert compile_aside.on_disk(module.scaled(3))
+
+
 def test_a_function_without_a_cache_is_not_on_disk() -> None:
     assert not compile_aside.on_disk(lambda x: x)
 
@@ -199,9 +227,8 @@ from c4lab.agents.uct_search import on_disk
 from c4lab.rules import Position
 position = Position.parse("9x8/Xd3")  # beyond the solver's probe, which compiles play itself
 move = make_agent("master:time=0.3").choose(position)
-position.play(move)  # as ``c4lab move`` does with the answer it prints
-print(json.dumps({"legal": position.is_legal(move), "compiled": compiled,
-                  "on_disk": on_disk() and minimax_on_disk()}))
+print(json.dumps({"legal": position.is_legal(move), "compiled": compiled,  # (``c4lab move``'s check of its answer)
+                  "on_disk": on_disk(False) and minimax_on_disk()}))
 """
 
 #: What a level's first move leaves on disk: UCT's search (not its policy playouts).
@@ -214,16 +241,16 @@ print(json.dumps({"compiled": compiled}))
 """
 
 UCT_SEARCH = "c4lab.agents.uct_search._search_kernel.<locals>.search_kernel"
-POLICY = "c4lab.agents.uct_search._policy_playout"
+POLICY = "c4lab.agents.uct_search._policy_source.<locals>.policy_playout_function"
 MINIMAX = "c4lab.agents.minimax._search"
 PLAY = "c4lab.rules.kernels.play"
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("after_a_level", "aside", "made_here"), [
-    (False, "1", {UCT_SEARCH, POLICY}),  # the child compiles minimax, then the rules' play
+    (False, "1", {UCT_SEARCH, POLICY}),  # the child compiles the rules' check, minimax, then play
     (True, "1", {POLICY}),  # UCT's search is on disk: this process compiles its playouts and searches
-    (False, "0", {UCT_SEARCH, POLICY, MINIMAX, PLAY}),  # no child: everything here
+    (False, "0", {UCT_SEARCH, POLICY, MINIMAX}),  # no child: everything here (the answer checked, not played)
 ])
 def test_masters_first_move_compiles_one_search_in_a_child(
     tmp_path: Path, after_a_level: bool, aside: str, made_here: set[str]
@@ -232,8 +259,11 @@ def test_masters_first_move_compiles_one_search_in_a_child(
     minimax's search in a child while this process compiles UCT (its
     search and policy playouts, or only the playouts where a level left
     the search on disk) and searches with it; the child then compiles the
-    rules' ``play``, which playing the answer needs.  With the child turned
-    off, this process compiles everything.  Either way the move is legal
+    rules' ``play``, which a game's next move needs (the move waits for
+    minimax only, and ``c4lab move`` checks its answer with ``check``,
+    which the child compiles first).  With the child turned
+    off, this process compiles everything.  The policy playouts are those
+    of the board's win-test encoding alone.  Either way the move is legal
     and the work ends up on disk."""
     if compile_aside._cores() < 2:
         pytest.skip("one core: no child is started")
@@ -242,6 +272,8 @@ def test_masters_first_move_compiles_one_search_in_a_child(
     report = run_counting_compiles(FIRST_MOVE, tmp_path, **{compile_aside.ENV: aside})
     assert report["legal"] and report["on_disk"]
     assert {UCT_SEARCH, POLICY, MINIMAX, PLAY} & set(report["compiled"]) == made_here, report["compiled"]
+    # The policy playouts of 9x8's encoding only (line masks), not those of one-word boards too.
+    assert report["compiled"].count(POLICY) == 1, report["compiled"]
 
 
 #: Run in a fresh process: a level's first move (``hard``: UCT with an

@@ -17,8 +17,9 @@ from 5.4 to 4.4 s, and as the very first command (an empty cache) from 7.5
 to 6.3 s, while its UCT now searches its whole share of the move (before,
 the compiler ran inside that share and the search stopped after one chunk).  It costs the child's start (about 0.5 s of CPU on the other core)
 and the compiling the two processes do twice (the small rules kernels).
-The child compiles minimax (``master._aside``), then the rules' ``check``
-and ``play`` kernels (``rules.position.load_play``: ``c4lab move`` played
+The child compiles the rules' ``check`` for compiled callers (the policy
+playouts call it), minimax (``master._aside``), then ``check`` for
+``Position`` and ``play`` (``rules.position.load_play``: ``c4lab move`` played
 the answer it prints until 2026-12-02, and checks it since, 0.5-0.65 s of
 compiling after the search then; the very first
 ``master`` move on 9x8/Xd3, idle, 2026-11-30: 5.70-6.22 → 5.01-5.07 s),
@@ -100,22 +101,41 @@ AHEAD_WAIT_LIMIT = 10.0
 #: How often a wait with ``done`` (``Aside.wait``) reads whether the work
 #: it waits for is on disk, in seconds (a read of the cache's index: a few
 #: milliseconds).
-DONE_CHECK = 0.2
+DONE_CHECK = 0.05
 
 
 def on_disk(py_func: Any, signature: Callable[[str], bool] | None = None) -> bool:
     """Whether numba's cache on disk holds a compiled version of
     ``py_func`` (the Python function behind a ``cache=True`` jit function or
     cfunc) for its current source; with ``signature``, one whose signature
-    (numba's text of it, ``"int64(uint64, ...)"``) it accepts.  Reads the
-    cache's index only: a few milliseconds, nothing compiled or loaded."""
+    (numba's text of it, ``"int64(uint64, ...)"``) it accepts.  A closure's
+    versions share one index, each under the hash of its closure's values
+    (numba's ``_index_key``): only one for ``py_func``'s own values counts.
+    Reads the cache's index only: a few milliseconds, nothing compiled or
+    loaded."""
     from numba.core.caching import FunctionCache
 
     try:
         index = FunctionCache(py_func)._cache_file._load_index()
+        closure = _closure_hash(py_func)
     except Exception:  # noqa: BLE001 - no usable cache (read-only, no source): nothing on disk
         return False
-    return any(signature is None or signature(str(key[0])) for key in index)
+    return any(
+        (signature is None or signature(str(key[0]))) and (closure is None or key[2][1] == closure) for key in index
+    )
+
+
+def _closure_hash(py_func: Any) -> str | None:
+    """The hash numba's cache files a closure's version under (the values
+    of its free variables, serialised as numba does), or None for a
+    function that is not a closure."""
+    if py_func.__closure__ is None:
+        return None
+    import hashlib
+
+    from numba.core.serialize import dumps
+
+    return hashlib.sha256(dumps(tuple(cell.cell_contents for cell in py_func.__closure__))).hexdigest()
 
 
 _cores = usable_cores  # a name of its own here: the tests set the cores a machine has

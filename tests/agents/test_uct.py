@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import random
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from types import SimpleNamespace
 from typing import Any
@@ -411,11 +412,12 @@ def test_master_plays_a_proven_win_at_once() -> None:
 
 class _ChildCompilingMinimax:
     """Stands for ``c4lab.compile_aside.Aside``: a child compiling minimax
-    that is done when waited for."""
+    that is done when waited for (for minimax alone, ``done``, or for all
+    its work)."""
 
     waited = 0
 
-    def wait(self) -> bool:
+    def wait(self, limit: float = 0.0, done: Callable[[], bool] | None = None) -> bool:
         self.waited += 1
         return True
 
@@ -424,7 +426,7 @@ def _cold_start(monkeypatch: pytest.MonkeyPatch) -> _ChildCompilingMinimax:
     """As on an empty cache with a free core: minimax not yet compiled in
     this process, and a child compiling it."""
     child = _ChildCompilingMinimax()
-    monkeypatch.setattr(master_module, "_aside", lambda: child)
+    monkeypatch.setattr(master_module, "_aside", lambda bitboard: child)
     monkeypatch.setattr(master_module, "compile_search", functools.lru_cache(maxsize=1)(lambda: None))
     return child
 
@@ -494,7 +496,7 @@ def test_on_iterations_a_cold_master_plays_as_a_warm_one(monkeypatch: pytest.Mon
         played.append(agent.analyse(Position.parse("10x8")))
         return [(move, replace(analysis, seconds=0.0)) for move, analysis in played]  # all but the time taken
 
-    monkeypatch.setattr(master_module, "_aside", lambda: None)
+    monkeypatch.setattr(master_module, "_aside", lambda bitboard: None)
     usual = two_games()
     child = _cold_start(monkeypatch)
     assert two_games() == usual

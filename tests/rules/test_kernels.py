@@ -146,3 +146,11 @@ def test_winning_columns_agree_with_the_win_test_of_each_column(seed: int) -> No
                             expected |= 1 << c
                 assert K.winning_columns(geo, st, side) == expected, (position.notation, side)
             position = position.play(rng.choice(position.legal_moves()))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 12345, 2**63 + 7, 2**64 - 1, -5, 2**70 + 3])
+def test_the_seed_state_computed_in_python_is_the_kernels(seed: int) -> None:
+    """``seed_state`` (the agents' first start, no compile) gives the same
+    state as the compiled ``seed_rng``, wrap-around and all, from any integer."""
+    assert K.seed_state(seed) == K.seed_rng(np.uint64(seed % 2**64))
+    assert isinstance(K.seed_state(seed), np.uint64)

@@ -50,6 +50,7 @@ from c4lab.agents.uct import DEFAULT_ITERATIONS, ENDGAME_CELLS, ENDGAME_NODES, E
 from c4lab.agents.uct_search import NO_LEAF, Leaf
 from c4lab.agents.uct_search import on_disk as uct_on_disk
 from c4lab.rules import Move, Position, Variant
+from c4lab.rules import kernels as K
 from c4lab.rules.position import load_play
 from c4lab.solver.api import Solver
 from c4lab.solver.api import compile_search as compile_solver
@@ -79,40 +80,54 @@ PROBE_TABLE = 1 << 20  # entries (32 MB a thread)
 CLASSIC_SHARE = 0.75
 
 
-def _throwaway_iteration(leaf: Leaf | None) -> None:
+#: A board of each win-test encoding (``K.board_kind``: one-word bitboards
+#: or not), for a throwaway iteration that compiles that encoding's policy
+#: playouts.
+_ENCODING_BOARD = {True: "7x6", False: "9x8"}
+
+
+def _bitboard(position: Position) -> bool:
+    """Whether ``position``'s board uses one-word bitboards (``K.board_kind``):
+    the encoding whose policy playouts master's UCT runs there."""
+    return K.board_kind(position.kernel_arrays()[0])[1]
+
+
+def _throwaway_iteration(leaf: Leaf | None, bitboard: bool) -> None:
     """One iteration of a fresh search configured as master's UCT, with
-    ``leaf`` at its leaves: what compiles (or loads) its kernels, which
-    serve every board."""
+    ``leaf`` at its leaves, on a board of the encoding ``bitboard``: what
+    compiles (or loads) its kernels, the search for every board and the
+    policy playouts for the boards of that encoding."""
     agent = UCTAgent(solver=True, policy="smart", lgr=2, c=0.5, final="visits", seed=0)
     agent.leaf = leaf
-    agent.search(Position.parse("7x6"), Budget(iterations=1))
+    agent.search(Position.parse(_ENCODING_BOARD[bitboard]), Budget(iterations=1))
 
 
-@functools.cache
-def _compile_uct() -> None:
-    """master's UCT search (with its policy playouts) compiled, or loaded
-    from numba's cache, once per process."""
-    _throwaway_iteration(None)
+#: The ``(valued, bitboard)`` pairs ``_compile_uct`` has prepared in this process.
+_uct_ready: set[tuple[bool, bool]] = set()
 
 
-@functools.cache
-def _compile_uct_valued() -> None:
-    """master's UCT search with a network's value at its leaves (a kernel
-    of its own, ``uct_search._search_kernel``), compiled or loaded once per
-    process, outside any timed move: the empty stand-in network's arrays
-    have a network's types."""
-    _throwaway_iteration(NO_LEAF)
+def _compile_uct(bitboard: bool, valued: bool = False) -> None:
+    """master's UCT search, with its policy playouts for the boards of the
+    encoding ``bitboard``, compiled or loaded from numba's cache, once per
+    process; ``valued``: the search with a network's value at its leaves (a
+    kernel of its own, ``uct_search._search_kernel``), outside any timed
+    move: the empty stand-in network's arrays have a network's types."""
+    if (valued, bitboard) not in _uct_ready:
+        _throwaway_iteration(NO_LEAF if valued else None, bitboard)
+        _uct_ready.add((valued, bitboard))
 
 
-#: What a child compiles: minimax's search, then the rules' ``check`` and
-#: ``play`` (``rules.position.load_play``: what ``c4lab move`` and a game
-#: need last).
+#: What a child compiles: the rules' ``check`` for compiled callers (the
+#: policy playouts call it: this process then loads it from the cache), then
+#: minimax's search, then ``check`` for ``Position``'s arrays and ``play``
+#: (``rules.position.load_play``: what ``c4lab move`` and a game need last).
+_CHECK = f"{K.compile_check.__module__}:compile_check"
 _MINIMAX = f"{compile_search.__module__}:compile_search"
 _PLAY = f"{load_play.__module__}:load_play"
 
 
 @functools.cache
-def _aside() -> compile_aside.Aside | None:
+def _aside(bitboard: bool) -> compile_aside.Aside | None:
     """A child process that compiles minimax's search into numba's cache
     (``c4lab.compile_aside``) while this one compiles UCT (its search, or
     only its policy playouts where a level left the search on disk), started
@@ -125,24 +140,31 @@ def _aside() -> compile_aside.Aside | None:
     as before; after a level, the child took the playouts and this process
     compiled minimax, and the move waited for both in turn (the first
     ``master`` move on 9x8/Xd3 after ``hard``: 4.9-5.1 s, 4.3-4.6 s now).
-    The child then compiles the rules' ``check`` and ``play`` (``_PLAY``),
-    in the time it has left before this process waits for it: ``c4lab
-    move`` checks the answer it prints, and compiled that after the
-    search."""
-    if _compile_uct.cache_info().currsize or uct_on_disk():
+    The child first compiles the rules' ``check`` for compiled callers
+    (``_CHECK``, 0.25-0.3 s), which this process's policy playouts call
+    and then load from the cache; after minimax, ``check`` for ``Position``
+    and ``play`` (``_PLAY``): ``c4lab move`` checks the answer it prints,
+    and compiled that after the search.  A first timed move waits for
+    minimax only, not for ``play`` (2026-12-05: with the policy playouts of
+    one encoding and ``check`` from the child, this process's share shrank
+    below the child's, and the move waited 0.2-0.4 s for ``play``).  The
+    very first ``master`` move on 9x8/Xd3 went from 5.66-6.47 to 4.80-5.23 s
+    (three pairs of two cold runs, alternated, a middle day)."""
+    if (False, bitboard) in _uct_ready or uct_on_disk(bitboard):
         return None
     if compile_search.cache_info().currsize or minimax_on_disk():
         return None
-    return compile_aside.start(_MINIMAX, _PLAY)
+    return compile_aside.start(_CHECK, _MINIMAX, _PLAY)
 
 
-def _ready_minimax() -> None:
+def _ready_minimax(bitboard: bool) -> None:
     """minimax's search compiled, or loaded from the cache; where a child
-    compiles it (``_aside``), this process compiles UCT meanwhile, then
-    waits for the child."""
-    aside = _aside()
+    compiles it (``_aside``), this process compiles UCT (with the policy
+    playouts of the encoding ``bitboard``) meanwhile, then waits for the
+    child."""
+    aside = _aside(bitboard)
     if aside is not None:
-        _compile_uct()
+        _compile_uct(bitboard)
         aside.wait()
     compile_search()
 
@@ -220,10 +242,11 @@ class MasterAgent(Agent):
         warm-up's moves reach nowhere: UCT's kept tree moved on, and the
         solver's probe (from ``PROBE_CELLS`` empty cells on).  Compiled in
         a judged move, each took 2.3-4 s: a forfeit under a time limit."""
-        _ready_minimax()
-        _compile_uct()
+        bitboard = _bitboard(start)
+        _ready_minimax(bitboard)
+        _compile_uct(bitboard)
         if self.network is not None:
-            _compile_uct_valued()
+            _compile_uct(bitboard, valued=True)
         self.uct.compile_rest(start)  # its kept tree, moved on
         compile_solver(start.variant)
 
@@ -273,7 +296,8 @@ class MasterAgent(Agent):
         # game), keep the usual order, where a proven win skips UCT.  Not in
         # the classic opening, which the solver answers alone.
         first = self.network is None and not classic_opening and not compile_search.cache_info().currsize
-        aside = _aside() if first else None
+        bitboard = _bitboard(position)
+        aside = _aside(bitboard) if first else None
         if classic_opening or position.empty_cells <= PROBE_CELLS:
             # The probe's one-time preparation (its search compiled or loaded, the database read, the table
             # allocated: 0.3-0.7 s in a new process) is not thinking time either.  Counted, it took the whole
@@ -304,13 +328,13 @@ class MasterAgent(Agent):
         judgement: Analysis | None = None
         compiling = time.perf_counter()
         if aside is not None and clock is not None:
-            _compile_uct()
+            _compile_uct(bitboard)
             start += time.perf_counter() - compiling
             judgement = self._judge(position, clock, iterations, start, 1.0 - self.share)
             compiling = time.perf_counter()
-            aside.wait()
+            aside.wait(done=minimax_on_disk)  # not for the rest of its work (the rules' play)
         elif aside is not None:
-            _ready_minimax()  # UCT compiled here while the child compiles minimax
+            _ready_minimax(bitboard)  # UCT compiled here while the child compiles minimax
         compile_search()
         start += time.perf_counter() - compiling
         tactics = None
@@ -328,10 +352,10 @@ class MasterAgent(Agent):
             return won
         ruled_out |= {m for m, score in scores.items() if score <= -WIN}
         if judgement is None:
-            ready = _compile_uct if self.network is None else _compile_uct_valued
-            if not ready.cache_info().currsize:
+            valued = self.network is not None
+            if (valued, bitboard) not in _uct_ready:
                 compiling = time.perf_counter()
-                ready()
+                _compile_uct(bitboard, valued)
                 start += time.perf_counter() - compiling
             judgement = self._judge(position, clock, iterations, start, 1.0)
         if drawn:

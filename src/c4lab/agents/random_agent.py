@@ -20,7 +20,7 @@ class RandomAgent(Agent):
     """Plays like one step of a random playout (the same kernel draws it)."""
 
     def __init__(self, seed: int | None = None) -> None:
-        self._rng = np.uint64(K.seed_rng(np.uint64(seed_value(seed, type(self).__name__) % 2**64)))
+        self._rng = K.seed_state(seed_value(seed, type(self).__name__))
 
     def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
         if position.is_over:

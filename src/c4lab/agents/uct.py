@@ -228,7 +228,7 @@ class UCTAgent(Agent):
         if endgame < 0:
             raise ValueError(f"endgame must be at least 0, not {endgame}")
         self.endgame = endgame
-        self._rng = np.array([K.seed_rng(np.uint64(seed_value(seed, type(self).__name__) % 2**64))], dtype=np.uint64)
+        self._rng = np.array([K.seed_state(seed_value(seed, type(self).__name__))], dtype=np.uint64)
         self._tree: Tree | None = None
         self._root_position: Position | None = None
         self.last_iterations = 0

@@ -273,20 +273,22 @@ def _init_edges(geo, st, ni, emove, echild, meta, node, s, legal):
 def _random_move_code(geo, st, s):
     """A random legal move code, drawn like a random playout's token: a
     column uniformly among the non-full ones; after a bonus landing,
-    declining or each legal ban column uniformly."""
+    declining or each legal ban column uniformly.  The ban's legality is
+    asked of ``K.check`` (called, not inlined: the rare bonus landing no
+    longer brings two inlined copies of ``K.ban_error`` and its win test
+    into the policy playout, 0.45 s of its 2.3 s compile, 2026-12-05)."""
     s, x = K.next_random(s)
-    side = U(K.to_move(st))
     c = U(K.open_column(st, K.random_below(x, U(K.open_count(st)))))
     code = c
     if c * K.STRIDE + U(K.landing_row(st, c)) == U(K.bonus_cell(geo)):
         n = U0
         for b in range(U(K.board_width(geo))):
-            n += U(K.ban_error(geo, st, side, c, b) == K.OK)
+            n += U(K.check(geo, st, np.int64(c + K.STRIDE * (b + U1))) == K.OK)
         s, x = K.next_random(s)
         k = K.random_below(x, n + U1)  # 0: decline; k: the k-th legal ban column
         if k > U0:
             for b in range(U(K.board_width(geo))):
-                if K.ban_error(geo, st, side, c, b) == K.OK:
+                if K.check(geo, st, np.int64(c + K.STRIDE * (b + U1))) == K.OK:
                     k -= U1
                     if k == U0:
                         code = c + K.STRIDE * (b + U1)
@@ -305,14 +307,14 @@ def _lowest_column(columns):
 
 
 @njit(inline="always")
-def _tactical_code(geo, st):
+def _tactical_code(geo, st, bitboard):
     """A column that wins now for the side to move, else one that blocks the
     opponent's immediate win, else ``NO_MOVE``.  (One loop over the two
     sides: one inlined copy of the win test, not two, to compile.)"""
     side = U(K.to_move(st))
     code = U(NO_MOVE)
     for other in range(2):
-        columns = K.winning_columns(geo, st, side ^ U(other))
+        columns = K.winning_columns_encoded(geo, st, side ^ U(other), bitboard)
         if columns != U0:
             code = _lowest_column(columns)
             break
@@ -332,7 +334,7 @@ def policy_playout(geo, st, s, smart, lgr, lgr1, lgr2, moves, nmoves, bitboard):
     while result == U(K.ONGOING):
         code = U(NO_MOVE)
         if smart:
-            code = _tactical_code(geo, st)
+            code = _tactical_code(geo, st, bitboard)
         side = np.int64(K.to_move(st))
         # (``check`` is given an int64, the type ``play`` gives it: one
         # compilation of it serves both.)
@@ -363,36 +365,41 @@ POLICY_SIGNATURE = types.uint64(
 )
 
 
-def _policy_playout(geo_p, st_p, s, smart, lgr, lgr1_p, lgr2_p, moves_p, nmoves_p):  # type: ignore[no-untyped-def]
-    """``policy_playout`` compiled once for every board, as a C function that
-    the search calls at its address (``policy_address``): the win-test
-    encoding is read from ``geo`` at each move (a branch that costs little
-    beside a policy move's own tests, and spares a compilation per kind).
-    Called, not linked in: a search that linked it optimised and compiled it
-    a second time (0.4 s of a first ``master`` move's CPU).  The arrays come
-    as raw pointers (``Tree``'s shapes), with no reference counts to keep.
-    With ``lgr`` it also learns the replies of the simulated game (tree path
-    and playout): here, not in the search, which then has nothing of
-    Last-Good-Reply to compile (the levels' search shares its compilation
-    with ``master``'s)."""
-    geo = carray(geo_p, K.GEO_LEN)
-    st = carray(st_p, K.STATE_LEN)
-    lgr1 = carray(lgr1_p, (2, 256))
-    lgr2 = carray(lgr2_p, (2, 256, 256))
-    moves = carray(moves_p, MAX_PATH)
-    nmoves = carray(nmoves_p, 2)
-    _, s, recorded = policy_playout(geo, st, s, smart != 0, lgr, lgr1, lgr2, moves, nmoves[0], K.fits_one_word(geo))
-    if lgr > 0:
-        _learn_replies(lgr, lgr1, lgr2, moves, recorded, nmoves[1], U(K.result_of(st)))
-    nmoves[0] = recorded
-    return s
+def _policy_source(bitboard: bool) -> Any:
+    """``policy_playout`` as a C function of one win-test encoding
+    (``bitboard``, a constant of the closure: ``K.board_kind``), called at
+    its address by the search (``policy_address``), not linked in: a search
+    that linked it optimised and compiled it a second time (0.4 s of a first
+    ``master`` move's CPU).  One per encoding, not one for every board that
+    reads the encoding at each move: each compiles only its own win test
+    (1.5-1.6 s against 1.8 s, 2026-12-05).  The arrays come as raw pointers
+    (``Tree``'s shapes), with no reference counts to keep.  With ``lgr`` it
+    also learns the replies of the simulated game (tree path and playout):
+    here, not in the search, which then has nothing of Last-Good-Reply to
+    compile (the levels' search shares its compilation with ``master``'s)."""
+
+    def policy_playout_function(geo_p, st_p, s, smart, lgr, lgr1_p, lgr2_p, moves_p, nmoves_p):  # type: ignore[no-untyped-def]
+        geo = carray(geo_p, K.GEO_LEN)
+        st = carray(st_p, K.STATE_LEN)
+        lgr1 = carray(lgr1_p, (2, 256))
+        lgr2 = carray(lgr2_p, (2, 256, 256))
+        moves = carray(moves_p, MAX_PATH)
+        nmoves = carray(nmoves_p, 2)
+        _, s, recorded = policy_playout(geo, st, s, smart != 0, lgr, lgr1, lgr2, moves, nmoves[0], bitboard)
+        if lgr > 0:
+            _learn_replies(lgr, lgr1, lgr2, moves, recorded, nmoves[1], U(K.result_of(st)))
+        nmoves[0] = recorded
+        return s
+
+    return policy_playout_function
 
 
 @cache
-def _policy_function() -> Any:
-    """The compiled policy playout, kept here (its machine code must outlive
-    every search that calls its address)."""
-    return K.cached_cfunc(_policy_playout, POLICY_SIGNATURE)
+def _policy_function(bitboard: bool) -> Any:
+    """The compiled policy playout of one encoding (``_policy_source``),
+    kept here: its machine code must outlive every search that calls its
+    address."""
+    return K.cached_cfunc(_policy_source(bitboard), POLICY_SIGNATURE)
 
 
 def search_on_disk(valued: bool = False) -> bool:
@@ -401,17 +408,18 @@ def search_on_disk(valued: bool = False) -> bool:
     return cached(_search_kernel(False, valued).py_func)
 
 
-def on_disk(valued: bool = False) -> bool:
+def on_disk(bitboard: bool, valued: bool = False) -> bool:
     """Whether numba's cache on disk holds the search (``search_on_disk``)
-    and the policy playouts: what ``master``'s UCT compiles on a first start
+    and the policy playouts of the win-test encoding ``bitboard``
+    (``K.board_kind``): what ``master``'s UCT compiles on a first start
     (``c4lab.compile_aside``)."""
-    return search_on_disk(valued) and cached(_policy_playout)
+    return search_on_disk(valued) and cached(_policy_source(bitboard))
 
 
-def policy_address() -> int:
+def policy_address(bitboard: bool) -> int:
     """The address of the policy playout's C function, compiled (or loaded
     from numba's cache) the first time a process asks."""
-    address = _policy_function().address
+    address = _policy_function(bitboard).address
     assert address is not None  # compiled, or loaded from the cache
     return int(address)
 
@@ -561,17 +569,18 @@ def search(
     """
     plain = flags[FL_SMART] == 0 and flags[FL_LGR] == 0
     kernel = _search_kernel(bool(flags[FL_TT]), leaf is not None)
+    v = leaf or NO_LEAF
+    args = (
+        geo, root_state, nf, ni, nkey, emove, echild, meta, tt_keys, tt_nodes,
+        lgr1, lgr2, st, path, moves, rng, iterations, c, flags,
+        v.weights, v.ptr, v.inst, v.pw, v.thr, v.mix, v.codes, v.idx,
+    )
     if plain:
         playout = K.playout_address(*K.board_kind(geo))
     else:  # the shapes the policy playout's C function reads them with
         assert lgr1.shape == (2, 256) and lgr2.shape == (2, 256, 256) and moves.shape == (MAX_PATH,)
-        playout = policy_address()
-    v = leaf or NO_LEAF
-    return int(kernel(
-        geo, root_state, nf, ni, nkey, emove, echild, meta, tt_keys, tt_nodes,
-        lgr1, lgr2, st, path, moves, rng, iterations, c, flags,
-        v.weights, v.ptr, v.inst, v.pw, v.thr, v.mix, v.codes, v.idx, np.uint64(playout),
-    ))
+        playout = policy_address(K.board_kind(geo)[1])
+    return int(kernel(*args, np.uint64(playout)))
 
 
 class Leaf:
@@ -612,7 +621,7 @@ def _search_kernel(use_tt: bool, valued: bool) -> Any:
     board), so one compilation serves every board (it was compiled per kind
     of board too, and a second kind of board cost a whole second search).
     With a policy, ``playout`` is the policy playout's address
-    (``policy_address``), one for every board."""
+    (``policy_address``), one for each win-test encoding."""
 
     @njit(cache=True, nogil=True)
     def search_kernel(

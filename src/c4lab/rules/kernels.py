@@ -446,9 +446,16 @@ def threat_windows(geo, st, reach, out):
 def winning_columns(geo, st, side):
     """The columns (a bit per column) where a piece of ``side`` dropped now
     would win.  On bitboard boards all landing cells are tested at once."""
+    return winning_columns_encoded(geo, st, side, geo[G_BITBOARD] != 0)
+
+
+@njit(inline="always")
+def winning_columns_encoded(geo, st, side, bitboard):
+    """``winning_columns`` for a kernel specialised to one kind of board
+    (``bitboard`` a compile-time constant there, as in ``apply_encoded``)."""
     side = U(side)
     columns = U0
-    if geo[G_BITBOARD]:
+    if bitboard:
         stride = U(geo[G_H]) + U1
         wins = completing_cells(_load_bb(st, side), stride)
         if wins != U0:
@@ -817,6 +824,27 @@ def seed_rng(seed):
     if z == U0:
         z = U(0x2545F4914F6CDD1D)
     return z
+
+
+def seed_state(seed: int) -> np.uint64:
+    """``seed_rng(seed)`` computed in Python with the kernel's own source
+    (``py_func``): the same state, without compiling the kernel where
+    nothing compiled needs it (0.07-0.1 s of a search agent's first start)."""
+    with np.errstate(over="ignore"):  # the wrap-around is the arithmetic's
+        return U(seed_rng.py_func(U(seed % 2**64)))
+
+
+#: The types of ``check``'s arguments from a compiled caller (writeable
+#: arrays; ``Position``'s are read-only, a compilation of their own).
+CHECK_IN_KERNELS = (types.Array(types.uint8, 1, "C"), types.Array(types.uint16, 1, "C"), types.int64)
+
+
+def compile_check() -> None:
+    """``check`` compiled (or loaded from numba's cache) for the writeable
+    arrays of a compiled caller (``CHECK_IN_KERNELS``): what ``master``'s
+    child compiles first (``c4lab.compile_aside``), for the policy playouts
+    this process compiles after the search."""
+    check.compile(CHECK_IN_KERNELS)
 
 
 @njit(inline="always")

@@ -185,13 +185,15 @@ FIRST_WARM_UP = ("hard", "7x6")
 #: level, while the new-game form is open, in this order: the random
 #: playouts of the three other kinds of board (bonus or not, one-word
 #: bitboard or line masks: about a second each; the levels' search is the
-#: same on every board), ``master`` (also the hint) on the classic board,
-#: the exact solver's three-word search, and last the learnt network of
+#: same on every board), ``master`` (also the hint) on the classic board
+#: and on 9x8 (its policy playouts are compiled once per win-test
+#: encoding, one-word bitboards or line masks), the exact solver's
+#: three-word search, and last the learnt network of
 #: the picker's research group, greedy and with PUCT (about 3 and 3-4 s of
 #: CPU more; a first ``ntuple-puct`` move without it: 6.5-8 s).  Once per
 #: install: later starts load them from numba's cache in milliseconds.
 BACKGROUND_WARM_UPS: tuple[tuple[str, str], ...] = (
-    ("hard", "7x6/Bd1"), ("hard", "9x8"), ("hard", "9x8/Bd1"), ("master", "7x6"), ("perfect", "9x8"),
+    ("hard", "7x6/Bd1"), ("hard", "9x8"), ("hard", "9x8/Bd1"), ("master", "7x6"), ("master", "9x8"), ("perfect", "9x8"),
     ("ntuple", "7x6"), ("ntuple-puct", "7x6"),
 )
 
