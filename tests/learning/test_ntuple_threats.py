@@ -165,7 +165,7 @@ def test_a_network_with_threat_tables_round_trips_grows_and_says_so(tmp_path: Pa
         Network.load(wrong)
 
 
-def test_train_threats_makes_a_network_with_them_and_a_resume_cannot_add_them(tmp_path: Path) -> None:
+def test_train_threats_makes_a_network_with_them_and_a_resume_cannot_add_or_remove_them(tmp_path: Path) -> None:
     out = tmp_path / "n.npz"
     result = CliRunner().invoke(main, ["train", "ntuple", "--board", "4x4", "--games", "300", "--probes", "0",
                                        "--tuples", "6", "--threats", "--out", str(out)])
@@ -179,3 +179,10 @@ def test_train_threats_makes_a_network_with_them_and_a_resume_cannot_add_them(tm
     assert refused.exit_code == 2
     assert "--threats and --no-threats shape a new network" in refused.output and str(plain) in refused.output
     assert plain.read_bytes() == before
+    # Nor take them away: --no-threats on a network that has them is refused the same way, the file untouched.
+    with_threats = out.read_bytes()
+    refused = CliRunner().invoke(main, ["train", "ntuple", "--resume", str(out), "--no-threats", "--games", "10",
+                                        "--probes", "0"])
+    assert refused.exit_code == 2
+    assert "--threats and --no-threats shape a new network" in refused.output and str(out) in refused.output
+    assert out.read_bytes() == with_threats
