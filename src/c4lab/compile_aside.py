@@ -251,6 +251,8 @@ class Aside:
             return False
         self._waited = True
         deadline = time.monotonic() + limit
+        if done is not None and not self._ended.is_set() and done():
+            return True  # already on disk: no wait at all (not even one ``DONE_CHECK``)
         with _compile_event(self.target):
             while not self._ended.wait(max(0.0, min(DONE_CHECK, deadline - time.monotonic()))):
                 if done is not None and done():
