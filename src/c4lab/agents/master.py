@@ -149,7 +149,8 @@ def _aside(bitboard: bool) -> compile_aside.Aside | None:
     one encoding and ``check`` from the child, this process's share shrank
     below the child's, and the move waited 0.2-0.4 s for ``play``).  The
     very first ``master`` move on 9x8/Xd3 went from 5.66-6.47 to 4.80-5.23 s
-    (three pairs of two cold runs, alternated, a middle day)."""
+    (three pairs of two cold runs, alternated, a middle day; 4.80-5.44 s in
+    thirteen runs that evening)."""
     if (False, bitboard) in _uct_ready or uct_on_disk(bitboard):
         return None
     if compile_search.cache_info().currsize or minimax_on_disk():
