@@ -336,8 +336,8 @@ def policy_playout(geo, st, s, smart, lgr, lgr1, lgr2, moves, nmoves, bitboard):
         if smart:
             code = _tactical_code(geo, st, bitboard)
         side = np.int64(K.to_move(st))
-        # (``check`` is given an int64, the type ``play`` gives it: one
-        # compilation of it serves both.)
+        # (``check`` is given an int64 and writeable arrays, the types
+        # ``K.compile_check`` compiles: ``master``'s child has it on disk.)
         if code == U(NO_MOVE) and lgr >= 2 and nmoves >= 2:
             reply = lgr2[side, moves[nmoves - 2], moves[nmoves - 1]]
             if reply != NO_MOVE and K.check(geo, st, np.int64(reply)) == K.OK:
@@ -569,18 +569,17 @@ def search(
     """
     plain = flags[FL_SMART] == 0 and flags[FL_LGR] == 0
     kernel = _search_kernel(bool(flags[FL_TT]), leaf is not None)
-    v = leaf or NO_LEAF
-    args = (
-        geo, root_state, nf, ni, nkey, emove, echild, meta, tt_keys, tt_nodes,
-        lgr1, lgr2, st, path, moves, rng, iterations, c, flags,
-        v.weights, v.ptr, v.inst, v.pw, v.thr, v.mix, v.codes, v.idx,
-    )
     if plain:
         playout = K.playout_address(*K.board_kind(geo))
     else:  # the shapes the policy playout's C function reads them with
         assert lgr1.shape == (2, 256) and lgr2.shape == (2, 256, 256) and moves.shape == (MAX_PATH,)
         playout = policy_address(K.board_kind(geo)[1])
-    return int(kernel(*args, np.uint64(playout)))
+    v = leaf or NO_LEAF
+    return int(kernel(
+        geo, root_state, nf, ni, nkey, emove, echild, meta, tt_keys, tt_nodes,
+        lgr1, lgr2, st, path, moves, rng, iterations, c, flags,
+        v.weights, v.ptr, v.inst, v.pw, v.thr, v.mix, v.codes, v.idx, np.uint64(playout),
+    ))
 
 
 class Leaf:

@@ -843,7 +843,8 @@ def compile_check() -> None:
     """``check`` compiled (or loaded from numba's cache) for the writeable
     arrays of a compiled caller (``CHECK_IN_KERNELS``): what ``master``'s
     child compiles first (``c4lab.compile_aside``), for the policy playouts
-    this process compiles after the search."""
+    its parent compiles meanwhile (they call it, and load it from the cache
+    once the child has saved it)."""
     check.compile(CHECK_IN_KERNELS)
 
 
