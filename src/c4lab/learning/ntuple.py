@@ -392,7 +392,7 @@ class Trainer:
         streams = kept[: self.workers]
         for w in range(len(streams), self.workers):
             base = int(kept[w % len(kept)]) if kept else self.seed * 1009
-            streams.append(np.uint64(K.seed_rng(np.uint64((base + w * 0x9E3779B97F4A7C15) % 2**64))))
+            streams.append(K.seed_state(base + w * 0x9E3779B97F4A7C15))
         return streams
 
     def record(self) -> None:
@@ -424,7 +424,7 @@ class Trainer:
         starts with the first real game."""
         net = self.network
         geo, st = Position(net.variant).kernel_arrays()
-        T.train_games(geo, st, np.zeros_like(net.weights), *net.arrays()[1:], 1, np.uint64(K.seed_rng(1)), 0.1, 0.1,  # type: ignore[call-arg]  # numba's Dispatcher type
+        T.train_games(geo, st, np.zeros_like(net.weights), *net.arrays()[1:], 1, K.seed_state(1), 0.1, 0.1,  # type: ignore[call-arg]  # numba's Dispatcher type
                       False, T.NO_TCL, 0.0, 0.0, 0, 0, 0.0, np.zeros(T.N_COUNTERS))
 
     def alpha_at(self, progress: float) -> float:

@@ -289,7 +289,7 @@ class QLearner:
         self.episodes = 0
         self.moves = 0
         self.seconds = 0.0
-        self._rng = np.uint64(K.seed_rng(np.uint64(config.seed % 2**64)))
+        self._rng = K.seed_state(config.seed)
 
     @property
     def epsilon(self) -> float:

@@ -828,8 +828,9 @@ def seed_rng(seed):
 
 def seed_state(seed: int) -> np.uint64:
     """``seed_rng(seed)`` computed in Python with the kernel's own source
-    (``py_func``): the same state, without compiling the kernel where
-    nothing compiled needs it (0.07-0.1 s of a search agent's first start)."""
+    (``py_func``), from any integer: the same state, without compiling the
+    kernel where nothing compiled needs it (0.07-0.1 s of a search agent's
+    first start).  Python code seeds a kernel's generator with this."""
     with np.errstate(over="ignore"):  # the wrap-around is the arithmetic's
         return U(seed_rng.py_func(U(seed % 2**64)))
 
