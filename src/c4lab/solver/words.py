@@ -3,17 +3,18 @@
 The search (:mod:`c4lab.solver.negamax`) is written once, over bitboards of
 either type: a ``uint64`` (boards with ``W * (H + 1) <= 64``, 7x6 among
 them) or a tuple of three ``uint64`` words, lowest first (up to 192 bits:
-12x12 is 156).  Each operation here is a generic function that numba
-resolves by the type of its first argument when it compiles the search, so
-each width gets its own machine code with the operation inlined: nothing is
-decided at run time.  Bit ``c * (H + 1) + r`` is cell (column ``c``, row
+12x12 is 156).  Each operation here is resolved by the type of its first
+argument when numba compiles the search, so each width gets its own machine
+code: nothing is decided at run time.  Bit ``c * (H + 1) + r`` is cell (column ``c``, row
 ``r``) in both; with three words a column may straddle two words, so the
 addition carries across words and the shifts move bits between words.
 
 What truly differs by width lives here, not in the search:
 
-* the arithmetic (``add``, ``shl``, ``shr``, ``popcount``...); what is
-  built on it (the win test :func:`completing`) is written once;
+* the arithmetic (``add``, ``shl``, ``shr``, ``popcount``...), numba
+  intrinsics that write their few LLVM instructions into the search
+  itself; what is built on it (the win test :func:`completing`) is written
+  once;
 * the transposition table (:func:`table_slot`, :func:`table_get`,
   :func:`table_put`): both widths key a position by ``cur | (mask +
   bottom)`` with a tag for the ban piece and the table generation; one word
@@ -34,9 +35,7 @@ from numba.extending import intrinsic, overload
 
 from c4lab.rules.kernels import U0, U1, U
 
-U64 = U(64)
-
-#: numba's options for every operation here: each is compiled into the
+#: numba's options for the table's operations: each is compiled into the
 #: search that uses it and called from nowhere else (neither from Python nor
 #: through a C pointer), so it gets no C entry point, which numba builds for
 #: every overload by default (a tenth of the solver's first compilation).
@@ -55,180 +54,237 @@ def _by_width(word: Any, one: Callable[..., Any], three: Callable[..., Any]) -> 
 
 
 # -- bit arithmetic ----------------------------------------------------------------
+#
+# Each operation is a numba intrinsic: it writes its few LLVM instructions
+# straight into the function that calls it.  As overloads (a small function
+# each, compiled on its own and called) they cost a quarter of the one-word
+# search's first compilation, and inlined by numba (typed again at every
+# call) more; LLVM's own ``ctpop`` and ``cttz`` count and find the bits.
 
 
-def and_(a, b):
-    """``a & b``."""
+def _is_one(word: Any) -> bool:
+    """Whether a numba type is the one-word bitboard (else three words)."""
+    return isinstance(word, types.Integer)
 
 
-@overload(and_, jit_options=INTERNAL)
-def _and(a, b):
-    return _by_width(a, lambda a, b: a & b, lambda a, b: (a[0] & b[0], a[1] & b[1], a[2] & b[2]))
+def _parts(builder: Any, word_type: Any, value: Any) -> list[Any]:
+    """The LLVM values of a bitboard's words, lowest first."""
+    if _is_one(word_type):
+        return [value]
+    return [builder.extract_value(value, i) for i in range(3)]
 
 
-def or_(a, b):
-    """``a | b``."""
+def _bitboard(context: Any, builder: Any, word_type: Any, parts: list[Any]) -> Any:
+    """The bitboard of ``word_type`` made of ``parts`` (as :func:`_parts` gives them)."""
+    if _is_one(word_type):
+        return parts[0]
+    value = ir.Constant(context.get_value_type(word_type), ir.Undefined)
+    for i, part in enumerate(parts):
+        value = builder.insert_value(value, part, i)
+    return value
 
 
-@overload(or_, jit_options=INTERNAL)
-def _or(a, b):
-    return _by_width(a, lambda a, b: a | b, lambda a, b: (a[0] | b[0], a[1] | b[1], a[2] | b[2]))
+_I64 = ir.IntType(64)
 
 
-def xor(a, b):
-    """``a ^ b``."""
+def _count(builder: Any, part: Any) -> Any:
+    """The number of bits set in one word (LLVM's ``ctpop``)."""
+    return builder.ctpop(part)
 
 
-@overload(xor, jit_options=INTERNAL)
-def _xor(a, b):
-    return _by_width(a, lambda a, b: a ^ b, lambda a, b: (a[0] ^ b[0], a[1] ^ b[1], a[2] ^ b[2]))
+def _elementwise(name: str, doc: str, op: Callable[[Any, Any, Any], Any]) -> Any:
+    """The operation ``op(builder, x, y)`` word by word on two bitboards of one width."""
+
+    def typer(typingctx: Any, a: Any, b: Any) -> Any:
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            xs = _parts(builder, a, args[0])
+            ys = _parts(builder, a, context.cast(builder, args[1], b, a))
+            return _bitboard(context, builder, a, [op(builder, x, y) for x, y in zip(xs, ys)])
+
+        return a(a, b), codegen
+
+    typer.__name__ = typer.__qualname__ = name
+    typer.__doc__ = doc
+    return intrinsic(typer)
 
 
-def andnot(a, b):
-    """``a & ~b``."""
+and_ = _elementwise("and_", "``a & b``.", lambda builder, x, y: builder.and_(x, y))
+or_ = _elementwise("or_", "``a | b``.", lambda builder, x, y: builder.or_(x, y))
+xor = _elementwise("xor", "``a ^ b``.", lambda builder, x, y: builder.xor(x, y))
+andnot = _elementwise("andnot", "``a & ~b``.", lambda builder, x, y: builder.and_(x, builder.not_(y)))
 
 
-@overload(andnot, jit_options=INTERNAL)
-def _andnot(a, b):
-    return _by_width(a, lambda a, b: a & ~b, lambda a, b: (a[0] & ~b[0], a[1] & ~b[1], a[2] & ~b[2]))
-
-
-def nonzero(a):
+@intrinsic
+def nonzero(typingctx, a):
     """Whether any bit of ``a`` is set."""
 
+    def codegen(context, builder, signature, args):
+        parts = _parts(builder, a, args[0])
+        union = parts[0]
+        for part in parts[1:]:
+            union = builder.or_(union, part)
+        return builder.icmp_unsigned("!=", union, union.type(0))
 
-@overload(nonzero, jit_options=INTERNAL)
-def _nonzero(a):
-    return _by_width(a, lambda a: a != U0, lambda a: (a[0] | a[1] | a[2]) != U0)
+    return types.boolean(a), codegen
 
 
-def equal(a, b):
+@intrinsic
+def equal(typingctx, a, b):
     """``a == b``."""
 
+    def codegen(context, builder, signature, args):
+        differ = [builder.xor(x, y) for x, y in zip(_parts(builder, a, args[0]), _parts(builder, a, args[1]))]
+        union = differ[0]
+        for part in differ[1:]:
+            union = builder.or_(union, part)
+        return builder.icmp_unsigned("==", union, union.type(0))
 
-@overload(equal, jit_options=INTERNAL)
-def _equal(a, b):
-    return _by_width(a, lambda a, b: a == b, lambda a, b: ((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2])) == U0)
+    return types.boolean(a, b), codegen
 
 
-def zero(like):
+@intrinsic
+def zero(typingctx, like):
     """The empty bitboard of ``like``'s width."""
 
+    def codegen(context, builder, signature, args):
+        return _bitboard(context, builder, like, [_I64(0)] * (1 if _is_one(like) else 3))
 
-@overload(zero, jit_options=INTERNAL)
-def _zero(like):
-    return _by_width(like, lambda like: U0, lambda like: (U0, U0, U0))
+    return like(like), codegen
 
 
-def load(X, i, like):
+def _element(context: Any, builder: Any, array_type: Any, array: Any, index_type: Any, index: Any, k: int) -> Any:
+    """The address of ``array[index + k]`` (no bounds check, as numba's indexing)."""
+    data = context.make_array(array_type)(context, builder, array).data
+    at = context.cast(builder, index, index_type, types.int64)
+    if k:
+        at = builder.add(at, _I64(k))
+    return builder.gep(data, [at])
+
+
+@intrinsic
+def load(typingctx, X, i, like):
     """The bitboard of ``like``'s width stored at ``X[i]`` (and ``X[i + 1]``,
     ``X[i + 2]`` for three words)."""
 
+    def codegen(context, builder, signature, args):
+        n = 1 if _is_one(like) else 3
+        parts = [builder.load(_element(context, builder, X, args[0], i, args[1], k)) for k in range(n)]
+        return _bitboard(context, builder, like, parts)
 
-@overload(load, jit_options=INTERNAL)
-def _load(X, i, like):
-    return _by_width(like, lambda X, i, like: X[i], lambda X, i, like: (X[i], X[i + 1], X[i + 2]))
+    return like(X, i, like), codegen
 
 
-def store(X, i, word):
+@intrinsic
+def store(typingctx, X, i, word):
     """Write ``word`` at ``X[i]`` (and ``X[i + 1]``, ``X[i + 2]`` for three words)."""
 
+    def codegen(context, builder, signature, args):
+        for k, part in enumerate(_parts(builder, word, args[2])):
+            builder.store(part, _element(context, builder, X, args[0], i, args[1], k))
+        return context.get_dummy_value()
 
-def _store3(X, i, word):
-    X[i] = word[0]
-    X[i + 1] = word[1]
-    X[i + 2] = word[2]
-
-
-def _store1(X, i, word):
-    X[i] = word
+    return types.void(X, i, word), codegen
 
 
-@overload(store, jit_options=INTERNAL)
-def _store(X, i, word):
-    return _by_width(word, _store1, _store3)
-
-
-def shl(a, s):
+@intrinsic
+def shl(typingctx, a, s):
     """``a << s`` for 0 < s < 64."""
 
+    def codegen(context, builder, signature, args):
+        x = _parts(builder, a, args[0])
+        n = context.cast(builder, args[1], s, types.uint64)
+        if len(x) == 1:
+            return builder.shl(x[0], n)
+        t = builder.sub(_I64(64), n)
+        return _bitboard(context, builder, a, [
+            builder.shl(x[0], n),
+            builder.or_(builder.shl(x[1], n), builder.lshr(x[0], t)),
+            builder.or_(builder.shl(x[2], n), builder.lshr(x[1], t)),
+        ])
 
-@njit(inline="always")
-def _shl3(a, s):
-    t = U64 - s
-    return (a[0] << s, (a[1] << s) | (a[0] >> t), (a[2] << s) | (a[1] >> t))
+    return a(a, s), codegen
 
 
-@overload(shl, jit_options=INTERNAL)
-def _shl(a, s):
-    return _by_width(a, lambda a, s: a << s, _shl3)
-
-
-def shr(a, s):
+@intrinsic
+def shr(typingctx, a, s):
     """``a >> s`` for 0 < s < 64."""
 
+    def codegen(context, builder, signature, args):
+        x = _parts(builder, a, args[0])
+        n = context.cast(builder, args[1], s, types.uint64)
+        if len(x) == 1:
+            return builder.lshr(x[0], n)
+        t = builder.sub(_I64(64), n)
+        return _bitboard(context, builder, a, [
+            builder.or_(builder.lshr(x[0], n), builder.shl(x[1], t)),
+            builder.or_(builder.lshr(x[1], n), builder.shl(x[2], t)),
+            builder.lshr(x[2], n),
+        ])
 
-@njit(inline="always")
-def _shr3(a, s):
-    t = U64 - s
-    return ((a[0] >> s) | (a[1] << t), (a[1] >> s) | (a[2] << t), a[2] >> s)
+    return a(a, s), codegen
 
 
-@overload(shr, jit_options=INTERNAL)
-def _shr(a, s):
-    return _by_width(a, lambda a, s: a >> s, _shr3)
-
-
-def add(a, b):
+@intrinsic
+def add(typingctx, a, b):
     """``a + b`` (with three words the carries cross the words; the top carry
     is dropped)."""
 
+    def codegen(context, builder, signature, args):
+        x = _parts(builder, a, args[0])
+        y = _parts(builder, a, args[1])
+        if len(x) == 1:
+            return builder.add(x[0], y[0])
+        r0 = builder.add(x[0], y[0])
+        c0 = builder.zext(builder.icmp_unsigned("<", r0, x[0]), _I64)
+        t1 = builder.add(x[1], y[1])
+        r1 = builder.add(t1, c0)
+        c1 = builder.zext(builder.or_(builder.icmp_unsigned("<", t1, x[1]), builder.icmp_unsigned("<", r1, t1)), _I64)
+        return _bitboard(context, builder, a, [r0, r1, builder.add(builder.add(x[2], y[2]), c1)])
 
-@njit(inline="always")
-def _add3(a, b):
-    r0 = a[0] + b[0]
-    c0 = U1 if r0 < a[0] else U0
-    t1 = a[1] + b[1]
-    r1 = t1 + c0
-    c1 = U1 if (t1 < a[1]) | (r1 < t1) else U0
-    return (r0, r1, a[2] + b[2] + c1)
-
-
-@overload(add, jit_options=INTERNAL)
-def _add(a, b):
-    return _by_width(a, lambda a, b: a + b, _add3)
-
-
-@njit(inline="always")
-def _popcount1(x):
-    x = x - ((x >> U1) & U(0x5555555555555555))
-    x = (x & U(0x3333333333333333)) + ((x >> U(2)) & U(0x3333333333333333))
-    x = (x + (x >> U(4))) & U(0x0F0F0F0F0F0F0F0F)
-    return (x * U(0x0101010101010101)) >> U(56)
+    return a(a, b), codegen
 
 
-def popcount(a):
+@intrinsic
+def popcount(typingctx, a):
     """The number of bits set in ``a``."""
 
+    def codegen(context, builder, signature, args):
+        counts = [_count(builder, part) for part in _parts(builder, a, args[0])]
+        total = counts[0]
+        for c in counts[1:]:
+            total = builder.add(total, c)
+        return total
 
-@overload(popcount, jit_options=INTERNAL)
-def _popcount(a):
-    def three(a):
-        return _popcount1(a[0]) + _popcount1(a[1]) + _popcount1(a[2])
-
-    return _by_width(a, lambda a: _popcount1(a), three)
+    return types.uint64(a), codegen
 
 
-def several(a):
+@intrinsic
+def several(typingctx, a):
     """Whether ``a`` holds two bits or more."""
 
+    def codegen(context, builder, signature, args):
+        x = _parts(builder, a, args[0])
+        if len(x) == 1:
+            cleared = builder.and_(x[0], builder.sub(x[0], _I64(1)))
+            return builder.icmp_unsigned("!=", cleared, _I64(0))
+        total = builder.add(builder.add(_count(builder, x[0]), _count(builder, x[1])), _count(builder, x[2]))
+        return builder.icmp_unsigned(">", total, _I64(1))
 
-@overload(several, jit_options=INTERNAL)
-def _several(a):
-    def three(a):
-        return _popcount1(a[0]) + _popcount1(a[1]) + _popcount1(a[2]) > U1
+    return types.boolean(a), codegen
 
-    return _by_width(a, lambda a: (a & (a - U1)) != U0, three)
+
+@intrinsic
+def low_index(typingctx, a):
+    """The index of the lowest set bit of ``a`` plus one (0 if none)."""
+
+    def codegen(context, builder, signature, args):
+        index = _I64(0)
+        for k, part in reversed(list(enumerate(_parts(builder, a, args[0])))):
+            here = builder.add(builder.cttz(part, ir.IntType(1)(1)), _I64(64 * k + 1))
+            index = builder.select(builder.icmp_unsigned("!=", part, _I64(0)), here, index)
+        return index
+
+    return types.uint64(a), codegen
 
 
 # -- the game on bitboards ------------------------------------------------------
@@ -254,16 +310,6 @@ def completing(p, stride):
     return r
 
 
-@njit(inline="always")
-def _and3(a, b):
-    return (a[0] & b[0], a[1] & b[1], a[2] & b[2])
-
-
-@njit(inline="always")
-def _or3(a, b):
-    return (a[0] | b[0], a[1] | b[1], a[2] | b[2])
-
-
 # -- the transposition table -----------------------------------------------------------
 #
 # A table is ``size`` rows of four words (32 bytes), ``size`` a power of two.
@@ -283,34 +329,6 @@ def _or3(a, b):
 
 
 @njit(inline="always")
-def _low_index1(x):
-    """The index of the lowest bit of ``x`` plus one, 0 if none."""
-    return _popcount1((x & (~x + U1)) - U1) + U1 if x else U0
-
-
-@njit(inline="always")
-def _low_index(a):
-    """The index of the lowest bit of three words plus one, 0 if none."""
-    index = U0
-    if a[0]:
-        index = _low_index1(a[0])
-    elif a[1]:
-        index = _low_index1(a[1]) + U64
-    elif a[2]:
-        index = _low_index1(a[2]) + U(128)
-    return index
-
-
-def low_index(a):
-    """The index of the lowest set bit of ``a`` plus one (0 if none)."""
-
-
-@overload(low_index, jit_options=INTERNAL)
-def _low_index_any(a):
-    return _by_width(a, lambda a: _low_index1(a), lambda a: _low_index(a))
-
-
-@njit(inline="always")
 def _row1(key, size):
     h = key * U(0x9E3779B97F4A7C15)
     h ^= h >> U(32)
@@ -322,14 +340,14 @@ def _row1(key, size):
 @njit(inline="always")
 def _slot1(cur, mask, neutral, bottom, playable, generation, size):
     key = cur | (mask + bottom)
-    tag = _low_index1(neutral & playable) | ((generation & U(0xFFFFFFFF)) << U(8))
+    tag = low_index(neutral & playable) | ((generation & U(0xFFFFFFFF)) << U(8))
     return _row1(key, size), key, tag
 
 
 @njit(inline="always")
 def _slot3(cur, mask, neutral, bottom, playable, generation, size):
-    key = _or3(cur, _add3(mask, bottom))
-    tag = _low_index(_and3(neutral, playable)) | ((generation & GEN_MASK) << U(8))
+    key = or_(cur, add(mask, bottom))
+    tag = low_index(and_(neutral, playable)) | ((generation & GEN_MASK) << U(8))
     h = key[0] * U(0x9E3779B97F4A7C15) ^ (key[1] + U(0x632BE59BD9B4E019)) * U(0xC2B2AE3D27D4EB4F)
     h ^= (key[2] + tag) * U(0x165667B19E3779F9)
     h ^= h >> U(32)
@@ -354,7 +372,7 @@ def _canonical_slot1(cur, mask, neutral, bottom, playable, generation, size, wid
     if not (neutral & playable):
         mirrored = _mirror1(key, width, stride)
         key = min(key, mirrored)
-    tag = _low_index1(neutral & playable) | ((generation & U(0xFFFFFFFF)) << U(8))
+    tag = low_index(neutral & playable) | ((generation & U(0xFFFFFFFF)) << U(8))
     return _row1(key, size), key, tag
 
 
