@@ -27,9 +27,15 @@ issue 27:
   the learnt network's first move with each of its searches (no goal).
 
 A command may leave a child compiling ahead when it ends (``hard`` the
-solver, ``c4lab.compile_aside``); the next command starts at once, as in a
-script, so the figure after it counts whatever of that child's work was
-left.
+solver, ``c4lab.compile_aside``); the next command of the case starts at
+once, as in a script, so the figure after it counts whatever of that
+child's work was left.  But each cold run of a case, and the warm runs
+after it, start only once every process the earlier commands left has
+ended (each command runs in a session of its own, which this script
+waits to empty): a child still compiling for the case before would
+otherwise take a core from the one measured (it made the very first
+``master`` move on 9x8/Xd3, measured right after ``master 7x6``, 0.5 s
+slower).
 
 Prints wall and CPU seconds (user + system of the child process and of the
 processes it waited for: a ``master`` that compiles UCT in a second process,
@@ -44,7 +50,9 @@ is the one this Python imports (set ``PYTHONPATH`` to measure a source tree).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -75,16 +83,50 @@ CASES: dict[str, tuple[list[list[str]], list[str]]] = {
 }
 
 
+#: The sessions of the commands run so far whose processes may still run
+#: (a command's children compiling ahead).
+_sessions: list[int] = []
+
+#: How long :func:`settle` waits for them before it ends them.
+SETTLE_LIMIT = 120.0
+
+
+def _alive(session: int) -> bool:
+    try:
+        os.killpg(session, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # pragma: no cover - a reused group id of someone else's
+        return False
+    return True
+
+
+def settle() -> None:
+    """Wait until every process the commands run so far left behind has
+    ended (at most ``SETTLE_LIMIT`` seconds; then end them)."""
+    deadline = time.monotonic() + SETTLE_LIMIT
+    while _sessions:
+        if not _alive(_sessions[0]):
+            _sessions.pop(0)
+        elif time.monotonic() > deadline:
+            os.killpg(_sessions.pop(0), signal.SIGKILL)
+        else:
+            time.sleep(0.05)
+
+
 def run(args: list[str], cache_dir: str) -> tuple[float, float]:
-    """Run ``python3 -m c4lab ARGS`` with ``cache_dir`` as numba's cache;
-    (wall seconds, CPU seconds of the child)."""
+    """Run ``python3 -m c4lab ARGS`` with ``cache_dir`` as numba's cache, in
+    a session of its own; (wall seconds, CPU seconds of the child)."""
     env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
     start = time.perf_counter()
-    child = subprocess.Popen([sys.executable, "-m", "c4lab", *args], env=env, stdout=subprocess.DEVNULL)
+    child = subprocess.Popen([sys.executable, "-m", "c4lab", *args], env=env, stdout=subprocess.DEVNULL,
+                             start_new_session=True)
+    _sessions.append(child.pid)
     try:
         _, status, usage = os.wait4(child.pid, 0)
-    except BaseException:  # a stop (run_stoppable): the command measured ends with this script
-        child.kill()
+    except BaseException:  # a stop (run_stoppable): the command measured and its children end with this script
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(child.pid, signal.SIGKILL)
         child.wait()
         raise
     wall = time.perf_counter() - start
@@ -123,11 +165,15 @@ def main() -> None:
         colds: list[tuple[float, float]] = []
         warms: list[tuple[float, float]] = []
         for _ in range(args.cold_runs):
+            settle()
             with tempfile.TemporaryDirectory(prefix="c4lab-numba-") as cache_dir:
                 for command in before:
                     run(command, cache_dir)
                 colds.append(run(measured, cache_dir))
-                warms.extend(run(measured, cache_dir) for _ in range(args.warm_runs))
+                for _ in range(args.warm_runs):
+                    settle()
+                    warms.append(run(measured, cache_dir))
+                settle()  # nothing writes into the cache folder as it is removed
         warm = min(warms, key=lambda r: r[1])
         cold_wall, cold_cpu = _span([c[0] for c in colds]), _span([c[1] for c in colds])
         print(f"{name:32} {cold_wall:>{width}} {cold_cpu:>{width}} {warm[0]:9.2f}s {warm[1]:8.2f}s", flush=True)
