@@ -177,6 +177,45 @@ def test_three_word_arithmetic_matches_python_integers() -> None:
         assert value(completing) == expected
 
 
+@njit
+def _bit_ops(a, b):
+    X = np.zeros(8, dtype=np.uint64)
+    ops.store(X, 1, a)
+    return (ops.and_(a, b), ops.or_(a, b), ops.xor(a, b), ops.andnot(a, b), ops.nonzero(a), ops.equal(a, b),
+            ops.equal(a, a), ops.popcount(a), ops.several(a), ops.low_index(a), ops.load(X, 1, a), ops.zero(a),
+            ops.add(a, b), ops.shl(a, np.uint64(9)), ops.shr(a, np.uint64(9)))
+
+
+@pytest.mark.parametrize("width", [1, 3])
+def test_the_bit_operations_of_each_width_match_python_integers(width: int) -> None:
+    """Each operation on one word and on three, against Python's integers:
+    the logic, the count and lowest index of the bits set (0 when none), the
+    round trip through the context array, on random words and on the edge
+    cases (no bit, one bit in each word, every bit)."""
+    rng = np.random.default_rng(7)
+    bits = 64 * width
+    full = (1 << bits) - 1
+    edge = [0, 1, 1 << (bits - 1), full] + [1 << (64 * k + 5) for k in range(width)]
+    numbers = edge + [int.from_bytes(rng.bytes(8 * width), "little") >> int(rng.integers(0, bits)) for _ in range(200)]
+
+    def word(x: int):  # type: ignore[no-untyped-def]
+        return np.uint64(x) if width == 1 else tuple(np.uint64(w) for w in words(x))
+
+    def value(w) -> int:  # type: ignore[no-untyped-def]
+        return int(w) if width == 1 else sum(int(part) << (64 * i) for i, part in enumerate(w))
+
+    for a in numbers:
+        for b in (numbers[int(rng.integers(0, len(numbers)))], a):
+            got = _bit_ops(word(a), word(b))
+            low = (a & -a).bit_length()
+            assert [value(got[i]) for i in (0, 1, 2, 3)] == [a & b, a | b, a ^ b, a & ~b & full], (a, b)
+            assert (bool(got[4]), bool(got[5]), bool(got[6])) == (a != 0, a == b, True), (a, b)
+            assert (int(got[7]), bool(got[8]), int(got[9])) == (a.bit_count(), a.bit_count() > 1, low), a
+            assert (value(got[10]), value(got[11])) == (a, 0), a
+            assert value(got[12]) == (a + b) & full, (a, b)
+            assert (value(got[13]), value(got[14])) == ((a << 9) & full, a >> 9), a
+
+
 # -- agreement with the one-word solver ----------------------------------------
 
 ONE_WORD_BOARDS = [(4, 4), (5, 4), (6, 5), (7, 6), (8, 7), (9, 6), (4, 12), (5, 10), (6, 8)]
