@@ -16,6 +16,7 @@ import pytest
 from numba.core import config
 
 from c4lab import compile_aside
+from c4lab.solver import api
 from testkit import run_counting_compiles
 
 
@@ -393,3 +394,57 @@ def test_a_first_solve_with_best_moves_compiles_negamax_in_a_child(tmp_path: Pat
     assert (report["score"], report["best"], report["on_disk"]) == (2, ["a", "b", "d", "e", "f"], True)
     assert LEGAL_CODES in report["compiled"]
     assert (NEGAMAX in report["compiled"]) == (aside == "0")
+
+
+#: Run in a fresh process: a first solve of a position with moves, told in
+#: advance (``c4lab solve`` and ``c4lab move`` do so before reading it).
+EXPECTED_SOLVE = """
+import json
+from c4lab.agents import make_agent
+from c4lab.rules import Position
+from c4lab.solver import Solver
+from c4lab.solver.api import expect
+text = "6x5/Xc2:dc"
+if AGENT:
+    agent = make_agent("perfect")
+    agent.expect(text)
+    answer = agent.choose(Position.parse(text)).token
+else:
+    expect(text)
+    answer = Solver(book=False).solve(Position.parse(text)).score
+print(json.dumps({"compiled": compiled, "answer": answer}))
+"""
+PLAY_ALL = "c4lab.rules.kernels.play_all"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("agent", [False, True])
+@pytest.mark.parametrize("aside", ["1", "0"])
+def test_a_solve_told_of_a_position_with_moves_compiles_negamax_in_a_child_while_the_moves_are_read(
+    tmp_path: Path, aside: str, agent: bool
+) -> None:
+    """Told that a position with moves comes (``solver.api.expect``, the
+    ``perfect`` agent's ``expect``), a first solve on an empty cache with
+    two cores has a child compile the recursive search while this process
+    compiles the rules' kernels that read the moves, even for a plain
+    solve (no best moves); with the child turned off, everything here.
+    The answer is the same."""
+    if compile_aside._cores() < 2:
+        pytest.skip("one core: no child is started")
+    report = run_counting_compiles(EXPECTED_SOLVE.replace("AGENT", str(agent)), tmp_path, **{compile_aside.ENV: aside})
+    assert report["answer"] == ("c" if agent else 2)
+    assert PLAY_ALL in report["compiled"]
+    assert (NEGAMAX in report["compiled"]) == (aside == "0")
+
+
+@pytest.mark.parametrize("text", ["6x5/Xc2", "6x5/Xc2:d9", "6x5/Xq2:dc", "not a position"])
+def test_a_position_without_moves_or_unreadable_starts_no_child(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing to read before the solve (no moves: the solve's own child,
+    if any, starts as soon), or a string that is not a position (its
+    reading says what is wrong): ``expect`` starts nothing and raises
+    nothing."""
+    started: list[tuple[str, ...]] = []
+    monkeypatch.setattr(compile_aside, "start", lambda *targets, **_: started.append(targets))
+    monkeypatch.setattr(api, "_EXPECTED", {})
+    api.expect(text)
+    assert started == []

@@ -427,6 +427,12 @@ class Agent(ABC):
         if self.spec and not self.is_human:
             warm_once(self.spec, start)
 
+    def expect(self, text: str) -> None:
+        """``text``, a position this process is about to read (and play its
+        moves, which compiles the rules' kernels on a first start) and then
+        ask this agent to move in: start in the background what the agent's
+        first move there will compile.  By default nothing."""
+
     def compile_rest(self, start: Position) -> None:
         """Compile (or load from numba's cache) what this agent may run
         later in a game on ``start``'s kind of board but a warm-up's

@@ -40,6 +40,7 @@ from c4lab.agents.base import (
 )
 from c4lab.rules import Move, Position
 from c4lab.solver.api import DEFAULT_TABLE_SIZE, Solver
+from c4lab.solver.api import expect as expect_position
 from c4lab.solver.best_move import best_move
 
 DEFAULT_TIME = 1.0
@@ -159,6 +160,11 @@ class SolverAgent(Agent):
         elif share == SOLVE_SHARE:
             self._failures += 1
             self._due = (position.variant, position.empty_cells - 2 ** (self._failures + 1))
+
+    def expect(self, text: str) -> None:
+        """The solver's search, compiled by a child while the moves are read
+        (``solver.api.expect``)."""
+        expect_position(text)
 
     def compile_rest(self, start: Position) -> None:
         """The fallback's searches, which the warm-up's solved moves do not

@@ -181,6 +181,7 @@ def move(
         """The agent raised (not bad input: a fault of the agent's code)."""
 
     def answer(text: str) -> tuple[dict, str]:
+        agent.expect(text)  # what the agent compiles in the background while the moves are read
         position = Position.parse(text)
         if position.is_over:
             raise game_over_error(position.notation, position.result)
@@ -292,6 +293,7 @@ def solve(
 
     def answer(text: str) -> tuple[dict, str]:
         nonlocal timed_out
+        api.expect(text)  # the solver's child compiles while the moves are read
         position = Position.parse(text)
         note = None
         began = time.monotonic()
