@@ -186,42 +186,35 @@ def store(typingctx, X, i, word):
     return types.void(X, i, word), codegen
 
 
-@intrinsic
-def shl(typingctx, a, s):
-    """``a << s`` for 0 < s < 64."""
+def _shift(name: str, doc: str, left: bool) -> Any:
+    """The shift of a bitboard by ``0 < s < 64`` bits, towards the high
+    bits (``left``) or the low ones; with three words each word takes the
+    bits that leave its neighbour (the lower one, or the higher)."""
 
-    def codegen(context, builder, signature, args):
-        x = _parts(builder, a, args[0])
-        n = context.cast(builder, args[1], s, types.uint64)
-        if len(x) == 1:
-            return builder.shl(x[0], n)
-        t = builder.sub(_I64(64), n)
-        return _bitboard(context, builder, a, [
-            builder.shl(x[0], n),
-            builder.or_(builder.shl(x[1], n), builder.lshr(x[0], t)),
-            builder.or_(builder.shl(x[2], n), builder.lshr(x[1], t)),
-        ])
+    def typer(typingctx: Any, a: Any, s: Any) -> Any:
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            x = _parts(builder, a, args[0])
+            n = context.cast(builder, args[1], s, types.uint64)
+            shift, back = (builder.shl, builder.lshr) if left else (builder.lshr, builder.shl)
+            t = builder.sub(_I64(64), n)
+            parts = []
+            for k in range(len(x)):
+                part = shift(x[k], n)
+                neighbour = k - 1 if left else k + 1
+                if 0 <= neighbour < len(x):
+                    part = builder.or_(part, back(x[neighbour], t))
+                parts.append(part)
+            return _bitboard(context, builder, a, parts)
 
-    return a(a, s), codegen
+        return a(a, s), codegen
+
+    typer.__name__ = typer.__qualname__ = name
+    typer.__doc__ = doc
+    return intrinsic(typer)
 
 
-@intrinsic
-def shr(typingctx, a, s):
-    """``a >> s`` for 0 < s < 64."""
-
-    def codegen(context, builder, signature, args):
-        x = _parts(builder, a, args[0])
-        n = context.cast(builder, args[1], s, types.uint64)
-        if len(x) == 1:
-            return builder.lshr(x[0], n)
-        t = builder.sub(_I64(64), n)
-        return _bitboard(context, builder, a, [
-            builder.or_(builder.lshr(x[0], n), builder.shl(x[1], t)),
-            builder.or_(builder.lshr(x[1], n), builder.shl(x[2], t)),
-            builder.lshr(x[2], n),
-        ])
-
-    return a(a, s), codegen
+shl = _shift("shl", "``a << s`` for 0 < s < 64.", True)
+shr = _shift("shr", "``a >> s`` for 0 < s < 64.", False)
 
 
 @intrinsic
