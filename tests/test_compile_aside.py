@@ -445,6 +445,6 @@ def test_a_position_without_moves_or_unreadable_starts_no_child(text: str, monke
     nothing."""
     started: list[tuple[str, ...]] = []
     monkeypatch.setattr(compile_aside, "start", lambda *targets, **_: started.append(targets))
-    monkeypatch.setattr(api, "_EXPECTED", {})
+    monkeypatch.setattr(api, "_CHILDREN", {})
     api.expect(text)
     assert started == []

@@ -161,8 +161,13 @@ def _ready_moves(position: Position) -> None:
 _RECURSION_LOCK = threading.Lock()
 
 
-@functools.cache
-def _recursion_aside(wide: bool, database: bool) -> compile_aside.Aside | None:
+#: The child compiling negamax of each width (True: three words), at most
+#: one per process and width: a first search of that width waits for it
+#: instead of compiling negamax itself.
+_CHILDREN: dict[bool, compile_aside.Aside] = {}
+
+
+def _recursion_aside(wide: bool, database: bool, reading_moves: bool = False) -> compile_aside.Aside | None:
     """A child process that compiles :func:`~c4lab.solver.negamax.negamax`
     of one width (``c4lab.compile_aside``) while this process compiles the
     rest of a first solve with its best moves: the root search, the
@@ -177,47 +182,42 @@ def _recursion_aside(wide: bool, database: bool) -> compile_aside.Aside | None:
     ``database``, its lookup alone is enough work for a child to pay,
     whether or not the rules' kernels are ready (a server loads those
     first, ``rules.position.load_kernels``: its first ``master`` move on
-    7x6 took 10.0-11.0 s instead of 7.9-8.1 s without a child).  Once per
-    process, width and database."""
+    7x6 took 10.0-11.0 s instead of 7.9-8.1 s without a child); so is
+    ``reading_moves``, the rules' kernels that play a position's moves
+    before a solve (:func:`expect`).  The caller holds ``_RECURSION_LOCK``."""
+    if wide in _CHILDREN:
+        return _CHILDREN[wide]
     if negamax.ready(wide) or on_disk(wide, recursion_only=True):
         return None
-    if not database and (K.legal_codes.signatures or compile_aside.on_disk(K.legal_codes.py_func)):
+    if not (database or reading_moves) and (
+        K.legal_codes.signatures or compile_aside.on_disk(K.legal_codes.py_func)
+    ):
         return None
-    return compile_aside.start(negamax.RECURSION_TARGET[wide])
-
-
-#: The children :func:`expect` started, by width (True: three words): the
-#: first search of that width waits for its child instead of compiling
-#: negamax itself.
-_EXPECTED: dict[bool, compile_aside.Aside] = {}
+    aside = compile_aside.start(negamax.RECURSION_TARGET[wide])
+    if aside is not None:
+        _CHILDREN[wide] = aside
+    return aside
 
 
 def expect(text: str) -> None:
     """``text``, a position this process is about to read and then solve:
     if it has moves, start now the child that compiles negamax of its width
-    (``c4lab.compile_aside``, where one can help), so that the child
+    (``_recursion_aside``, where one can help), so that the child
     compiles while this process compiles the rules' kernels that play the
     moves (0.9 s on a first start), not after them.  As the very first
     command (an empty cache, a middle day, 2026-12-06): ``solve
     6x5/Xc2:dc`` 2.94-2.96 → 2.35 s, ``move 6x5/Xc2:dc --agent perfect``
-    3.45-3.56 → 2.57-2.67 s.  Without
-    moves, nothing: reading the position compiles nothing then, and the
-    child of a first search with best moves (``_recursion_aside``) starts
-    as soon.  A ``text`` that is not a position is left to the reading,
-    which says what is wrong.  Once per process and width."""
+    3.45-3.56 → 2.57-2.67 s.  Without moves, nothing: reading the position
+    compiles nothing then, and the child of a first search with best moves
+    starts as soon.  A ``text`` that is not a position is left to the
+    reading, which says what is wrong."""
     try:
         parsed = parse_position(text)
     except PositionError:
         return
-    wide = is_wide(parsed.variant)
-    if not parsed.moves or wide in _EXPECTED:
-        return
-    with _RECURSION_LOCK:
-        if negamax.ready(wide) or on_disk(wide, recursion_only=True):
-            return
-        aside = compile_aside.start(negamax.RECURSION_TARGET[wide])
-        if aside is not None:
-            _EXPECTED[wide] = aside
+    if parsed.moves:
+        with _RECURSION_LOCK:
+            _recursion_aside(is_wide(parsed.variant), False, reading_moves=True)
 
 
 @dataclass
@@ -321,7 +321,7 @@ class Solver:
         fallback compiled minimax and UCT as well (6 s more)."""
         database = self._database(b)
         table = _table(self.table_size)
-        aside = _EXPECTED.get(b.wide)
+        aside = _CHILDREN.get(b.wide)
         if aside is None and moves_of is not None and not negamax.ready(b.wide):
             with _RECURSION_LOCK:  # one child, whatever the threads
                 aside = _recursion_aside(b.wide, database is not None)
