@@ -87,9 +87,25 @@ def _bitboard(context: Any, builder: Any, word_type: Any, parts: list[Any]) -> A
 _I64 = ir.IntType(64)
 
 
-def _count(builder: Any, part: Any) -> Any:
-    """The number of bits set in one word (LLVM's ``ctpop``)."""
-    return builder.ctpop(part)
+def _fold(combine: Callable[[Any, Any], Any], values: list[Any]) -> Any:
+    """``values`` combined two by two, left to right (the words' union, their sum)."""
+    result = values[0]
+    for value in values[1:]:
+        result = combine(result, value)
+    return result
+
+
+def _count(builder: Any, parts: list[Any]) -> Any:
+    """The number of bits set in the words ``parts`` (LLVM's ``ctpop``)."""
+    return _fold(builder.add, [builder.ctpop(part) for part in parts])
+
+
+def _named_intrinsic(typer: Callable[..., Any], name: str, doc: str) -> Any:
+    """The intrinsic of ``typer`` (a typing function made by a factory
+    here), under the operation's own name and docstring."""
+    typer.__name__ = typer.__qualname__ = name
+    typer.__doc__ = doc
+    return intrinsic(typer)
 
 
 def _elementwise(name: str, doc: str, op: Callable[[Any, Any, Any], Any]) -> Any:
@@ -103,9 +119,7 @@ def _elementwise(name: str, doc: str, op: Callable[[Any, Any, Any], Any]) -> Any
 
         return a(a, b), codegen
 
-    typer.__name__ = typer.__qualname__ = name
-    typer.__doc__ = doc
-    return intrinsic(typer)
+    return _named_intrinsic(typer, name, doc)
 
 
 and_ = _elementwise("and_", "``a & b``.", lambda builder, x, y: builder.and_(x, y))
@@ -119,10 +133,7 @@ def nonzero(typingctx, a):
     """Whether any bit of ``a`` is set."""
 
     def codegen(context, builder, signature, args):
-        parts = _parts(builder, a, args[0])
-        union = parts[0]
-        for part in parts[1:]:
-            union = builder.or_(union, part)
+        union = _fold(builder.or_, _parts(builder, a, args[0]))
         return builder.icmp_unsigned("!=", union, union.type(0))
 
     return types.boolean(a), codegen
@@ -134,9 +145,7 @@ def equal(typingctx, a, b):
 
     def codegen(context, builder, signature, args):
         differ = [builder.xor(x, y) for x, y in zip(_parts(builder, a, args[0]), _parts(builder, a, args[1]))]
-        union = differ[0]
-        for part in differ[1:]:
-            union = builder.or_(union, part)
+        union = _fold(builder.or_, differ)
         return builder.icmp_unsigned("==", union, union.type(0))
 
     return types.boolean(a, b), codegen
@@ -208,9 +217,7 @@ def _shift(name: str, doc: str, left: bool) -> Any:
 
         return a(a, s), codegen
 
-    typer.__name__ = typer.__qualname__ = name
-    typer.__doc__ = doc
-    return intrinsic(typer)
+    return _named_intrinsic(typer, name, doc)
 
 
 shl = _shift("shl", "``a << s`` for 0 < s < 64.", True)
@@ -242,11 +249,7 @@ def popcount(typingctx, a):
     """The number of bits set in ``a``."""
 
     def codegen(context, builder, signature, args):
-        counts = [_count(builder, part) for part in _parts(builder, a, args[0])]
-        total = counts[0]
-        for c in counts[1:]:
-            total = builder.add(total, c)
-        return total
+        return _count(builder, _parts(builder, a, args[0]))
 
     return types.uint64(a), codegen
 
@@ -260,8 +263,7 @@ def several(typingctx, a):
         if len(x) == 1:
             cleared = builder.and_(x[0], builder.sub(x[0], _I64(1)))
             return builder.icmp_unsigned("!=", cleared, _I64(0))
-        total = builder.add(builder.add(_count(builder, x[0]), _count(builder, x[1])), _count(builder, x[2]))
-        return builder.icmp_unsigned(">", total, _I64(1))
+        return builder.icmp_unsigned(">", _count(builder, x), _I64(1))
 
     return types.boolean(a), codegen
 
