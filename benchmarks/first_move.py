@@ -14,7 +14,8 @@ left behind (the fastest of ``--warm-runs``).  The cases are the goals of
 issue 27:
 
 * ``master 9x8/Xd3`` and ``master 7x6``: the first ``master`` move on a board
-  (goal: at most 5 s, hoped 2 s), on an empty cache; after ``hard``, on
+  (goal: at most 5 s, hoped 2 s), on an empty cache, and ``master
+  9x8/Xd3:dd`` on a position with moves (reading it plays them); after ``hard``, on
   9x8/Xd3, 6x5/Xc2 (small enough for the solver's probe) and 12x12/Xf4/Bc2;
 * ``solve 6x5/Xc2 after hard``: the first exact answer on a board of a new
   kind, after ``hard`` was compiled on 7x6 (goal: at most 3 s), and
@@ -67,6 +68,7 @@ CASES: dict[str, tuple[list[list[str]], list[str]]] = {
     "hard 7x6": ([], HARD_7X6),
     "master 7x6": ([], ["move", "7x6", "--agent", "master"]),
     "master 9x8/Xd3": ([], ["move", "9x8/Xd3", "--agent", "master"]),
+    "master 9x8/Xd3:dd": ([], ["move", "9x8/Xd3:dd", "--agent", "master"]),
     "master 9x8/Xd3 after hard": ([HARD_7X6], ["move", "9x8/Xd3", "--agent", "master"]),
     "master 6x5/Xc2 after hard": ([HARD_7X6], ["move", "6x5/Xc2", "--agent", "master"]),
     "master 12x12/Xf4/Bc2 after hard": ([HARD_7X6], ["move", "12x12/Xf4/Bc2", "--agent", "master"]),

@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from c4lab.rules import interpreted
 from c4lab.rules import kernels as K
 from c4lab.rules.errors import IllegalMoveError, PositionError, VariantError
 from c4lab.rules.move import Move
@@ -132,13 +133,13 @@ class Position:
             dtype=np.int64,
         )
         state = start.copy()
-        # A board with no moves needs no kernel (nor its compilation, on a
-        # first run with an empty cache).
-        done, err = K.play_all(geo, state, codes) if tokens else (0, K.OK)
+        # A board with no moves needs no kernel; a process's first moves
+        # are played interpreted (``rules.interpreted``: no compiling).
+        done, err = interpreted.play_all(geo, state, codes) if tokens else (0, K.OK)
         if err != K.OK:
             token = tokens[done]
             before = start.copy()
-            K.play_all(geo, before, codes[:done])
+            interpreted.play_all(geo, before, codes[:done])
             raise PositionError(
                 text,
                 _reason(err, variant, before, token),
@@ -260,7 +261,7 @@ class Position:
         geo, start = _tables(self._variant)
         state = start.copy()
         if moves:
-            K.play_all(geo, state, np.array([m.code for m in moves], dtype=np.int64))
+            interpreted.play_all(geo, state, np.array([m.code for m in moves], dtype=np.int64))
         return Position._make(self._variant, moves, state)
 
     def _play_one(self, move: Move | str) -> Position:
@@ -434,6 +435,8 @@ def load_kernels() -> None:
         position.is_legal("b")
         position.describe()
     Position.parse("5x5/Bb1").play("b+c", "d")
+    geo, start = won.kernel_arrays()  # parse plays a process's first moves interpreted: compiled here
+    K.play_all(geo, start.copy(), np.array([move.code for move in won.moves], dtype=np.int64))
 
 
 @cache
