@@ -39,7 +39,8 @@ root search, the database lookup and the rules' move kernels; the first
 ``c4lab solve`` and ``c4lab move`` start that child before they read a
 position with moves (``solver.api.expect``), so that it compiles while
 this process plays the moves (the rules' kernels, 0.9 s): the very first
-``move 6x5/Xc2:dc --agent perfect`` 3.45-3.56 → 2.57-2.67 s.
+``move 6x5/Xc2:dc --agent perfect`` 3.45-3.56 → 2.57-2.67 s.  (Since then
+the moves are read interpreted, ``rules.interpreted``, and compile nothing.)
 
 A child may also compile *ahead* (:func:`start` with ``ahead``): what a
 later command is likely to need, which nobody waits for yet.  A UCT with

@@ -54,14 +54,44 @@ def test_the_interpreted_kernels_play_as_the_compiled_ones(case: tuple[Variant, 
     assert np.array_equal(by_interpreter, compiled)
 
 
-def test_reading_a_process_first_positions_compiles_nothing_until_its_budget_is_spent(tmp_path: Path) -> None:
+@settings(max_examples=200, deadline=None)
+@given(variant_and_codes())
+def test_the_interpreted_kernels_judge_a_position_as_the_compiled_ones(case: tuple[Variant, list[int]]) -> None:
+    """Every move's legality, the legal moves, one more move played, and
+    the winning line: the same answers and the same arrays both ways."""
+    variant, codes = case
+    geo, state = _tables(variant)
+    state = state.copy()
+    K.play_all(geo, state, np.array(codes, dtype=np.int64))
+    for code in range(16 * 14):
+        assert interpreted(K.check)(geo, state, code) == K.check(geo, state, code)
+    for kernel, size in ((K.legal_codes, K.MAX_LEGAL), (K.win_cells, K.NCELLS), (K.win_runs, 8)):
+        dtype = np.uint8 if kernel is K.legal_codes else np.int64
+        out, expected = np.zeros(size, dtype=dtype), np.zeros(size, dtype=dtype)
+        assert interpreted(kernel)(geo, state, out) == kernel(geo, state, expected)
+        assert np.array_equal(out, expected)
+    for code in codes[-1:] + [0, 3, 16 * 2 + 1]:
+        played, expected_state = state.copy(), state.copy()
+        assert interpreted(K.play)(geo, played, code) == K.play(geo, expected_state, code)
+        assert np.array_equal(played, expected_state)
+
+
+def test_a_process_first_positions_compile_nothing_until_its_budget_is_spent(tmp_path: Path) -> None:
+    """Reading positions, their moves, legality, play and winning lines
+    run interpreted (nothing compiled), until the process has done
+    ``INTERPRETED_MOVES`` of that work; and ``load_kernels``, a server's
+    warm-up, compiles every kernel ``Position`` calls."""
     script = """
 import json
 from c4lab.rules import Position, PositionError
 from c4lab.rules import interpreted
+from c4lab.rules import kernels as K
+from c4lab.rules.position import load_kernels
 won = Position.parse("5x5/Bb1:b+eacacaca")
-assert won.result == "B", won.result  # four in column a
-assert Position.parse("9x8/Xd3:dd").undo(1).notation == "9x8/Xd3:d"
+assert won.result == "B" and len(won.win_lines) == 1 and won.win_line, won.to_dict()
+position = Position.parse("9x8/Xd3:dd").undo(1)
+assert position.notation == "9x8/Xd3:d" and position.is_legal("e") and len(position.legal_moves()) == 9
+assert position.play("e", "f").notation == "9x8/Xd3:def"
 try:
     Position.parse("6x5/Xc2:ccccc")
 except PositionError as exc:
@@ -69,9 +99,14 @@ except PositionError as exc:
 first = list(compiled)
 interpreted.INTERPRETED_MOVES = interpreted._played + 3
 Position.parse("7x6:dddd")
-print(json.dumps({"first": first, "then": compiled[len(first):], "error": error}))
+then = compiled[len(first):]
+load_kernels()
+kernels = [K.play_all, K.play, K.check, K.legal_codes, K.win_cells, K.win_runs]
+print(json.dumps({"first": first, "then": then, "error": error,
+                  "loaded": [k.py_func.__name__ for k in kernels if k.overloads]}))
 """
     out = run_counting_compiles(script, tmp_path / "numba")
     assert out["first"] == []
     assert "c4lab.rules.kernels.play_all" in out["then"]
     assert out["error"].endswith("move 4 (the 5th) 'c' at character 12: column c is full")
+    assert out["loaded"] == ["play_all", "play", "check", "legal_codes", "win_cells", "win_runs"]

@@ -928,9 +928,16 @@ def warm_up(spec: str, start: Position) -> None:
     """Throwaway moves of a fresh ``spec`` agent on ``start``
     (``WARM_UP_BUDGETS``), each checked and played as a judge does: the
     agent's kernels and the rules' are compiled, or loaded from numba's
-    cache, and then what it may run later (``Agent.compile_rest``).  A
-    warm-up only: any error is left to the real move."""
+    cache, and then what it may run later (``Agent.compile_rest``).  The
+    rules' ``check`` and ``play`` are compiled first and used compiled from
+    then on (``position.load_play``): a process runs its first positions'
+    kernels interpreted (``rules.interpreted``), and a long run (a training
+    run's games, a match) would otherwise compile them in its middle, after
+    its notice.  A warm-up only: any error is left to the real move."""
+    from c4lab.rules.position import load_play  # lazy: base is imported without numba's kernels
+
     with contextlib.suppress(Exception):
+        load_play()
         agent = make_agent(spec)
         try:
             if not agent.is_human:

@@ -1,25 +1,31 @@
 """The rules' kernels run by Python's interpreter, from their own source:
-what plays the moves of a process's first positions, before the compiled
-kernel is worth its compiling.
+what answers ``Position``'s first questions in a process, before the
+compiled kernels are worth their compiling.
 
-Reading a position with moves plays them with ``kernels.play_all``, which
-numba compiles (``play`` and the win tests inlined into it) in 0.9-1.2 s on
-a first start, for a string of a few moves.  The same source run by the
-interpreter plays a move in 20-30 microseconds.  So a process plays the
-moves of the positions it reads interpreted until the compiled kernel is
-there (something else compiled or loaded it) or until it has played
-``INTERPRETED_MOVES`` of them; then it compiles.  A command that reads
-one position never compiles ``play_all`` at all: the very first ``c4lab
-move 9x8/Xd3:dd --agent master`` went from 7.73-7.85 to 5.68-6.01 s
-(2026-12-06, two alternated pairs; its child compiling minimax now starts
-before the moves are read, not after), and a process that reads thousands
-of positions loses 0.06 s at most.
+``Position`` asks the rules' kernels (``rules.kernels``) everything: reading
+a position with moves plays them (``play_all``), ``is_legal`` (``check``),
+``legal_moves``, ``play``, the winning line.  numba compiles each on its
+first call: 0.2 to 1.2 s each on a first start (``play_all`` 0.9-1.2 s,
+``play`` and the win tests inlined into it), for a string of a few moves
+or one legality test.  The same source run by the interpreter takes 20-30
+microseconds a move.  So a process runs them interpreted until a kernel
+is compiled for the same arguments (something else compiled or loaded
+it), or until it has done ``INTERPRETED_MOVES`` moves and calls so; then
+compiled.  A command that reads one position and checks one answer
+(``c4lab move``, ``c4lab solve``, ``c4lab show``) compiles none of them,
+and a process that reads thousands of positions loses 0.06 s at most.
+The very first ``c4lab move 9x8/Xd3:dd --agent master`` went from
+7.73-7.85 to 5.68-6.01 s with ``play_all`` alone interpreted (2026-12-06,
+two alternated pairs: the child compiling minimax also starts 1.4 s
+sooner).  What prepares a process for games (a server's warm-up,
+``position.load_kernels``) asks for the compiled kernels at once
+(``use_compiled``).
 
-There is no second copy of the rules: ``interpreted`` makes new
-function objects from the compiled kernels' own code (``py_func``), whose
-calls to other kernels go to those kernels' code too.  A test plays random
-games, legal and illegal moves, on every kind of board both ways and
-checks the same states and answers come back.
+There is no second copy of the rules: ``interpreted`` makes new function
+objects from the compiled kernels' own code (``py_func``), whose calls to
+other kernels go to those kernels' code too.  Tests play random games,
+legal and illegal moves, on every kind of board both ways and check that
+the same states and answers come back.
 """
 
 from __future__ import annotations
@@ -29,16 +35,16 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-import numpy as np
 from numba.core.dispatcher import Dispatcher
 
 from c4lab.rules import kernels as K
 
-#: The most moves a process plays interpreted (0.04-0.06 s of them) before
-#: it compiles ``play_all`` (about 0.9 s, or a load from numba's cache).
+#: The most work a process does interpreted (0.04-0.06 s of it), in moves
+#: played and other calls, before it compiles the kernels it calls.
 INTERPRETED_MOVES = 2_000
 
-_played = 0  # the moves this process has played interpreted so far
+_played = 0  # the moves (and other calls) this process has run interpreted so far
+_compiled: set[str] = set()  # the kernels that run compiled from now on, by name
 
 
 @cache
@@ -61,15 +67,30 @@ def interpreted(kernel: Dispatcher) -> Callable[..., Any]:
     return _namespace()[kernel.py_func.__name__]  # type: ignore[no-any-return]
 
 
-def play_all(geo: np.ndarray, st: np.ndarray, codes: np.ndarray) -> tuple[int, int]:
-    """``kernels.play_all``: ``codes`` applied to ``st`` in order up to the
-    first illegal one, ``(how many were applied, the error of the next or
-    OK)``; interpreted while the compiled kernel is not there and the
-    process has played fewer than ``INTERPRETED_MOVES`` moves so."""
+def _ready(kernel: Dispatcher, args: tuple[Any, ...]) -> bool:
+    """Whether ``kernel`` is compiled (or loaded) in this process for the
+    types of ``args``: a call then compiles nothing."""
+    return bool(kernel.overloads) and tuple(kernel.typeof_pyval(a) for a in args) in kernel.overloads
+
+
+def call(kernel: Dispatcher, *args: Any, work: int = 1) -> Any:
+    """``kernel(*args)``: compiled where it is compiled for these arguments
+    or ``use_compiled`` asked for it, else interpreted while the process
+    has run less than ``INTERPRETED_MOVES`` (``work``: this call's share,
+    the moves it plays), else compiled from then on."""
     global _played
-    if not K.play_all.signatures and _played + len(codes) <= INTERPRETED_MOVES:
-        _played += len(codes)
-        done, err = interpreted(K.play_all)(geo, st, codes)
-        return int(done), int(err)
-    done, err = K.play_all(geo, st, codes)
-    return int(done), int(err)
+    name = kernel.py_func.__name__
+    if name not in _compiled:
+        if not _ready(kernel, args) and _played + work <= INTERPRETED_MOVES:
+            _played += work
+            return interpreted(kernel)(*args)
+        _compiled.add(name)
+    return kernel(*args)
+
+
+def use_compiled(*kernels: Dispatcher) -> None:
+    """From now on ``kernels`` run compiled in this process: their next
+    call compiles them (or loads them from numba's cache).  For what
+    prepares a process for games (a server's warm-up, a child compiling
+    aside), so that no game meets the compiler later."""
+    _compiled.update(kernel.py_func.__name__ for kernel in kernels)

@@ -135,11 +135,11 @@ class Position:
         state = start.copy()
         # A board with no moves needs no kernel; a process's first moves
         # are played interpreted (``rules.interpreted``: no compiling).
-        done, err = interpreted.play_all(geo, state, codes) if tokens else (0, K.OK)
+        done, err = interpreted.call(K.play_all, geo, state, codes, work=len(codes)) if tokens else (0, K.OK)
         if err != K.OK:
             token = tokens[done]
             before = start.copy()
-            interpreted.play_all(geo, before, codes[:done])
+            interpreted.call(K.play_all, geo, before, codes[:done], work=done)
             raise PositionError(
                 text,
                 _reason(err, variant, before, token),
@@ -215,7 +215,7 @@ class Position:
         move (the decline) comes first, then one move per ban column."""
         geo = _tables(self._variant)[0]
         out = np.empty(K.MAX_LEGAL, dtype=np.uint8)
-        n = K.legal_codes(geo, self._state, out)
+        n = interpreted.call(K.legal_codes, geo, self._state, out)
         return tuple(_MOVES[c] for c in out[:n])  # type: ignore[misc]
 
     def is_legal(self, move: Move | str) -> bool:
@@ -225,7 +225,7 @@ class Position:
             move = _as_move(move)
         except ValueError:
             return False
-        return K.check(_tables(self._variant)[0], self._state, move.code) == K.OK
+        return bool(interpreted.call(K.check, _tables(self._variant)[0], self._state, move.code) == K.OK)
 
     def play(self, *moves: Move | str) -> Position:
         """The position after ``moves`` (``Move`` objects or tokens like ``'d+a'``).
@@ -261,7 +261,7 @@ class Position:
         geo, start = _tables(self._variant)
         state = start.copy()
         if moves:
-            interpreted.play_all(geo, state, np.array([m.code for m in moves], dtype=np.int64))
+            interpreted.call(K.play_all, geo, state, np.array([m.code for m in moves], dtype=np.int64), work=len(moves))
         return Position._make(self._variant, moves, state)
 
     def _play_one(self, move: Move | str) -> Position:
@@ -271,7 +271,7 @@ class Position:
             raise IllegalMoveError(self.notation, str(move), str(exc)) from None
         geo = _tables(self._variant)[0]
         state = self._state.copy()
-        err = K.play(geo, state, parsed.code)
+        err = interpreted.call(K.play, geo, state, parsed.code)
         if err != K.OK:
             token = MoveToken(parsed.token, 0, parsed.column, parsed.ban)
             raise IllegalMoveError(
@@ -292,7 +292,7 @@ class Position:
         if self.result not in ("A", "B"):  # no kernel call (nor its compile) for a board still in play
             return ()
         out = np.empty(K.NCELLS, dtype=np.int64)
-        n = K.win_cells(_tables(self._variant)[0], self._state, out)
+        n = interpreted.call(K.win_cells, _tables(self._variant)[0], self._state, out)
         return tuple(_cell_at(i) for i in out[:n])
 
     @property
@@ -304,7 +304,7 @@ class Position:
         if self.result not in ("A", "B"):
             return ()
         ends = np.empty(8, dtype=np.int64)
-        n = K.win_runs(_tables(self._variant)[0], self._state, ends)
+        n = interpreted.call(K.win_runs, _tables(self._variant)[0], self._state, ends)
         lines = []
         for k in range(n):
             a, b = _cell_at(int(ends[2 * k])), _cell_at(int(ends[2 * k + 1]))
@@ -417,10 +417,16 @@ class Position:
         return _tables(self._variant)[0], self._state
 
 
+#: The kernels ``Position``'s methods call (a process's first calls run
+#: them interpreted: ``rules.interpreted``).
+_KERNELS = (K.play_all, K.play, K.check, K.legal_codes, K.win_cells, K.win_runs)
+
+
 @cache
 def load_kernels() -> None:
     """Every kernel that ``Position``'s methods call, compiled (the first
-    start after an install) or loaded from numba's cache, in this thread.
+    start after an install) or loaded from numba's cache, in this thread,
+    and used compiled from now on (not interpreted, ``rules.interpreted``).
 
     A server's threads that may compile an agent call it first: numba
     compiles under one lock a process, so a request that met a kernel for
@@ -429,24 +435,24 @@ def load_kernels() -> None:
     ``master`` moved first showed "Connecting..." for 6 s, its state
     waiting for ``win_line``).  Once a process: a thread that finds it done
     goes on at once."""
+    interpreted.use_compiled(*_KERNELS)
     won = Position.parse("5x5/Bb1:b+eacacac").play("a")  # a ban, then a win
     for position in (won, Position.parse("4x4/Xa1:b")):
         position.to_dict()
         position.is_legal("b")
         position.describe()
     Position.parse("5x5/Bb1").play("b+c", "d")
-    geo, start = won.kernel_arrays()  # parse plays a process's first moves interpreted: compiled here
-    K.play_all(geo, start.copy(), np.array([move.code for move in won.moves], dtype=np.int64))
 
 
 @cache
 def load_play() -> None:
     """The kernels that :meth:`Position.is_legal` and :meth:`Position.play`
     call, compiled (0.4 and 0.5-1.3 s on a first start) or loaded from
-    numba's cache.  A child compiling aside runs it after its main work
-    (``c4lab.compile_aside``): ``c4lab move`` checks the answer it prints
-    (``game.answer_move``), which otherwise compiled the check at the end
-    of a first ``master`` move, after the search; a game plays it."""
+    numba's cache, and used compiled from now on.  A child compiling aside
+    runs it after its main work (``c4lab.compile_aside``): a process's
+    first calls run them interpreted (``rules.interpreted``), but a game
+    that goes on compiles them, and then loads them from the cache."""
+    interpreted.use_compiled(K.check, K.play)
     start = Position.parse("4x4")
     start.is_legal("a")
     start.play("a")

@@ -149,7 +149,9 @@ def _table(size: int) -> _Table:
 
 def _ready_moves(position: Position) -> None:
     """The rules' kernels that list and play ``position``'s moves, compiled
-    or loaded from numba's cache (a first move played)."""
+    or loaded from numba's cache (a first move played) where this process
+    runs them compiled; a process's first calls run them interpreted
+    (``rules.interpreted``: nothing to prepare, nor compiled later)."""
     moves = position.legal_moves()
     if moves:
         position.play(moves[0])
@@ -184,7 +186,13 @@ def _recursion_aside(wide: bool, database: bool, reading_moves: bool = False) ->
     first, ``rules.position.load_kernels``: its first ``master`` move on
     7x6 took 10.0-11.0 s instead of 7.9-8.1 s without a child); so is
     ``reading_moves``, the rules' kernels that play a position's moves
-    before a solve (:func:`expect`).  The caller holds ``_RECURSION_LOCK``."""
+    before a solve (:func:`expect`).  Since 2026-12-06 a process's first
+    calls of the rules' kernels run interpreted (``rules.interpreted``), so
+    where those are not on disk the rest here is the root search alone; the
+    child then made no clear difference (a first ``perfect`` move on
+    6x5/Xc2:dc 2.84 and 3.47 s against 2.57 and 3.44 s without children,
+    ``solve --analyse 6x5/Xc2`` 3.97 and 3.68 s against 4.06 and 3.98 s, a
+    noisy hour) and is kept.  The caller holds ``_RECURSION_LOCK``."""
     if wide in _CHILDREN:
         return _CHILDREN[wide]
     if negamax.ready(wide) or on_disk(wide, recursion_only=True):
@@ -207,7 +215,11 @@ def expect(text: str) -> None:
     moves (0.9 s on a first start), not after them.  As the very first
     command (an empty cache, a middle day, 2026-12-06): ``solve
     6x5/Xc2:dc`` 2.94-2.96 → 2.35 s, ``move 6x5/Xc2:dc --agent perfect``
-    3.45-3.56 → 2.57-2.67 s.  Without moves, nothing: reading the position
+    3.45-3.56 → 2.57-2.67 s.  Since the moves are read interpreted
+    (``rules.interpreted``, the same day), what the child overlaps is this
+    process's imports and root search: that ``perfect`` move took 2.84 and
+    3.47 s with children, 2.57 and 3.44 s with none (a noisy hour), within
+    the noise.  Without moves, nothing: reading the position
     compiles nothing then, and the child of a first search with best moves
     starts as soon.  A ``text`` that is not a position is left to the
     reading, which says what is wrong."""
