@@ -341,7 +341,9 @@ def answer_move(position: Position, answer: object, who: str) -> Move:
     only say the move (``c4lab move``, ``c4lab engine``, the accuracy
     count).  The legality test is the rules' ``check`` kernel, which a
     first start compiles in 0.4 s where ``play`` takes 1.3 s (this
-    machine, 2026-12-02), at the end of a first ``c4lab move``.  An
+    machine, 2026-12-02), at the end of a first ``c4lab move``; since
+    2026-12-06 a process's first ones run interpreted, compiling nothing
+    (``rules.interpreted``).  An
     answer that is no legal move goes through :func:`play_answer`, whose
     error says why (the column is full, the ban is not allowed...)."""
     if isinstance(answer, Move | str):

@@ -120,7 +120,8 @@ def _compile_uct(bitboard: bool, valued: bool = False) -> None:
 #: What a child compiles: the rules' ``check`` for compiled callers (the
 #: policy playouts call it: this process then loads it from the cache), then
 #: minimax's search, then ``check`` for ``Position``'s arrays and ``play``
-#: (``rules.position.load_play``: what ``c4lab move`` and a game need last).
+#: (``rules.position.load_play``: what a game needs once its first moves,
+#: run interpreted, are past: ``rules.interpreted``).
 _CHECK = f"{K.compile_check.__module__}:compile_check"
 _MINIMAX = f"{compile_search.__module__}:compile_search"
 _PLAY = f"{load_play.__module__}:load_play"
