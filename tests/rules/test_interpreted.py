@@ -4,6 +4,9 @@ compiles nothing."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -110,3 +113,16 @@ print(json.dumps({"first": first, "then": then, "error": error,
     assert "c4lab.rules.kernels.play_all" in out["then"]
     assert out["error"].endswith("move 4 (the 5th) 'c' at character 12: column c is full")
     assert out["loaded"] == ["play_all", "play", "check", "legal_codes", "win_cells", "win_runs"]
+
+
+def test_with_numbas_compiler_off_positions_still_play() -> None:
+    """``NUMBA_DISABLE_JIT=1`` (a debugging session) leaves the kernels
+    plain Python functions: ``Position`` calls them as they are."""
+    script = (
+        "from c4lab.rules import Position\n"
+        "p = Position.parse('5x5/Bb1:b+eacacaca')\n"
+        "print(p.result, Position.parse('7x6:dd').play('c').is_legal('c'), len(p.win_line))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], env=dict(os.environ, NUMBA_DISABLE_JIT="1"),
+                         capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["B", "True", "4"]

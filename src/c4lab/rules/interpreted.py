@@ -79,6 +79,8 @@ def call(kernel: Dispatcher, *args: Any, work: int = 1) -> Any:
     has run less than ``INTERPRETED_MOVES`` (``work``: this call's share,
     the moves it plays), else compiled from then on."""
     global _played
+    if not isinstance(kernel, Dispatcher):  # numba's compiler off (NUMBA_DISABLE_JIT): Python already
+        return kernel(*args)
     name = kernel.py_func.__name__
     if name not in _compiled:
         if not _ready(kernel, args) and _played + work <= INTERPRETED_MOVES:
