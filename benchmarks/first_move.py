@@ -89,6 +89,9 @@ CASES: dict[str, tuple[list[list[str]], list[str]]] = {
 #: (a command's children compiling ahead).
 _sessions: list[int] = []
 
+#: The signals that stop this script (``run_stoppable``).
+_STOPS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+
 #: How long :func:`settle` waits for them before it ends them.
 SETTLE_LIMIT = 120.0
 
@@ -120,11 +123,19 @@ def run(args: list[str], cache_dir: str) -> tuple[float, float]:
     """Run ``python3 -m c4lab ARGS`` with ``cache_dir`` as numba's cache, in
     a session of its own; (wall seconds, CPU seconds of the child)."""
     env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
-    start = time.perf_counter()
-    child = subprocess.Popen([sys.executable, "-m", "c4lab", *args], env=env, stdout=subprocess.DEVNULL,
-                             start_new_session=True)
+    # A stop while the command starts would leave it running, unknown here:
+    # held until it is known (its session ended with this script below).
+    unmasked = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
+    try:
+        start = time.perf_counter()
+        child = subprocess.Popen([sys.executable, "-m", "c4lab", *args], env=env, stdout=subprocess.DEVNULL,
+                                 start_new_session=True)
+    except BaseException:
+        signal.pthread_sigmask(signal.SIG_SETMASK, unmasked)
+        raise
     _sessions.append(child.pid)
     try:
+        signal.pthread_sigmask(signal.SIG_SETMASK, unmasked)
         _, status, usage = os.wait4(child.pid, 0)
     except BaseException:  # a stop (run_stoppable): the command measured and its children end with this script
         with contextlib.suppress(ProcessLookupError):
