@@ -25,7 +25,11 @@ issue 27:
   board (goal: at most 3 s);
 * ``hard 7x6``: the first move after an install, the README's figure;
 * ``ntuple-puct 7x6 after hard`` and ``ntuple alpha-beta 7x6 after hard``:
-  the learnt network's first move with each of its searches (no goal).
+  the learnt network's first move with each of its searches (no goal);
+* ``prepare``: ``c4lab prepare`` itself, every agent compiled on every kind
+  of board, and the first moves after it (``master 9x8/Xd3 after prepare``,
+  ``master 12x12/Xf4/Bc2 after prepare``, ``solve 6x5/Xc2 after prepare``):
+  what a person who ran it after the install waits.
 
 A command may leave a child compiling ahead when it ends (``hard`` the
 solver, ``c4lab.compile_aside``); the next command of the case starts at
@@ -62,6 +66,7 @@ import time
 from c4lab.ctrl_c import run_stoppable
 
 HARD_7X6 = ["move", "7x6", "--agent", "hard"]
+PREPARE = ["prepare"]
 
 #: name: (the commands that fill the cache first, the command measured).
 CASES: dict[str, tuple[list[list[str]], list[str]]] = {
@@ -82,6 +87,10 @@ CASES: dict[str, tuple[list[list[str]], list[str]]] = {
     "show 7x6": ([], ["show", "7x6"]),
     "ntuple-puct 7x6 after hard": ([HARD_7X6], ["move", "7x6:dd", "--agent", "ntuple-puct"]),
     "ntuple alpha-beta 7x6 after hard": ([HARD_7X6], ["move", "7x6:dd", "--agent", "ntuple:depth=3"]),
+    "prepare": ([], PREPARE),
+    "master 9x8/Xd3 after prepare": ([PREPARE], ["move", "9x8/Xd3", "--agent", "master"]),
+    "master 12x12/Xf4/Bc2 after prepare": ([PREPARE], ["move", "12x12/Xf4/Bc2", "--agent", "master"]),
+    "solve 6x5/Xc2 after prepare": ([PREPARE], ["solve", "6x5/Xc2"]),
 }
 
 
@@ -121,32 +130,36 @@ def settle() -> None:
 
 def run(args: list[str], cache_dir: str) -> tuple[float, float]:
     """Run ``python3 -m c4lab ARGS`` with ``cache_dir`` as numba's cache, in
-    a session of its own; (wall seconds, CPU seconds of the child)."""
+    a session of its own; (wall seconds, CPU seconds of the child).  Its
+    stderr (a notice, ``prepare``'s progress) is shown only if it fails."""
     env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
-    # A stop while the command starts would leave it running, unknown here:
-    # held until it is known (its session ended with this script below).
-    unmasked = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
-    try:
-        start = time.perf_counter()
-        child = subprocess.Popen([sys.executable, "-m", "c4lab", *args], env=env, stdout=subprocess.DEVNULL,
-                                 start_new_session=True)
-    except BaseException:
-        signal.pthread_sigmask(signal.SIG_SETMASK, unmasked)
-        raise
-    _sessions.append(child.pid)
-    try:
-        signal.pthread_sigmask(signal.SIG_SETMASK, unmasked)
-        _, status, usage = os.wait4(child.pid, 0)
-    except BaseException:  # a stop (run_stoppable): the command measured and its children end with this script
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(child.pid, signal.SIGKILL)
-        child.wait()
-        raise
-    wall = time.perf_counter() - start
-    child.returncode = os.waitstatus_to_exitcode(status)
-    if child.returncode != 0:
-        raise SystemExit(f"c4lab {' '.join(args)} failed (exit {child.returncode})")
-    return wall, usage.ru_utime + usage.ru_stime
+    with tempfile.TemporaryFile() as errors:
+        # A stop while the command starts would leave it running, unknown here:
+        # held until it is known (its session ended with this script below).
+        unmasked = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
+        try:
+            start = time.perf_counter()
+            child = subprocess.Popen([sys.executable, "-m", "c4lab", *args], env=env, stdout=subprocess.DEVNULL,
+                                     stderr=errors, start_new_session=True)
+        except BaseException:
+            signal.pthread_sigmask(signal.SIG_SETMASK, unmasked)
+            raise
+        _sessions.append(child.pid)
+        try:
+            signal.pthread_sigmask(signal.SIG_SETMASK, unmasked)
+            _, status, usage = os.wait4(child.pid, 0)
+        except BaseException:  # a stop (run_stoppable): the command measured and its children end with this script
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(child.pid, signal.SIGKILL)
+            child.wait()
+            raise
+        wall = time.perf_counter() - start
+        child.returncode = os.waitstatus_to_exitcode(status)
+        errors.seek(0)
+        said = errors.read().decode(errors="replace").strip()
+        if child.returncode != 0:
+            raise SystemExit(f"c4lab {' '.join(args)} failed (exit {child.returncode})" + (f": {said}" if said else ""))
+        return wall, usage.ru_utime + usage.ru_stime
 
 
 def _span(values: list[float]) -> str:
@@ -172,7 +185,8 @@ def main() -> None:
 
     names = args.only or list(CASES)
     width = 11 if args.cold_runs == 1 else 14
-    print(f"{'case':32} {'cold wall':>{width}} {'cold CPU':>{width}} {'warm wall':>10} {'warm CPU':>9}")
+    names_width = max(len("case"), *(len(name) for name in names))
+    print(f"{'case':{names_width}} {'cold wall':>{width}} {'cold CPU':>{width}} {'warm wall':>10} {'warm CPU':>9}")
     for name in names:
         before, measured = CASES[name]
         colds: list[tuple[float, float]] = []
@@ -189,7 +203,7 @@ def main() -> None:
                 settle()  # nothing writes into the cache folder as it is removed
         warm = min(warms, key=lambda r: r[1])
         cold_wall, cold_cpu = _span([c[0] for c in colds]), _span([c[1] for c in colds])
-        print(f"{name:32} {cold_wall:>{width}} {cold_cpu:>{width}} {warm[0]:9.2f}s {warm[1]:8.2f}s", flush=True)
+        print(f"{name:{names_width}} {cold_wall:>{width}} {cold_cpu:>{width}} {warm[0]:9.2f}s {warm[1]:8.2f}s", flush=True)
 
 
 if __name__ == "__main__":

@@ -41,6 +41,8 @@ BAD = [
     ("connect", "not a link"),
     ("games", "--db", "/nonexistent-folder/games.sqlite"),
     ("engine", "--agent", "nobody"),
+    ("prepare", "--agent", "nobody"),
+    ("prepare", "--jobs", "0"),
     ("engine", "--agent", "ntuple:weights=/nonexistent-folder/n.npz"),  # a file the spec names
     ("engine", "--agent", "qlearning:table=/nonexistent-folder/q.npz"),
     ("train", "qlearning", "--board", "9x9"),

@@ -6,13 +6,13 @@ commands, so ``c4lab --help`` answers at once.  The command group and its
 share in ``options.py``; each other module registers a family of
 commands on the group: ``positions.py`` (show, move, solve, agents,
 engine), ``games.py`` (play, analyse, serve, connect, games),
-``training.py`` (train), ``book.py``, ``bench.py``, ``arena.py`` (arena,
+``training.py`` (train), ``book.py``, ``bench.py``, ``prepare.py``, ``arena.py`` (arena,
 report).
 """
 
 from __future__ import annotations
 
-from c4lab.cli import arena, bench, book, games, positions, training  # noqa: F401  (each registers its commands)
+from c4lab.cli import arena, bench, book, games, positions, prepare, training  # noqa: F401  (each registers its commands)
 from c4lab.cli.group import QUICK_EXIT, main, run
 from c4lab.cli.options import BadInput, bad_option
 

@@ -23,6 +23,10 @@ from rich.console import Console
 from c4lab.ui.status import stderr_console
 
 MESSAGE = "preparing the engine, first start only"
+#: Said beside it on a terminal wide enough for both on one line: the command
+#: that compiles every agent on every kind of board at once, so that no later
+#: first move waits.
+PREPARE_HINT = "`c4lab prepare` does every board at once"
 
 
 @contextmanager
@@ -51,7 +55,9 @@ def announce_preparation(
     def text() -> str:
         if busy is not None and state["depth"] == 0:
             return f"{busy}... {time.monotonic() - begun:.0f} s"
-        return f"{MESSAGE}... {time.monotonic() - state['start']:.0f} s"
+        said = f"{MESSAGE}... {time.monotonic() - state['start']:.0f} s"
+        hinted = f"{said} ({PREPARE_HINT})"
+        return hinted if len(hinted) + 3 <= console.width else said  # the spinner and a space: one line, never two
 
     def tick(done: threading.Event) -> None:
         while not done.wait(0.2):

@@ -1,0 +1,104 @@
+"""``c4lab prepare``: every agent's kernels compiled ahead, on one board of
+each kind, so that no later first move on any board compiles."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from c4lab.agents.base import agent_infos
+from c4lab.agents.prepare import KIND_BOARDS, agent_names, plan
+from c4lab.rules import Position
+from c4lab.rules import kernels as K
+from c4lab.solver.bitboard import is_wide
+from testkit import run_counting_compiles
+
+
+def kind(board: str) -> tuple[bool, bool, bool]:
+    """What the compiled code is specialised on: the rules' kind (bonus,
+    one-word win test) and whether the solver needs three words."""
+    position = Position.parse(board)
+    has_bonus, bitboard = K.board_kind(position.kernel_arrays()[0])
+    return has_bonus, bitboard, is_wide(position.variant)
+
+
+def test_the_prepared_boards_are_one_of_each_kind_and_cover_every_board() -> None:
+    prepared = [kind(board) for board in KIND_BOARDS]
+    assert len(set(prepared)) == len(prepared)
+    for width in range(4, 13):
+        for height in range(4, 13):
+            for bonus in ("", "/Ba1"):
+                assert kind(f"{width}x{height}{bonus}") in prepared, f"{width}x{height}{bonus}"
+
+
+def test_the_plan_warms_every_agent_once_on_each_board() -> None:
+    names = agent_names()
+    tasks = plan(names)
+    assert Counter(tasks) == Counter((name, board) for name in names for board in KIND_BOARDS)
+
+
+def test_two_workers_start_on_different_boards_and_agents() -> None:
+    (first_agent, first_board), (second_agent, second_board) = plan(["hard", "master", "perfect"])[:2]
+    assert first_board != second_board
+    assert first_agent != second_agent
+
+
+def test_an_odd_board_out_is_warmed_too() -> None:
+    assert plan(["hard", "perfect"], ["7x6", "9x8", "5x4/Bb1"])[-2:] == [("hard", "5x4/Bb1"), ("perfect", "5x4/Bb1")]
+
+
+def test_the_agents_are_those_that_can_be_made_here_and_not_a_person() -> None:
+    names = agent_names()
+    assert "master" in names and "perfect" in names and "ntuple" in names
+    assert "human" not in names
+    for info in agent_infos():
+        if info.unavailable is not None:
+            assert info.name not in names
+
+
+def test_with_numbas_compiler_off_there_is_nothing_to_prepare() -> None:
+    out = subprocess.run([sys.executable, "-m", "c4lab", "prepare"], env=dict(os.environ, NUMBA_DISABLE_JIT="1"),
+                         capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "numba's compiler is off (NUMBA_DISABLE_JIT): nothing to prepare"
+
+
+@pytest.mark.slow
+def test_after_a_prepare_no_first_move_on_any_board_compiles(tmp_path: Path) -> None:
+    """A prepare on an empty cache, then a fresh process: every agent's
+    warm-up (its throwaway moves and ``compile_rest``) on boards of every
+    kind and size, and the solver's answers, compile nothing; a second
+    prepare says so too."""
+    cache = tmp_path / "numba"
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache))
+    first = subprocess.run([sys.executable, "-m", "c4lab", "prepare", "--jobs", "2"], env=env,
+                           capture_output=True, text=True, check=True)
+    assert first.stdout.startswith("ready: ") and " compiled in " in first.stdout
+    assert "preparing the engine: " in first.stderr
+    script = """
+import json
+from c4lab.agents.base import warm_up
+from c4lab.agents.prepare import agent_names
+from c4lab.rules import Position
+from c4lab.solver.api import Solver
+after = {}
+for board in ("4x4", "5x4/Bb1", "6x5/Xc2", "8x7", "8x7/Bc1", "9x6", "10x5/Ba1", "12x12/Xf4/Bc2", "4x12"):
+    for name in agent_names():
+        warm_up(name, Position.parse(board))
+        if compiled:
+            after[f"{name} on {board}"] = list(compiled)
+            compiled.clear()
+solver = Solver()
+solver.solve(Position.parse("6x5/Xc2"))
+solver.analyse(Position.parse("6x5/Xc2:dc"), timeout=1.0)
+print(json.dumps({"after": after, "solver": list(compiled)}))
+"""
+    out = run_counting_compiles(script, cache)
+    assert out == {"after": {}, "solver": []}
+    again = subprocess.run([sys.executable, "-m", "c4lab", "prepare", "--agent", "master", "--agent", "perfect"],
+                           env=env, capture_output=True, text=True, check=True)
+    assert again.stdout.startswith("ready: nothing to compile, every function was in numba's cache already")
