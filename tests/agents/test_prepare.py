@@ -78,6 +78,7 @@ def test_after_a_prepare_no_first_move_on_any_board_compiles(tmp_path: Path) -> 
     first = subprocess.run([sys.executable, "-m", "c4lab", "prepare", "--jobs", "2"], env=env,
                            capture_output=True, text=True, check=True)
     assert first.stdout.startswith("ready: ") and " compiled in " in first.stdout
+    assert first.stdout.rstrip().endswith(f"kept in numba's cache ({cache})")
     assert "preparing the engine: " in first.stderr
     script = """
 import json

@@ -26,10 +26,12 @@ import signal
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 from c4lab.agents.base import agent_infos, warm_up
 from c4lab.cores import usable_cores
 from c4lab.rules import Position
+from c4lab.rules import kernels as K
 
 #: One board of each kind: one word or three (width x (height + 1) at most
 #: 64 bits, or more), without a bonus cell or with one.  Two boards of one word and two
@@ -75,6 +77,21 @@ def plan(agents: Iterable[str], boards: Iterable[str] = KIND_BOARDS) -> list[tup
     if len(kinds) % 2:
         tasks += [(name, kinds[-1]) for name in names]
     return tasks
+
+
+def cache_location() -> str:
+    """Where numba keeps c4lab's compiled kernels: the ``__pycache__``
+    folders beside its sources, or a folder of numba's own
+    (``NUMBA_CACHE_DIR``, or its user-wide cache where the sources' folders
+    cannot be written)."""
+    where = K.play_all.stats.cache_path
+    if where is None:  # pragma: no cover - every kernel is compiled with cache=True
+        return "numba's default place"
+    path = Path(where)
+    package = Path(__file__).resolve().parent.parent  # c4lab, whose folders hold the kernels
+    if path.name == "__pycache__" and package in path.resolve().parents:
+        return f"the __pycache__ folders beside c4lab's sources in {package}"
+    return str(path.parent)
 
 
 def worker_count(jobs: int | None, tasks: int) -> int:

@@ -3,7 +3,6 @@ now, once per install, so that no first move waits for the compiler."""
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from typing import TYPE_CHECKING
@@ -16,6 +15,9 @@ from c4lab.ctrl_c import exit_status, stop_words, stops_ignored_from_now, stops_
 
 if TYPE_CHECKING:
     from c4lab.agents.prepare import Done
+
+#: A run shorter than this (everything on disk) logs no progress lines.
+QUIET_FOR = 2.0
 
 # lazy imports: every command imports the parts it uses, so that ``c4lab
 # --help`` and the light commands never load numba or the rules engine.
@@ -73,8 +75,7 @@ def prepare(agents: tuple[str, ...], jobs: int | None) -> None:
     done = finished
     compiled = sum(one.compiled for one in done)
     seconds = time.monotonic() - began
-    where = os.environ.get("NUMBA_CACHE_DIR")
-    kept = f"NUMBA_CACHE_DIR={where}" if where else "the __pycache__ folders beside c4lab's sources"
+    kept = ahead.cache_location()
     if compiled:
         click.echo(f"ready: {compiled} function{'s' if compiled != 1 else ''} compiled in {seconds:.1f} s, "
                    f"kept in numba's cache ({kept})")
@@ -102,7 +103,8 @@ def _with_progress(tasks: list[tuple[str, str]], workers: int, finished: list[Do
             finished.append(one)
             bar.update(task, advance=1, last=f"{one.spec} on {one.board} done")
             quarter = 4 * len(finished) // len(tasks)
-            if not terminal and quarter > 4 * (len(finished) - 1) // len(tasks) and len(finished) < len(tasks):
+            crossed = quarter > 4 * (len(finished) - 1) // len(tasks) and len(finished) < len(tasks)
+            if not terminal and crossed and time.monotonic() - began >= QUIET_FOR:
                 # a log's lines: a quarter at a time, so that a minute of compiling does not read as a hang
                 click.echo(f"compiling: {len(finished)} of {len(tasks)} warm-ups done "
                            f"({time.monotonic() - began:.0f} s)", err=True)
