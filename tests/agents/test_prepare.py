@@ -4,15 +4,17 @@ each kind, so that no later first move on any board compiles."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from c4lab.agents.base import agent_infos
-from c4lab.agents.prepare import KIND_BOARDS, agent_names, plan
+from c4lab.agents.prepare import KIND_BOARDS, MAX_WORKERS, agent_names, plan, worker_count
 from c4lab.rules import Position
 from c4lab.rules import kernels as K
 from c4lab.solver.bitboard import is_wide
@@ -34,6 +36,15 @@ def test_the_prepared_boards_are_one_of_each_kind_and_cover_every_board() -> Non
         for height in range(4, 13):
             for bonus in ("", "/Ba1"):
                 assert kind(f"{width}x{height}{bonus}") in prepared, f"{width}x{height}{bonus}"
+
+
+def test_the_classic_board_is_prepared_for_its_opening_database() -> None:
+    assert "7x6" in KIND_BOARDS  # the solver's lookup in the classic database is compiled there only
+
+
+def test_workers_are_one_per_core_at_most_four_and_never_more_than_the_work() -> None:
+    assert worker_count(None, 76) <= MAX_WORKERS == 4
+    assert worker_count(3, 76) == 3 and worker_count(8, 2) == 2 and worker_count(None, 1) == 1
 
 
 def test_the_plan_warms_every_agent_once_on_each_board() -> None:
@@ -67,6 +78,41 @@ def test_with_numbas_compiler_off_there_is_nothing_to_prepare() -> None:
     assert out.stdout.strip() == "numba's compiler is off (NUMBA_DISABLE_JIT): nothing to prepare"
 
 
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (from ``/proc``)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads the processes from /proc")
+def test_a_worker_that_dies_ends_the_prepare_with_an_error_not_a_wait(tmp_path: Path) -> None:
+    command = subprocess.Popen([sys.executable, "-m", "c4lab", "prepare", "--jobs", "2", "--agent", "hard"],
+                               env=dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba")),
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(600):  # until both workers run (the pool's resource tracker is a child too)
+            workers = [pid for pid in _children(command.pid)
+                       if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+            if len(workers) == 2:
+                break
+            time.sleep(0.05)
+        os.kill(workers[0], signal.SIGKILL)
+        out, err = command.communicate(timeout=60)
+    finally:
+        command.kill()
+    assert command.returncode == 1
+    assert "Error: a worker process ended before its work did" in err and "warm-ups not done" in err
+    assert out == ""
+
+
 @pytest.mark.slow
 def test_after_a_prepare_no_first_move_on_any_board_compiles(tmp_path: Path) -> None:
     """A prepare on an empty cache, then a fresh process: every agent's
@@ -77,9 +123,11 @@ def test_after_a_prepare_no_first_move_on_any_board_compiles(tmp_path: Path) -> 
     env = dict(os.environ, NUMBA_CACHE_DIR=str(cache))
     first = subprocess.run([sys.executable, "-m", "c4lab", "prepare", "--jobs", "2"], env=env,
                            capture_output=True, text=True, check=True)
-    assert first.stdout.startswith("ready: ") and " compiled in " in first.stdout
+    assert first.stdout.startswith("ready: ") and " kernels compiled in " in first.stdout
     assert first.stdout.rstrip().endswith(f"kept in numba's cache ({cache})")
     assert "preparing the engine: " in first.stderr
+    left_out = [line for line in first.stderr.splitlines() if line.startswith("left out: ")]
+    assert [line.split(" (")[0] for line in left_out] == ["left out: qlearning"]  # it needs a table of its own
     script = """
 import json
 from c4lab.agents.base import warm_up
@@ -98,8 +146,8 @@ solver.solve(Position.parse("6x5/Xc2"))
 solver.analyse(Position.parse("6x5/Xc2:dc"), timeout=1.0)
 print(json.dumps({"after": after, "solver": list(compiled)}))
 """
-    out = run_counting_compiles(script, cache)
+    out = run_counting_compiles(script, cache, C4LAB_COMPILE_ASIDE="0")  # nothing compiled out of sight
     assert out == {"after": {}, "solver": []}
     again = subprocess.run([sys.executable, "-m", "c4lab", "prepare", "--agent", "master", "--agent", "perfect"],
                            env=env, capture_output=True, text=True, check=True)
-    assert again.stdout.startswith("ready: nothing to compile, every function was in numba's cache already")
+    assert again.stdout.startswith("ready: nothing to compile, every kernel was in numba's cache already")

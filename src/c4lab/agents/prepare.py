@@ -4,7 +4,7 @@ numba compiles a kernel the first time a process runs it and keeps it in its
 cache on disk; later processes load it in milliseconds.  Without this, a
 person meets the compiler at each first: the first ``master`` move on a new
 kind of board takes 5 to 7 s on this project's 2-core machine, where a warm
-one takes under 2 s.  ``c4lab prepare`` (:func:`prepare`) pays all of it at
+one takes about 2 s.  ``c4lab prepare`` (:func:`prepare`) pays all of it at
 once, after an install, the way pip compiles Python's bytecode at install
 time: every agent's warm-up (``agents.base.warm_up``: the throwaway moves
 and ``compile_rest``) on one board of each kind (:data:`KIND_BOARDS`), in
@@ -21,14 +21,18 @@ counts the compiles: none).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
-from c4lab.agents.base import agent_infos, warm_up
+from c4lab.agents.base import agent_infos, make_agent, warm_up
+from c4lab.compile_aside import ENV as COMPILE_ASIDE
 from c4lab.cores import usable_cores
 from c4lab.rules import Position
 from c4lab.rules import kernels as K
@@ -37,19 +41,33 @@ from c4lab.rules import kernels as K
 #: 64 bits, or more), without a bonus cell or with one.  Two boards of one word and two
 #: of three alternate, so that two workers start on boards whose kernels
 #: differ.
+#: The classic 7x6 must be one of them: the solver's lookup in the classic
+#: opening database is compiled on that board only.
 KIND_BOARDS: tuple[str, ...] = ("7x6", "9x8", "7x6/Bd1", "9x8/Bd1")
+
+#: The most worker processes by default: each takes about half a gigabyte
+#: while it compiles, and beyond two or three most of the kernels are the
+#: ones another worker is compiling too.
+MAX_WORKERS = 4
 
 
 @dataclass(frozen=True)
 class Done:
-    """One warm-up done: ``spec`` on ``board``, its wall seconds, and how many
-    of c4lab's functions it compiled (0: all were on disk already, or
-    another worker compiled them first)."""
+    """One warm-up done: ``spec`` on ``board``, its wall seconds, the kernels
+    it compiled (``module.name(argument types)``; none: all were on disk
+    already, or another worker had compiled them), and why the agent could
+    not be made (``left_out``: ``qlearning`` needs its table), if so."""
 
     spec: str
     board: str
     seconds: float
-    compiled: int
+    compiled: frozenset[str] = frozenset()
+    left_out: str | None = None
+
+
+class PrepareError(RuntimeError):
+    """A worker process ended before its warm-ups did (killed, or out of
+    memory): the message names those left undone."""
 
 
 def agent_names() -> list[str]:
@@ -65,8 +83,10 @@ def plan(agents: Iterable[str], boards: Iterable[str] = KIND_BOARDS) -> list[tup
     with the second one's backwards.  Two workers thus start on different
     agents on different kinds of board; a kernel both need (the levels'
     UCT search is one for every board) is compiled by the first and loaded
-    from the cache by the second when it gets there (measured on 2 cores:
-    35 s for the whole plan, against 53 s one after the other)."""
+    from the cache by the second when it gets there later (when both reach
+    it at once, both compile it: the rules' kernels, at their start).
+    Measured on 2 cores: 33-36 s for the whole plan, against 53 s one
+    after the other."""
     names = list(agents)
     kinds = list(boards)
     tasks: list[tuple[str, str]] = []
@@ -96,20 +116,23 @@ def cache_location() -> str:
 
 def worker_count(jobs: int | None, tasks: int) -> int:
     """The worker processes for ``tasks`` warm-ups: ``jobs``, or one per
-    usable core, and never more than the tasks."""
-    return max(1, min(jobs or usable_cores(), tasks))
+    usable core up to :data:`MAX_WORKERS`, and never more than the tasks."""
+    return max(1, min(jobs or min(usable_cores(), MAX_WORKERS), tasks))
 
 
 def prepare(
     tasks: list[tuple[str, str]], jobs: int | None = None, done: Callable[[Done], None] | None = None
 ) -> list[Done]:
-    """Run ``tasks`` (:func:`plan`) in ``jobs`` worker processes (the usable
-    cores by default; one: in this process), calling ``done`` as each ends,
-    and return them all.  A warm-up that fails (an agent that cannot play on
-    that board, such as ``ntuple`` without a network for it) compiles what it
-    reached and is counted like any other: the real move reports the error.
-    The workers compile nothing aside (``C4LAB_COMPILE_ASIDE=0``: they are
-    the parallelism) and leave Ctrl-C to this process, which stops them."""
+    """Run ``tasks`` (:func:`plan`) in ``jobs`` worker processes
+    (:func:`worker_count`; one: in this process), calling ``done`` as each
+    ends, and return them all.  An agent that cannot be made with its
+    defaults (``qlearning`` without a table) is ``left_out``; a warm-up that
+    fails later (an agent that cannot play on that board, such as
+    ``ntuple`` without a network for it) compiles what it reached and is
+    counted like any other: the real move reports the error.  The workers
+    compile nothing aside (``C4LAB_COMPILE_ASIDE=0``: they are the
+    parallelism) and leave Ctrl-C to this process, which stops them.
+    Raises :class:`PrepareError` when a worker dies."""
     jobs = worker_count(jobs, len(tasks))
     results: list[Done] = []
     for one in _run(tasks, jobs):
@@ -124,58 +147,99 @@ def _run(tasks: list[tuple[str, str]], jobs: int) -> Iterator[Done]:
     pool of ``jobs`` fresh processes (spawned: a fork would copy this
     process's numba state and threads)."""
     if jobs == 1:
-        _quiet_worker(ignore_ctrl_c=False)
-        for spec, board in tasks:
-            yield _warm(spec, board)
+        with _in_this_process():
+            for spec, board in tasks:
+                yield _warm(spec, board)
         return
     import multiprocessing  # lazy: only a prepare with workers starts processes
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
 
-    pool = multiprocessing.get_context("spawn").Pool(jobs, initializer=_quiet_worker)
+    pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"), initializer=_quiet_worker)
+    with _ctrl_c_ignored():  # the workers start with it ignored: a Ctrl-C as they start is this process's alone
+        futures = {pool.submit(_warm, spec, board): (spec, board) for spec, board in tasks}
     try:
-        yield from pool.imap_unordered(_warm_task, tasks)
-    except BaseException:
-        pool.terminate()  # Ctrl-C or an error here: the workers stop now, mid-compile (numba's cache stays whole)
+        for future in as_completed(futures):
+            yield future.result()
+    except BrokenProcessPool:
+        undone = [f"{spec} on {board}" for future, (spec, board) in futures.items()
+                  if not future.done() or future.cancelled() or future.exception() is not None]
+        raise PrepareError(f"a worker process ended before its work did (killed, or out of memory?): "
+                           f"{len(undone)} warm-ups not done ({', '.join(undone[:4])}{', ...' if len(undone) > 4 else ''})"
+                           ) from None
+    except BaseException:  # Ctrl-C, a stop signal: the workers end now, mid-compile (numba's cache stays whole)
+        pool.shutdown(wait=False, cancel_futures=True)
+        for child in multiprocessing.active_children():
+            child.terminate()
         raise
-    else:
-        pool.close()
     finally:
-        pool.join()
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _quiet_worker(ignore_ctrl_c: bool = True) -> None:
+@contextlib.contextmanager
+def _ctrl_c_ignored() -> Iterator[None]:
+    """SIGINT ignored within the block (in the main thread; elsewhere
+    nothing changes): processes started then inherit it ignored."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
+@contextlib.contextmanager
+def _in_this_process() -> Iterator[None]:
+    """A worker's set-up (:func:`_quiet_worker`) for a prepare in this
+    process, undone at the end: no child compiling aside meanwhile."""
+    before = os.environ.get(COMPILE_ASIDE)
+    os.environ[COMPILE_ASIDE] = "0"
+    _CompileLog.install()
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(COMPILE_ASIDE, None)
+        else:
+            os.environ[COMPILE_ASIDE] = before
+
+
+def _quiet_worker() -> None:
     """A worker's set-up: no child compiling aside, Ctrl-C left to the
-    parent, and numba's compile events counted (:func:`_warm`)."""
-    os.environ["C4LAB_COMPILE_ASIDE"] = "0"
-    if ignore_ctrl_c:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _CompileCount.install()
-
-
-def _warm_task(task: tuple[str, str]) -> Done:
-    return _warm(*task)
+    parent, and numba's compiles logged (:func:`_warm`)."""
+    os.environ[COMPILE_ASIDE] = "0"
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _CompileLog.install()
 
 
 def _warm(spec: str, board: str) -> Done:
-    """``warm_up(spec, board)``, timed, with the compiles it did."""
-    before = _CompileCount.count
+    """``warm_up(spec, board)``, timed, with the kernels it compiled; an
+    agent that cannot be made with its defaults is left out, saying why."""
+    try:
+        make_agent(spec).close()
+    except Exception as exc:  # noqa: BLE001  (any agent's refusal: said, not raised)
+        return Done(spec, board, 0.0, left_out=str(exc))
+    before = len(_CompileLog.compiled)
     start = time.monotonic()
     warm_up(spec, Position.parse(board))
-    return Done(spec, board, time.monotonic() - start, _CompileCount.count - before)
+    return Done(spec, board, time.monotonic() - start, frozenset(_CompileLog.compiled[before:]))
 
 
-class _CompileCount:
-    """How many of c4lab's own functions numba compiled in this process
-    (its ``numba:compile`` event; numba's overloads compiled inside them are
-    not counted)."""
+class _CompileLog:
+    """The kernels of c4lab's own that numba compiled in this process, as
+    ``module.name(argument types)`` (its ``numba:compile`` event; numba's
+    overloads compiled inside them are not c4lab's)."""
 
-    count = 0
+    compiled: ClassVar[list[str]] = []
     _installed = False
 
     @classmethod
     def install(cls) -> None:
         if cls._installed:
             return
-        from numba.core import event  # lazy: numba is loaded by the workers' warm-ups anyway
+        from numba.core import event  # lazy: numba is loaded by the warm-ups anyway
 
         class Listener(event.Listener):
             def on_start(self, ev: event.Event) -> None:
@@ -184,8 +248,9 @@ class _CompileCount:
             def on_end(self, ev: event.Event) -> None:
                 compiled = ev.data.get("dispatcher")
                 function = getattr(compiled, "py_func", None) or getattr(compiled, "_pyfunc", compiled)  # a jit function, a cfunc
-                if str(getattr(function, "__module__", "")).startswith("c4lab"):
-                    cls.count += 1
+                module = str(getattr(function, "__module__", ""))
+                if module.startswith("c4lab"):
+                    cls.compiled.append(f"{module}.{getattr(function, '__qualname__', '?')}{ev.data.get('args', '')}")
 
         event.register("numba:compile", Listener())
         cls._installed = True

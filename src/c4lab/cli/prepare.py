@@ -4,6 +4,7 @@ now, once per install, so that no first move waits for the compiler."""
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from typing import TYPE_CHECKING
 
@@ -16,8 +17,9 @@ from c4lab.ctrl_c import exit_status, stop_words, stops_ignored_from_now, stops_
 if TYPE_CHECKING:
     from c4lab.agents.prepare import Done
 
-#: A run shorter than this (everything on disk) logs no progress lines.
-QUIET_FOR = 2.0
+#: Seconds between the progress lines of a prepare whose stderr is not a
+#: terminal (a log); a run that ends sooner writes none.
+LOG_EVERY = 10.0
 
 # lazy imports: every command imports the parts it uses, so that ``c4lab
 # --help`` and the light commands never load numba or the rules engine.
@@ -27,11 +29,13 @@ QUIET_FOR = 2.0
 @click.option("--agent", "agents", multiple=True, metavar="NAME",
               help="Only this agent (repeat for more; default: every agent).")
 @click.option("--jobs", type=Int64(min=1), default=None,
-              help="Worker processes (default: one per usable core; 1 compiles in this process).")
+              help="Worker processes (default: one per usable core, at most 4; 1 compiles in this process).")
 def prepare(agents: tuple[str, ...], jobs: int | None) -> None:
-    """Compile every agent's kernels on every kind of board now, once: the
-    first move on any board then loads them from numba's cache instead of
-    compiling (a first `master` move under 2 s instead of 5 to 7 s).
+    """Compile every agent's kernels (with its default options) on every
+    kind of board now, once: the first move on any board then loads them
+    from numba's cache instead of compiling (a first `master` move in
+    about 2 s instead of 5 to 7 s).  An agent that needs a file of its own
+    (`qlearning`'s table) is left out, and says so.
 
     Boards differ, for the compiled code, only by their kind: one 64-bit
     word or three (width x (height + 1) at most 64 or more), with a bonus
@@ -52,7 +56,8 @@ def prepare(agents: tuple[str, ...], jobs: int | None) -> None:
     if unknown:
         info = {i.name: i for i in agent_infos()}.get(unknown[0])
         if info is None:
-            raise bad_option(f"no agent '{unknown[0]}'; the agents: {', '.join(known)}", "--agent")
+            raise bad_option(f"no agent '{unknown[0]}' (--agent takes an agent's name, without options); "
+                             f"the agents: {', '.join(known)}", "--agent")
         raise bad_option(f"agent '{unknown[0]}' has nothing to prepare here"
                          f"{': ' + info.unavailable if info.unavailable else ' (a person at the keyboard)'}", "--agent")
     names = list(dict.fromkeys(agents)) or known
@@ -62,25 +67,30 @@ def prepare(agents: tuple[str, ...], jobs: int | None) -> None:
                f"{len(ahead.KIND_BOARDS)} kinds of board ({', '.join(ahead.KIND_BOARDS)}), "
                f"{workers} process{'es' if workers != 1 else ''}...", err=True)
     began = time.monotonic()
-    finished: list[Done] = []
+    done: list[Done] = []
     try:  # Ctrl-C, SIGTERM or SIGHUP stop the workers too, even in a background job that inherited SIGINT ignored
         with stops_interrupt():
-            _with_progress(tasks, workers, finished)
+            _with_progress(tasks, workers, done)
     except KeyboardInterrupt as stop:
         stops_ignored_from_now()  # on the way out: more presses change nothing
         status = exit_status(stop)
-        click.echo(f"{stop_words(status)}: {len(finished)} of {len(tasks)} warm-ups done; what they compiled is "
+        click.echo(f"{stop_words(status)}: {len(done)} of {len(tasks)} warm-ups done; what they compiled is "
                    "kept, and the same command compiles the rest", err=True)
         sys.exit(status)
-    done = finished
-    compiled = sum(one.compiled for one in done)
+    except ahead.PrepareError as exc:
+        click.echo(f"Error: {exc}; what was compiled is kept, and the same command compiles the rest", err=True)
+        sys.exit(1)
+    compiled = len(frozenset().union(*(one.compiled for one in done)))
     seconds = time.monotonic() - began
+    left_out = {one.spec: one.left_out for one in done if one.left_out is not None}
+    for spec, why in left_out.items():
+        click.echo(f"left out: {spec} ({why})", err=True)
     kept = ahead.cache_location()
     if compiled:
-        click.echo(f"ready: {compiled} function{'s' if compiled != 1 else ''} compiled in {seconds:.1f} s, "
+        click.echo(f"ready: {compiled} kernel{'s' if compiled != 1 else ''} compiled in {seconds:.1f} s, "
                    f"kept in numba's cache ({kept})")
     else:
-        click.echo(f"ready: nothing to compile, every function was in numba's cache already ({kept}; {seconds:.1f} s)")
+        click.echo(f"ready: nothing to compile, every kernel was in numba's cache already ({kept}; {seconds:.1f} s)")
 
 
 def _with_progress(tasks: list[tuple[str, str]], workers: int, finished: list[Done]) -> None:
@@ -96,17 +106,23 @@ def _with_progress(tasks: list[tuple[str, str]], workers: int, finished: list[Do
                TextColumn("{task.fields[last]}", markup=False), TimeElapsedColumn())
     terminal = sys.stderr.isatty()
     began = time.monotonic()
-    with Progress(*columns, console=stderr_console(), disable=not terminal, transient=True) as bar:
-        task = bar.add_task("prepare", total=len(tasks), last="")
+    over = threading.Event()
 
-        def step(one: Done) -> None:
-            finished.append(one)
-            bar.update(task, advance=1, last=f"{one.spec} on {one.board} done")
-            quarter = 4 * len(finished) // len(tasks)
-            crossed = quarter > 4 * (len(finished) - 1) // len(tasks) and len(finished) < len(tasks)
-            if not terminal and crossed and time.monotonic() - began >= QUIET_FOR:
-                # a log's lines: a quarter at a time, so that a minute of compiling does not read as a hang
-                click.echo(f"compiling: {len(finished)} of {len(tasks)} warm-ups done "
-                           f"({time.monotonic() - began:.0f} s)", err=True)
+    def heartbeat() -> None:  # a log's lines: a minute of compiling must not read as a hang
+        while not over.wait(LOG_EVERY):
+            click.echo(f"compiling: {len(finished)} of {len(tasks)} warm-ups done ({time.monotonic() - began:.0f} s)",
+                       err=True)
 
-        prepare_all(tasks, workers, step)
+    if not terminal:
+        threading.Thread(target=heartbeat, name="c4lab-prepare-log", daemon=True).start()
+    try:
+        with Progress(*columns, console=stderr_console(), disable=not terminal, transient=True) as bar:
+            task = bar.add_task("prepare", total=len(tasks), last="")
+
+            def step(one: Done) -> None:
+                finished.append(one)
+                bar.update(task, advance=1, last=f"{one.spec} on {one.board} done")
+
+            prepare_all(tasks, workers, step)
+    finally:
+        over.set()

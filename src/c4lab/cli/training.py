@@ -135,7 +135,7 @@ def train_qlearning(board: str, episodes: int, alpha: float, discount: float, ep
             table, points, paths = qlearning.run_with_progress(
                 config, table_path, prefix, eval_every=eval_every, eval_games=eval_games,
                 console=stderr_console(), show_progress=sys.stderr.isatty(), interrupted=interrupted,
-                preparing=lambda: preparing_on_stderr(logged=True))
+                preparing=lambda: preparing_on_stderr(logged=True, hint=False))
         if interrupted.is_set():
             from c4lab.ctrl_c import stops_ignored_from_now  # lazy: start-up time
 
@@ -263,7 +263,7 @@ def train_ntuple(board: str | None, bonus: bool, minutes: float | None, games: i
             board=board, bonus=bonus, minutes=minutes, games=games, workers=workers, executor=executor,
             ray_address=ray_address, seed=seed, seed_given=seed_given, out=_path(out), resume=_path(resume),
             tuples=tuples, add_tuples=add_tuples, threats=threats, probes=probes, eval_every=eval_every,
-            checkpoint_minutes=checkpoint, curve=_path(curve), preparing=lambda: preparing_on_stderr(logged=True),
+            checkpoint_minutes=checkpoint, curve=_path(curve), preparing=lambda: preparing_on_stderr(logged=True, hint=False),
             **given,
         )
     except SecondBonusCellError as exc:  # --bonus with a board that names its own bonus cell

@@ -31,7 +31,8 @@ PREPARE_HINT = "`c4lab prepare` does every board at once"
 
 @contextmanager
 def announce_preparation(
-    console: Console, busy: str | None = None, helpers: Callable[[threading.Thread], bool] | None = None
+    console: Console, busy: str | None = None, helpers: Callable[[threading.Thread], bool] | None = None,
+    hint: bool = True,
 ) -> Iterator[None]:
     """Within the block, a status line on ``console`` while numba compiles
     for the thread that entered it, or in a thread for which ``helpers``
@@ -40,7 +41,9 @@ def announce_preparation(
     compiling in the background.  With ``busy``, the status line shows all
     along: ``busy`` and the seconds so far, but for the compiling (work
     that may last seconds, as the analysis board's scores, is never a
-    silent screen)."""
+    silent screen).  ``hint``: name ``c4lab prepare`` beside it (where the
+    work is a move or a score, which a prepare compiles ahead; not a
+    training run's kernels, which it does not)."""
     from numba.core import event  # lazy: only the commands that run kernels load numba
 
     owner = threading.current_thread()
@@ -57,7 +60,7 @@ def announce_preparation(
             return f"{busy}... {time.monotonic() - begun:.0f} s"
         said = f"{MESSAGE}... {time.monotonic() - state['start']:.0f} s"
         hinted = f"{said} ({PREPARE_HINT})"
-        return hinted if len(hinted) + 3 <= console.width else said  # the spinner and a space: one line, never two
+        return hinted if hint and len(hinted) + 3 <= console.width else said  # the spinner and a space: one line, never two
 
     def tick(done: threading.Event) -> None:
         while not done.wait(0.2):
@@ -114,13 +117,14 @@ def announce_preparation(
                 state["status"] = None
 
 
-def preparing_on_stderr(logged: bool = False) -> Any:
+def preparing_on_stderr(logged: bool = False, hint: bool = True) -> Any:
     """On a terminal, :func:`announce_preparation` on stderr; otherwise (a
     pipe, a log file: no status lines) nothing, or with ``logged`` a line
     when the compiling begins and one when the block ends after it (a long
-    run's log: a minute of silence there read as a hang)."""
+    run's log: a minute of silence there read as a hang).  ``hint``: as
+    :func:`announce_preparation`'s."""
     if sys.stderr.isatty():
-        return announce_preparation(stderr_console())
+        return announce_preparation(stderr_console(), hint=hint)
     return _logged_preparation() if logged else contextlib.nullcontext()
 
 
