@@ -14,7 +14,15 @@ from pathlib import Path
 import pytest
 
 from c4lab.agents.base import agent_infos
-from c4lab.agents.prepare import KIND_BOARDS, MAX_WORKERS, agent_names, plan, worker_count
+from c4lab.agents.prepare import (
+    KIND_BOARDS,
+    MAX_WORKERS,
+    VARIANTS,
+    agent_names,
+    plan,
+    with_variants,
+    worker_count,
+)
 from c4lab.rules import Position
 from c4lab.rules import kernels as K
 from c4lab.solver.bitboard import is_wide
@@ -51,6 +59,11 @@ def test_the_plan_warms_every_agent_once_on_each_board() -> None:
     names = agent_names()
     tasks = plan(names)
     assert Counter(tasks) == Counter((name, board) for name in names for board in KIND_BOARDS)
+
+
+def test_the_options_that_run_code_of_their_own_come_with_their_agent() -> None:
+    assert with_variants(["hard", "ntuple"]) == ["hard", "ntuple", "ntuple:depth=2"]
+    assert with_variants(agent_names())[-len(VARIANTS):] == list(VARIANTS)
 
 
 def test_two_workers_start_on_different_boards_and_agents() -> None:
@@ -131,12 +144,12 @@ def test_after_a_prepare_no_first_move_on_any_board_compiles(tmp_path: Path) -> 
     script = """
 import json
 from c4lab.agents.base import warm_up
-from c4lab.agents.prepare import agent_names
+from c4lab.agents.prepare import agent_names, with_variants
 from c4lab.rules import Position
 from c4lab.solver.api import Solver
 after = {}
 for board in ("4x4", "5x4/Bb1", "6x5/Xc2", "8x7", "8x7/Bc1", "9x6", "10x5/Ba1", "12x12/Xf4/Bc2", "4x12"):
-    for name in agent_names():
+    for name in with_variants(agent_names()):
         warm_up(name, Position.parse(board))
         if compiled:
             after[f"{name} on {board}"] = list(compiled)

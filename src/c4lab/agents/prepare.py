@@ -45,6 +45,13 @@ from c4lab.rules import kernels as K
 #: opening database is compiled on that board only.
 KIND_BOARDS: tuple[str, ...] = ("7x6", "9x8", "7x6/Bd1", "9x8/Bd1")
 
+#: Options that run code of their own, prepared with their agent: alpha-beta
+#: on the learnt network (``ntuple``'s default is greedy), and a UCT tree
+#: kept between moves with a transposition table.  (Every other option of
+#: every agent was tried after a prepare, three moves each on 7x6 and
+#: 9x8/Xd3: nothing compiled.)
+VARIANTS: tuple[str, ...] = ("ntuple:depth=2", "uct:tt=true,reuse=true")
+
 #: The most worker processes by default: each takes about half a gigabyte
 #: while it compiles, and beyond two or three most of the kernels are the
 #: ones another worker is compiling too.
@@ -77,8 +84,15 @@ def agent_names() -> list[str]:
     return [info.name for info in agent_infos() if info.unavailable is None and info.name != "human"]
 
 
+def with_variants(names: Iterable[str]) -> list[str]:
+    """``names`` and the :data:`VARIANTS` of those agents, after them."""
+    chosen = list(names)
+    return chosen + [spec for spec in VARIANTS if spec.split(":", 1)[0] in chosen]
+
+
 def plan(agents: Iterable[str], boards: Iterable[str] = KIND_BOARDS) -> list[tuple[str, str]]:
-    """The warm-ups to run, ``(agent, board)``, in the order workers take
+    """The warm-ups to run, ``(agent, board)`` (an agent's name or spec:
+    :func:`with_variants`), in the order workers take
     them: the boards in pairs, the first one's agents forwards interleaved
     with the second one's backwards.  Two workers thus start on different
     agents on different kinds of board; a kernel both need (the levels'

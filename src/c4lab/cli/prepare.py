@@ -61,9 +61,12 @@ def prepare(agents: tuple[str, ...], jobs: int | None) -> None:
         raise bad_option(f"agent '{unknown[0]}' has nothing to prepare here"
                          f"{': ' + info.unavailable if info.unavailable else ' (a person at the keyboard)'}", "--agent")
     names = list(dict.fromkeys(agents)) or known
-    tasks = ahead.plan(names)
+    specs = ahead.with_variants(names)
+    tasks = ahead.plan(specs)
     workers = ahead.worker_count(jobs, len(tasks))
-    click.echo(f"preparing the engine: {len(names)} agent{'s' if len(names) != 1 else ''} on "
+    variants = len(specs) - len(names)
+    also = f" (and {variants} of their options: {', '.join(specs[len(names):])})" if variants else ""
+    click.echo(f"preparing the engine: {len(names)} agent{'s' if len(names) != 1 else ''}{also} on "
                f"{len(ahead.KIND_BOARDS)} kinds of board ({', '.join(ahead.KIND_BOARDS)}), "
                f"{workers} process{'es' if workers != 1 else ''}...", err=True)
     began = time.monotonic()
