@@ -105,18 +105,44 @@ def _children(pid: int) -> list[int]:
     return found
 
 
-@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads the processes from /proc")
-def test_a_worker_that_dies_ends_the_prepare_with_an_error_not_a_wait(tmp_path: Path) -> None:
-    command = subprocess.Popen([sys.executable, "-m", "c4lab", "prepare", "--jobs", "2", "--agent", "hard"],
-                               env=dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba")),
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+def _cmdline(pid: int) -> bytes:
     try:
-        for _ in range(600):  # until both workers run (the pool's resource tracker is a child too)
-            workers = [pid for pid in _children(command.pid)
-                       if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()]
-            if len(workers) == 2:
-                break
-            time.sleep(0.05)
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:  # it ended meanwhile
+        return b""
+
+
+def _prepare_with_workers(cache: Path) -> tuple[subprocess.Popen[str], list[int]]:
+    """``c4lab prepare --jobs 2 --agent hard`` on an empty cache, once its
+    two worker processes run (the pool's resource tracker is a child too)."""
+    command = subprocess.Popen([sys.executable, "-m", "c4lab", "prepare", "--jobs", "2", "--agent", "hard"],
+                               env=dict(os.environ, NUMBA_CACHE_DIR=str(cache)),
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    workers: list[int] = []
+    for _ in range(600):
+        workers = [pid for pid in _children(command.pid) if b"spawn_main" in _cmdline(pid)]
+        if len(workers) == 2:
+            break
+        time.sleep(0.05)
+    assert len(workers) == 2, "no workers started"
+    return command, workers
+
+
+def _gone(pid: int) -> bool:
+    """Whether ``pid`` has ended (a zombie waiting for its parent counts)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+needs_proc = pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads the processes from /proc")
+
+
+@needs_proc
+def test_a_worker_that_dies_ends_the_prepare_with_an_error_not_a_wait(tmp_path: Path) -> None:
+    command, workers = _prepare_with_workers(tmp_path / "numba")
+    try:
         os.kill(workers[0], signal.SIGKILL)
         out, err = command.communicate(timeout=60)
     finally:
@@ -124,6 +150,24 @@ def test_a_worker_that_dies_ends_the_prepare_with_an_error_not_a_wait(tmp_path: 
     assert command.returncode == 1
     assert "Error: a worker process ended before its work did" in err and "warm-ups not done" in err
     assert out == ""
+
+
+@needs_proc
+def test_ctrl_c_stops_the_prepare_and_its_workers(tmp_path: Path) -> None:
+    command, workers = _prepare_with_workers(tmp_path / "numba")
+    try:
+        time.sleep(1.0)  # the workers compiling
+        command.send_signal(signal.SIGINT)
+        out, err = command.communicate(timeout=30)
+    finally:
+        command.kill()
+    assert command.returncode == 130
+    assert "interrupted: " in err and " warm-ups done; what they compiled is kept" in err and out == ""
+    for _ in range(100):
+        if all(_gone(pid) for pid in workers):
+            break
+        time.sleep(0.05)
+    assert all(_gone(pid) for pid in workers)
 
 
 @pytest.mark.slow
