@@ -38,18 +38,19 @@ from c4lab.rules import Position
 from c4lab.rules import kernels as K
 
 #: One board of each kind: one word or three (width x (height + 1) at most
-#: 64 bits, or more), without a bonus cell or with one.  Two boards of one word and two
-#: of three alternate, so that two workers start on boards whose kernels
-#: differ.
-#: The classic 7x6 must be one of them: the solver's lookup in the classic
-#: opening database is compiled on that board only.
+#: 64 bits, or more), without a bonus cell or with one.  Two boards of one
+#: word and two of three alternate, so that two workers start on boards whose
+#: kernels differ.  The classic 7x6 must be one of them: the solver's lookup
+#: in the classic opening database is compiled on that board only.
 KIND_BOARDS: tuple[str, ...] = ("7x6", "9x8", "7x6/Bd1", "9x8/Bd1")
 
 #: Options that run code of their own, prepared with their agent: alpha-beta
 #: on the learnt network (``ntuple``'s default is greedy), and a UCT tree
-#: kept between moves with a transposition table.  (Every other option of
-#: every agent was tried after a prepare, three moves each on 7x6 and
-#: 9x8/Xd3: nothing compiled.)
+#: kept between moves with a transposition table.  The other options tried
+#: after a prepare compiled nothing (three moves each on 7x6 and 9x8/Xd3):
+#: UCT's ``tt``, ``solver``, ``policy``, ``lgr``, ``reuse`` and ``final``,
+#: ``master``'s ``depth`` and ``weights``, ``minimax``'s ``depth``,
+#: ``ntuple``'s ``search`` and ``threads``.
 VARIANTS: tuple[str, ...] = ("ntuple:depth=2", "uct:tt=true,reuse=true")
 
 #: The most worker processes by default: each takes about half a gigabyte
