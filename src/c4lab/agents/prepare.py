@@ -25,7 +25,6 @@ import contextlib
 import os
 import signal
 import threading
-import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,14 +60,12 @@ MAX_WORKERS = 4
 
 @dataclass(frozen=True)
 class Done:
-    """One warm-up done: ``spec`` on ``board``, its wall seconds, the kernels
-    it compiled (``module.name(argument types)``; none: all were on disk
+    """One warm-up done: ``spec`` on ``board``, the kernels it compiled (``module.name(argument types)``; none: all were on disk
     already, or another worker had compiled them), and why the agent could
     not be made (``left_out``: ``qlearning`` needs its table), if so."""
 
     spec: str
     board: str
-    seconds: float
     compiled: frozenset[str] = frozenset()
     left_out: str | None = None
 
@@ -230,16 +227,15 @@ def _quiet_worker() -> None:
 
 
 def _warm(spec: str, board: str) -> Done:
-    """``warm_up(spec, board)``, timed, with the kernels it compiled; an
+    """``warm_up(spec, board)``, with the kernels it compiled; an
     agent that cannot be made with its defaults is left out, saying why."""
     try:
         make_agent(spec).close()
     except Exception as exc:  # noqa: BLE001  (any agent's refusal: said, not raised)
-        return Done(spec, board, 0.0, left_out=str(exc))
+        return Done(spec, board, left_out=str(exc))
     before = len(_CompileLog.compiled)
-    start = time.monotonic()
     warm_up(spec, Position.parse(board))
-    return Done(spec, board, time.monotonic() - start, frozenset(_CompileLog.compiled[before:]))
+    return Done(spec, board, frozenset(_CompileLog.compiled[before:]))
 
 
 class _CompileLog:

@@ -64,8 +64,8 @@ def prepare(agents: tuple[str, ...], jobs: int | None) -> None:
     specs = ahead.with_variants(names)
     tasks = ahead.plan(specs)
     workers = ahead.worker_count(jobs, len(tasks))
-    variants = len(specs) - len(names)
-    also = f" (and {variants} of their options: {', '.join(specs[len(names):])})" if variants else ""
+    options = specs[len(names):]
+    also = f" (and {len(options)} of their options: {', '.join(options)})" if options else ""
     click.echo(f"preparing the engine: {len(names)} agent{'s' if len(names) != 1 else ''}{also} on "
                f"{len(ahead.KIND_BOARDS)} kinds of board ({', '.join(ahead.KIND_BOARDS)}), "
                f"{workers} process{'es' if workers != 1 else ''}...", err=True)
