@@ -50,3 +50,24 @@ def test_without_a_stop_the_work_s_answer_and_its_exception_come_back() -> None:
 
     with pytest.raises(ValueError, match="the work's own error"):
         waited_on_a_thread(fails, "test-work")
+
+
+def test_a_ctrl_c_that_asks_the_work_to_stop_waits_for_what_it_has() -> None:
+    """The analysis board's ``s``: Ctrl-C tells the solves to stop, and the
+    wait goes on until they return what they solved.  Once a Ctrl-C had
+    interrupted ``Thread.join``, Python 3.11 said the still running thread
+    was no longer alive, the wait ended with no answer, and the board
+    failed with an ``IndexError`` and a traceback."""
+    told = threading.Event()
+
+    def work() -> str:
+        told.wait(10)
+        return "what it solved"
+
+    timer = threading.Timer(0.3, signal.raise_signal, (signal.SIGINT,))
+    timer.start()
+    try:
+        assert waited_on_a_thread(work, "test-work", on_interrupt=lambda: bool(told.set()) or True) == "what it solved"
+    finally:
+        timer.cancel()
+    assert told.is_set()

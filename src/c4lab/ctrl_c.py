@@ -257,29 +257,34 @@ def waited_on_a_thread(
     work is left to the process's end."""
     answer: list[T] = []
     failure: list[BaseException] = []
+    # The end of the work, as an event of its own: once a Ctrl-C has interrupted ``Thread.join``, CPython
+    # 3.11's ``is_alive`` may say False of a thread that still runs (the wait then ended with no answer).
+    ended = threading.Event()
 
     def run() -> None:
         try:
             answer.append(work())
         except BaseException as exc:  # noqa: BLE001 - raised again in the waiting thread
             failure.append(exc)
+        finally:
+            ended.set()
 
     thread = threading.Thread(target=run, name=name, daemon=True)
     begun = False
-    while not begun or thread.is_alive():
+    while not ended.is_set():
         try:
             if not begun:
                 with _stops_held():  # a stop raised in ``start``'s wait would leave a thread no join may wait for
                     thread.start()
                     begun = True
-            thread.join(0.1)  # a wait that Ctrl-C interrupts
+            ended.wait(0.1)  # a wait that Ctrl-C interrupts
         except BaseException:
             if on_interrupt is None:
                 raise
             if on_interrupt():
                 continue
             if join and begun:
-                thread.join()
+                ended.wait()
             raise
     if failure:
         raise failure[0]

@@ -176,3 +176,22 @@ def test_a_pasted_board_with_its_own_bonus_cell_and_the_bonus_box_ticked_is_refu
     assert page.url.rstrip("/") == server.url
     expect(page.locator("#paste-position")).to_have_value("5x5/Bc1")
     expect(page.locator("#bonus")).to_be_checked()
+
+
+def test_a_hint_asked_while_the_ban_is_chosen_names_the_best_ban(server, new_page):
+    """The drop on the bonus cell is made and its ban is to choose: the
+    hint names the best place for the ban piece (here b: c+b keeps a draw,
+    every other ban and declining lose), draws its ghost there and rings
+    its score, where it named the drop from the position before (a newcomer
+    who followed it put the ban in the worst column)."""
+    page = new_page()
+    ticket = create_room(server, board="5x5/Bc1:abab", players={"A": "human", "B": "random:seed=1"})
+    open_room(page, server, ticket)
+    wait_my_turn(page)
+    click_cell(page, "c1")  # A's piece lands on the bonus cell c1
+    expect(page.locator("#ban-panel")).to_be_visible()
+    page.locator("#hint").click()
+    expect(page.locator("#message")).to_contain_text("Hint: put the ban piece in column b", timeout=60_000)
+    expect(page.locator("#board .hint[data-hint]")).to_have_attribute("data-hint", "c+b")
+    expect(page.locator('#board .col-note.best[data-note="b"]')).to_have_count(1)
+    wait_position(page, "5x5/Bc1:abab")  # nothing played by the hint

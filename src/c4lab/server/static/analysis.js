@@ -7,7 +7,7 @@
 // (/analyse?position=...).
 //
 // May import: state.js, client.js (send), history.js, review.js, evalbar.js,
-// describe.js, notation.js, settings.js, util.js.
+// describe.js, notation.js, settings.js, hintwords.js, util.js.
 // Never a view: the room page passes render / renderControls in.
 //
 // Everything that comes from the server or from a person is inserted with
@@ -20,6 +20,7 @@ import { LETTERS, cellName, landingRow, moveTokens, replay } from "./notation.js
 import { goTo } from "./history.js";
 import { banNotes, bestMoveGhost, columnNote, markMoves, readyText, renderReview, reviewNotes, scoreText } from "./review.js";
 import { analysing, saveAnalysing, saveLine, savedLine } from "./settings.js";
+import { banHintWords, bestBan, hintWords } from "./hintwords.js";
 import { keepEvaluation } from "./evalbar.js";
 import { $, boardIntoView, say, setText } from "./util.js";
 
@@ -83,14 +84,7 @@ export function onHint(message, render) {
     render();
     return;
   }
-  const token = message.move;
-  let words = `Hint: drop in column ${token[0]}`;
-  let short = `Hint: drop in ${token[0]}`; // a phone's one line (the board draws the hint, the notes their scores)
-  const landing = landingRow(geometryOf(R.state), R.state.cells, LETTERS.indexOf(token[0]));
-  if (token.length === 3) [words, short] = [`${words} and put the ban piece in column ${token[2]}`, `${short}, ban piece in ${token[2]}`];
-  else if (R.state.bonus && landing !== null && cellName(LETTERS.indexOf(token[0]), landing) === R.state.bonus) {
-    [words, short] = [`${words} and decline the ban`, `${short}, decline the ban`];
-  }
+  const [words, short] = R.pending ? banHintWords(bestBan(R.hint, R.pending.letter)) : hintWords(message.move, R.state);
   const exact = R.hint.columns.length && R.hint.columns.every((c) => c.exact);
   const key = R.pending // the notes drawn are the ban choices' (banNotes): exact, else the estimate, else ?
     ? "While the ban piece is chosen, above each column: the score of putting it there, exact where the solver answered in time, else the engine's estimate (%)"
@@ -141,7 +135,10 @@ export function columnNotes(room) {
 /** The notes of the ban choices while the ban piece of a drop on the
  * bonus cell is chosen (``R.pending``; a hint for the position stands). */
 function banChoices() {
-  return banNotes(R.hint.moves, R.pending.letter, R.hint.estimates, R.hint.solving);
+  const notes = banNotes(R.hint.moves, R.pending.letter, R.hint.estimates, R.hint.solving);
+  if (notes.some((note) => note.best)) return notes; // every choice solved: the best ones marked
+  const chosen = bestBan(R.hint, R.pending.letter); // else the hint's ban, as its words name it
+  return notes.map((note) => (chosen && chosen.length === 3 && LETTERS[note.col] === chosen[2] ? { ...note, best: true } : note));
 }
 
 /** What declining the ban scores, for the ban panel's text: exact, else
@@ -212,7 +209,16 @@ export function reviewGhost(room) {
 /** The hint's ghost pieces for Board.setOverlays (null: no hint to show). */
 export function hintOverlay(room) {
   let hint = null;
-  if (R.hint && !R.analysing && R.hint.position === room.position && room.status === "playing") {
+  if (R.hint && !R.analysing && R.hint.position === room.position && room.status === "playing" && R.pending) {
+    // the drop on the bonus cell is made: the ghost is the hint's ban piece, if it names one
+    const token = bestBan(R.hint, R.pending.letter);
+    if (token && token.length === 3) {
+      const after = { ...room.cells, [cellName(R.pending.col, R.pending.row)]: R.pending.owner };
+      const col = LETTERS.indexOf(token[2]);
+      const row = landingRow(geometryOf(room), after, col);
+      if (row !== null) hint = { token, col, row, owner: "ban", banCol: null, banRow: null };
+    }
+  } else if (R.hint && !R.analysing && R.hint.position === room.position && room.status === "playing") {
     const token = R.hint.token;
     const col = LETTERS.indexOf(token[0]);
     const row = landingRow(geometryOf(room), room.cells, col);
