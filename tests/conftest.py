@@ -25,6 +25,12 @@ MOST_WORKERS = 4
 # own dependencies (jsonschema, requests) comes with the ``kaggle`` extra.
 KAGGLE_ENVIRONMENTS = "kaggle-environments==1.33.2"
 
+# The servers the tests start (``c4lab play`` and ``serve``, in processes or
+# threads) do not start the whole prepare in the background when their own
+# warm-ups are done: a minute of compiling beside the suite, for each test
+# that keeps one open long enough.  The tests of that prepare turn it on.
+os.environ.setdefault("C4LAB_PREPARE_IN_BACKGROUND", "0")
+
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """``-n auto`` (the suite's default): a worker for each core this

@@ -244,6 +244,20 @@ class Aside:
         self._child.wait()
         self._ended.set()
 
+    def join(self) -> int:
+        """Wait for the child to end, however long it takes, without
+        raising numba's compile event (nobody waits for its work: a
+        server's ``c4lab prepare`` in the background); its exit status."""
+        self._ended.wait()
+        return self._child.wait()
+
+    def stop(self) -> None:
+        """End the child now if it still runs (SIGTERM): what it compiled is
+        on disk, what it was compiling is not (numba's cache stays whole)."""
+        if not self._ended.is_set():
+            with contextlib.suppress(OSError):
+                self._child.terminate()
+
     def wait(self, limit: float = WAIT_LIMIT, done: Callable[[], bool] | None = None) -> bool:
         """Wait for the child (at most ``limit`` seconds), once; True if it
         finished its work.  With ``done``, only until ``done()`` says that

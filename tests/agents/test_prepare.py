@@ -13,8 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from c4lab.agents import prepare
 from c4lab.agents.base import agent_infos
 from c4lab.agents.prepare import (
+    BACKGROUND_ENV,
     KIND_BOARDS,
     MAX_WORKERS,
     VARIANTS,
@@ -89,6 +91,154 @@ def test_with_numbas_compiler_off_there_is_nothing_to_prepare() -> None:
     out = subprocess.run([sys.executable, "-m", "c4lab", "prepare"], env=dict(os.environ, NUMBA_DISABLE_JIT="1"),
                          capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "numba's compiler is off (NUMBA_DISABLE_JIT): nothing to prepare"
+
+
+@pytest.fixture
+def sources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A c4lab of two source files for the stamp to read, and the stamp
+    kept in ``tmp_path``."""
+    package = tmp_path / "c4lab"
+    (package / "agents").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "agents" / "prepare.py").write_text("# the module\n")
+    monkeypatch.setattr(prepare, "__file__", str(package / "agents" / "prepare.py"))
+    monkeypatch.setattr(prepare, "_stamp_path", lambda: tmp_path / "stamp")
+    monkeypatch.delenv(BACKGROUND_ENV, raising=False)
+    return package
+
+
+def test_a_whole_prepare_is_stamped_and_a_changed_source_makes_the_stamp_stale(sources: Path) -> None:
+    assert not prepare.is_prepared() and prepare.wanted_in_background()
+    prepare.mark_prepared()
+    assert prepare.is_prepared() and not prepare.wanted_in_background()
+    changed = sources / "__init__.py"
+    changed.write_text("x = 1\n")  # another size, another time: numba compiles that file's kernels again
+    assert not prepare.is_prepared() and prepare.wanted_in_background()
+
+
+def test_another_numba_or_another_set_of_agents_makes_the_stamp_stale(
+    sources: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import numba
+
+    prepare.mark_prepared()
+    installed = numba.__version__
+    monkeypatch.setattr(numba, "__version__", "0.0.1")
+    assert not prepare.is_prepared()
+    monkeypatch.setattr(numba, "__version__", installed)
+    assert prepare.is_prepared()
+    monkeypatch.setattr(prepare, "agent_names", lambda: ["random", "hard"])  # kaggle's package removed, say
+    assert not prepare.is_prepared()
+
+
+def test_a_damaged_stamp_is_no_stamp(sources: Path) -> None:
+    (sources.parent / "stamp").write_bytes(b"\xff\xfe not a digest")
+    assert not prepare.is_prepared()
+
+
+def test_the_prepare_in_the_background_can_be_turned_off(sources: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(BACKGROUND_ENV, "0")
+    assert not prepare.wanted_in_background()
+
+
+class _Child:
+    """A stand-in for ``compile_aside.Aside``: ends with ``status`` when joined."""
+
+    def __init__(self, status: int) -> None:
+        self.status = status
+        self.stopped = False
+
+    def join(self) -> int:
+        return self.status
+
+    def stop(self) -> None:
+        self.stopped = True
+
+
+def test_a_server_starts_the_prepare_where_it_is_wanted_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    from c4lab import compile_aside
+    from c4lab.server.warmup import PrepareAhead
+
+    started: list[tuple[str, bool]] = []
+    child = _Child(0)
+
+    def start(target: str, ahead: bool = False) -> _Child:
+        started.append((target, ahead))
+        return child
+
+    monkeypatch.setattr(compile_aside, "start", start)
+    monkeypatch.setattr(compile_aside, "enabled", lambda: True)
+    monkeypatch.setattr(prepare, "wanted_in_background", lambda: True)
+    lines: list[str] = []
+    ahead = PrepareAhead(lines.append)
+    ahead()
+    assert started == [("c4lab.agents.prepare:prepare_everything", True)]  # at a low priority
+    assert lines[0].startswith("compiling the engine for every agent and kind of board in the background, once")
+    assert "C4LAB_PREPARE_IN_BACKGROUND=0 turns it off" in lines[0]
+    assert lines[1].startswith("the engine is compiled for every agent and kind of board (")
+    ahead.stop()
+    assert child.stopped
+
+
+def test_a_server_starts_no_prepare_where_it_was_made_or_after_it_stopped(monkeypatch: pytest.MonkeyPatch) -> None:
+    from c4lab import compile_aside
+    from c4lab.server.warmup import PrepareAhead
+
+    started: list[str] = []
+    monkeypatch.setattr(compile_aside, "start", lambda target, ahead=False: started.append(target) or _Child(0))
+    monkeypatch.setattr(compile_aside, "enabled", lambda: True)
+    lines: list[str] = []
+    monkeypatch.setattr(prepare, "wanted_in_background", lambda: False)  # stamped, or turned off
+    PrepareAhead(lines.append)()
+    monkeypatch.setattr(prepare, "wanted_in_background", lambda: True)
+    stopped = PrepareAhead(lines.append)
+    stopped.stop()  # the server stopped before its warm-ups were done
+    stopped()
+    assert started == [] and lines == []
+
+
+def test_a_prepare_that_fails_or_is_stopped_is_not_said_to_be_done(monkeypatch: pytest.MonkeyPatch) -> None:
+    from c4lab import compile_aside
+    from c4lab.server.warmup import PrepareAhead
+
+    monkeypatch.setattr(compile_aside, "start", lambda target, ahead=False: _Child(1))
+    monkeypatch.setattr(compile_aside, "enabled", lambda: True)
+    monkeypatch.setattr(prepare, "wanted_in_background", lambda: True)
+    lines: list[str] = []
+    PrepareAhead(lines.append)()
+    assert len(lines) == 1 and lines[0].startswith("compiling the engine")
+
+
+def test_on_a_busy_machine_the_prepare_waits_for_a_free_core(monkeypatch: pytest.MonkeyPatch) -> None:
+    from c4lab import compile_aside
+    from c4lab.server.warmup import PrepareAhead
+
+    looks = iter([False, False, True])  # two looks at busy cores, then one free
+    monkeypatch.setattr(compile_aside, "enabled", lambda: next(looks))
+    monkeypatch.setattr(compile_aside, "start", lambda target, ahead=False: _Child(0))
+    monkeypatch.setattr(prepare, "wanted_in_background", lambda: True)
+    monkeypatch.setattr(PrepareAhead, "RETRY", 0.01)
+    lines: list[str] = []
+    PrepareAhead(lines.append)()
+    assert len(lines) == 2 and lines[1].startswith("the engine is compiled")
+
+
+def test_a_server_that_stops_while_the_cores_are_busy_starts_no_prepare(monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    from c4lab import compile_aside
+    from c4lab.server.warmup import PrepareAhead
+
+    started: list[str] = []
+    monkeypatch.setattr(compile_aside, "enabled", lambda: False)
+    monkeypatch.setattr(compile_aside, "start", lambda target, ahead=False: started.append(target) or _Child(0))
+    monkeypatch.setattr(prepare, "wanted_in_background", lambda: True)
+    ahead = PrepareAhead(print)
+    waiting = threading.Thread(target=ahead)
+    waiting.start()
+    ahead.stop()
+    waiting.join(5)
+    assert not waiting.is_alive() and started == []
 
 
 def _children(pid: int) -> list[int]:
@@ -208,3 +358,55 @@ print(json.dumps({"after": after, "solver": list(compiled)}))
     again = subprocess.run([sys.executable, "-m", "c4lab", "prepare", "--agent", "master", "--agent", "perfect"],
                            env=env, capture_output=True, text=True, check=True)
     assert again.stdout.startswith("ready: nothing to compile, every kernel was in numba's cache already")
+    # The whole prepare left its stamp (a prepare of some agents only does not make one):
+    assert _prepared(env)
+    _play_prepares_in_the_background(tmp_path, env)
+
+
+_IS_PREPARED = "from c4lab.agents.prepare import is_prepared; print(is_prepared())"
+
+
+def _prepared(env: dict[str, str]) -> bool:
+    """Whether a fresh process on ``env``'s cache finds the stamp of a whole prepare."""
+    out = subprocess.run([sys.executable, "-c", _IS_PREPARED], env=env, capture_output=True, text=True, check=True)
+    return out.stdout.strip() == "True"
+
+
+def _play_prepares_in_the_background(tmp_path: Path, env: dict[str, str]) -> None:
+    """``c4lab play`` on a cache with every kernel but without the stamp
+    (as after an upgrade that changed nothing compiled): once its own
+    warm-ups are done it runs the whole prepare in a child, says so, and
+    stamps the cache; the next start leaves it be."""
+    import re
+    import threading
+
+    from c4lab.agents.prepare import STAMP
+
+    stamps = list(Path(env["NUMBA_CACHE_DIR"]).rglob(STAMP))
+    assert len(stamps) == 1
+    stamps[0].unlink()
+    assert not _prepared(env)
+    play_env = {key: value for key, value in env.items() if key != BACKGROUND_ENV}
+    play_env["C4LAB_COMPILE_ASIDE"] = "1"  # a core for the child even while the suite runs on both
+    server = subprocess.Popen(
+        [sys.executable, "-m", "c4lab", "play", "--no-browser", "--db", str(tmp_path / "games.sqlite")],
+        env=play_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    lines: list[str] = []
+    deadline = threading.Timer(600, server.kill)  # a child that never starts or ends: a failure, not a hang
+    deadline.start()
+    try:
+        assert server.stdout is not None
+        for line in server.stdout:
+            lines.append(line.rstrip())
+            if line.startswith("the engine is compiled"):
+                break
+    finally:
+        deadline.cancel()
+        server.terminate()
+        server.communicate(timeout=60)
+    assert lines[0].startswith("c4lab game at http://127.0.0.1:")
+    assert lines[1].startswith("compiling the engine for every agent and kind of board in the background, once")
+    assert re.fullmatch(r"the engine is compiled for every agent and kind of board \(\d+ s\): "
+                        r"no first move waits for the compiler now", lines[2]), lines
+    assert _prepared(env) and _prepared(play_env)

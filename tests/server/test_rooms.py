@@ -836,6 +836,39 @@ def test_the_background_warm_up_prepares_what_is_offered_once_in_its_own_thread(
     with_manager(store, body, limits=limits)
 
 
+def test_what_comes_after_the_background_warm_ups_runs_after_the_last_one(
+    store: FailingStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``then`` (``c4lab play``'s whole prepare in a child) runs in the
+    warm-ups' thread once the last is done, and also where every warm-up
+    was claimed already; not once the manager is closing."""
+    from c4lab.agents import base as agents_base
+    from c4lab.server import warmup
+
+    monkeypatch.setattr(agents_base, "_warmed", set())
+    events: list[str] = []
+    monkeypatch.setattr(warmup, "warm_up", lambda spec, start: events.append(f"warm {spec}"))
+
+    async def body(manager: RoomManager) -> None:
+        thread = manager.prepare_in_background((("random", "5x4"), ("heuristic", "5x4")), then=lambda: events.append("then"))
+        assert thread is not None
+        thread.join(timeout=60)
+        assert events == ["warm random", "warm heuristic", "then"]
+        events.clear()
+        thread = manager.prepare_in_background((("random", "5x4"),), then=lambda: events.append("then"))  # claimed
+        assert thread is not None
+        thread.join(timeout=60)
+        assert events == ["then"]
+        events.clear()
+        manager._closing.set()
+        thread = manager.prepare_in_background((("random", "6x5"),), then=lambda: events.append("then"))
+        assert thread is not None
+        thread.join(timeout=60)
+        assert events == []
+
+    with_manager(store, body)
+
+
 def test_the_background_warm_ups_give_way_to_a_persons_move_hint_or_review(
     store: FailingStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -954,8 +987,8 @@ def test_a_server_that_ends_its_process_stops_without_waiting_for_the_warm_up_un
 
     background = RoomManager.prepare_in_background
 
-    def recorded(self: RoomManager, wanted: tuple[tuple[str, str], ...]) -> threading.Thread | None:
-        thread = background(self, wanted)
+    def recorded(self: RoomManager, wanted: tuple[tuple[str, str], ...], then: Any = None) -> threading.Thread | None:
+        thread = background(self, wanted, then)
         if thread is not None:
             threads.append(thread)
         return thread

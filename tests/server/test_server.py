@@ -1258,7 +1258,8 @@ def test_a_server_warms_its_first_need_in_the_pool_then_the_rest_in_the_backgrou
 
     calls: list[tuple[str, str]] = []
     monkeypatch.setattr(RoomManager, "prepare", lambda self, spec, start: calls.append((spec, start.notation)))
-    monkeypatch.setattr(RoomManager, "prepare_in_background", lambda self, wanted: calls.append(("background", wanted)))
+    monkeypatch.setattr(RoomManager, "prepare_in_background",
+                        lambda self, wanted, then=None: calls.append(("background", wanted)))
 
     def started(**options: Any) -> list[tuple[str, Any]]:
         calls.clear()

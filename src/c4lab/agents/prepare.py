@@ -17,13 +17,24 @@ Sizes, forbidden cells and the bonus cell's place are read at run time.  So
 the four boards of :data:`KIND_BOARDS` cover every board from 4x4 to 12x12
 (a test plays first moves on boards of every kind after a prepare and
 counts the compiles: none).
+
+A whole prepare leaves a stamp in the cache (:func:`mark_prepared`): what
+it was made for, c4lab's sources as they are and numba's version.  ``c4lab
+play`` and ``serve`` read it (:func:`wanted_in_background`): where it is
+missing or out of date, they run the same work in the background once their
+own warm-ups are done (:func:`prepare_everything`, in a child process at a
+low priority), so that a person who started the game once meets the
+compiler nowhere afterwards, in the page or on the command line.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
+import platform
 import signal
+import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -31,6 +42,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from c4lab.agents.base import agent_infos, make_agent, warm_up
+from c4lab.atomic import write_text
 from c4lab.compile_aside import ENV as COMPILE_ASIDE
 from c4lab.cores import usable_cores
 from c4lab.rules import Position
@@ -51,6 +63,13 @@ KIND_BOARDS: tuple[str, ...] = ("7x6", "9x8", "7x6/Bd1", "9x8/Bd1")
 #: ``master``'s ``depth`` and ``weights``, ``minimax``'s ``depth``,
 #: ``ntuple``'s ``search`` and ``threads``.
 VARIANTS: tuple[str, ...] = ("ntuple:depth=2", "uct:tt=true,reuse=true")
+
+#: ``0``: ``c4lab play`` and ``serve`` leave the prepare to ``c4lab
+#: prepare`` (by default they run it in the background where it was never
+#: run whole for these sources: :func:`wanted_in_background`).
+BACKGROUND_ENV = "C4LAB_PREPARE_IN_BACKGROUND"
+#: The stamp's file name, in the folder of numba's cache of the rules' kernels.
+STAMP = "c4lab-prepared"
 
 #: The most worker processes by default: each takes about half a gigabyte
 #: while it compiles, and beyond two or three most of the kernels are the
@@ -124,6 +143,73 @@ def cache_location() -> str:
     if path.name == "__pycache__" and package in path.resolve().parents:
         return f"the __pycache__ folders beside c4lab's sources in {package}"
     return str(path.parent)
+
+
+def _stamp_path() -> Path:
+    """Where the stamp of a whole prepare is kept: beside the rules'
+    kernels in numba's cache (so that a cache moved by ``NUMBA_CACHE_DIR``
+    has its own)."""
+    where = K.play_all.stats.cache_path
+    if where is None:  # pragma: no cover - every kernel is compiled with cache=True
+        raise OSError("numba keeps no cache of c4lab's kernels")
+    return Path(where) / STAMP
+
+
+def _stamp() -> str:
+    """What a whole prepare covered: numba's and Python's versions, the
+    machine, the agents, options and boards, and each of c4lab's source
+    files by size and time of change, as numba's cache tells its entries
+    out of date (a changed source, another numba: compiled again)."""
+    import numba  # lazy: loaded with the kernels anyway
+
+    package = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha256()
+    digest.update(f"{numba.__version__}\n{sys.version}\n{platform.machine()}\n".encode())
+    digest.update(" ".join([*with_variants(agent_names()), *KIND_BOARDS]).encode())
+    for path in sorted(package.rglob("*.py")):
+        with contextlib.suppress(OSError):  # a file gone meanwhile: left out
+            status = path.stat()
+            digest.update(f"\n{path.relative_to(package)} {status.st_size} {status.st_mtime_ns}".encode())
+    return digest.hexdigest()
+
+
+def mark_prepared() -> None:
+    """Say in the cache that every agent is prepared for these sources (a
+    whole prepare that ended: ``c4lab prepare`` without ``--agent``, or
+    :func:`prepare_everything`).  A cache that cannot be written is left
+    as it is: the stamp only spares a later run."""
+    with contextlib.suppress(OSError):
+        write_text(_stamp_path(), _stamp() + "\n")
+
+
+def is_prepared() -> bool:
+    """Whether a whole prepare ran for these sources, this numba and these
+    agents (:func:`mark_prepared`)."""
+    try:
+        return _stamp_path().read_text(encoding="ascii").strip() == _stamp()
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def wanted_in_background() -> bool:
+    """Whether ``c4lab play`` or ``serve`` should prepare in the background:
+    numba's compiler on, :data:`BACKGROUND_ENV` not ``0``, and no whole
+    prepare for these sources yet (:func:`is_prepared`).  (The child is
+    then started only where a core is free for it:
+    ``compile_aside.enabled``.)"""
+    from numba.core import config  # lazy: loaded with the kernels anyway
+
+    if os.environ.get(BACKGROUND_ENV, "") == "0" or getattr(config, "DISABLE_JIT", False):
+        return False
+    return not is_prepared()
+
+
+def prepare_everything() -> None:
+    """Every agent with its options on every kind of board, in this process
+    one after the other, then the stamp: the work of ``c4lab prepare``, as
+    the child of a server runs it (``compile_aside``, at nice 10)."""
+    prepare(plan(with_variants(agent_names())), jobs=1)
+    mark_prepared()
 
 
 def worker_count(jobs: int | None, tasks: int) -> int:

@@ -41,7 +41,10 @@ def prepare(agents: tuple[str, ...], jobs: int | None) -> None:
     word or three (width x (height + 1) at most 64 or more), with a bonus
     cell or without (4 kinds, one board each).
     A second run loads what is on disk and says so; after an upgrade of
-    c4lab or numba it compiles again what changed.
+    c4lab or numba it compiles again what changed.  `c4lab play` and
+    `c4lab serve` run the same in the background, at a low priority, the
+    first time they start after an install or an upgrade
+    (C4LAB_PREPARE_IN_BACKGROUND=0 turns that off).
     """
     from numba.core import config  # lazy: numba only for the commands that run kernels
 
@@ -83,6 +86,8 @@ def prepare(agents: tuple[str, ...], jobs: int | None) -> None:
     except ahead.PrepareError as exc:
         click.echo(f"Error: {exc}; what was compiled is kept, and the same command compiles the rest", err=True)
         sys.exit(1)
+    if not agents:
+        ahead.mark_prepared()  # ``play`` and ``serve`` then leave it be
     compiled = len(frozenset().union(*(one.compiled for one in done)))
     seconds = time.monotonic() - began
     left_out = {one.spec: one.left_out for one in done if one.left_out is not None}

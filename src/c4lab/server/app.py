@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from importlib import resources
 from typing import Any, Literal
@@ -211,6 +211,7 @@ def create_app(
     first_warm: tuple[str, str] = FIRST_WARM_UP,
     room_prefix: str = "",
     ends_process: bool = False,
+    after_warm_ups: Callable[[], None] | None = None,
 ) -> FastAPI:
     """The application over ``store`` (the caller opens and closes it).
 
@@ -230,7 +231,9 @@ def create_app(
     the server is the last work of its process, which ends at once when it
     stops (``c4lab serve`` and ``play``: ``quick_exit.at_once``), so its
     shutdown does not wait for a warm-up under way (up to
-    ``rooms.WARM_UP_WAIT``, 10 s, in numba's compiler on a first start)."""
+    ``rooms.WARM_UP_WAIT``, 10 s, in numba's compiler on a first start);
+    ``after_warm_ups``: called in the background warm-ups' thread after the
+    last of them (``c4lab play`` and ``serve``: ``warmup.PrepareAhead``)."""
     limits = limits or AgentLimits()
     threads = agent_workers or limits.threads
     # Each thread of the pool loads the rules' kernels before its first task (an agent's move or warm-up,
@@ -258,7 +261,7 @@ def create_app(
         if warm_up and spec in limits.agents:
             manager.prepare(spec, Position.parse(board))
         if warm_up:
-            manager.prepare_in_background(BACKGROUND_WARM_UPS)
+            manager.prepare_in_background(BACKGROUND_WARM_UPS, then=after_warm_ups)
         yield
         await manager.close(0.0 if ends_process else None)
         executor.shutdown(wait=False, cancel_futures=True)

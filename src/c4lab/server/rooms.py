@@ -30,7 +30,7 @@ import logging
 import random
 import threading
 import time
-from collections.abc import Coroutine, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from concurrent.futures import Executor
 from typing import Any
 
@@ -243,7 +243,9 @@ class RoomManager:
             return
         self.spawn(self._warm_up(spec, start))
 
-    def prepare_in_background(self, wanted: tuple[tuple[str, str], ...]) -> threading.Thread | None:
+    def prepare_in_background(
+        self, wanted: tuple[tuple[str, str], ...], then: Callable[[], None] | None = None
+    ) -> threading.Thread | None:
         """Compile the kernels of each ``(spec, board)`` of ``wanted`` that
         this server offers, one after the other, in a thread of their own
         (not the agent pool, whose threads stay free for moves), while the
@@ -253,13 +255,15 @@ class RoomManager:
         claimed like :meth:`prepare`'s; each starts only while the agent pool
         is idle (when it is a ``warmup.AgentPool``: a person's move, hint or
         review goes first); they stop, after the one under way, when the
-        manager closes.  Returns the thread (``None`` when there is
-        nothing to do)."""
+        manager closes.  ``then`` runs in the same thread after the last
+        one, unless the manager closed meanwhile (``c4lab play``'s and
+        ``serve``'s prepare in the background, ``warmup.PrepareAhead``).
+        Returns the thread (``None`` when there is nothing to do)."""
         todo = [
             (spec, Position.parse(board)) for spec, board in wanted
             if spec in self.limits.agents and warmup.claim(warmup.board_kind(spec, Position.parse(board)))
         ]
-        if not todo:
+        if not todo and then is None:
             return None
 
         pool = self.executor if isinstance(self.executor, warmup.AgentPool) else None
@@ -272,6 +276,8 @@ class RoomManager:
                 if self._closing.is_set() or (pool is not None and not pool.wait_idle(self._closing)):
                     return
                 warmup.warm_up(spec, start)
+            if then is not None and not self._closing.is_set():
+                then()
 
         thread = threading.Thread(target=run, name="c4lab-warm-up", daemon=True)
         thread.start()

@@ -24,6 +24,7 @@ from c4lab.server.guard import UNLIMITED, GuardOptions
 from c4lab.server.limits import AgentLimits
 from c4lab.server.presence import IDLE_AFTER
 from c4lab.server.storage import GameStore
+from c4lab.server.warmup import PrepareAhead
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -237,10 +238,16 @@ def run_in_foreground(
     port = usable_port(host, port)  # before the database is opened: a refused start leaves nothing
     store = GameStore(db or storage.DEFAULT_DB)
     limits = limits or AgentLimits()
+
+    def say_now(line: str) -> None:  # from the warm-ups' thread: a script reads it at once
+        say(line)
+        sys.stdout.flush()
+
+    ahead = PrepareAhead(say_now)  # every agent on every board, once, when the server's own warm-ups are done
     server = make_server(
         store, host, port, forfeit_after=forfeit_after, limits=limits, guard=guard, idle_after=idle_after,
         warm_up=True, first_warm=first_warm, long_running=True, room_prefix=room_prefix, log_level=log_level,
-        access_log=access_log,
+        access_log=access_log, after_warm_ups=ahead,
     )
     root = f"http://{shown_host(host)}:{port}/"
     url = root + page + (f"?{query}" if query else "")
@@ -266,6 +273,7 @@ def run_in_foreground(
     try:
         server.run()
     finally:
+        ahead.stop()
         store.close()
         at_once()  # all is kept: a warm-up or a first move still compiling is not waited for
     if getattr(server, "terminated", False):  # its default disposition ends the process: status 143

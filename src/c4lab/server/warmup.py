@@ -26,6 +26,7 @@ as well as it can and says so when it cannot:
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -118,9 +119,67 @@ class AgentPool(ThreadPoolExecutor):
         return not stop.is_set()
 
 
+class PrepareAhead:
+    """``c4lab prepare``'s work in the background, for ``c4lab play`` and
+    ``serve``: called once the server's own warm-ups are done (``create_app``'s
+    ``after_warm_ups``), it starts a child process at a low priority that
+    compiles every agent on every kind of board
+    (``agents.prepare.prepare_everything``), where no whole prepare was
+    made for these sources yet (``agents.prepare.wanted_in_background``)
+    and a core is free for it (``compile_aside.enabled``; on a busy
+    machine it looks again every :attr:`RETRY` seconds), says so in a line,
+    and in another when it is done.  So a person who started the game
+    once after an install meets the compiler on no board and in no
+    command afterwards.  :meth:`stop` ends the child with the server:
+    what it compiled is kept, and the next start goes on with the rest."""
+
+    #: What the child runs (``compile_aside``'s ``MODULE:FUNCTION``).
+    TARGET = "c4lab.agents.prepare:prepare_everything"
+    #: Seconds between two looks for a free core, while other work keeps
+    #: them busy (a reading of ``/proc/loadavg``).
+    RETRY = 10.0
+
+    def __init__(self, say: Callable[[str], None]) -> None:
+        self._say = say
+        self._lock = threading.Lock()
+        self._aside: Any = None  # compile_aside.Aside, once started
+        self._stopped = threading.Event()
+
+    def __call__(self) -> None:
+        from c4lab import compile_aside  # lazy: numba's kernels are loaded by then
+        from c4lab.agents.prepare import BACKGROUND_ENV, wanted_in_background
+
+        if not wanted_in_background() or os.environ.get(compile_aside.ENV, "") == "0":
+            return
+        while not compile_aside.enabled():  # a busy machine: later, when a core is free
+            if self._stopped.wait(self.RETRY):
+                return
+        with self._lock:
+            if self._stopped.is_set():
+                return
+            self._aside = aside = compile_aside.start(self.TARGET, ahead=True)
+        if aside is None:  # no process to be had (or the core taken again meanwhile)
+            return
+        began = time.monotonic()
+        self._say("compiling the engine for every agent and kind of board in the background, once (what "
+                  f"`c4lab prepare` does; {BACKGROUND_ENV}=0 turns it off)")
+        if aside.join() == 0 and not self._stopped.is_set():
+            self._say(f"the engine is compiled for every agent and kind of board ({waited(began):.0f} s): "
+                      "no first move waits for the compiler now")
+
+    def stop(self) -> None:
+        """End the child if it runs (the server stops), and start none."""
+        with self._lock:
+            self._stopped.set()
+            if self._aside is not None:
+                self._aside.stop()
+
+
 def waited(since: float) -> float:
     """The seconds since ``since`` (``time.monotonic``), to one decimal."""
     return round(time.monotonic() - since, 1)
 
 
-__all__ = ["COMPILING", "MESSAGE", "AgentPool", "CompileWatch", "board_kind", "claim", "waited", "warm_up"]
+__all__ = [
+    "COMPILING", "MESSAGE", "AgentPool", "CompileWatch", "PrepareAhead", "board_kind", "claim", "waited", "warm_up",
+]
