@@ -235,3 +235,25 @@ def test_bench_minimax_reports_a_node_rate() -> None:
     assert result["nodes"] > 0 and result["depth"] >= 1
     assert result["nodes_per_s"] == pytest.approx(result["nodes"] / result["cpu_s"])
     assert 0 < result["wall_s"] < 1
+
+
+def test_a_pause_in_the_first_milliseconds_does_not_end_a_timed_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The node limit of each depth comes from the node rate measured so
+    far: after a pause of the process in the first, tiny depths (a loaded
+    machine), that rate is far too low.  The depth it stops is tried again
+    at the rate measured with it, so the search goes on to its time (it
+    ended at depth 2 of a 0.5 s search)."""
+    import c4lab.agents.minimax as minimax_module
+
+    search_depth = minimax_module._search
+
+    def paused(*args: object) -> object:
+        if args[2] == 2:  # the second depth: a few dozen nodes, and 0.2 s of this process not running
+            time.sleep(0.2)
+        return search_depth(*args)
+
+    position = Position.parse("7x6")
+    search(position, SearchTable(), depth=3)  # compiled, not timed
+    monkeypatch.setattr(minimax_module, "_search", paused)
+    found = search(position, SearchTable(), seconds=0.5)
+    assert found.depth >= 8, found

@@ -360,7 +360,8 @@ def search(
     total = 0
     searching = 0.0
     done: tuple[int, int, int, int] = (0, 0, 0, 0)  # depth, score, move code, root moves
-    for d in range(1, max_depth + 1):
+    d = 1
+    while d <= max_depth:
         limit = 1 << 62  # depth 1 always completes
         if d > 1:
             if seconds is not None:
@@ -380,10 +381,17 @@ def search(
         searching += _time.perf_counter() - t0
         total += used
         if aborted:
+            if seconds is not None and not (stop is not None and stop.flag[0]):
+                # Stopped by the limit its node rate gave, with time left (else the loop's top ends it): the
+                # rate of the first few milliseconds, which one pause of this process on a loaded machine
+                # made 100 times too low (a 0.25 s search ended at depth 2 after 0.07 s).  The same depth
+                # again, at the rate that counts this try's nodes and time too.
+                continue
             break
         done = (d, int(score), int(code), int(n_root))
         if abs(score) >= WIN:  # proven: deeper searches find the same result
             break
+        d += 1
     d, score, code, n_root = done
     scores = {Move.from_code(int(root_moves[i])): int(root_scores[i]) for i in range(n_root)}
     return SearchResult(Move.from_code(code), score, d, scores if full_root else {}, total,
