@@ -553,6 +553,22 @@ def test_the_text_report_shows_brackets_in_specs_and_forfeits_as_they_are():
     assert "x[/b]" in text and "[red]y" in text
 
 
+@pytest.mark.parametrize("width", [80, 100])
+def test_the_text_report_fits_a_terminal_s_width(width: int) -> None:
+    """Review: at 100 or 80 columns every row of the ranking and pairings
+    (140 and about 200 wide) broke across two lines in the middle of a cell;
+    on a terminal the tables now fit its width, a long cell folding within
+    its column.  A file's report keeps its tables as wide as they need."""
+    games = [Game("7x6:adcdcdcd", "B", "random", "heuristic", "7x6", 0, 0, 0),
+             Game("7x6:dadcdcdc", "A", "heuristic", "random", "7x6", 0, 0, 1),
+             Game("7x6:adcdcdcd", "B", "random", "normal", "7x6", 1, 0, 0)]
+    summary = summarise(ArenaConfig(("random", "heuristic", "normal"), games=2), games)
+    lines = render_text(summary, width=width).splitlines()
+    assert max(len(line) for line in lines) <= width
+    assert any(line.startswith("│ 1 │") for line in lines)  # the ranking's rows, whole
+    assert max(len(line) for line in render_text(summary).splitlines()) > 140  # a file's pairings: one line a row
+
+
 def test_the_running_summary_counts_forfeits_so_a_broken_agent_shows_at_once():
     crashed = Game.of(play_game(Crasher(), make_agent("random:seed=3"), Position.parse("7x6"), a_spec="x",
                                 b_spec="random:seed=3", policy="judge", limit=5, margin=1))
@@ -560,6 +576,9 @@ def test_the_running_summary_counts_forfeits_so_a_broken_agent_shows_at_once():
     assert running_summary(config, [crashed]) == "x 0 - 1 random:seed=3, 1 forfeit"
     assert running_summary(config, [crashed, crashed]) == "x 0 - 2 random:seed=3, 2 forfeits"
     assert running_summary(config, []) == "x 0 - 0 random:seed=3"  # the names say whose score is whose
+    three = ArenaConfig(("x", "random:seed=3", "heuristic"), games=2)
+    assert running_summary(three, []) == ""  # no "leader x (0)" before a game
+    assert running_summary(three, [crashed]) == "leader random:seed=3 (1), 1 forfeit"
 
 
 def test_a_normal_game_is_recorded_as_one_position_string_with_its_result_and_times():

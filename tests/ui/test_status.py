@@ -106,3 +106,40 @@ def test_without_a_terminal_a_line_comes_every_so_often_even_while_no_game_ends(
     first = log.getvalue().splitlines()[0]
     assert re.fullmatch(r"games 0/20  \(\d+ s: no game has ended yet \(a first run compiles the agents before "
                         r"their first moves\)\)", first), first
+
+
+def _lines(terminal: io.StringIO) -> list[str]:
+    """What a terminal shows, line by line, its control sequences left out."""
+    clean = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", terminal.getvalue())
+    return [line for line in re.split(r"[\r\n]", clean) if line.strip()]
+
+
+def test_a_note_during_the_run_is_a_line_of_its_own_above_the_bar(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review: the arena's "note: ..." lines, written to stderr as they were,
+    began on the bar's line ("0/40 -:--:--note: the 20 pairs ...")."""
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    with games_bar(4) as progress:
+        progress(0, 4, "a 0 - 0 b")
+        progress.say("note: the 4 pairs start from only 3 positions")
+        progress(1, 4, "a 1 - 0 b")
+    assert "note: the 4 pairs start from only 3 positions" in _lines(terminal)
+
+
+def test_a_bar_that_waits_for_its_first_game_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review: a first run's bar stood at 0/120 for about a minute with
+    nothing on the screen about the compiling (a log's lines said it)."""
+    from c4lab.ui import status
+
+    monkeypatch.setattr(status, "WAIT_SAID_AFTER", 0.05)
+    for waited in (True, False):
+        terminal = Terminal()
+        monkeypatch.setattr(sys, "stderr", terminal)
+        with games_bar(4) as progress:
+            progress(0, 4, "a 0 - 0 b")
+            if not waited:
+                progress(2, 4, "a 2 - 0 b")  # the first games came at once: nothing to say
+            threading.Event().wait(0.3)
+        said = [line for line in _lines(terminal) if line.startswith("No game has ended yet")]
+        assert said == (["No game has ended yet (a first run compiles the agents before their first moves)"]
+                        if waited else [])

@@ -463,29 +463,58 @@ NARROWEST = 140
 WIDEST = 200
 
 
-def render_text(summary: Summary) -> str:
+def render_text(summary: Summary, width: int | None = None) -> str:
     """The ranking, the pairings, the cross table and the forfeits, as
-    plain-text tables."""
+    plain-text tables: each as wide as it needs (up to :data:`WIDEST`; a
+    file's, a pipe's), or within ``width`` columns (a terminal's: a table
+    wider than the screen had each row broken across two lines mid-cell):
+    one wider than that is cut into parts that fit, each with the columns
+    that name its rows, where a cut fits (else a long cell folds inside its
+    column)."""
     from rich.console import Console
     from rich.measure import Measurement
     from rich.table import Table
     from rich.text import Text  # lazy, as rich above: only where a report is printed
 
     buffer = io.StringIO()
-    console = Console(file=buffer, width=NARROWEST, force_terminal=False, color_system=None, emoji=False)
+    narrowest = NARROWEST if width is None else width
+    console = Console(file=buffer, width=narrowest, force_terminal=False, color_system=None, emoji=False)
 
     def table(title: str, columns: Sequence[str], rows: list[list[str]], left: Sequence[str]) -> None:
-        # Text, not markup: a spec or a forfeit's detail (an engine's stderr) may hold "[/b]".
-        shown = Table(title=title)
-        for name in columns:  # a long spec folds onto more lines: cut short, two agents could read alike
-            shown.add_column(Text(name), justify="left" if name in left else "right", overflow="fold")
-        for row in rows:
-            shown.add_row(*(Text(cell) for cell in row))
-        # As wide as the table needs up to WIDEST (the pairings' thirteen columns need about 160 for two short
-        # specs), so that no figure or spec folds; the notes keep NARROWEST.
-        console.width = max(NARROWEST, Measurement.get(console, console.options.update_width(WIDEST), shown).maximum)
-        console.print(shown)
-        console.width = NARROWEST
+        def made(title: str, chosen: Sequence[int]) -> Table:
+            # Text, not markup: a spec or a forfeit's detail (an engine's stderr) may hold "[/b]".
+            shown = Table(title=title)
+            for i in chosen:  # a long spec folds onto more lines: cut short, two agents could read alike
+                shown.add_column(Text(columns[i]), justify="left" if columns[i] in left else "right", overflow="fold")
+            for row in rows:
+                shown.add_row(*(Text(row[i]) for i in chosen))
+            return shown
+
+        def needs(shown: Table) -> int:
+            return Measurement.get(console, console.options.update_width(WIDEST), shown).maximum
+
+        whole = made(title, range(len(columns)))
+        if width is None:
+            # As wide as the table needs up to WIDEST (the pairings' thirteen columns need about 160 for two
+            # short specs), so that no figure or spec folds; the notes keep NARROWEST.
+            console.width = max(NARROWEST, needs(whole))
+            console.print(whole)
+            console.width = narrowest
+            return
+        # A terminal: a table wider than it is cut into parts that fit, each with the columns that name
+        # the row (through the last left-aligned one: "#, agent", "first, second"), so that no figure folds.
+        keys = list(range(max(columns.index(name) for name in left) + 1))
+        parts: list[list[int]] = []
+        for i in range(len(keys), len(columns)):
+            if parts and needs(made(title, keys + parts[-1] + [i])) <= width:
+                parts[-1].append(i)
+            else:
+                parts.append([i])
+        if needs(whole) <= width or len(parts) < 2 or any(needs(made(title, keys + part)) > width for part in parts):
+            console.print(whole)  # it fits, or no cut would: within the width, a long cell folds
+            return
+        for n, part in enumerate(parts, 1):
+            console.print(made(f"{title}, {n} of {len(parts)}", keys + part))
 
     table(f"Ranking ({summary.games} game{'' if summary.games == 1 else 's'})", STANDING_COLUMNS, standing_rows(summary), ("agent",))
     if names := names_note(summary):

@@ -38,7 +38,8 @@ class RunOutcome:
 def running_summary(config: ArenaConfig, games: list[Game]) -> str:
     """A short line for the progress bar: the match score for two agents,
     between their names (``heuristic 9 - 1 normal``: a bare ``9 - 1`` left
-    whose score came first to be guessed), the leader otherwise; and the
+    whose score came first to be guessed), the leader otherwise (none
+    before a game: an empty line); and the
     games lost by a forfeit, if any (an
     engine that loses every game on time shows at once, not at the end)."""
     scores = {spec: 0.0 for spec in config.specs}
@@ -50,6 +51,8 @@ def running_summary(config: ArenaConfig, games: list[Game]) -> str:
     if len(config.specs) == 2:
         first, second = config.specs
         line = f"{config.label(first)} {scores[first]:g} - {scores[second]:g} {config.label(second)}"
+    elif not games:  # no leader yet: "leader random (0)", the first spec, read as one
+        line = ""
     else:
         leader = max(scores, key=lambda s: scores[s])
         line = f"leader {config.label(leader)} ({scores[leader]:g})"

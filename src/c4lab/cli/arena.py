@@ -37,6 +37,14 @@ OPTION_OF = {"games": "--games", "board": "--board", "bonus": "--bonus", "plies"
              "gauntlet": "--gauntlet"}
 
 
+def terminal_width() -> int | None:
+    """The columns of stdout where it is a terminal (the report's tables fit
+    them), else None (a file's or a pipe's tables as wide as they need)."""
+    import shutil
+
+    return shutil.get_terminal_size().columns if sys.stdout.isatty() else None
+
+
 def setting_refused(exc: SettingError) -> click.BadParameter:
     """An ``ArenaConfig`` setting refused, in the options' words: the option
     at fault quoted as click quotes one (``Invalid value for '--games':
@@ -153,7 +161,7 @@ def arena(
     try:
         with stops_interrupt(), games_bar(config.total_games) as progress:
             outcome = run_arena(config, out, executor=runner, sprt=test, progress=progress,
-                                on_note=lambda note: click.echo(f"note: {note}", err=True), names=OPTION_OF,
+                                on_note=lambda note: progress.say(f"note: {note}"), names=OPTION_OF,
                                 new_run_notes=new_run_notes)
     except SettingError as exc:  # found when the starts are drawn: too many --opening-moves
         raise setting_refused(exc) from None
@@ -186,7 +194,7 @@ def arena(
                     seconds=round(time.perf_counter() - began, 2))
         click.echo(json.dumps(data))
         return
-    click.echo(arena_report.render_text(summary))
+    click.echo(arena_report.render_text(summary, width=terminal_width()))
     if test and state:
         click.echo(sprt_line(test, state))
     click.echo(f"{outcome.played} games played now, {len(outcome.games)} in {out}")
@@ -253,7 +261,7 @@ def report_command(results: str, out_dir: str | None, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps({**summary.to_dict(), "stopped": stopped, "sprt": state, "files": [str(f) for f in files]}))
         return
-    click.echo(arena_report.render_text(summary))
+    click.echo(arena_report.render_text(summary, width=terminal_width()))
     if line:
         click.echo(line)
     for f in files:

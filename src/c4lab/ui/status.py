@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import click
@@ -66,11 +67,31 @@ def _stderr_columns() -> int:
         return 80
 
 
+#: What the bar says while no game of the run has ended: on a terminal in
+#: a line above the bar, once, after :data:`WAIT_SAID_AFTER` seconds.
+WAITING = "no game has ended yet (a first run compiles the agents before their first moves)"
+WAIT_SAID_AFTER = 3.0
+
+
+@dataclass(frozen=True)
+class GamesBar:
+    """What :func:`games_bar` yields: called, it moves the bar
+    (``progress(done, total, summary)``); :attr:`say` prints a line (a
+    note) above it."""
+
+    move: Callable[[int, int, str], None]
+    say: Callable[[str], None]
+
+    def __call__(self, done: int, total: int, summary: str) -> None:
+        self.move(done, total, summary)
+
+
 @contextmanager
-def games_bar(total: int, plain_every: float = 60.0) -> Iterator[Callable[[int, int, str], None]]:
+def games_bar(total: int, plain_every: float = 60.0) -> Iterator[GamesBar]:
     """A progress bar of games on a terminal's stderr (games done, the
-    running score, the time left); yields the function that moves it:
-    ``progress(done, total, summary)``.  Where stderr is no terminal (a log
+    running score, the time left); yields what moves it:
+    ``progress(done, total, summary)``, and ``progress.say(line)`` for a
+    note printed above it.  Where stderr is no terminal (a log
     file, ``nohup``, a job scheduler) a plain line instead, at each tenth of
     the run and at least every ``plain_every`` seconds of it, games ending
     or not (a first run's first games, which wait for the agents' compile,
@@ -105,7 +126,7 @@ def games_bar(total: int, plain_every: float = 60.0) -> Iterator[Callable[[int, 
             since, then = warm[0] if warm and done > warm[0][1] else (began, first[0])
             left = f", about {(now - since) / (done - then) * (total - done):.0f} s left"
         if beat and not played:  # nothing ended yet in this run: a first run compiles the agents first
-            left = ": no game has ended yet (a first run compiles the agents before their first moves)"
+            left = f": {WAITING}"
         said = f"  {summary}" if summary else ""
         return f"games {done}/{total}{said}  ({now - began:.0f} s{left})"
 
@@ -139,10 +160,25 @@ def games_bar(total: int, plain_every: float = 60.0) -> Iterator[Callable[[int, 
                         click.echo(plain_line(int(latest["done"]), int(latest["total"]), str(latest["summary"]), now,
                                               beat=True), err=True)
 
+        def say(line: str) -> None:
+            with lock:  # above the bar on a terminal (written to stderr as it is, it landed on the bar's line)
+                if terminal:
+                    bar.console.print(line, markup=False, highlight=False, soft_wrap=True)
+                else:
+                    click.echo(line, err=True)
+
+        def waiting() -> None:
+            # a first run's bar stood at 0 for a minute, saying nothing of the compiling (a log's line did)
+            if not over.wait(WAIT_SAID_AFTER):
+                with lock:
+                    quiet = bool(first) and latest["done"] != first[0]
+                if not quiet:
+                    say(f"{WAITING[0].upper()}{WAITING[1:]}")
+
         over = threading.Event()
-        if not terminal:
-            threading.Thread(target=heartbeat, name="c4lab-games-heartbeat", daemon=True).start()
+        threading.Thread(target=heartbeat if not terminal else waiting, name="c4lab-games-heartbeat",
+                         daemon=True).start()
         try:
-            yield progress
+            yield GamesBar(progress, say)
         finally:
             over.set()
