@@ -465,7 +465,7 @@ WIDEST = 200
 
 def render_text(summary: Summary, width: int | None = None) -> str:
     """The ranking, the pairings, the cross table and the forfeits, as
-    plain-text tables: each as wide as it needs (up to :data:`WIDEST`; a
+    plain-text tables: each as wide as it needs (up to ``WIDEST``; a
     file's, a pipe's), or within ``width`` columns (a terminal's: a table
     wider than the screen had each row broken across two lines mid-cell):
     one wider than that is cut into parts that fit, each with the columns
