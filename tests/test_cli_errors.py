@@ -43,6 +43,7 @@ BAD = [
     ("engine", "--agent", "nobody"),
     ("prepare", "--agent", "nobody"),
     ("prepare", "--jobs", "0"),
+    ("prepare", "--agent", "qlearning"),  # was: "left out", then "ready: nothing to compile" and status 0
     ("engine", "--agent", "ntuple:weights=/nonexistent-folder/n.npz"),  # a file the spec names
     ("engine", "--agent", "qlearning:table=/nonexistent-folder/q.npz"),
     ("train", "qlearning", "--board", "9x9"),

@@ -341,3 +341,10 @@ def test_undo_refuses_more_moves_than_were_played() -> None:
         Position.parse("7x6:dd").undo(1.0)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"^the number of moves to take back must be 0 or more, not -1$"):
         Position.parse("7x6:ddc").undo(-1)  # it said "cannot take back -1 moves of 7x6:ddc: it has 3"
+
+
+def test_a_string_that_is_no_move_token_is_told_this_board_s_columns() -> None:
+    """Review: ``play("z")`` on a 9-wide board said "a column letter a..l",
+    every board's letters, where ``Position.parse`` names this board's."""
+    with pytest.raises(IllegalMoveError, match=r"'z' is not a move token: .*; this board's columns a\.\.i$"):
+        Position.parse("9x8/Xd3/Bb1").play("z")

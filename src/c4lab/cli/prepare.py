@@ -52,7 +52,7 @@ def prepare(agents: tuple[str, ...], jobs: int | None) -> None:
         click.echo("numba's compiler is off (NUMBA_DISABLE_JIT): nothing to prepare")
         return
     from c4lab.agents import prepare as ahead  # lazy: start-up time
-    from c4lab.agents.base import agent_infos
+    from c4lab.agents.base import agent_infos, make_agent
 
     known = ahead.agent_names()
     unknown = [name for name in agents if name not in known]
@@ -63,6 +63,11 @@ def prepare(agents: tuple[str, ...], jobs: int | None) -> None:
                              f"the agents: {', '.join(known)}", "--agent")
         raise bad_option(f"agent '{unknown[0]}' has nothing to prepare here"
                          f"{': ' + info.unavailable if info.unavailable else ' (a person at the keyboard)'}", "--agent")
+    for name in dict.fromkeys(agents):  # named: one that cannot be made with its defaults is refused, not left out
+        try:
+            make_agent(name).close()
+        except Exception as exc:  # noqa: BLE001  (any agent's refusal: said)
+            raise bad_option(f"agent '{name}' cannot be prepared with its default options: {exc}", "--agent") from None
     names = list(dict.fromkeys(agents)) or known
     specs = ahead.with_variants(names)
     tasks = ahead.plan(specs)

@@ -267,8 +267,8 @@ class Position:
     def _play_one(self, move: Move | str) -> Position:
         try:
             parsed = _as_move(move)
-        except ValueError as exc:
-            raise IllegalMoveError(self.notation, str(move), str(exc)) from None
+        except ValueError as exc:  # "a column letter a..l": and this board's own
+            raise IllegalMoveError(self.notation, str(move), f"{exc}; this board's {_letters(self._variant)}") from None
         geo = _tables(self._variant)[0]
         state = self._state.copy()
         err = interpreted.call(K.play, geo, state, parsed.code)
