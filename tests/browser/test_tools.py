@@ -179,3 +179,25 @@ def test_thinking_is_shown_and_the_page_stays_responsive(server, new_page, monke
     wait_my_turn(page)
     expect(page.locator("#status")).to_contain_text("Your move")
     expect(page.locator("#seat-B .seat-badge")).to_have_text("")
+
+
+def test_after_an_undo_the_bar_reads_the_hint_that_stands_for_the_position(server, new_page):
+    """Review: a hint, its move, the computer's reply, then Undo: the board
+    showed the hint's exact column scores again, and the bar beside them
+    the computer's evaluation of the position undone ("About even (-0.04)
+    · before the last move")."""
+    page = new_page()
+    ticket = create_room(server, board="7x6", players={"A": "human", "B": "hard"})
+    open_room(page, server, ticket)
+    wait_my_turn(page)
+    page.locator("#hint").click()
+    hint = page.locator("#board .hint[data-hint]")
+    expect(hint).to_have_count(1, timeout=60_000)
+    token = hint.get_attribute("data-hint")
+    expect(page.locator("#eval-label")).to_have_text("A (white) wins with best play")  # the 12-ply database's
+    click_cell(page, f"{token}1")
+    expect(board(page)).to_have_attribute("data-position", re.compile(rf"^7x6:{token}[a-g]$"), timeout=60_000)
+    wait_my_turn(page)
+    page.locator("#undo").click()
+    wait_position(page, "7x6")
+    expect(page.locator("#eval-label")).to_have_text("A (white) wins with best play")

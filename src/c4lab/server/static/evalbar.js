@@ -46,9 +46,16 @@ export function renderEval() {
   let value = null;
   let stale = false;
   let exact = false;
+  // a hint that stands for the position on the board (one asked before, back after an undo) says more
+  // than an evaluation of another position: the bar said "about even · before the last move" beside
+  // the exact scores of the columns
+  const hint = R.hint && R.hint.position === room.position && typeof R.hint.evaluation === "number" ? R.hint : null;
   if (room.status === "over") {
     value = room.result === "A" ? 1 : room.result === "B" ? -1 : room.result === "draw" ? 0 : null;
     exact = true;
+  } else if (hint && (!R.evaluation || R.evaluation.position !== room.position)) {
+    value = hint.evaluation;
+    exact = hint.columns.length > 0 && hint.columns.every((c) => c.exact);
   } else if (R.evaluation) {
     value = R.evaluation.value;
     stale = R.evaluation.position !== room.position;
