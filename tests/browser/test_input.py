@@ -144,5 +144,9 @@ def test_unknown_rooms_and_games_are_explained(server, new_page):
     expect(page.locator("#missing-text")).to_contain_text("There is no room nosuchroom000000")
     page.goto(server.url + "/games/nosuchgame")
     expect(page.locator("#missing-text")).to_contain_text("There is no game nosuchgame")
+    answer = page.goto(server.url + "/nothing/here")  # a mistyped address: the page's Not found, not JSON
+    assert answer is not None and answer.status == 404
+    expect(page.locator("#view-missing")).to_be_visible()
+    expect(page.locator("#missing-title")).to_have_text("Not found")
     page.goto(server.url + "/games")
     expect(page.locator("#games-empty")).to_be_visible()

@@ -184,6 +184,21 @@ def test_the_free_seat_is_taken_once(server: BackgroundServer) -> None:
     assert httpx.get(server.url + "/api/rooms/nosuchroom").status_code == 404
 
 
+def test_a_browser_s_unknown_address_gets_the_page_s_not_found_and_a_program_the_json(
+    server: BackgroundServer,
+) -> None:
+    """Review: a mistyped address showed ``{"detail":"Not Found"}`` in the
+    browser, where ``/r/NOPE`` gets the page's own "Not found"."""
+    html = {"accept": "text/html,application/xhtml+xml,*/*;q=0.8"}
+    page = httpx.get(server.url + "/nothing/here", headers=html)
+    assert page.status_code == 404 and page.headers["content-type"].startswith("text/html")
+    assert 'id="missing-title"' in page.text and "content-security-policy" in page.headers
+    program = httpx.get(server.url + "/nothing/here")
+    assert program.status_code == 404 and program.json() == {"detail": "Not Found"}
+    for path in ("/api/nothing", "/static/nothing.js"):  # the API's and the files' answers stay theirs
+        assert httpx.get(server.url + path, headers=html).headers["content-type"].startswith("application/json")
+
+
 def test_an_unknown_room_s_code_is_repeated_whole_only_if_short(server: BackgroundServer) -> None:
     """Review: a 3,000-character code came back whole in the 404's detail
     (and in the socket's error)."""

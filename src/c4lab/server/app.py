@@ -294,9 +294,14 @@ def create_app(
     async def refused_here(request: Request, exc: StarletteHTTPException) -> Response:
         """FastAPI's own answer; a refusal by the server's limits (429:
         a rate or a cap; 503: the server full) also gets its line in the
-        log (``logs.refused``)."""
+        log (``logs.refused``); an unknown address asked for by a browser
+        (a page, not the API's JSON) gets the page, whose "Not found" says so."""
         if exc.status_code in (429, 503):
             refused(client_of(request.scope), request.method, request.url.path, exc.status_code, str(exc.detail))
+        if (exc.status_code == 404 and request.method == "GET" and "text/html" in request.headers.get("accept", "")
+                and not request.url.path.startswith(("/api/", "/static/"))):
+            # a mistyped address in a browser: the page's own "Not found" (its router's), not {"detail": ...}
+            return HTMLResponse(_page(), 404)
         cause = exc.__cause__
         if exc.status_code == 400 and isinstance(cause, (ValueError, RecursionError)):
             # FastAPI's "There was an error parsing the body" for JSON it could not read: say what
