@@ -150,3 +150,18 @@ def test_unknown_rooms_and_games_are_explained(server, new_page):
     expect(page.locator("#missing-title")).to_have_text("Not found")
     page.goto(server.url + "/games")
     expect(page.locator("#games-empty")).to_be_visible()
+
+
+def test_a_column_key_pressed_while_connecting_is_said_to_be_lost(server, new_page):
+    """Review: on a first start the page said "Connecting…" for about 3 s; a
+    column key pressed then was dropped without a word, and the person
+    waited for a move that never came."""
+    page = new_page()
+    ticket = create_room(server, board="7x6", players={"A": "human", "B": "human"})
+    page.route_web_socket(re.compile(r".*/ws/.*"), lambda socket: None)  # the socket never opens: connecting
+    page.goto(server.url + "/games")
+    page.evaluate("([k, v]) => localStorage.setItem(k, v)", [f"c4lab:{ticket['code']}", ticket["token"]])
+    page.goto(server.url + ticket["url"])
+    expect(page.locator("#status")).to_have_text("Connecting…")
+    page.keyboard.press("d")
+    expect(page.locator("#message")).to_contain_text("Still connecting to the game: that key was not taken")

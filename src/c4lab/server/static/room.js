@@ -44,14 +44,8 @@ export function showRoom(code) {
   setAnalysing(analysing(code), false);
   R.drawn = drawnBoard(code);
   R.board = new Board($("board"), {
-    onColumn: (col) => {
-      moveCursor(null);
-      tryColumn(col);
-    },
-    onHover: (col) => {
-      R.hover = col;
-      renderPreview();
-    },
+    onColumn: (col) => { moveCursor(null); tryColumn(col); },
+    onHover: (col) => { R.hover = col; renderPreview(); },
   });
   $("join-name").value = savedName();
   bindRoomControls();
@@ -139,11 +133,15 @@ function refuse(col, message) {
 }
 
 function roomKey(event) {
-  if (document.body.dataset.view !== "room" || !R.state) return;
+  if (document.body.dataset.view !== "room") return;
   if (event.ctrlKey || event.metaKey || event.altKey) return;
   const target = event.target;
   if (target.closest && target.closest("input, textarea, select")) return;
   const key = event.key;
+  if (!R.state) { // still connecting: a column's key was lost without a word
+    if (/^[a-l1-9]$/.test(key)) say("Still connecting to the game: that key was not taken; press it again once the board is there.", "info");
+    return;
+  }
   const width = R.state.width;
   let col = null;
   if (/^[a-l]$/.test(key) && LETTERS.indexOf(key) < width) col = LETTERS.indexOf(key);
