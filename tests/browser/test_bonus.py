@@ -24,6 +24,7 @@ def test_a_ban_piece_is_placed_and_drawn(server, new_page):
     page = new_page()
     start_from_paste(page, server, "5x5/Bc1")
     expect(page.locator('#board [data-bonus="c1"]')).to_be_visible()
+    expect(page.locator("#keys-bonus")).to_be_visible()  # the keys of the ban, while the bonus is to take
     # A plays c: the piece lands on the bonus cell, the page asks for a ban
     click_cell(page, "c4")
     expect(page.locator("#ban-panel")).to_be_visible()
@@ -35,6 +36,7 @@ def test_a_ban_piece_is_placed_and_drawn(server, new_page):
     click_cell(page, "a3")
     wait_position(page, "5x5/Bc1:c+a")
     expect(page.locator("#ban-panel")).to_be_hidden()
+    expect(page.locator("#keys-bonus")).to_be_hidden()  # taken: no ban to choose any more
     expect(piece(page, "c1")).to_have_attribute("data-owner", "A")
     expect(piece(page, "a1")).to_have_attribute("data-owner", "ban")
     expect(page.locator('#board [data-piece="a1"] .ban-bar')).to_have_count(1)

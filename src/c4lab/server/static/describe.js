@@ -152,13 +152,13 @@ function nameGroup(element, text) {
 
 /** The keys line under the room's board and the board's own label: the last
  * column's letter and digit (a digit past the board, or past 9, is no
- * column); the bonus keys only on a board that has a bonus cell. */
+ * column); the bonus keys only on a board whose bonus cell is still to take. */
 export function describeKeys(room, board) {
   const letter = LETTERS[room.width - 1];
   const digit = String(Math.min(9, room.width));
   setText($("last-key"), letter);
   setText($("last-digit"), digit);
-  $("keys-bonus").hidden = !room.bonus;
+  $("keys-bonus").hidden = !room.bonus || Boolean(room.cells[room.bonus]); // taken: no ban to choose any more
   board.setAttribute("aria-label", `game board; column keys a to ${letter} or 1 to ${digit}, arrows and Enter`);
 }
 
