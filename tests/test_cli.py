@@ -769,3 +769,12 @@ def test_the_c4lab_command_is_the_entry_that_catches_ctrl_c_while_loading() -> N
     tomllib = pytest.importorskip("tomllib")  # Python 3.11+
     project = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     assert project["scripts"]["c4lab"] == "c4lab.__main__:main"
+
+
+def test_the_analysis_board_command_takes_the_american_spelling_too() -> None:
+    """Review: ``solve --analyze`` works, and ``c4lab analyze`` was "No such
+    command"; it is ``analyse``'s, and the help lists one of the two."""
+    american, british = run("analyze", "--help"), run("analyse", "--help")
+    assert american.exit_code == 0 and american.output.replace("analyze", "analyse") == british.output
+    listed = run("--help").output
+    assert "  analyse " in listed and "analyze" not in listed

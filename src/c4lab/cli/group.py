@@ -18,9 +18,18 @@ from c4lab.quick_exit import ends_at_once, leave
 # --help`` and the light commands never load numba or the rules engine.
 
 
+#: Other spellings of a command's name, taken as it (not listed in the help):
+#: ``solve`` takes ``--analyze`` for ``--analyse`` too.
+SPELLINGS = {"analyze": "analyse"}
+
+
 class _Commands(click.Group):
     """The command group: Ctrl-C in any command is one line and status 130
-    (click's own handling prints "Aborted!" and exits 1)."""
+    (click's own handling prints "Aborted!" and exits 1); a command written
+    with another spelling (:data:`SPELLINGS`) is run."""
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        return super().get_command(ctx, SPELLINGS.get(cmd_name, cmd_name))
 
     def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
                      **extra: Any) -> click.Context:
