@@ -257,6 +257,10 @@ def test_a_person_may_type_a_bonus_move_with_its_ban_as_the_notation_writes_it()
     with pytest.raises(QuitGame):  # the script runs out: each entry was refused
         human(script).choose(position)
     assert script.said[0] == "A piece in column c does not land on the bonus cell here, so it drops no ban piece: type c alone."
+    plain = Script("d+e")  # review: on a board with no bonus cell at all, "does not land on the bonus cell here"
+    with pytest.raises(QuitGame):
+        human(plain).choose(Position.parse("7x6"))
+    assert plain.said[0] == "No move drops a ban piece here: there is no bonus cell to take. Type d alone."
     assert all("is not a move: type a column, or for a piece on the bonus cell" in said for said in script.said[1:])
     top = Position.parse("4x4/Ba4:aaa")  # a's last piece lands on the bonus cell: a is full then
     script = Script("a+a", "a+b")

@@ -154,6 +154,8 @@ def read_move_with_ban(entry: str, legal: Sequence[str], width: int) -> str:
     in_column = [t for t in legal if t == letter or t.startswith(letter + "+")]
     if not in_column:
         raise ValueError(column_full(col))
+    if all("+" not in t for t in legal):  # a board without a bonus cell, or one whose bonus cell is taken
+        raise ValueError(f"No move drops a ban piece here: there is no bonus cell to take. Type {letter} alone.")
     if all("+" not in t for t in in_column):
         raise ValueError(f"A piece in column {letter} does not land on the bonus cell here, so it drops "
                          f"no ban piece: type {letter} alone.")
