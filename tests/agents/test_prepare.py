@@ -141,6 +141,15 @@ def test_the_prepare_in_the_background_can_be_turned_off(sources: Path, monkeypa
     assert not prepare.wanted_in_background()
 
 
+@pytest.fixture(autouse=True)
+def two_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server's prepare in the background as on a machine of two cores
+    (this one's, and CI's), whatever this one has."""
+    from c4lab.server import warmup
+
+    monkeypatch.setattr(warmup, "usable_cores", lambda: 2)
+
+
 class _Child:
     """A stand-in for ``compile_aside.Aside``: ends with ``status`` when joined."""
 
@@ -207,6 +216,19 @@ def test_a_prepare_that_fails_or_is_stopped_is_not_said_to_be_done(monkeypatch: 
     lines: list[str] = []
     PrepareAhead(lines.append)()
     assert len(lines) == 1 and lines[0].startswith("compiling the engine")
+
+
+def test_on_one_core_a_server_starts_no_prepare(monkeypatch: pytest.MonkeyPatch) -> None:
+    from c4lab import compile_aside
+    from c4lab.server import warmup
+
+    started: list[str] = []
+    monkeypatch.setattr(compile_aside, "enabled", lambda: False)  # what one core gives: it would wait for ever
+    monkeypatch.setattr(compile_aside, "start", lambda target, ahead=False: started.append(target) or _Child(0))
+    monkeypatch.setattr(prepare, "wanted_in_background", lambda: True)
+    monkeypatch.setattr(warmup, "usable_cores", lambda: 1)
+    warmup.PrepareAhead(print)()  # returns at once
+    assert started == []
 
 
 def test_on_a_busy_machine_the_prepare_waits_for_a_free_core(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -34,6 +34,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from c4lab.agents.base import board_kind, claim, warm_up
+from c4lab.cores import usable_cores
 
 MESSAGE = "preparing the engine, first start only"
 
@@ -149,8 +150,8 @@ class PrepareAhead:
         from c4lab import compile_aside  # lazy: numba's kernels are loaded by then
         from c4lab.agents.prepare import BACKGROUND_ENV, wanted_in_background
 
-        if not wanted_in_background() or os.environ.get(compile_aside.ENV, "") == "0":
-            return
+        if not wanted_in_background() or os.environ.get(compile_aside.ENV, "") == "0" or usable_cores() < 2:
+            return  # off, done, or one core: the child would only slow the server's own moves
         while not compile_aside.enabled():  # a busy machine: later, when a core is free
             if self._stopped.wait(self.RETRY):
                 return
