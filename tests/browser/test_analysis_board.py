@@ -582,6 +582,8 @@ def test_an_analysis_boards_address_opened_elsewhere_says_it_only_watches(server
     )
     expect(page.locator("#analysis-link")).to_be_visible()
     expect(page.locator("#board .col-note")).to_have_count(0)
+    for side in "AB":  # its people are at another screen: "at this screen" was a watcher's seats too
+        expect(page.locator(f"#seat-{side} .seat-kind")).not_to_contain_text("at this screen")
 
 
 def test_the_key_under_the_board_after_the_game_names_only_what_takes_a_move_back(server, new_page):

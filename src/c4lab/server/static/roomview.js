@@ -222,8 +222,8 @@ function renderSeats() {
     const swatch = card.querySelector(".swatch");
     if (!swatch.firstChild) drawSwatch(swatch, side);
     setText(card.querySelector(".seat-name"), seat.taken ? (seat.name || "no name") : "free seat");
-    // a local room's people are at this screen: "online" would say nothing to them
-    const here = room.mode === "local" && seat.kind === "human";
+    // a local room's people are at this screen ("online" would say nothing to them), not a watcher's elsewhere
+    const here = room.mode === "local" && seat.kind === "human" && R.you.length > 0;
     // an agent that cannot play its own moves on this board says whose it plays (ntuple with no network for it)
     const instead = seat.plays_instead ? `, ${seat.plays_instead.split(":")[0]}'s moves on this board` : "";
     const kind = seat.kind === "agent" ? `computer · ${seat.spec}${instead}` : here ? "at this screen" : seat.taken ? "person" : "nobody yet";
