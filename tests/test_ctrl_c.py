@@ -64,10 +64,13 @@ def test_a_ctrl_c_that_asks_the_work_to_stop_waits_for_what_it_has() -> None:
         told.wait(10)
         return "what it solved"
 
+    # Python's own Ctrl-C, as in a command (a test runner's worker process may have it ignored)
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(0.3, signal.raise_signal, (signal.SIGINT,))
     timer.start()
     try:
         assert waited_on_a_thread(work, "test-work", on_interrupt=lambda: bool(told.set()) or True) == "what it solved"
     finally:
         timer.cancel()
+        signal.signal(signal.SIGINT, before)
     assert told.is_set()
