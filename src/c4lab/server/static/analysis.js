@@ -209,7 +209,8 @@ export function reviewGhost(room) {
 /** The hint's ghost pieces for Board.setOverlays (null: no hint to show). */
 export function hintOverlay(room) {
   let hint = null;
-  if (R.hint && !R.analysing && R.hint.position === room.position && room.status === "playing" && R.pending) {
+  const stands = R.hint && !R.analysing && R.hint.position === room.position && room.status === "playing";
+  if (stands && R.pending) {
     // the drop on the bonus cell is made: the ghost is the hint's ban piece, if it names one
     const token = bestBan(R.hint, R.pending.letter);
     if (token && token.length === 3) {
@@ -218,7 +219,7 @@ export function hintOverlay(room) {
       const row = landingRow(geometryOf(room), after, col);
       if (row !== null) hint = { token, col, row, owner: "ban", banCol: null, banRow: null };
     }
-  } else if (R.hint && !R.analysing && R.hint.position === room.position && room.status === "playing") {
+  } else if (stands) {
     const token = R.hint.token;
     const col = LETTERS.indexOf(token[0]);
     const row = landingRow(geometryOf(room), room.cells, col);
