@@ -143,6 +143,21 @@ def test_move_json_carries_the_move_and_the_analysis() -> None:
     assert record["move"] in list("abcdefg") and "analysis" in record
 
 
+def test_move_without_an_agent_answers_with_the_level_a_new_game_offers() -> None:
+    """Review: ``c4lab move 7x6`` played ``random``; a newcomer asking for
+    a move expects a real one: the opponent a new game gives (``hard``)."""
+    from c4lab.agents.catalogue import DEFAULT_LEVEL
+
+    result = run("move", "--json", "7x6:dddddd")  # column d full
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["agent"] == DEFAULT_LEVEL == "hard"
+    four = run("move", "7x6:ababab")  # A's fourth in a wins at once: a level takes it, random seldom
+    assert four.exit_code == 0 and four.output.split() == ["a"], four.output
+    for command, option in (("move", "spec"), ("play", "player2")):
+        param = next(p for p in main.commands[command].params if p.name == option)
+        assert param.get_default(click.Context(click.Command("x"))) == DEFAULT_LEVEL, command
+
+
 @pytest.mark.parametrize("spec", ["nobody", "random:seed=x", "random:colour=red"])
 def test_a_bad_agent_spec_is_a_usage_error(spec: str) -> None:
     result = run("move", "7x6", "--agent", spec)

@@ -37,6 +37,11 @@ AGENTS: tuple[tuple[str, str], ...] = (
 
 GROUPS = ("level", "agent", "experimental")
 
+#: The opponent a person meets without choosing one (the page's new game,
+#: ``c4lab play``'s ``--player2``, the terminal game) and the agent that
+#: answers ``c4lab move`` without ``--agent``: strong, and quick to start.
+DEFAULT_LEVEL = "hard"
+
 
 @dataclass(frozen=True)
 class Offer:

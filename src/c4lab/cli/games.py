@@ -92,7 +92,7 @@ def _check_game_options(board: str, bonus: bool, player1: str, player2: str) -> 
 @click.option("--bonus", is_flag=True, help="Add a random bonus cell to a board that has none.")
 @click.option("--player1", "-1", "player1", default="human", show_default=True, help="Agent spec or 'human'.")
 @click.option(
-    "--player2", "-2", "player2", default="hard", show_default=True,
+    "--player2", "-2", "player2", **default_from("c4lab.agents.catalogue", "DEFAULT_LEVEL"),
     help="Agent spec or 'human' (levels: normal, hard, impossible, master).",
 )
 @click.option(

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 import click
 
 from c4lab.cli.group import InterruptedAt, main
-from c4lab.cli.options import INT64, BadInput, Finite, bad_option
+from c4lab.cli.options import INT64, BadInput, Finite, bad_option, default_from
 
 # lazy imports: every command imports the parts it uses, so that ``c4lab
 # --help`` and the light commands never load numba or the rules engine.
@@ -139,8 +139,8 @@ def show(positions: tuple[str, ...], as_json: bool) -> None:
 
 @main.command()
 @click.argument("positions", nargs=-1, required=True, metavar="POSITION...")
-@click.option("--agent", "spec", default="random", show_default=True,
-              help="Agent spec NAME[:key=value,...] (`c4lab agents` lists them).")
+@click.option("--agent", "spec", **default_from("c4lab.agents.catalogue", "DEFAULT_LEVEL"),
+              help="Agent spec NAME[:key=value,...] (`c4lab agents` lists them; random:seed=1 answers at once).")
 @click.option("--time", "seconds", type=float, default=None,
               help="Seconds per move, in place of the spec's time= and iterations= (with --iterations: "
                    "whichever runs out first).")

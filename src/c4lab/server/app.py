@@ -25,7 +25,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.websockets import WebSocketDisconnect
 
 from c4lab.agents import agent_infos
-from c4lab.agents.catalogue import catalogue
+from c4lab.agents.catalogue import DEFAULT_LEVEL, catalogue
 from c4lab.rules import Position
 from c4lab.rules.position import load_kernels
 from c4lab.server import warmup
@@ -180,7 +180,7 @@ def _page() -> str:
 ANALYSIS_BOARDS = 6
 #: What a server compiles (or loads) first, in the agent pool: the default
 #: level on the classic board (``create_app``'s ``first_warm``).
-FIRST_WARM_UP = ("hard", "7x6")
+FIRST_WARM_UP = (DEFAULT_LEVEL, "7x6")
 #: What the server compiles (or loads) in the background after the default
 #: level, while the new-game form is open, in this order: the random
 #: playouts of the three other kinds of board (bonus or not, one-word

@@ -35,6 +35,7 @@ from concurrent.futures import Executor
 from typing import Any
 
 from c4lab.agents import parse_spec
+from c4lab.agents.catalogue import DEFAULT_LEVEL
 from c4lab.rules import IllegalMoveError, Position, Variant
 from c4lab.rules.position import load_kernels
 from c4lab.rules.setup import check_start
@@ -177,7 +178,7 @@ class RoomManager:
         name = check_name(options.get("name"), DEFAULT_NAME)
         seats: dict[str, Seat] = {}
         if mode == "local":
-            players = options.get("players") or {"A": "human", "B": "human" if analysis else "hard"}
+            players = options.get("players") or {"A": "human", "B": "human" if analysis else DEFAULT_LEVEL}
             if not isinstance(players, dict) or set(players) != set(SIDES):
                 raise RoomError(BAD_REQUEST, "players must give 'A' and 'B': 'human' or an agent spec")
             entries = [players["A"], players["B"]]

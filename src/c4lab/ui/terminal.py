@@ -24,6 +24,7 @@ from rich.console import Console
 
 from c4lab.agents import Agent, QuitGame, make_agent
 from c4lab.agents.base import warm_up
+from c4lab.agents.catalogue import DEFAULT_LEVEL
 from c4lab.game import play_game
 from c4lab.rules import Move, Position, Variant
 from c4lab.rules.setup import check_start, starting_position
@@ -51,7 +52,7 @@ class GameSettings:
 
     board: str = "7x6"
     bonus: bool = False
-    players: tuple[str, str] = ("human", "hard")
+    players: tuple[str, str] = ("human", DEFAULT_LEVEL)
     first: str = "random"  # "1", "2" or "random": which player plays A
     seed: int | None = None
     delay: float | None = None  # pause after an agent's move; None: automatic
