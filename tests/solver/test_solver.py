@@ -166,6 +166,7 @@ def test_a_search_given_up_counts_the_nodes_it_searched_never_more_than_its_limi
     for limit in (0, 1, 5000):
         solution = Solver().solve(Position.parse("9x8:dc"), max_nodes=limit)
         assert solution.timed_out and solution.nodes == limit
+        assert not solution.complete  # review: complete=True read wrong beside no score at all
     again = Solver().solve(Position.parse("9x8:dc"), max_nodes=5000, best_moves=True)
     assert again.timed_out and again.nodes == 5000
 

@@ -52,9 +52,10 @@ class Solution:
     ``score`` is the exact score (with ``weak``: 1, 0 or -1), ``None`` when
     the search gave up at its time limit.  ``best_moves`` are the move tokens
     that keep the score (empty unless asked for, or when timed out).
-    ``complete`` is False where the score was found but the limit came
-    before the best moves asked for were (``best_moves`` is then empty):
-    the score stands, found before the limit.
+    ``complete`` is whether everything asked for was found: False where
+    the limit came before the score (``score`` is None), or after it but
+    before the best moves asked for (``best_moves`` is then empty, and the
+    score stands, found before the limit).
     """
 
     position: Position
@@ -79,8 +80,8 @@ class Solution:
             "position": self.position.notation,
             "score": self.score,
             "weak": self.weak,
-            "timed_out": self.timed_out or not self.complete,
-            "best_moves": [m.token for m in self.best_moves] if self.complete and not self.timed_out else None,
+            "timed_out": not self.complete,
+            "best_moves": [m.token for m in self.best_moves] if self.complete else None,
             "nodes": self.nodes,
             "time_s": round(self.time_s, 6),
         }
@@ -454,7 +455,7 @@ class Solver:
         try:
             score, _ = self._run(b, deadline, lambda X, tt: negamax.solve(b, weak, X, tt))
         except SolverTimeout:  # the nodes searched until then count too
-            return Solution(position, None, weak, (), self._searched, time.monotonic() - start, self._cpu)
+            return Solution(position, None, weak, (), self._searched, time.monotonic() - start, self._cpu, False)
         best: tuple[Move, ...] = ()
         complete = True
         if best_moves:
