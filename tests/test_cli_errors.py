@@ -304,6 +304,26 @@ def test_engine_names_its_agent_option_for_a_bad_spec_as_move_does(spec: str) ->
     assert len(result.output.strip().splitlines()) == 1, result.output
 
 
+@pytest.mark.parametrize(("args", "named"), [
+    (("arena", "nobody", "random", "--games", "2"), "SPEC"),
+    (("arena", "random", "human", "--games", "2"), "SPEC"),
+    (("arena", "random", "uct:c=x", "--games", "2"), "SPEC"),
+    (("agents", "nobody"), "NAME"),
+])
+def test_a_bad_agent_given_as_an_argument_names_it_as_move_names_its_option(
+    tmp_path: Path, args: tuple[str, ...], named: str
+) -> None:
+    """Review: ``c4lab arena nobody random`` said 'Error: unknown agent
+    ...' where ``move --agent nobody`` says "Invalid value for '--agent'";
+    no results file is left behind."""
+    out = tmp_path / "run.jsonl"
+    result = CliRunner().invoke(main, [*args, *(("--out", str(out)) if args[0] == "arena" else ())])
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith(f"Error: Invalid value for '{named}': "), result.output
+    assert len(result.output.strip().splitlines()) == 1, result.output
+    assert not out.exists()
+
+
 @pytest.mark.parametrize(("option", "value", "why"), [
     ("--db", "games.sqlite", "stores no game"),
     ("--port", "8000", "runs no server"),

@@ -38,6 +38,12 @@ class ArenaError(ValueError):
     a broken openings file."""
 
 
+class AgentRefused(ArenaError):
+    """An agent spec of the run that names no agent, takes no such option,
+    cannot start, or cannot play the run's boards: ``c4lab arena`` names
+    its SPEC argument as ``c4lab move`` names ``--agent``."""
+
+
 class SettingError(ArenaError):
     """A bad value of an ``ArenaConfig`` field.  The message names each
     setting it speaks of as a field (``ArenaConfig.games must be a positive
@@ -285,16 +291,16 @@ class ArenaConfig:
             try:
                 agent = make_agent(spec)
             except SpecError as err:
-                raise ArenaError(str(err)) from None
+                raise AgentRefused(str(err)) from None
             except Exception as err:  # noqa: BLE001  (any agent that cannot start: a missing package, a bad file)
-                raise ArenaError(f"agent {spec!r} cannot start: {err}") from None
+                raise AgentRefused(f"agent {spec!r} cannot start: {err}") from None
             instead: dict[str, list[str]] = {}
             try:
                 for variant in boards:
                     try:
                         agent.check_board(variant)
                     except ValueError as err:
-                        raise ArenaError(f"agent {spec!r} cannot play on {variant}, a board of this run: {err}") from None
+                        raise AgentRefused(f"agent {spec!r} cannot play on {variant}, a board of this run: {err}") from None
                     other = agent.plays_instead(variant)
                     if other is not None:
                         instead.setdefault(other, []).append(variant.notation)
@@ -306,7 +312,7 @@ class ArenaConfig:
             try:
                 refuse_a_person(agent, "the arena")
             except SpecError as err:
-                raise ArenaError(str(err)) from None
+                raise AgentRefused(str(err)) from None
             seconds = getattr(agent, "time", None)  # the searches' own budget a move (uct, minimax, master, ...)
             if isinstance(seconds, (int, float)) and seconds > self.limit + self.margin:
                 over = f"more than {setting('limit', self.limit)} s + {setting('margin', self.margin)} s"

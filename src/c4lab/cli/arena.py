@@ -100,7 +100,7 @@ def arena(
     from c4lab.arena.executors import make_executor
     from c4lab.arena.results import ResultsError, read_results
     from c4lab.arena.runner import run_arena, sprt_refusal
-    from c4lab.arena.schedule import ArenaConfig, ArenaError, SettingError, read_openings
+    from c4lab.arena.schedule import AgentRefused, ArenaConfig, ArenaError, SettingError, read_openings
     from c4lab.arena.sprt import SPRT
     from c4lab.ui.status import games_bar
 
@@ -165,6 +165,8 @@ def arena(
                                 new_run_notes=new_run_notes)
     except SettingError as exc:  # found when the starts are drawn: too many --opening-moves
         raise setting_refused(exc) from None
+    except AgentRefused as exc:  # named as `c4lab move` names its --agent
+        raise bad_option(str(exc), "SPEC") from None
     except (ArenaError, ResultsError, ValueError) as exc:
         raise BadInput(str(exc)) from None
     except WorkerLost as exc:

@@ -343,7 +343,8 @@ def agents(names: tuple[str, ...]) -> None:
         by_name = {info.name: info for info in infos}
         unknown = [name for name in names if name.partition(":")[0] not in by_name]
         if unknown:
-            raise BadInput(f"unknown agent {unknown[0].partition(':')[0]!r} (known agents: {', '.join(by_name)})")
+            raise bad_option(f"unknown agent {unknown[0].partition(':')[0]!r} (known agents: {', '.join(by_name)})",
+                             "NAME")
         infos = [by_name[name] for name in dict.fromkeys(name.partition(":")[0] for name in names)]
     for info in infos:
         missing = info.unavailable
