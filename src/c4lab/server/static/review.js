@@ -388,13 +388,13 @@ export function drawColumnNotes(board, notes) {
     // centred on the pill (review.css), which the frame's side may have cut
     const text = el("text", { x: left + span / 2, y: 0, class: "note-text" }, g);
     text.textContent = note.text;
-    // never wider than its pill: a long score is narrowed, its sign never cut or covered
+    // never wider than its pill: a long score is narrowed, its sign never cut or covered; an estimate's italic
+    // leans right past the box that centres it (its "%" touched the border): moved left, into the room it has
     const room = span - 4;
     const natural = text.getComputedTextLength ? text.getComputedTextLength() : 0;
-    if (natural > room) {
-      text.setAttribute("textLength", String(room));
-      text.setAttribute("lengthAdjust", "spacingAndGlyphs");
-    }
+    const lean = note.kind === "estimate" ? Math.min(0.07 * parseFloat(getComputedStyle(text).fontSize), (room - natural) / 2) : 0;
+    if (natural > room) for (const [k, v] of [["textLength", room], ["lengthAdjust", "spacingAndGlyphs"]]) text.setAttribute(k, String(v));
+    else if (lean > 0) text.setAttribute("x", String(left + span / 2 - lean));
     if (note.title) el("title", {}, g).textContent = note.title;
   }
 }
