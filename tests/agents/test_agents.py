@@ -309,3 +309,25 @@ def test_an_agent_class_seeded_with_a_numpy_integer_plays_as_with_the_int(module
     cls = getattr(importlib.import_module(module), name)
     board = Position.parse("9x8/Xd3/Bb1")
     assert play_out(cls(seed=np.int64(5)), board) == play_out(cls(seed=5), board)
+
+
+def test_the_solver_agent_on_iterations_stops_at_node_counts_and_repeats_its_move() -> None:
+    """Review: ``perfect`` took ``Budget(iterations=N)`` as its default 1 s:
+    the iterations were ignored and a move on iterations depended on the
+    machine's speed.  On iterations its solves stop at node counts and its
+    fallback, ``master``, searches those iterations: the same move and
+    nodes on every run; where the position solves, the exact move."""
+    from c4lab.agents.solver_agent import PROBE_NODES, SOLVE_NODES
+
+    open_board = Position.parse("9x8/Xd3")  # far beyond a solve's reach
+    answers = []
+    for _ in range(2):
+        agent = make_agent("perfect:seed=3")
+        first = agent.analyse(open_board, Budget(iterations=200))
+        second = agent.analyse(open_board.play(first[0]), Budget(iterations=200))  # a probe after the failure
+        answers.append((first[0], second[0], first[1].note, second[1].note))
+    assert answers[0] == answers[1]
+    assert answers[0][2] == f"not solved in {SOLVE_NODES:,} nodes: master's move"
+    assert answers[0][3] == f"not solved in {PROBE_NODES:,} nodes: master's move"
+    move, analysis = make_agent("perfect").analyse(Position.parse("7x6:ababab"), Budget(iterations=1))
+    assert move.token == "a" and analysis.fallback is None  # solved: the win at once

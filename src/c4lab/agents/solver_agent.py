@@ -49,6 +49,13 @@ SOLVE_SHARE = 0.6
 #: The share of a move the solver gets while it keeps running out of time
 #: (see the module's docstring).
 PROBE_SHARE = 0.1
+#: On a budget of iterations (``Budget(iterations=N)``, ``c4lab move
+#: --iterations``), no clock: the solves stop at these node counts, so that a
+#: move is the same on every machine, and the fallback searches its N
+#: iterations.  About 0.6 s and 0.06 s at the solver's 3-4 million nodes a
+#: second here (9x8/Xd3, 12x12/Xf4), the shares of a 1 s move.
+SOLVE_NODES = 2_000_000
+PROBE_NODES = 200_000
 
 
 #: What ``perfect`` is, board by board: only the classic board has a database (and a book, if one was built);
@@ -172,10 +179,18 @@ class SolverAgent(Agent):
         self.fallback.compile_rest(start)
 
     def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
+        """The solver's move within its share of the move: of the time (the
+        budget's, else the spec's ``time``), or, on a budget of iterations,
+        of ``SOLVE_NODES`` (reproducible); else the fallback's with what is
+        left (on iterations: the budget's iterations)."""
         start = time.perf_counter()
-        seconds = budget.time if budget is not None and budget.time is not None else self.time
+        iterations = budget.iterations if budget is not None else None
+        seconds = budget.time if budget is not None and budget.time is not None else (
+            None if iterations is not None else self.time)
         share = self._share(position)
-        found = solved_move(position, timeout=share * seconds, book=self.book, stop=self.stop_request)
+        nodes = None if iterations is None else (SOLVE_NODES if share == SOLVE_SHARE else PROBE_NODES)
+        found = solved_move(position, timeout=None if seconds is None else share * seconds, max_nodes=nodes,
+                            book=self.book, stop=self.stop_request)
         stopped = found is None and bool(self.stop_request)
         if not stopped:
             self._count(position, share, found is not None)
@@ -188,10 +203,12 @@ class SolverAgent(Agent):
                                     f"{analysis.note}; a random one of the {len(keeping)} moves that keep it")
             return move, analysis
         solving = time.perf_counter() - start
-        left = max(seconds - solving, 0.02)
-        move, analysis = self.fallback.analyse(position, Budget(time=left))
+        left = None if seconds is None else max(seconds - solving, 0.02)
+        move, analysis = self.fallback.analyse(position, Budget(time=left, iterations=iterations))
         name = self.fallback.spec.partition(":")[0] or "the fallback"
-        tried = f"stopped after {solving:.2f} s" if stopped else f"not solved in {share * seconds:.2f} s"
+        limit = f"{share * seconds:.2f} s" if nodes is None else (
+            f"{nodes:,} nodes" if seconds is None else f"{share * seconds:.2f} s or {nodes:,} nodes")
+        tried = f"stopped after {solving:.2f} s" if stopped else f"not solved in {limit}"
         note = f"{tried}: {name}'s move"
         return move, Analysis(
             analysis.moves, analysis.value, analysis.pv, analysis.iterations, time.perf_counter() - start, note,
