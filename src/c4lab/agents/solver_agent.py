@@ -206,8 +206,8 @@ class SolverAgent(Agent):
         left = None if seconds is None else max(seconds - solving, 0.02)
         move, analysis = self.fallback.analyse(position, Budget(time=left, iterations=iterations))
         name = self.fallback.spec.partition(":")[0] or "the fallback"
-        limit = f"{share * seconds:.2f} s" if nodes is None else (
-            f"{nodes:,} nodes" if seconds is None else f"{share * seconds:.2f} s or {nodes:,} nodes")
+        limits = ([] if seconds is None else [f"{share * seconds:.2f} s"]) + ([] if nodes is None else [f"{nodes:,} nodes"])
+        limit = " or ".join(limits)
         tried = f"stopped after {solving:.2f} s" if stopped else f"not solved in {limit}"
         note = f"{tried}: {name}'s move"
         return move, Analysis(
