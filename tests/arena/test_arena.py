@@ -2080,3 +2080,14 @@ def test_an_agent_that_gives_a_name_goes_by_it_in_the_report_and_the_progress_li
 def test_a_name_that_would_read_as_another_agent_names_nobody(specs, named):
     assert agent_labels(specs) == named
     assert [ArenaConfig(specs).label(spec) for spec in specs] == [named.get(spec, spec) for spec in specs]
+
+
+def test_a_results_file_in_a_folder_that_does_not_exist_is_refused_and_no_folder_is_made(tmp_path: Path) -> None:
+    """Review: ``run_arena(..., "/nonexistent/x.jsonl")`` made the folder
+    (at the root, as root) and played; ``c4lab arena --out`` refuses it."""
+    from c4lab.arena.runner import run_arena
+
+    config = ArenaConfig(("random", "heuristic"), games=2, board="5x4")
+    with pytest.raises(ResultsError, match=r"cannot write .*x\.jsonl: the folder '.*missing' does not exist"):
+        run_arena(config, tmp_path / "missing" / "x.jsonl", executor=LocalExecutor(jobs=1))
+    assert not (tmp_path / "missing").exists()

@@ -88,7 +88,8 @@ def paired_match(
         raise ValueError(f"a match needs two different agents: {shown} the same agent ({first})")
     for index, opening in enumerate(openings):
         if not isinstance(opening, Position):
-            raise TypeError(f"opening {index} must be a Position, not {opening!r}")
+            raise TypeError(f"opening {index} must be a Position, not {opening!r}"
+                            + (f" (Position.parse({opening!r}) reads it)" if isinstance(opening, str) else ""))
         if opening.is_over:
             raise ValueError(f"opening {index} ({opening.notation}) is a finished game: there is nothing to play")
     agents = {first: make_agent(first), second: make_agent(second)}

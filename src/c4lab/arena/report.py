@@ -59,6 +59,9 @@ class Summary:
     #: The games that differ: a game another of its pairing repeats move for move, with the same agent
     #: playing A, is counted once (``repeat_note``); None: as many as ``games``.
     distinct_games: int | None = None
+    #: Each agent that played another's moves on some of the run's boards (``Results.stand_ins``): said
+    #: under the ranking, so that a ranking of ``ntuple`` that is one of ``heuristic`` is not read as ntuple's.
+    stand_ins: tuple[str, ...] = ()
 
     def label(self, spec: str) -> str:
         """``spec``'s name in the tables and plots (``ArenaConfig.label``)."""
@@ -95,6 +98,7 @@ class Summary:
         return {
             "config": self.config.to_dict(),  # the settings the figures come from: seed, board, limit, ...
             "games": self.games,
+            "stand_ins": list(self.stand_ins),  # agents that played another's moves, in the arena's words
             # the games that differ move for move (the rest repeat one, and count as new games in every figure)
             "distinct_games": self.games if self.distinct_games is None else self.distinct_games,
             "standings": [
@@ -149,8 +153,9 @@ def names_note(summary: Summary) -> str | None:
     return NAMES_NOTE.format(names="; ".join(f"{name} = {spec}" for spec, name in labels.items())) if labels else None
 
 
-def summarise(config: ArenaConfig, games: Sequence[Game]) -> Summary:
-    """The numbers behind the report, from the saved games."""
+def summarise(config: ArenaConfig, games: Sequence[Game], stand_ins: Sequence[str] = ()) -> Summary:
+    """The numbers behind the report, from the saved games; ``stand_ins``:
+    the notes of agents that played another's moves (``Results.stand_ins``)."""
     by_size: dict[str, dict[str, list[float]]] = {s: {} for s in config.specs}
     forfeit_counts = dict.fromkeys(config.specs, 0)
     times: dict[str, list[float]] = {s: [] for s in config.specs}
@@ -194,6 +199,7 @@ def summarise(config: ArenaConfig, games: Sequence[Game]) -> Summary:
         fit_ratings((g.a, g.b, g.result) for g in games),
         left_out,
         len({(g.pairing, g.a, g.position) for g in games}),
+        tuple(stand_ins),
     )
 
 
@@ -517,6 +523,8 @@ def render_text(summary: Summary, width: int | None = None) -> str:
             console.print(made(f"{title}, {n} of {len(parts)}", keys + part))
 
     table(f"Ranking ({summary.games} game{'' if summary.games == 1 else 's'})", STANDING_COLUMNS, standing_rows(summary), ("agent",))
+    for note in summary.stand_ins:
+        console.print(f"Note: {note}.", markup=False)
     if names := names_note(summary):
         console.print(f"{names}.", markup=False)
     if left_out_note(summary):
@@ -807,6 +815,7 @@ figcaption {{ font-size: 0.9em; color: #444; }}
 <p>{summary.games} games: {setting}.</p>
 <h2>Ranking</h2>
 {table(STANDING_COLUMNS, standing_rows(summary))}
+{"".join(sentence(f"Note: {note}") for note in summary.stand_ins)}
 {sentence(names_note(summary))}
 {sentence(left_out_note(summary))}
 {sentence(unplayed_note(summary))}

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,6 +56,9 @@ class Results:
     cut_line: bool = False  # a last line was cut short (and ignored)
     sprt: str | None = None  # the sequential test the run stopped by, if any (``SPRT.text``)
     engines: dict[str, str] = field(default_factory=dict)  # each engine spec's ``id name`` when the file was made
+    #: Each agent that plays another's moves on some of the run's boards, as the arena said it before the games
+    #: (``ArenaConfig.checked_agents``): every report repeats it.
+    stand_ins: tuple[str, ...] = ()
 
     def done_pairs(self) -> set[tuple[int, int]]:
         """``(pairing, pair)`` of every pair whose two games are saved."""
@@ -123,6 +126,9 @@ def read_results(path: str | Path) -> Results:
                                               for k, v in engines.items())):
         raise ResultsError(f"{path}:1: the header's \"engines\" is not a name for each engine spec of the run "
                            f"({_shown(engines)})")
+    stand_ins = header.get("stand_ins", [])  # none in a file of an earlier c4lab
+    if not (isinstance(stand_ins, list) and all(isinstance(note, str) for note in stand_ins)):
+        raise ResultsError(f"{path}:1: the header's \"stand_ins\" is not a list of notes ({_shown(stand_ins)})")
     pairings = config.pairings()
     starts: dict[int, str] = {}  # each pair's start in the header's schedule
     games: list[Game] = []
@@ -161,7 +167,7 @@ def read_results(path: str | Path) -> Results:
             raise ResultsError(f"{path}:{number}: game {key} is recorded twice")
         keys.add(key)
         games.append(game)
-    return Results(config, tuple(games), cut, sprt, engines)
+    return Results(config, tuple(games), cut, sprt, engines, tuple(stand_ins))
 
 
 def _hold(file: IO[str], path: Path) -> None:
@@ -189,31 +195,36 @@ class ResultsWriter:
 
     def __init__(
         self, path: str | Path, config: ArenaConfig, *, resume: Results | None = None, sprt: str | None = None,
-        held: IO[str] | None = None, engines: dict[str, str] | None = None,
+        held: IO[str] | None = None, engines: dict[str, str] | None = None, stand_ins: Sequence[str] = (),
     ) -> None:
         """``held``: the file opened for appending and held (``open_results``
         holds it before reading it): with ``resume``, the file continued;
         without, an empty file (0 bytes) started anew in place.  ``engines``:
-        what each engine program of the run said it is, kept in the header."""
+        what each engine program of the run said it is, kept in the header,
+        as ``stand_ins``, the notes of agents that play another's moves."""
         self.path = Path(path)
         self._file: IO[str]
         # the header: the experiment, the sequential test that may stop it early (for the report to say so), and
         # the engine programs' names (a run resumed after one changed is refused: ``open_results``)
         engines = {**(resume.engines if resume else {}), **(engines or {})}
+        stand_ins = list(resume.stand_ins if resume and resume.stand_ins else stand_ins)
         header = {HEADER_KEY: FORMAT, "config": config.to_dict(), **({"sprt": sprt} if sprt else {}),
-                  **({"engines": engines} if engines else {})}
+                  **({"engines": engines} if engines else {}), **({"stand_ins": stand_ins} if stand_ins else {})}
         if resume is None:
             if held is not None:  # an empty file, held: the header goes at its start
                 self._file = held
             else:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
+                # no folder made: a mistyped path made folders from the API (the command line refused it)
+                if not self.path.parent.is_dir():
+                    raise ResultsError(f"cannot write {self.path}: the folder {str(self.path.parent)!r} does not exist")
                 self._file = self.path.open("x", encoding="utf-8")
                 _hold(self._file, self.path)
             self._write([header])
         else:
             whole = resume.whole_pairs()
             if (resume.cut_line or len(whole) != len(resume.games) or resume.sprt != sprt
-                    or resume.config.games != config.games or resume.engines != engines):
+                    or resume.config.games != config.games or resume.engines != engines
+                    or list(resume.stand_ins) != stand_ins):
                 # Drop a cut last line and the lone game of an unfinished
                 # pair (that pair is played again), and keep in the header
                 # the test of this run, the one that may stop it (or none),
@@ -278,7 +289,7 @@ def _shown(value: Any) -> str:
 
 def open_results(
     path: str | Path, config: ArenaConfig, sprt: str | None = None, on_note: Callable[[str], None] | None = None,
-    *, engines: dict[str, str] | None = None,
+    *, engines: dict[str, str] | None = None, stand_ins: Sequence[str] = (),
 ) -> tuple[ResultsWriter, Results | None]:
     """Start ``path`` for ``config`` (``sprt``: the test that may stop it,
     kept in the header), or continue it if it holds the same experiment, or
@@ -292,10 +303,11 @@ def open_results(
     second run on it is a ResultsError at once.  ``engines``: what each
     engine program of the run says it is (its ``id name``, by spec); a
     file whose games were played by a program that said otherwise is
-    refused: one run does not mix two versions of a program."""
+    refused: one run does not mix two versions of a program.  ``stand_ins``:
+    the notes of agents that play another's moves, kept in a new header."""
     path = Path(path)
     if not path.exists():
-        return ResultsWriter(path, config, sprt=sprt, engines=engines), None
+        return ResultsWriter(path, config, sprt=sprt, engines=engines, stand_ins=stand_ins), None
     try:
         held = path.open("a", encoding="utf-8")
     except OSError as err:
@@ -305,7 +317,7 @@ def open_results(
         if os.fstat(held.fileno()).st_size == 0:
             if on_note is not None:
                 on_note(f"{path} was empty (0 bytes): starting it anew")
-            return ResultsWriter(path, config, sprt=sprt, held=held, engines=engines), None
+            return ResultsWriter(path, config, sprt=sprt, held=held, engines=engines, stand_ins=stand_ins), None
         previous = read_results(path)
         ours, theirs = config.to_dict(), previous.config.to_dict()
         differ = [k for k in ours if ours[k] != theirs.get(k)]

@@ -33,6 +33,8 @@ class RunOutcome:
     games: tuple[Game, ...]
     played: int
     stopped: str | None = None
+    #: The notes of agents that play another's moves (``ArenaConfig.checked_agents``), kept in the results file.
+    stand_ins: tuple[str, ...] = ()
 
 
 def running_summary(config: ArenaConfig, games: list[Game]) -> str:
@@ -129,12 +131,13 @@ def run_arena(
     ``out`` held no game yet (not again on resuming the run)."""
     if sprt is not None and (refusal := sprt_refusal(config)):
         raise ValueError(refusal)
-    notes, engines = config.checked_agents(names)
+    notes, engines, stand_ins = config.checked_agents(names)
     notes += config.schedule_notes(names)
     writer: ResultsWriter
     # the notes once ``out`` is taken: a file holding another experiment is refused without a word on a run
     # that will not be played
-    writer, previous = open_results(out, config, sprt.text() if sprt else None, notes.append, engines=engines)
+    writer, previous = open_results(out, config, sprt.text() if sprt else None, notes.append, engines=engines,
+                                    stand_ins=stand_ins)
     done = previous.done_pairs() if previous else set()
     games = list(previous.whole_pairs()) if previous else []
     if not games:
@@ -165,4 +168,4 @@ def run_arena(
         finally:
             executor.close()
             writer.close()
-    return RunOutcome(config, tuple(games), played, stopped)
+    return RunOutcome(config, tuple(games), played, stopped, tuple(stand_ins))

@@ -269,11 +269,14 @@ class ArenaConfig:
         them (``c4lab arena``: ``--limit``), otherwise as fields (``limit=2``)."""
         return self.checked_agents(names)[0]
 
-    def checked_agents(self, names: Mapping[str, str] | None = None) -> tuple[list[str], dict[str, str]]:
-        """The notes of ``check_agents``, and what each engine program of the
+    def checked_agents(self, names: Mapping[str, str] | None = None) -> tuple[list[str], dict[str, str], list[str]]:
+        """The notes of ``check_agents``, what each engine program of the
         run said it is (its handshake's ``id name``), by spec: the results
         file keeps it, so that a run resumed after the program changed does
-        not mix the games of two versions."""
+        not mix the games of two versions; and the notes of the agents that
+        play another's moves (also among the first), which the results
+        file keeps and every report repeats: a ranking of ``ntuple`` that
+        is one of ``heuristic`` is never read as ntuple's."""
         called = names or {}
 
         def setting(field: str, value: float) -> str:
@@ -287,6 +290,7 @@ class ArenaConfig:
                  "the run counts its games under both names" for n, first in enumerate(self.specs)
                  for second in self.specs[n + 1:] if same_agent(first, second)]
         engines: dict[str, str] = {}
+        stand_ins: list[str] = []
         for spec in self.specs:
             try:
                 agent = make_agent(spec)
@@ -323,11 +327,11 @@ class ArenaConfig:
                     notes.append(f"{spec} thinks {seconds:g} s a move, {over}: each of its games will be lost on "
                                  "time (give it a time= under the limit)")
             for other, on in instead.items():
-                where = "every board of this run" if len(on) == len(boards) else (
+                where = "any board of this run" if len(on) == len(boards) else (
                     f"{len(on)} of this run's {len(boards)} boards ({', '.join(on[:3])}"
                     f"{', ...' if len(on) > 3 else ''})")
-                notes.append(f"{spec} has nothing learnt for {where}: it plays {other}'s moves there")
-        return notes, engines
+                stand_ins.append(f"{spec} has nothing learnt for {where}: it plays {other}'s moves there")
+        return notes + stand_ins, engines, stand_ins
 
     def schedule_notes(self, names: Mapping[str, str] | None = None) -> list[str]:
         """What a run of this schedule leaves out that its settings name: the

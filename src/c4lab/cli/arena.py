@@ -186,7 +186,7 @@ def arena(
             click.echo(f"{stop_words(status)} before any game: {out} was not written; the same command starts "
                        "the run", err=True)
         sys.exit(status)
-    summary = arena_report.summarise(outcome.config, outcome.games)
+    summary = arena_report.summarise(outcome.config, outcome.games, outcome.stand_ins)
     from c4lab.arena.runner import sprt_line, sprt_state
 
     state = sprt_state(test, outcome.config, list(outcome.games)) if test else None  # decided or not: its LLR
@@ -233,7 +233,7 @@ def report_command(results: str, out_dir: str | None, as_json: bool) -> None:
         games_of = f"{lone} game{'s' if lone > 1 else ''} of {results}"
         click.echo(f"note: {games_of} without the other game of {'their' if lone > 1 else 'its'} pair left out "
                    "(the arena plays such a pair again when resumed)", err=True)
-    summary = arena_report.summarise(saved.config, games)
+    summary = arena_report.summarise(saved.config, games, saved.stand_ins)
     stopped = state = line = None
     if saved.sprt:  # the run's sequential test: say where it stopped the run, as the arena said then, or where it stands
         from c4lab.arena.runner import sprt_line, sprt_state
