@@ -393,7 +393,7 @@ def test_a_paired_match_refuses_a_finished_opening_rather_than_count_games_nobod
     finished = Position.parse("4x4:abababa")
     with pytest.raises(ValueError, match=r"^opening 1 \(4x4:abababa\) is a finished game"):
         paired_match("random:seed=1", "random:seed=2", [Position.parse("4x4"), finished])
-    with pytest.raises(TypeError, match=r"^opening 0 must be a Position, not '4x4'$"):
+    with pytest.raises(TypeError, match=r"^opening 0 must be a Position, not '4x4' \(Position.parse\('4x4'\) reads it\)$"):
         paired_match("random:seed=1", "random:seed=2", ["4x4"])  # type: ignore[list-item]
 
 

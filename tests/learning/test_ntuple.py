@@ -4,6 +4,7 @@ its command."""
 from __future__ import annotations
 
 import csv
+import html
 import itertools
 import json
 import math
@@ -912,6 +913,17 @@ def test_a_network_file_round_trips(tmp_path: Path) -> None:
         assert sorted(z.namelist()) == ["header.npy", "tuples.npy", "weights.npy"]
 
 
+def test_weights_of_another_shape_are_refused_at_save_and_nothing_is_written(tmp_path: Path) -> None:
+    """Review: ``small.weights = large.weights`` (the averaging recipe with
+    two networks of other tuples) saved, and the file then failed to load as
+    "a damaged file"; the save refuses it and writes nothing."""
+    small = Network.create("5x4", tuples=3, seed=1)
+    small.weights = Network.create("5x4", tuples=6, seed=2).weights
+    with pytest.raises(NetworkError, match=r"cannot save .*net\.npz: the weights are \(2, \d+\), its tuples need"):
+        small.save(tmp_path / "net.npz")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_missing_damaged_and_foreign_files_are_refused_with_what_and_where(tmp_path: Path) -> None:
     good = tmp_path / "good.npz"
     trained("5x4", 1000).save(good)
@@ -1485,12 +1497,22 @@ def test_the_arena_says_when_the_shipped_network_plays_heuristics_moves_on_anoth
 
     assert ArenaConfig(specs=("ntuple", "random"), games=2, board="7x6").check_agents() == []
     assert ArenaConfig(specs=("ntuple", "random"), games=2, board="6x5/Xc2").check_agents() == [
-        "ntuple has nothing learnt for every board of this run: it plays heuristic's moves there"]
+        "ntuple has nothing learnt for any board of this run: it plays heuristic's moves there"]
     arena = CliRunner().invoke(main, ["arena", "ntuple-puct", "random", "--games", "2", "--board", "6x5/Xc2",
                                       "--jobs", "1", "--out", str(tmp_path / "a.jsonl")])
     assert arena.exit_code == 0, arena.output
-    assert arena.output.startswith("note: ntuple-puct has nothing learnt for every board of this run: it plays "
+    assert arena.output.startswith("note: ntuple-puct has nothing learnt for any board of this run: it plays "
                                    "heuristic's moves there\n")
+    # Review: only that line said it; the results file, the tables, the page and the JSON ranked "ntuple-puct"
+    # as though it had played (heuristic against itself, 1-1).  They all say it now.
+    said = "ntuple-puct has nothing learnt for any board of this run: it plays heuristic's moves there"
+    assert f"Note: {said}." in arena.output.split("Ranking", 1)[1]
+    report = CliRunner().invoke(main, ["report", str(tmp_path / "a.jsonl"), "--json"])
+    assert report.exit_code == 0, report.output
+    assert json.loads(report.output.splitlines()[-1])["stand_ins"] == [said]
+    assert f"Note: {html.escape(said)}." in (tmp_path / "a-report" / "report.html").read_text(encoding="utf-8")
+    text = CliRunner().invoke(main, ["report", str(tmp_path / "a.jsonl")])
+    assert f"Note: {said}." in text.output
 
 
 def test_a_room_may_not_open_a_network_file_of_the_server() -> None:
@@ -2164,6 +2186,7 @@ def test_a_trainer_of_bad_settings_is_refused_naming_the_field(settings: dict[st
     ({"seconds": 0}, ValueError, "Trainer.run: seconds must be a positive, finite number, not 0"),
     ({"seconds": -1.0}, ValueError, "Trainer.run: seconds must be a positive, finite number, not -1.0"),
     ({"seconds": math.nan}, ValueError, "Trainer.run: seconds must be a positive, finite number, not nan"),
+    ({}, ValueError, "Trainer.run: give games=N or seconds=S (or both: whichever ends first)"),  # trained for ever
 ])
 def test_a_run_of_no_games_or_no_time_is_refused_before_it_touches_the_network(
         budget: dict[str, Any], error: type, message: str) -> None:

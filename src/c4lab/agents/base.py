@@ -667,9 +667,12 @@ def _check_defaults(name: str, params: tuple[Param, ...]) -> None:
             continue
         kinds: tuple[type, ...] = (int, float) if param.type is float else (param.type,)
         if isinstance(default, bool) != (param.type is bool) or not isinstance(default, kinds):
+            def article(kind: type) -> str:  # "an int", "a str"
+                return f"{'an' if kind.__name__[0] in 'aeiou' else 'a'} {kind.__name__}"
+
             raise TypeError(
                 f"agent {name!r}: Param({param.name!r}, {param.type.__name__}, {default!r}, ...): its default "
-                f"is a {type(default).__name__}, not a {param.type.__name__} (the default is a value of the "
+                f"is {article(type(default))}, not {article(param.type)} (the default is a value of the "
                 f"parameter's type, or None for one that may be left out)"
             )
         try:  # the default obeys the parameter's own rules, or a spec that leaves it out builds what one giving it

@@ -764,7 +764,14 @@ class Network:
         }
 
     def save(self, path: Path | str) -> None:
-        """Write the network to ``path`` (atomically: a temporary file, then a rename)."""
+        """Write the network to ``path`` (atomically: a temporary file, then a
+        rename); a ``NetworkError``, and nothing written, where ``weights``
+        is not the shape its tuples need (weights assigned from another
+        network: the file would not load, called damaged)."""
+        wanted = (2, self.layout.entries)
+        if getattr(self.weights, "shape", None) != wanted:
+            raise NetworkError(f"cannot save {path}: the weights are {getattr(self.weights, 'shape', self.weights)!r}, "
+                               f"its tuples need {wanted} (weights of a network with other tuples?)")
         save_arrays(Path(path), self.header(), tuples=self.tuples, weights=self.weights)
 
     @classmethod

@@ -180,7 +180,7 @@ def _flooded(err: EngineTimeout, infos: int, last: str) -> EngineTimeout:
     return EngineTimeout(f"{err}; it sent {infos} 'info' line{'s' if infos > 1 else ''} meanwhile (the last: {shown})")
 
 
-class _Refused(EngineError):
+class EngineRefused(EngineError):
     """The engine answered ``error``: a failure, but the conversation is in
     step (the program is kept)."""
 
@@ -665,12 +665,12 @@ class EngineAgent(Agent):
             undeclared = [key for key in self.options if key not in self.engine_options]
             if undeclared:  # an engine that ignores an unknown setoption would play on as if it took it
                 declared = ", ".join(self.engine_options) or "none"
-                raise _Refused(f"engine {self.label} has no option {', '.join(map(quote, undeclared))} "
+                raise EngineRefused(f"engine {self.label} has no option {', '.join(map(quote, undeclared))} "
                                f"(the options its handshake declares: {declared})")
             for key, value in self.options.items():
                 process.send(str(SetOption(key, value)))
             self._sync(time.monotonic() + self.timeout, self.timeout, "after its options", LONGER_READY)
-        except _Refused:
+        except EngineRefused:
             self.close()
             raise
         except BaseException:  # hung, out of step, dead, or interrupted: nothing to ask it
@@ -710,7 +710,7 @@ class EngineAgent(Agent):
             else:
                 raise self._out_of_step(reply, "'readyok' or 'error'")
         if errors:
-            raise _Refused(f"engine {self.label} refused what it was sent {when}: " + "; ".join(errors))
+            raise EngineRefused(f"engine {self.label} refused what it was sent {when}: " + "; ".join(errors))
 
     @property
     def program(self) -> subprocess.Popen[str] | None:
@@ -767,7 +767,7 @@ class EngineAgent(Agent):
             try:
                 process.send(str(NewGame()))
                 self._sync(time.monotonic() + self.timeout, self.timeout, "with 'newgame'", LONGER_READY)
-            except _Refused:
+            except EngineRefused:
                 raise
             except BaseException:
                 self._abandon()
@@ -784,7 +784,7 @@ class EngineAgent(Agent):
                 process.send(str(SetPosition(start.notation)))
                 self._sync(time.monotonic() + self.timeout, self.timeout, f"with 'position {start.notation}'",
                            LONGER_READY)
-            except _Refused:
+            except EngineRefused:
                 raise
             except BaseException:
                 self._abandon()
@@ -836,13 +836,13 @@ class EngineAgent(Agent):
                             chosen = reply
                             break
                         elif isinstance(reply, Error):
-                            raise _Refused(
+                            raise EngineRefused(
                                 f"engine {self.label} answered '{go}' for {position.notation} with an error: "
                                 f"{reply.message}"
                             )
                         else:
                             raise self._out_of_step(reply, "'info', 'bestmove' or 'error'")
-            except _Refused:
+            except EngineRefused:
                 raise
             except BaseException:  # dead, hung, out of step, or interrupted while it thought:
                 self._abandon()  # a late bestmove would answer the next question
@@ -869,4 +869,4 @@ class EngineAgent(Agent):
         return f"<EngineAgent {self.name!r} {self.spec or shlex.join(self.argv)}>"
 
 
-__all__ = ["EngineAgent", "EngineError", "EngineIllegalMove", "EngineNotReady", "EngineTimeout", "stop_all"]
+__all__ = ["EngineAgent", "EngineError", "EngineIllegalMove", "EngineNotReady", "EngineRefused", "EngineTimeout", "stop_all"]

@@ -519,8 +519,8 @@ class Trainer:
         """Train for ``games`` games or ``seconds`` seconds, whichever ends
         first; a falling step size (``alpha_final``) and exploration
         (``epsilon_final``) follow that plan.  ``ValueError`` (before any
-        game) for a number of games below 1 or seconds not above 0: the
-        schedule is a share of them.
+        game) for a number of games below 1 or seconds not above 0, or
+        neither given: the schedule is a share of them.
 
         ``pause_every`` N: after every N games of this run (not at its end)
         every worker stops, and ``on_pause`` is called in the calling
@@ -537,6 +537,8 @@ class Trainer:
             raise TypeError(f"Trainer.run: seconds must be a number, not {seconds!r}")
         if seconds is not None and not (math.isfinite(seconds) and seconds > 0):
             raise ValueError(f"Trainer.run: seconds must be a positive, finite number, not {seconds}")
+        if games is None and seconds is None:  # it trained until stopped, its schedules never moving
+            raise ValueError("Trainer.run: give games=N or seconds=S (or both: whichever ends first)")
         if pause_every is not None and (isinstance(pause_every, bool) or not isinstance(pause_every, int)
                                         or pause_every < 1):
             raise ValueError(f"Trainer.run: pause_every must be a whole number of games from 1, not {pause_every!r}")
