@@ -182,7 +182,8 @@ def test_agents_given_names_lists_those_only() -> None:
     assert result.output.startswith("master: our strongest: the exact solver's win, draw or loss with 32 empty cells")
     wrong = run("agents", "mastr")
     assert wrong.exit_code == 2
-    assert wrong.output.startswith("Error: Invalid value for 'NAME': unknown agent 'mastr' (known agents: engine, hard, ")
+    assert wrong.output.startswith("Error: Invalid value for 'NAME': unknown agent 'mastr' (did you mean 'master'?) "
+                                   "(known agents: engine, hard, ")
     assert len(wrong.output.splitlines()) == 1
 
 

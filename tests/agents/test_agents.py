@@ -65,8 +65,11 @@ def test_a_name_in_capitals_or_a_spec_with_spaces_is_told_how_to_write_it() -> N
         make_agent("UCT")
     with pytest.raises(SpecError, match=r"no parameter ' iterations' \(a spec has no spaces: uct:iterations=100"):
         make_agent("uct: iterations=100")
-    with pytest.raises(SpecError, match=r"^unknown agent 'uct2' \(known agents"):
-        make_agent("uct2")  # no name to suggest
+    with pytest.raises(SpecError, match=r"^unknown agent 'zebra' \(known agents"):
+        make_agent("zebra")  # no name to suggest
+    # review: `c4lab arena uct hrd` listed the agents only
+    with pytest.raises(SpecError, match=r"^unknown agent 'hrd' \(did you mean 'hard'\?\) \(known agents"):
+        make_agent("hrd")
 
 
 @pytest.mark.parametrize(("spec", "said"), [

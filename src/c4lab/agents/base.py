@@ -15,6 +15,7 @@ an adapter or another package adds agents by declaring an entry point.
 from __future__ import annotations
 
 import contextlib
+import difflib
 import functools
 import importlib.util
 import inspect
@@ -859,6 +860,8 @@ def make_agent(spec: str, **context: Any) -> Agent:
         where = f": {REGISTERED_ON_IMPORT[name]}" if name in REGISTERED_ON_IMPORT else ""
         meant = next((n for n in sorted(_REGISTRY) if n.lower() == name.strip().lower()), None)
         hint = f" (did you mean {meant!r}? names are lower case, with no spaces)" if meant and meant != name else ""
+        if not hint and (near := difflib.get_close_matches(name.strip().lower(), sorted(_REGISTRY), n=1, cutoff=0.7)):
+            hint = f" (did you mean {near[0]!r}?)"  # review: `arena uct hrd` gave the list alone
         raise SpecError(f"unknown agent {name!r}{hint}{where} (known agents: {known}){broken}")
     if info.unavailable:
         raise SpecError(f"agent {name!r} {info.unavailable}")

@@ -336,15 +336,18 @@ def agents(names: tuple[str, ...]) -> None:
     """List the agents and their parameters: every agent, or those NAMEd
     (`c4lab agents master uct`; a spec's name part counts: master:time=2)."""
     import c4lab.engine.client  # noqa: F401  (registers 'engine:cmd=...', which the arena and move play)
-    from c4lab.agents import agent_infos
+    from c4lab.agents import SpecError, agent_infos, make_agent
 
     infos = agent_infos()
     if names:
         by_name = {info.name: info for info in infos}
         unknown = [name for name in names if name.partition(":")[0] not in by_name]
-        if unknown:
-            raise bad_option(f"unknown agent {unknown[0].partition(':')[0]!r} (known agents: {', '.join(by_name)})",
-                             "NAME")
+        if unknown:  # make_agent's words (a name it would suggest, a plugin that did not load)
+            try:
+                make_agent(unknown[0].partition(":")[0])
+            except SpecError as exc:
+                raise bad_option(str(exc), "NAME") from None
+            raise bad_option(f"unknown agent {unknown[0].partition(':')[0]!r}", "NAME")
         infos = [by_name[name] for name in dict.fromkeys(name.partition(":")[0] for name in names)]
     for info in infos:
         missing = info.unavailable
