@@ -72,8 +72,10 @@ def test_the_plain_progress_line_says_how_long_so_far_and_about_how_long_is_left
 
 def test_the_time_left_leaves_out_the_first_games_which_carry_the_compiling(monkeypatch: pytest.MonkeyPatch) -> None:
     """Review: a first run's first pair took 19 s of compiling, and the line
-    said "about 172 s left" of a run that ended 4 s later: once more games
-    come, the rate is theirs."""
+    said "about 172 s left" of a run that ended 4 s later: once twice as
+    many more games come, the rate is theirs (not at once: the other
+    worker's first games end just after the first ones, and a resumed run
+    said "about 4 s left" of 20 s)."""
     now = [0.0]
     monkeypatch.setattr("c4lab.ui.status.time.monotonic", lambda: now[0])
     log = io.StringIO()
@@ -83,10 +85,13 @@ def test_the_time_left_leaves_out_the_first_games_which_carry_the_compiling(monk
         now[0] = 19.0
         progress(2, 20, "a 1 - 1 b")  # the first pair, after the compiling: only its rate so far
         now[0] = 19.5
-        progress(4, 20, "a 2 - 2 b")  # 2 games in 0.5 s since: 16 left, about 4 s
+        progress(4, 20, "a 2 - 2 b")  # the other worker's first pair: still the whole run's rate
+        now[0] = 20.5
+        progress(6, 20, "a 3 - 3 b")  # 4 games in 1.5 s since the first pair: 14 left, about 5 s
     assert log.getvalue().splitlines() == [
         "games 2/20  a 1 - 1 b  (19 s, about 171 s left)",
-        "games 4/20  a 2 - 2 b  (20 s, about 4 s left)",
+        "games 4/20  a 2 - 2 b  (20 s, about 78 s left)",
+        "games 6/20  a 3 - 3 b  (20 s, about 5 s left)",
     ]
 
 

@@ -112,9 +112,10 @@ def games_bar(total: int, plain_every: float = 60.0) -> Iterator[GamesBar]:
     began = time.monotonic()
     last = {"time": began, "tenth": 0}
     first: list[int] = []  # the games done at the first call: those a resumed run found saved
-    # (time, games done) when this run's first games came: the rate is taken from there on once more come, as
-    # the first ones carry the workers' start and, on a first run, their compiling (a run of 23 s said "about
-    # 172 s left" after its first pair)
+    # (time, games done) when this run's first games came: the rate is taken from there on once twice as many
+    # more came, as the first ones carry the workers' start and, on a first run, their compiling (a run of 23 s
+    # said "about 172 s left" after its first pair); not at once, as the other workers' first games end just
+    # after them (a resumed run with two jobs said "about 4 s left" of 20 s)
     warm: list[tuple[float, int]] = []
     latest: dict[str, int | str] = {"done": 0, "total": total, "summary": ""}  # the last call's, for the heartbeat
     lock = threading.Lock()  # the calls and the heartbeat below print one line at a time
@@ -123,7 +124,8 @@ def games_bar(total: int, plain_every: float = 60.0) -> Iterator[GamesBar]:
         played = done - first[0] if first else 0
         left = ""
         if played and done < total:
-            since, then = warm[0] if warm and done > warm[0][1] else (began, first[0])
+            settled = warm and done - warm[0][1] >= 2 * (warm[0][1] - first[0])
+            since, then = warm[0] if settled else (began, first[0])
             left = f", about {(now - since) / (done - then) * (total - done):.0f} s left"
         if beat and not played:  # nothing ended yet in this run: a first run compiles the agents first
             left = f": {WAITING}"
