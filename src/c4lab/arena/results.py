@@ -1,7 +1,8 @@
 """The results file: JSON lines, one experiment per file.
 
 The first line is a header (``{"c4lab_arena": 1, "config": {...}}``, and
-``"engines": {SPEC: ID_NAME}``, what each engine program said it is), every
+``"engines": {SPEC: ID_NAME}``, what each engine program said it is, and
+``"stand_ins": [NOTE, ...]``, each agent that plays another's moves), every
 other line one game (``Game.to_dict``).  Games are appended a pair at a time
 and flushed to disk, so an interrupted run loses at most the pairs in
 flight; started again with the same file, it plays only what is missing.
@@ -200,8 +201,8 @@ class ResultsWriter:
         """``held``: the file opened for appending and held (``open_results``
         holds it before reading it): with ``resume``, the file continued;
         without, an empty file (0 bytes) started anew in place.  ``engines``:
-        what each engine program of the run said it is, kept in the header,
-        as ``stand_ins``, the notes of agents that play another's moves."""
+        what each engine program of the run said it is, kept in the header, as
+        are ``stand_ins``, the notes of agents that play another's moves."""
         self.path = Path(path)
         self._file: IO[str]
         # the header: the experiment, the sequential test that may stop it early (for the report to say so), and
