@@ -1196,6 +1196,18 @@ def test_a_header_whose_engines_are_not_names_of_its_specs_is_an_error_naming_li
                                  f"({json.dumps(json.loads(engines))})")
 
 
+@pytest.mark.parametrize("stand_ins", ['"a note"', "3", '[1]', '{"a": "b"}'])
+def test_a_header_whose_stand_ins_are_not_notes_is_an_error_naming_line_1(tmp_path, stand_ins):
+    out = tmp_path / "run.jsonl"
+    run_arena(ArenaConfig(RANDOMS, games=2, seed=1), out, executor=LocalExecutor(1))
+    header, *games = out.read_text().splitlines(keepends=True)
+    out.write_text(json.dumps({**json.loads(header), "stand_ins": json.loads(stand_ins)}) + "\n" + "".join(games))
+    with pytest.raises(ResultsError) as caught:
+        read_results(out)
+    assert str(caught.value) == (f"{out}:1: the header's \"stand_ins\" is not a list of notes "
+                                 f"({json.dumps(json.loads(stand_ins))})")
+
+
 @pytest.mark.parametrize(("given", "refusal"), [
     ("elo0=0,elo1=7000", ("elo1=7000 is too far from 0 to test: its expected score is 1 to double precision "
                           "(above 6381.8359)")),
