@@ -17,8 +17,8 @@ from 5.4 to 4.4 s, and as the very first command (an empty cache) from 7.5
 to 6.3 s, while its UCT now searches its whole share of the move (before,
 the compiler ran inside that share and the search stopped after one chunk).  It costs the child's start (about 0.5 s of CPU on the other core)
 and the compiling the two processes do twice (the small rules kernels).
-The child compiles the rules' ``check`` for compiled callers (the policy
-playouts call it), minimax (``master._aside``), then ``check`` for
+The child compiles minimax (``master._aside``), the rules' ``check`` for
+compiled callers (the policy playouts call it), then ``check`` for
 ``Position`` and ``play`` (``rules.position.load_play``: ``c4lab move`` played
 the answer it prints until 2026-12-02, and checks it since, 0.5-0.65 s of
 compiling after the search then; the very first

@@ -117,9 +117,9 @@ def _compile_uct(bitboard: bool, valued: bool = False) -> None:
         _uct_ready.add((valued, bitboard))
 
 
-#: What a child compiles: the rules' ``check`` for compiled callers (the
-#: policy playouts call it: this process then loads it from the cache), then
-#: minimax's search, then ``check`` for ``Position``'s arrays and ``play``
+#: What a child compiles: minimax's search, then the rules' ``check`` for
+#: compiled callers (the policy playouts call it: a later process loads it
+#: from the cache), then ``check`` for ``Position``'s arrays and ``play``
 #: (``rules.position.load_play``: what a game needs once its first moves,
 #: run interpreted, are past: ``rules.interpreted``).
 _CHECK = f"{K.compile_check.__module__}:compile_check"
@@ -141,9 +141,15 @@ def _aside(bitboard: bool) -> compile_aside.Aside | None:
     as before; after a level, the child took the playouts and this process
     compiled minimax, and the move waited for both in turn (the first
     ``master`` move on 9x8/Xd3 after ``hard``: 4.9-5.1 s, 4.3-4.6 s now).
-    The child first compiles the rules' ``check`` for compiled callers
-    (``_CHECK``, 0.25-0.3 s), which this process's policy playouts call
-    and then load from the cache; after minimax, ``check`` for ``Position``
+    The child compiled the rules' ``check`` for compiled callers
+    (``_CHECK``, 0.25-0.4 s) first, for this process's policy playouts to
+    load; on a slow day this process had begun compiling it itself before
+    it was on disk (traced, 2026-12-06), and the move waited for the
+    child's minimax 0.6 s longer: minimax comes first now (the first
+    ``master`` move after ``hard``, three cold runs of each, alternated: on
+    9x8/Xd3 5.28-5.74 and 5.76-6.11 → 4.94-5.32 and 5.06-5.78 s, on
+    12x12/Xf4/Bc2 5.19-6.03 → 5.06-5.19 s; the very first on 9x8/Xd3
+    6.18-6.84 → 6.00-6.68 s).  After minimax, ``_CHECK``, then ``check`` for ``Position``
     and ``play`` (``_PLAY``): ``c4lab move`` checks the answer it prints,
     and compiled that after the search.  A first timed move waits for
     minimax only, not for ``play`` (2026-12-05: with the policy playouts of
@@ -156,7 +162,7 @@ def _aside(bitboard: bool) -> compile_aside.Aside | None:
         return None
     if compile_search.cache_info().currsize or minimax_on_disk():
         return None
-    return compile_aside.start(_CHECK, _MINIMAX, _PLAY)
+    return compile_aside.start(_MINIMAX, _CHECK, _PLAY)
 
 
 def _ready_minimax(bitboard: bool) -> None:
