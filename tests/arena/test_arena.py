@@ -1184,28 +1184,21 @@ def test_a_header_whose_test_is_not_one_is_an_error_naming_line_1(tmp_path, sprt
     assert line.startswith(f"Error: {out}:1: the header's \"sprt\" is not a test (") and why in line
 
 
-@pytest.mark.parametrize("engines", ['"fake"', '{"nosuchagent": "fake"}', '{"random:seed=1": 3}', "[]"])
-def test_a_header_whose_engines_are_not_names_of_its_specs_is_an_error_naming_line_1(tmp_path, engines):
+@pytest.mark.parametrize(("key", "value", "said"), [
+    *(("engines", v, "is not a name for each engine spec of the run") for v in
+      ('"fake"', '{"nosuchagent": "fake"}', '{"random:seed=1": 3}', "[]")),
+    *(("stand_ins", v, "is not a list of notes") for v in ('"a note"', "3", "[1]", '{"a": "b"}')),
+])
+def test_a_header_whose_engines_or_stand_ins_are_not_what_they_name_is_an_error_naming_line_1(
+    tmp_path, key, value, said
+):
     out = tmp_path / "run.jsonl"
     run_arena(ArenaConfig(RANDOMS, games=2, seed=1), out, executor=LocalExecutor(1))
     header, *games = out.read_text().splitlines(keepends=True)
-    out.write_text(json.dumps({**json.loads(header), "engines": json.loads(engines)}) + "\n" + "".join(games))
+    out.write_text(json.dumps({**json.loads(header), key: json.loads(value)}) + "\n" + "".join(games))
     with pytest.raises(ResultsError) as caught:
         read_results(out)
-    assert str(caught.value) == (f"{out}:1: the header's \"engines\" is not a name for each engine spec of the run "
-                                 f"({json.dumps(json.loads(engines))})")
-
-
-@pytest.mark.parametrize("stand_ins", ['"a note"', "3", '[1]', '{"a": "b"}'])
-def test_a_header_whose_stand_ins_are_not_notes_is_an_error_naming_line_1(tmp_path, stand_ins):
-    out = tmp_path / "run.jsonl"
-    run_arena(ArenaConfig(RANDOMS, games=2, seed=1), out, executor=LocalExecutor(1))
-    header, *games = out.read_text().splitlines(keepends=True)
-    out.write_text(json.dumps({**json.loads(header), "stand_ins": json.loads(stand_ins)}) + "\n" + "".join(games))
-    with pytest.raises(ResultsError) as caught:
-        read_results(out)
-    assert str(caught.value) == (f"{out}:1: the header's \"stand_ins\" is not a list of notes "
-                                 f"({json.dumps(json.loads(stand_ins))})")
+    assert str(caught.value) == f"{out}:1: the header's \"{key}\" {said} ({json.dumps(json.loads(value))})"
 
 
 @pytest.mark.parametrize(("given", "refusal"), [
