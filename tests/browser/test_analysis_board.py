@@ -277,6 +277,10 @@ def test_a_move_made_while_the_first_scores_are_worked_out_stops_that_work(serve
     try:
         page.goto(server.url + "/analyse?position=9x8")
         expect(page.locator("#analysis-key")).to_contain_text("solving every column")
+        for _ in range(600):  # the first hint's work has begun (the key says so as soon as the page shows the board:
+            if solvers:  # a move sent before the server started that work is simply the position it works on)
+                break
+            page.wait_for_timeout(50)
         click_cell(page, "d1")
         wait_position(page, "9x8:d")
         for _ in range(600):  # the page asked again: the second hint's work starts while the engine compiles
