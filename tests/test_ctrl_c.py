@@ -1,11 +1,15 @@
 """The stop signals around a wait on a thread (``c4lab.ctrl_c.waited_on_a_thread``):
 a solve, a hint or a book build runs its search on a thread so that Ctrl-C
-(or a SIGTERM) reaches the main thread at once."""
+(or a SIGTERM) reaches the main thread at once; and a stop that lands in a
+compiled library's callback."""
 
 from __future__ import annotations
 
+import ctypes
 import signal
+import sys
 import threading
+import time
 
 import pytest
 
@@ -40,6 +44,38 @@ def test_a_stop_that_comes_as_the_thread_starts_is_raised_once_the_work_has_stop
     with stops_interrupt(), pytest.raises(Stopped):
         waited_on_a_thread(work, "test-work", on_interrupt=told.set)
     assert ended == [True]  # told to stop, and waited for
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_stop_that_lands_in_a_compiled_library_s_callback_is_raised_after_it_with_no_traceback(
+    signum: int, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """CI531: a Ctrl-C while a training run compiled came in one of llvmlite's
+    ctypes callbacks; Python cannot raise from there, and printed
+    "Exception ignored on calling ctypes callback function", a traceback and
+    the ``KeyboardInterrupt``, before the run's "interrupted" line.  Now the
+    stop is sent again and raised in the main thread's Python soon after the
+    callback (within milliseconds), and nothing is printed; the hook of the process is as before
+    once the block ends."""
+    ran: list[str] = []
+
+    def callback() -> None:
+        signal.raise_signal(signum)  # the handler runs at the next line: inside the callback
+        ran.append("after the signal")  # never: the stop was raised
+
+    called_from_c = ctypes.CFUNCTYPE(None)(callback)
+    hook = sys.unraisablehook
+    with pytest.raises(KeyboardInterrupt) as stop, stops_interrupt():
+        called_from_c()
+        ran.append("after the callback")  # reached: the stop comes once the main thread has left the callback
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            time.sleep(0.01)
+        ran.append("later")
+    assert ran == ["after the callback"]
+    assert isinstance(stop.value, Stopped) == (signum != signal.SIGINT)
+    assert capsys.readouterr().err == ""
+    assert sys.unraisablehook is hook
 
 
 def test_without_a_stop_the_work_s_answer_and_its_exception_come_back() -> None:

@@ -8,13 +8,15 @@ arena, training, a solve) put their own handler in place for their run.
 
 from __future__ import annotations
 
+import _thread
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
-from types import FrameType
-from typing import TypeVar
+from types import CodeType, FrameType
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
@@ -116,8 +118,9 @@ def ctrl_c_calls(handler: Callable[[int, FrameType | None], object],
     started that way could not be stopped (nor its results saved) by
     Ctrl-C.  A press kept for later (:func:`ctrl_c_kept_for_later`) calls
     ``handler`` as the block starts.  Each press is kept too, until it is
-    acted on: one that ``handler`` raised where it was lost (swallowed in a
-    compiled library's callback) is acted on by the next block.  Outside
+    acted on: one that ``handler`` raised where Python cannot raise it (a
+    compiled library's callback) is sent again at once (:func:`_sent_again`),
+    and acted on by the next block if it still got lost.  Outside
     the main thread signals cannot be handled, and nothing changes."""
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -134,6 +137,8 @@ def ctrl_c_calls(handler: Callable[[int, FrameType | None], object],
             handler(signal.SIGINT, None)
 
     previous = {signum: signal.signal(signum, call) for signum in signals}
+    hook = sys.unraisablehook
+    sys.unraisablehook = _sent_again(hook)
     try:
         act_on_a_kept_press()  # pressed before the block
         yield
@@ -142,8 +147,48 @@ def ctrl_c_calls(handler: Callable[[int, FrameType | None], object],
         _PRESSED.clear()  # acted on
         raise
     finally:
+        sys.unraisablehook = hook
         for signum, disposition in previous.items():
             signal.signal(signum, disposition)
+
+
+def _sent_again(hook: Callable[[Any], object]) -> Callable[[Any], object]:
+    """``sys.unraisablehook`` for a :func:`ctrl_c_calls` block: a stop its
+    handler raised where Python cannot raise it (a compiled library's
+    callback, such as llvmlite's while numba compiles; a ``__del__``) is
+    not printed as "Exception ignored ... Traceback" but sent again
+    (:func:`_send_once_out`), and so raised in the main thread's Python
+    outside that callback, milliseconds later (CI531: a Ctrl-C while a training run compiled
+    printed that traceback before its "interrupted" line).  Anything else
+    goes to ``hook``."""
+
+    def handle(unraisable: Any) -> object:
+        stop = unraisable.exc_value
+        if not isinstance(stop, KeyboardInterrupt):
+            return hook(unraisable)
+        signum = stop.signum if isinstance(stop, Stopped) else signal.SIGINT
+        threading.Thread(target=_send_once_out, args=(signum, handle.__code__), name="c4lab-stop-sent-again",
+                         daemon=True).start()
+        return None
+
+    return handle
+
+
+def _send_once_out(signum: int, hook: CodeType) -> None:
+    """Send ``signum`` to the main thread once it has left ``hook`` (the
+    code of the unraisable hook that asked): sent from the hook itself, it
+    was handled at the hook's next line, and lost there again.  Sent while
+    the main thread is in another callback, it is lost there and sent
+    again, until a line of Python outside one raises it."""
+    main = threading.main_thread().ident
+    while True:
+        frame = sys._current_frames().get(main) if main is not None else None
+        while frame is not None and frame.f_code is not hook:
+            frame = frame.f_back
+        if frame is None:
+            break
+        time.sleep(0.001)
+    _thread.interrupt_main(signal.Signals(signum))
 
 
 def ctrl_c_interrupts() -> AbstractContextManager[None]:
