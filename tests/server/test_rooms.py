@@ -679,6 +679,9 @@ def test_a_rematch_declined_or_withdrawn_changes_nothing_but_the_offer(
         await until(lambda: host.of_type("rematch")[-1].get("event") == "withdrawn")
         assert host.of_type("rematch")[-1] == {"type": "rematch", "event": "withdrawn", "seat": "B", "left": True}
         assert room.rematch is None
+        # and the state that follows it says so (the page kept the offer's Accept, which then failed)
+        await until(lambda: host.sent[-1]["type"] == "state")
+        assert host.sent[-1]["room"]["rematch"] is None
         await refused(manager, room, host, "accept", "not-allowed")
         # both offering is both accepting
         await manager.handle(room, host, {"type": "rematch", "action": "offer"})

@@ -300,6 +300,8 @@ def test_a_full_game_with_a_spectator_ends_in_a_win(server: BackgroundServer) ->
         label = "A (white), Ann" if side == "A" else "B (black), Bob"
         assert f"{label}, plays {move}." in seen, (index, seen)
     assert "Both seats are taken: the game starts." in seen
+    # the seat taken first, the socket opened next: arriving, not away (review: "is not connected ... forfeit")
+    assert "Bob, is not connected" not in seen and "Bob, is connected" not in seen
     assert seen.count("   a b c d e f g") == 10  # the empty board, at the start, after each move
     assert "B (black), Bob, wins: four in a row (d1 d2 d3 d4)." in seen
     assert "You won." not in seen
@@ -789,7 +791,7 @@ def test_e_leaves_while_waiting_for_a_second_player(server: BackgroundServer) ->
     keys.answer("", "e")
     assert client.finish() == 0
     assert "You left the room." in client.output
-    assert f"To come back to this game: C4LAB_TOKEN={ann} c4lab connect {server.url}/r/{code}" in client.output
+    assert f"To come back to this game, run:\nC4LAB_TOKEN={ann} c4lab connect {server.url}/r/{code}\n" in client.output
     assert room_state(server, code)["position"] == "7x6"
 
 
@@ -807,7 +809,7 @@ def test_leaving_with_e_prints_no_traceback_and_the_way_back_hides_the_token(
     )
     assert by_env.returncode == 0 and by_env.stderr == "", by_env.stderr
     assert "You left the game." in by_env.stdout
-    assert f"To come back to this game: C4LAB_TOKEN={ann} c4lab connect {link}" in by_env.stdout
+    assert f", run:\nC4LAB_TOKEN={ann} c4lab connect {link}\n" in by_env.stdout
     # how long the seat is kept, as after Ctrl-C (it said "the server's time limit")
     assert "(while a game is played, an absent player forfeits after 2 minutes)" in by_env.stdout
     assert "--token " not in by_env.stdout
@@ -818,7 +820,7 @@ def test_leaving_with_e_prints_no_traceback_and_the_way_back_hides_the_token(
         [*command, "--token-file", str(token_file)], check=False, input="e\n", capture_output=True, text=True, timeout=60, env=env
     )
     assert by_file.returncode == 0 and by_file.stderr == "", by_file.stderr
-    assert f"To come back to this game: c4lab connect {link} --token-file {token_file}" in by_file.stdout
+    assert f", run:\nc4lab connect {link} --token-file {token_file}\n" in by_file.stdout
     assert ann not in by_file.stdout
 
 
@@ -1246,7 +1248,7 @@ def test_leaving_a_local_room_says_the_way_back_and_no_forfeit(server: Backgroun
     client = Running(f"{server.url}/r/{answer['code']}", Script("d", "e"), token=answer["token"])
     assert client.finish() == 0
     assert "You left the game." in client.output
-    assert f"To come back to this game: C4LAB_TOKEN={answer['token']} c4lab connect {server.url}/r/{answer['code']}" in client.output
+    assert f"run:\nC4LAB_TOKEN={answer['token']} c4lab connect {server.url}/r/{answer['code']}\n" in client.output
     assert "forfeit" not in client.output
 
 
@@ -1260,6 +1262,23 @@ def test_on_a_terminal_the_clients_lines_break_between_words() -> None:
     token = "t" * 50
     client.say(f"You took seat A. Your token (keep it): {token}")
     assert out.getvalue().splitlines() == ["You took seat A. Your token (keep it):", token]
+
+
+def test_on_a_terminal_the_come_back_command_is_one_line_of_its_own() -> None:
+    """Review: at 60, 100 and 120 columns the come-back line was broken
+    between ``c4lab connect`` and its link, so a triple-click copied a
+    command with no link: the command is a line of its own, never broken
+    (the terminal folds it, and a copy of it is whole)."""
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, width=60, color_system=None)
+    link = "http://127.0.0.1:43899/r/tlkB-940q9erGDnZ"
+    client = OnlineClient(link, console=console, read=lambda prompt: "e", token="_5Tw" + "x" * 40)
+    client.address = RoomAddress.parse(link)
+    client._comeback(holding=True, when=" (while a game is played, an absent player forfeits after 2 minutes)")
+    lines = out.getvalue().splitlines()
+    assert f"C4LAB_TOKEN=_5Tw{'x' * 40} c4lab connect {link}" in lines
+    assert lines[-1] == "(or save the token in a file and add --token-file FILE)"
+    assert " ".join(lines[:-2]) == "To come back to this game (while a game is played, an absent player forfeits after 2 minutes), run:"
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="a POSIX pseudo-terminal")

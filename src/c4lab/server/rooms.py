@@ -584,8 +584,9 @@ class RoomManager:
         async with room.lock:
             withdrawn = self._withdraw_if_gone(room, {side})
             self._forget_if_unused(room)
-        if withdrawn:
+        if withdrawn:  # the event, then the state without the offer (the page drops its Accept on a state)
             await self.broadcast(room, {"type": "rematch", "event": "withdrawn", "seat": withdrawn, "left": True})
+            await self.broadcast(room)
 
     @staticmethod
     def _withdraw_if_gone(room: Room, left: set[str]) -> str | None:

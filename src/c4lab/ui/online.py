@@ -165,6 +165,7 @@ class OnlineClient:
         self.address: RoomAddress | None = None
         self.room: dict[str, Any] | None = None
         self.you: set[str] = set()
+        self._arriving: set[str] = set()  # seats taken whose socket is not open yet (``room_words.still_arriving``)
         self._entry: asyncio.Future[tuple[bool, Any]] | None = None
         self._asking: tuple[str, str, list[str]] = ("column", "", [])  # kind (column, ban, resign), position, options
         self._in_flight = False  # a move or resignation sent, no answer yet
@@ -175,10 +176,11 @@ class OnlineClient:
 
     # -- output ------------------------------------------------------------------
 
-    def say(self, message: str) -> None:
+    def say(self, message: str, whole: bool = False) -> None:
+        """A line for the person; ``whole``: never broken (a command to copy)."""
         with self._aside():
             self._end_prompt_line()
-            if self.console.is_terminal:  # broken between words at the terminal's edge, not in the middle of one
+            if self.console.is_terminal and not whole:  # broken between words at the terminal's edge
                 message = wrap_words(message, self.console.width)
             self.console.print(message, highlight=False, markup=False, soft_wrap=True)
 
@@ -214,12 +216,17 @@ class OnlineClient:
         assert self.room is not None
         return words.subject(self.room, self.you, side)
 
-    def _comeback(self, holding: bool = False) -> str:
-        """How to come back to this seat ("" for a spectator)."""
+    def _comeback(self, holding: bool = False, when: str = "") -> None:
+        """Say how to come back to this seat (``room_words.comeback``), if
+        this client holds one (``holding``: one it has just taken)."""
         assert self.address is not None
         if not (self.you or holding) or not self.token:
-            return ""
-        return words.comeback(self.address.link, self.token, self.token_file)
+            return
+        lead, command, more = words.comeback(self.address.link, self.token, self.token_file, when)
+        self.say(lead)
+        self.say(command, whole=True)
+        if more:
+            self.say(more)
 
     # -- running ---------------------------------------------------------------------
 
@@ -229,8 +236,8 @@ class OnlineClient:
             return asyncio.run(self.run_async())
         except KeyboardInterrupt:
             self.say("\nInterrupted.")
-            if self.room is not None and self.room["status"] != "over" and self._comeback():
-                self.say(self._comeback() + words.forfeit_words(self.room))
+            if self.room is not None and self.room["status"] != "over":
+                self._comeback(when=words.forfeit_words(self.room))
             return EXIT_INTERRUPTED
         finally:
             if isinstance(self.read, KeyboardLines):
@@ -270,7 +277,7 @@ class OnlineClient:
         self.say(f"You opened a room and took seat {words.sides(answer['seats'])}. Share its link: "
                  f"{self.address.link}")
         self.say(f"Your token (keep it): {self.token}")
-        self.say(self._comeback(holding=True))
+        self._comeback(holding=True)
 
     async def _first_contact(
         self, base: str, call: Callable[[], dict[str, Any]], again: bool = True,
@@ -344,7 +351,7 @@ class OnlineClient:
             return
         self.token = answer["token"]
         self.say(f"You took seat {words.sides(answer['seats'])}. Your token (keep it): {self.token}")
-        self.say(self._comeback(holding=True))
+        self._comeback(holding=True)
 
     async def _play(self) -> int:
         """Hold the socket; after a loss, connect again for ``retry_window()``
@@ -374,8 +381,7 @@ class OnlineClient:
             if now >= give_up:
                 self.say(f"Lost the connection to {self.address.base} ({reason}); no answer for "
                          f"{words.span(window)}: giving up.")
-                if self._comeback():
-                    self.say(self._comeback())
+                self._comeback()
                 return EXIT_LOST
             delay = self._delay(self.attempts - 1)
             self._reconnecting = True
@@ -548,8 +554,9 @@ class OnlineClient:
             self._note(line)
 
     def _report_changes(self, old: dict[str, Any], room: dict[str, Any], position: Position) -> None:
-        for line in words.changes(old, room, self.you, position):
+        for line in words.changes(old, room, self.you, position, self._arriving):
             self._note(line)
+        self._arriving = words.still_arriving(old, room, self._arriving)
 
     def _draw(self, position: Position) -> None:
         with self._aside():
@@ -751,11 +758,11 @@ class OnlineClient:
         status = None if self.room is None else self.room["status"]
         self.say("You stopped watching." if not self.you else "You left the room." if status != "playing"
                  else "You left the game.")
-        if status == "playing" and self._comeback():
+        if status == "playing":
             assert self.room is not None
-            self.say(self._comeback() + words.forfeit_words(self.room))
-        elif status == "waiting" and self._comeback():
-            self.say(self._comeback())
+            self._comeback(when=words.forfeit_words(self.room))
+        elif status == "waiting":
+            self._comeback()
 
     # -- after the game: a rematch -----------------------------------------------------
 

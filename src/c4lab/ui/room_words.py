@@ -12,6 +12,7 @@ in a row (d1 e1 f1 g1).").
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from c4lab.rules import Position
@@ -79,16 +80,30 @@ def introduction(room: Room, you: set[str], position: Position) -> list[str]:
     return lines + away(room, you)
 
 
-def away(room: Room, you: set[str]) -> list[str]:
+def away(room: Room, you: set[str], arriving: AbstractSet[str] = frozenset()) -> list[str]:
     """A line for each player of a game under way who is not connected
     (one who left before this client came, or before the game began): the
     forfeit clock runs for them, and a player who joins such a room is
-    told so, as a player who drops during the game is announced."""
+    told so, as a player who drops during the game is announced.  Not of
+    the seats ``arriving`` (:func:`still_arriving`): taken, their socket
+    not open yet."""
     if room["status"] != "playing":
         return []
     return [f"{subject(room, you, side)} is not connected: they can come back; {forfeit_in(seat)}."
             for side, seat in room["seats"].items()
-            if side not in you and seat.get("kind") == "human" and seat.get("taken") and not seat.get("connected")]
+            if side not in you and side not in arriving and seat.get("kind") == "human" and seat.get("taken")
+            and not seat.get("connected")]
+
+
+def still_arriving(old: Room, room: Room, arriving: AbstractSet[str]) -> set[str]:
+    """The seats of ``room`` taken and not connected since: the page takes
+    its seat, then opens its socket, and the state between the two is no
+    absence (review: the host was told "B (black), Player, is not
+    connected: ... they forfeit", then "is connected").  ``arriving``: the
+    same, of ``old``."""
+    return {side for side in SIDES
+            if room["seats"][side]["taken"] and not room["seats"][side]["connected"]
+            and (side in arriving or not old["seats"][side]["taken"])}
 
 
 def rematch_started(room: Room, you: set[str]) -> list[str]:
@@ -99,10 +114,13 @@ def rematch_started(room: Room, you: set[str]) -> list[str]:
     return lines
 
 
-def changes(old: Room, room: Room, you: set[str], position: Position) -> list[str]:
+def changes(old: Room, room: Room, you: set[str], position: Position,
+            arriving: AbstractSet[str] = frozenset()) -> list[str]:
     """What changed from ``old`` to ``room`` (``position``, its position):
     seats taken, players gone or back, spectators, the game begun, moves
-    played or taken back."""
+    played or taken back.  ``arriving``: the seats of ``old`` taken and not
+    connected yet (:func:`still_arriving`): neither their absence nor their
+    arrival is news."""
     lines = []
     for side in SIDES:
         before, now = old["seats"][side], room["seats"][side]
@@ -117,13 +135,13 @@ def changes(old: Room, room: Room, you: set[str], position: Position) -> list[st
                 lines.append(f"{who} left the room{unless}.")
             elif before["connected"] and not now["connected"]:
                 lines.append(f"{who} disconnected.")
-            elif not before["connected"] and now["connected"]:
+            elif not before["connected"] and now["connected"] and side not in arriving:
                 lines.append(f"{who} is connected.")
     if you and old.get("watchers", 0) != room.get("watchers", 0):
         lines.append(watching(room.get("watchers", 0)))
     if old["status"] == "waiting" and room["status"] == "playing":
         lines.append("Both seats are taken: the game starts.")
-        lines += away(room, you)  # (its host left while the room waited: the clock starts now)
+        lines += away(room, you, still_arriving(old, room, arriving))  # (its host left while the room waited)
     before_position = Position.parse(old["position"])
     old_moves, moves = before_position.moves, position.moves
     if moves[: len(old_moves)] != old_moves:
@@ -204,14 +222,18 @@ def rematch_news(room: Room, you: set[str], event: str, seat: str, kept: str | N
     return f"{who} accepted the rematch: a new game in this room.{where}"
 
 
-def comeback(link: str, token: str, token_file: str | None) -> str:
-    """How to come back to a seat: the command, with the token's file, or
-    the token in the environment (never ``--token TOKEN``: a command line
-    is visible to anyone who runs ``ps`` on the machine)."""
+def comeback(link: str, token: str, token_file: str | None, when: str = "") -> tuple[str, str, str]:
+    """How to come back to a seat, as three lines: what they are (with
+    ``when``, :func:`forfeit_words`), the command on a line of its own,
+    printed whole so that it is copied whole (wrapped with the words
+    around it, a triple-click copied ``c4lab connect`` without its link),
+    and what else may be done ("" with a token's file).  The token's file,
+    or the token in the environment: never ``--token TOKEN``, since a
+    command line is visible to anyone who runs ``ps`` on the machine."""
+    lead = f"To come back to this game{when}, run:"
     if token_file:
-        return f"To come back to this game: c4lab connect {link} --token-file {token_file}"
-    return (f"To come back to this game: C4LAB_TOKEN={token} c4lab connect {link} "
-            "(or save the token in a file and add --token-file FILE)")
+        return lead, f"c4lab connect {link} --token-file {token_file}", ""
+    return lead, f"C4LAB_TOKEN={token} c4lab connect {link}", "(or save the token in a file and add --token-file FILE)"
 
 
 def watching(count: int) -> str:
