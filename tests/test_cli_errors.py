@@ -327,7 +327,7 @@ def test_a_bad_agent_given_as_an_argument_names_it_as_move_names_its_option(
 @pytest.mark.parametrize(("option", "value", "why"), [
     ("--db", "games.sqlite", "stores no game"),
     ("--port", "8000", "runs no server"),
-    ("--no-browser", None, "opens none"),
+    ("--no-browser", None, "opens no browser"),
 ])
 @pytest.mark.parametrize("command", [("play", "--board", "4x4"), ("analyse", "4x4")], ids=["play", "analyse"])
 def test_the_terminal_game_refuses_the_pages_options_and_says_whose_they_are(
@@ -339,7 +339,8 @@ def test_the_terminal_game_refuses_the_pages_options_and_says_whose_they_are(
     given = [option, str(tmp_path / value) if option == "--db" else value] if value else [option]
     result = CliRunner().invoke(main, [*command, "--tui", *given], input="exit\n")
     assert result.exit_code == 2, result.output
-    assert result.output == f"Error: {option} is for the page in the browser: the terminal game (--tui) {why}\n"
+    what = "the terminal game" if command[0] == "play" else "the terminal analysis board"
+    assert result.output == f"Error: {option} is for the page in the browser: {what} (--tui) {why}\n"
     assert not (tmp_path / "games.sqlite").exists()
 
 

@@ -34,6 +34,9 @@ def test_values_in_the_address_are_shown_as_text(server, new_page):
     for path, shown in [
         (f"/r/{QUOTED}", f"There is no room {PAYLOAD}: check the link, or start a new game."),
         (f"/games/{QUOTED}", f"There is no game {PAYLOAD}."),
+        # a character nobody can read, as its escape (review: "There is no game  ." with a NUL in the gap)
+        ("/games/a%00b%1b", "There is no game a\\u0000b\\u001b."),
+        ("/r/a%07b", "There is no room a\\u0007b: check the link"),
         # quoted as the link says it (a %20 a space; a literal "+" would be the ban piece's mark)
         (f"/analyse?position={QUOTED}", f"invalid position '{PAYLOAD}'"),
     ]:

@@ -202,7 +202,7 @@ def analyse(position: str, tui: bool, no_browser: bool, port: int | None, db: st
         click.echo(f"Error: {exc}", err=True)
         sys.exit(2)
     if tui:
-        no_page_options(port, db, no_browser)
+        no_page_options(port, db, no_browser, "the terminal analysis board")
         from c4lab.ui.terminal import GameSettings, run_terminal_game
 
         settings = GameSettings(board=start.notation, players=("human", "human"), first="1", color=color, analyse=True)

@@ -94,17 +94,19 @@ def no_colour_option(color: bool | None) -> None:
                                "in its Settings")
 
 
-def no_page_options(port: int | None, db: str | None, no_browser: bool) -> None:
+def no_page_options(port: int | None, db: str | None, no_browser: bool, what: str = "the terminal game") -> None:
     """The page's options given with ``--tui``: refused, not ignored, as the
     terminal's are without it (``no_colour_option``): a person who asked
-    for ``--db`` would look there for a game the terminal never stores."""
+    for ``--db`` would look there for a game the terminal never stores.
+    ``what``: what ``--tui`` opens instead ("the terminal analysis board"
+    for ``analyse``)."""
     for option, given, why in (
-        ("--db", db is not None, "the terminal game (--tui) stores no game"),
-        ("--port", port is not None, "the terminal game (--tui) runs no server"),
-        ("--no-browser", no_browser, "the terminal game (--tui) opens none"),
+        ("--db", db is not None, "stores no game"),
+        ("--port", port is not None, "runs no server"),
+        ("--no-browser", no_browser, "opens no browser"),
     ):
         if given:
-            raise click.UsageError(f"{option} is for the page in the browser: {why}")
+            raise click.UsageError(f"{option} is for the page in the browser: {what} (--tui) {why}")
 
 
 #: The options of ``play`` and ``analyse`` that only the page takes, and only the terminal game (``--tui``):

@@ -14,7 +14,7 @@
 
 import { R, answered, applyState, catchUpFrames, showThinking } from "./state.js";
 import { forgetToken } from "./settings.js";
-import { $, say, setText, show } from "./util.js";
+import { $, readable, say, setText, show } from "./util.js";
 
 const GAP_MS = 360; // least time between two moves on screen (agents move fast)
 
@@ -176,7 +176,7 @@ function onError(message) {
   if (message.code === "unknown-room") {
     R.gone = true;
     show("view-missing");
-    setText($("missing-text"), `There is no room ${R.code}: check the link, or start a new game.`);
+    setText($("missing-text"), `There is no room ${readable(R.code)}: check the link, or start a new game.`);
     return;
   }
   if (hooks.onRefused()) hooks.renderControls(); // a hint or review asked for will not come

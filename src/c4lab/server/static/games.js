@@ -11,7 +11,7 @@ import { Board } from "./board.js";
 import { SIDE, endedOnBoard, geometryOf, moveWords, onColourChange, positionHeader, renderMoves, resultText } from "./describe.js";
 import { moveTokens, replay } from "./notation.js";
 import { bestMoveGhost, drawColumnNotes, markMoves, renderReview, reviewNotes } from "./review.js";
-import { $, api, boardIntoView, copyText, keepFocus, setText, show } from "./util.js";
+import { $, api, boardIntoView, copyText, keepFocus, readable, setText, show } from "./util.js";
 
 export async function showGames() {
   show("view-games");
@@ -64,7 +64,7 @@ export async function showReplay(code) {
   } catch (err) {
     if (err.status === 404) {
       show("view-missing");
-      setText($("missing-text"), `There is no game ${code}.`);
+      setText($("missing-text"), `There is no game ${readable(code)}.`);
     } else {
       setText($("replay-error"), `The game could not be loaded: ${err.message}`);
     }

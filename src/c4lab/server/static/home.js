@@ -73,26 +73,32 @@ export async function showHome() {
     return f !== null && onBoard(f, Number($("width").value), Number($("height").value)) === false ? f : null;
   }
 
-  let replaced = false; // the note says why the cell was replaced: it stays until the cell is changed
+  let replaced = null; // the cell the form replaced by its own (off the size chosen), until the cell is changed
 
   /** A size chosen that leaves the forbidden cell off the board (k10, then
-   *  5 x 4): the form's own proposal instead, and a line that says so. (The
-   *  field kept the cell, the picture showed none, and Start was refused.) */
+   *  5 x 4): the form's own proposal instead, and a line that says so (the
+   *  field kept the cell, the picture showed none, and Start was refused);
+   *  the line follows the size, and a size the cell fits again brings the
+   *  cell back (it said "5 × 12" on a 5 × 4 board, and k10 was lost). */
   function fitForbidden() {
-    const f = offBoard();
-    if (f === null) {
-      if (!replaced) setText($("forbidden-note"), ""); // a cell typed off the board is on this one
-      return;
+    const width = Number($("width").value);
+    const height = Number($("height").value);
+    if (replaced !== null && forbiddenCell() === PROPOSED_FORBIDDEN && onBoard(replaced, width, height)) {
+      $("forbidden").value = replaced;
+      replaced = null;
     }
-    $("forbidden").value = PROPOSED_FORBIDDEN;
-    replaced = true;
-    setText($("forbidden-note"),
-      `${f} is not on a ${$("width").value} × ${$("height").value} board: the forbidden cell is ${PROPOSED_FORBIDDEN} now.`);
+    const f = offBoard();
+    if (f !== null) {
+      $("forbidden").value = PROPOSED_FORBIDDEN;
+      replaced = f;
+    }
+    setText($("forbidden-note"), replaced === null ? ""
+      : `${replaced} is not on a ${width} × ${height} board: the forbidden cell is ${PROPOSED_FORBIDDEN} now.`);
   }
 
   /** A cell typed or picked: one off the board chosen is said at once, not at Start. */
   function checkForbidden() {
-    replaced = false;
+    replaced = null;
     const f = offBoard();
     const width = Number($("width").value);
     setText($("forbidden-note"), f === null ? ""

@@ -14,6 +14,12 @@ function textOf(value) {
   return value === null || value === undefined ? "" : String(value);
 }
 
+/** Text from the address as the page says it back: a character nobody can
+ * read there (a control, a NUL: "/games/%00" showed a gap) as its \u escape. */
+export function readable(text) {
+  return String(text).replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
 export function setText(node, value) {
   node.textContent = textOf(value);
 }
