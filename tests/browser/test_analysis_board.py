@@ -760,7 +760,9 @@ def test_the_evaluation_bar_states_an_exact_result_in_the_scores_terms(server, n
         expect(page.locator("#eval-label")).to_have_text(words)
     page.goto(server.url + "/analyse?position=12x12/Xf4")
     expect(page.locator('#board .col-note[data-kind="estimate"]').first).to_be_visible(timeout=60_000)
-    expect(page.locator("#eval-label")).to_have_text(re.compile(r" \([+-]?[01]\.\d\d\)$"))  # "A (white) is better (+0.18)"
+    # the engine's estimate as the expected score of the side ahead: "A (white) is better (59 %)" (it was "+0.18")
+    expect(page.locator("#eval-label")).to_have_text(re.compile(r"^(About even \(\d\d %( for [AB])\)|.* \((5\d|[6-9]\d|100) %\))$"))
+    expect(page.locator("#eval-label")).to_have_attribute("title", re.compile(r"expected score in the engine's estimate: \d+ %"))
 
 
 def test_the_keys_line_of_an_analysis_board_names_what_its_keys_do_along_the_line(server, new_page):

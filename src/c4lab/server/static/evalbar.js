@@ -79,13 +79,20 @@ export function renderEval() {
   bar.setAttribute("aria-valuenow", v.toFixed(2));
   bar.dataset.value = v.toFixed(2);
   let words;
+  // an estimate's number: the expected score (a win 1, a draw a half) of the side it names, the one ahead
+  // (it was "+0.26", 2 x 63 % - 1, which nobody could read)
+  const ahead = v >= 0 ? "A" : "B";
+  const expected = Math.round(((Math.abs(v) + 1) / 2) * 100);
   if (room.status === "over") words = room.result === "draw" ? "Draw" : `${SIDE[room.result]} wins`;
   else if (exact) words = v > 0 ? `${SIDE.A} wins with best play` : v < 0 ? `${SIDE.B} wins with best play` : "Draw with best play";
   else if (Math.abs(v) < 0.08) words = "About even";
   else {
-    const who = v > 0 ? SIDE.A : SIDE.B;
+    const who = SIDE[ahead];
     words = Math.abs(v) > 0.9 ? `${who} is winning` : Math.abs(v) > 0.4 ? `${who} is clearly better` : `${who} is better`;
   }
-  const number = exact ? "" : ` (${v > 0 ? "+" : ""}${v.toFixed(2)})`;
+  const estimate = !exact && room.status !== "over";
+  const number = !estimate ? "" : words === "About even" ? ` (${expected} % for ${ahead})` : ` (${expected} %)`;
   setText(label, `${words}${number}${stale ? " · before the last move" : ""}`);
+  if (estimate) label.title = `${SIDE[ahead]}'s expected score in the engine's estimate: ${expected} % (a win counts 1, a draw a half)`;
+  else label.removeAttribute("title");
 }
