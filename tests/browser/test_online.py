@@ -80,6 +80,10 @@ def test_online_game_with_a_spectator_a_reload_and_a_replay(server, new_page):
     expect(watcher.locator("#seat-B .seat-name")).to_have_text("Bob")
     click_cell(watcher, "c1")  # a spectator cannot move
     expect(watcher.locator("#message")).to_contain_text("watching")
+    # the side to move's piece beside the status, for a spectator and on the other's turn too (a phone hides
+    # "(white)", and nothing showed the colour)
+    for page in (watcher, bob):
+        expect(page.locator("#status .status-piece")).to_have_count(1)
 
     play(ann, "a1", "7x6:a", bob, watcher)
     click_cell(ann, "b1")  # not Ann's turn: refused on the page

@@ -136,7 +136,7 @@ function renderStatus() {
       words.appendChild(note); // a line of its own under the words (style.css)
     }
   }
-  if (kind === "turn" || kind === "over" || kind === "thinking") {
+  if (room.status !== "waiting") { // whoever is to move (a phone hides "(white)": a spectator saw no colour)
     const piece = room.status === "over" ? (room.result === "draw" ? null : room.result) : room.to_move;
     if (piece) {
       const svg = el("svg", { viewBox: "-30 -30 60 60", class: "status-piece", "aria-hidden": "true" });
