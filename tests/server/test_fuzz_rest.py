@@ -217,10 +217,14 @@ def test_first_in_an_online_room_is_refused_as_players_is(client: TestClient) ->
 
 def test_a_name_of_spaces_alone_is_no_name_as_an_empty_one_is(client: TestClient) -> None:
     """Review 157: ``"name": ""`` made a "Player", ``"   "`` was refused
-    ("a name has 1 to 24 characters, not 0")."""
+    ("a name has 1 to 24 characters, not 0").  The second of two who gave
+    none is "Player 2" (every screen read "Player / Player")."""
     for name in ("", "   "):
         made = client.post("/api/rooms", json={"mode": "online", "seat": "A", "name": name})
         assert made.status_code == 200, made.text
         assert client.post(f"/api/rooms/{made.json()['code']}/join", json={"name": name}).status_code == 200
         seats = client.get(f"/api/rooms/{made.json()['code']}").json()["seats"]
-        assert seats["A"]["name"] == seats["B"]["name"] == "Player"
+        assert (seats["A"]["name"], seats["B"]["name"]) == ("Player", "Player 2")
+    made = client.post("/api/rooms", json={"mode": "online", "seat": "B", "name": "Ann"}).json()
+    assert client.post(f"/api/rooms/{made['code']}/join", json={}).status_code == 200
+    assert client.get(f"/api/rooms/{made['code']}").json()["seats"]["A"]["name"] == "Player"  # only beside a Player

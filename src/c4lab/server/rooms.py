@@ -464,6 +464,8 @@ class RoomManager:
         side = free[0]
         token = new_token()
         shown = check_name(name, DEFAULT_NAME)
+        if shown == DEFAULT_NAME and any(seat.taken and seat.name == DEFAULT_NAME for seat in room.seats.values()):
+            shown = f"{DEFAULT_NAME} 2"  # two who gave no name: "Player / Player" told neither who was who
         with self._change(room):
             room.seats[side].token_hash = token_hash(token)
             room.seats[side].name = shown
