@@ -64,6 +64,21 @@ def wait_my_turn(page: Page, timeout: float | None = None) -> None:
     expect(board(page)).to_have_class(re.compile(r"\bmy-turn\b"), timeout=timeout)
 
 
+#: Keeps every text the line under the board (#message) has shown in window.__shown: an "info" line goes after
+#: 4 s, which a loaded machine may take between two pages' checks.
+RECORD_SHOWN = """() => { window.__shown = []; const m = document.getElementById('message');
+  new MutationObserver(() => window.__shown.push(m.textContent)).observe(m, {childList: true, characterData: true, subtree: true}); }"""
+
+
+def wait_shown(page: Page, text: str) -> None:
+    """Wait until the line under the board has shown ``text`` (within what
+    it showed, kept by :data:`RECORD_SHOWN`, evaluated before), now or for
+    a moment since: an "info" line is gone after 4 s."""
+    page.wait_for_function(
+        "(text) => window.__shown.some((shown) => shown.includes(text))"
+        " || document.getElementById('message').textContent.includes(text)", arg=text)
+
+
 def wait_over(page: Page) -> None:
     expect(board(page)).to_have_attribute("data-status", "over", timeout=30_000)
 

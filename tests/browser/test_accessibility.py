@@ -11,6 +11,7 @@ import urllib.parse
 
 import pytest
 from browser_helpers import (
+    RECORD_SHOWN,
     ann_and_bob,
     create_room,
     hold_clock,
@@ -223,10 +224,6 @@ def test_the_replays_buttons_keep_the_keyboard_focus(server, new_page):
 #: Keeps every text #announce has said in window.__said.
 RECORD_SAID = """() => { window.__said = []; const a = document.getElementById('announce');
   new MutationObserver(() => window.__said.push(a.textContent)).observe(a, {childList: true, characterData: true, subtree: true}); }"""
-#: Keeps every text the line under the board (#message) has shown in window.__shown: an "info" line goes after
-#: 4 s, which a loaded machine may take between two pages' checks.
-RECORD_SHOWN = """() => { window.__shown = []; const m = document.getElementById('message');
-  new MutationObserver(() => window.__shown.push(m.textContent)).observe(m, {childList: true, characterData: true, subtree: true}); }"""
 
 
 def test_a_rematch_is_said_as_a_new_game_not_as_moves_taken_back(server, new_page):

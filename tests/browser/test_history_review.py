@@ -12,6 +12,7 @@ from contextlib import contextmanager
 
 import pytest
 from browser_helpers import (
+    RECORD_SHOWN,
     api,
     board,
     click_cell,
@@ -24,6 +25,7 @@ from browser_helpers import (
     wait_my_turn,
     wait_over,
     wait_position,
+    wait_shown,
 )
 from playwright.sync_api import expect
 
@@ -37,6 +39,23 @@ MINUS = "\u2212"
 #: was +1) turns a win into a loss, the only blunder; Black's moves are all
 #: best, to a vertical four in column d.
 BLUNDER_GAME = "7x6:adcdcdcd"
+
+
+@pytest.fixture(autouse=True)
+def solved_in_full(monkeypatch):
+    """The reviews here are checked against exact scores: the solver has
+    the time it needs, on a loaded machine too (with two busy cores the
+    first move's position of the classic board, its deepest search, was
+    left unsolved within its 5 s, and its verdict 'unknown').
+    The tests of what is not solved in time say so by their own means."""
+    from c4lab.server import review
+
+    full = review.review_game
+
+    def in_full(position, start_ply=0, *, per_position=None, total=None):  # the server's limits: 5 s, 20 s
+        return full(position, start_ply, per_position=60.0, total=600.0)
+
+    monkeypatch.setattr(review, "review_game", in_full)
 
 
 def score_text(score: int) -> str:
@@ -208,6 +227,7 @@ def test_the_review_marks_the_blunder_and_shows_every_columns_score(server, new_
     expect(page.locator("#review")).to_be_hidden()  # not before the end
     click_cell(page, "d4")
     wait_over(page)
+    page.evaluate(RECORD_SHOWN)
     page.locator("#review").click()
     rows = page.locator("#review-list .review-row")
     expect(rows).to_have_count(8, timeout=60_000)
@@ -217,8 +237,7 @@ def test_the_review_marks_the_blunder_and_shows_every_columns_score(server, new_
     expect(page.locator("#review-summary")).not_to_contain_text("A (white)")
     expect(page.locator("#review-list .review-row.given")).to_have_count(7)
     # and so does the line that says the review is ready (it said "1 blunder": the start's)
-    expect(page.locator("#message")).to_contain_text(
-        "Review ready: 0 blunders (the starting position's 7 moves not counted).")
+    wait_shown(page, "Review ready: 0 blunders (the starting position's 7 moves not counted).")
     verdicts = rows.evaluate_all("rs => rs.map(r => r.dataset.verdict)")
     assert verdicts[0] == "blunder" and verdicts.count("blunder") == 1
     assert [v for i, v in enumerate(verdicts) if i % 2 == 1] == ["best"] * 4
@@ -505,6 +524,7 @@ def play_and_review(page, server, game: str) -> None:
         played += token
         wait_position(page, played)
     wait_over(page)
+    page.evaluate(RECORD_SHOWN)  # what the line under the board says of the review, kept (it goes after 4 s)
     page.locator("#review").click()
     expect(page.locator("#review-list .review-row")).to_have_count(len(tokens_of(game)), timeout=60_000)
 
@@ -641,7 +661,7 @@ def test_the_summary_counts_only_the_moves_solved_in_time(server, new_page, monk
         "B (black): none of its 4 moves solved in time"
     )
     # and so does the line that says the review is ready (it said "0 blunders" of all nine)
-    expect(page.locator("#message")).to_contain_text("Review ready: 0 blunders among the 1 of 9 moves solved in time.")
+    wait_shown(page, "Review ready: 0 blunders among the 1 of 9 moves solved in time.")
 
 
 def test_a_review_that_solved_no_move_says_so_instead_of_0_blunders(server, new_page, monkeypatch):
@@ -652,7 +672,7 @@ def test_a_review_that_solved_no_move_says_so_instead_of_0_blunders(server, new_
     monkeypatch.setattr(review, "move_scores", lambda position, *_: {m.token: None for m in position.legal_moves()})
     page = new_page()
     play_and_review(page, server, BONUS_GAME)
-    expect(page.locator("#message")).to_have_text("Review ready: none of the 9 moves solved in time, so no verdicts.")
+    wait_shown(page, "Review ready: none of the 9 moves solved in time, so no verdicts.")
 
 
 def test_the_replay_offers_a_new_game_only_from_a_position_with_a_move_to_play(server, new_page):
