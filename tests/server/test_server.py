@@ -344,7 +344,8 @@ def test_a_room_both_players_left_ends_by_the_forfeit_of_the_first_to_leave(serv
         await ann.send({"type": "move", "move": "d"})
         await bob.state_at("7x6:d")
         await bob.close()  # Bob leaves first, then Ann
-        await asyncio.sleep(0.3)
+        while (await ann.expect("state", timeout=10.0))["room"]["seats"]["B"]["connected"]:
+            pass  # until Ann has seen him go (a sleep of 0.3 s ordered the two)
         await ann.close()
         state = await room_over(server, code)
         assert (state["result"], state["reason"]) == ("A", "forfeit")
@@ -357,10 +358,11 @@ def test_a_room_both_players_left_ends_by_the_forfeit_of_the_first_to_leave(serv
 
 def test_the_countdown_of_a_player_still_away_runs_when_the_other_comes_back(db: Path) -> None:
     """Ann leaves, Bob leaves, Ann comes back: Bob's time runs out, not
-    Ann's.  Ann has 3 s to come back (with the fixture's 1 s, 0.6 s was left
-    for her to open a socket again: a loaded machine can take that)."""
+    Ann's.  Ann has 6 s to come back (with the fixture's 1 s, 0.6 s was left
+    for her to open a socket again: a loaded machine can take that; 3 s
+    was close too)."""
     store = GameStore(db)
-    server = BackgroundServer(store, forfeit_after=3.0).start()
+    server = BackgroundServer(store, forfeit_after=6.0).start()
 
     async def game() -> None:
         code, tokens, ann, bob = await online_game(server)
