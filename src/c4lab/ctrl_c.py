@@ -158,9 +158,9 @@ def _sent_again(hook: Callable[[Any], object]) -> Callable[[Any], object]:
     callback, such as llvmlite's while numba compiles; a ``__del__``) is
     not printed as "Exception ignored ... Traceback" but sent again
     (:func:`_send_once_out`), and so raised in the main thread's Python
-    outside that callback, milliseconds later (CI531: a Ctrl-C while a training run compiled
-    printed that traceback before its "interrupted" line).  Anything else
-    goes to ``hook``."""
+    outside that callback, milliseconds later (CI531: a Ctrl-C while a
+    training run compiled printed that traceback before its "interrupted"
+    line).  Anything else goes to ``hook``."""
 
     def handle(unraisable: Any) -> object:
         stop = unraisable.exc_value

@@ -83,15 +83,16 @@ export function renderEval() {
   // (it was "+0.26", 2 x 63 % - 1, which nobody could read)
   const ahead = v >= 0 ? "A" : "B";
   const expected = Math.round(((Math.abs(v) + 1) / 2) * 100);
+  const even = Math.abs(v) < 0.08;
   if (room.status === "over") words = room.result === "draw" ? "Draw" : `${SIDE[room.result]} wins`;
   else if (exact) words = v > 0 ? `${SIDE.A} wins with best play` : v < 0 ? `${SIDE.B} wins with best play` : "Draw with best play";
-  else if (Math.abs(v) < 0.08) words = "About even";
+  else if (even) words = "About even";
   else {
     const who = SIDE[ahead];
     words = Math.abs(v) > 0.9 ? `${who} is winning` : Math.abs(v) > 0.4 ? `${who} is clearly better` : `${who} is better`;
   }
   const estimate = !exact && room.status !== "over";
-  const number = !estimate ? "" : words === "About even" ? ` (${expected} % for ${ahead})` : ` (${expected} %)`;
+  const number = !estimate ? "" : even ? ` (${expected} % for ${ahead})` : ` (${expected} %)`;
   setText(label, `${words}${number}${stale ? " · before the last move" : ""}`);
   if (estimate) label.title = `${SIDE[ahead]}'s expected score in the engine's estimate: ${expected} % (a win counts 1, a draw a half)`;
   else label.removeAttribute("title");
