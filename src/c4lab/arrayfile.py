@@ -11,6 +11,7 @@ raised as the caller's own error class, saying what and which file.
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import stat
@@ -89,7 +90,9 @@ def check_writable(path: Path) -> None:
         with tempfile.TemporaryFile(dir=folder):
             pass
     except OSError as exc:
-        raise ValueError(f"cannot write in the folder {str(folder)!r}: {exc.strerror or exc}") from None
+        # a folder that exists but makes no files (/proc says "No such file or directory", which is false)
+        why = "it takes no new files" if exc.errno == errno.ENOENT else exc.strerror or str(exc)
+        raise ValueError(f"cannot write in the folder {str(folder)!r}: {why}") from None
 
 
 def check_npz_name(path: Path, what: str, read_back: str) -> None:
