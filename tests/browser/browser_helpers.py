@@ -79,6 +79,13 @@ def wait_shown(page: Page, text: str) -> None:
         " || document.getElementById('message').textContent.includes(text)", arg=text)
 
 
+def status_said(page: Page):
+    """The status line as screen readers hear it: its whole sentence, one
+    text (the page shows it in parts: names cut short, a phone's asides
+    hidden)."""
+    return page.locator("#status .status-said")
+
+
 def wait_over(page: Page) -> None:
     expect(board(page)).to_have_attribute("data-status", "over", timeout=30_000)
 

@@ -105,7 +105,7 @@ def test_a_jump_along_the_analysis_line_rebuilds_the_status_once(server, new_pag
       new MutationObserver((records) => {
         for (const record of records) {
           const words = [...record.addedNodes].find((node) => node.classList && node.classList.contains("status-text"));
-          if (words) window.__statuses.push(words.textContent);
+          if (words) window.__statuses.push(words.querySelector(".status-said").textContent);
         }
       }).observe(document.getElementById("status"), { childList: true });
     }""")

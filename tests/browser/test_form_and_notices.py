@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
-from browser_helpers import click_cell, resign, wait_position
+from browser_helpers import click_cell, resign, status_said, wait_position
 from playwright.sync_api import expect
 
 SIZES = {"phone": (390, 700), "desktop": (1400, 900)}
@@ -262,7 +262,7 @@ def test_the_form_and_the_room_name_the_sides_as_every_screen_does(server, new_p
     page.locator("#theme-pieces").select_option("contrast")
     page.locator("#settings-close").click()
     start_from_form(page, server, "local")  # two people at this screen, no names given
-    status = page.locator("#status")
+    status = status_said(page)
     expect(status).to_have_text("A (white) to move")
     expect(page.locator("#seat-A .seat-kind")).to_have_text("A (white) · at this screen")
     click_cell(page, "d1")

@@ -19,6 +19,7 @@ from browser_helpers import (
     moves,
     open_room,
     piece,
+    status_said,
     wait_position,
 )
 from playwright.sync_api import expect
@@ -125,7 +126,7 @@ def test_online_game_with_a_spectator_a_reload_and_a_replay(server, new_page):
     expect(ann.locator("#share-panel")).to_be_hidden()  # the invite goes with the game
     expect(ann.locator("#watchers")).to_have_text("1 watching")
     expect(bob.locator("#status")).to_contain_text("You lose.")
-    expect(watcher.locator("#status")).to_have_text("A (white), Ann, wins: four in a row")
+    expect(status_said(watcher)).to_have_text("A (white), Ann, wins: four in a row")
     expected = list("abababa")
     assert moves(ann) == moves(bob) == moves(watcher) == expected
     seen = watcher.evaluate("window.__seen")

@@ -109,9 +109,16 @@ export function plainText(parts) {
 }
 
 /** Show `parts` in `element`: the names in .status-name, the asides in
- * .status-aside (the text read out stays the whole of it). */
-export function showParts(element, parts) {
-  element.replaceChildren();
+ * .status-aside.  Screen readers hear the whole sentence as one text
+ * (.status-said), and not the parts: a name's box and a phone's hidden
+ * aside were each heard as a piece of their own, "A (white) , Ann , to move". */
+export function showParts(into, parts) {
+  const said = document.createElement("span");
+  said.className = "sr-only status-said";
+  setText(said, plainText(parts));
+  const element = document.createElement("span");
+  element.setAttribute("aria-hidden", "true");
+  into.replaceChildren(said, element);
   // a name with the punctuation either side of it ("(Ann)"): one piece, never broken over two lines
   // (an inline-block name lets a line break before and after it, which left a ")" alone on a line)
   let group = null;
