@@ -50,10 +50,10 @@ from c4lab.agents.ntuple import shipped_path
 from c4lab.agents.ntuple_net import Network
 from c4lab.arena.accuracy import ScoredPosition, Tally, measure
 from c4lab.ctrl_c import run_stoppable
-from c4lab.game import crash_detail, play_game
+from c4lab.game import play_game
 from c4lab.learning import probes as P
 from c4lab.learning.ntuple import score_against
-from c4lab.rules import IllegalMoveError, Position
+from c4lab.rules import Position
 from c4lab.solver.api import Solver
 
 
@@ -109,28 +109,18 @@ def misses_by_ply(wrong: list[str]) -> str:
 
 
 def judge_on_probes(spec: str, items: list[ScoredPosition]) -> tuple[Tally, list[str]]:
-    """``spec``'s tally on the probes (``accuracy.measure``, one probe at a
-    time) and what went wrong where its answer was no legal move or the
-    agent failed: such a probe is a miss (``?`` for its move), as a bad
-    answer in a game is a lost game; the run goes on (was: a traceback
-    that lost every row after it).  The agent is closed at the end (an
-    engine's program), whatever ends the row."""
+    """``spec``'s tally on the probes (``accuracy.measure``) and what went
+    wrong where its answer was no legal move or the agent failed: such a
+    probe is a miss (``?`` for its move), as a bad answer in a game is a
+    lost game; the run goes on (was: a traceback that lost every row after
+    it).  The agent is closed at the end (an engine's program), whatever
+    ends the row."""
     agent = make_agent(spec)
-    tally, failures = Tally(), list[str]()
     try:
-        for item in items:
-            try:
-                one = measure(agent, [item])
-            except (Exception, SystemExit) as err:  # noqa: BLE001  (any failure of the agent, as the game loop)
-                one = Tally(played=1, wrong=[f"{item.position.notation}: ?"])
-                # An illegal answer's words name the agent (answer_move's), an engine's failure its own.
-                failures.append(str(err) if isinstance(err, IllegalMoveError) else crash_detail(err, f"agent {spec!r}"))
-            tally.right += one.right
-            tally.played += one.played
-            tally.wrong += one.wrong
+        tally = measure(agent, items)
     finally:
         agent.close()
-    return tally, failures
+    return tally, [failure.partition(": ")[2] for failure in tally.failed]
 
 
 def split_specs(text: str) -> list[str]:

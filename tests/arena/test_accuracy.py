@@ -8,7 +8,7 @@ import pytest
 from c4lab.adapters.openspiel import OpenSpielMCTS
 from c4lab.agents import Agent, Analysis, Budget
 from c4lab.arena import accuracy as A
-from c4lab.rules import IllegalMoveError, Move, Position
+from c4lab.rules import Move, Position
 from c4lab.solver import Solver
 
 
@@ -35,8 +35,34 @@ def test_an_agent_may_answer_a_move_token_as_in_the_arena() -> None:
     item = A.ScoredPosition(Position.parse("7x6"), {Move(i): 1 if i == 3 else -1 for i in range(7)})
     tally = A.measure(Tokens(), [item])
     assert (tally.right, tally.played, tally.wrong) == (1, 1, [])
-    with pytest.raises(IllegalMoveError, match=r"column d is full \(played by agent 'tokens'\)"):
-        A.measure(Tokens(), [A.ScoredPosition(Position.parse("7x6:dddddd"), {Move(0): 0})])
+    full = A.measure(Tokens(), [A.ScoredPosition(Position.parse("7x6:dddddd"), {Move(0): 0})])
+    assert (full.right, full.played, full.wrong) == (0, 1, ["7x6:dddddd: ?"])  # no legal move: a miss
+    assert len(full.failed) == 1 and "column d is full (played by agent 'tokens')" in full.failed[0]
+
+
+def test_an_agent_that_fails_on_some_positions_is_measured_on_the_rest() -> None:
+    """A failure (an engine that hangs or exits, a network made for another
+    board) is a miss that ``failed`` explains; it lost the whole run, and
+    every other agent's figures, before."""
+
+    class Picky(Agent):
+        spec = "picky"
+
+        def analyse(self, position: Position, budget: Budget | None = None) -> tuple[Move, Analysis]:
+            if position.variant.width != 7:
+                raise ValueError(f"made for 7x6, not {position.variant}")
+            return Move(3), Analysis()
+
+    good = A.ScoredPosition(Position.parse("7x6"), {Move(i): 1 if i == 3 else -1 for i in range(7)})
+    other = A.ScoredPosition(Position.parse("5x4"), {Move(i): 0 for i in range(5)})
+    tally = A.measure(Picky(), [other, good, other])
+    assert (tally.right, tally.played, tally.wrong) == (1, 3, ["5x4: ?", "5x4: ?"])
+    assert tally.failed[0].startswith("5x4: agent 'picky' raised ValueError: made for 7x6, not 5x4 at ")
+    report = A.report({"sets": {"some": 3, "none": 1}, "results": {"picky": {"some": tally, "none": A.measure(Picky(), [other])}}})
+    row, first, second = report.splitlines()[2:]
+    assert row.split()[1:] == ["33.3%*", "failed"]
+    assert first.startswith("* picky on some: 2 of 3 positions failed (counted as misses), the first: 5x4: agent")
+    assert second.startswith("* picky on none: 1 of 1 positions failed")
 
 
 def test_every_move_of_a_scored_position_has_its_exact_score() -> None:

@@ -742,3 +742,19 @@ def test_bench_accuracy_measures_an_engine_program() -> None:
     result = run("bench", "accuracy", spec, "--positions", "2", "--sets", "variants", "--no-openspiel")
     assert result.exit_code == 0, result.output
     assert result.output.splitlines()[-1].startswith("engine:cmd="), result.output
+
+
+def test_bench_accuracy_goes_on_past_an_agent_that_fails() -> None:
+    """A network made for 7x6 fails on every variant position: that row
+    says so, and the other agent's figures are printed (the whole run was
+    lost to the first failure: "Error: the network ... was trained for the
+    board 7x6")."""
+    network = Path(__file__).resolve().parents[2] / "src" / "c4lab" / "data" / "ntuple-7x6.npz"
+    result = run("bench", "accuracy", "random:seed=1", f"ntuple:weights={network}", "--positions", "2",
+                 "--sets", "variants", "--no-openspiel")
+    assert result.exit_code == 0, result.output
+    rows = result.output.splitlines()
+    assert rows[2].startswith("random:seed=1") and rows[2].strip().endswith("%")
+    assert rows[3].startswith("ntuple:weights=") and rows[3].split()[-1] == "failed"
+    assert "on variants: 2 of 2 positions failed (counted as misses), the first: " in rows[4]
+    assert "was trained for the board 7x6" in rows[4]

@@ -37,7 +37,8 @@ from c4lab.adapters.openspiel import OpenSpielMCTS
 from c4lab.adapters.openspiel import available as openspiel_available
 from c4lab.agents.base import Agent, Budget, make_agent, parse_spec, refuse_a_person
 from c4lab.cores import usable_cores
-from c4lab.game import answer_move
+from c4lab.game import answer_move, crash_detail
+from c4lab.rules.errors import IllegalMoveError
 from c4lab.rules.move import Move
 from c4lab.rules.position import Position
 from c4lab.rules.variant import Variant
@@ -80,7 +81,8 @@ class Tally:
 
     right: int = 0
     played: int = 0
-    wrong: list[str] = field(default_factory=list)  # "position: move" of the wrong ones
+    wrong: list[str] = field(default_factory=list)  # "position: move" of the wrong ones ("?": the agent failed)
+    failed: list[str] = field(default_factory=list)  # "position: what went wrong" where it did
 
     @property
     def share(self) -> float:
@@ -223,12 +225,25 @@ def build_set(
 
 
 def measure(agent: Agent, positions: list[ScoredPosition], budget: Budget | None = None) -> Tally:
-    """How many of ``positions`` ``agent`` answers with a value-keeping move."""
+    """How many of ``positions`` ``agent`` answers with a value-keeping move.
+    Where its answer is no legal move or it fails (an engine's program that
+    hangs, exits or breaks the protocol, a network made for another board),
+    the position is a miss (``?`` for its move), as a bad answer in a game
+    is a lost game, and ``failed`` says what went wrong; the rest is still
+    measured (one failure lost the whole run, every agent's figures)."""
     tally = Tally()
+    who = f"agent {agent.spec!r}"
     for item in positions:
-        agent.new_game()
-        move = answer_move(item.position, agent.choose(item.position, budget), f"agent {agent.spec!r}")
         tally.played += 1
+        try:
+            agent.new_game()
+            move = answer_move(item.position, agent.choose(item.position, budget), who)
+        except (Exception, SystemExit) as err:  # noqa: BLE001  (any failure of the agent, as the game loop)
+            tally.wrong.append(f"{item.position.notation}: ?")
+            # an illegal answer's words name the agent (answer_move's), an engine's failure its own
+            detail = str(err) if isinstance(err, IllegalMoveError) else crash_detail(err, who)
+            tally.failed.append(f"{item.position.notation}: {detail}")
+            continue
         if item.keeps_value(move):
             tally.right += 1
         else:
@@ -300,12 +315,21 @@ def report(measured: dict[str, Any]) -> str:
         "share of moves that keep the value (exact move scores from the solver); in brackets, a set's positions",
         f"{'agent':<{width}}" + "".join(f"{n + ' (' + str(measured['sets'][n]) + ')':>22}" for n in names),
     ]
+    failures = []
     for spec, per_set in measured["results"].items():
         cells = []
         for name in names:
             tally = per_set.get(name)
-            cells.append(f"{'n/a':>22}" if tally is None else f"{tally.share:>21.1%} ")
+            if tally is None:
+                cells.append(f"{'n/a':>22}")
+                continue
+            whole = tally.played and len(tally.failed) == tally.played
+            cells.append(f"{'failed':>22}" if whole else f"{tally.share:>21.1%}" + ("*" if tally.failed else " "))
+            if tally.failed:
+                failures.append(f"{spec} on {name}: {len(tally.failed)} of {tally.played} positions failed"
+                                f" (counted as misses), the first: {tally.failed[0]}")
         lines.append(f"{spec:<{width}}" + "".join(cells))
+    lines += [f"* {line}" for line in failures]
     if measured.get("note"):
         lines.append(f"note: {measured['note']}")
     return "\n".join(lines)
@@ -317,7 +341,7 @@ def to_dict(measured: dict[str, Any]) -> dict[str, Any]:
     record: dict[str, Any] = {
         "sets": measured["sets"],
         "results": {
-            spec: {name: {"right": t.right, "played": t.played, "share": t.share, "wrong": t.wrong}
+            spec: {name: {"right": t.right, "played": t.played, "share": t.share, "wrong": t.wrong, "failed": t.failed}
                    for name, t in per.items()}
             for spec, per in measured["results"].items()
         },
