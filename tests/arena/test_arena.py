@@ -371,7 +371,10 @@ def test_pairs_that_start_alike_and_so_repeat_their_games_are_noted(tmp_path) ->
     assert config.schedule_notes()[0].endswith(  # from Python: the fields
         "more ArenaConfig.plies, board='random' or ArenaConfig.openings give more starts")
     assert "(plies=0 on one board)" in config.schedule_notes()[0]
-    assert "(openings used again)" in ArenaConfig(RANDOMS, games=4, openings=("7x6:dd",)).schedule_notes()[0]
+    reused = ArenaConfig(RANDOMS, games=4, openings=("7x6:dd",))
+    assert "(openings used again)" in reused.schedule_notes()[0]
+    # not --opening-moves nor --board, which --openings refuses: a longer file
+    assert reused.schedule_notes(OPTION_OF)[0].endswith("; more positions in the file of --openings give more starts")
     assert "start from only 9 positions (the same start drawn again)" in ArenaConfig(
         RANDOMS, games=20, bonus=True, plies=0).schedule_notes()[0]  # two of ten bonus cells alike
     for quiet in (ArenaConfig(RANDOMS, games=10, plies=2), ArenaConfig(RANDOMS, games=20, board="random", plies=0),
@@ -1825,7 +1828,9 @@ def test_an_agent_that_cannot_play_a_board_the_run_draws_is_refused_before_any_g
         assert not out.exists()
     mixed = CliRunner().invoke(main, ["arena", "random", "random:seed=1", "--openings", str(tmp_path / "starts.txt"),
                                       "--board", "6x5", "--opening-moves", "3", "--out", str(tmp_path / "m.jsonl")])
-    assert mixed.exit_code == 2 and "--board and --opening-moves cannot be given with it" in mixed.output
+    assert mixed.exit_code == 2, mixed.output
+    assert mixed.output.splitlines()[-1] == ("Error: Invalid value for '--openings': the file gives the start "
+                                             "positions; --board and --opening-moves cannot be given with it")
 
 
 def test_more_jobs_than_cores_is_run_with_a_note_on_what_it_costs_agents_on_a_clock(tmp_path, monkeypatch):

@@ -363,8 +363,9 @@ class ArenaConfig:
             return [(f"the {pairs} pairs of each pairing start from only {starts} position{'s' if starts != 1 else ''} "
                      f"({how}): agents that play alike from a start (deterministic ones, and those whose spec "
                      f"gives a seed) repeat their games there, and the statistics count each repeat as a new game "
-                     f"(the arena gives the agents it seeds new seeds at each repeat); more {said('plies')}, "
-                     f"{said('board', RANDOM)} or {said('openings')} give more starts")]
+                     f"(the arena gives the agents it seeds new seeds at each repeat); "
+                     + (f"more positions in the file of {said('openings')} give more starts" if self.openings
+                        else f"more {said('plies')}, {said('board', RANDOM)} or {said('openings')} give more starts"))]
         return []
 
     # -- (de)serialisation, for the results file's header -------------------

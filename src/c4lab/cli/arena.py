@@ -110,8 +110,8 @@ def arena(
     if ray_address and executor != "ray":  # it would be ignored: the games would run here without a word
         raise click.UsageError(f"--ray-address {ray_address} is for --executor ray (the games run here otherwise)")
     if openings_file and set_here:  # the file's positions are the starts: a board or random moves would be ignored
-        raise click.UsageError(f"--openings gives the start positions; {' and '.join(set_here)} cannot be given with it"
-                               .replace("--plies", "--opening-moves"))
+        raise bad_option(f"the file gives the start positions; {' and '.join(set_here)} cannot be given with it"
+                         .replace("--plies", "--opening-moves"), "--openings")
     # each refusal names the option at fault in click's words (Invalid value for '--games': ...), as the
     # other commands do; it was "Error: --games ..." here, and only --bonus read so
     try:
