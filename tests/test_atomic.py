@@ -46,3 +46,18 @@ def test_files_written_together_are_all_new_or_all_old(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["blocked", "elo.png", "report.html", "scores.png"]
     atomic.write_all({path: b"run 4" for path in paths})
     assert [p.read_bytes() for p in paths] == [b"run 4"] * 3
+
+
+def test_a_file_that_cannot_be_made_is_named_as_asked_not_by_its_temporary_twin(tmp_path: Path) -> None:
+    """``Network.save("/nonexistent/x.npz")`` said "No such file or
+    directory: '/nonexistent/x.npz.tmp'", a name nobody gave."""
+    target = tmp_path / "missing" / "x.npz"
+    with pytest.raises(FileNotFoundError) as caught:
+        atomic.write_bytes(target, b"data")
+    assert caught.value.filename == str(target)
+    assert str(caught.value) == f"[Errno 2] the folder {str(target.parent)!r} does not exist: {str(target)!r}"
+    (tmp_path / "file").write_text("")
+    with pytest.raises(NotADirectoryError) as caught:
+        atomic.write_bytes(tmp_path / "file" / "x.npz", b"data")
+    assert caught.value.filename == str(tmp_path / "file" / "x.npz")
+    assert ".tmp" not in str(caught.value)

@@ -40,7 +40,14 @@ def _renamed_together(paths: list[Path]) -> Iterator[None]:
 def _synced(path: Path, mode: str, **kwargs: Any) -> Iterator[IO[Any]]:
     """``path``'s temporary file, open for writing, flushed to disk when the
     block ends without an error."""
-    with _temporary(path).open(mode, **kwargs) as f:
+    try:
+        opened = _temporary(path).open(mode, **kwargs)
+    except OSError as exc:  # said of the file asked for: its temporary twin's name ("x.npz.tmp") means nothing
+        why = exc.strerror or str(exc)
+        if isinstance(exc, FileNotFoundError) and not path.parent.is_dir():
+            why = f"the folder {str(path.parent)!r} does not exist"
+        raise type(exc)(exc.errno, why, str(path)) from None
+    with opened as f:
         yield f
         f.flush()
         os.fsync(f.fileno())
