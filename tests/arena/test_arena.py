@@ -128,17 +128,17 @@ def test_bad_settings_are_refused_with_a_reason(kwargs, message):
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"specs": "random"}, r"^specs must be a tuple of agent specs like \('uct', 'random'\), not 'random'$"),
-        ({"specs": ("random", 3)}, r"^specs must be a tuple of agent specs"),
-        ({"specs": RANDOMS, "openings": "7x6:dd"}, r"^openings must be a tuple of position strings, not '7x6:dd'$"),
-        ({"specs": RANDOMS, "seed": "1"}, r"^seed must be an integer, not '1'$"),
-        ({"specs": RANDOMS, "seed": 1.5}, r"^seed must be an integer, not 1.5$"),
-        ({"specs": RANDOMS, "seed": None}, r"^seed must be an integer, not None$"),
-        ({"specs": RANDOMS, "games": "4"}, r"^games must be an integer, not '4'$"),
-        ({"specs": RANDOMS, "plies": 2.0}, r"^plies must be an integer, not 2.0$"),
-        ({"specs": RANDOMS, "limit": "2"}, r"^limit must be a number of seconds, not '2'$"),
-        ({"specs": RANDOMS, "bonus": "yes"}, r"^bonus must be True or False, not 'yes'$"),
-        ({"specs": RANDOMS, "board": 7}, r"^board must be 'classic', 'random' or a position string, not 7$"),
+        ({"specs": "random"}, r"^ArenaConfig.specs must be a tuple of agent specs like \('uct', 'random'\), not 'random'$"),
+        ({"specs": ("random", 3)}, r"^ArenaConfig.specs must be a tuple of agent specs"),
+        ({"specs": RANDOMS, "openings": "7x6:dd"}, r"^ArenaConfig.openings must be a tuple of position strings, not '7x6:dd'$"),
+        ({"specs": RANDOMS, "seed": "1"}, r"^ArenaConfig.seed must be an integer, not '1'$"),
+        ({"specs": RANDOMS, "seed": 1.5}, r"^ArenaConfig.seed must be an integer, not 1.5$"),
+        ({"specs": RANDOMS, "seed": None}, r"^ArenaConfig.seed must be an integer, not None$"),
+        ({"specs": RANDOMS, "games": "4"}, r"^ArenaConfig.games must be an integer, not '4'$"),
+        ({"specs": RANDOMS, "plies": 2.0}, r"^ArenaConfig.plies must be an integer, not 2.0$"),
+        ({"specs": RANDOMS, "limit": "2"}, r"^ArenaConfig.limit must be a number of seconds, not '2'$"),
+        ({"specs": RANDOMS, "bonus": "yes"}, r"^ArenaConfig.bonus must be True or False, not 'yes'$"),
+        ({"specs": RANDOMS, "board": 7}, r"^ArenaConfig.board must be 'classic', 'random' or a position string, not 7$"),
     ],
 )
 def test_settings_of_the_wrong_type_are_refused_naming_the_field(kwargs, message):
@@ -148,6 +148,9 @@ def test_settings_of_the_wrong_type_are_refused_naming_the_field(kwargs, message
     with pytest.raises(ArenaTypeError, match=message) as caught:
         ArenaConfig(**kwargs)
     assert isinstance(caught.value, TypeError) and isinstance(caught.value, ArenaError)
+    assert caught.value.field == message.split(" ")[0].removeprefix("^ArenaConfig.")  # the setting at fault
+    again = pickle.loads(pickle.dumps(caught.value))  # across a worker's process, as it was
+    assert (str(again), again.field) == (str(caught.value), caught.value.field)
 
 
 def test_a_spec_of_the_wrong_type_is_a_type_error_in_every_way_into_the_arena() -> None:
@@ -301,7 +304,7 @@ def test_a_configs_extra_cannot_be_changed_in_place_and_still_writes_and_reads_a
         ({"out": Path("runs")}, r"^extra must hold JSON values only \(it is saved with the results\): .*PosixPath"),
         ({"loss": float("nan")}, r"^extra must hold JSON values only"),
         ({(1, 2): "pair"}, r"^extra must hold JSON values only .*: keys must be str"),
-        (["note"], r"^extra must be a dict of JSON values, not \['note'\]$"),
+        (["note"], r"^ArenaConfig.extra must be a dict of JSON values, not \['note'\]$"),
     ],
 )
 def test_an_extra_that_json_cannot_hold_is_refused_when_the_config_is_made(extra, message):

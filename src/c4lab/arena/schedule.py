@@ -71,7 +71,17 @@ class ArenaTypeError(ArenaError, TypeError):
     """An ``ArenaConfig`` field of the wrong type (``specs=(None, "random")``,
     ``seed="1"``): a ``TypeError``, as a wrong type is everywhere in the
     API (``make_agent(None)``, ``Position.parse(None)``), and still an
-    ``ArenaError``, which is what a caller of the arena catches."""
+    ``ArenaError``, which is what a caller of the arena catches.  ``field``
+    is the setting at fault (None where no field is: ``extra``'s values),
+    and the message names it as ``SettingError``'s do (``ArenaConfig.seed
+    must be an integer, not '1'``)."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        self.field = field
+        super().__init__(message)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (ArenaTypeError, (str(self), self.field))
 
 
 class _Names(dict[str, str]):
@@ -223,20 +233,24 @@ class ArenaConfig:
             what = "agent specs like ('uct', 'random')" if name == "specs" else "position strings"
             if isinstance(value, str) or not isinstance(value, tuple | list) or not all(
                     isinstance(item, str) for item in value):
-                raise ArenaTypeError(f"{name} must be a tuple of {what}, not {value!r}")
+                raise ArenaTypeError(f"ArenaConfig.{name} must be a tuple of {what}, not {value!r}", name)
             object.__setattr__(self, name, tuple(value))
         self._name_agents()
         for name in ("games", "plies", "seed"):
-            object.__setattr__(self, name, integer(getattr(self, name), name, ArenaTypeError))
+            try:
+                object.__setattr__(self, name, integer(getattr(self, name), f"ArenaConfig.{name}"))
+            except ValueError as exc:
+                raise ArenaTypeError(str(exc), name) from None
         for name in ("limit", "margin"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, numbers.Real):
-                raise ArenaTypeError(f"{name} must be a number of seconds, not {value!r}")
+                raise ArenaTypeError(f"ArenaConfig.{name} must be a number of seconds, not {value!r}", name)
         if not isinstance(self.board, str):
-            raise ArenaTypeError(f"board must be 'classic', 'random' or a position string, not {self.board!r}")
+            raise ArenaTypeError(
+                f"ArenaConfig.board must be 'classic', 'random' or a position string, not {self.board!r}", "board")
         for name in ("gauntlet", "bonus"):
             if not isinstance(getattr(self, name), bool):
-                raise ArenaTypeError(f"{name} must be True or False, not {getattr(self, name)!r}")
+                raise ArenaTypeError(f"ArenaConfig.{name} must be True or False, not {getattr(self, name)!r}", name)
         object.__setattr__(self, "extra", freeze(_json_copy(self.extra)))
 
     def _name_agents(self) -> None:
@@ -462,7 +476,7 @@ def _json_copy(extra: object) -> dict[str, Any]:
     second run with the same config resumes the first (it was refused as
     "another experiment": different extra)."""
     if not isinstance(extra, Mapping):
-        raise ArenaTypeError(f"extra must be a dict of JSON values, not {extra!r}")
+        raise ArenaTypeError(f"ArenaConfig.extra must be a dict of JSON values, not {extra!r}", "extra")
     try:
         text = json.dumps(thaw(extra), allow_nan=False)
     except (TypeError, ValueError) as err:
