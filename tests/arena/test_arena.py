@@ -2050,18 +2050,23 @@ def test_ctrl_c_before_the_file_is_made_says_it_was_not_written(tmp_path, monkey
 
 def test_the_report_of_an_unfinished_run_says_so(tmp_path):
     """Review: ``c4lab report`` on a run stopped after 10 of its 30 games
-    never said, in the terminal, that the run was unfinished."""
+    never said, in the terminal, that the run was unfinished; nor did the
+    page, the file that travels."""
     out = tmp_path / "run.jsonl"
+    page = tmp_path / "run-report" / "report.html"
     run_arena(ArenaConfig(RANDOMS, games=4, board="5x4", seed=1), out, executor=LocalExecutor(1))
     runner = CliRunner()
     whole = runner.invoke(main, ["report", str(out)])
     assert whole.exit_code == 0 and "unfinished" not in whole.output
+    assert "unfinished" not in page.read_text()
     lines = out.read_text().splitlines()
     out.write_text("\n".join(lines[:3]) + "\n")  # the header and the first pair: a run stopped there
     cut = runner.invoke(main, ["report", str(out)])
     assert cut.exit_code == 0
     assert ("note: the run is unfinished: 2 of its 4 games played (the same c4lab arena command resumes it)"
             in cut.stderr)
+    assert ("; <strong>unfinished</strong>: 2 of its 4 games played (the same c4lab arena command resumes it).</p>"
+            in page.read_text())
 
 
 def test_an_agent_that_gives_a_name_goes_by_it_in_the_report_and_the_progress_line(tmp_path):

@@ -792,6 +792,9 @@ def _html(summary: Summary, images: dict[str, bytes], stopped: str | None = None
     setting = esc(describe_setting(config)) + (
         f"; stopped early: {esc(stopped)}" if stopped else f"; {esc(sprt)}" if sprt else ""
     )
+    if not stopped and summary.games < config.total_games:  # the page travels without the note the command printed
+        setting += (f"; <strong>unfinished</strong>: {summary.games} of its {config.total_games} games played"
+                    " (the same c4lab arena command resumes it)")
     def sentence(note: str | None) -> str:  # a note, where there is one, as a paragraph
         return f"<p>{esc(note)}.</p>" if note else ""
 
