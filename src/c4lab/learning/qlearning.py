@@ -591,7 +591,7 @@ def run_with_progress(
 
         def on_eval(point: EvalPoint) -> None:
             nonlocal last
-            last = ", wins " + ", ".join(f"{point.win_rate(o):.0%} vs {o}" for o in point.results)
+            last = ", wins " + ", ".join(f"{point.win_rate(o):.1%} vs {o}" for o in point.results)
             progress.update(task, last=last)
             if not show_progress:  # no bar (a pipe, a log file): a line a point, as `train ntuple` writes
                 progress.console.print(f"{point.seconds:6.1f} s  {point.episodes:,} episodes, {point.states:,} "

@@ -84,7 +84,7 @@ def _say(text: str) -> None:
 def _summary(accuracy: float | None, scores: dict[str, float]) -> str:
     """A curve point in a few words, for the progress bar and the log."""
     parts = ([f"accuracy {accuracy:.1%}"] if accuracy is not None else []) + [
-        f"{s:.0%} vs {o}" for o, s in scores.items()]
+        f"{s:.1%} vs {o}" for o, s in scores.items()]  # a share of games: halves shown, not rounded to even
     return ", ".join(parts)
 
 
