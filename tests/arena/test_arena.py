@@ -16,6 +16,7 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -958,6 +959,26 @@ def test_sprt_stops_a_lopsided_match_early(tmp_path):
     report = CliRunner().invoke(main, ["report", str(tmp_path / "sprt.jsonl")])
     assert report.exit_code == 0 and outcome.stopped in report.stdout
     assert f"stopped early: {outcome.stopped}" in (tmp_path / "sprt-report" / "report.html").read_text()
+
+
+def test_more_games_asked_of_a_run_its_test_has_decided_leave_its_file_as_it_was(tmp_path):
+    """Review: ``--games 200`` on a run whose SPRT had accepted H1 at
+    ``--games 100`` played nothing but rewrote the header with 200, and
+    the first command was then refused as another experiment."""
+    out = tmp_path / "s.jsonl"
+    config = ArenaConfig(("heuristic:seed=1", "random:seed=1"), games=100, board="6x5", plies=1, seed=1)
+    sprt = SPRT.parse("elo0=0,elo1=200")
+    first = run_arena(config, out, executor=LocalExecutor(1), sprt=sprt)
+    assert first.stopped is not None
+    before = out.read_bytes()
+    notes: list[str] = []
+    more = run_arena(replace(config, games=200), out, executor=LocalExecutor(1), sprt=sprt, on_note=notes.append,
+                     names={"games": "--games"})
+    assert more.played == 0 and more.stopped == first.stopped and more.config.games == 100
+    assert out.read_bytes() == before
+    assert notes[-1] == (f"the sequential test had already decided this run ({first.stopped}): --games 200 plays no "
+                         f"more games, and {out} keeps its 100")
+    assert run_arena(config, out, executor=LocalExecutor(1), sprt=sprt).played == 0  # the first command: not refused
 
 
 def test_a_saved_game_that_is_not_from_its_pairs_start_is_refused_and_nothing_is_written(tmp_path):

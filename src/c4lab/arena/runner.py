@@ -14,7 +14,7 @@ from pathlib import Path
 
 from c4lab.arena.executors import Executor, LocalExecutor
 from c4lab.arena.games import Game
-from c4lab.arena.results import ResultsWriter, open_results
+from c4lab.arena.results import ResultsError, ResultsWriter, open_results, read_results
 from c4lab.arena.schedule import ArenaConfig
 from c4lab.arena.sprt import SPRT
 from c4lab.arena.stats import pentanomial_counts
@@ -107,6 +107,31 @@ def sprt_refusal(config: ArenaConfig) -> str | None:
     return None if count == 2 else f"a sequential test (SPRT) needs exactly two agents, not {count}"
 
 
+def decided_already(
+    config: ArenaConfig, out: Path, sprt: SPRT, names: Mapping[str, str] | None = None
+) -> tuple[ArenaConfig, str | None]:
+    """More games asked of a run in ``out`` whose sequential test has already
+    decided: none of them would be played (the test stopped the run), so
+    the run keeps the number of games its file holds, with a note that
+    says why; otherwise ``config`` as it is and no note.  (Such a run
+    rewrote its header with the larger number and played nothing, and the
+    command that had made the file was then refused as another
+    experiment.)"""
+    try:
+        previous = read_results(out) if out.is_file() else None
+    except (ResultsError, OSError):  # open_results says what is wrong with it
+        return config, None
+    if (previous is None or previous.sprt != sprt.text() or previous.config.games >= config.games
+            or {**previous.config.to_dict(), "games": config.games} != config.to_dict()):
+        return config, None
+    verdict = sprt_verdict(sprt, previous.config, list(previous.whole_pairs()))
+    if verdict is None:
+        return config, None
+    games = f"{names['games']} {config.games}" if names and "games" in names else f"games={config.games}"
+    return previous.config, (f"the sequential test had already decided this run ({verdict}): {games} plays no "
+                             f"more games, and {out} keeps its {previous.config.games}")
+
+
 def run_arena(
     config: ArenaConfig,
     out: str | Path,
@@ -131,6 +156,9 @@ def run_arena(
     ``out`` held no game yet (not again on resuming the run)."""
     if sprt is not None and (refusal := sprt_refusal(config)):
         raise ValueError(refusal)
+    kept = None
+    if sprt is not None:
+        config, kept = decided_already(config, Path(out), sprt, names)
     notes, engines, stand_ins = config.checked_agents(names)
     notes += config.schedule_notes(names)
     writer: ResultsWriter
@@ -142,6 +170,8 @@ def run_arena(
     games = list(previous.whole_pairs()) if previous else []
     if not games:
         notes += new_run_notes
+    if kept:
+        notes.append(kept)
     if on_note is not None:
         for note in notes:
             on_note(note)
