@@ -471,6 +471,23 @@ def test_a_forfeit_is_a_loss_in_every_figure_and_the_report_says_so(tmp_path):
     assert FORFEIT_NOTE in (tmp_path / "rep" / "report.html").read_text()
 
 
+def test_the_forfeits_table_goes_by_pairing_then_pair_and_game():
+    """Review: in the order games end (pair by pair, every pairing's) one
+    engine's forfeits were strewn through the table."""
+    from types import SimpleNamespace
+
+    from c4lab.arena.report import forfeit_rows
+
+    def lost(pairing: int, pair: int, game: int) -> dict:
+        return {"agent": "e", "against": "r", "pairing": pairing, "pair": pair, "game": game, "position": "7x6",
+                "reason": "crash", "detail": ""}
+
+    ended = [lost(0, 0, 1), lost(1, 0, 0), lost(0, 1, 0), lost(1, 1, 1), lost(0, 0, 0)]
+    summary = SimpleNamespace(forfeits=ended, label=str)
+    assert [row[2:5] for row in forfeit_rows(summary)] == [  # type: ignore[arg-type]
+        ["0", "0", "0"], ["0", "0", "1"], ["0", "1", "0"], ["1", "0", "0"], ["1", "1", "1"]]
+
+
 def test_each_forfeit_is_found_in_the_results_file_by_its_numbers_and_shown_by_its_position(tmp_path, monkeypatch):
     """The forfeits' pairing, pair and game are the results file's own
     (from 0: the report says so under the table, with the page), and the

@@ -422,10 +422,12 @@ def _rated(summary: Summary) -> bool:
 
 
 def forfeit_rows(summary: Summary) -> list[list[str]]:
-    """The games lost by forfeit as text cells (``FORFEIT_COLUMNS``)."""
-    return [[summary.label(f["agent"]), summary.label(f["against"]), str(f["pairing"]), str(f["pair"]), str(f["game"]), f["position"], f["reason"],
-             f["detail"]]
-            for f in summary.forfeits]
+    """The games lost by forfeit as text cells (``FORFEIT_COLUMNS``), by
+    pairing, then pair and game: in the order games end (pair by pair,
+    every pairing's) one engine's forfeits were strewn through the table."""
+    return [[summary.label(f["agent"]), summary.label(f["against"]), str(f["pairing"]), str(f["pair"]), str(f["game"]),
+             f["position"], f["reason"], f["detail"]]
+            for f in sorted(summary.forfeits, key=lambda f: (f["pairing"], f["pair"], f["game"]))]
 
 
 def cross_rows(summary: Summary) -> list[list[str]]:
