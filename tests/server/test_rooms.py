@@ -312,6 +312,59 @@ def test_an_undo_cancels_the_move_the_agent_is_thinking_about(store: FailingStor
     with_manager(store, body)
 
 
+class FaultyAgent:
+    """A computer player of one's own that fails: raises, or answers
+    something that is no legal move."""
+
+    is_human = False
+
+    def __init__(self, answer: Callable[[Position], Any]) -> None:
+        self.answer = answer
+
+    def analyse(self, position: Position, budget: Any = None) -> Any:
+        return self.answer(position)
+
+
+def oops(position: Position) -> Any:
+    raise RuntimeError("oops in my agent")
+
+
+@pytest.mark.parametrize(("answer", "said"), [
+    (oops, r"^agent 'mine' raised RuntimeError: oops in my agent at .*test_rooms\.py:\d+: it loses the game$"),
+    (lambda position: (3, Analysis()), (r"^illegal move '3' in '7x6:ddddddc': agent 'mine' answered 3, which is not a "
+                                        r"move: it loses the game$")),
+    (lambda position: Move.parse("d"), (r"^agent 'mine' failed: FaultyAgent\.analyse must return \(Move, Analysis\), "
+                                        r"not Move\.parse\('d'\): it loses the game$")),
+    (lambda position: (Move.parse("d"), Analysis()), r"column d is full \(played by agent 'mine'\): it loses the game$"),
+])
+def test_a_computer_player_that_fails_loses_the_game_and_the_room_is_told_why(
+    store: FailingStore, answer: Callable[[Position], Any], said: str
+) -> None:
+    """Review: a plugin agent that raised (or answered no legal move) under
+    ``serve --allow-agent`` left the room "thinking" for good, and only the
+    server's log said "Task exception was never retrieved"."""
+
+    async def body(manager: RoomManager) -> None:
+        room, conn = await seated(manager, {"board": "7x6:dddddd", "players": {"A": "human", "B": "random"}})
+        room.seats["B"].agent, room.seats["B"].spec = FaultyAgent(answer), "mine"  # type: ignore[assignment]
+        await manager.handle(room, conn, {"type": "move", "move": "c"})
+        for _ in range(POLLS):
+            if room.status == "over":
+                break
+            await asyncio.sleep(0.01)
+        assert (room.status, room.result, room.reason, room.thinking) == ("over", "A", "failed", None)
+        assert room.position.notation == "7x6:ddddddc"  # nothing of the bad answer played
+        assert store.load(room.code).reason == "failed"  # type: ignore[union-attr]
+        [error] = conn.of_type("error")
+        assert error["code"] == "agent-failed" and re.search(said, error["message"]), error
+        assert conn.sent[-1]["type"] == "state" and conn.sent[-1]["room"]["reason"] == "failed"
+        assert room.outcome() == "A wins: B failed (its player raised an error or gave no legal move)"
+        with pytest.raises(RoomError, match="the game is over"):  # given up, as a resignation: no undo
+            await manager.handle(room, conn, {"type": "undo"})
+
+    with_manager(store, body)
+
+
 def test_an_absent_player_forfeits_after_the_countdown(store: FailingStore) -> None:
     async def body(manager: RoomManager) -> None:
         room, host = await seated(manager, {"mode": "online", "seat": "A"})

@@ -387,16 +387,7 @@ class Agent(ABC):
         ``c4lab.game.play_answer``).  For callers that show the analysis
         (``c4lab move``, ``c4lab engine``), where an agent of one's own
         that returned something else would otherwise fail inside c4lab."""
-        answer = self.analyse(position, budget)
-        if not isinstance(answer, tuple) or len(answer) != 2:
-            raise AnswerError(f"{type(self).__name__}.analyse must return (Move, Analysis), not {answer!r}")
-        if not isinstance(answer[1], Analysis):
-            swapped = isinstance(answer[0], Analysis)
-            raise AnswerError(
-                f"{type(self).__name__}.analyse must return (Move, Analysis), not an analysis {answer[1]!r} "
-                + ("(the pair is the other way round: the move first)" if swapped else "(Analysis() is an empty one)")
-            )
-        return answer
+        return checked_answer(self, self.analyse(position, budget))
 
     def new_game(self) -> None:
         """Forget anything tied to the previous game (trees, histories)."""
@@ -961,3 +952,19 @@ def warm_once(spec: str, start: Position) -> None:
     board (:func:`board_kind`); at once otherwise."""
     if claim(board_kind(spec, start)):
         warm_up(spec, start)
+
+
+def checked_answer(agent: object, answer: object) -> tuple[object, Analysis]:
+    """``answer``, what ``agent.analyse`` returned, if it is a pair whose
+    second half is an ``Analysis``; else an ``AnswerError`` saying what came
+    back (``Agent.analysed``; the server's rooms check a computer player's
+    answer so too)."""
+    if not isinstance(answer, tuple) or len(answer) != 2:
+        raise AnswerError(f"{type(agent).__name__}.analyse must return (Move, Analysis), not {answer!r}")
+    if not isinstance(answer[1], Analysis):
+        swapped = isinstance(answer[0], Analysis)
+        raise AnswerError(
+            f"{type(agent).__name__}.analyse must return (Move, Analysis), not an analysis {answer[1]!r} "
+            + ("(the pair is the other way round: the move first)" if swapped else "(Analysis() is an empty one)")
+        )
+    return answer

@@ -69,7 +69,8 @@ def result_words(
         loser = names[other(result)]
         reason = reason or "four"
         how = {"four": "four in a row", "resign": f"{loser} resigned",
-               "forfeit": f"{loser} forfeited (away too long)"}.get(reason, reason)
+               "forfeit": f"{loser} forfeited (away too long)",
+               "failed": f"{loser} failed (its player raised an error or gave no legal move)"}.get(reason, reason)
         if reason == "four" and win_line:
             how += f" ({win_line})"
         return f"{who} wins: {how}"

@@ -31,11 +31,12 @@ ROOM_FULL = "room-full"
 REVIEW_FAILED = "review-failed"
 STORAGE_FAILED = "storage-failed"
 UNKNOWN_ROOM = "unknown-room"
+AGENT_FAILED = "agent-failed"
 
 #: The codes of the WebSocket's ``error`` messages (``docs/protocol.md``).
 SOCKET_CODES = (
     BAD_JSON, BAD_MESSAGE, TOO_LARGE, RATE_LIMITED, BAD_TOKEN, NOT_YOUR_SEAT, NOT_YOUR_TURN, ILLEGAL_MOVE,
-    GAME_OVER, NOT_ALLOWED, REVIEW_FAILED, STORAGE_FAILED, UNKNOWN_ROOM,
+    GAME_OVER, NOT_ALLOWED, REVIEW_FAILED, STORAGE_FAILED, UNKNOWN_ROOM, AGENT_FAILED,
 )
 #: Every code, those only the REST routes meet too (they answer the message
 #: as ``detail`` with the code's HTTP status).

@@ -35,13 +35,16 @@ from concurrent.futures import Executor
 from typing import Any
 
 from c4lab.agents import parse_spec
+from c4lab.agents.base import checked_answer
 from c4lab.agents.catalogue import DEFAULT_LEVEL
+from c4lab.game import answer_move, crash_detail
 from c4lab.rules import IllegalMoveError, Position, Variant
 from c4lab.rules.position import load_kernels
 from c4lab.rules.setup import check_start
 from c4lab.rules.sides import other
 from c4lab.server import warmup
 from c4lab.server.errors import (
+    AGENT_FAILED,
     BAD_AGENT,
     BAD_BOARD,
     BAD_REQUEST,
@@ -693,11 +696,19 @@ class RoomManager:
         await self.broadcast(room, {"type": "thinking", "seat": side})
         agent = room.seats[side].agent
         assert agent is not None
+        who = f"agent {room.seats[side].spec!r}"
         position = room.position
         loop = asyncio.get_running_loop()
         async with room.work:  # one thread a room at most
             thought = loop.run_in_executor(self.executor, agent.analyse, position, None)
-            move, analysis = await self._while_preparing(room, generation, thought)
+            try:
+                answer, analysis = checked_answer(agent, await self._while_preparing(room, generation, thought))
+                move = answer_move(position, answer, who)
+            except Exception as exc:  # noqa: BLE001 - an agent of one's own (a plugin, an engine's program)
+                # raised, or answered no legal move: it loses the game, as in the arena (the room hung, thinking)
+                detail = str(exc) if isinstance(exc, IllegalMoveError) else crash_detail(exc, who)
+                await self._agent_failed(room, side, generation, detail)
+                return
         async with room.lock:
             if room.generation != generation or room.status != "playing":
                 return  # undone, resigned or forfeited meanwhile
@@ -718,6 +729,21 @@ class RoomManager:
                 failed = exc.frame()
         if failed is not None:
             await self.broadcast(room, failed)
+        await self.broadcast(room)
+
+    async def _agent_failed(self, room: Room, side: str, generation: int, detail: str) -> None:
+        """The agent of ``side`` failed (``detail`` says how): it loses the
+        game by ``failed``, the server's log and everyone in the room are
+        told why, unless the room changed meanwhile."""
+        async with room.lock:
+            if room.generation != generation or room.status != "playing":
+                return
+            with self._change(room):
+                room.finish(other(side), "failed")
+                room.generation += 1
+                self.store.save(room.row())
+        log.warning("room %s: %s", room.code, detail)
+        await self.broadcast(room, {"type": "error", "code": AGENT_FAILED, "message": f"{detail}: it loses the game"})
         await self.broadcast(room)
 
     async def _while_preparing(self, room: Room, generation: int, thought: asyncio.Future[Any]) -> Any:
@@ -750,7 +776,7 @@ class RoomManager:
                 raise RoomError(NOT_ALLOWED, "undo is for local games only")
             if not seats:
                 raise RoomError(NOT_YOUR_SEAT, "you hold no seat of this room")
-            if room.status == "over" and room.reason in ("resign", "forfeit"):
+            if room.status == "over" and room.reason in ("resign", "forfeit", "failed"):
                 # A game someone gave up stays over: only a move on the board can be taken back.
                 raise RoomError(GAME_OVER, f"the game is over ({room.outcome()}): start a new one")
             moves = room.position.moves

@@ -79,7 +79,11 @@ export function subjectParts(room, side) {
 }
 
 // the loser's part: why they lost
-const GIVEN_UP = { resign: ["resigned"], forfeit: ["forfeited", { aside: " (away too long)" }] };
+const GIVEN_UP = {
+  resign: ["resigned"],
+  forfeit: ["forfeited", { aside: " (away too long)" }],
+  failed: ["failed", { aside: " (its player raised an error or gave no legal move)" }], // rooms.py: an agent's fault
+};
 
 /** "A (white), Ann, wins: four in a row", "... wins: B (black) resigned",
  * "Draw: the board is full", "Abandoned: the players left": the sentence of
