@@ -784,3 +784,36 @@ def test_a_move_the_agent_found_another_way_says_how(monkeypatch: pytest.MonkeyP
     mine = GameSettings(board="5x4", players=("random:seed=1", "human"), first="1")
     out, _, _ = game(mine, "exit")
     assert re.search(r"A \(white\), player 1 \(random:seed=1\), plays [a-e]\.", out), out
+
+
+@pytest.mark.parametrize(("answer", "said"), [
+    ("raise", r"player B \(oops\) raised RuntimeError: oops in my agent at .*test_terminal\.py:\d+\."),
+    ("number", r"illegal move '3' in '7x6:a': player B \(oops\) answered 3, which is not a move\."),
+])
+def test_a_computer_player_that_fails_loses_the_game_and_the_session_goes_on(
+    monkeypatch: pytest.MonkeyPatch, answer: str, said: str
+) -> None:
+    """Review: an agent of one's own that raised (or an engine's program
+    that broke the protocol) ended ``play --tui`` with a 40-line traceback;
+    it loses the game, as on the page and in the arena, and the person is
+    asked to play again."""
+    from c4lab.agents import Agent, Analysis, agent_infos, base, register
+
+    agent_infos()  # c4lab's own agents first; the registry is put back as it was after the test
+    monkeypatch.setattr(base, "_REGISTRY", dict(base._REGISTRY))
+
+    @register("oops", "fails at its first move")
+    class Oops(Agent):
+        def analyse(self, position: Position, budget: object = None) -> tuple[object, Analysis]:
+            if answer == "raise":
+                raise RuntimeError("oops in my agent")
+            return 3, Analysis()
+
+    settings = GameSettings(board="7x6", players=("human", "oops"), first="1")
+    out, status, keys = game(settings, "a", "n")
+    assert status == 0
+    text = " ".join(out.split())
+    assert "A (white), player 1 (you), wins: B (black) failed (its player raised an error or gave no legal move)." in text
+    assert re.search(said, text), text
+    assert "Traceback" not in out and "The game in notation: 7x6:a" in text
+    assert keys.prompts[-1].startswith("Play again?")

@@ -25,8 +25,8 @@ from rich.console import Console
 from c4lab.agents import Agent, QuitGame, make_agent
 from c4lab.agents.base import warm_up
 from c4lab.agents.catalogue import DEFAULT_LEVEL
-from c4lab.game import play_game
-from c4lab.rules import Move, Position, Variant
+from c4lab.game import crash_detail, play_game
+from c4lab.rules import IllegalMoveError, Move, Position, Variant
 from c4lab.rules.setup import check_start, starting_position
 from c4lab.rules.sides import SIDE_NAMES, other, result_words, side_with_name
 from c4lab.ui.analysis_board import AnalysisBoard
@@ -257,6 +257,17 @@ class TerminalGame(AnalysisBoard):
                     assert position.to_move is not None
                     result = result_words(other(position.to_move), "resign", winner) + "."
                     resigned = True
+                    break
+                except QuitGame:  # the person's e, or the end of the input: the game is left (below)
+                    raise
+                except Exception as err:  # noqa: BLE001 - the computer player to move failed: it loses the game
+                    # (an agent of one's own that raised or answered no legal move, an engine's program), as on
+                    # the page and in the arena; a traceback ended the command
+                    position = screen.position
+                    assert position.to_move is not None
+                    who = f"player {position.to_move} ({self.players[by_side[position.to_move]].spec})"
+                    detail = str(err) if isinstance(err, IllegalMoveError) else crash_detail(err, who)
+                    result = f"{result_words(other(position.to_move), 'failed', winner)}.\n{detail}."
                     break
         except (QuitGame, KeyboardInterrupt) as stop:
             # the result's one sentence, as a game the page's players left ends; the moves, to paste back
