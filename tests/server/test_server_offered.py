@@ -134,6 +134,32 @@ def test_play_offers_its_players_networks_to_the_page_by_file_name(
     assert by_file_name("random") == "random"
 
 
+def test_play_offers_an_agent_of_one_s_own_named_for_a_player(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review: ``c4lab play -2 centre`` (a plugin's agent) started, and the
+    page's own request for the game was then refused: "agent 'centre' is not
+    offered by this server".  The local server offers it; nobody else's."""
+    from c4lab.agents import Agent, Analysis, agent_infos, base, register
+
+    agent_infos()  # c4lab's own agents first; the registry is put back as it was after the test
+    monkeypatch.setattr(base, "_REGISTRY", dict(base._REGISTRY))
+
+    @register("centre", "the centre-most legal column")
+    class Centre(Agent):
+        def analyse(self, position: Position, budget: object = None) -> tuple[object, Analysis]:
+            moves = position.legal_moves()
+            return min(moves, key=lambda m: abs(2 * m.column - position.variant.width + 1)), Analysis()
+
+    served: dict[str, Any] = {}
+    monkeypatch.setattr(cli_games, "_serve", lambda **options: served.update(options))
+    result = CliRunner().invoke(main, ["play", "--no-browser", "-2", "centre"])
+    assert result.exit_code == 0, result.output
+    limits = served["limits"]
+    assert "centre" in limits.agents and "heuristic" in limits.agents
+    assert isinstance(limits.make("centre"), Centre)
+    result = CliRunner().invoke(main, ["play", "--no-browser", "-2", "random"])
+    assert "centre" not in served["limits"].agents  # named on this command line only
+
+
 def qtable_file(path: Path, board: str = "4x4") -> Path:
     """An empty Q-table for ``board`` (its agent wins, blocks or plays at random) written to ``path``."""
     import numpy as np  # lazy: only the Q-table tests need it

@@ -155,6 +155,7 @@ def play(
     no_colour_option(color)
     import dataclasses  # lazy: start-up time
 
+    from c4lab.agents import parse_spec
     from c4lab.server.guard import PERSONAL_GUARD
     from c4lab.server.limits import PERSONAL
     from c4lab.server.offered import NETWORK, by_file_name, offered_files, spec_file  # lazy: as above
@@ -164,8 +165,11 @@ def play(
     # Q-tables) and --network's are offered to it, and the form gets the players with their file's name.
     wanted = [*(f for f in (spec_file(p) for p in (player1, player2) if p != "human") if f),
               *((NETWORK, n) for n in networks)]
+    # An agent of one's own (a plugin's) named here is offered by this server, which is one's own too: it was
+    # accepted here, then the page's own request for the game was refused ("not offered by this server").
+    own = {parse_spec(p)[0] for p in (player1, player2) if p != "human"} - PERSONAL.allowed - {"qlearning"}
     try:
-        limits = dataclasses.replace(PERSONAL, files=offered_files(wanted))
+        limits = dataclasses.replace(PERSONAL, allowed=PERSONAL.allowed | own, files=offered_files(wanted))
     except ValueError as exc:  # a players' file was read already: a --network one, named
         raise BadInput(str(exc)) from None
     # The page's new-game form starts filled in with the options given here.
