@@ -794,3 +794,30 @@ def test_the_analysis_board_command_takes_the_american_spelling_too() -> None:
     assert american.exit_code == 0 and american.output.replace("analyze", "analyse") == british.output
     listed = run("--help").output
     assert "  analyse " in listed and "analyze" not in listed
+
+
+def test_an_agent_s_stray_print_goes_to_stderr_not_into_the_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review: ``DEBUG considering 7x6:dd``, printed by an agent of one's
+    own, came before ``move --json``'s object and ``arena --json``'s (three
+    times from the warm-up), so that ``json.loads`` failed on line 1.  As
+    in ``c4lab engine``, such a print goes to stderr."""
+    from c4lab.agents import Agent, Analysis, agent_infos, base, register
+
+    agent_infos()  # c4lab's own agents first; the registry is put back as it was after the test
+    monkeypatch.setattr(base, "_REGISTRY", dict(base._REGISTRY))
+
+    @register("chatty", "prints as it thinks")
+    class Chatty(Agent):
+        def analyse(self, position: c4lab.rules.Position, budget: object = None) -> tuple[object, Analysis]:
+            print(f"DEBUG considering {position.notation}")
+            return position.legal_moves()[0], Analysis()
+
+    moved = CliRunner().invoke(main, ["move", "--json", "7x6:dd", "--agent", "chatty"])
+    assert moved.exit_code == 0, moved.output
+    assert json.loads(moved.stdout)["move"] == "a"
+    assert "DEBUG considering 7x6:dd" in moved.stderr
+    played = CliRunner().invoke(main, ["arena", "chatty", "random:seed=1", "--games", "2", "--jobs", "1", "--board",
+                                       "5x4", "--out", str(tmp_path / "run.jsonl"), "--json"])
+    assert played.exit_code == 0, played.output
+    assert json.loads(played.stdout)["played"] == 2
+    assert "DEBUG considering 5x4" in played.stderr

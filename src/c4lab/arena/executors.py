@@ -12,6 +12,7 @@ import multiprocessing
 import os
 import signal
 import socket
+import sys
 import threading
 from collections.abc import Iterable, Iterator
 from multiprocessing.pool import Pool
@@ -65,6 +66,9 @@ def _worker_start(started: Any = None) -> None:
     which a worker says which task it starts (``_play_numbered``)."""
     global _started
     _started = started
+    # a worker's standard output is no part of the run's (the tables, --json's object): an agent's stray print()
+    # goes to stderr, as in the run's own process (cli/arena.py) and in `c4lab engine`
+    sys.stdout = sys.stderr
     threading.Thread(target=_end_with_the_run, args=(os.getppid(),), name="c4lab-run-watch", daemon=True).start()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if hasattr(signal, "SIGHUP"):

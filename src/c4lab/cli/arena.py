@@ -3,6 +3,7 @@ the report of a results file."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from typing import TYPE_CHECKING
@@ -159,7 +160,8 @@ def arena(
     # workers stopped, the games kept; by default SIGTERM would end this process alone and leave its workers
     # computing, orphans.
     try:
-        with stops_interrupt(), games_bar(config.total_games) as progress:
+        # an agent's stray print() goes to stderr: stdout holds the tables, or --json's one object
+        with stops_interrupt(), games_bar(config.total_games) as progress, contextlib.redirect_stdout(sys.stderr):
             outcome = run_arena(config, out, executor=runner, sprt=test, progress=progress,
                                 on_note=lambda note: progress.say(f"note: {note}"), names=OPTION_OF,
                                 new_run_notes=new_run_notes)

@@ -4,6 +4,7 @@ an argument or read from standard input, one answer per input."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from collections.abc import Callable, Iterator
@@ -186,7 +187,10 @@ def move(
         if position.is_over:
             raise game_over_error(position.notation, position.result)
         try:
-            said, analysis = agent.analysed(position, budget)
+            # an agent's stray print() goes to stderr: stdout holds the answers, one a position (a person's
+            # prompts stay where they are asked)
+            with contextlib.nullcontext() if agent.is_human else contextlib.redirect_stdout(sys.stderr):
+                said, analysis = agent.analysed(position, budget)
         except (ValueError, AgentError):  # this position refused (its message says why); an engine's fault
             raise
         except QuitGame:  # the human agent's: no move came from the keyboard (said below), not a crash
