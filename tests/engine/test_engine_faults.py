@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import shlex
 import signal
 import subprocess
@@ -212,7 +213,7 @@ def test_a_program_that_is_not_executable_is_told_how_to_run_it(tmp_path: Path) 
     plain = tmp_path / "engine.py"
     plain.write_text("print('c4labok')\n")
     with pytest.raises(EngineError, match=r"Permission denied: .* \(not an executable file: chmod \+x it, "
-                                          r"or name its interpreter: engine:cmd=python3 my_engine.py\)$"):
+                                          rf"or name its interpreter: engine:cmd=python3 {re.escape(str(plain))}\)$"):
         EngineAgent(str(plain))
     plain.chmod(0o755)  # executable, but with no #! line to say what runs it
     with pytest.raises(EngineError, match=r"Exec format error: .* \(a script needs a first line like "
@@ -259,6 +260,16 @@ def test_a_program_that_is_there_but_would_not_start_is_told_why(tmp_path: Path,
         EngineAgent(str(script))
     with pytest.raises(EngineError, match=r"Permission denied: .* \(a folder, not a program\)$"):
         EngineAgent(str(tmp_path))
+    # the usual form, through env: env starts, finds no 'python3\r' and exits with 127
+    script.write_bytes(b"#!/usr/bin/env python3\r\nprint('c4labok')\r\n")
+    with pytest.raises(EngineError, match=r"exited with status 127 \(its stderr: .*python3\\r.*\) \(its #! line ends in "
+                                          r"a carriage return: save the file with Unix line ends, LF, not CRLF\)"):
+        EngineAgent(str(script))
+    script.write_text("print('c4labok')\n")
+    script.chmod(0o644)  # the example's name was given, not the program's: engine:cmd=python3 my_engine.py
+    with pytest.raises(EngineError, match=r"Permission denied: .* \(not an executable file: chmod \+x it, or name its "
+                                          r"interpreter: engine:cmd=python3 ./my_engine.py\)$"):
+        EngineAgent("./my_engine.py")
 
 
 def test_an_engine_that_closes_its_input_and_runs_on_is_told_so(tmp_path: Path) -> None:

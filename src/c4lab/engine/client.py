@@ -53,6 +53,7 @@ import math
 import numbers
 import os
 import queue
+import re
 import shlex
 import signal
 import subprocess
@@ -187,9 +188,14 @@ class EngineRefused(EngineError):
 
 #: What to do about a program that cannot start, by its errno: the usual slips.
 _START_HINTS = {
-    errno.EACCES: " (not an executable file: chmod +x it, or name its interpreter: engine:cmd=python3 my_engine.py)",
+    errno.EACCES: " (not an executable file: chmod +x it, or name its interpreter: engine:cmd=python3 {program})",
     errno.ENOEXEC: " (a script needs a first line like #!/usr/bin/env python3, or name its interpreter)",
 }
+
+
+#: A ``#!`` line that ends in a carriage return: the program cannot start (``#!/usr/bin/python3``), or
+#: ``env`` finds no interpreter of that name and exits with 127 (``#!/usr/bin/env python3``).
+_CRLF_HINT = "its #! line ends in a carriage return: save the file with Unix line ends, LF, not CRLF"
 
 
 def _start_hint(program: str, exc: OSError) -> str:
@@ -202,7 +208,7 @@ def _start_hint(program: str, exc: OSError) -> str:
     if os.path.isdir(program):
         return " (a folder, not a program)"
     if exc.errno != errno.ENOENT or not os.path.isfile(program):
-        return _START_HINTS.get(exc.errno or 0, "")
+        return _START_HINTS.get(exc.errno or 0, "").format(program=program)
     if os.sep not in program:
         return f" (a program of this folder is named with its path: engine:cmd=./{program})"
     try:
@@ -213,7 +219,7 @@ def _start_hint(program: str, exc: OSError) -> str:
     if not first.startswith(b"#!"):
         return ""
     if first.rstrip(b"\n").endswith(b"\r"):
-        return " (its #! line ends in a carriage return: save the file with Unix line ends, LF, not CRLF)"
+        return f" ({_CRLF_HINT})"
     words = first[2:].split()
     interpreter = words[0].decode(errors="replace") if words else ""
     return f" (the interpreter its #! line names, {interpreter!r}, does not exist)"
@@ -431,7 +437,10 @@ class _Process:
             story = f"exited with status {status}" if status >= 0 else f"was killed by signal {_signal_name(-status)}"
         time.sleep(0.05)  # let the stderr thread catch the last lines
         tail = " | ".join(readable(line) for line in list(self.stderr) if line.strip())
-        return story + (f" (its stderr: {tail[-600:]})" if tail else "")
+        story += f" (its stderr: {tail[-600:]})" if tail else ""
+        if re.search("(\\\\r|\r)['\u2019]", tail):  # "/usr/bin/env: 'python3\\r': No such file": a #! line in CRLF
+            story += f" ({_CRLF_HINT})"
+        return story
 
     def alive(self) -> bool:
         return self.popen.poll() is None
