@@ -562,7 +562,7 @@ def test_an_engine_error_or_an_illegal_move_is_an_error_and_the_engine_stays(tmp
     with EngineAgent(cmd) as engine:
         with pytest.raises(EngineError, match="answered 'go' for 7x6 with an error: not today"):
             engine.choose(Position.parse("7x6"))
-        illegal = r"illegal move 'a' in '4x4:aaaa': engine .* chose it \(legal: b c d\)"
+        illegal = r"illegal move 'a' in '4x4:aaaa': engine .* chose it: column a is full \(legal: b c d\)$"
         with pytest.raises(EngineIllegalMove, match=illegal):
             engine.choose(Position.parse("4x4:aaaa"))
         assert engine.choose(Position.parse("4x4:b")) == Move(0)

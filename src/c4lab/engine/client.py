@@ -862,8 +862,13 @@ class EngineAgent(Agent):
             move = chosen.move
             if not position.is_legal(move):
                 legal = " ".join(m.token for m in position.legal_moves())
+                try:  # the rules' own reason: a full column, a ban after a drop that missed the bonus cell...
+                    position.play(move)
+                    why = ""
+                except IllegalMoveError as err:
+                    why = f": {err.reason}"
                 raise EngineIllegalMove(
-                    position.notation, move.token, f"engine {self.label} chose it (legal: {legal})"
+                    position.notation, move.token, f"engine {self.label} chose it{why} (legal: {legal})"
                 )
         analysis = Analysis(
             value=info.value,
