@@ -296,6 +296,17 @@ def test_a_plugin_that_fails_on_import_is_named_in_one_line_and_the_other_agents
     asked = _run(["-m", "c4lab", "move", "4x4", "--agent", "broken"], tmp_path, site)
     assert asked.returncode == 2 and "Traceback" not in asked.stderr
     assert "unknown agent 'broken'" in asked.stderr and "'broken' (c4lab_broken) did not load" in asked.stderr
+    # the mistake the manual names: a Param whose type a spec cannot give, refused at the @register line (the
+    # line was "<string>:12", the __init__ a dataclass writes)
+    (site / "c4lab_broken.py").write_text(
+        "from c4lab.agents import Agent, Param, register\n"
+        "\n"
+        "@register('brk', 'broken', [Param('depth', int | None, None, 'depth')])\n"
+        "class Broken(Agent):\n"
+        "    pass\n", encoding="utf-8")
+    moved = _run(["-m", "c4lab", "move", "4x4", "--agent", "random:seed=1"], tmp_path, site)
+    assert moved.stderr.startswith(f"warning: the agent plugin 'broken' (c4lab_broken) did not load at "
+                                   f"{site / 'c4lab_broken.py'}:3: TypeError: Param('depth', int | None, ...)"), moved.stderr
 
 
 @pytest.mark.parametrize("entry", ["aaa", "zzz"])

@@ -790,10 +790,15 @@ broken_plugins: dict[str, str] = {}
 
 def _plugin_frame(exc: BaseException) -> str:
     """`` at FILE:LINE``: the deepest frame of ``exc`` outside c4lab and
-    the import machinery (the plugin's own line), or nothing."""
+    the import machinery (the plugin's own line), or nothing.  Code with no
+    file (``<string>``: the ``__init__`` a dataclass writes, ``Param``'s)
+    is no one's line: it named ``<string>:12`` for a ``Param`` refused at
+    the plugin's ``@register`` line."""
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # c4lab's own folder
     found = ""
     for frame in traceback.extract_tb(exc.__traceback__):
+        if frame.filename.startswith("<"):
+            continue
         if "importlib" not in frame.filename and not os.path.abspath(frame.filename).startswith(package + os.sep):
             found = f" at {frame.filename}:{frame.lineno}"
     return found
