@@ -91,10 +91,13 @@ class _Engine:
         name = self.info.name
         return name + (":" + ",".join(f"{k}={v}" for k, v in self.values.items()) if self.values else "")
 
-    def send(self, reply: Reply) -> None:
+    def send(self, *replies: Reply) -> None:
+        """Write ``replies``, in one write: a search's ``info`` and its
+        ``bestmove`` go whole or not at all (a ``quit`` that came between
+        the two left the ``info`` alone)."""
         if self.over:
             return
-        self.out.write(f"{reply}\n")
+        self.out.write("".join(f"{reply}\n" for reply in replies))
         self.out.flush()
 
     def error(self, problem: object) -> None:
@@ -179,8 +182,7 @@ class _Engine:
             time=max(float(seconds), 0.0),
             pv=pv,
             string=" ".join(analysis.note.split()) if analysis.note and analysis.note.strip() else None,
-        ))
-        self.send(BestMove(move))
+        ), BestMove(move))
 
     def get_ready(self) -> None:
         """Warm the agent up for the current position's kind of board (the
