@@ -365,6 +365,15 @@ def unready_forfeit(side: str, who: str, err: BaseException) -> Forfeit:
     return Forfeit(side, reason, "before the first move: " + crash_detail(err, who))
 
 
+def failure_words(err: BaseException, who: str) -> str:
+    """What went wrong with ``who``, an agent asked for a move, in one
+    line: an illegal answer's own words (``answer_move``'s, which name the
+    agent already), else :func:`crash_detail`.  For the callers where a
+    failed agent loses a position or a game but the run goes on: the
+    accuracy count, a server's room, the terminal game."""
+    return str(err) if isinstance(err, IllegalMoveError) else crash_detail(err, who)
+
+
 def crash_detail(err: BaseException, who: str) -> str:
     """The error ``who`` raised and where (its innermost frame) -- or, for an
     ``AgentError`` (an engine program's fault, told in full by its message)

@@ -37,8 +37,7 @@ from c4lab.adapters.openspiel import OpenSpielMCTS
 from c4lab.adapters.openspiel import available as openspiel_available
 from c4lab.agents.base import Agent, Budget, make_agent, parse_spec, refuse_a_person
 from c4lab.cores import usable_cores
-from c4lab.game import answer_move, crash_detail
-from c4lab.rules.errors import IllegalMoveError
+from c4lab.game import answer_move, failure_words
 from c4lab.rules.move import Move
 from c4lab.rules.position import Position
 from c4lab.rules.variant import Variant
@@ -240,9 +239,7 @@ def measure(agent: Agent, positions: list[ScoredPosition], budget: Budget | None
             move = answer_move(item.position, agent.choose(item.position, budget), who)
         except (Exception, SystemExit) as err:  # noqa: BLE001  (any failure of the agent, as the game loop)
             tally.wrong.append(f"{item.position.notation}: ?")
-            # an illegal answer's words name the agent (answer_move's), an engine's failure its own
-            detail = str(err) if isinstance(err, IllegalMoveError) else crash_detail(err, who)
-            tally.failed.append(f"{item.position.notation}: {detail}")
+            tally.failed.append(f"{item.position.notation}: {failure_words(err, who)}")
             continue
         if item.keeps_value(move):
             tally.right += 1

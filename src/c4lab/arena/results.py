@@ -288,6 +288,14 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def differing(config: ArenaConfig, other: ArenaConfig) -> list[str]:
+    """The settings, as the header names them, in which ``config`` and
+    ``other`` differ (``["games"]``: the same experiment, longer or
+    shorter)."""
+    ours, theirs = config.to_dict(), other.to_dict()
+    return [k for k in ours if ours[k] != theirs.get(k)]
+
+
 def open_results(
     path: str | Path, config: ArenaConfig, sprt: str | None = None, on_note: Callable[[str], None] | None = None,
     *, engines: dict[str, str] | None = None, stand_ins: Sequence[str] = (),
@@ -321,7 +329,7 @@ def open_results(
             return ResultsWriter(path, config, sprt=sprt, held=held, engines=engines, stand_ins=stand_ins), None
         previous = read_results(path)
         ours, theirs = config.to_dict(), previous.config.to_dict()
-        differ = [k for k in ours if ours[k] != theirs.get(k)]
+        differ = differing(config, previous.config)
         # More games of the same experiment extend it: pair k starts from the same position whatever the
         # number of games, so the pairs played stay pairs of the longer run (and fewer would drop some).
         longer = differ == ["games"] and config.games >= previous.config.games

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from c4lab.arena.executors import Executor, LocalExecutor
 from c4lab.arena.games import Game
-from c4lab.arena.results import ResultsError, ResultsWriter, open_results, read_results
+from c4lab.arena.results import ResultsError, ResultsWriter, differing, open_results, read_results
 from c4lab.arena.schedule import ArenaConfig
 from c4lab.arena.sprt import SPRT
 from c4lab.arena.stats import pentanomial_counts
@@ -122,7 +122,7 @@ def decided_already(
     except (ResultsError, OSError):  # open_results says what is wrong with it
         return config, None
     if (previous is None or previous.sprt != sprt.text() or previous.config.games >= config.games
-            or {**previous.config.to_dict(), "games": config.games} != config.to_dict()):
+            or differing(config, previous.config) != ["games"]):
         return config, None
     verdict = sprt_verdict(sprt, previous.config, list(previous.whole_pairs()))
     if verdict is None:

@@ -37,7 +37,7 @@ from typing import Any
 from c4lab.agents import parse_spec
 from c4lab.agents.base import checked_answer
 from c4lab.agents.catalogue import DEFAULT_LEVEL
-from c4lab.game import answer_move, crash_detail
+from c4lab.game import answer_move, failure_words
 from c4lab.rules import IllegalMoveError, Position, Variant
 from c4lab.rules.position import load_kernels
 from c4lab.rules.setup import check_start
@@ -706,8 +706,7 @@ class RoomManager:
                 move = answer_move(position, answer, who)
             except Exception as exc:  # noqa: BLE001 - an agent of one's own (a plugin, an engine's program)
                 # raised, or answered no legal move: it loses the game, as in the arena (the room hung, thinking)
-                detail = str(exc) if isinstance(exc, IllegalMoveError) else crash_detail(exc, who)
-                await self._agent_failed(room, side, generation, detail)
+                await self._agent_failed(room, side, generation, failure_words(exc, who))
                 return
         async with room.lock:
             if room.generation != generation or room.status != "playing":

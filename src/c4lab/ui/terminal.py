@@ -25,8 +25,8 @@ from rich.console import Console
 from c4lab.agents import Agent, QuitGame, make_agent
 from c4lab.agents.base import warm_up
 from c4lab.agents.catalogue import DEFAULT_LEVEL
-from c4lab.game import crash_detail, play_game
-from c4lab.rules import IllegalMoveError, Move, Position, Variant
+from c4lab.game import failure_words, play_game
+from c4lab.rules import Move, Position, Variant
 from c4lab.rules.setup import check_start, starting_position
 from c4lab.rules.sides import SIDE_NAMES, other, result_words, side_with_name
 from c4lab.ui.analysis_board import AnalysisBoard
@@ -266,8 +266,7 @@ class TerminalGame(AnalysisBoard):
                     position = screen.position
                     assert position.to_move is not None
                     who = f"player {position.to_move} ({self.players[by_side[position.to_move]].spec})"
-                    detail = str(err) if isinstance(err, IllegalMoveError) else crash_detail(err, who)
-                    result = f"{result_words(other(position.to_move), 'failed', winner)}.\n{detail}."
+                    result = f"{result_words(other(position.to_move), 'failed', winner)}.\n{failure_words(err, who)}."
                     break
         except (QuitGame, KeyboardInterrupt) as stop:
             # the result's one sentence, as a game the page's players left ends; the moves, to paste back
