@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+import testkit
 from c4lab.agents import Budget, SpecError, make_agent
 from c4lab.arena.schedule import ArenaConfig
 from c4lab.engine import EngineAgent, EngineError, ProtocolError, parse_command, parse_reply
@@ -315,20 +316,69 @@ def misbehaving(monkeypatch: pytest.MonkeyPatch) -> str:
     ("full", "error go: illegal move 'a' in '7x6:aaaaaa': column a is full (played by the agent)"),
     ("none", "error go: illegal move 'None' in '7x6:aaaaaa': the agent answered None, which is not a move"),
     ("number", "error go: illegal move '3' in '7x6:aaaaaa': the agent answered 3, which is not a move"),
-    ("alone", ("error go: the agent failed: AnswerError: Misbehaving.analyse must return (Move, Analysis), "
+    ("alone", ("error go: the agent failed: Misbehaving.analyse must return (Move, Analysis), "
               "not Move.parse('b')")),
-    ("no-analysis", ("error go: the agent failed: AnswerError: Misbehaving.analyse must return (Move, Analysis), "
+    ("no-analysis", ("error go: the agent failed: Misbehaving.analyse must return (Move, Analysis), "
                     "not an analysis None (Analysis() is an empty one)")),
-    ("percent", ("error go: the agent failed: AnswerError: Analysis.value must be an expected score for the side "
+    ("percent", ("error go: the agent failed: Analysis.value must be an expected score for the side "
                  "to move in [0, 1] (win 1, draw 0.5, loss 0), not 75.0")),
-    ("raise", "error go: the agent failed: RuntimeError: my agent's own bug"),
+    # an exception: where it was raised, the agent's own file and line, as ``c4lab move`` says it
+    ("raise", f"error go: the agent raised RuntimeError: my agent's own bug at {testkit.__file__}:"),
 ])
 def test_an_agent_that_answers_go_wrongly_is_one_error_line_and_the_engine_goes_on(
     misbehaving: str, how: str, what: str
 ) -> None:
     out = io.StringIO()
     serve(f"{misbehaving}:how={how}", io.StringIO("position 7x6:aaaaaa\ngo\nisready\n"), out)
-    assert out.getvalue().splitlines() == [what, "readyok"]
+    said, ready = out.getvalue().splitlines()
+    if what.endswith(":"):  # then the line number
+        assert said.startswith(what) and said.removeprefix(what).isdigit(), said
+    else:
+        assert said == what
+    assert ready == "readyok"
+
+
+def test_c4lab_move_exits_2_for_an_engine_that_will_not_start_and_1_for_one_that_fails_a_search(
+    tmp_path: Path,
+) -> None:
+    """The ``--agent`` at fault, nothing answered: 2, as a bad option; a
+    search that fails: 1, and the answers before it stay on stdout."""
+    def move(cmd: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "c4lab", "move", "7x6", "7x6:dd", "7x6:ddd",
+                               "--agent", f"engine:cmd={cmd}"], check=False, capture_output=True, text=True, timeout=120)
+
+    garbage = move(fake_engine(tmp_path, "print('bestmove d')", on_hello="print('garbage')"))
+    assert (garbage.returncode, garbage.stdout) == (2, "")
+    assert "sent 'garbage' during the handshake" in garbage.stderr
+    second = move(fake_engine(tmp_path, "print('bestmove d') if position == '7x6' else sys.exit(3)"))
+    assert (second.returncode, second.stdout) == (1, "d\n")
+    assert second.stderr.strip().endswith("exited with status 3 while we waited for 'bestmove' for 7x6:dd")
+
+
+def test_id_author_names_who_wrote_the_agent(misbehaving: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """c4lab for its own agents; for another's, the author its package's
+    metadata gives, else the top-level module that holds the agent."""
+    import email.message
+    import importlib.metadata
+
+    def authors(spec: str) -> list[str]:
+        out = io.StringIO()
+        serve(spec, io.StringIO("c4lab\n"), out)
+        return [line for line in out.getvalue().splitlines() if line.startswith("id author")]
+
+    assert authors("master") == ["id author c4lab"]
+    assert authors(misbehaving) == ["id author testkit"]  # a module no installed package holds
+    monkeypatch.setattr(importlib.metadata, "packages_distributions", lambda: {"testkit": ["my-agents"]})
+    for meta, said in [
+        ({"Author-email": '"Ann Lee" <ann@example.org>, Bo <bo@example.org>'}, "Ann Lee, Bo"),
+        ({"Author": "Ann  Lee\n"}, "Ann Lee"),
+        ({}, "testkit"),  # the package names no author
+    ]:
+        message = email.message.Message()  # what ``importlib.metadata.metadata`` answers
+        for key, value in meta.items():
+            message[key] = value
+        monkeypatch.setattr(importlib.metadata, "metadata", lambda dist, message=message: message)
+        assert authors(misbehaving) == [f"id author {said}"]
 
 
 def test_an_agent_that_refuses_a_position_is_its_own_message_as_c4lab_move_gives_it(tmp_path: Path) -> None:

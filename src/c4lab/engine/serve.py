@@ -64,12 +64,40 @@ from c4lab.engine.protocol import (
     readable,
     without_line_end,
 )
-from c4lab.game import answer_move
+from c4lab.game import answer_move, crash_detail
 from c4lab.rules import IllegalMoveError, Position, Variant
 from c4lab.rules.errors import quote
 from c4lab.rules.sides import game_over_error
 
 AUTHOR = "c4lab"
+
+
+def author_of(info: AgentInfo) -> str:
+    """Who wrote the agent, for ``id author``: c4lab for its own, else the
+    ``Author`` (or the name in ``Author-email``) of the installed package
+    that holds the agent's module (a plugin), else that module's top-level
+    name (a script's agent, a package with no author given)."""
+    top = str(getattr(info.factory, "__module__", "") or "").partition(".")[0]
+    if top == "c4lab":
+        return AUTHOR
+    from importlib.metadata import (  # lazy: a plugin only
+        PackageNotFoundError,
+        metadata,
+        packages_distributions,
+    )
+
+    for dist in packages_distributions().get(top, []):
+        try:
+            meta = metadata(dist)
+        except PackageNotFoundError:  # pragma: no cover - listed a moment ago, gone now
+            continue
+        names = [*(meta.get_all("Author") or []), *(part.split("<")[0].strip().strip('"')
+                                                    for emails in meta.get_all("Author-email") or []
+                                                    for part in emails.split(","))]
+        found = ", ".join(name for name in names if name)
+        if found:
+            return " ".join(found.split())  # one line, whatever the metadata holds
+    return top or "unknown"
 
 
 class _Engine:
@@ -107,7 +135,7 @@ class _Engine:
 
     def hello(self) -> None:
         self.send(Id("name", f"c4lab {self.spec}"))
-        self.send(Id("author", AUTHOR))
+        self.send(Id("author", author_of(self.info)))
         for param in self.info.params:
             raw = self.values.get(param.name, self.info.defaults.get(param.name))
             default = param.convert(self.info.name, raw) if raw is not None else param.default
@@ -164,7 +192,7 @@ class _Engine:
             self.error(f"go: {exc}")
             return
         except Exception as exc:  # noqa: BLE001  (the engine never dies of its agent)
-            self.error(f"go: the agent failed: {type(exc).__name__}: {exc}")
+            self.error(f"go: {crash_detail(exc, 'the agent')}")  # where: the agent's own file and line
             return
         try:  # an agent of one's own may answer None, a number, a full column...
             move = answer_move(self.position, answer, "the agent")
