@@ -348,8 +348,8 @@ def test_a_computer_player_that_fails_loses_the_game_and_the_room_is_told_why(
         room, conn = await seated(manager, {"board": "7x6:dddddd", "players": {"A": "human", "B": "random"}})
         room.seats["B"].agent, room.seats["B"].spec = FaultyAgent(answer), "mine"  # type: ignore[assignment]
         await manager.handle(room, conn, {"type": "move", "move": "c"})
-        for _ in range(POLLS):
-            if room.status == "over":
+        for _ in range(POLLS):  # until the room's last word: the state after the error (the game ends before both)
+            if room.status == "over" and conn.sent[-1]["type"] == "state":
                 break
             await asyncio.sleep(0.01)
         assert (room.status, room.result, room.reason, room.thinking) == ("over", "A", "failed", None)
