@@ -107,9 +107,12 @@ def with_manager(store: GameStore, body: Callable[[RoomManager], Any], **options
 
 
 async def settled(room: Room, plies: int) -> None:
-    """Wait until the room's position has ``plies`` moves and no agent thinks."""
+    """Wait until the room's position has ``plies`` moves, no agent thinks,
+    and everyone has been told (the agent's move is broadcast after it is
+    made: ``room.telling`` is held from then until every connection has the
+    state, and a test that looked between the two read the state before)."""
     for _ in range(POLLS):
-        if room.position.ply == plies and room.thinking is None:
+        if room.position.ply == plies and room.thinking is None and not room.telling.locked():
             return
         await asyncio.sleep(0.01)
     raise AssertionError(f"still {room.position.notation}, thinking {room.thinking}")
