@@ -380,6 +380,12 @@ def test_id_author_names_who_wrote_the_agent(misbehaving: str, monkeypatch: pyte
         monkeypatch.setattr(importlib.metadata, "metadata", lambda dist, message=message: message)
         assert authors(misbehaving) == [f"id author {said}"]
 
+    def damaged() -> dict[str, list[str]]:  # another package's metadata that cannot be read
+        raise UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte")
+
+    monkeypatch.setattr(importlib.metadata, "packages_distributions", damaged)
+    assert authors(misbehaving) == ["id author testkit"]  # the engine starts all the same
+
 
 def test_an_agent_that_refuses_a_position_is_its_own_message_as_c4lab_move_gives_it(tmp_path: Path) -> None:
     """A ``ValueError`` is an agent's refusal of the position (writing-agents.md),

@@ -86,7 +86,11 @@ def author_of(info: AgentInfo) -> str:
         packages_distributions,
     )
 
-    for dist in packages_distributions().get(top, []):
+    try:
+        holders = packages_distributions().get(top, [])
+    except Exception:  # noqa: BLE001 - another package's damaged metadata: the module's name, not an engine that fails
+        holders = []
+    for dist in holders:
         try:
             meta = metadata(dist)
         except PackageNotFoundError:  # pragma: no cover - listed a moment ago, gone now
