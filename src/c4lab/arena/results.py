@@ -328,12 +328,12 @@ def open_results(
                 on_note(f"{path} was empty (0 bytes): starting it anew")
             return ResultsWriter(path, config, sprt=sprt, held=held, engines=engines, stand_ins=stand_ins), None
         previous = read_results(path)
-        ours, theirs = config.to_dict(), previous.config.to_dict()
         differ = differing(config, previous.config)
         # More games of the same experiment extend it: pair k starts from the same position whatever the
         # number of games, so the pairs played stay pairs of the longer run (and fewer would drop some).
         longer = differ == ["games"] and config.games >= previous.config.games
         if differ and not longer:
+            ours, theirs = config.to_dict(), previous.config.to_dict()  # (what is shown of each setting)
             shown = ", ".join(f"{k}: {_shown(theirs.get(k))} in the file, {_shown(ours[k])} asked" for k in differ)
             more = " (more games extend it)" if differ == ["games"] else ""
             raise ResultsError(

@@ -95,9 +95,9 @@ def author_of(info: AgentInfo) -> str:
             meta = metadata(dist)
         except PackageNotFoundError:  # pragma: no cover - listed a moment ago, gone now
             continue
-        names = [*(meta.get_all("Author") or []), *(part.split("<")[0].strip().strip('"')
-                                                    for emails in meta.get_all("Author-email") or []
-                                                    for part in emails.split(","))]
+        names = list(meta.get_all("Author") or [])
+        for emails in meta.get_all("Author-email") or []:  # '"Ann Lee" <ann@example.org>, Bo <bo@example.org>'
+            names += [part.split("<")[0].strip().strip('"') for part in emails.split(",")]
         found = ", ".join(name for name in names if name)
         if found:
             return " ".join(found.split())  # one line, whatever the metadata holds
