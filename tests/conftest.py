@@ -31,6 +31,12 @@ KAGGLE_ENVIRONMENTS = "kaggle-environments==1.33.2"
 # that keeps one open long enough.  The tests of that prepare turn it on.
 os.environ.setdefault("C4LAB_PREPARE_IN_BACKGROUND", "0")
 
+# The suite compiles the kernels for this machine's CPU, as before there was
+# shipped code: its tests of numba's cache, of compiling aside and of the
+# first start count what is compiled.  The tests of the shipped code
+# (``tests/test_precompiled.py``) turn it on in the processes they start.
+os.environ.setdefault("C4LAB_PRECOMPILED", "0")
+
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """``-n auto`` (the suite's default): a worker for each core this

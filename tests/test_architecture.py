@@ -18,8 +18,8 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 
 #: Bottom to top.  A module may import its own layer and the layers below.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("foundations", ("c4lab.arrayfile", "c4lab.atomic", "c4lab.lazy", "c4lab.jitcache", "c4lab.compile_aside", "c4lab.quick_exit",
-                     "c4lab.ctrl_c", "c4lab.cores")),
+    ("foundations", ("c4lab.arrayfile", "c4lab.atomic", "c4lab.lazy", "c4lab.jitcache", "c4lab.precompiled",
+                     "c4lab.compile_aside", "c4lab.quick_exit", "c4lab.ctrl_c", "c4lab.cores")),
     ("rules", ("c4lab.rules",)),
     ("solver", ("c4lab.solver",)),
     ("agents", ("c4lab.agents",)),

@@ -116,12 +116,15 @@ def on_disk(py_func: Any, signature: Callable[[str], bool] | None = None) -> boo
     (numba's text of it, ``"int64(uint64, ...)"``) it accepts.  A closure's
     versions share one index, each under the hash of its closure's values
     (numba's ``_index_key``): only one for ``py_func``'s own values counts.
+    The shipped compiled kernels count too (``c4lab.precompiled``).
     Reads the cache's index only: a few milliseconds, nothing compiled or
     loaded."""
     from numba.core.caching import FunctionCache
 
+    from c4lab import precompiled  # lazy: imports numba, never loaded by a process that only starts a child
+
     try:
-        index = FunctionCache(py_func)._cache_file._load_index()
+        index = {**FunctionCache(py_func)._cache_file._load_index(), **precompiled.index(py_func)}
         closure = _closure_hash(py_func)
     except Exception:  # noqa: BLE001 - no usable cache (read-only, no source): nothing on disk
         return False

@@ -57,6 +57,8 @@ from numba.core import types as _types
 from numba.core.types import functions as _functions
 from numba.core.typing import templates as _templates
 
+from c4lab import precompiled
+
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows: numba's own behaviour
@@ -119,6 +121,28 @@ def _load_or_miss(self: Any, key: Any) -> Any:
 if getattr(caching.IndexDataCacheFile.load, "__name__", "") != "_load_or_miss":
     caching.IndexDataCacheFile._load_index = _load_index_or_none  # type: ignore[method-assign]
     caching.IndexDataCacheFile.load = _load_or_miss  # type: ignore[method-assign]
+
+
+# -- the kernels shipped compiled, where this cache has nothing yet
+#
+# numba looks in its cache on disk before it compiles; where that finds
+# nothing, the shipped cache of ``c4lab.precompiled`` (every kernel compiled
+# for a baseline CPU) is looked in too, and the compiler runs only where
+# neither has the function.
+
+_numba_load_overload = caching.Cache._load_overload
+
+
+def _load_overload_or_shipped(self: Any, sig: Any, target_context: Any) -> Any:
+    """numba's cached overload of ``sig``, else the shipped one, else None."""
+    found = _numba_load_overload(self, sig, target_context)
+    if found is None and self._enabled:
+        found = precompiled.load(self, sig, target_context)
+    return found
+
+
+if getattr(caching.Cache._load_overload, "__name__", "") != "_load_overload_or_shipped":
+    caching.Cache._load_overload = _load_overload_or_shipped  # type: ignore[method-assign]
 
 
 # -- numba's inliner: one copy of the scope per inlined function, not per block

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
+from c4lab import precompiled
 from c4lab.agents.base import agent_infos, make_agent, warm_up
 from c4lab.atomic import write_text
 from c4lab.compile_aside import ENV as COMPILE_ASIDE
@@ -291,23 +292,31 @@ def _ctrl_c_ignored() -> Iterator[None]:
 @contextlib.contextmanager
 def _in_this_process() -> Iterator[None]:
     """A worker's set-up (:func:`_quiet_worker`) for a prepare in this
-    process, undone at the end: no child compiling aside meanwhile."""
-    before = os.environ.get(COMPILE_ASIDE)
-    os.environ[COMPILE_ASIDE] = "0"
+    process, undone at the end: no child compiling aside meanwhile, and
+    no shipped code."""
+    before = {name: os.environ.get(name) for name in _WORKER_ENV}
+    os.environ.update(_WORKER_ENV)
     _CompileLog.install()
     try:
         yield
     finally:
-        if before is None:
-            os.environ.pop(COMPILE_ASIDE, None)
-        else:
-            os.environ[COMPILE_ASIDE] = before
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+#: A worker's environment: no child compiling aside (the workers are the
+#: parallelism), and the kernels compiled for this CPU, not loaded from
+#: the shipped cache for a baseline one (``c4lab.precompiled``).
+_WORKER_ENV = {COMPILE_ASIDE: "0", precompiled.ENV: "0"}
 
 
 def _quiet_worker() -> None:
-    """A worker's set-up: no child compiling aside, Ctrl-C left to the
-    parent, and numba's compiles logged (:func:`_warm`)."""
-    os.environ[COMPILE_ASIDE] = "0"
+    """A worker's set-up: no child compiling aside, no shipped code,
+    Ctrl-C left to the parent, and numba's compiles logged (:func:`_warm`)."""
+    os.environ.update(_WORKER_ENV)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _CompileLog.install()
 
