@@ -128,3 +128,18 @@ def test_a_shipped_cache_that_does_not_match_or_is_damaged_is_a_miss(
     assert usable == (fault in (None, "damaged index", "damaged data"))
     assert (loaded is not None) == (fault is None)
     assert bool(found) == (fault in (None, "damaged data"))
+
+
+def test_bench_measures_the_code_compiled_for_this_cpu(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """``c4lab bench`` (and its commands) turn the shipped code off, as
+    after ``c4lab prepare``, unless told otherwise."""
+    from click.testing import CliRunner
+
+    from c4lab.cli import main
+
+    monkeypatch.delenv(precompiled.ENV, raising=False)
+    CliRunner().invoke(main, ["bench", "solver", "--dir", str(tmp_path), "--sets", "none"])
+    assert os.environ[precompiled.ENV] == "0"
+    monkeypatch.setenv(precompiled.ENV, "1")
+    CliRunner().invoke(main, ["bench", "solver", "--dir", str(tmp_path), "--sets", "none"])
+    assert os.environ[precompiled.ENV] == "1"

@@ -4,6 +4,7 @@ benchmark positions) and ``bench accuracy`` (agents' value-keeping moves)."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 from typing import Any
 
@@ -40,7 +41,14 @@ def bench(ctx: click.Context, as_json: bool, seconds: float, c_reference: bool) 
 
     `c4lab bench solver` measures the exact solver on the classic sets,
     `c4lab bench accuracy` the agents' moves against the solver's scores.
+
+    Every bench runs the kernels compiled for this machine's CPU, as after
+    `c4lab prepare`, not the shipped ones (C4LAB_PRECOMPILED=1 measures
+    those): a first run compiles.
     """
+    from c4lab import precompiled  # lazy: imports numba, which `c4lab --help` never loads
+
+    os.environ.setdefault(precompiled.ENV, "0")
     if ctx.invoked_subcommand is not None:
         return
     from c4lab.bench import closing_lines, run_benchmarks, section_lines
