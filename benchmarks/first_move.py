@@ -31,6 +31,10 @@ issue 27:
   ``master 12x12/Xf4/Bc2 after prepare``, ``solve 6x5/Xc2 after prepare``):
   what a person who ran it after the install waits.
 
+The environment is passed on: where the kernels shipped compiled are used
+(``c4lab.precompiled``), a cold run loads them; with
+``C4LAB_PRECOMPILED=0`` it measures a first start that compiles them.
+
 A command may leave a child compiling ahead when it ends (``hard`` the
 solver, ``c4lab.compile_aside``); the next command of the case starts at
 once, as in a script, so the figure after it counts whatever of that

@@ -32,8 +32,11 @@ LOG_EVERY = 10.0
               help="Worker processes (default: one per usable core, at most 4; 1 compiles in this process).")
 def prepare(agents: tuple[str, ...], jobs: int | None) -> None:
     """Compile every agent's kernels (with its default options) on every
-    kind of board now, once: the first move on any board then loads them
-    from numba's cache instead of compiling (a first `master` move in
+    kind of board now, once, for this machine's processor: every later
+    move on any board loads them from numba's cache.  Where the kernels
+    shipped compiled for a baseline processor are used (x86-64 Linux,
+    Python 3.11), this makes them up to about a tenth faster; elsewhere a
+    first move no longer waits for the compiler (a first `master` move in
     about 2 s instead of 5 to 7 s).  An agent that needs a file of its own
     (`qlearning`'s table) is left out, and says so.
 
