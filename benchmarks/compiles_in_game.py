@@ -30,7 +30,12 @@ import subprocess
 import sys
 import tempfile
 
+from c4lab import precompiled
 from c4lab.ctrl_c import run_stoppable
+
+# What a prepared agent still compiles, and its warm-up on an empty cache:
+# the code compiled for this CPU, as after ``c4lab prepare``, not the shipped one.
+precompiled.measure_this_cpu()
 
 #: Agents at budgets that keep a game short; ``master`` keeps its tree
 #: between moves, ``hard`` and ``impossible`` solve their end game exactly.

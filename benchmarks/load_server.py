@@ -75,7 +75,10 @@ import httpx
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
+from c4lab import precompiled
 from c4lab.ctrl_c import run_stoppable
+
+precompiled.measure_this_cpu()  # the server it starts runs the code compiled for this CPU, as after c4lab prepare
 
 #: A player's think pause, seconds (uniform).
 THINK = (1.0, 3.0)

@@ -44,6 +44,7 @@ import time
 from collections import Counter
 
 import c4lab.engine.client  # noqa: F401  (registers 'engine:cmd=...': an engine program is judged as any agent)
+from c4lab import precompiled
 from c4lab.agents import AgentError, make_agent
 from c4lab.agents.base import refuse_a_person
 from c4lab.agents.ntuple import shipped_path
@@ -55,6 +56,8 @@ from c4lab.learning import probes as P
 from c4lab.learning.ntuple import score_against
 from c4lab.rules import Position
 from c4lab.solver.api import Solver
+
+precompiled.measure_this_cpu()  # speed is measured on the code compiled for this CPU, as after c4lab prepare
 
 
 def against_perfect(spec: str, network: Network, count: int, seed: int) -> tuple[int, int]:

@@ -38,9 +38,12 @@ import sys
 import tempfile
 from pathlib import Path
 
+from c4lab import precompiled
 from c4lab.ctrl_c import run_stoppable
 from c4lab.rules import Position
 from c4lab.solver import Solver
+
+precompiled.measure_this_cpu()  # speed is measured on the code compiled for this CPU, as after c4lab prepare
 
 # Runs inside BitBully's environment: "ready" once BitBully is imported, then
 # for each position read on stdin (moves as column digits, one position a

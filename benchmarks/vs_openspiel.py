@@ -30,12 +30,15 @@ import random
 import time
 
 import c4lab.engine.client  # noqa: F401  (registers 'engine:cmd=...': an engine program plays as any agent)
+from c4lab import precompiled
 from c4lab.adapters.openspiel import OpenSpielMCTS
 from c4lab.agents import Agent, AgentError, make_agent
 from c4lab.agents.base import refuse_a_person
 from c4lab.ctrl_c import run_stoppable
 from c4lab.game import Forfeit, play_game
 from c4lab.rules import Position
+
+precompiled.measure_this_cpu()  # speed is measured on the code compiled for this CPU, as after c4lab prepare
 
 
 def check_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[list[Position], Agent]:

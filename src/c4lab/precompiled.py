@@ -124,6 +124,14 @@ def usable() -> bool:
     return os.environ.get(ENV, "") != "0" and _matches()
 
 
+def measure_this_cpu() -> None:
+    """Unless :data:`ENV` says otherwise, this process and the processes
+    it starts compile for this machine's CPU instead of loading the shipped
+    code, as after ``c4lab prepare``: what a measurement of speed wants
+    (``c4lab bench``, the scripts of ``benchmarks/``)."""
+    os.environ.setdefault(ENV, "0")
+
+
 class _ShippedFile(caching.IndexDataCacheFile):  # type: ignore[misc]
     """numba's index and data files of one function, read from the shipped
     cache: the index's stamp of the source is not compared (the manifest's

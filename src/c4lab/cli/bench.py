@@ -4,7 +4,6 @@ benchmark positions) and ``bench accuracy`` (agents' value-keeping moves)."""
 from __future__ import annotations
 
 import json
-import os
 import sys
 from typing import Any
 
@@ -48,7 +47,7 @@ def bench(ctx: click.Context, as_json: bool, seconds: float, c_reference: bool) 
     """
     from c4lab import precompiled  # lazy: imports numba, which `c4lab --help` never loads
 
-    os.environ.setdefault(precompiled.ENV, "0")
+    precompiled.measure_this_cpu()
     if ctx.invoked_subcommand is not None:
         return
     from c4lab.bench import closing_lines, run_benchmarks, section_lines
