@@ -21,6 +21,10 @@ from c4lab.agents import minimax
 from testkit import run_counting_compiles
 
 pytestmark = pytest.mark.skipif(not precompiled._has_features(), reason="this processor cannot run the shipped code")
+#: The tests that load the shipped code: where it does not match (another
+#: numba or Python, or sources edited since it was made, which the first
+#: test below reports), there is nothing to load.
+loads_it = pytest.mark.skipif(not precompiled._matches(), reason="the shipped code is not that of these sources")
 
 #: A first start's questions: a first ``master`` move (on iterations, so
 #: that two runs play alike), a level's, the solver's, on boards of three
@@ -53,6 +57,7 @@ def test_the_shipped_code_is_that_of_these_sources() -> None:
     assert precompiled._matches()
 
 
+@loads_it
 def test_a_first_start_on_an_empty_cache_compiles_nothing_and_plays_as_code_compiled_here(tmp_path: Path) -> None:
     shipped = run_counting_compiles(FIRST_START, tmp_path / "empty", C4LAB_PRECOMPILED="1")
     assert shipped["compiled"] == []
@@ -62,6 +67,7 @@ def test_a_first_start_on_an_empty_cache_compiles_nothing_and_plays_as_code_comp
     assert shipped["answers"] == compiled_here["answers"]
 
 
+@loads_it
 def test_code_compiled_for_this_cpu_comes_first_and_prepare_compiles_it(tmp_path: Path) -> None:
     """``c4lab prepare`` compiles for this CPU though code is shipped, and a
     later process loads that, not the shipped code."""
@@ -79,6 +85,7 @@ def test_code_compiled_for_this_cpu_comes_first_and_prepare_compiles_it(tmp_path
     assert out["compiled"] == []
 
 
+@loads_it
 def test_the_shipped_code_counts_as_on_disk_where_it_is_usable(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """So that no child process is started to compile what is shipped
     (``compile_aside``)."""
@@ -90,6 +97,7 @@ def test_the_shipped_code_counts_as_on_disk_where_it_is_usable(monkeypatch: pyte
     assert not compile_aside.on_disk(minimax._search.py_func)
 
 
+@loads_it
 @pytest.mark.parametrize("fault", [None, "another numba", "other sources", "no manifest", "damaged index",
                                    "damaged data"])
 def test_a_shipped_cache_that_does_not_match_or_is_damaged_is_a_miss(
