@@ -35,7 +35,7 @@ def prepare(agents: tuple[str, ...], jobs: int | None) -> None:
     kind of board now, once, for this machine's processor: every later
     move on any board loads them from numba's cache.  Where the kernels
     shipped compiled for a baseline processor are used (x86-64 Linux,
-    Python 3.11), this makes them up to about a tenth faster; elsewhere a
+    Python 3.11), this makes them 10-30 % faster; elsewhere a
     first move no longer waits for the compiler (a first `master` move in
     about 2 s instead of 5 to 7 s).  An agent that needs a file of its own
     (`qlearning`'s table) is left out, and says so.
