@@ -147,7 +147,7 @@ class PrepareAhead:
         self._stopped = threading.Event()
 
     def __call__(self) -> None:
-        from c4lab import compile_aside  # lazy: numba's kernels are loaded by then
+        from c4lab import compile_aside, precompiled  # lazy: numba's kernels are loaded by then
         from c4lab.agents.prepare import BACKGROUND_ENV, wanted_in_background
 
         if not wanted_in_background() or os.environ.get(compile_aside.ENV, "") == "0" or usable_cores() < 2:
@@ -165,8 +165,12 @@ class PrepareAhead:
         self._say("compiling the engine for every agent and kind of board in the background, once (what "
                   f"`c4lab prepare` does; {BACKGROUND_ENV}=0 turns it off)")
         if aside.join() == 0 and not self._stopped.is_set():
-            self._say(f"the engine is compiled for every agent and kind of board ({waited(began):.0f} s): "
-                      "no first move waits for the compiler now")
+            done = f"the engine is compiled for every agent and kind of board ({waited(began):.0f} s)"
+            if precompiled.usable():  # nothing waited for the compiler: what changes is the speed, from the next start
+                self._say(f"{done}, for this processor: later starts run that, 10-30 % faster than the "
+                          "code shipped compiled")
+            else:
+                self._say(f"{done}: no first move waits for the compiler now")
 
     def stop(self) -> None:
         """End the child if it runs (the server stops), and start none."""
