@@ -79,10 +79,28 @@ def test_code_compiled_for_this_cpu_comes_first_and_prepare_compiles_it(tmp_path
     with open(indexes[0], "rb") as f:
         pickle.load(f)
         _, overloads = pickle.loads(f.read())
-    assert [key[1][1] for key in overloads] != [precompiled.CPU_NAME]  # this machine's CPU's name, not the baseline's
-    out = run_counting_compiles(FIRST_START.replace("answers = [", "answers = [\n    str(make_agent('minimax:depth=3')"
-                                                    ".choose(Position.parse('7x6'))),"), tmp_path, C4LAB_PRECOMPILED="1")
+    from llvmlite import binding
+
+    assert overloads and all(key[1][1] == binding.get_host_cpu_name() for key in overloads)  # not the baseline's
+    script = """
+import json
+from c4lab import precompiled
+from c4lab.agents import make_agent
+from c4lab.rules import Position
+shipped = []
+load = precompiled.load
+def recording(cache, sig, target_context):
+    found = load(cache, sig, target_context)
+    if found is not None:
+        shipped.append(f"{cache._py_func.__module__}.{cache._py_func.__qualname__}")
+    return found
+precompiled.load = recording
+make_agent("minimax:depth=3").choose(Position.parse("7x6"))
+print(json.dumps({"compiled": compiled, "shipped": shipped}))
+"""
+    out = run_counting_compiles(script, tmp_path, C4LAB_PRECOMPILED="1")
     assert out["compiled"] == []
+    assert "c4lab.agents.minimax._search" not in out["shipped"]  # this CPU's, from numba's cache
 
 
 @loads_it
