@@ -148,6 +148,7 @@ def test_a_shipped_cache_that_does_not_match_or_is_damaged_is_a_miss(
     try:
         usable = precompiled.usable()
         found = precompiled.index(minimax._search.py_func)
+        minimax._search.targetctx.refresh()  # as numba's load_overload does first (the runtime's symbols defined)
         loaded = precompiled.load(caching.FunctionCache(minimax._search.py_func), sig, minimax._search.targetctx)
     finally:
         precompiled._matches.cache_clear()
