@@ -124,7 +124,7 @@ def test_a_shipped_cache_that_does_not_match_or_is_damaged_is_a_miss(
     """Never an error, never code of other sources: the kernel is compiled
     as if nothing were shipped.  (Without a fault, minimax's search loads.)"""
     monkeypatch.setenv(precompiled.ENV, "1")
-    (sig, _, _), = precompiled.index(minimax._search.py_func)  # the signature it was shipped for
+    (sig, _, _), = precompiled.index(caching.FunctionCache(minimax._search.py_func))  # the signature it was shipped for
     copy = tmp_path / "precompiled"
     shutil.copytree(precompiled.SHIPPED, copy)
     manifest = json.loads((copy / "manifest.json").read_text(encoding="utf-8"))
@@ -147,7 +147,7 @@ def test_a_shipped_cache_that_does_not_match_or_is_damaged_is_a_miss(
     precompiled._matches.cache_clear()
     try:
         usable = precompiled.usable()
-        found = precompiled.index(minimax._search.py_func)
+        found = precompiled.index(caching.FunctionCache(minimax._search.py_func))
         minimax._search.targetctx.refresh()  # as numba's load_overload does first (the runtime's symbols defined)
         loaded = precompiled.load(caching.FunctionCache(minimax._search.py_func), sig, minimax._search.targetctx)
     finally:

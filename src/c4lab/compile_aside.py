@@ -124,7 +124,8 @@ def on_disk(py_func: Any, signature: Callable[[str], bool] | None = None) -> boo
     from c4lab import precompiled  # lazy: imports numba, never loaded by a process that only starts a child
 
     try:
-        index = {**FunctionCache(py_func)._cache_file._load_index(), **precompiled.index(py_func)}
+        cache = FunctionCache(py_func)
+        index = {**cache._cache_file._load_index(), **precompiled.index(cache)}
         closure = _closure_hash(py_func)
     except Exception:  # noqa: BLE001 - no usable cache (read-only, no source): nothing on disk
         return False

@@ -174,7 +174,10 @@ def _key(cache: Any, sig: Any, codegen: Any) -> Any:
 
 def load(cache: Any, sig: Any, target_context: Any) -> Any:
     """The compiled overload of ``sig`` for numba's ``cache`` from the
-    shipped cache, or None (not usable, not shipped, damaged)."""
+    shipped cache, or None (not usable, not shipped, damaged).  Called
+    inside numba's ``Cache.load_overload`` (``jitcache``), after its
+    ``target_context.refresh()``: the code it loads calls numba's runtime,
+    whose symbols that defines."""
     if not usable():
         return None
     files = _shipped_file(cache)
@@ -187,13 +190,13 @@ def load(cache: Any, sig: Any, target_context: Any) -> Any:
         return None
 
 
-def index(py_func: Any) -> dict[Any, str]:
-    """The shipped index entries of ``py_func`` (a jit function's or a
-    cfunc's Python function), for :func:`c4lab.compile_aside.on_disk`;
-    empty where the shipped code is not usable."""
+def index(cache: Any) -> dict[Any, str]:
+    """The shipped index entries of the function of numba's ``cache`` (a
+    ``caching.FunctionCache``, which :func:`c4lab.compile_aside.on_disk`
+    has made already); empty where the shipped code is not usable."""
     if not usable():
         return {}
-    files = _shipped_file(caching.FunctionCache(py_func))
+    files = _shipped_file(cache)
     if files is None:
         return {}
     return {key: name for key, name in files._load_index().items() if key[1][1:] == (CPU_NAME, "")}
